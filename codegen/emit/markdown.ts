@@ -1,0 +1,147 @@
+/**
+ * Markdown rendering helpers and the named table renderers shared by the reference docs
+ * (`generated/docs/`) and the generated regions of the normative prose (`spec/*.md`).
+ */
+import type { Model, Shape, WireType } from "../model/model.js";
+
+/** Escape a cell for a Markdown table (pipes and newlines). */
+export function cell(value: unknown): string {
+  if (value === null || value === undefined) return "—";
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+
+/** A GitHub-flavoured Markdown table. */
+export function mdTable(headers: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  const head = `| ${headers.join(" | ")} |`;
+  const rule = `|${headers.map(() => "---").join("|")}|`;
+  const body = rows.map((row) => `| ${row.map(cell).join(" | ")} |`);
+  return [head, rule, ...body].join("\n");
+}
+
+/** Human-readable type of a field shape, with links for named types. */
+export function shapeText(shape: Shape, link: (name: string) => string): string {
+  switch (shape.kind) {
+    case "string":
+      return `string (≤ ${shape.maxLength} code points)`;
+    case "integer":
+      return `integer ${shape.minimum}..${shape.maximum}`;
+    case "enum":
+      return link(shape.enumName);
+    case "object":
+      return link(shape.typeName);
+    case "open_object":
+      return "object (open map of any JSON)";
+    case "array":
+      return `array of ${shapeText(shape.items, link)} (≤ ${shape.maxItems})`;
+  }
+}
+
+/** Every field of every type with its bound, for the limits page. */
+export function fieldBoundsTable(model: Model): string {
+  const rows: unknown[][] = [];
+  for (const type of model.types) {
+    for (const field of type.fields) {
+      const shape = field.shape;
+      if (shape.kind === "string") rows.push([`${type.name}.${field.name}`, "maxLength (code points)", shape.maxLength]);
+      if (shape.kind === "integer") rows.push([`${type.name}.${field.name}`, "minimum..maximum", `${shape.minimum}..${shape.maximum}`]);
+      if (shape.kind === "array") {
+        rows.push([`${type.name}.${field.name}`, "maxItems", shape.maxItems]);
+        if (shape.items.kind === "string") rows.push([`${type.name}.${field.name}[]`, "maxLength (code points)", shape.items.maxLength]);
+      }
+    }
+  }
+  return mdTable(["field", "bound", "value"], rows);
+}
+
+/** Named renderers of the spec tables; `spec/*.md` regions refer to these names. */
+export function tableRenderers(model: Model): ReadonlyMap<string, () => string> {
+  const t = model.tables;
+  const defaults = new Map(t.failureRetryDefaults.map((r) => [r.failure_class, r.retry_class]));
+  return new Map<string, () => string>([
+    ["wire-version", () => mdTable(["current wire version", "reference crate"], [[`\`${model.wireVersion.current}\``, `${model.wireVersion.reference.crate} ${model.wireVersion.reference.version}`]])],
+    [
+      "transport-modes",
+      () => mdTable(["mode", "title", "status", "cross-language", "framing", "deadline", "implementation"], t.transportModes.map((r) => [`\`${r.mode}\``, r.title, r.status, r.cross_language ? "yes" : "no", r.framing, r.deadline, r.implementation])),
+    ],
+    ["subprocess-wire-framing", () => mdTable(["stream", "direction", "content", "documents", "end", "limit"], t.subprocessWireFraming.map((r) => [r.stream, r.direction, r.content, r.documents, r.end, r.limit]))],
+    [
+      "subprocess-failure-mapping",
+      () =>
+        mdTable(
+          ["variant", "failure class", "default retry", "transports", "origin", "when", "reason"],
+          t.subprocessFailureMapping.map((r) => [`\`${r.variant}\``, `\`${r.failure_class}\``, `\`${defaults.get(r.failure_class)}\``, r.transports.join(", "), r.origin, r.when, r.reason ?? ""]),
+        ),
+    ],
+    ["failure-retry-defaults", () => mdTable(["failure class", "default retry class", "meaning"], t.failureRetryDefaults.map((r) => [`\`${r.failure_class}\``, `\`${r.retry_class}\``, r.meaning]))],
+    [
+      "event-vocabulary",
+      () =>
+        mdTable(
+          ["event", "summary", "requires frame_context", "notification only", "dispatchable", "stream v2"],
+          t.eventVocabulary.map((r) => [`\`${r.event}\``, r.summary, r.requires_frame_context ? "yes" : "no", r.notification_only ? "yes" : "no", r.dispatchable ? "yes" : "no", r.stream_v2]),
+        ),
+    ],
+    [
+      "receipt-emitted-guard",
+      () => mdTable(["property", "value"], Object.entries(t.receiptEmittedGuard).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v])),
+    ],
+    ["limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
+    ["field-bounds", () => fieldBoundsTable(model)],
+    [
+      "client-initiated-commands",
+      () => {
+        const groups = (t.clientInitiatedCommands.groups ?? []) as { group: string; spec: string; cli: string[]; commands: { command: string; flags: { flag: string; required: boolean }[]; stdin: string; stdout: string; stderr: string }[] }[];
+        const rows: unknown[][] = [];
+        for (const g of groups) {
+          for (const c of g.commands) {
+            rows.push([`\`${[...g.cli, c.command].join(" ")}\``, g.spec, c.flags.map((f) => (f.required ? f.flag : `[${f.flag}]`)).join(" "), c.stdin, c.stdout, c.stderr]);
+          }
+        }
+        return mdTable(["command", "spec", "flags", "stdin", "stdout", "stderr"], rows);
+      },
+    ],
+    ["rules", () => mdTable(["rule id", "check", "applies to", "summary", "reference"], model.rules.map((r) => [`\`${r.id}\``, r.check, [...new Set(r.targets.map((x) => x.type))].join(", "), r.summary, r.reference]))],
+    ["cli-exit-codes", () => mdTable(["code", "name", "meaning"], t.cliExitCodes.map((c) => [c.code, `\`${c.name}\``, c.meaning]))],
+    ["document-rules", () => mdTable(["rule id", "layer", "summary"], t.documentRules.map((r) => [`\`${r.id}\``, r.layer, r.summary]))],
+    [
+      "reference-differences",
+      () =>
+        mdTable(
+          ["id", "where", "reference", "ours", "reason"],
+          t.referenceDifferences.map((d) => [`\`${String(d.id)}\``, d.where, d.reference, d.ours, d.reason]),
+        ),
+    ],
+  ]);
+}
+
+/** The Markdown page of one wire type. */
+export function typePage(model: Model, type: WireType): string {
+  const link = (name: string): string => (model.enums.some((e) => e.name === name) ? `[${name}](../enums.md#${name.toLowerCase()})` : `[${name}](${name}.md)`);
+  const fields = mdTable(
+    ["field", "type", "presence", "description"],
+    type.fields.map((f) => [`\`${f.name}\``, shapeText(f.shape, link) + (f.nullable ? " or null" : ""), f.presence, f.description]),
+  );
+  const rules = model.rules.filter((r) => r.targets.some((x) => x.type === type.name));
+  const ruleRows = rules.flatMap((r) =>
+    r.targets.filter((x) => x.type === type.name).map((x) => [`\`${r.id}\``, x.fields ? x.fields.join(", ") : `${x.field}${x.each ? "[]" : ""}`, r.summary]),
+  );
+  const usedIn = model.types.filter((other) => other.name !== type.name && (model.occurrences.get(other.name) ?? []).some((o) => o.typeName === type.name));
+  const parts = [
+    `# ${type.name}`,
+    "",
+    type.description,
+    "",
+    `Schema: [\`schemas/${type.file}\`](../../../schemas/${type.file}) (\`${type.id}\`)${type.schema["x-wire-document"] === true ? ` · validate with \`lifeloop-callback validate ${type.kebab}\`` : ""}`,
+    "",
+    "## Fields",
+    "",
+    fields,
+    "",
+    "Presence: `required` (present, not null) · `required_nullable` (present, may be null) · `optional` (absent or null; omitted when none) · `optional_emit_null` (absent or null; written as null when none) · `collection` (absent means empty; null rejected; omitted when empty).",
+    "",
+  ];
+  if (ruleRows.length > 0) parts.push("## Rules", "", mdTable(["rule id", "field", "summary"], ruleRows), "");
+  if (usedIn.length > 0) parts.push("## Used in", "", usedIn.map((u) => `- [${u.name}](${u.name}.md)`).join("\n"), "");
+  return parts.join("\n");
+}

@@ -1,0 +1,94 @@
+/**
+ * Target: reference docs under `generated/docs/` (one page per wire type, the enums, every table,
+ * the rules and the limits), and the generated table regions of the normative prose in `spec/*.md`.
+ *
+ * A region in `spec/*.md` looks like:
+ *   <!-- generated:begin NAME -->
+ *   ...replaced by the table renderer NAME...
+ *   <!-- generated:end NAME -->
+ * Prose outside regions is written by hand and left untouched. An unknown NAME is an error.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Model } from "../model/model.js";
+import { finalNewline, markdownBanner, type OutputFile } from "../emit/output.js";
+import { mdTable, tableRenderers, typePage } from "../emit/markdown.js";
+
+const REGION = /<!-- generated:begin ([a-z0-9-]+) -->\n[\s\S]*?<!-- generated:end \1 -->/g;
+
+/** Fill the generated regions of one prose file; throws on unknown or unbalanced regions. */
+export function fillRegions(file: string, text: string, renderers: ReadonlyMap<string, () => string>): string {
+  const begins = [...text.matchAll(/<!-- generated:begin ([a-z0-9-]+) -->/g)].map((m) => m[1]);
+  const ends = [...text.matchAll(/<!-- generated:end ([a-z0-9-]+) -->/g)].map((m) => m[1]);
+  if (begins.join() !== ends.join()) throw new Error(`${file}: unbalanced generated regions (${begins.join()} vs ${ends.join()})`);
+  return text.replace(REGION, (_match, name: string) => {
+    const render = renderers.get(name);
+    if (!render) throw new Error(`${file}: unknown generated region "${name}" (known: ${[...renderers.keys()].join(", ")})`);
+    return `<!-- generated:begin ${name} -->\n${render()}\n<!-- generated:end ${name} -->`;
+  });
+}
+
+/** Generate the docs and the prose regions. */
+export async function generateDocs(model: Model): Promise<OutputFile[]> {
+  const renderers = tableRenderers(model);
+  const render = (name: string): string => (renderers.get(name) as () => string)();
+  const out: OutputFile[] = [];
+  const page = (path: string, body: string): void => {
+    out.push({ path: `generated/docs/${path}`, content: finalNewline(markdownBanner() + body) });
+  };
+
+  for (const type of model.types) page(`types/${type.name}.md`, typePage(model, type));
+
+  const defaults = new Map(model.tables.failureRetryDefaults.map((r) => [r.failure_class, r.retry_class]));
+  const enumSections = model.enums.map((e) => {
+    const rows = e.values.map((v) => (e.name === "FailureClass" ? [`\`${v}\``, `\`${defaults.get(v)}\``] : [`\`${v}\``]));
+    const headers = e.name === "FailureClass" ? ["value", "default retry class"] : ["value"];
+    const extra = e.name === "LifecycleEventKind" ? `\n\n${render("event-vocabulary")}` : "";
+    return `## ${e.name}\n\n${e.description}\n\nSchema: [\`schemas/${e.file}\`](../../schemas/${e.file})\n\n${mdTable(headers, rows)}${extra}`;
+  });
+  page("enums.md", `# Enumerations (${model.wireVersion.current})\n\n${enumSections.join("\n\n")}`);
+
+  const tableNames: [string, string][] = [
+    ["wire-version", "Wire version"],
+    ["transport-modes", "Transport modes"],
+    ["subprocess-wire-framing", "Subprocess wire framing"],
+    ["subprocess-failure-mapping", "Subprocess failure mapping"],
+    ["failure-retry-defaults", "Failure class → default retry class"],
+    ["event-vocabulary", "Event vocabulary"],
+    ["receipt-emitted-guard", "receipt.emitted guard"],
+    ["client-initiated-commands", "Client-initiated commands"],
+    ["limits", "Limits"],
+    ["cli-exit-codes", "CLI exit codes"],
+    ["reference-differences", "Deliberate differences from the reference"],
+  ];
+  page("tables.md", `# Spec tables\n\nRendered from \`spec/tables/*.json\`.\n\n${tableNames.map(([name, title]) => `## ${title}\n\n${render(name)}`).join("\n\n")}`);
+  page(
+    "rules.md",
+    `# Validation rules\n\nA document is judged in three layers, and the first issue is the primary one: the parse layer (\`json.*\`), the schema layer (\`schema.*\`), then the cross-field rules in table order.\n\n## Parse and schema layers\n\n${render("document-rules")}\n\n## Cross-field rules\n\n${render("rules")}`,
+  );
+  page("limits.md", `# Limits\n\n## Documents and processes\n\n${render("limits")}\n\n## Field bounds\n\n${render("field-bounds")}`);
+  page(
+    "README.md",
+    [
+      `# Reference docs (${model.wireVersion.current})`,
+      "",
+      "## Wire types",
+      "",
+      ...model.types.map((t) => `- [${t.name}](types/${t.name}.md)${t.schema["x-wire-document"] === true ? " (wire document)" : ""}`),
+      "",
+      "## More",
+      "",
+      "- [Enumerations](enums.md)",
+      "- [Spec tables](tables.md)",
+      "- [Validation rules](rules.md)",
+      "- [Limits](limits.md)",
+    ].join("\n"),
+  );
+
+  for (const name of readdirSync(join(model.root, "spec")).filter((n) => n.endsWith(".md")).sort()) {
+    const path = `spec/${name}`;
+    const text = readFileSync(join(model.root, path), "utf8");
+    out.push({ path, content: fillRegions(path, text, renderers) });
+  }
+  return out;
+}

@@ -1,0 +1,26 @@
+/**
+ * The list of generation targets. Each target takes the model and returns output files; a target
+ * never reads spec/ or schemas/ itself and never writes to disk.
+ */
+import type { Model } from "../model/model.js";
+import type { OutputFile } from "../emit/output.js";
+import { generateDocs } from "./docs.js";
+import { generateDriftTables } from "./drift-tables.js";
+import { generateTsSpec } from "./ts-spec.js";
+import { generateTsTypes } from "./ts-types.js";
+import { generateTsValidators } from "./ts-validators.js";
+
+/** A named generator. */
+export interface Target {
+  readonly name: string;
+  readonly generate: (model: Model) => Promise<OutputFile[]>;
+}
+
+/** Every target, in the order their outputs are reported. */
+export const TARGETS: readonly Target[] = [
+  { name: "ts-types", generate: generateTsTypes },
+  { name: "ts-validators", generate: generateTsValidators },
+  { name: "ts-spec", generate: generateTsSpec },
+  { name: "drift-tables", generate: generateDriftTables },
+  { name: "docs", generate: generateDocs },
+];

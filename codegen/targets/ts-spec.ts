@@ -1,0 +1,140 @@
+/**
+ * Target: `generated/ts/spec.ts`, the spec tables and derived plans as typed TypeScript constants.
+ * The runtime reads every table through this file; it never restates one.
+ */
+import type { Model } from "../model/model.js";
+import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
+
+function constName(typeName: string): string {
+  return typeName.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase();
+}
+
+function literal(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+function openMapPaths(model: Model): Record<string, string[]> {
+  const byName = new Map(model.types.map((t) => [t.name, t]));
+  const result: Record<string, string[]> = {};
+  const walk = (typeName: string, prefix: string, out: string[]): void => {
+    for (const field of byName.get(typeName)?.fields ?? []) {
+      let shape = field.shape;
+      let pointer = `${prefix}/${field.name}`;
+      if (shape.kind === "array") {
+        shape = shape.items;
+        pointer = `${pointer}/*`;
+      }
+      if (shape.kind === "open_object") out.push(pointer);
+      if (shape.kind === "object") walk(shape.typeName, pointer, out);
+    }
+  };
+  for (const t of model.types) {
+    const out: string[] = [];
+    walk(t.name, "", out);
+    result[t.name] = out;
+  }
+  return result;
+}
+
+/** Generate generated/ts/spec.ts. */
+export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
+  const lines: string[] = [];
+  lines.push(slashBanner("Spec tables (spec/tables/*.json), the wire version and derived plans as constants."));
+  lines.push("");
+  lines.push(`import type * as Wire from "./types.js";`);
+  lines.push("");
+  lines.push(`/** The current wire version: every envelope's schema_version must equal it (spec/wire-version.json). */`);
+  lines.push(`export const WIRE_VERSION = ${JSON.stringify(model.wireVersion.current)} as const;`);
+  lines.push("");
+  lines.push(`/** Wire versions retired by this project, with their tombstones. */`);
+  lines.push(`export const RETIRED_WIRE_VERSIONS = ${literal(model.wireVersion.retired)} as const;`);
+  lines.push("");
+  lines.push(`/** The reference implementation this wire version is settled against. */`);
+  lines.push(`export const REFERENCE_IMPLEMENTATION = ${literal(model.wireVersion.reference)} as const;`);
+  lines.push("");
+  for (const e of model.enums) {
+    lines.push(`/** Every ${e.name} value, in schema order (schemas/${e.file}). */`);
+    lines.push(`export const ${constName(e.name)}_VALUES = ${literal(e.values)} as const;`);
+    lines.push("");
+  }
+  lines.push(`/** Names of the wire object types (schemas/*.schema.json). */`);
+  lines.push(`export const WIRE_OBJECT_TYPES = ${literal(model.types.map((t) => t.name))} as const;`);
+  lines.push(`/** A wire object type name. */`);
+  lines.push(`export type WireObjectTypeName = (typeof WIRE_OBJECT_TYPES)[number];`);
+  lines.push("");
+  lines.push(`/** Maps each wire object type name to its TypeScript type. */`);
+  lines.push(`export interface WireTypeMap {`);
+  for (const t of model.types) lines.push(`  ${t.name}: Wire.${t.name};`);
+  lines.push(`}`);
+  lines.push("");
+  lines.push(`/** Types that travel as whole wire documents, with their CLI and fixture names. */`);
+  lines.push(`export const WIRE_DOCUMENTS = ${literal(model.roots)} as const;`);
+  lines.push(`/** The CLI name of a wire document type, e.g. \`callback-request\`. */`);
+  lines.push(`export type WireDocumentCliName = (typeof WIRE_DOCUMENTS)[number]["cliName"];`);
+  lines.push("");
+  lines.push(`/** spec/tables/event-vocabulary.json: one row per LifecycleEventKind. */`);
+  lines.push(`export const EVENT_VOCABULARY = ${literal(model.tables.eventVocabulary)} as const;`);
+  lines.push("");
+  lines.push(`/** spec/tables/failure-retry-defaults.json: the default RetryClass of each FailureClass. */`);
+  lines.push(`export const FAILURE_RETRY_DEFAULTS = ${literal(Object.fromEntries(model.tables.failureRetryDefaults.map((r) => [r.failure_class, r.retry_class])))} as const;`);
+  lines.push("");
+  lines.push(`/** spec/tables/subprocess-failure-mapping.json: every failure variant and its FailureClass. */`);
+  lines.push(`export const FAILURE_VARIANTS = ${literal(model.tables.subprocessFailureMapping)} as const;`);
+  lines.push(`/** A failure variant id, e.g. \`non_zero_exit\`. */`);
+  lines.push(`export type FailureVariant = (typeof FAILURE_VARIANTS)[number]["variant"];`);
+  lines.push("");
+  lines.push(`/** spec/tables/transport-modes.json */`);
+  lines.push(`export const TRANSPORT_MODES = ${literal(model.tables.transportModes)} as const;`);
+  lines.push("");
+  lines.push(`/** spec/tables/subprocess-wire-framing.json */`);
+  lines.push(`export const SUBPROCESS_WIRE_FRAMING = ${literal(model.tables.subprocessWireFraming)} as const;`);
+  lines.push("");
+  lines.push(`/** spec/tables/receipt-emitted-guard.json */`);
+  lines.push(`export const RECEIPT_EMITTED_GUARD = ${literal(model.tables.receiptEmittedGuard)} as const;`);
+  lines.push("");
+  lines.push(`/** spec/tables/limits.json, by name (units in the table: bytes, levels, ms). */`);
+  lines.push(`export const LIMITS = ${literal(Object.fromEntries(model.tables.limits.map((l) => [l.name, l.value])))} as const;`);
+  lines.push("");
+  lines.push(`/** spec/tables/client-initiated-commands.json */`);
+  lines.push(`export const CLIENT_INITIATED_COMMANDS = ${literal(model.tables.clientInitiatedCommands)} as const;`);
+  lines.push("");
+  lines.push(`/** spec/tables/reference-differences.json: deliberate differences from the reference crate. */`);
+  lines.push(`export const REFERENCE_DIFFERENCES = ${literal(model.tables.referenceDifferences)} as const;`);
+  lines.push("");
+  lines.push(`/** spec/tables/cli-exit-codes.json: exit code of the lifeloop-callback CLI by name. */`);
+  lines.push(`export const CLI_EXIT_CODES = ${literal(Object.fromEntries(model.tables.cliExitCodes.map((c) => [c.name, c.code])))} as const;`);
+  lines.push("");
+  lines.push(`/** spec/tables/document-rules.json: rule ids of the parse (json.*) and schema (schema.*) layers. */`);
+  lines.push(`export const DOCUMENT_RULES = ${literal(model.tables.documentRules)} as const;`);
+  lines.push(`/** A parse- or schema-layer rule id. */`);
+  lines.push(`export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];`);
+  lines.push("");
+  lines.push(`/** One executable rule step (see codegen/model/model.ts RuleStep and spec/README.md, "Rules"). */`);
+  lines.push(`export interface RuleStep {`);
+  lines.push(`  readonly rule: string;`);
+  lines.push(`  readonly check: ${model.rules.map((r) => JSON.stringify(r.check)).filter((v, i, a) => a.indexOf(v) === i).join(" | ")};`);
+  lines.push(`  /** Pointer pattern of the inspected object; \`*\` matches any array index. */`);
+  lines.push(`  readonly at: string;`);
+  lines.push(`  readonly field?: string;`);
+  lines.push(`  readonly fields?: readonly string[];`);
+  lines.push(`  readonly each?: boolean;`);
+  lines.push(`  readonly lengthField?: string;`);
+  lines.push(`  readonly when?: { readonly field: string; readonly op: "in" | "not_in"; readonly values: readonly string[] };`);
+  lines.push(`  readonly values?: readonly string[];`);
+  lines.push(`  readonly expected?: string;`);
+  lines.push(`  readonly message: string;`);
+  lines.push(`}`);
+  lines.push("");
+  lines.push(`/** The rules of spec/tables/rules.json: id and summary, in evaluation order. */`);
+  lines.push(`export const RULES = ${literal(model.rules.map((r) => ({ id: r.id, summary: r.summary, check: r.check, reference_messages: r.referenceMessages })))} as const;`);
+  lines.push("");
+  lines.push(`/** Ordered rule steps per wire object type. */`);
+  lines.push(`export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep[] } = ${literal(Object.fromEntries(model.types.map((t) => [t.name, model.rulePlans.get(t.name) ?? []])))};`);
+  lines.push("");
+  lines.push(`/** Pointer patterns of integer fields per wire object type (open maps excluded). */`);
+  lines.push(`export const INTEGER_PATHS: { readonly [K in WireObjectTypeName]: readonly string[] } = ${literal(Object.fromEntries(model.types.map((t) => [t.name, model.integerPaths.get(t.name) ?? []])))};`);
+  lines.push("");
+  lines.push(`/** Pointer patterns of open maps (metadata, telemetry_summary) per wire object type. */`);
+  lines.push(`export const OPEN_MAP_PATHS: { readonly [K in WireObjectTypeName]: readonly string[] } = ${literal(openMapPaths(model))};`);
+  return [{ path: "generated/ts/spec.ts", content: finalNewline(lines.join("\n")) }];
+}

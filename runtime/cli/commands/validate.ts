@@ -1,0 +1,47 @@
+/**
+ * `lifeloop-callback validate <type> [FILE|-]`: judge one wire document.
+ *
+ * Prints a JSON array of issues `{rule, pointer, message}` on stdout (`[]` when valid).
+ * Exit 0 valid; 1 schema or rule issues; 2 usage; 3 the input is unreadable or not one JSON document
+ * (any `json.*` issue: too large, too deep, BOM, invalid UTF-8, syntax, trailing data, duplicate keys).
+ */
+import { WIRE_DOCUMENTS } from "../../../generated/ts/spec.js";
+import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../wire/validate.js";
+import { EXIT, jsonLine, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
+
+/** Usage text of the validate command. */
+export const VALIDATE_USAGE = `usage: lifeloop-callback validate <type> [FILE|-]
+  type: ${WIRE_DOCUMENTS.map((d) => d.cliName).join(" | ")}
+  Reads FILE (or standard input) and prints a JSON array of {rule, pointer, message}.
+  exit 0 valid, 1 invalid, 2 usage, 3 unreadable or not one JSON document`;
+
+/** Run the validate command; returns the exit code. */
+export async function runValidate(args: readonly string[], io: CliIo): Promise<number> {
+  const { positionals } = parseFlags(args, {});
+  const [typeArg, source = "-", ...extra] = positionals;
+  if (!typeArg) throw new UsageError("validate needs a type");
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
+  const doc = WIRE_DOCUMENTS.find((d) => d.cliName === typeArg);
+  if (!doc) throw new UsageError(`unknown type ${typeArg} (expected one of ${WIRE_DOCUMENTS.map((d) => d.cliName).join(", ")})`);
+  const read = await readBoundedInput(source, DEFAULT_DOCUMENT_LIMITS.maxBytes, io.stdin);
+  if (!read.ok && !read.tooLarge) {
+    io.err(`validate: ${read.message}\n`);
+    return EXIT.input;
+  }
+  if (!read.ok) {
+    const issue = { rule: "json.max-bytes", pointer: "", message: `input is larger than ${read.maxBytes} bytes` };
+    io.out(jsonLine([issue]));
+    io.err(`validate: ${issue.message}\n`);
+    return EXIT.input;
+  }
+  const result = parseWireDocument(doc.typeName, read.bytes);
+  if (result.ok) {
+    io.out(jsonLine([]));
+    return EXIT.ok;
+  }
+  io.out(jsonLine(result.issues));
+  const primary = result.issues[0];
+  const notJson = primary !== undefined && primary.rule.startsWith("json.");
+  io.err(`validate: ${doc.cliName} is ${notJson ? "not one readable JSON document" : "invalid"}: ${primary?.rule} at "${primary?.pointer}": ${primary?.message}\n`);
+  return notJson ? EXIT.input : EXIT.validation;
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+/**
+ * The `lifeloop-callback` command line. Commands:
+ *   validate <type> [FILE|-]              judge one wire document
+ *   conformance run --root DIR            run fixtures in the reference's format
+ *   generate [--check]                    regenerate generated/ (development checkout)
+ *   events                                print the event vocabulary
+ *   version                               print the package and wire versions
+ * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
+ */
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
+import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
+import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
+import { EXIT, jsonLine, UsageError, type CliIo } from "./io.js";
+
+type Command = { readonly usage: string; readonly run: (args: readonly string[], io: CliIo) => Promise<number> };
+
+/** Registered commands; other modules add theirs here. */
+export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
+  ["validate", { usage: VALIDATE_USAGE, run: runValidate }],
+  ["conformance", { usage: CONFORMANCE_USAGE, run: runConformance }],
+  ["generate", { usage: GENERATE_USAGE, run: runGenerateCommand }],
+  [
+    "events",
+    {
+      usage: "usage: lifeloop-callback events\n  Prints the event vocabulary (spec/tables/event-vocabulary.json) as JSON.",
+      run: async (_args, io) => {
+        io.out(`${JSON.stringify(EVENT_VOCABULARY, null, 2)}\n`);
+        return EXIT.ok;
+      },
+    },
+  ],
+  [
+    "version",
+    {
+      usage: "usage: lifeloop-callback version",
+      run: async (_args, io) => {
+        io.out(jsonLine({ wire_version: WIRE_VERSION }));
+        return EXIT.ok;
+      },
+    },
+  ],
+]);
+
+function help(): string {
+  return [
+    `lifeloop-callback: schema-first toolkit for the Lifeloop client callback protocol (wire ${WIRE_VERSION})`,
+    "",
+    ...[...COMMANDS.values()].map((c) => c.usage),
+    "",
+    "Exit codes: 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported (render).",
+  ].join("\n");
+}
+
+/** Run the CLI with `argv` (without node and script); returns the exit code. Never throws. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    io.out(`${help()}\n`);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const command = COMMANDS.get(name);
+  if (!command) {
+    io.err(`lifeloop-callback: unknown command ${name}\n\n${help()}\n`);
+    return EXIT.usage;
+  }
+  if (args.includes("--help") || args.includes("-h")) {
+    io.out(`${command.usage}\n`);
+    return EXIT.ok;
+  }
+  try {
+    return await command.run(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`lifeloop-callback ${name}: ${error.message}\n${command.usage}\n`);
+      return EXIT.usage;
+    }
+    io.err(`lifeloop-callback ${name}: internal error: ${(error as Error).stack ?? String(error)}\n`);
+    return EXIT.validation;
+  }
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const code = await runCli(process.argv.slice(2), {
+    stdin: process.stdin,
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+  });
+  process.exitCode = code;
+}

@@ -1,0 +1,22 @@
+/**
+ * Locate the root of the lifeloop-callback package (the directory holding its package.json), from
+ * either the TypeScript sources or the compiled `dist/` tree.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Absolute path of the package root; throws if this file is not inside the package. */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, "package.json");
+    if (existsSync(manifest)) {
+      const name = (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name;
+      if (name === "lifeloop-callback") return dir;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error("cannot find the lifeloop-callback package root");
+    dir = parent;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The schema layer: the precompiled ajv validators (generated/ts/validators.ts) with their errors
+ * mapped to `schema.*` rule ids, plus the integer-lexeme check that ajv cannot make because
+ * JSON.parse has already turned `1.0` into `1`.
+ */
+import { INTEGER_PATHS, type WireObjectTypeName } from "../../generated/ts/spec.js";
+import * as validators from "../../generated/ts/validators.js";
+import type { ValidationIssue } from "./issues.js";
+import { childPointer, pointerMatches } from "./pointer.js";
+
+/** The shape of an ajv error object as the standalone validators produce it. */
+interface AjvError {
+  readonly instancePath: string;
+  readonly schemaPath: string;
+  readonly keyword: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly message?: string;
+}
+
+type StandaloneValidator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
+
+const KEYWORD_RULES: Readonly<Record<string, string>> = {
+  required: "schema.required",
+  additionalProperties: "schema.additional-properties",
+  type: "schema.type",
+  enum: "schema.enum",
+  maxLength: "schema.max-length",
+  minimum: "schema.minimum",
+  maximum: "schema.maximum",
+  maxItems: "schema.max-items",
+};
+
+function validatorFor(typeName: WireObjectTypeName): StandaloneValidator {
+  const validator = (validators as unknown as Record<string, StandaloneValidator | undefined>)[`validate${typeName}`];
+  if (!validator) throw new Error(`no generated validator for ${typeName}; run npm run generate`);
+  return validator;
+}
+
+/** Map one ajv error to an issue; `null` for bookkeeping errors (an `anyOf` summary, the null branch of a nullable ref). */
+function toIssue(error: AjvError): ValidationIssue | null {
+  if (error.keyword === "anyOf") return null;
+  if (error.keyword === "type" && error.schemaPath.endsWith("/anyOf/1/type")) return null;
+  const rule = KEYWORD_RULES[error.keyword] ?? `schema.${error.keyword.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  if (error.keyword === "required") {
+    const missing = String(error.params.missingProperty);
+    return { rule, pointer: childPointer(error.instancePath, missing), message: `missing required member \`${missing}\`` };
+  }
+  if (error.keyword === "additionalProperties") {
+    const extra = String(error.params.additionalProperty);
+    return { rule, pointer: childPointer(error.instancePath, extra), message: `unknown member \`${extra}\` (the object is closed)` };
+  }
+  if (error.keyword === "enum") {
+    const allowed = (error.params.allowedValues as unknown[] | undefined) ?? [];
+    return { rule, pointer: error.instancePath, message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}` };
+  }
+  return { rule, pointer: error.instancePath, message: error.message ?? error.keyword };
+}
+
+/** Run the schema of `typeName` (first error only, by design: bounded work on untrusted input). */
+export function schemaIssues(typeName: WireObjectTypeName, value: unknown): ValidationIssue[] {
+  const validate = validatorFor(typeName);
+  if (validate(value)) return [];
+  const issues = (validate.errors ?? []).map(toIssue).filter((i): i is ValidationIssue => i !== null);
+  return issues.length > 0 ? issues.slice(0, 1) : [{ rule: "schema.type", pointer: "", message: "does not match the schema" }];
+}
+
+/**
+ * Issues for numbers written with a fraction, an exponent or as `-0` where the schema of `typeName`
+ * wants an integer (`pointers` come from the strict parser). The reference rejects these; JSON.parse
+ * cannot tell `1.0` from `1`, so this check uses the lexemes the parser recorded.
+ */
+export function integerLexemeIssues(typeName: WireObjectTypeName, pointers: readonly string[]): ValidationIssue[] {
+  if (pointers.length === 0) return [];
+  const patterns = INTEGER_PATHS[typeName];
+  for (const pointer of pointers) {
+    if (patterns.some((pattern) => pointerMatches(pointer, pattern))) {
+      return [{ rule: "schema.type", pointer, message: "must be an integer written without fraction, exponent or minus zero" }];
+    }
+  }
+  return [];
+}

@@ -1,0 +1,1089 @@
+/**
+ * Strict JSON front-end for untrusted wire documents.
+ *
+ * `JSON.parse` alone is too lax for the wire: it silently keeps the last of
+ * two duplicate member names, accepts lone UTF-16 surrogate escapes, turns
+ * `1e400` into `Infinity`, and has no size or depth limits. This module runs
+ * one fast, iterative (no JS-stack recursion) validating scan over the decoded
+ * document and only then hands the text to `JSON.parse` to build the value.
+ *
+ * Rules (stable ids, see {@link PARSE_RULES}). Rules 1-3 are checked in that
+ * order before anything is scanned; rules 4-9 are found by one left-to-right
+ * scan, and the problem that occurs earliest in the input is reported:
+ *
+ * 1. `json.max-bytes`     input longer than `limits.maxBytes` (nothing is decoded)
+ * 2. `json.bom`           input starts with the UTF-8 BOM `EF BB BF`
+ * 3. `json.utf8`          input is not well-formed UTF-8
+ * 4. `json.syntax`        anything RFC 8259 forbids
+ * 5. `json.trailing-data` non-whitespace after the top-level value
+ * 6. `json.duplicate-key` a member name repeated in one object (after unescaping)
+ * 7. `json.max-depth`     array/object nesting deeper than `limits.maxDepth`
+ * 8. `json.lone-surrogate` an unpaired `\uD800`-`\uDFFF` escape
+ * 9. `json.number-range`  a number whose magnitude overflows an IEEE-754 double
+ *
+ * @module
+ */
+
+/**
+ * Limits applied to one document.
+ *
+ * - `maxBytes`: maximum byte length of the raw (undecoded) input, inclusive.
+ *   A longer input yields `json.max-bytes` without being decoded or scanned.
+ * - `maxDepth`: maximum nesting of arrays/objects, inclusive. A top-level
+ *   container is depth 1, a container inside it depth 2, and so on; top-level
+ *   scalars are depth 0, so `maxDepth: 0` accepts only scalar documents.
+ *   Exceeding it yields `json.max-depth`.
+ */
+export interface StrictJsonLimits {
+  readonly maxBytes: number;
+  readonly maxDepth: number;
+}
+
+/**
+ * One parse-layer problem.
+ *
+ * - `rule`: stable id, one of the values of {@link PARSE_RULES}.
+ * - `pointer`: RFC 6901 JSON pointer of the value/member concerned (`""` is the
+ *   document root). For problems inside a member name it is the pointer of the
+ *   enclosing object.
+ * - `message`: human-readable description naming the problem and its byte
+ *   offset; for syntax/trailing-data problems it includes an escaped preview
+ *   of at most 32 bytes of input. It never contains unbounded input.
+ * - `offset`: byte offset (0-based, into the raw input `Uint8Array`) where the
+ *   problem was detected, when known (absent for `json.max-bytes`).
+ */
+export interface ParseIssue {
+  readonly rule: string;
+  readonly pointer: string;
+  readonly message: string;
+  readonly offset?: number;
+}
+
+/**
+ * Result of {@link parseStrictJson}.
+ *
+ * - `ok: true`: `value` is the document as produced by `JSON.parse` (so a
+ *   `"__proto__"` member becomes an own property). `nonIntegerNumberPointers`
+ *   lists, in input order, the JSON pointers of every number whose lexeme is
+ *   not a plain integer: it has a fraction or an exponent (`1.0`, `1e2`,
+ *   `2.5`), or it is negative zero `-0`. Array element tokens are decimal
+ *   indexes; member names are escaped with {@link escapePointerToken}.
+ * - `ok: false`: `issue` describes the first problem found.
+ */
+export type StrictParseResult =
+  | { readonly ok: true; readonly value: unknown; readonly nonIntegerNumberPointers: readonly string[] }
+  | { readonly ok: false; readonly issue: ParseIssue };
+
+/**
+ * The stable rule ids {@link parseStrictJson} can report in
+ * {@link ParseIssue.rule}.
+ */
+export const PARSE_RULES = Object.freeze({
+  /** Input byte length exceeds `limits.maxBytes`. */
+  maxBytes: "json.max-bytes",
+  /** Input starts with the UTF-8 byte-order mark `EF BB BF`. */
+  bom: "json.bom",
+  /** Input is not well-formed UTF-8 (overlong, truncated, surrogate, stray continuation byte...). */
+  utf8: "json.utf8",
+  /** Anything RFC 8259 forbids (empty input, NaN, comments, trailing commas, bad escapes...). */
+  syntax: "json.syntax",
+  /** Non-whitespace after the first complete top-level value. */
+  trailingData: "json.trailing-data",
+  /** The same member name (compared after unescaping) twice in one object. */
+  duplicateKey: "json.duplicate-key",
+  /** Array/object nesting deeper than `limits.maxDepth`. */
+  maxDepth: "json.max-depth",
+  /** A `\uD800`-`\uDBFF` escape not followed by a `\uDC00`-`\uDFFF` escape, or a lone low-surrogate escape. */
+  loneSurrogate: "json.lone-surrogate",
+  /** A number literal whose magnitude overflows an IEEE-754 double (e.g. `1e400`). */
+  numberRange: "json.number-range",
+} as const);
+
+/** Union of the rule id strings in {@link PARSE_RULES}. */
+export type ParseRule = (typeof PARSE_RULES)[keyof typeof PARSE_RULES];
+
+/**
+ * RFC 6901 escaping of one reference token: `~` becomes `~0`, `/` becomes
+ * `~1`. Returns the token unchanged (same string) when it contains neither.
+ */
+export function escapePointerToken(token: string): string {
+  if (token.indexOf("~") === -1 && token.indexOf("/") === -1) return token;
+  return token.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+// ---------------------------------------------------------------------------
+// Character codes
+
+const C_TAB = 0x09;
+const C_LF = 0x0a;
+const C_CR = 0x0d;
+const C_SPACE = 0x20;
+const C_QUOTE = 0x22;
+const C_HASH = 0x23;
+const C_APOS = 0x27;
+const C_PLUS = 0x2b;
+const C_COMMA = 0x2c;
+const C_MINUS = 0x2d;
+const C_DOT = 0x2e;
+const C_SLASH = 0x2f;
+const C_0 = 0x30;
+const C_1 = 0x31;
+const C_9 = 0x39;
+const C_COLON = 0x3a;
+const C_E_UP = 0x45;
+const C_LBRACKET = 0x5b;
+const C_BACKSLASH = 0x5c;
+const C_RBRACKET = 0x5d;
+const C_E_LOW = 0x65;
+const C_LBRACE = 0x7b;
+const C_RBRACE = 0x7d;
+
+const KIND_ARRAY = 0;
+const KIND_OBJECT = 1;
+
+/** Objects with more members than this switch from linear search to a Set for duplicate detection. */
+const LINEAR_KEY_LIMIT = 16;
+
+/** Maximum number of input bytes shown in a message preview. */
+const PREVIEW_BYTES = 32;
+
+/** A number lexeme at least this long is checked for double overflow even without an exponent. */
+const LONG_NUMBER_CHARS = 309;
+
+/**
+ * PLAIN[c] === 1 for UTF-16 code units that stand for themselves inside a
+ * string (everything but '"', '\\' and U+0000..U+001F). Indexing with NaN
+ * (past the end of input) yields undefined, which also ends the fast loop.
+ */
+const PLAIN = new Uint8Array(0x10000).fill(1);
+PLAIN.fill(0, 0, 0x20);
+PLAIN[C_QUOTE] = 0;
+PLAIN[C_BACKSLASH] = 0;
+
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+// ---------------------------------------------------------------------------
+// Scanner state. The scanner is synchronous and non-reentrant, so its working
+// storage lives at module level and is reused across calls (no per-call
+// allocation for the container stack or member-name bookkeeping).
+
+/** Per depth (1-based): KIND_ARRAY or KIND_OBJECT. */
+let kinds = new Uint8Array(64);
+/** Per depth: for arrays the index of the current element, for objects the number of member names seen. */
+let counts = new Uint32Array(64);
+/** Per depth, objects only: index in the key stack of the object's first member name. */
+let keyBase = new Uint32Array(64);
+
+/*
+ * Key stack: one entry per member name of every open object, innermost last
+ * (a nested object's names sit above its parent's and are dropped when it
+ * closes). Names without escapes are never materialised as strings on the
+ * fast path: an entry is the span of the raw name in `src` plus its decoded
+ * length; names with escapes also keep their decoded string.
+ */
+/** Index of the first char after the opening quote. */
+let kStart = new Uint32Array(256);
+/** Index of the closing quote. */
+let kEnd = new Uint32Array(256);
+/** Decoded length in UTF-16 code units. */
+let kLen = new Uint32Array(256);
+/** 1 when the raw name contains a backslash escape (then kDecoded holds the name). */
+let kEsc = new Uint8Array(256);
+const kDecoded: (string | undefined)[] = [];
+let keyTop = 0;
+/** Per depth: Set of decoded member names, used once an object has more than LINEAR_KEY_LIMIT members. */
+const keySets: (Set<string> | undefined)[] = [];
+
+/**
+ * Cached JSON pointers of open containers: prefixes[d] is the pointer of the
+ * container open at depth d, valid for every d <= prefixValid. The root
+ * container (depth 1) is always "" (index 0 is unused and also "").
+ */
+const prefixes: string[] = ["", ""];
+let prefixValid = 1;
+
+/** Document text being scanned (used by the error path and lazy key decoding). */
+let src = "";
+/** True when `src` is pure ASCII, so UTF-16 indexes equal byte offsets. */
+let srcIsAscii = false;
+/** Current nesting depth (kept in sync by the scanner for the pointer/error helpers). */
+let depth = 0;
+
+/** Pending issue, set by `fail` and consumed by `parseStrictJson`. */
+let issueRule = "";
+let issueMessage = "";
+let issueIndex = -1;
+let issuePointer = "";
+
+/** Set by scanNumber: whether the last scanned number is not a plain integer. */
+let lastNumberNonInteger = false;
+
+function growStack(): void {
+  const n = kinds.length * 2;
+  const nk = new Uint8Array(n);
+  nk.set(kinds);
+  kinds = nk;
+  const nc = new Uint32Array(n);
+  nc.set(counts);
+  counts = nc;
+  const nb = new Uint32Array(n);
+  nb.set(keyBase);
+  keyBase = nb;
+}
+
+function growKeyStack(): void {
+  const n = kStart.length * 2;
+  const a = new Uint32Array(n);
+  a.set(kStart);
+  kStart = a;
+  const b = new Uint32Array(n);
+  b.set(kEnd);
+  kEnd = b;
+  const l = new Uint32Array(n);
+  l.set(kLen);
+  kLen = l;
+  const e = new Uint8Array(n);
+  e.set(kEsc);
+  kEsc = e;
+}
+
+/** Decoded text of key-stack entry `k`. */
+function decodeKey(k: number): string {
+  return kEsc[k] === 1 ? (kDecoded[k] as string) : src.slice(kStart[k], kEnd[k]);
+}
+
+// ---------------------------------------------------------------------------
+// JSON pointers (built lazily: only for issues and non-integer numbers)
+
+/** JSON pointer of the open container at depth `d` (depth 0 and 1 both give the root pointer ""). */
+function containerPointer(d: number): string {
+  if (d <= prefixValid) return prefixes[d] as string;
+  let p = prefixes[prefixValid] as string;
+  for (let k = prefixValid + 1; k <= d; k++) {
+    p = p + "/" + tokenAt(k - 1);
+    prefixes[k] = p;
+  }
+  prefixValid = d;
+  return p;
+}
+
+/** Current (escaped) reference token inside the open container at depth `d` (d >= 1). */
+function tokenAt(d: number): string {
+  if (kinds[d] === KIND_ARRAY) return String(counts[d]);
+  return escapePointerToken(decodeKey((keyBase[d] as number) + (counts[d] as number) - 1));
+}
+
+/** Pointer of the value slot currently being parsed (the root, or the current element/member). */
+function currentSlotPointer(): string {
+  if (depth === 0) return "";
+  return containerPointer(depth) + "/" + tokenAt(depth);
+}
+
+// ---------------------------------------------------------------------------
+// Issues, offsets and previews (error path only)
+
+/** Records an issue; always returns -1 so callers can `return fail(...)`. */
+function fail(rule: string, message: string, index: number, pointer: string): number {
+  issueRule = rule;
+  issueMessage = message;
+  issueIndex = index;
+  issuePointer = pointer;
+  return -1;
+}
+
+function syntax(message: string, index: number, pointer: string): number {
+  return fail(PARSE_RULES.syntax, message, index, pointer);
+}
+
+/** Byte offset, in the UTF-8 input, of UTF-16 index `index` of `src`. */
+function byteOffsetOf(index: number): number {
+  if (srcIsAscii) return index;
+  let bytes = 0;
+  const end = Math.min(index, src.length);
+  for (let i = 0; i < end; i++) {
+    const c = src.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      bytes += 4;
+      i++; // low half of the pair (the input was well-formed UTF-8, so it is present)
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function hexCode(c: number): string {
+  return c.toString(16).toUpperCase().padStart(4, "0");
+}
+
+/** Escapes text for display inside a double-quoted preview (control and invisible chars as \uXXXX). */
+function escapeForPreview(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === C_QUOTE) out += '\\"';
+    else if (c === C_BACKSLASH) out += "\\\\";
+    else if (c === C_LF) out += "\\n";
+    else if (c === C_CR) out += "\\r";
+    else if (c === C_TAB) out += "\\t";
+    else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0xad || c === 0x200b || isNonJsonWhitespace(c)) {
+      out += "\\u" + hexCode(c);
+    } else out += text[i];
+  }
+  return out;
+}
+
+/** `near "..."`: escaped preview of at most PREVIEW_BYTES bytes of `src` from UTF-16 index `index`. */
+function previewAt(index: number): string {
+  if (index >= src.length) return "at end of input";
+  let bytes = 0;
+  let i = index;
+  while (i < src.length) {
+    const c = src.charCodeAt(i);
+    let w = 1;
+    let units = 1;
+    if (c >= 0x80) {
+      if (c < 0x800) w = 2;
+      else if (c >= 0xd800 && c <= 0xdbff) {
+        w = 4;
+        units = 2;
+      } else w = 3;
+    }
+    if (bytes + w > PREVIEW_BYTES) break;
+    bytes += w;
+    i += units;
+  }
+  return 'near "' + escapeForPreview(src.slice(index, i)) + (i < src.length ? '..."' : '"');
+}
+
+/** Bounded, escaped, quoted rendering of a member name for messages. */
+function quoteKey(key: string): string {
+  let cut = key.length > PREVIEW_BYTES ? key.slice(0, PREVIEW_BYTES) : key;
+  if (cut.length < key.length && (cut.charCodeAt(cut.length - 1) & 0xfc00) === 0xd800) cut = cut.slice(0, -1);
+  return '"' + escapeForPreview(cut) + (cut.length < key.length ? '..."' : '"');
+}
+
+/** Offset of the first byte at which `input` stops being well-formed UTF-8, or -1. */
+function firstInvalidUtf8(input: Uint8Array): number {
+  const n = input.length;
+  let i = 0;
+  while (i < n) {
+    const b = input[i] as number;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0; // overlong
+      else if (b === 0xed) hi = 0x9f; // UTF-16 surrogates
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90; // overlong
+      else if (b === 0xf4) hi = 0x8f; // > U+10FFFF
+    } else return i;
+    const b1 = input[i + 1];
+    if (b1 === undefined || b1 < lo || b1 > hi) return i;
+    for (let k = 2; k <= need; k++) {
+      const bk = input[i + k];
+      if (bk === undefined || bk < 0x80 || bk > 0xbf) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+function hexBytes(input: Uint8Array, at: number, count: number): string {
+  let out = "";
+  const end = Math.min(input.length, at + count);
+  for (let i = at; i < end; i++) out += (out ? " " : "") + (input[i] as number).toString(16).toUpperCase().padStart(2, "0");
+  return out;
+}
+
+function isNonJsonWhitespace(c: number): boolean {
+  return (
+    c === 0x0b ||
+    c === 0x0c ||
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+function nonJsonWhitespace(c: number, i: number, ptr: string): number {
+  return syntax(
+    `non-JSON whitespace U+${hexCode(c)} at byte ${byteOffsetOf(i)} (only space, tab, LF and CR are allowed), ${previewAt(i)}`,
+    i,
+    ptr,
+  );
+}
+
+function describeChar(s: string, i: number): string {
+  const cp = s.codePointAt(i) as number;
+  return `'${escapeForPreview(String.fromCodePoint(cp))}' (U+${hexCode(cp)})`;
+}
+
+/** Explains an unexpected character where a value was expected. */
+function unexpectedValue(s: string, i: number, afterComma: boolean): number {
+  const c = s.charCodeAt(i);
+  const at = byteOffsetOf(i);
+  const ptr = currentSlotPointer();
+  if (c !== c) {
+    if (depth === 0 && i === 0) return syntax("empty document (no JSON value) at byte 0", 0, "");
+    if (depth === 0) return syntax(`whitespace-only document (no JSON value) at byte ${at}, at end of input`, i, "");
+    const what = kinds[depth] === KIND_ARRAY ? "array" : "object";
+    return syntax(`unterminated ${what}: expected a value at byte ${at}, at end of input`, i, ptr);
+  }
+  if (afterComma && c === (kinds[depth] === KIND_ARRAY ? C_RBRACKET : C_RBRACE)) {
+    return syntax(
+      `trailing comma before '${String.fromCharCode(c)}' at byte ${at}, ${previewAt(i)}`,
+      i,
+      containerPointer(depth),
+    );
+  }
+  if (c === C_RBRACKET || c === C_RBRACE || c === C_COMMA || c === C_COLON) {
+    return syntax(`expected a value but found '${String.fromCharCode(c)}' at byte ${at}, ${previewAt(i)}`, i, ptr);
+  }
+  if (c === C_APOS) return syntax(`single-quoted strings are not allowed at byte ${at}, ${previewAt(i)}`, i, ptr);
+  if (c === C_SLASH || c === C_HASH) return syntax(`comments are not allowed at byte ${at}, ${previewAt(i)}`, i, ptr);
+  if (c === C_PLUS) return syntax(`numbers must not start with '+' at byte ${at}, ${previewAt(i)}`, i, ptr);
+  if (c === C_DOT) return syntax(`numbers must have a digit before '.' at byte ${at}, ${previewAt(i)}`, i, ptr);
+  if (s.startsWith("NaN", i)) return syntax(`NaN is not valid JSON at byte ${at}, ${previewAt(i)}`, i, ptr);
+  if (s.startsWith("Infinity", i)) return syntax(`Infinity is not valid JSON at byte ${at}, ${previewAt(i)}`, i, ptr);
+  if (isNonJsonWhitespace(c)) return nonJsonWhitespace(c, i, ptr);
+  return syntax(
+    `unexpected character ${describeChar(s, i)} where a value was expected at byte ${at}, ${previewAt(i)}`,
+    i,
+    ptr,
+  );
+}
+
+/** Explains an unexpected character where a structural character was expected. */
+function unexpectedStructural(s: string, i: number, expected: string, ptr: string): number {
+  const c = s.charCodeAt(i);
+  const at = byteOffsetOf(i);
+  if (c !== c) {
+    const what = kinds[depth] === KIND_ARRAY ? "array" : "object";
+    return syntax(`unterminated ${what}: expected ${expected} at byte ${at}, at end of input`, i, ptr);
+  }
+  if (c === C_SLASH || c === C_HASH) return syntax(`comments are not allowed at byte ${at}, ${previewAt(i)}`, i, ptr);
+  if (isNonJsonWhitespace(c)) return nonJsonWhitespace(c, i, ptr);
+  return syntax(`expected ${expected} but found ${describeChar(s, i)} at byte ${at}, ${previewAt(i)}`, i, ptr);
+}
+
+// ---------------------------------------------------------------------------
+// Lexing helpers. Each returns the index just past what it consumed, or -1
+// after recording an issue via `fail`.
+
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
+/** Value of the 4 hex digits at s[i..i+4), or -1 if any is not a hex digit. */
+function hex4(s: string, i: number): number {
+  let v = 0;
+  for (let k = 0; k < 4; k++) {
+    const c = s.charCodeAt(i + k);
+    let d: number;
+    if (c >= 0x30 && c <= 0x39) d = c - 0x30;
+    else if (c >= 0x41 && c <= 0x46) d = c - 0x37;
+    else if (c >= 0x61 && c <= 0x66) d = c - 0x57;
+    else return -1;
+    v = (v << 4) | d;
+  }
+  return v;
+}
+
+/** Pointer for a problem inside a string: the enclosing object for member names, else the value slot. */
+function stringPointer(isKey: boolean): string {
+  return isKey ? containerPointer(depth) : currentSlotPointer();
+}
+
+/**
+ * Slow path of string scanning: continues the string opened at `start` (its
+ * quote) from index `i`, handling escapes, surrogate pairing, control
+ * characters and end of input. Returns the index past the closing quote.
+ */
+function scanStringFrom(s: string, start: number, i: number, isKey: boolean): number {
+  for (;;) {
+    const c = s.charCodeAt(i);
+    if (c === C_QUOTE) return i + 1;
+    if (c === C_BACKSLASH) {
+      const e = s.charCodeAt(i + 1);
+      if (e === 0x75 /* u */) {
+        const v = hex4(s, i + 2);
+        if (v < 0) return badUnicodeEscape(s, start, i, isKey);
+        if (v >= 0xd800 && v <= 0xdfff) {
+          if (v >= 0xdc00) {
+            return fail(
+              PARSE_RULES.loneSurrogate,
+              `lone low-surrogate escape \\u${s.slice(i + 2, i + 6)} (not preceded by a high-surrogate escape) at byte ${byteOffsetOf(i)}`,
+              i,
+              stringPointer(isKey),
+            );
+          }
+          const w = s.charCodeAt(i + 6) === C_BACKSLASH && s.charCodeAt(i + 7) === 0x75 ? hex4(s, i + 8) : -1;
+          if (w < 0xdc00 || w > 0xdfff) {
+            return fail(
+              PARSE_RULES.loneSurrogate,
+              `lone high-surrogate escape \\u${s.slice(i + 2, i + 6)} (not followed by a \\uDC00-\\uDFFF escape) at byte ${byteOffsetOf(i)}`,
+              i,
+              stringPointer(isKey),
+            );
+          }
+          i += 12;
+        } else {
+          i += 6;
+        }
+        continue;
+      }
+      if (
+        e === C_QUOTE ||
+        e === C_BACKSLASH ||
+        e === C_SLASH ||
+        e === 0x62 /* b */ ||
+        e === 0x66 /* f */ ||
+        e === 0x6e /* n */ ||
+        e === 0x72 /* r */ ||
+        e === 0x74 /* t */
+      ) {
+        i += 2;
+        continue;
+      }
+      if (e !== e) return unterminatedString(start, i + 1, isKey);
+      return syntax(
+        `invalid escape sequence "\\${escapeForPreview(String.fromCodePoint(s.codePointAt(i + 1) as number))}" in string at byte ${byteOffsetOf(i)}, ${previewAt(i)}`,
+        i,
+        stringPointer(isKey),
+      );
+    }
+    if (c < C_SPACE) {
+      return syntax(
+        `unescaped control character U+${hexCode(c)} in string at byte ${byteOffsetOf(i)} (must be written as an escape), ${previewAt(i)}`,
+        i,
+        stringPointer(isKey),
+      );
+    }
+    if (c !== c) return unterminatedString(start, i, isKey);
+    i++;
+  }
+}
+
+function unterminatedString(start: number, i: number, isKey: boolean): number {
+  return syntax(
+    `unterminated string (opened at byte ${byteOffsetOf(start)}): end of input at byte ${byteOffsetOf(i)}, ${previewAt(start)}`,
+    i,
+    stringPointer(isKey),
+  );
+}
+
+function badUnicodeEscape(s: string, start: number, i: number, isKey: boolean): number {
+  let n = 0;
+  while (n < 4 && isHex(s.charCodeAt(i + 2 + n))) n++;
+  if (i + 2 + n >= s.length) return unterminatedString(start, s.length, isKey);
+  return syntax(
+    `invalid \\u escape (expected 4 hex digits) in string at byte ${byteOffsetOf(i)}, ${previewAt(i)}`,
+    i,
+    stringPointer(isKey),
+  );
+}
+
+/** Scans a number starting at `start` (a '-' or digit); sets lastNumberNonInteger. */
+function scanNumber(s: string, start: number): number {
+  let i = start;
+  let c = s.charCodeAt(i);
+  let nonInteger = false;
+  if (c === C_MINUS) {
+    c = s.charCodeAt(++i);
+    if (c === 0x49 /* I */ && s.startsWith("Infinity", i)) {
+      return syntax(`-Infinity is not valid JSON at byte ${byteOffsetOf(start)}, ${previewAt(start)}`, start, currentSlotPointer());
+    }
+  }
+  if (c === C_0) {
+    c = s.charCodeAt(++i);
+    if (c >= C_0 && c <= C_9) {
+      return syntax(`number with a leading zero at byte ${byteOffsetOf(start)}, ${previewAt(start)}`, start, currentSlotPointer());
+    }
+    if (i - start === 2) nonInteger = true; // "-0" (negative zero)
+  } else if (c >= C_1 && c <= C_9) {
+    do c = s.charCodeAt(++i);
+    while (c >= C_0 && c <= C_9);
+  } else {
+    return syntax(`expected a digit after '-' at byte ${byteOffsetOf(i)}, ${previewAt(start)}`, i, currentSlotPointer());
+  }
+  if (c === C_DOT) {
+    c = s.charCodeAt(++i);
+    if (!(c >= C_0 && c <= C_9)) {
+      return syntax(
+        `expected a digit after the decimal point at byte ${byteOffsetOf(i)}, ${previewAt(start)}`,
+        i,
+        currentSlotPointer(),
+      );
+    }
+    do c = s.charCodeAt(++i);
+    while (c >= C_0 && c <= C_9);
+    nonInteger = true;
+  }
+  let hasExponent = false;
+  if (c === C_E_LOW || c === C_E_UP) {
+    c = s.charCodeAt(++i);
+    if (c === C_PLUS || c === C_MINUS) c = s.charCodeAt(++i);
+    if (!(c >= C_0 && c <= C_9)) {
+      return syntax(`expected a digit in the exponent at byte ${byteOffsetOf(i)}, ${previewAt(start)}`, i, currentSlotPointer());
+    }
+    do c = s.charCodeAt(++i);
+    while (c >= C_0 && c <= C_9);
+    nonInteger = true;
+    hasExponent = true;
+  }
+  if (hasExponent || i - start >= LONG_NUMBER_CHARS) {
+    const v = Number(s.slice(start, i));
+    if (v === Infinity || v === -Infinity) {
+      const lexeme = i - start > PREVIEW_BYTES ? s.slice(start, start + PREVIEW_BYTES) + "..." : s.slice(start, i);
+      return fail(
+        PARSE_RULES.numberRange,
+        `number ${lexeme} at byte ${byteOffsetOf(start)} overflows an IEEE-754 double (magnitude above 1.7976931348623157e308)`,
+        start,
+        currentSlotPointer(),
+      );
+    }
+  }
+  lastNumberNonInteger = nonInteger;
+  return i;
+}
+
+/** Reports a malformed `true`/`false`/`null` literal at `i`; returns false. */
+function badLiteral(s: string, i: number, word: string): false {
+  syntax(`invalid literal at byte ${byteOffsetOf(i)} (expected '${word}'), ${previewAt(i)}`, i, currentSlotPointer());
+  return false;
+}
+
+/** Skips JSON whitespace (space, tab, LF, CR) from `i`. */
+function skipWs(s: string, i: number): number {
+  for (;;) {
+    const c = s.charCodeAt(i);
+    if (c === C_SPACE || c === C_LF || c === C_CR || c === C_TAB) i++;
+    else return i;
+  }
+}
+
+/** True when s[a..a+n) === s[b..b+n). */
+function spanEquals(s: string, a: number, b: number, n: number): boolean {
+  for (let k = 0; k < n; k++) if (s.charCodeAt(a + k) !== s.charCodeAt(b + k)) return false;
+  return true;
+}
+
+/**
+ * Scans a member name at `i` of the object open at depth `d` (== `depth`),
+ * checks it against the object's earlier names and pushes it on the key
+ * stack. Returns the index past the closing quote, or -1.
+ */
+function scanKey(s: string, i: number, d: number): number {
+  let c = s.charCodeAt(i);
+  if (c !== C_QUOTE) {
+    if (c === C_APOS) {
+      return syntax(
+        `single-quoted member names are not allowed at byte ${byteOffsetOf(i)}, ${previewAt(i)}`,
+        i,
+        containerPointer(d),
+      );
+    }
+    if (c === C_RBRACE) {
+      return syntax(`trailing comma before '}' at byte ${byteOffsetOf(i)}, ${previewAt(i)}`, i, containerPointer(d));
+    }
+    return unexpectedStructural(s, i, "a double-quoted member name", containerPointer(d));
+  }
+  const start = i + 1;
+  let j = start;
+  c = s.charCodeAt(j);
+  while (PLAIN[c] === 1) c = s.charCodeAt(++j);
+  let esc = 0;
+  let decoded: string | undefined;
+  let len: number;
+  if (c === C_QUOTE) {
+    len = j - start;
+  } else {
+    // Escape, control character or end of input.
+    const end = scanStringFrom(s, i, j, true);
+    if (end < 0) return -1;
+    j = end - 1;
+    esc = 1;
+    decoded = JSON.parse(s.slice(i, end)) as string;
+    len = decoded.length;
+  }
+  const base = keyBase[d] as number;
+  const n = counts[d] as number;
+  if (n < LINEAR_KEY_LIMIT) {
+    const top = base + n;
+    for (let k = base; k < top; k++) {
+      if (kLen[k] !== len) continue;
+      if (esc === 0 && kEsc[k] === 0) {
+        if (spanEquals(s, kStart[k] as number, start, len)) return duplicateKey(i, start, j, len, esc, decoded);
+      } else if (decodeKey(k) === (decoded ?? s.slice(start, j))) {
+        return duplicateKey(i, start, j, len, esc, decoded);
+      }
+    }
+  } else {
+    let set = keySets[d];
+    if (set === undefined) {
+      set = new Set<string>();
+      for (let k = base; k < base + n; k++) set.add(decodeKey(k));
+      keySets[d] = set;
+    }
+    const key = decoded ?? s.slice(start, j);
+    if (set.has(key)) return duplicateKey(i, start, j, len, esc, decoded);
+    set.add(key);
+  }
+  pushKey(d, start, j, len, esc, decoded);
+  return j + 1;
+}
+
+function pushKey(d: number, start: number, end: number, len: number, esc: number, decoded: string | undefined): void {
+  if (keyTop >= kStart.length) growKeyStack();
+  kStart[keyTop] = start;
+  kEnd[keyTop] = end;
+  kLen[keyTop] = len;
+  kEsc[keyTop] = esc;
+  if (esc === 1) kDecoded[keyTop] = decoded;
+  keyTop++;
+  counts[d] = (counts[d] as number) + 1;
+}
+
+function duplicateKey(
+  i: number,
+  start: number,
+  end: number,
+  len: number,
+  esc: number,
+  decoded: string | undefined,
+): number {
+  pushKey(depth, start, end, len, esc, decoded);
+  const key = decoded ?? src.slice(start, end);
+  return fail(
+    PARSE_RULES.duplicateKey,
+    `duplicate member name ${quoteKey(key)} at byte ${byteOffsetOf(i)} (each name may appear only once per object)`,
+    i,
+    currentSlotPointer(),
+  );
+}
+
+/**
+ * Drops references into the last document (so it can be collected) and
+ * shrinks scratch storage that a pathological document grew.
+ */
+function releaseScratch(): void {
+  src = "";
+  depth = 0;
+  keyTop = 0;
+  issueMessage = "";
+  issuePointer = "";
+  if (kDecoded.length !== 0) kDecoded.length = 0;
+  if (keySets.length !== 0) keySets.length = 0;
+  if (prefixes.length !== 2) prefixes.length = 2;
+  prefixValid = 1;
+  if (kinds.length > 4096) {
+    kinds = new Uint8Array(64);
+    counts = new Uint32Array(64);
+    keyBase = new Uint32Array(64);
+  }
+  if (kStart.length > 65536) {
+    kStart = new Uint32Array(256);
+    kEnd = new Uint32Array(256);
+    kLen = new Uint32Array(256);
+    kEsc = new Uint8Array(256);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The scanner
+
+/**
+ * Validates `s` completely with an explicit container stack (no recursion),
+ * appending the pointers of non-integer numbers to `nonInt`. Returns true on
+ * success; on failure the issue is left in the module-level issue fields.
+ */
+function scan(s: string, maxDepth: number, nonInt: string[]): boolean {
+  let i = 0;
+  let d = 0;
+  let K = kinds;
+  let N = counts;
+  let KB = keyBase;
+  let afterComma = false;
+  depth = 0;
+  keyTop = 0;
+  prefixValid = 1;
+
+  // Each turn of `value` parses one value at `i` (after optional whitespace);
+  // the inner loop then consumes ',' and closers until another value is due.
+  value: for (;;) {
+    let c = s.charCodeAt(i);
+    if (c <= C_SPACE && (c === C_SPACE || c === C_LF || c === C_CR || c === C_TAB)) {
+      i = skipWs(s, i + 1);
+      c = s.charCodeAt(i);
+    }
+    if (c === C_QUOTE) {
+      const start = i;
+      do c = s.charCodeAt(++i);
+      while (PLAIN[c] === 1);
+      if (c === C_QUOTE) i++;
+      else {
+        i = scanStringFrom(s, start, i, false);
+        if (i < 0) return false;
+      }
+    } else if ((c >= C_0 && c <= C_9) || c === C_MINUS) {
+      i = scanNumber(s, i);
+      if (i < 0) return false;
+      if (lastNumberNonInteger) nonInt.push(currentSlotPointer());
+    } else if (c === C_LBRACE || c === C_LBRACKET) {
+      if (d >= maxDepth) {
+        fail(
+          PARSE_RULES.maxDepth,
+          `nesting depth ${d + 1} at byte ${byteOffsetOf(i)} exceeds the limit of ${maxDepth}`,
+          i,
+          currentSlotPointer(),
+        );
+        return false;
+      }
+      d++;
+      if (d >= K.length) {
+        growStack();
+        K = kinds;
+        N = counts;
+        KB = keyBase;
+      }
+      if (prefixValid >= d && d > 1) prefixValid = d - 1;
+      N[d] = 0;
+      depth = d;
+      afterComma = false;
+      i++;
+      const open = c;
+      c = s.charCodeAt(i);
+      if (c <= C_SPACE && (c === C_SPACE || c === C_LF || c === C_CR || c === C_TAB)) {
+        i = skipWs(s, i + 1);
+        c = s.charCodeAt(i);
+      }
+      if (open === C_LBRACKET) {
+        K[d] = KIND_ARRAY;
+        if (c !== C_RBRACKET) continue value;
+        i++;
+        d--;
+        depth = d;
+      } else {
+        K[d] = KIND_OBJECT;
+        KB[d] = keyTop;
+        if (keySets[d] !== undefined) keySets[d] = undefined;
+        if (c !== C_RBRACE) {
+          i = scanKey(s, i, d);
+          if (i < 0) return false;
+          c = s.charCodeAt(i);
+          if (c !== C_COLON) {
+            i = skipWs(s, i);
+            if (s.charCodeAt(i) !== C_COLON) {
+              unexpectedStructural(s, i, "':' after member name", currentSlotPointer());
+              return false;
+            }
+          }
+          i++;
+          continue value;
+        }
+        i++;
+        d--;
+        depth = d;
+      }
+    } else if (c === 0x74 /* t */) {
+      if (s.charCodeAt(i + 1) === 0x72 && s.charCodeAt(i + 2) === 0x75 && s.charCodeAt(i + 3) === 0x65) i += 4;
+      else return badLiteral(s, i, "true");
+    } else if (c === 0x66 /* f */) {
+      if (
+        s.charCodeAt(i + 1) === 0x61 &&
+        s.charCodeAt(i + 2) === 0x6c &&
+        s.charCodeAt(i + 3) === 0x73 &&
+        s.charCodeAt(i + 4) === 0x65
+      ) {
+        i += 5;
+      } else return badLiteral(s, i, "false");
+    } else if (c === 0x6e /* n */) {
+      if (s.charCodeAt(i + 1) === 0x75 && s.charCodeAt(i + 2) === 0x6c && s.charCodeAt(i + 3) === 0x6c) i += 4;
+      else return badLiteral(s, i, "null");
+    } else {
+      unexpectedValue(s, i, afterComma);
+      return false;
+    }
+
+    // A value just ended: consume ',' (then loop for the next value) or closers.
+    for (;;) {
+      if (d === 0) break value;
+      c = s.charCodeAt(i);
+      if (c <= C_SPACE && (c === C_SPACE || c === C_LF || c === C_CR || c === C_TAB)) {
+        i = skipWs(s, i + 1);
+        c = s.charCodeAt(i);
+      }
+      const kind = K[d];
+      if (c === C_COMMA) {
+        i++;
+        afterComma = true;
+        if (kind === KIND_ARRAY) {
+          N[d] = (N[d] as number) + 1;
+          continue value;
+        }
+        c = s.charCodeAt(i);
+        if (c <= C_SPACE && (c === C_SPACE || c === C_LF || c === C_CR || c === C_TAB)) i = skipWs(s, i + 1);
+        i = scanKey(s, i, d);
+        if (i < 0) return false;
+        c = s.charCodeAt(i);
+        if (c !== C_COLON) {
+          i = skipWs(s, i);
+          if (s.charCodeAt(i) !== C_COLON) {
+            unexpectedStructural(s, i, "':' after member name", currentSlotPointer());
+            return false;
+          }
+        }
+        i++;
+        afterComma = false;
+        continue value;
+      }
+      if (kind === KIND_ARRAY) {
+        if (c === C_RBRACKET) {
+          i++;
+          d--;
+          depth = d;
+          continue;
+        }
+        unexpectedStructural(s, i, "',' or ']' after array element", containerPointer(d));
+        return false;
+      }
+      if (c === C_RBRACE) {
+        i++;
+        keyTop = KB[d] as number;
+        d--;
+        depth = d;
+        continue;
+      }
+      unexpectedStructural(s, i, "',' or '}' after object member", containerPointer(d));
+      return false;
+    }
+  }
+
+  // Only whitespace may follow the top-level value.
+  i = skipWs(s, i);
+  if (i < s.length) {
+    const c = s.charCodeAt(i);
+    if (isNonJsonWhitespace(c)) {
+      nonJsonWhitespace(c, i, "");
+      return false;
+    }
+    fail(
+      PARSE_RULES.trailingData,
+      `unexpected data after the top-level JSON value at byte ${byteOffsetOf(i)} (only whitespace may follow it), ${previewAt(i)}`,
+      i,
+      "",
+    );
+    return false;
+  }
+  return true;
+}
+
+/**
+ * Strictly parses one untrusted JSON wire document.
+ *
+ * @param input raw document bytes (UTF-8 without BOM).
+ * @param limits `maxBytes` (byte length of `input`) and `maxDepth` (container
+ *   nesting; a top-level array/object is depth 1), both inclusive.
+ * @returns `{ ok: true, value, nonIntegerNumberPointers }` when the document
+ *   is acceptable: `value` comes from `JSON.parse` (no reviver; `__proto__`
+ *   members become own properties) and `nonIntegerNumberPointers` are the
+ *   RFC 6901 pointers, in input order, of numbers written with a fraction or
+ *   exponent, or as `-0`. Otherwise `{ ok: false, issue }` describing the
+ *   first problem: `json.max-bytes` (checked before anything is decoded),
+ *   `json.bom`, `json.utf8`, then whichever of `json.syntax`,
+ *   `json.duplicate-key`, `json.max-depth`, `json.lone-surrogate`,
+ *   `json.number-range` occurs first in the input, then
+ *   `json.trailing-data`. `issue.offset` is a byte offset into `input`
+ *   (absent for `json.max-bytes`).
+ *
+ * Never throws for any input, including pathologically deep nesting: the
+ * scanner is iterative and bounded by `maxDepth`. Synchronous and
+ * self-contained (scratch state is module-level but never spans calls).
+ */
+export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits): StrictParseResult {
+  const n = input.length;
+  if (n > limits.maxBytes) {
+    return {
+      ok: false,
+      issue: {
+        rule: PARSE_RULES.maxBytes,
+        pointer: "",
+        message: `document is ${n} bytes, which exceeds the limit of ${limits.maxBytes} bytes`,
+      },
+    };
+  }
+  if (n >= 3 && input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf) {
+    return {
+      ok: false,
+      issue: {
+        rule: PARSE_RULES.bom,
+        pointer: "",
+        message: "document starts with a UTF-8 byte-order mark (EF BB BF) at byte 0; JSON on the wire must not have a BOM",
+        offset: 0,
+      },
+    };
+  }
+  let text: string;
+  try {
+    text = utf8Decoder.decode(input);
+  } catch {
+    const at = firstInvalidUtf8(input);
+    const offset = at < 0 ? 0 : at;
+    return {
+      ok: false,
+      issue: {
+        rule: PARSE_RULES.utf8,
+        pointer: "",
+        message: `invalid UTF-8 at byte ${offset} (bytes ${hexBytes(input, offset, 4)})`,
+        offset,
+      },
+    };
+  }
+
+  src = text;
+  srcIsAscii = text.length === n; // every char one byte iff no multi-byte sequence
+  const nonInt: string[] = [];
+  let ok = false;
+  try {
+    ok = scan(text, limits.maxDepth, nonInt);
+    if (!ok) {
+      return {
+        ok: false,
+        issue: { rule: issueRule, pointer: issuePointer, message: issueMessage, offset: byteOffsetOf(issueIndex) },
+      };
+    }
+  } finally {
+    releaseScratch();
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    // Unreachable for documents the scanner accepted; reported rather than thrown.
+    return {
+      ok: false,
+      issue: {
+        rule: PARSE_RULES.syntax,
+        pointer: "",
+        message: `JSON.parse rejected the document: ${String((e as Error).message).slice(0, 120)}`,
+      },
+    };
+  }
+  return { ok: true, value, nonIntegerNumberPointers: nonInt };
+}

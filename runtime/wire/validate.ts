@@ -1,0 +1,70 @@
+/**
+ * Whole-document validation: parse layer (`json.*`), schema layer (`schema.*`), then the cross-field
+ * rules of spec/tables/rules.json. A later layer runs only when the earlier ones found nothing, so the
+ * first issue is always the primary one (spec/README.md, "Validation issues").
+ */
+import { LIMITS, type WireObjectTypeName, type WireTypeMap } from "../../generated/ts/spec.js";
+import type { ValidationIssue } from "./issues.js";
+import { WireValidationError } from "./issues.js";
+import { evaluateRules } from "./rules.js";
+import { integerLexemeIssues, schemaIssues } from "./schema.js";
+import { parseStrictJson, type StrictJsonLimits } from "./strict-json.js";
+
+/** Byte and depth bounds of one document (bytes; levels, the root container being level 1). */
+export type DocumentLimits = StrictJsonLimits;
+
+/** Default limits for a document read from a peer: limits.max_request_bytes and limits.max_depth. */
+export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = Object.freeze({
+  maxBytes: LIMITS.max_request_bytes,
+  maxDepth: LIMITS.max_depth,
+});
+
+/** Outcome of judging one document: the typed value, or every issue found (the first is primary). */
+export type WireResult<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly issues: readonly ValidationIssue[] };
+
+/**
+ * Validate an in-memory value (schema layer, then rules). Use for values that did not come from
+ * bytes, e.g. an in-process handler's response. Returns [] when valid.
+ */
+export function validateValue(typeName: WireObjectTypeName, value: unknown): ValidationIssue[] {
+  const schema = schemaIssues(typeName, value);
+  if (schema.length > 0) return schema;
+  return evaluateRules(typeName, value);
+}
+
+/**
+ * Judge a value that came out of the strict parser: schema layer, integer lexemes (the parser's
+ * `nonIntegerNumberPointers`, relative to `value`), then rules. Returns [] when valid.
+ */
+export function validateParsed(typeName: WireObjectTypeName, value: unknown, nonIntegerNumberPointers: readonly string[]): ValidationIssue[] {
+  const schema = schemaIssues(typeName, value);
+  if (schema.length > 0) return schema;
+  const lexemes = integerLexemeIssues(typeName, nonIntegerNumberPointers);
+  if (lexemes.length > 0) return lexemes;
+  return evaluateRules(typeName, value);
+}
+
+/**
+ * Parse and validate the bytes of one wire document of type `typeName`.
+ * Never throws for bad input: every problem comes back as issues with rule ids and JSON pointers.
+ */
+export function parseWireDocument<K extends WireObjectTypeName>(
+  typeName: K,
+  bytes: Uint8Array,
+  limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
+): WireResult<WireTypeMap[K]> {
+  const parsed = parseStrictJson(bytes, limits);
+  if (!parsed.ok) return { ok: false, issues: [parsed.issue] };
+  const issues = validateParsed(typeName, parsed.value, parsed.nonIntegerNumberPointers);
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, value: parsed.value as WireTypeMap[K] };
+}
+
+/** Like {@link parseWireDocument} but throws {@link WireValidationError} on any issue. */
+export function parseWireDocumentOrThrow<K extends WireObjectTypeName>(typeName: K, bytes: Uint8Array, limits?: DocumentLimits): WireTypeMap[K] {
+  const result = parseWireDocument(typeName, bytes, limits);
+  if (!result.ok) throw new WireValidationError(typeName, result.issues);
+  return result.value;
+}

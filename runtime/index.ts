@@ -37,3 +37,57 @@ export {
   type WireResult,
 } from "./wire/validate.js";
 export { parseStrictJson, type StrictJsonLimits, type StrictParseResult, type ParseIssue } from "./wire/strict-json.js";
+export {
+  HARNESS_HOOK_MAPPING,
+  HOOK_SCHEMAS,
+  type HookAdapter,
+  type HookRenderErrorKind,
+  type HookRenderWarningCode,
+} from "../generated/ts/spec.js";
+export {
+  HOOK_ADAPTERS,
+  HookRenderError,
+  hookEventFor,
+  isHookAdapter,
+  renderHookPayload,
+  renderHookPayloadFromBytes,
+  renderHookPayloadOrThrow,
+  renderRequestIssues,
+  type HookRenderFailure,
+  type HookRenderResult,
+  type HookRenderTarget,
+  type HookRenderWarning,
+  type RenderedHookPayload,
+} from "./hooks/index.js";
+
+// --- Host runtime (CALLBACK-001 §"Transport Modes", §"Failure classes", §"Receipt.Emitted
+// Notification Guard"; normative prose: spec/host-runtime.md). Invokers deliver one DispatchEnvelope
+// and resolve with an InvocationResult (never throw for bad input or a misbehaving client); every
+// failure is classified through FAILURE_VARIANTS; ReceiptEmitter turns each outcome into a
+// LifecycleReceipt with per-run sequences and idempotency.
+export {
+  InvokerConfigError,
+  type CallbackHandler,
+  type CallbackInvoker,
+  type InvocationFailure,
+  type InvocationResult,
+  type InvokeOptions,
+} from "./invoker/types.js";
+export { SubprocessInvoker, type SubprocessInvokerConfig } from "./invoker/subprocess.js";
+export { InProcessInvoker, type InProcessInvokerConfig } from "./invoker/in-process.js";
+export { DEFAULT_INVOKER_LIMITS, type InvokerLimits } from "./invoker/config.js";
+export { defaultRetryClass, failureClassOf, makeFailure } from "./invoker/failure.js";
+export { checkEnvelope, isNotificationOnly, toWireJson, WireSerializeError } from "./invoker/request.js";
+export { signalGroup, trackedGroups } from "./invoker/process-group.js";
+export { contextIssues, ReceiptEmitter, ReceiptSynthesisError, type ReceiptEmitterOptions } from "./receipts/emitter.js";
+export { CLIENT_STDERR_TAIL_WARNING, INVOCATION_FAILED_WARNING, synthesizeReceipt, type ReceiptContext } from "./receipts/synthesize.js";
+export { SequenceGenerator } from "./receipts/sequence.js";
+export {
+  IdempotencyConflictError,
+  InMemoryIdempotencyStore,
+  replayContent,
+  replayContentEqual,
+  type IdempotencyKey,
+  type IdempotencyStore,
+  type StoreOutcome,
+} from "./receipts/idempotency.js";

@@ -91,7 +91,7 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
     [
       "client-initiated-commands",
       () => {
-        const groups = (t.clientInitiatedCommands.groups ?? []) as { group: string; spec: string; cli: string[]; commands: { command: string; flags: { flag: string; required: boolean }[]; stdin: string; stdout: string; stderr: string }[] }[];
+        const groups = t.clientInitiatedCommands.groups;
         const rows: unknown[][] = [];
         for (const g of groups) {
           for (const c of g.commands) {
@@ -104,6 +104,7 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
     ["rules", () => mdTable(["rule id", "check", "applies to", "summary", "reference"], model.rules.map((r) => [`\`${r.id}\``, r.check, [...new Set(r.targets.map((x) => x.type))].join(", "), r.summary, r.reference]))],
     ["cli-exit-codes", () => mdTable(["code", "name", "meaning"], t.cliExitCodes.map((c) => [c.code, `\`${c.name}\``, c.meaning]))],
     ["document-rules", () => mdTable(["rule id", "layer", "summary"], t.documentRules.map((r) => [`\`${r.id}\``, r.layer, r.summary]))],
+    ...hookTableRenderers(model),
     [
       "reference-differences",
       () =>
@@ -113,6 +114,38 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
         ),
     ],
   ]);
+}
+
+/** Renderers of spec/tables/harness-hook-mapping.json (spec/harness-hooks.md). */
+function hookTableRenderers(model: Model): [string, () => string][] {
+  const m = model.tables.harnessHookMapping;
+  const code = (v: string): string => `\`${v}\``;
+  return [
+    [
+      "harness-hook-mapping",
+      () =>
+        mdTable(
+          ["lifecycle event", ...m.adapters.map((a) => `${a.adapter} (${a.harness})`)],
+          (m.adapters[0]?.events ?? []).map((row, i) => [code(row.event), ...m.adapters.map((a) => (a.events[i]?.hook_event === "unsupported" ? "unsupported" : code(a.events[i]?.hook_event ?? "")))]),
+        ),
+    ],
+    [
+      "harness-hook-events",
+      () =>
+        mdTable(
+          ["adapter", "hook event", "output schema", "context slot", "placements in the slot", "block directive", "notes"],
+          m.adapters.flatMap((a) =>
+            a.hook_events.map((h) => [a.adapter, code(h.hook_event), code(`schemas/hooks/${h.output_schema}.schema.json`), h.context_slot ? "hookSpecificOutput.additionalContext" : "none", h.context_placements.map(code).join(", "), h.block, h.notes]),
+          ),
+        ),
+    ],
+    ["harness-hook-adapters", () => mdTable(["adapter", "harness", "adapter ids", "harness context limit"], m.adapters.map((a) => [a.adapter, a.harness, a.adapter_ids.map(code).join(", "), a.harness_context_limit ? `${a.harness_context_limit.length} ${a.harness_context_limit.unit} (${a.harness_context_limit.on_exceed})` : "none known"]))],
+    ["harness-hook-directives", () => mdTable(["kind", "members", "summary"], m.directives.map((d) => [code(d.kind), d.members.join(", "), d.summary]))],
+    ["harness-hook-block-effects", () => mdTable(["block", "renders", "meaning"], m.block_effects.map((b) => [code(b.block), b.renders, b.meaning]))],
+    ["harness-hook-errors", () => mdTable(["error kind", "CLI exit", "summary"], m.errors.map((e) => [code(e.kind), code(e.exit), e.summary]))],
+    ["harness-hook-warnings", () => mdTable(["warning code", "summary"], m.warnings.map((w) => [code(w.code), w.summary]))],
+    ["harness-hook-differences", () => mdTable(["id", "where", "reference", "ours", "reason"], m.reference_differences.map((d) => [code(d.id), d.where, d.reference, d.ours, d.reason]))],
+  ];
 }
 
 /** The Markdown page of one wire type. */

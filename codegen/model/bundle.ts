@@ -35,3 +35,15 @@ export function bundleSchemas(model: Model): { readonly $defs: Readonly<Record<s
   for (const t of model.types) defs[t.name] = rewriteRefs(t.schema, fileToName) as JsonSchema;
   return { $defs: defs };
 }
+
+/**
+ * The schemas under schemas/hooks/ as `$defs` entries, with their `../<wire>.schema.json` refs
+ * rewritten to `#/$defs/<Name>`: merge with {@link bundleSchemas} to resolve them.
+ */
+export function bundleHookSchemas(model: Model): { readonly $defs: Readonly<Record<string, JsonSchema>> } {
+  const fileToName = new Map<string, string>([
+    ...model.enums.map((e): [string, string] => [`../${e.file}`, e.name]),
+    ...model.types.map((t): [string, string] => [`../${t.file}`, t.name]),
+  ]);
+  return { $defs: Object.fromEntries(model.hookSchemas.map((h) => [h.name, rewriteRefs(h.schema, fileToName) as JsonSchema])) };
+}

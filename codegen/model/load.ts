@@ -35,6 +35,7 @@ import type {
   WireVersion,
 } from "./model.js";
 import { computeIntegerPaths, computeOccurrences, computeRulePlans } from "./plans.js";
+import { checkHookMapping, loadHookSchemas } from "./hooks.js";
 
 /** A model that cannot be loaded: `file` is repository-relative, `pointer` is an RFC 6901 pointer into it. */
 export class ModelError extends Error {
@@ -68,6 +69,7 @@ export const TABLE_STEMS = [
   "document-rules",
   "cli-exit-codes",
   "rules",
+  "harness-hook-mapping",
 ] as const;
 
 function readJson(root: string, rel: string): unknown {
@@ -503,12 +505,15 @@ export function loadModel(root: string): Model {
     subprocessWireFraming: table<FramingRow[]>("subprocess-wire-framing", "streams"),
     receiptEmittedGuard: stripSchema(rawTables.get("receipt-emitted-guard")) as unknown as ReceiptEmittedGuard,
     limits: table<LimitRow[]>("limits", "limits"),
-    clientInitiatedCommands: stripSchema(rawTables.get("client-initiated-commands")) as ClientInitiatedCommands,
+    clientInitiatedCommands: stripSchema(rawTables.get("client-initiated-commands")) as unknown as ClientInitiatedCommands,
     referenceDifferences: table<ReferenceDifference[]>("reference-differences", "differences"),
     documentRules: table<DocumentRuleRow[]>("document-rules", "rules"),
     cliExitCodes: table<Tables["cliExitCodes"]>("cli-exit-codes", "codes"),
+    harnessHookMapping: stripSchema(rawTables.get("harness-hook-mapping")) as unknown as Tables["harnessHookMapping"],
   };
   checkTables(tables, loaded.enums, types);
+  const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types);
+  checkHookMapping(tables.harnessHookMapping, loaded.enums, hookSchemas, tables.cliExitCodes.map((c) => c.name));
   const rules = loadRules(rawTables.get("rules"), types, loaded.enums, tables.eventVocabulary);
   const wireVersion = stripSchema(rawTables.get("wire-version")) as unknown as WireVersion;
   const roots = types
@@ -520,6 +525,7 @@ export function loadModel(root: string): Model {
     wireVersion,
     enums: loaded.enums,
     types,
+    hookSchemas,
     tables,
     rules,
     roots,

@@ -141,6 +141,81 @@ export interface Tables {
   readonly referenceDifferences: readonly ReferenceDifference[];
   readonly documentRules: readonly DocumentRuleRow[];
   readonly cliExitCodes: readonly { readonly code: number; readonly name: string; readonly meaning: string }[];
+  /** spec/tables/harness-hook-mapping.json (spec/harness-hooks.md). */
+  readonly harnessHookMapping: HarnessHookMapping;
+}
+
+/** Where a block directive lands at a hook event (spec/tables/harness-hook-mapping.json `block`). */
+export type HookBlockEffect = "block_prompt" | "request_continuation" | "ignored";
+
+/** Rendering facts of one harness hook event (one output schema in schemas/hooks/). */
+export interface HookEventRow {
+  /** The harness's own event name, e.g. `SessionStart`; also `hookSpecificOutput.hookEventName`. */
+  readonly hook_event: string;
+  /** Stem of the output schema under schemas/hooks/, e.g. `claude-session-start-output`. */
+  readonly output_schema: string;
+  /** `additional_context` (hookSpecificOutput.additionalContext) or null (no context slot, no hookSpecificOutput). */
+  readonly context_slot: "additional_context" | null;
+  /** PlacementClass values rendered into the slot (empty when there is no slot). */
+  readonly context_placements: readonly string[];
+  /** What the reference renderer places here; differs only where `reference_difference` says why. */
+  readonly reference_context_placements: readonly string[];
+  readonly block: HookBlockEffect;
+  readonly reference_difference: string | null;
+  readonly notes: string;
+}
+
+/** One harness (adapter) of the mapping table. */
+export interface HookAdapterRow {
+  /** Canonical adapter name, `claude` or `codex`; also the CLI's `--adapter` value. */
+  readonly adapter: string;
+  readonly harness: string;
+  /** Adapter ids a request may name for this harness; the first equals `adapter`. */
+  readonly adapter_ids: readonly string[];
+  /** A documented context-length limit of the harness (UTF-16 code units), or null. */
+  readonly harness_context_limit: { readonly length: number; readonly unit: "utf16_code_units"; readonly on_exceed: "warn"; readonly fact: string } | null;
+  readonly hook_events: readonly HookEventRow[];
+  /** One row per LifecycleEventKind in enum order; `hook_event` is a `hook_events` name or `unsupported`. */
+  readonly events: readonly { readonly event: string; readonly hook_event: string }[];
+}
+
+/** spec/tables/harness-hook-mapping.json as written (minus `$schema`). */
+export interface HarnessHookMapping {
+  readonly reference: string;
+  /** Hard bound on one rendered additionalContext, in code points (context_too_large above it). */
+  readonly max_context_code_points: number;
+  readonly adapters: readonly HookAdapterRow[];
+  /** FrameAdmissionDirective variants, tagged by `kind`. */
+  readonly directives: readonly { readonly kind: string; readonly members: readonly string[]; readonly summary: string }[];
+  /** Inclusive code point ranges of Unicode White_Space (a block reason made only of these is blank). */
+  readonly white_space: readonly (readonly [number, number])[];
+  readonly block_effects: readonly { readonly block: HookBlockEffect; readonly renders: string; readonly meaning: string }[];
+  /** Render error kinds and the CLI exit code name of each. */
+  readonly errors: readonly { readonly kind: string; readonly exit: string; readonly summary: string }[];
+  readonly warnings: readonly { readonly code: string; readonly summary: string }[];
+  /** Template of the systemMessage added with context_over_harness_limit. */
+  readonly system_message: string;
+  readonly reference_differences: readonly { readonly id: string; readonly where: string; readonly reference: string; readonly ours: string; readonly reason: string }[];
+}
+
+/**
+ * A schema under schemas/hooks/: a harness hook output (`role: "output"`, named by a mapping-table
+ * row) or the render request (`role: "request"`). Not a wire type: these never travel between host
+ * and client.
+ */
+export interface HookSchema {
+  /** Schema title, PascalCase of the file stem, e.g. `ClaudeSessionStartOutput`. */
+  readonly name: string;
+  /** File name under schemas/hooks/. */
+  readonly file: string;
+  readonly kebab: string;
+  readonly id: string;
+  readonly description: string;
+  readonly role: "output" | "request";
+  /** For outputs: the adapter and hook event (from the mapping table). */
+  readonly adapter?: string;
+  readonly hookEvent?: string;
+  readonly schema: JsonSchema;
 }
 
 /** A parse-layer (json.*) or schema-layer (schema.*) rule id (spec/tables/document-rules.json). */
@@ -196,8 +271,38 @@ export interface ReceiptEmittedGuard {
   readonly transports: readonly string[];
 }
 export interface LimitRow { readonly name: string; readonly value: number; readonly unit: string; readonly applies_to: string; readonly on_exceed: string }
+/** One flag of a client-initiated command (spec/meta/client-initiated-commands.schema.json). */
+export interface CommandFlag {
+  readonly flag: string;
+  readonly required: boolean;
+  readonly value: "identifier" | "unsigned_integer";
+}
+/** One command of a client-initiated command group. */
+export interface CommandRow {
+  readonly command: string;
+  readonly flags: readonly CommandFlag[];
+  readonly stdin: "blob" | "none";
+  readonly stdout: "json" | "blob";
+  readonly stderr: "none" | "json_metadata" | "diagnostics";
+  readonly result_fields: readonly string[];
+}
+/** One CLI group a client invokes in the client-to-host direction. */
+export interface CommandGroup {
+  readonly group: string;
+  readonly spec: string;
+  readonly purpose: string;
+  readonly cli: readonly string[];
+  readonly stream_v2_method_prefix: string;
+  readonly identifier: { readonly pattern: string; readonly max_length: number; readonly applies_to: readonly string[] };
+  readonly environment: readonly { readonly name: string; readonly meaning: string }[];
+  readonly commands: readonly CommandRow[];
+  readonly errors: readonly { readonly error: string; readonly exit_code: number; readonly fields: readonly string[] }[];
+  readonly usage_error_exit_code: number;
+}
 /** spec/tables/client-initiated-commands.json (shape defined by its meta-schema). */
-export type ClientInitiatedCommands = { readonly [key: string]: unknown };
+export interface ClientInitiatedCommands {
+  readonly groups: readonly CommandGroup[];
+}
 /** One deliberate difference from the reference (spec/tables/reference-differences.json). */
 export type ReferenceDifference = { readonly [key: string]: unknown };
 
@@ -215,6 +320,8 @@ export interface Model {
   readonly wireVersion: WireVersion;
   readonly enums: readonly EnumType[];
   readonly types: readonly WireType[];
+  /** Schemas under schemas/hooks/ (harness hook outputs and the render request), in file order. */
+  readonly hookSchemas: readonly HookSchema[];
   readonly tables: Tables;
   readonly rules: readonly Rule[];
   /** Root types that the CLI and the bindings validate as whole documents, with their CLI names. */

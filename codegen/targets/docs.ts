@@ -60,6 +60,8 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
     ["limits", "Limits"],
     ["cli-exit-codes", "CLI exit codes"],
     ["reference-differences", "Deliberate differences from the reference"],
+    ["harness-hook-mapping", "Harness hook mapping"],
+    ["harness-hook-events", "Harness hook events"],
   ];
   page("tables.md", `# Spec tables\n\nRendered from \`spec/tables/*.json\`.\n\n${tableNames.map(([name, title]) => `## ${title}\n\n${render(name)}`).join("\n\n")}`);
   page(

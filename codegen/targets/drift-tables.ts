@@ -6,6 +6,26 @@
 import type { Model } from "../model/model.js";
 import { stableJson, type OutputFile } from "../emit/output.js";
 
+/** The harness hook mapping without its prose (notes, summaries, reasons). */
+function hookMappingDrift(model: Model): unknown {
+  const m = model.tables.harnessHookMapping;
+  return {
+    max_context_code_points: m.max_context_code_points,
+    adapters: m.adapters.map((a) => ({
+      adapter: a.adapter,
+      adapter_ids: a.adapter_ids,
+      harness_context_limit: a.harness_context_limit && { length: a.harness_context_limit.length, unit: a.harness_context_limit.unit, on_exceed: a.harness_context_limit.on_exceed },
+      hook_events: a.hook_events.map(({ notes: _notes, ...row }) => row),
+      events: a.events,
+    })),
+    directives: m.directives.map((d) => ({ kind: d.kind, members: d.members })),
+    white_space: m.white_space,
+    errors: m.errors.map((e) => ({ kind: e.kind, exit: e.exit })),
+    warnings: m.warnings.map((w) => w.code),
+    reference_differences: m.reference_differences.map((d) => d.id),
+  };
+}
+
 /** Generate the drift tables. */
 export async function generateDriftTables(model: Model): Promise<OutputFile[]> {
   const defaults = new Map(model.tables.failureRetryDefaults.map((r) => [r.failure_class, r.retry_class]));
@@ -34,6 +54,7 @@ export async function generateDriftTables(model: Model): Promise<OutputFile[]> {
       "spec/tables/event-vocabulary.json",
       model.tables.eventVocabulary.map(({ summary: _summary, ...row }) => row),
     ],
+    ["harness_hook_mapping", "spec/tables/harness-hook-mapping.json", hookMappingDrift(model)],
   ];
   return tables.map(([name, source, rows]) => ({
     path: `generated/drift/${name}.json`,

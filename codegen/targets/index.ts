@@ -6,9 +6,12 @@ import type { Model } from "../model/model.js";
 import type { OutputFile } from "../emit/output.js";
 import { generateDocs } from "./docs.js";
 import { generateDriftTables } from "./drift-tables.js";
+import { generateGo } from "./go.js";
+import { generatePython } from "./python.js";
 import { generateTsSpec } from "./ts-spec.js";
 import { generateTsTypes } from "./ts-types.js";
 import { generateTsValidators } from "./ts-validators.js";
+import { generateVectors } from "./vectors.js";
 
 /** A named generator. */
 export interface Target {
@@ -23,4 +26,7 @@ export const TARGETS: readonly Target[] = [
   { name: "ts-spec", generate: generateTsSpec },
   { name: "drift-tables", generate: generateDriftTables },
   { name: "docs", generate: generateDocs },
+  { name: "go", generate: generateGo },
+  { name: "python", generate: generatePython },
+  { name: "vectors", generate: generateVectors },
 ];

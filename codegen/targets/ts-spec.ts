@@ -136,5 +136,17 @@ export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   lines.push("");
   lines.push(`/** Pointer patterns of open maps (metadata, telemetry_summary) per wire object type. */`);
   lines.push(`export const OPEN_MAP_PATHS: { readonly [K in WireObjectTypeName]: readonly string[] } = ${literal(openMapPaths(model))};`);
+  lines.push("");
+  lines.push(`/** spec/tables/harness-hook-mapping.json: lifecycle event → harness hook event, rendering facts, directives, errors (spec/harness-hooks.md). */`);
+  lines.push(`export const HARNESS_HOOK_MAPPING = ${literal(model.tables.harnessHookMapping)} as const;`);
+  lines.push(`/** A harness the renderer targets (\`--adapter\`), e.g. \`claude\`. */`);
+  lines.push(`export type HookAdapter = (typeof HARNESS_HOOK_MAPPING)["adapters"][number]["adapter"];`);
+  lines.push(`/** A render error kind, e.g. \`unsupported_event\`. */`);
+  lines.push(`export type HookRenderErrorKind = (typeof HARNESS_HOOK_MAPPING)["errors"][number]["kind"];`);
+  lines.push(`/** A render warning code, e.g. \`directive_ignored\`. */`);
+  lines.push(`export type HookRenderWarningCode = (typeof HARNESS_HOOK_MAPPING)["warnings"][number]["code"];`);
+  lines.push("");
+  lines.push(`/** Schemas under schemas/hooks/: each harness hook output (with its adapter and hook event) and the render request. */`);
+  lines.push(`export const HOOK_SCHEMAS = ${literal(model.hookSchemas.map((h) => ({ name: h.name, role: h.role, adapter: h.adapter ?? null, hook_event: h.hookEvent ?? null })))} as const;`);
   return [{ path: "generated/ts/spec.ts", content: finalNewline(lines.join("\n")) }];
 }

@@ -3,7 +3,7 @@
  * json-schema-to-typescript from the schema bundle.
  */
 import { compile } from "json-schema-to-typescript";
-import { bundleSchemas } from "../model/bundle.js";
+import { bundleHookSchemas, bundleSchemas } from "../model/bundle.js";
 import type { Model } from "../model/model.js";
 import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
 
@@ -17,7 +17,7 @@ export async function generateTsTypes(model: Model): Promise<OutputFile[]> {
     type: "object",
     additionalProperties: false,
     properties: {},
-    $defs: bundle.$defs,
+    $defs: { ...bundle.$defs, ...bundleHookSchemas(model).$defs },
   };
   const compiled = await compile(root as never, ROOT_NAME, {
     bannerComment: "",

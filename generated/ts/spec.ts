@@ -564,6 +564,8 @@ export const LIMITS = {
   "stderr_tail_bytes": 8192,
   "kill_grace_ms": 100,
   "settle_margin_ms": 1000,
+  "failure_detail_preview_bytes": 64,
+  "max_timeout_ms": 2147483647,
   "max_safe_integer": 9007199254740991
 } as const;
 
@@ -2060,3 +2062,505 @@ export const OPEN_MAP_PATHS: { readonly [K in WireObjectTypeName]: readonly stri
   "PayloadRef": [],
   "Warning": []
 };
+
+/** spec/tables/harness-hook-mapping.json: lifecycle event → harness hook event, rendering facts, directives, errors (spec/harness-hooks.md). */
+export const HARNESS_HOOK_MAPPING = {
+  "reference": "lifeloop-cli 0.5.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
+  "max_context_code_points": 16777216,
+  "adapters": [
+    {
+      "adapter": "claude",
+      "harness": "Claude Code",
+      "adapter_ids": [
+        "claude",
+        "claude-code"
+      ],
+      "harness_context_limit": {
+        "length": 10000,
+        "unit": "utf16_code_units",
+        "on_exceed": "warn",
+        "fact": "Claude Code cuts additionalContext longer than 10,000 characters to a short preview without telling anyone."
+      },
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "output_schema": "claude-session-start-output",
+          "context_slot": "additional_context",
+          "context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "reference_context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "hookSpecificOutput is always written; additionalContext is \"{}\" when no payload is eligible."
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "output_schema": "claude-user-prompt-submit-output",
+          "context_slot": "additional_context",
+          "context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "reference_context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "block": "block_prompt",
+          "reference_difference": null,
+          "notes": "block: top-level decision \"block\" and reason (not inside hookSpecificOutput)."
+        },
+        {
+          "hook_event": "PreCompact",
+          "output_schema": "claude-pre-compact-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "Quiet: always {}."
+        },
+        {
+          "hook_event": "Stop",
+          "output_schema": "claude-stop-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "Quiet: always {}. Claude Code would accept decision \"block\" here (do not stop; reason becomes the next instruction), but the reference renders {} and so do we; a block directive is reported as directive_ignored."
+        },
+        {
+          "hook_event": "SessionEnd",
+          "output_schema": "claude-session-end-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "Quiet: always {}."
+        }
+      ],
+      "events": [
+        {
+          "event": "session.starting",
+          "hook_event": "SessionStart"
+        },
+        {
+          "event": "session.started",
+          "hook_event": "SessionStart"
+        },
+        {
+          "event": "frame.opening",
+          "hook_event": "UserPromptSubmit"
+        },
+        {
+          "event": "frame.opened",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "context.pressure_observed",
+          "hook_event": "PreCompact"
+        },
+        {
+          "event": "context.compacted",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "frame.ending",
+          "hook_event": "Stop"
+        },
+        {
+          "event": "frame.ended",
+          "hook_event": "Stop"
+        },
+        {
+          "event": "session.ending",
+          "hook_event": "SessionEnd"
+        },
+        {
+          "event": "session.ended",
+          "hook_event": "SessionEnd"
+        },
+        {
+          "event": "supervisor.tick",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "capability.degraded",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "receipt.emitted",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "receipt.gap_detected",
+          "hook_event": "unsupported"
+        }
+      ]
+    },
+    {
+      "adapter": "codex",
+      "harness": "Codex",
+      "adapter_ids": [
+        "codex"
+      ],
+      "harness_context_limit": null,
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "output_schema": "codex-session-start-output",
+          "context_slot": "additional_context",
+          "context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "reference_context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "hookSpecificOutput is always written; additionalContext is \"{}\" when no payload is eligible."
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "output_schema": "codex-user-prompt-submit-output",
+          "context_slot": "additional_context",
+          "context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "reference_context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "block": "block_prompt",
+          "reference_difference": null,
+          "notes": "block: top-level decision \"block\" and reason."
+        },
+        {
+          "hook_event": "PreCompact",
+          "output_schema": "codex-pre-compact-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "Quiet: always {}. Codex does not let decision \"block\" stop a compaction."
+        },
+        {
+          "hook_event": "PostCompact",
+          "output_schema": "codex-post-compact-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [
+            "side_channel_context"
+          ],
+          "block": "ignored",
+          "reference_difference": "codex-post-compact-context",
+          "notes": "Always {}: Codex's PostCompact output has no hookSpecificOutput, so side_channel_context payloads cannot be delivered (payload_not_rendered)."
+        },
+        {
+          "hook_event": "Stop",
+          "output_schema": "codex-stop-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "request_continuation",
+          "reference_difference": null,
+          "notes": "block: top-level decision \"block\" and reason; Codex runs another model turn with reason as its prompt."
+        }
+      ],
+      "events": [
+        {
+          "event": "session.starting",
+          "hook_event": "SessionStart"
+        },
+        {
+          "event": "session.started",
+          "hook_event": "SessionStart"
+        },
+        {
+          "event": "frame.opening",
+          "hook_event": "UserPromptSubmit"
+        },
+        {
+          "event": "frame.opened",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "context.pressure_observed",
+          "hook_event": "PreCompact"
+        },
+        {
+          "event": "context.compacted",
+          "hook_event": "PostCompact"
+        },
+        {
+          "event": "frame.ending",
+          "hook_event": "Stop"
+        },
+        {
+          "event": "frame.ended",
+          "hook_event": "Stop"
+        },
+        {
+          "event": "session.ending",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "session.ended",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "supervisor.tick",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "capability.degraded",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "receipt.emitted",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "receipt.gap_detected",
+          "hook_event": "unsupported"
+        }
+      ]
+    }
+  ],
+  "directives": [
+    {
+      "kind": "allow",
+      "members": [],
+      "summary": "Admit: the harness proceeds. Renders exactly like no directive."
+    },
+    {
+      "kind": "block",
+      "members": [
+        "reason"
+      ],
+      "summary": "Block the next input, or at a frame end where the harness supports it request a continuation; reason is handed to the model. A reason that is empty or only Unicode White_Space is refused (invalid_directive)."
+    }
+  ],
+  "white_space": [
+    [
+      9,
+      13
+    ],
+    [
+      32,
+      32
+    ],
+    [
+      133,
+      133
+    ],
+    [
+      160,
+      160
+    ],
+    [
+      5760,
+      5760
+    ],
+    [
+      8192,
+      8202
+    ],
+    [
+      8232,
+      8233
+    ],
+    [
+      8239,
+      8239
+    ],
+    [
+      8287,
+      8287
+    ],
+    [
+      12288,
+      12288
+    ]
+  ],
+  "block_effects": [
+    {
+      "block": "block_prompt",
+      "renders": "top-level decision \"block\" and reason",
+      "meaning": "The harness does not submit the prompt and shows reason."
+    },
+    {
+      "block": "request_continuation",
+      "renders": "top-level decision \"block\" and reason",
+      "meaning": "The harness does not end the turn: it runs another model turn with reason as the prompt."
+    },
+    {
+      "block": "ignored",
+      "renders": "nothing",
+      "meaning": "The event cannot carry the directive; the output is the same as without it and the render reports directive_ignored."
+    }
+  ],
+  "errors": [
+    {
+      "kind": "invalid_request",
+      "exit": "validation",
+      "summary": "The request does not match schemas/hooks/hook-render-request.schema.json or breaks a PayloadEnvelope/FrameContext rule; carries the validation issues."
+    },
+    {
+      "kind": "invalid_directive",
+      "exit": "validation",
+      "summary": "A block directive whose reason is empty or only Unicode White_Space."
+    },
+    {
+      "kind": "adapter_id_mismatch",
+      "exit": "validation",
+      "summary": "adapter_id is not one of the target harness's adapter ids."
+    },
+    {
+      "kind": "unsupported_event",
+      "exit": "unsupported",
+      "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing)."
+    },
+    {
+      "kind": "context_too_large",
+      "exit": "validation",
+      "summary": "The rendered additionalContext is longer than max_context_code_points."
+    },
+    {
+      "kind": "output_schema_violation",
+      "exit": "validation",
+      "summary": "The rendered output does not match the event's output schema: a renderer bug, never printed."
+    }
+  ],
+  "warnings": [
+    {
+      "code": "context_over_harness_limit",
+      "summary": "additionalContext is longer than the harness's documented limit (Claude Code: 10,000 UTF-16 code units); the output also carries a systemMessage saying so."
+    },
+    {
+      "code": "directive_ignored",
+      "summary": "A block directive at an event that cannot carry it (block: ignored)."
+    },
+    {
+      "code": "payload_not_rendered",
+      "summary": "A payload whose placement is not receipt_only was not written to any context slot of this event."
+    }
+  ],
+  "system_message": "lifeloop-callback: the additionalContext of this {hook_event} hook output is {length} characters long; {harness} keeps only a short preview of context longer than {limit} characters.",
+  "reference_differences": [
+    {
+      "id": "codex-post-compact-context",
+      "where": "codex, context.compacted (PostCompact) with side_channel_context payloads",
+      "reference": "writes hookSpecificOutput {hookEventName: PostCompact, additionalContext: <side-channel envelope>}",
+      "ours": "writes {} and reports each side_channel_context payload as payload_not_rendered",
+      "reason": "Codex's PostCompact output schema is closed and has no hookSpecificOutput member; the reference's output fails the hook and the context never reaches the model."
+    },
+    {
+      "id": "claude-context-over-limit",
+      "where": "claude, SessionStart and UserPromptSubmit, additionalContext longer than 10,000 UTF-16 code units",
+      "reference": "writes the context and nothing else; Claude Code silently keeps only a preview",
+      "ours": "writes the same output plus a top-level systemMessage, and reports context_over_harness_limit",
+      "reason": "The cut is silent in the harness; the user and the caller must see it."
+    },
+    {
+      "id": "context-hard-limit",
+      "where": "any adapter, additionalContext longer than max_context_code_points (16777216 code points)",
+      "reference": "renders any size",
+      "ours": "refuses with context_too_large",
+      "reason": "Every string we print is bounded, like every string on the wire."
+    },
+    {
+      "id": "render-request-validation",
+      "where": "the request itself",
+      "reference": "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
+      "ours": "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
+      "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
+    }
+  ]
+} as const;
+/** A harness the renderer targets (`--adapter`), e.g. `claude`. */
+export type HookAdapter = (typeof HARNESS_HOOK_MAPPING)["adapters"][number]["adapter"];
+/** A render error kind, e.g. `unsupported_event`. */
+export type HookRenderErrorKind = (typeof HARNESS_HOOK_MAPPING)["errors"][number]["kind"];
+/** A render warning code, e.g. `directive_ignored`. */
+export type HookRenderWarningCode = (typeof HARNESS_HOOK_MAPPING)["warnings"][number]["code"];
+
+/** Schemas under schemas/hooks/: each harness hook output (with its adapter and hook event) and the render request. */
+export const HOOK_SCHEMAS = [
+  {
+    "name": "ClaudePreCompactOutput",
+    "role": "output",
+    "adapter": "claude",
+    "hook_event": "PreCompact"
+  },
+  {
+    "name": "ClaudeSessionEndOutput",
+    "role": "output",
+    "adapter": "claude",
+    "hook_event": "SessionEnd"
+  },
+  {
+    "name": "ClaudeSessionStartOutput",
+    "role": "output",
+    "adapter": "claude",
+    "hook_event": "SessionStart"
+  },
+  {
+    "name": "ClaudeStopOutput",
+    "role": "output",
+    "adapter": "claude",
+    "hook_event": "Stop"
+  },
+  {
+    "name": "ClaudeUserPromptSubmitOutput",
+    "role": "output",
+    "adapter": "claude",
+    "hook_event": "UserPromptSubmit"
+  },
+  {
+    "name": "CodexPostCompactOutput",
+    "role": "output",
+    "adapter": "codex",
+    "hook_event": "PostCompact"
+  },
+  {
+    "name": "CodexPreCompactOutput",
+    "role": "output",
+    "adapter": "codex",
+    "hook_event": "PreCompact"
+  },
+  {
+    "name": "CodexSessionStartOutput",
+    "role": "output",
+    "adapter": "codex",
+    "hook_event": "SessionStart"
+  },
+  {
+    "name": "CodexStopOutput",
+    "role": "output",
+    "adapter": "codex",
+    "hook_event": "Stop"
+  },
+  {
+    "name": "CodexUserPromptSubmitOutput",
+    "role": "output",
+    "adapter": "codex",
+    "hook_event": "UserPromptSubmit"
+  },
+  {
+    "name": "HookRenderRequest",
+    "role": "request",
+    "adapter": null,
+    "hook_event": null
+  }
+] as const;

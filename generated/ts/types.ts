@@ -604,3 +604,310 @@ export interface PayloadReceipt {
    */
   content_digest?: string | null;
 }
+/**
+ * The JSON a Claude Code `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.
+ */
+export interface ClaudePreCompactOutput {
+  /**
+   * When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.
+   */
+  continue?: boolean;
+  /**
+   * Message shown when `continue` is false. Never written by the renderer.
+   */
+  stopReason?: string;
+  /**
+   * A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").
+   */
+  systemMessage?: string;
+}
+/**
+ * The JSON a Claude Code `SessionEnd` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.
+ */
+export interface ClaudeSessionEndOutput {
+  /**
+   * When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.
+   */
+  continue?: boolean;
+  /**
+   * Message shown when `continue` is false. Never written by the renderer.
+   */
+  stopReason?: string;
+  /**
+   * A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").
+   */
+  systemMessage?: string;
+}
+/**
+ * The JSON a Claude Code `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.
+ */
+export interface ClaudeSessionStartOutput {
+  /**
+   * When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.
+   */
+  continue?: boolean;
+  /**
+   * Message shown when `continue` is false. Never written by the renderer.
+   */
+  stopReason?: string;
+  /**
+   * A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").
+   */
+  systemMessage?: string;
+  hookSpecificOutput?: ClaudeSessionStartHookSpecificOutput;
+}
+/**
+ * The SessionStart-specific member: the event name again and the context slot.
+ */
+export interface ClaudeSessionStartHookSpecificOutput {
+  /**
+   * Must equal the hook event, `SessionStart`.
+   */
+  hookEventName: "SessionStart";
+  /**
+   * Context handed to the model: the renderer's `{"payloads": [...]}` envelope (spec/harness-hooks.md, "Context slot").
+   */
+  additionalContext?: string;
+}
+/**
+ * The JSON a Claude Code `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. `decision`/`reason` carry a block directive.
+ */
+export interface ClaudeStopOutput {
+  /**
+   * When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.
+   */
+  continue?: boolean;
+  /**
+   * Message shown when `continue` is false. Never written by the renderer.
+   */
+  stopReason?: string;
+  /**
+   * A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").
+   */
+  systemMessage?: string;
+  /**
+   * `block`: Claude Code does not stop; `reason` becomes its next instruction. Requires `reason`.
+   */
+  decision?: "block";
+  /**
+   * Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).
+   */
+  reason?: string;
+}
+/**
+ * The JSON a Claude Code `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.
+ */
+export interface ClaudeUserPromptSubmitOutput {
+  /**
+   * When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.
+   */
+  continue?: boolean;
+  /**
+   * Message shown when `continue` is false. Never written by the renderer.
+   */
+  stopReason?: string;
+  /**
+   * A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").
+   */
+  systemMessage?: string;
+  /**
+   * `block`: the prompt is not submitted; `reason` is shown to the user. Requires `reason`.
+   */
+  decision?: "block";
+  /**
+   * Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).
+   */
+  reason?: string;
+  hookSpecificOutput?: ClaudeUserPromptSubmitHookSpecificOutput;
+}
+/**
+ * The UserPromptSubmit-specific member: the event name again and the context slot.
+ */
+export interface ClaudeUserPromptSubmitHookSpecificOutput {
+  /**
+   * Must equal the hook event, `UserPromptSubmit`.
+   */
+  hookEventName: "UserPromptSubmit";
+  /**
+   * Context handed to the model: the renderer's `{"payloads": [...]}` envelope (spec/harness-hooks.md, "Context slot").
+   */
+  additionalContext?: string;
+}
+/**
+ * The JSON a Codex `PostCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.
+ */
+export interface CodexPostCompactOutput {
+  /**
+   * When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.
+   */
+  continue?: boolean;
+  /**
+   * Message shown when `continue` is false. Never written by the renderer.
+   */
+  stopReason?: string;
+  /**
+   * A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").
+   */
+  systemMessage?: string;
+}
+/**
+ * The JSON a Codex `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.
+ */
+export interface CodexPreCompactOutput {
+  /**
+   * When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.
+   */
+  continue?: boolean;
+  /**
+   * Message shown when `continue` is false. Never written by the renderer.
+   */
+  stopReason?: string;
+  /**
+   * A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").
+   */
+  systemMessage?: string;
+}
+/**
+ * The JSON a Codex `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.
+ */
+export interface CodexSessionStartOutput {
+  /**
+   * When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.
+   */
+  continue?: boolean;
+  /**
+   * Message shown when `continue` is false. Never written by the renderer.
+   */
+  stopReason?: string;
+  /**
+   * A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").
+   */
+  systemMessage?: string;
+  hookSpecificOutput?: CodexSessionStartHookSpecificOutput;
+}
+/**
+ * The SessionStart-specific member: the event name again and the context slot.
+ */
+export interface CodexSessionStartHookSpecificOutput {
+  /**
+   * Must equal the hook event, `SessionStart`.
+   */
+  hookEventName: "SessionStart";
+  /**
+   * Context handed to the model: the renderer's `{"payloads": [...]}` envelope (spec/harness-hooks.md, "Context slot").
+   */
+  additionalContext?: string;
+}
+/**
+ * The JSON a Codex `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. `decision`/`reason` carry a block directive.
+ */
+export interface CodexStopOutput {
+  /**
+   * When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.
+   */
+  continue?: boolean;
+  /**
+   * Message shown when `continue` is false. Never written by the renderer.
+   */
+  stopReason?: string;
+  /**
+   * A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").
+   */
+  systemMessage?: string;
+  /**
+   * `block`: a continuation request: Codex runs another model turn with `reason` as its prompt. Requires `reason`.
+   */
+  decision?: "block";
+  /**
+   * Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).
+   */
+  reason?: string;
+}
+/**
+ * The JSON a Codex `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.
+ */
+export interface CodexUserPromptSubmitOutput {
+  /**
+   * When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.
+   */
+  continue?: boolean;
+  /**
+   * Message shown when `continue` is false. Never written by the renderer.
+   */
+  stopReason?: string;
+  /**
+   * A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").
+   */
+  systemMessage?: string;
+  /**
+   * `block`: the prompt is not submitted; `reason` is shown. Requires `reason`.
+   */
+  decision?: "block";
+  /**
+   * Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).
+   */
+  reason?: string;
+  hookSpecificOutput?: CodexUserPromptSubmitHookSpecificOutput;
+}
+/**
+ * The UserPromptSubmit-specific member: the event name again and the context slot.
+ */
+export interface CodexUserPromptSubmitHookSpecificOutput {
+  /**
+   * Must equal the hook event, `UserPromptSubmit`.
+   */
+  hookEventName: "UserPromptSubmit";
+  /**
+   * Context handed to the model: the renderer's `{"payloads": [...]}` envelope (spec/harness-hooks.md, "Context slot").
+   */
+  additionalContext?: string;
+}
+/**
+ * Neutral inputs of one hook render (`lifeloop-callback render`, `renderHookPayload`): which lifecycle event happened, which adapter claims to speak, the context payloads and their placement, and an optional frame-admission directive. The harness itself (claude or codex) is named outside the request, by the caller; `adapter_id` must be one of that harness's adapter ids (spec/harness-hooks.md). `event` names the lifecycle event to render; `adapter_version`, `integration_mode` and `frame` are advisory: they are validated but do not change the output.
+ */
+export interface HookRenderRequest {
+  /**
+   * The adapter id the caller claims (e.g. `claude`, `claude-code`, `codex`). A value that is not an id of the target harness is refused (adapter_id_mismatch).
+   */
+  adapter_id: string;
+  /**
+   * Version label of the adapter. Advisory.
+   */
+  adapter_version: string;
+  integration_mode: IntegrationMode;
+  event: LifecycleEventKind;
+  /**
+   * The frame the event is about. Optional: absent or null means none. Advisory; validated with the FrameContext rules.
+   */
+  frame?: FrameContext | null;
+  /**
+   * Context payloads in delivery order, each with the placement the host chose for it. Absent means none; null is rejected.
+   *
+   * @maxItems 1024
+   */
+  payloads?: HookRenderPayload[];
+  /**
+   * Frame-admission directive. Optional: absent or null means none (the same output as `allow`).
+   */
+  directive?: FrameAdmissionDirective | null;
+}
+/**
+ * One payload to render: the client's envelope (validated with the PayloadEnvelope rules; only payload_id, payload_kind and body or body_ref reach the output) and the placement class the host chose for it, which decides the context slot, if any.
+ */
+export interface HookRenderPayload {
+  envelope: PayloadEnvelope;
+  placement: PlacementClass;
+}
+/**
+ * `{"kind": "allow"}` admits; `{"kind": "block", "reason": "..."}` blocks the prompt or, at a Codex Stop, requests a continuation. A block reason that is empty or only Unicode White_Space is refused when rendering (invalid_directive).
+ */
+export interface FrameAdmissionDirective {
+  /**
+   * `allow` or `block`.
+   */
+  kind: "allow" | "block";
+  /**
+   * Required for `block` and forbidden for `allow`: the text the harness hands to the model.
+   */
+  reason?: string;
+}

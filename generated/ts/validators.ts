@@ -129,7 +129,7 @@ let data0 = data.frame_id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 512){
+if((data0.length > 512 && func2(data0) > 512)){
 validate22.errors = [{instancePath:instancePath+"/frame_id",schemaPath:"#/properties/frame_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -154,7 +154,7 @@ return false;
 }
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func2(data1) > 512){
+if((data1.length > 512 && func2(data1) > 512)){
 validate22.errors = [{instancePath:instancePath+"/parent_frame_id",schemaPath:"#/properties/parent_frame_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -231,7 +231,7 @@ let data0 = data.schema_version;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func2(data0) > 512){
+if((data0.length > 512 && func2(data0) > 512)){
 validate21.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -269,7 +269,7 @@ let data2 = data.event_id;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(func2(data2) > 512){
+if((data2.length > 512 && func2(data2) > 512)){
 validate21.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -290,7 +290,7 @@ let data3 = data.adapter_id;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
-if(func2(data3) > 512){
+if((data3.length > 512 && func2(data3) > 512)){
 validate21.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -311,7 +311,7 @@ let data4 = data.adapter_version;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 === "string"){
-if(func2(data4) > 512){
+if((data4.length > 512 && func2(data4) > 512)){
 validate21.errors = [{instancePath:instancePath+"/adapter_version",schemaPath:"#/properties/adapter_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -349,7 +349,7 @@ let data6 = data.invocation_id;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data6 === "string"){
-if(func2(data6) > 512){
+if((data6.length > 512 && func2(data6) > 512)){
 validate21.errors = [{instancePath:instancePath+"/invocation_id",schemaPath:"#/properties/invocation_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -374,7 +374,7 @@ return false;
 }
 if(errors === _errs19){
 if(typeof data7 === "string"){
-if(func2(data7) > 512){
+if((data7.length > 512 && func2(data7) > 512)){
 validate21.errors = [{instancePath:instancePath+"/harness_session_id",schemaPath:"#/properties/harness_session_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -395,7 +395,7 @@ return false;
 }
 if(errors === _errs21){
 if(typeof data8 === "string"){
-if(func2(data8) > 512){
+if((data8.length > 512 && func2(data8) > 512)){
 validate21.errors = [{instancePath:instancePath+"/harness_run_id",schemaPath:"#/properties/harness_run_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -416,7 +416,7 @@ return false;
 }
 if(errors === _errs23){
 if(typeof data9 === "string"){
-if(func2(data9) > 512){
+if((data9.length > 512 && func2(data9) > 512)){
 validate21.errors = [{instancePath:instancePath+"/harness_task_id",schemaPath:"#/properties/harness_task_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -491,7 +491,7 @@ return false;
 }
 if(errors === _errs30){
 if(typeof data11 === "string"){
-if(func2(data11) > 4096){
+if((data11.length > 4096 && func2(data11) > 4096)){
 validate21.errors = [{instancePath:instancePath+"/capability_snapshot_ref",schemaPath:"#/properties/capability_snapshot_ref/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
@@ -541,7 +541,7 @@ let data14 = data13.payload_id;
 const _errs38 = errors;
 if(errors === _errs38){
 if(typeof data14 === "string"){
-if(func2(data14) > 512){
+if((data14.length > 512 && func2(data14) > 512)){
 validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0+"/payload_id",schemaPath:"payload-ref.schema.json/properties/payload_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -562,7 +562,7 @@ let data15 = data13.payload_kind;
 const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data15 === "string"){
-if(func2(data15) > 512){
+if((data15.length > 512 && func2(data15) > 512)){
 validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0+"/payload_kind",schemaPath:"payload-ref.schema.json/properties/payload_kind/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -587,7 +587,7 @@ return false;
 }
 if(errors === _errs42){
 if(typeof data16 === "string"){
-if(func2(data16) > 512){
+if((data16.length > 512 && func2(data16) > 512)){
 validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0+"/content_digest",schemaPath:"payload-ref.schema.json/properties/content_digest/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -690,7 +690,7 @@ return false;
 }
 if(errors === _errs48){
 if(typeof data19 === "string"){
-if(func2(data19) > 512){
+if((data19.length > 512 && func2(data19) > 512)){
 validate21.errors = [{instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -787,7 +787,7 @@ let data0 = data.schema_version;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func2(data0) > 512){
+if((data0.length > 512 && func2(data0) > 512)){
 validate25.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -808,7 +808,7 @@ let data1 = data.payload_id;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(func2(data1) > 512){
+if((data1.length > 512 && func2(data1) > 512)){
 validate25.errors = [{instancePath:instancePath+"/payload_id",schemaPath:"#/properties/payload_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -829,7 +829,7 @@ let data2 = data.client_id;
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
-if(func2(data2) > 512){
+if((data2.length > 512 && func2(data2) > 512)){
 validate25.errors = [{instancePath:instancePath+"/client_id",schemaPath:"#/properties/client_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -850,7 +850,7 @@ let data3 = data.payload_kind;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
-if(func2(data3) > 512){
+if((data3.length > 512 && func2(data3) > 512)){
 validate25.errors = [{instancePath:instancePath+"/payload_kind",schemaPath:"#/properties/payload_kind/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -871,7 +871,7 @@ let data4 = data.format;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
-if(func2(data4) > 512){
+if((data4.length > 512 && func2(data4) > 512)){
 validate25.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -892,7 +892,7 @@ let data5 = data.content_encoding;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data5 === "string"){
-if(func2(data5) > 512){
+if((data5.length > 512 && func2(data5) > 512)){
 validate25.errors = [{instancePath:instancePath+"/content_encoding",schemaPath:"#/properties/content_encoding/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -917,7 +917,7 @@ return false;
 }
 if(errors === _errs15){
 if(typeof data6 === "string"){
-if(func2(data6) > 16777216){
+if((data6.length > 16777216 && func2(data6) > 16777216)){
 validate25.errors = [{instancePath:instancePath+"/body",schemaPath:"#/properties/body/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
 return false;
 }
@@ -938,7 +938,7 @@ return false;
 }
 if(errors === _errs17){
 if(typeof data7 === "string"){
-if(func2(data7) > 4096){
+if((data7.length > 4096 && func2(data7) > 4096)){
 validate25.errors = [{instancePath:instancePath+"/body_ref",schemaPath:"#/properties/body_ref/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
@@ -986,7 +986,7 @@ return false;
 }
 if(errors === _errs21){
 if(typeof data9 === "string"){
-if(func2(data9) > 512){
+if((data9.length > 512 && func2(data9) > 512)){
 validate25.errors = [{instancePath:instancePath+"/content_digest",schemaPath:"#/properties/content_digest/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -1043,7 +1043,7 @@ return false;
 }
 if(errors === _errs26){
 if(typeof data12 === "string"){
-if(func2(data12) > 512){
+if((data12.length > 512 && func2(data12) > 512)){
 validate25.errors = [{instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -1158,7 +1158,7 @@ let data0 = data.schema_version;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func2(data0) > 512){
+if((data0.length > 512 && func2(data0) > 512)){
 validate24.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -1244,7 +1244,7 @@ let data5 = data4[i1];
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data5 === "string"){
-if(func2(data5) > 4096){
+if((data5.length > 4096 && func2(data5) > 4096)){
 validate24.errors = [{instancePath:instancePath+"/receipt_refs/" + i1,schemaPath:"#/properties/receipt_refs/items/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
@@ -1310,7 +1310,7 @@ let data8 = data7.code;
 const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data8 === "string"){
-if(func2(data8) > 512){
+if((data8.length > 512 && func2(data8) > 512)){
 validate24.errors = [{instancePath:instancePath+"/warnings/" + i2+"/code",schemaPath:"warning.schema.json/properties/code/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -1331,7 +1331,7 @@ let data9 = data7.message;
 const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data9 === "string"){
-if(func2(data9) > 65536){
+if((data9.length > 65536 && func2(data9) > 65536)){
 validate24.errors = [{instancePath:instancePath+"/warnings/" + i2+"/message",schemaPath:"warning.schema.json/properties/message/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
 return false;
 }
@@ -1356,7 +1356,7 @@ return false;
 }
 if(errors === _errs25){
 if(typeof data10 === "string"){
-if(func2(data10) > 512){
+if((data10.length > 512 && func2(data10) > 512)){
 validate24.errors = [{instancePath:instancePath+"/warnings/" + i2+"/capability",schemaPath:"warning.schema.json/properties/capability/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -1608,7 +1608,7 @@ let data0 = data.capability;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 512){
+if((data0.length > 512 && func2(data0) > 512)){
 validate28.errors = [{instancePath:instancePath+"/capability",schemaPath:"#/properties/capability/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -1667,7 +1667,7 @@ return false;
 }
 if(errors === _errs10){
 if(typeof data3 === "string"){
-if(func2(data3) > 65536){
+if((data3.length > 65536 && func2(data3) > 65536)){
 validate28.errors = [{instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
 return false;
 }
@@ -1801,7 +1801,7 @@ let data0 = data.schema_version;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func2(data0) > 512){
+if((data0.length > 512 && func2(data0) > 512)){
 validate29.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -1919,7 +1919,7 @@ let data0 = data.payload_id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 512){
+if((data0.length > 512 && func2(data0) > 512)){
 validate33.errors = [{instancePath:instancePath+"/payload_id",schemaPath:"#/properties/payload_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -1940,7 +1940,7 @@ let data1 = data.payload_kind;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func2(data1) > 512){
+if((data1.length > 512 && func2(data1) > 512)){
 validate33.errors = [{instancePath:instancePath+"/payload_kind",schemaPath:"#/properties/payload_kind/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2026,7 +2026,7 @@ return false;
 }
 if(errors === _errs14){
 if(typeof data5 === "string"){
-if(func2(data5) > 512){
+if((data5.length > 512 && func2(data5) > 512)){
 validate33.errors = [{instancePath:instancePath+"/content_digest",schemaPath:"#/properties/content_digest/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2089,7 +2089,7 @@ let data0 = data.schema_version;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(func2(data0) > 512){
+if((data0.length > 512 && func2(data0) > 512)){
 validate32.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2110,7 +2110,7 @@ let data1 = data.receipt_id;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(func2(data1) > 512){
+if((data1.length > 512 && func2(data1) > 512)){
 validate32.errors = [{instancePath:instancePath+"/receipt_id",schemaPath:"#/properties/receipt_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2135,7 +2135,7 @@ return false;
 }
 if(errors === _errs7){
 if(typeof data2 === "string"){
-if(func2(data2) > 512){
+if((data2.length > 512 && func2(data2) > 512)){
 validate32.errors = [{instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2152,7 +2152,7 @@ let data3 = data.client_id;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data3 === "string"){
-if(func2(data3) > 512){
+if((data3.length > 512 && func2(data3) > 512)){
 validate32.errors = [{instancePath:instancePath+"/client_id",schemaPath:"#/properties/client_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2173,7 +2173,7 @@ let data4 = data.adapter_id;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data4 === "string"){
-if(func2(data4) > 512){
+if((data4.length > 512 && func2(data4) > 512)){
 validate32.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2194,7 +2194,7 @@ let data5 = data.invocation_id;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data5 === "string"){
-if(func2(data5) > 512){
+if((data5.length > 512 && func2(data5) > 512)){
 validate32.errors = [{instancePath:instancePath+"/invocation_id",schemaPath:"#/properties/invocation_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2232,7 +2232,7 @@ let data7 = data.event_id;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
-if(func2(data7) > 512){
+if((data7.length > 512 && func2(data7) > 512)){
 validate32.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2284,7 +2284,7 @@ return false;
 }
 if(errors === _errs22){
 if(typeof data9 === "string"){
-if(func2(data9) > 512){
+if((data9.length > 512 && func2(data9) > 512)){
 validate32.errors = [{instancePath:instancePath+"/parent_receipt_id",schemaPath:"#/properties/parent_receipt_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2366,7 +2366,7 @@ return false;
 }
 if(errors === _errs32){
 if(typeof data13 === "string"){
-if(func2(data13) > 512){
+if((data13.length > 512 && func2(data13) > 512)){
 validate32.errors = [{instancePath:instancePath+"/harness_session_id",schemaPath:"#/properties/harness_session_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2387,7 +2387,7 @@ return false;
 }
 if(errors === _errs34){
 if(typeof data14 === "string"){
-if(func2(data14) > 512){
+if((data14.length > 512 && func2(data14) > 512)){
 validate32.errors = [{instancePath:instancePath+"/harness_run_id",schemaPath:"#/properties/harness_run_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2408,7 +2408,7 @@ return false;
 }
 if(errors === _errs36){
 if(typeof data15 === "string"){
-if(func2(data15) > 512){
+if((data15.length > 512 && func2(data15) > 512)){
 validate32.errors = [{instancePath:instancePath+"/harness_task_id",schemaPath:"#/properties/harness_task_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2687,7 +2687,7 @@ let data25 = data24.code;
 const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data25 === "string"){
-if(func2(data25) > 512){
+if((data25.length > 512 && func2(data25) > 512)){
 validate32.errors = [{instancePath:instancePath+"/warnings/" + i2+"/code",schemaPath:"warning.schema.json/properties/code/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2708,7 +2708,7 @@ let data26 = data24.message;
 const _errs70 = errors;
 if(errors === _errs70){
 if(typeof data26 === "string"){
-if(func2(data26) > 65536){
+if((data26.length > 65536 && func2(data26) > 65536)){
 validate32.errors = [{instancePath:instancePath+"/warnings/" + i2+"/message",schemaPath:"warning.schema.json/properties/message/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
 return false;
 }
@@ -2733,7 +2733,7 @@ return false;
 }
 if(errors === _errs72){
 if(typeof data27 === "string"){
-if(func2(data27) > 512){
+if((data27.length > 512 && func2(data27) > 512)){
 validate32.errors = [{instancePath:instancePath+"/warnings/" + i2+"/capability",schemaPath:"warning.schema.json/properties/capability/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2844,7 +2844,7 @@ let data0 = data.payload_id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 512){
+if((data0.length > 512 && func2(data0) > 512)){
 validate36.errors = [{instancePath:instancePath+"/payload_id",schemaPath:"#/properties/payload_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2865,7 +2865,7 @@ let data1 = data.payload_kind;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func2(data1) > 512){
+if((data1.length > 512 && func2(data1) > 512)){
 validate36.errors = [{instancePath:instancePath+"/payload_kind",schemaPath:"#/properties/payload_kind/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2890,7 +2890,7 @@ return false;
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func2(data2) > 512){
+if((data2.length > 512 && func2(data2) > 512)){
 validate36.errors = [{instancePath:instancePath+"/content_digest",schemaPath:"#/properties/content_digest/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -2979,7 +2979,7 @@ let data0 = data.code;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 512){
+if((data0.length > 512 && func2(data0) > 512)){
 validate37.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -3000,7 +3000,7 @@ let data1 = data.message;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func2(data1) > 65536){
+if((data1.length > 65536 && func2(data1) > 65536)){
 validate37.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
 return false;
 }
@@ -3025,7 +3025,7 @@ return false;
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func2(data2) > 512){
+if((data2.length > 512 && func2(data2) > 512)){
 validate37.errors = [{instancePath:instancePath+"/capability",schemaPath:"#/properties/capability/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
@@ -3050,3 +3050,1998 @@ validate37.errors = vErrors;
 return errors === 0;
 }
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateClaudePreCompactOutput = validate38;
+const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-output.schema.json","title":"ClaudePreCompactOutput","description":"The JSON a Claude Code `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate38.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
+validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate38.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate38.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate38.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateClaudeSessionEndOutput = validate39;
+const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-end-output.schema.json","title":"ClaudeSessionEndOutput","description":"The JSON a Claude Code `SessionEnd` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-end-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate39.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
+validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate39.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate39.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate39.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate39.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate39.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate39.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate39.errors = vErrors;
+return errors === 0;
+}
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateClaudeSessionStartOutput = validate40;
+const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-start-output.schema.json","title":"ClaudeSessionStartOutput","description":"The JSON a Claude Code `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"hookSpecificOutput":{"title":"ClaudeSessionStartHookSpecificOutput","description":"The SessionStart-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `SessionStart`.","type":"string","const":"SessionStart"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"additionalProperties":false};
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-start-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "hookSpecificOutput"))){
+validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate40.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate40.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate40.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hookSpecificOutput !== undefined){
+let data3 = data.hookSpecificOutput;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+let missing0;
+if((data3.hookEventName === undefined) && (missing0 = "hookEventName")){
+validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs10 = errors;
+for(const key1 in data3){
+if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
+validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs10 === errors){
+if(data3.hookEventName !== undefined){
+let data4 = data3.hookEventName;
+const _errs11 = errors;
+if(typeof data4 !== "string"){
+validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("SessionStart" !== data4){
+validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data3.additionalContext !== undefined){
+let data5 = data3.additionalContext;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data5 === "string"){
+if((data5.length > 16777216 && func2(data5) > 16777216)){
+validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
+return false;
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateClaudeStopOutput = validate41;
+const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-stop-output.schema.json","title":"ClaudeStopOutput","description":"The JSON a Claude Code `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: Claude Code does not stop; `reason` becomes its next instruction. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+const pattern4 = new RegExp("[^\t-\r    - \u2028\u2029  　]", "u");
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-stop-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate41.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason"))){
+validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate41.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate41.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate41.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.decision !== undefined){
+let data3 = data.decision;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate41.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data3 === "block")){
+validate41.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema66.properties.decision.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+let data4 = data.reason;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if((data4.length > 65536 && func2(data4) > 65536)){
+validate41.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data4)){
+validate41.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
+return false;
+}
+}
+}
+else {
+validate41.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+let missing0;
+if(data.decision !== undefined && ((data.reason === undefined) && (missing0 = "reason"))){
+validate41.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
+    missingProperty: missing0,
+    depsCount: 1,
+    deps: "reason"},message:"must have property reason when property decision is present"}];
+return false;
+}
+else {
+if(data.reason !== undefined && ((data.decision === undefined) && (missing0 = "decision"))){
+validate41.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
+    missingProperty: missing0,
+    depsCount: 1,
+    deps: "decision"},message:"must have property decision when property reason is present"}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate41.errors = vErrors;
+return errors === 0;
+}
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateClaudeUserPromptSubmitOutput = validate42;
+const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-output.schema.json","title":"ClaudeUserPromptSubmitOutput","description":"The JSON a Claude Code `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: the prompt is not submitted; `reason` is shown to the user. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"},"hookSpecificOutput":{"title":"ClaudeUserPromptSubmitHookSpecificOutput","description":"The UserPromptSubmit-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `UserPromptSubmit`.","type":"string","const":"UserPromptSubmit"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason")) || (key0 === "hookSpecificOutput"))){
+validate42.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate42.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate42.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate42.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate42.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate42.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.decision !== undefined){
+let data3 = data.decision;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate42.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data3 === "block")){
+validate42.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema67.properties.decision.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+let data4 = data.reason;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if((data4.length > 65536 && func2(data4) > 65536)){
+validate42.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data4)){
+validate42.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
+return false;
+}
+}
+}
+else {
+validate42.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hookSpecificOutput !== undefined){
+let data5 = data.hookSpecificOutput;
+const _errs12 = errors;
+if(errors === _errs12){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing0;
+if((data5.hookEventName === undefined) && (missing0 = "hookEventName")){
+validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs14 = errors;
+for(const key1 in data5){
+if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
+validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs14 === errors){
+if(data5.hookEventName !== undefined){
+let data6 = data5.hookEventName;
+const _errs15 = errors;
+if(typeof data6 !== "string"){
+validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("UserPromptSubmit" !== data6){
+validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "UserPromptSubmit"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs15 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data5.additionalContext !== undefined){
+let data7 = data5.additionalContext;
+const _errs17 = errors;
+if(errors === _errs17){
+if(typeof data7 === "string"){
+if((data7.length > 16777216 && func2(data7) > 16777216)){
+validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
+return false;
+}
+}
+else {
+validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs17 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+let missing1;
+if(data.decision !== undefined && ((data.reason === undefined) && (missing1 = "reason"))){
+validate42.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
+    missingProperty: missing1,
+    depsCount: 1,
+    deps: "reason"},message:"must have property reason when property decision is present"}];
+return false;
+}
+else {
+if(data.reason !== undefined && ((data.decision === undefined) && (missing1 = "decision"))){
+validate42.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
+    missingProperty: missing1,
+    depsCount: 1,
+    deps: "decision"},message:"must have property decision when property reason is present"}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexPostCompactOutput = validate43;
+const schema68 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-output.schema.json","title":"CodexPostCompactOutput","description":"The JSON a Codex `PostCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate43.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
+validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate43.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate43.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate43.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate43.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate43.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate43.errors = vErrors;
+return errors === 0;
+}
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexPreCompactOutput = validate44;
+const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-output.schema.json","title":"CodexPreCompactOutput","description":"The JSON a Codex `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate44.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
+validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate44.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate44.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate44.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate44.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate44.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexSessionStartOutput = validate45;
+const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-session-start-output.schema.json","title":"CodexSessionStartOutput","description":"The JSON a Codex `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"hookSpecificOutput":{"title":"CodexSessionStartHookSpecificOutput","description":"The SessionStart-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `SessionStart`.","type":"string","const":"SessionStart"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"additionalProperties":false};
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-session-start-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate45.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "hookSpecificOutput"))){
+validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate45.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate45.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate45.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate45.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate45.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hookSpecificOutput !== undefined){
+let data3 = data.hookSpecificOutput;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+let missing0;
+if((data3.hookEventName === undefined) && (missing0 = "hookEventName")){
+validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs10 = errors;
+for(const key1 in data3){
+if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
+validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs10 === errors){
+if(data3.hookEventName !== undefined){
+let data4 = data3.hookEventName;
+const _errs11 = errors;
+if(typeof data4 !== "string"){
+validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("SessionStart" !== data4){
+validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data3.additionalContext !== undefined){
+let data5 = data3.additionalContext;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data5 === "string"){
+if((data5.length > 16777216 && func2(data5) > 16777216)){
+validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
+return false;
+}
+}
+else {
+validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate45.errors = vErrors;
+return errors === 0;
+}
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexStopOutput = validate46;
+const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-stop-output.schema.json","title":"CodexStopOutput","description":"The JSON a Codex `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: a continuation request: Codex runs another model turn with `reason` as its prompt. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-stop-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate46.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason"))){
+validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate46.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate46.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate46.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate46.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate46.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.decision !== undefined){
+let data3 = data.decision;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate46.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data3 === "block")){
+validate46.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema71.properties.decision.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+let data4 = data.reason;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if((data4.length > 65536 && func2(data4) > 65536)){
+validate46.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data4)){
+validate46.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
+return false;
+}
+}
+}
+else {
+validate46.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+let missing0;
+if(data.decision !== undefined && ((data.reason === undefined) && (missing0 = "reason"))){
+validate46.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
+    missingProperty: missing0,
+    depsCount: 1,
+    deps: "reason"},message:"must have property reason when property decision is present"}];
+return false;
+}
+else {
+if(data.reason !== undefined && ((data.decision === undefined) && (missing0 = "decision"))){
+validate46.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
+    missingProperty: missing0,
+    depsCount: 1,
+    deps: "decision"},message:"must have property decision when property reason is present"}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate46.errors = vErrors;
+return errors === 0;
+}
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexUserPromptSubmitOutput = validate47;
+const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-output.schema.json","title":"CodexUserPromptSubmitOutput","description":"The JSON a Codex `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: the prompt is not submitted; `reason` is shown. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"},"hookSpecificOutput":{"title":"CodexUserPromptSubmitHookSpecificOutput","description":"The UserPromptSubmit-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `UserPromptSubmit`.","type":"string","const":"UserPromptSubmit"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate47.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason")) || (key0 === "hookSpecificOutput"))){
+validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate47.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate47.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate47.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.decision !== undefined){
+let data3 = data.decision;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate47.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data3 === "block")){
+validate47.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema72.properties.decision.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+let data4 = data.reason;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if((data4.length > 65536 && func2(data4) > 65536)){
+validate47.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data4)){
+validate47.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
+return false;
+}
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hookSpecificOutput !== undefined){
+let data5 = data.hookSpecificOutput;
+const _errs12 = errors;
+if(errors === _errs12){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing0;
+if((data5.hookEventName === undefined) && (missing0 = "hookEventName")){
+validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs14 = errors;
+for(const key1 in data5){
+if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
+validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs14 === errors){
+if(data5.hookEventName !== undefined){
+let data6 = data5.hookEventName;
+const _errs15 = errors;
+if(typeof data6 !== "string"){
+validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("UserPromptSubmit" !== data6){
+validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "UserPromptSubmit"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs15 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data5.additionalContext !== undefined){
+let data7 = data5.additionalContext;
+const _errs17 = errors;
+if(errors === _errs17){
+if(typeof data7 === "string"){
+if((data7.length > 16777216 && func2(data7) > 16777216)){
+validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
+return false;
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs17 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+let missing1;
+if(data.decision !== undefined && ((data.reason === undefined) && (missing1 = "reason"))){
+validate47.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
+    missingProperty: missing1,
+    depsCount: 1,
+    deps: "reason"},message:"must have property reason when property decision is present"}];
+return false;
+}
+else {
+if(data.reason !== undefined && ((data.decision === undefined) && (missing1 = "decision"))){
+validate47.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
+    missingProperty: missing1,
+    depsCount: 1,
+    deps: "decision"},message:"must have property decision when property reason is present"}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate47.errors = vErrors;
+return errors === 0;
+}
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateHookRenderRequest = validate48;
+const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json","title":"HookRenderRequest","description":"Neutral inputs of one hook render (`lifeloop-callback render`, `renderHookPayload`): which lifecycle event happened, which adapter claims to speak, the context payloads and their placement, and an optional frame-admission directive. The harness itself (claude or codex) is named outside the request, by the caller; `adapter_id` must be one of that harness's adapter ids (spec/harness-hooks.md). `event` names the lifecycle event to render; `adapter_version`, `integration_mode` and `frame` are advisory: they are validated but do not change the output.","type":"object","properties":{"adapter_id":{"description":"The adapter id the caller claims (e.g. `claude`, `claude-code`, `codex`). A value that is not an id of the target harness is refused (adapter_id_mismatch).","type":"string","maxLength":512},"adapter_version":{"description":"Version label of the adapter. Advisory.","type":"string","maxLength":512},"integration_mode":{"$ref":"../integration-mode.schema.json"},"event":{"$ref":"../lifecycle-event-kind.schema.json"},"frame":{"description":"The frame the event is about. Optional: absent or null means none. Advisory; validated with the FrameContext rules.","anyOf":[{"$ref":"../frame-context.schema.json"},{"type":"null"}]},"payloads":{"description":"Context payloads in delivery order, each with the placement the host chose for it. Absent means none; null is rejected.","type":"array","maxItems":1024,"items":{"title":"HookRenderPayload","description":"One payload to render: the client's envelope (validated with the PayloadEnvelope rules; only payload_id, payload_kind and body or body_ref reach the output) and the placement class the host chose for it, which decides the context slot, if any.","type":"object","properties":{"envelope":{"$ref":"../payload-envelope.schema.json"},"placement":{"$ref":"../placement-class.schema.json"}},"required":["envelope","placement"],"additionalProperties":false}},"directive":{"description":"Frame-admission directive. Optional: absent or null means none (the same output as `allow`).","anyOf":[{"title":"FrameAdmissionDirective","description":"`{\"kind\": \"allow\"}` admits; `{\"kind\": \"block\", \"reason\": \"...\"}` blocks the prompt or, at a Codex Stop, requests a continuation. A block reason that is empty or only Unicode White_Space is refused when rendering (invalid_directive).","type":"object","properties":{"kind":{"description":"`allow` or `block`.","type":"string","enum":["allow","block"]},"reason":{"description":"Required for `block` and forbidden for `allow`: the text the harness hands to the model.","type":"string","maxLength":65536}},"required":["kind"],"if":{"properties":{"kind":{"const":"block"}},"required":["kind"]},"then":{"properties":{"reason":true},"required":["reason"]},"else":{"properties":{"kind":true},"additionalProperties":false},"additionalProperties":false},{"type":"null"}]}},"required":["adapter_id","adapter_version","integration_mode","event"],"additionalProperties":false};
+
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate48.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.adapter_id === undefined) && (missing0 = "adapter_id")) || ((data.adapter_version === undefined) && (missing0 = "adapter_version"))) || ((data.integration_mode === undefined) && (missing0 = "integration_mode"))) || ((data.event === undefined) && (missing0 = "event"))){
+validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "adapter_id") || (key0 === "adapter_version")) || (key0 === "integration_mode")) || (key0 === "event")) || (key0 === "frame")) || (key0 === "payloads")) || (key0 === "directive"))){
+validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.adapter_id !== undefined){
+let data0 = data.adapter_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if((data0.length > 512 && func2(data0) > 512)){
+validate48.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.adapter_version !== undefined){
+let data1 = data.adapter_version;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 512 && func2(data1) > 512)){
+validate48.errors = [{instancePath:instancePath+"/adapter_version",schemaPath:"#/properties/adapter_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+return false;
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/adapter_version",schemaPath:"#/properties/adapter_version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.integration_mode !== undefined){
+let data2 = data.integration_mode;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate48.errors = [{instancePath:instancePath+"/integration_mode",schemaPath:"../integration-mode.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((data2 === "manual_skill") || (data2 === "launcher_wrapper")) || (data2 === "native_hook")) || (data2 === "reference_adapter")) || (data2 === "telemetry_only"))){
+validate48.errors = [{instancePath:instancePath+"/integration_mode",schemaPath:"../integration-mode.schema.json/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.event !== undefined){
+let data3 = data.event;
+const _errs9 = errors;
+if(typeof data3 !== "string"){
+validate48.errors = [{instancePath:instancePath+"/event",schemaPath:"../lifecycle-event-kind.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((((((((((data3 === "session.starting") || (data3 === "session.started")) || (data3 === "frame.opening")) || (data3 === "frame.opened")) || (data3 === "context.pressure_observed")) || (data3 === "context.compacted")) || (data3 === "frame.ending")) || (data3 === "frame.ended")) || (data3 === "session.ending")) || (data3 === "session.ended")) || (data3 === "supervisor.tick")) || (data3 === "capability.degraded")) || (data3 === "receipt.emitted")) || (data3 === "receipt.gap_detected"))){
+validate48.errors = [{instancePath:instancePath+"/event",schemaPath:"../lifecycle-event-kind.schema.json/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.frame !== undefined){
+let data4 = data.frame;
+const _errs12 = errors;
+const _errs13 = errors;
+let valid3 = false;
+const _errs14 = errors;
+if(!(validate22(data4, {instancePath:instancePath+"/frame",parentData:data,parentDataProperty:"frame",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs14 === errors;
+valid3 = valid3 || _valid0;
+const _errs15 = errors;
+if(data4 !== null){
+const err0 = {instancePath:instancePath+"/frame",schemaPath:"#/properties/frame/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs15 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const err1 = {instancePath:instancePath+"/frame",schemaPath:"#/properties/frame/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate48.errors = vErrors;
+return false;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payloads !== undefined){
+let data5 = data.payloads;
+const _errs17 = errors;
+if(errors === _errs17){
+if(Array.isArray(data5)){
+if(data5.length > 1024){
+validate48.errors = [{instancePath:instancePath+"/payloads",schemaPath:"#/properties/payloads/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items"}];
+return false;
+}
+else {
+var valid4 = true;
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+let data6 = data5[i0];
+const _errs19 = errors;
+if(errors === _errs19){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+let missing1;
+if(((data6.envelope === undefined) && (missing1 = "envelope")) || ((data6.placement === undefined) && (missing1 = "placement"))){
+validate48.errors = [{instancePath:instancePath+"/payloads/" + i0,schemaPath:"#/properties/payloads/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs21 = errors;
+for(const key1 in data6){
+if(!((key1 === "envelope") || (key1 === "placement"))){
+validate48.errors = [{instancePath:instancePath+"/payloads/" + i0,schemaPath:"#/properties/payloads/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs21 === errors){
+if(data6.envelope !== undefined){
+const _errs22 = errors;
+if(!(validate25(data6.envelope, {instancePath:instancePath+"/payloads/" + i0+"/envelope",parentData:data6,parentDataProperty:"envelope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+var valid5 = _errs22 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data6.placement !== undefined){
+let data8 = data6.placement;
+const _errs23 = errors;
+if(typeof data8 !== "string"){
+validate48.errors = [{instancePath:instancePath+"/payloads/" + i0+"/placement",schemaPath:"../placement-class.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((data8 === "developer_equivalent_frame") || (data8 === "pre_prompt_frame")) || (data8 === "side_channel_context")) || (data8 === "receipt_only"))){
+validate48.errors = [{instancePath:instancePath+"/payloads/" + i0+"/placement",schemaPath:"../placement-class.schema.json/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid5 = _errs23 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/payloads/" + i0,schemaPath:"#/properties/payloads/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid4 = _errs19 === errors;
+if(!valid4){
+break;
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/payloads",schemaPath:"#/properties/payloads/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.directive !== undefined){
+let data9 = data.directive;
+const _errs26 = errors;
+const _errs27 = errors;
+let valid7 = false;
+const _errs28 = errors;
+const _errs30 = errors;
+let valid8 = true;
+const _errs31 = errors;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+let missing2;
+if((data9.kind === undefined) && (missing2 = "kind")){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+if(data9.kind !== undefined){
+if("block" !== data9.kind){
+const err3 = {};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+var _valid2 = _errs31 === errors;
+errors = _errs30;
+if(vErrors !== null){
+if(_errs30){
+vErrors.length = _errs30;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid2){
+const _errs33 = errors;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+let missing3;
+if((data9.reason === undefined) && (missing3 = "reason")){
+const err4 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/then/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid2 = _errs33 === errors;
+valid8 = _valid2;
+if(valid8){
+var props1 = {};
+props1.reason = true;
+props1.kind = true;
+}
+ifClause0 = "then";
+}
+else {
+const _errs34 = errors;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+for(const key2 in data9){
+if(!(key2 === "kind")){
+const err5 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/else/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+break;
+}
+}
+}
+var _valid2 = _errs34 === errors;
+valid8 = _valid2;
+if(valid8){
+if(props1 !== true){
+props1 = true;
+}
+}
+ifClause0 = "else";
+}
+if(!valid8){
+const err6 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(errors === _errs28){
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+let missing4;
+if((data9.kind === undefined) && (missing4 = "kind")){
+const err7 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+else {
+const _errs36 = errors;
+for(const key3 in data9){
+if(!((key3 === "kind") || (key3 === "reason"))){
+const err8 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+break;
+}
+}
+if(_errs36 === errors){
+if(data9.kind !== undefined){
+let data11 = data9.kind;
+const _errs37 = errors;
+if(typeof data11 !== "string"){
+const err9 = {instancePath:instancePath+"/directive/kind",schemaPath:"#/properties/directive/anyOf/0/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(!((data11 === "allow") || (data11 === "block"))){
+const err10 = {instancePath:instancePath+"/directive/kind",schemaPath:"#/properties/directive/anyOf/0/properties/kind/enum",keyword:"enum",params:{allowedValues: schema73.properties.directive.anyOf[0].properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var valid10 = _errs37 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data9.reason !== undefined){
+let data12 = data9.reason;
+const _errs39 = errors;
+if(errors === _errs39){
+if(typeof data12 === "string"){
+if((data12.length > 65536 && func2(data12) > 65536)){
+const err11 = {instancePath:instancePath+"/directive/reason",schemaPath:"#/properties/directive/anyOf/0/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/directive/reason",schemaPath:"#/properties/directive/anyOf/0/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+var valid10 = _errs39 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+var _valid1 = _errs28 === errors;
+valid7 = valid7 || _valid1;
+const _errs41 = errors;
+if(data9 !== null){
+const err14 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid1 = _errs41 === errors;
+valid7 = valid7 || _valid1;
+if(!valid7){
+const err15 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+validate48.errors = vErrors;
+return false;
+}
+else {
+errors = _errs27;
+if(vErrors !== null){
+if(_errs27){
+vErrors.length = _errs27;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate48.errors = vErrors;
+return errors === 0;
+}
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -4,6 +4,7 @@
  *   validate <type> [FILE|-]              judge one wire document
  *   conformance run --root DIR            run fixtures in the reference's format
  *   generate [--check]                    regenerate generated/ (development checkout)
+ *   invoke --program ABS --timeout-ms N   send one DispatchEnvelope to a client process
  *   events                                print the event vocabulary
  *   version                               print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
@@ -13,6 +14,8 @@ import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
 import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
+import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
+import { RENDER_USAGE, runRender } from "./commands/render.js";
 import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
 import { EXIT, jsonLine, UsageError, type CliIo } from "./io.js";
 
@@ -23,6 +26,8 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["validate", { usage: VALIDATE_USAGE, run: runValidate }],
   ["conformance", { usage: CONFORMANCE_USAGE, run: runConformance }],
   ["generate", { usage: GENERATE_USAGE, run: runGenerateCommand }],
+  ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
+  ["render", { usage: RENDER_USAGE, run: runRender }],
   [
     "events",
     {

@@ -8,16 +8,19 @@
  */
 import { RULE_PLANS, type RuleStep, type WireObjectTypeName } from "../../generated/ts/spec.js";
 import type { ValidationIssue } from "./issues.js";
-import { childPointer, matchPattern } from "./pointer.js";
+import { childPointer, escapeToken } from "./pointer.js";
 
 type JsonObject = Record<string, unknown>;
+
+const hasOwn = Object.prototype.hasOwnProperty;
 
 function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function present(obj: JsonObject, field: string): boolean {
-  return Object.prototype.hasOwnProperty.call(obj, field) && obj[field] !== null && obj[field] !== undefined;
+  const value = obj[field];
+  return value !== null && value !== undefined && hasOwn.call(obj, field);
 }
 
 function conditionHolds(step: RuleStep, obj: JsonObject): boolean {
@@ -37,68 +40,171 @@ function utf8Length(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
-function runStep(step: RuleStep, pointer: string, obj: JsonObject, out: ValidationIssue[]): void {
-  const field = step.field ?? "";
-  const fieldPointer = childPointer(pointer, field);
+/**
+ * A type's plan compiled once (on first use): the distinct `at` patterns, split into tokens, and each
+ * step with the index of its pattern. Evaluation walks every pattern once per document (not once per
+ * step) and runs the steps, in plan order, over the objects found; the matched path is turned into a
+ * JSON pointer only when an issue is reported.
+ */
+interface CompiledPlan {
+  readonly patterns: readonly (readonly string[])[];
+  readonly steps: readonly { readonly check: Check; readonly pattern: number }[];
+}
+
+const compiledPlans = new Map<WireObjectTypeName, CompiledPlan>();
+
+function compiledPlan(typeName: WireObjectTypeName): CompiledPlan {
+  let plan = compiledPlans.get(typeName);
+  if (plan === undefined) {
+    const index = new Map<string, number>();
+    const patterns: string[][] = [];
+    const steps = RULE_PLANS[typeName].map((step) => {
+      let pattern = index.get(step.at);
+      if (pattern === undefined) {
+        pattern = patterns.length;
+        index.set(step.at, pattern);
+        patterns.push(step.at === "" ? [] : step.at.slice(1).split("/"));
+      }
+      return { check: compileStep(step), pattern };
+    });
+    plan = { patterns, steps };
+    compiledPlans.set(typeName, plan);
+  }
+  return plan;
+}
+
+/** An object matched by a pattern, with its path (member names and array indexes). */
+interface Match {
+  readonly obj: JsonObject;
+  readonly path: readonly (string | number)[];
+}
+
+/** JSON pointer of a matched path (tokens: member names or array indexes). */
+function pointerOf(path: readonly (string | number)[]): string {
+  let pointer = "";
+  for (const token of path) pointer += typeof token === "number" ? `/${token}` : `/${escapeToken(token)}`;
+  return pointer;
+}
+
+/** Collects issues up to a limit; evaluation stops once it is full. */
+interface Sink {
+  readonly out: ValidationIssue[];
+  readonly limit: number;
+}
+
+function report(sink: Sink, step: RuleStep, obj: JsonObject, path: readonly (string | number)[], at: string | null, extra: Readonly<Record<string, string>> = {}): void {
+  const pointer = pointerOf(path);
+  const fieldPointer = childPointer(pointer, step.field ?? "");
   const vars: Record<string, string> = {
     field: fieldPointer,
     when_value: step.when ? String(obj[step.when.field]) : "",
     expected: step.expected ?? "",
+    ...extra,
   };
-  const issue = (at: string, extra: Record<string, string> = {}): void => {
-    out.push({ rule: step.rule, pointer: at, message: format(step.message, { ...vars, ...extra }) });
-  };
+  sink.out.push({ rule: step.rule, pointer: at ?? fieldPointer, message: format(step.message, vars) });
+}
+
+/** A compiled step: checks one object (located by `path`) and reports into the sink. */
+type Check = (obj: JsonObject, path: readonly (string | number)[], sink: Sink) => void;
+
+/** Compile one step into a closure with its constants bound (same semantics as the table's check). */
+function compileStep(step: RuleStep): Check {
+  const field = step.field ?? "";
+  const when = step.when;
+  const holds = when === undefined ? (): boolean => true : (obj: JsonObject): boolean => conditionHolds(step, obj);
   switch (step.check) {
     case "equals_wire_version": {
-      const value = obj[field];
-      if (typeof value === "string" && value !== step.expected) issue(fieldPointer, { value });
-      return;
+      const expected = step.expected;
+      return (obj, path, sink) => {
+        const value = obj[field];
+        if (typeof value === "string" && value !== expected) report(sink, step, obj, path, null, { value });
+      };
     }
-    case "non_empty_string": {
-      const value = obj[field];
+    case "non_empty_string":
       if (step.each) {
-        if (!Array.isArray(value)) return;
-        value.forEach((item, i) => {
-          if (item === "") issue(childPointer(fieldPointer, i), { field: childPointer(fieldPointer, i) });
-        });
-      } else if (value === "") {
-        issue(fieldPointer);
+        return (obj, path, sink) => {
+          const value = obj[field];
+          if (!Array.isArray(value)) return;
+          for (let i = 0; i < value.length; i++) {
+            if (value[i] !== "") continue;
+            const itemPointer = childPointer(childPointer(pointerOf(path), field), i);
+            report(sink, step, obj, path, itemPointer, { field: itemPointer });
+          }
+        };
       }
-      return;
-    }
+      return (obj, path, sink) => {
+        if (obj[field] === "") report(sink, step, obj, path, null);
+      };
     case "required_when":
-      if (conditionHolds(step, obj) && !present(obj, field)) issue(fieldPointer);
-      return;
+      return (obj, path, sink) => {
+        if (holds(obj) && !present(obj, field)) report(sink, step, obj, path, null);
+      };
     case "forbidden_when":
-      if (conditionHolds(step, obj) && present(obj, field)) issue(fieldPointer);
-      return;
+      return (obj, path, sink) => {
+        if (holds(obj) && present(obj, field)) report(sink, step, obj, path, null);
+      };
     case "forbidden_value": {
-      const value = obj[field];
-      if (typeof value === "string" && (step.values ?? []).includes(value)) issue(fieldPointer, { value });
-      return;
+      const values = step.values ?? [];
+      return (obj, path, sink) => {
+        const value = obj[field];
+        if (typeof value === "string" && values.includes(value)) report(sink, step, obj, path, null, { value });
+      };
     }
     case "exactly_one_present": {
       const fields = step.fields ?? [];
-      const here = fields.filter((f) => present(obj, f));
-      if (here.length === 0) issue(pointer);
-      else if (here.length > 1) issue(childPointer(pointer, here[1] as string));
-      return;
+      return (obj, path, sink) => {
+        let count = 0;
+        let second: string | undefined;
+        for (const f of fields) {
+          if (!present(obj, f)) continue;
+          count++;
+          if (count === 2) second = f;
+        }
+        if (count === 0) report(sink, step, obj, path, pointerOf(path));
+        else if (count > 1) report(sink, step, obj, path, childPointer(pointerOf(path), second as string));
+      };
     }
     case "utf8_byte_length_equals": {
-      const body = obj[field];
-      const declared = obj[step.lengthField ?? ""];
-      if (typeof body !== "string" || typeof declared !== "number") return;
-      const actual = utf8Length(body);
-      if (actual !== declared) issue(fieldPointer, { actual: String(actual), expected: String(declared) });
-      return;
+      const lengthField = step.lengthField ?? "";
+      return (obj, path, sink) => {
+        const body = obj[field];
+        const declared = obj[lengthField];
+        if (typeof body !== "string" || typeof declared !== "number") return;
+        const actual = utf8Length(body);
+        if (actual !== declared) report(sink, step, obj, path, null, { actual: String(actual), expected: String(declared) });
+      };
     }
-    case "non_empty_array": {
-      const value = obj[field];
-      if (Array.isArray(value) && value.length === 0) issue(fieldPointer);
-      return;
-    }
+    case "non_empty_array":
+      return (obj, path, sink) => {
+        const value = obj[field];
+        if (Array.isArray(value) && value.length === 0) report(sink, step, obj, path, null);
+      };
   }
 }
+
+/** Collect every object matching `tokens` below `value` (`*` = every array element), in document order. */
+function collect(value: unknown, tokens: readonly string[], index: number, path: (string | number)[], out: Match[]): void {
+  if (index === tokens.length) {
+    if (isObject(value)) out.push({ obj: value, path: path.slice() });
+    return;
+  }
+  const token = tokens[index] as string;
+  if (token === "*") {
+    if (!Array.isArray(value)) return;
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      collect(value[i], tokens, index + 1, path, out);
+      path.pop();
+    }
+    return;
+  }
+  if (!isObject(value) || !hasOwn.call(value, token)) return;
+  path.push(token);
+  collect(value[token], tokens, index + 1, path, out);
+  path.pop();
+}
+
+const ROOT_PATH: readonly (string | number)[] = [];
 
 /**
  * Evaluate every rule of `typeName` against `value` (already accepted by the schema layer).
@@ -106,13 +212,26 @@ function runStep(step: RuleStep, pointer: string, obj: JsonObject, out: Validati
  * issues are collected (default: all).
  */
 export function evaluateRules(typeName: WireObjectTypeName, value: unknown, limit = Number.POSITIVE_INFINITY): ValidationIssue[] {
-  const out: ValidationIssue[] = [];
-  for (const step of RULE_PLANS[typeName]) {
-    for (const [pointer, obj] of matchPattern(value, step.at)) {
-      if (!isObject(obj)) continue;
-      runStep(step, pointer, obj, out);
-      if (out.length >= limit) return out.slice(0, limit);
+  const { patterns, steps } = compiledPlan(typeName);
+  const matches: Match[][] = new Array(patterns.length);
+  for (let p = 0; p < patterns.length; p++) {
+    const tokens = patterns[p] as readonly string[];
+    if (tokens.length === 0) matches[p] = isObject(value) ? [{ obj: value, path: ROOT_PATH }] : [];
+    else {
+      const out: Match[] = [];
+      collect(value, tokens, 0, [], out);
+      matches[p] = out;
     }
   }
-  return out;
+  const sink: Sink = { out: [], limit };
+  for (let s = 0; s < steps.length; s++) {
+    const { check, pattern } = steps[s] as CompiledPlan["steps"][number];
+    const found = matches[pattern] as Match[];
+    for (let m = 0; m < found.length; m++) {
+      const match = found[m] as Match;
+      check(match.obj, match.path, sink);
+      if (sink.out.length >= limit) return sink.out.slice(0, limit);
+    }
+  }
+  return sink.out;
 }

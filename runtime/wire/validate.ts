@@ -56,7 +56,11 @@ export function parseWireDocument<K extends WireObjectTypeName>(
   limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
 ): WireResult<WireTypeMap[K]> {
   const parsed = parseStrictJson(bytes, limits);
-  if (!parsed.ok) return { ok: false, issues: [parsed.issue] };
+  if (!parsed.ok) {
+    // A ValidationIssue is exactly {rule, pointer, message}; the parser's byte offset stays in the message.
+    const { rule, pointer, message } = parsed.issue;
+    return { ok: false, issues: [{ rule, pointer, message }] };
+  }
   const issues = validateParsed(typeName, parsed.value, parsed.nonIntegerNumberPointers);
   if (issues.length > 0) return { ok: false, issues };
   return { ok: true, value: parsed.value as WireTypeMap[K] };

@@ -40,10 +40,16 @@ export interface ReferenceCase {
 export interface ReferenceVerdict {
   readonly id: string;
   readonly accepted: boolean;
-  /** "deserialize" | "validate" | "harness"; absent when accepted. */
+  /** "deserialize" | "validate" | "harness" | "render"; absent when accepted. */
   readonly stage?: string;
   /** The reference's error text; absent when accepted. */
   readonly error?: string;
+  /**
+   * Structured result of kinds that produce one (kind `render`): when accepted,
+   * `{hook_event_name, body, text}`; when the renderer refused, its RenderError
+   * `{kind, detail}`. Absent for the judging kinds.
+   */
+  readonly output?: unknown;
 }
 
 export interface JudgeOptions {
@@ -95,13 +101,14 @@ function parseVerdict(line: string): ReferenceVerdict {
   if (typeof o.id !== "string" || typeof o.accepted !== "boolean") {
     throw new Error("verdict lacks a string id or a boolean accepted");
   }
+  const output = "output" in o ? { output: o.output } : {};
   if (o.accepted) {
-    return { id: o.id, accepted: true };
+    return { id: o.id, accepted: true, ...output };
   }
   if (typeof o.stage !== "string" || typeof o.error !== "string") {
     throw new Error("rejecting verdict lacks a string stage or error");
   }
-  return { id: o.id, accepted: false, stage: o.stage, error: o.error };
+  return { id: o.id, accepted: false, stage: o.stage, error: o.error, ...output };
 }
 
 /**

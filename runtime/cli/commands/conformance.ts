@@ -1,16 +1,22 @@
 /**
  * `lifeloop-callback conformance run --root DIR [--substitute-version OLD]...`: run every fixture
  * file under DIR (recursively, in path order) in the reference's fixture format
- * `{kind, expect, expect_error?, description?, data}` and print one JSON line per fixture:
- * `{path, kind, expect, actual, pass, rule?, pointer?, expected_rule?, reason?}`.
+ * `{kind, expect, expect_error?, expect_rule?, expect_pointer?, description?, data | data_base64}` and
+ * print one JSON line per fixture:
+ * `{path, kind, expect, actual, pass, rule?, pointer?, expected_rule?, expected_pointer?, reason?}`.
  *
  * - kinds callback_request, callback_response, dispatch_envelope, payload_envelope and
  *   lifecycle_receipt are judged; any other kind is reported with actual "skipped" (pass true).
  * - `expect_error` (a fragment of the reference's error text) is mapped to our rule id through the
  *   spec tables' reference_messages; when it maps, the primary issue must carry that rule. Our own
  *   fixtures may say `expect_rule` directly.
- * - `--substitute-version OLD` rewrites every `schema_version` equal to OLD inside `data` to the
- *   current wire version first (for fixtures written before the current version; repeatable).
+ * - Our own fixtures may carry the document as `data_base64` (its exact bytes, base64) instead of
+ *   `data`, for documents whose bytes matter (BOM, invalid UTF-8, duplicate keys, number lexemes); those
+ *   bytes go through the whole parse + validate pipeline. `expect_pointer`, when given, must equal the
+ *   primary issue's JSON pointer.
+ * - `--substitute-version OLD` rewrites every `schema_version` equal to OLD inside `data` (or, for
+ *   `data_base64`, every `"schema_version": "OLD"` member in the bytes) to the current wire version
+ *   first (for fixtures written before the current version; repeatable).
  *
  * Exit 0 when every fixture passes; 1 when one fails or there are none; 2 usage; 3 when the root or a
  * fixture file cannot be read or is not a fixture.
@@ -20,7 +26,8 @@ import { join } from "node:path";
 import { WIRE_DOCUMENTS, WIRE_VERSION } from "../../../generated/ts/spec.js";
 import { ruleForReferenceMessage } from "../../wire/reference-messages.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
-import { DEFAULT_DOCUMENT_LIMITS, validateParsed } from "../../wire/validate.js";
+import type { ValidationIssue } from "../../wire/issues.js";
+import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument, validateParsed } from "../../wire/validate.js";
 import { EXIT, jsonLine, parseFlags, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the conformance command. */
@@ -38,6 +45,7 @@ export interface FixtureRow {
   readonly rule?: string;
   readonly pointer?: string;
   readonly expected_rule?: string;
+  readonly expected_pointer?: string;
   readonly reason?: string;
 }
 
@@ -66,6 +74,18 @@ function substituteVersions(value: unknown, from: ReadonlySet<string>): unknown 
   return value;
 }
 
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Rewrite `"schema_version": "OLD"` members in raw document bytes (latin1 round trip keeps every byte). */
+function substituteVersionBytes(bytes: Uint8Array, from: ReadonlySet<string>): Uint8Array {
+  let text = Buffer.from(bytes).toString("latin1");
+  for (const old of from) {
+    const escaped = old.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    text = text.replace(new RegExp(`("schema_version"[ \t\r\n]*:[ \t\r\n]*)"${escaped}"`, "g"), (_m, head: string) => `${head}${JSON.stringify(WIRE_VERSION)}`);
+  }
+  return new Uint8Array(Buffer.from(text, "latin1"));
+}
+
 /** Judge one fixture file. */
 export function runFixture(path: string, substitutions: ReadonlySet<string>): FixtureRow {
   let bytes: Uint8Array;
@@ -82,14 +102,31 @@ export function runFixture(path: string, substitutions: ReadonlySet<string>): Fi
   const fixture = parsed.value as Record<string, unknown>;
   const kind = typeof fixture?.kind === "string" ? fixture.kind : null;
   const expect = fixture?.expect === "valid" || fixture?.expect === "invalid" ? fixture.expect : null;
-  if (kind === null || expect === null || !("data" in (fixture ?? {}))) {
-    return { path, kind, expect, actual: "unreadable", pass: false, reason: "not a fixture: needs kind, expect (valid|invalid) and data" };
+  const hasData = fixture !== null && typeof fixture === "object" && "data" in fixture;
+  const base64 = fixture?.data_base64;
+  const hasBase64 = base64 !== undefined;
+  if (kind === null || expect === null || hasData === hasBase64) {
+    return { path, kind, expect, actual: "unreadable", pass: false, reason: "not a fixture: needs kind, expect (valid|invalid) and exactly one of data and data_base64" };
+  }
+  if (hasBase64 && (typeof base64 !== "string" || base64.length % 4 !== 0 || !BASE64.test(base64))) {
+    return { path, kind, expect, actual: "unreadable", pass: false, reason: "not a fixture: data_base64 must be a padded base64 string" };
+  }
+  const expectPointer = fixture.expect_pointer;
+  if (expectPointer !== undefined && typeof expectPointer !== "string") {
+    return { path, kind, expect, actual: "unreadable", pass: false, reason: "not a fixture: expect_pointer must be a string" };
   }
   const doc = WIRE_DOCUMENTS.find((d) => d.fixtureKind === kind);
   if (!doc) return { path, kind, expect, actual: "skipped", pass: true, reason: "not a wire-document kind" };
-  const data = substitutions.size > 0 ? substituteVersions(fixture.data, substitutions) : fixture.data;
-  const pointers = parsed.nonIntegerNumberPointers.filter((p) => p.startsWith("/data/")).map((p) => p.slice("/data".length));
-  const issues = validateParsed(doc.typeName, data, pointers);
+  let issues: readonly ValidationIssue[];
+  if (typeof base64 === "string") {
+    const raw = new Uint8Array(Buffer.from(base64, "base64"));
+    const result = parseWireDocument(doc.typeName, substitutions.size > 0 ? substituteVersionBytes(raw, substitutions) : raw);
+    issues = result.ok ? [] : result.issues;
+  } else {
+    const data = substitutions.size > 0 ? substituteVersions(fixture.data, substitutions) : fixture.data;
+    const pointers = parsed.nonIntegerNumberPointers.filter((p) => p.startsWith("/data/")).map((p) => p.slice("/data".length));
+    issues = validateParsed(doc.typeName, data, pointers);
+  }
   const actual = issues.length === 0 ? "valid" : "invalid";
   const primary = issues[0];
   const expectedRule =
@@ -104,6 +141,9 @@ export function runFixture(path: string, substitutions: ReadonlySet<string>): Fi
   else if (expect === "invalid" && expectedRule && primary?.rule !== expectedRule) {
     pass = false;
     reason = `invalid for the wrong reason: expected rule ${expectedRule}, got ${primary?.rule} at "${primary?.pointer}"`;
+  } else if (expect === "invalid" && typeof expectPointer === "string" && primary?.pointer !== expectPointer) {
+    pass = false;
+    reason = `invalid at the wrong place: expected pointer "${expectPointer}", got ${primary?.rule} at "${primary?.pointer}"`;
   }
   return {
     path,
@@ -113,6 +153,7 @@ export function runFixture(path: string, substitutions: ReadonlySet<string>): Fi
     pass,
     ...(primary ? { rule: primary.rule, pointer: primary.pointer } : {}),
     ...(expectedRule ? { expected_rule: expectedRule } : {}),
+    ...(typeof expectPointer === "string" ? { expected_pointer: expectPointer } : {}),
     ...(reason ? { reason } : {}),
   };
 }

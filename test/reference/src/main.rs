@@ -13,6 +13,17 @@
 //!         {"id": "<same>", "accepted": false, "stage": "deserialize" | "validate" | "harness", "error": "<text>"}
 //! ```
 //!
+//! The `render` kind runs the reference's hook renderer instead of judging a
+//! wire document: its document is `{"adapter": "claude" | "codex", "request":
+//! <render request>}` (the request as in
+//! `schemas/hooks/hook-render-request.schema.json`). Its verdicts carry an
+//! `output` member:
+//!
+//! ```text
+//! {"id": ..., "accepted": true, "output": {"hook_event_name": ..., "body": <JSON>, "text": "<body_string()>"}}
+//! {"id": ..., "accepted": false, "stage": "render", "error": "<Display>", "output": {"kind": ..., "detail": ...}}
+//! ```
+//!
 //! * `deserialize`: `serde_json::from_slice::<T>` on the raw document bytes
 //!   failed (this is exactly what a reader of those bytes would see: duplicate
 //!   keys, trailing data, invalid UTF-8, number ranges, recursion limit, ...).
@@ -34,13 +45,17 @@ use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 
+use lifeloop::protocol::{
+    render_hook_payload, FrameAdmissionDirective, ProtocolAdapter, ProtocolPayload, RenderRequest,
+};
 use lifeloop::{
     AcceptablePlacement, CallbackRequest, CallbackResponse, CapabilityDegradation,
-    DispatchEnvelope, FrameContext, LifecycleReceipt, PayloadEnvelope, PayloadReceipt, PayloadRef,
-    ValidationError, Warning,
+    DispatchEnvelope, FrameContext, IntegrationMode, LifecycleEventKind, LifecycleReceipt,
+    PayloadEnvelope, PayloadReceipt, PayloadRef, PlacementClass, ValidationError, Warning,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 // ============================================================================
 // Verdicts
@@ -52,12 +67,22 @@ enum Stage {
     Deserialize,
     Validate,
     Harness,
+    /// The reference renderer refused a render request (kind `render`).
+    Render,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Verdict {
     Accepted,
     Rejected { stage: Stage, error: String },
+    /// Accepted with a result (kind `render`: the rendered hook output).
+    AcceptedWith(Value),
+    /// Rejected with a structured result (kind `render`: the RenderError).
+    RejectedWith {
+        stage: Stage,
+        error: String,
+        output: Value,
+    },
 }
 
 impl Verdict {
@@ -82,6 +107,8 @@ struct VerdictLine<'a> {
     stage: Option<Stage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<&'a Value>,
 }
 
 impl<'a> VerdictLine<'a> {
@@ -92,12 +119,32 @@ impl<'a> VerdictLine<'a> {
                 accepted: true,
                 stage: None,
                 error: None,
+                output: None,
             },
             Verdict::Rejected { stage, error } => VerdictLine {
                 id,
                 accepted: false,
                 stage: Some(*stage),
                 error: Some(error),
+                output: None,
+            },
+            Verdict::AcceptedWith(output) => VerdictLine {
+                id,
+                accepted: true,
+                stage: None,
+                error: None,
+                output: Some(output),
+            },
+            Verdict::RejectedWith {
+                stage,
+                error,
+                output,
+            } => VerdictLine {
+                id,
+                accepted: false,
+                stage: Some(*stage),
+                error: Some(error),
+                output: Some(output),
             },
         }
     }
@@ -125,6 +172,79 @@ fn deserialize_then<T: DeserializeOwned>(
 /// For types that have no `validate()` of their own.
 fn no_validation<T>(_: &T) -> Result<(), ValidationError> {
     Ok(())
+}
+
+// ---- kind `render`: the reference's hook renderer ---------------------------
+
+/// The document of a `render` case.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RenderCase {
+    adapter: ProtocolAdapter,
+    request: RenderRequestDoc,
+}
+
+/// Our render request (schemas/hooks/hook-render-request.schema.json).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RenderRequestDoc {
+    adapter_id: String,
+    adapter_version: String,
+    integration_mode: IntegrationMode,
+    event: LifecycleEventKind,
+    #[serde(default)]
+    frame: Option<FrameContext>,
+    #[serde(default)]
+    payloads: Vec<RenderPayloadDoc>,
+    #[serde(default)]
+    directive: Option<FrameAdmissionDirective>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RenderPayloadDoc {
+    envelope: PayloadEnvelope,
+    placement: PlacementClass,
+}
+
+/// Build the reference's `RenderRequest` from the case and run
+/// `render_hook_payload`. An unreadable case is a harness problem.
+fn render_case(bytes: &[u8]) -> Verdict {
+    let case: RenderCase = match serde_json::from_slice(bytes) {
+        Ok(case) => case,
+        Err(err) => return Verdict::harness(format!("unreadable render case: {err}")),
+    };
+    let doc = &case.request;
+    let payloads: Vec<ProtocolPayload<'_>> = doc
+        .payloads
+        .iter()
+        .map(|p| ProtocolPayload::new(&p.envelope, p.placement))
+        .collect();
+    let request = RenderRequest {
+        adapter: case.adapter,
+        adapter_id: &doc.adapter_id,
+        adapter_version: &doc.adapter_version,
+        integration_mode: doc.integration_mode,
+        event: doc.event,
+        frame: doc.frame.as_ref(),
+        payloads: &payloads,
+        directive: doc.directive.as_ref(),
+    };
+    match render_hook_payload(&request) {
+        Ok(rendered) => Verdict::AcceptedWith(serde_json::json!({
+            "hook_event_name": rendered.hook_event_name,
+            "text": rendered.body_string(),
+            "body": rendered.body,
+        })),
+        Err(err) => match serde_json::to_value(&err) {
+            Ok(output) => Verdict::RejectedWith {
+                stage: Stage::Render,
+                error: err.to_string(),
+                output,
+            },
+            Err(ser) => Verdict::harness(format!("cannot serialize render error: {ser}")),
+        },
+    }
 }
 
 type Judge = fn(&[u8]) -> Verdict;
@@ -160,6 +280,7 @@ const KINDS: &[(&str, Judge)] = &[
         deserialize_then(b, CapabilityDegradation::validate)
     }),
     ("warning", |b| deserialize_then(b, Warning::validate)),
+    ("render", render_case),
 ];
 
 /// Judge one document of the given kind.

@@ -1,0 +1,250 @@
+/**
+ * `npm run bump-version -- <new-version> --reason "<text>" [--root DIR] [--date YYYY-MM-DD]`
+ *
+ * Moves the wire version (spec/wire-version.json `current`) to `<new-version>`:
+ * 1. spec/wire-version.json: `current` becomes the new version; the old one is appended to `retired`
+ *    with `superseded_by` and its tombstone path.
+ * 2. spec/tombstones/<old>.md: a tombstone (superseded by, date, reason, and sections for the changes
+ *    and the migration notes, to be filled in by hand before committing).
+ * 3. test/conformance/: every `"schema_version": "<old>"` member in a fixture (in `data`, or in the
+ *    decoded bytes of `data_base64`) becomes the new version, except in fixtures whose `expect_rule` is
+ *    schema-version-current and whose deliberately wrong version (at `expect_pointer`) is the old
+ *    version itself: those are left alone and listed for review.
+ * 4. Regenerates generated/ (and the generated regions of spec/*.md) as `npm run generate` does.
+ *
+ * Prints every file it touched and the other places that still mention the old version (prose to
+ * review). Exit codes: 0 done, 2 usage, 3 invalid sources or a refused version (malformed, already
+ * current or retired, tombstone already present).
+ */
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { runGenerate } from "./main.js";
+import { CORPUS_DIR } from "./targets/vectors.js";
+
+/** The wire version pattern of spec/meta/wire-version.schema.json. */
+const VERSION_PATTERN = /^lifeloop\.v[0-9]+(\.[0-9]+)*$/;
+/** The rule whose fixtures carry a deliberately wrong version. */
+const VERSION_RULE = "schema-version-current";
+
+/** Options of one bump. */
+export interface BumpOptions {
+  readonly root: string;
+  readonly version: string;
+  readonly reason: string;
+  /** ISO date written into the tombstone (default: today, UTC). */
+  readonly date: string;
+}
+
+/** What a bump did. */
+export interface BumpResult {
+  readonly previous: string;
+  readonly touched: readonly string[];
+  readonly leftAlone: readonly string[];
+  readonly mentions: readonly string[];
+}
+
+/** Thrown for a bump that must not happen (exit 3). */
+export class BumpError extends Error {
+  override readonly name = "BumpError";
+}
+
+interface WireVersionFile {
+  $schema?: string;
+  current: string;
+  reference: { crate: string; version: string };
+  retired: { version: string; superseded_by: string; tombstone: string }[];
+}
+
+/** The tombstone page of a retired version (our own template). */
+export function tombstone(previous: string, next: string, date: string, reason: string): string {
+  return [
+    `# Wire version \`${previous}\` (retired)`,
+    "",
+    "| | |",
+    "|---|---|",
+    `| Superseded by | \`${next}\` |`,
+    `| Retired on | ${date} |`,
+    `| Reason | ${reason.replace(/\|/g, "\\|").replace(/\n/g, " ")} |`,
+    "",
+    `A peer that still writes \`schema_version: "${previous}"\` is rejected with rule`,
+    "`schema-version-current`; there is no range of accepted versions.",
+    "",
+    "## What changed",
+    "",
+    "_To be written: the fields, rules and tables that differ between the two versions._",
+    "",
+    "## Migration notes",
+    "",
+    `_To be written: what a client or host that speaks \`${previous}\` changes to speak \`${next}\`._`,
+    "",
+  ].join("\n");
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Replace every `"schema_version": "<from>"` member (any JSON whitespace around the colon). */
+export function rewriteVersionMembers(text: string, from: string, to: string): string {
+  const pattern = new RegExp(`("schema_version"[ \\t\\r\\n]*:[ \\t\\r\\n]*)"${escapeRegExp(from)}"`, "g");
+  return text.replace(pattern, (_m, head: string) => `${head}${JSON.stringify(to)}`);
+}
+
+function valueAt(doc: unknown, pointer: string): unknown {
+  let node = doc;
+  for (const raw of pointer === "" ? [] : pointer.slice(1).split("/")) {
+    const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string, unknown>)[token];
+  }
+  return node;
+}
+
+function listJson(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...listJson(path));
+    else if (name.endsWith(".json")) out.push(path);
+  }
+  return out;
+}
+
+/** Rewrite one fixture file's text; returns null when it is left alone (the deliberately wrong version is the old one). */
+function rewriteFixture(text: string, from: string, to: string): string | null {
+  const fixture = JSON.parse(text) as Record<string, unknown>;
+  const base64 = typeof fixture.data_base64 === "string" ? fixture.data_base64 : undefined;
+  const document = base64 !== undefined ? Buffer.from(base64, "base64").toString("latin1") : undefined;
+  if (fixture.expect_rule === VERSION_RULE) {
+    if (typeof fixture.expect_pointer !== "string") return null;
+    let wrong: unknown;
+    try {
+      wrong = valueAt(document !== undefined ? JSON.parse(Buffer.from(document, "latin1").toString("utf8")) : fixture.data, fixture.expect_pointer);
+    } catch {
+      return null;
+    }
+    if (wrong === from) return null;
+  }
+  if (document === undefined) return rewriteVersionMembers(text, from, to);
+  const rewritten = Buffer.from(rewriteVersionMembers(document, from, to), "latin1").toString("base64");
+  return text.replace(`"data_base64": ${JSON.stringify(base64)}`, `"data_base64": ${JSON.stringify(rewritten)}`);
+}
+
+/** Other places that still mention the old version (prose and sources to review by hand). */
+function mentions(root: string, previous: string, skip: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  const scan = (dir: string): void => {
+    if (!existsSync(join(root, dir))) return;
+    for (const name of readdirSync(join(root, dir)).sort()) {
+      const rel = `${dir}/${name}`;
+      if (statSync(join(root, rel)).isDirectory()) scan(rel);
+      else if (/\.(md|json|ts|go|py|hbs|rs)$/.test(name) && !skip.has(rel) && readFileSync(join(root, rel), "utf8").includes(previous)) out.push(rel);
+    }
+  };
+  for (const dir of ["spec", "schemas", "sdk-templates", "runtime", "README.md"]) {
+    if (dir.endsWith(".md")) {
+      if (existsSync(join(root, dir)) && readFileSync(join(root, dir), "utf8").includes(previous)) out.push(dir);
+    } else scan(dir);
+  }
+  return out;
+}
+
+/** Perform the bump (without regenerating). */
+export function bumpSources(options: BumpOptions): BumpResult {
+  const { root, version, reason, date } = options;
+  if (!VERSION_PATTERN.test(version)) throw new BumpError(`${version} is not a wire version (lifeloop.v<major>[.<minor>...])`);
+  if (reason.trim().length === 0) throw new BumpError("--reason must say why the version changes");
+  const file = join(root, "spec", "wire-version.json");
+  const wire = JSON.parse(readFileSync(file, "utf8")) as WireVersionFile;
+  const previous = wire.current;
+  if (version === previous) throw new BumpError(`${version} is already the current wire version`);
+  if (wire.retired.some((r) => r.version === version)) throw new BumpError(`${version} was retired; a retired version never comes back`);
+  const tombstonePath = `spec/tombstones/${previous}.md`;
+  if (existsSync(join(root, tombstonePath))) throw new BumpError(`${tombstonePath} already exists`);
+  const touched: string[] = [];
+  const leftAlone: string[] = [];
+  const next: WireVersionFile = {
+    ...wire,
+    current: version,
+    retired: [...wire.retired, { version: previous, superseded_by: version, tombstone: tombstonePath }],
+  };
+  writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`);
+  touched.push("spec/wire-version.json");
+  writeFileSync(join(root, tombstonePath), tombstone(previous, version, date, reason));
+  touched.push(tombstonePath);
+  for (const path of listJson(join(root, CORPUS_DIR))) {
+    const rel = relative(root, path).split(sep).join("/");
+    const text = readFileSync(path, "utf8");
+    const rewritten = rewriteFixture(text, previous, version);
+    if (rewritten === null) {
+      if (text.includes(previous)) leftAlone.push(rel);
+      continue;
+    }
+    if (rewritten !== text) {
+      writeFileSync(path, rewritten);
+      touched.push(rel);
+    }
+  }
+  const skip = new Set([...touched, "spec/wire-version.json"]);
+  return { previous, touched, leftAlone, mentions: mentions(root, previous, skip).filter((p) => !p.startsWith("spec/tombstones/")) };
+}
+
+/** Parse argv (after the script name). Returns an error message on a usage error. */
+export function parseBumpArgs(argv: readonly string[], defaultRoot: string): BumpOptions | string {
+  let version: string | undefined;
+  let reason: string | undefined;
+  let root = defaultRoot;
+  let date = new Date().toISOString().slice(0, 10);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = argv[i + 1];
+    if (arg === "--reason" || arg === "--root" || arg === "--date") {
+      if (value === undefined) return `${arg} needs a value`;
+      i++;
+      if (arg === "--reason") reason = value;
+      else if (arg === "--root") root = resolve(value);
+      else if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return "--date takes YYYY-MM-DD";
+      else date = value;
+    } else if (arg.startsWith("-")) return `unknown flag ${arg}`;
+    else if (version === undefined) version = arg;
+    else return `unexpected argument ${arg}`;
+  }
+  if (version === undefined) return "the new version is required";
+  if (reason === undefined) return "--reason is required";
+  return { root, version, reason, date };
+}
+
+/** Bump and regenerate; returns the exit code. */
+export async function runBump(options: BumpOptions, io: { out: (t: string) => void; err: (t: string) => void }): Promise<number> {
+  let result: BumpResult;
+  try {
+    result = bumpSources(options);
+  } catch (error) {
+    if (error instanceof BumpError) {
+      io.err(`bump-version: ${error.message}\n`);
+      return 3;
+    }
+    throw error;
+  }
+  io.out(`bump-version: ${result.previous} -> ${options.version}\n`);
+  for (const path of result.touched) io.out(`  wrote ${path}\n`);
+  for (const path of result.leftAlone) io.out(`  left alone (its deliberately wrong version is ${result.previous}; review it): ${path}\n`);
+  const code = await runGenerate({ root: options.root, check: false }, io);
+  if (result.mentions.length > 0) io.out(`still mentions ${result.previous} (review by hand): ${result.mentions.join(", ")}\n`);
+  io.out(`Fill in the migration notes of spec/tombstones/${result.previous}.md before committing.\n`);
+  return code;
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
+if (isMain) {
+  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  const parsed = parseBumpArgs(process.argv.slice(2), repoRoot);
+  if (typeof parsed === "string") {
+    process.stderr.write(`bump-version: ${parsed}\nusage: npm run bump-version -- <new-version> --reason "<text>" [--root DIR] [--date YYYY-MM-DD]\n`);
+    process.exitCode = 2;
+  } else {
+    process.exitCode = await runBump(parsed, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+  }
+}

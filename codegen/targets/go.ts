@@ -1,0 +1,716 @@
+/**
+ * Target: `generated/go/`, the Go client SDK (module `lifeloop-callback.dev/lifeloop`, package
+ * `lifeloop`, standard library only), rendered from `sdk-templates/go/*.hbs`.
+ *
+ * The target builds one view model from the {@link Model}, validates it against its closed JSON Schema
+ * (`sdk-templates/go/view-model.schema.json`, because handlebars' strict mode does not catch every
+ * missing or misspelt member) and renders every template with it. Templates produce gofmt-clean
+ * text: no Go tool is needed at generate time (the Go test suite asserts `gofmt -l` is empty).
+ *
+ * Errors: throws when the model holds something the Go SDK cannot express yet (a rule check the
+ * interpreter in validate.go does not implement, a nested array, a command result member without a
+ * known Go type), naming what to extend.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { CommandGroup, Field, Model, RuleStep, Shape, WireType } from "../model/model.js";
+import { finalNewline, markdownBanner, slashBanner, type OutputFile } from "../emit/output.js";
+
+/** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
+const Handlebars = createRequire(import.meta.url)("handlebars") as typeof import("handlebars");
+
+/** Go module path and package name of the SDK. */
+export const GO_MODULE = "lifeloop-callback.dev/lifeloop";
+const GO_PACKAGE = "lifeloop";
+const GO_VERSION = "1.22";
+const OUT_DIR = "generated/go";
+const TEMPLATE_DIR = "sdk-templates/go";
+
+/** Template file (under sdk-templates/go/) → output path (under generated/go/). */
+const TEMPLATES: readonly (readonly [string, string])[] = [
+  ["go.mod.hbs", "go.mod"],
+  ["doc.go.hbs", "doc.go"],
+  ["README.md.hbs", "README.md"],
+  ["strict_json.go.hbs", "strict_json.go"],
+  ["validate.go.hbs", "validate.go"],
+  ["wire_types.go.hbs", "wire_types.go"],
+  ["wire_meta.go.hbs", "wire_meta.go"],
+  ["spec_tables.go.hbs", "spec_tables.go"],
+  ["runner.go.hbs", "runner.go"],
+  ["commands.go.hbs", "commands.go"],
+  ["strict_json_test.go.hbs", "strict_json_test.go"],
+  ["vectors_test.go.hbs", "vectors_test.go"],
+  ["roundtrip_test.go.hbs", "roundtrip_test.go"],
+  ["runner_test.go.hbs", "runner_test.go"],
+  ["commands_test.go.hbs", "commands_test.go"],
+];
+
+/** Rule checks the interpreter in sdk-templates/go/validate.go.hbs implements, with their Go constants. */
+const RULE_CHECKS: Readonly<Record<string, string>> = {
+  equals_wire_version: "checkEqualsWireVersion",
+  non_empty_string: "checkNonEmptyString",
+  required_when: "checkRequiredWhen",
+  forbidden_when: "checkForbiddenWhen",
+  forbidden_value: "checkForbiddenValue",
+  exactly_one_present: "checkExactlyOnePresent",
+  utf8_byte_length_equals: "checkUTF8ByteLengthEquals",
+  non_empty_array: "checkNonEmptyArray",
+};
+
+/** Tables with a hand-designed Go rendering in spec_tables.go.hbs; every other table is rendered generically. */
+const EXPLICIT_TABLES = new Set(["event-vocabulary", "failure-retry-defaults", "subprocess-failure-mapping", "limits", "document-rules"]);
+
+/**
+ * Go types of the members that client-initiated commands print (the table lists member names only).
+ * `entries` describes an array of objects. A new result member needs an entry here.
+ */
+const RESULT_MEMBERS: Readonly<Record<string, { readonly goType: string; readonly read: string; readonly doc: string } | { readonly entries: readonly string[]; readonly doc: string }>> = {
+  status: { goType: "string", read: "string", doc: "always \"ok\" on success" },
+  written_at_epoch_s: { goType: "uint64", read: "uint", doc: "when the entry was written, in seconds since the Unix epoch" },
+  client_id: { goType: "string", read: "string", doc: "the client that wrote the entry (\"unknown\" when none was given)" },
+  key: { goType: "string", read: "string", doc: "the entry's key" },
+  ttl_s: { goType: "*uint64", read: "optUint", doc: "the entry's time to live in seconds (nil when it has none)" },
+  thread: { goType: "string", read: "string", doc: "the thread that was listed" },
+  dropped_count: { goType: "uint64", read: "uint", doc: "how many entries were deleted" },
+  keys: { entries: ["client_id", "key", "ttl_s", "written_at_epoch_s"], doc: "the live entries of the thread, in the host's directory order" },
+};
+
+/** Go initialisms used when turning wire names into identifiers. */
+const INITIALISMS: Readonly<Record<string, string>> = {
+  id: "ID",
+  ids: "IDs",
+  ttl: "TTL",
+  json: "JSON",
+  utf8: "UTF8",
+  url: "URL",
+  uri: "URI",
+  http: "HTTP",
+  cli: "CLI",
+  bom: "BOM",
+};
+
+// ---------------------------------------------------------------------------
+// Naming and literals
+
+/** `event_id` → `EventID`, `session.starting` → `SessionStarting`, `max-bytes` → `MaxBytes`. */
+export function goName(wire: string): string {
+  return wire
+    .split(/[^A-Za-z0-9]+/)
+    .filter((part) => part.length > 0)
+    .map((part) => INITIALISMS[part.toLowerCase()] ?? part.charAt(0).toUpperCase() + part.slice(1))
+    .join("");
+}
+
+const GO_KEYWORDS = new Set("break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var".split(" "));
+
+/** lowerCamel Go name for parameters: `--thread` → `thread`, `--client-id` → `clientID` (`--type` → `typeValue`). */
+function paramName(wire: string): string {
+  const pascal = goName(wire);
+  const lead = /^[A-Z]+(?![a-z])/.exec(pascal)?.[0] ?? pascal.charAt(0);
+  const name = lead.toLowerCase() + pascal.slice(lead.length);
+  return GO_KEYWORDS.has(name) || ["ctx", "blob", "opts", "args", "result", "out", "err", "r", "c"].includes(name) ? `${name}Value` : name;
+}
+
+/** A Go interpreted string literal (JSON string syntax is valid Go for every string in our sources). */
+function goString(value: string): string {
+  return JSON.stringify(value);
+}
+
+function singular(word: string): string {
+  if (/ies$/.test(word)) return `${word.slice(0, -3)}y`;
+  if (/ses$/.test(word)) return word.slice(0, -2);
+  if (/s$/.test(word) && !/ss$/.test(word)) return word.slice(0, -1);
+  return word;
+}
+
+/** Split prose into comment lines of at most `width` characters (words are never broken). */
+function wrap(text: string, width = 96): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split(/\n+/)) {
+    let line = "";
+    for (const word of paragraph.split(/\s+/).filter((w) => w.length > 0)) {
+      if (line && line.length + 1 + word.length > width) {
+        lines.push(line);
+        line = word;
+      } else line = line ? `${line} ${word}` : word;
+    }
+    if (line) lines.push(line);
+  }
+  return lines;
+}
+
+// ---------------------------------------------------------------------------
+// Wire types
+
+const PRESENCE_DOC: Readonly<Record<Field["presence"], string>> = {
+  required: "Presence: required.",
+  required_nullable: "Presence: required_nullable (nil is written as null).",
+  optional: "Presence: optional (nil when absent or null; omitted when nil).",
+  optional_emit_null: "Presence: optional_emit_null (nil when absent or null; written as null when nil).",
+  collection: "Presence: collection (nil when absent; omitted when empty).",
+};
+
+interface ShapeCodec {
+  readonly goType: string;
+  readonly decode: string;
+  readonly encode: string;
+}
+
+function itemCodec(shape: Shape, where: string): ShapeCodec {
+  switch (shape.kind) {
+    case "string":
+      return { goType: "string", decode: "nodeString", encode: "stringNode" };
+    case "integer":
+      return { goType: "int64", decode: "nodeInt", encode: "intNode" };
+    case "enum":
+      return { goType: shape.enumName, decode: `nodeEnum[${shape.enumName}]`, encode: `enumNode[${shape.enumName}]` };
+    case "object":
+      return { goType: shape.typeName, decode: `decode${shape.typeName}`, encode: `${shape.typeName}.toNode` };
+    case "open_object":
+      return { goType: "map[string]any", decode: "nodeMap", encode: "mapNode" };
+    case "array":
+      throw new Error(`go target: nested arrays are not supported (${where}); extend codegen/targets/go.ts itemCodec`);
+  }
+}
+
+function shapeLiteral(shape: Shape, model: Model): string {
+  switch (shape.kind) {
+    case "string":
+      return `shape{kind: shapeString, maxLength: ${shape.maxLength}}`;
+    case "integer":
+      return `shape{kind: shapeInteger, minimum: ${shape.minimum}, maximum: ${shape.maximum}}`;
+    case "enum": {
+      const e = model.enums.find((x) => x.name === shape.enumName);
+      if (!e) throw new Error(`go target: unknown enum ${shape.enumName}`);
+      return `shape{kind: shapeEnum, enumName: ${goString(e.name)}, enum: ${enumStringsVar(e.name)}}`;
+    }
+    case "object":
+      return `shape{kind: shapeObject, typeName: ${goString(shape.typeName)}}`;
+    case "open_object":
+      return "shape{kind: shapeOpenObject}";
+    case "array":
+      return `shape{kind: shapeArray, maxItems: ${shape.maxItems}, items: &${shapeLiteral(shape.items, model)}}`;
+  }
+}
+
+function enumStringsVar(enumName: string): string {
+  return `enumStrings${enumName}`;
+}
+
+function fieldView(type: WireType, field: Field, model: Model): Record<string, unknown> {
+  const where = `${type.name}.${field.name}`;
+  const name = goName(field.name);
+  const access = `v.${name}`;
+  let goType: string;
+  let decode: string;
+  let encodeExpr: string;
+  let encodeCondition = "";
+  if (field.shape.kind === "array" || field.shape.kind === "open_object") {
+    if (field.nullable || (field.presence !== "collection" && field.presence !== "required")) {
+      throw new Error(`go target: ${where}: nullable or optional arrays/maps are not supported (presence ${field.presence})`);
+    }
+    if (field.shape.kind === "array") {
+      const item = itemCodec(field.shape.items, where);
+      goType = `[]${item.goType}`;
+      decode = `decodeArray(m, ${item.decode})`;
+      encodeExpr = `encodeArray(${access}, ${item.encode})`;
+    } else {
+      goType = "map[string]any";
+      decode = "nodeMap(m)";
+      encodeExpr = `mapNode(${access})`;
+    }
+    if (field.presence === "collection") encodeCondition = `len(${access}) > 0`;
+  } else {
+    const item = itemCodec(field.shape, where);
+    if (field.presence === "required") {
+      goType = item.goType;
+      decode = `${item.decode}(m)`;
+      encodeExpr = `${item.encode}(${access})`;
+    } else {
+      goType = `*${item.goType}`;
+      decode = `optional(m, ${item.decode})`;
+      if (field.presence === "optional") {
+        encodeCondition = `${access} != nil`;
+        encodeExpr = `${item.encode}(*${access})`;
+      } else if (field.presence === "required_nullable" || field.presence === "optional_emit_null") {
+        encodeExpr = `nullable(${access}, ${item.encode})`;
+      } else {
+        throw new Error(`go target: ${where}: presence ${field.presence} on a scalar`);
+      }
+    }
+  }
+  const metaLiteral = `{name: ${goString(field.name)}${field.nullable ? ", nullable: true" : ""}, shape: ${shapeLiteral(field.shape, model)}}`;
+  return {
+    goName: name,
+    wireName: field.name,
+    goType,
+    docLines: wrap(`${name} is \`${field.name}\`: ${field.description} ${PRESENCE_DOC[field.presence]}`),
+    decode,
+    encodeExpr,
+    encodeCondition,
+    metaLiteral,
+  };
+}
+
+function stepLiteral(step: RuleStep, wireVersion: string): string {
+  const check = RULE_CHECKS[step.check];
+  if (!check) {
+    throw new Error(`go target: rule check ${JSON.stringify(step.check)} is not implemented by the Go interpreter; add it to sdk-templates/go/validate.go.hbs and RULE_CHECKS`);
+  }
+  const tokens = step.at === "" ? [] : step.at.slice(1).split("/");
+  const parts = [`rule: ${goString(step.rule)}`, `check: ${check}`];
+  if (tokens.length > 0) parts.push(`at: []string{${tokens.map(goString).join(", ")}}`);
+  if (step.field !== undefined) parts.push(`field: ${goString(step.field)}`);
+  if (step.fields !== undefined) parts.push(`fields: []string{${step.fields.map(goString).join(", ")}}`);
+  if (step.each) parts.push("each: true");
+  if (step.lengthField !== undefined) parts.push(`lengthField: ${goString(step.lengthField)}`);
+  if (step.when) {
+    const notIn = step.when.op === "not_in" ? ", notIn: true" : "";
+    parts.push(`when: &ruleCondition{field: ${goString(step.when.field)}${notIn}, values: []string{${step.when.values.map(goString).join(", ")}}}`);
+  }
+  if (step.values !== undefined) parts.push(`values: []string{${step.values.map(goString).join(", ")}}`);
+  if (step.expected !== undefined) parts.push(`expected: ${goString(step.check === "equals_wire_version" ? wireVersion : step.expected)}`);
+  parts.push(`message: ${goString(step.message)}`);
+  return `{${parts.join(", ")}}`;
+}
+
+function typeView(type: WireType, model: Model): Record<string, unknown> {
+  const required = ((type.schema.required as string[] | undefined) ?? []).map(goString);
+  const steps = (model.rulePlans.get(type.name) ?? []).map((s) => stepLiteral(s, model.wireVersion.current));
+  return {
+    name: type.name,
+    file: type.file,
+    docLines: wrap(`${type.name} (schemas/${type.file}): ${type.description}`),
+    fields: type.fields.map((f) => fieldView(type, f, model)),
+    requiredLiteral: `[]string{${required.join(", ")}}`,
+    metaVar: `meta${type.name}`,
+    planVar: `rulePlan${type.name}`,
+    steps,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Generic table rendering: any JSON table becomes Go struct types plus a typed value. Objects become
+// structs (members in first-seen order), arrays slices, JSON null a pointer (or nil), mixed values `any`.
+
+type GoShape =
+  | { readonly kind: "string" | "int" | "float" | "bool" | "any" }
+  | { readonly kind: "slice"; readonly elem: GoShape }
+  | { readonly kind: "struct"; readonly name: string; readonly fields: readonly GoStructField[] };
+
+interface GoStructField {
+  readonly key: string;
+  readonly goName: string;
+  readonly shape: GoShape;
+  readonly nullable: boolean;
+}
+
+interface GenericStruct {
+  readonly name: string;
+  readonly doc: string;
+  readonly fields: readonly { readonly goName: string; readonly key: string; readonly goType: string }[];
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function inferShape(samples: readonly unknown[], name: string, structs: Map<string, GoShape & { kind: "struct" }>): GoShape {
+  const values = samples.filter((v) => v !== null && v !== undefined);
+  if (values.length === 0) return { kind: "any" };
+  if (values.every((v) => typeof v === "string")) return { kind: "string" };
+  if (values.every((v) => typeof v === "boolean")) return { kind: "bool" };
+  if (values.every((v) => typeof v === "number")) return { kind: values.every((v) => Number.isSafeInteger(v)) ? "int" : "float" };
+  if (values.every((v) => Array.isArray(v))) {
+    return { kind: "slice", elem: inferShape((values as unknown[][]).flat(), singular(name), structs) };
+  }
+  if (values.every(isPlainObject)) {
+    const objects = values as Record<string, unknown>[];
+    const keys: string[] = [];
+    for (const o of objects) for (const k of Object.keys(o)) if (!keys.includes(k)) keys.push(k);
+    const fields = keys.map((key): GoStructField => {
+      const fieldSamples = objects.map((o) => o[key]);
+      const shape = inferShape(fieldSamples, `${name}${goName(key)}`, structs);
+      const nullable = fieldSamples.some((v) => v === null || v === undefined) && shape.kind !== "slice" && shape.kind !== "any";
+      return { key, goName: goName(key), shape, nullable };
+    });
+    const names = new Set<string>();
+    for (const f of fields) {
+      if (names.has(f.goName)) throw new Error(`go target: table struct ${name} has two members named ${f.goName}`);
+      names.add(f.goName);
+    }
+    if (structs.has(name)) throw new Error(`go target: two table structs named ${name}`);
+    const struct = { kind: "struct" as const, name, fields };
+    structs.set(name, struct);
+    return struct;
+  }
+  return { kind: "any" };
+}
+
+function goTypeOf(shape: GoShape, nullable = false): string {
+  const star = nullable ? "*" : "";
+  switch (shape.kind) {
+    case "string":
+      return `${star}string`;
+    case "int":
+      return `${star}int64`;
+    case "float":
+      return `${star}float64`;
+    case "bool":
+      return `${star}bool`;
+    case "any":
+      return "any";
+    case "slice":
+      return `[]${goTypeOf(shape.elem)}`;
+    case "struct":
+      return `${star}${shape.name}`;
+  }
+}
+
+/**
+ * A Go literal of `value` for a value of `shape` (single line). `elide` drops the type of a struct
+ * or slice literal that is an element of a slice literal (Go infers it).
+ */
+function goLiteral(value: unknown, shape: GoShape, nullable = false, elide = false): string {
+  if (value === null || value === undefined) {
+    if (nullable || shape.kind === "any" || shape.kind === "slice" || shape.kind === "struct") return "nil";
+    return shape.kind === "string" ? '""' : shape.kind === "bool" ? "false" : "0";
+  }
+  const inner = goLiteralValue(value, shape);
+  if (elide && !nullable && (shape.kind === "struct" || shape.kind === "slice")) return inner.slice(inner.indexOf("{"));
+  if (!nullable) return inner;
+  return shape.kind === "struct" ? `&${inner}` : `ptrTo(${inner})`;
+}
+
+function goLiteralValue(value: unknown, shape: GoShape): string {
+  switch (shape.kind) {
+    case "string":
+      return goString(String(value));
+    case "int":
+      return String(value);
+    case "float":
+      return Number.isInteger(value) ? `${String(value)}.0` : String(value);
+    case "bool":
+      return String(value);
+    case "any":
+      return anyLiteral(value);
+    case "slice":
+      return `${goTypeOf(shape)}{${(value as unknown[]).map((v) => goLiteral(v, shape.elem, false, true)).join(", ")}}`;
+    case "struct": {
+      const o = value as Record<string, unknown>;
+      const members = shape.fields.filter((f) => o[f.key] !== undefined && !(o[f.key] === null && !f.nullable && f.shape.kind !== "any"));
+      return `${shape.name}{${members.map((f) => `${f.goName}: ${goLiteral(o[f.key], f.shape, f.nullable)}`).join(", ")}}`;
+    }
+  }
+}
+
+function anyLiteral(value: unknown): string {
+  if (value === null || value === undefined) return "nil";
+  if (typeof value === "string") return goString(value);
+  if (typeof value === "boolean") return String(value);
+  if (typeof value === "number") return `float64(${String(value)})`;
+  if (Array.isArray(value)) return `[]any{${value.map(anyLiteral).join(", ")}}`;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `map[string]any{${entries.map(([k, v]) => `${goString(k)}: ${anyLiteral(v)}`).join(", ")}}`;
+}
+
+function stripSchemaMember(doc: unknown): Record<string, unknown> {
+  if (!isPlainObject(doc)) throw new Error("go target: a spec table is not a JSON object");
+  return Object.fromEntries(Object.entries(doc).filter(([k]) => k !== "$schema"));
+}
+
+function tablePath(stem: string): string {
+  return stem === "wire-version" ? "spec/wire-version.json" : `spec/tables/${stem}.json`;
+}
+
+function genericTableView(stem: string, doc: Record<string, unknown>): Record<string, unknown> {
+  const typeName = `Spec${goName(stem)}Table`;
+  const structs = new Map<string, GoShape & { kind: "struct" }>();
+  const root = inferShape([doc], typeName, structs);
+  if (root.kind !== "struct") throw new Error(`go target: ${stem} is not an object`);
+  const structViews: GenericStruct[] = [...structs.values()].map((s) => ({
+    name: s.name,
+    doc: s.name === typeName ? `the document ${tablePath(stem)}` : `one object of ${tablePath(stem)}`,
+    fields: s.fields.map((f) => ({ goName: f.goName, key: f.key, goType: goTypeOf(f.shape, f.nullable) })),
+  }));
+  structViews.sort((a, b) => (a.name === typeName ? -1 : b.name === typeName ? 1 : 0));
+  const assignments = root.fields
+    .filter((f) => doc[f.key] !== undefined)
+    .map((f) => {
+      const value = doc[f.key];
+      if (f.shape.kind === "slice" && Array.isArray(value) && value.length > 0) {
+        return {
+          goName: f.goName,
+          multiline: true,
+          open: `${goTypeOf(f.shape)}{`,
+          elements: value.map((v) => goLiteral(v, f.shape.kind === "slice" ? f.shape.elem : f.shape, false, true)),
+          literal: "",
+        };
+      }
+      return { goName: f.goName, multiline: false, open: "", elements: [], literal: goLiteral(value, f.shape, f.nullable) };
+    });
+  return {
+    stem,
+    path: tablePath(stem),
+    varName: `Spec${goName(stem)}`,
+    typeName,
+    funcName: `spec${goName(stem)}Value`,
+    structs: structViews,
+    assignments,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Client-initiated commands
+
+function resultRead(member: string, group: string, where: string, entryReaders: Map<string, Record<string, unknown>>): { goName: string; goType: string; expr: string; doc: string } {
+  const known = RESULT_MEMBERS[member];
+  if (!known) {
+    throw new Error(`go target: ${where} prints member ${JSON.stringify(member)}, which has no Go type; add it to RESULT_MEMBERS in codegen/targets/go.ts`);
+  }
+  if ("entries" in known) {
+    const typeName = `${goName(group)}${goName(singular(member))}`;
+    const funcName = `read${typeName}s`;
+    if (!entryReaders.has(typeName)) {
+      const reads = known.entries.map((m) => resultRead(m, group, `${where}.${member}`, entryReaders));
+      entryReaders.set(typeName, { typeName, funcName, reads, doc: `one entry of \`${member}\`` });
+    }
+    return { goName: goName(member), goType: `[]${typeName}`, expr: `${funcName}(r.objects(${goString(member)}))`, doc: `\`${member}\`: ${known.doc}` };
+  }
+  const expr = known.read === "optUint" ? `r.optUint(${goString(member)}, true)` : `r.${known.read}(${goString(member)})`;
+  return { goName: goName(member), goType: known.goType, expr, doc: `\`${member}\`: ${known.doc}` };
+}
+
+function commandGroupView(group: CommandGroup): Record<string, unknown> {
+  const [program, ...groupArgs] = group.cli;
+  if (program === undefined || groupArgs.length === 0) throw new Error(`go target: group ${group.group} has no CLI words`);
+  const typeName = `${goName(group.group)}Commands`;
+  const entryReaders = new Map<string, Record<string, unknown>>();
+  const structs: Record<string, unknown>[] = [];
+  const commands = group.commands.map((cmd) => {
+    const where = `${group.group} ${cmd.command}`;
+    const cmdName = goName(cmd.command);
+    const required = cmd.flags.filter((f) => f.required);
+    const optional = cmd.flags.filter((f) => !f.required);
+    const params = ["ctx context.Context"];
+    const args = [...groupArgs, cmd.command].map(goString);
+    for (const f of required) {
+      const p = paramName(f.flag);
+      params.push(`${p} ${f.value === "identifier" ? "string" : "uint64"}`);
+      args.push(goString(f.flag), f.value === "identifier" ? p : `strconv.FormatUint(${p}, 10)`);
+    }
+    if (cmd.stdin === "blob") params.push("blob []byte");
+    const optionsType = `${goName(group.group)}${cmdName}Options`;
+    if (optional.length > 0) {
+      params.push(`opts *${optionsType}`);
+      structs.push({
+        name: optionsType,
+        doc: `the optional flags of \`${group.cli.join(" ")} ${cmd.command}\` (a nil *${optionsType} passes none)`,
+        fields: optional.map((f) => ({
+          goName: goName(f.flag),
+          goType: f.value === "identifier" ? "string" : "*uint64",
+          doc: `${f.flag} (${f.value === "identifier" ? '"" = not passed' : "nil = not passed"})`,
+        })),
+      });
+    }
+    const resultType = `${goName(group.group)}${cmdName}Result`;
+    const reads = cmd.result_fields.map((m) => resultRead(m, group.group, where, entryReaders));
+    const resultFields = reads.map((r) => ({ goName: r.goName, goType: r.goType, doc: r.doc }));
+    if (cmd.stdout === "blob") resultFields.unshift({ goName: "Blob", goType: "[]byte", doc: "the stored bytes, exactly as the command printed them on stdout" });
+    if (cmd.stderr === "diagnostics") resultFields.push({ goName: "Diagnostics", goType: "[]string", doc: "the diagnostic lines the command printed on stderr (one JSON object each)" });
+    const jsonFrom = cmd.stdout === "json" ? "stdout" : cmd.stderr === "json_metadata" ? "stderr" : null;
+    if (jsonFrom === null && reads.length > 0) throw new Error(`go target: ${where} names result fields but prints no JSON`);
+    structs.push({
+      name: resultType,
+      doc: `what \`${group.cli.join(" ")} ${cmd.command}\` prints on success (${jsonFrom === "stdout" ? "JSON on stdout" : "the blob on stdout, JSON metadata on stderr"})`,
+      fields: resultFields,
+    });
+    const usage = [cmd.command, ...cmd.flags.map((f) => (f.required ? `${f.flag} <${f.value}>` : `[${f.flag} <${f.value}>]`))].join(" ");
+    const doc = [
+      `${cmdName} runs \`${group.cli.join(" ")} ${usage}\`${cmd.stdin === "blob" ? " with blob on stdin" : ""}.`,
+      `A non-zero exit is a *HostError: Code holds the error envelope's code for exit ${[...new Set(group.errors.map((e) => e.exit_code))].join("/")}, Usage is true for exit ${group.usage_error_exit_code}.`,
+    ].join(" ");
+    return {
+      goName: cmdName,
+      docLines: wrap(doc),
+      params: params.join(", "),
+      resultType,
+      argsLiteral: args.join(", "),
+      options: optional.map((f) => ({ goName: goName(f.flag), flagLiteral: goString(f.flag), isUint: f.value === "unsigned_integer" })),
+      stdinExpr: cmd.stdin === "blob" ? "blob" : "nil",
+      blobOut: cmd.stdout === "blob",
+      diagnostics: cmd.stderr === "diagnostics",
+      jsonStream: jsonFrom ?? "stdout",
+      reads: reads.map((r) => ({ goName: r.goName, expr: r.expr })),
+    };
+  });
+  for (const reader of entryReaders.values()) {
+    const reads = reader.reads as { goName: string; goType: string; doc: string }[];
+    structs.push({ name: reader.typeName, doc: String(reader.doc), fields: reads.map((r) => ({ goName: r.goName, goType: r.goType, doc: r.doc })) });
+  }
+  const envDoc = group.environment.map((e) => `${e.name}: ${e.meaning}`).join(" ");
+  return {
+    group: group.group,
+    typeName,
+    varName: goName(group.group),
+    programLiteral: goString(program),
+    usageExitCode: group.usage_error_exit_code,
+    docLines: wrap(`${typeName} runs the \`${group.cli.join(" ")}\` commands (${group.spec}): ${group.purpose} Environment: ${envDoc}`),
+    errors: group.errors.map((e) => ({
+      constName: `${goName(group.group)}Error${goName(e.error)}`,
+      literal: goString(e.error),
+      exitCode: e.exit_code,
+      fieldsDoc: e.fields.map((f) => `"${f}"`).join(", "),
+    })),
+    structs,
+    commands,
+    entryReaders: [...entryReaders.values()].map((r) => ({ funcName: r.funcName, typeName: r.typeName, reads: (r.reads as { goName: string; expr: string }[]).map((x) => ({ goName: x.goName, expr: x.expr })) })),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Spec tables (explicit renderings)
+
+function limitViews(model: Model): Record<string, unknown>[] {
+  return model.tables.limits.map((l) => ({
+    constName: `Limit${goName(l.name)}`,
+    value: String(l.value),
+    docLines: wrap(`Limit${goName(l.name)} is limits.${l.name}: ${l.value} ${l.unit}. Applies to: ${l.applies_to}. On exceed: ${l.on_exceed}.`),
+  }));
+}
+
+function ruleIdViews(model: Model): Record<string, unknown>[] {
+  const document = model.tables.documentRules.map((r) => ({ id: r.id, summary: r.summary }));
+  const cross = model.rules.map((r) => ({ id: r.id, summary: r.summary }));
+  return [...document, ...cross].map((r) => ({ constName: `Rule${goName(r.id)}`, literal: goString(r.id), summary: r.summary.replace(/\s+/g, " ") }));
+}
+
+function enumConst(model: Model, enumName: string, value: string): string {
+  const e = model.enums.find((x) => x.name === enumName);
+  if (!e || !e.values.includes(value)) throw new Error(`go target: ${JSON.stringify(value)} is not a ${enumName} value`);
+  return `${enumName}${goName(value)}`;
+}
+
+function failureClassOfVariant(model: Model, variant: string): string {
+  const row = model.tables.subprocessFailureMapping.find((r) => r.variant === variant);
+  if (!row) throw new Error(`go target: the runner needs failure variant ${variant} in spec/tables/subprocess-failure-mapping.json`);
+  return row.failure_class;
+}
+
+// ---------------------------------------------------------------------------
+// View model, validation, rendering
+
+export function buildViewModel(model: Model): Record<string, unknown> {
+  const banner = slashBanner("Code generated by `npm run generate`. DO NOT EDIT.");
+  const enums = model.enums.map((e) => ({
+    name: e.name,
+    docLines: wrap(`${e.name} (schemas/${e.file}): ${e.description}`),
+    valuesVar: `${e.name}Values`,
+    stringsVar: enumStringsVar(e.name),
+    values: e.values.map((v) => ({ constName: enumConst(model, e.name, v), literal: goString(v) })),
+  }));
+  const types = model.types.map((t) => typeView(t, model));
+  const groups = model.tables.clientInitiatedCommands.groups;
+  const limit = (name: string): number => {
+    const row = model.tables.limits.find((l) => l.name === name);
+    if (!row) throw new Error(`go target: spec/tables/limits.json lacks ${name}`);
+    return row.value;
+  };
+  const rawTables = [...model.rawTables.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const runnerClass = (variant: string): { name: string; constName: string } => {
+    const fc = failureClassOfVariant(model, variant);
+    return { name: fc, constName: enumConst(model, "FailureClass", fc) };
+  };
+  const reject = runnerClass("invalid_request");
+  const handler = runnerClass("handler_threw");
+  const timeout = runnerClass("timeout");
+  const read = runnerClass("write_request");
+  const guard = model.tables.receiptEmittedGuard;
+  if (failureClassOfVariant(model, guard.failure_variant) !== reject.name) {
+    throw new Error(`go target: the runner answers ${guard.event} with ${reject.name}, but ${guard.failure_variant} maps elsewhere`);
+  }
+  const names = new Set<string>();
+  const claim = (name: string): void => {
+    if (names.has(name)) throw new Error(`go target: two generated identifiers are named ${name}`);
+    names.add(name);
+  };
+  for (const e of enums) {
+    claim(e.name);
+    for (const v of e.values) claim(v.constName);
+  }
+  for (const t of types) claim(String(t.name));
+  return {
+    banner,
+    markdownBanner: markdownBanner(),
+    module: GO_MODULE,
+    package: GO_PACKAGE,
+    goVersion: GO_VERSION,
+    wireVersion: model.wireVersion.current,
+    wireVersionLiteral: goString(model.wireVersion.current),
+    referenceCrate: model.wireVersion.reference.crate,
+    referenceVersion: model.wireVersion.reference.version,
+    referenceCrateLiteral: goString(model.wireVersion.reference.crate),
+    referenceVersionLiteral: goString(model.wireVersion.reference.version),
+    limits: { maxRequestBytes: limit("max_request_bytes"), maxDepth: limit("max_depth") },
+    enums,
+    types,
+    documents: model.roots.map((r) => r.typeName),
+    limitConsts: limitViews(model),
+    ruleIds: ruleIdViews(model),
+    events: model.tables.eventVocabulary.map(
+      (e) =>
+        `{Event: ${enumConst(model, "LifecycleEventKind", e.event)}, Summary: ${goString(e.summary)}, RequiresFrameContext: ${e.requires_frame_context}, NotificationOnly: ${e.notification_only}, Dispatchable: ${e.dispatchable}, StreamV2: ${goString(e.stream_v2)}}`,
+    ),
+    failureRetryDefaults: model.tables.failureRetryDefaults.map((r) => {
+      const failureConst = enumConst(model, "FailureClass", r.failure_class);
+      const retryConst = enumConst(model, "RetryClass", r.retry_class);
+      return { failureConst, retryConst, literal: `{FailureClass: ${failureConst}, RetryClass: ${retryConst}, Meaning: ${goString(r.meaning)}}` };
+    }),
+    failureVariants: model.tables.subprocessFailureMapping.map(
+      (r) =>
+        `{Variant: ${goString(r.variant)}, FailureClass: ${enumConst(model, "FailureClass", r.failure_class)}, Origin: ${goString(r.origin)}, ReferenceVariant: ${goString(r.reference_variant ?? "")}, Transports: []string{${r.transports.map(goString).join(", ")}}, Stage: ${goString(r.stage)}, When: ${goString(r.when)}, Reason: ${goString(r.reason ?? "")}}`,
+    ),
+    genericTables: rawTables.filter(([stem]) => !EXPLICIT_TABLES.has(stem)).map(([stem, doc]) => genericTableView(stem, stripSchemaMember(doc))),
+    tableJSON: rawTables.map(([stem, doc]) => ({ stemLiteral: goString(stem), jsonLiteral: goString(JSON.stringify(stripSchemaMember(doc))) })),
+    commandGroups: groups.map(commandGroupView),
+    commandGroupList: groups.map((g) => `${goName(g.group)}: ${g.commands.map((c) => c.command).join(", ")}`).join("; "),
+    runner: {
+      rejectClass: reject.name,
+      rejectClassConst: reject.constName,
+      handlerErrorClass: handler.name,
+      handlerErrorClassConst: handler.constName,
+      timeoutClass: timeout.name,
+      timeoutClassConst: timeout.constName,
+      readErrorClass: read.name,
+      readErrorClassConst: read.constName,
+      guardVariantLiteral: goString(guard.failure_variant),
+    },
+  };
+}
+
+/** Validate the view model against sdk-templates/go/view-model.schema.json (closed objects). */
+export function checkViewModel(root: string, view: Record<string, unknown>): void {
+  const schema = JSON.parse(readFileSync(join(root, TEMPLATE_DIR, "view-model.schema.json"), "utf8")) as Record<string, unknown>;
+  const ajv = new Ajv2020({ strict: true, allErrors: false });
+  const validate = ajv.compile(schema);
+  if (!validate(view)) {
+    const first = validate.errors?.[0];
+    throw new Error(`go target: the view model does not match ${TEMPLATE_DIR}/view-model.schema.json at ${first?.instancePath ?? ""}: ${first?.message ?? "invalid"} ${JSON.stringify(first?.params ?? {})}`);
+  }
+}
+
+/** Generate generated/go/ from sdk-templates/go/. */
+export async function generateGo(model: Model): Promise<OutputFile[]> {
+  const view = buildViewModel(model);
+  checkViewModel(model.root, view);
+  const hbs = Handlebars.create();
+  const outputs: OutputFile[] = [];
+  for (const [template, output] of TEMPLATES) {
+    const source = readFileSync(join(model.root, TEMPLATE_DIR, template), "utf8");
+    const render = hbs.compile(source, { noEscape: true, strict: true });
+    outputs.push({ path: `${OUT_DIR}/${output}`, content: finalNewline(render(view)) });
+  }
+  return outputs;
+}

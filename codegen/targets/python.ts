@@ -1,0 +1,581 @@
+/**
+ * Target: `generated/python/`, the Python client SDK (package `lifeloop_callback`, distribution
+ * `lifeloop-callback`, Python 3.9+, standard library only).
+ *
+ * Every `*.hbs` file under `sdk-templates/python/` is rendered (handlebars 4.7.10, isolated instance,
+ * `noEscape` + `strict`) with one view model into `generated/python/<same path without .hbs>`. The view
+ * model is built here from the Model only and validated against the closed JSON Schema
+ * `sdk-templates/python/view-model.schema.json` before any template sees it (handlebars' strict mode
+ * does not catch a misspelt `#each` or `#if`; see toolchain-notes §1.5). Strings that become Python
+ * source (literals, docstrings, annotations) are rendered here, deterministically.
+ *
+ * Adding a spec table needs nothing here: every table of the model's raw tables is exposed as a
+ * `<STEM>_TABLE` constant and in `SPEC_TABLES` of `lifeloop_callback/spec.py`.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, relative, sep } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { finalNewline, hashBanner, markdownBanner, type OutputFile } from "../emit/output.js";
+import type { CommandGroup, Field, Model, RuleStep, Shape, WireType } from "../model/model.js";
+
+/** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
+const Handlebars = createRequire(import.meta.url)("handlebars") as typeof import("handlebars");
+
+/** Template folder, relative to the repository root. */
+export const PYTHON_TEMPLATE_DIR = "sdk-templates/python";
+/** Output folder, relative to the repository root. */
+export const PYTHON_OUTPUT_DIR = "generated/python";
+/** Version of the generated distribution. */
+export const PYTHON_SDK_VERSION = "0.1.0";
+
+const PY_KEYWORDS = new Set([
+  "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif",
+  "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or",
+  "pass", "raise", "return", "try", "while", "with", "yield", "match", "case", "type",
+]);
+
+/** Python types of the result and error fields the command registry may name. */
+const COMMAND_FIELD_TYPES: Readonly<Record<string, { readonly annotation: string; readonly parser: string; readonly accessor: string }>> = {
+  status: { annotation: "str", parser: "_want_str", accessor: "_str" },
+  written_at_epoch_s: { annotation: "int", parser: "_want_int", accessor: "_int" },
+  client_id: { annotation: "str", parser: "_want_str", accessor: "_str" },
+  ttl_s: { annotation: "Optional[int]", parser: "_want_optional_int", accessor: "_int" },
+  keys: { annotation: "Tuple[ListedEntry, ...]", parser: "_want_entries", accessor: "_str" },
+  thread: { annotation: "str", parser: "_want_str", accessor: "_str" },
+  dropped_count: { annotation: "int", parser: "_want_int", accessor: "_int" },
+  actual: { annotation: "str", parser: "_want_str", accessor: "_str" },
+  required: { annotation: "str", parser: "_want_str", accessor: "_str" },
+  max_bytes: { annotation: "int", parser: "_want_int", accessor: "_int" },
+  detail: { annotation: "str", parser: "_want_str", accessor: "_str" },
+  field: { annotation: "str", parser: "_want_str", accessor: "_str" },
+  reason: { annotation: "str", parser: "_want_str", accessor: "_str" },
+};
+
+// ---------------------------------------------------------------------------
+// Python source helpers
+
+/** A Python string literal (JSON string syntax is valid Python). */
+export function pyStr(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** A Python tuple literal of strings. */
+function pyStrTuple(values: readonly string[]): string {
+  if (values.length === 0) return "()";
+  return `(${values.map(pyStr).join(", ")}${values.length === 1 ? "," : ""})`;
+}
+
+/** A Python literal of a JSON value (dicts and lists), pretty-printed with 4-space indentation. */
+export function pyLiteral(value: unknown, indent = ""): string {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new Error(`non-finite number ${value} in a table`);
+    return Number.isInteger(value) ? String(value) : JSON.stringify(value);
+  }
+  if (typeof value === "string") return pyStr(value);
+  const inner = `${indent}    `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    return `[\n${value.map((v) => `${inner}${pyLiteral(v, inner)},`).join("\n")}\n${indent}]`;
+  }
+  if (typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) return "{}";
+    return `{\n${entries.map(([k, v]) => `${inner}${pyStr(k)}: ${pyLiteral(v, inner)},`).join("\n")}\n${indent}}`;
+  }
+  throw new Error(`cannot render ${typeof value} as a Python literal`);
+}
+
+/** Word-wrap `text` into lines of at most `width` characters (never splits a word). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split("\n")) {
+    let line = "";
+    for (const word of paragraph.split(/\s+/).filter((w) => w.length > 0)) {
+      if (line && line.length + 1 + word.length > width) {
+        lines.push(line);
+        line = word;
+      } else line = line ? `${line} ${word}` : word;
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** Escape text for a triple-quoted Python docstring. */
+function docEscape(text: string): string {
+  return text.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"');
+}
+
+/** A complete docstring block at `indent`, wrapped at 100 columns. */
+export function pyDocstring(text: string, indent: string): string {
+  const lines = wrap(docEscape(text.trim()), Math.max(40, 100 - indent.length));
+  if (lines.length === 1 && indent.length + (lines[0] ?? "").length + 6 <= 110) return `${indent}"""${lines[0]}"""`;
+  return [`${indent}"""${lines[0]}`, ...lines.slice(1).map((l) => (l ? `${indent}${l}` : "")), `${indent}"""`].join("\n");
+}
+
+/** UPPER_SNAKE member name of an enum value (`context.pressure_observed` -> `CONTEXT_PRESSURE_OBSERVED`). */
+export function pyConstName(value: string): string {
+  let name = value.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_+|_+$/g, "").toUpperCase();
+  if (/^[0-9]/.test(name)) name = `_${name}`;
+  if (!name) throw new Error(`cannot name enum value ${JSON.stringify(value)}`);
+  return name;
+}
+
+/** Python attribute name of a wire field (a keyword gets a trailing underscore). */
+function pyAttr(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`field ${JSON.stringify(name)} is not a Python identifier`);
+  return PY_KEYWORDS.has(name) ? `${name}_` : name;
+}
+
+function snake(text: string): string {
+  return text.replace(/-/g, "_");
+}
+
+function pascal(text: string): string {
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join("");
+}
+
+/**
+ * Sort imported names like isort's `order-by-type` (ruff's I001): CONSTANTS, then Classes, then
+ * functions/variables, each group case-insensitively.
+ */
+export function isortNames(names: readonly string[]): string[] {
+  const group = (n: string): number => (n === n.toUpperCase() && /[A-Z]/.test(n) ? 0 : /^[A-Z]/.test(n) ? 1 : 2);
+  return [...names].sort((a, b) => {
+    const g = group(a) - group(b);
+    if (g !== 0) return g;
+    const x = a.toLowerCase();
+    const y = b.toLowerCase();
+    return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
+  });
+}
+
+/** Names `lifeloop_callback/commands.py` defines for every registry (re-exported by the package). */
+const STATIC_COMMAND_EXPORTS = [
+  "COMMAND_GROUPS",
+  "CommandError",
+  "CommandFailedError",
+  "CommandOutputError",
+  "CommandReportedError",
+  "CommandSpawnError",
+  "CommandTimeoutError",
+  "CommandUsageError",
+  "ListedEntry",
+];
+
+// ---------------------------------------------------------------------------
+// View model pieces
+
+function annotationOf(shape: Shape): string {
+  switch (shape.kind) {
+    case "string":
+      return "str";
+    case "integer":
+      return "int";
+    case "enum":
+      return shape.enumName;
+    case "object":
+      return shape.typeName;
+    case "open_object":
+      return "Dict[str, JsonValue]";
+    case "array":
+      return `Tuple[${annotationOf(shape.items)}, ...]`;
+  }
+}
+
+function shapeExpr(shape: Shape): string {
+  switch (shape.kind) {
+    case "string":
+      return `Shape("string", max_length=${shape.maxLength})`;
+    case "integer":
+      return `Shape("integer", minimum=${shape.minimum}, maximum=${shape.maximum})`;
+    case "enum":
+      return `Shape("enum", ref=${pyStr(shape.enumName)})`;
+    case "object":
+      return `Shape("object", ref=${pyStr(shape.typeName)})`;
+    case "open_object":
+      return `Shape("open_object")`;
+    case "array":
+      return `Shape("array", items=${shapeExpr(shape.items)}, max_items=${shape.maxItems})`;
+  }
+}
+
+interface PyField {
+  readonly attr: string;
+  readonly annotation: string;
+  readonly default: string;
+  readonly comment: string[];
+}
+
+function dataclassField(field: Field): PyField & { readonly hasDefault: boolean } {
+  const attr = pyAttr(field.name);
+  const base = annotationOf(field.shape);
+  const comment = wrap(`${field.description} (wire: \`${field.name}\`, ${field.presence})`, 92);
+  if (field.name === "schema_version" && field.presence === "required" && field.shape.kind === "string") {
+    return { attr, annotation: base, default: " = WIRE_VERSION", comment, hasDefault: true };
+  }
+  switch (field.presence) {
+    case "required":
+      return { attr, annotation: base, default: "", comment, hasDefault: false };
+    case "required_nullable":
+    case "optional":
+    case "optional_emit_null":
+      return { attr, annotation: `Optional[${base}]`, default: " = None", comment, hasDefault: true };
+    case "collection":
+      return {
+        attr,
+        annotation: base,
+        default: field.shape.kind === "open_object" ? " = field(default_factory=dict)" : " = ()",
+        comment,
+        hasDefault: true,
+      };
+  }
+}
+
+function typeView(type: WireType): { name: string; docstring: string; fields: PyField[] } {
+  const fields = type.fields.map(dataclassField);
+  const ordered = [...fields.filter((f) => !f.hasDefault), ...fields.filter((f) => f.hasDefault)];
+  return {
+    name: type.name,
+    docstring: pyDocstring(`${type.description}\n\nSchema: schemas/${type.file}.`, "    "),
+    fields: ordered.map(({ attr, annotation, default: d, comment }) => ({ attr, annotation, default: d, comment })),
+  };
+}
+
+function ruleStepExpr(step: RuleStep): string {
+  const parts = [`rule=${pyStr(step.rule)}`, `check=${pyStr(step.check)}`, `at=${pyStr(step.at)}`, `message=${pyStr(step.message)}`];
+  if (step.field !== undefined) parts.push(`field=${pyStr(step.field)}`);
+  if (step.fields !== undefined) parts.push(`fields=${pyStrTuple(step.fields)}`);
+  if (step.each) parts.push("each=True");
+  if (step.lengthField !== undefined) parts.push(`length_field=${pyStr(step.lengthField)}`);
+  if (step.when) {
+    parts.push(`when=Condition(field=${pyStr(step.when.field)}, op=${pyStr(step.when.op)}, values=${pyStrTuple(step.when.values)})`);
+  }
+  if (step.values !== undefined) parts.push(`values=${pyStrTuple(step.values)}`);
+  if (step.expected !== undefined) parts.push(`expected=${pyStr(step.expected)}`);
+  return parts.join(", ");
+}
+
+function eventRowExpr(row: Model["tables"]["eventVocabulary"][number]): string {
+  const b = (v: boolean): string => (v ? "True" : "False");
+  return [
+    `event=${pyStr(row.event)}`,
+    `summary=${pyStr(row.summary)}`,
+    `requires_frame_context=${b(row.requires_frame_context)}`,
+    `notification_only=${b(row.notification_only)}`,
+    `dispatchable=${b(row.dispatchable)}`,
+    `stream_v2=${pyStr(row.stream_v2)}`,
+  ].join(", ");
+}
+
+/** Python type and readers of a member the host CLI prints (a result field or an error field). */
+interface MemberType {
+  readonly annotation: string;
+  /** `CommandReportedError` accessor for error fields. */
+  readonly accessor: string;
+  /** Module-level parser for result fields. */
+  readonly parser: string;
+}
+
+const STR_MEMBER: MemberType = { annotation: "str", accessor: "_str", parser: "_want_str" };
+const INT_MEMBER: MemberType = { annotation: "int", accessor: "_int", parser: "_want_int" };
+
+/** Members the client-initiated command results and errors carry, with their Python types. */
+const MEMBER_TYPES: Readonly<Record<string, MemberType>> = {
+  status: STR_MEMBER,
+  thread: STR_MEMBER,
+  client_id: STR_MEMBER,
+  actual: STR_MEMBER,
+  required: STR_MEMBER,
+  detail: STR_MEMBER,
+  field: STR_MEMBER,
+  reason: STR_MEMBER,
+  written_at_epoch_s: INT_MEMBER,
+  dropped_count: INT_MEMBER,
+  max_bytes: INT_MEMBER,
+  ttl_s: { annotation: "Optional[int]", accessor: "_int", parser: "_want_optional_int" },
+  keys: { annotation: "Tuple[ListedEntry, ...]", accessor: "_str", parser: "_want_entries" },
+};
+
+function fieldType(member: string, where: string): MemberType {
+  const known = MEMBER_TYPES[member];
+  if (!known) {
+    throw new Error(`python target: ${where} prints member ${JSON.stringify(member)}, which has no Python type; add it to MEMBER_TYPES in codegen/targets/python.ts`);
+  }
+  return known;
+}
+
+function commandGroupView(group: CommandGroup) {
+  const className = pascal(group.group);
+  const cliText = group.cli.join(" ");
+  const errors = group.errors.map((e) => ({
+    className: `${className}${pascal(e.error)}Error`,
+    errorLiteral: pyStr(e.error),
+    docstring: pyDocstring(
+      `\`${e.error}\` reported by \`${cliText}\` (exit status ${e.exit_code})${e.fields.length ? `; fields: ${e.fields.join(", ")}` : ""}.`,
+      "    ",
+    ),
+    fields: e.fields.map((f) => {
+      const t = fieldType(f, `client-initiated-commands ${group.group} error ${e.error}`);
+      return {
+        name: f,
+        attr: pyAttr(f),
+        nameLiteral: pyStr(f),
+        annotation: t.annotation.startsWith("Optional[") ? t.annotation.slice(9, -1) : t.annotation,
+        accessor: t.accessor,
+      };
+    }),
+  }));
+  const commands = group.commands.map((c) => {
+    const method = snake(c.command);
+    const resultClass = `${className}${pascal(c.command)}Result`;
+    const params: string[] = ["self"];
+    const kwParams: string[] = [];
+    const flags = c.flags.map((f) => {
+      const param = pyAttr(snake(f.flag.replace(/^--/, "")));
+      const pyType = f.value === "unsigned_integer" ? "int" : "str";
+      if (f.required) params.push(`${param}: ${pyType}`);
+      else kwParams.push(`${param}: Optional[${pyType}] = None`);
+      return { flagLiteral: pyStr(f.flag), param, kindLiteral: pyStr(f.value) };
+    });
+    if (c.stdin === "blob") params.push("blob: bytes");
+    const signature = [...params, ...(kwParams.length ? ["*", ...kwParams] : [])].join(", ");
+    const where = `client-initiated-commands ${group.group} ${c.command}`;
+    const resultFields = c.result_fields.map((f) => {
+      const t = fieldType(f, where);
+      return { attr: pyAttr(f), annotation: t.annotation, parser: t.parser, nameLiteral: pyStr(f) };
+    });
+    const source =
+      c.stdout === "json" ? "the JSON object on stdout" : c.stderr === "json_metadata" ? "the JSON metadata on stderr" : "stdout";
+    const flagDoc = c.flags
+      .map((f) => `\`${f.flag}\` (${f.required ? "required" : "optional"} ${f.value.replace("_", " ")})`)
+      .join(", ");
+    const doc = [
+      `Run \`${cliText} ${c.command}\` and return its result (fields from ${source}: ${c.result_fields.join(", ")}).`,
+      "",
+      `Flags: ${flagDoc || "none"}.${c.stdin === "blob" ? " `blob` is written to the command's stdin." : ""}${
+        c.stdout === "blob" ? " The blob comes back raw from stdout." : ""
+      }`,
+      "",
+      `Raises a CommandReportedError subclass for ${group.errors.map((e) => `\`${e.error}\``).join(", ")}; CommandUsageError, CommandTimeoutError, CommandSpawnError, CommandFailedError or CommandOutputError otherwise.`,
+    ].join("\n");
+    if (c.stdout === "json" && c.stderr === "json_metadata") throw new Error(`${where}: JSON on both stdout and stderr is not supported`);
+    if (c.stdout === "blob" && c.stderr !== "json_metadata") throw new Error(`${where}: a blob result needs JSON metadata on stderr`);
+    return {
+      method,
+      commandLiteral: pyStr(c.command),
+      resultClass,
+      resultDocstring: pyDocstring(`Result of \`${cliText} ${c.command}\`.`, "    "),
+      signature,
+      docstring: pyDocstring(doc, "        "),
+      flags,
+      stdinArg: c.stdin === "blob" ? "blob" : "None",
+      fieldsSource: c.stdout === "json" ? "_stdout_json" : "_stderr_json",
+      blobResult: c.stdout === "blob",
+      diagnostics: c.stderr === "diagnostics",
+      resultFields,
+    };
+  });
+  const envDoc = group.environment.map((e) => `\`${e.name}\`: ${e.meaning}`).join(" ");
+  return {
+    className,
+    groupLiteral: pyStr(group.group),
+    programLiteral: pyStr(group.cli[0] ?? ""),
+    groupArgsLiteral: pyStrTuple(group.cli.slice(1)),
+    usageExitCode: group.usage_error_exit_code,
+    docstring: pyDocstring(
+      `The \`${group.group}\` commands (${group.spec}): ${group.purpose}\n\nRuns \`${cliText} <command>\`. Identifiers (${group.identifier.max_length} bytes at most, pattern \`${group.identifier.pattern}\`) are checked by the host CLI. Environment: ${envDoc}`,
+      "    ",
+    ),
+    errors,
+    commands,
+  };
+}
+
+/**
+ * Wire types with every referenced type before its referrers (model order otherwise), so no class
+ * annotation is a forward reference (mypy would resolve a forward `Warning` to the builtin).
+ */
+function dependencyOrder(types: readonly WireType[]): WireType[] {
+  const byName = new Map(types.map((t) => [t.name, t]));
+  const done = new Set<string>();
+  const out: WireType[] = [];
+  const refs = (shape: Shape): string[] =>
+    shape.kind === "object" ? [shape.typeName] : shape.kind === "array" ? refs(shape.items) : [];
+  const visit = (type: WireType, stack: readonly string[]): void => {
+    if (done.has(type.name)) return;
+    if (stack.includes(type.name)) throw new Error(`recursive wire types: ${[...stack, type.name].join(" -> ")}`);
+    for (const field of type.fields) {
+      for (const name of refs(field.shape)) visit(byName.get(name) as WireType, [...stack, type.name]);
+    }
+    done.add(type.name);
+    out.push(type);
+  };
+  for (const type of types) visit(type, []);
+  return out;
+}
+
+/** Build the view model every template receives. */
+export function pythonViewModel(model: Model): Record<string, unknown> {
+  const wireVersion = model.wireVersion.current;
+  for (const e of model.enums) {
+    const names = e.values.map(pyConstName);
+    if (new Set(names).size !== names.length) throw new Error(`enum ${e.name}: two values map to one Python member name`);
+  }
+  const enums = model.enums.map((e) => ({
+    name: e.name,
+    docstring: pyDocstring(`${e.description}\n\nSchema: schemas/${e.file}.`, "    "),
+    valuesLiteral: pyStrTuple(e.values),
+    members: e.values.map((v) => ({ name: pyConstName(v), value: pyStr(v) })),
+  }));
+  const types = dependencyOrder(model.types).map(typeView);
+  const objectSchemas = model.types.map((t) => ({
+    name: t.name,
+    requiredLiteral: pyStrTuple((t.schema.required as string[] | undefined) ?? []),
+    fields: t.fields.map((f) => ({
+      literal: `name=${pyStr(f.name)}, attr=${pyStr(pyAttr(f.name))}, presence=${pyStr(f.presence)}, nullable=${f.nullable ? "True" : "False"}, shape=${shapeExpr(f.shape)}`,
+    })),
+  }));
+  const rulePlans = model.types.map((t) => ({ name: t.name, steps: (model.rulePlans.get(t.name) ?? []).map(ruleStepExpr) }));
+  const integerPaths = model.types.map((t) => ({ name: t.name, literal: pyStrTuple(model.integerPaths.get(t.name) ?? []) }));
+  const stems = [...model.rawTables.keys()].sort();
+  const tables = stems.map((stem) => {
+    const { $schema: _ignored, ...doc } = model.rawTables.get(stem) as Record<string, unknown>;
+    const file = stem === "wire-version" ? "spec/wire-version.json" : `spec/tables/${stem}.json`;
+    return {
+      constName: `${snake(stem).toUpperCase()}_TABLE`,
+      stemLiteral: pyStr(stem),
+      doc: `${file} as written (minus \`$schema\`).`,
+      literal: pyLiteral(doc),
+    };
+  });
+  const failureRetryDefaults = model.tables.failureRetryDefaults.map((r) => ({
+    failureClass: `FailureClass.${pyConstName(r.failure_class)}`,
+    retryClass: `RetryClass.${pyConstName(r.retry_class)}`,
+  }));
+  const limits = model.tables.limits.map((l) => ({
+    nameLiteral: pyStr(l.name),
+    constName: `LIMIT_${l.name.toUpperCase()}`,
+    value: l.value,
+    doc: `limits.${l.name} (${l.unit}): ${l.applies_to.replace(/\s+/g, " ")}`,
+  }));
+  const classOfVariant = (variant: string): string => {
+    const row = model.tables.subprocessFailureMapping.find((r) => r.variant === variant);
+    if (!row) throw new Error(`python target: the runner needs failure variant ${variant} in spec/tables/subprocess-failure-mapping.json`);
+    return row.failure_class;
+  };
+  const guard = model.tables.receiptEmittedGuard;
+  const runner = {
+    rejectClass: classOfVariant("invalid_request"),
+    rejectClassExpr: `FailureClass.${pyConstName(classOfVariant("invalid_request"))}`,
+    guardEvent: guard.event,
+    guardVariant: guard.failure_variant,
+    guardVariantLiteral: pyStr(guard.failure_variant),
+    guardClassExpr: `FailureClass.${pyConstName(classOfVariant(guard.failure_variant))}`,
+    handlerClass: classOfVariant("handler_threw"),
+    handlerClassExpr: `FailureClass.${pyConstName(classOfVariant("handler_threw"))}`,
+  };
+  const groups = model.tables.clientInitiatedCommands.groups.map(commandGroupView);
+  const commandExports = groups.flatMap((g) => [g.className, ...g.errors.map((e) => e.className), ...g.commands.map((c) => c.resultClass)]).sort();
+  const initModules: [string, string[]][] = [
+    ["codec", ["check", "decode", "encode", "from_json_value", "to_json_value"]],
+    ["commands", [...STATIC_COMMAND_EXPORTS, ...commandExports]],
+    ["enums", ["ENUM_CLASSES", ...model.enums.map((e) => e.name)]],
+    ["issues", ["ValidationIssue", "WireValidationError"]],
+    ["json_value", ["JsonObject", "JsonValue"]],
+    ["runner", ["Handler", "failure_response", "respond", "serve", "serve_io"]],
+    ["spec", ["CLIENT_INITIATED_COMMANDS", "DISPATCHABLE_EVENTS", "EVENT_VOCABULARY", "FAILURE_RETRY_DEFAULTS", "FAILURE_VARIANTS", "LIMITS", "SDK_VERSION", "SPEC_TABLES", "WIRE_VERSION"]],
+    ["wire", ["WIRE_CLASSES", "WireObject", ...model.types.map((t) => t.name)]],
+  ];
+  const initImports = initModules.map(([module, names]) => ({ module, names: isortNames(names) }));
+  const allExports = initModules.flatMap(([, names]) => names).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    banner: hashBanner().trimEnd(),
+    markdownBanner: markdownBanner().trimEnd(),
+    sdkVersion: PYTHON_SDK_VERSION,
+    sdkVersionLiteral: pyStr(PYTHON_SDK_VERSION),
+    wireVersion,
+    wireVersionLiteral: pyStr(wireVersion),
+    referenceCrateLiteral: pyStr(model.wireVersion.reference.crate),
+    referenceVersionLiteral: pyStr(model.wireVersion.reference.version),
+    enumNames: isortNames(model.enums.map((e) => e.name)),
+    initImports,
+    enums,
+    types,
+    objectSchemas,
+    rulePlans,
+    integerPaths,
+    events: model.tables.eventVocabulary.map(eventRowExpr),
+    failureVariants: model.tables.subprocessFailureMapping.map((r) =>
+      [
+        `variant=${pyStr(r.variant)}`,
+        `failure_class=FailureClass.${pyConstName(r.failure_class)}`,
+        `origin=${pyStr(r.origin)}`,
+        `reference_variant=${r.reference_variant === null ? "None" : pyStr(r.reference_variant)}`,
+        `transports=${pyStrTuple(r.transports)}`,
+        `stage=${pyStr(r.stage)}`,
+        `when=${pyStr(r.when)}`,
+        `reason=${r.reason === undefined ? "None" : pyStr(r.reason)}`,
+      ].join(", "),
+    ),
+    failureRetryDefaults,
+    limits,
+    documentRuleIds: pyStrTuple(model.tables.documentRules.map((r) => r.id)),
+    ruleIds: pyStrTuple(model.rules.map((r) => r.id)),
+    tables,
+    groups,
+    runner,
+    allExports,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Rendering
+
+function listTemplates(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (path: string): void => {
+    for (const name of readdirSync(path).sort()) {
+      const child = join(path, name);
+      if (statSync(child).isDirectory()) walk(child);
+      else if (name.endsWith(".hbs")) out.push(child);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Generate generated/python/. */
+export async function generatePython(model: Model): Promise<OutputFile[]> {
+  const templateDir = join(model.root, PYTHON_TEMPLATE_DIR);
+  const view = pythonViewModel(model);
+  const schema = JSON.parse(readFileSync(join(templateDir, "view-model.schema.json"), "utf8")) as Record<string, unknown>;
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  const validate = ajv.compile(schema);
+  if (!validate(view)) {
+    const detail = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"} ${e.message ?? ""} ${JSON.stringify(e.params)}`);
+    throw new Error(`python view model does not match ${PYTHON_TEMPLATE_DIR}/view-model.schema.json:\n${detail.join("\n")}`);
+  }
+  const hbs = Handlebars.create();
+  const outputs: OutputFile[] = [];
+  for (const file of listTemplates(templateDir)) {
+    const rel = relative(templateDir, file).split(sep).join("/");
+    const template = hbs.compile(readFileSync(file, "utf8"), { noEscape: true, strict: true });
+    let content: string;
+    try {
+      content = template(view);
+    } catch (error) {
+      throw new Error(`${PYTHON_TEMPLATE_DIR}/${rel}: ${(error as Error).message}`);
+    }
+    outputs.push({ path: `${PYTHON_OUTPUT_DIR}/${rel.slice(0, -".hbs".length)}`, content: finalNewline(content.replace(/[ \t]+$/gm, "").replace(/\n{4,}/g, "\n\n\n")) });
+  }
+  return outputs;
+}

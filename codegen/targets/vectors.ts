@@ -1,0 +1,255 @@
+/**
+ * Target: `generated/vectors/`, the shared test vectors every binding (TypeScript, Go, Python) runs
+ * through its validator to prove it judges wire documents exactly like this one.
+ *
+ * One file per case, `generated/vectors/<type-kebab>/<valid|invalid>-<slug>.json`:
+ *
+ *   { "$comment": <banner>, "id": "<type-kebab>/<file stem>", "type": "<TypeName>",
+ *     "expect": "valid" | "invalid", "rule": <rule id> | null, "pointer": <JSON pointer> | null,
+ *     "description": "...", "document_base64": "<the exact document bytes, base64>" }
+ *
+ * plus `generated/vectors/index.json` listing every case (without the document). An invalid case holds
+ * exactly one violation, so `rule` (the primary issue's rule id) and `pointer` are unambiguous;
+ * `rule`/`pointer` are null for valid cases (and `pointer` for a corpus fixture that names none).
+ *
+ * Sources:
+ * - every fixture of the conformance corpus `test/conformance/<fixture_kind>/*.json` (a source input
+ *   like schemas/, read here from the model's root): `data` re-encoded with JSON.stringify,
+ *   `data_base64` byte-exact;
+ * - boundary cases derived from the model (codegen/model/samples.ts), one representative occurrence
+ *   per field: every enum value in place and a near-miss, each string at maxLength and maxLength+1
+ *   (code points; the last one astral), each integer at 0, maximum and maximum+1, each array at
+ *   maxItems and maxItems+1. A derived case whose bytes equal a corpus fixture's is dropped.
+ * Expectations are derived by construction, never by running a validator.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { BANNER, stableJson, type OutputFile } from "../emit/output.js";
+import { ModelError } from "../model/load.js";
+import type { Field, Model } from "../model/model.js";
+import {
+  concretePointer,
+  editDocument,
+  enumNameOf,
+  enumValuesOf,
+  representativeOccurrences,
+  sampleValue,
+  slug,
+  stringOfCodePoints,
+  baseObject,
+  type JsonObject,
+  type JsonValue,
+} from "../model/samples.js";
+
+/** Folder of the conformance corpus, relative to the repository root. */
+export const CORPUS_DIR = "test/conformance";
+
+/** Strings longer than this many code points get no derived maxLength case (it would not fit a document). */
+const MAX_DERIVED_STRING = 65536;
+
+/** One shared vector before rendering. */
+export interface Vector {
+  /** `<type-kebab>/<valid|invalid>-<slug>` */
+  readonly id: string;
+  readonly type: string;
+  readonly expect: "valid" | "invalid";
+  readonly rule: string | null;
+  readonly pointer: string | null;
+  readonly description: string;
+  readonly bytes: Uint8Array;
+  /** Where the case comes from (named in the file's `$comment`). */
+  readonly source: string;
+}
+
+function encode(value: unknown): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(value));
+}
+
+/** Read the corpus fixtures of every wire document type (sorted by path). */
+export function corpusVectors(model: Model): Vector[] {
+  const out: Vector[] = [];
+  for (const root of model.roots) {
+    const dirRel = `${CORPUS_DIR}/${root.fixtureKind}`;
+    const dir = join(model.root, dirRel);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir).sort()) {
+      if (!name.endsWith(".json")) continue;
+      const rel = `${dirRel}/${name}`;
+      const stem = name.slice(0, -".json".length);
+      let fixture: Record<string, unknown>;
+      try {
+        fixture = JSON.parse(readFileSync(join(model.root, rel), "utf8")) as Record<string, unknown>;
+      } catch (error) {
+        throw new ModelError(rel, "", `not valid JSON: ${(error as Error).message}`);
+      }
+      const expect = fixture.expect;
+      if (fixture.kind !== root.fixtureKind) throw new ModelError(rel, "/kind", `must be ${root.fixtureKind} (the folder's kind)`);
+      if (expect !== "valid" && expect !== "invalid") throw new ModelError(rel, "/expect", "must be valid or invalid");
+      if (!stem.startsWith(`${expect}-`)) throw new ModelError(rel, "", `the file name must start with ${expect}-`);
+      if (typeof fixture.description !== "string") throw new ModelError(rel, "/description", "every corpus fixture has a description");
+      const hasData = "data" in fixture;
+      const hasBase64 = typeof fixture.data_base64 === "string";
+      if (hasData === hasBase64) throw new ModelError(rel, "", "a fixture has exactly one of data and data_base64");
+      const bytes = hasBase64 ? new Uint8Array(Buffer.from(fixture.data_base64 as string, "base64")) : encode(fixture.data);
+      const rule = typeof fixture.expect_rule === "string" ? fixture.expect_rule : null;
+      if (expect === "invalid" && rule === null) throw new ModelError(rel, "/expect_rule", "every invalid corpus fixture names its rule");
+      out.push({
+        id: `${root.cliName}/${stem}`,
+        type: root.typeName,
+        expect,
+        rule: expect === "invalid" ? rule : null,
+        pointer: expect === "invalid" && typeof fixture.expect_pointer === "string" ? fixture.expect_pointer : null,
+        description: fixture.description,
+        bytes,
+        source: rel,
+      });
+    }
+  }
+  return out;
+}
+
+/** Field value kinds that get derived boundary cases. */
+interface BoundaryCase {
+  /** File-name part, e.g. `max-length-plus-1`. */
+  readonly slug: string;
+  readonly label: string;
+  readonly value: JsonValue;
+  /** Set for a case that breaks the schema: its rule and the pointer suffix below the field. */
+  readonly fail?: { readonly rule: string; readonly suffix: string };
+}
+
+function boundaryCases(model: Model, field: Field): BoundaryCase[] {
+  const shape = field.shape;
+  const cases: BoundaryCase[] = [];
+  const inArray = shape.kind === "array";
+  const scalar = shape.kind === "array" ? shape.items : shape;
+  const wrap = (v: JsonValue): JsonValue => (inArray ? [v] : v);
+  const itemSuffix = inArray ? "/0" : "";
+  if (scalar.kind === "string" && scalar.maxLength <= MAX_DERIVED_STRING) {
+    cases.push({ slug: "max-length", label: `max-length ${scalar.maxLength} code points (the last one astral)`, value: wrap(stringOfCodePoints(scalar.maxLength)) });
+    cases.push({
+      slug: "max-length-plus-1",
+      label: `max-length+1 ${scalar.maxLength + 1} code points`,
+      value: wrap(stringOfCodePoints(scalar.maxLength + 1)),
+      fail: { rule: "schema.max-length", suffix: itemSuffix },
+    });
+  }
+  if (scalar.kind === "integer") {
+    cases.push({ slug: "zero", label: "0", value: wrap(scalar.minimum) });
+    cases.push({ slug: "maximum", label: `maximum ${scalar.maximum}`, value: wrap(scalar.maximum) });
+    cases.push({ slug: "maximum-plus-1", label: `maximum+1 ${scalar.maximum + 1}`, value: wrap(scalar.maximum + 1), fail: { rule: "schema.maximum", suffix: itemSuffix } });
+  }
+  const enumName = enumNameOf(shape);
+  if (enumName !== null) {
+    const values = enumValuesOf(model, enumName);
+    for (const v of values) cases.push({ slug: `enum-${slug(v)}`, label: `enum value ${v}`, value: wrap(v) });
+    const first = values[0] as string;
+    cases.push({ slug: "enum-near-miss", label: `near-miss ${first.toUpperCase()} (wrong case)`, value: wrap(first.toUpperCase()), fail: { rule: "schema.enum", suffix: itemSuffix } });
+  }
+  if (shape.kind === "array") {
+    const item = sampleValue(model, shape.items, field.name);
+    cases.push({ slug: "max-items", label: `max-items ${shape.maxItems}`, value: Array.from({ length: shape.maxItems }, () => item) });
+    cases.push({ slug: "max-items-plus-1", label: `max-items+1 ${shape.maxItems + 1}`, value: Array.from({ length: shape.maxItems + 1 }, () => item), fail: { rule: "schema.max-items", suffix: "" } });
+  }
+  return cases;
+}
+
+/** Boundary cases derived from the model: one representative occurrence per (type, field). */
+export function derivedVectors(model: Model): Vector[] {
+  const out: Vector[] = [];
+  const versionFields = new Set(
+    [...model.rulePlans.values()].flat().filter((s) => s.check === "equals_wire_version" && s.at === "").map((s) => s.field),
+  );
+  const reps = representativeOccurrences(model);
+  for (const type of model.types) {
+    const rep = reps.get(type.name);
+    if (!rep) continue;
+    const root = model.roots.find((r) => r.typeName === rep.rootType);
+    if (!root) continue;
+    const base = baseObject(model, rep.rootType);
+    const at = concretePointer(rep.occurrence.pattern);
+    for (const field of type.fields) {
+      if (versionFields.has(field.name) && field.shape.kind === "string") continue;
+      const fieldPointer = `${at}/${field.name}`;
+      for (const c of boundaryCases(model, field)) {
+        const edited = editDocument(model, rep.rootType, base, rep.occurrence.pattern, [field.name], (obj: JsonObject) => {
+          obj[field.name] = c.value;
+        });
+        let expect: "valid" | "invalid" = "valid";
+        let rule: string | null = null;
+        let pointer: string | null = null;
+        if (c.fail) {
+          expect = "invalid";
+          rule = c.fail.rule;
+          pointer = `${fieldPointer}${c.fail.suffix}`;
+        } else if (edited.conflicts.length === 1) {
+          const conflict = edited.conflicts[0] as (typeof edited.conflicts)[number];
+          expect = "invalid";
+          rule = conflict.step.rule;
+          pointer = conflict.pointer;
+        } else if (edited.conflicts.length > 1) {
+          continue;
+        }
+        if (c.fail && edited.conflicts.length > 0) continue;
+        const where = rep.occurrence.pattern === "" ? `${type.name}.${field.name}` : `${type.name}.${field.name} (at ${fieldPointer} of a ${rep.rootType})`;
+        out.push({
+          id: `${root.cliName}/${expect}-bound-${slug(fieldPointer)}-${c.slug}`,
+          type: rep.rootType,
+          expect,
+          rule,
+          pointer,
+          description: `${where}: ${c.label}${rule ? ` -> ${rule}` : ""}`,
+          bytes: encode(edited.doc),
+          source: "schemas/ (derived boundary case)",
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** Every vector: corpus fixtures first, then derived cases not already in the corpus. Throws on duplicate ids. */
+export function allVectors(model: Model): Vector[] {
+  const corpus = corpusVectors(model);
+  const seen = new Set(corpus.map((v) => `${v.type}\u0000${Buffer.from(v.bytes).toString("base64")}`));
+  const derived = derivedVectors(model).filter((v) => !seen.has(`${v.type}\u0000${Buffer.from(v.bytes).toString("base64")}`));
+  const all = [...corpus, ...derived];
+  const ids = new Set<string>();
+  for (const v of all) {
+    if (ids.has(v.id)) throw new ModelError(v.source, "", `two vectors have the id ${v.id}`);
+    ids.add(v.id);
+  }
+  return all.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Generate generated/vectors/. */
+export async function generateVectors(model: Model): Promise<OutputFile[]> {
+  const vectors = allVectors(model);
+  const files: OutputFile[] = vectors.map((v) => ({
+    path: `generated/vectors/${v.id}.json`,
+    content: stableJson(
+      {
+        id: v.id,
+        type: v.type,
+        expect: v.expect,
+        rule: v.rule,
+        pointer: v.pointer,
+        description: v.description,
+        document_base64: Buffer.from(v.bytes).toString("base64"),
+      },
+      `${BANNER} Source: ${v.source}.`,
+    ),
+  }));
+  files.push({
+    path: "generated/vectors/index.json",
+    content: stableJson(
+      {
+        wire_version: model.wireVersion.current,
+        format: "one file per case at generated/vectors/<id>.json: {id, type, expect, rule, pointer, description, document_base64}",
+        vectors: vectors.map((v) => ({ id: v.id, path: `${v.id}.json`, type: v.type, expect: v.expect, rule: v.rule, pointer: v.pointer })),
+      },
+      BANNER,
+    ),
+  });
+  return files;
+}

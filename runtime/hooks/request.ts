@@ -1,0 +1,55 @@
+/**
+ * Judging a render request (schemas/hooks/hook-render-request.schema.json) and a rendered output
+ * against its harness schema, with the same issue shape as wire validation ({rule, pointer,
+ * message}; spec/wire-contract.md): parse layer (`json.*`), schema layer (`schema.*`, including
+ * integer lexemes inside envelopes), then the PayloadEnvelope and FrameContext rules of
+ * spec/tables/rules.json with pointers into the request.
+ */
+import type { HOOK_SCHEMAS, WireObjectTypeName } from "../../generated/ts/spec.js";
+import type { HookRenderRequest } from "../../generated/ts/types.js";
+import type { ValidationIssue } from "../wire/issues.js";
+import { evaluateRules } from "../wire/rules.js";
+import { integerLexemeIssues, schemaIssues } from "../wire/schema.js";
+
+/** Name of a schema under schemas/hooks/, e.g. `CodexStopOutput` (its generated validator is `validate<Name>`). */
+export type HookSchemaName = (typeof HOOK_SCHEMAS)[number]["name"];
+
+/**
+ * Schema-layer issues of `value` against a hook schema. The hook schemas are compiled into the same
+ * generated validators module as the wire types, and schemaIssues looks validators up by name.
+ */
+export function hookSchemaIssues(name: HookSchemaName, value: unknown): ValidationIssue[] {
+  return schemaIssues(name as WireObjectTypeName, value);
+}
+
+function prefixed(prefix: string, issues: readonly ValidationIssue[]): ValidationIssue[] {
+  return issues.map((i) => ({ ...i, pointer: `${prefix}${i.pointer}` }));
+}
+
+const ENVELOPE_POINTER = /^\/payloads\/(\d+)\/envelope(\/.*)$/;
+
+/**
+ * Every issue of an in-memory render request (the first is the primary one); [] when valid.
+ * `nonIntegerNumberPointers` are the strict parser's pointers of numbers written with a fraction,
+ * exponent or as -0 (empty for values that did not come from bytes).
+ */
+export function renderRequestIssues(value: unknown, nonIntegerNumberPointers: readonly string[] = []): ValidationIssue[] {
+  const schema = hookSchemaIssues("HookRenderRequest", value);
+  if (schema.length > 0) return schema;
+  for (const pointer of nonIntegerNumberPointers) {
+    const m = ENVELOPE_POINTER.exec(pointer);
+    if (!m) continue;
+    const lexeme = integerLexemeIssues("PayloadEnvelope", [m[2] as string]);
+    if (lexeme.length > 0) return prefixed(`/payloads/${m[1]}/envelope`, lexeme);
+  }
+  const request = value as HookRenderRequest;
+  if (request.frame) {
+    const frame = evaluateRules("FrameContext", request.frame);
+    if (frame.length > 0) return prefixed("/frame", frame);
+  }
+  for (const [i, p] of (request.payloads ?? []).entries()) {
+    const envelope = evaluateRules("PayloadEnvelope", p.envelope);
+    if (envelope.length > 0) return prefixed(`/payloads/${i}/envelope`, envelope);
+  }
+  return [];
+}

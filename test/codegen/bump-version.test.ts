@@ -1,0 +1,87 @@
+/**
+ * `npm run bump-version -- <new> --reason "..."` (codegen/bump-version.ts) on a scratch copy of the
+ * repository: wire-version.json, the tombstone, the corpus rewrite, and a consistent regeneration.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WIRE_VERSION } from "../../generated/ts/spec.js";
+import { copyRepo, runTs } from "../support/cli-process.js";
+
+const NEXT = "lifeloop.v0.4";
+let root: string;
+let result: ReturnType<typeof runTs>;
+
+/** Run the copy's own bump-version on the copy. */
+function bump(args: readonly string[]): ReturnType<typeof runTs> {
+  return runTs("codegen/bump-version.ts", [...args, "--root", root], { cwd: root });
+}
+
+function read(rel: string): string {
+  return readFileSync(join(root, rel), "utf8");
+}
+
+beforeAll(() => {
+  root = copyRepo("lifeloop-bump-");
+  // A hand-written fixture outside the generated corpus folders, without expect_pointer: left alone.
+  mkdirSync(join(root, "test", "conformance", "hand"), { recursive: true });
+  writeFileSync(
+    join(root, "test", "conformance", "hand", "invalid-old-envelope.json"),
+    JSON.stringify({ kind: "dispatch_envelope", expect: "invalid", expect_rule: "schema-version-current", description: "hand-written", data: { schema_version: "lifeloop.v0.2", request: { schema_version: WIRE_VERSION } } }, null, 2),
+  );
+  result = bump([NEXT, "--reason", "a test bump | with a pipe", "--date", "2030-01-02"]);
+}, 180_000);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("bump-version", () => {
+  it("succeeds and says what it did", () => {
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`bump-version: ${WIRE_VERSION} -> ${NEXT}`);
+    expect(result.stdout).toContain(`left alone (its deliberately wrong version is ${WIRE_VERSION}; review it): test/conformance/hand/invalid-old-envelope.json`);
+  });
+
+  it("moves spec/wire-version.json and records the retired version with its tombstone", () => {
+    const wire = JSON.parse(read("spec/wire-version.json")) as { current: string; retired: { version: string; superseded_by: string; tombstone: string }[] };
+    expect(wire.current).toBe(NEXT);
+    expect(wire.retired.at(-1)).toEqual({ version: WIRE_VERSION, superseded_by: NEXT, tombstone: `spec/tombstones/${WIRE_VERSION}.md` });
+    expect(wire.retired.some((r) => r.version === "lifeloop.v0.2")).toBe(true);
+  });
+
+  it("writes the tombstone from our template", () => {
+    const page = read(`spec/tombstones/${WIRE_VERSION}.md`);
+    expect(page).toContain(`# Wire version \`${WIRE_VERSION}\` (retired)`);
+    expect(page).toContain(`| Superseded by | \`${NEXT}\` |`);
+    expect(page).toContain("| Retired on | 2030-01-02 |");
+    expect(page).toContain("| Reason | a test bump \\| with a pipe |");
+    expect(page).toContain("## Migration notes");
+  });
+
+  it("rewrites the version in the corpus but not the deliberately wrong ones", () => {
+    const minimal = JSON.parse(read("test/conformance/dispatch_envelope/valid-minimal.json")) as { data: { schema_version: string; request: { schema_version: string } } };
+    expect(minimal.data.schema_version).toBe(NEXT);
+    expect(minimal.data.request.schema_version).toBe(NEXT);
+    const nestedWrong = JSON.parse(read("test/conformance/dispatch_envelope/invalid-schema-version-current-request-schema-version-older.json")) as { data: { schema_version: string; request: { schema_version: string } } };
+    expect(nestedWrong.data.request.schema_version).toBe("lifeloop.v0.2");
+    expect(nestedWrong.data.schema_version).toBe(NEXT);
+    const bytes = JSON.parse(read("test/conformance/callback_request/invalid-json-bom-minimal.json")) as { data_base64: string };
+    expect(Buffer.from(bytes.data_base64, "base64").toString("utf8")).toContain(`"schema_version":"${NEXT}"`);
+    expect(read("test/conformance/hand/invalid-old-envelope.json")).toContain(WIRE_VERSION);
+  });
+
+  it("regenerates: generate --check passes and the corpus script reproduces the rewritten corpus", () => {
+    expect(read("generated/ts/spec.ts")).toContain(`export const WIRE_VERSION = "${NEXT}" as const;`);
+    const check = runTs("codegen/main.ts", ["--check", "--root", root], { cwd: root });
+    expect(check.code, check.stdout.slice(0, 2000)).toBe(0);
+    const corpus = runTs("test/conformance/tools/make-corpus.ts", ["--check", "--root", root], { cwd: root });
+    expect(corpus.code, corpus.stdout).toBe(0);
+  });
+
+  it("refuses malformed, current and retired versions (exit 3) and incomplete command lines (exit 2)", () => {
+    expect(bump(["v5", "--reason", "x"]).code).toBe(3);
+    expect(bump([NEXT, "--reason", "x"]).code).toBe(3);
+    expect(bump(["lifeloop.v0.2", "--reason", "x"]).code).toBe(3);
+    expect(bump(["lifeloop.v0.5"]).code).toBe(2);
+    expect(bump(["--reason", "x"]).code).toBe(2);
+    expect(JSON.parse(read("spec/wire-version.json")).current).toBe(NEXT);
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * The generator (codegen/main.ts) on scratch copies of the repository (`--root`): the drift check
+ * catches a changed schema and shows the diff, broken sources stop generation with the file and JSON
+ * pointer at fault (exit 3), and generation is byte-deterministic.
+ */
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyRepo, runTs } from "../support/cli-process.js";
+
+const copies: string[] = [];
+function scratch(from?: string): string {
+  const dir = copyRepo("lifeloop-codegen-", from);
+  copies.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Run the copy's own generator on the copy. */
+function generate(root: string, ...args: string[]): ReturnType<typeof runTs> {
+  return runTs("codegen/main.ts", [...args, "--root", root], { cwd: root });
+}
+
+/** Edit a JSON file of the copy in place; returns a function that restores it. */
+function editJson(root: string, rel: string, edit: (doc: Record<string, unknown>) => void): () => void {
+  const path = join(root, rel);
+  const original = readFileSync(path, "utf8");
+  const doc = JSON.parse(original) as Record<string, unknown>;
+  edit(doc);
+  writeFileSync(path, `${JSON.stringify(doc, null, 2)}\n`);
+  return () => writeFileSync(path, original);
+}
+
+function tree(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.set(relative(dir, p), readFileSync(p).toString("base64"));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe("generate --check (drift)", () => {
+  let root: string;
+  beforeAll(() => {
+    root = scratch();
+  });
+
+  it("passes on a clean copy", () => {
+    const r = generate(root, "--check");
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/files up to date/);
+  });
+
+  it("fails on a changed schema, naming each drifted file and showing a unified diff", () => {
+    const restore = editJson(root, "schemas/warning.schema.json", (doc) => {
+      ((doc.properties as Record<string, Record<string, unknown>>).code as Record<string, unknown>).maxLength = 256;
+    });
+    try {
+      const r = generate(root, "--check");
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("generated/ts/validators.ts (changed)");
+      expect(r.stderr).toContain("generated/docs/types/Warning.md (changed)");
+      expect(r.stdout).toContain("--- generated/ts/validators.ts");
+      expect(r.stdout).toContain("+++ generated/ts/validators.ts");
+      expect(r.stdout).toMatch(/^@@ .* @@$/m);
+      expect(r.stdout).toMatch(/^-.*512/m);
+      expect(r.stdout).toMatch(/^\+.*256/m);
+    } finally {
+      restore();
+    }
+    expect(generate(root, "--check").code).toBe(0);
+  });
+
+  it("reports files no target produces as stale", () => {
+    const stray = join(root, "generated", "stray.txt");
+    writeFileSync(stray, "left behind\n");
+    try {
+      const r = generate(root, "--check");
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain("stale (no target produces it): generated/stray.txt");
+    } finally {
+      rmSync(stray);
+    }
+  });
+});
+
+describe("invalid sources stop generation (exit 3, file and pointer named)", () => {
+  let root: string;
+  beforeAll(() => {
+    root = scratch();
+  });
+
+  const cases: [string, string, (doc: Record<string, unknown>) => void, readonly string[]][] = [
+    [
+      "a table row violating its meta-schema",
+      "spec/tables/limits.json",
+      (doc) => {
+        ((doc.limits as Record<string, unknown>[])[0] as Record<string, unknown>).value = "big";
+      },
+      ["spec/tables/limits.json at /limits/0/value", "spec/meta/limits.schema.json"],
+    ],
+    [
+      "a rule naming an unknown field",
+      "spec/tables/rules.json",
+      (doc) => {
+        (((doc.rules as Record<string, unknown>[])[1] as { targets: Record<string, unknown>[] }).targets[0] as Record<string, unknown>).field = "no_such_field";
+      },
+      ["spec/tables/rules.json at /rules/1/targets/0", "no field no_such_field"],
+    ],
+    [
+      "an object that is not closed",
+      "schemas/warning.schema.json",
+      (doc) => {
+        delete doc.additionalProperties;
+      },
+      ["schemas/warning.schema.json at /additionalProperties", "closed"],
+    ],
+    [
+      "a string without maxLength",
+      "schemas/warning.schema.json",
+      (doc) => {
+        delete ((doc.properties as Record<string, Record<string, unknown>>).code as Record<string, unknown>).maxLength;
+      },
+      ["schemas/warning.schema.json at /properties/code", "maxLength"],
+    ],
+    [
+      "an invalid corpus fixture without its rule",
+      "test/conformance/callback_request/invalid-json-bom-minimal.json",
+      (doc) => {
+        delete doc.expect_rule;
+      },
+      ["test/conformance/callback_request/invalid-json-bom-minimal.json at /expect_rule"],
+    ],
+  ];
+
+  it.each(cases)("%s", (_name, file, edit, expected) => {
+    const restore = editJson(root, file, edit);
+    try {
+      for (const args of [["--check"], []]) {
+        const r = generate(root, ...args);
+        expect(r.code, r.stderr).toBe(3);
+        for (const text of expected) expect(r.stderr).toContain(text);
+      }
+    } finally {
+      restore();
+    }
+  });
+});
+
+describe("determinism", () => {
+  it("generates byte-identical trees from scratch, twice, in different locales and time zones", () => {
+    const a = scratch();
+    rmSync(join(a, "generated"), { recursive: true, force: true });
+    const b = scratch(a);
+    const first = runTs("codegen/main.ts", ["--root", a], { cwd: a, env: { TZ: "Pacific/Kiritimati", LANG: "tr_TR.UTF-8", LC_ALL: "tr_TR.UTF-8" } });
+    const second = runTs("codegen/main.ts", ["--root", b], { cwd: a, env: { TZ: "UTC", LANG: "C", LC_ALL: "C" } });
+    expect(first.code, first.stderr).toBe(0);
+    expect(second.code, second.stderr).toBe(0);
+    const ta = tree(join(a, "generated"));
+    const tb = tree(join(b, "generated"));
+    expect([...ta.keys()]).toEqual([...tb.keys()]);
+    expect([...ta].filter(([k, v]) => tb.get(k) !== v).map(([k]) => k)).toEqual([]);
+    const again = generate(a);
+    expect(again.stdout).toMatch(/already up to date/);
+    expect(generate(a, "--check").code).toBe(0);
+  });
+});

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Prepares everything the test suites need, from nothing, idempotently (fast when already done).
+# Run by `npm test` (pretest) and `npm run demo`; CI runs it through `npm test`.
+#   - dist/                              compiled host runtime and CLI (tsc)
+#   - test/reference/target/release/...  the Rust differential harness (reference crate 0.5.0)
+#   - .cache/lifeloop-ref/bin/lifeloop   the reference CLI, a real peer for the matrix and SDK tests
+#   - .cache/venv                        Python tools for the generated SDK (mypy, ruff, pytest)
+# Every tool comes from its normal registry (npm, crates.io, PyPI). Nothing is installed globally.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+step() { printf '== prepare: %s\n' "$*" >&2; }
+
+step "build the host runtime (tsc)"
+npx tsc -p tsconfig.json
+
+step "build the reference harness (cargo)"
+cargo build --quiet --release --locked --manifest-path test/reference/Cargo.toml
+
+if [ ! -x .cache/lifeloop-ref/bin/lifeloop ]; then
+  step "install the reference CLI lifeloop-cli 0.5.0 into .cache/lifeloop-ref"
+  cargo install --quiet lifeloop-cli --version 0.5.0 --locked --root .cache/lifeloop-ref
+fi
+
+if [ ! -x .cache/venv/bin/python ] || ! cmp -s .ci/python-requirements.txt .cache/venv/requirements.txt; then
+  step "create the Python tool venv in .cache/venv"
+  python3 -m venv .cache/venv
+  .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check -r .ci/python-requirements.txt
+  cp .ci/python-requirements.txt .cache/venv/requirements.txt
+fi
+step "ready"

@@ -2,7 +2,7 @@
  * Markdown rendering helpers and the named table renderers shared by the reference docs
  * (`generated/docs/`) and the generated regions of the normative prose (`spec/*.md`).
  */
-import type { Model, Shape, WireType } from "../model/model.js";
+import type { Model, ReferenceDifference, Shape, WireType } from "../model/model.js";
 
 /** Escape a cell for a Markdown table (pipes and newlines). */
 export function cell(value: unknown): string {
@@ -52,6 +52,11 @@ export function fieldBoundsTable(model: Model): string {
     }
   }
   return mdTable(["field", "bound", "value"], rows);
+}
+
+/** The deliberate differences from the reference, as a table. */
+function differencesTable(rows: readonly ReferenceDifference[]): string {
+  return mdTable(["id", "where", "reference", "ours", "reason"], rows.map((d) => [`\`${d.id}\``, d.where, d.reference, d.ours, d.reason]));
 }
 
 /** Named renderers of the spec tables; `spec/*.md` regions refer to these names. */
@@ -105,14 +110,7 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
     ["cli-exit-codes", () => mdTable(["code", "name", "meaning"], t.cliExitCodes.map((c) => [c.code, `\`${c.name}\``, c.meaning]))],
     ["document-rules", () => mdTable(["rule id", "layer", "summary"], t.documentRules.map((r) => [`\`${r.id}\``, r.layer, r.summary]))],
     ...hookTableRenderers(model),
-    [
-      "reference-differences",
-      () =>
-        mdTable(
-          ["id", "where", "reference", "ours", "reason"],
-          t.referenceDifferences.map((d) => [`\`${String(d.id)}\``, d.where, d.reference, d.ours, d.reason]),
-        ),
-    ],
+    ["reference-differences", () => differencesTable(t.referenceDifferences.filter((d) => d.scope === "validation"))],
   ]);
 }
 
@@ -144,7 +142,7 @@ function hookTableRenderers(model: Model): [string, () => string][] {
     ["harness-hook-block-effects", () => mdTable(["block", "renders", "meaning"], m.block_effects.map((b) => [code(b.block), b.renders, b.meaning]))],
     ["harness-hook-errors", () => mdTable(["error kind", "CLI exit", "summary"], m.errors.map((e) => [code(e.kind), code(e.exit), e.summary]))],
     ["harness-hook-warnings", () => mdTable(["warning code", "summary"], m.warnings.map((w) => [code(w.code), w.summary]))],
-    ["harness-hook-differences", () => mdTable(["id", "where", "reference", "ours", "reason"], m.reference_differences.map((d) => [code(d.id), d.where, d.reference, d.ours, d.reason]))],
+    ["harness-hook-differences", () => differencesTable(model.tables.referenceDifferences.filter((d) => d.scope === "rendering"))],
   ];
 }
 

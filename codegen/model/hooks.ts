@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { ANNOTATION_KEYWORDS, ModelError, SCHEMA_ID_BASE } from "./load.js";
-import type { EnumType, HarnessHookMapping, HookSchema, JsonSchema, WireType } from "./model.js";
+import type { EnumType, HarnessHookMapping, HookSchema, JsonSchema, ReferenceDifference, WireType } from "./model.js";
 
 const TABLE = "spec/tables/harness-hook-mapping.json";
 /** Stem of the render request schema; every other schema under schemas/hooks/ is an output. */
@@ -88,10 +88,16 @@ function sameList(pointer: string, actual: readonly string[], expected: readonly
 }
 
 /** Cross-check the mapping table against the enums, the hook schemas and the CLI exit codes. */
-export function checkHookMapping(mapping: HarnessHookMapping, enums: readonly EnumType[], hookSchemas: readonly HookSchema[], exitCodeNames: readonly string[]): void {
+export function checkHookMapping(
+  mapping: HarnessHookMapping,
+  enums: readonly EnumType[],
+  hookSchemas: readonly HookSchema[],
+  exitCodeNames: readonly string[],
+  differences: readonly ReferenceDifference[],
+): void {
   const values = (name: string): readonly string[] => enums.find((e) => e.name === name)?.values ?? [];
   const placements = values("PlacementClass");
-  const differenceIds = new Set(mapping.reference_differences.map((d) => d.id));
+  const differenceIds = new Set(differences.filter((d) => d.scope === "rendering").map((d) => d.id));
   const adapterNames = new Set<string>();
   const ids = new Set<string>();
   const usedSchemas = new Set<string>();

@@ -456,7 +456,10 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
     documentRuleIds.add(row.id);
   });
   for (const [i, difference] of tables.referenceDifferences.entries()) {
-    for (const [j, match] of ((difference.match as { rule: string }[] | undefined) ?? []).entries()) {
+    if ((difference.scope === "validation") !== (difference.match !== undefined)) {
+      throw new ModelError("spec/tables/reference-differences.json", `/differences/${i}`, "validation differences, and only they, have match patterns");
+    }
+    for (const [j, match] of (difference.match ?? []).entries()) {
       if (!documentRuleIds.has(match.rule)) {
         throw new ModelError("spec/tables/reference-differences.json", `/differences/${i}/match/${j}/rule`, `unknown rule id ${match.rule}`);
       }
@@ -513,7 +516,7 @@ export function loadModel(root: string): Model {
   };
   checkTables(tables, loaded.enums, types);
   const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types);
-  checkHookMapping(tables.harnessHookMapping, loaded.enums, hookSchemas, tables.cliExitCodes.map((c) => c.name));
+  checkHookMapping(tables.harnessHookMapping, loaded.enums, hookSchemas, tables.cliExitCodes.map((c) => c.name), tables.referenceDifferences);
   const rules = loadRules(rawTables.get("rules"), types, loaded.enums, tables.eventVocabulary);
   const wireVersion = stripSchema(rawTables.get("wire-version")) as unknown as WireVersion;
   const roots = types

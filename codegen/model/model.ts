@@ -195,7 +195,6 @@ export interface HarnessHookMapping {
   readonly warnings: readonly { readonly code: string; readonly summary: string }[];
   /** Template of the systemMessage added with context_over_harness_limit. */
   readonly system_message: string;
-  readonly reference_differences: readonly { readonly id: string; readonly where: string; readonly reference: string; readonly ours: string; readonly reason: string }[];
 }
 
 /**
@@ -303,8 +302,24 @@ export interface CommandGroup {
 export interface ClientInitiatedCommands {
   readonly groups: readonly CommandGroup[];
 }
+/** A pattern that explains a validation disagreement with the reference (spec/meta/reference-differences.schema.json). */
+export interface ReferenceDifferenceMatch {
+  readonly rule: string;
+  readonly value_type?: "object" | "array" | "string" | "number" | "boolean" | "null";
+  readonly expected?: "object" | "enum" | "string" | "integer" | "array";
+  readonly inside_open_map?: boolean;
+}
 /** One deliberate difference from the reference (spec/tables/reference-differences.json). */
-export type ReferenceDifference = { readonly [key: string]: unknown };
+export interface ReferenceDifference {
+  readonly id: string;
+  /** validation: judging wire documents (has `match`); rendering: harness hook output. */
+  readonly scope: "validation" | "rendering";
+  readonly match?: readonly ReferenceDifferenceMatch[];
+  readonly where: string;
+  readonly reference: string;
+  readonly ours: string;
+  readonly reason: string;
+}
 
 /** spec/wire-version.json */
 export interface WireVersion {

@@ -7,9 +7,19 @@
  */
 import type { Occurrence, Rule, RuleStep, Shape, WireType } from "./model.js";
 
-function childOccurrences(type: WireType, byName: Map<string, WireType>, prefix: string, out: Occurrence[], depth: number): void {
+/**
+ * Visit every field reachable from `type`, depth-first in field order, with the pointer pattern of
+ * its value (`*` for array items; the item shape is what `visit` sees for arrays). Nested object
+ * types are entered after their field is visited. Recursive schemas are refused.
+ */
+export function walkFields(
+  type: WireType,
+  byName: ReadonlyMap<string, WireType>,
+  visit: (shape: Shape, pointer: string) => void,
+  prefix = "",
+  depth = 0,
+): void {
   if (depth > 16) throw new Error(`type nesting too deep at ${prefix} (recursive schemas are not supported)`);
-  out.push({ pattern: prefix, typeName: type.name });
   for (const field of type.fields) {
     let shape: Shape = field.shape;
     let pointer = `${prefix}/${field.name}`;
@@ -17,48 +27,51 @@ function childOccurrences(type: WireType, byName: Map<string, WireType>, prefix:
       shape = shape.items;
       pointer = `${pointer}/*`;
     }
+    visit(shape, pointer);
     if (shape.kind === "object") {
       const child = byName.get(shape.typeName);
       if (!child) throw new Error(`unknown type ${shape.typeName}`);
-      childOccurrences(child, byName, pointer, out, depth + 1);
+      walkFields(child, byName, visit, pointer, depth + 1);
     }
   }
+}
+
+/** For every object type, the pointer patterns where a value of a given shape kind occurs in it. */
+function pathsOfKind(types: readonly WireType[], kind: Shape["kind"]): Map<string, string[]> {
+  const byName = new Map(types.map((t) => [t.name, t]));
+  return new Map(
+    types.map((type) => {
+      const out: string[] = [];
+      walkFields(type, byName, (shape, pointer) => {
+        if (shape.kind === kind) out.push(pointer);
+      });
+      return [type.name, out];
+    }),
+  );
 }
 
 /** For every object type, every (pointer pattern, type) where an object type occurs in it, depth-first in field order. */
 export function computeOccurrences(types: readonly WireType[]): Map<string, Occurrence[]> {
   const byName = new Map(types.map((t) => [t.name, t]));
-  const result = new Map<string, Occurrence[]>();
-  for (const type of types) {
-    const out: Occurrence[] = [];
-    childOccurrences(type, byName, "", out, 0);
-    result.set(type.name, out);
-  }
-  return result;
+  return new Map(
+    types.map((type) => {
+      const out: Occurrence[] = [{ pattern: "", typeName: type.name }];
+      walkFields(type, byName, (shape, pointer) => {
+        if (shape.kind === "object") out.push({ pattern: pointer, typeName: shape.typeName });
+      });
+      return [type.name, out];
+    }),
+  );
 }
 
 /** For every object type, the pointer patterns of its integer fields (open maps excluded). */
 export function computeIntegerPaths(types: readonly WireType[]): Map<string, string[]> {
-  const byName = new Map(types.map((t) => [t.name, t]));
-  const result = new Map<string, string[]>();
-  const walk = (type: WireType, prefix: string, out: string[]): void => {
-    for (const field of type.fields) {
-      let shape: Shape = field.shape;
-      let pointer = `${prefix}/${field.name}`;
-      if (shape.kind === "array") {
-        shape = shape.items;
-        pointer = `${pointer}/*`;
-      }
-      if (shape.kind === "integer") out.push(pointer);
-      if (shape.kind === "object") walk(byName.get(shape.typeName) as WireType, pointer, out);
-    }
-  };
-  for (const type of types) {
-    const out: string[] = [];
-    walk(type, "", out);
-    result.set(type.name, out);
-  }
-  return result;
+  return pathsOfKind(types, "integer");
+}
+
+/** For every object type, the pointer patterns of its open maps (metadata, telemetry_summary). */
+export function computeOpenMapPaths(types: readonly WireType[]): Map<string, string[]> {
+  return pathsOfKind(types, "open_object");
 }
 
 /**

@@ -22,7 +22,6 @@ function hookMappingDrift(model: Model): unknown {
     white_space: m.white_space,
     errors: m.errors.map((e) => ({ kind: e.kind, exit: e.exit })),
     warnings: m.warnings.map((w) => w.code),
-    reference_differences: m.reference_differences.map((d) => d.id),
   };
 }
 

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { CommandGroup, Field, Model, RuleStep, Shape, WireType } from "../model/model.js";
 import { finalNewline, markdownBanner, slashBanner, type OutputFile } from "../emit/output.js";
+import { wrapWords } from "../emit/text.js";
 
 /** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
 const Handlebars = createRequire(import.meta.url)("handlebars") as typeof import("handlebars");
@@ -127,18 +128,7 @@ function singular(word: string): string {
 
 /** Split prose into comment lines of at most `width` characters (words are never broken). */
 function wrap(text: string, width = 96): string[] {
-  const lines: string[] = [];
-  for (const paragraph of text.split(/\n+/)) {
-    let line = "";
-    for (const word of paragraph.split(/\s+/).filter((w) => w.length > 0)) {
-      if (line && line.length + 1 + word.length > width) {
-        lines.push(line);
-        line = word;
-      } else line = line ? `${line} ${word}` : word;
-    }
-    if (line) lines.push(line);
-  }
-  return lines;
+  return wrapWords(text, width, false);
 }
 
 // ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import { createRequire } from "node:module";
 import { join, relative, sep } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { finalNewline, hashBanner, markdownBanner, type OutputFile } from "../emit/output.js";
+import { wrapWords } from "../emit/text.js";
 import type { CommandGroup, Field, Model, RuleStep, Shape, WireType } from "../model/model.js";
 
 /** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
@@ -89,20 +90,9 @@ export function pyLiteral(value: unknown, indent = ""): string {
   throw new Error(`cannot render ${typeof value} as a Python literal`);
 }
 
-/** Word-wrap `text` into lines of at most `width` characters (never splits a word). */
+/** Word-wrap `text` into lines of at most `width` characters (never splits a word; keeps blank lines). */
 function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  for (const paragraph of text.split("\n")) {
-    let line = "";
-    for (const word of paragraph.split(/\s+/).filter((w) => w.length > 0)) {
-      if (line && line.length + 1 + word.length > width) {
-        lines.push(line);
-        line = word;
-      } else line = line ? `${line} ${word}` : word;
-    }
-    lines.push(line);
-  }
-  return lines;
+  return wrapWords(text, width, true);
 }
 
 /** Escape text for a triple-quoted Python docstring. */

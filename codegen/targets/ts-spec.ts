@@ -3,6 +3,7 @@
  * The runtime reads every table through this file; it never restates one.
  */
 import type { Model } from "../model/model.js";
+import { computeOpenMapPaths } from "../model/plans.js";
 import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
 
 function constName(typeName: string): string {
@@ -11,29 +12,6 @@ function constName(typeName: string): string {
 
 function literal(value: unknown): string {
   return JSON.stringify(value, null, 2);
-}
-
-function openMapPaths(model: Model): Record<string, string[]> {
-  const byName = new Map(model.types.map((t) => [t.name, t]));
-  const result: Record<string, string[]> = {};
-  const walk = (typeName: string, prefix: string, out: string[]): void => {
-    for (const field of byName.get(typeName)?.fields ?? []) {
-      let shape = field.shape;
-      let pointer = `${prefix}/${field.name}`;
-      if (shape.kind === "array") {
-        shape = shape.items;
-        pointer = `${pointer}/*`;
-      }
-      if (shape.kind === "open_object") out.push(pointer);
-      if (shape.kind === "object") walk(shape.typeName, pointer, out);
-    }
-  };
-  for (const t of model.types) {
-    const out: string[] = [];
-    walk(t.name, "", out);
-    result[t.name] = out;
-  }
-  return result;
 }
 
 /** Generate generated/ts/spec.ts. */
@@ -135,7 +113,7 @@ export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   lines.push(`export const INTEGER_PATHS: { readonly [K in WireObjectTypeName]: readonly string[] } = ${literal(Object.fromEntries(model.types.map((t) => [t.name, model.integerPaths.get(t.name) ?? []])))};`);
   lines.push("");
   lines.push(`/** Pointer patterns of open maps (metadata, telemetry_summary) per wire object type. */`);
-  lines.push(`export const OPEN_MAP_PATHS: { readonly [K in WireObjectTypeName]: readonly string[] } = ${literal(openMapPaths(model))};`);
+  lines.push(`export const OPEN_MAP_PATHS: { readonly [K in WireObjectTypeName]: readonly string[] } = ${literal(Object.fromEntries(computeOpenMapPaths(model.types)))};`);
   lines.push("");
   lines.push(`/** spec/tables/harness-hook-mapping.json: lifecycle event → harness hook event, rendering facts, directives, errors (spec/harness-hooks.md). */`);
   lines.push(`export const HARNESS_HOOK_MAPPING = ${literal(model.tables.harnessHookMapping)} as const;`);

@@ -2,7 +2,7 @@
  * renderHookPayload: neutral lifecycle inputs → the JSON a harness's command hook prints on stdout
  * (spec/harness-hooks.md). Settled against the reference renderer (lifeloop-cli 0.5.0, module
  * protocol) and checked against it case by case (test/hooks/differential.test.ts); the deliberate
- * differences are listed in spec/tables/harness-hook-mapping.json `reference_differences`.
+ * differences are listed in spec/tables/reference-differences.json (scope `rendering`).
  *
  * Order of refusals (the first that applies wins): invalid_request, invalid_directive,
  * adapter_id_mismatch, unsupported_event, context_too_large, output_schema_violation.

@@ -8,21 +8,13 @@
  * data, truncation, pretty-printing). Same seed, same bases: same mutants, byte for byte.
  */
 import type { Model } from "../../codegen/model/model.js";
+import { mulberry32 } from "../support/prng.js";
 import { shapeAt } from "../support/reference-differences.js";
+
+export { mulberry32 };
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** A PRNG returning floats in [0, 1) (mulberry32). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One mutant document. */
 export interface Mutant {

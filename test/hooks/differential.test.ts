@@ -3,13 +3,13 @@
  * `protocol::render_hook_payload`) through the Rust harness's `render` kind (test/reference/).
  * Every (adapter, event, directive, payload set, adapter id) combination goes to both; outputs must
  * be the same JSON value and the same stdout text byte for byte, and refusals the same kind. The
- * only accepted disagreements are the deliberate differences of spec/tables/harness-hook-mapping.json
- * `reference_differences`, each asserted explicitly below.
+ * only accepted disagreements are the deliberate differences of spec/tables/reference-differences.json
+ * with scope `rendering`, each asserted explicitly below.
  *
  * Needs the release binary: cargo build --release --manifest-path test/reference/Cargo.toml
  */
 import { describe, expect, it } from "vitest";
-import { HARNESS_HOOK_MAPPING, type HookAdapter } from "../../generated/ts/spec.js";
+import { HARNESS_HOOK_MAPPING, REFERENCE_DIFFERENCES, type HookAdapter } from "../../generated/ts/spec.js";
 import type { HookRenderRequest } from "../../generated/ts/types.js";
 import { hookEventFor } from "../../runtime/hooks/mapping.js";
 import { renderHookPayload, type HookRenderResult } from "../../runtime/hooks/render.js";
@@ -96,7 +96,7 @@ describe("hook renderer vs. the reference renderer", () => {
       if (extra.length > 0) {
         // codex-post-compact-context: the reference writes a hookSpecificOutput Codex's closed
         // PostCompact schema does not admit; we write {} and warn for each such payload.
-        expect(HARNESS_HOOK_MAPPING.reference_differences.some((d) => d.id === "codex-post-compact-context")).toBe(true);
+        expect(REFERENCE_DIFFERENCES.some((d) => d.scope === "rendering" && d.id === "codex-post-compact-context")).toBe(true);
         expect(out.body, c.id).toHaveProperty("hookSpecificOutput.hookEventName", out.hook_event_name);
         expect(ours.rendered.body, c.id).toEqual({});
         const warned = ours.rendered.warnings.filter((w) => w.code === "payload_not_rendered" && w.message.includes("codex-post-compact-context"));

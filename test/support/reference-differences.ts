@@ -146,8 +146,8 @@ function matches(pattern: MatchPattern, facts: IssueFacts): boolean {
 
 /** The id of the first reference difference whose patterns match `facts`, or null when none does. */
 export function explainingDifference(facts: IssueFacts): string | null {
-  for (const difference of REFERENCE_DIFFERENCES as readonly { readonly id: string; readonly match: readonly MatchPattern[] }[]) {
-    if (difference.match.some((p) => matches(p, facts))) return difference.id;
+  for (const difference of REFERENCE_DIFFERENCES) {
+    if (difference.scope === "validation" && difference.match.some((p) => matches(p, facts))) return difference.id;
   }
   return null;
 }

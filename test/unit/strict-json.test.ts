@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../support/prng.js";
 import {
   escapePointerToken,
   PARSE_RULES,
@@ -560,17 +561,7 @@ describe("nonIntegerNumberPointers", () => {
 });
 
 describe("property: round-trips JSON.stringify output", () => {
-  // mulberry32: small deterministic PRNG.
-  function prng(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
+  const prng = mulberry32;
 
   const CHAR_POOL = [
     "a", "b", "z", "A", " ", "~", "/", "\\", '"', "\n", "\t", "\u0000", "\u001f", "\u007f", "é", "中",

@@ -1108,36 +1108,6 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
         },
     ],
     "system_message": "lifeloop-callback: the additionalContext of this {hook_event} hook output is {length} characters long; {harness} keeps only a short preview of context longer than {limit} characters.",
-    "reference_differences": [
-        {
-            "id": "codex-post-compact-context",
-            "where": "codex, context.compacted (PostCompact) with side_channel_context payloads",
-            "reference": "writes hookSpecificOutput {hookEventName: PostCompact, additionalContext: <side-channel envelope>}",
-            "ours": "writes {} and reports each side_channel_context payload as payload_not_rendered",
-            "reason": "Codex's PostCompact output schema is closed and has no hookSpecificOutput member; the reference's output fails the hook and the context never reaches the model.",
-        },
-        {
-            "id": "claude-context-over-limit",
-            "where": "claude, SessionStart and UserPromptSubmit, additionalContext longer than 10,000 UTF-16 code units",
-            "reference": "writes the context and nothing else; Claude Code silently keeps only a preview",
-            "ours": "writes the same output plus a top-level systemMessage, and reports context_over_harness_limit",
-            "reason": "The cut is silent in the harness; the user and the caller must see it.",
-        },
-        {
-            "id": "context-hard-limit",
-            "where": "any adapter, additionalContext longer than max_context_code_points (16777216 code points)",
-            "reference": "renders any size",
-            "ours": "refuses with context_too_large",
-            "reason": "Every string we print is bounded, like every string on the wire.",
-        },
-        {
-            "id": "render-request-validation",
-            "where": "the request itself",
-            "reference": "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
-            "ours": "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
-            "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload.",
-        },
-    ],
 }
 
 #: spec/tables/limits.json as written (minus `$schema`).
@@ -1228,6 +1198,7 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
     "differences": [
         {
             "id": "integer-range",
+            "scope": "validation",
             "match": [
                 {
                     "rule": "schema.maximum",
@@ -1240,6 +1211,7 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
         },
         {
             "id": "string-length",
+            "scope": "validation",
             "match": [
                 {
                     "rule": "schema.max-length",
@@ -1252,6 +1224,7 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
         },
         {
             "id": "array-length",
+            "scope": "validation",
             "match": [
                 {
                     "rule": "schema.max-items",
@@ -1264,6 +1237,7 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
         },
         {
             "id": "nesting-depth",
+            "scope": "validation",
             "match": [
                 {
                     "rule": "json.max-depth",
@@ -1276,6 +1250,7 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
         },
         {
             "id": "duplicate-keys-in-open-maps",
+            "scope": "validation",
             "match": [
                 {
                     "rule": "json.duplicate-key",
@@ -1289,6 +1264,7 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
         },
         {
             "id": "sequence-form-objects",
+            "scope": "validation",
             "match": [
                 {
                     "rule": "schema.type",
@@ -1303,6 +1279,7 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
         },
         {
             "id": "object-form-enum-values",
+            "scope": "validation",
             "match": [
                 {
                     "rule": "schema.type",
@@ -1314,6 +1291,38 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "reference": "serde also accepts an enum value written as a one-key object such as {\"top_level\": null}",
             "ours": "an enum value is a JSON string; an object there is rejected",
             "reason": "As for sequence-form objects: a serde encoding detail that other bindings cannot reasonably share and no writer emits.",
+        },
+        {
+            "id": "codex-post-compact-context",
+            "scope": "rendering",
+            "where": "codex, context.compacted (PostCompact) with side_channel_context payloads",
+            "reference": "writes hookSpecificOutput {hookEventName: PostCompact, additionalContext: <side-channel envelope>}",
+            "ours": "writes {} and reports each side_channel_context payload as payload_not_rendered",
+            "reason": "Codex's PostCompact output schema is closed and has no hookSpecificOutput member; the reference's output fails the hook and the context never reaches the model.",
+        },
+        {
+            "id": "claude-context-over-limit",
+            "scope": "rendering",
+            "where": "claude, SessionStart and UserPromptSubmit, additionalContext longer than 10,000 UTF-16 code units",
+            "reference": "writes the context and nothing else; Claude Code silently keeps only a preview",
+            "ours": "writes the same output plus a top-level systemMessage, and reports context_over_harness_limit",
+            "reason": "The cut is silent in the harness; the user and the caller must see it.",
+        },
+        {
+            "id": "context-hard-limit",
+            "scope": "rendering",
+            "where": "any adapter, additionalContext longer than max_context_code_points (16777216 code points)",
+            "reference": "renders any size",
+            "ours": "refuses with context_too_large",
+            "reason": "Every string we print is bounded, like every string on the wire.",
+        },
+        {
+            "id": "render-request-validation",
+            "scope": "rendering",
+            "where": "the request itself",
+            "reference": "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
+            "ours": "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
+            "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload.",
         },
     ],
 }

@@ -1,0 +1,114 @@
+/**
+ * `lifeloop-callback invoke --program ABS [--arg A]... --timeout-ms N [--client-id ID]
+ *  [--receipt-id ID] [--parent-receipt-id ID] [--at-epoch-s N] [FILE|-]`:
+ * read one DispatchEnvelope, run one subprocess round trip (CALLBACK-001 §"B. Subprocess callbacks")
+ * and print one JSON object:
+ * `{"response": CallbackResponse|null, "failure": {variant, failure_class, retry_class, detail,
+ *   exit_code?, signal?, stderr_tail?}|null, "receipt": LifecycleReceipt|null, "elapsed_ms": integer}`.
+ *
+ * - The input is read with at most limits.max_request_bytes bytes and must be one JSON document
+ *   (every `json.*` rule); schema and rule problems are the invocation's `invalid_request` failure
+ *   (after the receipt.emitted guard, which comes first).
+ * - `--client-id` defaults to the program's file name; `--receipt-id` to `rcpt-<random UUID>`;
+ *   `--at-epoch-s` to the current time; `--parent-receipt-id` to none.
+ * Exit 0 a valid response came back (whatever its status), 1 the invocation failed, 2 usage
+ * (including a relative program and a missing or bad --timeout-ms), 3 unreadable input.
+ */
+import { randomUUID } from "node:crypto";
+import { basename } from "node:path";
+import { LIMITS } from "../../../generated/ts/spec.js";
+import type { DispatchEnvelope } from "../../../generated/ts/types.js";
+import { issueText } from "../../invoker/failure.js";
+import { SubprocessInvoker } from "../../invoker/subprocess.js";
+import { InvokerConfigError, type InvocationFailure } from "../../invoker/types.js";
+import { contextIssues, ReceiptEmitter } from "../../receipts/emitter.js";
+import type { ReceiptContext } from "../../receipts/synthesize.js";
+import { parseStrictJson } from "../../wire/strict-json.js";
+import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
+import { EXIT, jsonLine, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
+
+/** Usage text of the invoke command. */
+export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--arg A]... --timeout-ms N [--client-id ID]
+                         [--receipt-id ID] [--parent-receipt-id ID] [--at-epoch-s N] [FILE|-]
+  Sends one DispatchEnvelope (FILE or standard input) to a fresh client process and prints
+  {"response", "failure", "receipt", "elapsed_ms"} as one JSON line.
+  --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
+  --timeout-ms  required deadline of the whole round trip, in ms
+  --client-id   receipt client_id (default: the program's file name)
+  exit 0 valid response, 1 the invocation failed, 2 usage, 3 unreadable input`;
+
+const DIGITS = /^[0-9]+$/;
+
+function integerFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!DIGITS.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`${flag} must be a non-negative integer (got ${JSON.stringify(text)})`);
+  return Number(text);
+}
+
+function buildInvoker(values: ReadonlyMap<string, string>, args: readonly string[]): SubprocessInvoker {
+  const program = values.get("--program");
+  if (program === undefined) throw new UsageError("--program is required");
+  const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"));
+  if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout");
+  try {
+    return new SubprocessInvoker({ program, args, timeoutMs });
+  } catch (error) {
+    if (error instanceof InvokerConfigError) throw new UsageError(error.message.replace(/^timeoutMs/, "--timeout-ms"));
+    throw error;
+  }
+}
+
+function buildContext(values: ReadonlyMap<string, string>, program: string): ReceiptContext {
+  const ctx: ReceiptContext = {
+    client_id: values.get("--client-id") ?? basename(program),
+    receipt_id: values.get("--receipt-id") ?? `rcpt-${randomUUID()}`,
+    parent_receipt_id: values.get("--parent-receipt-id") ?? null,
+    at_epoch_s: integerFlag("--at-epoch-s", values.get("--at-epoch-s")) ?? Math.floor(Date.now() / 1000),
+  };
+  const issues = contextIssues(ctx);
+  if (issues.length > 0) throw new UsageError(`bad receipt context: ${issueText(issues[0] as (typeof issues)[number])}`);
+  return ctx;
+}
+
+/** The failure as printed: the keys of the issue's output shape only. */
+function printedFailure(failure: InvocationFailure): Record<string, unknown> {
+  const { variant, failure_class, retry_class, detail, exit_code, signal, stderr_tail } = failure;
+  return { variant, failure_class, retry_class, detail, exit_code, signal, stderr_tail };
+}
+
+/** Run the invoke command; returns the exit code. */
+export async function runInvoke(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, lists, positionals } = parseFlags(args, {
+    values: ["--program", "--timeout-ms", "--client-id", "--receipt-id", "--parent-receipt-id", "--at-epoch-s"],
+    repeatable: ["--arg"],
+  });
+  const [source = "-", ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
+  const invoker = buildInvoker(values, lists.get("--arg") ?? []);
+  const ctx = buildContext(values, invoker.program);
+
+  const read = await readBoundedInput(source, LIMITS.max_request_bytes, io.stdin);
+  if (!read.ok) {
+    io.err(`invoke: ${read.tooLarge ? `json.max-bytes: input is larger than ${read.maxBytes} bytes` : read.message}\n`);
+    return EXIT.input;
+  }
+  const parsed = parseStrictJson(read.bytes, DEFAULT_DOCUMENT_LIMITS);
+  if (!parsed.ok) {
+    io.err(`invoke: the input is not one JSON document: ${issueText(parsed.issue)}\n`);
+    return EXIT.input;
+  }
+
+  const envelope = parsed.value as DispatchEnvelope;
+  const result = await invoker.invoke(envelope, { nonIntegerNumberPointers: parsed.nonIntegerNumberPointers });
+  const receipt = new ReceiptEmitter().emit(envelope, result, ctx);
+  io.out(
+    jsonLine({
+      response: result.ok ? result.response : null,
+      failure: result.ok ? null : printedFailure(result.failure),
+      receipt,
+      elapsed_ms: Math.round(result.elapsedMs),
+    }),
+  );
+  if (!result.ok) io.err(`invoke: ${result.failure.variant} (${result.failure.failure_class}): ${result.failure.detail}\n`);
+  return result.ok ? EXIT.ok : EXIT.validation;
+}

@@ -1,0 +1,244 @@
+/**
+ * One child process run of the subprocess transport (spec/host-runtime.md §"Round trip",
+ * §"Deadline and kill policy", §"Bounds"): spawn without a shell as the leader of a new process
+ * group, write the request to stdin and close it, read stdout (bounded) and stderr (bounded tail)
+ * concurrently, wait for the exit, all under one absolute deadline. It records facts only; the
+ * classification into failure variants is runtime/invoker/classify.ts.
+ *
+ * Settling:
+ * - normally when the child has exited, stdout and stderr reached EOF and the write to stdin ended
+ *   (completed or failed; a broken pipe can be reported after the exit);
+ * - at once (after the reap) when stdout exceeds `max_response_bytes`: the group gets SIGKILL and no
+ *   more stdout is read;
+ * - at the deadline: if the child exited and stdout reached EOF, only a descendant holds stderr or
+ *   stdin, so the group gets SIGKILL and the run settles normally; otherwise the run timed out:
+ *   SIGTERM to the group, SIGKILL after `kill_grace_ms`, all pipes destroyed (a descendant holding a
+ *   pipe cannot delay settling), then settle once the child is reaped, and at the latest half-way
+ *   through the rest of the settle margin.
+ * When a run settles after its child was reaped, the group gets SIGKILL (no process started for an
+ * invocation outlives it) and is no longer tracked; otherwise that happens when the reap comes.
+ */
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import type { Readable, Writable } from "node:stream";
+import type { InvokerLimits } from "./config.js";
+import { signalGroup, trackGroup, untrackGroup } from "./process-group.js";
+import { ByteTail } from "./stderr-tail.js";
+
+/** What to run: program and args verbatim, the request bytes, the absolute deadline (performance.now() ms). */
+export interface ChildRunSpec {
+  readonly program: string;
+  readonly args: readonly string[];
+  readonly input: Uint8Array;
+  readonly deadlineAt: number;
+  readonly limits: InvokerLimits;
+}
+
+/** How the child ended, as Node reports it: exactly one of code and signal is non-null. */
+export interface ChildExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/**
+ * Facts of one run.
+ * - `spawnError`: the program could not be started (nothing ran).
+ * - `exit`: null when the child was never reaped before settling.
+ * - `stdout`: the bytes read (at most max_response_bytes; emptied when `stdoutTooLarge`).
+ * - `stdoutError` / `writeError`: stream errors (e.g. ECONNRESET, EPIPE).
+ * - `timedOut`: the deadline passed before the child exited and stdout reached EOF.
+ * - `exitedBeforeDeadline`: the child had exited when the deadline fired (a descendant held stdout).
+ * - `stderr`: the bounded tail of stderr.
+ */
+export interface ChildRun {
+  readonly spawnError: NodeJS.ErrnoException | null;
+  readonly exit: ChildExit | null;
+  readonly stdout: Buffer;
+  readonly stdoutTooLarge: boolean;
+  readonly stdoutError: Error | null;
+  readonly writeError: NodeJS.ErrnoException | null;
+  readonly timedOut: boolean;
+  readonly exitedBeforeDeadline: boolean;
+  readonly stderr: ByteTail;
+}
+
+type Child = ChildProcessByStdio<Writable, Readable, Readable>;
+
+/** Run the child once; never rejects. */
+export function runChild(spec: ChildRunSpec): Promise<ChildRun> {
+  return new Promise<ChildRun>((resolve) => new ChildRunState(spec, resolve).start());
+}
+
+class ChildRunState {
+  private child: Child | null = null;
+  private pid = 0;
+  private spawnError: NodeJS.ErrnoException | null = null;
+  private exit: ChildExit | null = null;
+  private readonly chunks: Buffer[] = [];
+  private stdoutBytes = 0;
+  private stdoutTooLarge = false;
+  private stdoutError: Error | null = null;
+  private writeError: NodeJS.ErrnoException | null = null;
+  private stdinClosed = false;
+  private stdoutClosed = false;
+  private stderrClosed = false;
+  private timedOut = false;
+  private exitedBeforeDeadline = false;
+  private settled = false;
+  private readonly stderr: ByteTail;
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly spec: ChildRunSpec,
+    private readonly resolve: (run: ChildRun) => void,
+  ) {
+    this.stderr = new ByteTail(spec.limits.stderr_tail_bytes);
+  }
+
+  start(): void {
+    let child: Child;
+    try {
+      child = spawn(this.spec.program, this.spec.args, { stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false, windowsHide: true });
+    } catch (error) {
+      this.spawnError = error as NodeJS.ErrnoException;
+      this.finish();
+      return;
+    }
+    this.child = child;
+    this.timers.push(setTimeout(() => this.onDeadline(), Math.max(0, this.spec.deadlineAt - performance.now())));
+    child.on("error", (error: NodeJS.ErrnoException) => this.onChildError(error));
+    if (child.pid === undefined) {
+      // The spawn failed; Node reports why with an `error` event on the next tick.
+      this.destroyPipes();
+      return;
+    }
+    this.pid = child.pid;
+    trackGroup(this.pid);
+    child.on("exit", (code, signal) => this.onExit({ code, signal }));
+    child.stdin.on("error", (error: NodeJS.ErrnoException) => {
+      this.writeError ??= error;
+    });
+    child.stdin.on("close", () => {
+      this.stdinClosed = true;
+      this.maybeSettle();
+    });
+    child.stdout.on("data", (chunk: Buffer) => this.onStdout(chunk));
+    child.stdout.on("error", (error: Error) => {
+      this.stdoutError ??= error;
+    });
+    child.stdout.on("close", () => {
+      this.stdoutClosed = true;
+      this.maybeSettle();
+    });
+    child.stderr.on("data", (chunk: Buffer) => this.stderr.push(chunk));
+    child.stderr.on("error", () => undefined);
+    child.stderr.on("close", () => {
+      this.stderrClosed = true;
+      this.maybeSettle();
+    });
+    child.stdin.end(this.spec.input);
+  }
+
+  private onChildError(error: NodeJS.ErrnoException): void {
+    if (this.pid !== 0 || this.settled) return; // after a successful spawn, errors come from the streams
+    this.spawnError = error;
+    this.finish();
+  }
+
+  private onStdout(chunk: Buffer): void {
+    if (this.stdoutTooLarge) return;
+    this.stdoutBytes += chunk.length;
+    if (this.stdoutBytes > this.spec.limits.max_response_bytes) {
+      this.stdoutTooLarge = true;
+      this.chunks.length = 0;
+      signalGroup(this.pid, "SIGKILL");
+      this.child?.stdout.destroy();
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  private onExit(exit: ChildExit): void {
+    this.exit = exit;
+    if (this.settled) {
+      this.sweep();
+      return;
+    }
+    this.maybeSettle();
+  }
+
+  /**
+   * Settle once the child is reaped, stdout and stderr reached EOF and the write to stdin has ended
+   * (completed, or failed: a broken pipe may be reported after the exit), or once the child is
+   * reaped after a timeout. After stdout overflowed, stdout is already closed and stderr's EOF
+   * follows the group's SIGKILL.
+   */
+  private maybeSettle(): void {
+    if (this.settled || this.exit === null) return;
+    if ((this.stdinClosed && this.stdoutClosed && this.stderrClosed) || this.timedOut) this.finish();
+  }
+
+  private onDeadline(): void {
+    if (this.settled) return;
+    if (this.pid === 0) {
+      // The spawn's `error` event has not come by the deadline: nothing runs, nothing to kill.
+      this.timedOut = true;
+      this.finish();
+      return;
+    }
+    if (this.exit !== null && this.stdoutClosed) {
+      // Only stderr or stdin is still open, held by a descendant: not a timeout of the exchange.
+      signalGroup(this.pid, "SIGKILL");
+      this.destroyPipes();
+      this.finish();
+      return;
+    }
+    this.exitedBeforeDeadline = this.exit !== null;
+    this.timedOut = !this.stdoutTooLarge;
+    signalGroup(this.pid, "SIGTERM");
+    const { kill_grace_ms, settle_margin_ms } = this.spec.limits;
+    this.timers.push(
+      setTimeout(() => {
+        signalGroup(this.pid, "SIGKILL");
+        this.destroyPipes();
+        this.maybeSettle();
+      }, kill_grace_ms),
+    );
+    const reapWait = kill_grace_ms + Math.max(0, settle_margin_ms - kill_grace_ms) / 2;
+    this.timers.push(setTimeout(() => this.finish(), reapWait));
+  }
+
+  private destroyPipes(): void {
+    const child = this.child;
+    if (child === null) return;
+    child.stdin?.destroy();
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  }
+
+  /** After the reap: kill whatever is left of the group and stop tracking it. */
+  private sweep(): void {
+    if (this.pid === 0) return;
+    signalGroup(this.pid, "SIGKILL");
+    untrackGroup(this.pid);
+  }
+
+  private finish(): void {
+    if (this.settled) return;
+    this.settled = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.destroyPipes();
+    if (this.exit !== null) this.sweep();
+    this.resolve({
+      spawnError: this.spawnError,
+      exit: this.exit,
+      stdout: this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.stdoutTooLarge ? 0 : this.stdoutBytes),
+      stdoutTooLarge: this.stdoutTooLarge,
+      stdoutError: this.stdoutError,
+      writeError: this.writeError,
+      timedOut: this.timedOut,
+      exitedBeforeDeadline: this.exitedBeforeDeadline,
+      stderr: this.stderr,
+    });
+  }
+}

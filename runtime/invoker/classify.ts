@@ -1,0 +1,94 @@
+/**
+ * Turn the facts of one child run into the invocation's outcome (spec/host-runtime.md
+ * §"Classification order"). The first matching step wins:
+ *  1. the program could not be started → `spawn`;
+ *  2. stdout exceeded max_response_bytes → `response_too_large`;
+ *  3. the deadline passed → `timeout`;
+ *  4. writing stdin failed other than by a broken pipe → `write_request`;
+ *  5. stdin's pipe broke and the child did not exit 0 → `non_zero_exit` (the exit status is the
+ *     truthful diagnosis; the broken pipe is its symptom);
+ *  6. reading stdout failed → `read_response`;
+ *  7. the child exited non-zero or died by a signal → `non_zero_exit` (even after a valid response);
+ *  8. stdout is not exactly one JSON document → `write_request` when stdin's pipe broke (the
+ *     request was not delivered whole), else `parse_response`;
+ *  9. the document breaks the CallbackResponse schema or a rule → `invalid_response`;
+ * otherwise the response is returned, even when stdin's pipe broke (a client may answer from a
+ * prefix of the request and exit 0).
+ */
+import type { CallbackResponse } from "../../generated/ts/types.js";
+import { parseWireDocument } from "../wire/validate.js";
+import type { ChildRun } from "./child-run.js";
+import type { InvokerLimits } from "./config.js";
+import { issueText, makeFailure, type FailureFacts } from "./failure.js";
+import { previewBytes } from "./preview.js";
+import type { InvocationFailure } from "./types.js";
+
+/** Outcome of a run before timing is attached. */
+export type RunOutcome = { readonly ok: true; readonly response: CallbackResponse; readonly stderrTail: string } | { readonly ok: false; readonly failure: InvocationFailure };
+
+/** What the classification needs besides the run: names and bounds for the details. */
+export interface ClassifyContext {
+  readonly program: string;
+  readonly timeoutMs: number;
+  readonly limits: InvokerLimits;
+}
+
+const BROKEN_PIPE_CODES: ReadonlySet<string> = new Set(["EPIPE", "ECONNRESET"]);
+
+function isBrokenPipe(error: NodeJS.ErrnoException | null): boolean {
+  return error !== null && error.code !== undefined && BROKEN_PIPE_CODES.has(error.code);
+}
+
+function errorText(error: NodeJS.ErrnoException | Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code !== undefined && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+}
+
+function exitText(run: ChildRun): string {
+  const exit = run.exit;
+  if (exit === null) return "the client was not reaped";
+  return exit.signal !== null ? `the client was killed by signal ${exit.signal}` : `the client exited with code ${exit.code}`;
+}
+
+function exitedZero(run: ChildRun): boolean {
+  return run.exit !== null && run.exit.signal === null && run.exit.code === 0;
+}
+
+/** Classify one run; see the module doc for the order. */
+export function classifyRun(run: ChildRun, ctx: ClassifyContext): RunOutcome {
+  const fail = (variant: Parameters<typeof makeFailure>[0], detail: string, issues?: InvocationFailure["issues"]): RunOutcome => {
+    const facts: FailureFacts = { stderr_tail: run.stderr.text() };
+    if (issues !== undefined) facts.issues = issues;
+    if (run.exit !== null) {
+      if (run.exit.signal !== null) facts.signal = run.exit.signal;
+      else if (run.exit.code !== null && run.exit.code !== 0) facts.exit_code = run.exit.code;
+    }
+    return { ok: false, failure: makeFailure(variant, detail, facts) };
+  };
+  const { limits } = ctx;
+
+  if (run.spawnError !== null) return { ok: false, failure: makeFailure("spawn", `cannot start ${ctx.program}: ${errorText(run.spawnError)}`) };
+  if (run.stdoutTooLarge) {
+    return fail("response_too_large", `stdout exceeded limits.max_response_bytes (${limits.max_response_bytes} bytes); the process group was killed and the rest was not read`);
+  }
+  if (run.timedOut) {
+    const where = run.exitedBeforeDeadline ? `${exitText(run)} but a process it started still held stdout open` : "the client was still running";
+    return fail("timeout", `the round trip exceeded ${ctx.timeoutMs} ms (${where}); the process group was terminated (SIGTERM, then SIGKILL within ${limits.kill_grace_ms} ms)`);
+  }
+  if (run.writeError !== null && !isBrokenPipe(run.writeError)) return fail("write_request", `writing the request to the client's stdin failed: ${errorText(run.writeError)}`);
+  const brokenPipe = isBrokenPipe(run.writeError);
+  if (brokenPipe && !exitedZero(run)) return fail("non_zero_exit", `${exitText(run)} before reading the whole request`);
+  if (run.stdoutError !== null) return fail("read_response", `reading the client's stdout failed: ${errorText(run.stdoutError)}`);
+  if (!exitedZero(run)) return fail("non_zero_exit", exitText(run));
+
+  const parsed = parseWireDocument("CallbackResponse", run.stdout, { maxBytes: limits.max_response_bytes, maxDepth: limits.max_depth });
+  if (parsed.ok) return { ok: true, response: parsed.value, stderrTail: run.stderr.text() };
+  const first = parsed.issues[0] as (typeof parsed.issues)[number];
+  if (first.rule.startsWith("json.")) {
+    if (brokenPipe) {
+      return fail("write_request", `the client exited 0 without reading the whole request (${errorText(run.writeError as NodeJS.ErrnoException)}) and wrote no valid response; stdout was ${previewBytes(run.stdout, limits.failure_detail_preview_bytes)}`);
+    }
+    return fail("parse_response", `stdout is not exactly one JSON document: ${issueText(first)}; stdout was ${previewBytes(run.stdout, limits.failure_detail_preview_bytes)}`, parsed.issues);
+  }
+  return fail("invalid_response", `CallbackResponse is invalid: ${issueText(first)}`, parsed.issues);
+}

@@ -1,0 +1,88 @@
+/**
+ * Configuration checks shared by the invokers (CALLBACK-001 §"Configuration"). Every bad value is
+ * an {@link InvokerConfigError} thrown before anything is spawned or called; defaults come from
+ * spec/tables/limits.json (LIMITS), never from numbers in code.
+ */
+import { isAbsolute } from "node:path";
+import { LIMITS } from "../../generated/ts/spec.js";
+import { InvokerConfigError } from "./types.js";
+
+/**
+ * Bounds of one subprocess round trip, named as in spec/tables/limits.json:
+ * - `max_request_bytes` (bytes): largest serialized DispatchEnvelope written to stdin;
+ * - `max_response_bytes` (bytes): largest stdout accepted; one byte more kills the group;
+ * - `max_depth` (levels): nesting bound of the response document;
+ * - `stderr_tail_bytes` (bytes): how much of stderr's end is kept;
+ * - `kill_grace_ms` (ms): SIGTERM → SIGKILL delay at the deadline;
+ * - `settle_margin_ms` (ms): the call settles at the latest this long after its deadline;
+ * - `failure_detail_preview_bytes` (bytes): stdout bytes quoted in a parse_response detail.
+ */
+export interface InvokerLimits {
+  readonly max_request_bytes: number;
+  readonly max_response_bytes: number;
+  readonly max_depth: number;
+  readonly stderr_tail_bytes: number;
+  readonly kill_grace_ms: number;
+  readonly settle_margin_ms: number;
+  readonly failure_detail_preview_bytes: number;
+}
+
+/** The defaults: the values of spec/tables/limits.json. */
+export const DEFAULT_INVOKER_LIMITS: InvokerLimits = Object.freeze({
+  max_request_bytes: LIMITS.max_request_bytes,
+  max_response_bytes: LIMITS.max_response_bytes,
+  max_depth: LIMITS.max_depth,
+  stderr_tail_bytes: LIMITS.stderr_tail_bytes,
+  kill_grace_ms: LIMITS.kill_grace_ms,
+  settle_margin_ms: LIMITS.settle_margin_ms,
+  failure_detail_preview_bytes: LIMITS.failure_detail_preview_bytes,
+});
+
+function positiveInteger(field: string, value: unknown, max: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+    throw new InvokerConfigError(field, `${field} must be an integer from 1 to ${max} (got ${typeof value === "number" ? value : typeof value})`);
+  }
+  return value;
+}
+
+/** Check a timeout in ms: required, an integer in 1..limits.max_timeout_ms. */
+export function checkTimeoutMs(field: string, value: unknown): number {
+  if (value === undefined || value === null) throw new InvokerConfigError(field, `${field} is required: there is no default timeout`);
+  return positiveInteger(field, value, LIMITS.max_timeout_ms);
+}
+
+/** Merge caller overrides into {@link DEFAULT_INVOKER_LIMITS}; each must be a positive safe integer (ms limits at most max_timeout_ms). */
+export function resolveLimits(overrides: Partial<InvokerLimits> | undefined): InvokerLimits {
+  if (overrides === undefined) return DEFAULT_INVOKER_LIMITS;
+  if (overrides === null || typeof overrides !== "object") throw new InvokerConfigError("limits", "limits must be an object");
+  const known = new Set(Object.keys(DEFAULT_INVOKER_LIMITS));
+  for (const key of Object.keys(overrides)) {
+    if (!known.has(key)) throw new InvokerConfigError(`limits.${key}`, `unknown limit ${key} (known: ${[...known].join(", ")})`);
+  }
+  const out: Record<string, number> = {};
+  for (const [key, fallback] of Object.entries(DEFAULT_INVOKER_LIMITS) as [keyof InvokerLimits, number][]) {
+    const value = overrides[key];
+    const max = key.endsWith("_ms") ? LIMITS.max_timeout_ms : LIMITS.max_safe_integer;
+    out[key] = value === undefined ? fallback : positiveInteger(`limits.${key}`, value, max);
+  }
+  return Object.freeze(out as unknown as InvokerLimits);
+}
+
+/** Check a program path: a non-empty absolute path without NUL bytes. */
+export function checkProgram(value: unknown): string {
+  if (typeof value !== "string" || value === "") throw new InvokerConfigError("program", "program is required (an absolute path)");
+  if (value.includes("\0")) throw new InvokerConfigError("program", "program contains a NUL byte");
+  if (!isAbsolute(value)) throw new InvokerConfigError("program", `program must be an absolute path (got ${JSON.stringify(value)}); relative paths are refused before anything is spawned`);
+  return value;
+}
+
+/** Check args: an array of strings without NUL bytes (passed verbatim). */
+export function checkArgs(value: unknown): readonly string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new InvokerConfigError("args", "args must be an array of strings");
+  value.forEach((arg, i) => {
+    if (typeof arg !== "string") throw new InvokerConfigError(`args[${i}]`, `args[${i}] must be a string`);
+    if (arg.includes("\0")) throw new InvokerConfigError(`args[${i}]`, `args[${i}] contains a NUL byte`);
+  });
+  return Object.freeze([...(value as string[])]);
+}

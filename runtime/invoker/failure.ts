@@ -1,0 +1,49 @@
+/**
+ * Failure classification (CALLBACK-001 §"Failure classes"): every failure is built from its row in
+ * the generated FAILURE_VARIANTS table (spec/tables/subprocess-failure-mapping.json) and the class's
+ * default retry from FAILURE_RETRY_DEFAULTS. There is no other copy of the mapping in code.
+ */
+import { FAILURE_RETRY_DEFAULTS, FAILURE_VARIANTS, type FailureVariant } from "../../generated/ts/spec.js";
+import type { FailureClass, RetryClass } from "../../generated/ts/types.js";
+import type { InvocationFailure } from "./types.js";
+
+const ROWS: ReadonlyMap<string, (typeof FAILURE_VARIANTS)[number]> = new Map(FAILURE_VARIANTS.map((row) => [row.variant, row]));
+
+/** The FailureClass of a variant, read from the table. Throws for a name the table lacks (a host bug). */
+export function failureClassOf(variant: FailureVariant): FailureClass {
+  const row = ROWS.get(variant);
+  if (!row) throw new Error(`failure variant ${variant} is not in spec/tables/subprocess-failure-mapping.json`);
+  return row.failure_class as FailureClass;
+}
+
+/** The default RetryClass of a FailureClass (spec/tables/failure-retry-defaults.json). */
+export function defaultRetryClass(failureClass: FailureClass): RetryClass {
+  return FAILURE_RETRY_DEFAULTS[failureClass];
+}
+
+/** Extra facts a failure may carry (see {@link InvocationFailure}). */
+export type FailureFacts = { -readonly [K in "exit_code" | "signal" | "stderr_tail" | "issues"]?: InvocationFailure[K] };
+
+/**
+ * Build the failure object of `variant`: class and default retry from the tables, the given detail,
+ * and the facts that are present (`stderr_tail` only when non-empty).
+ */
+export function makeFailure(variant: FailureVariant, detail: string, facts: FailureFacts = {}): InvocationFailure {
+  const failure_class = failureClassOf(variant);
+  const failure: { -readonly [K in keyof InvocationFailure]: InvocationFailure[K] } = {
+    variant,
+    failure_class,
+    retry_class: defaultRetryClass(failure_class),
+    detail,
+  };
+  if (facts.exit_code !== undefined) failure.exit_code = facts.exit_code;
+  if (facts.signal !== undefined) failure.signal = facts.signal;
+  if (facts.stderr_tail !== undefined && facts.stderr_tail !== "") failure.stderr_tail = facts.stderr_tail;
+  if (facts.issues !== undefined && facts.issues.length > 0) failure.issues = facts.issues;
+  return failure;
+}
+
+/** One-line text of a validation issue: `rule at "pointer": message`. */
+export function issueText(issue: { readonly rule: string; readonly pointer: string; readonly message: string }): string {
+  return `${issue.rule} at "${issue.pointer}": ${issue.message}`;
+}

@@ -1,0 +1,78 @@
+/**
+ * The subprocess invoker, v1 (CALLBACK-001 §"B. Subprocess callbacks", spec/host-runtime.md):
+ * one fresh child per event; guard → validate → serialize → spawn → write one DispatchEnvelope and
+ * close stdin → read stdout to EOF (and stderr) → reap → parse → validate, all within `timeoutMs`.
+ */
+import { performance } from "node:perf_hooks";
+import type { DispatchEnvelope } from "../../generated/ts/types.js";
+import { runChild } from "./child-run.js";
+import { classifyRun } from "./classify.js";
+import { checkArgs, checkProgram, checkTimeoutMs, resolveLimits, type InvokerLimits } from "./config.js";
+import { makeFailure } from "./failure.js";
+import { checkEnvelope, toWireJson } from "./request.js";
+import type { CallbackInvoker, InvocationResult, InvokeOptions } from "./types.js";
+
+/**
+ * Configuration of a {@link SubprocessInvoker} (CALLBACK-001 §"Configuration").
+ * - `program`: absolute path of the client executable (a relative path is an InvokerConfigError).
+ * - `args`: passed verbatim, in order, on every spawn; no shell is ever involved. Default none.
+ * - `timeoutMs`: required, integer ms in 1..limits.max_timeout_ms; covers the whole round trip.
+ * - `limits`: overrides of spec/tables/limits.json values (see {@link InvokerLimits}).
+ */
+export interface SubprocessInvokerConfig {
+  readonly program: string;
+  readonly args?: readonly string[];
+  readonly timeoutMs: number;
+  readonly limits?: Partial<InvokerLimits>;
+}
+
+/**
+ * Delivers each event to a fresh child process (POSIX only: the child leads its own process group).
+ * The constructor throws {@link InvokerConfigError} for an unusable config; `invoke` never throws.
+ */
+export class SubprocessInvoker implements CallbackInvoker {
+  readonly program: string;
+  readonly args: readonly string[];
+  readonly timeoutMs: number;
+  readonly limits: InvokerLimits;
+
+  constructor(config: SubprocessInvokerConfig) {
+    if (config === null || typeof config !== "object") throw new TypeError("SubprocessInvoker needs a config object");
+    this.program = checkProgram(config.program);
+    this.args = checkArgs(config.args);
+    this.timeoutMs = checkTimeoutMs("timeoutMs", config.timeoutMs);
+    this.limits = resolveLimits(config.limits);
+  }
+
+  /**
+   * One round trip. Resolves with the client's valid CallbackResponse or a classified failure
+   * (every FAILURE_VARIANTS row whose transports include `subprocess_v1`); settles at the latest
+   * `timeoutMs + limits.settle_margin_ms` after the call.
+   */
+  async invoke(envelope: DispatchEnvelope, options: InvokeOptions = {}): Promise<InvocationResult> {
+    const started = performance.now();
+    const deadlineAt = started + this.timeoutMs;
+    const elapsed = (): number => performance.now() - started;
+
+    const refused = checkEnvelope(envelope, options.nonIntegerNumberPointers);
+    if (refused !== null) return { ok: false, failure: refused, elapsedMs: elapsed() };
+
+    let input: Buffer;
+    try {
+      input = Buffer.from(toWireJson(envelope), "utf8");
+    } catch (error) {
+      return { ok: false, failure: makeFailure("serialize_request", `the DispatchEnvelope cannot be serialized: ${(error as Error).message}`), elapsedMs: elapsed() };
+    }
+    if (input.length > this.limits.max_request_bytes) {
+      return {
+        ok: false,
+        failure: makeFailure("request_too_large", `the serialized DispatchEnvelope is ${input.length} bytes, more than limits.max_request_bytes (${this.limits.max_request_bytes}); nothing was spawned`),
+        elapsedMs: elapsed(),
+      };
+    }
+
+    const run = await runChild({ program: this.program, args: this.args, input, deadlineAt, limits: this.limits });
+    const outcome = classifyRun(run, { program: this.program, timeoutMs: this.timeoutMs, limits: this.limits });
+    return { ...outcome, elapsedMs: elapsed() };
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Receipt emission (spec/host-runtime.md §"Receipts"): synthesize, validate with our own validator,
+ * number per run, and pass through the idempotency boundary.
+ *
+ * - No receipt for a notification-only event (`receipt.emitted`), whatever the outcome.
+ * - An `invalid_request` failure gets a receipt only when its CallbackRequest is valid on its own
+ *   (the fault was elsewhere in the envelope); otherwise there is nothing trustworthy to receipt.
+ * - Only receipts of a client's answer (a valid CallbackResponse) are recorded under their
+ *   idempotency key: a host-side failure (transport, timeout, ...) does not consume the key, so a
+ *   retry of the same request can still be receipted. A recorded key seen again replays the prior
+ *   receipt (same receipt_id, at_epoch_s and sequence) when the content is equal, and throws
+ *   {@link IdempotencyConflictError} otherwise.
+ * - `sequence`: a replay reuses the prior receipt's; otherwise the next number of the receipt's
+ *   `harness_run_id` (allocated only once the receipt is valid, so rejected receipts leave no gap),
+ *   or null without a run id.
+ */
+import { EVENT_VOCABULARY, INTEGRATION_MODE_VALUES, WIRE_VERSION } from "../../generated/ts/spec.js";
+import type { CallbackRequest, DispatchEnvelope, LifecycleReceipt } from "../../generated/ts/types.js";
+import { issueText } from "../invoker/failure.js";
+import { isNotificationOnly } from "../invoker/request.js";
+import type { InvocationResult } from "../invoker/types.js";
+import type { ValidationIssue } from "../wire/issues.js";
+import { validateValue } from "../wire/validate.js";
+import { InMemoryIdempotencyStore, type IdempotencyKey, type IdempotencyStore } from "./idempotency.js";
+import { SequenceGenerator } from "./sequence.js";
+import { harnessId, synthesizeReceipt, type ReceiptContext } from "./synthesize.js";
+
+/** The synthesized receipt is not wire-valid (a bad ReceiptContext, e.g. an empty client_id). Carries every issue. */
+export class ReceiptSynthesisError extends Error {
+  constructor(readonly issues: readonly ValidationIssue[]) {
+    super(`the synthesized LifecycleReceipt is invalid: ${issues[0] ? issueText(issues[0]) : "unknown problem"}`);
+    this.name = "ReceiptSynthesisError";
+  }
+}
+
+const PROBE_EVENT = (EVENT_VOCABULARY.find((e) => e.dispatchable && !e.requires_frame_context) as (typeof EVENT_VOCABULARY)[number]).event;
+const PROBE_REQUEST: CallbackRequest = {
+  schema_version: WIRE_VERSION,
+  event: PROBE_EVENT,
+  event_id: "probe",
+  adapter_id: "probe",
+  adapter_version: "probe",
+  integration_mode: INTEGRATION_MODE_VALUES[0],
+  invocation_id: "probe",
+};
+
+/**
+ * Check a ReceiptContext on its own (before any invocation): the issues a receipt would have
+ * because of the context's fields (e.g. `non-empty-identifier` at `/client_id`, `schema.type` at
+ * `/at_epoch_s`). Returns [] when the context is usable.
+ */
+export function contextIssues(ctx: ReceiptContext): ValidationIssue[] {
+  const result: InvocationResult = { ok: true, response: { schema_version: WIRE_VERSION, status: "observed" }, stderrTail: "", elapsedMs: 0 };
+  return validateValue("LifecycleReceipt", synthesizeReceipt(PROBE_REQUEST, result, ctx, null));
+}
+
+/** Optional collaborators: a persistent store, a shared sequence generator. Defaults are in memory. */
+export interface ReceiptEmitterOptions {
+  readonly store?: IdempotencyStore;
+  readonly sequencer?: SequenceGenerator;
+}
+
+/** Makes the receipt of each invocation; one emitter per host (it owns the sequences and the store). */
+export class ReceiptEmitter {
+  readonly store: IdempotencyStore;
+  readonly sequencer: SequenceGenerator;
+
+  constructor(options: ReceiptEmitterOptions = {}) {
+    this.store = options.store ?? new InMemoryIdempotencyStore();
+    this.sequencer = options.sequencer ?? new SequenceGenerator();
+  }
+
+  /**
+   * The receipt of one invocation of `envelope` that ended with `result`, or null when none is made
+   * (receipt.emitted; an invalid_request failure whose request is itself invalid).
+   * Throws {@link ReceiptSynthesisError} (bad context) or {@link IdempotencyConflictError}.
+   */
+  emit(envelope: DispatchEnvelope, result: InvocationResult, ctx: ReceiptContext): LifecycleReceipt | null {
+    if (isNotificationOnly(envelope)) return null;
+    const request = envelope?.request;
+    if (!result.ok && result.failure.variant === "invalid_request" && validateValue("CallbackRequest", request).length > 0) return null;
+
+    const idem = request.idempotency_key ?? null;
+    const key: IdempotencyKey | null = result.ok && idem !== null ? { client_id: ctx.client_id, adapter_id: request.adapter_id, idempotency_key: idem } : null;
+    const prior = key !== null ? this.store.get(key) : undefined;
+    const runId = harnessId("harness_run_id", request, ctx);
+    const sequence = prior !== undefined ? prior.sequence : runId !== null ? this.sequencer.current(runId) + 1 : null;
+
+    const receipt = synthesizeReceipt(request, result, ctx, sequence);
+    const issues = validateValue("LifecycleReceipt", receipt);
+    if (issues.length > 0) throw new ReceiptSynthesisError(issues);
+
+    if (key !== null) {
+      const stored = this.store.put(key, receipt);
+      if (stored.kind === "replayed") return stored.prior;
+    }
+    if (prior === undefined && runId !== null) this.sequencer.next(runId);
+    return receipt;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Every row of spec/tables/subprocess-failure-mapping.json (the generated FAILURE_VARIANTS), on every
+ * transport it names, provoked for real and checked against the table's failure class and the
+ * class's default retry (FAILURE_RETRY_DEFAULTS). A new row without a provoker fails this suite.
+ */
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { FAILURE_RETRY_DEFAULTS, FAILURE_VARIANTS } from "../../generated/ts/spec.js";
+import type { CallbackResponse } from "../../generated/ts/types.js";
+import { InProcessInvoker } from "../../runtime/invoker/in-process.js";
+import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
+import type { InvocationResult } from "../../runtime/invoker/types.js";
+import { bigEnvelope, envelope, FIXTURES, shellClient, tempDir } from "./support.js";
+
+const tmp = tempDir("failure-table");
+afterAll(() => tmp.cleanup());
+
+type Provoker = () => Promise<InvocationResult>;
+
+const sub = (client: { program: string; args?: string[] }, timeoutMs = 10_000, limits = {}): SubprocessInvoker => new SubprocessInvoker({ ...client, timeoutMs, limits });
+const inProcess = (handler: () => unknown, timeoutMs?: number): InProcessInvoker =>
+  new InProcessInvoker(timeoutMs === undefined ? { handler: handler as () => CallbackResponse } : { handler: handler as () => CallbackResponse, timeoutMs });
+
+const SUBPROCESS: Readonly<Record<string, Provoker>> = {
+  receipt_emitted_rejected: () => sub(shellClient("ok")).invoke(envelope({ event: "receipt.emitted" })),
+  invalid_request: () => sub(shellClient("ok")).invoke(envelope({ event_id: "" })),
+  serialize_request: () => sub(shellClient("ok")).invoke(envelope({ metadata: { count: 10n } })),
+  request_too_large: () => sub(shellClient("ok"), 10_000, { max_request_bytes: 1024 }).invoke(bigEnvelope(4096)),
+  spawn: () => sub({ program: join(tmp.dir, "missing-client") }).invoke(envelope()),
+  write_request: () => sub(shellClient("exit-no-read")).invoke(bigEnvelope(4 * 1024 * 1024)),
+  read_response: () => sub({ program: join(FIXTURES, "python", "break_stdout.py") }).invoke(envelope()),
+  response_too_large: () => sub(shellClient("endless-stdout"), 10_000, { max_response_bytes: 65536 }).invoke(envelope()),
+  non_zero_exit: () => sub(shellClient("nonzero-after-response")).invoke(envelope()),
+  parse_response: () => sub(shellClient("log-line")).invoke(envelope()),
+  invalid_response: () => sub(shellClient("wrong-enum")).invoke(envelope()),
+  timeout: () => sub(shellClient("sleep"), 200).invoke(envelope()),
+};
+
+const VALID = { schema_version: envelope().schema_version, status: "observed" };
+const IN_PROCESS: Readonly<Record<string, Provoker>> = {
+  receipt_emitted_rejected: () => inProcess(() => VALID).invoke(envelope({ event: "receipt.emitted" })),
+  invalid_request: () => inProcess(() => VALID).invoke(envelope({ adapter_id: "" })),
+  invalid_response: () => inProcess(() => ({ ...VALID, unknown: true })).invoke(envelope()),
+  handler_threw: () =>
+    inProcess(() => {
+      throw new Error("handler failure");
+    }).invoke(envelope()),
+  timeout: () => inProcess(() => new Promise(() => undefined), 50).invoke(envelope()),
+};
+
+const PROVOKERS: Readonly<Record<string, Readonly<Record<string, Provoker>>>> = { subprocess_v1: SUBPROCESS, in_process: IN_PROCESS };
+
+describe("subprocess_failure_mapping: every row provoked for real", () => {
+  for (const row of FAILURE_VARIANTS) {
+    for (const transport of row.transports) {
+      it(`${row.variant} on ${transport} → ${row.failure_class}`, async () => {
+        const provoke = PROVOKERS[transport]?.[row.variant];
+        expect(provoke, `no provoker for ${row.variant} on ${transport}: add one to this suite`).toBeTypeOf("function");
+        const result = await (provoke as Provoker)();
+        expect(result.ok, JSON.stringify(result)).toBe(false);
+        if (result.ok) return;
+        expect(result.failure.variant, result.failure.detail).toBe(row.variant);
+        expect(result.failure.failure_class).toBe(row.failure_class);
+        expect(result.failure.retry_class).toBe(FAILURE_RETRY_DEFAULTS[row.failure_class]);
+        expect(result.failure.detail.length).toBeGreaterThan(0);
+      });
+    }
+  }
+
+  it("provokes nothing the table does not list", () => {
+    for (const [transport, provokers] of Object.entries(PROVOKERS)) {
+      for (const variant of Object.keys(provokers)) {
+        const row = FAILURE_VARIANTS.find((r) => r.variant === variant);
+        expect(row, `${variant} is not in the table`).toBeDefined();
+        expect((row?.transports as readonly string[]).includes(transport), `${variant} does not list ${transport}`).toBe(true);
+      }
+    }
+  });
+});

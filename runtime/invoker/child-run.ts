@@ -64,6 +64,11 @@ export interface ChildRun {
 
 type Child = ChildProcessByStdio<Writable, Readable, Readable>;
 
+/** The broken pipe of a write that was cut off without an error event (see the stdin `close` handler). */
+function unfinishedWrite(): NodeJS.ErrnoException {
+  return Object.assign(new Error("stdin closed before the whole request was written"), { code: "EPIPE" });
+}
+
 /** Run the child once; never rejects. */
 export function runChild(spec: ChildRunSpec): Promise<ChildRun> {
   return new Promise<ChildRun>((resolve) => new ChildRunState(spec, resolve).start());
@@ -80,6 +85,7 @@ class ChildRunState {
   private stdoutError: Error | null = null;
   private writeError: NodeJS.ErrnoException | null = null;
   private stdinClosed = false;
+  private stdinFinished = false;
   private stdoutClosed = false;
   private stderrClosed = false;
   private timedOut = false;
@@ -118,8 +124,15 @@ class ChildRunState {
     child.stdin.on("error", (error: NodeJS.ErrnoException) => {
       this.writeError ??= error;
     });
+    child.stdin.on("finish", () => {
+      this.stdinFinished = true;
+    });
     child.stdin.on("close", () => {
       this.stdinClosed = true;
+      // Node destroys a child's stdin when it sees the exit; if that comes before the kernel's
+      // EPIPE, the unwritten rest of the request is dropped without an error event. A write that
+      // never finished is the same broken pipe, whichever event came first.
+      if (!this.stdinFinished && this.writeError === null) this.writeError = unfinishedWrite();
       this.maybeSettle();
     });
     child.stdout.on("data", (chunk: Buffer) => this.onStdout(chunk));

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepares everything the test suites need, from nothing, idempotently (fast when already done).
-# Run by `npm test` (pretest) and `npm run demo`; CI runs it through `npm test`.
+# Run by `npm test` (its pretest step); CI runs it through `npm test`.
 #   - dist/                              compiled host runtime and CLI (tsc)
 #   - test/reference/target/release/...  the Rust differential harness (reference crate 0.5.0)
 #   - .cache/lifeloop-ref/bin/lifeloop   the reference CLI, a real peer for the matrix and SDK tests

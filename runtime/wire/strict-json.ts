@@ -23,6 +23,7 @@
  *
  * @module
  */
+import { escapeToken } from "./pointer.js";
 
 /**
  * Limits applied to one document.
@@ -102,14 +103,9 @@ export const PARSE_RULES = Object.freeze({
 /** Union of the rule id strings in {@link PARSE_RULES}. */
 export type ParseRule = (typeof PARSE_RULES)[keyof typeof PARSE_RULES];
 
-/**
- * RFC 6901 escaping of one reference token: `~` becomes `~0`, `/` becomes
- * `~1`. Returns the token unchanged (same string) when it contains neither.
- */
-export function escapePointerToken(token: string): string {
-  if (token.indexOf("~") === -1 && token.indexOf("/") === -1) return token;
-  return token.replace(/~/g, "~0").replace(/\//g, "~1");
-}
+/** RFC 6901 escaping of one reference token (`~` -> `~0`, `/` -> `~1`). */
+export { escapeToken as escapePointerToken } from "./pointer.js";
+
 
 // ---------------------------------------------------------------------------
 // Character codes
@@ -270,7 +266,7 @@ function containerPointer(d: number): string {
 /** Current (escaped) reference token inside the open container at depth `d` (d >= 1). */
 function tokenAt(d: number): string {
   if (kinds[d] === KIND_ARRAY) return String(counts[d]);
-  return escapePointerToken(decodeKey((keyBase[d] as number) + (counts[d] as number) - 1));
+  return escapeToken(decodeKey((keyBase[d] as number) + (counts[d] as number) - 1));
 }
 
 /** Pointer of the value slot currently being parsed (the root, or the current element/member). */

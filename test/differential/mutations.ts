@@ -8,6 +8,7 @@
  * data, truncation, pretty-printing). Same seed, same bases: same mutants, byte for byte.
  */
 import type { Model } from "../../codegen/model/model.js";
+import { escapeToken as escapePointerToken } from "../../runtime/wire/pointer.js";
 import { mulberry32 } from "../support/prng.js";
 import { shapeAt } from "../support/reference-differences.js";
 
@@ -31,7 +32,7 @@ interface Node {
 }
 
 function escapeToken(token: string | number): string {
-  return String(token).replace(/~/g, "~0").replace(/\//g, "~1");
+  return escapePointerToken(String(token));
 }
 
 function nodes(value: Json): Node[] {

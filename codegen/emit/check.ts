@@ -11,7 +11,7 @@ import { createTwoFilesPatch } from "diff";
 import type { OutputFile } from "./output.js";
 
 /** Directory names under generated/ that tools create and the generator ignores. */
-const IGNORED_DIRS = new Set(["__pycache__", "node_modules", "target", "bin"]);
+const IGNORED_DIRS = new Set(["__pycache__", "node_modules", "target", "bin", "build", "dist"]);
 
 function listOwned(root: string, dir: string): string[] {
   const abs = join(root, dir);

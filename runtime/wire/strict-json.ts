@@ -214,33 +214,24 @@ let issuePointer = "";
 /** Set by scanNumber: whether the last scanned number is not a plain integer. */
 let lastNumberNonInteger = false;
 
+/** A copy of `a` with twice the length (the scanner's stacks grow by doubling). */
+function doubled<T extends Uint8Array | Uint32Array>(a: T): T {
+  const b = new (a.constructor as new (length: number) => T)(a.length * 2);
+  b.set(a);
+  return b;
+}
+
 function growStack(): void {
-  const n = kinds.length * 2;
-  const nk = new Uint8Array(n);
-  nk.set(kinds);
-  kinds = nk;
-  const nc = new Uint32Array(n);
-  nc.set(counts);
-  counts = nc;
-  const nb = new Uint32Array(n);
-  nb.set(keyBase);
-  keyBase = nb;
+  kinds = doubled(kinds);
+  counts = doubled(counts);
+  keyBase = doubled(keyBase);
 }
 
 function growKeyStack(): void {
-  const n = kStart.length * 2;
-  const a = new Uint32Array(n);
-  a.set(kStart);
-  kStart = a;
-  const b = new Uint32Array(n);
-  b.set(kEnd);
-  kEnd = b;
-  const l = new Uint32Array(n);
-  l.set(kLen);
-  kLen = l;
-  const e = new Uint8Array(n);
-  e.set(kEsc);
-  kEsc = e;
+  kStart = doubled(kStart);
+  kEnd = doubled(kEnd);
+  kLen = doubled(kLen);
+  kEsc = doubled(kEsc);
 }
 
 /** Decoded text of key-stack entry `k`. */

@@ -14,6 +14,8 @@ import type { EnumType, HarnessHookMapping, HookSchema, JsonSchema, ReferenceDif
 const TABLE = "spec/tables/harness-hook-mapping.json";
 /** Stem of the render request schema; every other schema under schemas/hooks/ is an output. */
 export const HOOK_REQUEST_SCHEMA = "hook-render-request";
+/** The `hook_event` of an `events` row whose lifecycle event the harness has no hook for. */
+export const UNSUPPORTED_HOOK_EVENT = "unsupported";
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -118,8 +120,8 @@ export function checkHookMapping(
     sameList(`${base}/events`, a.events.map((e) => e.event), values("LifecycleEventKind"), "the events of an adapter");
     const hookNames = a.hook_events.map((h) => h.hook_event);
     a.events.forEach((e, ei) => {
-      if (e.hook_event !== "unsupported" && !hookNames.includes(e.hook_event)) {
-        throw new ModelError(TABLE, `${base}/events/${ei}/hook_event`, `${e.hook_event} is neither a hook event of ${a.adapter} nor "unsupported"`);
+      if (e.hook_event !== UNSUPPORTED_HOOK_EVENT && !hookNames.includes(e.hook_event)) {
+        throw new ModelError(TABLE, `${base}/events/${ei}/hook_event`, `${e.hook_event} is neither a hook event of ${a.adapter} nor "${UNSUPPORTED_HOOK_EVENT}"`);
       }
     });
     a.hook_events.forEach((h, hi) => {

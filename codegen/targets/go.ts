@@ -18,6 +18,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import type { CommandGroup, Field, Model, RuleStep, Shape, WireType } from "../model/model.js";
 import { finalNewline, markdownBanner, slashBanner, type OutputFile } from "../emit/output.js";
 import { wrapWords } from "../emit/text.js";
+import { hookExample, hookMapping, runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "./sdk-shared.js";
 
 /** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
 const Handlebars = createRequire(import.meta.url)("handlebars") as typeof import("handlebars");
@@ -41,11 +42,13 @@ const TEMPLATES: readonly (readonly [string, string])[] = [
   ["spec_tables.go.hbs", "spec_tables.go"],
   ["runner.go.hbs", "runner.go"],
   ["commands.go.hbs", "commands.go"],
+  ["hooks.go.hbs", "hooks.go"],
   ["strict_json_test.go.hbs", "strict_json_test.go"],
   ["vectors_test.go.hbs", "vectors_test.go"],
   ["roundtrip_test.go.hbs", "roundtrip_test.go"],
   ["runner_test.go.hbs", "runner_test.go"],
   ["commands_test.go.hbs", "commands_test.go"],
+  ["hooks_test.go.hbs", "hooks_test.go"],
 ];
 
 /** Rule checks the interpreter in sdk-templates/go/validate.go.hbs implements, with their Go constants. */
@@ -583,10 +586,115 @@ function enumConst(model: Model, enumName: string, value: string): string {
   return `${enumName}${goName(value)}`;
 }
 
-function failureClassOfVariant(model: Model, variant: string): string {
-  const row = model.tables.subprocessFailureMapping.find((r) => r.variant === variant);
-  if (!row) throw new Error(`go target: the runner needs failure variant ${variant} in spec/tables/subprocess-failure-mapping.json`);
-  return row.failure_class;
+/** Go constant of a failure variant of spec/tables/subprocess-failure-mapping.json, e.g. `FailureVariantHandlerThrew`. */
+function failureVariantConst(variant: string): string {
+  return `FailureVariant${goName(variant)}`;
+}
+
+/** The client runner: failure classes and warning-code constants from the tables, and its documented outcomes. */
+function runnerView(model: Model) {
+  const v = runnerVariants(model, "go");
+  const cls = (failureClass: string): { name: string; constName: string } => ({ name: failureClass, constName: enumConst(model, "FailureClass", failureClass) });
+  const reject = cls(v.invalidRequest.failureClass);
+  const handler = cls(v.handlerThrew.failureClass);
+  const outcomes = runnerOutcomes(model, "go", {
+    handlerFails: "returns an error or panics",
+    invalidResponseExtra: "",
+    timeout: "the ctx given to ServeIO ends before the handler returns (the handler goroutine is abandoned; Serve's context never ends)",
+  });
+  return {
+    rejectClass: reject.name,
+    rejectClassConst: reject.constName,
+    handlerErrorClass: handler.name,
+    handlerErrorClassConst: handler.constName,
+    timeoutClassConst: cls(v.timeout.failureClass).constName,
+    readErrorClassConst: cls(v.readRequest.failureClass).constName,
+    readRequestCode: failureVariantConst(v.readRequest.variant),
+    invalidRequestCode: failureVariantConst(v.invalidRequest.variant),
+    guardCode: failureVariantConst(v.guard.variant),
+    handlerThrewCode: failureVariantConst(v.handlerThrew.variant),
+    invalidResponseCode: failureVariantConst(v.invalidResponse.variant),
+    timeoutCode: failureVariantConst(v.timeout.variant),
+    outcomeLines: runnerOutcomeBullets(outcomes, 94),
+    outcomeTable: runnerOutcomeTable(outcomes),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Harness hook mapping (spec/tables/harness-hook-mapping.json): typed constants and lookups
+
+/**
+ * hooks.go and hooks_test.go: HookAdapter*, <Adapter>HookEvent*, HookBlockEffect* and HookContextSlot*
+ * constants, the HookAdapterInfos literal and the switch cases of HookAdapterFor/HookEventFor.
+ */
+function hooksView(model: Model) {
+  const facts = hookMapping(model);
+  const blockConst = (block: string): string => `HookBlockEffect${goName(block)}`;
+  const slotConst = (slot: string): string => `HookContextSlot${goName(slot)}`;
+  const adapters = facts.adapters.map((a) => {
+    const prefix = goName(a.adapter);
+    const constName = `HookAdapter${prefix}`;
+    const eventConst = (hookEvent: string): string => `${prefix}HookEvent${goName(hookEvent)}`;
+    const eventsOf = (hookEvent: string): string[] => a.events.filter((e) => e.hookEvent === hookEvent).map((e) => e.event);
+    const hookEvents = a.hookEvents.map((h) => {
+      const parts = [`Adapter: ${constName}`, `HookEvent: ${eventConst(h.hookEvent)}`, `OutputSchema: ${goString(h.outputSchema)}`];
+      if (h.contextSlot !== null) {
+        parts.push(`ContextSlot: ${slotConst(h.contextSlot)}`);
+        parts.push(`ContextPlacements: []PlacementClass{${h.contextPlacements.map((p) => enumConst(model, "PlacementClass", p)).join(", ")}}`);
+      }
+      parts.push(`Block: ${blockConst(h.block)}`, `BlockApplies: ${String(h.blockApplies)}`);
+      return {
+        constName: eventConst(h.hookEvent),
+        literal: goString(h.hookEvent),
+        docLines: wrap(`${eventConst(h.hookEvent)} is the ${a.harness} hook event ${h.hookEvent} (output schema schemas/hooks/${h.outputSchema}.schema.json); lifecycle events: ${eventsOf(h.hookEvent).join(", ")}.`),
+        infoLiteral: `{${parts.join(", ")}}`,
+      };
+    });
+    const limit = a.contextLimit;
+    const head = [
+      `Adapter: ${constName}`,
+      `Harness: ${goString(a.harness)}`,
+      `AdapterIDs: []string{${a.adapterIds.map(goString).join(", ")}}`,
+      `ContextLimit: ${limit === null ? "nil" : `&HookContextLimit{Length: ${limit.length}, Unit: ${goString(limit.unit)}, OnExceed: ${goString(limit.onExceed)}, Fact: ${goString(limit.fact)}}`}`,
+    ];
+    return {
+      constName,
+      literal: goString(a.adapter),
+      harness: a.harness,
+      docLines: wrap(`${constName} is the adapter of ${a.harness} (adapter ids ${a.adapterIds.map(goString).join(", ")}).`),
+      idCases: a.adapterIds.map(goString).join(", "),
+      infoHead: head.join(", "),
+      hookEvents,
+      eventCases: a.hookEvents.map((h) => ({
+        events: eventsOf(h.hookEvent).map((e) => enumConst(model, "LifecycleEventKind", e)).join(", "),
+        hookEventConst: eventConst(h.hookEvent),
+      })),
+    };
+  });
+  const blockEffects = facts.blockEffects.map((b) => ({
+    constName: blockConst(b.block),
+    literal: goString(b.block),
+    docLines: wrap(`${blockConst(b.block)}: a block directive renders ${b.renders}. ${b.meaning}`, 92),
+  }));
+  const contextSlots = facts.contextSlots.map((slot) => ({ constName: slotConst(slot), literal: goString(slot) }));
+  const example = hookExample(facts);
+  const exampleAdapter = adapters[facts.adapters.indexOf(example.adapter)];
+  const exampleEvent = exampleAdapter?.hookEvents.find((h) => h.literal === goString(example.hookEvent.hookEvent));
+  if (!exampleAdapter || !exampleEvent) throw new Error("go target: the hook example names no generated constant");
+  return {
+    example: {
+      adapterIdLiteral: goString(example.adapterId),
+      eventConst: enumConst(model, "LifecycleEventKind", example.event),
+      hookEventConst: exampleEvent.constName,
+      hookEventLiteral: exampleEvent.literal,
+    },
+    adapters,
+    adapterList: adapters.map((a) => a.constName).join(", "),
+    blockEffects,
+    blockEffectList: blockEffects.map((b) => b.constName).join(", "),
+    contextSlots,
+    contextSlotList: contextSlots.map((c) => c.constName).join(", "),
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -609,18 +717,8 @@ export function buildViewModel(model: Model): Record<string, unknown> {
     return row.value;
   };
   const rawTables = [...model.rawTables.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const runnerClass = (variant: string): { name: string; constName: string } => {
-    const fc = failureClassOfVariant(model, variant);
-    return { name: fc, constName: enumConst(model, "FailureClass", fc) };
-  };
-  const reject = runnerClass("invalid_request");
-  const handler = runnerClass("handler_threw");
-  const timeout = runnerClass("timeout");
-  const read = runnerClass("write_request");
-  const guard = model.tables.receiptEmittedGuard;
-  if (failureClassOfVariant(model, guard.failure_variant) !== reject.name) {
-    throw new Error(`go target: the runner answers ${guard.event} with ${reject.name}, but ${guard.failure_variant} maps elsewhere`);
-  }
+  const runner = runnerView(model);
+  const hooks = hooksView(model);
   const names = new Set<string>();
   const claim = (name: string): void => {
     if (names.has(name)) throw new Error(`go target: two generated identifiers are named ${name}`);
@@ -631,6 +729,14 @@ export function buildViewModel(model: Model): Record<string, unknown> {
     for (const v of e.values) claim(v.constName);
   }
   for (const t of types) claim(String(t.name));
+  for (const r of model.tables.subprocessFailureMapping) claim(failureVariantConst(r.variant));
+  for (const name of ["HookAdapter", "HookAdapters", "HookAdapterInfo", "HookAdapterInfos", "HookAdapterFor", "HookEventInfo", "HookEventFor", "HookEventInfoFor", "HookContextLimit", "HookBlockEffect", "HookBlockEffects", "HookContextSlot", "HookContextSlots"]) claim(name);
+  for (const a of hooks.adapters) {
+    claim(a.constName);
+    for (const h of a.hookEvents) claim(h.constName);
+  }
+  for (const b of hooks.blockEffects) claim(b.constName);
+  for (const c of hooks.contextSlots) claim(c.constName);
   return {
     banner,
     markdownBanner: markdownBanner(),
@@ -660,23 +766,19 @@ export function buildViewModel(model: Model): Record<string, unknown> {
     }),
     failureVariants: model.tables.subprocessFailureMapping.map(
       (r) =>
-        `{Variant: ${goString(r.variant)}, FailureClass: ${enumConst(model, "FailureClass", r.failure_class)}, Origin: ${goString(r.origin)}, ReferenceVariant: ${goString(r.reference_variant ?? "")}, Transports: []string{${r.transports.map(goString).join(", ")}}, Stage: ${goString(r.stage)}, When: ${goString(r.when)}, Reason: ${goString(r.reason ?? "")}}`,
+        `{Variant: ${failureVariantConst(r.variant)}, FailureClass: ${enumConst(model, "FailureClass", r.failure_class)}, Origin: ${goString(r.origin)}, ReferenceVariant: ${goString(r.reference_variant ?? "")}, Transports: []string{${r.transports.map(goString).join(", ")}}, Stage: ${goString(r.stage)}, When: ${goString(r.when)}, Reason: ${goString(r.reason ?? "")}}`,
     ),
+    failureVariantConsts: model.tables.subprocessFailureMapping.map((r) => ({
+      constName: failureVariantConst(r.variant),
+      literal: goString(r.variant),
+      docLines: wrap(`${failureVariantConst(r.variant)} is failure variant "${r.variant}" (failure class ${r.failure_class}): ${r.when}`),
+    })),
     genericTables: rawTables.filter(([stem]) => !EXPLICIT_TABLES.has(stem)).map(([stem, doc]) => genericTableView(stem, stripSchemaMember(doc))),
     tableJSON: rawTables.map(([stem, doc]) => ({ stemLiteral: goString(stem), jsonLiteral: goString(JSON.stringify(stripSchemaMember(doc))) })),
     commandGroups: groups.map(commandGroupView),
     commandGroupList: groups.map((g) => `${goName(g.group)}: ${g.commands.map((c) => c.command).join(", ")}`).join("; "),
-    runner: {
-      rejectClass: reject.name,
-      rejectClassConst: reject.constName,
-      handlerErrorClass: handler.name,
-      handlerErrorClassConst: handler.constName,
-      timeoutClass: timeout.name,
-      timeoutClassConst: timeout.constName,
-      readErrorClass: read.name,
-      readErrorClassConst: read.constName,
-      guardVariantLiteral: goString(guard.failure_variant),
-    },
+    runner,
+    hooks,
   };
 }
 

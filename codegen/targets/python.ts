@@ -19,6 +19,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { finalNewline, hashBanner, markdownBanner, type OutputFile } from "../emit/output.js";
 import { wrapWords } from "../emit/text.js";
 import type { CommandGroup, Field, Model, RuleStep, Shape, WireType } from "../model/model.js";
+import { camelWords, hookExample, hookMapping, runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "./sdk-shared.js";
 
 /** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
 const Handlebars = createRequire(import.meta.url)("handlebars") as typeof import("handlebars");
@@ -61,10 +62,15 @@ export function pyStr(text: string): string {
   return JSON.stringify(text);
 }
 
+/** A Python tuple literal of expressions. */
+function pyTuple(exprs: readonly string[]): string {
+  if (exprs.length === 0) return "()";
+  return `(${exprs.join(", ")}${exprs.length === 1 ? "," : ""})`;
+}
+
 /** A Python tuple literal of strings. */
 function pyStrTuple(values: readonly string[]): string {
-  if (values.length === 0) return "()";
-  return `(${values.map(pyStr).join(", ")}${values.length === 1 ? "," : ""})`;
+  return pyTuple(values.map(pyStr));
 }
 
 /** A Python literal of a JSON value (dicts and lists), pretty-printed with 4-space indentation. */
@@ -413,6 +419,130 @@ function dependencyOrder(types: readonly WireType[]): WireType[] {
   return out;
 }
 
+/** UPPER_SNAKE words of a harness event name: `UserPromptSubmit` → `USER_PROMPT_SUBMIT`. */
+function upperSnake(camel: string): string {
+  return camelWords(camel).join("_").toUpperCase();
+}
+
+/** Python constant of a failure variant of spec/tables/subprocess-failure-mapping.json, e.g. `FAILURE_VARIANT_HANDLER_THREW`. */
+function failureVariantConst(variant: string): string {
+  return `FAILURE_VARIANT_${pyConstName(variant)}`;
+}
+
+/** The client runner: failure classes and warning-code constants from the tables, and its documented outcomes. */
+function runnerView(model: Model) {
+  const v = runnerVariants(model, "python");
+  const classExpr = (failureClass: string): string => `FailureClass.${pyConstName(failureClass)}`;
+  const outcomes = runnerOutcomes(model, "python", {
+    handlerFails: "raises an exception",
+    invalidResponseExtra: " or is not a CallbackResponse at all",
+    timeout: null,
+  });
+  const codes = {
+    readRequestCode: failureVariantConst(v.readRequest.variant),
+    guardCode: failureVariantConst(v.guard.variant),
+    handlerThrewCode: failureVariantConst(v.handlerThrew.variant),
+    invalidResponseCode: failureVariantConst(v.invalidResponse.variant),
+  };
+  return {
+    rejectClass: v.invalidRequest.failureClass,
+    rejectClassExpr: classExpr(v.invalidRequest.failureClass),
+    guardEvent: model.tables.receiptEmittedGuard.event,
+    guardClassExpr: classExpr(v.guard.failureClass),
+    handlerClass: v.handlerThrew.failureClass,
+    handlerClassExpr: classExpr(v.handlerThrew.failureClass),
+    readClassExpr: classExpr(v.readRequest.failureClass),
+    ...codes,
+    specImports: isortNames(["DISPATCHABLE_EVENTS", "FAILURE_RETRY_DEFAULTS", "LIMIT_MAX_REQUEST_BYTES", "LIMIT_MAX_RESPONSE_BYTES", ...new Set(Object.values(codes))]),
+    outcomeLines: runnerOutcomeBullets(outcomes, 98, (name) => `\`\`${name}\`\``),
+    outcomeTable: runnerOutcomeTable(outcomes),
+  };
+}
+
+/** The harness hook mapping as typed constants (lifeloop_callback/hooks.py). */
+function hooksView(model: Model) {
+  const facts = hookMapping(model);
+  const adapterConst = (adapter: string): string => `HOOK_ADAPTER_${pyConstName(adapter)}`;
+  const eventConst = (adapter: string, hookEvent: string): string => `${pyConstName(adapter)}_HOOK_EVENT_${upperSnake(hookEvent)}`;
+  const literalType = (values: readonly string[], what: string): string => {
+    if (values.length === 0) throw new Error(`python target: spec/tables/harness-hook-mapping.json has no ${what}; hooks.py needs at least one`);
+    return `Literal[${values.map(pyStr).join(", ")}]`;
+  };
+  const adapters = facts.adapters.map((a) => {
+    const constName = adapterConst(a.adapter);
+    const limit = a.contextLimit;
+    const hookEvents = a.hookEvents.map((h) => ({
+      constName: eventConst(a.adapter, h.hookEvent),
+      literal: pyStr(h.hookEvent),
+      docLines: wrap(
+        `The ${a.harness} hook event ${h.hookEvent} (output schema schemas/hooks/${h.outputSchema}.schema.json); lifecycle events: ${a.events
+          .filter((e) => e.hookEvent === h.hookEvent)
+          .map((e) => e.event)
+          .join(", ")}.`,
+        97,
+      ),
+      infoExpr: [
+        `adapter=${constName}`,
+        `hook_event=${eventConst(a.adapter, h.hookEvent)}`,
+        `output_schema=${pyStr(h.outputSchema)}`,
+        `context_slot=${h.contextSlot === null ? "None" : pyStr(h.contextSlot)}`,
+        `context_placements=${pyTuple(h.contextPlacements.map((p) => `PlacementClass.${pyConstName(p)}`))}`,
+        `block=${pyStr(h.block)}`,
+        `block_applies=${h.blockApplies ? "True" : "False"}`,
+      ].join(", "),
+    }));
+    return {
+      constName,
+      literal: pyStr(a.adapter),
+      doc: `Canonical adapter name of ${a.harness} (adapter ids ${a.adapterIds.join(", ")}).`,
+      ids: a.adapterIds.map((id) => ({ literal: pyStr(id) })),
+      infoHead: [
+        `adapter=${constName}`,
+        `harness=${pyStr(a.harness)}`,
+        `adapter_ids=${pyStrTuple(a.adapterIds)}`,
+        `context_limit=${limit === null ? "None" : `HookContextLimit(length=${limit.length}, unit=${pyStr(limit.unit)}, on_exceed=${pyStr(limit.onExceed)}, fact=${pyStr(limit.fact)})`}`,
+      ].join(", "),
+      hookEvents,
+      events: a.events.map((e) => ({
+        member: `LifecycleEventKind.${pyConstName(e.event)}`,
+        value: e.hookEvent === null ? "None" : eventConst(a.adapter, e.hookEvent),
+      })),
+    };
+  });
+  const example = hookExample(facts);
+  const exports = [
+    "HOOK_ADAPTERS",
+    "HOOK_ADAPTER_IDS",
+    "HOOK_ADAPTER_INFO",
+    "HOOK_EVENTS",
+    "HookAdapterInfo",
+    "HookBlockEffect",
+    "HookContextLimit",
+    "HookContextSlot",
+    "HookEventInfo",
+    "hook_adapter_for",
+    "hook_event_for",
+    "hook_event_info_for",
+    ...adapters.flatMap((a) => [a.constName, ...a.hookEvents.map((h) => h.constName)]),
+  ];
+  return {
+    blockEffectType: literalType(
+      facts.blockEffects.map((b) => b.block),
+      "block effect",
+    ),
+    contextSlotType: literalType(facts.contextSlots, "context slot"),
+    adapters,
+    adapterTuple: pyTuple(adapters.map((a) => a.constName)),
+    example: {
+      adapterIdLiteral: pyStr(example.adapterId),
+      eventMember: `LifecycleEventKind.${pyConstName(example.event)}`,
+      hookEventConst: eventConst(example.adapter.adapter, example.hookEvent.hookEvent),
+      hookEventLiteral: pyStr(example.hookEvent.hookEvent),
+    },
+    exports,
+  };
+}
+
 /** Build the view model every template receives. */
 export function pythonViewModel(model: Model): Record<string, unknown> {
   const wireVersion = model.wireVersion.current;
@@ -457,36 +587,39 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
     value: l.value,
     doc: `limits.${l.name} (${l.unit}): ${l.applies_to.replace(/\s+/g, " ")}`,
   }));
-  const classOfVariant = (variant: string): string => {
-    const row = model.tables.subprocessFailureMapping.find((r) => r.variant === variant);
-    if (!row) throw new Error(`python target: the runner needs failure variant ${variant} in spec/tables/subprocess-failure-mapping.json`);
-    return row.failure_class;
-  };
-  const guard = model.tables.receiptEmittedGuard;
-  const runner = {
-    rejectClass: classOfVariant("invalid_request"),
-    rejectClassExpr: `FailureClass.${pyConstName(classOfVariant("invalid_request"))}`,
-    guardEvent: guard.event,
-    guardVariant: guard.failure_variant,
-    guardVariantLiteral: pyStr(guard.failure_variant),
-    guardClassExpr: `FailureClass.${pyConstName(classOfVariant(guard.failure_variant))}`,
-    handlerClass: classOfVariant("handler_threw"),
-    handlerClassExpr: `FailureClass.${pyConstName(classOfVariant("handler_threw"))}`,
-  };
+  const runner = runnerView(model);
+  const hooks = hooksView(model);
   const groups = model.tables.clientInitiatedCommands.groups.map(commandGroupView);
   const commandExports = groups.flatMap((g) => [g.className, ...g.errors.map((e) => e.className), ...g.commands.map((c) => c.resultClass)]).sort();
   const initModules: [string, string[]][] = [
     ["codec", ["check", "decode", "encode", "from_json_value", "to_json_value"]],
     ["commands", [...STATIC_COMMAND_EXPORTS, ...commandExports]],
     ["enums", ["ENUM_CLASSES", ...model.enums.map((e) => e.name)]],
+    ["hooks", hooks.exports],
     ["issues", ["ValidationIssue", "WireValidationError"]],
     ["json_value", ["JsonObject", "JsonValue"]],
     ["runner", ["Handler", "failure_response", "respond", "serve", "serve_io"]],
-    ["spec", ["CLIENT_INITIATED_COMMANDS", "DISPATCHABLE_EVENTS", "EVENT_VOCABULARY", "FAILURE_RETRY_DEFAULTS", "FAILURE_VARIANTS", "LIMITS", "SDK_VERSION", "SPEC_TABLES", "WIRE_VERSION"]],
+    [
+      "spec",
+      [
+        "CLIENT_INITIATED_COMMANDS",
+        "DISPATCHABLE_EVENTS",
+        "EVENT_VOCABULARY",
+        "FAILURE_RETRY_DEFAULTS",
+        "FAILURE_VARIANTS",
+        "LIMITS",
+        "SDK_VERSION",
+        "SPEC_TABLES",
+        "WIRE_VERSION",
+        ...model.tables.subprocessFailureMapping.map((r) => failureVariantConst(r.variant)),
+      ],
+    ],
     ["wire", ["WIRE_CLASSES", "WireObject", ...model.types.map((t) => t.name)]],
   ];
   const initImports = initModules.map(([module, names]) => ({ module, names: isortNames(names) }));
   const allExports = initModules.flatMap(([, names]) => names).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const twice = allExports.find((name, i) => allExports[i + 1] === name);
+  if (twice !== undefined) throw new Error(`python target: two exported names are ${twice}`);
   return {
     banner: hashBanner().trimEnd(),
     markdownBanner: markdownBanner().trimEnd(),
@@ -517,12 +650,18 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
       ].join(", "),
     ),
     failureRetryDefaults,
+    failureVariantConsts: model.tables.subprocessFailureMapping.map((r) => ({
+      constName: failureVariantConst(r.variant),
+      literal: pyStr(r.variant),
+      docLines: wrap(`Failure variant \`\`${r.variant}\`\` (failure class \`\`${r.failure_class}\`\`): ${r.when}`, 97),
+    })),
     limits,
     documentRuleIds: pyStrTuple(model.tables.documentRules.map((r) => r.id)),
     ruleIds: pyStrTuple(model.rules.map((r) => r.id)),
     tables,
     groups,
     runner,
+    hooks,
     allExports,
   };
 }

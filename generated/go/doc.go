@@ -5,7 +5,7 @@
 // wire version lifeloop.v0.3), generated from the schemas and spec tables of lifeloop-callback.
 // It uses the standard library only.
 //
-// It has four parts:
+// It has five parts:
 //
 //   - Wire types and enums with the spec's names (CallbackRequest, DispatchEnvelope, FailureClass,
 //     ...), each object type with strict Decode<Type>/Encode<Type> functions. Decoding applies the
@@ -21,8 +21,12 @@
 //   - Client-initiated commands: one method per command of each group of
 //     spec/tables/client-initiated-commands.json (Continuation: put, get, drop, list, drop-thread), running the host CLI.
 //   - The spec tables as constants and values: WireVersion, Limit* limits, Rule* rule ids,
-//     EventVocabulary, FailureRetryDefaults (FailureClass.DefaultRetryClass), FailureVariants,
-//     Spec* typed tables and SpecTableJSON.
+//     EventVocabulary, FailureRetryDefaults (FailureClass.DefaultRetryClass), FailureVariants
+//     and the FailureVariant* names (the runner's warning codes), Spec* typed tables and
+//     SpecTableJSON.
+//   - The harness hook mapping of spec/tables/harness-hook-mapping.json, typed: HookEventFor,
+//     HookEventInfoFor and HookAdapterFor (every adapter id), HookAdapter* and <Adapter>HookEvent*
+//     name constants, HookEventInfo (context slot, placements, block effect).
 //
 // A complete client:
 //

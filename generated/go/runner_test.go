@@ -72,7 +72,7 @@ func TestServeRejectsRequests(t *testing.T) {
 		{strings.Replace(runnerRequest, `"event_id":"e1"`, `"event_id":"e1","event_id":"e2"`, 1), RuleJSONDuplicateKey},
 		{strings.Replace(runnerRequest, "native_hook", "nope", 1), RuleSchemaEnum},
 		{frameOpening, RuleFrameEventRequiresFrameContext},
-		{receiptEmitted, "receipt_emitted_rejected"},
+		{receiptEmitted, FailureVariantReceiptEmittedRejected},
 		{strings.Replace(receiptEmitted, `"invocation_id":"i1"`, `"invocation_id":"i1","idempotency_key":"k"`, 1), RuleReceiptEmittedNoIdempotencyKey},
 	}
 	for _, c := range cases {
@@ -112,8 +112,8 @@ func TestServeHandlerFailures(t *testing.T) {
 		handler Handler
 		warning string
 	}{
-		"error":   {failing, "handler_error"},
-		"panic":   {panicking, "handler_error"},
+		"error":   {failing, FailureVariantHandlerThrew},
+		"panic":   {panicking, FailureVariantHandlerThrew},
 		"invalid": {invalid, RuleFailedRequiresFailureClass},
 	} {
 		code, response, stderr := serve(t, context.Background(), runnerRequest, c.handler)
@@ -144,7 +144,39 @@ func TestServeContextEnds(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d", code)
 	}
-	expectFailed(t, response, FailureClassTimeout, "handler_timeout")
+	expectFailed(t, response, FailureClassTimeout, FailureVariantTimeout)
+}
+
+func TestServeOversizedResponse(t *testing.T) {
+	handler := func(CallbackRequest, []PayloadEnvelope) (CallbackResponse, error) {
+		response := NewResponse(ReceiptStatusDelivered)
+		response.Metadata = map[string]any{"blob": strings.Repeat("x", LimitMaxResponseBytes)}
+		return response, nil
+	}
+	code, response, stderr := serve(t, context.Background(), runnerRequest, handler)
+	if code != 0 || !strings.Contains(stderr, "max_response_bytes") {
+		t.Fatalf("code %d, stderr %q", code, stderr)
+	}
+	expectFailed(t, response, FailureClassInternalError, RuleJSONMaxBytes)
+}
+
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, errors.New("stdin is gone") }
+
+func TestServeUnreadableStdin(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := ServeIO(context.Background(), failingReader{}, &stdout, &stderr, echoHandler); code != 0 {
+		t.Fatalf("code %d", code)
+	}
+	response, err := DecodeCallbackResponse(stdout.Bytes())
+	if err != nil {
+		t.Fatalf("%v: %q", err, stdout.String())
+	}
+	expectFailed(t, response, FailureClassTransportError, FailureVariantWriteRequest)
+	if !strings.Contains(stderr.String(), "stdin is gone") {
+		t.Fatalf("stderr: %q", stderr.String())
+	}
 }
 
 type failingWriter struct{}

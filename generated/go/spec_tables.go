@@ -291,20 +291,82 @@ type FailureVariant struct {
 
 // FailureVariants is spec/tables/subprocess-failure-mapping.json.
 var FailureVariants = []FailureVariant{
-	{Variant: "receipt_emitted_rejected", FailureClass: FailureClassInvalidRequest, Origin: "callback-001", ReferenceVariant: "ReceiptEmittedRejected", Transports: []string{"subprocess_v1", "in_process"}, Stage: "guard", When: "The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced.", Reason: ""},
-	{Variant: "invalid_request", FailureClass: FailureClassInvalidRequest, Origin: "lifeloop-callback", ReferenceVariant: "", Transports: []string{"subprocess_v1", "in_process"}, Stage: "validate_request", When: "The DispatchEnvelope fails the wire schema or a rule before anything is spawned.", Reason: "The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own."},
-	{Variant: "serialize_request", FailureClass: FailureClassInternalError, Origin: "callback-001", ReferenceVariant: "SerializeRequest", Transports: []string{"subprocess_v1"}, Stage: "serialize", When: "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent).", Reason: ""},
-	{Variant: "request_too_large", FailureClass: FailureClassPayloadTooLarge, Origin: "lifeloop-callback", ReferenceVariant: "", Transports: []string{"subprocess_v1"}, Stage: "serialize", When: "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned.", Reason: "The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help."},
-	{Variant: "spawn", FailureClass: FailureClassTransportError, Origin: "callback-001", ReferenceVariant: "Spawn", Transports: []string{"subprocess_v1"}, Stage: "spawn", When: "The program cannot be started: not found, not executable, permission denied, fork failure.", Reason: ""},
-	{Variant: "write_request", FailureClass: FailureClassTransportError, Origin: "callback-001", ReferenceVariant: "WriteRequest", Transports: []string{"subprocess_v1"}, Stage: "write", When: "Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure).", Reason: ""},
-	{Variant: "read_response", FailureClass: FailureClassTransportError, Origin: "callback-001", ReferenceVariant: "ReadResponse", Transports: []string{"subprocess_v1"}, Stage: "read", When: "Reading the child's stdout failed.", Reason: ""},
-	{Variant: "response_too_large", FailureClass: FailureClassTransportError, Origin: "lifeloop-callback", ReferenceVariant: "ReadResponse", Transports: []string{"subprocess_v1"}, Stage: "read", When: "The child wrote more than limits.max_response_bytes to stdout; the process group is killed at once and no more is read.", Reason: "The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class."},
-	{Variant: "non_zero_exit", FailureClass: FailureClassTransportError, Origin: "callback-001", ReferenceVariant: "NonZeroExit", Transports: []string{"subprocess_v1"}, Stage: "exit", When: "The child exited with a non-zero code or was killed by a signal, even if it wrote a valid response first. Carries the exit code or signal and the stderr tail.", Reason: ""},
-	{Variant: "parse_response", FailureClass: FailureClassInvalidRequest, Origin: "callback-001", ReferenceVariant: "ParseResponse", Transports: []string{"subprocess_v1"}, Stage: "parse", When: "stdout is not exactly one JSON document: empty, two documents, trailing bytes, a log line, a byte-order mark, invalid UTF-8, too deep, duplicate keys.", Reason: ""},
-	{Variant: "invalid_response", FailureClass: FailureClassInvalidRequest, Origin: "callback-001", ReferenceVariant: "InvalidResponse", Transports: []string{"subprocess_v1", "in_process"}, Stage: "validate_response", When: "The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class.", Reason: ""},
-	{Variant: "handler_threw", FailureClass: FailureClassInternalError, Origin: "lifeloop-callback", ReferenceVariant: "", Transports: []string{"in_process"}, Stage: "handler", When: "The in-process handler threw or its promise rejected.", Reason: "CALLBACK-001 leaves in-process errors to the host language. A throwing handler is a crash inside the host process, which the reference's transport vocabulary classes as internal (TransportError::Internal)."},
-	{Variant: "timeout", FailureClass: FailureClassTimeout, Origin: "callback-001", ReferenceVariant: "Timeout", Transports: []string{"subprocess_v1", "in_process"}, Stage: "deadline", When: "The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time.", Reason: ""},
+	{Variant: FailureVariantReceiptEmittedRejected, FailureClass: FailureClassInvalidRequest, Origin: "callback-001", ReferenceVariant: "ReceiptEmittedRejected", Transports: []string{"subprocess_v1", "in_process"}, Stage: "guard", When: "The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced.", Reason: ""},
+	{Variant: FailureVariantInvalidRequest, FailureClass: FailureClassInvalidRequest, Origin: "lifeloop-callback", ReferenceVariant: "", Transports: []string{"subprocess_v1", "in_process"}, Stage: "validate_request", When: "The DispatchEnvelope fails the wire schema or a rule before anything is spawned.", Reason: "The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own."},
+	{Variant: FailureVariantSerializeRequest, FailureClass: FailureClassInternalError, Origin: "callback-001", ReferenceVariant: "SerializeRequest", Transports: []string{"subprocess_v1"}, Stage: "serialize", When: "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent).", Reason: ""},
+	{Variant: FailureVariantRequestTooLarge, FailureClass: FailureClassPayloadTooLarge, Origin: "lifeloop-callback", ReferenceVariant: "", Transports: []string{"subprocess_v1"}, Stage: "serialize", When: "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned.", Reason: "The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help."},
+	{Variant: FailureVariantSpawn, FailureClass: FailureClassTransportError, Origin: "callback-001", ReferenceVariant: "Spawn", Transports: []string{"subprocess_v1"}, Stage: "spawn", When: "The program cannot be started: not found, not executable, permission denied, fork failure.", Reason: ""},
+	{Variant: FailureVariantWriteRequest, FailureClass: FailureClassTransportError, Origin: "callback-001", ReferenceVariant: "WriteRequest", Transports: []string{"subprocess_v1"}, Stage: "write", When: "Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure).", Reason: ""},
+	{Variant: FailureVariantReadResponse, FailureClass: FailureClassTransportError, Origin: "callback-001", ReferenceVariant: "ReadResponse", Transports: []string{"subprocess_v1"}, Stage: "read", When: "Reading the child's stdout failed.", Reason: ""},
+	{Variant: FailureVariantResponseTooLarge, FailureClass: FailureClassTransportError, Origin: "lifeloop-callback", ReferenceVariant: "ReadResponse", Transports: []string{"subprocess_v1"}, Stage: "read", When: "The child wrote more than limits.max_response_bytes to stdout; the process group is killed at once and no more is read.", Reason: "The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class."},
+	{Variant: FailureVariantNonZeroExit, FailureClass: FailureClassTransportError, Origin: "callback-001", ReferenceVariant: "NonZeroExit", Transports: []string{"subprocess_v1"}, Stage: "exit", When: "The child exited with a non-zero code or was killed by a signal, even if it wrote a valid response first. Carries the exit code or signal and the stderr tail.", Reason: ""},
+	{Variant: FailureVariantParseResponse, FailureClass: FailureClassInvalidRequest, Origin: "callback-001", ReferenceVariant: "ParseResponse", Transports: []string{"subprocess_v1"}, Stage: "parse", When: "stdout is not exactly one JSON document: empty, two documents, trailing bytes, a log line, a byte-order mark, invalid UTF-8, too deep, duplicate keys.", Reason: ""},
+	{Variant: FailureVariantInvalidResponse, FailureClass: FailureClassInvalidRequest, Origin: "callback-001", ReferenceVariant: "InvalidResponse", Transports: []string{"subprocess_v1", "in_process"}, Stage: "validate_response", When: "The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class.", Reason: ""},
+	{Variant: FailureVariantHandlerThrew, FailureClass: FailureClassInternalError, Origin: "lifeloop-callback", ReferenceVariant: "", Transports: []string{"in_process"}, Stage: "handler", When: "The in-process handler threw or its promise rejected.", Reason: "CALLBACK-001 leaves in-process errors to the host language. A throwing handler is a crash inside the host process, which the reference's transport vocabulary classes as internal (TransportError::Internal)."},
+	{Variant: FailureVariantTimeout, FailureClass: FailureClassTimeout, Origin: "callback-001", ReferenceVariant: "Timeout", Transports: []string{"subprocess_v1", "in_process"}, Stage: "deadline", When: "The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time.", Reason: ""},
 }
+
+// FailureVariantReceiptEmittedRejected is failure variant "receipt_emitted_rejected" (failure
+// class invalid_request): The event is receipt.emitted. Rejected before validation, serialization
+// or any spawn; no receipt is produced.
+const FailureVariantReceiptEmittedRejected = "receipt_emitted_rejected"
+
+// FailureVariantInvalidRequest is failure variant "invalid_request" (failure class
+// invalid_request): The DispatchEnvelope fails the wire schema or a rule before anything is
+// spawned.
+const FailureVariantInvalidRequest = "invalid_request"
+
+// FailureVariantSerializeRequest is failure variant "serialize_request" (failure class
+// internal_error): The envelope cannot be serialized (a host bug, e.g. a value JSON cannot
+// represent).
+const FailureVariantSerializeRequest = "serialize_request"
+
+// FailureVariantRequestTooLarge is failure variant "request_too_large" (failure class
+// payload_too_large): The serialized envelope is larger than limits.max_request_bytes; nothing is
+// spawned.
+const FailureVariantRequestTooLarge = "request_too_large"
+
+// FailureVariantSpawn is failure variant "spawn" (failure class transport_error): The program
+// cannot be started: not found, not executable, permission denied, fork failure.
+const FailureVariantSpawn = "spawn"
+
+// FailureVariantWriteRequest is failure variant "write_request" (failure class transport_error):
+// Writing the envelope to stdin failed and the child produced no valid response (a broken pipe
+// after a zero exit with a valid response is not a failure).
+const FailureVariantWriteRequest = "write_request"
+
+// FailureVariantReadResponse is failure variant "read_response" (failure class transport_error):
+// Reading the child's stdout failed.
+const FailureVariantReadResponse = "read_response"
+
+// FailureVariantResponseTooLarge is failure variant "response_too_large" (failure class
+// transport_error): The child wrote more than limits.max_response_bytes to stdout; the process
+// group is killed at once and no more is read.
+const FailureVariantResponseTooLarge = "response_too_large"
+
+// FailureVariantNonZeroExit is failure variant "non_zero_exit" (failure class transport_error):
+// The child exited with a non-zero code or was killed by a signal, even if it wrote a valid
+// response first. Carries the exit code or signal and the stderr tail.
+const FailureVariantNonZeroExit = "non_zero_exit"
+
+// FailureVariantParseResponse is failure variant "parse_response" (failure class invalid_request):
+// stdout is not exactly one JSON document: empty, two documents, trailing bytes, a log line, a
+// byte-order mark, invalid UTF-8, too deep, duplicate keys.
+const FailureVariantParseResponse = "parse_response"
+
+// FailureVariantInvalidResponse is failure variant "invalid_response" (failure class
+// invalid_request): The response parsed but breaks the CallbackResponse schema or a rule: unknown
+// field, wrong enum string, missing field, failed status without a failure class.
+const FailureVariantInvalidResponse = "invalid_response"
+
+// FailureVariantHandlerThrew is failure variant "handler_threw" (failure class internal_error):
+// The in-process handler threw or its promise rejected.
+const FailureVariantHandlerThrew = "handler_threw"
+
+// FailureVariantTimeout is failure variant "timeout" (failure class timeout): The round trip
+// (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For
+// in-process, the handler's promise did not settle in time.
+const FailureVariantTimeout = "timeout"
 
 // SpecCLIExitCodesTable is the document spec/tables/cli-exit-codes.json.
 type SpecCLIExitCodesTable struct {

@@ -16,18 +16,30 @@ Behaviour (every outcome is one valid ``CallbackResponse`` on stdout and exit st
 
 - stdin is read to EOF, at most limits.max_request_bytes bytes are kept (the rest is drained so
   the host never sees a broken pipe). The envelope is decoded strictly (:func:`decode`).
-- A request the runner must reject becomes ``status: failed`` with failure class
-  ``invalid_request`` (failure variant ``invalid_request`` of
-  spec/tables/subprocess-failure-mapping.json) and that class's default retry class
-  (spec/tables/failure-retry-defaults.json), plus one warning: an oversized, undecodable or invalid
-  envelope (warning code = the rule id, e.g. ``json.max-bytes``, ``json.syntax``,
-  ``schema.required``), or an event the host never dispatches (``receipt.emitted``; warning
-  code ``receipt_emitted_rejected``). The handler is not called.
-- A handler that raises yields ``status: failed`` with ``internal_error`` (variant
-  ``handler_threw``; warning code ``handler_threw``) and its default retry class; the traceback
-  goes to stderr. A handler that returns something other than a ``CallbackResponse`` (warning code
-  ``invalid_response``), an invalid one (warning code = the rule id) or one larger than
-  limits.max_response_bytes (``json.max-bytes``) yields the same failure class.
+- Every refusal and failure becomes ``status: failed`` with the failure class below and its
+  default retry class (spec/tables/failure-retry-defaults.json), plus one warning whose code is
+  named below (the ``FAILURE_VARIANT_*`` constants of :mod:`lifeloop_callback.spec` are the variant
+  names of spec/tables/subprocess-failure-mapping.json) and whose message says why. A handler's
+  traceback goes to stderr. The Go SDK's runner answers the same (it adds a ``timeout`` outcome for
+  a context that ends):
+
+  - When stdin cannot be read: failure class ``transport_error``, warning code ``write_request``;
+    the handler is not called.
+  - When the request is longer than limits.max_request_bytes (16777216 bytes): failure class
+    ``invalid_request``, warning code ``json.max-bytes``; the handler is not called.
+  - When the DispatchEnvelope breaks the parse layer, its schema or a rule: failure class
+    ``invalid_request``, warning code the first issue's rule id (e.g. ``json.syntax``,
+    ``schema.required``), ``invalid_request`` when there is none; the handler is not called.
+  - When the event is never dispatched to a client (``receipt.emitted``: notification-only): failure
+    class ``invalid_request``, warning code ``receipt_emitted_rejected``; the handler is not called.
+  - When the handler raises an exception: failure class ``internal_error``, warning code
+    ``handler_threw``.
+  - When the handler's response breaks the wire contract or is not a CallbackResponse at all:
+    failure class ``internal_error``, warning code the rule id (e.g.
+    ``failed-requires-failure-class``), ``invalid_response`` when there is none.
+  - When the encoded response is longer than limits.max_response_bytes (16777216 bytes): failure
+    class ``internal_error``, warning code ``json.max-bytes``.
+
 - While the handler runs, ``sys.stdout`` is redirected to stderr, so a stray ``print`` cannot
   corrupt the response. Log lines go to stderr: records of the ``lifeloop_callback`` logger and
   its children (use ``logging.getLogger("lifeloop_callback.client")`` in a handler).
@@ -49,6 +61,10 @@ from .json_value import JsonValue
 from .spec import (
     DISPATCHABLE_EVENTS,
     FAILURE_RETRY_DEFAULTS,
+    FAILURE_VARIANT_HANDLER_THREW,
+    FAILURE_VARIANT_INVALID_RESPONSE,
+    FAILURE_VARIANT_RECEIPT_EMITTED_REJECTED,
+    FAILURE_VARIANT_WRITE_REQUEST,
     LIMIT_MAX_REQUEST_BYTES,
     LIMIT_MAX_RESPONSE_BYTES,
 )
@@ -72,10 +88,12 @@ LOGGER = logging.getLogger("lifeloop_callback")
 #: Failure class of a rejected request (variant ``invalid_request``).
 REJECT_CLASS: Final = FailureClass.INVALID_REQUEST
 #: Failure variant and class of a request for an event the host never dispatches.
-GUARD_VARIANT: Final = "receipt_emitted_rejected"
+GUARD_VARIANT: Final = FAILURE_VARIANT_RECEIPT_EMITTED_REJECTED
 GUARD_CLASS: Final = FailureClass.INVALID_REQUEST
 #: Failure class of a handler that raised or answered wrongly (variant ``handler_threw``).
 HANDLER_CLASS: Final = FailureClass.INTERNAL_ERROR
+#: Failure class of an unreadable stdin (the client's side of variant ``write_request``).
+READ_CLASS: Final = FailureClass.TRANSPORT_ERROR
 
 
 def failure_response(
@@ -155,12 +173,12 @@ def respond(
     except Exception as error:  # noqa: BLE001 - any handler failure becomes internal_error
         log.error("handler raised %s:\n%s", type(error).__name__, traceback.format_exc().rstrip())
         return encode(
-            failure_response(HANDLER_CLASS, code="handler_threw", message=f"{type(error).__name__}: {error}")
+            failure_response(HANDLER_CLASS, code=FAILURE_VARIANT_HANDLER_THREW, message=f"{type(error).__name__}: {error}")
         )
     if not isinstance(response, CallbackResponse):
         text = f"handler returned {type(response).__name__}, not CallbackResponse"
         log.error("%s", text)
-        return encode(failure_response(HANDLER_CLASS, code="invalid_response", message=text))
+        return encode(failure_response(HANDLER_CLASS, code=FAILURE_VARIANT_INVALID_RESPONSE, message=text))
     try:
         return encode(response, max_bytes=max_response_bytes)
     except WireValidationError as error:
@@ -205,17 +223,22 @@ def serve_io(
     sink = _StreamHandler(stderr)
     LOGGER.addHandler(sink)
     try:
-        data, total = read_bounded(stdin, max_request_bytes)
-        if total > len(data):
-            log.error("request is %d bytes, over the limit of %d", total, max_request_bytes)
-        with contextlib.redirect_stdout(stderr):
-            out = respond(
-                data,
-                handler,
-                max_request_bytes=max_request_bytes,
-                max_response_bytes=max_response_bytes,
-                logger=log,
-            )
+        try:
+            data, total = read_bounded(stdin, max_request_bytes)
+        except (OSError, ValueError) as error:
+            log.error("cannot read the request from stdin: %s", error)
+            out = encode(failure_response(READ_CLASS, code=FAILURE_VARIANT_WRITE_REQUEST, message=str(error)))
+        else:
+            if total > len(data):
+                log.error("request is %d bytes, over the limit of %d", total, max_request_bytes)
+            with contextlib.redirect_stdout(stderr):
+                out = respond(
+                    data,
+                    handler,
+                    max_request_bytes=max_request_bytes,
+                    max_response_bytes=max_response_bytes,
+                    logger=log,
+                )
         try:
             stdout.write(out + b"\n")
             stdout.flush()

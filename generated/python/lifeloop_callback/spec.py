@@ -105,6 +105,64 @@ FAILURE_VARIANTS: Final[Tuple[FailureVariant, ...]] = (
     FailureVariant(variant="timeout", failure_class=FailureClass.TIMEOUT, origin="callback-001", reference_variant="Timeout", transports=("subprocess_v1", "in_process"), stage="deadline", when="The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time.", reason=None),
 )
 
+#: Failure variant ``receipt_emitted_rejected`` (failure class ``invalid_request``): The event is
+#: receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced.
+FAILURE_VARIANT_RECEIPT_EMITTED_REJECTED: Final = "receipt_emitted_rejected"
+
+#: Failure variant ``invalid_request`` (failure class ``invalid_request``): The DispatchEnvelope
+#: fails the wire schema or a rule before anything is spawned.
+FAILURE_VARIANT_INVALID_REQUEST: Final = "invalid_request"
+
+#: Failure variant ``serialize_request`` (failure class ``internal_error``): The envelope cannot be
+#: serialized (a host bug, e.g. a value JSON cannot represent).
+FAILURE_VARIANT_SERIALIZE_REQUEST: Final = "serialize_request"
+
+#: Failure variant ``request_too_large`` (failure class ``payload_too_large``): The serialized
+#: envelope is larger than limits.max_request_bytes; nothing is spawned.
+FAILURE_VARIANT_REQUEST_TOO_LARGE: Final = "request_too_large"
+
+#: Failure variant ``spawn`` (failure class ``transport_error``): The program cannot be started: not
+#: found, not executable, permission denied, fork failure.
+FAILURE_VARIANT_SPAWN: Final = "spawn"
+
+#: Failure variant ``write_request`` (failure class ``transport_error``): Writing the envelope to
+#: stdin failed and the child produced no valid response (a broken pipe after a zero exit with a
+#: valid response is not a failure).
+FAILURE_VARIANT_WRITE_REQUEST: Final = "write_request"
+
+#: Failure variant ``read_response`` (failure class ``transport_error``): Reading the child's stdout
+#: failed.
+FAILURE_VARIANT_READ_RESPONSE: Final = "read_response"
+
+#: Failure variant ``response_too_large`` (failure class ``transport_error``): The child wrote more
+#: than limits.max_response_bytes to stdout; the process group is killed at once and no more is
+#: read.
+FAILURE_VARIANT_RESPONSE_TOO_LARGE: Final = "response_too_large"
+
+#: Failure variant ``non_zero_exit`` (failure class ``transport_error``): The child exited with a
+#: non-zero code or was killed by a signal, even if it wrote a valid response first. Carries the
+#: exit code or signal and the stderr tail.
+FAILURE_VARIANT_NON_ZERO_EXIT: Final = "non_zero_exit"
+
+#: Failure variant ``parse_response`` (failure class ``invalid_request``): stdout is not exactly one
+#: JSON document: empty, two documents, trailing bytes, a log line, a byte-order mark, invalid
+#: UTF-8, too deep, duplicate keys.
+FAILURE_VARIANT_PARSE_RESPONSE: Final = "parse_response"
+
+#: Failure variant ``invalid_response`` (failure class ``invalid_request``): The response parsed but
+#: breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field,
+#: failed status without a failure class.
+FAILURE_VARIANT_INVALID_RESPONSE: Final = "invalid_response"
+
+#: Failure variant ``handler_threw`` (failure class ``internal_error``): The in-process handler
+#: threw or its promise rejected.
+FAILURE_VARIANT_HANDLER_THREW: Final = "handler_threw"
+
+#: Failure variant ``timeout`` (failure class ``timeout``): The round trip (spawn, write, read,
+#: exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's
+#: promise did not settle in time.
+FAILURE_VARIANT_TIMEOUT: Final = "timeout"
+
 #: spec/tables/limits.json by name (units: see the ``LIMIT_*`` constants).
 LIMITS: Final[Mapping[str, int]] = {
     "max_request_bytes": 16777216,

@@ -196,6 +196,31 @@ def test_serve_io_response_limit() -> None:
     assert response.warnings[0].code == "json.max-bytes"
 
 
+def test_serve_io_answers_an_unreadable_stdin() -> None:
+    class Unreadable(io.RawIOBase):
+        def readable(self) -> bool:
+            return True
+
+        def read(self, size: int = -1) -> bytes:
+            raise OSError(5, "stdin is gone")
+
+    stdout = io.BytesIO()
+    stderr = io.StringIO()
+    calls: List[CallbackRequest] = []
+
+    def handler(request: CallbackRequest, payloads: Tuple[PayloadEnvelope, ...]) -> CallbackResponse:
+        calls.append(request)
+        return _ok(request, payloads)
+
+    assert serve_io(Unreadable(), stdout, stderr, handler) == 0
+    response = decode(CallbackResponse, stdout.getvalue())
+    assert not calls
+    assert response.failure_class is FailureClass.TRANSPORT_ERROR
+    assert response.retry_class is RetryClass.SAFE_RETRY
+    assert response.warnings[0].code == "write_request"
+    assert "stdin is gone" in stderr.getvalue()
+
+
 def test_serve_io_reports_an_unwritable_stdout() -> None:
     class Closed(io.BytesIO):
         def write(self, data: Any) -> int:

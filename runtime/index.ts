@@ -77,7 +77,7 @@ export { SubprocessInvoker, type SubprocessInvokerConfig } from "./invoker/subpr
 export { InProcessInvoker, type InProcessInvokerConfig } from "./invoker/in-process.js";
 export { DEFAULT_INVOKER_LIMITS, type InvokerLimits } from "./invoker/config.js";
 export { defaultRetryClass, failureClassOf, makeFailure } from "./invoker/failure.js";
-export { checkEnvelope, isNotificationOnly, toWireJson, WireSerializeError } from "./invoker/request.js";
+export { isNotificationOnly, prepareEnvelope, toWireJson, WireSerializeError, wireSnapshot, type WireSnapshot } from "./invoker/request.js";
 export { signalGroup, trackedGroups } from "./invoker/process-group.js";
 export { contextIssues, ReceiptEmitter, ReceiptSynthesisError, type ReceiptEmitterOptions } from "./receipts/emitter.js";
 export { CLIENT_STDERR_TAIL_WARNING, INVOCATION_FAILED_WARNING, synthesizeReceipt, type ReceiptContext } from "./receipts/synthesize.js";

@@ -342,7 +342,7 @@ export const FAILURE_VARIANTS = [
       "in_process"
     ],
     "stage": "validate_request",
-    "when": "The DispatchEnvelope fails the wire schema or a rule before anything is spawned.",
+    "when": "The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.",
     "reason": "The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own."
   },
   {
@@ -351,10 +351,11 @@ export const FAILURE_VARIANTS = [
     "origin": "callback-001",
     "reference_variant": "SerializeRequest",
     "transports": [
-      "subprocess_v1"
+      "subprocess_v1",
+      "in_process"
     ],
     "stage": "serialize",
-    "when": "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent)."
+    "when": "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered."
   },
   {
     "variant": "request_too_large",
@@ -362,10 +363,11 @@ export const FAILURE_VARIANTS = [
     "origin": "lifeloop-callback",
     "reference_variant": null,
     "transports": [
-      "subprocess_v1"
+      "subprocess_v1",
+      "in_process"
     ],
     "stage": "serialize",
-    "when": "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned.",
+    "when": "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned or called.",
     "reason": "The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help."
   },
   {
@@ -407,10 +409,11 @@ export const FAILURE_VARIANTS = [
     "origin": "lifeloop-callback",
     "reference_variant": "ReadResponse",
     "transports": [
-      "subprocess_v1"
+      "subprocess_v1",
+      "in_process"
     ],
     "stage": "read",
-    "when": "The child wrote more than limits.max_response_bytes to stdout; the process group is killed at once and no more is read.",
+    "when": "The child wrote more than limits.max_response_bytes to stdout (the process group is killed at once and no more is read), or an in-process handler's response serializes to more than that.",
     "reason": "The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class."
   },
   {

@@ -4525,7 +4525,7 @@ return errors === 0;
 validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateHookRenderRequest = validate48;
-const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json","title":"HookRenderRequest","description":"Neutral inputs of one hook render (`lifeloop-callback render`, `renderHookPayload`): which lifecycle event happened, which adapter claims to speak, the context payloads and their placement, and an optional frame-admission directive. The harness itself (claude or codex) is named outside the request, by the caller; `adapter_id` must be one of that harness's adapter ids (spec/harness-hooks.md). `event` names the lifecycle event to render; `adapter_version`, `integration_mode` and `frame` are advisory: they are validated but do not change the output.","type":"object","properties":{"adapter_id":{"description":"The adapter id the caller claims (e.g. `claude`, `claude-code`, `codex`). A value that is not an id of the target harness is refused (adapter_id_mismatch).","type":"string","maxLength":512},"adapter_version":{"description":"Version label of the adapter. Advisory.","type":"string","maxLength":512},"integration_mode":{"$ref":"../integration-mode.schema.json"},"event":{"$ref":"../lifecycle-event-kind.schema.json"},"frame":{"description":"The frame the event is about. Optional: absent or null means none. Advisory; validated with the FrameContext rules.","anyOf":[{"$ref":"../frame-context.schema.json"},{"type":"null"}]},"payloads":{"description":"Context payloads in delivery order, each with the placement the host chose for it. Absent means none; null is rejected.","type":"array","maxItems":1024,"items":{"title":"HookRenderPayload","description":"One payload to render: the client's envelope (validated with the PayloadEnvelope rules; only payload_id, payload_kind and body or body_ref reach the output) and the placement class the host chose for it, which decides the context slot, if any.","type":"object","properties":{"envelope":{"$ref":"../payload-envelope.schema.json"},"placement":{"$ref":"../placement-class.schema.json"}},"required":["envelope","placement"],"additionalProperties":false}},"directive":{"description":"Frame-admission directive. Optional: absent or null means none (the same output as `allow`).","anyOf":[{"title":"FrameAdmissionDirective","description":"`{\"kind\": \"allow\"}` admits; `{\"kind\": \"block\", \"reason\": \"...\"}` blocks the prompt or, at a Codex Stop, requests a continuation. A block reason that is empty or only Unicode White_Space is refused when rendering (invalid_directive).","type":"object","properties":{"kind":{"description":"`allow` or `block`.","type":"string","enum":["allow","block"]},"reason":{"description":"Required for `block` and forbidden for `allow`: the text the harness hands to the model.","type":"string","maxLength":65536}},"required":["kind"],"if":{"properties":{"kind":{"const":"block"}},"required":["kind"]},"then":{"properties":{"reason":true},"required":["reason"]},"else":{"properties":{"kind":true},"additionalProperties":false},"additionalProperties":false},{"type":"null"}]}},"required":["adapter_id","adapter_version","integration_mode","event"],"additionalProperties":false};
+const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json","title":"HookRenderRequest","description":"Neutral inputs of one hook render (`lifeloop-callback render`, `renderHookPayload`): which lifecycle event happened, which adapter claims to speak, the context payloads and their placement, and an optional frame-admission directive. The harness itself (claude or codex) is named outside the request, by the caller; `adapter_id` must be one of that harness's adapter ids (spec/harness-hooks.md). `event` names the lifecycle event to render; `adapter_version`, `integration_mode` and `frame` are advisory: they are validated but do not change the output.","type":"object","properties":{"adapter_id":{"description":"The adapter id the caller claims (e.g. `claude`, `claude-code`, `codex`). A value that is not an id of the target harness is refused (adapter_id_mismatch).","type":"string","maxLength":512},"adapter_version":{"description":"Version label of the adapter. Advisory.","type":"string","maxLength":512},"integration_mode":{"$ref":"../integration-mode.schema.json"},"event":{"$ref":"../lifecycle-event-kind.schema.json"},"frame":{"description":"The frame the event is about. Optional: absent or null means none. Advisory; validated with the FrameContext rules.","anyOf":[{"$ref":"../frame-context.schema.json"},{"type":"null"}]},"payloads":{"description":"Context payloads in delivery order, each with the placement the host chose for it. Absent means none; null is rejected.","type":"array","maxItems":1024,"items":{"title":"HookRenderPayload","description":"One payload to render: the client's envelope (validated with the PayloadEnvelope rules; only payload_id, payload_kind and body or body_ref reach the output) and the placement class the host chose for it, which decides the context slot, if any.","type":"object","properties":{"envelope":{"$ref":"../payload-envelope.schema.json"},"placement":{"$ref":"../placement-class.schema.json"}},"required":["envelope","placement"],"additionalProperties":false}},"directive":{"description":"Frame-admission directive. Optional: absent or null means none (the same output as `allow`).","anyOf":[{"title":"FrameAdmissionDirective","description":"`{\"kind\": \"allow\"}` admits; `{\"kind\": \"block\", \"reason\": \"...\"}` blocks the prompt or, at a Codex Stop, requests a continuation. A block reason that is empty or only Unicode White_Space is refused when rendering (invalid_directive).","type":"object","properties":{"kind":{"description":"`allow` or `block`.","type":"string","enum":["allow","block"]},"reason":{"description":"Required for `block` and forbidden for `allow`: the text the harness hands to the model.","type":"string","maxLength":65536}},"required":["kind"],"if":{"properties":{"kind":{"const":"allow"}},"required":["kind"]},"then":{"properties":{"kind":true},"additionalProperties":false},"else":{"properties":{"reason":true},"required":["reason"]},"additionalProperties":false},{"type":"null"}]}},"required":["adapter_id","adapter_version","integration_mode","event"],"additionalProperties":false};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json" */;
@@ -4795,7 +4795,7 @@ errors++;
 }
 else {
 if(data9.kind !== undefined){
-if("block" !== data9.kind){
+if("allow" !== data9.kind){
 const err3 = {};
 if(vErrors === null){
 vErrors = [err3];
@@ -4822,9 +4822,9 @@ let ifClause0;
 if(_valid2){
 const _errs33 = errors;
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-let missing3;
-if((data9.reason === undefined) && (missing3 = "reason")){
-const err4 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/then/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
+for(const key2 in data9){
+if(!(key2 === "kind")){
+const err4 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4832,23 +4832,23 @@ else {
 vErrors.push(err4);
 }
 errors++;
+break;
+}
 }
 }
 var _valid2 = _errs33 === errors;
 valid8 = _valid2;
 if(valid8){
-var props1 = {};
-props1.reason = true;
-props1.kind = true;
+var props1 = true;
 }
 ifClause0 = "then";
 }
 else {
-const _errs34 = errors;
+const _errs35 = errors;
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-for(const key2 in data9){
-if(!(key2 === "kind")){
-const err5 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/else/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+let missing3;
+if((data9.reason === undefined) && (missing3 = "reason")){
+const err5 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/else/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4856,15 +4856,14 @@ else {
 vErrors.push(err5);
 }
 errors++;
-break;
 }
 }
-}
-var _valid2 = _errs34 === errors;
+var _valid2 = _errs35 === errors;
 valid8 = _valid2;
 if(valid8){
 if(props1 !== true){
-props1 = true;
+props1 = props1 || {};
+props1.reason = true;
 }
 }
 ifClause0 = "else";

@@ -98,7 +98,21 @@ function isEntryPoint(): boolean {
   }
 }
 
+/**
+ * A reader that went away (EPIPE, e.g. `| head -1`) or a full disk (ENOSPC) ends the command with one
+ * line on stderr and exit 3 (an I/O error), instead of an unhandled stream error.
+ */
+function exitOnOutputError(error: NodeJS.ErrnoException): void {
+  try {
+    process.stderr.write(`lifeloop-callback: cannot write the output: ${error.code ?? error.message}\n`);
+  } catch {
+    // stderr is gone too; the exit code still tells.
+  }
+  process.exit(EXIT.input);
+}
+
 if (isEntryPoint()) {
+  process.stdout.on("error", exitOnOutputError);
   const code = await runCli(process.argv.slice(2), {
     stdin: process.stdin,
     out: (t) => process.stdout.write(t),

@@ -14,7 +14,7 @@ import { parseStrictJson } from "../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from "../wire/validate.js";
 import { codePointLength, renderContextEnvelope, sortedJson } from "./context.js";
 import { hookAdapterRow, hookEventFor, isBlankReason, outputSchemaName, type HookAdapterRow, type HookEventRow } from "./mapping.js";
-import { hookSchemaIssues, renderRequestIssues } from "./request.js";
+import { HOOK_REQUEST_INTEGER_PATHS, hookSchemaIssues, renderRequestIssues } from "./request.js";
 
 /** Something the caller should know about a successful render; never changes what is refused. */
 export interface HookRenderWarning {
@@ -144,7 +144,7 @@ export function renderHookPayload(request: unknown, target: HookRenderTarget, no
 
 /** {@link renderHookPayload} for the bytes of a request (strict JSON first: json.* issues are invalid_request). */
 export function renderHookPayloadFromBytes(bytes: Uint8Array, target: HookRenderTarget, limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS): HookRenderResult {
-  const parsed = parseStrictJson(bytes, limits);
+  const parsed = parseStrictJson(bytes, limits, { nonIntegerPaths: HOOK_REQUEST_INTEGER_PATHS });
   if (!parsed.ok) return fail("invalid_request", `${parsed.issue.rule} at "${parsed.issue.pointer}": ${parsed.issue.message}`, [parsed.issue]);
   return renderHookPayload(parsed.value, target, parsed.nonIntegerNumberPointers);
 }

@@ -5,7 +5,7 @@
  * integer lexemes inside envelopes), then the PayloadEnvelope and FrameContext rules of
  * spec/tables/rules.json with pointers into the request.
  */
-import type { HOOK_SCHEMAS, WireObjectTypeName } from "../../generated/ts/spec.js";
+import { INTEGER_PATHS, type HOOK_SCHEMAS, type WireObjectTypeName } from "../../generated/ts/spec.js";
 import type { HookRenderRequest } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { evaluateRules } from "../wire/rules.js";
@@ -27,6 +27,9 @@ function prefixed(prefix: string, issues: readonly ValidationIssue[]): Validatio
 }
 
 const ENVELOPE_POINTER = /^\/payloads\/(\d+)\/envelope(\/.*)$/;
+
+/** Where a render request holds integers: the integer fields of each payload's envelope. */
+export const HOOK_REQUEST_INTEGER_PATHS: readonly string[] = INTEGER_PATHS.PayloadEnvelope.map((p) => `/payloads/*/envelope${p}`);
 
 /**
  * Every issue of an in-memory render request (the first is the primary one); [] when valid.

@@ -1,14 +1,17 @@
 /**
  * The in-process invoker (CALLBACK-001 §"A. In-process callbacks", spec/host-runtime.md): calls a
  * TypeScript handler in the host's own process, with the same guard, request validation and
- * response validation as the subprocess path.
+ * response validation as the subprocess path: both documents are serialized and judged as the
+ * bytes a pipe would carry, and the handler gets a copy parsed back from them.
  */
 import { performance } from "node:perf_hooks";
+import { LIMITS } from "../../generated/ts/spec.js";
 import type { CallbackResponse, DispatchEnvelope } from "../../generated/ts/types.js";
 import { checkTimeoutMs } from "./config.js";
-import { makeFailure } from "./failure.js";
-import { checkEnvelope, checkInMemoryResponse, payloadsOf } from "./request.js";
-import { InvokerConfigError, type CallbackHandler, type CallbackInvoker, type InvocationResult, type InvokeOptions } from "./types.js";
+import { issueText, makeFailure } from "./failure.js";
+import { payloadsOf, prepareEnvelope, wireSnapshot, type WireSnapshot } from "./request.js";
+import type { ValidationIssue } from "../wire/issues.js";
+import { InvokerConfigError, type CallbackHandler, type CallbackInvoker, type InvocationFailure, type InvocationResult, type InvokeOptions } from "./types.js";
 
 /**
  * Configuration of an {@link InProcessInvoker}.
@@ -35,25 +38,27 @@ export class InProcessInvoker implements CallbackInvoker {
   }
 
   /**
-   * Guard → validate the envelope → call the handler → validate its response. Failure variants:
-   * receipt_emitted_rejected, invalid_request, handler_threw, timeout, invalid_response.
+   * Guard → serialize and judge the envelope → call the handler with a copy parsed back from those
+   * bytes → serialize and judge its response, exactly as if it had crossed a pipe. Failure variants:
+   * receipt_emitted_rejected, serialize_request, request_too_large, invalid_request, handler_threw,
+   * timeout, response_too_large, invalid_response.
    */
   async invoke(envelope: DispatchEnvelope, options: InvokeOptions = {}): Promise<InvocationResult> {
     const started = performance.now();
     const elapsed = (): number => performance.now() - started;
-    const refused = checkEnvelope(envelope, options.nonIntegerNumberPointers);
-    if (refused !== null) return { ok: false, failure: refused, elapsedMs: elapsed() };
+    const prepared = prepareEnvelope(envelope, LIMITS.max_request_bytes, options.nonIntegerNumberPointers);
+    if (!prepared.ok) return { ok: false, failure: prepared.failure, elapsedMs: elapsed() };
 
-    const settled = await this.callHandler(envelope);
+    const settled = await this.callHandler(prepared.envelope);
     if (settled.kind === "threw") {
       return { ok: false, failure: makeFailure("handler_threw", `the handler threw: ${describeThrown(settled.error)}`), elapsedMs: elapsed() };
     }
     if (settled.kind === "timeout") {
       return { ok: false, failure: makeFailure("timeout", `the handler did not settle within ${this.timeoutMs} ms`), elapsedMs: elapsed() };
     }
-    const invalid = checkInMemoryResponse(settled.response);
-    if (invalid !== null) return { ok: false, failure: invalid, elapsedMs: elapsed() };
-    return { ok: true, response: settled.response, stderrTail: "", elapsedMs: elapsed() };
+    const answer = wireSnapshot("CallbackResponse", settled.response, LIMITS.max_response_bytes);
+    if (answer.ok) return { ok: true, response: answer.value, stderrTail: "", elapsedMs: elapsed() };
+    return { ok: false, failure: responseFailure(answer), elapsedMs: elapsed() };
   }
 
   private callHandler(envelope: DispatchEnvelope): Promise<{ kind: "returned"; response: CallbackResponse } | { kind: "threw"; error: unknown } | { kind: "timeout" }> {
@@ -84,4 +89,14 @@ function describeThrown(error: unknown): string {
   } catch {
     return "a value that cannot be shown";
   }
+}
+
+/** The failure of a handler's response that does not survive the wire (see wireSnapshot). */
+function responseFailure(answer: Exclude<WireSnapshot<CallbackResponse>, { ok: true }>): InvocationFailure {
+  if (answer.problem === "serialize") return makeFailure("invalid_response", `the CallbackResponse cannot be serialized: ${answer.detail}`);
+  const primary = answer.issues[0] as ValidationIssue;
+  if (primary.rule === "json.max-bytes") {
+    return makeFailure("response_too_large", `the CallbackResponse serializes to more than limits.max_response_bytes (${LIMITS.max_response_bytes} bytes)`);
+  }
+  return makeFailure("invalid_response", `CallbackResponse is invalid: ${issueText(primary)}`, { issues: answer.issues });
 }

@@ -8,8 +8,7 @@ import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import { runChild } from "./child-run.js";
 import { classifyRun } from "./classify.js";
 import { checkArgs, checkProgram, checkTimeoutMs, resolveLimits, type InvokerLimits } from "./config.js";
-import { makeFailure } from "./failure.js";
-import { checkEnvelope, toWireJson } from "./request.js";
+import { prepareEnvelope } from "./request.js";
 import type { CallbackInvoker, InvocationResult, InvokeOptions } from "./types.js";
 
 /**
@@ -54,22 +53,9 @@ export class SubprocessInvoker implements CallbackInvoker {
     const deadlineAt = started + this.timeoutMs;
     const elapsed = (): number => performance.now() - started;
 
-    const refused = checkEnvelope(envelope, options.nonIntegerNumberPointers);
-    if (refused !== null) return { ok: false, failure: refused, elapsedMs: elapsed() };
-
-    let input: Buffer;
-    try {
-      input = Buffer.from(toWireJson(envelope), "utf8");
-    } catch (error) {
-      return { ok: false, failure: makeFailure("serialize_request", `the DispatchEnvelope cannot be serialized: ${(error as Error).message}`), elapsedMs: elapsed() };
-    }
-    if (input.length > this.limits.max_request_bytes) {
-      return {
-        ok: false,
-        failure: makeFailure("request_too_large", `the serialized DispatchEnvelope is ${input.length} bytes, more than limits.max_request_bytes (${this.limits.max_request_bytes}); nothing was spawned`),
-        elapsedMs: elapsed(),
-      };
-    }
+    const prepared = prepareEnvelope(envelope, this.limits.max_request_bytes, options.nonIntegerNumberPointers);
+    if (!prepared.ok) return { ok: false, failure: prepared.failure, elapsedMs: elapsed() };
+    const input = prepared.bytes;
 
     const run = await runChild({ program: this.program, args: this.args, input, deadlineAt, limits: this.limits });
     const outcome = classifyRun(run, { program: this.program, timeoutMs: this.timeoutMs, limits: this.limits });

@@ -76,6 +76,22 @@ export type StrictParseResult =
   | { readonly ok: false; readonly issue: ParseIssue };
 
 /**
+ * Options of {@link parseStrictJson}.
+ *
+ * `nonIntegerPaths`: JSON pointer patterns (`*` matches any array index; tokens are unescaped member
+ * names) of the only places where a non-integer number is recorded in `nonIntegerNumberPointers`,
+ * typically the integer fields of the document's schema (INTEGER_PATHS). Numbers elsewhere are
+ * scanned but cost no memory. When omitted, every non-integer number is recorded, up to
+ * {@link MAX_RECORDED_NON_INTEGER} pointers (the rest are scanned but not recorded).
+ */
+export interface StrictParseOptions {
+  readonly nonIntegerPaths?: readonly string[];
+}
+
+/** How many non-integer number pointers are recorded at most when no `nonIntegerPaths` are given. */
+export const MAX_RECORDED_NON_INTEGER = 1024;
+
+/**
  * The stable rule ids {@link parseStrictJson} can report in
  * {@link ParseIssue.rule}.
  */
@@ -214,6 +230,9 @@ let issuePointer = "";
 /** Set by scanNumber: whether the last scanned number is not a plain integer. */
 let lastNumberNonInteger = false;
 
+/** Token lists of the `nonIntegerPaths` option for the current call; null records every number (capped). */
+let recordPatterns: (readonly string[])[] | null = null;
+
 /** A copy of `a` with twice the length (the scanner's stacks grow by doubling). */
 function doubled<T extends Uint8Array | Uint32Array>(a: T): T {
   const b = new (a.constructor as new (length: number) => T)(a.length * 2);
@@ -264,6 +283,31 @@ function tokenAt(d: number): string {
 function currentSlotPointer(): string {
   if (depth === 0) return "";
   return containerPointer(depth) + "/" + tokenAt(depth);
+}
+
+/**
+ * Whether the value slot being parsed matches the pattern `tokens` (one token per open container;
+ * `*` matches any array index). Compares member names by length first and never builds a pointer.
+ */
+function slotMatches(tokens: readonly string[]): boolean {
+  if (tokens.length !== depth) return false;
+  for (let k = 1; k <= depth; k++) {
+    const token = tokens[k - 1] as string;
+    if (kinds[k] === KIND_ARRAY) {
+      if (token !== "*" && token !== String(counts[k])) return false;
+    } else {
+      const key = (keyBase[k] as number) + (counts[k] as number) - 1;
+      if (kLen[key] !== token.length || decodeKey(key) !== token) return false;
+    }
+  }
+  return true;
+}
+
+/** Whether the non-integer number just scanned is to be recorded (see StrictParseOptions). */
+function recordNonInteger(recorded: number): boolean {
+  if (recordPatterns === null) return recorded < MAX_RECORDED_NON_INTEGER;
+  for (const tokens of recordPatterns) if (slotMatches(tokens)) return true;
+  return false;
 }
 
 // ---------------------------------------------------------------------------
@@ -770,6 +814,7 @@ function duplicateKey(
  * shrinks scratch storage that a pathological document grew.
  */
 function releaseScratch(): void {
+  recordPatterns = null;
   src = "";
   depth = 0;
   keyTop = 0;
@@ -831,7 +876,7 @@ function scan(s: string, maxDepth: number, nonInt: string[]): boolean {
     } else if ((c >= C_0 && c <= C_9) || c === C_MINUS) {
       i = scanNumber(s, i);
       if (i < 0) return false;
-      if (lastNumberNonInteger) nonInt.push(currentSlotPointer());
+      if (lastNumberNonInteger && recordNonInteger(nonInt.length)) nonInt.push(currentSlotPointer());
     } else if (c === C_LBRACE || c === C_LBRACKET) {
       if (d >= maxDepth) {
         fail(
@@ -987,11 +1032,14 @@ function scan(s: string, maxDepth: number, nonInt: string[]): boolean {
  * @param input raw document bytes (UTF-8 without BOM).
  * @param limits `maxBytes` (byte length of `input`) and `maxDepth` (container
  *   nesting; a top-level array/object is depth 1), both inclusive.
+ * @param options `nonIntegerPaths`: where non-integer numbers are recorded
+ *   (see {@link StrictParseOptions}); pass the schema's integer paths for
+ *   untrusted documents so memory stays bounded by the input size.
  * @returns `{ ok: true, value, nonIntegerNumberPointers }` when the document
  *   is acceptable: `value` comes from `JSON.parse` (no reviver; `__proto__`
  *   members become own properties) and `nonIntegerNumberPointers` are the
  *   RFC 6901 pointers, in input order, of numbers written with a fraction or
- *   exponent, or as `-0`. Otherwise `{ ok: false, issue }` describing the
+ *   exponent, or as `-0` (only at `options.nonIntegerPaths` when given). Otherwise `{ ok: false, issue }` describing the
  *   first problem: `json.max-bytes` (checked before anything is decoded),
  *   `json.bom`, `json.utf8`, then whichever of `json.syntax`,
  *   `json.duplicate-key`, `json.max-depth`, `json.lone-surrogate`,
@@ -1003,7 +1051,7 @@ function scan(s: string, maxDepth: number, nonInt: string[]): boolean {
  * scanner is iterative and bounded by `maxDepth`. Synchronous and
  * self-contained (scratch state is module-level but never spans calls).
  */
-export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits): StrictParseResult {
+export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, options: StrictParseOptions = {}): StrictParseResult {
   const n = input.length;
   if (n > limits.maxBytes) {
     return {
@@ -1046,6 +1094,7 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits): St
   src = text;
   srcIsAscii = text.length === n; // every char one byte iff no multi-byte sequence
   const nonInt: string[] = [];
+  recordPatterns = options.nonIntegerPaths === undefined ? null : options.nonIntegerPaths.map((p) => (p === "" ? [] : p.slice(1).split("/")));
   let ok = false;
   try {
     ok = scan(text, limits.maxDepth, nonInt);

@@ -3,7 +3,7 @@
  * rules of spec/tables/rules.json. A later layer runs only when the earlier ones found nothing, so the
  * first issue is always the primary one (spec/README.md, "Validation issues").
  */
-import { LIMITS, type WireObjectTypeName, type WireTypeMap } from "../../generated/ts/spec.js";
+import { INTEGER_PATHS, LIMITS, type WireObjectTypeName, type WireTypeMap } from "../../generated/ts/spec.js";
 import type { ValidationIssue } from "./issues.js";
 import { WireValidationError } from "./issues.js";
 import { evaluateRules } from "./rules.js";
@@ -55,7 +55,7 @@ export function parseWireDocument<K extends WireObjectTypeName>(
   bytes: Uint8Array,
   limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
 ): WireResult<WireTypeMap[K]> {
-  const parsed = parseStrictJson(bytes, limits);
+  const parsed = parseStrictJson(bytes, limits, { nonIntegerPaths: INTEGER_PATHS[typeName] });
   if (!parsed.ok) {
     // A ValidationIssue is exactly {rule, pointer, message}; the parser's byte offset stays in the message.
     const { rule, pointer, message } = parsed.issue;

@@ -14,7 +14,7 @@ import { performance } from "node:perf_hooks";
 import { execa } from "execa";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
-import { checkEnvelope } from "../../runtime/invoker/request.js";
+import { prepareEnvelope } from "../../runtime/invoker/request.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import { parseWireDocument } from "../../runtime/wire/validate.js";
 
@@ -95,7 +95,7 @@ async function execaRecipe(program: string, input: Buffer): Promise<void> {
 /** In-process cost (ms) of the wire validation one invocation does: the envelope, then the response bytes. */
 function validationCostMs(response: Buffer): number {
   const once = (): void => {
-    if (checkEnvelope(ENVELOPE) !== null || !parseWireDocument("CallbackResponse", response).ok) throw new Error("bench fixtures are invalid");
+    if (!prepareEnvelope(ENVELOPE, 1 << 24).ok || !parseWireDocument("CallbackResponse", response).ok) throw new Error("bench fixtures are invalid");
   };
   for (let i = 0; i < 500; i++) once();
   const samples: number[] = [];

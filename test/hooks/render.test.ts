@@ -160,3 +160,23 @@ describe("renderHookPayload: payloads, directives, refusals", () => {
     expect(codex.warnings).toEqual([]);
   });
 });
+
+describe("a malformed directive is reported at the member that is wrong", () => {
+  const cases: [string, unknown, string, string][] = [
+    ["an unknown kind", { kind: "Block", reason: "x" }, "schema.enum", "/directive/kind"],
+    ["no kind", { reason: "x" }, "schema.required", "/directive/kind"],
+    ["block without a reason", { kind: "block" }, "schema.required", "/directive/reason"],
+    ["allow with a reason", { kind: "allow", reason: "x" }, "schema.additional-properties", "/directive/reason"],
+    ["an unknown member", { kind: "block", reason: "x", extra: 1 }, "schema.additional-properties", "/directive/extra"],
+  ];
+  for (const [what, directive, rule, pointer] of cases) {
+    it(`${what} → ${rule} at ${pointer}`, () => {
+      const result = renderHookPayload({ ...request("claude", "frame.opening"), directive }, { adapter: "claude" });
+      expect(result.ok).toBe(false);
+      if (!result.ok) {
+        expect(result.error.kind).toBe("invalid_request");
+        expect(result.error.issues?.[0]).toMatchObject({ rule, pointer });
+      }
+    });
+  }
+});

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { FAILURE_RETRY_DEFAULTS, FAILURE_VARIANTS } from "../../generated/ts/spec.js";
+import { FAILURE_RETRY_DEFAULTS, FAILURE_VARIANTS, LIMITS } from "../../generated/ts/spec.js";
 import type { CallbackResponse } from "../../generated/ts/types.js";
 import { InProcessInvoker } from "../../runtime/invoker/in-process.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
@@ -41,6 +41,9 @@ const IN_PROCESS: Readonly<Record<string, Provoker>> = {
   receipt_emitted_rejected: () => inProcess(() => VALID).invoke(envelope({ event: "receipt.emitted" })),
   invalid_request: () => inProcess(() => VALID).invoke(envelope({ adapter_id: "" })),
   invalid_response: () => inProcess(() => ({ ...VALID, unknown: true })).invoke(envelope()),
+  serialize_request: () => inProcess(() => VALID).invoke(envelope({ metadata: { count: 10n } })),
+  request_too_large: () => inProcess(() => VALID).invoke(envelope({ metadata: { filler: "x".repeat(LIMITS.max_request_bytes) } })),
+  response_too_large: () => inProcess(() => ({ ...VALID, metadata: { filler: "x".repeat(LIMITS.max_response_bytes) } })).invoke(envelope()),
   handler_threw: () =>
     inProcess(() => {
       throw new Error("handler failure");

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../support/prng.js";
 import {
   escapePointerToken,
+  MAX_RECORDED_NON_INTEGER,
   PARSE_RULES,
   parseStrictJson,
   type ParseIssue,
@@ -635,3 +636,27 @@ describe("property: round-trips JSON.stringify output", () => {
     }
   });
 });
+
+describe("nonIntegerPaths option", () => {
+  const text = '{"a":[1.5,2,-0],"b":{"n":1e2,"m":[{"k":0.5}]},"a~b":3.0}';
+  it("records only numbers at the given patterns (* = any index)", () => {
+    const r = parseStrictJson(enc.encode(text), LIMITS, { nonIntegerPaths: ["/a/*", "/b/m/*/k"] });
+    expect(r.ok && r.nonIntegerNumberPointers).toEqual(["/a/0", "/a/2", "/b/m/0/k"]);
+  });
+  it("records nothing for an empty pattern list, and matches member names exactly", () => {
+    const none = parseStrictJson(enc.encode(text), LIMITS, { nonIntegerPaths: [] });
+    expect(none.ok && none.nonIntegerNumberPointers).toEqual([]);
+    const exact = parseStrictJson(enc.encode(text), LIMITS, { nonIntegerPaths: ["/b/nn", "/b/n/x", "/a~b"] });
+    expect(exact.ok && exact.nonIntegerNumberPointers).toEqual(["/a~0b"]);
+  });
+  it("matches escaped member names after unescaping", () => {
+    const r = parseStrictJson(enc.encode('{"\\u0062yte_size":1.0}'), LIMITS, { nonIntegerPaths: ["/byte_size"] });
+    expect(r.ok && r.nonIntegerNumberPointers).toEqual(["/byte_size"]);
+  });
+  it("records at most MAX_RECORDED_NON_INTEGER pointers without patterns", () => {
+    const many = `[${new Array(MAX_RECORDED_NON_INTEGER + 10).fill("0.5").join(",")}]`;
+    const r = parseStrictJson(enc.encode(many), { maxBytes: 1 << 20, maxDepth: 4 });
+    expect(r.ok && r.nonIntegerNumberPointers.length).toBe(MAX_RECORDED_NON_INTEGER);
+  });
+});
+

@@ -91,13 +91,13 @@ class FailureVariant:
 #: spec/tables/subprocess-failure-mapping.json: every failure variant and its ``FailureClass``.
 FAILURE_VARIANTS: Final[Tuple[FailureVariant, ...]] = (
     FailureVariant(variant="receipt_emitted_rejected", failure_class=FailureClass.INVALID_REQUEST, origin="callback-001", reference_variant="ReceiptEmittedRejected", transports=("subprocess_v1", "in_process"), stage="guard", when="The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced.", reason=None),
-    FailureVariant(variant="invalid_request", failure_class=FailureClass.INVALID_REQUEST, origin="lifeloop-callback", reference_variant=None, transports=("subprocess_v1", "in_process"), stage="validate_request", when="The DispatchEnvelope fails the wire schema or a rule before anything is spawned.", reason="The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own."),
-    FailureVariant(variant="serialize_request", failure_class=FailureClass.INTERNAL_ERROR, origin="callback-001", reference_variant="SerializeRequest", transports=("subprocess_v1",), stage="serialize", when="The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent).", reason=None),
-    FailureVariant(variant="request_too_large", failure_class=FailureClass.PAYLOAD_TOO_LARGE, origin="lifeloop-callback", reference_variant=None, transports=("subprocess_v1",), stage="serialize", when="The serialized envelope is larger than limits.max_request_bytes; nothing is spawned.", reason="The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help."),
+    FailureVariant(variant="invalid_request", failure_class=FailureClass.INVALID_REQUEST, origin="lifeloop-callback", reference_variant=None, transports=("subprocess_v1", "in_process"), stage="validate_request", when="The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.", reason="The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own."),
+    FailureVariant(variant="serialize_request", failure_class=FailureClass.INTERNAL_ERROR, origin="callback-001", reference_variant="SerializeRequest", transports=("subprocess_v1", "in_process"), stage="serialize", when="The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered.", reason=None),
+    FailureVariant(variant="request_too_large", failure_class=FailureClass.PAYLOAD_TOO_LARGE, origin="lifeloop-callback", reference_variant=None, transports=("subprocess_v1", "in_process"), stage="serialize", when="The serialized envelope is larger than limits.max_request_bytes; nothing is spawned or called.", reason="The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help."),
     FailureVariant(variant="spawn", failure_class=FailureClass.TRANSPORT_ERROR, origin="callback-001", reference_variant="Spawn", transports=("subprocess_v1",), stage="spawn", when="The program cannot be started: not found, not executable, permission denied, fork failure.", reason=None),
     FailureVariant(variant="write_request", failure_class=FailureClass.TRANSPORT_ERROR, origin="callback-001", reference_variant="WriteRequest", transports=("subprocess_v1",), stage="write", when="Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure).", reason=None),
     FailureVariant(variant="read_response", failure_class=FailureClass.TRANSPORT_ERROR, origin="callback-001", reference_variant="ReadResponse", transports=("subprocess_v1",), stage="read", when="Reading the child's stdout failed.", reason=None),
-    FailureVariant(variant="response_too_large", failure_class=FailureClass.TRANSPORT_ERROR, origin="lifeloop-callback", reference_variant="ReadResponse", transports=("subprocess_v1",), stage="read", when="The child wrote more than limits.max_response_bytes to stdout; the process group is killed at once and no more is read.", reason="The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class."),
+    FailureVariant(variant="response_too_large", failure_class=FailureClass.TRANSPORT_ERROR, origin="lifeloop-callback", reference_variant="ReadResponse", transports=("subprocess_v1", "in_process"), stage="read", when="The child wrote more than limits.max_response_bytes to stdout (the process group is killed at once and no more is read), or an in-process handler's response serializes to more than that.", reason="The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class."),
     FailureVariant(variant="non_zero_exit", failure_class=FailureClass.TRANSPORT_ERROR, origin="callback-001", reference_variant="NonZeroExit", transports=("subprocess_v1",), stage="exit", when="The child exited with a non-zero code or was killed by a signal, even if it wrote a valid response first. Carries the exit code or signal and the stderr tail.", reason=None),
     FailureVariant(variant="parse_response", failure_class=FailureClass.INVALID_REQUEST, origin="callback-001", reference_variant="ParseResponse", transports=("subprocess_v1",), stage="parse", when="stdout is not exactly one JSON document: empty, two documents, trailing bytes, a log line, a byte-order mark, invalid UTF-8, too deep, duplicate keys.", reason=None),
     FailureVariant(variant="invalid_response", failure_class=FailureClass.INVALID_REQUEST, origin="callback-001", reference_variant="InvalidResponse", transports=("subprocess_v1", "in_process"), stage="validate_response", when="The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class.", reason=None),
@@ -109,16 +109,18 @@ FAILURE_VARIANTS: Final[Tuple[FailureVariant, ...]] = (
 #: receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced.
 FAILURE_VARIANT_RECEIPT_EMITTED_REJECTED: Final = "receipt_emitted_rejected"
 
-#: Failure variant ``invalid_request`` (failure class ``invalid_request``): The DispatchEnvelope
-#: fails the wire schema or a rule before anything is spawned.
+#: Failure variant ``invalid_request`` (failure class ``invalid_request``): The serialized
+#: DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything
+#: is spawned or called.
 FAILURE_VARIANT_INVALID_REQUEST: Final = "invalid_request"
 
 #: Failure variant ``serialize_request`` (failure class ``internal_error``): The envelope cannot be
-#: serialized (a host bug, e.g. a value JSON cannot represent).
+#: serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is
+#: delivered.
 FAILURE_VARIANT_SERIALIZE_REQUEST: Final = "serialize_request"
 
 #: Failure variant ``request_too_large`` (failure class ``payload_too_large``): The serialized
-#: envelope is larger than limits.max_request_bytes; nothing is spawned.
+#: envelope is larger than limits.max_request_bytes; nothing is spawned or called.
 FAILURE_VARIANT_REQUEST_TOO_LARGE: Final = "request_too_large"
 
 #: Failure variant ``spawn`` (failure class ``transport_error``): The program cannot be started: not
@@ -135,8 +137,8 @@ FAILURE_VARIANT_WRITE_REQUEST: Final = "write_request"
 FAILURE_VARIANT_READ_RESPONSE: Final = "read_response"
 
 #: Failure variant ``response_too_large`` (failure class ``transport_error``): The child wrote more
-#: than limits.max_response_bytes to stdout; the process group is killed at once and no more is
-#: read.
+#: than limits.max_response_bytes to stdout (the process group is killed at once and no more is
+#: read), or an in-process handler's response serializes to more than that.
 FAILURE_VARIANT_RESPONSE_TOO_LARGE: Final = "response_too_large"
 
 #: Failure variant ``non_zero_exit`` (failure class ``transport_error``): The child exited with a
@@ -1826,7 +1828,7 @@ SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
                 "in_process",
             ],
             "stage": "validate_request",
-            "when": "The DispatchEnvelope fails the wire schema or a rule before anything is spawned.",
+            "when": "The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.",
             "reason": "The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own.",
         },
         {
@@ -1836,9 +1838,10 @@ SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
             "reference_variant": "SerializeRequest",
             "transports": [
                 "subprocess_v1",
+                "in_process",
             ],
             "stage": "serialize",
-            "when": "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent).",
+            "when": "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered.",
         },
         {
             "variant": "request_too_large",
@@ -1847,9 +1850,10 @@ SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
             "reference_variant": None,
             "transports": [
                 "subprocess_v1",
+                "in_process",
             ],
             "stage": "serialize",
-            "when": "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned.",
+            "when": "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned or called.",
             "reason": "The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help.",
         },
         {
@@ -1892,9 +1896,10 @@ SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
             "reference_variant": "ReadResponse",
             "transports": [
                 "subprocess_v1",
+                "in_process",
             ],
             "stage": "read",
-            "when": "The child wrote more than limits.max_response_bytes to stdout; the process group is killed at once and no more is read.",
+            "when": "The child wrote more than limits.max_response_bytes to stdout (the process group is killed at once and no more is read), or an in-process handler's response serializes to more than that.",
             "reason": "The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class.",
         },
         {

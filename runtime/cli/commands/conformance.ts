@@ -23,7 +23,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { WIRE_DOCUMENTS, WIRE_VERSION } from "../../../generated/ts/spec.js";
+import { INTEGER_PATHS, WIRE_DOCUMENTS, WIRE_VERSION } from "../../../generated/ts/spec.js";
 import { ruleForReferenceMessage } from "../../wire/reference-messages.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import type { ValidationIssue } from "../../wire/issues.js";
@@ -48,6 +48,9 @@ export interface FixtureRow {
   readonly expected_pointer?: string;
   readonly reason?: string;
 }
+
+/** Integer fields of every wire document type, below a fixture's `data` member. */
+const FIXTURE_INTEGER_PATHS: readonly string[] = [...new Set(WIRE_DOCUMENTS.flatMap((d) => INTEGER_PATHS[d.typeName].map((p) => `/data${p}`)))];
 
 function listFixtures(root: string): string[] {
   const out: string[] = [];
@@ -95,7 +98,7 @@ export function runFixture(path: string, substitutions: ReadonlySet<string>): Fi
     return { path, kind: null, expect: null, actual: "unreadable", pass: false, reason: `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
   }
   // The envelope adds two levels ({data: ...}) around the document.
-  const parsed = parseStrictJson(bytes, { maxBytes: DEFAULT_DOCUMENT_LIMITS.maxBytes, maxDepth: DEFAULT_DOCUMENT_LIMITS.maxDepth + 1 });
+  const parsed = parseStrictJson(bytes, { maxBytes: DEFAULT_DOCUMENT_LIMITS.maxBytes, maxDepth: DEFAULT_DOCUMENT_LIMITS.maxDepth + 1 }, { nonIntegerPaths: FIXTURE_INTEGER_PATHS });
   if (!parsed.ok) {
     return { path, kind: null, expect: null, actual: "unreadable", pass: false, reason: `${parsed.issue.rule}: ${parsed.issue.message}` };
   }

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
-import { LIMITS } from "../../../generated/ts/spec.js";
+import { INTEGER_PATHS, LIMITS } from "../../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../../generated/ts/types.js";
 import { issueText } from "../../invoker/failure.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
@@ -92,7 +92,7 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
     io.err(`invoke: ${read.tooLarge ? `json.max-bytes: input is larger than ${read.maxBytes} bytes` : read.message}\n`);
     return EXIT.input;
   }
-  const parsed = parseStrictJson(read.bytes, DEFAULT_DOCUMENT_LIMITS);
+  const parsed = parseStrictJson(read.bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: INTEGER_PATHS.DispatchEnvelope });
   if (!parsed.ok) {
     io.err(`invoke: the input is not one JSON document: ${issueText(parsed.issue)}\n`);
     return EXIT.input;

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/big"
 	"reflect"
 	"strings"
 	"testing"
@@ -70,6 +71,14 @@ func TestEncodeRejectsInvalidValues(t *testing.T) {
 		{CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, ReceiptRefs: []string{"\xff"}}, RuleJSONUTF8, "/receipt_refs/0"},
 		{CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, Metadata: map[string]any{"x": math.NaN()}}, RuleJSONNumberRange, "/metadata/x"},
 		{CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, Metadata: map[string]any{"x": make(chan int)}}, RuleSchemaType, "/metadata/x"},
+		// Numbers beyond the doubles: every reader rejects them (json.number-range), so no encoder writes them.
+		{CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, Metadata: map[string]any{"x": json.Number("1e400")}}, RuleJSONNumberRange, "/metadata/x"},
+		{CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, Metadata: map[string]any{"x": new(big.Int).Exp(big.NewInt(10), big.NewInt(400), nil)}}, RuleJSONNumberRange, "/metadata/x"},
+		{CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, Metadata: map[string]any{"a": 1, "x": []any{1, map[string]any{"y": json.RawMessage(`[-1e999]`)}}}}, RuleJSONNumberRange, "/metadata/x/1/y"},
+		{CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, Metadata: map[string]any{"x": []any{math.Inf(-1)}}}, RuleJSONNumberRange, "/metadata/x/0"},
+		{CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, Metadata: map[string]any{"a/b": "\xff"}}, RuleJSONUTF8, "/metadata/a~1b"},
+		{CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, Metadata: map[string]any{"x": nested(LimitMaxDepth - 1)}}, RuleJSONMaxDepth, "/metadata/x" + strings.Repeat("/0", LimitMaxDepth-2)},
+		{CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, Metadata: cyclic()}, RuleJSONMaxDepth, "/metadata" + strings.Repeat("/self", LimitMaxDepth-1)},
 	}
 	for i, c := range cases {
 		_, err := EncodeCallbackResponse(c.value)
@@ -79,6 +88,42 @@ func TestEncodeRejectsInvalidValues(t *testing.T) {
 		}
 		if validateErr := c.value.Validate(); validateErr == nil {
 			t.Errorf("case %d: Validate accepted an invalid value", i)
+		}
+	}
+}
+
+// nested is depth arrays inside one another around 0.
+func nested(depth int) any {
+	var v any = 0
+	for i := 0; i < depth; i++ {
+		v = []any{v}
+	}
+	return v
+}
+
+// cyclic is a map that contains itself.
+func cyclic() map[string]any {
+	m := map[string]any{}
+	m["self"] = m
+	return m
+}
+
+func TestEncodeWritesEveryNumberReadersAccept(t *testing.T) {
+	huge := new(big.Int).Exp(big.NewInt(2), big.NewInt(64), nil)
+	metadata := map[string]any{"a": json.Number("-0"), "b": huge, "c": math.MaxFloat64, "d": json.Number("1.0e308"), "e": nested(LimitMaxDepth - 2), "f": uint64(math.MaxUint64)}
+	got, err := EncodeCallbackResponse(CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, Metadata: metadata})
+	want := `"metadata":{"a":-0,"b":18446744073709551616,"c":1.7976931348623157e+308,"d":1.0e308,"e":` + strings.Repeat("[", LimitMaxDepth-2) + "0" + strings.Repeat("]", LimitMaxDepth-2) + `,"f":18446744073709551615}`
+	if err != nil || !strings.Contains(string(got), want) {
+		t.Fatalf("got %s (%v), want it to contain %s", got, err, want)
+	}
+	if _, err := DecodeCallbackResponse(got); err != nil {
+		t.Fatalf("the output does not decode: %v", err)
+	}
+	// Doubles are written as encoding/json writes them.
+	for _, f := range []float64{0, math.Copysign(0, -1), 1, -1.5, 1e-7, 1e-6, 123456789, 1e20, 1e21, 1.5e300, 5e-324, math.MaxFloat64, -math.SmallestNonzeroFloat64, 0.1, 2.5e-10} {
+		want, _ := json.Marshal(f)
+		if got := string(appendFloat(nil, f)); got != string(want) {
+			t.Errorf("%v: got %s, want %s", f, got, want)
 		}
 	}
 }

@@ -39,8 +39,6 @@ const (
 	kindString
 	kindArray
 	kindObject
-	// kindInvalid marks a Go value with no JSON form; only encoders produce it (see encodeIssue).
-	kindInvalid
 )
 
 // node is one JSON value of a strictly parsed (or encoded) document. Objects keep their members
@@ -53,11 +51,8 @@ type node struct {
 	number float64
 	// nonInteger is true for a number written with a fraction, an exponent or as -0.
 	nonInteger bool
-	// str is the value of a kindString node, the lexeme of a parsed kindNumber node, or the
-	// problem of a kindInvalid node.
+	// str is the value of a kindString node or the lexeme of a parsed kindNumber node.
 	str string
-	// issueRule is the rule id of a kindInvalid node.
-	issueRule string
 	// items are the elements of a kindArray node.
 	items []*node
 	// keys and values are the members of a kindObject node, in order.
@@ -65,6 +60,9 @@ type node struct {
 	values []*node
 	// index maps member names to positions once an object has more than linearKeyLimit members.
 	index map[string]int
+	// open holds an open map (keys and values stay empty): parsed by parseTyped, or the Go value
+	// being encoded (see mapNode).
+	open map[string]any
 }
 
 // linearKeyLimit is the member count up to which objects are searched linearly.
@@ -119,6 +117,24 @@ func childPointer(pointer, token string) string {
 // anything is scanned; the others are found by one left-to-right scan that reports the problem
 // occurring first in the input, then trailing-data. Same order and pointers as the TypeScript
 // validator (runtime/wire/strict-json.ts).
+//
+// A document of a known wire type is parsed along its schema (parseTyped): only the values the
+// schema layer, the integer-lexeme check, the rules and the typed decoders look at become nodes.
+// Open maps are built directly in their decoded form (map[string]any), and values the schema
+// rejects by their JSON type alone, members the type does not declare and array elements past
+// maxItems are checked for json.* problems but kept only as a node of their JSON type, so memory
+// stays proportional to the input whatever those values hold. Numbers written with a fraction, an
+// exponent or as -0 are counted only in integer fields.
+
+// slot is the position being parsed in one open container.
+type slot struct {
+	// array tells whether the container is an array (index) or an object (key).
+	array bool
+	// index is the current element of an array.
+	index int
+	// key is the (unescaped) name of the current member of an object.
+	key string
+}
 
 // parser is the state of one strict parse.
 type parser struct {
@@ -127,15 +143,30 @@ type parser struct {
 	maxDepth int
 	// depth is the number of open containers.
 	depth int
-	// tokens[k] is the escaped reference token of the current slot of the container at depth k+1.
-	tokens []string
-	issue  *Issue
-	// nonInteger counts numbers written with a fraction, an exponent or as -0.
+	// slots[k] is the current slot of the container at depth k+1; pointers are built from them
+	// only when an issue is reported.
+	slots []slot
+	issue *Issue
+	// nonInteger counts numbers written with a fraction, an exponent or as -0: every one (generic
+	// parse) or those in integer fields (typed parse).
 	nonInteger int
 }
 
-// parseDocument strictly parses one document. It never panics on any input.
+// parseDocument strictly parses one document into generic nodes (every value a node, every
+// non-integer number counted). It never panics on any input.
 func parseDocument(data []byte, limits DocumentLimits) (*node, int, *Issue) {
+	return parse(data, limits, nil)
+}
+
+// parseTyped strictly parses one document of the wire object type t (see the section comment):
+// the json.* issue is the one parseDocument reports, and the tree is all the schema layer, the
+// rules and the decoders of t need. The count is of non-integer numbers in integer fields.
+func parseTyped(data []byte, limits DocumentLimits, t *typeMeta) (*node, int, *Issue) {
+	return parse(data, limits, &shape{kind: shapeObject, typeName: t.name})
+}
+
+// parse is parseDocument (root == nil) or parseTyped (root is the shape of the document).
+func parse(data []byte, limits DocumentLimits, root *shape) (*node, int, *Issue) {
 	if len(data) > limits.MaxBytes {
 		return nil, 0, &Issue{Rule: RuleJSONMaxBytes, Pointer: "", Message: fmt.Sprintf("document is %d bytes, which exceeds the limit of %d bytes", len(data), limits.MaxBytes)}
 	}
@@ -151,7 +182,7 @@ func parseDocument(data []byte, limits DocumentLimits) (*node, int, *Issue) {
 		return nil, 0, &Issue{Rule: RuleJSONUTF8, Pointer: "", Message: fmt.Sprintf("invalid UTF-8 at byte %d (bytes % X)", at, data[at:end])}
 	}
 	p := &parser{src: data, maxDepth: limits.MaxDepth}
-	root := p.value(false)
+	n := p.value(false, root)
 	if p.issue != nil {
 		return nil, 0, p.issue
 	}
@@ -164,7 +195,7 @@ func parseDocument(data []byte, limits DocumentLimits) (*node, int, *Issue) {
 		p.fail(RuleJSONTrailingData, "", fmt.Sprintf("unexpected data after the top-level JSON value at byte %d (only whitespace may follow it), %s", p.pos, p.preview(p.pos)))
 		return nil, 0, p.issue
 	}
-	return root, p.nonInteger, nil
+	return n, p.nonInteger, nil
 }
 
 // firstInvalidUTF8 is the offset of the first byte at which data stops being well-formed UTF-8.
@@ -210,29 +241,45 @@ func (p *parser) skipWS() {
 	}
 }
 
+// slotsPointer is the JSON pointer of a path of slots.
+func slotsPointer(path []slot) string {
+	var b strings.Builder
+	for _, s := range path {
+		b.WriteByte('/')
+		if s.array {
+			b.WriteString(strconv.Itoa(s.index))
+		} else {
+			b.WriteString(escapeToken(s.key))
+		}
+	}
+	return b.String()
+}
+
+// pointerTo is the pointer of the current slots of the outermost depth containers.
+func (p *parser) pointerTo(depth int) string {
+	return slotsPointer(p.slots[:depth])
+}
+
 // containerPointer is the pointer of the innermost open container ("" for the root).
 func (p *parser) containerPointer() string {
 	if p.depth <= 1 {
 		return ""
 	}
-	return "/" + strings.Join(p.tokens[:p.depth-1], "/")
+	return p.pointerTo(p.depth - 1)
 }
 
 // slotPointer is the pointer of the value being parsed (the root, or the current element/member).
 func (p *parser) slotPointer() string {
-	if p.depth == 0 {
-		return ""
-	}
-	return "/" + strings.Join(p.tokens[:p.depth], "/")
+	return p.pointerTo(p.depth)
 }
 
-// enter opens a container whose first slot token is token.
-func (p *parser) enter(token string) {
+// enter opens a container (its first slot is element 0 or an unnamed member).
+func (p *parser) enter(array bool) {
 	p.depth++
-	if len(p.tokens) < p.depth {
-		p.tokens = append(p.tokens, token)
+	if len(p.slots) < p.depth {
+		p.slots = append(p.slots, slot{array: array})
 	} else {
-		p.tokens[p.depth-1] = token
+		p.slots[p.depth-1] = slot{array: array}
 	}
 }
 
@@ -281,6 +328,12 @@ func (p *parser) describeChar() string {
 
 // unexpectedValue explains a character (or the end of input) where a value was expected.
 func (p *parser) unexpectedValue(afterComma bool) *node {
+	if strings.HasPrefix(string(p.src[p.pos:min(p.pos+8, len(p.src))]), "NaN") {
+		return p.syntax(p.slotPointer(), fmt.Sprintf("NaN is not valid JSON at byte %d, %s", p.pos, p.preview(p.pos)))
+	}
+	if strings.HasPrefix(string(p.src[p.pos:min(p.pos+8, len(p.src))]), "Infinity") {
+		return p.syntax(p.slotPointer(), fmt.Sprintf("Infinity is not valid JSON at byte %d, %s", p.pos, p.preview(p.pos)))
+	}
 	c := p.peek()
 	ptr := p.slotPointer()
 	if c < 0 {
@@ -328,44 +381,98 @@ func (p *parser) unexpectedStructural(expected, pointer string) *node {
 	return p.syntax(pointer, fmt.Sprintf("expected %s but found %s at byte %d, %s", expected, p.describeChar(), p.pos, p.preview(p.pos)))
 }
 
-// value parses one value at the cursor (after optional whitespace).
-func (p *parser) value(afterComma bool) *node {
+// value parses one value at the cursor (after optional whitespace) into a node. s is the shape the
+// schema expects there (nil: no schema, every value becomes a node; see the section comment).
+func (p *parser) value(afterComma bool, s *shape) *node {
 	p.skipWS()
 	switch c := p.peek(); {
 	case c == '"':
-		s, ok := p.stringLiteral(false)
+		str, ok := p.stringLiteral(false)
 		if !ok {
 			return nil
 		}
-		return &node{kind: kindString, str: s}
+		return &node{kind: kindString, str: str}
 	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number()
+		return p.number(s == nil || s.kind == shapeInteger)
 	case c == '{':
-		return p.object()
+		switch {
+		case s == nil:
+			return p.object(nil)
+		case s.kind == shapeObject:
+			return p.object(typeMetaOf(s.typeName))
+		case s.kind == shapeOpenObject:
+			m, ok := p.anyObject()
+			if !ok {
+				return nil
+			}
+			return &node{kind: kindObject, open: m}
+		}
+		return p.skip(false)
 	case c == '[':
-		return p.array()
-	case c == 't':
-		return p.literal("true", &node{kind: kindBool, boolean: true})
-	case c == 'f':
-		return p.literal("false", &node{kind: kindBool})
-	case c == 'n':
-		return p.literal("null", &node{kind: kindNull})
-	}
-	if strings.HasPrefix(string(p.src[p.pos:min(p.pos+8, len(p.src))]), "NaN") {
-		return p.syntax(p.slotPointer(), fmt.Sprintf("NaN is not valid JSON at byte %d, %s", p.pos, p.preview(p.pos)))
-	}
-	if strings.HasPrefix(string(p.src[p.pos:min(p.pos+8, len(p.src))]), "Infinity") {
-		return p.syntax(p.slotPointer(), fmt.Sprintf("Infinity is not valid JSON at byte %d, %s", p.pos, p.preview(p.pos)))
+		if s == nil || s.kind == shapeArray {
+			return p.array(s)
+		}
+		return p.skip(false)
+	case c == 't' || c == 'f' || c == 'n':
+		var v any
+		if !p.literal(&v) {
+			return nil
+		}
+		if v == nil {
+			return &node{kind: kindNull}
+		}
+		return &node{kind: kindBool, boolean: v.(bool)}
 	}
 	return p.unexpectedValue(afterComma)
 }
 
-func (p *parser) literal(word string, n *node) *node {
-	if p.pos+len(word) <= len(p.src) && string(p.src[p.pos:p.pos+len(word)]) == word {
-		p.pos += len(word)
-		return n
+// skip parses the value at the cursor for json.* problems only and returns a node of its JSON type
+// without its content: for values the schema layer judges by their place or type alone.
+func (p *parser) skip(afterComma bool) *node {
+	v, ok := p.anyValue(afterComma)
+	if !ok {
+		return nil
 	}
-	return p.syntax(p.slotPointer(), fmt.Sprintf("invalid literal at byte %d (expected '%s'), %s", p.pos, word, p.preview(p.pos)))
+	switch v.(type) {
+	case nil:
+		return &node{kind: kindNull}
+	case bool:
+		return &node{kind: kindBool}
+	case float64:
+		return &node{kind: kindNumber}
+	case string:
+		return &node{kind: kindString}
+	case []any:
+		return &node{kind: kindArray}
+	}
+	return &node{kind: kindObject}
+}
+
+// literals are the JSON literal names with their values.
+var literals = [...]struct {
+	word  string
+	value any
+}{
+	{"true", true},
+	{"false", false},
+	{"null", nil},
+}
+
+// literal parses true, false or null at the cursor into *v.
+func (p *parser) literal(v *any) bool {
+	for _, w := range literals {
+		if p.src[p.pos] != w.word[0] {
+			continue
+		}
+		if p.pos+len(w.word) <= len(p.src) && string(p.src[p.pos:p.pos+len(w.word)]) == w.word {
+			p.pos += len(w.word)
+			*v = w.value
+			return true
+		}
+		p.syntax(p.slotPointer(), fmt.Sprintf("invalid literal at byte %d (expected '%s'), %s", p.pos, w.word, p.preview(p.pos)))
+		return false
+	}
+	return false
 }
 
 func (p *parser) openContainer() bool {
@@ -376,59 +483,87 @@ func (p *parser) openContainer() bool {
 	return true
 }
 
-func (p *parser) array() *node {
+// elements parses the array at the cursor, calling element with the cursor before each element.
+// It returns false once an issue is recorded.
+func (p *parser) elements(element func(afterComma bool) bool) bool {
 	if !p.openContainer() {
-		return nil
+		return false
 	}
-	p.enter("0")
+	p.enter(true)
 	p.pos++
-	n := &node{kind: kindArray}
 	p.skipWS()
 	if p.peek() == ']' {
 		p.pos++
 		p.depth--
-		return n
+		return true
 	}
 	afterComma := false
-	for index := 0; ; {
-		item := p.value(afterComma)
-		if item == nil {
-			return nil
+	for {
+		if !element(afterComma) {
+			return false
 		}
-		n.items = append(n.items, item)
 		p.skipWS()
 		switch p.peek() {
 		case ',':
 			p.pos++
-			index++
-			p.tokens[p.depth-1] = strconv.Itoa(index)
+			p.slots[p.depth-1].index++
 			afterComma = true
 		case ']':
 			p.pos++
 			p.depth--
-			return n
+			return true
 		default:
-			return p.unexpectedStructural("',' or ']' after array element", p.containerPointer())
+			p.unexpectedStructural("',' or ']' after array element", p.containerPointer())
+			return false
 		}
 	}
 }
 
-func (p *parser) object() *node {
+// members parses the object at the cursor. For each member it asks taken whether the name was
+// already seen (json.duplicate-key), then calls member with the cursor before the value. It
+// returns false once an issue is recorded.
+func (p *parser) members(taken func(key string) bool, member func(key string) bool) bool {
 	if !p.openContainer() {
-		return nil
+		return false
 	}
-	p.enter("")
+	p.enter(false)
 	p.pos++
-	n := &node{kind: kindObject}
 	p.skipWS()
 	if p.peek() == '}' {
 		p.pos++
 		p.depth--
-		return n
+		return true
 	}
 	for {
-		if !p.member(n) {
-			return nil
+		if c := p.peek(); c != '"' {
+			switch c {
+			case '\'':
+				p.syntax(p.containerPointer(), fmt.Sprintf("single-quoted member names are not allowed at byte %d, %s", p.pos, p.preview(p.pos)))
+			case '}':
+				p.syntax(p.containerPointer(), fmt.Sprintf("trailing comma before '}' at byte %d, %s", p.pos, p.preview(p.pos)))
+			default:
+				p.unexpectedStructural("a double-quoted member name", p.containerPointer())
+			}
+			return false
+		}
+		at := p.pos
+		key, ok := p.stringLiteral(true)
+		if !ok {
+			return false
+		}
+		p.slots[p.depth-1].key = key
+		if taken(key) {
+			p.fail(RuleJSONDuplicateKey, p.slotPointer(), fmt.Sprintf("duplicate member name %s at byte %d (each name may appear only once per object)", quoteKey(key), at))
+			return false
+		}
+		p.skipWS()
+		if p.peek() != ':' {
+			p.unexpectedStructural("':' after member name", p.slotPointer())
+			return false
+		}
+		p.pos++
+		if !member(key) {
+			return false
 		}
 		p.skipWS()
 		switch p.peek() {
@@ -438,48 +573,173 @@ func (p *parser) object() *node {
 		case '}':
 			p.pos++
 			p.depth--
-			return n
+			return true
 		default:
-			return p.unexpectedStructural("',' or '}' after object member", p.containerPointer())
+			p.unexpectedStructural("',' or '}' after object member", p.containerPointer())
+			return false
 		}
 	}
 }
 
-// member parses `"name": value` into n.
-func (p *parser) member(n *node) bool {
-	if c := p.peek(); c != '"' {
-		switch c {
-		case '\'':
-			p.syntax(p.containerPointer(), fmt.Sprintf("single-quoted member names are not allowed at byte %d, %s", p.pos, p.preview(p.pos)))
-		case '}':
-			p.syntax(p.containerPointer(), fmt.Sprintf("trailing comma before '}' at byte %d, %s", p.pos, p.preview(p.pos)))
-		default:
-			p.unexpectedStructural("a double-quoted member name", p.containerPointer())
+// array parses an array into a node; s is its shape (nil: generic). A typed array keeps at most
+// maxItems+1 elements: one more is all the schema layer needs to report schema.max-items.
+func (p *parser) array(s *shape) *node {
+	n := &node{kind: kindArray}
+	var items *shape
+	if s != nil {
+		items = s.items
+	}
+	ok := p.elements(func(afterComma bool) bool {
+		if s != nil && len(n.items) > s.maxItems {
+			return p.skip(afterComma) != nil
 		}
-		return false
-	}
-	at := p.pos
-	key, ok := p.stringLiteral(true)
+		item := p.value(afterComma, items)
+		if item == nil {
+			return false
+		}
+		n.items = append(n.items, item)
+		return true
+	})
 	if !ok {
-		return false
+		return nil
 	}
-	p.tokens[p.depth-1] = escapeToken(key)
-	if _, dup := n.get(key); dup {
-		p.fail(RuleJSONDuplicateKey, p.slotPointer(), fmt.Sprintf("duplicate member name %s at byte %d (each name may appear only once per object)", quoteKey(key), at))
-		return false
+	return n
+}
+
+// object parses an object into a node; t is its type (nil: generic). Members t does not declare
+// are kept as nodes of their JSON type only (the schema layer reports them by name).
+func (p *parser) object(t *typeMeta) *node {
+	n := &node{kind: kindObject}
+	ok := p.members(func(key string) bool {
+		_, dup := n.get(key)
+		return dup
+	}, func(key string) bool {
+		var v *node
+		if t == nil {
+			v = p.value(false, nil)
+		} else if f := t.field(key); f != nil {
+			v = p.value(false, &f.shape)
+		} else {
+			v = p.skip(false)
+		}
+		if v == nil {
+			return false
+		}
+		n.add(key, v)
+		return true
+	})
+	if !ok {
+		return nil
 	}
+	return n
+}
+
+// anyValue parses one value at the cursor into the encoding/json form: nil, bool, float64, string,
+// []any or map[string]any (the form of open maps).
+func (p *parser) anyValue(afterComma bool) (any, bool) {
 	p.skipWS()
-	if p.peek() != ':' {
-		p.unexpectedStructural("':' after member name", p.slotPointer())
-		return false
+	switch c := p.peek(); {
+	case c == '"':
+		return p.stringLiteral(false)
+	case c == '-' || (c >= '0' && c <= '9'):
+		f, _, ok := p.scanNumber()
+		if !ok {
+			return nil, false
+		}
+		return boxNumber(f), true
+	case c == '{':
+		return p.anyObject()
+	case c == '[':
+		var out []any
+		counted := false
+		ok := p.elements(func(afterComma bool) bool {
+			if len(out) == cap(out) && len(out) >= countAfter && !counted {
+				// A large array: allocate the rest once instead of copying it as it grows.
+				counted = true
+				grown := make([]any, len(out), len(out)+p.countElements(p.pos))
+				copy(grown, out)
+				out = grown
+			}
+			v, ok := p.anyValue(afterComma)
+			out = append(out, v)
+			return ok
+		})
+		if out == nil {
+			out = []any{}
+		}
+		return out, ok
+	case c == 't' || c == 'f' || c == 'n':
+		var v any
+		return v, p.literal(&v)
 	}
-	p.pos++
-	v := p.value(false)
-	if v == nil {
-		return false
+	p.unexpectedValue(afterComma)
+	return nil, false
+}
+
+// countAfter is the length from which anyValue counts the rest of an array before growing it.
+const countAfter = 256
+
+// countElements counts the elements from offset from to the end of the array that holds it,
+// skipping strings and nested containers: the capacity for the rest of a large []any, so that it
+// is allocated once rather than copied as it grows. Exact for well-formed input, a hint otherwise.
+func (p *parser) countElements(from int) int {
+	src := p.src
+	depth, count, empty := 0, 0, true
+	for i := from; i < len(src); i++ {
+		switch c := src[i]; c {
+		case ' ', '\t', '\n', '\r':
+		case '"':
+			for i++; i < len(src) && src[i] != '"'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+			empty = false
+		case '[', '{':
+			depth++
+			empty = false
+		case ']', '}':
+			if depth == 0 {
+				if empty {
+					return 0
+				}
+				return count + 1
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				count++
+			}
+		default:
+			empty = false
+		}
 	}
-	n.add(key, v)
-	return true
+	return 0
+}
+
+// anyObject parses an object into a map (see anyValue).
+func (p *parser) anyObject() (map[string]any, bool) {
+	out := map[string]any{}
+	ok := p.members(func(key string) bool {
+		_, dup := out[key]
+		return dup
+	}, func(key string) bool {
+		v, ok := p.anyValue(false)
+		out[key] = v
+		return ok
+	})
+	return out, ok
+}
+
+// minusZero is -0 as an interface value, shared by every -0 of every open map.
+var minusZero any = math.Copysign(0, -1)
+
+// boxNumber is f as an interface value; -0 needs no allocation.
+func boxNumber(f float64) any {
+	if f == 0 && math.Signbit(f) {
+		return minusZero
+	}
+	return f
 }
 
 // quoteKey renders a member name for messages, cut to 32 code points.
@@ -605,24 +865,41 @@ func (p *parser) stringLiteral(isKey bool) (string, bool) {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// number parses the number at the cursor (a '-' or a digit).
-func (p *parser) number() *node {
+// number parses the number at the cursor (a '-' or a digit) into a node that keeps its lexeme. A
+// non-integer lexeme is marked, and counted when count is set.
+func (p *parser) number(count bool) *node {
+	start := p.pos
+	f, nonInteger, ok := p.scanNumber()
+	if !ok {
+		return nil
+	}
+	if nonInteger && count {
+		p.nonInteger++
+	}
+	return &node{kind: kindNumber, number: f, nonInteger: nonInteger, str: string(p.src[start:p.pos])}
+}
+
+// scanNumber scans the number at the cursor (a '-' or a digit) and moves past it. It returns its
+// value and whether it is written with a fraction, an exponent or as -0; ok is false once an issue
+// is recorded.
+func (p *parser) scanNumber() (f float64, nonInteger, ok bool) {
 	src := p.src
 	start := p.pos
 	i := start
-	nonInteger := false
 	digitAt := func(k int) bool { return k < len(src) && isDigit(src[k]) }
 	if src[i] == '-' {
 		i++
 		if strings.HasPrefix(string(src[i:min(i+8, len(src))]), "Infinity") {
-			return p.syntax(p.slotPointer(), fmt.Sprintf("-Infinity is not valid JSON at byte %d, %s", start, p.preview(start)))
+			p.syntax(p.slotPointer(), fmt.Sprintf("-Infinity is not valid JSON at byte %d, %s", start, p.preview(start)))
+			return 0, false, false
 		}
 	}
 	switch {
 	case i < len(src) && src[i] == '0':
 		i++
 		if digitAt(i) {
-			return p.syntax(p.slotPointer(), fmt.Sprintf("number with a leading zero at byte %d, %s", start, p.preview(start)))
+			p.syntax(p.slotPointer(), fmt.Sprintf("number with a leading zero at byte %d, %s", start, p.preview(start)))
+			return 0, false, false
 		}
 		if i-start == 2 {
 			nonInteger = true // -0
@@ -632,12 +909,14 @@ func (p *parser) number() *node {
 			i++
 		}
 	default:
-		return p.syntax(p.slotPointer(), fmt.Sprintf("expected a digit after '-' at byte %d, %s", i, p.preview(start)))
+		p.syntax(p.slotPointer(), fmt.Sprintf("expected a digit after '-' at byte %d, %s", i, p.preview(start)))
+		return 0, false, false
 	}
 	if i < len(src) && src[i] == '.' {
 		i++
 		if !digitAt(i) {
-			return p.syntax(p.slotPointer(), fmt.Sprintf("expected a digit after the decimal point at byte %d, %s", i, p.preview(start)))
+			p.syntax(p.slotPointer(), fmt.Sprintf("expected a digit after the decimal point at byte %d, %s", i, p.preview(start)))
+			return 0, false, false
 		}
 		for digitAt(i) {
 			i++
@@ -650,27 +929,25 @@ func (p *parser) number() *node {
 			i++
 		}
 		if !digitAt(i) {
-			return p.syntax(p.slotPointer(), fmt.Sprintf("expected a digit in the exponent at byte %d, %s", i, p.preview(start)))
+			p.syntax(p.slotPointer(), fmt.Sprintf("expected a digit in the exponent at byte %d, %s", i, p.preview(start)))
+			return 0, false, false
 		}
 		for digitAt(i) {
 			i++
 		}
 		nonInteger = true
 	}
-	lexeme := string(src[start:i])
-	f, _ := strconv.ParseFloat(lexeme, 64)
+	f, _ = strconv.ParseFloat(string(src[start:i]), 64)
 	if math.IsInf(f, 0) {
-		shown := lexeme
-		if len(shown) > 32 {
-			shown = shown[:32] + "..."
+		shown := string(src[start:min(i, start+32)])
+		if i-start > 32 {
+			shown += "..."
 		}
-		return p.fail(RuleJSONNumberRange, p.slotPointer(), fmt.Sprintf("number %s at byte %d overflows an IEEE-754 double (magnitude above 1.7976931348623157e308)", shown, start))
+		p.fail(RuleJSONNumberRange, p.slotPointer(), fmt.Sprintf("number %s at byte %d overflows an IEEE-754 double (magnitude above 1.7976931348623157e308)", shown, start))
+		return 0, false, false
 	}
 	p.pos = i
-	if nonInteger {
-		p.nonInteger++
-	}
-	return &node{kind: kindNumber, number: f, nonInteger: nonInteger, str: lexeme}
+	return f, nonInteger, true
 }
 
 // ---------------------------------------------------------------------------
@@ -700,6 +977,11 @@ func writeNode(b []byte, n *node) []byte {
 		}
 		return append(b, ']')
 	case kindObject:
+		if n.open != nil {
+			var path []slot
+			b, _ = appendAny(b, n.open, &path) // encodeIssue has checked it
+			return b
+		}
 		b = append(b, '{')
 		for i, k := range n.keys {
 			if i > 0 {
@@ -714,13 +996,19 @@ func writeNode(b []byte, n *node) []byte {
 	return append(b, "null"...)
 }
 
-// appendFloat writes a finite double the way encoding/json does.
+// appendFloat writes a finite double the way encoding/json does: shortest form, exponent
+// notation below 1e-6 and from 1e21 on, with at least two exponent digits only when needed.
 func appendFloat(b []byte, f float64) []byte {
-	text, err := json.Marshal(f)
-	if err != nil {
-		return append(b, "null"...)
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
 	}
-	return append(b, text...)
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1] // e-07 -> e-7
+		b = b[:n-1]
+	}
+	return b
 }
 
 func appendString(b []byte, s string) []byte {
@@ -769,6 +1057,9 @@ func (n *node) toAny() any {
 		}
 		return out
 	case kindObject:
+		if n.open != nil {
+			return n.open
+		}
 		out := make(map[string]any, len(n.keys))
 		for i, k := range n.keys {
 			out[k] = n.values[i].toAny()
@@ -778,102 +1069,140 @@ func (n *node) toAny() any {
 	return nil
 }
 
-// invalidNode marks a Go value that has no JSON form.
-func invalidNode(rule, problem string) *node {
-	return &node{kind: kindInvalid, issueRule: rule, str: problem}
-}
+// mapNode wraps an open map for encoding. Its members are converted only while encodeIssue checks
+// them and writeNode writes them (appendAny): never into a tree of nodes.
+func mapNode(m map[string]any) *node { return &node{kind: kindObject, open: m} }
 
-// anyNode converts a Go value of an open map to a node. Besides the encoding/json value forms it
-// accepts every integer and float type, json.Number and json.RawMessage (parsed strictly), and
-// falls back to encoding/json for anything else. Map members are written in sorted key order.
-func anyNode(v any) *node {
+// appendAny appends the JSON form of v, a value of an open map, to b. Besides the encoding/json value
+// forms it accepts every integer and float type, json.Number and json.RawMessage (parsed strictly),
+// and falls back to encoding/json for anything else; map members are written in sorted key order.
+// It stops at the first value, in that order, that no reader would accept and returns its issue:
+// a NaN or infinite float, or a json.Number, json.RawMessage or encoding/json output that breaks
+// the parse layer (a number beyond the doubles, such as a *big.Int of 10^400, is
+// json.number-range); a string or member name that is not UTF-8 (json.utf8); nesting beyond
+// limits.max_depth (json.max-depth, which also ends a map that contains itself); a value
+// encoding/json cannot marshal (schema.type). path is the location of v; it is extended while
+// the walk descends, and a pointer is built only for the issue.
+func appendAny(b []byte, v any, path *[]slot) ([]byte, *Issue) {
 	switch x := v.(type) {
 	case nil:
-		return &node{kind: kindNull}
+		return append(b, "null"...), nil
 	case bool:
-		return &node{kind: kindBool, boolean: x}
+		return strconv.AppendBool(b, x), nil
 	case string:
-		return stringNode(x)
-	case float64:
-		return floatNode(x)
-	case float32:
-		return floatNode(float64(x))
-	case int:
-		return intNode(int64(x))
-	case int8:
-		return intNode(int64(x))
-	case int16:
-		return intNode(int64(x))
-	case int32:
-		return intNode(int64(x))
-	case int64:
-		return intNode(x)
-	case uint:
-		return uintNode(uint64(x))
-	case uint8:
-		return uintNode(uint64(x))
-	case uint16:
-		return uintNode(uint64(x))
-	case uint32:
-		return uintNode(uint64(x))
-	case uint64:
-		return uintNode(x)
-	case json.Number:
-		return rawNode([]byte(x))
-	case json.RawMessage:
-		return rawNode(x)
-	case []any:
-		n := &node{kind: kindArray, items: make([]*node, len(x))}
-		for i, item := range x {
-			n.items[i] = anyNode(item)
+		if !utf8.ValidString(x) {
+			return b, pathIssue(RuleJSONUTF8, *path, "string is not valid UTF-8")
 		}
-		return n
+		return appendString(b, x), nil
+	case float64:
+		return appendFinite(b, x, *path)
+	case float32:
+		return appendFinite(b, float64(x), *path)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int8:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int16:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case uint:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case uint8:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case uint16:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case uint32:
+		return strconv.AppendUint(b, uint64(x), 10), nil
+	case uint64:
+		return strconv.AppendUint(b, x, 10), nil
+	case json.Number:
+		return appendRaw(b, []byte(x), *path)
+	case json.RawMessage:
+		return appendRaw(b, x, *path)
+	case []any:
+		if len(*path) >= LimitMaxDepth {
+			return b, tooDeep(*path)
+		}
+		b = append(b, '[')
+		for i, item := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			*path = append(*path, slot{array: true, index: i})
+			var issue *Issue
+			if b, issue = appendAny(b, item, path); issue != nil {
+				return b, issue
+			}
+			*path = (*path)[:len(*path)-1]
+		}
+		return append(b, ']'), nil
 	case map[string]any:
-		return mapNode(x)
+		if len(*path) >= LimitMaxDepth {
+			return b, tooDeep(*path)
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			*path = append(*path, slot{key: k})
+			if !utf8.ValidString(k) {
+				return b, pathIssue(RuleJSONUTF8, *path, "member name is not valid UTF-8")
+			}
+			b = append(appendString(b, k), ':')
+			var issue *Issue
+			if b, issue = appendAny(b, x[k], path); issue != nil {
+				return b, issue
+			}
+			*path = (*path)[:len(*path)-1]
+		}
+		return append(b, '}'), nil
 	}
 	text, err := json.Marshal(v)
 	if err != nil {
-		return invalidNode(RuleSchemaType, fmt.Sprintf("value of Go type %T has no JSON form: %v", v, err))
+		return b, pathIssue(RuleSchemaType, *path, fmt.Sprintf("value of Go type %T has no JSON form: %v", v, err))
 	}
-	return rawNode(text)
+	return appendRaw(b, text, *path)
 }
 
-// rawNode parses JSON text supplied by the caller (json.Number, json.RawMessage, encoding/json output).
-func rawNode(text []byte) *node {
-	n, _, issue := parseDocument(text, DocumentLimits{MaxBytes: math.MaxInt, MaxDepth: LimitMaxDepth})
+// pathIssue is an issue at the location path.
+func pathIssue(rule string, path []slot, message string) *Issue {
+	return &Issue{Rule: rule, Pointer: slotsPointer(path), Message: message}
+}
+
+// tooDeep is the json.max-depth issue of a container at path.
+func tooDeep(path []slot) *Issue {
+	return pathIssue(RuleJSONMaxDepth, path, fmt.Sprintf("nesting exceeds the limit of %d", LimitMaxDepth))
+}
+
+// appendFinite appends a double; NaN and the infinities have no JSON form.
+func appendFinite(b []byte, f float64, path []slot) ([]byte, *Issue) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b, pathIssue(RuleJSONNumberRange, path, fmt.Sprintf("%v has no JSON form", f))
+	}
+	return appendFloat(b, f), nil
+}
+
+// appendRaw appends JSON text supplied by the caller (json.Number, json.RawMessage, encoding/json
+// output) after parsing it strictly, so the document stays one every reader accepts.
+func appendRaw(b []byte, text []byte, path []slot) ([]byte, *Issue) {
+	n, _, issue := parseDocument(text, DocumentLimits{MaxBytes: math.MaxInt, MaxDepth: LimitMaxDepth - len(path)})
 	if issue != nil {
-		return invalidNode(issue.Rule, "embedded JSON is invalid: "+issue.Message)
+		return b, pathIssue(issue.Rule, path, "embedded JSON is invalid: "+issue.Message)
 	}
-	return n
-}
-
-// mapNode converts an open map; members are sorted by name so output is deterministic.
-func mapNode(m map[string]any) *node {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	n := &node{kind: kindObject}
-	for _, k := range keys {
-		n.add(k, anyNode(m[k]))
-	}
-	return n
+	return writeNode(b, n), nil
 }
 
 func stringNode(s string) *node { return &node{kind: kindString, str: s} }
 
 func intNode(i int64) *node {
 	return &node{kind: kindNumber, number: float64(i), str: strconv.FormatInt(i, 10)}
-}
-
-func uintNode(u uint64) *node {
-	return &node{kind: kindNumber, number: float64(u), str: strconv.FormatUint(u, 10)}
-}
-
-func floatNode(f float64) *node {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return invalidNode(RuleJSONNumberRange, fmt.Sprintf("%v has no JSON form", f))
-	}
-	return &node{kind: kindNumber, number: f}
 }

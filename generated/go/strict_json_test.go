@@ -5,6 +5,7 @@ package lifeloop
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -124,6 +125,15 @@ func TestSchemaAndRuleLayers(t *testing.T) {
 		{requestWith(`"payload_refs":[{"payload_id":"p","payload_kind":"k","byte_size":2.0},{"payload_id":"p"}]`), RuleSchemaRequired, "/payload_refs/1/payload_kind"},
 		{requestWith(`"payload_refs":[{"payload_id":"p","payload_kind":"k","byte_size":2.0}],"sequence":1.0`), RuleSchemaType, "/payload_refs/0/byte_size"},
 		{requestWith(`"sequence":1.0,"payload_refs":[{"payload_id":"p","payload_kind":"k","byte_size":2.0}]`), RuleSchemaType, "/sequence"},
+		{requestWith(`"payload_refs":[` + strings.TrimSuffix(strings.Repeat(`{},`, 1025), ",") + `]`), RuleSchemaMaxItems, "/payload_refs"},
+		{requestWith(`"payload_refs":[1,` + strings.TrimSuffix(strings.Repeat(`{},`, 1025), ",") + `]`), RuleSchemaMaxItems, "/payload_refs"},
+		{requestWith(`"payload_refs":[` + strings.TrimSuffix(strings.Repeat(`{"payload_id":"p","payload_kind":"k"},`, 1024), ",") + `]`), "", ""},
+		{requestWith(`"zzz":[1,{"a":[-0]}],"sequence":1.0`), RuleSchemaAdditionalProperties, "/zzz"},
+		{requestWith(`"frame_context":[{"frame_id":"f"}]`), RuleSchemaType, "/frame_context"},
+		{requestWith(`"payload_refs":{"0":{}}`), RuleSchemaType, "/payload_refs"},
+		{requestWith(`"metadata":[{"a":1}]`), RuleSchemaType, "/metadata"},
+		{requestWith(`"metadata":"x"`), RuleSchemaType, "/metadata"},
+		{requestWith(`"metadata":{"sequence":1.0,"payload_refs":[{"byte_size":-0}]}`), "", ""},
 		{[]byte(strings.Replace(minimalRequest, "session.starting", "frame.opening", 1)), RuleFrameEventRequiresFrameContext, "/frame_context"},
 		{[]byte(strings.Replace(minimalRequest, "lifeloop.v0.3", "lifeloop.v0.2", 1)), RuleSchemaVersionCurrent, "/schema_version"},
 	}
@@ -174,5 +184,83 @@ func TestResponseRules(t *testing.T) {
 	var invalid *ValidationError
 	if !errors.As(err, &invalid) || len(invalid.Issues) != 3 || invalid.Rule != RuleSchemaVersionCurrent {
 		t.Fatalf("expected three rule issues, got %v", err)
+	}
+}
+
+// TestTypedParseFindsTheSameParseIssues: parsing along the schema (open maps as map[string]any,
+// values the schema rejects kept by JSON type only) reports exactly the json.* issue of the
+// generic parse, wherever the problem sits.
+func TestTypedParseFindsTheSameParseIssues(t *testing.T) {
+	members := []string{
+		`"metadata":{"a":1,"a":2}`,
+		`"metadata":{"a":[1,2,]}`,
+		`"metadata":{"a":[[[[[[[[1]]]]]]]]}`,
+		`"metadata":{"a":{"b":[1e400]}}`,
+		`"metadata":{"a":"\ud800"}`,
+		`"metadata":{"a":[1 2]}`,
+		`"metadata":{"a":tru}`,
+		`"metadata":{"a":-Infinity}`,
+		`"metadata":{"a":NaN}`,
+		`"metadata":{"a":01}`,
+		`"metadata":{"a":{'b':1}}`,
+		`"metadata":{"a":{"b" 1}}`,
+		`"metadata":{"a":{"b":1,}}`,
+		`"metadata":[1,2,]`,
+		`"metadata":[{"a":1,"a":2}]`,
+		`"zzz":{"a":1,"a":2}`,
+		`"zzz":[1e999]`,
+		`"zzz":[[[[[[[[[]]]]]]]]]`,
+		`"frame_context":[1,{"x":1,"x":2}]`,
+		`"sequence":{"a":[1,]}`,
+		`"payload_refs":[{"payload_id":"p","payload_kind":"k","byte_size":1},{"byte_size":1,"byte_size":2}]`,
+		`"payload_refs":[` + strings.Repeat(`{},`, 1100) + `{"a":1,"a":1}]`,
+		`"payload_refs":[` + strings.Repeat(`{},`, 1100) + `]`,
+		`"metadata":{"a":[1,2,3],"b":{"c":[{"d":[-0,1.5,"x",null,true,false]}]}}`,
+	}
+	limits := DocumentLimits{MaxBytes: 1 << 20, MaxDepth: 8}
+	for _, member := range members {
+		for _, doc := range [][]byte{requestWith(member), requestWith(member)[:len(requestWith(member))-3]} {
+			_, _, want := parseDocument(doc, limits)
+			_, _, got := parseTyped(doc, limits, typeMetaOf("CallbackRequest"))
+			if (want == nil) != (got == nil) || (want != nil && *want != *got) {
+				t.Errorf("%s:\n typed   %+v\n generic %+v", doc, got, want)
+			}
+		}
+	}
+}
+
+// allocated is the number of bytes f allocates on the heap.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestMemoryIsBoundedByTheInput: decoding and encoding cost a small multiple of the document,
+// whatever its open maps hold. The decoded map itself needs 16 bytes ([]any) per element, about 5
+// times a 3-byte "-0,"; a node per number, or a JSON pointer per value, costs far more.
+func TestMemoryIsBoundedByTheInput(t *testing.T) {
+	longKey := requestWith(`"metadata":{"` + strings.Repeat("k", 100000) + `":[` + strings.TrimSuffix(strings.Repeat("0.5,", 100000), ",") + `]}`)
+	zeros := requestWith(`"metadata":{"z":[` + strings.TrimSuffix(strings.Repeat("-0,", 4<<20/3), ",") + `]}`)
+	integerField := requestWith(`"sequence":-0,"metadata":{"z":[` + strings.TrimSuffix(strings.Repeat("-0,", 4<<20/3), ",") + `]}`)
+	for name, doc := range map[string][]byte{"a long member name over fractions": longKey, "megabytes of -0": zeros} {
+		var request CallbackRequest
+		var err error
+		if used := allocated(func() { request, err = DecodeCallbackRequest(doc) }); err != nil || used > 12*uint64(len(doc)) {
+			t.Errorf("%s: decoding %d bytes allocated %d bytes (%v)", name, len(doc), used, err)
+		}
+		var out []byte
+		if used := allocated(func() { out, err = EncodeCallbackRequest(request) }); err != nil || used > 20*uint64(len(doc)) {
+			t.Errorf("%s: encoding %d bytes allocated %d bytes (%v)", name, len(out), used, err)
+		}
+	}
+	var err error
+	used := allocated(func() { _, err = DecodeCallbackRequest(integerField) })
+	var invalid *ValidationError
+	if !errors.As(err, &invalid) || invalid.Rule != RuleSchemaType || invalid.Pointer != "/sequence" || used > 12*uint64(len(integerField)) {
+		t.Errorf("-0 in an integer field: %v after %d bytes allocated for %d", err, used, len(integerField))
 	}
 }

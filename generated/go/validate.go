@@ -568,7 +568,7 @@ func validateTree(typeName string, root *node, nonInteger int) []Issue {
 
 // decodeDocument parses and validates the bytes of one document of type typeName.
 func decodeDocument(typeName string, data []byte, limits DocumentLimits) (*node, error) {
-	root, nonInteger, issue := parseDocument(data, limits)
+	root, nonInteger, issue := parseTyped(data, limits, typeMetaOf(typeName))
 	if issue != nil {
 		return nil, newValidationError(typeName, []Issue{*issue})
 	}
@@ -579,30 +579,41 @@ func decodeDocument(typeName string, data []byte, limits DocumentLimits) (*node,
 }
 
 // encodeIssue finds, in document order, the first Go value without a JSON form: a string that is
-// not valid UTF-8 (json.utf8), a NaN or infinite float (json.number-range), or an open-map value
-// encoding/json cannot marshal (schema.type).
-func encodeIssue(n *node, pointer string) *Issue {
+// not valid UTF-8 (json.utf8), or in an open map anything appendAny refuses (json.number-range,
+// json.utf8, json.max-depth, schema.type). Pointers are built only for the issue found.
+func encodeIssue(root *node) *Issue {
+	var path []slot
+	return encodeIssueAt(root, &path)
+}
+
+func encodeIssueAt(n *node, path *[]slot) *Issue {
 	switch n.kind {
-	case kindInvalid:
-		return &Issue{Rule: n.issueRule, Pointer: pointer, Message: n.str}
 	case kindString:
 		if !utf8.ValidString(n.str) {
-			return &Issue{Rule: RuleJSONUTF8, Pointer: pointer, Message: "string is not valid UTF-8"}
+			return pathIssue(RuleJSONUTF8, *path, "string is not valid UTF-8")
 		}
 	case kindArray:
 		for i, item := range n.items {
-			if issue := encodeIssue(item, pointer+"/"+strconv.Itoa(i)); issue != nil {
+			*path = append(*path, slot{array: true, index: i})
+			if issue := encodeIssueAt(item, path); issue != nil {
 				return issue
 			}
+			*path = (*path)[:len(*path)-1]
 		}
 	case kindObject:
+		if n.open != nil {
+			_, issue := appendAny(nil, n.open, path)
+			return issue
+		}
 		for i, k := range n.keys {
+			*path = append(*path, slot{key: k})
 			if !utf8.ValidString(k) {
-				return &Issue{Rule: RuleJSONUTF8, Pointer: childPointer(pointer, k), Message: "member name is not valid UTF-8"}
+				return pathIssue(RuleJSONUTF8, *path, "member name is not valid UTF-8")
 			}
-			if issue := encodeIssue(n.values[i], childPointer(pointer, k)); issue != nil {
+			if issue := encodeIssueAt(n.values[i], path); issue != nil {
 				return issue
 			}
+			*path = (*path)[:len(*path)-1]
 		}
 	}
 	return nil
@@ -610,7 +621,7 @@ func encodeIssue(n *node, pointer string) *Issue {
 
 // checkValueTree validates a tree built from a Go value (no lexemes to check).
 func checkValueTree(typeName string, root *node) error {
-	if issue := encodeIssue(root, ""); issue != nil {
+	if issue := encodeIssue(root); issue != nil {
 		return newValidationError(typeName, []Issue{*issue})
 	}
 	if issues := validateTree(typeName, root, 0); len(issues) > 0 {

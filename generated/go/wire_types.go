@@ -1869,10 +1869,10 @@ func nodeEnum[E ~string](m *node) E { return E(m.str) }
 
 // nodeMap decodes an open map; an empty one decodes as nil (absent and empty mean the same).
 func nodeMap(m *node) map[string]any {
-	if len(m.keys) == 0 {
+	out, _ := m.toAny().(map[string]any)
+	if len(out) == 0 {
 		return nil
 	}
-	out, _ := m.toAny().(map[string]any)
 	return out
 }
 

@@ -27,7 +27,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from .issues import ValidationIssue
 
@@ -50,12 +50,19 @@ class ParseResult:
     ``issue`` is ``None`` when the document is acceptable; then ``value`` is the parsed JSON value
     (objects are ``dict``, arrays ``list``; numbers written with a fraction or exponent, and ``-0``,
     are ``float``; other integers are ``int``) and ``non_integer_pointers`` lists, in input order,
-    the RFC 6901 pointers of every ``float`` (numbers whose lexeme is not a plain integer).
+    the RFC 6901 pointers of the ``float`` values (numbers whose lexeme is not a plain integer):
+    only those at the ``non_integer_paths`` given to :func:`parse_strict_json`, else the first
+    :data:`MAX_RECORDED_NON_INTEGER` of them.
     """
 
     value: Any
     non_integer_pointers: Tuple[str, ...]
     issue: Optional[ValidationIssue]
+
+
+#: How many non-integer number pointers :func:`parse_strict_json` records at most when it is given
+#: no ``non_integer_paths`` (the rest are parsed but not recorded), as the TypeScript binding does.
+MAX_RECORDED_NON_INTEGER = 1024
 
 
 def escape_pointer_token(token: str) -> str:
@@ -78,11 +85,18 @@ _NON_JSON_WS = frozenset(
 )
 
 
-def parse_strict_json(data: bytes, max_bytes: int, max_depth: int) -> ParseResult:
+def parse_strict_json(
+    data: bytes, max_bytes: int, max_depth: int, non_integer_paths: Optional[Sequence[str]] = None
+) -> ParseResult:
     """Strictly parse one untrusted JSON wire document.
 
     ``data``: raw bytes (UTF-8 without BOM). ``max_bytes``: inclusive byte limit of ``data``.
     ``max_depth``: inclusive nesting limit (a top-level array/object is depth 1; scalars are 0).
+    ``non_integer_paths``: JSON pointer patterns (``*`` matches any array index) of the only places
+    where a non-integer number is recorded in ``non_integer_pointers``, typically
+    ``INTEGER_PATHS[type_name]`` of :mod:`lifeloop_callback.plans`; pass them for untrusted input so
+    the work and memory spent on numbers elsewhere (open maps) stay proportional to the input.
+    Without them the first :data:`MAX_RECORDED_NON_INTEGER` non-integer numbers are recorded.
     Returns a :class:`ParseResult`; its ``issue`` names the first problem (rule id, pointer,
     message with a byte offset). Never raises for any bytes-like input (``TypeError`` for ``str``).
     """
@@ -108,7 +122,7 @@ def parse_strict_json(data: bytes, max_bytes: int, max_depth: int) -> ParseResul
         at = error.start
         shown = " ".join(f"{b:02X}" for b in data[at : at + 4])
         return _fail(RULE_UTF8, "", f"invalid UTF-8 at byte {at} (bytes {shown})")
-    fast = _fast_parse(text, data, max_depth)
+    fast = _fast_parse(text, data, max_depth, non_integer_paths)
     if fast is not None:
         return fast
     issue = _Scanner(text, max_depth).scan()
@@ -126,70 +140,58 @@ class _Trouble(Exception):
     """Raised inside json.loads hooks: the exact scanner must judge the document."""
 
 
-def _fast_parse(text: str, data: bytes, max_depth: int) -> Optional[ParseResult]:
+def _fast_parse(text: str, data: bytes, max_depth: int, paths: Optional[Sequence[str]]) -> Optional[ParseResult]:
     """json.loads with hooks; returns None when anything may be wrong (the scanner decides).
 
     Cheap whole-text pre-checks keep the per-value Python work to what the text can need: the
     ``parse_int`` hook only when ``-0`` or a 309+ digit run occurs, the surrogate check only when a
     ``\\uD800``-``\\uDFFF`` escape occurs, the depth check only when there are more brackets than
-    ``max_depth``.
+    ``max_depth``. Those checks keep no per-value state; non-integer numbers are then looked up at
+    ``paths`` only (or the first :data:`MAX_RECORDED_NON_INTEGER` of them without ``paths``).
     """
-    floats = 0
-
-    def pairs_hook(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
-        obj = dict(pairs)
-        if len(obj) != len(pairs):
-            raise _Trouble()
-        return obj
-
-    def parse_float(lexeme: str) -> float:
-        nonlocal floats
-        value = float(lexeme)
-        if math.isinf(value):
-            raise _Trouble()
-        floats += 1
-        return value
 
     def parse_int(lexeme: str) -> Any:
-        nonlocal floats
         if lexeme == "-0":
-            floats += 1
-            return -0.0
+            return _MINUS_ZERO
         if len(lexeme) >= _LONG_NUMBER_CHARS and math.isinf(float(lexeme)):
             raise _Trouble()
         return int(lexeme)
-
-    def parse_constant(lexeme: str) -> Any:
-        raise _Trouble()
 
     special_ints = _NEG_ZERO.search(text) is not None or _LONG_DIGIT_RUN in data.translate(_DIGIT_MAP)
     try:
         if special_ints:
             value = json.loads(
                 text,
-                object_pairs_hook=pairs_hook,
-                parse_float=parse_float,
+                object_pairs_hook=_no_duplicates,
+                parse_float=_finite_float,
                 parse_int=parse_int,
-                parse_constant=parse_constant,
+                parse_constant=_no_constant,
             )
         else:
             value = json.loads(
-                text, object_pairs_hook=pairs_hook, parse_float=parse_float, parse_constant=parse_constant
+                text, object_pairs_hook=_no_duplicates, parse_float=_finite_float, parse_constant=_no_constant
             )
     except (_Trouble, ValueError, RecursionError):
         return None
     check_surrogates = _SURROGATE_ESCAPE.search(text) is not None
     check_depth = text.count("[") + text.count("{") > max_depth
-    if not (floats or check_surrogates or check_depth):
+    record_all = paths is None and (special_ints or _FLOAT_MARK.search(text) is not None)
+    if check_surrogates or check_depth or record_all:
+        walk = _Walk(max_depth if check_depth else _NO_LIMIT, check_surrogates, record_all)
+        if not walk.ok(value, 0):
+            return None
+        if record_all:
+            return ParseResult(value, tuple(walk.floats), None)
+    if paths is None:
         return ParseResult(value, (), None)
-    pointers: List[str] = []
-    walk = _Walk(max_depth if check_depth else _NO_LIMIT, check_surrogates, pointers if floats else None)
-    if not walk.ok(value, 0, ""):
-        return None
-    return ParseResult(value, tuple(pointers), None)
+    return ParseResult(value, floats_at(value, paths), None)
 
 
+#: What ``-0`` parses to (one shared object: a document of a million ``-0`` costs no float objects).
+_MINUS_ZERO = -0.0
 _NEG_ZERO = re.compile(r"-0(?![0-9.eE])")
+#: A fraction or exponent (a cheap test whether a document may hold any non-integer number).
+_FLOAT_MARK = re.compile(r"[0-9][.eE]")
 _LONG_DIGITS = re.compile("[0-9]{" + str(_LONG_NUMBER_CHARS) + "}")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 #: Maps ASCII digits to ``d`` and every other byte to a space (a C-speed search for long digit runs).
@@ -198,39 +200,143 @@ _LONG_DIGIT_RUN = b"d" * _LONG_NUMBER_CHARS
 _NO_LIMIT = 1 << 30
 
 
-class _Walk:
-    """Depth and lone-surrogate check of a parsed value; collects float pointers in input order."""
+def pointer_of(path: Sequence[Union[str, int]]) -> str:
+    """The RFC 6901 pointer of a path of member names (escaped here) and array indexes."""
+    return "".join(f"/{t}" if isinstance(t, int) else "/" + escape_pointer_token(t) for t in path)
 
-    def __init__(self, max_depth: int, surrogates: bool, floats: Optional[List[str]]) -> None:
+
+class _Walk:
+    """Depth and lone-surrogate check of a parsed value; with ``record``, collects the pointers of
+    its first :data:`MAX_RECORDED_NON_INTEGER` floats in input order.
+
+    The path to the current value is a stack of tokens: a pointer string is built only for a
+    recorded float, never per value.
+    """
+
+    def __init__(self, max_depth: int, surrogates: bool, record: bool) -> None:
         self.max_depth = max_depth
         self.surrogates = surrogates
-        self.floats = floats
+        self.record = record
+        self.path: List[Union[str, int]] = []
+        self.floats: List[str] = []
 
-    def ok(self, value: Any, depth: int, pointer: str) -> bool:
+    def ok(self, value: Any, depth: int) -> bool:
         if isinstance(value, str):
             return not self.surrogates or _SURROGATE.search(value) is None
         if isinstance(value, float):
-            if self.floats is not None:
-                self.floats.append(pointer)
+            if self.record and len(self.floats) < MAX_RECORDED_NON_INTEGER:
+                self.floats.append(pointer_of(self.path))
             return True
         if isinstance(value, dict):
             if depth >= self.max_depth:
                 return False
+            path = self.path
             for key, item in value.items():
                 if self.surrogates and _SURROGATE.search(key) is not None:
                     return False
-                child = pointer + "/" + escape_pointer_token(key) if self.floats is not None else ""
-                if not self.ok(item, depth + 1, child):
+                path.append(key)
+                good = self.ok(item, depth + 1)
+                path.pop()
+                if not good:
                     return False
             return True
         if isinstance(value, list):
             if depth >= self.max_depth:
                 return False
+            path = self.path
             for index, item in enumerate(value):
-                if not self.ok(item, depth + 1, f"{pointer}/{index}" if self.floats is not None else ""):
+                path.append(index)
+                good = self.ok(item, depth + 1)
+                path.pop()
+                if not good:
                     return False
             return True
         return True
+
+
+class _Trie:
+    """JSON pointer patterns as a tree of reference tokens (``*`` = any array index)."""
+
+    __slots__ = ("children", "indexes", "end")
+
+    def __init__(self) -> None:
+        self.children: Dict[str, _Trie] = {}
+        #: The children whose token is a decimal array index (rare: patterns use ``*``).
+        self.indexes: Dict[int, _Trie] = {}
+        #: Whether a pattern ends here.
+        self.end = False
+
+
+_INDEX_TOKEN = re.compile(r"^(?:0|[1-9][0-9]*)$")
+#: Compiled patterns (a handful of tuples: one per wire type).
+_TRIES: Dict[Tuple[str, ...], _Trie] = {}
+_MAX_TRIES = 64
+
+
+def _trie_of(patterns: Sequence[str]) -> _Trie:
+    key = tuple(patterns)
+    trie = _TRIES.get(key)
+    if trie is not None:
+        return trie
+    trie = _Trie()
+    for pattern in key:
+        node = trie
+        for token in pattern.split("/")[1:] if pattern else []:
+            child = node.children.get(token)
+            if child is None:
+                child = node.children[token] = _Trie()
+                if _INDEX_TOKEN.match(token):
+                    node.indexes[int(token)] = child
+            node = child
+        node.end = True
+    if len(_TRIES) < _MAX_TRIES:
+        _TRIES[key] = trie
+    return trie
+
+
+def floats_at(value: Any, patterns: Sequence[str]) -> Tuple[str, ...]:
+    """Pointers, in document order, of the ``float`` values of ``value`` at ``patterns``.
+
+    ``patterns`` are JSON pointer patterns with unescaped member names in which ``*`` matches any
+    array index (``INTEGER_PATHS``); lists and tuples are arrays. Visits only the containers on
+    the patterns' paths, so open maps cost nothing however large.
+    """
+    out: List[str] = []
+    _collect_floats(value, _trie_of(patterns), [], out)
+    return tuple(out)
+
+
+def _collect_floats(value: Any, node: _Trie, path: List[Union[str, int]], out: List[str]) -> None:
+    if node.end and isinstance(value, float):
+        out.append(pointer_of(path))
+    children = node.children
+    if not children:
+        return
+    if isinstance(value, dict):
+        if len(children) == 1:
+            # One branch: no document order to keep among siblings; a lookup instead of a scan.
+            token, child = next(iter(children.items()))
+            if token in value:
+                path.append(token)
+                _collect_floats(value[token], child, path, out)
+                path.pop()
+            return
+        for key, item in value.items():
+            branch = children.get(key)
+            if branch is not None:
+                path.append(key)
+                _collect_floats(item, branch, path, out)
+                path.pop()
+    elif isinstance(value, (list, tuple)):
+        star = children.get("*")
+        indexes = node.indexes
+        for index, item in enumerate(value):
+            path.append(index)
+            if star is not None:
+                _collect_floats(item, star, path, out)
+            if indexes and index in indexes:
+                _collect_floats(item, indexes[index], path, out)
+            path.pop()
 
 
 # ---------------------------------------------------------------------------
@@ -239,6 +345,11 @@ class _Walk:
 
 _ARRAY = 0
 _OBJECT = 1
+#: An array element that cannot hold a problem, and the ',' after it: a plain string, a literal, or
+#: a number too short to overflow (no exponent), followed by something no number continues with.
+_PLAIN_ELEMENT = re.compile(
+    r'[ \t\n\r]*(?:"[^"\\\x00-\x1f]*"|true|false|null|-?(?:0|[1-9][0-9]{0,200})(?:\.[0-9]{1,100})?)[ \t\n\r]*,'
+)
 
 
 def _no_duplicates(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
@@ -570,7 +681,17 @@ class _Scanner:
         i = 0
         d = 0
         after_comma = False
+        kinds = self.kinds
+        counts = self.counts
         while True:
+            if d > 0 and kinds[d] == _ARRAY:
+                # A run of elements that cannot hold a problem, each followed by ',': one match each.
+                match = _PLAIN_ELEMENT.match(s, i)
+                while match is not None:
+                    i = match.end()
+                    counts[d] += 1
+                    after_comma = True
+                    match = _PLAIN_ELEMENT.match(s, i)
             # One value at i (after optional whitespace).
             i = self.skip_ws(i)
             c = self.char(i)

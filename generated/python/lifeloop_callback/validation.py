@@ -42,7 +42,9 @@ from .strict_json import (
     RULE_NUMBER_RANGE,
     ParseResult,
     escape_pointer_token,
+    floats_at,
     parse_strict_json,
+    pointer_of,
 )
 
 _ARRAY_INDEX = re.compile(r"^(?:0|[1-9][0-9]*)$")
@@ -221,16 +223,12 @@ def _format(template: str, variables: Dict[str, str]) -> str:
     return _TEMPLATE_VAR.sub(lambda m: variables.get(m.group(1), m.group(0)), template)
 
 
-def _pointer_of(path: Sequence[Union[str, int]]) -> str:
-    return "".join(f"/{t}" if isinstance(t, int) else "/" + escape_pointer_token(t) for t in path)
-
-
 def _run_step(step: RuleStep, obj: Dict[str, Any], path: Sequence[Union[str, int]], out: List[ValidationIssue]) -> None:
     """Check one object (at ``path``) against one step; pointers are built only for issues."""
     field = step.field
 
     def issue(at: Optional[str], **extra: str) -> None:
-        field_pointer = child_pointer(_pointer_of(path), field)
+        field_pointer = child_pointer(pointer_of(path), field)
         variables = {
             "field": field_pointer,
             "when_value": _js_string(obj.get(step.when.field)) if step.when is not None else "",
@@ -250,7 +248,7 @@ def _run_step(step: RuleStep, obj: Dict[str, Any], path: Sequence[Union[str, int
             if isinstance(value, list):
                 for index, item in enumerate(value):
                     if item == "":
-                        at = child_pointer(child_pointer(_pointer_of(path), field), index)
+                        at = child_pointer(child_pointer(pointer_of(path), field), index)
                         issue(at, field=at)
         elif value == "":
             issue(None)
@@ -267,9 +265,9 @@ def _run_step(step: RuleStep, obj: Dict[str, Any], path: Sequence[Union[str, int
     elif check == "exactly_one_present":
         here = [name for name in step.fields if _present(obj, name)]
         if not here:
-            issue(_pointer_of(path))
+            issue(pointer_of(path))
         elif len(here) > 1:
-            issue(child_pointer(_pointer_of(path), here[1]))
+            issue(child_pointer(pointer_of(path), here[1]))
     elif check == "utf8_byte_length_equals":
         body = obj.get(field)
         declared = obj.get(step.length_field)
@@ -335,11 +333,21 @@ def evaluate_rules(type_name: str, value: Any) -> List[ValidationIssue]:
 # Whole documents and in-memory values
 
 
-def validate_parsed(type_name: str, value: Any, non_integer_pointers: Sequence[str]) -> List[ValidationIssue]:
-    """Judge a value from the strict parser: schema layer, integer lexemes, then rules. [] when valid."""
+def validate_parsed(
+    type_name: str, value: Any, non_integer_pointers: Optional[Sequence[str]] = None
+) -> List[ValidationIssue]:
+    """Judge a value from the strict parser: schema layer, integer lexemes, then rules. [] when valid.
+
+    ``non_integer_pointers``: the pointers of the numbers written as ``1.0``/``1e2``/``-0`` (those
+    of :class:`~lifeloop_callback.strict_json.ParseResult`). ``None`` (the default) looks for them
+    only after the schema layer accepted ``value``: the ``float`` values at ``INTEGER_PATHS`` of
+    ``type_name`` (``-0`` is a ``float`` after parsing), so open maps are never walked.
+    """
     found = schema_issues(type_name, value)
     if found:
         return found
+    if non_integer_pointers is None:
+        non_integer_pointers = floats_at(value, INTEGER_PATHS[type_name])
     found = integer_lexeme_issues(type_name, non_integer_pointers)
     if found:
         return found
@@ -347,60 +355,96 @@ def validate_parsed(type_name: str, value: Any, non_integer_pointers: Sequence[s
 
 
 def check_document(type_name: str, data: bytes, max_bytes: int, max_depth: int) -> Tuple[Any, List[ValidationIssue]]:
-    """Parse and judge the bytes of one ``type_name`` document: ``(value, [])`` or ``(None, issues)``."""
-    parsed: ParseResult = parse_strict_json(data, max_bytes, max_depth)
+    """Parse and judge the bytes of one ``type_name`` document: ``(value, [])`` or ``(None, issues)``.
+
+    Numbers are recorded nowhere while parsing (no ``non_integer_paths``): the integer fields are
+    looked up once the schema layer has accepted the value, so time and memory stay proportional
+    to the input whatever its open maps hold.
+    """
+    parsed: ParseResult = parse_strict_json(data, max_bytes, max_depth, ())
     if parsed.issue is not None:
         return None, [parsed.issue]
-    found = validate_parsed(type_name, parsed.value, parsed.non_integer_pointers)
+    found = validate_parsed(type_name, parsed.value)
     if found:
         return None, found
     return parsed.value, []
 
 
-def _json_ready(value: Any, pointer: str, depth: int, max_depth: int, floats: List[str]) -> Optional[ValidationIssue]:
-    """Check that an in-memory value can be written as wire JSON; collect float pointers."""
-    if value is None or isinstance(value, (bool, int)):
-        return None
-    if isinstance(value, str):
-        if _SURROGATE.search(value) is not None:
-            return _issue(RULE_LONE_SURROGATE, pointer, "string holds a lone UTF-16 surrogate")
-        return None
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return _issue(RULE_NUMBER_RANGE, pointer, f"{value} is not a finite number")
-        floats.append(pointer)
-        return None
-    if isinstance(value, (dict, list, tuple)):
-        if depth >= max_depth:
-            return _issue(RULE_MAX_DEPTH, pointer, f"nesting exceeds the limit of {max_depth}")
+#: Ints of at least this magnitude may not convert to a finite double (the exact test is ``float``).
+_BIG_INT = 1 << 1023
+
+
+class _Ready:
+    """The in-memory checks of :func:`validate_json_value`: one walk, the path kept as a stack of
+    tokens, so a pointer string is built only for the issue found."""
+
+    def __init__(self, max_depth: int) -> None:
+        self.max_depth = max_depth
+        self.path: List[Union[str, int]] = []
+
+    def issue(self, rule: str, message: str) -> ValidationIssue:
+        return _issue(rule, pointer_of(self.path), message)
+
+    def check(self, value: Any, depth: int) -> Optional[ValidationIssue]:
+        """The first problem of ``value`` (at ``self.path``, nested ``depth`` levels), or None."""
+        if value is None or isinstance(value, bool):
+            return None
+        if isinstance(value, int):
+            if -_BIG_INT < value < _BIG_INT:
+                return None
+            try:
+                float(value)
+            except OverflowError:
+                return self.issue(
+                    RULE_NUMBER_RANGE,
+                    f"integer of {value.bit_length()} bits overflows an IEEE-754 double "
+                    "(magnitude above 1.7976931348623157e308)",
+                )
+            return None
+        if isinstance(value, str):
+            if _SURROGATE.search(value) is not None:
+                return self.issue(RULE_LONE_SURROGATE, "string holds a lone UTF-16 surrogate")
+            return None
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                return self.issue(RULE_NUMBER_RANGE, f"{value} is not a finite number")
+            return None
+        if not isinstance(value, (dict, list, tuple)):
+            return self.issue("schema.type", f"{type(value).__name__} is not a JSON value")
+        if depth >= self.max_depth:
+            return self.issue(RULE_MAX_DEPTH, f"nesting exceeds the limit of {self.max_depth}")
+        path = self.path
         if isinstance(value, dict):
             for key, item in value.items():
                 if not isinstance(key, str):
-                    return _issue("schema.type", pointer, f"member name {key!r} is not a string")
+                    return self.issue("schema.type", f"member name {key!r} is not a string")
                 if _SURROGATE.search(key) is not None:
-                    return _issue(RULE_LONE_SURROGATE, pointer, "member name holds a lone UTF-16 surrogate")
-                found = _json_ready(item, child_pointer(pointer, key), depth + 1, max_depth, floats)
+                    return self.issue(RULE_LONE_SURROGATE, "member name holds a lone UTF-16 surrogate")
+                path.append(key)
+                found = self.check(item, depth + 1)
                 if found is not None:
                     return found
+                path.pop()
             return None
         for index, item in enumerate(value):
-            found = _json_ready(item, f"{pointer}/{index}", depth + 1, max_depth, floats)
+            path.append(index)
+            found = self.check(item, depth + 1)
             if found is not None:
                 return found
+            path.pop()
         return None
-    return _issue("schema.type", pointer, f"{type(value).__name__} is not a JSON value")
 
 
 def validate_json_value(type_name: str, value: Any, max_depth: int) -> List[ValidationIssue]:
     """Judge an in-memory JSON value (``dict``/``list``/``str``/``int``/``float``/``bool``/``None``).
 
     Stricter than :func:`validate_parsed` only where memory allows what bytes cannot: non-JSON
-    Python objects (``schema.type``), non-finite floats (``json.number-range``), lone surrogates
+    Python objects (``schema.type``), non-finite floats and ints too large for a finite double
+    (``json.number-range``: no reader could take the number), lone surrogates
     (``json.lone-surrogate``) and nesting beyond ``max_depth`` (``json.max-depth``). A ``float``
     in an integer field is ``schema.type``, because it would be written as ``1.0``.
     """
-    floats: List[str] = []
-    found = _json_ready(value, "", 0, max_depth, floats)
+    found = _Ready(max_depth).check(value, 0)
     if found is not None:
         return [found]
-    return validate_parsed(type_name, value, floats)
+    return validate_parsed(type_name, value)

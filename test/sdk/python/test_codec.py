@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import pytest
 
@@ -196,11 +197,19 @@ def test_encode_rejects_what_bytes_could_not_carry() -> None:
         ({"x": "\ud800"}, "json.lone-surrogate", "/metadata/x"),
         ({"x": {1, 2}}, "schema.type", "/metadata/x"),
         ({"a/b": {3: 1}}, "schema.type", "/metadata/a~1b"),
+        # No reader can take an integer beyond the finite doubles (the TypeScript host: json.number-range).
+        ({"x": 10**400}, "json.number-range", "/metadata/x"),
+        ({"x": [1, {"y": -(2**1024)}]}, "json.number-range", "/metadata/x/1/y"),
+        ({"x": 10**5000}, "json.number-range", "/metadata/x"),
     ]
     for metadata, rule, pointer in cases:
         with pytest.raises(WireValidationError) as error:
             encode(CallbackResponse(status=ReceiptStatus.OBSERVED, metadata=metadata))  # type: ignore[arg-type]
         assert issue_of(error) == (rule, pointer), metadata
+    # The largest integers that still round to a finite double are fine.
+    for edge in (int(sys.float_info.max), -int(sys.float_info.max), int(sys.float_info.max) + 2**969 - 1):
+        written = encode(CallbackResponse(status=ReceiptStatus.OBSERVED, metadata={"x": edge}))
+        assert decode(CallbackResponse, written).metadata["x"] == edge
     deep: object = 1
     for _ in range(LIMITS["max_depth"]):
         deep = [deep]

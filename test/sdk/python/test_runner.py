@@ -169,6 +169,16 @@ def test_invalid_or_wrong_handler_results_become_internal_error(tmp_path: Path) 
     assert response.warnings[0].code == "invalid_response"
 
 
+def test_a_number_no_reader_could_take_becomes_internal_error(tmp_path: Path) -> None:
+    argv = script_client(tmp_path, 'return CallbackResponse(status=ReceiptStatus.DELIVERED, metadata={"x": 10**400})')
+    code, response, _, stderr = run_client(argv, envelope())
+    assert code == 0 and response.failure_class is FailureClass.INTERNAL_ERROR
+    assert response.retry_class is RetryClass.RETRY_AFTER_REREAD
+    assert response.warnings[0].code == "json.number-range"
+    assert response.warnings[0].message.startswith('json.number-range at "/metadata/x": ')
+    assert "overflows an IEEE-754 double" in stderr
+
+
 def _ok(request: CallbackRequest, payloads: Tuple[PayloadEnvelope, ...]) -> CallbackResponse:
     return CallbackResponse(status=ReceiptStatus.DELIVERED, metadata={"n": len(payloads)})
 

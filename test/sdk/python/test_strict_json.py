@@ -55,6 +55,32 @@ def test_non_integer_pointers_in_input_order() -> None:
     assert result.non_integer_pointers == ("/a/1", "/a/2", "/b~1c/d")
 
 
+def test_non_integer_pointers_only_at_the_given_paths() -> None:
+    data = b'{"z":{"n":1.5},"a":[1.0,{"b":2.0},{"b":3}],"c":-0,"n":[0.5,[1e2]],"d":{"e":1e2,"n":-0}}'
+    paths = ["/a/*/b", "/c", "/a/0", "/d/n", "/n/1/0", "/q/*"]
+    result = parse_strict_json(data, BIG, 64, paths)
+    assert result.issue is None
+    assert result.non_integer_pointers == ("/a/0", "/a/1/b", "/c", "/n/1/0", "/d/n")
+    assert parse_strict_json(data, BIG, 64, ()).non_integer_pointers == ()
+    # A '*' matches array indexes only; in an object it is a member name like any other.
+    assert parse_strict_json(b'{"q":{"*":1.5},"r":{"0":2.5}}', BIG, 64, ["/q/*", "/r/0"]).non_integer_pointers == (
+        "/q/*",
+        "/r/0",
+    )
+    # The same paths while the depth and surrogate checks run (more brackets than max_depth).
+    deep = b'{"a":[[[[1.0]]]],"c":-0.0,"e":[],"f":{},"s":"\\ud83d\\ude00"}'
+    assert parse_strict_json(deep, BIG, 5, ["/c", "/a/0/0/0/0"]).non_integer_pointers == ("/a/0/0/0/0", "/c")
+
+
+def test_without_paths_the_first_non_integers_are_recorded() -> None:
+    from lifeloop_callback.strict_json import MAX_RECORDED_NON_INTEGER
+
+    data = ('{"' + "k" * 1000 + '":[' + ",".join(["0.5"] * (MAX_RECORDED_NON_INTEGER + 10)) + "]}").encode()
+    pointers = parse_strict_json(data, BIG, 64).non_integer_pointers
+    assert len(pointers) == MAX_RECORDED_NON_INTEGER
+    assert pointers[-1] == "/" + "k" * 1000 + f"/{MAX_RECORDED_NON_INTEGER - 1}"
+
+
 @pytest.mark.parametrize(
     "data, max_bytes, max_depth, expected",
     [
@@ -110,6 +136,18 @@ def test_limits_bom_and_utf8(data: bytes, max_bytes: int, max_depth: int, expect
         ('["ok","a\\uDFFF"]', ("json.lone-surrogate", "/1")),
         ('{"x":{"\\ud800":1}}', ("json.lone-surrogate", "/x")),
         ('"\\ud800\\uZZZZ"', ("json.lone-surrogate", "")),
+        # Runs of plain array elements (skipped one regex match each) end exactly where a problem starts.
+        ('{"a":[1,"x",true,null,-0,0.5,01]}', ("json.syntax", "/a/6")),
+        ('{"a":[1, "x" ,\n2,]}', ("json.syntax", "/a")),
+        ('[0,1,2,"\\ud800"]', ("json.lone-surrogate", "/3")),
+        ("[1,2,3,1e400]", ("json.number-range", "/3")),
+        ("[1,2," + "9" * 400 + "]", ("json.number-range", "/2")),
+        ("[1,2,3 4]", ("json.syntax", "")),
+        ('{"a":[[1,2],[3,"é",1.],4]}', ("json.syntax", "/a/1/2")),
+        ("[1,2,\u00a02]", ("json.syntax", "/2")),
+        ('{"a":{"b":[1,2,{"c":1,"c":2}]}}', ("json.duplicate-key", "/a/b/2/c")),
+        ('[1,2,"a\tb"]', ("json.syntax", "/2")),
+        ("[" + "1," * 50 + "0" + "1" * 300 + "]", ("json.syntax", "/50")),
         ("1e400", ("json.number-range", "")),
         ('{"a":[0,1.8e308]}', ("json.number-range", "/a/1")),
         ("[" + "9" * 400 + "]", ("json.number-range", "/0")),

@@ -55,6 +55,17 @@ export async function readBoundedInput(source: string, maxBytes: number, stdin: 
   return { ok: true, bytes: Buffer.concat(chunks, total) };
 }
 
+/**
+ * Read a command's input (see {@link readBoundedInput}); when it cannot be read or is too large,
+ * write `<command>: <why>` to stderr and return null (the command then exits with EXIT.input).
+ */
+export async function readCommandInput(command: string, source: string, maxBytes: number, io: CliIo): Promise<Uint8Array | null> {
+  const read = await readBoundedInput(source, maxBytes, io.stdin);
+  if (read.ok) return read.bytes;
+  io.err(`${command}: ${read.tooLarge ? `json.max-bytes: input is larger than ${read.maxBytes} bytes` : read.message}\n`);
+  return null;
+}
+
 /** Compact JSON plus newline. */
 export function jsonLine(value: unknown): string {
   return `${JSON.stringify(value)}\n`;

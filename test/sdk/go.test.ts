@@ -15,8 +15,7 @@
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
 import type { Model } from "../../codegen/model/model.js";
@@ -24,11 +23,11 @@ import { buildViewModel, checkViewModel } from "../../codegen/targets/go.js";
 import { WIRE_DOCUMENTS, WIRE_VERSION, type WireObjectTypeName } from "../../generated/ts/spec.js";
 import { parseWireDocument } from "../../runtime/wire/validate.js";
 import { mutants } from "../differential/mutations.js";
+import { REPO_ROOT } from "../support/cli-process.js";
+import { GO_ECHO_BIN, GO_ECHO_DIR } from "../support/fixture-clients.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const ROOT = REPO_ROOT;
 const GO_MODULE = join(ROOT, "generated", "go");
-const GO_ECHO_DIR = join(ROOT, "test", "fixtures", "client-lang-neutral", "go-echo");
-const GO_ECHO_BIN = join(ROOT, ".cache", "bin", "go-echo");
 const ORACLE_DIR = join(ROOT, "test", "sdk", "go-oracle");
 /** Mutations per wire document type for the differential check. */
 const MUTATIONS_PER_TYPE = 500;

@@ -25,7 +25,7 @@ import { contextIssues, ReceiptEmitter } from "../../receipts/emitter.js";
 import type { ReceiptContext } from "../../receipts/synthesize.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
-import { EXIT, jsonLine, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
+import { EXIT, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the invoke command. */
 export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--arg A]... --timeout-ms N [--client-id ID]
@@ -87,12 +87,9 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
   const invoker = buildInvoker(values, lists.get("--arg") ?? []);
   const ctx = buildContext(values, invoker.program);
 
-  const read = await readBoundedInput(source, LIMITS.max_request_bytes, io.stdin);
-  if (!read.ok) {
-    io.err(`invoke: ${read.tooLarge ? `json.max-bytes: input is larger than ${read.maxBytes} bytes` : read.message}\n`);
-    return EXIT.input;
-  }
-  const parsed = parseStrictJson(read.bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: INTEGER_PATHS.DispatchEnvelope });
+  const bytes = await readCommandInput("invoke", source, LIMITS.max_request_bytes, io);
+  if (bytes === null) return EXIT.input;
+  const parsed = parseStrictJson(bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: INTEGER_PATHS.DispatchEnvelope });
   if (!parsed.ok) {
     io.err(`invoke: the input is not one JSON document: ${issueText(parsed.issue)}\n`);
     return EXIT.input;

@@ -13,7 +13,7 @@ import { HARNESS_HOOK_MAPPING } from "../../../generated/ts/spec.js";
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
 import { renderHookPayloadFromBytes } from "../../hooks/render.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
-import { EXIT, jsonLine, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
+import { EXIT, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the render command. */
 export const RENDER_USAGE = `usage: lifeloop-callback render --adapter ${HOOK_ADAPTERS.join("|")} [FILE|-]
@@ -30,12 +30,9 @@ export async function runRender(args: readonly string[], io: CliIo): Promise<num
   if (!isHookAdapter(adapter)) throw new UsageError(`unknown adapter ${adapter} (expected one of ${HOOK_ADAPTERS.join(", ")})`);
   const [source = "-", ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
-  const read = await readBoundedInput(source, DEFAULT_DOCUMENT_LIMITS.maxBytes, io.stdin);
-  if (!read.ok) {
-    io.err(`render: ${read.tooLarge ? `json.max-bytes: input is larger than ${read.maxBytes} bytes` : read.message}\n`);
-    return EXIT.input;
-  }
-  const result = renderHookPayloadFromBytes(read.bytes, { adapter });
+  const bytes = await readCommandInput("render", source, DEFAULT_DOCUMENT_LIMITS.maxBytes, io);
+  if (bytes === null) return EXIT.input;
+  const result = renderHookPayloadFromBytes(bytes, { adapter });
   if (result.ok) {
     io.out(`${result.rendered.text}\n`);
     for (const w of result.rendered.warnings) io.err(`render: warning: ${w.code}: ${w.message}\n`);

@@ -23,6 +23,10 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const doc = WIRE_DOCUMENTS.find((d) => d.cliName === typeArg);
   if (!doc) throw new UsageError(`unknown type ${typeArg} (expected one of ${WIRE_DOCUMENTS.map((d) => d.cliName).join(", ")})`);
+  // A person who typed `validate <type>` alone would otherwise see a silent wait.
+  if (source === "-" && (io.stdin as { isTTY?: boolean }).isTTY) {
+    io.err("validate: reading the document from standard input (finish with Ctrl-D), or pass a FILE argument\n");
+  }
   const read = await readBoundedInput(source, DEFAULT_DOCUMENT_LIMITS.maxBytes, io.stdin);
   if (!read.ok && !read.tooLarge) {
     io.err(`validate: ${read.message}\n`);

@@ -308,36 +308,87 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function inferShape(samples: readonly unknown[], name: string, structs: Map<string, GoShape & { kind: "struct" }>): GoShape {
-  const values = samples.filter((v) => v !== null && v !== undefined);
-  if (values.length === 0) return { kind: "any" };
-  if (values.every((v) => typeof v === "string")) return { kind: "string" };
-  if (values.every((v) => typeof v === "boolean")) return { kind: "bool" };
-  if (values.every((v) => typeof v === "number")) return { kind: values.every((v) => Number.isSafeInteger(v)) ? "int" : "float" };
-  if (values.every((v) => Array.isArray(v))) {
-    return { kind: "slice", elem: inferShape((values as unknown[][]).flat(), singular(name), structs) };
+type SchemaNode = Readonly<Record<string, unknown>>;
+
+/** The branches of a oneOf/anyOf (or the node itself), with JSON null split off. */
+function branches(node: SchemaNode): { readonly nonNull: readonly SchemaNode[]; readonly nullable: boolean } {
+  const list = (node.oneOf ?? node.anyOf) as SchemaNode[] | undefined;
+  if (list === undefined) {
+    const types = Array.isArray(node.type) ? (node.type as string[]) : [node.type];
+    if (types.includes("null") && types.length > 1) return { nonNull: [{ ...node, type: types.filter((t) => t !== "null")[0] }], nullable: true };
+    const nullEnum = Array.isArray(node.enum) && (node.enum as unknown[]).includes(null);
+    return { nonNull: [node], nullable: node.type === "null" || nullEnum };
   }
-  if (values.every(isPlainObject)) {
-    const objects = values as Record<string, unknown>[];
-    const keys: string[] = [];
-    for (const o of objects) for (const k of Object.keys(o)) if (!keys.includes(k)) keys.push(k);
-    const fields = keys.map((key): GoStructField => {
-      const fieldSamples = objects.map((o) => o[key]);
-      const shape = inferShape(fieldSamples, `${name}${goName(key)}`, structs);
-      const nullable = fieldSamples.some((v) => v === null || v === undefined) && shape.kind !== "slice" && shape.kind !== "any";
-      return { key, goName: goName(key), shape, nullable };
-    });
-    const names = new Set<string>();
-    for (const f of fields) {
-      if (names.has(f.goName)) throw new Error(`go target: table struct ${name} has two members named ${f.goName}`);
-      names.add(f.goName);
+  const nonNull = list.filter((b) => b.type !== "null");
+  return { nonNull, nullable: nonNull.length < list.length };
+}
+
+/** The JSON type of a schema node without a oneOf/anyOf: from `type`, else its `enum`/`const` values. */
+function jsonTypeOf(node: SchemaNode): string {
+  if (typeof node.type === "string") return node.type;
+  const values = (node.enum !== undefined ? (node.enum as unknown[]) : node.const !== undefined ? [node.const] : []).filter((v) => v !== null);
+  const kinds = new Set(values.map((v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v)));
+  return kinds.size === 1 ? ([...kinds][0] as string) : "any";
+}
+
+/**
+ * The Go shape of a table member from its meta-schema node: objects become structs (members in
+ * `properties` order, merged across oneOf branches), arrays and same-typed tuples slices, a member
+ * that is optional or admits null a pointer (see goTypeOf), anything else `any`.
+ */
+function schemaShape(node: SchemaNode, name: string, structs: Map<string, GoShape & { kind: "struct" }>): GoShape {
+  const { nonNull } = branches(node);
+  if (nonNull.length === 0) return { kind: "any" };
+  const kinds = new Set(nonNull.map(jsonTypeOf));
+  if (kinds.size !== 1) return { kind: "any" };
+  const kind = [...kinds][0];
+  switch (kind) {
+    case "string":
+      return { kind: "string" };
+    case "boolean":
+      return { kind: "bool" };
+    case "integer":
+      return { kind: "int" };
+    case "number":
+      return { kind: "float" };
+    case "array": {
+      const items = nonNull.flatMap((b) => (Array.isArray(b.prefixItems) ? (b.prefixItems as SchemaNode[]) : b.items !== undefined ? [b.items as SchemaNode] : []));
+      const elems = items.map((item) => schemaShape(item, singular(name), structs));
+      const first = elems[0];
+      if (first === undefined || elems.some((e) => JSON.stringify(e) !== JSON.stringify(first))) return { kind: "slice", elem: { kind: "any" } };
+      return { kind: "slice", elem: first };
     }
-    if (structs.has(name)) throw new Error(`go target: two table structs named ${name}`);
-    const struct = { kind: "struct" as const, name, fields };
-    structs.set(name, struct);
-    return struct;
+    case "object": {
+      const keys: string[] = [];
+      const props = new Map<string, SchemaNode[]>();
+      for (const b of nonNull) {
+        for (const [key, sub] of Object.entries((b.properties ?? {}) as Record<string, SchemaNode>)) {
+          if (!keys.includes(key)) keys.push(key);
+          props.set(key, [...(props.get(key) ?? []), sub]);
+        }
+      }
+      if (keys.length === 0) return { kind: "any" };
+      const requiredEverywhere = (key: string): boolean => nonNull.every((b) => ((b.required ?? []) as string[]).includes(key));
+      const fields = keys.map((key): GoStructField => {
+        const subs = props.get(key) as SchemaNode[];
+        const merged: SchemaNode = subs.length === 1 ? (subs[0] as SchemaNode) : { oneOf: subs };
+        const shape = schemaShape(merged, `${name}${goName(key)}`, structs);
+        const nullable = (!requiredEverywhere(key) || subs.some((sub) => branches(sub).nullable)) && shape.kind !== "slice" && shape.kind !== "any";
+        return { key, goName: goName(key), shape, nullable };
+      });
+      const names = new Set<string>();
+      for (const f of fields) {
+        if (names.has(f.goName)) throw new Error(`go target: table struct ${name} has two members named ${f.goName}`);
+        names.add(f.goName);
+      }
+      if (structs.has(name)) throw new Error(`go target: two table structs named ${name}`);
+      const struct = { kind: "struct" as const, name, fields };
+      structs.set(name, struct);
+      return struct;
+    }
+    default:
+      return { kind: "any" };
   }
-  return { kind: "any" };
 }
 
 function goTypeOf(shape: GoShape, nullable = false): string {
@@ -416,10 +467,11 @@ function tablePath(stem: string): string {
   return stem === "wire-version" ? "spec/wire-version.json" : `spec/tables/${stem}.json`;
 }
 
-function genericTableView(stem: string, doc: Record<string, unknown>): Record<string, unknown> {
+function genericTableView(stem: string, doc: Record<string, unknown>, meta: SchemaNode): Record<string, unknown> {
   const typeName = `Spec${goName(stem)}Table`;
   const structs = new Map<string, GoShape & { kind: "struct" }>();
-  const root = inferShape([doc], typeName, structs);
+  const { $schema: _schema, ...properties } = (meta.properties ?? {}) as Record<string, SchemaNode>;
+  const root = schemaShape({ ...meta, properties }, typeName, structs);
   if (root.kind !== "struct") throw new Error(`go target: ${stem} is not an object`);
   const structViews: GenericStruct[] = [...structs.values()].map((s) => ({
     name: s.name,
@@ -565,7 +617,7 @@ function commandGroupView(group: CommandGroup): Record<string, unknown> {
 // Spec tables (explicit renderings)
 
 function limitViews(model: Model): Record<string, unknown>[] {
-  return model.tables.limits.map((l) => ({
+  return model.tables.limits.limits.map((l) => ({
     constName: `Limit${goName(l.name)}`,
     value: String(l.value),
     docLines: wrap(`Limit${goName(l.name)} is limits.${l.name}: ${l.value} ${l.unit}. Applies to: ${l.applies_to}. On exceed: ${l.on_exceed}.`),
@@ -573,7 +625,7 @@ function limitViews(model: Model): Record<string, unknown>[] {
 }
 
 function ruleIdViews(model: Model): Record<string, unknown>[] {
-  const document = model.tables.documentRules.map((r) => ({ id: r.id, summary: r.summary }));
+  const document = model.tables.documentRules.rules.map((r) => ({ id: r.id, summary: r.summary }));
   const cross = model.rules.map((r) => ({ id: r.id, summary: r.summary }));
   return [...document, ...cross].map((r) => ({ constName: `Rule${goName(r.id)}`, literal: goString(r.id), summary: r.summary.replace(/\s+/g, " ") }));
 }
@@ -710,11 +762,10 @@ export function buildViewModel(model: Model): Record<string, unknown> {
   const types = model.types.map((t) => typeView(t, model));
   const groups = model.tables.clientInitiatedCommands.groups;
   const limit = (name: string): number => {
-    const row = model.tables.limits.find((l) => l.name === name);
+    const row = model.tables.limits.limits.find((l) => l.name === name);
     if (!row) throw new Error(`go target: spec/tables/limits.json lacks ${name}`);
     return row.value;
   };
-  const rawTables = [...model.rawTables.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const runner = runnerView(model);
   const hooks = hooksView(model);
   const names = new Set<string>();
@@ -727,7 +778,7 @@ export function buildViewModel(model: Model): Record<string, unknown> {
     for (const v of e.values) claim(v.constName);
   }
   for (const t of types) claim(String(t.name));
-  for (const r of model.tables.subprocessFailureMapping) claim(failureVariantConst(r.variant));
+  for (const r of model.tables.subprocessFailureMapping.variants) claim(failureVariantConst(r.variant));
   for (const name of ["HookAdapter", "HookAdapters", "HookAdapterInfo", "HookAdapterInfos", "HookAdapterFor", "HookEventInfo", "HookEventFor", "HookEventInfoFor", "HookContextLimit", "HookBlockEffect", "HookBlockEffects", "HookContextSlot", "HookContextSlots"]) claim(name);
   for (const a of hooks.adapters) {
     claim(a.constName);
@@ -753,26 +804,26 @@ export function buildViewModel(model: Model): Record<string, unknown> {
     documents: model.roots.map((r) => r.typeName),
     limitConsts: limitViews(model),
     ruleIds: ruleIdViews(model),
-    events: model.tables.eventVocabulary.map(
+    events: model.tables.eventVocabulary.events.map(
       (e) =>
         `{Event: ${enumConst(model, "LifecycleEventKind", e.event)}, Summary: ${goString(e.summary)}, RequiresFrameContext: ${e.requires_frame_context}, NotificationOnly: ${e.notification_only}, Dispatchable: ${e.dispatchable}, StreamV2: ${goString(e.stream_v2)}}`,
     ),
-    failureRetryDefaults: model.tables.failureRetryDefaults.map((r) => {
+    failureRetryDefaults: model.tables.failureRetryDefaults.defaults.map((r) => {
       const failureConst = enumConst(model, "FailureClass", r.failure_class);
       const retryConst = enumConst(model, "RetryClass", r.retry_class);
       return { failureConst, retryConst, literal: `{FailureClass: ${failureConst}, RetryClass: ${retryConst}, Meaning: ${goString(r.meaning)}}` };
     }),
-    failureVariants: model.tables.subprocessFailureMapping.map(
+    failureVariants: model.tables.subprocessFailureMapping.variants.map(
       (r) =>
         `{Variant: ${failureVariantConst(r.variant)}, FailureClass: ${enumConst(model, "FailureClass", r.failure_class)}, Origin: ${goString(r.origin)}, ReferenceVariant: ${goString(r.reference_variant ?? "")}, Transports: []string{${r.transports.map(goString).join(", ")}}, Stage: ${goString(r.stage)}, When: ${goString(r.when)}, Reason: ${goString(r.reason ?? "")}}`,
     ),
-    failureVariantConsts: model.tables.subprocessFailureMapping.map((r) => ({
+    failureVariantConsts: model.tables.subprocessFailureMapping.variants.map((r) => ({
       constName: failureVariantConst(r.variant),
       literal: goString(r.variant),
       docLines: wrap(`${failureVariantConst(r.variant)} is failure variant "${r.variant}" (failure class ${r.failure_class}): ${r.when}`),
     })),
-    genericTables: rawTables.filter(([stem]) => !EXPLICIT_TABLES.has(stem)).map(([stem, doc]) => genericTableView(stem, stripSchemaMember(doc))),
-    tableJSON: rawTables.map(([stem, doc]) => ({ stemLiteral: goString(stem), jsonLiteral: goString(JSON.stringify(stripSchemaMember(doc))) })),
+    genericTables: model.specTables.filter((t) => !EXPLICIT_TABLES.has(t.stem)).map((t) => genericTableView(t.stem, { ...t.doc }, t.meta)),
+    tableJSON: model.specTables.map((t) => ({ stemLiteral: goString(t.stem), jsonLiteral: goString(JSON.stringify(t.doc)) })),
     commandGroups: groups.map(commandGroupView),
     commandGroupList: groups.map((g) => `${goName(g.group)}: ${g.commands.map((c) => c.command).join(", ")}`).join("; "),
     runner,

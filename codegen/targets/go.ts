@@ -18,6 +18,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import type { CommandGroup, Field, Model, RuleStep, Shape, WireType } from "../model/model.js";
 import { finalNewline, markdownBanner, slashBanner, type OutputFile } from "../emit/output.js";
 import { wrapWords } from "../emit/text.js";
+import { copyRuntimeSources } from "./sdk-runtime.js";
 import { hookExample, hookMapping, runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "./sdk-shared.js";
 
 /** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
@@ -30,28 +31,25 @@ const GO_VERSION = "1.22";
 const OUT_DIR = "generated/go";
 const TEMPLATE_DIR = "sdk-templates/go";
 
-/** Template file (under sdk-templates/go/) → output path (under generated/go/). */
+/**
+ * Template file (under sdk-templates/go/) → output path (under generated/go/). The hand-written
+ * files (strict JSON, validation, runner and their tests) are plain sources in sdk-runtime/go/,
+ * copied verbatim (see sdk-runtime.ts).
+ */
 const TEMPLATES: readonly (readonly [string, string])[] = [
   ["go.mod.hbs", "go.mod"],
   ["doc.go.hbs", "doc.go"],
   ["README.md.hbs", "README.md"],
-  ["strict_json.go.hbs", "strict_json.go"],
-  ["validate.go.hbs", "validate.go"],
   ["wire_types.go.hbs", "wire_types.go"],
   ["wire_meta.go.hbs", "wire_meta.go"],
   ["spec_tables.go.hbs", "spec_tables.go"],
-  ["runner.go.hbs", "runner.go"],
+  ["runner_outcomes.go.hbs", "runner_outcomes.go"],
   ["commands.go.hbs", "commands.go"],
   ["hooks.go.hbs", "hooks.go"],
-  ["strict_json_test.go.hbs", "strict_json_test.go"],
-  ["vectors_test.go.hbs", "vectors_test.go"],
-  ["roundtrip_test.go.hbs", "roundtrip_test.go"],
-  ["runner_test.go.hbs", "runner_test.go"],
-  ["commands_test.go.hbs", "commands_test.go"],
-  ["hooks_test.go.hbs", "hooks_test.go"],
+  ["generated_test.go.hbs", "generated_test.go"],
 ];
 
-/** Rule checks the interpreter in sdk-templates/go/validate.go.hbs implements, with their Go constants. */
+/** Rule checks the interpreter in sdk-runtime/go/validate.go implements, with their Go constants. */
 const RULE_CHECKS: Readonly<Record<string, string>> = {
   equals_wire_version: "checkEqualsWireVersion",
   non_empty_string: "checkNonEmptyString",
@@ -250,7 +248,7 @@ function fieldView(type: WireType, field: Field, model: Model): Record<string, u
 function stepLiteral(step: RuleStep, wireVersion: string): string {
   const check = RULE_CHECKS[step.check];
   if (!check) {
-    throw new Error(`go target: rule check ${JSON.stringify(step.check)} is not implemented by the Go interpreter; add it to sdk-templates/go/validate.go.hbs and RULE_CHECKS`);
+    throw new Error(`go target: rule check ${JSON.stringify(step.check)} is not implemented by the Go interpreter; add it to sdk-runtime/go/validate.go and RULE_CHECKS`);
   }
   const tokens = step.at === "" ? [] : step.at.slice(1).split("/");
   const parts = [`rule: ${goString(step.rule)}`, `check: ${check}`];
@@ -310,36 +308,87 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function inferShape(samples: readonly unknown[], name: string, structs: Map<string, GoShape & { kind: "struct" }>): GoShape {
-  const values = samples.filter((v) => v !== null && v !== undefined);
-  if (values.length === 0) return { kind: "any" };
-  if (values.every((v) => typeof v === "string")) return { kind: "string" };
-  if (values.every((v) => typeof v === "boolean")) return { kind: "bool" };
-  if (values.every((v) => typeof v === "number")) return { kind: values.every((v) => Number.isSafeInteger(v)) ? "int" : "float" };
-  if (values.every((v) => Array.isArray(v))) {
-    return { kind: "slice", elem: inferShape((values as unknown[][]).flat(), singular(name), structs) };
+type SchemaNode = Readonly<Record<string, unknown>>;
+
+/** The branches of a oneOf/anyOf (or the node itself), with JSON null split off. */
+function branches(node: SchemaNode): { readonly nonNull: readonly SchemaNode[]; readonly nullable: boolean } {
+  const list = (node.oneOf ?? node.anyOf) as SchemaNode[] | undefined;
+  if (list === undefined) {
+    const types = Array.isArray(node.type) ? (node.type as string[]) : [node.type];
+    if (types.includes("null") && types.length > 1) return { nonNull: [{ ...node, type: types.filter((t) => t !== "null")[0] }], nullable: true };
+    const nullEnum = Array.isArray(node.enum) && (node.enum as unknown[]).includes(null);
+    return { nonNull: [node], nullable: node.type === "null" || nullEnum };
   }
-  if (values.every(isPlainObject)) {
-    const objects = values as Record<string, unknown>[];
-    const keys: string[] = [];
-    for (const o of objects) for (const k of Object.keys(o)) if (!keys.includes(k)) keys.push(k);
-    const fields = keys.map((key): GoStructField => {
-      const fieldSamples = objects.map((o) => o[key]);
-      const shape = inferShape(fieldSamples, `${name}${goName(key)}`, structs);
-      const nullable = fieldSamples.some((v) => v === null || v === undefined) && shape.kind !== "slice" && shape.kind !== "any";
-      return { key, goName: goName(key), shape, nullable };
-    });
-    const names = new Set<string>();
-    for (const f of fields) {
-      if (names.has(f.goName)) throw new Error(`go target: table struct ${name} has two members named ${f.goName}`);
-      names.add(f.goName);
+  const nonNull = list.filter((b) => b.type !== "null");
+  return { nonNull, nullable: nonNull.length < list.length };
+}
+
+/** The JSON type of a schema node without a oneOf/anyOf: from `type`, else its `enum`/`const` values. */
+function jsonTypeOf(node: SchemaNode): string {
+  if (typeof node.type === "string") return node.type;
+  const values = (node.enum !== undefined ? (node.enum as unknown[]) : node.const !== undefined ? [node.const] : []).filter((v) => v !== null);
+  const kinds = new Set(values.map((v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v)));
+  return kinds.size === 1 ? ([...kinds][0] as string) : "any";
+}
+
+/**
+ * The Go shape of a table member from its meta-schema node: objects become structs (members in
+ * `properties` order, merged across oneOf branches), arrays and same-typed tuples slices, a member
+ * that is optional or admits null a pointer (see goTypeOf), anything else `any`.
+ */
+function schemaShape(node: SchemaNode, name: string, structs: Map<string, GoShape & { kind: "struct" }>): GoShape {
+  const { nonNull } = branches(node);
+  if (nonNull.length === 0) return { kind: "any" };
+  const kinds = new Set(nonNull.map(jsonTypeOf));
+  if (kinds.size !== 1) return { kind: "any" };
+  const kind = [...kinds][0];
+  switch (kind) {
+    case "string":
+      return { kind: "string" };
+    case "boolean":
+      return { kind: "bool" };
+    case "integer":
+      return { kind: "int" };
+    case "number":
+      return { kind: "float" };
+    case "array": {
+      const items = nonNull.flatMap((b) => (Array.isArray(b.prefixItems) ? (b.prefixItems as SchemaNode[]) : b.items !== undefined ? [b.items as SchemaNode] : []));
+      const elems = items.map((item) => schemaShape(item, singular(name), structs));
+      const first = elems[0];
+      if (first === undefined || elems.some((e) => JSON.stringify(e) !== JSON.stringify(first))) return { kind: "slice", elem: { kind: "any" } };
+      return { kind: "slice", elem: first };
     }
-    if (structs.has(name)) throw new Error(`go target: two table structs named ${name}`);
-    const struct = { kind: "struct" as const, name, fields };
-    structs.set(name, struct);
-    return struct;
+    case "object": {
+      const keys: string[] = [];
+      const props = new Map<string, SchemaNode[]>();
+      for (const b of nonNull) {
+        for (const [key, sub] of Object.entries((b.properties ?? {}) as Record<string, SchemaNode>)) {
+          if (!keys.includes(key)) keys.push(key);
+          props.set(key, [...(props.get(key) ?? []), sub]);
+        }
+      }
+      if (keys.length === 0) return { kind: "any" };
+      const requiredEverywhere = (key: string): boolean => nonNull.every((b) => ((b.required ?? []) as string[]).includes(key));
+      const fields = keys.map((key): GoStructField => {
+        const subs = props.get(key) as SchemaNode[];
+        const merged: SchemaNode = subs.length === 1 ? (subs[0] as SchemaNode) : { oneOf: subs };
+        const shape = schemaShape(merged, `${name}${goName(key)}`, structs);
+        const nullable = (!requiredEverywhere(key) || subs.some((sub) => branches(sub).nullable)) && shape.kind !== "slice" && shape.kind !== "any";
+        return { key, goName: goName(key), shape, nullable };
+      });
+      const names = new Set<string>();
+      for (const f of fields) {
+        if (names.has(f.goName)) throw new Error(`go target: table struct ${name} has two members named ${f.goName}`);
+        names.add(f.goName);
+      }
+      if (structs.has(name)) throw new Error(`go target: two table structs named ${name}`);
+      const struct = { kind: "struct" as const, name, fields };
+      structs.set(name, struct);
+      return struct;
+    }
+    default:
+      return { kind: "any" };
   }
-  return { kind: "any" };
 }
 
 function goTypeOf(shape: GoShape, nullable = false): string {
@@ -418,10 +467,11 @@ function tablePath(stem: string): string {
   return stem === "wire-version" ? "spec/wire-version.json" : `spec/tables/${stem}.json`;
 }
 
-function genericTableView(stem: string, doc: Record<string, unknown>): Record<string, unknown> {
+function genericTableView(stem: string, doc: Record<string, unknown>, meta: SchemaNode): Record<string, unknown> {
   const typeName = `Spec${goName(stem)}Table`;
   const structs = new Map<string, GoShape & { kind: "struct" }>();
-  const root = inferShape([doc], typeName, structs);
+  const { $schema: _schema, ...properties } = (meta.properties ?? {}) as Record<string, SchemaNode>;
+  const root = schemaShape({ ...meta, properties }, typeName, structs);
   if (root.kind !== "struct") throw new Error(`go target: ${stem} is not an object`);
   const structViews: GenericStruct[] = [...structs.values()].map((s) => ({
     name: s.name,
@@ -567,7 +617,7 @@ function commandGroupView(group: CommandGroup): Record<string, unknown> {
 // Spec tables (explicit renderings)
 
 function limitViews(model: Model): Record<string, unknown>[] {
-  return model.tables.limits.map((l) => ({
+  return model.tables.limits.limits.map((l) => ({
     constName: `Limit${goName(l.name)}`,
     value: String(l.value),
     docLines: wrap(`Limit${goName(l.name)} is limits.${l.name}: ${l.value} ${l.unit}. Applies to: ${l.applies_to}. On exceed: ${l.on_exceed}.`),
@@ -575,7 +625,7 @@ function limitViews(model: Model): Record<string, unknown>[] {
 }
 
 function ruleIdViews(model: Model): Record<string, unknown>[] {
-  const document = model.tables.documentRules.map((r) => ({ id: r.id, summary: r.summary }));
+  const document = model.tables.documentRules.rules.map((r) => ({ id: r.id, summary: r.summary }));
   const cross = model.rules.map((r) => ({ id: r.id, summary: r.summary }));
   return [...document, ...cross].map((r) => ({ constName: `Rule${goName(r.id)}`, literal: goString(r.id), summary: r.summary.replace(/\s+/g, " ") }));
 }
@@ -712,11 +762,10 @@ export function buildViewModel(model: Model): Record<string, unknown> {
   const types = model.types.map((t) => typeView(t, model));
   const groups = model.tables.clientInitiatedCommands.groups;
   const limit = (name: string): number => {
-    const row = model.tables.limits.find((l) => l.name === name);
+    const row = model.tables.limits.limits.find((l) => l.name === name);
     if (!row) throw new Error(`go target: spec/tables/limits.json lacks ${name}`);
     return row.value;
   };
-  const rawTables = [...model.rawTables.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const runner = runnerView(model);
   const hooks = hooksView(model);
   const names = new Set<string>();
@@ -729,7 +778,7 @@ export function buildViewModel(model: Model): Record<string, unknown> {
     for (const v of e.values) claim(v.constName);
   }
   for (const t of types) claim(String(t.name));
-  for (const r of model.tables.subprocessFailureMapping) claim(failureVariantConst(r.variant));
+  for (const r of model.tables.subprocessFailureMapping.variants) claim(failureVariantConst(r.variant));
   for (const name of ["HookAdapter", "HookAdapters", "HookAdapterInfo", "HookAdapterInfos", "HookAdapterFor", "HookEventInfo", "HookEventFor", "HookEventInfoFor", "HookContextLimit", "HookBlockEffect", "HookBlockEffects", "HookContextSlot", "HookContextSlots"]) claim(name);
   for (const a of hooks.adapters) {
     claim(a.constName);
@@ -755,26 +804,26 @@ export function buildViewModel(model: Model): Record<string, unknown> {
     documents: model.roots.map((r) => r.typeName),
     limitConsts: limitViews(model),
     ruleIds: ruleIdViews(model),
-    events: model.tables.eventVocabulary.map(
+    events: model.tables.eventVocabulary.events.map(
       (e) =>
         `{Event: ${enumConst(model, "LifecycleEventKind", e.event)}, Summary: ${goString(e.summary)}, RequiresFrameContext: ${e.requires_frame_context}, NotificationOnly: ${e.notification_only}, Dispatchable: ${e.dispatchable}, StreamV2: ${goString(e.stream_v2)}}`,
     ),
-    failureRetryDefaults: model.tables.failureRetryDefaults.map((r) => {
+    failureRetryDefaults: model.tables.failureRetryDefaults.defaults.map((r) => {
       const failureConst = enumConst(model, "FailureClass", r.failure_class);
       const retryConst = enumConst(model, "RetryClass", r.retry_class);
       return { failureConst, retryConst, literal: `{FailureClass: ${failureConst}, RetryClass: ${retryConst}, Meaning: ${goString(r.meaning)}}` };
     }),
-    failureVariants: model.tables.subprocessFailureMapping.map(
+    failureVariants: model.tables.subprocessFailureMapping.variants.map(
       (r) =>
         `{Variant: ${failureVariantConst(r.variant)}, FailureClass: ${enumConst(model, "FailureClass", r.failure_class)}, Origin: ${goString(r.origin)}, ReferenceVariant: ${goString(r.reference_variant ?? "")}, Transports: []string{${r.transports.map(goString).join(", ")}}, Stage: ${goString(r.stage)}, When: ${goString(r.when)}, Reason: ${goString(r.reason ?? "")}}`,
     ),
-    failureVariantConsts: model.tables.subprocessFailureMapping.map((r) => ({
+    failureVariantConsts: model.tables.subprocessFailureMapping.variants.map((r) => ({
       constName: failureVariantConst(r.variant),
       literal: goString(r.variant),
       docLines: wrap(`${failureVariantConst(r.variant)} is failure variant "${r.variant}" (failure class ${r.failure_class}): ${r.when}`),
     })),
-    genericTables: rawTables.filter(([stem]) => !EXPLICIT_TABLES.has(stem)).map(([stem, doc]) => genericTableView(stem, stripSchemaMember(doc))),
-    tableJSON: rawTables.map(([stem, doc]) => ({ stemLiteral: goString(stem), jsonLiteral: goString(JSON.stringify(stripSchemaMember(doc))) })),
+    genericTables: model.specTables.filter((t) => !EXPLICIT_TABLES.has(t.stem)).map((t) => genericTableView(t.stem, { ...t.doc }, t.meta)),
+    tableJSON: model.specTables.map((t) => ({ stemLiteral: goString(t.stem), jsonLiteral: goString(JSON.stringify(t.doc)) })),
     commandGroups: groups.map(commandGroupView),
     commandGroupList: groups.map((g) => `${goName(g.group)}: ${g.commands.map((c) => c.command).join(", ")}`).join("; "),
     runner,
@@ -793,7 +842,7 @@ export function checkViewModel(root: string, view: Record<string, unknown>): voi
   }
 }
 
-/** Generate generated/go/ from sdk-templates/go/. */
+/** Generate generated/go/ from sdk-templates/go/ and the plain sources of sdk-runtime/go/. */
 export async function generateGo(model: Model): Promise<OutputFile[]> {
   const view = buildViewModel(model);
   checkViewModel(model.root, view);
@@ -804,5 +853,6 @@ export async function generateGo(model: Model): Promise<OutputFile[]> {
     const render = hbs.compile(source, { noEscape: true, strict: true });
     outputs.push({ path: `${OUT_DIR}/${output}`, content: finalNewline(render(view)) });
   }
+  outputs.push(...copyRuntimeSources(model.root, "go", [".go"], OUT_DIR, `${String(view.banner)}\n`));
   return outputs;
 }

@@ -19,6 +19,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { finalNewline, hashBanner, markdownBanner, type OutputFile } from "../emit/output.js";
 import { wrapWords } from "../emit/text.js";
 import type { CommandGroup, Field, Model, RuleStep, Shape, WireType } from "../model/model.js";
+import { copyRuntimeSources } from "./sdk-runtime.js";
 import { camelWords, hookExample, hookMapping, runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "./sdk-shared.js";
 
 /** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
@@ -260,7 +261,7 @@ function ruleStepExpr(step: RuleStep): string {
   return parts.join(", ");
 }
 
-function eventRowExpr(row: Model["tables"]["eventVocabulary"][number]): string {
+function eventRowExpr(row: Model["tables"]["eventVocabulary"]["events"][number]): string {
   const b = (v: boolean): string => (v ? "True" : "False");
   return [
     `event=${pyStr(row.event)}`,
@@ -453,7 +454,7 @@ function runnerView(model: Model) {
     handlerClassExpr: classExpr(v.handlerThrew.failureClass),
     readClassExpr: classExpr(v.readRequest.failureClass),
     ...codes,
-    specImports: isortNames(["DISPATCHABLE_EVENTS", "FAILURE_RETRY_DEFAULTS", "LIMIT_MAX_REQUEST_BYTES", "LIMIT_MAX_RESPONSE_BYTES", ...new Set(Object.values(codes))]),
+    specImports: isortNames([...new Set(Object.values(codes))]),
     outcomeLines: runnerOutcomeBullets(outcomes, 98, (name) => `\`\`${name}\`\``),
     outcomeTable: runnerOutcomeTable(outcomes),
   };
@@ -566,10 +567,7 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
   }));
   const rulePlans = model.types.map((t) => ({ name: t.name, steps: (model.rulePlans.get(t.name) ?? []).map(ruleStepExpr) }));
   const integerPaths = model.types.map((t) => ({ name: t.name, literal: pyStrTuple(model.integerPaths.get(t.name) ?? []) }));
-  const stems = [...model.rawTables.keys()].sort();
-  const tables = stems.map((stem) => {
-    const { $schema: _ignored, ...doc } = model.rawTables.get(stem) as Record<string, unknown>;
-    const file = stem === "wire-version" ? "spec/wire-version.json" : `spec/tables/${stem}.json`;
+  const tables = model.specTables.map(({ stem, file, doc }) => {
     return {
       constName: `${snake(stem).toUpperCase()}_TABLE`,
       stemLiteral: pyStr(stem),
@@ -577,11 +575,11 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
       literal: pyLiteral(doc),
     };
   });
-  const failureRetryDefaults = model.tables.failureRetryDefaults.map((r) => ({
+  const failureRetryDefaults = model.tables.failureRetryDefaults.defaults.map((r) => ({
     failureClass: `FailureClass.${pyConstName(r.failure_class)}`,
     retryClass: `RetryClass.${pyConstName(r.retry_class)}`,
   }));
-  const limits = model.tables.limits.map((l) => ({
+  const limits = model.tables.limits.limits.map((l) => ({
     nameLiteral: pyStr(l.name),
     constName: `LIMIT_${l.name.toUpperCase()}`,
     value: l.value,
@@ -611,7 +609,7 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
         "SDK_VERSION",
         "SPEC_TABLES",
         "WIRE_VERSION",
-        ...model.tables.subprocessFailureMapping.map((r) => failureVariantConst(r.variant)),
+        ...model.tables.subprocessFailureMapping.variants.map((r) => failureVariantConst(r.variant)),
       ],
     ],
     ["wire", ["WIRE_CLASSES", "WireObject", ...model.types.map((t) => t.name)]],
@@ -636,8 +634,8 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
     objectSchemas,
     rulePlans,
     integerPaths,
-    events: model.tables.eventVocabulary.map(eventRowExpr),
-    failureVariants: model.tables.subprocessFailureMapping.map((r) =>
+    events: model.tables.eventVocabulary.events.map(eventRowExpr),
+    failureVariants: model.tables.subprocessFailureMapping.variants.map((r) =>
       [
         `variant=${pyStr(r.variant)}`,
         `failure_class=FailureClass.${pyConstName(r.failure_class)}`,
@@ -650,13 +648,13 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
       ].join(", "),
     ),
     failureRetryDefaults,
-    failureVariantConsts: model.tables.subprocessFailureMapping.map((r) => ({
+    failureVariantConsts: model.tables.subprocessFailureMapping.variants.map((r) => ({
       constName: failureVariantConst(r.variant),
       literal: pyStr(r.variant),
       docLines: wrap(`Failure variant \`\`${r.variant}\`\` (failure class \`\`${r.failure_class}\`\`): ${r.when}`, 97),
     })),
     limits,
-    documentRuleIds: pyStrTuple(model.tables.documentRules.map((r) => r.id)),
+    documentRuleIds: pyStrTuple(model.tables.documentRules.rules.map((r) => r.id)),
     ruleIds: pyStrTuple(model.rules.map((r) => r.id)),
     tables,
     groups,
@@ -706,5 +704,6 @@ export async function generatePython(model: Model): Promise<OutputFile[]> {
     }
     outputs.push({ path: `${PYTHON_OUTPUT_DIR}/${rel.slice(0, -".hbs".length)}`, content: finalNewline(content.replace(/[ \t]+$/gm, "").replace(/\n{4,}/g, "\n\n\n")) });
   }
+  outputs.push(...copyRuntimeSources(model.root, "python", [".py"], PYTHON_OUTPUT_DIR, `${String(view.banner)}\n`));
   return outputs;
 }

@@ -43,7 +43,7 @@ export interface RunnerVariants {
 }
 
 function variantRow(model: Model, variant: string, target: string): RunnerVariant {
-  const row = model.tables.subprocessFailureMapping.find((r) => r.variant === variant);
+  const row = model.tables.subprocessFailureMapping.variants.find((r) => r.variant === variant);
   if (!row) throw new Error(`${target} target: the client runner needs failure variant ${variant} in spec/tables/subprocess-failure-mapping.json`);
   return { variant: row.variant, failureClass: row.failure_class };
 }
@@ -93,13 +93,13 @@ export interface RunnerWording {
 export function runnerOutcomes(model: Model, target: string, wording: RunnerWording): RunnerOutcome[] {
   const v = runnerVariants(model, target);
   const limit = (name: string): number => {
-    const row = model.tables.limits.find((l) => l.name === name);
+    const row = model.tables.limits.limits.find((l) => l.name === name);
     if (!row) throw new Error(`${target} target: spec/tables/limits.json lacks ${name}`);
     return row.value;
   };
   /** A rule id the prose names, checked against the rule tables so the docs cannot go stale. */
   const rule = (id: string): string => {
-    if (!model.tables.documentRules.some((r) => r.id === id) && !model.rules.some((r) => r.id === id)) {
+    if (!model.tables.documentRules.rules.some((r) => r.id === id) && !model.rules.some((r) => r.id === id)) {
       throw new Error(`${target} target: the runner documentation names rule ${id}, which no rule table defines`);
     }
     return `\`${id}\``;

@@ -764,14 +764,14 @@ type SpecReferenceDifferencesTableDifferenceMatch struct {
 	// Rule is `rule`.
 	Rule string
 
-	// InsideOpenMap is `inside_open_map`.
-	InsideOpenMap *bool
-
 	// ValueType is `value_type`.
 	ValueType *string
 
 	// Expected is `expected`.
 	Expected *string
+
+	// InsideOpenMap is `inside_open_map`.
+	InsideOpenMap *bool
 }
 
 // SpecReferenceDifferencesTableDifference is one object of spec/tables/reference-differences.json.
@@ -833,11 +833,11 @@ type SpecRulesTableRuleTarget struct {
 	// Field is `field`.
 	Field *string
 
-	// Each is `each`.
-	Each *bool
-
 	// Fields is `fields`.
 	Fields []string
+
+	// Each is `each`.
+	Each *bool
 
 	// LengthField is `length_field`.
 	LengthField *string
@@ -852,16 +852,7 @@ type SpecRulesTableRuleWhen struct {
 	In any
 
 	// NotIn is `not_in`.
-	NotIn []string
-}
-
-// SpecRulesTableRuleValues is one object of spec/tables/rules.json.
-type SpecRulesTableRuleValues struct {
-	// Table is `table`.
-	Table string
-
-	// Column is `column`.
-	Column string
+	NotIn any
 }
 
 // SpecRulesTableRule is one object of spec/tables/rules.json.
@@ -875,23 +866,23 @@ type SpecRulesTableRule struct {
 	// Reference is `reference`.
 	Reference string
 
-	// ReferenceMessages is `reference_messages`.
-	ReferenceMessages []string
-
 	// Check is `check`.
 	Check string
 
 	// Targets is `targets`.
 	Targets []SpecRulesTableRuleTarget
 
-	// Message is `message`.
-	Message string
-
 	// When is `when`.
 	When *SpecRulesTableRuleWhen
 
 	// Values is `values`.
-	Values *SpecRulesTableRuleValues
+	Values any
+
+	// Message is `message`.
+	Message string
+
+	// ReferenceMessages is `reference_messages`.
+	ReferenceMessages []string
 }
 
 // SpecRules is spec/tables/rules.json as typed Go values.
@@ -900,19 +891,19 @@ var SpecRules = specRulesValue()
 func specRulesValue() SpecRulesTable {
 	var t SpecRulesTable
 	t.Rules = []SpecRulesTableRule{
-		{ID: "schema-version-current", Summary: "schema_version equals the current wire version exactly (no ranges, no older versions).", Reference: "ValidationError::SchemaVersionMismatch", ReferenceMessages: []string{"schema_version mismatch"}, Check: "equals_wire_version", Targets: []SpecRulesTableRuleTarget{{Type: "DispatchEnvelope", Field: ptrTo("schema_version")}, {Type: "CallbackRequest", Field: ptrTo("schema_version")}, {Type: "CallbackResponse", Field: ptrTo("schema_version")}, {Type: "PayloadEnvelope", Field: ptrTo("schema_version")}, {Type: "LifecycleReceipt", Field: ptrTo("schema_version")}}, Message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
-		{ID: "non-empty-identifier", Summary: "Identifier strings are never the empty string: required ones always, optional ones whenever present and not null.", Reference: "ValidationError::EmptyField", ReferenceMessages: []string{"empty sentinel string in field"}, Check: "non_empty_string", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackRequest", Field: ptrTo("event_id")}, {Type: "CallbackRequest", Field: ptrTo("adapter_id")}, {Type: "CallbackRequest", Field: ptrTo("adapter_version")}, {Type: "CallbackRequest", Field: ptrTo("invocation_id")}, {Type: "CallbackRequest", Field: ptrTo("harness_session_id")}, {Type: "CallbackRequest", Field: ptrTo("harness_run_id")}, {Type: "CallbackRequest", Field: ptrTo("harness_task_id")}, {Type: "CallbackRequest", Field: ptrTo("capability_snapshot_ref")}, {Type: "CallbackRequest", Field: ptrTo("idempotency_key")}, {Type: "FrameContext", Field: ptrTo("frame_id")}, {Type: "FrameContext", Field: ptrTo("parent_frame_id")}, {Type: "PayloadRef", Field: ptrTo("payload_id")}, {Type: "PayloadRef", Field: ptrTo("payload_kind")}, {Type: "PayloadEnvelope", Field: ptrTo("payload_id")}, {Type: "PayloadEnvelope", Field: ptrTo("client_id")}, {Type: "PayloadEnvelope", Field: ptrTo("payload_kind")}, {Type: "PayloadEnvelope", Field: ptrTo("format")}, {Type: "PayloadEnvelope", Field: ptrTo("content_encoding")}, {Type: "PayloadEnvelope", Field: ptrTo("idempotency_key")}, {Type: "CallbackResponse", Field: ptrTo("receipt_refs"), Each: ptrTo(true)}, {Type: "Warning", Field: ptrTo("code")}, {Type: "PayloadReceipt", Field: ptrTo("payload_id")}, {Type: "PayloadReceipt", Field: ptrTo("payload_kind")}, {Type: "CapabilityDegradation", Field: ptrTo("capability")}, {Type: "LifecycleReceipt", Field: ptrTo("receipt_id")}, {Type: "LifecycleReceipt", Field: ptrTo("client_id")}, {Type: "LifecycleReceipt", Field: ptrTo("adapter_id")}, {Type: "LifecycleReceipt", Field: ptrTo("invocation_id")}, {Type: "LifecycleReceipt", Field: ptrTo("event_id")}, {Type: "LifecycleReceipt", Field: ptrTo("idempotency_key")}, {Type: "LifecycleReceipt", Field: ptrTo("parent_receipt_id")}}, Message: "empty string in identifier field `{field}`"},
-		{ID: "frame-context-top-level-no-parent", Summary: "A top_level frame has no parent_frame_id.", Reference: "ValidationError::InvalidFrameContext", ReferenceMessages: []string{"top_level must not carry parent_frame_id"}, Check: "forbidden_when", Targets: []SpecRulesTableRuleTarget{{Type: "FrameContext", Field: ptrTo("parent_frame_id")}}, Message: "frame_class=top_level must not carry parent_frame_id", When: &SpecRulesTableRuleWhen{Field: "frame_class", In: []any{"top_level"}}},
-		{ID: "frame-context-subcall-requires-parent", Summary: "A subcall frame names its parent_frame_id.", Reference: "ValidationError::InvalidFrameContext", ReferenceMessages: []string{"subcall requires parent_frame_id"}, Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "FrameContext", Field: ptrTo("parent_frame_id")}}, Message: "frame_class=subcall requires parent_frame_id", When: &SpecRulesTableRuleWhen{Field: "frame_class", In: []any{"subcall"}}},
-		{ID: "payload-body-exactly-one", Summary: "A payload carries exactly one of body and body_ref.", Reference: "ValidationError::InvalidPayload", ReferenceMessages: []string{"body and body_ref are mutually exclusive", "exactly one of body or body_ref must be present"}, Check: "exactly_one_present", Targets: []SpecRulesTableRuleTarget{{Type: "PayloadEnvelope", Fields: []string{"body", "body_ref"}}}, Message: "exactly one of `body` and `body_ref` must be present"},
-		{ID: "payload-body-byte-size", Summary: "An inline body's UTF-8 byte length equals byte_size.", Reference: "ValidationError::InvalidPayload", ReferenceMessages: []string{"does not match byte_size"}, Check: "utf8_byte_length_equals", Targets: []SpecRulesTableRuleTarget{{Type: "PayloadEnvelope", Field: ptrTo("body"), LengthField: ptrTo("byte_size")}}, Message: "body is {actual} UTF-8 bytes but byte_size says {expected}"},
-		{ID: "payload-placements-non-empty", Summary: "A payload lists at least one acceptable placement.", Reference: "ValidationError::InvalidPayload", ReferenceMessages: []string{"acceptable_placements must list at least one placement"}, Check: "non_empty_array", Targets: []SpecRulesTableRuleTarget{{Type: "PayloadEnvelope", Field: ptrTo("acceptable_placements")}}, Message: "acceptable_placements must list at least one placement"},
-		{ID: "frame-event-requires-frame-context", Summary: "frame.* events carry a frame_context (not absent, not null).", Reference: "ValidationError::InvalidRequest", ReferenceMessages: []string{"frame.* events require frame_context"}, Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackRequest", Field: ptrTo("frame_context")}}, Message: "event `{when_value}` requires frame_context", When: &SpecRulesTableRuleWhen{Field: "event", In: map[string]any{"column": "requires_frame_context", "table": "event-vocabulary"}}},
-		{ID: "receipt-emitted-no-idempotency-key", Summary: "A notification-only event (receipt.emitted) carries no idempotency_key.", Reference: "ValidationError::InvalidRequest", ReferenceMessages: []string{"must not carry an idempotency_key"}, Check: "forbidden_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackRequest", Field: ptrTo("idempotency_key")}}, Message: "event `{when_value}` is notification-only and must not carry idempotency_key", When: &SpecRulesTableRuleWhen{Field: "event", In: map[string]any{"column": "notification_only", "table": "event-vocabulary"}}},
-		{ID: "receipt-not-for-receipt-emitted", Summary: "No receipt is made for a notification-only event (receipt.emitted).", Reference: "ValidationError::InvalidReceipt", ReferenceMessages: []string{"must not itself produce a receipt"}, Check: "forbidden_value", Targets: []SpecRulesTableRuleTarget{{Type: "LifecycleReceipt", Field: ptrTo("event")}}, Message: "event `{value}` is notification-only and must not itself produce a receipt", Values: &SpecRulesTableRuleValues{Table: "event-vocabulary", Column: "notification_only"}},
-		{ID: "failed-requires-failure-class", Summary: "status=failed carries a failure_class.", Reference: "ValidationError::InvalidResponse / InvalidReceipt", ReferenceMessages: []string{"status=failed requires failure_class"}, Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackResponse", Field: ptrTo("failure_class")}, {Type: "LifecycleReceipt", Field: ptrTo("failure_class")}}, Message: "status=failed requires failure_class", When: &SpecRulesTableRuleWhen{Field: "status", In: []any{"failed"}}},
-		{ID: "failure-class-only-on-failed", Summary: "failure_class is set only when status=failed.", Reference: "ValidationError::InvalidResponse / InvalidReceipt", ReferenceMessages: []string{"failure_class is only valid on status=failed"}, Check: "forbidden_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackResponse", Field: ptrTo("failure_class")}, {Type: "LifecycleReceipt", Field: ptrTo("failure_class")}}, Message: "failure_class is only valid when status=failed (status is `{when_value}`)", When: &SpecRulesTableRuleWhen{Field: "status", NotIn: []string{"failed"}}},
-		{ID: "failed-requires-retry-class", Summary: "status=failed carries a retry_class (the client declares its retry posture).", Reference: "ValidationError::InvalidResponse / InvalidReceipt", ReferenceMessages: []string{"status=failed requires retry_class"}, Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackResponse", Field: ptrTo("retry_class")}, {Type: "LifecycleReceipt", Field: ptrTo("retry_class")}}, Message: "status=failed requires retry_class", When: &SpecRulesTableRuleWhen{Field: "status", In: []any{"failed"}}},
+		{ID: "schema-version-current", Summary: "schema_version equals the current wire version exactly (no ranges, no older versions).", Reference: "ValidationError::SchemaVersionMismatch", Check: "equals_wire_version", Targets: []SpecRulesTableRuleTarget{{Type: "DispatchEnvelope", Field: ptrTo("schema_version")}, {Type: "CallbackRequest", Field: ptrTo("schema_version")}, {Type: "CallbackResponse", Field: ptrTo("schema_version")}, {Type: "PayloadEnvelope", Field: ptrTo("schema_version")}, {Type: "LifecycleReceipt", Field: ptrTo("schema_version")}}, Message: "schema_version mismatch: expected `{expected}`, found `{value}`", ReferenceMessages: []string{"schema_version mismatch"}},
+		{ID: "non-empty-identifier", Summary: "Identifier strings are never the empty string: required ones always, optional ones whenever present and not null.", Reference: "ValidationError::EmptyField", Check: "non_empty_string", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackRequest", Field: ptrTo("event_id")}, {Type: "CallbackRequest", Field: ptrTo("adapter_id")}, {Type: "CallbackRequest", Field: ptrTo("adapter_version")}, {Type: "CallbackRequest", Field: ptrTo("invocation_id")}, {Type: "CallbackRequest", Field: ptrTo("harness_session_id")}, {Type: "CallbackRequest", Field: ptrTo("harness_run_id")}, {Type: "CallbackRequest", Field: ptrTo("harness_task_id")}, {Type: "CallbackRequest", Field: ptrTo("capability_snapshot_ref")}, {Type: "CallbackRequest", Field: ptrTo("idempotency_key")}, {Type: "FrameContext", Field: ptrTo("frame_id")}, {Type: "FrameContext", Field: ptrTo("parent_frame_id")}, {Type: "PayloadRef", Field: ptrTo("payload_id")}, {Type: "PayloadRef", Field: ptrTo("payload_kind")}, {Type: "PayloadEnvelope", Field: ptrTo("payload_id")}, {Type: "PayloadEnvelope", Field: ptrTo("client_id")}, {Type: "PayloadEnvelope", Field: ptrTo("payload_kind")}, {Type: "PayloadEnvelope", Field: ptrTo("format")}, {Type: "PayloadEnvelope", Field: ptrTo("content_encoding")}, {Type: "PayloadEnvelope", Field: ptrTo("idempotency_key")}, {Type: "CallbackResponse", Field: ptrTo("receipt_refs"), Each: ptrTo(true)}, {Type: "Warning", Field: ptrTo("code")}, {Type: "PayloadReceipt", Field: ptrTo("payload_id")}, {Type: "PayloadReceipt", Field: ptrTo("payload_kind")}, {Type: "CapabilityDegradation", Field: ptrTo("capability")}, {Type: "LifecycleReceipt", Field: ptrTo("receipt_id")}, {Type: "LifecycleReceipt", Field: ptrTo("client_id")}, {Type: "LifecycleReceipt", Field: ptrTo("adapter_id")}, {Type: "LifecycleReceipt", Field: ptrTo("invocation_id")}, {Type: "LifecycleReceipt", Field: ptrTo("event_id")}, {Type: "LifecycleReceipt", Field: ptrTo("idempotency_key")}, {Type: "LifecycleReceipt", Field: ptrTo("parent_receipt_id")}}, Message: "empty string in identifier field `{field}`", ReferenceMessages: []string{"empty sentinel string in field"}},
+		{ID: "frame-context-top-level-no-parent", Summary: "A top_level frame has no parent_frame_id.", Reference: "ValidationError::InvalidFrameContext", Check: "forbidden_when", Targets: []SpecRulesTableRuleTarget{{Type: "FrameContext", Field: ptrTo("parent_frame_id")}}, When: &SpecRulesTableRuleWhen{Field: "frame_class", In: []any{"top_level"}}, Message: "frame_class=top_level must not carry parent_frame_id", ReferenceMessages: []string{"top_level must not carry parent_frame_id"}},
+		{ID: "frame-context-subcall-requires-parent", Summary: "A subcall frame names its parent_frame_id.", Reference: "ValidationError::InvalidFrameContext", Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "FrameContext", Field: ptrTo("parent_frame_id")}}, When: &SpecRulesTableRuleWhen{Field: "frame_class", In: []any{"subcall"}}, Message: "frame_class=subcall requires parent_frame_id", ReferenceMessages: []string{"subcall requires parent_frame_id"}},
+		{ID: "payload-body-exactly-one", Summary: "A payload carries exactly one of body and body_ref.", Reference: "ValidationError::InvalidPayload", Check: "exactly_one_present", Targets: []SpecRulesTableRuleTarget{{Type: "PayloadEnvelope", Fields: []string{"body", "body_ref"}}}, Message: "exactly one of `body` and `body_ref` must be present", ReferenceMessages: []string{"body and body_ref are mutually exclusive", "exactly one of body or body_ref must be present"}},
+		{ID: "payload-body-byte-size", Summary: "An inline body's UTF-8 byte length equals byte_size.", Reference: "ValidationError::InvalidPayload", Check: "utf8_byte_length_equals", Targets: []SpecRulesTableRuleTarget{{Type: "PayloadEnvelope", Field: ptrTo("body"), LengthField: ptrTo("byte_size")}}, Message: "body is {actual} UTF-8 bytes but byte_size says {expected}", ReferenceMessages: []string{"does not match byte_size"}},
+		{ID: "payload-placements-non-empty", Summary: "A payload lists at least one acceptable placement.", Reference: "ValidationError::InvalidPayload", Check: "non_empty_array", Targets: []SpecRulesTableRuleTarget{{Type: "PayloadEnvelope", Field: ptrTo("acceptable_placements")}}, Message: "acceptable_placements must list at least one placement", ReferenceMessages: []string{"acceptable_placements must list at least one placement"}},
+		{ID: "frame-event-requires-frame-context", Summary: "frame.* events carry a frame_context (not absent, not null).", Reference: "ValidationError::InvalidRequest", Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackRequest", Field: ptrTo("frame_context")}}, When: &SpecRulesTableRuleWhen{Field: "event", In: map[string]any{"column": "requires_frame_context", "table": "event-vocabulary"}}, Message: "event `{when_value}` requires frame_context", ReferenceMessages: []string{"frame.* events require frame_context"}},
+		{ID: "receipt-emitted-no-idempotency-key", Summary: "A notification-only event (receipt.emitted) carries no idempotency_key.", Reference: "ValidationError::InvalidRequest", Check: "forbidden_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackRequest", Field: ptrTo("idempotency_key")}}, When: &SpecRulesTableRuleWhen{Field: "event", In: map[string]any{"column": "notification_only", "table": "event-vocabulary"}}, Message: "event `{when_value}` is notification-only and must not carry idempotency_key", ReferenceMessages: []string{"must not carry an idempotency_key"}},
+		{ID: "receipt-not-for-receipt-emitted", Summary: "No receipt is made for a notification-only event (receipt.emitted).", Reference: "ValidationError::InvalidReceipt", Check: "forbidden_value", Targets: []SpecRulesTableRuleTarget{{Type: "LifecycleReceipt", Field: ptrTo("event")}}, Values: map[string]any{"column": "notification_only", "table": "event-vocabulary"}, Message: "event `{value}` is notification-only and must not itself produce a receipt", ReferenceMessages: []string{"must not itself produce a receipt"}},
+		{ID: "failed-requires-failure-class", Summary: "status=failed carries a failure_class.", Reference: "ValidationError::InvalidResponse / InvalidReceipt", Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackResponse", Field: ptrTo("failure_class")}, {Type: "LifecycleReceipt", Field: ptrTo("failure_class")}}, When: &SpecRulesTableRuleWhen{Field: "status", In: []any{"failed"}}, Message: "status=failed requires failure_class", ReferenceMessages: []string{"status=failed requires failure_class"}},
+		{ID: "failure-class-only-on-failed", Summary: "failure_class is set only when status=failed.", Reference: "ValidationError::InvalidResponse / InvalidReceipt", Check: "forbidden_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackResponse", Field: ptrTo("failure_class")}, {Type: "LifecycleReceipt", Field: ptrTo("failure_class")}}, When: &SpecRulesTableRuleWhen{Field: "status", NotIn: []any{"failed"}}, Message: "failure_class is only valid when status=failed (status is `{when_value}`)", ReferenceMessages: []string{"failure_class is only valid on status=failed"}},
+		{ID: "failed-requires-retry-class", Summary: "status=failed carries a retry_class (the client declares its retry posture).", Reference: "ValidationError::InvalidResponse / InvalidReceipt", Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackResponse", Field: ptrTo("retry_class")}, {Type: "LifecycleReceipt", Field: ptrTo("retry_class")}}, When: &SpecRulesTableRuleWhen{Field: "status", In: []any{"failed"}}, Message: "status=failed requires retry_class", ReferenceMessages: []string{"status=failed requires retry_class"}},
 	}
 	return t
 }

@@ -518,6 +518,115 @@ func specClientInitiatedCommandsValue() SpecClientInitiatedCommandsTable {
 	return t
 }
 
+// SpecConformanceChecksTable is the document spec/tables/conformance-checks.json.
+type SpecConformanceChecksTable struct {
+	// Obligations is `obligations`.
+	Obligations []SpecConformanceChecksTableObligation
+
+	// Refusal is `refusal`.
+	Refusal SpecConformanceChecksTableRefusal
+
+	// SmokeEvent is `smoke_event`.
+	SmokeEvent string
+
+	// Families is `families`.
+	Families []SpecConformanceChecksTableFamily
+
+	// Exclusions is `exclusions`.
+	Exclusions []SpecConformanceChecksTableExclusion
+}
+
+// SpecConformanceChecksTableObligation is one object of spec/tables/conformance-checks.json.
+type SpecConformanceChecksTableObligation struct {
+	// ID is `id`.
+	ID string
+
+	// Level is `level`.
+	Level string
+
+	// Text is `text`.
+	Text string
+
+	// Source is `source`.
+	Source string
+}
+
+// SpecConformanceChecksTableRefusal is one object of spec/tables/conformance-checks.json.
+type SpecConformanceChecksTableRefusal struct {
+	// Status is `status`.
+	Status string
+
+	// FailureClass is `failure_class`.
+	FailureClass string
+}
+
+// SpecConformanceChecksTableFamily is one object of spec/tables/conformance-checks.json.
+type SpecConformanceChecksTableFamily struct {
+	// ID is `id`.
+	ID string
+
+	// Level is `level`.
+	Level string
+
+	// Transports is `transports`.
+	Transports []string
+
+	// Since is `since`.
+	Since string
+
+	// RuleIDs is `rule_ids`.
+	RuleIDs []string
+
+	// Generator is `generator`.
+	Generator string
+
+	// Summary is `summary`.
+	Summary string
+}
+
+// SpecConformanceChecksTableExclusion is one object of spec/tables/conformance-checks.json.
+type SpecConformanceChecksTableExclusion struct {
+	// Rule is `rule`.
+	Rule string
+
+	// Reason is `reason`.
+	Reason string
+}
+
+// SpecConformanceChecks is spec/tables/conformance-checks.json as typed Go values.
+var SpecConformanceChecks = specConformanceChecksValue()
+
+func specConformanceChecksValue() SpecConformanceChecksTable {
+	var t SpecConformanceChecksTable
+	t.Obligations = []SpecConformanceChecksTableObligation{
+		{ID: "client.answer", Level: "must", Text: "Answer a dispatched event with exactly one valid CallbackResponse of the current wire version on stdout.", Source: "spec/callback-protocol.md#wire-framing"},
+		{ID: "client.stdout-only-response", Level: "must", Text: "Write nothing on stdout besides the one response document (a trailing newline is allowed); diagnostics go to stderr.", Source: "spec/callback-protocol.md#wire-framing"},
+		{ID: "client.exit-zero", Level: "must", Text: "Exit 0 after writing the response, a refusal included.", Source: "spec/callback-protocol.md#exit-status"},
+		{ID: "client.read-to-eof", Level: "must", Text: "Read stdin to EOF before judging the request: a request larger than one pipe buffer, or written slowly in small pieces, is one document.", Source: "spec/callback-protocol.md#wire-framing"},
+		{ID: "client.refuse-invalid", Level: "must", Text: "Refuse a request that is not one valid DispatchEnvelope (any json.*, schema.* or rule issue) with the refusal response, never with a crash, a hang, an empty stdout or a non-zero exit.", Source: "spec/conformance-runner.md#refusals"},
+		{ID: "client.refuse-receipt-emitted", Level: "must", Text: "Refuse a receipt.emitted request (hosts never dispatch it) with the refusal response.", Source: "spec/callback-protocol.md"},
+		{ID: "client.sigterm", Level: "should", Text: "End within limits.stream_client_exit_ms of SIGTERM, also in the middle of an exchange.", Source: "spec/conformance-runner.md#process-control"},
+	}
+	t.Refusal = SpecConformanceChecksTableRefusal{Status: "failed", FailureClass: "invalid_request"}
+	t.SmokeEvent = "session.starting"
+	t.Families = []SpecConformanceChecksTableFamily{
+		{ID: "event", Level: "must", Transports: []string{"subprocess"}, Since: "lifeloop.v0.3", RuleIDs: []string{"client.answer", "client.stdout-only-response", "client.exit-zero"}, Generator: "per_event", Summary: "Every dispatchable event, as the typical envelope: a valid CallbackResponse, nothing else on stdout, exit 0."},
+		{ID: "refuse-rule", Level: "must", Transports: []string{"subprocess"}, Since: "lifeloop.v0.3", RuleIDs: []string{"client.refuse-invalid", "client.exit-zero"}, Generator: "per_rule_vector", Summary: "One shared invalid DispatchEnvelope vector per rule id it breaks: the refusal response, exit 0."},
+		{ID: "refuse-unknown-member", Level: "must", Transports: []string{"subprocess"}, Since: "lifeloop.v0.3", RuleIDs: []string{"client.refuse-invalid", "schema.additional-properties"}, Generator: "per_object_level", Summary: "An unknown member added to each object of the typical envelope, at every nesting level: the refusal response (every object is closed)."},
+		{ID: "refuse-empty-stdin", Level: "must", Transports: []string{"subprocess"}, Since: "lifeloop.v0.3", RuleIDs: []string{"client.refuse-invalid", "json.syntax"}, Generator: "single", Summary: "Nothing on stdin (EOF at once): the refusal response."},
+		{ID: "refuse-truncated", Level: "must", Transports: []string{"subprocess"}, Since: "lifeloop.v0.3", RuleIDs: []string{"client.refuse-invalid", "json.syntax"}, Generator: "single", Summary: "The typical envelope cut off half way: the refusal response."},
+		{ID: "refuse-wrong-wire-version", Level: "must", Transports: []string{"subprocess"}, Since: "lifeloop.v0.3", RuleIDs: []string{"client.refuse-invalid", "schema-version-current"}, Generator: "single", Summary: "The typical envelope with a retired wire version: the refusal response."},
+		{ID: "refuse-receipt-emitted", Level: "must", Transports: []string{"subprocess"}, Since: "lifeloop.v0.3", RuleIDs: []string{"client.refuse-receipt-emitted"}, Generator: "single", Summary: "A valid envelope for receipt.emitted: the refusal response."},
+		{ID: "large-request", Level: "must", Transports: []string{"subprocess"}, Since: "lifeloop.v0.3", RuleIDs: []string{"client.read-to-eof", "client.answer"}, Generator: "single", Summary: "A valid request of 1 MiB (many pipe buffers): a client that reads once fails."},
+		{ID: "slow-request", Level: "must", Transports: []string{"subprocess"}, Since: "lifeloop.v0.3", RuleIDs: []string{"client.read-to-eof", "client.answer"}, Generator: "single", Summary: "The typical envelope written 64 bytes at a time with pauses: one document."},
+		{ID: "sigterm", Level: "should", Transports: []string{"subprocess"}, Since: "lifeloop.v0.3", RuleIDs: []string{"client.sigterm"}, Generator: "single", Summary: "SIGTERM while the request is half written: the client ends within limits.stream_client_exit_ms."},
+	}
+	t.Exclusions = []SpecConformanceChecksTableExclusion{
+		{Rule: "json.max-bytes", Reason: "A request over limits.max_request_bytes never reaches a client: the host refuses it (request_too_large) before spawning."},
+	}
+	return t
+}
+
 // SpecHarnessHookMappingTable is the document spec/tables/harness-hook-mapping.json.
 type SpecHarnessHookMappingTable struct {
 	// Reference is `reference`.
@@ -1039,7 +1148,7 @@ func specWireVersionValue() SpecWireVersionTable {
 }
 
 // SpecTableNames lists the stems of every spec table available from SpecTableJSON.
-var SpecTableNames = []string{"cli-exit-codes", "client-initiated-commands", "document-rules", "event-vocabulary", "failure-retry-defaults", "harness-hook-mapping", "limits", "receipt-emitted-guard", "reference-differences", "rules", "subprocess-failure-mapping", "subprocess-wire-framing", "transport-modes", "wire-version"}
+var SpecTableNames = []string{"cli-exit-codes", "client-initiated-commands", "conformance-checks", "document-rules", "event-vocabulary", "failure-retry-defaults", "harness-hook-mapping", "limits", "receipt-emitted-guard", "reference-differences", "rules", "subprocess-failure-mapping", "subprocess-wire-framing", "transport-modes", "wire-version"}
 
 // SpecTableJSON returns a spec table (or "wire-version") as compact JSON, exactly as the
 // generator loaded it, minus its `$schema` member.
@@ -1049,6 +1158,8 @@ func SpecTableJSON(stem string) (string, bool) {
 		return "{\"codes\":[{\"code\":0,\"name\":\"ok\",\"meaning\":\"Success: the document is valid, the invocation returned a valid response, the fixtures all passed, nothing drifted.\"},{\"code\":1,\"name\":\"validation\",\"meaning\":\"The input was read but judged invalid: schema or rule issues, a failed invocation, a failing fixture, drift found by generate --check.\"},{\"code\":2,\"name\":\"usage\",\"meaning\":\"Bad command line: unknown command or flag, missing or malformed value, relative program path.\"},{\"code\":3,\"name\":\"input\",\"meaning\":\"The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep.\"},{\"code\":4,\"name\":\"unsupported\",\"meaning\":\"render only: the adapter has no hook event for the lifecycle event; nothing on stdout (so a hook wrapper can skip), the reason on stderr.\"}]}", true
 	case "client-initiated-commands":
 		return "{\"groups\":[{\"group\":\"continuation\",\"spec\":\"CONTINUATION-001\",\"purpose\":\"Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.\",\"cli\":[\"lifeloop\",\"continuation\"],\"stream_v2_method_prefix\":\"continuation/\",\"identifier\":{\"pattern\":\"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$\",\"max_length\":128,\"applies_to\":[\"--thread\",\"--key\",\"--client-id\",\"--require-client-id\"]},\"environment\":[{\"name\":\"LIFELOOP_CONTINUATION_ROOT\",\"meaning\":\"Directory of the store (first choice).\"},{\"name\":\"XDG_STATE_HOME\",\"meaning\":\"Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset.\"},{\"name\":\"HOME\",\"meaning\":\"Store at $HOME/.local/state/lifeloop/continuation as the last choice.\"},{\"name\":\"LIFELOOP_CONTINUATION_MAX_BYTES\",\"meaning\":\"Largest blob in bytes (default 16777216).\"}],\"commands\":[{\"command\":\"put\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--client-id\",\"required\":false,\"value\":\"identifier\"},{\"flag\":\"--ttl-s\",\"required\":false,\"value\":\"unsigned_integer\"}],\"stdin\":\"blob\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"status\",\"written_at_epoch_s\"]},{\"command\":\"get\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--require-client-id\",\"required\":false,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"blob\",\"stderr\":\"json_metadata\",\"result_fields\":[\"client_id\",\"ttl_s\",\"written_at_epoch_s\"]},{\"command\":\"drop\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--require-client-id\",\"required\":false,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"status\"]},{\"command\":\"list\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"diagnostics\",\"result_fields\":[\"keys\",\"thread\"]},{\"command\":\"drop-thread\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"dropped_count\",\"status\"]}],\"errors\":[{\"error\":\"not_found\",\"exit_code\":3,\"fields\":[]},{\"error\":\"client_id_mismatch\",\"exit_code\":3,\"fields\":[\"actual\",\"required\"]},{\"error\":\"blob_too_large\",\"exit_code\":3,\"fields\":[\"max_bytes\"]},{\"error\":\"invalid_identifier\",\"exit_code\":3,\"fields\":[\"detail\",\"field\"]},{\"error\":\"storage_failure\",\"exit_code\":3,\"fields\":[\"reason\"]}],\"usage_error_exit_code\":2}]}", true
+	case "conformance-checks":
+		return "{\"obligations\":[{\"id\":\"client.answer\",\"level\":\"must\",\"text\":\"Answer a dispatched event with exactly one valid CallbackResponse of the current wire version on stdout.\",\"source\":\"spec/callback-protocol.md#wire-framing\"},{\"id\":\"client.stdout-only-response\",\"level\":\"must\",\"text\":\"Write nothing on stdout besides the one response document (a trailing newline is allowed); diagnostics go to stderr.\",\"source\":\"spec/callback-protocol.md#wire-framing\"},{\"id\":\"client.exit-zero\",\"level\":\"must\",\"text\":\"Exit 0 after writing the response, a refusal included.\",\"source\":\"spec/callback-protocol.md#exit-status\"},{\"id\":\"client.read-to-eof\",\"level\":\"must\",\"text\":\"Read stdin to EOF before judging the request: a request larger than one pipe buffer, or written slowly in small pieces, is one document.\",\"source\":\"spec/callback-protocol.md#wire-framing\"},{\"id\":\"client.refuse-invalid\",\"level\":\"must\",\"text\":\"Refuse a request that is not one valid DispatchEnvelope (any json.*, schema.* or rule issue) with the refusal response, never with a crash, a hang, an empty stdout or a non-zero exit.\",\"source\":\"spec/conformance-runner.md#refusals\"},{\"id\":\"client.refuse-receipt-emitted\",\"level\":\"must\",\"text\":\"Refuse a receipt.emitted request (hosts never dispatch it) with the refusal response.\",\"source\":\"spec/callback-protocol.md\"},{\"id\":\"client.sigterm\",\"level\":\"should\",\"text\":\"End within limits.stream_client_exit_ms of SIGTERM, also in the middle of an exchange.\",\"source\":\"spec/conformance-runner.md#process-control\"}],\"refusal\":{\"status\":\"failed\",\"failure_class\":\"invalid_request\"},\"smoke_event\":\"session.starting\",\"families\":[{\"id\":\"event\",\"level\":\"must\",\"transports\":[\"subprocess\"],\"since\":\"lifeloop.v0.3\",\"rule_ids\":[\"client.answer\",\"client.stdout-only-response\",\"client.exit-zero\"],\"generator\":\"per_event\",\"summary\":\"Every dispatchable event, as the typical envelope: a valid CallbackResponse, nothing else on stdout, exit 0.\"},{\"id\":\"refuse-rule\",\"level\":\"must\",\"transports\":[\"subprocess\"],\"since\":\"lifeloop.v0.3\",\"rule_ids\":[\"client.refuse-invalid\",\"client.exit-zero\"],\"generator\":\"per_rule_vector\",\"summary\":\"One shared invalid DispatchEnvelope vector per rule id it breaks: the refusal response, exit 0.\"},{\"id\":\"refuse-unknown-member\",\"level\":\"must\",\"transports\":[\"subprocess\"],\"since\":\"lifeloop.v0.3\",\"rule_ids\":[\"client.refuse-invalid\",\"schema.additional-properties\"],\"generator\":\"per_object_level\",\"summary\":\"An unknown member added to each object of the typical envelope, at every nesting level: the refusal response (every object is closed).\"},{\"id\":\"refuse-empty-stdin\",\"level\":\"must\",\"transports\":[\"subprocess\"],\"since\":\"lifeloop.v0.3\",\"rule_ids\":[\"client.refuse-invalid\",\"json.syntax\"],\"generator\":\"single\",\"summary\":\"Nothing on stdin (EOF at once): the refusal response.\"},{\"id\":\"refuse-truncated\",\"level\":\"must\",\"transports\":[\"subprocess\"],\"since\":\"lifeloop.v0.3\",\"rule_ids\":[\"client.refuse-invalid\",\"json.syntax\"],\"generator\":\"single\",\"summary\":\"The typical envelope cut off half way: the refusal response.\"},{\"id\":\"refuse-wrong-wire-version\",\"level\":\"must\",\"transports\":[\"subprocess\"],\"since\":\"lifeloop.v0.3\",\"rule_ids\":[\"client.refuse-invalid\",\"schema-version-current\"],\"generator\":\"single\",\"summary\":\"The typical envelope with a retired wire version: the refusal response.\"},{\"id\":\"refuse-receipt-emitted\",\"level\":\"must\",\"transports\":[\"subprocess\"],\"since\":\"lifeloop.v0.3\",\"rule_ids\":[\"client.refuse-receipt-emitted\"],\"generator\":\"single\",\"summary\":\"A valid envelope for receipt.emitted: the refusal response.\"},{\"id\":\"large-request\",\"level\":\"must\",\"transports\":[\"subprocess\"],\"since\":\"lifeloop.v0.3\",\"rule_ids\":[\"client.read-to-eof\",\"client.answer\"],\"generator\":\"single\",\"summary\":\"A valid request of 1 MiB (many pipe buffers): a client that reads once fails.\"},{\"id\":\"slow-request\",\"level\":\"must\",\"transports\":[\"subprocess\"],\"since\":\"lifeloop.v0.3\",\"rule_ids\":[\"client.read-to-eof\",\"client.answer\"],\"generator\":\"single\",\"summary\":\"The typical envelope written 64 bytes at a time with pauses: one document.\"},{\"id\":\"sigterm\",\"level\":\"should\",\"transports\":[\"subprocess\"],\"since\":\"lifeloop.v0.3\",\"rule_ids\":[\"client.sigterm\"],\"generator\":\"single\",\"summary\":\"SIGTERM while the request is half written: the client ends within limits.stream_client_exit_ms.\"}],\"exclusions\":[{\"rule\":\"json.max-bytes\",\"reason\":\"A request over limits.max_request_bytes never reaches a client: the host refuses it (request_too_large) before spawning.\"}]}", true
 	case "document-rules":
 		return "{\"rules\":[{\"id\":\"json.max-bytes\",\"layer\":\"json\",\"summary\":\"The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes).\",\"reference_messages\":[]},{\"id\":\"json.bom\",\"layer\":\"json\",\"summary\":\"The document starts with a UTF-8 byte-order mark.\",\"reference_messages\":[]},{\"id\":\"json.utf8\",\"layer\":\"json\",\"summary\":\"The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences).\",\"reference_messages\":[\"invalid unicode code point\"]},{\"id\":\"json.syntax\",\"layer\":\"json\",\"summary\":\"The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters).\",\"reference_messages\":[\"expected value\",\"EOF while parsing\",\"expected `,`\",\"key must be a string\",\"invalid escape\",\"control character\"]},{\"id\":\"json.trailing-data\",\"layer\":\"json\",\"summary\":\"Something other than whitespace follows the first JSON value (a second document, a log line).\",\"reference_messages\":[\"trailing characters\"]},{\"id\":\"json.duplicate-key\",\"layer\":\"json\",\"summary\":\"An object names the same member twice (compared after unescaping), anywhere in the document.\",\"reference_messages\":[\"duplicate field\"]},{\"id\":\"json.max-depth\",\"layer\":\"json\",\"summary\":\"Arrays and objects nest deeper than limits.max_depth.\",\"reference_messages\":[\"recursion limit exceeded\"]},{\"id\":\"json.lone-surrogate\",\"layer\":\"json\",\"summary\":\"A string escapes half of a UTF-16 surrogate pair (e.g. \\\\ud800 alone).\",\"reference_messages\":[\"lone leading surrogate\",\"unexpected end of hex escape\"]},{\"id\":\"json.number-range\",\"layer\":\"json\",\"summary\":\"A number is too large in magnitude for an IEEE-754 double (e.g. 1e400).\",\"reference_messages\":[\"number out of range\"]},{\"id\":\"schema.type\",\"layer\":\"schema\",\"summary\":\"A value has the wrong JSON type, or an integer field holds a number written with a fraction, an exponent or as -0.\",\"reference_messages\":[\"invalid type\"]},{\"id\":\"schema.required\",\"layer\":\"schema\",\"summary\":\"A required member is missing (null does not count as missing for required-nullable members).\",\"reference_messages\":[\"missing field\",\"missing required-nullable field\"]},{\"id\":\"schema.additional-properties\",\"layer\":\"schema\",\"summary\":\"An object carries a member its schema does not define (every wire object is closed).\",\"reference_messages\":[\"unknown field\"]},{\"id\":\"schema.enum\",\"layer\":\"schema\",\"summary\":\"A string is not one of its enum's values.\",\"reference_messages\":[\"unknown variant\"]},{\"id\":\"schema.max-length\",\"layer\":\"schema\",\"summary\":\"A string is longer than its maxLength, counted in Unicode code points.\",\"reference_messages\":[]},{\"id\":\"schema.minimum\",\"layer\":\"schema\",\"summary\":\"An integer is below its minimum (integers on the wire are never negative).\",\"reference_messages\":[\"invalid value: integer\"]},{\"id\":\"schema.maximum\",\"layer\":\"schema\",\"summary\":\"An integer is above its maximum (2^53 - 1 on the wire).\",\"reference_messages\":[]},{\"id\":\"schema.max-items\",\"layer\":\"schema\",\"summary\":\"An array has more entries than its maxItems.\",\"reference_messages\":[]}]}", true
 	case "event-vocabulary":

@@ -66,6 +66,64 @@ export interface ClientInitiatedCommandsRegistry {
   }[];
 }
 
+// spec/tables/conformance-checks.json (meta-schema spec/meta/conformance-checks.schema.json)
+/**
+ * What `lifeloop-callback conform` checks a client program for (spec/conformance-runner.md): the client obligations with their own ids, the answer a refusal must be, the smoke event, the check families the scenarios are generated from, and the rules a client must enforce that no scenario checks, each with a reason.
+ */
+export interface ConformanceChecks {
+  /**
+   * What a client program MUST or SHOULD do beyond the document rules, each with a stable id that scenarios cite.
+   */
+  obligations: {
+    id: string;
+    level: "must" | "should";
+    text: string;
+    /**
+     * Where the obligation is written (a spec section).
+     */
+    source: string;
+  }[];
+  /**
+   * The CallbackResponse members a client must answer a request it refuses with (and it exits 0).
+   */
+  refusal: {
+    status: string;
+    failure_class: string;
+  };
+  /**
+   * The event of the smoke check: a client that cannot answer it is not measured.
+   */
+  smoke_event: string;
+  /**
+   * Check families; each generates one or more scenarios (`<family id>.<variant>`).
+   */
+  families: {
+    id: string;
+    level: "must" | "should";
+    /**
+     * @minItems 1
+     */
+    transports: ("subprocess" | "stream")[];
+    since: string;
+    /**
+     * Obligation or rule ids every scenario of the family checks; families generated per rule add that rule's id.
+     */
+    rule_ids: string[];
+    /**
+     * per_event: one scenario per dispatchable event; per_rule_vector: one per rule id of the shared DispatchEnvelope vectors; per_object_level: one per object of the typical envelope; single: one scenario.
+     */
+    generator: "per_event" | "per_rule_vector" | "per_object_level" | "single";
+    summary: string;
+  }[];
+  /**
+   * Rules a client must enforce that no scenario checks, with the reason.
+   */
+  exclusions: {
+    rule: string;
+    reason: string;
+  }[];
+}
+
 // spec/tables/document-rules.json (meta-schema spec/meta/document-rules.schema.json)
 /**
  * Rule ids reported by the parse layer (json.*) and the schema layer (schema.*), before the cross-field rules of rules.json. Every binding reports these ids.
@@ -468,6 +526,8 @@ export interface SpecTables {
   readonly cliExitCodes: CliExitCodesTable;
   /** spec/tables/client-initiated-commands.json */
   readonly clientInitiatedCommands: ClientInitiatedCommandsRegistry;
+  /** spec/tables/conformance-checks.json */
+  readonly conformanceChecks: ConformanceChecks;
   /** spec/tables/document-rules.json */
   readonly documentRules: DocumentRulesTable;
   /** spec/tables/event-vocabulary.json */
@@ -501,6 +561,7 @@ export type SpecTableKey = keyof SpecTables;
 export const SPEC_TABLE_FILES = {
   "cliExitCodes": "spec/tables/cli-exit-codes.json",
   "clientInitiatedCommands": "spec/tables/client-initiated-commands.json",
+  "conformanceChecks": "spec/tables/conformance-checks.json",
   "documentRules": "spec/tables/document-rules.json",
   "eventVocabulary": "spec/tables/event-vocabulary.json",
   "failureRetryDefaults": "spec/tables/failure-retry-defaults.json",

@@ -446,6 +446,206 @@ CLIENT_INITIATED_COMMANDS_TABLE: Final[JsonValue] = {
     ],
 }
 
+#: spec/tables/conformance-checks.json as written (minus `$schema`).
+CONFORMANCE_CHECKS_TABLE: Final[JsonValue] = {
+    "obligations": [
+        {
+            "id": "client.answer",
+            "level": "must",
+            "text": "Answer a dispatched event with exactly one valid CallbackResponse of the current wire version on stdout.",
+            "source": "spec/callback-protocol.md#wire-framing",
+        },
+        {
+            "id": "client.stdout-only-response",
+            "level": "must",
+            "text": "Write nothing on stdout besides the one response document (a trailing newline is allowed); diagnostics go to stderr.",
+            "source": "spec/callback-protocol.md#wire-framing",
+        },
+        {
+            "id": "client.exit-zero",
+            "level": "must",
+            "text": "Exit 0 after writing the response, a refusal included.",
+            "source": "spec/callback-protocol.md#exit-status",
+        },
+        {
+            "id": "client.read-to-eof",
+            "level": "must",
+            "text": "Read stdin to EOF before judging the request: a request larger than one pipe buffer, or written slowly in small pieces, is one document.",
+            "source": "spec/callback-protocol.md#wire-framing",
+        },
+        {
+            "id": "client.refuse-invalid",
+            "level": "must",
+            "text": "Refuse a request that is not one valid DispatchEnvelope (any json.*, schema.* or rule issue) with the refusal response, never with a crash, a hang, an empty stdout or a non-zero exit.",
+            "source": "spec/conformance-runner.md#refusals",
+        },
+        {
+            "id": "client.refuse-receipt-emitted",
+            "level": "must",
+            "text": "Refuse a receipt.emitted request (hosts never dispatch it) with the refusal response.",
+            "source": "spec/callback-protocol.md",
+        },
+        {
+            "id": "client.sigterm",
+            "level": "should",
+            "text": "End within limits.stream_client_exit_ms of SIGTERM, also in the middle of an exchange.",
+            "source": "spec/conformance-runner.md#process-control",
+        },
+    ],
+    "refusal": {
+        "status": "failed",
+        "failure_class": "invalid_request",
+    },
+    "smoke_event": "session.starting",
+    "families": [
+        {
+            "id": "event",
+            "level": "must",
+            "transports": [
+                "subprocess",
+            ],
+            "since": "lifeloop.v0.3",
+            "rule_ids": [
+                "client.answer",
+                "client.stdout-only-response",
+                "client.exit-zero",
+            ],
+            "generator": "per_event",
+            "summary": "Every dispatchable event, as the typical envelope: a valid CallbackResponse, nothing else on stdout, exit 0.",
+        },
+        {
+            "id": "refuse-rule",
+            "level": "must",
+            "transports": [
+                "subprocess",
+            ],
+            "since": "lifeloop.v0.3",
+            "rule_ids": [
+                "client.refuse-invalid",
+                "client.exit-zero",
+            ],
+            "generator": "per_rule_vector",
+            "summary": "One shared invalid DispatchEnvelope vector per rule id it breaks: the refusal response, exit 0.",
+        },
+        {
+            "id": "refuse-unknown-member",
+            "level": "must",
+            "transports": [
+                "subprocess",
+            ],
+            "since": "lifeloop.v0.3",
+            "rule_ids": [
+                "client.refuse-invalid",
+                "schema.additional-properties",
+            ],
+            "generator": "per_object_level",
+            "summary": "An unknown member added to each object of the typical envelope, at every nesting level: the refusal response (every object is closed).",
+        },
+        {
+            "id": "refuse-empty-stdin",
+            "level": "must",
+            "transports": [
+                "subprocess",
+            ],
+            "since": "lifeloop.v0.3",
+            "rule_ids": [
+                "client.refuse-invalid",
+                "json.syntax",
+            ],
+            "generator": "single",
+            "summary": "Nothing on stdin (EOF at once): the refusal response.",
+        },
+        {
+            "id": "refuse-truncated",
+            "level": "must",
+            "transports": [
+                "subprocess",
+            ],
+            "since": "lifeloop.v0.3",
+            "rule_ids": [
+                "client.refuse-invalid",
+                "json.syntax",
+            ],
+            "generator": "single",
+            "summary": "The typical envelope cut off half way: the refusal response.",
+        },
+        {
+            "id": "refuse-wrong-wire-version",
+            "level": "must",
+            "transports": [
+                "subprocess",
+            ],
+            "since": "lifeloop.v0.3",
+            "rule_ids": [
+                "client.refuse-invalid",
+                "schema-version-current",
+            ],
+            "generator": "single",
+            "summary": "The typical envelope with a retired wire version: the refusal response.",
+        },
+        {
+            "id": "refuse-receipt-emitted",
+            "level": "must",
+            "transports": [
+                "subprocess",
+            ],
+            "since": "lifeloop.v0.3",
+            "rule_ids": [
+                "client.refuse-receipt-emitted",
+            ],
+            "generator": "single",
+            "summary": "A valid envelope for receipt.emitted: the refusal response.",
+        },
+        {
+            "id": "large-request",
+            "level": "must",
+            "transports": [
+                "subprocess",
+            ],
+            "since": "lifeloop.v0.3",
+            "rule_ids": [
+                "client.read-to-eof",
+                "client.answer",
+            ],
+            "generator": "single",
+            "summary": "A valid request of 1 MiB (many pipe buffers): a client that reads once fails.",
+        },
+        {
+            "id": "slow-request",
+            "level": "must",
+            "transports": [
+                "subprocess",
+            ],
+            "since": "lifeloop.v0.3",
+            "rule_ids": [
+                "client.read-to-eof",
+                "client.answer",
+            ],
+            "generator": "single",
+            "summary": "The typical envelope written 64 bytes at a time with pauses: one document.",
+        },
+        {
+            "id": "sigterm",
+            "level": "should",
+            "transports": [
+                "subprocess",
+            ],
+            "since": "lifeloop.v0.3",
+            "rule_ids": [
+                "client.sigterm",
+            ],
+            "generator": "single",
+            "summary": "SIGTERM while the request is half written: the client ends within limits.stream_client_exit_ms.",
+        },
+    ],
+    "exclusions": [
+        {
+            "rule": "json.max-bytes",
+            "reason": "A request over limits.max_request_bytes never reaches a client: the host refuses it (request_too_large) before spawning.",
+        },
+    ],
+}
+
 #: spec/tables/document-rules.json as written (minus `$schema`).
 DOCUMENT_RULES_TABLE: Final[JsonValue] = {
     "rules": [
@@ -2057,6 +2257,7 @@ CLIENT_INITIATED_COMMANDS: Final[JsonValue] = CLIENT_INITIATED_COMMANDS_TABLE
 SPEC_TABLES: Final[Mapping[str, JsonValue]] = {
     "cli-exit-codes": CLI_EXIT_CODES_TABLE,
     "client-initiated-commands": CLIENT_INITIATED_COMMANDS_TABLE,
+    "conformance-checks": CONFORMANCE_CHECKS_TABLE,
     "document-rules": DOCUMENT_RULES_TABLE,
     "event-vocabulary": EVENT_VOCABULARY_TABLE,
     "failure-retry-defaults": FAILURE_RETRY_DEFAULTS_TABLE,

@@ -1,0 +1,193 @@
+/**
+ * The scenarios of `lifeloop-callback conform` (spec/conformance-runner.md), generated from the spec
+ * tables: the check families of spec/tables/conformance-checks.json expanded over the event
+ * vocabulary, the shared DispatchEnvelope vectors (generated/vectors/) and the objects of the
+ * typical envelope. Nothing here lists an event, a rule or a nesting level by hand.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  CONFORMANCE_CHECKS_TABLE,
+  DOCUMENT_RULES,
+  EVENT_VOCABULARY,
+  RECEIPT_EMITTED_GUARD,
+  RETIRED_WIRE_VERSIONS,
+  RULE_PLANS,
+  WIRE_VERSION,
+} from "../../generated/ts/spec.js";
+import { escapeToken } from "../wire/pointer.js";
+
+/** A check family row of spec/tables/conformance-checks.json. */
+export type CheckFamily = (typeof CONFORMANCE_CHECKS_TABLE.families)[number];
+
+/** What the runner sends and how it sends it. */
+export type ScenarioInput =
+  | { readonly kind: "bytes"; readonly bytes: Uint8Array }
+  | { readonly kind: "slow"; readonly bytes: Uint8Array; readonly chunkBytes: number; readonly pauseMs: number }
+  | { readonly kind: "sigterm"; readonly bytes: Uint8Array };
+
+/** What a correct client does with the input. */
+export type ScenarioExpectation = "answer" | "refuse" | "end_on_sigterm";
+
+/**
+ * One scenario: `{id, rule_ids, level, transport, since}` as published (the report and the docs
+ * page), plus the input and the expectation the runner uses.
+ */
+export interface Scenario {
+  readonly id: string;
+  readonly family: string;
+  readonly rule_ids: readonly string[];
+  readonly level: "must" | "should";
+  readonly transport: "subprocess" | "stream";
+  readonly since: string;
+  readonly summary: string;
+  readonly input: ScenarioInput;
+  readonly expect: ScenarioExpectation;
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+interface VectorIndex {
+  readonly vectors: readonly { readonly id: string; readonly type: string; readonly expect: string; readonly rule?: string; readonly path: string }[];
+}
+
+const encoder = new TextEncoder();
+
+function readVector(vectorsDir: string, path: string): Uint8Array {
+  const doc = JSON.parse(readFileSync(join(vectorsDir, path), "utf8")) as { document_base64: string };
+  return new Uint8Array(Buffer.from(doc.document_base64, "base64"));
+}
+
+/** The typical envelope (every member filled in) for `event`, keeping the event-specific rules. */
+function envelopeFor(typical: { [key: string]: Json }, event: string): { [key: string]: Json } {
+  const copy = structuredClone(typical);
+  const request = copy.request as { [key: string]: Json };
+  request.event = event;
+  const row = EVENT_VOCABULARY.find((r) => r.event === event);
+  if (row && !row.requires_frame_context) delete request.frame_context;
+  if (event === RECEIPT_EMITTED_GUARD.event) delete request.idempotency_key;
+  return copy;
+}
+
+/** JSON pointers of every object inside `value` (the root is ""), in document order. */
+function objectPointers(value: Json, pointer = ""): string[] {
+  if (value === null || typeof value !== "object") return [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => objectPointers(item, `${pointer}/${i}`));
+  return [pointer, ...Object.entries(value).flatMap(([k, v]) => objectPointers(v, `${pointer}/${escapeToken(k)}`))];
+}
+
+function objectAt(root: Json, pointer: string): { [key: string]: Json } {
+  let node = root;
+  for (const token of pointer.split("/").slice(1)) {
+    const key = token.replace(/~1/g, "/").replace(/~0/g, "~");
+    node = Array.isArray(node) ? (node[Number(key)] as Json) : ((node as { [key: string]: Json })[key] as Json);
+  }
+  return node as { [key: string]: Json };
+}
+
+/** Open maps (`metadata`, ...) accept any member: an unknown member there is no fault. */
+function isOpenMap(pointer: string): boolean {
+  const last = pointer.split("/").pop() ?? "";
+  return last === "metadata" || last === "telemetry_summary" || pointer.includes("/metadata/") || pointer.includes("/telemetry_summary/");
+}
+
+/** The member the unknown-member scenarios add (not declared by any schema). */
+export const UNKNOWN_MEMBER = "conform_unknown_member";
+
+/** Every rule id a client must enforce on a DispatchEnvelope: the parse and schema layers and the envelope's rule plan. */
+export function clientRuleIds(): string[] {
+  const plan = RULE_PLANS.DispatchEnvelope.map((s) => s.rule);
+  return [...new Set([...DOCUMENT_RULES.map((r) => r.id), ...plan])];
+}
+
+/**
+ * Build every scenario for `transport` from the tables and the shared vectors under `vectorsDir`
+ * (generated/vectors/ of this package). Throws when a vector the families need is missing
+ * (the package is incomplete), never for anything a client does.
+ */
+export function buildScenarios(vectorsDir: string, transport: "subprocess" | "stream" = "subprocess"): Scenario[] {
+  const index = JSON.parse(readFileSync(join(vectorsDir, "index.json"), "utf8")) as VectorIndex;
+  const typicalVector = index.vectors.find((v) => v.id === "dispatch-envelope/valid-typical");
+  if (!typicalVector) throw new Error(`no dispatch-envelope/valid-typical vector under ${vectorsDir}`);
+  const typical = JSON.parse(Buffer.from(readVector(vectorsDir, typicalVector.path)).toString("utf8")) as { [key: string]: Json };
+  const out: Scenario[] = [];
+  for (const family of CONFORMANCE_CHECKS_TABLE.families) {
+    if (!(family.transports as readonly string[]).includes(transport)) continue;
+    const base = { family: family.id, level: family.level, transport, since: family.since } as const;
+    const add = (variant: string | null, input: ScenarioInput, expect: ScenarioExpectation, extraRules: readonly string[] = []): void => {
+      const rule_ids = [...new Set([...family.rule_ids, ...extraRules])];
+      out.push({ ...base, id: variant === null ? family.id : `${family.id}.${variant}`, rule_ids, summary: family.summary, input, expect });
+    };
+    const bytesOf = (doc: Json): ScenarioInput => ({ kind: "bytes", bytes: encoder.encode(JSON.stringify(doc)) });
+    switch (family.generator) {
+      case "per_event":
+        for (const row of EVENT_VOCABULARY) {
+          if (row.dispatchable) add(row.event, bytesOf(envelopeFor(typical, row.event)), "answer");
+        }
+        break;
+      case "per_rule_vector": {
+        const seen = new Set<string>();
+        for (const v of index.vectors) {
+          if (v.type !== "DispatchEnvelope" || v.expect !== "invalid" || v.rule === undefined || seen.has(v.rule)) continue;
+          seen.add(v.rule);
+          add(v.rule, { kind: "bytes", bytes: readVector(vectorsDir, v.path) }, "refuse", [v.rule]);
+        }
+        break;
+      }
+      case "per_object_level":
+        for (const pointer of objectPointers(typical)) {
+          if (isOpenMap(pointer)) continue;
+          const doc = structuredClone(typical);
+          objectAt(doc, pointer)[UNKNOWN_MEMBER] = true;
+          add(pointer === "" ? "root" : pointer.slice(1).replace(/\//g, "."), bytesOf(doc), "refuse");
+        }
+        break;
+      case "single":
+        out.push(...singleScenario(family, typical).map((s) => ({ ...s, ...base, rule_ids: family.rule_ids, summary: family.summary })));
+        break;
+    }
+  }
+  return out;
+}
+
+/** The hand-shaped inputs of the `single` families, by family id. */
+function singleScenario(family: CheckFamily, typical: { [key: string]: Json }): Pick<Scenario, "id" | "input" | "expect">[] {
+  const text = JSON.stringify(typical);
+  const bytes = (s: string): Uint8Array => encoder.encode(s);
+  switch (family.id) {
+    case "refuse-empty-stdin":
+      return [{ id: family.id, input: { kind: "bytes", bytes: new Uint8Array(0) }, expect: "refuse" }];
+    case "refuse-truncated":
+      return [{ id: family.id, input: { kind: "bytes", bytes: bytes(text.slice(0, Math.floor(text.length / 2))) }, expect: "refuse" }];
+    case "refuse-wrong-wire-version": {
+      const doc = structuredClone(typical);
+      const retired = RETIRED_WIRE_VERSIONS[0]?.version ?? "lifeloop.v0.0";
+      doc.schema_version = retired;
+      (doc.request as { [key: string]: Json }).schema_version = retired;
+      return [{ id: family.id, input: { kind: "bytes", bytes: bytes(JSON.stringify(doc)) }, expect: "refuse" }];
+    }
+    case "refuse-receipt-emitted":
+      return [{ id: family.id, input: { kind: "bytes", bytes: bytes(JSON.stringify(envelopeFor(typical, RECEIPT_EMITTED_GUARD.event))) }, expect: "refuse" }];
+    case "large-request": {
+      // One payload body of 1 MiB: far more than a pipe buffer (64 KiB on Linux), far below the limit.
+      const doc = envelopeFor(typical, "session.starting");
+      const body = "x".repeat(1 << 20);
+      const payloads = doc.payloads as { [key: string]: Json }[];
+      const first = payloads[0] as { [key: string]: Json };
+      first.body = body;
+      first.byte_size = body.length;
+      delete first.body_ref;
+      doc.payloads = [first];
+      return [{ id: family.id, input: { kind: "bytes", bytes: bytes(JSON.stringify(doc)) }, expect: "answer" }];
+    }
+    case "slow-request":
+      return [{ id: family.id, input: { kind: "slow", bytes: bytes(text), chunkBytes: 64, pauseMs: 2 }, expect: "answer" }];
+    case "sigterm":
+      return [{ id: family.id, input: { kind: "sigterm", bytes: bytes(text) }, expect: "end_on_sigterm" }];
+    default:
+      throw new Error(`conformance-checks.json: family ${family.id} uses generator "single" but the runner has no input for it`);
+  }
+}
+
+/** The wire version scenarios are built for. */
+export const SCENARIO_WIRE_VERSION = WIRE_VERSION;

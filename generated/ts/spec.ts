@@ -49,6 +49,11 @@ export const CLI_EXIT_CODES_TABLE = {
       "code": 4,
       "name": "unsupported",
       "meaning": "render only: the adapter has no hook event for the lifecycle event; nothing on stdout (so a hook wrapper can skip), the reason on stderr."
+    },
+    {
+      "code": 5,
+      "name": "not_measured",
+      "meaning": "conform only: the client could not answer the smoke check (one valid event), so it was not measured; this is not a verdict on its conformance."
     }
   ]
 } as const;
@@ -299,7 +304,7 @@ export const CONFORMANCE_CHECKS_TABLE = {
     {
       "id": "client.sigterm",
       "level": "should",
-      "text": "End within limits.stream_client_exit_ms of SIGTERM, also in the middle of an exchange.",
+      "text": "End within sigterm_exit_ms (1000 ms) of SIGTERM, also in the middle of an exchange.",
       "source": "spec/conformance-runner.md#process-control"
     }
   ],
@@ -308,6 +313,7 @@ export const CONFORMANCE_CHECKS_TABLE = {
     "failure_class": "invalid_request"
   },
   "smoke_event": "session.starting",
+  "sigterm_exit_ms": 1000,
   "families": [
     {
       "id": "event",
@@ -446,7 +452,7 @@ export const CONFORMANCE_CHECKS_TABLE = {
         "client.sigterm"
       ],
       "generator": "single",
-      "summary": "SIGTERM while the request is half written: the client ends within limits.stream_client_exit_ms."
+      "summary": "SIGTERM while the request is half written: the client ends within sigterm_exit_ms."
     }
   ],
   "exclusions": [
@@ -2283,7 +2289,8 @@ export const CLI_EXIT_CODES = {
   "validation": 1,
   "usage": 2,
   "input": 3,
-  "unsupported": 4
+  "unsupported": 4,
+  "not_measured": 5
 } as const;
 
 /** spec/tables/document-rules.json: rule ids of the parse (json.*) and schema (schema.*) layers. */

@@ -95,6 +95,10 @@ export interface ConformanceChecks {
    */
   smoke_event: string;
   /**
+   * How soon (ms) a client should end after SIGTERM, also mid-exchange; the same bound as the stream runners' exit after EOF or a signal.
+   */
+  sigterm_exit_ms: number;
+  /**
    * Check families; each generates one or more scenarios (`<family id>.<variant>`).
    */
   families: {

@@ -9,17 +9,17 @@
  *   version | --version | -V              print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
  */
-import { readFileSync, realpathSync } from "node:fs";
-import { join } from "node:path";
+import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { CONFORM_USAGE, runConform } from "./commands/conform.js";
 import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
 import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
 import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
 import { RENDER_USAGE, runRender } from "./commands/render.js";
 import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
 import { EXIT, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
-import { packageRoot } from "./package-root.js";
+import { packageVersion } from "./package-root.js";
 
 type Command = { readonly usage: string; readonly run: (args: readonly string[], io: CliIo) => Promise<number> };
 
@@ -27,6 +27,7 @@ type Command = { readonly usage: string; readonly run: (args: readonly string[],
 export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["validate", { usage: VALIDATE_USAGE, run: runValidate }],
   ["conformance", { usage: CONFORMANCE_USAGE, run: runConformance }],
+  ["conform", { usage: CONFORM_USAGE, run: runConform }],
   ["generate", { usage: GENERATE_USAGE, run: runGenerateCommand }],
   ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
   ["render", { usage: RENDER_USAGE, run: runRender }],
@@ -54,11 +55,6 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
     },
   ],
 ]);
-
-/** The `version` of the package.json this CLI belongs to (e.g. `0.1.0`). */
-export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
-}
 
 function help(): string {
   return [

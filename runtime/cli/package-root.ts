@@ -20,3 +20,8 @@ export function packageRoot(): string {
     dir = parent;
   }
 }
+
+/** The `version` of this package's package.json (e.g. `0.1.0`). */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
+}

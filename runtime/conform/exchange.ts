@@ -6,7 +6,8 @@
  * concurrently; at the deadline the group gets SIGTERM and, after limits.kill_grace_ms, SIGKILL.
  * Every exchange ends with SIGKILL to the group, so nothing the client started outlives it.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import { performance } from "node:perf_hooks";
 import { LIMITS } from "../../generated/ts/spec.js";
 import { signalGroup, trackGroup, untrackGroup } from "../invoker/process-group.js";
@@ -36,7 +37,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export function exchange(program: string, args: readonly string[], input: ScenarioInput, timeoutMs: number): Promise<ExchangeResult> {
   return new Promise((resolve) => {
     const started = performance.now();
-    let child;
+    let child: ChildProcessByStdio<Writable, Readable, Readable>;
     try {
       child = spawn(program, [...args], { stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false });
     } catch (error) {

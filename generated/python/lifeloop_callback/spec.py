@@ -239,6 +239,11 @@ CLI_EXIT_CODES_TABLE: Final[JsonValue] = {
             "name": "unsupported",
             "meaning": "render only: the adapter has no hook event for the lifecycle event; nothing on stdout (so a hook wrapper can skip), the reason on stderr.",
         },
+        {
+            "code": 5,
+            "name": "not_measured",
+            "meaning": "conform only: the client could not answer the smoke check (one valid event), so it was not measured; this is not a verdict on its conformance.",
+        },
     ],
 }
 
@@ -488,7 +493,7 @@ CONFORMANCE_CHECKS_TABLE: Final[JsonValue] = {
         {
             "id": "client.sigterm",
             "level": "should",
-            "text": "End within limits.stream_client_exit_ms of SIGTERM, also in the middle of an exchange.",
+            "text": "End within sigterm_exit_ms (1000 ms) of SIGTERM, also in the middle of an exchange.",
             "source": "spec/conformance-runner.md#process-control",
         },
     ],
@@ -497,6 +502,7 @@ CONFORMANCE_CHECKS_TABLE: Final[JsonValue] = {
         "failure_class": "invalid_request",
     },
     "smoke_event": "session.starting",
+    "sigterm_exit_ms": 1000,
     "families": [
         {
             "id": "event",
@@ -635,7 +641,7 @@ CONFORMANCE_CHECKS_TABLE: Final[JsonValue] = {
                 "client.sigterm",
             ],
             "generator": "single",
-            "summary": "SIGTERM while the request is half written: the client ends within limits.stream_client_exit_ms.",
+            "summary": "SIGTERM while the request is half written: the client ends within sigterm_exit_ms.",
         },
     ],
     "exclusions": [

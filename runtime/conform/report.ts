@@ -1,0 +1,78 @@
+/**
+ * Output formats of `conform` (spec/conformance-runner.md, "Report"): `text` for a person, `json`
+ * (JSON Lines: a header line, one record per scenario, a summary line; schema:
+ * spec/cli/conform-report.schema.json), `junit` (XML for CI test reporters) and `markdown` (a table,
+ * e.g. for a CI job summary).
+ */
+import type { ScenarioRecord } from "./run.js";
+
+/** The first line of a JSON report. */
+export interface ReportHeader {
+  readonly tool: "lifeloop-callback conform";
+  readonly version: string;
+  readonly wire_version: string;
+  readonly program: string;
+  readonly args: readonly string[];
+  readonly transport: string;
+  readonly timeout_ms: number;
+  readonly scenarios: number;
+}
+
+/** The last line of a JSON report: counts and the outcome. */
+export interface ReportSummary {
+  readonly measured: boolean;
+  readonly total: number;
+  readonly pass: number;
+  readonly fail: number;
+  readonly warn: number;
+  readonly skip: number;
+  readonly not_testable: number;
+  readonly expected_failures: number;
+  readonly stale_baseline: readonly string[];
+  readonly exit_code: number;
+}
+
+/** A record as printed: the run's record plus whether the baseline lists it. */
+export type PrintedRecord = ScenarioRecord & { readonly expected_failure: boolean };
+
+/** Output format names. */
+export const FORMATS = ["text", "json", "junit", "markdown"] as const;
+/** An output format. */
+export type Format = (typeof FORMATS)[number];
+
+const xml = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/** Render a whole report. `smokeDetail` is set when the client was not measured. */
+export function renderReport(format: Format, header: ReportHeader, records: readonly PrintedRecord[], summary: ReportSummary, smokeDetail: string | null): string {
+  switch (format) {
+    case "json":
+      return [JSON.stringify({ header }), ...records.map((r) => JSON.stringify(r)), JSON.stringify({ summary: smokeDetail === null ? summary : { ...summary, not_measured_reason: smokeDetail } })].join("\n") + "\n";
+    case "junit": {
+      const failures = summary.fail + summary.not_testable;
+      const cases = records.map((r) => {
+        const name = `name="${xml(r.scenario)}" classname="${xml(`conform.${r.transport}`)}" time="${(r.elapsed_ms / 1000).toFixed(3)}"`;
+        if (r.verdict === "fail" || r.verdict === "not_testable") return `    <testcase ${name}><failure message="${xml(r.detail)}">${xml(`${r.rule_ids.join(", ")}${r.expected_failure ? " (expected failure)" : ""}`)}</failure></testcase>`;
+        if (r.verdict === "skip") return `    <testcase ${name}><skipped message="${xml(r.detail)}"/></testcase>`;
+        if (r.verdict === "warn") return `    <testcase ${name}><system-out>${xml(`warning (SHOULD): ${r.detail}`)}</system-out></testcase>`;
+        return `    <testcase ${name}/>`;
+      });
+      const notMeasured = smokeDetail === null ? [] : [`    <testcase name="smoke" classname="conform"><error message="${xml(`not measured: ${smokeDetail}`)}"/></testcase>`];
+      return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuite name="lifeloop-callback conform" tests="${records.length + notMeasured.length}" failures="${failures}" errors="${notMeasured.length}" skipped="${summary.skip}">`, ...notMeasured, ...cases, "</testsuite>", ""].join("\n");
+    }
+    case "markdown": {
+      const rows = records.map((r) => `| \`${r.scenario}\` | ${r.verdict}${r.expected_failure ? " (expected)" : ""} | ${r.level} | ${r.rule_ids.map((id) => `\`${id}\``).join(", ")} | ${r.detail.replace(/\|/g, "\\|")} |`);
+      const head = smokeDetail === null ? [] : [`**Not measured**: ${smokeDetail}`, ""];
+      return [`## conform: ${header.program}`, "", ...head, "| scenario | verdict | level | rules | detail |", "|---|---|---|---|---|", ...rows, "", summaryLine(summary), ""].join("\n");
+    }
+    case "text": {
+      const lines = records.map((r) => `${r.verdict.toUpperCase().padEnd(12)} ${r.scenario}${r.expected_failure ? " (expected failure)" : ""}${r.verdict === "pass" ? "" : `\n             ${r.detail}`}`);
+      const head = smokeDetail === null ? [] : [`NOT MEASURED: the smoke check failed: ${smokeDetail}`];
+      return [...head, ...lines, summaryLine(summary), ""].join("\n");
+    }
+  }
+}
+
+function summaryLine(s: ReportSummary): string {
+  const stale = s.stale_baseline.length > 0 ? `; stale baseline entries: ${s.stale_baseline.join(", ")}` : "";
+  return `conform: ${s.total} scenarios: ${s.pass} passed, ${s.fail} failed, ${s.warn} warnings, ${s.skip} skipped, ${s.not_testable} not testable, ${s.expected_failures} expected failures${stale}; exit ${s.exit_code}`;
+}

@@ -1,0 +1,103 @@
+/**
+ * Run the conformance scenarios against one client program and judge each (spec/conformance-runner.md,
+ * "Verdicts"): a smoke check first (a client that cannot answer one valid event is not measured),
+ * then every scenario in order. A refusal passes only when the client wrote the refusal response of
+ * spec/tables/conformance-checks.json and exited 0: a crash, a timeout, an empty stdout or a
+ * non-zero exit never counts as a correct rejection.
+ */
+import { CONFORMANCE_CHECKS_TABLE } from "../../generated/ts/spec.js";
+import { parseWireDocument } from "../wire/validate.js";
+import { exchange, type ExchangeResult } from "./exchange.js";
+import type { Scenario } from "./scenarios.js";
+
+/** A scenario's verdict: `warn` is a missed SHOULD; `not_testable` counts as a failure. */
+export type Verdict = "pass" | "fail" | "warn" | "skip" | "not_testable";
+
+/** One scenario's record, as `--format json` prints it. */
+export interface ScenarioRecord {
+  readonly scenario: string;
+  readonly verdict: Verdict;
+  readonly rule_ids: readonly string[];
+  readonly level: "must" | "should";
+  readonly transport: string;
+  readonly detail: string;
+  readonly elapsed_ms: number;
+}
+
+/** The client under test and the per-exchange deadline (ms). */
+export interface ConformTarget {
+  readonly program: string;
+  readonly args: readonly string[];
+  readonly timeoutMs: number;
+}
+
+/** Why an exchange does not show the expected behaviour, or null when it does. */
+export function judge(scenario: Scenario, r: ExchangeResult): string | null {
+  if (r.spawnError !== null) return `the program could not be started: ${r.spawnError}`;
+  if (scenario.expect === "end_on_sigterm") {
+    if (r.exitAfterSigtermMs === null) return "did not end after SIGTERM before the deadline";
+    const bound = CONFORMANCE_CHECKS_TABLE.sigterm_exit_ms;
+    return r.exitAfterSigtermMs <= bound ? null : `ended ${Math.round(r.exitAfterSigtermMs)} ms after SIGTERM (bound ${bound} ms)`;
+  }
+  if (r.timedOut) return `no answer within the deadline (${Math.round(r.elapsedMs)} ms); the group was killed`;
+  if (r.stdoutTooLarge) return "stdout exceeded limits.max_response_bytes";
+  const parsed = parseWireDocument("CallbackResponse", r.stdout);
+  if (!parsed.ok) {
+    const issue = parsed.issues[0];
+    const what = r.stdout.length === 0 ? "stdout is empty" : `stdout is not exactly one valid CallbackResponse: ${issue?.rule} at "${issue?.pointer}": ${issue?.message}`;
+    return `${what}${exitText(r) === "exit 0" ? "" : ` (${exitText(r)})`}`;
+  }
+  if (r.code !== 0) return `answered, then ended with ${exitText(r)} (a client exits 0 after its response)`;
+  if (scenario.expect === "refuse") {
+    const want = CONFORMANCE_CHECKS_TABLE.refusal;
+    const got = parsed.value;
+    if (got.status !== want.status || got.failure_class !== want.failure_class) {
+      return `accepted an invalid request: answered status ${got.status}${got.failure_class ? ` (${got.failure_class})` : ""}; expected status ${want.status} with failure_class ${want.failure_class}`;
+    }
+  }
+  return null;
+}
+
+function exitText(r: ExchangeResult): string {
+  return r.signal !== null ? `signal ${r.signal}` : `exit ${r.code}`;
+}
+
+/** Run one scenario and build its record. */
+export async function runScenario(target: ConformTarget, scenario: Scenario): Promise<ScenarioRecord> {
+  const r = await exchange(target.program, target.args, scenario.input, target.timeoutMs);
+  const why = judge(scenario, r);
+  const verdict: Verdict = why === null ? "pass" : scenario.level === "should" ? "warn" : "fail";
+  const stderr = why !== null && r.stderrTail.trim() !== "" ? `; stderr: ${r.stderrTail.trim().slice(-300)}` : "";
+  return {
+    scenario: scenario.id,
+    verdict,
+    rule_ids: scenario.rule_ids,
+    level: scenario.level,
+    transport: scenario.transport,
+    detail: why === null ? "ok" : `${why}${stderr}`,
+    elapsed_ms: Math.round(r.elapsedMs),
+  };
+}
+
+/** The outcome of a whole run: not measured (the smoke check failed) or every record. */
+export type ConformRun =
+  | { readonly measured: false; readonly smoke: ScenarioRecord }
+  | { readonly measured: true; readonly smoke: ScenarioRecord; readonly records: readonly ScenarioRecord[] };
+
+/**
+ * Smoke check, then every scenario, sequentially. The smoke scenario is the `event` scenario of
+ * `smoke_event`; `onRecord` sees each record as it is made (for streaming output).
+ */
+export async function runConformance(target: ConformTarget, scenarios: readonly Scenario[], onRecord: (r: ScenarioRecord) => void = () => undefined): Promise<ConformRun> {
+  const smokeScenario = scenarios.find((s) => s.family === "event" && s.id === `event.${CONFORMANCE_CHECKS_TABLE.smoke_event}`);
+  if (!smokeScenario) throw new Error(`no smoke scenario event.${CONFORMANCE_CHECKS_TABLE.smoke_event}`);
+  const smoke = await runScenario(target, smokeScenario);
+  if (smoke.verdict !== "pass") return { measured: false, smoke };
+  const records: ScenarioRecord[] = [];
+  for (const scenario of scenarios) {
+    const record = await runScenario(target, scenario);
+    records.push(record);
+    onRecord(record);
+  }
+  return { measured: true, smoke, records };
+}

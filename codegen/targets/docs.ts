@@ -95,6 +95,7 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
       "- [Limits](limits.md)",
       "- [CLI reference](reference/cli.md): every command, flag and exit code",
       "- [Host API](reference/host-api.md): every export of the npm package",
+      "- [Conformance scenarios](reference/conformance-scenarios.md): what `conform` checks a client for",
     ].join("\n"),
   );
 

@@ -98,6 +98,7 @@ export function exchange(program: string, args: readonly string[], input: Scenar
         return;
       }
       if (input.kind === "slow") {
+        await new Promise<void>((r) => child.stdin.write(Buffer.alloc(input.leadingWhitespace, 0x20), () => r()));
         for (let at = 0; at < bytes.length && !exited; at += input.chunkBytes) {
           child.stdin.write(bytes.subarray(at, at + input.chunkBytes));
           await sleep(input.pauseMs);
@@ -105,9 +106,10 @@ export function exchange(program: string, args: readonly string[], input: Scenar
         child.stdin.end();
         return;
       }
-      // sigterm: half the request, a moment for the client to start reading, then SIGTERM.
-      child.stdin.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
-      await sleep(50);
+      // sigterm: half the request, then SIGTERM. The half is far larger than a pipe buffer, so the
+      // write completes only once the client has read most of it: the client is running and in
+      // the middle of the exchange (a barrier, not a sleep).
+      await new Promise<void>((r) => child.stdin.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => r()));
       if (exited) return;
       sigtermAt = performance.now();
       signalGroup(pid, "SIGTERM");

@@ -23,7 +23,7 @@ export type CheckFamily = (typeof CONFORMANCE_CHECKS_TABLE.families)[number];
 /** What the runner sends and how it sends it. */
 export type ScenarioInput =
   | { readonly kind: "bytes"; readonly bytes: Uint8Array }
-  | { readonly kind: "slow"; readonly bytes: Uint8Array; readonly chunkBytes: number; readonly pauseMs: number }
+  | { readonly kind: "slow"; readonly bytes: Uint8Array; readonly chunkBytes: number; readonly pauseMs: number; readonly leadingWhitespace: number }
   | { readonly kind: "sigterm"; readonly bytes: Uint8Array };
 
 /** What a correct client does with the input. */
@@ -150,6 +150,18 @@ export function buildScenarios(vectorsDir: string, transport: "subprocess" | "st
   return out;
 }
 
+/** A valid envelope of about 1 MiB (one payload body): many pipe buffers (64 KiB on Linux), far below the limit. */
+function largeEnvelope(typical: { [key: string]: Json }): Uint8Array {
+  const doc = envelopeFor(typical, "session.starting");
+  const body = "x".repeat(1 << 20);
+  const first = (doc.payloads as { [key: string]: Json }[])[0] as { [key: string]: Json };
+  first.body = body;
+  first.byte_size = body.length;
+  delete first.body_ref;
+  doc.payloads = [first];
+  return encoder.encode(JSON.stringify(doc));
+}
+
 /** The hand-shaped inputs of the `single` families, by family id. */
 function singleScenario(family: CheckFamily, typical: { [key: string]: Json }): Pick<Scenario, "id" | "input" | "expect">[] {
   const text = JSON.stringify(typical);
@@ -168,22 +180,14 @@ function singleScenario(family: CheckFamily, typical: { [key: string]: Json }): 
     }
     case "refuse-receipt-emitted":
       return [{ id: family.id, input: { kind: "bytes", bytes: bytes(JSON.stringify(envelopeFor(typical, RECEIPT_EMITTED_GUARD.event))) }, expect: "refuse" }];
-    case "large-request": {
-      // One payload body of 1 MiB: far more than a pipe buffer (64 KiB on Linux), far below the limit.
-      const doc = envelopeFor(typical, "session.starting");
-      const body = "x".repeat(1 << 20);
-      const payloads = doc.payloads as { [key: string]: Json }[];
-      const first = payloads[0] as { [key: string]: Json };
-      first.body = body;
-      first.byte_size = body.length;
-      delete first.body_ref;
-      doc.payloads = [first];
-      return [{ id: family.id, input: { kind: "bytes", bytes: bytes(JSON.stringify(doc)) }, expect: "answer" }];
-    }
+    case "large-request":
+      return [{ id: family.id, input: { kind: "bytes", bytes: largeEnvelope(typical) }, expect: "answer" }];
     case "slow-request":
-      return [{ id: family.id, input: { kind: "slow", bytes: bytes(text), chunkBytes: 64, pauseMs: 2 }, expect: "answer" }];
+      // 128 KiB of leading whitespace first (a write that completes only once the client reads), then
+      // the document in 64-byte pieces with pauses, so the client is already reading when they come.
+      return [{ id: family.id, input: { kind: "slow", bytes: bytes(text), chunkBytes: 64, pauseMs: 2, leadingWhitespace: 128 * 1024 }, expect: "answer" }];
     case "sigterm":
-      return [{ id: family.id, input: { kind: "sigterm", bytes: bytes(text) }, expect: "end_on_sigterm" }];
+      return [{ id: family.id, input: { kind: "sigterm", bytes: largeEnvelope(typical) }, expect: "end_on_sigterm" }];
     default:
       throw new Error(`conformance-checks.json: family ${family.id} uses generator "single" but the runner has no input for it`);
   }

@@ -1,0 +1,185 @@
+/**
+ * `lifeloop-callback conform` checked against real client processes: a correct client passes every
+ * scenario; each deliberately broken client (test/fixtures/conform/client.mjs --break MODE) fails
+ * exactly the scenarios of its defect; the Go and Python SDK clients pass everything; the baseline
+ * cannot go stale; a client that cannot answer is "not measured"; every JSON report line matches
+ * the published schema; and every MUST rule a client must enforce has a scenario or a listed
+ * exclusion. The reference's lifeloop-fake-ccd-client is run and reported, not judged.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI_EXIT_CODES, CONFORMANCE_CHECKS_TABLE } from "../../generated/ts/spec.js";
+import { buildScenarios, clientRuleIds } from "../../runtime/conform/scenarios.js";
+import { CLI, REPO_ROOT } from "../support/cli-process.js";
+import { buildGoClient, FIXTURE_CLIENTS, GO_ECHO_BIN } from "../support/fixture-clients.js";
+
+const TMP = mkdtempSync(join(tmpdir(), "lifeloop-conform-"));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+const SCENARIOS = buildScenarios(join(REPO_ROOT, "generated", "vectors"));
+const NODE_CLIENT = join(REPO_ROOT, "test", "fixtures", "conform", "client.mjs");
+const REFERENCE_CLIENT = join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop-fake-ccd-client");
+
+interface Report {
+  readonly code: number | null;
+  readonly lines: readonly Record<string, unknown>[];
+  readonly records: readonly { scenario: string; verdict: string; detail: string }[];
+  readonly summary: Record<string, unknown>;
+}
+
+/** Run `conform --format json` as a real process (async, so several run side by side). */
+function conform(args: readonly string[]): Promise<Report> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, "conform", "--format", "json", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
+    const watchdog = setTimeout(() => child.kill("SIGKILL"), 240_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(watchdog);
+      try {
+        const lines = out.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+        const records = lines.filter((l) => "scenario" in l) as unknown as Report["records"];
+        const summary = (lines.find((l) => "summary" in l)?.summary ?? {}) as Record<string, unknown>;
+        resolve({ code, lines, records, summary });
+      } catch (error) {
+        reject(new Error(`conform printed no JSON report (exit ${code}): ${out}\n${err}\n${String(error)}`));
+      }
+    });
+  });
+}
+
+const nodeClient = (mode?: string): string[] => ["--program", process.execPath, "--arg", NODE_CLIENT, ...(mode ? ["--arg", "--break", "--arg", mode] : [])];
+const failing = (r: Report): string[] => r.records.filter((x) => x.verdict !== "pass").map((x) => `${x.scenario}:${x.verdict}`).sort();
+const ids = (pred: (s: (typeof SCENARIOS)[number]) => boolean, verdict = "fail"): string[] => SCENARIOS.filter(pred).map((s) => `${s.id}:${verdict}`).sort();
+
+describe("conform: scenarios generated from the tables", () => {
+  it("covers every MUST rule a client enforces with a scenario, or lists why not", () => {
+    const covered = new Set(SCENARIOS.flatMap((s) => s.rule_ids));
+    const excluded = new Set<string>(CONFORMANCE_CHECKS_TABLE.exclusions.map((e) => e.rule));
+    const must = [...clientRuleIds(), ...CONFORMANCE_CHECKS_TABLE.obligations.filter((o) => o.level === "must").map((o) => o.id)];
+    expect(must.filter((id) => !covered.has(id) && !excluded.has(id))).toEqual([]);
+    // An exclusion that a scenario covers after all is stale.
+    expect([...excluded].filter((id) => covered.has(id))).toEqual([]);
+  });
+
+  it("has unique ids, one event scenario per dispatchable event, and cites only known rule ids", () => {
+    expect(new Set(SCENARIOS.map((s) => s.id)).size).toBe(SCENARIOS.length);
+    const known = new Set([...clientRuleIds(), ...CONFORMANCE_CHECKS_TABLE.obligations.map((o) => o.id)]);
+    expect(SCENARIOS.flatMap((s) => s.rule_ids).filter((id) => !known.has(id))).toEqual([]);
+  });
+});
+
+describe("conform against real clients", () => {
+  const reports = new Map<string, Report>();
+  beforeAll(async () => {
+    const runs: [string, string[]][] = [
+      ["correct", nodeClient()],
+      ["accept-all", nodeClient("accept-all")],
+      ["refuse-exit-1", nodeClient("refuse-exit-1")],
+      ["crash-on-invalid", nodeClient("crash-on-invalid")],
+      ["read-once", nodeClient("read-once")],
+      ["noise-on:frame.opened", nodeClient("noise-on:frame.opened")],
+      ["hang-on:frame.ended", [...nodeClient("hang-on:frame.ended"), "--timeout-ms", "2000"]],
+      ["ignore-sigterm", [...nodeClient("ignore-sigterm"), "--timeout-ms", "4000"]],
+      ["silent", nodeClient("silent")],
+    ];
+    // Two at a time: a 2-core machine; each run is sequential inside.
+    for (let i = 0; i < runs.length; i += 2) {
+      const batch = runs.slice(i, i + 2);
+      const done = await Promise.all(batch.map(([, args]) => conform(args)));
+      batch.forEach(([name], j) => reports.set(name, done[j] as Report));
+    }
+  }, 900_000);
+
+  it("passes a correct client on every scenario, exit 0", () => {
+    const r = reports.get("correct") as Report;
+    expect(failing(r)).toEqual([]);
+    expect(r.records).toHaveLength(SCENARIOS.length);
+    expect(r.code).toBe(CLI_EXIT_CODES.ok);
+  });
+
+  it("fails each broken client on exactly the scenarios of its defect", () => {
+    const refusals = ids((s) => s.expect === "refuse");
+    expect(failing(reports.get("accept-all") as Report)).toEqual(refusals);
+    expect(failing(reports.get("refuse-exit-1") as Report)).toEqual(refusals);
+    expect(failing(reports.get("crash-on-invalid") as Report)).toEqual(refusals);
+    expect(failing(reports.get("read-once") as Report)).toEqual(ids((s) => s.id === "large-request" || s.id === "slow-request"));
+    expect(failing(reports.get("noise-on:frame.opened") as Report)).toEqual(["event.frame.opened:fail"]);
+    expect(failing(reports.get("hang-on:frame.ended") as Report)).toEqual(["event.frame.ended:fail"]);
+    for (const name of ["accept-all", "refuse-exit-1", "crash-on-invalid", "read-once", "noise-on:frame.opened", "hang-on:frame.ended"]) {
+      expect((reports.get(name) as Report).code, name).toBe(CLI_EXIT_CODES.validation);
+    }
+  });
+
+  it("reports a missed SHOULD as a warning without failing the run", () => {
+    const r = reports.get("ignore-sigterm") as Report;
+    expect(failing(r)).toEqual(["sigterm:warn"]);
+    expect(r.code).toBe(CLI_EXIT_CODES.ok);
+  });
+
+  it("does not measure a client that cannot answer one valid event (exit not_measured), and says why", () => {
+    const r = reports.get("silent") as Report;
+    expect(r.code).toBe(CLI_EXIT_CODES.not_measured);
+    expect(r.records).toEqual([]);
+    expect(r.summary).toMatchObject({ measured: false, not_measured_reason: expect.stringContaining("stdout is empty") });
+  });
+
+  it("prints JSON Lines that match spec/cli/conform-report.schema.json", () => {
+    const ajv = new Ajv2020({ strict: true });
+    const validate = ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, "spec", "cli", "conform-report.schema.json"), "utf8")) as object);
+    for (const [name, r] of reports) {
+      expect(Object.keys(r.lines[0] ?? {}), name).toEqual(["header"]);
+      expect(Object.keys(r.lines[r.lines.length - 1] ?? {}), name).toEqual(["summary"]);
+      for (const line of r.lines) expect(validate(line) ? null : validate.errors, `${name}: ${JSON.stringify(line).slice(0, 200)}`).toBeNull();
+    }
+  });
+});
+
+describe("conform baseline (--expected-failures)", () => {
+  it("allows listed failures, fails on a listed scenario that passes or does not exist, and exits 3 when unreadable", async () => {
+    const refusals = SCENARIOS.filter((s) => s.expect === "refuse").map((s) => s.id);
+    const exact = join(TMP, "exact.txt");
+    writeFileSync(exact, `# accept-all cannot refuse\n${refusals.join("\n")}\n`);
+    const stale = join(TMP, "stale.txt");
+    writeFileSync(stale, `${refusals.join("\n")}\nevent.session.started   # passes: stale\nno.such.scenario\n`);
+    const [ok, bad] = await Promise.all([
+      conform([...nodeClient("accept-all"), "--expected-failures", exact]),
+      conform([...nodeClient("accept-all"), "--expected-failures", stale]),
+    ]);
+    expect(ok.code).toBe(CLI_EXIT_CODES.ok);
+    expect(ok.summary.expected_failures).toBe(refusals.length);
+    expect(bad.code).toBe(CLI_EXIT_CODES.validation);
+    expect(bad.summary.stale_baseline).toEqual(["event.session.started (passes now)", "no.such.scenario (no such scenario)"]);
+    const missing = await new Promise<number | null>((resolve) => {
+      const child = spawn(process.execPath, [CLI, "conform", ...nodeClient(), "--expected-failures", join(TMP, "absent.txt")], { stdio: "ignore" });
+      child.on("close", resolve);
+    });
+    expect(missing).toBe(CLI_EXIT_CODES.input);
+  }, 600_000);
+});
+
+describe("conform against the SDK clients and the reference's client", () => {
+  it("passes the Go and Python SDK echo clients on every scenario", async () => {
+    const go = buildGoClient();
+    expect(go.ok, go.ok ? "" : go.output).toBe(true);
+    const python = FIXTURE_CLIENTS.python;
+    const [goReport, pyReport] = await Promise.all([conform(["--program", GO_ECHO_BIN]), conform(["--program", python.program])]);
+    expect(failing(goReport)).toEqual([]);
+    expect(goReport.code).toBe(0);
+    expect(failing(pyReport)).toEqual([]);
+    expect(pyReport.code).toBe(0);
+  }, 600_000);
+
+  it.skipIf(!existsSync(REFERENCE_CLIENT))("runs the reference's lifeloop-fake-ccd-client and reports what it gets (not judged)", async () => {
+    const r = await conform(["--program", REFERENCE_CLIENT]);
+    expect(r.summary).toHaveProperty("measured");
+    console.log(`conform vs lifeloop-fake-ccd-client: exit ${r.code}, ${JSON.stringify(r.summary)}`);
+  }, 600_000);
+});

@@ -2506,14 +2506,284 @@ export type HookAdapter = (typeof HARNESS_HOOK_MAPPING)["adapters"][number]["ada
 export type HookRenderErrorKind = (typeof HARNESS_HOOK_MAPPING)["errors"][number]["kind"];
 /** A render warning code, e.g. `directive_ignored`. */
 export type HookRenderWarningCode = (typeof HARNESS_HOOK_MAPPING)["warnings"][number]["code"];
+/** spec/tables/harness-hook-inputs.json: what `lifeloop-callback hook` does with each harness hook input (spec/hook-command.md). */
+export const HARNESS_HOOK_INPUTS = {
+  "reference": "lifeloop-cli 0.5.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
+  "metadata_text_max_bytes": 65536,
+  "max_stop_continuations": 3,
+  "harness_timeout_slack_ms": 5000,
+  "adapters": [
+    {
+      "adapter": "claude",
+      "adapter_version": "0.1.0",
+      "config_file": ".claude/settings.json",
+      "config_timeout": false,
+      "unknown_input_fields": "tolerated",
+      "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly.",
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "input_schema": "claude-session-start-input",
+          "delivers": [
+            "session.starting",
+            "session.started"
+          ],
+          "renders": "session.starting",
+          "matcher": "startup|resume|clear|compact",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/SessionStart/0.json (generated); the reference grounds session.starting and session.started on this hook (tests/live_evidence_claude.rs)"
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "input_schema": "claude-user-prompt-submit-input",
+          "delivers": [
+            "frame.opening"
+          ],
+          "renders": "frame.opening",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/UserPromptSubmit/0.json (generated); frame.opened is not delivered: the hook runs before the prompt is admitted, and the renderer has no Claude hook event for frame.opened"
+        },
+        {
+          "hook_event": "PreCompact",
+          "input_schema": "claude-pre-compact-input",
+          "delivers": [
+            "context.pressure_observed"
+          ],
+          "renders": "context.pressure_observed",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/PreCompact/0.json (generated); host_hook.rs maps PreCompact to context.pressure_observed"
+        },
+        {
+          "hook_event": "Stop",
+          "input_schema": "claude-stop-input",
+          "delivers": [
+            "frame.ending",
+            "frame.ended"
+          ],
+          "renders": "frame.ending",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/Stop/0.json (generated)"
+        },
+        {
+          "hook_event": "SessionEnd",
+          "input_schema": "claude-session-end-input",
+          "delivers": [
+            "session.ending",
+            "session.ended"
+          ],
+          "renders": "session.ending",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/SessionEnd/0.json (generated)"
+        }
+      ]
+    },
+    {
+      "adapter": "codex",
+      "adapter_version": "0.1.0",
+      "config_file": ".codex/hooks.json",
+      "config_timeout": true,
+      "unknown_input_fields": "rejected",
+      "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed, and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields; an unknown member means a Codex version this schema was not checked against.",
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "input_schema": "codex-session-start-input",
+          "delivers": [
+            "session.starting",
+            "session.started"
+          ],
+          "renders": "session.starting",
+          "matcher": "startup|resume|clear",
+          "status_message": "Loading lifecycle context",
+          "evidence": "live_codex/codex_cli_0_122_0/session_start.json, codex_cli_0_129_0/session_start.json"
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "input_schema": "codex-user-prompt-submit-input",
+          "delivers": [
+            "frame.opening"
+          ],
+          "renders": "frame.opening",
+          "matcher": "*",
+          "status_message": "Delivering the prompt event",
+          "evidence": "live_codex/codex_cli_0_122_0/user_prompt_submit.json, codex_cli_0_129_0/user_prompt_submit.json"
+        },
+        {
+          "hook_event": "PreCompact",
+          "input_schema": "codex-pre-compact-input",
+          "delivers": [
+            "context.pressure_observed"
+          ],
+          "renders": "context.pressure_observed",
+          "matcher": "*",
+          "status_message": "Recording the compaction boundary",
+          "evidence": "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)"
+        },
+        {
+          "hook_event": "PostCompact",
+          "input_schema": "codex-post-compact-input",
+          "delivers": [
+            "context.compacted"
+          ],
+          "renders": "context.compacted",
+          "matcher": "*",
+          "status_message": "Recording the compacted context",
+          "evidence": "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)"
+        },
+        {
+          "hook_event": "Stop",
+          "input_schema": "codex-stop-input",
+          "delivers": [
+            "frame.ending",
+            "frame.ended"
+          ],
+          "renders": "frame.ending",
+          "matcher": "*",
+          "status_message": "Checking the continuation boundary",
+          "evidence": "live_codex/codex_cli_0_122_0/stop_block_continuation.json, stop_after_continuation.json; codex_cli_0_129_0/stop_normal.json, stop_block_continuation.json, stop_after_continuation.json"
+        }
+      ]
+    }
+  ],
+  "fields": [
+    {
+      "input": "session_id",
+      "target": "/harness_session_id",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs; an empty string is left out."
+    },
+    {
+      "input": "turn_id",
+      "target": "/frame_context/frame_id",
+      "applies": "frame",
+      "bounded": false,
+      "note": "frame_class top_level. Without a turn id (Claude Code) the frame id opened by the session's last UserPromptSubmit is reused from --state-dir, else a fresh one; both events of one Stop share it."
+    },
+    {
+      "input": "turn_id",
+      "target": "/harness_task_id",
+      "applies": "other",
+      "bounded": false,
+      "note": "As host_hook.rs does for compaction events."
+    },
+    {
+      "input": "hook_event_name",
+      "target": "/metadata/hook_event_name",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs."
+    },
+    {
+      "input": "transcript_path",
+      "target": "/metadata/transcript_path",
+      "applies": "all",
+      "bounded": false,
+      "note": "A path only; never read. Null or empty is left out."
+    },
+    {
+      "input": "turn_id",
+      "target": "/metadata/turn_id",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs."
+    },
+    {
+      "input": "cwd",
+      "target": "/metadata/cwd",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "model",
+      "target": "/metadata/model",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "permission_mode",
+      "target": "/metadata/permission_mode",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "source",
+      "target": "/metadata/source",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "trigger",
+      "target": "/metadata/trigger",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs."
+    },
+    {
+      "input": "reason",
+      "target": "/metadata/reason",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "stop_hook_active",
+      "target": "/metadata/stop_hook_active",
+      "applies": "all",
+      "bounded": false,
+      "note": "A boolean, also when false."
+    },
+    {
+      "input": "prompt",
+      "target": "/metadata/prompt",
+      "applies": "all",
+      "bounded": true,
+      "note": "host_hook.rs refuses a prompt over 64 KiB; we cut it (see metadata_text_max_bytes)."
+    },
+    {
+      "input": "custom_instructions",
+      "target": "/metadata/custom_instructions",
+      "applies": "all",
+      "bounded": true,
+      "note": ""
+    },
+    {
+      "input": "last_assistant_message",
+      "target": "/metadata/last_assistant_message",
+      "applies": "all",
+      "bounded": true,
+      "note": "Null is left out."
+    }
+  ]
+} as const;
 
 /** Schemas under schemas/hooks/: each harness hook output (with its adapter and hook event) and the render request. */
 export const HOOK_SCHEMAS = [
+  {
+    "name": "ClaudePreCompactInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "PreCompact"
+  },
   {
     "name": "ClaudePreCompactOutput",
     "role": "output",
     "adapter": "claude",
     "hook_event": "PreCompact"
+  },
+  {
+    "name": "ClaudeSessionEndInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "SessionEnd"
   },
   {
     "name": "ClaudeSessionEndOutput",
@@ -2522,10 +2792,22 @@ export const HOOK_SCHEMAS = [
     "hook_event": "SessionEnd"
   },
   {
+    "name": "ClaudeSessionStartInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "SessionStart"
+  },
+  {
     "name": "ClaudeSessionStartOutput",
     "role": "output",
     "adapter": "claude",
     "hook_event": "SessionStart"
+  },
+  {
+    "name": "ClaudeStopInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "Stop"
   },
   {
     "name": "ClaudeStopOutput",
@@ -2534,10 +2816,22 @@ export const HOOK_SCHEMAS = [
     "hook_event": "Stop"
   },
   {
+    "name": "ClaudeUserPromptSubmitInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "UserPromptSubmit"
+  },
+  {
     "name": "ClaudeUserPromptSubmitOutput",
     "role": "output",
     "adapter": "claude",
     "hook_event": "UserPromptSubmit"
+  },
+  {
+    "name": "CodexPostCompactInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "PostCompact"
   },
   {
     "name": "CodexPostCompactOutput",
@@ -2546,10 +2840,22 @@ export const HOOK_SCHEMAS = [
     "hook_event": "PostCompact"
   },
   {
+    "name": "CodexPreCompactInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "PreCompact"
+  },
+  {
     "name": "CodexPreCompactOutput",
     "role": "output",
     "adapter": "codex",
     "hook_event": "PreCompact"
+  },
+  {
+    "name": "CodexSessionStartInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "SessionStart"
   },
   {
     "name": "CodexSessionStartOutput",
@@ -2558,10 +2864,22 @@ export const HOOK_SCHEMAS = [
     "hook_event": "SessionStart"
   },
   {
+    "name": "CodexStopInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "Stop"
+  },
+  {
     "name": "CodexStopOutput",
     "role": "output",
     "adapter": "codex",
     "hook_event": "Stop"
+  },
+  {
+    "name": "CodexUserPromptSubmitInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "UserPromptSubmit"
   },
   {
     "name": "CodexUserPromptSubmitOutput",

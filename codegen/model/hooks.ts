@@ -197,7 +197,6 @@ export function checkHookInputs(table: HarnessHookInputs, mapping: HarnessHookMa
         if (m.events.find((e) => e.event === event)?.hook_event !== h.hook_event) throw new ModelError(INPUTS_TABLE, `${at}/delivers/${ei}`, `${event} is not rendered as ${a.adapter} ${h.hook_event} in ${TABLE}`);
       });
       if (!h.delivers.includes(h.renders)) throw new ModelError(INPUTS_TABLE, `${at}/renders`, "must be one of the delivered events");
-      if ((h.status_message !== null) !== a.config_timeout) throw new ModelError(INPUTS_TABLE, `${at}/status_message`, "a status message exactly where the configuration entry carries one (config_timeout)");
       const schema = hookSchemas.find((s) => s.kebab === h.input_schema && s.role === "input");
       if (!schema) throw new ModelError(INPUTS_TABLE, `${at}/input_schema`, `no schemas/hooks/${h.input_schema}.schema.json`);
       const props = record(schema.schema.properties);

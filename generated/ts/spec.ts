@@ -2517,7 +2517,7 @@ export const HARNESS_HOOK_INPUTS = {
       "adapter": "claude",
       "adapter_version": "0.1.0",
       "config_file": ".claude/settings.json",
-      "config_timeout": false,
+      "config_timeout": true,
       "unknown_input_fields": "tolerated",
       "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly.",
       "hook_events": [

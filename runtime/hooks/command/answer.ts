@@ -15,18 +15,16 @@ import { hookInputAdapter } from "./tables.js";
 export const DIRECTIVE_METADATA_KEY = "directive";
 
 /**
- * The render request for `response`, answered to `event` (rendered on `adapter`), and the ids of
- * the payloads left out because they list no acceptable placement at all.
+ * The render request for `response` (already validated: every payload lists at least one
+ * acceptable placement, rule payload-placements-non-empty), answered to `event` on `adapter`.
  */
-export function renderRequestFor(adapter: HookAdapter, event: LifecycleEventKind, frame: FrameContext | null, response: CallbackResponse): { readonly request: HookRenderRequest; readonly unplaced: readonly string[] } {
+export function renderRequestFor(adapter: HookAdapter, event: LifecycleEventKind, frame: FrameContext | null, response: CallbackResponse): HookRenderRequest {
   const slot = (hookEventFor(adapter, event)?.context_placements ?? []) as readonly string[];
   const payloads: HookRenderPayload[] = [];
-  const unplaced: string[] = [];
   for (const envelope of response.client_payloads ?? []) {
     const choices = envelope.acceptable_placements ?? [];
     const chosen = choices.find((c) => slot.includes(c.placement)) ?? choices[0];
     if (chosen) payloads.push({ envelope, placement: chosen.placement });
-    else unplaced.push(envelope.payload_id);
   }
   const request: Record<string, unknown> = {
     adapter_id: adapter,
@@ -38,7 +36,7 @@ export function renderRequestFor(adapter: HookAdapter, event: LifecycleEventKind
   };
   const directive = response.metadata?.[DIRECTIVE_METADATA_KEY];
   if (directive !== undefined) request.directive = directive;
-  return { request: request as unknown as HookRenderRequest, unplaced };
+  return request as unknown as HookRenderRequest;
 }
 
 /** What in a response would be lost if it is not the rendered one: its payload count and whether it carries a directive. */

@@ -168,8 +168,7 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
           err.push(`${PREFIX}: note: the ${event} answer's ${parts.payloads} payload(s)${parts.directive ? " and directive" : ""} are not rendered: ${o.hookEvent} renders the ${row.renders} answer\n`);
         }
       }
-      const { request, unplaced } = renderRequestFor(o.adapter, row.renders as LifecycleEventKind, frame, responses.get(row.renders as LifecycleEventKind) as CallbackResponse);
-      for (const id of unplaced) err.push(`${PREFIX}: warning: payload ${id} lists no acceptable placement; not rendered\n`);
+      const request = renderRequestFor(o.adapter, row.renders as LifecycleEventKind, frame, responses.get(row.renders as LifecycleEventKind) as CallbackResponse);
       const rendered = renderHookPayload(request, { adapter: o.adapter });
       if (rendered.ok) {
         body = { ...rendered.rendered.body };

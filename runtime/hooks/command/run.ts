@@ -176,8 +176,10 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
       } else if (rendered.error.kind === "output_schema_violation") {
         return refuse(`internal error: ${rendered.error.message}`);
       } else {
-        const issue = rendered.error.issues?.[0];
-        failure = `the ${row.renders} answer cannot be rendered: ${rendered.error.kind}: ${rendered.error.message}${issue && rendered.error.message.indexOf(issue.pointer) < 0 ? ` at ${issue.pointer}` : ""}`;
+        // The render request's /directive is the answer's /metadata/directive: say where the client put it.
+        const pointer = rendered.error.issues?.[0]?.pointer ?? "";
+        const where = pointer.startsWith("/directive") ? ` (in the answer at /metadata${pointer})` : "";
+        failure = `the ${row.renders} answer cannot be rendered: ${rendered.error.kind}: ${rendered.error.message}${where}`;
       }
     }
     if (failure !== null || body === null) body = failureBody(o, row, frame, failure ?? "nothing to render", err);

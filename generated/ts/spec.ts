@@ -905,6 +905,86 @@ export const REFERENCE_DIFFERENCES = [
     "reference": "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
     "ours": "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
     "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
+  },
+  {
+    "id": "hook-command-events",
+    "scope": "hook_command",
+    "where": "every served hook event (spec/tables/harness-hook-inputs.json)",
+    "reference": "host-hook delivers only frame.opening (before-prompt-build) and the compaction events; SessionStart, Stop and SessionEnd deliver nothing to the client",
+    "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended, SessionEnd session.ending then session.ended",
+    "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client needs session and frame ends, not only prompts."
+  },
+  {
+    "id": "hook-command-output",
+    "scope": "hook_command",
+    "where": "the printed output",
+    "reference": "prints {} except a Codex PostCompact side-channel context",
+    "ours": "renders the answer of the hook event's renders event (context payloads, a block directive) through the hook renderer; an empty context slot is left out, so an answer without payloads or directive prints {}",
+    "reason": "The output is how a client's answer reaches the harness; the reference's broker serves one client that never answers with context."
+  },
+  {
+    "id": "hook-command-client-failure",
+    "scope": "hook_command",
+    "where": "a failed delivery or an answer with status failed",
+    "reference": "exits 1 with the error on stderr (status skipped is a failure too, for the prompt event)",
+    "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure; closed: the event's blocking form, or the open output saying it has none. Status skipped is an answer like any other",
+    "reason": "A non-zero exit is a hook error the user may not see and the context is lost without a word; the choice between continuing and blocking belongs to the user."
+  },
+  {
+    "id": "hook-command-usage-exit",
+    "scope": "hook_command",
+    "where": "a bad command line",
+    "reference": "exits 2",
+    "ours": "exits 1",
+    "reason": "Claude Code reads exit 2 as \"block\": a typo in a hook command must not block every prompt."
+  },
+  {
+    "id": "hook-command-prompt-bound",
+    "scope": "hook_command",
+    "where": "a prompt over 64 KiB (and custom_instructions, last_assistant_message)",
+    "reference": "refuses the prompt (exit 1)",
+    "ours": "cuts the text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
+    "reason": "A long pasted prompt must not make the hook fail; the client learns the text was cut."
+  },
+  {
+    "id": "hook-command-metadata",
+    "scope": "hook_command",
+    "where": "CallbackRequest metadata",
+    "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true",
+    "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag)",
+    "reason": "One table maps every event; the extra members are what the harness said."
+  },
+  {
+    "id": "hook-command-input",
+    "scope": "hook_command",
+    "where": "the harness input",
+    "reference": "any JSON object (blank stdin is {}); only session_id is required, where a state file needs it",
+    "ours": "one JSON document valid against the closed input schema of the (harness, hook event), whose hook_event_name equals --event; exit 1 otherwise",
+    "reason": "A hook registered under the wrong event, or a harness that changed its input, is caught at the first call instead of producing wrong events."
+  },
+  {
+    "id": "hook-command-state",
+    "scope": "hook_command",
+    "where": "--state-dir",
+    "reference": "records the host-context compaction status of its client",
+    "ours": "keeps the open frame id and the Stop continuation count per harness session",
+    "reason": "The state serves this command's own guarantees (a Claude Code Stop ends the frame its prompt opened; bounded continuations)."
+  },
+  {
+    "id": "hook-command-client-arguments",
+    "scope": "hook_command",
+    "where": "how the client is started",
+    "reference": "runs --client-cmd with the words lifeloop client --path DIR [--profile P]",
+    "ours": "runs --program with exactly the --arg words, in order",
+    "reason": "Any program can be the client."
+  },
+  {
+    "id": "hook-command-empty-prompt",
+    "scope": "hook_command",
+    "where": "a UserPromptSubmit without a prompt, or with an empty one",
+    "reference": "delivers nothing and prints {}",
+    "ours": "delivers frame.opening (without metadata.prompt)",
+    "reason": "The frame opens whatever the prompt says."
   }
 ] as const;
 

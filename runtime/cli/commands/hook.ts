@@ -13,9 +13,9 @@
  * as "block".
  */
 import { basename, join } from "node:path";
-import { LIMITS, type HookAdapter } from "../../../generated/ts/spec.js";
-import { hookConfig } from "../../hooks/command/config.js";
-import { runHookCommand, type OnFailure } from "../../hooks/command/run.js";
+import { LIMITS } from "../../../generated/ts/spec.js";
+import { hookConfig, type HookConfigOptions } from "../../hooks/command/config.js";
+import { runHookCommand } from "../../hooks/command/run.js";
 import { defaultStateDir } from "../../hooks/command/state.js";
 import { hookInputAdapter, servedHookEvents } from "../../hooks/command/tables.js";
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
@@ -41,15 +41,8 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
 const DIGITS = /^[0-9]+$/;
 const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--state-dir"], repeatable: ["--arg"] };
 
-interface Common {
-  readonly adapter: HookAdapter;
-  readonly program: string;
-  readonly args: readonly string[];
-  readonly timeoutMs: number;
-  readonly onFailure: OnFailure;
-  readonly receiptsFile: string | null;
-  readonly stateDir: string | null;
-}
+/** The flags `hook` and `hook config` share. */
+type Common = Omit<HookConfigOptions, "cli">;
 
 function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, readonly string[]>): Common {
   const adapter = values.get("--adapter");

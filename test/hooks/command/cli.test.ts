@@ -11,7 +11,7 @@ import { outputSchemaName } from "../../../runtime/hooks/mapping.js";
 import { hookSchemaIssues } from "../../../runtime/hooks/request.js";
 import { runCli } from "../../support/cli-process.js";
 import { claudeInputs, codexRecordings } from "../../support/reference-crate.js";
-import { HOOK_CLIENT, Scratch } from "./support.js";
+import { HOOK_CLIENT, hookInputFor, Scratch } from "./support.js";
 
 const s = new Scratch();
 afterAll(() => s.remove());
@@ -68,15 +68,6 @@ describe("lifeloop-callback hook (process)", () => {
   });
 });
 
-/** A valid input for every served hook event (Codex compaction inputs built from the recorded SessionStart's members). */
-function inputFor(adapter: HookAdapter, hookEvent: string): Record<string, unknown> {
-  if (adapter === "claude") return claudeInputs().find((c) => c.hookEvent === hookEvent)?.input as Record<string, unknown>;
-  const recorded = codexRecordings().find((r) => r.hookEvent === hookEvent)?.input;
-  if (recorded) return recorded;
-  const start = codexRecordings().find((r) => r.hookEvent === "SessionStart")?.input as Record<string, unknown>;
-  return { session_id: start.session_id, transcript_path: start.transcript_path, cwd: start.cwd, hook_event_name: hookEvent, model: start.model, turn_id: "codex-turn-compact", trigger: "manual" };
-}
-
 describe("lifeloop-callback hook config", () => {
   for (const a of HARNESS_HOOK_INPUTS.adapters) {
     const adapter = a.adapter as HookAdapter;
@@ -98,7 +89,7 @@ describe("lifeloop-callback hook config", () => {
         expect(entry.timeout).toBe(Math.ceil((h.delivers.length * timeoutMs + HARNESS_HOOK_INPUTS.harness_timeout_slack_ms) / 1000));
         expect(entry.statusMessage).toBe(h.status_message ?? undefined);
         s.clearLog();
-        const run = spawnSync("/bin/sh", ["-c", entry.command], { input: JSON.stringify(inputFor(adapter, h.hook_event)), encoding: "utf8", timeout: 60_000 });
+        const run = spawnSync("/bin/sh", ["-c", entry.command], { input: JSON.stringify(hookInputFor(adapter, h.hook_event)), encoding: "utf8", timeout: 60_000 });
         expect(run.status, `${h.hook_event}: ${run.stderr}`).toBe(0);
         expect(hookSchemaIssues(outputSchemaName(adapter, h.hook_event), JSON.parse(run.stdout))).toEqual([]);
         expect(s.delivered().map((x) => x.event)).toEqual(h.delivers);

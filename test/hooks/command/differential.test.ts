@@ -14,7 +14,7 @@ import type { CallbackRequest } from "../../../generated/ts/types.js";
 import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../../matrix/hosts.js";
 import { runCli } from "../../support/cli-process.js";
 import { claudeInputs, codexRecordings } from "../../support/reference-crate.js";
-import { callHook, contextPayload, HOOK_CLIENT, printed, Scratch } from "./support.js";
+import { callHook, contextPayload, HOOK_CLIENT, hookInputFor, printed, type Scratch, ScratchPool } from "./support.js";
 
 /** The reference's hook argument per harness hook event (its src/host_assets/profiles.rs tables). */
 const REFERENCE_HOOK_ARG: Readonly<Record<string, string>> = {
@@ -26,14 +26,9 @@ const REFERENCE_HOOK_ARG: Readonly<Record<string, string>> = {
   SessionEnd: "on-session-end",
 };
 
-const scratches: Scratch[] = [];
-afterAll(() => scratches.forEach((s) => s.remove()));
-function pair(answer: Record<string, unknown>): { ours: Scratch; theirs: Scratch } {
-  const ours = new Scratch().answer(answer);
-  const theirs = new Scratch().answer(answer);
-  scratches.push(ours, theirs);
-  return { ours, theirs };
-}
+const pool = new ScratchPool();
+afterAll(pool.removeAll);
+const pair = (answer: Record<string, unknown>): { ours: Scratch; theirs: Scratch } => ({ ours: pool.make(answer), theirs: pool.make(answer) });
 
 /** Run the reference's host-hook on `input`; its client logs to `s`. */
 function reference(s: Scratch, adapter: HookAdapter, hookEvent: string, input: Record<string, unknown>): { code: number | null; stdout: string; stderr: string } {
@@ -52,11 +47,7 @@ function sharedInputs(): [string, HookAdapter, string, Record<string, unknown>][
   const out: [string, HookAdapter, string, Record<string, unknown>][] = [];
   for (const c of claudeInputs()) if (c.hookEvent === "UserPromptSubmit" || c.hookEvent === "PreCompact") out.push([`claude ${c.name}`, "claude", c.hookEvent, c.input]);
   for (const r of codexRecordings()) if (r.hookEvent === "UserPromptSubmit") out.push([`codex ${r.name}`, "codex", r.hookEvent, r.input]);
-  const start = codexRecordings().find((r) => r.hookEvent === "SessionStart")?.input as Record<string, unknown>;
-  for (const hookEvent of ["PreCompact", "PostCompact"]) {
-    // No recorded Codex compaction input: the recorded SessionStart's members plus Codex's schema's turn_id and trigger.
-    out.push([`codex ${hookEvent} (built)`, "codex", hookEvent, { session_id: start.session_id, transcript_path: start.transcript_path, cwd: start.cwd, hook_event_name: hookEvent, model: start.model, turn_id: "codex-turn-compact", trigger: "auto" }]);
-  }
+  for (const hookEvent of ["PreCompact", "PostCompact"]) out.push([`codex ${hookEvent} (built)`, "codex", hookEvent, hookInputFor("codex", hookEvent)]);
   return out;
 }
 

@@ -13,34 +13,13 @@ import type { LifecycleEventKind } from "../../../generated/ts/types.js";
 import { hookEventFor, outputSchemaName } from "../../../runtime/hooks/mapping.js";
 import { hookSchemaIssues } from "../../../runtime/hooks/request.js";
 import { FIXTURE_CLIENTS } from "../../support/fixture-clients.js";
-import { claudeInputs, codexRecordings } from "../../support/reference-crate.js";
-import { callHook, printed, Scratch } from "./support.js";
+import { callHook, hookInputFor, printed, type Scratch, ScratchPool } from "./support.js";
 
-const scratches: Scratch[] = [];
-const scratch = (): Scratch => {
-  const s = new Scratch();
-  scratches.push(s);
-  return s;
-};
-afterAll(() => scratches.forEach((s) => s.remove()));
+const pool = new ScratchPool();
+const scratch = (): Scratch => pool.make();
+afterAll(pool.removeAll);
 
-/**
- * One valid input per served (adapter, hook event): the crate's fixtures where it has one; Codex
- * PreCompact and PostCompact have no recorded input, so theirs are the recorded SessionStart's
- * common members plus the turn id and trigger Codex's own input schema for the event lists.
- */
-function inputs(): Map<string, Record<string, unknown>> {
-  const m = new Map<string, Record<string, unknown>>();
-  for (const c of claudeInputs()) m.set(`claude ${c.hookEvent}`, c.input);
-  for (const r of codexRecordings()) if (!m.has(`codex ${r.hookEvent}`)) m.set(`codex ${r.hookEvent}`, r.input);
-  const start = m.get("codex SessionStart") as Record<string, unknown>;
-  for (const hookEvent of ["PreCompact", "PostCompact"]) {
-    m.set(`codex ${hookEvent}`, { session_id: start.session_id, transcript_path: start.transcript_path, cwd: start.cwd, hook_event_name: hookEvent, model: start.model, turn_id: "codex-turn-compact", trigger: "auto" });
-  }
-  return m;
-}
-const INPUTS = inputs();
-const input = (adapter: HookAdapter, hookEvent: string): Record<string, unknown> => INPUTS.get(`${adapter} ${hookEvent}`) as Record<string, unknown>;
+const input = hookInputFor;
 const FAILED = { "*": { status: "failed", failure_class: "internal_error", retry_class: "safe_retry", metadata: { reason: "the store is down" } } };
 
 describe("a client failure at every served hook event", () => {
@@ -161,14 +140,9 @@ describe("bounds and files", () => {
   it("a state directory that cannot be written: exit 1 with the reason", async () => {
     const s = scratch();
     writeFileSync(join(s.dir, "not-a-dir"), "");
-    const outcome = await callHookIn(s, join(s.dir, "not-a-dir", "state"));
+    const outcome = await callHook(s, { adapter: "codex", hookEvent: "UserPromptSubmit", input: input("codex", "UserPromptSubmit"), stateDir: join(s.dir, "not-a-dir", "state") });
     expect(outcome.exitCode).toBe(1);
     expect(outcome.stdout).toBe("");
     expect(outcome.stderr).toMatch(/cannot (read|write) the state/);
   });
 });
-
-async function callHookIn(s: Scratch, stateDir: string): Promise<Awaited<ReturnType<typeof callHook>>> {
-  Object.defineProperty(s, "stateDir", { value: stateDir });
-  return callHook(s, { adapter: "codex", hookEvent: "UserPromptSubmit", input: input("codex", "UserPromptSubmit") });
-}

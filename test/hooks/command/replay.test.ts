@@ -20,15 +20,11 @@ import { hookEventFor, outputSchemaName } from "../../../runtime/hooks/mapping.j
 import { hookSchemaIssues } from "../../../runtime/hooks/request.js";
 import type { LifecycleEventKind } from "../../../generated/ts/types.js";
 import { claudeInputs, codexRecordings, type CodexRecording } from "../../support/reference-crate.js";
-import { callHook, contextPayload, printed, Scratch } from "./support.js";
+import { callHook, contextPayload, printed, type Scratch, ScratchPool } from "./support.js";
 
-const scratches: Scratch[] = [];
-const scratch = (): Scratch => {
-  const s = new Scratch();
-  scratches.push(s);
-  return s;
-};
-afterAll(() => scratches.forEach((s) => s.remove()));
+const pool = new ScratchPool();
+const scratch = (): Scratch => pool.make();
+afterAll(pool.removeAll);
 
 /** Members of a hook output that a client's answer can put there (the rest are the harness probe's own). */
 const ANSWERABLE = ["decision", "reason", "hookSpecificOutput"];

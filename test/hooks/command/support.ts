@@ -12,6 +12,7 @@ import type { CallbackRequest, LifecycleReceipt, PayloadEnvelope, PlacementClass
 import { runHookCommand, type HookCommandOutcome, type OnFailure } from "../../../runtime/hooks/command/run.js";
 import { SubprocessInvoker } from "../../../runtime/invoker/subprocess.js";
 import { FIXTURE_CLIENTS_DIR } from "../../support/fixture-clients.js";
+import { claudeInputs, codexRecordings } from "../../support/reference-crate.js";
 
 /** The scripted fixture client. */
 export const HOOK_CLIENT = join(FIXTURE_CLIENTS_DIR, "node", "hook-client.mjs");
@@ -60,7 +61,9 @@ export interface CallOptions {
   readonly input: Record<string, unknown> | Uint8Array;
   readonly onFailure?: OnFailure;
   readonly timeoutMs?: number;
-  /** Another client program and its arguments (default: the scripted client on the scratch files). */
+  /** Another state directory (default: the scratch's). */
+  readonly stateDir?: string;
+  /** Another client program and its arguments (default: the scratch's scripted client). */
   readonly program?: { readonly path: string; readonly args: readonly string[] };
 }
 
@@ -70,7 +73,7 @@ export async function callHook(scratch: Scratch, o: CallOptions): Promise<HookCo
   const program = o.program ?? { path: HOOK_CLIENT, args: ["--log", scratch.log, "--answer", scratch.answerFile] };
   const invoker = new SubprocessInvoker({ program: program.path, args: program.args, timeoutMs: o.timeoutMs ?? 10_000 });
   const bytes = o.input instanceof Uint8Array ? o.input : Buffer.from(JSON.stringify(o.input));
-  return runHookCommand({ adapter: o.adapter, hookEvent: o.hookEvent, invoker, clientId: "hook-client.mjs", onFailure: o.onFailure ?? "open", receiptsFile: scratch.receipts, stateDir: scratch.stateDir }, bytes);
+  return runHookCommand({ adapter: o.adapter, hookEvent: o.hookEvent, invoker, clientId: "hook-client.mjs", onFailure: o.onFailure ?? "open", receiptsFile: scratch.receipts, stateDir: o.stateDir ?? scratch.stateDir }, bytes);
 }
 
 /** The printed output as a value (stdout is one JSON line). */
@@ -92,4 +95,37 @@ export function contextPayload(id: string, body: string, placement: PlacementCla
     byte_size: Buffer.byteLength(body, "utf8"),
     acceptable_placements: [{ placement, requirement: "preferred" }],
   };
+}
+
+/** Scratch directories made by a suite, removed by its afterAll (`afterAll(pool.removeAll)`). */
+export class ScratchPool {
+  private readonly made: Scratch[] = [];
+  /** A new scratch directory, optionally with scripted answers. */
+  readonly make = (answers?: Readonly<Record<string, unknown>>): Scratch => {
+    const s = new Scratch();
+    if (answers) s.answer(answers);
+    this.made.push(s);
+    return s;
+  };
+  readonly removeAll = (): void => {
+    for (const s of this.made) s.remove();
+  };
+}
+
+/**
+ * A valid input of every served (adapter, hook event): the reference crate's fixture (Claude Code)
+ * or recording (Codex). Codex PreCompact and PostCompact have no recorded input; theirs are built
+ * from the recorded SessionStart's members plus the turn_id and trigger that Codex's own input
+ * schema for the event lists.
+ */
+export function hookInputFor(adapter: HookAdapter, hookEvent: string): Record<string, unknown> {
+  if (adapter === "claude") {
+    const found = claudeInputs().find((c) => c.hookEvent === hookEvent);
+    if (!found) throw new Error(`no Claude Code fixture for ${hookEvent}`);
+    return found.input;
+  }
+  const recorded = codexRecordings().find((r) => r.hookEvent === hookEvent);
+  if (recorded) return recorded.input;
+  const start = codexRecordings().find((r) => r.hookEvent === "SessionStart")?.input as Record<string, unknown>;
+  return { session_id: start.session_id, transcript_path: start.transcript_path, cwd: start.cwd, hook_event_name: hookEvent, model: start.model, turn_id: "codex-turn-compact", trigger: "auto" };
 }

@@ -61,6 +61,11 @@ describe("lifeloop-callback hook (process)", () => {
     expect(s.delivered()).toEqual([]);
   });
 
+  it("is exported from the package entry point", async () => {
+    const api = await import("../../../runtime/index.js");
+    for (const name of ["runHookCommand", "hookConfig", "defaultStateDir", "HARNESS_HOOK_INPUTS"]) expect(api, name).toHaveProperty(name);
+  });
+
   it("--help prints the usage, exit 0", () => {
     const r = runCli(["hook", "--help"]);
     expect(r.code).toBe(0);

@@ -119,10 +119,12 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
     const sessionId = typeof input.session_id === "string" && input.session_id !== "" ? input.session_id : null;
     const store = new HookStateStore(o.stateDir, o.adapter);
     let state = EMPTY_SESSION_STATE;
+    let corrupt = false;
     if (sessionId !== null) {
       try {
         const loaded = store.load(sessionId);
         state = loaded.state;
+        corrupt = loaded.corrupt;
         if (loaded.corrupt) err.push(`${PREFIX}: warning: unreadable state ${store.pathOf(sessionId)} replaced\n`);
       } catch (error) {
         return refuse(`cannot read the state in ${o.stateDir}: ${(error as Error).message}`);
@@ -198,7 +200,7 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
     if (sessionId !== null) {
       const endsFrame = (row.delivers as readonly string[]).includes("frame.ended") && body.decision !== "block";
       const next: HookSessionState = { frame_id: opensFrame ? frameId : endsFrame ? null : state.frame_id, stop_continuations: stopContinuations };
-      if (next.frame_id !== state.frame_id || next.stop_continuations !== state.stop_continuations) {
+      if (corrupt || next.frame_id !== state.frame_id || next.stop_continuations !== state.stop_continuations) {
         try {
           store.save(sessionId, next);
         } catch (error) {

@@ -5,12 +5,13 @@
  * fail, a failure at the second of two events, refused inputs (exit 1, nothing on stdout), the
  * prompt bound, receipts of failures, and a state directory that cannot be written.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HARNESS_HOOK_INPUTS, type HookAdapter } from "../../../generated/ts/spec.js";
 import type { LifecycleEventKind } from "../../../generated/ts/types.js";
 import { hookEventFor, outputSchemaName } from "../../../runtime/hooks/mapping.js";
+import { HookStateStore } from "../../../runtime/hooks/command/state.js";
 import { hookSchemaIssues } from "../../../runtime/hooks/request.js";
 import { FIXTURE_CLIENTS } from "../../support/fixture-clients.js";
 import { callHook, hookInputFor, printed, type Scratch, ScratchPool } from "./support.js";
@@ -135,6 +136,18 @@ describe("bounds and files", () => {
     expect(Buffer.byteLength(metadata.prompt as string)).toBe(max);
     expect(long.startsWith(metadata.prompt as string)).toBe(true);
     expect(metadata.truncated_fields).toEqual(["prompt"]);
+  });
+
+  it("an unreadable state file is replaced, with a warning", async () => {
+    const s = scratch();
+    const start = input("codex", "SessionStart");
+    const store = new HookStateStore(s.stateDir, "codex");
+    mkdirSync(s.stateDir, { recursive: true });
+    writeFileSync(store.pathOf(start.session_id as string), "{not json");
+    const outcome = await callHook(s, { adapter: "codex", hookEvent: "SessionStart", input: start });
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.stderr).toContain("unreadable state");
+    expect(JSON.parse(readFileSync(store.pathOf(start.session_id as string), "utf8"))).toEqual({ frame_id: null, stop_continuations: 0 });
   });
 
   it("a state directory that cannot be written: exit 1 with the reason", async () => {

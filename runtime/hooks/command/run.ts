@@ -104,6 +104,73 @@ function boundContinuation(body: Record<string, unknown>, input: HookInput, stat
   return 0;
 }
 
+/**
+ * Deliver the hook event's lifecycle events in order (appending each to `delivered` and its receipt
+ * to the receipts file); stop at the first failure. `refused`: a receipt could not be written.
+ */
+async function deliverEvents(
+  o: HookCommandOptions,
+  row: HookInputEventRow,
+  input: HookInput,
+  frameId: string,
+  delivered: LifecycleEventKind[],
+): Promise<{ readonly responses: Map<LifecycleEventKind, CallbackResponse>; readonly failure: string | null } | { readonly refused: string }> {
+  const emitter = new ReceiptEmitter();
+  const responses = new Map<LifecycleEventKind, CallbackResponse>();
+  for (const event of row.delivers as readonly LifecycleEventKind[]) {
+    const envelope: DispatchEnvelope = { schema_version: WIRE_VERSION, request: buildCallbackRequest(o.adapter, event, input, { frameId }) };
+    const result = await o.invoker.invoke(envelope);
+    delivered.push(event);
+    if (o.receiptsFile !== null) {
+      try {
+        const receipt = emitter.emit(envelope, result, { client_id: o.clientId, receipt_id: `rcpt-${randomUUID()}`, parent_receipt_id: null, at_epoch_s: Math.floor(Date.now() / 1000) });
+        if (receipt !== null) appendFileSync(o.receiptsFile, `${JSON.stringify(receipt)}\n`);
+      } catch (error) {
+        return { refused: `cannot write the receipt of ${event} to ${o.receiptsFile}: ${(error as Error).message}` };
+      }
+    }
+    if (!result.ok) {
+      const f = result.failure;
+      const tail = f.stderr_tail ? ` [client stderr: ${f.stderr_tail.trim().slice(-512)}]` : "";
+      return { responses, failure: `${event} delivery failed: ${f.variant} (${f.failure_class}): ${f.detail}${tail}` };
+    }
+    if (result.response.status === "failed") {
+      const reason = result.response.metadata?.reason;
+      const why = typeof reason === "string" && reason !== "" ? `: ${reason}` : "";
+      return { responses, failure: `${event}: the client answered status failed (failure_class ${result.response.failure_class ?? "none"})${why}` };
+    }
+    responses.set(event, result.response);
+  }
+  return { responses, failure: null };
+}
+
+/** Render the answer of the `renders` event (reporting what the other answers carry but is not rendered). */
+function renderAnswer(
+  o: HookCommandOptions,
+  row: HookInputEventRow,
+  frame: FrameContext | null,
+  responses: ReadonlyMap<LifecycleEventKind, CallbackResponse>,
+  err: string[],
+): { readonly body: Record<string, unknown> } | { readonly failure: string } | { readonly refused: string } {
+  for (const [event, response] of responses) {
+    const parts = renderableParts(response);
+    if (event !== row.renders && (parts.payloads > 0 || parts.directive)) {
+      err.push(`${PREFIX}: note: the ${event} answer's ${parts.payloads} payload(s)${parts.directive ? " and directive" : ""} are not rendered: ${o.hookEvent} renders the ${row.renders} answer\n`);
+    }
+  }
+  const request = renderRequestFor(o.adapter, row.renders as LifecycleEventKind, frame, responses.get(row.renders as LifecycleEventKind) as CallbackResponse);
+  const rendered = renderHookPayload(request, { adapter: o.adapter });
+  if (rendered.ok) {
+    for (const w of rendered.rendered.warnings) err.push(`${PREFIX}: warning: ${w.code}: ${w.message}\n`);
+    return { body: { ...rendered.rendered.body } };
+  }
+  if (rendered.error.kind === "output_schema_violation") return { refused: `internal error: ${rendered.error.message}` };
+  // The render request's /directive is the answer's /metadata/directive: say where the client put it.
+  const pointer = rendered.error.issues?.[0]?.pointer ?? "";
+  const where = pointer.startsWith("/directive") ? ` (in the answer at /metadata${pointer})` : "";
+  return { failure: `the ${row.renders} answer cannot be rendered: ${rendered.error.kind}: ${rendered.error.message}${where}` };
+}
+
 /** Run one hook call on the bytes of the harness's input. Never throws. */
 export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Array): Promise<HookCommandOutcome> {
   const err: string[] = [];
@@ -134,55 +201,17 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
     const frameId = inputFrameId(input) ?? (opensFrame ? null : state.frame_id) ?? `frame-${randomUUID()}`;
     const frame: FrameContext | null = isFrameEvent(row.renders) ? { frame_id: frameId, frame_class: "top_level" } : null;
 
-    const emitter = new ReceiptEmitter();
-    const responses = new Map<LifecycleEventKind, CallbackResponse>();
-    let failure: string | null = null;
-    for (const event of row.delivers as readonly LifecycleEventKind[]) {
-      const envelope: DispatchEnvelope = { schema_version: WIRE_VERSION, request: buildCallbackRequest(o.adapter, event, input, { frameId }) };
-      const result = await o.invoker.invoke(envelope);
-      delivered.push(event);
-      if (o.receiptsFile !== null) {
-        try {
-          const receipt = emitter.emit(envelope, result, { client_id: o.clientId, receipt_id: `rcpt-${randomUUID()}`, parent_receipt_id: null, at_epoch_s: Math.floor(Date.now() / 1000) });
-          if (receipt !== null) appendFileSync(o.receiptsFile, `${JSON.stringify(receipt)}\n`);
-        } catch (error) {
-          return refuse(`cannot write the receipt of ${event} to ${o.receiptsFile}: ${(error as Error).message}`);
-        }
-      }
-      if (!result.ok) {
-        const f = result.failure;
-        failure = `${event} delivery failed: ${f.variant} (${f.failure_class}): ${f.detail}${f.stderr_tail ? ` [client stderr: ${f.stderr_tail.trim().slice(-512)}]` : ""}`;
-        break;
-      }
-      if (result.response.status === "failed") {
-        const reason = result.response.metadata?.reason;
-        failure = `${event}: the client answered status failed (failure_class ${result.response.failure_class ?? "none"})${typeof reason === "string" && reason !== "" ? `: ${reason}` : ""}`;
-        break;
-      }
-      responses.set(event, result.response);
-    }
+    const deliveries = await deliverEvents(o, row, input, frameId, delivered);
+    if ("refused" in deliveries) return refuse(deliveries.refused);
+    const { responses } = deliveries;
+    let failure = deliveries.failure;
 
     let body: Record<string, unknown> | null = null;
     if (failure === null) {
-      for (const [event, response] of responses) {
-        const parts = renderableParts(response);
-        if (event !== row.renders && (parts.payloads > 0 || parts.directive)) {
-          err.push(`${PREFIX}: note: the ${event} answer's ${parts.payloads} payload(s)${parts.directive ? " and directive" : ""} are not rendered: ${o.hookEvent} renders the ${row.renders} answer\n`);
-        }
-      }
-      const request = renderRequestFor(o.adapter, row.renders as LifecycleEventKind, frame, responses.get(row.renders as LifecycleEventKind) as CallbackResponse);
-      const rendered = renderHookPayload(request, { adapter: o.adapter });
-      if (rendered.ok) {
-        body = { ...rendered.rendered.body };
-        for (const w of rendered.rendered.warnings) err.push(`${PREFIX}: warning: ${w.code}: ${w.message}\n`);
-      } else if (rendered.error.kind === "output_schema_violation") {
-        return refuse(`internal error: ${rendered.error.message}`);
-      } else {
-        // The render request's /directive is the answer's /metadata/directive: say where the client put it.
-        const pointer = rendered.error.issues?.[0]?.pointer ?? "";
-        const where = pointer.startsWith("/directive") ? ` (in the answer at /metadata${pointer})` : "";
-        failure = `the ${row.renders} answer cannot be rendered: ${rendered.error.kind}: ${rendered.error.message}${where}`;
-      }
+      const answer = renderAnswer(o, row, frame, responses, err);
+      if ("refused" in answer) return refuse(answer.refused);
+      if ("failure" in answer) failure = answer.failure;
+      else body = answer.body;
     }
     if (failure !== null || body === null) body = failureBody(o, row, frame, failure ?? "nothing to render", err);
 

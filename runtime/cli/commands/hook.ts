@@ -21,7 +21,7 @@ import { hookInputAdapter, servedHookEvents } from "../../hooks/command/tables.j
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
-import { EXIT, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
+import { EXIT, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
 import { packageRoot } from "../package-root.js";
 
 /** Usage text of the hook command. */
@@ -38,7 +38,6 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
   hook config: prints the hooks block for ${HOOK_ADAPTERS.map((a) => hookInputAdapter(a).config_file).join(" / ")}.
   exit 0 ok (a client failure under --on-failure is reported, not an exit code), 1 anything else; never 2`;
 
-const DIGITS = /^[0-9]+$/;
 const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--state-dir"], repeatable: ["--arg"] };
 
 /** The flags `hook` and `hook config` share. */
@@ -50,12 +49,11 @@ function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, 
   if (!isHookAdapter(adapter)) throw new UsageError(`unknown adapter ${adapter} (expected one of ${HOOK_ADAPTERS.join(", ")})`);
   const program = values.get("--program");
   if (program === undefined) throw new UsageError("--program is required");
-  const timeout = values.get("--timeout-ms");
-  if (timeout === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout");
-  if (!DIGITS.test(timeout) || !Number.isSafeInteger(Number(timeout))) throw new UsageError(`--timeout-ms must be a non-negative integer (got ${JSON.stringify(timeout)})`);
+  const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"), { min: 1, max: LIMITS.max_timeout_ms, unit: "of milliseconds" });
+  if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   const onFailure = values.get("--on-failure") ?? "open";
   if (onFailure !== "open" && onFailure !== "closed") throw new UsageError(`--on-failure must be open or closed (got ${JSON.stringify(onFailure)})`);
-  return { adapter, program, args: lists.get("--arg") ?? [], timeoutMs: Number(timeout), onFailure, receiptsFile: values.get("--receipts") ?? null, stateDir: values.get("--state-dir") ?? null };
+  return { adapter, program, args: lists.get("--arg") ?? [], timeoutMs, onFailure, receiptsFile: values.get("--receipts") ?? null, stateDir: values.get("--state-dir") ?? null };
 }
 
 function invokerFor(c: Common): SubprocessInvoker {

@@ -109,12 +109,14 @@ describe("refused input: exit 1, nothing on stdout, nothing delivered", () => {
     ["an event the command does not serve", "codex", "SessionEnd", { hook_event_name: "SessionEnd" }, /codex has no hook event SessionEnd/],
   ];
   for (const [name, adapter, hookEvent, value, reason] of cases) {
-    it(name, async () => {
-      const s = scratch();
-      const outcome = await callHook(s, { adapter, hookEvent, input: value });
-      expect(outcome).toMatchObject({ exitCode: 1, stdout: "", delivered: [] });
-      expect(outcome.stderr).toMatch(reason);
-      expect(s.delivered()).toEqual([]);
+    it(`${name} (under either --on-failure)`, async () => {
+      for (const onFailure of ["open", "closed"] as const) {
+        const s = scratch();
+        const outcome = await callHook(s, { adapter, hookEvent, input: value, onFailure });
+        expect(outcome).toMatchObject({ exitCode: 1, stdout: "", delivered: [] });
+        expect(outcome.stderr).toMatch(reason);
+        expect(s.delivered()).toEqual([]);
+      }
     });
   }
 

@@ -21,7 +21,7 @@ import { hookInputAdapter, servedHookEvents } from "../../hooks/command/tables.j
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
-import { EXIT, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
+import { EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
 import { packageRoot } from "../package-root.js";
 
 /** Usage text of the hook command. */
@@ -102,6 +102,7 @@ export async function runHook(args: readonly string[], io: CliIo): Promise<numbe
   try {
     return await run(args, io);
   } catch (error) {
+    if (error instanceof HelpRequested) throw error; // the CLI prints the usage, exit 0
     if (error instanceof UsageError) io.err(`lifeloop-callback hook: ${error.message}\n${HOOK_USAGE}\n`);
     else io.err(`lifeloop-callback hook: internal error: ${(error as Error).stack ?? String(error)}\n`);
     return EXIT.validation;

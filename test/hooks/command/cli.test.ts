@@ -70,6 +70,22 @@ describe("lifeloop-callback hook (process)", () => {
     const r = runCli(["hook", "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("hook config");
+    expect(runCli(["hook", "config", "--adapter", "codex", "-h"]).stdout).toContain("hook config");
+  });
+
+  it("a client argument -h or --help goes to the client: the hook delivers, and stdout is hook JSON, not the usage", () => {
+    s.answer({});
+    for (const word of ["-h", "--help"]) {
+      s.clearLog();
+      // hook-client.mjs takes `--path VALUE` and ignores it: the client runs with the word as a value.
+      const r = runCli(["hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--arg", "--path", "--arg", word, "--timeout-ms", "10000", "--state-dir", s.stateDir], { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe("{}\n");
+      expect(s.delivered().map((x) => x.event)).toEqual(["frame.opening"]);
+      const config = runCli(["hook", "config", "--adapter", "codex", "--program", HOOK_CLIENT, "--arg", word, "--timeout-ms", "5000"]);
+      expect(config.code, config.stderr).toBe(0);
+      expect((JSON.parse(config.stdout) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0]?.hooks[0]?.command).toContain(`--arg ${word} `);
+    }
   });
 });
 

@@ -4,12 +4,13 @@
  * hook JSON only; and every entry `hook config` prints works when run the way the harnesses run a
  * command hook (`/bin/sh -c COMMAND`, the input on stdin).
  */
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HARNESS_HOOK_INPUTS, type HookAdapter } from "../../../generated/ts/spec.js";
 import { outputSchemaName } from "../../../runtime/hooks/mapping.js";
 import { hookSchemaIssues } from "../../../runtime/hooks/request.js";
-import { runCli } from "../../support/cli-process.js";
+import { CLI, runCli } from "../../support/cli-process.js";
 import { claudeInputs, codexRecordings } from "../../support/reference-crate.js";
 import { HOOK_CLIENT, hookInputFor, Scratch } from "./support.js";
 
@@ -71,6 +72,22 @@ describe("lifeloop-callback hook (process)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("hook config");
     expect(runCli(["hook", "config", "--adapter", "codex", "-h"]).stdout).toContain("hook config");
+  });
+
+  it("--receipts naming a FIFO that nobody reads: exit 1 at once with the reason, never a hang", () => {
+    const fifo = join(s.dir, "receipts.fifo");
+    execFileSync("mkfifo", [fifo]);
+    // SIGKILL at the deadline: a process blocked in open(2) does not run its SIGTERM handler.
+    const r = spawnSync(process.execPath, [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", "5000", "--state-dir", s.stateDir, "--receipts", fifo], {
+      input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")),
+      encoding: "utf8",
+      timeout: 30_000,
+      killSignal: "SIGKILL",
+    });
+    expect(r.signal, "killed at the 30 s deadline: the hook hung").toBeNull();
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/cannot write the receipt of frame\.opening to .*receipts\.fifo: .*ENXIO/);
   });
 
   it("a client argument -h or --help goes to the client: the hook delivers, and stdout is hook JSON, not the usage", () => {

@@ -12,7 +12,7 @@
  * Exit codes: 0, or 1 for everything else (usage errors included): never 2, which Claude Code reads
  * as "block".
  */
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { LIMITS } from "../../../generated/ts/spec.js";
 import { hookConfig, type HookConfigOptions } from "../../hooks/command/config.js";
 import { runHookCommand } from "../../hooks/command/run.js";
@@ -74,7 +74,9 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (isConfig) {
     if (values.has("--event")) throw new UsageError("hook config prints every event: drop --event");
     const cli = [process.execPath, join(packageRoot(), "dist", "runtime", "cli", "main.js")];
-    io.out(`${JSON.stringify(hookConfig({ ...c, cli }), null, 2)}\n`);
+    // The harness runs the command from its own working directory: relative paths would land there.
+    const paths = { receiptsFile: c.receiptsFile === null ? null : resolve(c.receiptsFile), stateDir: c.stateDir === null ? null : resolve(c.stateDir) };
+    io.out(`${JSON.stringify(hookConfig({ ...c, ...paths, cli }), null, 2)}\n`);
     return EXIT.ok;
   }
   const hookEvent = values.get("--event");

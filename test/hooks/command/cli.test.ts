@@ -135,6 +135,13 @@ describe("lifeloop-callback hook config", () => {
     });
   }
 
+  it("makes a relative --receipts or --state-dir absolute: the harness runs the command from its own directory", () => {
+    const r = runCli(["hook", "config", "--adapter", "codex", "--program", HOOK_CLIENT, "--timeout-ms", "5000", "--receipts", "r.jsonl", "--state-dir", "state"], { cwd: s.dir });
+    expect(r.code, r.stderr).toBe(0);
+    const command = (JSON.parse(r.stdout) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0]?.hooks[0]?.command ?? "";
+    expect(command).toContain(` --receipts ${join(s.dir, "r.jsonl")} --state-dir ${join(s.dir, "state")}`);
+  });
+
   it("quotes words for the shell: a program path with a space and a quote", () => {
     const r = runCli(["hook", "config", "--adapter", "claude", "--program", "/opt/my client/it's", "--timeout-ms", "5000"]);
     expect(r.code, r.stderr).toBe(0);

@@ -21,7 +21,7 @@ import { hookInputAdapter, servedHookEvents } from "../../hooks/command/tables.j
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
-import { EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
+import { EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
 import { packageRoot } from "../package-root.js";
 
 /** Usage text of the hook command. */
@@ -65,6 +65,24 @@ function invokerFor(c: Common): SubprocessInvoker {
   }
 }
 
+/**
+ * The hook input, or null when stdin is not at EOF within `timeoutMs` (then stdin is destroyed): a
+ * harness that never closes stdin must not hang the hook past its deadline.
+ */
+async function readInputWithin(io: CliIo, timeoutMs: number): Promise<InputRead | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((done) => {
+    timer = setTimeout(() => done(null), timeoutMs);
+  });
+  try {
+    const read = await Promise.race([readBoundedInput("-", LIMITS.max_request_bytes, io.stdin), late]);
+    if (read === null) io.stdin.destroy();
+    return read;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function run(args: readonly string[], io: CliIo): Promise<number> {
   const isConfig = args[0] === "config";
   const { values, lists, positionals } = parseFlags(isConfig ? args.slice(1) : args, FLAGS);
@@ -82,7 +100,11 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const hookEvent = values.get("--event");
   if (hookEvent === undefined) throw new UsageError("--event is required");
   if (!servedHookEvents(c.adapter).includes(hookEvent)) throw new UsageError(`--event ${hookEvent} is not served for ${c.adapter} (expected one of ${servedHookEvents(c.adapter).join(", ")})`);
-  const read = await readBoundedInput("-", LIMITS.max_request_bytes, io.stdin);
+  const read = await readInputWithin(io, c.timeoutMs);
+  if (read === null) {
+    io.err(`lifeloop-callback hook: standard input was not closed within --timeout-ms ${c.timeoutMs} ms: the harness must write the hook input and close stdin\n`);
+    return EXIT.validation;
+  }
   if (!read.ok) {
     io.err(`lifeloop-callback hook: ${read.tooLarge ? `the hook input is larger than ${read.maxBytes} bytes` : read.message}\n`);
     return EXIT.validation;

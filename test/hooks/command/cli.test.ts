@@ -4,7 +4,7 @@
  * hook JSON only; and every entry `hook config` prints works when run the way the harnesses run a
  * command hook (`/bin/sh -c COMMAND`, the input on stdin).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HARNESS_HOOK_INPUTS, type HookAdapter } from "../../../generated/ts/spec.js";
@@ -88,6 +88,26 @@ describe("lifeloop-callback hook (process)", () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/cannot write the receipt of frame\.opening to .*receipts\.fifo: .*ENXIO/);
+  });
+
+  it("a harness that never closes stdin: exit 1 within --timeout-ms with the reason, nothing delivered", async () => {
+    s.clearLog();
+    const timeoutMs = 1500;
+    const child = spawn(process.execPath, [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", String(timeoutMs), "--state-dir", s.stateDir], { stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdin.write(JSON.stringify(hookInputFor("codex", "UserPromptSubmit"))); // and never end()
+    const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done) => child.on("close", (c, sig) => done([c, sig])));
+    clearTimeout(killer);
+    child.stdin.destroy();
+    expect(signal, "killed at the 30 s deadline: the hook hung on stdin").toBeNull();
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(`standard input was not closed within --timeout-ms ${timeoutMs} ms`);
+    expect(s.delivered()).toEqual([]);
   });
 
   it("a client argument -h or --help goes to the client: the hook delivers, and stdout is hook JSON, not the usage", () => {

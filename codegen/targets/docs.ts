@@ -84,6 +84,7 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
       "- [Spec tables](tables.md)",
       "- [Validation rules](rules.md)",
       "- [Limits](limits.md)",
+      "- [Compatibility rules](compat-rules.md) (`lifeloop-callback diff`)",
     ].join("\n"),
   );
 

@@ -108,6 +108,8 @@ function compareReleases(base: ProjectTree, head: ProjectTree, out: RawChange[])
   const versions = (tree: ProjectTree): Set<string> => new Set(pathsUnder(tree, "spec/releases/").map((p) => p.split("/")[2] as string));
   const baseVersions = versions(base);
   const headVersions = versions(head);
+  // A base without releases is itself a release snapshot (or predates releases): nothing to protect.
+  if (baseVersions.size === 0) return;
   for (const v of baseVersions) {
     const prefix = `spec/releases/${v}/`;
     if (!headVersions.has(v)) {

@@ -6,7 +6,7 @@
  * string literal, plus the wire versions of both trees), so generated values hit `max ± 1`, both
  * enums, names only one side declares, and so on. Each node is replaced by a "wild" value from the
  * pool with probability `wildRate`, so near-misses appear too. Randomness comes from a seeded
- * 32-bit generator (mulberry32): one fast-check integer seeds one document.
+ * 32-bit generator (test/support/prng.ts): one fast-check integer seeds one document.
  */
 
 type Obj = Record<string, unknown>;
@@ -15,20 +15,10 @@ function isObject(v: unknown): v is Obj {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
-/** A seeded uniform generator of [0, 1). */
+/** A seeded uniform generator of [0, 1) (test/support/prng.ts mulberry32). */
 export type Random = () => number;
 
-/** mulberry32: small, fast, good enough to spread documents. */
-export function mulberry32(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 } from "../support/prng.js";
 
 /** Values harvested from the compared schemas. */
 export interface Pool {

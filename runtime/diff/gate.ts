@@ -178,6 +178,8 @@ export interface TreeDiffOptions {
   readonly registry: RuleRegistry;
   /** An explicit allowlist (`--allowlist FILE`); otherwise head's spec/compat-allowlist.json applies when it is for this version pair. */
   readonly allowlist?: { readonly label: string; readonly list: Allowlist };
+  /** Compare only the release snapshots (spec/releases/): no schemas, tables, version gate or allowlist. */
+  readonly releasesOnly?: boolean;
 }
 
 function order(changes: Change[]): Change[] {
@@ -206,10 +208,15 @@ function summarize(changes: Change[], extra: Pick<DiffReport["summary"], "base_v
  * AllowlistError for an explicit allowlist of another version pair.
  */
 export function diffTrees(base: ProjectTree, head: ProjectTree, options: TreeDiffOptions): DiffReport {
-  const raw = specChanges(base, head);
-  compareReleases(base, head, raw);
   const baseVersion = currentVersion(base);
   const headVersion = currentVersion(head);
+  if (options.releasesOnly) {
+    const raw: RawChange[] = [];
+    compareReleases(base, head, raw);
+    return summarize(toChanges(raw, options.registry), { base_version: baseVersion, head_version: headVersion, allowlist: null });
+  }
+  const raw = specChanges(base, head);
+  compareReleases(base, head, raw);
   const bv = baseVersion ? parseWireVersion(baseVersion) : null;
   const hv = headVersion ? parseWireVersion(headVersion) : null;
   const order = bv && hv ? compareWireVersions(hv, bv) : 0;

@@ -113,6 +113,11 @@ export function compareTable(stem: string, o: unknown, n: unknown, decl: TableDe
       for (const column of new Set([...Object.keys(old), ...Object.keys(row)])) {
         const policy = rows.columns[column] ?? rows.other_columns;
         if (policy === "wire" && stem === "rules") continue;
+        if (!(column in old) || !(column in row)) {
+          const added = !(column in old);
+          out.push({ rule: added ? "table-column-added" : "table-column-removed", location: `${at}/${token(column)}`, detail: `${key}.${column} ${added ? "added" : "removed"}` });
+          continue;
+        }
         valueChange(policy, old[column], row[column], `${at}/${token(column)}`, `${key}.${column}`, out);
       }
     }

@@ -127,6 +127,19 @@ describe("diff as a process", () => {
     expect(parseReport(r.stdout).changes.map((c) => c.rule).sort()).toEqual(["table-limit-decreased", "wire-version-not-bumped"]);
     const same = runCli(["diff", "--base", "git:HEAD:project", "--head", join(repo, "project")], { cwd: repo });
     expect(same.code).toBe(0);
+    // --releases-only: a frozen release edited in the last commit, whatever else changed.
+    const release = join(repo, "project/spec/releases/lifeloop.v0.3/schemas");
+    mkdirSync(release, { recursive: true });
+    writeFileSync(join(release, "warning.schema.json"), "{}\n");
+    git("add", "-A");
+    git("commit", "-qm", "freeze");
+    writeFileSync(join(release, "warning.schema.json"), '{"edited": true}\n');
+    (doc.limits[0] as { value: number }).value = 512;
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+    git("commit", "-qam", "edit a release");
+    const releases = runCli(["diff", "--base", "git:HEAD^:project", "--head", "git:HEAD:project", "--releases-only", "--format", "json"], { cwd: repo });
+    expect(releases.code).toBe(1);
+    expect(parseReport(releases.stdout).changes.map((c) => `${c.rule} ${c.location}`)).toEqual(["released-snapshot-modified spec/releases/lifeloop.v0.3/schemas/warning.schema.json"]);
     const missing = runCli(["diff", "--base", "git:no-such-ref", "--head", join(repo, "project")], { cwd: repo });
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/^diff: git:no-such-ref: /);

@@ -18,11 +18,12 @@ import { readTree, TreeError } from "../../diff/tree.js";
 import { EXIT, parseFlags, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the diff command. */
-export const DIFF_USAGE = `usage: lifeloop-callback diff --base DIR|git:REF[:PATH] --head DIR|git:REF[:PATH] [--allowlist FILE] [--format ${FORMATS.join("|")}]
+export const DIFF_USAGE = `usage: lifeloop-callback diff --base DIR|git:REF[:PATH] --head DIR|git:REF[:PATH] [--allowlist FILE | --releases-only] [--format ${FORMATS.join("|")}]
        lifeloop-callback diff --schema OLD.json NEW.json [--draft 2020-12|draft-07] [--format ${FORMATS.join("|")}]
   Compares two project trees (each a root holding spec/ and schemas/) or two JSON Schema documents by
   acceptance sets, both directions: a change breaks senders when a document valid under the old spec
   is rejected under the new one, receivers when the reverse. Rules: spec/tables/compat-rules.json.
+  --releases-only checks only that the frozen snapshots under spec/releases/ did not change.
   exit 0 compatible or allowed, 1 gated (--schema: either direction incompatible), 2 usage, 3 unreadable input`;
 
 /** Largest schema document read by --schema (bytes). */
@@ -47,13 +48,15 @@ function readJsonFile(path: string): unknown {
 
 /** Run the diff command; returns the exit code. */
 export async function runDiff(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, switches, positionals } = parseFlags(args, { values: ["--base", "--head", "--format", "--allowlist", "--draft"], switches: ["--schema"] });
+  const { values, switches, positionals } = parseFlags(args, { values: ["--base", "--head", "--format", "--allowlist", "--draft"], switches: ["--schema", "--releases-only"] });
   const format = (values.get("--format") ?? "text") as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`unknown format ${format} (expected one of ${FORMATS.join(", ")})`);
   const registry = loadRuleRegistry();
   try {
     if (switches.has("--schema")) {
-      if (values.has("--base") || values.has("--head") || values.has("--allowlist")) throw new UsageError("--schema compares two documents; --base, --head and --allowlist are for project trees");
+      if (values.has("--base") || values.has("--head") || values.has("--allowlist") || switches.has("--releases-only")) {
+        throw new UsageError("--schema compares two documents; --base, --head, --allowlist and --releases-only are for project trees");
+      }
       if (positionals.length !== 2) throw new UsageError("--schema needs OLD.json and NEW.json");
       const draft = (values.get("--draft") ?? "2020-12") as Dialect;
       if (draft !== "2020-12" && draft !== "draft-07") throw new UsageError(`unknown draft ${draft} (expected 2020-12 or draft-07)`);
@@ -70,10 +73,12 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
     const base = readTree(baseSource, cwd);
     const head = readTree(headSource, cwd);
     const allowlistPath = values.get("--allowlist");
+    const releasesOnly = switches.has("--releases-only");
+    if (releasesOnly && allowlistPath) throw new UsageError("--releases-only takes no allowlist");
     const allowlist = allowlistPath ? { label: allowlistPath, list: parseAllowlist(readJsonFile(allowlistPath), allowlistPath) } : undefined;
     let report;
     try {
-      report = diffTrees(base, head, { registry, ...(allowlist ? { allowlist } : {}) });
+      report = diffTrees(base, head, { registry, releasesOnly, ...(allowlist ? { allowlist } : {}) });
     } catch (error) {
       if (error instanceof AllowlistError && allowlist && error.message.startsWith(allowlist.label)) throw new UsageError(error.message);
       throw error;

@@ -16,7 +16,7 @@ export type Policy = "immutable" | "doc" | "upper-bound" | "growable-set" | "wir
 /** One table's declaration. */
 export interface TableDeclaration {
   readonly table: string;
-  readonly rows: readonly { readonly at: string; readonly key: string; readonly growth: "append-only" | "closed"; readonly columns: Readonly<Record<string, Policy>>; readonly other_columns: Policy }[];
+  readonly rows: readonly { readonly at: string; readonly key: string; readonly growth: "append-only" | "closed"; readonly columns: Readonly<Record<string, Policy>>; readonly other_columns: Policy; readonly provisional?: { readonly column: string; readonly values: readonly string[] } }[];
   readonly members: Readonly<Record<string, Policy>>;
 }
 
@@ -108,6 +108,11 @@ export function compareTable(stem: string, o: unknown, n: unknown, decl: TableDe
       const at = `${base}/${token(key)}`;
       if (!old) {
         out.push({ rule: rows.growth === "closed" ? "table-row-added-to-closed" : "table-row-added", location: at, detail: `row ${key} added` });
+        continue;
+      }
+      if (rows.provisional && rows.provisional.values.includes(String(old[rows.provisional.column]))) {
+        // Not a contract yet: report that it changed, at info level, without judging each column.
+        if (!jsonEqual(old, row)) out.push({ rule: "table-provisional-row-changed", location: at, detail: `${key} (${rows.provisional.column} ${String(old[rows.provisional.column])}) changed` });
         continue;
       }
       for (const column of new Set([...Object.keys(old), ...Object.keys(row)])) {

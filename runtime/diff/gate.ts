@@ -250,7 +250,7 @@ export function diffTrees(base: ProjectTree, head: ProjectTree, options: TreeDif
     });
   }
   // version gate
-  const licensable = (c: Change): boolean => c.level === "error" && c.breaks.length > 0 && !c.allowed && !GATE_RULES.has(c.rule);
+  const licensable = (c: Change): boolean => c.level === "error" && !c.allowed && !GATE_RULES.has(c.rule);
   if (order > 0) {
     changes = changes.map((c) => (licensable(c) ? { ...c, allowed: { by: "version-bump", reason: `${baseVersion} → ${headVersion}` } } : c));
   } else if (order === 0 && baseVersion && changes.some(licensable)) {

@@ -371,7 +371,10 @@ class Comparer {
     // everything else: annotations are doc changes, unknown keywords are undecided
     for (const kw of new Set([...Object.keys(o), ...Object.keys(n)])) {
       if (MODELLED.has(kw) || jsonEqual(o[kw], n[kw])) continue;
-      if (ANNOTATIONS.has(kw) || kw.startsWith("x-")) {
+      if (kw === "title" && oNode.pointer === "" && nNode.pointer === "" && oNode.doc.file !== "") {
+        // A wire type's title names its generated SDK types.
+        emit("source-type-renamed", "/title", `${JSON.stringify(o.title)} → ${JSON.stringify(n.title)}`);
+      } else if (ANNOTATIONS.has(kw) || kw.startsWith("x-")) {
         if (kw !== "$defs" && kw !== "definitions" && kw !== "$id" && kw !== "$schema") emit("doc-changed", `/${token(kw)}`, `${kw} changed`);
       } else emit("schema-keyword-changed", `/${token(kw)}`, `keyword ${kw} changed and is not modelled`);
     }

@@ -106,6 +106,10 @@ describe("diff as a process", () => {
     expect(junit).toContain('<testsuite name="lifeloop-callback diff" tests="1" failures="1" errors="0">');
     expect(junit).toContain('<failure type="schema-property-added-closed"');
     expect(out("github")).toMatch(/^::error title=schema-property-added-closed::#\/properties\/b: property b is now accepted \(breaks receivers\)$/m);
+    const outputs = join(TMP, "github-output");
+    writeFileSync(outputs, "");
+    runCli(["diff", "--schema", oldSchema, newSchema, "--format", "github"], { env: { GITHUB_OUTPUT: outputs } });
+    expect(readFileSync(outputs, "utf8")).toBe("error_count=1\nwarning_count=0\ninfo_count=0\n");
   });
 
   it("compares git revisions (git:REF and git:REF:PATH) without checking them out", () => {

@@ -9,7 +9,8 @@
  * 3 unreadable input (a tree without spec/ and schemas/, a bad git revision, a file that is not JSON,
  * an invalid allowlist, an unsupported $schema).
  */
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
+import type { DiffReport } from "../../diff/gate.js";
 import { loadRuleRegistry } from "../../diff/change.js";
 import { render, FORMATS, type Format } from "../../diff/format.js";
 import { AllowlistError, diffSchemas, diffTrees, parseAllowlist } from "../../diff/gate.js";
@@ -24,6 +25,7 @@ export const DIFF_USAGE = `usage: lifeloop-callback diff --base DIR|git:REF[:PAT
   acceptance sets, both directions: a change breaks senders when a document valid under the old spec
   is rejected under the new one, receivers when the reverse. Rules: spec/tables/compat-rules.json.
   --releases-only checks only that the frozen snapshots under spec/releases/ did not change.
+  --format github also sets the step outputs error_count, warning_count, info_count ($GITHUB_OUTPUT).
   exit 0 compatible or allowed, 1 gated (--schema: either direction incompatible), 2 usage, 3 unreadable input`;
 
 /** Largest schema document read by --schema (bytes). */
@@ -46,6 +48,21 @@ function readJsonFile(path: string): unknown {
   }
 }
 
+/**
+ * With `--format github` inside a GitHub Actions step ($GITHUB_OUTPUT set), also set the step
+ * outputs `error_count`, `warning_count` and `info_count`.
+ */
+function writeStepOutputs(report: DiffReport, format: Format): void {
+  const file = process.env.GITHUB_OUTPUT;
+  if (format !== "github" || !file) return;
+  const { errors, warnings, infos } = report.summary;
+  try {
+    appendFileSync(file, `error_count=${errors}\nwarning_count=${warnings}\ninfo_count=${infos}\n`);
+  } catch (error) {
+    throw new TreeError(`cannot write $GITHUB_OUTPUT (${file}): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
 /** Run the diff command; returns the exit code. */
 export async function runDiff(args: readonly string[], io: CliIo): Promise<number> {
   const { values, switches, positionals } = parseFlags(args, { values: ["--base", "--head", "--format", "--allowlist", "--draft"], switches: ["--schema", "--releases-only"] });
@@ -62,6 +79,7 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
       if (draft !== "2020-12" && draft !== "draft-07") throw new UsageError(`unknown draft ${draft} (expected 2020-12 or draft-07)`);
       const report = diffSchemas(readJsonFile(positionals[0] as string), readJsonFile(positionals[1] as string), draft, registry);
       io.out(render(report, format));
+      writeStepOutputs(report, format);
       return report.summary.backward_compatible && report.summary.forward_compatible ? EXIT.ok : EXIT.validation;
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -84,6 +102,7 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
       throw error;
     }
     io.out(render(report, format));
+    writeStepOutputs(report, format);
     return report.summary.gated ? EXIT.validation : EXIT.ok;
   } catch (error) {
     if (error instanceof TreeError || error instanceof AllowlistError) {

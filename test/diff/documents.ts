@@ -70,6 +70,8 @@ export interface GenerateOptions {
 }
 
 const CHARS = "abcdxyz-_0.A";
+/** Longest string generated (characters): above every bound but the 16 MiB body limit. */
+const MAX_STRING = 8192;
 
 /** Generate one document from `schema` (whose base URI is `base`). */
 export function generateDocument(schema: unknown, base: string, options: GenerateOptions): unknown {
@@ -88,10 +90,12 @@ export function generateDocument(schema: unknown, base: string, options: Generat
       const target = resolve(s.$ref, b);
       if (target && (Object.keys(s).length === 1 || chance(0.7))) return gen(target.schema, target.base, depth + 1);
     }
-    if ("const" in s && chance(0.9)) return s.const;
-    if (Array.isArray(s.enum) && chance(0.9)) return pick(s.enum);
+    // With wildRate 0 the document follows the schema's shape; noise grows with wildRate.
+    const follow = 1 - wildRate;
+    if ("const" in s && chance(follow)) return s.const;
+    if (Array.isArray(s.enum) && chance(follow)) return pick(s.enum);
     for (const kw of ["anyOf", "oneOf"]) {
-      if (Array.isArray(s[kw]) && chance(0.9)) {
+      if (Array.isArray(s[kw]) && chance(follow)) {
         const branch = pick(s[kw] as unknown[]);
         const merged = isObject(branch) ? { ...withoutKeys(s, [kw]), ...branch } : branch;
         return gen(merged, b, depth + 1);
@@ -123,11 +127,12 @@ export function generateDocument(schema: unknown, base: string, options: Generat
       case "string": {
         if (chance(0.3)) return pick(pool.strings);
         const max = typeof s.maxLength === "number" ? s.maxLength : 12;
-        const lengths = pool.numbers.filter((n) => n >= 0 && n <= Math.min(max + 1, 64));
+        const lengths = pool.numbers.filter((n) => n >= 0 && n <= Math.min(max + 1, MAX_STRING));
         const length = lengths.length > 0 && chance(0.7) ? pick(lengths) : Math.floor(random() * Math.min(max + 2, 24));
         let out = "";
-        for (let i = 0; i < length; i++) out += pick(CHARS.split(""));
-        return out;
+        for (let i = 0; i < Math.min(length, 8); i++) out += CHARS[Math.floor(random() * CHARS.length)];
+        // Long strings repeat a random head: their length is what matters at a bound.
+        return length <= 8 ? out : out.repeat(Math.ceil(length / 8)).slice(0, length);
       }
       case "array": {
         const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : [];
@@ -144,11 +149,11 @@ export function generateDocument(schema: unknown, base: string, options: Generat
         const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
         const out: Obj = {};
         for (const [name, sub] of Object.entries(props)) {
-          if (!(required.has(name) ? chance(0.97) : chance(0.5))) continue;
+          if (!(required.has(name) ? chance(1 - wildRate / 2) : chance(0.5))) continue;
           const hint = options.hints?.get(name);
           out[name] = hint && chance(0.9) ? pick(hint) : gen(sub, b, depth + 1);
         }
-        if (chance(0.25)) {
+        if (chance(0.02 + wildRate * 2)) {
           const name = pick(pool.names);
           if (!(name in out)) out[name] = name in props && chance(0.5) ? gen(props[name], b, depth + 1) : wild();
         }

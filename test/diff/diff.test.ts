@@ -52,6 +52,25 @@ describe("the rule registry and its fixtures", () => {
     for (const f of fixtures) for (const id of f.expected) expect(registry.has(id), `${f.name}: ${id}`).toBe(true);
   });
 
+  it("is symmetric: every rule that breaks one role has a mirror rule that breaks the other", () => {
+    const swaps: [string, string][] = [["-added", "-removed"], ["-increased", "-decreased"], ["-narrowed", "-widened"], ["-opened", "-closed"]];
+    const mirror = (id: string): string | undefined => {
+      for (const [a, b] of swaps) {
+        if (id.includes(a)) return id.replace(a, b);
+        if (id.includes(b)) return id.replace(b, a);
+      }
+      return undefined;
+    };
+    const missing: string[] = [];
+    for (const rule of registry.values()) {
+      if (rule.breaks.length !== 1) continue; // both roles or none: its own mirror
+      const other = registry.get(mirror(rule.id) ?? "");
+      const opposite = rule.breaks[0] === "senders" ? "receivers" : "senders";
+      if (!other || other.breaks.length !== 1 || other.breaks[0] !== opposite) missing.push(rule.id);
+    }
+    expect(missing).toEqual([]);
+  });
+
   it("each rule's own fixture reports that rule", () => {
     for (const id of registry.keys()) expect(fixtures.find((f) => f.name === id)?.expected, id).toContain(id);
   });

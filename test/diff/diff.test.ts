@@ -109,6 +109,21 @@ describe("diff as a process", () => {
     expect(r.stdout).toMatch(/not gated/);
   });
 
+  it("prints what the README's spec-maintainer section shows for an optional field added to CallbackRequest", () => {
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    const shown = /\$ npx lifeloop-callback diff --base spec\/releases\/lifeloop\.v0\.3 --head \.\n([\s\S]*?)\n\$ echo \$\?\n(\d+)\n/.exec(readme);
+    expect(shown, "README block").not.toBeNull();
+    const fixture = listFixtures().find((f) => f.name === "wire-version-not-bumped");
+    const { root, base, head } = materialize(fixture!);
+    try {
+      const r = runCli(["diff", "--base", base, "--head", head]);
+      expect(r.stdout.trimEnd()).toBe(shown![1]);
+      expect(String(r.code)).toBe(shown![2]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it("--schema: an optional field added to a closed object breaks receivers, exit 1, JSON under the published schema", () => {
     const r = runCli(["diff", "--schema", oldSchema, newSchema, "--format", "json"]);
     expect(r.code).toBe(1);

@@ -7,7 +7,7 @@
  * Errors: throws {@link TreeError} (exit 3, unreadable input) naming the tree and the file.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 
 /** A tree that cannot be read: no spec/ or schemas/, a git revision that does not exist, a file that is not JSON. */
@@ -39,7 +39,10 @@ export const MAX_TREE_BYTES = 64 * 1024 * 1024;
 function walk(root: string, dir: string, out: Map<string, Buffer>, budget: { left: number }): void {
   for (const name of readdirSync(dir).sort()) {
     const full = join(dir, name);
+    // Symbolic links to directories are not followed (no loops); links to files are read.
+    const link = lstatSync(full).isSymbolicLink();
     const stat = statSync(full);
+    if (link && stat.isDirectory()) continue;
     const rel = relative(root, full).split(sep).join("/");
     if (stat.isDirectory()) walk(root, full, out, budget);
     else if (stat.isFile() && isSpecPath(rel)) {

@@ -219,6 +219,12 @@ describe("diff as a process", () => {
     writeFileSync(draft04, JSON.stringify({ $schema: "http://json-schema.org/draft-04/schema#" }));
     expect(runCli(["diff", "--schema", oldSchema, draft04]).code).toBe(3);
     expect(runCli(["diff", "--base", join(TMP, "nowhere"), "--head", SNAPSHOT]).code).toBe(3);
+    const broken = join(TMP, "broken-tree");
+    cpSync(SNAPSHOT, broken, { recursive: true });
+    writeFileSync(join(broken, "spec/tables/limits.json"), "{ not json");
+    const unreadable = runCli(["diff", "--base", SNAPSHOT, "--head", broken]);
+    expect(unreadable.code).toBe(3);
+    expect(unreadable.stderr).toMatch(/^diff: .*broken-tree: spec\/tables\/limits\.json is not valid JSON/);
   });
 });
 

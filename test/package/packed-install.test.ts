@@ -79,11 +79,11 @@ describe("the packed package, installed into a fresh project", () => {
     expect(r.status).toBe(0);
   });
 
-  it("runs every CLI line of the README with the exit code it states", () => {
+  it("runs every CLI line of the README with the exit code it states", { timeout: 600_000 }, () => {
     const { prelude, lines } = shellExampleLines(readmeExample(REPO_ROOT, "cli").code);
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const { command, expectedExit } of lines) {
-      const r = run("bash", ["-c", `${prelude}\n${command}`], PROJECT, 60_000);
+      const r = run("bash", ["-c", `${prelude}\n${command}`], PROJECT, 240_000);
       expect({ command, exit: r.status, stderr: r.status === expectedExit ? "" : r.stderr }).toEqual({ command, exit: expectedExit, stderr: "" });
     }
   });

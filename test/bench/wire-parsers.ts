@@ -35,6 +35,8 @@ interface Timing {
   readonly ms: number;
   readonly baseline_ms: number;
   readonly ratio: number;
+  /** The ratio of process CPU time (every thread of the process), less sensitive to a loaded machine. */
+  readonly cpu_ratio: number;
 }
 
 interface Peak {
@@ -124,15 +126,18 @@ export async function run(): Promise<void> {
         });
       });
     }
-    const summary = runs.map((perSize) => perSize.map((t) => ({ ms: median(t.map((x) => x.ms)), baseline: median(t.map((x) => x.baseline_ms)), ratio: median(t.map((x) => x.ratio)) })));
+    const summary = runs.map((perSize) =>
+      perSize.map((t) => ({ ms: median(t.map((x) => x.ms)), baseline: median(t.map((x) => x.baseline_ms)), ratio: median(t.map((x) => x.ratio)), cpu: median(t.map((x) => x.cpu_ratio)) })),
+    );
     const reference = summary[bindings.length - 1] as (typeof summary)[number];
     out(`  envelopes: ${sizes.map((s) => `${s.label} = ${s.bytes.length.toLocaleString("en-US")} bytes`).join(", ")}`);
+    out(`  wall-clock ratios; in brackets the same ratio of process CPU time (steadier when the machine is loaded)`);
     out(`  | binding | ${sizes.map((s) => `${s.label} | vs plain parser | vs reference`).join(" | ")} | target |`);
     out(`  |---|${sizes.map(() => "---|---|---").join("|")}|---|`);
     bindings.forEach((b, bi) => {
       const cells = sizes.map((_, si) => {
         const s = summary[bi]![si]!;
-        return `${fmt(s.ms)} | ${s.ratio.toFixed(2)}x ${b.plain} (${fmt(s.baseline)}) | ${(s.ms / reference[si]!.ms).toFixed(2)}x`;
+        return `${fmt(s.ms)} | ${s.ratio.toFixed(2)}x [cpu ${s.cpu.toFixed(2)}x] ${b.plain} (${fmt(s.baseline)}) | ${(s.ms / reference[si]!.ms).toFixed(2)}x`;
       });
       out(`  | ${b.label} | ${cells.join(" | ")} | ${b.target === undefined ? "-" : `<= ${b.target.toFixed(1)}x`} |`);
     });

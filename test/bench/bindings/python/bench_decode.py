@@ -3,7 +3,8 @@
 
     bench_decode.py time <file> <inner> <samples>   alternating samples of <inner> calls of
         ``decode(DispatchEnvelope, data)`` and of ``json.loads(data)`` (the plain parser); prints
-        {"ms": <median ms per call>, "baseline_ms": <median>, "ratio": <median of per-sample ratios>}
+        {"ms": <median ms per call>, "baseline_ms": <median>, "ratio": <median of per-sample ratios>,
+        "cpu_ratio": <the same ratio of process CPU time>}
     bench_decode.py peak <ours|plain> <file>        one parse; prints {"ms", "rss_before_kb",
         "peak_kb", "verdict"} (peak: VmHWM from /proc/self/status after the high-water mark was
         reset, just before the parse, by writing 5 to /proc/self/clear_refs)
@@ -19,7 +20,7 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, List
+from typing import Any, Callable, List, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "generated" / "python"))
 
@@ -34,11 +35,12 @@ def plain(data: bytes) -> Any:
     return json.loads(data)
 
 
-def per_call(f: Callable[[bytes], Any], data: bytes, inner: int) -> float:
-    start = time.perf_counter()
+def per_call(f: Callable[[bytes], Any], data: bytes, inner: int) -> Tuple[float, float]:
+    """Wall and process CPU time per call of ``f``, in ms."""
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(inner):
         f(data)
-    return (time.perf_counter() - start) * 1000 / inner
+    return (time.perf_counter() - start) * 1000 / inner, (time.process_time() - cpu) * 1000 / inner
 
 
 def median(v: List[float]) -> float:
@@ -65,13 +67,15 @@ def main(argv: List[str]) -> None:
         a: List[float] = []
         b: List[float] = []
         r: List[float] = []
+        rc: List[float] = []
         for _ in range(samples):
-            x = per_call(ours, data, inner)
-            y = per_call(plain, data, inner)
+            x, xc = per_call(ours, data, inner)
+            y, yc = per_call(plain, data, inner)
             a.append(x)
             b.append(y)
             r.append(x / y)
-        print(json.dumps({"ms": median(a), "baseline_ms": median(b), "ratio": median(r)}))
+            rc.append(xc / yc if yc > 0 else float("nan"))
+        print(json.dumps({"ms": median(a), "baseline_ms": median(b), "ratio": median(r), "cpu_ratio": median(rc)}))
     elif argv[1] == "peak":
         f = {"ours": ours, "plain": plain}[argv[2]]
         data = Path(argv[3]).read_bytes()

@@ -5,7 +5,8 @@
 //! ```text
 //! lifeloop-reference-bench time <file> <inner> <samples>
 //!     alternating samples of <inner> calls of each; prints
-//!     {"ms": <median ms per call>, "baseline_ms": <median>, "ratio": <median of per-sample ratios>}
+//!     {"ms": <median ms per call>, "baseline_ms": <median>, "ratio": <median of per-sample ratios>,
+//!      "cpu_ratio": <the same ratio of process CPU time>}
 //! lifeloop-reference-bench peak <ours|plain> <file>
 //!     one parse; prints {"ms", "rss_before_kb", "peak_kb", "verdict"}; the peak is VmHWM from
 //!     /proc/self/status after the high-water mark was reset (5 written to /proc/self/clear_refs)
@@ -39,14 +40,37 @@ fn fail(message: &str) -> ! {
     exit(2)
 }
 
-fn per_call(f: fn(&[u8]) -> Result<(), String>, data: &[u8], inner: usize) -> f64 {
+#[repr(C)]
+struct Timespec {
+    tv_sec: i64,
+    tv_nsec: i64,
+}
+
+extern "C" {
+    fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
+}
+
+/// CPU time of the whole process, in ms (CLOCK_PROCESS_CPUTIME_ID, Linux).
+fn cpu_ms() -> f64 {
+    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+    let mut ts = Timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec into the valid, exclusively borrowed `ts`.
+    if unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) } != 0 {
+        fail("clock_gettime failed");
+    }
+    ts.tv_sec as f64 * 1000.0 + ts.tv_nsec as f64 / 1e6
+}
+
+/// Wall and process CPU time per call of `f`, in ms.
+fn per_call(f: fn(&[u8]) -> Result<(), String>, data: &[u8], inner: usize) -> (f64, f64) {
     let start = Instant::now();
+    let cpu = cpu_ms();
     for _ in 0..inner {
         if let Err(e) = f(black_box(data)) {
             fail(&format!("document rejected while timing: {e}"));
         }
     }
-    start.elapsed().as_secs_f64() * 1000.0 / inner as f64
+    (start.elapsed().as_secs_f64() * 1000.0 / inner as f64, (cpu_ms() - cpu) / inner as f64)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -85,15 +109,16 @@ fn main() {
                 per_call(reference, &data, inner);
                 per_call(plain, &data, inner);
             }
-            let (mut a, mut b, mut r) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut a, mut b, mut r, mut rc) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             for _ in 0..samples {
-                let x = per_call(reference, &data, inner);
-                let y = per_call(plain, &data, inner);
+                let (x, xc) = per_call(reference, &data, inner);
+                let (y, yc) = per_call(plain, &data, inner);
                 a.push(x);
                 b.push(y);
                 r.push(x / y);
+                rc.push(xc / yc);
             }
-            println!("{}", serde_json::json!({"ms": median(a), "baseline_ms": median(b), "ratio": median(r)}));
+            println!("{}", serde_json::json!({"ms": median(a), "baseline_ms": median(b), "ratio": median(r), "cpu_ratio": median(rc)}));
         }
         "peak" => {
             let f: fn(&[u8]) -> Result<(), String> = match args[2].as_str() {

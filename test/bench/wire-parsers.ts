@@ -107,6 +107,7 @@ export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "wire-parsers-"));
   try {
     out(`== wire parsers: strict parse + validate of the same DispatchEnvelopes in every binding (median of ${RUNS} runs, each the median of paired samples against the binding's plain parser; a shared machine makes these noisy)`);
+    out("  building the Go and Rust bench programs (the first Rust build takes a minute or two)");
     const bindings = build(dir);
     const sizes = [
       { label: "2 KB", bytes: envelope(2 * 1024) },

@@ -175,7 +175,8 @@ class _Gen:
             raise ValueError(f"{name} has a member name with ':'")
         self.depth = max(self.depth, level)
         names = self.const(frozenset(f.name for f in schema.fields), "NAMES")
-        self.decline_if(ind, f"type({v}) is not dict or not {v}.keys() <= {names}")
+        # Only a dict has .keys() among JSON values: anything else raises, which declines.
+        self.decline_if(ind, f"not {v}.keys() <= {names}")
         self.emit(ind, f"c += len({v})")
         raws: Dict[str, str] = {f.name: self.var("r") for f in schema.fields}
         converted: List[Tuple[Field, str]] = []
@@ -274,9 +275,8 @@ class _Gen:
             cls = ENUM_CLASSES[shape.ref]
             members = self.const({value: cls(value) for value in ENUM_VALUES[shape.ref]}, "ENUM")
             member = self.var("e")
-            # A list or dict value is unhashable: the TypeError declines.
-            self.emit(ind, f"{member} = {members}.get({raw})")
-            self.decline_if(ind, f"{member} is None")
+            # Not a member (KeyError) or unhashable (TypeError): the exception declines.
+            self.emit(ind, f"{member} = {members}[{raw}]")
             return member
         if kind == "object":
             return self.object(shape.ref, raw, level + 1, at, ind)

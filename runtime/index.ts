@@ -1,3 +1,7 @@
+/// <reference types="node" preserve="true" />
+// The public types use Node's (Buffer, NodeJS.Signals, streams): the reference above makes them
+// resolve in a consumer's project whatever its `types` setting (TypeScript 6+ defaults it to []),
+// with @types/node a dependency of this package.
 /**
  * Public API of lifeloop-callback (`import { ... } from "lifeloop-callback"`).
  *
@@ -38,6 +42,7 @@ export {
 } from "./wire/validate.js";
 export { parseStrictJson, type StrictJsonLimits, type StrictParseResult, type ParseIssue } from "./wire/strict-json.js";
 export {
+  HARNESS_HOOK_INPUTS,
   HARNESS_HOOK_MAPPING,
   HOOK_SCHEMAS,
   type HookAdapter,
@@ -58,6 +63,13 @@ export {
   type HookRenderTarget,
   type HookRenderWarning,
   type RenderedHookPayload,
+  defaultStateDir,
+  hookConfig,
+  runHookCommand,
+  type HookCommandOptions,
+  type HookCommandOutcome,
+  type HookConfigOptions,
+  type OnFailure,
 } from "./hooks/index.js";
 
 // --- Host runtime (CALLBACK-001 §"Transport Modes", §"Failure classes", §"Receipt.Emitted

@@ -2,6 +2,7 @@
  * Markdown rendering helpers and the named table renderers shared by the reference docs
  * (`generated/docs/`) and the generated regions of the normative prose (`spec/*.md`).
  */
+import { fullObject } from "../model/samples.js";
 import type { Model, ReferenceDifference, Shape, WireType } from "../model/model.js";
 
 /** Escape a cell for a Markdown table (pipes and newlines). */
@@ -143,6 +144,26 @@ function hookTableRenderers(model: Model): [string, () => string][] {
     ["harness-hook-errors", () => mdTable(["error kind", "CLI exit", "summary"], m.errors.map((e) => [code(e.kind), code(e.exit), e.summary]))],
     ["harness-hook-warnings", () => mdTable(["warning code", "summary"], m.warnings.map((w) => [code(w.code), w.summary]))],
     ["harness-hook-differences", () => differencesTable(model.tables.referenceDifferences.filter((d) => d.scope === "rendering"))],
+    ...hookCommandTableRenderers(model),
+  ];
+}
+
+/** Renderers of spec/tables/harness-hook-inputs.json (spec/hook-command.md). */
+function hookCommandTableRenderers(model: Model): [string, () => string][] {
+  const t = model.tables.harnessHookInputs;
+  const code = (v: string): string => `\`${v}\``;
+  return [
+    [
+      "hook-command-events",
+      () =>
+        mdTable(
+          ["adapter", "hook event", "input schema", "delivers (in order)", "renders", "matcher", "evidence"],
+          t.adapters.flatMap((a) => a.hook_events.map((h) => [a.adapter, code(h.hook_event), code(`schemas/hooks/${h.input_schema}.schema.json`), h.delivers.map(code).join(", "), code(h.renders), code(h.matcher), h.evidence])),
+        ),
+    ],
+    ["hook-command-adapters", () => mdTable(["adapter", "adapter_version", "configuration file", "unknown input members", "why"], t.adapters.map((a) => [a.adapter, code(a.adapter_version), code(a.config_file), a.unknown_input_fields, a.unknown_input_fields_fact]))],
+    ["hook-command-fields", () => mdTable(["input member", "CallbackRequest member", "events", "bounded", "note"], t.fields.map((f) => [code(f.input), code(f.target), f.applies, f.bounded ? `${t.metadata_text_max_bytes} bytes` : "", f.note]))],
+    ["hook-command-differences", () => differencesTable(model.tables.referenceDifferences.filter((d) => d.scope === "hook_command"))],
   ];
 }
 
@@ -173,6 +194,33 @@ export function typePage(model: Model, type: WireType): string {
     "",
   ];
   if (ruleRows.length > 0) parts.push("## Rules", "", mdTable(["rule id", "field", "summary"], ruleRows), "");
+  parts.push(...examplesSection(model, type));
   if (usedIn.length > 0) parts.push("## Used in", "", usedIn.map((u) => `- [${u.name}](${u.name}.md)`).join("\n"), "");
   return parts.join("\n");
+}
+
+/** The member added to make a type page's invalid example: every object is closed, so it is refused. */
+export const EXAMPLE_UNKNOWN_MEMBER = "unexpected_member";
+
+/**
+ * The "Examples" section of a type page: a valid document of the type from the sample model (every
+ * member filled in, rules satisfied) and an invalid one (the same plus an unknown member) with the
+ * rule id and pointer it is refused with. test/codegen/docs-examples.test.ts validates both.
+ */
+function examplesSection(model: Model, type: WireType): string[] {
+  const valid = fullObject(model, type.name);
+  const invalid = { ...valid, [EXAMPLE_UNKNOWN_MEMBER]: true };
+  const json = (value: unknown): string => ["```json", JSON.stringify(value, null, 2), "```"].join("\n");
+  return [
+    "## Examples",
+    "",
+    `A valid \`${type.name}\` (from the sample model, every member filled in):`,
+    "",
+    json(valid),
+    "",
+    `An invalid one: the same with a member the schema does not declare. Refused with rule \`schema.additional-properties\` at \`/${EXAMPLE_UNKNOWN_MEMBER}\`.`,
+    "",
+    json(invalid),
+    "",
+  ];
 }

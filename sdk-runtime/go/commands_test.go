@@ -1,0 +1,165 @@
+package lifeloop
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+)
+
+// These tests drive the real reference CLI (ReferenceCrate at ReferenceVersion). LIFELOOP_REF_BIN
+// overrides its location (default: .cache/lifeloop-ref/bin/lifeloop at the repository root).
+
+func referenceCLI(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("LIFELOOP_REF_BIN")
+	if path == "" {
+		abs, err := filepath.Abs(filepath.Join("..", "..", ".cache", "lifeloop-ref", "bin", "lifeloop"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path = abs
+	}
+	if info, err := os.Stat(path); err != nil || info.IsDir() {
+		t.Fatalf("reference CLI not found at %s: from the repository root run `cargo install %s --version %s --locked --root .cache/lifeloop-ref` (or set LIFELOOP_REF_BIN)", path, ReferenceCrate, ReferenceVersion)
+	}
+	return path
+}
+
+// storeCommands returns continuation commands bound to the reference CLI and a fresh store.
+func storeCommands(t *testing.T, extraEnv ...string) ContinuationCommands {
+	root := t.TempDir()
+	env := append([]string{"LIFELOOP_CONTINUATION_ROOT=" + root}, extraEnv...)
+	return ContinuationCommands{Host: Host{Path: referenceCLI(t), Timeout: 20 * time.Second, Env: env}}
+}
+
+func expectHostError(t *testing.T, err error, code string, exitCode int) *HostError {
+	t.Helper()
+	var hostErr *HostError
+	if !errors.As(err, &hostErr) || hostErr.Code != code || hostErr.ExitCode != exitCode {
+		t.Fatalf("expected host error %q (exit %d), got %v", code, exitCode, err)
+	}
+	if !IsHostErrorCode(err, code) {
+		t.Fatalf("IsHostErrorCode(%q) is false", code)
+	}
+	return hostErr
+}
+
+func TestContinuationRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	c := storeCommands(t)
+	blob := []byte("hello\x00bin\n")
+	ttl := uint64(600)
+	put, err := c.Put(ctx, "t1", "k1", blob, &ContinuationPutOptions{ClientID: "ccd", TTLS: &ttl})
+	if err != nil || put.Status != "ok" || put.WrittenAtEpochS == 0 {
+		t.Fatalf("put: %+v %v", put, err)
+	}
+	if _, err := c.Put(ctx, "t1", "k2", nil, nil); err != nil {
+		t.Fatalf("put without options and with an empty blob: %v", err)
+	}
+	got, err := c.Get(ctx, "t1", "k1", nil)
+	if err != nil || !bytes.Equal(got.Blob, blob) || got.ClientID != "ccd" || got.TTLS == nil || *got.TTLS != ttl || got.WrittenAtEpochS != put.WrittenAtEpochS {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	got, err = c.Get(ctx, "t1", "k2", &ContinuationGetOptions{})
+	if err != nil || len(got.Blob) != 0 || got.ClientID != "unknown" || got.TTLS != nil {
+		t.Fatalf("get k2: %+v %v", got, err)
+	}
+	list, err := c.List(ctx, "t1")
+	if err != nil || list.Thread != "t1" || len(list.Keys) != 2 {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	sort.Slice(list.Keys, func(i, j int) bool { return list.Keys[i].Key < list.Keys[j].Key })
+	if list.Keys[0].Key != "k1" || list.Keys[0].ClientID != "ccd" || *list.Keys[0].TTLS != ttl || list.Keys[1].TTLS != nil {
+		t.Fatalf("list entries: %+v", list.Keys)
+	}
+	if drop, err := c.Drop(ctx, "t1", "k2", nil); err != nil || drop.Status != "ok" {
+		t.Fatalf("drop: %+v %v", drop, err)
+	}
+	dropped, err := c.DropThread(ctx, "t1")
+	if err != nil || dropped.DroppedCount != 1 || dropped.Status != "ok" {
+		t.Fatalf("drop-thread: %+v %v", dropped, err)
+	}
+	if dropped, err = c.DropThread(ctx, "t1"); err != nil || dropped.DroppedCount != 0 {
+		t.Fatalf("second drop-thread: %+v %v", dropped, err)
+	}
+}
+
+func TestContinuationErrors(t *testing.T) {
+	ctx := context.Background()
+	c := storeCommands(t)
+	_, err := c.Get(ctx, "t", "missing", nil)
+	expectHostError(t, err, ContinuationErrorNotFound, 3)
+
+	if _, err := c.Put(ctx, "t", "k", []byte("x"), &ContinuationPutOptions{ClientID: "ccd"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Get(ctx, "t", "k", &ContinuationGetOptions{RequireClientID: "other"})
+	mismatch := expectHostError(t, err, ContinuationErrorClientIDMismatch, 3)
+	if mismatch.Details["actual"] != "ccd" || mismatch.Details["required"] != "other" {
+		t.Fatalf("details: %v", mismatch.Details)
+	}
+
+	_, err = c.Put(ctx, "a/b", "k", nil, nil)
+	invalid := expectHostError(t, err, ContinuationErrorInvalidIdentifier, 3)
+	if invalid.Details["field"] != "thread" {
+		t.Fatalf("details: %v", invalid.Details)
+	}
+
+	small := storeCommands(t, "LIFELOOP_CONTINUATION_MAX_BYTES=4")
+	_, err = small.Put(ctx, "t", "k", []byte("12345"), nil)
+	tooLarge := expectHostError(t, err, ContinuationErrorBlobTooLarge, 3)
+	if tooLarge.Details["max_bytes"] != float64(4) {
+		t.Fatalf("details: %v", tooLarge.Details)
+	}
+
+	usage := storeCommands(t, "LIFELOOP_CONTINUATION_MAX_BYTES=lots")
+	_, err = usage.Put(ctx, "t", "k", nil, nil)
+	var hostErr *HostError
+	if !errors.As(err, &hostErr) || !hostErr.Usage || hostErr.ExitCode != 2 || hostErr.Code != "" || hostErr.Message == "" {
+		t.Fatalf("expected a usage error, got %#v", err)
+	}
+}
+
+// script writes an executable shell script standing in for the host CLI.
+func script(t *testing.T, body string) string {
+	path := filepath.Join(t.TempDir(), "fake-lifeloop")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestHostFailures(t *testing.T) {
+	ctx := context.Background()
+	slow := ContinuationCommands{Host: Host{Path: script(t, "exec sleep 30"), Timeout: 200 * time.Millisecond}}
+	_, err := slow.List(ctx, "t")
+	var hostErr *HostError
+	if !errors.As(err, &hostErr) || !errors.Is(err, context.DeadlineExceeded) || hostErr.ExitCode != -1 {
+		t.Fatalf("expected a timeout, got %v", err)
+	}
+
+	missing := ContinuationCommands{Host: Host{Path: filepath.Join(t.TempDir(), "no-such-program")}}
+	if _, err := missing.List(ctx, "t"); !errors.As(err, &hostErr) || hostErr.ExitCode != -1 || hostErr.Err == nil {
+		t.Fatalf("expected a start failure, got %v", err)
+	}
+
+	garbage := ContinuationCommands{Host: Host{Path: script(t, "echo not json")}}
+	if _, err := garbage.List(ctx, "t"); !errors.As(err, &hostErr) || hostErr.ExitCode != 0 || hostErr.Err == nil {
+		t.Fatalf("expected malformed output, got %v", err)
+	}
+
+	wrongShape := ContinuationCommands{Host: Host{Path: script(t, `echo '{"status":"ok"}'`)}}
+	if _, err := wrongShape.DropThread(ctx, "t"); !errors.As(err, &hostErr) || hostErr.Err == nil {
+		t.Fatalf("expected a missing member, got %v", err)
+	}
+
+	plain := ContinuationCommands{Host: Host{Path: script(t, "echo oops >&2; exit 3")}}
+	if _, err := plain.List(ctx, "t"); !errors.As(err, &hostErr) || hostErr.ExitCode != 3 || hostErr.Code != "" || hostErr.Message != "oops" {
+		t.Fatalf("expected a plain failure, got %#v", err)
+	}
+}

@@ -1,0 +1,263 @@
+package lifeloop
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Parse-layer and schema-layer cases whose rule ids and pointers are those of the TypeScript
+// validator (runtime/wire/strict-json.ts, runtime/wire/schema.ts).
+
+type parseCase struct {
+	input   string
+	rule    string
+	pointer string
+}
+
+func TestParseLayer(t *testing.T) {
+	limits := DocumentLimits{MaxBytes: 1 << 20, MaxDepth: 4}
+	cases := []parseCase{
+		{"", RuleJSONSyntax, ""},
+		{"   ", RuleJSONSyntax, ""},
+		{"\xEF\xBB\xBF{}", RuleJSONBOM, ""},
+		{"{\"a\":\"\xC0\xAF\"}", RuleJSONUTF8, ""},
+		{"{\"a\":\"\xED\xA0\x80\"}", RuleJSONUTF8, ""},
+		{"{} x", RuleJSONTrailingData, ""},
+		{"{}{}", RuleJSONTrailingData, ""},
+		{"{}\u00a0", RuleJSONSyntax, ""},
+		{"{\"a\":1,\"a\":2}", RuleJSONDuplicateKey, "/a"},
+		{"{\"a\":1,\"\\u0061\":2}", RuleJSONDuplicateKey, "/a"},
+		{"{\"x\":{\"a/b\":1,\"a\\/b\":2}}", RuleJSONDuplicateKey, "/x/a~1b"},
+		{"[[[[1]]]]", "", ""},
+		{"[[[[[1]]]]]", RuleJSONMaxDepth, "/0/0/0/0"},
+		{"{\"a\":{\"b\":{\"c\":{\"d\":{}}}}}", RuleJSONMaxDepth, "/a/b/c/d"},
+		{"[\"\\ud800\"]", RuleJSONLoneSurrogate, "/0"},
+		{"[\"\\udc00\"]", RuleJSONLoneSurrogate, "/0"},
+		{"[\"\\ud800\\u0041\"]", RuleJSONLoneSurrogate, "/0"},
+		{"{\"\\ud800\":1}", RuleJSONLoneSurrogate, ""},
+		{"[\"\\ud83d\\ude00\"]", "", ""},
+		{"[1e400]", RuleJSONNumberRange, "/0"},
+		{"{\"n\":-1e309}", RuleJSONNumberRange, "/n"},
+		{"[1e-400]", "", ""},
+		{"[1,]", RuleJSONSyntax, ""},
+		{"{\"a\":1,}", RuleJSONSyntax, ""},
+		{"[1,2", RuleJSONSyntax, ""},
+		{"[1,", RuleJSONSyntax, "/1"},
+		{"{\"a\":}", RuleJSONSyntax, "/a"},
+		{"{\"a\" 1}", RuleJSONSyntax, "/a"},
+		{"{'a':1}", RuleJSONSyntax, ""},
+		{"[01]", RuleJSONSyntax, "/0"},
+		{"[-]", RuleJSONSyntax, "/0"},
+		{"[1.]", RuleJSONSyntax, "/0"},
+		{"[NaN]", RuleJSONSyntax, "/0"},
+		{"[-Infinity]", RuleJSONSyntax, "/0"},
+		{"[tru]", RuleJSONSyntax, "/0"},
+		{"[\"a\tb\"]", RuleJSONSyntax, "/0"},
+		{"[\"\\x\"]", RuleJSONSyntax, "/0"},
+		{"{\"a\":[1 2]}", RuleJSONSyntax, "/a"},
+		{"// c\n{}", RuleJSONSyntax, ""},
+		{"{\"a\":1,\"a\":[1e400]}", RuleJSONDuplicateKey, "/a"},
+		{"[1e400,\"\\ud800\"]", RuleJSONNumberRange, "/0"},
+	}
+	for _, c := range cases {
+		_, _, issue := parseDocument([]byte(c.input), limits)
+		switch {
+		case c.rule == "" && issue != nil:
+			t.Errorf("%q: expected ok, got %s at %q: %s", c.input, issue.Rule, issue.Pointer, issue.Message)
+		case c.rule != "" && issue == nil:
+			t.Errorf("%q: expected %s at %q, got ok", c.input, c.rule, c.pointer)
+		case c.rule != "" && (issue.Rule != c.rule || issue.Pointer != c.pointer):
+			t.Errorf("%q: expected %s at %q, got %s at %q: %s", c.input, c.rule, c.pointer, issue.Rule, issue.Pointer, issue.Message)
+		}
+	}
+	if _, _, issue := parseDocument([]byte(`{"a":1}`), DocumentLimits{MaxBytes: 6, MaxDepth: 4}); issue == nil || issue.Rule != RuleJSONMaxBytes {
+		t.Errorf("expected json.max-bytes, got %+v", issue)
+	}
+	root, nonInteger, issue := parseDocument([]byte(`{"a":[1.0,-0,1e2,3,"\u00e9\n"]}`), limits)
+	if issue != nil || nonInteger != 3 {
+		t.Fatalf("got %+v, %d non-integer numbers", issue, nonInteger)
+	}
+	if got := string(writeNode(nil, root)); got != "{\"a\":[1.0,-0,1e2,3,\"\u00e9\\n\"]}" {
+		t.Errorf("writer: %s", got)
+	}
+}
+
+const minimalRequest = `{"schema_version":"` + WireVersion + `","event":"session.starting","event_id":"e1","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i1"}`
+
+func requestWith(member string) []byte {
+	return []byte(strings.TrimSuffix(minimalRequest, "}") + "," + member + "}")
+}
+
+func TestSchemaAndRuleLayers(t *testing.T) {
+	cases := []struct {
+		doc     []byte
+		rule    string
+		pointer string
+	}{
+		{[]byte(minimalRequest), "", ""},
+		{[]byte(`[]`), RuleSchemaType, ""},
+		{[]byte(`{"schema_version":"x"}`), RuleSchemaRequired, "/event"},
+		{requestWith(`"zzz":1,"7":2,"3":3`), RuleSchemaAdditionalProperties, "/3"},
+		{requestWith(`"Event_id":"x"`), RuleSchemaAdditionalProperties, "/Event_id"},
+		{requestWith(`"sequence":1.0`), RuleSchemaType, "/sequence"},
+		{requestWith(`"sequence":1e2`), RuleSchemaType, "/sequence"},
+		{requestWith(`"sequence":-0`), RuleSchemaType, "/sequence"},
+		{requestWith(`"sequence":1.5`), RuleSchemaType, "/sequence"},
+		{requestWith(`"sequence":-1`), RuleSchemaMinimum, "/sequence"},
+		{requestWith(`"sequence":9007199254740992`), RuleSchemaMaximum, "/sequence"},
+		{requestWith(`"sequence":1e300`), RuleSchemaMaximum, "/sequence"},
+		{requestWith(`"sequence":9007199254740991`), "", ""},
+		{requestWith(`"sequence":null`), "", ""},
+		{requestWith(`"metadata":{"x":1.5,"y":[1e2]}`), "", ""},
+		{requestWith(`"metadata":null`), RuleSchemaType, "/metadata"},
+		{requestWith(`"payload_refs":null`), RuleSchemaType, "/payload_refs"},
+		{requestWith(`"harness_run_id":7`), RuleSchemaType, "/harness_run_id"},
+		{requestWith(`"harness_run_id":"` + strings.Repeat("\U0001F600", 512) + `"`), "", ""},
+		{requestWith(`"harness_run_id":"` + strings.Repeat("\U0001F600", 513) + `"`), RuleSchemaMaxLength, "/harness_run_id"},
+		{requestWith(`"harness_run_id":""`), RuleNonEmptyIdentifier, "/harness_run_id"},
+		{requestWith(`"frame_context":{"frame_id":"f","frame_class":"nope"}`), RuleSchemaEnum, "/frame_context/frame_class"},
+		{requestWith(`"frame_context":{"frame_id":"f","frame_class":"subcall"}`), RuleFrameContextSubcallRequiresParent, "/frame_context/parent_frame_id"},
+		{requestWith(`"payload_refs":[{"payload_id":"p","payload_kind":"k","byte_size":2.0},{"payload_id":"p"}]`), RuleSchemaRequired, "/payload_refs/1/payload_kind"},
+		{requestWith(`"payload_refs":[{"payload_id":"p","payload_kind":"k","byte_size":2.0}],"sequence":1.0`), RuleSchemaType, "/payload_refs/0/byte_size"},
+		{requestWith(`"sequence":1.0,"payload_refs":[{"payload_id":"p","payload_kind":"k","byte_size":2.0}]`), RuleSchemaType, "/sequence"},
+		{requestWith(`"payload_refs":[` + strings.TrimSuffix(strings.Repeat(`{},`, 1025), ",") + `]`), RuleSchemaMaxItems, "/payload_refs"},
+		{requestWith(`"payload_refs":[1,` + strings.TrimSuffix(strings.Repeat(`{},`, 1025), ",") + `]`), RuleSchemaMaxItems, "/payload_refs"},
+		{requestWith(`"payload_refs":[` + strings.TrimSuffix(strings.Repeat(`{"payload_id":"p","payload_kind":"k"},`, 1024), ",") + `]`), "", ""},
+		{requestWith(`"zzz":[1,{"a":[-0]}],"sequence":1.0`), RuleSchemaAdditionalProperties, "/zzz"},
+		{requestWith(`"frame_context":[{"frame_id":"f"}]`), RuleSchemaType, "/frame_context"},
+		{requestWith(`"payload_refs":{"0":{}}`), RuleSchemaType, "/payload_refs"},
+		{requestWith(`"metadata":[{"a":1}]`), RuleSchemaType, "/metadata"},
+		{requestWith(`"metadata":"x"`), RuleSchemaType, "/metadata"},
+		{requestWith(`"metadata":{"sequence":1.0,"payload_refs":[{"byte_size":-0}]}`), "", ""},
+		{[]byte(strings.Replace(minimalRequest, "session.starting", "frame.opening", 1)), RuleFrameEventRequiresFrameContext, "/frame_context"},
+		{[]byte(strings.Replace(minimalRequest, WireVersion, "lifeloop.v0.2", 1)), RuleSchemaVersionCurrent, "/schema_version"},
+	}
+	for i, c := range cases {
+		err := ValidateDocument("CallbackRequest", c.doc)
+		if c.rule == "" {
+			if err != nil {
+				t.Errorf("case %d: expected valid, got %v", i, err)
+			}
+			continue
+		}
+		var invalid *ValidationError
+		if !errors.As(err, &invalid) || invalid.Rule != c.rule || invalid.Pointer != c.pointer {
+			t.Errorf("case %d: expected %s at %q, got %v", i, c.rule, c.pointer, err)
+		}
+	}
+}
+
+func TestResponseRules(t *testing.T) {
+	cases := []struct {
+		doc     string
+		rule    string
+		pointer string
+	}{
+		{`{"schema_version":"` + WireVersion + `","status":"delivered"}`, "", ""},
+		{`{"schema_version":"` + WireVersion + `","status":"failed"}`, RuleFailedRequiresFailureClass, "/failure_class"},
+		{`{"schema_version":"` + WireVersion + `","status":"failed","failure_class":"timeout"}`, RuleFailedRequiresRetryClass, "/retry_class"},
+		{`{"schema_version":"` + WireVersion + `","status":"delivered","failure_class":"timeout"}`, RuleFailureClassOnlyOnFailed, "/failure_class"},
+		{`{"schema_version":"` + WireVersion + `","status":"delivered","failure_class":null,"retry_class":null}`, "", ""},
+		{`{"schema_version":"` + WireVersion + `","status":"delivered","failure_class":7}`, RuleSchemaType, "/failure_class"},
+		{`{"schema_version":"` + WireVersion + `","status":"delivered","receipt_refs":["a",""]}`, RuleNonEmptyIdentifier, "/receipt_refs/1"},
+	}
+	for i, c := range cases {
+		_, err := DecodeCallbackResponse([]byte(c.doc))
+		if c.rule == "" {
+			if err != nil {
+				t.Errorf("case %d: expected valid, got %v", i, err)
+			}
+			continue
+		}
+		var invalid *ValidationError
+		if !errors.As(err, &invalid) || invalid.Rule != c.rule || invalid.Pointer != c.pointer {
+			t.Errorf("case %d: expected %s at %q, got %v", i, c.rule, c.pointer, err)
+		}
+	}
+	// All rule issues are reported, the first being the primary one.
+	_, err := DecodeCallbackResponse([]byte(`{"schema_version":"x","status":"failed"}`))
+	var invalid *ValidationError
+	if !errors.As(err, &invalid) || len(invalid.Issues) != 3 || invalid.Rule != RuleSchemaVersionCurrent {
+		t.Fatalf("expected three rule issues, got %v", err)
+	}
+}
+
+// TestTypedParseFindsTheSameParseIssues: parsing along the schema (open maps as map[string]any,
+// values the schema rejects kept by JSON type only) reports exactly the json.* issue of the
+// generic parse, wherever the problem sits.
+func TestTypedParseFindsTheSameParseIssues(t *testing.T) {
+	members := []string{
+		`"metadata":{"a":1,"a":2}`,
+		`"metadata":{"a":[1,2,]}`,
+		`"metadata":{"a":[[[[[[[[1]]]]]]]]}`,
+		`"metadata":{"a":{"b":[1e400]}}`,
+		`"metadata":{"a":"\ud800"}`,
+		`"metadata":{"a":[1 2]}`,
+		`"metadata":{"a":tru}`,
+		`"metadata":{"a":-Infinity}`,
+		`"metadata":{"a":NaN}`,
+		`"metadata":{"a":01}`,
+		`"metadata":{"a":{'b':1}}`,
+		`"metadata":{"a":{"b" 1}}`,
+		`"metadata":{"a":{"b":1,}}`,
+		`"metadata":[1,2,]`,
+		`"metadata":[{"a":1,"a":2}]`,
+		`"zzz":{"a":1,"a":2}`,
+		`"zzz":[1e999]`,
+		`"zzz":[[[[[[[[[]]]]]]]]]`,
+		`"frame_context":[1,{"x":1,"x":2}]`,
+		`"sequence":{"a":[1,]}`,
+		`"payload_refs":[{"payload_id":"p","payload_kind":"k","byte_size":1},{"byte_size":1,"byte_size":2}]`,
+		`"payload_refs":[` + strings.Repeat(`{},`, 1100) + `{"a":1,"a":1}]`,
+		`"payload_refs":[` + strings.Repeat(`{},`, 1100) + `]`,
+		`"metadata":{"a":[1,2,3],"b":{"c":[{"d":[-0,1.5,"x",null,true,false]}]}}`,
+	}
+	limits := DocumentLimits{MaxBytes: 1 << 20, MaxDepth: 8}
+	for _, member := range members {
+		for _, doc := range [][]byte{requestWith(member), requestWith(member)[:len(requestWith(member))-3]} {
+			_, _, want := parseDocument(doc, limits)
+			_, _, got := parseTyped(doc, limits, typeMetaOf("CallbackRequest"))
+			if (want == nil) != (got == nil) || (want != nil && *want != *got) {
+				t.Errorf("%s:\n typed   %+v\n generic %+v", doc, got, want)
+			}
+		}
+	}
+}
+
+// allocated is the number of bytes f allocates on the heap.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestMemoryIsBoundedByTheInput: decoding and encoding cost a small multiple of the document,
+// whatever its open maps hold. The decoded map itself needs 16 bytes ([]any) per element, about 5
+// times a 3-byte "-0,"; a node per number, or a JSON pointer per value, costs far more.
+func TestMemoryIsBoundedByTheInput(t *testing.T) {
+	longKey := requestWith(`"metadata":{"` + strings.Repeat("k", 100000) + `":[` + strings.TrimSuffix(strings.Repeat("0.5,", 100000), ",") + `]}`)
+	zeros := requestWith(`"metadata":{"z":[` + strings.TrimSuffix(strings.Repeat("-0,", 4<<20/3), ",") + `]}`)
+	integerField := requestWith(`"sequence":-0,"metadata":{"z":[` + strings.TrimSuffix(strings.Repeat("-0,", 4<<20/3), ",") + `]}`)
+	for name, doc := range map[string][]byte{"a long member name over fractions": longKey, "megabytes of -0": zeros} {
+		var request CallbackRequest
+		var err error
+		if used := allocated(func() { request, err = DecodeCallbackRequest(doc) }); err != nil || used > 12*uint64(len(doc)) {
+			t.Errorf("%s: decoding %d bytes allocated %d bytes (%v)", name, len(doc), used, err)
+		}
+		var out []byte
+		if used := allocated(func() { out, err = EncodeCallbackRequest(request) }); err != nil || used > 20*uint64(len(doc)) {
+			t.Errorf("%s: encoding %d bytes allocated %d bytes (%v)", name, len(out), used, err)
+		}
+	}
+	var err error
+	used := allocated(func() { _, err = DecodeCallbackRequest(integerField) })
+	var invalid *ValidationError
+	if !errors.As(err, &invalid) || invalid.Rule != RuleSchemaType || invalid.Pointer != "/sequence" || used > 12*uint64(len(integerField)) {
+		t.Errorf("-0 in an integer field: %v after %d bytes allocated for %d", err, used, len(integerField))
+	}
+}

@@ -17,8 +17,9 @@ import textwrap
 from pathlib import Path
 from typing import Any, Dict
 
-from conftest import SAMPLE_REQUEST, sdk_env
 from lifeloop_callback.spec import LIMIT_MAX_VALUES
+
+from conftest import SAMPLE_REQUEST, sdk_env
 
 #: As many ``-0`` as limits.max_values allows (a few values are the envelope's own members).
 MINUS_ZEROS_BYTES = 3 * (LIMIT_MAX_VALUES - 64)

@@ -2,7 +2,7 @@
  * The in-process invoker (CALLBACK-001 §"A. In-process callbacks", spec/host-runtime.md): calls a
  * TypeScript handler in the host's own process, with the same guard, request validation and
  * response validation as the subprocess path: both documents are serialized and judged as the
- * bytes a pipe would carry, and the handler gets a copy parsed back from them.
+ * bytes a pipe would carry, and the handler gets the snapshot of exactly what those bytes say.
  */
 import { performance } from "node:perf_hooks";
 import { LIMITS } from "../../generated/ts/spec.js";
@@ -41,7 +41,7 @@ export class InProcessInvoker implements CallbackInvoker {
   }
 
   /**
-   * Guard → serialize and judge the envelope → call the handler with a copy parsed back from those
+   * Guard → serialize and judge the envelope → call the handler with the snapshot of those
    * bytes → serialize and judge its response, exactly as if it had crossed a pipe. Failure variants:
    * receipt_emitted_rejected, serialize_request, request_too_large, invalid_request, handler_threw,
    * timeout, response_too_large, invalid_response.

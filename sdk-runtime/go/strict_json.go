@@ -691,7 +691,12 @@ func (p *parser) anyValue(afterComma bool) (any, bool) {
 			if len(out) == cap(out) && len(out) >= countAfter && !counted {
 				// A large array: allocate the rest once instead of copying it as it grows.
 				counted = true
-				grown := make([]any, len(out), len(out)+p.countElements(p.pos))
+				rest := p.countElements(p.pos)
+				if p.maxValues > 0 && rest > p.maxValues-p.values {
+					// Never allocate for more values than the document may hold.
+					rest = p.maxValues - p.values
+				}
+				grown := make([]any, len(out), len(out)+rest)
 				copy(grown, out)
 				out = grown
 			}

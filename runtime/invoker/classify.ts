@@ -18,7 +18,7 @@
 import type { CallbackResponse } from "../../generated/ts/types.js";
 import { parseWireDocument, parseWireDocumentSliced, type DocumentLimits, type WireResult } from "../wire/validate.js";
 import type { ChildRun } from "./child-run.js";
-import type { InvokerLimits } from "./config.js";
+import { SETTLE_RESERVE_MS, type InvokerLimits } from "./config.js";
 import { issueText, makeFailure, type FailureFacts } from "./failure.js";
 import { previewBytes } from "./preview.js";
 import type { InvocationFailure } from "./types.js";
@@ -111,8 +111,6 @@ export function classifyRun(run: ChildRun, ctx: ClassifyContext): RunOutcome {
   return classifyFacts(run, ctx) ?? classifyJudged(run, ctx, parseWireDocument("CallbackResponse", run.stdout, responseLimits(ctx.limits)));
 }
 
-/** Time kept in hand before the settle bound when judging stdout (ms): the last slice and the settle itself. */
-const SETTLE_RESERVE_MS = 40;
 
 /**
  * {@link classifyRun} with stdout judged in slices (the event loop stays free, so other invocations

@@ -29,6 +29,13 @@ export interface InvokerLimits {
   readonly failure_detail_preview_bytes: number;
 }
 
+/**
+ * Time kept in hand before an invocation's settle bound when a response is still being judged
+ * (ms): room for the last slice and the settle itself. Judging still running then is abandoned
+ * (`timeout`), so the bound holds even on an overloaded machine.
+ */
+export const SETTLE_RESERVE_MS = 40;
+
 /** The defaults: the values of spec/tables/limits.json. */
 export const DEFAULT_INVOKER_LIMITS: InvokerLimits = Object.freeze({
   max_request_bytes: LIMITS.max_request_bytes,

@@ -7,7 +7,7 @@
 import { performance } from "node:perf_hooks";
 import { LIMITS } from "../../generated/ts/spec.js";
 import type { CallbackResponse, DispatchEnvelope } from "../../generated/ts/types.js";
-import { checkTimeoutMs } from "./config.js";
+import { checkTimeoutMs, SETTLE_RESERVE_MS } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";
 import { checkInvokeOptions } from "./options.js";
 import { payloadsOf, prepareEnvelopeSliced, wireSnapshotSliced, type WireSnapshot } from "./request.js";
@@ -65,8 +65,12 @@ export class InProcessInvoker implements CallbackInvoker {
     if (settled.kind === "timeout") {
       return { ok: false, failure: makeFailure("timeout", `the handler did not settle within ${this.timeoutMs} ms (its synchronous work counts)`), elapsedMs: elapsed() };
     }
-    const answer = await wireSnapshotSliced("CallbackResponse", settled.response, LIMITS.max_response_bytes);
-    if (answer === "deadline") return { ok: false, failure: makeFailure("timeout", "the response was not judged in time"), elapsedMs: elapsed() }; // no deadline is given: unreachable
+    // With a timeout, judging the response is bounded too: the call settles by timeoutMs + limits.settle_margin_ms.
+    const settleBy = deadlineAt === undefined ? undefined : deadlineAt + LIMITS.settle_margin_ms - SETTLE_RESERVE_MS;
+    const answer = await wireSnapshotSliced("CallbackResponse", settled.response, LIMITS.max_response_bytes, settleBy === undefined ? {} : { slice: { deadlineAt: settleBy } });
+    if (answer === "deadline") {
+      return { ok: false, failure: makeFailure("timeout", `the handler's response could not be judged before the settle bound (timeoutMs ${this.timeoutMs} + limits.settle_margin_ms ${LIMITS.settle_margin_ms})`), elapsedMs: elapsed() };
+    }
     if (answer.ok) return { ok: true, response: answer.value, stderrTail: "", elapsedMs: elapsed() };
     return { ok: false, failure: responseFailure(answer), elapsedMs: elapsed() };
   }

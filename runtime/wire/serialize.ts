@@ -20,12 +20,13 @@
  * JSON.stringify; boxed primitives are unboxed; `-0` is written (and copied) as `0`.
  *
  * The work is resumable: {@link snapshotValue} runs it to the end synchronously, and
- * {@link snapshotValueSliced} runs it in slices of at most `sliceMs` with the event loop free in
- * between, optionally giving up at a deadline.
+ * {@link snapshotValueSliced} runs it in slices with the event loop free in between, optionally
+ * giving up at a deadline.
  */
 import type { ValidationIssue } from "./issues.js";
 import { defineMember } from "./own.js";
 import { escapeToken } from "./pointer.js";
+import { runInSlices } from "./slices.js";
 
 /** Bounds of one serialized document: bytes (UTF-8), nesting levels, values (see module doc). */
 export interface SnapshotLimits {
@@ -47,14 +48,11 @@ export type ValueSnapshot =
   | { readonly ok: false; readonly problem: "invalid"; readonly issue: ValidationIssue }
   | { readonly ok: false; readonly problem: "deadline" };
 
-/** Options of {@link snapshotValueSliced}: slice length (ms, default 5) and an absolute deadline (performance.now() ms). */
+/** Options of {@link snapshotValueSliced}: the longest slice (ms, default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
 export interface SliceOptions {
   readonly sliceMs?: number;
   readonly deadlineAt?: number;
 }
-
-/** Default slice length of the sliced runs (ms): well under the 50 ms event-loop budget. */
-export const DEFAULT_SLICE_MS = 5;
 
 /** Values handled between two clock reads inside a slice. */
 const CLOCK_EVERY = 512;
@@ -311,24 +309,20 @@ export function snapshotValue(value: unknown, limits: SnapshotLimits): ValueSnap
   return new Serializer(value, limits).run(Number.POSITIVE_INFINITY) as ValueSnapshot;
 }
 
-/** Resolve on the next turn of the event loop (after pending I/O callbacks). */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /**
- * {@link snapshotValue} in slices of at most `sliceMs` (default {@link DEFAULT_SLICE_MS}) with the
- * event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
+ * {@link snapshotValue} in slices (runtime/wire/slices.ts: all sliced work of the process shares
+ * about 8 ms per event-loop turn) with the event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
  * (performance.now() ms) passes first. Never rejects.
  */
 export async function snapshotValueSliced(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): Promise<ValueSnapshot> {
-  const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
   const serializer = new Serializer(value, limits);
-  for (;;) {
-    const outcome = serializer.run(sliceMs);
-    if (outcome !== null) return outcome;
-    if (options.deadlineAt !== undefined && performance.now() >= options.deadlineAt) return { ok: false, problem: "deadline" };
-    await yieldToEventLoop();
-    if (options.deadlineAt !== undefined && performance.now() >= options.deadlineAt) return { ok: false, problem: "deadline" };
-  }
+  let result: ValueSnapshot = { ok: false, problem: "deadline" };
+  await runInSlices((budgetMs) => {
+    if (options.deadlineAt !== undefined && performance.now() >= options.deadlineAt) return true;
+    const outcome = serializer.run(Math.min(budgetMs, options.sliceMs ?? budgetMs));
+    if (outcome === null) return false;
+    result = outcome;
+    return true;
+  });
+  return result;
 }

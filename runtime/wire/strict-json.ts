@@ -32,6 +32,7 @@
  * @module
  */
 import { defineMember } from "./own.js";
+import { runInSlices } from "./slices.js";
 import { escapeToken } from "./pointer.js";
 
 /**
@@ -1310,21 +1311,19 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, opt
   return { ok: true, value, nonIntegerNumberPointers: nonInt };
 }
 
-/** Options of {@link parseStrictJsonSliced}: slice length in ms (default 5) and an absolute deadline (performance.now() ms). */
+/** Options of {@link parseStrictJsonSliced}: the longest slice in ms (default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
 export interface StrictSliceOptions {
   readonly sliceMs?: number;
   readonly deadlineAt?: number;
 }
 
-/** Default slice of the sliced parser (ms): far below a 50 ms event-loop budget. */
-export const DEFAULT_PARSE_SLICE_MS = 5;
-
 /**
  * {@link parseStrictJson} without blocking the event loop: the scanner validates and builds the
- * value in one pass (no `JSON.parse`), in slices of at most about `slice.sliceMs` ms (a slice ends
- * at the next value boundary after that; one string or number is never split, and is scanned by
- * native regular expressions), yielding to the event loop (setImmediate) between slices. Several
- * sliced parses, and synchronous ones, may interleave: each keeps its own scanner state.
+ * value in one pass (no `JSON.parse`), in slices scheduled by runtime/wire/slices.ts (all sliced
+ * work of the process shares about 8 ms per event-loop turn; a slice ends at the next value
+ * boundary once its budget, at most `slice.sliceMs`, is used; one string or number is never split,
+ * and is scanned by native regular expressions). Several sliced parses, and synchronous ones, may
+ * interleave: each keeps its own scanner state.
  *
  * The result is the same as {@link parseStrictJson}'s for every input (members defined as own
  * properties, `__proto__` included). Resolves `"deadline"` when `slice.deadlineAt` passes before
@@ -1339,19 +1338,27 @@ export async function parseStrictJsonSliced(
 ): Promise<StrictParseResult | "deadline"> {
   const decoded = decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
-  const sliceMs = slice.sliceMs ?? DEFAULT_PARSE_SLICE_MS;
   const deadlineAt = slice.deadlineAt ?? Number.POSITIVE_INFINITY;
   const nonInt: string[] = [];
   beginScan(decoded, input.length, limits, options, true);
-  let state: ScanState | null = null;
-  for (;;) {
-    const outcome = runSlice(decoded, limits, nonInt, state, performance.now() + sliceMs, CLOCK_EVERY);
-    if (!("kinds" in outcome)) return outcome;
-    state = outcome;
-    if (performance.now() >= deadlineAt) return "deadline";
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (performance.now() >= deadlineAt) return "deadline";
-  }
+  // The module scratch now holds this scan; hand it to the first slice as a saved state.
+  let state: ScanState | null = saveState();
+  let result: StrictParseResult | "deadline" = "deadline";
+  await runInSlices((budgetMs) => {
+    if (performance.now() >= deadlineAt) {
+      state = null;
+      result = "deadline";
+      return true;
+    }
+    const outcome = runSlice(decoded, limits, nonInt, state, performance.now() + Math.min(budgetMs, slice.sliceMs ?? budgetMs), CLOCK_EVERY);
+    if ("kinds" in outcome) {
+      state = outcome;
+      return false;
+    }
+    result = outcome;
+    return true;
+  });
+  return result;
 }
 
 /**
@@ -1414,6 +1421,9 @@ function beginScan(text: string, byteLength: number, limits: StrictJsonLimits, o
   maxValuesLimit = limits.maxValues ?? Number.POSITIVE_INFINITY;
   building = build;
   resuming = false;
+  resumeAt = 0;
+  resumeDepth = 0;
+  resumeAfterComma = false;
   rootValue = undefined;
   sliceUntil = Number.POSITIVE_INFINITY;
   clockBudget = CLOCK_EVERY;

@@ -131,16 +131,18 @@ def parse_strict_json(
         shown = " ".join(f"{b:02X}" for b in data[at : at + 4])
         return _fail(RULE_UTF8, "", f"invalid UTF-8 at byte {at} (bytes {shown})")
     # Every value but the root follows a '[', '{' or ','; so this bounds the count from above.
-    if 1 + text.count(",") + text.count("[") + text.count("{") > max_values:
-        # Possibly too many values: the scanner counts them and stops at the limit, so a document
-        # of millions of tiny values is never built (json.loads would build all of them first).
+    bound = 1 + text.count(",") + text.count("[") + text.count("{")
+    if bound > 2 * max_values:
+        # Possibly far too many values: the scanner counts them and stops at the limit, so a
+        # document of millions of tiny values is never built (json.loads would build them all).
         counted = _Scanner(text, max_depth, max_values).scan()
         if counted is not None:
             return ParseResult(None, (), counted)
-    fast = _fast_parse(text, data, max_depth, non_integer_paths, _NO_LIMIT)
+    # Otherwise at most twice the limit can be built; the walk then counts them exactly.
+    fast = _fast_parse(text, data, max_depth, non_integer_paths, max_values if max_values < bound <= 2 * max_values else _NO_LIMIT)
     if fast is not None:
         return fast
-    issue = _Scanner(text, max_depth).scan()
+    issue = _Scanner(text, max_depth, max_values if bound > max_values else _NO_LIMIT).scan()
     if issue is None:
         # The fast path and the scanner disagree; report rather than accept.
         issue = ValidationIssue(RULE_SYNTAX, "", "the document could not be parsed")

@@ -311,18 +311,17 @@ export function snapshotValue(value: unknown, limits: SnapshotLimits): ValueSnap
 
 /**
  * {@link snapshotValue} in slices (runtime/wire/slices.ts: all sliced work of the process shares
- * about 8 ms per event-loop turn) with the event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
+ * about 20 ms per event-loop turn) with the event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
  * (performance.now() ms) passes first. Never rejects.
  */
 export async function snapshotValueSliced(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): Promise<ValueSnapshot> {
   const serializer = new Serializer(value, limits);
   let result: ValueSnapshot = { ok: false, problem: "deadline" };
-  await runInSlices((budgetMs) => {
-    if (options.deadlineAt !== undefined && performance.now() >= options.deadlineAt) return true;
+  const finished = await runInSlices((budgetMs) => {
     const outcome = serializer.run(Math.min(budgetMs, options.sliceMs ?? budgetMs));
     if (outcome === null) return false;
     result = outcome;
     return true;
-  });
-  return result;
+  }, options.deadlineAt);
+  return finished ? result : { ok: false, problem: "deadline" };
 }

@@ -1320,7 +1320,7 @@ export interface StrictSliceOptions {
 /**
  * {@link parseStrictJson} without blocking the event loop: the scanner validates and builds the
  * value in one pass (no `JSON.parse`), in slices scheduled by runtime/wire/slices.ts (all sliced
- * work of the process shares about 8 ms per event-loop turn; a slice ends at the next value
+ * work of the process shares about 20 ms per event-loop turn; a slice ends at the next value
  * boundary once its budget, at most `slice.sliceMs`, is used; one string or number is never split,
  * and is scanned by native regular expressions). Several sliced parses, and synchronous ones, may
  * interleave: each keeps its own scanner state.
@@ -1344,12 +1344,7 @@ export async function parseStrictJsonSliced(
   // The module scratch now holds this scan; hand it to the first slice as a saved state.
   let state: ScanState | null = saveState();
   let result: StrictParseResult | "deadline" = "deadline";
-  await runInSlices((budgetMs) => {
-    if (performance.now() >= deadlineAt) {
-      state = null;
-      result = "deadline";
-      return true;
-    }
+  const finished = await runInSlices((budgetMs) => {
     const outcome = runSlice(decoded, limits, nonInt, state, performance.now() + Math.min(budgetMs, slice.sliceMs ?? budgetMs), CLOCK_EVERY);
     if ("kinds" in outcome) {
       state = outcome;
@@ -1357,8 +1352,8 @@ export async function parseStrictJsonSliced(
     }
     result = outcome;
     return true;
-  });
-  return result;
+  }, deadlineAt);
+  return finished ? result : "deadline";
 }
 
 /**

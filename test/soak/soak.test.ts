@@ -61,9 +61,10 @@ function kinds(files: { values: string; string: string }): Kind[] {
   // Timeouts of calls that must succeed are generous (a loaded machine spawns slowly); the bound
   // asserted is always the call's own timeoutMs + settle_margin_ms.
   const slow = 8_000;
+  const heavy = 20_000;
   return [
     { name: "valid", weight: 30, timeoutMs: slow, expect: "ok", make: (t) => ({ invoker: sh(`cat >/dev/null; ${answer}`, t), envelope: envelope() }) },
-    { name: "big request", weight: 4, timeoutMs: slow, expect: "ok", make: (t) => ({ invoker: sh(`cat >/dev/null; ${answer}`, t), envelope: bigEnvelope(1 << 20) }) },
+    { name: "big request", weight: 4, timeoutMs: heavy, expect: "ok", make: (t) => ({ invoker: sh(`cat >/dev/null; ${answer}`, t), envelope: bigEnvelope(1 << 20) }) },
     { name: "hang", weight: 12, timeoutMs: 150, expect: "timeout", make: (t) => ({ invoker: sh("exec sleep 30", t), envelope: envelope() }) },
     { name: "hang ignoring SIGTERM", weight: 4, timeoutMs: 150, expect: "timeout", make: (t) => ({ invoker: sh("trap '' TERM; sleep 30 & wait", t), envelope: envelope() }) },
     { name: "flood stdout", weight: 6, timeoutMs: slow, expect: "response_too_large", make: (t) => ({ invoker: sh("exec cat /dev/zero", t, { max_response_bytes: 1 << 20 }), envelope: envelope() }) },
@@ -71,9 +72,9 @@ function kinds(files: { values: string; string: string }): Kind[] {
     { name: "killed by a signal", weight: 4, timeoutMs: slow, expect: "non_zero_exit", make: (t) => ({ invoker: sh("cat >/dev/null; kill -9 $$", t), envelope: envelope() }) },
     { name: "garbage", weight: 6, timeoutMs: slow, expect: "parse_response", make: (t) => ({ invoker: sh("cat >/dev/null; echo not-json", t), envelope: envelope() }) },
     { name: "invalid response", weight: 4, timeoutMs: slow, expect: "invalid_response", make: (t) => ({ invoker: sh(`cat >/dev/null; printf '%s' '{"schema_version":"${WIRE_VERSION}","status":"handled"}'`, t), envelope: envelope() }) },
-    { name: "too many values", weight: 2, timeoutMs: slow, expect: "parse_response", make: (t) => ({ invoker: sh(`cat >/dev/null; printf '[' ; yes '0,' | head -c 1000000 | tr -d '\\n'; printf '0]'`, t), envelope: envelope() }) },
-    { name: "huge valid (many values)", weight: 2, timeoutMs: slow, expect: "ok", make: (t) => ({ invoker: sh(`cat >/dev/null; exec cat '${files.values}'`, t), envelope: envelope() }) },
-    { name: "huge valid (4 MiB string)", weight: 2, timeoutMs: slow, expect: "ok", make: (t) => ({ invoker: sh(`cat >/dev/null; exec cat '${files.string}'`, t), envelope: envelope() }) },
+    { name: "too many values", weight: 2, timeoutMs: heavy, expect: "parse_response", make: (t) => ({ invoker: sh(`cat >/dev/null; printf '[' ; yes '0,' | head -c 1000000 | tr -d '\\n'; printf '0]'`, t), envelope: envelope() }) },
+    { name: "huge valid (many values)", weight: 2, timeoutMs: heavy, expect: "ok", make: (t) => ({ invoker: sh(`cat >/dev/null; exec cat '${files.values}'`, t), envelope: envelope() }) },
+    { name: "huge valid (4 MiB string)", weight: 2, timeoutMs: heavy, expect: "ok", make: (t) => ({ invoker: sh(`cat >/dev/null; exec cat '${files.string}'`, t), envelope: envelope() }) },
     { name: "spawn failure", weight: 2, timeoutMs: slow, expect: "spawn", make: (t) => ({ invoker: new SubprocessInvoker({ program: join(tmp.dir, "no-such-program"), timeoutMs: t }), envelope: envelope() }) },
     { name: "receipt.emitted", weight: 2, timeoutMs: slow, expect: "receipt_emitted_rejected", make: (t) => ({ invoker: sh(`cat >/dev/null; ${answer}`, t), envelope: envelope({ event: "receipt.emitted" }) }) },
   ];
@@ -86,8 +87,8 @@ function inProcessKinds(): Kind[] {
     { name: "in-process valid", weight: 10, timeoutMs: 5_000, expect: "ok", make: handler(() => OK) },
     { name: "in-process throws", weight: 4, timeoutMs: 5_000, expect: "handler_threw", make: handler(() => Promise.reject(new Error("boom"))) },
     { name: "in-process hangs", weight: 4, timeoutMs: 100, expect: "timeout", make: handler(() => new Promise(() => undefined)) },
-    { name: "in-process huge valid", weight: 1, timeoutMs: 5_000, expect: "ok", make: handler(() => ({ ...OK, metadata: { a: new Array(30_000).fill({ k: 1 }) } })) },
-    { name: "in-process too many values", weight: 1, timeoutMs: 5_000, expect: "invalid_response", make: handler(() => ({ ...OK, metadata: { a: new Array(LIMITS.max_values + 1).fill(0) } })) },
+    { name: "in-process huge valid", weight: 1, timeoutMs: 20_000, expect: "ok", make: handler(() => ({ ...OK, metadata: { a: new Array(30_000).fill({ k: 1 }) } })) },
+    { name: "in-process too many values", weight: 1, timeoutMs: 20_000, expect: "invalid_response", make: handler(() => ({ ...OK, metadata: { a: new Array(LIMITS.max_values + 1).fill(0) } })) },
   ];
 }
 

@@ -289,6 +289,9 @@ let maxValuesLimit = Number.POSITIVE_INFINITY;
 
 /** Build mode (the sliced parser): the scanner builds the value itself. `vals[d]` is the container open at depth d. */
 let building = false;
+/** Build mode: the member name scanned last (the name of the slot being filled). */
+let lastKey = "";
+const hasOwn = Object.prototype.hasOwnProperty;
 let vals: unknown[] = [];
 let rootValue: unknown = undefined;
 
@@ -824,6 +827,14 @@ function scanKey(s: string, i: number, d: number): number {
     decoded = JSON.parse(s.slice(i, end)) as string;
     len = decoded.length;
   }
+  if (building) {
+    // Build mode: the object being built already holds every earlier member, as own properties.
+    const key = decoded ?? s.slice(start, j);
+    if (hasOwn.call(vals[d], key)) return duplicateKey(i, start, j, len, esc, decoded);
+    lastKey = key;
+    pushKey(d, start, j, len, esc, decoded);
+    return j + 1;
+  }
   const base = keyBase[d] as number;
   const n = counts[d] as number;
   if (n < LINEAR_KEY_LIMIT) {
@@ -893,6 +904,7 @@ function releaseScratch(): void {
   sliceUntil = Number.POSITIVE_INFINITY;
   if (vals.length !== 0) vals = [];
   rootValue = undefined;
+  lastKey = "";
   src = "";
   depth = 0;
   keyTop = 0;
@@ -926,7 +938,9 @@ function attach(v: unknown): void {
   }
   const parent = vals[depth] as unknown[] | Record<string, unknown>;
   if (kinds[depth] === KIND_ARRAY) (parent as unknown[]).push(v);
-  else defineMember(parent, decodeKey((keyBase[depth] as number) + (counts[depth] as number) - 1), v);
+  // The slot's member name is the last one scanned: a value is attached right after its name
+  // (a container when it opens, before any name inside it).
+  else defineMember(parent, lastKey, v);
 }
 
 function tooManyValues(i: number): number {
@@ -960,6 +974,7 @@ interface ScanState {
   maxValuesLimit: number;
   vals: unknown[];
   rootValue: unknown;
+  lastKey: string;
   resumeAt: number;
   resumeDepth: number;
   resumeAfterComma: boolean;
@@ -969,7 +984,7 @@ interface ScanState {
 function saveState(): ScanState {
   const state: ScanState = {
     kinds, counts, keyBase, kStart, kEnd, kLen, kEsc, kDecoded, keySets, prefixes, keyTop, prefixValid, src, srcIsAscii, depth,
-    recordPatterns, valueCount, maxValuesLimit, vals, rootValue, resumeAt, resumeDepth, resumeAfterComma,
+    recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma,
   };
   kinds = new Uint8Array(64);
   counts = new Uint32Array(64);
@@ -992,7 +1007,7 @@ function saveState(): ScanState {
 /** Puts a paused scan's state back into the module. */
 function loadState(state: ScanState): void {
   ({ kinds, counts, keyBase, kStart, kEnd, kLen, kEsc, kDecoded, keySets, prefixes, keyTop, prefixValid, src, srcIsAscii, depth } = state);
-  ({ recordPatterns, valueCount, maxValuesLimit, vals, rootValue, resumeAt, resumeDepth, resumeAfterComma } = state);
+  ({ recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma } = state);
   building = true;
   resuming = true;
 }

@@ -170,7 +170,7 @@ LIMITS: Final[Mapping[str, int]] = {
     "max_request_bytes": 16777216,
     "max_response_bytes": 16777216,
     "max_depth": 64,
-    "max_values": 262144,
+    "max_values": 131072,
     "stderr_tail_bytes": 8192,
     "kill_grace_ms": 100,
     "settle_margin_ms": 1000,
@@ -189,7 +189,7 @@ LIMIT_MAX_RESPONSE_BYTES: Final = 16777216
 LIMIT_MAX_DEPTH: Final = 64
 
 #: limits.max_values (count): JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding and by the host while it serializes
-LIMIT_MAX_VALUES: Final = 262144
+LIMIT_MAX_VALUES: Final = 131072
 
 #: limits.stderr_tail_bytes (bytes): the part of a client's stderr kept for failure details and receipts (the last bytes; older bytes are discarded as they arrive)
 LIMIT_STDERR_TAIL_BYTES: Final = 8192
@@ -1206,7 +1206,7 @@ LIMITS_TABLE: Final[JsonValue] = {
         },
         {
             "name": "max_values",
-            "value": 262144,
+            "value": 131072,
             "unit": "count",
             "applies_to": "JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding and by the host while it serializes",
             "on_exceed": "rule json.max-values (parse_response / invalid_request for the invoker); bounds the time and memory of judging a document within the byte limit",
@@ -1335,7 +1335,7 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             ],
             "where": "any document, including open maps (metadata, telemetry_summary)",
             "reference": "no bound besides its 16 MiB input limit (5 million empty objects are accepted)",
-            "ours": "rejects a document with more than limits.max_values (262144) JSON values",
+            "ours": "rejects a document with more than limits.max_values (131072) JSON values",
             "reason": "Within the byte limit, tiny values cost far more memory and time to judge than their bytes (an empty object is 3 bytes and about 60 bytes in memory); the bound keeps every binding's time and memory for a maximum-size document small and the host's settle bound intact.",
         },
         {

@@ -26,7 +26,7 @@
 import type { ValidationIssue } from "./issues.js";
 import { defineMember } from "./own.js";
 import { escapeToken } from "./pointer.js";
-import { runInSlices } from "./slices.js";
+import { runInSlices, SLICE_MS } from "./slices.js";
 
 /** Bounds of one serialized document: bytes (UTF-8), nesting levels, values (see module doc). */
 export interface SnapshotLimits {
@@ -316,6 +316,9 @@ export function snapshotValue(value: unknown, limits: SnapshotLimits): ValueSnap
  */
 export async function snapshotValueSliced(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): Promise<ValueSnapshot> {
   const serializer = new Serializer(value, limits);
+  // A small value is done within one slice: no turn of the event loop is spent waiting.
+  const first = serializer.run(options.sliceMs ?? SLICE_MS);
+  if (first !== null) return first;
   let result: ValueSnapshot = { ok: false, problem: "deadline" };
   const finished = await runInSlices((budgetMs) => {
     const outcome = serializer.run(Math.min(budgetMs, options.sliceMs ?? budgetMs));

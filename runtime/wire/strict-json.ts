@@ -32,7 +32,7 @@
  * @module
  */
 import { defineMember } from "./own.js";
-import { runInSlices } from "./slices.js";
+import { runInSlices, SLICE_MS } from "./slices.js";
 import { escapeToken } from "./pointer.js";
 
 /**
@@ -1356,8 +1356,10 @@ export async function parseStrictJsonSliced(
   const deadlineAt = slice.deadlineAt ?? Number.POSITIVE_INFINITY;
   const nonInt: string[] = [];
   beginScan(decoded, input.length, limits, options, true);
-  // The module scratch now holds this scan; hand it to the first slice as a saved state.
-  let state: ScanState | null = saveState();
+  // A small document is judged within one slice, at once: no turn of the event loop is spent waiting.
+  const first = runSlice(decoded, limits, nonInt, null, performance.now() + (slice.sliceMs ?? SLICE_MS), CLOCK_EVERY);
+  if (!("kinds" in first)) return first;
+  let state: ScanState | null = first;
   let result: StrictParseResult | "deadline" = "deadline";
   const finished = await runInSlices((budgetMs) => {
     const outcome = runSlice(decoded, limits, nonInt, state, performance.now() + Math.min(budgetMs, slice.sliceMs ?? budgetMs), CLOCK_EVERY);

@@ -66,7 +66,7 @@ const SHAPES: readonly Shape[] = [
   { name: "the longest string of escapes", text: () => `${HEAD}{"a":"${"\\n".repeat((LIMITS.max_response_bytes - HEAD.length - 9) >> 1)}"}}`, expect: "valid" },
   { name: "the longest string of astral characters", text: () => `${HEAD}{"a":"${"\u{1F600}".repeat((LIMITS.max_response_bytes - HEAD.length - 9) >> 2)}"}}`, expect: "valid" },
   { name: "one byte past the byte limit", text: () => `${HEAD}{"a":"${"x".repeat(LIMITS.max_response_bytes - HEAD.length - 8)}"}}`, expect: "json.max-bytes " },
-  { name: "long fractional numbers", text: () => `${HEAD}{"a":[${"1.2345678901234567e-300,".repeat(200_000)}0]}}`, expect: "valid" },
+  { name: "long fractional numbers", text: () => `${HEAD}{"a":[${"1.2345678901234567e-300,".repeat(100_000)}0]}}`, expect: "valid" },
 ];
 
 interface Judgement {

@@ -7,7 +7,7 @@
  * outcome and the wall time.
  *
  * Size: SOAK_CALLS (default 1200) subprocess calls plus a quarter as many in-process ones,
- * SOAK_CONCURRENCY (default 16) in flight. Flooding clients run with limits.max_response_bytes
+ * SOAK_CONCURRENCY (default 8) in flight. Flooding clients run with limits.max_response_bytes
  * lowered to 1 MiB (the kill at the limit is the same; the host copies less); the full-size
  * documents are the business of test/runtime/settle-bound-huge.test.ts and test/hostile.
  */
@@ -26,7 +26,7 @@ import { mulberry32 } from "../support/prng.js";
 import { bigEnvelope, envelope, eventually, liveChildren, openFdCount, tempDir, zombieChildren } from "../runtime/support.js";
 
 const CALLS = Number(process.env.SOAK_CALLS ?? 1200);
-const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 16);
+const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 8);
 
 const tmp = tempDir("soak");
 afterAll(() => tmp.cleanup());

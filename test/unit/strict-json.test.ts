@@ -489,7 +489,7 @@ describe("json.max-depth", () => {
     const t0 = performance.now();
     const got = expectIssue(input, "json.max-depth", { offset: 64 }, { maxBytes: input.length, maxDepth: 64 });
     expect(got.pointer).toBe("/0".repeat(64));
-    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(performance.now() - t0).toBeLessThan(10_000); // a hang guard (no recursion, no quadratic scan), not a speed goal
   });
 
   it("does not throw on very deep input even with a huge limit", () => {

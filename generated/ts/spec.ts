@@ -570,6 +570,7 @@ export const LIMITS = {
   "settle_margin_ms": 1000,
   "failure_detail_preview_bytes": 64,
   "max_timeout_ms": 2147483647,
+  "max_reported_issues": 1000,
   "max_safe_integer": 9007199254740991
 } as const;
 

@@ -474,6 +474,129 @@ type SpecClientInitiatedCommandsTableGroupError struct {
 	Fields []string
 }
 
+// SpecClientInitiatedCommandsTableGroupRootResolution is one object of spec/tables/client-initiated-commands.json.
+type SpecClientInitiatedCommandsTableGroupRootResolution struct {
+	// Environment is `environment`.
+	Environment string
+
+	// Append is `append`.
+	Append []string
+}
+
+// SpecClientInitiatedCommandsTableGroupLimits is one object of spec/tables/client-initiated-commands.json.
+type SpecClientInitiatedCommandsTableGroupLimits struct {
+	// MaxBlobBytes is `max_blob_bytes`.
+	MaxBlobBytes int64
+
+	// MaxBlobBytesEnvironment is `max_blob_bytes_environment`.
+	MaxBlobBytesEnvironment string
+
+	// ReadOverheadBytes is `read_overhead_bytes`.
+	ReadOverheadBytes int64
+
+	// LockTimeoutMs is `lock_timeout_ms`.
+	LockTimeoutMs int64
+}
+
+// SpecClientInitiatedCommandsTableGroupDefaults is one object of spec/tables/client-initiated-commands.json.
+type SpecClientInitiatedCommandsTableGroupDefaults struct {
+	// ClientID is `client_id`.
+	ClientID string
+}
+
+// SpecClientInitiatedCommandsTableGroupEntryFormatMetaField is one object of spec/tables/client-initiated-commands.json.
+type SpecClientInitiatedCommandsTableGroupEntryFormatMetaField struct {
+	// Field is `field`.
+	Field string
+
+	// Type is `type`.
+	Type string
+}
+
+// SpecClientInitiatedCommandsTableGroupEntryFormat is one object of spec/tables/client-initiated-commands.json.
+type SpecClientInitiatedCommandsTableGroupEntryFormat struct {
+	// Path is `path`.
+	Path []string
+
+	// Header is `header`.
+	Header string
+
+	// HeaderBytes is `header_bytes`.
+	HeaderBytes int64
+
+	// MetaSchemaVersion is `meta_schema_version`.
+	MetaSchemaVersion string
+
+	// MetaFields is `meta_fields`.
+	MetaFields []SpecClientInitiatedCommandsTableGroupEntryFormatMetaField
+
+	// FileMode is `file_mode`.
+	FileMode string
+
+	// DirectoryMode is `directory_mode`.
+	DirectoryMode string
+
+	// TempFile is `temp_file`.
+	TempFile string
+
+	// DeleteClaimFile is `delete_claim_file`.
+	DeleteClaimFile string
+
+	// LockFile is `lock_file`.
+	LockFile string
+
+	// DroppedThreadDirectory is `dropped_thread_directory`.
+	DroppedThreadDirectory string
+}
+
+// SpecClientInitiatedCommandsTableGroupTTL is one object of spec/tables/client-initiated-commands.json.
+type SpecClientInitiatedCommandsTableGroupTTL struct {
+	// Clock is `clock`.
+	Clock string
+
+	// ExpiredWhen is `expired_when`.
+	ExpiredWhen string
+}
+
+// SpecClientInitiatedCommandsTableGroupListDiagnostic is one object of spec/tables/client-initiated-commands.json.
+type SpecClientInitiatedCommandsTableGroupListDiagnostic struct {
+	// Diagnostic is `diagnostic`.
+	Diagnostic string
+
+	// Reason is `reason`.
+	Reason string
+
+	// Fields is `fields`.
+	Fields []string
+}
+
+// SpecClientInitiatedCommandsTableGroupExtensionFlag is one object of spec/tables/client-initiated-commands.json.
+type SpecClientInitiatedCommandsTableGroupExtensionFlag struct {
+	// Command is `command`.
+	Command string
+
+	// Flag is `flag`.
+	Flag string
+
+	// Value is `value`.
+	Value string
+
+	// Meaning is `meaning`.
+	Meaning string
+}
+
+// SpecClientInitiatedCommandsTableGroupExtensionError is one object of spec/tables/client-initiated-commands.json.
+type SpecClientInitiatedCommandsTableGroupExtensionError struct {
+	// Error is `error`.
+	Error string
+
+	// ExitCode is `exit_code`.
+	ExitCode int64
+
+	// Fields is `fields`.
+	Fields []string
+}
+
 // SpecClientInitiatedCommandsTableGroup is one object of spec/tables/client-initiated-commands.json.
 type SpecClientInitiatedCommandsTableGroup struct {
 	// Group is `group`.
@@ -505,6 +628,33 @@ type SpecClientInitiatedCommandsTableGroup struct {
 
 	// UsageErrorExitCode is `usage_error_exit_code`.
 	UsageErrorExitCode int64
+
+	// CLIProgramEnvironment is `cli_program_environment`.
+	CLIProgramEnvironment string
+
+	// RootResolution is `root_resolution`.
+	RootResolution []SpecClientInitiatedCommandsTableGroupRootResolution
+
+	// Limits is `limits`.
+	Limits SpecClientInitiatedCommandsTableGroupLimits
+
+	// Defaults is `defaults`.
+	Defaults SpecClientInitiatedCommandsTableGroupDefaults
+
+	// EntryFormat is `entry_format`.
+	EntryFormat SpecClientInitiatedCommandsTableGroupEntryFormat
+
+	// TTL is `ttl`.
+	TTL SpecClientInitiatedCommandsTableGroupTTL
+
+	// ListDiagnostics is `list_diagnostics`.
+	ListDiagnostics []SpecClientInitiatedCommandsTableGroupListDiagnostic
+
+	// ExtensionFlags is `extension_flags`.
+	ExtensionFlags []SpecClientInitiatedCommandsTableGroupExtensionFlag
+
+	// ExtensionErrors is `extension_errors`.
+	ExtensionErrors []SpecClientInitiatedCommandsTableGroupExtensionError
 }
 
 // SpecClientInitiatedCommands is spec/tables/client-initiated-commands.json as typed Go values.
@@ -513,7 +663,7 @@ var SpecClientInitiatedCommands = specClientInitiatedCommandsValue()
 func specClientInitiatedCommandsValue() SpecClientInitiatedCommandsTable {
 	var t SpecClientInitiatedCommandsTable
 	t.Groups = []SpecClientInitiatedCommandsTableGroup{
-		{Group: "continuation", Spec: "CONTINUATION-001", Purpose: "Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.", CLI: []string{"lifeloop", "continuation"}, StreamV2MethodPrefix: "continuation/", Identifier: SpecClientInitiatedCommandsTableGroupIdentifier{Pattern: "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$", MaxLength: 128, AppliesTo: []string{"--thread", "--key", "--client-id", "--require-client-id"}}, Environment: []SpecClientInitiatedCommandsTableGroupEnvironment{{Name: "LIFELOOP_CONTINUATION_ROOT", Meaning: "Directory of the store (first choice)."}, {Name: "XDG_STATE_HOME", Meaning: "Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset."}, {Name: "HOME", Meaning: "Store at $HOME/.local/state/lifeloop/continuation as the last choice."}, {Name: "LIFELOOP_CONTINUATION_MAX_BYTES", Meaning: "Largest blob in bytes (default 16777216)."}}, Commands: []SpecClientInitiatedCommandsTableGroupCommand{{Command: "put", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}, {Flag: "--key", Required: true, Value: "identifier"}, {Flag: "--client-id", Required: false, Value: "identifier"}, {Flag: "--ttl-s", Required: false, Value: "unsigned_integer"}}, Stdin: "blob", Stdout: "json", Stderr: "none", ResultFields: []string{"status", "written_at_epoch_s"}}, {Command: "get", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}, {Flag: "--key", Required: true, Value: "identifier"}, {Flag: "--require-client-id", Required: false, Value: "identifier"}}, Stdin: "none", Stdout: "blob", Stderr: "json_metadata", ResultFields: []string{"client_id", "ttl_s", "written_at_epoch_s"}}, {Command: "drop", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}, {Flag: "--key", Required: true, Value: "identifier"}, {Flag: "--require-client-id", Required: false, Value: "identifier"}}, Stdin: "none", Stdout: "json", Stderr: "none", ResultFields: []string{"status"}}, {Command: "list", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}}, Stdin: "none", Stdout: "json", Stderr: "diagnostics", ResultFields: []string{"keys", "thread"}}, {Command: "drop-thread", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}}, Stdin: "none", Stdout: "json", Stderr: "none", ResultFields: []string{"dropped_count", "status"}}}, Errors: []SpecClientInitiatedCommandsTableGroupError{{Error: "not_found", ExitCode: 3, Fields: []string{}}, {Error: "client_id_mismatch", ExitCode: 3, Fields: []string{"actual", "required"}}, {Error: "blob_too_large", ExitCode: 3, Fields: []string{"max_bytes"}}, {Error: "invalid_identifier", ExitCode: 3, Fields: []string{"detail", "field"}}, {Error: "storage_failure", ExitCode: 3, Fields: []string{"reason"}}}, UsageErrorExitCode: 2},
+		{Group: "continuation", Spec: "CONTINUATION-001", Purpose: "Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.", CLI: []string{"lifeloop", "continuation"}, StreamV2MethodPrefix: "continuation/", Identifier: SpecClientInitiatedCommandsTableGroupIdentifier{Pattern: "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$", MaxLength: 128, AppliesTo: []string{"--thread", "--key", "--client-id", "--require-client-id"}}, Environment: []SpecClientInitiatedCommandsTableGroupEnvironment{{Name: "LIFELOOP_CONTINUATION_ROOT", Meaning: "Directory of the store (first choice)."}, {Name: "XDG_STATE_HOME", Meaning: "Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset."}, {Name: "HOME", Meaning: "Store at $HOME/.local/state/lifeloop/continuation as the last choice."}, {Name: "LIFELOOP_CONTINUATION_MAX_BYTES", Meaning: "Largest blob in bytes (default 16777216)."}}, Commands: []SpecClientInitiatedCommandsTableGroupCommand{{Command: "put", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}, {Flag: "--key", Required: true, Value: "identifier"}, {Flag: "--client-id", Required: false, Value: "identifier"}, {Flag: "--ttl-s", Required: false, Value: "unsigned_integer"}}, Stdin: "blob", Stdout: "json", Stderr: "none", ResultFields: []string{"status", "written_at_epoch_s"}}, {Command: "get", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}, {Flag: "--key", Required: true, Value: "identifier"}, {Flag: "--require-client-id", Required: false, Value: "identifier"}}, Stdin: "none", Stdout: "blob", Stderr: "json_metadata", ResultFields: []string{"client_id", "ttl_s", "written_at_epoch_s"}}, {Command: "drop", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}, {Flag: "--key", Required: true, Value: "identifier"}, {Flag: "--require-client-id", Required: false, Value: "identifier"}}, Stdin: "none", Stdout: "json", Stderr: "none", ResultFields: []string{"status"}}, {Command: "list", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}}, Stdin: "none", Stdout: "json", Stderr: "diagnostics", ResultFields: []string{"keys", "thread"}}, {Command: "drop-thread", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}}, Stdin: "none", Stdout: "json", Stderr: "none", ResultFields: []string{"dropped_count", "status"}}}, Errors: []SpecClientInitiatedCommandsTableGroupError{{Error: "not_found", ExitCode: 3, Fields: []string{}}, {Error: "client_id_mismatch", ExitCode: 3, Fields: []string{"actual", "required"}}, {Error: "blob_too_large", ExitCode: 3, Fields: []string{"max_bytes"}}, {Error: "invalid_identifier", ExitCode: 3, Fields: []string{"detail", "field"}}, {Error: "storage_failure", ExitCode: 3, Fields: []string{"reason"}}}, UsageErrorExitCode: 2, CLIProgramEnvironment: "LIFELOOP_CLI", RootResolution: []SpecClientInitiatedCommandsTableGroupRootResolution{{Environment: "LIFELOOP_CONTINUATION_ROOT", Append: []string{}}, {Environment: "XDG_STATE_HOME", Append: []string{"lifeloop", "continuation"}}, {Environment: "HOME", Append: []string{".local", "state", "lifeloop", "continuation"}}}, Limits: SpecClientInitiatedCommandsTableGroupLimits{MaxBlobBytes: 16777216, MaxBlobBytesEnvironment: "LIFELOOP_CONTINUATION_MAX_BYTES", ReadOverheadBytes: 4100, LockTimeoutMs: 10000}, Defaults: SpecClientInitiatedCommandsTableGroupDefaults{ClientID: "unknown"}, EntryFormat: SpecClientInitiatedCommandsTableGroupEntryFormat{Path: []string{"{thread}", "{key}"}, Header: "u32_be_meta_length", HeaderBytes: 4, MetaSchemaVersion: "lifeloop.continuation.v0.1", MetaFields: []SpecClientInitiatedCommandsTableGroupEntryFormatMetaField{{Field: "schema_version", Type: "string"}, {Field: "client_id", Type: "string"}, {Field: "written_at_epoch_s", Type: "u64"}, {Field: "ttl_s", Type: "u64_or_null"}}, FileMode: "0600", DirectoryMode: "0700", TempFile: ".{key}.tmp.{pid}-{seq}-{nanos}", DeleteClaimFile: ".{key}.delete-claim.{pid}-{seq}-{nanos}", LockFile: ".{thread}.lock", DroppedThreadDirectory: ".{thread}.drop.{pid}-{seq}-{nanos}"}, TTL: SpecClientInitiatedCommandsTableGroupTTL{Clock: "epoch_seconds", ExpiredWhen: "now_epoch_s >= written_at_epoch_s + ttl_s, or that sum overflows u64"}, ListDiagnostics: []SpecClientInitiatedCommandsTableGroupListDiagnostic{{Diagnostic: "list_skipped_entry", Reason: "bounded_read_too_large", Fields: []string{"actual_bytes", "path"}}, {Diagnostic: "list_skipped_entry", Reason: "io_error", Fields: []string{"error", "path"}}, {Diagnostic: "list_skipped_entry", Reason: "malformed_meta", Fields: []string{"error", "path"}}}, ExtensionFlags: []SpecClientInitiatedCommandsTableGroupExtensionFlag{{Command: "put", Flag: "--require-client-id", Value: "identifier", Meaning: "Write only when there is no live entry or the live entry's client_id equals this value; otherwise client_id_mismatch and nothing is written."}, {Command: "put", Flag: "--expect-sha256", Value: "sha256_or_absent", Meaning: "Compare-and-swap: write only when the live entry's blob has this SHA-256 (64 lowercase hex digits) or, for the word absent, when there is no live entry; otherwise precondition_failed and nothing is written."}, {Command: "list", Flag: "--long", Value: "switch", Meaning: "Each key also carries blob_bytes and expires_at_epoch_s (null without a TTL)."}}, ExtensionErrors: []SpecClientInitiatedCommandsTableGroupExtensionError{{Error: "precondition_failed", ExitCode: 3, Fields: []string{"actual_sha256"}}}},
 	}
 	return t
 }
@@ -1057,7 +1207,7 @@ func SpecTableJSON(stem string) (string, bool) {
 	case "cli-exit-codes":
 		return "{\"codes\":[{\"code\":0,\"name\":\"ok\",\"meaning\":\"Success: the document is valid, the invocation returned a valid response, the fixtures all passed, nothing drifted.\"},{\"code\":1,\"name\":\"validation\",\"meaning\":\"The input was read but judged invalid: schema or rule issues, a failed invocation, a failing fixture, drift found by generate --check.\"},{\"code\":2,\"name\":\"usage\",\"meaning\":\"Bad command line: unknown command or flag, missing or malformed value, relative program path.\"},{\"code\":3,\"name\":\"input\",\"meaning\":\"The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep.\"},{\"code\":4,\"name\":\"unsupported\",\"meaning\":\"render only: the adapter has no hook event for the lifecycle event; nothing is printed, so a hook wrapper can skip.\"}]}", true
 	case "client-initiated-commands":
-		return "{\"groups\":[{\"group\":\"continuation\",\"spec\":\"CONTINUATION-001\",\"purpose\":\"Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.\",\"cli\":[\"lifeloop\",\"continuation\"],\"stream_v2_method_prefix\":\"continuation/\",\"identifier\":{\"pattern\":\"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$\",\"max_length\":128,\"applies_to\":[\"--thread\",\"--key\",\"--client-id\",\"--require-client-id\"]},\"environment\":[{\"name\":\"LIFELOOP_CONTINUATION_ROOT\",\"meaning\":\"Directory of the store (first choice).\"},{\"name\":\"XDG_STATE_HOME\",\"meaning\":\"Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset.\"},{\"name\":\"HOME\",\"meaning\":\"Store at $HOME/.local/state/lifeloop/continuation as the last choice.\"},{\"name\":\"LIFELOOP_CONTINUATION_MAX_BYTES\",\"meaning\":\"Largest blob in bytes (default 16777216).\"}],\"commands\":[{\"command\":\"put\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--client-id\",\"required\":false,\"value\":\"identifier\"},{\"flag\":\"--ttl-s\",\"required\":false,\"value\":\"unsigned_integer\"}],\"stdin\":\"blob\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"status\",\"written_at_epoch_s\"]},{\"command\":\"get\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--require-client-id\",\"required\":false,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"blob\",\"stderr\":\"json_metadata\",\"result_fields\":[\"client_id\",\"ttl_s\",\"written_at_epoch_s\"]},{\"command\":\"drop\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--require-client-id\",\"required\":false,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"status\"]},{\"command\":\"list\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"diagnostics\",\"result_fields\":[\"keys\",\"thread\"]},{\"command\":\"drop-thread\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"dropped_count\",\"status\"]}],\"errors\":[{\"error\":\"not_found\",\"exit_code\":3,\"fields\":[]},{\"error\":\"client_id_mismatch\",\"exit_code\":3,\"fields\":[\"actual\",\"required\"]},{\"error\":\"blob_too_large\",\"exit_code\":3,\"fields\":[\"max_bytes\"]},{\"error\":\"invalid_identifier\",\"exit_code\":3,\"fields\":[\"detail\",\"field\"]},{\"error\":\"storage_failure\",\"exit_code\":3,\"fields\":[\"reason\"]}],\"usage_error_exit_code\":2}]}", true
+		return "{\"groups\":[{\"group\":\"continuation\",\"spec\":\"CONTINUATION-001\",\"purpose\":\"Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.\",\"cli\":[\"lifeloop\",\"continuation\"],\"stream_v2_method_prefix\":\"continuation/\",\"identifier\":{\"pattern\":\"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$\",\"max_length\":128,\"applies_to\":[\"--thread\",\"--key\",\"--client-id\",\"--require-client-id\"]},\"environment\":[{\"name\":\"LIFELOOP_CONTINUATION_ROOT\",\"meaning\":\"Directory of the store (first choice).\"},{\"name\":\"XDG_STATE_HOME\",\"meaning\":\"Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset.\"},{\"name\":\"HOME\",\"meaning\":\"Store at $HOME/.local/state/lifeloop/continuation as the last choice.\"},{\"name\":\"LIFELOOP_CONTINUATION_MAX_BYTES\",\"meaning\":\"Largest blob in bytes (default 16777216).\"}],\"commands\":[{\"command\":\"put\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--client-id\",\"required\":false,\"value\":\"identifier\"},{\"flag\":\"--ttl-s\",\"required\":false,\"value\":\"unsigned_integer\"}],\"stdin\":\"blob\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"status\",\"written_at_epoch_s\"]},{\"command\":\"get\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--require-client-id\",\"required\":false,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"blob\",\"stderr\":\"json_metadata\",\"result_fields\":[\"client_id\",\"ttl_s\",\"written_at_epoch_s\"]},{\"command\":\"drop\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--require-client-id\",\"required\":false,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"status\"]},{\"command\":\"list\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"diagnostics\",\"result_fields\":[\"keys\",\"thread\"]},{\"command\":\"drop-thread\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"dropped_count\",\"status\"]}],\"errors\":[{\"error\":\"not_found\",\"exit_code\":3,\"fields\":[]},{\"error\":\"client_id_mismatch\",\"exit_code\":3,\"fields\":[\"actual\",\"required\"]},{\"error\":\"blob_too_large\",\"exit_code\":3,\"fields\":[\"max_bytes\"]},{\"error\":\"invalid_identifier\",\"exit_code\":3,\"fields\":[\"detail\",\"field\"]},{\"error\":\"storage_failure\",\"exit_code\":3,\"fields\":[\"reason\"]}],\"usage_error_exit_code\":2,\"cli_program_environment\":\"LIFELOOP_CLI\",\"root_resolution\":[{\"environment\":\"LIFELOOP_CONTINUATION_ROOT\",\"append\":[]},{\"environment\":\"XDG_STATE_HOME\",\"append\":[\"lifeloop\",\"continuation\"]},{\"environment\":\"HOME\",\"append\":[\".local\",\"state\",\"lifeloop\",\"continuation\"]}],\"limits\":{\"max_blob_bytes\":16777216,\"max_blob_bytes_environment\":\"LIFELOOP_CONTINUATION_MAX_BYTES\",\"read_overhead_bytes\":4100,\"lock_timeout_ms\":10000},\"defaults\":{\"client_id\":\"unknown\"},\"entry_format\":{\"path\":[\"{thread}\",\"{key}\"],\"header\":\"u32_be_meta_length\",\"header_bytes\":4,\"meta_schema_version\":\"lifeloop.continuation.v0.1\",\"meta_fields\":[{\"field\":\"schema_version\",\"type\":\"string\"},{\"field\":\"client_id\",\"type\":\"string\"},{\"field\":\"written_at_epoch_s\",\"type\":\"u64\"},{\"field\":\"ttl_s\",\"type\":\"u64_or_null\"}],\"file_mode\":\"0600\",\"directory_mode\":\"0700\",\"temp_file\":\".{key}.tmp.{pid}-{seq}-{nanos}\",\"delete_claim_file\":\".{key}.delete-claim.{pid}-{seq}-{nanos}\",\"lock_file\":\".{thread}.lock\",\"dropped_thread_directory\":\".{thread}.drop.{pid}-{seq}-{nanos}\"},\"ttl\":{\"clock\":\"epoch_seconds\",\"expired_when\":\"now_epoch_s >= written_at_epoch_s + ttl_s, or that sum overflows u64\"},\"list_diagnostics\":[{\"diagnostic\":\"list_skipped_entry\",\"reason\":\"bounded_read_too_large\",\"fields\":[\"actual_bytes\",\"path\"]},{\"diagnostic\":\"list_skipped_entry\",\"reason\":\"io_error\",\"fields\":[\"error\",\"path\"]},{\"diagnostic\":\"list_skipped_entry\",\"reason\":\"malformed_meta\",\"fields\":[\"error\",\"path\"]}],\"extension_flags\":[{\"command\":\"put\",\"flag\":\"--require-client-id\",\"value\":\"identifier\",\"meaning\":\"Write only when there is no live entry or the live entry's client_id equals this value; otherwise client_id_mismatch and nothing is written.\"},{\"command\":\"put\",\"flag\":\"--expect-sha256\",\"value\":\"sha256_or_absent\",\"meaning\":\"Compare-and-swap: write only when the live entry's blob has this SHA-256 (64 lowercase hex digits) or, for the word absent, when there is no live entry; otherwise precondition_failed and nothing is written.\"},{\"command\":\"list\",\"flag\":\"--long\",\"value\":\"switch\",\"meaning\":\"Each key also carries blob_bytes and expires_at_epoch_s (null without a TTL).\"}],\"extension_errors\":[{\"error\":\"precondition_failed\",\"exit_code\":3,\"fields\":[\"actual_sha256\"]}]}]}", true
 	case "document-rules":
 		return "{\"rules\":[{\"id\":\"json.max-bytes\",\"layer\":\"json\",\"summary\":\"The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes).\",\"reference_messages\":[]},{\"id\":\"json.bom\",\"layer\":\"json\",\"summary\":\"The document starts with a UTF-8 byte-order mark.\",\"reference_messages\":[]},{\"id\":\"json.utf8\",\"layer\":\"json\",\"summary\":\"The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences).\",\"reference_messages\":[\"invalid unicode code point\"]},{\"id\":\"json.syntax\",\"layer\":\"json\",\"summary\":\"The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters).\",\"reference_messages\":[\"expected value\",\"EOF while parsing\",\"expected `,`\",\"key must be a string\",\"invalid escape\",\"control character\"]},{\"id\":\"json.trailing-data\",\"layer\":\"json\",\"summary\":\"Something other than whitespace follows the first JSON value (a second document, a log line).\",\"reference_messages\":[\"trailing characters\"]},{\"id\":\"json.duplicate-key\",\"layer\":\"json\",\"summary\":\"An object names the same member twice (compared after unescaping), anywhere in the document.\",\"reference_messages\":[\"duplicate field\"]},{\"id\":\"json.max-depth\",\"layer\":\"json\",\"summary\":\"Arrays and objects nest deeper than limits.max_depth.\",\"reference_messages\":[\"recursion limit exceeded\"]},{\"id\":\"json.lone-surrogate\",\"layer\":\"json\",\"summary\":\"A string escapes half of a UTF-16 surrogate pair (e.g. \\\\ud800 alone).\",\"reference_messages\":[\"lone leading surrogate\",\"unexpected end of hex escape\"]},{\"id\":\"json.number-range\",\"layer\":\"json\",\"summary\":\"A number is too large in magnitude for an IEEE-754 double (e.g. 1e400).\",\"reference_messages\":[\"number out of range\"]},{\"id\":\"schema.type\",\"layer\":\"schema\",\"summary\":\"A value has the wrong JSON type, or an integer field holds a number written with a fraction, an exponent or as -0.\",\"reference_messages\":[\"invalid type\"]},{\"id\":\"schema.required\",\"layer\":\"schema\",\"summary\":\"A required member is missing (null does not count as missing for required-nullable members).\",\"reference_messages\":[\"missing field\",\"missing required-nullable field\"]},{\"id\":\"schema.additional-properties\",\"layer\":\"schema\",\"summary\":\"An object carries a member its schema does not define (every wire object is closed).\",\"reference_messages\":[\"unknown field\"]},{\"id\":\"schema.enum\",\"layer\":\"schema\",\"summary\":\"A string is not one of its enum's values.\",\"reference_messages\":[\"unknown variant\"]},{\"id\":\"schema.max-length\",\"layer\":\"schema\",\"summary\":\"A string is longer than its maxLength, counted in Unicode code points.\",\"reference_messages\":[]},{\"id\":\"schema.minimum\",\"layer\":\"schema\",\"summary\":\"An integer is below its minimum (integers on the wire are never negative).\",\"reference_messages\":[\"invalid value: integer\"]},{\"id\":\"schema.maximum\",\"layer\":\"schema\",\"summary\":\"An integer is above its maximum (2^53 - 1 on the wire).\",\"reference_messages\":[]},{\"id\":\"schema.max-items\",\"layer\":\"schema\",\"summary\":\"An array has more entries than its maxItems.\",\"reference_messages\":[]}]}", true
 	case "event-vocabulary":

@@ -5,6 +5,7 @@
  *   conformance run --root DIR            run fixtures in the reference's format
  *   generate [--check]                    regenerate generated/ (development checkout)
  *   invoke --program ABS --timeout-ms N   send one DispatchEnvelope to a client process
+ *   continuation put|get|drop|list|drop-thread   the continuation store (CONTINUATION-001)
  *   events                                print the event vocabulary
  *   version                               print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
@@ -13,13 +14,19 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
+import { CONTINUATION_USAGE, runContinuation } from "./commands/continuation.js";
 import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
 import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
 import { RENDER_USAGE, runRender } from "./commands/render.js";
 import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
 import { EXIT, jsonLine, UsageError, type CliIo } from "./io.js";
 
-type Command = { readonly usage: string; readonly run: (args: readonly string[], io: CliIo) => Promise<number> };
+type Command = {
+  readonly usage: string;
+  readonly run: (args: readonly string[], io: CliIo) => Promise<number>;
+  /** The command reads `--help` itself (continuation: `-h` can be a valid identifier value). */
+  readonly ownHelp?: boolean;
+};
 
 /** Registered commands; other modules add theirs here. */
 export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
@@ -28,6 +35,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["generate", { usage: GENERATE_USAGE, run: runGenerateCommand }],
   ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
   ["render", { usage: RENDER_USAGE, run: runRender }],
+  ["continuation", { usage: CONTINUATION_USAGE, run: (args, io) => runContinuation(args, io), ownHelp: true }],
   [
     "events",
     {
@@ -72,7 +80,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.err(`lifeloop-callback: unknown command ${name}\n\n${help()}\n`);
     return EXIT.usage;
   }
-  if (args.includes("--help") || args.includes("-h")) {
+  if (!command.ownHelp && (args.includes("--help") || args.includes("-h"))) {
     io.out(`${command.usage}\n`);
     return EXIT.ok;
   }
@@ -117,6 +125,7 @@ if (isEntryPoint()) {
     stdin: process.stdin,
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
+    outBytes: (b) => process.stdout.write(b),
   });
   process.exitCode = code;
 }

@@ -442,6 +442,130 @@ CLIENT_INITIATED_COMMANDS_TABLE: Final[JsonValue] = {
                 },
             ],
             "usage_error_exit_code": 2,
+            "cli_program_environment": "LIFELOOP_CLI",
+            "root_resolution": [
+                {
+                    "environment": "LIFELOOP_CONTINUATION_ROOT",
+                    "append": [],
+                },
+                {
+                    "environment": "XDG_STATE_HOME",
+                    "append": [
+                        "lifeloop",
+                        "continuation",
+                    ],
+                },
+                {
+                    "environment": "HOME",
+                    "append": [
+                        ".local",
+                        "state",
+                        "lifeloop",
+                        "continuation",
+                    ],
+                },
+            ],
+            "limits": {
+                "max_blob_bytes": 16777216,
+                "max_blob_bytes_environment": "LIFELOOP_CONTINUATION_MAX_BYTES",
+                "read_overhead_bytes": 4100,
+                "lock_timeout_ms": 10000,
+            },
+            "defaults": {
+                "client_id": "unknown",
+            },
+            "entry_format": {
+                "path": [
+                    "{thread}",
+                    "{key}",
+                ],
+                "header": "u32_be_meta_length",
+                "header_bytes": 4,
+                "meta_schema_version": "lifeloop.continuation.v0.1",
+                "meta_fields": [
+                    {
+                        "field": "schema_version",
+                        "type": "string",
+                    },
+                    {
+                        "field": "client_id",
+                        "type": "string",
+                    },
+                    {
+                        "field": "written_at_epoch_s",
+                        "type": "u64",
+                    },
+                    {
+                        "field": "ttl_s",
+                        "type": "u64_or_null",
+                    },
+                ],
+                "file_mode": "0600",
+                "directory_mode": "0700",
+                "temp_file": ".{key}.tmp.{pid}-{seq}-{nanos}",
+                "delete_claim_file": ".{key}.delete-claim.{pid}-{seq}-{nanos}",
+                "lock_file": ".{thread}.lock",
+                "dropped_thread_directory": ".{thread}.drop.{pid}-{seq}-{nanos}",
+            },
+            "ttl": {
+                "clock": "epoch_seconds",
+                "expired_when": "now_epoch_s >= written_at_epoch_s + ttl_s, or that sum overflows u64",
+            },
+            "list_diagnostics": [
+                {
+                    "diagnostic": "list_skipped_entry",
+                    "reason": "bounded_read_too_large",
+                    "fields": [
+                        "actual_bytes",
+                        "path",
+                    ],
+                },
+                {
+                    "diagnostic": "list_skipped_entry",
+                    "reason": "io_error",
+                    "fields": [
+                        "error",
+                        "path",
+                    ],
+                },
+                {
+                    "diagnostic": "list_skipped_entry",
+                    "reason": "malformed_meta",
+                    "fields": [
+                        "error",
+                        "path",
+                    ],
+                },
+            ],
+            "extension_flags": [
+                {
+                    "command": "put",
+                    "flag": "--require-client-id",
+                    "value": "identifier",
+                    "meaning": "Write only when there is no live entry or the live entry's client_id equals this value; otherwise client_id_mismatch and nothing is written.",
+                },
+                {
+                    "command": "put",
+                    "flag": "--expect-sha256",
+                    "value": "sha256_or_absent",
+                    "meaning": "Compare-and-swap: write only when the live entry's blob has this SHA-256 (64 lowercase hex digits) or, for the word absent, when there is no live entry; otherwise precondition_failed and nothing is written.",
+                },
+                {
+                    "command": "list",
+                    "flag": "--long",
+                    "value": "switch",
+                    "meaning": "Each key also carries blob_bytes and expires_at_epoch_s (null without a TTL).",
+                },
+            ],
+            "extension_errors": [
+                {
+                    "error": "precondition_failed",
+                    "exit_code": 3,
+                    "fields": [
+                        "actual_sha256",
+                    ],
+                },
+            ],
         },
     ],
 }

@@ -313,7 +313,7 @@ export interface ReferenceDifferenceMatch {
 export interface ReferenceDifference {
   readonly id: string;
   /** validation: judging wire documents (has `match`); rendering: harness hook output. */
-  readonly scope: "validation" | "rendering";
+  readonly scope: "validation" | "rendering" | "continuation";
   readonly match?: readonly ReferenceDifferenceMatch[];
   readonly where: string;
   readonly reference: string;

@@ -14,7 +14,7 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
-import { CONTINUATION_USAGE, runContinuation } from "./commands/continuation.js";
+import { CONTINUATION_USAGE, runContinuationCli } from "./commands/continuation.js";
 import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
 import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
 import { RENDER_USAGE, runRender } from "./commands/render.js";
@@ -35,7 +35,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["generate", { usage: GENERATE_USAGE, run: runGenerateCommand }],
   ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
   ["render", { usage: RENDER_USAGE, run: runRender }],
-  ["continuation", { usage: CONTINUATION_USAGE, run: (args, io) => runContinuation(args, io), ownHelp: true }],
+  ["continuation", { usage: CONTINUATION_USAGE, run: runContinuationCli, ownHelp: true }],
   [
     "events",
     {

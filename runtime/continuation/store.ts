@@ -178,13 +178,13 @@ export class ContinuationStore {
     if (BigInt(blob.byteLength) > this.maxBlobBytes) throw blobTooLarge(this.maxBlobBytes);
 
     const dir = this.threadDir(thread);
-    await this.makeDirectories(dir);
+    await this.makeDirectories(this.root); // the lock file lives at the root
     const lock = await this.lock(thread, false);
     try {
       if (options.requireClientId !== undefined || options.expectSha256 !== undefined) {
         await this.checkPutGuards(thread, key, options);
       }
-      await this.makeDirectories(dir); // a drop-thread may have removed it while this put waited
+      await this.makeDirectories(dir); // under the lock: no drop-thread can remove it now
       const writtenAt = this.clock();
       await this.writeEntry(dir, key, { schema_version: CONTINUATION.entry_format.meta_schema_version, client_id: clientId, written_at_epoch_s: writtenAt, ttl_s: ttl }, blob);
       return { status: "ok", written_at_epoch_s: writtenAt };
@@ -437,7 +437,6 @@ export class ContinuationStore {
     checkIdentifier(thread, "thread");
     if (!(await exists(this.root))) return { dropped_count: 0, status: "ok" };
     const lock = await this.lock(thread, false);
-    let unlinkLock = false;
     try {
       await this.removeDroppedLeftovers(thread);
       const dir = this.threadDir(thread);
@@ -445,10 +444,7 @@ export class ContinuationStore {
         if (error.code === "ENOENT") return null;
         throw storageFailure(describeIoError("stat", dir, error));
       });
-      if (dirStat === null) {
-        unlinkLock = true;
-        return { dropped_count: 0, status: "ok" };
-      }
+      if (dirStat === null) return { dropped_count: 0, status: "ok" };
       if (!dirStat.isDirectory()) throw storageFailure(`drop-thread ${dir}: not a directory`);
       const names = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
         throw storageFailure(describeIoError("read directory", dir, error));
@@ -476,12 +472,13 @@ export class ContinuationStore {
         // Hidden files that are not ours go back into a fresh thread directory, as the reference leaves them.
         await mkdir(dir, { mode: dirStat.mode & 0o7777 }).catch(() => undefined);
         for (const name of kept) await rename(join(dropped, name), join(dir, name)).catch(() => undefined);
-      } else unlinkLock = true;
+      }
       await rm(dropped, { recursive: true, force: true }).catch(() => undefined);
       await fsyncDirectory(this.root);
       return { dropped_count: count, status: "ok" };
     } finally {
-      await lock.release({ unlinkFile: unlinkLock });
+      // The lock file stays: unlinking it would send every waiter back to reopen the new one.
+      await lock.release();
     }
   }
 

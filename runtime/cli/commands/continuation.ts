@@ -18,6 +18,7 @@ import { ContinuationError, blobTooLarge, storageFailure } from "../../continuat
 import { sortedJsonLine } from "../../continuation/json.js";
 import { MaxBytesSettingError, resolveMaxBlobBytes, resolveRoot, type ContinuationEnvironment } from "../../continuation/root.js";
 import { ContinuationStore } from "../../continuation/store.js";
+import { abandonedLockWaits } from "../../continuation/lock.js";
 import { CONTINUATION, type ContinuationCommandName } from "../../continuation/table.js";
 import { parseU64 } from "../../continuation/u64.js";
 import { readBoundedInput, type CliIo } from "../io.js";
@@ -144,6 +145,16 @@ export async function runContinuation(args: readonly string[], io: CliIo, env: C
     io.err(sortedJsonLine(failure.envelope));
     return failure.exitCode;
   }
+}
+
+/**
+ * {@link runContinuation} as the one-shot CLI runs it: when a lock wait was given up at its deadline
+ * (its kernel call is still parked in a libuv thread), the process exits at once with the code.
+ */
+export async function runContinuationCli(args: readonly string[], io: CliIo): Promise<number> {
+  const code = await runContinuation(args, io);
+  if (abandonedLockWaits() > 0) process.exit(code);
+  return code;
 }
 
 type Runner = (parsed: Parsed, io: CliIo, env: ContinuationEnvironment) => Promise<number>;

@@ -3,6 +3,7 @@
 //   writer  ROOT GO ID COUNT   COUNT puts of blob(ID, n) to (race, k) as client wID
 //   dropper ROOT GO STOP       drop-thread race, until the file STOP exists
 //   reader  ROOT GO STOP       list race and get (race, k), checking every blob read, until STOP exists
+//   looper  ROOT GO THREAD ID  puts of blob(ID, n, 256 KiB) to (THREAD, k) until killed (crash suite)
 // Each prints "ready", waits for the file GO (the start barrier), and ends with one JSON line
 // {role, ops, failures: [...]}. A blob is `ID:n:` then a filler byte repeated to BLOB_BYTES, so a
 // reader can tell a whole written value from a torn or mixed one.
@@ -10,16 +11,16 @@ import { existsSync } from "node:fs";
 import { ContinuationStore } from "../../dist/runtime/continuation/store.js";
 
 export const BLOB_BYTES = 512;
-export function blob(id, n) {
-  const head = Buffer.from(`${id}:${n}:`);
-  return Buffer.concat([head, Buffer.alloc(BLOB_BYTES - head.length, 0x41 + ((id * 7 + n) % 26))]);
+export function blob(id, n, size = BLOB_BYTES) {
+  const head = Buffer.from(`${id}:${n}:${size}:`);
+  return Buffer.concat([head, Buffer.alloc(size - head.length, 0x41 + ((id * 7 + n) % 26))]);
 }
 /** The writer id of a blob that is exactly one written value, else null. */
 export function writerOf(bytes) {
-  const m = /^(\d+):(\d+):/.exec(bytes.subarray(0, 24).toString("latin1"));
+  const m = /^(\d+):(\d+):(\d+):/.exec(bytes.subarray(0, 40).toString("latin1"));
   if (!m) return null;
   const id = Number(m[1]);
-  return blob(id, Number(m[2])).equals(bytes) ? id : null;
+  return blob(id, Number(m[2]), Number(m[3])).equals(bytes) ? id : null;
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -39,6 +40,10 @@ async function main() {
       failures.push(`${what}: ${error.code ?? ""} ${error.message}`);
     }
   };
+  if (role === "looper") {
+    const [thread, id] = rest;
+    for (let n = 0; ; n++) await store.put(thread, "k", blob(Number(id), n, 256 * 1024), { clientId: `w${id}` });
+  }
   if (role === "writer") {
     const id = Number(rest[0]);
     for (let n = 0; n < Number(rest[1]); n++) await attempt(`put ${id}:${n}`, () => store.put("race", "k", blob(id, n), { clientId: `w${id}` }));

@@ -1,3 +1,7 @@
+/// <reference types="node" preserve="true" />
+// The public types use Node's (Buffer, NodeJS.Signals, streams): the reference above makes them
+// resolve in a consumer's project whatever its `types` setting (TypeScript 6+ defaults it to []),
+// with @types/node a dependency of this package.
 /**
  * Public API of lifeloop-callback (`import { ... } from "lifeloop-callback"`).
  *
@@ -91,3 +95,19 @@ export {
   type IdempotencyStore,
   type StoreOutcome,
 } from "./receipts/idempotency.js";
+
+// --- Continuation store (CONTINUATION-001; spec/continuation-store.md): the store behind
+// `lifeloop-callback continuation` and the host's `continuation/*` answers, and the helper a
+// TypeScript client uses to call the host CLI.
+export {
+  ContinuationStore,
+  type ContinuationStoreOptions,
+  type EntryInfo,
+  type GetResult,
+  type ListDiagnostic,
+  type ListedKey,
+  type ListResult,
+  type PutOptions,
+} from "./continuation/store.js";
+export { ContinuationError, type ContinuationErrorEnvelope } from "./continuation/errors.js";
+export { resolveMaxBlobBytes, resolveRoot, type ContinuationEnvironment } from "./continuation/root.js";

@@ -297,6 +297,8 @@ export interface CommandGroup {
   readonly commands: readonly CommandRow[];
   readonly errors: readonly { readonly error: string; readonly exit_code: number; readonly fields: readonly string[] }[];
   readonly usage_error_exit_code: number;
+  /** Environment variable that overrides the program the SDK helpers spawn. */
+  readonly cli_program_environment: string;
 }
 /** spec/tables/client-initiated-commands.json (shape defined by its meta-schema). */
 export interface ClientInitiatedCommands {

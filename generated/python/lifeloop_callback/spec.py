@@ -232,7 +232,7 @@ CLI_EXIT_CODES_TABLE: Final[JsonValue] = {
         {
             "code": 3,
             "name": "input",
-            "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep.",
+            "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json).",
         },
         {
             "code": 4,

@@ -172,6 +172,14 @@ function optionalClient(p: Parsed, flag: string): string | undefined {
   return value;
 }
 
+/** get and drop: thread, key and `--require-client-id` checked in the reference's order, then the root. */
+function checkedEntry(p: Parsed, env: ContinuationEnvironment): { readonly root: string; readonly guard: { readonly requireClientId?: string } } {
+  checkIdentifier(thread(p), "thread");
+  checkIdentifier(key(p), "key");
+  const requireClientId = optionalClient(p, "--require-client-id");
+  return { root: resolveRoot(env), guard: requireClientId === undefined ? {} : { requireClientId } };
+}
+
 function writeBytes(io: CliIo, bytes: Uint8Array): void {
   if (!io.outBytes) throw new Error("this CLI host cannot write bytes to stdout");
   io.outBytes(bytes);
@@ -202,25 +210,19 @@ const COMMAND_RUNNERS: Readonly<Record<ContinuationCommandName, Runner>> = {
     return 0;
   },
   async get(p, io, env) {
-    checkIdentifier(thread(p), "thread");
-    checkIdentifier(key(p), "key");
-    const requireClientId = optionalClient(p, "--require-client-id");
-    const root = resolveRoot(env);
+    const { root, guard } = checkedEntry(p, env);
     const s = new ContinuationStore({ root, maxBlobBytes: resolveMaxBlobBytes(env) });
-    const { blob, meta } = await s.get(thread(p), key(p), requireClientId === undefined ? {} : { requireClientId });
+    const { blob, meta } = await s.get(thread(p), key(p), guard);
     // The meta line first, then the blob, nothing appended (as the reference).
     io.err(sortedJsonLine({ ...meta }));
     writeBytes(io, blob);
     return 0;
   },
   async drop(p, io, env) {
-    checkIdentifier(thread(p), "thread");
-    checkIdentifier(key(p), "key");
-    const requireClientId = optionalClient(p, "--require-client-id");
-    const root = resolveRoot(env);
+    const { root, guard } = checkedEntry(p, env);
     // Only a guarded drop reads entries, so only it reads the max-bytes variable (as the reference).
-    const s = new ContinuationStore({ root, ...(requireClientId === undefined ? {} : { maxBlobBytes: resolveMaxBlobBytes(env) }) });
-    io.out(sortedJsonLine(await s.drop(thread(p), key(p), requireClientId === undefined ? {} : { requireClientId })));
+    const s = new ContinuationStore({ root, ...(guard.requireClientId === undefined ? {} : { maxBlobBytes: resolveMaxBlobBytes(env) }) });
+    io.out(sortedJsonLine(await s.drop(thread(p), key(p), guard)));
     return 0;
   },
   async list(p, io, env) {

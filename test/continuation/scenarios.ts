@@ -47,7 +47,7 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: "defaults, empty blob, overwrite, case-sensitive keys",
-    steps: [put("t", "k", ""), get("t", "k"), put("t", "k", "one"), put("t", "k", "two", "--client-id", "b"), put("t", "k", "three", "--client-id", "c", "--ttl-s", "9"), get("t", "k"), put("t", "K", "upper"), get("t", "K"), list("t")],
+    steps: [put("t", "k", ""), get("t", "k"), put("t", "k", "one"), put("t", "k", "two", "--client-id", "b"), put("t", "k", "three", "--client-id", "c", "--ttl-s", "9000"), get("t", "k"), put("t", "K", "upper"), get("t", "K"), list("t")],
   },
   {
     name: "absent things: drop, list, drop-thread, get",

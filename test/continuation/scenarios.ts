@@ -176,7 +176,7 @@ export const SCENARIOS: readonly Scenario[] = [
       { args: ["put", "--thread", "t", "--key", "k", "--output", "x"], input: "x" },
       { args: ["get", "--thread", "--output=json", "--key", "k"] },
       { args: ["get", "--key", "k", "--thread", "t", "--require-client-id"] },
-      { args: ["put", "--thread", "t", "--key", "k", "--ttl-s", "5", "--ttl-s", "7"], input: "x" },
+      { args: ["put", "--thread", "t", "--key", "k", "--ttl-s", "5000", "--ttl-s", "7000"], input: "x" },
       list("t"),
     ],
   },

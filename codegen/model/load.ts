@@ -35,7 +35,7 @@ import type {
   WireVersion,
 } from "./model.js";
 import { computeIntegerPaths, computeOccurrences, computeRulePlans } from "./plans.js";
-import { checkHookMapping, loadHookSchemas } from "./hooks.js";
+import { checkHookInputs, checkHookMapping, loadHookSchemas } from "./hooks.js";
 
 /** A model that cannot be loaded: `file` is repository-relative, `pointer` is an RFC 6901 pointer into it. */
 export class ModelError extends Error {
@@ -70,6 +70,7 @@ export const TABLE_STEMS = [
   "cli-exit-codes",
   "rules",
   "harness-hook-mapping",
+  "harness-hook-inputs",
 ] as const;
 
 function readJson(root: string, rel: string): unknown {
@@ -513,10 +514,12 @@ export function loadModel(root: string): Model {
     documentRules: table<DocumentRuleRow[]>("document-rules", "rules"),
     cliExitCodes: table<Tables["cliExitCodes"]>("cli-exit-codes", "codes"),
     harnessHookMapping: stripSchema(rawTables.get("harness-hook-mapping")) as unknown as Tables["harnessHookMapping"],
+    harnessHookInputs: stripSchema(rawTables.get("harness-hook-inputs")) as unknown as Tables["harnessHookInputs"],
   };
   checkTables(tables, loaded.enums, types);
-  const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types);
+  const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types, tables.harnessHookInputs);
   checkHookMapping(tables.harnessHookMapping, loaded.enums, hookSchemas, tables.cliExitCodes.map((c) => c.name), tables.referenceDifferences);
+  checkHookInputs(tables.harnessHookInputs, tables.harnessHookMapping, hookSchemas);
   const rules = loadRules(rawTables.get("rules"), types, loaded.enums, tables.eventVocabulary);
   const wireVersion = stripSchema(rawTables.get("wire-version")) as unknown as WireVersion;
   const roots = types

@@ -143,6 +143,8 @@ export interface Tables {
   readonly cliExitCodes: readonly { readonly code: number; readonly name: string; readonly meaning: string }[];
   /** spec/tables/harness-hook-mapping.json (spec/harness-hooks.md). */
   readonly harnessHookMapping: HarnessHookMapping;
+  /** spec/tables/harness-hook-inputs.json (spec/hook-command.md). */
+  readonly harnessHookInputs: HarnessHookInputs;
 }
 
 /** Where a block directive lands at a hook event (spec/tables/harness-hook-mapping.json `block`). */
@@ -197,6 +199,35 @@ export interface HarnessHookMapping {
   readonly system_message: string;
 }
 
+/** One hook event of spec/tables/harness-hook-inputs.json: its input schema, what it delivers and renders, its config entry. */
+export interface HookInputEventRow {
+  readonly hook_event: string;
+  readonly input_schema: string;
+  readonly delivers: readonly string[];
+  readonly renders: string;
+  readonly matcher: string;
+  readonly status_message: string | null;
+  readonly evidence: string;
+}
+
+/** spec/tables/harness-hook-inputs.json as written (minus `$schema`): what `lifeloop-callback hook` does with a harness's input. */
+export interface HarnessHookInputs {
+  readonly reference: string;
+  readonly metadata_text_max_bytes: number;
+  readonly max_stop_continuations: number;
+  readonly harness_timeout_slack_ms: number;
+  readonly adapters: readonly {
+    readonly adapter: string;
+    readonly adapter_version: string;
+    readonly config_file: string;
+    readonly config_timeout: boolean;
+    readonly unknown_input_fields: "rejected" | "tolerated";
+    readonly unknown_input_fields_fact: string;
+    readonly hook_events: readonly HookInputEventRow[];
+  }[];
+  readonly fields: readonly { readonly input: string; readonly target: string; readonly applies: "all" | "frame" | "other"; readonly bounded: boolean; readonly note: string }[];
+}
+
 /**
  * A schema under schemas/hooks/: a harness hook output (`role: "output"`, named by a mapping-table
  * row) or the render request (`role: "request"`). Not a wire type: these never travel between host
@@ -210,8 +241,8 @@ export interface HookSchema {
   readonly kebab: string;
   readonly id: string;
   readonly description: string;
-  readonly role: "output" | "request";
-  /** For outputs: the adapter and hook event (from the mapping table). */
+  readonly role: "output" | "input" | "request";
+  /** For outputs and inputs: the adapter and hook event (from the mapping or the inputs table). */
   readonly adapter?: string;
   readonly hookEvent?: string;
   readonly schema: JsonSchema;
@@ -315,7 +346,7 @@ export interface ReferenceDifferenceMatch {
 export interface ReferenceDifference {
   readonly id: string;
   /** validation: judging wire documents (has `match`); rendering: harness hook output. */
-  readonly scope: "validation" | "rendering" | "continuation";
+  readonly scope: "validation" | "rendering" | "hook_command" | "continuation";
   readonly match?: readonly ReferenceDifferenceMatch[];
   readonly where: string;
   readonly reference: string;

@@ -62,6 +62,7 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
     ["reference-differences", "Deliberate differences from the reference"],
     ["harness-hook-mapping", "Harness hook mapping"],
     ["harness-hook-events", "Harness hook events"],
+    ["hook-command-events", "Hook command events"],
   ];
   page("tables.md", `# Spec tables\n\nRendered from \`spec/tables/*.json\`.\n\n${tableNames.map(([name, title]) => `## ${title}\n\n${render(name)}`).join("\n\n")}`);
   page(

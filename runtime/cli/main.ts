@@ -6,6 +6,7 @@
  *   generate [--check]                    regenerate generated/ (development checkout)
  *   invoke --program ABS --timeout-ms N   send one DispatchEnvelope to a client process
  *   continuation put|get|drop|list|drop-thread   the continuation store (CONTINUATION-001)
+ *   hook --adapter A --event E ...        run as a Claude Code / Codex command hook (hook config: the hooks block)
  *   events                                print the event vocabulary
  *   version | --version | -V              print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
@@ -17,6 +18,7 @@ import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
 import { CONTINUATION_USAGE, runContinuationCli } from "./commands/continuation.js";
 import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
+import { HOOK_USAGE, runHook } from "./commands/hook.js";
 import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
 import { RENDER_USAGE, runRender } from "./commands/render.js";
 import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
@@ -38,6 +40,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
   ["render", { usage: RENDER_USAGE, run: runRender }],
   ["continuation", { usage: CONTINUATION_USAGE, run: runContinuationCli, ownHelp: true }],
+  ["hook", { usage: HOOK_USAGE, run: runHook }],
   [
     "events",
     {

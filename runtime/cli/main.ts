@@ -6,6 +6,7 @@
  *   generate [--check]                    regenerate generated/ (development checkout)
  *   invoke --program ABS --timeout-ms N   send one DispatchEnvelope to a client process
  *   continuation put|get|drop|list|drop-thread   the continuation store (CONTINUATION-001)
+ *   diff --base A --head B | --schema OLD NEW   breaking-change gate between two spec versions
  *   hook --adapter A --event E ...        run as a Claude Code / Codex command hook (hook config: the hooks block)
  *   events                                print the event vocabulary
  *   version | --version | -V              print the package and wire versions
@@ -17,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
 import { CONTINUATION_USAGE, runContinuationCli } from "./commands/continuation.js";
+import { DIFF_USAGE, runDiff } from "./commands/diff.js";
 import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
 import { HOOK_USAGE, runHook } from "./commands/hook.js";
 import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
@@ -40,6 +42,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
   ["render", { usage: RENDER_USAGE, run: runRender }],
   ["continuation", { usage: CONTINUATION_USAGE, run: runContinuationCli, ownHelp: true }],
+  ["diff", { usage: DIFF_USAGE, run: runDiff }],
   ["hook", { usage: HOOK_USAGE, run: runHook }],
   [
     "events",

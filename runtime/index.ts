@@ -106,3 +106,19 @@ export {
   type IdempotencyStore,
   type StoreOutcome,
 } from "./receipts/idempotency.js";
+
+// --- Continuation store (CONTINUATION-001; spec/continuation-store.md): the store behind
+// `lifeloop-callback continuation` and the host's `continuation/*` answers, and the helper a
+// TypeScript client uses to call the host CLI.
+export {
+  ContinuationStore,
+  type ContinuationStoreOptions,
+  type EntryInfo,
+  type GetResult,
+  type ListDiagnostic,
+  type ListedKey,
+  type ListResult,
+  type PutOptions,
+} from "./continuation/store.js";
+export { ContinuationError, type ContinuationErrorEnvelope } from "./continuation/errors.js";
+export { resolveMaxBlobBytes, resolveRoot, type ContinuationEnvironment } from "./continuation/root.js";

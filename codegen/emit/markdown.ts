@@ -112,7 +112,33 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
     ["document-rules", () => mdTable(["rule id", "layer", "summary"], t.documentRules.map((r) => [`\`${r.id}\``, r.layer, r.summary]))],
     ...hookTableRenderers(model),
     ["reference-differences", () => differencesTable(t.referenceDifferences.filter((d) => d.scope === "validation"))],
+    ...continuationTableRenderers(model),
   ]);
+}
+
+/** Renderers of the continuation group of spec/tables/client-initiated-commands.json (spec/continuation-store.md). */
+function continuationTableRenderers(model: Model): [string, () => string][] {
+  const g = model.tables.clientInitiatedCommands.groups.find((x) => x.group === "continuation") as unknown as ContinuationGroupFacts | undefined;
+  if (!g) return [];
+  const code = (v: string): string => `\`${v}\``;
+  return [
+    ["continuation-errors", () => mdTable(["error", "exit", "members besides error", "ours only"], [...g.errors.map((e) => [e, "no"] as const), ...g.extension_errors.map((e) => [e, "yes"] as const)].map(([e, ours]) => [code(e.error), e.exit_code, e.fields.map(code).join(", ") || "none", ours]))],
+    ["continuation-root", () => mdTable(["order", "variable", "store directory"], g.root_resolution.map((r, i) => [i + 1, code(r.environment), code(["$" + r.environment, ...r.append].join("/"))]))],
+    ["continuation-limits", () => mdTable(["limit", "value"], Object.entries(g.limits).map(([k, v]) => [code(k), typeof v === "string" ? code(v) : v]))],
+    ["continuation-entry-format", () => mdTable(["property", "value"], Object.entries(g.entry_format).map(([k, v]) => [code(k), Array.isArray(v) ? v.map((x) => (typeof x === "string" ? code(x) : `${code(x.field)} (${x.type})`)).join(", ") : code(String(v))]))],
+    ["continuation-extension-flags", () => mdTable(["command", "flag", "value", "meaning"], g.extension_flags.map((f) => [f.command, code(f.flag), f.value, f.meaning]))],
+    ["continuation-differences", () => differencesTable(model.tables.referenceDifferences.filter((d) => d.scope === "continuation"))],
+  ];
+}
+
+/** The members of the continuation group the renderers read (spec/meta/client-initiated-commands.schema.json). */
+interface ContinuationGroupFacts {
+  readonly errors: readonly { readonly error: string; readonly exit_code: number; readonly fields: readonly string[] }[];
+  readonly extension_errors: readonly { readonly error: string; readonly exit_code: number; readonly fields: readonly string[] }[];
+  readonly root_resolution: readonly { readonly environment: string; readonly append: readonly string[] }[];
+  readonly limits: Readonly<Record<string, number | string>>;
+  readonly entry_format: Readonly<Record<string, string | number | readonly (string | { readonly field: string; readonly type: string })[]>>;
+  readonly extension_flags: readonly { readonly command: string; readonly flag: string; readonly value: string; readonly meaning: string }[];
 }
 
 /** Renderers of spec/tables/harness-hook-mapping.json (spec/harness-hooks.md). */

@@ -328,6 +328,8 @@ export interface CommandGroup {
   readonly commands: readonly CommandRow[];
   readonly errors: readonly { readonly error: string; readonly exit_code: number; readonly fields: readonly string[] }[];
   readonly usage_error_exit_code: number;
+  /** Environment variable that overrides the program the SDK helpers spawn. */
+  readonly cli_program_environment: string;
 }
 /** spec/tables/client-initiated-commands.json (shape defined by its meta-schema). */
 export interface ClientInitiatedCommands {
@@ -344,7 +346,7 @@ export interface ReferenceDifferenceMatch {
 export interface ReferenceDifference {
   readonly id: string;
   /** validation: judging wire documents (has `match`); rendering: harness hook output. */
-  readonly scope: "validation" | "rendering" | "hook_command";
+  readonly scope: "validation" | "rendering" | "hook_command" | "continuation";
   readonly match?: readonly ReferenceDifferenceMatch[];
   readonly where: string;
   readonly reference: string;

@@ -547,6 +547,7 @@ function commandGroupView(group: CommandGroup): Record<string, unknown> {
     typeName,
     varName: goName(group.group),
     programLiteral: goString(program),
+    programEnvLiteral: goString(group.cli_program_environment),
     usageExitCode: group.usage_error_exit_code,
     docLines: wrap(`${typeName} runs the \`${group.cli.join(" ")}\` commands (${group.spec}): ${group.purpose} Environment: ${envDoc}`),
     errors: group.errors.map((e) => ({

@@ -386,6 +386,7 @@ function commandGroupView(group: CommandGroup) {
     className,
     groupLiteral: pyStr(group.group),
     programLiteral: pyStr(group.cli[0] ?? ""),
+    programEnvLiteral: pyStr(group.cli_program_environment),
     groupArgsLiteral: pyStrTuple(group.cli.slice(1)),
     usageExitCode: group.usage_error_exit_code,
     docstring: pyDocstring(

@@ -773,7 +773,131 @@ export const CLIENT_INITIATED_COMMANDS = {
           ]
         }
       ],
-      "usage_error_exit_code": 2
+      "usage_error_exit_code": 2,
+      "cli_program_environment": "LIFELOOP_CLI",
+      "root_resolution": [
+        {
+          "environment": "LIFELOOP_CONTINUATION_ROOT",
+          "append": []
+        },
+        {
+          "environment": "XDG_STATE_HOME",
+          "append": [
+            "lifeloop",
+            "continuation"
+          ]
+        },
+        {
+          "environment": "HOME",
+          "append": [
+            ".local",
+            "state",
+            "lifeloop",
+            "continuation"
+          ]
+        }
+      ],
+      "limits": {
+        "max_blob_bytes": 16777216,
+        "max_blob_bytes_environment": "LIFELOOP_CONTINUATION_MAX_BYTES",
+        "read_overhead_bytes": 4100,
+        "lock_timeout_ms": 10000
+      },
+      "defaults": {
+        "client_id": "unknown"
+      },
+      "entry_format": {
+        "path": [
+          "{thread}",
+          "{key}"
+        ],
+        "header": "u32_be_meta_length",
+        "header_bytes": 4,
+        "meta_schema_version": "lifeloop.continuation.v0.1",
+        "meta_fields": [
+          {
+            "field": "schema_version",
+            "type": "string"
+          },
+          {
+            "field": "client_id",
+            "type": "string"
+          },
+          {
+            "field": "written_at_epoch_s",
+            "type": "u64"
+          },
+          {
+            "field": "ttl_s",
+            "type": "u64_or_null"
+          }
+        ],
+        "file_mode": "0600",
+        "directory_mode": "0700",
+        "temp_file": ".{key}.tmp.{pid}-{seq}-{nanos}",
+        "delete_claim_file": ".{key}.delete-claim.{pid}-{seq}-{nanos}",
+        "lock_file": ".{thread}.lock",
+        "dropped_thread_directory": ".{thread}.drop.{pid}-{seq}-{nanos}"
+      },
+      "ttl": {
+        "clock": "epoch_seconds",
+        "expired_when": "now_epoch_s >= written_at_epoch_s + ttl_s, or that sum overflows u64"
+      },
+      "list_diagnostics": [
+        {
+          "diagnostic": "list_skipped_entry",
+          "reason": "bounded_read_too_large",
+          "fields": [
+            "actual_bytes",
+            "path"
+          ]
+        },
+        {
+          "diagnostic": "list_skipped_entry",
+          "reason": "io_error",
+          "fields": [
+            "error",
+            "path"
+          ]
+        },
+        {
+          "diagnostic": "list_skipped_entry",
+          "reason": "malformed_meta",
+          "fields": [
+            "error",
+            "path"
+          ]
+        }
+      ],
+      "extension_flags": [
+        {
+          "command": "put",
+          "flag": "--require-client-id",
+          "value": "identifier",
+          "meaning": "Write only when there is no live entry or the live entry's client_id equals this value; otherwise client_id_mismatch and nothing is written."
+        },
+        {
+          "command": "put",
+          "flag": "--expect-sha256",
+          "value": "sha256_or_absent",
+          "meaning": "Compare-and-swap: write only when the live entry's blob has this SHA-256 (64 lowercase hex digits) or, for the word absent, when there is no live entry; otherwise precondition_failed and nothing is written."
+        },
+        {
+          "command": "list",
+          "flag": "--long",
+          "value": "switch",
+          "meaning": "Each key also carries blob_bytes and expires_at_epoch_s (null without a TTL)."
+        }
+      ],
+      "extension_errors": [
+        {
+          "error": "precondition_failed",
+          "exit_code": 3,
+          "fields": [
+            "actual_sha256"
+          ]
+        }
+      ]
     }
   ]
 } as const;
@@ -920,6 +1044,86 @@ export const REFERENCE_DIFFERENCES = [
     "reference": "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
     "ours": "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
     "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
+  },
+  {
+    "id": "continuation-help",
+    "scope": "continuation",
+    "where": "`continuation --help`, `continuation <command> --help`",
+    "reference": "no help: an unknown subcommand or a missing flag, exit 2",
+    "ours": "prints the group's usage on stdout, exit 0",
+    "reason": "A superset: only command lines the reference refuses change meaning."
+  },
+  {
+    "id": "continuation-flag-equals",
+    "scope": "continuation",
+    "where": "every continuation flag",
+    "reference": "only `--flag value`; `--flag=value` is an unexpected argument (exit 2)",
+    "ours": "also accepts `--flag=value` in a flag position; a value is still taken greedily, so `--thread --key=k` makes `--key=k` the thread in both (and --key is then missing)",
+    "reason": "A superset users expect of a command line; every vector the reference accepts means the same."
+  },
+  {
+    "id": "continuation-opt-in-flags",
+    "scope": "continuation",
+    "where": "`put --require-client-id`, `put --expect-sha256`, `list --long`, error `precondition_failed`",
+    "reference": "no client guard on put, no compare-and-swap, list reports neither sizes nor expiry",
+    "ours": "opt-in flags (spec/tables/client-initiated-commands.json `extension_flags`); without them output is the reference's",
+    "reason": "Any client can overwrite any entry and concurrent read-modify-write loses updates in the reference; the guards make both safe without changing default output."
+  },
+  {
+    "id": "continuation-list-order",
+    "scope": "continuation",
+    "where": "`continuation list`: `keys` and the stderr diagnostics",
+    "reference": "directory order (unspecified)",
+    "ours": "sorted by key (code-unit order)",
+    "reason": "Deterministic output; the comparison treats both orders as the same output."
+  },
+  {
+    "id": "continuation-lock",
+    "scope": "continuation",
+    "where": "put, drop, drop-thread, list, and removal of expired entries",
+    "reference": "no lock: concurrent drop-thread and put fail each other (211 of 300 puts failed in a measured race)",
+    "ours": "writers of one thread hold an exclusive kernel lock on `<root>/.<thread>.lock` (Linux open-file-description lock via fs-native-extensions), list a shared one; a crashed holder's lock is released by the kernel at once; waiting longer than `lock_timeout_ms` is storage_failure",
+    "reason": "CONTINUATION-001 promises the prior entry or the new one, never a failure caused by another client's command; a lock file at the root is invisible to the reference (it never lists the root)."
+  },
+  {
+    "id": "continuation-durability",
+    "scope": "continuation",
+    "where": "put, drop, drop-thread",
+    "reference": "fsyncs the temp file but not the directory after rename or unlink",
+    "ours": "fsyncs the directory after every rename and unlink, and the parents of directories it creates",
+    "reason": "Without the directory fsync a crash can lose a put that already reported ok."
+  },
+  {
+    "id": "continuation-atomic-drop-thread",
+    "scope": "continuation",
+    "where": "`continuation drop-thread`",
+    "reference": "unlinks entries one by one; a failure (e.g. a subdirectory) stops it half way, exit 3 with part of the thread gone",
+    "ours": "renames the thread directory to `<root>/.<thread>.drop.<pid>-<seq>-<nanos>` in one step, then removes it; a non-hidden subdirectory is refused (storage_failure) before anything is removed; foreign hidden files are moved back, as the reference keeps them",
+    "reason": "A reader sees the whole thread or none of it."
+  },
+  {
+    "id": "continuation-expired-removed",
+    "scope": "continuation",
+    "where": "get, list and guarded drop of an expired entry",
+    "reference": "hides it (not_found, omitted) but never deletes the file",
+    "ours": "hides it the same way and removes the file (under the lock, only if it is still the same expired file)",
+    "reason": "Expired blobs would otherwise stay on disk forever."
+  },
+  {
+    "id": "continuation-guarded-drop",
+    "scope": "continuation",
+    "where": "`drop --require-client-id`",
+    "reference": "rename-to-claim, re-read, hard-link restore on a race; may print foreign_entry_restored / claim_file_left_in_place diagnostics",
+    "ours": "read, check and unlink under the thread lock; never leaves a claim file",
+    "reason": "The lock removes the race the claim dance works around."
+  },
+  {
+    "id": "continuation-free-text",
+    "scope": "continuation",
+    "where": "usage messages (plain text), `detail`, `reason`, diagnostic `error` texts",
+    "reference": "its own words",
+    "ours": "our own words; codes, structured members, exit codes and the order of checks are the reference's",
+    "reason": "Prose is not copied; machines branch on codes."
   },
   {
     "id": "hook-command-events",

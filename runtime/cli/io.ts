@@ -14,6 +14,8 @@ export interface CliIo {
   readonly stdin: Readable;
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
+  /** Raw bytes to stdout (`continuation get` prints a blob); absent where only text is captured. */
+  readonly outBytes?: (bytes: Uint8Array) => void;
 }
 
 /** A usage error: the command line itself is wrong (exit 2). */

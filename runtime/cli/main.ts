@@ -5,6 +5,7 @@
  *   conformance run --root DIR            run fixtures in the reference's format
  *   generate [--check]                    regenerate generated/ (development checkout)
  *   invoke --program ABS --timeout-ms N   send one DispatchEnvelope to a client process
+ *   continuation put|get|drop|list|drop-thread   the continuation store (CONTINUATION-001)
  *   diff --base A --head B | --schema OLD NEW   breaking-change gate between two spec versions
  *   hook --adapter A --event E ...        run as a Claude Code / Codex command hook (hook config: the hooks block)
  *   events                                print the event vocabulary
@@ -16,6 +17,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
+import { CONTINUATION_USAGE, runContinuationCli } from "./commands/continuation.js";
 import { DIFF_USAGE, runDiff } from "./commands/diff.js";
 import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
 import { HOOK_USAGE, runHook } from "./commands/hook.js";
@@ -25,7 +27,12 @@ import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
 import { EXIT, HelpRequested, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
 import { packageRoot } from "./package-root.js";
 
-type Command = { readonly usage: string; readonly run: (args: readonly string[], io: CliIo) => Promise<number> };
+type Command = {
+  readonly usage: string;
+  readonly run: (args: readonly string[], io: CliIo) => Promise<number>;
+  /** The command reads `--help` itself (continuation: `-h` can be a valid identifier value). */
+  readonly ownHelp?: boolean;
+};
 
 /** Registered commands; other modules add theirs here. */
 export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
@@ -34,6 +41,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["generate", { usage: GENERATE_USAGE, run: runGenerateCommand }],
   ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
   ["render", { usage: RENDER_USAGE, run: runRender }],
+  ["continuation", { usage: CONTINUATION_USAGE, run: runContinuationCli, ownHelp: true }],
   ["diff", { usage: DIFF_USAGE, run: runDiff }],
   ["hook", { usage: HOOK_USAGE, run: runHook }],
   [
@@ -91,8 +99,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT.usage;
   }
   // Anywhere else, `--help` is recognized by parseFlags: as a flag's value (`--arg -h`) it is that
-  // value, and a hook must not print usage text on stdout instead of delivering.
-  if (args[0] === "--help" || args[0] === "-h") {
+  // value, and a hook must not print usage text on stdout instead of delivering. A command that
+  // parses its own arguments (`ownHelp`) answers --help itself.
+  if (!command.ownHelp && (args[0] === "--help" || args[0] === "-h")) {
     io.out(`${command.usage}\n`);
     return EXIT.ok;
   }
@@ -160,6 +169,7 @@ if (isEntryPoint()) {
     stdin: process.stdin,
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
+    outBytes: (b) => process.stdout.write(b),
   });
   process.exitCode = code;
 }

@@ -267,6 +267,7 @@ class _CommandGroup:
     """Shared machinery of the generated command groups."""
 
     _PROGRAM: str = ""
+    _PROGRAM_ENV: str = ""
     _GROUP_ARGS: Tuple[str, ...] = ()
     _USAGE_EXIT: int = 2
     _ERRORS: Mapping[str, Type[CommandReportedError]] = {}
@@ -278,12 +279,15 @@ class _CommandGroup:
         timeout_s: float = 10.0,
         env: Optional[Mapping[str, str]] = None,
     ) -> None:
-        """``cli``: the host CLI executable (default: the registry's program, found on ``PATH``), or an
-        argv prefix such as ``["node", "cli.js"]``. ``timeout_s``: deadline per call, in seconds.
+        """``cli``: the host CLI executable, or an argv prefix such as ``["node", "cli.js"]``; by
+        default the group's override variable when set and non-empty (``$LIFELOOP_CLI``, e.g.
+        ``lifeloop-callback``; read from ``env``, then the process environment), else the
+        registry's program (``lifeloop``), found on ``PATH``. ``timeout_s``: deadline per call, in seconds.
         ``env``: variables added to (and overriding) the inherited environment, e.g.
         ``{"LIFELOOP_CONTINUATION_ROOT": "/tmp/store"}``."""
         if cli is None:
-            self.cli: Tuple[str, ...] = (self._PROGRAM,)
+            chosen = (env or {}).get(self._PROGRAM_ENV) or os.environ.get(self._PROGRAM_ENV) or self._PROGRAM
+            self.cli: Tuple[str, ...] = (chosen,)
         elif isinstance(cli, str):
             self.cli = (cli,)
         else:
@@ -438,6 +442,7 @@ class Continuation(_CommandGroup):
     """
 
     _PROGRAM = "lifeloop"
+    _PROGRAM_ENV = "LIFELOOP_CLI"
     _GROUP_ARGS = ("continuation",)
     _USAGE_EXIT = 2
     _ERRORS: Mapping[str, Type[CommandReportedError]] = {

@@ -73,7 +73,7 @@ export function loadSpecTables(root: string): SpecTableSource[] {
     if (meta.$schema !== DRAFT_2020_12) throw new ModelError(metaFile, "/$schema", "must be the draft 2020-12 meta-schema");
     if (typeof meta.title !== "string" || !/^[A-Z][A-Za-z0-9]*$/.test(meta.title)) throw new ModelError(metaFile, "/title", "a PascalCase title names the table's type");
     if (typeof meta.description !== "string" || meta.description.length === 0) throw new ModelError(metaFile, "/description", "every meta-schema needs a description");
-    let validate;
+    let validate: ReturnType<typeof ajv.compile>;
     try {
       validate = ajv.compile(meta);
     } catch (error) {

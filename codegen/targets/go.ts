@@ -304,10 +304,6 @@ interface GenericStruct {
   readonly fields: readonly { readonly goName: string; readonly key: string; readonly goType: string }[];
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 type SchemaNode = Readonly<Record<string, unknown>>;
 
 /** The branches of a oneOf/anyOf (or the node itself), with JSON null split off. */
@@ -456,11 +452,6 @@ function anyLiteral(value: unknown): string {
   if (Array.isArray(value)) return `[]any{${value.map(anyLiteral).join(", ")}}`;
   const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `map[string]any{${entries.map(([k, v]) => `${goString(k)}: ${anyLiteral(v)}`).join(", ")}}`;
-}
-
-function stripSchemaMember(doc: unknown): Record<string, unknown> {
-  if (!isPlainObject(doc)) throw new Error("go target: a spec table is not a JSON object");
-  return Object.fromEntries(Object.entries(doc).filter(([k]) => k !== "$schema"));
 }
 
 function tablePath(stem: string): string {
@@ -632,7 +623,7 @@ function ruleIdViews(model: Model): Record<string, unknown>[] {
 
 function enumConst(model: Model, enumName: string, value: string): string {
   const e = model.enums.find((x) => x.name === enumName);
-  if (!e || !e.values.includes(value)) throw new Error(`go target: ${JSON.stringify(value)} is not a ${enumName} value`);
+  if (!e?.values.includes(value)) throw new Error(`go target: ${JSON.stringify(value)} is not a ${enumName} value`);
   return `${enumName}${goName(value)}`;
 }
 

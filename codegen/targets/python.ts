@@ -38,23 +38,6 @@ const PY_KEYWORDS = new Set([
   "pass", "raise", "return", "try", "while", "with", "yield", "match", "case", "type",
 ]);
 
-/** Python types of the result and error fields the command registry may name. */
-const COMMAND_FIELD_TYPES: Readonly<Record<string, { readonly annotation: string; readonly parser: string; readonly accessor: string }>> = {
-  status: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  written_at_epoch_s: { annotation: "int", parser: "_want_int", accessor: "_int" },
-  client_id: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  ttl_s: { annotation: "Optional[int]", parser: "_want_optional_int", accessor: "_int" },
-  keys: { annotation: "Tuple[ListedEntry, ...]", parser: "_want_entries", accessor: "_str" },
-  thread: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  dropped_count: { annotation: "int", parser: "_want_int", accessor: "_int" },
-  actual: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  required: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  max_bytes: { annotation: "int", parser: "_want_int", accessor: "_int" },
-  detail: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  field: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  reason: { annotation: "str", parser: "_want_str", accessor: "_str" },
-};
-
 // ---------------------------------------------------------------------------
 // Python source helpers
 

@@ -695,7 +695,7 @@ function scanNumber(s: string, start: number): number {
 }
 
 /** Reports a malformed `true`/`false`/`null` literal at `i`; returns false. */
-function badLiteral(s: string, i: number, word: string): false {
+function badLiteral(i: number, word: string): false {
   syntax(`invalid literal at byte ${byteOffsetOf(i)} (expected '${word}'), ${previewAt(i)}`, i, currentSlotPointer());
   return false;
 }
@@ -935,7 +935,7 @@ function scan(s: string, maxDepth: number, nonInt: string[]): boolean {
       }
     } else if (c === 0x74 /* t */) {
       if (s.charCodeAt(i + 1) === 0x72 && s.charCodeAt(i + 2) === 0x75 && s.charCodeAt(i + 3) === 0x65) i += 4;
-      else return badLiteral(s, i, "true");
+      else return badLiteral(i, "true");
     } else if (c === 0x66 /* f */) {
       if (
         s.charCodeAt(i + 1) === 0x61 &&
@@ -944,10 +944,10 @@ function scan(s: string, maxDepth: number, nonInt: string[]): boolean {
         s.charCodeAt(i + 4) === 0x65
       ) {
         i += 5;
-      } else return badLiteral(s, i, "false");
+      } else return badLiteral(i, "false");
     } else if (c === 0x6e /* n */) {
       if (s.charCodeAt(i + 1) === 0x75 && s.charCodeAt(i + 2) === 0x6c && s.charCodeAt(i + 3) === 0x6c) i += 4;
-      else return badLiteral(s, i, "null");
+      else return badLiteral(i, "null");
     } else {
       unexpectedValue(s, i, afterComma);
       return false;
@@ -1079,7 +1079,7 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, opt
     text = utf8Decoder.decode(input);
   } catch {
     const at = firstInvalidUtf8(input);
-    const offset = at < 0 ? 0 : at;
+    const offset = Math.max(at, 0);
     return {
       ok: false,
       issue: {

@@ -126,7 +126,7 @@ describe("valid documents", () => {
     const { value } = ok('{"__proto__":{"polluted":true},"a":1}');
     const obj = value as Record<string, unknown>;
     expect(Object.getPrototypeOf(obj)).toBe(Object.prototype);
-    expect(Object.prototype.hasOwnProperty.call(obj, "__proto__")).toBe(true);
+    expect(Object.hasOwn(obj, "__proto__")).toBe(true);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
@@ -616,7 +616,9 @@ describe("property: round-trips JSON.stringify output", () => {
       const lexeme = JSON.stringify(v);
       if (/[.eE]/.test(lexeme) || lexeme === "-0") out.push(ptr);
     } else if (Array.isArray(v)) {
-      v.forEach((x, i) => expectedNonInt(x, `${ptr}/${i}`, out));
+      v.forEach((x, i) => {
+        expectedNonInt(x, `${ptr}/${i}`, out);
+      });
     } else if (v !== null && typeof v === "object") {
       for (const [k, x] of Object.entries(v)) expectedNonInt(x, `${ptr}/${escapePointerToken(k)}`, out);
     }

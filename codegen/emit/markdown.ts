@@ -82,7 +82,7 @@ export function genericTable(table: SpecTableSource): string {
     const columns = Object.keys(props[key]?.items?.properties ?? {});
     if (Array.isArray(value) && columns.length > 0) {
       const rows = value.map((row) => columns.map((c) => genericCell((row as Record<string, unknown>)[c])));
-      lists.push(`\`${key}\`:\n\n${mdTable(columns.map((c) => c.replace(/_/g, " ")), rows)}`);
+      lists.push(`${Object.keys(table.doc).length > 1 ? `\`${key}\`:\n\n` : ""}${mdTable(columns.map((c) => c.replace(/_/g, " ")), rows)}`);
     } else scalars.push([`\`${key}\``, genericCell(value)]);
   }
   return [...(scalars.length > 0 ? [mdTable(["property", "value"], scalars)] : []), ...lists].join("\n\n");

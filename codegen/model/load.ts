@@ -374,6 +374,20 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
       }
     }
   }
+  tables.clientInitiatedCommands.groups.forEach((group, gi) => {
+    const file = "spec/tables/client-initiated-commands.json";
+    const names = group.members.map((m) => m.name);
+    const need = (name: string, pointer: string): void => {
+      if (!names.includes(name)) throw new ModelError(file, pointer, `member ${name} has no type in /groups/${gi}/members`);
+    };
+    for (const [ci, c] of group.commands.entries()) for (const [fi, f] of c.result_fields.entries()) need(f, `/groups/${gi}/commands/${ci}/result_fields/${fi}`);
+    for (const [ei, e] of group.errors.entries()) for (const [fi, f] of e.fields.entries()) need(f, `/groups/${gi}/errors/${ei}/fields/${fi}`);
+    group.members.forEach((m, mi) => {
+      if (names.indexOf(m.name) !== mi) throw new ModelError(file, `/groups/${gi}/members/${mi}/name`, "duplicate member");
+      if ((m.type === "entries") !== (m.entry_members !== undefined)) throw new ModelError(file, `/groups/${gi}/members/${mi}`, "entry_members is given exactly for type entries");
+      for (const [ei, e] of (m.entry_members ?? []).entries()) need(e, `/groups/${gi}/members/${mi}/entry_members/${ei}`);
+    });
+  });
   const guard = tables.receiptEmittedGuard;
   const guardRow = tables.eventVocabulary.events.find((r) => r.event === guard.event);
   if (!guardRow?.notification_only) {

@@ -64,20 +64,12 @@ const RULE_CHECKS: Readonly<Record<string, string>> = {
 /** Tables with a hand-designed Go rendering in spec_tables.go.hbs; every other table is rendered generically. */
 const EXPLICIT_TABLES = new Set(["event-vocabulary", "failure-retry-defaults", "subprocess-failure-mapping", "limits", "document-rules"]);
 
-/**
- * Go types of the members that client-initiated commands print (the table lists member names only).
- * `entries` describes an array of objects. A new result member needs an entry here.
- */
-const RESULT_MEMBERS: Readonly<Record<string, { readonly goType: string; readonly read: string; readonly doc: string } | { readonly entries: readonly string[]; readonly doc: string }>> = {
-  status: { goType: "string", read: "string", doc: "always \"ok\" on success" },
-  written_at_epoch_s: { goType: "uint64", read: "uint", doc: "when the entry was written, in seconds since the Unix epoch" },
-  client_id: { goType: "string", read: "string", doc: "the client that wrote the entry (\"unknown\" when none was given)" },
-  key: { goType: "string", read: "string", doc: "the entry's key" },
-  ttl_s: { goType: "*uint64", read: "optUint", doc: "the entry's time to live in seconds (nil when it has none)" },
-  thread: { goType: "string", read: "string", doc: "the thread that was listed" },
-  dropped_count: { goType: "uint64", read: "uint", doc: "how many entries were deleted" },
-  keys: { entries: ["client_id", "key", "ttl_s", "written_at_epoch_s"], doc: "the live entries of the thread, in the host's directory order" },
-};
+/** Go type and reader of each member type of spec/tables/client-initiated-commands.json `members`. */
+const MEMBER_GO_TYPES = {
+  string: { goType: "string", read: "string" },
+  unsigned_integer: { goType: "uint64", read: "uint" },
+  nullable_unsigned_integer: { goType: "*uint64", read: "optUint" },
+} as const;
 
 /** Go initialisms used when turning wire names into identifiers. */
 const INITIALISMS: Readonly<Record<string, string>> = {
@@ -499,22 +491,23 @@ function genericTableView(stem: string, doc: Record<string, unknown>, meta: Sche
 // ---------------------------------------------------------------------------
 // Client-initiated commands
 
-function resultRead(member: string, group: string, where: string, entryReaders: Map<string, Record<string, unknown>>): { goName: string; goType: string; expr: string; doc: string } {
-  const known = RESULT_MEMBERS[member];
-  if (!known) {
-    throw new Error(`go target: ${where} prints member ${JSON.stringify(member)}, which has no Go type; add it to RESULT_MEMBERS in codegen/targets/go.ts`);
-  }
-  if ("entries" in known) {
-    const typeName = `${goName(group)}${goName(singular(member))}`;
+function resultRead(member: string, group: CommandGroup, where: string, entryReaders: Map<string, Record<string, unknown>>): { goName: string; goType: string; expr: string; doc: string } {
+  const known = group.members.find((m) => m.name === member);
+  if (!known) throw new Error(`go target: ${where} prints member ${JSON.stringify(member)}, which spec/tables/client-initiated-commands.json members does not type`);
+  const doc = `\`${member}\`: ${known.description}`;
+  if (known.type === "entries") {
+    const typeName = `${goName(group.group)}${goName(singular(member))}`;
     const funcName = `read${typeName}s`;
     if (!entryReaders.has(typeName)) {
-      const reads = known.entries.map((m) => resultRead(m, group, `${where}.${member}`, entryReaders));
+      const reads = (known.entry_members ?? []).map((m) => resultRead(m, group, `${where}.${member}`, entryReaders));
       entryReaders.set(typeName, { typeName, funcName, reads, doc: `one entry of \`${member}\`` });
     }
-    return { goName: goName(member), goType: `[]${typeName}`, expr: `${funcName}(r.objects(${goString(member)}))`, doc: `\`${member}\`: ${known.doc}` };
+    return { goName: goName(member), goType: `[]${typeName}`, expr: `${funcName}(r.objects(${goString(member)}))`, doc };
   }
-  const expr = known.read === "optUint" ? `r.optUint(${goString(member)}, true)` : `r.${known.read}(${goString(member)})`;
-  return { goName: goName(member), goType: known.goType, expr, doc: `\`${member}\`: ${known.doc}` };
+  if (known.nullable && known.type !== "unsigned_integer") throw new Error(`go target: ${where}: a nullable ${known.type} member has no Go reader yet`);
+  const t = MEMBER_GO_TYPES[known.nullable ? "nullable_unsigned_integer" : known.type];
+  const expr = t.read === "optUint" ? `r.optUint(${goString(member)}, true)` : `r.${t.read}(${goString(member)})`;
+  return { goName: goName(member), goType: t.goType, expr, doc };
 }
 
 function commandGroupView(group: CommandGroup): Record<string, unknown> {
@@ -550,7 +543,7 @@ function commandGroupView(group: CommandGroup): Record<string, unknown> {
       });
     }
     const resultType = `${goName(group.group)}${cmdName}Result`;
-    const reads = cmd.result_fields.map((m) => resultRead(m, group.group, where, entryReaders));
+    const reads = cmd.result_fields.map((m) => resultRead(m, group, where, entryReaders));
     const resultFields = reads.map((r) => ({ goName: r.goName, goType: r.goType, doc: r.doc }));
     if (cmd.stdout === "blob") resultFields.unshift({ goName: "Blob", goType: "[]byte", doc: "the stored bytes, exactly as the command printed them on stdout" });
     if (cmd.stderr === "diagnostics") resultFields.push({ goName: "Diagnostics", goType: "[]string", doc: "the diagnostic lines the command printed on stderr (one JSON object each)" });
@@ -638,11 +631,7 @@ function runnerView(model: Model) {
   const cls = (failureClass: string): { name: string; constName: string } => ({ name: failureClass, constName: enumConst(model, "FailureClass", failureClass) });
   const reject = cls(v.invalidRequest.failureClass);
   const handler = cls(v.handlerThrew.failureClass);
-  const outcomes = runnerOutcomes(model, "go", {
-    handlerFails: "returns an error or panics",
-    invalidResponseExtra: "",
-    timeout: "the ctx given to ServeIO ends before the handler returns (the handler goroutine is abandoned; Serve's context never ends)",
-  });
+  const outcomes = runnerOutcomes(model, "go", { binding: "go", handlerFails: "returns an error or panics", invalidResponseExtra: "" });
   return {
     rejectClass: reject.name,
     rejectClassConst: reject.constName,

@@ -265,32 +265,19 @@ interface MemberType {
   readonly parser: string;
 }
 
-const STR_MEMBER: MemberType = { annotation: "str", accessor: "_str", parser: "_want_str" };
-const INT_MEMBER: MemberType = { annotation: "int", accessor: "_int", parser: "_want_int" };
-
-/** Members the client-initiated command results and errors carry, with their Python types. */
-const MEMBER_TYPES: Readonly<Record<string, MemberType>> = {
-  status: STR_MEMBER,
-  thread: STR_MEMBER,
-  client_id: STR_MEMBER,
-  actual: STR_MEMBER,
-  required: STR_MEMBER,
-  detail: STR_MEMBER,
-  field: STR_MEMBER,
-  reason: STR_MEMBER,
-  written_at_epoch_s: INT_MEMBER,
-  dropped_count: INT_MEMBER,
-  max_bytes: INT_MEMBER,
-  ttl_s: { annotation: "Optional[int]", accessor: "_int", parser: "_want_optional_int" },
-  keys: { annotation: "Tuple[ListedEntry, ...]", accessor: "_str", parser: "_want_entries" },
+/** Python type and readers of each member type of spec/tables/client-initiated-commands.json `members`. */
+const MEMBER_PY_TYPES: Readonly<Record<"string" | "unsigned_integer" | "nullable_unsigned_integer" | "entries", MemberType>> = {
+  string: { annotation: "str", accessor: "_str", parser: "_want_str" },
+  unsigned_integer: { annotation: "int", accessor: "_int", parser: "_want_int" },
+  nullable_unsigned_integer: { annotation: "Optional[int]", accessor: "_int", parser: "_want_optional_int" },
+  entries: { annotation: "Tuple[ListedEntry, ...]", accessor: "_str", parser: "_want_entries" },
 };
 
-function fieldType(member: string, where: string): MemberType {
-  const known = MEMBER_TYPES[member];
-  if (!known) {
-    throw new Error(`python target: ${where} prints member ${JSON.stringify(member)}, which has no Python type; add it to MEMBER_TYPES in codegen/targets/python.ts`);
-  }
-  return known;
+function fieldType(group: CommandGroup, member: string, where: string): MemberType {
+  const known = group.members.find((m) => m.name === member);
+  if (!known) throw new Error(`python target: ${where} prints member ${JSON.stringify(member)}, which spec/tables/client-initiated-commands.json members does not type`);
+  if (known.nullable && known.type !== "unsigned_integer") throw new Error(`python target: ${where}: a nullable ${known.type} member has no Python reader yet`);
+  return MEMBER_PY_TYPES[known.nullable ? "nullable_unsigned_integer" : known.type];
 }
 
 function commandGroupView(group: CommandGroup) {
@@ -304,7 +291,7 @@ function commandGroupView(group: CommandGroup) {
       "    ",
     ),
     fields: e.fields.map((f) => {
-      const t = fieldType(f, `client-initiated-commands ${group.group} error ${e.error}`);
+      const t = fieldType(group, f, `client-initiated-commands ${group.group} error ${e.error}`);
       return {
         name: f,
         attr: pyAttr(f),
@@ -330,7 +317,7 @@ function commandGroupView(group: CommandGroup) {
     const signature = [...params, ...(kwParams.length ? ["*", ...kwParams] : [])].join(", ");
     const where = `client-initiated-commands ${group.group} ${c.command}`;
     const resultFields = c.result_fields.map((f) => {
-      const t = fieldType(f, where);
+      const t = fieldType(group, f, where);
       return { attr: pyAttr(f), annotation: t.annotation, parser: t.parser, nameLiteral: pyStr(f) };
     });
     const source =
@@ -417,11 +404,7 @@ function failureVariantConst(variant: string): string {
 function runnerView(model: Model) {
   const v = runnerVariants(model, "python");
   const classExpr = (failureClass: string): string => `FailureClass.${pyConstName(failureClass)}`;
-  const outcomes = runnerOutcomes(model, "python", {
-    handlerFails: "raises an exception",
-    invalidResponseExtra: " or is not a CallbackResponse at all",
-    timeout: null,
-  });
+  const outcomes = runnerOutcomes(model, "python", { binding: "python", handlerFails: "raises an exception", invalidResponseExtra: " or is not a CallbackResponse at all" });
   const codes = {
     readRequestCode: failureVariantConst(v.readRequest.variant),
     guardCode: failureVariantConst(v.guard.variant),
@@ -638,6 +621,11 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
     })),
     limits,
     documentRuleIds: pyStrTuple(model.tables.documentRules.rules.map((r) => r.id)),
+    ruleConsts: [...model.tables.documentRules.rules, ...model.rules].map((r) => ({
+      constName: `RULE_${r.id.replace(/[^A-Za-z0-9]+/g, "_").toUpperCase()}`,
+      literal: pyStr(r.id),
+      doc: `Rule \`\`${r.id}\`\`: ${r.summary.replace(/\s+/g, " ")}`,
+    })),
     ruleIds: pyStrTuple(model.rules.map((r) => r.id)),
     tables,
     groups,

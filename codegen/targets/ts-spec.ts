@@ -5,6 +5,7 @@
  */
 import type { Model } from "../model/model.js";
 import { computeOpenMapPaths } from "../model/plans.js";
+import { tableKey } from "../model/tables.js";
 import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
 
 function constName(typeName: string): string {
@@ -95,6 +96,13 @@ export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   lines.push("");
   lines.push(`/** spec/tables/document-rules.json: rule ids of the parse (json.*) and schema (schema.*) layers. */`);
   lines.push(`export const DOCUMENT_RULES = DOCUMENT_RULES_TABLE.rules;`);
+  lines.push(`/** The parse-layer rule ids (the json.* rows of spec/tables/document-rules.json) by lowerCamel name. */`);
+  lines.push(`export const PARSE_RULE_IDS = {`);
+  for (const r of model.tables.documentRules.rules.filter((row) => row.layer === "json")) {
+    lines.push(`  /** ${r.summary.replace(/\s+/g, " ")} */`);
+    lines.push(`  ${tableKey(r.id.slice("json.".length))}: ${JSON.stringify(r.id)},`);
+  }
+  lines.push(`} as const;`);
   lines.push(`/** A parse- or schema-layer rule id. */`);
   lines.push(`export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];`);
   lines.push("");

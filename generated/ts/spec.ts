@@ -252,6 +252,98 @@ export const CLIENT_INITIATED_COMMANDS_TABLE = {
           ]
         }
       ],
+      "members": [
+        {
+          "name": "status",
+          "type": "string",
+          "nullable": false,
+          "description": "always \"ok\" on success"
+        },
+        {
+          "name": "written_at_epoch_s",
+          "type": "unsigned_integer",
+          "nullable": false,
+          "description": "when the entry was written, in seconds since the Unix epoch"
+        },
+        {
+          "name": "client_id",
+          "type": "string",
+          "nullable": false,
+          "description": "the client that wrote the entry (\"unknown\" when none was given)"
+        },
+        {
+          "name": "key",
+          "type": "string",
+          "nullable": false,
+          "description": "the entry's key"
+        },
+        {
+          "name": "ttl_s",
+          "type": "unsigned_integer",
+          "nullable": true,
+          "description": "the entry's time to live in seconds (null when it has none)"
+        },
+        {
+          "name": "thread",
+          "type": "string",
+          "nullable": false,
+          "description": "the thread that was listed"
+        },
+        {
+          "name": "dropped_count",
+          "type": "unsigned_integer",
+          "nullable": false,
+          "description": "how many entries were deleted"
+        },
+        {
+          "name": "keys",
+          "type": "entries",
+          "nullable": false,
+          "entry_members": [
+            "client_id",
+            "key",
+            "ttl_s",
+            "written_at_epoch_s"
+          ],
+          "description": "the live entries of the thread, in the host's directory order"
+        },
+        {
+          "name": "actual",
+          "type": "string",
+          "nullable": false,
+          "description": "the client id the entry was written by"
+        },
+        {
+          "name": "required",
+          "type": "string",
+          "nullable": false,
+          "description": "the client id the request required"
+        },
+        {
+          "name": "max_bytes",
+          "type": "unsigned_integer",
+          "nullable": false,
+          "description": "the largest blob the host accepts, in bytes"
+        },
+        {
+          "name": "detail",
+          "type": "string",
+          "nullable": false,
+          "description": "why the identifier is invalid"
+        },
+        {
+          "name": "field",
+          "type": "string",
+          "nullable": false,
+          "description": "which identifier is invalid (thread, key or client_id)"
+        },
+        {
+          "name": "reason",
+          "type": "string",
+          "nullable": false,
+          "description": "what went wrong in the store (free text)"
+        }
+      ],
       "usage_error_exit_code": 2
     }
   ]
@@ -1064,6 +1156,22 @@ export const RECEIPT_EMITTED_GUARD_TABLE = {
   ]
 } as const;
 
+/** spec/tables/receipt-warnings.json as written (minus `$schema`); its type is ReceiptWarningsTable in ./tables.ts. */
+export const RECEIPT_WARNINGS_TABLE = {
+  "warnings": [
+    {
+      "code": "invocation_failed",
+      "when": "always, in a failure receipt",
+      "message": "`<variant>: <detail>` of the failure"
+    },
+    {
+      "code": "client_stderr_tail",
+      "when": "the client wrote anything to stderr",
+      "message": "the stderr tail (at most limits.stderr_tail_bytes bytes)"
+    }
+  ]
+} as const;
+
 /** spec/tables/reference-differences.json as written (minus `$schema`); its type is ReferenceDifferencesTable in ./tables.ts. */
 export const REFERENCE_DIFFERENCES_TABLE = {
   "differences": [
@@ -1614,6 +1722,111 @@ export const RULES_TABLE = {
   ]
 } as const;
 
+/** spec/tables/runner-outcomes.json as written (minus `$schema`); its type is RunnerOutcomesTable in ./tables.ts. */
+export const RUNNER_OUTCOMES_TABLE = {
+  "outcomes": [
+    {
+      "outcome": "stdin_unreadable",
+      "when": "stdin cannot be read",
+      "failure_variant": "write_request",
+      "warning_code": "variant",
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "request_too_large",
+      "when": "the request is longer than {limit}",
+      "limit": "max_request_bytes",
+      "failure_variant": "invalid_request",
+      "warning_code": "rule",
+      "rule": "json.max-bytes",
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "request_invalid",
+      "when": "the DispatchEnvelope breaks the parse layer, its schema or a rule",
+      "failure_variant": "invalid_request",
+      "warning_code": "issue_rule",
+      "rule_examples": [
+        "json.syntax",
+        "schema.required"
+      ],
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "event_not_dispatched",
+      "when": "the event is never dispatched to a client (`receipt.emitted`: notification-only)",
+      "failure_variant": "receipt_emitted_rejected",
+      "warning_code": "variant",
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "handler_failed",
+      "when": "the handler {handler_fails}",
+      "failure_variant": "handler_threw",
+      "warning_code": "variant",
+      "handler_called": true,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "response_invalid",
+      "when": "the handler's response breaks the wire contract{response_extra}",
+      "failure_variant": "handler_threw",
+      "warning_variant": "invalid_response",
+      "warning_code": "issue_rule",
+      "rule_examples": [
+        "failed-requires-failure-class"
+      ],
+      "handler_called": true,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "response_too_large",
+      "when": "the encoded response is longer than {limit}",
+      "limit": "max_response_bytes",
+      "failure_variant": "handler_threw",
+      "warning_code": "rule",
+      "rule": "json.max-bytes",
+      "handler_called": true,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "handler_timeout",
+      "when": "the ctx given to ServeIO ends before the handler returns (the handler goroutine is abandoned; Serve's context never ends)",
+      "failure_variant": "timeout",
+      "warning_code": "variant",
+      "handler_called": true,
+      "bindings": [
+        "go"
+      ]
+    }
+  ]
+} as const;
+
 /** spec/tables/subprocess-failure-mapping.json as written (minus `$schema`); its type is SubprocessFailureMappingTable in ./tables.ts. */
 export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
   "variants": [
@@ -2088,6 +2301,27 @@ export const CLI_EXIT_CODES = {
 
 /** spec/tables/document-rules.json: rule ids of the parse (json.*) and schema (schema.*) layers. */
 export const DOCUMENT_RULES = DOCUMENT_RULES_TABLE.rules;
+/** The parse-layer rule ids (the json.* rows of spec/tables/document-rules.json) by lowerCamel name. */
+export const PARSE_RULE_IDS = {
+  /** The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes). */
+  maxBytes: "json.max-bytes",
+  /** The document starts with a UTF-8 byte-order mark. */
+  bom: "json.bom",
+  /** The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences). */
+  utf8: "json.utf8",
+  /** The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters). */
+  syntax: "json.syntax",
+  /** Something other than whitespace follows the first JSON value (a second document, a log line). */
+  trailingData: "json.trailing-data",
+  /** An object names the same member twice (compared after unescaping), anywhere in the document. */
+  duplicateKey: "json.duplicate-key",
+  /** Arrays and objects nest deeper than limits.max_depth. */
+  maxDepth: "json.max-depth",
+  /** A string escapes half of a UTF-16 surrogate pair (e.g. \ud800 alone). */
+  loneSurrogate: "json.lone-surrogate",
+  /** A number is too large in magnitude for an IEEE-754 double (e.g. 1e400). */
+  numberRange: "json.number-range",
+} as const;
 /** A parse- or schema-layer rule id. */
 export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];
 

@@ -57,6 +57,29 @@ export interface ClientInitiatedCommandsRegistry {
       stderr: "none" | "json_metadata" | "diagnostics";
       result_fields: string[];
     }[];
+    /**
+     * The JSON type of every member a command of the group prints (commands[].result_fields) or an error envelope carries (errors[].fields); each SDK maps it to its own types.
+     *
+     * @minItems 1
+     */
+    members: {
+      name: string;
+      /**
+       * string; unsigned_integer (0 to 2^64-1); entries: an array of objects whose members are entry_members.
+       */
+      type: "string" | "unsigned_integer" | "entries";
+      /**
+       * True when the member may be JSON null.
+       */
+      nullable: boolean;
+      /**
+       * For type entries: the members of each entry, each itself listed in members.
+       *
+       * @minItems 1
+       */
+      entry_members?: string[];
+      description: string;
+    }[];
     errors: {
       error: string;
       exit_code: number;
@@ -260,6 +283,24 @@ export interface ReceiptEmittedGuard {
   transports: ("in_process" | "subprocess_v1" | "stream_v2")[];
 }
 
+// spec/tables/receipt-warnings.json (meta-schema spec/meta/receipt-warnings.schema.json)
+/**
+ * The warnings the host writes into a failure receipt (spec/host-runtime.md, Receipts), in the order they appear.
+ */
+export interface ReceiptWarningsTable {
+  /**
+   * @minItems 1
+   */
+  warnings: {
+    code: string;
+    when: string;
+    /**
+     * What the warning's message holds.
+     */
+    message: string;
+  }[];
+}
+
 // spec/tables/reference-differences.json (meta-schema spec/meta/reference-differences.schema.json)
 /**
  * Where this implementation deliberately differs from the reference crate, and why: in judging documents (scope validation; the differential test accepts a disagreement only when an entry's match patterns explain it) and in rendering harness hook output (scope rendering; each entry is asserted by test/hooks/differential.test.ts).
@@ -365,6 +406,51 @@ export interface RulesTable {
      * Fragments of the reference crate's error text for this rule; the conformance runner maps a fixture's expect_error to a rule id through them.
      */
     reference_messages: string[];
+  }[];
+}
+
+// spec/tables/runner-outcomes.json (meta-schema spec/meta/runner-outcomes.schema.json)
+/**
+ * Every refusal and failure the SDK client runners (Go Serve/ServeIO, Python serve/serve_io/respond) answer, in the order they check: each is one status failed CallbackResponse with the failure class of its failure variant, that class's default retry class and one Warning; exit status 0.
+ */
+export interface RunnerOutcomesTable {
+  /**
+   * @minItems 1
+   */
+  outcomes: {
+    /**
+     * Stable id the SDK generators look outcomes up by.
+     */
+    outcome: string;
+    /**
+     * The condition, as prose; {limit} stands for the limit's name and value, {handler_fails} and {response_extra} for the binding's wording.
+     */
+    when: string;
+    /**
+     * Variant of spec/tables/subprocess-failure-mapping.json whose failure class is written.
+     */
+    failure_variant: string;
+    /**
+     * The variant the warning code names when it is not failure_variant (e.g. a response that breaks the contract is written with the handler's failure class but named invalid_response).
+     */
+    warning_variant?: string;
+    /**
+     * variant: the warning variant's name (warning_variant, else failure_variant); rule: the rule id in `rule`; issue_rule: the first validation issue's rule id (examples in `rule_examples`), the warning variant's name when there is none.
+     */
+    warning_code: "variant" | "rule" | "issue_rule";
+    rule?: string;
+    rule_examples?: string[];
+    /**
+     * Name of the spec/tables/limits.json limit the condition tests.
+     */
+    limit?: string;
+    handler_called: boolean;
+    /**
+     * The SDKs whose runner has this outcome.
+     *
+     * @minItems 1
+     */
+    bindings: ("go" | "python")[];
   }[];
 }
 
@@ -480,10 +566,14 @@ export interface SpecTables {
   readonly limits: LimitsTable;
   /** spec/tables/receipt-emitted-guard.json */
   readonly receiptEmittedGuard: ReceiptEmittedGuard;
+  /** spec/tables/receipt-warnings.json */
+  readonly receiptWarnings: ReceiptWarningsTable;
   /** spec/tables/reference-differences.json */
   readonly referenceDifferences: ReferenceDifferencesTable;
   /** spec/tables/rules.json */
   readonly rules: RulesTable;
+  /** spec/tables/runner-outcomes.json */
+  readonly runnerOutcomes: RunnerOutcomesTable;
   /** spec/tables/subprocess-failure-mapping.json */
   readonly subprocessFailureMapping: SubprocessFailureMappingTable;
   /** spec/tables/subprocess-wire-framing.json */
@@ -507,8 +597,10 @@ export const SPEC_TABLE_FILES = {
   "harnessHookMapping": "spec/tables/harness-hook-mapping.json",
   "limits": "spec/tables/limits.json",
   "receiptEmittedGuard": "spec/tables/receipt-emitted-guard.json",
+  "receiptWarnings": "spec/tables/receipt-warnings.json",
   "referenceDifferences": "spec/tables/reference-differences.json",
   "rules": "spec/tables/rules.json",
+  "runnerOutcomes": "spec/tables/runner-outcomes.json",
   "subprocessFailureMapping": "spec/tables/subprocess-failure-mapping.json",
   "subprocessWireFraming": "spec/tables/subprocess-wire-framing.json",
   "transportModes": "spec/tables/transport-modes.json",

@@ -23,6 +23,7 @@
  *
  * @module
  */
+import { PARSE_RULE_IDS } from "../../generated/ts/spec.js";
 import { escapeToken } from "./pointer.js";
 
 /**
@@ -92,29 +93,10 @@ export interface StrictParseOptions {
 export const MAX_RECORDED_NON_INTEGER = 1024;
 
 /**
- * The stable rule ids {@link parseStrictJson} can report in
- * {@link ParseIssue.rule}.
+ * The stable rule ids {@link parseStrictJson} can report in {@link ParseIssue.rule}: the json.* rows
+ * of spec/tables/document-rules.json, keyed by lowerCamel name (e.g. `maxBytes: "json.max-bytes"`).
  */
-export const PARSE_RULES = Object.freeze({
-  /** Input byte length exceeds `limits.maxBytes`. */
-  maxBytes: "json.max-bytes",
-  /** Input starts with the UTF-8 byte-order mark `EF BB BF`. */
-  bom: "json.bom",
-  /** Input is not well-formed UTF-8 (overlong, truncated, surrogate, stray continuation byte...). */
-  utf8: "json.utf8",
-  /** Anything RFC 8259 forbids (empty input, NaN, comments, trailing commas, bad escapes...). */
-  syntax: "json.syntax",
-  /** Non-whitespace after the first complete top-level value. */
-  trailingData: "json.trailing-data",
-  /** The same member name (compared after unescaping) twice in one object. */
-  duplicateKey: "json.duplicate-key",
-  /** Array/object nesting deeper than `limits.maxDepth`. */
-  maxDepth: "json.max-depth",
-  /** A `\uD800`-`\uDBFF` escape not followed by a `\uDC00`-`\uDFFF` escape, or a lone low-surrogate escape. */
-  loneSurrogate: "json.lone-surrogate",
-  /** A number literal whose magnitude overflows an IEEE-754 double (e.g. `1e400`). */
-  numberRange: "json.number-range",
-} as const);
+export const PARSE_RULES = Object.freeze(PARSE_RULE_IDS);
 
 /** Union of the rule id strings in {@link PARSE_RULES}. */
 export type ParseRule = (typeof PARSE_RULES)[keyof typeof PARSE_RULES];

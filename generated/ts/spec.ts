@@ -48,7 +48,7 @@ export const CLI_EXIT_CODES_TABLE = {
     {
       "code": 4,
       "name": "unsupported",
-      "meaning": "render only: the adapter has no hook event for the lifecycle event; nothing is printed, so a hook wrapper can skip."
+      "meaning": "render only: the adapter has no hook event for the lifecycle event; nothing on stdout (so a hook wrapper can skip), the reason on stderr."
     }
   ]
 } as const;

@@ -28,6 +28,7 @@ import { ModelError } from "./errors.js";
 import { ANNOTATION_KEYWORDS, checkSchemaHeader, readJsonFile, SCHEMA_ID_BASE } from "./files.js";
 import { checkHookMapping, loadHookSchemas } from "./hooks.js";
 import { computeIntegerPaths, computeOccurrences, computeRulePlans } from "./plans.js";
+import { loadCorpus, loadSdkSources, loadSpecPages } from "./sources.js";
 import { loadSpecTables } from "./tables.js";
 
 export { ModelError } from "./errors.js";
@@ -441,6 +442,9 @@ export function loadModel(root: string): Model {
     hookSchemas,
     tables,
     specTables,
+    specPages: loadSpecPages(root),
+    corpus: loadCorpus(root, roots.map((r) => r.fixtureKind)),
+    sdkSources: loadSdkSources(root),
     rules,
     roots,
     occurrences,

@@ -11,14 +11,12 @@
  * interpreter in validate.go does not implement, a nested array, a command result member without a
  * known Go type), naming what to extend.
  */
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { CommandGroup, Field, Model, RuleStep, Shape, WireType } from "../model/model.js";
 import { finalNewline, markdownBanner, slashBanner, type OutputFile } from "../emit/output.js";
 import { wrapWords } from "../emit/text.js";
-import { copyRuntimeSources } from "./sdk-runtime.js";
+import { copyRuntimeSources, sdkSource } from "./sdk-runtime.js";
 import { hookExample, hookMapping, runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "./sdk-shared.js";
 
 /** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
@@ -812,8 +810,8 @@ export function buildViewModel(model: Model): Record<string, unknown> {
 }
 
 /** Validate the view model against sdk-templates/go/view-model.schema.json (closed objects). */
-export function checkViewModel(root: string, view: Record<string, unknown>): void {
-  const schema = JSON.parse(readFileSync(join(root, TEMPLATE_DIR, "view-model.schema.json"), "utf8")) as Record<string, unknown>;
+export function checkViewModel(model: Model, view: Record<string, unknown>): void {
+  const schema = JSON.parse(sdkSource(model, `${TEMPLATE_DIR}/view-model.schema.json`)) as Record<string, unknown>;
   const ajv = new Ajv2020({ strict: true, allErrors: false });
   const validate = ajv.compile(schema);
   if (!validate(view)) {
@@ -825,14 +823,14 @@ export function checkViewModel(root: string, view: Record<string, unknown>): voi
 /** Generate generated/go/ from sdk-templates/go/ and the plain sources of sdk-runtime/go/. */
 export async function generateGo(model: Model): Promise<OutputFile[]> {
   const view = buildViewModel(model);
-  checkViewModel(model.root, view);
+  checkViewModel(model, view);
   const hbs = Handlebars.create();
   const outputs: OutputFile[] = [];
   for (const [template, output] of TEMPLATES) {
-    const source = readFileSync(join(model.root, TEMPLATE_DIR, template), "utf8");
+    const source = sdkSource(model, `${TEMPLATE_DIR}/${template}`);
     const render = hbs.compile(source, { noEscape: true, strict: true });
     outputs.push({ path: `${OUT_DIR}/${output}`, content: finalNewline(render(view)) });
   }
-  outputs.push(...copyRuntimeSources(model.root, "go", [".go"], OUT_DIR, `${String(view.banner)}\n`));
+  outputs.push(...copyRuntimeSources(model, "go", [".go"], OUT_DIR, `${String(view.banner)}\n`));
   return outputs;
 }

@@ -1,6 +1,7 @@
 /**
- * The list of generation targets. Each target takes the model and returns output files; a target
- * never reads spec/ or schemas/ itself and never writes to disk.
+ * The list of generation targets. Each target is a function of the model: it returns output files,
+ * and never reads or writes the disk (spec pages, the conformance corpus and the SDK templates and
+ * runtime sources are in the model, codegen/model/sources.ts).
  */
 import type { Model } from "../model/model.js";
 import type { OutputFile } from "../emit/output.js";

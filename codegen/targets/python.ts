@@ -12,14 +12,13 @@
  * Adding a spec table needs nothing here: every table of the model's raw tables is exposed as a
  * `<STEM>_TABLE` constant and in `SPEC_TABLES` of `lifeloop_callback/spec.py`.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, relative, sep } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { finalNewline, hashBanner, markdownBanner, type OutputFile } from "../emit/output.js";
 import { wrapWords } from "../emit/text.js";
 import type { CommandGroup, Field, Model, RuleStep, Shape, WireType } from "../model/model.js";
-import { copyRuntimeSources } from "./sdk-runtime.js";
+import { sdkFilesUnder } from "../model/sources.js";
+import { copyRuntimeSources, sdkSource } from "./sdk-runtime.js";
 import { camelWords, hookExample, hookMapping, runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "./sdk-shared.js";
 
 /** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
@@ -638,24 +637,10 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
 // ---------------------------------------------------------------------------
 // Rendering
 
-function listTemplates(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (path: string): void => {
-    for (const name of readdirSync(path).sort()) {
-      const child = join(path, name);
-      if (statSync(child).isDirectory()) walk(child);
-      else if (name.endsWith(".hbs")) out.push(child);
-    }
-  };
-  walk(dir);
-  return out;
-}
-
 /** Generate generated/python/. */
 export async function generatePython(model: Model): Promise<OutputFile[]> {
-  const templateDir = join(model.root, PYTHON_TEMPLATE_DIR);
   const view = pythonViewModel(model);
-  const schema = JSON.parse(readFileSync(join(templateDir, "view-model.schema.json"), "utf8")) as Record<string, unknown>;
+  const schema = JSON.parse(sdkSource(model, `${PYTHON_TEMPLATE_DIR}/view-model.schema.json`)) as Record<string, unknown>;
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   const validate = ajv.compile(schema);
   if (!validate(view)) {
@@ -664,9 +649,8 @@ export async function generatePython(model: Model): Promise<OutputFile[]> {
   }
   const hbs = Handlebars.create();
   const outputs: OutputFile[] = [];
-  for (const file of listTemplates(templateDir)) {
-    const rel = relative(templateDir, file).split(sep).join("/");
-    const template = hbs.compile(readFileSync(file, "utf8"), { noEscape: true, strict: true });
+  for (const { path: rel, text } of sdkFilesUnder(model.sdkSources, PYTHON_TEMPLATE_DIR).filter((f) => f.path.endsWith(".hbs"))) {
+    const template = hbs.compile(text, { noEscape: true, strict: true });
     let content: string;
     try {
       content = template(view);
@@ -675,6 +659,6 @@ export async function generatePython(model: Model): Promise<OutputFile[]> {
     }
     outputs.push({ path: `${PYTHON_OUTPUT_DIR}/${rel.slice(0, -".hbs".length)}`, content: finalNewline(content.replace(/[ \t]+$/gm, "").replace(/\n{4,}/g, "\n\n\n")) });
   }
-  outputs.push(...copyRuntimeSources(model.root, "python", [".py"], PYTHON_OUTPUT_DIR, `${String(view.banner)}\n`));
+  outputs.push(...copyRuntimeSources(model, "python", [".py"], PYTHON_OUTPUT_DIR, `${String(view.banner)}\n`));
   return outputs;
 }

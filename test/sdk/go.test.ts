@@ -284,11 +284,11 @@ describe("Go generator view model", () => {
   it("is validated against its closed schema before rendering", () => {
     const model = loadModel(ROOT);
     const view = buildViewModel(model);
-    expect(() => checkViewModel(ROOT, view)).not.toThrow();
+    expect(() => checkViewModel(model, view)).not.toThrow();
     const misspelt = { ...view, comandGroups: view.commandGroups };
-    expect(() => checkViewModel(ROOT, misspelt)).toThrow(/view-model\.schema\.json/);
+    expect(() => checkViewModel(model, misspelt)).toThrow(/view-model\.schema\.json/);
     const types = view.types as Record<string, unknown>[];
     const broken = { ...view, types: [{ ...types[0], fields: [] }, ...types.slice(1)] };
-    expect(() => checkViewModel(ROOT, broken)).toThrow(/view-model\.schema\.json/);
+    expect(() => checkViewModel(model, broken)).toThrow(/view-model\.schema\.json/);
   });
 });

@@ -7,7 +7,7 @@ import type { Model } from "../model/model.js";
 import type { OutputFile } from "../emit/output.js";
 import { generateDocs } from "./docs.js";
 import { generateDriftTables } from "./drift-tables.js";
-import { generateGo } from "./go.js";
+import { generateGo } from "./go/index.js";
 import { generatePython } from "./python.js";
 import { generateTsSpec } from "./ts-spec.js";
 import { generateTsTables } from "./ts-tables.js";

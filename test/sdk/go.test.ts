@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
 import type { Model } from "../../codegen/model/model.js";
-import { buildViewModel, checkViewModel } from "../../codegen/targets/go.js";
+import { buildViewModel, checkViewModel } from "../../codegen/targets/go/index.js";
 import { WIRE_DOCUMENTS, WIRE_VERSION, type WireObjectTypeName } from "../../generated/ts/spec.js";
 import { parseWireDocument } from "../../runtime/wire/validate.js";
 import { mutants } from "../differential/mutations.js";

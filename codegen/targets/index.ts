@@ -8,7 +8,7 @@ import type { OutputFile } from "../emit/output.js";
 import { generateDocs } from "./docs.js";
 import { generateDriftTables } from "./drift-tables.js";
 import { generateGo } from "./go/index.js";
-import { generatePython } from "./python.js";
+import { generatePython } from "./python/index.js";
 import { generateTsSpec } from "./ts-spec.js";
 import { generateTsTables } from "./ts-tables.js";
 import { generateTsTypes } from "./ts-types.js";

@@ -14,6 +14,7 @@ import { generateTsTables } from "./ts-tables.js";
 import { generateTsTypes } from "./ts-types.js";
 import { generateTsValidators } from "./ts-validators.js";
 import { generateVectors } from "./vectors.js";
+import { generateViewModelTypes } from "./view-model-types.js";
 
 /** A named generator. */
 export interface Target {
@@ -32,4 +33,5 @@ export const TARGETS: readonly Target[] = [
   { name: "go", generate: generateGo },
   { name: "python", generate: generatePython },
   { name: "vectors", generate: generateVectors },
+  { name: "view-model-types", generate: generateViewModelTypes },
 ];

@@ -1,5 +1,6 @@
 /** Client-initiated commands (spec/tables/client-initiated-commands.json) as Go wrappers (commands.go). */
 import type { CommandGroup } from "../../model/model.js";
+import type { GoViewModel } from "./view-model.js";
 import { goName, goString, paramName, singular, wrap } from "./naming.js";
 
 /** Go type and reader of each member type of spec/tables/client-initiated-commands.json `members`. */
@@ -9,7 +10,27 @@ export const MEMBER_GO_TYPES = {
   nullable_unsigned_integer: { goType: "*uint64", read: "optUint" },
 } as const;
 
-export function resultRead(member: string, group: CommandGroup, where: string, entryReaders: Map<string, Record<string, unknown>>): { goName: string; goType: string; expr: string; doc: string } {
+/** How one result member is read: its Go field, type, reader expression and doc. */
+interface ResultRead {
+  readonly goName: string;
+  readonly goType: string;
+  readonly expr: string;
+  readonly doc: string;
+}
+
+/** The reader of an `entries` member: a struct type and a function reading a list of them. */
+interface EntryReader {
+  readonly typeName: string;
+  readonly funcName: string;
+  readonly reads: readonly ResultRead[];
+  readonly doc: string;
+}
+
+/** The view of one command group (commands.go). */
+export type CommandGroupView = GoViewModel["commandGroups"][number];
+
+/** The Go field and reader of result member `member`; entry structs go into `entryReaders`. */
+export function resultRead(member: string, group: CommandGroup, where: string, entryReaders: Map<string, EntryReader>): ResultRead {
   const known = group.members.find((m) => m.name === member);
   if (!known) throw new Error(`go target: ${where} prints member ${JSON.stringify(member)}, which spec/tables/client-initiated-commands.json members does not type`);
   const doc = `\`${member}\`: ${known.description}`;
@@ -28,13 +49,14 @@ export function resultRead(member: string, group: CommandGroup, where: string, e
   return { goName: goName(member), goType: t.goType, expr, doc };
 }
 
-export function commandGroupView(group: CommandGroup): Record<string, unknown> {
+/** The view of one command group of spec/tables/client-initiated-commands.json. */
+export function commandGroupView(group: CommandGroup): CommandGroupView {
   const [program, ...groupArgs] = group.cli;
   if (program === undefined || groupArgs.length === 0) throw new Error(`go target: group ${group.group} has no CLI words`);
   const typeName = `${goName(group.group)}Commands`;
-  const entryReaders = new Map<string, Record<string, unknown>>();
-  const structs: Record<string, unknown>[] = [];
-  const commands = group.commands.map((cmd) => {
+  const entryReaders = new Map<string, EntryReader>();
+  const structs: CommandGroupView["structs"] = [];
+  const commands = group.commands.map((cmd): CommandGroupView["commands"][number] => {
     const where = `${group.group} ${cmd.command}`;
     const cmdName = goName(cmd.command);
     const required = cmd.flags.filter((f) => f.required);
@@ -92,8 +114,7 @@ export function commandGroupView(group: CommandGroup): Record<string, unknown> {
     };
   });
   for (const reader of entryReaders.values()) {
-    const reads = reader.reads as { goName: string; goType: string; doc: string }[];
-    structs.push({ name: reader.typeName, doc: String(reader.doc), fields: reads.map((r) => ({ goName: r.goName, goType: r.goType, doc: r.doc })) });
+    structs.push({ name: reader.typeName, doc: reader.doc, fields: reader.reads.map((r) => ({ goName: r.goName, goType: r.goType, doc: r.doc })) });
   }
   const envDoc = group.environment.map((e) => `${e.name}: ${e.meaning}`).join(" ");
   return {
@@ -111,6 +132,6 @@ export function commandGroupView(group: CommandGroup): Record<string, unknown> {
     })),
     structs,
     commands,
-    entryReaders: [...entryReaders.values()].map((r) => ({ funcName: r.funcName, typeName: r.typeName, reads: (r.reads as { goName: string; expr: string }[]).map((x) => ({ goName: x.goName, expr: x.expr })) })),
+    entryReaders: [...entryReaders.values()].map((r) => ({ funcName: r.funcName, typeName: r.typeName, reads: r.reads.map((x) => ({ goName: x.goName, expr: x.expr })) })),
   };
 }

@@ -3,6 +3,7 @@
  * struct types derived from its meta-schema plus a typed value; limits and rule ids become constants.
  */
 import type { Model } from "../../model/model.js";
+import type { GoViewModel } from "./view-model.js";
 import { goName, goString, singular, wrap } from "./naming.js";
 
 /** Tables with a hand-designed Go rendering in spec_tables.go.hbs; every other table is rendered generically. */
@@ -21,11 +22,8 @@ export interface GoStructField {
   readonly nullable: boolean;
 }
 
-export interface GenericStruct {
-  readonly name: string;
-  readonly doc: string;
-  readonly fields: readonly { readonly goName: string; readonly key: string; readonly goType: string }[];
-}
+/** The view of one generated table struct. */
+export type GenericStruct = GoViewModel["genericTables"][number]["structs"][number];
 
 export type SchemaNode = Readonly<Record<string, unknown>>;
 
@@ -181,7 +179,8 @@ export function tablePath(stem: string): string {
   return stem === "wire-version" ? "spec/wire-version.json" : `spec/tables/${stem}.json`;
 }
 
-export function genericTableView(stem: string, doc: Record<string, unknown>, meta: SchemaNode): Record<string, unknown> {
+/** The view of one table rendered generically: its struct types (from the meta-schema) and its value. */
+export function genericTableView(stem: string, doc: Readonly<Record<string, unknown>>, meta: SchemaNode): GoViewModel["genericTables"][number] {
   const typeName = `Spec${goName(stem)}Table`;
   const structs = new Map<string, GoShape & { kind: "struct" }>();
   const { $schema: _schema, ...properties } = (meta.properties ?? {}) as Record<string, SchemaNode>;
@@ -219,7 +218,8 @@ export function genericTableView(stem: string, doc: Record<string, unknown>, met
   };
 }
 
-export function limitViews(model: Model): Record<string, unknown>[] {
+/** A `Limit*` constant per row of spec/tables/limits.json. */
+export function limitViews(model: Model): GoViewModel["limitConsts"] {
   return model.tables.limits.limits.map((l) => ({
     constName: `Limit${goName(l.name)}`,
     value: String(l.value),
@@ -227,7 +227,8 @@ export function limitViews(model: Model): Record<string, unknown>[] {
   }));
 }
 
-export function ruleIdViews(model: Model): Record<string, unknown>[] {
+/** A `Rule*` constant per rule id (document rules, then cross-field rules). */
+export function ruleIdViews(model: Model): GoViewModel["ruleIds"] {
   const document = model.tables.documentRules.rules.map((r) => ({ id: r.id, summary: r.summary }));
   const cross = model.rules.map((r) => ({ id: r.id, summary: r.summary }));
   return [...document, ...cross].map((r) => ({ constName: `Rule${goName(r.id)}`, literal: goString(r.id), summary: r.summary.replace(/\s+/g, " ") }));

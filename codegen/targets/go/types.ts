@@ -1,5 +1,6 @@
 /** The wire types of the model as Go structs, codecs and schema metadata (wire_types.go, wire_meta.go). */
 import type { Field, Model, RuleStep, Shape, WireType } from "../../model/model.js";
+import type { GoViewModel } from "./view-model.js";
 import { enumStringsVar, goName, goString, wrap } from "./naming.js";
 
 /** Rule checks the interpreter in sdk-runtime/go/validate.go implements, with their Go constants. */
@@ -65,7 +66,11 @@ export function shapeLiteral(shape: Shape, model: Model): string {
   }
 }
 
-export function fieldView(type: WireType, field: Field, model: Model): Record<string, unknown> {
+/** The view of one wire type (wire_types.go, wire_meta.go). */
+export type TypeView = GoViewModel["types"][number];
+
+/** The view of one field: Go type, codec expressions, doc lines and schema metadata literal. */
+export function fieldView(type: WireType, field: Field, model: Model): TypeView["fields"][number] {
   const where = `${type.name}.${field.name}`;
   const name = goName(field.name);
   const access = `v.${name}`;
@@ -142,7 +147,8 @@ export function stepLiteral(step: RuleStep, wireVersion: string): string {
   return `{${parts.join(", ")}}`;
 }
 
-export function typeView(type: WireType, model: Model): Record<string, unknown> {
+/** The view of one wire type. */
+export function typeView(type: WireType, model: Model): TypeView {
   const required = ((type.schema.required as string[] | undefined) ?? []).map(goString);
   const steps = (model.rulePlans.get(type.name) ?? []).map((s) => stepLiteral(s, model.wireVersion.current));
   return {

@@ -13,12 +13,10 @@
  * Adding a spec table needs nothing here: every table is exposed as a `<STEM>_TABLE` constant and
  * in `SPEC_TABLES` of `lifeloop_callback/spec.py`.
  */
-import { createRequire } from "node:module";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import { finalNewline, hashBanner, markdownBanner, type OutputFile } from "../../emit/output.js";
+import { hashBanner, markdownBanner, type OutputFile } from "../../emit/output.js";
 import type { Model } from "../../model/model.js";
-import { sdkFilesUnder } from "../../model/sources.js";
-import { copyRuntimeSources, sdkSource } from "../sdk-runtime.js";
+import type { PythonSdkViewModel } from "./view-model.js";
+import { renderSdk } from "../sdk-render.js";
 import { commandGroupView, STATIC_COMMAND_EXPORTS } from "./commands.js";
 import { hooksView } from "./hooks.js";
 import { failureVariantConst, isortNames, pyAttr, pyConstName, pyDocstring, pyLiteral, pyStr, pyStrTuple, snake, wrap } from "./naming.js";
@@ -26,8 +24,6 @@ import { runnerView } from "./runner.js";
 import { eventRowExpr } from "./tables.js";
 import { dependencyOrder, ruleStepExpr, shapeExpr, typeView } from "./types.js";
 
-/** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
-const Handlebars = createRequire(import.meta.url)("handlebars") as typeof import("handlebars");
 
 /** Template folder, relative to the repository root. */
 export const PYTHON_TEMPLATE_DIR = "sdk-templates/python";
@@ -39,7 +35,7 @@ export const PYTHON_OUTPUT_DIR = "generated/python";
 export const PYTHON_SDK_VERSION = "0.1.0";
 
 /** Build the view model every template receives. */
-export function pythonViewModel(model: Model): Record<string, unknown> {
+export function pythonViewModel(model: Model): PythonSdkViewModel {
   const wireVersion = model.wireVersion.current;
   for (const e of model.enums) {
     const names = e.values.map(pyConstName);
@@ -163,28 +159,23 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
   };
 }
 
-/** Generate generated/python/. */
+/** Template (under sdk-templates/python/) → output path (under generated/python/). */
+const TEMPLATES: readonly (readonly [string, string])[] = [
+  ["pyproject.toml.hbs", "pyproject.toml"],
+  ["README.md.hbs", "README.md"],
+  ["lifeloop_callback/__init__.py.hbs", "lifeloop_callback/__init__.py"],
+  ["lifeloop_callback/py.typed.hbs", "lifeloop_callback/py.typed"],
+  ["lifeloop_callback/enums.py.hbs", "lifeloop_callback/enums.py"],
+  ["lifeloop_callback/wire.py.hbs", "lifeloop_callback/wire.py"],
+  ["lifeloop_callback/plans.py.hbs", "lifeloop_callback/plans.py"],
+  ["lifeloop_callback/spec.py.hbs", "lifeloop_callback/spec.py"],
+  ["lifeloop_callback/runner_outcomes.py.hbs", "lifeloop_callback/runner_outcomes.py"],
+  ["lifeloop_callback/commands.py.hbs", "lifeloop_callback/commands.py"],
+  ["lifeloop_callback/hooks.py.hbs", "lifeloop_callback/hooks.py"],
+];
+
+/** Generate generated/python/ from sdk-templates/python/ and the plain sources of sdk-runtime/python/. */
 export async function generatePython(model: Model): Promise<OutputFile[]> {
   const view = pythonViewModel(model);
-  const schema = JSON.parse(sdkSource(model, `${PYTHON_TEMPLATE_DIR}/view-model.schema.json`)) as Record<string, unknown>;
-  const ajv = new Ajv2020({ strict: true, allErrors: true });
-  const validate = ajv.compile(schema);
-  if (!validate(view)) {
-    const detail = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"} ${e.message ?? ""} ${JSON.stringify(e.params)}`);
-    throw new Error(`python view model does not match ${PYTHON_TEMPLATE_DIR}/view-model.schema.json:\n${detail.join("\n")}`);
-  }
-  const hbs = Handlebars.create();
-  const outputs: OutputFile[] = [];
-  for (const { path: rel, text } of sdkFilesUnder(model.sdkSources, PYTHON_TEMPLATE_DIR).filter((f) => f.path.endsWith(".hbs"))) {
-    const template = hbs.compile(text, { noEscape: true, strict: true });
-    let content: string;
-    try {
-      content = template(view);
-    } catch (error) {
-      throw new Error(`${PYTHON_TEMPLATE_DIR}/${rel}: ${(error as Error).message}`);
-    }
-    outputs.push({ path: `${PYTHON_OUTPUT_DIR}/${rel.slice(0, -".hbs".length)}`, content: finalNewline(content.replace(/[ \t]+$/gm, "").replace(/\n{4,}/g, "\n\n\n")) });
-  }
-  outputs.push(...copyRuntimeSources(model, "python", [".py"], PYTHON_OUTPUT_DIR, `${String(view.banner)}\n`));
-  return outputs;
+  return renderSdk(model, { language: "python", templates: TEMPLATES, outDir: PYTHON_OUTPUT_DIR, runtimeExtensions: [".py"], banner: `${view.banner}\n` }, view);
 }

@@ -63,6 +63,7 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
     ["reference-differences", "Deliberate differences from the reference"],
     ["harness-hook-mapping", "Harness hook mapping"],
     ["harness-hook-events", "Harness hook events"],
+    ["hook-command-events", "Hook command events"],
   ];
   // Every other table (rules.md shows the rule tables), titled by its stem.
   for (const table of model.specTables) {
@@ -91,6 +92,7 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
       "- [Spec tables](tables.md)",
       "- [Validation rules](rules.md)",
       "- [Limits](limits.md)",
+      "- [Compatibility rules](compat-rules.md) (`lifeloop-callback diff`)",
       "- [CLI reference](reference/cli.md): every command, flag and exit code",
       "- [Host API](reference/host-api.md): every export of the npm package",
     ].join("\n"),

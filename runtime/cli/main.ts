@@ -5,6 +5,8 @@
  *   conformance run --root DIR            run fixtures in the reference's format
  *   generate [--check]                    regenerate generated/ (development checkout)
  *   invoke --program ABS --timeout-ms N   send one DispatchEnvelope to a client process
+ *   diff --base A --head B | --schema OLD NEW   breaking-change gate between two spec versions
+ *   hook --adapter A --event E ...        run as a Claude Code / Codex command hook (hook config: the hooks block)
  *   events                                print the event vocabulary
  *   version | --version | -V              print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
@@ -14,7 +16,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
+import { DIFF_USAGE, runDiff } from "./commands/diff.js";
 import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
+import { HOOK_USAGE, runHook } from "./commands/hook.js";
 import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
 import { RENDER_USAGE, runRender } from "./commands/render.js";
 import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
@@ -30,6 +34,8 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["generate", { usage: GENERATE_USAGE, run: runGenerateCommand }],
   ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
   ["render", { usage: RENDER_USAGE, run: runRender }],
+  ["diff", { usage: DIFF_USAGE, run: runDiff }],
+  ["hook", { usage: HOOK_USAGE, run: runHook }],
   [
     "events",
     {

@@ -1405,6 +1405,13 @@ export const LIMITS_TABLE = {
       "on_exceed": "a usage error before anything is spawned"
     },
     {
+      "name": "max_reported_issues",
+      "value": 1000,
+      "unit": "count",
+      "applies_to": "the issues `lifeloop-callback validate --all` prints for one document (a 16 MiB document can hold millions)",
+      "on_exceed": "the first ones are printed, in layer order; stderr says how many were found in all"
+    },
+    {
       "name": "max_safe_integer",
       "value": 9007199254740991,
       "unit": "count",
@@ -2647,6 +2654,7 @@ export const LIMITS = {
   "settle_margin_ms": 1000,
   "failure_detail_preview_bytes": 64,
   "max_timeout_ms": 2147483647,
+  "max_reported_issues": 1000,
   "max_safe_integer": 9007199254740991
 } as const;
 

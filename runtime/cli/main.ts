@@ -22,7 +22,7 @@ import { HOOK_USAGE, runHook } from "./commands/hook.js";
 import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
 import { RENDER_USAGE, runRender } from "./commands/render.js";
 import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
-import { EXIT, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
+import { EXIT, HelpRequested, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
 import { packageRoot } from "./package-root.js";
 
 type Command = { readonly usage: string; readonly run: (args: readonly string[], io: CliIo) => Promise<number> };
@@ -90,13 +90,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.err(`lifeloop-callback: unknown command ${name}\n\n${help()}\n`);
     return EXIT.usage;
   }
-  if (args.includes("--help") || args.includes("-h")) {
+  // Anywhere else, `--help` is recognized by parseFlags: as a flag's value (`--arg -h`) it is that
+  // value, and a hook must not print usage text on stdout instead of delivering.
+  if (args[0] === "--help" || args[0] === "-h") {
     io.out(`${command.usage}\n`);
     return EXIT.ok;
   }
   try {
     return await command.run(args, io);
   } catch (error) {
+    if (error instanceof HelpRequested) {
+      io.out(`${command.usage}\n`);
+      return EXIT.ok;
+    }
     if (error instanceof UsageError) {
       io.err(`lifeloop-callback ${name}: ${error.message}\n${command.usage}\n`);
       return EXIT.usage;

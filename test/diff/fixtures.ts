@@ -5,7 +5,7 @@
  * project trees laid over `overlay` (a release snapshot of this repository), with `delete` naming
  * files the head tree lacks. `expected` is the exact set of rule ids the diff reports.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../support/cli-process.js";
@@ -50,7 +50,9 @@ export function materialize(fixture: Fixture): { root: string; base: string; hea
   for (const [dir, side] of [[base, "old"], [head, "new"]] as const) {
     mkdirSync(dir, { recursive: true });
     if (fixture.overlay) cpSync(join(REPO_ROOT, fixture.overlay), dir, { recursive: true });
-    cpSync(join(fixture.dir, side), dir, { recursive: true });
+    // A side with nothing of its own (e.g. `table-added` has no old/) is the overlay alone: git keeps
+    // no empty folder, so an absent old/ or new/ means empty.
+    if (existsSync(join(fixture.dir, side))) cpSync(join(fixture.dir, side), dir, { recursive: true });
   }
   for (const rel of fixture.delete ?? []) rmSync(join(head, rel), { force: true });
   return { root, base, head };

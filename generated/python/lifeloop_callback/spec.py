@@ -176,6 +176,7 @@ LIMITS: Final[Mapping[str, int]] = {
     "settle_margin_ms": 1000,
     "failure_detail_preview_bytes": 64,
     "max_timeout_ms": 2147483647,
+    "max_reported_issues": 1000,
     "max_safe_integer": 9007199254740991,
 }
 
@@ -205,6 +206,9 @@ LIMIT_FAILURE_DETAIL_PREVIEW_BYTES: Final = 64
 
 #: limits.max_timeout_ms (ms): an invoker's timeoutMs (the longest delay a Node.js timer can hold)
 LIMIT_MAX_TIMEOUT_MS: Final = 2147483647
+
+#: limits.max_reported_issues (count): the issues `lifeloop-callback validate --all` prints for one document (a 16 MiB document can hold millions)
+LIMIT_MAX_REPORTED_ISSUES: Final = 1000
 
 #: limits.max_safe_integer (count): every integer on the wire (2^53 - 1, exact in every binding); schemas carry it as `maximum`
 LIMIT_MAX_SAFE_INTEGER: Final = 9007199254740991
@@ -1689,6 +1693,13 @@ LIMITS_TABLE: Final[JsonValue] = {
             "unit": "ms",
             "applies_to": "an invoker's timeoutMs (the longest delay a Node.js timer can hold)",
             "on_exceed": "a usage error before anything is spawned",
+        },
+        {
+            "name": "max_reported_issues",
+            "value": 1000,
+            "unit": "count",
+            "applies_to": "the issues `lifeloop-callback validate --all` prints for one document (a 16 MiB document can hold millions)",
+            "on_exceed": "the first ones are printed, in layer order; stderr says how many were found in all",
         },
         {
             "name": "max_safe_integer",

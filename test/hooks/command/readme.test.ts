@@ -19,7 +19,8 @@ it("the README's hook example prints what it says", () => {
   const block = readmeExample(REPO_ROOT, "hook").code;
   const expected = block.split("\n").filter((l) => l.startsWith("# => ")).map((l) => l.slice("# => ".length));
   expect(expected.length).toBeGreaterThanOrEqual(3);
-  const script = block.replaceAll("npx lifeloop-callback", `node ${JSON.stringify(CLI)}`).replaceAll("/tmp", TMP);
+  // /tmp first: the CLI's own path may lie under /tmp (a clone there) and must stay as it is.
+  const script = block.replaceAll("/tmp", TMP).replaceAll("npx lifeloop-callback", `node ${JSON.stringify(CLI)}`);
   const r = spawnSync("bash", ["-c", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
   expect(r.status, r.stderr).toBe(0);
   expect(r.stdout.trimEnd().split("\n")).toEqual(expected);

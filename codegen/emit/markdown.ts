@@ -4,6 +4,7 @@
  */
 import { fullObject } from "../model/samples.js";
 import type { Model, ReferenceDifference, Shape, WireType } from "../model/model.js";
+import type { SpecTableSource } from "../model/tables.js";
 
 /** Escape a cell for a Markdown table (pipes and newlines). */
 export function cell(value: unknown): string {
@@ -60,39 +61,69 @@ function differencesTable(rows: readonly ReferenceDifference[]): string {
   return mdTable(["id", "where", "reference", "ours", "reason"], rows.map((d) => [`\`${d.id}\``, d.where, d.reference, d.ours, d.reason]));
 }
 
-/** Named renderers of the spec tables; `spec/*.md` regions refer to these names. */
+/** A cell of the generic renderer: lists joined by commas, objects as inline JSON. */
+function genericCell(value: unknown): unknown {
+  if (Array.isArray(value) && value.every((v) => typeof v !== "object" || v === null)) return value.join(", ");
+  if (typeof value === "object" && value !== null) return `\`${JSON.stringify(value)}\``;
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  return value;
+}
+
+/**
+ * The rendering of a table that has no hand-designed one: each member holding a list of objects
+ * becomes a table (columns in meta-schema order, headers are the member names), the scalar members
+ * one property/value table first.
+ */
+export function genericTable(table: SpecTableSource): string {
+  const props = (table.meta.properties ?? {}) as Record<string, { readonly items?: { readonly properties?: Record<string, unknown> } }>;
+  const scalars: unknown[][] = [];
+  const lists: string[] = [];
+  for (const [key, value] of Object.entries(table.doc)) {
+    const columns = Object.keys(props[key]?.items?.properties ?? {});
+    if (Array.isArray(value) && columns.length > 0) {
+      const rows = value.map((row) => columns.map((c) => genericCell((row as Record<string, unknown>)[c])));
+      lists.push(`${Object.keys(table.doc).length > 1 ? `\`${key}\`:\n\n` : ""}${mdTable(columns.map((c) => c.replace(/_/g, " ")), rows)}`);
+    } else scalars.push([`\`${key}\``, genericCell(value)]);
+  }
+  return [...(scalars.length > 0 ? [mdTable(["property", "value"], scalars)] : []), ...lists].join("\n\n");
+}
+
+/**
+ * Named renderers of the spec tables; `spec/*.md` regions refer to these names. A table without a
+ * hand-designed renderer gets {@link genericTable} under its stem.
+ */
 export function tableRenderers(model: Model): ReadonlyMap<string, () => string> {
   const t = model.tables;
-  const defaults = new Map(t.failureRetryDefaults.map((r) => [r.failure_class, r.retry_class]));
-  return new Map<string, () => string>([
+  const defaults = new Map(t.failureRetryDefaults.defaults.map((r) => [r.failure_class, r.retry_class]));
+  const renderers = new Map<string, () => string>([
     ["wire-version", () => mdTable(["current wire version", "reference crate"], [[`\`${model.wireVersion.current}\``, `${model.wireVersion.reference.crate} ${model.wireVersion.reference.version}`]])],
     [
       "transport-modes",
-      () => mdTable(["mode", "title", "status", "cross-language", "framing", "deadline", "implementation"], t.transportModes.map((r) => [`\`${r.mode}\``, r.title, r.status, r.cross_language ? "yes" : "no", r.framing, r.deadline, r.implementation])),
+      () => mdTable(["mode", "title", "status", "cross-language", "framing", "deadline", "implementation"], t.transportModes.modes.map((r) => [`\`${r.mode}\``, r.title, r.status, r.cross_language ? "yes" : "no", r.framing, r.deadline, r.implementation])),
     ],
-    ["subprocess-wire-framing", () => mdTable(["stream", "direction", "content", "documents", "end", "limit"], t.subprocessWireFraming.map((r) => [r.stream, r.direction, r.content, r.documents, r.end, r.limit]))],
+    ["subprocess-wire-framing", () => mdTable(["stream", "direction", "content", "documents", "end", "limit"], t.subprocessWireFraming.streams.map((r) => [r.stream, r.direction, r.content, r.documents, r.end, r.limit]))],
     [
       "subprocess-failure-mapping",
       () =>
         mdTable(
           ["variant", "failure class", "default retry", "transports", "origin", "when", "reason"],
-          t.subprocessFailureMapping.map((r) => [`\`${r.variant}\``, `\`${r.failure_class}\``, `\`${defaults.get(r.failure_class)}\``, r.transports.join(", "), r.origin, r.when, r.reason ?? ""]),
+          t.subprocessFailureMapping.variants.map((r) => [`\`${r.variant}\``, `\`${r.failure_class}\``, `\`${defaults.get(r.failure_class)}\``, r.transports.join(", "), r.origin, r.when, r.reason ?? ""]),
         ),
     ],
-    ["failure-retry-defaults", () => mdTable(["failure class", "default retry class", "meaning"], t.failureRetryDefaults.map((r) => [`\`${r.failure_class}\``, `\`${r.retry_class}\``, r.meaning]))],
+    ["failure-retry-defaults", () => mdTable(["failure class", "default retry class", "meaning"], t.failureRetryDefaults.defaults.map((r) => [`\`${r.failure_class}\``, `\`${r.retry_class}\``, r.meaning]))],
     [
       "event-vocabulary",
       () =>
         mdTable(
           ["event", "summary", "requires frame_context", "notification only", "dispatchable", "stream v2"],
-          t.eventVocabulary.map((r) => [`\`${r.event}\``, r.summary, r.requires_frame_context ? "yes" : "no", r.notification_only ? "yes" : "no", r.dispatchable ? "yes" : "no", r.stream_v2]),
+          t.eventVocabulary.events.map((r) => [`\`${r.event}\``, r.summary, r.requires_frame_context ? "yes" : "no", r.notification_only ? "yes" : "no", r.dispatchable ? "yes" : "no", r.stream_v2]),
         ),
     ],
     [
       "receipt-emitted-guard",
       () => mdTable(["property", "value"], Object.entries(t.receiptEmittedGuard).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v])),
     ],
-    ["limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
+    ["limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.limits.map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
     ["field-bounds", () => fieldBoundsTable(model)],
     [
       "client-initiated-commands",
@@ -108,12 +139,14 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
       },
     ],
     ["rules", () => mdTable(["rule id", "check", "applies to", "summary", "reference"], model.rules.map((r) => [`\`${r.id}\``, r.check, [...new Set(r.targets.map((x) => x.type))].join(", "), r.summary, r.reference]))],
-    ["cli-exit-codes", () => mdTable(["code", "name", "meaning"], t.cliExitCodes.map((c) => [c.code, `\`${c.name}\``, c.meaning]))],
-    ["document-rules", () => mdTable(["rule id", "layer", "summary"], t.documentRules.map((r) => [`\`${r.id}\``, r.layer, r.summary]))],
+    ["cli-exit-codes", () => mdTable(["code", "name", "meaning"], t.cliExitCodes.codes.map((c) => [c.code, `\`${c.name}\``, c.meaning]))],
+    ["document-rules", () => mdTable(["rule id", "layer", "summary"], t.documentRules.rules.map((r) => [`\`${r.id}\``, r.layer, r.summary]))],
     ...hookTableRenderers(model),
-    ["reference-differences", () => differencesTable(t.referenceDifferences.filter((d) => d.scope === "validation"))],
+    ["reference-differences", () => differencesTable(t.referenceDifferences.differences.filter((d) => d.scope === "validation"))],
     ...continuationTableRenderers(model),
   ]);
+  for (const table of model.specTables) if (!renderers.has(table.stem)) renderers.set(table.stem, () => genericTable(table));
+  return renderers;
 }
 
 /** Renderers of the continuation group of spec/tables/client-initiated-commands.json (spec/continuation-store.md). */
@@ -127,7 +160,7 @@ function continuationTableRenderers(model: Model): [string, () => string][] {
     ["continuation-limits", () => mdTable(["limit", "value"], Object.entries(g.limits).map(([k, v]) => [code(k), typeof v === "string" ? code(v) : v]))],
     ["continuation-entry-format", () => mdTable(["property", "value"], Object.entries(g.entry_format).map(([k, v]) => [code(k), Array.isArray(v) ? v.map((x) => (typeof x === "string" ? code(x) : `${code(x.field)} (${x.type})`)).join(", ") : code(String(v))]))],
     ["continuation-extension-flags", () => mdTable(["command", "flag", "value", "meaning"], g.extension_flags.map((f) => [f.command, code(f.flag), f.value, f.meaning]))],
-    ["continuation-differences", () => differencesTable(model.tables.referenceDifferences.filter((d) => d.scope === "continuation"))],
+    ["continuation-differences", () => differencesTable(model.tables.referenceDifferences.differences.filter((d) => d.scope === "continuation"))],
   ];
 }
 
@@ -169,7 +202,7 @@ function hookTableRenderers(model: Model): [string, () => string][] {
     ["harness-hook-block-effects", () => mdTable(["block", "renders", "meaning"], m.block_effects.map((b) => [code(b.block), b.renders, b.meaning]))],
     ["harness-hook-errors", () => mdTable(["error kind", "CLI exit", "summary"], m.errors.map((e) => [code(e.kind), code(e.exit), e.summary]))],
     ["harness-hook-warnings", () => mdTable(["warning code", "summary"], m.warnings.map((w) => [code(w.code), w.summary]))],
-    ["harness-hook-differences", () => differencesTable(model.tables.referenceDifferences.filter((d) => d.scope === "rendering"))],
+    ["harness-hook-differences", () => differencesTable(model.tables.referenceDifferences.differences.filter((d) => d.scope === "rendering"))],
     ...hookCommandTableRenderers(model),
   ];
 }
@@ -189,7 +222,7 @@ function hookCommandTableRenderers(model: Model): [string, () => string][] {
     ],
     ["hook-command-adapters", () => mdTable(["adapter", "adapter_version", "configuration file", "unknown input members", "why"], t.adapters.map((a) => [a.adapter, code(a.adapter_version), code(a.config_file), a.unknown_input_fields, a.unknown_input_fields_fact]))],
     ["hook-command-fields", () => mdTable(["input member", "CallbackRequest member", "events", "bounded", "note"], t.fields.map((f) => [code(f.input), code(f.target), f.applies, f.bounded ? `${t.metadata_text_max_bytes} bytes` : "", f.note]))],
-    ["hook-command-differences", () => differencesTable(model.tables.referenceDifferences.filter((d) => d.scope === "hook_command"))],
+    ["hook-command-differences", () => differencesTable(model.tables.referenceDifferences.differences.filter((d) => d.scope === "hook_command"))],
   ];
 }
 

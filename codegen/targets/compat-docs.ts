@@ -3,14 +3,9 @@
  * reports (spec/tables/compat-rules.json) with its level, category, the roles it breaks and an
  * example, and of every table's declared evolution (spec/tables/table-evolution.json).
  *
- * The two tables are tooling facts, not protocol facts, so they are not part of the model the SDK
- * targets dump; this target reads and validates them itself (like docs.ts reads spec/*.md) and
- * throws ModelError (generate exits 3) when one does not match its meta-schema.
+ * The two tables are tooling facts, not protocol facts: the loader validates them like every table
+ * but keeps them in Model.toolTables (codegen/model/tables.ts TOOLING_TABLES), out of the SDKs.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import { ModelError } from "../model/load.js";
 import type { Model } from "../model/model.js";
 import { finalNewline, markdownBanner, type OutputFile } from "../emit/output.js";
 import { mdTable } from "../emit/markdown.js";
@@ -30,29 +25,17 @@ interface EvolutionRow {
   readonly members: Record<string, string>;
 }
 
-/** Read spec/tables/<stem>.json, validated against spec/meta/<stem>.schema.json. */
-export function readToolTable(root: string, stem: string): unknown {
-  const file = `spec/tables/${stem}.json`;
-  const read = (rel: string): unknown => {
-    try {
-      return JSON.parse(readFileSync(join(root, rel), "utf8")) as unknown;
-    } catch (error) {
-      throw new ModelError(rel, "", `not readable JSON: ${(error as Error).message}`);
-    }
-  };
-  const validate = new Ajv2020({ strict: true, allErrors: true }).compile(read(`spec/meta/${stem}.schema.json`) as object);
-  const doc = read(file);
-  if (!validate(doc)) {
-    const first = validate.errors?.[0];
-    throw new ModelError(file, first?.instancePath ?? "", `does not match spec/meta/${stem}.schema.json: ${first?.message ?? "invalid"}`);
-  }
-  return doc;
+/** A tooling table of the model (validated by the loader against its meta-schema). */
+function toolTable(model: Model, stem: string): unknown {
+  const table = model.toolTables.get(stem);
+  if (!table) throw new Error(`compat-docs target: spec/tables/${stem}.json is not a tooling table of the model`);
+  return table.doc;
 }
 
 /** Generate the compatibility rules page. */
 export async function generateCompatDocs(model: Model): Promise<OutputFile[]> {
-  const rules = (readToolTable(model.root, "compat-rules") as { rules: CompatRuleRow[] }).rules;
-  const evolution = (readToolTable(model.root, "table-evolution") as { tables: EvolutionRow[] }).tables;
+  const rules = (toolTable(model, "compat-rules") as { rules: CompatRuleRow[] }).rules;
+  const evolution = (toolTable(model, "table-evolution") as { tables: EvolutionRow[] }).tables;
   const categories = ["wire", "source", "doc", "semantic"];
   const sections = categories.map((category) => {
     const rows = rules

@@ -8,11 +8,12 @@
  *   <!-- generated:end NAME -->
  * Prose outside regions is written by hand and left untouched. An unknown NAME is an error.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Model } from "../model/model.js";
 import { finalNewline, markdownBanner, type OutputFile } from "../emit/output.js";
 import { mdTable, tableRenderers, typePage } from "../emit/markdown.js";
+
+/** Tables rendered on rules.md rather than tables.md. */
+const RULE_PAGE_TABLES = new Set(["rules", "document-rules"]);
 
 const REGION = /<!-- generated:begin ([a-z0-9-]+) -->\n[\s\S]*?<!-- generated:end \1 -->/g;
 
@@ -39,7 +40,7 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
 
   for (const type of model.types) page(`types/${type.name}.md`, typePage(model, type));
 
-  const defaults = new Map(model.tables.failureRetryDefaults.map((r) => [r.failure_class, r.retry_class]));
+  const defaults = new Map(model.tables.failureRetryDefaults.defaults.map((r) => [r.failure_class, r.retry_class]));
   const enumSections = model.enums.map((e) => {
     const rows = e.values.map((v) => (e.name === "FailureClass" ? [`\`${v}\``, `\`${defaults.get(v)}\``] : [`\`${v}\``]));
     const headers = e.name === "FailureClass" ? ["value", "default retry class"] : ["value"];
@@ -64,6 +65,12 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
     ["harness-hook-events", "Harness hook events"],
     ["hook-command-events", "Hook command events"],
   ];
+  // Every other table (rules.md shows the rule tables), titled by its stem.
+  for (const table of model.specTables) {
+    if (!tableNames.some(([name]) => name === table.stem) && !RULE_PAGE_TABLES.has(table.stem)) {
+      tableNames.push([table.stem, table.stem.charAt(0).toUpperCase() + table.stem.slice(1).replace(/-/g, " ")]);
+    }
+  }
   page("tables.md", `# Spec tables\n\nRendered from \`spec/tables/*.json\`.\n\n${tableNames.map(([name, title]) => `## ${title}\n\n${render(name)}`).join("\n\n")}`);
   page(
     "rules.md",
@@ -91,10 +98,6 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
     ].join("\n"),
   );
 
-  for (const name of readdirSync(join(model.root, "spec")).filter((n) => n.endsWith(".md")).sort()) {
-    const path = `spec/${name}`;
-    const text = readFileSync(join(model.root, path), "utf8");
-    out.push({ path, content: fillRegions(path, text, renderers) });
-  }
+  for (const page of model.specPages) out.push({ path: page.path, content: fillRegions(page.path, page.text, renderers) });
   return out;
 }

@@ -22,560 +22,39 @@ export const REFERENCE_IMPLEMENTATION = {
   "version": "0.5.0"
 } as const;
 
-/** Every FailureClass value, in schema order (schemas/failure-class.schema.json). */
-export const FAILURE_CLASS_VALUES = [
-  "adapter_unavailable",
-  "capability_unsupported",
-  "capability_degraded",
-  "placement_unavailable",
-  "payload_too_large",
-  "payload_rejected",
-  "identity_unavailable",
-  "transport_error",
-  "timeout",
-  "operator_required",
-  "state_conflict",
-  "invalid_request",
-  "internal_error"
-] as const;
-
-/** Every FrameClass value, in schema order (schemas/frame-class.schema.json). */
-export const FRAME_CLASS_VALUES = [
-  "top_level",
-  "subcall"
-] as const;
-
-/** Every IntegrationMode value, in schema order (schemas/integration-mode.schema.json). */
-export const INTEGRATION_MODE_VALUES = [
-  "manual_skill",
-  "launcher_wrapper",
-  "native_hook",
-  "reference_adapter",
-  "telemetry_only"
-] as const;
-
-/** Every LifecycleEventKind value, in schema order (schemas/lifecycle-event-kind.schema.json). */
-export const LIFECYCLE_EVENT_KIND_VALUES = [
-  "session.starting",
-  "session.started",
-  "frame.opening",
-  "frame.opened",
-  "context.pressure_observed",
-  "context.compacted",
-  "frame.ending",
-  "frame.ended",
-  "session.ending",
-  "session.ended",
-  "supervisor.tick",
-  "capability.degraded",
-  "receipt.emitted",
-  "receipt.gap_detected"
-] as const;
-
-/** Every PlacementClass value, in schema order (schemas/placement-class.schema.json). */
-export const PLACEMENT_CLASS_VALUES = [
-  "developer_equivalent_frame",
-  "pre_prompt_frame",
-  "side_channel_context",
-  "receipt_only"
-] as const;
-
-/** Every PlacementOutcome value, in schema order (schemas/placement-outcome.schema.json). */
-export const PLACEMENT_OUTCOME_VALUES = [
-  "delivered",
-  "skipped",
-  "degraded",
-  "failed"
-] as const;
-
-/** Every ReceiptStatus value, in schema order (schemas/receipt-status.schema.json). */
-export const RECEIPT_STATUS_VALUES = [
-  "observed",
-  "delivered",
-  "skipped",
-  "degraded",
-  "failed"
-] as const;
-
-/** Every RequirementLevel value, in schema order (schemas/requirement-level.schema.json). */
-export const REQUIREMENT_LEVEL_VALUES = [
-  "required",
-  "preferred",
-  "optional"
-] as const;
-
-/** Every RetryClass value, in schema order (schemas/retry-class.schema.json). */
-export const RETRY_CLASS_VALUES = [
-  "safe_retry",
-  "retry_after_reread",
-  "retry_after_reconfigure",
-  "retry_after_operator",
-  "do_not_retry"
-] as const;
-
-/** Every SupportState value, in schema order (schemas/support-state.schema.json). */
-export const SUPPORT_STATE_VALUES = [
-  "native",
-  "synthesized",
-  "manual",
-  "partial",
-  "unavailable"
-] as const;
-
-/** Names of the wire object types (schemas/*.schema.json). */
-export const WIRE_OBJECT_TYPES = [
-  "AcceptablePlacement",
-  "CallbackRequest",
-  "CallbackResponse",
-  "CapabilityDegradation",
-  "DispatchEnvelope",
-  "FrameContext",
-  "LifecycleReceipt",
-  "PayloadEnvelope",
-  "PayloadReceipt",
-  "PayloadRef",
-  "Warning"
-] as const;
-/** A wire object type name. */
-export type WireObjectTypeName = (typeof WIRE_OBJECT_TYPES)[number];
-
-/** Maps each wire object type name to its TypeScript type. */
-export interface WireTypeMap {
-  AcceptablePlacement: Wire.AcceptablePlacement;
-  CallbackRequest: Wire.CallbackRequest;
-  CallbackResponse: Wire.CallbackResponse;
-  CapabilityDegradation: Wire.CapabilityDegradation;
-  DispatchEnvelope: Wire.DispatchEnvelope;
-  FrameContext: Wire.FrameContext;
-  LifecycleReceipt: Wire.LifecycleReceipt;
-  PayloadEnvelope: Wire.PayloadEnvelope;
-  PayloadReceipt: Wire.PayloadReceipt;
-  PayloadRef: Wire.PayloadRef;
-  Warning: Wire.Warning;
-}
-
-/** Types that travel as whole wire documents, with their CLI and fixture names. */
-export const WIRE_DOCUMENTS = [
-  {
-    "typeName": "CallbackRequest",
-    "cliName": "callback-request",
-    "fixtureKind": "callback_request"
-  },
-  {
-    "typeName": "CallbackResponse",
-    "cliName": "callback-response",
-    "fixtureKind": "callback_response"
-  },
-  {
-    "typeName": "DispatchEnvelope",
-    "cliName": "dispatch-envelope",
-    "fixtureKind": "dispatch_envelope"
-  },
-  {
-    "typeName": "LifecycleReceipt",
-    "cliName": "lifecycle-receipt",
-    "fixtureKind": "lifecycle_receipt"
-  },
-  {
-    "typeName": "PayloadEnvelope",
-    "cliName": "payload-envelope",
-    "fixtureKind": "payload_envelope"
-  }
-] as const;
-/** The CLI name of a wire document type, e.g. `callback-request`. */
-export type WireDocumentCliName = (typeof WIRE_DOCUMENTS)[number]["cliName"];
-
-/** spec/tables/event-vocabulary.json: one row per LifecycleEventKind. */
-export const EVENT_VOCABULARY = [
-  {
-    "event": "session.starting",
-    "summary": "The top-level harness lifecycle is about to start, attach or resume.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "session.started",
-    "summary": "The top-level lifecycle is live enough for a client to bind correlation state.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "frame.opening",
-    "summary": "An execution frame (prompt, turn, recursive frame) is about to receive client payloads.",
-    "requires_frame_context": true,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "frame.opened",
-    "summary": "The frame accepted delivery or explicitly skipped it.",
-    "requires_frame_context": true,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "context.pressure_observed",
-    "summary": "Budget, compaction, idle-reset or context-pressure evidence was observed.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "context.compacted",
-    "summary": "The harness finished compacting or otherwise rewriting its context.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "frame.ending",
-    "summary": "A frame is about to close, finish, fail or be interrupted.",
-    "requires_frame_context": true,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "frame.ended",
-    "summary": "A frame has closed, failed or been abandoned.",
-    "requires_frame_context": true,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "session.ending",
-    "summary": "The top-level lifecycle is about to close or needs close-out coordination.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "session.ended",
-    "summary": "The top-level lifecycle has closed or been abandoned.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "supervisor.tick",
-    "summary": "A supervisor, scheduler, watchdog or bridge is polling an active lifecycle.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "capability.degraded",
-    "summary": "A negotiated capability changed support state mid-session.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "receipt.emitted",
-    "summary": "A lifecycle receipt was emitted. Evidence only: never dispatched to a client and never itself receipted.",
-    "requires_frame_context": false,
-    "notification_only": true,
-    "dispatchable": false,
-    "stream_v2": "never_sent"
-  },
-  {
-    "event": "receipt.gap_detected",
-    "summary": "A receipt sequence gap was observed that cannot be reconstructed.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  }
-] as const;
-
-/** spec/tables/failure-retry-defaults.json: the default RetryClass of each FailureClass. */
-export const FAILURE_RETRY_DEFAULTS = {
-  "adapter_unavailable": "retry_after_reconfigure",
-  "capability_unsupported": "do_not_retry",
-  "capability_degraded": "retry_after_reread",
-  "placement_unavailable": "retry_after_reconfigure",
-  "payload_too_large": "do_not_retry",
-  "payload_rejected": "retry_after_reconfigure",
-  "identity_unavailable": "retry_after_reconfigure",
-  "transport_error": "safe_retry",
-  "timeout": "safe_retry",
-  "operator_required": "retry_after_operator",
-  "state_conflict": "retry_after_reread",
-  "invalid_request": "do_not_retry",
-  "internal_error": "retry_after_reread"
-} as const;
-
-/** spec/tables/subprocess-failure-mapping.json: every failure variant and its FailureClass. */
-export const FAILURE_VARIANTS = [
-  {
-    "variant": "receipt_emitted_rejected",
-    "failure_class": "invalid_request",
-    "origin": "callback-001",
-    "reference_variant": "ReceiptEmittedRejected",
-    "transports": [
-      "subprocess_v1",
-      "in_process"
-    ],
-    "stage": "guard",
-    "when": "The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced."
-  },
-  {
-    "variant": "invalid_request",
-    "failure_class": "invalid_request",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "subprocess_v1",
-      "in_process"
-    ],
-    "stage": "validate_request",
-    "when": "The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.",
-    "reason": "The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own."
-  },
-  {
-    "variant": "serialize_request",
-    "failure_class": "internal_error",
-    "origin": "callback-001",
-    "reference_variant": "SerializeRequest",
-    "transports": [
-      "subprocess_v1",
-      "in_process"
-    ],
-    "stage": "serialize",
-    "when": "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered."
-  },
-  {
-    "variant": "request_too_large",
-    "failure_class": "payload_too_large",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "subprocess_v1",
-      "in_process"
-    ],
-    "stage": "serialize",
-    "when": "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned or called.",
-    "reason": "The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help."
-  },
-  {
-    "variant": "spawn",
-    "failure_class": "transport_error",
-    "origin": "callback-001",
-    "reference_variant": "Spawn",
-    "transports": [
-      "subprocess_v1"
-    ],
-    "stage": "spawn",
-    "when": "The program cannot be started: not found, not executable, permission denied, fork failure."
-  },
-  {
-    "variant": "write_request",
-    "failure_class": "transport_error",
-    "origin": "callback-001",
-    "reference_variant": "WriteRequest",
-    "transports": [
-      "subprocess_v1"
-    ],
-    "stage": "write",
-    "when": "Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure)."
-  },
-  {
-    "variant": "read_response",
-    "failure_class": "transport_error",
-    "origin": "callback-001",
-    "reference_variant": "ReadResponse",
-    "transports": [
-      "subprocess_v1"
-    ],
-    "stage": "read",
-    "when": "Reading the child's stdout failed."
-  },
-  {
-    "variant": "response_too_large",
-    "failure_class": "transport_error",
-    "origin": "lifeloop-callback",
-    "reference_variant": "ReadResponse",
-    "transports": [
-      "subprocess_v1",
-      "in_process"
-    ],
-    "stage": "read",
-    "when": "The child wrote more than limits.max_response_bytes to stdout (the process group is killed at once and no more is read), or an in-process handler's response serializes to more than that.",
-    "reason": "The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class."
-  },
-  {
-    "variant": "non_zero_exit",
-    "failure_class": "transport_error",
-    "origin": "callback-001",
-    "reference_variant": "NonZeroExit",
-    "transports": [
-      "subprocess_v1"
-    ],
-    "stage": "exit",
-    "when": "The child exited with a non-zero code or was killed by a signal, even if it wrote a valid response first. Carries the exit code or signal and the stderr tail."
-  },
-  {
-    "variant": "parse_response",
-    "failure_class": "invalid_request",
-    "origin": "callback-001",
-    "reference_variant": "ParseResponse",
-    "transports": [
-      "subprocess_v1"
-    ],
-    "stage": "parse",
-    "when": "stdout is not exactly one JSON document: empty, two documents, trailing bytes, a log line, a byte-order mark, invalid UTF-8, too deep, duplicate keys."
-  },
-  {
-    "variant": "invalid_response",
-    "failure_class": "invalid_request",
-    "origin": "callback-001",
-    "reference_variant": "InvalidResponse",
-    "transports": [
-      "subprocess_v1",
-      "in_process"
-    ],
-    "stage": "validate_response",
-    "when": "The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class."
-  },
-  {
-    "variant": "handler_threw",
-    "failure_class": "internal_error",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "in_process"
-    ],
-    "stage": "handler",
-    "when": "The in-process handler threw or its promise rejected.",
-    "reason": "CALLBACK-001 leaves in-process errors to the host language. A throwing handler is a crash inside the host process, which the reference's transport vocabulary classes as internal (TransportError::Internal)."
-  },
-  {
-    "variant": "timeout",
-    "failure_class": "timeout",
-    "origin": "callback-001",
-    "reference_variant": "Timeout",
-    "transports": [
-      "subprocess_v1",
-      "in_process"
-    ],
-    "stage": "deadline",
-    "when": "The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time."
-  }
-] as const;
-/** A failure variant id, e.g. `non_zero_exit`. */
-export type FailureVariant = (typeof FAILURE_VARIANTS)[number]["variant"];
-
-/** spec/tables/transport-modes.json */
-export const TRANSPORT_MODES = [
-  {
-    "mode": "in_process",
-    "title": "In-process callbacks",
-    "status": "implemented",
-    "cross_language": false,
-    "framing": "none: the host calls a handler in its own process",
-    "deadline": "optional timeoutMs on the handler's promise",
-    "implementation": "runtime/invoker/in-process.ts"
-  },
-  {
-    "mode": "subprocess_v1",
-    "title": "Subprocess callbacks (v1)",
-    "status": "normative",
-    "cross_language": true,
-    "framing": "one fresh child per event; one DispatchEnvelope on stdin then EOF; one CallbackResponse on stdout read to EOF",
-    "deadline": "required timeoutMs covering spawn, write, read and exit; no default",
-    "implementation": "runtime/invoker/subprocess.ts"
-  },
-  {
-    "mode": "stream_v2",
-    "title": "Stream callbacks (v2)",
-    "status": "proposed",
-    "cross_language": true,
-    "framing": "one long-lived child; JSON-RPC 2.0 messages over stdio; method event/<event>; params CallbackRequest, result CallbackResponse",
-    "deadline": "not specified yet",
-    "implementation": null
-  }
-] as const;
-
-/** spec/tables/subprocess-wire-framing.json */
-export const SUBPROCESS_WIRE_FRAMING = [
-  {
-    "stream": "stdin",
-    "direction": "host_to_client",
-    "content": "exactly one DispatchEnvelope JSON document",
-    "documents": 1,
-    "end": "the host closes stdin after the document (EOF)",
-    "limit": "max_request_bytes"
-  },
-  {
-    "stream": "stdout",
-    "direction": "client_to_host",
-    "content": "exactly one CallbackResponse JSON document; a trailing newline is optional",
-    "documents": 1,
-    "end": "the host reads to EOF; newline framing is not used in v1",
-    "limit": "max_response_bytes"
-  },
-  {
-    "stream": "stderr",
-    "direction": "client_to_host",
-    "content": "free-form diagnostics; kept as a bounded tail for failure receipts; never fails an otherwise valid exchange",
-    "documents": 0,
-    "end": "read to EOF concurrently with stdout",
-    "limit": "stderr_tail_bytes"
-  },
-  {
-    "stream": "exit_status",
-    "direction": "client_to_host",
-    "content": "0 on success; any other code or a signal fails the call (non_zero_exit) even after a valid response",
-    "documents": 0,
-    "end": "the host reaps the child",
-    "limit": null
-  }
-] as const;
-
-/** spec/tables/receipt-emitted-guard.json */
-export const RECEIPT_EMITTED_GUARD = {
-  "event": "receipt.emitted",
-  "rejected_before_spawn": true,
-  "failure_variant": "receipt_emitted_rejected",
-  "produces_receipt": false,
-  "stream_v2_sends_notification": false,
-  "transports": [
-    "in_process",
-    "subprocess_v1",
-    "stream_v2"
+/** spec/tables/cli-exit-codes.json as written (minus `$schema`); its type is CliExitCodesTable in ./tables.ts. */
+export const CLI_EXIT_CODES_TABLE = {
+  "codes": [
+    {
+      "code": 0,
+      "name": "ok",
+      "meaning": "Success: the document is valid, the invocation returned a valid response, the fixtures all passed, nothing drifted."
+    },
+    {
+      "code": 1,
+      "name": "validation",
+      "meaning": "The input was read but judged invalid: schema or rule issues, a failed invocation, a failing fixture, drift found by generate --check."
+    },
+    {
+      "code": 2,
+      "name": "usage",
+      "meaning": "Bad command line: unknown command or flag, missing or malformed value, relative program path."
+    },
+    {
+      "code": 3,
+      "name": "input",
+      "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json)."
+    },
+    {
+      "code": 4,
+      "name": "unsupported",
+      "meaning": "render only: the adapter has no hook event for the lifecycle event; nothing on stdout (so a hook wrapper can skip), the reason on stderr."
+    }
   ]
 } as const;
 
-/** spec/tables/limits.json, by name (units in the table: bytes, levels, ms). */
-export const LIMITS = {
-  "max_request_bytes": 16777216,
-  "max_response_bytes": 16777216,
-  "max_depth": 64,
-  "max_values": 131072,
-  "stderr_tail_bytes": 8192,
-  "kill_grace_ms": 100,
-  "settle_margin_ms": 1000,
-  "failure_detail_preview_bytes": 64,
-  "max_timeout_ms": 2147483647,
-  "max_reported_issues": 1000,
-  "max_safe_integer": 9007199254740991
-} as const;
-
-/** spec/tables/client-initiated-commands.json */
-export const CLIENT_INITIATED_COMMANDS = {
+/** spec/tables/client-initiated-commands.json as written (minus `$schema`); its type is ClientInitiatedCommandsRegistry in ./tables.ts. */
+export const CLIENT_INITIATED_COMMANDS_TABLE = {
   "groups": [
     {
       "group": "continuation",
@@ -773,6 +252,98 @@ export const CLIENT_INITIATED_COMMANDS = {
           ]
         }
       ],
+      "members": [
+        {
+          "name": "status",
+          "type": "string",
+          "nullable": false,
+          "description": "always \"ok\" on success"
+        },
+        {
+          "name": "written_at_epoch_s",
+          "type": "unsigned_integer",
+          "nullable": false,
+          "description": "when the entry was written, in seconds since the Unix epoch"
+        },
+        {
+          "name": "client_id",
+          "type": "string",
+          "nullable": false,
+          "description": "the client that wrote the entry (\"unknown\" when none was given)"
+        },
+        {
+          "name": "key",
+          "type": "string",
+          "nullable": false,
+          "description": "the entry's key"
+        },
+        {
+          "name": "ttl_s",
+          "type": "unsigned_integer",
+          "nullable": true,
+          "description": "the entry's time to live in seconds (null when it has none)"
+        },
+        {
+          "name": "thread",
+          "type": "string",
+          "nullable": false,
+          "description": "the thread that was listed"
+        },
+        {
+          "name": "dropped_count",
+          "type": "unsigned_integer",
+          "nullable": false,
+          "description": "how many entries were deleted"
+        },
+        {
+          "name": "keys",
+          "type": "entries",
+          "nullable": false,
+          "entry_members": [
+            "client_id",
+            "key",
+            "ttl_s",
+            "written_at_epoch_s"
+          ],
+          "description": "the live entries of the thread, in the host's directory order"
+        },
+        {
+          "name": "actual",
+          "type": "string",
+          "nullable": false,
+          "description": "the client id the entry was written by"
+        },
+        {
+          "name": "required",
+          "type": "string",
+          "nullable": false,
+          "description": "the client id the request required"
+        },
+        {
+          "name": "max_bytes",
+          "type": "unsigned_integer",
+          "nullable": false,
+          "description": "the largest blob the host accepts, in bytes"
+        },
+        {
+          "name": "detail",
+          "type": "string",
+          "nullable": false,
+          "description": "why the identifier is invalid"
+        },
+        {
+          "name": "field",
+          "type": "string",
+          "nullable": false,
+          "description": "which identifier is invalid (thread, key or client_id)"
+        },
+        {
+          "name": "reason",
+          "type": "string",
+          "nullable": false,
+          "description": "what went wrong in the store (free text)"
+        }
+      ],
       "usage_error_exit_code": 2,
       "cli_program_environment": "LIFELOOP_CLI",
       "root_resolution": [
@@ -902,310 +473,2400 @@ export const CLIENT_INITIATED_COMMANDS = {
   ]
 } as const;
 
-/** spec/tables/reference-differences.json: deliberate differences from the reference crate. */
-export const REFERENCE_DIFFERENCES = [
-  {
-    "id": "integer-range",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "schema.maximum"
-      }
+/** spec/tables/document-rules.json as written (minus `$schema`); its type is DocumentRulesTable in ./tables.ts. */
+export const DOCUMENT_RULES_TABLE = {
+  "rules": [
+    {
+      "id": "json.max-bytes",
+      "layer": "json",
+      "summary": "The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes).",
+      "reference_messages": []
+    },
+    {
+      "id": "json.bom",
+      "layer": "json",
+      "summary": "The document starts with a UTF-8 byte-order mark.",
+      "reference_messages": []
+    },
+    {
+      "id": "json.utf8",
+      "layer": "json",
+      "summary": "The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences).",
+      "reference_messages": [
+        "invalid unicode code point"
+      ]
+    },
+    {
+      "id": "json.syntax",
+      "layer": "json",
+      "summary": "The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters).",
+      "reference_messages": [
+        "expected value",
+        "EOF while parsing",
+        "expected `,`",
+        "key must be a string",
+        "invalid escape",
+        "control character"
+      ]
+    },
+    {
+      "id": "json.trailing-data",
+      "layer": "json",
+      "summary": "Something other than whitespace follows the first JSON value (a second document, a log line).",
+      "reference_messages": [
+        "trailing characters"
+      ]
+    },
+    {
+      "id": "json.duplicate-key",
+      "layer": "json",
+      "summary": "An object names the same member twice (compared after unescaping), anywhere in the document.",
+      "reference_messages": [
+        "duplicate field"
+      ]
+    },
+    {
+      "id": "json.max-depth",
+      "layer": "json",
+      "summary": "Arrays and objects nest deeper than limits.max_depth.",
+      "reference_messages": [
+        "recursion limit exceeded"
+      ]
+    },
+    {
+      "id": "json.max-values",
+      "layer": "json",
+      "summary": "The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values.",
+      "reference_messages": []
+    },
+    {
+      "id": "json.lone-surrogate",
+      "layer": "json",
+      "summary": "A string escapes half of a UTF-16 surrogate pair (e.g. \\ud800 alone).",
+      "reference_messages": [
+        "lone leading surrogate",
+        "unexpected end of hex escape"
+      ]
+    },
+    {
+      "id": "json.number-range",
+      "layer": "json",
+      "summary": "A number is too large in magnitude for an IEEE-754 double (e.g. 1e400).",
+      "reference_messages": [
+        "number out of range"
+      ]
+    },
+    {
+      "id": "schema.type",
+      "layer": "schema",
+      "summary": "A value has the wrong JSON type, or an integer field holds a number written with a fraction, an exponent or as -0.",
+      "reference_messages": [
+        "invalid type"
+      ]
+    },
+    {
+      "id": "schema.required",
+      "layer": "schema",
+      "summary": "A required member is missing (null does not count as missing for required-nullable members).",
+      "reference_messages": [
+        "missing field",
+        "missing required-nullable field"
+      ]
+    },
+    {
+      "id": "schema.additional-properties",
+      "layer": "schema",
+      "summary": "An object carries a member its schema does not define (every wire object is closed).",
+      "reference_messages": [
+        "unknown field"
+      ]
+    },
+    {
+      "id": "schema.enum",
+      "layer": "schema",
+      "summary": "A string is not one of its enum's values.",
+      "reference_messages": [
+        "unknown variant"
+      ]
+    },
+    {
+      "id": "schema.max-length",
+      "layer": "schema",
+      "summary": "A string is longer than its maxLength, counted in Unicode code points.",
+      "reference_messages": []
+    },
+    {
+      "id": "schema.minimum",
+      "layer": "schema",
+      "summary": "An integer is below its minimum (integers on the wire are never negative).",
+      "reference_messages": [
+        "invalid value: integer"
+      ]
+    },
+    {
+      "id": "schema.maximum",
+      "layer": "schema",
+      "summary": "An integer is above its maximum (2^53 - 1 on the wire).",
+      "reference_messages": []
+    },
+    {
+      "id": "schema.max-items",
+      "layer": "schema",
+      "summary": "An array has more entries than its maxItems.",
+      "reference_messages": []
+    }
+  ]
+} as const;
+
+/** spec/tables/event-vocabulary.json as written (minus `$schema`); its type is EventVocabularyTable in ./tables.ts. */
+export const EVENT_VOCABULARY_TABLE = {
+  "events": [
+    {
+      "event": "session.starting",
+      "summary": "The top-level harness lifecycle is about to start, attach or resume.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "session.started",
+      "summary": "The top-level lifecycle is live enough for a client to bind correlation state.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "frame.opening",
+      "summary": "An execution frame (prompt, turn, recursive frame) is about to receive client payloads.",
+      "requires_frame_context": true,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "frame.opened",
+      "summary": "The frame accepted delivery or explicitly skipped it.",
+      "requires_frame_context": true,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "context.pressure_observed",
+      "summary": "Budget, compaction, idle-reset or context-pressure evidence was observed.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "context.compacted",
+      "summary": "The harness finished compacting or otherwise rewriting its context.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "frame.ending",
+      "summary": "A frame is about to close, finish, fail or be interrupted.",
+      "requires_frame_context": true,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "frame.ended",
+      "summary": "A frame has closed, failed or been abandoned.",
+      "requires_frame_context": true,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "session.ending",
+      "summary": "The top-level lifecycle is about to close or needs close-out coordination.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "session.ended",
+      "summary": "The top-level lifecycle has closed or been abandoned.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "supervisor.tick",
+      "summary": "A supervisor, scheduler, watchdog or bridge is polling an active lifecycle.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "capability.degraded",
+      "summary": "A negotiated capability changed support state mid-session.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "receipt.emitted",
+      "summary": "A lifecycle receipt was emitted. Evidence only: never dispatched to a client and never itself receipted.",
+      "requires_frame_context": false,
+      "notification_only": true,
+      "dispatchable": false,
+      "stream_v2": "never_sent"
+    },
+    {
+      "event": "receipt.gap_detected",
+      "summary": "A receipt sequence gap was observed that cannot be reconstructed.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    }
+  ]
+} as const;
+
+/** spec/tables/failure-retry-defaults.json as written (minus `$schema`); its type is FailureRetryDefaultsTable in ./tables.ts. */
+export const FAILURE_RETRY_DEFAULTS_TABLE = {
+  "defaults": [
+    {
+      "failure_class": "adapter_unavailable",
+      "retry_class": "retry_after_reconfigure",
+      "meaning": "The selected adapter cannot be reached or loaded."
+    },
+    {
+      "failure_class": "capability_unsupported",
+      "retry_class": "do_not_retry",
+      "meaning": "A required capability is unavailable before dispatch."
+    },
+    {
+      "failure_class": "capability_degraded",
+      "retry_class": "retry_after_reread",
+      "meaning": "A previously available capability is now weaker or absent."
+    },
+    {
+      "failure_class": "placement_unavailable",
+      "retry_class": "retry_after_reconfigure",
+      "meaning": "No acceptable payload placement can be satisfied."
+    },
+    {
+      "failure_class": "payload_too_large",
+      "retry_class": "do_not_retry",
+      "meaning": "A payload or document exceeds a size limit."
+    },
+    {
+      "failure_class": "payload_rejected",
+      "retry_class": "retry_after_reconfigure",
+      "meaning": "The harness rejected a payload for lifecycle or transport reasons."
+    },
+    {
+      "failure_class": "identity_unavailable",
+      "retry_class": "retry_after_reconfigure",
+      "meaning": "Required harness identity fields cannot be observed."
+    },
+    {
+      "failure_class": "transport_error",
+      "retry_class": "safe_retry",
+      "meaning": "The transport to the client failed."
+    },
+    {
+      "failure_class": "timeout",
+      "retry_class": "safe_retry",
+      "meaning": "The operation exceeded its deadline."
+    },
+    {
+      "failure_class": "operator_required",
+      "retry_class": "retry_after_operator",
+      "meaning": "Manual setup, approval or intervention is required."
+    },
+    {
+      "failure_class": "state_conflict",
+      "retry_class": "retry_after_reread",
+      "meaning": "Correlation or idempotency state conflicted."
+    },
+    {
+      "failure_class": "invalid_request",
+      "retry_class": "do_not_retry",
+      "meaning": "A document failed schema or precondition validation."
+    },
+    {
+      "failure_class": "internal_error",
+      "retry_class": "retry_after_reread",
+      "meaning": "The host failed unexpectedly."
+    }
+  ]
+} as const;
+
+/** spec/tables/harness-hook-inputs.json as written (minus `$schema`); its type is HarnessHookInputsTable in ./tables.ts. */
+export const HARNESS_HOOK_INPUTS_TABLE = {
+  "reference": "lifeloop-cli 0.5.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
+  "metadata_text_max_bytes": 65536,
+  "max_stop_continuations": 3,
+  "harness_timeout_slack_ms": 5000,
+  "adapters": [
+    {
+      "adapter": "claude",
+      "adapter_version": "0.1.0",
+      "config_file": ".claude/settings.json",
+      "config_timeout": true,
+      "unknown_input_fields": "tolerated",
+      "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly.",
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "input_schema": "claude-session-start-input",
+          "delivers": [
+            "session.starting",
+            "session.started"
+          ],
+          "renders": "session.starting",
+          "matcher": "startup|resume|clear|compact",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/SessionStart/0.json (generated); the reference grounds session.starting and session.started on this hook (tests/live_evidence_claude.rs)"
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "input_schema": "claude-user-prompt-submit-input",
+          "delivers": [
+            "frame.opening"
+          ],
+          "renders": "frame.opening",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/UserPromptSubmit/0.json (generated); frame.opened is not delivered: the hook runs before the prompt is admitted, and the renderer has no Claude hook event for frame.opened"
+        },
+        {
+          "hook_event": "PreCompact",
+          "input_schema": "claude-pre-compact-input",
+          "delivers": [
+            "context.pressure_observed"
+          ],
+          "renders": "context.pressure_observed",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/PreCompact/0.json (generated); host_hook.rs maps PreCompact to context.pressure_observed"
+        },
+        {
+          "hook_event": "Stop",
+          "input_schema": "claude-stop-input",
+          "delivers": [
+            "frame.ending",
+            "frame.ended"
+          ],
+          "renders": "frame.ending",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/Stop/0.json (generated)"
+        },
+        {
+          "hook_event": "SessionEnd",
+          "input_schema": "claude-session-end-input",
+          "delivers": [
+            "session.ending",
+            "session.ended"
+          ],
+          "renders": "session.ending",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/SessionEnd/0.json (generated)"
+        }
+      ]
+    },
+    {
+      "adapter": "codex",
+      "adapter_version": "0.1.0",
+      "config_file": ".codex/hooks.json",
+      "config_timeout": true,
+      "unknown_input_fields": "rejected",
+      "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed, and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields; an unknown member means a Codex version this schema was not checked against.",
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "input_schema": "codex-session-start-input",
+          "delivers": [
+            "session.starting",
+            "session.started"
+          ],
+          "renders": "session.starting",
+          "matcher": "startup|resume|clear",
+          "status_message": "Loading lifecycle context",
+          "evidence": "live_codex/codex_cli_0_122_0/session_start.json, codex_cli_0_129_0/session_start.json"
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "input_schema": "codex-user-prompt-submit-input",
+          "delivers": [
+            "frame.opening"
+          ],
+          "renders": "frame.opening",
+          "matcher": "*",
+          "status_message": "Delivering the prompt event",
+          "evidence": "live_codex/codex_cli_0_122_0/user_prompt_submit.json, codex_cli_0_129_0/user_prompt_submit.json"
+        },
+        {
+          "hook_event": "PreCompact",
+          "input_schema": "codex-pre-compact-input",
+          "delivers": [
+            "context.pressure_observed"
+          ],
+          "renders": "context.pressure_observed",
+          "matcher": "*",
+          "status_message": "Recording the compaction boundary",
+          "evidence": "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)"
+        },
+        {
+          "hook_event": "PostCompact",
+          "input_schema": "codex-post-compact-input",
+          "delivers": [
+            "context.compacted"
+          ],
+          "renders": "context.compacted",
+          "matcher": "*",
+          "status_message": "Recording the compacted context",
+          "evidence": "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)"
+        },
+        {
+          "hook_event": "Stop",
+          "input_schema": "codex-stop-input",
+          "delivers": [
+            "frame.ending",
+            "frame.ended"
+          ],
+          "renders": "frame.ending",
+          "matcher": "*",
+          "status_message": "Checking the continuation boundary",
+          "evidence": "live_codex/codex_cli_0_122_0/stop_block_continuation.json, stop_after_continuation.json; codex_cli_0_129_0/stop_normal.json, stop_block_continuation.json, stop_after_continuation.json"
+        }
+      ]
+    }
+  ],
+  "fields": [
+    {
+      "input": "session_id",
+      "target": "/harness_session_id",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs; an empty string is left out."
+    },
+    {
+      "input": "turn_id",
+      "target": "/frame_context/frame_id",
+      "applies": "frame",
+      "bounded": false,
+      "note": "frame_class top_level. Without a turn id (Claude Code) the frame id opened by the session's last UserPromptSubmit is reused from --state-dir, else a fresh one; both events of one Stop share it."
+    },
+    {
+      "input": "turn_id",
+      "target": "/harness_task_id",
+      "applies": "other",
+      "bounded": false,
+      "note": "As host_hook.rs does for compaction events."
+    },
+    {
+      "input": "hook_event_name",
+      "target": "/metadata/hook_event_name",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs."
+    },
+    {
+      "input": "transcript_path",
+      "target": "/metadata/transcript_path",
+      "applies": "all",
+      "bounded": false,
+      "note": "A path only; never read. Null or empty is left out."
+    },
+    {
+      "input": "turn_id",
+      "target": "/metadata/turn_id",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs."
+    },
+    {
+      "input": "cwd",
+      "target": "/metadata/cwd",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "model",
+      "target": "/metadata/model",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "permission_mode",
+      "target": "/metadata/permission_mode",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "source",
+      "target": "/metadata/source",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "trigger",
+      "target": "/metadata/trigger",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs."
+    },
+    {
+      "input": "reason",
+      "target": "/metadata/reason",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "stop_hook_active",
+      "target": "/metadata/stop_hook_active",
+      "applies": "all",
+      "bounded": false,
+      "note": "A boolean, also when false."
+    },
+    {
+      "input": "prompt",
+      "target": "/metadata/prompt",
+      "applies": "all",
+      "bounded": true,
+      "note": "host_hook.rs refuses a prompt over 64 KiB; we cut it (see metadata_text_max_bytes)."
+    },
+    {
+      "input": "custom_instructions",
+      "target": "/metadata/custom_instructions",
+      "applies": "all",
+      "bounded": true,
+      "note": ""
+    },
+    {
+      "input": "last_assistant_message",
+      "target": "/metadata/last_assistant_message",
+      "applies": "all",
+      "bounded": true,
+      "note": "Null is left out."
+    }
+  ]
+} as const;
+
+/** spec/tables/harness-hook-mapping.json as written (minus `$schema`); its type is HarnessHookMappingTable in ./tables.ts. */
+export const HARNESS_HOOK_MAPPING_TABLE = {
+  "reference": "lifeloop-cli 0.5.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
+  "max_context_code_points": 16777216,
+  "adapters": [
+    {
+      "adapter": "claude",
+      "harness": "Claude Code",
+      "adapter_ids": [
+        "claude",
+        "claude-code"
+      ],
+      "harness_context_limit": {
+        "length": 10000,
+        "unit": "utf16_code_units",
+        "on_exceed": "warn",
+        "fact": "Claude Code cuts additionalContext longer than 10,000 characters to a short preview without telling anyone."
+      },
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "output_schema": "claude-session-start-output",
+          "context_slot": "additional_context",
+          "context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "reference_context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "hookSpecificOutput is always written; additionalContext is \"{}\" when no payload is eligible."
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "output_schema": "claude-user-prompt-submit-output",
+          "context_slot": "additional_context",
+          "context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "reference_context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "block": "block_prompt",
+          "reference_difference": null,
+          "notes": "block: top-level decision \"block\" and reason (not inside hookSpecificOutput)."
+        },
+        {
+          "hook_event": "PreCompact",
+          "output_schema": "claude-pre-compact-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "Quiet: always {}."
+        },
+        {
+          "hook_event": "Stop",
+          "output_schema": "claude-stop-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "Quiet: always {}. Claude Code would accept decision \"block\" here (do not stop; reason becomes the next instruction), but the reference renders {} and so do we; a block directive is reported as directive_ignored."
+        },
+        {
+          "hook_event": "SessionEnd",
+          "output_schema": "claude-session-end-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "Quiet: always {}."
+        }
+      ],
+      "events": [
+        {
+          "event": "session.starting",
+          "hook_event": "SessionStart"
+        },
+        {
+          "event": "session.started",
+          "hook_event": "SessionStart"
+        },
+        {
+          "event": "frame.opening",
+          "hook_event": "UserPromptSubmit"
+        },
+        {
+          "event": "frame.opened",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "context.pressure_observed",
+          "hook_event": "PreCompact"
+        },
+        {
+          "event": "context.compacted",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "frame.ending",
+          "hook_event": "Stop"
+        },
+        {
+          "event": "frame.ended",
+          "hook_event": "Stop"
+        },
+        {
+          "event": "session.ending",
+          "hook_event": "SessionEnd"
+        },
+        {
+          "event": "session.ended",
+          "hook_event": "SessionEnd"
+        },
+        {
+          "event": "supervisor.tick",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "capability.degraded",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "receipt.emitted",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "receipt.gap_detected",
+          "hook_event": "unsupported"
+        }
+      ]
+    },
+    {
+      "adapter": "codex",
+      "harness": "Codex",
+      "adapter_ids": [
+        "codex"
+      ],
+      "harness_context_limit": null,
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "output_schema": "codex-session-start-output",
+          "context_slot": "additional_context",
+          "context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "reference_context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "hookSpecificOutput is always written; additionalContext is \"{}\" when no payload is eligible."
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "output_schema": "codex-user-prompt-submit-output",
+          "context_slot": "additional_context",
+          "context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "reference_context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "block": "block_prompt",
+          "reference_difference": null,
+          "notes": "block: top-level decision \"block\" and reason."
+        },
+        {
+          "hook_event": "PreCompact",
+          "output_schema": "codex-pre-compact-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "Quiet: always {}. Codex does not let decision \"block\" stop a compaction."
+        },
+        {
+          "hook_event": "PostCompact",
+          "output_schema": "codex-post-compact-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [
+            "side_channel_context"
+          ],
+          "block": "ignored",
+          "reference_difference": "codex-post-compact-context",
+          "notes": "Always {}: Codex's PostCompact output has no hookSpecificOutput, so side_channel_context payloads cannot be delivered (payload_not_rendered)."
+        },
+        {
+          "hook_event": "Stop",
+          "output_schema": "codex-stop-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "request_continuation",
+          "reference_difference": null,
+          "notes": "block: top-level decision \"block\" and reason; Codex runs another model turn with reason as its prompt."
+        }
+      ],
+      "events": [
+        {
+          "event": "session.starting",
+          "hook_event": "SessionStart"
+        },
+        {
+          "event": "session.started",
+          "hook_event": "SessionStart"
+        },
+        {
+          "event": "frame.opening",
+          "hook_event": "UserPromptSubmit"
+        },
+        {
+          "event": "frame.opened",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "context.pressure_observed",
+          "hook_event": "PreCompact"
+        },
+        {
+          "event": "context.compacted",
+          "hook_event": "PostCompact"
+        },
+        {
+          "event": "frame.ending",
+          "hook_event": "Stop"
+        },
+        {
+          "event": "frame.ended",
+          "hook_event": "Stop"
+        },
+        {
+          "event": "session.ending",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "session.ended",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "supervisor.tick",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "capability.degraded",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "receipt.emitted",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "receipt.gap_detected",
+          "hook_event": "unsupported"
+        }
+      ]
+    }
+  ],
+  "directives": [
+    {
+      "kind": "allow",
+      "members": [],
+      "summary": "Admit: the harness proceeds. Renders exactly like no directive."
+    },
+    {
+      "kind": "block",
+      "members": [
+        "reason"
+      ],
+      "summary": "Block the next input, or at a frame end where the harness supports it request a continuation; reason is handed to the model. A reason that is empty or only Unicode White_Space is refused (invalid_directive)."
+    }
+  ],
+  "white_space": [
+    [
+      9,
+      13
     ],
-    "where": "every integer field (sequence, byte_size, expires_at_epoch_s, at_epoch_s)",
-    "reference": "accepts any u64 up to 2^64 - 1",
-    "ours": "rejects values above 2^53 - 1",
-    "reason": "2^53 - 1 is the largest integer every binding (JavaScript numbers included) represents exactly; a larger value would be silently rounded by a TypeScript or JSON-number reader."
-  },
-  {
-    "id": "string-length",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "schema.max-length"
-      }
+    [
+      32,
+      32
     ],
-    "where": "every string field (identifiers 512, references 4096, text 65536, body 16777216 code points)",
-    "reference": "no bound besides its 16 MiB input limit",
-    "ours": "rejects strings above the schema's maxLength, counted in Unicode code points",
-    "reason": "Untrusted input must not be unbounded per field: a receipt, a log line or a map key built from an identifier stays small."
-  },
-  {
-    "id": "array-length",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "schema.max-items"
-      }
+    [
+      133,
+      133
     ],
-    "where": "every array field (1024 entries; acceptable_placements 16)",
-    "reference": "no bound besides its 16 MiB input limit",
-    "ours": "rejects arrays above the schema's maxItems",
-    "reason": "Same as string-length: explicit bounds for untrusted input."
-  },
-  {
-    "id": "nesting-depth",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "json.max-depth"
-      }
+    [
+      160,
+      160
     ],
-    "where": "any document, including open maps (metadata, telemetry_summary)",
-    "reference": "serde_json's recursion limit: at most 127 nested containers (objects and arrays, the root included)",
-    "ours": "rejects nesting deeper than limits.max_depth (64 levels)",
-    "reason": "A lower, documented bound that every binding enforces the same way, independent of a parser's internals."
-  },
-  {
-    "id": "value-count",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "json.max-values"
-      }
+    [
+      5760,
+      5760
     ],
-    "where": "any document, including open maps (metadata, telemetry_summary)",
-    "reference": "no bound besides its 16 MiB input limit (5 million empty objects are accepted)",
-    "ours": "rejects a document with more than limits.max_values (131072) JSON values",
-    "reason": "Within the byte limit, tiny values cost far more memory and time to judge than their bytes (an empty object is 3 bytes and about 60 bytes in memory); the bound keeps every binding's time and memory for a maximum-size document small and the host's settle bound intact."
-  },
-  {
-    "id": "duplicate-keys-in-open-maps",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "json.duplicate-key",
-        "inside_open_map": true
-      }
+    [
+      8192,
+      8202
     ],
-    "where": "inside open maps (metadata, telemetry_summary) and any nested object in them",
-    "reference": "rejects duplicate fields of its structs but keeps the last of duplicate keys inside a JSON map",
-    "ours": "rejects a duplicate key anywhere in the document",
-    "reason": "Readers disagree on which duplicate wins; rejecting everywhere means every binding sees the same document."
-  },
-  {
-    "id": "sequence-form-objects",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "schema.type",
-        "value_type": "array",
-        "expected": "object"
-      }
+    [
+      8232,
+      8233
     ],
-    "where": "any position that holds a wire object (CallbackRequest, FrameContext, Warning, ...)",
-    "reference": "serde also accepts a JSON array listing the struct's fields in declaration order (e.g. [\"f\", null, \"top_level\"] as a FrameContext)",
-    "ours": "a wire object is a JSON object; an array there is rejected",
-    "reason": "The array form is an artefact of one Rust library, not part of LIFECYCLE-001; Go, Python and TypeScript readers would each need field-order knowledge to accept it, and no writer emits it."
-  },
-  {
-    "id": "object-form-enum-values",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "schema.type",
-        "value_type": "object",
-        "expected": "enum"
-      }
+    [
+      8239,
+      8239
     ],
-    "where": "any enum-valued field (event, status, integration_mode, ...)",
-    "reference": "serde also accepts an enum value written as a one-key object such as {\"top_level\": null}",
-    "ours": "an enum value is a JSON string; an object there is rejected",
-    "reason": "As for sequence-form objects: a serde encoding detail that other bindings cannot reasonably share and no writer emits."
+    [
+      8287,
+      8287
+    ],
+    [
+      12288,
+      12288
+    ]
+  ],
+  "block_effects": [
+    {
+      "block": "block_prompt",
+      "renders": "top-level decision \"block\" and reason",
+      "meaning": "The harness does not submit the prompt and shows reason."
+    },
+    {
+      "block": "request_continuation",
+      "renders": "top-level decision \"block\" and reason",
+      "meaning": "The harness does not end the turn: it runs another model turn with reason as the prompt."
+    },
+    {
+      "block": "ignored",
+      "renders": "nothing",
+      "meaning": "The event cannot carry the directive; the output is the same as without it and the render reports directive_ignored."
+    }
+  ],
+  "errors": [
+    {
+      "kind": "invalid_request",
+      "exit": "validation",
+      "summary": "The request does not match schemas/hooks/hook-render-request.schema.json or breaks a PayloadEnvelope/FrameContext rule; carries the validation issues."
+    },
+    {
+      "kind": "invalid_directive",
+      "exit": "validation",
+      "summary": "A block directive whose reason is empty or only Unicode White_Space."
+    },
+    {
+      "kind": "adapter_id_mismatch",
+      "exit": "validation",
+      "summary": "adapter_id is not one of the target harness's adapter ids."
+    },
+    {
+      "kind": "unsupported_event",
+      "exit": "unsupported",
+      "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing on stdout and names the event and adapter on stderr)."
+    },
+    {
+      "kind": "context_too_large",
+      "exit": "validation",
+      "summary": "The rendered additionalContext is longer than max_context_code_points."
+    },
+    {
+      "kind": "output_schema_violation",
+      "exit": "validation",
+      "summary": "The rendered output does not match the event's output schema: a renderer bug, never printed."
+    }
+  ],
+  "warnings": [
+    {
+      "code": "context_over_harness_limit",
+      "summary": "additionalContext is longer than the harness's documented limit (Claude Code: 10,000 UTF-16 code units); the output also carries a systemMessage saying so."
+    },
+    {
+      "code": "directive_ignored",
+      "summary": "A block directive at an event that cannot carry it (block: ignored)."
+    },
+    {
+      "code": "payload_not_rendered",
+      "summary": "A payload whose placement is not receipt_only was not written to any context slot of this event."
+    }
+  ],
+  "system_message": "lifeloop-callback: the additionalContext of this {hook_event} hook output is {length} characters long; {harness} keeps only a short preview of context longer than {limit} characters."
+} as const;
+
+/** spec/tables/limits.json as written (minus `$schema`); its type is LimitsTable in ./tables.ts. */
+export const LIMITS_TABLE = {
+  "limits": [
+    {
+      "name": "max_request_bytes",
+      "value": 16777216,
+      "unit": "bytes",
+      "applies_to": "a DispatchEnvelope written to a client's stdin; a document read by `lifeloop-callback validate` or `invoke`",
+      "on_exceed": "request_too_large (payload_too_large) for the invoker; rule json.max-bytes for validation"
+    },
+    {
+      "name": "max_response_bytes",
+      "value": 16777216,
+      "unit": "bytes",
+      "applies_to": "a client's stdout (one CallbackResponse)",
+      "on_exceed": "response_too_large (transport_error); the process group is killed at once"
+    },
+    {
+      "name": "max_depth",
+      "value": 64,
+      "unit": "levels",
+      "applies_to": "nesting of arrays and objects in any wire document (the root container is level 1)",
+      "on_exceed": "rule json.max-depth"
+    },
+    {
+      "name": "max_values",
+      "value": 131072,
+      "unit": "count",
+      "applies_to": "JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding and by the host while it serializes",
+      "on_exceed": "rule json.max-values (parse_response / invalid_request for the invoker); bounds the time and memory of judging a document within the byte limit"
+    },
+    {
+      "name": "stderr_tail_bytes",
+      "value": 8192,
+      "unit": "bytes",
+      "applies_to": "the part of a client's stderr kept for failure details and receipts (the last bytes; older bytes are discarded as they arrive)",
+      "on_exceed": "older bytes are dropped; never a failure"
+    },
+    {
+      "name": "kill_grace_ms",
+      "value": 100,
+      "unit": "ms",
+      "applies_to": "time between SIGTERM and SIGKILL to the client's process group at the deadline",
+      "on_exceed": "SIGKILL"
+    },
+    {
+      "name": "settle_margin_ms",
+      "value": 1000,
+      "unit": "ms",
+      "applies_to": "upper bound on how long after its deadline an invocation may take to settle (kill grace included)",
+      "on_exceed": "a bug: tests assert this bound"
+    },
+    {
+      "name": "failure_detail_preview_bytes",
+      "value": 64,
+      "unit": "bytes",
+      "applies_to": "the first bytes of a client's stdout quoted (escaped) in a parse_response failure detail",
+      "on_exceed": "the preview is cut; the detail gives the total byte count"
+    },
+    {
+      "name": "max_timeout_ms",
+      "value": 2147483647,
+      "unit": "ms",
+      "applies_to": "an invoker's timeoutMs (the longest delay a Node.js timer can hold)",
+      "on_exceed": "a usage error before anything is spawned"
+    },
+    {
+      "name": "max_reported_issues",
+      "value": 1000,
+      "unit": "count",
+      "applies_to": "the issues `lifeloop-callback validate --all` prints for one document (a 16 MiB document can hold millions)",
+      "on_exceed": "the first ones are printed, in layer order; stderr says how many were found in all"
+    },
+    {
+      "name": "max_safe_integer",
+      "value": 9007199254740991,
+      "unit": "count",
+      "applies_to": "every integer on the wire (2^53 - 1, exact in every binding); schemas carry it as `maximum`",
+      "on_exceed": "rule schema.maximum"
+    }
+  ]
+} as const;
+
+/** spec/tables/receipt-emitted-guard.json as written (minus `$schema`); its type is ReceiptEmittedGuard in ./tables.ts. */
+export const RECEIPT_EMITTED_GUARD_TABLE = {
+  "event": "receipt.emitted",
+  "rejected_before_spawn": true,
+  "failure_variant": "receipt_emitted_rejected",
+  "produces_receipt": false,
+  "stream_v2_sends_notification": false,
+  "transports": [
+    "in_process",
+    "subprocess_v1",
+    "stream_v2"
+  ]
+} as const;
+
+/** spec/tables/receipt-warnings.json as written (minus `$schema`); its type is ReceiptWarningsTable in ./tables.ts. */
+export const RECEIPT_WARNINGS_TABLE = {
+  "warnings": [
+    {
+      "code": "invocation_failed",
+      "when": "always, in a failure receipt",
+      "message": "`<variant>: <detail>` of the failure"
+    },
+    {
+      "code": "client_stderr_tail",
+      "when": "the client wrote anything to stderr",
+      "message": "the stderr tail (at most limits.stderr_tail_bytes bytes)"
+    }
+  ]
+} as const;
+
+/** spec/tables/reference-differences.json as written (minus `$schema`); its type is ReferenceDifferencesTable in ./tables.ts. */
+export const REFERENCE_DIFFERENCES_TABLE = {
+  "differences": [
+    {
+      "id": "integer-range",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "schema.maximum"
+        }
+      ],
+      "where": "every integer field (sequence, byte_size, expires_at_epoch_s, at_epoch_s)",
+      "reference": "accepts any u64 up to 2^64 - 1",
+      "ours": "rejects values above 2^53 - 1",
+      "reason": "2^53 - 1 is the largest integer every binding (JavaScript numbers included) represents exactly; a larger value would be silently rounded by a TypeScript or JSON-number reader."
+    },
+    {
+      "id": "string-length",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "schema.max-length"
+        }
+      ],
+      "where": "every string field (identifiers 512, references 4096, text 65536, body 16777216 code points)",
+      "reference": "no bound besides its 16 MiB input limit",
+      "ours": "rejects strings above the schema's maxLength, counted in Unicode code points",
+      "reason": "Untrusted input must not be unbounded per field: a receipt, a log line or a map key built from an identifier stays small."
+    },
+    {
+      "id": "array-length",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "schema.max-items"
+        }
+      ],
+      "where": "every array field (1024 entries; acceptable_placements 16)",
+      "reference": "no bound besides its 16 MiB input limit",
+      "ours": "rejects arrays above the schema's maxItems",
+      "reason": "Same as string-length: explicit bounds for untrusted input."
+    },
+    {
+      "id": "nesting-depth",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "json.max-depth"
+        }
+      ],
+      "where": "any document, including open maps (metadata, telemetry_summary)",
+      "reference": "serde_json's recursion limit: at most 127 nested containers (objects and arrays, the root included)",
+      "ours": "rejects nesting deeper than limits.max_depth (64 levels)",
+      "reason": "A lower, documented bound that every binding enforces the same way, independent of a parser's internals."
+    },
+    {
+      "id": "value-count",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "json.max-values"
+        }
+      ],
+      "where": "any document, including open maps (metadata, telemetry_summary)",
+      "reference": "no bound besides its 16 MiB input limit (5 million empty objects are accepted)",
+      "ours": "rejects a document with more than limits.max_values (131072) JSON values",
+      "reason": "Within the byte limit, tiny values cost far more memory and time to judge than their bytes (an empty object is 3 bytes and about 60 bytes in memory); the bound keeps every binding's time and memory for a maximum-size document small and the host's settle bound intact."
+    },
+    {
+      "id": "duplicate-keys-in-open-maps",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "json.duplicate-key",
+          "inside_open_map": true
+        }
+      ],
+      "where": "inside open maps (metadata, telemetry_summary) and any nested object in them",
+      "reference": "rejects duplicate fields of its structs but keeps the last of duplicate keys inside a JSON map",
+      "ours": "rejects a duplicate key anywhere in the document",
+      "reason": "Readers disagree on which duplicate wins; rejecting everywhere means every binding sees the same document."
+    },
+    {
+      "id": "sequence-form-objects",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "schema.type",
+          "value_type": "array",
+          "expected": "object"
+        }
+      ],
+      "where": "any position that holds a wire object (CallbackRequest, FrameContext, Warning, ...)",
+      "reference": "serde also accepts a JSON array listing the struct's fields in declaration order (e.g. [\"f\", null, \"top_level\"] as a FrameContext)",
+      "ours": "a wire object is a JSON object; an array there is rejected",
+      "reason": "The array form is an artefact of one Rust library, not part of LIFECYCLE-001; Go, Python and TypeScript readers would each need field-order knowledge to accept it, and no writer emits it."
+    },
+    {
+      "id": "object-form-enum-values",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "schema.type",
+          "value_type": "object",
+          "expected": "enum"
+        }
+      ],
+      "where": "any enum-valued field (event, status, integration_mode, ...)",
+      "reference": "serde also accepts an enum value written as a one-key object such as {\"top_level\": null}",
+      "ours": "an enum value is a JSON string; an object there is rejected",
+      "reason": "As for sequence-form objects: a serde encoding detail that other bindings cannot reasonably share and no writer emits."
+    },
+    {
+      "id": "codex-post-compact-context",
+      "scope": "rendering",
+      "where": "codex, context.compacted (PostCompact) with side_channel_context payloads",
+      "reference": "writes hookSpecificOutput {hookEventName: PostCompact, additionalContext: <side-channel envelope>}",
+      "ours": "writes {} and reports each side_channel_context payload as payload_not_rendered",
+      "reason": "Codex's PostCompact output schema is closed and has no hookSpecificOutput member; the reference's output fails the hook and the context never reaches the model."
+    },
+    {
+      "id": "claude-context-over-limit",
+      "scope": "rendering",
+      "where": "claude, SessionStart and UserPromptSubmit, additionalContext longer than 10,000 UTF-16 code units",
+      "reference": "writes the context and nothing else; Claude Code silently keeps only a preview",
+      "ours": "writes the same output plus a top-level systemMessage, and reports context_over_harness_limit",
+      "reason": "The cut is silent in the harness; the user and the caller must see it."
+    },
+    {
+      "id": "context-hard-limit",
+      "scope": "rendering",
+      "where": "any adapter, additionalContext longer than max_context_code_points (16777216 code points)",
+      "reference": "renders any size",
+      "ours": "refuses with context_too_large",
+      "reason": "Every string we print is bounded, like every string on the wire."
+    },
+    {
+      "id": "render-request-validation",
+      "scope": "rendering",
+      "where": "the request itself",
+      "reference": "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
+      "ours": "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
+      "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
+    },
+    {
+      "id": "continuation-help",
+      "scope": "continuation",
+      "where": "`continuation --help`, `continuation <command> --help`",
+      "reference": "no help: an unknown subcommand or a missing flag, exit 2",
+      "ours": "prints the group's usage on stdout, exit 0",
+      "reason": "A superset: only command lines the reference refuses change meaning."
+    },
+    {
+      "id": "continuation-flag-equals",
+      "scope": "continuation",
+      "where": "every continuation flag",
+      "reference": "only `--flag value`; `--flag=value` is an unexpected argument (exit 2)",
+      "ours": "also accepts `--flag=value` in a flag position; a value is still taken greedily, so `--thread --key=k` makes `--key=k` the thread in both (and --key is then missing)",
+      "reason": "A superset users expect of a command line; every vector the reference accepts means the same."
+    },
+    {
+      "id": "continuation-opt-in-flags",
+      "scope": "continuation",
+      "where": "`put --require-client-id`, `put --expect-sha256`, `list --long`, error `precondition_failed`",
+      "reference": "no client guard on put, no compare-and-swap, list reports neither sizes nor expiry",
+      "ours": "opt-in flags (spec/tables/client-initiated-commands.json `extension_flags`); without them output is the reference's",
+      "reason": "Any client can overwrite any entry and concurrent read-modify-write loses updates in the reference; the guards make both safe without changing default output."
+    },
+    {
+      "id": "continuation-list-order",
+      "scope": "continuation",
+      "where": "`continuation list`: `keys` and the stderr diagnostics",
+      "reference": "directory order (unspecified)",
+      "ours": "sorted by key (code-unit order)",
+      "reason": "Deterministic output; the comparison treats both orders as the same output."
+    },
+    {
+      "id": "continuation-lock",
+      "scope": "continuation",
+      "where": "put, drop, drop-thread, list, and removal of expired entries",
+      "reference": "no lock: concurrent drop-thread and put fail each other (211 of 300 puts failed in a measured race)",
+      "ours": "writers of one thread hold an exclusive kernel lock on `<root>/.<thread>.lock` (Linux open-file-description lock via fs-native-extensions), list a shared one; a crashed holder's lock is released by the kernel at once; waiting longer than `lock_timeout_ms` is storage_failure",
+      "reason": "CONTINUATION-001 promises the prior entry or the new one, never a failure caused by another client's command; a lock file at the root is invisible to the reference (it never lists the root)."
+    },
+    {
+      "id": "continuation-durability",
+      "scope": "continuation",
+      "where": "put, drop, drop-thread",
+      "reference": "fsyncs the temp file but not the directory after rename or unlink",
+      "ours": "fsyncs the directory after every rename and unlink, and the parents of directories it creates",
+      "reason": "Without the directory fsync a crash can lose a put that already reported ok."
+    },
+    {
+      "id": "continuation-atomic-drop-thread",
+      "scope": "continuation",
+      "where": "`continuation drop-thread`",
+      "reference": "unlinks entries one by one; a failure (e.g. a subdirectory) stops it half way, exit 3 with part of the thread gone",
+      "ours": "renames the thread directory to `<root>/.<thread>.drop.<pid>-<seq>-<nanos>` in one step, then removes it; a non-hidden subdirectory is refused (storage_failure) before anything is removed; foreign hidden files are moved back, as the reference keeps them",
+      "reason": "A reader sees the whole thread or none of it."
+    },
+    {
+      "id": "continuation-expired-removed",
+      "scope": "continuation",
+      "where": "get, list and guarded drop of an expired entry",
+      "reference": "hides it (not_found, omitted) but never deletes the file",
+      "ours": "hides it the same way and removes the file (under the lock, only if it is still the same expired file)",
+      "reason": "Expired blobs would otherwise stay on disk forever."
+    },
+    {
+      "id": "continuation-guarded-drop",
+      "scope": "continuation",
+      "where": "`drop --require-client-id`",
+      "reference": "rename-to-claim, re-read, hard-link restore on a race; may print foreign_entry_restored / claim_file_left_in_place diagnostics",
+      "ours": "read, check and unlink under the thread lock; never leaves a claim file",
+      "reason": "The lock removes the race the claim dance works around."
+    },
+    {
+      "id": "continuation-free-text",
+      "scope": "continuation",
+      "where": "usage messages (plain text), `detail`, `reason`, diagnostic `error` texts",
+      "reference": "its own words",
+      "ours": "our own words; codes, structured members, exit codes and the order of checks are the reference's",
+      "reason": "Prose is not copied; machines branch on codes."
+    },
+    {
+      "id": "hook-command-events",
+      "scope": "hook_command",
+      "where": "every served hook event (spec/tables/harness-hook-inputs.json)",
+      "reference": "host-hook delivers only frame.opening (before-prompt-build) and the compaction events; SessionStart, Stop and SessionEnd deliver nothing to the client",
+      "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended, SessionEnd session.ending then session.ended",
+      "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client needs session and frame ends, not only prompts."
+    },
+    {
+      "id": "hook-command-output",
+      "scope": "hook_command",
+      "where": "the printed output",
+      "reference": "prints {} except a Codex PostCompact side-channel context",
+      "ours": "renders the answer of the hook event's renders event (context payloads, a block directive) through the hook renderer; an empty context slot is left out, so an answer without payloads or directive prints {}",
+      "reason": "The output is how a client's answer reaches the harness; the reference's broker serves one client that never answers with context."
+    },
+    {
+      "id": "hook-command-client-failure",
+      "scope": "hook_command",
+      "where": "a failed delivery or an answer with status failed",
+      "reference": "exits 1 with the error on stderr (status skipped is a failure too, for the prompt event)",
+      "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure; closed: the event's blocking form, or the open output saying it has none. Status skipped is an answer like any other",
+      "reason": "A non-zero exit is a hook error the user may not see and the context is lost without a word; the choice between continuing and blocking belongs to the user."
+    },
+    {
+      "id": "hook-command-usage-exit",
+      "scope": "hook_command",
+      "where": "a bad command line",
+      "reference": "exits 2",
+      "ours": "exits 1",
+      "reason": "Claude Code reads exit 2 as \"block\": a typo in a hook command must not block every prompt."
+    },
+    {
+      "id": "hook-command-prompt-bound",
+      "scope": "hook_command",
+      "where": "a prompt over 64 KiB (and custom_instructions, last_assistant_message)",
+      "reference": "refuses the prompt (exit 1)",
+      "ours": "cuts the text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
+      "reason": "A long pasted prompt must not make the hook fail; the client learns the text was cut."
+    },
+    {
+      "id": "hook-command-metadata",
+      "scope": "hook_command",
+      "where": "CallbackRequest metadata",
+      "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true",
+      "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag)",
+      "reason": "One table maps every event; the extra members are what the harness said."
+    },
+    {
+      "id": "hook-command-input",
+      "scope": "hook_command",
+      "where": "the harness input",
+      "reference": "any JSON object (blank stdin is {}); only session_id is required, where a state file needs it",
+      "ours": "one JSON document valid against the closed input schema of the (harness, hook event), whose hook_event_name equals --event; exit 1 otherwise",
+      "reason": "A hook registered under the wrong event, or a harness that changed its input, is caught at the first call instead of producing wrong events."
+    },
+    {
+      "id": "hook-command-state",
+      "scope": "hook_command",
+      "where": "--state-dir",
+      "reference": "records the host-context compaction status of its client",
+      "ours": "keeps the open frame id and the Stop continuation count per harness session",
+      "reason": "The state serves this command's own guarantees (a Claude Code Stop ends the frame its prompt opened; bounded continuations)."
+    },
+    {
+      "id": "hook-command-client-arguments",
+      "scope": "hook_command",
+      "where": "how the client is started",
+      "reference": "runs --client-cmd with the words lifeloop client --path DIR [--profile P]",
+      "ours": "runs --program with exactly the --arg words, in order",
+      "reason": "Any program can be the client."
+    },
+    {
+      "id": "hook-command-empty-prompt",
+      "scope": "hook_command",
+      "where": "a UserPromptSubmit without a prompt, or with an empty one",
+      "reference": "delivers nothing and prints {}",
+      "ours": "delivers frame.opening (without metadata.prompt)",
+      "reason": "The frame opens whatever the prompt says."
+    }
+  ]
+} as const;
+
+/** spec/tables/rules.json as written (minus `$schema`); its type is RulesTable in ./tables.ts. */
+export const RULES_TABLE = {
+  "rules": [
+    {
+      "id": "schema-version-current",
+      "summary": "schema_version equals the current wire version exactly (no ranges, no older versions).",
+      "reference": "ValidationError::SchemaVersionMismatch",
+      "reference_messages": [
+        "schema_version mismatch"
+      ],
+      "check": "equals_wire_version",
+      "targets": [
+        {
+          "type": "DispatchEnvelope",
+          "field": "schema_version"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "schema_version"
+        },
+        {
+          "type": "CallbackResponse",
+          "field": "schema_version"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "schema_version"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "schema_version"
+        }
+      ],
+      "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
+    },
+    {
+      "id": "non-empty-identifier",
+      "summary": "Identifier strings are never the empty string: required ones always, optional ones whenever present and not null.",
+      "reference": "ValidationError::EmptyField",
+      "reference_messages": [
+        "empty sentinel string in field"
+      ],
+      "check": "non_empty_string",
+      "targets": [
+        {
+          "type": "CallbackRequest",
+          "field": "event_id"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "adapter_id"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "adapter_version"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "invocation_id"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "harness_session_id"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "harness_run_id"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "harness_task_id"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "capability_snapshot_ref"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "idempotency_key"
+        },
+        {
+          "type": "FrameContext",
+          "field": "frame_id"
+        },
+        {
+          "type": "FrameContext",
+          "field": "parent_frame_id"
+        },
+        {
+          "type": "PayloadRef",
+          "field": "payload_id"
+        },
+        {
+          "type": "PayloadRef",
+          "field": "payload_kind"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "payload_id"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "client_id"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "payload_kind"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "format"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "content_encoding"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "idempotency_key"
+        },
+        {
+          "type": "CallbackResponse",
+          "field": "receipt_refs",
+          "each": true
+        },
+        {
+          "type": "Warning",
+          "field": "code"
+        },
+        {
+          "type": "PayloadReceipt",
+          "field": "payload_id"
+        },
+        {
+          "type": "PayloadReceipt",
+          "field": "payload_kind"
+        },
+        {
+          "type": "CapabilityDegradation",
+          "field": "capability"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "receipt_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "client_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "adapter_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "invocation_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "event_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "idempotency_key"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "parent_receipt_id"
+        }
+      ],
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "id": "frame-context-top-level-no-parent",
+      "summary": "A top_level frame has no parent_frame_id.",
+      "reference": "ValidationError::InvalidFrameContext",
+      "reference_messages": [
+        "top_level must not carry parent_frame_id"
+      ],
+      "check": "forbidden_when",
+      "targets": [
+        {
+          "type": "FrameContext",
+          "field": "parent_frame_id"
+        }
+      ],
+      "when": {
+        "field": "frame_class",
+        "in": [
+          "top_level"
+        ]
+      },
+      "message": "frame_class=top_level must not carry parent_frame_id"
+    },
+    {
+      "id": "frame-context-subcall-requires-parent",
+      "summary": "A subcall frame names its parent_frame_id.",
+      "reference": "ValidationError::InvalidFrameContext",
+      "reference_messages": [
+        "subcall requires parent_frame_id"
+      ],
+      "check": "required_when",
+      "targets": [
+        {
+          "type": "FrameContext",
+          "field": "parent_frame_id"
+        }
+      ],
+      "when": {
+        "field": "frame_class",
+        "in": [
+          "subcall"
+        ]
+      },
+      "message": "frame_class=subcall requires parent_frame_id"
+    },
+    {
+      "id": "payload-body-exactly-one",
+      "summary": "A payload carries exactly one of body and body_ref.",
+      "reference": "ValidationError::InvalidPayload",
+      "reference_messages": [
+        "body and body_ref are mutually exclusive",
+        "exactly one of body or body_ref must be present"
+      ],
+      "check": "exactly_one_present",
+      "targets": [
+        {
+          "type": "PayloadEnvelope",
+          "fields": [
+            "body",
+            "body_ref"
+          ]
+        }
+      ],
+      "message": "exactly one of `body` and `body_ref` must be present"
+    },
+    {
+      "id": "payload-body-byte-size",
+      "summary": "An inline body's UTF-8 byte length equals byte_size.",
+      "reference": "ValidationError::InvalidPayload",
+      "reference_messages": [
+        "does not match byte_size"
+      ],
+      "check": "utf8_byte_length_equals",
+      "targets": [
+        {
+          "type": "PayloadEnvelope",
+          "field": "body",
+          "length_field": "byte_size"
+        }
+      ],
+      "message": "body is {actual} UTF-8 bytes but byte_size says {expected}"
+    },
+    {
+      "id": "payload-placements-non-empty",
+      "summary": "A payload lists at least one acceptable placement.",
+      "reference": "ValidationError::InvalidPayload",
+      "reference_messages": [
+        "acceptable_placements must list at least one placement"
+      ],
+      "check": "non_empty_array",
+      "targets": [
+        {
+          "type": "PayloadEnvelope",
+          "field": "acceptable_placements"
+        }
+      ],
+      "message": "acceptable_placements must list at least one placement"
+    },
+    {
+      "id": "frame-event-requires-frame-context",
+      "summary": "frame.* events carry a frame_context (not absent, not null).",
+      "reference": "ValidationError::InvalidRequest",
+      "reference_messages": [
+        "frame.* events require frame_context"
+      ],
+      "check": "required_when",
+      "targets": [
+        {
+          "type": "CallbackRequest",
+          "field": "frame_context"
+        }
+      ],
+      "when": {
+        "field": "event",
+        "in": {
+          "table": "event-vocabulary",
+          "column": "requires_frame_context"
+        }
+      },
+      "message": "event `{when_value}` requires frame_context"
+    },
+    {
+      "id": "receipt-emitted-no-idempotency-key",
+      "summary": "A notification-only event (receipt.emitted) carries no idempotency_key.",
+      "reference": "ValidationError::InvalidRequest",
+      "reference_messages": [
+        "must not carry an idempotency_key"
+      ],
+      "check": "forbidden_when",
+      "targets": [
+        {
+          "type": "CallbackRequest",
+          "field": "idempotency_key"
+        }
+      ],
+      "when": {
+        "field": "event",
+        "in": {
+          "table": "event-vocabulary",
+          "column": "notification_only"
+        }
+      },
+      "message": "event `{when_value}` is notification-only and must not carry idempotency_key"
+    },
+    {
+      "id": "receipt-not-for-receipt-emitted",
+      "summary": "No receipt is made for a notification-only event (receipt.emitted).",
+      "reference": "ValidationError::InvalidReceipt",
+      "reference_messages": [
+        "must not itself produce a receipt"
+      ],
+      "check": "forbidden_value",
+      "targets": [
+        {
+          "type": "LifecycleReceipt",
+          "field": "event"
+        }
+      ],
+      "values": {
+        "table": "event-vocabulary",
+        "column": "notification_only"
+      },
+      "message": "event `{value}` is notification-only and must not itself produce a receipt"
+    },
+    {
+      "id": "failed-requires-failure-class",
+      "summary": "status=failed carries a failure_class.",
+      "reference": "ValidationError::InvalidResponse / InvalidReceipt",
+      "reference_messages": [
+        "status=failed requires failure_class"
+      ],
+      "check": "required_when",
+      "targets": [
+        {
+          "type": "CallbackResponse",
+          "field": "failure_class"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "failure_class"
+        }
+      ],
+      "when": {
+        "field": "status",
+        "in": [
+          "failed"
+        ]
+      },
+      "message": "status=failed requires failure_class"
+    },
+    {
+      "id": "failure-class-only-on-failed",
+      "summary": "failure_class is set only when status=failed.",
+      "reference": "ValidationError::InvalidResponse / InvalidReceipt",
+      "reference_messages": [
+        "failure_class is only valid on status=failed"
+      ],
+      "check": "forbidden_when",
+      "targets": [
+        {
+          "type": "CallbackResponse",
+          "field": "failure_class"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "failure_class"
+        }
+      ],
+      "when": {
+        "field": "status",
+        "not_in": [
+          "failed"
+        ]
+      },
+      "message": "failure_class is only valid when status=failed (status is `{when_value}`)"
+    },
+    {
+      "id": "failed-requires-retry-class",
+      "summary": "status=failed carries a retry_class (the client declares its retry posture).",
+      "reference": "ValidationError::InvalidResponse / InvalidReceipt",
+      "reference_messages": [
+        "status=failed requires retry_class"
+      ],
+      "check": "required_when",
+      "targets": [
+        {
+          "type": "CallbackResponse",
+          "field": "retry_class"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "retry_class"
+        }
+      ],
+      "when": {
+        "field": "status",
+        "in": [
+          "failed"
+        ]
+      },
+      "message": "status=failed requires retry_class"
+    }
+  ]
+} as const;
+
+/** spec/tables/runner-outcomes.json as written (minus `$schema`); its type is RunnerOutcomesTable in ./tables.ts. */
+export const RUNNER_OUTCOMES_TABLE = {
+  "outcomes": [
+    {
+      "outcome": "stdin_unreadable",
+      "when": "stdin cannot be read",
+      "failure_variant": "write_request",
+      "warning_code": "variant",
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "request_too_large",
+      "when": "the request is longer than {limit}",
+      "limit": "max_request_bytes",
+      "failure_variant": "invalid_request",
+      "warning_code": "rule",
+      "rule": "json.max-bytes",
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "request_invalid",
+      "when": "the DispatchEnvelope breaks the parse layer, its schema or a rule",
+      "failure_variant": "invalid_request",
+      "warning_code": "issue_rule",
+      "rule_examples": [
+        "json.syntax",
+        "schema.required"
+      ],
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "event_not_dispatched",
+      "when": "the event is never dispatched to a client (`receipt.emitted`: notification-only)",
+      "failure_variant": "receipt_emitted_rejected",
+      "warning_code": "variant",
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "handler_failed",
+      "when": "the handler {handler_fails}",
+      "failure_variant": "handler_threw",
+      "warning_code": "variant",
+      "handler_called": true,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "response_invalid",
+      "when": "the handler's response breaks the wire contract{response_extra}",
+      "failure_variant": "handler_threw",
+      "warning_variant": "invalid_response",
+      "warning_code": "issue_rule",
+      "rule_examples": [
+        "failed-requires-failure-class"
+      ],
+      "handler_called": true,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "response_too_large",
+      "when": "the encoded response is longer than {limit}",
+      "limit": "max_response_bytes",
+      "failure_variant": "handler_threw",
+      "warning_code": "rule",
+      "rule": "json.max-bytes",
+      "handler_called": true,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "handler_timeout",
+      "when": "the ctx given to ServeIO ends before the handler returns (the handler goroutine is abandoned; Serve's context never ends)",
+      "failure_variant": "timeout",
+      "warning_code": "variant",
+      "handler_called": true,
+      "bindings": [
+        "go"
+      ]
+    }
+  ]
+} as const;
+
+/** spec/tables/subprocess-failure-mapping.json as written (minus `$schema`); its type is SubprocessFailureMappingTable in ./tables.ts. */
+export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
+  "variants": [
+    {
+      "variant": "receipt_emitted_rejected",
+      "failure_class": "invalid_request",
+      "origin": "callback-001",
+      "reference_variant": "ReceiptEmittedRejected",
+      "transports": [
+        "subprocess_v1",
+        "in_process"
+      ],
+      "stage": "guard",
+      "when": "The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced."
+    },
+    {
+      "variant": "invalid_request",
+      "failure_class": "invalid_request",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "subprocess_v1",
+        "in_process"
+      ],
+      "stage": "validate_request",
+      "when": "The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.",
+      "reason": "The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own."
+    },
+    {
+      "variant": "serialize_request",
+      "failure_class": "internal_error",
+      "origin": "callback-001",
+      "reference_variant": "SerializeRequest",
+      "transports": [
+        "subprocess_v1",
+        "in_process"
+      ],
+      "stage": "serialize",
+      "when": "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered."
+    },
+    {
+      "variant": "request_too_large",
+      "failure_class": "payload_too_large",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "subprocess_v1",
+        "in_process"
+      ],
+      "stage": "serialize",
+      "when": "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned or called.",
+      "reason": "The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help."
+    },
+    {
+      "variant": "spawn",
+      "failure_class": "transport_error",
+      "origin": "callback-001",
+      "reference_variant": "Spawn",
+      "transports": [
+        "subprocess_v1"
+      ],
+      "stage": "spawn",
+      "when": "The program cannot be started: not found, not executable, permission denied, fork failure."
+    },
+    {
+      "variant": "write_request",
+      "failure_class": "transport_error",
+      "origin": "callback-001",
+      "reference_variant": "WriteRequest",
+      "transports": [
+        "subprocess_v1"
+      ],
+      "stage": "write",
+      "when": "Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure)."
+    },
+    {
+      "variant": "read_response",
+      "failure_class": "transport_error",
+      "origin": "callback-001",
+      "reference_variant": "ReadResponse",
+      "transports": [
+        "subprocess_v1"
+      ],
+      "stage": "read",
+      "when": "Reading the child's stdout failed."
+    },
+    {
+      "variant": "response_too_large",
+      "failure_class": "transport_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": "ReadResponse",
+      "transports": [
+        "subprocess_v1",
+        "in_process"
+      ],
+      "stage": "read",
+      "when": "The child wrote more than limits.max_response_bytes to stdout (the process group is killed at once and no more is read), or an in-process handler's response serializes to more than that.",
+      "reason": "The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class."
+    },
+    {
+      "variant": "non_zero_exit",
+      "failure_class": "transport_error",
+      "origin": "callback-001",
+      "reference_variant": "NonZeroExit",
+      "transports": [
+        "subprocess_v1"
+      ],
+      "stage": "exit",
+      "when": "The child exited with a non-zero code or was killed by a signal, even if it wrote a valid response first. Carries the exit code or signal and the stderr tail."
+    },
+    {
+      "variant": "parse_response",
+      "failure_class": "invalid_request",
+      "origin": "callback-001",
+      "reference_variant": "ParseResponse",
+      "transports": [
+        "subprocess_v1"
+      ],
+      "stage": "parse",
+      "when": "stdout is not exactly one JSON document: empty, two documents, trailing bytes, a log line, a byte-order mark, invalid UTF-8, too deep, duplicate keys."
+    },
+    {
+      "variant": "invalid_response",
+      "failure_class": "invalid_request",
+      "origin": "callback-001",
+      "reference_variant": "InvalidResponse",
+      "transports": [
+        "subprocess_v1",
+        "in_process"
+      ],
+      "stage": "validate_response",
+      "when": "The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class."
+    },
+    {
+      "variant": "handler_threw",
+      "failure_class": "internal_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "in_process"
+      ],
+      "stage": "handler",
+      "when": "The in-process handler threw or its promise rejected.",
+      "reason": "CALLBACK-001 leaves in-process errors to the host language. A throwing handler is a crash inside the host process, which the reference's transport vocabulary classes as internal (TransportError::Internal)."
+    },
+    {
+      "variant": "timeout",
+      "failure_class": "timeout",
+      "origin": "callback-001",
+      "reference_variant": "Timeout",
+      "transports": [
+        "subprocess_v1",
+        "in_process"
+      ],
+      "stage": "deadline",
+      "when": "The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time."
+    }
+  ]
+} as const;
+
+/** spec/tables/subprocess-wire-framing.json as written (minus `$schema`); its type is SubprocessWireFramingTable in ./tables.ts. */
+export const SUBPROCESS_WIRE_FRAMING_TABLE = {
+  "streams": [
+    {
+      "stream": "stdin",
+      "direction": "host_to_client",
+      "content": "exactly one DispatchEnvelope JSON document",
+      "documents": 1,
+      "end": "the host closes stdin after the document (EOF)",
+      "limit": "max_request_bytes"
+    },
+    {
+      "stream": "stdout",
+      "direction": "client_to_host",
+      "content": "exactly one CallbackResponse JSON document; a trailing newline is optional",
+      "documents": 1,
+      "end": "the host reads to EOF; newline framing is not used in v1",
+      "limit": "max_response_bytes"
+    },
+    {
+      "stream": "stderr",
+      "direction": "client_to_host",
+      "content": "free-form diagnostics; kept as a bounded tail for failure receipts; never fails an otherwise valid exchange",
+      "documents": 0,
+      "end": "read to EOF concurrently with stdout",
+      "limit": "stderr_tail_bytes"
+    },
+    {
+      "stream": "exit_status",
+      "direction": "client_to_host",
+      "content": "0 on success; any other code or a signal fails the call (non_zero_exit) even after a valid response",
+      "documents": 0,
+      "end": "the host reaps the child",
+      "limit": null
+    }
+  ]
+} as const;
+
+/** spec/tables/transport-modes.json as written (minus `$schema`); its type is TransportModesTable in ./tables.ts. */
+export const TRANSPORT_MODES_TABLE = {
+  "modes": [
+    {
+      "mode": "in_process",
+      "title": "In-process callbacks",
+      "status": "implemented",
+      "cross_language": false,
+      "framing": "none: the host calls a handler in its own process",
+      "deadline": "optional timeoutMs on the handler's promise",
+      "implementation": "runtime/invoker/in-process.ts"
+    },
+    {
+      "mode": "subprocess_v1",
+      "title": "Subprocess callbacks (v1)",
+      "status": "normative",
+      "cross_language": true,
+      "framing": "one fresh child per event; one DispatchEnvelope on stdin then EOF; one CallbackResponse on stdout read to EOF",
+      "deadline": "required timeoutMs covering spawn, write, read and exit; no default",
+      "implementation": "runtime/invoker/subprocess.ts"
+    },
+    {
+      "mode": "stream_v2",
+      "title": "Stream callbacks (v2)",
+      "status": "proposed",
+      "cross_language": true,
+      "framing": "one long-lived child; JSON-RPC 2.0 messages over stdio; method event/<event>; params CallbackRequest, result CallbackResponse",
+      "deadline": "not specified yet",
+      "implementation": null
+    }
+  ]
+} as const;
+
+/** spec/wire-version.json as written (minus `$schema`); its type is WireVersionFile in ./tables.ts. */
+export const WIRE_VERSION_TABLE = {
+  "current": "lifeloop.v0.3",
+  "reference": {
+    "crate": "lifeloop-cli",
+    "version": "0.5.0"
+  },
+  "retired": [
+    {
+      "version": "lifeloop.v0.2",
+      "superseded_by": "lifeloop.v0.3",
+      "tombstone": "spec/tombstones/lifeloop.v0.2.md"
+    }
+  ]
+} as const;
+
+/** Every FailureClass value, in schema order (schemas/failure-class.schema.json). */
+export const FAILURE_CLASS_VALUES = [
+  "adapter_unavailable",
+  "capability_unsupported",
+  "capability_degraded",
+  "placement_unavailable",
+  "payload_too_large",
+  "payload_rejected",
+  "identity_unavailable",
+  "transport_error",
+  "timeout",
+  "operator_required",
+  "state_conflict",
+  "invalid_request",
+  "internal_error"
+] as const;
+
+/** Every FrameClass value, in schema order (schemas/frame-class.schema.json). */
+export const FRAME_CLASS_VALUES = [
+  "top_level",
+  "subcall"
+] as const;
+
+/** Every IntegrationMode value, in schema order (schemas/integration-mode.schema.json). */
+export const INTEGRATION_MODE_VALUES = [
+  "manual_skill",
+  "launcher_wrapper",
+  "native_hook",
+  "reference_adapter",
+  "telemetry_only"
+] as const;
+
+/** Every LifecycleEventKind value, in schema order (schemas/lifecycle-event-kind.schema.json). */
+export const LIFECYCLE_EVENT_KIND_VALUES = [
+  "session.starting",
+  "session.started",
+  "frame.opening",
+  "frame.opened",
+  "context.pressure_observed",
+  "context.compacted",
+  "frame.ending",
+  "frame.ended",
+  "session.ending",
+  "session.ended",
+  "supervisor.tick",
+  "capability.degraded",
+  "receipt.emitted",
+  "receipt.gap_detected"
+] as const;
+
+/** Every PlacementClass value, in schema order (schemas/placement-class.schema.json). */
+export const PLACEMENT_CLASS_VALUES = [
+  "developer_equivalent_frame",
+  "pre_prompt_frame",
+  "side_channel_context",
+  "receipt_only"
+] as const;
+
+/** Every PlacementOutcome value, in schema order (schemas/placement-outcome.schema.json). */
+export const PLACEMENT_OUTCOME_VALUES = [
+  "delivered",
+  "skipped",
+  "degraded",
+  "failed"
+] as const;
+
+/** Every ReceiptStatus value, in schema order (schemas/receipt-status.schema.json). */
+export const RECEIPT_STATUS_VALUES = [
+  "observed",
+  "delivered",
+  "skipped",
+  "degraded",
+  "failed"
+] as const;
+
+/** Every RequirementLevel value, in schema order (schemas/requirement-level.schema.json). */
+export const REQUIREMENT_LEVEL_VALUES = [
+  "required",
+  "preferred",
+  "optional"
+] as const;
+
+/** Every RetryClass value, in schema order (schemas/retry-class.schema.json). */
+export const RETRY_CLASS_VALUES = [
+  "safe_retry",
+  "retry_after_reread",
+  "retry_after_reconfigure",
+  "retry_after_operator",
+  "do_not_retry"
+] as const;
+
+/** Every SupportState value, in schema order (schemas/support-state.schema.json). */
+export const SUPPORT_STATE_VALUES = [
+  "native",
+  "synthesized",
+  "manual",
+  "partial",
+  "unavailable"
+] as const;
+
+/** Names of the wire object types (schemas/*.schema.json). */
+export const WIRE_OBJECT_TYPES = [
+  "AcceptablePlacement",
+  "CallbackRequest",
+  "CallbackResponse",
+  "CapabilityDegradation",
+  "DispatchEnvelope",
+  "FrameContext",
+  "LifecycleReceipt",
+  "PayloadEnvelope",
+  "PayloadReceipt",
+  "PayloadRef",
+  "Warning"
+] as const;
+/** A wire object type name. */
+export type WireObjectTypeName = (typeof WIRE_OBJECT_TYPES)[number];
+
+/** Maps each wire object type name to its TypeScript type. */
+export interface WireTypeMap {
+  AcceptablePlacement: Wire.AcceptablePlacement;
+  CallbackRequest: Wire.CallbackRequest;
+  CallbackResponse: Wire.CallbackResponse;
+  CapabilityDegradation: Wire.CapabilityDegradation;
+  DispatchEnvelope: Wire.DispatchEnvelope;
+  FrameContext: Wire.FrameContext;
+  LifecycleReceipt: Wire.LifecycleReceipt;
+  PayloadEnvelope: Wire.PayloadEnvelope;
+  PayloadReceipt: Wire.PayloadReceipt;
+  PayloadRef: Wire.PayloadRef;
+  Warning: Wire.Warning;
+}
+
+/** Types that travel as whole wire documents, with their CLI and fixture names. */
+export const WIRE_DOCUMENTS = [
+  {
+    "typeName": "CallbackRequest",
+    "cliName": "callback-request",
+    "fixtureKind": "callback_request"
   },
   {
-    "id": "codex-post-compact-context",
-    "scope": "rendering",
-    "where": "codex, context.compacted (PostCompact) with side_channel_context payloads",
-    "reference": "writes hookSpecificOutput {hookEventName: PostCompact, additionalContext: <side-channel envelope>}",
-    "ours": "writes {} and reports each side_channel_context payload as payload_not_rendered",
-    "reason": "Codex's PostCompact output schema is closed and has no hookSpecificOutput member; the reference's output fails the hook and the context never reaches the model."
+    "typeName": "CallbackResponse",
+    "cliName": "callback-response",
+    "fixtureKind": "callback_response"
   },
   {
-    "id": "claude-context-over-limit",
-    "scope": "rendering",
-    "where": "claude, SessionStart and UserPromptSubmit, additionalContext longer than 10,000 UTF-16 code units",
-    "reference": "writes the context and nothing else; Claude Code silently keeps only a preview",
-    "ours": "writes the same output plus a top-level systemMessage, and reports context_over_harness_limit",
-    "reason": "The cut is silent in the harness; the user and the caller must see it."
+    "typeName": "DispatchEnvelope",
+    "cliName": "dispatch-envelope",
+    "fixtureKind": "dispatch_envelope"
   },
   {
-    "id": "context-hard-limit",
-    "scope": "rendering",
-    "where": "any adapter, additionalContext longer than max_context_code_points (16777216 code points)",
-    "reference": "renders any size",
-    "ours": "refuses with context_too_large",
-    "reason": "Every string we print is bounded, like every string on the wire."
+    "typeName": "LifecycleReceipt",
+    "cliName": "lifecycle-receipt",
+    "fixtureKind": "lifecycle_receipt"
   },
   {
-    "id": "render-request-validation",
-    "scope": "rendering",
-    "where": "the request itself",
-    "reference": "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
-    "ours": "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
-    "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
-  },
-  {
-    "id": "continuation-help",
-    "scope": "continuation",
-    "where": "`continuation --help`, `continuation <command> --help`",
-    "reference": "no help: an unknown subcommand or a missing flag, exit 2",
-    "ours": "prints the group's usage on stdout, exit 0",
-    "reason": "A superset: only command lines the reference refuses change meaning."
-  },
-  {
-    "id": "continuation-flag-equals",
-    "scope": "continuation",
-    "where": "every continuation flag",
-    "reference": "only `--flag value`; `--flag=value` is an unexpected argument (exit 2)",
-    "ours": "also accepts `--flag=value` in a flag position; a value is still taken greedily, so `--thread --key=k` makes `--key=k` the thread in both (and --key is then missing)",
-    "reason": "A superset users expect of a command line; every vector the reference accepts means the same."
-  },
-  {
-    "id": "continuation-opt-in-flags",
-    "scope": "continuation",
-    "where": "`put --require-client-id`, `put --expect-sha256`, `list --long`, error `precondition_failed`",
-    "reference": "no client guard on put, no compare-and-swap, list reports neither sizes nor expiry",
-    "ours": "opt-in flags (spec/tables/client-initiated-commands.json `extension_flags`); without them output is the reference's",
-    "reason": "Any client can overwrite any entry and concurrent read-modify-write loses updates in the reference; the guards make both safe without changing default output."
-  },
-  {
-    "id": "continuation-list-order",
-    "scope": "continuation",
-    "where": "`continuation list`: `keys` and the stderr diagnostics",
-    "reference": "directory order (unspecified)",
-    "ours": "sorted by key (code-unit order)",
-    "reason": "Deterministic output; the comparison treats both orders as the same output."
-  },
-  {
-    "id": "continuation-lock",
-    "scope": "continuation",
-    "where": "put, drop, drop-thread, list, and removal of expired entries",
-    "reference": "no lock: concurrent drop-thread and put fail each other (211 of 300 puts failed in a measured race)",
-    "ours": "writers of one thread hold an exclusive kernel lock on `<root>/.<thread>.lock` (Linux open-file-description lock via fs-native-extensions), list a shared one; a crashed holder's lock is released by the kernel at once; waiting longer than `lock_timeout_ms` is storage_failure",
-    "reason": "CONTINUATION-001 promises the prior entry or the new one, never a failure caused by another client's command; a lock file at the root is invisible to the reference (it never lists the root)."
-  },
-  {
-    "id": "continuation-durability",
-    "scope": "continuation",
-    "where": "put, drop, drop-thread",
-    "reference": "fsyncs the temp file but not the directory after rename or unlink",
-    "ours": "fsyncs the directory after every rename and unlink, and the parents of directories it creates",
-    "reason": "Without the directory fsync a crash can lose a put that already reported ok."
-  },
-  {
-    "id": "continuation-atomic-drop-thread",
-    "scope": "continuation",
-    "where": "`continuation drop-thread`",
-    "reference": "unlinks entries one by one; a failure (e.g. a subdirectory) stops it half way, exit 3 with part of the thread gone",
-    "ours": "renames the thread directory to `<root>/.<thread>.drop.<pid>-<seq>-<nanos>` in one step, then removes it; a non-hidden subdirectory is refused (storage_failure) before anything is removed; foreign hidden files are moved back, as the reference keeps them",
-    "reason": "A reader sees the whole thread or none of it."
-  },
-  {
-    "id": "continuation-expired-removed",
-    "scope": "continuation",
-    "where": "get, list and guarded drop of an expired entry",
-    "reference": "hides it (not_found, omitted) but never deletes the file",
-    "ours": "hides it the same way and removes the file (under the lock, only if it is still the same expired file)",
-    "reason": "Expired blobs would otherwise stay on disk forever."
-  },
-  {
-    "id": "continuation-guarded-drop",
-    "scope": "continuation",
-    "where": "`drop --require-client-id`",
-    "reference": "rename-to-claim, re-read, hard-link restore on a race; may print foreign_entry_restored / claim_file_left_in_place diagnostics",
-    "ours": "read, check and unlink under the thread lock; never leaves a claim file",
-    "reason": "The lock removes the race the claim dance works around."
-  },
-  {
-    "id": "continuation-free-text",
-    "scope": "continuation",
-    "where": "usage messages (plain text), `detail`, `reason`, diagnostic `error` texts",
-    "reference": "its own words",
-    "ours": "our own words; codes, structured members, exit codes and the order of checks are the reference's",
-    "reason": "Prose is not copied; machines branch on codes."
-  },
-  {
-    "id": "hook-command-events",
-    "scope": "hook_command",
-    "where": "every served hook event (spec/tables/harness-hook-inputs.json)",
-    "reference": "host-hook delivers only frame.opening (before-prompt-build) and the compaction events; SessionStart, Stop and SessionEnd deliver nothing to the client",
-    "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended, SessionEnd session.ending then session.ended",
-    "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client needs session and frame ends, not only prompts."
-  },
-  {
-    "id": "hook-command-output",
-    "scope": "hook_command",
-    "where": "the printed output",
-    "reference": "prints {} except a Codex PostCompact side-channel context",
-    "ours": "renders the answer of the hook event's renders event (context payloads, a block directive) through the hook renderer; an empty context slot is left out, so an answer without payloads or directive prints {}",
-    "reason": "The output is how a client's answer reaches the harness; the reference's broker serves one client that never answers with context."
-  },
-  {
-    "id": "hook-command-client-failure",
-    "scope": "hook_command",
-    "where": "a failed delivery or an answer with status failed",
-    "reference": "exits 1 with the error on stderr (status skipped is a failure too, for the prompt event)",
-    "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure; closed: the event's blocking form, or the open output saying it has none. Status skipped is an answer like any other",
-    "reason": "A non-zero exit is a hook error the user may not see and the context is lost without a word; the choice between continuing and blocking belongs to the user."
-  },
-  {
-    "id": "hook-command-usage-exit",
-    "scope": "hook_command",
-    "where": "a bad command line",
-    "reference": "exits 2",
-    "ours": "exits 1",
-    "reason": "Claude Code reads exit 2 as \"block\": a typo in a hook command must not block every prompt."
-  },
-  {
-    "id": "hook-command-prompt-bound",
-    "scope": "hook_command",
-    "where": "a prompt over 64 KiB (and custom_instructions, last_assistant_message)",
-    "reference": "refuses the prompt (exit 1)",
-    "ours": "cuts the text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
-    "reason": "A long pasted prompt must not make the hook fail; the client learns the text was cut."
-  },
-  {
-    "id": "hook-command-metadata",
-    "scope": "hook_command",
-    "where": "CallbackRequest metadata",
-    "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true",
-    "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag)",
-    "reason": "One table maps every event; the extra members are what the harness said."
-  },
-  {
-    "id": "hook-command-input",
-    "scope": "hook_command",
-    "where": "the harness input",
-    "reference": "any JSON object (blank stdin is {}); only session_id is required, where a state file needs it",
-    "ours": "one JSON document valid against the closed input schema of the (harness, hook event), whose hook_event_name equals --event; exit 1 otherwise",
-    "reason": "A hook registered under the wrong event, or a harness that changed its input, is caught at the first call instead of producing wrong events."
-  },
-  {
-    "id": "hook-command-state",
-    "scope": "hook_command",
-    "where": "--state-dir",
-    "reference": "records the host-context compaction status of its client",
-    "ours": "keeps the open frame id and the Stop continuation count per harness session",
-    "reason": "The state serves this command's own guarantees (a Claude Code Stop ends the frame its prompt opened; bounded continuations)."
-  },
-  {
-    "id": "hook-command-client-arguments",
-    "scope": "hook_command",
-    "where": "how the client is started",
-    "reference": "runs --client-cmd with the words lifeloop client --path DIR [--profile P]",
-    "ours": "runs --program with exactly the --arg words, in order",
-    "reason": "Any program can be the client."
-  },
-  {
-    "id": "hook-command-empty-prompt",
-    "scope": "hook_command",
-    "where": "a UserPromptSubmit without a prompt, or with an empty one",
-    "reference": "delivers nothing and prints {}",
-    "ours": "delivers frame.opening (without metadata.prompt)",
-    "reason": "The frame opens whatever the prompt says."
+    "typeName": "PayloadEnvelope",
+    "cliName": "payload-envelope",
+    "fixtureKind": "payload_envelope"
   }
 ] as const;
+/** The CLI name of a wire document type, e.g. `callback-request`. */
+export type WireDocumentCliName = (typeof WIRE_DOCUMENTS)[number]["cliName"];
+
+/** spec/tables/event-vocabulary.json: one row per LifecycleEventKind. */
+export const EVENT_VOCABULARY = EVENT_VOCABULARY_TABLE.events;
+
+/** spec/tables/failure-retry-defaults.json: the default RetryClass of each FailureClass. */
+export const FAILURE_RETRY_DEFAULTS = {
+  "adapter_unavailable": "retry_after_reconfigure",
+  "capability_unsupported": "do_not_retry",
+  "capability_degraded": "retry_after_reread",
+  "placement_unavailable": "retry_after_reconfigure",
+  "payload_too_large": "do_not_retry",
+  "payload_rejected": "retry_after_reconfigure",
+  "identity_unavailable": "retry_after_reconfigure",
+  "transport_error": "safe_retry",
+  "timeout": "safe_retry",
+  "operator_required": "retry_after_operator",
+  "state_conflict": "retry_after_reread",
+  "invalid_request": "do_not_retry",
+  "internal_error": "retry_after_reread"
+} as const;
+
+/** spec/tables/subprocess-failure-mapping.json: every failure variant and its FailureClass. */
+export const FAILURE_VARIANTS = SUBPROCESS_FAILURE_MAPPING_TABLE.variants;
+/** A failure variant id, e.g. `non_zero_exit`. */
+export type FailureVariant = (typeof FAILURE_VARIANTS)[number]["variant"];
+
+/** spec/tables/transport-modes.json */
+export const TRANSPORT_MODES = TRANSPORT_MODES_TABLE.modes;
+
+/** spec/tables/subprocess-wire-framing.json */
+export const SUBPROCESS_WIRE_FRAMING = SUBPROCESS_WIRE_FRAMING_TABLE.streams;
+
+/** spec/tables/receipt-emitted-guard.json */
+export const RECEIPT_EMITTED_GUARD = RECEIPT_EMITTED_GUARD_TABLE;
+
+/** spec/tables/limits.json, by name (units in the table: bytes, levels, ms). */
+export const LIMITS = {
+  "max_request_bytes": 16777216,
+  "max_response_bytes": 16777216,
+  "max_depth": 64,
+  "max_values": 131072,
+  "stderr_tail_bytes": 8192,
+  "kill_grace_ms": 100,
+  "settle_margin_ms": 1000,
+  "failure_detail_preview_bytes": 64,
+  "max_timeout_ms": 2147483647,
+  "max_reported_issues": 1000,
+  "max_safe_integer": 9007199254740991
+} as const;
+
+/** spec/tables/client-initiated-commands.json */
+export const CLIENT_INITIATED_COMMANDS = CLIENT_INITIATED_COMMANDS_TABLE;
+
+/** spec/tables/reference-differences.json: deliberate differences from the reference crate. */
+export const REFERENCE_DIFFERENCES = REFERENCE_DIFFERENCES_TABLE.differences;
 
 /** spec/tables/cli-exit-codes.json: exit code of the lifeloop-callback CLI by name. */
 export const CLI_EXIT_CODES = {
@@ -1217,147 +2878,30 @@ export const CLI_EXIT_CODES = {
 } as const;
 
 /** spec/tables/document-rules.json: rule ids of the parse (json.*) and schema (schema.*) layers. */
-export const DOCUMENT_RULES = [
-  {
-    "id": "json.max-bytes",
-    "layer": "json",
-    "summary": "The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes).",
-    "reference_messages": []
-  },
-  {
-    "id": "json.bom",
-    "layer": "json",
-    "summary": "The document starts with a UTF-8 byte-order mark.",
-    "reference_messages": []
-  },
-  {
-    "id": "json.utf8",
-    "layer": "json",
-    "summary": "The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences).",
-    "reference_messages": [
-      "invalid unicode code point"
-    ]
-  },
-  {
-    "id": "json.syntax",
-    "layer": "json",
-    "summary": "The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters).",
-    "reference_messages": [
-      "expected value",
-      "EOF while parsing",
-      "expected `,`",
-      "key must be a string",
-      "invalid escape",
-      "control character"
-    ]
-  },
-  {
-    "id": "json.trailing-data",
-    "layer": "json",
-    "summary": "Something other than whitespace follows the first JSON value (a second document, a log line).",
-    "reference_messages": [
-      "trailing characters"
-    ]
-  },
-  {
-    "id": "json.duplicate-key",
-    "layer": "json",
-    "summary": "An object names the same member twice (compared after unescaping), anywhere in the document.",
-    "reference_messages": [
-      "duplicate field"
-    ]
-  },
-  {
-    "id": "json.max-depth",
-    "layer": "json",
-    "summary": "Arrays and objects nest deeper than limits.max_depth.",
-    "reference_messages": [
-      "recursion limit exceeded"
-    ]
-  },
-  {
-    "id": "json.max-values",
-    "layer": "json",
-    "summary": "The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values.",
-    "reference_messages": []
-  },
-  {
-    "id": "json.lone-surrogate",
-    "layer": "json",
-    "summary": "A string escapes half of a UTF-16 surrogate pair (e.g. \\ud800 alone).",
-    "reference_messages": [
-      "lone leading surrogate",
-      "unexpected end of hex escape"
-    ]
-  },
-  {
-    "id": "json.number-range",
-    "layer": "json",
-    "summary": "A number is too large in magnitude for an IEEE-754 double (e.g. 1e400).",
-    "reference_messages": [
-      "number out of range"
-    ]
-  },
-  {
-    "id": "schema.type",
-    "layer": "schema",
-    "summary": "A value has the wrong JSON type, or an integer field holds a number written with a fraction, an exponent or as -0.",
-    "reference_messages": [
-      "invalid type"
-    ]
-  },
-  {
-    "id": "schema.required",
-    "layer": "schema",
-    "summary": "A required member is missing (null does not count as missing for required-nullable members).",
-    "reference_messages": [
-      "missing field",
-      "missing required-nullable field"
-    ]
-  },
-  {
-    "id": "schema.additional-properties",
-    "layer": "schema",
-    "summary": "An object carries a member its schema does not define (every wire object is closed).",
-    "reference_messages": [
-      "unknown field"
-    ]
-  },
-  {
-    "id": "schema.enum",
-    "layer": "schema",
-    "summary": "A string is not one of its enum's values.",
-    "reference_messages": [
-      "unknown variant"
-    ]
-  },
-  {
-    "id": "schema.max-length",
-    "layer": "schema",
-    "summary": "A string is longer than its maxLength, counted in Unicode code points.",
-    "reference_messages": []
-  },
-  {
-    "id": "schema.minimum",
-    "layer": "schema",
-    "summary": "An integer is below its minimum (integers on the wire are never negative).",
-    "reference_messages": [
-      "invalid value: integer"
-    ]
-  },
-  {
-    "id": "schema.maximum",
-    "layer": "schema",
-    "summary": "An integer is above its maximum (2^53 - 1 on the wire).",
-    "reference_messages": []
-  },
-  {
-    "id": "schema.max-items",
-    "layer": "schema",
-    "summary": "An array has more entries than its maxItems.",
-    "reference_messages": []
-  }
-] as const;
+export const DOCUMENT_RULES = DOCUMENT_RULES_TABLE.rules;
+/** The parse-layer rule ids (the json.* rows of spec/tables/document-rules.json) by lowerCamel name. */
+export const PARSE_RULE_IDS = {
+  /** The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes). */
+  maxBytes: "json.max-bytes",
+  /** The document starts with a UTF-8 byte-order mark. */
+  bom: "json.bom",
+  /** The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences). */
+  utf8: "json.utf8",
+  /** The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters). */
+  syntax: "json.syntax",
+  /** Something other than whitespace follows the first JSON value (a second document, a log line). */
+  trailingData: "json.trailing-data",
+  /** An object names the same member twice (compared after unescaping), anywhere in the document. */
+  duplicateKey: "json.duplicate-key",
+  /** Arrays and objects nest deeper than limits.max_depth. */
+  maxDepth: "json.max-depth",
+  /** The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values. */
+  maxValues: "json.max-values",
+  /** A string escapes half of a UTF-16 surrogate pair (e.g. \ud800 alone). */
+  loneSurrogate: "json.lone-surrogate",
+  /** A number is too large in magnitude for an IEEE-754 double (e.g. 1e400). */
+  numberRange: "json.number-range",
+} as const;
 /** A parse- or schema-layer rule id. */
 export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];
 
@@ -2411,400 +3955,7 @@ export const OPEN_MAP_PATHS: { readonly [K in WireObjectTypeName]: readonly stri
 };
 
 /** spec/tables/harness-hook-mapping.json: lifecycle event → harness hook event, rendering facts, directives, errors (spec/harness-hooks.md). */
-export const HARNESS_HOOK_MAPPING = {
-  "reference": "lifeloop-cli 0.5.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
-  "max_context_code_points": 16777216,
-  "adapters": [
-    {
-      "adapter": "claude",
-      "harness": "Claude Code",
-      "adapter_ids": [
-        "claude",
-        "claude-code"
-      ],
-      "harness_context_limit": {
-        "length": 10000,
-        "unit": "utf16_code_units",
-        "on_exceed": "warn",
-        "fact": "Claude Code cuts additionalContext longer than 10,000 characters to a short preview without telling anyone."
-      },
-      "hook_events": [
-        {
-          "hook_event": "SessionStart",
-          "output_schema": "claude-session-start-output",
-          "context_slot": "additional_context",
-          "context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "reference_context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "block": "ignored",
-          "reference_difference": null,
-          "notes": "hookSpecificOutput is always written; additionalContext is \"{}\" when no payload is eligible."
-        },
-        {
-          "hook_event": "UserPromptSubmit",
-          "output_schema": "claude-user-prompt-submit-output",
-          "context_slot": "additional_context",
-          "context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "reference_context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "block": "block_prompt",
-          "reference_difference": null,
-          "notes": "block: top-level decision \"block\" and reason (not inside hookSpecificOutput)."
-        },
-        {
-          "hook_event": "PreCompact",
-          "output_schema": "claude-pre-compact-output",
-          "context_slot": null,
-          "context_placements": [],
-          "reference_context_placements": [],
-          "block": "ignored",
-          "reference_difference": null,
-          "notes": "Quiet: always {}."
-        },
-        {
-          "hook_event": "Stop",
-          "output_schema": "claude-stop-output",
-          "context_slot": null,
-          "context_placements": [],
-          "reference_context_placements": [],
-          "block": "ignored",
-          "reference_difference": null,
-          "notes": "Quiet: always {}. Claude Code would accept decision \"block\" here (do not stop; reason becomes the next instruction), but the reference renders {} and so do we; a block directive is reported as directive_ignored."
-        },
-        {
-          "hook_event": "SessionEnd",
-          "output_schema": "claude-session-end-output",
-          "context_slot": null,
-          "context_placements": [],
-          "reference_context_placements": [],
-          "block": "ignored",
-          "reference_difference": null,
-          "notes": "Quiet: always {}."
-        }
-      ],
-      "events": [
-        {
-          "event": "session.starting",
-          "hook_event": "SessionStart"
-        },
-        {
-          "event": "session.started",
-          "hook_event": "SessionStart"
-        },
-        {
-          "event": "frame.opening",
-          "hook_event": "UserPromptSubmit"
-        },
-        {
-          "event": "frame.opened",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "context.pressure_observed",
-          "hook_event": "PreCompact"
-        },
-        {
-          "event": "context.compacted",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "frame.ending",
-          "hook_event": "Stop"
-        },
-        {
-          "event": "frame.ended",
-          "hook_event": "Stop"
-        },
-        {
-          "event": "session.ending",
-          "hook_event": "SessionEnd"
-        },
-        {
-          "event": "session.ended",
-          "hook_event": "SessionEnd"
-        },
-        {
-          "event": "supervisor.tick",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "capability.degraded",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "receipt.emitted",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "receipt.gap_detected",
-          "hook_event": "unsupported"
-        }
-      ]
-    },
-    {
-      "adapter": "codex",
-      "harness": "Codex",
-      "adapter_ids": [
-        "codex"
-      ],
-      "harness_context_limit": null,
-      "hook_events": [
-        {
-          "hook_event": "SessionStart",
-          "output_schema": "codex-session-start-output",
-          "context_slot": "additional_context",
-          "context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "reference_context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "block": "ignored",
-          "reference_difference": null,
-          "notes": "hookSpecificOutput is always written; additionalContext is \"{}\" when no payload is eligible."
-        },
-        {
-          "hook_event": "UserPromptSubmit",
-          "output_schema": "codex-user-prompt-submit-output",
-          "context_slot": "additional_context",
-          "context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "reference_context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "block": "block_prompt",
-          "reference_difference": null,
-          "notes": "block: top-level decision \"block\" and reason."
-        },
-        {
-          "hook_event": "PreCompact",
-          "output_schema": "codex-pre-compact-output",
-          "context_slot": null,
-          "context_placements": [],
-          "reference_context_placements": [],
-          "block": "ignored",
-          "reference_difference": null,
-          "notes": "Quiet: always {}. Codex does not let decision \"block\" stop a compaction."
-        },
-        {
-          "hook_event": "PostCompact",
-          "output_schema": "codex-post-compact-output",
-          "context_slot": null,
-          "context_placements": [],
-          "reference_context_placements": [
-            "side_channel_context"
-          ],
-          "block": "ignored",
-          "reference_difference": "codex-post-compact-context",
-          "notes": "Always {}: Codex's PostCompact output has no hookSpecificOutput, so side_channel_context payloads cannot be delivered (payload_not_rendered)."
-        },
-        {
-          "hook_event": "Stop",
-          "output_schema": "codex-stop-output",
-          "context_slot": null,
-          "context_placements": [],
-          "reference_context_placements": [],
-          "block": "request_continuation",
-          "reference_difference": null,
-          "notes": "block: top-level decision \"block\" and reason; Codex runs another model turn with reason as its prompt."
-        }
-      ],
-      "events": [
-        {
-          "event": "session.starting",
-          "hook_event": "SessionStart"
-        },
-        {
-          "event": "session.started",
-          "hook_event": "SessionStart"
-        },
-        {
-          "event": "frame.opening",
-          "hook_event": "UserPromptSubmit"
-        },
-        {
-          "event": "frame.opened",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "context.pressure_observed",
-          "hook_event": "PreCompact"
-        },
-        {
-          "event": "context.compacted",
-          "hook_event": "PostCompact"
-        },
-        {
-          "event": "frame.ending",
-          "hook_event": "Stop"
-        },
-        {
-          "event": "frame.ended",
-          "hook_event": "Stop"
-        },
-        {
-          "event": "session.ending",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "session.ended",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "supervisor.tick",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "capability.degraded",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "receipt.emitted",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "receipt.gap_detected",
-          "hook_event": "unsupported"
-        }
-      ]
-    }
-  ],
-  "directives": [
-    {
-      "kind": "allow",
-      "members": [],
-      "summary": "Admit: the harness proceeds. Renders exactly like no directive."
-    },
-    {
-      "kind": "block",
-      "members": [
-        "reason"
-      ],
-      "summary": "Block the next input, or at a frame end where the harness supports it request a continuation; reason is handed to the model. A reason that is empty or only Unicode White_Space is refused (invalid_directive)."
-    }
-  ],
-  "white_space": [
-    [
-      9,
-      13
-    ],
-    [
-      32,
-      32
-    ],
-    [
-      133,
-      133
-    ],
-    [
-      160,
-      160
-    ],
-    [
-      5760,
-      5760
-    ],
-    [
-      8192,
-      8202
-    ],
-    [
-      8232,
-      8233
-    ],
-    [
-      8239,
-      8239
-    ],
-    [
-      8287,
-      8287
-    ],
-    [
-      12288,
-      12288
-    ]
-  ],
-  "block_effects": [
-    {
-      "block": "block_prompt",
-      "renders": "top-level decision \"block\" and reason",
-      "meaning": "The harness does not submit the prompt and shows reason."
-    },
-    {
-      "block": "request_continuation",
-      "renders": "top-level decision \"block\" and reason",
-      "meaning": "The harness does not end the turn: it runs another model turn with reason as the prompt."
-    },
-    {
-      "block": "ignored",
-      "renders": "nothing",
-      "meaning": "The event cannot carry the directive; the output is the same as without it and the render reports directive_ignored."
-    }
-  ],
-  "errors": [
-    {
-      "kind": "invalid_request",
-      "exit": "validation",
-      "summary": "The request does not match schemas/hooks/hook-render-request.schema.json or breaks a PayloadEnvelope/FrameContext rule; carries the validation issues."
-    },
-    {
-      "kind": "invalid_directive",
-      "exit": "validation",
-      "summary": "A block directive whose reason is empty or only Unicode White_Space."
-    },
-    {
-      "kind": "adapter_id_mismatch",
-      "exit": "validation",
-      "summary": "adapter_id is not one of the target harness's adapter ids."
-    },
-    {
-      "kind": "unsupported_event",
-      "exit": "unsupported",
-      "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing on stdout and names the event and adapter on stderr)."
-    },
-    {
-      "kind": "context_too_large",
-      "exit": "validation",
-      "summary": "The rendered additionalContext is longer than max_context_code_points."
-    },
-    {
-      "kind": "output_schema_violation",
-      "exit": "validation",
-      "summary": "The rendered output does not match the event's output schema: a renderer bug, never printed."
-    }
-  ],
-  "warnings": [
-    {
-      "code": "context_over_harness_limit",
-      "summary": "additionalContext is longer than the harness's documented limit (Claude Code: 10,000 UTF-16 code units); the output also carries a systemMessage saying so."
-    },
-    {
-      "code": "directive_ignored",
-      "summary": "A block directive at an event that cannot carry it (block: ignored)."
-    },
-    {
-      "code": "payload_not_rendered",
-      "summary": "A payload whose placement is not receipt_only was not written to any context slot of this event."
-    }
-  ],
-  "system_message": "lifeloop-callback: the additionalContext of this {hook_event} hook output is {length} characters long; {harness} keeps only a short preview of context longer than {limit} characters."
-} as const;
+export const HARNESS_HOOK_MAPPING = HARNESS_HOOK_MAPPING_TABLE;
 /** A harness the renderer targets (`--adapter`), e.g. `claude`. */
 export type HookAdapter = (typeof HARNESS_HOOK_MAPPING)["adapters"][number]["adapter"];
 /** A render error kind, e.g. `unsupported_event`. */
@@ -2812,263 +3963,7 @@ export type HookRenderErrorKind = (typeof HARNESS_HOOK_MAPPING)["errors"][number
 /** A render warning code, e.g. `directive_ignored`. */
 export type HookRenderWarningCode = (typeof HARNESS_HOOK_MAPPING)["warnings"][number]["code"];
 /** spec/tables/harness-hook-inputs.json: what `lifeloop-callback hook` does with each harness hook input (spec/hook-command.md). */
-export const HARNESS_HOOK_INPUTS = {
-  "reference": "lifeloop-cli 0.5.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
-  "metadata_text_max_bytes": 65536,
-  "max_stop_continuations": 3,
-  "harness_timeout_slack_ms": 5000,
-  "adapters": [
-    {
-      "adapter": "claude",
-      "adapter_version": "0.1.0",
-      "config_file": ".claude/settings.json",
-      "config_timeout": true,
-      "unknown_input_fields": "tolerated",
-      "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly.",
-      "hook_events": [
-        {
-          "hook_event": "SessionStart",
-          "input_schema": "claude-session-start-input",
-          "delivers": [
-            "session.starting",
-            "session.started"
-          ],
-          "renders": "session.starting",
-          "matcher": "startup|resume|clear|compact",
-          "status_message": null,
-          "evidence": "tests/fixtures/live/claude/SessionStart/0.json (generated); the reference grounds session.starting and session.started on this hook (tests/live_evidence_claude.rs)"
-        },
-        {
-          "hook_event": "UserPromptSubmit",
-          "input_schema": "claude-user-prompt-submit-input",
-          "delivers": [
-            "frame.opening"
-          ],
-          "renders": "frame.opening",
-          "matcher": "*",
-          "status_message": null,
-          "evidence": "tests/fixtures/live/claude/UserPromptSubmit/0.json (generated); frame.opened is not delivered: the hook runs before the prompt is admitted, and the renderer has no Claude hook event for frame.opened"
-        },
-        {
-          "hook_event": "PreCompact",
-          "input_schema": "claude-pre-compact-input",
-          "delivers": [
-            "context.pressure_observed"
-          ],
-          "renders": "context.pressure_observed",
-          "matcher": "*",
-          "status_message": null,
-          "evidence": "tests/fixtures/live/claude/PreCompact/0.json (generated); host_hook.rs maps PreCompact to context.pressure_observed"
-        },
-        {
-          "hook_event": "Stop",
-          "input_schema": "claude-stop-input",
-          "delivers": [
-            "frame.ending",
-            "frame.ended"
-          ],
-          "renders": "frame.ending",
-          "matcher": "*",
-          "status_message": null,
-          "evidence": "tests/fixtures/live/claude/Stop/0.json (generated)"
-        },
-        {
-          "hook_event": "SessionEnd",
-          "input_schema": "claude-session-end-input",
-          "delivers": [
-            "session.ending",
-            "session.ended"
-          ],
-          "renders": "session.ending",
-          "matcher": "*",
-          "status_message": null,
-          "evidence": "tests/fixtures/live/claude/SessionEnd/0.json (generated)"
-        }
-      ]
-    },
-    {
-      "adapter": "codex",
-      "adapter_version": "0.1.0",
-      "config_file": ".codex/hooks.json",
-      "config_timeout": true,
-      "unknown_input_fields": "rejected",
-      "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed, and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields; an unknown member means a Codex version this schema was not checked against.",
-      "hook_events": [
-        {
-          "hook_event": "SessionStart",
-          "input_schema": "codex-session-start-input",
-          "delivers": [
-            "session.starting",
-            "session.started"
-          ],
-          "renders": "session.starting",
-          "matcher": "startup|resume|clear",
-          "status_message": "Loading lifecycle context",
-          "evidence": "live_codex/codex_cli_0_122_0/session_start.json, codex_cli_0_129_0/session_start.json"
-        },
-        {
-          "hook_event": "UserPromptSubmit",
-          "input_schema": "codex-user-prompt-submit-input",
-          "delivers": [
-            "frame.opening"
-          ],
-          "renders": "frame.opening",
-          "matcher": "*",
-          "status_message": "Delivering the prompt event",
-          "evidence": "live_codex/codex_cli_0_122_0/user_prompt_submit.json, codex_cli_0_129_0/user_prompt_submit.json"
-        },
-        {
-          "hook_event": "PreCompact",
-          "input_schema": "codex-pre-compact-input",
-          "delivers": [
-            "context.pressure_observed"
-          ],
-          "renders": "context.pressure_observed",
-          "matcher": "*",
-          "status_message": "Recording the compaction boundary",
-          "evidence": "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)"
-        },
-        {
-          "hook_event": "PostCompact",
-          "input_schema": "codex-post-compact-input",
-          "delivers": [
-            "context.compacted"
-          ],
-          "renders": "context.compacted",
-          "matcher": "*",
-          "status_message": "Recording the compacted context",
-          "evidence": "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)"
-        },
-        {
-          "hook_event": "Stop",
-          "input_schema": "codex-stop-input",
-          "delivers": [
-            "frame.ending",
-            "frame.ended"
-          ],
-          "renders": "frame.ending",
-          "matcher": "*",
-          "status_message": "Checking the continuation boundary",
-          "evidence": "live_codex/codex_cli_0_122_0/stop_block_continuation.json, stop_after_continuation.json; codex_cli_0_129_0/stop_normal.json, stop_block_continuation.json, stop_after_continuation.json"
-        }
-      ]
-    }
-  ],
-  "fields": [
-    {
-      "input": "session_id",
-      "target": "/harness_session_id",
-      "applies": "all",
-      "bounded": false,
-      "note": "As in host_hook.rs; an empty string is left out."
-    },
-    {
-      "input": "turn_id",
-      "target": "/frame_context/frame_id",
-      "applies": "frame",
-      "bounded": false,
-      "note": "frame_class top_level. Without a turn id (Claude Code) the frame id opened by the session's last UserPromptSubmit is reused from --state-dir, else a fresh one; both events of one Stop share it."
-    },
-    {
-      "input": "turn_id",
-      "target": "/harness_task_id",
-      "applies": "other",
-      "bounded": false,
-      "note": "As host_hook.rs does for compaction events."
-    },
-    {
-      "input": "hook_event_name",
-      "target": "/metadata/hook_event_name",
-      "applies": "all",
-      "bounded": false,
-      "note": "As in host_hook.rs."
-    },
-    {
-      "input": "transcript_path",
-      "target": "/metadata/transcript_path",
-      "applies": "all",
-      "bounded": false,
-      "note": "A path only; never read. Null or empty is left out."
-    },
-    {
-      "input": "turn_id",
-      "target": "/metadata/turn_id",
-      "applies": "all",
-      "bounded": false,
-      "note": "As in host_hook.rs."
-    },
-    {
-      "input": "cwd",
-      "target": "/metadata/cwd",
-      "applies": "all",
-      "bounded": false,
-      "note": ""
-    },
-    {
-      "input": "model",
-      "target": "/metadata/model",
-      "applies": "all",
-      "bounded": false,
-      "note": ""
-    },
-    {
-      "input": "permission_mode",
-      "target": "/metadata/permission_mode",
-      "applies": "all",
-      "bounded": false,
-      "note": ""
-    },
-    {
-      "input": "source",
-      "target": "/metadata/source",
-      "applies": "all",
-      "bounded": false,
-      "note": ""
-    },
-    {
-      "input": "trigger",
-      "target": "/metadata/trigger",
-      "applies": "all",
-      "bounded": false,
-      "note": "As in host_hook.rs."
-    },
-    {
-      "input": "reason",
-      "target": "/metadata/reason",
-      "applies": "all",
-      "bounded": false,
-      "note": ""
-    },
-    {
-      "input": "stop_hook_active",
-      "target": "/metadata/stop_hook_active",
-      "applies": "all",
-      "bounded": false,
-      "note": "A boolean, also when false."
-    },
-    {
-      "input": "prompt",
-      "target": "/metadata/prompt",
-      "applies": "all",
-      "bounded": true,
-      "note": "host_hook.rs refuses a prompt over 64 KiB; we cut it (see metadata_text_max_bytes)."
-    },
-    {
-      "input": "custom_instructions",
-      "target": "/metadata/custom_instructions",
-      "applies": "all",
-      "bounded": true,
-      "note": ""
-    },
-    {
-      "input": "last_assistant_message",
-      "target": "/metadata/last_assistant_message",
-      "applies": "all",
-      "bounded": true,
-      "note": "Null is left out."
-    }
-  ]
-} as const;
+export const HARNESS_HOOK_INPUTS = HARNESS_HOOK_INPUTS_TABLE;
 
 /** Schemas under schemas/hooks/: each harness hook output (with its adapter and hook event) and the render request. */
 export const HOOK_SCHEMAS = [

@@ -224,7 +224,10 @@ export class ContinuationStore {
     const created = [first];
     let p = first;
     const rel = relative(first, dir);
-    for (const part of rel === "" ? [] : rel.split(sep)) created.push((p = join(p, part)));
+    for (const part of rel === "" ? [] : rel.split(sep)) {
+      p = join(p, part);
+      created.push(p);
+    }
     await fsyncDirectory(dirname(first));
     for (const d of created.slice(0, -1)) await fsyncDirectory(d);
   }

@@ -385,8 +385,14 @@ class Comparer {
     const b = typeof n.multipleOf === "number" ? n.multipleOf : undefined;
     if (a === b) return;
     const detail = `multipleOf ${String(a)} → ${String(b)}`;
-    if (a === undefined) return emit("schema-constraint-narrowed", "/multipleOf", detail);
-    if (b === undefined) return emit("schema-constraint-widened", "/multipleOf", detail);
+    if (a === undefined) {
+      emit("schema-constraint-narrowed", "/multipleOf", detail);
+      return;
+    }
+    if (b === undefined) {
+      emit("schema-constraint-widened", "/multipleOf", detail);
+      return;
+    }
     const divides = (x: number, y: number): boolean => Number.isInteger(x / y);
     // Multiples of a are multiples of b when b divides a (old ⊆ new); the converse when a divides b.
     if (!divides(a, b)) emit("schema-constraint-narrowed", "/multipleOf", detail);
@@ -396,7 +402,7 @@ class Comparer {
   /** The schema a concrete property name meets on one side (properties, else patterns, else the rest). */
   private memberFor(node: SchemaNode, s: Obj, name: string, restKw: string): Member {
     const props = isObject(s.properties) ? s.properties : {};
-    if (Object.prototype.hasOwnProperty.call(props, name)) return { kind: "schema", node: this.child(node, "properties", name) };
+    if (Object.hasOwn(props, name)) return { kind: "schema", node: this.child(node, "properties", name) };
     const patterns = isObject(s.patternProperties) ? Object.keys(s.patternProperties) : [];
     if (patterns.some((p) => safeTest(p, name))) return { kind: "anything" }; // the pattern schemas are compared as their own conjuncts
     return this.rest(node, s, restKw);
@@ -411,8 +417,14 @@ class Comparer {
 
   private compareMember(o: Member, n: Member, at: string, negated: boolean, rules: { added: string; removed: string; addedOpen: string; removedOpen: string }, what: string): void {
     if (o.kind === "never" && n.kind === "never") return;
-    if (o.kind === "never") return this.emit(rules.added, at, `${what} is now accepted`, negated);
-    if (n.kind === "never") return this.emit(rules.removed, at, `${what} is no longer accepted`, negated);
+    if (o.kind === "never") {
+      this.emit(rules.added, at, `${what} is now accepted`, negated);
+      return;
+    }
+    if (n.kind === "never") {
+      this.emit(rules.removed, at, `${what} is no longer accepted`, negated);
+      return;
+    }
     if (o.kind === "anything" && n.kind === "anything") return;
     if (o.kind === "anything" && n.kind === "schema") {
       if (!acceptsAll(n.node.schema)) this.emit(rules.addedOpen, at, `${what} is now constrained`, negated);

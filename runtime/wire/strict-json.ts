@@ -31,6 +31,7 @@
  *
  * @module
  */
+import { PARSE_RULE_IDS } from "../../generated/ts/spec.js";
 import { defineMember } from "./own.js";
 import { runInSlices, SLICE_MS } from "./slices.js";
 import { escapeToken } from "./pointer.js";
@@ -108,31 +109,10 @@ export interface StrictParseOptions {
 export const MAX_RECORDED_NON_INTEGER = 1024;
 
 /**
- * The stable rule ids {@link parseStrictJson} can report in
- * {@link ParseIssue.rule}.
+ * The stable rule ids {@link parseStrictJson} can report in {@link ParseIssue.rule}: the json.* rows
+ * of spec/tables/document-rules.json, keyed by lowerCamel name (e.g. `maxBytes: "json.max-bytes"`).
  */
-export const PARSE_RULES = Object.freeze({
-  /** Input byte length exceeds `limits.maxBytes`. */
-  maxBytes: "json.max-bytes",
-  /** Input starts with the UTF-8 byte-order mark `EF BB BF`. */
-  bom: "json.bom",
-  /** Input is not well-formed UTF-8 (overlong, truncated, surrogate, stray continuation byte...). */
-  utf8: "json.utf8",
-  /** Anything RFC 8259 forbids (empty input, NaN, comments, trailing commas, bad escapes...). */
-  syntax: "json.syntax",
-  /** Non-whitespace after the first complete top-level value. */
-  trailingData: "json.trailing-data",
-  /** The same member name (compared after unescaping) twice in one object. */
-  duplicateKey: "json.duplicate-key",
-  /** Array/object nesting deeper than `limits.maxDepth`. */
-  maxDepth: "json.max-depth",
-  /** A `\uD800`-`\uDBFF` escape not followed by a `\uDC00`-`\uDFFF` escape, or a lone low-surrogate escape. */
-  loneSurrogate: "json.lone-surrogate",
-  /** A number literal whose magnitude overflows an IEEE-754 double (e.g. `1e400`). */
-  numberRange: "json.number-range",
-  /** More JSON values in the document than `limits.maxValues`. */
-  maxValues: "json.max-values",
-} as const);
+export const PARSE_RULES = Object.freeze(PARSE_RULE_IDS);
 
 /** Union of the rule id strings in {@link PARSE_RULES}. */
 export type ParseRule = (typeof PARSE_RULES)[keyof typeof PARSE_RULES];
@@ -766,7 +746,7 @@ function scanNumber(s: string, start: number): number {
 }
 
 /** Reports a malformed `true`/`false`/`null` literal at `i`; returns false. */
-function badLiteral(s: string, i: number, word: string): false {
+function badLiteral(i: number, word: string): false {
   syntax(`invalid literal at byte ${byteOffsetOf(i)} (expected '${word}'), ${previewAt(i)}`, i, currentSlotPointer());
   return false;
 }
@@ -1164,7 +1144,7 @@ function scan(s: string, maxDepth: number, nonInt: string[]): number {
         i += 4;
         if (building) attach(true);
       } else {
-        badLiteral(s, i, "true");
+        badLiteral(i, "true");
         return SCAN_FAILED;
       }
     } else if (c === 0x66 /* f */) {
@@ -1181,7 +1161,7 @@ function scan(s: string, maxDepth: number, nonInt: string[]): number {
         i += 5;
         if (building) attach(false);
       } else {
-        badLiteral(s, i, "false");
+        badLiteral(i, "false");
         return SCAN_FAILED;
       }
     } else if (c === 0x6e /* n */) {
@@ -1193,7 +1173,7 @@ function scan(s: string, maxDepth: number, nonInt: string[]): number {
         i += 4;
         if (building) attach(null);
       } else {
-        badLiteral(s, i, "null");
+        badLiteral(i, "null");
         return SCAN_FAILED;
       }
     } else {
@@ -1474,7 +1454,7 @@ function decodeDocument(input: Uint8Array, limits: StrictJsonLimits): string | S
     return utf8Decoder.decode(input);
   } catch {
     const at = firstInvalidUtf8(input);
-    const offset = at < 0 ? 0 : at;
+    const offset = Math.max(at, 0);
     return {
       ok: false,
       issue: {

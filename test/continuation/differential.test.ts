@@ -157,7 +157,9 @@ describe("continuation: differential against the reference CLI", () => {
   beforeAll(async () => {
     requireReference();
     const results = await limited(3, SCENARIOS.map((s) => () => runScenario(s)));
-    SCENARIOS.forEach((s, i) => outcomes.set(s.name, results[i] as ScenarioOutcome));
+    SCENARIOS.forEach((s, i) => {
+      outcomes.set(s.name, results[i] as ScenarioOutcome);
+    });
   }, 600_000); // about 15 s on a quiet 2-core machine; a shared, loaded one needs far more
 
   afterAll(() => {

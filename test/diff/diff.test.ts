@@ -77,7 +77,7 @@ describe("the rule registry and its fixtures", () => {
 
   for (const fixture of fixtures) {
     it(`classifies ${fixture.name} exactly`, async () => {
-      let result;
+      let result: Awaited<ReturnType<typeof diffInProcess>>;
       if (fixture.mode === "schema") {
         const draft = fixture.draft ? ["--draft", fixture.draft] : [];
         result = await diffInProcess(["--schema", join(fixture.dir, "old/schema.json"), join(fixture.dir, "new/schema.json"), ...draft, "--format", "json"]);

@@ -38,7 +38,10 @@ export function harvest(schemas: readonly unknown[], extraStrings: readonly stri
   const values: unknown[] = [null, true, false, 0, -1, 1.5, "", "abc", [], {}];
   const walk = (s: unknown, depth: number): void => {
     if (depth > 40) return;
-    if (Array.isArray(s)) return s.forEach((x) => walk(x, depth + 1));
+    if (Array.isArray(s)) {
+      for (const x of s) walk(x, depth + 1);
+      return;
+    }
     if (!isObject(s)) return;
     for (const kw of NUMBER_KEYWORDS) {
       const n = s[kw];

@@ -94,7 +94,7 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
     const releasesOnly = switches.has("--releases-only");
     if (releasesOnly && allowlistPath) throw new UsageError("--releases-only takes no allowlist");
     const allowlist = allowlistPath ? { label: allowlistPath, list: parseAllowlist(readJsonFile(allowlistPath), allowlistPath) } : undefined;
-    let report;
+    let report: ReturnType<typeof diffTrees>;
     try {
       report = diffTrees(base, head, { registry, releasesOnly, ...(allowlist ? { allowlist } : {}) });
     } catch (error) {

@@ -56,7 +56,7 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
     io.err(`validate: ${result.issues.length} issues found; the first ${shown.length} are printed (limits.max_reported_issues)\n`);
   }
   const primary = result.issues[0];
-  const notJson = primary !== undefined && primary.rule.startsWith("json.");
+  const notJson = primary?.rule.startsWith("json.") === true;
   io.err(`validate: ${doc.cliName} is ${notJson ? "not one readable JSON document" : "invalid"}: ${primary?.rule} at "${primary?.pointer}": ${primary?.message}\n`);
   return notJson ? EXIT.input : EXIT.validation;
 }

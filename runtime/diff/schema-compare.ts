@@ -444,10 +444,13 @@ class Comparer {
       addedOpen: "schema-property-added-open",
       removedOpen: "schema-property-removed-open",
     };
+    // Sets, not Array.includes: a closed object with 10^5 properties must not take quadratic time.
+    const oset = new Set(oprops);
+    const nset = new Set(nprops);
     for (const name of new Set([...oprops, ...nprops])) {
       const om = this.memberFor(oNode, o, name, restKw(o));
       const nm = this.memberFor(nNode, n, name, restKw(n));
-      const where = nprops.includes(name) || !oprops.includes(name) ? `${at}/properties/${token(name)}` : `${this.loc(oNode)}/properties/${token(name)}`;
+      const where = nset.has(name) || !oset.has(name) ? `${at}/properties/${token(name)}` : `${this.loc(oNode)}/properties/${token(name)}`;
       this.compareMember(om, nm, where, negated, propertyRules, `property ${name}`);
     }
     // pattern schemas: compared pairwise when the pattern sets agree, else undecided.

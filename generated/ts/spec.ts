@@ -564,11 +564,13 @@ export const LIMITS = {
   "max_request_bytes": 16777216,
   "max_response_bytes": 16777216,
   "max_depth": 64,
+  "max_values": 131072,
   "stderr_tail_bytes": 8192,
   "kill_grace_ms": 100,
   "settle_margin_ms": 1000,
   "failure_detail_preview_bytes": 64,
   "max_timeout_ms": 2147483647,
+  "max_reported_issues": 1000,
   "max_safe_integer": 9007199254740991
 } as const;
 
@@ -831,6 +833,19 @@ export const REFERENCE_DIFFERENCES = [
     "reason": "A lower, documented bound that every binding enforces the same way, independent of a parser's internals."
   },
   {
+    "id": "value-count",
+    "scope": "validation",
+    "match": [
+      {
+        "rule": "json.max-values"
+      }
+    ],
+    "where": "any document, including open maps (metadata, telemetry_summary)",
+    "reference": "no bound besides its 16 MiB input limit (5 million empty objects are accepted)",
+    "ours": "rejects a document with more than limits.max_values (131072) JSON values",
+    "reason": "Within the byte limit, tiny values cost far more memory and time to judge than their bytes (an empty object is 3 bytes and about 60 bytes in memory); the bound keeps every binding's time and memory for a maximum-size document small and the host's settle bound intact."
+  },
+  {
     "id": "duplicate-keys-in-open-maps",
     "scope": "validation",
     "match": [
@@ -1055,6 +1070,12 @@ export const DOCUMENT_RULES = [
     "reference_messages": [
       "recursion limit exceeded"
     ]
+  },
+  {
+    "id": "json.max-values",
+    "layer": "json",
+    "summary": "The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values.",
+    "reference_messages": []
   },
   {
     "id": "json.lone-surrogate",

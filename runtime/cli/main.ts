@@ -11,7 +11,7 @@
  *   version | --version | -V              print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
  */
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
@@ -22,7 +22,7 @@ import { HOOK_USAGE, runHook } from "./commands/hook.js";
 import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
 import { RENDER_USAGE, runRender } from "./commands/render.js";
 import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
-import { EXIT, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
+import { EXIT, HelpRequested, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
 import { packageRoot } from "./package-root.js";
 
 type Command = { readonly usage: string; readonly run: (args: readonly string[], io: CliIo) => Promise<number> };
@@ -90,13 +90,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.err(`lifeloop-callback: unknown command ${name}\n\n${help()}\n`);
     return EXIT.usage;
   }
-  if (args.includes("--help") || args.includes("-h")) {
+  // Anywhere else, `--help` is recognized by parseFlags: as a flag's value (`--arg -h`) it is that
+  // value, and a hook must not print usage text on stdout instead of delivering.
+  if (args[0] === "--help" || args[0] === "-h") {
     io.out(`${command.usage}\n`);
     return EXIT.ok;
   }
   try {
     return await command.run(args, io);
   } catch (error) {
+    if (error instanceof HelpRequested) {
+      io.out(`${command.usage}\n`);
+      return EXIT.ok;
+    }
     if (error instanceof UsageError) {
       io.err(`lifeloop-callback ${name}: ${error.message}\n${command.usage}\n`);
       return EXIT.usage;
@@ -129,7 +135,26 @@ function exitOnOutputError(error: NodeJS.ErrnoException): void {
   process.exit(EXIT.input);
 }
 
+/**
+ * True when the CLI was started with standard output closed (`>&-`). Node then reopens fd 1 on
+ * /dev/null (read-write), so every write would silently succeed; a redirect to /dev/null by the
+ * shell is write-only and is not affected. Linux only (/proc); elsewhere false.
+ */
+function stdoutWasClosed(): boolean {
+  try {
+    if (readlinkSync("/proc/self/fd/1") !== "/dev/null") return false;
+    const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync("/proc/self/fdinfo/1", "utf8"));
+    return flags !== null && (parseInt(flags[1] as string, 8) & 3) === 2; // O_ACCMODE === O_RDWR
+  } catch {
+    return false;
+  }
+}
+
 if (isEntryPoint()) {
+  if (stdoutWasClosed()) {
+    process.stderr.write("lifeloop-callback: standard output is closed; nothing could be reported\n");
+    process.exit(EXIT.input);
+  }
   process.stdout.on("error", exitOnOutputError);
   const code = await runCli(process.argv.slice(2), {
     stdin: process.stdin,

@@ -20,12 +20,17 @@ type DocumentLimits struct {
 	// MaxDepth is the deepest accepted nesting of arrays and objects (inclusive). The root container
 	// is level 1; a scalar document is level 0. Deeper input is rule json.max-depth.
 	MaxDepth int
+
+	// MaxValues is the largest accepted number of JSON values (inclusive): every string, number,
+	// literal, array and object, the root included (member names are not values). More is rule
+	// json.max-values. Zero means no bound (for documents the SDK itself produced).
+	MaxValues int
 }
 
-// DefaultDocumentLimits are limits.max_request_bytes (LimitMaxRequestBytes bytes) and
-// limits.max_depth (LimitMaxDepth levels): the bounds every binding applies to a document read from
-// a peer.
-var DefaultDocumentLimits = DocumentLimits{MaxBytes: LimitMaxRequestBytes, MaxDepth: LimitMaxDepth}
+// DefaultDocumentLimits are limits.max_request_bytes (LimitMaxRequestBytes bytes), limits.max_depth
+// (LimitMaxDepth levels) and limits.max_values (LimitMaxValues values): the bounds every binding
+// applies to a document read from a peer.
+var DefaultDocumentLimits = DocumentLimits{MaxBytes: LimitMaxRequestBytes, MaxDepth: LimitMaxDepth, MaxValues: LimitMaxValues}
 
 // nodeKind is the JSON type of a node.
 type nodeKind uint8
@@ -139,6 +144,9 @@ type parser struct {
 	src      []byte
 	pos      int
 	maxDepth int
+	// values counts the values begun so far; maxValues bounds it (0: no bound).
+	values    int
+	maxValues int
 	// depth is the number of open containers.
 	depth int
 	// slots[k] is the current slot of the container at depth k+1; pointers are built from them
@@ -235,7 +243,7 @@ func parse(data []byte, limits DocumentLimits, root *shape) (*node, int, *Issue)
 		}
 		return nil, 0, &Issue{Rule: RuleJSONUTF8, Pointer: "", Message: fmt.Sprintf("invalid UTF-8 at byte %d (bytes % X)", at, data[at:end])}
 	}
-	p := &parser{src: data, maxDepth: limits.MaxDepth, typed: root != nil, slots: make([]slot, 0, 8)}
+	p := &parser{src: data, maxDepth: limits.MaxDepth, maxValues: limits.MaxValues, typed: root != nil, slots: make([]slot, 0, 8)}
 	n := p.value(false, root)
 	if p.issue != nil {
 		return nil, 0, p.issue
@@ -439,6 +447,9 @@ func (p *parser) unexpectedStructural(expected, pointer string) *node {
 // schema expects there (nil: no schema, every value becomes a node; see the section comment).
 func (p *parser) value(afterComma bool, s *shape) *node {
 	p.skipWS()
+	if !p.countValue(p.peek()) {
+		return nil
+	}
 	switch c := p.peek(); {
 	case c == '"':
 		var str string
@@ -524,6 +535,26 @@ var literals = [...]struct {
 	{"null", nil},
 }
 
+// countValue counts the value starting with c (a string, number or container; a literal is counted
+// by literal once it is whole, as in every binding). It returns false, with json.max-values
+// recorded, once there are more values than maxValues.
+func (p *parser) countValue(c int) bool {
+	switch {
+	case c == '"' || c == '-' || (c >= '0' && c <= '9') || c == '{' || c == '[':
+		return p.countOne()
+	}
+	return true
+}
+
+func (p *parser) countOne() bool {
+	p.values++
+	if p.maxValues > 0 && p.values > p.maxValues {
+		p.fail(RuleJSONMaxValues, p.slotPointer(), fmt.Sprintf("value number %d at byte %d exceeds the limit of %d values per document", p.values, p.pos, p.maxValues))
+		return false
+	}
+	return true
+}
+
 // literal parses true, false or null at the cursor into *v.
 func (p *parser) literal(v *any) bool {
 	for _, w := range literals {
@@ -531,6 +562,9 @@ func (p *parser) literal(v *any) bool {
 			continue
 		}
 		if p.pos+len(w.word) <= len(p.src) && string(p.src[p.pos:p.pos+len(w.word)]) == w.word {
+			if !p.countOne() {
+				return false
+			}
 			p.pos += len(w.word)
 			*v = w.value
 			return true
@@ -754,6 +788,9 @@ func (p *parser) object(t *typeMeta) *node {
 // []any or map[string]any (the form of open maps).
 func (p *parser) anyValue(afterComma bool) (any, bool) {
 	p.skipWS()
+	if !p.countValue(p.peek()) {
+		return nil, false
+	}
 	switch c := p.peek(); {
 	case c == '"':
 		return p.stringLiteral(false)
@@ -772,7 +809,12 @@ func (p *parser) anyValue(afterComma bool) (any, bool) {
 			if len(out) == cap(out) && len(out) >= countAfter && !counted {
 				// A large array: allocate the rest once instead of copying it as it grows.
 				counted = true
-				grown := make([]any, len(out), len(out)+p.countElements(p.pos))
+				rest := p.countElements(p.pos)
+				if p.maxValues > 0 && rest > p.maxValues-p.values {
+					// Never allocate for more values than the document may hold.
+					rest = p.maxValues - p.values
+				}
+				grown := make([]any, len(out), len(out)+rest)
 				copy(grown, out)
 				out = grown
 			}

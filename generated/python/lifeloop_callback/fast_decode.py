@@ -24,7 +24,8 @@ How each strict rule is proved without a Python hook per value:
   non-finite floats and integers of 1024 bits or more; a ``-0`` number (``json.loads`` makes it
   ``0``, the exact path ``-0.0`` or, at an integer path, an issue) by declining any text that may
   hold one; ``json.max-depth`` by levels: the closed structure's depth is known per type, open
-  maps are walked; ``json.max-bytes`` and ``json.bom`` directly;
+  maps are walked; ``json.max-values`` (limits.max_values, the exact path's default) by an upper
+  bound from the text's ``,``, ``[`` and ``:``; ``json.max-bytes`` and ``json.bom`` directly;
 - schema layer and rules: one straight-line Python function per wire type, generated when a type is
   first decoded from ``OBJECT_SCHEMAS`` and ``RULE_PLANS`` (:mod:`lifeloop_callback.plans`), with
   the type, bound, enum and closed-object checks inlined and every rule step of the type's plan
@@ -46,6 +47,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .enums import ENUM_CLASSES
 from .plans import ENUM_VALUES, OBJECT_SCHEMAS, RULE_PLANS, Field, RuleStep, Shape
+from .spec import LIMIT_MAX_VALUES
 from .wire import WIRE_CLASSES
 
 __all__ = ["fast_decode"]
@@ -436,6 +438,11 @@ def fast_decode(type_name: str, data: bytes, max_bytes: int, max_depth: int) -> 
     if checked is None:
         return None
     instance, colons = checked
-    if data.count(b":") != colons:
+    text_colons = data.count(b":")
+    if text_colons != colons:
+        return None
+    # json.max-values: a document can hold no more values than bytes; past that, bound the count
+    # from above (every value but the root follows a ',', a '[' or a ':').
+    if len(data) > LIMIT_MAX_VALUES and 1 + data.count(b",") + data.count(b"[") + text_colons > LIMIT_MAX_VALUES:
         return None
     return instance

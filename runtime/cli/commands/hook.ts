@@ -12,7 +12,7 @@
  * Exit codes: 0, or 1 for everything else (usage errors included): never 2, which Claude Code reads
  * as "block".
  */
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { LIMITS } from "../../../generated/ts/spec.js";
 import { hookConfig, type HookConfigOptions } from "../../hooks/command/config.js";
 import { runHookCommand } from "../../hooks/command/run.js";
@@ -21,7 +21,7 @@ import { hookInputAdapter, servedHookEvents } from "../../hooks/command/tables.j
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
-import { EXIT, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
+import { EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
 import { packageRoot } from "../package-root.js";
 
 /** Usage text of the hook command. */
@@ -65,6 +65,24 @@ function invokerFor(c: Common): SubprocessInvoker {
   }
 }
 
+/**
+ * The hook input, or null when stdin is not at EOF within `timeoutMs` (then stdin is destroyed): a
+ * harness that never closes stdin must not hang the hook past its deadline.
+ */
+async function readInputWithin(io: CliIo, timeoutMs: number): Promise<InputRead | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((done) => {
+    timer = setTimeout(() => done(null), timeoutMs);
+  });
+  try {
+    const read = await Promise.race([readBoundedInput("-", LIMITS.max_request_bytes, io.stdin), late]);
+    if (read === null) io.stdin.destroy();
+    return read;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function run(args: readonly string[], io: CliIo): Promise<number> {
   const isConfig = args[0] === "config";
   const { values, lists, positionals } = parseFlags(isConfig ? args.slice(1) : args, FLAGS);
@@ -74,13 +92,19 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (isConfig) {
     if (values.has("--event")) throw new UsageError("hook config prints every event: drop --event");
     const cli = [process.execPath, join(packageRoot(), "dist", "runtime", "cli", "main.js")];
-    io.out(`${JSON.stringify(hookConfig({ ...c, cli }), null, 2)}\n`);
+    // The harness runs the command from its own working directory: relative paths would land there.
+    const paths = { receiptsFile: c.receiptsFile === null ? null : resolve(c.receiptsFile), stateDir: c.stateDir === null ? null : resolve(c.stateDir) };
+    io.out(`${JSON.stringify(hookConfig({ ...c, ...paths, cli }), null, 2)}\n`);
     return EXIT.ok;
   }
   const hookEvent = values.get("--event");
   if (hookEvent === undefined) throw new UsageError("--event is required");
   if (!servedHookEvents(c.adapter).includes(hookEvent)) throw new UsageError(`--event ${hookEvent} is not served for ${c.adapter} (expected one of ${servedHookEvents(c.adapter).join(", ")})`);
-  const read = await readBoundedInput("-", LIMITS.max_request_bytes, io.stdin);
+  const read = await readInputWithin(io, c.timeoutMs);
+  if (read === null) {
+    io.err(`lifeloop-callback hook: standard input was not closed within --timeout-ms ${c.timeoutMs} ms: the harness must write the hook input and close stdin\n`);
+    return EXIT.validation;
+  }
   if (!read.ok) {
     io.err(`lifeloop-callback hook: ${read.tooLarge ? `the hook input is larger than ${read.maxBytes} bytes` : read.message}\n`);
     return EXIT.validation;
@@ -102,6 +126,7 @@ export async function runHook(args: readonly string[], io: CliIo): Promise<numbe
   try {
     return await run(args, io);
   } catch (error) {
+    if (error instanceof HelpRequested) throw error; // the CLI prints the usage, exit 0
     if (error instanceof UsageError) io.err(`lifeloop-callback hook: ${error.message}\n${HOOK_USAGE}\n`);
     else io.err(`lifeloop-callback hook: internal error: ${(error as Error).stack ?? String(error)}\n`);
     return EXIT.validation;

@@ -12,7 +12,7 @@
  * - Input refused (not JSON, wrong hook_event_name, breaks its schema), state or receipt files that
  *   cannot be used, and internal errors exit 1 with the reason on stderr and nothing on stdout.
  */
-import { appendFileSync } from "node:fs";
+import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { HARNESS_HOOK_INPUTS, WIRE_VERSION, type HookAdapter } from "../../../generated/ts/spec.js";
 import type { CallbackResponse, DispatchEnvelope, FrameContext, LifecycleEventKind } from "../../../generated/ts/types.js";
@@ -105,6 +105,21 @@ function boundContinuation(body: Record<string, unknown>, input: HookInput, stat
 }
 
 /**
+ * Append one line to `file`. Opened non-blocking: a FIFO nobody reads fails at once (ENXIO) instead
+ * of blocking the process in open(2), past every deadline and deaf to SIGTERM; a regular file is
+ * unaffected. Throws the file system's error.
+ */
+function appendLine(file: string, line: string): void {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
+  try {
+    const bytes = Buffer.from(line);
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * Deliver the hook event's lifecycle events in order (appending each to `delivered` and its receipt
  * to the receipts file); stop at the first failure. `refused`: a receipt could not be written.
  */
@@ -124,7 +139,7 @@ async function deliverEvents(
     if (o.receiptsFile !== null) {
       try {
         const receipt = emitter.emit(envelope, result, { client_id: o.clientId, receipt_id: `rcpt-${randomUUID()}`, parent_receipt_id: null, at_epoch_s: Math.floor(Date.now() / 1000) });
-        if (receipt !== null) appendFileSync(o.receiptsFile, `${JSON.stringify(receipt)}\n`);
+        if (receipt !== null) appendLine(o.receiptsFile, `${JSON.stringify(receipt)}\n`);
       } catch (error) {
         return { refused: `cannot write the receipt of ${event} to ${o.receiptsFile}: ${(error as Error).message}` };
       }

@@ -4,12 +4,13 @@
  * hook JSON only; and every entry `hook config` prints works when run the way the harnesses run a
  * command hook (`/bin/sh -c COMMAND`, the input on stdin).
  */
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HARNESS_HOOK_INPUTS, type HookAdapter } from "../../../generated/ts/spec.js";
 import { outputSchemaName } from "../../../runtime/hooks/mapping.js";
 import { hookSchemaIssues } from "../../../runtime/hooks/request.js";
-import { runCli } from "../../support/cli-process.js";
+import { CLI, runCli } from "../../support/cli-process.js";
 import { claudeInputs, codexRecordings } from "../../support/reference-crate.js";
 import { HOOK_CLIENT, hookInputFor, Scratch } from "./support.js";
 
@@ -70,6 +71,58 @@ describe("lifeloop-callback hook (process)", () => {
     const r = runCli(["hook", "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("hook config");
+    expect(runCli(["hook", "config", "--adapter", "codex", "-h"]).stdout).toContain("hook config");
+  });
+
+  it("--receipts naming a FIFO that nobody reads: exit 1 at once with the reason, never a hang", () => {
+    const fifo = join(s.dir, "receipts.fifo");
+    execFileSync("mkfifo", [fifo]);
+    // SIGKILL at the deadline: a process blocked in open(2) does not run its SIGTERM handler.
+    const r = spawnSync(process.execPath, [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", "5000", "--state-dir", s.stateDir, "--receipts", fifo], {
+      input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")),
+      encoding: "utf8",
+      timeout: 30_000,
+      killSignal: "SIGKILL",
+    });
+    expect(r.signal, "killed at the 30 s deadline: the hook hung").toBeNull();
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/cannot write the receipt of frame\.opening to .*receipts\.fifo: .*ENXIO/);
+  });
+
+  it("a harness that never closes stdin: exit 1 within --timeout-ms with the reason, nothing delivered", async () => {
+    s.clearLog();
+    const timeoutMs = 1500;
+    const child = spawn(process.execPath, [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", String(timeoutMs), "--state-dir", s.stateDir], { stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdin.write(JSON.stringify(hookInputFor("codex", "UserPromptSubmit"))); // and never end()
+    const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done) => child.on("close", (c, sig) => done([c, sig])));
+    clearTimeout(killer);
+    child.stdin.destroy();
+    expect(signal, "killed at the 30 s deadline: the hook hung on stdin").toBeNull();
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(`standard input was not closed within --timeout-ms ${timeoutMs} ms`);
+    expect(s.delivered()).toEqual([]);
+  });
+
+  it("a client argument -h or --help goes to the client: the hook delivers, and stdout is hook JSON, not the usage", () => {
+    s.answer({});
+    for (const word of ["-h", "--help"]) {
+      s.clearLog();
+      // hook-client.mjs takes `--path VALUE` and ignores it: the client runs with the word as a value.
+      const r = runCli(["hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--arg", "--path", "--arg", word, "--timeout-ms", "10000", "--state-dir", s.stateDir], { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe("{}\n");
+      expect(s.delivered().map((x) => x.event)).toEqual(["frame.opening"]);
+      const config = runCli(["hook", "config", "--adapter", "codex", "--program", HOOK_CLIENT, "--arg", word, "--timeout-ms", "5000"]);
+      expect(config.code, config.stderr).toBe(0);
+      expect((JSON.parse(config.stdout) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0]?.hooks[0]?.command).toContain(`--arg ${word} `);
+    }
   });
 });
 
@@ -101,6 +154,13 @@ describe("lifeloop-callback hook config", () => {
       }
     });
   }
+
+  it("makes a relative --receipts or --state-dir absolute: the harness runs the command from its own directory", () => {
+    const r = runCli(["hook", "config", "--adapter", "codex", "--program", HOOK_CLIENT, "--timeout-ms", "5000", "--receipts", "r.jsonl", "--state-dir", "state"], { cwd: s.dir });
+    expect(r.code, r.stderr).toBe(0);
+    const command = (JSON.parse(r.stdout) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0]?.hooks[0]?.command ?? "";
+    expect(command).toContain(` --receipts ${join(s.dir, "r.jsonl")} --state-dir ${join(s.dir, "state")}`);
+  });
 
   it("quotes words for the shell: a program path with a space and a quote", () => {
     const r = runCli(["hook", "config", "--adapter", "claude", "--program", "/opt/my client/it's", "--timeout-ms", "5000"]);

@@ -5,7 +5,7 @@
  * project trees laid over `overlay` (a release snapshot of this repository), with `delete` naming
  * files the head tree lacks. `expected` is the exact set of rule ids the diff reports.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../support/cli-process.js";
@@ -50,7 +50,8 @@ export function materialize(fixture: Fixture): { root: string; base: string; hea
   for (const [dir, side] of [[base, "old"], [head, "new"]] as const) {
     mkdirSync(dir, { recursive: true });
     if (fixture.overlay) cpSync(join(REPO_ROOT, fixture.overlay), dir, { recursive: true });
-    cpSync(join(fixture.dir, side), dir, { recursive: true });
+    // git keeps no empty directories: a side with nothing to lay over is absent from a clone.
+    if (existsSync(join(fixture.dir, side))) cpSync(join(fixture.dir, side), dir, { recursive: true });
   }
   for (const rel of fixture.delete ?? []) rmSync(join(head, rel), { force: true });
   return { root, base, head };

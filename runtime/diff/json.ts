@@ -26,3 +26,18 @@ export function token(name: string | number): string {
 export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
+
+/** Deepest nesting of arrays and objects a schema or table file may have (the comparison recurses on it). */
+export const MAX_JSON_DEPTH = 256;
+
+/** True when `value` nests arrays/objects deeper than `limit` levels (checked without recursion). */
+export function deeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (v === null || typeof v !== "object") continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(v as object)) stack.push([child, depth + 1]);
+  }
+  return false;
+}

@@ -444,7 +444,7 @@ class Comparer {
     // unevaluatedProperties next to dynamic applicators: what counts as evaluated depends on the instance.
     const dynamic = (s: Obj): boolean => ["allOf", "anyOf", "oneOf", "if", "dependentSchemas", "$ref", "not"].some((k) => k in s);
     const usesUnevaluated = "unevaluatedProperties" in o || "unevaluatedProperties" in n;
-    if (usesUnevaluated && (dynamic(o) || dynamic(n)) && !jsonEqual(o, n)) {
+    if (usesUnevaluated && (dynamic(o) || dynamic(n)) && !this.sameReach(oNode, nNode, o, n)) {
       this.emit("schema-combinator-undecided", `${at}/unevaluatedProperties`, "unevaluatedProperties next to applicators whose evaluated members depend on the instance", negated);
     }
     const restKw = (s: Obj): string => ("additionalProperties" in s ? "additionalProperties" : "unevaluatedProperties");
@@ -456,10 +456,13 @@ class Comparer {
       addedOpen: "schema-property-added-open",
       removedOpen: "schema-property-removed-open",
     };
+    // Sets, not Array.includes: a closed object with 10^5 properties must not take quadratic time.
+    const oset = new Set(oprops);
+    const nset = new Set(nprops);
     for (const name of new Set([...oprops, ...nprops])) {
       const om = this.memberFor(oNode, o, name, restKw(o));
       const nm = this.memberFor(nNode, n, name, restKw(n));
-      const where = nprops.includes(name) || !oprops.includes(name) ? `${at}/properties/${token(name)}` : `${this.loc(oNode)}/properties/${token(name)}`;
+      const where = nset.has(name) || !oset.has(name) ? `${at}/properties/${token(name)}` : `${this.loc(oNode)}/properties/${token(name)}`;
       this.compareMember(om, nm, where, negated, propertyRules, `property ${name}`);
     }
     // pattern schemas: compared pairwise when the pattern sets agree, else undecided.
@@ -485,21 +488,32 @@ class Comparer {
     }
   }
 
+  /**
+   * True when two schemas are equal JSON and so is every schema their `$ref`s reach (transitively):
+   * then keywords that depend on what the applicators evaluate (`unevaluated*`) mean the same on both sides.
+   */
+  private sameReach(oNode: SchemaNode, nNode: SchemaNode, o: Obj, n: Obj): boolean {
+    return jsonEqual(o, n) && jsonEqual(refClosure(oNode, this.oldSide), refClosure(nNode, this.newSide));
+  }
+
   private compareArrays(oNode: SchemaNode, nNode: SchemaNode, o: Obj, n: Obj, negated: boolean): void {
     const at = this.loc(nNode);
     if ("prefixItems" in o || "prefixItems" in n || "items" in o || "items" in n || "unevaluatedItems" in o || "unevaluatedItems" in n) {
       if (!jsonEqual(o.unevaluatedItems, n.unevaluatedItems)) {
         this.emit("schema-combinator-undecided", `${at}/unevaluatedItems`, "unevaluatedItems changed", negated);
+      } else if ("unevaluatedItems" in o && ["allOf", "anyOf", "oneOf", "if", "$ref", "not"].some((k) => k in o || k in n) && !this.sameReach(oNode, nNode, o, n)) {
+        // Which positions count as evaluated depends on the applicators, which changed.
+        this.emit("schema-combinator-undecided", `${at}/unevaluatedItems`, "unevaluatedItems next to applicators that changed", negated);
       }
       const olen = Array.isArray(o.prefixItems) ? o.prefixItems.length : 0;
       const nlen = Array.isArray(n.prefixItems) ? n.prefixItems.length : 0;
       const position = (node: SchemaNode, s: Obj, i: number, len: number): Member =>
-        i < len ? (acceptsAll((s.prefixItems as unknown[])[i]) ? { kind: "anything" } : (s.prefixItems as unknown[])[i] === false ? { kind: "never" } : { kind: "schema", node: this.child(node, "prefixItems", i) }) : this.rest(node, s, "items");
+        i < len ? (acceptsAll((s.prefixItems as unknown[])[i]) ? { kind: "anything" } : (s.prefixItems as unknown[])[i] === false ? { kind: "never" } : { kind: "schema", node: this.child(node, "prefixItems", i) }) : this.rest(node, s, itemsKw(s));
       const rules = { added: "schema-tuple-item-added", removed: "schema-tuple-item-removed", addedOpen: "schema-constraint-narrowed", removedOpen: "schema-constraint-widened" };
       for (let i = 0; i < Math.max(olen, nlen); i++) {
         this.compareMember(position(oNode, o, i, olen), position(nNode, n, i, nlen), `${at}/prefixItems/${i}`, negated, rules, `array position ${i}`);
       }
-      this.compareMember(this.rest(oNode, o, "items"), this.rest(nNode, n, "items"), `${at}/items`, negated, rules, "array items after the tuple");
+      this.compareMember(this.rest(oNode, o, itemsKw(o)), this.rest(nNode, n, itemsKw(n)), `${at}/${itemsKw(n)}`, negated, rules, "array items after the tuple");
     }
     if ("contains" in o || "contains" in n) {
       if (!("contains" in o)) this.emit("schema-constraint-narrowed", `${at}/contains`, "contains introduced", negated);
@@ -558,6 +572,45 @@ class Comparer {
       else this.compare(this.child(oNode, "dependentSchemas", key), this.child(nNode, "dependentSchemas", key), negated);
     }
   }
+}
+
+/** The keyword that governs array positions after `prefixItems`: `items`, else (no dynamic applicators) `unevaluatedItems`. */
+function itemsKw(s: Obj): string {
+  return "items" in s ? "items" : "unevaluatedItems";
+}
+
+/** Most schemas {@link refClosure} visits before it gives up (a huge reach counts as changed). */
+const MAX_REACH = 10_000;
+
+/**
+ * Every schema reachable from `node` through `$ref`s, as `ref → canonical JSON` texts in discovery
+ * order (`unresolved` for a dangling one). Cycles end at schemas already visited.
+ */
+function refClosure(node: SchemaNode, side: SchemaSide): string[] {
+  const out: string[] = [];
+  const visited = new Set<string>();
+  const queue: SchemaNode[] = [node];
+  while (queue.length > 0) {
+    const current = queue.shift() as SchemaNode;
+    const walk = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(walk);
+      else if (isObject(value)) {
+        if (typeof value.$ref === "string") {
+          const target = side.resolve(value.$ref, current.doc.uri);
+          const key = target ? `${target.doc.uri}#${target.pointer}` : `unresolved ${value.$ref}`;
+          out.push(`${value.$ref} → ${target ? canonical(target.schema) : "unresolved"}`);
+          if (target && !visited.has(key)) {
+            visited.add(key);
+            queue.push(target);
+          }
+        }
+        for (const v of Object.values(value)) walk(v);
+      }
+    };
+    walk(current.schema);
+    if (visited.size > MAX_REACH) return [...out, "too many schemas"];
+  }
+  return out;
 }
 
 function fmt(n: number): string {

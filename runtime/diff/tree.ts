@@ -9,6 +9,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { deeperThan, MAX_JSON_DEPTH } from "./json.js";
 
 /** A tree that cannot be read: no spec/ or schemas/, a git revision that does not exist, a file that is not JSON. */
 export class TreeError extends Error {
@@ -79,7 +80,8 @@ export function readGitTree(spec: string, cwd: string): ProjectTree {
       return execFileSync("git", args, { cwd, input, maxBuffer: MAX_TREE_BYTES * 2, stdio: ["pipe", "pipe", "pipe"] });
     } catch (error) {
       const stderr = String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim();
-      throw new TreeError(`git:${spec}: ${stderr.split("\n")[0]}`);
+      // `rev-parse --verify --quiet` fails without a word: say what failed.
+      throw new TreeError(`git:${spec}: ${stderr.split("\n")[0] || `git ${args[0]} failed (no such revision or path)`}`);
     }
   };
   git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
@@ -117,11 +119,14 @@ export function readTree(source: string, cwd: string): ProjectTree {
 export function treeJson(tree: ProjectTree, path: string): unknown {
   const bytes = tree.files.get(path);
   if (bytes === undefined) return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(bytes.toString("utf8")) as unknown;
+    value = JSON.parse(bytes.toString("utf8")) as unknown;
   } catch (error) {
     throw new TreeError(`${tree.label}: ${path} is not valid JSON: ${(error as Error).message}`);
   }
+  if (deeperThan(value, MAX_JSON_DEPTH)) throw new TreeError(`${tree.label}: ${path} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return value;
 }
 
 /** Tree-relative paths under a folder prefix (e.g. `schemas/`), sorted. */

@@ -226,6 +226,22 @@ describe("diff as a process", () => {
     expect(unreadable.code).toBe(3);
     expect(unreadable.stderr).toMatch(/^diff: .*broken-tree: spec\/tables\/limits\.json is not valid JSON/);
   });
+
+  it("refuses a schema nested 20,000 levels deep with exit 3 and a message, not a stack overflow", () => {
+    const deep = (leaf: string): string => `${'{"properties":{"a":'.repeat(20_000)}${leaf}${"}}".repeat(20_000)}`;
+    const [a, b] = [join(TMP, "deep-old.json"), join(TMP, "deep-new.json")];
+    writeFileSync(a, deep('{"type":"string"}'));
+    writeFileSync(b, deep('{"type":"integer"}'));
+    const result = runCli(["diff", "--schema", a, b, "--format", "json"]);
+    expect(result.stderr).toBe(`diff: ${a} nests deeper than 256 levels\n`);
+    expect(result.code).toBe(3);
+  });
+
+  it("names a git revision that does not exist (exit 3, a non-empty reason)", () => {
+    const result = runCli(["diff", "--base", "git:no-such-ref-review-2", "--head", SNAPSHOT]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^diff: git:no-such-ref-review-2: \S/);
+  });
 });
 
 describe("npm run snapshot-release", () => {

@@ -50,8 +50,7 @@ export function materialize(fixture: Fixture): { root: string; base: string; hea
   for (const [dir, side] of [[base, "old"], [head, "new"]] as const) {
     mkdirSync(dir, { recursive: true });
     if (fixture.overlay) cpSync(join(REPO_ROOT, fixture.overlay), dir, { recursive: true });
-    // A side with nothing of its own (e.g. `table-added` has no old/) is the overlay alone: git keeps
-    // no empty folder, so an absent old/ or new/ means empty.
+    // git keeps no empty directories: a side with nothing to lay over is absent from a clone.
     if (existsSync(join(fixture.dir, side))) cpSync(join(fixture.dir, side), dir, { recursive: true });
   }
   for (const rel of fixture.delete ?? []) rmSync(join(head, rel), { force: true });

@@ -16,6 +16,7 @@ import { render, FORMATS, type Format } from "../../diff/format.js";
 import { AllowlistError, diffSchemas, diffTrees, parseAllowlist } from "../../diff/gate.js";
 import type { Dialect } from "../../diff/schema-compare.js";
 import { readTree, TreeError } from "../../diff/tree.js";
+import { deeperThan, MAX_JSON_DEPTH } from "../../diff/json.js";
 import { EXIT, parseFlags, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the diff command. */
@@ -41,11 +42,14 @@ function readJsonFile(path: string): unknown {
     if (error instanceof TreeError) throw error;
     throw new TreeError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     throw new TreeError(`${path} is not valid JSON: ${(error as Error).message}`);
   }
+  if (deeperThan(value, MAX_JSON_DEPTH)) throw new TreeError(`${path} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return value;
 }
 
 /**

@@ -195,7 +195,7 @@ func ourCLI(t *testing.T) string {
 // over both. The same calls work against the reference CLI and ours.
 func TestContinuationProgramOverride(t *testing.T) {
 	ctx := context.Background()
-	variable := SpecClientInitiatedCommands.Groups[0].CLIProgramEnvironment
+	variable := *SpecClientInitiatedCommands.Groups[0].CLIProgramEnvironment
 	for _, program := range []string{referenceCLI(t), ourCLI(t)} {
 		t.Setenv(variable, program)
 		c := ContinuationCommands{Host: Host{Timeout: 20 * time.Second, Env: []string{"LIFELOOP_CONTINUATION_ROOT=" + t.TempDir()}}}

@@ -2,6 +2,7 @@
  * Markdown rendering helpers and the named table renderers shared by the reference docs
  * (`generated/docs/`) and the generated regions of the normative prose (`spec/*.md`).
  */
+import { fullObject } from "../model/samples.js";
 import type { Model, ReferenceDifference, Shape, WireType } from "../model/model.js";
 
 /** Escape a cell for a Markdown table (pipes and newlines). */
@@ -196,6 +197,33 @@ export function typePage(model: Model, type: WireType): string {
     "",
   ];
   if (ruleRows.length > 0) parts.push("## Rules", "", mdTable(["rule id", "field", "summary"], ruleRows), "");
+  parts.push(...examplesSection(model, type));
   if (usedIn.length > 0) parts.push("## Used in", "", usedIn.map((u) => `- [${u.name}](${u.name}.md)`).join("\n"), "");
   return parts.join("\n");
+}
+
+/** The member added to make a type page's invalid example: every object is closed, so it is refused. */
+export const EXAMPLE_UNKNOWN_MEMBER = "unexpected_member";
+
+/**
+ * The "Examples" section of a type page: a valid document of the type from the sample model (every
+ * member filled in, rules satisfied) and an invalid one (the same plus an unknown member) with the
+ * rule id and pointer it is refused with. test/codegen/docs-examples.test.ts validates both.
+ */
+function examplesSection(model: Model, type: WireType): string[] {
+  const valid = fullObject(model, type.name);
+  const invalid = { ...valid, [EXAMPLE_UNKNOWN_MEMBER]: true };
+  const json = (value: unknown): string => ["```json", JSON.stringify(value, null, 2), "```"].join("\n");
+  return [
+    "## Examples",
+    "",
+    `A valid \`${type.name}\` (from the sample model, every member filled in):`,
+    "",
+    json(valid),
+    "",
+    `An invalid one: the same with a member the schema does not declare. Refused with rule \`schema.additional-properties\` at \`/${EXAMPLE_UNKNOWN_MEMBER}\`.`,
+    "",
+    json(invalid),
+    "",
+  ];
 }

@@ -89,6 +89,8 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
       "- [Spec tables](tables.md)",
       "- [Validation rules](rules.md)",
       "- [Limits](limits.md)",
+      "- [CLI reference](reference/cli.md): every command, flag and exit code",
+      "- [Host API](reference/host-api.md): every export of the npm package",
     ].join("\n"),
   );
 

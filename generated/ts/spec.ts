@@ -3131,7 +3131,7 @@ export const HARNESS_HOOK_MAPPING = {
     {
       "kind": "unsupported_event",
       "exit": "unsupported",
-      "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing)."
+      "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing on stdout and names the event and adapter on stderr)."
     },
     {
       "kind": "context_too_large",

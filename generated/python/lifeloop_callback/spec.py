@@ -318,7 +318,7 @@ CLI_EXIT_CODES_TABLE: Final[JsonValue] = {
         {
             "code": 4,
             "name": "unsupported",
-            "meaning": "render only: the adapter has no hook event for the lifecycle event; nothing is printed, so a hook wrapper can skip.",
+            "meaning": "render only: the adapter has no hook event for the lifecycle event; nothing on stdout (so a hook wrapper can skip), the reason on stderr.",
         },
     ],
 }
@@ -1221,7 +1221,7 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
         {
             "kind": "unsupported_event",
             "exit": "unsupported",
-            "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing).",
+            "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing on stdout and names the event and adapter on stderr).",
         },
         {
             "kind": "context_too_large",

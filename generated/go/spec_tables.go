@@ -554,6 +554,24 @@ type SpecClientInitiatedCommandsTableGroupCommand struct {
 	ResultFields []string
 }
 
+// SpecClientInitiatedCommandsTableGroupMember is one object of spec/tables/client-initiated-commands.json.
+type SpecClientInitiatedCommandsTableGroupMember struct {
+	// Name is `name`.
+	Name string
+
+	// Type is `type`.
+	Type string
+
+	// Nullable is `nullable`.
+	Nullable bool
+
+	// EntryMembers is `entry_members`.
+	EntryMembers []string
+
+	// Description is `description`.
+	Description string
+}
+
 // SpecClientInitiatedCommandsTableGroupError is one object of spec/tables/client-initiated-commands.json.
 type SpecClientInitiatedCommandsTableGroupError struct {
 	// Error is `error`.
@@ -592,6 +610,9 @@ type SpecClientInitiatedCommandsTableGroup struct {
 	// Commands is `commands`.
 	Commands []SpecClientInitiatedCommandsTableGroupCommand
 
+	// Members is `members`.
+	Members []SpecClientInitiatedCommandsTableGroupMember
+
 	// Errors is `errors`.
 	Errors []SpecClientInitiatedCommandsTableGroupError
 
@@ -605,7 +626,7 @@ var SpecClientInitiatedCommands = specClientInitiatedCommandsValue()
 func specClientInitiatedCommandsValue() SpecClientInitiatedCommandsTable {
 	var t SpecClientInitiatedCommandsTable
 	t.Groups = []SpecClientInitiatedCommandsTableGroup{
-		{Group: "continuation", Spec: "CONTINUATION-001", Purpose: "Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.", CLI: []string{"lifeloop", "continuation"}, StreamV2MethodPrefix: "continuation/", Identifier: SpecClientInitiatedCommandsTableGroupIdentifier{Pattern: "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$", MaxLength: 128, AppliesTo: []string{"--thread", "--key", "--client-id", "--require-client-id"}}, Environment: []SpecClientInitiatedCommandsTableGroupEnvironment{{Name: "LIFELOOP_CONTINUATION_ROOT", Meaning: "Directory of the store (first choice)."}, {Name: "XDG_STATE_HOME", Meaning: "Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset."}, {Name: "HOME", Meaning: "Store at $HOME/.local/state/lifeloop/continuation as the last choice."}, {Name: "LIFELOOP_CONTINUATION_MAX_BYTES", Meaning: "Largest blob in bytes (default 16777216)."}}, Commands: []SpecClientInitiatedCommandsTableGroupCommand{{Command: "put", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}, {Flag: "--key", Required: true, Value: "identifier"}, {Flag: "--client-id", Required: false, Value: "identifier"}, {Flag: "--ttl-s", Required: false, Value: "unsigned_integer"}}, Stdin: "blob", Stdout: "json", Stderr: "none", ResultFields: []string{"status", "written_at_epoch_s"}}, {Command: "get", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}, {Flag: "--key", Required: true, Value: "identifier"}, {Flag: "--require-client-id", Required: false, Value: "identifier"}}, Stdin: "none", Stdout: "blob", Stderr: "json_metadata", ResultFields: []string{"client_id", "ttl_s", "written_at_epoch_s"}}, {Command: "drop", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}, {Flag: "--key", Required: true, Value: "identifier"}, {Flag: "--require-client-id", Required: false, Value: "identifier"}}, Stdin: "none", Stdout: "json", Stderr: "none", ResultFields: []string{"status"}}, {Command: "list", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}}, Stdin: "none", Stdout: "json", Stderr: "diagnostics", ResultFields: []string{"keys", "thread"}}, {Command: "drop-thread", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}}, Stdin: "none", Stdout: "json", Stderr: "none", ResultFields: []string{"dropped_count", "status"}}}, Errors: []SpecClientInitiatedCommandsTableGroupError{{Error: "not_found", ExitCode: 3, Fields: []string{}}, {Error: "client_id_mismatch", ExitCode: 3, Fields: []string{"actual", "required"}}, {Error: "blob_too_large", ExitCode: 3, Fields: []string{"max_bytes"}}, {Error: "invalid_identifier", ExitCode: 3, Fields: []string{"detail", "field"}}, {Error: "storage_failure", ExitCode: 3, Fields: []string{"reason"}}}, UsageErrorExitCode: 2},
+		{Group: "continuation", Spec: "CONTINUATION-001", Purpose: "Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.", CLI: []string{"lifeloop", "continuation"}, StreamV2MethodPrefix: "continuation/", Identifier: SpecClientInitiatedCommandsTableGroupIdentifier{Pattern: "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$", MaxLength: 128, AppliesTo: []string{"--thread", "--key", "--client-id", "--require-client-id"}}, Environment: []SpecClientInitiatedCommandsTableGroupEnvironment{{Name: "LIFELOOP_CONTINUATION_ROOT", Meaning: "Directory of the store (first choice)."}, {Name: "XDG_STATE_HOME", Meaning: "Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset."}, {Name: "HOME", Meaning: "Store at $HOME/.local/state/lifeloop/continuation as the last choice."}, {Name: "LIFELOOP_CONTINUATION_MAX_BYTES", Meaning: "Largest blob in bytes (default 16777216)."}}, Commands: []SpecClientInitiatedCommandsTableGroupCommand{{Command: "put", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}, {Flag: "--key", Required: true, Value: "identifier"}, {Flag: "--client-id", Required: false, Value: "identifier"}, {Flag: "--ttl-s", Required: false, Value: "unsigned_integer"}}, Stdin: "blob", Stdout: "json", Stderr: "none", ResultFields: []string{"status", "written_at_epoch_s"}}, {Command: "get", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}, {Flag: "--key", Required: true, Value: "identifier"}, {Flag: "--require-client-id", Required: false, Value: "identifier"}}, Stdin: "none", Stdout: "blob", Stderr: "json_metadata", ResultFields: []string{"client_id", "ttl_s", "written_at_epoch_s"}}, {Command: "drop", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}, {Flag: "--key", Required: true, Value: "identifier"}, {Flag: "--require-client-id", Required: false, Value: "identifier"}}, Stdin: "none", Stdout: "json", Stderr: "none", ResultFields: []string{"status"}}, {Command: "list", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}}, Stdin: "none", Stdout: "json", Stderr: "diagnostics", ResultFields: []string{"keys", "thread"}}, {Command: "drop-thread", Flags: []SpecClientInitiatedCommandsTableGroupCommandFlag{{Flag: "--thread", Required: true, Value: "identifier"}}, Stdin: "none", Stdout: "json", Stderr: "none", ResultFields: []string{"dropped_count", "status"}}}, Members: []SpecClientInitiatedCommandsTableGroupMember{{Name: "status", Type: "string", Nullable: false, Description: "always \"ok\" on success"}, {Name: "written_at_epoch_s", Type: "unsigned_integer", Nullable: false, Description: "when the entry was written, in seconds since the Unix epoch"}, {Name: "client_id", Type: "string", Nullable: false, Description: "the client that wrote the entry (\"unknown\" when none was given)"}, {Name: "key", Type: "string", Nullable: false, Description: "the entry's key"}, {Name: "ttl_s", Type: "unsigned_integer", Nullable: true, Description: "the entry's time to live in seconds (null when it has none)"}, {Name: "thread", Type: "string", Nullable: false, Description: "the thread that was listed"}, {Name: "dropped_count", Type: "unsigned_integer", Nullable: false, Description: "how many entries were deleted"}, {Name: "keys", Type: "entries", Nullable: false, EntryMembers: []string{"client_id", "key", "ttl_s", "written_at_epoch_s"}, Description: "the live entries of the thread, in the host's directory order"}, {Name: "actual", Type: "string", Nullable: false, Description: "the client id the entry was written by"}, {Name: "required", Type: "string", Nullable: false, Description: "the client id the request required"}, {Name: "max_bytes", Type: "unsigned_integer", Nullable: false, Description: "the largest blob the host accepts, in bytes"}, {Name: "detail", Type: "string", Nullable: false, Description: "why the identifier is invalid"}, {Name: "field", Type: "string", Nullable: false, Description: "which identifier is invalid (thread, key or client_id)"}, {Name: "reason", Type: "string", Nullable: false, Description: "what went wrong in the store (free text)"}}, Errors: []SpecClientInitiatedCommandsTableGroupError{{Error: "not_found", ExitCode: 3, Fields: []string{}}, {Error: "client_id_mismatch", ExitCode: 3, Fields: []string{"actual", "required"}}, {Error: "blob_too_large", ExitCode: 3, Fields: []string{"max_bytes"}}, {Error: "invalid_identifier", ExitCode: 3, Fields: []string{"detail", "field"}}, {Error: "storage_failure", ExitCode: 3, Fields: []string{"reason"}}}, UsageErrorExitCode: 2},
 	}
 	return t
 }
@@ -845,6 +866,36 @@ func specReceiptEmittedGuardValue() SpecReceiptEmittedGuardTable {
 	return t
 }
 
+// SpecReceiptWarningsTable is the document spec/tables/receipt-warnings.json.
+type SpecReceiptWarningsTable struct {
+	// Warnings is `warnings`.
+	Warnings []SpecReceiptWarningsTableWarning
+}
+
+// SpecReceiptWarningsTableWarning is one object of spec/tables/receipt-warnings.json.
+type SpecReceiptWarningsTableWarning struct {
+	// Code is `code`.
+	Code string
+
+	// When is `when`.
+	When string
+
+	// Message is `message`.
+	Message string
+}
+
+// SpecReceiptWarnings is spec/tables/receipt-warnings.json as typed Go values.
+var SpecReceiptWarnings = specReceiptWarningsValue()
+
+func specReceiptWarningsValue() SpecReceiptWarningsTable {
+	var t SpecReceiptWarningsTable
+	t.Warnings = []SpecReceiptWarningsTableWarning{
+		{Code: "invocation_failed", When: "always, in a failure receipt", Message: "`<variant>: <detail>` of the failure"},
+		{Code: "client_stderr_tail", When: "the client wrote anything to stderr", Message: "the stderr tail (at most limits.stderr_tail_bytes bytes)"},
+	}
+	return t
+}
+
 // SpecReferenceDifferencesTable is the document spec/tables/reference-differences.json.
 type SpecReferenceDifferencesTable struct {
 	// Differences is `differences`.
@@ -856,14 +907,14 @@ type SpecReferenceDifferencesTableDifferenceMatch struct {
 	// Rule is `rule`.
 	Rule string
 
-	// InsideOpenMap is `inside_open_map`.
-	InsideOpenMap *bool
-
 	// ValueType is `value_type`.
 	ValueType *string
 
 	// Expected is `expected`.
 	Expected *string
+
+	// InsideOpenMap is `inside_open_map`.
+	InsideOpenMap *bool
 }
 
 // SpecReferenceDifferencesTableDifference is one object of spec/tables/reference-differences.json.
@@ -925,11 +976,11 @@ type SpecRulesTableRuleTarget struct {
 	// Field is `field`.
 	Field *string
 
-	// Each is `each`.
-	Each *bool
-
 	// Fields is `fields`.
 	Fields []string
+
+	// Each is `each`.
+	Each *bool
 
 	// LengthField is `length_field`.
 	LengthField *string
@@ -944,16 +995,7 @@ type SpecRulesTableRuleWhen struct {
 	In any
 
 	// NotIn is `not_in`.
-	NotIn []string
-}
-
-// SpecRulesTableRuleValues is one object of spec/tables/rules.json.
-type SpecRulesTableRuleValues struct {
-	// Table is `table`.
-	Table string
-
-	// Column is `column`.
-	Column string
+	NotIn any
 }
 
 // SpecRulesTableRule is one object of spec/tables/rules.json.
@@ -967,23 +1009,23 @@ type SpecRulesTableRule struct {
 	// Reference is `reference`.
 	Reference string
 
-	// ReferenceMessages is `reference_messages`.
-	ReferenceMessages []string
-
 	// Check is `check`.
 	Check string
 
 	// Targets is `targets`.
 	Targets []SpecRulesTableRuleTarget
 
-	// Message is `message`.
-	Message string
-
 	// When is `when`.
 	When *SpecRulesTableRuleWhen
 
 	// Values is `values`.
-	Values *SpecRulesTableRuleValues
+	Values any
+
+	// Message is `message`.
+	Message string
+
+	// ReferenceMessages is `reference_messages`.
+	ReferenceMessages []string
 }
 
 // SpecRules is spec/tables/rules.json as typed Go values.
@@ -992,19 +1034,76 @@ var SpecRules = specRulesValue()
 func specRulesValue() SpecRulesTable {
 	var t SpecRulesTable
 	t.Rules = []SpecRulesTableRule{
-		{ID: "schema-version-current", Summary: "schema_version equals the current wire version exactly (no ranges, no older versions).", Reference: "ValidationError::SchemaVersionMismatch", ReferenceMessages: []string{"schema_version mismatch"}, Check: "equals_wire_version", Targets: []SpecRulesTableRuleTarget{{Type: "DispatchEnvelope", Field: ptrTo("schema_version")}, {Type: "CallbackRequest", Field: ptrTo("schema_version")}, {Type: "CallbackResponse", Field: ptrTo("schema_version")}, {Type: "PayloadEnvelope", Field: ptrTo("schema_version")}, {Type: "LifecycleReceipt", Field: ptrTo("schema_version")}}, Message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
-		{ID: "non-empty-identifier", Summary: "Identifier strings are never the empty string: required ones always, optional ones whenever present and not null.", Reference: "ValidationError::EmptyField", ReferenceMessages: []string{"empty sentinel string in field"}, Check: "non_empty_string", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackRequest", Field: ptrTo("event_id")}, {Type: "CallbackRequest", Field: ptrTo("adapter_id")}, {Type: "CallbackRequest", Field: ptrTo("adapter_version")}, {Type: "CallbackRequest", Field: ptrTo("invocation_id")}, {Type: "CallbackRequest", Field: ptrTo("harness_session_id")}, {Type: "CallbackRequest", Field: ptrTo("harness_run_id")}, {Type: "CallbackRequest", Field: ptrTo("harness_task_id")}, {Type: "CallbackRequest", Field: ptrTo("capability_snapshot_ref")}, {Type: "CallbackRequest", Field: ptrTo("idempotency_key")}, {Type: "FrameContext", Field: ptrTo("frame_id")}, {Type: "FrameContext", Field: ptrTo("parent_frame_id")}, {Type: "PayloadRef", Field: ptrTo("payload_id")}, {Type: "PayloadRef", Field: ptrTo("payload_kind")}, {Type: "PayloadEnvelope", Field: ptrTo("payload_id")}, {Type: "PayloadEnvelope", Field: ptrTo("client_id")}, {Type: "PayloadEnvelope", Field: ptrTo("payload_kind")}, {Type: "PayloadEnvelope", Field: ptrTo("format")}, {Type: "PayloadEnvelope", Field: ptrTo("content_encoding")}, {Type: "PayloadEnvelope", Field: ptrTo("idempotency_key")}, {Type: "CallbackResponse", Field: ptrTo("receipt_refs"), Each: ptrTo(true)}, {Type: "Warning", Field: ptrTo("code")}, {Type: "PayloadReceipt", Field: ptrTo("payload_id")}, {Type: "PayloadReceipt", Field: ptrTo("payload_kind")}, {Type: "CapabilityDegradation", Field: ptrTo("capability")}, {Type: "LifecycleReceipt", Field: ptrTo("receipt_id")}, {Type: "LifecycleReceipt", Field: ptrTo("client_id")}, {Type: "LifecycleReceipt", Field: ptrTo("adapter_id")}, {Type: "LifecycleReceipt", Field: ptrTo("invocation_id")}, {Type: "LifecycleReceipt", Field: ptrTo("event_id")}, {Type: "LifecycleReceipt", Field: ptrTo("idempotency_key")}, {Type: "LifecycleReceipt", Field: ptrTo("parent_receipt_id")}}, Message: "empty string in identifier field `{field}`"},
-		{ID: "frame-context-top-level-no-parent", Summary: "A top_level frame has no parent_frame_id.", Reference: "ValidationError::InvalidFrameContext", ReferenceMessages: []string{"top_level must not carry parent_frame_id"}, Check: "forbidden_when", Targets: []SpecRulesTableRuleTarget{{Type: "FrameContext", Field: ptrTo("parent_frame_id")}}, Message: "frame_class=top_level must not carry parent_frame_id", When: &SpecRulesTableRuleWhen{Field: "frame_class", In: []any{"top_level"}}},
-		{ID: "frame-context-subcall-requires-parent", Summary: "A subcall frame names its parent_frame_id.", Reference: "ValidationError::InvalidFrameContext", ReferenceMessages: []string{"subcall requires parent_frame_id"}, Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "FrameContext", Field: ptrTo("parent_frame_id")}}, Message: "frame_class=subcall requires parent_frame_id", When: &SpecRulesTableRuleWhen{Field: "frame_class", In: []any{"subcall"}}},
-		{ID: "payload-body-exactly-one", Summary: "A payload carries exactly one of body and body_ref.", Reference: "ValidationError::InvalidPayload", ReferenceMessages: []string{"body and body_ref are mutually exclusive", "exactly one of body or body_ref must be present"}, Check: "exactly_one_present", Targets: []SpecRulesTableRuleTarget{{Type: "PayloadEnvelope", Fields: []string{"body", "body_ref"}}}, Message: "exactly one of `body` and `body_ref` must be present"},
-		{ID: "payload-body-byte-size", Summary: "An inline body's UTF-8 byte length equals byte_size.", Reference: "ValidationError::InvalidPayload", ReferenceMessages: []string{"does not match byte_size"}, Check: "utf8_byte_length_equals", Targets: []SpecRulesTableRuleTarget{{Type: "PayloadEnvelope", Field: ptrTo("body"), LengthField: ptrTo("byte_size")}}, Message: "body is {actual} UTF-8 bytes but byte_size says {expected}"},
-		{ID: "payload-placements-non-empty", Summary: "A payload lists at least one acceptable placement.", Reference: "ValidationError::InvalidPayload", ReferenceMessages: []string{"acceptable_placements must list at least one placement"}, Check: "non_empty_array", Targets: []SpecRulesTableRuleTarget{{Type: "PayloadEnvelope", Field: ptrTo("acceptable_placements")}}, Message: "acceptable_placements must list at least one placement"},
-		{ID: "frame-event-requires-frame-context", Summary: "frame.* events carry a frame_context (not absent, not null).", Reference: "ValidationError::InvalidRequest", ReferenceMessages: []string{"frame.* events require frame_context"}, Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackRequest", Field: ptrTo("frame_context")}}, Message: "event `{when_value}` requires frame_context", When: &SpecRulesTableRuleWhen{Field: "event", In: map[string]any{"column": "requires_frame_context", "table": "event-vocabulary"}}},
-		{ID: "receipt-emitted-no-idempotency-key", Summary: "A notification-only event (receipt.emitted) carries no idempotency_key.", Reference: "ValidationError::InvalidRequest", ReferenceMessages: []string{"must not carry an idempotency_key"}, Check: "forbidden_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackRequest", Field: ptrTo("idempotency_key")}}, Message: "event `{when_value}` is notification-only and must not carry idempotency_key", When: &SpecRulesTableRuleWhen{Field: "event", In: map[string]any{"column": "notification_only", "table": "event-vocabulary"}}},
-		{ID: "receipt-not-for-receipt-emitted", Summary: "No receipt is made for a notification-only event (receipt.emitted).", Reference: "ValidationError::InvalidReceipt", ReferenceMessages: []string{"must not itself produce a receipt"}, Check: "forbidden_value", Targets: []SpecRulesTableRuleTarget{{Type: "LifecycleReceipt", Field: ptrTo("event")}}, Message: "event `{value}` is notification-only and must not itself produce a receipt", Values: &SpecRulesTableRuleValues{Table: "event-vocabulary", Column: "notification_only"}},
-		{ID: "failed-requires-failure-class", Summary: "status=failed carries a failure_class.", Reference: "ValidationError::InvalidResponse / InvalidReceipt", ReferenceMessages: []string{"status=failed requires failure_class"}, Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackResponse", Field: ptrTo("failure_class")}, {Type: "LifecycleReceipt", Field: ptrTo("failure_class")}}, Message: "status=failed requires failure_class", When: &SpecRulesTableRuleWhen{Field: "status", In: []any{"failed"}}},
-		{ID: "failure-class-only-on-failed", Summary: "failure_class is set only when status=failed.", Reference: "ValidationError::InvalidResponse / InvalidReceipt", ReferenceMessages: []string{"failure_class is only valid on status=failed"}, Check: "forbidden_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackResponse", Field: ptrTo("failure_class")}, {Type: "LifecycleReceipt", Field: ptrTo("failure_class")}}, Message: "failure_class is only valid when status=failed (status is `{when_value}`)", When: &SpecRulesTableRuleWhen{Field: "status", NotIn: []string{"failed"}}},
-		{ID: "failed-requires-retry-class", Summary: "status=failed carries a retry_class (the client declares its retry posture).", Reference: "ValidationError::InvalidResponse / InvalidReceipt", ReferenceMessages: []string{"status=failed requires retry_class"}, Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackResponse", Field: ptrTo("retry_class")}, {Type: "LifecycleReceipt", Field: ptrTo("retry_class")}}, Message: "status=failed requires retry_class", When: &SpecRulesTableRuleWhen{Field: "status", In: []any{"failed"}}},
+		{ID: "schema-version-current", Summary: "schema_version equals the current wire version exactly (no ranges, no older versions).", Reference: "ValidationError::SchemaVersionMismatch", Check: "equals_wire_version", Targets: []SpecRulesTableRuleTarget{{Type: "DispatchEnvelope", Field: ptrTo("schema_version")}, {Type: "CallbackRequest", Field: ptrTo("schema_version")}, {Type: "CallbackResponse", Field: ptrTo("schema_version")}, {Type: "PayloadEnvelope", Field: ptrTo("schema_version")}, {Type: "LifecycleReceipt", Field: ptrTo("schema_version")}}, Message: "schema_version mismatch: expected `{expected}`, found `{value}`", ReferenceMessages: []string{"schema_version mismatch"}},
+		{ID: "non-empty-identifier", Summary: "Identifier strings are never the empty string: required ones always, optional ones whenever present and not null.", Reference: "ValidationError::EmptyField", Check: "non_empty_string", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackRequest", Field: ptrTo("event_id")}, {Type: "CallbackRequest", Field: ptrTo("adapter_id")}, {Type: "CallbackRequest", Field: ptrTo("adapter_version")}, {Type: "CallbackRequest", Field: ptrTo("invocation_id")}, {Type: "CallbackRequest", Field: ptrTo("harness_session_id")}, {Type: "CallbackRequest", Field: ptrTo("harness_run_id")}, {Type: "CallbackRequest", Field: ptrTo("harness_task_id")}, {Type: "CallbackRequest", Field: ptrTo("capability_snapshot_ref")}, {Type: "CallbackRequest", Field: ptrTo("idempotency_key")}, {Type: "FrameContext", Field: ptrTo("frame_id")}, {Type: "FrameContext", Field: ptrTo("parent_frame_id")}, {Type: "PayloadRef", Field: ptrTo("payload_id")}, {Type: "PayloadRef", Field: ptrTo("payload_kind")}, {Type: "PayloadEnvelope", Field: ptrTo("payload_id")}, {Type: "PayloadEnvelope", Field: ptrTo("client_id")}, {Type: "PayloadEnvelope", Field: ptrTo("payload_kind")}, {Type: "PayloadEnvelope", Field: ptrTo("format")}, {Type: "PayloadEnvelope", Field: ptrTo("content_encoding")}, {Type: "PayloadEnvelope", Field: ptrTo("idempotency_key")}, {Type: "CallbackResponse", Field: ptrTo("receipt_refs"), Each: ptrTo(true)}, {Type: "Warning", Field: ptrTo("code")}, {Type: "PayloadReceipt", Field: ptrTo("payload_id")}, {Type: "PayloadReceipt", Field: ptrTo("payload_kind")}, {Type: "CapabilityDegradation", Field: ptrTo("capability")}, {Type: "LifecycleReceipt", Field: ptrTo("receipt_id")}, {Type: "LifecycleReceipt", Field: ptrTo("client_id")}, {Type: "LifecycleReceipt", Field: ptrTo("adapter_id")}, {Type: "LifecycleReceipt", Field: ptrTo("invocation_id")}, {Type: "LifecycleReceipt", Field: ptrTo("event_id")}, {Type: "LifecycleReceipt", Field: ptrTo("idempotency_key")}, {Type: "LifecycleReceipt", Field: ptrTo("parent_receipt_id")}}, Message: "empty string in identifier field `{field}`", ReferenceMessages: []string{"empty sentinel string in field"}},
+		{ID: "frame-context-top-level-no-parent", Summary: "A top_level frame has no parent_frame_id.", Reference: "ValidationError::InvalidFrameContext", Check: "forbidden_when", Targets: []SpecRulesTableRuleTarget{{Type: "FrameContext", Field: ptrTo("parent_frame_id")}}, When: &SpecRulesTableRuleWhen{Field: "frame_class", In: []any{"top_level"}}, Message: "frame_class=top_level must not carry parent_frame_id", ReferenceMessages: []string{"top_level must not carry parent_frame_id"}},
+		{ID: "frame-context-subcall-requires-parent", Summary: "A subcall frame names its parent_frame_id.", Reference: "ValidationError::InvalidFrameContext", Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "FrameContext", Field: ptrTo("parent_frame_id")}}, When: &SpecRulesTableRuleWhen{Field: "frame_class", In: []any{"subcall"}}, Message: "frame_class=subcall requires parent_frame_id", ReferenceMessages: []string{"subcall requires parent_frame_id"}},
+		{ID: "payload-body-exactly-one", Summary: "A payload carries exactly one of body and body_ref.", Reference: "ValidationError::InvalidPayload", Check: "exactly_one_present", Targets: []SpecRulesTableRuleTarget{{Type: "PayloadEnvelope", Fields: []string{"body", "body_ref"}}}, Message: "exactly one of `body` and `body_ref` must be present", ReferenceMessages: []string{"body and body_ref are mutually exclusive", "exactly one of body or body_ref must be present"}},
+		{ID: "payload-body-byte-size", Summary: "An inline body's UTF-8 byte length equals byte_size.", Reference: "ValidationError::InvalidPayload", Check: "utf8_byte_length_equals", Targets: []SpecRulesTableRuleTarget{{Type: "PayloadEnvelope", Field: ptrTo("body"), LengthField: ptrTo("byte_size")}}, Message: "body is {actual} UTF-8 bytes but byte_size says {expected}", ReferenceMessages: []string{"does not match byte_size"}},
+		{ID: "payload-placements-non-empty", Summary: "A payload lists at least one acceptable placement.", Reference: "ValidationError::InvalidPayload", Check: "non_empty_array", Targets: []SpecRulesTableRuleTarget{{Type: "PayloadEnvelope", Field: ptrTo("acceptable_placements")}}, Message: "acceptable_placements must list at least one placement", ReferenceMessages: []string{"acceptable_placements must list at least one placement"}},
+		{ID: "frame-event-requires-frame-context", Summary: "frame.* events carry a frame_context (not absent, not null).", Reference: "ValidationError::InvalidRequest", Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackRequest", Field: ptrTo("frame_context")}}, When: &SpecRulesTableRuleWhen{Field: "event", In: map[string]any{"column": "requires_frame_context", "table": "event-vocabulary"}}, Message: "event `{when_value}` requires frame_context", ReferenceMessages: []string{"frame.* events require frame_context"}},
+		{ID: "receipt-emitted-no-idempotency-key", Summary: "A notification-only event (receipt.emitted) carries no idempotency_key.", Reference: "ValidationError::InvalidRequest", Check: "forbidden_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackRequest", Field: ptrTo("idempotency_key")}}, When: &SpecRulesTableRuleWhen{Field: "event", In: map[string]any{"column": "notification_only", "table": "event-vocabulary"}}, Message: "event `{when_value}` is notification-only and must not carry idempotency_key", ReferenceMessages: []string{"must not carry an idempotency_key"}},
+		{ID: "receipt-not-for-receipt-emitted", Summary: "No receipt is made for a notification-only event (receipt.emitted).", Reference: "ValidationError::InvalidReceipt", Check: "forbidden_value", Targets: []SpecRulesTableRuleTarget{{Type: "LifecycleReceipt", Field: ptrTo("event")}}, Values: map[string]any{"column": "notification_only", "table": "event-vocabulary"}, Message: "event `{value}` is notification-only and must not itself produce a receipt", ReferenceMessages: []string{"must not itself produce a receipt"}},
+		{ID: "failed-requires-failure-class", Summary: "status=failed carries a failure_class.", Reference: "ValidationError::InvalidResponse / InvalidReceipt", Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackResponse", Field: ptrTo("failure_class")}, {Type: "LifecycleReceipt", Field: ptrTo("failure_class")}}, When: &SpecRulesTableRuleWhen{Field: "status", In: []any{"failed"}}, Message: "status=failed requires failure_class", ReferenceMessages: []string{"status=failed requires failure_class"}},
+		{ID: "failure-class-only-on-failed", Summary: "failure_class is set only when status=failed.", Reference: "ValidationError::InvalidResponse / InvalidReceipt", Check: "forbidden_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackResponse", Field: ptrTo("failure_class")}, {Type: "LifecycleReceipt", Field: ptrTo("failure_class")}}, When: &SpecRulesTableRuleWhen{Field: "status", NotIn: []any{"failed"}}, Message: "failure_class is only valid when status=failed (status is `{when_value}`)", ReferenceMessages: []string{"failure_class is only valid on status=failed"}},
+		{ID: "failed-requires-retry-class", Summary: "status=failed carries a retry_class (the client declares its retry posture).", Reference: "ValidationError::InvalidResponse / InvalidReceipt", Check: "required_when", Targets: []SpecRulesTableRuleTarget{{Type: "CallbackResponse", Field: ptrTo("retry_class")}, {Type: "LifecycleReceipt", Field: ptrTo("retry_class")}}, When: &SpecRulesTableRuleWhen{Field: "status", In: []any{"failed"}}, Message: "status=failed requires retry_class", ReferenceMessages: []string{"status=failed requires retry_class"}},
+	}
+	return t
+}
+
+// SpecRunnerOutcomesTable is the document spec/tables/runner-outcomes.json.
+type SpecRunnerOutcomesTable struct {
+	// Outcomes is `outcomes`.
+	Outcomes []SpecRunnerOutcomesTableOutcome
+}
+
+// SpecRunnerOutcomesTableOutcome is one object of spec/tables/runner-outcomes.json.
+type SpecRunnerOutcomesTableOutcome struct {
+	// Outcome is `outcome`.
+	Outcome string
+
+	// When is `when`.
+	When string
+
+	// FailureVariant is `failure_variant`.
+	FailureVariant string
+
+	// WarningVariant is `warning_variant`.
+	WarningVariant *string
+
+	// WarningCode is `warning_code`.
+	WarningCode string
+
+	// Rule is `rule`.
+	Rule *string
+
+	// RuleExamples is `rule_examples`.
+	RuleExamples []string
+
+	// Limit is `limit`.
+	Limit *string
+
+	// HandlerCalled is `handler_called`.
+	HandlerCalled bool
+
+	// Bindings is `bindings`.
+	Bindings []string
+}
+
+// SpecRunnerOutcomes is spec/tables/runner-outcomes.json as typed Go values.
+var SpecRunnerOutcomes = specRunnerOutcomesValue()
+
+func specRunnerOutcomesValue() SpecRunnerOutcomesTable {
+	var t SpecRunnerOutcomesTable
+	t.Outcomes = []SpecRunnerOutcomesTableOutcome{
+		{Outcome: "stdin_unreadable", When: "stdin cannot be read", FailureVariant: "write_request", WarningCode: "variant", HandlerCalled: false, Bindings: []string{"go", "python"}},
+		{Outcome: "request_too_large", When: "the request is longer than {limit}", FailureVariant: "invalid_request", WarningCode: "rule", Rule: ptrTo("json.max-bytes"), Limit: ptrTo("max_request_bytes"), HandlerCalled: false, Bindings: []string{"go", "python"}},
+		{Outcome: "request_invalid", When: "the DispatchEnvelope breaks the parse layer, its schema or a rule", FailureVariant: "invalid_request", WarningCode: "issue_rule", RuleExamples: []string{"json.syntax", "schema.required"}, HandlerCalled: false, Bindings: []string{"go", "python"}},
+		{Outcome: "event_not_dispatched", When: "the event is never dispatched to a client (`receipt.emitted`: notification-only)", FailureVariant: "receipt_emitted_rejected", WarningCode: "variant", HandlerCalled: false, Bindings: []string{"go", "python"}},
+		{Outcome: "handler_failed", When: "the handler {handler_fails}", FailureVariant: "handler_threw", WarningCode: "variant", HandlerCalled: true, Bindings: []string{"go", "python"}},
+		{Outcome: "response_invalid", When: "the handler's response breaks the wire contract{response_extra}", FailureVariant: "handler_threw", WarningVariant: ptrTo("invalid_response"), WarningCode: "issue_rule", RuleExamples: []string{"failed-requires-failure-class"}, HandlerCalled: true, Bindings: []string{"go", "python"}},
+		{Outcome: "response_too_large", When: "the encoded response is longer than {limit}", FailureVariant: "handler_threw", WarningCode: "rule", Rule: ptrTo("json.max-bytes"), Limit: ptrTo("max_response_bytes"), HandlerCalled: true, Bindings: []string{"go", "python"}},
+		{Outcome: "handler_timeout", When: "the ctx given to ServeIO ends before the handler returns (the handler goroutine is abandoned; Serve's context never ends)", FailureVariant: "timeout", WarningCode: "variant", HandlerCalled: true, Bindings: []string{"go"}},
 	}
 	return t
 }
@@ -1054,7 +1153,7 @@ type SpecStreamV2TableLaunch struct {
 	Flag string
 
 	// Position is `position`.
-	Position string
+	Position any
 
 	// Shell is `shell`.
 	Shell bool
@@ -1075,10 +1174,10 @@ type SpecStreamV2TableFramingRule struct {
 	Layer string
 
 	// Summary is `summary`.
-	Summary string
+	Summary any
 
 	// OnViolation is `on_violation`.
-	OnViolation string
+	OnViolation any
 }
 
 // SpecStreamV2TableFrame is one object of spec/tables/stream-v2.json.
@@ -1096,7 +1195,7 @@ type SpecStreamV2TableFrame struct {
 	Required []string
 
 	// Reply is `reply`.
-	Reply string
+	Reply any
 }
 
 // SpecStreamV2TableIDs is one object of spec/tables/stream-v2.json.
@@ -1114,13 +1213,13 @@ type SpecStreamV2TableIDs struct {
 	IntegerMaximum int64
 
 	// Comparison is `comparison`.
-	Comparison string
+	Comparison any
 
 	// HostIDs is `host_ids`.
-	HostIDs string
+	HostIDs any
 
 	// ClientIDs is `client_ids`.
-	ClientIDs string
+	ClientIDs any
 }
 
 // SpecStreamV2TableHostToClient is one object of spec/tables/stream-v2.json.
@@ -1135,19 +1234,19 @@ type SpecStreamV2TableHostToClient struct {
 	Result string
 
 	// ParamsDecision is `params_decision`.
-	ParamsDecision string
+	ParamsDecision any
 
 	// RequestOrNotification is `request_or_notification`.
-	RequestOrNotification string
+	RequestOrNotification any
 
 	// Outstanding is `outstanding`.
-	Outstanding string
+	Outstanding any
 }
 
 // SpecStreamV2TableCancelParams is one object of spec/tables/stream-v2.json.
 type SpecStreamV2TableCancelParams struct {
 	// ID is `id`.
-	ID string
+	ID any
 
 	// Reason is `reason`.
 	Reason string
@@ -1171,49 +1270,34 @@ type SpecStreamV2TableCancel struct {
 	Extension bool
 
 	// Semantics is `semantics`.
-	Semantics string
+	Semantics any
 
 	// Why is `why`.
-	Why string
+	Why any
 }
 
 // SpecStreamV2TableClientToHost is one object of spec/tables/stream-v2.json.
 type SpecStreamV2TableClientToHost struct {
 	// MethodRule is `method_rule`.
-	MethodRule string
+	MethodRule any
 
 	// ParamsRule is `params_rule`.
-	ParamsRule string
+	ParamsRule any
 
 	// ResultRule is `result_rule`.
-	ResultRule string
+	ResultRule any
 
 	// ErrorRule is `error_rule`.
-	ErrorRule string
+	ErrorRule any
 
 	// UntilAvailable is `until_available`.
-	UntilAvailable string
+	UntilAvailable any
 
 	// UnknownMethod is `unknown_method`.
-	UnknownMethod string
+	UnknownMethod any
 
 	// Notifications is `notifications`.
-	Notifications string
-}
-
-// SpecStreamV2TableReverseMethodParam is one object of spec/tables/stream-v2.json.
-type SpecStreamV2TableReverseMethodParam struct {
-	// Name is `name`.
-	Name string
-
-	// Flag is `flag`.
-	Flag *string
-
-	// Required is `required`.
-	Required bool
-
-	// Value is `value`.
-	Value string
+	Notifications any
 }
 
 // SpecStreamV2TableReverseMethod is one object of spec/tables/stream-v2.json.
@@ -1228,7 +1312,7 @@ type SpecStreamV2TableReverseMethod struct {
 	Command string
 
 	// Params is `params`.
-	Params []SpecStreamV2TableReverseMethodParam
+	Params []any
 
 	// Result is `result`.
 	Result []string
@@ -1252,7 +1336,7 @@ type SpecStreamV2TableErrorCode struct {
 	Canonical bool
 
 	// Meaning is `meaning`.
-	Meaning string
+	Meaning any
 }
 
 // SpecStreamV2TableShutdownStep is one object of spec/tables/stream-v2.json.
@@ -1261,7 +1345,7 @@ type SpecStreamV2TableShutdownStep struct {
 	Step string
 
 	// Action is `action`.
-	Action string
+	Action any
 
 	// WaitLimit is `wait_limit`.
 	WaitLimit *string
@@ -1270,31 +1354,31 @@ type SpecStreamV2TableShutdownStep struct {
 // SpecStreamV2TableShutdown is one object of spec/tables/stream-v2.json.
 type SpecStreamV2TableShutdown struct {
 	// Trigger is `trigger`.
-	Trigger string
+	Trigger any
 
 	// Steps is `steps`.
 	Steps []SpecStreamV2TableShutdownStep
 
 	// AfterViolation is `after_violation`.
-	AfterViolation string
+	AfterViolation any
 
 	// ClientExit is `client_exit`.
-	ClientExit string
+	ClientExit any
 }
 
 // SpecStreamV2TableRespawn is one object of spec/tables/stream-v2.json.
 type SpecStreamV2TableRespawn struct {
 	// When is `when`.
-	When string
+	When any
 
 	// ConsecutiveTimeouts is `consecutive_timeouts`.
-	ConsecutiveTimeouts string
+	ConsecutiveTimeouts any
 
 	// StormBound is `storm_bound`.
-	StormBound string
+	StormBound any
 
 	// Close is `close`.
-	Close string
+	Close any
 }
 
 // SpecStreamV2 is spec/tables/stream-v2.json as typed Go values.
@@ -1333,11 +1417,11 @@ func specStreamV2Value() SpecStreamV2Table {
 	t.Cancel = SpecStreamV2TableCancel{Method: "lifeloop/cancel", Direction: "host_to_client", Kind: "notification", Params: SpecStreamV2TableCancelParams{ID: "the id of the cancelled event request (same type and value)", Reason: "timeout"}, Extension: true, Semantics: "Sent once when an event request's deadline expires. The host has already settled the event as timeout; the client SHOULD stop working on it and SHOULD NOT reply; a reply that still comes is discarded and counted. A cancel for an id the client does not know (already answered) is ignored. The stream stays open.", Why: "JSON-RPC 2.0 leaves cancellation undefined. LSP's $/cancelRequest still requires a reply and MCP's notifications/cancelled lives in MCP's namespace; a notification in our own lifeloop/ namespace cannot collide with event/<kind> methods or the client-initiated command groups, and a host that has already given up needs no acknowledgement."}
 	t.ClientToHost = SpecStreamV2TableClientToHost{MethodRule: "<stream_v2_method_prefix><command> of spec/tables/client-initiated-commands.json (e.g. continuation/put)", ParamsRule: "one member per CLI flag: the flag without -- and with - turned into _ (--thread -> thread, --ttl-s -> ttl_s); a blob on stdin becomes blob_base64 (RFC 4648 base64 with padding); closed: unknown members are -32602", ResultRule: "the CLI's JSON stdout members (result_fields); a blob on stdout becomes blob_base64 next to the metadata members", ErrorRule: "a failed command is an error reply: code from error_codes for the CLI error name, data {\"error\": <name>, ...the error's fields}", UntilAvailable: "Until a handler for the method is registered (the continuation store, issue 11), the host answers -32000 not_available with data {\"error\": \"not_available\", \"method\": <method>}; never silence.", UnknownMethod: "-32601 method_not_found with data {\"method\": <method>}", Notifications: "a client notification is never answered; the host discards and counts it"}
 	t.ReverseMethods = []SpecStreamV2TableReverseMethod{
-		{Method: "continuation/put", Group: "continuation", Command: "put", Params: []SpecStreamV2TableReverseMethodParam{{Name: "thread", Flag: ptrTo("--thread"), Required: true, Value: "identifier"}, {Name: "key", Flag: ptrTo("--key"), Required: true, Value: "identifier"}, {Name: "client_id", Flag: ptrTo("--client-id"), Required: false, Value: "identifier"}, {Name: "ttl_s", Flag: ptrTo("--ttl-s"), Required: false, Value: "unsigned_integer"}, {Name: "blob_base64", Flag: nil, Required: true, Value: "base64"}}, Result: []string{"status", "written_at_epoch_s"}},
-		{Method: "continuation/get", Group: "continuation", Command: "get", Params: []SpecStreamV2TableReverseMethodParam{{Name: "thread", Flag: ptrTo("--thread"), Required: true, Value: "identifier"}, {Name: "key", Flag: ptrTo("--key"), Required: true, Value: "identifier"}, {Name: "require_client_id", Flag: ptrTo("--require-client-id"), Required: false, Value: "identifier"}}, Result: []string{"blob_base64", "client_id", "ttl_s", "written_at_epoch_s"}},
-		{Method: "continuation/drop", Group: "continuation", Command: "drop", Params: []SpecStreamV2TableReverseMethodParam{{Name: "thread", Flag: ptrTo("--thread"), Required: true, Value: "identifier"}, {Name: "key", Flag: ptrTo("--key"), Required: true, Value: "identifier"}, {Name: "require_client_id", Flag: ptrTo("--require-client-id"), Required: false, Value: "identifier"}}, Result: []string{"status"}},
-		{Method: "continuation/list", Group: "continuation", Command: "list", Params: []SpecStreamV2TableReverseMethodParam{{Name: "thread", Flag: ptrTo("--thread"), Required: true, Value: "identifier"}}, Result: []string{"keys", "thread"}},
-		{Method: "continuation/drop-thread", Group: "continuation", Command: "drop-thread", Params: []SpecStreamV2TableReverseMethodParam{{Name: "thread", Flag: ptrTo("--thread"), Required: true, Value: "identifier"}}, Result: []string{"dropped_count", "status"}},
+		{Method: "continuation/put", Group: "continuation", Command: "put", Params: []any{map[string]any{"flag": "--thread", "name": "thread", "required": true, "value": "identifier"}, map[string]any{"flag": "--key", "name": "key", "required": true, "value": "identifier"}, map[string]any{"flag": "--client-id", "name": "client_id", "required": false, "value": "identifier"}, map[string]any{"flag": "--ttl-s", "name": "ttl_s", "required": false, "value": "unsigned_integer"}, map[string]any{"flag": nil, "name": "blob_base64", "required": true, "value": "base64"}}, Result: []string{"status", "written_at_epoch_s"}},
+		{Method: "continuation/get", Group: "continuation", Command: "get", Params: []any{map[string]any{"flag": "--thread", "name": "thread", "required": true, "value": "identifier"}, map[string]any{"flag": "--key", "name": "key", "required": true, "value": "identifier"}, map[string]any{"flag": "--require-client-id", "name": "require_client_id", "required": false, "value": "identifier"}}, Result: []string{"blob_base64", "client_id", "ttl_s", "written_at_epoch_s"}},
+		{Method: "continuation/drop", Group: "continuation", Command: "drop", Params: []any{map[string]any{"flag": "--thread", "name": "thread", "required": true, "value": "identifier"}, map[string]any{"flag": "--key", "name": "key", "required": true, "value": "identifier"}, map[string]any{"flag": "--require-client-id", "name": "require_client_id", "required": false, "value": "identifier"}}, Result: []string{"status"}},
+		{Method: "continuation/list", Group: "continuation", Command: "list", Params: []any{map[string]any{"flag": "--thread", "name": "thread", "required": true, "value": "identifier"}}, Result: []string{"keys", "thread"}},
+		{Method: "continuation/drop-thread", Group: "continuation", Command: "drop-thread", Params: []any{map[string]any{"flag": "--thread", "name": "thread", "required": true, "value": "identifier"}}, Result: []string{"dropped_count", "status"}},
 	}
 	t.ErrorCodes = []SpecStreamV2TableErrorCode{
 		{Code: -32700, Name: "parse_error", Origin: "jsonrpc", FailureClass: "invalid_request", Canonical: false, Meaning: "Standard. Never sent by this host: a frame that does not parse ends the stream instead (its reply would need id null)."},
@@ -1435,7 +1519,7 @@ type SpecTransportModesTableMode struct {
 	Deadline string
 
 	// Implementation is `implementation`.
-	Implementation string
+	Implementation *string
 
 	// ReferenceStatus is `reference_status`.
 	ReferenceStatus *string
@@ -1447,9 +1531,9 @@ var SpecTransportModes = specTransportModesValue()
 func specTransportModesValue() SpecTransportModesTable {
 	var t SpecTransportModesTable
 	t.Modes = []SpecTransportModesTableMode{
-		{Mode: "in_process", Title: "In-process callbacks", Status: "implemented", CrossLanguage: false, Framing: "none: the host calls a handler in its own process", Deadline: "optional timeoutMs on the handler's promise", Implementation: "runtime/invoker/in-process.ts"},
-		{Mode: "subprocess_v1", Title: "Subprocess callbacks (v1)", Status: "normative", CrossLanguage: true, Framing: "one fresh child per event; one DispatchEnvelope on stdin then EOF; one CallbackResponse on stdout read to EOF", Deadline: "required timeoutMs covering spawn, write, read and exit; no default", Implementation: "runtime/invoker/subprocess.ts"},
-		{Mode: "stream_v2", Title: "Stream callbacks (v2)", Status: "implemented", CrossLanguage: true, Framing: "one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names", Deadline: "required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms", Implementation: "runtime/stream/invoker.ts", ReferenceStatus: ptrTo("The reference (lifeloop-cli 0.5.0) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope).")},
+		{Mode: "in_process", Title: "In-process callbacks", Status: "implemented", CrossLanguage: false, Framing: "none: the host calls a handler in its own process", Deadline: "optional timeoutMs on the handler's promise", Implementation: ptrTo("runtime/invoker/in-process.ts")},
+		{Mode: "subprocess_v1", Title: "Subprocess callbacks (v1)", Status: "normative", CrossLanguage: true, Framing: "one fresh child per event; one DispatchEnvelope on stdin then EOF; one CallbackResponse on stdout read to EOF", Deadline: "required timeoutMs covering spawn, write, read and exit; no default", Implementation: ptrTo("runtime/invoker/subprocess.ts")},
+		{Mode: "stream_v2", Title: "Stream callbacks (v2)", Status: "implemented", CrossLanguage: true, Framing: "one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names", Deadline: "required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms", Implementation: ptrTo("runtime/stream/invoker.ts"), ReferenceStatus: ptrTo("The reference (lifeloop-cli 0.5.0) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope).")},
 	}
 	return t
 }
@@ -1501,7 +1585,7 @@ func specWireVersionValue() SpecWireVersionTable {
 }
 
 // SpecTableNames lists the stems of every spec table available from SpecTableJSON.
-var SpecTableNames = []string{"cli-exit-codes", "client-initiated-commands", "document-rules", "event-vocabulary", "failure-retry-defaults", "harness-hook-mapping", "limits", "receipt-emitted-guard", "reference-differences", "rules", "stream-v2", "subprocess-failure-mapping", "subprocess-wire-framing", "transport-modes", "wire-version"}
+var SpecTableNames = []string{"cli-exit-codes", "client-initiated-commands", "document-rules", "event-vocabulary", "failure-retry-defaults", "harness-hook-mapping", "limits", "receipt-emitted-guard", "receipt-warnings", "reference-differences", "rules", "runner-outcomes", "stream-v2", "subprocess-failure-mapping", "subprocess-wire-framing", "transport-modes", "wire-version"}
 
 // SpecTableJSON returns a spec table (or "wire-version") as compact JSON, exactly as the
 // generator loaded it, minus its `$schema` member.
@@ -1510,7 +1594,7 @@ func SpecTableJSON(stem string) (string, bool) {
 	case "cli-exit-codes":
 		return "{\"codes\":[{\"code\":0,\"name\":\"ok\",\"meaning\":\"Success: the document is valid, the invocation returned a valid response, the fixtures all passed, nothing drifted.\"},{\"code\":1,\"name\":\"validation\",\"meaning\":\"The input was read but judged invalid: schema or rule issues, a failed invocation, a failing fixture, drift found by generate --check.\"},{\"code\":2,\"name\":\"usage\",\"meaning\":\"Bad command line: unknown command or flag, missing or malformed value, relative program path.\"},{\"code\":3,\"name\":\"input\",\"meaning\":\"The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep.\"},{\"code\":4,\"name\":\"unsupported\",\"meaning\":\"render only: the adapter has no hook event for the lifecycle event; nothing on stdout (so a hook wrapper can skip), the reason on stderr.\"}]}", true
 	case "client-initiated-commands":
-		return "{\"groups\":[{\"group\":\"continuation\",\"spec\":\"CONTINUATION-001\",\"purpose\":\"Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.\",\"cli\":[\"lifeloop\",\"continuation\"],\"stream_v2_method_prefix\":\"continuation/\",\"identifier\":{\"pattern\":\"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$\",\"max_length\":128,\"applies_to\":[\"--thread\",\"--key\",\"--client-id\",\"--require-client-id\"]},\"environment\":[{\"name\":\"LIFELOOP_CONTINUATION_ROOT\",\"meaning\":\"Directory of the store (first choice).\"},{\"name\":\"XDG_STATE_HOME\",\"meaning\":\"Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset.\"},{\"name\":\"HOME\",\"meaning\":\"Store at $HOME/.local/state/lifeloop/continuation as the last choice.\"},{\"name\":\"LIFELOOP_CONTINUATION_MAX_BYTES\",\"meaning\":\"Largest blob in bytes (default 16777216).\"}],\"commands\":[{\"command\":\"put\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--client-id\",\"required\":false,\"value\":\"identifier\"},{\"flag\":\"--ttl-s\",\"required\":false,\"value\":\"unsigned_integer\"}],\"stdin\":\"blob\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"status\",\"written_at_epoch_s\"]},{\"command\":\"get\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--require-client-id\",\"required\":false,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"blob\",\"stderr\":\"json_metadata\",\"result_fields\":[\"client_id\",\"ttl_s\",\"written_at_epoch_s\"]},{\"command\":\"drop\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--require-client-id\",\"required\":false,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"status\"]},{\"command\":\"list\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"diagnostics\",\"result_fields\":[\"keys\",\"thread\"]},{\"command\":\"drop-thread\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"dropped_count\",\"status\"]}],\"errors\":[{\"error\":\"not_found\",\"exit_code\":3,\"fields\":[]},{\"error\":\"client_id_mismatch\",\"exit_code\":3,\"fields\":[\"actual\",\"required\"]},{\"error\":\"blob_too_large\",\"exit_code\":3,\"fields\":[\"max_bytes\"]},{\"error\":\"invalid_identifier\",\"exit_code\":3,\"fields\":[\"detail\",\"field\"]},{\"error\":\"storage_failure\",\"exit_code\":3,\"fields\":[\"reason\"]}],\"usage_error_exit_code\":2}]}", true
+		return "{\"groups\":[{\"group\":\"continuation\",\"spec\":\"CONTINUATION-001\",\"purpose\":\"Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.\",\"cli\":[\"lifeloop\",\"continuation\"],\"stream_v2_method_prefix\":\"continuation/\",\"identifier\":{\"pattern\":\"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$\",\"max_length\":128,\"applies_to\":[\"--thread\",\"--key\",\"--client-id\",\"--require-client-id\"]},\"environment\":[{\"name\":\"LIFELOOP_CONTINUATION_ROOT\",\"meaning\":\"Directory of the store (first choice).\"},{\"name\":\"XDG_STATE_HOME\",\"meaning\":\"Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset.\"},{\"name\":\"HOME\",\"meaning\":\"Store at $HOME/.local/state/lifeloop/continuation as the last choice.\"},{\"name\":\"LIFELOOP_CONTINUATION_MAX_BYTES\",\"meaning\":\"Largest blob in bytes (default 16777216).\"}],\"commands\":[{\"command\":\"put\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--client-id\",\"required\":false,\"value\":\"identifier\"},{\"flag\":\"--ttl-s\",\"required\":false,\"value\":\"unsigned_integer\"}],\"stdin\":\"blob\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"status\",\"written_at_epoch_s\"]},{\"command\":\"get\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--require-client-id\",\"required\":false,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"blob\",\"stderr\":\"json_metadata\",\"result_fields\":[\"client_id\",\"ttl_s\",\"written_at_epoch_s\"]},{\"command\":\"drop\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"flag\":\"--require-client-id\",\"required\":false,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"status\"]},{\"command\":\"list\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"diagnostics\",\"result_fields\":[\"keys\",\"thread\"]},{\"command\":\"drop-thread\",\"flags\":[{\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"}],\"stdin\":\"none\",\"stdout\":\"json\",\"stderr\":\"none\",\"result_fields\":[\"dropped_count\",\"status\"]}],\"errors\":[{\"error\":\"not_found\",\"exit_code\":3,\"fields\":[]},{\"error\":\"client_id_mismatch\",\"exit_code\":3,\"fields\":[\"actual\",\"required\"]},{\"error\":\"blob_too_large\",\"exit_code\":3,\"fields\":[\"max_bytes\"]},{\"error\":\"invalid_identifier\",\"exit_code\":3,\"fields\":[\"detail\",\"field\"]},{\"error\":\"storage_failure\",\"exit_code\":3,\"fields\":[\"reason\"]}],\"members\":[{\"name\":\"status\",\"type\":\"string\",\"nullable\":false,\"description\":\"always \\\"ok\\\" on success\"},{\"name\":\"written_at_epoch_s\",\"type\":\"unsigned_integer\",\"nullable\":false,\"description\":\"when the entry was written, in seconds since the Unix epoch\"},{\"name\":\"client_id\",\"type\":\"string\",\"nullable\":false,\"description\":\"the client that wrote the entry (\\\"unknown\\\" when none was given)\"},{\"name\":\"key\",\"type\":\"string\",\"nullable\":false,\"description\":\"the entry's key\"},{\"name\":\"ttl_s\",\"type\":\"unsigned_integer\",\"nullable\":true,\"description\":\"the entry's time to live in seconds (null when it has none)\"},{\"name\":\"thread\",\"type\":\"string\",\"nullable\":false,\"description\":\"the thread that was listed\"},{\"name\":\"dropped_count\",\"type\":\"unsigned_integer\",\"nullable\":false,\"description\":\"how many entries were deleted\"},{\"name\":\"keys\",\"type\":\"entries\",\"nullable\":false,\"entry_members\":[\"client_id\",\"key\",\"ttl_s\",\"written_at_epoch_s\"],\"description\":\"the live entries of the thread, in the host's directory order\"},{\"name\":\"actual\",\"type\":\"string\",\"nullable\":false,\"description\":\"the client id the entry was written by\"},{\"name\":\"required\",\"type\":\"string\",\"nullable\":false,\"description\":\"the client id the request required\"},{\"name\":\"max_bytes\",\"type\":\"unsigned_integer\",\"nullable\":false,\"description\":\"the largest blob the host accepts, in bytes\"},{\"name\":\"detail\",\"type\":\"string\",\"nullable\":false,\"description\":\"why the identifier is invalid\"},{\"name\":\"field\",\"type\":\"string\",\"nullable\":false,\"description\":\"which identifier is invalid (thread, key or client_id)\"},{\"name\":\"reason\",\"type\":\"string\",\"nullable\":false,\"description\":\"what went wrong in the store (free text)\"}],\"usage_error_exit_code\":2}]}", true
 	case "document-rules":
 		return "{\"rules\":[{\"id\":\"json.max-bytes\",\"layer\":\"json\",\"summary\":\"The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes).\",\"reference_messages\":[]},{\"id\":\"json.bom\",\"layer\":\"json\",\"summary\":\"The document starts with a UTF-8 byte-order mark.\",\"reference_messages\":[]},{\"id\":\"json.utf8\",\"layer\":\"json\",\"summary\":\"The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences).\",\"reference_messages\":[\"invalid unicode code point\"]},{\"id\":\"json.syntax\",\"layer\":\"json\",\"summary\":\"The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters).\",\"reference_messages\":[\"expected value\",\"EOF while parsing\",\"expected `,`\",\"key must be a string\",\"invalid escape\",\"control character\"]},{\"id\":\"json.trailing-data\",\"layer\":\"json\",\"summary\":\"Something other than whitespace follows the first JSON value (a second document, a log line).\",\"reference_messages\":[\"trailing characters\"]},{\"id\":\"json.duplicate-key\",\"layer\":\"json\",\"summary\":\"An object names the same member twice (compared after unescaping), anywhere in the document.\",\"reference_messages\":[\"duplicate field\"]},{\"id\":\"json.max-depth\",\"layer\":\"json\",\"summary\":\"Arrays and objects nest deeper than limits.max_depth.\",\"reference_messages\":[\"recursion limit exceeded\"]},{\"id\":\"json.lone-surrogate\",\"layer\":\"json\",\"summary\":\"A string escapes half of a UTF-16 surrogate pair (e.g. \\\\ud800 alone).\",\"reference_messages\":[\"lone leading surrogate\",\"unexpected end of hex escape\"]},{\"id\":\"json.number-range\",\"layer\":\"json\",\"summary\":\"A number is too large in magnitude for an IEEE-754 double (e.g. 1e400).\",\"reference_messages\":[\"number out of range\"]},{\"id\":\"schema.type\",\"layer\":\"schema\",\"summary\":\"A value has the wrong JSON type, or an integer field holds a number written with a fraction, an exponent or as -0.\",\"reference_messages\":[\"invalid type\"]},{\"id\":\"schema.required\",\"layer\":\"schema\",\"summary\":\"A required member is missing (null does not count as missing for required-nullable members).\",\"reference_messages\":[\"missing field\",\"missing required-nullable field\"]},{\"id\":\"schema.additional-properties\",\"layer\":\"schema\",\"summary\":\"An object carries a member its schema does not define (every wire object is closed).\",\"reference_messages\":[\"unknown field\"]},{\"id\":\"schema.enum\",\"layer\":\"schema\",\"summary\":\"A string is not one of its enum's values.\",\"reference_messages\":[\"unknown variant\"]},{\"id\":\"schema.max-length\",\"layer\":\"schema\",\"summary\":\"A string is longer than its maxLength, counted in Unicode code points.\",\"reference_messages\":[]},{\"id\":\"schema.minimum\",\"layer\":\"schema\",\"summary\":\"An integer is below its minimum (integers on the wire are never negative).\",\"reference_messages\":[\"invalid value: integer\"]},{\"id\":\"schema.maximum\",\"layer\":\"schema\",\"summary\":\"An integer is above its maximum (2^53 - 1 on the wire).\",\"reference_messages\":[]},{\"id\":\"schema.max-items\",\"layer\":\"schema\",\"summary\":\"An array has more entries than its maxItems.\",\"reference_messages\":[]}]}", true
 	case "event-vocabulary":
@@ -1523,10 +1607,14 @@ func SpecTableJSON(stem string) (string, bool) {
 		return "{\"limits\":[{\"name\":\"max_request_bytes\",\"value\":16777216,\"unit\":\"bytes\",\"applies_to\":\"a DispatchEnvelope written to a client's stdin; a document read by `lifeloop-callback validate` or `invoke`\",\"on_exceed\":\"request_too_large (payload_too_large) for the invoker; rule json.max-bytes for validation\"},{\"name\":\"max_response_bytes\",\"value\":16777216,\"unit\":\"bytes\",\"applies_to\":\"a client's stdout (one CallbackResponse)\",\"on_exceed\":\"response_too_large (transport_error); the process group is killed at once\"},{\"name\":\"max_depth\",\"value\":64,\"unit\":\"levels\",\"applies_to\":\"nesting of arrays and objects in any wire document (the root container is level 1)\",\"on_exceed\":\"rule json.max-depth\"},{\"name\":\"stderr_tail_bytes\",\"value\":8192,\"unit\":\"bytes\",\"applies_to\":\"the part of a client's stderr kept for failure details and receipts (the last bytes; older bytes are discarded as they arrive)\",\"on_exceed\":\"older bytes are dropped; never a failure\"},{\"name\":\"kill_grace_ms\",\"value\":100,\"unit\":\"ms\",\"applies_to\":\"time between SIGTERM and SIGKILL to the client's process group at the deadline\",\"on_exceed\":\"SIGKILL\"},{\"name\":\"settle_margin_ms\",\"value\":1000,\"unit\":\"ms\",\"applies_to\":\"upper bound on how long after its deadline an invocation may take to settle (kill grace included)\",\"on_exceed\":\"a bug: tests assert this bound\"},{\"name\":\"failure_detail_preview_bytes\",\"value\":64,\"unit\":\"bytes\",\"applies_to\":\"the first bytes of a client's stdout quoted (escaped) in a parse_response failure detail\",\"on_exceed\":\"the preview is cut; the detail gives the total byte count\"},{\"name\":\"max_timeout_ms\",\"value\":2147483647,\"unit\":\"ms\",\"applies_to\":\"an invoker's timeoutMs (the longest delay a Node.js timer can hold)\",\"on_exceed\":\"a usage error before anything is spawned\"},{\"name\":\"max_safe_integer\",\"value\":9007199254740991,\"unit\":\"count\",\"applies_to\":\"every integer on the wire (2^53 - 1, exact in every binding); schemas carry it as `maximum`\",\"on_exceed\":\"rule schema.maximum\"},{\"name\":\"max_frame_bytes\",\"value\":16842752,\"unit\":\"bytes\",\"applies_to\":\"one stream v2 frame: the bytes since the last LF (CR included, LF excluded), in both directions; max_request_bytes plus 64 KiB for the JSON-RPC members around a DispatchEnvelope\",\"on_exceed\":\"rule stream.frame-too-large as soon as the extra byte arrives; the stream ends (stream_frame_too_large)\"},{\"name\":\"max_client_requests_in_flight\",\"value\":64,\"unit\":\"count\",\"applies_to\":\"client-to-host requests of one stream that the host has not answered yet\",\"on_exceed\":\"rule stream.request-flood; the stream ends (stream_framing)\"},{\"name\":\"stream_close_grace_ms\",\"value\":2000,\"unit\":\"ms\",\"applies_to\":\"stream shutdown: time after ending the client's stdin before its process group gets SIGTERM\",\"on_exceed\":\"SIGTERM to the group\"},{\"name\":\"stream_term_grace_ms\",\"value\":1000,\"unit\":\"ms\",\"applies_to\":\"stream shutdown: time after SIGTERM before SIGKILL to the group\",\"on_exceed\":\"SIGKILL to the group\"},{\"name\":\"stream_client_exit_ms\",\"value\":1000,\"unit\":\"ms\",\"applies_to\":\"a stream client runner: time from stdin EOF, SIGTERM, SIGINT or SIGHUP to its exit\",\"on_exceed\":\"a bug of the runner: tests assert this bound\"},{\"name\":\"stream_max_consecutive_timeouts\",\"value\":3,\"unit\":\"count\",\"applies_to\":\"event timeouts in a row on one stream with no valid reply in between\",\"on_exceed\":\"the host ends the stream (SIGTERM, SIGKILL); the next event respawns\"},{\"name\":\"stream_max_failed_spawns\",\"value\":3,\"unit\":\"count\",\"applies_to\":\"streams in a row that ended without one valid reply\",\"on_exceed\":\"no spawn for stream_respawn_cooldown_ms; events fail with stream_respawn_limited\"},{\"name\":\"stream_respawn_cooldown_ms\",\"value\":5000,\"unit\":\"ms\",\"applies_to\":\"pause of spawning after stream_max_failed_spawns failed streams\",\"on_exceed\":\"one spawn is tried again\"},{\"name\":\"max_session_input_bytes\",\"value\":268435456,\"unit\":\"bytes\",\"applies_to\":\"the JSON Lines input of `lifeloop-callback session` (all lines are read and judged before anything is sent); each line is also bounded by max_request_bytes\",\"on_exceed\":\"exit 3 (input), nothing is sent\"}]}", true
 	case "receipt-emitted-guard":
 		return "{\"event\":\"receipt.emitted\",\"rejected_before_spawn\":true,\"failure_variant\":\"receipt_emitted_rejected\",\"produces_receipt\":false,\"stream_v2_sends_notification\":false,\"transports\":[\"in_process\",\"subprocess_v1\",\"stream_v2\"]}", true
+	case "receipt-warnings":
+		return "{\"warnings\":[{\"code\":\"invocation_failed\",\"when\":\"always, in a failure receipt\",\"message\":\"`<variant>: <detail>` of the failure\"},{\"code\":\"client_stderr_tail\",\"when\":\"the client wrote anything to stderr\",\"message\":\"the stderr tail (at most limits.stderr_tail_bytes bytes)\"}]}", true
 	case "reference-differences":
 		return "{\"differences\":[{\"id\":\"integer-range\",\"scope\":\"validation\",\"match\":[{\"rule\":\"schema.maximum\"}],\"where\":\"every integer field (sequence, byte_size, expires_at_epoch_s, at_epoch_s)\",\"reference\":\"accepts any u64 up to 2^64 - 1\",\"ours\":\"rejects values above 2^53 - 1\",\"reason\":\"2^53 - 1 is the largest integer every binding (JavaScript numbers included) represents exactly; a larger value would be silently rounded by a TypeScript or JSON-number reader.\"},{\"id\":\"string-length\",\"scope\":\"validation\",\"match\":[{\"rule\":\"schema.max-length\"}],\"where\":\"every string field (identifiers 512, references 4096, text 65536, body 16777216 code points)\",\"reference\":\"no bound besides its 16 MiB input limit\",\"ours\":\"rejects strings above the schema's maxLength, counted in Unicode code points\",\"reason\":\"Untrusted input must not be unbounded per field: a receipt, a log line or a map key built from an identifier stays small.\"},{\"id\":\"array-length\",\"scope\":\"validation\",\"match\":[{\"rule\":\"schema.max-items\"}],\"where\":\"every array field (1024 entries; acceptable_placements 16)\",\"reference\":\"no bound besides its 16 MiB input limit\",\"ours\":\"rejects arrays above the schema's maxItems\",\"reason\":\"Same as string-length: explicit bounds for untrusted input.\"},{\"id\":\"nesting-depth\",\"scope\":\"validation\",\"match\":[{\"rule\":\"json.max-depth\"}],\"where\":\"any document, including open maps (metadata, telemetry_summary)\",\"reference\":\"serde_json's recursion limit: at most 127 nested containers (objects and arrays, the root included)\",\"ours\":\"rejects nesting deeper than limits.max_depth (64 levels)\",\"reason\":\"A lower, documented bound that every binding enforces the same way, independent of a parser's internals.\"},{\"id\":\"duplicate-keys-in-open-maps\",\"scope\":\"validation\",\"match\":[{\"rule\":\"json.duplicate-key\",\"inside_open_map\":true}],\"where\":\"inside open maps (metadata, telemetry_summary) and any nested object in them\",\"reference\":\"rejects duplicate fields of its structs but keeps the last of duplicate keys inside a JSON map\",\"ours\":\"rejects a duplicate key anywhere in the document\",\"reason\":\"Readers disagree on which duplicate wins; rejecting everywhere means every binding sees the same document.\"},{\"id\":\"sequence-form-objects\",\"scope\":\"validation\",\"match\":[{\"rule\":\"schema.type\",\"value_type\":\"array\",\"expected\":\"object\"}],\"where\":\"any position that holds a wire object (CallbackRequest, FrameContext, Warning, ...)\",\"reference\":\"serde also accepts a JSON array listing the struct's fields in declaration order (e.g. [\\\"f\\\", null, \\\"top_level\\\"] as a FrameContext)\",\"ours\":\"a wire object is a JSON object; an array there is rejected\",\"reason\":\"The array form is an artefact of one Rust library, not part of LIFECYCLE-001; Go, Python and TypeScript readers would each need field-order knowledge to accept it, and no writer emits it.\"},{\"id\":\"object-form-enum-values\",\"scope\":\"validation\",\"match\":[{\"rule\":\"schema.type\",\"value_type\":\"object\",\"expected\":\"enum\"}],\"where\":\"any enum-valued field (event, status, integration_mode, ...)\",\"reference\":\"serde also accepts an enum value written as a one-key object such as {\\\"top_level\\\": null}\",\"ours\":\"an enum value is a JSON string; an object there is rejected\",\"reason\":\"As for sequence-form objects: a serde encoding detail that other bindings cannot reasonably share and no writer emits.\"},{\"id\":\"codex-post-compact-context\",\"scope\":\"rendering\",\"where\":\"codex, context.compacted (PostCompact) with side_channel_context payloads\",\"reference\":\"writes hookSpecificOutput {hookEventName: PostCompact, additionalContext: <side-channel envelope>}\",\"ours\":\"writes {} and reports each side_channel_context payload as payload_not_rendered\",\"reason\":\"Codex's PostCompact output schema is closed and has no hookSpecificOutput member; the reference's output fails the hook and the context never reaches the model.\"},{\"id\":\"claude-context-over-limit\",\"scope\":\"rendering\",\"where\":\"claude, SessionStart and UserPromptSubmit, additionalContext longer than 10,000 UTF-16 code units\",\"reference\":\"writes the context and nothing else; Claude Code silently keeps only a preview\",\"ours\":\"writes the same output plus a top-level systemMessage, and reports context_over_harness_limit\",\"reason\":\"The cut is silent in the harness; the user and the caller must see it.\"},{\"id\":\"context-hard-limit\",\"scope\":\"rendering\",\"where\":\"any adapter, additionalContext longer than max_context_code_points (16777216 code points)\",\"reference\":\"renders any size\",\"ours\":\"refuses with context_too_large\",\"reason\":\"Every string we print is bounded, like every string on the wire.\"},{\"id\":\"render-request-validation\",\"scope\":\"rendering\",\"where\":\"the request itself\",\"reference\":\"renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped\",\"ours\":\"validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request\",\"reason\":\"The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload.\"}]}", true
 	case "rules":
 		return "{\"rules\":[{\"id\":\"schema-version-current\",\"summary\":\"schema_version equals the current wire version exactly (no ranges, no older versions).\",\"reference\":\"ValidationError::SchemaVersionMismatch\",\"reference_messages\":[\"schema_version mismatch\"],\"check\":\"equals_wire_version\",\"targets\":[{\"type\":\"DispatchEnvelope\",\"field\":\"schema_version\"},{\"type\":\"CallbackRequest\",\"field\":\"schema_version\"},{\"type\":\"CallbackResponse\",\"field\":\"schema_version\"},{\"type\":\"PayloadEnvelope\",\"field\":\"schema_version\"},{\"type\":\"LifecycleReceipt\",\"field\":\"schema_version\"}],\"message\":\"schema_version mismatch: expected `{expected}`, found `{value}`\"},{\"id\":\"non-empty-identifier\",\"summary\":\"Identifier strings are never the empty string: required ones always, optional ones whenever present and not null.\",\"reference\":\"ValidationError::EmptyField\",\"reference_messages\":[\"empty sentinel string in field\"],\"check\":\"non_empty_string\",\"targets\":[{\"type\":\"CallbackRequest\",\"field\":\"event_id\"},{\"type\":\"CallbackRequest\",\"field\":\"adapter_id\"},{\"type\":\"CallbackRequest\",\"field\":\"adapter_version\"},{\"type\":\"CallbackRequest\",\"field\":\"invocation_id\"},{\"type\":\"CallbackRequest\",\"field\":\"harness_session_id\"},{\"type\":\"CallbackRequest\",\"field\":\"harness_run_id\"},{\"type\":\"CallbackRequest\",\"field\":\"harness_task_id\"},{\"type\":\"CallbackRequest\",\"field\":\"capability_snapshot_ref\"},{\"type\":\"CallbackRequest\",\"field\":\"idempotency_key\"},{\"type\":\"FrameContext\",\"field\":\"frame_id\"},{\"type\":\"FrameContext\",\"field\":\"parent_frame_id\"},{\"type\":\"PayloadRef\",\"field\":\"payload_id\"},{\"type\":\"PayloadRef\",\"field\":\"payload_kind\"},{\"type\":\"PayloadEnvelope\",\"field\":\"payload_id\"},{\"type\":\"PayloadEnvelope\",\"field\":\"client_id\"},{\"type\":\"PayloadEnvelope\",\"field\":\"payload_kind\"},{\"type\":\"PayloadEnvelope\",\"field\":\"format\"},{\"type\":\"PayloadEnvelope\",\"field\":\"content_encoding\"},{\"type\":\"PayloadEnvelope\",\"field\":\"idempotency_key\"},{\"type\":\"CallbackResponse\",\"field\":\"receipt_refs\",\"each\":true},{\"type\":\"Warning\",\"field\":\"code\"},{\"type\":\"PayloadReceipt\",\"field\":\"payload_id\"},{\"type\":\"PayloadReceipt\",\"field\":\"payload_kind\"},{\"type\":\"CapabilityDegradation\",\"field\":\"capability\"},{\"type\":\"LifecycleReceipt\",\"field\":\"receipt_id\"},{\"type\":\"LifecycleReceipt\",\"field\":\"client_id\"},{\"type\":\"LifecycleReceipt\",\"field\":\"adapter_id\"},{\"type\":\"LifecycleReceipt\",\"field\":\"invocation_id\"},{\"type\":\"LifecycleReceipt\",\"field\":\"event_id\"},{\"type\":\"LifecycleReceipt\",\"field\":\"idempotency_key\"},{\"type\":\"LifecycleReceipt\",\"field\":\"parent_receipt_id\"}],\"message\":\"empty string in identifier field `{field}`\"},{\"id\":\"frame-context-top-level-no-parent\",\"summary\":\"A top_level frame has no parent_frame_id.\",\"reference\":\"ValidationError::InvalidFrameContext\",\"reference_messages\":[\"top_level must not carry parent_frame_id\"],\"check\":\"forbidden_when\",\"targets\":[{\"type\":\"FrameContext\",\"field\":\"parent_frame_id\"}],\"when\":{\"field\":\"frame_class\",\"in\":[\"top_level\"]},\"message\":\"frame_class=top_level must not carry parent_frame_id\"},{\"id\":\"frame-context-subcall-requires-parent\",\"summary\":\"A subcall frame names its parent_frame_id.\",\"reference\":\"ValidationError::InvalidFrameContext\",\"reference_messages\":[\"subcall requires parent_frame_id\"],\"check\":\"required_when\",\"targets\":[{\"type\":\"FrameContext\",\"field\":\"parent_frame_id\"}],\"when\":{\"field\":\"frame_class\",\"in\":[\"subcall\"]},\"message\":\"frame_class=subcall requires parent_frame_id\"},{\"id\":\"payload-body-exactly-one\",\"summary\":\"A payload carries exactly one of body and body_ref.\",\"reference\":\"ValidationError::InvalidPayload\",\"reference_messages\":[\"body and body_ref are mutually exclusive\",\"exactly one of body or body_ref must be present\"],\"check\":\"exactly_one_present\",\"targets\":[{\"type\":\"PayloadEnvelope\",\"fields\":[\"body\",\"body_ref\"]}],\"message\":\"exactly one of `body` and `body_ref` must be present\"},{\"id\":\"payload-body-byte-size\",\"summary\":\"An inline body's UTF-8 byte length equals byte_size.\",\"reference\":\"ValidationError::InvalidPayload\",\"reference_messages\":[\"does not match byte_size\"],\"check\":\"utf8_byte_length_equals\",\"targets\":[{\"type\":\"PayloadEnvelope\",\"field\":\"body\",\"length_field\":\"byte_size\"}],\"message\":\"body is {actual} UTF-8 bytes but byte_size says {expected}\"},{\"id\":\"payload-placements-non-empty\",\"summary\":\"A payload lists at least one acceptable placement.\",\"reference\":\"ValidationError::InvalidPayload\",\"reference_messages\":[\"acceptable_placements must list at least one placement\"],\"check\":\"non_empty_array\",\"targets\":[{\"type\":\"PayloadEnvelope\",\"field\":\"acceptable_placements\"}],\"message\":\"acceptable_placements must list at least one placement\"},{\"id\":\"frame-event-requires-frame-context\",\"summary\":\"frame.* events carry a frame_context (not absent, not null).\",\"reference\":\"ValidationError::InvalidRequest\",\"reference_messages\":[\"frame.* events require frame_context\"],\"check\":\"required_when\",\"targets\":[{\"type\":\"CallbackRequest\",\"field\":\"frame_context\"}],\"when\":{\"field\":\"event\",\"in\":{\"table\":\"event-vocabulary\",\"column\":\"requires_frame_context\"}},\"message\":\"event `{when_value}` requires frame_context\"},{\"id\":\"receipt-emitted-no-idempotency-key\",\"summary\":\"A notification-only event (receipt.emitted) carries no idempotency_key.\",\"reference\":\"ValidationError::InvalidRequest\",\"reference_messages\":[\"must not carry an idempotency_key\"],\"check\":\"forbidden_when\",\"targets\":[{\"type\":\"CallbackRequest\",\"field\":\"idempotency_key\"}],\"when\":{\"field\":\"event\",\"in\":{\"table\":\"event-vocabulary\",\"column\":\"notification_only\"}},\"message\":\"event `{when_value}` is notification-only and must not carry idempotency_key\"},{\"id\":\"receipt-not-for-receipt-emitted\",\"summary\":\"No receipt is made for a notification-only event (receipt.emitted).\",\"reference\":\"ValidationError::InvalidReceipt\",\"reference_messages\":[\"must not itself produce a receipt\"],\"check\":\"forbidden_value\",\"targets\":[{\"type\":\"LifecycleReceipt\",\"field\":\"event\"}],\"values\":{\"table\":\"event-vocabulary\",\"column\":\"notification_only\"},\"message\":\"event `{value}` is notification-only and must not itself produce a receipt\"},{\"id\":\"failed-requires-failure-class\",\"summary\":\"status=failed carries a failure_class.\",\"reference\":\"ValidationError::InvalidResponse / InvalidReceipt\",\"reference_messages\":[\"status=failed requires failure_class\"],\"check\":\"required_when\",\"targets\":[{\"type\":\"CallbackResponse\",\"field\":\"failure_class\"},{\"type\":\"LifecycleReceipt\",\"field\":\"failure_class\"}],\"when\":{\"field\":\"status\",\"in\":[\"failed\"]},\"message\":\"status=failed requires failure_class\"},{\"id\":\"failure-class-only-on-failed\",\"summary\":\"failure_class is set only when status=failed.\",\"reference\":\"ValidationError::InvalidResponse / InvalidReceipt\",\"reference_messages\":[\"failure_class is only valid on status=failed\"],\"check\":\"forbidden_when\",\"targets\":[{\"type\":\"CallbackResponse\",\"field\":\"failure_class\"},{\"type\":\"LifecycleReceipt\",\"field\":\"failure_class\"}],\"when\":{\"field\":\"status\",\"not_in\":[\"failed\"]},\"message\":\"failure_class is only valid when status=failed (status is `{when_value}`)\"},{\"id\":\"failed-requires-retry-class\",\"summary\":\"status=failed carries a retry_class (the client declares its retry posture).\",\"reference\":\"ValidationError::InvalidResponse / InvalidReceipt\",\"reference_messages\":[\"status=failed requires retry_class\"],\"check\":\"required_when\",\"targets\":[{\"type\":\"CallbackResponse\",\"field\":\"retry_class\"},{\"type\":\"LifecycleReceipt\",\"field\":\"retry_class\"}],\"when\":{\"field\":\"status\",\"in\":[\"failed\"]},\"message\":\"status=failed requires retry_class\"}]}", true
+	case "runner-outcomes":
+		return "{\"outcomes\":[{\"outcome\":\"stdin_unreadable\",\"when\":\"stdin cannot be read\",\"failure_variant\":\"write_request\",\"warning_code\":\"variant\",\"handler_called\":false,\"bindings\":[\"go\",\"python\"]},{\"outcome\":\"request_too_large\",\"when\":\"the request is longer than {limit}\",\"limit\":\"max_request_bytes\",\"failure_variant\":\"invalid_request\",\"warning_code\":\"rule\",\"rule\":\"json.max-bytes\",\"handler_called\":false,\"bindings\":[\"go\",\"python\"]},{\"outcome\":\"request_invalid\",\"when\":\"the DispatchEnvelope breaks the parse layer, its schema or a rule\",\"failure_variant\":\"invalid_request\",\"warning_code\":\"issue_rule\",\"rule_examples\":[\"json.syntax\",\"schema.required\"],\"handler_called\":false,\"bindings\":[\"go\",\"python\"]},{\"outcome\":\"event_not_dispatched\",\"when\":\"the event is never dispatched to a client (`receipt.emitted`: notification-only)\",\"failure_variant\":\"receipt_emitted_rejected\",\"warning_code\":\"variant\",\"handler_called\":false,\"bindings\":[\"go\",\"python\"]},{\"outcome\":\"handler_failed\",\"when\":\"the handler {handler_fails}\",\"failure_variant\":\"handler_threw\",\"warning_code\":\"variant\",\"handler_called\":true,\"bindings\":[\"go\",\"python\"]},{\"outcome\":\"response_invalid\",\"when\":\"the handler's response breaks the wire contract{response_extra}\",\"failure_variant\":\"handler_threw\",\"warning_variant\":\"invalid_response\",\"warning_code\":\"issue_rule\",\"rule_examples\":[\"failed-requires-failure-class\"],\"handler_called\":true,\"bindings\":[\"go\",\"python\"]},{\"outcome\":\"response_too_large\",\"when\":\"the encoded response is longer than {limit}\",\"limit\":\"max_response_bytes\",\"failure_variant\":\"handler_threw\",\"warning_code\":\"rule\",\"rule\":\"json.max-bytes\",\"handler_called\":true,\"bindings\":[\"go\",\"python\"]},{\"outcome\":\"handler_timeout\",\"when\":\"the ctx given to ServeIO ends before the handler returns (the handler goroutine is abandoned; Serve's context never ends)\",\"failure_variant\":\"timeout\",\"warning_code\":\"variant\",\"handler_called\":true,\"bindings\":[\"go\"]}]}", true
 	case "stream-v2":
 		return "{\"status\":\"implemented_extension\",\"launch\":{\"flag\":\"--stream\",\"position\":\"after the configured args\",\"shell\":false,\"process_group\":\"new\",\"children_per_stream\":1},\"framing_rules\":[{\"id\":\"stream.frame-lf\",\"layer\":\"frame\",\"summary\":\"Frames are separated by LF (0x0A) only. U+2028, U+2029 and U+0085 are ordinary characters inside strings and never split a frame.\",\"on_violation\":\"not a violation: the definition of a frame\"},{\"id\":\"stream.frame-cr\",\"layer\":\"frame\",\"summary\":\"One CR (0x0D) right before the LF is removed before the frame is parsed; writers never emit it. Any other CR is JSON whitespace between tokens, or json.syntax inside a string.\",\"on_violation\":\"not a violation: tolerated on read\"},{\"id\":\"stream.empty-frame\",\"layer\":\"frame\",\"summary\":\"An empty line (LF right after LF, or a lone CR before LF) is not a frame.\",\"on_violation\":\"framing violation: the stream ends\"},{\"id\":\"stream.frame-too-large\",\"layer\":\"frame\",\"summary\":\"The bytes of the current frame since the last LF (the CR included) exceed max_frame_bytes. Exactly max_frame_bytes passes; the byte after it fails as soon as it arrives, whatever the chunking, and nothing more is buffered.\",\"on_violation\":\"framing violation: the stream ends (failure variant stream_frame_too_large)\"},{\"id\":\"stream.unterminated-frame\",\"layer\":\"frame\",\"summary\":\"stdout reached EOF after some bytes of a frame without its LF.\",\"on_violation\":\"framing violation: the stream ends\"},{\"id\":\"stream.json\",\"layer\":\"json\",\"summary\":\"The frame's bytes (without LF and the optional CR) are judged as one strict JSON document with the json.* rules of spec/tables/document-rules.json (json.bom, json.utf8, json.syntax, json.trailing-data, json.duplicate-key, json.max-depth, json.lone-surrogate, json.number-range); the issue names that json.* rule. A log line or a start-up banner is json.syntax.\",\"on_violation\":\"framing violation: the stream ends; never skipped silently\"},{\"id\":\"stream.batch\",\"layer\":\"envelope\",\"summary\":\"A top-level JSON array (a JSON-RPC batch) is refused; this binding has no batches.\",\"on_violation\":\"framing violation: the stream ends\"},{\"id\":\"stream.not-object\",\"layer\":\"envelope\",\"summary\":\"The top-level value is not a JSON object (a string, number, boolean or null).\",\"on_violation\":\"framing violation: the stream ends\"},{\"id\":\"stream.jsonrpc\",\"layer\":\"envelope\",\"summary\":\"The member jsonrpc is missing or is not exactly the string \\\"2.0\\\".\",\"on_violation\":\"framing violation: the stream ends\"},{\"id\":\"stream.frame-kind\",\"layer\":\"envelope\",\"summary\":\"The members fit none of the four closed frame kinds (request, notification, success reply, error reply): an unknown member, both result and error, a reply without an id, method together with result or error.\",\"on_violation\":\"framing violation: the stream ends\"},{\"id\":\"stream.id\",\"layer\":\"envelope\",\"summary\":\"An id that is not a string of 1..128 characters or an integer 0..2^53-1 written as a plain integer (null, 1.5, 1e2, -0, -1, true, an object, an empty string).\",\"on_violation\":\"framing violation: the stream ends (an error reply with id null included)\"},{\"id\":\"stream.method\",\"layer\":\"envelope\",\"summary\":\"method is not a string of 1..256 characters, or starts with the reserved prefix rpc.\",\"on_violation\":\"framing violation: the stream ends\"},{\"id\":\"stream.params\",\"layer\":\"envelope\",\"summary\":\"params is present and is not a JSON object (by-position arrays are not used).\",\"on_violation\":\"framing violation: the stream ends\"},{\"id\":\"stream.error-object\",\"layer\":\"envelope\",\"summary\":\"error is not a closed object {code: integer -2^53+1..2^53-1, message: string of at most 65536 characters, data?: any JSON}.\",\"on_violation\":\"framing violation: the stream ends\"},{\"id\":\"stream.duplicate-request-id\",\"layer\":\"correlation\",\"summary\":\"The peer sends a request whose id equals one of its own requests still unanswered.\",\"on_violation\":\"not a violation: answered with -32600 and that id; the first request keeps running\"},{\"id\":\"stream.request-flood\",\"layer\":\"correlation\",\"summary\":\"The peer has more than max_client_requests_in_flight of its own requests unanswered.\",\"on_violation\":\"framing violation: the stream ends\"}],\"frames\":[{\"kind\":\"request\",\"schema\":\"schemas/stream/jsonrpc-request.schema.json\",\"members\":[\"jsonrpc\",\"id\",\"method\",\"params\"],\"required\":[\"jsonrpc\",\"id\",\"method\"],\"reply\":\"exactly one success or error reply with the same id\"},{\"kind\":\"notification\",\"schema\":\"schemas/stream/jsonrpc-notification.schema.json\",\"members\":[\"jsonrpc\",\"method\",\"params\"],\"required\":[\"jsonrpc\",\"method\"],\"reply\":\"never\"},{\"kind\":\"success_reply\",\"schema\":\"schemas/stream/jsonrpc-success-reply.schema.json\",\"members\":[\"jsonrpc\",\"id\",\"result\"],\"required\":[\"jsonrpc\",\"id\",\"result\"],\"reply\":\"never\"},{\"kind\":\"error_reply\",\"schema\":\"schemas/stream/jsonrpc-error-reply.schema.json\",\"members\":[\"jsonrpc\",\"id\",\"error\"],\"required\":[\"jsonrpc\",\"id\",\"error\"],\"reply\":\"never\"}],\"ids\":{\"types\":[\"string\",\"integer\"],\"string_max_length\":128,\"integer_minimum\":0,\"integer_maximum\":9007199254740991,\"comparison\":\"type and value exactly: the string \\\"7\\\" and the integer 7 are different ids; strings compare code unit by code unit\",\"host_ids\":\"decimal strings \\\"1\\\", \\\"2\\\", ... counted per StreamInvoker, never reused, also not across respawns\",\"client_ids\":\"any allowed id; unique among the client's own unanswered requests\"},\"host_to_client\":{\"event_method_prefix\":\"event/\",\"params\":\"DispatchEnvelope\",\"result\":\"CallbackResponse\",\"params_decision\":\"params is the whole DispatchEnvelope, exactly the document v1 writes to stdin: the CallbackRequest at params.request and the PayloadEnvelope bodies its payload_refs name at params.payloads. CALLBACK-001 §C names CallbackRequest as params, but a CallbackRequest alone cannot carry payload bodies; carrying them in other frames would add ordering and correlation state for no gain, and the envelope lets a client decode v1 and v2 with one strict decoder and the same rule ids.\",\"request_or_notification\":\"the stream_v2 column of spec/tables/event-vocabulary.json: request events get an id and one reply; notification events get no id and no reply; never_sent events (receipt.emitted) are refused before anything is written\",\"outstanding\":\"requests are pipelined: several may be outstanding; the client may answer them in any order\"},\"cancel\":{\"method\":\"lifeloop/cancel\",\"direction\":\"host_to_client\",\"kind\":\"notification\",\"params\":{\"id\":\"the id of the cancelled event request (same type and value)\",\"reason\":\"timeout\"},\"extension\":true,\"semantics\":\"Sent once when an event request's deadline expires. The host has already settled the event as timeout; the client SHOULD stop working on it and SHOULD NOT reply; a reply that still comes is discarded and counted. A cancel for an id the client does not know (already answered) is ignored. The stream stays open.\",\"why\":\"JSON-RPC 2.0 leaves cancellation undefined. LSP's $/cancelRequest still requires a reply and MCP's notifications/cancelled lives in MCP's namespace; a notification in our own lifeloop/ namespace cannot collide with event/<kind> methods or the client-initiated command groups, and a host that has already given up needs no acknowledgement.\"},\"client_to_host\":{\"method_rule\":\"<stream_v2_method_prefix><command> of spec/tables/client-initiated-commands.json (e.g. continuation/put)\",\"params_rule\":\"one member per CLI flag: the flag without -- and with - turned into _ (--thread -> thread, --ttl-s -> ttl_s); a blob on stdin becomes blob_base64 (RFC 4648 base64 with padding); closed: unknown members are -32602\",\"result_rule\":\"the CLI's JSON stdout members (result_fields); a blob on stdout becomes blob_base64 next to the metadata members\",\"error_rule\":\"a failed command is an error reply: code from error_codes for the CLI error name, data {\\\"error\\\": <name>, ...the error's fields}\",\"until_available\":\"Until a handler for the method is registered (the continuation store, issue 11), the host answers -32000 not_available with data {\\\"error\\\": \\\"not_available\\\", \\\"method\\\": <method>}; never silence.\",\"unknown_method\":\"-32601 method_not_found with data {\\\"method\\\": <method>}\",\"notifications\":\"a client notification is never answered; the host discards and counts it\"},\"reverse_methods\":[{\"method\":\"continuation/put\",\"group\":\"continuation\",\"command\":\"put\",\"params\":[{\"name\":\"thread\",\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"name\":\"key\",\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"name\":\"client_id\",\"flag\":\"--client-id\",\"required\":false,\"value\":\"identifier\"},{\"name\":\"ttl_s\",\"flag\":\"--ttl-s\",\"required\":false,\"value\":\"unsigned_integer\"},{\"name\":\"blob_base64\",\"flag\":null,\"required\":true,\"value\":\"base64\"}],\"result\":[\"status\",\"written_at_epoch_s\"]},{\"method\":\"continuation/get\",\"group\":\"continuation\",\"command\":\"get\",\"params\":[{\"name\":\"thread\",\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"name\":\"key\",\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"name\":\"require_client_id\",\"flag\":\"--require-client-id\",\"required\":false,\"value\":\"identifier\"}],\"result\":[\"blob_base64\",\"client_id\",\"ttl_s\",\"written_at_epoch_s\"]},{\"method\":\"continuation/drop\",\"group\":\"continuation\",\"command\":\"drop\",\"params\":[{\"name\":\"thread\",\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"},{\"name\":\"key\",\"flag\":\"--key\",\"required\":true,\"value\":\"identifier\"},{\"name\":\"require_client_id\",\"flag\":\"--require-client-id\",\"required\":false,\"value\":\"identifier\"}],\"result\":[\"status\"]},{\"method\":\"continuation/list\",\"group\":\"continuation\",\"command\":\"list\",\"params\":[{\"name\":\"thread\",\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"}],\"result\":[\"keys\",\"thread\"]},{\"method\":\"continuation/drop-thread\",\"group\":\"continuation\",\"command\":\"drop-thread\",\"params\":[{\"name\":\"thread\",\"flag\":\"--thread\",\"required\":true,\"value\":\"identifier\"}],\"result\":[\"dropped_count\",\"status\"]}],\"error_codes\":[{\"code\":-32700,\"name\":\"parse_error\",\"origin\":\"jsonrpc\",\"failure_class\":\"invalid_request\",\"canonical\":false,\"meaning\":\"Standard. Never sent by this host: a frame that does not parse ends the stream instead (its reply would need id null).\"},{\"code\":-32600,\"name\":\"invalid_request\",\"origin\":\"jsonrpc\",\"failure_class\":\"invalid_request\",\"canonical\":true,\"meaning\":\"Standard. A well-formed request the receiver refuses, e.g. a duplicate unanswered request id (stream.duplicate-request-id).\"},{\"code\":-32601,\"name\":\"method_not_found\",\"origin\":\"jsonrpc\",\"failure_class\":\"capability_unsupported\",\"canonical\":false,\"meaning\":\"Standard. The method is unknown to the receiver (a client that does not know an event kind; a host method that does not exist).\"},{\"code\":-32602,\"name\":\"invalid_params\",\"origin\":\"jsonrpc\",\"failure_class\":\"invalid_request\",\"canonical\":false,\"meaning\":\"Standard. params break the method's closed shape (a missing, unknown or mistyped member, bad base64).\"},{\"code\":-32603,\"name\":\"internal_error\",\"origin\":\"jsonrpc\",\"failure_class\":\"internal_error\",\"canonical\":true,\"meaning\":\"Standard. The receiver failed unexpectedly while handling the request.\"},{\"code\":-32000,\"name\":\"not_available\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"capability_unsupported\",\"canonical\":true,\"meaning\":\"The method exists but the host has no implementation configured for it yet (e.g. continuation/* before a continuation store is plugged in).\"},{\"code\":-32001,\"name\":\"timeout\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"timeout\",\"canonical\":true,\"meaning\":\"The operation exceeded its deadline.\"},{\"code\":-32002,\"name\":\"transport_error\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"transport_error\",\"canonical\":true,\"meaning\":\"A transport behind the receiver failed.\"},{\"code\":-32003,\"name\":\"payload_too_large\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"payload_too_large\",\"canonical\":true,\"meaning\":\"A payload or blob exceeds a size limit.\"},{\"code\":-32004,\"name\":\"adapter_unavailable\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"adapter_unavailable\",\"canonical\":true,\"meaning\":\"The selected adapter cannot be reached or loaded.\"},{\"code\":-32005,\"name\":\"capability_degraded\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"capability_degraded\",\"canonical\":true,\"meaning\":\"A previously available capability is now weaker or absent.\"},{\"code\":-32006,\"name\":\"placement_unavailable\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"placement_unavailable\",\"canonical\":true,\"meaning\":\"No acceptable payload placement can be satisfied.\"},{\"code\":-32007,\"name\":\"payload_rejected\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"payload_rejected\",\"canonical\":true,\"meaning\":\"A payload was rejected for lifecycle or transport reasons.\"},{\"code\":-32008,\"name\":\"identity_unavailable\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"identity_unavailable\",\"canonical\":true,\"meaning\":\"Required harness identity fields cannot be observed.\"},{\"code\":-32009,\"name\":\"operator_required\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"operator_required\",\"canonical\":true,\"meaning\":\"Manual setup, approval or intervention is required.\"},{\"code\":-32010,\"name\":\"state_conflict\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"state_conflict\",\"canonical\":true,\"meaning\":\"Correlation or idempotency state conflicted.\"},{\"code\":-32020,\"name\":\"not_found\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"state_conflict\",\"canonical\":false,\"meaning\":\"Command error not_found (client-initiated commands): no such entry.\"},{\"code\":-32021,\"name\":\"client_id_mismatch\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"state_conflict\",\"canonical\":false,\"meaning\":\"Command error client_id_mismatch: the entry was written by another client.\"},{\"code\":-32022,\"name\":\"blob_too_large\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"payload_too_large\",\"canonical\":false,\"meaning\":\"Command error blob_too_large: the blob exceeds the store's limit.\"},{\"code\":-32023,\"name\":\"invalid_identifier\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"invalid_request\",\"canonical\":false,\"meaning\":\"Command error invalid_identifier: a thread, key or client id breaks the identifier pattern.\"},{\"code\":-32024,\"name\":\"storage_failure\",\"origin\":\"lifeloop-callback\",\"failure_class\":\"internal_error\",\"canonical\":false,\"meaning\":\"Command error storage_failure: the store could not read or write.\"}],\"shutdown\":{\"trigger\":\"StreamInvoker.close(), and the end of a stream after a violation, an exit, stdout closing or too many consecutive timeouts\",\"steps\":[{\"step\":\"end_stdin\",\"action\":\"stop writing and end the client's stdin (EOF); keep reading stdout and stderr, so replies to pending events still count\",\"wait_limit\":\"stream_close_grace_ms\"},{\"step\":\"sigterm\",\"action\":\"when the child has not exited: SIGTERM to its process group\",\"wait_limit\":\"stream_term_grace_ms\"},{\"step\":\"sigkill\",\"action\":\"when it has still not exited: SIGKILL to the group and destroy the pipes (a descendant holding them cannot delay the host)\",\"wait_limit\":\"kill_grace_ms\"},{\"step\":\"reap\",\"action\":\"wait for the exit (not for pipe EOF), SIGKILL whatever is left of the group, untrack it; close() resolves\",\"wait_limit\":null}],\"after_violation\":\"a framing violation, stdout closing, or the consecutive-timeout bound skips end_stdin: SIGTERM, then SIGKILL after kill_grace_ms\",\"client_exit\":\"a client runner exits within stream_client_exit_ms of stdin EOF, SIGTERM, SIGINT or SIGHUP; pending handlers' replies are not awaited\"},\"respawn\":{\"when\":\"the next event after the stream ended (violation, exit, stdout closed, consecutive timeouts) spawns a new child; the events pending on the old stream have already failed\",\"consecutive_timeouts\":\"after stream_max_consecutive_timeouts timeouts with no reply in between, the host ends the stream (the client is presumed stuck)\",\"storm_bound\":\"after stream_max_failed_spawns streams in a row ended without one valid reply, no child is spawned for stream_respawn_cooldown_ms: events in that time fail at once with stream_respawn_limited; after it one spawn is tried, and a success (one valid reply) resets the count\",\"close\":\"after close() nothing is respawned; invoke() fails with stream_closed\"}}", true
 	case "subprocess-failure-mapping":

@@ -40,7 +40,12 @@ describe("client → host requests", () => {
 
   it("refuses bad params before any handler runs", async () => {
     let called = 0;
-    const handlers: ReverseHandlers = { "continuation/put": () => (called++, { result: { status: "ok", written_at_epoch_s: 1 } }) };
+    const handlers: ReverseHandlers = {
+      "continuation/put": () => {
+        called++;
+        return { result: { status: "ok", written_at_epoch_s: 1 } };
+      },
+    };
     const cases: [Record<string, unknown> | undefined, string, number][] = [
       [undefined, "missing", -32602],
       [{ thread: "t", key: "k" }, "no blob", -32602],

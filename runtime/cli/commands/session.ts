@@ -118,7 +118,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
       const receipt = receipts.emit(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: `rcpt-${randomUUID()}`, at_epoch_s: Math.floor(Date.now() / 1000) });
       const eventId = (() => {
         try {
-          const id = ((line.value as { request?: { event_id?: unknown } }).request ?? {}).event_id;
+          const id = (line.value as { request?: { event_id?: unknown } } | null)?.request?.event_id;
           return typeof id === "string" ? id : null;
         } catch {
           return null;

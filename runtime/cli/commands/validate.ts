@@ -49,7 +49,7 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
   }
   io.out(jsonLine(result.issues));
   const primary = result.issues[0];
-  const notJson = primary !== undefined && primary.rule.startsWith("json.");
+  const notJson = primary?.rule.startsWith("json.") === true;
   io.err(`validate: ${doc.cliName} is ${notJson ? "not one readable JSON document" : "invalid"}: ${primary?.rule} at "${primary?.pointer}": ${primary?.message}\n`);
   return notJson ? EXIT.input : EXIT.validation;
 }

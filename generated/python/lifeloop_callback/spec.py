@@ -2791,7 +2791,7 @@ STREAM_V2_TABLE: Final[JsonValue] = {
                 "wait_limit": None,
             },
         ],
-        "after_violation": "a framing violation, stdout closing, or the consecutive-timeout bound skips end_stdin: SIGTERM, then SIGKILL after kill_grace_ms",
+        "after_violation": "a framing violation or the consecutive-timeout bound skips end_stdin: SIGTERM, then SIGKILL after kill_grace_ms; stdout reaching EOF, a partial frame at EOF or a broken stdin pipe first wait stream_term_grace_ms for the child's own exit (then the events fail with stream_exit), and only then terminate the same way",
         "client_exit": "a client runner exits within stream_client_exit_ms of stdin EOF, SIGTERM, SIGINT or SIGHUP; pending handlers' replies are not awaited",
     },
     "respawn": {

@@ -282,6 +282,30 @@ describe("StreamInvoker with the TS runner: client-side duties", () => {
     expect(f.ok && Buffer.byteLength(f.stderrTail)).toBeLessThanOrEqual(LIMITS.stderr_tail_bytes);
   });
 
+  it("host commands over the pipe: a plugged-in store serves put and get under the CLI's names", async () => {
+    const blobs = new Map<string, Buffer>();
+    const inv = sessions.open({
+      program: TS_RUNNER,
+      args: ["--behave", "put-get"],
+      timeoutMs: 10_000,
+      limits: FAST,
+      reverseHandlers: {
+        "continuation/put": (req) => {
+          blobs.set(`${String(req.params.thread)}/${String(req.params.key)}`, req.blob as Buffer);
+          return { result: { status: "ok", written_at_epoch_s: 1 } };
+        },
+        "continuation/get": (req) => {
+          const blob = blobs.get(`${String(req.params.thread)}/${String(req.params.key)}`);
+          if (blob === undefined) throw new ReverseRequestError("not_found", "no entry");
+          return { result: { client_id: "unknown", ttl_s: null, written_at_epoch_s: 1 }, blob };
+        },
+      },
+    });
+    const r = await inv.invoke(envelope("session.started", 7));
+    sessions.see(inv);
+    expect(r.ok && r.response.metadata).toMatchObject({ transport: "stream", roundtrip: "blob of e7" });
+  });
+
   it("a throwing handler is answered failed/internal_error with warning handler_threw (a valid response)", async () => {
     const inv = sessions.open({ program: TS_RUNNER, args: ["--behave", "throw"], timeoutMs: 10_000, limits: FAST });
     const r = await inv.invoke(envelope("session.started", 1));

@@ -10,10 +10,12 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
 import { validateValue } from "../../runtime/wire/validate.js";
-import { CLI } from "../support/cli-process.js";
+import { CLI, REPO_ROOT } from "../support/cli-process.js";
 import { envelope, RAW_CLIENT, scratch, SESSION_EVENTS, TS_RUNNER } from "./support.js";
 
 const tmp = scratch();
+/** The reference CLI (built by test/setup/prepare.sh): a real host for v1 client commands. */
+const REFERENCE_CLI = join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop");
 afterAll(() => tmp.cleanup());
 
 interface Run {
@@ -112,6 +114,26 @@ describe("TypeScript client runner as a process", () => {
     const r = await run(TS_RUNNER, [], JSON.stringify(envelope("session.started", 1)));
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: "delivered", metadata: { transport: "subprocess", event_id: "e1" } });
+  });
+
+  it("v1: host commands spawn the real host CLI (the reference lifeloop): put, then get the same bytes back", async () => {
+    const store = scratch();
+    try {
+      const r = await new Promise<Run>((resolve, reject) => {
+        const child = spawn(TS_RUNNER, ["--behave", "put-get", "--cli", REFERENCE_CLI], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, LIFELOOP_CONTINUATION_ROOT: store.dir } });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        child.on("error", reject);
+        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+        child.stdin.end(JSON.stringify(envelope("session.started", 7)));
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ metadata: { transport: "subprocess", roundtrip: "blob of e7" } });
+    } finally {
+      store.cleanup();
+    }
   });
 
   for (const how of ["EOF", "SIGTERM"] as const) {

@@ -43,6 +43,7 @@ export {
 } from "./wire/validate.js";
 export { parseStrictJson, type StrictJsonLimits, type StrictParseResult, type ParseIssue } from "./wire/strict-json.js";
 export {
+  HARNESS_HOOK_INPUTS,
   HARNESS_HOOK_MAPPING,
   HOOK_SCHEMAS,
   type HookAdapter,
@@ -63,6 +64,13 @@ export {
   type HookRenderTarget,
   type HookRenderWarning,
   type RenderedHookPayload,
+  defaultStateDir,
+  hookConfig,
+  runHookCommand,
+  type HookCommandOptions,
+  type HookCommandOutcome,
+  type HookConfigOptions,
+  type OnFailure,
 } from "./hooks/index.js";
 
 // --- Host runtime (CALLBACK-001 §"Transport Modes", §"Failure classes", §"Receipt.Emitted

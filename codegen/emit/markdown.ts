@@ -200,6 +200,26 @@ function hookTableRenderers(model: Model): [string, () => string][] {
     ["harness-hook-errors", () => mdTable(["error kind", "CLI exit", "summary"], m.errors.map((e) => [code(e.kind), code(e.exit), e.summary]))],
     ["harness-hook-warnings", () => mdTable(["warning code", "summary"], m.warnings.map((w) => [code(w.code), w.summary]))],
     ["harness-hook-differences", () => differencesTable(model.tables.referenceDifferences.differences.filter((d) => d.scope === "rendering"))],
+    ...hookCommandTableRenderers(model),
+  ];
+}
+
+/** Renderers of spec/tables/harness-hook-inputs.json (spec/hook-command.md). */
+function hookCommandTableRenderers(model: Model): [string, () => string][] {
+  const t = model.tables.harnessHookInputs;
+  const code = (v: string): string => `\`${v}\``;
+  return [
+    [
+      "hook-command-events",
+      () =>
+        mdTable(
+          ["adapter", "hook event", "input schema", "delivers (in order)", "renders", "matcher", "evidence"],
+          t.adapters.flatMap((a) => a.hook_events.map((h) => [a.adapter, code(h.hook_event), code(`schemas/hooks/${h.input_schema}.schema.json`), h.delivers.map(code).join(", "), code(h.renders), code(h.matcher), h.evidence])),
+        ),
+    ],
+    ["hook-command-adapters", () => mdTable(["adapter", "adapter_version", "configuration file", "unknown input members", "why"], t.adapters.map((a) => [a.adapter, code(a.adapter_version), code(a.config_file), a.unknown_input_fields, a.unknown_input_fields_fact]))],
+    ["hook-command-fields", () => mdTable(["input member", "CallbackRequest member", "events", "bounded", "note"], t.fields.map((f) => [code(f.input), code(f.target), f.applies, f.bounded ? `${t.metadata_text_max_bytes} bytes` : "", f.note]))],
+    ["hook-command-differences", () => differencesTable(model.tables.referenceDifferences.differences.filter((d) => d.scope === "hook_command"))],
   ];
 }
 

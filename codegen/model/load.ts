@@ -26,11 +26,11 @@ import type {
 } from "./model.js";
 import { ModelError } from "./errors.js";
 import { ANNOTATION_KEYWORDS, checkSchemaHeader, readJsonFile, SCHEMA_ID_BASE } from "./files.js";
-import { checkHookMapping, loadHookSchemas } from "./hooks.js";
+import { checkHookInputs, checkHookMapping, loadHookSchemas } from "./hooks.js";
 import { checkStreamV2 } from "./stream.js";
 import { computeIntegerPaths, computeOccurrences, computeRulePlans } from "./plans.js";
 import { loadCorpus, loadSdkSources, loadSpecPages } from "./sources.js";
-import { loadSpecTables } from "./tables.js";
+import { loadSpecTables, TOOLING_TABLES } from "./tables.js";
 
 export { ModelError } from "./errors.js";
 export { ANNOTATION_KEYWORDS, SCHEMA_ID_BASE } from "./files.js";
@@ -421,15 +421,18 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
 
 /** Load and check the whole model rooted at `root` (the repository root). */
 export function loadModel(root: string): Model {
-  const specTables = loadSpecTables(root);
+  const allTables = loadSpecTables(root);
+  const specTables = allTables.filter((t) => !TOOLING_TABLES.has(t.stem));
+  const toolTables = new Map(allTables.filter((t) => TOOLING_TABLES.has(t.stem)).map((t) => [t.stem, t]));
   const loaded = loadSchemas(root);
   const types = resolveRefs(loaded.types, loaded.enums);
   // Every document matched its meta-schema, whose generated type is the member's type.
   const tables = Object.fromEntries(specTables.map((t) => [t.key, t.doc])) as unknown as Tables;
   checkTables(tables, loaded.enums, types);
   checkStreamV2(root, tables, loaded.enums);
-  const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types);
+  const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types, tables.harnessHookInputs);
   checkHookMapping(tables.harnessHookMapping, loaded.enums, hookSchemas, tables.cliExitCodes.codes.map((c) => c.name), tables.referenceDifferences.differences);
+  checkHookInputs(tables.harnessHookInputs, tables.harnessHookMapping, hookSchemas);
   const rules = loadRules(tables.rules, types, loaded.enums, tables.eventVocabulary.events);
   const wireVersion = tables.wireVersion;
   const roots = types
@@ -444,6 +447,7 @@ export function loadModel(root: string): Model {
     hookSchemas,
     tables,
     specTables,
+    toolTables,
     specPages: loadSpecPages(root),
     corpus: loadCorpus(root, roots.map((r) => r.fixtureKind)),
     sdkSources: loadSdkSources(root),

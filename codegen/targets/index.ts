@@ -5,6 +5,7 @@
  */
 import type { Model } from "../model/model.js";
 import type { OutputFile } from "../emit/output.js";
+import { generateCompatDocs } from "./compat-docs.js";
 import { generateDocs } from "./docs.js";
 import { generateDriftTables } from "./drift-tables.js";
 import { generateGo } from "./go/index.js";
@@ -31,6 +32,7 @@ export const TARGETS: readonly Target[] = [
   { name: "ts-spec", generate: generateTsSpec },
   { name: "drift-tables", generate: generateDriftTables },
   { name: "docs", generate: generateDocs },
+  { name: "compat-docs", generate: generateCompatDocs },
   { name: "go", generate: generateGo },
   { name: "python", generate: generatePython },
   { name: "vectors", generate: generateVectors },

@@ -151,6 +151,8 @@ export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   lines.push(`export type HookRenderErrorKind = (typeof HARNESS_HOOK_MAPPING)["errors"][number]["kind"];`);
   lines.push(`/** A render warning code, e.g. \`directive_ignored\`. */`);
   lines.push(`export type HookRenderWarningCode = (typeof HARNESS_HOOK_MAPPING)["warnings"][number]["code"];`);
+  lines.push(`/** spec/tables/harness-hook-inputs.json: what \`lifeloop-callback hook\` does with each harness hook input (spec/hook-command.md). */`);
+  lines.push(`export const HARNESS_HOOK_INPUTS = HARNESS_HOOK_INPUTS_TABLE;`);
   lines.push("");
   lines.push(`/** Schemas under schemas/hooks/: each harness hook output (with its adapter and hook event) and the render request. */`);
   lines.push(`export const HOOK_SCHEMAS = ${literal(model.hookSchemas.map((h) => ({ name: h.name, role: h.role, adapter: h.adapter ?? null, hook_event: h.hookEvent ?? null })))} as const;`);

@@ -677,6 +677,265 @@ export const FAILURE_RETRY_DEFAULTS_TABLE = {
   ]
 } as const;
 
+/** spec/tables/harness-hook-inputs.json as written (minus `$schema`); its type is HarnessHookInputsTable in ./tables.ts. */
+export const HARNESS_HOOK_INPUTS_TABLE = {
+  "reference": "lifeloop-cli 0.5.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
+  "metadata_text_max_bytes": 65536,
+  "max_stop_continuations": 3,
+  "harness_timeout_slack_ms": 5000,
+  "adapters": [
+    {
+      "adapter": "claude",
+      "adapter_version": "0.1.0",
+      "config_file": ".claude/settings.json",
+      "config_timeout": true,
+      "unknown_input_fields": "tolerated",
+      "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly.",
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "input_schema": "claude-session-start-input",
+          "delivers": [
+            "session.starting",
+            "session.started"
+          ],
+          "renders": "session.starting",
+          "matcher": "startup|resume|clear|compact",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/SessionStart/0.json (generated); the reference grounds session.starting and session.started on this hook (tests/live_evidence_claude.rs)"
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "input_schema": "claude-user-prompt-submit-input",
+          "delivers": [
+            "frame.opening"
+          ],
+          "renders": "frame.opening",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/UserPromptSubmit/0.json (generated); frame.opened is not delivered: the hook runs before the prompt is admitted, and the renderer has no Claude hook event for frame.opened"
+        },
+        {
+          "hook_event": "PreCompact",
+          "input_schema": "claude-pre-compact-input",
+          "delivers": [
+            "context.pressure_observed"
+          ],
+          "renders": "context.pressure_observed",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/PreCompact/0.json (generated); host_hook.rs maps PreCompact to context.pressure_observed"
+        },
+        {
+          "hook_event": "Stop",
+          "input_schema": "claude-stop-input",
+          "delivers": [
+            "frame.ending",
+            "frame.ended"
+          ],
+          "renders": "frame.ending",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/Stop/0.json (generated)"
+        },
+        {
+          "hook_event": "SessionEnd",
+          "input_schema": "claude-session-end-input",
+          "delivers": [
+            "session.ending",
+            "session.ended"
+          ],
+          "renders": "session.ending",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/SessionEnd/0.json (generated)"
+        }
+      ]
+    },
+    {
+      "adapter": "codex",
+      "adapter_version": "0.1.0",
+      "config_file": ".codex/hooks.json",
+      "config_timeout": true,
+      "unknown_input_fields": "rejected",
+      "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed, and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields; an unknown member means a Codex version this schema was not checked against.",
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "input_schema": "codex-session-start-input",
+          "delivers": [
+            "session.starting",
+            "session.started"
+          ],
+          "renders": "session.starting",
+          "matcher": "startup|resume|clear",
+          "status_message": "Loading lifecycle context",
+          "evidence": "live_codex/codex_cli_0_122_0/session_start.json, codex_cli_0_129_0/session_start.json"
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "input_schema": "codex-user-prompt-submit-input",
+          "delivers": [
+            "frame.opening"
+          ],
+          "renders": "frame.opening",
+          "matcher": "*",
+          "status_message": "Delivering the prompt event",
+          "evidence": "live_codex/codex_cli_0_122_0/user_prompt_submit.json, codex_cli_0_129_0/user_prompt_submit.json"
+        },
+        {
+          "hook_event": "PreCompact",
+          "input_schema": "codex-pre-compact-input",
+          "delivers": [
+            "context.pressure_observed"
+          ],
+          "renders": "context.pressure_observed",
+          "matcher": "*",
+          "status_message": "Recording the compaction boundary",
+          "evidence": "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)"
+        },
+        {
+          "hook_event": "PostCompact",
+          "input_schema": "codex-post-compact-input",
+          "delivers": [
+            "context.compacted"
+          ],
+          "renders": "context.compacted",
+          "matcher": "*",
+          "status_message": "Recording the compacted context",
+          "evidence": "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)"
+        },
+        {
+          "hook_event": "Stop",
+          "input_schema": "codex-stop-input",
+          "delivers": [
+            "frame.ending",
+            "frame.ended"
+          ],
+          "renders": "frame.ending",
+          "matcher": "*",
+          "status_message": "Checking the continuation boundary",
+          "evidence": "live_codex/codex_cli_0_122_0/stop_block_continuation.json, stop_after_continuation.json; codex_cli_0_129_0/stop_normal.json, stop_block_continuation.json, stop_after_continuation.json"
+        }
+      ]
+    }
+  ],
+  "fields": [
+    {
+      "input": "session_id",
+      "target": "/harness_session_id",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs; an empty string is left out."
+    },
+    {
+      "input": "turn_id",
+      "target": "/frame_context/frame_id",
+      "applies": "frame",
+      "bounded": false,
+      "note": "frame_class top_level. Without a turn id (Claude Code) the frame id opened by the session's last UserPromptSubmit is reused from --state-dir, else a fresh one; both events of one Stop share it."
+    },
+    {
+      "input": "turn_id",
+      "target": "/harness_task_id",
+      "applies": "other",
+      "bounded": false,
+      "note": "As host_hook.rs does for compaction events."
+    },
+    {
+      "input": "hook_event_name",
+      "target": "/metadata/hook_event_name",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs."
+    },
+    {
+      "input": "transcript_path",
+      "target": "/metadata/transcript_path",
+      "applies": "all",
+      "bounded": false,
+      "note": "A path only; never read. Null or empty is left out."
+    },
+    {
+      "input": "turn_id",
+      "target": "/metadata/turn_id",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs."
+    },
+    {
+      "input": "cwd",
+      "target": "/metadata/cwd",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "model",
+      "target": "/metadata/model",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "permission_mode",
+      "target": "/metadata/permission_mode",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "source",
+      "target": "/metadata/source",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "trigger",
+      "target": "/metadata/trigger",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs."
+    },
+    {
+      "input": "reason",
+      "target": "/metadata/reason",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "stop_hook_active",
+      "target": "/metadata/stop_hook_active",
+      "applies": "all",
+      "bounded": false,
+      "note": "A boolean, also when false."
+    },
+    {
+      "input": "prompt",
+      "target": "/metadata/prompt",
+      "applies": "all",
+      "bounded": true,
+      "note": "host_hook.rs refuses a prompt over 64 KiB; we cut it (see metadata_text_max_bytes)."
+    },
+    {
+      "input": "custom_instructions",
+      "target": "/metadata/custom_instructions",
+      "applies": "all",
+      "bounded": true,
+      "note": ""
+    },
+    {
+      "input": "last_assistant_message",
+      "target": "/metadata/last_assistant_message",
+      "applies": "all",
+      "bounded": true,
+      "note": "Null is left out."
+    }
+  ]
+} as const;
+
 /** spec/tables/harness-hook-mapping.json as written (minus `$schema`); its type is HarnessHookMappingTable in ./tables.ts. */
 export const HARNESS_HOOK_MAPPING_TABLE = {
   "reference": "lifeloop-cli 0.5.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
@@ -1365,6 +1624,86 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reference": "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
       "ours": "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
       "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
+    },
+    {
+      "id": "hook-command-events",
+      "scope": "hook_command",
+      "where": "every served hook event (spec/tables/harness-hook-inputs.json)",
+      "reference": "host-hook delivers only frame.opening (before-prompt-build) and the compaction events; SessionStart, Stop and SessionEnd deliver nothing to the client",
+      "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended, SessionEnd session.ending then session.ended",
+      "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client needs session and frame ends, not only prompts."
+    },
+    {
+      "id": "hook-command-output",
+      "scope": "hook_command",
+      "where": "the printed output",
+      "reference": "prints {} except a Codex PostCompact side-channel context",
+      "ours": "renders the answer of the hook event's renders event (context payloads, a block directive) through the hook renderer; an empty context slot is left out, so an answer without payloads or directive prints {}",
+      "reason": "The output is how a client's answer reaches the harness; the reference's broker serves one client that never answers with context."
+    },
+    {
+      "id": "hook-command-client-failure",
+      "scope": "hook_command",
+      "where": "a failed delivery or an answer with status failed",
+      "reference": "exits 1 with the error on stderr (status skipped is a failure too, for the prompt event)",
+      "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure; closed: the event's blocking form, or the open output saying it has none. Status skipped is an answer like any other",
+      "reason": "A non-zero exit is a hook error the user may not see and the context is lost without a word; the choice between continuing and blocking belongs to the user."
+    },
+    {
+      "id": "hook-command-usage-exit",
+      "scope": "hook_command",
+      "where": "a bad command line",
+      "reference": "exits 2",
+      "ours": "exits 1",
+      "reason": "Claude Code reads exit 2 as \"block\": a typo in a hook command must not block every prompt."
+    },
+    {
+      "id": "hook-command-prompt-bound",
+      "scope": "hook_command",
+      "where": "a prompt over 64 KiB (and custom_instructions, last_assistant_message)",
+      "reference": "refuses the prompt (exit 1)",
+      "ours": "cuts the text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
+      "reason": "A long pasted prompt must not make the hook fail; the client learns the text was cut."
+    },
+    {
+      "id": "hook-command-metadata",
+      "scope": "hook_command",
+      "where": "CallbackRequest metadata",
+      "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true",
+      "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag)",
+      "reason": "One table maps every event; the extra members are what the harness said."
+    },
+    {
+      "id": "hook-command-input",
+      "scope": "hook_command",
+      "where": "the harness input",
+      "reference": "any JSON object (blank stdin is {}); only session_id is required, where a state file needs it",
+      "ours": "one JSON document valid against the closed input schema of the (harness, hook event), whose hook_event_name equals --event; exit 1 otherwise",
+      "reason": "A hook registered under the wrong event, or a harness that changed its input, is caught at the first call instead of producing wrong events."
+    },
+    {
+      "id": "hook-command-state",
+      "scope": "hook_command",
+      "where": "--state-dir",
+      "reference": "records the host-context compaction status of its client",
+      "ours": "keeps the open frame id and the Stop continuation count per harness session",
+      "reason": "The state serves this command's own guarantees (a Claude Code Stop ends the frame its prompt opened; bounded continuations)."
+    },
+    {
+      "id": "hook-command-client-arguments",
+      "scope": "hook_command",
+      "where": "how the client is started",
+      "reference": "runs --client-cmd with the words lifeloop client --path DIR [--profile P]",
+      "ours": "runs --program with exactly the --arg words, in order",
+      "reason": "Any program can be the client."
+    },
+    {
+      "id": "hook-command-empty-prompt",
+      "scope": "hook_command",
+      "where": "a UserPromptSubmit without a prompt, or with an empty one",
+      "reference": "delivers nothing and prints {}",
+      "ours": "delivers frame.opening (without metadata.prompt)",
+      "reason": "The frame opens whatever the prompt says."
     }
   ]
 } as const;
@@ -4108,14 +4447,28 @@ export type HookAdapter = (typeof HARNESS_HOOK_MAPPING)["adapters"][number]["ada
 export type HookRenderErrorKind = (typeof HARNESS_HOOK_MAPPING)["errors"][number]["kind"];
 /** A render warning code, e.g. `directive_ignored`. */
 export type HookRenderWarningCode = (typeof HARNESS_HOOK_MAPPING)["warnings"][number]["code"];
+/** spec/tables/harness-hook-inputs.json: what `lifeloop-callback hook` does with each harness hook input (spec/hook-command.md). */
+export const HARNESS_HOOK_INPUTS = HARNESS_HOOK_INPUTS_TABLE;
 
 /** Schemas under schemas/hooks/: each harness hook output (with its adapter and hook event) and the render request. */
 export const HOOK_SCHEMAS = [
+  {
+    "name": "ClaudePreCompactInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "PreCompact"
+  },
   {
     "name": "ClaudePreCompactOutput",
     "role": "output",
     "adapter": "claude",
     "hook_event": "PreCompact"
+  },
+  {
+    "name": "ClaudeSessionEndInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "SessionEnd"
   },
   {
     "name": "ClaudeSessionEndOutput",
@@ -4124,10 +4477,22 @@ export const HOOK_SCHEMAS = [
     "hook_event": "SessionEnd"
   },
   {
+    "name": "ClaudeSessionStartInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "SessionStart"
+  },
+  {
     "name": "ClaudeSessionStartOutput",
     "role": "output",
     "adapter": "claude",
     "hook_event": "SessionStart"
+  },
+  {
+    "name": "ClaudeStopInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "Stop"
   },
   {
     "name": "ClaudeStopOutput",
@@ -4136,10 +4501,22 @@ export const HOOK_SCHEMAS = [
     "hook_event": "Stop"
   },
   {
+    "name": "ClaudeUserPromptSubmitInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "UserPromptSubmit"
+  },
+  {
     "name": "ClaudeUserPromptSubmitOutput",
     "role": "output",
     "adapter": "claude",
     "hook_event": "UserPromptSubmit"
+  },
+  {
+    "name": "CodexPostCompactInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "PostCompact"
   },
   {
     "name": "CodexPostCompactOutput",
@@ -4148,10 +4525,22 @@ export const HOOK_SCHEMAS = [
     "hook_event": "PostCompact"
   },
   {
+    "name": "CodexPreCompactInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "PreCompact"
+  },
+  {
     "name": "CodexPreCompactOutput",
     "role": "output",
     "adapter": "codex",
     "hook_event": "PreCompact"
+  },
+  {
+    "name": "CodexSessionStartInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "SessionStart"
   },
   {
     "name": "CodexSessionStartOutput",
@@ -4160,10 +4549,22 @@ export const HOOK_SCHEMAS = [
     "hook_event": "SessionStart"
   },
   {
+    "name": "CodexStopInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "Stop"
+  },
+  {
     "name": "CodexStopOutput",
     "role": "output",
     "adapter": "codex",
     "hook_event": "Stop"
+  },
+  {
+    "name": "CodexUserPromptSubmitInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "UserPromptSubmit"
   },
   {
     "name": "CodexUserPromptSubmitOutput",

@@ -144,6 +144,100 @@ export interface FailureRetryDefaultsTable {
   }[];
 }
 
+// spec/tables/harness-hook-inputs.json (meta-schema spec/meta/harness-hook-inputs.schema.json)
+/**
+ * What the `lifeloop-callback hook` command does with a harness's hook input (spec/hook-command.md): per adapter and hook event, the closed input schema, the lifecycle events delivered (in order) and the one whose response is rendered, the configuration entry; and which input field becomes which CallbackRequest field.
+ */
+export interface HarnessHookInputsTable {
+  reference: string;
+  /**
+   * A bounded text field (prompt, custom_instructions, last_assistant_message) is cut to at most this many UTF-8 bytes, at a code point boundary, before it goes into metadata; metadata.truncated_fields then names it.
+   */
+  metadata_text_max_bytes: number;
+  /**
+   * At most this many consecutive Stop continuations (a rendered block at Stop) per harness session; a further block is not rendered.
+   */
+  max_stop_continuations: number;
+  /**
+   * `hook config` sets the harness's per-hook timeout to (lifecycle events delivered x --timeout-ms + this), rounded up to whole seconds.
+   */
+  harness_timeout_slack_ms: number;
+  /**
+   * @minItems 1
+   */
+  adapters: {
+    /**
+     * An adapter of harness-hook-mapping.json.
+     */
+    adapter: string;
+    /**
+     * CallbackRequest adapter_version (the reference's manifest version of the adapter).
+     */
+    adapter_version: string;
+    /**
+     * Where the harness reads the printed hooks block (relative to the project, or the user's home).
+     */
+    config_file: string;
+    /**
+     * Whether an entry of the configuration carries timeout (whole seconds; Claude Code and Codex both document it).
+     */
+    config_timeout: boolean;
+    /**
+     * rejected: the input schemas are closed; tolerated: members outside the schema are allowed (and not passed on).
+     */
+    unknown_input_fields: "rejected" | "tolerated";
+    unknown_input_fields_fact: string;
+    /**
+     * @minItems 1
+     */
+    hook_events: {
+      hook_event: string;
+      /**
+       * Stem of the input schema in schemas/hooks/.
+       */
+      input_schema: string;
+      /**
+       * The lifecycle events delivered, in order, one client process each.
+       *
+       * @minItems 1
+       */
+      delivers: string[];
+      /**
+       * The delivered event whose response is rendered.
+       */
+      renders: string;
+      /**
+       * The matcher of the configuration entry.
+       */
+      matcher: string;
+      /**
+       * statusMessage of the configuration entry (Codex shows it while the hook runs), or null for none.
+       */
+      status_message: string | null;
+      evidence: string;
+    }[];
+  }[];
+  /**
+   * Input member -> CallbackRequest member. A member that is absent, null or an empty string is left out.
+   */
+  fields: {
+    input: string;
+    /**
+     * JSON pointer into the CallbackRequest.
+     */
+    target: string;
+    /**
+     * all events, frame.* events only, or the other events only.
+     */
+    applies: "all" | "frame" | "other";
+    /**
+     * Cut to metadata_text_max_bytes.
+     */
+    bounded: boolean;
+    note: string;
+  }[];
+}
+
 // spec/tables/harness-hook-mapping.json (meta-schema spec/meta/harness-hook-mapping.schema.json)
 /**
  * How each lifecycle event is rendered into each harness's command-hook output (spec/harness-hooks.md): the hook event per LifecycleEventKind, the per-hook-event rendering facts, the directive vocabulary, error kinds and warnings (deliberate differences from the reference renderer are in reference-differences.json, scope rendering).
@@ -309,9 +403,9 @@ export interface ReferenceDifferencesTable {
   differences: {
     id: string;
     /**
-     * validation: judging wire documents (needs match); rendering: harness hook output (no match).
+     * validation: judging wire documents (needs match); rendering: harness hook output (no match); hook_command: lifeloop-callback hook against the reference's host-hook (no match).
      */
-    scope: "validation" | "rendering";
+    scope: "validation" | "rendering" | "hook_command";
     /**
      * When a document we reject is accepted by the reference, the disagreement is deliberate if our primary issue matches one of these patterns.
      *
@@ -694,6 +788,8 @@ export interface SpecTables {
   readonly eventVocabulary: EventVocabularyTable;
   /** spec/tables/failure-retry-defaults.json */
   readonly failureRetryDefaults: FailureRetryDefaultsTable;
+  /** spec/tables/harness-hook-inputs.json */
+  readonly harnessHookInputs: HarnessHookInputsTable;
   /** spec/tables/harness-hook-mapping.json */
   readonly harnessHookMapping: HarnessHookMappingTable;
   /** spec/tables/limits.json */
@@ -730,6 +826,7 @@ export const SPEC_TABLE_FILES = {
   "documentRules": "spec/tables/document-rules.json",
   "eventVocabulary": "spec/tables/event-vocabulary.json",
   "failureRetryDefaults": "spec/tables/failure-retry-defaults.json",
+  "harnessHookInputs": "spec/tables/harness-hook-inputs.json",
   "harnessHookMapping": "spec/tables/harness-hook-mapping.json",
   "limits": "spec/tables/limits.json",
   "receiptEmittedGuard": "spec/tables/receipt-emitted-guard.json",

@@ -6,6 +6,8 @@
  *   generate [--check]                    regenerate generated/ (development checkout)
  *   invoke --program ABS --timeout-ms N   send one DispatchEnvelope to a client process
  *   session [--transport T] --program ABS --timeout-ms N FILE   deliver a JSON Lines session (v1 or v2)
+ *   diff --base A --head B | --schema OLD NEW   breaking-change gate between two spec versions
+ *   hook --adapter A --event E ...        run as a Claude Code / Codex command hook (hook config: the hooks block)
  *   events                                print the event vocabulary
  *   version | --version | -V              print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
@@ -15,7 +17,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
+import { DIFF_USAGE, runDiff } from "./commands/diff.js";
 import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
+import { HOOK_USAGE, runHook } from "./commands/hook.js";
 import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
 import { RENDER_USAGE, runRender } from "./commands/render.js";
 import { runSession, SESSION_USAGE } from "./commands/session.js";
@@ -33,6 +37,8 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
   ["session", { usage: SESSION_USAGE, run: runSession }],
   ["render", { usage: RENDER_USAGE, run: runRender }],
+  ["diff", { usage: DIFF_USAGE, run: runDiff }],
+  ["hook", { usage: HOOK_USAGE, run: runHook }],
   [
     "events",
     {

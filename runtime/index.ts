@@ -36,12 +36,14 @@ export {
   DEFAULT_DOCUMENT_LIMITS,
   parseWireDocument,
   parseWireDocumentOrThrow,
+  parseWireDocumentSliced,
   validateParsed,
   validateValue,
   type DocumentLimits,
   type WireResult,
 } from "./wire/validate.js";
 export { parseStrictJson, type StrictJsonLimits, type StrictParseResult, type ParseIssue } from "./wire/strict-json.js";
+export { parseStrictJsonSliced, type StrictSliceOptions } from "./wire/strict-json.js";
 export {
   HARNESS_HOOK_INPUTS,
   HARNESS_HOOK_MAPPING,
@@ -91,6 +93,7 @@ export { InProcessInvoker, type InProcessInvokerConfig } from "./invoker/in-proc
 export { DEFAULT_INVOKER_LIMITS, type InvokerLimits } from "./invoker/config.js";
 export { defaultRetryClass, failureClassOf, makeFailure } from "./invoker/failure.js";
 export { isNotificationOnly, prepareEnvelope, toWireJson, WireSerializeError, wireSnapshot, type WireSnapshot } from "./invoker/request.js";
+export { prepareEnvelopeSliced, wireSnapshotSliced, type PreparedEnvelope } from "./invoker/request.js";
 export { signalGroup, trackedGroups } from "./invoker/process-group.js";
 export { contextIssues, ReceiptEmitter, ReceiptSynthesisError, type ReceiptEmitterOptions } from "./receipts/emitter.js";
 export { CLIENT_STDERR_TAIL_WARNING, INVOCATION_FAILED_WARNING, synthesizeReceipt, type ReceiptContext } from "./receipts/synthesize.js";

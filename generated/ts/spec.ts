@@ -410,6 +410,12 @@ export const DOCUMENT_RULES_TABLE = {
       ]
     },
     {
+      "id": "json.max-values",
+      "layer": "json",
+      "summary": "The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values.",
+      "reference_messages": []
+    },
+    {
       "id": "json.lone-surrogate",
       "layer": "json",
       "summary": "A string escapes half of a UTF-16 surrogate pair (e.g. \\ud800 alone).",
@@ -1357,6 +1363,13 @@ export const LIMITS_TABLE = {
       "on_exceed": "rule json.max-depth"
     },
     {
+      "name": "max_values",
+      "value": 131072,
+      "unit": "count",
+      "applies_to": "JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding and by the host while it serializes",
+      "on_exceed": "rule json.max-values (parse_response / invalid_request for the invoker); bounds the time and memory of judging a document within the byte limit"
+    },
+    {
       "name": "stderr_tail_bytes",
       "value": 8192,
       "unit": "bytes",
@@ -1548,6 +1561,19 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reference": "serde_json's recursion limit: at most 127 nested containers (objects and arrays, the root included)",
       "ours": "rejects nesting deeper than limits.max_depth (64 levels)",
       "reason": "A lower, documented bound that every binding enforces the same way, independent of a parser's internals."
+    },
+    {
+      "id": "value-count",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "json.max-values"
+        }
+      ],
+      "where": "any document, including open maps (metadata, telemetry_summary)",
+      "reference": "no bound besides its 16 MiB input limit (5 million empty objects are accepted)",
+      "ours": "rejects a document with more than limits.max_values (131072) JSON values",
+      "reason": "Within the byte limit, tiny values cost far more memory and time to judge than their bytes (an empty object is 3 bytes and about 60 bytes in memory); the bound keeps every binding's time and memory for a maximum-size document small and the host's settle bound intact."
     },
     {
       "id": "duplicate-keys-in-open-maps",
@@ -3332,6 +3358,7 @@ export const LIMITS = {
   "max_request_bytes": 16777216,
   "max_response_bytes": 16777216,
   "max_depth": 64,
+  "max_values": 131072,
   "stderr_tail_bytes": 8192,
   "kill_grace_ms": 100,
   "settle_margin_ms": 1000,
@@ -3382,6 +3409,8 @@ export const PARSE_RULE_IDS = {
   duplicateKey: "json.duplicate-key",
   /** Arrays and objects nest deeper than limits.max_depth. */
   maxDepth: "json.max-depth",
+  /** The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values. */
+  maxValues: "json.max-values",
   /** A string escapes half of a UTF-16 surrogate pair (e.g. \ud800 alone). */
   loneSurrogate: "json.lone-surrogate",
   /** A number is too large in magnitude for an IEEE-754 double (e.g. 1e400). */

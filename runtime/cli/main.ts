@@ -12,7 +12,7 @@
  *   version | --version | -V              print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
  */
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
@@ -132,7 +132,26 @@ function exitOnOutputError(error: NodeJS.ErrnoException): void {
   process.exit(EXIT.input);
 }
 
+/**
+ * True when the CLI was started with standard output closed (`>&-`). Node then reopens fd 1 on
+ * /dev/null (read-write), so every write would silently succeed; a redirect to /dev/null by the
+ * shell is write-only and is not affected. Linux only (/proc); elsewhere false.
+ */
+function stdoutWasClosed(): boolean {
+  try {
+    if (readlinkSync("/proc/self/fd/1") !== "/dev/null") return false;
+    const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync("/proc/self/fdinfo/1", "utf8"));
+    return flags !== null && (parseInt(flags[1] as string, 8) & 3) === 2; // O_ACCMODE === O_RDWR
+  } catch {
+    return false;
+  }
+}
+
 if (isEntryPoint()) {
+  if (stdoutWasClosed()) {
+    process.stderr.write("lifeloop-callback: standard output is closed; nothing could be reported\n");
+    process.exit(EXIT.input);
+  }
   process.stdout.on("error", exitOnOutputError);
   const code = await runCli(process.argv.slice(2), {
     stdin: process.stdin,

@@ -215,6 +215,7 @@ LIMITS: Final[Mapping[str, int]] = {
     "max_request_bytes": 16777216,
     "max_response_bytes": 16777216,
     "max_depth": 64,
+    "max_values": 131072,
     "stderr_tail_bytes": 8192,
     "kill_grace_ms": 100,
     "settle_margin_ms": 1000,
@@ -240,6 +241,9 @@ LIMIT_MAX_RESPONSE_BYTES: Final = 16777216
 
 #: limits.max_depth (levels): nesting of arrays and objects in any wire document (the root container is level 1)
 LIMIT_MAX_DEPTH: Final = 64
+
+#: limits.max_values (count): JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding and by the host while it serializes
+LIMIT_MAX_VALUES: Final = 131072
 
 #: limits.stderr_tail_bytes (bytes): the part of a client's stderr kept for failure details and receipts (the last bytes; older bytes are discarded as they arrive)
 LIMIT_STDERR_TAIL_BYTES: Final = 8192
@@ -287,7 +291,7 @@ LIMIT_STREAM_RESPAWN_COOLDOWN_MS: Final = 5000
 LIMIT_MAX_SESSION_INPUT_BYTES: Final = 268435456
 
 #: Rule ids of the parse (``json.*``) and schema (``schema.*``) layers (spec/tables/document-rules.json).
-DOCUMENT_RULE_IDS: Final[Tuple[str, ...]] = ("json.max-bytes", "json.bom", "json.utf8", "json.syntax", "json.trailing-data", "json.duplicate-key", "json.max-depth", "json.lone-surrogate", "json.number-range", "schema.type", "schema.required", "schema.additional-properties", "schema.enum", "schema.max-length", "schema.minimum", "schema.maximum", "schema.max-items")
+DOCUMENT_RULE_IDS: Final[Tuple[str, ...]] = ("json.max-bytes", "json.bom", "json.utf8", "json.syntax", "json.trailing-data", "json.duplicate-key", "json.max-depth", "json.max-values", "json.lone-surrogate", "json.number-range", "schema.type", "schema.required", "schema.additional-properties", "schema.enum", "schema.max-length", "schema.minimum", "schema.maximum", "schema.max-items")
 
 #: Rule ids of spec/tables/rules.json, in evaluation order.
 RULE_IDS: Final[Tuple[str, ...]] = ("schema-version-current", "non-empty-identifier", "frame-context-top-level-no-parent", "frame-context-subcall-requires-parent", "payload-body-exactly-one", "payload-body-byte-size", "payload-placements-non-empty", "frame-event-requires-frame-context", "receipt-emitted-no-idempotency-key", "receipt-not-for-receipt-emitted", "failed-requires-failure-class", "failure-class-only-on-failed", "failed-requires-retry-class")
@@ -312,6 +316,9 @@ RULE_JSON_DUPLICATE_KEY: Final = "json.duplicate-key"
 
 #: Rule ``json.max-depth``: Arrays and objects nest deeper than limits.max_depth.
 RULE_JSON_MAX_DEPTH: Final = "json.max-depth"
+
+#: Rule ``json.max-values``: The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values.
+RULE_JSON_MAX_VALUES: Final = "json.max-values"
 
 #: Rule ``json.lone-surrogate``: A string escapes half of a UTF-16 surrogate pair (e.g. \ud800 alone).
 RULE_JSON_LONE_SURROGATE: Final = "json.lone-surrogate"
@@ -768,6 +775,12 @@ DOCUMENT_RULES_TABLE: Final[JsonValue] = {
             "reference_messages": [
                 "recursion limit exceeded",
             ],
+        },
+        {
+            "id": "json.max-values",
+            "layer": "json",
+            "summary": "The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values.",
+            "reference_messages": [],
         },
         {
             "id": "json.lone-surrogate",
@@ -1717,6 +1730,13 @@ LIMITS_TABLE: Final[JsonValue] = {
             "on_exceed": "rule json.max-depth",
         },
         {
+            "name": "max_values",
+            "value": 131072,
+            "unit": "count",
+            "applies_to": "JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding and by the host while it serializes",
+            "on_exceed": "rule json.max-values (parse_response / invalid_request for the invoker); bounds the time and memory of judging a document within the byte limit",
+        },
+        {
             "name": "stderr_tail_bytes",
             "value": 8192,
             "unit": "bytes",
@@ -1908,6 +1928,19 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "reference": "serde_json's recursion limit: at most 127 nested containers (objects and arrays, the root included)",
             "ours": "rejects nesting deeper than limits.max_depth (64 levels)",
             "reason": "A lower, documented bound that every binding enforces the same way, independent of a parser's internals.",
+        },
+        {
+            "id": "value-count",
+            "scope": "validation",
+            "match": [
+                {
+                    "rule": "json.max-values",
+                },
+            ],
+            "where": "any document, including open maps (metadata, telemetry_summary)",
+            "reference": "no bound besides its 16 MiB input limit (5 million empty objects are accepted)",
+            "ours": "rejects a document with more than limits.max_values (131072) JSON values",
+            "reason": "Within the byte limit, tiny values cost far more memory and time to judge than their bytes (an empty object is 3 bytes and about 60 bytes in memory); the bound keeps every binding's time and memory for a maximum-size document small and the host's settle bound intact.",
         },
         {
             "id": "duplicate-keys-in-open-maps",

@@ -30,17 +30,17 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from .issues import ValidationIssue
 from .spec import (
+    LIMIT_MAX_VALUES,
     RULE_JSON_BOM,
     RULE_JSON_DUPLICATE_KEY,
     RULE_JSON_LONE_SURROGATE,
     RULE_JSON_MAX_BYTES,
     RULE_JSON_MAX_DEPTH,
+    RULE_JSON_MAX_VALUES,
     RULE_JSON_NUMBER_RANGE,
     RULE_JSON_SYNTAX,
     RULE_JSON_TRAILING_DATA,
     RULE_JSON_UTF8,
-    RULE_JSON_MAX_VALUES,
-    LIMIT_MAX_VALUES,
 )
 
 # The parse-layer rule ids (spec/tables/document-rules.json), under this module's short names.

@@ -27,6 +27,7 @@ import type {
 import { ModelError } from "./errors.js";
 import { ANNOTATION_KEYWORDS, checkSchemaHeader, readJsonFile, SCHEMA_ID_BASE } from "./files.js";
 import { checkHookInputs, checkHookMapping, loadHookSchemas } from "./hooks.js";
+import { checkStreamV2 } from "./stream.js";
 import { computeIntegerPaths, computeOccurrences, computeRulePlans } from "./plans.js";
 import { loadCorpus, loadSdkSources, loadSpecPages } from "./sources.js";
 import { loadSpecTables, TOOLING_TABLES } from "./tables.js";
@@ -430,6 +431,7 @@ export function loadModel(root: string): Model {
   // Every document matched its meta-schema, whose generated type is the member's type.
   const tables = Object.fromEntries(specTables.map((t) => [t.key, t.doc])) as unknown as Tables;
   checkTables(tables, loaded.enums, types);
+  checkStreamV2(root, tables, loaded.enums);
   const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types, tables.harnessHookInputs);
   checkHookMapping(tables.harnessHookMapping, loaded.enums, hookSchemas, tables.cliExitCodes.codes.map((c) => c.name), tables.referenceDifferences.differences);
   checkHookInputs(tables.harnessHookInputs, tables.harnessHookMapping, hookSchemas);

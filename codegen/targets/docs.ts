@@ -64,6 +64,11 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
     ["harness-hook-mapping", "Harness hook mapping"],
     ["harness-hook-events", "Harness hook events"],
     ["hook-command-events", "Hook command events"],
+    ["stream-framing-rules", "Stream v2 framing rules"],
+    ["stream-frames", "Stream v2 frames"],
+    ["stream-methods", "Stream v2 methods"],
+    ["stream-error-codes", "Stream v2 error codes"],
+    ["stream-shutdown", "Stream v2 shutdown"],
   ];
   // Every other table (rules.md shows the rule tables), titled by its stem.
   for (const table of model.specTables) {

@@ -14,6 +14,7 @@ import { generateTsSpec } from "./ts-spec.js";
 import { generateTsTables } from "./ts-tables.js";
 import { generateTsTypes } from "./ts-types.js";
 import { generateTsValidators } from "./ts-validators.js";
+import { generateStreamVectors } from "./stream-vectors.js";
 import { generateVectors } from "./vectors.js";
 import { generateViewModelTypes } from "./view-model-types.js";
 
@@ -36,4 +37,5 @@ export const TARGETS: readonly Target[] = [
   { name: "python", generate: generatePython },
   { name: "vectors", generate: generateVectors },
   { name: "view-model-types", generate: generateViewModelTypes },
+  { name: "stream-vectors", generate: generateStreamVectors },
 ];

@@ -637,6 +637,136 @@ export interface RunnerOutcomesTable {
   }[];
 }
 
+// spec/tables/stream-v2.json (meta-schema spec/meta/stream-v2.schema.json)
+export type Text = string;
+
+/**
+ * Stream callbacks (v2): JSON-RPC 2.0 over one long-lived stdio pair (spec/stream-protocol.md). Framing rules with ids, the frame kinds and their schemas, id rules, methods in both directions, the cancel notification, the error-code <-> FailureClass table, shutdown and respawn. Timings and bounds live in spec/tables/limits.json.
+ */
+export interface StreamV2Table {
+  status: "implemented_extension";
+  launch: {
+    flag: string;
+    position: Text;
+    shell: false;
+    process_group: "new";
+    children_per_stream: 1;
+  };
+  /**
+   * @minItems 1
+   */
+  framing_rules: {
+    id: string;
+    layer: "frame" | "json" | "envelope" | "correlation";
+    summary: Text;
+    on_violation: Text;
+  }[];
+  /**
+   * @minItems 4
+   * @maxItems 4
+   */
+  frames: {
+    kind: "request" | "notification" | "success_reply" | "error_reply";
+    schema: string;
+    /**
+     * @minItems 1
+     */
+    members: string[];
+    /**
+     * @minItems 1
+     */
+    required: string[];
+    reply: Text;
+  }[];
+  ids: {
+    /**
+     * @minItems 1
+     */
+    types: ("string" | "integer")[];
+    string_max_length: number;
+    integer_minimum: number;
+    integer_maximum: number;
+    comparison: Text;
+    host_ids: Text;
+    client_ids: Text;
+  };
+  host_to_client: {
+    event_method_prefix: string;
+    params: "DispatchEnvelope";
+    result: "CallbackResponse";
+    params_decision: Text;
+    request_or_notification: Text;
+    outstanding: Text;
+  };
+  cancel: {
+    method: string;
+    direction: "host_to_client";
+    kind: "notification";
+    params: {
+      id: Text;
+      reason: "timeout";
+    };
+    extension: true;
+    semantics: Text;
+    why: Text;
+  };
+  client_to_host: {
+    method_rule: Text;
+    params_rule: Text;
+    result_rule: Text;
+    error_rule: Text;
+    until_available: Text;
+    unknown_method: Text;
+    notifications: Text;
+  };
+  reverse_methods: {
+    method: string;
+    group: string;
+    command: string;
+    params: Param[];
+    result: string[];
+  }[];
+  /**
+   * @minItems 1
+   */
+  error_codes: {
+    code: number;
+    name: string;
+    origin: "jsonrpc" | "lifeloop-callback";
+    failure_class: string;
+    /**
+     * true: the code the host writes for this FailureClass (exactly one per class).
+     */
+    canonical: boolean;
+    meaning: Text;
+  }[];
+  shutdown: {
+    trigger: Text;
+    /**
+     * @minItems 1
+     */
+    steps: {
+      step: "end_stdin" | "sigterm" | "sigkill" | "reap";
+      action: Text;
+      wait_limit: string | null;
+    }[];
+    after_violation: Text;
+    client_exit: Text;
+  };
+  respawn: {
+    when: Text;
+    consecutive_timeouts: Text;
+    storm_bound: Text;
+    close: Text;
+  };
+}
+export interface Param {
+  name: string;
+  flag: string | null;
+  required: boolean;
+  value: "identifier" | "unsigned_integer" | "base64";
+}
+
 // spec/tables/subprocess-failure-mapping.json (meta-schema spec/meta/subprocess-failure-mapping.schema.json)
 /**
  * Every way an invocation can fail, and the FailureClass it maps to. The runtime reads the generated copy; there is no second copy in code.
@@ -708,6 +838,10 @@ export interface TransportModesTable {
     framing: string;
     deadline: string;
     implementation: string | null;
+    /**
+     * When the mode's status here differs from the reference implementation's: what the reference has, and why we differ.
+     */
+    reference_status?: string;
   }[];
 }
 
@@ -759,6 +893,8 @@ export interface SpecTables {
   readonly rules: RulesTable;
   /** spec/tables/runner-outcomes.json */
   readonly runnerOutcomes: RunnerOutcomesTable;
+  /** spec/tables/stream-v2.json */
+  readonly streamV2: StreamV2Table;
   /** spec/tables/subprocess-failure-mapping.json */
   readonly subprocessFailureMapping: SubprocessFailureMappingTable;
   /** spec/tables/subprocess-wire-framing.json */
@@ -787,6 +923,7 @@ export const SPEC_TABLE_FILES = {
   "referenceDifferences": "spec/tables/reference-differences.json",
   "rules": "spec/tables/rules.json",
   "runnerOutcomes": "spec/tables/runner-outcomes.json",
+  "streamV2": "spec/tables/stream-v2.json",
   "subprocessFailureMapping": "spec/tables/subprocess-failure-mapping.json",
   "subprocessWireFraming": "spec/tables/subprocess-wire-framing.json",
   "transportModes": "spec/tables/transport-modes.json",

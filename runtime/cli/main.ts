@@ -6,6 +6,7 @@
  *   generate [--check]                    regenerate generated/ (development checkout)
  *   invoke --program ABS --timeout-ms N   send one DispatchEnvelope to a client process
  *   continuation put|get|drop|list|drop-thread   the continuation store (CONTINUATION-001)
+ *   session [--transport T] --program ABS --timeout-ms N FILE   deliver a JSON Lines session (v1 or v2)
  *   diff --base A --head B | --schema OLD NEW   breaking-change gate between two spec versions
  *   hook --adapter A --event E ...        run as a Claude Code / Codex command hook (hook config: the hooks block)
  *   events                                print the event vocabulary
@@ -23,6 +24,7 @@ import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
 import { HOOK_USAGE, runHook } from "./commands/hook.js";
 import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
 import { RENDER_USAGE, runRender } from "./commands/render.js";
+import { runSession, SESSION_USAGE } from "./commands/session.js";
 import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
 import { EXIT, HelpRequested, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
 import { packageRoot } from "./package-root.js";
@@ -40,6 +42,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["conformance", { usage: CONFORMANCE_USAGE, run: runConformance }],
   ["generate", { usage: GENERATE_USAGE, run: runGenerateCommand }],
   ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
+  ["session", { usage: SESSION_USAGE, run: runSession }],
   ["render", { usage: RENDER_USAGE, run: runRender }],
   ["continuation", { usage: CONTINUATION_USAGE, run: runContinuationCli, ownHelp: true }],
   ["diff", { usage: DIFF_USAGE, run: runDiff }],

@@ -3,7 +3,7 @@
  * baseline measured in the same process (never absolute pass/fail thresholds).
  * A module exports `run(): Promise<void>`; add new modules to BENCHES.
  */
-const BENCHES: readonly string[] = ["./invoker.ts", "./validators.ts"];
+const BENCHES: readonly string[] = ["./invoker.ts", "./validators.ts", "./stream.ts"];
 
 for (const name of BENCHES) {
   const mod = (await import(name)) as { run: () => Promise<void> };

@@ -143,7 +143,7 @@ function mentions(root: string, previous: string, skip: ReadonlySet<string>): st
       else if (/\.(md|json|ts|go|py|hbs|rs)$/.test(name) && !skip.has(rel) && readFileSync(join(root, rel), "utf8").includes(previous)) out.push(rel);
     }
   };
-  for (const dir of ["spec", "schemas", "sdk-templates", "runtime", "README.md"]) {
+  for (const dir of ["spec", "schemas", "sdk-templates", "sdk-runtime", "runtime", "README.md"]) {
     if (dir.endsWith(".md")) {
       if (existsSync(join(root, dir)) && readFileSync(join(root, dir), "utf8").includes(previous)) out.push(dir);
     } else scan(dir);

@@ -18,6 +18,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import type { CommandGroup, Field, Model, RuleStep, Shape, WireType } from "../model/model.js";
 import { finalNewline, markdownBanner, slashBanner, type OutputFile } from "../emit/output.js";
 import { wrapWords } from "../emit/text.js";
+import { copyRuntimeSources } from "./sdk-runtime.js";
 import { hookExample, hookMapping, runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "./sdk-shared.js";
 
 /** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
@@ -30,28 +31,25 @@ const GO_VERSION = "1.22";
 const OUT_DIR = "generated/go";
 const TEMPLATE_DIR = "sdk-templates/go";
 
-/** Template file (under sdk-templates/go/) → output path (under generated/go/). */
+/**
+ * Template file (under sdk-templates/go/) → output path (under generated/go/). The hand-written
+ * files (strict JSON, validation, runner and their tests) are plain sources in sdk-runtime/go/,
+ * copied verbatim (see sdk-runtime.ts).
+ */
 const TEMPLATES: readonly (readonly [string, string])[] = [
   ["go.mod.hbs", "go.mod"],
   ["doc.go.hbs", "doc.go"],
   ["README.md.hbs", "README.md"],
-  ["strict_json.go.hbs", "strict_json.go"],
-  ["validate.go.hbs", "validate.go"],
   ["wire_types.go.hbs", "wire_types.go"],
   ["wire_meta.go.hbs", "wire_meta.go"],
   ["spec_tables.go.hbs", "spec_tables.go"],
-  ["runner.go.hbs", "runner.go"],
+  ["runner_outcomes.go.hbs", "runner_outcomes.go"],
   ["commands.go.hbs", "commands.go"],
   ["hooks.go.hbs", "hooks.go"],
-  ["strict_json_test.go.hbs", "strict_json_test.go"],
-  ["vectors_test.go.hbs", "vectors_test.go"],
-  ["roundtrip_test.go.hbs", "roundtrip_test.go"],
-  ["runner_test.go.hbs", "runner_test.go"],
-  ["commands_test.go.hbs", "commands_test.go"],
-  ["hooks_test.go.hbs", "hooks_test.go"],
+  ["generated_test.go.hbs", "generated_test.go"],
 ];
 
-/** Rule checks the interpreter in sdk-templates/go/validate.go.hbs implements, with their Go constants. */
+/** Rule checks the interpreter in sdk-runtime/go/validate.go implements, with their Go constants. */
 const RULE_CHECKS: Readonly<Record<string, string>> = {
   equals_wire_version: "checkEqualsWireVersion",
   non_empty_string: "checkNonEmptyString",
@@ -250,7 +248,7 @@ function fieldView(type: WireType, field: Field, model: Model): Record<string, u
 function stepLiteral(step: RuleStep, wireVersion: string): string {
   const check = RULE_CHECKS[step.check];
   if (!check) {
-    throw new Error(`go target: rule check ${JSON.stringify(step.check)} is not implemented by the Go interpreter; add it to sdk-templates/go/validate.go.hbs and RULE_CHECKS`);
+    throw new Error(`go target: rule check ${JSON.stringify(step.check)} is not implemented by the Go interpreter; add it to sdk-runtime/go/validate.go and RULE_CHECKS`);
   }
   const tokens = step.at === "" ? [] : step.at.slice(1).split("/");
   const parts = [`rule: ${goString(step.rule)}`, `check: ${check}`];
@@ -793,7 +791,7 @@ export function checkViewModel(root: string, view: Record<string, unknown>): voi
   }
 }
 
-/** Generate generated/go/ from sdk-templates/go/. */
+/** Generate generated/go/ from sdk-templates/go/ and the plain sources of sdk-runtime/go/. */
 export async function generateGo(model: Model): Promise<OutputFile[]> {
   const view = buildViewModel(model);
   checkViewModel(model.root, view);
@@ -804,5 +802,6 @@ export async function generateGo(model: Model): Promise<OutputFile[]> {
     const render = hbs.compile(source, { noEscape: true, strict: true });
     outputs.push({ path: `${OUT_DIR}/${output}`, content: finalNewline(render(view)) });
   }
+  outputs.push(...copyRuntimeSources(model.root, "go", [".go"], OUT_DIR, `${String(view.banner)}\n`));
   return outputs;
 }

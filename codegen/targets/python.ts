@@ -19,6 +19,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { finalNewline, hashBanner, markdownBanner, type OutputFile } from "../emit/output.js";
 import { wrapWords } from "../emit/text.js";
 import type { CommandGroup, Field, Model, RuleStep, Shape, WireType } from "../model/model.js";
+import { copyRuntimeSources } from "./sdk-runtime.js";
 import { camelWords, hookExample, hookMapping, runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "./sdk-shared.js";
 
 /** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
@@ -453,7 +454,7 @@ function runnerView(model: Model) {
     handlerClassExpr: classExpr(v.handlerThrew.failureClass),
     readClassExpr: classExpr(v.readRequest.failureClass),
     ...codes,
-    specImports: isortNames(["DISPATCHABLE_EVENTS", "FAILURE_RETRY_DEFAULTS", "LIMIT_MAX_REQUEST_BYTES", "LIMIT_MAX_RESPONSE_BYTES", ...new Set(Object.values(codes))]),
+    specImports: isortNames([...new Set(Object.values(codes))]),
     outcomeLines: runnerOutcomeBullets(outcomes, 98, (name) => `\`\`${name}\`\``),
     outcomeTable: runnerOutcomeTable(outcomes),
   };
@@ -706,5 +707,6 @@ export async function generatePython(model: Model): Promise<OutputFile[]> {
     }
     outputs.push({ path: `${PYTHON_OUTPUT_DIR}/${rel.slice(0, -".hbs".length)}`, content: finalNewline(content.replace(/[ \t]+$/gm, "").replace(/\n{4,}/g, "\n\n\n")) });
   }
+  outputs.push(...copyRuntimeSources(model.root, "python", [".py"], PYTHON_OUTPUT_DIR, `${String(view.banner)}\n`));
   return outputs;
 }

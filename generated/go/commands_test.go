@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// These tests drive the real reference CLI (lifeloop-cli 0.5.0). LIFELOOP_REF_BIN overrides
-// its location (default: .cache/lifeloop-ref/bin/lifeloop at the repository root).
+// These tests drive the real reference CLI (ReferenceCrate at ReferenceVersion). LIFELOOP_REF_BIN
+// overrides its location (default: .cache/lifeloop-ref/bin/lifeloop at the repository root).
 
 func referenceCLI(t *testing.T) string {
 	t.Helper()
@@ -28,7 +28,7 @@ func referenceCLI(t *testing.T) string {
 		path = abs
 	}
 	if info, err := os.Stat(path); err != nil || info.IsDir() {
-		t.Fatalf("reference CLI not found at %s: from the repository root run `cargo install lifeloop-cli --version 0.5.0 --locked --root .cache/lifeloop-ref` (or set LIFELOOP_REF_BIN)", path)
+		t.Fatalf("reference CLI not found at %s: from the repository root run `cargo install %s --version %s --locked --root .cache/lifeloop-ref` (or set LIFELOOP_REF_BIN)", path, ReferenceCrate, ReferenceVersion)
 	}
 	return path
 }

@@ -133,11 +133,9 @@ func TestHookAdapterInfos(t *testing.T) {
 	if len(HookAdapters) != len(table.Adapters) || len(HookAdapterInfos) != len(table.Adapters) {
 		t.Fatalf("%d adapters, %d infos; the table has %d", len(HookAdapters), len(HookAdapterInfos), len(table.Adapters))
 	}
-	// The generated hook event constants, one list per adapter in HookAdapters order.
-	constants := [][]string{
-		{ClaudeHookEventSessionStart, ClaudeHookEventUserPromptSubmit, ClaudeHookEventPreCompact, ClaudeHookEventStop, ClaudeHookEventSessionEnd},
-		{CodexHookEventSessionStart, CodexHookEventUserPromptSubmit, CodexHookEventPreCompact, CodexHookEventPostCompact, CodexHookEventStop},
-	}
+	// The generated hook event constants, one list per adapter in HookAdapters order
+	// (hookEventConstants, generated_test.go).
+	constants := hookEventConstants
 	if len(constants) != len(table.Adapters) {
 		t.Fatalf("hook event constants for %d adapters; the table has %d", len(constants), len(table.Adapters))
 	}

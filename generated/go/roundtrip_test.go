@@ -26,11 +26,11 @@ func TestEncodePresence(t *testing.T) {
 		want  string
 	}{
 		{"optional_emit_null written as null, empty collections omitted", NewResponse(ReceiptStatusDelivered),
-			`{"schema_version":"lifeloop.v0.3","status":"delivered","failure_class":null,"retry_class":null}`},
+			`{"schema_version":"` + WireVersion + `","status":"delivered","failure_class":null,"retry_class":null}`},
 		{"failed with classes", CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusFailed, FailureClass: &fc, RetryClass: &rc},
-			`{"schema_version":"lifeloop.v0.3","status":"failed","failure_class":"timeout","retry_class":"safe_retry"}`},
+			`{"schema_version":"` + WireVersion + `","status":"failed","failure_class":"timeout","retry_class":"safe_retry"}`},
 		{"collections written when non-empty, members in schema order", CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusObserved, Metadata: map[string]any{"b": 1, "a": []any{true, nil, "x"}}, ReceiptRefs: []string{"r1"}},
-			`{"schema_version":"lifeloop.v0.3","status":"observed","receipt_refs":["r1"],"failure_class":null,"retry_class":null,"metadata":{"a":[true,null,"x"],"b":1}}`},
+			`{"schema_version":"` + WireVersion + `","status":"observed","receipt_refs":["r1"],"failure_class":null,"retry_class":null,"metadata":{"a":[true,null,"x"],"b":1}}`},
 	}
 	for _, c := range cases {
 		got, err := EncodeCallbackResponse(c.value)
@@ -45,14 +45,14 @@ func TestEncodePresence(t *testing.T) {
 	request := CallbackRequest{SchemaVersion: WireVersion, Event: LifecycleEventKindFrameOpening, EventID: "e", AdapterID: "codex", AdapterVersion: "0.1.0", IntegrationMode: IntegrationModeNativeHook, InvocationID: "i",
 		FrameContext: &FrameContext{FrameID: "f", FrameClass: FrameClassTopLevel}, Sequence: int64Ptr(0), HarnessRunID: strPtr("run")}
 	got, err := EncodeCallbackRequest(request)
-	want := `{"schema_version":"lifeloop.v0.3","event":"frame.opening","event_id":"e","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i","harness_run_id":"run","frame_context":{"frame_id":"f","frame_class":"top_level"},"sequence":0}`
+	want := `{"schema_version":"` + WireVersion + `","event":"frame.opening","event_id":"e","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i","harness_run_id":"run","frame_context":{"frame_id":"f","frame_class":"top_level"},"sequence":0}`
 	if err != nil || string(got) != want {
 		t.Errorf("request:\n got  %s (%v)\n want %s", got, err, want)
 	}
 
 	receipt := LifecycleReceipt{SchemaVersion: WireVersion, ReceiptID: "r", ClientID: "c", AdapterID: "codex", InvocationID: "i", Event: LifecycleEventKindSessionStarting, EventID: "e", IntegrationMode: IntegrationModeNativeHook, Status: ReceiptStatusDelivered, AtEpochS: 1700000000}
 	got, err = EncodeLifecycleReceipt(receipt)
-	want = `{"schema_version":"lifeloop.v0.3","receipt_id":"r","idempotency_key":null,"client_id":"c","adapter_id":"codex","invocation_id":"i","event":"session.starting","event_id":"e","sequence":null,"parent_receipt_id":null,"integration_mode":"native_hook","status":"delivered","at_epoch_s":1700000000,"failure_class":null,"retry_class":null}`
+	want = `{"schema_version":"` + WireVersion + `","receipt_id":"r","idempotency_key":null,"client_id":"c","adapter_id":"codex","invocation_id":"i","event":"session.starting","event_id":"e","sequence":null,"parent_receipt_id":null,"integration_mode":"native_hook","status":"delivered","at_epoch_s":1700000000,"failure_class":null,"retry_class":null}`
 	if err != nil || string(got) != want {
 		t.Errorf("receipt:\n got  %s (%v)\n want %s", got, err, want)
 	}
@@ -129,7 +129,7 @@ func TestEncodeWritesEveryNumberReadersAccept(t *testing.T) {
 }
 
 func TestRoundTripAndJSONInterop(t *testing.T) {
-	doc := `{"schema_version":"lifeloop.v0.3","request":{"schema_version":"lifeloop.v0.3","event":"frame.opening","event_id":"e","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i","harness_session_id":null,"frame_context":{"frame_id":"f","frame_class":"subcall","parent_frame_id":"p"},"payload_refs":[],"metadata":{"k":{"n":[1,2.5]}}},"payloads":[{"schema_version":"lifeloop.v0.3","payload_id":"p1","client_id":"c","payload_kind":"k","format":"text","content_encoding":"utf8","body":"h\u00e9llo","byte_size":6,"acceptable_placements":[{"placement":"pre_prompt_frame","requirement":"required"}]}]}`
+	doc := `{"schema_version":"` + WireVersion + `","request":{"schema_version":"` + WireVersion + `","event":"frame.opening","event_id":"e","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i","harness_session_id":null,"frame_context":{"frame_id":"f","frame_class":"subcall","parent_frame_id":"p"},"payload_refs":[],"metadata":{"k":{"n":[1,2.5]}}},"payloads":[{"schema_version":"` + WireVersion + `","payload_id":"p1","client_id":"c","payload_kind":"k","format":"text","content_encoding":"utf8","body":"h\u00e9llo","byte_size":6,"acceptable_placements":[{"placement":"pre_prompt_frame","requirement":"required"}]}]}`
 	first, second, encoded, err := roundTrip("DispatchEnvelope", []byte(doc))
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-const runnerRequest = `{"schema_version":"lifeloop.v0.3","request":{"schema_version":"lifeloop.v0.3","event":"session.starting","event_id":"e1","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i1"}}`
+const runnerRequest = `{"schema_version":"` + WireVersion + `","request":{"schema_version":"` + WireVersion + `","event":"session.starting","event_id":"e1","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i1"}}`
 
 func echoHandler(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
 	response := CallbackResponse{Status: ReceiptStatusDelivered}
@@ -72,7 +72,7 @@ func TestServeRejectsRequests(t *testing.T) {
 		{strings.Replace(runnerRequest, `"event_id":"e1"`, `"event_id":"e1","event_id":"e2"`, 1), RuleJSONDuplicateKey},
 		{strings.Replace(runnerRequest, "native_hook", "nope", 1), RuleSchemaEnum},
 		{frameOpening, RuleFrameEventRequiresFrameContext},
-		{receiptEmitted, FailureVariantReceiptEmittedRejected},
+		{receiptEmitted, runnerGuardCode},
 		{strings.Replace(receiptEmitted, `"invocation_id":"i1"`, `"invocation_id":"i1","idempotency_key":"k"`, 1), RuleReceiptEmittedNoIdempotencyKey},
 	}
 	for _, c := range cases {
@@ -85,7 +85,7 @@ func TestServeRejectsRequests(t *testing.T) {
 		if code != 0 || called {
 			t.Fatalf("%.40q: code %d, handler called %v", c.stdin, code, called)
 		}
-		expectFailed(t, response, FailureClassInvalidRequest, c.warning)
+		expectFailed(t, response, runnerRejectClass, c.warning)
 		if !strings.HasPrefix(stderr, "lifeloop: rejecting the request") {
 			t.Fatalf("stderr: %q", stderr)
 		}
@@ -95,7 +95,7 @@ func TestServeRejectsRequests(t *testing.T) {
 func TestServeOversizedRequest(t *testing.T) {
 	stdin := strings.Repeat(" ", LimitMaxRequestBytes) + "{}"
 	_, response, _ := serve(t, context.Background(), stdin, echoHandler)
-	expectFailed(t, response, FailureClassInvalidRequest, RuleJSONMaxBytes)
+	expectFailed(t, response, runnerRejectClass, RuleJSONMaxBytes)
 }
 
 func TestServeHandlerFailures(t *testing.T) {
@@ -112,15 +112,15 @@ func TestServeHandlerFailures(t *testing.T) {
 		handler Handler
 		warning string
 	}{
-		"error":   {failing, FailureVariantHandlerThrew},
-		"panic":   {panicking, FailureVariantHandlerThrew},
+		"error":   {failing, runnerHandlerThrewCode},
+		"panic":   {panicking, runnerHandlerThrewCode},
 		"invalid": {invalid, RuleFailedRequiresFailureClass},
 	} {
 		code, response, stderr := serve(t, context.Background(), runnerRequest, c.handler)
 		if code != 0 || stderr == "" {
 			t.Fatalf("%s: code %d, stderr %q", name, code, stderr)
 		}
-		expectFailed(t, response, FailureClassInternalError, c.warning)
+		expectFailed(t, response, runnerHandlerClass, c.warning)
 	}
 	// A handler may answer failed itself, with any class.
 	_, response, _ := serve(t, context.Background(), runnerRequest, func(CallbackRequest, []PayloadEnvelope) (CallbackResponse, error) {
@@ -144,7 +144,7 @@ func TestServeContextEnds(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d", code)
 	}
-	expectFailed(t, response, FailureClassTimeout, FailureVariantTimeout)
+	expectFailed(t, response, runnerTimeoutClass, runnerTimeoutCode)
 }
 
 func TestServeOversizedResponse(t *testing.T) {
@@ -157,7 +157,7 @@ func TestServeOversizedResponse(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "max_response_bytes") {
 		t.Fatalf("code %d, stderr %q", code, stderr)
 	}
-	expectFailed(t, response, FailureClassInternalError, RuleJSONMaxBytes)
+	expectFailed(t, response, runnerHandlerClass, RuleJSONMaxBytes)
 }
 
 type failingReader struct{}
@@ -173,7 +173,7 @@ func TestServeUnreadableStdin(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %q", err, stdout.String())
 	}
-	expectFailed(t, response, FailureClassTransportError, FailureVariantWriteRequest)
+	expectFailed(t, response, runnerReadClass, runnerReadCode)
 	if !strings.Contains(stderr.String(), "stdin is gone") {
 		t.Fatalf("stderr: %q", stderr.String())
 	}

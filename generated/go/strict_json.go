@@ -25,8 +25,9 @@ type DocumentLimits struct {
 	MaxDepth int
 }
 
-// DefaultDocumentLimits are limits.max_request_bytes (16777216 bytes) and limits.max_depth
-// (64 levels): the bounds every binding applies to a document read from a peer.
+// DefaultDocumentLimits are limits.max_request_bytes (LimitMaxRequestBytes bytes) and
+// limits.max_depth (LimitMaxDepth levels): the bounds every binding applies to a document read from
+// a peer.
 var DefaultDocumentLimits = DocumentLimits{MaxBytes: LimitMaxRequestBytes, MaxDepth: LimitMaxDepth}
 
 // nodeKind is the JSON type of a node.

@@ -87,7 +87,7 @@ func TestParseLayer(t *testing.T) {
 	}
 }
 
-const minimalRequest = `{"schema_version":"lifeloop.v0.3","event":"session.starting","event_id":"e1","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i1"}`
+const minimalRequest = `{"schema_version":"` + WireVersion + `","event":"session.starting","event_id":"e1","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i1"}`
 
 func requestWith(member string) []byte {
 	return []byte(strings.TrimSuffix(minimalRequest, "}") + "," + member + "}")
@@ -135,7 +135,7 @@ func TestSchemaAndRuleLayers(t *testing.T) {
 		{requestWith(`"metadata":"x"`), RuleSchemaType, "/metadata"},
 		{requestWith(`"metadata":{"sequence":1.0,"payload_refs":[{"byte_size":-0}]}`), "", ""},
 		{[]byte(strings.Replace(minimalRequest, "session.starting", "frame.opening", 1)), RuleFrameEventRequiresFrameContext, "/frame_context"},
-		{[]byte(strings.Replace(minimalRequest, "lifeloop.v0.3", "lifeloop.v0.2", 1)), RuleSchemaVersionCurrent, "/schema_version"},
+		{[]byte(strings.Replace(minimalRequest, WireVersion, "lifeloop.v0.2", 1)), RuleSchemaVersionCurrent, "/schema_version"},
 	}
 	for i, c := range cases {
 		err := ValidateDocument("CallbackRequest", c.doc)
@@ -158,13 +158,13 @@ func TestResponseRules(t *testing.T) {
 		rule    string
 		pointer string
 	}{
-		{`{"schema_version":"lifeloop.v0.3","status":"delivered"}`, "", ""},
-		{`{"schema_version":"lifeloop.v0.3","status":"failed"}`, RuleFailedRequiresFailureClass, "/failure_class"},
-		{`{"schema_version":"lifeloop.v0.3","status":"failed","failure_class":"timeout"}`, RuleFailedRequiresRetryClass, "/retry_class"},
-		{`{"schema_version":"lifeloop.v0.3","status":"delivered","failure_class":"timeout"}`, RuleFailureClassOnlyOnFailed, "/failure_class"},
-		{`{"schema_version":"lifeloop.v0.3","status":"delivered","failure_class":null,"retry_class":null}`, "", ""},
-		{`{"schema_version":"lifeloop.v0.3","status":"delivered","failure_class":7}`, RuleSchemaType, "/failure_class"},
-		{`{"schema_version":"lifeloop.v0.3","status":"delivered","receipt_refs":["a",""]}`, RuleNonEmptyIdentifier, "/receipt_refs/1"},
+		{`{"schema_version":"` + WireVersion + `","status":"delivered"}`, "", ""},
+		{`{"schema_version":"` + WireVersion + `","status":"failed"}`, RuleFailedRequiresFailureClass, "/failure_class"},
+		{`{"schema_version":"` + WireVersion + `","status":"failed","failure_class":"timeout"}`, RuleFailedRequiresRetryClass, "/retry_class"},
+		{`{"schema_version":"` + WireVersion + `","status":"delivered","failure_class":"timeout"}`, RuleFailureClassOnlyOnFailed, "/failure_class"},
+		{`{"schema_version":"` + WireVersion + `","status":"delivered","failure_class":null,"retry_class":null}`, "", ""},
+		{`{"schema_version":"` + WireVersion + `","status":"delivered","failure_class":7}`, RuleSchemaType, "/failure_class"},
+		{`{"schema_version":"` + WireVersion + `","status":"delivered","receipt_refs":["a",""]}`, RuleNonEmptyIdentifier, "/receipt_refs/1"},
 	}
 	for i, c := range cases {
 		_, err := DecodeCallbackResponse([]byte(c.doc))

@@ -16,30 +16,13 @@ Behaviour (every outcome is one valid ``CallbackResponse`` on stdout and exit st
 
 - stdin is read to EOF, at most limits.max_request_bytes bytes are kept (the rest is drained so
   the host never sees a broken pipe). The envelope is decoded strictly (:func:`decode`).
-- Every refusal and failure becomes ``status: failed`` with the failure class below and its
-  default retry class (spec/tables/failure-retry-defaults.json), plus one warning whose code is
-  named below (the ``FAILURE_VARIANT_*`` constants of :mod:`lifeloop_callback.spec` are the variant
-  names of spec/tables/subprocess-failure-mapping.json) and whose message says why. A handler's
-  traceback goes to stderr. The Go SDK's runner answers the same (it adds a ``timeout`` outcome for
-  a context that ends):
-
-  - When stdin cannot be read: failure class ``transport_error``, warning code ``write_request``;
-    the handler is not called.
-  - When the request is longer than limits.max_request_bytes (16777216 bytes): failure class
-    ``invalid_request``, warning code ``json.max-bytes``; the handler is not called.
-  - When the DispatchEnvelope breaks the parse layer, its schema or a rule: failure class
-    ``invalid_request``, warning code the first issue's rule id (e.g. ``json.syntax``,
-    ``schema.required``), ``invalid_request`` when there is none; the handler is not called.
-  - When the event is never dispatched to a client (``receipt.emitted``: notification-only): failure
-    class ``invalid_request``, warning code ``receipt_emitted_rejected``; the handler is not called.
-  - When the handler raises an exception: failure class ``internal_error``, warning code
-    ``handler_threw``.
-  - When the handler's response breaks the wire contract or is not a CallbackResponse at all:
-    failure class ``internal_error``, warning code the rule id (e.g.
-    ``failed-requires-failure-class``), ``invalid_response`` when there is none.
-  - When the encoded response is longer than limits.max_response_bytes (16777216 bytes): failure
-    class ``internal_error``, warning code ``json.max-bytes``.
-
+- Every refusal and failure becomes ``status: failed`` with a failure class and its default retry
+  class (spec/tables/failure-retry-defaults.json), plus one warning whose code names the failure
+  variant of spec/tables/subprocess-failure-mapping.json (the ``FAILURE_VARIANT_*`` constants of
+  :mod:`lifeloop_callback.spec`) and whose message says why. A handler's traceback goes to stderr.
+  :mod:`lifeloop_callback.runner_outcomes` lists every outcome, in the order the runner checks,
+  with the constants it uses. The Go SDK's runner answers the same (it adds a ``timeout`` outcome
+  for a context that ends).
 - While the handler runs, ``sys.stdout`` is redirected to stderr, so a stray ``print`` cannot
   corrupt the response. Log lines go to stderr: records of the ``lifeloop_callback`` logger and
   its children (use ``logging.getLogger("lifeloop_callback.client")`` in a handler).
@@ -52,19 +35,25 @@ import contextlib
 import logging
 import sys
 import traceback
-from typing import IO, Callable, Final, List, Mapping, Optional, Sequence, Tuple
+from typing import IO, Callable, List, Mapping, Optional, Sequence, Tuple
 
 from .codec import decode, encode
 from .enums import FailureClass, ReceiptStatus
 from .issues import ValidationIssue, WireValidationError
 from .json_value import JsonValue
+from .runner_outcomes import (
+    GUARD_CLASS,
+    GUARD_VARIANT,
+    HANDLER_CLASS,
+    HANDLER_THREW_CODE,
+    INVALID_RESPONSE_CODE,
+    READ_CLASS,
+    READ_CODE,
+    REJECT_CLASS,
+)
 from .spec import (
     DISPATCHABLE_EVENTS,
     FAILURE_RETRY_DEFAULTS,
-    FAILURE_VARIANT_HANDLER_THREW,
-    FAILURE_VARIANT_INVALID_RESPONSE,
-    FAILURE_VARIANT_RECEIPT_EMITTED_REJECTED,
-    FAILURE_VARIANT_WRITE_REQUEST,
     LIMIT_MAX_REQUEST_BYTES,
     LIMIT_MAX_RESPONSE_BYTES,
 )
@@ -84,16 +73,6 @@ _MAX_WARNING_MESSAGE = 4096
 _CHUNK = 65536
 
 LOGGER = logging.getLogger("lifeloop_callback")
-
-#: Failure class of a rejected request (variant ``invalid_request``).
-REJECT_CLASS: Final = FailureClass.INVALID_REQUEST
-#: Failure variant and class of a request for an event the host never dispatches.
-GUARD_VARIANT: Final = FAILURE_VARIANT_RECEIPT_EMITTED_REJECTED
-GUARD_CLASS: Final = FailureClass.INVALID_REQUEST
-#: Failure class of a handler that raised or answered wrongly (variant ``handler_threw``).
-HANDLER_CLASS: Final = FailureClass.INTERNAL_ERROR
-#: Failure class of an unreadable stdin (the client's side of variant ``write_request``).
-READ_CLASS: Final = FailureClass.TRANSPORT_ERROR
 
 
 def failure_response(
@@ -173,12 +152,12 @@ def respond(
     except Exception as error:  # noqa: BLE001 - any handler failure becomes internal_error
         log.error("handler raised %s:\n%s", type(error).__name__, traceback.format_exc().rstrip())
         return encode(
-            failure_response(HANDLER_CLASS, code=FAILURE_VARIANT_HANDLER_THREW, message=f"{type(error).__name__}: {error}")
+            failure_response(HANDLER_CLASS, code=HANDLER_THREW_CODE, message=f"{type(error).__name__}: {error}")
         )
     if not isinstance(response, CallbackResponse):
         text = f"handler returned {type(response).__name__}, not CallbackResponse"
         log.error("%s", text)
-        return encode(failure_response(HANDLER_CLASS, code=FAILURE_VARIANT_INVALID_RESPONSE, message=text))
+        return encode(failure_response(HANDLER_CLASS, code=INVALID_RESPONSE_CODE, message=text))
     try:
         return encode(response, max_bytes=max_response_bytes)
     except WireValidationError as error:
@@ -227,7 +206,7 @@ def serve_io(
             data, total = read_bounded(stdin, max_request_bytes)
         except (OSError, ValueError) as error:
             log.error("cannot read the request from stdin: %s", error)
-            out = encode(failure_response(READ_CLASS, code=FAILURE_VARIANT_WRITE_REQUEST, message=str(error)))
+            out = encode(failure_response(READ_CLASS, code=READ_CODE, message=str(error)))
         else:
             if total > len(data):
                 log.error("request is %d bytes, over the limit of %d", total, max_request_bytes)

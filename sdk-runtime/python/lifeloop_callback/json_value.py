@@ -1,4 +1,3 @@
-{{banner}}
 """The type of any JSON value as the SDK reads and writes it (open maps such as ``metadata``)."""
 
 from __future__ import annotations

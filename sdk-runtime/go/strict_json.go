@@ -1,5 +1,4 @@
-{{banner}}
-package {{package}}
+package lifeloop
 
 import (
 	"encoding/json"
@@ -23,8 +22,9 @@ type DocumentLimits struct {
 	MaxDepth int
 }
 
-// DefaultDocumentLimits are limits.max_request_bytes ({{limits.maxRequestBytes}} bytes) and limits.max_depth
-// ({{limits.maxDepth}} levels): the bounds every binding applies to a document read from a peer.
+// DefaultDocumentLimits are limits.max_request_bytes (LimitMaxRequestBytes bytes) and
+// limits.max_depth (LimitMaxDepth levels): the bounds every binding applies to a document read from
+// a peer.
 var DefaultDocumentLimits = DocumentLimits{MaxBytes: LimitMaxRequestBytes, MaxDepth: LimitMaxDepth}
 
 // nodeKind is the JSON type of a node.

@@ -1,4 +1,3 @@
-{{banner}}
 """Strict JSON front-end for untrusted wire documents: the parse layer (``json.*`` rules).
 
 ``json.loads`` alone is too lax for the wire: it keeps the last of two duplicate member names,
@@ -350,7 +349,6 @@ _OBJECT = 1
 _PLAIN_ELEMENT = re.compile(
     r'[ \t\n\r]*(?:"[^"\\\x00-\x1f]*"|true|false|null|-?(?:0|[1-9][0-9]{0,200})(?:\.[0-9]{1,100})?)[ \t\n\r]*,'
 )
-
 
 
 def _no_duplicates(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:

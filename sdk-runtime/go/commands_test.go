@@ -1,5 +1,4 @@
-{{banner}}
-package {{package}}
+package lifeloop
 
 import (
 	"bytes"
@@ -12,8 +11,8 @@ import (
 	"time"
 )
 
-// These tests drive the real reference CLI ({{referenceCrate}} {{referenceVersion}}). LIFELOOP_REF_BIN overrides
-// its location (default: .cache/lifeloop-ref/bin/lifeloop at the repository root).
+// These tests drive the real reference CLI (ReferenceCrate at ReferenceVersion). LIFELOOP_REF_BIN
+// overrides its location (default: .cache/lifeloop-ref/bin/lifeloop at the repository root).
 
 func referenceCLI(t *testing.T) string {
 	t.Helper()
@@ -26,7 +25,7 @@ func referenceCLI(t *testing.T) string {
 		path = abs
 	}
 	if info, err := os.Stat(path); err != nil || info.IsDir() {
-		t.Fatalf("reference CLI not found at %s: from the repository root run `cargo install lifeloop-cli --version {{{referenceVersion}}} --locked --root .cache/lifeloop-ref` (or set LIFELOOP_REF_BIN)", path)
+		t.Fatalf("reference CLI not found at %s: from the repository root run `cargo install %s --version %s --locked --root .cache/lifeloop-ref` (or set LIFELOOP_REF_BIN)", path, ReferenceCrate, ReferenceVersion)
 	}
 	return path
 }

@@ -1,5 +1,4 @@
-{{banner}}
-package {{package}}
+package lifeloop
 
 import (
 	"encoding/json"
@@ -131,12 +130,9 @@ func TestHookAdapterInfos(t *testing.T) {
 	if len(HookAdapters) != len(table.Adapters) || len(HookAdapterInfos) != len(table.Adapters) {
 		t.Fatalf("%d adapters, %d infos; the table has %d", len(HookAdapters), len(HookAdapterInfos), len(table.Adapters))
 	}
-	// The generated hook event constants, one list per adapter in HookAdapters order.
-	constants := [][]string{
-{{#each hooks.adapters}}
-		{ {{~#each hookEvents}}{{constName}}{{#unless @last}}, {{/unless}}{{/each~}} },
-{{/each}}
-	}
+	// The generated hook event constants, one list per adapter in HookAdapters order
+	// (hookEventConstants, generated_test.go).
+	constants := hookEventConstants
 	if len(constants) != len(table.Adapters) {
 		t.Fatalf("hook event constants for %d adapters; the table has %d", len(constants), len(table.Adapters))
 	}

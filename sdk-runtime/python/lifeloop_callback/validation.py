@@ -1,4 +1,3 @@
-{{banner}}
 """The schema layer (``schema.*``), the integer-lexeme check and the cross-field rules.
 
 Driven entirely by the generated metadata in :mod:`lifeloop_callback.plans` (spec/wire-contract.md,

@@ -1,4 +1,3 @@
-{{banner}}
 """The one shape every validation problem takes, in every layer and every binding.
 
 See spec/wire-contract.md, "Three layers": the rule id and the pointer are stable and agree with

@@ -1,4 +1,3 @@
-{{banner}}
 """The client runner: the few lines that make a Python program a subprocess callback client.
 
 A host spawns the client once per event, writes one ``DispatchEnvelope`` to its stdin and closes
@@ -16,17 +15,13 @@ Behaviour (every outcome is one valid ``CallbackResponse`` on stdout and exit st
 
 - stdin is read to EOF, at most limits.max_request_bytes bytes are kept (the rest is drained so
   the host never sees a broken pipe). The envelope is decoded strictly (:func:`decode`).
-- Every refusal and failure becomes ``status: failed`` with the failure class below and its
-  default retry class (spec/tables/failure-retry-defaults.json), plus one warning whose code is
-  named below (the ``FAILURE_VARIANT_*`` constants of :mod:`lifeloop_callback.spec` are the variant
-  names of spec/tables/subprocess-failure-mapping.json) and whose message says why. A handler's
-  traceback goes to stderr. The Go SDK's runner answers the same (it adds a ``timeout`` outcome for
-  a context that ends):
-
-{{#each runner.outcomeLines}}
-  {{{this}}}
-{{/each}}
-
+- Every refusal and failure becomes ``status: failed`` with a failure class and its default retry
+  class (spec/tables/failure-retry-defaults.json), plus one warning whose code names the failure
+  variant of spec/tables/subprocess-failure-mapping.json (the ``FAILURE_VARIANT_*`` constants of
+  :mod:`lifeloop_callback.spec`) and whose message says why. A handler's traceback goes to stderr.
+  :mod:`lifeloop_callback.runner_outcomes` lists every outcome, in the order the runner checks,
+  with the constants it uses. The Go SDK's runner answers the same (it adds a ``timeout`` outcome
+  for a context that ends).
 - While the handler runs, ``sys.stdout`` is redirected to stderr, so a stray ``print`` cannot
   corrupt the response. Log lines go to stderr: records of the ``lifeloop_callback`` logger and
   its children (use ``logging.getLogger("lifeloop_callback.client")`` in a handler).
@@ -39,16 +34,27 @@ import contextlib
 import logging
 import sys
 import traceback
-from typing import IO, Callable, Final, List, Mapping, Optional, Sequence, Tuple
+from typing import IO, Callable, List, Mapping, Optional, Sequence, Tuple
 
 from .codec import decode, encode
 from .enums import FailureClass, ReceiptStatus
 from .issues import ValidationIssue, WireValidationError
 from .json_value import JsonValue
+from .runner_outcomes import (
+    GUARD_CLASS,
+    GUARD_VARIANT,
+    HANDLER_CLASS,
+    HANDLER_THREW_CODE,
+    INVALID_RESPONSE_CODE,
+    READ_CLASS,
+    READ_CODE,
+    REJECT_CLASS,
+)
 from .spec import (
-{{#each runner.specImports}}
-    {{this}},
-{{/each}}
+    DISPATCHABLE_EVENTS,
+    FAILURE_RETRY_DEFAULTS,
+    LIMIT_MAX_REQUEST_BYTES,
+    LIMIT_MAX_RESPONSE_BYTES,
 )
 from .wire import (
     CallbackRequest,
@@ -66,16 +72,6 @@ _MAX_WARNING_MESSAGE = 4096
 _CHUNK = 65536
 
 LOGGER = logging.getLogger("lifeloop_callback")
-
-#: Failure class of a rejected request (variant ``invalid_request``).
-REJECT_CLASS: Final = {{runner.rejectClassExpr}}
-#: Failure variant and class of a request for an event the host never dispatches.
-GUARD_VARIANT: Final = {{runner.guardCode}}
-GUARD_CLASS: Final = {{runner.guardClassExpr}}
-#: Failure class of a handler that raised or answered wrongly (variant ``handler_threw``).
-HANDLER_CLASS: Final = {{runner.handlerClassExpr}}
-#: Failure class of an unreadable stdin (the client's side of variant ``write_request``).
-READ_CLASS: Final = {{runner.readClassExpr}}
 
 
 def failure_response(
@@ -155,12 +151,12 @@ def respond(
     except Exception as error:  # noqa: BLE001 - any handler failure becomes internal_error
         log.error("handler raised %s:\n%s", type(error).__name__, traceback.format_exc().rstrip())
         return encode(
-            failure_response(HANDLER_CLASS, code={{runner.handlerThrewCode}}, message=f"{type(error).__name__}: {error}")
+            failure_response(HANDLER_CLASS, code=HANDLER_THREW_CODE, message=f"{type(error).__name__}: {error}")
         )
     if not isinstance(response, CallbackResponse):
         text = f"handler returned {type(response).__name__}, not CallbackResponse"
         log.error("%s", text)
-        return encode(failure_response(HANDLER_CLASS, code={{runner.invalidResponseCode}}, message=text))
+        return encode(failure_response(HANDLER_CLASS, code=INVALID_RESPONSE_CODE, message=text))
     try:
         return encode(response, max_bytes=max_response_bytes)
     except WireValidationError as error:
@@ -209,7 +205,7 @@ def serve_io(
             data, total = read_bounded(stdin, max_request_bytes)
         except (OSError, ValueError) as error:
             log.error("cannot read the request from stdin: %s", error)
-            out = encode(failure_response(READ_CLASS, code={{runner.readRequestCode}}, message=str(error)))
+            out = encode(failure_response(READ_CLASS, code=READ_CODE, message=str(error)))
         else:
             if total > len(data):
                 log.error("request is %d bytes, over the limit of %d", total, max_request_bytes)

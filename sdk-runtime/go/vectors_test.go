@@ -1,11 +1,9 @@
-{{banner}}
-package {{package}}
+package lifeloop
 
 import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -71,26 +69,6 @@ func loadVectors(t *testing.T) []sharedVector {
 		vectors = append(vectors, v)
 	}
 	return vectors
-}
-
-// roundTrip decodes data as typeName, encodes the value and decodes the encoding again.
-func roundTrip(typeName string, data []byte) (first, second any, encoded []byte, err error) {
-	switch typeName {
-{{#each types}}
-	case "{{name}}":
-		v, err := Decode{{name}}(data)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		out, err := Encode{{name}}(v)
-		if err != nil {
-			return v, nil, nil, err
-		}
-		w, err := Decode{{name}}(out)
-		return v, w, out, err
-{{/each}}
-	}
-	return nil, nil, nil, fmt.Errorf("unknown wire type %q", typeName)
 }
 
 func TestSharedVectors(t *testing.T) {

@@ -1,4 +1,3 @@
-{{banner}}
 """Strict decode and encode of every wire type (spec/wire-contract.md).
 
 - :func:`decode` judges bytes in three layers (parse ``json.*``, schema ``schema.*``, rules) and

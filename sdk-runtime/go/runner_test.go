@@ -1,5 +1,4 @@
-{{banner}}
-package {{package}}
+package lifeloop
 
 import (
 	"bufio"
@@ -10,7 +9,7 @@ import (
 	"testing"
 )
 
-const runnerRequest = `{"schema_version":"{{wireVersion}}","request":{"schema_version":"{{wireVersion}}","event":"session.starting","event_id":"e1","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i1"}}`
+const runnerRequest = `{"schema_version":"` + WireVersion + `","request":{"schema_version":"` + WireVersion + `","event":"session.starting","event_id":"e1","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i1"}}`
 
 func echoHandler(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
 	response := CallbackResponse{Status: ReceiptStatusDelivered}
@@ -70,7 +69,7 @@ func TestServeRejectsRequests(t *testing.T) {
 		{strings.Replace(runnerRequest, `"event_id":"e1"`, `"event_id":"e1","event_id":"e2"`, 1), RuleJSONDuplicateKey},
 		{strings.Replace(runnerRequest, "native_hook", "nope", 1), RuleSchemaEnum},
 		{frameOpening, RuleFrameEventRequiresFrameContext},
-		{receiptEmitted, {{runner.guardCode~}} },
+		{receiptEmitted, runnerGuardCode},
 		{strings.Replace(receiptEmitted, `"invocation_id":"i1"`, `"invocation_id":"i1","idempotency_key":"k"`, 1), RuleReceiptEmittedNoIdempotencyKey},
 	}
 	for _, c := range cases {
@@ -83,7 +82,7 @@ func TestServeRejectsRequests(t *testing.T) {
 		if code != 0 || called {
 			t.Fatalf("%.40q: code %d, handler called %v", c.stdin, code, called)
 		}
-		expectFailed(t, response, {{runner.rejectClassConst}}, c.warning)
+		expectFailed(t, response, runnerRejectClass, c.warning)
 		if !strings.HasPrefix(stderr, "lifeloop: rejecting the request") {
 			t.Fatalf("stderr: %q", stderr)
 		}
@@ -93,7 +92,7 @@ func TestServeRejectsRequests(t *testing.T) {
 func TestServeOversizedRequest(t *testing.T) {
 	stdin := strings.Repeat(" ", LimitMaxRequestBytes) + "{}"
 	_, response, _ := serve(t, context.Background(), stdin, echoHandler)
-	expectFailed(t, response, {{runner.rejectClassConst}}, RuleJSONMaxBytes)
+	expectFailed(t, response, runnerRejectClass, RuleJSONMaxBytes)
 }
 
 func TestServeHandlerFailures(t *testing.T) {
@@ -110,15 +109,15 @@ func TestServeHandlerFailures(t *testing.T) {
 		handler Handler
 		warning string
 	}{
-		"error":   {failing, {{runner.handlerThrewCode~}} },
-		"panic":   {panicking, {{runner.handlerThrewCode~}} },
+		"error":   {failing, runnerHandlerThrewCode},
+		"panic":   {panicking, runnerHandlerThrewCode},
 		"invalid": {invalid, RuleFailedRequiresFailureClass},
 	} {
 		code, response, stderr := serve(t, context.Background(), runnerRequest, c.handler)
 		if code != 0 || stderr == "" {
 			t.Fatalf("%s: code %d, stderr %q", name, code, stderr)
 		}
-		expectFailed(t, response, {{runner.handlerErrorClassConst}}, c.warning)
+		expectFailed(t, response, runnerHandlerClass, c.warning)
 	}
 	// A handler may answer failed itself, with any class.
 	_, response, _ := serve(t, context.Background(), runnerRequest, func(CallbackRequest, []PayloadEnvelope) (CallbackResponse, error) {
@@ -142,7 +141,7 @@ func TestServeContextEnds(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d", code)
 	}
-	expectFailed(t, response, {{runner.timeoutClassConst}}, {{runner.timeoutCode}})
+	expectFailed(t, response, runnerTimeoutClass, runnerTimeoutCode)
 }
 
 func TestServeOversizedResponse(t *testing.T) {
@@ -155,7 +154,7 @@ func TestServeOversizedResponse(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "max_response_bytes") {
 		t.Fatalf("code %d, stderr %q", code, stderr)
 	}
-	expectFailed(t, response, {{runner.handlerErrorClassConst}}, RuleJSONMaxBytes)
+	expectFailed(t, response, runnerHandlerClass, RuleJSONMaxBytes)
 }
 
 type failingReader struct{}
@@ -171,7 +170,7 @@ func TestServeUnreadableStdin(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %q", err, stdout.String())
 	}
-	expectFailed(t, response, {{runner.readErrorClassConst}}, {{runner.readRequestCode}})
+	expectFailed(t, response, runnerReadClass, runnerReadCode)
 	if !strings.Contains(stderr.String(), "stdin is gone") {
 		t.Fatalf("stderr: %q", stderr.String())
 	}

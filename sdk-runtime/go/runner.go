@@ -1,5 +1,4 @@
-{{banner}}
-package {{package}}
+package lifeloop
 
 import (
 	"context"
@@ -15,10 +14,10 @@ import (
 // PayloadEnvelopes delivered with it (DispatchEnvelope.payloads, possibly empty).
 //
 // Return a CallbackResponse (SchemaVersion may be left empty: the runner fills in WireVersion) or
-// an error. An error becomes a failed response with failure class {{runner.handlerErrorClass}} and its
-// default retry class, with a Warning whose code is {{runner.handlerThrewCode}}; so does a panic. A
+// an error. An error becomes a failed response with failure class runnerHandlerClass and its
+// default retry class, with a Warning whose code is runnerHandlerThrewCode; so does a panic. A
 // response that breaks the wire contract (e.g. status failed without failure_class) is never
-// written: the runner answers failed/{{runner.handlerErrorClass}} instead and logs the issue to stderr.
+// written: the runner answers failed/runnerHandlerClass instead and logs the issue to stderr.
 // See ServeIO for every outcome.
 //
 // A handler must not write to stdout: Serve redirects os.Stdout to stderr while it runs.
@@ -38,23 +37,20 @@ func Serve(handler Handler) {
 
 // ServeIO is Serve over explicit streams; it returns the process exit code instead of exiting.
 //
-//  1. It reads stdin to EOF, accepting at most LimitMaxRequestBytes ({{limits.maxRequestBytes}}) bytes
-//     (the rest of a longer input is read and discarded).
+//  1. It reads stdin to EOF, accepting at most LimitMaxRequestBytes bytes (the
+//     rest of a longer input is read and discarded).
 //  2. It decodes the DispatchEnvelope strictly (DecodeDispatchEnvelope) and refuses an event the
 //     host never dispatches.
 //  3. It calls handler, then validates the handler's response (see Handler).
 //  4. It writes the response as one compact JSON line to stdout, flushes stdout when it has a
 //     Flush method, and returns 0. It returns 1 only when the response cannot be written.
 //
-// Every refusal and failure is answered with status failed, the failure class below and its
-// default retry class (FailedResponse), and one Warning whose code is named below (the
-// FailureVariant* constants are the variant names of spec/tables/subprocess-failure-mapping.json)
-// and whose message says why. The Python SDK's runner (lifeloop_callback.serve) answers the same,
-// except that it has no context that could end:
-//
-{{#each runner.outcomeLines}}
-//   {{{this}}}
-{{/each}}
+// Every refusal and failure is answered with status failed, a failure class and its default
+// retry class (FailedResponse), and one Warning whose code names the failure variant of
+// spec/tables/subprocess-failure-mapping.json (the FailureVariant* constants) and whose message
+// says why. The outcomes, in the order ServeIO checks them, are listed with the runner* constants
+// in runner_outcomes.go (generated from the tables). The Python SDK's runner
+// (lifeloop_callback.serve) answers the same, except that it has no context that could end.
 //
 // Every diagnostic goes to stderr, one line each, prefixed "lifeloop: ".
 func ServeIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, handler Handler) int {
@@ -65,12 +61,12 @@ func ServeIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, han
 	data, err := EncodeCallbackResponse(response)
 	if err != nil {
 		logf("internal: the runner built an invalid response: %v", err)
-		data, _ = EncodeCallbackResponse(FailedResponse({{runner.handlerErrorClassConst}}))
+		data, _ = EncodeCallbackResponse(FailedResponse(runnerHandlerClass))
 	}
 	if len(data) > LimitMaxResponseBytes {
 		message := fmt.Sprintf("the handler's response is %d bytes, over limits.max_response_bytes (%d bytes)", len(data), LimitMaxResponseBytes)
 		logf("the handler's response is invalid: %s", message)
-		data, _ = EncodeCallbackResponse(failedWithWarning({{runner.handlerErrorClassConst}}, RuleJSONMaxBytes, message))
+		data, _ = EncodeCallbackResponse(failedWithWarning(runnerHandlerClass, RuleJSONMaxBytes, message))
 	}
 	data = append(data, '\n')
 	if _, err := stdout.Write(data); err != nil {
@@ -138,27 +134,27 @@ func answer(ctx context.Context, stdin io.Reader, handler Handler, logf func(str
 	data, oversized, err := readRequest(stdin, LimitMaxRequestBytes)
 	if err != nil {
 		logf("cannot read the request from stdin: %v", err)
-		return failedWithWarning({{runner.readErrorClassConst}}, {{runner.readRequestCode}}, err.Error())
+		return failedWithWarning(runnerReadClass, runnerReadCode, err.Error())
 	}
 	if oversized {
 		message := fmt.Sprintf("the request exceeds limits.max_request_bytes (%d bytes)", LimitMaxRequestBytes)
 		logf("rejecting the request: %s: %s", RuleJSONMaxBytes, message)
-		return failedWithWarning({{runner.rejectClassConst}}, RuleJSONMaxBytes, message)
+		return failedWithWarning(runnerRejectClass, RuleJSONMaxBytes, message)
 	}
 	envelope, err := DecodeDispatchEnvelope(data)
 	if err != nil {
 		var invalid *ValidationError
 		if !errors.As(err, &invalid) {
 			logf("rejecting the request: %v", err)
-			return failedWithWarning({{runner.rejectClassConst}}, {{runner.invalidRequestCode}}, err.Error())
+			return failedWithWarning(runnerRejectClass, runnerInvalidRequestCode, err.Error())
 		}
 		logf("rejecting the request: %s at %q: %s", invalid.Rule, invalid.Pointer, invalid.Message)
-		return failedWithWarning({{runner.rejectClassConst}}, invalid.Rule, fmt.Sprintf("%q: %s", invalid.Pointer, invalid.Message))
+		return failedWithWarning(runnerRejectClass, invalid.Rule, fmt.Sprintf("%q: %s", invalid.Pointer, invalid.Message))
 	}
 	if info, ok := envelope.Request.Event.Info(); !ok || info.NotificationOnly || !info.Dispatchable {
 		message := fmt.Sprintf("event `%s` is never dispatched to a client (notification-only or not dispatchable)", envelope.Request.Event)
 		logf("rejecting the request: %s", message)
-		return failedWithWarning({{runner.rejectClassConst}}, {{runner.guardCode}}, message)
+		return failedWithWarning(runnerRejectClass, runnerGuardCode, message)
 	}
 	done := make(chan handlerResult, 1)
 	go func() {
@@ -176,11 +172,11 @@ func answer(ctx context.Context, stdin io.Reader, handler Handler, logf func(str
 	case result = <-done:
 	case <-ctx.Done():
 		logf("handler did not return before the context ended: %v", ctx.Err())
-		return failedWithWarning({{runner.timeoutClassConst}}, {{runner.timeoutCode}}, ctx.Err().Error())
+		return failedWithWarning(runnerTimeoutClass, runnerTimeoutCode, ctx.Err().Error())
 	}
 	if result.err != nil {
 		logf("handler failed: %v", result.err)
-		return failedWithWarning({{runner.handlerErrorClassConst}}, {{runner.handlerThrewCode}}, result.err.Error())
+		return failedWithWarning(runnerHandlerClass, runnerHandlerThrewCode, result.err.Error())
 	}
 	response := result.response
 	if response.SchemaVersion == "" {
@@ -190,10 +186,10 @@ func answer(ctx context.Context, stdin io.Reader, handler Handler, logf func(str
 		var invalid *ValidationError
 		if errors.As(err, &invalid) {
 			logf("the handler's response is invalid: %s at %q: %s", invalid.Rule, invalid.Pointer, invalid.Message)
-			return failedWithWarning({{runner.handlerErrorClassConst}}, invalid.Rule, fmt.Sprintf("handler response %q: %s", invalid.Pointer, invalid.Message))
+			return failedWithWarning(runnerHandlerClass, invalid.Rule, fmt.Sprintf("handler response %q: %s", invalid.Pointer, invalid.Message))
 		}
 		logf("the handler's response is invalid: %v", err)
-		return failedWithWarning({{runner.handlerErrorClassConst}}, {{runner.invalidResponseCode}}, err.Error())
+		return failedWithWarning(runnerHandlerClass, runnerInvalidResponseCode, err.Error())
 	}
 	return response
 }

@@ -600,6 +600,7 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
     ["issues", ["ValidationIssue", "WireValidationError"]],
     ["json_value", ["JsonObject", "JsonValue"]],
     ["runner", ["Handler", "failure_response", "respond", "serve", "serve_io"]],
+    ["stream", ["StreamClosedError", "StreamRPCError", "event_done", "serve_stream", "serve_stream_io"]],
     [
       "spec",
       [

@@ -106,6 +106,13 @@ from .runner import (
     serve,
     serve_io,
 )
+from .stream import (
+    StreamClosedError,
+    StreamRPCError,
+    event_done,
+    serve_stream,
+    serve_stream_io,
+)
 from .spec import (
     CLIENT_INITIATED_COMMANDS,
     DISPATCHABLE_EVENTS,
@@ -234,6 +241,8 @@ __all__ = [
     "RetryClass",
     "SDK_VERSION",
     "SPEC_TABLES",
+    "StreamClosedError",
+    "StreamRPCError",
     "SupportState",
     "ValidationIssue",
     "WIRE_CLASSES",
@@ -244,6 +253,7 @@ __all__ = [
     "check",
     "decode",
     "encode",
+    "event_done",
     "failure_response",
     "from_json_value",
     "hook_adapter_for",
@@ -252,5 +262,7 @@ __all__ = [
     "respond",
     "serve",
     "serve_io",
+    "serve_stream",
+    "serve_stream_io",
     "to_json_value",
 ]

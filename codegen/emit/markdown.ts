@@ -93,6 +93,29 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
     ],
     ["limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
     ["field-bounds", () => fieldBoundsTable(model)],
+    ["stream-framing-rules", () => mdTable(["rule", "layer", "summary", "on violation"], t.streamV2.framing_rules.map((r) => [`\`${r.id}\``, r.layer, r.summary, r.on_violation]))],
+    ["stream-frames", () => mdTable(["frame", "members", "required", "reply", "schema"], t.streamV2.frames.map((f) => [f.kind, f.members.join(", "), f.required.join(", "), f.reply, `\`${f.schema}\``]))],
+    [
+      "stream-methods",
+      () => {
+        const s = t.streamV2;
+        const rows: unknown[][] = t.eventVocabulary.map((e) => [
+          e.stream_v2 === "never_sent" ? `(\`${s.host_to_client.event_method_prefix}${e.event}\` never sent)` : `\`${s.host_to_client.event_method_prefix}${e.event}\``,
+          "host → client",
+          e.stream_v2,
+          e.stream_v2 === "never_sent" ? "refused before anything is written" : s.host_to_client.params,
+          e.stream_v2 === "request" ? s.host_to_client.result : "none",
+        ]);
+        rows.push([`\`${s.cancel.method}\``, "host → client", "notification (extension)", "{id, reason: \"timeout\"}", "none"]);
+        for (const m of s.reverse_methods) {
+          rows.push([`\`${m.method}\``, "client → host", "request", `{${m.params.map((p) => (p.required ? p.name : `${p.name}?`)).join(", ")}}`, `{${m.result.join(", ")}}`]);
+        }
+        return mdTable(["method", "direction", "kind", "params", "result"], rows);
+      },
+    ],
+    ["stream-error-codes", () => mdTable(["code", "name", "origin", "failure class", "canonical for the class", "meaning"], t.streamV2.error_codes.map((c) => [c.code, `\`${c.name}\``, c.origin, `\`${c.failure_class}\``, c.canonical ? "yes" : "no", c.meaning]))],
+    ["stream-shutdown", () => mdTable(["step", "action", "waits at most"], t.streamV2.shutdown.steps.map((st) => [st.step, st.action, st.wait_limit === null ? "" : `\`${st.wait_limit}\` (${t.limits.find((l) => l.name === st.wait_limit)?.value} ms)`]))],
+    ["stream-limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.filter((l) => l.name.startsWith("stream_") || l.name === "max_frame_bytes" || l.name === "max_client_requests_in_flight").map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
     [
       "client-initiated-commands",
       () => {

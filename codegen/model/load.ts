@@ -29,6 +29,7 @@ import type {
   RuleCheck,
   RuleTarget,
   Shape,
+  StreamV2,
   Tables,
   TransportModeRow,
   WireType,
@@ -36,6 +37,7 @@ import type {
 } from "./model.js";
 import { computeIntegerPaths, computeOccurrences, computeRulePlans } from "./plans.js";
 import { checkHookMapping, loadHookSchemas } from "./hooks.js";
+import { checkStreamV2 } from "./stream.js";
 
 /** A model that cannot be loaded: `file` is repository-relative, `pointer` is an RFC 6901 pointer into it. */
 export class ModelError extends Error {
@@ -70,6 +72,7 @@ export const TABLE_STEMS = [
   "cli-exit-codes",
   "rules",
   "harness-hook-mapping",
+  "stream-v2",
 ] as const;
 
 function readJson(root: string, rel: string): unknown {
@@ -513,8 +516,10 @@ export function loadModel(root: string): Model {
     documentRules: table<DocumentRuleRow[]>("document-rules", "rules"),
     cliExitCodes: table<Tables["cliExitCodes"]>("cli-exit-codes", "codes"),
     harnessHookMapping: stripSchema(rawTables.get("harness-hook-mapping")) as unknown as Tables["harnessHookMapping"],
+    streamV2: stripSchema(rawTables.get("stream-v2")) as unknown as StreamV2,
   };
   checkTables(tables, loaded.enums, types);
+  checkStreamV2(root, tables, loaded.enums);
   const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types);
   checkHookMapping(tables.harnessHookMapping, loaded.enums, hookSchemas, tables.cliExitCodes.map((c) => c.name), tables.referenceDifferences);
   const rules = loadRules(rawTables.get("rules"), types, loaded.enums, tables.eventVocabulary);

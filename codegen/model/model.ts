@@ -143,6 +143,55 @@ export interface Tables {
   readonly cliExitCodes: readonly { readonly code: number; readonly name: string; readonly meaning: string }[];
   /** spec/tables/harness-hook-mapping.json (spec/harness-hooks.md). */
   readonly harnessHookMapping: HarnessHookMapping;
+  /** spec/tables/stream-v2.json (spec/stream-protocol.md). */
+  readonly streamV2: StreamV2;
+}
+
+/** One framing rule of the stream binding (spec/tables/stream-v2.json `framing_rules`). */
+export interface StreamFramingRule {
+  readonly id: string;
+  readonly layer: "frame" | "json" | "envelope" | "correlation";
+  readonly summary: string;
+  readonly on_violation: string;
+}
+/** One member of a client-to-host method's params (mirrors a CLI flag, or the stdin blob as base64). */
+export interface StreamMethodParam {
+  readonly name: string;
+  readonly flag: string | null;
+  readonly required: boolean;
+  readonly value: "identifier" | "unsigned_integer" | "base64";
+}
+/** One client-to-host method, derived from spec/tables/client-initiated-commands.json. */
+export interface StreamReverseMethod {
+  readonly method: string;
+  readonly group: string;
+  readonly command: string;
+  readonly params: readonly StreamMethodParam[];
+  readonly result: readonly string[];
+}
+/** One JSON-RPC error code and its FailureClass (`canonical`: the code written for that class). */
+export interface StreamErrorCode {
+  readonly code: number;
+  readonly name: string;
+  readonly origin: "jsonrpc" | "lifeloop-callback";
+  readonly failure_class: string;
+  readonly canonical: boolean;
+  readonly meaning: string;
+}
+/** spec/tables/stream-v2.json as written (minus `$schema`); prose members kept as strings. */
+export interface StreamV2 {
+  readonly status: "implemented_extension";
+  readonly launch: { readonly flag: string; readonly position: string; readonly shell: false; readonly process_group: "new"; readonly children_per_stream: 1 };
+  readonly framing_rules: readonly StreamFramingRule[];
+  readonly frames: readonly { readonly kind: "request" | "notification" | "success_reply" | "error_reply"; readonly schema: string; readonly members: readonly string[]; readonly required: readonly string[]; readonly reply: string }[];
+  readonly ids: { readonly types: readonly ("string" | "integer")[]; readonly string_max_length: number; readonly integer_minimum: number; readonly integer_maximum: number; readonly comparison: string; readonly host_ids: string; readonly client_ids: string };
+  readonly host_to_client: { readonly event_method_prefix: string; readonly params: "DispatchEnvelope"; readonly result: "CallbackResponse"; readonly params_decision: string; readonly request_or_notification: string; readonly outstanding: string };
+  readonly cancel: { readonly method: string; readonly direction: "host_to_client"; readonly kind: "notification"; readonly params: { readonly id: string; readonly reason: "timeout" }; readonly extension: true; readonly semantics: string; readonly why: string };
+  readonly client_to_host: { readonly [key: string]: string };
+  readonly reverse_methods: readonly StreamReverseMethod[];
+  readonly error_codes: readonly StreamErrorCode[];
+  readonly shutdown: { readonly trigger: string; readonly steps: readonly { readonly step: string; readonly action: string; readonly wait_limit: string | null }[]; readonly after_violation: string; readonly client_exit: string };
+  readonly respawn: { readonly when: string; readonly consecutive_timeouts: string; readonly storm_bound: string; readonly close: string };
 }
 
 /** Where a block directive lands at a hook event (spec/tables/harness-hook-mapping.json `block`). */
@@ -252,6 +301,8 @@ export interface TransportModeRow {
   readonly framing: string;
   readonly deadline: string;
   readonly implementation: string | null;
+  /** Present when this project's status differs from the reference's: what the reference has and why. */
+  readonly reference_status?: string;
 }
 export interface FramingRow {
   readonly stream: string;

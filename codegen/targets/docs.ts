@@ -62,6 +62,11 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
     ["reference-differences", "Deliberate differences from the reference"],
     ["harness-hook-mapping", "Harness hook mapping"],
     ["harness-hook-events", "Harness hook events"],
+    ["stream-framing-rules", "Stream v2 framing rules"],
+    ["stream-frames", "Stream v2 frames"],
+    ["stream-methods", "Stream v2 methods"],
+    ["stream-error-codes", "Stream v2 error codes"],
+    ["stream-shutdown", "Stream v2 shutdown"],
   ];
   page("tables.md", `# Spec tables\n\nRendered from \`spec/tables/*.json\`.\n\n${tableNames.map(([name, title]) => `## ${title}\n\n${render(name)}`).join("\n\n")}`);
   page(

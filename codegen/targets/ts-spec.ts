@@ -61,6 +61,15 @@ export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   lines.push(`/** A failure variant id, e.g. \`non_zero_exit\`. */`);
   lines.push(`export type FailureVariant = (typeof FAILURE_VARIANTS)[number]["variant"];`);
   lines.push("");
+  lines.push(`/** spec/tables/stream-v2.json: stream callbacks (v2) framing rules, frames, ids, methods, cancel, error codes, shutdown, respawn (spec/stream-protocol.md). */`);
+  lines.push(`export const STREAM_V2 = ${literal(model.tables.streamV2)} as const;`);
+  lines.push(`/** A stream framing rule id, e.g. \`stream.frame-too-large\`. */`);
+  lines.push(`export type StreamRuleId = (typeof STREAM_V2)["framing_rules"][number]["id"];`);
+  lines.push(`/** A client-to-host method name, e.g. \`continuation/put\`. */`);
+  lines.push(`export type StreamReverseMethodName = (typeof STREAM_V2)["reverse_methods"][number]["method"];`);
+  lines.push(`/** A JSON-RPC error code name of the stream binding, e.g. \`not_available\`. */`);
+  lines.push(`export type StreamErrorName = (typeof STREAM_V2)["error_codes"][number]["name"];`);
+  lines.push("");
   lines.push(`/** spec/tables/transport-modes.json */`);
   lines.push(`export const TRANSPORT_MODES = ${literal(model.tables.transportModes)} as const;`);
   lines.push("");

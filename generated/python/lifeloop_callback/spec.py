@@ -90,19 +90,26 @@ class FailureVariant:
 
 #: spec/tables/subprocess-failure-mapping.json: every failure variant and its ``FailureClass``.
 FAILURE_VARIANTS: Final[Tuple[FailureVariant, ...]] = (
-    FailureVariant(variant="receipt_emitted_rejected", failure_class=FailureClass.INVALID_REQUEST, origin="callback-001", reference_variant="ReceiptEmittedRejected", transports=("subprocess_v1", "in_process"), stage="guard", when="The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced.", reason=None),
-    FailureVariant(variant="invalid_request", failure_class=FailureClass.INVALID_REQUEST, origin="lifeloop-callback", reference_variant=None, transports=("subprocess_v1", "in_process"), stage="validate_request", when="The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.", reason="The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own."),
-    FailureVariant(variant="serialize_request", failure_class=FailureClass.INTERNAL_ERROR, origin="callback-001", reference_variant="SerializeRequest", transports=("subprocess_v1", "in_process"), stage="serialize", when="The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered.", reason=None),
-    FailureVariant(variant="request_too_large", failure_class=FailureClass.PAYLOAD_TOO_LARGE, origin="lifeloop-callback", reference_variant=None, transports=("subprocess_v1", "in_process"), stage="serialize", when="The serialized envelope is larger than limits.max_request_bytes; nothing is spawned or called.", reason="The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help."),
-    FailureVariant(variant="spawn", failure_class=FailureClass.TRANSPORT_ERROR, origin="callback-001", reference_variant="Spawn", transports=("subprocess_v1",), stage="spawn", when="The program cannot be started: not found, not executable, permission denied, fork failure.", reason=None),
-    FailureVariant(variant="write_request", failure_class=FailureClass.TRANSPORT_ERROR, origin="callback-001", reference_variant="WriteRequest", transports=("subprocess_v1",), stage="write", when="Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure).", reason=None),
+    FailureVariant(variant="receipt_emitted_rejected", failure_class=FailureClass.INVALID_REQUEST, origin="callback-001", reference_variant="ReceiptEmittedRejected", transports=("subprocess_v1", "in_process", "stream_v2"), stage="guard", when="The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced.", reason=None),
+    FailureVariant(variant="invalid_request", failure_class=FailureClass.INVALID_REQUEST, origin="lifeloop-callback", reference_variant=None, transports=("subprocess_v1", "in_process", "stream_v2"), stage="validate_request", when="The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.", reason="The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own."),
+    FailureVariant(variant="serialize_request", failure_class=FailureClass.INTERNAL_ERROR, origin="callback-001", reference_variant="SerializeRequest", transports=("subprocess_v1", "in_process", "stream_v2"), stage="serialize", when="The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered.", reason=None),
+    FailureVariant(variant="request_too_large", failure_class=FailureClass.PAYLOAD_TOO_LARGE, origin="lifeloop-callback", reference_variant=None, transports=("subprocess_v1", "in_process", "stream_v2"), stage="serialize", when="The serialized envelope is larger than limits.max_request_bytes; nothing is spawned or called.", reason="The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help."),
+    FailureVariant(variant="spawn", failure_class=FailureClass.TRANSPORT_ERROR, origin="callback-001", reference_variant="Spawn", transports=("subprocess_v1", "stream_v2"), stage="spawn", when="The program cannot be started: not found, not executable, permission denied, fork failure.", reason=None),
+    FailureVariant(variant="write_request", failure_class=FailureClass.TRANSPORT_ERROR, origin="callback-001", reference_variant="WriteRequest", transports=("subprocess_v1", "stream_v2"), stage="write", when="Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure).", reason=None),
     FailureVariant(variant="read_response", failure_class=FailureClass.TRANSPORT_ERROR, origin="callback-001", reference_variant="ReadResponse", transports=("subprocess_v1",), stage="read", when="Reading the child's stdout failed.", reason=None),
     FailureVariant(variant="response_too_large", failure_class=FailureClass.TRANSPORT_ERROR, origin="lifeloop-callback", reference_variant="ReadResponse", transports=("subprocess_v1", "in_process"), stage="read", when="The child wrote more than limits.max_response_bytes to stdout (the process group is killed at once and no more is read), or an in-process handler's response serializes to more than that.", reason="The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class."),
     FailureVariant(variant="non_zero_exit", failure_class=FailureClass.TRANSPORT_ERROR, origin="callback-001", reference_variant="NonZeroExit", transports=("subprocess_v1",), stage="exit", when="The child exited with a non-zero code or was killed by a signal, even if it wrote a valid response first. Carries the exit code or signal and the stderr tail.", reason=None),
     FailureVariant(variant="parse_response", failure_class=FailureClass.INVALID_REQUEST, origin="callback-001", reference_variant="ParseResponse", transports=("subprocess_v1",), stage="parse", when="stdout is not exactly one JSON document: empty, two documents, trailing bytes, a log line, a byte-order mark, invalid UTF-8, too deep, duplicate keys.", reason=None),
-    FailureVariant(variant="invalid_response", failure_class=FailureClass.INVALID_REQUEST, origin="callback-001", reference_variant="InvalidResponse", transports=("subprocess_v1", "in_process"), stage="validate_response", when="The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class.", reason=None),
+    FailureVariant(variant="invalid_response", failure_class=FailureClass.INVALID_REQUEST, origin="callback-001", reference_variant="InvalidResponse", transports=("subprocess_v1", "in_process", "stream_v2"), stage="validate_response", when="The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class.", reason=None),
     FailureVariant(variant="handler_threw", failure_class=FailureClass.INTERNAL_ERROR, origin="lifeloop-callback", reference_variant=None, transports=("in_process",), stage="handler", when="The in-process handler threw or its promise rejected.", reason="CALLBACK-001 leaves in-process errors to the host language. A throwing handler is a crash inside the host process, which the reference's transport vocabulary classes as internal (TransportError::Internal)."),
-    FailureVariant(variant="timeout", failure_class=FailureClass.TIMEOUT, origin="callback-001", reference_variant="Timeout", transports=("subprocess_v1", "in_process"), stage="deadline", when="The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time.", reason=None),
+    FailureVariant(variant="timeout", failure_class=FailureClass.TIMEOUT, origin="callback-001", reference_variant="Timeout", transports=("subprocess_v1", "in_process", "stream_v2"), stage="deadline", when="The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time.", reason=None),
+    FailureVariant(variant="stream_framing", failure_class=FailureClass.INVALID_REQUEST, origin="lifeloop-callback", reference_variant=None, transports=("stream_v2",), stage="parse", when="A frame from the client broke a framing rule of spec/tables/stream-v2.json (stream.* or, through stream.json, a json.* rule): a log line, an empty line, a batch, an unknown member, a bad id. The host ends the stream and every pending event fails; issues carry the rule id and the detail quotes the frame's first bytes.", reason="The stream has no v1 counterpart; like parse_response it says the client wrote bytes that are not the protocol, and it names the stream rule."),
+    FailureVariant(variant="stream_frame_too_large", failure_class=FailureClass.TRANSPORT_ERROR, origin="lifeloop-callback", reference_variant=None, transports=("stream_v2",), stage="read", when="A frame from the client grew past limits.max_frame_bytes without its LF (rule stream.frame-too-large); the host stops reading at that byte, ends the stream, and every pending event fails.", reason="Same class as response_too_large: an oversized output is a transport failure, and the host never buffers more than the limit."),
+    FailureVariant(variant="stream_exit", failure_class=FailureClass.TRANSPORT_ERROR, origin="lifeloop-callback", reference_variant=None, transports=("stream_v2",), stage="exit", when="The stream's client exited (any code) or was killed by a signal while the event was pending. Carries the exit code or signal and the stderr tail.", reason="A long-lived client must not exit while an event is pending; like non_zero_exit the exit is the transport's failure."),
+    FailureVariant(variant="stream_stdout_closed", failure_class=FailureClass.TRANSPORT_ERROR, origin="lifeloop-callback", reference_variant=None, transports=("stream_v2",), stage="read", when="The client closed its stdout (EOF) while still running; the host ends the stream (SIGTERM, SIGKILL) and every pending event fails.", reason="Without stdout no reply can come; waiting for the deadline would only delay the failure."),
+    FailureVariant(variant="error_reply", failure_class=FailureClass.INTERNAL_ERROR, origin="lifeloop-callback", reference_variant=None, transports=("stream_v2",), stage="validate_response", when="The client answered the event with a JSON-RPC error reply instead of a result. The failure class is the one spec/tables/stream-v2.json error_codes gives for the code (e.g. -32601 capability_unsupported); this row's class applies to codes the table does not list. The detail carries the code and message.", reason="CALLBACK-001 §C allows an error reply; its code says what went wrong, so the class comes from the error-code table."),
+    FailureVariant(variant="stream_respawn_limited", failure_class=FailureClass.TRANSPORT_ERROR, origin="lifeloop-callback", reference_variant=None, transports=("stream_v2",), stage="spawn", when="limits.stream_max_failed_spawns streams in a row ended without a valid reply; during limits.stream_respawn_cooldown_ms no child is spawned and the event fails at once.", reason="Bounds respawning against a client that dies at start-up (no respawn storm)."),
+    FailureVariant(variant="stream_closed", failure_class=FailureClass.INTERNAL_ERROR, origin="lifeloop-callback", reference_variant=None, transports=("stream_v2",), stage="guard", when="invoke() was called after close() (or while it runs); nothing is written or spawned.", reason="A host bug rather than a client failure; a result instead of a throw keeps the invoker contract (never throws)."),
 )
 
 #: Failure variant ``receipt_emitted_rejected`` (failure class ``invalid_request``): The event is
@@ -165,6 +172,44 @@ FAILURE_VARIANT_HANDLER_THREW: Final = "handler_threw"
 #: promise did not settle in time.
 FAILURE_VARIANT_TIMEOUT: Final = "timeout"
 
+#: Failure variant ``stream_framing`` (failure class ``invalid_request``): A frame from the client
+#: broke a framing rule of spec/tables/stream-v2.json (stream.* or, through stream.json, a json.*
+#: rule): a log line, an empty line, a batch, an unknown member, a bad id. The host ends the stream
+#: and every pending event fails; issues carry the rule id and the detail quotes the frame's first
+#: bytes.
+FAILURE_VARIANT_STREAM_FRAMING: Final = "stream_framing"
+
+#: Failure variant ``stream_frame_too_large`` (failure class ``transport_error``): A frame from the
+#: client grew past limits.max_frame_bytes without its LF (rule stream.frame-too-large); the host
+#: stops reading at that byte, ends the stream, and every pending event fails.
+FAILURE_VARIANT_STREAM_FRAME_TOO_LARGE: Final = "stream_frame_too_large"
+
+#: Failure variant ``stream_exit`` (failure class ``transport_error``): The stream's client exited
+#: (any code) or was killed by a signal while the event was pending. Carries the exit code or signal
+#: and the stderr tail.
+FAILURE_VARIANT_STREAM_EXIT: Final = "stream_exit"
+
+#: Failure variant ``stream_stdout_closed`` (failure class ``transport_error``): The client closed
+#: its stdout (EOF) while still running; the host ends the stream (SIGTERM, SIGKILL) and every
+#: pending event fails.
+FAILURE_VARIANT_STREAM_STDOUT_CLOSED: Final = "stream_stdout_closed"
+
+#: Failure variant ``error_reply`` (failure class ``internal_error``): The client answered the event
+#: with a JSON-RPC error reply instead of a result. The failure class is the one
+#: spec/tables/stream-v2.json error_codes gives for the code (e.g. -32601 capability_unsupported);
+#: this row's class applies to codes the table does not list. The detail carries the code and
+#: message.
+FAILURE_VARIANT_ERROR_REPLY: Final = "error_reply"
+
+#: Failure variant ``stream_respawn_limited`` (failure class ``transport_error``):
+#: limits.stream_max_failed_spawns streams in a row ended without a valid reply; during
+#: limits.stream_respawn_cooldown_ms no child is spawned and the event fails at once.
+FAILURE_VARIANT_STREAM_RESPAWN_LIMITED: Final = "stream_respawn_limited"
+
+#: Failure variant ``stream_closed`` (failure class ``internal_error``): invoke() was called after
+#: close() (or while it runs); nothing is written or spawned.
+FAILURE_VARIANT_STREAM_CLOSED: Final = "stream_closed"
+
 #: spec/tables/limits.json by name (units: see the ``LIMIT_*`` constants).
 LIMITS: Final[Mapping[str, int]] = {
     "max_request_bytes": 16777216,
@@ -176,6 +221,14 @@ LIMITS: Final[Mapping[str, int]] = {
     "failure_detail_preview_bytes": 64,
     "max_timeout_ms": 2147483647,
     "max_safe_integer": 9007199254740991,
+    "max_frame_bytes": 16842752,
+    "max_client_requests_in_flight": 64,
+    "stream_close_grace_ms": 2000,
+    "stream_term_grace_ms": 1000,
+    "stream_client_exit_ms": 1000,
+    "stream_max_consecutive_timeouts": 3,
+    "stream_max_failed_spawns": 3,
+    "stream_respawn_cooldown_ms": 5000,
 }
 
 #: limits.max_request_bytes (bytes): a DispatchEnvelope written to a client's stdin; a document read by `lifeloop-callback validate` or `invoke`
@@ -204,6 +257,30 @@ LIMIT_MAX_TIMEOUT_MS: Final = 2147483647
 
 #: limits.max_safe_integer (count): every integer on the wire (2^53 - 1, exact in every binding); schemas carry it as `maximum`
 LIMIT_MAX_SAFE_INTEGER: Final = 9007199254740991
+
+#: limits.max_frame_bytes (bytes): one stream v2 frame: the bytes since the last LF (CR included, LF excluded), in both directions; max_request_bytes plus 64 KiB for the JSON-RPC members around a DispatchEnvelope
+LIMIT_MAX_FRAME_BYTES: Final = 16842752
+
+#: limits.max_client_requests_in_flight (count): client-to-host requests of one stream that the host has not answered yet
+LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT: Final = 64
+
+#: limits.stream_close_grace_ms (ms): stream shutdown: time after ending the client's stdin before its process group gets SIGTERM
+LIMIT_STREAM_CLOSE_GRACE_MS: Final = 2000
+
+#: limits.stream_term_grace_ms (ms): stream shutdown: time after SIGTERM before SIGKILL to the group
+LIMIT_STREAM_TERM_GRACE_MS: Final = 1000
+
+#: limits.stream_client_exit_ms (ms): a stream client runner: time from stdin EOF, SIGTERM, SIGINT or SIGHUP to its exit
+LIMIT_STREAM_CLIENT_EXIT_MS: Final = 1000
+
+#: limits.stream_max_consecutive_timeouts (count): event timeouts in a row on one stream with no valid reply in between
+LIMIT_STREAM_MAX_CONSECUTIVE_TIMEOUTS: Final = 3
+
+#: limits.stream_max_failed_spawns (count): streams in a row that ended without one valid reply
+LIMIT_STREAM_MAX_FAILED_SPAWNS: Final = 3
+
+#: limits.stream_respawn_cooldown_ms (ms): pause of spawning after stream_max_failed_spawns failed streams
+LIMIT_STREAM_RESPAWN_COOLDOWN_MS: Final = 5000
 
 #: Rule ids of the parse (``json.*``) and schema (``schema.*``) layers (spec/tables/document-rules.json).
 DOCUMENT_RULE_IDS: Final[Tuple[str, ...]] = ("json.max-bytes", "json.bom", "json.utf8", "json.syntax", "json.trailing-data", "json.duplicate-key", "json.max-depth", "json.lone-surrogate", "json.number-range", "schema.type", "schema.required", "schema.additional-properties", "schema.enum", "schema.max-length", "schema.minimum", "schema.maximum", "schema.max-items")
@@ -1236,6 +1313,62 @@ LIMITS_TABLE: Final[JsonValue] = {
             "applies_to": "every integer on the wire (2^53 - 1, exact in every binding); schemas carry it as `maximum`",
             "on_exceed": "rule schema.maximum",
         },
+        {
+            "name": "max_frame_bytes",
+            "value": 16842752,
+            "unit": "bytes",
+            "applies_to": "one stream v2 frame: the bytes since the last LF (CR included, LF excluded), in both directions; max_request_bytes plus 64 KiB for the JSON-RPC members around a DispatchEnvelope",
+            "on_exceed": "rule stream.frame-too-large as soon as the extra byte arrives; the stream ends (stream_frame_too_large)",
+        },
+        {
+            "name": "max_client_requests_in_flight",
+            "value": 64,
+            "unit": "count",
+            "applies_to": "client-to-host requests of one stream that the host has not answered yet",
+            "on_exceed": "rule stream.request-flood; the stream ends (stream_framing)",
+        },
+        {
+            "name": "stream_close_grace_ms",
+            "value": 2000,
+            "unit": "ms",
+            "applies_to": "stream shutdown: time after ending the client's stdin before its process group gets SIGTERM",
+            "on_exceed": "SIGTERM to the group",
+        },
+        {
+            "name": "stream_term_grace_ms",
+            "value": 1000,
+            "unit": "ms",
+            "applies_to": "stream shutdown: time after SIGTERM before SIGKILL to the group",
+            "on_exceed": "SIGKILL to the group",
+        },
+        {
+            "name": "stream_client_exit_ms",
+            "value": 1000,
+            "unit": "ms",
+            "applies_to": "a stream client runner: time from stdin EOF, SIGTERM, SIGINT or SIGHUP to its exit",
+            "on_exceed": "a bug of the runner: tests assert this bound",
+        },
+        {
+            "name": "stream_max_consecutive_timeouts",
+            "value": 3,
+            "unit": "count",
+            "applies_to": "event timeouts in a row on one stream with no valid reply in between",
+            "on_exceed": "the host ends the stream (SIGTERM, SIGKILL); the next event respawns",
+        },
+        {
+            "name": "stream_max_failed_spawns",
+            "value": 3,
+            "unit": "count",
+            "applies_to": "streams in a row that ended without one valid reply",
+            "on_exceed": "no spawn for stream_respawn_cooldown_ms; events fail with stream_respawn_limited",
+        },
+        {
+            "name": "stream_respawn_cooldown_ms",
+            "value": 5000,
+            "unit": "ms",
+            "applies_to": "pause of spawning after stream_max_failed_spawns failed streams",
+            "on_exceed": "one spawn is tried again",
+        },
     ],
 }
 
@@ -1803,6 +1936,558 @@ RULES_TABLE: Final[JsonValue] = {
     ],
 }
 
+#: spec/tables/stream-v2.json as written (minus `$schema`).
+STREAM_V2_TABLE: Final[JsonValue] = {
+    "status": "implemented_extension",
+    "launch": {
+        "flag": "--stream",
+        "position": "after the configured args",
+        "shell": False,
+        "process_group": "new",
+        "children_per_stream": 1,
+    },
+    "framing_rules": [
+        {
+            "id": "stream.frame-lf",
+            "layer": "frame",
+            "summary": "Frames are separated by LF (0x0A) only. U+2028, U+2029 and U+0085 are ordinary characters inside strings and never split a frame.",
+            "on_violation": "not a violation: the definition of a frame",
+        },
+        {
+            "id": "stream.frame-cr",
+            "layer": "frame",
+            "summary": "One CR (0x0D) right before the LF is removed before the frame is parsed; writers never emit it. Any other CR is JSON whitespace between tokens, or json.syntax inside a string.",
+            "on_violation": "not a violation: tolerated on read",
+        },
+        {
+            "id": "stream.empty-frame",
+            "layer": "frame",
+            "summary": "An empty line (LF right after LF, or a lone CR before LF) is not a frame.",
+            "on_violation": "framing violation: the stream ends",
+        },
+        {
+            "id": "stream.frame-too-large",
+            "layer": "frame",
+            "summary": "The bytes of the current frame since the last LF (the CR included) exceed max_frame_bytes. Exactly max_frame_bytes passes; the byte after it fails as soon as it arrives, whatever the chunking, and nothing more is buffered.",
+            "on_violation": "framing violation: the stream ends (failure variant stream_frame_too_large)",
+        },
+        {
+            "id": "stream.unterminated-frame",
+            "layer": "frame",
+            "summary": "stdout reached EOF after some bytes of a frame without its LF.",
+            "on_violation": "framing violation: the stream ends",
+        },
+        {
+            "id": "stream.json",
+            "layer": "json",
+            "summary": "The frame's bytes (without LF and the optional CR) are judged as one strict JSON document with the json.* rules of spec/tables/document-rules.json (json.bom, json.utf8, json.syntax, json.trailing-data, json.duplicate-key, json.max-depth, json.lone-surrogate, json.number-range); the issue names that json.* rule. A log line or a start-up banner is json.syntax.",
+            "on_violation": "framing violation: the stream ends; never skipped silently",
+        },
+        {
+            "id": "stream.batch",
+            "layer": "envelope",
+            "summary": "A top-level JSON array (a JSON-RPC batch) is refused; this binding has no batches.",
+            "on_violation": "framing violation: the stream ends",
+        },
+        {
+            "id": "stream.not-object",
+            "layer": "envelope",
+            "summary": "The top-level value is not a JSON object (a string, number, boolean or null).",
+            "on_violation": "framing violation: the stream ends",
+        },
+        {
+            "id": "stream.jsonrpc",
+            "layer": "envelope",
+            "summary": "The member jsonrpc is missing or is not exactly the string \"2.0\".",
+            "on_violation": "framing violation: the stream ends",
+        },
+        {
+            "id": "stream.frame-kind",
+            "layer": "envelope",
+            "summary": "The members fit none of the four closed frame kinds (request, notification, success reply, error reply): an unknown member, both result and error, a reply without an id, method together with result or error.",
+            "on_violation": "framing violation: the stream ends",
+        },
+        {
+            "id": "stream.id",
+            "layer": "envelope",
+            "summary": "An id that is not a string of 1..128 characters or an integer 0..2^53-1 written as a plain integer (null, 1.5, 1e2, -0, -1, true, an object, an empty string).",
+            "on_violation": "framing violation: the stream ends (an error reply with id null included)",
+        },
+        {
+            "id": "stream.method",
+            "layer": "envelope",
+            "summary": "method is not a string of 1..256 characters, or starts with the reserved prefix rpc.",
+            "on_violation": "framing violation: the stream ends",
+        },
+        {
+            "id": "stream.params",
+            "layer": "envelope",
+            "summary": "params is present and is not a JSON object (by-position arrays are not used).",
+            "on_violation": "framing violation: the stream ends",
+        },
+        {
+            "id": "stream.error-object",
+            "layer": "envelope",
+            "summary": "error is not a closed object {code: integer -2^53+1..2^53-1, message: string of at most 65536 characters, data?: any JSON}.",
+            "on_violation": "framing violation: the stream ends",
+        },
+        {
+            "id": "stream.duplicate-request-id",
+            "layer": "correlation",
+            "summary": "The peer sends a request whose id equals one of its own requests still unanswered.",
+            "on_violation": "not a violation: answered with -32600 and that id; the first request keeps running",
+        },
+        {
+            "id": "stream.request-flood",
+            "layer": "correlation",
+            "summary": "The peer has more than max_client_requests_in_flight of its own requests unanswered.",
+            "on_violation": "framing violation: the stream ends",
+        },
+    ],
+    "frames": [
+        {
+            "kind": "request",
+            "schema": "schemas/stream/jsonrpc-request.schema.json",
+            "members": [
+                "jsonrpc",
+                "id",
+                "method",
+                "params",
+            ],
+            "required": [
+                "jsonrpc",
+                "id",
+                "method",
+            ],
+            "reply": "exactly one success or error reply with the same id",
+        },
+        {
+            "kind": "notification",
+            "schema": "schemas/stream/jsonrpc-notification.schema.json",
+            "members": [
+                "jsonrpc",
+                "method",
+                "params",
+            ],
+            "required": [
+                "jsonrpc",
+                "method",
+            ],
+            "reply": "never",
+        },
+        {
+            "kind": "success_reply",
+            "schema": "schemas/stream/jsonrpc-success-reply.schema.json",
+            "members": [
+                "jsonrpc",
+                "id",
+                "result",
+            ],
+            "required": [
+                "jsonrpc",
+                "id",
+                "result",
+            ],
+            "reply": "never",
+        },
+        {
+            "kind": "error_reply",
+            "schema": "schemas/stream/jsonrpc-error-reply.schema.json",
+            "members": [
+                "jsonrpc",
+                "id",
+                "error",
+            ],
+            "required": [
+                "jsonrpc",
+                "id",
+                "error",
+            ],
+            "reply": "never",
+        },
+    ],
+    "ids": {
+        "types": [
+            "string",
+            "integer",
+        ],
+        "string_max_length": 128,
+        "integer_minimum": 0,
+        "integer_maximum": 9007199254740991,
+        "comparison": "type and value exactly: the string \"7\" and the integer 7 are different ids; strings compare code unit by code unit",
+        "host_ids": "decimal strings \"1\", \"2\", ... counted per StreamInvoker, never reused, also not across respawns",
+        "client_ids": "any allowed id; unique among the client's own unanswered requests",
+    },
+    "host_to_client": {
+        "event_method_prefix": "event/",
+        "params": "DispatchEnvelope",
+        "result": "CallbackResponse",
+        "params_decision": "params is the whole DispatchEnvelope, exactly the document v1 writes to stdin: the CallbackRequest at params.request and the PayloadEnvelope bodies its payload_refs name at params.payloads. CALLBACK-001 §C names CallbackRequest as params, but a CallbackRequest alone cannot carry payload bodies; carrying them in other frames would add ordering and correlation state for no gain, and the envelope lets a client decode v1 and v2 with one strict decoder and the same rule ids.",
+        "request_or_notification": "the stream_v2 column of spec/tables/event-vocabulary.json: request events get an id and one reply; notification events get no id and no reply; never_sent events (receipt.emitted) are refused before anything is written",
+        "outstanding": "requests are pipelined: several may be outstanding; the client may answer them in any order",
+    },
+    "cancel": {
+        "method": "lifeloop/cancel",
+        "direction": "host_to_client",
+        "kind": "notification",
+        "params": {
+            "id": "the id of the cancelled event request (same type and value)",
+            "reason": "timeout",
+        },
+        "extension": True,
+        "semantics": "Sent once when an event request's deadline expires. The host has already settled the event as timeout; the client SHOULD stop working on it and SHOULD NOT reply; a reply that still comes is discarded and counted. A cancel for an id the client does not know (already answered) is ignored. The stream stays open.",
+        "why": "JSON-RPC 2.0 leaves cancellation undefined. LSP's $/cancelRequest still requires a reply and MCP's notifications/cancelled lives in MCP's namespace; a notification in our own lifeloop/ namespace cannot collide with event/<kind> methods or the client-initiated command groups, and a host that has already given up needs no acknowledgement.",
+    },
+    "client_to_host": {
+        "method_rule": "<stream_v2_method_prefix><command> of spec/tables/client-initiated-commands.json (e.g. continuation/put)",
+        "params_rule": "one member per CLI flag: the flag without -- and with - turned into _ (--thread -> thread, --ttl-s -> ttl_s); a blob on stdin becomes blob_base64 (RFC 4648 base64 with padding); closed: unknown members are -32602",
+        "result_rule": "the CLI's JSON stdout members (result_fields); a blob on stdout becomes blob_base64 next to the metadata members",
+        "error_rule": "a failed command is an error reply: code from error_codes for the CLI error name, data {\"error\": <name>, ...the error's fields}",
+        "until_available": "Until a handler for the method is registered (the continuation store, issue 11), the host answers -32000 not_available with data {\"error\": \"not_available\", \"method\": <method>}; never silence.",
+        "unknown_method": "-32601 method_not_found with data {\"method\": <method>}",
+        "notifications": "a client notification is never answered; the host discards and counts it",
+    },
+    "reverse_methods": [
+        {
+            "method": "continuation/put",
+            "group": "continuation",
+            "command": "put",
+            "params": [
+                {
+                    "name": "thread",
+                    "flag": "--thread",
+                    "required": True,
+                    "value": "identifier",
+                },
+                {
+                    "name": "key",
+                    "flag": "--key",
+                    "required": True,
+                    "value": "identifier",
+                },
+                {
+                    "name": "client_id",
+                    "flag": "--client-id",
+                    "required": False,
+                    "value": "identifier",
+                },
+                {
+                    "name": "ttl_s",
+                    "flag": "--ttl-s",
+                    "required": False,
+                    "value": "unsigned_integer",
+                },
+                {
+                    "name": "blob_base64",
+                    "flag": None,
+                    "required": True,
+                    "value": "base64",
+                },
+            ],
+            "result": [
+                "status",
+                "written_at_epoch_s",
+            ],
+        },
+        {
+            "method": "continuation/get",
+            "group": "continuation",
+            "command": "get",
+            "params": [
+                {
+                    "name": "thread",
+                    "flag": "--thread",
+                    "required": True,
+                    "value": "identifier",
+                },
+                {
+                    "name": "key",
+                    "flag": "--key",
+                    "required": True,
+                    "value": "identifier",
+                },
+                {
+                    "name": "require_client_id",
+                    "flag": "--require-client-id",
+                    "required": False,
+                    "value": "identifier",
+                },
+            ],
+            "result": [
+                "blob_base64",
+                "client_id",
+                "ttl_s",
+                "written_at_epoch_s",
+            ],
+        },
+        {
+            "method": "continuation/drop",
+            "group": "continuation",
+            "command": "drop",
+            "params": [
+                {
+                    "name": "thread",
+                    "flag": "--thread",
+                    "required": True,
+                    "value": "identifier",
+                },
+                {
+                    "name": "key",
+                    "flag": "--key",
+                    "required": True,
+                    "value": "identifier",
+                },
+                {
+                    "name": "require_client_id",
+                    "flag": "--require-client-id",
+                    "required": False,
+                    "value": "identifier",
+                },
+            ],
+            "result": [
+                "status",
+            ],
+        },
+        {
+            "method": "continuation/list",
+            "group": "continuation",
+            "command": "list",
+            "params": [
+                {
+                    "name": "thread",
+                    "flag": "--thread",
+                    "required": True,
+                    "value": "identifier",
+                },
+            ],
+            "result": [
+                "keys",
+                "thread",
+            ],
+        },
+        {
+            "method": "continuation/drop-thread",
+            "group": "continuation",
+            "command": "drop-thread",
+            "params": [
+                {
+                    "name": "thread",
+                    "flag": "--thread",
+                    "required": True,
+                    "value": "identifier",
+                },
+            ],
+            "result": [
+                "dropped_count",
+                "status",
+            ],
+        },
+    ],
+    "error_codes": [
+        {
+            "code": -32700,
+            "name": "parse_error",
+            "origin": "jsonrpc",
+            "failure_class": "invalid_request",
+            "canonical": False,
+            "meaning": "Standard. Never sent by this host: a frame that does not parse ends the stream instead (its reply would need id null).",
+        },
+        {
+            "code": -32600,
+            "name": "invalid_request",
+            "origin": "jsonrpc",
+            "failure_class": "invalid_request",
+            "canonical": True,
+            "meaning": "Standard. A well-formed request the receiver refuses, e.g. a duplicate unanswered request id (stream.duplicate-request-id).",
+        },
+        {
+            "code": -32601,
+            "name": "method_not_found",
+            "origin": "jsonrpc",
+            "failure_class": "capability_unsupported",
+            "canonical": False,
+            "meaning": "Standard. The method is unknown to the receiver (a client that does not know an event kind; a host method that does not exist).",
+        },
+        {
+            "code": -32602,
+            "name": "invalid_params",
+            "origin": "jsonrpc",
+            "failure_class": "invalid_request",
+            "canonical": False,
+            "meaning": "Standard. params break the method's closed shape (a missing, unknown or mistyped member, bad base64).",
+        },
+        {
+            "code": -32603,
+            "name": "internal_error",
+            "origin": "jsonrpc",
+            "failure_class": "internal_error",
+            "canonical": True,
+            "meaning": "Standard. The receiver failed unexpectedly while handling the request.",
+        },
+        {
+            "code": -32000,
+            "name": "not_available",
+            "origin": "lifeloop-callback",
+            "failure_class": "capability_unsupported",
+            "canonical": True,
+            "meaning": "The method exists but the host has no implementation configured for it yet (e.g. continuation/* before a continuation store is plugged in).",
+        },
+        {
+            "code": -32001,
+            "name": "timeout",
+            "origin": "lifeloop-callback",
+            "failure_class": "timeout",
+            "canonical": True,
+            "meaning": "The operation exceeded its deadline.",
+        },
+        {
+            "code": -32002,
+            "name": "transport_error",
+            "origin": "lifeloop-callback",
+            "failure_class": "transport_error",
+            "canonical": True,
+            "meaning": "A transport behind the receiver failed.",
+        },
+        {
+            "code": -32003,
+            "name": "payload_too_large",
+            "origin": "lifeloop-callback",
+            "failure_class": "payload_too_large",
+            "canonical": True,
+            "meaning": "A payload or blob exceeds a size limit.",
+        },
+        {
+            "code": -32004,
+            "name": "adapter_unavailable",
+            "origin": "lifeloop-callback",
+            "failure_class": "adapter_unavailable",
+            "canonical": True,
+            "meaning": "The selected adapter cannot be reached or loaded.",
+        },
+        {
+            "code": -32005,
+            "name": "capability_degraded",
+            "origin": "lifeloop-callback",
+            "failure_class": "capability_degraded",
+            "canonical": True,
+            "meaning": "A previously available capability is now weaker or absent.",
+        },
+        {
+            "code": -32006,
+            "name": "placement_unavailable",
+            "origin": "lifeloop-callback",
+            "failure_class": "placement_unavailable",
+            "canonical": True,
+            "meaning": "No acceptable payload placement can be satisfied.",
+        },
+        {
+            "code": -32007,
+            "name": "payload_rejected",
+            "origin": "lifeloop-callback",
+            "failure_class": "payload_rejected",
+            "canonical": True,
+            "meaning": "A payload was rejected for lifecycle or transport reasons.",
+        },
+        {
+            "code": -32008,
+            "name": "identity_unavailable",
+            "origin": "lifeloop-callback",
+            "failure_class": "identity_unavailable",
+            "canonical": True,
+            "meaning": "Required harness identity fields cannot be observed.",
+        },
+        {
+            "code": -32009,
+            "name": "operator_required",
+            "origin": "lifeloop-callback",
+            "failure_class": "operator_required",
+            "canonical": True,
+            "meaning": "Manual setup, approval or intervention is required.",
+        },
+        {
+            "code": -32010,
+            "name": "state_conflict",
+            "origin": "lifeloop-callback",
+            "failure_class": "state_conflict",
+            "canonical": True,
+            "meaning": "Correlation or idempotency state conflicted.",
+        },
+        {
+            "code": -32020,
+            "name": "not_found",
+            "origin": "lifeloop-callback",
+            "failure_class": "state_conflict",
+            "canonical": False,
+            "meaning": "Command error not_found (client-initiated commands): no such entry.",
+        },
+        {
+            "code": -32021,
+            "name": "client_id_mismatch",
+            "origin": "lifeloop-callback",
+            "failure_class": "state_conflict",
+            "canonical": False,
+            "meaning": "Command error client_id_mismatch: the entry was written by another client.",
+        },
+        {
+            "code": -32022,
+            "name": "blob_too_large",
+            "origin": "lifeloop-callback",
+            "failure_class": "payload_too_large",
+            "canonical": False,
+            "meaning": "Command error blob_too_large: the blob exceeds the store's limit.",
+        },
+        {
+            "code": -32023,
+            "name": "invalid_identifier",
+            "origin": "lifeloop-callback",
+            "failure_class": "invalid_request",
+            "canonical": False,
+            "meaning": "Command error invalid_identifier: a thread, key or client id breaks the identifier pattern.",
+        },
+        {
+            "code": -32024,
+            "name": "storage_failure",
+            "origin": "lifeloop-callback",
+            "failure_class": "internal_error",
+            "canonical": False,
+            "meaning": "Command error storage_failure: the store could not read or write.",
+        },
+    ],
+    "shutdown": {
+        "trigger": "StreamInvoker.close(), and the end of a stream after a violation, an exit, stdout closing or too many consecutive timeouts",
+        "steps": [
+            {
+                "step": "end_stdin",
+                "action": "stop writing and end the client's stdin (EOF); keep reading stdout and stderr, so replies to pending events still count",
+                "wait_limit": "stream_close_grace_ms",
+            },
+            {
+                "step": "sigterm",
+                "action": "when the child has not exited: SIGTERM to its process group",
+                "wait_limit": "stream_term_grace_ms",
+            },
+            {
+                "step": "sigkill",
+                "action": "when it has still not exited: SIGKILL to the group and destroy the pipes (a descendant holding them cannot delay the host)",
+                "wait_limit": "kill_grace_ms",
+            },
+            {
+                "step": "reap",
+                "action": "wait for the exit (not for pipe EOF), SIGKILL whatever is left of the group, untrack it; close() resolves",
+                "wait_limit": None,
+            },
+        ],
+        "after_violation": "a framing violation, stdout closing, or the consecutive-timeout bound skips end_stdin: SIGTERM, then SIGKILL after kill_grace_ms",
+        "client_exit": "a client runner exits within stream_client_exit_ms of stdin EOF, SIGTERM, SIGINT or SIGHUP; pending handlers' replies are not awaited",
+    },
+    "respawn": {
+        "when": "the next event after the stream ended (violation, exit, stdout closed, consecutive timeouts) spawns a new child; the events pending on the old stream have already failed",
+        "consecutive_timeouts": "after stream_max_consecutive_timeouts timeouts with no reply in between, the host ends the stream (the client is presumed stuck)",
+        "storm_bound": "after stream_max_failed_spawns streams in a row ended without one valid reply, no child is spawned for stream_respawn_cooldown_ms: events in that time fail at once with stream_respawn_limited; after it one spawn is tried, and a success (one valid reply) resets the count",
+        "close": "after close() nothing is respawned; invoke() fails with stream_closed",
+    },
+}
+
 #: spec/tables/subprocess-failure-mapping.json as written (minus `$schema`).
 SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
     "variants": [
@@ -1814,6 +2499,7 @@ SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
             "transports": [
                 "subprocess_v1",
                 "in_process",
+                "stream_v2",
             ],
             "stage": "guard",
             "when": "The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced.",
@@ -1826,6 +2512,7 @@ SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
             "transports": [
                 "subprocess_v1",
                 "in_process",
+                "stream_v2",
             ],
             "stage": "validate_request",
             "when": "The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.",
@@ -1839,6 +2526,7 @@ SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
             "transports": [
                 "subprocess_v1",
                 "in_process",
+                "stream_v2",
             ],
             "stage": "serialize",
             "when": "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered.",
@@ -1851,6 +2539,7 @@ SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
             "transports": [
                 "subprocess_v1",
                 "in_process",
+                "stream_v2",
             ],
             "stage": "serialize",
             "when": "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned or called.",
@@ -1863,6 +2552,7 @@ SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
             "reference_variant": "Spawn",
             "transports": [
                 "subprocess_v1",
+                "stream_v2",
             ],
             "stage": "spawn",
             "when": "The program cannot be started: not found, not executable, permission denied, fork failure.",
@@ -1874,6 +2564,7 @@ SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
             "reference_variant": "WriteRequest",
             "transports": [
                 "subprocess_v1",
+                "stream_v2",
             ],
             "stage": "write",
             "when": "Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure).",
@@ -1932,6 +2623,7 @@ SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
             "transports": [
                 "subprocess_v1",
                 "in_process",
+                "stream_v2",
             ],
             "stage": "validate_response",
             "when": "The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class.",
@@ -1956,9 +2648,94 @@ SUBPROCESS_FAILURE_MAPPING_TABLE: Final[JsonValue] = {
             "transports": [
                 "subprocess_v1",
                 "in_process",
+                "stream_v2",
             ],
             "stage": "deadline",
             "when": "The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time.",
+        },
+        {
+            "variant": "stream_framing",
+            "failure_class": "invalid_request",
+            "origin": "lifeloop-callback",
+            "reference_variant": None,
+            "transports": [
+                "stream_v2",
+            ],
+            "stage": "parse",
+            "when": "A frame from the client broke a framing rule of spec/tables/stream-v2.json (stream.* or, through stream.json, a json.* rule): a log line, an empty line, a batch, an unknown member, a bad id. The host ends the stream and every pending event fails; issues carry the rule id and the detail quotes the frame's first bytes.",
+            "reason": "The stream has no v1 counterpart; like parse_response it says the client wrote bytes that are not the protocol, and it names the stream rule.",
+        },
+        {
+            "variant": "stream_frame_too_large",
+            "failure_class": "transport_error",
+            "origin": "lifeloop-callback",
+            "reference_variant": None,
+            "transports": [
+                "stream_v2",
+            ],
+            "stage": "read",
+            "when": "A frame from the client grew past limits.max_frame_bytes without its LF (rule stream.frame-too-large); the host stops reading at that byte, ends the stream, and every pending event fails.",
+            "reason": "Same class as response_too_large: an oversized output is a transport failure, and the host never buffers more than the limit.",
+        },
+        {
+            "variant": "stream_exit",
+            "failure_class": "transport_error",
+            "origin": "lifeloop-callback",
+            "reference_variant": None,
+            "transports": [
+                "stream_v2",
+            ],
+            "stage": "exit",
+            "when": "The stream's client exited (any code) or was killed by a signal while the event was pending. Carries the exit code or signal and the stderr tail.",
+            "reason": "A long-lived client must not exit while an event is pending; like non_zero_exit the exit is the transport's failure.",
+        },
+        {
+            "variant": "stream_stdout_closed",
+            "failure_class": "transport_error",
+            "origin": "lifeloop-callback",
+            "reference_variant": None,
+            "transports": [
+                "stream_v2",
+            ],
+            "stage": "read",
+            "when": "The client closed its stdout (EOF) while still running; the host ends the stream (SIGTERM, SIGKILL) and every pending event fails.",
+            "reason": "Without stdout no reply can come; waiting for the deadline would only delay the failure.",
+        },
+        {
+            "variant": "error_reply",
+            "failure_class": "internal_error",
+            "origin": "lifeloop-callback",
+            "reference_variant": None,
+            "transports": [
+                "stream_v2",
+            ],
+            "stage": "validate_response",
+            "when": "The client answered the event with a JSON-RPC error reply instead of a result. The failure class is the one spec/tables/stream-v2.json error_codes gives for the code (e.g. -32601 capability_unsupported); this row's class applies to codes the table does not list. The detail carries the code and message.",
+            "reason": "CALLBACK-001 §C allows an error reply; its code says what went wrong, so the class comes from the error-code table.",
+        },
+        {
+            "variant": "stream_respawn_limited",
+            "failure_class": "transport_error",
+            "origin": "lifeloop-callback",
+            "reference_variant": None,
+            "transports": [
+                "stream_v2",
+            ],
+            "stage": "spawn",
+            "when": "limits.stream_max_failed_spawns streams in a row ended without a valid reply; during limits.stream_respawn_cooldown_ms no child is spawned and the event fails at once.",
+            "reason": "Bounds respawning against a client that dies at start-up (no respawn storm).",
+        },
+        {
+            "variant": "stream_closed",
+            "failure_class": "internal_error",
+            "origin": "lifeloop-callback",
+            "reference_variant": None,
+            "transports": [
+                "stream_v2",
+            ],
+            "stage": "guard",
+            "when": "invoke() was called after close() (or while it runs); nothing is written or spawned.",
+            "reason": "A host bug rather than a client failure; a result instead of a throw keeps the invoker contract (never throws).",
         },
     ],
 }
@@ -2025,11 +2802,12 @@ TRANSPORT_MODES_TABLE: Final[JsonValue] = {
         {
             "mode": "stream_v2",
             "title": "Stream callbacks (v2)",
-            "status": "proposed",
+            "status": "implemented",
             "cross_language": True,
-            "framing": "one long-lived child; JSON-RPC 2.0 messages over stdio; method event/<event>; params CallbackRequest, result CallbackResponse",
-            "deadline": "not specified yet",
-            "implementation": None,
+            "framing": "one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names",
+            "deadline": "required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms",
+            "implementation": "runtime/stream/invoker.ts",
+            "reference_status": "The reference (lifeloop-cli 0.5.0) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope).",
         },
     ],
 }
@@ -2065,6 +2843,7 @@ SPEC_TABLES: Final[Mapping[str, JsonValue]] = {
     "receipt-emitted-guard": RECEIPT_EMITTED_GUARD_TABLE,
     "reference-differences": REFERENCE_DIFFERENCES_TABLE,
     "rules": RULES_TABLE,
+    "stream-v2": STREAM_V2_TABLE,
     "subprocess-failure-mapping": SUBPROCESS_FAILURE_MAPPING_TABLE,
     "subprocess-wire-framing": SUBPROCESS_WIRE_FRAMING_TABLE,
     "transport-modes": TRANSPORT_MODES_TABLE,

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // frameKind is what a stream frame is (spec/stream-mode.md, frame schemas).
@@ -18,6 +20,19 @@ const (
 	frameSuccess
 	frameError
 )
+
+// String names the kind as the stream-v2 table does.
+func (k frameKind) String() string {
+	switch k {
+	case frameRequest:
+		return "request"
+	case frameNotification:
+		return "notification"
+	case frameSuccess:
+		return "success_reply"
+	}
+	return "error_reply"
+}
 
 // streamFrame is one decoded frame. id is nil for a notification.
 type streamFrame struct {
@@ -32,7 +47,8 @@ type streamFrame struct {
 }
 
 // FramingError is a line that is not exactly one JSON-RPC 2.0 frame: Rule is the stable rule id
-// (a stream.* framing rule or the json.* parse rule), Message says why.
+// (a stream.* framing rule of spec/tables/stream-v2.json, or the json.* rule the strict parser
+// names for stream.json), Message says why.
 type FramingError struct {
 	Rule    string
 	Message string
@@ -45,9 +61,6 @@ func framing(rule, format string, args ...any) *FramingError {
 	return &FramingError{Rule: rule, Message: fmt.Sprintf(format, args...)}
 }
 
-// maxSafeID is the largest integer id (2^53-1).
-const maxSafeID = 1<<53 - 1
-
 // idKey is the correlation key of an id: type and value compared exactly ("7" is not 7).
 func idKey(id *node) string {
 	if id.kind == kindString {
@@ -56,16 +69,23 @@ func idKey(id *node) string {
 	return "n" + id.str
 }
 
-// frameMembers are the members a frame may have.
-var frameMembers = map[string]bool{"jsonrpc": true, "id": true, "method": true, "params": true, "result": true, "error": true}
+// The members of each frame kind (schemas/stream/jsonrpc-*.schema.json).
+var (
+	requestMembers = map[string]bool{"jsonrpc": true, "id": true, "method": true, "params": true}
+	successMembers = map[string]bool{"jsonrpc": true, "id": true, "result": true}
+	errorMembers   = map[string]bool{"jsonrpc": true, "id": true, "error": true}
+)
 
-// decodeFrame strictly decodes one frame (the bytes of a line, LF removed).
+// decodeFrame strictly decodes one frame: the bytes of a line, LF removed. The checks run in the
+// order of spec/stream-protocol.md: one trailing CR stripped (stream.frame-cr), stream.empty-frame,
+// the json.* rules, stream.batch, stream.not-object, stream.jsonrpc, stream.frame-kind, stream.id,
+// stream.method, stream.params, stream.error-object; the first failing one is reported.
 func decodeFrame(line []byte) (*streamFrame, *FramingError) {
-	if len(line) == 0 {
-		return nil, framing(RuleStreamEmptyLine, "empty line (a frame is one JSON object)")
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
 	}
-	if line[len(line)-1] == '\r' {
-		return nil, framing(RuleStreamCR, "the frame ends with CR (0x0D); frames end with LF only")
+	if len(line) == 0 {
+		return nil, framing(ruleStreamEmptyFrame, "empty line (a frame is one JSON object)")
 	}
 	root, _, issue := parseDocument(line, DocumentLimits{MaxBytes: math.MaxInt, MaxDepth: LimitMaxDepth + 1})
 	if issue != nil {
@@ -74,103 +94,110 @@ func decodeFrame(line []byte) (*streamFrame, *FramingError) {
 	switch root.kind {
 	case kindObject:
 	case kindArray:
-		return nil, framing(RuleStreamBatch, "a JSON array (a batch); batches are not part of stream mode")
+		return nil, framing(ruleStreamBatch, "a JSON array (a batch); this binding has no batches")
 	default:
-		return nil, framing(RuleStreamNotObject, "a JSON %s, not an object", kindWord(root.kind))
-	}
-	for _, k := range root.keys {
-		if !frameMembers[k] {
-			return nil, framing(RuleStreamUnknownMember, "unknown member %q", k)
-		}
+		return nil, framing(ruleStreamNotObject, "a JSON %s, not an object", kindWord(root.kind))
 	}
 	if v, ok := root.get("jsonrpc"); !ok || v.kind != kindString || v.str != "2.0" {
-		return nil, framing(RuleStreamVersion, `member "jsonrpc" must be the string "2.0"`)
+		return nil, framing(ruleStreamJSONRPC, `member "jsonrpc" must be the string "2.0"`)
 	}
 	f := &streamFrame{}
 	id, hasID := root.get("id")
+	method, hasMethod := root.get("method")
+	_, hasResult := root.get("result")
+	_, hasError := root.get("error")
+	members := requestMembers
+	switch {
+	case hasMethod:
+		f.kind = frameNotification
+		if hasID {
+			f.kind = frameRequest
+		}
+	case hasResult && !hasError && hasID:
+		f.kind, members = frameSuccess, successMembers
+	case hasError && !hasResult && hasID:
+		f.kind, members = frameError, errorMembers
+	default:
+		return nil, framing(ruleStreamFrameKind, "the members fit no frame kind (a reply needs an id and exactly one of result and error; a request or notification needs method)")
+	}
+	for _, k := range root.keys {
+		if !members[k] {
+			return nil, framing(ruleStreamFrameKind, "member %q does not belong in a %s", k, f.kind)
+		}
+	}
 	if hasID {
 		if err := checkID(id); err != nil {
 			return nil, err
 		}
 		f.id = id
 	}
-	method, hasMethod := root.get("method")
-	result, hasResult := root.get("result")
-	errorObject, hasError := root.get("error")
-	params, hasParams := root.get("params")
-	switch {
-	case hasMethod:
-		if hasResult || hasError {
-			return nil, framing(RuleStreamNotFrame, `a request has no "result" or "error"`)
-		}
-		if method.kind != kindString {
-			return nil, framing(RuleStreamNotFrame, `member "method" must be a string`)
+	switch f.kind {
+	case frameRequest, frameNotification:
+		if method.kind != kindString || method.str == "" || utf8.RuneCountInString(method.str) > streamMethodMaxLength || strings.HasPrefix(method.str, streamReservedPrefix) {
+			return nil, framing(ruleStreamMethod, "method must be a string of 1..%d characters not starting with %q", streamMethodMaxLength, streamReservedPrefix)
 		}
 		f.method = method.str
-		f.kind = frameNotification
-		if hasID {
-			f.kind = frameRequest
-		}
-		if hasParams {
+		if params, ok := root.get("params"); ok {
 			if params.kind != kindObject {
-				return nil, framing(RuleStreamNotFrame, `member "params" must be an object`)
+				return nil, framing(ruleStreamParams, `member "params" must be an object`)
 			}
 			f.params = params
 		}
-	case hasParams:
-		return nil, framing(RuleStreamNotFrame, `"params" without "method"`)
-	case hasResult == hasError:
-		return nil, framing(RuleStreamNotFrame, `a reply has exactly one of "result" and "error"`)
-	case !hasID:
-		return nil, framing(RuleStreamNotFrame, `a reply has an "id"`)
-	case hasResult:
-		f.kind = frameSuccess
-		f.result = result
-	default:
-		f.kind = frameError
-		if err := f.readError(errorObject); err != nil {
+	case frameSuccess:
+		f.result, _ = root.get("result")
+	case frameError:
+		e, _ := root.get("error")
+		if err := f.readError(e); err != nil {
 			return nil, err
 		}
 	}
 	return f, nil
 }
 
-// checkID accepts a string or an integer number in [0, 2^53-1] written without fraction or exponent.
+// checkID accepts a string of 1..128 characters or an integer 0..2^53-1 written as a plain
+// integer (spec/tables/stream-v2.json ids).
 func checkID(id *node) *FramingError {
+	ids := SpecStreamV2.IDs
 	switch id.kind {
 	case kindString:
-		return nil
+		if n := utf8.RuneCountInString(id.str); n >= 1 && int64(n) <= ids.StringMaxLength {
+			return nil
+		}
+		return framing(ruleStreamID, "a string id has 1..%d characters", ids.StringMaxLength)
 	case kindNumber:
 		if !id.nonInteger {
-			if v, err := strconv.ParseUint(id.str, 10, 64); err == nil && v <= maxSafeID {
+			if v, err := strconv.ParseInt(id.str, 10, 64); err == nil && v >= ids.IntegerMinimum && v <= ids.IntegerMaximum && id.str != "-0" {
 				return nil
 			}
 		}
-		return framing(RuleStreamID, "id %s is not an integer from 0 to 2^53-1", id.str)
+		return framing(ruleStreamID, "id %s is not an integer from %d to %d written as a plain integer", id.str, ids.IntegerMinimum, ids.IntegerMaximum)
 	}
-	return framing(RuleStreamID, `member "id" must be a string or an integer, not %s`, kindWord(id.kind))
+	return framing(ruleStreamID, `member "id" must be a string or an integer, not %s`, kindWord(id.kind))
 }
 
 func (f *streamFrame) readError(e *node) *FramingError {
+	bad := func(format string, args ...any) *FramingError {
+		return framing(ruleStreamErrorObject, "error object: "+format, args...)
+	}
 	if e.kind != kindObject {
-		return framing(RuleStreamNotFrame, `member "error" must be an object`)
+		return bad("not an object")
 	}
 	for _, k := range e.keys {
 		if k != "code" && k != "message" && k != "data" {
-			return framing(RuleStreamUnknownMember, "unknown member %q in the error object", k)
+			return bad("unknown member %q", k)
 		}
 	}
 	code, ok := e.get("code")
 	if !ok || code.kind != kindNumber || code.nonInteger {
-		return framing(RuleStreamNotFrame, `error member "code" must be an integer`)
+		return bad(`member "code" must be an integer`)
 	}
 	v, err := strconv.ParseInt(code.str, 10, 64)
-	if err != nil {
-		return framing(RuleStreamNotFrame, "error code %s is out of range", code.str)
+	if err != nil || v < -maxSafeInteger || v > maxSafeInteger {
+		return bad("code %s is outside -(2^53-1)..2^53-1", code.str)
 	}
 	message, ok := e.get("message")
-	if !ok || message.kind != kindString {
-		return framing(RuleStreamNotFrame, `error member "message" must be a string`)
+	if !ok || message.kind != kindString || utf8.RuneCountInString(message.str) > streamMessageMaxLength {
+		return bad(`member "message" must be a string of at most %d characters`, streamMessageMaxLength)
 	}
 	f.code, f.msg = v, message.str
 	if data, ok := e.get("data"); ok {
@@ -178,6 +205,9 @@ func (f *streamFrame) readError(e *node) *FramingError {
 	}
 	return nil
 }
+
+// maxSafeInteger is 2^53-1, the bound of an error code.
+const maxSafeInteger = 1<<53 - 1
 
 func kindWord(k nodeKind) string {
 	switch k {

@@ -109,7 +109,7 @@ func TestStreamUnknownMethodAndCancel(t *testing.T) {
 	if reply := p.recv(); reply != `{"jsonrpc":"2.0","id":"h2","error":{"code":-32601,"message":"method not found: nope/nothing"}}` {
 		t.Fatalf("reply %s", reply)
 	}
-	p.send(`{"jsonrpc":"2.0","method":"` + streamMethodCancel + `","params":{"id":"h1"}}`)
+	p.send(`{"jsonrpc":"2.0","method":"` + SpecStreamV2.Cancel.Method + `","params":{"id":"h1","reason":"timeout"}}`)
 	<-release
 	p.send(eventFrame(`"h3"`))
 	// h1 was cancelled: the next frame is h3's reply, never h1's.
@@ -119,15 +119,31 @@ func TestStreamUnknownMethodAndCancel(t *testing.T) {
 }
 
 func TestStreamFramingViolationEnds(t *testing.T) {
-	for _, bad := range []string{"", "[]", `{"jsonrpc":"2.0","id":"x","method":"event/a","params":{}}` + "\r", "hello", `{"jsonrpc":"1.0","method":"x"}`, `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, `{"jsonrpc":"2.0","id":"x","result":{},"error":{"code":1,"message":""}}`} {
+	for _, c := range []struct{ frame, rule string }{
+		{"", "stream.empty-frame"},
+		{"\r", "stream.empty-frame"},
+		{"[]", "stream.batch"},
+		{"hello", "json.syntax"},
+		{`{"jsonrpc":"1.0","method":"x"}`, "stream.jsonrpc"},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"x"}`, "stream.id"},
+		{`{"jsonrpc":"2.0","id":"x","result":{},"error":{"code":1,"message":""}}`, "stream.frame-kind"},
+	} {
 		p := startStream(t, echoHandler)
-		p.send(bad)
+		p.send(c.frame)
 		if code := p.exit(); code != 1 {
-			t.Fatalf("%q: exit %d", bad, code)
+			t.Fatalf("%q: exit %d", c.frame, code)
 		}
-		if !strings.Contains(p.stderr.String(), "framing violation") {
-			t.Fatalf("%q: stderr %q", bad, p.stderr.String())
+		if want := "framing violation: " + c.rule + ":"; !strings.Contains(p.stderr.String(), want) {
+			t.Fatalf("%q: stderr %q lacks %q", c.frame, p.stderr.String(), want)
 		}
+	}
+}
+
+func TestStreamToleratesOneCRBeforeLF(t *testing.T) {
+	p := startStream(t, echoHandler)
+	p.send(eventFrame(`"h1"`) + "\r")
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h1","result":`) {
+		t.Fatalf("reply %s", reply)
 	}
 }
 

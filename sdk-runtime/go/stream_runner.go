@@ -11,26 +11,23 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
 )
 
-// StreamFlag is the argument that starts a client in stream mode (CALLBACK-001 §C): a host
-// spawns the client once with its configured args followed by this flag.
-const StreamFlag = "--stream"
-
-// StreamRequested reports whether args (os.Args[1:]) hold StreamFlag.
+// StreamRequested reports whether args (os.Args[1:]) hold the stream flag of
+// spec/tables/stream-v2.json (launch.flag, "--stream"): a host spawns a stream client once with
+// its configured args followed by that flag.
 func StreamRequested(args []string) bool {
 	for _, a := range args {
-		if a == StreamFlag {
+		if a == SpecStreamV2.Launch.Flag {
 			return true
 		}
 	}
 	return false
 }
 
-// ServeStream makes the current process a stream-mode client (transport stream_v2) and exits when
-// the stream ends: status 0 at stdin EOF (after in-flight handlers had at most the shutdown grace
-// to finish) or on SIGTERM, SIGINT or SIGHUP (at once), 1 when the host broke the framing.
+// ServeStream makes the current process a stream-mode client (transport stream_v2,
+// spec/stream-protocol.md) and exits when the stream ends: status 0 at stdin EOF or on SIGTERM,
+// SIGINT or SIGHUP (at once, running handlers are not awaited), 1 when the host broke the framing.
 //
 // stdout is reserved for frames: before serving, the wire's stdin and stdout are moved to private
 // descriptors, fd 1 is pointed at stderr and fd 0 at /dev/null, so neither a stray print (fmt.Print,
@@ -123,8 +120,8 @@ func EventDone(req CallbackRequest) <-chan struct{} {
 //   - A request for any other method gets error -32601. Replies to the client's own requests
 //     (the command helpers) are matched by id, type and value exactly; any other reply is logged
 //     and discarded.
-//   - At stdin EOF in-flight handlers get the shutdown grace, then it returns 0; when ctx ends it
-//     returns 0 at once.
+//   - At stdin EOF it returns 0 at once, and when ctx ends too; running handlers are not awaited
+//     (a client exits within limits.stream_client_exit_ms).
 //
 // Writes are serialized, one frame per Write call, so frames never interleave.
 func ServeStreamIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, handler Handler) int {
@@ -137,25 +134,13 @@ func ServeStreamIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 	c := &streamConn{out: stdout, logf: logf, events: map[string]*inflight{}, byReq: map[eventKey]*inflight{}, calls: map[string]chan callReply{}, closed: make(chan struct{})}
 	active.Store(c)
 	defer active.CompareAndSwap(c, nil)
-	var handlers sync.WaitGroup
 	readerDone := make(chan int, 1)
-	go func() { readerDone <- c.readLoop(ctx, stdin, handler, &handlers) }()
+	go func() { readerDone <- c.readLoop(ctx, stdin, handler) }()
+	// At stdin EOF (or a violation) the runner returns at once: running handlers are not awaited
+	// (spec/stream-protocol.md §Shutdown, stream_client_exit_ms); their replies could not be read.
 	var code int
 	select {
 	case code = <-readerDone:
-	case <-ctx.Done():
-		c.close()
-		return 0
-	}
-	finished := make(chan struct{})
-	go func() {
-		handlers.Wait()
-		close(finished)
-	}()
-	select {
-	case <-finished:
-	case <-time.After(streamShutdownGraceMs * time.Millisecond):
-		logf("stdin ended; in-flight handlers did not finish within %d ms, exiting anyway", streamShutdownGraceMs)
 	case <-ctx.Done():
 	}
 	c.close()
@@ -182,8 +167,8 @@ func (c *streamConn) close() {
 }
 
 // readLoop reads and dispatches frames until EOF (0) or a violation (1).
-func (c *streamConn) readLoop(ctx context.Context, stdin io.Reader, handler Handler, handlers *sync.WaitGroup) int {
-	frames := NewFrameReader(stdin, streamMaxFrameBytes)
+func (c *streamConn) readLoop(ctx context.Context, stdin io.Reader, handler Handler) int {
+	frames := NewFrameReader(stdin, LimitMaxFrameBytes)
 	for {
 		line, err := frames.Next()
 		if err != nil {
@@ -192,9 +177,9 @@ func (c *streamConn) readLoop(ctx context.Context, stdin io.Reader, handler Hand
 			case errors.Is(err, io.EOF):
 				return 0
 			case errors.As(err, &tooLarge):
-				c.logf("framing violation: %s: %v", RuleStreamTooLarge, err)
+				c.logf("framing violation: %s: %v", ruleStreamFrameTooLarge, err)
 			case errors.Is(err, ErrTruncatedFrame):
-				c.logf("framing violation: %s: %v", RuleStreamTruncated, err)
+				c.logf("framing violation: %s: %v", ruleStreamUnterminatedFrame, err)
 			default:
 				c.logf("cannot read stdin: %v", err)
 			}
@@ -205,27 +190,27 @@ func (c *streamConn) readLoop(ctx context.Context, stdin io.Reader, handler Hand
 			c.logf("framing violation: %s", violation)
 			return 1
 		}
-		c.dispatch(ctx, f, handler, handlers)
+		c.dispatch(ctx, f, handler)
 	}
 }
 
-func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handler, handlers *sync.WaitGroup) {
+func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handler) {
 	switch f.kind {
 	case frameRequest, frameNotification:
-		if event, ok := strings.CutPrefix(f.method, streamMethodEventPrefix); ok {
-			c.startEvent(ctx, f, event, handler, handlers)
+		if event, ok := strings.CutPrefix(f.method, SpecStreamV2.HostToClient.EventMethodPrefix); ok {
+			c.startEvent(ctx, f, event, handler)
 			return
 		}
 		if f.kind == frameNotification {
-			if f.method == streamMethodCancel {
+			if f.method == SpecStreamV2.Cancel.Method {
 				c.cancel(f)
 			} else {
 				c.logf("ignoring notification %q (unknown method)", f.method)
 			}
 			return
 		}
-		c.logf("answering request %q with %d (unknown method)", f.method, rpcCodeMethodNotFound)
-		c.write(errorFrame(f.id, rpcCodeMethodNotFound, fmt.Sprintf("method not found: %s", f.method)))
+		c.logf("answering request %q with %d (unknown method)", f.method, rpcMethodNotFound)
+		c.write(errorFrame(f.id, rpcMethodNotFound, fmt.Sprintf("method not found: %s", f.method)))
 	default:
 		c.mu.Lock()
 		reply, ok := c.calls[idKey(f.id)]
@@ -266,7 +251,7 @@ func (c *streamConn) cancel(f *streamFrame) {
 }
 
 // startEvent handles one event request (or notification) in its own goroutine.
-func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler, handlers *sync.WaitGroup) {
+func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler) {
 	var params []byte
 	if f.params != nil {
 		params = writeNode(nil, f.params)
@@ -277,15 +262,13 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		c.mu.Lock()
 		if _, busy := c.events[key]; busy {
 			c.mu.Unlock()
-			c.write(errorFrame(f.id, rpcCodeInvalidRequest, "id is already in use by a request being handled"))
+			c.write(errorFrame(f.id, rpcInvalidRequest, "id is already in use by a request being handled"))
 			return
 		}
 		c.events[key] = e
 		c.mu.Unlock()
 	}
-	handlers.Add(1)
 	go func() {
-		defer handlers.Done()
 		response := c.answerEvent(ctx, event, params, e, handler)
 		c.mu.Lock()
 		if f.id != nil {
@@ -316,7 +299,7 @@ func (c *streamConn) answerEvent(ctx context.Context, event string, params []byt
 		return *refusal
 	}
 	if string(envelope.Request.Event) != event {
-		return c.refuse(RuleStreamMethodEvent, fmt.Sprintf("method event/%s does not match params.request.event %q", event, envelope.Request.Event))
+		return c.refuse(runnerInvalidRequestCode, fmt.Sprintf("method event/%s does not match params.request.event %q", event, envelope.Request.Event))
 	}
 	e.key = eventKey{envelope.Request.EventID, envelope.Request.InvocationID}
 	c.mu.Lock()
@@ -338,10 +321,10 @@ func (c *streamConn) replyFrame(id *node, response CallbackResponse) []byte {
 		data, _ = EncodeCallbackResponse(FailedResponse(runnerHandlerClass))
 	}
 	frame := successFrame(id, data)
-	if len(frame)-1 > streamMaxFrameBytes {
-		message := fmt.Sprintf("the reply frame is %d bytes, over the maximum frame size (%d bytes)", len(frame)-1, streamMaxFrameBytes)
+	if len(frame)-1 > LimitMaxFrameBytes {
+		message := fmt.Sprintf("the reply frame is %d bytes, over the maximum frame size (%d bytes)", len(frame)-1, LimitMaxFrameBytes)
 		c.logf("the handler's response is invalid: %s", message)
-		data, _ = EncodeCallbackResponse(failedWithWarning(runnerHandlerClass, RuleStreamTooLarge, message))
+		data, _ = EncodeCallbackResponse(failedWithWarning(runnerHandlerClass, ruleStreamFrameTooLarge, message))
 		frame = successFrame(id, data)
 	}
 	return frame

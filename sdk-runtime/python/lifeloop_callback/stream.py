@@ -31,14 +31,12 @@ import os
 import signal
 import sys
 import threading
-import time
 import types
 from typing import (
     IO,
     Any,
     Callable,
     Dict,
-    List,
     Mapping,
     Optional,
     Sequence,
@@ -57,35 +55,63 @@ from .runner import (
     failure_response,
 )
 from .runner_outcomes import HANDLER_CLASS, REJECT_CLASS
-from .spec import CLIENT_INITIATED_COMMANDS_TABLE, LIMIT_MAX_DEPTH
+from .spec import (
+    CLIENT_INITIATED_COMMANDS_TABLE,
+    FAILURE_VARIANT_INVALID_REQUEST,
+    LIMIT_MAX_DEPTH,
+    LIMIT_MAX_FRAME_BYTES,
+    STREAM_V2_TABLE,
+)
 from .strict_json import parse_strict_json
 from .wire import CallbackRequest
 
-# PROVISIONAL (issue-10 part B): stream-mode facts part A's spec owns (spec/stream-mode.md); each is
-# replaced by the generated constant once it lands. See /work/coord/stream-questions.txt.
-STREAM_FLAG = "--stream"
-METHOD_EVENT_PREFIX = "event/"
-METHOD_CANCEL = "lifeloop/cancel"
-MAX_FRAME_BYTES = 4 * 1024 * 1024
-SHUTDOWN_GRACE_S = 0.5
-RPC_METHOD_NOT_FOUND = -32601
-RPC_INVALID_REQUEST = -32600
-RULE_EMPTY_LINE = "stream.empty-line"
-RULE_CR = "stream.cr"
-RULE_BATCH = "stream.batch"
-RULE_NOT_OBJECT = "stream.not-object"
-RULE_UNKNOWN_MEMBER = "stream.unknown-member"
-RULE_VERSION = "stream.jsonrpc-version"
-RULE_NOT_FRAME = "stream.not-a-frame"
-RULE_ID = "stream.id"
-RULE_TOO_LARGE = "stream.max-frame-bytes"
-RULE_TRUNCATED = "stream.truncated"
-RULE_METHOD_EVENT = "stream.method-event"
+_TABLE: Any = STREAM_V2_TABLE
+
+
+def _rule(rule_id: str) -> str:
+    """``rule_id`` when it is a framing rule of spec/tables/stream-v2.json (else an import error)."""
+    if not any(rule["id"] == rule_id for rule in _TABLE["framing_rules"]):
+        raise LookupError(f"{rule_id!r} is not a framing rule of spec/tables/stream-v2.json")
+    return rule_id
+
+
+def _code(name: str) -> int:
+    """The JSON-RPC code of an error name of spec/tables/stream-v2.json."""
+    for row in _TABLE["error_codes"]:
+        if row["name"] == name:
+            return int(row["code"])
+    raise LookupError(f"{name!r} is not an error name of spec/tables/stream-v2.json")
+
+
+#: The argument that starts a client in stream mode (launch.flag).
+STREAM_FLAG: str = _TABLE["launch"]["flag"]
+METHOD_EVENT_PREFIX: str = _TABLE["host_to_client"]["event_method_prefix"]
+METHOD_CANCEL: str = _TABLE["cancel"]["method"]
+RPC_METHOD_NOT_FOUND = _code("method_not_found")
+RPC_INVALID_REQUEST = _code("invalid_request")
+RULE_EMPTY_FRAME = _rule("stream.empty-frame")
+RULE_FRAME_TOO_LARGE = _rule("stream.frame-too-large")
+RULE_UNTERMINATED_FRAME = _rule("stream.unterminated-frame")
+RULE_BATCH = _rule("stream.batch")
+RULE_NOT_OBJECT = _rule("stream.not-object")
+RULE_JSONRPC = _rule("stream.jsonrpc")
+RULE_FRAME_KIND = _rule("stream.frame-kind")
+RULE_ID = _rule("stream.id")
+RULE_METHOD = _rule("stream.method")
+RULE_PARAMS = _rule("stream.params")
+RULE_ERROR_OBJECT = _rule("stream.error-object")
+#: The params/result member of a blob (client_to_host params_rule).
 BLOB_MEMBER = "blob_base64"
+#: Bounds of a frame's members (schemas/stream/jsonrpc-request.schema.json, jsonrpc-error-reply).
+METHOD_MAX_LENGTH = 256
+MESSAGE_MAX_LENGTH = 65536
+RESERVED_METHOD_PREFIX = "rpc."
 
 _CHUNK = 65536
-_MAX_SAFE_ID = 2**53 - 1
-_FRAME_MEMBERS = frozenset(["jsonrpc", "id", "method", "params", "result", "error"])
+_MAX_SAFE_INTEGER = 2**53 - 1
+_REQUEST_MEMBERS = frozenset(["jsonrpc", "id", "method", "params"])
+_SUCCESS_MEMBERS = frozenset(["jsonrpc", "id", "result"])
+_ERROR_MEMBERS = frozenset(["jsonrpc", "id", "error"])
 
 #: A JSON-RPC id: a string or an integer in [0, 2^53-1].
 RpcId = Union[str, int]
@@ -109,7 +135,7 @@ class FrameReader:
     scanned once. ``read(n)`` returns at most ``n`` bytes and ``b""`` at EOF.
     """
 
-    def __init__(self, read: Callable[[int], bytes], max_bytes: int = MAX_FRAME_BYTES) -> None:
+    def __init__(self, read: Callable[[int], bytes], max_bytes: int = LIMIT_MAX_FRAME_BYTES) -> None:
         self._read = read
         self._max = max_bytes
         self._chunk = b""
@@ -120,8 +146,8 @@ class FrameReader:
     def next(self) -> Optional[bytes]:
         """The next frame without its LF, or ``None`` at a clean end of the stream.
 
-        Raises :class:`FramingError` (``stream.max-frame-bytes`` or ``stream.truncated``: EOF
-        inside a frame); every error is final. ``OSError`` from ``read`` propagates.
+        Raises :class:`FramingError` (``stream.frame-too-large``, or ``stream.unterminated-frame``:
+        EOF inside a frame); every error is final. ``OSError`` from ``read`` propagates.
         """
         if self._error is not None:
             raise self._error
@@ -133,19 +159,19 @@ class FrameReader:
                 end = chunk.find(b"\n", pos)
                 if end >= 0:
                     if len(frame) + end - pos > self._max:
-                        self._fail(RULE_TOO_LARGE, f"a frame exceeds the limit of {self._max} bytes")
+                        self._fail(RULE_FRAME_TOO_LARGE, f"a frame exceeds the limit of {self._max} bytes")
                     self._pos = end + 1
                     if not frame:
                         return chunk[pos:end]
                     frame += chunk[pos:end]
                     return bytes(frame)
                 if len(frame) + len(chunk) - pos > self._max:
-                    self._fail(RULE_TOO_LARGE, f"a frame exceeds the limit of {self._max} bytes (no LF within it)")
+                    self._fail(RULE_FRAME_TOO_LARGE, f"a frame exceeds the limit of {self._max} bytes (no LF within it)")
                 frame += chunk[pos:] if pos else chunk
             self._chunk, self._pos = self._read(_CHUNK), 0
             if not self._chunk:
                 if frame:
-                    self._fail(RULE_TRUNCATED, "the stream ended inside a frame (no LF after its last bytes)")
+                    self._fail(RULE_UNTERMINATED_FRAME, "the stream ended inside a frame (no LF after its last bytes)")
                 return None
 
     def _fail(self, rule: str, message: str) -> None:
@@ -183,9 +209,11 @@ class StreamClosedError(ConnectionError):
 
 
 def _valid_id(value: Any) -> bool:
+    """A string of 1..128 characters or an integer 0..2^53-1 (spec/tables/stream-v2.json ids)."""
+    ids = _TABLE["ids"]
     if isinstance(value, str):
-        return True
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_SAFE_ID
+        return 1 <= len(value) <= int(ids["string_max_length"])
+    return isinstance(value, int) and not isinstance(value, bool) and int(ids["integer_minimum"]) <= value <= int(ids["integer_maximum"])
 
 
 def _id_key(value: RpcId) -> Tuple[type, RpcId]:
@@ -194,63 +222,76 @@ def _id_key(value: RpcId) -> Tuple[type, RpcId]:
 
 
 def decode_frame(line: bytes) -> Frame:
-    """Strictly decode one frame (a line without its LF); raises :class:`FramingError`."""
-    if not line:
-        raise FramingError(RULE_EMPTY_LINE, "empty line (a frame is one JSON object)")
+    """Strictly decode one frame (a line without its LF); raises :class:`FramingError`.
+
+    The checks run in the order of spec/stream-protocol.md: one trailing CR stripped
+    (``stream.frame-cr``), ``stream.empty-frame``, the ``json.*`` rules, ``stream.batch``,
+    ``stream.not-object``, ``stream.jsonrpc``, ``stream.frame-kind``, ``stream.id``,
+    ``stream.method``, ``stream.params``, ``stream.error-object``; the first failing one is raised.
+    """
     if line.endswith(b"\r"):
-        raise FramingError(RULE_CR, "the frame ends with CR (0x0D); frames end with LF only")
+        line = line[:-1]
+    if not line:
+        raise FramingError(RULE_EMPTY_FRAME, "empty line (a frame is one JSON object)")
     parsed = parse_strict_json(line, len(line), LIMIT_MAX_DEPTH + 1, ())
     if parsed.issue is not None:
         issue = parsed.issue
         raise FramingError(issue.rule, f'{issue.message} at "{issue.pointer}"')
     root = parsed.value
     if isinstance(root, list):
-        raise FramingError(RULE_BATCH, "a JSON array (a batch); batches are not part of stream mode")
+        raise FramingError(RULE_BATCH, "a JSON array (a batch); this binding has no batches")
     if not isinstance(root, dict):
         raise FramingError(RULE_NOT_OBJECT, f"a JSON {type(root).__name__}, not an object")
-    for key in root:
-        if key not in _FRAME_MEMBERS:
-            raise FramingError(RULE_UNKNOWN_MEMBER, f"unknown member {key!r}")
     if root.get("jsonrpc") != "2.0":
-        raise FramingError(RULE_VERSION, 'member "jsonrpc" must be the string "2.0"')
+        raise FramingError(RULE_JSONRPC, 'member "jsonrpc" must be the string "2.0"')
     has_id = "id" in root
+    if "method" in root:
+        kind, members = ("request" if has_id else "notification"), _REQUEST_MEMBERS
+    elif "result" in root and "error" not in root and has_id:
+        kind, members = "success", _SUCCESS_MEMBERS
+    elif "error" in root and "result" not in root and has_id:
+        kind, members = "error", _ERROR_MEMBERS
+    else:
+        raise FramingError(
+            RULE_FRAME_KIND,
+            "the members fit no frame kind (a reply needs an id and exactly one of result and error; "
+            "a request or notification needs method)",
+        )
+    for key in root:
+        if key not in members:
+            raise FramingError(RULE_FRAME_KIND, f"member {key!r} does not belong in a {kind} frame")
     rpc_id = root.get("id")
     if has_id and not _valid_id(rpc_id):
-        raise FramingError(RULE_ID, f'member "id" must be a string or an integer from 0 to 2^53-1, not {rpc_id!r}')
-    if "method" in root:
-        if "result" in root or "error" in root:
-            raise FramingError(RULE_NOT_FRAME, 'a request has no "result" or "error"')
+        raise FramingError(RULE_ID, f"id {rpc_id!r} is not a string of 1..128 characters or an integer 0..2^53-1")
+    if kind in ("request", "notification"):
         method = root["method"]
-        if not isinstance(method, str):
-            raise FramingError(RULE_NOT_FRAME, 'member "method" must be a string')
+        if not isinstance(method, str) or not 1 <= len(method) <= METHOD_MAX_LENGTH or method.startswith(RESERVED_METHOD_PREFIX):
+            raise FramingError(RULE_METHOD, f"method must be a string of 1..{METHOD_MAX_LENGTH} characters not starting with {RESERVED_METHOD_PREFIX!r}")
         params = root.get("params")
         if "params" in root and not isinstance(params, dict):
-            raise FramingError(RULE_NOT_FRAME, 'member "params" must be an object')
-        return Frame("request" if has_id else "notification", rpc_id, method, params)
-    if "params" in root:
-        raise FramingError(RULE_NOT_FRAME, '"params" without "method"')
-    if ("result" in root) == ("error" in root):
-        raise FramingError(RULE_NOT_FRAME, 'a reply has exactly one of "result" and "error"')
-    if not has_id:
-        raise FramingError(RULE_NOT_FRAME, 'a reply has an "id"')
-    if "result" in root:
+            raise FramingError(RULE_PARAMS, 'member "params" must be an object')
+        return Frame(kind, rpc_id, method, params)
+    if kind == "success":
         frame = Frame("success", rpc_id)
         frame.result = root["result"]
         return frame
-    error = root["error"]
+    frame = Frame("error", rpc_id)
+    frame.error = _error_object(root["error"])
+    return frame
+
+
+def _error_object(error: Any) -> StreamRPCError:
     if not isinstance(error, dict):
-        raise FramingError(RULE_NOT_FRAME, 'member "error" must be an object')
+        raise FramingError(RULE_ERROR_OBJECT, "error object: not an object")
     for key in error:
         if key not in ("code", "message", "data"):
-            raise FramingError(RULE_UNKNOWN_MEMBER, f"unknown member {key!r} in the error object")
+            raise FramingError(RULE_ERROR_OBJECT, f"error object: unknown member {key!r}")
     code, message = error.get("code"), error.get("message")
-    if isinstance(code, bool) or not isinstance(code, int):
-        raise FramingError(RULE_NOT_FRAME, 'error member "code" must be an integer')
-    if not isinstance(message, str):
-        raise FramingError(RULE_NOT_FRAME, 'error member "message" must be a string')
-    frame = Frame("error", rpc_id)
-    frame.error = StreamRPCError(code, message, error.get("data"))
-    return frame
+    if isinstance(code, bool) or not isinstance(code, int) or not -_MAX_SAFE_INTEGER <= code <= _MAX_SAFE_INTEGER:
+        raise FramingError(RULE_ERROR_OBJECT, 'error object: member "code" must be an integer in -(2^53-1)..2^53-1')
+    if not isinstance(message, str) or len(message) > MESSAGE_MAX_LENGTH:
+        raise FramingError(RULE_ERROR_OBJECT, f'error object: member "message" must be a string of at most {MESSAGE_MAX_LENGTH} characters')
+    return StreamRPCError(code, message, error.get("data"))
 
 
 def _dump(value: Any) -> bytes:
@@ -305,7 +346,6 @@ class _Stream:
         self.events: Dict[Tuple[type, RpcId], _Inflight] = {}
         self.by_request: Dict[Tuple[str, str], _Inflight] = {}
         self.calls: Dict[Tuple[type, RpcId], _Call] = {}
-        self.threads: List[threading.Thread] = []
         self.next_id = 0
         self.closed = False
 
@@ -371,7 +411,6 @@ class _Stream:
                 self._error_reply(frame.id, RPC_INVALID_REQUEST, "id is already in use by a request being handled")
                 return
         thread = threading.Thread(target=self._run_event, args=(frame, event, flight), daemon=True)
-        self.threads.append(thread)
         thread.start()
 
     def _run_event(self, frame: Frame, event: str, flight: _Inflight) -> None:
@@ -392,10 +431,10 @@ class _Stream:
             self.log.info("event %s was cancelled; its reply is not sent", event)
             return
         reply = _frame_bytes({"jsonrpc": "2.0", "id": frame.id}, b',"result":' + out)
-        if len(reply) - 1 > MAX_FRAME_BYTES:
-            text = f"the reply frame is {len(reply) - 1} bytes, over the maximum frame size ({MAX_FRAME_BYTES} bytes)"
+        if len(reply) - 1 > LIMIT_MAX_FRAME_BYTES:
+            text = f"the reply frame is {len(reply) - 1} bytes, over limits.max_frame_bytes ({LIMIT_MAX_FRAME_BYTES} bytes)"
             self.log.error("the handler's response is invalid: %s", text)
-            out = encode(failure_response(HANDLER_CLASS, code=RULE_TOO_LARGE, message=text))
+            out = encode(failure_response(HANDLER_CLASS, code=RULE_FRAME_TOO_LARGE, message=text))
             reply = _frame_bytes({"jsonrpc": "2.0", "id": frame.id}, b',"result":' + out)
         self.write(reply)
 
@@ -406,7 +445,7 @@ class _Stream:
         if isinstance(decoded, bytes):
             return decoded
         if decoded.request.event.value != event:
-            return self._refuse(RULE_METHOD_EVENT, f"method event/{event} does not match params.request.event {decoded.request.event.value!r}")
+            return self._refuse(FAILURE_VARIANT_INVALID_REQUEST, f"method event/{event} does not match params.request.event {decoded.request.event.value!r}")
         flight.key = (decoded.request.event_id, decoded.request.invocation_id)
         with self.lock:
             self.by_request[flight.key] = flight
@@ -447,12 +486,6 @@ class _Stream:
                 flight.done.set()
         for call in calls:
             call.done.set()
-
-    def wait_handlers(self, grace_s: float) -> bool:
-        deadline = time.monotonic() + grace_s
-        for thread in self.threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
-        return not any(thread.is_alive() for thread in self.threads)
 
 
 class _Call:
@@ -541,8 +574,8 @@ def serve_stream_io(
                 log.error("cannot read stdin: %s", error)
                 return 1
             stream.dispatch(frame)
-        if not stream.wait_handlers(SHUTDOWN_GRACE_S):
-            log.error("stdin ended; in-flight handlers did not finish within %.1f s, exiting anyway", SHUTDOWN_GRACE_S)
+        # Running handlers are not awaited (spec/stream-protocol.md §Shutdown): the host has ended
+        # the stream, and the process exits within limits.stream_client_exit_ms.
         return 0
     finally:
         stream.close()

@@ -15,12 +15,8 @@ from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
 
-from lifeloop_callback.stream import (
-    MAX_FRAME_BYTES,
-    FrameReader,
-    FramingError,
-    decode_frame,
-)
+from lifeloop_callback.spec import LIMIT_MAX_FRAME_BYTES
+from lifeloop_callback.stream import FrameReader, FramingError, decode_frame
 
 from conftest import SAMPLE_REQUEST, sdk_env
 
@@ -34,12 +30,12 @@ def chunks_of(data: bytes, size: int) -> Iterator[bytes]:
         yield data[i : i + size]
 
 
-def reader_over(data: bytes, size: int, limit: int = MAX_FRAME_BYTES) -> FrameReader:
+def reader_over(data: bytes, size: int, limit: int = LIMIT_MAX_FRAME_BYTES) -> FrameReader:
     parts = chunks_of(data, size)
     return FrameReader(lambda _n: next(parts, b""), limit)
 
 
-def frames(data: bytes, size: int, limit: int = MAX_FRAME_BYTES) -> List[bytes]:
+def frames(data: bytes, size: int, limit: int = LIMIT_MAX_FRAME_BYTES) -> List[bytes]:
     reader = reader_over(data, size, limit)
     out: List[bytes] = []
     while True:
@@ -52,7 +48,7 @@ def frames(data: bytes, size: int, limit: int = MAX_FRAME_BYTES) -> List[bytes]:
 @pytest.mark.parametrize("size", [1, 2, 7, 65536])
 def test_reader_splits_on_lf_only_whatever_the_chunking(size: int) -> None:
     data = 'a\u2028b\u2029c\u0085d\r\n{"x":1}\n\n'.encode()
-    assert frames(data, size) == ['a\u2028b\u2029c\u0085d\r'.encode(), b'{"x":1}', b""]
+    assert frames(data, size) == ["a\u2028b\u2029c\u0085d\r".encode(), b'{"x":1}', b""]
 
 
 @pytest.mark.parametrize("size", [1, 3, 4096])
@@ -62,7 +58,7 @@ def test_reader_limit_is_exact(size: int) -> None:
     reader = reader_over(b"x" * (limit + 1) + b"\n", size, limit)
     with pytest.raises(FramingError) as raised:
         reader.next()
-    assert raised.value.rule == "stream.max-frame-bytes"
+    assert raised.value.rule == "stream.frame-too-large"
 
 
 def test_reader_fails_at_the_first_byte_over_without_reading_on() -> None:
@@ -82,24 +78,28 @@ def test_reader_fails_at_the_first_byte_over_without_reading_on() -> None:
 def test_reader_eof_inside_a_frame_is_truncated() -> None:
     with pytest.raises(FramingError) as raised:
         frames(b'{"a":1}\n{"b"', 3)
-    assert raised.value.rule == "stream.truncated"
+    assert raised.value.rule == "stream.unterminated-frame"
 
 
 @pytest.mark.parametrize(
     ("line", "rule"),
     [
-        (b"", "stream.empty-line"),
-        (b'{"jsonrpc":"2.0","method":"x"}\r', "stream.cr"),
+        (b"", "stream.empty-frame"),
+        (b"\r", "stream.empty-frame"),
         (b"\xef\xbb\xbf{}", "json.bom"),
         (b'{"jsonrpc":"2.0","method":"\xff"}', "json.utf8"),
         (b"[]", "stream.batch"),
         (b"7", "stream.not-object"),
         (b"hello from a banner", "json.syntax"),
-        (b'{"jsonrpc":"2.0","method":"x","extra":1}', "stream.unknown-member"),
-        (b'{"jsonrpc":"1.0","method":"x"}', "stream.jsonrpc-version"),
+        (b'{"jsonrpc":"2.0","method":"x","extra":1}', "stream.frame-kind"),
+        (b'{"jsonrpc":"1.0","method":"x"}', "stream.jsonrpc"),
+        (b'{"jsonrpc":"2.0","id":"","method":"x"}', "stream.id"),
+        (b'{"jsonrpc":"2.0","id":1,"method":"rpc.x"}', "stream.method"),
+        (b'{"jsonrpc":"2.0","method":"x","params":[1]}', "stream.params"),
+        (b'{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":""}}', "stream.error-object"),
         (b'{"jsonrpc":"2.0","id":1.5,"method":"x"}', "stream.id"),
         (b'{"jsonrpc":"2.0","id":null,"method":"x"}', "stream.id"),
-        (b'{"jsonrpc":"2.0","id":"a","result":{},"error":{"code":1,"message":""}}', "stream.not-a-frame"),
+        (b'{"jsonrpc":"2.0","id":"a","result":{},"error":{"code":1,"message":""}}', "stream.frame-kind"),
         (b'{"jsonrpc":"2.0","id":"a","method":"x","method":"y"}', "json.duplicate-key"),
     ],
 )
@@ -107,6 +107,10 @@ def test_decode_frame_names_the_rule(line: bytes, rule: str) -> None:
     with pytest.raises(FramingError) as raised:
         decode_frame(line)
     assert raised.value.rule == rule
+
+
+def test_decode_frame_strips_one_cr() -> None:
+    assert decode_frame(b'{"jsonrpc":"2.0","method":"x"}\r').method == "x"
 
 
 def test_decode_frame_keeps_id_type() -> None:
@@ -222,7 +226,7 @@ def test_unknown_method_and_cancel(client: Client) -> None:
     client.event("h1", mode="wait-cancel")
     client.send({"jsonrpc": "2.0", "id": "h2", "method": "nope/nothing"})
     assert client.recv() == {"jsonrpc": "2.0", "id": "h2", "error": {"code": -32601, "message": "method not found: nope/nothing"}}
-    client.send({"jsonrpc": "2.0", "method": "lifeloop/cancel", "params": {"id": "h1"}})
+    client.send({"jsonrpc": "2.0", "method": "lifeloop/cancel", "params": {"id": "h1", "reason": "timeout"}})
     client.event("h3", event_id="ev-3")
     # h1 was cancelled: its reply is never written; the next frame is h3's.
     reply = client.recv()

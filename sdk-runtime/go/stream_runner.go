@@ -34,9 +34,27 @@ func StreamRequested(args []string) bool {
 // a C library, a child process inheriting fd 1) nor a child reading stdin can touch the wire.
 // See ServeStreamIO for the protocol.
 func ServeStream(handler Handler) {
+	ServeStreamWith(handler, StreamOptions{})
+}
+
+// StreamOptions adjusts ServeStreamWith. The zero value is ServeStream.
+type StreamOptions struct {
+	// WrapWire, when set, is given the wire's private descriptors after the diversion and returns
+	// what the runner reads frames from and writes frames to: a tap for tracing frames, or a test
+	// double that misbehaves on purpose. The runner writes each frame with one Write call.
+	WrapWire func(wireIn, wireOut *os.File) (io.Reader, io.Writer)
+}
+
+// ServeStreamWith is ServeStream with options.
+func ServeStreamWith(handler Handler, opts StreamOptions) {
 	wireIn, wireOut := divertStdio()
+	var in io.Reader = wireIn
+	var out io.Writer = wireOut
+	if opts.WrapWire != nil {
+		in, out = opts.WrapWire(wireIn, wireOut)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	code := ServeStreamIO(ctx, wireIn, wireOut, os.Stderr, handler)
+	code := ServeStreamIO(ctx, in, out, os.Stderr, handler)
 	stop()
 	os.Exit(code)
 }

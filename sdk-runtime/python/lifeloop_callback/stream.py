@@ -605,14 +605,22 @@ def _divert_stdio() -> Tuple[IO[bytes], IO[bytes]]:
     return os.fdopen(wire_in, "rb", buffering=0), os.fdopen(wire_out, "wb", buffering=0)
 
 
-def serve_stream(handler: Handler) -> int:
+#: A tap on the wire: given the private wire streams (binary, unbuffered), returns what the runner
+#: reads frames from and writes frames to (each frame is one ``write`` call).
+WireWrapper = Callable[[IO[bytes], IO[bytes]], Tuple[IO[bytes], IO[bytes]]]
+
+
+def serve_stream(handler: Handler, *, wrap_wire: Optional[WireWrapper] = None) -> int:
     """Serve a stream on the process's stdio (see the module); returns the exit status.
 
     Use as ``raise SystemExit(serve(handler))``: :func:`lifeloop_callback.serve` calls this when
     ``--stream`` is among the arguments. A signal ends it with status 0 at once; in-flight
-    handler threads are daemons and do not delay the exit.
+    handler threads are daemons and do not delay the exit. ``wrap_wire`` taps the wire (tracing,
+    or a test double that misbehaves on purpose).
     """
     wire_in, wire_out = _divert_stdio()
+    if wrap_wire is not None:
+        wire_in, wire_out = wrap_wire(wire_in, wire_out)
     previous = {sig: signal.signal(sig, _terminate) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
     try:
         return serve_stream_io(wire_in, wire_out, sys.stderr, handler)
@@ -628,6 +636,7 @@ __all__ = [
     "FramingError",
     "StreamClosedError",
     "StreamRPCError",
+    "WireWrapper",
     "decode_frame",
     "event_done",
     "run_command",

@@ -53,19 +53,29 @@ export function checkTimeoutMs(field: string, value: unknown): number {
 
 /** Merge caller overrides into {@link DEFAULT_INVOKER_LIMITS}; each must be a positive safe integer (ms limits at most max_timeout_ms). */
 export function resolveLimits(overrides: Partial<InvokerLimits> | undefined): InvokerLimits {
-  if (overrides === undefined) return DEFAULT_INVOKER_LIMITS;
+  return resolveLimitSet(DEFAULT_INVOKER_LIMITS, overrides);
+}
+
+/**
+ * Merge `overrides` into a set of named limits (`defaults`, values of spec/tables/limits.json): an
+ * unknown name or a value that is not a positive safe integer (ms limits: at most
+ * limits.max_timeout_ms) is an {@link InvokerConfigError}. Returns `defaults` itself when there is
+ * nothing to merge, else a frozen copy.
+ */
+export function resolveLimitSet<T extends object>(defaults: T, overrides: Partial<T> | undefined): T {
+  if (overrides === undefined) return defaults;
   if (overrides === null || typeof overrides !== "object") throw new InvokerConfigError("limits", "limits must be an object");
-  const known = new Set(Object.keys(DEFAULT_INVOKER_LIMITS));
+  const known = new Set(Object.keys(defaults));
   for (const key of Object.keys(overrides)) {
     if (!known.has(key)) throw new InvokerConfigError(`limits.${key}`, `unknown limit ${key} (known: ${[...known].join(", ")})`);
   }
   const out: Record<string, number> = {};
-  for (const [key, fallback] of Object.entries(DEFAULT_INVOKER_LIMITS) as [keyof InvokerLimits, number][]) {
-    const value = overrides[key];
+  for (const [key, fallback] of Object.entries(defaults) as [string, number][]) {
+    const value = (overrides as Record<string, unknown>)[key];
     const max = key.endsWith("_ms") ? LIMITS.max_timeout_ms : LIMITS.max_safe_integer;
     out[key] = value === undefined ? fallback : positiveInteger(`limits.${key}`, value, max);
   }
-  return Object.freeze(out as unknown as InvokerLimits);
+  return Object.freeze(out as unknown as T);
 }
 
 /** Check a program path: a non-empty absolute path without NUL bytes. */

@@ -22,6 +22,7 @@ import { performance } from "node:perf_hooks";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
+import { StreamInvoker } from "../../runtime/stream/invoker.js";
 import type { CallbackInvoker } from "../../runtime/invoker/types.js";
 import { callbackRequest, dispatchEnvelope, frameContext } from "../support/dispatch.js";
 import { GO_ECHO_DIR, REPO_ROOT } from "../support/fixture-clients.js";
@@ -164,9 +165,37 @@ export async function run(): Promise<void> {
     await session(v1, WARM_UP);
     const v1Run = await session(v1, SESSION_EVENTS);
 
+    const stream = new StreamInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
+    await session(stream, WARM_UP);
+    const streamRun = await session(stream, SESSION_EVENTS, WARM_UP);
+    const spawns = stream.stats.spawns;
+    await stream.close();
+
     const floorRate = line("floor: bare NDJSON echo loop", floorRun);
     const v1Rate = line("v1: SubprocessInvoker", v1Run);
-    process.stdout.write(`    floor/v1 ${(floorRate / v1Rate).toFixed(1)}x\n`);
+    const streamRate = line("stream: StreamInvoker", streamRun);
+    process.stdout.write(`    stream/v1 ${(streamRate / v1Rate).toFixed(1)}x (target ≥ 50x)   stream/floor ${(streamRate / floorRate).toFixed(2)}x (target ≥ 0.5x)   stream spawns: ${spawns}\n`);
+
+    // RSS of this process over a long stream session: sampled every RSS_EVERY events after a GC
+    // when node runs with --expose-gc (otherwise as it is), so growth, not garbage, shows.
+    const long = new StreamInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
+    const gc = (globalThis as { gc?: () => void }).gc;
+    const samples: number[] = [];
+    let sent = 0;
+    await session(long, WARM_UP);
+    while (sent < RSS_EVENTS) {
+      await session(long, RSS_EVERY, WARM_UP + sent);
+      sent += RSS_EVERY;
+      gc?.();
+      samples.push(process.memoryUsage().rss);
+    }
+    await long.close();
+    const first = samples[0] as number;
+    const last = samples.at(-1) as number;
+    process.stdout.write(
+      `  host RSS over ${RSS_EVENTS} stream events (every ${RSS_EVERY}${gc === undefined ? ", no --expose-gc" : ", after gc"}): ${samples.map(mib).join(" ")}\n` +
+        `    last/first ${(last / first).toFixed(2)}x (${mib(last - first)} growth; goal: flat)\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

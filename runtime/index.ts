@@ -23,8 +23,9 @@ export {
   DOCUMENT_RULES,
   RULES,
   CLI_EXIT_CODES,
+  STREAM_V2,
 } from "../generated/ts/spec.js";
-export type { WireObjectTypeName, WireTypeMap, FailureVariant, DocumentRuleId } from "../generated/ts/spec.js";
+export type { WireObjectTypeName, WireTypeMap, FailureVariant, DocumentRuleId, StreamErrorName, StreamReverseMethodName, StreamRuleId } from "../generated/ts/spec.js";
 export type { ValidationIssue } from "./wire/issues.js";
 export { WireValidationError } from "./wire/issues.js";
 export {
@@ -91,3 +92,24 @@ export {
   type IdempotencyStore,
   type StoreOutcome,
 } from "./receipts/idempotency.js";
+
+// --- Stream callbacks, v2 (CALLBACK-001 §C; spec/stream-protocol.md, spec/host-runtime.md §"Stream
+// invoker (v2)"): the host's StreamInvoker, the frame reader and judge shared with the client runner,
+// the error-code table, pluggable client-to-host handlers, and the TypeScript client runner.
+export { StreamInvoker, type StreamInvokerConfig, type StreamInvokerStats } from "./stream/invoker.js";
+export { DEFAULT_STREAM_LIMITS, type StreamInvokerLimits } from "./stream/limits.js";
+export { FrameReader, type FrameEvent } from "./stream/frame-reader.js";
+export { parseFrame, encodeFrame, sameId, type FrameResult, type JsonRpcError, type JsonRpcId, type StreamFrame } from "./stream/frame.js";
+export { codeForFailureClass, errorCode, errorNameForCode, failureClassForCode } from "./stream/error-codes.js";
+export {
+  isReverseMethod,
+  ReverseRequestError,
+  serveReverseRequest,
+  type ReverseHandlers,
+  type ReverseMethodHandler,
+  type ReverseOutcome,
+  type ReverseReply,
+  type ReverseRequest,
+} from "./stream/reverse.js";
+export { answerEnvelope, failureResponse, serve, type ClientContext, type ClientHandler, type ServeOptions } from "./client/runner.js";
+export { ClientCommands, CommandError, type CommandResult, type CommandTransport } from "./client/commands.js";

@@ -9,7 +9,8 @@
  *   every command error of every group has a row of the same name; the not_available code exists;
  * - `framing_rules`: ids unique; `frames`: each schema file exists under schemas/stream/ and
  *   compiles (strict 2020-12, with the wire schemas it references);
- * - the limits the prose names exist in spec/tables/limits.json.
+ * - the limits the prose names exist in spec/tables/limits.json;
+ * - every dispatchable event travels as a request (the invoker has no result shape for notifications).
  *
  * Errors: throws ModelError with the file and JSON pointer at fault.
  */
@@ -114,6 +115,11 @@ export function checkStreamV2(root: string, tables: Tables, enums: readonly Enum
       throw new ModelError(FILE, `/shutdown/steps/${i}/wait_limit`, `no limit ${step.wait_limit} in spec/tables/limits.json`);
     }
   }
+  tables.eventVocabulary.forEach((e, i) => {
+    if (e.dispatchable && e.stream_v2 !== "request") {
+      throw new ModelError("spec/tables/event-vocabulary.json", `/events/${i}/stream_v2`, "the stream invoker sends every dispatchable event as a request (a notification would have no CallbackResponse to return); change the invoker and the spec together");
+    }
+  });
   compileFrameSchemas(root, s.frames.map((f) => f.schema));
 }
 

@@ -1228,7 +1228,8 @@ export const LIMITS = {
   "stream_client_exit_ms": 1000,
   "stream_max_consecutive_timeouts": 3,
   "stream_max_failed_spawns": 3,
-  "stream_respawn_cooldown_ms": 5000
+  "stream_respawn_cooldown_ms": 5000,
+  "max_session_input_bytes": 268435456
 } as const;
 
 /** spec/tables/client-initiated-commands.json */

@@ -5,6 +5,7 @@
  *   conformance run --root DIR            run fixtures in the reference's format
  *   generate [--check]                    regenerate generated/ (development checkout)
  *   invoke --program ABS --timeout-ms N   send one DispatchEnvelope to a client process
+ *   session [--transport T] --program ABS --timeout-ms N FILE   deliver a JSON Lines session (v1 or v2)
  *   events                                print the event vocabulary
  *   version                               print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
@@ -16,6 +17,7 @@ import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
 import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
 import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
 import { RENDER_USAGE, runRender } from "./commands/render.js";
+import { runSession, SESSION_USAGE } from "./commands/session.js";
 import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
 import { EXIT, jsonLine, UsageError, type CliIo } from "./io.js";
 
@@ -27,6 +29,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["conformance", { usage: CONFORMANCE_USAGE, run: runConformance }],
   ["generate", { usage: GENERATE_USAGE, run: runGenerateCommand }],
   ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
+  ["session", { usage: SESSION_USAGE, run: runSession }],
   ["render", { usage: RENDER_USAGE, run: runRender }],
   [
     "events",

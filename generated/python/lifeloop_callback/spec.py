@@ -229,6 +229,7 @@ LIMITS: Final[Mapping[str, int]] = {
     "stream_max_consecutive_timeouts": 3,
     "stream_max_failed_spawns": 3,
     "stream_respawn_cooldown_ms": 5000,
+    "max_session_input_bytes": 268435456,
 }
 
 #: limits.max_request_bytes (bytes): a DispatchEnvelope written to a client's stdin; a document read by `lifeloop-callback validate` or `invoke`
@@ -281,6 +282,9 @@ LIMIT_STREAM_MAX_FAILED_SPAWNS: Final = 3
 
 #: limits.stream_respawn_cooldown_ms (ms): pause of spawning after stream_max_failed_spawns failed streams
 LIMIT_STREAM_RESPAWN_COOLDOWN_MS: Final = 5000
+
+#: limits.max_session_input_bytes (bytes): the JSON Lines input of `lifeloop-callback session` (all lines are read and judged before anything is sent); each line is also bounded by max_request_bytes
+LIMIT_MAX_SESSION_INPUT_BYTES: Final = 268435456
 
 #: Rule ids of the parse (``json.*``) and schema (``schema.*``) layers (spec/tables/document-rules.json).
 DOCUMENT_RULE_IDS: Final[Tuple[str, ...]] = ("json.max-bytes", "json.bom", "json.utf8", "json.syntax", "json.trailing-data", "json.duplicate-key", "json.max-depth", "json.lone-surrogate", "json.number-range", "schema.type", "schema.required", "schema.additional-properties", "schema.enum", "schema.max-length", "schema.minimum", "schema.maximum", "schema.max-items")
@@ -1368,6 +1372,13 @@ LIMITS_TABLE: Final[JsonValue] = {
             "unit": "ms",
             "applies_to": "pause of spawning after stream_max_failed_spawns failed streams",
             "on_exceed": "one spawn is tried again",
+        },
+        {
+            "name": "max_session_input_bytes",
+            "value": 268435456,
+            "unit": "bytes",
+            "applies_to": "the JSON Lines input of `lifeloop-callback session` (all lines are read and judged before anything is sent); each line is also bounded by max_request_bytes",
+            "on_exceed": "exit 3 (input), nothing is sent",
         },
     ],
 }

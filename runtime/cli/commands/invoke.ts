@@ -39,7 +39,8 @@ export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--ar
 
 const DIGITS = /^[0-9]+$/;
 
-function integerFlag(flag: string, text: string | undefined): number | undefined {
+/** A non-negative safe integer flag value (UsageError otherwise); undefined when absent. */
+export function integerFlag(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!DIGITS.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`${flag} must be a non-negative integer (got ${JSON.stringify(text)})`);
   return Number(text);
@@ -71,7 +72,7 @@ function buildContext(values: ReadonlyMap<string, string>, program: string): Rec
 }
 
 /** The failure as printed: the keys of the issue's output shape only. */
-function printedFailure(failure: InvocationFailure): Record<string, unknown> {
+export function printedFailure(failure: InvocationFailure): Record<string, unknown> {
   const { variant, failure_class, retry_class, detail, exit_code, signal, stderr_tail } = failure;
   return { variant, failure_class, retry_class, detail, exit_code, signal, stderr_tail };
 }

@@ -7,6 +7,8 @@
  *   by the event itself (`request.metadata.matrix_action`), carried out by the SDK runner, the
  *   handler or a tap on the wire; flags: `--mark FILE` (one line per start), `--record FILE` (every
  *   byte the host sent), `--ignore-eof`.
+ * - `ts`: test/fixtures/client-lang-neutral/node/stream-actions.mjs on the package's TypeScript
+ *   client runner (`serve`, from dist/: run `npm run build` first), with the same actions and flags;
  * - `raw`: the hand-written NDJSON client (test/fixtures/client-lang-neutral/stream-raw), no
  *   lifeloop-callback code at all; one behaviour per process (`--behave B`), `--log FILE` (every
  *   frame received), `--frame-bytes N`.
@@ -21,7 +23,7 @@ import type { CallbackResponse } from "../../generated/ts/types.js";
 import { FIXTURE_CLIENTS_DIR, GO_ECHO_DIR } from "../support/fixture-clients.js";
 
 /** The columns, in the order the table shows them. */
-export const STREAM_CLIENT_IDS = ["go", "python", "raw"] as const;
+export const STREAM_CLIENT_IDS = ["go", "python", "ts", "raw"] as const;
 /** One column. */
 export type StreamClientId = (typeof STREAM_CLIENT_IDS)[number];
 
@@ -64,6 +66,13 @@ export function streamClients(goProgram: string): { readonly [C in StreamClientI
       id: "python",
       title: "python-echo on the Python SDK stream runner (serve_stream)",
       program: join(FIXTURE_CLIENTS_DIR, "python-echo", "echo.py"),
+      args: sdkArgs,
+      reverseError: SDK_REVERSE,
+    },
+    ts: {
+      id: "ts",
+      title: "node/stream-actions.mjs on the TypeScript client runner (serve, dist/)",
+      program: join(FIXTURE_CLIENTS_DIR, "node", "stream-actions.mjs"),
       args: sdkArgs,
       reverseError: SDK_REVERSE,
     },

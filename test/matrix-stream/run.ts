@@ -5,7 +5,7 @@
  * checking that every child it saw, and its process group, is gone. A cell that cannot run (no Go,
  * a missing program) fails with the reason; nothing is skipped.
  */
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -133,6 +133,7 @@ export async function runStreamMatrix(options: StreamMatrixOptions = {}): Promis
     const clients = STREAM_CLIENT_IDS.map((id) => all[id]);
     const blocked = new Map<string, string>();
     if (!build.ok) blocked.set("go", build.output);
+    if (!existsSync(join(REPO_ROOT, "dist", "runtime", "index.js"))) blocked.set("ts", "dist/ is not built; run npm run build");
     for (const client of clients) {
       if (blocked.has(client.id)) continue;
       try {

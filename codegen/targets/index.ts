@@ -11,6 +11,7 @@ import { generatePython } from "./python.js";
 import { generateTsSpec } from "./ts-spec.js";
 import { generateTsTypes } from "./ts-types.js";
 import { generateTsValidators } from "./ts-validators.js";
+import { generateStreamVectors } from "./stream-vectors.js";
 import { generateVectors } from "./vectors.js";
 
 /** A named generator. */
@@ -29,4 +30,5 @@ export const TARGETS: readonly Target[] = [
   { name: "go", generate: generateGo },
   { name: "python", generate: generatePython },
   { name: "vectors", generate: generateVectors },
+  { name: "stream-vectors", generate: generateStreamVectors },
 ];

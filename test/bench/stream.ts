@@ -10,7 +10,8 @@
  *   line (the same bytes a stream request carries) and waits for the LF of the answer, without
  *   parsing or validating anything; the client is test/bench/ndjson-echo (Go, no JSON parsing).
  *
- * Prints events/s and the ratios stream/v1 (target ≥ 50x) and stream/floor (target ≥ 0.5x), the
+ * Also: the same bare loop driving the real Go SDK client, to show how much of the stream's cost is
+ * the client runner and how much the host. Prints events/s and the ratios stream/v1 (target ≥ 50x) and stream/floor (target ≥ 0.5x), the
  * round-trip p50/p99 of each, and the host's RSS sampled every 10,000 events over a 100,000-event
  * stream session (goal: flat). Never fails on a number; numbers on a shared machine are noisy.
  */
@@ -97,8 +98,8 @@ class NdjsonFloor {
   private pending: (() => void) | null = null;
   private seq = 0;
 
-  constructor(program: string) {
-    this.child = spawn(program, [FLOOR_RESULT], { stdio: ["pipe", "pipe", "pipe"] });
+  constructor(program: string, args: readonly string[]) {
+    this.child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"] });
     this.child.stderr.resume();
     this.child.stdout.on("data", (chunk: Buffer) => {
       // One request is outstanding at a time, so an LF anywhere in a chunk completes it.
@@ -156,10 +157,16 @@ export async function run(): Promise<void> {
     const floorProgram = goBuild(FLOOR_DIR, dir, "ndjson-echo");
     process.stdout.write(`stream: a ${SESSION_EVENTS}-event session to the Go SDK client, one event at a time (numbers are noisy on a shared machine)\n`);
 
-    const floor = new NdjsonFloor(floorProgram);
+    const floor = new NdjsonFloor(floorProgram, [FLOOR_RESULT]);
     await floor.run(WARM_UP);
     const floorRun = await floor.run(SESSION_EVENTS);
     await floor.close();
+    // Where the time goes: the same bare host loop driving the real Go SDK client (its runner
+    // decodes and validates every envelope and encodes every response).
+    const bareHost = new NdjsonFloor(goEcho, ["--stream"]);
+    await bareHost.run(WARM_UP);
+    const bareHostRun = await bareHost.run(SESSION_EVENTS);
+    await bareHost.close();
 
     const v1 = new SubprocessInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
     await session(v1, WARM_UP);
@@ -172,9 +179,11 @@ export async function run(): Promise<void> {
     await stream.close();
 
     const floorRate = line("floor: bare NDJSON echo loop", floorRun);
+    const bareHostRate = line("bare loop -> Go SDK runner", bareHostRun);
     const v1Rate = line("v1: SubprocessInvoker", v1Run);
     const streamRate = line("stream: StreamInvoker", streamRun);
     process.stdout.write(`    stream/v1 ${(streamRate / v1Rate).toFixed(1)}x (target ≥ 50x)   stream/floor ${(streamRate / floorRate).toFixed(2)}x (target ≥ 0.5x)   stream spawns: ${spawns}\n`);
+    process.stdout.write(`    of the floor: the Go SDK runner alone keeps ${(bareHostRate / floorRate).toFixed(2)}x, the host adds the rest\n`);
 
     // RSS of this process over a long stream session: sampled every RSS_EVERY events after a GC
     // when node runs with --expose-gc (otherwise as it is), so growth, not garbage, shows.

@@ -600,7 +600,6 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
     ["issues", ["ValidationIssue", "WireValidationError"]],
     ["json_value", ["JsonObject", "JsonValue"]],
     ["runner", ["Handler", "failure_response", "respond", "serve", "serve_io"]],
-    ["stream", ["StreamClosedError", "StreamRPCError", "event_done", "serve_stream", "serve_stream_io"]],
     [
       "spec",
       [
@@ -616,6 +615,7 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
         ...model.tables.subprocessFailureMapping.map((r) => failureVariantConst(r.variant)),
       ],
     ],
+    ["stream", ["StreamClosedError", "StreamRPCError", "event_done", "serve_stream", "serve_stream_io"]],
     ["wire", ["WIRE_CLASSES", "WireObject", ...model.types.map((t) => t.name)]],
   ];
   const initImports = initModules.map(([module, names]) => ({ module, names: isortNames(names) }));

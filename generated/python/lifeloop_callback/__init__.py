@@ -106,13 +106,6 @@ from .runner import (
     serve,
     serve_io,
 )
-from .stream import (
-    StreamClosedError,
-    StreamRPCError,
-    event_done,
-    serve_stream,
-    serve_stream_io,
-)
 from .spec import (
     CLIENT_INITIATED_COMMANDS,
     DISPATCHABLE_EVENTS,
@@ -143,6 +136,13 @@ from .spec import (
     SDK_VERSION,
     SPEC_TABLES,
     WIRE_VERSION,
+)
+from .stream import (
+    StreamClosedError,
+    StreamRPCError,
+    event_done,
+    serve_stream,
+    serve_stream_io,
 )
 from .wire import (
     WIRE_CLASSES,

@@ -1,3 +1,7 @@
+/// <reference types="node" preserve="true" />
+// The public types use Node's (Buffer, NodeJS.Signals, streams): the reference above makes them
+// resolve in a consumer's project whatever its `types` setting (TypeScript 6+ defaults it to []),
+// with @types/node a dependency of this package.
 /**
  * Public API of lifeloop-callback (`import { ... } from "lifeloop-callback"`).
  *

@@ -13,6 +13,9 @@ import type { OutputFile } from "./output.js";
 /** Directory names under generated/ that tools create and the generator ignores. */
 const IGNORED_DIRS = new Set(["__pycache__", "node_modules", "target", "bin", "build", "dist"]);
 
+/** Folders under generated/ that another step owns: `npm run docs` (codegen/reference-docs.ts). */
+const OTHER_STEPS = new Set(["generated/docs/reference"]);
+
 function listOwned(root: string, dir: string): string[] {
   const abs = join(root, dir);
   if (!existsSync(abs)) return [];
@@ -21,6 +24,8 @@ function listOwned(root: string, dir: string): string[] {
     for (const name of readdirSync(path).sort()) {
       if (name.startsWith(".") || IGNORED_DIRS.has(name) || name.endsWith(".egg-info")) continue;
       const child = join(path, name);
+      const rel = relative(root, child).split(sep).join("/");
+      if (dir === "generated" && OTHER_STEPS.has(rel)) continue;
       if (statSync(child).isDirectory()) walk(child);
       else out.push(relative(root, child).split(sep).join("/"));
     }

@@ -2,7 +2,9 @@
  * Markdown rendering helpers and the named table renderers shared by the reference docs
  * (`generated/docs/`) and the generated regions of the normative prose (`spec/*.md`).
  */
+import { fullObject } from "../model/samples.js";
 import type { Model, ReferenceDifference, Shape, WireType } from "../model/model.js";
+import type { SpecTableSource } from "../model/tables.js";
 
 /** Escape a cell for a Markdown table (pipes and newlines). */
 export function cell(value: unknown): string {
@@ -59,39 +61,69 @@ function differencesTable(rows: readonly ReferenceDifference[]): string {
   return mdTable(["id", "where", "reference", "ours", "reason"], rows.map((d) => [`\`${d.id}\``, d.where, d.reference, d.ours, d.reason]));
 }
 
-/** Named renderers of the spec tables; `spec/*.md` regions refer to these names. */
+/** A cell of the generic renderer: lists joined by commas, objects as inline JSON. */
+function genericCell(value: unknown): unknown {
+  if (Array.isArray(value) && value.every((v) => typeof v !== "object" || v === null)) return value.join(", ");
+  if (typeof value === "object" && value !== null) return `\`${JSON.stringify(value)}\``;
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  return value;
+}
+
+/**
+ * The rendering of a table that has no hand-designed one: each member holding a list of objects
+ * becomes a table (columns in meta-schema order, headers are the member names), the scalar members
+ * one property/value table first.
+ */
+export function genericTable(table: SpecTableSource): string {
+  const props = (table.meta.properties ?? {}) as Record<string, { readonly items?: { readonly properties?: Record<string, unknown> } }>;
+  const scalars: unknown[][] = [];
+  const lists: string[] = [];
+  for (const [key, value] of Object.entries(table.doc)) {
+    const columns = Object.keys(props[key]?.items?.properties ?? {});
+    if (Array.isArray(value) && columns.length > 0) {
+      const rows = value.map((row) => columns.map((c) => genericCell((row as Record<string, unknown>)[c])));
+      lists.push(`${Object.keys(table.doc).length > 1 ? `\`${key}\`:\n\n` : ""}${mdTable(columns.map((c) => c.replace(/_/g, " ")), rows)}`);
+    } else scalars.push([`\`${key}\``, genericCell(value)]);
+  }
+  return [...(scalars.length > 0 ? [mdTable(["property", "value"], scalars)] : []), ...lists].join("\n\n");
+}
+
+/**
+ * Named renderers of the spec tables; `spec/*.md` regions refer to these names. A table without a
+ * hand-designed renderer gets {@link genericTable} under its stem.
+ */
 export function tableRenderers(model: Model): ReadonlyMap<string, () => string> {
   const t = model.tables;
-  const defaults = new Map(t.failureRetryDefaults.map((r) => [r.failure_class, r.retry_class]));
-  return new Map<string, () => string>([
+  const defaults = new Map(t.failureRetryDefaults.defaults.map((r) => [r.failure_class, r.retry_class]));
+  const renderers = new Map<string, () => string>([
     ["wire-version", () => mdTable(["current wire version", "reference crate"], [[`\`${model.wireVersion.current}\``, `${model.wireVersion.reference.crate} ${model.wireVersion.reference.version}`]])],
     [
       "transport-modes",
-      () => mdTable(["mode", "title", "status", "cross-language", "framing", "deadline", "implementation"], t.transportModes.map((r) => [`\`${r.mode}\``, r.title, r.status, r.cross_language ? "yes" : "no", r.framing, r.deadline, r.implementation])),
+      () => mdTable(["mode", "title", "status", "cross-language", "framing", "deadline", "implementation"], t.transportModes.modes.map((r) => [`\`${r.mode}\``, r.title, r.status, r.cross_language ? "yes" : "no", r.framing, r.deadline, r.implementation])),
     ],
-    ["subprocess-wire-framing", () => mdTable(["stream", "direction", "content", "documents", "end", "limit"], t.subprocessWireFraming.map((r) => [r.stream, r.direction, r.content, r.documents, r.end, r.limit]))],
+    ["subprocess-wire-framing", () => mdTable(["stream", "direction", "content", "documents", "end", "limit"], t.subprocessWireFraming.streams.map((r) => [r.stream, r.direction, r.content, r.documents, r.end, r.limit]))],
     [
       "subprocess-failure-mapping",
       () =>
         mdTable(
           ["variant", "failure class", "default retry", "transports", "origin", "when", "reason"],
-          t.subprocessFailureMapping.map((r) => [`\`${r.variant}\``, `\`${r.failure_class}\``, `\`${defaults.get(r.failure_class)}\``, r.transports.join(", "), r.origin, r.when, r.reason ?? ""]),
+          t.subprocessFailureMapping.variants.map((r) => [`\`${r.variant}\``, `\`${r.failure_class}\``, `\`${defaults.get(r.failure_class)}\``, r.transports.join(", "), r.origin, r.when, r.reason ?? ""]),
         ),
     ],
-    ["failure-retry-defaults", () => mdTable(["failure class", "default retry class", "meaning"], t.failureRetryDefaults.map((r) => [`\`${r.failure_class}\``, `\`${r.retry_class}\``, r.meaning]))],
+    ["failure-retry-defaults", () => mdTable(["failure class", "default retry class", "meaning"], t.failureRetryDefaults.defaults.map((r) => [`\`${r.failure_class}\``, `\`${r.retry_class}\``, r.meaning]))],
     [
       "event-vocabulary",
       () =>
         mdTable(
           ["event", "summary", "requires frame_context", "notification only", "dispatchable", "stream v2"],
-          t.eventVocabulary.map((r) => [`\`${r.event}\``, r.summary, r.requires_frame_context ? "yes" : "no", r.notification_only ? "yes" : "no", r.dispatchable ? "yes" : "no", r.stream_v2]),
+          t.eventVocabulary.events.map((r) => [`\`${r.event}\``, r.summary, r.requires_frame_context ? "yes" : "no", r.notification_only ? "yes" : "no", r.dispatchable ? "yes" : "no", r.stream_v2]),
         ),
     ],
     [
       "receipt-emitted-guard",
       () => mdTable(["property", "value"], Object.entries(t.receiptEmittedGuard).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v])),
     ],
-    ["limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
+    ["limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.limits.map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
     ["field-bounds", () => fieldBoundsTable(model)],
     ["stream-framing-rules", () => mdTable(["rule", "layer", "summary", "on violation"], t.streamV2.framing_rules.map((r) => [`\`${r.id}\``, r.layer, r.summary, r.on_violation]))],
     ["stream-frames", () => mdTable(["frame", "members", "required", "reply", "schema"], t.streamV2.frames.map((f) => [f.kind, f.members.join(", "), f.required.join(", "), f.reply, `\`${f.schema}\``]))],
@@ -99,7 +131,7 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
       "stream-methods",
       () => {
         const s = t.streamV2;
-        const rows: unknown[][] = t.eventVocabulary.map((e) => [
+        const rows: unknown[][] = t.eventVocabulary.events.map((e) => [
           e.stream_v2 === "never_sent" ? `(\`${s.host_to_client.event_method_prefix}${e.event}\` never sent)` : `\`${s.host_to_client.event_method_prefix}${e.event}\``,
           "host → client",
           e.stream_v2,
@@ -114,8 +146,8 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
       },
     ],
     ["stream-error-codes", () => mdTable(["code", "name", "origin", "failure class", "canonical for the class", "meaning"], t.streamV2.error_codes.map((c) => [c.code, `\`${c.name}\``, c.origin, `\`${c.failure_class}\``, c.canonical ? "yes" : "no", c.meaning]))],
-    ["stream-shutdown", () => mdTable(["step", "action", "waits at most"], t.streamV2.shutdown.steps.map((st) => [st.step, st.action, st.wait_limit === null ? "" : `\`${st.wait_limit}\` (${t.limits.find((l) => l.name === st.wait_limit)?.value} ms)`]))],
-    ["stream-limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.filter((l) => l.name.startsWith("stream_") || l.name === "max_frame_bytes" || l.name === "max_client_requests_in_flight").map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
+    ["stream-shutdown", () => mdTable(["step", "action", "waits at most"], t.streamV2.shutdown.steps.map((st) => [st.step, st.action, st.wait_limit === null ? "" : `\`${st.wait_limit}\` (${t.limits.limits.find((l) => l.name === st.wait_limit)?.value} ms)`]))],
+    ["stream-limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.limits.filter((l) => l.name.startsWith("stream_") || l.name === "max_frame_bytes" || l.name === "max_client_requests_in_flight").map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
     [
       "client-initiated-commands",
       () => {
@@ -130,11 +162,13 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
       },
     ],
     ["rules", () => mdTable(["rule id", "check", "applies to", "summary", "reference"], model.rules.map((r) => [`\`${r.id}\``, r.check, [...new Set(r.targets.map((x) => x.type))].join(", "), r.summary, r.reference]))],
-    ["cli-exit-codes", () => mdTable(["code", "name", "meaning"], t.cliExitCodes.map((c) => [c.code, `\`${c.name}\``, c.meaning]))],
-    ["document-rules", () => mdTable(["rule id", "layer", "summary"], t.documentRules.map((r) => [`\`${r.id}\``, r.layer, r.summary]))],
+    ["cli-exit-codes", () => mdTable(["code", "name", "meaning"], t.cliExitCodes.codes.map((c) => [c.code, `\`${c.name}\``, c.meaning]))],
+    ["document-rules", () => mdTable(["rule id", "layer", "summary"], t.documentRules.rules.map((r) => [`\`${r.id}\``, r.layer, r.summary]))],
     ...hookTableRenderers(model),
-    ["reference-differences", () => differencesTable(t.referenceDifferences.filter((d) => d.scope === "validation"))],
+    ["reference-differences", () => differencesTable(t.referenceDifferences.differences.filter((d) => d.scope === "validation"))],
   ]);
+  for (const table of model.specTables) if (!renderers.has(table.stem)) renderers.set(table.stem, () => genericTable(table));
+  return renderers;
 }
 
 /** Renderers of spec/tables/harness-hook-mapping.json (spec/harness-hooks.md). */
@@ -165,7 +199,7 @@ function hookTableRenderers(model: Model): [string, () => string][] {
     ["harness-hook-block-effects", () => mdTable(["block", "renders", "meaning"], m.block_effects.map((b) => [code(b.block), b.renders, b.meaning]))],
     ["harness-hook-errors", () => mdTable(["error kind", "CLI exit", "summary"], m.errors.map((e) => [code(e.kind), code(e.exit), e.summary]))],
     ["harness-hook-warnings", () => mdTable(["warning code", "summary"], m.warnings.map((w) => [code(w.code), w.summary]))],
-    ["harness-hook-differences", () => differencesTable(model.tables.referenceDifferences.filter((d) => d.scope === "rendering"))],
+    ["harness-hook-differences", () => differencesTable(model.tables.referenceDifferences.differences.filter((d) => d.scope === "rendering"))],
   ];
 }
 
@@ -196,6 +230,33 @@ export function typePage(model: Model, type: WireType): string {
     "",
   ];
   if (ruleRows.length > 0) parts.push("## Rules", "", mdTable(["rule id", "field", "summary"], ruleRows), "");
+  parts.push(...examplesSection(model, type));
   if (usedIn.length > 0) parts.push("## Used in", "", usedIn.map((u) => `- [${u.name}](${u.name}.md)`).join("\n"), "");
   return parts.join("\n");
+}
+
+/** The member added to make a type page's invalid example: every object is closed, so it is refused. */
+export const EXAMPLE_UNKNOWN_MEMBER = "unexpected_member";
+
+/**
+ * The "Examples" section of a type page: a valid document of the type from the sample model (every
+ * member filled in, rules satisfied) and an invalid one (the same plus an unknown member) with the
+ * rule id and pointer it is refused with. test/codegen/docs-examples.test.ts validates both.
+ */
+function examplesSection(model: Model, type: WireType): string[] {
+  const valid = fullObject(model, type.name);
+  const invalid = { ...valid, [EXAMPLE_UNKNOWN_MEMBER]: true };
+  const json = (value: unknown): string => ["```json", JSON.stringify(value, null, 2), "```"].join("\n");
+  return [
+    "## Examples",
+    "",
+    `A valid \`${type.name}\` (from the sample model, every member filled in):`,
+    "",
+    json(valid),
+    "",
+    `An invalid one: the same with a member the schema does not declare. Refused with rule \`schema.additional-properties\` at \`/${EXAMPLE_UNKNOWN_MEMBER}\`.`,
+    "",
+    json(invalid),
+    "",
+  ];
 }

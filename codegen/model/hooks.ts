@@ -5,10 +5,11 @@
  *
  * Errors: throws {@link ModelError} naming the file, a JSON pointer and the broken expectation.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { ANNOTATION_KEYWORDS, ModelError, SCHEMA_ID_BASE } from "./load.js";
+import { ModelError } from "./errors.js";
+import { ANNOTATION_KEYWORDS, checkSchemaHeader, readJsonFile, SCHEMA_ID_BASE } from "./files.js";
 import type { EnumType, HarnessHookMapping, HookSchema, JsonSchema, ReferenceDifference, WireType } from "./model.js";
 
 const TABLE = "spec/tables/harness-hook-mapping.json";
@@ -44,21 +45,9 @@ export function loadHookSchemas(root: string, mapping: HarnessHookMapping, enums
   const loaded: HookSchema[] = [];
   for (const file of files) {
     const rel = `schemas/hooks/${file}`;
-    let schema: JsonSchema;
-    try {
-      schema = JSON.parse(readFileSync(join(root, rel), "utf8")) as JsonSchema;
-    } catch (error) {
-      throw new ModelError(rel, "", `not valid JSON: ${(error as Error).message}`);
-    }
+    const schema = readJsonFile(root, rel) as JsonSchema;
     const kebab = file.slice(0, -".schema.json".length);
-    const name = kebab
-      .split("-")
-      .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
-      .join("");
-    if (schema.title !== name) throw new ModelError(rel, "/title", `must be "${name}" (PascalCase of the file name)`);
-    if (schema.$id !== `${SCHEMA_ID_BASE}hooks/${file}`) throw new ModelError(rel, "/$id", `must be "${SCHEMA_ID_BASE}hooks/${file}"`);
-    if (schema.$schema !== "https://json-schema.org/draft/2020-12/schema") throw new ModelError(rel, "/$schema", "must be the draft 2020-12 meta-schema");
-    if (typeof schema.description !== "string" || schema.description === "") throw new ModelError(rel, "/description", "every schema needs a description");
+    const name = checkSchemaHeader(rel, schema, `${SCHEMA_ID_BASE}hooks/`);
     if (schema.type !== "object" || schema.additionalProperties !== false) throw new ModelError(rel, "", "a hook schema is a closed object");
     try {
       ajv.addSchema(schema);
@@ -73,7 +62,7 @@ export function loadHookSchemas(root: string, mapping: HarnessHookMapping, enums
       file,
       kebab,
       id: String(schema.$id),
-      description: schema.description,
+      description: String(schema.description),
       role: output ? "output" : "request",
       ...(output ? { adapter: output.adapter, hookEvent: output.hookEvent } : {}),
       schema,

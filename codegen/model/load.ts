@@ -6,121 +6,36 @@
  * Errors: throws {@link ModelError} naming the file, a JSON pointer and the broken expectation.
  * Nothing is generated from a model that fails to load.
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type {
-  ClientInitiatedCommands,
-  DocumentRuleRow,
   EnumType,
   EventRow,
-  FailureRetryRow,
-  FailureVariantRow,
   Field,
-  FramingRow,
   JsonSchema,
-  LimitRow,
   Model,
   Presence,
-  ReceiptEmittedGuard,
-  ReferenceDifference,
   ResolvedCondition,
   Rule,
   RuleCheck,
   RuleTarget,
   Shape,
-  StreamV2,
   Tables,
-  TransportModeRow,
   WireType,
-  WireVersion,
 } from "./model.js";
-import { computeIntegerPaths, computeOccurrences, computeRulePlans } from "./plans.js";
+import { ModelError } from "./errors.js";
+import { ANNOTATION_KEYWORDS, checkSchemaHeader, readJsonFile, SCHEMA_ID_BASE } from "./files.js";
 import { checkHookMapping, loadHookSchemas } from "./hooks.js";
 import { checkStreamV2 } from "./stream.js";
+import { computeIntegerPaths, computeOccurrences, computeRulePlans } from "./plans.js";
+import { loadSpecTables } from "./tables.js";
 
-/** A model that cannot be loaded: `file` is repository-relative, `pointer` is an RFC 6901 pointer into it. */
-export class ModelError extends Error {
-  constructor(
-    readonly file: string,
-    readonly pointer: string,
-    readonly detail: string,
-  ) {
-    super(`${file}${pointer ? ` at ${pointer}` : ""}: ${detail}`);
-    this.name = "ModelError";
-  }
-}
-
-/** `$id` prefix of every wire schema. */
-export const SCHEMA_ID_BASE = "https://lifeloop-callback.dev/schemas/";
-
-/** Annotation keywords the wire schemas may use (registered with ajv as annotation-only). */
-export const ANNOTATION_KEYWORDS = ["x-open", "x-emit-null", "x-wire-document"] as const;
-
-/** Table stems under spec/tables/, each validated by spec/meta/<stem>.schema.json. */
-export const TABLE_STEMS = [
-  "event-vocabulary",
-  "failure-retry-defaults",
-  "subprocess-failure-mapping",
-  "transport-modes",
-  "subprocess-wire-framing",
-  "receipt-emitted-guard",
-  "limits",
-  "client-initiated-commands",
-  "reference-differences",
-  "document-rules",
-  "cli-exit-codes",
-  "rules",
-  "harness-hook-mapping",
-  "stream-v2",
-] as const;
-
-function readJson(root: string, rel: string): unknown {
-  const text = readFileSync(join(root, rel), "utf8");
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new ModelError(rel, "", `not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-function pascalFromKebab(kebab: string): string {
-  return kebab
-    .split("-")
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join("");
-}
+export { ModelError } from "./errors.js";
+export { ANNOTATION_KEYWORDS, SCHEMA_ID_BASE } from "./files.js";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Validate every table (and wire-version.json) against its meta-schema; return the raw documents. */
-function loadTables(root: string): Map<string, unknown> {
-  const ajv = new Ajv2020({ strict: true, allErrors: true });
-  const raw = new Map<string, unknown>();
-  const docs: [string, string, string][] = [
-    ["wire-version", "spec/wire-version.json", "spec/meta/wire-version.schema.json"],
-    ...TABLE_STEMS.map((stem): [string, string, string] => [stem, `spec/tables/${stem}.json`, `spec/meta/${stem}.schema.json`]),
-  ];
-  for (const [stem, file, metaFile] of docs) {
-    const meta = readJson(root, metaFile) as JsonSchema;
-    let validate;
-    try {
-      validate = ajv.compile(meta);
-    } catch (error) {
-      throw new ModelError(metaFile, "", `meta-schema does not compile: ${(error as Error).message}`);
-    }
-    const doc = readJson(root, file);
-    if (!validate(doc)) {
-      const first = validate.errors?.[0];
-      const where = first?.instancePath ?? "";
-      const extra = first?.params ? ` ${JSON.stringify(first.params)}` : "";
-      throw new ModelError(file, where, `does not match ${metaFile}: ${first?.message ?? "invalid"}${extra}`);
-    }
-    raw.set(stem, doc);
-  }
-  return raw;
 }
 
 interface LoadedSchemas {
@@ -138,7 +53,7 @@ function loadSchemas(root: string): LoadedSchemas {
   for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword({ keyword });
   const docs = new Map<string, JsonSchema>();
   for (const file of files) {
-    const schema = readJson(root, `schemas/${file}`) as JsonSchema;
+    const schema = readJsonFile(root, `schemas/${file}`) as JsonSchema;
     docs.set(file, schema);
     try {
       ajv.addSchema(schema);
@@ -159,21 +74,13 @@ function loadSchemas(root: string): LoadedSchemas {
   for (const [file, schema] of docs) {
     const rel = `schemas/${file}`;
     const kebab = file.slice(0, -".schema.json".length);
-    const name = pascalFromKebab(kebab);
-    if (schema.title !== name) throw new ModelError(rel, "/title", `must be "${name}" (PascalCase of the file name)`);
-    if (schema.$id !== `${SCHEMA_ID_BASE}${file}`) throw new ModelError(rel, "/$id", `must be "${SCHEMA_ID_BASE}${file}"`);
-    if (schema.$schema !== "https://json-schema.org/draft/2020-12/schema") {
-      throw new ModelError(rel, "/$schema", "must be the draft 2020-12 meta-schema");
-    }
-    if (typeof schema.description !== "string" || schema.description.length === 0) {
-      throw new ModelError(rel, "/description", "every schema needs a description");
-    }
+    const name = checkSchemaHeader(rel, schema, SCHEMA_ID_BASE);
     byFile.set(file, name);
     if (schema.type === "string" && Array.isArray(schema.enum)) {
       const values = schema.enum as unknown[];
       if (values.some((v) => typeof v !== "string")) throw new ModelError(rel, "/enum", "enum values must be strings");
       if (new Set(values).size !== values.length) throw new ModelError(rel, "/enum", "duplicate enum value");
-      enums.push({ name, file, kebab, id: String(schema.$id), description: schema.description, values: values as string[], schema });
+      enums.push({ name, file, kebab, id: String(schema.$id), description: String(schema.description), values: values as string[], schema });
     } else if (schema.type === "object") {
       objects.push([file, schema]);
     } else {
@@ -414,11 +321,11 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
   expectSameList(
     "spec/tables/event-vocabulary.json",
     "/events",
-    tables.eventVocabulary.map((r) => r.event),
+    tables.eventVocabulary.events.map((r) => r.event),
     enumValues(enums, "LifecycleEventKind"),
     "the event vocabulary",
   );
-  tables.eventVocabulary.forEach((row, i) => {
+  tables.eventVocabulary.events.forEach((row, i) => {
     if (row.dispatchable === row.notification_only) {
       throw new ModelError("spec/tables/event-vocabulary.json", `/events/${i}`, "dispatchable is exactly !notification_only");
     }
@@ -434,17 +341,17 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
   expectSameList(
     "spec/tables/failure-retry-defaults.json",
     "/defaults",
-    tables.failureRetryDefaults.map((r) => r.failure_class),
+    tables.failureRetryDefaults.defaults.map((r) => r.failure_class),
     failureClasses,
     "the retry defaults",
   );
-  tables.failureRetryDefaults.forEach((row, i) => {
+  tables.failureRetryDefaults.defaults.forEach((row, i) => {
     if (!retryClasses.includes(row.retry_class)) {
       throw new ModelError("spec/tables/failure-retry-defaults.json", `/defaults/${i}/retry_class`, `${row.retry_class} is not a RetryClass`);
     }
   });
   const variants = new Set<string>();
-  tables.subprocessFailureMapping.forEach((row, i) => {
+  tables.subprocessFailureMapping.variants.forEach((row, i) => {
     const file = "spec/tables/subprocess-failure-mapping.json";
     if (variants.has(row.variant)) throw new ModelError(file, `/variants/${i}/variant`, "duplicate variant");
     variants.add(row.variant);
@@ -452,13 +359,13 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
     if (row.origin === "lifeloop-callback" && !row.reason) throw new ModelError(file, `/variants/${i}`, "variants added by this implementation give a reason");
   });
   const documentRuleIds = new Set<string>();
-  tables.documentRules.forEach((row, i) => {
+  tables.documentRules.rules.forEach((row, i) => {
     const file = "spec/tables/document-rules.json";
     if (!row.id.startsWith(`${row.layer}.`)) throw new ModelError(file, `/rules/${i}/id`, `ids of the ${row.layer} layer start with "${row.layer}."`);
     if (documentRuleIds.has(row.id)) throw new ModelError(file, `/rules/${i}/id`, "duplicate rule id");
     documentRuleIds.add(row.id);
   });
-  for (const [i, difference] of tables.referenceDifferences.entries()) {
+  for (const [i, difference] of tables.referenceDifferences.differences.entries()) {
     if ((difference.scope === "validation") !== (difference.match !== undefined)) {
       throw new ModelError("spec/tables/reference-differences.json", `/differences/${i}`, "validation differences, and only they, have match patterns");
     }
@@ -468,24 +375,38 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
       }
     }
   }
+  tables.clientInitiatedCommands.groups.forEach((group, gi) => {
+    const file = "spec/tables/client-initiated-commands.json";
+    const names = group.members.map((m) => m.name);
+    const need = (name: string, pointer: string): void => {
+      if (!names.includes(name)) throw new ModelError(file, pointer, `member ${name} has no type in /groups/${gi}/members`);
+    };
+    for (const [ci, c] of group.commands.entries()) for (const [fi, f] of c.result_fields.entries()) need(f, `/groups/${gi}/commands/${ci}/result_fields/${fi}`);
+    for (const [ei, e] of group.errors.entries()) for (const [fi, f] of e.fields.entries()) need(f, `/groups/${gi}/errors/${ei}/fields/${fi}`);
+    group.members.forEach((m, mi) => {
+      if (names.indexOf(m.name) !== mi) throw new ModelError(file, `/groups/${gi}/members/${mi}/name`, "duplicate member");
+      if ((m.type === "entries") !== (m.entry_members !== undefined)) throw new ModelError(file, `/groups/${gi}/members/${mi}`, "entry_members is given exactly for type entries");
+      for (const [ei, e] of (m.entry_members ?? []).entries()) need(e, `/groups/${gi}/members/${mi}/entry_members/${ei}`);
+    });
+  });
   const guard = tables.receiptEmittedGuard;
-  const guardRow = tables.eventVocabulary.find((r) => r.event === guard.event);
+  const guardRow = tables.eventVocabulary.events.find((r) => r.event === guard.event);
   if (!guardRow?.notification_only) {
     throw new ModelError("spec/tables/receipt-emitted-guard.json", "/event", "the guarded event must be notification-only in the vocabulary");
   }
-  const guardVariant = tables.subprocessFailureMapping.find((r) => r.variant === guard.failure_variant);
+  const guardVariant = tables.subprocessFailureMapping.variants.find((r) => r.variant === guard.failure_variant);
   if (!guardVariant) throw new ModelError("spec/tables/receipt-emitted-guard.json", "/failure_variant", "unknown failure variant");
   const limitNames = new Set<string>();
-  for (const [i, limit] of tables.limits.entries()) {
+  for (const [i, limit] of tables.limits.limits.entries()) {
     if (limitNames.has(limit.name)) throw new ModelError("spec/tables/limits.json", `/limits/${i}/name`, "duplicate limit");
     limitNames.add(limit.name);
   }
-  for (const [i, row] of tables.subprocessWireFraming.entries()) {
+  for (const [i, row] of tables.subprocessWireFraming.streams.entries()) {
     if (row.limit !== null && !limitNames.has(row.limit)) {
       throw new ModelError("spec/tables/subprocess-wire-framing.json", `/streams/${i}/limit`, `unknown limit ${row.limit}`);
     }
   }
-  const maxSafe = tables.limits.find((l) => l.name === "max_safe_integer")?.value;
+  const maxSafe = tables.limits.limits.find((l) => l.name === "max_safe_integer")?.value;
   if (maxSafe !== Number.MAX_SAFE_INTEGER) throw new ModelError("spec/tables/limits.json", "", "max_safe_integer must be 2^53 - 1");
   for (const type of types) {
     for (const field of type.fields) {
@@ -499,31 +420,17 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
 
 /** Load and check the whole model rooted at `root` (the repository root). */
 export function loadModel(root: string): Model {
-  const rawTables = loadTables(root);
+  const specTables = loadSpecTables(root);
   const loaded = loadSchemas(root);
   const types = resolveRefs(loaded.types, loaded.enums);
-  const table = <T>(stem: string, key: string): T => (rawTables.get(stem) as Record<string, unknown>)[key] as T;
-  const tables: Tables = {
-    eventVocabulary: table<EventRow[]>("event-vocabulary", "events"),
-    failureRetryDefaults: table<FailureRetryRow[]>("failure-retry-defaults", "defaults"),
-    subprocessFailureMapping: table<FailureVariantRow[]>("subprocess-failure-mapping", "variants"),
-    transportModes: table<TransportModeRow[]>("transport-modes", "modes"),
-    subprocessWireFraming: table<FramingRow[]>("subprocess-wire-framing", "streams"),
-    receiptEmittedGuard: stripSchema(rawTables.get("receipt-emitted-guard")) as unknown as ReceiptEmittedGuard,
-    limits: table<LimitRow[]>("limits", "limits"),
-    clientInitiatedCommands: stripSchema(rawTables.get("client-initiated-commands")) as unknown as ClientInitiatedCommands,
-    referenceDifferences: table<ReferenceDifference[]>("reference-differences", "differences"),
-    documentRules: table<DocumentRuleRow[]>("document-rules", "rules"),
-    cliExitCodes: table<Tables["cliExitCodes"]>("cli-exit-codes", "codes"),
-    harnessHookMapping: stripSchema(rawTables.get("harness-hook-mapping")) as unknown as Tables["harnessHookMapping"],
-    streamV2: stripSchema(rawTables.get("stream-v2")) as unknown as StreamV2,
-  };
+  // Every document matched its meta-schema, whose generated type is the member's type.
+  const tables = Object.fromEntries(specTables.map((t) => [t.key, t.doc])) as unknown as Tables;
   checkTables(tables, loaded.enums, types);
   checkStreamV2(root, tables, loaded.enums);
   const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types);
-  checkHookMapping(tables.harnessHookMapping, loaded.enums, hookSchemas, tables.cliExitCodes.map((c) => c.name), tables.referenceDifferences);
-  const rules = loadRules(rawTables.get("rules"), types, loaded.enums, tables.eventVocabulary);
-  const wireVersion = stripSchema(rawTables.get("wire-version")) as unknown as WireVersion;
+  checkHookMapping(tables.harnessHookMapping, loaded.enums, hookSchemas, tables.cliExitCodes.codes.map((c) => c.name), tables.referenceDifferences.differences);
+  const rules = loadRules(tables.rules, types, loaded.enums, tables.eventVocabulary.events);
+  const wireVersion = tables.wireVersion;
   const roots = types
     .filter((t) => t.schema["x-wire-document"] === true)
     .map((t) => ({ typeName: t.name, cliName: t.kebab, fixtureKind: t.kebab.replace(/-/g, "_") }));
@@ -535,16 +442,11 @@ export function loadModel(root: string): Model {
     types,
     hookSchemas,
     tables,
+    specTables,
     rules,
     roots,
     occurrences,
     integerPaths: computeIntegerPaths(types),
     rulePlans: computeRulePlans(types, rules, occurrences, wireVersion.current),
-    rawTables,
   };
-}
-
-function stripSchema(doc: unknown): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = doc as Record<string, unknown>;
-  return rest;
 }

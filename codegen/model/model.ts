@@ -6,6 +6,9 @@
  * (`CallbackRequest`, `DispatchEnvelope`, ...), table rows keep their JSON field names.
  */
 
+import type { SpecTables } from "../../generated/ts/tables.js";
+import type { SpecTableSource } from "./tables.js";
+
 /** A JSON Schema document as loaded from disk (plain JSON). */
 export type JsonSchema = { readonly [key: string]: unknown };
 
@@ -69,15 +72,7 @@ export interface Occurrence {
 }
 
 /** The check vocabulary of spec/tables/rules.json. */
-export type RuleCheck =
-  | "equals_wire_version"
-  | "non_empty_string"
-  | "required_when"
-  | "forbidden_when"
-  | "forbidden_value"
-  | "exactly_one_present"
-  | "utf8_byte_length_equals"
-  | "non_empty_array";
+export type RuleCheck = SpecTables["rules"]["rules"][number]["check"];
 
 /** A rule condition with table references already resolved to literal values. */
 export interface ResolvedCondition {
@@ -128,123 +123,21 @@ export interface RuleStep {
   readonly message: string;
 }
 
-/** Tables loaded from spec/tables/*.json, as written (minus `$schema`). */
-export interface Tables {
-  readonly eventVocabulary: readonly EventRow[];
-  readonly failureRetryDefaults: readonly FailureRetryRow[];
-  readonly subprocessFailureMapping: readonly FailureVariantRow[];
-  readonly transportModes: readonly TransportModeRow[];
-  readonly subprocessWireFraming: readonly FramingRow[];
-  readonly receiptEmittedGuard: ReceiptEmittedGuard;
-  readonly limits: readonly LimitRow[];
-  readonly clientInitiatedCommands: ClientInitiatedCommands;
-  readonly referenceDifferences: readonly ReferenceDifference[];
-  readonly documentRules: readonly DocumentRuleRow[];
-  readonly cliExitCodes: readonly { readonly code: number; readonly name: string; readonly meaning: string }[];
-  /** spec/tables/harness-hook-mapping.json (spec/harness-hooks.md). */
-  readonly harnessHookMapping: HarnessHookMapping;
-  /** spec/tables/stream-v2.json (spec/stream-protocol.md). */
-  readonly streamV2: StreamV2;
-}
-
-/** One framing rule of the stream binding (spec/tables/stream-v2.json `framing_rules`). */
-export interface StreamFramingRule {
-  readonly id: string;
-  readonly layer: "frame" | "json" | "envelope" | "correlation";
-  readonly summary: string;
-  readonly on_violation: string;
-}
-/** One member of a client-to-host method's params (mirrors a CLI flag, or the stdin blob as base64). */
-export interface StreamMethodParam {
-  readonly name: string;
-  readonly flag: string | null;
-  readonly required: boolean;
-  readonly value: "identifier" | "unsigned_integer" | "base64";
-}
-/** One client-to-host method, derived from spec/tables/client-initiated-commands.json. */
-export interface StreamReverseMethod {
-  readonly method: string;
-  readonly group: string;
-  readonly command: string;
-  readonly params: readonly StreamMethodParam[];
-  readonly result: readonly string[];
-}
-/** One JSON-RPC error code and its FailureClass (`canonical`: the code written for that class). */
-export interface StreamErrorCode {
-  readonly code: number;
-  readonly name: string;
-  readonly origin: "jsonrpc" | "lifeloop-callback";
-  readonly failure_class: string;
-  readonly canonical: boolean;
-  readonly meaning: string;
-}
-/** spec/tables/stream-v2.json as written (minus `$schema`); prose members kept as strings. */
-export interface StreamV2 {
-  readonly status: "implemented_extension";
-  readonly launch: { readonly flag: string; readonly position: string; readonly shell: false; readonly process_group: "new"; readonly children_per_stream: 1 };
-  readonly framing_rules: readonly StreamFramingRule[];
-  readonly frames: readonly { readonly kind: "request" | "notification" | "success_reply" | "error_reply"; readonly schema: string; readonly members: readonly string[]; readonly required: readonly string[]; readonly reply: string }[];
-  readonly ids: { readonly types: readonly ("string" | "integer")[]; readonly string_max_length: number; readonly integer_minimum: number; readonly integer_maximum: number; readonly comparison: string; readonly host_ids: string; readonly client_ids: string };
-  readonly host_to_client: { readonly event_method_prefix: string; readonly params: "DispatchEnvelope"; readonly result: "CallbackResponse"; readonly params_decision: string; readonly request_or_notification: string; readonly outstanding: string };
-  readonly cancel: { readonly method: string; readonly direction: "host_to_client"; readonly kind: "notification"; readonly params: { readonly id: string; readonly reason: "timeout" }; readonly extension: true; readonly semantics: string; readonly why: string };
-  readonly client_to_host: { readonly [key: string]: string };
-  readonly reverse_methods: readonly StreamReverseMethod[];
-  readonly error_codes: readonly StreamErrorCode[];
-  readonly shutdown: { readonly trigger: string; readonly steps: readonly { readonly step: string; readonly action: string; readonly wait_limit: string | null }[]; readonly after_violation: string; readonly client_exit: string };
-  readonly respawn: { readonly when: string; readonly consecutive_timeouts: string; readonly storm_bound: string; readonly close: string };
-}
+/**
+ * The spec tables, as written (minus `$schema`), keyed by the lowerCamel of their file stem. Their
+ * types are generated from the meta-schemas (generated/ts/tables.ts); the aliases below name the
+ * rows generators use most.
+ */
+export type Tables = SpecTables;
 
 /** Where a block directive lands at a hook event (spec/tables/harness-hook-mapping.json `block`). */
-export type HookBlockEffect = "block_prompt" | "request_continuation" | "ignored";
-
+export type HookBlockEffect = HookEventRow["block"];
 /** Rendering facts of one harness hook event (one output schema in schemas/hooks/). */
-export interface HookEventRow {
-  /** The harness's own event name, e.g. `SessionStart`; also `hookSpecificOutput.hookEventName`. */
-  readonly hook_event: string;
-  /** Stem of the output schema under schemas/hooks/, e.g. `claude-session-start-output`. */
-  readonly output_schema: string;
-  /** `additional_context` (hookSpecificOutput.additionalContext) or null (no context slot, no hookSpecificOutput). */
-  readonly context_slot: "additional_context" | null;
-  /** PlacementClass values rendered into the slot (empty when there is no slot). */
-  readonly context_placements: readonly string[];
-  /** What the reference renderer places here; differs only where `reference_difference` says why. */
-  readonly reference_context_placements: readonly string[];
-  readonly block: HookBlockEffect;
-  readonly reference_difference: string | null;
-  readonly notes: string;
-}
-
+export type HookEventRow = HookAdapterRow["hook_events"][number];
 /** One harness (adapter) of the mapping table. */
-export interface HookAdapterRow {
-  /** Canonical adapter name, `claude` or `codex`; also the CLI's `--adapter` value. */
-  readonly adapter: string;
-  readonly harness: string;
-  /** Adapter ids a request may name for this harness; the first equals `adapter`. */
-  readonly adapter_ids: readonly string[];
-  /** A documented context-length limit of the harness (UTF-16 code units), or null. */
-  readonly harness_context_limit: { readonly length: number; readonly unit: "utf16_code_units"; readonly on_exceed: "warn"; readonly fact: string } | null;
-  readonly hook_events: readonly HookEventRow[];
-  /** One row per LifecycleEventKind in enum order; `hook_event` is a `hook_events` name or `unsupported`. */
-  readonly events: readonly { readonly event: string; readonly hook_event: string }[];
-}
-
-/** spec/tables/harness-hook-mapping.json as written (minus `$schema`). */
-export interface HarnessHookMapping {
-  readonly reference: string;
-  /** Hard bound on one rendered additionalContext, in code points (context_too_large above it). */
-  readonly max_context_code_points: number;
-  readonly adapters: readonly HookAdapterRow[];
-  /** FrameAdmissionDirective variants, tagged by `kind`. */
-  readonly directives: readonly { readonly kind: string; readonly members: readonly string[]; readonly summary: string }[];
-  /** Inclusive code point ranges of Unicode White_Space (a block reason made only of these is blank). */
-  readonly white_space: readonly (readonly [number, number])[];
-  readonly block_effects: readonly { readonly block: HookBlockEffect; readonly renders: string; readonly meaning: string }[];
-  /** Render error kinds and the CLI exit code name of each. */
-  readonly errors: readonly { readonly kind: string; readonly exit: string; readonly summary: string }[];
-  readonly warnings: readonly { readonly code: string; readonly summary: string }[];
-  /** Template of the systemMessage added with context_over_harness_limit. */
-  readonly system_message: string;
-}
+export type HookAdapterRow = HarnessHookMapping["adapters"][number];
+/** spec/tables/harness-hook-mapping.json (spec/harness-hooks.md). */
+export type HarnessHookMapping = SpecTables["harnessHookMapping"];
 
 /**
  * A schema under schemas/hooks/: a harness hook output (`role: "output"`, named by a mapping-table
@@ -267,117 +160,29 @@ export interface HookSchema {
 }
 
 /** A parse-layer (json.*) or schema-layer (schema.*) rule id (spec/tables/document-rules.json). */
-export interface DocumentRuleRow {
-  readonly id: string;
-  readonly layer: "json" | "schema";
-  readonly summary: string;
-  readonly reference_messages: readonly string[];
-}
-
-export interface EventRow {
-  readonly event: string;
-  readonly summary: string;
-  readonly requires_frame_context: boolean;
-  readonly notification_only: boolean;
-  readonly dispatchable: boolean;
-  readonly stream_v2: "request" | "notification" | "never_sent";
-}
-export interface FailureRetryRow { readonly failure_class: string; readonly retry_class: string; readonly meaning: string }
-export interface FailureVariantRow {
-  readonly variant: string;
-  readonly failure_class: string;
-  readonly origin: "callback-001" | "lifeloop-callback";
-  readonly reference_variant: string | null;
-  readonly transports: readonly string[];
-  readonly stage: string;
-  readonly when: string;
-  readonly reason?: string;
-}
-export interface TransportModeRow {
-  readonly mode: string;
-  readonly title: string;
-  readonly status: "implemented" | "normative" | "proposed";
-  readonly cross_language: boolean;
-  readonly framing: string;
-  readonly deadline: string;
-  readonly implementation: string | null;
-  /** Present when this project's status differs from the reference's: what the reference has and why. */
-  readonly reference_status?: string;
-}
-export interface FramingRow {
-  readonly stream: string;
-  readonly direction: string;
-  readonly content: string;
-  readonly documents: number;
-  readonly end: string;
-  readonly limit: string | null;
-}
-export interface ReceiptEmittedGuard {
-  readonly event: string;
-  readonly rejected_before_spawn: true;
-  readonly failure_variant: string;
-  readonly produces_receipt: false;
-  readonly stream_v2_sends_notification: false;
-  readonly transports: readonly string[];
-}
-export interface LimitRow { readonly name: string; readonly value: number; readonly unit: string; readonly applies_to: string; readonly on_exceed: string }
-/** One flag of a client-initiated command (spec/meta/client-initiated-commands.schema.json). */
-export interface CommandFlag {
-  readonly flag: string;
-  readonly required: boolean;
-  readonly value: "identifier" | "unsigned_integer";
-}
-/** One command of a client-initiated command group. */
-export interface CommandRow {
-  readonly command: string;
-  readonly flags: readonly CommandFlag[];
-  readonly stdin: "blob" | "none";
-  readonly stdout: "json" | "blob";
-  readonly stderr: "none" | "json_metadata" | "diagnostics";
-  readonly result_fields: readonly string[];
-}
+export type DocumentRuleRow = SpecTables["documentRules"]["rules"][number];
+/** One row of spec/tables/event-vocabulary.json. */
+export type EventRow = SpecTables["eventVocabulary"]["events"][number];
+/** One row of spec/tables/failure-retry-defaults.json. */
+export type FailureRetryRow = SpecTables["failureRetryDefaults"]["defaults"][number];
+/** One failure variant of spec/tables/subprocess-failure-mapping.json. */
+export type FailureVariantRow = SpecTables["subprocessFailureMapping"]["variants"][number];
+/** One row of spec/tables/limits.json. */
+export type LimitRow = SpecTables["limits"]["limits"][number];
+/** spec/tables/receipt-emitted-guard.json. */
+export type ReceiptEmittedGuard = SpecTables["receiptEmittedGuard"];
+/** spec/tables/client-initiated-commands.json. */
+export type ClientInitiatedCommands = SpecTables["clientInitiatedCommands"];
 /** One CLI group a client invokes in the client-to-host direction. */
-export interface CommandGroup {
-  readonly group: string;
-  readonly spec: string;
-  readonly purpose: string;
-  readonly cli: readonly string[];
-  readonly stream_v2_method_prefix: string;
-  readonly identifier: { readonly pattern: string; readonly max_length: number; readonly applies_to: readonly string[] };
-  readonly environment: readonly { readonly name: string; readonly meaning: string }[];
-  readonly commands: readonly CommandRow[];
-  readonly errors: readonly { readonly error: string; readonly exit_code: number; readonly fields: readonly string[] }[];
-  readonly usage_error_exit_code: number;
-}
-/** spec/tables/client-initiated-commands.json (shape defined by its meta-schema). */
-export interface ClientInitiatedCommands {
-  readonly groups: readonly CommandGroup[];
-}
-/** A pattern that explains a validation disagreement with the reference (spec/meta/reference-differences.schema.json). */
-export interface ReferenceDifferenceMatch {
-  readonly rule: string;
-  readonly value_type?: "object" | "array" | "string" | "number" | "boolean" | "null";
-  readonly expected?: "object" | "enum" | "string" | "integer" | "array";
-  readonly inside_open_map?: boolean;
-}
+export type CommandGroup = ClientInitiatedCommands["groups"][number];
+/** One command of a client-initiated command group. */
+export type CommandRow = CommandGroup["commands"][number];
+/** One flag of a client-initiated command. */
+export type CommandFlag = CommandRow["flags"][number];
 /** One deliberate difference from the reference (spec/tables/reference-differences.json). */
-export interface ReferenceDifference {
-  readonly id: string;
-  /** validation: judging wire documents (has `match`); rendering: harness hook output. */
-  readonly scope: "validation" | "rendering";
-  readonly match?: readonly ReferenceDifferenceMatch[];
-  readonly where: string;
-  readonly reference: string;
-  readonly ours: string;
-  readonly reason: string;
-}
-
+export type ReferenceDifference = SpecTables["referenceDifferences"]["differences"][number];
 /** spec/wire-version.json */
-export interface WireVersion {
-  readonly current: string;
-  readonly reference: { readonly crate: string; readonly version: string };
-  readonly retired: readonly { readonly version: string; readonly superseded_by: string; readonly tombstone: string }[];
-}
+export type WireVersion = SpecTables["wireVersion"];
 
 /** Everything a generator may use. */
 export interface Model {
@@ -388,7 +193,10 @@ export interface Model {
   readonly types: readonly WireType[];
   /** Schemas under schemas/hooks/ (harness hook outputs and the render request), in file order. */
   readonly hookSchemas: readonly HookSchema[];
+  /** Every spec table by key (see {@link Tables}). */
   readonly tables: Tables;
+  /** Every spec table with its file, meta-schema and key, sorted by stem (spec/wire-version.json included). */
+  readonly specTables: readonly SpecTableSource[];
   readonly rules: readonly Rule[];
   /** Root types that the CLI and the bindings validate as whole documents, with their CLI names. */
   readonly roots: readonly { readonly typeName: string; readonly cliName: string; readonly fixtureKind: string }[];
@@ -398,6 +206,4 @@ export interface Model {
   readonly integerPaths: ReadonlyMap<string, readonly string[]>;
   /** For every object type: its ordered rule steps. */
   readonly rulePlans: ReadonlyMap<string, readonly RuleStep[]>;
-  /** Meta-schemas and raw table documents, keyed by table stem, for docs and drift output. */
-  readonly rawTables: ReadonlyMap<string, unknown>;
 }

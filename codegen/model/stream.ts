@@ -17,8 +17,25 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { ANNOTATION_KEYWORDS, ModelError } from "./load.js";
-import type { EnumType, StreamMethodParam, StreamReverseMethod, Tables } from "./model.js";
+import { ModelError } from "./errors.js";
+import { ANNOTATION_KEYWORDS } from "./files.js";
+import type { EnumType, Tables } from "./model.js";
+
+/** One member of a client-to-host method's params (mirrors a CLI flag, or the stdin blob as base64). */
+export interface StreamMethodParam {
+  readonly name: string;
+  readonly flag: string | null;
+  readonly required: boolean;
+  readonly value: "identifier" | "unsigned_integer" | "base64";
+}
+/** One client-to-host method, derived from spec/tables/client-initiated-commands.json. */
+export interface StreamReverseMethod {
+  readonly method: string;
+  readonly group: string;
+  readonly command: string;
+  readonly params: readonly StreamMethodParam[];
+  readonly result: readonly string[];
+}
 
 const FILE = "spec/tables/stream-v2.json";
 
@@ -105,17 +122,17 @@ export function checkStreamV2(root: string, tables: Tables, enums: readonly Enum
   });
 
   for (const name of STREAM_LIMITS) {
-    if (!tables.limits.some((l) => l.name === name)) throw new ModelError("spec/tables/limits.json", "/limits", `the stream binding needs limit ${name}`);
+    if (!tables.limits.limits.some((l) => l.name === name)) throw new ModelError("spec/tables/limits.json", "/limits", `the stream binding needs limit ${name}`);
   }
-  if (s.ids.integer_maximum !== tables.limits.find((l) => l.name === "max_safe_integer")?.value) {
+  if (s.ids.integer_maximum !== tables.limits.limits.find((l) => l.name === "max_safe_integer")?.value) {
     throw new ModelError(FILE, "/ids/integer_maximum", "must equal limits.max_safe_integer");
   }
   for (const [i, step] of s.shutdown.steps.entries()) {
-    if (step.wait_limit !== null && !tables.limits.some((l) => l.name === step.wait_limit)) {
+    if (step.wait_limit !== null && !tables.limits.limits.some((l) => l.name === step.wait_limit)) {
       throw new ModelError(FILE, `/shutdown/steps/${i}/wait_limit`, `no limit ${step.wait_limit} in spec/tables/limits.json`);
     }
   }
-  tables.eventVocabulary.forEach((e, i) => {
+  tables.eventVocabulary.events.forEach((e, i) => {
     if (e.dispatchable && e.stream_v2 !== "request") {
       throw new ModelError("spec/tables/event-vocabulary.json", `/events/${i}/stream_v2`, "the stream invoker sends every dispatchable event as a request (a notification would have no CallbackResponse to return); change the invoker and the spec together");
     }

@@ -14,6 +14,9 @@ import type { Model } from "../model/model.js";
 import { finalNewline, markdownBanner, type OutputFile } from "../emit/output.js";
 import { mdTable, tableRenderers, typePage } from "../emit/markdown.js";
 
+/** Tables rendered on rules.md rather than tables.md. */
+const RULE_PAGE_TABLES = new Set(["rules", "document-rules"]);
+
 const REGION = /<!-- generated:begin ([a-z0-9-]+) -->\n[\s\S]*?<!-- generated:end \1 -->/g;
 
 /** Fill the generated regions of one prose file; throws on unknown or unbalanced regions. */
@@ -39,7 +42,7 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
 
   for (const type of model.types) page(`types/${type.name}.md`, typePage(model, type));
 
-  const defaults = new Map(model.tables.failureRetryDefaults.map((r) => [r.failure_class, r.retry_class]));
+  const defaults = new Map(model.tables.failureRetryDefaults.defaults.map((r) => [r.failure_class, r.retry_class]));
   const enumSections = model.enums.map((e) => {
     const rows = e.values.map((v) => (e.name === "FailureClass" ? [`\`${v}\``, `\`${defaults.get(v)}\``] : [`\`${v}\``]));
     const headers = e.name === "FailureClass" ? ["value", "default retry class"] : ["value"];
@@ -68,6 +71,12 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
     ["stream-error-codes", "Stream v2 error codes"],
     ["stream-shutdown", "Stream v2 shutdown"],
   ];
+  // Every other table (rules.md shows the rule tables), titled by its stem.
+  for (const table of model.specTables) {
+    if (!tableNames.some(([name]) => name === table.stem) && !RULE_PAGE_TABLES.has(table.stem)) {
+      tableNames.push([table.stem, table.stem.charAt(0).toUpperCase() + table.stem.slice(1).replace(/-/g, " ")]);
+    }
+  }
   page("tables.md", `# Spec tables\n\nRendered from \`spec/tables/*.json\`.\n\n${tableNames.map(([name, title]) => `## ${title}\n\n${render(name)}`).join("\n\n")}`);
   page(
     "rules.md",
@@ -89,6 +98,8 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
       "- [Spec tables](tables.md)",
       "- [Validation rules](rules.md)",
       "- [Limits](limits.md)",
+      "- [CLI reference](reference/cli.md): every command, flag and exit code",
+      "- [Host API](reference/host-api.md): every export of the npm package",
     ].join("\n"),
   );
 

@@ -27,15 +27,15 @@ function hookMappingDrift(model: Model): unknown {
 
 /** Generate the drift tables. */
 export async function generateDriftTables(model: Model): Promise<OutputFile[]> {
-  const defaults = new Map(model.tables.failureRetryDefaults.map((r) => [r.failure_class, r.retry_class]));
+  const defaults = new Map(model.tables.failureRetryDefaults.defaults.map((r) => [r.failure_class, r.retry_class]));
   const tables: [string, string, unknown][] = [
-    ["transport_modes", "spec/tables/transport-modes.json", model.tables.transportModes],
-    ["subprocess_wire_framing", "spec/tables/subprocess-wire-framing.json", model.tables.subprocessWireFraming],
+    ["transport_modes", "spec/tables/transport-modes.json", model.tables.transportModes.modes],
+    ["subprocess_wire_framing", "spec/tables/subprocess-wire-framing.json", model.tables.subprocessWireFraming.streams],
     [
       "subprocess_failure_mapping",
       "spec/tables/subprocess-failure-mapping.json + spec/tables/failure-retry-defaults.json",
       {
-        variants: model.tables.subprocessFailureMapping.map((row) => ({
+        variants: model.tables.subprocessFailureMapping.variants.map((row) => ({
           variant: row.variant,
           failure_class: row.failure_class,
           default_retry_class: defaults.get(row.failure_class),
@@ -43,7 +43,7 @@ export async function generateDriftTables(model: Model): Promise<OutputFile[]> {
           reference_variant: row.reference_variant,
           transports: row.transports,
         })),
-        failure_class_default_retry: model.tables.failureRetryDefaults.map((r) => ({ failure_class: r.failure_class, retry_class: r.retry_class })),
+        failure_class_default_retry: model.tables.failureRetryDefaults.defaults.map((r) => ({ failure_class: r.failure_class, retry_class: r.retry_class })),
       },
     ],
     ["client_initiated_commands_registry", "spec/tables/client-initiated-commands.json", model.tables.clientInitiatedCommands],
@@ -51,7 +51,7 @@ export async function generateDriftTables(model: Model): Promise<OutputFile[]> {
     [
       "event_vocabulary",
       "spec/tables/event-vocabulary.json",
-      model.tables.eventVocabulary.map(({ summary: _summary, ...row }) => row),
+      model.tables.eventVocabulary.events.map(({ summary: _summary, ...row }) => row),
     ],
     ["harness_hook_mapping", "spec/tables/harness-hook-mapping.json", hookMappingDrift(model)],
   ];

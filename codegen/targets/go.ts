@@ -64,20 +64,12 @@ const RULE_CHECKS: Readonly<Record<string, string>> = {
 /** Tables with a hand-designed Go rendering in spec_tables.go.hbs; every other table is rendered generically. */
 const EXPLICIT_TABLES = new Set(["event-vocabulary", "failure-retry-defaults", "subprocess-failure-mapping", "limits", "document-rules"]);
 
-/**
- * Go types of the members that client-initiated commands print (the table lists member names only).
- * `entries` describes an array of objects. A new result member needs an entry here.
- */
-const RESULT_MEMBERS: Readonly<Record<string, { readonly goType: string; readonly read: string; readonly doc: string } | { readonly entries: readonly string[]; readonly doc: string }>> = {
-  status: { goType: "string", read: "string", doc: "always \"ok\" on success" },
-  written_at_epoch_s: { goType: "uint64", read: "uint", doc: "when the entry was written, in seconds since the Unix epoch" },
-  client_id: { goType: "string", read: "string", doc: "the client that wrote the entry (\"unknown\" when none was given)" },
-  key: { goType: "string", read: "string", doc: "the entry's key" },
-  ttl_s: { goType: "*uint64", read: "optUint", doc: "the entry's time to live in seconds (nil when it has none)" },
-  thread: { goType: "string", read: "string", doc: "the thread that was listed" },
-  dropped_count: { goType: "uint64", read: "uint", doc: "how many entries were deleted" },
-  keys: { entries: ["client_id", "key", "ttl_s", "written_at_epoch_s"], doc: "the live entries of the thread, in the host's directory order" },
-};
+/** Go type and reader of each member type of spec/tables/client-initiated-commands.json `members`. */
+const MEMBER_GO_TYPES = {
+  string: { goType: "string", read: "string" },
+  unsigned_integer: { goType: "uint64", read: "uint" },
+  nullable_unsigned_integer: { goType: "*uint64", read: "optUint" },
+} as const;
 
 /** Go initialisms used when turning wire names into identifiers. */
 const INITIALISMS: Readonly<Record<string, string>> = {
@@ -304,40 +296,87 @@ interface GenericStruct {
   readonly fields: readonly { readonly goName: string; readonly key: string; readonly goType: string }[];
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+type SchemaNode = Readonly<Record<string, unknown>>;
+
+/** The branches of a oneOf/anyOf (or the node itself), with JSON null split off. */
+function branches(node: SchemaNode): { readonly nonNull: readonly SchemaNode[]; readonly nullable: boolean } {
+  const list = (node.oneOf ?? node.anyOf) as SchemaNode[] | undefined;
+  if (list === undefined) {
+    const types = Array.isArray(node.type) ? (node.type as string[]) : [node.type];
+    if (types.includes("null") && types.length > 1) return { nonNull: [{ ...node, type: types.filter((t) => t !== "null")[0] }], nullable: true };
+    const nullEnum = Array.isArray(node.enum) && (node.enum as unknown[]).includes(null);
+    return { nonNull: [node], nullable: node.type === "null" || nullEnum };
+  }
+  const nonNull = list.filter((b) => b.type !== "null");
+  return { nonNull, nullable: nonNull.length < list.length };
 }
 
-function inferShape(samples: readonly unknown[], name: string, structs: Map<string, GoShape & { kind: "struct" }>): GoShape {
-  const values = samples.filter((v) => v !== null && v !== undefined);
-  if (values.length === 0) return { kind: "any" };
-  if (values.every((v) => typeof v === "string")) return { kind: "string" };
-  if (values.every((v) => typeof v === "boolean")) return { kind: "bool" };
-  if (values.every((v) => typeof v === "number")) return { kind: values.every((v) => Number.isSafeInteger(v)) ? "int" : "float" };
-  if (values.every((v) => Array.isArray(v))) {
-    return { kind: "slice", elem: inferShape((values as unknown[][]).flat(), singular(name), structs) };
-  }
-  if (values.every(isPlainObject)) {
-    const objects = values as Record<string, unknown>[];
-    const keys: string[] = [];
-    for (const o of objects) for (const k of Object.keys(o)) if (!keys.includes(k)) keys.push(k);
-    const fields = keys.map((key): GoStructField => {
-      const fieldSamples = objects.map((o) => o[key]);
-      const shape = inferShape(fieldSamples, `${name}${goName(key)}`, structs);
-      const nullable = fieldSamples.some((v) => v === null || v === undefined) && shape.kind !== "slice" && shape.kind !== "any";
-      return { key, goName: goName(key), shape, nullable };
-    });
-    const names = new Set<string>();
-    for (const f of fields) {
-      if (names.has(f.goName)) throw new Error(`go target: table struct ${name} has two members named ${f.goName}`);
-      names.add(f.goName);
+/** The JSON type of a schema node without a oneOf/anyOf: from `type`, else its `enum`/`const` values. */
+function jsonTypeOf(node: SchemaNode): string {
+  if (typeof node.type === "string") return node.type;
+  const values = (node.enum !== undefined ? (node.enum as unknown[]) : node.const !== undefined ? [node.const] : []).filter((v) => v !== null);
+  const kinds = new Set(values.map((v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v)));
+  return kinds.size === 1 ? ([...kinds][0] as string) : "any";
+}
+
+/**
+ * The Go shape of a table member from its meta-schema node: objects become structs (members in
+ * `properties` order, merged across oneOf branches), arrays and same-typed tuples slices, a member
+ * that is optional or admits null a pointer (see goTypeOf), anything else `any`.
+ */
+function schemaShape(node: SchemaNode, name: string, structs: Map<string, GoShape & { kind: "struct" }>): GoShape {
+  const { nonNull } = branches(node);
+  if (nonNull.length === 0) return { kind: "any" };
+  const kinds = new Set(nonNull.map(jsonTypeOf));
+  if (kinds.size !== 1) return { kind: "any" };
+  const kind = [...kinds][0];
+  switch (kind) {
+    case "string":
+      return { kind: "string" };
+    case "boolean":
+      return { kind: "bool" };
+    case "integer":
+      return { kind: "int" };
+    case "number":
+      return { kind: "float" };
+    case "array": {
+      const items = nonNull.flatMap((b) => (Array.isArray(b.prefixItems) ? (b.prefixItems as SchemaNode[]) : b.items !== undefined ? [b.items as SchemaNode] : []));
+      const elems = items.map((item) => schemaShape(item, singular(name), structs));
+      const first = elems[0];
+      if (first === undefined || elems.some((e) => JSON.stringify(e) !== JSON.stringify(first))) return { kind: "slice", elem: { kind: "any" } };
+      return { kind: "slice", elem: first };
     }
-    if (structs.has(name)) throw new Error(`go target: two table structs named ${name}`);
-    const struct = { kind: "struct" as const, name, fields };
-    structs.set(name, struct);
-    return struct;
+    case "object": {
+      const keys: string[] = [];
+      const props = new Map<string, SchemaNode[]>();
+      for (const b of nonNull) {
+        for (const [key, sub] of Object.entries((b.properties ?? {}) as Record<string, SchemaNode>)) {
+          if (!keys.includes(key)) keys.push(key);
+          props.set(key, [...(props.get(key) ?? []), sub]);
+        }
+      }
+      if (keys.length === 0) return { kind: "any" };
+      const requiredEverywhere = (key: string): boolean => nonNull.every((b) => ((b.required ?? []) as string[]).includes(key));
+      const fields = keys.map((key): GoStructField => {
+        const subs = props.get(key) as SchemaNode[];
+        const merged: SchemaNode = subs.length === 1 ? (subs[0] as SchemaNode) : { oneOf: subs };
+        const shape = schemaShape(merged, `${name}${goName(key)}`, structs);
+        const nullable = (!requiredEverywhere(key) || subs.some((sub) => branches(sub).nullable)) && shape.kind !== "slice" && shape.kind !== "any";
+        return { key, goName: goName(key), shape, nullable };
+      });
+      const names = new Set<string>();
+      for (const f of fields) {
+        if (names.has(f.goName)) throw new Error(`go target: table struct ${name} has two members named ${f.goName}`);
+        names.add(f.goName);
+      }
+      if (structs.has(name)) throw new Error(`go target: two table structs named ${name}`);
+      const struct = { kind: "struct" as const, name, fields };
+      structs.set(name, struct);
+      return struct;
+    }
+    default:
+      return { kind: "any" };
   }
-  return { kind: "any" };
 }
 
 function goTypeOf(shape: GoShape, nullable = false): string {
@@ -407,19 +446,15 @@ function anyLiteral(value: unknown): string {
   return `map[string]any{${entries.map(([k, v]) => `${goString(k)}: ${anyLiteral(v)}`).join(", ")}}`;
 }
 
-function stripSchemaMember(doc: unknown): Record<string, unknown> {
-  if (!isPlainObject(doc)) throw new Error("go target: a spec table is not a JSON object");
-  return Object.fromEntries(Object.entries(doc).filter(([k]) => k !== "$schema"));
-}
-
 function tablePath(stem: string): string {
   return stem === "wire-version" ? "spec/wire-version.json" : `spec/tables/${stem}.json`;
 }
 
-function genericTableView(stem: string, doc: Record<string, unknown>): Record<string, unknown> {
+function genericTableView(stem: string, doc: Record<string, unknown>, meta: SchemaNode): Record<string, unknown> {
   const typeName = `Spec${goName(stem)}Table`;
   const structs = new Map<string, GoShape & { kind: "struct" }>();
-  const root = inferShape([doc], typeName, structs);
+  const { $schema: _schema, ...properties } = (meta.properties ?? {}) as Record<string, SchemaNode>;
+  const root = schemaShape({ ...meta, properties }, typeName, structs);
   if (root.kind !== "struct") throw new Error(`go target: ${stem} is not an object`);
   const structViews: GenericStruct[] = [...structs.values()].map((s) => ({
     name: s.name,
@@ -456,22 +491,23 @@ function genericTableView(stem: string, doc: Record<string, unknown>): Record<st
 // ---------------------------------------------------------------------------
 // Client-initiated commands
 
-function resultRead(member: string, group: string, where: string, entryReaders: Map<string, Record<string, unknown>>): { goName: string; goType: string; expr: string; doc: string } {
-  const known = RESULT_MEMBERS[member];
-  if (!known) {
-    throw new Error(`go target: ${where} prints member ${JSON.stringify(member)}, which has no Go type; add it to RESULT_MEMBERS in codegen/targets/go.ts`);
-  }
-  if ("entries" in known) {
-    const typeName = `${goName(group)}${goName(singular(member))}`;
+function resultRead(member: string, group: CommandGroup, where: string, entryReaders: Map<string, Record<string, unknown>>): { goName: string; goType: string; expr: string; doc: string } {
+  const known = group.members.find((m) => m.name === member);
+  if (!known) throw new Error(`go target: ${where} prints member ${JSON.stringify(member)}, which spec/tables/client-initiated-commands.json members does not type`);
+  const doc = `\`${member}\`: ${known.description}`;
+  if (known.type === "entries") {
+    const typeName = `${goName(group.group)}${goName(singular(member))}`;
     const funcName = `read${typeName}s`;
     if (!entryReaders.has(typeName)) {
-      const reads = known.entries.map((m) => resultRead(m, group, `${where}.${member}`, entryReaders));
+      const reads = (known.entry_members ?? []).map((m) => resultRead(m, group, `${where}.${member}`, entryReaders));
       entryReaders.set(typeName, { typeName, funcName, reads, doc: `one entry of \`${member}\`` });
     }
-    return { goName: goName(member), goType: `[]${typeName}`, expr: `${funcName}(r.objects(${goString(member)}))`, doc: `\`${member}\`: ${known.doc}` };
+    return { goName: goName(member), goType: `[]${typeName}`, expr: `${funcName}(r.objects(${goString(member)}))`, doc };
   }
-  const expr = known.read === "optUint" ? `r.optUint(${goString(member)}, true)` : `r.${known.read}(${goString(member)})`;
-  return { goName: goName(member), goType: known.goType, expr, doc: `\`${member}\`: ${known.doc}` };
+  if (known.nullable && known.type !== "unsigned_integer") throw new Error(`go target: ${where}: a nullable ${known.type} member has no Go reader yet`);
+  const t = MEMBER_GO_TYPES[known.nullable ? "nullable_unsigned_integer" : known.type];
+  const expr = t.read === "optUint" ? `r.optUint(${goString(member)}, true)` : `r.${t.read}(${goString(member)})`;
+  return { goName: goName(member), goType: t.goType, expr, doc };
 }
 
 function commandGroupView(group: CommandGroup): Record<string, unknown> {
@@ -507,7 +543,7 @@ function commandGroupView(group: CommandGroup): Record<string, unknown> {
       });
     }
     const resultType = `${goName(group.group)}${cmdName}Result`;
-    const reads = cmd.result_fields.map((m) => resultRead(m, group.group, where, entryReaders));
+    const reads = cmd.result_fields.map((m) => resultRead(m, group, where, entryReaders));
     const resultFields = reads.map((r) => ({ goName: r.goName, goType: r.goType, doc: r.doc }));
     if (cmd.stdout === "blob") resultFields.unshift({ goName: "Blob", goType: "[]byte", doc: "the stored bytes, exactly as the command printed them on stdout" });
     if (cmd.stderr === "diagnostics") resultFields.push({ goName: "Diagnostics", goType: "[]string", doc: "the diagnostic lines the command printed on stderr (one JSON object each)" });
@@ -565,7 +601,7 @@ function commandGroupView(group: CommandGroup): Record<string, unknown> {
 // Spec tables (explicit renderings)
 
 function limitViews(model: Model): Record<string, unknown>[] {
-  return model.tables.limits.map((l) => ({
+  return model.tables.limits.limits.map((l) => ({
     constName: `Limit${goName(l.name)}`,
     value: String(l.value),
     docLines: wrap(`Limit${goName(l.name)} is limits.${l.name}: ${l.value} ${l.unit}. Applies to: ${l.applies_to}. On exceed: ${l.on_exceed}.`),
@@ -573,14 +609,14 @@ function limitViews(model: Model): Record<string, unknown>[] {
 }
 
 function ruleIdViews(model: Model): Record<string, unknown>[] {
-  const document = model.tables.documentRules.map((r) => ({ id: r.id, summary: r.summary }));
+  const document = model.tables.documentRules.rules.map((r) => ({ id: r.id, summary: r.summary }));
   const cross = model.rules.map((r) => ({ id: r.id, summary: r.summary }));
   return [...document, ...cross].map((r) => ({ constName: `Rule${goName(r.id)}`, literal: goString(r.id), summary: r.summary.replace(/\s+/g, " ") }));
 }
 
 function enumConst(model: Model, enumName: string, value: string): string {
   const e = model.enums.find((x) => x.name === enumName);
-  if (!e || !e.values.includes(value)) throw new Error(`go target: ${JSON.stringify(value)} is not a ${enumName} value`);
+  if (!e?.values.includes(value)) throw new Error(`go target: ${JSON.stringify(value)} is not a ${enumName} value`);
   return `${enumName}${goName(value)}`;
 }
 
@@ -595,11 +631,7 @@ function runnerView(model: Model) {
   const cls = (failureClass: string): { name: string; constName: string } => ({ name: failureClass, constName: enumConst(model, "FailureClass", failureClass) });
   const reject = cls(v.invalidRequest.failureClass);
   const handler = cls(v.handlerThrew.failureClass);
-  const outcomes = runnerOutcomes(model, "go", {
-    handlerFails: "returns an error or panics",
-    invalidResponseExtra: "",
-    timeout: "the ctx given to ServeIO ends before the handler returns (the handler goroutine is abandoned; Serve's context never ends)",
-  });
+  const outcomes = runnerOutcomes(model, "go", { binding: "go", handlerFails: "returns an error or panics", invalidResponseExtra: "" });
   return {
     rejectClass: reject.name,
     rejectClassConst: reject.constName,
@@ -710,11 +742,10 @@ export function buildViewModel(model: Model): Record<string, unknown> {
   const types = model.types.map((t) => typeView(t, model));
   const groups = model.tables.clientInitiatedCommands.groups;
   const limit = (name: string): number => {
-    const row = model.tables.limits.find((l) => l.name === name);
+    const row = model.tables.limits.limits.find((l) => l.name === name);
     if (!row) throw new Error(`go target: spec/tables/limits.json lacks ${name}`);
     return row.value;
   };
-  const rawTables = [...model.rawTables.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const runner = runnerView(model);
   const hooks = hooksView(model);
   const names = new Set<string>();
@@ -727,7 +758,7 @@ export function buildViewModel(model: Model): Record<string, unknown> {
     for (const v of e.values) claim(v.constName);
   }
   for (const t of types) claim(String(t.name));
-  for (const r of model.tables.subprocessFailureMapping) claim(failureVariantConst(r.variant));
+  for (const r of model.tables.subprocessFailureMapping.variants) claim(failureVariantConst(r.variant));
   for (const name of ["HookAdapter", "HookAdapters", "HookAdapterInfo", "HookAdapterInfos", "HookAdapterFor", "HookEventInfo", "HookEventFor", "HookEventInfoFor", "HookContextLimit", "HookBlockEffect", "HookBlockEffects", "HookContextSlot", "HookContextSlots"]) claim(name);
   for (const a of hooks.adapters) {
     claim(a.constName);
@@ -753,26 +784,26 @@ export function buildViewModel(model: Model): Record<string, unknown> {
     documents: model.roots.map((r) => r.typeName),
     limitConsts: limitViews(model),
     ruleIds: ruleIdViews(model),
-    events: model.tables.eventVocabulary.map(
+    events: model.tables.eventVocabulary.events.map(
       (e) =>
         `{Event: ${enumConst(model, "LifecycleEventKind", e.event)}, Summary: ${goString(e.summary)}, RequiresFrameContext: ${e.requires_frame_context}, NotificationOnly: ${e.notification_only}, Dispatchable: ${e.dispatchable}, StreamV2: ${goString(e.stream_v2)}}`,
     ),
-    failureRetryDefaults: model.tables.failureRetryDefaults.map((r) => {
+    failureRetryDefaults: model.tables.failureRetryDefaults.defaults.map((r) => {
       const failureConst = enumConst(model, "FailureClass", r.failure_class);
       const retryConst = enumConst(model, "RetryClass", r.retry_class);
       return { failureConst, retryConst, literal: `{FailureClass: ${failureConst}, RetryClass: ${retryConst}, Meaning: ${goString(r.meaning)}}` };
     }),
-    failureVariants: model.tables.subprocessFailureMapping.map(
+    failureVariants: model.tables.subprocessFailureMapping.variants.map(
       (r) =>
         `{Variant: ${failureVariantConst(r.variant)}, FailureClass: ${enumConst(model, "FailureClass", r.failure_class)}, Origin: ${goString(r.origin)}, ReferenceVariant: ${goString(r.reference_variant ?? "")}, Transports: []string{${r.transports.map(goString).join(", ")}}, Stage: ${goString(r.stage)}, When: ${goString(r.when)}, Reason: ${goString(r.reason ?? "")}}`,
     ),
-    failureVariantConsts: model.tables.subprocessFailureMapping.map((r) => ({
+    failureVariantConsts: model.tables.subprocessFailureMapping.variants.map((r) => ({
       constName: failureVariantConst(r.variant),
       literal: goString(r.variant),
       docLines: wrap(`${failureVariantConst(r.variant)} is failure variant "${r.variant}" (failure class ${r.failure_class}): ${r.when}`),
     })),
-    genericTables: rawTables.filter(([stem]) => !EXPLICIT_TABLES.has(stem)).map(([stem, doc]) => genericTableView(stem, stripSchemaMember(doc))),
-    tableJSON: rawTables.map(([stem, doc]) => ({ stemLiteral: goString(stem), jsonLiteral: goString(JSON.stringify(stripSchemaMember(doc))) })),
+    genericTables: model.specTables.filter((t) => !EXPLICIT_TABLES.has(t.stem)).map((t) => genericTableView(t.stem, { ...t.doc }, t.meta)),
+    tableJSON: model.specTables.map((t) => ({ stemLiteral: goString(t.stem), jsonLiteral: goString(JSON.stringify(t.doc)) })),
     commandGroups: groups.map(commandGroupView),
     commandGroupList: groups.map((g) => `${goName(g.group)}: ${g.commands.map((c) => c.command).join(", ")}`).join("; "),
     runner,

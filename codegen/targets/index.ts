@@ -9,6 +9,7 @@ import { generateDriftTables } from "./drift-tables.js";
 import { generateGo } from "./go.js";
 import { generatePython } from "./python.js";
 import { generateTsSpec } from "./ts-spec.js";
+import { generateTsTables } from "./ts-tables.js";
 import { generateTsTypes } from "./ts-types.js";
 import { generateTsValidators } from "./ts-validators.js";
 import { generateStreamVectors } from "./stream-vectors.js";
@@ -24,6 +25,7 @@ export interface Target {
 export const TARGETS: readonly Target[] = [
   { name: "ts-types", generate: generateTsTypes },
   { name: "ts-validators", generate: generateTsValidators },
+  { name: "ts-tables", generate: generateTsTables },
   { name: "ts-spec", generate: generateTsSpec },
   { name: "drift-tables", generate: generateDriftTables },
   { name: "docs", generate: generateDocs },

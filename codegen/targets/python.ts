@@ -38,23 +38,6 @@ const PY_KEYWORDS = new Set([
   "pass", "raise", "return", "try", "while", "with", "yield", "match", "case", "type",
 ]);
 
-/** Python types of the result and error fields the command registry may name. */
-const COMMAND_FIELD_TYPES: Readonly<Record<string, { readonly annotation: string; readonly parser: string; readonly accessor: string }>> = {
-  status: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  written_at_epoch_s: { annotation: "int", parser: "_want_int", accessor: "_int" },
-  client_id: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  ttl_s: { annotation: "Optional[int]", parser: "_want_optional_int", accessor: "_int" },
-  keys: { annotation: "Tuple[ListedEntry, ...]", parser: "_want_entries", accessor: "_str" },
-  thread: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  dropped_count: { annotation: "int", parser: "_want_int", accessor: "_int" },
-  actual: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  required: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  max_bytes: { annotation: "int", parser: "_want_int", accessor: "_int" },
-  detail: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  field: { annotation: "str", parser: "_want_str", accessor: "_str" },
-  reason: { annotation: "str", parser: "_want_str", accessor: "_str" },
-};
-
 // ---------------------------------------------------------------------------
 // Python source helpers
 
@@ -261,7 +244,7 @@ function ruleStepExpr(step: RuleStep): string {
   return parts.join(", ");
 }
 
-function eventRowExpr(row: Model["tables"]["eventVocabulary"][number]): string {
+function eventRowExpr(row: Model["tables"]["eventVocabulary"]["events"][number]): string {
   const b = (v: boolean): string => (v ? "True" : "False");
   return [
     `event=${pyStr(row.event)}`,
@@ -282,32 +265,19 @@ interface MemberType {
   readonly parser: string;
 }
 
-const STR_MEMBER: MemberType = { annotation: "str", accessor: "_str", parser: "_want_str" };
-const INT_MEMBER: MemberType = { annotation: "int", accessor: "_int", parser: "_want_int" };
-
-/** Members the client-initiated command results and errors carry, with their Python types. */
-const MEMBER_TYPES: Readonly<Record<string, MemberType>> = {
-  status: STR_MEMBER,
-  thread: STR_MEMBER,
-  client_id: STR_MEMBER,
-  actual: STR_MEMBER,
-  required: STR_MEMBER,
-  detail: STR_MEMBER,
-  field: STR_MEMBER,
-  reason: STR_MEMBER,
-  written_at_epoch_s: INT_MEMBER,
-  dropped_count: INT_MEMBER,
-  max_bytes: INT_MEMBER,
-  ttl_s: { annotation: "Optional[int]", accessor: "_int", parser: "_want_optional_int" },
-  keys: { annotation: "Tuple[ListedEntry, ...]", accessor: "_str", parser: "_want_entries" },
+/** Python type and readers of each member type of spec/tables/client-initiated-commands.json `members`. */
+const MEMBER_PY_TYPES: Readonly<Record<"string" | "unsigned_integer" | "nullable_unsigned_integer" | "entries", MemberType>> = {
+  string: { annotation: "str", accessor: "_str", parser: "_want_str" },
+  unsigned_integer: { annotation: "int", accessor: "_int", parser: "_want_int" },
+  nullable_unsigned_integer: { annotation: "Optional[int]", accessor: "_int", parser: "_want_optional_int" },
+  entries: { annotation: "Tuple[ListedEntry, ...]", accessor: "_str", parser: "_want_entries" },
 };
 
-function fieldType(member: string, where: string): MemberType {
-  const known = MEMBER_TYPES[member];
-  if (!known) {
-    throw new Error(`python target: ${where} prints member ${JSON.stringify(member)}, which has no Python type; add it to MEMBER_TYPES in codegen/targets/python.ts`);
-  }
-  return known;
+function fieldType(group: CommandGroup, member: string, where: string): MemberType {
+  const known = group.members.find((m) => m.name === member);
+  if (!known) throw new Error(`python target: ${where} prints member ${JSON.stringify(member)}, which spec/tables/client-initiated-commands.json members does not type`);
+  if (known.nullable && known.type !== "unsigned_integer") throw new Error(`python target: ${where}: a nullable ${known.type} member has no Python reader yet`);
+  return MEMBER_PY_TYPES[known.nullable ? "nullable_unsigned_integer" : known.type];
 }
 
 function commandGroupView(group: CommandGroup) {
@@ -321,7 +291,7 @@ function commandGroupView(group: CommandGroup) {
       "    ",
     ),
     fields: e.fields.map((f) => {
-      const t = fieldType(f, `client-initiated-commands ${group.group} error ${e.error}`);
+      const t = fieldType(group, f, `client-initiated-commands ${group.group} error ${e.error}`);
       return {
         name: f,
         attr: pyAttr(f),
@@ -347,7 +317,7 @@ function commandGroupView(group: CommandGroup) {
     const signature = [...params, ...(kwParams.length ? ["*", ...kwParams] : [])].join(", ");
     const where = `client-initiated-commands ${group.group} ${c.command}`;
     const resultFields = c.result_fields.map((f) => {
-      const t = fieldType(f, where);
+      const t = fieldType(group, f, where);
       return { attr: pyAttr(f), annotation: t.annotation, parser: t.parser, nameLiteral: pyStr(f) };
     });
     const source =
@@ -434,11 +404,7 @@ function failureVariantConst(variant: string): string {
 function runnerView(model: Model) {
   const v = runnerVariants(model, "python");
   const classExpr = (failureClass: string): string => `FailureClass.${pyConstName(failureClass)}`;
-  const outcomes = runnerOutcomes(model, "python", {
-    handlerFails: "raises an exception",
-    invalidResponseExtra: " or is not a CallbackResponse at all",
-    timeout: null,
-  });
+  const outcomes = runnerOutcomes(model, "python", { binding: "python", handlerFails: "raises an exception", invalidResponseExtra: " or is not a CallbackResponse at all" });
   const codes = {
     readRequestCode: failureVariantConst(v.readRequest.variant),
     guardCode: failureVariantConst(v.guard.variant),
@@ -567,10 +533,7 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
   }));
   const rulePlans = model.types.map((t) => ({ name: t.name, steps: (model.rulePlans.get(t.name) ?? []).map(ruleStepExpr) }));
   const integerPaths = model.types.map((t) => ({ name: t.name, literal: pyStrTuple(model.integerPaths.get(t.name) ?? []) }));
-  const stems = [...model.rawTables.keys()].sort();
-  const tables = stems.map((stem) => {
-    const { $schema: _ignored, ...doc } = model.rawTables.get(stem) as Record<string, unknown>;
-    const file = stem === "wire-version" ? "spec/wire-version.json" : `spec/tables/${stem}.json`;
+  const tables = model.specTables.map(({ stem, file, doc }) => {
     return {
       constName: `${snake(stem).toUpperCase()}_TABLE`,
       stemLiteral: pyStr(stem),
@@ -578,11 +541,11 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
       literal: pyLiteral(doc),
     };
   });
-  const failureRetryDefaults = model.tables.failureRetryDefaults.map((r) => ({
+  const failureRetryDefaults = model.tables.failureRetryDefaults.defaults.map((r) => ({
     failureClass: `FailureClass.${pyConstName(r.failure_class)}`,
     retryClass: `RetryClass.${pyConstName(r.retry_class)}`,
   }));
-  const limits = model.tables.limits.map((l) => ({
+  const limits = model.tables.limits.limits.map((l) => ({
     nameLiteral: pyStr(l.name),
     constName: `LIMIT_${l.name.toUpperCase()}`,
     value: l.value,
@@ -612,7 +575,7 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
         "SDK_VERSION",
         "SPEC_TABLES",
         "WIRE_VERSION",
-        ...model.tables.subprocessFailureMapping.map((r) => failureVariantConst(r.variant)),
+        ...model.tables.subprocessFailureMapping.variants.map((r) => failureVariantConst(r.variant)),
       ],
     ],
     ["stream", ["StreamClosedError", "StreamRPCError", "event_done", "serve_stream", "serve_stream_io"]],
@@ -638,8 +601,8 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
     objectSchemas,
     rulePlans,
     integerPaths,
-    events: model.tables.eventVocabulary.map(eventRowExpr),
-    failureVariants: model.tables.subprocessFailureMapping.map((r) =>
+    events: model.tables.eventVocabulary.events.map(eventRowExpr),
+    failureVariants: model.tables.subprocessFailureMapping.variants.map((r) =>
       [
         `variant=${pyStr(r.variant)}`,
         `failure_class=FailureClass.${pyConstName(r.failure_class)}`,
@@ -652,13 +615,18 @@ export function pythonViewModel(model: Model): Record<string, unknown> {
       ].join(", "),
     ),
     failureRetryDefaults,
-    failureVariantConsts: model.tables.subprocessFailureMapping.map((r) => ({
+    failureVariantConsts: model.tables.subprocessFailureMapping.variants.map((r) => ({
       constName: failureVariantConst(r.variant),
       literal: pyStr(r.variant),
       docLines: wrap(`Failure variant \`\`${r.variant}\`\` (failure class \`\`${r.failure_class}\`\`): ${r.when}`, 97),
     })),
     limits,
-    documentRuleIds: pyStrTuple(model.tables.documentRules.map((r) => r.id)),
+    documentRuleIds: pyStrTuple(model.tables.documentRules.rules.map((r) => r.id)),
+    ruleConsts: [...model.tables.documentRules.rules, ...model.rules].map((r) => ({
+      constName: `RULE_${r.id.replace(/[^A-Za-z0-9]+/g, "_").toUpperCase()}`,
+      literal: pyStr(r.id),
+      doc: `Rule \`\`${r.id}\`\`: ${r.summary.replace(/\s+/g, " ")}`,
+    })),
     ruleIds: pyStrTuple(model.rules.map((r) => r.id)),
     tables,
     groups,

@@ -39,7 +39,7 @@ const line = (text: string): Buffer => b(`${text}\n`);
 function cases(model: Model): Case[] {
   const v = model.wireVersion.current;
   const limit = (name: string): number => {
-    const row = model.tables.limits.find((l) => l.name === name);
+    const row = model.tables.limits.limits.find((l) => l.name === name);
     if (!row) throw new Error(`stream-vectors target: spec/tables/limits.json lacks ${name}`);
     return row.value;
   };
@@ -170,7 +170,7 @@ function cases(model: Model): Case[] {
 /** Generate generated/vectors/stream/<name>.json and its index. */
 export async function generateStreamVectors(model: Model): Promise<OutputFile[]> {
   const all = cases(model);
-  const ruleIds = new Set<string>([...model.tables.streamV2.framing_rules.map((r) => r.id), ...model.tables.documentRules.map((r) => r.id)]);
+  const ruleIds = new Set<string>([...model.tables.streamV2.framing_rules.map((r) => r.id), ...model.tables.documentRules.rules.map((r) => r.id)]);
   const names = new Set<string>();
   for (const c of all) {
     if (names.has(c.name)) throw new Error(`stream-vectors target: duplicate case ${c.name}`);
@@ -183,7 +183,7 @@ export async function generateStreamVectors(model: Model): Promise<OutputFile[]>
     const needs = r.layer === "frame" ? r.on_violation.startsWith("framing violation") : r.layer === "envelope";
     if (needs && !covered.has(r.id)) throw new Error(`stream-vectors target: framing rule ${r.id} has no vector`);
   }
-  const maxFrame = model.tables.limits.find((l) => l.name === "max_frame_bytes")?.value as number;
+  const maxFrame = model.tables.limits.limits.find((l) => l.name === "max_frame_bytes")?.value as number;
   const files: OutputFile[] = all.map((c) => ({
     path: `generated/vectors/stream/${c.name}.json`,
     content: stableJson(

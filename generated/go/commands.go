@@ -326,7 +326,7 @@ type ContinuationGetResult struct {
 	// ClientID is `client_id`: the client that wrote the entry ("unknown" when none was given).
 	ClientID string
 
-	// TTLS is `ttl_s`: the entry's time to live in seconds (nil when it has none).
+	// TTLS is `ttl_s`: the entry's time to live in seconds (null when it has none).
 	TTLS *uint64
 
 	// WrittenAtEpochS is `written_at_epoch_s`: when the entry was written, in seconds since the Unix epoch.
@@ -374,7 +374,7 @@ type ContinuationKey struct {
 	// Key is `key`: the entry's key.
 	Key string
 
-	// TTLS is `ttl_s`: the entry's time to live in seconds (nil when it has none).
+	// TTLS is `ttl_s`: the entry's time to live in seconds (null when it has none).
 	TTLS *uint64
 
 	// WrittenAtEpochS is `written_at_epoch_s`: when the entry was written, in seconds since the Unix epoch.

@@ -22,556 +22,1876 @@ export const REFERENCE_IMPLEMENTATION = {
   "version": "0.5.0"
 } as const;
 
-/** Every FailureClass value, in schema order (schemas/failure-class.schema.json). */
-export const FAILURE_CLASS_VALUES = [
-  "adapter_unavailable",
-  "capability_unsupported",
-  "capability_degraded",
-  "placement_unavailable",
-  "payload_too_large",
-  "payload_rejected",
-  "identity_unavailable",
-  "transport_error",
-  "timeout",
-  "operator_required",
-  "state_conflict",
-  "invalid_request",
-  "internal_error"
-] as const;
-
-/** Every FrameClass value, in schema order (schemas/frame-class.schema.json). */
-export const FRAME_CLASS_VALUES = [
-  "top_level",
-  "subcall"
-] as const;
-
-/** Every IntegrationMode value, in schema order (schemas/integration-mode.schema.json). */
-export const INTEGRATION_MODE_VALUES = [
-  "manual_skill",
-  "launcher_wrapper",
-  "native_hook",
-  "reference_adapter",
-  "telemetry_only"
-] as const;
-
-/** Every LifecycleEventKind value, in schema order (schemas/lifecycle-event-kind.schema.json). */
-export const LIFECYCLE_EVENT_KIND_VALUES = [
-  "session.starting",
-  "session.started",
-  "frame.opening",
-  "frame.opened",
-  "context.pressure_observed",
-  "context.compacted",
-  "frame.ending",
-  "frame.ended",
-  "session.ending",
-  "session.ended",
-  "supervisor.tick",
-  "capability.degraded",
-  "receipt.emitted",
-  "receipt.gap_detected"
-] as const;
-
-/** Every PlacementClass value, in schema order (schemas/placement-class.schema.json). */
-export const PLACEMENT_CLASS_VALUES = [
-  "developer_equivalent_frame",
-  "pre_prompt_frame",
-  "side_channel_context",
-  "receipt_only"
-] as const;
-
-/** Every PlacementOutcome value, in schema order (schemas/placement-outcome.schema.json). */
-export const PLACEMENT_OUTCOME_VALUES = [
-  "delivered",
-  "skipped",
-  "degraded",
-  "failed"
-] as const;
-
-/** Every ReceiptStatus value, in schema order (schemas/receipt-status.schema.json). */
-export const RECEIPT_STATUS_VALUES = [
-  "observed",
-  "delivered",
-  "skipped",
-  "degraded",
-  "failed"
-] as const;
-
-/** Every RequirementLevel value, in schema order (schemas/requirement-level.schema.json). */
-export const REQUIREMENT_LEVEL_VALUES = [
-  "required",
-  "preferred",
-  "optional"
-] as const;
-
-/** Every RetryClass value, in schema order (schemas/retry-class.schema.json). */
-export const RETRY_CLASS_VALUES = [
-  "safe_retry",
-  "retry_after_reread",
-  "retry_after_reconfigure",
-  "retry_after_operator",
-  "do_not_retry"
-] as const;
-
-/** Every SupportState value, in schema order (schemas/support-state.schema.json). */
-export const SUPPORT_STATE_VALUES = [
-  "native",
-  "synthesized",
-  "manual",
-  "partial",
-  "unavailable"
-] as const;
-
-/** Names of the wire object types (schemas/*.schema.json). */
-export const WIRE_OBJECT_TYPES = [
-  "AcceptablePlacement",
-  "CallbackRequest",
-  "CallbackResponse",
-  "CapabilityDegradation",
-  "DispatchEnvelope",
-  "FrameContext",
-  "LifecycleReceipt",
-  "PayloadEnvelope",
-  "PayloadReceipt",
-  "PayloadRef",
-  "Warning"
-] as const;
-/** A wire object type name. */
-export type WireObjectTypeName = (typeof WIRE_OBJECT_TYPES)[number];
-
-/** Maps each wire object type name to its TypeScript type. */
-export interface WireTypeMap {
-  AcceptablePlacement: Wire.AcceptablePlacement;
-  CallbackRequest: Wire.CallbackRequest;
-  CallbackResponse: Wire.CallbackResponse;
-  CapabilityDegradation: Wire.CapabilityDegradation;
-  DispatchEnvelope: Wire.DispatchEnvelope;
-  FrameContext: Wire.FrameContext;
-  LifecycleReceipt: Wire.LifecycleReceipt;
-  PayloadEnvelope: Wire.PayloadEnvelope;
-  PayloadReceipt: Wire.PayloadReceipt;
-  PayloadRef: Wire.PayloadRef;
-  Warning: Wire.Warning;
-}
-
-/** Types that travel as whole wire documents, with their CLI and fixture names. */
-export const WIRE_DOCUMENTS = [
-  {
-    "typeName": "CallbackRequest",
-    "cliName": "callback-request",
-    "fixtureKind": "callback_request"
-  },
-  {
-    "typeName": "CallbackResponse",
-    "cliName": "callback-response",
-    "fixtureKind": "callback_response"
-  },
-  {
-    "typeName": "DispatchEnvelope",
-    "cliName": "dispatch-envelope",
-    "fixtureKind": "dispatch_envelope"
-  },
-  {
-    "typeName": "LifecycleReceipt",
-    "cliName": "lifecycle-receipt",
-    "fixtureKind": "lifecycle_receipt"
-  },
-  {
-    "typeName": "PayloadEnvelope",
-    "cliName": "payload-envelope",
-    "fixtureKind": "payload_envelope"
-  }
-] as const;
-/** The CLI name of a wire document type, e.g. `callback-request`. */
-export type WireDocumentCliName = (typeof WIRE_DOCUMENTS)[number]["cliName"];
-
-/** spec/tables/event-vocabulary.json: one row per LifecycleEventKind. */
-export const EVENT_VOCABULARY = [
-  {
-    "event": "session.starting",
-    "summary": "The top-level harness lifecycle is about to start, attach or resume.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "session.started",
-    "summary": "The top-level lifecycle is live enough for a client to bind correlation state.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "frame.opening",
-    "summary": "An execution frame (prompt, turn, recursive frame) is about to receive client payloads.",
-    "requires_frame_context": true,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "frame.opened",
-    "summary": "The frame accepted delivery or explicitly skipped it.",
-    "requires_frame_context": true,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "context.pressure_observed",
-    "summary": "Budget, compaction, idle-reset or context-pressure evidence was observed.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "context.compacted",
-    "summary": "The harness finished compacting or otherwise rewriting its context.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "frame.ending",
-    "summary": "A frame is about to close, finish, fail or be interrupted.",
-    "requires_frame_context": true,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "frame.ended",
-    "summary": "A frame has closed, failed or been abandoned.",
-    "requires_frame_context": true,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "session.ending",
-    "summary": "The top-level lifecycle is about to close or needs close-out coordination.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "session.ended",
-    "summary": "The top-level lifecycle has closed or been abandoned.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "supervisor.tick",
-    "summary": "A supervisor, scheduler, watchdog or bridge is polling an active lifecycle.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "capability.degraded",
-    "summary": "A negotiated capability changed support state mid-session.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  },
-  {
-    "event": "receipt.emitted",
-    "summary": "A lifecycle receipt was emitted. Evidence only: never dispatched to a client and never itself receipted.",
-    "requires_frame_context": false,
-    "notification_only": true,
-    "dispatchable": false,
-    "stream_v2": "never_sent"
-  },
-  {
-    "event": "receipt.gap_detected",
-    "summary": "A receipt sequence gap was observed that cannot be reconstructed.",
-    "requires_frame_context": false,
-    "notification_only": false,
-    "dispatchable": true,
-    "stream_v2": "request"
-  }
-] as const;
-
-/** spec/tables/failure-retry-defaults.json: the default RetryClass of each FailureClass. */
-export const FAILURE_RETRY_DEFAULTS = {
-  "adapter_unavailable": "retry_after_reconfigure",
-  "capability_unsupported": "do_not_retry",
-  "capability_degraded": "retry_after_reread",
-  "placement_unavailable": "retry_after_reconfigure",
-  "payload_too_large": "do_not_retry",
-  "payload_rejected": "retry_after_reconfigure",
-  "identity_unavailable": "retry_after_reconfigure",
-  "transport_error": "safe_retry",
-  "timeout": "safe_retry",
-  "operator_required": "retry_after_operator",
-  "state_conflict": "retry_after_reread",
-  "invalid_request": "do_not_retry",
-  "internal_error": "retry_after_reread"
+/** spec/tables/cli-exit-codes.json as written (minus `$schema`); its type is CliExitCodesTable in ./tables.ts. */
+export const CLI_EXIT_CODES_TABLE = {
+  "codes": [
+    {
+      "code": 0,
+      "name": "ok",
+      "meaning": "Success: the document is valid, the invocation returned a valid response, the fixtures all passed, nothing drifted."
+    },
+    {
+      "code": 1,
+      "name": "validation",
+      "meaning": "The input was read but judged invalid: schema or rule issues, a failed invocation, a failing fixture, drift found by generate --check."
+    },
+    {
+      "code": 2,
+      "name": "usage",
+      "meaning": "Bad command line: unknown command or flag, missing or malformed value, relative program path."
+    },
+    {
+      "code": 3,
+      "name": "input",
+      "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep."
+    },
+    {
+      "code": 4,
+      "name": "unsupported",
+      "meaning": "render only: the adapter has no hook event for the lifecycle event; nothing on stdout (so a hook wrapper can skip), the reason on stderr."
+    }
+  ]
 } as const;
 
-/** spec/tables/subprocess-failure-mapping.json: every failure variant and its FailureClass. */
-export const FAILURE_VARIANTS = [
-  {
-    "variant": "receipt_emitted_rejected",
-    "failure_class": "invalid_request",
-    "origin": "callback-001",
-    "reference_variant": "ReceiptEmittedRejected",
-    "transports": [
-      "subprocess_v1",
-      "in_process",
-      "stream_v2"
-    ],
-    "stage": "guard",
-    "when": "The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced."
-  },
-  {
-    "variant": "invalid_request",
-    "failure_class": "invalid_request",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "subprocess_v1",
-      "in_process",
-      "stream_v2"
-    ],
-    "stage": "validate_request",
-    "when": "The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.",
-    "reason": "The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own."
-  },
-  {
-    "variant": "serialize_request",
-    "failure_class": "internal_error",
-    "origin": "callback-001",
-    "reference_variant": "SerializeRequest",
-    "transports": [
-      "subprocess_v1",
-      "in_process",
-      "stream_v2"
-    ],
-    "stage": "serialize",
-    "when": "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered."
-  },
-  {
-    "variant": "request_too_large",
-    "failure_class": "payload_too_large",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "subprocess_v1",
-      "in_process",
-      "stream_v2"
-    ],
-    "stage": "serialize",
-    "when": "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned or called.",
-    "reason": "The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help."
-  },
-  {
-    "variant": "spawn",
-    "failure_class": "transport_error",
-    "origin": "callback-001",
-    "reference_variant": "Spawn",
-    "transports": [
-      "subprocess_v1",
-      "stream_v2"
-    ],
-    "stage": "spawn",
-    "when": "The program cannot be started: not found, not executable, permission denied, fork failure."
-  },
-  {
-    "variant": "write_request",
-    "failure_class": "transport_error",
-    "origin": "callback-001",
-    "reference_variant": "WriteRequest",
-    "transports": [
-      "subprocess_v1",
-      "stream_v2"
-    ],
-    "stage": "write",
-    "when": "Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure)."
-  },
-  {
-    "variant": "read_response",
-    "failure_class": "transport_error",
-    "origin": "callback-001",
-    "reference_variant": "ReadResponse",
-    "transports": [
-      "subprocess_v1"
-    ],
-    "stage": "read",
-    "when": "Reading the child's stdout failed."
-  },
-  {
-    "variant": "response_too_large",
-    "failure_class": "transport_error",
-    "origin": "lifeloop-callback",
-    "reference_variant": "ReadResponse",
-    "transports": [
-      "subprocess_v1",
-      "in_process"
-    ],
-    "stage": "read",
-    "when": "The child wrote more than limits.max_response_bytes to stdout (the process group is killed at once and no more is read), or an in-process handler's response serializes to more than that.",
-    "reason": "The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class."
-  },
-  {
-    "variant": "non_zero_exit",
-    "failure_class": "transport_error",
-    "origin": "callback-001",
-    "reference_variant": "NonZeroExit",
-    "transports": [
-      "subprocess_v1"
-    ],
-    "stage": "exit",
-    "when": "The child exited with a non-zero code or was killed by a signal, even if it wrote a valid response first. Carries the exit code or signal and the stderr tail."
-  },
-  {
-    "variant": "parse_response",
-    "failure_class": "invalid_request",
-    "origin": "callback-001",
-    "reference_variant": "ParseResponse",
-    "transports": [
-      "subprocess_v1"
-    ],
-    "stage": "parse",
-    "when": "stdout is not exactly one JSON document: empty, two documents, trailing bytes, a log line, a byte-order mark, invalid UTF-8, too deep, duplicate keys."
-  },
-  {
-    "variant": "invalid_response",
-    "failure_class": "invalid_request",
-    "origin": "callback-001",
-    "reference_variant": "InvalidResponse",
-    "transports": [
-      "subprocess_v1",
-      "in_process",
-      "stream_v2"
-    ],
-    "stage": "validate_response",
-    "when": "The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class."
-  },
-  {
-    "variant": "handler_threw",
-    "failure_class": "internal_error",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "in_process"
-    ],
-    "stage": "handler",
-    "when": "The in-process handler threw or its promise rejected.",
-    "reason": "CALLBACK-001 leaves in-process errors to the host language. A throwing handler is a crash inside the host process, which the reference's transport vocabulary classes as internal (TransportError::Internal)."
-  },
-  {
-    "variant": "timeout",
-    "failure_class": "timeout",
-    "origin": "callback-001",
-    "reference_variant": "Timeout",
-    "transports": [
-      "subprocess_v1",
-      "in_process",
-      "stream_v2"
-    ],
-    "stage": "deadline",
-    "when": "The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time."
-  },
-  {
-    "variant": "stream_framing",
-    "failure_class": "invalid_request",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "stream_v2"
-    ],
-    "stage": "parse",
-    "when": "A frame from the client broke a framing rule of spec/tables/stream-v2.json (stream.* or, through stream.json, a json.* rule): a log line, an empty line, a batch, an unknown member, a bad id. The host ends the stream and every pending event fails; issues carry the rule id and the detail quotes the frame's first bytes.",
-    "reason": "The stream has no v1 counterpart; like parse_response it says the client wrote bytes that are not the protocol, and it names the stream rule."
-  },
-  {
-    "variant": "stream_frame_too_large",
-    "failure_class": "transport_error",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "stream_v2"
-    ],
-    "stage": "read",
-    "when": "A frame from the client grew past limits.max_frame_bytes without its LF (rule stream.frame-too-large); the host stops reading at that byte, ends the stream, and every pending event fails.",
-    "reason": "Same class as response_too_large: an oversized output is a transport failure, and the host never buffers more than the limit."
-  },
-  {
-    "variant": "stream_exit",
-    "failure_class": "transport_error",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "stream_v2"
-    ],
-    "stage": "exit",
-    "when": "The stream's client exited (any code) or was killed by a signal while the event was pending. Carries the exit code or signal and the stderr tail.",
-    "reason": "A long-lived client must not exit while an event is pending; like non_zero_exit the exit is the transport's failure."
-  },
-  {
-    "variant": "stream_stdout_closed",
-    "failure_class": "transport_error",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "stream_v2"
-    ],
-    "stage": "read",
-    "when": "The client closed its stdout (EOF) while still running; the host ends the stream (SIGTERM, SIGKILL) and every pending event fails.",
-    "reason": "Without stdout no reply can come; waiting for the deadline would only delay the failure."
-  },
-  {
-    "variant": "error_reply",
-    "failure_class": "internal_error",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "stream_v2"
-    ],
-    "stage": "validate_response",
-    "when": "The client answered the event with a JSON-RPC error reply instead of a result. The failure class is the one spec/tables/stream-v2.json error_codes gives for the code (e.g. -32601 capability_unsupported); this row's class applies to codes the table does not list. The detail carries the code and message.",
-    "reason": "CALLBACK-001 §C allows an error reply; its code says what went wrong, so the class comes from the error-code table."
-  },
-  {
-    "variant": "stream_respawn_limited",
-    "failure_class": "transport_error",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "stream_v2"
-    ],
-    "stage": "spawn",
-    "when": "limits.stream_max_failed_spawns streams in a row ended without a valid reply; during limits.stream_respawn_cooldown_ms no child is spawned and the event fails at once.",
-    "reason": "Bounds respawning against a client that dies at start-up (no respawn storm)."
-  },
-  {
-    "variant": "stream_closed",
-    "failure_class": "internal_error",
-    "origin": "lifeloop-callback",
-    "reference_variant": null,
-    "transports": [
-      "stream_v2"
-    ],
-    "stage": "guard",
-    "when": "invoke() was called after close() (or while it runs); nothing is written or spawned.",
-    "reason": "A host bug rather than a client failure; a result instead of a throw keeps the invoker contract (never throws)."
-  }
-] as const;
-/** A failure variant id, e.g. `non_zero_exit`. */
-export type FailureVariant = (typeof FAILURE_VARIANTS)[number]["variant"];
+/** spec/tables/client-initiated-commands.json as written (minus `$schema`); its type is ClientInitiatedCommandsRegistry in ./tables.ts. */
+export const CLIENT_INITIATED_COMMANDS_TABLE = {
+  "groups": [
+    {
+      "group": "continuation",
+      "spec": "CONTINUATION-001",
+      "purpose": "Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.",
+      "cli": [
+        "lifeloop",
+        "continuation"
+      ],
+      "stream_v2_method_prefix": "continuation/",
+      "identifier": {
+        "pattern": "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$",
+        "max_length": 128,
+        "applies_to": [
+          "--thread",
+          "--key",
+          "--client-id",
+          "--require-client-id"
+        ]
+      },
+      "environment": [
+        {
+          "name": "LIFELOOP_CONTINUATION_ROOT",
+          "meaning": "Directory of the store (first choice)."
+        },
+        {
+          "name": "XDG_STATE_HOME",
+          "meaning": "Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset."
+        },
+        {
+          "name": "HOME",
+          "meaning": "Store at $HOME/.local/state/lifeloop/continuation as the last choice."
+        },
+        {
+          "name": "LIFELOOP_CONTINUATION_MAX_BYTES",
+          "meaning": "Largest blob in bytes (default 16777216)."
+        }
+      ],
+      "commands": [
+        {
+          "command": "put",
+          "flags": [
+            {
+              "flag": "--thread",
+              "required": true,
+              "value": "identifier"
+            },
+            {
+              "flag": "--key",
+              "required": true,
+              "value": "identifier"
+            },
+            {
+              "flag": "--client-id",
+              "required": false,
+              "value": "identifier"
+            },
+            {
+              "flag": "--ttl-s",
+              "required": false,
+              "value": "unsigned_integer"
+            }
+          ],
+          "stdin": "blob",
+          "stdout": "json",
+          "stderr": "none",
+          "result_fields": [
+            "status",
+            "written_at_epoch_s"
+          ]
+        },
+        {
+          "command": "get",
+          "flags": [
+            {
+              "flag": "--thread",
+              "required": true,
+              "value": "identifier"
+            },
+            {
+              "flag": "--key",
+              "required": true,
+              "value": "identifier"
+            },
+            {
+              "flag": "--require-client-id",
+              "required": false,
+              "value": "identifier"
+            }
+          ],
+          "stdin": "none",
+          "stdout": "blob",
+          "stderr": "json_metadata",
+          "result_fields": [
+            "client_id",
+            "ttl_s",
+            "written_at_epoch_s"
+          ]
+        },
+        {
+          "command": "drop",
+          "flags": [
+            {
+              "flag": "--thread",
+              "required": true,
+              "value": "identifier"
+            },
+            {
+              "flag": "--key",
+              "required": true,
+              "value": "identifier"
+            },
+            {
+              "flag": "--require-client-id",
+              "required": false,
+              "value": "identifier"
+            }
+          ],
+          "stdin": "none",
+          "stdout": "json",
+          "stderr": "none",
+          "result_fields": [
+            "status"
+          ]
+        },
+        {
+          "command": "list",
+          "flags": [
+            {
+              "flag": "--thread",
+              "required": true,
+              "value": "identifier"
+            }
+          ],
+          "stdin": "none",
+          "stdout": "json",
+          "stderr": "diagnostics",
+          "result_fields": [
+            "keys",
+            "thread"
+          ]
+        },
+        {
+          "command": "drop-thread",
+          "flags": [
+            {
+              "flag": "--thread",
+              "required": true,
+              "value": "identifier"
+            }
+          ],
+          "stdin": "none",
+          "stdout": "json",
+          "stderr": "none",
+          "result_fields": [
+            "dropped_count",
+            "status"
+          ]
+        }
+      ],
+      "errors": [
+        {
+          "error": "not_found",
+          "exit_code": 3,
+          "fields": []
+        },
+        {
+          "error": "client_id_mismatch",
+          "exit_code": 3,
+          "fields": [
+            "actual",
+            "required"
+          ]
+        },
+        {
+          "error": "blob_too_large",
+          "exit_code": 3,
+          "fields": [
+            "max_bytes"
+          ]
+        },
+        {
+          "error": "invalid_identifier",
+          "exit_code": 3,
+          "fields": [
+            "detail",
+            "field"
+          ]
+        },
+        {
+          "error": "storage_failure",
+          "exit_code": 3,
+          "fields": [
+            "reason"
+          ]
+        }
+      ],
+      "members": [
+        {
+          "name": "status",
+          "type": "string",
+          "nullable": false,
+          "description": "always \"ok\" on success"
+        },
+        {
+          "name": "written_at_epoch_s",
+          "type": "unsigned_integer",
+          "nullable": false,
+          "description": "when the entry was written, in seconds since the Unix epoch"
+        },
+        {
+          "name": "client_id",
+          "type": "string",
+          "nullable": false,
+          "description": "the client that wrote the entry (\"unknown\" when none was given)"
+        },
+        {
+          "name": "key",
+          "type": "string",
+          "nullable": false,
+          "description": "the entry's key"
+        },
+        {
+          "name": "ttl_s",
+          "type": "unsigned_integer",
+          "nullable": true,
+          "description": "the entry's time to live in seconds (null when it has none)"
+        },
+        {
+          "name": "thread",
+          "type": "string",
+          "nullable": false,
+          "description": "the thread that was listed"
+        },
+        {
+          "name": "dropped_count",
+          "type": "unsigned_integer",
+          "nullable": false,
+          "description": "how many entries were deleted"
+        },
+        {
+          "name": "keys",
+          "type": "entries",
+          "nullable": false,
+          "entry_members": [
+            "client_id",
+            "key",
+            "ttl_s",
+            "written_at_epoch_s"
+          ],
+          "description": "the live entries of the thread, in the host's directory order"
+        },
+        {
+          "name": "actual",
+          "type": "string",
+          "nullable": false,
+          "description": "the client id the entry was written by"
+        },
+        {
+          "name": "required",
+          "type": "string",
+          "nullable": false,
+          "description": "the client id the request required"
+        },
+        {
+          "name": "max_bytes",
+          "type": "unsigned_integer",
+          "nullable": false,
+          "description": "the largest blob the host accepts, in bytes"
+        },
+        {
+          "name": "detail",
+          "type": "string",
+          "nullable": false,
+          "description": "why the identifier is invalid"
+        },
+        {
+          "name": "field",
+          "type": "string",
+          "nullable": false,
+          "description": "which identifier is invalid (thread, key or client_id)"
+        },
+        {
+          "name": "reason",
+          "type": "string",
+          "nullable": false,
+          "description": "what went wrong in the store (free text)"
+        }
+      ],
+      "usage_error_exit_code": 2
+    }
+  ]
+} as const;
 
-/** spec/tables/stream-v2.json: stream callbacks (v2) framing rules, frames, ids, methods, cancel, error codes, shutdown, respawn (spec/stream-protocol.md). */
-export const STREAM_V2 = {
+/** spec/tables/document-rules.json as written (minus `$schema`); its type is DocumentRulesTable in ./tables.ts. */
+export const DOCUMENT_RULES_TABLE = {
+  "rules": [
+    {
+      "id": "json.max-bytes",
+      "layer": "json",
+      "summary": "The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes).",
+      "reference_messages": []
+    },
+    {
+      "id": "json.bom",
+      "layer": "json",
+      "summary": "The document starts with a UTF-8 byte-order mark.",
+      "reference_messages": []
+    },
+    {
+      "id": "json.utf8",
+      "layer": "json",
+      "summary": "The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences).",
+      "reference_messages": [
+        "invalid unicode code point"
+      ]
+    },
+    {
+      "id": "json.syntax",
+      "layer": "json",
+      "summary": "The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters).",
+      "reference_messages": [
+        "expected value",
+        "EOF while parsing",
+        "expected `,`",
+        "key must be a string",
+        "invalid escape",
+        "control character"
+      ]
+    },
+    {
+      "id": "json.trailing-data",
+      "layer": "json",
+      "summary": "Something other than whitespace follows the first JSON value (a second document, a log line).",
+      "reference_messages": [
+        "trailing characters"
+      ]
+    },
+    {
+      "id": "json.duplicate-key",
+      "layer": "json",
+      "summary": "An object names the same member twice (compared after unescaping), anywhere in the document.",
+      "reference_messages": [
+        "duplicate field"
+      ]
+    },
+    {
+      "id": "json.max-depth",
+      "layer": "json",
+      "summary": "Arrays and objects nest deeper than limits.max_depth.",
+      "reference_messages": [
+        "recursion limit exceeded"
+      ]
+    },
+    {
+      "id": "json.lone-surrogate",
+      "layer": "json",
+      "summary": "A string escapes half of a UTF-16 surrogate pair (e.g. \\ud800 alone).",
+      "reference_messages": [
+        "lone leading surrogate",
+        "unexpected end of hex escape"
+      ]
+    },
+    {
+      "id": "json.number-range",
+      "layer": "json",
+      "summary": "A number is too large in magnitude for an IEEE-754 double (e.g. 1e400).",
+      "reference_messages": [
+        "number out of range"
+      ]
+    },
+    {
+      "id": "schema.type",
+      "layer": "schema",
+      "summary": "A value has the wrong JSON type, or an integer field holds a number written with a fraction, an exponent or as -0.",
+      "reference_messages": [
+        "invalid type"
+      ]
+    },
+    {
+      "id": "schema.required",
+      "layer": "schema",
+      "summary": "A required member is missing (null does not count as missing for required-nullable members).",
+      "reference_messages": [
+        "missing field",
+        "missing required-nullable field"
+      ]
+    },
+    {
+      "id": "schema.additional-properties",
+      "layer": "schema",
+      "summary": "An object carries a member its schema does not define (every wire object is closed).",
+      "reference_messages": [
+        "unknown field"
+      ]
+    },
+    {
+      "id": "schema.enum",
+      "layer": "schema",
+      "summary": "A string is not one of its enum's values.",
+      "reference_messages": [
+        "unknown variant"
+      ]
+    },
+    {
+      "id": "schema.max-length",
+      "layer": "schema",
+      "summary": "A string is longer than its maxLength, counted in Unicode code points.",
+      "reference_messages": []
+    },
+    {
+      "id": "schema.minimum",
+      "layer": "schema",
+      "summary": "An integer is below its minimum (integers on the wire are never negative).",
+      "reference_messages": [
+        "invalid value: integer"
+      ]
+    },
+    {
+      "id": "schema.maximum",
+      "layer": "schema",
+      "summary": "An integer is above its maximum (2^53 - 1 on the wire).",
+      "reference_messages": []
+    },
+    {
+      "id": "schema.max-items",
+      "layer": "schema",
+      "summary": "An array has more entries than its maxItems.",
+      "reference_messages": []
+    }
+  ]
+} as const;
+
+/** spec/tables/event-vocabulary.json as written (minus `$schema`); its type is EventVocabularyTable in ./tables.ts. */
+export const EVENT_VOCABULARY_TABLE = {
+  "events": [
+    {
+      "event": "session.starting",
+      "summary": "The top-level harness lifecycle is about to start, attach or resume.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "session.started",
+      "summary": "The top-level lifecycle is live enough for a client to bind correlation state.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "frame.opening",
+      "summary": "An execution frame (prompt, turn, recursive frame) is about to receive client payloads.",
+      "requires_frame_context": true,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "frame.opened",
+      "summary": "The frame accepted delivery or explicitly skipped it.",
+      "requires_frame_context": true,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "context.pressure_observed",
+      "summary": "Budget, compaction, idle-reset or context-pressure evidence was observed.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "context.compacted",
+      "summary": "The harness finished compacting or otherwise rewriting its context.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "frame.ending",
+      "summary": "A frame is about to close, finish, fail or be interrupted.",
+      "requires_frame_context": true,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "frame.ended",
+      "summary": "A frame has closed, failed or been abandoned.",
+      "requires_frame_context": true,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "session.ending",
+      "summary": "The top-level lifecycle is about to close or needs close-out coordination.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "session.ended",
+      "summary": "The top-level lifecycle has closed or been abandoned.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "supervisor.tick",
+      "summary": "A supervisor, scheduler, watchdog or bridge is polling an active lifecycle.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "capability.degraded",
+      "summary": "A negotiated capability changed support state mid-session.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    },
+    {
+      "event": "receipt.emitted",
+      "summary": "A lifecycle receipt was emitted. Evidence only: never dispatched to a client and never itself receipted.",
+      "requires_frame_context": false,
+      "notification_only": true,
+      "dispatchable": false,
+      "stream_v2": "never_sent"
+    },
+    {
+      "event": "receipt.gap_detected",
+      "summary": "A receipt sequence gap was observed that cannot be reconstructed.",
+      "requires_frame_context": false,
+      "notification_only": false,
+      "dispatchable": true,
+      "stream_v2": "request"
+    }
+  ]
+} as const;
+
+/** spec/tables/failure-retry-defaults.json as written (minus `$schema`); its type is FailureRetryDefaultsTable in ./tables.ts. */
+export const FAILURE_RETRY_DEFAULTS_TABLE = {
+  "defaults": [
+    {
+      "failure_class": "adapter_unavailable",
+      "retry_class": "retry_after_reconfigure",
+      "meaning": "The selected adapter cannot be reached or loaded."
+    },
+    {
+      "failure_class": "capability_unsupported",
+      "retry_class": "do_not_retry",
+      "meaning": "A required capability is unavailable before dispatch."
+    },
+    {
+      "failure_class": "capability_degraded",
+      "retry_class": "retry_after_reread",
+      "meaning": "A previously available capability is now weaker or absent."
+    },
+    {
+      "failure_class": "placement_unavailable",
+      "retry_class": "retry_after_reconfigure",
+      "meaning": "No acceptable payload placement can be satisfied."
+    },
+    {
+      "failure_class": "payload_too_large",
+      "retry_class": "do_not_retry",
+      "meaning": "A payload or document exceeds a size limit."
+    },
+    {
+      "failure_class": "payload_rejected",
+      "retry_class": "retry_after_reconfigure",
+      "meaning": "The harness rejected a payload for lifecycle or transport reasons."
+    },
+    {
+      "failure_class": "identity_unavailable",
+      "retry_class": "retry_after_reconfigure",
+      "meaning": "Required harness identity fields cannot be observed."
+    },
+    {
+      "failure_class": "transport_error",
+      "retry_class": "safe_retry",
+      "meaning": "The transport to the client failed."
+    },
+    {
+      "failure_class": "timeout",
+      "retry_class": "safe_retry",
+      "meaning": "The operation exceeded its deadline."
+    },
+    {
+      "failure_class": "operator_required",
+      "retry_class": "retry_after_operator",
+      "meaning": "Manual setup, approval or intervention is required."
+    },
+    {
+      "failure_class": "state_conflict",
+      "retry_class": "retry_after_reread",
+      "meaning": "Correlation or idempotency state conflicted."
+    },
+    {
+      "failure_class": "invalid_request",
+      "retry_class": "do_not_retry",
+      "meaning": "A document failed schema or precondition validation."
+    },
+    {
+      "failure_class": "internal_error",
+      "retry_class": "retry_after_reread",
+      "meaning": "The host failed unexpectedly."
+    }
+  ]
+} as const;
+
+/** spec/tables/harness-hook-mapping.json as written (minus `$schema`); its type is HarnessHookMappingTable in ./tables.ts. */
+export const HARNESS_HOOK_MAPPING_TABLE = {
+  "reference": "lifeloop-cli 0.5.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
+  "max_context_code_points": 16777216,
+  "adapters": [
+    {
+      "adapter": "claude",
+      "harness": "Claude Code",
+      "adapter_ids": [
+        "claude",
+        "claude-code"
+      ],
+      "harness_context_limit": {
+        "length": 10000,
+        "unit": "utf16_code_units",
+        "on_exceed": "warn",
+        "fact": "Claude Code cuts additionalContext longer than 10,000 characters to a short preview without telling anyone."
+      },
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "output_schema": "claude-session-start-output",
+          "context_slot": "additional_context",
+          "context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "reference_context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "hookSpecificOutput is always written; additionalContext is \"{}\" when no payload is eligible."
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "output_schema": "claude-user-prompt-submit-output",
+          "context_slot": "additional_context",
+          "context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "reference_context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "block": "block_prompt",
+          "reference_difference": null,
+          "notes": "block: top-level decision \"block\" and reason (not inside hookSpecificOutput)."
+        },
+        {
+          "hook_event": "PreCompact",
+          "output_schema": "claude-pre-compact-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "Quiet: always {}."
+        },
+        {
+          "hook_event": "Stop",
+          "output_schema": "claude-stop-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "Quiet: always {}. Claude Code would accept decision \"block\" here (do not stop; reason becomes the next instruction), but the reference renders {} and so do we; a block directive is reported as directive_ignored."
+        },
+        {
+          "hook_event": "SessionEnd",
+          "output_schema": "claude-session-end-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "Quiet: always {}."
+        }
+      ],
+      "events": [
+        {
+          "event": "session.starting",
+          "hook_event": "SessionStart"
+        },
+        {
+          "event": "session.started",
+          "hook_event": "SessionStart"
+        },
+        {
+          "event": "frame.opening",
+          "hook_event": "UserPromptSubmit"
+        },
+        {
+          "event": "frame.opened",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "context.pressure_observed",
+          "hook_event": "PreCompact"
+        },
+        {
+          "event": "context.compacted",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "frame.ending",
+          "hook_event": "Stop"
+        },
+        {
+          "event": "frame.ended",
+          "hook_event": "Stop"
+        },
+        {
+          "event": "session.ending",
+          "hook_event": "SessionEnd"
+        },
+        {
+          "event": "session.ended",
+          "hook_event": "SessionEnd"
+        },
+        {
+          "event": "supervisor.tick",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "capability.degraded",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "receipt.emitted",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "receipt.gap_detected",
+          "hook_event": "unsupported"
+        }
+      ]
+    },
+    {
+      "adapter": "codex",
+      "harness": "Codex",
+      "adapter_ids": [
+        "codex"
+      ],
+      "harness_context_limit": null,
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "output_schema": "codex-session-start-output",
+          "context_slot": "additional_context",
+          "context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "reference_context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "hookSpecificOutput is always written; additionalContext is \"{}\" when no payload is eligible."
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "output_schema": "codex-user-prompt-submit-output",
+          "context_slot": "additional_context",
+          "context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "reference_context_placements": [
+            "developer_equivalent_frame",
+            "pre_prompt_frame"
+          ],
+          "block": "block_prompt",
+          "reference_difference": null,
+          "notes": "block: top-level decision \"block\" and reason."
+        },
+        {
+          "hook_event": "PreCompact",
+          "output_schema": "codex-pre-compact-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "ignored",
+          "reference_difference": null,
+          "notes": "Quiet: always {}. Codex does not let decision \"block\" stop a compaction."
+        },
+        {
+          "hook_event": "PostCompact",
+          "output_schema": "codex-post-compact-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [
+            "side_channel_context"
+          ],
+          "block": "ignored",
+          "reference_difference": "codex-post-compact-context",
+          "notes": "Always {}: Codex's PostCompact output has no hookSpecificOutput, so side_channel_context payloads cannot be delivered (payload_not_rendered)."
+        },
+        {
+          "hook_event": "Stop",
+          "output_schema": "codex-stop-output",
+          "context_slot": null,
+          "context_placements": [],
+          "reference_context_placements": [],
+          "block": "request_continuation",
+          "reference_difference": null,
+          "notes": "block: top-level decision \"block\" and reason; Codex runs another model turn with reason as its prompt."
+        }
+      ],
+      "events": [
+        {
+          "event": "session.starting",
+          "hook_event": "SessionStart"
+        },
+        {
+          "event": "session.started",
+          "hook_event": "SessionStart"
+        },
+        {
+          "event": "frame.opening",
+          "hook_event": "UserPromptSubmit"
+        },
+        {
+          "event": "frame.opened",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "context.pressure_observed",
+          "hook_event": "PreCompact"
+        },
+        {
+          "event": "context.compacted",
+          "hook_event": "PostCompact"
+        },
+        {
+          "event": "frame.ending",
+          "hook_event": "Stop"
+        },
+        {
+          "event": "frame.ended",
+          "hook_event": "Stop"
+        },
+        {
+          "event": "session.ending",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "session.ended",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "supervisor.tick",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "capability.degraded",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "receipt.emitted",
+          "hook_event": "unsupported"
+        },
+        {
+          "event": "receipt.gap_detected",
+          "hook_event": "unsupported"
+        }
+      ]
+    }
+  ],
+  "directives": [
+    {
+      "kind": "allow",
+      "members": [],
+      "summary": "Admit: the harness proceeds. Renders exactly like no directive."
+    },
+    {
+      "kind": "block",
+      "members": [
+        "reason"
+      ],
+      "summary": "Block the next input, or at a frame end where the harness supports it request a continuation; reason is handed to the model. A reason that is empty or only Unicode White_Space is refused (invalid_directive)."
+    }
+  ],
+  "white_space": [
+    [
+      9,
+      13
+    ],
+    [
+      32,
+      32
+    ],
+    [
+      133,
+      133
+    ],
+    [
+      160,
+      160
+    ],
+    [
+      5760,
+      5760
+    ],
+    [
+      8192,
+      8202
+    ],
+    [
+      8232,
+      8233
+    ],
+    [
+      8239,
+      8239
+    ],
+    [
+      8287,
+      8287
+    ],
+    [
+      12288,
+      12288
+    ]
+  ],
+  "block_effects": [
+    {
+      "block": "block_prompt",
+      "renders": "top-level decision \"block\" and reason",
+      "meaning": "The harness does not submit the prompt and shows reason."
+    },
+    {
+      "block": "request_continuation",
+      "renders": "top-level decision \"block\" and reason",
+      "meaning": "The harness does not end the turn: it runs another model turn with reason as the prompt."
+    },
+    {
+      "block": "ignored",
+      "renders": "nothing",
+      "meaning": "The event cannot carry the directive; the output is the same as without it and the render reports directive_ignored."
+    }
+  ],
+  "errors": [
+    {
+      "kind": "invalid_request",
+      "exit": "validation",
+      "summary": "The request does not match schemas/hooks/hook-render-request.schema.json or breaks a PayloadEnvelope/FrameContext rule; carries the validation issues."
+    },
+    {
+      "kind": "invalid_directive",
+      "exit": "validation",
+      "summary": "A block directive whose reason is empty or only Unicode White_Space."
+    },
+    {
+      "kind": "adapter_id_mismatch",
+      "exit": "validation",
+      "summary": "adapter_id is not one of the target harness's adapter ids."
+    },
+    {
+      "kind": "unsupported_event",
+      "exit": "unsupported",
+      "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing on stdout and names the event and adapter on stderr)."
+    },
+    {
+      "kind": "context_too_large",
+      "exit": "validation",
+      "summary": "The rendered additionalContext is longer than max_context_code_points."
+    },
+    {
+      "kind": "output_schema_violation",
+      "exit": "validation",
+      "summary": "The rendered output does not match the event's output schema: a renderer bug, never printed."
+    }
+  ],
+  "warnings": [
+    {
+      "code": "context_over_harness_limit",
+      "summary": "additionalContext is longer than the harness's documented limit (Claude Code: 10,000 UTF-16 code units); the output also carries a systemMessage saying so."
+    },
+    {
+      "code": "directive_ignored",
+      "summary": "A block directive at an event that cannot carry it (block: ignored)."
+    },
+    {
+      "code": "payload_not_rendered",
+      "summary": "A payload whose placement is not receipt_only was not written to any context slot of this event."
+    }
+  ],
+  "system_message": "lifeloop-callback: the additionalContext of this {hook_event} hook output is {length} characters long; {harness} keeps only a short preview of context longer than {limit} characters."
+} as const;
+
+/** spec/tables/limits.json as written (minus `$schema`); its type is LimitsTable in ./tables.ts. */
+export const LIMITS_TABLE = {
+  "limits": [
+    {
+      "name": "max_request_bytes",
+      "value": 16777216,
+      "unit": "bytes",
+      "applies_to": "a DispatchEnvelope written to a client's stdin; a document read by `lifeloop-callback validate` or `invoke`",
+      "on_exceed": "request_too_large (payload_too_large) for the invoker; rule json.max-bytes for validation"
+    },
+    {
+      "name": "max_response_bytes",
+      "value": 16777216,
+      "unit": "bytes",
+      "applies_to": "a client's stdout (one CallbackResponse)",
+      "on_exceed": "response_too_large (transport_error); the process group is killed at once"
+    },
+    {
+      "name": "max_depth",
+      "value": 64,
+      "unit": "levels",
+      "applies_to": "nesting of arrays and objects in any wire document (the root container is level 1)",
+      "on_exceed": "rule json.max-depth"
+    },
+    {
+      "name": "stderr_tail_bytes",
+      "value": 8192,
+      "unit": "bytes",
+      "applies_to": "the part of a client's stderr kept for failure details and receipts (the last bytes; older bytes are discarded as they arrive)",
+      "on_exceed": "older bytes are dropped; never a failure"
+    },
+    {
+      "name": "kill_grace_ms",
+      "value": 100,
+      "unit": "ms",
+      "applies_to": "time between SIGTERM and SIGKILL to the client's process group at the deadline",
+      "on_exceed": "SIGKILL"
+    },
+    {
+      "name": "settle_margin_ms",
+      "value": 1000,
+      "unit": "ms",
+      "applies_to": "upper bound on how long after its deadline an invocation may take to settle (kill grace included)",
+      "on_exceed": "a bug: tests assert this bound"
+    },
+    {
+      "name": "failure_detail_preview_bytes",
+      "value": 64,
+      "unit": "bytes",
+      "applies_to": "the first bytes of a client's stdout quoted (escaped) in a parse_response failure detail",
+      "on_exceed": "the preview is cut; the detail gives the total byte count"
+    },
+    {
+      "name": "max_timeout_ms",
+      "value": 2147483647,
+      "unit": "ms",
+      "applies_to": "an invoker's timeoutMs (the longest delay a Node.js timer can hold)",
+      "on_exceed": "a usage error before anything is spawned"
+    },
+    {
+      "name": "max_safe_integer",
+      "value": 9007199254740991,
+      "unit": "count",
+      "applies_to": "every integer on the wire (2^53 - 1, exact in every binding); schemas carry it as `maximum`",
+      "on_exceed": "rule schema.maximum"
+    },
+    {
+      "name": "max_frame_bytes",
+      "value": 16842752,
+      "unit": "bytes",
+      "applies_to": "one stream v2 frame: the bytes since the last LF (CR included, LF excluded), in both directions; max_request_bytes plus 64 KiB for the JSON-RPC members around a DispatchEnvelope",
+      "on_exceed": "rule stream.frame-too-large as soon as the extra byte arrives; the stream ends (stream_frame_too_large)"
+    },
+    {
+      "name": "max_client_requests_in_flight",
+      "value": 64,
+      "unit": "count",
+      "applies_to": "client-to-host requests of one stream that the host has not answered yet",
+      "on_exceed": "rule stream.request-flood; the stream ends (stream_framing)"
+    },
+    {
+      "name": "stream_close_grace_ms",
+      "value": 2000,
+      "unit": "ms",
+      "applies_to": "stream shutdown: time after ending the client's stdin before its process group gets SIGTERM",
+      "on_exceed": "SIGTERM to the group"
+    },
+    {
+      "name": "stream_term_grace_ms",
+      "value": 1000,
+      "unit": "ms",
+      "applies_to": "stream shutdown: time after SIGTERM before SIGKILL to the group",
+      "on_exceed": "SIGKILL to the group"
+    },
+    {
+      "name": "stream_client_exit_ms",
+      "value": 1000,
+      "unit": "ms",
+      "applies_to": "a stream client runner: time from stdin EOF, SIGTERM, SIGINT or SIGHUP to its exit",
+      "on_exceed": "a bug of the runner: tests assert this bound"
+    },
+    {
+      "name": "stream_max_consecutive_timeouts",
+      "value": 3,
+      "unit": "count",
+      "applies_to": "event timeouts in a row on one stream with no valid reply in between",
+      "on_exceed": "the host ends the stream (SIGTERM, SIGKILL); the next event respawns"
+    },
+    {
+      "name": "stream_max_failed_spawns",
+      "value": 3,
+      "unit": "count",
+      "applies_to": "streams in a row that ended without one valid reply",
+      "on_exceed": "no spawn for stream_respawn_cooldown_ms; events fail with stream_respawn_limited"
+    },
+    {
+      "name": "stream_respawn_cooldown_ms",
+      "value": 5000,
+      "unit": "ms",
+      "applies_to": "pause of spawning after stream_max_failed_spawns failed streams",
+      "on_exceed": "one spawn is tried again"
+    },
+    {
+      "name": "max_session_input_bytes",
+      "value": 268435456,
+      "unit": "bytes",
+      "applies_to": "the JSON Lines input of `lifeloop-callback session` (all lines are read and judged before anything is sent); each line is also bounded by max_request_bytes",
+      "on_exceed": "exit 3 (input), nothing is sent"
+    }
+  ]
+} as const;
+
+/** spec/tables/receipt-emitted-guard.json as written (minus `$schema`); its type is ReceiptEmittedGuard in ./tables.ts. */
+export const RECEIPT_EMITTED_GUARD_TABLE = {
+  "event": "receipt.emitted",
+  "rejected_before_spawn": true,
+  "failure_variant": "receipt_emitted_rejected",
+  "produces_receipt": false,
+  "stream_v2_sends_notification": false,
+  "transports": [
+    "in_process",
+    "subprocess_v1",
+    "stream_v2"
+  ]
+} as const;
+
+/** spec/tables/receipt-warnings.json as written (minus `$schema`); its type is ReceiptWarningsTable in ./tables.ts. */
+export const RECEIPT_WARNINGS_TABLE = {
+  "warnings": [
+    {
+      "code": "invocation_failed",
+      "when": "always, in a failure receipt",
+      "message": "`<variant>: <detail>` of the failure"
+    },
+    {
+      "code": "client_stderr_tail",
+      "when": "the client wrote anything to stderr",
+      "message": "the stderr tail (at most limits.stderr_tail_bytes bytes)"
+    }
+  ]
+} as const;
+
+/** spec/tables/reference-differences.json as written (minus `$schema`); its type is ReferenceDifferencesTable in ./tables.ts. */
+export const REFERENCE_DIFFERENCES_TABLE = {
+  "differences": [
+    {
+      "id": "integer-range",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "schema.maximum"
+        }
+      ],
+      "where": "every integer field (sequence, byte_size, expires_at_epoch_s, at_epoch_s)",
+      "reference": "accepts any u64 up to 2^64 - 1",
+      "ours": "rejects values above 2^53 - 1",
+      "reason": "2^53 - 1 is the largest integer every binding (JavaScript numbers included) represents exactly; a larger value would be silently rounded by a TypeScript or JSON-number reader."
+    },
+    {
+      "id": "string-length",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "schema.max-length"
+        }
+      ],
+      "where": "every string field (identifiers 512, references 4096, text 65536, body 16777216 code points)",
+      "reference": "no bound besides its 16 MiB input limit",
+      "ours": "rejects strings above the schema's maxLength, counted in Unicode code points",
+      "reason": "Untrusted input must not be unbounded per field: a receipt, a log line or a map key built from an identifier stays small."
+    },
+    {
+      "id": "array-length",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "schema.max-items"
+        }
+      ],
+      "where": "every array field (1024 entries; acceptable_placements 16)",
+      "reference": "no bound besides its 16 MiB input limit",
+      "ours": "rejects arrays above the schema's maxItems",
+      "reason": "Same as string-length: explicit bounds for untrusted input."
+    },
+    {
+      "id": "nesting-depth",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "json.max-depth"
+        }
+      ],
+      "where": "any document, including open maps (metadata, telemetry_summary)",
+      "reference": "serde_json's recursion limit: at most 127 nested containers (objects and arrays, the root included)",
+      "ours": "rejects nesting deeper than limits.max_depth (64 levels)",
+      "reason": "A lower, documented bound that every binding enforces the same way, independent of a parser's internals."
+    },
+    {
+      "id": "duplicate-keys-in-open-maps",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "json.duplicate-key",
+          "inside_open_map": true
+        }
+      ],
+      "where": "inside open maps (metadata, telemetry_summary) and any nested object in them",
+      "reference": "rejects duplicate fields of its structs but keeps the last of duplicate keys inside a JSON map",
+      "ours": "rejects a duplicate key anywhere in the document",
+      "reason": "Readers disagree on which duplicate wins; rejecting everywhere means every binding sees the same document."
+    },
+    {
+      "id": "sequence-form-objects",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "schema.type",
+          "value_type": "array",
+          "expected": "object"
+        }
+      ],
+      "where": "any position that holds a wire object (CallbackRequest, FrameContext, Warning, ...)",
+      "reference": "serde also accepts a JSON array listing the struct's fields in declaration order (e.g. [\"f\", null, \"top_level\"] as a FrameContext)",
+      "ours": "a wire object is a JSON object; an array there is rejected",
+      "reason": "The array form is an artefact of one Rust library, not part of LIFECYCLE-001; Go, Python and TypeScript readers would each need field-order knowledge to accept it, and no writer emits it."
+    },
+    {
+      "id": "object-form-enum-values",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "schema.type",
+          "value_type": "object",
+          "expected": "enum"
+        }
+      ],
+      "where": "any enum-valued field (event, status, integration_mode, ...)",
+      "reference": "serde also accepts an enum value written as a one-key object such as {\"top_level\": null}",
+      "ours": "an enum value is a JSON string; an object there is rejected",
+      "reason": "As for sequence-form objects: a serde encoding detail that other bindings cannot reasonably share and no writer emits."
+    },
+    {
+      "id": "codex-post-compact-context",
+      "scope": "rendering",
+      "where": "codex, context.compacted (PostCompact) with side_channel_context payloads",
+      "reference": "writes hookSpecificOutput {hookEventName: PostCompact, additionalContext: <side-channel envelope>}",
+      "ours": "writes {} and reports each side_channel_context payload as payload_not_rendered",
+      "reason": "Codex's PostCompact output schema is closed and has no hookSpecificOutput member; the reference's output fails the hook and the context never reaches the model."
+    },
+    {
+      "id": "claude-context-over-limit",
+      "scope": "rendering",
+      "where": "claude, SessionStart and UserPromptSubmit, additionalContext longer than 10,000 UTF-16 code units",
+      "reference": "writes the context and nothing else; Claude Code silently keeps only a preview",
+      "ours": "writes the same output plus a top-level systemMessage, and reports context_over_harness_limit",
+      "reason": "The cut is silent in the harness; the user and the caller must see it."
+    },
+    {
+      "id": "context-hard-limit",
+      "scope": "rendering",
+      "where": "any adapter, additionalContext longer than max_context_code_points (16777216 code points)",
+      "reference": "renders any size",
+      "ours": "refuses with context_too_large",
+      "reason": "Every string we print is bounded, like every string on the wire."
+    },
+    {
+      "id": "render-request-validation",
+      "scope": "rendering",
+      "where": "the request itself",
+      "reference": "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
+      "ours": "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
+      "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
+    }
+  ]
+} as const;
+
+/** spec/tables/rules.json as written (minus `$schema`); its type is RulesTable in ./tables.ts. */
+export const RULES_TABLE = {
+  "rules": [
+    {
+      "id": "schema-version-current",
+      "summary": "schema_version equals the current wire version exactly (no ranges, no older versions).",
+      "reference": "ValidationError::SchemaVersionMismatch",
+      "reference_messages": [
+        "schema_version mismatch"
+      ],
+      "check": "equals_wire_version",
+      "targets": [
+        {
+          "type": "DispatchEnvelope",
+          "field": "schema_version"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "schema_version"
+        },
+        {
+          "type": "CallbackResponse",
+          "field": "schema_version"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "schema_version"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "schema_version"
+        }
+      ],
+      "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
+    },
+    {
+      "id": "non-empty-identifier",
+      "summary": "Identifier strings are never the empty string: required ones always, optional ones whenever present and not null.",
+      "reference": "ValidationError::EmptyField",
+      "reference_messages": [
+        "empty sentinel string in field"
+      ],
+      "check": "non_empty_string",
+      "targets": [
+        {
+          "type": "CallbackRequest",
+          "field": "event_id"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "adapter_id"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "adapter_version"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "invocation_id"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "harness_session_id"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "harness_run_id"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "harness_task_id"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "capability_snapshot_ref"
+        },
+        {
+          "type": "CallbackRequest",
+          "field": "idempotency_key"
+        },
+        {
+          "type": "FrameContext",
+          "field": "frame_id"
+        },
+        {
+          "type": "FrameContext",
+          "field": "parent_frame_id"
+        },
+        {
+          "type": "PayloadRef",
+          "field": "payload_id"
+        },
+        {
+          "type": "PayloadRef",
+          "field": "payload_kind"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "payload_id"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "client_id"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "payload_kind"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "format"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "content_encoding"
+        },
+        {
+          "type": "PayloadEnvelope",
+          "field": "idempotency_key"
+        },
+        {
+          "type": "CallbackResponse",
+          "field": "receipt_refs",
+          "each": true
+        },
+        {
+          "type": "Warning",
+          "field": "code"
+        },
+        {
+          "type": "PayloadReceipt",
+          "field": "payload_id"
+        },
+        {
+          "type": "PayloadReceipt",
+          "field": "payload_kind"
+        },
+        {
+          "type": "CapabilityDegradation",
+          "field": "capability"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "receipt_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "client_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "adapter_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "invocation_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "event_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "idempotency_key"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "parent_receipt_id"
+        }
+      ],
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "id": "frame-context-top-level-no-parent",
+      "summary": "A top_level frame has no parent_frame_id.",
+      "reference": "ValidationError::InvalidFrameContext",
+      "reference_messages": [
+        "top_level must not carry parent_frame_id"
+      ],
+      "check": "forbidden_when",
+      "targets": [
+        {
+          "type": "FrameContext",
+          "field": "parent_frame_id"
+        }
+      ],
+      "when": {
+        "field": "frame_class",
+        "in": [
+          "top_level"
+        ]
+      },
+      "message": "frame_class=top_level must not carry parent_frame_id"
+    },
+    {
+      "id": "frame-context-subcall-requires-parent",
+      "summary": "A subcall frame names its parent_frame_id.",
+      "reference": "ValidationError::InvalidFrameContext",
+      "reference_messages": [
+        "subcall requires parent_frame_id"
+      ],
+      "check": "required_when",
+      "targets": [
+        {
+          "type": "FrameContext",
+          "field": "parent_frame_id"
+        }
+      ],
+      "when": {
+        "field": "frame_class",
+        "in": [
+          "subcall"
+        ]
+      },
+      "message": "frame_class=subcall requires parent_frame_id"
+    },
+    {
+      "id": "payload-body-exactly-one",
+      "summary": "A payload carries exactly one of body and body_ref.",
+      "reference": "ValidationError::InvalidPayload",
+      "reference_messages": [
+        "body and body_ref are mutually exclusive",
+        "exactly one of body or body_ref must be present"
+      ],
+      "check": "exactly_one_present",
+      "targets": [
+        {
+          "type": "PayloadEnvelope",
+          "fields": [
+            "body",
+            "body_ref"
+          ]
+        }
+      ],
+      "message": "exactly one of `body` and `body_ref` must be present"
+    },
+    {
+      "id": "payload-body-byte-size",
+      "summary": "An inline body's UTF-8 byte length equals byte_size.",
+      "reference": "ValidationError::InvalidPayload",
+      "reference_messages": [
+        "does not match byte_size"
+      ],
+      "check": "utf8_byte_length_equals",
+      "targets": [
+        {
+          "type": "PayloadEnvelope",
+          "field": "body",
+          "length_field": "byte_size"
+        }
+      ],
+      "message": "body is {actual} UTF-8 bytes but byte_size says {expected}"
+    },
+    {
+      "id": "payload-placements-non-empty",
+      "summary": "A payload lists at least one acceptable placement.",
+      "reference": "ValidationError::InvalidPayload",
+      "reference_messages": [
+        "acceptable_placements must list at least one placement"
+      ],
+      "check": "non_empty_array",
+      "targets": [
+        {
+          "type": "PayloadEnvelope",
+          "field": "acceptable_placements"
+        }
+      ],
+      "message": "acceptable_placements must list at least one placement"
+    },
+    {
+      "id": "frame-event-requires-frame-context",
+      "summary": "frame.* events carry a frame_context (not absent, not null).",
+      "reference": "ValidationError::InvalidRequest",
+      "reference_messages": [
+        "frame.* events require frame_context"
+      ],
+      "check": "required_when",
+      "targets": [
+        {
+          "type": "CallbackRequest",
+          "field": "frame_context"
+        }
+      ],
+      "when": {
+        "field": "event",
+        "in": {
+          "table": "event-vocabulary",
+          "column": "requires_frame_context"
+        }
+      },
+      "message": "event `{when_value}` requires frame_context"
+    },
+    {
+      "id": "receipt-emitted-no-idempotency-key",
+      "summary": "A notification-only event (receipt.emitted) carries no idempotency_key.",
+      "reference": "ValidationError::InvalidRequest",
+      "reference_messages": [
+        "must not carry an idempotency_key"
+      ],
+      "check": "forbidden_when",
+      "targets": [
+        {
+          "type": "CallbackRequest",
+          "field": "idempotency_key"
+        }
+      ],
+      "when": {
+        "field": "event",
+        "in": {
+          "table": "event-vocabulary",
+          "column": "notification_only"
+        }
+      },
+      "message": "event `{when_value}` is notification-only and must not carry idempotency_key"
+    },
+    {
+      "id": "receipt-not-for-receipt-emitted",
+      "summary": "No receipt is made for a notification-only event (receipt.emitted).",
+      "reference": "ValidationError::InvalidReceipt",
+      "reference_messages": [
+        "must not itself produce a receipt"
+      ],
+      "check": "forbidden_value",
+      "targets": [
+        {
+          "type": "LifecycleReceipt",
+          "field": "event"
+        }
+      ],
+      "values": {
+        "table": "event-vocabulary",
+        "column": "notification_only"
+      },
+      "message": "event `{value}` is notification-only and must not itself produce a receipt"
+    },
+    {
+      "id": "failed-requires-failure-class",
+      "summary": "status=failed carries a failure_class.",
+      "reference": "ValidationError::InvalidResponse / InvalidReceipt",
+      "reference_messages": [
+        "status=failed requires failure_class"
+      ],
+      "check": "required_when",
+      "targets": [
+        {
+          "type": "CallbackResponse",
+          "field": "failure_class"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "failure_class"
+        }
+      ],
+      "when": {
+        "field": "status",
+        "in": [
+          "failed"
+        ]
+      },
+      "message": "status=failed requires failure_class"
+    },
+    {
+      "id": "failure-class-only-on-failed",
+      "summary": "failure_class is set only when status=failed.",
+      "reference": "ValidationError::InvalidResponse / InvalidReceipt",
+      "reference_messages": [
+        "failure_class is only valid on status=failed"
+      ],
+      "check": "forbidden_when",
+      "targets": [
+        {
+          "type": "CallbackResponse",
+          "field": "failure_class"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "failure_class"
+        }
+      ],
+      "when": {
+        "field": "status",
+        "not_in": [
+          "failed"
+        ]
+      },
+      "message": "failure_class is only valid when status=failed (status is `{when_value}`)"
+    },
+    {
+      "id": "failed-requires-retry-class",
+      "summary": "status=failed carries a retry_class (the client declares its retry posture).",
+      "reference": "ValidationError::InvalidResponse / InvalidReceipt",
+      "reference_messages": [
+        "status=failed requires retry_class"
+      ],
+      "check": "required_when",
+      "targets": [
+        {
+          "type": "CallbackResponse",
+          "field": "retry_class"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "retry_class"
+        }
+      ],
+      "when": {
+        "field": "status",
+        "in": [
+          "failed"
+        ]
+      },
+      "message": "status=failed requires retry_class"
+    }
+  ]
+} as const;
+
+/** spec/tables/runner-outcomes.json as written (minus `$schema`); its type is RunnerOutcomesTable in ./tables.ts. */
+export const RUNNER_OUTCOMES_TABLE = {
+  "outcomes": [
+    {
+      "outcome": "stdin_unreadable",
+      "when": "stdin cannot be read",
+      "failure_variant": "write_request",
+      "warning_code": "variant",
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "request_too_large",
+      "when": "the request is longer than {limit}",
+      "limit": "max_request_bytes",
+      "failure_variant": "invalid_request",
+      "warning_code": "rule",
+      "rule": "json.max-bytes",
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "request_invalid",
+      "when": "the DispatchEnvelope breaks the parse layer, its schema or a rule",
+      "failure_variant": "invalid_request",
+      "warning_code": "issue_rule",
+      "rule_examples": [
+        "json.syntax",
+        "schema.required"
+      ],
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "event_not_dispatched",
+      "when": "the event is never dispatched to a client (`receipt.emitted`: notification-only)",
+      "failure_variant": "receipt_emitted_rejected",
+      "warning_code": "variant",
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "handler_failed",
+      "when": "the handler {handler_fails}",
+      "failure_variant": "handler_threw",
+      "warning_code": "variant",
+      "handler_called": true,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "response_invalid",
+      "when": "the handler's response breaks the wire contract{response_extra}",
+      "failure_variant": "handler_threw",
+      "warning_variant": "invalid_response",
+      "warning_code": "issue_rule",
+      "rule_examples": [
+        "failed-requires-failure-class"
+      ],
+      "handler_called": true,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "response_too_large",
+      "when": "the encoded response is longer than {limit}",
+      "limit": "max_response_bytes",
+      "failure_variant": "handler_threw",
+      "warning_code": "rule",
+      "rule": "json.max-bytes",
+      "handler_called": true,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "handler_timeout",
+      "when": "the ctx given to ServeIO ends before the handler returns (the handler goroutine is abandoned; Serve's context never ends)",
+      "failure_variant": "timeout",
+      "warning_code": "variant",
+      "handler_called": true,
+      "bindings": [
+        "go"
+      ]
+    }
+  ]
+} as const;
+
+/** spec/tables/stream-v2.json as written (minus `$schema`); its type is StreamV2Table in ./tables.ts. */
+export const STREAM_V2_TABLE = {
   "status": "implemented_extension",
   "launch": {
     "flag": "--stream",
@@ -1121,6 +2441,537 @@ export const STREAM_V2 = {
     "close": "after close() nothing is respawned; invoke() fails with stream_closed"
   }
 } as const;
+
+/** spec/tables/subprocess-failure-mapping.json as written (minus `$schema`); its type is SubprocessFailureMappingTable in ./tables.ts. */
+export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
+  "variants": [
+    {
+      "variant": "receipt_emitted_rejected",
+      "failure_class": "invalid_request",
+      "origin": "callback-001",
+      "reference_variant": "ReceiptEmittedRejected",
+      "transports": [
+        "subprocess_v1",
+        "in_process",
+        "stream_v2"
+      ],
+      "stage": "guard",
+      "when": "The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced."
+    },
+    {
+      "variant": "invalid_request",
+      "failure_class": "invalid_request",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "subprocess_v1",
+        "in_process",
+        "stream_v2"
+      ],
+      "stage": "validate_request",
+      "when": "The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.",
+      "reason": "The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own."
+    },
+    {
+      "variant": "serialize_request",
+      "failure_class": "internal_error",
+      "origin": "callback-001",
+      "reference_variant": "SerializeRequest",
+      "transports": [
+        "subprocess_v1",
+        "in_process",
+        "stream_v2"
+      ],
+      "stage": "serialize",
+      "when": "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered."
+    },
+    {
+      "variant": "request_too_large",
+      "failure_class": "payload_too_large",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "subprocess_v1",
+        "in_process",
+        "stream_v2"
+      ],
+      "stage": "serialize",
+      "when": "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned or called.",
+      "reason": "The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help."
+    },
+    {
+      "variant": "spawn",
+      "failure_class": "transport_error",
+      "origin": "callback-001",
+      "reference_variant": "Spawn",
+      "transports": [
+        "subprocess_v1",
+        "stream_v2"
+      ],
+      "stage": "spawn",
+      "when": "The program cannot be started: not found, not executable, permission denied, fork failure."
+    },
+    {
+      "variant": "write_request",
+      "failure_class": "transport_error",
+      "origin": "callback-001",
+      "reference_variant": "WriteRequest",
+      "transports": [
+        "subprocess_v1",
+        "stream_v2"
+      ],
+      "stage": "write",
+      "when": "Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure)."
+    },
+    {
+      "variant": "read_response",
+      "failure_class": "transport_error",
+      "origin": "callback-001",
+      "reference_variant": "ReadResponse",
+      "transports": [
+        "subprocess_v1"
+      ],
+      "stage": "read",
+      "when": "Reading the child's stdout failed."
+    },
+    {
+      "variant": "response_too_large",
+      "failure_class": "transport_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": "ReadResponse",
+      "transports": [
+        "subprocess_v1",
+        "in_process"
+      ],
+      "stage": "read",
+      "when": "The child wrote more than limits.max_response_bytes to stdout (the process group is killed at once and no more is read), or an in-process handler's response serializes to more than that.",
+      "reason": "The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class."
+    },
+    {
+      "variant": "non_zero_exit",
+      "failure_class": "transport_error",
+      "origin": "callback-001",
+      "reference_variant": "NonZeroExit",
+      "transports": [
+        "subprocess_v1"
+      ],
+      "stage": "exit",
+      "when": "The child exited with a non-zero code or was killed by a signal, even if it wrote a valid response first. Carries the exit code or signal and the stderr tail."
+    },
+    {
+      "variant": "parse_response",
+      "failure_class": "invalid_request",
+      "origin": "callback-001",
+      "reference_variant": "ParseResponse",
+      "transports": [
+        "subprocess_v1"
+      ],
+      "stage": "parse",
+      "when": "stdout is not exactly one JSON document: empty, two documents, trailing bytes, a log line, a byte-order mark, invalid UTF-8, too deep, duplicate keys."
+    },
+    {
+      "variant": "invalid_response",
+      "failure_class": "invalid_request",
+      "origin": "callback-001",
+      "reference_variant": "InvalidResponse",
+      "transports": [
+        "subprocess_v1",
+        "in_process",
+        "stream_v2"
+      ],
+      "stage": "validate_response",
+      "when": "The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class."
+    },
+    {
+      "variant": "handler_threw",
+      "failure_class": "internal_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "in_process"
+      ],
+      "stage": "handler",
+      "when": "The in-process handler threw or its promise rejected.",
+      "reason": "CALLBACK-001 leaves in-process errors to the host language. A throwing handler is a crash inside the host process, which the reference's transport vocabulary classes as internal (TransportError::Internal)."
+    },
+    {
+      "variant": "timeout",
+      "failure_class": "timeout",
+      "origin": "callback-001",
+      "reference_variant": "Timeout",
+      "transports": [
+        "subprocess_v1",
+        "in_process",
+        "stream_v2"
+      ],
+      "stage": "deadline",
+      "when": "The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time."
+    },
+    {
+      "variant": "stream_framing",
+      "failure_class": "invalid_request",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "parse",
+      "when": "A frame from the client broke a framing rule of spec/tables/stream-v2.json (stream.* or, through stream.json, a json.* rule): a log line, an empty line, a batch, an unknown member, a bad id. The host ends the stream and every pending event fails; issues carry the rule id and the detail quotes the frame's first bytes.",
+      "reason": "The stream has no v1 counterpart; like parse_response it says the client wrote bytes that are not the protocol, and it names the stream rule."
+    },
+    {
+      "variant": "stream_frame_too_large",
+      "failure_class": "transport_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "read",
+      "when": "A frame from the client grew past limits.max_frame_bytes without its LF (rule stream.frame-too-large); the host stops reading at that byte, ends the stream, and every pending event fails.",
+      "reason": "Same class as response_too_large: an oversized output is a transport failure, and the host never buffers more than the limit."
+    },
+    {
+      "variant": "stream_exit",
+      "failure_class": "transport_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "exit",
+      "when": "The stream's client exited (any code) or was killed by a signal while the event was pending. Carries the exit code or signal and the stderr tail.",
+      "reason": "A long-lived client must not exit while an event is pending; like non_zero_exit the exit is the transport's failure."
+    },
+    {
+      "variant": "stream_stdout_closed",
+      "failure_class": "transport_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "read",
+      "when": "The client closed its stdout (EOF) while still running; the host ends the stream (SIGTERM, SIGKILL) and every pending event fails.",
+      "reason": "Without stdout no reply can come; waiting for the deadline would only delay the failure."
+    },
+    {
+      "variant": "error_reply",
+      "failure_class": "internal_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "validate_response",
+      "when": "The client answered the event with a JSON-RPC error reply instead of a result. The failure class is the one spec/tables/stream-v2.json error_codes gives for the code (e.g. -32601 capability_unsupported); this row's class applies to codes the table does not list. The detail carries the code and message.",
+      "reason": "CALLBACK-001 §C allows an error reply; its code says what went wrong, so the class comes from the error-code table."
+    },
+    {
+      "variant": "stream_respawn_limited",
+      "failure_class": "transport_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "spawn",
+      "when": "limits.stream_max_failed_spawns streams in a row ended without a valid reply; during limits.stream_respawn_cooldown_ms no child is spawned and the event fails at once.",
+      "reason": "Bounds respawning against a client that dies at start-up (no respawn storm)."
+    },
+    {
+      "variant": "stream_closed",
+      "failure_class": "internal_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "guard",
+      "when": "invoke() was called after close() (or while it runs); nothing is written or spawned.",
+      "reason": "A host bug rather than a client failure; a result instead of a throw keeps the invoker contract (never throws)."
+    }
+  ]
+} as const;
+
+/** spec/tables/subprocess-wire-framing.json as written (minus `$schema`); its type is SubprocessWireFramingTable in ./tables.ts. */
+export const SUBPROCESS_WIRE_FRAMING_TABLE = {
+  "streams": [
+    {
+      "stream": "stdin",
+      "direction": "host_to_client",
+      "content": "exactly one DispatchEnvelope JSON document",
+      "documents": 1,
+      "end": "the host closes stdin after the document (EOF)",
+      "limit": "max_request_bytes"
+    },
+    {
+      "stream": "stdout",
+      "direction": "client_to_host",
+      "content": "exactly one CallbackResponse JSON document; a trailing newline is optional",
+      "documents": 1,
+      "end": "the host reads to EOF; newline framing is not used in v1",
+      "limit": "max_response_bytes"
+    },
+    {
+      "stream": "stderr",
+      "direction": "client_to_host",
+      "content": "free-form diagnostics; kept as a bounded tail for failure receipts; never fails an otherwise valid exchange",
+      "documents": 0,
+      "end": "read to EOF concurrently with stdout",
+      "limit": "stderr_tail_bytes"
+    },
+    {
+      "stream": "exit_status",
+      "direction": "client_to_host",
+      "content": "0 on success; any other code or a signal fails the call (non_zero_exit) even after a valid response",
+      "documents": 0,
+      "end": "the host reaps the child",
+      "limit": null
+    }
+  ]
+} as const;
+
+/** spec/tables/transport-modes.json as written (minus `$schema`); its type is TransportModesTable in ./tables.ts. */
+export const TRANSPORT_MODES_TABLE = {
+  "modes": [
+    {
+      "mode": "in_process",
+      "title": "In-process callbacks",
+      "status": "implemented",
+      "cross_language": false,
+      "framing": "none: the host calls a handler in its own process",
+      "deadline": "optional timeoutMs on the handler's promise",
+      "implementation": "runtime/invoker/in-process.ts"
+    },
+    {
+      "mode": "subprocess_v1",
+      "title": "Subprocess callbacks (v1)",
+      "status": "normative",
+      "cross_language": true,
+      "framing": "one fresh child per event; one DispatchEnvelope on stdin then EOF; one CallbackResponse on stdout read to EOF",
+      "deadline": "required timeoutMs covering spawn, write, read and exit; no default",
+      "implementation": "runtime/invoker/subprocess.ts"
+    },
+    {
+      "mode": "stream_v2",
+      "title": "Stream callbacks (v2)",
+      "status": "implemented",
+      "cross_language": true,
+      "framing": "one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names",
+      "deadline": "required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms",
+      "implementation": "runtime/stream/invoker.ts",
+      "reference_status": "The reference (lifeloop-cli 0.5.0) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope)."
+    }
+  ]
+} as const;
+
+/** spec/wire-version.json as written (minus `$schema`); its type is WireVersionFile in ./tables.ts. */
+export const WIRE_VERSION_TABLE = {
+  "current": "lifeloop.v0.3",
+  "reference": {
+    "crate": "lifeloop-cli",
+    "version": "0.5.0"
+  },
+  "retired": [
+    {
+      "version": "lifeloop.v0.2",
+      "superseded_by": "lifeloop.v0.3",
+      "tombstone": "spec/tombstones/lifeloop.v0.2.md"
+    }
+  ]
+} as const;
+
+/** Every FailureClass value, in schema order (schemas/failure-class.schema.json). */
+export const FAILURE_CLASS_VALUES = [
+  "adapter_unavailable",
+  "capability_unsupported",
+  "capability_degraded",
+  "placement_unavailable",
+  "payload_too_large",
+  "payload_rejected",
+  "identity_unavailable",
+  "transport_error",
+  "timeout",
+  "operator_required",
+  "state_conflict",
+  "invalid_request",
+  "internal_error"
+] as const;
+
+/** Every FrameClass value, in schema order (schemas/frame-class.schema.json). */
+export const FRAME_CLASS_VALUES = [
+  "top_level",
+  "subcall"
+] as const;
+
+/** Every IntegrationMode value, in schema order (schemas/integration-mode.schema.json). */
+export const INTEGRATION_MODE_VALUES = [
+  "manual_skill",
+  "launcher_wrapper",
+  "native_hook",
+  "reference_adapter",
+  "telemetry_only"
+] as const;
+
+/** Every LifecycleEventKind value, in schema order (schemas/lifecycle-event-kind.schema.json). */
+export const LIFECYCLE_EVENT_KIND_VALUES = [
+  "session.starting",
+  "session.started",
+  "frame.opening",
+  "frame.opened",
+  "context.pressure_observed",
+  "context.compacted",
+  "frame.ending",
+  "frame.ended",
+  "session.ending",
+  "session.ended",
+  "supervisor.tick",
+  "capability.degraded",
+  "receipt.emitted",
+  "receipt.gap_detected"
+] as const;
+
+/** Every PlacementClass value, in schema order (schemas/placement-class.schema.json). */
+export const PLACEMENT_CLASS_VALUES = [
+  "developer_equivalent_frame",
+  "pre_prompt_frame",
+  "side_channel_context",
+  "receipt_only"
+] as const;
+
+/** Every PlacementOutcome value, in schema order (schemas/placement-outcome.schema.json). */
+export const PLACEMENT_OUTCOME_VALUES = [
+  "delivered",
+  "skipped",
+  "degraded",
+  "failed"
+] as const;
+
+/** Every ReceiptStatus value, in schema order (schemas/receipt-status.schema.json). */
+export const RECEIPT_STATUS_VALUES = [
+  "observed",
+  "delivered",
+  "skipped",
+  "degraded",
+  "failed"
+] as const;
+
+/** Every RequirementLevel value, in schema order (schemas/requirement-level.schema.json). */
+export const REQUIREMENT_LEVEL_VALUES = [
+  "required",
+  "preferred",
+  "optional"
+] as const;
+
+/** Every RetryClass value, in schema order (schemas/retry-class.schema.json). */
+export const RETRY_CLASS_VALUES = [
+  "safe_retry",
+  "retry_after_reread",
+  "retry_after_reconfigure",
+  "retry_after_operator",
+  "do_not_retry"
+] as const;
+
+/** Every SupportState value, in schema order (schemas/support-state.schema.json). */
+export const SUPPORT_STATE_VALUES = [
+  "native",
+  "synthesized",
+  "manual",
+  "partial",
+  "unavailable"
+] as const;
+
+/** Names of the wire object types (schemas/*.schema.json). */
+export const WIRE_OBJECT_TYPES = [
+  "AcceptablePlacement",
+  "CallbackRequest",
+  "CallbackResponse",
+  "CapabilityDegradation",
+  "DispatchEnvelope",
+  "FrameContext",
+  "LifecycleReceipt",
+  "PayloadEnvelope",
+  "PayloadReceipt",
+  "PayloadRef",
+  "Warning"
+] as const;
+/** A wire object type name. */
+export type WireObjectTypeName = (typeof WIRE_OBJECT_TYPES)[number];
+
+/** Maps each wire object type name to its TypeScript type. */
+export interface WireTypeMap {
+  AcceptablePlacement: Wire.AcceptablePlacement;
+  CallbackRequest: Wire.CallbackRequest;
+  CallbackResponse: Wire.CallbackResponse;
+  CapabilityDegradation: Wire.CapabilityDegradation;
+  DispatchEnvelope: Wire.DispatchEnvelope;
+  FrameContext: Wire.FrameContext;
+  LifecycleReceipt: Wire.LifecycleReceipt;
+  PayloadEnvelope: Wire.PayloadEnvelope;
+  PayloadReceipt: Wire.PayloadReceipt;
+  PayloadRef: Wire.PayloadRef;
+  Warning: Wire.Warning;
+}
+
+/** Types that travel as whole wire documents, with their CLI and fixture names. */
+export const WIRE_DOCUMENTS = [
+  {
+    "typeName": "CallbackRequest",
+    "cliName": "callback-request",
+    "fixtureKind": "callback_request"
+  },
+  {
+    "typeName": "CallbackResponse",
+    "cliName": "callback-response",
+    "fixtureKind": "callback_response"
+  },
+  {
+    "typeName": "DispatchEnvelope",
+    "cliName": "dispatch-envelope",
+    "fixtureKind": "dispatch_envelope"
+  },
+  {
+    "typeName": "LifecycleReceipt",
+    "cliName": "lifecycle-receipt",
+    "fixtureKind": "lifecycle_receipt"
+  },
+  {
+    "typeName": "PayloadEnvelope",
+    "cliName": "payload-envelope",
+    "fixtureKind": "payload_envelope"
+  }
+] as const;
+/** The CLI name of a wire document type, e.g. `callback-request`. */
+export type WireDocumentCliName = (typeof WIRE_DOCUMENTS)[number]["cliName"];
+
+/** spec/tables/event-vocabulary.json: one row per LifecycleEventKind. */
+export const EVENT_VOCABULARY = EVENT_VOCABULARY_TABLE.events;
+
+/** spec/tables/failure-retry-defaults.json: the default RetryClass of each FailureClass. */
+export const FAILURE_RETRY_DEFAULTS = {
+  "adapter_unavailable": "retry_after_reconfigure",
+  "capability_unsupported": "do_not_retry",
+  "capability_degraded": "retry_after_reread",
+  "placement_unavailable": "retry_after_reconfigure",
+  "payload_too_large": "do_not_retry",
+  "payload_rejected": "retry_after_reconfigure",
+  "identity_unavailable": "retry_after_reconfigure",
+  "transport_error": "safe_retry",
+  "timeout": "safe_retry",
+  "operator_required": "retry_after_operator",
+  "state_conflict": "retry_after_reread",
+  "invalid_request": "do_not_retry",
+  "internal_error": "retry_after_reread"
+} as const;
+
+/** spec/tables/subprocess-failure-mapping.json: every failure variant and its FailureClass. */
+export const FAILURE_VARIANTS = SUBPROCESS_FAILURE_MAPPING_TABLE.variants;
+/** A failure variant id, e.g. `non_zero_exit`. */
+export type FailureVariant = (typeof FAILURE_VARIANTS)[number]["variant"];
+
+/** spec/tables/stream-v2.json: stream callbacks (v2) framing rules, frames, ids, methods, cancel, error codes, shutdown, respawn (spec/stream-protocol.md). */
+export const STREAM_V2 = STREAM_V2_TABLE;
 /** A stream framing rule id, e.g. `stream.frame-too-large`. */
 export type StreamRuleId = (typeof STREAM_V2)["framing_rules"][number]["id"];
 /** A client-to-host method name, e.g. `continuation/put`. */
@@ -1129,86 +2980,13 @@ export type StreamReverseMethodName = (typeof STREAM_V2)["reverse_methods"][numb
 export type StreamErrorName = (typeof STREAM_V2)["error_codes"][number]["name"];
 
 /** spec/tables/transport-modes.json */
-export const TRANSPORT_MODES = [
-  {
-    "mode": "in_process",
-    "title": "In-process callbacks",
-    "status": "implemented",
-    "cross_language": false,
-    "framing": "none: the host calls a handler in its own process",
-    "deadline": "optional timeoutMs on the handler's promise",
-    "implementation": "runtime/invoker/in-process.ts"
-  },
-  {
-    "mode": "subprocess_v1",
-    "title": "Subprocess callbacks (v1)",
-    "status": "normative",
-    "cross_language": true,
-    "framing": "one fresh child per event; one DispatchEnvelope on stdin then EOF; one CallbackResponse on stdout read to EOF",
-    "deadline": "required timeoutMs covering spawn, write, read and exit; no default",
-    "implementation": "runtime/invoker/subprocess.ts"
-  },
-  {
-    "mode": "stream_v2",
-    "title": "Stream callbacks (v2)",
-    "status": "implemented",
-    "cross_language": true,
-    "framing": "one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names",
-    "deadline": "required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms",
-    "implementation": "runtime/stream/invoker.ts",
-    "reference_status": "The reference (lifeloop-cli 0.5.0) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope)."
-  }
-] as const;
+export const TRANSPORT_MODES = TRANSPORT_MODES_TABLE.modes;
 
 /** spec/tables/subprocess-wire-framing.json */
-export const SUBPROCESS_WIRE_FRAMING = [
-  {
-    "stream": "stdin",
-    "direction": "host_to_client",
-    "content": "exactly one DispatchEnvelope JSON document",
-    "documents": 1,
-    "end": "the host closes stdin after the document (EOF)",
-    "limit": "max_request_bytes"
-  },
-  {
-    "stream": "stdout",
-    "direction": "client_to_host",
-    "content": "exactly one CallbackResponse JSON document; a trailing newline is optional",
-    "documents": 1,
-    "end": "the host reads to EOF; newline framing is not used in v1",
-    "limit": "max_response_bytes"
-  },
-  {
-    "stream": "stderr",
-    "direction": "client_to_host",
-    "content": "free-form diagnostics; kept as a bounded tail for failure receipts; never fails an otherwise valid exchange",
-    "documents": 0,
-    "end": "read to EOF concurrently with stdout",
-    "limit": "stderr_tail_bytes"
-  },
-  {
-    "stream": "exit_status",
-    "direction": "client_to_host",
-    "content": "0 on success; any other code or a signal fails the call (non_zero_exit) even after a valid response",
-    "documents": 0,
-    "end": "the host reaps the child",
-    "limit": null
-  }
-] as const;
+export const SUBPROCESS_WIRE_FRAMING = SUBPROCESS_WIRE_FRAMING_TABLE.streams;
 
 /** spec/tables/receipt-emitted-guard.json */
-export const RECEIPT_EMITTED_GUARD = {
-  "event": "receipt.emitted",
-  "rejected_before_spawn": true,
-  "failure_variant": "receipt_emitted_rejected",
-  "produces_receipt": false,
-  "stream_v2_sends_notification": false,
-  "transports": [
-    "in_process",
-    "subprocess_v1",
-    "stream_v2"
-  ]
-} as const;
+export const RECEIPT_EMITTED_GUARD = RECEIPT_EMITTED_GUARD_TABLE;
 
 /** spec/tables/limits.json, by name (units in the table: bytes, levels, ms). */
 export const LIMITS = {
@@ -1233,340 +3011,10 @@ export const LIMITS = {
 } as const;
 
 /** spec/tables/client-initiated-commands.json */
-export const CLIENT_INITIATED_COMMANDS = {
-  "groups": [
-    {
-      "group": "continuation",
-      "spec": "CONTINUATION-001",
-      "purpose": "Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.",
-      "cli": [
-        "lifeloop",
-        "continuation"
-      ],
-      "stream_v2_method_prefix": "continuation/",
-      "identifier": {
-        "pattern": "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$",
-        "max_length": 128,
-        "applies_to": [
-          "--thread",
-          "--key",
-          "--client-id",
-          "--require-client-id"
-        ]
-      },
-      "environment": [
-        {
-          "name": "LIFELOOP_CONTINUATION_ROOT",
-          "meaning": "Directory of the store (first choice)."
-        },
-        {
-          "name": "XDG_STATE_HOME",
-          "meaning": "Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset."
-        },
-        {
-          "name": "HOME",
-          "meaning": "Store at $HOME/.local/state/lifeloop/continuation as the last choice."
-        },
-        {
-          "name": "LIFELOOP_CONTINUATION_MAX_BYTES",
-          "meaning": "Largest blob in bytes (default 16777216)."
-        }
-      ],
-      "commands": [
-        {
-          "command": "put",
-          "flags": [
-            {
-              "flag": "--thread",
-              "required": true,
-              "value": "identifier"
-            },
-            {
-              "flag": "--key",
-              "required": true,
-              "value": "identifier"
-            },
-            {
-              "flag": "--client-id",
-              "required": false,
-              "value": "identifier"
-            },
-            {
-              "flag": "--ttl-s",
-              "required": false,
-              "value": "unsigned_integer"
-            }
-          ],
-          "stdin": "blob",
-          "stdout": "json",
-          "stderr": "none",
-          "result_fields": [
-            "status",
-            "written_at_epoch_s"
-          ]
-        },
-        {
-          "command": "get",
-          "flags": [
-            {
-              "flag": "--thread",
-              "required": true,
-              "value": "identifier"
-            },
-            {
-              "flag": "--key",
-              "required": true,
-              "value": "identifier"
-            },
-            {
-              "flag": "--require-client-id",
-              "required": false,
-              "value": "identifier"
-            }
-          ],
-          "stdin": "none",
-          "stdout": "blob",
-          "stderr": "json_metadata",
-          "result_fields": [
-            "client_id",
-            "ttl_s",
-            "written_at_epoch_s"
-          ]
-        },
-        {
-          "command": "drop",
-          "flags": [
-            {
-              "flag": "--thread",
-              "required": true,
-              "value": "identifier"
-            },
-            {
-              "flag": "--key",
-              "required": true,
-              "value": "identifier"
-            },
-            {
-              "flag": "--require-client-id",
-              "required": false,
-              "value": "identifier"
-            }
-          ],
-          "stdin": "none",
-          "stdout": "json",
-          "stderr": "none",
-          "result_fields": [
-            "status"
-          ]
-        },
-        {
-          "command": "list",
-          "flags": [
-            {
-              "flag": "--thread",
-              "required": true,
-              "value": "identifier"
-            }
-          ],
-          "stdin": "none",
-          "stdout": "json",
-          "stderr": "diagnostics",
-          "result_fields": [
-            "keys",
-            "thread"
-          ]
-        },
-        {
-          "command": "drop-thread",
-          "flags": [
-            {
-              "flag": "--thread",
-              "required": true,
-              "value": "identifier"
-            }
-          ],
-          "stdin": "none",
-          "stdout": "json",
-          "stderr": "none",
-          "result_fields": [
-            "dropped_count",
-            "status"
-          ]
-        }
-      ],
-      "errors": [
-        {
-          "error": "not_found",
-          "exit_code": 3,
-          "fields": []
-        },
-        {
-          "error": "client_id_mismatch",
-          "exit_code": 3,
-          "fields": [
-            "actual",
-            "required"
-          ]
-        },
-        {
-          "error": "blob_too_large",
-          "exit_code": 3,
-          "fields": [
-            "max_bytes"
-          ]
-        },
-        {
-          "error": "invalid_identifier",
-          "exit_code": 3,
-          "fields": [
-            "detail",
-            "field"
-          ]
-        },
-        {
-          "error": "storage_failure",
-          "exit_code": 3,
-          "fields": [
-            "reason"
-          ]
-        }
-      ],
-      "usage_error_exit_code": 2
-    }
-  ]
-} as const;
+export const CLIENT_INITIATED_COMMANDS = CLIENT_INITIATED_COMMANDS_TABLE;
 
 /** spec/tables/reference-differences.json: deliberate differences from the reference crate. */
-export const REFERENCE_DIFFERENCES = [
-  {
-    "id": "integer-range",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "schema.maximum"
-      }
-    ],
-    "where": "every integer field (sequence, byte_size, expires_at_epoch_s, at_epoch_s)",
-    "reference": "accepts any u64 up to 2^64 - 1",
-    "ours": "rejects values above 2^53 - 1",
-    "reason": "2^53 - 1 is the largest integer every binding (JavaScript numbers included) represents exactly; a larger value would be silently rounded by a TypeScript or JSON-number reader."
-  },
-  {
-    "id": "string-length",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "schema.max-length"
-      }
-    ],
-    "where": "every string field (identifiers 512, references 4096, text 65536, body 16777216 code points)",
-    "reference": "no bound besides its 16 MiB input limit",
-    "ours": "rejects strings above the schema's maxLength, counted in Unicode code points",
-    "reason": "Untrusted input must not be unbounded per field: a receipt, a log line or a map key built from an identifier stays small."
-  },
-  {
-    "id": "array-length",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "schema.max-items"
-      }
-    ],
-    "where": "every array field (1024 entries; acceptable_placements 16)",
-    "reference": "no bound besides its 16 MiB input limit",
-    "ours": "rejects arrays above the schema's maxItems",
-    "reason": "Same as string-length: explicit bounds for untrusted input."
-  },
-  {
-    "id": "nesting-depth",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "json.max-depth"
-      }
-    ],
-    "where": "any document, including open maps (metadata, telemetry_summary)",
-    "reference": "serde_json's recursion limit: at most 127 nested containers (objects and arrays, the root included)",
-    "ours": "rejects nesting deeper than limits.max_depth (64 levels)",
-    "reason": "A lower, documented bound that every binding enforces the same way, independent of a parser's internals."
-  },
-  {
-    "id": "duplicate-keys-in-open-maps",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "json.duplicate-key",
-        "inside_open_map": true
-      }
-    ],
-    "where": "inside open maps (metadata, telemetry_summary) and any nested object in them",
-    "reference": "rejects duplicate fields of its structs but keeps the last of duplicate keys inside a JSON map",
-    "ours": "rejects a duplicate key anywhere in the document",
-    "reason": "Readers disagree on which duplicate wins; rejecting everywhere means every binding sees the same document."
-  },
-  {
-    "id": "sequence-form-objects",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "schema.type",
-        "value_type": "array",
-        "expected": "object"
-      }
-    ],
-    "where": "any position that holds a wire object (CallbackRequest, FrameContext, Warning, ...)",
-    "reference": "serde also accepts a JSON array listing the struct's fields in declaration order (e.g. [\"f\", null, \"top_level\"] as a FrameContext)",
-    "ours": "a wire object is a JSON object; an array there is rejected",
-    "reason": "The array form is an artefact of one Rust library, not part of LIFECYCLE-001; Go, Python and TypeScript readers would each need field-order knowledge to accept it, and no writer emits it."
-  },
-  {
-    "id": "object-form-enum-values",
-    "scope": "validation",
-    "match": [
-      {
-        "rule": "schema.type",
-        "value_type": "object",
-        "expected": "enum"
-      }
-    ],
-    "where": "any enum-valued field (event, status, integration_mode, ...)",
-    "reference": "serde also accepts an enum value written as a one-key object such as {\"top_level\": null}",
-    "ours": "an enum value is a JSON string; an object there is rejected",
-    "reason": "As for sequence-form objects: a serde encoding detail that other bindings cannot reasonably share and no writer emits."
-  },
-  {
-    "id": "codex-post-compact-context",
-    "scope": "rendering",
-    "where": "codex, context.compacted (PostCompact) with side_channel_context payloads",
-    "reference": "writes hookSpecificOutput {hookEventName: PostCompact, additionalContext: <side-channel envelope>}",
-    "ours": "writes {} and reports each side_channel_context payload as payload_not_rendered",
-    "reason": "Codex's PostCompact output schema is closed and has no hookSpecificOutput member; the reference's output fails the hook and the context never reaches the model."
-  },
-  {
-    "id": "claude-context-over-limit",
-    "scope": "rendering",
-    "where": "claude, SessionStart and UserPromptSubmit, additionalContext longer than 10,000 UTF-16 code units",
-    "reference": "writes the context and nothing else; Claude Code silently keeps only a preview",
-    "ours": "writes the same output plus a top-level systemMessage, and reports context_over_harness_limit",
-    "reason": "The cut is silent in the harness; the user and the caller must see it."
-  },
-  {
-    "id": "context-hard-limit",
-    "scope": "rendering",
-    "where": "any adapter, additionalContext longer than max_context_code_points (16777216 code points)",
-    "reference": "renders any size",
-    "ours": "refuses with context_too_large",
-    "reason": "Every string we print is bounded, like every string on the wire."
-  },
-  {
-    "id": "render-request-validation",
-    "scope": "rendering",
-    "where": "the request itself",
-    "reference": "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
-    "ours": "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
-    "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
-  }
-] as const;
+export const REFERENCE_DIFFERENCES = REFERENCE_DIFFERENCES_TABLE.differences;
 
 /** spec/tables/cli-exit-codes.json: exit code of the lifeloop-callback CLI by name. */
 export const CLI_EXIT_CODES = {
@@ -1578,141 +3026,28 @@ export const CLI_EXIT_CODES = {
 } as const;
 
 /** spec/tables/document-rules.json: rule ids of the parse (json.*) and schema (schema.*) layers. */
-export const DOCUMENT_RULES = [
-  {
-    "id": "json.max-bytes",
-    "layer": "json",
-    "summary": "The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes).",
-    "reference_messages": []
-  },
-  {
-    "id": "json.bom",
-    "layer": "json",
-    "summary": "The document starts with a UTF-8 byte-order mark.",
-    "reference_messages": []
-  },
-  {
-    "id": "json.utf8",
-    "layer": "json",
-    "summary": "The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences).",
-    "reference_messages": [
-      "invalid unicode code point"
-    ]
-  },
-  {
-    "id": "json.syntax",
-    "layer": "json",
-    "summary": "The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters).",
-    "reference_messages": [
-      "expected value",
-      "EOF while parsing",
-      "expected `,`",
-      "key must be a string",
-      "invalid escape",
-      "control character"
-    ]
-  },
-  {
-    "id": "json.trailing-data",
-    "layer": "json",
-    "summary": "Something other than whitespace follows the first JSON value (a second document, a log line).",
-    "reference_messages": [
-      "trailing characters"
-    ]
-  },
-  {
-    "id": "json.duplicate-key",
-    "layer": "json",
-    "summary": "An object names the same member twice (compared after unescaping), anywhere in the document.",
-    "reference_messages": [
-      "duplicate field"
-    ]
-  },
-  {
-    "id": "json.max-depth",
-    "layer": "json",
-    "summary": "Arrays and objects nest deeper than limits.max_depth.",
-    "reference_messages": [
-      "recursion limit exceeded"
-    ]
-  },
-  {
-    "id": "json.lone-surrogate",
-    "layer": "json",
-    "summary": "A string escapes half of a UTF-16 surrogate pair (e.g. \\ud800 alone).",
-    "reference_messages": [
-      "lone leading surrogate",
-      "unexpected end of hex escape"
-    ]
-  },
-  {
-    "id": "json.number-range",
-    "layer": "json",
-    "summary": "A number is too large in magnitude for an IEEE-754 double (e.g. 1e400).",
-    "reference_messages": [
-      "number out of range"
-    ]
-  },
-  {
-    "id": "schema.type",
-    "layer": "schema",
-    "summary": "A value has the wrong JSON type, or an integer field holds a number written with a fraction, an exponent or as -0.",
-    "reference_messages": [
-      "invalid type"
-    ]
-  },
-  {
-    "id": "schema.required",
-    "layer": "schema",
-    "summary": "A required member is missing (null does not count as missing for required-nullable members).",
-    "reference_messages": [
-      "missing field",
-      "missing required-nullable field"
-    ]
-  },
-  {
-    "id": "schema.additional-properties",
-    "layer": "schema",
-    "summary": "An object carries a member its schema does not define (every wire object is closed).",
-    "reference_messages": [
-      "unknown field"
-    ]
-  },
-  {
-    "id": "schema.enum",
-    "layer": "schema",
-    "summary": "A string is not one of its enum's values.",
-    "reference_messages": [
-      "unknown variant"
-    ]
-  },
-  {
-    "id": "schema.max-length",
-    "layer": "schema",
-    "summary": "A string is longer than its maxLength, counted in Unicode code points.",
-    "reference_messages": []
-  },
-  {
-    "id": "schema.minimum",
-    "layer": "schema",
-    "summary": "An integer is below its minimum (integers on the wire are never negative).",
-    "reference_messages": [
-      "invalid value: integer"
-    ]
-  },
-  {
-    "id": "schema.maximum",
-    "layer": "schema",
-    "summary": "An integer is above its maximum (2^53 - 1 on the wire).",
-    "reference_messages": []
-  },
-  {
-    "id": "schema.max-items",
-    "layer": "schema",
-    "summary": "An array has more entries than its maxItems.",
-    "reference_messages": []
-  }
-] as const;
+export const DOCUMENT_RULES = DOCUMENT_RULES_TABLE.rules;
+/** The parse-layer rule ids (the json.* rows of spec/tables/document-rules.json) by lowerCamel name. */
+export const PARSE_RULE_IDS = {
+  /** The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes). */
+  maxBytes: "json.max-bytes",
+  /** The document starts with a UTF-8 byte-order mark. */
+  bom: "json.bom",
+  /** The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences). */
+  utf8: "json.utf8",
+  /** The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters). */
+  syntax: "json.syntax",
+  /** Something other than whitespace follows the first JSON value (a second document, a log line). */
+  trailingData: "json.trailing-data",
+  /** An object names the same member twice (compared after unescaping), anywhere in the document. */
+  duplicateKey: "json.duplicate-key",
+  /** Arrays and objects nest deeper than limits.max_depth. */
+  maxDepth: "json.max-depth",
+  /** A string escapes half of a UTF-16 surrogate pair (e.g. \ud800 alone). */
+  loneSurrogate: "json.lone-surrogate",
+  /** A number is too large in magnitude for an IEEE-754 double (e.g. 1e400). */
+  numberRange: "json.number-range",
+} as const;
 /** A parse- or schema-layer rule id. */
 export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];
 
@@ -2766,400 +4101,7 @@ export const OPEN_MAP_PATHS: { readonly [K in WireObjectTypeName]: readonly stri
 };
 
 /** spec/tables/harness-hook-mapping.json: lifecycle event → harness hook event, rendering facts, directives, errors (spec/harness-hooks.md). */
-export const HARNESS_HOOK_MAPPING = {
-  "reference": "lifeloop-cli 0.5.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
-  "max_context_code_points": 16777216,
-  "adapters": [
-    {
-      "adapter": "claude",
-      "harness": "Claude Code",
-      "adapter_ids": [
-        "claude",
-        "claude-code"
-      ],
-      "harness_context_limit": {
-        "length": 10000,
-        "unit": "utf16_code_units",
-        "on_exceed": "warn",
-        "fact": "Claude Code cuts additionalContext longer than 10,000 characters to a short preview without telling anyone."
-      },
-      "hook_events": [
-        {
-          "hook_event": "SessionStart",
-          "output_schema": "claude-session-start-output",
-          "context_slot": "additional_context",
-          "context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "reference_context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "block": "ignored",
-          "reference_difference": null,
-          "notes": "hookSpecificOutput is always written; additionalContext is \"{}\" when no payload is eligible."
-        },
-        {
-          "hook_event": "UserPromptSubmit",
-          "output_schema": "claude-user-prompt-submit-output",
-          "context_slot": "additional_context",
-          "context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "reference_context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "block": "block_prompt",
-          "reference_difference": null,
-          "notes": "block: top-level decision \"block\" and reason (not inside hookSpecificOutput)."
-        },
-        {
-          "hook_event": "PreCompact",
-          "output_schema": "claude-pre-compact-output",
-          "context_slot": null,
-          "context_placements": [],
-          "reference_context_placements": [],
-          "block": "ignored",
-          "reference_difference": null,
-          "notes": "Quiet: always {}."
-        },
-        {
-          "hook_event": "Stop",
-          "output_schema": "claude-stop-output",
-          "context_slot": null,
-          "context_placements": [],
-          "reference_context_placements": [],
-          "block": "ignored",
-          "reference_difference": null,
-          "notes": "Quiet: always {}. Claude Code would accept decision \"block\" here (do not stop; reason becomes the next instruction), but the reference renders {} and so do we; a block directive is reported as directive_ignored."
-        },
-        {
-          "hook_event": "SessionEnd",
-          "output_schema": "claude-session-end-output",
-          "context_slot": null,
-          "context_placements": [],
-          "reference_context_placements": [],
-          "block": "ignored",
-          "reference_difference": null,
-          "notes": "Quiet: always {}."
-        }
-      ],
-      "events": [
-        {
-          "event": "session.starting",
-          "hook_event": "SessionStart"
-        },
-        {
-          "event": "session.started",
-          "hook_event": "SessionStart"
-        },
-        {
-          "event": "frame.opening",
-          "hook_event": "UserPromptSubmit"
-        },
-        {
-          "event": "frame.opened",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "context.pressure_observed",
-          "hook_event": "PreCompact"
-        },
-        {
-          "event": "context.compacted",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "frame.ending",
-          "hook_event": "Stop"
-        },
-        {
-          "event": "frame.ended",
-          "hook_event": "Stop"
-        },
-        {
-          "event": "session.ending",
-          "hook_event": "SessionEnd"
-        },
-        {
-          "event": "session.ended",
-          "hook_event": "SessionEnd"
-        },
-        {
-          "event": "supervisor.tick",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "capability.degraded",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "receipt.emitted",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "receipt.gap_detected",
-          "hook_event": "unsupported"
-        }
-      ]
-    },
-    {
-      "adapter": "codex",
-      "harness": "Codex",
-      "adapter_ids": [
-        "codex"
-      ],
-      "harness_context_limit": null,
-      "hook_events": [
-        {
-          "hook_event": "SessionStart",
-          "output_schema": "codex-session-start-output",
-          "context_slot": "additional_context",
-          "context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "reference_context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "block": "ignored",
-          "reference_difference": null,
-          "notes": "hookSpecificOutput is always written; additionalContext is \"{}\" when no payload is eligible."
-        },
-        {
-          "hook_event": "UserPromptSubmit",
-          "output_schema": "codex-user-prompt-submit-output",
-          "context_slot": "additional_context",
-          "context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "reference_context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "block": "block_prompt",
-          "reference_difference": null,
-          "notes": "block: top-level decision \"block\" and reason."
-        },
-        {
-          "hook_event": "PreCompact",
-          "output_schema": "codex-pre-compact-output",
-          "context_slot": null,
-          "context_placements": [],
-          "reference_context_placements": [],
-          "block": "ignored",
-          "reference_difference": null,
-          "notes": "Quiet: always {}. Codex does not let decision \"block\" stop a compaction."
-        },
-        {
-          "hook_event": "PostCompact",
-          "output_schema": "codex-post-compact-output",
-          "context_slot": null,
-          "context_placements": [],
-          "reference_context_placements": [
-            "side_channel_context"
-          ],
-          "block": "ignored",
-          "reference_difference": "codex-post-compact-context",
-          "notes": "Always {}: Codex's PostCompact output has no hookSpecificOutput, so side_channel_context payloads cannot be delivered (payload_not_rendered)."
-        },
-        {
-          "hook_event": "Stop",
-          "output_schema": "codex-stop-output",
-          "context_slot": null,
-          "context_placements": [],
-          "reference_context_placements": [],
-          "block": "request_continuation",
-          "reference_difference": null,
-          "notes": "block: top-level decision \"block\" and reason; Codex runs another model turn with reason as its prompt."
-        }
-      ],
-      "events": [
-        {
-          "event": "session.starting",
-          "hook_event": "SessionStart"
-        },
-        {
-          "event": "session.started",
-          "hook_event": "SessionStart"
-        },
-        {
-          "event": "frame.opening",
-          "hook_event": "UserPromptSubmit"
-        },
-        {
-          "event": "frame.opened",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "context.pressure_observed",
-          "hook_event": "PreCompact"
-        },
-        {
-          "event": "context.compacted",
-          "hook_event": "PostCompact"
-        },
-        {
-          "event": "frame.ending",
-          "hook_event": "Stop"
-        },
-        {
-          "event": "frame.ended",
-          "hook_event": "Stop"
-        },
-        {
-          "event": "session.ending",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "session.ended",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "supervisor.tick",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "capability.degraded",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "receipt.emitted",
-          "hook_event": "unsupported"
-        },
-        {
-          "event": "receipt.gap_detected",
-          "hook_event": "unsupported"
-        }
-      ]
-    }
-  ],
-  "directives": [
-    {
-      "kind": "allow",
-      "members": [],
-      "summary": "Admit: the harness proceeds. Renders exactly like no directive."
-    },
-    {
-      "kind": "block",
-      "members": [
-        "reason"
-      ],
-      "summary": "Block the next input, or at a frame end where the harness supports it request a continuation; reason is handed to the model. A reason that is empty or only Unicode White_Space is refused (invalid_directive)."
-    }
-  ],
-  "white_space": [
-    [
-      9,
-      13
-    ],
-    [
-      32,
-      32
-    ],
-    [
-      133,
-      133
-    ],
-    [
-      160,
-      160
-    ],
-    [
-      5760,
-      5760
-    ],
-    [
-      8192,
-      8202
-    ],
-    [
-      8232,
-      8233
-    ],
-    [
-      8239,
-      8239
-    ],
-    [
-      8287,
-      8287
-    ],
-    [
-      12288,
-      12288
-    ]
-  ],
-  "block_effects": [
-    {
-      "block": "block_prompt",
-      "renders": "top-level decision \"block\" and reason",
-      "meaning": "The harness does not submit the prompt and shows reason."
-    },
-    {
-      "block": "request_continuation",
-      "renders": "top-level decision \"block\" and reason",
-      "meaning": "The harness does not end the turn: it runs another model turn with reason as the prompt."
-    },
-    {
-      "block": "ignored",
-      "renders": "nothing",
-      "meaning": "The event cannot carry the directive; the output is the same as without it and the render reports directive_ignored."
-    }
-  ],
-  "errors": [
-    {
-      "kind": "invalid_request",
-      "exit": "validation",
-      "summary": "The request does not match schemas/hooks/hook-render-request.schema.json or breaks a PayloadEnvelope/FrameContext rule; carries the validation issues."
-    },
-    {
-      "kind": "invalid_directive",
-      "exit": "validation",
-      "summary": "A block directive whose reason is empty or only Unicode White_Space."
-    },
-    {
-      "kind": "adapter_id_mismatch",
-      "exit": "validation",
-      "summary": "adapter_id is not one of the target harness's adapter ids."
-    },
-    {
-      "kind": "unsupported_event",
-      "exit": "unsupported",
-      "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing)."
-    },
-    {
-      "kind": "context_too_large",
-      "exit": "validation",
-      "summary": "The rendered additionalContext is longer than max_context_code_points."
-    },
-    {
-      "kind": "output_schema_violation",
-      "exit": "validation",
-      "summary": "The rendered output does not match the event's output schema: a renderer bug, never printed."
-    }
-  ],
-  "warnings": [
-    {
-      "code": "context_over_harness_limit",
-      "summary": "additionalContext is longer than the harness's documented limit (Claude Code: 10,000 UTF-16 code units); the output also carries a systemMessage saying so."
-    },
-    {
-      "code": "directive_ignored",
-      "summary": "A block directive at an event that cannot carry it (block: ignored)."
-    },
-    {
-      "code": "payload_not_rendered",
-      "summary": "A payload whose placement is not receipt_only was not written to any context slot of this event."
-    }
-  ],
-  "system_message": "lifeloop-callback: the additionalContext of this {hook_event} hook output is {length} characters long; {harness} keeps only a short preview of context longer than {limit} characters."
-} as const;
+export const HARNESS_HOOK_MAPPING = HARNESS_HOOK_MAPPING_TABLE;
 /** A harness the renderer targets (`--adapter`), e.g. `claude`. */
 export type HookAdapter = (typeof HARNESS_HOOK_MAPPING)["adapters"][number]["adapter"];
 /** A render error kind, e.g. `unsupported_event`. */

@@ -49,8 +49,7 @@ export async function readBoundedInput(source: string, maxBytes: number, stdin: 
       chunks.push(buf);
     }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return { ok: false, tooLarge: false, message: `cannot read ${source === "-" ? "standard input" : source}: ${code ?? (error as Error).message}` };
+    return { ok: false, tooLarge: false, message: describeIoError(`read ${source === "-" ? "standard input" : source}`, error) };
   }
   return { ok: true, bytes: Buffer.concat(chunks, total) };
 }
@@ -72,8 +71,10 @@ export function jsonLine(value: unknown): string {
 }
 
 /**
- * A tiny flag parser: `--name value` pairs, repeatable flags collected in order, boolean switches,
- * and positional arguments. Unknown flags and missing values are usage errors.
+ * A tiny flag parser: `--name value` or `--name=value` pairs, repeatable flags collected in order,
+ * boolean switches, and positional arguments (`-` is standard input; everything after `--` is
+ * positional). Unknown flags, missing values and a flag given twice are usage errors
+ * ({@link UsageError}) whose message says what to write instead.
  */
 export function parseFlags(
   args: readonly string[],
@@ -93,20 +94,68 @@ export function parseFlags(
       positionals.push(...args.slice(i + 1));
       break;
     }
-    if (spec.switches?.includes(arg)) {
-      switches.add(arg);
+    // `--name=value` is the same as `--name value` (GNU style); only the first `=` splits.
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    if (spec.switches?.includes(name)) {
+      if (eq > 0) throw new UsageError(`${name} is a switch and takes no value (got ${JSON.stringify(arg)}); write ${name} alone`);
+      switches.add(name);
       continue;
     }
-    const takesValue = spec.values?.includes(arg) || spec.repeatable?.includes(arg);
-    if (!takesValue) throw new UsageError(`unknown flag ${arg}`);
-    const value = args[i + 1];
-    if (value === undefined) throw new UsageError(`flag ${arg} needs a value`);
-    i++;
-    if (spec.repeatable?.includes(arg)) lists.set(arg, [...(lists.get(arg) ?? []), value]);
+    const takesValue = spec.values?.includes(name) || spec.repeatable?.includes(name);
+    if (!takesValue) throw new UsageError(`unknown flag ${name}; run with --help to see the flags this command takes`);
+    let value: string | undefined;
+    if (eq > 0) value = arg.slice(eq + 1);
     else {
-      if (values.has(arg)) throw new UsageError(`flag ${arg} given twice`);
-      values.set(arg, value);
+      value = args[i + 1];
+      if (value === undefined) throw new UsageError(`${name} needs a value (write ${name} VALUE or ${name}=VALUE)`);
+      i++;
+    }
+    if (spec.repeatable?.includes(name)) lists.set(name, [...(lists.get(name) ?? []), value]);
+    else {
+      if (values.has(name)) throw new UsageError(`${name} is given twice; give it once`);
+      values.set(name, value);
     }
   }
   return { values, lists, switches, positionals };
+}
+
+const DIGITS = /^[0-9]+$/;
+
+/**
+ * Parse an integer flag value (decimal digits only: no sign, unit or exponent).
+ * @param flag - the flag name, for the message (e.g. `--timeout-ms`)
+ * @param text - the raw value, or undefined when the flag was not given (then undefined is returned)
+ * @param bounds - inclusive range and the unit named in the message (e.g. `ms`)
+ * @throws UsageError naming the flag, the accepted range and unit, and the value given; the same
+ *   message for every way the value can be wrong (`5s`, `-1`, `0` when the minimum is 1, too large).
+ */
+export function integerFlag(
+  flag: string,
+  text: string | undefined,
+  bounds: { readonly min: number; readonly max: number; readonly unit?: string },
+): number | undefined {
+  if (text === undefined) return undefined;
+  const n = DIGITS.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < bounds.min || n > bounds.max) {
+    const unit = bounds.unit ? ` ${bounds.unit}` : "";
+    throw new UsageError(`${flag} takes a whole number${unit} from ${bounds.min} to ${bounds.max} (got ${JSON.stringify(text)})`);
+  }
+  return n;
+}
+
+/**
+ * Describe a failed file-system or stream operation in prose for a person, keeping the errno code as
+ * detail: `cannot read x.json: no such file or directory (ENOENT)`.
+ * @param action - what was attempted, e.g. `read x.json` or `write the output`
+ * @param error - the thrown value (a Node SystemError or anything else)
+ */
+export function describeIoError(action: string, error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  const code = typeof e?.code === "string" ? e.code : undefined;
+  // Node's SystemError message is "CODE: description, syscall 'path'": keep the description only.
+  const raw = typeof e?.message === "string" ? e.message : String(error);
+  const match = /^[A-Z0-9_]+: ([^,]+)/.exec(raw);
+  const prose = match ? match[1] : raw;
+  return `cannot ${action}: ${prose}${code ? ` (${code})` : ""}`;
 }

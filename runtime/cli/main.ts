@@ -7,10 +7,11 @@
  *   invoke --program ABS --timeout-ms N   send one DispatchEnvelope to a client process
  *   session [--transport T] --program ABS --timeout-ms N FILE   deliver a JSON Lines session (v1 or v2)
  *   events                                print the event vocabulary
- *   version                               print the package and wire versions
+ *   version | --version | -V              print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
  */
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
@@ -19,7 +20,8 @@ import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
 import { RENDER_USAGE, runRender } from "./commands/render.js";
 import { runSession, SESSION_USAGE } from "./commands/session.js";
 import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
-import { EXIT, jsonLine, UsageError, type CliIo } from "./io.js";
+import { EXIT, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
+import { packageRoot } from "./package-root.js";
 
 type Command = { readonly usage: string; readonly run: (args: readonly string[], io: CliIo) => Promise<number> };
 
@@ -44,14 +46,22 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   [
     "version",
     {
-      usage: "usage: lifeloop-callback version",
-      run: async (_args, io) => {
-        io.out(jsonLine({ wire_version: WIRE_VERSION }));
+      usage: "usage: lifeloop-callback version [--json]   (also --version, -V)\n  Prints `lifeloop-callback <package version> (wire <wire version>)`; --json prints {package_version, wire_version}.",
+      run: async (args, io) => {
+        const { switches, positionals } = parseFlags(args, { switches: ["--json"] });
+        if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+        const version = packageVersion();
+        io.out(switches.has("--json") ? jsonLine({ package_version: version, wire_version: WIRE_VERSION }) : `lifeloop-callback ${version} (wire ${WIRE_VERSION})\n`);
         return EXIT.ok;
       },
     },
   ],
 ]);
+
+/** The `version` of the package.json this CLI belongs to (e.g. `0.1.0`). */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
+}
 
 function help(): string {
   return [
@@ -65,7 +75,9 @@ function help(): string {
 
 /** Run the CLI with `argv` (without node and script); returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const [name, ...args] = argv;
+  const [first, ...args] = argv;
+  // `--version` and `-V` are the usual spellings of the version command.
+  const name = first === "--version" || first === "-V" ? "version" : first;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.out(`${help()}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;

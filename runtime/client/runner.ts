@@ -237,12 +237,12 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
     }
     const judged: WireResult<DispatchEnvelope> = (() => {
       const issues = validateParsed("DispatchEnvelope", params, framePointers(pointers, "/params"));
-      return issues.length > 0 ? { ok: false, issues } : { ok: true, value: params as unknown as DispatchEnvelope };
+      if (issues.length > 0) return { ok: false, issues };
+      const event = (params as unknown as DispatchEnvelope).request.event;
+      // A method that names another event than its envelope is refused like any invalid request.
+      if (event !== kind) return { ok: false, issues: [{ rule: "invalid_request", pointer: "/request/event", message: `method ${method} carries a ${event} request` }] };
+      return { ok: true, value: params as unknown as DispatchEnvelope };
     })();
-    if (judged.ok && judged.value.request.event !== kind) {
-      send(encodeErrorReply(id, { code: errorCode("invalid_params"), message: `method ${method} carries a ${judged.value.request.event} request`, data: { error: "invalid_params", member: "request.event" } }));
-      return;
-    }
     const key = idKey(id);
     const controller = new AbortController();
     running.set(key, controller);

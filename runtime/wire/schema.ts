@@ -9,7 +9,7 @@ import type { ValidationIssue } from "./issues.js";
 import { childPointer, pointerMatches } from "./pointer.js";
 
 /** The shape of an ajv error object as the standalone validators produce it. */
-interface AjvError {
+export interface AjvError {
   readonly instancePath: string;
   readonly schemaPath: string;
   readonly keyword: string;
@@ -36,8 +36,8 @@ function validatorFor(typeName: WireObjectTypeName): StandaloneValidator {
   return validator;
 }
 
-/** Map one ajv error to an issue; `null` for bookkeeping errors (an `anyOf` summary, the null branch of a nullable ref). */
-function toIssue(error: AjvError): ValidationIssue | null {
+/** Map one ajv error to an issue; `null` for bookkeeping errors (an `anyOf` summary, the null branch of a nullable ref). Also used by `validate --all`. */
+export function toIssue(error: AjvError): ValidationIssue | null {
   if (error.keyword === "anyOf") return null;
   if (error.keyword === "type" && error.schemaPath.endsWith("/anyOf/1/type")) return null;
   const rule = KEYWORD_RULES[error.keyword] ?? `schema.${error.keyword.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;

@@ -23,6 +23,7 @@
  *
  * @module
  */
+import { PARSE_RULE_IDS } from "../../generated/ts/spec.js";
 import { escapeToken } from "./pointer.js";
 
 /**
@@ -92,29 +93,10 @@ export interface StrictParseOptions {
 export const MAX_RECORDED_NON_INTEGER = 1024;
 
 /**
- * The stable rule ids {@link parseStrictJson} can report in
- * {@link ParseIssue.rule}.
+ * The stable rule ids {@link parseStrictJson} can report in {@link ParseIssue.rule}: the json.* rows
+ * of spec/tables/document-rules.json, keyed by lowerCamel name (e.g. `maxBytes: "json.max-bytes"`).
  */
-export const PARSE_RULES = Object.freeze({
-  /** Input byte length exceeds `limits.maxBytes`. */
-  maxBytes: "json.max-bytes",
-  /** Input starts with the UTF-8 byte-order mark `EF BB BF`. */
-  bom: "json.bom",
-  /** Input is not well-formed UTF-8 (overlong, truncated, surrogate, stray continuation byte...). */
-  utf8: "json.utf8",
-  /** Anything RFC 8259 forbids (empty input, NaN, comments, trailing commas, bad escapes...). */
-  syntax: "json.syntax",
-  /** Non-whitespace after the first complete top-level value. */
-  trailingData: "json.trailing-data",
-  /** The same member name (compared after unescaping) twice in one object. */
-  duplicateKey: "json.duplicate-key",
-  /** Array/object nesting deeper than `limits.maxDepth`. */
-  maxDepth: "json.max-depth",
-  /** A `\uD800`-`\uDBFF` escape not followed by a `\uDC00`-`\uDFFF` escape, or a lone low-surrogate escape. */
-  loneSurrogate: "json.lone-surrogate",
-  /** A number literal whose magnitude overflows an IEEE-754 double (e.g. `1e400`). */
-  numberRange: "json.number-range",
-} as const);
+export const PARSE_RULES = Object.freeze(PARSE_RULE_IDS);
 
 /** Union of the rule id strings in {@link PARSE_RULES}. */
 export type ParseRule = (typeof PARSE_RULES)[keyof typeof PARSE_RULES];
@@ -695,7 +677,7 @@ function scanNumber(s: string, start: number): number {
 }
 
 /** Reports a malformed `true`/`false`/`null` literal at `i`; returns false. */
-function badLiteral(s: string, i: number, word: string): false {
+function badLiteral(i: number, word: string): false {
   syntax(`invalid literal at byte ${byteOffsetOf(i)} (expected '${word}'), ${previewAt(i)}`, i, currentSlotPointer());
   return false;
 }
@@ -935,7 +917,7 @@ function scan(s: string, maxDepth: number, nonInt: string[]): boolean {
       }
     } else if (c === 0x74 /* t */) {
       if (s.charCodeAt(i + 1) === 0x72 && s.charCodeAt(i + 2) === 0x75 && s.charCodeAt(i + 3) === 0x65) i += 4;
-      else return badLiteral(s, i, "true");
+      else return badLiteral(i, "true");
     } else if (c === 0x66 /* f */) {
       if (
         s.charCodeAt(i + 1) === 0x61 &&
@@ -944,10 +926,10 @@ function scan(s: string, maxDepth: number, nonInt: string[]): boolean {
         s.charCodeAt(i + 4) === 0x65
       ) {
         i += 5;
-      } else return badLiteral(s, i, "false");
+      } else return badLiteral(i, "false");
     } else if (c === 0x6e /* n */) {
       if (s.charCodeAt(i + 1) === 0x75 && s.charCodeAt(i + 2) === 0x6c && s.charCodeAt(i + 3) === 0x6c) i += 4;
-      else return badLiteral(s, i, "null");
+      else return badLiteral(i, "null");
     } else {
       unexpectedValue(s, i, afterComma);
       return false;
@@ -1079,7 +1061,7 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, opt
     text = utf8Decoder.decode(input);
   } catch {
     const at = firstInvalidUtf8(input);
-    const offset = at < 0 ? 0 : at;
+    const offset = Math.max(at, 0);
     return {
       ok: false,
       issue: {

@@ -48,9 +48,10 @@ func newValidationError(typeName string, issues []Issue) *ValidationError {
 
 // ---------------------------------------------------------------------------
 // Schema layer (schema.* rules), driven by the generated per-type metadata (wire_types.go). It
-// follows the order of the TypeScript validator (ajv, first error only): object type, required
-// members in the schema's `required` order, unknown members in JavaScript property order (array
-// index names first, ascending, then document order), then each declared field in schema order.
+// reports the first issue in the order spec/wire-contract.md "Order of the schema layer" defines:
+// object type, required members in the schema's `required` order, unknown members in JavaScript
+// property order (array index names first, ascending, then document order), then each declared
+// field in schema order; integer lexemes only after that walk found nothing.
 
 // shapeKind is the value shape of a field.
 type shapeKind uint8

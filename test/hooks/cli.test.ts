@@ -42,9 +42,17 @@ describe("lifeloop-callback render", () => {
     expect(fromStdin).toEqual({ code: 0, stdout: "{}\n", stderr: "" });
   });
 
-  it("exit 4 and nothing printed for an unsupported event", () => {
-    expect(run(["--adapter", "codex"], JSON.stringify(request("codex", "session.ended")))).toEqual({ code: CLI_EXIT_CODES.unsupported, stdout: "", stderr: "" });
-    expect(run(["--adapter", "claude"], JSON.stringify(request("claude", "supervisor.tick")))).toEqual({ code: 4, stdout: "", stderr: "" });
+  it("exit 4 for an unsupported event: nothing on stdout, the event and adapter named on stderr", () => {
+    expect(run(["--adapter", "codex"], JSON.stringify(request("codex", "session.ended")))).toEqual({
+      code: CLI_EXIT_CODES.unsupported,
+      stdout: "",
+      stderr: "render: unsupported: codex has no hook event for session.ended\n",
+    });
+    expect(run(["--adapter", "claude"], JSON.stringify(request("claude", "supervisor.tick")))).toEqual({
+      code: 4,
+      stdout: "",
+      stderr: "render: unsupported: claude has no hook event for supervisor.tick\n",
+    });
   });
 
   it("exit 1 for an invalid request, directive or adapter id; stdout stays empty", () => {

@@ -9,23 +9,35 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-step() { printf '== prepare: %s\n' "$*" >&2; }
+# Each step prints its name and, when it ends, how long it took; cargo and pip print their own
+# progress (one line per crate compiled, per package installed) so a slow first run shows it moves.
+START=$SECONDS
+STEP_START=$SECONDS
+STEP_NAME=""
+step() {
+  if [ -n "$STEP_NAME" ]; then printf '== prepare: done in %ds: %s\n' "$((SECONDS - STEP_START))" "$STEP_NAME" >&2; fi
+  STEP_NAME="$*"
+  STEP_START=$SECONDS
+  [ -n "$STEP_NAME" ] && printf '== prepare: %s\n' "$STEP_NAME" >&2
+  return 0
+}
 
 step "build the host runtime (tsc)"
 npx tsc -p tsconfig.json
 
 step "build the reference harness (cargo)"
-cargo build --quiet --release --locked --manifest-path test/reference/Cargo.toml
+cargo build --release --locked --manifest-path test/reference/Cargo.toml
 
 if [ ! -x .cache/lifeloop-ref/bin/lifeloop ]; then
   step "install the reference CLI lifeloop-cli 0.5.0 into .cache/lifeloop-ref"
-  cargo install --quiet lifeloop-cli --version 0.5.0 --locked --root .cache/lifeloop-ref
+  cargo install lifeloop-cli --version 0.5.0 --locked --root .cache/lifeloop-ref
 fi
 
 if [ ! -x .cache/venv/bin/python ] || ! cmp -s .ci/python-requirements.txt .cache/venv/requirements.txt; then
   step "create the Python tool venv in .cache/venv"
   python3 -m venv .cache/venv
-  .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check -r .ci/python-requirements.txt
+  .cache/venv/bin/python -m pip install --progress-bar off --disable-pip-version-check -r .ci/python-requirements.txt
   cp .ci/python-requirements.txt .cache/venv/requirements.txt
 fi
-step "ready"
+step ""
+printf '== prepare: ready in %ds\n' "$((SECONDS - START))" >&2

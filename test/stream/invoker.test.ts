@@ -155,6 +155,14 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
     expect(inv.stats.discardedFrames).toBe(4);
   });
 
+  it("client requests the host refuses: -32601 unknown method, -32602 bad params, -32023 bad identifier, -32000 not available, -32600 a duplicate unanswered id", async () => {
+    const inv = raw("probe");
+    const r = await inv.invoke(envelope("session.started", 1));
+    sessions.see(inv);
+    expect(r.ok && r.response.metadata?.probe).toEqual([-32601, -32602, -32602, -32023, -32000, -32600]);
+    expect(inv.stats.reverseRequests).toBe(5);
+  });
+
   it("a frame written one byte at a time", async () => {
     const inv = raw("bytewise");
     const r = await inv.invoke(envelope("session.started", 1));

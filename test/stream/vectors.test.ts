@@ -84,7 +84,7 @@ describe("stream vectors (TypeScript reader)", () => {
         const validate = schemaOf((v.frames[i] as { kind: string }).kind);
         expect(validate?.(value), JSON.stringify(validate?.errors)).toBe(true);
       });
-      if (v.rule !== null && v.rule.startsWith("stream.") && !["stream.frame-too-large", "stream.empty-frame", "stream.unterminated-frame"].includes(v.rule) && !v.lexeme) {
+      if (v.rule?.startsWith("stream.") && !["stream.frame-too-large", "stream.empty-frame", "stream.unterminated-frame"].includes(v.rule) && !v.lexeme) {
         const lines = input.toString("utf8").split("\n").filter((l) => l !== "");
         const bad = lines[v.frames.length] ?? "";
         const value = JSON.parse(bad) as unknown;

@@ -292,6 +292,96 @@ DOCUMENT_RULE_IDS: Final[Tuple[str, ...]] = ("json.max-bytes", "json.bom", "json
 #: Rule ids of spec/tables/rules.json, in evaluation order.
 RULE_IDS: Final[Tuple[str, ...]] = ("schema-version-current", "non-empty-identifier", "frame-context-top-level-no-parent", "frame-context-subcall-requires-parent", "payload-body-exactly-one", "payload-body-byte-size", "payload-placements-non-empty", "frame-event-requires-frame-context", "receipt-emitted-no-idempotency-key", "receipt-not-for-receipt-emitted", "failed-requires-failure-class", "failure-class-only-on-failed", "failed-requires-retry-class")
 
+#: Rule ``json.max-bytes``: The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes).
+RULE_JSON_MAX_BYTES: Final = "json.max-bytes"
+
+#: Rule ``json.bom``: The document starts with a UTF-8 byte-order mark.
+RULE_JSON_BOM: Final = "json.bom"
+
+#: Rule ``json.utf8``: The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences).
+RULE_JSON_UTF8: Final = "json.utf8"
+
+#: Rule ``json.syntax``: The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters).
+RULE_JSON_SYNTAX: Final = "json.syntax"
+
+#: Rule ``json.trailing-data``: Something other than whitespace follows the first JSON value (a second document, a log line).
+RULE_JSON_TRAILING_DATA: Final = "json.trailing-data"
+
+#: Rule ``json.duplicate-key``: An object names the same member twice (compared after unescaping), anywhere in the document.
+RULE_JSON_DUPLICATE_KEY: Final = "json.duplicate-key"
+
+#: Rule ``json.max-depth``: Arrays and objects nest deeper than limits.max_depth.
+RULE_JSON_MAX_DEPTH: Final = "json.max-depth"
+
+#: Rule ``json.lone-surrogate``: A string escapes half of a UTF-16 surrogate pair (e.g. \ud800 alone).
+RULE_JSON_LONE_SURROGATE: Final = "json.lone-surrogate"
+
+#: Rule ``json.number-range``: A number is too large in magnitude for an IEEE-754 double (e.g. 1e400).
+RULE_JSON_NUMBER_RANGE: Final = "json.number-range"
+
+#: Rule ``schema.type``: A value has the wrong JSON type, or an integer field holds a number written with a fraction, an exponent or as -0.
+RULE_SCHEMA_TYPE: Final = "schema.type"
+
+#: Rule ``schema.required``: A required member is missing (null does not count as missing for required-nullable members).
+RULE_SCHEMA_REQUIRED: Final = "schema.required"
+
+#: Rule ``schema.additional-properties``: An object carries a member its schema does not define (every wire object is closed).
+RULE_SCHEMA_ADDITIONAL_PROPERTIES: Final = "schema.additional-properties"
+
+#: Rule ``schema.enum``: A string is not one of its enum's values.
+RULE_SCHEMA_ENUM: Final = "schema.enum"
+
+#: Rule ``schema.max-length``: A string is longer than its maxLength, counted in Unicode code points.
+RULE_SCHEMA_MAX_LENGTH: Final = "schema.max-length"
+
+#: Rule ``schema.minimum``: An integer is below its minimum (integers on the wire are never negative).
+RULE_SCHEMA_MINIMUM: Final = "schema.minimum"
+
+#: Rule ``schema.maximum``: An integer is above its maximum (2^53 - 1 on the wire).
+RULE_SCHEMA_MAXIMUM: Final = "schema.maximum"
+
+#: Rule ``schema.max-items``: An array has more entries than its maxItems.
+RULE_SCHEMA_MAX_ITEMS: Final = "schema.max-items"
+
+#: Rule ``schema-version-current``: schema_version equals the current wire version exactly (no ranges, no older versions).
+RULE_SCHEMA_VERSION_CURRENT: Final = "schema-version-current"
+
+#: Rule ``non-empty-identifier``: Identifier strings are never the empty string: required ones always, optional ones whenever present and not null.
+RULE_NON_EMPTY_IDENTIFIER: Final = "non-empty-identifier"
+
+#: Rule ``frame-context-top-level-no-parent``: A top_level frame has no parent_frame_id.
+RULE_FRAME_CONTEXT_TOP_LEVEL_NO_PARENT: Final = "frame-context-top-level-no-parent"
+
+#: Rule ``frame-context-subcall-requires-parent``: A subcall frame names its parent_frame_id.
+RULE_FRAME_CONTEXT_SUBCALL_REQUIRES_PARENT: Final = "frame-context-subcall-requires-parent"
+
+#: Rule ``payload-body-exactly-one``: A payload carries exactly one of body and body_ref.
+RULE_PAYLOAD_BODY_EXACTLY_ONE: Final = "payload-body-exactly-one"
+
+#: Rule ``payload-body-byte-size``: An inline body's UTF-8 byte length equals byte_size.
+RULE_PAYLOAD_BODY_BYTE_SIZE: Final = "payload-body-byte-size"
+
+#: Rule ``payload-placements-non-empty``: A payload lists at least one acceptable placement.
+RULE_PAYLOAD_PLACEMENTS_NON_EMPTY: Final = "payload-placements-non-empty"
+
+#: Rule ``frame-event-requires-frame-context``: frame.* events carry a frame_context (not absent, not null).
+RULE_FRAME_EVENT_REQUIRES_FRAME_CONTEXT: Final = "frame-event-requires-frame-context"
+
+#: Rule ``receipt-emitted-no-idempotency-key``: A notification-only event (receipt.emitted) carries no idempotency_key.
+RULE_RECEIPT_EMITTED_NO_IDEMPOTENCY_KEY: Final = "receipt-emitted-no-idempotency-key"
+
+#: Rule ``receipt-not-for-receipt-emitted``: No receipt is made for a notification-only event (receipt.emitted).
+RULE_RECEIPT_NOT_FOR_RECEIPT_EMITTED: Final = "receipt-not-for-receipt-emitted"
+
+#: Rule ``failed-requires-failure-class``: status=failed carries a failure_class.
+RULE_FAILED_REQUIRES_FAILURE_CLASS: Final = "failed-requires-failure-class"
+
+#: Rule ``failure-class-only-on-failed``: failure_class is set only when status=failed.
+RULE_FAILURE_CLASS_ONLY_ON_FAILED: Final = "failure-class-only-on-failed"
+
+#: Rule ``failed-requires-retry-class``: status=failed carries a retry_class (the client declares its retry posture).
+RULE_FAILED_REQUIRES_RETRY_CLASS: Final = "failed-requires-retry-class"
+
 #: spec/tables/cli-exit-codes.json as written (minus `$schema`).
 CLI_EXIT_CODES_TABLE: Final[JsonValue] = {
     "codes": [
@@ -318,7 +408,7 @@ CLI_EXIT_CODES_TABLE: Final[JsonValue] = {
         {
             "code": 4,
             "name": "unsupported",
-            "meaning": "render only: the adapter has no hook event for the lifecycle event; nothing is printed, so a hook wrapper can skip.",
+            "meaning": "render only: the adapter has no hook event for the lifecycle event; nothing on stdout (so a hook wrapper can skip), the reason on stderr.",
         },
     ],
 }
@@ -520,6 +610,98 @@ CLIENT_INITIATED_COMMANDS_TABLE: Final[JsonValue] = {
                     "fields": [
                         "reason",
                     ],
+                },
+            ],
+            "members": [
+                {
+                    "name": "status",
+                    "type": "string",
+                    "nullable": False,
+                    "description": "always \"ok\" on success",
+                },
+                {
+                    "name": "written_at_epoch_s",
+                    "type": "unsigned_integer",
+                    "nullable": False,
+                    "description": "when the entry was written, in seconds since the Unix epoch",
+                },
+                {
+                    "name": "client_id",
+                    "type": "string",
+                    "nullable": False,
+                    "description": "the client that wrote the entry (\"unknown\" when none was given)",
+                },
+                {
+                    "name": "key",
+                    "type": "string",
+                    "nullable": False,
+                    "description": "the entry's key",
+                },
+                {
+                    "name": "ttl_s",
+                    "type": "unsigned_integer",
+                    "nullable": True,
+                    "description": "the entry's time to live in seconds (null when it has none)",
+                },
+                {
+                    "name": "thread",
+                    "type": "string",
+                    "nullable": False,
+                    "description": "the thread that was listed",
+                },
+                {
+                    "name": "dropped_count",
+                    "type": "unsigned_integer",
+                    "nullable": False,
+                    "description": "how many entries were deleted",
+                },
+                {
+                    "name": "keys",
+                    "type": "entries",
+                    "nullable": False,
+                    "entry_members": [
+                        "client_id",
+                        "key",
+                        "ttl_s",
+                        "written_at_epoch_s",
+                    ],
+                    "description": "the live entries of the thread, in the host's directory order",
+                },
+                {
+                    "name": "actual",
+                    "type": "string",
+                    "nullable": False,
+                    "description": "the client id the entry was written by",
+                },
+                {
+                    "name": "required",
+                    "type": "string",
+                    "nullable": False,
+                    "description": "the client id the request required",
+                },
+                {
+                    "name": "max_bytes",
+                    "type": "unsigned_integer",
+                    "nullable": False,
+                    "description": "the largest blob the host accepts, in bytes",
+                },
+                {
+                    "name": "detail",
+                    "type": "string",
+                    "nullable": False,
+                    "description": "why the identifier is invalid",
+                },
+                {
+                    "name": "field",
+                    "type": "string",
+                    "nullable": False,
+                    "description": "which identifier is invalid (thread, key or client_id)",
+                },
+                {
+                    "name": "reason",
+                    "type": "string",
+                    "nullable": False,
+                    "description": "what went wrong in the store (free text)",
                 },
             ],
             "usage_error_exit_code": 2,
@@ -1221,7 +1403,7 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
         {
             "kind": "unsupported_event",
             "exit": "unsupported",
-            "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing).",
+            "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing on stdout and names the event and adapter on stderr).",
         },
         {
             "kind": "context_too_large",
@@ -1394,6 +1576,22 @@ RECEIPT_EMITTED_GUARD_TABLE: Final[JsonValue] = {
         "in_process",
         "subprocess_v1",
         "stream_v2",
+    ],
+}
+
+#: spec/tables/receipt-warnings.json as written (minus `$schema`).
+RECEIPT_WARNINGS_TABLE: Final[JsonValue] = {
+    "warnings": [
+        {
+            "code": "invocation_failed",
+            "when": "always, in a failure receipt",
+            "message": "`<variant>: <detail>` of the failure",
+        },
+        {
+            "code": "client_stderr_tail",
+            "when": "the client wrote anything to stderr",
+            "message": "the stderr tail (at most limits.stderr_tail_bytes bytes)",
+        },
     ],
 }
 
@@ -1943,6 +2141,111 @@ RULES_TABLE: Final[JsonValue] = {
                 ],
             },
             "message": "status=failed requires retry_class",
+        },
+    ],
+}
+
+#: spec/tables/runner-outcomes.json as written (minus `$schema`).
+RUNNER_OUTCOMES_TABLE: Final[JsonValue] = {
+    "outcomes": [
+        {
+            "outcome": "stdin_unreadable",
+            "when": "stdin cannot be read",
+            "failure_variant": "write_request",
+            "warning_code": "variant",
+            "handler_called": False,
+            "bindings": [
+                "go",
+                "python",
+            ],
+        },
+        {
+            "outcome": "request_too_large",
+            "when": "the request is longer than {limit}",
+            "limit": "max_request_bytes",
+            "failure_variant": "invalid_request",
+            "warning_code": "rule",
+            "rule": "json.max-bytes",
+            "handler_called": False,
+            "bindings": [
+                "go",
+                "python",
+            ],
+        },
+        {
+            "outcome": "request_invalid",
+            "when": "the DispatchEnvelope breaks the parse layer, its schema or a rule",
+            "failure_variant": "invalid_request",
+            "warning_code": "issue_rule",
+            "rule_examples": [
+                "json.syntax",
+                "schema.required",
+            ],
+            "handler_called": False,
+            "bindings": [
+                "go",
+                "python",
+            ],
+        },
+        {
+            "outcome": "event_not_dispatched",
+            "when": "the event is never dispatched to a client (`receipt.emitted`: notification-only)",
+            "failure_variant": "receipt_emitted_rejected",
+            "warning_code": "variant",
+            "handler_called": False,
+            "bindings": [
+                "go",
+                "python",
+            ],
+        },
+        {
+            "outcome": "handler_failed",
+            "when": "the handler {handler_fails}",
+            "failure_variant": "handler_threw",
+            "warning_code": "variant",
+            "handler_called": True,
+            "bindings": [
+                "go",
+                "python",
+            ],
+        },
+        {
+            "outcome": "response_invalid",
+            "when": "the handler's response breaks the wire contract{response_extra}",
+            "failure_variant": "handler_threw",
+            "warning_variant": "invalid_response",
+            "warning_code": "issue_rule",
+            "rule_examples": [
+                "failed-requires-failure-class",
+            ],
+            "handler_called": True,
+            "bindings": [
+                "go",
+                "python",
+            ],
+        },
+        {
+            "outcome": "response_too_large",
+            "when": "the encoded response is longer than {limit}",
+            "limit": "max_response_bytes",
+            "failure_variant": "handler_threw",
+            "warning_code": "rule",
+            "rule": "json.max-bytes",
+            "handler_called": True,
+            "bindings": [
+                "go",
+                "python",
+            ],
+        },
+        {
+            "outcome": "handler_timeout",
+            "when": "the ctx given to ServeIO ends before the handler returns (the handler goroutine is abandoned; Serve's context never ends)",
+            "failure_variant": "timeout",
+            "warning_code": "variant",
+            "handler_called": True,
+            "bindings": [
+                "go",
+            ],
         },
     ],
 }
@@ -2852,8 +3155,10 @@ SPEC_TABLES: Final[Mapping[str, JsonValue]] = {
     "harness-hook-mapping": HARNESS_HOOK_MAPPING_TABLE,
     "limits": LIMITS_TABLE,
     "receipt-emitted-guard": RECEIPT_EMITTED_GUARD_TABLE,
+    "receipt-warnings": RECEIPT_WARNINGS_TABLE,
     "reference-differences": REFERENCE_DIFFERENCES_TABLE,
     "rules": RULES_TABLE,
+    "runner-outcomes": RUNNER_OUTCOMES_TABLE,
     "stream-v2": STREAM_V2_TABLE,
     "subprocess-failure-mapping": SUBPROCESS_FAILURE_MAPPING_TABLE,
     "subprocess-wire-framing": SUBPROCESS_WIRE_FRAMING_TABLE,

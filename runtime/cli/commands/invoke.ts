@@ -25,7 +25,7 @@ import { contextIssues, ReceiptEmitter } from "../../receipts/emitter.js";
 import type { ReceiptContext } from "../../receipts/synthesize.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
-import { EXIT, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
+import { EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the invoke command. */
 export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--arg A]... --timeout-ms N [--client-id ID]
@@ -37,20 +37,11 @@ export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--ar
   --client-id   receipt client_id (default: the program's file name)
   exit 0 valid response, 1 the invocation failed, 2 usage, 3 unreadable input`;
 
-const DIGITS = /^[0-9]+$/;
-
-/** A non-negative safe integer flag value (UsageError otherwise); undefined when absent. */
-export function integerFlag(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!DIGITS.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`${flag} must be a non-negative integer (got ${JSON.stringify(text)})`);
-  return Number(text);
-}
-
 function buildInvoker(values: ReadonlyMap<string, string>, args: readonly string[]): SubprocessInvoker {
   const program = values.get("--program");
   if (program === undefined) throw new UsageError("--program is required");
-  const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"));
-  if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout");
+  const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"), { min: 1, max: LIMITS.max_timeout_ms, unit: "of milliseconds" });
+  if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   try {
     return new SubprocessInvoker({ program, args, timeoutMs });
   } catch (error) {
@@ -64,7 +55,7 @@ function buildContext(values: ReadonlyMap<string, string>, program: string): Rec
     client_id: values.get("--client-id") ?? basename(program),
     receipt_id: values.get("--receipt-id") ?? `rcpt-${randomUUID()}`,
     parent_receipt_id: values.get("--parent-receipt-id") ?? null,
-    at_epoch_s: integerFlag("--at-epoch-s", values.get("--at-epoch-s")) ?? Math.floor(Date.now() / 1000),
+    at_epoch_s: integerFlag("--at-epoch-s", values.get("--at-epoch-s"), { min: 0, max: Number.MAX_SAFE_INTEGER, unit: "of seconds" }) ?? Math.floor(Date.now() / 1000),
   };
   const issues = contextIssues(ctx);
   if (issues.length > 0) throw new UsageError(`bad receipt context: ${issueText(issues[0] as (typeof issues)[number])}`);

@@ -7,7 +7,7 @@
  * stderr. Exit codes (spec/tables/cli-exit-codes.json, by the error kind's `exit` in
  * spec/tables/harness-hook-mapping.json): 0 rendered; 1 invalid request, invalid directive, adapter
  * id mismatch, context too large; 2 usage; 3 unreadable or not one JSON document; 4 the harness has
- * no hook event for the lifecycle event (nothing is printed at all, so a hook wrapper can skip).
+ * no hook event for the lifecycle event (nothing on stdout, so a hook wrapper can skip; the reason on stderr).
  */
 import { HARNESS_HOOK_MAPPING } from "../../../generated/ts/spec.js";
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
@@ -20,7 +20,7 @@ export const RENDER_USAGE = `usage: lifeloop-callback render --adapter ${HOOK_AD
   Reads a hook render request (schemas/hooks/hook-render-request.schema.json) from FILE or standard
   input and prints the harness hook output JSON on stdout; warnings and errors go to standard error.
   exit 0 rendered, 1 invalid request or directive, 2 usage, 3 unreadable or not one JSON document,
-  4 unsupported event (nothing printed)`;
+  4 unsupported event (nothing on stdout; the reason on stderr)`;
 
 /** Run the render command; returns the exit code. */
 export async function runRender(args: readonly string[], io: CliIo): Promise<number> {
@@ -44,6 +44,8 @@ export async function runRender(args: readonly string[], io: CliIo): Promise<num
     return EXIT.input;
   }
   const exit = EXIT[HARNESS_HOOK_MAPPING.errors.find((e) => e.kind === kind)?.exit ?? "validation"];
-  if (exit !== EXIT.unsupported) io.err(`render: ${kind}: ${message}\n${issues ? jsonLine(issues) : ""}`);
+  // stdout stays empty on exit 4 so a hook wrapper can skip; stderr still says why, for a person.
+  if (exit === EXIT.unsupported) io.err(`render: unsupported: ${message}\n`);
+  else io.err(`render: ${kind}: ${message}\n${issues ? jsonLine(issues) : ""}`);
   return exit;
 }

@@ -29,8 +29,8 @@ import { ReceiptEmitter } from "../../receipts/emitter.js";
 import { StreamInvoker } from "../../stream/invoker.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
-import { EXIT, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
-import { integerFlag, printedFailure } from "./invoke.js";
+import { EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
+import { printedFailure } from "./invoke.js";
 
 /** Usage text of the session command. */
 export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N FILE|-
@@ -73,8 +73,8 @@ function parseLines(bytes: Uint8Array): { ok: true; lines: Line[] } | { ok: fals
 function buildInvoker(transport: string, program: string | undefined, args: readonly string[], timeoutText: string | undefined): CallbackInvoker & { readonly program: string } {
   if (transport !== "subprocess" && transport !== "stream") throw new UsageError(`--transport is subprocess or stream (got ${JSON.stringify(transport)})`);
   if (program === undefined) throw new UsageError("--program is required");
-  const timeoutMs = integerFlag("--timeout-ms", timeoutText);
-  if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout");
+  const timeoutMs = integerFlag("--timeout-ms", timeoutText, { min: 1, max: LIMITS.max_timeout_ms, unit: "of milliseconds" });
+  if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   try {
     return transport === "stream" ? new StreamInvoker({ program, args, timeoutMs }) : new SubprocessInvoker({ program, args, timeoutMs });
   } catch (error) {
@@ -118,7 +118,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
       const receipt = receipts.emit(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: `rcpt-${randomUUID()}`, at_epoch_s: Math.floor(Date.now() / 1000) });
       const eventId = (() => {
         try {
-          const id = ((line.value as { request?: { event_id?: unknown } }).request ?? {}).event_id;
+          const id = (line.value as { request?: { event_id?: unknown } } | null)?.request?.event_id;
           return typeof id === "string" ? id : null;
         } catch {
           return null;

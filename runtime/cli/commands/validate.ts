@@ -1,28 +1,36 @@
 /**
  * `lifeloop-callback validate <type> [FILE|-]`: judge one wire document.
  *
- * Prints a JSON array of issues `{rule, pointer, message}` on stdout (`[]` when valid).
+ * Prints a JSON array of issues `{rule, pointer, message}` on stdout (`[]` when valid): the first
+ * issue, or with `--all` every issue the layers can find (./all-issues.ts).
  * Exit 0 valid; 1 schema or rule issues; 2 usage; 3 the input is unreadable or not one JSON document
  * (any `json.*` issue: too large, too deep, BOM, invalid UTF-8, syntax, trailing data, duplicate keys).
  */
 import { WIRE_DOCUMENTS } from "../../../generated/ts/spec.js";
+import type { ValidationIssue } from "../../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../wire/validate.js";
+import { allIssues } from "./all-issues.js";
 import { EXIT, jsonLine, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the validate command. */
-export const VALIDATE_USAGE = `usage: lifeloop-callback validate <type> [FILE|-]
+export const VALIDATE_USAGE = `usage: lifeloop-callback validate [--all] <type> [FILE|-]
   type: ${WIRE_DOCUMENTS.map((d) => d.cliName).join(" | ")}
-  Reads FILE (or standard input) and prints a JSON array of {rule, pointer, message}.
+  Reads FILE (or standard input) and prints a JSON array of {rule, pointer, message}: the first
+  issue (what every binding agrees on), or with --all every issue the layers can find.
   exit 0 valid, 1 invalid, 2 usage, 3 unreadable or not one JSON document`;
 
 /** Run the validate command; returns the exit code. */
 export async function runValidate(args: readonly string[], io: CliIo): Promise<number> {
-  const { positionals } = parseFlags(args, {});
+  const { positionals, switches } = parseFlags(args, { switches: ["--all"] });
   const [typeArg, source = "-", ...extra] = positionals;
   if (!typeArg) throw new UsageError("validate needs a type");
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const doc = WIRE_DOCUMENTS.find((d) => d.cliName === typeArg);
   if (!doc) throw new UsageError(`unknown type ${typeArg} (expected one of ${WIRE_DOCUMENTS.map((d) => d.cliName).join(", ")})`);
+  // A person who typed `validate <type>` alone would otherwise see a silent wait.
+  if (source === "-" && (io.stdin as { isTTY?: boolean }).isTTY) {
+    io.err("validate: reading the document from standard input (finish with Ctrl-D), or pass a FILE argument\n");
+  }
   const read = await readBoundedInput(source, DEFAULT_DOCUMENT_LIMITS.maxBytes, io.stdin);
   if (!read.ok && !read.tooLarge) {
     io.err(`validate: ${read.message}\n`);
@@ -34,14 +42,19 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
     io.err(`validate: ${issue.message}\n`);
     return EXIT.input;
   }
-  const result = parseWireDocument(doc.typeName, read.bytes);
+  const result = switches.has("--all") ? everyIssue(doc.typeName, read.bytes) : parseWireDocument(doc.typeName, read.bytes);
   if (result.ok) {
     io.out(jsonLine([]));
     return EXIT.ok;
   }
   io.out(jsonLine(result.issues));
   const primary = result.issues[0];
-  const notJson = primary !== undefined && primary.rule.startsWith("json.");
+  const notJson = primary?.rule.startsWith("json.") === true;
   io.err(`validate: ${doc.cliName} is ${notJson ? "not one readable JSON document" : "invalid"}: ${primary?.rule} at "${primary?.pointer}": ${primary?.message}\n`);
   return notJson ? EXIT.input : EXIT.validation;
+}
+
+function everyIssue(typeName: (typeof WIRE_DOCUMENTS)[number]["typeName"], bytes: Uint8Array): { ok: true } | { ok: false; issues: readonly ValidationIssue[] } {
+  const issues = allIssues(typeName, bytes);
+  return issues.length === 0 ? { ok: true } : { ok: false, issues };
 }

@@ -29,17 +29,28 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from .issues import ValidationIssue
+from .spec import (
+    RULE_JSON_BOM,
+    RULE_JSON_DUPLICATE_KEY,
+    RULE_JSON_LONE_SURROGATE,
+    RULE_JSON_MAX_BYTES,
+    RULE_JSON_MAX_DEPTH,
+    RULE_JSON_NUMBER_RANGE,
+    RULE_JSON_SYNTAX,
+    RULE_JSON_TRAILING_DATA,
+    RULE_JSON_UTF8,
+)
 
-#: Stable rule ids of the parse layer (spec/tables/document-rules.json).
-RULE_MAX_BYTES = "json.max-bytes"
-RULE_BOM = "json.bom"
-RULE_UTF8 = "json.utf8"
-RULE_SYNTAX = "json.syntax"
-RULE_TRAILING_DATA = "json.trailing-data"
-RULE_DUPLICATE_KEY = "json.duplicate-key"
-RULE_MAX_DEPTH = "json.max-depth"
-RULE_LONE_SURROGATE = "json.lone-surrogate"
-RULE_NUMBER_RANGE = "json.number-range"
+# The parse-layer rule ids (spec/tables/document-rules.json), under this module's short names.
+RULE_MAX_BYTES = RULE_JSON_MAX_BYTES
+RULE_BOM = RULE_JSON_BOM
+RULE_UTF8 = RULE_JSON_UTF8
+RULE_SYNTAX = RULE_JSON_SYNTAX
+RULE_TRAILING_DATA = RULE_JSON_TRAILING_DATA
+RULE_DUPLICATE_KEY = RULE_JSON_DUPLICATE_KEY
+RULE_MAX_DEPTH = RULE_JSON_MAX_DEPTH
+RULE_LONE_SURROGATE = RULE_JSON_LONE_SURROGATE
+RULE_NUMBER_RANGE = RULE_JSON_NUMBER_RANGE
 
 
 @dataclass(frozen=True)

@@ -230,7 +230,6 @@ function addRuleCases(c: RootCorpus): void {
     const where = whereSlug(concretePointer(at));
     const tag = (field: string): string => (at === "" ? slug(field) : `${where}-${slug(field)}`);
     const rs = ruleSlug(step.rule);
-    const fieldPointer = `${concretePointer(at)}/${step.field ?? ""}`;
     const field = step.field ?? "";
     switch (step.check) {
       case "equals_wire_version": {
@@ -647,7 +646,7 @@ function addDocumentCases(c: RootCorpus): void {
   const { model } = c;
   const text = JSON.stringify(c.base);
   const firstKey = Object.keys(c.base)[0] as string;
-  const maxDepth = model.tables.limits.find((l) => l.name === "max_depth")?.value as number;
+  const maxDepth = model.tables.limits.limits.find((l) => l.name === "max_depth")?.value as number;
   c.add({ stem: "invalid-json-bom-minimal", expect: "invalid", rule: "json.bom", pointer: "", description: "the minimal valid document preceded by a UTF-8 byte-order mark", bytes: concat(new Uint8Array([0xef, 0xbb, 0xbf]), text) });
   c.add({ stem: "valid-json-bom-leading-whitespace", expect: "valid", description: "the minimal document preceded by whitespace (space, tab, CR, LF) instead of a BOM", bytes: concat(" \t\r\n", text) });
   c.add({ stem: "invalid-json-syntax-trailing-comma", expect: "invalid", rule: "json.syntax", description: "a comma after the last member", bytes: concat(text.slice(0, -1), ",}") });

@@ -1,0 +1,65 @@
+/**
+ * `validate --all` (runtime/cli/commands/all-issues.ts): on every fixture of our corpus, the first
+ * issue it reports is exactly the issue the default first-issue path reports (so --all only adds),
+ * a valid document gives [], and a document with several independent faults gets all of them.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { WIRE_DOCUMENTS } from "../../generated/ts/spec.js";
+import { allIssues } from "../../runtime/cli/commands/all-issues.js";
+import { parseWireDocument } from "../../runtime/wire/validate.js";
+import { REPO_ROOT, runCli } from "../support/cli-process.js";
+
+const CORPUS = join(REPO_ROOT, "test", "conformance");
+
+describe("validate --all", () => {
+  it("starts with the default path's issue on every corpus fixture, and is [] exactly when that is", () => {
+    let compared = 0;
+    for (const doc of WIRE_DOCUMENTS) {
+      const dir = join(CORPUS, doc.fixtureKind);
+      for (const name of readdirSync(dir)) {
+        const fixture = JSON.parse(readFileSync(join(dir, name), "utf8")) as { data?: unknown; data_base64?: string };
+        const bytes = fixture.data_base64 !== undefined ? Buffer.from(fixture.data_base64, "base64") : Buffer.from(JSON.stringify(fixture.data));
+        const first = parseWireDocument(doc.typeName, bytes);
+        const all = allIssues(doc.typeName, bytes);
+        if (first.ok) expect(all, name).toEqual([]);
+        else {
+          expect(all[0], name).toEqual(first.issues[0]);
+        }
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(500);
+  });
+
+  it("reports every independent fault of one document, in layer order, from the CLI", () => {
+    const envelope = {
+      schema_version: "lifeloop.v0.3",
+      request: {
+        schema_version: "lifeloop.v0.3",
+        event: "frame.opening",
+        event_id: "e",
+        adapter_id: "a",
+        adapter_version: "1",
+        integration_mode: "native_hook",
+        invocation_id: "i",
+        bogus: 1,
+        extra: 2,
+      },
+    };
+    const r = runCli(["validate", "--all", "dispatch-envelope", "-"], { input: JSON.stringify(envelope) });
+    expect(r.code).toBe(1);
+    expect((JSON.parse(r.stdout) as { rule: string; pointer: string }[]).map((i) => [i.rule, i.pointer])).toEqual([
+      ["schema.additional-properties", "/request/bogus"],
+      ["schema.additional-properties", "/request/extra"],
+    ]);
+    const rules = { ...envelope, request: { ...envelope.request, bogus: undefined, extra: undefined, event_id: "", adapter_id: "" } };
+    const r2 = runCli(["validate", "--all", "dispatch-envelope", "-"], { input: JSON.stringify(rules) });
+    expect((JSON.parse(r2.stdout) as { rule: string; pointer: string }[]).map((i) => [i.rule, i.pointer])).toEqual([
+      ["non-empty-identifier", "/request/event_id"],
+      ["non-empty-identifier", "/request/adapter_id"],
+      ["frame-event-requires-frame-context", "/request/frame_context"],
+    ]);
+  });
+});

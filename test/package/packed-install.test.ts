@@ -1,0 +1,144 @@
+/**
+ * Install as a user would (issue: install and first use). The package is packed with `npm pack`
+ * (its prepack builds dist/), installed into a fresh temporary npm project together with the
+ * newest TypeScript and tsx from the registry, and then the README's examples run there as written:
+ * the TypeScript example (run, and its types checked with default compiler settings), every CLI
+ * line with the exit code it states, the Go client from a fresh `go mod init`, and the Python
+ * client from a fresh venv (`pip install` of generated/python writes nothing into the clone).
+ * Also: installing from a clone that is not built fails with what to run and leaves no link.
+ *
+ * Needs the npm registry and PyPI (for flit_core), as CI has. Wall time: about a minute.
+ */
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WIRE_VERSION } from "../../generated/ts/spec.js";
+import { REPO_ROOT } from "../support/cli-process.js";
+import { readmeExample, shellExampleLines } from "./readme-examples.js";
+
+const TMP = mkdtempSync(join(tmpdir(), "lifeloop-packed-"));
+const PROJECT = join(TMP, "project");
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+/** Run a command to completion (killed at the deadline, always reaped); no shell unless `bash -c`. */
+function run(cmd: string, args: readonly string[], cwd: string, timeoutMs = 240_000, env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
+  return spawnSync(cmd, args, { cwd, encoding: "utf8", timeout: timeoutMs, env: { ...process.env, ...env } });
+}
+
+function ok(r: SpawnSyncReturns<string>, what: string): string {
+  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status}, signal ${r.signal}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** Every file and folder under `dir`, relative, sorted (to prove a step wrote nothing there). */
+function tree(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((p) => !p.split("/").includes("__pycache__")).sort();
+}
+
+const DEV_VERSIONS = (await import("../../package.json", { with: { type: "json" } })).default.devDependencies as Record<string, string>;
+
+let tarball = "";
+
+beforeAll(() => {
+  const packDir = join(TMP, "pack");
+  mkdirSync(packDir);
+  const packed = ok(run("npm", ["pack", "--pack-destination", packDir, "--json"], REPO_ROOT), "npm pack");
+  tarball = join(packDir, (JSON.parse(packed) as { filename: string }[])[0]?.filename ?? "");
+  mkdirSync(PROJECT);
+  writeFileSync(join(PROJECT, "package.json"), `${JSON.stringify({ name: "packed-install-check", private: true, type: "module" }, null, 2)}\n`);
+  ok(
+    run("npm", ["install", "--no-audit", "--no-fund", tarball, `tsx@${DEV_VERSIONS.tsx}`, "typescript@latest"], PROJECT),
+    "npm install of the tarball",
+  );
+}, 600_000);
+
+describe("the packed package, installed into a fresh project", () => {
+  it("ships dist/ and the examples, and its CLI prints its version", () => {
+    const pkg = join(PROJECT, "node_modules", "lifeloop-callback");
+    expect(existsSync(join(pkg, "dist", "runtime", "index.js"))).toBe(true);
+    expect(existsSync(join(pkg, "examples", "dispatch-envelope.json"))).toBe(true);
+    const version = ok(run("npx", ["lifeloop-callback", "--version"], PROJECT), "--version");
+    expect(version).toMatch(new RegExp(`^lifeloop-callback \\d+\\.\\d+\\.\\d+ \\(wire ${WIRE_VERSION.replace(/\./g, "\\.")}\\)\\n$`));
+  });
+
+  it("runs the README's TypeScript example as written", () => {
+    const example = readmeExample(REPO_ROOT, "example.ts");
+    writeFileSync(join(PROJECT, "example.ts"), example.code);
+    const out = ok(run("npx", ["tsx", "example.ts"], PROJECT, 60_000), "npx tsx example.ts");
+    expect(out).toBe("delivered\ndelivered\n");
+  });
+
+  it("type-checks the example against the package's .d.ts with the newest TypeScript and default settings", () => {
+    writeFileSync(join(PROJECT, "example.ts"), readmeExample(REPO_ROOT, "example.ts").code);
+    // No tsconfig: the compiler's defaults, library declarations checked (no --skipLibCheck);
+    // --module nodenext only because the example uses top-level await, which needs an ES module target.
+    const r = run("npx", ["tsc", "--noEmit", "--module", "nodenext", "--target", "es2022", "example.ts"], PROJECT, 120_000);
+    expect(`${r.stdout}${r.stderr}`).toBe("");
+    expect(r.status).toBe(0);
+  });
+
+  it("runs every CLI line of the README with the exit code it states", () => {
+    const { prelude, lines } = shellExampleLines(readmeExample(REPO_ROOT, "cli").code);
+    expect(lines.length).toBeGreaterThanOrEqual(5);
+    for (const { command, expectedExit } of lines) {
+      const r = run("bash", ["-c", `${prelude}\n${command}`], PROJECT, 60_000);
+      expect({ command, exit: r.status, stderr: r.status === expectedExit ? "" : r.stderr }).toEqual({ command, exit: expectedExit, stderr: "" });
+    }
+  });
+});
+
+describe("installing from a clone", () => {
+  it("fails with what to run, and leaves no link, when the clone is not built", () => {
+    // A clone without dist/: its package.json and the install check are all that step reads.
+    const clone = join(TMP, "unbuilt-clone");
+    mkdirSync(join(clone, "packaging"), { recursive: true });
+    cpSync(join(REPO_ROOT, "package.json"), join(clone, "package.json"));
+    cpSync(join(REPO_ROOT, "packaging", "install-check.mjs"), join(clone, "packaging", "install-check.mjs"));
+    const app = join(TMP, "app-from-clone");
+    mkdirSync(app);
+    writeFileSync(join(app, "package.json"), `${JSON.stringify({ name: "app-from-clone", private: true, type: "module" }, null, 2)}\n`);
+    const r = run("npm", ["install", "--no-audit", "--no-fund", clone], app, 120_000);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain("is a clone that has not been built");
+    expect(r.stderr).toContain("npm ci && npm run build");
+    const link = join(app, "node_modules", "lifeloop-callback");
+    expect(existsSync(link) || (() => { try { return lstatSync(link).isSymbolicLink(); } catch { return false; } })()).toBe(false);
+  });
+});
+
+describe("client SDKs from a fresh project", () => {
+  it("builds the README's Go client from a fresh go mod init", () => {
+    const dir = join(TMP, "go-client");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "main.go"), readmeExample(REPO_ROOT, "main.go").code);
+    ok(run("go", ["mod", "init", "example.com/myclient"], dir), "go mod init");
+    ok(run("go", ["mod", "edit", "-require", "lifeloop-callback.dev/lifeloop@v0.0.0", "-replace", `lifeloop-callback.dev/lifeloop=${join(REPO_ROOT, "generated", "go")}`], dir), "go mod edit");
+    ok(run("go", ["build", "-o", "myclient", "."], dir), "go build");
+    const answer = run(join(dir, "myclient"), [], dir, 30_000);
+    expect(answer.status).toBe(0);
+    expect(JSON.parse(answer.stdout)).toMatchObject({ schema_version: WIRE_VERSION, status: "failed" }); // empty stdin: refused, as the runner must
+  });
+
+  it("pip-installs the Python SDK into a fresh venv, writing nothing into the clone, and runs the README client both ways", () => {
+    const sdk = join(REPO_ROOT, "generated", "python");
+    const before = tree(sdk);
+    const venv = join(TMP, "venv");
+    ok(run("python3", ["-m", "venv", venv], TMP), "python3 -m venv");
+    ok(run(join(venv, "bin", "pip"), ["install", "--disable-pip-version-check", "--no-input", sdk], TMP), "pip install generated/python");
+    expect(tree(sdk)).toEqual(before);
+    const client = join(TMP, "client.py");
+    writeFileSync(client, readmeExample(REPO_ROOT, "client.py").code.replace("#!/usr/bin/env python3", `#!${join(venv, "bin", "python")}`));
+    chmodSync(client, 0o755);
+    const envelope = JSON.stringify({
+      schema_version: WIRE_VERSION,
+      request: { schema_version: WIRE_VERSION, event: "session.starting", event_id: "e1", adapter_id: "a", adapter_version: "1", integration_mode: "manual_skill", invocation_id: "i1" },
+    });
+    for (const [cmd, args] of [[client, []], [join(venv, "bin", "python"), [client]]] as const) {
+      const r = spawnSync(cmd, args, { input: envelope, encoding: "utf8", timeout: 30_000 });
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: "delivered", metadata: { event: "session.starting", payloads: 0 } });
+    }
+  });
+});

@@ -20,6 +20,12 @@ import type { ClientPlan, StreamClient } from "./clients.js";
 export const NORMAL_TIMEOUT_MS = 10_000;
 /** Deadline of the rows whose first event must time out (ms). */
 export const SHORT_TIMEOUT_MS = 1_500;
+/**
+ * Deadline of the late-reply row (ms): the held event must time out, and before that the client's
+ * handler must have produced the reply its tap holds back (a trivial echo; the margin is for a
+ * heavily loaded machine, where a thread can wait seconds for a core).
+ */
+export const LATE_TIMEOUT_MS = 3_000;
 /** The host's max_frame_bytes in the size rows (bytes): small, so the rows stay quick. */
 export const SIZE_LIMIT_BYTES = 65_536;
 
@@ -138,7 +144,7 @@ export function streamScenarios(): StreamScenario[] {
       label: "late old reply, next pending",
       expect: "timeout; next gets its own reply",
       async run(ctx) {
-        const s = ctx.open({ raw: "late-reply" }, { timeoutMs: SHORT_TIMEOUT_MS });
+        const s = ctx.open({ raw: "late-reply" }, { timeoutMs: LATE_TIMEOUT_MS });
         // Barrier: the client is up (its start-up does not eat into the held event's deadline).
         // The raw client holds its first request, so it gets no warm-up event.
         if (ctx.client.id !== "raw") {

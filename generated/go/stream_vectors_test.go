@@ -126,3 +126,36 @@ func TestStreamVectors(t *testing.T) {
 		t.Fatalf("the corpus is too small: %d valid, %d invalid", valid, invalid)
 	}
 }
+
+// TestStreamBoundsMatchTheSchemas ties the frame bounds the runner checks to the frame schemas
+// (schemas/stream/), where they are defined.
+func TestStreamBoundsMatchTheSchemas(t *testing.T) {
+	read := func(name string) map[string]any {
+		text, err := os.ReadFile(filepath.Join("..", "..", "schemas", "stream", name))
+		if err != nil {
+			t.Skipf("the schemas are not next to this package (%v)", err)
+		}
+		var schema map[string]any
+		if err := json.Unmarshal(text, &schema); err != nil {
+			t.Fatal(err)
+		}
+		return schema
+	}
+	prop := func(schema map[string]any, path ...string) map[string]any {
+		for _, p := range path {
+			schema = schema["properties"].(map[string]any)[p].(map[string]any)
+		}
+		return schema
+	}
+	method := prop(read("jsonrpc-request.schema.json"), "method")
+	if method["maxLength"] != float64(streamMethodMaxLength) || method["not"].(map[string]any)["pattern"] != `^rpc\.` {
+		t.Fatalf("method bounds differ from jsonrpc-request.schema.json: %v", method)
+	}
+	message := prop(read("jsonrpc-error-reply.schema.json"), "error", "message")
+	if message["maxLength"] != float64(streamMessageMaxLength) {
+		t.Fatalf("message bound differs from jsonrpc-error-reply.schema.json: %v", message)
+	}
+	if streamReservedPrefix != "rpc." {
+		t.Fatalf("reserved prefix %q", streamReservedPrefix)
+	}
+}

@@ -59,3 +59,17 @@ def test_stream_vector(vector: Dict[str, Any]) -> None:
     for chunk in (max(1, len(data)), 1, 7):
         frames, rule = read_stream(data, vector["max_frame_bytes"], chunk)
         assert (chunk, frames, rule) == (chunk, vector["frames"], vector["rule"])
+
+
+def test_frame_bounds_match_the_schemas() -> None:
+    from lifeloop_callback import stream
+
+    from conftest import REPO_ROOT
+
+    schemas = REPO_ROOT / "schemas" / "stream"
+    request = json.loads((schemas / "jsonrpc-request.schema.json").read_text(encoding="utf-8"))
+    method = request["properties"]["method"]
+    assert method["maxLength"] == stream.METHOD_MAX_LENGTH
+    assert method["not"]["pattern"] == "^" + stream.RESERVED_METHOD_PREFIX.replace(".", "\\.")
+    reply = json.loads((schemas / "jsonrpc-error-reply.schema.json").read_text(encoding="utf-8"))
+    assert reply["properties"]["error"]["properties"]["message"]["maxLength"] == stream.MESSAGE_MAX_LENGTH

@@ -13,10 +13,10 @@
  * - End: once the child has exited and stdout is closed (or, after the exit, `kill_grace_ms` has
  *   passed: a descendant holding stdout gets SIGKILL and the pipes are destroyed). Then the group
  *   gets SIGKILL, is untracked, and `onEnd` runs once with the cause.
- * - Causes the host infers (stdout closed, a partial frame at EOF, a write error) wait kill_grace_ms
- *   for the child's exit before terminating it, and are kept only when the child did not exit by
- *   itself: a child reaped before the host signalled it, or killed by a signal the host did not
- *   send, ended because of that exit (`exit`).
+ * - Causes the host infers (stdout closed, a partial frame at EOF, a write error) wait
+ *   stream_term_grace_ms for the child's exit before terminating it, and are kept only when the
+ *   child did not exit by itself: a child reaped before the host signalled it, or killed by a
+ *   signal the host did not send, ended because of that exit (`exit`).
  */
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
@@ -227,13 +227,14 @@ export class StreamConnection {
 
   /**
    * A cause seen from the host's side (stdout closed, a partial frame at EOF, a broken pipe) usually
-   * announces the child's own exit: give the exit kill_grace_ms to arrive before terminating, so a
-   * crash is reported as the exit it is.
+   * announces the child's own exit: give the exit stream_term_grace_ms to arrive before terminating
+   * (a busy machine can delay the exit report well past the pipe's EOF), so a crash is reported as
+   * the exit it is.
    */
   private inferred(cause: EndCause): void {
     if (this.finished) return;
     if (this.cause === null || this.cause === "close") this.cause = cause;
-    this.timers.push(setTimeout(() => this.terminate(cause), this.limits.kill_grace_ms));
+    this.timers.push(setTimeout(() => this.terminate(cause), this.limits.stream_term_grace_ms));
   }
 
   private onStdout(chunk: Buffer): void {

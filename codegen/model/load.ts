@@ -29,6 +29,7 @@ import { ANNOTATION_KEYWORDS, checkSchemaHeader, readJsonFile, SCHEMA_ID_BASE } 
 import { checkHookMapping, loadHookSchemas } from "./hooks.js";
 import { checkStreamV2 } from "./stream.js";
 import { computeIntegerPaths, computeOccurrences, computeRulePlans } from "./plans.js";
+import { loadCorpus, loadSdkSources, loadSpecPages } from "./sources.js";
 import { loadSpecTables } from "./tables.js";
 
 export { ModelError } from "./errors.js";
@@ -443,6 +444,9 @@ export function loadModel(root: string): Model {
     hookSchemas,
     tables,
     specTables,
+    specPages: loadSpecPages(root),
+    corpus: loadCorpus(root, roots.map((r) => r.fixtureKind)),
+    sdkSources: loadSdkSources(root),
     rules,
     roots,
     occurrences,

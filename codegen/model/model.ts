@@ -7,6 +7,7 @@
  */
 
 import type { SpecTables } from "../../generated/ts/tables.js";
+import type { CorpusFixture, SourceFile } from "./sources.js";
 import type { SpecTableSource } from "./tables.js";
 
 /** A JSON Schema document as loaded from disk (plain JSON). */
@@ -197,6 +198,12 @@ export interface Model {
   readonly tables: Tables;
   /** Every spec table with its file, meta-schema and key, sorted by stem (spec/wire-version.json included). */
   readonly specTables: readonly SpecTableSource[];
+  /** spec/*.md (prose with generated regions), sorted by path. */
+  readonly specPages: readonly SourceFile[];
+  /** The conformance corpus of every wire document type (test/conformance/<fixture_kind>/*.json). */
+  readonly corpus: readonly CorpusFixture[];
+  /** Every file of sdk-templates/ and sdk-runtime/ by repository-relative path (see sources.ts). */
+  readonly sdkSources: ReadonlyMap<string, string>;
   readonly rules: readonly Rule[];
   /** Root types that the CLI and the bindings validate as whole documents, with their CLI names. */
   readonly roots: readonly { readonly typeName: string; readonly cliName: string; readonly fixtureKind: string }[];

@@ -8,8 +8,6 @@
  *   <!-- generated:end NAME -->
  * Prose outside regions is written by hand and left untouched. An unknown NAME is an error.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Model } from "../model/model.js";
 import { finalNewline, markdownBanner, type OutputFile } from "../emit/output.js";
 import { mdTable, tableRenderers, typePage } from "../emit/markdown.js";
@@ -103,10 +101,6 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
     ].join("\n"),
   );
 
-  for (const name of readdirSync(join(model.root, "spec")).filter((n) => n.endsWith(".md")).sort()) {
-    const path = `spec/${name}`;
-    const text = readFileSync(join(model.root, path), "utf8");
-    out.push({ path, content: fillRegions(path, text, renderers) });
-  }
+  for (const page of model.specPages) out.push({ path: page.path, content: fillRegions(page.path, page.text, renderers) });
   return out;
 }

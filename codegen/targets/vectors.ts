@@ -22,10 +22,8 @@
  *   maxItems and maxItems+1. A derived case whose bytes equal a corpus fixture's is dropped.
  * Expectations are derived by construction, never by running a validator.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { BANNER, stableJson, type OutputFile } from "../emit/output.js";
-import { ModelError } from "../model/load.js";
+import { ModelError } from "../model/errors.js";
 import type { Field, Model } from "../model/model.js";
 import {
   concretePointer,
@@ -41,8 +39,7 @@ import {
   type JsonValue,
 } from "../model/samples.js";
 
-/** Folder of the conformance corpus, relative to the repository root. */
-export const CORPUS_DIR = "test/conformance";
+export { CORPUS_DIR } from "../model/sources.js";
 
 /** Strings longer than this many code points get no derived maxLength case (it would not fit a document). */
 const MAX_DERIVED_STRING = 65536;
@@ -69,19 +66,9 @@ function encode(value: unknown): Uint8Array {
 export function corpusVectors(model: Model): Vector[] {
   const out: Vector[] = [];
   for (const root of model.roots) {
-    const dirRel = `${CORPUS_DIR}/${root.fixtureKind}`;
-    const dir = join(model.root, dirRel);
-    if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir).sort()) {
-      if (!name.endsWith(".json")) continue;
-      const rel = `${dirRel}/${name}`;
-      const stem = name.slice(0, -".json".length);
-      let fixture: Record<string, unknown>;
-      try {
-        fixture = JSON.parse(readFileSync(join(model.root, rel), "utf8")) as Record<string, unknown>;
-      } catch (error) {
-        throw new ModelError(rel, "", `not valid JSON: ${(error as Error).message}`);
-      }
+    for (const { path: rel, stem, fixture: raw } of model.corpus.filter((c) => c.fixtureKind === root.fixtureKind)) {
+      if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new ModelError(rel, "", "a corpus fixture is a JSON object");
+      const fixture = raw as Record<string, unknown>;
       const expect = fixture.expect;
       if (fixture.kind !== root.fixtureKind) throw new ModelError(rel, "/kind", `must be ${root.fixtureKind} (the folder's kind)`);
       if (expect !== "valid" && expect !== "invalid") throw new ModelError(rel, "/expect", "must be valid or invalid");

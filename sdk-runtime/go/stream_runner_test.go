@@ -161,3 +161,15 @@ func TestStreamReverseRequest(t *testing.T) {
 		t.Fatalf("reply %s", reply)
 	}
 }
+
+func TestStreamNeverRepliesToNotifications(t *testing.T) {
+	p := startStream(t, echoHandler)
+	p.send(`{"jsonrpc":"2.0","method":"event/session.starting","params":` + runnerRequest + `}`)
+	p.send(`{"jsonrpc":"2.0","method":"lifeloop/cancel","params":{"id":"nobody","reason":"timeout"}}`)
+	p.send(`{"jsonrpc":"2.0","method":"unknown/notification"}`)
+	p.send(eventFrame(`"h9"`))
+	// The first frame out is the request's reply: nothing answered the three notifications.
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h9","result":`) {
+		t.Fatalf("reply %s", reply)
+	}
+}

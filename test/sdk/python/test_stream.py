@@ -268,3 +268,13 @@ def test_exits_within_a_second_of_eof_even_with_a_busy_handler(client: Client) -
     client.stdin.close()
     assert client.wait() < 1.0
     assert client.proc.returncode == 0
+
+
+def test_never_replies_to_notifications(client: Client) -> None:
+    request = dict(SAMPLE_REQUEST)
+    client.send({"jsonrpc": "2.0", "method": f"event/{request['event']}", "params": {**ENVELOPE, "request": request}})
+    client.send({"jsonrpc": "2.0", "method": "lifeloop/cancel", "params": {"id": "nobody", "reason": "timeout"}})
+    client.send({"jsonrpc": "2.0", "method": "unknown/notification"})
+    client.event("h9", event_id="ev-9")
+    # The first frame out is the request's reply: nothing answered the three notifications.
+    assert client.recv()["id"] == "h9"

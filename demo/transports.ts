@@ -5,7 +5,7 @@
  * JSON-RPC over stdio), with spawns, delivered events and wall time per transport.
  *
  * To add a client, add a row to {@link TRANSPORT_CLIENTS}: `v1` / `stream` say which transports it
- * serves (the Go and Python SDK runners get `stream: true` once they serve `--stream`).
+ * serves.
  */
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -32,8 +32,8 @@ export interface TransportClient {
 export const TRANSPORT_CLIENTS: readonly TransportClient[] = [
   { title: "TypeScript runner (serve)", program: join(FIXTURE_CLIENTS_DIR, "node", "runner-echo.mjs"), args: [], v1: true, stream: true },
   { title: "raw NDJSON client", program: join(FIXTURE_CLIENTS_DIR, "stream-raw", "raw-client.mjs"), args: [], v1: false, stream: true },
-  { title: "Go SDK client", program: FIXTURE_CLIENTS.go.program, args: [], v1: true, stream: false },
-  { title: "Python SDK client", program: FIXTURE_CLIENTS.python.program, args: [], v1: true, stream: false },
+  { title: "Go SDK client", program: FIXTURE_CLIENTS.go.program, args: [], v1: true, stream: true },
+  { title: "Python SDK client", program: FIXTURE_CLIENTS.python.program, args: [], v1: true, stream: true },
 ];
 
 /** One run of the session over one transport. */

@@ -28,8 +28,10 @@ const hostMessageLimit = 4096
 // Host says how to run the host CLI.
 type Host struct {
 	// Path is the host CLI program: a file path, or a name looked up on PATH. Empty means the
-	// group's override variable when it is set and non-empty (e.g. $LIFELOOP_CLI, which may name
-	// lifeloop-callback), else the program the table names for the group (e.g. "lifeloop").
+	// program the table names for the group (e.g. "lifeloop"), or, while the process serves a
+	// stream (ServeStream), a JSON-RPC request to the host over the pipe; then Timeout, Env and Dir
+	// do not apply. Outside a stream, the group's override variable (e.g. $LIFELOOP_CLI, which may
+	// name lifeloop-callback) replaces the table's program when it is set and non-empty.
 	Path string
 
 	// Timeout bounds one command from start to exit; the process is killed when it expires and
@@ -113,6 +115,10 @@ func trimMessage(b []byte) string {
 func (h Host) run(ctx context.Context, defaultProgram, programEnv string, args []string, stdin []byte, usageExitCode int) (hostOutput, error) {
 	program := h.Path
 	if program == "" {
+		// In stream mode the command goes to the host over the pipe (stream_commands.go).
+		if c := active.Load(); c != nil {
+			return c.runOverStream(ctx, args, stdin)
+		}
 		program = os.Getenv(programEnv)
 	}
 	if program == "" {

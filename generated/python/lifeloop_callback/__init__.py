@@ -137,6 +137,13 @@ from .spec import (
     SPEC_TABLES,
     WIRE_VERSION,
 )
+from .stream import (
+    StreamClosedError,
+    StreamRPCError,
+    event_done,
+    serve_stream,
+    serve_stream_io,
+)
 from .wire import (
     WIRE_CLASSES,
     AcceptablePlacement,
@@ -248,6 +255,8 @@ __all__ = [
     "RetryClass",
     "SDK_VERSION",
     "SPEC_TABLES",
+    "StreamClosedError",
+    "StreamRPCError",
     "SupportState",
     "ValidationIssue",
     "WIRE_CLASSES",
@@ -258,6 +267,7 @@ __all__ = [
     "check",
     "decode",
     "encode",
+    "event_done",
     "failure_response",
     "from_json_value",
     "hook_adapter_for",
@@ -266,5 +276,7 @@ __all__ = [
     "respond",
     "serve",
     "serve_io",
+    "serve_stream",
+    "serve_stream_io",
     "to_json_value",
 ]

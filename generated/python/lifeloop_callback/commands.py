@@ -28,6 +28,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Dict, Final, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
+from . import stream
 from .json_value import JsonObject
 
 
@@ -285,6 +286,8 @@ class _CommandGroup:
         registry's program (``lifeloop``), found on ``PATH``. ``timeout_s``: deadline per call, in seconds.
         ``env``: variables added to (and overriding) the inherited environment, e.g.
         ``{"LIFELOOP_CONTINUATION_ROOT": "/tmp/store"}``."""
+        # With the default cli, a process serving a stream sends the command over the pipe instead.
+        self._route_over_stream = cli is None
         if cli is None:
             chosen = (env or {}).get(self._PROGRAM_ENV) or os.environ.get(self._PROGRAM_ENV) or self._PROGRAM
             self.cli: Tuple[str, ...] = (chosen,)
@@ -301,10 +304,29 @@ class _CommandGroup:
 
     def _run(self, args: List[str], stdin: Optional[bytes]) -> _Completed:
         argv = [*self.cli, *self._GROUP_ARGS, *args]
+        if self._route_over_stream and stream.active_stream() is not None:
+            return self._run_over_stream(argv, args, stdin)
         done = _invoke(argv, None if stdin is None else bytes(stdin), self.timeout_s, self.env)
         if done.exit_code != 0:
             raise self._error(done)
         return done
+
+    def _run_over_stream(self, argv: List[str], args: List[str], stdin: Optional[bytes]) -> _Completed:
+        """The command as a JSON-RPC request to the host (stream mode), answered like the CLI."""
+        try:
+            out, err = stream.run_command(self._GROUP_ARGS[-1], args, stdin, self.timeout_s)
+        except stream.StreamRPCError as error:
+            data = error.data
+            if isinstance(data, dict) and isinstance(data.get("error"), str):
+                name = str(data["error"])
+                cls = self._ERRORS.get(name, CommandReportedError)
+                raise cls(name, data, argv=argv, exit_code=None, stderr=error.message) from error
+            raise CommandFailedError(f"{' '.join(argv[:3])}: {error}", argv=argv, exit_code=None, stderr=error.message) from error
+        except TimeoutError as error:
+            raise CommandTimeoutError(str(error), argv=argv) from error
+        except (ConnectionError, LookupError) as error:
+            raise CommandFailedError(f"{' '.join(argv[:3])}: {error}", argv=argv) from error
+        return _Completed(tuple(argv), 0, out, err)
 
     def _error(self, done: _Completed) -> CommandError:
         text = done.stderr_text()

@@ -6,6 +6,8 @@
  * 2. build the Go fixture client, check the Python one, and probe both;
  * 3. drive a ten-event session (session.starting … session.ended) through each client with our
  *    SubprocessInvoker, one ReceiptEmitter per run, and print a table per client;
+ * 3b. the same session over both transports (subprocess v1 and stream v2) for every client that
+ *    serves them, side by side (demo/transports.ts);
  * 4. "when things go wrong": a hanging, a crashing and a garbage-writing client, and receipt.emitted;
  * 5. write every receipt as JSON Lines to .cache/demo/receipts-<timestamp>.jsonl and print its
  *    absolute path as the last line.
@@ -25,6 +27,7 @@ import { fileStamp, writeReceipts } from "./receipts-file.js";
 import { regenerate } from "./regenerate.js";
 import { runSession, sessionIds, SESSION_EVENTS } from "./session.js";
 import { failureTable, sessionTable } from "./table.js";
+import { compareTransports, transportTable } from "./transports.js";
 
 const painter = painterFor(process.stdout);
 const print = (line = ""): void => {
@@ -71,6 +74,12 @@ async function main(): Promise<number> {
     receipts.push(...run.receipts);
     for (const row of run.rows) for (const p of row.problems) problems.push(`${lang} session, event ${row.n} (${row.event}): ${p}`);
   }
+
+  heading("3b. The same session over both transports: subprocess v1 (a process per event) and stream v2 (one process)");
+  const transports = await compareTransports(`${tag}-transports`);
+  for (const line of transportTable(transports, painter)) print(line);
+  print("  Both from the command line: lifeloop-callback session --transport subprocess|stream --program ABS --timeout-ms N FILE");
+  for (const row of transports) for (const p of row.problems) problems.push(`${row.client.title} over ${row.transport}: ${p}`);
 
   heading("4. When things go wrong");
   const failures = await runFailureCases(`${tag}-failures`);

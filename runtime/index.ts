@@ -27,21 +27,25 @@ export {
   DOCUMENT_RULES,
   RULES,
   CLI_EXIT_CODES,
+  STREAM_V2,
 } from "../generated/ts/spec.js";
-export type { WireObjectTypeName, WireTypeMap, FailureVariant, DocumentRuleId } from "../generated/ts/spec.js";
+export type { WireObjectTypeName, WireTypeMap, FailureVariant, DocumentRuleId, StreamErrorName, StreamReverseMethodName, StreamRuleId } from "../generated/ts/spec.js";
 export type { ValidationIssue } from "./wire/issues.js";
 export { WireValidationError } from "./wire/issues.js";
 export {
   DEFAULT_DOCUMENT_LIMITS,
   parseWireDocument,
   parseWireDocumentOrThrow,
+  parseWireDocumentSliced,
   validateParsed,
   validateValue,
   type DocumentLimits,
   type WireResult,
 } from "./wire/validate.js";
 export { parseStrictJson, type StrictJsonLimits, type StrictParseResult, type ParseIssue } from "./wire/strict-json.js";
+export { parseStrictJsonSliced, type StrictSliceOptions } from "./wire/strict-json.js";
 export {
+  HARNESS_HOOK_INPUTS,
   HARNESS_HOOK_MAPPING,
   HOOK_SCHEMAS,
   type HookAdapter,
@@ -62,6 +66,13 @@ export {
   type HookRenderTarget,
   type HookRenderWarning,
   type RenderedHookPayload,
+  defaultStateDir,
+  hookConfig,
+  runHookCommand,
+  type HookCommandOptions,
+  type HookCommandOutcome,
+  type HookConfigOptions,
+  type OnFailure,
 } from "./hooks/index.js";
 
 // --- Host runtime (CALLBACK-001 §"Transport Modes", §"Failure classes", §"Receipt.Emitted
@@ -82,6 +93,7 @@ export { InProcessInvoker, type InProcessInvokerConfig } from "./invoker/in-proc
 export { DEFAULT_INVOKER_LIMITS, type InvokerLimits } from "./invoker/config.js";
 export { defaultRetryClass, failureClassOf, makeFailure } from "./invoker/failure.js";
 export { isNotificationOnly, prepareEnvelope, toWireJson, WireSerializeError, wireSnapshot, type WireSnapshot } from "./invoker/request.js";
+export { prepareEnvelopeSliced, wireSnapshotSliced, type PreparedEnvelope } from "./invoker/request.js";
 export { signalGroup, trackedGroups } from "./invoker/process-group.js";
 export { contextIssues, ReceiptEmitter, ReceiptSynthesisError, type ReceiptEmitterOptions } from "./receipts/emitter.js";
 export { CLIENT_STDERR_TAIL_WARNING, INVOCATION_FAILED_WARNING, synthesizeReceipt, type ReceiptContext } from "./receipts/synthesize.js";
@@ -95,3 +107,40 @@ export {
   type IdempotencyStore,
   type StoreOutcome,
 } from "./receipts/idempotency.js";
+
+// --- Continuation store (CONTINUATION-001; spec/continuation-store.md): the store behind
+// `lifeloop-callback continuation` and the host's `continuation/*` answers, and the helper a
+// TypeScript client uses to call the host CLI.
+export {
+  ContinuationStore,
+  type ContinuationStoreOptions,
+  type EntryInfo,
+  type GetResult,
+  type ListDiagnostic,
+  type ListedKey,
+  type ListResult,
+  type PutOptions,
+} from "./continuation/store.js";
+export { ContinuationError, type ContinuationErrorEnvelope } from "./continuation/errors.js";
+export { resolveMaxBlobBytes, resolveRoot, type ContinuationEnvironment } from "./continuation/root.js";
+
+// --- Stream callbacks, v2 (CALLBACK-001 §C; spec/stream-protocol.md, spec/host-runtime.md §"Stream
+// invoker (v2)"): the host's StreamInvoker, the frame reader and judge shared with the client runner,
+// the error-code table, pluggable client-to-host handlers, and the TypeScript client runner.
+export { StreamInvoker, type StreamInvokerConfig, type StreamInvokerStats } from "./stream/invoker.js";
+export { DEFAULT_STREAM_LIMITS, type StreamInvokerLimits } from "./stream/limits.js";
+export { FrameReader, type FrameEvent } from "./stream/frame-reader.js";
+export { parseFrame, encodeFrame, sameId, type FrameResult, type JsonRpcError, type JsonRpcId, type StreamFrame } from "./stream/frame.js";
+export { codeForFailureClass, errorCode, errorNameForCode, failureClassForCode } from "./stream/error-codes.js";
+export {
+  isReverseMethod,
+  ReverseRequestError,
+  serveReverseRequest,
+  type ReverseHandlers,
+  type ReverseMethodHandler,
+  type ReverseOutcome,
+  type ReverseReply,
+  type ReverseRequest,
+} from "./stream/reverse.js";
+export { answerEnvelope, failureResponse, serve, type ClientContext, type ClientHandler, type ServeOptions } from "./client/runner.js";
+export { ClientCommands, CommandError, type CommandResult, type CommandTransport } from "./client/commands.js";

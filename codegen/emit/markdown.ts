@@ -82,7 +82,7 @@ export function genericTable(table: SpecTableSource): string {
     const columns = Object.keys(props[key]?.items?.properties ?? {});
     if (Array.isArray(value) && columns.length > 0) {
       const rows = value.map((row) => columns.map((c) => genericCell((row as Record<string, unknown>)[c])));
-      lists.push(`\`${key}\`:\n\n${mdTable(columns.map((c) => c.replace(/_/g, " ")), rows)}`);
+      lists.push(`${Object.keys(table.doc).length > 1 ? `\`${key}\`:\n\n` : ""}${mdTable(columns.map((c) => c.replace(/_/g, " ")), rows)}`);
     } else scalars.push([`\`${key}\``, genericCell(value)]);
   }
   return [...(scalars.length > 0 ? [mdTable(["property", "value"], scalars)] : []), ...lists].join("\n\n");
@@ -125,6 +125,29 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
     ],
     ["limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.limits.map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
     ["field-bounds", () => fieldBoundsTable(model)],
+    ["stream-framing-rules", () => mdTable(["rule", "layer", "summary", "on violation"], t.streamV2.framing_rules.map((r) => [`\`${r.id}\``, r.layer, r.summary, r.on_violation]))],
+    ["stream-frames", () => mdTable(["frame", "members", "required", "reply", "schema"], t.streamV2.frames.map((f) => [f.kind, f.members.join(", "), f.required.join(", "), f.reply, `\`${f.schema}\``]))],
+    [
+      "stream-methods",
+      () => {
+        const s = t.streamV2;
+        const rows: unknown[][] = t.eventVocabulary.events.map((e) => [
+          e.stream_v2 === "never_sent" ? `(\`${s.host_to_client.event_method_prefix}${e.event}\` never sent)` : `\`${s.host_to_client.event_method_prefix}${e.event}\``,
+          "host → client",
+          e.stream_v2,
+          e.stream_v2 === "never_sent" ? "refused before anything is written" : s.host_to_client.params,
+          e.stream_v2 === "request" ? s.host_to_client.result : "none",
+        ]);
+        rows.push([`\`${s.cancel.method}\``, "host → client", "notification (extension)", "{id, reason: \"timeout\"}", "none"]);
+        for (const m of s.reverse_methods) {
+          rows.push([`\`${m.method}\``, "client → host", "request", `{${m.params.map((p) => (p.required ? p.name : `${p.name}?`)).join(", ")}}`, `{${m.result.join(", ")}}`]);
+        }
+        return mdTable(["method", "direction", "kind", "params", "result"], rows);
+      },
+    ],
+    ["stream-error-codes", () => mdTable(["code", "name", "origin", "failure class", "canonical for the class", "meaning"], t.streamV2.error_codes.map((c) => [c.code, `\`${c.name}\``, c.origin, `\`${c.failure_class}\``, c.canonical ? "yes" : "no", c.meaning]))],
+    ["stream-shutdown", () => mdTable(["step", "action", "waits at most"], t.streamV2.shutdown.steps.map((st) => [st.step, st.action, st.wait_limit === null ? "" : `\`${st.wait_limit}\` (${t.limits.limits.find((l) => l.name === st.wait_limit)?.value} ms)`]))],
+    ["stream-limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.limits.filter((l) => l.name.startsWith("stream_") || l.name === "max_frame_bytes" || l.name === "max_client_requests_in_flight").map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
     [
       "client-initiated-commands",
       () => {
@@ -143,9 +166,35 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
     ["document-rules", () => mdTable(["rule id", "layer", "summary"], t.documentRules.rules.map((r) => [`\`${r.id}\``, r.layer, r.summary]))],
     ...hookTableRenderers(model),
     ["reference-differences", () => differencesTable(t.referenceDifferences.differences.filter((d) => d.scope === "validation"))],
+    ...continuationTableRenderers(model),
   ]);
   for (const table of model.specTables) if (!renderers.has(table.stem)) renderers.set(table.stem, () => genericTable(table));
   return renderers;
+}
+
+/** Renderers of the continuation group of spec/tables/client-initiated-commands.json (spec/continuation-store.md). */
+function continuationTableRenderers(model: Model): [string, () => string][] {
+  const g = model.tables.clientInitiatedCommands.groups.find((x) => x.group === "continuation") as unknown as ContinuationGroupFacts | undefined;
+  if (!g) return [];
+  const code = (v: string): string => `\`${v}\``;
+  return [
+    ["continuation-errors", () => mdTable(["error", "exit", "members besides error", "ours only"], [...g.errors.map((e) => [e, "no"] as const), ...g.extension_errors.map((e) => [e, "yes"] as const)].map(([e, ours]) => [code(e.error), e.exit_code, e.fields.map(code).join(", ") || "none", ours]))],
+    ["continuation-root", () => mdTable(["order", "variable", "store directory"], g.root_resolution.map((r, i) => [i + 1, code(r.environment), code(["$" + r.environment, ...r.append].join("/"))]))],
+    ["continuation-limits", () => mdTable(["limit", "value"], Object.entries(g.limits).map(([k, v]) => [code(k), typeof v === "string" ? code(v) : v]))],
+    ["continuation-entry-format", () => mdTable(["property", "value"], Object.entries(g.entry_format).map(([k, v]) => [code(k), Array.isArray(v) ? v.map((x) => (typeof x === "string" ? code(x) : `${code(x.field)} (${x.type})`)).join(", ") : code(String(v))]))],
+    ["continuation-extension-flags", () => mdTable(["command", "flag", "value", "meaning"], g.extension_flags.map((f) => [f.command, code(f.flag), f.value, f.meaning]))],
+    ["continuation-differences", () => differencesTable(model.tables.referenceDifferences.differences.filter((d) => d.scope === "continuation"))],
+  ];
+}
+
+/** The members of the continuation group the renderers read (spec/meta/client-initiated-commands.schema.json). */
+interface ContinuationGroupFacts {
+  readonly errors: readonly { readonly error: string; readonly exit_code: number; readonly fields: readonly string[] }[];
+  readonly extension_errors: readonly { readonly error: string; readonly exit_code: number; readonly fields: readonly string[] }[];
+  readonly root_resolution: readonly { readonly environment: string; readonly append: readonly string[] }[];
+  readonly limits: Readonly<Record<string, number | string>>;
+  readonly entry_format: Readonly<Record<string, string | number | readonly (string | { readonly field: string; readonly type: string })[]>>;
+  readonly extension_flags: readonly { readonly command: string; readonly flag: string; readonly value: string; readonly meaning: string }[];
 }
 
 /** Renderers of spec/tables/harness-hook-mapping.json (spec/harness-hooks.md). */
@@ -177,6 +226,26 @@ function hookTableRenderers(model: Model): [string, () => string][] {
     ["harness-hook-errors", () => mdTable(["error kind", "CLI exit", "summary"], m.errors.map((e) => [code(e.kind), code(e.exit), e.summary]))],
     ["harness-hook-warnings", () => mdTable(["warning code", "summary"], m.warnings.map((w) => [code(w.code), w.summary]))],
     ["harness-hook-differences", () => differencesTable(model.tables.referenceDifferences.differences.filter((d) => d.scope === "rendering"))],
+    ...hookCommandTableRenderers(model),
+  ];
+}
+
+/** Renderers of spec/tables/harness-hook-inputs.json (spec/hook-command.md). */
+function hookCommandTableRenderers(model: Model): [string, () => string][] {
+  const t = model.tables.harnessHookInputs;
+  const code = (v: string): string => `\`${v}\``;
+  return [
+    [
+      "hook-command-events",
+      () =>
+        mdTable(
+          ["adapter", "hook event", "input schema", "delivers (in order)", "renders", "matcher", "evidence"],
+          t.adapters.flatMap((a) => a.hook_events.map((h) => [a.adapter, code(h.hook_event), code(`schemas/hooks/${h.input_schema}.schema.json`), h.delivers.map(code).join(", "), code(h.renders), code(h.matcher), h.evidence])),
+        ),
+    ],
+    ["hook-command-adapters", () => mdTable(["adapter", "adapter_version", "configuration file", "unknown input members", "why"], t.adapters.map((a) => [a.adapter, code(a.adapter_version), code(a.config_file), a.unknown_input_fields, a.unknown_input_fields_fact]))],
+    ["hook-command-fields", () => mdTable(["input member", "CallbackRequest member", "events", "bounded", "note"], t.fields.map((f) => [code(f.input), code(f.target), f.applies, f.bounded ? `${t.metadata_text_max_bytes} bytes` : "", f.note]))],
+    ["hook-command-differences", () => differencesTable(model.tables.referenceDifferences.differences.filter((d) => d.scope === "hook_command"))],
   ];
 }
 

@@ -10,9 +10,10 @@ import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { ModelError } from "./errors.js";
 import { ANNOTATION_KEYWORDS, checkSchemaHeader, readJsonFile, SCHEMA_ID_BASE } from "./files.js";
-import type { EnumType, HarnessHookMapping, HookSchema, JsonSchema, ReferenceDifference, WireType } from "./model.js";
+import type { EnumType, HarnessHookInputs, HarnessHookMapping, HookSchema, JsonSchema, ReferenceDifference, WireType } from "./model.js";
 
 const TABLE = "spec/tables/harness-hook-mapping.json";
+const INPUTS_TABLE = "spec/tables/harness-hook-inputs.json";
 /** Stem of the render request schema; every other schema under schemas/hooks/ is an output. */
 export const HOOK_REQUEST_SCHEMA = "hook-render-request";
 /** The `hook_event` of an `events` row whose lifecycle event the harness has no hook for. */
@@ -33,9 +34,11 @@ export function nonWhiteSpacePattern(ranges: readonly (readonly [number, number]
  * Read and compile (strict draft 2020-12, together with the wire schemas they reference) every
  * schema under schemas/hooks/, classifying each by the mapping table.
  */
-export function loadHookSchemas(root: string, mapping: HarnessHookMapping, enums: readonly EnumType[], types: readonly WireType[]): HookSchema[] {
+export function loadHookSchemas(root: string, mapping: HarnessHookMapping, enums: readonly EnumType[], types: readonly WireType[], inputTable: HarnessHookInputs): HookSchema[] {
   const outputs = new Map<string, { adapter: string; hookEvent: string }>();
   for (const a of mapping.adapters) for (const h of a.hook_events) outputs.set(h.output_schema, { adapter: a.adapter, hookEvent: h.hook_event });
+  const inputs = new Map<string, { adapter: string; hookEvent: string; closed: boolean }>();
+  for (const a of inputTable.adapters) for (const h of a.hook_events) inputs.set(h.input_schema, { adapter: a.adapter, hookEvent: h.hook_event, closed: a.unknown_input_fields === "rejected" });
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword({ keyword });
   for (const s of [...enums, ...types]) ajv.addSchema(s.schema);
@@ -48,22 +51,27 @@ export function loadHookSchemas(root: string, mapping: HarnessHookMapping, enums
     const schema = readJsonFile(root, rel) as JsonSchema;
     const kebab = file.slice(0, -".schema.json".length);
     const name = checkSchemaHeader(rel, schema, `${SCHEMA_ID_BASE}hooks/`);
-    if (schema.type !== "object" || schema.additionalProperties !== false) throw new ModelError(rel, "", "a hook schema is a closed object");
+    const input = inputs.get(kebab);
+    // An input schema is open only where its harness adds input fields (harness-hook-inputs.json unknown_input_fields).
+    const closed = input ? input.closed : true;
+    if (schema.type !== "object" || (closed ? schema.additionalProperties !== false : schema.additionalProperties !== undefined)) {
+      throw new ModelError(rel, "", closed ? "a hook schema is a closed object" : "this input schema tolerates unknown members (harness-hook-inputs.json): leave additionalProperties out");
+    }
     try {
       ajv.addSchema(schema);
       ajv.getSchema(String(schema.$id));
     } catch (error) {
       throw new ModelError(rel, "", `does not compile in strict mode: ${(error as Error).message}`);
     }
-    const output = outputs.get(kebab);
-    if (!output && kebab !== HOOK_REQUEST_SCHEMA) throw new ModelError(rel, "", `no row of ${TABLE} names this output schema`);
+    const output = outputs.get(kebab) ?? input;
+    if (!output && kebab !== HOOK_REQUEST_SCHEMA) throw new ModelError(rel, "", `no row of ${TABLE} or ${INPUTS_TABLE} names this schema`);
     loaded.push({
       name,
       file,
       kebab,
       id: String(schema.$id),
       description: String(schema.description),
-      role: output ? "output" : "request",
+      role: input ? "input" : output ? "output" : "request",
       ...(output ? { adapter: output.adapter, hookEvent: output.hookEvent } : {}),
       schema,
     });
@@ -155,4 +163,40 @@ function checkOutputSchema(schema: HookSchema, hookEvent: string, slot: boolean,
   if (decision && !("decision" in props)) throw new ModelError(rel, "/properties", `${hookEvent} honours a block directive, so its output admits decision and reason`);
   if ("decision" in props && record(props.reason).pattern !== reasonPattern) throw new ModelError(rel, "/properties/reason/pattern", "must match one character outside the table's white_space ranges");
   if (!("systemMessage" in props)) throw new ModelError(rel, "/properties", "every output admits systemMessage (the context-limit warning)");
+}
+
+/**
+ * Cross-check spec/tables/harness-hook-inputs.json against the mapping table and the input schemas:
+ * every adapter and hook event exists in the mapping; each delivered event maps to that hook event;
+ * `renders` is delivered; each input schema's hook_event_name is the event; every input member is
+ * mapped by a `fields` row and every `fields` row names a member of some input schema (nothing
+ * reaches the client unmapped, nothing is mapped from nowhere).
+ */
+export function checkHookInputs(table: HarnessHookInputs, mapping: HarnessHookMapping, hookSchemas: readonly HookSchema[]): void {
+  const mapped = new Set(table.fields.map((f) => f.input));
+  const seen = new Set<string>();
+  table.adapters.forEach((a, ai) => {
+    const base = `/adapters/${ai}`;
+    const m = mapping.adapters.find((x) => x.adapter === a.adapter);
+    if (!m) throw new ModelError(INPUTS_TABLE, `${base}/adapter`, `${a.adapter} is not an adapter of ${TABLE}`);
+    a.hook_events.forEach((h, hi) => {
+      const at = `${base}/hook_events/${hi}`;
+      if (!m.hook_events.some((x) => x.hook_event === h.hook_event)) throw new ModelError(INPUTS_TABLE, `${at}/hook_event`, `${h.hook_event} is not a hook event of ${a.adapter} in ${TABLE}`);
+      h.delivers.forEach((event, ei) => {
+        if (m.events.find((e) => e.event === event)?.hook_event !== h.hook_event) throw new ModelError(INPUTS_TABLE, `${at}/delivers/${ei}`, `${event} is not rendered as ${a.adapter} ${h.hook_event} in ${TABLE}`);
+      });
+      if (!h.delivers.includes(h.renders)) throw new ModelError(INPUTS_TABLE, `${at}/renders`, "must be one of the delivered events");
+      const schema = hookSchemas.find((s) => s.kebab === h.input_schema && s.role === "input");
+      if (!schema) throw new ModelError(INPUTS_TABLE, `${at}/input_schema`, `no schemas/hooks/${h.input_schema}.schema.json`);
+      const props = record(schema.schema.properties);
+      if (record(props.hook_event_name).const !== h.hook_event) throw new ModelError(`schemas/hooks/${schema.file}`, "/properties/hook_event_name/const", `must be "${h.hook_event}"`);
+      for (const name of Object.keys(props)) {
+        seen.add(name);
+        if (!mapped.has(name)) throw new ModelError(`schemas/hooks/${schema.file}`, `/properties/${name}`, `no fields row of ${INPUTS_TABLE} maps this member`);
+      }
+    });
+  });
+  table.fields.forEach((f, i) => {
+    if (!seen.has(f.input)) throw new ModelError(INPUTS_TABLE, `/fields/${i}/input`, `${f.input} is not a member of any input schema`);
+  });
 }

@@ -26,9 +26,11 @@ import type {
 } from "./model.js";
 import { ModelError } from "./errors.js";
 import { ANNOTATION_KEYWORDS, checkSchemaHeader, readJsonFile, SCHEMA_ID_BASE } from "./files.js";
-import { checkHookMapping, loadHookSchemas } from "./hooks.js";
+import { checkHookInputs, checkHookMapping, loadHookSchemas } from "./hooks.js";
+import { checkStreamV2 } from "./stream.js";
 import { computeIntegerPaths, computeOccurrences, computeRulePlans } from "./plans.js";
-import { loadSpecTables } from "./tables.js";
+import { loadCorpus, loadSdkSources, loadSpecPages } from "./sources.js";
+import { loadSpecTables, TOOLING_TABLES } from "./tables.js";
 
 export { ModelError } from "./errors.js";
 export { ANNOTATION_KEYWORDS, SCHEMA_ID_BASE } from "./files.js";
@@ -374,6 +376,22 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
       }
     }
   }
+  tables.clientInitiatedCommands.groups.forEach((group, gi) => {
+    const file = "spec/tables/client-initiated-commands.json";
+    // Frozen release snapshots (spec/releases/) may predate `members`; their meta-schema does not ask for it.
+    if ((group as { readonly members?: unknown }).members === undefined) return;
+    const names = group.members.map((m) => m.name);
+    const need = (name: string, pointer: string): void => {
+      if (!names.includes(name)) throw new ModelError(file, pointer, `member ${name} has no type in /groups/${gi}/members`);
+    };
+    for (const [ci, c] of group.commands.entries()) for (const [fi, f] of c.result_fields.entries()) need(f, `/groups/${gi}/commands/${ci}/result_fields/${fi}`);
+    for (const [ei, e] of group.errors.entries()) for (const [fi, f] of e.fields.entries()) need(f, `/groups/${gi}/errors/${ei}/fields/${fi}`);
+    group.members.forEach((m, mi) => {
+      if (names.indexOf(m.name) !== mi) throw new ModelError(file, `/groups/${gi}/members/${mi}/name`, "duplicate member");
+      if ((m.type === "entries") !== (m.entry_members !== undefined)) throw new ModelError(file, `/groups/${gi}/members/${mi}`, "entry_members is given exactly for type entries");
+      for (const [ei, e] of (m.entry_members ?? []).entries()) need(e, `/groups/${gi}/members/${mi}/entry_members/${ei}`);
+    });
+  });
   const guard = tables.receiptEmittedGuard;
   const guardRow = tables.eventVocabulary.events.find((r) => r.event === guard.event);
   if (!guardRow?.notification_only) {
@@ -405,14 +423,18 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
 
 /** Load and check the whole model rooted at `root` (the repository root). */
 export function loadModel(root: string): Model {
-  const specTables = loadSpecTables(root);
+  const allTables = loadSpecTables(root);
+  const specTables = allTables.filter((t) => !TOOLING_TABLES.has(t.stem));
+  const toolTables = new Map(allTables.filter((t) => TOOLING_TABLES.has(t.stem)).map((t) => [t.stem, t]));
   const loaded = loadSchemas(root);
   const types = resolveRefs(loaded.types, loaded.enums);
   // Every document matched its meta-schema, whose generated type is the member's type.
   const tables = Object.fromEntries(specTables.map((t) => [t.key, t.doc])) as unknown as Tables;
   checkTables(tables, loaded.enums, types);
-  const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types);
+  checkStreamV2(root, tables, loaded.enums);
+  const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types, tables.harnessHookInputs);
   checkHookMapping(tables.harnessHookMapping, loaded.enums, hookSchemas, tables.cliExitCodes.codes.map((c) => c.name), tables.referenceDifferences.differences);
+  checkHookInputs(tables.harnessHookInputs, tables.harnessHookMapping, hookSchemas);
   const rules = loadRules(tables.rules, types, loaded.enums, tables.eventVocabulary.events);
   const wireVersion = tables.wireVersion;
   const roots = types
@@ -427,6 +449,10 @@ export function loadModel(root: string): Model {
     hookSchemas,
     tables,
     specTables,
+    toolTables,
+    specPages: loadSpecPages(root),
+    corpus: loadCorpus(root, roots.map((r) => r.fixtureKind)),
+    sdkSources: loadSdkSources(root),
     rules,
     roots,
     occurrences,

@@ -7,6 +7,7 @@
  */
 
 import type { SpecTables } from "../../generated/ts/tables.js";
+import type { CorpusFixture, SourceFile } from "./sources.js";
 import type { SpecTableSource } from "./tables.js";
 
 /** A JSON Schema document as loaded from disk (plain JSON). */
@@ -139,6 +140,11 @@ export type HookAdapterRow = HarnessHookMapping["adapters"][number];
 /** spec/tables/harness-hook-mapping.json (spec/harness-hooks.md). */
 export type HarnessHookMapping = SpecTables["harnessHookMapping"];
 
+/** spec/tables/harness-hook-inputs.json as written (minus `$schema`): what `lifeloop-callback hook` does with a harness's input. */
+export type HarnessHookInputs = SpecTables["harnessHookInputs"];
+/** One hook event of spec/tables/harness-hook-inputs.json: its input schema, what it delivers and renders, its config entry. */
+export type HookInputEventRow = HarnessHookInputs["adapters"][number]["hook_events"][number];
+
 /**
  * A schema under schemas/hooks/: a harness hook output (`role: "output"`, named by a mapping-table
  * row) or the render request (`role: "request"`). Not a wire type: these never travel between host
@@ -152,8 +158,8 @@ export interface HookSchema {
   readonly kebab: string;
   readonly id: string;
   readonly description: string;
-  readonly role: "output" | "request";
-  /** For outputs: the adapter and hook event (from the mapping table). */
+  readonly role: "output" | "input" | "request";
+  /** For outputs and inputs: the adapter and hook event (from the mapping or the inputs table). */
   readonly adapter?: string;
   readonly hookEvent?: string;
   readonly schema: JsonSchema;
@@ -195,8 +201,16 @@ export interface Model {
   readonly hookSchemas: readonly HookSchema[];
   /** Every spec table by key (see {@link Tables}). */
   readonly tables: Tables;
-  /** Every spec table with its file, meta-schema and key, sorted by stem (spec/wire-version.json included). */
+  /** Every protocol table with its file, meta-schema and key, sorted by stem (spec/wire-version.json included). */
   readonly specTables: readonly SpecTableSource[];
+  /** The tooling tables (tables.ts TOOLING_TABLES), by stem: validated, emitted only by their own targets. */
+  readonly toolTables: ReadonlyMap<string, SpecTableSource>;
+  /** spec/*.md (prose with generated regions), sorted by path. */
+  readonly specPages: readonly SourceFile[];
+  /** The conformance corpus of every wire document type (test/conformance/<fixture_kind>/*.json). */
+  readonly corpus: readonly CorpusFixture[];
+  /** Every file of sdk-templates/ and sdk-runtime/ by repository-relative path (see sources.ts). */
+  readonly sdkSources: ReadonlyMap<string, string>;
   readonly rules: readonly Rule[];
   /** Root types that the CLI and the bindings validate as whole documents, with their CLI names. */
   readonly roots: readonly { readonly typeName: string; readonly cliName: string; readonly fixtureKind: string }[];

@@ -123,7 +123,7 @@ export function fullObject(model: Model, typeName: string): JsonObject {
 
 /** True when `obj` has `field` with a non-null value. */
 export function isPresent(obj: JsonObject, field: string): boolean {
-  return Object.prototype.hasOwnProperty.call(obj, field) && obj[field] !== null && obj[field] !== undefined;
+  return Object.hasOwn(obj, field) && obj[field] !== null && obj[field] !== undefined;
 }
 
 function conditionHolds(when: NonNullable<RuleStep["when"]>, value: JsonValue | undefined): boolean {

@@ -5,8 +5,7 @@
  * against its meta-schema; the TypeScript type of every table is generated from the meta-schema
  * into generated/ts/tables.ts (target ts-tables), and the Go and Python table types likewise.
  *
- * Errors: throws {@link ModelError} for a table without a meta-schema (or the reverse), a
- * meta-schema that does not compile or lacks its header, and a table that does not match it.
+ * Errors: throws {@link ModelError} for a table without a meta-schema, a meta-schema that does not compile or lacks its header, and a table that does not match it.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +16,12 @@ import type { JsonSchema } from "./model.js";
 
 /** `$id` prefix of every meta-schema. */
 export const META_ID_BASE = "https://lifeloop-callback.dev/spec-meta/";
+
+/**
+ * Tables about this project's tooling (`lifeloop-callback diff`), not about the protocol: loaded and
+ * validated like every table but kept out of Model.tables and every SDK (Model.toolTables).
+ */
+export const TOOLING_TABLES: ReadonlySet<string> = new Set(["compat-rules", "table-evolution"]);
 
 /** The stem of spec/wire-version.json among the tables. */
 export const WIRE_VERSION_STEM = "wire-version";
@@ -61,11 +66,10 @@ export function loadSpecTables(root: string): SpecTableSource[] {
   for (const stem of tableStems) {
     if (!metaStems.includes(stem)) throw new ModelError(tableFile(stem), "", `has no meta-schema spec/meta/${stem}.schema.json`);
   }
-  for (const stem of metaStems) {
-    if (stem !== WIRE_VERSION_STEM && !tableStems.includes(stem)) throw new ModelError(`spec/meta/${stem}.schema.json`, "", `validates no table (spec/tables/${stem}.json is missing)`);
-  }
+  // A meta-schema without a table validates a file elsewhere (e.g. a tool's input): not a table.
+  const stemsWithTables = metaStems.filter((stem) => stem === WIRE_VERSION_STEM || tableStems.includes(stem));
   const ajv = new Ajv2020({ strict: true, allErrors: true });
-  return metaStems.map((stem) => {
+  return stemsWithTables.map((stem) => {
     const file = tableFile(stem);
     const metaFile = `spec/meta/${stem}.schema.json`;
     const meta = readJsonFile(root, metaFile) as JsonSchema;
@@ -73,7 +77,7 @@ export function loadSpecTables(root: string): SpecTableSource[] {
     if (meta.$schema !== DRAFT_2020_12) throw new ModelError(metaFile, "/$schema", "must be the draft 2020-12 meta-schema");
     if (typeof meta.title !== "string" || !/^[A-Z][A-Za-z0-9]*$/.test(meta.title)) throw new ModelError(metaFile, "/title", "a PascalCase title names the table's type");
     if (typeof meta.description !== "string" || meta.description.length === 0) throw new ModelError(metaFile, "/description", "every meta-schema needs a description");
-    let validate;
+    let validate: ReturnType<typeof ajv.compile>;
     try {
       validate = ajv.compile(meta);
     } catch (error) {

@@ -8,8 +8,6 @@
  *   <!-- generated:end NAME -->
  * Prose outside regions is written by hand and left untouched. An unknown NAME is an error.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Model } from "../model/model.js";
 import { finalNewline, markdownBanner, type OutputFile } from "../emit/output.js";
 import { mdTable, tableRenderers, typePage } from "../emit/markdown.js";
@@ -65,6 +63,12 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
     ["reference-differences", "Deliberate differences from the reference"],
     ["harness-hook-mapping", "Harness hook mapping"],
     ["harness-hook-events", "Harness hook events"],
+    ["hook-command-events", "Hook command events"],
+    ["stream-framing-rules", "Stream v2 framing rules"],
+    ["stream-frames", "Stream v2 frames"],
+    ["stream-methods", "Stream v2 methods"],
+    ["stream-error-codes", "Stream v2 error codes"],
+    ["stream-shutdown", "Stream v2 shutdown"],
   ];
   // Every other table (rules.md shows the rule tables), titled by its stem.
   for (const table of model.specTables) {
@@ -93,16 +97,13 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
       "- [Spec tables](tables.md)",
       "- [Validation rules](rules.md)",
       "- [Limits](limits.md)",
+      "- [Compatibility rules](compat-rules.md) (`lifeloop-callback diff`)",
       "- [CLI reference](reference/cli.md): every command, flag and exit code",
       "- [Host API](reference/host-api.md): every export of the npm package",
       "- [Conformance scenarios](reference/conformance-scenarios.md): what `conform` checks a client for",
     ].join("\n"),
   );
 
-  for (const name of readdirSync(join(model.root, "spec")).filter((n) => n.endsWith(".md")).sort()) {
-    const path = `spec/${name}`;
-    const text = readFileSync(join(model.root, path), "utf8");
-    out.push({ path, content: fillRegions(path, text, renderers) });
-  }
+  for (const page of model.specPages) out.push({ path: page.path, content: fillRegions(page.path, page.text, renderers) });
   return out;
 }

@@ -10,35 +10,27 @@
  *
  * Errors: throws when the folder is missing or holds no source file.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
 import { finalNewline, type OutputFile } from "../emit/output.js";
+import type { Model } from "../model/model.js";
+import { sdkFilesUnder } from "../model/sources.js";
 
 /** Folder of the plain SDK runtime sources, repository-relative. */
 export const SDK_RUNTIME_DIR = "sdk-runtime";
 
-/** Tool caches and build output that live next to the sources but are never copied. */
-const SKIPPED = new Set(["__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"]);
-
 /**
- * Copy every file under `sdk-runtime/<language>/` whose name ends in one of `extensions` to
- * `<outDir>/<same relative path>`, with `banner` (complete lines, comment syntax included) first.
+ * Copy every file under `sdk-runtime/<language>/` (from the model's SDK sources) whose name ends in
+ * one of `extensions` to `<outDir>/<same relative path>`, with `banner` (complete lines, comment
+ * syntax included) first.
  */
-export function copyRuntimeSources(root: string, language: string, extensions: readonly string[], outDir: string, banner: string): OutputFile[] {
-  const base = join(root, SDK_RUNTIME_DIR, language);
-  const files: string[] = [];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir).sort()) {
-      if (SKIPPED.has(name)) continue;
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (extensions.some((ext) => name.endsWith(ext))) files.push(path);
-    }
-  };
-  walk(base);
+export function copyRuntimeSources(model: Model, language: string, extensions: readonly string[], outDir: string, banner: string): OutputFile[] {
+  const files = sdkFilesUnder(model.sdkSources, `${SDK_RUNTIME_DIR}/${language}`).filter((f) => extensions.some((ext) => f.path.endsWith(ext)));
   if (files.length === 0) throw new Error(`${SDK_RUNTIME_DIR}/${language} holds no ${extensions.join("/")} file`);
-  return files.map((file) => ({
-    path: `${outDir}/${relative(base, file).split(sep).join("/")}`,
-    content: finalNewline(`${banner}${readFileSync(file, "utf8")}`),
-  }));
+  return files.map((f) => ({ path: `${outDir}/${f.path}`, content: finalNewline(`${banner}${f.text}`) }));
+}
+
+/** A file of the model's SDK sources by repository-relative path; throws naming it when it is missing. */
+export function sdkSource(model: Model, path: string): string {
+  const text = model.sdkSources.get(path);
+  if (text === undefined) throw new Error(`${path} is missing`);
+  return text;
 }

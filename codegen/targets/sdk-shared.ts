@@ -3,9 +3,9 @@
  * only, so both SDKs say and do the same thing:
  *
  * - {@link runnerVariants} / {@link runnerOutcomes}: what the client runner (Go `Serve`/`ServeIO`,
- *   Python `serve`/`serve_io`/`respond`) answers when it refuses a request or the handler fails: the
- *   failure variant of spec/tables/subprocess-failure-mapping.json whose name is the warning code,
- *   and the failure class written;
+ *   Python `serve`/`serve_io`/`respond`) answers when it refuses a request or the handler fails, from
+ *   spec/tables/runner-outcomes.json: the failure variant whose name is the warning code, and the
+ *   failure class written;
  * - {@link hookMapping}: spec/tables/harness-hook-mapping.json in a language-neutral shape (every
  *   adapter with its adapter ids, its hook events with their rendering facts, and the hook event of
  *   every LifecycleEventKind, null when unsupported).
@@ -16,6 +16,9 @@
 import { wrapWords } from "../emit/text.js";
 import { UNSUPPORTED_HOOK_EVENT } from "../model/hooks.js";
 import type { HookBlockEffect, Model } from "../model/model.js";
+
+/** One row of spec/tables/runner-outcomes.json. */
+type RunnerOutcomeRow = Model["tables"]["runnerOutcomes"]["outcomes"][number];
 
 // ---------------------------------------------------------------------------
 // Client runner
@@ -42,26 +45,43 @@ export interface RunnerVariants {
   readonly timeout: RunnerVariant;
 }
 
-function variantRow(model: Model, variant: string, target: string): RunnerVariant {
+/** The failure class of a variant of spec/tables/subprocess-failure-mapping.json. */
+function classOf(model: Model, variant: string, target: string): string {
   const row = model.tables.subprocessFailureMapping.variants.find((r) => r.variant === variant);
-  if (!row) throw new Error(`${target} target: the client runner needs failure variant ${variant} in spec/tables/subprocess-failure-mapping.json`);
-  return { variant: row.variant, failureClass: row.failure_class };
+  if (!row) throw new Error(`${target} target: spec/tables/runner-outcomes.json names failure variant ${variant}, which spec/tables/subprocess-failure-mapping.json lacks`);
+  return row.failure_class;
 }
 
-/** The runner's failure variants, each checked against the table (`target` names the caller in errors). */
+/** The outcome row `id` of spec/tables/runner-outcomes.json. */
+function outcomeRow(model: Model, id: string, target: string): RunnerOutcomeRow {
+  const row = model.tables.runnerOutcomes.outcomes.find((o) => o.outcome === id);
+  if (!row) throw new Error(`${target} target: the client runner needs outcome ${id} in spec/tables/runner-outcomes.json`);
+  return row;
+}
+
+/** The warning variant and written failure class of an outcome. */
+function outcomeVariant(model: Model, id: string, target: string): RunnerVariant {
+  const row = outcomeRow(model, id, target);
+  return { variant: row.warning_variant ?? row.failure_variant, failureClass: classOf(model, row.failure_variant, target) };
+}
+
+/** The runner's failure variants, looked up by outcome id in spec/tables/runner-outcomes.json (`target` names the caller in errors). */
 export function runnerVariants(model: Model, target: string): RunnerVariants {
-  const guard = variantRow(model, model.tables.receiptEmittedGuard.failure_variant, target);
-  const invalidRequest = variantRow(model, "invalid_request", target);
+  const guard = outcomeVariant(model, "event_not_dispatched", target);
+  const invalidRequest = outcomeVariant(model, "request_invalid", target);
+  if (guard.variant !== model.tables.receiptEmittedGuard.failure_variant) {
+    throw new Error(`${target} target: spec/tables/runner-outcomes.json event_not_dispatched names ${guard.variant}, the guard table ${model.tables.receiptEmittedGuard.failure_variant}`);
+  }
   if (guard.failureClass !== invalidRequest.failureClass) {
     throw new Error(`${target} target: the runner refuses ${model.tables.receiptEmittedGuard.event} like an invalid request, but ${guard.variant} maps to ${guard.failureClass}`);
   }
   return {
-    readRequest: variantRow(model, "write_request", target),
+    readRequest: outcomeVariant(model, "stdin_unreadable", target),
     invalidRequest,
     guard,
-    handlerThrew: variantRow(model, "handler_threw", target),
-    invalidResponse: variantRow(model, "invalid_response", target),
-    timeout: variantRow(model, "timeout", target),
+    handlerThrew: outcomeVariant(model, "handler_failed", target),
+    invalidResponse: outcomeVariant(model, "response_invalid", target),
+    timeout: outcomeVariant(model, "handler_timeout", target),
   };
 }
 
@@ -76,71 +96,55 @@ export interface RunnerOutcome {
   readonly refusal: boolean;
 }
 
-/** Wording that differs between the SDKs; everything else in {@link runnerOutcomes} is shared. */
+/** Wording that differs between the SDKs; everything else in {@link runnerOutcomes} comes from the table. */
 export interface RunnerWording {
-  /** How a handler fails, e.g. "returns an error or panics". */
+  /** The binding's name in the table's `bindings`. */
+  readonly binding: "go" | "python";
+  /** How a handler fails, e.g. "returns an error or panics" (the table's `{handler_fails}`). */
   readonly handlerFails: string;
-  /** An extra response check only this SDK can hit (e.g. Python's non-CallbackResponse return), or "". */
+  /** An extra response check only this SDK can hit (e.g. Python's non-CallbackResponse return), or "" (`{response_extra}`). */
   readonly invalidResponseExtra: string;
-  /** The timeout outcome, or null when the SDK's runner has no deadline of its own. */
-  readonly timeout: string | null;
 }
 
 /**
- * Every refusal and failure the client runner answers (always one `status: failed` CallbackResponse
- * with the class's default retry class and one Warning, exit status 0), in the order the runner checks.
+ * Every refusal and failure the client runner of `wording.binding` answers (spec/tables/runner-outcomes.json:
+ * one `status: failed` CallbackResponse with the class's default retry class and one Warning, exit
+ * status 0), in the order the runner checks.
  */
 export function runnerOutcomes(model: Model, target: string, wording: RunnerWording): RunnerOutcome[] {
-  const v = runnerVariants(model, target);
   const limit = (name: string): number => {
     const row = model.tables.limits.limits.find((l) => l.name === name);
-    if (!row) throw new Error(`${target} target: spec/tables/limits.json lacks ${name}`);
+    if (!row) throw new Error(`${target} target: spec/tables/runner-outcomes.json names limit ${name}, which spec/tables/limits.json lacks`);
     return row.value;
   };
   /** A rule id the prose names, checked against the rule tables so the docs cannot go stale. */
   const rule = (id: string): string => {
     if (!model.tables.documentRules.rules.some((r) => r.id === id) && !model.rules.some((r) => r.id === id)) {
-      throw new Error(`${target} target: the runner documentation names rule ${id}, which no rule table defines`);
+      throw new Error(`${target} target: spec/tables/runner-outcomes.json names rule ${id}, which no rule table defines`);
     }
     return `\`${id}\``;
   };
-  const maxBytes = rule("json.max-bytes");
-  const outcomes: RunnerOutcome[] = [
-    { when: "stdin cannot be read", failureClass: v.readRequest.failureClass, code: `\`${v.readRequest.variant}\``, refusal: true },
-    {
-      when: `the request is longer than limits.max_request_bytes (${limit("max_request_bytes")} bytes)`,
-      failureClass: v.invalidRequest.failureClass,
-      code: maxBytes,
-      refusal: true,
-    },
-    {
-      when: "the DispatchEnvelope breaks the parse layer, its schema or a rule",
-      failureClass: v.invalidRequest.failureClass,
-      code: `the first issue's rule id (e.g. ${rule("json.syntax")}, ${rule("schema.required")}), \`${v.invalidRequest.variant}\` when there is none`,
-      refusal: true,
-    },
-    {
-      when: `the event is never dispatched to a client (\`${model.tables.receiptEmittedGuard.event}\`: notification-only)`,
-      failureClass: v.guard.failureClass,
-      code: `\`${v.guard.variant}\``,
-      refusal: true,
-    },
-    { when: `the handler ${wording.handlerFails}`, failureClass: v.handlerThrew.failureClass, code: `\`${v.handlerThrew.variant}\``, refusal: false },
-    {
-      when: `the handler's response breaks the wire contract${wording.invalidResponseExtra}`,
-      failureClass: v.handlerThrew.failureClass,
-      code: `the rule id (e.g. ${rule("failed-requires-failure-class")}), \`${v.invalidResponse.variant}\` when there is none`,
-      refusal: false,
-    },
-    {
-      when: `the encoded response is longer than limits.max_response_bytes (${limit("max_response_bytes")} bytes)`,
-      failureClass: v.handlerThrew.failureClass,
-      code: maxBytes,
-      refusal: false,
-    },
-  ];
-  if (wording.timeout !== null) outcomes.push({ when: wording.timeout, failureClass: v.timeout.failureClass, code: `\`${v.timeout.variant}\``, refusal: false });
-  return outcomes;
+  return model.tables.runnerOutcomes.outcomes
+    .filter((row) => (row.bindings as readonly string[]).includes(wording.binding))
+    .map((row) => {
+      const warningVariant = row.warning_variant ?? row.failure_variant;
+      classOf(model, warningVariant, target);
+      const when = row.when
+        .replace("{limit}", row.limit === undefined ? "{limit}" : `limits.${row.limit} (${limit(row.limit)} bytes)`)
+        .replace("{handler_fails}", wording.handlerFails)
+        .replace("{response_extra}", wording.invalidResponseExtra);
+      if (/\{[a-z_]+\}/.test(when)) throw new Error(`${target} target: spec/tables/runner-outcomes.json ${row.outcome}: unknown placeholder in ${JSON.stringify(row.when)}`);
+      let code: string;
+      if (row.warning_code === "variant") code = `\`${warningVariant}\``;
+      else if (row.warning_code === "rule") {
+        if (row.rule === undefined) throw new Error(`${target} target: spec/tables/runner-outcomes.json ${row.outcome}: warning_code rule needs rule`);
+        code = rule(row.rule);
+      } else {
+        const examples = (row.rule_examples ?? []).map(rule);
+        code = `the ${row.handler_called ? "" : "first issue's "}rule id${examples.length > 0 ? ` (e.g. ${examples.join(", ")})` : ""}, \`${warningVariant}\` when there is none`;
+      }
+      return { when, failureClass: classOf(model, row.failure_variant, target), code, refusal: !row.handler_called };
+    });
 }
 
 /** The outcomes as a markdown table (columns: when, handler called, failure class, warning code). */

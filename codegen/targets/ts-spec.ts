@@ -5,6 +5,7 @@
  */
 import type { Model } from "../model/model.js";
 import { computeOpenMapPaths } from "../model/plans.js";
+import { tableKey } from "../model/tables.js";
 import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
 
 function constName(typeName: string): string {
@@ -72,6 +73,15 @@ export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   lines.push(`/** A failure variant id, e.g. \`non_zero_exit\`. */`);
   lines.push(`export type FailureVariant = (typeof FAILURE_VARIANTS)[number]["variant"];`);
   lines.push("");
+  lines.push(`/** spec/tables/stream-v2.json: stream callbacks (v2) framing rules, frames, ids, methods, cancel, error codes, shutdown, respawn (spec/stream-protocol.md). */`);
+  lines.push(`export const STREAM_V2 = STREAM_V2_TABLE;`);
+  lines.push(`/** A stream framing rule id, e.g. \`stream.frame-too-large\`. */`);
+  lines.push(`export type StreamRuleId = (typeof STREAM_V2)["framing_rules"][number]["id"];`);
+  lines.push(`/** A client-to-host method name, e.g. \`continuation/put\`. */`);
+  lines.push(`export type StreamReverseMethodName = (typeof STREAM_V2)["reverse_methods"][number]["method"];`);
+  lines.push(`/** A JSON-RPC error code name of the stream binding, e.g. \`not_available\`. */`);
+  lines.push(`export type StreamErrorName = (typeof STREAM_V2)["error_codes"][number]["name"];`);
+  lines.push("");
   lines.push(`/** spec/tables/transport-modes.json */`);
   lines.push(`export const TRANSPORT_MODES = TRANSPORT_MODES_TABLE.modes;`);
   lines.push("");
@@ -95,6 +105,13 @@ export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   lines.push("");
   lines.push(`/** spec/tables/document-rules.json: rule ids of the parse (json.*) and schema (schema.*) layers. */`);
   lines.push(`export const DOCUMENT_RULES = DOCUMENT_RULES_TABLE.rules;`);
+  lines.push(`/** The parse-layer rule ids (the json.* rows of spec/tables/document-rules.json) by lowerCamel name. */`);
+  lines.push(`export const PARSE_RULE_IDS = {`);
+  for (const r of model.tables.documentRules.rules.filter((row) => row.layer === "json")) {
+    lines.push(`  /** ${r.summary.replace(/\s+/g, " ")} */`);
+    lines.push(`  ${tableKey(r.id.slice("json.".length))}: ${JSON.stringify(r.id)},`);
+  }
+  lines.push(`} as const;`);
   lines.push(`/** A parse- or schema-layer rule id. */`);
   lines.push(`export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];`);
   lines.push("");
@@ -134,6 +151,8 @@ export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   lines.push(`export type HookRenderErrorKind = (typeof HARNESS_HOOK_MAPPING)["errors"][number]["kind"];`);
   lines.push(`/** A render warning code, e.g. \`directive_ignored\`. */`);
   lines.push(`export type HookRenderWarningCode = (typeof HARNESS_HOOK_MAPPING)["warnings"][number]["code"];`);
+  lines.push(`/** spec/tables/harness-hook-inputs.json: what \`lifeloop-callback hook\` does with each harness hook input (spec/hook-command.md). */`);
+  lines.push(`export const HARNESS_HOOK_INPUTS = HARNESS_HOOK_INPUTS_TABLE;`);
   lines.push("");
   lines.push(`/** Schemas under schemas/hooks/: each harness hook output (with its adapter and hook event) and the render request. */`);
   lines.push(`export const HOOK_SCHEMAS = ${literal(model.hookSchemas.map((h) => ({ name: h.name, role: h.role, adapter: h.adapter ?? null, hook_event: h.hookEvent ?? null })))} as const;`);

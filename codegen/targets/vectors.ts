@@ -22,10 +22,8 @@
  *   maxItems and maxItems+1. A derived case whose bytes equal a corpus fixture's is dropped.
  * Expectations are derived by construction, never by running a validator.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { BANNER, stableJson, type OutputFile } from "../emit/output.js";
-import { ModelError } from "../model/load.js";
+import { ModelError } from "../model/errors.js";
 import type { Field, Model } from "../model/model.js";
 import {
   concretePointer,
@@ -41,8 +39,7 @@ import {
   type JsonValue,
 } from "../model/samples.js";
 
-/** Folder of the conformance corpus, relative to the repository root. */
-export const CORPUS_DIR = "test/conformance";
+export { CORPUS_DIR } from "../model/sources.js";
 
 /** Strings longer than this many code points get no derived maxLength case (it would not fit a document). */
 const MAX_DERIVED_STRING = 65536;
@@ -69,19 +66,9 @@ function encode(value: unknown): Uint8Array {
 export function corpusVectors(model: Model): Vector[] {
   const out: Vector[] = [];
   for (const root of model.roots) {
-    const dirRel = `${CORPUS_DIR}/${root.fixtureKind}`;
-    const dir = join(model.root, dirRel);
-    if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir).sort()) {
-      if (!name.endsWith(".json")) continue;
-      const rel = `${dirRel}/${name}`;
-      const stem = name.slice(0, -".json".length);
-      let fixture: Record<string, unknown>;
-      try {
-        fixture = JSON.parse(readFileSync(join(model.root, rel), "utf8")) as Record<string, unknown>;
-      } catch (error) {
-        throw new ModelError(rel, "", `not valid JSON: ${(error as Error).message}`);
-      }
+    for (const { path: rel, stem, fixture: raw } of model.corpus.filter((c) => c.fixtureKind === root.fixtureKind)) {
+      if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new ModelError(rel, "", "a corpus fixture is a JSON object");
+      const fixture = raw as Record<string, unknown>;
       const expect = fixture.expect;
       if (fixture.kind !== root.fixtureKind) throw new ModelError(rel, "/kind", `must be ${root.fixtureKind} (the folder's kind)`);
       if (expect !== "valid" && expect !== "invalid") throw new ModelError(rel, "/expect", "must be valid or invalid");
@@ -208,12 +195,54 @@ export function derivedVectors(model: Model): Vector[] {
   return out;
 }
 
+/** Number of JSON values in a value (every scalar and container, the root included). */
+function valueCount(value: unknown): number {
+  if (Array.isArray(value)) return 1 + value.reduce((n: number, v) => n + valueCount(v), 0);
+  if (value !== null && typeof value === "object") return 1 + Object.values(value).reduce((n: number, v) => n + valueCount(v), 0);
+  return 1;
+}
+
+/**
+ * The limits.max_values boundary (rule json.max-values), for the response side of the exchange: a
+ * CallbackResponse whose open map holds an array of zeros, with exactly limits.max_values values
+ * (valid) and one more (invalid, at the last zero, the first value past the limit). One pair only:
+ * each document is about half a megabyte.
+ */
+export function limitVectors(model: Model): Vector[] {
+  const limit = model.tables.limits.limits.find((l) => l.name === "max_values");
+  const root = model.roots.find((r) => r.typeName === "CallbackResponse");
+  const type = model.types.find((t) => t.name === "CallbackResponse");
+  const open = type?.fields.find((f) => f.shape.kind === "open_object");
+  if (!limit || !root || !type || !open) return [];
+  // Every nullable member written as null, as the SDK encoders write them: the valid case then
+  // survives their decode-encode-decode round trip with the same value count.
+  const doc = baseObject(model, "CallbackResponse");
+  for (const field of type.fields) if (field.nullable && !(field.name in doc)) doc[field.name] = null;
+  delete doc[open.name];
+  const zeros = limit.value - valueCount(doc) - 2; // the open map and the array
+  const make = (n: number): Uint8Array => encode({ ...doc, [open.name]: { v: new Array(n).fill(0) } });
+  const source = "spec/tables/limits.json max_values (derived boundary case)";
+  return [
+    { id: `${root.cliName}/valid-json-max-values-at-limit`, type: "CallbackResponse", expect: "valid", rule: null, pointer: null, description: `exactly limits.max_values (${limit.value}) JSON values`, bytes: make(zeros), source },
+    {
+      id: `${root.cliName}/invalid-json-max-values-plus-1`,
+      type: "CallbackResponse",
+      expect: "invalid",
+      rule: "json.max-values",
+      pointer: `/${open.name}/v/${zeros}`,
+      description: `limits.max_values + 1 JSON values -> json.max-values at the first value past the limit`,
+      bytes: make(zeros + 1),
+      source,
+    },
+  ];
+}
+
 /** Every vector: corpus fixtures first, then derived cases not already in the corpus. Throws on duplicate ids. */
 export function allVectors(model: Model): Vector[] {
   const corpus = corpusVectors(model);
   const seen = new Set(corpus.map((v) => `${v.type}\u0000${Buffer.from(v.bytes).toString("base64")}`));
   const derived = derivedVectors(model).filter((v) => !seen.has(`${v.type}\u0000${Buffer.from(v.bytes).toString("base64")}`));
-  const all = [...corpus, ...derived];
+  const all = [...corpus, ...derived, ...limitVectors(model)];
   const ids = new Set<string>();
   for (const v of all) {
     if (ids.has(v.id)) throw new ModelError(v.source, "", `two vectors have the id ${v.id}`);

@@ -28,7 +28,10 @@ const hostMessageLimit = 4096
 // Host says how to run the host CLI.
 type Host struct {
 	// Path is the host CLI program: a file path, or a name looked up on PATH. Empty means the
-	// program the table names for the group (e.g. "lifeloop").
+	// program the table names for the group (e.g. "lifeloop"), or, while the process serves a
+	// stream (ServeStream), a JSON-RPC request to the host over the pipe; then Timeout, Env and Dir
+	// do not apply. Outside a stream, the group's override variable (e.g. $LIFELOOP_CLI, which may
+	// name lifeloop-callback) replaces the table's program when it is set and non-empty.
 	Path string
 
 	// Timeout bounds one command from start to exit; the process is killed when it expires and
@@ -109,8 +112,15 @@ func trimMessage(b []byte) string {
 }
 
 // run executes one command. stdin is nil for commands that read nothing.
-func (h Host) run(ctx context.Context, defaultProgram string, args []string, stdin []byte, usageExitCode int) (hostOutput, error) {
+func (h Host) run(ctx context.Context, defaultProgram, programEnv string, args []string, stdin []byte, usageExitCode int) (hostOutput, error) {
 	program := h.Path
+	if program == "" {
+		// In stream mode the command goes to the host over the pipe (stream_commands.go).
+		if c := active.Load(); c != nil {
+			return c.runOverStream(ctx, args, stdin)
+		}
+		program = os.Getenv(programEnv)
+	}
 	if program == "" {
 		program = defaultProgram
 	}
@@ -266,7 +276,8 @@ func diagnosticLines(stderr []byte) []string {
 // LIFELOOP_CONTINUATION_ROOT is unset. HOME: Store at $HOME/.local/state/lifeloop/continuation as
 // the last choice. LIFELOOP_CONTINUATION_MAX_BYTES: Largest blob in bytes (default 16777216).
 type ContinuationCommands struct {
-	// Host runs the CLI; the zero value runs "lifeloop" from PATH with DefaultHostTimeout.
+	// Host runs the CLI; the zero value runs $"LIFELOOP_CLI" when set and non-empty, else
+	// "lifeloop", from PATH with DefaultHostTimeout.
 	Host Host
 }
 
@@ -320,7 +331,7 @@ type ContinuationGetResult struct {
 	// ClientID is `client_id`: the client that wrote the entry ("unknown" when none was given).
 	ClientID string
 
-	// TTLS is `ttl_s`: the entry's time to live in seconds (nil when it has none).
+	// TTLS is `ttl_s`: the entry's time to live in seconds (null when it has none).
 	TTLS *uint64
 
 	// WrittenAtEpochS is `written_at_epoch_s`: when the entry was written, in seconds since the Unix epoch.
@@ -368,7 +379,7 @@ type ContinuationKey struct {
 	// Key is `key`: the entry's key.
 	Key string
 
-	// TTLS is `ttl_s`: the entry's time to live in seconds (nil when it has none).
+	// TTLS is `ttl_s`: the entry's time to live in seconds (null when it has none).
 	TTLS *uint64
 
 	// WrittenAtEpochS is `written_at_epoch_s`: when the entry was written, in seconds since the Unix epoch.
@@ -389,7 +400,7 @@ func (c ContinuationCommands) Put(ctx context.Context, thread string, key string
 		}
 	}
 	var result ContinuationPutResult
-	out, err := c.Host.run(ctx, "lifeloop", args, blob, 2)
+	out, err := c.Host.run(ctx, "lifeloop", "LIFELOOP_CLI", args, blob, 2)
 	if err != nil {
 		return result, err
 	}
@@ -413,7 +424,7 @@ func (c ContinuationCommands) Get(ctx context.Context, thread string, key string
 		}
 	}
 	var result ContinuationGetResult
-	out, err := c.Host.run(ctx, "lifeloop", args, nil, 2)
+	out, err := c.Host.run(ctx, "lifeloop", "LIFELOOP_CLI", args, nil, 2)
 	if err != nil {
 		return result, err
 	}
@@ -439,7 +450,7 @@ func (c ContinuationCommands) Drop(ctx context.Context, thread string, key strin
 		}
 	}
 	var result ContinuationDropResult
-	out, err := c.Host.run(ctx, "lifeloop", args, nil, 2)
+	out, err := c.Host.run(ctx, "lifeloop", "LIFELOOP_CLI", args, nil, 2)
 	if err != nil {
 		return result, err
 	}
@@ -456,7 +467,7 @@ func (c ContinuationCommands) Drop(ctx context.Context, thread string, key strin
 func (c ContinuationCommands) List(ctx context.Context, thread string) (ContinuationListResult, error) {
 	args := []string{"continuation", "list", "--thread", thread}
 	var result ContinuationListResult
-	out, err := c.Host.run(ctx, "lifeloop", args, nil, 2)
+	out, err := c.Host.run(ctx, "lifeloop", "LIFELOOP_CLI", args, nil, 2)
 	if err != nil {
 		return result, err
 	}
@@ -475,7 +486,7 @@ func (c ContinuationCommands) List(ctx context.Context, thread string) (Continua
 func (c ContinuationCommands) DropThread(ctx context.Context, thread string) (ContinuationDropThreadResult, error) {
 	args := []string{"continuation", "drop-thread", "--thread", thread}
 	var result ContinuationDropThreadResult
-	out, err := c.Host.run(ctx, "lifeloop", args, nil, 2)
+	out, err := c.Host.run(ctx, "lifeloop", "LIFELOOP_CLI", args, nil, 2)
 	if err != nil {
 		return result, err
 	}

@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -164,5 +166,59 @@ func TestHostFailures(t *testing.T) {
 	plain := ContinuationCommands{Host: Host{Path: script(t, "echo oops >&2; exit 3")}}
 	if _, err := plain.List(ctx, "t"); !errors.As(err, &hostErr) || hostErr.ExitCode != 3 || hostErr.Code != "" || hostErr.Message != "oops" {
 		t.Fatalf("expected a plain failure, got %#v", err)
+	}
+}
+
+// ourCLI writes a one-line wrapper that runs this repository's lifeloop-callback CLI (dist/, built by
+// npm run build), so that one program path names it.
+func ourCLI(t *testing.T) string {
+	t.Helper()
+	main, err := filepath.Abs(filepath.Join("..", "..", "dist", "runtime", "cli", "main.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node not on PATH: %v", err)
+	}
+	if _, err := os.Stat(main); err != nil {
+		t.Fatalf("%s is missing: run npm run build", main)
+	}
+	wrapper := filepath.Join(t.TempDir(), "lifeloop-callback")
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+node+" "+main+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return wrapper
+}
+
+// The program defaults to the table's ("lifeloop"); the group's variable overrides it; Host.Path wins
+// over both. The same calls work against the reference CLI and ours.
+func TestContinuationProgramOverride(t *testing.T) {
+	ctx := context.Background()
+	variable := *SpecClientInitiatedCommands.Groups[0].CLIProgramEnvironment
+	for _, program := range []string{referenceCLI(t), ourCLI(t)} {
+		t.Setenv(variable, program)
+		c := ContinuationCommands{Host: Host{Timeout: 20 * time.Second, Env: []string{"LIFELOOP_CONTINUATION_ROOT=" + t.TempDir()}}}
+		if _, err := c.Put(ctx, "t", "k", []byte("v\x00"), &ContinuationPutOptions{ClientID: "me"}); err != nil {
+			t.Fatalf("%s: put: %v", program, err)
+		}
+		got, err := c.Get(ctx, "t", "k", nil)
+		if err != nil || !bytes.Equal(got.Blob, []byte("v\x00")) || got.ClientID != "me" {
+			t.Fatalf("%s: get: %+v %v", program, got, err)
+		}
+		_, err = c.Get(ctx, "t", "missing", nil)
+		expectHostError(t, err, ContinuationErrorNotFound, 3)
+	}
+	t.Setenv(variable, filepath.Join(t.TempDir(), "no-such-program"))
+	c := ContinuationCommands{Host: Host{Path: referenceCLI(t), Env: []string{"LIFELOOP_CONTINUATION_ROOT=" + t.TempDir()}}}
+	if _, err := c.List(ctx, "t"); err != nil {
+		t.Fatalf("Host.Path must win over $%s: %v", variable, err)
+	}
+	t.Setenv(variable, "")
+	t.Setenv("PATH", t.TempDir())
+	_, err := ContinuationCommands{}.List(ctx, "t")
+	var hostErr *HostError
+	if !errors.As(err, &hostErr) || hostErr.ExitCode != -1 || !strings.Contains(hostErr.Message, `"lifeloop"`) {
+		t.Fatalf("the default program is lifeloop: %v", err)
 	}
 }

@@ -23,12 +23,17 @@ type DocumentLimits struct {
 	// MaxDepth is the deepest accepted nesting of arrays and objects (inclusive). The root container
 	// is level 1; a scalar document is level 0. Deeper input is rule json.max-depth.
 	MaxDepth int
+
+	// MaxValues is the largest accepted number of JSON values (inclusive): every string, number,
+	// literal, array and object, the root included (member names are not values). More is rule
+	// json.max-values. Zero means no bound (for documents the SDK itself produced).
+	MaxValues int
 }
 
-// DefaultDocumentLimits are limits.max_request_bytes (LimitMaxRequestBytes bytes) and
-// limits.max_depth (LimitMaxDepth levels): the bounds every binding applies to a document read from
-// a peer.
-var DefaultDocumentLimits = DocumentLimits{MaxBytes: LimitMaxRequestBytes, MaxDepth: LimitMaxDepth}
+// DefaultDocumentLimits are limits.max_request_bytes (LimitMaxRequestBytes bytes), limits.max_depth
+// (LimitMaxDepth levels) and limits.max_values (LimitMaxValues values): the bounds every binding
+// applies to a document read from a peer.
+var DefaultDocumentLimits = DocumentLimits{MaxBytes: LimitMaxRequestBytes, MaxDepth: LimitMaxDepth, MaxValues: LimitMaxValues}
 
 // nodeKind is the JSON type of a node.
 type nodeKind uint8
@@ -142,6 +147,9 @@ type parser struct {
 	src      []byte
 	pos      int
 	maxDepth int
+	// values counts the values begun so far; maxValues bounds it (0: no bound).
+	values    int
+	maxValues int
 	// depth is the number of open containers.
 	depth int
 	// slots[k] is the current slot of the container at depth k+1; pointers are built from them
@@ -151,6 +159,62 @@ type parser struct {
 	// nonInteger counts numbers written with a fraction, an exponent or as -0: every one (generic
 	// parse) or those in integer fields (typed parse).
 	nonInteger int
+	// typed is set for parseTyped (a schema guides the parse).
+	typed bool
+	// chunk is where newNode takes nodes from: one allocation per chunk instead of one per value.
+	chunk []node
+	// keyArena and valueArena back the member slices of typed objects (see memberSlices).
+	keyArena   []string
+	valueArena []*node
+}
+
+// Chunk sizes of newNode: the first chunks are small so a small document allocates little; later
+// ones grow up to maxNodeChunk.
+const (
+	firstNodeChunk = 16
+	maxNodeChunk   = 1024
+)
+
+// memberSlices returns empty keys and values slices with room for size members, cut from the
+// parser's arenas (one allocation per arena instead of two per object). Their capacity ends at
+// size, so appending more members reallocates instead of overwriting a neighbour.
+func (p *parser) memberSlices(size int) ([]string, []*node) {
+	if cap(p.keyArena)-len(p.keyArena) < size {
+		grown := 2 * cap(p.keyArena)
+		if grown < 4*firstNodeChunk {
+			grown = 4 * firstNodeChunk
+		}
+		if grown > maxNodeChunk {
+			grown = maxNodeChunk
+		}
+		if grown < size {
+			grown = size
+		}
+		p.keyArena = make([]string, 0, grown)
+		p.valueArena = make([]*node, 0, grown)
+	}
+	start, end := len(p.keyArena), len(p.keyArena)+size
+	p.keyArena, p.valueArena = p.keyArena[:end], p.valueArena[:end]
+	return p.keyArena[start:start:end], p.valueArena[start:start:end]
+}
+
+// newNode returns a zeroed node from the parser's current chunk (a new chunk, twice the size of
+// the last, when it is full). Nodes stay valid for as long as anything points to their chunk.
+func (p *parser) newNode(kind nodeKind) *node {
+	if len(p.chunk) == cap(p.chunk) {
+		size := 2 * cap(p.chunk)
+		if size < firstNodeChunk {
+			size = firstNodeChunk
+		}
+		if size > maxNodeChunk {
+			size = maxNodeChunk
+		}
+		p.chunk = make([]node, 0, size)
+	}
+	p.chunk = p.chunk[:len(p.chunk)+1]
+	n := &p.chunk[len(p.chunk)-1]
+	n.kind = kind
+	return n
 }
 
 // parseDocument strictly parses one document into generic nodes (every value a node, every
@@ -182,7 +246,7 @@ func parse(data []byte, limits DocumentLimits, root *shape) (*node, int, *Issue)
 		}
 		return nil, 0, &Issue{Rule: RuleJSONUTF8, Pointer: "", Message: fmt.Sprintf("invalid UTF-8 at byte %d (bytes % X)", at, data[at:end])}
 	}
-	p := &parser{src: data, maxDepth: limits.MaxDepth}
+	p := &parser{src: data, maxDepth: limits.MaxDepth, maxValues: limits.MaxValues, typed: root != nil, slots: make([]slot, 0, 8)}
 	n := p.value(false, root)
 	if p.issue != nil {
 		return nil, 0, p.issue
@@ -386,13 +450,24 @@ func (p *parser) unexpectedStructural(expected, pointer string) *node {
 // schema expects there (nil: no schema, every value becomes a node; see the section comment).
 func (p *parser) value(afterComma bool, s *shape) *node {
 	p.skipWS()
+	if !p.countValue(p.peek()) {
+		return nil
+	}
 	switch c := p.peek(); {
 	case c == '"':
-		str, ok := p.stringLiteral(false)
+		var str string
+		var ok bool
+		if s != nil && s.kind == shapeEnum {
+			str, ok = p.enumString(s.enum)
+		} else {
+			str, ok = p.stringLiteral(false)
+		}
 		if !ok {
 			return nil
 		}
-		return &node{kind: kindString, str: str}
+		n := p.newNode(kindString)
+		n.str = str
+		return n
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number(s == nil || s.kind == shapeInteger)
 	case c == '{':
@@ -406,7 +481,9 @@ func (p *parser) value(afterComma bool, s *shape) *node {
 			if !ok {
 				return nil
 			}
-			return &node{kind: kindObject, open: m}
+			n := p.newNode(kindObject)
+			n.open = m
+			return n
 		}
 		return p.skip(false)
 	case c == '[':
@@ -420,9 +497,11 @@ func (p *parser) value(afterComma bool, s *shape) *node {
 			return nil
 		}
 		if v == nil {
-			return &node{kind: kindNull}
+			return p.newNode(kindNull)
 		}
-		return &node{kind: kindBool, boolean: v.(bool)}
+		n := p.newNode(kindBool)
+		n.boolean = v.(bool)
+		return n
 	}
 	return p.unexpectedValue(afterComma)
 }
@@ -436,17 +515,17 @@ func (p *parser) skip(afterComma bool) *node {
 	}
 	switch v.(type) {
 	case nil:
-		return &node{kind: kindNull}
+		return p.newNode(kindNull)
 	case bool:
-		return &node{kind: kindBool}
+		return p.newNode(kindBool)
 	case float64:
-		return &node{kind: kindNumber}
+		return p.newNode(kindNumber)
 	case string:
-		return &node{kind: kindString}
+		return p.newNode(kindString)
 	case []any:
-		return &node{kind: kindArray}
+		return p.newNode(kindArray)
 	}
-	return &node{kind: kindObject}
+	return p.newNode(kindObject)
 }
 
 // literals are the JSON literal names with their values.
@@ -459,6 +538,26 @@ var literals = [...]struct {
 	{"null", nil},
 }
 
+// countValue counts the value starting with c (a string, number or container; a literal is counted
+// by literal once it is whole, as in every binding). It returns false, with json.max-values
+// recorded, once there are more values than maxValues.
+func (p *parser) countValue(c int) bool {
+	switch {
+	case c == '"' || c == '-' || (c >= '0' && c <= '9') || c == '{' || c == '[':
+		return p.countOne()
+	}
+	return true
+}
+
+func (p *parser) countOne() bool {
+	p.values++
+	if p.maxValues > 0 && p.values > p.maxValues {
+		p.fail(RuleJSONMaxValues, p.slotPointer(), fmt.Sprintf("value number %d at byte %d exceeds the limit of %d values per document", p.values, p.pos, p.maxValues))
+		return false
+	}
+	return true
+}
+
 // literal parses true, false or null at the cursor into *v.
 func (p *parser) literal(v *any) bool {
 	for _, w := range literals {
@@ -466,6 +565,9 @@ func (p *parser) literal(v *any) bool {
 			continue
 		}
 		if p.pos+len(w.word) <= len(p.src) && string(p.src[p.pos:p.pos+len(w.word)]) == w.word {
+			if !p.countOne() {
+				return false
+			}
 			p.pos += len(w.word)
 			*v = w.value
 			return true
@@ -520,10 +622,55 @@ func (p *parser) elements(element func(afterComma bool) bool) bool {
 	}
 }
 
+// memberName parses the member name at the cursor (its opening quote). A plain name (no escape)
+// that t declares is returned as t's own string, so declared names cost no allocation.
+func (p *parser) memberName(t *typeMeta) (string, bool) {
+	if t != nil {
+		if raw, end := p.plainString(); end > 0 {
+			for k := range t.fields {
+				if name := t.fields[k].name; string(raw) == name {
+					p.pos = end
+					return name, true
+				}
+			}
+		}
+	}
+	return p.stringLiteral(true)
+}
+
+// enumString parses the string at the cursor (its opening quote) as a value of an enum field: a
+// plain string equal to one of values is returned as that string (no allocation).
+func (p *parser) enumString(values []string) (string, bool) {
+	if raw, end := p.plainString(); end > 0 {
+		for _, v := range values {
+			if string(raw) == v {
+				p.pos = end
+				return v, true
+			}
+		}
+	}
+	return p.stringLiteral(false)
+}
+
+// plainString returns the content of the string at the cursor and the offset after its closing
+// quote when it has no escape and no control character; end is 0 otherwise.
+func (p *parser) plainString() (raw []byte, end int) {
+	for i := p.pos + 1; i < len(p.src); i++ {
+		c := p.src[i]
+		if c == '"' {
+			return p.src[p.pos+1 : i], i + 1
+		}
+		if c == '\\' || c < 0x20 {
+			return nil, 0
+		}
+	}
+	return nil, 0
+}
+
 // members parses the object at the cursor. For each member it asks taken whether the name was
 // already seen (json.duplicate-key), then calls member with the cursor before the value. It
 // returns false once an issue is recorded.
-func (p *parser) members(taken func(key string) bool, member func(key string) bool) bool {
+func (p *parser) members(names *typeMeta, taken func(key string) bool, member func(key string) bool) bool {
 	if !p.openContainer() {
 		return false
 	}
@@ -548,7 +695,7 @@ func (p *parser) members(taken func(key string) bool, member func(key string) bo
 			return false
 		}
 		at := p.pos
-		key, ok := p.stringLiteral(true)
+		key, ok := p.memberName(names)
 		if !ok {
 			return false
 		}
@@ -585,7 +732,7 @@ func (p *parser) members(taken func(key string) bool, member func(key string) bo
 // array parses an array into a node; s is its shape (nil: generic). A typed array keeps at most
 // maxItems+1 elements: one more is all the schema layer needs to report schema.max-items.
 func (p *parser) array(s *shape) *node {
-	n := &node{kind: kindArray}
+	n := p.newNode(kindArray)
 	var items *shape
 	if s != nil {
 		items = s.items
@@ -610,8 +757,13 @@ func (p *parser) array(s *shape) *node {
 // object parses an object into a node; t is its type (nil: generic). Members t does not declare
 // are kept as nodes of their JSON type only (the schema layer reports them by name).
 func (p *parser) object(t *typeMeta) *node {
-	n := &node{kind: kindObject}
-	ok := p.members(func(key string) bool {
+	n := p.newNode(kindObject)
+	if t != nil {
+		// Room for every declared member at once (appending from empty would allocate 4 or 5
+		// times for a large type); undeclared members, if any, grow it as usual.
+		n.keys, n.values = p.memberSlices(len(t.fields))
+	}
+	ok := p.members(t, func(key string) bool {
 		_, dup := n.get(key)
 		return dup
 	}, func(key string) bool {
@@ -639,6 +791,9 @@ func (p *parser) object(t *typeMeta) *node {
 // []any or map[string]any (the form of open maps).
 func (p *parser) anyValue(afterComma bool) (any, bool) {
 	p.skipWS()
+	if !p.countValue(p.peek()) {
+		return nil, false
+	}
 	switch c := p.peek(); {
 	case c == '"':
 		return p.stringLiteral(false)
@@ -657,7 +812,12 @@ func (p *parser) anyValue(afterComma bool) (any, bool) {
 			if len(out) == cap(out) && len(out) >= countAfter && !counted {
 				// A large array: allocate the rest once instead of copying it as it grows.
 				counted = true
-				grown := make([]any, len(out), len(out)+p.countElements(p.pos))
+				rest := p.countElements(p.pos)
+				if p.maxValues > 0 && rest > p.maxValues-p.values {
+					// Never allocate for more values than the document may hold.
+					rest = p.maxValues - p.values
+				}
+				grown := make([]any, len(out), len(out)+rest)
 				copy(grown, out)
 				out = grown
 			}
@@ -721,7 +881,7 @@ func (p *parser) countElements(from int) int {
 // anyObject parses an object into a map (see anyValue).
 func (p *parser) anyObject() (map[string]any, bool) {
 	out := map[string]any{}
-	ok := p.members(func(key string) bool {
+	ok := p.members(nil, func(key string) bool {
 		_, dup := out[key]
 		return dup
 	}, func(key string) bool {
@@ -877,7 +1037,16 @@ func (p *parser) number(count bool) *node {
 	if nonInteger && count {
 		p.nonInteger++
 	}
-	return &node{kind: kindNumber, number: f, nonInteger: nonInteger, str: string(p.src[start:p.pos])}
+	n := p.newNode(kindNumber)
+	n.number = f
+	n.nonInteger = nonInteger
+	// A generic parse keeps every lexeme (readers of command output take integers from it). A typed
+	// parse keeps it only where writeNode's appendFloat would not write it back as it was: a short
+	// plain integer (at most 15 digits: exact as a double) needs no string.
+	if !p.typed || nonInteger || p.pos-start > 15 {
+		n.str = string(p.src[start:p.pos])
+	}
+	return n
 }
 
 // scanNumber scans the number at the cursor (a '-' or a digit) and moves past it. It returns its

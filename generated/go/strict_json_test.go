@@ -244,8 +244,10 @@ func allocated(f func()) uint64 {
 // times a 3-byte "-0,"; a node per number, or a JSON pointer per value, costs far more.
 func TestMemoryIsBoundedByTheInput(t *testing.T) {
 	longKey := requestWith(`"metadata":{"` + strings.Repeat("k", 100000) + `":[` + strings.TrimSuffix(strings.Repeat("0.5,", 100000), ",") + `]}`)
-	zeros := requestWith(`"metadata":{"z":[` + strings.TrimSuffix(strings.Repeat("-0,", 4<<20/3), ",") + `]}`)
-	integerField := requestWith(`"sequence":-0,"metadata":{"z":[` + strings.TrimSuffix(strings.Repeat("-0,", 4<<20/3), ",") + `]}`)
+	// As many -0 as limits.max_values allows (a few values are the request's own members).
+	count := LimitMaxValues - 64
+	zeros := requestWith(`"metadata":{"z":[` + strings.TrimSuffix(strings.Repeat("-0,", count), ",") + `]}`)
+	integerField := requestWith(`"sequence":-0,"metadata":{"z":[` + strings.TrimSuffix(strings.Repeat("-0,", count), ",") + `]}`)
 	for name, doc := range map[string][]byte{"a long member name over fractions": longKey, "megabytes of -0": zeros} {
 		var request CallbackRequest
 		var err error

@@ -51,9 +51,10 @@ func newValidationError(typeName string, issues []Issue) *ValidationError {
 
 // ---------------------------------------------------------------------------
 // Schema layer (schema.* rules), driven by the generated per-type metadata (wire_types.go). It
-// follows the order of the TypeScript validator (ajv, first error only): object type, required
-// members in the schema's `required` order, unknown members in JavaScript property order (array
-// index names first, ascending, then document order), then each declared field in schema order.
+// reports the first issue in the order spec/wire-contract.md "Order of the schema layer" defines:
+// object type, required members in the schema's `required` order, unknown members in JavaScript
+// property order (array index names first, ascending, then document order), then each declared
+// field in schema order; integer lexemes only after that walk found nothing.
 
 // shapeKind is the value shape of a field.
 type shapeKind uint8
@@ -155,27 +156,33 @@ func schemaIssue(rule, pointer, message string) *Issue {
 	return &Issue{Rule: rule, Pointer: pointer, Message: message}
 }
 
-// checkObject validates n against an object type; the first issue wins.
-func checkObject(t *typeMeta, n *node, pointer string) *Issue {
+// checkObject validates n against an object type; the first issue wins. path holds the location
+// of n (reused as a stack: a pointer string is built only for the issue found).
+func checkObject(t *typeMeta, n *node, path *[]slot) *Issue {
 	if n.kind != kindObject {
-		return schemaIssue(RuleSchemaType, pointer, "must be object")
+		return schemaIssue(RuleSchemaType, slotsPointer(*path), "must be object")
 	}
 	for _, name := range t.required {
 		if _, ok := n.get(name); !ok {
-			return schemaIssue(RuleSchemaRequired, childPointer(pointer, name), fmt.Sprintf("missing required member `%s`", name))
+			return schemaIssue(RuleSchemaRequired, childPointer(slotsPointer(*path), name), fmt.Sprintf("missing required member `%s`", name))
 		}
 	}
-	for _, name := range jsOrder(n.keys) {
-		if t.field(name) == nil {
-			return schemaIssue(RuleSchemaAdditionalProperties, childPointer(pointer, name), fmt.Sprintf("unknown member `%s` (the object is closed)", name))
+	// With no more (distinct) members than required ones, all found above, none can be unknown.
+	if len(n.keys) > len(t.required) {
+		for _, name := range jsOrder(n.keys) {
+			if t.field(name) == nil {
+				return schemaIssue(RuleSchemaAdditionalProperties, childPointer(slotsPointer(*path), name), fmt.Sprintf("unknown member `%s` (the object is closed)", name))
+			}
 		}
 	}
 	for i := range t.fields {
 		f := &t.fields[i]
 		if v, ok := n.get(f.name); ok {
-			if issue := checkValue(&f.shape, f.nullable, v, childPointer(pointer, f.name)); issue != nil {
+			*path = append(*path, slot{key: f.name})
+			if issue := checkValue(&f.shape, f.nullable, v, path); issue != nil {
 				return issue
 			}
+			*path = (*path)[:len(*path)-1]
 		}
 	}
 	return nil
@@ -203,31 +210,32 @@ func typeMismatch(s *shape, nullable bool, pointer string) *Issue {
 }
 
 // checkValue validates one field value.
-func checkValue(s *shape, nullable bool, n *node, pointer string) *Issue {
+func checkValue(s *shape, nullable bool, n *node, path *[]slot) *Issue {
 	if nullable && n.kind == kindNull {
 		return nil
 	}
 	switch s.kind {
 	case shapeString:
 		if n.kind != kindString {
-			return typeMismatch(s, nullable, pointer)
+			return typeMismatch(s, nullable, slotsPointer(*path))
 		}
-		if utf8.RuneCountInString(n.str) > s.maxLength {
-			return schemaIssue(RuleSchemaMaxLength, pointer, fmt.Sprintf("must NOT have more than %d characters", s.maxLength))
+		// A string of at most maxLength bytes has at most maxLength code points: no count needed.
+		if len(n.str) > s.maxLength && utf8.RuneCountInString(n.str) > s.maxLength {
+			return schemaIssue(RuleSchemaMaxLength, slotsPointer(*path), fmt.Sprintf("must NOT have more than %d characters", s.maxLength))
 		}
 	case shapeInteger:
 		if n.kind != kindNumber || n.number != math.Trunc(n.number) {
-			return typeMismatch(s, nullable, pointer)
+			return typeMismatch(s, nullable, slotsPointer(*path))
 		}
 		if n.number > s.maximum {
-			return schemaIssue(RuleSchemaMaximum, pointer, fmt.Sprintf("must be <= %s", strconv.FormatFloat(s.maximum, 'f', -1, 64)))
+			return schemaIssue(RuleSchemaMaximum, slotsPointer(*path), fmt.Sprintf("must be <= %s", strconv.FormatFloat(s.maximum, 'f', -1, 64)))
 		}
 		if n.number < s.minimum {
-			return schemaIssue(RuleSchemaMinimum, pointer, fmt.Sprintf("must be >= %s", strconv.FormatFloat(s.minimum, 'f', -1, 64)))
+			return schemaIssue(RuleSchemaMinimum, slotsPointer(*path), fmt.Sprintf("must be >= %s", strconv.FormatFloat(s.minimum, 'f', -1, 64)))
 		}
 	case shapeEnum:
 		if n.kind != kindString {
-			return typeMismatch(s, nullable, pointer)
+			return typeMismatch(s, nullable, slotsPointer(*path))
 		}
 		for _, v := range s.enum {
 			if v == n.str {
@@ -238,24 +246,26 @@ func checkValue(s *shape, nullable bool, n *node, pointer string) *Issue {
 		for i, v := range s.enum {
 			quoted[i] = strconv.Quote(v)
 		}
-		return schemaIssue(RuleSchemaEnum, pointer, "must be one of "+strings.Join(quoted, ", "))
+		return schemaIssue(RuleSchemaEnum, slotsPointer(*path), "must be one of "+strings.Join(quoted, ", "))
 	case shapeObject:
-		return checkObject(typeMetaOf(s.typeName), n, pointer)
+		return checkObject(typeMetaOf(s.typeName), n, path)
 	case shapeOpenObject:
 		if n.kind != kindObject {
-			return typeMismatch(s, nullable, pointer)
+			return typeMismatch(s, nullable, slotsPointer(*path))
 		}
 	case shapeArray:
 		if n.kind != kindArray {
-			return typeMismatch(s, nullable, pointer)
+			return typeMismatch(s, nullable, slotsPointer(*path))
 		}
 		if len(n.items) > s.maxItems {
-			return schemaIssue(RuleSchemaMaxItems, pointer, fmt.Sprintf("must NOT have more than %d items", s.maxItems))
+			return schemaIssue(RuleSchemaMaxItems, slotsPointer(*path), fmt.Sprintf("must NOT have more than %d items", s.maxItems))
 		}
 		for i, item := range n.items {
-			if issue := checkValue(s.items, false, item, pointer+"/"+strconv.Itoa(i)); issue != nil {
+			*path = append(*path, slot{array: true, index: i})
+			if issue := checkValue(s.items, false, item, path); issue != nil {
 				return issue
 			}
+			*path = (*path)[:len(*path)-1]
 		}
 	}
 	return nil
@@ -334,46 +344,55 @@ type ruleStep struct {
 	message     string
 }
 
-// matchPattern calls visit for every object in root that matches the pattern tokens (`*` = any
-// array index), in document order, with the escaped reference tokens of its location (held in
-// buffer, which is reused).
-func matchPattern(root *node, tokens []string, buffer []string, visit func(path []string, n *node)) {
-	path := buffer[:0]
-	var walk func(n *node, i int)
-	walk = func(n *node, i int) {
-		if i == len(tokens) {
-			visit(path, n)
-			return
-		}
-		if tokens[i] == "*" {
-			if n.kind != kindArray {
-				return
-			}
-			for k, item := range n.items {
-				path = append(path, strconv.Itoa(k))
-				walk(item, i+1)
-				path = path[:len(path)-1]
-			}
-			return
-		}
-		if n.kind != kindObject {
-			return
-		}
-		if child, ok := n.get(tokens[i]); ok {
-			path = append(path, escapeToken(tokens[i]))
-			walk(child, i+1)
-			path = path[:len(path)-1]
-		}
-	}
-	walk(root, 0)
+// patternWalk visits, in document order, every object of a tree that matches a rule step's
+// pattern tokens (`*` = any array index) and runs the step on it. path holds the unescaped
+// reference tokens of the current location (reused; rendered only for an issue).
+type patternWalk struct {
+	step *ruleStep
+	path []string
+	out  []Issue
 }
 
-// joinPath renders escaped reference tokens as a JSON pointer.
+func (w *patternWalk) walk(n *node, i int) {
+	tokens := w.step.at
+	if i == len(tokens) {
+		if n.kind == kindObject {
+			w.out = w.step.run(w.path, n, w.out)
+		}
+		return
+	}
+	if tokens[i] == "*" {
+		if n.kind != kindArray {
+			return
+		}
+		for k, item := range n.items {
+			w.path = append(w.path, strconv.Itoa(k))
+			w.walk(item, i+1)
+			w.path = w.path[:len(w.path)-1]
+		}
+		return
+	}
+	if n.kind != kindObject {
+		return
+	}
+	if child, ok := n.get(tokens[i]); ok {
+		w.path = append(w.path, tokens[i])
+		w.walk(child, i+1)
+		w.path = w.path[:len(w.path)-1]
+	}
+}
+
+// joinPath renders unescaped reference tokens as a JSON pointer.
 func joinPath(path []string) string {
 	if len(path) == 0 {
 		return ""
 	}
-	return "/" + strings.Join(path, "/")
+	var b strings.Builder
+	for _, token := range path {
+		b.WriteByte('/')
+		b.WriteString(escapeToken(token))
+	}
+	return b.String()
 }
 
 func presentIn(n *node, field string) bool {
@@ -474,17 +493,20 @@ func (s *ruleStep) run(path []string, n *node, out []Issue) []Issue {
 			return fieldIssue("value", v)
 		}
 	case checkExactlyOnePresent:
-		var here []string
+		present, second := 0, ""
 		for _, f := range s.fields {
 			if presentIn(n, f) {
-				here = append(here, f)
+				present++
+				if present == 2 {
+					second = f
+				}
 			}
 		}
-		if len(here) == 0 {
+		if present == 0 {
 			return issue(joinPath(path))
 		}
-		if len(here) > 1 {
-			return issue(childPointer(joinPath(path), here[1]))
+		if present > 1 {
+			return issue(childPointer(joinPath(path), second))
 		}
 	case checkUTF8ByteLengthEquals:
 		body, ok := stringMember(n, s.field)
@@ -535,18 +557,13 @@ func displayValue(n *node) string {
 
 // evaluateRules runs every rule step of a type against a value the schema layer accepted.
 func evaluateRules(typeName string, root *node) []Issue {
-	var out []Issue
-	buffer := make([]string, 0, 8)
 	plan := rulePlanOf(typeName)
+	w := patternWalk{path: make([]string, 0, 8)}
 	for i := range plan {
-		step := &plan[i]
-		matchPattern(root, step.at, buffer, func(path []string, n *node) {
-			if n.kind == kindObject {
-				out = step.run(path, n, out)
-			}
-		})
+		w.step = &plan[i]
+		w.walk(root, 0)
 	}
-	return out
+	return w.out
 }
 
 // ---------------------------------------------------------------------------
@@ -555,7 +572,8 @@ func evaluateRules(typeName string, root *node) []Issue {
 // validateTree runs the schema layer, the integer-lexeme check and the rules on a parsed tree.
 func validateTree(typeName string, root *node, nonInteger int) []Issue {
 	meta := typeMetaOf(typeName)
-	if issue := checkObject(meta, root, ""); issue != nil {
+	path := make([]slot, 0, 8)
+	if issue := checkObject(meta, root, &path); issue != nil {
 		return []Issue{*issue}
 	}
 	if nonInteger > 0 {

@@ -43,7 +43,7 @@ export const CLI_EXIT_CODES_TABLE = {
     {
       "code": 3,
       "name": "input",
-      "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep."
+      "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json)."
     },
     {
       "code": 4,
@@ -257,7 +257,223 @@ export const CLIENT_INITIATED_COMMANDS_TABLE = {
           ]
         }
       ],
-      "usage_error_exit_code": 2
+      "members": [
+        {
+          "name": "status",
+          "type": "string",
+          "nullable": false,
+          "description": "always \"ok\" on success"
+        },
+        {
+          "name": "written_at_epoch_s",
+          "type": "unsigned_integer",
+          "nullable": false,
+          "description": "when the entry was written, in seconds since the Unix epoch"
+        },
+        {
+          "name": "client_id",
+          "type": "string",
+          "nullable": false,
+          "description": "the client that wrote the entry (\"unknown\" when none was given)"
+        },
+        {
+          "name": "key",
+          "type": "string",
+          "nullable": false,
+          "description": "the entry's key"
+        },
+        {
+          "name": "ttl_s",
+          "type": "unsigned_integer",
+          "nullable": true,
+          "description": "the entry's time to live in seconds (null when it has none)"
+        },
+        {
+          "name": "thread",
+          "type": "string",
+          "nullable": false,
+          "description": "the thread that was listed"
+        },
+        {
+          "name": "dropped_count",
+          "type": "unsigned_integer",
+          "nullable": false,
+          "description": "how many entries were deleted"
+        },
+        {
+          "name": "keys",
+          "type": "entries",
+          "nullable": false,
+          "entry_members": [
+            "client_id",
+            "key",
+            "ttl_s",
+            "written_at_epoch_s"
+          ],
+          "description": "the live entries of the thread, in the host's directory order"
+        },
+        {
+          "name": "actual",
+          "type": "string",
+          "nullable": false,
+          "description": "the client id the entry was written by"
+        },
+        {
+          "name": "required",
+          "type": "string",
+          "nullable": false,
+          "description": "the client id the request required"
+        },
+        {
+          "name": "max_bytes",
+          "type": "unsigned_integer",
+          "nullable": false,
+          "description": "the largest blob the host accepts, in bytes"
+        },
+        {
+          "name": "detail",
+          "type": "string",
+          "nullable": false,
+          "description": "why the identifier is invalid"
+        },
+        {
+          "name": "field",
+          "type": "string",
+          "nullable": false,
+          "description": "which identifier is invalid (thread, key or client_id)"
+        },
+        {
+          "name": "reason",
+          "type": "string",
+          "nullable": false,
+          "description": "what went wrong in the store (free text)"
+        }
+      ],
+      "usage_error_exit_code": 2,
+      "cli_program_environment": "LIFELOOP_CLI",
+      "root_resolution": [
+        {
+          "environment": "LIFELOOP_CONTINUATION_ROOT",
+          "append": []
+        },
+        {
+          "environment": "XDG_STATE_HOME",
+          "append": [
+            "lifeloop",
+            "continuation"
+          ]
+        },
+        {
+          "environment": "HOME",
+          "append": [
+            ".local",
+            "state",
+            "lifeloop",
+            "continuation"
+          ]
+        }
+      ],
+      "limits": {
+        "max_blob_bytes": 16777216,
+        "max_blob_bytes_environment": "LIFELOOP_CONTINUATION_MAX_BYTES",
+        "read_overhead_bytes": 4100,
+        "lock_timeout_ms": 10000
+      },
+      "defaults": {
+        "client_id": "unknown"
+      },
+      "entry_format": {
+        "path": [
+          "{thread}",
+          "{key}"
+        ],
+        "header": "u32_be_meta_length",
+        "header_bytes": 4,
+        "meta_schema_version": "lifeloop.continuation.v0.1",
+        "meta_fields": [
+          {
+            "field": "schema_version",
+            "type": "string"
+          },
+          {
+            "field": "client_id",
+            "type": "string"
+          },
+          {
+            "field": "written_at_epoch_s",
+            "type": "u64"
+          },
+          {
+            "field": "ttl_s",
+            "type": "u64_or_null"
+          }
+        ],
+        "file_mode": "0600",
+        "directory_mode": "0700",
+        "temp_file": ".{key}.tmp.{pid}-{seq}-{nanos}",
+        "delete_claim_file": ".{key}.delete-claim.{pid}-{seq}-{nanos}",
+        "lock_file": ".{thread}.lock",
+        "dropped_thread_directory": ".{thread}.drop.{pid}-{seq}-{nanos}"
+      },
+      "ttl": {
+        "clock": "epoch_seconds",
+        "expired_when": "now_epoch_s >= written_at_epoch_s + ttl_s, or that sum overflows u64"
+      },
+      "list_diagnostics": [
+        {
+          "diagnostic": "list_skipped_entry",
+          "reason": "bounded_read_too_large",
+          "fields": [
+            "actual_bytes",
+            "path"
+          ]
+        },
+        {
+          "diagnostic": "list_skipped_entry",
+          "reason": "io_error",
+          "fields": [
+            "error",
+            "path"
+          ]
+        },
+        {
+          "diagnostic": "list_skipped_entry",
+          "reason": "malformed_meta",
+          "fields": [
+            "error",
+            "path"
+          ]
+        }
+      ],
+      "extension_flags": [
+        {
+          "command": "put",
+          "flag": "--require-client-id",
+          "value": "identifier",
+          "meaning": "Write only when there is no live entry or the live entry's client_id equals this value; otherwise client_id_mismatch and nothing is written."
+        },
+        {
+          "command": "put",
+          "flag": "--expect-sha256",
+          "value": "sha256_or_absent",
+          "meaning": "Compare-and-swap: write only when the live entry's blob has this SHA-256 (64 lowercase hex digits) or, for the word absent, when there is no live entry; otherwise precondition_failed and nothing is written."
+        },
+        {
+          "command": "list",
+          "flag": "--long",
+          "value": "switch",
+          "meaning": "Each key also carries blob_bytes and expires_at_epoch_s (null without a TTL)."
+        }
+      ],
+      "extension_errors": [
+        {
+          "error": "precondition_failed",
+          "exit_code": 3,
+          "fields": [
+            "actual_sha256"
+          ]
+        }
+      ]
     }
   ]
 } as const;
@@ -524,6 +740,12 @@ export const DOCUMENT_RULES_TABLE = {
       ]
     },
     {
+      "id": "json.max-values",
+      "layer": "json",
+      "summary": "The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values.",
+      "reference_messages": []
+    },
+    {
       "id": "json.lone-surrogate",
       "layer": "json",
       "summary": "A string escapes half of a UTF-16 surrogate pair (e.g. \\ud800 alone).",
@@ -787,6 +1009,265 @@ export const FAILURE_RETRY_DEFAULTS_TABLE = {
       "failure_class": "internal_error",
       "retry_class": "retry_after_reread",
       "meaning": "The host failed unexpectedly."
+    }
+  ]
+} as const;
+
+/** spec/tables/harness-hook-inputs.json as written (minus `$schema`); its type is HarnessHookInputsTable in ./tables.ts. */
+export const HARNESS_HOOK_INPUTS_TABLE = {
+  "reference": "lifeloop-cli 0.5.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
+  "metadata_text_max_bytes": 65536,
+  "max_stop_continuations": 3,
+  "harness_timeout_slack_ms": 5000,
+  "adapters": [
+    {
+      "adapter": "claude",
+      "adapter_version": "0.1.0",
+      "config_file": ".claude/settings.json",
+      "config_timeout": true,
+      "unknown_input_fields": "tolerated",
+      "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly.",
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "input_schema": "claude-session-start-input",
+          "delivers": [
+            "session.starting",
+            "session.started"
+          ],
+          "renders": "session.starting",
+          "matcher": "startup|resume|clear|compact",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/SessionStart/0.json (generated); the reference grounds session.starting and session.started on this hook (tests/live_evidence_claude.rs)"
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "input_schema": "claude-user-prompt-submit-input",
+          "delivers": [
+            "frame.opening"
+          ],
+          "renders": "frame.opening",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/UserPromptSubmit/0.json (generated); frame.opened is not delivered: the hook runs before the prompt is admitted, and the renderer has no Claude hook event for frame.opened"
+        },
+        {
+          "hook_event": "PreCompact",
+          "input_schema": "claude-pre-compact-input",
+          "delivers": [
+            "context.pressure_observed"
+          ],
+          "renders": "context.pressure_observed",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/PreCompact/0.json (generated); host_hook.rs maps PreCompact to context.pressure_observed"
+        },
+        {
+          "hook_event": "Stop",
+          "input_schema": "claude-stop-input",
+          "delivers": [
+            "frame.ending",
+            "frame.ended"
+          ],
+          "renders": "frame.ending",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/Stop/0.json (generated)"
+        },
+        {
+          "hook_event": "SessionEnd",
+          "input_schema": "claude-session-end-input",
+          "delivers": [
+            "session.ending",
+            "session.ended"
+          ],
+          "renders": "session.ending",
+          "matcher": "*",
+          "status_message": null,
+          "evidence": "tests/fixtures/live/claude/SessionEnd/0.json (generated)"
+        }
+      ]
+    },
+    {
+      "adapter": "codex",
+      "adapter_version": "0.1.0",
+      "config_file": ".codex/hooks.json",
+      "config_timeout": true,
+      "unknown_input_fields": "rejected",
+      "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed, and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields; an unknown member means a Codex version this schema was not checked against.",
+      "hook_events": [
+        {
+          "hook_event": "SessionStart",
+          "input_schema": "codex-session-start-input",
+          "delivers": [
+            "session.starting",
+            "session.started"
+          ],
+          "renders": "session.starting",
+          "matcher": "startup|resume|clear",
+          "status_message": "Loading lifecycle context",
+          "evidence": "live_codex/codex_cli_0_122_0/session_start.json, codex_cli_0_129_0/session_start.json"
+        },
+        {
+          "hook_event": "UserPromptSubmit",
+          "input_schema": "codex-user-prompt-submit-input",
+          "delivers": [
+            "frame.opening"
+          ],
+          "renders": "frame.opening",
+          "matcher": "*",
+          "status_message": "Delivering the prompt event",
+          "evidence": "live_codex/codex_cli_0_122_0/user_prompt_submit.json, codex_cli_0_129_0/user_prompt_submit.json"
+        },
+        {
+          "hook_event": "PreCompact",
+          "input_schema": "codex-pre-compact-input",
+          "delivers": [
+            "context.pressure_observed"
+          ],
+          "renders": "context.pressure_observed",
+          "matcher": "*",
+          "status_message": "Recording the compaction boundary",
+          "evidence": "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)"
+        },
+        {
+          "hook_event": "PostCompact",
+          "input_schema": "codex-post-compact-input",
+          "delivers": [
+            "context.compacted"
+          ],
+          "renders": "context.compacted",
+          "matcher": "*",
+          "status_message": "Recording the compacted context",
+          "evidence": "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)"
+        },
+        {
+          "hook_event": "Stop",
+          "input_schema": "codex-stop-input",
+          "delivers": [
+            "frame.ending",
+            "frame.ended"
+          ],
+          "renders": "frame.ending",
+          "matcher": "*",
+          "status_message": "Checking the continuation boundary",
+          "evidence": "live_codex/codex_cli_0_122_0/stop_block_continuation.json, stop_after_continuation.json; codex_cli_0_129_0/stop_normal.json, stop_block_continuation.json, stop_after_continuation.json"
+        }
+      ]
+    }
+  ],
+  "fields": [
+    {
+      "input": "session_id",
+      "target": "/harness_session_id",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs; an empty string is left out."
+    },
+    {
+      "input": "turn_id",
+      "target": "/frame_context/frame_id",
+      "applies": "frame",
+      "bounded": false,
+      "note": "frame_class top_level. Without a turn id (Claude Code) the frame id opened by the session's last UserPromptSubmit is reused from --state-dir, else a fresh one; both events of one Stop share it."
+    },
+    {
+      "input": "turn_id",
+      "target": "/harness_task_id",
+      "applies": "other",
+      "bounded": false,
+      "note": "As host_hook.rs does for compaction events."
+    },
+    {
+      "input": "hook_event_name",
+      "target": "/metadata/hook_event_name",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs."
+    },
+    {
+      "input": "transcript_path",
+      "target": "/metadata/transcript_path",
+      "applies": "all",
+      "bounded": false,
+      "note": "A path only; never read. Null or empty is left out."
+    },
+    {
+      "input": "turn_id",
+      "target": "/metadata/turn_id",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs."
+    },
+    {
+      "input": "cwd",
+      "target": "/metadata/cwd",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "model",
+      "target": "/metadata/model",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "permission_mode",
+      "target": "/metadata/permission_mode",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "source",
+      "target": "/metadata/source",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "trigger",
+      "target": "/metadata/trigger",
+      "applies": "all",
+      "bounded": false,
+      "note": "As in host_hook.rs."
+    },
+    {
+      "input": "reason",
+      "target": "/metadata/reason",
+      "applies": "all",
+      "bounded": false,
+      "note": ""
+    },
+    {
+      "input": "stop_hook_active",
+      "target": "/metadata/stop_hook_active",
+      "applies": "all",
+      "bounded": false,
+      "note": "A boolean, also when false."
+    },
+    {
+      "input": "prompt",
+      "target": "/metadata/prompt",
+      "applies": "all",
+      "bounded": true,
+      "note": "host_hook.rs refuses a prompt over 64 KiB; we cut it (see metadata_text_max_bytes)."
+    },
+    {
+      "input": "custom_instructions",
+      "target": "/metadata/custom_instructions",
+      "applies": "all",
+      "bounded": true,
+      "note": ""
+    },
+    {
+      "input": "last_assistant_message",
+      "target": "/metadata/last_assistant_message",
+      "applies": "all",
+      "bounded": true,
+      "note": "Null is left out."
     }
   ]
 } as const;
@@ -1212,6 +1693,13 @@ export const LIMITS_TABLE = {
       "on_exceed": "rule json.max-depth"
     },
     {
+      "name": "max_values",
+      "value": 131072,
+      "unit": "count",
+      "applies_to": "JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding and by the host while it serializes",
+      "on_exceed": "rule json.max-values (parse_response / invalid_request for the invoker); bounds the time and memory of judging a document within the byte limit"
+    },
+    {
       "name": "stderr_tail_bytes",
       "value": 8192,
       "unit": "bytes",
@@ -1247,11 +1735,81 @@ export const LIMITS_TABLE = {
       "on_exceed": "a usage error before anything is spawned"
     },
     {
+      "name": "max_reported_issues",
+      "value": 1000,
+      "unit": "count",
+      "applies_to": "the issues `lifeloop-callback validate --all` prints for one document (a 16 MiB document can hold millions)",
+      "on_exceed": "the first ones are printed, in layer order; stderr says how many were found in all"
+    },
+    {
       "name": "max_safe_integer",
       "value": 9007199254740991,
       "unit": "count",
       "applies_to": "every integer on the wire (2^53 - 1, exact in every binding); schemas carry it as `maximum`",
       "on_exceed": "rule schema.maximum"
+    },
+    {
+      "name": "max_frame_bytes",
+      "value": 16842752,
+      "unit": "bytes",
+      "applies_to": "one stream v2 frame: the bytes since the last LF (CR included, LF excluded), in both directions; max_request_bytes plus 64 KiB for the JSON-RPC members around a DispatchEnvelope",
+      "on_exceed": "rule stream.frame-too-large as soon as the extra byte arrives; the stream ends (stream_frame_too_large)"
+    },
+    {
+      "name": "max_client_requests_in_flight",
+      "value": 64,
+      "unit": "count",
+      "applies_to": "client-to-host requests of one stream that the host has not answered yet",
+      "on_exceed": "rule stream.request-flood; the stream ends (stream_framing)"
+    },
+    {
+      "name": "stream_close_grace_ms",
+      "value": 2000,
+      "unit": "ms",
+      "applies_to": "stream shutdown: time after ending the client's stdin before its process group gets SIGTERM",
+      "on_exceed": "SIGTERM to the group"
+    },
+    {
+      "name": "stream_term_grace_ms",
+      "value": 1000,
+      "unit": "ms",
+      "applies_to": "stream shutdown: time after SIGTERM before SIGKILL to the group",
+      "on_exceed": "SIGKILL to the group"
+    },
+    {
+      "name": "stream_client_exit_ms",
+      "value": 1000,
+      "unit": "ms",
+      "applies_to": "a stream client runner: time from stdin EOF, SIGTERM, SIGINT or SIGHUP to its exit",
+      "on_exceed": "a bug of the runner: tests assert this bound"
+    },
+    {
+      "name": "stream_max_consecutive_timeouts",
+      "value": 3,
+      "unit": "count",
+      "applies_to": "event timeouts in a row on one stream with no valid reply in between",
+      "on_exceed": "the host ends the stream (SIGTERM, SIGKILL); the next event respawns"
+    },
+    {
+      "name": "stream_max_failed_spawns",
+      "value": 3,
+      "unit": "count",
+      "applies_to": "streams in a row that ended without one valid reply",
+      "on_exceed": "no spawn for stream_respawn_cooldown_ms; events fail with stream_respawn_limited"
+    },
+    {
+      "name": "stream_respawn_cooldown_ms",
+      "value": 5000,
+      "unit": "ms",
+      "applies_to": "pause of spawning after stream_max_failed_spawns failed streams",
+      "on_exceed": "one spawn is tried again"
+    },
+    {
+      "name": "max_session_input_bytes",
+      "value": 268435456,
+      "unit": "bytes",
+      "applies_to": "the JSON Lines input of `lifeloop-callback session` (all lines are read and judged before anything is sent); each line is also bounded by max_request_bytes",
+      "on_exceed": "exit 3 (input), nothing is sent"
     }
   ]
 } as const;
@@ -1267,6 +1825,22 @@ export const RECEIPT_EMITTED_GUARD_TABLE = {
     "in_process",
     "subprocess_v1",
     "stream_v2"
+  ]
+} as const;
+
+/** spec/tables/receipt-warnings.json as written (minus `$schema`); its type is ReceiptWarningsTable in ./tables.ts. */
+export const RECEIPT_WARNINGS_TABLE = {
+  "warnings": [
+    {
+      "code": "invocation_failed",
+      "when": "always, in a failure receipt",
+      "message": "`<variant>: <detail>` of the failure"
+    },
+    {
+      "code": "client_stderr_tail",
+      "when": "the client wrote anything to stderr",
+      "message": "the stderr tail (at most limits.stderr_tail_bytes bytes)"
+    }
   ]
 } as const;
 
@@ -1324,6 +1898,19 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reference": "serde_json's recursion limit: at most 127 nested containers (objects and arrays, the root included)",
       "ours": "rejects nesting deeper than limits.max_depth (64 levels)",
       "reason": "A lower, documented bound that every binding enforces the same way, independent of a parser's internals."
+    },
+    {
+      "id": "value-count",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "json.max-values"
+        }
+      ],
+      "where": "any document, including open maps (metadata, telemetry_summary)",
+      "reference": "no bound besides its 16 MiB input limit (5 million empty objects are accepted)",
+      "ours": "rejects a document with more than limits.max_values (131072) JSON values",
+      "reason": "Within the byte limit, tiny values cost far more memory and time to judge than their bytes (an empty object is 3 bytes and about 60 bytes in memory); the bound keeps every binding's time and memory for a maximum-size document small and the host's settle bound intact."
     },
     {
       "id": "duplicate-keys-in-open-maps",
@@ -1400,6 +1987,166 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reference": "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
       "ours": "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
       "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
+    },
+    {
+      "id": "continuation-help",
+      "scope": "continuation",
+      "where": "`continuation --help`, `continuation <command> --help`",
+      "reference": "no help: an unknown subcommand or a missing flag, exit 2",
+      "ours": "prints the group's usage on stdout, exit 0",
+      "reason": "A superset: only command lines the reference refuses change meaning."
+    },
+    {
+      "id": "continuation-flag-equals",
+      "scope": "continuation",
+      "where": "every continuation flag",
+      "reference": "only `--flag value`; `--flag=value` is an unexpected argument (exit 2)",
+      "ours": "also accepts `--flag=value` in a flag position; a value is still taken greedily, so `--thread --key=k` makes `--key=k` the thread in both (and --key is then missing)",
+      "reason": "A superset users expect of a command line; every vector the reference accepts means the same."
+    },
+    {
+      "id": "continuation-opt-in-flags",
+      "scope": "continuation",
+      "where": "`put --require-client-id`, `put --expect-sha256`, `list --long`, error `precondition_failed`",
+      "reference": "no client guard on put, no compare-and-swap, list reports neither sizes nor expiry",
+      "ours": "opt-in flags (spec/tables/client-initiated-commands.json `extension_flags`); without them output is the reference's",
+      "reason": "Any client can overwrite any entry and concurrent read-modify-write loses updates in the reference; the guards make both safe without changing default output."
+    },
+    {
+      "id": "continuation-list-order",
+      "scope": "continuation",
+      "where": "`continuation list`: `keys` and the stderr diagnostics",
+      "reference": "directory order (unspecified)",
+      "ours": "sorted by key (code-unit order)",
+      "reason": "Deterministic output; the comparison treats both orders as the same output."
+    },
+    {
+      "id": "continuation-lock",
+      "scope": "continuation",
+      "where": "put, drop, drop-thread, list, and removal of expired entries",
+      "reference": "no lock: concurrent drop-thread and put fail each other (211 of 300 puts failed in a measured race)",
+      "ours": "writers of one thread hold an exclusive kernel lock on `<root>/.<thread>.lock` (Linux open-file-description lock via fs-native-extensions), list a shared one; a crashed holder's lock is released by the kernel at once; waiting longer than `lock_timeout_ms` is storage_failure",
+      "reason": "CONTINUATION-001 promises the prior entry or the new one, never a failure caused by another client's command; a lock file at the root is invisible to the reference (it never lists the root)."
+    },
+    {
+      "id": "continuation-durability",
+      "scope": "continuation",
+      "where": "put, drop, drop-thread",
+      "reference": "fsyncs the temp file but not the directory after rename or unlink",
+      "ours": "fsyncs the directory after every rename and unlink, and the parents of directories it creates",
+      "reason": "Without the directory fsync a crash can lose a put that already reported ok."
+    },
+    {
+      "id": "continuation-atomic-drop-thread",
+      "scope": "continuation",
+      "where": "`continuation drop-thread`",
+      "reference": "unlinks entries one by one; a failure (e.g. a subdirectory) stops it half way, exit 3 with part of the thread gone",
+      "ours": "renames the thread directory to `<root>/.<thread>.drop.<pid>-<seq>-<nanos>` in one step, then removes it; a non-hidden subdirectory is refused (storage_failure) before anything is removed; foreign hidden files are moved back, as the reference keeps them",
+      "reason": "A reader sees the whole thread or none of it."
+    },
+    {
+      "id": "continuation-expired-removed",
+      "scope": "continuation",
+      "where": "get, list and guarded drop of an expired entry",
+      "reference": "hides it (not_found, omitted) but never deletes the file",
+      "ours": "hides it the same way and removes the file (under the lock, only if it is still the same expired file)",
+      "reason": "Expired blobs would otherwise stay on disk forever."
+    },
+    {
+      "id": "continuation-guarded-drop",
+      "scope": "continuation",
+      "where": "`drop --require-client-id`",
+      "reference": "rename-to-claim, re-read, hard-link restore on a race; may print foreign_entry_restored / claim_file_left_in_place diagnostics",
+      "ours": "read, check and unlink under the thread lock; never leaves a claim file",
+      "reason": "The lock removes the race the claim dance works around."
+    },
+    {
+      "id": "continuation-free-text",
+      "scope": "continuation",
+      "where": "usage messages (plain text), `detail`, `reason`, diagnostic `error` texts",
+      "reference": "its own words",
+      "ours": "our own words; codes, structured members, exit codes and the order of checks are the reference's",
+      "reason": "Prose is not copied; machines branch on codes."
+    },
+    {
+      "id": "hook-command-events",
+      "scope": "hook_command",
+      "where": "every served hook event (spec/tables/harness-hook-inputs.json)",
+      "reference": "host-hook delivers only frame.opening (before-prompt-build) and the compaction events; SessionStart, Stop and SessionEnd deliver nothing to the client",
+      "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended, SessionEnd session.ending then session.ended",
+      "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client needs session and frame ends, not only prompts."
+    },
+    {
+      "id": "hook-command-output",
+      "scope": "hook_command",
+      "where": "the printed output",
+      "reference": "prints {} except a Codex PostCompact side-channel context",
+      "ours": "renders the answer of the hook event's renders event (context payloads, a block directive) through the hook renderer; an empty context slot is left out, so an answer without payloads or directive prints {}",
+      "reason": "The output is how a client's answer reaches the harness; the reference's broker serves one client that never answers with context."
+    },
+    {
+      "id": "hook-command-client-failure",
+      "scope": "hook_command",
+      "where": "a failed delivery or an answer with status failed",
+      "reference": "exits 1 with the error on stderr (status skipped is a failure too, for the prompt event)",
+      "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure; closed: the event's blocking form, or the open output saying it has none. Status skipped is an answer like any other",
+      "reason": "A non-zero exit is a hook error the user may not see and the context is lost without a word; the choice between continuing and blocking belongs to the user."
+    },
+    {
+      "id": "hook-command-usage-exit",
+      "scope": "hook_command",
+      "where": "a bad command line",
+      "reference": "exits 2",
+      "ours": "exits 1",
+      "reason": "Claude Code reads exit 2 as \"block\": a typo in a hook command must not block every prompt."
+    },
+    {
+      "id": "hook-command-prompt-bound",
+      "scope": "hook_command",
+      "where": "a prompt over 64 KiB (and custom_instructions, last_assistant_message)",
+      "reference": "refuses the prompt (exit 1)",
+      "ours": "cuts the text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
+      "reason": "A long pasted prompt must not make the hook fail; the client learns the text was cut."
+    },
+    {
+      "id": "hook-command-metadata",
+      "scope": "hook_command",
+      "where": "CallbackRequest metadata",
+      "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true",
+      "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag)",
+      "reason": "One table maps every event; the extra members are what the harness said."
+    },
+    {
+      "id": "hook-command-input",
+      "scope": "hook_command",
+      "where": "the harness input",
+      "reference": "any JSON object (blank stdin is {}); only session_id is required, where a state file needs it",
+      "ours": "one JSON document valid against the closed input schema of the (harness, hook event), whose hook_event_name equals --event; exit 1 otherwise",
+      "reason": "A hook registered under the wrong event, or a harness that changed its input, is caught at the first call instead of producing wrong events."
+    },
+    {
+      "id": "hook-command-state",
+      "scope": "hook_command",
+      "where": "--state-dir",
+      "reference": "records the host-context compaction status of its client",
+      "ours": "keeps the open frame id and the Stop continuation count per harness session",
+      "reason": "The state serves this command's own guarantees (a Claude Code Stop ends the frame its prompt opened; bounded continuations)."
+    },
+    {
+      "id": "hook-command-client-arguments",
+      "scope": "hook_command",
+      "where": "how the client is started",
+      "reference": "runs --client-cmd with the words lifeloop client --path DIR [--profile P]",
+      "ours": "runs --program with exactly the --arg words, in order",
+      "reason": "Any program can be the client."
+    },
+    {
+      "id": "hook-command-empty-prompt",
+      "scope": "hook_command",
+      "where": "a UserPromptSubmit without a prompt, or with an empty one",
+      "reference": "delivers nothing and prints {}",
+      "ours": "delivers frame.opening (without metadata.prompt)",
+      "reason": "The frame opens whatever the prompt says."
     }
   ]
 } as const;
@@ -1820,6 +2567,663 @@ export const RULES_TABLE = {
   ]
 } as const;
 
+/** spec/tables/runner-outcomes.json as written (minus `$schema`); its type is RunnerOutcomesTable in ./tables.ts. */
+export const RUNNER_OUTCOMES_TABLE = {
+  "outcomes": [
+    {
+      "outcome": "stdin_unreadable",
+      "when": "stdin cannot be read",
+      "failure_variant": "write_request",
+      "warning_code": "variant",
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "request_too_large",
+      "when": "the request is longer than {limit}",
+      "limit": "max_request_bytes",
+      "failure_variant": "invalid_request",
+      "warning_code": "rule",
+      "rule": "json.max-bytes",
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "request_invalid",
+      "when": "the DispatchEnvelope breaks the parse layer, its schema or a rule",
+      "failure_variant": "invalid_request",
+      "warning_code": "issue_rule",
+      "rule_examples": [
+        "json.syntax",
+        "schema.required"
+      ],
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "event_not_dispatched",
+      "when": "the event is never dispatched to a client (`receipt.emitted`: notification-only)",
+      "failure_variant": "receipt_emitted_rejected",
+      "warning_code": "variant",
+      "handler_called": false,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "handler_failed",
+      "when": "the handler {handler_fails}",
+      "failure_variant": "handler_threw",
+      "warning_code": "variant",
+      "handler_called": true,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "response_invalid",
+      "when": "the handler's response breaks the wire contract{response_extra}",
+      "failure_variant": "handler_threw",
+      "warning_variant": "invalid_response",
+      "warning_code": "issue_rule",
+      "rule_examples": [
+        "failed-requires-failure-class"
+      ],
+      "handler_called": true,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "response_too_large",
+      "when": "the encoded response is longer than {limit}",
+      "limit": "max_response_bytes",
+      "failure_variant": "handler_threw",
+      "warning_code": "rule",
+      "rule": "json.max-bytes",
+      "handler_called": true,
+      "bindings": [
+        "go",
+        "python"
+      ]
+    },
+    {
+      "outcome": "handler_timeout",
+      "when": "the ctx given to ServeIO ends before the handler returns (the handler goroutine is abandoned; Serve's context never ends)",
+      "failure_variant": "timeout",
+      "warning_code": "variant",
+      "handler_called": true,
+      "bindings": [
+        "go"
+      ]
+    }
+  ]
+} as const;
+
+/** spec/tables/stream-v2.json as written (minus `$schema`); its type is StreamV2Table in ./tables.ts. */
+export const STREAM_V2_TABLE = {
+  "status": "implemented_extension",
+  "launch": {
+    "flag": "--stream",
+    "position": "after the configured args",
+    "shell": false,
+    "process_group": "new",
+    "children_per_stream": 1
+  },
+  "framing_rules": [
+    {
+      "id": "stream.frame-lf",
+      "layer": "frame",
+      "summary": "Frames are separated by LF (0x0A) only. U+2028, U+2029 and U+0085 are ordinary characters inside strings and never split a frame.",
+      "on_violation": "not a violation: the definition of a frame"
+    },
+    {
+      "id": "stream.frame-cr",
+      "layer": "frame",
+      "summary": "One CR (0x0D) right before the LF is removed before the frame is parsed; writers never emit it. Any other CR is JSON whitespace between tokens, or json.syntax inside a string.",
+      "on_violation": "not a violation: tolerated on read"
+    },
+    {
+      "id": "stream.empty-frame",
+      "layer": "frame",
+      "summary": "An empty line (LF right after LF, or a lone CR before LF) is not a frame.",
+      "on_violation": "framing violation: the stream ends"
+    },
+    {
+      "id": "stream.frame-too-large",
+      "layer": "frame",
+      "summary": "The bytes of the current frame since the last LF (the CR included) exceed max_frame_bytes. Exactly max_frame_bytes passes; the byte after it fails as soon as it arrives, whatever the chunking, and nothing more is buffered.",
+      "on_violation": "framing violation: the stream ends (failure variant stream_frame_too_large)"
+    },
+    {
+      "id": "stream.unterminated-frame",
+      "layer": "frame",
+      "summary": "stdout reached EOF after some bytes of a frame without its LF.",
+      "on_violation": "framing violation: the stream ends"
+    },
+    {
+      "id": "stream.json",
+      "layer": "json",
+      "summary": "The frame's bytes (without LF and the optional CR) are judged as one strict JSON document with the json.* rules of spec/tables/document-rules.json (json.bom, json.utf8, json.syntax, json.trailing-data, json.duplicate-key, json.max-depth, json.lone-surrogate, json.number-range); the issue names that json.* rule. A log line or a start-up banner is json.syntax.",
+      "on_violation": "framing violation: the stream ends; never skipped silently"
+    },
+    {
+      "id": "stream.batch",
+      "layer": "envelope",
+      "summary": "A top-level JSON array (a JSON-RPC batch) is refused; this binding has no batches.",
+      "on_violation": "framing violation: the stream ends"
+    },
+    {
+      "id": "stream.not-object",
+      "layer": "envelope",
+      "summary": "The top-level value is not a JSON object (a string, number, boolean or null).",
+      "on_violation": "framing violation: the stream ends"
+    },
+    {
+      "id": "stream.jsonrpc",
+      "layer": "envelope",
+      "summary": "The member jsonrpc is missing or is not exactly the string \"2.0\".",
+      "on_violation": "framing violation: the stream ends"
+    },
+    {
+      "id": "stream.frame-kind",
+      "layer": "envelope",
+      "summary": "The members fit none of the four closed frame kinds (request, notification, success reply, error reply): an unknown member, both result and error, a reply without an id, method together with result or error.",
+      "on_violation": "framing violation: the stream ends"
+    },
+    {
+      "id": "stream.id",
+      "layer": "envelope",
+      "summary": "An id that is not a string of 1..128 characters or an integer 0..2^53-1 written as a plain integer (null, 1.5, 1e2, -0, -1, true, an object, an empty string).",
+      "on_violation": "framing violation: the stream ends (an error reply with id null included)"
+    },
+    {
+      "id": "stream.method",
+      "layer": "envelope",
+      "summary": "method is not a string of 1..256 characters, or starts with the reserved prefix rpc.",
+      "on_violation": "framing violation: the stream ends"
+    },
+    {
+      "id": "stream.params",
+      "layer": "envelope",
+      "summary": "params is present and is not a JSON object (by-position arrays are not used).",
+      "on_violation": "framing violation: the stream ends"
+    },
+    {
+      "id": "stream.error-object",
+      "layer": "envelope",
+      "summary": "error is not a closed object {code: integer -2^53+1..2^53-1, message: string of at most 65536 characters, data?: any JSON}.",
+      "on_violation": "framing violation: the stream ends"
+    },
+    {
+      "id": "stream.duplicate-request-id",
+      "layer": "correlation",
+      "summary": "The peer sends a request whose id equals one of its own requests still unanswered.",
+      "on_violation": "not a violation: answered with -32600 and that id; the first request keeps running"
+    },
+    {
+      "id": "stream.request-flood",
+      "layer": "correlation",
+      "summary": "The peer has more than max_client_requests_in_flight of its own requests unanswered.",
+      "on_violation": "framing violation: the stream ends"
+    }
+  ],
+  "frames": [
+    {
+      "kind": "request",
+      "schema": "schemas/stream/jsonrpc-request.schema.json",
+      "members": [
+        "jsonrpc",
+        "id",
+        "method",
+        "params"
+      ],
+      "required": [
+        "jsonrpc",
+        "id",
+        "method"
+      ],
+      "reply": "exactly one success or error reply with the same id"
+    },
+    {
+      "kind": "notification",
+      "schema": "schemas/stream/jsonrpc-notification.schema.json",
+      "members": [
+        "jsonrpc",
+        "method",
+        "params"
+      ],
+      "required": [
+        "jsonrpc",
+        "method"
+      ],
+      "reply": "never"
+    },
+    {
+      "kind": "success_reply",
+      "schema": "schemas/stream/jsonrpc-success-reply.schema.json",
+      "members": [
+        "jsonrpc",
+        "id",
+        "result"
+      ],
+      "required": [
+        "jsonrpc",
+        "id",
+        "result"
+      ],
+      "reply": "never"
+    },
+    {
+      "kind": "error_reply",
+      "schema": "schemas/stream/jsonrpc-error-reply.schema.json",
+      "members": [
+        "jsonrpc",
+        "id",
+        "error"
+      ],
+      "required": [
+        "jsonrpc",
+        "id",
+        "error"
+      ],
+      "reply": "never"
+    }
+  ],
+  "ids": {
+    "types": [
+      "string",
+      "integer"
+    ],
+    "string_max_length": 128,
+    "integer_minimum": 0,
+    "integer_maximum": 9007199254740991,
+    "comparison": "type and value exactly: the string \"7\" and the integer 7 are different ids; strings compare code unit by code unit",
+    "host_ids": "decimal strings \"1\", \"2\", ... counted per StreamInvoker, never reused, also not across respawns",
+    "client_ids": "any allowed id; unique among the client's own unanswered requests"
+  },
+  "host_to_client": {
+    "event_method_prefix": "event/",
+    "params": "DispatchEnvelope",
+    "result": "CallbackResponse",
+    "params_decision": "params is the whole DispatchEnvelope, exactly the document v1 writes to stdin: the CallbackRequest at params.request and the PayloadEnvelope bodies its payload_refs name at params.payloads. CALLBACK-001 §C names CallbackRequest as params, but a CallbackRequest alone cannot carry payload bodies; carrying them in other frames would add ordering and correlation state for no gain, and the envelope lets a client decode v1 and v2 with one strict decoder and the same rule ids.",
+    "request_or_notification": "the stream_v2 column of spec/tables/event-vocabulary.json: request events get an id and one reply; notification events get no id and no reply; never_sent events (receipt.emitted) are refused before anything is written",
+    "outstanding": "requests are pipelined: several may be outstanding; the client may answer them in any order"
+  },
+  "cancel": {
+    "method": "lifeloop/cancel",
+    "direction": "host_to_client",
+    "kind": "notification",
+    "params": {
+      "id": "the id of the cancelled event request (same type and value)",
+      "reason": "timeout"
+    },
+    "extension": true,
+    "semantics": "Sent once when an event request's deadline expires. The host has already settled the event as timeout; the client SHOULD stop working on it and SHOULD NOT reply; a reply that still comes is discarded and counted. A cancel for an id the client does not know (already answered) is ignored. The stream stays open.",
+    "why": "JSON-RPC 2.0 leaves cancellation undefined. LSP's $/cancelRequest still requires a reply and MCP's notifications/cancelled lives in MCP's namespace; a notification in our own lifeloop/ namespace cannot collide with event/<kind> methods or the client-initiated command groups, and a host that has already given up needs no acknowledgement."
+  },
+  "client_to_host": {
+    "method_rule": "<stream_v2_method_prefix><command> of spec/tables/client-initiated-commands.json (e.g. continuation/put)",
+    "params_rule": "one member per CLI flag: the flag without -- and with - turned into _ (--thread -> thread, --ttl-s -> ttl_s); a blob on stdin becomes blob_base64 (RFC 4648 base64 with padding); closed: unknown members are -32602",
+    "result_rule": "the CLI's JSON stdout members (result_fields); a blob on stdout becomes blob_base64 next to the metadata members",
+    "error_rule": "a failed command is an error reply: code from error_codes for the CLI error name, data {\"error\": <name>, ...the error's fields}",
+    "until_available": "Until a handler for the method is registered (the continuation store, issue 11), the host answers -32000 not_available with data {\"error\": \"not_available\", \"method\": <method>}; never silence.",
+    "unknown_method": "-32601 method_not_found with data {\"method\": <method>}",
+    "notifications": "a client notification is never answered; the host discards and counts it"
+  },
+  "reverse_methods": [
+    {
+      "method": "continuation/put",
+      "group": "continuation",
+      "command": "put",
+      "params": [
+        {
+          "name": "thread",
+          "flag": "--thread",
+          "required": true,
+          "value": "identifier"
+        },
+        {
+          "name": "key",
+          "flag": "--key",
+          "required": true,
+          "value": "identifier"
+        },
+        {
+          "name": "client_id",
+          "flag": "--client-id",
+          "required": false,
+          "value": "identifier"
+        },
+        {
+          "name": "ttl_s",
+          "flag": "--ttl-s",
+          "required": false,
+          "value": "unsigned_integer"
+        },
+        {
+          "name": "blob_base64",
+          "flag": null,
+          "required": true,
+          "value": "base64"
+        }
+      ],
+      "result": [
+        "status",
+        "written_at_epoch_s"
+      ]
+    },
+    {
+      "method": "continuation/get",
+      "group": "continuation",
+      "command": "get",
+      "params": [
+        {
+          "name": "thread",
+          "flag": "--thread",
+          "required": true,
+          "value": "identifier"
+        },
+        {
+          "name": "key",
+          "flag": "--key",
+          "required": true,
+          "value": "identifier"
+        },
+        {
+          "name": "require_client_id",
+          "flag": "--require-client-id",
+          "required": false,
+          "value": "identifier"
+        }
+      ],
+      "result": [
+        "blob_base64",
+        "client_id",
+        "ttl_s",
+        "written_at_epoch_s"
+      ]
+    },
+    {
+      "method": "continuation/drop",
+      "group": "continuation",
+      "command": "drop",
+      "params": [
+        {
+          "name": "thread",
+          "flag": "--thread",
+          "required": true,
+          "value": "identifier"
+        },
+        {
+          "name": "key",
+          "flag": "--key",
+          "required": true,
+          "value": "identifier"
+        },
+        {
+          "name": "require_client_id",
+          "flag": "--require-client-id",
+          "required": false,
+          "value": "identifier"
+        }
+      ],
+      "result": [
+        "status"
+      ]
+    },
+    {
+      "method": "continuation/list",
+      "group": "continuation",
+      "command": "list",
+      "params": [
+        {
+          "name": "thread",
+          "flag": "--thread",
+          "required": true,
+          "value": "identifier"
+        }
+      ],
+      "result": [
+        "keys",
+        "thread"
+      ]
+    },
+    {
+      "method": "continuation/drop-thread",
+      "group": "continuation",
+      "command": "drop-thread",
+      "params": [
+        {
+          "name": "thread",
+          "flag": "--thread",
+          "required": true,
+          "value": "identifier"
+        }
+      ],
+      "result": [
+        "dropped_count",
+        "status"
+      ]
+    }
+  ],
+  "error_codes": [
+    {
+      "code": -32700,
+      "name": "parse_error",
+      "origin": "jsonrpc",
+      "failure_class": "invalid_request",
+      "canonical": false,
+      "meaning": "Standard. Never sent by this host: a frame that does not parse ends the stream instead (its reply would need id null)."
+    },
+    {
+      "code": -32600,
+      "name": "invalid_request",
+      "origin": "jsonrpc",
+      "failure_class": "invalid_request",
+      "canonical": true,
+      "meaning": "Standard. A well-formed request the receiver refuses, e.g. a duplicate unanswered request id (stream.duplicate-request-id)."
+    },
+    {
+      "code": -32601,
+      "name": "method_not_found",
+      "origin": "jsonrpc",
+      "failure_class": "capability_unsupported",
+      "canonical": false,
+      "meaning": "Standard. The method is unknown to the receiver (a client that does not know an event kind; a host method that does not exist)."
+    },
+    {
+      "code": -32602,
+      "name": "invalid_params",
+      "origin": "jsonrpc",
+      "failure_class": "invalid_request",
+      "canonical": false,
+      "meaning": "Standard. params break the method's closed shape (a missing, unknown or mistyped member, bad base64)."
+    },
+    {
+      "code": -32603,
+      "name": "internal_error",
+      "origin": "jsonrpc",
+      "failure_class": "internal_error",
+      "canonical": true,
+      "meaning": "Standard. The receiver failed unexpectedly while handling the request."
+    },
+    {
+      "code": -32000,
+      "name": "not_available",
+      "origin": "lifeloop-callback",
+      "failure_class": "capability_unsupported",
+      "canonical": true,
+      "meaning": "The method exists but the host has no implementation configured for it yet (e.g. continuation/* before a continuation store is plugged in)."
+    },
+    {
+      "code": -32001,
+      "name": "timeout",
+      "origin": "lifeloop-callback",
+      "failure_class": "timeout",
+      "canonical": true,
+      "meaning": "The operation exceeded its deadline."
+    },
+    {
+      "code": -32002,
+      "name": "transport_error",
+      "origin": "lifeloop-callback",
+      "failure_class": "transport_error",
+      "canonical": true,
+      "meaning": "A transport behind the receiver failed."
+    },
+    {
+      "code": -32003,
+      "name": "payload_too_large",
+      "origin": "lifeloop-callback",
+      "failure_class": "payload_too_large",
+      "canonical": true,
+      "meaning": "A payload or blob exceeds a size limit."
+    },
+    {
+      "code": -32004,
+      "name": "adapter_unavailable",
+      "origin": "lifeloop-callback",
+      "failure_class": "adapter_unavailable",
+      "canonical": true,
+      "meaning": "The selected adapter cannot be reached or loaded."
+    },
+    {
+      "code": -32005,
+      "name": "capability_degraded",
+      "origin": "lifeloop-callback",
+      "failure_class": "capability_degraded",
+      "canonical": true,
+      "meaning": "A previously available capability is now weaker or absent."
+    },
+    {
+      "code": -32006,
+      "name": "placement_unavailable",
+      "origin": "lifeloop-callback",
+      "failure_class": "placement_unavailable",
+      "canonical": true,
+      "meaning": "No acceptable payload placement can be satisfied."
+    },
+    {
+      "code": -32007,
+      "name": "payload_rejected",
+      "origin": "lifeloop-callback",
+      "failure_class": "payload_rejected",
+      "canonical": true,
+      "meaning": "A payload was rejected for lifecycle or transport reasons."
+    },
+    {
+      "code": -32008,
+      "name": "identity_unavailable",
+      "origin": "lifeloop-callback",
+      "failure_class": "identity_unavailable",
+      "canonical": true,
+      "meaning": "Required harness identity fields cannot be observed."
+    },
+    {
+      "code": -32009,
+      "name": "operator_required",
+      "origin": "lifeloop-callback",
+      "failure_class": "operator_required",
+      "canonical": true,
+      "meaning": "Manual setup, approval or intervention is required."
+    },
+    {
+      "code": -32010,
+      "name": "state_conflict",
+      "origin": "lifeloop-callback",
+      "failure_class": "state_conflict",
+      "canonical": true,
+      "meaning": "Correlation or idempotency state conflicted."
+    },
+    {
+      "code": -32020,
+      "name": "not_found",
+      "origin": "lifeloop-callback",
+      "failure_class": "state_conflict",
+      "canonical": false,
+      "meaning": "Command error not_found (client-initiated commands): no such entry."
+    },
+    {
+      "code": -32021,
+      "name": "client_id_mismatch",
+      "origin": "lifeloop-callback",
+      "failure_class": "state_conflict",
+      "canonical": false,
+      "meaning": "Command error client_id_mismatch: the entry was written by another client."
+    },
+    {
+      "code": -32022,
+      "name": "blob_too_large",
+      "origin": "lifeloop-callback",
+      "failure_class": "payload_too_large",
+      "canonical": false,
+      "meaning": "Command error blob_too_large: the blob exceeds the store's limit."
+    },
+    {
+      "code": -32023,
+      "name": "invalid_identifier",
+      "origin": "lifeloop-callback",
+      "failure_class": "invalid_request",
+      "canonical": false,
+      "meaning": "Command error invalid_identifier: a thread, key or client id breaks the identifier pattern."
+    },
+    {
+      "code": -32024,
+      "name": "storage_failure",
+      "origin": "lifeloop-callback",
+      "failure_class": "internal_error",
+      "canonical": false,
+      "meaning": "Command error storage_failure: the store could not read or write."
+    }
+  ],
+  "shutdown": {
+    "trigger": "StreamInvoker.close(), and the end of a stream after a violation, an exit, stdout closing or too many consecutive timeouts",
+    "steps": [
+      {
+        "step": "end_stdin",
+        "action": "stop writing and end the client's stdin (EOF); keep reading stdout and stderr, so replies to pending events still count",
+        "wait_limit": "stream_close_grace_ms"
+      },
+      {
+        "step": "sigterm",
+        "action": "when the child has not exited: SIGTERM to its process group",
+        "wait_limit": "stream_term_grace_ms"
+      },
+      {
+        "step": "sigkill",
+        "action": "when it has still not exited: SIGKILL to the group and destroy the pipes (a descendant holding them cannot delay the host)",
+        "wait_limit": "kill_grace_ms"
+      },
+      {
+        "step": "reap",
+        "action": "wait for the exit (not for pipe EOF), SIGKILL whatever is left of the group, untrack it; close() resolves",
+        "wait_limit": null
+      }
+    ],
+    "after_violation": "a framing violation or the consecutive-timeout bound skips end_stdin: SIGTERM, then SIGKILL after kill_grace_ms; stdout reaching EOF, a partial frame at EOF or a broken stdin pipe first wait stream_term_grace_ms for the child's own exit (then the events fail with stream_exit), and only then terminate the same way",
+    "client_exit": "a client runner exits within stream_client_exit_ms of stdin EOF, SIGTERM, SIGINT or SIGHUP; pending handlers' replies are not awaited"
+  },
+  "respawn": {
+    "when": "the next event after the stream ended (violation, exit, stdout closed, consecutive timeouts) spawns a new child; the events pending on the old stream have already failed",
+    "consecutive_timeouts": "after stream_max_consecutive_timeouts timeouts with no reply in between, the host ends the stream (the client is presumed stuck)",
+    "storm_bound": "after stream_max_failed_spawns streams in a row ended without one valid reply, no child is spawned for stream_respawn_cooldown_ms: events in that time fail at once with stream_respawn_limited; after it one spawn is tried, and a success (one valid reply) resets the count",
+    "close": "after close() nothing is respawned; invoke() fails with stream_closed"
+  }
+} as const;
+
 /** spec/tables/subprocess-failure-mapping.json as written (minus `$schema`); its type is SubprocessFailureMappingTable in ./tables.ts. */
 export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
   "variants": [
@@ -1830,7 +3234,8 @@ export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
       "reference_variant": "ReceiptEmittedRejected",
       "transports": [
         "subprocess_v1",
-        "in_process"
+        "in_process",
+        "stream_v2"
       ],
       "stage": "guard",
       "when": "The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced."
@@ -1842,7 +3247,8 @@ export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
       "reference_variant": null,
       "transports": [
         "subprocess_v1",
-        "in_process"
+        "in_process",
+        "stream_v2"
       ],
       "stage": "validate_request",
       "when": "The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.",
@@ -1855,7 +3261,8 @@ export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
       "reference_variant": "SerializeRequest",
       "transports": [
         "subprocess_v1",
-        "in_process"
+        "in_process",
+        "stream_v2"
       ],
       "stage": "serialize",
       "when": "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered."
@@ -1867,7 +3274,8 @@ export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
       "reference_variant": null,
       "transports": [
         "subprocess_v1",
-        "in_process"
+        "in_process",
+        "stream_v2"
       ],
       "stage": "serialize",
       "when": "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned or called.",
@@ -1879,7 +3287,8 @@ export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
       "origin": "callback-001",
       "reference_variant": "Spawn",
       "transports": [
-        "subprocess_v1"
+        "subprocess_v1",
+        "stream_v2"
       ],
       "stage": "spawn",
       "when": "The program cannot be started: not found, not executable, permission denied, fork failure."
@@ -1890,7 +3299,8 @@ export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
       "origin": "callback-001",
       "reference_variant": "WriteRequest",
       "transports": [
-        "subprocess_v1"
+        "subprocess_v1",
+        "stream_v2"
       ],
       "stage": "write",
       "when": "Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure)."
@@ -1948,7 +3358,8 @@ export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
       "reference_variant": "InvalidResponse",
       "transports": [
         "subprocess_v1",
-        "in_process"
+        "in_process",
+        "stream_v2"
       ],
       "stage": "validate_response",
       "when": "The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class."
@@ -1972,10 +3383,95 @@ export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
       "reference_variant": "Timeout",
       "transports": [
         "subprocess_v1",
-        "in_process"
+        "in_process",
+        "stream_v2"
       ],
       "stage": "deadline",
       "when": "The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time."
+    },
+    {
+      "variant": "stream_framing",
+      "failure_class": "invalid_request",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "parse",
+      "when": "A frame from the client broke a framing rule of spec/tables/stream-v2.json (stream.* or, through stream.json, a json.* rule): a log line, an empty line, a batch, an unknown member, a bad id. The host ends the stream and every pending event fails; issues carry the rule id and the detail quotes the frame's first bytes.",
+      "reason": "The stream has no v1 counterpart; like parse_response it says the client wrote bytes that are not the protocol, and it names the stream rule."
+    },
+    {
+      "variant": "stream_frame_too_large",
+      "failure_class": "transport_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "read",
+      "when": "A frame from the client grew past limits.max_frame_bytes without its LF (rule stream.frame-too-large); the host stops reading at that byte, ends the stream, and every pending event fails.",
+      "reason": "Same class as response_too_large: an oversized output is a transport failure, and the host never buffers more than the limit."
+    },
+    {
+      "variant": "stream_exit",
+      "failure_class": "transport_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "exit",
+      "when": "The stream's client exited (any code) or was killed by a signal while the event was pending. Carries the exit code or signal and the stderr tail.",
+      "reason": "A long-lived client must not exit while an event is pending; like non_zero_exit the exit is the transport's failure."
+    },
+    {
+      "variant": "stream_stdout_closed",
+      "failure_class": "transport_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "read",
+      "when": "The client closed its stdout (EOF) while still running; the host ends the stream (SIGTERM, SIGKILL) and every pending event fails.",
+      "reason": "Without stdout no reply can come; waiting for the deadline would only delay the failure."
+    },
+    {
+      "variant": "error_reply",
+      "failure_class": "internal_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "validate_response",
+      "when": "The client answered the event with a JSON-RPC error reply instead of a result. The failure class is the one spec/tables/stream-v2.json error_codes gives for the code (e.g. -32601 capability_unsupported); this row's class applies to codes the table does not list. The detail carries the code and message.",
+      "reason": "CALLBACK-001 §C allows an error reply; its code says what went wrong, so the class comes from the error-code table."
+    },
+    {
+      "variant": "stream_respawn_limited",
+      "failure_class": "transport_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "spawn",
+      "when": "limits.stream_max_failed_spawns streams in a row ended without a valid reply; during limits.stream_respawn_cooldown_ms no child is spawned and the event fails at once.",
+      "reason": "Bounds respawning against a client that dies at start-up (no respawn storm)."
+    },
+    {
+      "variant": "stream_closed",
+      "failure_class": "internal_error",
+      "origin": "lifeloop-callback",
+      "reference_variant": null,
+      "transports": [
+        "stream_v2"
+      ],
+      "stage": "guard",
+      "when": "invoke() was called after close() (or while it runs); nothing is written or spawned.",
+      "reason": "A host bug rather than a client failure; a result instead of a throw keeps the invoker contract (never throws)."
     }
   ]
 } as const;
@@ -2042,11 +3538,12 @@ export const TRANSPORT_MODES_TABLE = {
     {
       "mode": "stream_v2",
       "title": "Stream callbacks (v2)",
-      "status": "proposed",
+      "status": "implemented",
       "cross_language": true,
-      "framing": "one long-lived child; JSON-RPC 2.0 messages over stdio; method event/<event>; params CallbackRequest, result CallbackResponse",
-      "deadline": "not specified yet",
-      "implementation": null
+      "framing": "one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names",
+      "deadline": "required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms",
+      "implementation": "runtime/stream/invoker.ts",
+      "reference_status": "The reference (lifeloop-cli 0.5.0) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope)."
     }
   ]
 } as const;
@@ -2255,6 +3752,15 @@ export const FAILURE_VARIANTS = SUBPROCESS_FAILURE_MAPPING_TABLE.variants;
 /** A failure variant id, e.g. `non_zero_exit`. */
 export type FailureVariant = (typeof FAILURE_VARIANTS)[number]["variant"];
 
+/** spec/tables/stream-v2.json: stream callbacks (v2) framing rules, frames, ids, methods, cancel, error codes, shutdown, respawn (spec/stream-protocol.md). */
+export const STREAM_V2 = STREAM_V2_TABLE;
+/** A stream framing rule id, e.g. `stream.frame-too-large`. */
+export type StreamRuleId = (typeof STREAM_V2)["framing_rules"][number]["id"];
+/** A client-to-host method name, e.g. `continuation/put`. */
+export type StreamReverseMethodName = (typeof STREAM_V2)["reverse_methods"][number]["method"];
+/** A JSON-RPC error code name of the stream binding, e.g. `not_available`. */
+export type StreamErrorName = (typeof STREAM_V2)["error_codes"][number]["name"];
+
 /** spec/tables/transport-modes.json */
 export const TRANSPORT_MODES = TRANSPORT_MODES_TABLE.modes;
 
@@ -2269,12 +3775,23 @@ export const LIMITS = {
   "max_request_bytes": 16777216,
   "max_response_bytes": 16777216,
   "max_depth": 64,
+  "max_values": 131072,
   "stderr_tail_bytes": 8192,
   "kill_grace_ms": 100,
   "settle_margin_ms": 1000,
   "failure_detail_preview_bytes": 64,
   "max_timeout_ms": 2147483647,
-  "max_safe_integer": 9007199254740991
+  "max_reported_issues": 1000,
+  "max_safe_integer": 9007199254740991,
+  "max_frame_bytes": 16842752,
+  "max_client_requests_in_flight": 64,
+  "stream_close_grace_ms": 2000,
+  "stream_term_grace_ms": 1000,
+  "stream_client_exit_ms": 1000,
+  "stream_max_consecutive_timeouts": 3,
+  "stream_max_failed_spawns": 3,
+  "stream_respawn_cooldown_ms": 5000,
+  "max_session_input_bytes": 268435456
 } as const;
 
 /** spec/tables/client-initiated-commands.json */
@@ -2295,6 +3812,29 @@ export const CLI_EXIT_CODES = {
 
 /** spec/tables/document-rules.json: rule ids of the parse (json.*) and schema (schema.*) layers. */
 export const DOCUMENT_RULES = DOCUMENT_RULES_TABLE.rules;
+/** The parse-layer rule ids (the json.* rows of spec/tables/document-rules.json) by lowerCamel name. */
+export const PARSE_RULE_IDS = {
+  /** The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes). */
+  maxBytes: "json.max-bytes",
+  /** The document starts with a UTF-8 byte-order mark. */
+  bom: "json.bom",
+  /** The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences). */
+  utf8: "json.utf8",
+  /** The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters). */
+  syntax: "json.syntax",
+  /** Something other than whitespace follows the first JSON value (a second document, a log line). */
+  trailingData: "json.trailing-data",
+  /** An object names the same member twice (compared after unescaping), anywhere in the document. */
+  duplicateKey: "json.duplicate-key",
+  /** Arrays and objects nest deeper than limits.max_depth. */
+  maxDepth: "json.max-depth",
+  /** The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values. */
+  maxValues: "json.max-values",
+  /** A string escapes half of a UTF-16 surrogate pair (e.g. \ud800 alone). */
+  loneSurrogate: "json.lone-surrogate",
+  /** A number is too large in magnitude for an IEEE-754 double (e.g. 1e400). */
+  numberRange: "json.number-range",
+} as const;
 /** A parse- or schema-layer rule id. */
 export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];
 
@@ -3355,14 +4895,28 @@ export type HookAdapter = (typeof HARNESS_HOOK_MAPPING)["adapters"][number]["ada
 export type HookRenderErrorKind = (typeof HARNESS_HOOK_MAPPING)["errors"][number]["kind"];
 /** A render warning code, e.g. `directive_ignored`. */
 export type HookRenderWarningCode = (typeof HARNESS_HOOK_MAPPING)["warnings"][number]["code"];
+/** spec/tables/harness-hook-inputs.json: what `lifeloop-callback hook` does with each harness hook input (spec/hook-command.md). */
+export const HARNESS_HOOK_INPUTS = HARNESS_HOOK_INPUTS_TABLE;
 
 /** Schemas under schemas/hooks/: each harness hook output (with its adapter and hook event) and the render request. */
 export const HOOK_SCHEMAS = [
+  {
+    "name": "ClaudePreCompactInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "PreCompact"
+  },
   {
     "name": "ClaudePreCompactOutput",
     "role": "output",
     "adapter": "claude",
     "hook_event": "PreCompact"
+  },
+  {
+    "name": "ClaudeSessionEndInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "SessionEnd"
   },
   {
     "name": "ClaudeSessionEndOutput",
@@ -3371,10 +4925,22 @@ export const HOOK_SCHEMAS = [
     "hook_event": "SessionEnd"
   },
   {
+    "name": "ClaudeSessionStartInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "SessionStart"
+  },
+  {
     "name": "ClaudeSessionStartOutput",
     "role": "output",
     "adapter": "claude",
     "hook_event": "SessionStart"
+  },
+  {
+    "name": "ClaudeStopInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "Stop"
   },
   {
     "name": "ClaudeStopOutput",
@@ -3383,10 +4949,22 @@ export const HOOK_SCHEMAS = [
     "hook_event": "Stop"
   },
   {
+    "name": "ClaudeUserPromptSubmitInput",
+    "role": "input",
+    "adapter": "claude",
+    "hook_event": "UserPromptSubmit"
+  },
+  {
     "name": "ClaudeUserPromptSubmitOutput",
     "role": "output",
     "adapter": "claude",
     "hook_event": "UserPromptSubmit"
+  },
+  {
+    "name": "CodexPostCompactInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "PostCompact"
   },
   {
     "name": "CodexPostCompactOutput",
@@ -3395,10 +4973,22 @@ export const HOOK_SCHEMAS = [
     "hook_event": "PostCompact"
   },
   {
+    "name": "CodexPreCompactInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "PreCompact"
+  },
+  {
     "name": "CodexPreCompactOutput",
     "role": "output",
     "adapter": "codex",
     "hook_event": "PreCompact"
+  },
+  {
+    "name": "CodexSessionStartInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "SessionStart"
   },
   {
     "name": "CodexSessionStartOutput",
@@ -3407,10 +4997,22 @@ export const HOOK_SCHEMAS = [
     "hook_event": "SessionStart"
   },
   {
+    "name": "CodexStopInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "Stop"
+  },
+  {
     "name": "CodexStopOutput",
     "role": "output",
     "adapter": "codex",
     "hook_event": "Stop"
+  },
+  {
+    "name": "CodexUserPromptSubmitInput",
+    "role": "input",
+    "adapter": "codex",
+    "hook_event": "UserPromptSubmit"
   },
   {
     "name": "CodexUserPromptSubmitOutput",

@@ -57,12 +57,124 @@ export interface ClientInitiatedCommandsRegistry {
       stderr: "none" | "json_metadata" | "diagnostics";
       result_fields: string[];
     }[];
+    /**
+     * The JSON type of every member a command of the group prints (commands[].result_fields) or an error envelope carries (errors[].fields); each SDK maps it to its own types.
+     *
+     * @minItems 1
+     */
+    members: {
+      name: string;
+      /**
+       * string; unsigned_integer (0 to 2^64-1); entries: an array of objects whose members are entry_members.
+       */
+      type: "string" | "unsigned_integer" | "entries";
+      /**
+       * True when the member may be JSON null.
+       */
+      nullable: boolean;
+      /**
+       * For type entries: the members of each entry, each itself listed in members.
+       *
+       * @minItems 1
+       */
+      entry_members?: string[];
+      description: string;
+    }[];
     errors: {
       error: string;
       exit_code: number;
       fields: string[];
     }[];
     usage_error_exit_code: number;
+    /**
+     * Environment variable that overrides the program SDK helpers spawn (default: the first word of `cli`).
+     */
+    cli_program_environment?: string;
+    /**
+     * Store root: the first of these variables that is set and non-empty, with the path segments appended.
+     *
+     * @minItems 1
+     */
+    root_resolution?: {
+      environment: string;
+      append: string[];
+    }[];
+    limits?: {
+      /**
+       * Largest blob in bytes.
+       */
+      max_blob_bytes: number;
+      max_blob_bytes_environment: string;
+      /**
+       * Bytes a stored file may hold beyond the blob limit (header plus meta) before a read refuses it.
+       */
+      read_overhead_bytes: number;
+      /**
+       * How long a command waits for a thread's lock before storage_failure (ours; the reference has no lock).
+       */
+      lock_timeout_ms: number;
+    };
+    defaults?: {
+      client_id: string;
+    };
+    entry_format?: {
+      /**
+       * Path segments under the root; {thread} and {key} are the identifiers.
+       *
+       * @minItems 1
+       */
+      path: string[];
+      header: "u32_be_meta_length";
+      header_bytes: number;
+      meta_schema_version: string;
+      /**
+       * Meta JSON members in the order they are written.
+       *
+       * @minItems 1
+       */
+      meta_fields: {
+        field: string;
+        type: "string" | "u64" | "u64_or_null";
+      }[];
+      file_mode: string;
+      directory_mode: string;
+      temp_file: string;
+      delete_claim_file: string;
+      /**
+       * Ours: at the root, one per thread.
+       */
+      lock_file: string;
+      /**
+       * Ours: at the root; a thread directory renamed away by drop-thread before its files are removed.
+       */
+      dropped_thread_directory: string;
+    };
+    ttl?: {
+      clock: "epoch_seconds";
+      expired_when: string;
+    };
+    list_diagnostics?: {
+      diagnostic: string;
+      reason: string;
+      fields: string[];
+    }[];
+    /**
+     * Opt-in flags of ours that the reference lacks; without them output matches the reference.
+     */
+    extension_flags?: {
+      command: string;
+      flag: string;
+      value: "identifier" | "sha256_or_absent" | "switch";
+      meaning: string;
+    }[];
+    /**
+     * Error envelopes of ours, printed only when an extension flag is used.
+     */
+    extension_errors?: {
+      error: string;
+      exit_code: number;
+      fields: string[];
+    }[];
   }[];
 }
 
@@ -180,6 +292,100 @@ export interface FailureRetryDefaultsTable {
     failure_class: string;
     retry_class: string;
     meaning: string;
+  }[];
+}
+
+// spec/tables/harness-hook-inputs.json (meta-schema spec/meta/harness-hook-inputs.schema.json)
+/**
+ * What the `lifeloop-callback hook` command does with a harness's hook input (spec/hook-command.md): per adapter and hook event, the closed input schema, the lifecycle events delivered (in order) and the one whose response is rendered, the configuration entry; and which input field becomes which CallbackRequest field.
+ */
+export interface HarnessHookInputsTable {
+  reference: string;
+  /**
+   * A bounded text field (prompt, custom_instructions, last_assistant_message) is cut to at most this many UTF-8 bytes, at a code point boundary, before it goes into metadata; metadata.truncated_fields then names it.
+   */
+  metadata_text_max_bytes: number;
+  /**
+   * At most this many consecutive Stop continuations (a rendered block at Stop) per harness session; a further block is not rendered.
+   */
+  max_stop_continuations: number;
+  /**
+   * `hook config` sets the harness's per-hook timeout to (lifecycle events delivered x --timeout-ms + this), rounded up to whole seconds.
+   */
+  harness_timeout_slack_ms: number;
+  /**
+   * @minItems 1
+   */
+  adapters: {
+    /**
+     * An adapter of harness-hook-mapping.json.
+     */
+    adapter: string;
+    /**
+     * CallbackRequest adapter_version (the reference's manifest version of the adapter).
+     */
+    adapter_version: string;
+    /**
+     * Where the harness reads the printed hooks block (relative to the project, or the user's home).
+     */
+    config_file: string;
+    /**
+     * Whether an entry of the configuration carries timeout (whole seconds; Claude Code and Codex both document it).
+     */
+    config_timeout: boolean;
+    /**
+     * rejected: the input schemas are closed; tolerated: members outside the schema are allowed (and not passed on).
+     */
+    unknown_input_fields: "rejected" | "tolerated";
+    unknown_input_fields_fact: string;
+    /**
+     * @minItems 1
+     */
+    hook_events: {
+      hook_event: string;
+      /**
+       * Stem of the input schema in schemas/hooks/.
+       */
+      input_schema: string;
+      /**
+       * The lifecycle events delivered, in order, one client process each.
+       *
+       * @minItems 1
+       */
+      delivers: string[];
+      /**
+       * The delivered event whose response is rendered.
+       */
+      renders: string;
+      /**
+       * The matcher of the configuration entry.
+       */
+      matcher: string;
+      /**
+       * statusMessage of the configuration entry (Codex shows it while the hook runs), or null for none.
+       */
+      status_message: string | null;
+      evidence: string;
+    }[];
+  }[];
+  /**
+   * Input member -> CallbackRequest member. A member that is absent, null or an empty string is left out.
+   */
+  fields: {
+    input: string;
+    /**
+     * JSON pointer into the CallbackRequest.
+     */
+    target: string;
+    /**
+     * all events, frame.* events only, or the other events only.
+     */
+    applies: "all" | "frame" | "other";
+    /**
+     * Cut to metadata_text_max_bytes.
+     */
+    bounded: boolean;
+    note: string;
   }[];
 }
 
@@ -322,6 +528,24 @@ export interface ReceiptEmittedGuard {
   transports: ("in_process" | "subprocess_v1" | "stream_v2")[];
 }
 
+// spec/tables/receipt-warnings.json (meta-schema spec/meta/receipt-warnings.schema.json)
+/**
+ * The warnings the host writes into a failure receipt (spec/host-runtime.md, Receipts), in the order they appear.
+ */
+export interface ReceiptWarningsTable {
+  /**
+   * @minItems 1
+   */
+  warnings: {
+    code: string;
+    when: string;
+    /**
+     * What the warning's message holds.
+     */
+    message: string;
+  }[];
+}
+
 // spec/tables/reference-differences.json (meta-schema spec/meta/reference-differences.schema.json)
 /**
  * Where this implementation deliberately differs from the reference crate, and why: in judging documents (scope validation; the differential test accepts a disagreement only when an entry's match patterns explain it) and in rendering harness hook output (scope rendering; each entry is asserted by test/hooks/differential.test.ts).
@@ -330,9 +554,9 @@ export interface ReferenceDifferencesTable {
   differences: {
     id: string;
     /**
-     * validation: judging wire documents (needs match); rendering: harness hook output (no match).
+     * validation: judging wire documents (needs match); rendering: harness hook output (no match); hook_command: lifeloop-callback hook against the reference's host-hook (no match); continuation: the continuation store and its CLI (no match).
      */
-    scope: "validation" | "rendering";
+    scope: "validation" | "rendering" | "hook_command" | "continuation";
     /**
      * When a document we reject is accepted by the reference, the disagreement is deliberate if our primary issue matches one of these patterns.
      *
@@ -430,6 +654,181 @@ export interface RulesTable {
   }[];
 }
 
+// spec/tables/runner-outcomes.json (meta-schema spec/meta/runner-outcomes.schema.json)
+/**
+ * Every refusal and failure the SDK client runners (Go Serve/ServeIO, Python serve/serve_io/respond) answer, in the order they check: each is one status failed CallbackResponse with the failure class of its failure variant, that class's default retry class and one Warning; exit status 0.
+ */
+export interface RunnerOutcomesTable {
+  /**
+   * @minItems 1
+   */
+  outcomes: {
+    /**
+     * Stable id the SDK generators look outcomes up by.
+     */
+    outcome: string;
+    /**
+     * The condition, as prose; {limit} stands for the limit's name and value, {handler_fails} and {response_extra} for the binding's wording.
+     */
+    when: string;
+    /**
+     * Variant of spec/tables/subprocess-failure-mapping.json whose failure class is written.
+     */
+    failure_variant: string;
+    /**
+     * The variant the warning code names when it is not failure_variant (e.g. a response that breaks the contract is written with the handler's failure class but named invalid_response).
+     */
+    warning_variant?: string;
+    /**
+     * variant: the warning variant's name (warning_variant, else failure_variant); rule: the rule id in `rule`; issue_rule: the first validation issue's rule id (examples in `rule_examples`), the warning variant's name when there is none.
+     */
+    warning_code: "variant" | "rule" | "issue_rule";
+    rule?: string;
+    rule_examples?: string[];
+    /**
+     * Name of the spec/tables/limits.json limit the condition tests.
+     */
+    limit?: string;
+    handler_called: boolean;
+    /**
+     * The SDKs whose runner has this outcome.
+     *
+     * @minItems 1
+     */
+    bindings: ("go" | "python")[];
+  }[];
+}
+
+// spec/tables/stream-v2.json (meta-schema spec/meta/stream-v2.schema.json)
+export type Text = string;
+
+/**
+ * Stream callbacks (v2): JSON-RPC 2.0 over one long-lived stdio pair (spec/stream-protocol.md). Framing rules with ids, the frame kinds and their schemas, id rules, methods in both directions, the cancel notification, the error-code <-> FailureClass table, shutdown and respawn. Timings and bounds live in spec/tables/limits.json.
+ */
+export interface StreamV2Table {
+  status: "implemented_extension";
+  launch: {
+    flag: string;
+    position: Text;
+    shell: false;
+    process_group: "new";
+    children_per_stream: 1;
+  };
+  /**
+   * @minItems 1
+   */
+  framing_rules: {
+    id: string;
+    layer: "frame" | "json" | "envelope" | "correlation";
+    summary: Text;
+    on_violation: Text;
+  }[];
+  /**
+   * @minItems 4
+   * @maxItems 4
+   */
+  frames: {
+    kind: "request" | "notification" | "success_reply" | "error_reply";
+    schema: string;
+    /**
+     * @minItems 1
+     */
+    members: string[];
+    /**
+     * @minItems 1
+     */
+    required: string[];
+    reply: Text;
+  }[];
+  ids: {
+    /**
+     * @minItems 1
+     */
+    types: ("string" | "integer")[];
+    string_max_length: number;
+    integer_minimum: number;
+    integer_maximum: number;
+    comparison: Text;
+    host_ids: Text;
+    client_ids: Text;
+  };
+  host_to_client: {
+    event_method_prefix: string;
+    params: "DispatchEnvelope";
+    result: "CallbackResponse";
+    params_decision: Text;
+    request_or_notification: Text;
+    outstanding: Text;
+  };
+  cancel: {
+    method: string;
+    direction: "host_to_client";
+    kind: "notification";
+    params: {
+      id: Text;
+      reason: "timeout";
+    };
+    extension: true;
+    semantics: Text;
+    why: Text;
+  };
+  client_to_host: {
+    method_rule: Text;
+    params_rule: Text;
+    result_rule: Text;
+    error_rule: Text;
+    until_available: Text;
+    unknown_method: Text;
+    notifications: Text;
+  };
+  reverse_methods: {
+    method: string;
+    group: string;
+    command: string;
+    params: Param[];
+    result: string[];
+  }[];
+  /**
+   * @minItems 1
+   */
+  error_codes: {
+    code: number;
+    name: string;
+    origin: "jsonrpc" | "lifeloop-callback";
+    failure_class: string;
+    /**
+     * true: the code the host writes for this FailureClass (exactly one per class).
+     */
+    canonical: boolean;
+    meaning: Text;
+  }[];
+  shutdown: {
+    trigger: Text;
+    /**
+     * @minItems 1
+     */
+    steps: {
+      step: "end_stdin" | "sigterm" | "sigkill" | "reap";
+      action: Text;
+      wait_limit: string | null;
+    }[];
+    after_violation: Text;
+    client_exit: Text;
+  };
+  respawn: {
+    when: Text;
+    consecutive_timeouts: Text;
+    storm_bound: Text;
+    close: Text;
+  };
+}
+export interface Param {
+  name: string;
+  flag: string | null;
+  required: boolean;
+  value: "identifier" | "unsigned_integer" | "base64";
+}
+
 // spec/tables/subprocess-failure-mapping.json (meta-schema spec/meta/subprocess-failure-mapping.schema.json)
 /**
  * Every way an invocation can fail, and the FailureClass it maps to. The runtime reads the generated copy; there is no second copy in code.
@@ -501,6 +900,10 @@ export interface TransportModesTable {
     framing: string;
     deadline: string;
     implementation: string | null;
+    /**
+     * When the mode's status here differs from the reference implementation's: what the reference has, and why we differ.
+     */
+    reference_status?: string;
   }[];
 }
 
@@ -538,16 +941,24 @@ export interface SpecTables {
   readonly eventVocabulary: EventVocabularyTable;
   /** spec/tables/failure-retry-defaults.json */
   readonly failureRetryDefaults: FailureRetryDefaultsTable;
+  /** spec/tables/harness-hook-inputs.json */
+  readonly harnessHookInputs: HarnessHookInputsTable;
   /** spec/tables/harness-hook-mapping.json */
   readonly harnessHookMapping: HarnessHookMappingTable;
   /** spec/tables/limits.json */
   readonly limits: LimitsTable;
   /** spec/tables/receipt-emitted-guard.json */
   readonly receiptEmittedGuard: ReceiptEmittedGuard;
+  /** spec/tables/receipt-warnings.json */
+  readonly receiptWarnings: ReceiptWarningsTable;
   /** spec/tables/reference-differences.json */
   readonly referenceDifferences: ReferenceDifferencesTable;
   /** spec/tables/rules.json */
   readonly rules: RulesTable;
+  /** spec/tables/runner-outcomes.json */
+  readonly runnerOutcomes: RunnerOutcomesTable;
+  /** spec/tables/stream-v2.json */
+  readonly streamV2: StreamV2Table;
   /** spec/tables/subprocess-failure-mapping.json */
   readonly subprocessFailureMapping: SubprocessFailureMappingTable;
   /** spec/tables/subprocess-wire-framing.json */
@@ -569,11 +980,15 @@ export const SPEC_TABLE_FILES = {
   "documentRules": "spec/tables/document-rules.json",
   "eventVocabulary": "spec/tables/event-vocabulary.json",
   "failureRetryDefaults": "spec/tables/failure-retry-defaults.json",
+  "harnessHookInputs": "spec/tables/harness-hook-inputs.json",
   "harnessHookMapping": "spec/tables/harness-hook-mapping.json",
   "limits": "spec/tables/limits.json",
   "receiptEmittedGuard": "spec/tables/receipt-emitted-guard.json",
+  "receiptWarnings": "spec/tables/receipt-warnings.json",
   "referenceDifferences": "spec/tables/reference-differences.json",
   "rules": "spec/tables/rules.json",
+  "runnerOutcomes": "spec/tables/runner-outcomes.json",
+  "streamV2": "spec/tables/stream-v2.json",
   "subprocessFailureMapping": "spec/tables/subprocess-failure-mapping.json",
   "subprocessWireFraming": "spec/tables/subprocess-wire-framing.json",
   "transportModes": "spec/tables/transport-modes.json",

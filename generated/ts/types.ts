@@ -605,6 +605,39 @@ export interface PayloadReceipt {
   content_digest?: string | null;
 }
 /**
+ * What Claude Code writes on a `PreCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).
+ */
+export interface ClaudePreCompactInput {
+  /**
+   * The harness's event name; must equal the hook command's --event.
+   */
+  hook_event_name: "PreCompact";
+  /**
+   * Claude Code's session id; becomes CallbackRequest harness_session_id.
+   */
+  session_id: string;
+  /**
+   * Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.
+   */
+  transcript_path: string;
+  /**
+   * The working directory of the session.
+   */
+  cwd: string;
+  /**
+   * Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.
+   */
+  permission_mode?: string;
+  /**
+   * manual (/compact) or auto (context window full).
+   */
+  trigger: "manual" | "auto";
+  /**
+   * What the user passed to /compact; empty for auto.
+   */
+  custom_instructions: string;
+}
+/**
  * The JSON a Claude Code `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.
  */
 export interface ClaudePreCompactOutput {
@@ -622,6 +655,35 @@ export interface ClaudePreCompactOutput {
   systemMessage?: string;
 }
 /**
+ * What Claude Code writes on a `SessionEnd` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).
+ */
+export interface ClaudeSessionEndInput {
+  /**
+   * The harness's event name; must equal the hook command's --event.
+   */
+  hook_event_name: "SessionEnd";
+  /**
+   * Claude Code's session id; becomes CallbackRequest harness_session_id.
+   */
+  session_id: string;
+  /**
+   * Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.
+   */
+  transcript_path: string;
+  /**
+   * The working directory of the session.
+   */
+  cwd: string;
+  /**
+   * Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.
+   */
+  permission_mode?: string;
+  /**
+   * Why the session ended (e.g. clear, logout, prompt_input_exit, other); a string, since Claude Code adds reasons.
+   */
+  reason: string;
+}
+/**
  * The JSON a Claude Code `SessionEnd` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.
  */
 export interface ClaudeSessionEndOutput {
@@ -637,6 +699,35 @@ export interface ClaudeSessionEndOutput {
    * A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").
    */
   systemMessage?: string;
+}
+/**
+ * What Claude Code writes on a `SessionStart` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).
+ */
+export interface ClaudeSessionStartInput {
+  /**
+   * The harness's event name; must equal the hook command's --event.
+   */
+  hook_event_name: "SessionStart";
+  /**
+   * Claude Code's session id; becomes CallbackRequest harness_session_id.
+   */
+  session_id: string;
+  /**
+   * Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.
+   */
+  transcript_path: string;
+  /**
+   * The working directory of the session.
+   */
+  cwd: string;
+  /**
+   * Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.
+   */
+  permission_mode?: string;
+  /**
+   * Why the session starts.
+   */
+  source: "startup" | "resume" | "clear" | "compact";
 }
 /**
  * The JSON a Claude Code `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.
@@ -670,6 +761,35 @@ export interface ClaudeSessionStartHookSpecificOutput {
   additionalContext?: string;
 }
 /**
+ * What Claude Code writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).
+ */
+export interface ClaudeStopInput {
+  /**
+   * The harness's event name; must equal the hook command's --event.
+   */
+  hook_event_name: "Stop";
+  /**
+   * Claude Code's session id; becomes CallbackRequest harness_session_id.
+   */
+  session_id: string;
+  /**
+   * Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.
+   */
+  transcript_path: string;
+  /**
+   * The working directory of the session.
+   */
+  cwd: string;
+  /**
+   * Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.
+   */
+  permission_mode?: string;
+  /**
+   * True when Claude Code is already continuing because a Stop hook blocked.
+   */
+  stop_hook_active: boolean;
+}
+/**
  * The JSON a Claude Code `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. `decision`/`reason` carry a block directive.
  */
 export interface ClaudeStopOutput {
@@ -693,6 +813,35 @@ export interface ClaudeStopOutput {
    * Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).
    */
   reason?: string;
+}
+/**
+ * What Claude Code writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).
+ */
+export interface ClaudeUserPromptSubmitInput {
+  /**
+   * The harness's event name; must equal the hook command's --event.
+   */
+  hook_event_name: "UserPromptSubmit";
+  /**
+   * Claude Code's session id; becomes CallbackRequest harness_session_id.
+   */
+  session_id: string;
+  /**
+   * Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.
+   */
+  transcript_path: string;
+  /**
+   * The working directory of the session.
+   */
+  cwd: string;
+  /**
+   * Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.
+   */
+  permission_mode?: string;
+  /**
+   * The prompt the user submitted (passed to the client bounded: metadata.prompt).
+   */
+  prompt: string;
 }
 /**
  * The JSON a Claude Code `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.
@@ -734,6 +883,39 @@ export interface ClaudeUserPromptSubmitHookSpecificOutput {
   additionalContext?: string;
 }
 /**
+ * What Codex writes on a `PostCompact` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.
+ */
+export interface CodexPostCompactInput {
+  /**
+   * The harness's event name; must equal the hook command's --event.
+   */
+  hook_event_name: "PostCompact";
+  /**
+   * Codex's session (thread) id; becomes CallbackRequest harness_session_id.
+   */
+  session_id: string;
+  /**
+   * Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.
+   */
+  transcript_path: string | null;
+  /**
+   * The working directory of the session.
+   */
+  cwd: string;
+  /**
+   * The model slug, e.g. gpt-5.5.
+   */
+  model: string;
+  /**
+   * Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).
+   */
+  turn_id: string;
+  /**
+   * manual or auto.
+   */
+  trigger: "manual" | "auto";
+}
+/**
  * The JSON a Codex `PostCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.
  */
 export interface CodexPostCompactOutput {
@@ -751,6 +933,39 @@ export interface CodexPostCompactOutput {
   systemMessage?: string;
 }
 /**
+ * What Codex writes on a `PreCompact` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.
+ */
+export interface CodexPreCompactInput {
+  /**
+   * The harness's event name; must equal the hook command's --event.
+   */
+  hook_event_name: "PreCompact";
+  /**
+   * Codex's session (thread) id; becomes CallbackRequest harness_session_id.
+   */
+  session_id: string;
+  /**
+   * Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.
+   */
+  transcript_path: string | null;
+  /**
+   * The working directory of the session.
+   */
+  cwd: string;
+  /**
+   * The model slug, e.g. gpt-5.5.
+   */
+  model: string;
+  /**
+   * Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).
+   */
+  turn_id: string;
+  /**
+   * manual or auto.
+   */
+  trigger: "manual" | "auto";
+}
+/**
  * The JSON a Codex `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.
  */
 export interface CodexPreCompactOutput {
@@ -766,6 +981,39 @@ export interface CodexPreCompactOutput {
    * A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").
    */
   systemMessage?: string;
+}
+/**
+ * What Codex writes on a `SessionStart` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.
+ */
+export interface CodexSessionStartInput {
+  /**
+   * The harness's event name; must equal the hook command's --event.
+   */
+  hook_event_name: "SessionStart";
+  /**
+   * Codex's session (thread) id; becomes CallbackRequest harness_session_id.
+   */
+  session_id: string;
+  /**
+   * Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.
+   */
+  transcript_path: string | null;
+  /**
+   * The working directory of the session.
+   */
+  cwd: string;
+  /**
+   * The model slug, e.g. gpt-5.5.
+   */
+  model: string;
+  /**
+   * Codex's permission mode (its own input schema's enum).
+   */
+  permission_mode: "default" | "acceptEdits" | "plan" | "dontAsk" | "bypassPermissions";
+  /**
+   * Why the session starts.
+   */
+  source: "startup" | "resume" | "clear";
 }
 /**
  * The JSON a Codex `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.
@@ -799,6 +1047,47 @@ export interface CodexSessionStartHookSpecificOutput {
   additionalContext?: string;
 }
 /**
+ * What Codex writes on a `Stop` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.
+ */
+export interface CodexStopInput {
+  /**
+   * The harness's event name; must equal the hook command's --event.
+   */
+  hook_event_name: "Stop";
+  /**
+   * Codex's session (thread) id; becomes CallbackRequest harness_session_id.
+   */
+  session_id: string;
+  /**
+   * Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.
+   */
+  transcript_path: string | null;
+  /**
+   * The working directory of the session.
+   */
+  cwd: string;
+  /**
+   * The model slug, e.g. gpt-5.5.
+   */
+  model: string;
+  /**
+   * Codex's permission mode (its own input schema's enum).
+   */
+  permission_mode: "default" | "acceptEdits" | "plan" | "dontAsk" | "bypassPermissions";
+  /**
+   * Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).
+   */
+  turn_id: string;
+  /**
+   * True when this Stop follows a continuation that a Stop hook requested (decision block).
+   */
+  stop_hook_active: boolean;
+  /**
+   * The model's last message of the turn, or null (passed bounded: metadata.last_assistant_message).
+   */
+  last_assistant_message: string | null;
+}
+/**
  * The JSON a Codex `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. `decision`/`reason` carry a block directive.
  */
 export interface CodexStopOutput {
@@ -822,6 +1111,43 @@ export interface CodexStopOutput {
    * Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).
    */
   reason?: string;
+}
+/**
+ * What Codex writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.
+ */
+export interface CodexUserPromptSubmitInput {
+  /**
+   * The harness's event name; must equal the hook command's --event.
+   */
+  hook_event_name: "UserPromptSubmit";
+  /**
+   * Codex's session (thread) id; becomes CallbackRequest harness_session_id.
+   */
+  session_id: string;
+  /**
+   * Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.
+   */
+  transcript_path: string | null;
+  /**
+   * The working directory of the session.
+   */
+  cwd: string;
+  /**
+   * The model slug, e.g. gpt-5.5.
+   */
+  model: string;
+  /**
+   * Codex's permission mode (its own input schema's enum).
+   */
+  permission_mode: "default" | "acceptEdits" | "plan" | "dontAsk" | "bypassPermissions";
+  /**
+   * Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).
+   */
+  turn_id: string;
+  /**
+   * The prompt the user submitted (passed to the client bounded: metadata.prompt).
+   */
+  prompt: string;
 }
 /**
  * The JSON a Codex `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.

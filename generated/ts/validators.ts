@@ -3051,11 +3051,11 @@ return errors === 0;
 }
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateClaudePreCompactOutput = validate38;
-const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-output.schema.json","title":"ClaudePreCompactOutput","description":"The JSON a Claude Code `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+export const validateClaudePreCompactInput = validate38;
+const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-input.schema.json","title":"ClaudePreCompactInput","description":"What Claude Code writes on a `PreCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"PreCompact"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"trigger":{"description":"manual (/compact) or auto (context window full).","type":"string","enum":["manual","auto"]},"custom_instructions":{"description":"What the user passed to /compact; empty for auto.","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","trigger","custom_instructions"]};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-output.schema.json" */;
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-input.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate38.evaluated;
@@ -3067,67 +3067,108 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.trigger === undefined) && (missing0 = "trigger"))) || ((data.custom_instructions === undefined) && (missing0 = "custom_instructions"))){
+validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.hook_event_name !== undefined){
+let data0 = data.hook_event_name;
 const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
-validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate38.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data0 !== "string"){
+validate38.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs2 === errors;
+if("PreCompact" !== data0){
+validate38.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "PreCompact"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate38.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+if(data.session_id !== undefined){
+const _errs3 = errors;
+if(typeof data.session_id !== "string"){
+validate38.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate38.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate38.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+if(data.transcript_path !== undefined){
+const _errs5 = errors;
+if(typeof data.transcript_path !== "string"){
+validate38.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate38.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+const _errs7 = errors;
+if(typeof data.cwd !== "string"){
+validate38.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.permission_mode !== undefined){
+const _errs9 = errors;
+if(typeof data.permission_mode !== "string"){
+validate38.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.trigger !== undefined){
+let data5 = data.trigger;
+const _errs11 = errors;
+if(typeof data5 !== "string"){
+validate38.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data5 === "manual") || (data5 === "auto"))){
+validate38.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema63.properties.trigger.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.custom_instructions !== undefined){
+const _errs13 = errors;
+if(typeof data.custom_instructions !== "string"){
+validate38.errors = [{instancePath:instancePath+"/custom_instructions",schemaPath:"#/properties/custom_instructions/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
 }
 }
 }
@@ -3141,13 +3182,13 @@ return false;
 validate38.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"permission_mode":true,"trigger":true,"custom_instructions":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateClaudeSessionEndOutput = validate39;
-const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-end-output.schema.json","title":"ClaudeSessionEndOutput","description":"The JSON a Claude Code `SessionEnd` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+export const validateClaudePreCompactOutput = validate39;
+const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-output.schema.json","title":"ClaudePreCompactOutput","description":"The JSON a Claude Code `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-end-output.schema.json" */;
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-output.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate39.evaluated;
@@ -3235,11 +3276,11 @@ return errors === 0;
 }
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateClaudeSessionStartOutput = validate40;
-const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-start-output.schema.json","title":"ClaudeSessionStartOutput","description":"The JSON a Claude Code `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"hookSpecificOutput":{"title":"ClaudeSessionStartHookSpecificOutput","description":"The SessionStart-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `SessionStart`.","type":"string","const":"SessionStart"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"additionalProperties":false};
+export const validateClaudeSessionEndInput = validate40;
+const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-end-input.schema.json","title":"ClaudeSessionEndInput","description":"What Claude Code writes on a `SessionEnd` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"SessionEnd"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"reason":{"description":"Why the session ended (e.g. clear, logout, prompt_input_exit, other); a string, since Claude Code adds reasons.","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","reason"]};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-start-output.schema.json" */;
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-end-input.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate40.evaluated;
@@ -3251,139 +3292,89 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "hookSpecificOutput"))){
-validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate40.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate40.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate40.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate40.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate40.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.hookSpecificOutput !== undefined){
-let data3 = data.hookSpecificOutput;
-const _errs8 = errors;
-if(errors === _errs8){
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing0;
-if((data3.hookEventName === undefined) && (missing0 = "hookEventName")){
-validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.reason === undefined) && (missing0 = "reason"))){
+validate40.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-const _errs10 = errors;
-for(const key1 in data3){
-if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
-validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs10 === errors){
-if(data3.hookEventName !== undefined){
-let data4 = data3.hookEventName;
-const _errs11 = errors;
-if(typeof data4 !== "string"){
-validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.hook_event_name !== undefined){
+let data0 = data.hook_event_name;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate40.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("SessionStart" !== data4){
-validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
+if("SessionEnd" !== data0){
+validate40.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "SessionEnd"},message:"must be equal to constant"}];
 return false;
 }
-var valid1 = _errs11 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data3.additionalContext !== undefined){
-let data5 = data3.additionalContext;
-const _errs13 = errors;
-if(errors === _errs13){
-if(typeof data5 === "string"){
-if((data5.length > 16777216 && func2(data5) > 16777216)){
-validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
-return false;
-}
-}
-else {
-validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs13 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate40.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
+var valid0 = _errs1 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.session_id !== undefined){
+const _errs3 = errors;
+if(typeof data.session_id !== "string"){
+validate40.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transcript_path !== undefined){
+const _errs5 = errors;
+if(typeof data.transcript_path !== "string"){
+validate40.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+const _errs7 = errors;
+if(typeof data.cwd !== "string"){
+validate40.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.permission_mode !== undefined){
+const _errs9 = errors;
+if(typeof data.permission_mode !== "string"){
+validate40.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+const _errs11 = errors;
+if(typeof data.reason !== "string"){
+validate40.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -3398,14 +3389,13 @@ return false;
 validate40.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"permission_mode":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateClaudeStopOutput = validate41;
-const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-stop-output.schema.json","title":"ClaudeStopOutput","description":"The JSON a Claude Code `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: Claude Code does not stop; `reason` becomes its next instruction. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
-const pattern4 = new RegExp("[^\t-\r    - \u2028\u2029  　]", "u");
+export const validateClaudeSessionEndOutput = validate41;
+const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-end-output.schema.json","title":"ClaudeSessionEndOutput","description":"The JSON a Claude Code `SessionEnd` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-stop-output.schema.json" */;
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-end-output.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate41.evaluated;
@@ -3419,7 +3409,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason"))){
+if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
 validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3479,71 +3469,6 @@ var valid0 = _errs6 === errors;
 else {
 var valid0 = true;
 }
-if(valid0){
-if(data.decision !== undefined){
-let data3 = data.decision;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate41.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(data3 === "block")){
-validate41.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema66.properties.decision.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reason !== undefined){
-let data4 = data.reason;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if((data4.length > 65536 && func2(data4) > 65536)){
-validate41.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data4)){
-validate41.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
-return false;
-}
-}
-}
-else {
-validate41.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-let missing0;
-if(data.decision !== undefined && ((data.reason === undefined) && (missing0 = "reason"))){
-validate41.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
-    missingProperty: missing0,
-    depsCount: 1,
-    deps: "reason"},message:"must have property reason when property decision is present"}];
-return false;
-}
-else {
-if(data.reason !== undefined && ((data.decision === undefined) && (missing0 = "decision"))){
-validate41.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
-    missingProperty: missing0,
-    depsCount: 1,
-    deps: "decision"},message:"must have property decision when property reason is present"}];
-return false;
-}
-}
-}
-}
-}
 }
 }
 }
@@ -3558,11 +3483,11 @@ return errors === 0;
 }
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateClaudeUserPromptSubmitOutput = validate42;
-const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-output.schema.json","title":"ClaudeUserPromptSubmitOutput","description":"The JSON a Claude Code `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: the prompt is not submitted; `reason` is shown to the user. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"},"hookSpecificOutput":{"title":"ClaudeUserPromptSubmitHookSpecificOutput","description":"The UserPromptSubmit-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `UserPromptSubmit`.","type":"string","const":"UserPromptSubmit"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+export const validateClaudeSessionStartInput = validate42;
+const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-start-input.schema.json","title":"ClaudeSessionStartInput","description":"What Claude Code writes on a `SessionStart` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"SessionStart"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"source":{"description":"Why the session starts.","type":"string","enum":["startup","resume","clear","compact"]}},"required":["hook_event_name","session_id","transcript_path","cwd","source"]};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-output.schema.json" */;
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-start-input.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate42.evaluated;
@@ -3574,202 +3499,92 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason")) || (key0 === "hookSpecificOutput"))){
-validate42.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate42.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate42.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate42.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate42.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate42.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.decision !== undefined){
-let data3 = data.decision;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(data3 === "block")){
-validate42.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema67.properties.decision.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reason !== undefined){
-let data4 = data.reason;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if((data4.length > 65536 && func2(data4) > 65536)){
-validate42.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data4)){
-validate42.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
-return false;
-}
-}
-}
-else {
-validate42.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.hookSpecificOutput !== undefined){
-let data5 = data.hookSpecificOutput;
-const _errs12 = errors;
-if(errors === _errs12){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing0;
-if((data5.hookEventName === undefined) && (missing0 = "hookEventName")){
-validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.source === undefined) && (missing0 = "source"))){
+validate42.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-const _errs14 = errors;
-for(const key1 in data5){
-if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
-validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs14 === errors){
-if(data5.hookEventName !== undefined){
-let data6 = data5.hookEventName;
-const _errs15 = errors;
-if(typeof data6 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.hook_event_name !== undefined){
+let data0 = data.hook_event_name;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate42.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("UserPromptSubmit" !== data6){
-validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "UserPromptSubmit"},message:"must be equal to constant"}];
+if("SessionStart" !== data0){
+validate42.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
 return false;
 }
-var valid1 = _errs15 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data5.additionalContext !== undefined){
-let data7 = data5.additionalContext;
-const _errs17 = errors;
-if(errors === _errs17){
-if(typeof data7 === "string"){
-if((data7.length > 16777216 && func2(data7) > 16777216)){
-validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
-return false;
-}
-}
-else {
-validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs17 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate42.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
+var valid0 = _errs1 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-let missing1;
-if(data.decision !== undefined && ((data.reason === undefined) && (missing1 = "reason"))){
-validate42.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
-    missingProperty: missing1,
-    depsCount: 1,
-    deps: "reason"},message:"must have property reason when property decision is present"}];
+if(data.session_id !== undefined){
+const _errs3 = errors;
+if(typeof data.session_id !== "string"){
+validate42.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+var valid0 = _errs3 === errors;
 }
 else {
-if(data.reason !== undefined && ((data.decision === undefined) && (missing1 = "decision"))){
-validate42.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
-    missingProperty: missing1,
-    depsCount: 1,
-    deps: "decision"},message:"must have property decision when property reason is present"}];
+var valid0 = true;
+}
+if(valid0){
+if(data.transcript_path !== undefined){
+const _errs5 = errors;
+if(typeof data.transcript_path !== "string"){
+validate42.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+var valid0 = _errs5 === errors;
 }
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+const _errs7 = errors;
+if(typeof data.cwd !== "string"){
+validate42.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.permission_mode !== undefined){
+const _errs9 = errors;
+if(typeof data.permission_mode !== "string"){
+validate42.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.source !== undefined){
+let data5 = data.source;
+const _errs11 = errors;
+if(typeof data5 !== "string"){
+validate42.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((data5 === "startup") || (data5 === "resume")) || (data5 === "clear")) || (data5 === "compact"))){
+validate42.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema67.properties.source.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
 }
 }
 }
@@ -3786,13 +3601,13 @@ return false;
 validate42.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"permission_mode":true,"source":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCodexPostCompactOutput = validate43;
-const schema68 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-output.schema.json","title":"CodexPostCompactOutput","description":"The JSON a Codex `PostCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+export const validateClaudeSessionStartOutput = validate43;
+const schema68 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-start-output.schema.json","title":"ClaudeSessionStartOutput","description":"The JSON a Claude Code `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"hookSpecificOutput":{"title":"ClaudeSessionStartHookSpecificOutput","description":"The SessionStart-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `SessionStart`.","type":"string","const":"SessionStart"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"additionalProperties":false};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-output.schema.json" */;
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-start-output.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate43.evaluated;
@@ -3806,7 +3621,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
+if(!((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "hookSpecificOutput"))){
 validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3866,6 +3681,79 @@ var valid0 = _errs6 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.hookSpecificOutput !== undefined){
+let data3 = data.hookSpecificOutput;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+let missing0;
+if((data3.hookEventName === undefined) && (missing0 = "hookEventName")){
+validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs10 = errors;
+for(const key1 in data3){
+if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
+validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs10 === errors){
+if(data3.hookEventName !== undefined){
+let data4 = data3.hookEventName;
+const _errs11 = errors;
+if(typeof data4 !== "string"){
+validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("SessionStart" !== data4){
+validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data3.additionalContext !== undefined){
+let data5 = data3.additionalContext;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data5 === "string"){
+if((data5.length > 16777216 && func2(data5) > 16777216)){
+validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
+return false;
+}
+}
+else {
+validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -3880,11 +3768,11 @@ return errors === 0;
 }
 validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateCodexPreCompactOutput = validate44;
-const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-output.schema.json","title":"CodexPreCompactOutput","description":"The JSON a Codex `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+export const validateClaudeStopInput = validate44;
+const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-stop-input.schema.json","title":"ClaudeStopInput","description":"What Claude Code writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"Stop"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"stop_hook_active":{"description":"True when Claude Code is already continuing because a Stop hook blocked.","type":"boolean"}},"required":["hook_event_name","session_id","transcript_path","cwd","stop_hook_active"]};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-output.schema.json" */;
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-stop-input.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate44.evaluated;
@@ -3896,67 +3784,90 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.stop_hook_active === undefined) && (missing0 = "stop_hook_active"))){
+validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.hook_event_name !== undefined){
+let data0 = data.hook_event_name;
 const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
-validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate44.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data0 !== "string"){
+validate44.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs2 === errors;
+if("Stop" !== data0){
+validate44.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "Stop"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate44.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+if(data.session_id !== undefined){
+const _errs3 = errors;
+if(typeof data.session_id !== "string"){
+validate44.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate44.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate44.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+if(data.transcript_path !== undefined){
+const _errs5 = errors;
+if(typeof data.transcript_path !== "string"){
+validate44.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate44.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+const _errs7 = errors;
+if(typeof data.cwd !== "string"){
+validate44.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.permission_mode !== undefined){
+const _errs9 = errors;
+if(typeof data.permission_mode !== "string"){
+validate44.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stop_hook_active !== undefined){
+const _errs11 = errors;
+if(typeof data.stop_hook_active !== "boolean"){
+validate44.errors = [{instancePath:instancePath+"/stop_hook_active",schemaPath:"#/properties/stop_hook_active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -3970,13 +3881,14 @@ return false;
 validate44.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"permission_mode":true,"stop_hook_active":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCodexSessionStartOutput = validate45;
-const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-session-start-output.schema.json","title":"CodexSessionStartOutput","description":"The JSON a Codex `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"hookSpecificOutput":{"title":"CodexSessionStartHookSpecificOutput","description":"The SessionStart-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `SessionStart`.","type":"string","const":"SessionStart"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"additionalProperties":false};
+export const validateClaudeStopOutput = validate45;
+const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-stop-output.schema.json","title":"ClaudeStopOutput","description":"The JSON a Claude Code `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: Claude Code does not stop; `reason` becomes its next instruction. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+const pattern4 = new RegExp("[^\t-\r    - \u2028\u2029  　]", "u");
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-session-start-output.schema.json" */;
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-stop-output.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate45.evaluated;
@@ -3990,7 +3902,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "hookSpecificOutput"))){
+if(!(((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason"))){
 validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -4051,76 +3963,68 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.hookSpecificOutput !== undefined){
-let data3 = data.hookSpecificOutput;
+if(data.decision !== undefined){
+let data3 = data.decision;
 const _errs8 = errors;
-if(errors === _errs8){
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-let missing0;
-if((data3.hookEventName === undefined) && (missing0 = "hookEventName")){
-validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(typeof data3 !== "string"){
+validate45.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-else {
-const _errs10 = errors;
-for(const key1 in data3){
-if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
-validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(data3 === "block")){
+validate45.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema70.properties.decision.enum},message:"must be equal to one of the allowed values"}];
 return false;
-break;
-}
-}
-if(_errs10 === errors){
-if(data3.hookEventName !== undefined){
-let data4 = data3.hookEventName;
-const _errs11 = errors;
-if(typeof data4 !== "string"){
-validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("SessionStart" !== data4){
-validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs11 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data3.additionalContext !== undefined){
-let data5 = data3.additionalContext;
-const _errs13 = errors;
-if(errors === _errs13){
-if(typeof data5 === "string"){
-if((data5.length > 16777216 && func2(data5) > 16777216)){
-validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
-return false;
-}
-}
-else {
-validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs13 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate45.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+let data4 = data.reason;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if((data4.length > 65536 && func2(data4) > 65536)){
+validate45.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data4)){
+validate45.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
+return false;
+}
+}
+}
+else {
+validate45.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+let missing0;
+if(data.decision !== undefined && ((data.reason === undefined) && (missing0 = "reason"))){
+validate45.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
+    missingProperty: missing0,
+    depsCount: 1,
+    deps: "reason"},message:"must have property reason when property decision is present"}];
+return false;
+}
+else {
+if(data.reason !== undefined && ((data.decision === undefined) && (missing0 = "decision"))){
+validate45.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
+    missingProperty: missing0,
+    depsCount: 1,
+    deps: "decision"},message:"must have property decision when property reason is present"}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -4137,11 +4041,11 @@ return errors === 0;
 }
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateCodexStopOutput = validate46;
-const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-stop-output.schema.json","title":"CodexStopOutput","description":"The JSON a Codex `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: a continuation request: Codex runs another model turn with `reason` as its prompt. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+export const validateClaudeUserPromptSubmitInput = validate46;
+const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-input.schema.json","title":"ClaudeUserPromptSubmitInput","description":"What Claude Code writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"UserPromptSubmit"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"prompt":{"description":"The prompt the user submitted (passed to the client bounded: metadata.prompt).","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","prompt"]};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-stop-output.schema.json" */;
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-input.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate46.evaluated;
@@ -4153,129 +4057,87 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason"))){
-validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate46.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate46.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate46.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate46.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate46.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.decision !== undefined){
-let data3 = data.decision;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate46.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(data3 === "block")){
-validate46.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema71.properties.decision.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reason !== undefined){
-let data4 = data.reason;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if((data4.length > 65536 && func2(data4) > 65536)){
-validate46.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data4)){
-validate46.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
-return false;
-}
-}
-}
-else {
-validate46.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 let missing0;
-if(data.decision !== undefined && ((data.reason === undefined) && (missing0 = "reason"))){
-validate46.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
-    missingProperty: missing0,
-    depsCount: 1,
-    deps: "reason"},message:"must have property reason when property decision is present"}];
+if((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.prompt === undefined) && (missing0 = "prompt"))){
+validate46.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.reason !== undefined && ((data.decision === undefined) && (missing0 = "decision"))){
-validate46.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
-    missingProperty: missing0,
-    depsCount: 1,
-    deps: "decision"},message:"must have property decision when property reason is present"}];
+if(data.hook_event_name !== undefined){
+let data0 = data.hook_event_name;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate46.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if("UserPromptSubmit" !== data0){
+validate46.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "UserPromptSubmit"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.session_id !== undefined){
+const _errs3 = errors;
+if(typeof data.session_id !== "string"){
+validate46.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transcript_path !== undefined){
+const _errs5 = errors;
+if(typeof data.transcript_path !== "string"){
+validate46.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+const _errs7 = errors;
+if(typeof data.cwd !== "string"){
+validate46.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.permission_mode !== undefined){
+const _errs9 = errors;
+if(typeof data.permission_mode !== "string"){
+validate46.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompt !== undefined){
+const _errs11 = errors;
+if(typeof data.prompt !== "string"){
+validate46.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
 }
 }
 }
@@ -4292,13 +4154,13 @@ return false;
 validate46.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"permission_mode":true,"prompt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateCodexUserPromptSubmitOutput = validate47;
-const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-output.schema.json","title":"CodexUserPromptSubmitOutput","description":"The JSON a Codex `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: the prompt is not submitted; `reason` is shown. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"},"hookSpecificOutput":{"title":"CodexUserPromptSubmitHookSpecificOutput","description":"The UserPromptSubmit-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `UserPromptSubmit`.","type":"string","const":"UserPromptSubmit"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+export const validateClaudeUserPromptSubmitOutput = validate47;
+const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-output.schema.json","title":"ClaudeUserPromptSubmitOutput","description":"The JSON a Claude Code `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: the prompt is not submitted; `reason` is shown to the user. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"},"hookSpecificOutput":{"title":"ClaudeUserPromptSubmitHookSpecificOutput","description":"The UserPromptSubmit-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `UserPromptSubmit`.","type":"string","const":"UserPromptSubmit"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-output.schema.json" */;
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-output.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate47.evaluated;
@@ -4524,11 +4386,11 @@ return errors === 0;
 }
 validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateHookRenderRequest = validate48;
-const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json","title":"HookRenderRequest","description":"Neutral inputs of one hook render (`lifeloop-callback render`, `renderHookPayload`): which lifecycle event happened, which adapter claims to speak, the context payloads and their placement, and an optional frame-admission directive. The harness itself (claude or codex) is named outside the request, by the caller; `adapter_id` must be one of that harness's adapter ids (spec/harness-hooks.md). `event` names the lifecycle event to render; `adapter_version`, `integration_mode` and `frame` are advisory: they are validated but do not change the output.","type":"object","properties":{"adapter_id":{"description":"The adapter id the caller claims (e.g. `claude`, `claude-code`, `codex`). A value that is not an id of the target harness is refused (adapter_id_mismatch).","type":"string","maxLength":512},"adapter_version":{"description":"Version label of the adapter. Advisory.","type":"string","maxLength":512},"integration_mode":{"$ref":"../integration-mode.schema.json"},"event":{"$ref":"../lifecycle-event-kind.schema.json"},"frame":{"description":"The frame the event is about. Optional: absent or null means none. Advisory; validated with the FrameContext rules.","anyOf":[{"$ref":"../frame-context.schema.json"},{"type":"null"}]},"payloads":{"description":"Context payloads in delivery order, each with the placement the host chose for it. Absent means none; null is rejected.","type":"array","maxItems":1024,"items":{"title":"HookRenderPayload","description":"One payload to render: the client's envelope (validated with the PayloadEnvelope rules; only payload_id, payload_kind and body or body_ref reach the output) and the placement class the host chose for it, which decides the context slot, if any.","type":"object","properties":{"envelope":{"$ref":"../payload-envelope.schema.json"},"placement":{"$ref":"../placement-class.schema.json"}},"required":["envelope","placement"],"additionalProperties":false}},"directive":{"description":"Frame-admission directive. Optional: absent or null means none (the same output as `allow`).","anyOf":[{"title":"FrameAdmissionDirective","description":"`{\"kind\": \"allow\"}` admits; `{\"kind\": \"block\", \"reason\": \"...\"}` blocks the prompt or, at a Codex Stop, requests a continuation. A block reason that is empty or only Unicode White_Space is refused when rendering (invalid_directive).","type":"object","properties":{"kind":{"description":"`allow` or `block`.","type":"string","enum":["allow","block"]},"reason":{"description":"Required for `block` and forbidden for `allow`: the text the harness hands to the model.","type":"string","maxLength":65536}},"required":["kind"],"if":{"properties":{"kind":{"const":"allow"}},"required":["kind"]},"then":{"properties":{"kind":true},"additionalProperties":false},"else":{"properties":{"reason":true},"required":["reason"]},"additionalProperties":false},{"type":"null"}]}},"required":["adapter_id","adapter_version","integration_mode","event"],"additionalProperties":false};
+export const validateCodexPostCompactInput = validate48;
+const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-input.schema.json","title":"CodexPostCompactInput","description":"What Codex writes on a `PostCompact` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"PostCompact"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"trigger":{"description":"manual or auto.","type":"string","enum":["manual","auto"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","turn_id","trigger"],"additionalProperties":false};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json" */;
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-input.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate48.evaluated;
@@ -4541,15 +4403,1516 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.adapter_id === undefined) && (missing0 = "adapter_id")) || ((data.adapter_version === undefined) && (missing0 = "adapter_version"))) || ((data.integration_mode === undefined) && (missing0 = "integration_mode"))) || ((data.event === undefined) && (missing0 = "event"))){
+if((((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.turn_id === undefined) && (missing0 = "turn_id"))) || ((data.trigger === undefined) && (missing0 = "trigger"))){
 validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "adapter_id") || (key0 === "adapter_version")) || (key0 === "integration_mode")) || (key0 === "event")) || (key0 === "frame")) || (key0 === "payloads")) || (key0 === "directive"))){
+if(!(((((((key0 === "hook_event_name") || (key0 === "session_id")) || (key0 === "transcript_path")) || (key0 === "cwd")) || (key0 === "model")) || (key0 === "turn_id")) || (key0 === "trigger"))){
 validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.hook_event_name !== undefined){
+let data0 = data.hook_event_name;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate48.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("PostCompact" !== data0){
+validate48.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "PostCompact"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.session_id !== undefined){
+const _errs4 = errors;
+if(typeof data.session_id !== "string"){
+validate48.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transcript_path !== undefined){
+let data2 = data.transcript_path;
+const _errs6 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate48.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema73.properties.transcript_path.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+const _errs8 = errors;
+if(typeof data.cwd !== "string"){
+validate48.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+const _errs10 = errors;
+if(typeof data.model !== "string"){
+validate48.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turn_id !== undefined){
+const _errs12 = errors;
+if(typeof data.turn_id !== "string"){
+validate48.errors = [{instancePath:instancePath+"/turn_id",schemaPath:"#/properties/turn_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.trigger !== undefined){
+let data6 = data.trigger;
+const _errs14 = errors;
+if(typeof data6 !== "string"){
+validate48.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data6 === "manual") || (data6 === "auto"))){
+validate48.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema73.properties.trigger.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate48.errors = vErrors;
+return errors === 0;
+}
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexPostCompactOutput = validate49;
+const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-output.schema.json","title":"CodexPostCompactOutput","description":"The JSON a Codex `PostCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate49.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
+validate49.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate49.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate49.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate49.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate49.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate49.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate49.errors = vErrors;
+return errors === 0;
+}
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexPreCompactInput = validate50;
+const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-input.schema.json","title":"CodexPreCompactInput","description":"What Codex writes on a `PreCompact` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"PreCompact"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"trigger":{"description":"manual or auto.","type":"string","enum":["manual","auto"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","turn_id","trigger"],"additionalProperties":false};
+
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-input.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate50.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.turn_id === undefined) && (missing0 = "turn_id"))) || ((data.trigger === undefined) && (missing0 = "trigger"))){
+validate50.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "hook_event_name") || (key0 === "session_id")) || (key0 === "transcript_path")) || (key0 === "cwd")) || (key0 === "model")) || (key0 === "turn_id")) || (key0 === "trigger"))){
+validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.hook_event_name !== undefined){
+let data0 = data.hook_event_name;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate50.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("PreCompact" !== data0){
+validate50.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "PreCompact"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.session_id !== undefined){
+const _errs4 = errors;
+if(typeof data.session_id !== "string"){
+validate50.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transcript_path !== undefined){
+let data2 = data.transcript_path;
+const _errs6 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate50.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema75.properties.transcript_path.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+const _errs8 = errors;
+if(typeof data.cwd !== "string"){
+validate50.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+const _errs10 = errors;
+if(typeof data.model !== "string"){
+validate50.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turn_id !== undefined){
+const _errs12 = errors;
+if(typeof data.turn_id !== "string"){
+validate50.errors = [{instancePath:instancePath+"/turn_id",schemaPath:"#/properties/turn_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.trigger !== undefined){
+let data6 = data.trigger;
+const _errs14 = errors;
+if(typeof data6 !== "string"){
+validate50.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data6 === "manual") || (data6 === "auto"))){
+validate50.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema75.properties.trigger.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate50.errors = vErrors;
+return errors === 0;
+}
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexPreCompactOutput = validate51;
+const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-output.schema.json","title":"CodexPreCompactOutput","description":"The JSON a Codex `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate51.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
+validate51.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate51.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate51.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate51.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate51.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate51.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate51.errors = vErrors;
+return errors === 0;
+}
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexSessionStartInput = validate52;
+const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-session-start-input.schema.json","title":"CodexSessionStartInput","description":"What Codex writes on a `SessionStart` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"SessionStart"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"permission_mode":{"description":"Codex's permission mode (its own input schema's enum).","type":"string","enum":["default","acceptEdits","plan","dontAsk","bypassPermissions"]},"source":{"description":"Why the session starts.","type":"string","enum":["startup","resume","clear"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","permission_mode","source"],"additionalProperties":false};
+
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-session-start-input.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate52.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.permission_mode === undefined) && (missing0 = "permission_mode"))) || ((data.source === undefined) && (missing0 = "source"))){
+validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "hook_event_name") || (key0 === "session_id")) || (key0 === "transcript_path")) || (key0 === "cwd")) || (key0 === "model")) || (key0 === "permission_mode")) || (key0 === "source"))){
+validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.hook_event_name !== undefined){
+let data0 = data.hook_event_name;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate52.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("SessionStart" !== data0){
+validate52.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.session_id !== undefined){
+const _errs4 = errors;
+if(typeof data.session_id !== "string"){
+validate52.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transcript_path !== undefined){
+let data2 = data.transcript_path;
+const _errs6 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate52.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema77.properties.transcript_path.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+const _errs8 = errors;
+if(typeof data.cwd !== "string"){
+validate52.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+const _errs10 = errors;
+if(typeof data.model !== "string"){
+validate52.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.permission_mode !== undefined){
+let data5 = data.permission_mode;
+const _errs12 = errors;
+if(typeof data5 !== "string"){
+validate52.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((data5 === "default") || (data5 === "acceptEdits")) || (data5 === "plan")) || (data5 === "dontAsk")) || (data5 === "bypassPermissions"))){
+validate52.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/enum",keyword:"enum",params:{allowedValues: schema77.properties.permission_mode.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.source !== undefined){
+let data6 = data.source;
+const _errs14 = errors;
+if(typeof data6 !== "string"){
+validate52.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data6 === "startup") || (data6 === "resume")) || (data6 === "clear"))){
+validate52.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema77.properties.source.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate52.errors = vErrors;
+return errors === 0;
+}
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexSessionStartOutput = validate53;
+const schema78 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-session-start-output.schema.json","title":"CodexSessionStartOutput","description":"The JSON a Codex `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"hookSpecificOutput":{"title":"CodexSessionStartHookSpecificOutput","description":"The SessionStart-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `SessionStart`.","type":"string","const":"SessionStart"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"additionalProperties":false};
+
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-session-start-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate53.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "hookSpecificOutput"))){
+validate53.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate53.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate53.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate53.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hookSpecificOutput !== undefined){
+let data3 = data.hookSpecificOutput;
+const _errs8 = errors;
+if(errors === _errs8){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+let missing0;
+if((data3.hookEventName === undefined) && (missing0 = "hookEventName")){
+validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs10 = errors;
+for(const key1 in data3){
+if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
+validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs10 === errors){
+if(data3.hookEventName !== undefined){
+let data4 = data3.hookEventName;
+const _errs11 = errors;
+if(typeof data4 !== "string"){
+validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("SessionStart" !== data4){
+validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data3.additionalContext !== undefined){
+let data5 = data3.additionalContext;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data5 === "string"){
+if((data5.length > 16777216 && func2(data5) > 16777216)){
+validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
+return false;
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexStopInput = validate54;
+const schema79 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-stop-input.schema.json","title":"CodexStopInput","description":"What Codex writes on a `Stop` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"Stop"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"permission_mode":{"description":"Codex's permission mode (its own input schema's enum).","type":"string","enum":["default","acceptEdits","plan","dontAsk","bypassPermissions"]},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"stop_hook_active":{"description":"True when this Stop follows a continuation that a Stop hook requested (decision block).","type":"boolean"},"last_assistant_message":{"description":"The model's last message of the turn, or null (passed bounded: metadata.last_assistant_message).","type":["string","null"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","permission_mode","turn_id","stop_hook_active","last_assistant_message"],"additionalProperties":false};
+
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-stop-input.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate54.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.permission_mode === undefined) && (missing0 = "permission_mode"))) || ((data.turn_id === undefined) && (missing0 = "turn_id"))) || ((data.stop_hook_active === undefined) && (missing0 = "stop_hook_active"))) || ((data.last_assistant_message === undefined) && (missing0 = "last_assistant_message"))){
+validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func1.call(schema79.properties, key0))){
+validate54.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.hook_event_name !== undefined){
+let data0 = data.hook_event_name;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate54.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("Stop" !== data0){
+validate54.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "Stop"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.session_id !== undefined){
+const _errs4 = errors;
+if(typeof data.session_id !== "string"){
+validate54.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transcript_path !== undefined){
+let data2 = data.transcript_path;
+const _errs6 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate54.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema79.properties.transcript_path.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+const _errs8 = errors;
+if(typeof data.cwd !== "string"){
+validate54.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+const _errs10 = errors;
+if(typeof data.model !== "string"){
+validate54.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.permission_mode !== undefined){
+let data5 = data.permission_mode;
+const _errs12 = errors;
+if(typeof data5 !== "string"){
+validate54.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((data5 === "default") || (data5 === "acceptEdits")) || (data5 === "plan")) || (data5 === "dontAsk")) || (data5 === "bypassPermissions"))){
+validate54.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/enum",keyword:"enum",params:{allowedValues: schema79.properties.permission_mode.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turn_id !== undefined){
+const _errs14 = errors;
+if(typeof data.turn_id !== "string"){
+validate54.errors = [{instancePath:instancePath+"/turn_id",schemaPath:"#/properties/turn_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stop_hook_active !== undefined){
+const _errs16 = errors;
+if(typeof data.stop_hook_active !== "boolean"){
+validate54.errors = [{instancePath:instancePath+"/stop_hook_active",schemaPath:"#/properties/stop_hook_active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.last_assistant_message !== undefined){
+let data8 = data.last_assistant_message;
+const _errs18 = errors;
+if((typeof data8 !== "string") && (data8 !== null)){
+validate54.errors = [{instancePath:instancePath+"/last_assistant_message",schemaPath:"#/properties/last_assistant_message/type",keyword:"type",params:{type: schema79.properties.last_assistant_message.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate54.errors = vErrors;
+return errors === 0;
+}
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexStopOutput = validate55;
+const schema80 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-stop-output.schema.json","title":"CodexStopOutput","description":"The JSON a Codex `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: a continuation request: Codex runs another model turn with `reason` as its prompt. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-stop-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate55.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason"))){
+validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate55.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate55.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate55.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate55.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate55.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.decision !== undefined){
+let data3 = data.decision;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate55.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data3 === "block")){
+validate55.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema80.properties.decision.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+let data4 = data.reason;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if((data4.length > 65536 && func2(data4) > 65536)){
+validate55.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data4)){
+validate55.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
+return false;
+}
+}
+}
+else {
+validate55.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+let missing0;
+if(data.decision !== undefined && ((data.reason === undefined) && (missing0 = "reason"))){
+validate55.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
+    missingProperty: missing0,
+    depsCount: 1,
+    deps: "reason"},message:"must have property reason when property decision is present"}];
+return false;
+}
+else {
+if(data.reason !== undefined && ((data.decision === undefined) && (missing0 = "decision"))){
+validate55.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
+    missingProperty: missing0,
+    depsCount: 1,
+    deps: "decision"},message:"must have property decision when property reason is present"}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate55.errors = vErrors;
+return errors === 0;
+}
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexUserPromptSubmitInput = validate56;
+const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-input.schema.json","title":"CodexUserPromptSubmitInput","description":"What Codex writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"UserPromptSubmit"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"permission_mode":{"description":"Codex's permission mode (its own input schema's enum).","type":"string","enum":["default","acceptEdits","plan","dontAsk","bypassPermissions"]},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"prompt":{"description":"The prompt the user submitted (passed to the client bounded: metadata.prompt).","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","model","permission_mode","turn_id","prompt"],"additionalProperties":false};
+
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-input.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate56.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.permission_mode === undefined) && (missing0 = "permission_mode"))) || ((data.turn_id === undefined) && (missing0 = "turn_id"))) || ((data.prompt === undefined) && (missing0 = "prompt"))){
+validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((((key0 === "hook_event_name") || (key0 === "session_id")) || (key0 === "transcript_path")) || (key0 === "cwd")) || (key0 === "model")) || (key0 === "permission_mode")) || (key0 === "turn_id")) || (key0 === "prompt"))){
+validate56.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.hook_event_name !== undefined){
+let data0 = data.hook_event_name;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate56.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("UserPromptSubmit" !== data0){
+validate56.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "UserPromptSubmit"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.session_id !== undefined){
+const _errs4 = errors;
+if(typeof data.session_id !== "string"){
+validate56.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transcript_path !== undefined){
+let data2 = data.transcript_path;
+const _errs6 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+validate56.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema81.properties.transcript_path.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cwd !== undefined){
+const _errs8 = errors;
+if(typeof data.cwd !== "string"){
+validate56.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.model !== undefined){
+const _errs10 = errors;
+if(typeof data.model !== "string"){
+validate56.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.permission_mode !== undefined){
+let data5 = data.permission_mode;
+const _errs12 = errors;
+if(typeof data5 !== "string"){
+validate56.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((data5 === "default") || (data5 === "acceptEdits")) || (data5 === "plan")) || (data5 === "dontAsk")) || (data5 === "bypassPermissions"))){
+validate56.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/enum",keyword:"enum",params:{allowedValues: schema81.properties.permission_mode.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.turn_id !== undefined){
+const _errs14 = errors;
+if(typeof data.turn_id !== "string"){
+validate56.errors = [{instancePath:instancePath+"/turn_id",schemaPath:"#/properties/turn_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompt !== undefined){
+const _errs16 = errors;
+if(typeof data.prompt !== "string"){
+validate56.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate56.errors = vErrors;
+return errors === 0;
+}
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateCodexUserPromptSubmitOutput = validate57;
+const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-output.schema.json","title":"CodexUserPromptSubmitOutput","description":"The JSON a Codex `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: the prompt is not submitted; `reason` is shown. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"},"hookSpecificOutput":{"title":"CodexUserPromptSubmitHookSpecificOutput","description":"The UserPromptSubmit-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `UserPromptSubmit`.","type":"string","const":"UserPromptSubmit"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-output.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate57.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason")) || (key0 === "hookSpecificOutput"))){
+validate57.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.continue !== undefined){
+const _errs2 = errors;
+if(typeof data.continue !== "boolean"){
+validate57.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stopReason !== undefined){
+let data1 = data.stopReason;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if((data1.length > 65536 && func2(data1) > 65536)){
+validate57.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate57.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.systemMessage !== undefined){
+let data2 = data.systemMessage;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if((data2.length > 65536 && func2(data2) > 65536)){
+validate57.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate57.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.decision !== undefined){
+let data3 = data.decision;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate57.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data3 === "block")){
+validate57.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema82.properties.decision.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.reason !== undefined){
+let data4 = data.reason;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if((data4.length > 65536 && func2(data4) > 65536)){
+validate57.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data4)){
+validate57.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
+return false;
+}
+}
+}
+else {
+validate57.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.hookSpecificOutput !== undefined){
+let data5 = data.hookSpecificOutput;
+const _errs12 = errors;
+if(errors === _errs12){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing0;
+if((data5.hookEventName === undefined) && (missing0 = "hookEventName")){
+validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs14 = errors;
+for(const key1 in data5){
+if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
+validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs14 === errors){
+if(data5.hookEventName !== undefined){
+let data6 = data5.hookEventName;
+const _errs15 = errors;
+if(typeof data6 !== "string"){
+validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("UserPromptSubmit" !== data6){
+validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "UserPromptSubmit"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs15 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data5.additionalContext !== undefined){
+let data7 = data5.additionalContext;
+const _errs17 = errors;
+if(errors === _errs17){
+if(typeof data7 === "string"){
+if((data7.length > 16777216 && func2(data7) > 16777216)){
+validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
+return false;
+}
+}
+else {
+validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs17 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+let missing1;
+if(data.decision !== undefined && ((data.reason === undefined) && (missing1 = "reason"))){
+validate57.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
+    missingProperty: missing1,
+    depsCount: 1,
+    deps: "reason"},message:"must have property reason when property decision is present"}];
+return false;
+}
+else {
+if(data.reason !== undefined && ((data.decision === undefined) && (missing1 = "decision"))){
+validate57.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
+    missingProperty: missing1,
+    depsCount: 1,
+    deps: "decision"},message:"must have property decision when property reason is present"}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate57.errors = vErrors;
+return errors === 0;
+}
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateHookRenderRequest = validate58;
+const schema83 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json","title":"HookRenderRequest","description":"Neutral inputs of one hook render (`lifeloop-callback render`, `renderHookPayload`): which lifecycle event happened, which adapter claims to speak, the context payloads and their placement, and an optional frame-admission directive. The harness itself (claude or codex) is named outside the request, by the caller; `adapter_id` must be one of that harness's adapter ids (spec/harness-hooks.md). `event` names the lifecycle event to render; `adapter_version`, `integration_mode` and `frame` are advisory: they are validated but do not change the output.","type":"object","properties":{"adapter_id":{"description":"The adapter id the caller claims (e.g. `claude`, `claude-code`, `codex`). A value that is not an id of the target harness is refused (adapter_id_mismatch).","type":"string","maxLength":512},"adapter_version":{"description":"Version label of the adapter. Advisory.","type":"string","maxLength":512},"integration_mode":{"$ref":"../integration-mode.schema.json"},"event":{"$ref":"../lifecycle-event-kind.schema.json"},"frame":{"description":"The frame the event is about. Optional: absent or null means none. Advisory; validated with the FrameContext rules.","anyOf":[{"$ref":"../frame-context.schema.json"},{"type":"null"}]},"payloads":{"description":"Context payloads in delivery order, each with the placement the host chose for it. Absent means none; null is rejected.","type":"array","maxItems":1024,"items":{"title":"HookRenderPayload","description":"One payload to render: the client's envelope (validated with the PayloadEnvelope rules; only payload_id, payload_kind and body or body_ref reach the output) and the placement class the host chose for it, which decides the context slot, if any.","type":"object","properties":{"envelope":{"$ref":"../payload-envelope.schema.json"},"placement":{"$ref":"../placement-class.schema.json"}},"required":["envelope","placement"],"additionalProperties":false}},"directive":{"description":"Frame-admission directive. Optional: absent or null means none (the same output as `allow`).","anyOf":[{"title":"FrameAdmissionDirective","description":"`{\"kind\": \"allow\"}` admits; `{\"kind\": \"block\", \"reason\": \"...\"}` blocks the prompt or, at a Codex Stop, requests a continuation. A block reason that is empty or only Unicode White_Space is refused when rendering (invalid_directive).","type":"object","properties":{"kind":{"description":"`allow` or `block`.","type":"string","enum":["allow","block"]},"reason":{"description":"Required for `block` and forbidden for `allow`: the text the harness hands to the model.","type":"string","maxLength":65536}},"required":["kind"],"if":{"properties":{"kind":{"const":"allow"}},"required":["kind"]},"then":{"properties":{"kind":true},"additionalProperties":false},"else":{"properties":{"reason":true},"required":["reason"]},"additionalProperties":false},{"type":"null"}]}},"required":["adapter_id","adapter_version","integration_mode","event"],"additionalProperties":false};
+
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate58.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.adapter_id === undefined) && (missing0 = "adapter_id")) || ((data.adapter_version === undefined) && (missing0 = "adapter_version"))) || ((data.integration_mode === undefined) && (missing0 = "integration_mode"))) || ((data.event === undefined) && (missing0 = "event"))){
+validate58.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "adapter_id") || (key0 === "adapter_version")) || (key0 === "integration_mode")) || (key0 === "event")) || (key0 === "frame")) || (key0 === "payloads")) || (key0 === "directive"))){
+validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4561,12 +5924,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if((data0.length > 512 && func2(data0) > 512)){
-validate48.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate58.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4582,12 +5945,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if((data1.length > 512 && func2(data1) > 512)){
-validate48.errors = [{instancePath:instancePath+"/adapter_version",schemaPath:"#/properties/adapter_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
+validate58.errors = [{instancePath:instancePath+"/adapter_version",schemaPath:"#/properties/adapter_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
 return false;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/adapter_version",schemaPath:"#/properties/adapter_version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/adapter_version",schemaPath:"#/properties/adapter_version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4601,11 +5964,11 @@ if(data.integration_mode !== undefined){
 let data2 = data.integration_mode;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate48.errors = [{instancePath:instancePath+"/integration_mode",schemaPath:"../integration-mode.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/integration_mode",schemaPath:"../integration-mode.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((data2 === "manual_skill") || (data2 === "launcher_wrapper")) || (data2 === "native_hook")) || (data2 === "reference_adapter")) || (data2 === "telemetry_only"))){
-validate48.errors = [{instancePath:instancePath+"/integration_mode",schemaPath:"../integration-mode.schema.json/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"}];
+validate58.errors = [{instancePath:instancePath+"/integration_mode",schemaPath:"../integration-mode.schema.json/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -4618,11 +5981,11 @@ if(data.event !== undefined){
 let data3 = data.event;
 const _errs9 = errors;
 if(typeof data3 !== "string"){
-validate48.errors = [{instancePath:instancePath+"/event",schemaPath:"../lifecycle-event-kind.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/event",schemaPath:"../lifecycle-event-kind.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((((((((((data3 === "session.starting") || (data3 === "session.started")) || (data3 === "frame.opening")) || (data3 === "frame.opened")) || (data3 === "context.pressure_observed")) || (data3 === "context.compacted")) || (data3 === "frame.ending")) || (data3 === "frame.ended")) || (data3 === "session.ending")) || (data3 === "session.ended")) || (data3 === "supervisor.tick")) || (data3 === "capability.degraded")) || (data3 === "receipt.emitted")) || (data3 === "receipt.gap_detected"))){
-validate48.errors = [{instancePath:instancePath+"/event",schemaPath:"../lifecycle-event-kind.schema.json/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"}];
+validate58.errors = [{instancePath:instancePath+"/event",schemaPath:"../lifecycle-event-kind.schema.json/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -4665,7 +6028,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate48.errors = vErrors;
+validate58.errors = vErrors;
 return false;
 }
 else {
@@ -4691,7 +6054,7 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(Array.isArray(data5)){
 if(data5.length > 1024){
-validate48.errors = [{instancePath:instancePath+"/payloads",schemaPath:"#/properties/payloads/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items"}];
+validate58.errors = [{instancePath:instancePath+"/payloads",schemaPath:"#/properties/payloads/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items"}];
 return false;
 }
 else {
@@ -4704,14 +6067,14 @@ if(errors === _errs19){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
 if(((data6.envelope === undefined) && (missing1 = "envelope")) || ((data6.placement === undefined) && (missing1 = "placement"))){
-validate48.errors = [{instancePath:instancePath+"/payloads/" + i0,schemaPath:"#/properties/payloads/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate58.errors = [{instancePath:instancePath+"/payloads/" + i0,schemaPath:"#/properties/payloads/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs21 = errors;
 for(const key1 in data6){
 if(!((key1 === "envelope") || (key1 === "placement"))){
-validate48.errors = [{instancePath:instancePath+"/payloads/" + i0,schemaPath:"#/properties/payloads/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate58.errors = [{instancePath:instancePath+"/payloads/" + i0,schemaPath:"#/properties/payloads/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4733,11 +6096,11 @@ if(data6.placement !== undefined){
 let data8 = data6.placement;
 const _errs23 = errors;
 if(typeof data8 !== "string"){
-validate48.errors = [{instancePath:instancePath+"/payloads/" + i0+"/placement",schemaPath:"../placement-class.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/payloads/" + i0+"/placement",schemaPath:"../placement-class.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data8 === "developer_equivalent_frame") || (data8 === "pre_prompt_frame")) || (data8 === "side_channel_context")) || (data8 === "receipt_only"))){
-validate48.errors = [{instancePath:instancePath+"/payloads/" + i0+"/placement",schemaPath:"../placement-class.schema.json/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"}];
+validate58.errors = [{instancePath:instancePath+"/payloads/" + i0+"/placement",schemaPath:"../placement-class.schema.json/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid5 = _errs23 === errors;
@@ -4750,7 +6113,7 @@ var valid5 = true;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/payloads/" + i0,schemaPath:"#/properties/payloads/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath:instancePath+"/payloads/" + i0,schemaPath:"#/properties/payloads/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4762,7 +6125,7 @@ break;
 }
 }
 else {
-validate48.errors = [{instancePath:instancePath+"/payloads",schemaPath:"#/properties/payloads/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate58.errors = [{instancePath:instancePath+"/payloads",schemaPath:"#/properties/payloads/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4921,7 +6284,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((data11 === "allow") || (data11 === "block"))){
-const err10 = {instancePath:instancePath+"/directive/kind",schemaPath:"#/properties/directive/anyOf/0/properties/kind/enum",keyword:"enum",params:{allowedValues: schema73.properties.directive.anyOf[0].properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/directive/kind",schemaPath:"#/properties/directive/anyOf/0/properties/kind/enum",keyword:"enum",params:{allowedValues: schema83.properties.directive.anyOf[0].properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5007,7 +6370,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate48.errors = vErrors;
+validate58.errors = vErrors;
 return false;
 }
 else {
@@ -5036,11 +6399,11 @@ var valid0 = true;
 }
 }
 else {
-validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate48.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -14,6 +14,8 @@ export interface CliIo {
   readonly stdin: Readable;
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
+  /** Raw bytes to stdout (`continuation get` prints a blob); absent where only text is captured. */
+  readonly outBytes?: (bytes: Uint8Array) => void;
 }
 
 /** A usage error: the command line itself is wrong (exit 2). */
@@ -21,6 +23,17 @@ export class UsageError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "UsageError";
+  }
+}
+
+/**
+ * `--help` or `-h` in a flag position (not the value of a flag such as `--arg -h`): the caller
+ * prints the command's usage on stdout and exits 0.
+ */
+export class HelpRequested extends Error {
+  constructor() {
+    super("help requested");
+    this.name = "HelpRequested";
   }
 }
 
@@ -74,7 +87,8 @@ export function jsonLine(value: unknown): string {
  * A tiny flag parser: `--name value` or `--name=value` pairs, repeatable flags collected in order,
  * boolean switches, and positional arguments (`-` is standard input; everything after `--` is
  * positional). Unknown flags, missing values and a flag given twice are usage errors
- * ({@link UsageError}) whose message says what to write instead.
+ * ({@link UsageError}) whose message says what to write instead; `--help`/`-h` where a flag may
+ * stand throws {@link HelpRequested} (as the value of a flag it is that value).
  */
 export function parseFlags(
   args: readonly string[],
@@ -94,6 +108,7 @@ export function parseFlags(
       positionals.push(...args.slice(i + 1));
       break;
     }
+    if (arg === "--help" || arg === "-h") throw new HelpRequested();
     // `--name=value` is the same as `--name value` (GNU style); only the first `=` splits.
     const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
     const name = eq > 0 ? arg.slice(0, eq) : arg;

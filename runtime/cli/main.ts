@@ -5,23 +5,36 @@
  *   conformance run --root DIR            run fixtures in the reference's format
  *   generate [--check]                    regenerate generated/ (development checkout)
  *   invoke --program ABS --timeout-ms N   send one DispatchEnvelope to a client process
+ *   continuation put|get|drop|list|drop-thread   the continuation store (CONTINUATION-001)
+ *   session [--transport T] --program ABS --timeout-ms N FILE   deliver a JSON Lines session (v1 or v2)
+ *   diff --base A --head B | --schema OLD NEW   breaking-change gate between two spec versions
+ *   hook --adapter A --event E ...        run as a Claude Code / Codex command hook (hook config: the hooks block)
  *   events                                print the event vocabulary
  *   version | --version | -V              print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
  */
-import { realpathSync } from "node:fs";
+import { readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CONFORM_USAGE, runConform } from "./commands/conform.js";
 import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
+import { CONTINUATION_USAGE, runContinuationCli } from "./commands/continuation.js";
+import { DIFF_USAGE, runDiff } from "./commands/diff.js";
 import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
+import { HOOK_USAGE, runHook } from "./commands/hook.js";
 import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
 import { RENDER_USAGE, runRender } from "./commands/render.js";
+import { runSession, SESSION_USAGE } from "./commands/session.js";
 import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
-import { EXIT, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
+import { EXIT, HelpRequested, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
 import { packageVersion } from "./package-root.js";
 
-type Command = { readonly usage: string; readonly run: (args: readonly string[], io: CliIo) => Promise<number> };
+type Command = {
+  readonly usage: string;
+  readonly run: (args: readonly string[], io: CliIo) => Promise<number>;
+  /** The command reads `--help` itself (continuation: `-h` can be a valid identifier value). */
+  readonly ownHelp?: boolean;
+};
 
 /** Registered commands; other modules add theirs here. */
 export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
@@ -30,7 +43,11 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["conform", { usage: CONFORM_USAGE, run: runConform }],
   ["generate", { usage: GENERATE_USAGE, run: runGenerateCommand }],
   ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
+  ["session", { usage: SESSION_USAGE, run: runSession }],
   ["render", { usage: RENDER_USAGE, run: runRender }],
+  ["continuation", { usage: CONTINUATION_USAGE, run: runContinuationCli, ownHelp: true }],
+  ["diff", { usage: DIFF_USAGE, run: runDiff }],
+  ["hook", { usage: HOOK_USAGE, run: runHook }],
   [
     "events",
     {
@@ -80,13 +97,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.err(`lifeloop-callback: unknown command ${name}\n\n${help()}\n`);
     return EXIT.usage;
   }
-  if (args.includes("--help") || args.includes("-h")) {
+  // Anywhere else, `--help` is recognized by parseFlags: as a flag's value (`--arg -h`) it is that
+  // value, and a hook must not print usage text on stdout instead of delivering. A command that
+  // parses its own arguments (`ownHelp`) answers --help itself.
+  if (!command.ownHelp && (args[0] === "--help" || args[0] === "-h")) {
     io.out(`${command.usage}\n`);
     return EXIT.ok;
   }
   try {
     return await command.run(args, io);
   } catch (error) {
+    if (error instanceof HelpRequested) {
+      io.out(`${command.usage}\n`);
+      return EXIT.ok;
+    }
     if (error instanceof UsageError) {
       io.err(`lifeloop-callback ${name}: ${error.message}\n${command.usage}\n`);
       return EXIT.usage;
@@ -119,12 +143,32 @@ function exitOnOutputError(error: NodeJS.ErrnoException): void {
   process.exit(EXIT.input);
 }
 
+/**
+ * True when the CLI was started with standard output closed (`>&-`). Node then reopens fd 1 on
+ * /dev/null (read-write), so every write would silently succeed; a redirect to /dev/null by the
+ * shell is write-only and is not affected. Linux only (/proc); elsewhere false.
+ */
+function stdoutWasClosed(): boolean {
+  try {
+    if (readlinkSync("/proc/self/fd/1") !== "/dev/null") return false;
+    const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync("/proc/self/fdinfo/1", "utf8"));
+    return flags !== null && (parseInt(flags[1] as string, 8) & 3) === 2; // O_ACCMODE === O_RDWR
+  } catch {
+    return false;
+  }
+}
+
 if (isEntryPoint()) {
+  if (stdoutWasClosed()) {
+    process.stderr.write("lifeloop-callback: standard output is closed; nothing could be reported\n");
+    process.exit(EXIT.input);
+  }
   process.stdout.on("error", exitOnOutputError);
   const code = await runCli(process.argv.slice(2), {
     stdin: process.stdin,
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
+    outBytes: (b) => process.stdout.write(b),
   });
   process.exitCode = code;
 }

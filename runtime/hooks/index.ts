@@ -14,3 +14,6 @@ export {
 } from "./render.js";
 export { HOOK_ADAPTERS, hookEventFor, isBlankReason, isHookAdapter, type HookAdapterRow, type HookEventRow } from "./mapping.js";
 export { renderRequestIssues } from "./request.js";
+export { runHookCommand, type HookCommandOptions, type HookCommandOutcome, type OnFailure } from "./command/run.js";
+export { hookConfig, type HookConfigOptions } from "./command/config.js";
+export { defaultStateDir } from "./command/state.js";

@@ -37,7 +37,7 @@ export function hookEventFor(adapter: HookAdapter, event: LifecycleEventKind): H
 
 /** Name of the generated output schema (and validator) of a harness hook event, e.g. `ClaudeStopOutput`. */
 export function outputSchemaName(adapter: HookAdapter, hookEvent: string): HookSchemaName {
-  const found = HOOK_SCHEMAS.find((s) => s.adapter === adapter && s.hook_event === hookEvent);
+  const found = HOOK_SCHEMAS.find((s) => s.role === "output" && s.adapter === adapter && s.hook_event === hookEvent);
   if (!found) throw new Error(`no output schema for ${adapter} ${hookEvent}; run npm run generate`);
   return found.name;
 }

@@ -109,6 +109,24 @@ function payloadWarnings(payloads: readonly HookRenderPayload[], rendered: Reado
  * `nonIntegerNumberPointers`: for values that came out of the strict parser (see parseStrictJson).
  */
 export function renderHookPayload(request: unknown, target: HookRenderTarget, nonIntegerNumberPointers: readonly string[] = []): HookRenderResult {
+  try {
+    return renderChecked(request, target, nonIntegerNumberPointers);
+  } catch (error) {
+    // A request that throws while it is read (a getter, a Proxy trap) is not a renderable request.
+    return fail("invalid_request", `reading the request threw: ${thrownText(error)}`, [{ rule: "schema.type", pointer: "", message: "the request cannot be read (a getter or Proxy trap threw)" }]);
+  }
+}
+
+/** A bounded description of a thrown value; never throws. */
+function thrownText(error: unknown): string {
+  try {
+    return (error instanceof Error ? `${String(error.name)}: ${String(error.message)}` : String(error)).slice(0, 512);
+  } catch {
+    return "a value that cannot be shown";
+  }
+}
+
+function renderChecked(request: unknown, target: HookRenderTarget, nonIntegerNumberPointers: readonly string[]): HookRenderResult {
   const issues = renderRequestIssues(request, nonIntegerNumberPointers);
   const first = issues[0];
   if (first) return fail("invalid_request", `${first.rule} at "${first.pointer}": ${first.message}`, issues);

@@ -16,9 +16,9 @@
  * prefix of the request and exit 0).
  */
 import type { CallbackResponse } from "../../generated/ts/types.js";
-import { parseWireDocument } from "../wire/validate.js";
+import { parseWireDocument, parseWireDocumentSliced, type DocumentLimits, type WireResult } from "../wire/validate.js";
 import type { ChildRun } from "./child-run.js";
-import type { InvokerLimits } from "./config.js";
+import { SETTLE_RESERVE_MS, type InvokerLimits } from "./config.js";
 import { issueText, makeFailure, type FailureFacts } from "./failure.js";
 import { previewBytes } from "./preview.js";
 import type { InvocationFailure } from "./types.js";
@@ -54,9 +54,9 @@ function exitedZero(run: ChildRun): boolean {
   return run.exit !== null && run.exit.signal === null && run.exit.code === 0;
 }
 
-/** Classify one run; see the module doc for the order. */
-export function classifyRun(run: ChildRun, ctx: ClassifyContext): RunOutcome {
-  const fail = (variant: Parameters<typeof makeFailure>[0], detail: string, issues?: InvocationFailure["issues"]): RunOutcome => {
+/** The failure builder of one run: attaches stderr tail, exit code or signal, and issues. */
+function failWith(run: ChildRun) {
+  return (variant: Parameters<typeof makeFailure>[0], detail: string, issues?: InvocationFailure["issues"]): RunOutcome => {
     const facts: FailureFacts = { stderr_tail: run.stderr.text() };
     if (issues !== undefined) facts.issues = issues;
     if (run.exit !== null) {
@@ -65,8 +65,12 @@ export function classifyRun(run: ChildRun, ctx: ClassifyContext): RunOutcome {
     }
     return { ok: false, failure: makeFailure(variant, detail, facts) };
   };
-  const { limits } = ctx;
+}
 
+/** Steps 1-7 of the module doc: the outcome when the facts decide it, or null when stdout is to be judged. */
+function classifyFacts(run: ChildRun, ctx: ClassifyContext): RunOutcome | null {
+  const fail = failWith(run);
+  const { limits } = ctx;
   if (run.spawnError !== null) return { ok: false, failure: makeFailure("spawn", `cannot start ${ctx.program}: ${errorText(run.spawnError)}`) };
   if (run.stdoutTooLarge) {
     return fail("response_too_large", `stdout exceeded limits.max_response_bytes (${limits.max_response_bytes} bytes); the process group was killed and the rest was not read`);
@@ -76,19 +80,51 @@ export function classifyRun(run: ChildRun, ctx: ClassifyContext): RunOutcome {
     return fail("timeout", `the round trip exceeded ${ctx.timeoutMs} ms (${where}); the process group was terminated (SIGTERM, then SIGKILL within ${limits.kill_grace_ms} ms)`);
   }
   if (run.writeError !== null && !isBrokenPipe(run.writeError)) return fail("write_request", `writing the request to the client's stdin failed: ${errorText(run.writeError)}`);
-  const brokenPipe = isBrokenPipe(run.writeError);
-  if (brokenPipe && !exitedZero(run)) return fail("non_zero_exit", `${exitText(run)} before reading the whole request`);
+  if (isBrokenPipe(run.writeError) && !exitedZero(run)) return fail("non_zero_exit", `${exitText(run)} before reading the whole request`);
   if (run.stdoutError !== null) return fail("read_response", `reading the client's stdout failed: ${errorText(run.stdoutError)}`);
   if (!exitedZero(run)) return fail("non_zero_exit", exitText(run));
+  return null;
+}
 
-  const parsed = parseWireDocument("CallbackResponse", run.stdout, { maxBytes: limits.max_response_bytes, maxDepth: limits.max_depth });
+/** Steps 8-9 of the module doc: the outcome of the judged stdout. */
+function classifyJudged(run: ChildRun, ctx: ClassifyContext, parsed: WireResult<CallbackResponse>): RunOutcome {
+  const fail = failWith(run);
+  const { limits } = ctx;
   if (parsed.ok) return { ok: true, response: parsed.value, stderrTail: run.stderr.text() };
   const first = parsed.issues[0] as (typeof parsed.issues)[number];
   if (first.rule.startsWith("json.")) {
-    if (brokenPipe) {
+    if (isBrokenPipe(run.writeError)) {
       return fail("write_request", `the client exited 0 without reading the whole request (${errorText(run.writeError as NodeJS.ErrnoException)}) and wrote no valid response; stdout was ${previewBytes(run.stdout, limits.failure_detail_preview_bytes)}`);
     }
     return fail("parse_response", `stdout is not exactly one JSON document: ${issueText(first)}; stdout was ${previewBytes(run.stdout, limits.failure_detail_preview_bytes)}`, parsed.issues);
   }
   return fail("invalid_response", `CallbackResponse is invalid: ${issueText(first)}`, parsed.issues);
+}
+
+/** The strict parser's bounds for stdout. */
+function responseLimits(limits: InvokerLimits): DocumentLimits {
+  return { maxBytes: limits.max_response_bytes, maxDepth: limits.max_depth, maxValues: limits.max_values };
+}
+
+/** Classify one run synchronously; see the module doc for the order. */
+export function classifyRun(run: ChildRun, ctx: ClassifyContext): RunOutcome {
+  return classifyFacts(run, ctx) ?? classifyJudged(run, ctx, parseWireDocument("CallbackResponse", run.stdout, responseLimits(ctx.limits)));
+}
+
+
+/**
+ * {@link classifyRun} with stdout judged in slices (the event loop stays free, so other invocations
+ * keep their deadlines while a large response is parsed). `settleBy` (performance.now() ms) is the
+ * invocation's settle bound: judging that would pass it is abandoned and the outcome is `timeout`
+ * (the response could not be judged in time). Within the limits this does not happen on a
+ * machine that is not overloaded (see spec/host-runtime.md §"Bounds"). Never rejects.
+ */
+export async function classifyRunSliced(run: ChildRun, ctx: ClassifyContext, settleBy: number): Promise<RunOutcome> {
+  const decided = classifyFacts(run, ctx);
+  if (decided !== null) return decided;
+  const parsed = await parseWireDocumentSliced("CallbackResponse", run.stdout, responseLimits(ctx.limits), { deadlineAt: settleBy - SETTLE_RESERVE_MS });
+  if (parsed === "deadline") {
+    return failWith(run)("timeout", `the response (${run.stdout.length} bytes) could not be judged before the settle bound (timeoutMs ${ctx.timeoutMs} + limits.settle_margin_ms ${ctx.limits.settle_margin_ms})`);
+  }
+  return classifyJudged(run, ctx, parsed);
 }

@@ -11,7 +11,8 @@ import { InvokerConfigError } from "./types.js";
  * Bounds of one subprocess round trip, named as in spec/tables/limits.json:
  * - `max_request_bytes` (bytes): largest serialized DispatchEnvelope written to stdin;
  * - `max_response_bytes` (bytes): largest stdout accepted; one byte more kills the group;
- * - `max_depth` (levels): nesting bound of the response document;
+ * - `max_depth` (levels): nesting bound of the request and response documents;
+ * - `max_values` (count): JSON values (scalars and containers) in the request and response documents;
  * - `stderr_tail_bytes` (bytes): how much of stderr's end is kept;
  * - `kill_grace_ms` (ms): SIGTERM → SIGKILL delay at the deadline;
  * - `settle_margin_ms` (ms): the call settles at the latest this long after its deadline;
@@ -21,17 +22,26 @@ export interface InvokerLimits {
   readonly max_request_bytes: number;
   readonly max_response_bytes: number;
   readonly max_depth: number;
+  readonly max_values: number;
   readonly stderr_tail_bytes: number;
   readonly kill_grace_ms: number;
   readonly settle_margin_ms: number;
   readonly failure_detail_preview_bytes: number;
 }
 
+/**
+ * Time kept in hand before an invocation's settle bound when a response is still being judged
+ * (ms): room for the last slice and the settle itself. Judging still running then is abandoned
+ * (`timeout`), so the bound holds even on an overloaded machine.
+ */
+export const SETTLE_RESERVE_MS = 40;
+
 /** The defaults: the values of spec/tables/limits.json. */
 export const DEFAULT_INVOKER_LIMITS: InvokerLimits = Object.freeze({
   max_request_bytes: LIMITS.max_request_bytes,
   max_response_bytes: LIMITS.max_response_bytes,
   max_depth: LIMITS.max_depth,
+  max_values: LIMITS.max_values,
   stderr_tail_bytes: LIMITS.stderr_tail_bytes,
   kill_grace_ms: LIMITS.kill_grace_ms,
   settle_margin_ms: LIMITS.settle_margin_ms,
@@ -53,19 +63,46 @@ export function checkTimeoutMs(field: string, value: unknown): number {
 
 /** Merge caller overrides into {@link DEFAULT_INVOKER_LIMITS}; each must be a positive safe integer (ms limits at most max_timeout_ms). */
 export function resolveLimits(overrides: Partial<InvokerLimits> | undefined): InvokerLimits {
-  if (overrides === undefined) return DEFAULT_INVOKER_LIMITS;
+  return resolveLimitSet(DEFAULT_INVOKER_LIMITS, overrides);
+}
+
+/**
+ * Merge `overrides` into a set of named limits (`defaults`, values of spec/tables/limits.json): an
+ * unknown name or a value that is not a positive safe integer (ms limits: at most
+ * limits.max_timeout_ms) is an {@link InvokerConfigError}. Returns `defaults` itself when there is
+ * nothing to merge, else a frozen copy.
+ */
+export function resolveLimitSet<T extends InvokerLimits>(defaults: T, overrides: Partial<T> | undefined): T {
+  if (overrides === undefined) return defaults;
   if (overrides === null || typeof overrides !== "object") throw new InvokerConfigError("limits", "limits must be an object");
-  const known = new Set(Object.keys(DEFAULT_INVOKER_LIMITS));
+  const known = new Set(Object.keys(defaults));
   for (const key of Object.keys(overrides)) {
     if (!known.has(key)) throw new InvokerConfigError(`limits.${key}`, `unknown limit ${key} (known: ${[...known].join(", ")})`);
   }
   const out: Record<string, number> = {};
-  for (const [key, fallback] of Object.entries(DEFAULT_INVOKER_LIMITS) as [keyof InvokerLimits, number][]) {
-    const value = overrides[key];
+  for (const [key, fallback] of Object.entries(defaults) as [string, number][]) {
+    const value = (overrides as Record<string, unknown>)[key];
     const max = key.endsWith("_ms") ? LIMITS.max_timeout_ms : LIMITS.max_safe_integer;
     out[key] = value === undefined ? fallback : positiveInteger(`limits.${key}`, value, max);
   }
-  return Object.freeze(out as unknown as InvokerLimits);
+  const limits = out as unknown as T;
+  checkConsistent(limits);
+  return Object.freeze(limits);
+}
+
+/**
+ * The limits must keep the settle bound (spec/host-runtime.md §"Deadline and kill policy"): a call
+ * settles at the latest `settle_margin_ms` after its deadline, and that margin includes the SIGTERM
+ * → SIGKILL grace and the reap after it, so `kill_grace_ms` must be smaller than `settle_margin_ms`.
+ * Throws {@link InvokerConfigError} (field `limits.kill_grace_ms`) otherwise.
+ */
+export function checkConsistent(limits: InvokerLimits): void {
+  if (limits.kill_grace_ms >= limits.settle_margin_ms) {
+    throw new InvokerConfigError(
+      "limits.kill_grace_ms",
+      `limits.kill_grace_ms (${limits.kill_grace_ms} ms) must be smaller than limits.settle_margin_ms (${limits.settle_margin_ms} ms): the settle margin includes the kill grace and the reap after SIGKILL`,
+    );
+  }
 }
 
 /** Check a program path: a non-empty absolute path without NUL bytes. */

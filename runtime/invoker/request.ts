@@ -14,7 +14,9 @@ import { EVENT_VOCABULARY, LIMITS, RECEIPT_EMITTED_GUARD, type WireObjectTypeNam
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { integerLexemeIssues } from "../wire/schema.js";
-import { parseWireDocument } from "../wire/validate.js";
+import { exoticKind, snapshotValue, snapshotValueSliced, type SliceOptions, type SnapshotLimits, type ValueSnapshot } from "../wire/serialize.js";
+import { validateParsed } from "../wire/validate.js";
+import type { InvokerLimits } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";
 import type { InvocationFailure } from "./types.js";
 
@@ -65,6 +67,11 @@ function faithful(this: unknown, key: string, value: unknown): unknown {
     case "undefined":
       if (Array.isArray(this)) throw new WireSerializeError(`array element ${key} is undefined, which JSON cannot represent`);
       return value;
+    case "object": {
+      const exotic = value === null ? null : exoticKind(value);
+      if (exotic !== null) throw new WireSerializeError(`value at key "${key}" is ${exotic}, which JSON cannot represent`);
+      return value;
+    }
     default:
       return value;
   }
@@ -72,7 +79,8 @@ function faithful(this: unknown, key: string, value: unknown): unknown {
 
 /**
  * JSON text of a wire value, refusing what `JSON.stringify` would silently change or drop: BigInt,
- * NaN/Infinity, functions, symbols, `undefined` array elements, and cycles. An `undefined` object
+ * NaN/Infinity, functions, symbols, `undefined` array elements, cycles, and objects it would write
+ * as `{}` (Map, Set, WeakMap, WeakSet, Promise, binary data). An `undefined` object
  * member is an absent member. Throws {@link WireSerializeError} (also when reading the value throws,
  * e.g. a getter or a Proxy trap, or when it nests too deeply for the serializer).
  */
@@ -87,26 +95,39 @@ export function toWireJson(value: unknown): string {
 
 /**
  * The wire form of an in-memory value, judged as a document:
- * - `ok`: `bytes` (UTF-8 JSON, what crosses the boundary) and `value`, a fresh copy parsed back from
- *   those bytes (so later changes to the caller's object cannot reach the client, and the client
- *   cannot reach the caller's object);
- * - `serialize`: the value cannot be written as JSON (see {@link toWireJson});
+ * - `ok`: `bytes` (UTF-8 JSON, what crosses the boundary) and `value`, a fresh copy of exactly what
+ *   those bytes say, made while they were written (so later changes to the caller's object cannot
+ *   reach the client, the client cannot reach the caller's object, and a value that answers
+ *   differently on a second read is judged by what was written);
+ * - `serialize`: the value cannot be written as JSON (see runtime/wire/serialize.ts);
  * - `invalid`: the bytes break the wire contract; `issues[0]` is the primary issue (`json.max-bytes`
- *   when larger than `maxBytes`, `json.max-depth`, `json.lone-surrogate`, `schema.*`, rules).
+ *   when larger than `maxBytes`, `json.max-depth`, `json.max-values`, `json.lone-surrogate`,
+ *   `schema.*`, rules).
  */
 export type WireSnapshot<T> =
   | { readonly ok: true; readonly bytes: Buffer; readonly value: T }
   | { readonly ok: false; readonly problem: "serialize"; readonly detail: string }
   | { readonly ok: false; readonly problem: "invalid"; readonly issues: readonly ValidationIssue[] };
 
-/** Nesting the serializer could not handle is a depth problem of the document, not a host bug. */
-const TOO_DEEP = /call stack/i;
+/** The serializer's bounds for a document of at most `maxBytes` bytes (depth and values from `limits`, default the table's). */
+function snapshotLimits(maxBytes: number, limits?: Pick<InvokerLimits, "max_depth" | "max_values">): SnapshotLimits {
+  return { maxBytes, maxDepth: limits?.max_depth ?? LIMITS.max_depth, maxValues: limits?.max_values ?? LIMITS.max_values };
+}
+
+/** Judge a finished serialization as a `typeName` document (schema, integer lexemes, rules). */
+function judged<K extends WireObjectTypeName>(typeName: K, snap: Exclude<ValueSnapshot, { problem: "deadline" }>, nonIntegerNumberPointers: readonly string[]): WireSnapshot<WireTypeMap[K]> {
+  if (!snap.ok) return snap.problem === "serialize" ? snap : { ok: false, problem: "invalid", issues: [snap.issue] };
+  const issues = validateParsed(typeName, snap.value, nonIntegerNumberPointers);
+  if (issues.length > 0) return { ok: false, problem: "invalid", issues };
+  return { ok: true, bytes: snap.bytes, value: snap.value as WireTypeMap[K] };
+}
 
 /**
- * Serialize `value` and judge the bytes as a `typeName` document bounded by `maxBytes` and
- * limits.max_depth. `nonIntegerNumberPointers` are the strict parser's pointers when the value
- * itself came from bytes (a `1.0` in an integer field there is reported as `schema.type`, as
- * parseWireDocument would). Never throws.
+ * Serialize `value` and judge the bytes as a `typeName` document bounded by `maxBytes`,
+ * limits.max_depth and limits.max_values. `nonIntegerNumberPointers` are the strict parser's
+ * pointers when the value itself came from bytes (a `1.0` in an integer field there is reported as
+ * `schema.type`, as parseWireDocument would). Never throws. Synchronous: use
+ * {@link wireSnapshotSliced} to keep the event loop free for large values.
  */
 export function wireSnapshot<K extends WireObjectTypeName>(
   typeName: K,
@@ -116,45 +137,90 @@ export function wireSnapshot<K extends WireObjectTypeName>(
 ): WireSnapshot<WireTypeMap[K]> {
   const lexemes = integerLexemeIssues(typeName, nonIntegerNumberPointers);
   if (lexemes.length > 0) return { ok: false, problem: "invalid", issues: lexemes };
-  let text: string;
-  try {
-    text = toWireJson(value);
-  } catch (error) {
-    const message = (error as Error).message;
-    if (TOO_DEEP.test(message)) {
-      return { ok: false, problem: "invalid", issues: [{ rule: "json.max-depth", pointer: "", message: `the value nests too deeply to serialize (limits.max_depth is ${LIMITS.max_depth})` }] };
-    }
-    return { ok: false, problem: "serialize", detail: message };
-  }
-  if (text === undefined) return { ok: false, problem: "invalid", issues: [{ rule: "schema.type", pointer: "", message: `a ${typeName} must be an object` }] };
-  const bytes = Buffer.from(text, "utf8");
-  const judged = parseWireDocument(typeName, bytes, { maxBytes, maxDepth: LIMITS.max_depth });
-  if (!judged.ok) return { ok: false, problem: "invalid", issues: judged.issues };
-  return { ok: true, bytes, value: judged.value };
+  return judged(typeName, snapshotValue(value, snapshotLimits(maxBytes)) as Exclude<ValueSnapshot, { problem: "deadline" }>, nonIntegerNumberPointers);
 }
 
 /**
- * Guard, then snapshot the envelope: the bytes to deliver and a validated copy, or the failure to
- * report (`receipt_emitted_rejected`, `serialize_request`, `request_too_large` when the bytes exceed
- * `maxBytes`, `invalid_request`).
+ * {@link wireSnapshot} with the serialization in slices (runtime/wire/serialize.ts
+ * snapshotValueSliced) and `limits` for depth and value count; resolves `"deadline"` when
+ * `slice.deadlineAt` passes first. Never rejects.
  */
-export function prepareEnvelope(
-  envelope: unknown,
+export async function wireSnapshotSliced<K extends WireObjectTypeName>(
+  typeName: K,
+  value: unknown,
   maxBytes: number,
-  nonIntegerNumberPointers: readonly string[] = [],
-): { readonly ok: true; readonly bytes: Buffer; readonly envelope: DispatchEnvelope } | { readonly ok: false; readonly failure: InvocationFailure } {
-  const guarded = guardFailure(envelope);
-  if (guarded !== null) return { ok: false, failure: guarded };
-  const snap = wireSnapshot("DispatchEnvelope", envelope, maxBytes, nonIntegerNumberPointers);
-  if (snap.ok) return { ok: true, bytes: snap.bytes, envelope: snap.value };
-  if (snap.problem === "serialize") {
-    return { ok: false, failure: makeFailure("serialize_request", `the DispatchEnvelope cannot be serialized: ${snap.detail}`) };
-  }
+  options: { readonly nonIntegerNumberPointers?: readonly string[]; readonly limits?: Pick<InvokerLimits, "max_depth" | "max_values">; readonly slice?: SliceOptions } = {},
+): Promise<WireSnapshot<WireTypeMap[K]> | "deadline"> {
+  const pointers = options.nonIntegerNumberPointers ?? [];
+  const lexemes = integerLexemeIssues(typeName, pointers);
+  if (lexemes.length > 0) return { ok: false, problem: "invalid", issues: lexemes };
+  const snap = await snapshotValueSliced(value, snapshotLimits(maxBytes, options.limits), options.slice);
+  if (!snap.ok && snap.problem === "deadline") return "deadline";
+  return judged(typeName, snap as Exclude<ValueSnapshot, { problem: "deadline" }>, pointers);
+}
+
+/** Outcome of {@link prepareEnvelope}: the bytes to deliver and the validated snapshot, or the failure to report. */
+export type PreparedEnvelope = { readonly ok: true; readonly bytes: Buffer; readonly envelope: DispatchEnvelope } | { readonly ok: false; readonly failure: InvocationFailure };
+
+/** The failure of an envelope whose snapshot was not ok. */
+function envelopeFailure(snap: Exclude<WireSnapshot<DispatchEnvelope>, { ok: true }>, maxBytes: number): InvocationFailure {
+  if (snap.problem === "serialize") return makeFailure("serialize_request", `the DispatchEnvelope cannot be serialized: ${snap.detail}`);
   const primary = snap.issues[0] as ValidationIssue;
   if (primary.rule === "json.max-bytes") {
-    return { ok: false, failure: makeFailure("request_too_large", `the serialized DispatchEnvelope is larger than ${maxBytes} bytes (limits.max_request_bytes); nothing was delivered`) };
+    return makeFailure("request_too_large", `the serialized DispatchEnvelope is larger than ${maxBytes} bytes (limits.max_request_bytes); nothing was delivered`);
   }
-  return { ok: false, failure: makeFailure("invalid_request", `DispatchEnvelope is invalid: ${issueText(primary)}`, { issues: snap.issues }) };
+  return makeFailure("invalid_request", `DispatchEnvelope is invalid: ${issueText(primary)}`, { issues: snap.issues });
+}
+
+/**
+ * Judge a serialized envelope: the guard runs again on the snapshot (the copy of what the bytes
+ * say), before validation, so an envelope whose `event` reads `session.starting` once and
+ * `receipt.emitted` the next time is refused exactly as the bytes would be.
+ */
+function judgeEnvelope(snap: Exclude<ValueSnapshot, { problem: "deadline" }>, maxBytes: number, nonIntegerNumberPointers: readonly string[]): PreparedEnvelope {
+  if (snap.ok) {
+    const guarded = guardFailure(snap.value);
+    if (guarded !== null) return { ok: false, failure: guarded };
+  }
+  const result = judged("DispatchEnvelope", snap, nonIntegerNumberPointers);
+  if (result.ok) return { ok: true, bytes: result.bytes, envelope: result.value };
+  return { ok: false, failure: envelopeFailure(result, maxBytes) };
+}
+
+/**
+ * Guard, then snapshot the envelope: the bytes to deliver and the validated copy of exactly those
+ * bytes, or the failure to report (`receipt_emitted_rejected` — checked on the value as given and
+ * again on the snapshot —, `serialize_request`, `request_too_large` when the bytes would exceed
+ * `maxBytes`, `invalid_request`). Synchronous; the invokers use {@link prepareEnvelopeSliced}.
+ */
+export function prepareEnvelope(envelope: unknown, maxBytes: number, nonIntegerNumberPointers: readonly string[] = []): PreparedEnvelope {
+  const guarded = guardFailure(envelope);
+  if (guarded !== null) return { ok: false, failure: guarded };
+  const lexemes = integerLexemeIssues("DispatchEnvelope", nonIntegerNumberPointers);
+  if (lexemes.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues: lexemes }, maxBytes) };
+  return judgeEnvelope(snapshotValue(envelope, snapshotLimits(maxBytes)) as Exclude<ValueSnapshot, { problem: "deadline" }>, maxBytes, nonIntegerNumberPointers);
+}
+
+/**
+ * {@link prepareEnvelope} with the serialization in slices (the event loop stays free for a large
+ * envelope) and the invoker's depth and value limits. When `deadlineAt` (performance.now() ms)
+ * passes before the envelope is ready, the failure is `timeout` (nothing was delivered). Never rejects.
+ */
+export async function prepareEnvelopeSliced(
+  envelope: unknown,
+  maxBytes: number,
+  options: { readonly nonIntegerNumberPointers?: readonly string[]; readonly limits?: Pick<InvokerLimits, "max_depth" | "max_values">; readonly deadlineAt?: number; readonly timeoutMs?: number } = {},
+): Promise<PreparedEnvelope> {
+  const guarded = guardFailure(envelope);
+  if (guarded !== null) return { ok: false, failure: guarded };
+  const pointers = options.nonIntegerNumberPointers ?? [];
+  const lexemes = integerLexemeIssues("DispatchEnvelope", pointers);
+  if (lexemes.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues: lexemes }, maxBytes) };
+  const snap = await snapshotValueSliced(envelope, snapshotLimits(maxBytes, options.limits), options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt });
+  if (!snap.ok && snap.problem === "deadline") {
+    return { ok: false, failure: makeFailure("timeout", `the DispatchEnvelope was not serialized within ${options.timeoutMs ?? "the"} ms timeout; nothing was delivered`) };
+  }
+  return judgeEnvelope(snap as Exclude<ValueSnapshot, { problem: "deadline" }>, maxBytes, pointers);
 }
 
 /** Narrow an envelope accepted by {@link prepareEnvelope}. */

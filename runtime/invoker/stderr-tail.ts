@@ -18,7 +18,8 @@ export class ByteTail {
     if (chunk.length === 0) return;
     this.total += chunk.length;
     const cap = this.capacity;
-    const buffer = (this.buffer ??= Buffer.alloc(cap));
+    this.buffer ??= Buffer.alloc(cap);
+    const buffer = this.buffer;
     if (chunk.length >= cap) {
       buffer.set(chunk.subarray(chunk.length - cap));
       this.length = cap;

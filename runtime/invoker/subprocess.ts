@@ -6,9 +6,10 @@
 import { performance } from "node:perf_hooks";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import { runChild } from "./child-run.js";
-import { classifyRun } from "./classify.js";
+import { classifyRunSliced } from "./classify.js";
 import { checkArgs, checkProgram, checkTimeoutMs, resolveLimits, type InvokerLimits } from "./config.js";
-import { prepareEnvelope } from "./request.js";
+import { checkInvokeOptions } from "./options.js";
+import { prepareEnvelopeSliced } from "./request.js";
 import type { CallbackInvoker, InvocationResult, InvokeOptions } from "./types.js";
 
 /**
@@ -48,17 +49,25 @@ export class SubprocessInvoker implements CallbackInvoker {
    * (every FAILURE_VARIANTS row whose transports include `subprocess_v1`); settles at the latest
    * `timeoutMs + limits.settle_margin_ms` after the call.
    */
-  async invoke(envelope: DispatchEnvelope, options: InvokeOptions = {}): Promise<InvocationResult> {
+  async invoke(envelope: DispatchEnvelope, options?: InvokeOptions | null): Promise<InvocationResult> {
     const started = performance.now();
     const deadlineAt = started + this.timeoutMs;
     const elapsed = (): number => performance.now() - started;
+    const checked = checkInvokeOptions(options);
+    if (!checked.ok) return { ok: false, failure: checked.failure, elapsedMs: elapsed() };
 
-    const prepared = prepareEnvelope(envelope, this.limits.max_request_bytes, options.nonIntegerNumberPointers);
+    // Serialized in slices: a large envelope neither blocks the event loop nor outlasts the deadline.
+    const prepared = await prepareEnvelopeSliced(envelope, this.limits.max_request_bytes, {
+      nonIntegerNumberPointers: checked.options.nonIntegerNumberPointers,
+      limits: this.limits,
+      deadlineAt,
+      timeoutMs: this.timeoutMs,
+    });
     if (!prepared.ok) return { ok: false, failure: prepared.failure, elapsedMs: elapsed() };
     const input = prepared.bytes;
 
     const run = await runChild({ program: this.program, args: this.args, input, deadlineAt, limits: this.limits });
-    const outcome = classifyRun(run, { program: this.program, timeoutMs: this.timeoutMs, limits: this.limits });
+    const outcome = await classifyRunSliced(run, { program: this.program, timeoutMs: this.timeoutMs, limits: this.limits }, deadlineAt + this.limits.settle_margin_ms);
     return { ...outcome, elapsedMs: elapsed() };
   }
 }

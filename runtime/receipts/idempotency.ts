@@ -6,6 +6,7 @@
  * `receipt_id`, `at_epoch_s` and `sequence`. Presence is normalized first: an optional member that
  * is null equals an absent one, and an empty collection equals an absent one.
  */
+import { defineMember } from "../wire/own.js";
 import type { FailureClass, LifecycleReceipt, RetryClass } from "../../generated/ts/types.js";
 import { defaultRetryClass } from "../invoker/failure.js";
 
@@ -57,7 +58,7 @@ function canonical(value: unknown, dropNulls: boolean): unknown {
   for (const key of Object.keys(value).sort()) {
     const member = (value as Record<string, unknown>)[key];
     if (member === undefined || (dropNulls && member === null)) continue;
-    out[key] = canonical(member, dropNulls && !OPEN_MAPS.has(key));
+    defineMember(out, key, canonical(member, dropNulls && !OPEN_MAPS.has(key)));
   }
   return out;
 }
@@ -72,7 +73,7 @@ export function replayContent(receipt: LifecycleReceipt): string {
   const content: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(receipt)) {
     if (PER_EMISSION.has(key) || isEmptyCollection(value)) continue;
-    content[key] = value;
+    defineMember(content, key, value);
   }
   return JSON.stringify(canonical(content, true));
 }

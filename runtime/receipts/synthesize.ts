@@ -13,15 +13,17 @@
  * `payload_receipts`, `capability_degradations` and `telemetry_summary` stay empty: this host does
  * no placement negotiation and measures nothing that belongs in replayed content.
  */
-import { WIRE_VERSION } from "../../generated/ts/spec.js";
+import { RECEIPT_WARNINGS_TABLE, WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { CallbackRequest, FailureClass, LifecycleReceipt, ReceiptStatus, RetryClass, Warning } from "../../generated/ts/types.js";
 import { defaultRetryClass } from "../invoker/failure.js";
 import type { InvocationResult } from "../invoker/types.js";
 
-/** Warning code of a failure receipt: the message is `<variant>: <detail>` of the failure. */
-export const INVOCATION_FAILED_WARNING = "invocation_failed";
-/** Warning code of a failure receipt whose client wrote stderr: the message is the stderr tail (limits.stderr_tail_bytes). */
-export const CLIENT_STDERR_TAIL_WARNING = "client_stderr_tail";
+// spec/tables/receipt-warnings.json lists the warnings of a failure receipt in the order written.
+const [invocationFailed, clientStderrTail] = RECEIPT_WARNINGS_TABLE.warnings;
+/** Warning code of a failure receipt (`invocation_failed`): the message is `<variant>: <detail>` of the failure. */
+export const INVOCATION_FAILED_WARNING = invocationFailed.code;
+/** Warning code of a failure receipt whose client wrote stderr (`client_stderr_tail`): the message is the stderr tail (limits.stderr_tail_bytes). */
+export const CLIENT_STDERR_TAIL_WARNING = clientStderrTail.code;
 
 /**
  * What the host knows that the request does not say (units: `at_epoch_s` in whole seconds since the

@@ -51,14 +51,14 @@ interface CompiledPlan {
   readonly steps: readonly { readonly check: Check; readonly pattern: number }[];
 }
 
-const compiledPlans = new Map<WireObjectTypeName, CompiledPlan>();
+const compiledPlans = new WeakMap<readonly RuleStep[], CompiledPlan>();
 
-function compiledPlan(typeName: WireObjectTypeName): CompiledPlan {
-  let plan = compiledPlans.get(typeName);
+function compiledPlan(planSteps: readonly RuleStep[]): CompiledPlan {
+  let plan = compiledPlans.get(planSteps);
   if (plan === undefined) {
     const index = new Map<string, number>();
     const patterns: string[][] = [];
-    const steps = RULE_PLANS[typeName].map((step) => {
+    const steps = planSteps.map((step) => {
       let pattern = index.get(step.at);
       if (pattern === undefined) {
         pattern = patterns.length;
@@ -68,7 +68,7 @@ function compiledPlan(typeName: WireObjectTypeName): CompiledPlan {
       return { check: compileStep(step), pattern };
     });
     plan = { patterns, steps };
-    compiledPlans.set(typeName, plan);
+    compiledPlans.set(planSteps, plan);
   }
   return plan;
 }
@@ -212,7 +212,16 @@ const ROOT_PATH: readonly (string | number)[] = [];
  * issues are collected (default: all).
  */
 export function evaluateRules(typeName: WireObjectTypeName, value: unknown, limit = Number.POSITIVE_INFINITY): ValidationIssue[] {
-  const { patterns, steps } = compiledPlan(typeName);
+  return evaluateRulePlan(RULE_PLANS[typeName], value, limit);
+}
+
+/**
+ * Evaluate an explicit rule plan (the steps codegen/model/plans.ts computes for one type, e.g. of
+ * another version of the spec) against `value`, with the semantics of {@link evaluateRules}.
+ * The plan is compiled once per array identity.
+ */
+export function evaluateRulePlan(plan: readonly RuleStep[], value: unknown, limit = Number.POSITIVE_INFINITY): ValidationIssue[] {
+  const { patterns, steps } = compiledPlan(plan);
   const matches: Match[][] = new Array(patterns.length);
   for (let p = 0; p < patterns.length; p++) {
     const tokens = patterns[p] as readonly string[];

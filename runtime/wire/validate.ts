@@ -8,15 +8,16 @@ import type { ValidationIssue } from "./issues.js";
 import { WireValidationError } from "./issues.js";
 import { evaluateRules } from "./rules.js";
 import { integerLexemeIssues, schemaIssues } from "./schema.js";
-import { parseStrictJson, type StrictJsonLimits } from "./strict-json.js";
+import { parseStrictJson, parseStrictJsonSliced, type StrictJsonLimits, type StrictParseResult, type StrictSliceOptions } from "./strict-json.js";
 
 /** Byte and depth bounds of one document (bytes; levels, the root container being level 1). */
 export type DocumentLimits = StrictJsonLimits;
 
-/** Default limits for a document read from a peer: limits.max_request_bytes and limits.max_depth. */
+/** Default limits for a document read from a peer: limits.max_request_bytes, limits.max_depth and limits.max_values. */
 export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = Object.freeze({
   maxBytes: LIMITS.max_request_bytes,
   maxDepth: LIMITS.max_depth,
+  maxValues: LIMITS.max_values,
 });
 
 /** Outcome of judging one document: the typed value, or every issue found (the first is primary). */
@@ -55,7 +56,11 @@ export function parseWireDocument<K extends WireObjectTypeName>(
   bytes: Uint8Array,
   limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
 ): WireResult<WireTypeMap[K]> {
-  const parsed = parseStrictJson(bytes, limits, { nonIntegerPaths: INTEGER_PATHS[typeName] });
+  return judgeParsed(typeName, parseStrictJson(bytes, limits, { nonIntegerPaths: INTEGER_PATHS[typeName] }));
+}
+
+/** Judge a strict parse of a `typeName` document: parse issue, or schema, integer lexemes and rules. */
+function judgeParsed<K extends WireObjectTypeName>(typeName: K, parsed: StrictParseResult): WireResult<WireTypeMap[K]> {
   if (!parsed.ok) {
     // A ValidationIssue is exactly {rule, pointer, message}; the parser's byte offset stays in the message.
     const { rule, pointer, message } = parsed.issue;
@@ -64,6 +69,23 @@ export function parseWireDocument<K extends WireObjectTypeName>(
   const issues = validateParsed(typeName, parsed.value, parsed.nonIntegerNumberPointers);
   if (issues.length > 0) return { ok: false, issues };
   return { ok: true, value: parsed.value as WireTypeMap[K] };
+}
+
+/**
+ * {@link parseWireDocument} without blocking the event loop: the strict parse runs in slices
+ * (parseStrictJsonSliced), then the schema and rules (bounded by the schemas' maxItems/maxLength
+ * and limits.max_values). Same result as parseWireDocument for every input; resolves `"deadline"`
+ * when `slice.deadlineAt` (performance.now() ms) passes before the parse ends. Never rejects.
+ */
+export async function parseWireDocumentSliced<K extends WireObjectTypeName>(
+  typeName: K,
+  bytes: Uint8Array,
+  limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
+  slice: StrictSliceOptions = {},
+): Promise<WireResult<WireTypeMap[K]> | "deadline"> {
+  const parsed = await parseStrictJsonSliced(bytes, limits, { nonIntegerPaths: INTEGER_PATHS[typeName] }, slice);
+  if (parsed === "deadline") return parsed;
+  return judgeParsed(typeName, parsed);
 }
 
 /** Like {@link parseWireDocument} but throws {@link WireValidationError} on any issue. */

@@ -28,7 +28,14 @@ type Handler func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResp
 // CallbackResponse on stdout and exits (status 0 once the response is written). While the
 // handler runs, os.Stdout points at stderr so stray prints cannot corrupt the response.
 // See ServeIO for the full behaviour.
+//
+// Started with StreamFlag (--stream) among its arguments, it serves a stream instead (transport
+// stream_v2, ServeStream) with the same handler.
 func Serve(handler Handler) {
+	if StreamRequested(os.Args[1:]) {
+		ServeStream(handler)
+		return
+	}
 	stdout := os.Stdout
 	os.Stdout = os.Stderr
 	code := ServeIO(context.Background(), os.Stdin, stdout, os.Stderr, handler)
@@ -141,21 +148,42 @@ func answer(ctx context.Context, stdin io.Reader, handler Handler, logf func(str
 		logf("rejecting the request: %s: %s", RuleJSONMaxBytes, message)
 		return failedWithWarning(runnerRejectClass, RuleJSONMaxBytes, message)
 	}
+	envelope, refusal := decodeDispatch(data, logf)
+	if refusal != nil {
+		return *refusal
+	}
+	return runHandler(ctx, envelope, handler, logf)
+}
+
+// decodeDispatch strictly decodes one DispatchEnvelope and refuses an event the host never
+// dispatches; a refusal is the failed response to send instead of calling the handler. Shared by
+// the v1 runner (ServeIO) and the stream runner (ServeStreamIO).
+func decodeDispatch(data []byte, logf func(string, ...any)) (DispatchEnvelope, *CallbackResponse) {
+	refuse := func(code, message string) (DispatchEnvelope, *CallbackResponse) {
+		response := failedWithWarning(runnerRejectClass, code, message)
+		return DispatchEnvelope{}, &response
+	}
 	envelope, err := DecodeDispatchEnvelope(data)
 	if err != nil {
 		var invalid *ValidationError
 		if !errors.As(err, &invalid) {
 			logf("rejecting the request: %v", err)
-			return failedWithWarning(runnerRejectClass, runnerInvalidRequestCode, err.Error())
+			return refuse(runnerInvalidRequestCode, err.Error())
 		}
 		logf("rejecting the request: %s at %q: %s", invalid.Rule, invalid.Pointer, invalid.Message)
-		return failedWithWarning(runnerRejectClass, invalid.Rule, fmt.Sprintf("%q: %s", invalid.Pointer, invalid.Message))
+		return refuse(invalid.Rule, fmt.Sprintf("%q: %s", invalid.Pointer, invalid.Message))
 	}
 	if info, ok := envelope.Request.Event.Info(); !ok || info.NotificationOnly || !info.Dispatchable {
 		message := fmt.Sprintf("event `%s` is never dispatched to a client (notification-only or not dispatchable)", envelope.Request.Event)
 		logf("rejecting the request: %s", message)
-		return failedWithWarning(runnerRejectClass, runnerGuardCode, message)
+		return refuse(runnerGuardCode, message)
 	}
+	return envelope, nil
+}
+
+// runHandler calls handler with a decoded envelope (a panic is recovered) and validates its
+// response; the failed responses it returns instead are those of ServeIO.
+func runHandler(ctx context.Context, envelope DispatchEnvelope, handler Handler, logf func(string, ...any)) CallbackResponse {
 	done := make(chan handlerResult, 1)
 	go func() {
 		defer func() {

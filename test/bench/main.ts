@@ -2,10 +2,18 @@
  * `npm run bench`: every benchmark module, one after the other, each printing ratios against a
  * baseline measured in the same process (never absolute pass/fail thresholds).
  * A module exports `run(): Promise<void>`; add new modules to BENCHES.
+ * `npm run bench -- <name>...` runs only the named modules (e.g. `wire-parsers`).
  */
-const BENCHES: readonly string[] = ["./invoker.ts", "./validators.ts"];
+const BENCHES: readonly string[] = ["./invoker.ts", "./validators.ts", "./wire-parsers.ts", "./continuation.ts", "./stream.ts"];
 
+const only = process.argv.slice(2);
+const unknown = only.filter((name) => !BENCHES.includes(`./${name}.ts`));
+if (unknown.length > 0) {
+  process.stderr.write(`unknown benchmark(s): ${unknown.join(", ")}; known: ${BENCHES.map((b) => b.slice(2, -3)).join(", ")}\n`);
+  process.exit(2);
+}
 for (const name of BENCHES) {
+  if (only.length > 0 && !only.includes(name.slice(2, -3))) continue;
   const mod = (await import(name)) as { run: () => Promise<void> };
   await mod.run();
 }

@@ -12,68 +12,10 @@ import { spawnSync } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { WIRE_VERSION } from "../../generated/ts/spec.js";
-import type { DispatchEnvelope, PayloadEnvelope } from "../../generated/ts/types.js";
 import { parseWireDocument, validateValue } from "../../runtime/wire/validate.js";
+import { envelope } from "./documents.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-
-function payload(i: number, body: string): PayloadEnvelope {
-  return {
-    schema_version: WIRE_VERSION,
-    payload_id: `pay-${i}`,
-    client_id: "ccd",
-    payload_kind: "handover",
-    format: "markdown",
-    content_encoding: "utf8",
-    body,
-    byte_size: Buffer.byteLength(body, "utf8"),
-    content_digest: `sha256:${"0".repeat(64)}`,
-    acceptable_placements: [
-      { placement: "pre_prompt_frame", requirement: "preferred" },
-      { placement: "receipt_only", requirement: "optional" },
-    ],
-    idempotency_key: `idem-${i}`,
-    metadata: { origin: "bench", attempt: i },
-  };
-}
-
-/** A DispatchEnvelope of about `targetBytes` bytes: a full request plus payloads with ~1 KB bodies. */
-function envelope(targetBytes: number): Uint8Array {
-  const doc: DispatchEnvelope = {
-    schema_version: WIRE_VERSION,
-    request: {
-      schema_version: WIRE_VERSION,
-      event: "frame.opening",
-      event_id: "evt-3f1c2a",
-      adapter_id: "codex",
-      adapter_version: "0.9.1",
-      integration_mode: "native_hook",
-      invocation_id: "inv-77a0",
-      harness_session_id: "sess-91b2",
-      harness_run_id: "run-0004",
-      harness_task_id: "task-12",
-      frame_context: { frame_id: "frame-7", parent_frame_id: "frame-6", frame_class: "subcall" },
-      capability_snapshot_ref: "caps:sha256:abcdef",
-      payload_refs: [{ payload_id: "pay-0", payload_kind: "handover", content_digest: `sha256:${"0".repeat(64)}`, byte_size: 120 }],
-      sequence: 42,
-      idempotency_key: "idem-request-42",
-      metadata: { trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", tags: ["bench", "dispatch"] },
-    },
-    payloads: [],
-  };
-  const sentence = "The quick brown fox jumps over the lazy dog; naïve café, 東京, emoji 😀. ";
-  let i = 0;
-  let bytes = new TextEncoder().encode(JSON.stringify(doc));
-  while (bytes.length < targetBytes) {
-    const room = targetBytes - bytes.length;
-    const body = sentence.repeat(Math.max(1, Math.min(14, Math.floor((room - 600) / 80))));
-    doc.payloads?.push(payload(i++, body));
-    bytes = new TextEncoder().encode(JSON.stringify(doc));
-    if (room < 700) break;
-  }
-  return bytes;
-}
 
 /**
  * Time `fn` and `baseline` in alternating samples of `inner` calls each (so both see the same machine

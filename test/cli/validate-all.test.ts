@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { WIRE_DOCUMENTS } from "../../generated/ts/spec.js";
+import { LIMITS, WIRE_DOCUMENTS } from "../../generated/ts/spec.js";
 import { allIssues } from "../../runtime/cli/commands/all-issues.js";
 import { parseWireDocument } from "../../runtime/wire/validate.js";
 import { REPO_ROOT, runCli } from "../support/cli-process.js";
@@ -61,5 +61,18 @@ describe("validate --all", () => {
       ["non-empty-identifier", "/request/adapter_id"],
       ["frame-event-requires-frame-context", "/request/frame_context"],
     ]);
+  });
+
+  it("prints at most limits.max_reported_issues issues, the first ones, and says on stderr how many there were", () => {
+    const max = LIMITS.max_reported_issues;
+    const unknown = Object.fromEntries(Array.from({ length: max + 500 }, (_, i) => [`u${i}`, 0]));
+    const envelope = { schema_version: "lifeloop.v0.3", request: { schema_version: "lifeloop.v0.3", event: "session.starting", event_id: "e", adapter_id: "a", adapter_version: "1", integration_mode: "native_hook", invocation_id: "i", ...unknown } };
+    const r = runCli(["validate", "--all", "dispatch-envelope", "-"], { input: JSON.stringify(envelope) });
+    expect(r.code).toBe(1);
+    const printed = JSON.parse(r.stdout) as { rule: string; pointer: string }[];
+    expect(printed).toHaveLength(max);
+    expect(printed[0]).toMatchObject({ rule: "schema.additional-properties", pointer: "/request/u0" });
+    expect(printed[max - 1]?.pointer).toBe(`/request/u${max - 1}`);
+    expect(r.stderr).toContain(`${max + 500} issues found; the first ${max} are printed (limits.max_reported_issues)`);
   });
 });

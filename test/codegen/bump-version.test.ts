@@ -76,6 +76,20 @@ describe("bump-version", () => {
     expect(corpus.code, corpus.stdout).toBe(0);
   });
 
+  it("the diff gate accepts a breaking change once the version is bumped (test/diff/fixtures/wire-version-not-bumped gates it without the bump)", () => {
+    const file = join(root, "schemas/callback-request.schema.json");
+    const schema = JSON.parse(read("schemas/callback-request.schema.json")) as { properties: Record<string, unknown> };
+    schema.properties.trace_id = { description: "An optional field added to a closed object.", type: ["string", "null"], maxLength: 64 };
+    writeFileSync(file, `${JSON.stringify(schema, null, 2)}\n`);
+    const snapshot = join(root, "spec/releases", WIRE_VERSION);
+    const gate = runTs("runtime/cli/main.ts", ["diff", "--base", snapshot, "--head", root, "--format", "json"], { cwd: root });
+    expect(gate.code, gate.stdout + gate.stderr).toBe(0);
+    const report = JSON.parse(gate.stdout) as { changes: { rule: string; allowed?: { by: string } }[]; summary: { forward_compatible: boolean; head_version: string } };
+    expect(report.summary).toMatchObject({ forward_compatible: false, head_version: NEXT });
+    expect(report.changes).toContainEqual(expect.objectContaining({ rule: "wire-version-bumped" }));
+    expect(report.changes).toContainEqual(expect.objectContaining({ rule: "schema-property-added-closed", allowed: expect.objectContaining({ by: "version-bump" }) }));
+  });
+
   it("refuses malformed, current and retired versions (exit 3) and incomplete command lines (exit 2)", () => {
     expect(bump(["v5", "--reason", "x"]).code).toBe(3);
     expect(bump([NEXT, "--reason", "x"]).code).toBe(3);

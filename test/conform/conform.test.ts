@@ -94,7 +94,9 @@ describe("conform against real clients", () => {
     for (let i = 0; i < runs.length; i += 2) {
       const batch = runs.slice(i, i + 2);
       const done = await Promise.all(batch.map(([, args]) => conform(args)));
-      batch.forEach(([name], j) => reports.set(name, done[j] as Report));
+      batch.forEach(([name], j) => {
+        reports.set(name, done[j] as Report);
+      });
     }
   }, 900_000);
 

@@ -39,7 +39,9 @@ function nodes(value: Json): Node[] {
   const out: Node[] = [];
   const walk = (v: Json, tokens: (string | number)[]): void => {
     out.push({ pointer: tokens.map((t) => `/${escapeToken(t)}`).join(""), tokens, value: v });
-    if (Array.isArray(v)) v.forEach((item, i) => walk(item, [...tokens, i]));
+    if (Array.isArray(v)) v.forEach((item, i) => {
+      walk(item, [...tokens, i]);
+    });
     else if (v !== null && typeof v === "object") for (const [k, item] of Object.entries(v)) walk(item, [...tokens, k]);
   };
   walk(value, []);

@@ -63,14 +63,14 @@ describe("the packed package, installed into a fresh project", () => {
     expect(version).toMatch(new RegExp(`^lifeloop-callback \\d+\\.\\d+\\.\\d+ \\(wire ${WIRE_VERSION.replace(/\./g, "\\.")}\\)\\n$`));
   });
 
-  it("runs the README's TypeScript example as written", () => {
+  it("runs the README's TypeScript example as written", { timeout: 300_000 }, () => {
     const example = readmeExample(REPO_ROOT, "example.ts");
     writeFileSync(join(PROJECT, "example.ts"), example.code);
     const out = ok(run("npx", ["tsx", "example.ts"], PROJECT, 60_000), "npx tsx example.ts");
     expect(out).toBe("delivered\ndelivered\n");
   });
 
-  it("type-checks the example against the package's .d.ts with the newest TypeScript and default settings", () => {
+  it("type-checks the example against the package's .d.ts with the newest TypeScript and default settings", { timeout: 300_000 }, () => {
     writeFileSync(join(PROJECT, "example.ts"), readmeExample(REPO_ROOT, "example.ts").code);
     // No tsconfig: the compiler's defaults, library declarations checked (no --skipLibCheck);
     // --module nodenext only because the example uses top-level await, which needs an ES module target.
@@ -109,7 +109,7 @@ describe("installing from a clone", () => {
 });
 
 describe("client SDKs from a fresh project", () => {
-  it("builds the README's Go client from a fresh go mod init", () => {
+  it("builds the README's Go client from a fresh go mod init", { timeout: 600_000 }, () => {
     const dir = join(TMP, "go-client");
     mkdirSync(dir);
     writeFileSync(join(dir, "main.go"), readmeExample(REPO_ROOT, "main.go").code);
@@ -121,7 +121,7 @@ describe("client SDKs from a fresh project", () => {
     expect(JSON.parse(answer.stdout)).toMatchObject({ schema_version: WIRE_VERSION, status: "failed" }); // empty stdin: refused, as the runner must
   });
 
-  it("pip-installs the Python SDK into a fresh venv, writing nothing into the clone, and runs the README client both ways", () => {
+  it("pip-installs the Python SDK into a fresh venv, writing nothing into the clone, and runs the README client both ways", { timeout: 600_000 }, () => {
     const sdk = join(REPO_ROOT, "generated", "python");
     const before = tree(sdk);
     const venv = join(TMP, "venv");

@@ -9,6 +9,8 @@ import { FAILURE_RETRY_DEFAULTS, FAILURE_VARIANTS, LIMITS } from "../../generate
 import type { CallbackResponse } from "../../generated/ts/types.js";
 import { InProcessInvoker } from "../../runtime/invoker/in-process.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
+import { StreamInvoker, type StreamInvokerConfig } from "../../runtime/stream/invoker.js";
+import { RAW_CLIENT } from "../stream/support.js";
 import type { InvocationResult } from "../../runtime/invoker/types.js";
 import { bigEnvelope, envelope, FIXTURES, shellClient, tempDir } from "./support.js";
 
@@ -51,7 +53,41 @@ const IN_PROCESS: Readonly<Record<string, Provoker>> = {
   timeout: () => inProcess(() => new Promise(() => undefined), 50).invoke(envelope()),
 };
 
-const PROVOKERS: Readonly<Record<string, Readonly<Record<string, Provoker>>>> = { subprocess_v1: SUBPROCESS, in_process: IN_PROCESS };
+/** Run `steps` on a fresh StreamInvoker over the raw client with `behave`; always closes it (nothing left running). */
+async function stream(behave: string, steps: (inv: StreamInvoker) => Promise<InvocationResult>, config: Partial<StreamInvokerConfig> = {}, args: string[] = []): Promise<InvocationResult> {
+  const inv = new StreamInvoker({ program: RAW_CLIENT, args: ["--behave", behave, ...args], timeoutMs: 10_000, ...config, limits: { stream_close_grace_ms: 500, stream_term_grace_ms: 500, ...config.limits } });
+  try {
+    return await steps(inv);
+  } finally {
+    await inv.close();
+  }
+}
+const once = (inv: StreamInvoker): Promise<InvocationResult> => inv.invoke(envelope());
+const STREAM: Readonly<Record<string, Provoker>> = {
+  receipt_emitted_rejected: () => stream("echo", (inv) => inv.invoke(envelope({ event: "receipt.emitted" }))),
+  invalid_request: () => stream("echo", (inv) => inv.invoke(envelope({ event_id: "" }))),
+  serialize_request: () => stream("echo", (inv) => inv.invoke(envelope({ metadata: { count: 10n } }))),
+  request_too_large: () => stream("echo", (inv) => inv.invoke(bigEnvelope(4096)), { limits: { max_request_bytes: 1024 } }),
+  spawn: () => stream("echo", once, { program: join(tmp.dir, "missing-client") }),
+  write_request: () => stream("close-stdin", (inv) => inv.invoke(bigEnvelope(1024 * 1024))),
+  invalid_response: () => stream("invalid-result", once),
+  timeout: () => stream("silent", once, { timeoutMs: 200 }),
+  stream_framing: () => stream("banner", once),
+  stream_frame_too_large: () => stream("pad", once, { limits: { max_frame_bytes: 4096 } }, ["--frame-bytes", "5000"]),
+  stream_exit: () => stream("crash-at:1", once),
+  stream_stdout_closed: () => stream("close-stdout", once),
+  error_reply: () => stream("error-reply:-32603", once),
+  stream_respawn_limited: () => stream("exit-at-start", async (inv) => {
+      await inv.invoke(envelope());
+      return inv.invoke(envelope());
+    }, { limits: { stream_max_failed_spawns: 1, stream_respawn_cooldown_ms: 60_000 } }),
+  stream_closed: () => stream("echo", async (inv) => {
+    await inv.close();
+    return inv.invoke(envelope());
+  }),
+};
+
+const PROVOKERS: Readonly<Record<string, Readonly<Record<string, Provoker>>>> = { subprocess_v1: SUBPROCESS, in_process: IN_PROCESS, stream_v2: STREAM };
 
 describe("subprocess_failure_mapping: every row provoked for real", () => {
   for (const row of FAILURE_VARIANTS) {
@@ -75,7 +111,7 @@ describe("subprocess_failure_mapping: every row provoked for real", () => {
       for (const variant of Object.keys(provokers)) {
         const row = FAILURE_VARIANTS.find((r) => r.variant === variant);
         expect(row, `${variant} is not in the table`).toBeDefined();
-        expect((row?.transports as readonly string[]).includes(transport), `${variant} does not list ${transport}`).toBe(true);
+        expect((row?.transports as readonly string[] | undefined)?.includes(transport), `${variant} does not list ${transport}`).toBe(true);
       }
     }
   });

@@ -33,7 +33,12 @@ describe("in-process invoker", () => {
   /** An invoker whose handler counts its calls. */
   function counting(): { invoker: InProcessInvoker; calls: () => number } {
     let calls = 0;
-    const invoker = new InProcessInvoker({ handler: () => (calls++, OK) });
+    const invoker = new InProcessInvoker({
+      handler: () => {
+        calls++;
+        return OK;
+      },
+    });
     return { invoker, calls: () => calls };
   }
 

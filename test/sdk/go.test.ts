@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
 import type { Model } from "../../codegen/model/model.js";
-import { buildViewModel, checkViewModel } from "../../codegen/targets/go.js";
+import { buildViewModel, checkGoViewModel } from "../../codegen/targets/go/index.js";
 import { WIRE_DOCUMENTS, WIRE_VERSION, type WireObjectTypeName } from "../../generated/ts/spec.js";
 import { parseWireDocument } from "../../runtime/wire/validate.js";
 import { mutants } from "../differential/mutations.js";
@@ -284,11 +284,11 @@ describe("Go generator view model", () => {
   it("is validated against its closed schema before rendering", () => {
     const model = loadModel(ROOT);
     const view = buildViewModel(model);
-    expect(() => checkViewModel(ROOT, view)).not.toThrow();
+    expect(() => checkGoViewModel(model, view)).not.toThrow();
     const misspelt = { ...view, comandGroups: view.commandGroups };
-    expect(() => checkViewModel(ROOT, misspelt)).toThrow(/view-model\.schema\.json/);
+    expect(() => checkGoViewModel(model, misspelt)).toThrow(/view-model\.schema\.json/);
     const types = view.types as Record<string, unknown>[];
     const broken = { ...view, types: [{ ...types[0], fields: [] }, ...types.slice(1)] };
-    expect(() => checkViewModel(ROOT, broken)).toThrow(/view-model\.schema\.json/);
+    expect(() => checkGoViewModel(model, broken)).toThrow(/view-model\.schema\.json/);
   });
 });

@@ -60,7 +60,7 @@ export function valueTypeAt(doc: unknown, pointer: string): JsonTypeName | undef
     if (Array.isArray(node)) {
       if (!/^(0|[1-9][0-9]*)$/.test(token) || Number(token) >= node.length) return undefined;
       node = node[Number(token)];
-    } else if (node !== null && typeof node === "object" && Object.prototype.hasOwnProperty.call(node, token)) {
+    } else if (node !== null && typeof node === "object" && Object.hasOwn(node, token)) {
       node = (node as Record<string, unknown>)[token];
     } else {
       return undefined;

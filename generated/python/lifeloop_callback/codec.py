@@ -18,6 +18,7 @@ from enum import Enum
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Type, TypeVar, Union, cast
 
 from .enums import ENUM_CLASSES
+from .fast_decode import fast_decode
 from .issues import ValidationIssue, WireValidationError
 from .json_value import JsonObject
 from .plans import OBJECT_SCHEMAS, Shape
@@ -45,13 +46,16 @@ def _judge(
     target: Union[str, type], data: bytes, max_bytes: Optional[int], max_depth: Optional[int]
 ) -> Tuple[str, Any, List[ValidationIssue]]:
     name = _type_name(target)
-    value, issues = check_document(
-        name,
-        data,
-        LIMIT_MAX_REQUEST_BYTES if max_bytes is None else max_bytes,
-        LIMIT_MAX_DEPTH if max_depth is None else max_depth,
-    )
+    value, issues = check_document(name, data, _max_bytes(max_bytes), _max_depth(max_depth))
     return name, value, issues
+
+
+def _max_bytes(max_bytes: Optional[int]) -> int:
+    return LIMIT_MAX_REQUEST_BYTES if max_bytes is None else max_bytes
+
+
+def _max_depth(max_depth: Optional[int]) -> int:
+    return LIMIT_MAX_DEPTH if max_depth is None else max_depth
 
 
 def check(
@@ -67,7 +71,10 @@ def check(
     ``max_bytes`` defaults to limits.max_request_bytes, ``max_depth`` to limits.max_depth. Never
     raises for bad input (only :class:`TypeError` for an unknown ``target``).
     """
-    _, _, issues = _judge(target, data, max_bytes, max_depth)
+    name = _type_name(target)
+    if fast_decode(name, data, _max_bytes(max_bytes), _max_depth(max_depth)) is not None:
+        return ()
+    _, _, issues = _judge(name, data, max_bytes, max_depth)
     return tuple(issues)
 
 
@@ -78,6 +85,9 @@ def decode(cls: Type[T], data: bytes, *, max_bytes: Optional[int] = None, max_de
     limits.max_request_bytes) and ``max_depth`` (default limits.max_depth) bound the document.
     Raises :class:`WireValidationError` (a ``ValueError``) carrying ``issues`` on any problem.
     """
+    fast = fast_decode(_type_name(cls), data, _max_bytes(max_bytes), _max_depth(max_depth))
+    if fast is not None:
+        return cast(T, fast)
     name, value, issues = _judge(cls, data, max_bytes, max_depth)
     if issues:
         raise WireValidationError(name, issues)

@@ -28,6 +28,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Dict, Final, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
+from . import stream
 from .json_value import JsonObject
 
 
@@ -267,6 +268,7 @@ class _CommandGroup:
     """Shared machinery of the generated command groups."""
 
     _PROGRAM: str = ""
+    _PROGRAM_ENV: str = ""
     _GROUP_ARGS: Tuple[str, ...] = ()
     _USAGE_EXIT: int = 2
     _ERRORS: Mapping[str, Type[CommandReportedError]] = {}
@@ -278,12 +280,17 @@ class _CommandGroup:
         timeout_s: float = 10.0,
         env: Optional[Mapping[str, str]] = None,
     ) -> None:
-        """``cli``: the host CLI executable (default: the registry's program, found on ``PATH``), or an
-        argv prefix such as ``["node", "cli.js"]``. ``timeout_s``: deadline per call, in seconds.
+        """``cli``: the host CLI executable, or an argv prefix such as ``["node", "cli.js"]``; by
+        default the group's override variable when set and non-empty (``$LIFELOOP_CLI``, e.g.
+        ``lifeloop-callback``; read from ``env``, then the process environment), else the
+        registry's program (``lifeloop``), found on ``PATH``. ``timeout_s``: deadline per call, in seconds.
         ``env``: variables added to (and overriding) the inherited environment, e.g.
         ``{"LIFELOOP_CONTINUATION_ROOT": "/tmp/store"}``."""
+        # With the default cli, a process serving a stream sends the command over the pipe instead.
+        self._route_over_stream = cli is None
         if cli is None:
-            self.cli: Tuple[str, ...] = (self._PROGRAM,)
+            chosen = (env or {}).get(self._PROGRAM_ENV) or os.environ.get(self._PROGRAM_ENV) or self._PROGRAM
+            self.cli: Tuple[str, ...] = (chosen,)
         elif isinstance(cli, str):
             self.cli = (cli,)
         else:
@@ -297,10 +304,29 @@ class _CommandGroup:
 
     def _run(self, args: List[str], stdin: Optional[bytes]) -> _Completed:
         argv = [*self.cli, *self._GROUP_ARGS, *args]
+        if self._route_over_stream and stream.active_stream() is not None:
+            return self._run_over_stream(argv, args, stdin)
         done = _invoke(argv, None if stdin is None else bytes(stdin), self.timeout_s, self.env)
         if done.exit_code != 0:
             raise self._error(done)
         return done
+
+    def _run_over_stream(self, argv: List[str], args: List[str], stdin: Optional[bytes]) -> _Completed:
+        """The command as a JSON-RPC request to the host (stream mode), answered like the CLI."""
+        try:
+            out, err = stream.run_command(self._GROUP_ARGS[-1], args, stdin, self.timeout_s)
+        except stream.StreamRPCError as error:
+            data = error.data
+            if isinstance(data, dict) and isinstance(data.get("error"), str):
+                name = str(data["error"])
+                cls = self._ERRORS.get(name, CommandReportedError)
+                raise cls(name, data, argv=argv, exit_code=None, stderr=error.message) from error
+            raise CommandFailedError(f"{' '.join(argv[:3])}: {error}", argv=argv, exit_code=None, stderr=error.message) from error
+        except TimeoutError as error:
+            raise CommandTimeoutError(str(error), argv=argv) from error
+        except (ConnectionError, LookupError) as error:
+            raise CommandFailedError(f"{' '.join(argv[:3])}: {error}", argv=argv) from error
+        return _Completed(tuple(argv), 0, out, err)
 
     def _error(self, done: _Completed) -> CommandError:
         text = done.stderr_text()
@@ -438,6 +464,7 @@ class Continuation(_CommandGroup):
     """
 
     _PROGRAM = "lifeloop"
+    _PROGRAM_ENV = "LIFELOOP_CLI"
     _GROUP_ARGS = ("continuation",)
     _USAGE_EXIT = 2
     _ERRORS: Mapping[str, Type[CommandReportedError]] = {

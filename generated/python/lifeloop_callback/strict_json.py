@@ -30,17 +30,31 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from .issues import ValidationIssue
+from .spec import (
+    LIMIT_MAX_VALUES,
+    RULE_JSON_BOM,
+    RULE_JSON_DUPLICATE_KEY,
+    RULE_JSON_LONE_SURROGATE,
+    RULE_JSON_MAX_BYTES,
+    RULE_JSON_MAX_DEPTH,
+    RULE_JSON_MAX_VALUES,
+    RULE_JSON_NUMBER_RANGE,
+    RULE_JSON_SYNTAX,
+    RULE_JSON_TRAILING_DATA,
+    RULE_JSON_UTF8,
+)
 
-#: Stable rule ids of the parse layer (spec/tables/document-rules.json).
-RULE_MAX_BYTES = "json.max-bytes"
-RULE_BOM = "json.bom"
-RULE_UTF8 = "json.utf8"
-RULE_SYNTAX = "json.syntax"
-RULE_TRAILING_DATA = "json.trailing-data"
-RULE_DUPLICATE_KEY = "json.duplicate-key"
-RULE_MAX_DEPTH = "json.max-depth"
-RULE_LONE_SURROGATE = "json.lone-surrogate"
-RULE_NUMBER_RANGE = "json.number-range"
+# The parse-layer rule ids (spec/tables/document-rules.json), under this module's short names.
+RULE_MAX_BYTES = RULE_JSON_MAX_BYTES
+RULE_BOM = RULE_JSON_BOM
+RULE_UTF8 = RULE_JSON_UTF8
+RULE_SYNTAX = RULE_JSON_SYNTAX
+RULE_TRAILING_DATA = RULE_JSON_TRAILING_DATA
+RULE_DUPLICATE_KEY = RULE_JSON_DUPLICATE_KEY
+RULE_MAX_DEPTH = RULE_JSON_MAX_DEPTH
+RULE_LONE_SURROGATE = RULE_JSON_LONE_SURROGATE
+RULE_NUMBER_RANGE = RULE_JSON_NUMBER_RANGE
+RULE_MAX_VALUES = RULE_JSON_MAX_VALUES
 
 
 @dataclass(frozen=True)
@@ -86,7 +100,11 @@ _NON_JSON_WS = frozenset(
 
 
 def parse_strict_json(
-    data: bytes, max_bytes: int, max_depth: int, non_integer_paths: Optional[Sequence[str]] = None
+    data: bytes,
+    max_bytes: int,
+    max_depth: int,
+    non_integer_paths: Optional[Sequence[str]] = None,
+    max_values: int = LIMIT_MAX_VALUES,
 ) -> ParseResult:
     """Strictly parse one untrusted JSON wire document.
 
@@ -97,6 +115,9 @@ def parse_strict_json(
     ``INTEGER_PATHS[type_name]`` of :mod:`lifeloop_callback.plans`; pass them for untrusted input so
     the work and memory spent on numbers elsewhere (open maps) stay proportional to the input.
     Without them the first :data:`MAX_RECORDED_NON_INTEGER` non-integer numbers are recorded.
+    ``max_values``: inclusive bound on the JSON values of the document (every string, number,
+    literal, array and object, the root included; member names are not values), rule
+    ``json.max-values`` (default ``limits.max_values``).
     Returns a :class:`ParseResult`; its ``issue`` names the first problem (rule id, pointer,
     message with a byte offset). Never raises for any bytes-like input (``TypeError`` for ``str``).
     """
@@ -122,10 +143,19 @@ def parse_strict_json(
         at = error.start
         shown = " ".join(f"{b:02X}" for b in data[at : at + 4])
         return _fail(RULE_UTF8, "", f"invalid UTF-8 at byte {at} (bytes {shown})")
-    fast = _fast_parse(text, data, max_depth, non_integer_paths)
+    # Every value but the root follows a '[', '{' or ','; so this bounds the count from above.
+    bound = 1 + text.count(",") + text.count("[") + text.count("{")
+    if bound > 2 * max_values:
+        # Possibly far too many values: the scanner counts them and stops at the limit, so a
+        # document of millions of tiny values is never built (json.loads would build them all).
+        counted = _Scanner(text, max_depth, max_values).scan()
+        if counted is not None:
+            return ParseResult(None, (), counted)
+    # Otherwise at most twice the limit can be built; the walk then counts them exactly.
+    fast = _fast_parse(text, data, max_depth, non_integer_paths, max_values if max_values < bound <= 2 * max_values else _NO_LIMIT)
     if fast is not None:
         return fast
-    issue = _Scanner(text, max_depth).scan()
+    issue = _Scanner(text, max_depth, max_values if bound > max_values else _NO_LIMIT).scan()
     if issue is None:
         # The fast path and the scanner disagree; report rather than accept.
         issue = ValidationIssue(RULE_SYNTAX, "", "the document could not be parsed")
@@ -140,7 +170,9 @@ class _Trouble(Exception):
     """Raised inside json.loads hooks: the exact scanner must judge the document."""
 
 
-def _fast_parse(text: str, data: bytes, max_depth: int, paths: Optional[Sequence[str]]) -> Optional[ParseResult]:
+def _fast_parse(
+    text: str, data: bytes, max_depth: int, paths: Optional[Sequence[str]], max_values: int
+) -> Optional[ParseResult]:
     """json.loads with hooks; returns None when anything may be wrong (the scanner decides).
 
     Cheap whole-text pre-checks keep the per-value Python work to what the text can need: the
@@ -176,8 +208,9 @@ def _fast_parse(text: str, data: bytes, max_depth: int, paths: Optional[Sequence
     check_surrogates = _SURROGATE_ESCAPE.search(text) is not None
     check_depth = text.count("[") + text.count("{") > max_depth
     record_all = paths is None and (special_ints or _FLOAT_MARK.search(text) is not None)
-    if check_surrogates or check_depth or record_all:
-        walk = _Walk(max_depth if check_depth else _NO_LIMIT, check_surrogates, record_all)
+    check_values = max_values < _NO_LIMIT
+    if check_surrogates or check_depth or record_all or check_values:
+        walk = _Walk(max_depth if check_depth else _NO_LIMIT, check_surrogates, record_all, max_values)
         if not walk.ok(value, 0):
             return None
         if record_all:
@@ -213,14 +246,18 @@ class _Walk:
     recorded float, never per value.
     """
 
-    def __init__(self, max_depth: int, surrogates: bool, record: bool) -> None:
+    def __init__(self, max_depth: int, surrogates: bool, record: bool, max_values: int = _NO_LIMIT) -> None:
         self.max_depth = max_depth
         self.surrogates = surrogates
         self.record = record
+        self.values_left = max_values
         self.path: List[Union[str, int]] = []
         self.floats: List[str] = []
 
     def ok(self, value: Any, depth: int) -> bool:
+        self.values_left -= 1
+        if self.values_left < 0:
+            return False
         if isinstance(value, str):
             return not self.surrogates or _SURROGATE.search(value) is None
         if isinstance(value, float):
@@ -347,6 +384,8 @@ _ARRAY = 0
 _OBJECT = 1
 #: An array element that cannot hold a problem, and the ',' after it: a plain string, a literal, or
 #: a number too short to overflow (no exponent), followed by something no number continues with.
+#: Characters that start a string, number or container (literals are counted once they are whole).
+_VALUE_STARTS = frozenset('"-0123456789[{')
 _PLAIN_ELEMENT = re.compile(
     r'[ \t\n\r]*(?:"[^"\\\x00-\x1f]*"|true|false|null|-?(?:0|[1-9][0-9]{0,200})(?:\.[0-9]{1,100})?)[ \t\n\r]*,'
 )
@@ -377,10 +416,12 @@ _SUBTREE_DECODER = json.JSONDecoder(
 
 
 class _Scanner:
-    def __init__(self, text: str, max_depth: int) -> None:
+    def __init__(self, text: str, max_depth: int, max_values: int = _NO_LIMIT) -> None:
         self.s = text
         self.n = len(text)
         self.max_depth = max_depth
+        self.max_values = max_values
+        self.values = 0
         self.depth = 0
         # Per depth (1-based, index 0 unused): kind, element index / member count, member names.
         self.kinds: List[int] = [0]
@@ -432,6 +473,19 @@ class _Scanner:
     def fail(self, rule: str, message: str, pointer: str) -> int:
         self.issue = ValidationIssue(rule, pointer, message)
         return -1
+
+    def too_many_values(self, i: int) -> bool:
+        """Count the value starting at ``i``; True (issue recorded) once there are more than allowed."""
+        self.values += 1
+        if self.values <= self.max_values:
+            return False
+        self.fail(
+            RULE_MAX_VALUES,
+            f"value number {self.values} at byte {self.byte_offset(i)} exceeds the limit of "
+            f"{self.max_values} values per document",
+            self.slot_pointer(),
+        )
+        return True
 
     def syntax(self, message: str, index: int, pointer: str) -> int:
         return self.fail(RULE_SYNTAX, f"{message} at byte {self.byte_offset(index)}, {self.preview(index)}", pointer)
@@ -686,15 +740,18 @@ class _Scanner:
         while True:
             if d > 0 and kinds[d] == _ARRAY:
                 # A run of elements that cannot hold a problem, each followed by ',': one match each.
-                match = _PLAIN_ELEMENT.match(s, i)
+                match = _PLAIN_ELEMENT.match(s, i) if self.values + 1 < self.max_values else None
                 while match is not None:
                     i = match.end()
                     counts[d] += 1
+                    self.values += 1
                     after_comma = True
-                    match = _PLAIN_ELEMENT.match(s, i)
+                    match = _PLAIN_ELEMENT.match(s, i) if self.values + 1 < self.max_values else None
             # One value at i (after optional whitespace).
             i = self.skip_ws(i)
             c = self.char(i)
+            if c in _VALUE_STARTS and self.too_many_values(i):
+                return self.issue
             if c == '"':
                 match = _PLAIN_RUN.match(s, i + 1)
                 j = match.end() if match else i + 1
@@ -717,7 +774,7 @@ class _Scanner:
                     )
                     return self.issue
                 # The root already failed the fast path; a nested container may be clean.
-                end = self.try_skip(i, d) if d > 0 else -1
+                end = self.try_skip(i, d) if d > 0 and self.max_values == _NO_LIMIT else -1
                 if end >= 0:
                     i = end
                 else:
@@ -742,15 +799,21 @@ class _Scanner:
                 if not s.startswith("true", i):
                     self.syntax("invalid literal (expected 'true')", i, self.slot_pointer())
                     return self.issue
+                if self.too_many_values(i):
+                    return self.issue
                 i += 4
             elif c == "f":
                 if not s.startswith("false", i):
                     self.syntax("invalid literal (expected 'false')", i, self.slot_pointer())
                     return self.issue
+                if self.too_many_values(i):
+                    return self.issue
                 i += 5
             elif c == "n":
                 if not s.startswith("null", i):
                     self.syntax("invalid literal (expected 'null')", i, self.slot_pointer())
+                    return self.issue
+                if self.too_many_values(i):
                     return self.issue
                 i += 4
             else:

@@ -21,9 +21,10 @@
  * Exit 0 when every fixture passes; 1 when one fails or there are none; 2 usage; 3 when the root or a
  * fixture file cannot be read or is not a fixture.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { INTEGER_PATHS, WIRE_DOCUMENTS, WIRE_VERSION } from "../../../generated/ts/spec.js";
+import { defineMember } from "../../wire/own.js";
 import { ruleForReferenceMessage } from "../../wire/reference-messages.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import type { ValidationIssue } from "../../wire/issues.js";
@@ -52,25 +53,105 @@ export interface FixtureRow {
 /** Integer fields of every wire document type, below a fixture's `data` member. */
 const FIXTURE_INTEGER_PATHS: readonly string[] = [...new Set(WIRE_DOCUMENTS.flatMap((d) => INTEGER_PATHS[d.typeName].map((p) => `/data${p}`)))];
 
-function listFixtures(root: string): string[] {
-  const out: string[] = [];
+/** One entry found under the root: a fixture file to judge, or a path that cannot be walked or read (a row of its own). */
+type FoundFixture = { readonly path: string; readonly problem?: string };
+
+/** `ENOENT` → "ENOENT" (the errno code), else the message. */
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? String((error as Error).message ?? error);
+}
+
+/**
+ * Every `*.json` under `root`, in path order, never blocking and never throwing: symlinks are
+ * followed (each directory is walked once, by its real path, so a symlink cycle ends), and a
+ * dangling symlink, a symlink loop, a non-regular file (FIFO, socket, device) or a directory that
+ * cannot be read becomes an entry with a `problem` (reported as an `unreadable` row, exit 3).
+ */
+function listFixtures(root: string): FoundFixture[] {
+  const out: FoundFixture[] = [];
+  const seen = new Set<string>();
   const walk = (dir: string): void => {
-    for (const name of readdirSync(dir).sort()) {
+    let names: string[];
+    try {
+      const real = realpathSync(dir);
+      if (seen.has(real)) return;
+      seen.add(real);
+      names = readdirSync(dir).sort();
+    } catch (error) {
+      out.push({ path: dir, problem: `cannot read the directory: ${errorCode(error)}` });
+      return;
+    }
+    for (const name of names) {
       const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith(".json")) out.push(path);
+      let stats: Stats;
+      try {
+        stats = statSync(path);
+      } catch (error) {
+        // A dangling symlink (ENOENT), a symlink loop (ELOOP), a name that vanished.
+        if (name.endsWith(".json") || lstatOrNull(path)?.isSymbolicLink()) out.push({ path, problem: `cannot stat: ${errorCode(error)}` });
+        continue;
+      }
+      if (stats.isDirectory()) walk(path);
+      else if (!name.endsWith(".json")) continue;
+      else if (stats.isFile()) out.push({ path });
+      else out.push({ path, problem: `not a regular file (${fileKind(stats)}); only regular files are read` });
     }
   };
   walk(root);
   return out;
 }
 
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function fileKind(stats: Stats): string {
+  if (stats.isFIFO()) return "a FIFO";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  return "not a file";
+}
+
+/**
+ * The bytes of a regular file, read without ever blocking: the file is opened non-blocking (a FIFO
+ * swapped in after the walk opens at once instead of waiting for a writer) and must be a regular
+ * file no larger than `maxBytes` + 1 bytes are read.
+ */
+function readRegularFile(path: string): { ok: true; bytes: Uint8Array } | { ok: false; reason: string } {
+  let fd: number;
+  try {
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  } catch (error) {
+    return { ok: false, reason: `cannot read: ${errorCode(error)}` };
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { ok: false, reason: `not a regular file (${fileKind(stats)}); only regular files are read` };
+    return { ok: true, bytes: readFileSync(fd) };
+  } catch (error) {
+    return { ok: false, reason: `cannot read: ${errorCode(error)}` };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A copy of a parsed document with every `schema_version` member equal to one of `from` set to the
+ * current wire version. Members are defined as own data properties (`out[k] = v` would turn a
+ * `"__proto__"` member into a prototype change and drop it), so the copy has the same members in
+ * the same order and a rule's pointer does not move.
+ */
 function substituteVersions(value: unknown, from: ReadonlySet<string>): unknown {
   if (Array.isArray(value)) return value.map((v) => substituteVersions(v, from));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      out[k] = k === "schema_version" && typeof v === "string" && from.has(v) ? WIRE_VERSION : substituteVersions(v, from);
+      const next = k === "schema_version" && typeof v === "string" && from.has(v) ? WIRE_VERSION : substituteVersions(v, from);
+      defineMember(out, k, next);
     }
     return out;
   }
@@ -91,12 +172,9 @@ function substituteVersionBytes(bytes: Uint8Array, from: ReadonlySet<string>): U
 
 /** Judge one fixture file. */
 export function runFixture(path: string, substitutions: ReadonlySet<string>): FixtureRow {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(path);
-  } catch (error) {
-    return { path, kind: null, expect: null, actual: "unreadable", pass: false, reason: `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
-  }
+  const read = readRegularFile(path);
+  if (!read.ok) return { path, kind: null, expect: null, actual: "unreadable", pass: false, reason: read.reason };
+  const bytes = read.bytes;
   // The envelope adds two levels ({data: ...}) around the document.
   const parsed = parseStrictJson(bytes, { maxBytes: DEFAULT_DOCUMENT_LIMITS.maxBytes, maxDepth: DEFAULT_DOCUMENT_LIMITS.maxDepth + 1 }, { nonIntegerPaths: FIXTURE_INTEGER_PATHS });
   if (!parsed.ok) {
@@ -188,8 +266,9 @@ export async function runConformance(args: readonly string[], io: CliIo): Promis
   let failed = 0;
   let unreadable = 0;
   let skipped = 0;
-  for (const file of files) {
-    const row = runFixture(file, substitutions);
+  for (const found of files) {
+    const row: FixtureRow =
+      found.problem === undefined ? runFixture(found.path, substitutions) : { path: found.path, kind: null, expect: null, actual: "unreadable", pass: false, reason: found.problem };
     io.out(jsonLine(row));
     if (row.actual === "unreadable") unreadable++;
     else if (!row.pass) failed++;

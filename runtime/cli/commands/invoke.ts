@@ -63,7 +63,7 @@ function buildContext(values: ReadonlyMap<string, string>, program: string): Rec
 }
 
 /** The failure as printed: the keys of the output shape only. */
-function printedFailure(failure: InvocationFailure): Record<string, unknown> {
+export function printedFailure(failure: InvocationFailure): Record<string, unknown> {
   const { variant, failure_class, retry_class, detail, exit_code, signal, stderr_tail } = failure;
   return { variant, failure_class, retry_class, detail, exit_code, signal, stderr_tail };
 }

@@ -2,11 +2,12 @@
  * `lifeloop-callback validate <type> [FILE|-]`: judge one wire document.
  *
  * Prints a JSON array of issues `{rule, pointer, message}` on stdout (`[]` when valid): the first
- * issue, or with `--all` every issue the layers can find (./all-issues.ts).
+ * issue, or with `--all` every issue the layers can find (./all-issues.ts), at most
+ * limits.max_reported_issues of them (stderr gives the total when there are more).
  * Exit 0 valid; 1 schema or rule issues; 2 usage; 3 the input is unreadable or not one JSON document
  * (any `json.*` issue: too large, too deep, BOM, invalid UTF-8, syntax, trailing data, duplicate keys).
  */
-import { WIRE_DOCUMENTS } from "../../../generated/ts/spec.js";
+import { LIMITS, WIRE_DOCUMENTS } from "../../../generated/ts/spec.js";
 import type { ValidationIssue } from "../../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../wire/validate.js";
 import { allIssues } from "./all-issues.js";
@@ -16,7 +17,8 @@ import { EXIT, jsonLine, parseFlags, readBoundedInput, UsageError, type CliIo } 
 export const VALIDATE_USAGE = `usage: lifeloop-callback validate [--all] <type> [FILE|-]
   type: ${WIRE_DOCUMENTS.map((d) => d.cliName).join(" | ")}
   Reads FILE (or standard input) and prints a JSON array of {rule, pointer, message}: the first
-  issue (what every binding agrees on), or with --all every issue the layers can find.
+  issue (what every binding agrees on), or with --all every issue the layers can find
+  (at most ${LIMITS.max_reported_issues}; stderr gives the total when there are more).
   exit 0 valid, 1 invalid, 2 usage, 3 unreadable or not one JSON document`;
 
 /** Run the validate command; returns the exit code. */
@@ -47,9 +49,14 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
     io.out(jsonLine([]));
     return EXIT.ok;
   }
-  io.out(jsonLine(result.issues));
+  // --all: bounded output (a 16 MiB document can hold a million unknown members).
+  const shown = result.issues.slice(0, LIMITS.max_reported_issues);
+  io.out(jsonLine(shown));
+  if (shown.length < result.issues.length) {
+    io.err(`validate: ${result.issues.length} issues found; the first ${shown.length} are printed (limits.max_reported_issues)\n`);
+  }
   const primary = result.issues[0];
-  const notJson = primary !== undefined && primary.rule.startsWith("json.");
+  const notJson = primary?.rule.startsWith("json.") === true;
   io.err(`validate: ${doc.cliName} is ${notJson ? "not one readable JSON document" : "invalid"}: ${primary?.rule} at "${primary?.pointer}": ${primary?.message}\n`);
   return notJson ? EXIT.input : EXIT.validation;
 }

@@ -34,7 +34,7 @@ import contextlib
 import logging
 import sys
 import traceback
-from typing import IO, Callable, List, Mapping, Optional, Sequence, Tuple
+from typing import IO, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .codec import decode, encode
 from .enums import FailureClass, ReceiptStatus
@@ -134,6 +134,24 @@ def respond(
     that are not ``Exception`` (e.g. ``KeyboardInterrupt``).
     """
     log = logger or LOGGER.getChild("runner")
+    decoded = decode_envelope(data, max_request_bytes=max_request_bytes, logger=log)
+    if isinstance(decoded, bytes):
+        return decoded
+    return answer_envelope(decoded, handler, max_response_bytes=max_response_bytes, logger=log)
+
+
+def decode_envelope(
+    data: bytes,
+    *,
+    max_request_bytes: int = LIMIT_MAX_REQUEST_BYTES,
+    logger: Optional[logging.Logger] = None,
+) -> Union[DispatchEnvelope, bytes]:
+    """Strictly decode one ``DispatchEnvelope`` and refuse an event the host never dispatches.
+
+    Returns the envelope, or the bytes of the failed ``CallbackResponse`` that answers it (the
+    refusals of this module). Shared by :func:`respond` and the stream runner.
+    """
+    log = logger or LOGGER.getChild("runner")
     try:
         envelope = decode(DispatchEnvelope, data, max_bytes=max_request_bytes)
     except WireValidationError as error:
@@ -145,6 +163,21 @@ def respond(
         text = f"{request.event.value} is never dispatched to a client (notification-only event)"
         log.error("rejected DispatchEnvelope: %s", text)
         return encode(failure_response(GUARD_CLASS, code=GUARD_VARIANT, message=text))
+    return envelope
+
+
+def answer_envelope(
+    envelope: DispatchEnvelope,
+    handler: Handler,
+    *,
+    max_response_bytes: int = LIMIT_MAX_RESPONSE_BYTES,
+    logger: Optional[logging.Logger] = None,
+) -> bytes:
+    """Call ``handler`` with a decoded envelope and return the bytes of the ``CallbackResponse`` to
+    send: the handler's, validated, or the failed one this module documents. Never raises an
+    ``Exception``."""
+    log = logger or LOGGER.getChild("runner")
+    request = envelope.request
     try:
         with contextlib.redirect_stdout(sys.stderr):
             response: object = handler(request, envelope.payloads)
@@ -165,7 +198,9 @@ def respond(
         return encode(failure_response(HANDLER_CLASS, code=error.rule, message=text))
 
 
-class _StreamHandler(logging.Handler):
+class StreamLogHandler(logging.Handler):
+    """Writes the SDK's log records to a text stream, one line each (never raises)."""
+
     def __init__(self, stream: IO[str]) -> None:
         super().__init__()
         self.stream = stream
@@ -198,7 +233,7 @@ def serve_io(
     saved = (LOGGER.level, LOGGER.propagate)
     LOGGER.setLevel(logging.INFO)
     LOGGER.propagate = False
-    sink = _StreamHandler(stderr)
+    sink = StreamLogHandler(stderr)
     LOGGER.addHandler(sink)
     try:
         try:
@@ -233,7 +268,11 @@ def serve_io(
 def serve(handler: Handler, argv: Optional[Sequence[str]] = None) -> int:
     """Serve one event on the process's real stdin/stdout/stderr; returns the exit status (0).
 
-    Use as ``raise SystemExit(serve(handler))``. ``argv`` is accepted for symmetry and ignored.
+    Use as ``raise SystemExit(serve(handler))``. When ``argv`` (default ``sys.argv[1:]``) holds
+    ``--stream``, serve a stream instead, with the same handler (:func:`lifeloop_callback.stream.serve_stream`).
     """
-    del argv
+    from .stream import STREAM_FLAG, serve_stream  # noqa: PLC0415 - stream imports this module
+
+    if STREAM_FLAG in (sys.argv[1:] if argv is None else argv):
+        return serve_stream(handler)
     return serve_io(sys.stdin.buffer, sys.stdout.buffer, sys.stderr, handler)

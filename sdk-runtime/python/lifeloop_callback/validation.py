@@ -2,7 +2,7 @@
 
 Driven entirely by the generated metadata in :mod:`lifeloop_callback.plans` (spec/wire-contract.md,
 "Three layers"). The schema layer stops at the first violation and walks a value in the same
-order as the TypeScript binding's precompiled validators: object type, then ``required`` in
+order spec/wire-contract.md defines ("Order of the schema layer"): object type, then ``required`` in
 schema order, then unknown members (in JavaScript's key order: array-index-like names first,
 ascending, then insertion order), then each present property in schema order (type, then
 ``maxLength`` / ``maximum`` / ``minimum`` / ``enum`` / ``maxItems``, then array items in order).

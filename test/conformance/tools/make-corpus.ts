@@ -230,7 +230,6 @@ function addRuleCases(c: RootCorpus): void {
     const where = whereSlug(concretePointer(at));
     const tag = (field: string): string => (at === "" ? slug(field) : `${where}-${slug(field)}`);
     const rs = ruleSlug(step.rule);
-    const fieldPointer = `${concretePointer(at)}/${step.field ?? ""}`;
     const field = step.field ?? "";
     switch (step.check) {
       case "equals_wire_version": {

@@ -181,3 +181,34 @@ def test_env_overrides_are_added_to_the_environment(tmp_path: Path) -> None:
     result = Continuation(cli, env={"X_TEST": "ok"}).drop("t", "k")
     assert result.status == "ok" and result.raw["p"] is True
     assert os.environ.get("X_TEST") is None
+
+
+def _our_cli(tmp_path: Path) -> str:
+    """A one-line wrapper that runs this repository's lifeloop-callback CLI (dist/, npm run build)."""
+    main = Path(__file__).resolve().parents[3] / "dist" / "runtime" / "cli" / "main.js"
+    assert main.exists(), f"{main} is missing: run npm run build"
+    wrapper = tmp_path / "lifeloop-callback"
+    wrapper.write_text(f'#!/bin/sh\nexec node "{main}" "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+def test_program_override_variable(reference_cli: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The program defaults to ``lifeloop``; the group's variable (from ``env`` or the process) overrides
+    it; an explicit ``cli`` wins over both. The same calls work against the reference CLI and ours."""
+    variable = Continuation._PROGRAM_ENV
+    assert (Continuation._PROGRAM, variable) == ("lifeloop", "LIFELOOP_CLI")
+    for i, program in enumerate([reference_cli, _our_cli(tmp_path)]):
+        monkeypatch.setenv(variable, program)
+        store = Continuation(timeout_s=20, env=store_env(tmp_path / str(i)))
+        assert store.cli == (program,)
+        store.put("t", "k", b"v\x00", client_id="me")
+        got = store.get("t", "k")
+        assert (got.blob, got.client_id) == (b"v\x00", "me")
+        with pytest.raises(ContinuationNotFoundError):
+            store.get("t", "missing")
+    monkeypatch.delenv(variable)
+    assert Continuation().cli == ("lifeloop",)
+    assert Continuation(env={variable: reference_cli}).cli == (reference_cli,)
+    monkeypatch.setenv(variable, "/no/such/program")
+    assert Continuation(reference_cli).cli == (reference_cli,)

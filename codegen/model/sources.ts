@@ -1,0 +1,82 @@
+/**
+ * The text inputs of generation that are not tables or schemas, read once so that targets never
+ * touch the disk: the normative prose pages (`spec/*.md`, whose generated regions the docs target
+ * fills), the conformance corpus (`test/conformance/<fixture_kind>/*.json`, turned into vectors)
+ * and the SDK sources (`sdk-templates/**` and `sdk-runtime/**`: templates, view-model schemas and
+ * the plain runtime files).
+ *
+ * Errors: throws {@link ModelError} for a corpus fixture that is not JSON.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { readJsonFile } from "./files.js";
+
+/** Folder of the conformance corpus, relative to the repository root. */
+export const CORPUS_DIR = "test/conformance";
+
+/** Folders whose files are the SDK sources. */
+export const SDK_SOURCE_DIRS = ["sdk-templates", "sdk-runtime"] as const;
+
+/** Tool caches and build output that live next to the SDK sources but are never read. */
+const SKIPPED = new Set(["__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"]);
+
+/** A text file: repository-relative path (with `/`) and content. */
+export interface SourceFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** One corpus fixture as parsed (its checks are the vectors target's). */
+export interface CorpusFixture {
+  readonly path: string;
+  readonly fixtureKind: string;
+  /** File name without `.json`. */
+  readonly stem: string;
+  readonly fixture: unknown;
+}
+
+/** Every file below `dir` (repository-relative), sorted by path. */
+function walk(root: string, dir: string): string[] {
+  if (!existsSync(join(root, dir))) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(join(root, dir)).sort()) {
+    if (SKIPPED.has(name)) continue;
+    const rel = `${dir}/${name}`;
+    if (statSync(join(root, rel)).isDirectory()) out.push(...walk(root, rel));
+    else out.push(rel);
+  }
+  return out;
+}
+
+/** spec/*.md, sorted. */
+export function loadSpecPages(root: string): SourceFile[] {
+  return readdirSync(join(root, "spec"))
+    .filter((n) => n.endsWith(".md"))
+    .sort()
+    .map((name) => ({ path: `spec/${name}`, text: readFileSync(join(root, "spec", name), "utf8") }));
+}
+
+/** The corpus fixtures of the given fixture kinds, sorted by kind then file name. */
+export function loadCorpus(root: string, fixtureKinds: readonly string[]): CorpusFixture[] {
+  return fixtureKinds.flatMap((kind) =>
+    walk(root, `${CORPUS_DIR}/${kind}`)
+      .filter((path) => path.endsWith(".json") && path.split("/").length === 4)
+      .map((path) => ({ path, fixtureKind: kind, stem: (path.split("/")[3] as string).slice(0, -".json".length), fixture: readJsonFile(root, path) })),
+  );
+}
+
+/** Every file of the SDK source folders, by repository-relative path. */
+export function loadSdkSources(root: string): ReadonlyMap<string, string> {
+  const files = new Map<string, string>();
+  for (const dir of SDK_SOURCE_DIRS) for (const path of walk(root, dir)) files.set(path, readFileSync(join(root, path), "utf8"));
+  return files;
+}
+
+/** The SDK source files below `dir` (e.g. `sdk-runtime/go`), with paths relative to it, sorted. */
+export function sdkFilesUnder(files: ReadonlyMap<string, string>, dir: string): SourceFile[] {
+  const prefix = `${dir}/`;
+  return [...files.entries()]
+    .filter(([path]) => path.startsWith(prefix))
+    .map(([path, text]) => ({ path: path.slice(prefix.length), text }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

@@ -1,0 +1,182 @@
+/**
+ * Target: `generated/python/`, the Python client SDK (package `lifeloop_callback`, distribution
+ * `lifeloop-callback`, Python 3.9+, standard library only).
+ *
+ * Every `*.hbs` file under `sdk-templates/python/` is rendered (handlebars 4.7.10, isolated instance,
+ * `noEscape` + `strict`) with one view model into `generated/python/<same path without .hbs>`, and
+ * the plain sources of `sdk-runtime/python/` are copied verbatim. The view model is built by the
+ * modules of this folder (naming, types, tables, commands, runner, hooks) from the Model only and
+ * validated against the closed JSON Schema `sdk-templates/python/view-model.schema.json` before any
+ * template sees it (handlebars' strict mode does not catch a misspelt `#each` or `#if`). Strings
+ * that become Python source (literals, docstrings, annotations) are rendered here, deterministically.
+ *
+ * Adding a spec table needs nothing here: every table is exposed as a `<STEM>_TABLE` constant and
+ * in `SPEC_TABLES` of `lifeloop_callback/spec.py`.
+ */
+import { hashBanner, markdownBanner, type OutputFile } from "../../emit/output.js";
+import type { Model } from "../../model/model.js";
+import type { PythonSdkViewModel } from "./view-model.js";
+import { renderSdk } from "../sdk-render.js";
+import { commandGroupView, STATIC_COMMAND_EXPORTS } from "./commands.js";
+import { hooksView } from "./hooks.js";
+import { failureVariantConst, isortNames, pyAttr, pyConstName, pyDocstring, pyLiteral, pyStr, pyStrTuple, snake, wrap } from "./naming.js";
+import { runnerView } from "./runner.js";
+import { eventRowExpr } from "./tables.js";
+import { dependencyOrder, ruleStepExpr, shapeExpr, typeView } from "./types.js";
+
+
+/** Template folder, relative to the repository root. */
+export const PYTHON_TEMPLATE_DIR = "sdk-templates/python";
+
+/** Output folder, relative to the repository root. */
+export const PYTHON_OUTPUT_DIR = "generated/python";
+
+/** Version of the generated distribution. */
+export const PYTHON_SDK_VERSION = "0.1.0";
+
+/** Build the view model every template receives. */
+export function pythonViewModel(model: Model): PythonSdkViewModel {
+  const wireVersion = model.wireVersion.current;
+  for (const e of model.enums) {
+    const names = e.values.map(pyConstName);
+    if (new Set(names).size !== names.length) throw new Error(`enum ${e.name}: two values map to one Python member name`);
+  }
+  const enums = model.enums.map((e) => ({
+    name: e.name,
+    docstring: pyDocstring(`${e.description}\n\nSchema: schemas/${e.file}.`, "    "),
+    valuesLiteral: pyStrTuple(e.values),
+    members: e.values.map((v) => ({ name: pyConstName(v), value: pyStr(v) })),
+  }));
+  const types = dependencyOrder(model.types).map(typeView);
+  const objectSchemas = model.types.map((t) => ({
+    name: t.name,
+    requiredLiteral: pyStrTuple((t.schema.required as string[] | undefined) ?? []),
+    fields: t.fields.map((f) => ({
+      literal: `name=${pyStr(f.name)}, attr=${pyStr(pyAttr(f.name))}, presence=${pyStr(f.presence)}, nullable=${f.nullable ? "True" : "False"}, shape=${shapeExpr(f.shape)}`,
+    })),
+  }));
+  const rulePlans = model.types.map((t) => ({ name: t.name, steps: (model.rulePlans.get(t.name) ?? []).map(ruleStepExpr) }));
+  const integerPaths = model.types.map((t) => ({ name: t.name, literal: pyStrTuple(model.integerPaths.get(t.name) ?? []) }));
+  const tables = model.specTables.map(({ stem, file, doc }) => {
+    return {
+      constName: `${snake(stem).toUpperCase()}_TABLE`,
+      stemLiteral: pyStr(stem),
+      doc: `${file} as written (minus \`$schema\`).`,
+      literal: pyLiteral(doc),
+    };
+  });
+  const failureRetryDefaults = model.tables.failureRetryDefaults.defaults.map((r) => ({
+    failureClass: `FailureClass.${pyConstName(r.failure_class)}`,
+    retryClass: `RetryClass.${pyConstName(r.retry_class)}`,
+  }));
+  const limits = model.tables.limits.limits.map((l) => ({
+    nameLiteral: pyStr(l.name),
+    constName: `LIMIT_${l.name.toUpperCase()}`,
+    value: l.value,
+    doc: `limits.${l.name} (${l.unit}): ${l.applies_to.replace(/\s+/g, " ")}`,
+  }));
+  const runner = runnerView(model);
+  const hooks = hooksView(model);
+  const groups = model.tables.clientInitiatedCommands.groups.map(commandGroupView);
+  const commandExports = groups.flatMap((g) => [g.className, ...g.errors.map((e) => e.className), ...g.commands.map((c) => c.resultClass)]).sort();
+  const initModules: [string, string[]][] = [
+    ["codec", ["check", "decode", "encode", "from_json_value", "to_json_value"]],
+    ["commands", [...STATIC_COMMAND_EXPORTS, ...commandExports]],
+    ["enums", ["ENUM_CLASSES", ...model.enums.map((e) => e.name)]],
+    ["hooks", hooks.exports],
+    ["issues", ["ValidationIssue", "WireValidationError"]],
+    ["json_value", ["JsonObject", "JsonValue"]],
+    ["runner", ["Handler", "failure_response", "respond", "serve", "serve_io"]],
+    [
+      "spec",
+      [
+        "CLIENT_INITIATED_COMMANDS",
+        "DISPATCHABLE_EVENTS",
+        "EVENT_VOCABULARY",
+        "FAILURE_RETRY_DEFAULTS",
+        "FAILURE_VARIANTS",
+        "LIMITS",
+        "SDK_VERSION",
+        "SPEC_TABLES",
+        "WIRE_VERSION",
+        ...model.tables.subprocessFailureMapping.variants.map((r) => failureVariantConst(r.variant)),
+      ],
+    ],
+    ["stream", ["StreamClosedError", "StreamRPCError", "event_done", "serve_stream", "serve_stream_io"]],
+    ["wire", ["WIRE_CLASSES", "WireObject", ...model.types.map((t) => t.name)]],
+  ];
+  const initImports = initModules.map(([module, names]) => ({ module, names: isortNames(names) }));
+  const allExports = initModules.flatMap(([, names]) => names).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const twice = allExports.find((name, i) => allExports[i + 1] === name);
+  if (twice !== undefined) throw new Error(`python target: two exported names are ${twice}`);
+  return {
+    banner: hashBanner().trimEnd(),
+    markdownBanner: markdownBanner().trimEnd(),
+    sdkVersion: PYTHON_SDK_VERSION,
+    sdkVersionLiteral: pyStr(PYTHON_SDK_VERSION),
+    wireVersion,
+    wireVersionLiteral: pyStr(wireVersion),
+    referenceCrateLiteral: pyStr(model.wireVersion.reference.crate),
+    referenceVersionLiteral: pyStr(model.wireVersion.reference.version),
+    enumNames: isortNames(model.enums.map((e) => e.name)),
+    initImports,
+    enums,
+    types,
+    objectSchemas,
+    rulePlans,
+    integerPaths,
+    events: model.tables.eventVocabulary.events.map(eventRowExpr),
+    failureVariants: model.tables.subprocessFailureMapping.variants.map((r) =>
+      [
+        `variant=${pyStr(r.variant)}`,
+        `failure_class=FailureClass.${pyConstName(r.failure_class)}`,
+        `origin=${pyStr(r.origin)}`,
+        `reference_variant=${r.reference_variant === null ? "None" : pyStr(r.reference_variant)}`,
+        `transports=${pyStrTuple(r.transports)}`,
+        `stage=${pyStr(r.stage)}`,
+        `when=${pyStr(r.when)}`,
+        `reason=${r.reason === undefined ? "None" : pyStr(r.reason)}`,
+      ].join(", "),
+    ),
+    failureRetryDefaults,
+    failureVariantConsts: model.tables.subprocessFailureMapping.variants.map((r) => ({
+      constName: failureVariantConst(r.variant),
+      literal: pyStr(r.variant),
+      docLines: wrap(`Failure variant \`\`${r.variant}\`\` (failure class \`\`${r.failure_class}\`\`): ${r.when}`, 97),
+    })),
+    limits,
+    documentRuleIds: pyStrTuple(model.tables.documentRules.rules.map((r) => r.id)),
+    ruleConsts: [...model.tables.documentRules.rules, ...model.rules].map((r) => ({
+      constName: `RULE_${r.id.replace(/[^A-Za-z0-9]+/g, "_").toUpperCase()}`,
+      literal: pyStr(r.id),
+      doc: `Rule \`\`${r.id}\`\`: ${r.summary.replace(/\s+/g, " ")}`,
+    })),
+    ruleIds: pyStrTuple(model.rules.map((r) => r.id)),
+    tables,
+    groups,
+    runner,
+    hooks,
+    allExports,
+  };
+}
+
+/** Template (under sdk-templates/python/) → output path (under generated/python/). */
+const TEMPLATES: readonly (readonly [string, string])[] = [
+  ["pyproject.toml.hbs", "pyproject.toml"],
+  ["README.md.hbs", "README.md"],
+  ["lifeloop_callback/__init__.py.hbs", "lifeloop_callback/__init__.py"],
+  ["lifeloop_callback/py.typed.hbs", "lifeloop_callback/py.typed"],
+  ["lifeloop_callback/enums.py.hbs", "lifeloop_callback/enums.py"],
+  ["lifeloop_callback/wire.py.hbs", "lifeloop_callback/wire.py"],
+  ["lifeloop_callback/plans.py.hbs", "lifeloop_callback/plans.py"],
+  ["lifeloop_callback/spec.py.hbs", "lifeloop_callback/spec.py"],
+  ["lifeloop_callback/runner_outcomes.py.hbs", "lifeloop_callback/runner_outcomes.py"],
+  ["lifeloop_callback/commands.py.hbs", "lifeloop_callback/commands.py"],
+  ["lifeloop_callback/hooks.py.hbs", "lifeloop_callback/hooks.py"],
+];
+
+/** Generate generated/python/ from sdk-templates/python/ and the plain sources of sdk-runtime/python/. */
+export async function generatePython(model: Model): Promise<OutputFile[]> {
+  const view = pythonViewModel(model);
+  return renderSdk(model, { language: "python", templates: TEMPLATES, outDir: PYTHON_OUTPUT_DIR, runtimeExtensions: [".py"], banner: `${view.banner}\n` }, view);
+}

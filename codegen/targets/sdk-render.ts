@@ -1,0 +1,61 @@
+/**
+ * Rendering one SDK, the same way for every language: validate the view model against
+ * `sdk-templates/<language>/view-model.schema.json` (closed objects; every issue listed, up to
+ * five), render an explicit list of templates (handlebars 4.7.10, an isolated instance, `noEscape`
+ * and `strict`), normalise whitespace (no trailing blanks, at most two blank lines in a row, one
+ * final newline), then copy the plain sources of `sdk-runtime/<language>/` below the banner.
+ *
+ * Errors: throws naming the schema path and member when the view model does not match, and the
+ * template when rendering fails.
+ */
+import { createRequire } from "node:module";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { finalNewline, type OutputFile } from "../emit/output.js";
+import type { Model } from "../model/model.js";
+import { copyRuntimeSources, sdkSource } from "./sdk-runtime.js";
+
+/** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
+const Handlebars = createRequire(import.meta.url)("handlebars") as typeof import("handlebars");
+
+/** What to render for one SDK. */
+export interface SdkRendering {
+  /** `go` or `python`: names `sdk-templates/<language>/` and `sdk-runtime/<language>/`. */
+  readonly language: string;
+  /** Template (relative to sdk-templates/<language>/) → output path (relative to `outDir`). */
+  readonly templates: readonly (readonly [string, string])[];
+  /** Output folder, e.g. `generated/go`. */
+  readonly outDir: string;
+  /** File name endings of the runtime sources to copy, e.g. `[".go"]`. */
+  readonly runtimeExtensions: readonly string[];
+  /** The banner lines (comment syntax included, ending in a newline) put above each copied source. */
+  readonly banner: string;
+}
+
+/** Validate `view` against the language's closed view-model schema. */
+export function checkViewModel(model: Model, language: string, view: unknown): void {
+  const path = `sdk-templates/${language}/view-model.schema.json`;
+  const validate = new Ajv2020({ strict: true, allErrors: true }).compile(JSON.parse(sdkSource(model, path)) as Record<string, unknown>);
+  if (!validate(view)) {
+    const detail = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"}: ${e.message ?? "invalid"} ${JSON.stringify(e.params)}`);
+    throw new Error(`${language} target: the view model does not match ${path}:\n${detail.join("\n")}`);
+  }
+}
+
+/** Render the templates of `rendering` with `view` and copy the runtime sources. */
+export function renderSdk(model: Model, rendering: SdkRendering, view: unknown): OutputFile[] {
+  checkViewModel(model, rendering.language, view);
+  const hbs = Handlebars.create();
+  const outputs: OutputFile[] = [];
+  for (const [template, output] of rendering.templates) {
+    const path = `sdk-templates/${rendering.language}/${template}`;
+    let content: string;
+    try {
+      content = hbs.compile(sdkSource(model, path), { noEscape: true, strict: true })(view);
+    } catch (error) {
+      throw new Error(`${path}: ${(error as Error).message}`);
+    }
+    outputs.push({ path: `${rendering.outDir}/${output}`, content: finalNewline(content.replace(/[ \t]+$/gm, "").replace(/\n{4,}/g, "\n\n\n")) });
+  }
+  outputs.push(...copyRuntimeSources(model, rendering.language, rendering.runtimeExtensions, rendering.outDir, rendering.banner));
+  return outputs;
+}

@@ -1,0 +1,134 @@
+/**
+ * `lifeloop-callback hook --adapter claude|codex --event <HookEventName> --program ABS [--arg A]...
+ *  --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]`: the command a
+ * Claude Code or Codex command hook runs (spec/hook-command.md). Reads the harness's hook input on
+ * stdin (at most limits.max_request_bytes), delivers the lifecycle events to the client, prints the
+ * harness's output on stdout.
+ *
+ * `lifeloop-callback hook config --adapter claude|codex --program ABS [--arg A]... --timeout-ms N
+ *  [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]`: prints the hooks block for the
+ * harness's settings file, one entry per served hook event.
+ *
+ * Exit codes: 0, or 1 for everything else (usage errors included): never 2, which Claude Code reads
+ * as "block".
+ */
+import { basename, join, resolve } from "node:path";
+import { LIMITS } from "../../../generated/ts/spec.js";
+import { hookConfig, type HookConfigOptions } from "../../hooks/command/config.js";
+import { runHookCommand } from "../../hooks/command/run.js";
+import { defaultStateDir } from "../../hooks/command/state.js";
+import { hookInputAdapter, servedHookEvents } from "../../hooks/command/tables.js";
+import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
+import { SubprocessInvoker } from "../../invoker/subprocess.js";
+import { InvokerConfigError } from "../../invoker/types.js";
+import { EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
+import { packageRoot } from "../package-root.js";
+
+/** Usage text of the hook command. */
+export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTERS.join("|")} --event HOOK_EVENT --program ABS [--arg A]...
+                       --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]
+       lifeloop-callback hook config --adapter ${HOOK_ADAPTERS.join("|")} --program ABS [--arg A]... --timeout-ms N
+                       [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]
+  hook: reads a Claude Code or Codex hook input on standard input, delivers its lifecycle events to
+  the client (one process each), prints the harness's hook output. HOOK_EVENT: ${HOOK_ADAPTERS.map((a) => `${a}: ${servedHookEvents(a).join(", ")}`).join("; ")}.
+  --on-failure  open (default): a client failure lets the harness continue, with a systemMessage;
+                closed: the event's blocking form where it has one
+  --receipts    append one LifecycleReceipt per delivery (JSON Lines)
+  --state-dir   per-session state (default $XDG_STATE_HOME/lifeloop-callback/hooks)
+  hook config: prints the hooks block for ${HOOK_ADAPTERS.map((a) => hookInputAdapter(a).config_file).join(" / ")}.
+  exit 0 ok (a client failure under --on-failure is reported, not an exit code), 1 anything else; never 2`;
+
+const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--state-dir"], repeatable: ["--arg"] };
+
+/** The flags `hook` and `hook config` share. */
+type Common = Omit<HookConfigOptions, "cli">;
+
+function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, readonly string[]>): Common {
+  const adapter = values.get("--adapter");
+  if (adapter === undefined) throw new UsageError("--adapter is required");
+  if (!isHookAdapter(adapter)) throw new UsageError(`unknown adapter ${adapter} (expected one of ${HOOK_ADAPTERS.join(", ")})`);
+  const program = values.get("--program");
+  if (program === undefined) throw new UsageError("--program is required");
+  const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"), { min: 1, max: LIMITS.max_timeout_ms, unit: "of milliseconds" });
+  if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
+  const onFailure = values.get("--on-failure") ?? "open";
+  if (onFailure !== "open" && onFailure !== "closed") throw new UsageError(`--on-failure must be open or closed (got ${JSON.stringify(onFailure)})`);
+  return { adapter, program, args: lists.get("--arg") ?? [], timeoutMs, onFailure, receiptsFile: values.get("--receipts") ?? null, stateDir: values.get("--state-dir") ?? null };
+}
+
+function invokerFor(c: Common): SubprocessInvoker {
+  try {
+    return new SubprocessInvoker({ program: c.program, args: c.args, timeoutMs: c.timeoutMs });
+  } catch (error) {
+    if (error instanceof InvokerConfigError) throw new UsageError(error.message.replace(/^timeoutMs/, "--timeout-ms").replace(/^program/, "--program"));
+    throw error;
+  }
+}
+
+/**
+ * The hook input, or null when stdin is not at EOF within `timeoutMs` (then stdin is destroyed): a
+ * harness that never closes stdin must not hang the hook past its deadline.
+ */
+async function readInputWithin(io: CliIo, timeoutMs: number): Promise<InputRead | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((done) => {
+    timer = setTimeout(() => done(null), timeoutMs);
+  });
+  try {
+    const read = await Promise.race([readBoundedInput("-", LIMITS.max_request_bytes, io.stdin), late]);
+    if (read === null) io.stdin.destroy();
+    return read;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const isConfig = args[0] === "config";
+  const { values, lists, positionals } = parseFlags(isConfig ? args.slice(1) : args, FLAGS);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  const c = common(values, lists);
+  invokerFor(c); // the same checks as a real hook call: absolute program, a usable timeout
+  if (isConfig) {
+    if (values.has("--event")) throw new UsageError("hook config prints every event: drop --event");
+    const cli = [process.execPath, join(packageRoot(), "dist", "runtime", "cli", "main.js")];
+    // The harness runs the command from its own working directory: relative paths would land there.
+    const paths = { receiptsFile: c.receiptsFile === null ? null : resolve(c.receiptsFile), stateDir: c.stateDir === null ? null : resolve(c.stateDir) };
+    io.out(`${JSON.stringify(hookConfig({ ...c, ...paths, cli }), null, 2)}\n`);
+    return EXIT.ok;
+  }
+  const hookEvent = values.get("--event");
+  if (hookEvent === undefined) throw new UsageError("--event is required");
+  if (!servedHookEvents(c.adapter).includes(hookEvent)) throw new UsageError(`--event ${hookEvent} is not served for ${c.adapter} (expected one of ${servedHookEvents(c.adapter).join(", ")})`);
+  const read = await readInputWithin(io, c.timeoutMs);
+  if (read === null) {
+    io.err(`lifeloop-callback hook: standard input was not closed within --timeout-ms ${c.timeoutMs} ms: the harness must write the hook input and close stdin\n`);
+    return EXIT.validation;
+  }
+  if (!read.ok) {
+    io.err(`lifeloop-callback hook: ${read.tooLarge ? `the hook input is larger than ${read.maxBytes} bytes` : read.message}\n`);
+    return EXIT.validation;
+  }
+  const outcome = await runHookCommand(
+    { adapter: c.adapter, hookEvent, invoker: invokerFor(c), clientId: basename(c.program), onFailure: c.onFailure, receiptsFile: c.receiptsFile, stateDir: c.stateDir ?? defaultStateDir() },
+    read.bytes,
+  );
+  if (outcome.stdout !== "") io.out(outcome.stdout);
+  if (outcome.stderr !== "") io.err(outcome.stderr);
+  return outcome.exitCode === 0 ? EXIT.ok : EXIT.validation;
+}
+
+/**
+ * Run the hook command (or `hook config`); returns 0 or 1. A usage error is reported on stderr and
+ * exits 1 here, not with the CLI's usage code 2: a harness reads 2 as "block".
+ */
+export async function runHook(args: readonly string[], io: CliIo): Promise<number> {
+  try {
+    return await run(args, io);
+  } catch (error) {
+    if (error instanceof HelpRequested) throw error; // the CLI prints the usage, exit 0
+    if (error instanceof UsageError) io.err(`lifeloop-callback hook: ${error.message}\n${HOOK_USAGE}\n`);
+    else io.err(`lifeloop-callback hook: internal error: ${(error as Error).stack ?? String(error)}\n`);
+    return EXIT.validation;
+  }
+}

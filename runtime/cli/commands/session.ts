@@ -1,0 +1,155 @@
+/**
+ * `lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N FILE|-`
+ * (spec/host-runtime.md §"CLI: lifeloop-callback session"): deliver a session of events, one
+ * DispatchEnvelope per line of a JSON Lines file, over either transport, so both can be compared on
+ * the same file.
+ *
+ * - The whole input is read first (at most limits.max_session_input_bytes; each line at most
+ *   limits.max_request_bytes) and every line must be one JSON document (a final LF is allowed;
+ *   an empty line is not JSON): otherwise exit 3 before anything is sent.
+ * - A JSON line that is not a valid envelope gets a failure line, exactly as `invoke` reports it.
+ * - Output: one JSON line per envelope, in input order:
+ *   `{"event_id": string|null, "response", "failure", "receipt", "elapsed_ms"}` (as `invoke`), then
+ *   `{"summary": {"transport", "events", "delivered", "failed", "spawns", "discarded_frames", "elapsed_ms"}}`.
+ *   `delivered` counts valid responses whatever their status, `failed` invocation failures, `spawns`
+ *   children started (subprocess: one per envelope that reached a spawn; stream: the invoker's).
+ * - Events are sent one at a time, in order. Receipts come from one ReceiptEmitter for the session
+ *   (client_id: the program's file name).
+ * Exit 0 every envelope got a valid response, 1 any invocation failed, 2 usage, 3 unreadable input.
+ */
+import { randomUUID } from "node:crypto";
+import { basename } from "node:path";
+import { performance } from "node:perf_hooks";
+import { INTEGER_PATHS, LIMITS } from "../../../generated/ts/spec.js";
+import type { DispatchEnvelope } from "../../../generated/ts/types.js";
+import { issueText } from "../../invoker/failure.js";
+import { SubprocessInvoker } from "../../invoker/subprocess.js";
+import { InvokerConfigError, type CallbackInvoker, type InvocationResult } from "../../invoker/types.js";
+import { ReceiptEmitter } from "../../receipts/emitter.js";
+import { StreamInvoker } from "../../stream/invoker.js";
+import { parseStrictJson } from "../../wire/strict-json.js";
+import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
+import { EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
+import { printedFailure } from "./invoke.js";
+
+/** Usage text of the session command. */
+export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N FILE|-
+  Delivers one DispatchEnvelope per line of a JSON Lines file (or standard input), in order, and
+  prints one JSON line per envelope ({"event_id", "response", "failure", "receipt", "elapsed_ms"})
+  and a final {"summary": {...}} line.
+  --transport   subprocess (default: v1, one process per envelope) or stream (v2, one process, --stream)
+  --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
+  --timeout-ms  required deadline per event, in ms
+  exit 0 every envelope answered validly, 1 an invocation failed, 2 usage, 3 unreadable input`;
+
+/** Failure variants decided before any process is involved (they cost no spawn in subprocess mode). */
+const PRE_SPAWN = new Set(["receipt_emitted_rejected", "invalid_request", "serialize_request", "request_too_large"]);
+
+interface Line {
+  readonly value: unknown;
+  readonly nonIntegerNumberPointers: readonly string[];
+}
+
+/** Split and judge every line; an error message (exit 3) or the parsed lines. */
+function parseLines(bytes: Uint8Array): { ok: true; lines: Line[] } | { ok: false; message: string } {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  const lines: Line[] = [];
+  let start = 0;
+  let n = 0;
+  while (start < buf.length) {
+    let end = buf.indexOf(0x0a, start);
+    if (end === -1) end = buf.length;
+    n++;
+    const line = buf.subarray(start, end);
+    start = end + 1;
+    if (line.length > LIMITS.max_request_bytes) return { ok: false, message: `line ${n}: json.max-bytes: longer than ${LIMITS.max_request_bytes} bytes (limits.max_request_bytes)` };
+    const parsed = parseStrictJson(line, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: INTEGER_PATHS.DispatchEnvelope });
+    if (!parsed.ok) return { ok: false, message: `line ${n} is not one JSON document: ${issueText(parsed.issue)}` };
+    lines.push({ value: parsed.value, nonIntegerNumberPointers: parsed.nonIntegerNumberPointers });
+  }
+  return { ok: true, lines };
+}
+
+function buildInvoker(transport: string, program: string | undefined, args: readonly string[], timeoutText: string | undefined): CallbackInvoker & { readonly program: string } {
+  if (transport !== "subprocess" && transport !== "stream") throw new UsageError(`--transport is subprocess or stream (got ${JSON.stringify(transport)})`);
+  if (program === undefined) throw new UsageError("--program is required");
+  const timeoutMs = integerFlag("--timeout-ms", timeoutText, { min: 1, max: LIMITS.max_timeout_ms, unit: "of milliseconds" });
+  if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
+  try {
+    return transport === "stream" ? new StreamInvoker({ program, args, timeoutMs }) : new SubprocessInvoker({ program, args, timeoutMs });
+  } catch (error) {
+    if (error instanceof InvokerConfigError) throw new UsageError(error.message.replace(/^timeoutMs/, "--timeout-ms"));
+    throw error;
+  }
+}
+
+/** Run the session command; returns the exit code. */
+export async function runSession(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, lists, positionals } = parseFlags(args, { values: ["--transport", "--program", "--timeout-ms"], repeatable: ["--arg"] });
+  const [source, ...extra] = positionals;
+  if (source === undefined) throw new UsageError("FILE (or - for standard input) is required");
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
+  const transport = values.get("--transport") ?? "subprocess";
+  const invoker = buildInvoker(transport, values.get("--program"), lists.get("--arg") ?? [], values.get("--timeout-ms"));
+
+  const bytes = await readCommandInput("session", source, LIMITS.max_session_input_bytes, io);
+  if (bytes === null) return EXIT.input;
+  const parsed = parseLines(bytes);
+  if (!parsed.ok) {
+    io.err(`session: ${parsed.message}; nothing was sent\n`);
+    return EXIT.input;
+  }
+
+  const started = performance.now();
+  const receipts = new ReceiptEmitter();
+  const clientId = basename(invoker.program);
+  let delivered = 0;
+  let failed = 0;
+  let spawns = 0;
+  try {
+    for (const line of parsed.lines) {
+      const result: InvocationResult = await invoker.invoke(line.value as DispatchEnvelope, { nonIntegerNumberPointers: line.nonIntegerNumberPointers });
+      if (result.ok) delivered++;
+      else {
+        failed++;
+        io.err(`session: ${result.failure.variant} (${result.failure.failure_class}): ${result.failure.detail}\n`);
+      }
+      if (!(invoker instanceof StreamInvoker) && (result.ok || !PRE_SPAWN.has(result.failure.variant))) spawns++;
+      const receipt = receipts.emit(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: `rcpt-${randomUUID()}`, at_epoch_s: Math.floor(Date.now() / 1000) });
+      const eventId = (() => {
+        try {
+          const id = (line.value as { request?: { event_id?: unknown } } | null)?.request?.event_id;
+          return typeof id === "string" ? id : null;
+        } catch {
+          return null;
+        }
+      })();
+      io.out(
+        jsonLine({
+          event_id: eventId,
+          response: result.ok ? result.response : null,
+          failure: result.ok ? null : printedFailure(result.failure),
+          receipt,
+          elapsed_ms: Math.round(result.elapsedMs),
+        }),
+      );
+    }
+  } finally {
+    if (invoker instanceof StreamInvoker) await invoker.close();
+  }
+  const stats = invoker instanceof StreamInvoker ? invoker.stats : null;
+  io.out(
+    jsonLine({
+      summary: {
+        transport,
+        events: parsed.lines.length,
+        delivered,
+        failed,
+        spawns: stats !== null ? stats.spawns : spawns,
+        discarded_frames: stats !== null ? stats.discardedFrames : 0,
+        elapsed_ms: Math.round(performance.now() - started),
+      },
+    }),
+  );
+  return failed > 0 ? EXIT.validation : EXIT.ok;
+}

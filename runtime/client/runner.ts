@@ -1,0 +1,304 @@
+/**
+ * The TypeScript client runner (spec/stream-protocol.md; CALLBACK-001 §B and §C): the few lines
+ * that make a Node program a callback client, serving v1 and v2 with the handler API of the Go and
+ * Python SDK runners, `(request, payloads) => CallbackResponse`, plus an optional third argument
+ * (cancellation signal, transport, host commands).
+ *
+ * ```ts
+ * import { serve } from "lifeloop-callback";
+ * await serve((request) => ({ schema_version: request.schema_version, status: "delivered" }));
+ * ```
+ *
+ * - **v1** (no `--stream` in argv): stdin is read to EOF (at most limits.max_request_bytes bytes kept,
+ *   the rest drained), one CallbackResponse is written to stdout, exit 0.
+ * - **v2** (`--stream` in argv): frames are read with the byte-bounded {@link FrameReader} (never
+ *   `readline`) and judged like the host judges them (same rule ids). Each `event/<kind>` request
+ *   is answered with one success reply whose result is a CallbackResponse; an unknown method gets
+ *   `-32601`; notifications are never answered; `lifeloop/cancel` aborts the handler's signal and
+ *   its reply is not sent. Requests are handled concurrently. A framing violation by the host ends
+ *   the runner (message on stderr, exit 1). stdin EOF, SIGTERM, SIGINT and SIGHUP end it within
+ *   limits.stream_client_exit_ms (running handlers are not awaited).
+ * - stdout is reserved: while serving v2, `process.stdout.write` (and so `console.log`) goes to
+ *   stderr; frames go through the original stream. A child process that inherits fd 1 can still
+ *   write to it: spawn children with stdout ignored or piped.
+ * - Refusals and failures are answered exactly as the SDK runners do: `status: failed`, the
+ *   class's default retry class and one warning naming the rule id or failure variant (invalid
+ *   envelope: `invalid_request` + rule id; `receipt.emitted`: `receipt_emitted_rejected`; handler
+ *   threw: `internal_error` + `handler_threw`; invalid response: `internal_error` + rule id).
+ */
+import { EVENT_VOCABULARY, FAILURE_RETRY_DEFAULTS, LIMITS, RECEIPT_EMITTED_GUARD, STREAM_V2, WIRE_VERSION } from "../../generated/ts/spec.js";
+import type { CallbackRequest, CallbackResponse, DispatchEnvelope, FailureClass, PayloadEnvelope } from "../../generated/ts/types.js";
+import { failureClassOf, issueText } from "../invoker/failure.js";
+import { wireSnapshot } from "../invoker/request.js";
+import type { ValidationIssue } from "../wire/issues.js";
+import { parseWireDocument, validateParsed, type WireResult } from "../wire/validate.js";
+import { FrameReader } from "../stream/frame-reader.js";
+import { encodeErrorReply, encodeFrame, encodeResultAround, framePointers, idKey, parseFrame, type JsonRpcId, type StreamFrame } from "../stream/frame.js";
+import { errorCode } from "../stream/error-codes.js";
+import { ClientCommands, type CommandTransport } from "./commands.js";
+
+/** What a handler gets besides the request and payloads. */
+export interface ClientContext {
+  /** `subprocess` (v1) or `stream` (v2). */
+  readonly transport: "subprocess" | "stream";
+  /** Aborted when the host cancels the request (`lifeloop/cancel`) or the runner is ending. Never aborted in v1. */
+  readonly signal: AbortSignal;
+  /** Host commands (continuation/*): over the pipe in v2, by spawning the host CLI in v1. */
+  readonly commands: ClientCommands;
+}
+
+/** The handler: the same shape as the SDK runners' (request, payloads), plus the context. */
+export type ClientHandler = (request: CallbackRequest, payloads: readonly PayloadEnvelope[], context: ClientContext) => CallbackResponse | Promise<CallbackResponse>;
+
+/**
+ * Options of {@link serve}; all optional.
+ * - `argv`: the arguments to look for `--stream` in (default process.argv.slice(2));
+ * - `stdin`/`stdout`/`stderr`: streams (default the process's); when `stdout` is the process's own,
+ *   stray writes are diverted to stderr in v2;
+ * - `exit`: call process.exit with the status when done (default true when using process stdio), so
+ *   timers or sockets a handler left open cannot keep the client alive;
+ * - `cli`: the host CLI for v1 commands (default `lifeloop` on PATH), `commandTimeoutMs` their deadline.
+ */
+export interface ServeOptions {
+  readonly argv?: readonly string[];
+  readonly stdin?: NodeJS.ReadableStream;
+  readonly stdout?: NodeJS.WritableStream;
+  readonly stderr?: NodeJS.WritableStream;
+  readonly exit?: boolean;
+  readonly cli?: string;
+  readonly commandTimeoutMs?: number;
+}
+
+const NOT_DISPATCHABLE: ReadonlySet<string> = new Set(EVENT_VOCABULARY.filter((e) => !e.dispatchable).map((e) => e.event));
+const EVENT_KINDS: ReadonlySet<string> = new Set(EVENT_VOCABULARY.map((e) => e.event));
+const EVENT_PREFIX = STREAM_V2.host_to_client.event_method_prefix;
+const MAX_WARNING_MESSAGE = 4096;
+
+/** A `status: failed` response with the class's default retry class and one warning. */
+export function failureResponse(failureClass: FailureClass, code: string, message: string, schemaVersion: string): CallbackResponse {
+  return {
+    schema_version: schemaVersion,
+    status: "failed",
+    failure_class: failureClass,
+    retry_class: FAILURE_RETRY_DEFAULTS[failureClass],
+    warnings: [{ code, message: [...message].slice(0, MAX_WARNING_MESSAGE).join("") }],
+  } as CallbackResponse;
+}
+
+function writeErr(stderr: NodeJS.WritableStream, text: string): void {
+  try {
+    stderr.write(`lifeloop-callback client: ${text}\n`);
+  } catch {
+    // stderr gone: nothing left to tell.
+  }
+}
+
+/**
+ * The answer to one judged DispatchEnvelope: refusals, the handler call, response validation.
+ * Returns the response's JSON bytes (valid, at most limits.max_response_bytes). Never throws.
+ */
+export async function answerEnvelope(judged: WireResult<DispatchEnvelope>, handler: ClientHandler, context: ClientContext, stderr: NodeJS.WritableStream): Promise<Buffer> {
+  const version = judged.ok ? judged.value.schema_version : WIRE_VERSION;
+  const encode = (response: CallbackResponse): Buffer => {
+    const snap = wireSnapshot("CallbackResponse", response, LIMITS.max_response_bytes);
+    if (snap.ok) return snap.bytes;
+    const code = snap.problem === "invalid" ? (snap.issues[0] as ValidationIssue).rule : "invalid_response";
+    const text = snap.problem === "invalid" ? snap.issues.slice(0, 8).map(issueText).join("; ") : snap.detail;
+    writeErr(stderr, `the handler returned an invalid CallbackResponse: ${text}`);
+    const fallback = wireSnapshot("CallbackResponse", failureResponse(failureClassOf("handler_threw"), code, text, version), LIMITS.max_response_bytes);
+    return fallback.ok ? fallback.bytes : Buffer.from("{}");
+  };
+  if (!judged.ok) {
+    const issue = judged.issues[0] as ValidationIssue;
+    writeErr(stderr, `rejected DispatchEnvelope: ${issueText(issue)}`);
+    return encode(failureResponse(failureClassOf("invalid_request"), issue.rule, issueText(issue), version));
+  }
+  const envelope = judged.value;
+  if (NOT_DISPATCHABLE.has(envelope.request.event)) {
+    const text = `${envelope.request.event} is never dispatched to a client (notification-only event)`;
+    writeErr(stderr, `rejected DispatchEnvelope: ${text}`);
+    return encode(failureResponse(failureClassOf(RECEIPT_EMITTED_GUARD.failure_variant), RECEIPT_EMITTED_GUARD.failure_variant, text, version));
+  }
+  try {
+    return encode(await handler(envelope.request, envelope.payloads ?? [], context));
+  } catch (error) {
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    writeErr(stderr, `the handler threw: ${error instanceof Error ? (error.stack ?? text) : text}`);
+    return encode(failureResponse(failureClassOf("handler_threw"), "handler_threw", text, version));
+  }
+}
+
+/**
+ * Serve the handler on this process's stdio (or the given streams) in v1 or v2 mode, depending on
+ * `--stream` in argv. Resolves with the exit status (0, or 1 when stdout failed or the host broke
+ * the framing), after calling process.exit with it when `exit` is on.
+ */
+export async function serve(handler: ClientHandler, options: ServeOptions = {}): Promise<number> {
+  const argv = options.argv ?? process.argv.slice(2);
+  const usesProcess = options.stdout === undefined;
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  const exit = options.exit ?? usesProcess;
+  const stream = argv.includes(STREAM_V2.launch.flag);
+  const status = stream ? await serveStream(handler, stdin, stdout, stderr, usesProcess) : await serveOnce(handler, stdin, stdout, stderr, options);
+  if (exit) process.exit(status);
+  return status;
+}
+
+async function serveOnce(handler: ClientHandler, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, options: ServeOptions): Promise<number> {
+  const limit = LIMITS.max_request_bytes;
+  const kept: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stdin as AsyncIterable<Buffer>) {
+      if (size <= limit) {
+        const take = chunk.subarray(0, limit + 1 - size);
+        kept.push(take);
+        size += take.length;
+      }
+    }
+  } catch (error) {
+    const text = `stdin cannot be read: ${(error as Error).message}`;
+    writeErr(stderr, text);
+    return writeOut(stdout, Buffer.from(JSON.stringify(failureResponse(failureClassOf("write_request"), "write_request", text, WIRE_VERSION))));
+  }
+  const context: ClientContext = { transport: "subprocess", signal: new AbortController().signal, commands: new ClientCommands(cliTransport(options)) };
+  const judged = parseWireDocument("DispatchEnvelope", Buffer.concat(kept, size), { maxBytes: limit, maxDepth: LIMITS.max_depth });
+  return writeOut(stdout, await answerEnvelope(judged, handler, context, stderr));
+}
+
+function writeOut(stdout: NodeJS.WritableStream, bytes: Buffer): Promise<number> {
+  return new Promise((resolve) => {
+    stdout.write(Buffer.concat([bytes, Buffer.from("\n")]), (error) => resolve(error ? 1 : 0));
+  });
+}
+
+function cliTransport(options: ServeOptions): CommandTransport {
+  return { kind: "cli", cli: options.cli ?? "lifeloop", timeoutMs: options.commandTimeoutMs ?? 30_000 };
+}
+
+async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, divert: boolean): Promise<number> {
+  // stdout is for frames only: keep the real write, send every other write to stderr.
+  const wireWrite = stdout.write.bind(stdout) as (chunk: Uint8Array, cb?: (error?: Error | null) => void) => boolean;
+  if (divert) (process.stdout as { write: unknown }).write = process.stderr.write.bind(process.stderr);
+  let outstandingWrites = 0;
+  let drained: (() => void) | null = null;
+  let stdoutFailed = false;
+  const send = (bytes: Buffer): void => {
+    outstandingWrites++;
+    wireWrite(bytes, (error) => {
+      if (error) stdoutFailed = true;
+      if (--outstandingWrites === 0) drained?.();
+    });
+  };
+  const ending = new AbortController();
+  const running = new Map<string, AbortController>();
+  const waiting = new Map<string, { resolve: (frame: Extract<StreamFrame, { kind: "success_reply" | "error_reply" }>) => void }>();
+  let ownId = 0;
+  const commands = new ClientCommands({
+    kind: "stream",
+    request: (method, params) =>
+      new Promise((resolve, reject) => {
+        if (ending.signal.aborted) {
+          reject(new Error("the stream is ending"));
+          return;
+        }
+        const id = `c${++ownId}`;
+        waiting.set(idKey(id), { resolve });
+        send(encodeFrame({ jsonrpc: "2.0", id, method, params }));
+      }),
+  });
+
+  let finish!: (status: number) => void;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+  let done = false;
+  const end = (status: number, why: string | null): void => {
+    if (done) return;
+    done = true;
+    if (why !== null) writeErr(stderr, why);
+    ending.abort();
+    for (const c of running.values()) c.abort();
+    // Flush what is already written, but never wait longer than the exit bound allows.
+    const bound = setTimeout(() => finish(status), Math.max(0, LIMITS.stream_client_exit_ms - 200));
+    const flushed = (): void => {
+      clearTimeout(bound);
+      finish(stdoutFailed ? 1 : status);
+    };
+    if (outstandingWrites === 0) flushed();
+    else drained = flushed;
+  };
+
+  const onRequest = async (id: JsonRpcId, method: string, params: Record<string, unknown> | undefined, pointers: readonly string[]): Promise<void> => {
+    const kind = method.startsWith(EVENT_PREFIX) ? method.slice(EVENT_PREFIX.length) : null;
+    if (kind === null || !EVENT_KINDS.has(kind)) {
+      send(encodeErrorReply(id, { code: errorCode("method_not_found"), message: `unknown method ${method}`, data: { method } }));
+      return;
+    }
+    const judged: WireResult<DispatchEnvelope> = (() => {
+      const issues = validateParsed("DispatchEnvelope", params, framePointers(pointers, "/params"));
+      if (issues.length > 0) return { ok: false, issues };
+      const event = (params as unknown as DispatchEnvelope).request.event;
+      // A method that names another event than its envelope is refused like any invalid request.
+      if (event !== kind) return { ok: false, issues: [{ rule: "invalid_request", pointer: "/request/event", message: `method ${method} carries a ${event} request` }] };
+      return { ok: true, value: params as unknown as DispatchEnvelope };
+    })();
+    const key = idKey(id);
+    const controller = new AbortController();
+    running.set(key, controller);
+    const bytes = await answerEnvelope(judged, handler, { transport: "stream", signal: controller.signal, commands }, stderr);
+    running.delete(key);
+    if (controller.signal.aborted || done) return; // cancelled: the host no longer wants the reply
+    send(encodeResultAround(id, bytes));
+  };
+
+  const reader = new FrameReader(LIMITS.max_frame_bytes);
+  const onFrame = (frame: StreamFrame, pointers: readonly string[]): void => {
+    switch (frame.kind) {
+      case "request":
+        void onRequest(frame.id, frame.method, frame.params, pointers);
+        return;
+      case "notification":
+        if (frame.method === STREAM_V2.cancel.method && frame.params !== undefined) {
+          const target = frame.params.id;
+          if (typeof target === "string" || typeof target === "number") running.get(idKey(target))?.abort();
+        }
+        return;
+      default: {
+        const waiter = waiting.get(idKey(frame.id));
+        if (waiter === undefined) return;
+        waiting.delete(idKey(frame.id));
+        waiter.resolve(frame);
+      }
+    }
+  };
+  stdin.on("data", (chunk: Buffer) => {
+    if (done) return;
+    for (const event of reader.push(chunk)) {
+      if (event.type === "violation") {
+        end(1, `the host broke the stream framing: ${issueText(event.issue)}`);
+        return;
+      }
+      const judged = parseFrame(event.bytes);
+      if (!judged.ok) {
+        end(1, `the host broke the stream framing: ${issueText(judged.issue)}`);
+        return;
+      }
+      onFrame(judged.frame, judged.nonIntegerNumberPointers);
+    }
+  });
+  stdin.on("end", () => {
+    const tail = reader.end()[0];
+    end(tail !== undefined && tail.type === "violation" ? 1 : 0, tail !== undefined && tail.type === "violation" ? `the host broke the stream framing: ${issueText(tail.issue)}` : null);
+  });
+  stdin.on("error", (error: Error) => end(1, `stdin cannot be read: ${error.message}`));
+  stdout.on("error", () => {
+    stdoutFailed = true;
+  });
+  const onSignal = (): void => end(0, null);
+  const signals = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+  if (divert) for (const s of signals) process.on(s, onSignal);
+  const status = await finished;
+  if (divert) for (const s of signals) process.removeListener(s, onSignal);
+  return status;
+}

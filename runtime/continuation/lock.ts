@@ -1,0 +1,162 @@
+/**
+ * The per-thread lock of the continuation store (ours: the reference takes none; see
+ * spec/continuation-store.md §"Concurrency"). One lock file per thread at the store root,
+ * `entry_format.lock_file` (`.<thread>.lock`, never a valid thread name), locked with a Linux
+ * open-file-description lock (`F_OFD_SETLK`, through the `fs-native-extensions` package; flock on
+ * macOS). The kernel releases such a lock when its holder's file description closes, so a holder that
+ * crashes or is killed with SIGKILL cannot wedge the thread: the next waiter gets the lock at once,
+ * with no stale-lock timeout to guess. Writers take it exclusive, `list` shared.
+ *
+ * Acquisition first tries the lock without blocking; when it is held, one waiter per lock file and
+ * process (an in-process FIFO queues the others) blocks in a libuv thread (`F_OFD_SETLKW`), so the
+ * kernel hands the lock over the moment it is released; past `timeoutMs` the command fails with
+ * `storage_failure`. The holder may unlink the lock file
+ * before releasing it (drop-thread does); a waiter then finds that the file it locked is no longer the
+ * one at the path (device and inode differ) and retries on the new file.
+ */
+import { open, stat, unlink, type FileHandle } from "node:fs/promises";
+import { constants } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { ContinuationError, describeIoError, storageFailure } from "./errors.js";
+import { CONTINUATION, FILE_MODE, expandName } from "./table.js";
+
+interface NativeLocks {
+  tryLock(fd: number, offset: number, length: number, options: { readonly shared: boolean }): boolean;
+  waitForLock(fd: number, offset: number, length: number, options: { readonly shared: boolean }): Promise<void>;
+}
+
+let native: NativeLocks | undefined;
+function locks(): NativeLocks {
+  // Loaded on first use: commands that take no lock (get) do not pay for the native addon.
+  native ??= createRequire(import.meta.url)("fs-native-extensions") as NativeLocks;
+  return native;
+}
+
+/** A lock the caller holds; release it exactly once. */
+export interface HeldLock {
+  /** The lock file's path. */
+  readonly path: string;
+  /** Release the lock; with `unlinkFile`, remove the lock file first (nothing is left at the root). */
+  release(options?: { readonly unlinkFile?: boolean }): Promise<void>;
+}
+
+/** The lock file of `thread` under `root`. */
+export function lockPath(root: string, thread: string): string {
+  return join(root, expandName(CONTINUATION.entry_format.lock_file, { thread }));
+}
+
+let abandoned = 0;
+/**
+ * Blocking waits given up at their deadline that are still parked in a libuv thread (the kernel call
+ * cannot be interrupted; it ends when the holder releases or dies). A one-shot CLI exits explicitly
+ * when this is non-zero instead of waiting for them.
+ */
+export function abandonedLockWaits(): number {
+  return abandoned;
+}
+
+/** In-process FIFO per lock file: at most one waiter of this process blocks a libuv thread per file. */
+const queues = new Map<string, Promise<void>>();
+
+function timeoutError(path: string, ms: number): ContinuationError {
+  return storageFailure(`lock ${path}: still held by another process after ${ms} ms`);
+}
+
+/** Resolve with true when `p` settles first, false at `deadline`; the timer never outlives the race. */
+async function before(p: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((r) => (timer = setTimeout(() => r(false), Math.max(0, deadline - Date.now()))));
+  try {
+    return await Promise.race([p.then(() => true as const), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Take the lock of `thread` (exclusive unless `shared`), waiting at most `timeoutMs`. The root must
+ * exist. Throws ContinuationError `storage_failure` when the lock file cannot be opened or the wait
+ * times out.
+ */
+export async function acquireThreadLock(root: string, thread: string, options: { readonly shared: boolean; readonly timeoutMs: number }): Promise<HeldLock> {
+  const path = lockPath(root, thread);
+  const deadline = Date.now() + options.timeoutMs;
+  const previous = queues.get(path) ?? Promise.resolve();
+  let leave: () => void = () => undefined;
+  const mine = new Promise<void>((r) => (leave = r));
+  const tail = previous.then(() => mine);
+  queues.set(path, tail);
+  void tail.then(() => {
+    if (queues.get(path) === tail) queues.delete(path);
+  });
+  try {
+    if (!(await before(previous, deadline))) {
+      void previous.then(leave); // keep the queue's order for those after us
+      throw timeoutError(path, options.timeoutMs);
+    }
+    const lock = await lockFile(path, options.shared, deadline, options.timeoutMs);
+    return {
+      path,
+      async release(o) {
+        await lock.release(o);
+        leave();
+      },
+    };
+  } catch (error) {
+    leave();
+    throw error;
+  }
+}
+
+/** Lock the file at `path`: a non-blocking try, then a blocking wait in a libuv thread up to the deadline. */
+async function lockFile(path: string, shared: boolean, deadline: number, timeoutMs: number): Promise<HeldLock> {
+  for (;;) {
+    let handle: FileHandle;
+    try {
+      handle = await open(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, FILE_MODE);
+    } catch (error) {
+      throw storageFailure(describeIoError("open lock file", path, error));
+    }
+    try {
+      if (!locks().tryLock(handle.fd, 0, 0, { shared })) {
+        const waiting = locks().waitForLock(handle.fd, 0, 0, { shared });
+        if (!(await before(waiting, deadline))) {
+          abandoned++;
+          const h = handle;
+          void waiting.catch(() => undefined).finally(() => {
+            abandoned--;
+            void h.close().catch(() => undefined);
+          });
+          handle = undefined as unknown as FileHandle;
+          throw timeoutError(path, timeoutMs);
+        }
+      }
+      // A holder may have unlinked the file (drop-thread) before releasing: then start over.
+      if (await sameFile(handle, path)) return held(handle, path);
+    } catch (error) {
+      await handle?.close().catch(() => undefined);
+      throw error instanceof ContinuationError ? error : storageFailure(describeIoError("lock", path, error));
+    }
+    await handle.close().catch(() => undefined);
+  }
+}
+
+async function sameFile(handle: FileHandle, path: string): Promise<boolean> {
+  const [a, b] = await Promise.all([handle.stat(), stat(path).catch(() => null)]);
+  return b !== null && a.dev === b.dev && a.ino === b.ino;
+}
+
+function held(handle: FileHandle, path: string): HeldLock {
+  let released = false;
+  return {
+    path,
+    async release(options) {
+      if (released) return;
+      released = true;
+      if (options?.unlinkFile) await unlink(path).catch(() => undefined);
+      // Closing the only descriptor of the file description releases the lock.
+      await handle.close().catch(() => undefined);
+    },
+  };
+}

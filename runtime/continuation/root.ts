@@ -1,0 +1,43 @@
+/**
+ * Where the store lives (CONTINUATION-001 §"Storage Layout"): the first variable of the table's
+ * `root_resolution` that is set and non-empty, with its path segments appended
+ * (`LIFELOOP_CONTINUATION_ROOT` verbatim, then `$XDG_STATE_HOME/lifeloop/continuation`, then
+ * `$HOME/.local/state/lifeloop/continuation`). A relative root is relative to the working directory.
+ */
+import { join } from "node:path";
+import { CONTINUATION } from "./table.js";
+import { storageFailure } from "./errors.js";
+import { parseU64 } from "./u64.js";
+
+/** Variables the store reads (a subset of process.env). */
+export type ContinuationEnvironment = Readonly<Record<string, string | undefined>>;
+
+/** The store root, or throws ContinuationError `storage_failure` when no variable of the table is set. */
+export function resolveRoot(env: ContinuationEnvironment): string {
+  for (const rule of CONTINUATION.root_resolution) {
+    const value = env[rule.environment];
+    if (value !== undefined && value !== "") return rule.append.length === 0 ? value : join(value, ...rule.append);
+  }
+  throw storageFailure(`cannot find the store: none of ${CONTINUATION.root_resolution.map((r) => `$${r.environment}`).join(", ")} is set`);
+}
+
+/** Why the max-bytes variable is unusable: a usage error (exit 2), as in the reference. */
+export class MaxBytesSettingError extends Error {
+  constructor(readonly variable: string) {
+    super(`$${variable} must be a non-negative integer`);
+    this.name = "MaxBytesSettingError";
+  }
+}
+
+/**
+ * The blob limit in bytes: `$LIFELOOP_CONTINUATION_MAX_BYTES` when set and non-empty (a u64), else the
+ * table's default. Throws {@link MaxBytesSettingError} for a value that is not a u64.
+ */
+export function resolveMaxBlobBytes(env: ContinuationEnvironment): bigint {
+  const name = CONTINUATION.limits.max_blob_bytes_environment;
+  const value = env[name];
+  if (value === undefined || value === "") return BigInt(CONTINUATION.limits.max_blob_bytes);
+  const parsed = parseU64(value);
+  if (parsed === null) throw new MaxBytesSettingError(name);
+  return parsed;
+}

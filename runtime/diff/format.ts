@@ -1,0 +1,88 @@
+/**
+ * Renderings of a {@link DiffReport}: `text` (people), `json` (spec/cli/diff-report.schema.json),
+ * `markdown` (a pull-request comment or $GITHUB_STEP_SUMMARY), `junit` (one test case per change;
+ * gating errors are failures) and `github` (workflow commands `::error|warning|notice`).
+ */
+import type { Change } from "./change.js";
+import type { DiffReport } from "./gate.js";
+
+/** The output formats of `diff --format`. */
+export const FORMATS = ["text", "json", "markdown", "junit", "github"] as const;
+export type Format = (typeof FORMATS)[number];
+
+function breaks(c: Change): string {
+  return c.breaks.length === 0 ? "breaks nothing" : `breaks ${c.breaks.join(" and ")}`;
+}
+
+function allowed(c: Change): string {
+  return c.allowed ? ` [allowed by ${c.allowed.by}: ${c.allowed.reason}]` : "";
+}
+
+function verdict(report: DiffReport): string {
+  const s = report.summary;
+  return `backward compatible (new receivers accept old senders): ${s.backward_compatible ? "yes" : "no"}; forward compatible (old receivers accept new senders): ${s.forward_compatible ? "yes" : "no"}; ${s.errors} error(s), ${s.warnings} warning(s), ${s.infos} info; ${s.gated ? "GATED" : "not gated"}`;
+}
+
+function text(report: DiffReport): string {
+  const lines = report.changes.map((c) => `${c.level.padEnd(7)} ${c.rule}  ${c.location}  (${c.category}, ${breaks(c)})  ${c.detail}${allowed(c)}`);
+  const versions = report.summary.base_version ? `${report.summary.base_version} → ${report.summary.head_version}: ` : "";
+  return `${lines.join("\n")}${lines.length ? "\n" : ""}${versions}${verdict(report)}\n`;
+}
+
+function cell(s: string): string {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+
+function markdown(report: DiffReport): string {
+  const rows = report.changes.map((c) => `| ${c.level} | \`${c.rule}\` | \`${cell(c.location)}\` | ${c.category} | ${c.breaks.join(", ") || "-"} | ${cell(c.detail)}${cell(allowed(c))} |`);
+  const table = rows.length ? `| level | rule | location | category | breaks | detail |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n\n` : "No changes.\n\n";
+  return `## lifeloop-callback diff\n\n${table}${verdict(report)}\n`;
+}
+
+function xml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+function junit(report: DiffReport): string {
+  const failures = report.changes.filter((c) => c.level === "error" && !c.allowed).length;
+  const cases = report.changes.map((c) => {
+    const name = xml(`${c.rule} ${c.location}`);
+    const body = c.level === "error" && !c.allowed ? `<failure type="${c.rule}" message="${xml(`${c.detail} (${breaks(c)})`)}"/>` : `<system-out>${xml(`${c.level}: ${c.detail}${allowed(c)}`)}</system-out>`;
+    return `    <testcase classname="lifeloop-callback.diff.${c.category}" name="${name}">${body}</testcase>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="lifeloop-callback diff" tests="${report.changes.length}" failures="${failures}" errors="0">\n${cases.join("\n")}${cases.length ? "\n" : ""}  </testsuite>\n</testsuites>\n`;
+}
+
+/** Escape data and property values of a GitHub workflow command. */
+function ghData(s: string): string {
+  return s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+function ghProperty(s: string): string {
+  return ghData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+
+function github(report: DiffReport): string {
+  const lines = report.changes.map((c) => {
+    const command = c.level === "error" && !c.allowed ? "error" : c.level === "info" || c.allowed ? "notice" : "warning";
+    const file = c.location.split("#")[0] ?? "";
+    const props = [`title=${ghProperty(c.rule)}`, ...(file ? [`file=${ghProperty(file)}`] : [])].join(",");
+    return `::${command} ${props}::${ghData(`${c.location}: ${c.detail} (${breaks(c)})${allowed(c)}`)}`;
+  });
+  return `${lines.join("\n")}${lines.length ? "\n" : ""}${verdict(report)}\n`;
+}
+
+/** Render `report` in `format`. */
+export function render(report: DiffReport, format: Format): string {
+  switch (format) {
+    case "json":
+      return `${JSON.stringify(report, null, 2)}\n`;
+    case "markdown":
+      return markdown(report);
+    case "junit":
+      return junit(report);
+    case "github":
+      return github(report);
+    case "text":
+      return text(report);
+  }
+}

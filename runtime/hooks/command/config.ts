@@ -1,0 +1,51 @@
+/**
+ * `lifeloop-callback hook config`: the hooks block a harness reads (spec/hook-command.md,
+ * "Configuration"): `{"hooks": {<HookEvent>: [{"matcher": ..., "hooks": [{"type": "command",
+ * "command": ..., "timeout": <s>, "statusMessage"?: ...}]}]}}`, one entry per hook event the
+ * command serves for the harness (spec/tables/harness-hook-inputs.json), for Claude Code's
+ * `settings.json` and Codex's `hooks.json` (the same shape; Codex adds statusMessage).
+ *
+ * Both harnesses run `command` through a shell, so every word is single-quoted.
+ */
+import { HARNESS_HOOK_INPUTS, type HookAdapter } from "../../../generated/ts/spec.js";
+import { hookInputAdapter } from "./tables.js";
+import type { OnFailure } from "./run.js";
+
+/** What goes into every entry's command line. */
+export interface HookConfigOptions {
+  readonly adapter: HookAdapter;
+  /** How to run lifeloop-callback, absolute words (e.g. [node, /abs/dist/runtime/cli/main.js]). */
+  readonly cli: readonly string[];
+  readonly program: string;
+  readonly args: readonly string[];
+  readonly timeoutMs: number;
+  readonly onFailure: OnFailure;
+  readonly receiptsFile: string | null;
+  readonly stateDir: string | null;
+}
+
+/** One word for a POSIX shell: single-quoted unless it is made only of safe characters. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The harness timeout of an entry, in whole seconds: every delivery's deadline plus the table's slack. */
+export function harnessTimeoutSeconds(deliveries: number, timeoutMs: number): number {
+  return Math.ceil((deliveries * timeoutMs + HARNESS_HOOK_INPUTS.harness_timeout_slack_ms) / 1000);
+}
+
+/** The hooks block for `o.adapter`. */
+export function hookConfig(o: HookConfigOptions): { readonly hooks: Record<string, unknown[]> } {
+  const row = hookInputAdapter(o.adapter);
+  const hooks: Record<string, unknown[]> = {};
+  for (const h of row.hook_events) {
+    const words = [...o.cli, "hook", "--adapter", o.adapter, "--event", h.hook_event, "--program", o.program, ...o.args.flatMap((a) => ["--arg", a]), "--timeout-ms", String(o.timeoutMs), "--on-failure", o.onFailure];
+    if (o.receiptsFile !== null) words.push("--receipts", o.receiptsFile);
+    if (o.stateDir !== null) words.push("--state-dir", o.stateDir);
+    const entry: Record<string, unknown> = { type: "command", command: words.map(shellWord).join(" ") };
+    if (row.config_timeout) entry.timeout = harnessTimeoutSeconds(h.delivers.length, o.timeoutMs);
+    if (h.status_message !== null) entry.statusMessage = h.status_message;
+    hooks[h.hook_event] = [{ matcher: h.matcher, hooks: [entry] }];
+  }
+  return { hooks };
+}

@@ -1,0 +1,259 @@
+/**
+ * `lifeloop-callback hook`: one harness hook call, from the harness's input to its output
+ * (spec/hook-command.md). Reads the input, delivers the hook event's lifecycle events in order (one
+ * client process each, through the given invoker), renders the response of the event the table
+ * names (`renders`) with the hook renderer (spec/harness-hooks.md), bounds Stop continuations, and
+ * returns what to print. Exit codes are only 0 and 1: Claude Code reads exit 2 as "block".
+ *
+ * - A client failure (the invocation failed, the client answered status `failed`, or its answer
+ *   cannot be rendered) follows `onFailure`: `open` prints a systemMessage naming the failure and
+ *   exits 0; `closed` prints the event's blocking form (decision block and reason) where the event
+ *   has one, and otherwise the open output, saying so. The reason is always on stderr too.
+ * - Input refused (not JSON, wrong hook_event_name, breaks its schema), state or receipt files that
+ *   cannot be used, and internal errors exit 1 with the reason on stderr and nothing on stdout.
+ */
+import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { HARNESS_HOOK_INPUTS, WIRE_VERSION, type HookAdapter } from "../../../generated/ts/spec.js";
+import type { CallbackResponse, DispatchEnvelope, FrameContext, LifecycleEventKind } from "../../../generated/ts/types.js";
+import type { CallbackInvoker } from "../../invoker/types.js";
+import { ReceiptEmitter } from "../../receipts/emitter.js";
+import { EMPTY_CONTEXT, sortedJson } from "../context.js";
+import { hookEventFor, outputSchemaName } from "../mapping.js";
+import { renderHookPayload } from "../render.js";
+import { hookSchemaIssues } from "../request.js";
+import { renderableParts, renderRequestFor } from "./answer.js";
+import { readHookInput, type HookInput } from "./input.js";
+import { buildCallbackRequest, inputFrameId, isFrameEvent } from "./requests.js";
+import { EMPTY_SESSION_STATE, HookStateStore, type HookSessionState } from "./state.js";
+import { hookInputAdapter, hookInputEvent, type HookInputEventRow } from "./tables.js";
+
+/** What a client failure does (`--on-failure`). */
+export type OnFailure = "open" | "closed";
+
+/** The hook command's configuration (the CLI flags, resolved). */
+export interface HookCommandOptions {
+  readonly adapter: HookAdapter;
+  /** The harness's hook event name (`--event`), e.g. `Stop`; must be served for the adapter. */
+  readonly hookEvent: string;
+  /** Delivers each lifecycle event (the CLI uses a SubprocessInvoker: one process per event). */
+  readonly invoker: CallbackInvoker;
+  /** Receipt client_id (the CLI: the program's file name). */
+  readonly clientId: string;
+  readonly onFailure: OnFailure;
+  /** Append one LifecycleReceipt per delivery, as a JSON line, to this file; null for none. */
+  readonly receiptsFile: string | null;
+  /** Directory of the per-session state (see state.ts). */
+  readonly stateDir: string;
+}
+
+/** What to print and how to exit. `delivered`: the lifecycle events a client process was started for, in order. */
+export interface HookCommandOutcome {
+  readonly exitCode: 0 | 1;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly delivered: readonly LifecycleEventKind[];
+}
+
+const PREFIX = "lifeloop-callback hook";
+/** Longest failure detail quoted in a systemMessage or reason (code points); the outputs allow 65536. */
+const MAX_MESSAGE = 4096;
+
+function clip(text: string): string {
+  const cps = [...text];
+  return cps.length <= MAX_MESSAGE ? text : `${cps.slice(0, MAX_MESSAGE - 1).join("")}…`;
+}
+
+function withMessage(body: Record<string, unknown>, message: string): void {
+  body.systemMessage = typeof body.systemMessage === "string" ? `${body.systemMessage}\n${message}` : message;
+}
+
+/** The output for a client failure under `onFailure` (see the module comment). */
+function failureBody(o: HookCommandOptions, row: HookInputEventRow, frame: FrameContext | null, failure: string, err: string[]): Record<string, unknown> {
+  const what = clip(`${PREFIX}: ${o.adapter} ${o.hookEvent}: ${failure}`);
+  err.push(`${what}\n`);
+  let mode = "--on-failure open";
+  if (o.onFailure === "closed") {
+    const block = renderHookPayload(
+      { adapter_id: o.adapter, adapter_version: hookInputAdapter(o.adapter).adapter_version, integration_mode: "native_hook", event: row.renders, frame, directive: { kind: "block", reason: what } },
+      { adapter: o.adapter },
+    );
+    if (block.ok && !block.rendered.warnings.some((w) => w.code === "directive_ignored")) {
+      const body = { ...block.rendered.body };
+      withMessage(body, `${what} (blocked: --on-failure closed)`);
+      return body;
+    }
+    mode = `--on-failure closed, but the ${o.adapter} ${o.hookEvent} hook has no blocking form`;
+  }
+  err.push(`${PREFIX}: the harness continues (${mode})\n`);
+  return { systemMessage: `${what}; the harness continues (${mode})` };
+}
+
+/** Apply the Stop continuation bound (spec/hook-command.md, "Stop loops"); returns the new count. */
+function boundContinuation(body: Record<string, unknown>, input: HookInput, state: HookSessionState, err: string[]): number {
+  const cap = HARNESS_HOOK_INPUTS.max_stop_continuations;
+  // The harness's own flag says whether this Stop follows a continuation; our count says how many.
+  const before = input.stop_hook_active === true ? Math.max(state.stop_continuations, 1) : 0;
+  if (body.decision !== "block") return 0;
+  if (before < cap) return before + 1;
+  delete body.decision;
+  delete body.reason;
+  const message = `${PREFIX}: continuation not requested: ${before} consecutive Stop continuations in this session reach the bound of ${cap}`;
+  err.push(`${message}\n`);
+  withMessage(body, message);
+  return 0;
+}
+
+/**
+ * Append one line to `file`. Opened non-blocking: a FIFO nobody reads fails at once (ENXIO) instead
+ * of blocking the process in open(2), past every deadline and deaf to SIGTERM; a regular file is
+ * unaffected. Throws the file system's error.
+ */
+function appendLine(file: string, line: string): void {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
+  try {
+    const bytes = Buffer.from(line);
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Deliver the hook event's lifecycle events in order (appending each to `delivered` and its receipt
+ * to the receipts file); stop at the first failure. `refused`: a receipt could not be written.
+ */
+async function deliverEvents(
+  o: HookCommandOptions,
+  row: HookInputEventRow,
+  input: HookInput,
+  frameId: string,
+  delivered: LifecycleEventKind[],
+): Promise<{ readonly responses: Map<LifecycleEventKind, CallbackResponse>; readonly failure: string | null } | { readonly refused: string }> {
+  const emitter = new ReceiptEmitter();
+  const responses = new Map<LifecycleEventKind, CallbackResponse>();
+  for (const event of row.delivers as readonly LifecycleEventKind[]) {
+    const envelope: DispatchEnvelope = { schema_version: WIRE_VERSION, request: buildCallbackRequest(o.adapter, event, input, { frameId }) };
+    const result = await o.invoker.invoke(envelope);
+    delivered.push(event);
+    if (o.receiptsFile !== null) {
+      try {
+        const receipt = emitter.emit(envelope, result, { client_id: o.clientId, receipt_id: `rcpt-${randomUUID()}`, parent_receipt_id: null, at_epoch_s: Math.floor(Date.now() / 1000) });
+        if (receipt !== null) appendLine(o.receiptsFile, `${JSON.stringify(receipt)}\n`);
+      } catch (error) {
+        return { refused: `cannot write the receipt of ${event} to ${o.receiptsFile}: ${(error as Error).message}` };
+      }
+    }
+    if (!result.ok) {
+      const f = result.failure;
+      const tail = f.stderr_tail ? ` [client stderr: ${f.stderr_tail.trim().slice(-512)}]` : "";
+      return { responses, failure: `${event} delivery failed: ${f.variant} (${f.failure_class}): ${f.detail}${tail}` };
+    }
+    if (result.response.status === "failed") {
+      const reason = result.response.metadata?.reason;
+      const why = typeof reason === "string" && reason !== "" ? `: ${reason}` : "";
+      return { responses, failure: `${event}: the client answered status failed (failure_class ${result.response.failure_class ?? "none"})${why}` };
+    }
+    responses.set(event, result.response);
+  }
+  return { responses, failure: null };
+}
+
+/** Render the answer of the `renders` event (reporting what the other answers carry but is not rendered). */
+function renderAnswer(
+  o: HookCommandOptions,
+  row: HookInputEventRow,
+  frame: FrameContext | null,
+  responses: ReadonlyMap<LifecycleEventKind, CallbackResponse>,
+  err: string[],
+): { readonly body: Record<string, unknown> } | { readonly failure: string } | { readonly refused: string } {
+  for (const [event, response] of responses) {
+    const parts = renderableParts(response);
+    if (event !== row.renders && (parts.payloads > 0 || parts.directive)) {
+      err.push(`${PREFIX}: note: the ${event} answer's ${parts.payloads} payload(s)${parts.directive ? " and directive" : ""} are not rendered: ${o.hookEvent} renders the ${row.renders} answer\n`);
+    }
+  }
+  const request = renderRequestFor(o.adapter, row.renders as LifecycleEventKind, frame, responses.get(row.renders as LifecycleEventKind) as CallbackResponse);
+  const rendered = renderHookPayload(request, { adapter: o.adapter });
+  if (rendered.ok) {
+    for (const w of rendered.rendered.warnings) err.push(`${PREFIX}: warning: ${w.code}: ${w.message}\n`);
+    return { body: { ...rendered.rendered.body } };
+  }
+  if (rendered.error.kind === "output_schema_violation") return { refused: `internal error: ${rendered.error.message}` };
+  // The render request's /directive is the answer's /metadata/directive: say where the client put it.
+  const pointer = rendered.error.issues?.[0]?.pointer ?? "";
+  const where = pointer.startsWith("/directive") ? ` (in the answer at /metadata${pointer})` : "";
+  return { failure: `the ${row.renders} answer cannot be rendered: ${rendered.error.kind}: ${rendered.error.message}${where}` };
+}
+
+/** Run one hook call on the bytes of the harness's input. Never throws. */
+export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Array): Promise<HookCommandOutcome> {
+  const err: string[] = [];
+  const delivered: LifecycleEventKind[] = [];
+  const refuse = (message: string): HookCommandOutcome => ({ exitCode: 1, stdout: "", stderr: `${err.join("")}${PREFIX}: ${message}\n`, delivered });
+  try {
+    const row = hookInputEvent(o.adapter, o.hookEvent);
+    if (!row) return refuse(`${o.adapter} has no hook event ${o.hookEvent} served by this command`);
+    const read = readHookInput(inputBytes, o.adapter, o.hookEvent);
+    if (!read.ok) return refuse(read.error.message);
+    const input = read.input;
+
+    const sessionId = typeof input.session_id === "string" && input.session_id !== "" ? input.session_id : null;
+    const store = new HookStateStore(o.stateDir, o.adapter);
+    let state = EMPTY_SESSION_STATE;
+    let corrupt = false;
+    if (sessionId !== null) {
+      try {
+        const loaded = store.load(sessionId);
+        state = loaded.state;
+        corrupt = loaded.corrupt;
+        if (loaded.corrupt) err.push(`${PREFIX}: warning: unreadable state ${store.pathOf(sessionId)} replaced\n`);
+      } catch (error) {
+        return refuse(`cannot read the state in ${o.stateDir}: ${(error as Error).message}`);
+      }
+    }
+    const opensFrame = (row.delivers as readonly string[]).includes("frame.opening");
+    const frameId = inputFrameId(input) ?? (opensFrame ? null : state.frame_id) ?? `frame-${randomUUID()}`;
+    const frame: FrameContext | null = isFrameEvent(row.renders) ? { frame_id: frameId, frame_class: "top_level" } : null;
+
+    const deliveries = await deliverEvents(o, row, input, frameId, delivered);
+    if ("refused" in deliveries) return refuse(deliveries.refused);
+    const { responses } = deliveries;
+    let failure = deliveries.failure;
+
+    let body: Record<string, unknown> | null = null;
+    if (failure === null) {
+      const answer = renderAnswer(o, row, frame, responses, err);
+      if ("refused" in answer) return refuse(answer.refused);
+      if ("failure" in answer) failure = answer.failure;
+      else body = answer.body;
+    }
+    if (failure !== null || body === null) body = failureBody(o, row, frame, failure ?? "nothing to render", err);
+
+    const hookRow = hookEventFor(o.adapter, row.renders as LifecycleEventKind);
+    let stopContinuations = state.stop_continuations;
+    if (hookRow?.block === "request_continuation") stopContinuations = boundContinuation(body, input, state, err);
+    // A context slot with no payload holds "{}": the model would only see noise, and the harness
+    // treats an absent hookSpecificOutput the same (the reference's host-hook prints {} here too).
+    const specific = body.hookSpecificOutput as { additionalContext?: unknown } | undefined;
+    if (specific?.additionalContext === EMPTY_CONTEXT) delete body.hookSpecificOutput;
+
+    const violations = hookSchemaIssues(outputSchemaName(o.adapter, o.hookEvent), body);
+    if (violations.length > 0) return refuse(`internal error: the ${o.hookEvent} output breaks its schema at ${violations[0]?.pointer}`);
+
+    if (sessionId !== null) {
+      const endsFrame = (row.delivers as readonly string[]).includes("frame.ended") && body.decision !== "block";
+      const next: HookSessionState = { frame_id: opensFrame ? frameId : endsFrame ? null : state.frame_id, stop_continuations: stopContinuations };
+      if (corrupt || next.frame_id !== state.frame_id || next.stop_continuations !== state.stop_continuations) {
+        try {
+          store.save(sessionId, next);
+        } catch (error) {
+          return refuse(`cannot write the state in ${o.stateDir}: ${(error as Error).message}`);
+        }
+      }
+    }
+    return { exitCode: 0, stdout: `${sortedJson(body)}\n`, stderr: err.join(""), delivered };
+  } catch (error) {
+    return refuse(`internal error: ${(error as Error).stack ?? String(error)}`);
+  }
+}

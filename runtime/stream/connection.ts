@@ -1,0 +1,400 @@
+/**
+ * One child of a stream (spec/host-runtime.md §"Stream invoker (v2)", spec/stream-protocol.md):
+ * spawned once without a shell as the leader of a new process group, its stdout cut into frames and
+ * judged, its stderr drained into the bounded tail, its stdin written one frame at a time. It
+ * records why it ended; correlation and respawning are the invoker's (runtime/stream/invoker.ts).
+ *
+ * - Writes: one frame at a time, the next only after the previous one's write callback, so a client
+ *   that stops reading holds at most the queued frames (each bounded by max_frame_bytes, queued
+ *   frames of timed-out events are dropped) and never an unbounded Node buffer. A write error
+ *   (EPIPE) is recorded, never thrown.
+ * - Reads: every frame goes to `onFrame`; the first violation stops reading (`violation` or
+ *   `frame_too_large`) and terminates the group.
+ * - End: once the child has exited and stdout is closed (or, after the exit, `kill_grace_ms` has
+ *   passed: a descendant holding stdout gets SIGKILL and the pipes are destroyed). Then the group
+ *   gets SIGKILL, is untracked, and `onEnd` runs once with the cause.
+ * - Causes the host infers (stdout closed, a partial frame at EOF, a write error) wait
+ *   stream_term_grace_ms for the child's exit before terminating it, and are kept only when the
+ *   child did not exit by itself: a child reaped before the host signalled it, or killed by a
+ *   signal the host did not send, ended because of that exit (`exit`).
+ */
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { signalGroup, trackGroup, untrackGroup } from "../invoker/process-group.js";
+import { ByteTail } from "../invoker/stderr-tail.js";
+import type { ChildExit } from "../invoker/child-run.js";
+import type { ValidationIssue } from "../wire/issues.js";
+import { FrameReader } from "./frame-reader.js";
+import { parseFrame, type StreamFrame } from "./frame.js";
+import type { StreamInvokerLimits } from "./limits.js";
+
+/** Why a connection ended (see the module doc for how inferred causes yield to `exit`). */
+export type EndCause = "spawn" | "exit" | "violation" | "frame_too_large" | "unterminated" | "stdout_closed" | "write_error" | "timeouts" | "close";
+
+/** The facts of a connection's end. */
+export interface ConnectionEnd {
+  readonly cause: EndCause;
+  readonly exit: ChildExit | null;
+  /** The framing issue for violation / frame_too_large / unterminated. */
+  readonly issue: ValidationIssue | null;
+  /** The first bytes of the offending frame (violation), for the detail. */
+  readonly frameBytes: Buffer | null;
+  readonly spawnError: NodeJS.ErrnoException | null;
+  readonly writeError: NodeJS.ErrnoException | null;
+  readonly stderrTail: string;
+}
+
+/** Callbacks of a connection; called synchronously from stream events, never after `onEnd`. */
+export interface ConnectionHooks {
+  onFrame(frame: StreamFrame, nonIntegerNumberPointers: readonly string[]): void;
+  onEnd(end: ConnectionEnd): void;
+}
+
+/** A queued write; `cancel()` drops it when it has not started (returns false when it has). */
+export interface QueuedWrite {
+  cancel(): boolean;
+  readonly started: boolean;
+}
+
+type Child = ChildProcessByStdio<Writable, Readable, Readable>;
+
+interface Entry {
+  readonly bytes: Buffer;
+  readonly done: ((error: Error | null) => void) | undefined;
+  started: boolean;
+  cancelled: boolean;
+}
+
+/** One spawned stream child. */
+export class StreamConnection {
+  private child: Child | null = null;
+  private pidValue = 0;
+  private readonly reader: FrameReader;
+  private readonly stderr: ByteTail;
+  private readonly queue: Entry[] = [];
+  private writing = false;
+  private stdinEnded = false;
+  private endStdinWhenDrained = false;
+  private exit: ChildExit | null = null;
+  private stdoutClosed = false;
+  private cause: EndCause | null = null;
+  private issue: ValidationIssue | null = null;
+  private frameBytes: Buffer | null = null;
+  private spawnError: NodeJS.ErrnoException | null = null;
+  private writeError: NodeJS.ErrnoException | null = null;
+  private readonly sentSignals = new Set<string>();
+  private exitedUnprompted = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private finished = false;
+  private readonly closedPromise: Promise<void>;
+  private resolveClosed!: () => void;
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly program: string,
+    private readonly args: readonly string[],
+    private readonly limits: StreamInvokerLimits,
+    private readonly hooks: ConnectionHooks,
+  ) {
+    this.reader = new FrameReader(limits.max_frame_bytes);
+    this.stderr = new ByteTail(limits.stderr_tail_bytes);
+    this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
+  }
+
+  /** The child's pid (also its process group id), 0 before a successful spawn. */
+  get pid(): number {
+    return this.pidValue;
+  }
+
+  /** True once `onEnd` ran. */
+  get ended(): boolean {
+    return this.finished;
+  }
+
+  /** True once the connection stopped accepting frames (ending, or ended). */
+  get ending(): boolean {
+    return this.finished || this.cause !== null;
+  }
+
+  /** Aborted when the connection ends (for reverse-request handlers). */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** Resolves after `onEnd`. */
+  get closed(): Promise<void> {
+    return this.closedPromise;
+  }
+
+  /** Spawn the child; failures end the connection with cause `spawn` (asynchronously). */
+  start(): void {
+    let child: Child;
+    try {
+      child = spawn(this.program, this.args, { stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false, windowsHide: true });
+    } catch (error) {
+      this.spawnError = error as NodeJS.ErrnoException;
+      this.cause = "spawn";
+      queueMicrotask(() => this.finish());
+      return;
+    }
+    this.child = child;
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      if (this.pidValue !== 0 || this.finished) return;
+      this.spawnError = error;
+      this.cause = "spawn";
+      this.finish();
+    });
+    if (child.pid === undefined) {
+      this.destroyPipes();
+      return; // the `error` event follows
+    }
+    this.pidValue = child.pid;
+    trackGroup(this.pidValue);
+    child.on("exit", (code, signal) => this.onExit({ code, signal }));
+    child.stdin.on("error", (error: NodeJS.ErrnoException) => this.onWriteError(error));
+    child.stdout.on("data", (chunk: Buffer) => this.onStdout(chunk));
+    child.stdout.on("error", () => undefined);
+    child.stdout.on("end", () => this.onStdoutEnd());
+    child.stdout.on("close", () => {
+      this.stdoutClosed = true;
+      this.maybeFinish();
+    });
+    child.stderr.on("data", (chunk: Buffer) => this.stderr.push(chunk));
+    child.stderr.on("error", () => undefined);
+  }
+
+  /** The current stderr tail as text. */
+  stderrTail(): string {
+    return this.stderr.text();
+  }
+
+  /** Queue one frame; `done` runs when it was handed to the OS, failed, or was dropped (error then). */
+  write(bytes: Buffer, done?: (error: Error | null) => void): QueuedWrite {
+    const entry: Entry = { bytes, done, started: false, cancelled: false };
+    if (this.ending || this.stdinEnded) {
+      done?.(new Error("the stream is ending; nothing more is written"));
+      return { cancel: () => false, started: false };
+    }
+    this.queue.push(entry);
+    this.pump();
+    return {
+      cancel: () => {
+        if (entry.started || entry.cancelled) return false;
+        entry.cancelled = true;
+        return true;
+      },
+      get started() {
+        return entry.started;
+      },
+    };
+  }
+
+  private pump(): void {
+    const child = this.child;
+    if (this.writing || child === null) return;
+    for (;;) {
+      const entry = this.queue.shift();
+      if (entry === undefined) break;
+      if (entry.cancelled) {
+        entry.done?.(new Error("dropped before it was written"));
+        continue;
+      }
+      if (this.ending && this.cause !== "close") {
+        entry.done?.(new Error("the stream is ending; nothing more is written"));
+        continue;
+      }
+      entry.started = true;
+      this.writing = true;
+      child.stdin.write(entry.bytes, (error) => {
+        this.writing = false;
+        entry.done?.(error ?? null);
+        if (error) this.onWriteError(error as NodeJS.ErrnoException);
+        else this.pump();
+      });
+      return;
+    }
+    if (this.endStdinWhenDrained && !this.stdinEnded) {
+      this.stdinEnded = true;
+      child.stdin.end();
+    }
+  }
+
+  private onWriteError(error: NodeJS.ErrnoException): void {
+    this.writeError ??= error;
+    for (const entry of this.queue.splice(0)) entry.done?.(error);
+    this.inferred("write_error");
+  }
+
+  /**
+   * A cause seen from the host's side (stdout closed, a partial frame at EOF, a broken pipe) usually
+   * announces the child's own exit: give the exit stream_term_grace_ms to arrive before terminating
+   * (a busy machine can delay the exit report well past the pipe's EOF), so a crash is reported as
+   * the exit it is.
+   */
+  private inferred(cause: EndCause): void {
+    if (this.finished) return;
+    if (this.cause === null || this.cause === "close") this.cause = cause;
+    this.timers.push(setTimeout(() => this.terminate(cause), this.limits.stream_term_grace_ms));
+  }
+
+  private onStdout(chunk: Buffer): void {
+    if (this.ending && this.cause !== "close") return;
+    for (const event of this.reader.push(chunk)) {
+      if (event.type === "violation") {
+        this.issue = event.issue;
+        this.child?.stdout.destroy();
+        this.terminate("frame_too_large");
+        return;
+      }
+      const judged = parseFrame(event.bytes, this.limits.max_frame_bytes);
+      if (!judged.ok) {
+        this.issue = judged.issue;
+        this.frameBytes = event.bytes.subarray(0, this.limits.failure_detail_preview_bytes + 1);
+        this.child?.stdout.destroy();
+        this.terminate("violation");
+        return;
+      }
+      this.hooks.onFrame(judged.frame, judged.nonIntegerNumberPointers);
+      if (this.finished || (this.ending && this.cause !== "close")) return;
+    }
+  }
+
+  private onStdoutEnd(): void {
+    if (this.finished) return;
+    const tail = this.reader.end();
+    const violation = tail[0];
+    if (violation !== undefined && violation.type === "violation" && this.issue === null) {
+      this.issue = violation.issue;
+      this.inferred("unterminated");
+      return;
+    }
+    this.inferred("stdout_closed");
+  }
+
+  private onExit(exit: ChildExit): void {
+    this.exit = exit;
+    this.exitedUnprompted = this.sentSignals.size === 0;
+    if (this.finished) {
+      this.sweep();
+      return;
+    }
+    if (this.stdoutClosed) {
+      this.finish();
+      return;
+    }
+    // A descendant may hold stdout open: give the last frames kill_grace_ms, then end.
+    this.timers.push(
+      setTimeout(() => {
+        signalGroup(this.pidValue, "SIGKILL");
+        this.destroyPipes();
+        this.finish();
+      }, this.limits.kill_grace_ms),
+    );
+  }
+
+  private maybeFinish(): void {
+    if (this.exit !== null && this.stdoutClosed) this.finish();
+  }
+
+  private sendSignal(name: NodeJS.Signals): void {
+    if (this.pidValue === 0 || this.exit !== null) return;
+    this.sentSignals.add(name);
+    signalGroup(this.pidValue, name);
+  }
+
+  /** A violation found above the frame layer (e.g. stream.request-flood): stop reading and terminate. */
+  violate(issue: ValidationIssue): void {
+    if (this.finished || (this.ending && this.cause !== "close")) return;
+    this.issue = issue;
+    this.child?.stdout.destroy();
+    this.terminate("violation");
+  }
+
+  /**
+   * End the connection without trusting the child: SIGTERM to the group, SIGKILL after
+   * kill_grace_ms (pipes destroyed), end at the latest when the child is reaped. The first cause wins.
+   */
+  terminate(cause: EndCause): void {
+    if (this.finished) return;
+    if (this.cause === null || this.cause === "close") this.cause = cause;
+    if (this.pidValue === 0) return;
+    this.sendSignal("SIGTERM");
+    this.timers.push(
+      setTimeout(() => {
+        this.sendSignal("SIGKILL");
+        this.destroyPipes();
+      }, this.limits.kill_grace_ms),
+    );
+    this.safetyEnd(this.limits.kill_grace_ms + this.limits.settle_margin_ms);
+  }
+
+  /**
+   * The shutdown sequence (spec/tables/stream-v2.json `shutdown`): end stdin once the queued frames
+   * are written, wait stream_close_grace_ms for the exit, SIGTERM, wait stream_term_grace_ms,
+   * SIGKILL and destroy the pipes, then the reap. Frames keep being read meanwhile. Resolves after `onEnd`.
+   */
+  close(): Promise<void> {
+    if (this.finished) return this.closedPromise;
+    if (this.cause === null) this.cause = "close";
+    this.endStdinWhenDrained = true;
+    this.pump();
+    const { stream_close_grace_ms: close, stream_term_grace_ms: term, kill_grace_ms: kill, settle_margin_ms: margin } = this.limits;
+    this.timers.push(setTimeout(() => this.sendSignal("SIGTERM"), close));
+    this.timers.push(
+      setTimeout(() => {
+        this.sendSignal("SIGKILL");
+        this.destroyPipes();
+      }, close + term),
+    );
+    this.safetyEnd(close + term + kill + margin);
+    return this.closedPromise;
+  }
+
+  /** End even if no exit is ever reported (bounded settling). */
+  private safetyEnd(afterMs: number): void {
+    this.timers.push(setTimeout(() => this.finish(), afterMs));
+  }
+
+  private destroyPipes(): void {
+    const child = this.child;
+    if (child === null) return;
+    child.stdin.destroy();
+    child.stdout.destroy();
+    child.stderr.destroy();
+  }
+
+  private sweep(): void {
+    if (this.pidValue === 0) return;
+    signalGroup(this.pidValue, "SIGKILL");
+    untrackGroup(this.pidValue);
+  }
+
+  /** Did the child end by itself: reaped before the host signalled it, or killed by a signal the host did not send? */
+  private exitedByItself(): boolean {
+    const exit = this.exit;
+    if (exit === null) return false;
+    return this.exitedUnprompted || (exit.signal !== null && !this.sentSignals.has(exit.signal));
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    for (const entry of this.queue.splice(0)) entry.done?.(new Error("the stream ended"));
+    this.destroyPipes();
+    if (this.exit !== null) this.sweep();
+    let cause: EndCause = this.cause ?? "exit";
+    if ((cause === "stdout_closed" || cause === "unterminated" || cause === "write_error") && this.exitedByItself()) cause = "exit";
+    this.abort.abort();
+    this.hooks.onEnd({
+      cause,
+      exit: this.exit,
+      issue: this.issue,
+      frameBytes: this.frameBytes,
+      spawnError: this.spawnError,
+      writeError: this.writeError,
+      stderrTail: this.stderr.text(),
+    });
+    this.resolveClosed();
+  }
+}

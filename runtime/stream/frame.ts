@@ -1,0 +1,198 @@
+/**
+ * JSON-RPC 2.0 frames of stream mode (spec/stream-protocol.md §"Frames", schemas/stream/): judge the
+ * bytes of one frame (as cut by {@link FrameReader}) and encode frames to write.
+ *
+ * {@link parseFrame} checks, in this order, and reports the first problem as a ValidationIssue with
+ * the rule id of spec/tables/stream-v2.json: the strict JSON parse (`json.*` rules, with the frame
+ * limit and one level of depth for the envelope around params/result), `stream.batch`,
+ * `stream.not-object`, `stream.jsonrpc`, `stream.frame-kind`, `stream.id`, `stream.method`,
+ * `stream.params`, `stream.error-object`. params and result are not judged here: their shape
+ * depends on the method (see {@link framePointers} for the strict parser's pointers under them).
+ */
+import { INTEGER_PATHS, LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
+import type { ValidationIssue } from "../wire/issues.js";
+import { parseStrictJson } from "../wire/strict-json.js";
+import { toWireJson } from "../invoker/request.js";
+
+/** A JSON-RPC id of this binding: a string of 1..128 characters or an integer 0..2^53-1. */
+export type JsonRpcId = string | number;
+
+/** The error object of an error reply. */
+export interface JsonRpcError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/** One judged frame. `params` is absent when the frame has none. */
+export type StreamFrame =
+  | { readonly kind: "request"; readonly id: JsonRpcId; readonly method: string; readonly params?: Record<string, unknown> }
+  | { readonly kind: "notification"; readonly method: string; readonly params?: Record<string, unknown> }
+  | { readonly kind: "success_reply"; readonly id: JsonRpcId; readonly result: unknown }
+  | { readonly kind: "error_reply"; readonly id: JsonRpcId; readonly error: JsonRpcError };
+
+/**
+ * Outcome of {@link parseFrame}: the frame and the strict parser's non-integer number pointers
+ * (relative to the frame), or the first issue.
+ */
+export type FrameResult =
+  | { readonly ok: true; readonly frame: StreamFrame; readonly nonIntegerNumberPointers: readonly string[] }
+  | { readonly ok: false; readonly issue: ValidationIssue };
+
+const MEMBERS: ReadonlySet<string> = new Set(["jsonrpc", "id", "method", "params", "result", "error"]);
+const ERROR_MEMBERS: ReadonlySet<string> = new Set(["code", "message", "data"]);
+const METHOD_MAX = 256;
+const MESSAGE_MAX = 65536;
+
+/** Pointer patterns where the strict parser records non-integer lexemes: ids, codes, and the integer fields of params/result. */
+const NON_INTEGER_PATHS: readonly string[] = [
+  "/id",
+  "/error/code",
+  "/params/id",
+  ...INTEGER_PATHS.DispatchEnvelope.map((p) => `/params${p}`),
+  ...INTEGER_PATHS.CallbackResponse.map((p) => `/result${p}`),
+];
+
+function issue(rule: string, pointer: string, message: string): { ok: false; issue: ValidationIssue } {
+  return { ok: false, issue: { rule, pointer, message } };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Code point length, bounded: stops counting past `max` (so a huge string costs O(max)). */
+function codePointsAtMost(text: string, max: number): boolean {
+  if (text.length <= max) return true;
+  if (text.length > 2 * max) return false;
+  let n = 0;
+  for (const _ of text) if (++n > max) return false;
+  return true;
+}
+
+/**
+ * Check an id value at `pointer` (rule `stream.id`); `lexemes` are the parser's non-integer pointers.
+ * Returns an error message or null.
+ */
+export function idProblem(value: unknown, pointer: string, lexemes: readonly string[]): string | null {
+  if (typeof value === "string") {
+    if (value.length === 0) return "an id string is never empty";
+    return codePointsAtMost(value, STREAM_V2.ids.string_max_length) ? null : `an id string has at most ${STREAM_V2.ids.string_max_length} characters`;
+  }
+  if (typeof value === "number") {
+    if (lexemes.includes(pointer) || !Number.isInteger(value)) return `an integer id is written as a plain integer (no fraction, exponent or -0)`;
+    if (value < STREAM_V2.ids.integer_minimum || value > STREAM_V2.ids.integer_maximum) return `an integer id is in ${STREAM_V2.ids.integer_minimum}..${STREAM_V2.ids.integer_maximum}`;
+    return null;
+  }
+  return `an id is a string or an integer, not ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`;
+}
+
+/** Judge the bytes of one frame (LF and optional CR already removed); never throws. */
+export function parseFrame(bytes: Uint8Array, maxFrameBytes: number = LIMITS.max_frame_bytes): FrameResult {
+  const parsed = parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1 }, { nonIntegerPaths: NON_INTEGER_PATHS });
+  if (!parsed.ok) return { ok: false, issue: { rule: parsed.issue.rule, pointer: parsed.issue.pointer, message: parsed.issue.message } };
+  const value = parsed.value;
+  const lexemes = parsed.nonIntegerNumberPointers;
+  if (Array.isArray(value)) return issue("stream.batch", "", "a JSON array (a JSON-RPC batch) is not a frame of this binding");
+  if (!isRecord(value)) return issue("stream.not-object", "", `a frame is a JSON object, not ${value === null ? "null" : typeof value}`);
+  if (value.jsonrpc !== "2.0") return issue("stream.jsonrpc", "/jsonrpc", `jsonrpc must be exactly "2.0"${"jsonrpc" in value ? "" : " (missing)"}`);
+  for (const key of Object.keys(value)) {
+    if (!MEMBERS.has(key)) return issue("stream.frame-kind", "", `unknown member ${JSON.stringify(key)}: frames are closed`);
+  }
+  const hasId = "id" in value;
+  const hasMethod = "method" in value;
+  const hasResult = "result" in value;
+  const hasError = "error" in value;
+  if (hasMethod && (hasResult || hasError)) return issue("stream.frame-kind", "", "a frame with method is a request or notification and has neither result nor error");
+  if (!hasMethod) {
+    if (hasResult && hasError) return issue("stream.frame-kind", "", "a reply has exactly one of result and error, not both");
+    if (!hasResult && !hasError) return issue("stream.frame-kind", "", "a frame has method (request, notification) or result/error (reply)");
+    if (!hasId) return issue("stream.frame-kind", "", "a reply has an id");
+    if ("params" in value) return issue("stream.frame-kind", "", "a reply has no params");
+  }
+  if (hasId) {
+    const problem = idProblem(value.id, "/id", lexemes);
+    if (problem !== null) return issue("stream.id", "/id", problem);
+  }
+  const id = value.id as JsonRpcId;
+  if (hasMethod) {
+    const method = value.method;
+    if (typeof method !== "string" || method.length === 0 || !codePointsAtMost(method, METHOD_MAX)) {
+      return issue("stream.method", "/method", `method is a string of 1..${METHOD_MAX} characters`);
+    }
+    if (method.startsWith("rpc.")) return issue("stream.method", "/method", "methods starting with rpc. are reserved by JSON-RPC 2.0");
+    if ("params" in value && !isRecord(value.params)) return issue("stream.params", "/params", "params is an object (by-name); arrays and scalars are not used");
+    const params = value.params as Record<string, unknown> | undefined;
+    const frame: StreamFrame = hasId
+      ? params === undefined
+        ? { kind: "request", id, method }
+        : { kind: "request", id, method, params }
+      : params === undefined
+        ? { kind: "notification", method }
+        : { kind: "notification", method, params };
+    return { ok: true, frame, nonIntegerNumberPointers: lexemes };
+  }
+  if (hasError) {
+    const error = value.error;
+    if (!isRecord(error)) return issue("stream.error-object", "/error", "error is an object {code, message, data?}");
+    for (const key of Object.keys(error)) {
+      if (!ERROR_MEMBERS.has(key)) return issue("stream.error-object", "/error", `unknown member ${JSON.stringify(key)} in error`);
+    }
+    if (typeof error.code !== "number" || !Number.isSafeInteger(error.code) || lexemes.includes("/error/code")) {
+      return issue("stream.error-object", "/error/code", "error.code is an integer");
+    }
+    if (typeof error.message !== "string" || !codePointsAtMost(error.message, MESSAGE_MAX)) {
+      return issue("stream.error-object", "/error/message", `error.message is a string of at most ${MESSAGE_MAX} characters`);
+    }
+    const err: JsonRpcError = "data" in error ? { code: error.code, message: error.message, data: error.data } : { code: error.code, message: error.message };
+    return { ok: true, frame: { kind: "error_reply", id, error: err }, nonIntegerNumberPointers: lexemes };
+  }
+  return { ok: true, frame: { kind: "success_reply", id, result: value.result }, nonIntegerNumberPointers: lexemes };
+}
+
+/** The parser's pointers under `prefix` (e.g. `/result`), made relative to it. */
+export function framePointers(pointers: readonly string[], prefix: string): string[] {
+  return pointers.filter((p) => p.startsWith(`${prefix}/`)).map((p) => p.slice(prefix.length));
+}
+
+/** Ids compare by type and value: `"7"` is not `7`. */
+export function sameId(a: JsonRpcId, b: JsonRpcId): boolean {
+  return typeof a === typeof b && a === b;
+}
+
+/** A map key that keeps the id's type (`s:7` vs `n:7`). */
+export function idKey(id: JsonRpcId): string {
+  return typeof id === "string" ? `s:${id}` : `n:${id}`;
+}
+
+const NL = Buffer.from("\n");
+
+/** Encode a frame object as one line (JSON + LF). Throws WireSerializeError for values JSON cannot represent. */
+export function encodeFrame(frame: Record<string, unknown>): Buffer {
+  return Buffer.from(`${toWireJson(frame)}\n`, "utf8");
+}
+
+/**
+ * An event request frame around already-serialized DispatchEnvelope bytes (no second serialization):
+ * `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":<envelope>}` + LF.
+ */
+export function encodeRequestAround(id: JsonRpcId, method: string, paramsJson: Uint8Array): Buffer {
+  const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`, "utf8");
+  return Buffer.concat([head, paramsJson, Buffer.from("}"), NL]);
+}
+
+/** A success reply around already-serialized result bytes. */
+export function encodeResultAround(id: JsonRpcId, resultJson: Uint8Array): Buffer {
+  const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, "utf8");
+  return Buffer.concat([head, resultJson, Buffer.from("}"), NL]);
+}
+
+/** An error reply frame. */
+export function encodeErrorReply(id: JsonRpcId, error: JsonRpcError): Buffer {
+  return encodeFrame({ jsonrpc: "2.0", id, error });
+}
+
+/** A notification frame. */
+export function encodeNotification(method: string, params?: Record<string, unknown>): Buffer {
+  return encodeFrame(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
+}

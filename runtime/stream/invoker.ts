@@ -1,0 +1,324 @@
+/**
+ * The stream invoker, v2 (CALLBACK-001 §C; spec/stream-protocol.md; spec/host-runtime.md §"Stream
+ * invoker (v2)"): one long-lived child per invoker, spawned with the configured args followed by
+ * `--stream`; each event is a JSON-RPC request `event/<kind>` whose params are the DispatchEnvelope;
+ * replies are correlated by host id; the client's own requests are served while events are pending.
+ * Results, failures and receipts are those of v1, plus the stream variants of
+ * spec/tables/subprocess-failure-mapping.json.
+ */
+import { performance } from "node:perf_hooks";
+import { EVENT_VOCABULARY, STREAM_V2, type StreamReverseMethodName } from "../../generated/ts/spec.js";
+import type { CallbackResponse, DispatchEnvelope, FailureClass } from "../../generated/ts/types.js";
+import { checkArgs, checkProgram, checkTimeoutMs } from "../invoker/config.js";
+import { defaultRetryClass, issueText, makeFailure, type FailureFacts } from "../invoker/failure.js";
+import { previewBytes } from "../invoker/preview.js";
+import { eventOf, prepareEnvelope } from "../invoker/request.js";
+import type { CallbackInvoker, InvocationFailure, InvocationResult, InvokeOptions } from "../invoker/types.js";
+import { validateParsed } from "../wire/validate.js";
+import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connection.js";
+import { errorCode, failureClassForCode } from "./error-codes.js";
+import { encodeErrorReply, encodeNotification, encodeRequestAround, encodeResultAround, framePointers, idKey, type StreamFrame } from "./frame.js";
+import { resolveStreamLimits, type StreamInvokerLimits } from "./limits.js";
+import { serveReverseRequest, type ReverseHandlers, type ReverseMethodHandler } from "./reverse.js";
+
+/**
+ * Configuration of a {@link StreamInvoker}.
+ * - `program`: absolute path of the client (InvokerConfigError otherwise); `args`: passed verbatim
+ *   before `--stream`; no shell.
+ * - `timeoutMs`: required per-event deadline in ms (1..limits.max_timeout_ms), from invoke() to the reply.
+ * - `limits`: overrides of spec/tables/limits.json values ({@link StreamInvokerLimits}).
+ * - `reverseHandlers`: client → host methods served by the host (e.g. a continuation store);
+ *   methods without a handler are answered `-32000 not_available`.
+ */
+export interface StreamInvokerConfig {
+  readonly program: string;
+  readonly args?: readonly string[];
+  readonly timeoutMs: number;
+  readonly limits?: Partial<StreamInvokerLimits>;
+  readonly reverseHandlers?: ReverseHandlers;
+}
+
+/**
+ * Counters of one invoker (never reset):
+ * - `events`: invoke() calls; `spawns`: children started (spawn attempts included);
+ * - `discardedFrames`: well-formed frames that settled nothing: duplicate, late and unknown-id
+ *   replies, client notifications;
+ * - `cancels`: lifeloop/cancel notifications sent; `reverseRequests`: client requests served.
+ */
+export interface StreamInvokerStats {
+  readonly events: number;
+  readonly spawns: number;
+  readonly discardedFrames: number;
+  readonly cancels: number;
+  readonly reverseRequests: number;
+}
+
+interface Pending {
+  readonly id: string;
+  readonly conn: Live;
+  readonly started: number;
+  readonly resolve: (result: InvocationResult) => void;
+  timer: NodeJS.Timeout | null;
+  write: QueuedWrite | null;
+}
+
+/** A connection with the invoker's per-stream state. */
+interface Live {
+  readonly conn: StreamConnection;
+  readonly pending: Map<string, Pending>;
+  readonly clientRequests: Set<string>;
+  consecutiveTimeouts: number;
+  hadValidReply: boolean;
+}
+
+const EVENT_METHOD_PREFIX = STREAM_V2.host_to_client.event_method_prefix;
+const STREAM_KIND: ReadonlyMap<string, string> = new Map(EVENT_VOCABULARY.map((e) => [e.event, e.stream_v2]));
+const CANCEL_METHOD = STREAM_V2.cancel.method;
+const STREAM_FLAG = STREAM_V2.launch.flag;
+
+/**
+ * Delivers events over one long-lived child (POSIX: the child leads its own process group). The
+ * constructor throws {@link InvokerConfigError} for an unusable config; `invoke` never throws and
+ * settles at the latest `timeoutMs + limits.settle_margin_ms` after the call; `close()` ends the
+ * stream (shutdown sequence) and resolves once the child is reaped.
+ */
+export class StreamInvoker implements CallbackInvoker {
+  readonly program: string;
+  readonly args: readonly string[];
+  readonly timeoutMs: number;
+  readonly limits: StreamInvokerLimits;
+  private readonly handlers: Partial<Record<StreamReverseMethodName, ReverseMethodHandler>>;
+  private live: Live | null = null;
+  private nextId = 0;
+  private failedStreams = 0;
+  private cooldownUntil = 0;
+  private closing: Promise<void> | null = null;
+  private readonly counters = { events: 0, spawns: 0, discardedFrames: 0, cancels: 0, reverseRequests: 0 };
+
+  constructor(config: StreamInvokerConfig) {
+    if (config === null || typeof config !== "object") throw new TypeError("StreamInvoker needs a config object");
+    this.program = checkProgram(config.program);
+    this.args = checkArgs(config.args);
+    this.timeoutMs = checkTimeoutMs("timeoutMs", config.timeoutMs);
+    this.limits = resolveStreamLimits(config.limits);
+    this.handlers = { ...(config.reverseHandlers ?? {}) };
+  }
+
+  /** A snapshot of the counters. */
+  get stats(): StreamInvokerStats {
+    return { ...this.counters };
+  }
+
+  /** Pid (= process group id) of the live child, or null when none runs. */
+  get pid(): number | null {
+    const live = this.live;
+    return live !== null && !live.conn.ended && live.conn.pid !== 0 ? live.conn.pid : null;
+  }
+
+  /** Register (or with `undefined` remove) the handler of a client → host method, e.g. `continuation/get`. */
+  setReverseHandler(method: StreamReverseMethodName, handler: ReverseMethodHandler | undefined): void {
+    if (handler === undefined) delete this.handlers[method];
+    else this.handlers[method] = handler;
+  }
+
+  /**
+   * Deliver one event. Resolves with the client's valid CallbackResponse or a classified failure
+   * (every FAILURE_VARIANTS row whose transports include `stream_v2`).
+   */
+  async invoke(envelope: DispatchEnvelope, options: InvokeOptions = {}): Promise<InvocationResult> {
+    const started = performance.now();
+    this.counters.events++;
+    const failed = (failure: InvocationFailure): InvocationResult => ({ ok: false, failure, elapsedMs: performance.now() - started });
+    if (this.closing !== null) return failed(makeFailure("stream_closed", "invoke() after close(): the stream is closed and nothing was written"));
+    const prepared = prepareEnvelope(envelope, this.limits.max_request_bytes, options.nonIntegerNumberPointers);
+    if (!prepared.ok) return failed(prepared.failure);
+    const event = String(eventOf(prepared.envelope));
+    if (STREAM_KIND.get(event) !== "request") {
+      // generate checks that every dispatchable event is a request; anything else is refused, never guessed.
+      return failed(makeFailure("invalid_request", `event ${event} is not sent as a stream request (event vocabulary stream_v2: ${STREAM_KIND.get(event)})`));
+    }
+    const id = String(++this.nextId);
+    const frame = encodeRequestAround(id, `${EVENT_METHOD_PREFIX}${event}`, prepared.bytes);
+    if (frame.length > this.limits.max_frame_bytes) {
+      return failed(makeFailure("request_too_large", `the event request frame is ${frame.length} bytes, more than limits.max_frame_bytes (${this.limits.max_frame_bytes}); nothing was written`));
+    }
+    const live = this.connection(started);
+    if (live === null) {
+      return failed(
+        makeFailure("stream_respawn_limited", `${this.failedStreams} streams in a row ended without a valid reply; no child is spawned until the cooldown (limits.stream_respawn_cooldown_ms, ${this.limits.stream_respawn_cooldown_ms} ms) has passed`),
+      );
+    }
+    return new Promise<InvocationResult>((resolve) => {
+      const pending: Pending = { id, conn: live, started, resolve, timer: null, write: null };
+      live.pending.set(id, pending);
+      pending.timer = setTimeout(() => this.onTimeout(pending), Math.max(0, started + this.timeoutMs - performance.now()));
+      pending.write = live.conn.write(frame);
+    });
+  }
+
+  /**
+   * End the stream: no more events (invoke() then fails with `stream_closed`), stdin ended, grace,
+   * SIGTERM, SIGKILL, reap (spec/tables/stream-v2.json `shutdown`). Events still pending when the
+   * child exits fail with `stream_exit`. Idempotent; resolves once nothing of the stream runs.
+   */
+  close(): Promise<void> {
+    if (this.closing === null) this.closing = this.live !== null && !this.live.conn.ended ? this.live.conn.close() : Promise.resolve();
+    return this.closing;
+  }
+
+  /** The live connection, spawning one when needed; null while the respawn bound holds. */
+  private connection(now: number): Live | null {
+    const current = this.live;
+    if (current !== null && !current.conn.ending) return current;
+    if (this.failedStreams >= this.limits.stream_max_failed_spawns && now < this.cooldownUntil) return null;
+    const live: Live = {
+      conn: new StreamConnection(this.program, [...this.args, STREAM_FLAG], this.limits, {
+        onFrame: (frame, pointers) => this.onFrame(live, frame, pointers),
+        onEnd: (end) => this.onEnd(live, end),
+      }),
+      pending: new Map(),
+      clientRequests: new Set(),
+      consecutiveTimeouts: 0,
+      hadValidReply: false,
+    };
+    this.live = live;
+    this.counters.spawns++;
+    live.conn.start();
+    return live;
+  }
+
+  private settle(pending: Pending, outcome: { ok: true; response: CallbackResponse; stderrTail: string } | { ok: false; failure: InvocationFailure }): void {
+    if (!pending.conn.pending.delete(pending.id)) return;
+    if (pending.timer !== null) clearTimeout(pending.timer);
+    pending.resolve({ ...outcome, elapsedMs: performance.now() - pending.started });
+  }
+
+  private onTimeout(pending: Pending): void {
+    const live = pending.conn;
+    if (!live.pending.has(pending.id)) return;
+    const written = pending.write === null || !pending.write.cancel();
+    this.settle(pending, {
+      ok: false,
+      failure: makeFailure(
+        "timeout",
+        `no reply within ${this.timeoutMs} ms (${written ? `${CANCEL_METHOD} sent` : "the request was still queued behind a client that does not read and was dropped"}); a late reply is discarded`,
+        { stderr_tail: live.conn.stderrTail() },
+      ),
+    });
+    if (written && !live.conn.ending) {
+      this.counters.cancels++;
+      live.conn.write(encodeNotification(CANCEL_METHOD, { id: pending.id, reason: "timeout" }));
+    }
+    live.consecutiveTimeouts++;
+    if (live.consecutiveTimeouts >= this.limits.stream_max_consecutive_timeouts) live.conn.terminate("timeouts");
+  }
+
+  private onFrame(live: Live, frame: StreamFrame, pointers: readonly string[]): void {
+    switch (frame.kind) {
+      case "success_reply":
+      case "error_reply": {
+        const pending = typeof frame.id === "string" ? live.pending.get(frame.id) : undefined;
+        if (pending === undefined) {
+          this.counters.discardedFrames++;
+          return;
+        }
+        live.consecutiveTimeouts = 0;
+        const stderrTail = live.conn.stderrTail();
+        if (frame.kind === "error_reply") {
+          this.settle(pending, { ok: false, failure: errorReplyFailure(frame.error.code, frame.error.message, stderrTail) });
+          return;
+        }
+        const issues = validateParsed("CallbackResponse", frame.result, framePointers(pointers, "/result"));
+        if (issues.length > 0) {
+          const first = issues[0] as (typeof issues)[number];
+          this.settle(pending, { ok: false, failure: makeFailure("invalid_response", `CallbackResponse is invalid: ${issueText(first)}`, { issues, stderr_tail: stderrTail }) });
+          return;
+        }
+        live.hadValidReply = true;
+        this.settle(pending, { ok: true, response: frame.result as CallbackResponse, stderrTail });
+        return;
+      }
+      case "notification":
+        this.counters.discardedFrames++;
+        return;
+      case "request":
+        this.onClientRequest(live, frame);
+        return;
+    }
+  }
+
+  private onClientRequest(live: Live, frame: Extract<StreamFrame, { kind: "request" }>): void {
+    const key = idKey(frame.id);
+    if (live.clientRequests.has(key)) {
+      live.conn.write(encodeErrorReply(frame.id, { code: errorCode("invalid_request"), message: `request id ${JSON.stringify(frame.id)} is still unanswered (stream.duplicate-request-id)`, data: { error: "invalid_request", rule: "stream.duplicate-request-id" } }));
+      return;
+    }
+    if (live.clientRequests.size >= this.limits.max_client_requests_in_flight) {
+      live.conn.violate({ rule: "stream.request-flood", pointer: "", message: `more than ${this.limits.max_client_requests_in_flight} client requests unanswered (limits.max_client_requests_in_flight)` });
+      return;
+    }
+    live.clientRequests.add(key);
+    this.counters.reverseRequests++;
+    void serveReverseRequest(frame.method, frame.id, frame.params, this.handlers, live.conn.signal).then((outcome) => {
+      if (live.conn.ending) return;
+      const bytes = outcome.ok ? encodeResultAround(frame.id, outcome.resultJson) : encodeErrorReply(frame.id, outcome.error);
+      live.conn.write(bytes, () => live.clientRequests.delete(key));
+    });
+  }
+
+  private onEnd(live: Live, end: ConnectionEnd): void {
+    if (this.live === live) this.live = null;
+    if (live.hadValidReply) this.failedStreams = 0;
+    else {
+      this.failedStreams++;
+      if (this.failedStreams >= this.limits.stream_max_failed_spawns) this.cooldownUntil = performance.now() + this.limits.stream_respawn_cooldown_ms;
+    }
+    const failure = endFailure(end, this.program, this.limits);
+    for (const pending of [...live.pending.values()]) this.settle(pending, { ok: false, failure });
+  }
+}
+
+/** The failure of an error reply: the class of its code (spec/tables/stream-v2.json), else the row's default. */
+function errorReplyFailure(code: number, message: string, stderrTail: string): InvocationFailure {
+  const base = makeFailure("error_reply", `the client answered with JSON-RPC error ${code}: ${message.slice(0, 512)}`, { stderr_tail: stderrTail });
+  const cls = failureClassForCode(code);
+  if (cls === null) return base;
+  return { ...base, failure_class: cls as FailureClass, retry_class: defaultRetryClass(cls as FailureClass) };
+}
+
+function exitText(end: ConnectionEnd): string {
+  const exit = end.exit;
+  if (exit === null) return "the client was not reaped";
+  return exit.signal !== null ? `the client was killed by signal ${exit.signal}` : `the client exited with code ${exit.code}`;
+}
+
+/** The failure of every event still pending when a connection ended. */
+function endFailure(end: ConnectionEnd, program: string, limits: StreamInvokerLimits): InvocationFailure {
+  const facts: FailureFacts = { stderr_tail: end.stderrTail };
+  if (end.exit !== null) {
+    if (end.exit.signal !== null) facts.signal = end.exit.signal;
+    else if (end.exit.code !== null && end.exit.code !== 0) facts.exit_code = end.exit.code;
+  }
+  const issue = end.issue;
+  switch (end.cause) {
+    case "spawn":
+      return makeFailure("spawn", `cannot start ${program}: ${end.spawnError?.code ?? ""} ${end.spawnError?.message ?? ""}`.trim());
+    case "violation":
+    case "unterminated": {
+      const shown = end.frameBytes !== null ? `; the frame was ${previewBytes(end.frameBytes, limits.failure_detail_preview_bytes)}` : "";
+      return makeFailure("stream_framing", `the client broke the stream framing: ${issue !== null ? issueText(issue) : "unknown"}${shown}; the stream was ended`, { ...facts, issues: issue !== null ? [issue] : [] });
+    }
+    case "frame_too_large":
+      return makeFailure("stream_frame_too_large", `a frame from the client exceeded limits.max_frame_bytes (${limits.max_frame_bytes} bytes); nothing more was read and the stream was ended`, { ...facts, issues: issue !== null ? [issue] : [] });
+    case "stdout_closed":
+      return makeFailure("stream_stdout_closed", "the client closed its stdout while running; the stream was ended", facts);
+    case "write_error":
+      return makeFailure("write_request", `writing to the client's stdin failed: ${end.writeError?.code ?? end.writeError?.message ?? "unknown"}; the stream was ended`, facts);
+    case "timeouts":
+      return makeFailure("stream_exit", `the host ended the stream after ${limits.stream_max_consecutive_timeouts} consecutive timeouts (limits.stream_max_consecutive_timeouts); ${exitText(end)}`, facts);
+    case "close":
+      return makeFailure("stream_exit", `the stream was closed before the client answered; ${exitText(end)}`, facts);
+    case "exit":
+      return makeFailure("stream_exit", `${exitText(end)} while the event was pending`, facts);
+  }
+}

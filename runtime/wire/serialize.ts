@@ -1,0 +1,330 @@
+/**
+ * The wire form of an in-memory value, made in one pass that reads every member exactly once:
+ * the JSON bytes that will cross the boundary and a fresh copy of exactly what those bytes say
+ * (spec/host-runtime.md §"Round trip" steps 1-3). The copy is the snapshot the host guards,
+ * validates and hands on; a getter or Proxy that answers differently on a second read cannot
+ * make the delivered bytes differ from what was judged.
+ *
+ * While it writes, the serializer enforces the document limits (spec/tables/limits.json) so that
+ * nothing unbounded is ever built:
+ * - `json.max-bytes`: the running UTF-8 byte count passes `maxBytes` (a 400 MB string is refused
+ *   from its length, before it is escaped or copied);
+ * - `json.max-depth`: a container nested deeper than `maxDepth` (the root container is level 1);
+ * - `json.max-values`: more than `maxValues` values (scalars and containers, the root included);
+ * - `json.lone-surrogate`: a string or member name with an unpaired UTF-16 surrogate (the bytes
+ *   would carry a `\uD800` escape the strict parser refuses).
+ * Values JSON cannot represent faithfully are a `serialize` problem: BigInt, NaN and ±Infinity,
+ * functions, symbols, `undefined` array elements (holes included), cycles, Map, Set, WeakMap,
+ * WeakSet, Promise, ArrayBuffer and its views, and any read that throws (getter, Proxy trap,
+ * toJSON). An `undefined` object member is an absent member; `toJSON` is honoured as in
+ * JSON.stringify; boxed primitives are unboxed; `-0` is written (and copied) as `0`.
+ *
+ * The work is resumable: {@link snapshotValue} runs it to the end synchronously, and
+ * {@link snapshotValueSliced} runs it in slices with the event loop free in between, optionally
+ * giving up at a deadline.
+ */
+import type { ValidationIssue } from "./issues.js";
+import { defineMember } from "./own.js";
+import { escapeToken } from "./pointer.js";
+import { runInSlices, SLICE_MS } from "./slices.js";
+
+/** Bounds of one serialized document: bytes (UTF-8), nesting levels, values (see module doc). */
+export interface SnapshotLimits {
+  readonly maxBytes: number;
+  readonly maxDepth: number;
+  readonly maxValues: number;
+}
+
+/**
+ * Outcome of serializing one value.
+ * - `ok`: `bytes` (UTF-8 JSON) and `value`, the copy of what the bytes say;
+ * - `serialize`: the value cannot be written as JSON (`detail` says why and where);
+ * - `invalid`: a document limit or `json.lone-surrogate` (`issue.pointer` is where);
+ * - `deadline`: the sliced run reached its deadline first (nothing usable was produced).
+ */
+export type ValueSnapshot =
+  | { readonly ok: true; readonly bytes: Buffer; readonly value: unknown }
+  | { readonly ok: false; readonly problem: "serialize"; readonly detail: string }
+  | { readonly ok: false; readonly problem: "invalid"; readonly issue: ValidationIssue }
+  | { readonly ok: false; readonly problem: "deadline" };
+
+/** Options of {@link snapshotValueSliced}: the longest slice (ms, default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
+export interface SliceOptions {
+  readonly sliceMs?: number;
+  readonly deadlineAt?: number;
+}
+
+/** Values handled between two clock reads inside a slice. */
+const CLOCK_EVERY = 512;
+
+const LONE_SURROGATE_FAST = /[\ud800-\udfff]/;
+
+/** Index of the first unpaired surrogate of `s`, or -1. */
+function loneSurrogateAt(s: string): number {
+  if (!LONE_SURROGATE_FAST.test(s)) return -1;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        i++;
+        continue;
+      }
+    }
+    return i;
+  }
+  return -1;
+}
+
+/** UTF-8 byte length of a well-formed (no lone surrogate) string. */
+function utf8Bytes(s: string): number {
+  return s.length < 64 && /^[\x00-\x7f]*$/.test(s) ? s.length : Buffer.byteLength(s, "utf8");
+}
+
+/** What an object is when JSON.stringify would silently write it as `{}` (Map, Set, ...), else null. May throw for a hostile Proxy. */
+export function exoticKind(value: object): string | null {
+  if (value instanceof Map) return "a Map";
+  if (value instanceof Set) return "a Set";
+  if (value instanceof WeakMap) return "a WeakMap";
+  if (value instanceof WeakSet) return "a WeakSet";
+  if (value instanceof Promise) return "a Promise";
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return "binary data (ArrayBuffer or a view)";
+  if (typeof SharedArrayBuffer !== "undefined" && value instanceof SharedArrayBuffer) return "a SharedArrayBuffer";
+  return null;
+}
+
+/** Thrown inside the serializer for a `serialize` problem (caught by the run). */
+class Unrepresentable extends Error {}
+/** Thrown inside the serializer for a limit or a lone surrogate (caught by the run). */
+class LimitReached extends Error {
+  constructor(readonly issue: ValidationIssue) {
+    super(issue.message);
+  }
+}
+
+interface Frame {
+  /** The container being written (as read), its copy, its pointer. */
+  readonly source: object;
+  readonly copy: unknown[] | Record<string, unknown>;
+  readonly pointer: string;
+  /** Member names (objects) or null (arrays). */
+  readonly keys: readonly string[] | null;
+  /** Entries to write (array length or key count). */
+  readonly length: number;
+  /** Next entry to write. */
+  next: number;
+  /** Entries written so far (objects skip `undefined` members). */
+  written: number;
+  /** Member name whose value is being written (objects), for the copy. */
+  pendingKey: string;
+}
+
+/** The resumable serializer of one value. */
+class Serializer {
+  private out = "";
+  private bytes = 0;
+  private values = 0;
+  private readonly stack: Frame[] = [];
+  private readonly onPath = new Set<object>();
+  private root: unknown = undefined;
+  private started = false;
+  private done = false;
+
+  constructor(
+    private readonly value: unknown,
+    private readonly limits: SnapshotLimits,
+  ) {}
+
+  /** Run for at most `budgetMs` (Infinity: to the end). Returns the outcome, or null when more work is left. */
+  run(budgetMs: number): ValueSnapshot | null {
+    try {
+      const until = budgetMs === Number.POSITIVE_INFINITY ? Number.POSITIVE_INFINITY : performance.now() + budgetMs;
+      if (!this.started) {
+        this.started = true;
+        const first = this.write(this.value, "", "", null);
+        if (first === undefined) this.done = true;
+        else this.root = first.copy;
+      }
+      let n = 0;
+      while (!this.done && this.stack.length > 0) {
+        if (++n === CLOCK_EVERY) {
+          n = 0;
+          if (performance.now() >= until) return null;
+        }
+        this.step();
+      }
+      if (this.root === undefined) return { ok: false, problem: "serialize", detail: "the value is undefined (or a function or symbol), which JSON cannot represent" };
+      return { ok: true, bytes: Buffer.from(this.out, "utf8"), value: this.root };
+    } catch (error) {
+      this.out = "";
+      this.stack.length = 0;
+      if (error instanceof LimitReached) return { ok: false, problem: "invalid", issue: error.issue };
+      if (error instanceof Unrepresentable) return { ok: false, problem: "serialize", detail: error.message };
+      return { ok: false, problem: "serialize", detail: `reading the value threw: ${safeText(error)}` };
+    }
+  }
+
+  /** Write the next entry of the innermost open container, or close it. */
+  private step(): void {
+    const frame = this.stack[this.stack.length - 1] as Frame;
+    if (frame.next >= frame.length) {
+      this.emit(frame.keys === null ? "]" : "}", 1);
+      this.stack.pop();
+      this.onPath.delete(frame.source);
+      return;
+    }
+    const index = frame.next++;
+    if (frame.keys === null) {
+      const element = (frame.source as Record<number, unknown>)[index];
+      const pointer = `${frame.pointer}/${index}`;
+      if (element === undefined) throw new Unrepresentable(`array element ${pointer} is undefined (or a hole), which JSON cannot represent`);
+      const written = this.write(element, pointer, frame.written > 0 ? "," : "", frame);
+      if (written === undefined) throw new Unrepresentable(`array element ${pointer} is a ${typeof element}, which JSON cannot represent`);
+      (frame.copy as unknown[]).push(written.copy);
+      frame.written++;
+      return;
+    }
+    const key = frame.keys[index] as string;
+    const member = (frame.source as Record<string, unknown>)[key];
+    if (member === undefined) return; // an absent member, as in JSON.stringify
+    const pointer = `${frame.pointer}/${escapeToken(key)}`;
+    if (loneSurrogateAt(key) >= 0) this.limit("json.lone-surrogate", frame.pointer, `member name at ${JSON.stringify(pointer)} has an unpaired UTF-16 surrogate`);
+    const name = JSON.stringify(key);
+    const prefix = `${frame.written > 0 ? "," : ""}${name}:`;
+    frame.pendingKey = key;
+    const written = this.write(member, pointer, prefix, frame);
+    if (written === undefined) throw new Unrepresentable(`member ${pointer} is a ${typeof member}, which JSON cannot represent`);
+    defineMember(frame.copy as Record<string, unknown>, key, written.copy);
+    frame.written++;
+  }
+
+  /**
+   * Write one value after `prefix`; a container is opened (its frame pushed) and its copy returned
+   * empty. Returns undefined for a value JSON.stringify would skip (undefined, function, symbol).
+   */
+  private write(value: unknown, pointer: string, prefix: string, parent: Frame | null): { copy: unknown } | undefined {
+    if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+      const key = parent === null ? "" : parent.keys === null ? String(parent.next - 1) : parent.pendingKey;
+      value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
+    }
+    if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
+    switch (typeof value) {
+      case "string": {
+        this.count(pointer);
+        if (this.bytes + prefix.length + value.length + 2 > this.limits.maxBytes) this.tooLarge(pointer);
+        if (loneSurrogateAt(value) >= 0) this.limit("json.lone-surrogate", pointer, `the string at ${JSON.stringify(pointer)} has an unpaired UTF-16 surrogate`);
+        this.emit(prefix, prefix.length === 0 ? 0 : utf8Bytes(prefix));
+        const text = JSON.stringify(value);
+        this.emit(text, utf8Bytes(text), pointer);
+        return { copy: value };
+      }
+      case "number": {
+        if (!Number.isFinite(value)) throw new Unrepresentable(`the value at ${JSON.stringify(pointer)} is ${value}, which JSON cannot represent`);
+        this.count(pointer);
+        const number = Object.is(value, -0) ? 0 : value;
+        this.emit(prefix, utf8Bytes(prefix));
+        const text = String(number);
+        this.emit(text, text.length, pointer);
+        return { copy: number };
+      }
+      case "boolean":
+        this.count(pointer);
+        this.emit(prefix, utf8Bytes(prefix));
+        this.emit(value ? "true" : "false", value ? 4 : 5, pointer);
+        return { copy: value };
+      case "bigint":
+        throw new Unrepresentable(`the value at ${JSON.stringify(pointer)} is a BigInt, which JSON cannot represent`);
+      case "undefined":
+      case "function":
+      case "symbol":
+        return undefined;
+    }
+    if (value === null) {
+      this.count(pointer);
+      this.emit(prefix, utf8Bytes(prefix));
+      this.emit("null", 4, pointer);
+      return { copy: null };
+    }
+    const obj = value as object;
+    const exotic = exoticKind(obj);
+    if (exotic !== null) throw new Unrepresentable(`the value at ${JSON.stringify(pointer)} is ${exotic}, which JSON cannot represent`);
+    if (this.onPath.has(obj)) throw new Unrepresentable(`the value at ${JSON.stringify(pointer)} refers to one of its own containers (a cycle)`);
+    this.count(pointer);
+    if (this.stack.length + 1 > this.limits.maxDepth) {
+      this.limit("json.max-depth", pointer, `nesting depth ${this.stack.length + 1} at ${JSON.stringify(pointer)} exceeds the limit of ${this.limits.maxDepth}`);
+    }
+    this.emit(prefix, utf8Bytes(prefix));
+    const isArray = Array.isArray(obj);
+    let keys: string[] | null = null;
+    let length: number;
+    if (isArray) length = (obj as unknown[]).length;
+    else {
+      keys = Object.keys(obj);
+      length = keys.length;
+    }
+    this.emit(isArray ? "[" : "{", 1, pointer);
+    const copy: unknown[] | Record<string, unknown> = isArray ? [] : {};
+    this.stack.push({ source: obj, copy, pointer, keys, length, next: 0, written: 0, pendingKey: "" });
+    this.onPath.add(obj);
+    return { copy };
+  }
+
+  private count(pointer: string): void {
+    if (++this.values > this.limits.maxValues) {
+      this.limit("json.max-values", pointer, `the value at ${JSON.stringify(pointer)} is value number ${this.values}, above the limit of ${this.limits.maxValues} values per document`);
+    }
+  }
+
+  private emit(text: string, byteLength: number, pointer = ""): void {
+    if (byteLength === 0) return;
+    this.bytes += byteLength;
+    if (this.bytes > this.limits.maxBytes) this.tooLarge(pointer);
+    this.out += text;
+  }
+
+  private tooLarge(pointer: string): never {
+    this.limit("json.max-bytes", "", `the document is larger than the limit of ${this.limits.maxBytes} bytes (reached while writing ${JSON.stringify(pointer)})`);
+  }
+
+  private limit(rule: string, pointer: string, message: string): never {
+    throw new LimitReached({ rule, pointer, message });
+  }
+}
+
+function safeText(error: unknown): string {
+  try {
+    if (error instanceof Error) return `${String(error.name)}: ${String(error.message)}`.slice(0, 512);
+    return String(error).slice(0, 512);
+  } catch {
+    return "a value that cannot be shown";
+  }
+}
+
+/**
+ * Serialize `value` within `limits`, synchronously, and return the bytes and the copy (or the
+ * problem). Never throws. Time is bounded by `limits.maxValues` and `limits.maxBytes`.
+ */
+export function snapshotValue(value: unknown, limits: SnapshotLimits): ValueSnapshot {
+  return new Serializer(value, limits).run(Number.POSITIVE_INFINITY) as ValueSnapshot;
+}
+
+/**
+ * {@link snapshotValue} in slices (runtime/wire/slices.ts: all sliced work of the process shares
+ * about 20 ms per event-loop turn) with the event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
+ * (performance.now() ms) passes first. Never rejects.
+ */
+export async function snapshotValueSliced(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): Promise<ValueSnapshot> {
+  const serializer = new Serializer(value, limits);
+  // A small value is done within one slice: no turn of the event loop is spent waiting.
+  const first = serializer.run(options.sliceMs ?? SLICE_MS);
+  if (first !== null) return first;
+  let result: ValueSnapshot = { ok: false, problem: "deadline" };
+  const finished = await runInSlices((budgetMs) => {
+    const outcome = serializer.run(Math.min(budgetMs, options.sliceMs ?? budgetMs));
+    if (outcome === null) return false;
+    result = outcome;
+    return true;
+  }, options.deadlineAt);
+  return finished ? result : { ok: false, problem: "deadline" };
+}

@@ -1,0 +1,77 @@
+/**
+ * One cooperative scheduler for every piece of resumable work the host does in slices (the sliced
+ * strict parser, the sliced serializer): however many invocations judge large documents at once,
+ * together they use at most about {@link TURN_MS} of one event-loop turn, then yield
+ * (setImmediate), so timers (deadlines) and I/O of every other invocation keep running. Jobs take
+ * turns round-robin; each gets at most {@link SLICE_MS} per go.
+ */
+
+/** A resumable job: do at most about `budgetMs` of work; return true when it is finished. It should not throw. */
+export type SliceStep = (budgetMs: number) => boolean;
+
+/** Work per event-loop turn for all jobs together (ms). */
+export const TURN_MS = 20;
+/** Work per job per go (ms). */
+export const SLICE_MS = 5;
+
+interface Job {
+  readonly step: SliceStep;
+  readonly done: (finished: boolean) => void;
+  cancelled: boolean;
+}
+
+const queue: Job[] = [];
+let scheduled = false;
+
+function pump(): void {
+  scheduled = false;
+  const turnEnd = performance.now() + TURN_MS;
+  while (queue.length > 0) {
+    const left = turnEnd - performance.now();
+    if (left <= 0) break;
+    const job = queue.shift() as Job;
+    if (job.cancelled) continue;
+    let finished: boolean;
+    try {
+      finished = job.step(Math.min(left, SLICE_MS));
+    } catch {
+      finished = true; // a step must not throw; never let one stall the queue
+    }
+    if (finished) job.done(true);
+    else queue.push(job);
+  }
+  if (queue.length > 0 && !scheduled) {
+    scheduled = true;
+    setImmediate(pump);
+  }
+}
+
+/**
+ * Run `step` in slices until it reports that it is finished; resolves true then. With `deadlineAt`
+ * (performance.now() ms), a timer resolves false at that moment however long the queue is, and
+ * the step is not called again. Never rejects. The first slice runs on a later turn of the loop.
+ */
+export function runInSlices(step: SliceStep, deadlineAt?: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const job: Job = {
+      step,
+      cancelled: false,
+      done: (finished) => {
+        if (timer !== undefined) clearTimeout(timer);
+        resolve(finished);
+      },
+    };
+    if (deadlineAt !== undefined && Number.isFinite(deadlineAt)) {
+      timer = setTimeout(() => {
+        job.cancelled = true;
+        resolve(false);
+      }, Math.max(0, deadlineAt - performance.now()));
+    }
+    queue.push(job);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(pump);
+    }
+  });
+}

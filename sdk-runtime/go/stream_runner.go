@@ -1,0 +1,397 @@
+package lifeloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// StreamRequested reports whether args (os.Args[1:]) hold the stream flag of
+// spec/tables/stream-v2.json (launch.flag, "--stream"): a host spawns a stream client once with
+// its configured args followed by that flag.
+func StreamRequested(args []string) bool {
+	for _, a := range args {
+		if a == SpecStreamV2.Launch.Flag {
+			return true
+		}
+	}
+	return false
+}
+
+// ServeStream makes the current process a stream-mode client (transport stream_v2,
+// spec/stream-protocol.md) and exits when the stream ends: status 0 at stdin EOF or on SIGTERM,
+// SIGINT or SIGHUP (at once, running handlers are not awaited), 1 when the host broke the framing.
+//
+// stdout is reserved for frames: before serving, the wire's stdin and stdout are moved to private
+// descriptors, fd 1 is pointed at stderr and fd 0 at /dev/null, so neither a stray print (fmt.Print,
+// a C library, a child process inheriting fd 1) nor a child reading stdin can touch the wire.
+// See ServeStreamIO for the protocol.
+func ServeStream(handler Handler) {
+	ServeStreamWith(handler, StreamOptions{})
+}
+
+// StreamOptions adjusts ServeStreamWith. The zero value is ServeStream.
+type StreamOptions struct {
+	// WrapWire, when set, is given the wire's private descriptors after the diversion and returns
+	// what the runner reads frames from and writes frames to: a tap for tracing frames, or a test
+	// double that misbehaves on purpose. The runner writes each frame with one Write call.
+	WrapWire func(wireIn, wireOut *os.File) (io.Reader, io.Writer)
+}
+
+// ServeStreamWith is ServeStream with options.
+func ServeStreamWith(handler Handler, opts StreamOptions) {
+	wireIn, wireOut := divertStdio()
+	var in io.Reader = wireIn
+	var out io.Writer = wireOut
+	if opts.WrapWire != nil {
+		in, out = opts.WrapWire(wireIn, wireOut)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	code := ServeStreamIO(ctx, in, out, os.Stderr, handler)
+	stop()
+	os.Exit(code)
+}
+
+// streamConn is one running stream: the writer, the host's in-flight events and the client's
+// pending requests to the host.
+type streamConn struct {
+	out     io.Writer
+	writeMu sync.Mutex
+	broken  bool
+	logf    func(string, ...any)
+
+	mu     sync.Mutex
+	events map[string]*inflight
+	byReq  map[eventKey]*inflight
+	calls  map[string]chan callReply
+	nextID uint64
+	closed chan struct{}
+}
+
+// eventKey identifies a delivered request for EventDone.
+type eventKey struct{ eventID, invocationID string }
+
+// inflight is one host request being handled.
+type inflight struct {
+	done      chan struct{}
+	cancelled bool
+	key       eventKey
+}
+
+// callReply is the host's answer to a client request: result, or an *RPCError.
+type callReply struct {
+	result *node
+	err    *RPCError
+}
+
+// RPCError is a JSON-RPC error reply the host sent to a client request (CALLBACK-001 §C).
+// Code is the JSON-RPC error code (spec/tables/stream-error-codes.json), Message its text, Data the
+// decoded `data` member (nil when absent).
+type RPCError struct {
+	Code    int64
+	Message string
+	Data    any
+}
+
+// Error describes the reply.
+func (e *RPCError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
+
+// ErrStreamClosed is returned by a client request when the stream ended before the host answered.
+var ErrStreamClosed = errors.New("the stream ended before the host answered")
+
+// active is the stream this process serves, if any: the command helpers route over it.
+var active atomic.Pointer[streamConn]
+
+// EventDone returns a channel that is closed when the host cancels the event of req (its cancel
+// notification) or the stream ends. Outside stream mode, or for a request that is not being
+// handled, it returns nil (a channel that is never ready). A handler may select on it to stop
+// early; either way the runner never replies to a cancelled event.
+func EventDone(req CallbackRequest) <-chan struct{} {
+	c := active.Load()
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.byReq[eventKey{req.EventID, req.InvocationID}]; ok {
+		return f.done
+	}
+	return nil
+}
+
+// ServeStreamIO is the stream-mode loop over explicit streams; it returns the exit status.
+//
+//   - Frames are read with a FrameReader bounded at the maximum frame size and decoded strictly
+//     (decodeFrame); a violation is logged with its rule id, nothing more is read and it returns 1.
+//   - A request `event/<kind>` is answered with exactly one reply whose result is the
+//     CallbackResponse the v1 runner would write for the same DispatchEnvelope (params); the same
+//     refusals apply (failed, with the warning codes of ServeIO). Handlers run concurrently.
+//   - A notification is never answered. The cancel notification marks its event cancelled: its
+//     EventDone channel closes and its reply is never written.
+//   - A request for any other method gets error -32601. Replies to the client's own requests
+//     (the command helpers) are matched by id, type and value exactly; any other reply is logged
+//     and discarded.
+//   - At stdin EOF it returns 0 at once, and when ctx ends too; running handlers are not awaited
+//     (a client exits within limits.stream_client_exit_ms).
+//
+// Writes are serialized, one frame per Write call, so frames never interleave.
+func ServeStreamIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, handler Handler) int {
+	var logMu sync.Mutex
+	logf := func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		fmt.Fprintf(stderr, "lifeloop: "+format+"\n", args...)
+	}
+	c := &streamConn{out: stdout, logf: logf, events: map[string]*inflight{}, byReq: map[eventKey]*inflight{}, calls: map[string]chan callReply{}, closed: make(chan struct{})}
+	active.Store(c)
+	defer active.CompareAndSwap(c, nil)
+	readerDone := make(chan int, 1)
+	go func() { readerDone <- c.readLoop(ctx, stdin, handler) }()
+	// At stdin EOF (or a violation) the runner returns at once: running handlers are not awaited
+	// (spec/stream-protocol.md §Shutdown, stream_client_exit_ms); their replies could not be read.
+	var code int
+	select {
+	case code = <-readerDone:
+	case <-ctx.Done():
+	}
+	c.close()
+	return code
+}
+
+// close ends the stream: pending client requests fail with ErrStreamClosed, in-flight events
+// count as cancelled.
+func (c *streamConn) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case <-c.closed:
+		return
+	default:
+	}
+	close(c.closed)
+	for _, f := range c.events {
+		if !f.cancelled {
+			f.cancelled = true
+			close(f.done)
+		}
+	}
+}
+
+// readLoop reads and dispatches frames until EOF (0) or a violation (1).
+func (c *streamConn) readLoop(ctx context.Context, stdin io.Reader, handler Handler) int {
+	frames := NewFrameReader(stdin, LimitMaxFrameBytes)
+	for {
+		line, err := frames.Next()
+		if err != nil {
+			var tooLarge *FrameTooLargeError
+			switch {
+			case errors.Is(err, io.EOF):
+				return 0
+			case errors.As(err, &tooLarge):
+				c.logf("framing violation: %s: %v", ruleStreamFrameTooLarge, err)
+			case errors.Is(err, ErrTruncatedFrame):
+				c.logf("framing violation: %s: %v", ruleStreamUnterminatedFrame, err)
+			default:
+				c.logf("cannot read stdin: %v", err)
+			}
+			return 1
+		}
+		f, violation := decodeFrame(line)
+		if violation != nil {
+			c.logf("framing violation: %s", violation)
+			return 1
+		}
+		c.dispatch(ctx, f, handler)
+	}
+}
+
+func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handler) {
+	switch f.kind {
+	case frameRequest, frameNotification:
+		if event, ok := strings.CutPrefix(f.method, SpecStreamV2.HostToClient.EventMethodPrefix); ok {
+			c.startEvent(ctx, f, event, handler)
+			return
+		}
+		if f.kind == frameNotification {
+			if f.method == SpecStreamV2.Cancel.Method {
+				c.cancel(f)
+			} else {
+				c.logf("ignoring notification %q (unknown method)", f.method)
+			}
+			return
+		}
+		c.logf("answering request %q with %d (unknown method)", f.method, rpcMethodNotFound)
+		c.write(errorFrame(f.id, rpcMethodNotFound, fmt.Sprintf("method not found: %s", f.method)))
+	default:
+		c.mu.Lock()
+		reply, ok := c.calls[idKey(f.id)]
+		delete(c.calls, idKey(f.id))
+		c.mu.Unlock()
+		if !ok {
+			c.logf("discarding a reply to id %s, which no pending request has", writeNode(nil, f.id))
+			return
+		}
+		if f.kind == frameSuccess {
+			reply <- callReply{result: f.result}
+		} else {
+			var data any
+			if f.data != nil {
+				data = f.data.toAny()
+			}
+			reply <- callReply{err: &RPCError{Code: f.code, Message: f.msg, Data: data}}
+		}
+	}
+}
+
+// cancel handles the cancel notification: params {"id": <id of a host request>}.
+func (c *streamConn) cancel(f *streamFrame) {
+	var id *node
+	if f.params != nil {
+		id, _ = f.params.get("id")
+	}
+	if id == nil || checkID(id) != nil {
+		c.logf("ignoring a cancel notification without a valid params.id")
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.events[idKey(id)]; ok && !e.cancelled {
+		e.cancelled = true
+		close(e.done)
+	}
+}
+
+// startEvent handles one event request (or notification) in its own goroutine.
+func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler) {
+	var params []byte
+	if f.params != nil {
+		params = writeNode(nil, f.params)
+	}
+	e := &inflight{done: make(chan struct{})}
+	if f.id != nil {
+		key := idKey(f.id)
+		c.mu.Lock()
+		if _, busy := c.events[key]; busy {
+			c.mu.Unlock()
+			c.write(errorFrame(f.id, rpcInvalidRequest, "id is already in use by a request being handled"))
+			return
+		}
+		c.events[key] = e
+		c.mu.Unlock()
+	}
+	go func() {
+		response := c.answerEvent(ctx, event, params, e, handler)
+		c.mu.Lock()
+		if f.id != nil {
+			delete(c.events, idKey(f.id))
+		}
+		if c.byReq[e.key] == e {
+			delete(c.byReq, e.key)
+		}
+		cancelled := e.cancelled
+		c.mu.Unlock()
+		switch {
+		case f.id == nil:
+		case cancelled:
+			c.logf("event %s was cancelled; its reply is not sent", event)
+		default:
+			c.write(c.replyFrame(f.id, response))
+		}
+	}()
+}
+
+// answerEvent decodes params as a DispatchEnvelope and runs the handler, as the v1 runner does.
+func (c *streamConn) answerEvent(ctx context.Context, event string, params []byte, e *inflight, handler Handler) CallbackResponse {
+	if params == nil {
+		return c.refuse(RuleSchemaRequired, "the request has no params (a DispatchEnvelope)")
+	}
+	envelope, refusal := decodeDispatch(params, c.logf)
+	if refusal != nil {
+		return *refusal
+	}
+	if string(envelope.Request.Event) != event {
+		return c.refuse(runnerInvalidRequestCode, fmt.Sprintf("method event/%s does not match params.request.event %q", event, envelope.Request.Event))
+	}
+	e.key = eventKey{envelope.Request.EventID, envelope.Request.InvocationID}
+	c.mu.Lock()
+	c.byReq[e.key] = e
+	c.mu.Unlock()
+	return runHandler(ctx, envelope, handler, c.logf)
+}
+
+func (c *streamConn) refuse(code, message string) CallbackResponse {
+	c.logf("rejecting the request: %s: %s", code, message)
+	return failedWithWarning(runnerRejectClass, code, message)
+}
+
+// replyFrame encodes the reply to id, replacing a response that cannot be written.
+func (c *streamConn) replyFrame(id *node, response CallbackResponse) []byte {
+	data, err := EncodeCallbackResponse(response)
+	if err != nil {
+		c.logf("internal: the runner built an invalid response: %v", err)
+		data, _ = EncodeCallbackResponse(FailedResponse(runnerHandlerClass))
+	}
+	frame := successFrame(id, data)
+	if len(frame)-1 > LimitMaxFrameBytes {
+		message := fmt.Sprintf("the reply frame is %d bytes, over the maximum frame size (%d bytes)", len(frame)-1, LimitMaxFrameBytes)
+		c.logf("the handler's response is invalid: %s", message)
+		data, _ = EncodeCallbackResponse(failedWithWarning(runnerHandlerClass, ruleStreamFrameTooLarge, message))
+		frame = successFrame(id, data)
+	}
+	return frame
+}
+
+// write sends one frame; after the first failure (the host closed its end) frames are dropped.
+func (c *streamConn) write(frame []byte) {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if c.broken {
+		return
+	}
+	if _, err := c.out.Write(frame); err != nil {
+		c.broken = true
+		c.logf("cannot write to stdout, dropping further frames: %v", err)
+	}
+}
+
+// call sends a client request to the host and waits for its reply, ctx or the end of the stream.
+func (c *streamConn) call(ctx context.Context, method string, params []byte) (*node, error) {
+	c.mu.Lock()
+	select {
+	case <-c.closed:
+		c.mu.Unlock()
+		return nil, ErrStreamClosed
+	default:
+	}
+	c.nextID++
+	id := stringNode(fmt.Sprintf("c%d", c.nextID))
+	reply := make(chan callReply, 1)
+	c.calls[idKey(id)] = reply
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		delete(c.calls, idKey(id))
+		c.mu.Unlock()
+	}
+	c.write(requestFrame(id, method, params))
+	select {
+	case r := <-reply:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.result, nil
+	case <-ctx.Done():
+		forget()
+		return nil, ctx.Err()
+	case <-c.closed:
+		forget()
+		return nil, ErrStreamClosed
+	}
+}

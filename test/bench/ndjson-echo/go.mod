@@ -1,0 +1,3 @@
+module lifeloop-callback.dev/ndjson-echo
+
+go 1.22

@@ -1,0 +1,80 @@
+/**
+ * Golden tests of the generator's table emitters, in the manner of OTel Weaver's expected_output/:
+ * each case under test/codegen/fixtures/<case>/ is a small spec/ tree (tables and meta-schemas only),
+ * loaded with the real loader, and what each emitter produces is compared file by file with
+ * expected/<target>/. A missing, extra or different file fails with its name and a diff.
+ * `UPDATE_GOLDEN=1 npx vitest run test/codegen/golden.test.ts` rewrites expected/ (review the diff).
+ *
+ * Emitters covered: ts-tables (the TypeScript table types, json-schema-to-typescript), the Go table
+ * view (struct types derived from the meta-schema, with the value literals), and the generic
+ * Markdown rendering of a table.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { createTwoFilesPatch } from "diff";
+import { describe, expect, it } from "vitest";
+import { genericTable } from "../../codegen/emit/markdown.js";
+import type { Model } from "../../codegen/model/model.js";
+import { loadSpecTables } from "../../codegen/model/tables.js";
+import { genericTableView } from "../../codegen/targets/go/tables.js";
+import { generateTsTables } from "../../codegen/targets/ts-tables.js";
+import { REPO_ROOT } from "../support/cli-process.js";
+
+const FIXTURES = join(REPO_ROOT, "test", "codegen", "fixtures");
+const UPDATE = process.env.UPDATE_GOLDEN === "1";
+
+/** Every file below `dir`, relative to it, sorted. */
+function files(dir: string, prefix = ""): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`]))
+    .sort();
+}
+
+/** What each emitter produces for a case: target → (relative path → content). */
+async function emit(caseDir: string): Promise<Map<string, Map<string, string>>> {
+  const specTables = loadSpecTables(caseDir);
+  // The table emitters read nothing of the model but its tables.
+  const model = { specTables } as unknown as Model;
+  const out = new Map<string, Map<string, string>>();
+  out.set("ts-tables", new Map((await generateTsTables(model)).map((f) => [f.path.slice(f.path.lastIndexOf("/") + 1), f.content])));
+  out.set("go-tables", new Map(specTables.map((t) => [`${t.stem}.json`, `${JSON.stringify(genericTableView(t.stem, t.doc, t.meta), null, 2)}\n`])));
+  out.set("docs", new Map(specTables.map((t) => [`${t.stem}.md`, `${genericTable(t)}\n`])));
+  return out;
+}
+
+const cases = readdirSync(FIXTURES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+
+describe("codegen golden cases (test/codegen/fixtures/<case>/expected/<target>/)", () => {
+  it("has at least one case", () => {
+    expect(cases.length).toBeGreaterThan(0);
+  });
+
+  it.each(cases)("%s: every emitter's output equals expected/, file by file", async (name) => {
+    const caseDir = join(FIXTURES, name);
+    const produced = await emit(caseDir);
+    const problems: string[] = [];
+    for (const [target, outputs] of produced) {
+      const expectedDir = join(caseDir, "expected", target);
+      if (UPDATE) {
+        rmSync(expectedDir, { recursive: true, force: true });
+        for (const [path, content] of outputs) {
+          mkdirSync(dirname(join(expectedDir, path)), { recursive: true });
+          writeFileSync(join(expectedDir, path), content);
+        }
+        continue;
+      }
+      const expected = files(expectedDir);
+      for (const path of expected.filter((p) => !outputs.has(p))) problems.push(`${target}/${path}: expected but not produced`);
+      for (const [path, content] of outputs) {
+        if (!expected.includes(path)) {
+          problems.push(`${target}/${path}: produced but not in expected/ (UPDATE_GOLDEN=1 adds it)`);
+          continue;
+        }
+        const want = readFileSync(join(expectedDir, path), "utf8");
+        if (want !== content) problems.push(createTwoFilesPatch(`expected/${target}/${path}`, `produced/${target}/${path}`, want, content));
+      }
+    }
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+});

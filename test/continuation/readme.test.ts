@@ -1,0 +1,28 @@
+/**
+ * The README's continuation example (`<!-- example: sh continuation -->`) runs as written against
+ * our built CLI (`npx lifeloop-callback` stands for dist/runtime/cli/main.js in a clone): the blob
+ * put is the blob read back, and each command prints what its comment shows.
+ */
+import { spawnSync } from "node:child_process";
+import { afterAll, describe, expect, it } from "vitest";
+import { readmeExample } from "../package/readme-examples.js";
+import { REPO_ROOT } from "../support/cli-process.js";
+import { CLI, removeDir, scratch } from "./support.js";
+
+describe("README: the continuation example", () => {
+  const dir = scratch("cont-readme-");
+  afterAll(() => removeDir(dir));
+
+  it("stores and reads back a continuation through our CLI", () => {
+    const code = readmeExample(REPO_ROOT, "continuation").code.replaceAll("npx lifeloop-callback", `node ${JSON.stringify(CLI)}`);
+    const r = spawnSync("bash", ["-c", code], { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: dir }, stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
+    expect(r.status).toBe(0);
+    const out = r.stdout.split("\n");
+    const stamp = /"written_at_epoch_s":(\d+)/.exec(out[0] ?? "")?.[1];
+    expect(out[0]).toBe(`{"status":"ok","written_at_epoch_s":${stamp}}`);
+    expect(out[1]?.startsWith("step 3 of 7")).toBe(true); // no newline after the blob: the next output follows it
+    expect(out[1]).toBe(`step 3 of 7{"keys":[{"client_id":"my-client","key":"renewal-state","ttl_s":3600,"written_at_epoch_s":${stamp}}],"thread":"run-42"}`);
+    expect(out.slice(2)).toEqual(["exit 3", '{"dropped_count":1,"status":"ok"}', ""]);
+    expect(r.stderr).toBe(`{"client_id":"my-client","ttl_s":3600,"written_at_epoch_s":${stamp}}\n{"error":"not_found"}\n`);
+  });
+});

@@ -1,0 +1,263 @@
+/**
+ * `lifeloop-callback diff`: every fixture of test/diff/fixtures/ is classified exactly (the set of
+ * rule ids and the exit code), every rule of spec/tables/compat-rules.json has its fixture, the JSON
+ * output matches spec/cli/diff-report.schema.json, and the command as a real process (dist/) handles
+ * git revisions, every output format, the allowlist, usage errors (exit 2) and unreadable input
+ * (exit 3). Also `npm run snapshot-release` on a scratch tree, and the project's own gate.
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli as runCliInProcess } from "../../runtime/cli/main.js";
+import { loadRuleRegistry } from "../../runtime/diff/change.js";
+import { REPO_ROOT, runCli, runTs } from "../support/cli-process.js";
+import { listFixtures, materialize } from "./fixtures.js";
+
+const TMP = mkdtempSync(join(tmpdir(), "lifeloop-diff-test-"));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+const reportSchema = JSON.parse(readFileSync(join(REPO_ROOT, "spec/cli/diff-report.schema.json"), "utf8")) as object;
+const validateReport = new Ajv2020({ strict: true }).compile(reportSchema);
+const SNAPSHOT = join(REPO_ROOT, "spec/releases/lifeloop.v0.3");
+
+interface Report {
+  changes: { rule: string; level: string; location: string; breaks: string[]; allowed?: { by: string; reason: string } }[];
+  summary: { backward_compatible: boolean; forward_compatible: boolean; gated: boolean; base_version: string | null; head_version: string | null };
+}
+
+/** Run the diff command in this process (same code as the binary, without a process per fixture). */
+async function diffInProcess(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCliInProcess(["diff", ...args], { stdin: process.stdin, out: (t) => (stdout += t), err: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+function parseReport(stdout: string): Report {
+  const report = JSON.parse(stdout) as Report;
+  expect(validateReport(report), JSON.stringify(validateReport.errors)).toBe(true);
+  return report;
+}
+
+describe("the rule registry and its fixtures", () => {
+  const registry = loadRuleRegistry();
+  const fixtures = listFixtures();
+
+  it("has one fixture directory per rule, and fixtures name only known rules", () => {
+    const names = new Set(fixtures.map((f) => f.name));
+    expect([...registry.keys()].filter((id) => !names.has(id))).toEqual([]);
+    for (const f of fixtures) for (const id of f.expected) expect(registry.has(id), `${f.name}: ${id}`).toBe(true);
+  });
+
+  it("is symmetric: every rule that breaks one role has a mirror rule that breaks the other", () => {
+    const swaps: [string, string][] = [["-added", "-removed"], ["-increased", "-decreased"], ["-narrowed", "-widened"], ["-opened", "-closed"]];
+    const mirror = (id: string): string | undefined => {
+      for (const [a, b] of swaps) {
+        if (id.includes(a)) return id.replace(a, b);
+        if (id.includes(b)) return id.replace(b, a);
+      }
+      return undefined;
+    };
+    const missing: string[] = [];
+    for (const rule of registry.values()) {
+      if (rule.breaks.length !== 1) continue; // both roles or none: its own mirror
+      const other = registry.get(mirror(rule.id) ?? "");
+      const opposite = rule.breaks[0] === "senders" ? "receivers" : "senders";
+      if (!other || other.breaks.length !== 1 || other.breaks[0] !== opposite) missing.push(rule.id);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("each rule's own fixture reports that rule", () => {
+    for (const id of registry.keys()) expect(fixtures.find((f) => f.name === id)?.expected, id).toContain(id);
+  });
+
+  for (const fixture of fixtures) {
+    it(`classifies ${fixture.name} exactly`, async () => {
+      let result: Awaited<ReturnType<typeof diffInProcess>>;
+      if (fixture.mode === "schema") {
+        const draft = fixture.draft ? ["--draft", fixture.draft] : [];
+        result = await diffInProcess(["--schema", join(fixture.dir, "old/schema.json"), join(fixture.dir, "new/schema.json"), ...draft, "--format", "json"]);
+      } else {
+        const { root, base, head } = materialize(fixture);
+        try {
+          result = await diffInProcess(["--base", base, "--head", head, "--format", "json"]);
+        } finally {
+          rmSync(root, { recursive: true, force: true });
+        }
+      }
+      expect(result.stderr).toBe("");
+      const report = parseReport(result.stdout);
+      expect([...new Set(report.changes.map((c) => c.rule))].sort()).toEqual([...fixture.expected].sort());
+      const exit = fixture.exit ?? (report.summary.backward_compatible && report.summary.forward_compatible ? 0 : 1);
+      expect(result.code).toBe(exit);
+    });
+  }
+});
+
+describe("diff as a process", () => {
+  const oldSchema = join(REPO_ROOT, "test/diff/fixtures/schema-property-added-closed/old/schema.json");
+  const newSchema = join(REPO_ROOT, "test/diff/fixtures/schema-property-added-closed/new/schema.json");
+
+  it("passes the project's own gate against the frozen release", () => {
+    const r = runCli(["diff", "--base", SNAPSHOT, "--head", REPO_ROOT], { cwd: REPO_ROOT });
+    expect(r.stderr).toBe("");
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/not gated/);
+  });
+
+  it("prints what the README's spec-maintainer section shows for an optional field added to CallbackRequest", () => {
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    const shown = /\$ npx lifeloop-callback diff --base spec\/releases\/lifeloop\.v0\.3 --head \.\n([\s\S]*?)\n\$ echo \$\?\n(\d+)\n/.exec(readme);
+    expect(shown, "README block").not.toBeNull();
+    const fixture = listFixtures().find((f) => f.name === "wire-version-not-bumped");
+    const { root, base, head } = materialize(fixture!);
+    try {
+      const r = runCli(["diff", "--base", base, "--head", head]);
+      expect(r.stdout.trimEnd()).toBe(shown![1]);
+      expect(String(r.code)).toBe(shown![2]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("--schema: an optional field added to a closed object breaks receivers, exit 1, JSON under the published schema", () => {
+    const r = runCli(["diff", "--schema", oldSchema, newSchema, "--format", "json"]);
+    expect(r.code).toBe(1);
+    const report = parseReport(r.stdout);
+    expect(report.changes).toEqual([expect.objectContaining({ rule: "schema-property-added-closed", level: "error", category: "wire", location: "#/properties/b", breaks: ["receivers"] })]);
+    expect(report.summary).toMatchObject({ backward_compatible: true, forward_compatible: false });
+  });
+
+  it("renders text, markdown, junit and github formats", () => {
+    const out = (format: string): string => runCli(["diff", "--schema", oldSchema, newSchema, "--format", format]).stdout;
+    expect(out("text")).toMatch(/^error +schema-property-added-closed +#\/properties\/b +\(wire, breaks receivers\)/m);
+    expect(out("markdown")).toContain("| error | `schema-property-added-closed` | `#/properties/b` | wire | receivers |");
+    const junit = out("junit");
+    expect(junit).toContain('<testsuite name="lifeloop-callback diff" tests="1" failures="1" errors="0">');
+    expect(junit).toContain('<failure type="schema-property-added-closed"');
+    expect(out("github")).toMatch(/^::error title=schema-property-added-closed::#\/properties\/b: property b is now accepted \(breaks receivers\)$/m);
+    const outputs = join(TMP, "github-output");
+    writeFileSync(outputs, "");
+    runCli(["diff", "--schema", oldSchema, newSchema, "--format", "github"], { env: { GITHUB_OUTPUT: outputs } });
+    expect(readFileSync(outputs, "utf8")).toBe("error_count=1\nwarning_count=0\ninfo_count=0\n");
+  });
+
+  it("compares git revisions (git:REF and git:REF:PATH) without checking them out", () => {
+    const repo = join(TMP, "repo");
+    mkdirSync(join(repo, "project"), { recursive: true });
+    cpSync(SNAPSHOT, join(repo, "project"), { recursive: true });
+    const git = (...args: string[]): string => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], { cwd: repo }).toString();
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    const file = join(repo, "project/spec/tables/limits.json");
+    const doc = JSON.parse(readFileSync(file, "utf8")) as { limits: { value: number }[] };
+    (doc.limits[0] as { value: number }).value = 1024;
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+    git("commit", "-qam", "smaller limit");
+    const r = runCli(["diff", "--base", "git:HEAD~1:project", "--head", "git:HEAD:project", "--format", "json"], { cwd: repo });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(1);
+    expect(parseReport(r.stdout).changes.map((c) => c.rule).sort()).toEqual(["table-limit-decreased", "wire-version-not-bumped"]);
+    const same = runCli(["diff", "--base", "git:HEAD:project", "--head", join(repo, "project")], { cwd: repo });
+    expect(same.code).toBe(0);
+    // --releases-only: a frozen release edited in the last commit, whatever else changed.
+    const release = join(repo, "project/spec/releases/lifeloop.v0.3/schemas");
+    mkdirSync(release, { recursive: true });
+    writeFileSync(join(release, "warning.schema.json"), "{}\n");
+    git("add", "-A");
+    git("commit", "-qm", "freeze");
+    writeFileSync(join(release, "warning.schema.json"), '{"edited": true}\n');
+    (doc.limits[0] as { value: number }).value = 512;
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+    git("commit", "-qam", "edit a release");
+    const releases = runCli(["diff", "--base", "git:HEAD^:project", "--head", "git:HEAD:project", "--releases-only", "--format", "json"], { cwd: repo });
+    expect(releases.code).toBe(1);
+    expect(parseReport(releases.stdout).changes.map((c) => `${c.rule} ${c.location}`)).toEqual(["released-snapshot-modified spec/releases/lifeloop.v0.3/schemas/warning.schema.json"]);
+    const missing = runCli(["diff", "--base", "git:no-such-ref", "--head", join(repo, "project")], { cwd: repo });
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/^diff: git:no-such-ref: /);
+  });
+
+  it("applies an explicit allowlist for the version pair, and refuses one for another pair (exit 2)", () => {
+    const head = join(TMP, "allow-head");
+    cpSync(SNAPSHOT, head, { recursive: true });
+    const file = join(head, "spec/tables/limits.json");
+    const doc = JSON.parse(readFileSync(file, "utf8")) as { limits: { value: number }[] };
+    (doc.limits[0] as { value: number }).value = 1024;
+    writeFileSync(file, JSON.stringify(doc));
+    const entry = { rule: "table-limit-decreased", location: "spec/tables/limits.json#/limits/max_request_bytes/value", reason: "tested" };
+    const list = join(TMP, "allow.json");
+    writeFileSync(list, JSON.stringify({ base: "lifeloop.v0.3", head: "lifeloop.v0.3", entries: [entry] }));
+    const r = runCli(["diff", "--base", SNAPSHOT, "--head", head, "--allowlist", list, "--format", "json"]);
+    expect(r.code).toBe(0);
+    expect(parseReport(r.stdout).changes).toEqual([expect.objectContaining({ rule: "table-limit-decreased", allowed: { by: "allowlist", reason: "tested" } })]);
+    writeFileSync(list, JSON.stringify({ base: "lifeloop.v0.2", head: "lifeloop.v0.3", entries: [entry] }));
+    const other = runCli(["diff", "--base", SNAPSHOT, "--head", head, "--allowlist", list]);
+    expect(other.code).toBe(2);
+    writeFileSync(list, JSON.stringify({ base: "lifeloop.v0.3", head: "lifeloop.v0.3", entries: [{ rule: "x" }] }));
+    expect(runCli(["diff", "--base", SNAPSHOT, "--head", head, "--allowlist", list]).code).toBe(3);
+  });
+
+  it("exits 2 on usage errors and 3 on unreadable input", () => {
+    expect(runCli(["diff"]).code).toBe(2);
+    expect(runCli(["diff", "--base", SNAPSHOT]).code).toBe(2);
+    expect(runCli(["diff", "--schema", oldSchema]).code).toBe(2);
+    expect(runCli(["diff", "--schema", oldSchema, newSchema, "--format", "yaml"]).code).toBe(2);
+    expect(runCli(["diff", "--schema", oldSchema, newSchema, "--draft", "draft-04"]).code).toBe(2);
+    const notJson = join(TMP, "not.json");
+    writeFileSync(notJson, "{");
+    const bad = runCli(["diff", "--schema", oldSchema, notJson]);
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain("is not valid JSON");
+    expect(runCli(["diff", "--schema", oldSchema, join(TMP, "absent.json")]).code).toBe(3);
+    const draft04 = join(TMP, "d4.json");
+    writeFileSync(draft04, JSON.stringify({ $schema: "http://json-schema.org/draft-04/schema#" }));
+    expect(runCli(["diff", "--schema", oldSchema, draft04]).code).toBe(3);
+    expect(runCli(["diff", "--base", join(TMP, "nowhere"), "--head", SNAPSHOT]).code).toBe(3);
+    const broken = join(TMP, "broken-tree");
+    cpSync(SNAPSHOT, broken, { recursive: true });
+    writeFileSync(join(broken, "spec/tables/limits.json"), "{ not json");
+    const unreadable = runCli(["diff", "--base", SNAPSHOT, "--head", broken]);
+    expect(unreadable.code).toBe(3);
+    expect(unreadable.stderr).toMatch(/^diff: .*broken-tree: spec\/tables\/limits\.json is not valid JSON/);
+  });
+
+  it("refuses a schema nested 20,000 levels deep with exit 3 and a message, not a stack overflow", () => {
+    const deep = (leaf: string): string => `${'{"properties":{"a":'.repeat(20_000)}${leaf}${"}}".repeat(20_000)}`;
+    const [a, b] = [join(TMP, "deep-old.json"), join(TMP, "deep-new.json")];
+    writeFileSync(a, deep('{"type":"string"}'));
+    writeFileSync(b, deep('{"type":"integer"}'));
+    const result = runCli(["diff", "--schema", a, b, "--format", "json"]);
+    expect(result.stderr).toBe(`diff: ${a} nests deeper than 256 levels\n`);
+    expect(result.code).toBe(3);
+  });
+
+  it("names a git revision that does not exist (exit 3, a non-empty reason)", () => {
+    const result = runCli(["diff", "--base", "git:no-such-ref-review-2", "--head", SNAPSHOT]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^diff: git:no-such-ref-review-2: \S/);
+  });
+});
+
+describe("npm run snapshot-release", () => {
+  it("freezes the current version, refuses to overwrite it, retakes it on request", () => {
+    const root = join(TMP, "snap");
+    for (const part of ["spec/wire-version.json", "spec/tables", "spec/meta", "schemas"]) cpSync(join(REPO_ROOT, part), join(root, part), { recursive: true });
+    const first = runTs("codegen/snapshot-release.ts", ["--root", root]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/wrote spec\/releases\/lifeloop\.v0\.3\/ \(\d+ files\)/);
+    expect(readFileSync(join(root, "spec/releases/lifeloop.v0.3/schemas/callback-request.schema.json"), "utf8")).toBe(readFileSync(join(root, "schemas/callback-request.schema.json"), "utf8"));
+    const again = runTs("codegen/snapshot-release.ts", ["--root", root]);
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain("a release never changes");
+    writeFileSync(join(root, "schemas/new-type.schema.json"), "{}");
+    const retake = runTs("codegen/snapshot-release.ts", ["--root", root, "--retake"]);
+    expect(retake.code).toBe(0);
+    expect(readFileSync(join(root, "spec/releases/lifeloop.v0.3/schemas/new-type.schema.json"), "utf8")).toBe("{}");
+  });
+});

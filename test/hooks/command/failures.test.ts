@@ -1,0 +1,163 @@
+/**
+ * Failure paths of `lifeloop-callback hook` (in process; every delivery a real client process):
+ * a client failure at every served hook event under --on-failure open and closed (the blocking form
+ * where the mapping gives the event one, else the open output saying so), every way a client can
+ * fail, a failure at the second of two events, refused inputs (exit 1, nothing on stdout), the
+ * prompt bound, receipts of failures, and a state directory that cannot be written.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { HARNESS_HOOK_INPUTS, type HookAdapter } from "../../../generated/ts/spec.js";
+import type { LifecycleEventKind } from "../../../generated/ts/types.js";
+import { hookEventFor, outputSchemaName } from "../../../runtime/hooks/mapping.js";
+import { HookStateStore } from "../../../runtime/hooks/command/state.js";
+import { hookSchemaIssues } from "../../../runtime/hooks/request.js";
+import { FIXTURE_CLIENTS } from "../../support/fixture-clients.js";
+import { callHook, hookInputFor, printed, type Scratch, ScratchPool } from "./support.js";
+
+const pool = new ScratchPool();
+const scratch = (): Scratch => pool.make();
+afterAll(pool.removeAll);
+
+const input = hookInputFor;
+const FAILED = { "*": { status: "failed", failure_class: "internal_error", retry_class: "safe_retry", metadata: { reason: "the store is down" } } };
+
+describe("a client failure at every served hook event", () => {
+  for (const a of HARNESS_HOOK_INPUTS.adapters) {
+    for (const h of a.hook_events) {
+      const adapter = a.adapter as HookAdapter;
+      it(`${adapter} ${h.hook_event}: open continues, closed blocks where the event can`, async () => {
+        const s = scratch().answer(FAILED);
+        const open = await callHook(s, { adapter, hookEvent: h.hook_event, input: input(adapter, h.hook_event) });
+        expect(open.exitCode).toBe(0);
+        const openBody = printed(open);
+        expect(openBody).toEqual({ systemMessage: expect.stringContaining("the store is down") });
+        expect(openBody.systemMessage).toContain("--on-failure open");
+        expect(open.stderr).toContain("status failed (failure_class internal_error): the store is down");
+        expect(open.delivered, "the sequence stops at the failing event").toEqual([h.delivers[0]]);
+        expect(s.receiptLines().map((r) => r.status)).toEqual(["failed"]);
+
+        const closed = await callHook(s, { adapter, hookEvent: h.hook_event, input: input(adapter, h.hook_event), onFailure: "closed" });
+        expect(closed.exitCode).toBe(0);
+        const body = printed(closed);
+        expect(hookSchemaIssues(outputSchemaName(adapter, h.hook_event), body)).toEqual([]);
+        const block = hookEventFor(adapter, h.renders as LifecycleEventKind)?.block;
+        if (block === "ignored") {
+          expect(body).toEqual({ systemMessage: expect.stringContaining("has no blocking form") });
+          expect(closed.stderr).toContain("has no blocking form");
+        } else {
+          expect(body.decision).toBe("block");
+          expect(body.reason).toContain("the store is down");
+        }
+      });
+    }
+  }
+});
+
+describe("every way a client fails is reported, never silent", () => {
+  const prompt = input("codex", "UserPromptSubmit");
+  const cases: [string, { path: string; args: string[] } | null, Record<string, unknown>, number, RegExp][] = [
+    ["non-zero exit", null, { "*": { $exit: 3 } }, 10_000, /non_zero_exit \(transport_error\)/],
+    ["not JSON", { path: FIXTURE_CLIENTS.node.program, args: ["--behave", "garbage"] }, {}, 10_000, /parse_response/],
+    ["a hang (deadline)", { path: FIXTURE_CLIENTS.node.program, args: ["--behave", "hang"] }, {}, 600, /timeout \(timeout\)/],
+    ["no such program", { path: "/nonexistent/lifeloop-client", args: [] }, {}, 10_000, /spawn \(transport_error\)/],
+    ["a blank block reason", null, { "*": { metadata: { directive: { kind: "block", reason: " \u3000" } } } }, 10_000, /cannot be rendered: invalid_directive/],
+    ["a directive of an unknown kind", null, { "*": { metadata: { directive: { kind: "stop" } } } }, 10_000, /cannot be rendered: invalid_request.*in the answer at \/metadata\/directive/],
+  ];
+  for (const [name, program, answer, timeoutMs, reason] of cases) {
+    for (const onFailure of ["open", "closed"] as const) {
+      it(`${name} (--on-failure ${onFailure})`, async () => {
+        const s = scratch().answer(answer);
+        const outcome = await callHook(s, { adapter: "codex", hookEvent: "UserPromptSubmit", input: prompt, timeoutMs, onFailure, ...(program ? { program } : {}) });
+        expect(outcome.exitCode).toBe(0);
+        expect(outcome.stderr).toMatch(reason);
+        const body = printed(outcome);
+        expect(body.systemMessage).toMatch(reason);
+        if (onFailure === "closed") expect(body).toMatchObject({ decision: "block", reason: expect.stringMatching(reason) });
+        else expect(Object.keys(body)).toEqual(["systemMessage"]);
+      });
+    }
+  }
+
+  it("a failure at the second event: both delivered, the failure reported", async () => {
+    const s = scratch().answer({ "frame.ended": FAILED["*"] });
+    const outcome = await callHook(s, { adapter: "codex", hookEvent: "Stop", input: input("codex", "Stop") });
+    expect(s.delivered().map((r) => r.event)).toEqual(["frame.ending", "frame.ended"]);
+    expect(s.receiptLines().map((r) => [r.event, r.status])).toEqual([["frame.ending", "delivered"], ["frame.ended", "failed"]]);
+    expect(printed(outcome).systemMessage).toContain("frame.ended: the client answered status failed");
+  });
+
+  it("what the second event's answer would render is reported, not silently dropped", async () => {
+    const s = scratch().answer({ "frame.ended": { metadata: { directive: { kind: "block", reason: "late" } } } });
+    const outcome = await callHook(s, { adapter: "codex", hookEvent: "Stop", input: input("codex", "Stop") });
+    expect(printed(outcome)).toEqual({});
+    expect(outcome.stderr).toContain("frame.ended answer's 0 payload(s) and directive are not rendered: Stop renders the frame.ending answer");
+  });
+});
+
+describe("refused input: exit 1, nothing on stdout, nothing delivered", () => {
+  const start = input("codex", "SessionStart");
+  const cases: [string, HookAdapter, string, Record<string, unknown> | Uint8Array, RegExp][] = [
+    ["not JSON", "codex", "SessionStart", Buffer.from("{"), /not one JSON document/],
+    ["empty stdin", "codex", "SessionStart", Buffer.from(""), /not one JSON document/],
+    ["an array", "codex", "SessionStart", Buffer.from("[]"), /not a JSON object/],
+    ["--event disagrees with hook_event_name", "codex", "Stop", start, /--event is Stop but the input's hook_event_name is "SessionStart"/],
+    ["an unknown member (Codex inputs are closed)", "codex", "SessionStart", { ...start, agent_id: "a1" }, /CodexSessionStartInput.*agent_id/],
+    ["a wrong type", "codex", "SessionStart", { ...start, source: "reboot" }, /CodexSessionStartInput/],
+    ["a missing member", "claude", "SessionStart", { hook_event_name: "SessionStart", session_id: "s" }, /ClaudeSessionStartInput/],
+    ["an event the command does not serve", "codex", "SessionEnd", { hook_event_name: "SessionEnd" }, /codex has no hook event SessionEnd/],
+  ];
+  for (const [name, adapter, hookEvent, value, reason] of cases) {
+    it(`${name} (under either --on-failure)`, async () => {
+      for (const onFailure of ["open", "closed"] as const) {
+        const s = scratch();
+        const outcome = await callHook(s, { adapter, hookEvent, input: value, onFailure });
+        expect(outcome).toMatchObject({ exitCode: 1, stdout: "", delivered: [] });
+        expect(outcome.stderr).toMatch(reason);
+        expect(s.delivered()).toEqual([]);
+      }
+    });
+  }
+
+  it("Claude Code inputs tolerate members Claude Code adds", async () => {
+    const s = scratch();
+    const outcome = await callHook(s, { adapter: "claude", hookEvent: "SessionStart", input: { ...input("claude", "SessionStart"), agent_type: "reviewer" } });
+    expect(outcome.exitCode, outcome.stderr).toBe(0);
+    expect(s.delivered()[0]?.metadata).not.toHaveProperty("agent_type");
+  });
+});
+
+describe("bounds and files", () => {
+  it("a prompt longer than metadata_text_max_bytes is cut at a code point boundary and named", async () => {
+    const max = HARNESS_HOOK_INPUTS.metadata_text_max_bytes;
+    const s = scratch();
+    const long = "é".repeat(max); // 2 bytes each: twice the bound
+    await callHook(s, { adapter: "codex", hookEvent: "UserPromptSubmit", input: { ...input("codex", "UserPromptSubmit"), prompt: long } });
+    const metadata = s.delivered()[0]?.metadata as Record<string, unknown>;
+    expect(Buffer.byteLength(metadata.prompt as string)).toBe(max);
+    expect(long.startsWith(metadata.prompt as string)).toBe(true);
+    expect(metadata.truncated_fields).toEqual(["prompt"]);
+  });
+
+  it("an unreadable state file is replaced, with a warning", async () => {
+    const s = scratch();
+    const start = input("codex", "SessionStart");
+    const store = new HookStateStore(s.stateDir, "codex");
+    mkdirSync(s.stateDir, { recursive: true });
+    writeFileSync(store.pathOf(start.session_id as string), "{not json");
+    const outcome = await callHook(s, { adapter: "codex", hookEvent: "SessionStart", input: start });
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.stderr).toContain("unreadable state");
+    expect(JSON.parse(readFileSync(store.pathOf(start.session_id as string), "utf8"))).toEqual({ frame_id: null, stop_continuations: 0 });
+  });
+
+  it("a state directory that cannot be written: exit 1 with the reason", async () => {
+    const s = scratch();
+    writeFileSync(join(s.dir, "not-a-dir"), "");
+    const outcome = await callHook(s, { adapter: "codex", hookEvent: "UserPromptSubmit", input: input("codex", "UserPromptSubmit"), stateDir: join(s.dir, "not-a-dir", "state") });
+    expect(outcome.exitCode).toBe(1);
+    expect(outcome.stdout).toBe("");
+    expect(outcome.stderr).toMatch(/cannot (read|write) the state/);
+  });
+});

@@ -1,0 +1,336 @@
+/**
+ * The defects a hostile review of the host found (issue "Reliability", items 2-8 and the minor
+ * ones), each reproduced with real files, real processes and real values. Every test here failed
+ * before the fix.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
+import type { CallbackResponse, DispatchEnvelope } from "../../generated/ts/types.js";
+import { renderHookPayload } from "../../runtime/hooks/render.js";
+import { InProcessInvoker } from "../../runtime/invoker/in-process.js";
+import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
+import { InvokerConfigError, type CallbackInvoker, type InvocationResult } from "../../runtime/invoker/types.js";
+import { REPO_ROOT, runTs } from "../support/cli-process.js";
+import { envelope, shellClient, tempDir } from "./support.js";
+
+const tmp = tempDir("hostile-review");
+afterAll(() => {
+  spawnSync("chmod", ["-R", "u+rwx", tmp.dir]);
+  tmp.cleanup();
+});
+let counter = 0;
+const scratch = (name: string): string => {
+  const dir = join(tmp.dir, `${name}-${++counter}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
+
+const OK: CallbackResponse = { schema_version: WIRE_VERSION, status: "delivered", failure_class: null, retry_class: null };
+const CLI_SOURCE = "runtime/cli/main.ts";
+
+/** A valid callback_request fixture in the conformance format. */
+function validFixture(): string {
+  return JSON.stringify({ kind: "callback_request", expect: "valid", data: envelope().request });
+}
+
+interface Row {
+  readonly path: string;
+  readonly actual: string;
+  readonly pass: boolean;
+  readonly pointer?: string;
+  readonly rule?: string;
+  readonly reason?: string;
+}
+
+function rows(stdout: string): Row[] {
+  return stdout
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as Row);
+}
+
+/** Each transport, with a witness of whether the client was reached. */
+function transports(): { name: string; invoker: CallbackInvoker; reached: () => boolean }[] {
+  const marker = join(tmp.dir, `marker-${++counter}`);
+  let called = false;
+  return [
+    { name: "subprocess", invoker: new SubprocessInvoker({ ...shellClient("marker", marker), timeoutMs: 10_000 }), reached: () => existsSync(marker) },
+    {
+      name: "in-process",
+      invoker: new InProcessInvoker({
+        handler: (request) => {
+          called = true;
+          if (request.event === "receipt.emitted") throw new Error("the handler received receipt.emitted");
+          return OK;
+        },
+      }),
+      reached: () => called,
+    },
+  ];
+}
+
+function failureOf(result: InvocationResult): Extract<InvocationResult, { ok: false }>["failure"] {
+  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result).slice(0, 200)}`);
+  return result.failure;
+}
+
+describe("2: conformance run never blocks on a FIFO", () => {
+  it("a FIFO named *.json is reported as a row (not a regular file) and the run ends with exit 3", () => {
+    const dir = scratch("fifo");
+    writeFileSync(join(dir, "a-valid.json"), validFixture());
+    const made = spawnSync("mkfifo", [join(dir, "b-fifo.json")]);
+    expect(made.status, String(made.stderr)).toBe(0);
+    const r = runTs(CLI_SOURCE, ["conformance", "run", "--root", dir], { timeoutMs: 30_000 });
+    expect(r.signal, "the run blocked on the FIFO and was killed").toBeNull();
+    expect(r.code, r.stderr).toBe(3);
+    const fifo = rows(r.stdout).find((x) => x.path.endsWith("b-fifo.json"));
+    expect(fifo).toMatchObject({ actual: "unreadable", pass: false });
+    expect(fifo?.reason).toContain("not a regular file");
+    expect(rows(r.stdout).find((x) => x.path.endsWith("a-valid.json"))?.pass).toBe(true);
+  });
+});
+
+describe("3: conformance run reports odd directory entries instead of crashing", () => {
+  const cases: [string, (dir: string) => void, string][] = [
+    ["a symlink loop", (dir) => symlinkSync("loop.json", join(dir, "loop.json")), "ELOOP"],
+    ["a dangling symlink", (dir) => symlinkSync(join(dir, "missing-target"), join(dir, "dangling.json")), "ENOENT"],
+    ["a directory symlink cycle", (dir) => symlinkSync(".", join(dir, "again")), ""],
+  ];
+  for (const [what, make, code] of cases) {
+    it(`${what} → a row or nothing, never "internal error"; exit 3 when a row is unreadable`, () => {
+      const dir = scratch("links");
+      writeFileSync(join(dir, "a-valid.json"), validFixture());
+      make(dir);
+      const r = runTs(CLI_SOURCE, ["conformance", "run", "--root", dir], { timeoutMs: 30_000 });
+      expect(r.stderr).not.toContain("internal error");
+      const all = rows(r.stdout);
+      expect(all.find((x) => x.path.endsWith("a-valid.json"))?.pass).toBe(true);
+      if (code === "") {
+        // The cycle is walked once: the valid fixture is judged once.
+        expect(all.filter((x) => x.path.endsWith("a-valid.json"))).toHaveLength(1);
+        expect(r.code, r.stderr).toBe(0);
+      } else {
+        expect(r.code, r.stderr).toBe(3);
+        expect(all.find((x) => x.actual === "unreadable")?.reason).toContain(code);
+      }
+    });
+  }
+
+  it("an unreadable subdirectory → a row naming it, exit 3", () => {
+    const dir = scratch("unreadable");
+    writeFileSync(join(dir, "a-valid.json"), validFixture());
+    const locked = join(dir, "locked");
+    mkdirSync(locked);
+    writeFileSync(join(locked, "inner.json"), validFixture());
+    chmodSync(locked, 0o000);
+    // root reads every directory: run the CLI as an unprivileged user then (the tree stays readable to it otherwise).
+    const asNobody = process.getuid?.() === 0;
+    if (asNobody) spawnSync("chmod", ["-R", "o+rX", tmp.dir]);
+    chmodSync(locked, 0o000);
+    const r = asNobody ? runAs(65534, ["conformance", "run", "--root", dir]) : runTs(CLI_SOURCE, ["conformance", "run", "--root", dir], { timeoutMs: 30_000 });
+    chmodSync(locked, 0o755);
+    expect(r.stderr).not.toContain("internal error");
+    expect(r.code, r.stderr).toBe(3);
+    const row = rows(r.stdout).find((x) => x.path === locked);
+    expect(row).toMatchObject({ actual: "unreadable", pass: false });
+    expect(row?.reason).toContain("EACCES");
+  });
+});
+
+/** Run the CLI from source as another user (root only), with a private tsx cache. */
+function runAs(uid: number, args: readonly string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, CLI_SOURCE), ...args], {
+    cwd: REPO_ROOT,
+    uid,
+    gid: uid,
+    env: { ...process.env, HOME: tmp.dir, TSX_TSCONFIG_PATH: join(REPO_ROOT, "tsconfig.json") },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+}
+
+describe("4: the receipt.emitted guard judges the snapshot that is delivered", () => {
+  /** An envelope whose request.event reads `session.started` first and `receipt.emitted` afterwards. */
+  function shapeShifter(): DispatchEnvelope {
+    const env = envelope();
+    let reads = 0;
+    Object.defineProperty(env.request, "event", {
+      enumerable: true,
+      get: () => (++reads === 1 ? "session.started" : "receipt.emitted"),
+    });
+    return env;
+  }
+  it("refuses it with receipt_emitted_rejected on both transports; no client is reached", async () => {
+    for (const t of transports()) {
+      const result = await t.invoker.invoke(shapeShifter());
+      expect(failureOf(result).variant, t.name).toBe("receipt_emitted_rejected");
+      expect(t.reached(), t.name).toBe(false);
+    }
+  });
+});
+
+describe("5: a handler throwing a hostile value settles with handler_threw", () => {
+  const hostile: [string, () => unknown][] = [
+    [
+      "a Proxy whose getPrototypeOf trap throws",
+      () =>
+        new Proxy(
+          {},
+          {
+            getPrototypeOf() {
+              throw new Error("trap");
+            },
+            get() {
+              throw new Error("trap");
+            },
+          },
+        ),
+    ],
+    [
+      "an Error whose message getter throws",
+      () => {
+        const error = new Error("x");
+        Object.defineProperty(error, "message", {
+          get() {
+            throw new Error("getter");
+          },
+        });
+        return error;
+      },
+    ],
+    [
+      "an object whose toString throws",
+      () => ({
+        toString() {
+          throw new Error("toString");
+        },
+      }),
+    ],
+  ];
+  for (const [what, make] of hostile) {
+    for (const mode of ["sync", "async"] as const) {
+      it(`${what} (${mode})`, async () => {
+        const invoker = new InProcessInvoker({
+          handler: () => {
+            const value = make();
+            if (mode === "sync") throw value;
+            return Promise.reject(value);
+          },
+        });
+        const result = await invoker.invoke(envelope());
+        expect(failureOf(result).variant).toBe("handler_threw");
+      });
+    }
+  }
+});
+
+describe("6: a huge envelope is request_too_large, refused while serializing", () => {
+  it("two 300 MB strings → request_too_large on both transports, quickly, client never reached", async () => {
+    const big = "x".repeat(300_000_000);
+    for (const t of transports()) {
+      const started = performance.now();
+      const result = await t.invoker.invoke(envelope({ metadata: { a: big, b: big } }));
+      const elapsed = performance.now() - started;
+      expect(failureOf(result).variant, t.name).toBe("request_too_large");
+      expect(t.reached(), t.name).toBe(false);
+      // Refused from the string's length, before it is escaped or copied (was 2 s and 1.7 GB).
+      expect(elapsed, t.name).toBeLessThan(LIMITS.settle_margin_ms);
+    }
+  });
+});
+
+describe("7: conformance run --substitute-version keeps __proto__ members", () => {
+  it("an invalid fixture stays invalid, at the same pointer", () => {
+    const dir = scratch("proto");
+    const data = `{"schema_version":"lifeloop.v0.2","event":"session.started","event_id":"evt-1","adapter_id":"a","adapter_version":"1","integration_mode":"native_hook","invocation_id":"inv-1","__proto__":{"x":1}}`;
+    writeFileSync(join(dir, "proto.json"), `{"kind":"callback_request","expect":"invalid","expect_pointer":"/__proto__","data":${data}}`);
+    const r = runTs(CLI_SOURCE, ["conformance", "run", "--root", dir, "--substitute-version", "lifeloop.v0.2"], { timeoutMs: 30_000 });
+    const [row] = rows(r.stdout);
+    expect(row, r.stderr).toMatchObject({ pass: true, pointer: "/__proto__", rule: "schema.additional-properties" });
+    expect(r.code).toBe(0);
+  });
+});
+
+describe("8: limits that would break the settle bound are refused", () => {
+  it("kill_grace_ms not below settle_margin_ms → InvokerConfigError naming limits.kill_grace_ms", () => {
+    for (const limits of [
+      { kill_grace_ms: 3000, settle_margin_ms: 110 },
+      { kill_grace_ms: 500, settle_margin_ms: 500 },
+      { kill_grace_ms: 2000 },
+    ]) {
+      let error: unknown;
+      try {
+        new SubprocessInvoker({ ...shellClient("ignore-term"), timeoutMs: 100, limits });
+      } catch (e) {
+        error = e;
+      }
+      expect(error, JSON.stringify(limits)).toBeInstanceOf(InvokerConfigError);
+      expect((error as InvokerConfigError).field).toBe("limits.kill_grace_ms");
+    }
+    expect(() => new SubprocessInvoker({ ...shellClient("ok"), timeoutMs: 100, limits: { kill_grace_ms: 50, settle_margin_ms: 200 } })).not.toThrow();
+  });
+});
+
+describe("minor defects", () => {
+  it("invoke(envelope, null) resolves like invoke(envelope); a non-object is an invalid_request failure", async () => {
+    for (const t of transports()) {
+      const r = await t.invoker.invoke(envelope(), null as never);
+      expect(r.ok, t.name).toBe(true);
+      const bad = await t.invoker.invoke(envelope(), 42 as never);
+      expect(failureOf(bad).variant, t.name).toBe("invalid_request");
+    }
+  });
+
+  it("renderHookPayload returns invalid_request for a Proxy whose get trap throws (never throws)", () => {
+    const proxy = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error("trap");
+        },
+      },
+    );
+    const result = renderHookPayload(proxy, { adapter: "claude" });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.kind).toBe("invalid_request");
+  });
+
+  it("Map and Set values are refused like BigInt (serialize_request), not sent as {}", async () => {
+    for (const value of [new Map([["a", 1]]), new Set([1])]) {
+      for (const t of transports()) {
+        const result = await t.invoker.invoke(envelope({ metadata: { value } as never }));
+        expect(failureOf(result).variant, t.name).toBe("serialize_request");
+        expect(t.reached(), t.name).toBe(false);
+      }
+    }
+  });
+
+  it("the CLI reports a closed standard output (>&-) with exit 3 instead of exiting 0", async () => {
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn("/bin/sh", ["-c", `exec "$0" --import tsx ${CLI_SOURCE} version >&-`, process.execPath], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stderr }));
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("standard output is closed");
+  });
+
+  it("the in-process timeoutMs counts the handler's synchronous work", async () => {
+    const invoker = new InProcessInvoker({
+      timeoutMs: 100,
+      handler: () => {
+        const until = performance.now() + 300;
+        while (performance.now() < until);
+        return OK;
+      },
+    });
+    const result = await invoker.invoke(envelope());
+    expect(failureOf(result).variant).toBe("timeout");
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * The settle bound holds for every document within the limits, and one invocation judging a huge
+ * document does not stall the others (issue "Reliability", item 1): huge responses from real child
+ * processes and huge in-memory envelopes, each next to a hanging client whose own deadline must
+ * still be kept. Before the fix a 15.7 MB response of 5.2 million empty objects settled after
+ * ~1.9 s against a bound of 1.1 s and held every other invocation of the process.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { afterAll, describe, expect, it } from "vitest";
+import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
+import type { DispatchEnvelope } from "../../generated/ts/types.js";
+import { InProcessInvoker } from "../../runtime/invoker/in-process.js";
+import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
+import type { InvocationResult } from "../../runtime/invoker/types.js";
+import { envelope, tempDir } from "./support.js";
+
+const tmp = tempDir("settle-huge");
+afterAll(() => tmp.cleanup());
+
+const HEAD = `{"schema_version":"${WIRE_VERSION}","status":"delivered","failure_class":null,"retry_class":null,"metadata":`;
+
+/** Response documents at (or beyond) the limits, written to files a shell client cats. */
+const RESPONSES = {
+  /** The review's document: 15.7 MB, 5.2 million empty objects (far more than limits.max_values). */
+  emptyObjects: `${HEAD}{"a":[${"{},".repeat(5_200_000)}{}]}}`,
+  /** Exactly limits.max_values values, all empty objects (the costliest valid shape per byte). */
+  maxValues: `${HEAD}{"a":[${"{},".repeat(LIMITS.max_values - 8)}{}]}}`,
+  /** One string as long as the byte limit allows. */
+  maxString: `${HEAD}{"a":"${"x".repeat(LIMITS.max_response_bytes - HEAD.length - 12)}"}}`,
+};
+
+function responseFile(name: keyof typeof RESPONSES): string {
+  const path = join(tmp.dir, `${name}.json`);
+  writeFileSync(path, RESPONSES[name]);
+  return path;
+}
+
+/** A client that reads the request, then writes `file` to stdout. */
+function catClient(file: string, timeoutMs: number): SubprocessInvoker {
+  return new SubprocessInvoker({ program: "/bin/sh", args: ["-c", `cat >/dev/null; exec cat '${file}'`], timeoutMs });
+}
+
+/** A client that never answers. */
+function hangingClient(timeoutMs: number): SubprocessInvoker {
+  return new SubprocessInvoker({ program: "/bin/sh", args: ["-c", "exec sleep 30"], timeoutMs });
+}
+
+/** Run `big` next to a hanging client; assert both settle bounds; return the big result and the longest event-loop block seen (ms). */
+async function withHangingNeighbour(big: () => Promise<InvocationResult>, bigTimeoutMs: number): Promise<{ result: InvocationResult; blockMs: number }> {
+  const hangMs = 200;
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const [result, neighbour] = await Promise.all([big(), hangingClient(hangMs).invoke(envelope())]);
+  loop.disable();
+  expect(result.elapsedMs).toBeLessThanOrEqual(bigTimeoutMs + LIMITS.settle_margin_ms);
+  expect(neighbour.ok ? "ok" : neighbour.failure.variant).toBe("timeout");
+  expect(neighbour.elapsedMs, "the hanging neighbour was held past its own settle bound").toBeLessThanOrEqual(hangMs + LIMITS.settle_margin_ms);
+  return { result, blockMs: loop.max / 1e6 };
+}
+
+describe("huge responses within (and beyond) the limits keep the settle bound", () => {
+  it("5.2 million empty objects (15.7 MB) → parse_response json.max-values, within the bound; the neighbour is not held", async () => {
+    const file = responseFile("emptyObjects");
+    const timeoutMs = 10_000;
+    const { result, blockMs } = await withHangingNeighbour(() => catClient(file, timeoutMs).invoke(envelope()), timeoutMs);
+    expect(result.ok ? "ok" : `${result.failure.variant}: ${result.failure.detail}`).toMatch(/^parse_response/);
+    if (!result.ok) expect(result.failure.issues?.[0]?.rule).toBe("json.max-values");
+    console.log(`emptyObjects: settled in ${result.elapsedMs.toFixed(0)} ms, longest event-loop block ${blockMs.toFixed(0)} ms`);
+  });
+
+  for (const name of ["maxValues", "maxString"] as const) {
+    it(`a valid response at the limits (${name}, ${(RESPONSES[name].length / 1e6).toFixed(1)} MB) → ok within the bound; the neighbour is not held`, async () => {
+      const file = responseFile(name);
+      const timeoutMs = 10_000;
+      const { result, blockMs } = await withHangingNeighbour(() => catClient(file, timeoutMs).invoke(envelope()), timeoutMs);
+      expect(result.ok ? "ok" : `${result.failure.variant}: ${result.failure.detail}`).toBe("ok");
+      console.log(`${name}: settled in ${result.elapsedMs.toFixed(0)} ms, longest event-loop block ${blockMs.toFixed(0)} ms`);
+    });
+  }
+});
+
+describe("huge in-memory envelopes keep the settle bound", () => {
+  /** The review's request: an envelope whose metadata has 1.2 million members. */
+  function manyKeys(count: number): DispatchEnvelope {
+    const metadata: Record<string, number> = {};
+    for (let i = 0; i < count; i++) metadata[`k${i}`] = i;
+    return envelope({ metadata });
+  }
+
+  it("1.2 million members with timeoutMs 1 → settles within 1 ms + settle_margin_ms (subprocess), nothing spawned", async () => {
+    const env = manyKeys(1_200_000);
+    const { result } = await withHangingNeighbour(() => new SubprocessInvoker({ program: "/bin/sh", args: ["-c", "cat >/dev/null; exit 0"], timeoutMs: 1 }).invoke(env), 1);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(["timeout", "invalid_request"]).toContain(result.failure.variant);
+  });
+
+  it("a valid envelope near limits.max_values is delivered in slices; the neighbour is not held", async () => {
+    const env = manyKeys(LIMITS.max_values - 20);
+    const timeoutMs = 30_000; // generous: the bound asserted here is the neighbour's
+    const { result, blockMs } = await withHangingNeighbour(
+      () => new SubprocessInvoker({ program: "/bin/sh", args: ["-c", `cat >/dev/null; printf '%s' '{"schema_version":"${WIRE_VERSION}","status":"delivered"}'`], timeoutMs }).invoke(env),
+      timeoutMs,
+    );
+    expect(result.ok ? "ok" : `${result.failure.variant}: ${result.failure.detail}`).toBe("ok");
+    console.log(`envelope of ${LIMITS.max_values - 20} members: settled in ${result.elapsedMs.toFixed(0)} ms, longest event-loop block ${blockMs.toFixed(0)} ms`);
+  });
+
+  it("in-process: a handler's response with 5 million values → invalid_response json.max-values, without stalling the neighbour", async () => {
+    const huge = { schema_version: WIRE_VERSION, status: "delivered" as const, metadata: { a: new Array(5_000_000).fill(0) } };
+    const { result } = await withHangingNeighbour(() => new InProcessInvoker({ handler: () => huge, timeoutMs: 2_000 }).invoke(envelope()), 2_000);
+    expect(result.ok ? "ok" : result.failure.variant).toBe("invalid_response");
+    if (!result.ok) expect(result.failure.issues?.[0]?.rule).toBe("json.max-values");
+  });
+});

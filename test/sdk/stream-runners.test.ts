@@ -1,0 +1,139 @@
+/**
+ * The stream (v2) client runners of every binding as real processes, driven over their pipes the
+ * way a host drives them (spec/stream-protocol.md §Shutdown, §Framing): the Go SDK (go-echo), the
+ * Python SDK (python-echo) and the TypeScript runner (node/stream-actions.mjs), each started with
+ * `--stream` in its own process group.
+ *
+ * - stdout is reserved for frames: a handler that prints, writes to fd 1 and runs a child that
+ *   inherits stdout still yields exactly one line on stdout, its reply.
+ * - A client exits within limits.stream_client_exit_ms of stdin EOF, and of SIGTERM, SIGINT and
+ *   SIGHUP, even while a handler is still running (status 0).
+ *
+ * Barrier: a hanging event is followed by an echo event; the echo's reply proves both frames were
+ * read and the hanging handler is running. Every process is killed (group) and reaped at the end.
+ */
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
+import { callbackRequest, dispatchEnvelope } from "../support/dispatch.js";
+import { FIXTURE_CLIENTS_DIR, GO_ECHO_DIR, REPO_ROOT } from "../support/fixture-clients.js";
+
+const EXIT_BOUND_MS = LIMITS.stream_client_exit_ms;
+/** Watchdog of one wait (ms): a failure, never a pacing sleep. */
+const WATCHDOG_MS = 20_000;
+
+const scratch = mkdtempSync(join(tmpdir(), "lifeloop-stream-runners-"));
+const GO_PROGRAM = join(scratch, "go-echo");
+const CLIENTS = [
+  ["go", GO_PROGRAM],
+  ["python", join(FIXTURE_CLIENTS_DIR, "python-echo", "echo.py")],
+  ["ts", join(FIXTURE_CLIENTS_DIR, "node", "stream-actions.mjs")],
+] as const;
+
+beforeAll(() => {
+  const built = spawnSync("go", ["build", "-o", GO_PROGRAM, "."], { cwd: GO_ECHO_DIR, encoding: "utf8", timeout: 300_000 });
+  if (built.status !== 0) throw new Error(`go build of go-echo failed: ${built.error?.message ?? built.stderr}`);
+  // The TS fixture runs the compiled package (dist/, built by npm test's pretest step).
+  if (!existsSync(join(REPO_ROOT, "dist", "runtime", "index.js"))) throw new Error("dist/ is not built: run npm run build");
+}, 600_000);
+
+const live = new Set<ChildProcessWithoutNullStreams>();
+afterAll(() => {
+  for (const child of live) {
+    try {
+      process.kill(-(child.pid as number), "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A client process with a line reader on its stdout (test side) and its exit as a promise. */
+function start(program: string): { child: ChildProcessWithoutNullStreams; nextLine: () => Promise<string>; lines: string[]; exited: Promise<{ code: number | null; signal: string | null; at: number }> } {
+  const child = spawn(program, [STREAM_V2.launch.flag], { stdio: ["pipe", "pipe", "pipe"], detached: true });
+  live.add(child);
+  child.stderr.resume();
+  const lines: string[] = [];
+  let buffered = "";
+  let waiter: (() => void) | null = null;
+  child.stdout.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString("utf8");
+    for (let lf = buffered.indexOf("\n"); lf >= 0; lf = buffered.indexOf("\n")) {
+      lines.push(buffered.slice(0, lf));
+      buffered = buffered.slice(lf + 1);
+    }
+    waiter?.();
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null; at: number }>((resolve) => {
+    child.on("exit", (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal, at: performance.now() });
+    });
+  });
+  let taken = 0;
+  const nextLine = async (): Promise<string> => {
+    const deadline = performance.now() + WATCHDOG_MS;
+    while (lines.length <= taken) {
+      if (performance.now() > deadline) throw new Error(`no line on stdout within ${WATCHDOG_MS} ms`);
+      await new Promise<void>((resolve) => {
+        waiter = resolve;
+        setTimeout(resolve, 250);
+      });
+    }
+    return lines[taken++] as string;
+  };
+  return { child, nextLine, lines, exited };
+}
+
+let n = 0;
+function send(child: ChildProcessWithoutNullStreams, action?: string): string {
+  const id = String(++n);
+  const envelope = dispatchEnvelope(callbackRequest("session.started", { event_id: `evt-${id}`, invocation_id: `inv-${id}`, ...(action === undefined ? {} : { metadata: { matrix_action: action } }) }));
+  child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method: `${STREAM_V2.host_to_client.event_method_prefix}session.started`, params: envelope })}\n`);
+  return id;
+}
+
+describe.each(CLIENTS)("%s stream runner", (_lang, program) => {
+  it("keeps stdout for frames: stray prints and a child's output go elsewhere", async () => {
+    const c = start(program);
+    const id = send(c.child, "print");
+    const reply = JSON.parse(await c.nextLine()) as { id: string; result: { status: string } };
+    expect(reply.id).toBe(id);
+    expect(reply.result.status).toBe("delivered");
+    const echoId = send(c.child);
+    expect((JSON.parse(await c.nextLine()) as { id: string }).id).toBe(echoId);
+    c.child.stdin.end();
+    await c.exited;
+    expect(c.lines.length, c.lines.join("\n")).toBe(2);
+  }, 60_000);
+
+  it(`exits within ${EXIT_BOUND_MS} ms of stdin EOF with a handler still running`, async () => {
+    const c = start(program);
+    send(c.child, "hang");
+    const echoId = send(c.child);
+    expect((JSON.parse(await c.nextLine()) as { id: string }).id).toBe(echoId);
+    const ended = performance.now();
+    c.child.stdin.end();
+    const exit = await c.exited;
+    expect(exit.at - ended).toBeLessThan(EXIT_BOUND_MS);
+    expect(exit.code).toBe(0);
+  }, 60_000);
+
+  it.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)(`exits within ${EXIT_BOUND_MS} ms of %s with a handler still running`, async (signal) => {
+    const c = start(program);
+    send(c.child, "hang");
+    const echoId = send(c.child);
+    expect((JSON.parse(await c.nextLine()) as { id: string }).id).toBe(echoId);
+    const sent = performance.now();
+    c.child.kill(signal);
+    const exit = await c.exited;
+    expect(exit.at - sent).toBeLessThan(EXIT_BOUND_MS);
+    expect(exit.code).toBe(0);
+    c.child.stdin.destroy();
+  }, 60_000);
+});

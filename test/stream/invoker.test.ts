@@ -1,0 +1,315 @@
+/**
+ * StreamInvoker against real clients (spec/host-runtime.md §"Stream invoker (v2)"): the TypeScript
+ * client runner (runner-echo.mjs on the package's `serve`) and the hand-written raw NDJSON client
+ * (raw-client.mjs). Each misbehaviour of issue 10 item 6 ends in its named outcome within the
+ * per-event bound, and after each test nothing is left running.
+ *
+ * Ordering uses barriers, never sleeps: a frame the host writes before request N is read by the
+ * client before request N, so once event N is answered the client has seen (and logged) it; the
+ * raw client holds replies until a later request arrives. Watchdogs: each test's own timeout, and
+ * the settle bound asserted on every timed outcome.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { LIMITS } from "../../generated/ts/spec.js";
+import { ReverseRequestError } from "../../runtime/stream/reverse.js";
+import { envelope, logLines, RAW_CLIENT, scratch, SESSION_EVENTS, Sessions, TS_RUNNER } from "./support.js";
+
+const sessions = new Sessions();
+const scratches: (() => void)[] = [];
+afterEach(async () => {
+  const left = await sessions.closeAll();
+  for (const c of scratches.splice(0)) c();
+  expect(left.alive, "processes left running").toEqual([]);
+  expect(left.tracked, "process groups still tracked").toEqual([]);
+});
+
+function logFile(): string {
+  const s = scratch();
+  scratches.push(s.cleanup);
+  return s.log;
+}
+
+const FAST = { stream_close_grace_ms: 1000, stream_term_grace_ms: 500 } as const;
+const CLIENTS = [
+  { name: "raw client", program: RAW_CLIENT, cancelBehave: "ignore-first" },
+  { name: "TS runner", program: TS_RUNNER, cancelBehave: "hang-first" },
+] as const;
+
+describe.each(CLIENTS)("StreamInvoker with the $name", ({ program, cancelBehave }) => {
+  it("delivers a whole session of every dispatchable event over one child, correlated by id", async () => {
+    const inv = sessions.open({ program, timeoutMs: 10_000, limits: FAST });
+    const results = [];
+    for (const [i, event] of SESSION_EVENTS.entries()) results.push(await inv.invoke(envelope(event, i + 1)));
+    sessions.see(inv);
+    results.forEach((r, i) => {
+      expect(r.ok, JSON.stringify(r)).toBe(true);
+      if (r.ok) expect(r.response.metadata).toMatchObject({ event: SESSION_EVENTS[i], event_id: `e${i + 1}` });
+    });
+    expect(inv.stats).toMatchObject({ events: SESSION_EVENTS.length, spawns: 1, discardedFrames: 0 });
+  });
+
+  it("cancel before a reply: timeout within the bound, lifeloop/cancel reaches the client, the stream goes on", async () => {
+    const log = logFile();
+    const timeoutMs = 800;
+    const inv = sessions.open({ program, args: ["--behave", cancelBehave, "--log", log], timeoutMs, limits: FAST });
+    const first = await inv.invoke(envelope("session.started", 1));
+    expect(first.ok).toBe(false);
+    if (!first.ok) {
+      expect(first.failure.variant).toBe("timeout");
+      expect(first.elapsedMs).toBeGreaterThanOrEqual(timeoutMs - 1);
+      expect(first.elapsedMs).toBeLessThan(timeoutMs + LIMITS.settle_margin_ms);
+    }
+    // Barrier: the cancel was written before request 2, so the client handled it before answering 2.
+    const second = await inv.invoke(envelope("frame.opening", 2));
+    sessions.see(inv);
+    expect(second.ok && second.response.metadata?.event_id).toBe("e2");
+    const lines = logLines(log);
+    const cancelled = program === RAW_CLIENT ? lines.filter((l) => (l.frame as { method?: string }).method === "lifeloop/cancel").map((l) => (l.frame as { params: unknown }).params) : lines.map((l) => l.cancelled);
+    expect(cancelled).toEqual(program === RAW_CLIENT ? [{ id: "1", reason: "timeout" }] : ["e1"]);
+    expect(inv.stats).toMatchObject({ spawns: 1, cancels: 1 });
+  });
+
+  it("serves a client request while an event is pending: not_available until a handler is plugged in", async () => {
+    const inv = sessions.open({ program, args: ["--behave", "reverse"], timeoutMs: 10_000, limits: FAST });
+    const before = await inv.invoke(envelope("session.started", 1));
+    expect(before.ok && (before.response.metadata?.reverse as Record<string, unknown>)).toMatchObject(program === RAW_CLIENT ? { error_code: -32000, error_name: "not_available" } : { error_name: "not_available", code: -32000 });
+    inv.setReverseHandler("continuation/get", (req) => {
+      if (req.params.key !== "k1") throw new ReverseRequestError("not_found", "no such key");
+      return { result: { client_id: "c", ttl_s: null, written_at_epoch_s: 7 }, blob: Buffer.from("hello") };
+    });
+    const after = await inv.invoke(envelope("session.started", 2));
+    sessions.see(inv);
+    expect(after.ok && (after.response.metadata?.reverse as Record<string, unknown>)).toMatchObject({ result: program === RAW_CLIENT ? { blob_base64: "aGVsbG8=", client_id: "c", ttl_s: null, written_at_epoch_s: 7 } : { client_id: "c", ttl_s: null, written_at_epoch_s: 7 } });
+    expect(inv.stats.reverseRequests).toBe(2);
+  });
+
+  it("a crash mid-session fails the pending event with stream_exit and the next event respawns", async () => {
+    const inv = sessions.open({ program, args: ["--behave", "crash-at:2"], timeoutMs: 10_000, limits: FAST });
+    const one = await inv.invoke(envelope("session.started", 1));
+    const pid = sessions.see(inv);
+    const two = await inv.invoke(envelope("frame.opening", 2));
+    const three = await inv.invoke(envelope("frame.opened", 3));
+    sessions.see(inv);
+    expect(one.ok).toBe(true);
+    expect(two.ok ? null : { variant: two.failure.variant, exit_code: two.failure.exit_code, failure_class: two.failure.failure_class }).toEqual({ variant: "stream_exit", exit_code: 3, failure_class: "transport_error" });
+    expect(three.ok).toBe(true);
+    expect(inv.stats.spawns).toBe(2);
+    expect(inv.pid).not.toBe(pid);
+  });
+
+  it("never writes receipt.emitted: refused before anything is spawned or written", async () => {
+    const log = logFile();
+    const inv = sessions.open({ program, args: ["--log", log], timeoutMs: 10_000, limits: FAST });
+    const emitted = await inv.invoke(envelope("receipt.emitted", 1));
+    expect(emitted.ok ? null : emitted.failure.variant).toBe("receipt_emitted_rejected");
+    expect(inv.stats.spawns).toBe(0);
+    const next = await inv.invoke(envelope("session.started", 2));
+    sessions.see(inv);
+    expect(next.ok).toBe(true);
+    if (program === RAW_CLIENT) expect(logLines(log).map((l) => (l.frame as { method?: string }).method)).toEqual(["event/session.started"]);
+  });
+
+  it("shutdown by EOF: close() ends the stream well within the grace and the child exits by itself", async () => {
+    const inv = sessions.open({ program, args: ["--behave", "timer"].slice(program === TS_RUNNER ? 0 : 2), timeoutMs: 10_000, limits: { stream_close_grace_ms: 5000, stream_term_grace_ms: 1000 } });
+    expect((await inv.invoke(envelope("session.started", 1))).ok).toBe(true);
+    sessions.see(inv);
+    const t0 = performance.now();
+    await inv.close();
+    const took = performance.now() - t0;
+    expect(took).toBeLessThan(LIMITS.stream_client_exit_ms + LIMITS.settle_margin_ms);
+    const after = await inv.invoke(envelope("session.started", 2));
+    expect(after.ok ? null : after.failure.variant).toBe("stream_closed");
+  });
+});
+
+describe("StreamInvoker misbehaviours (raw client)", () => {
+  const raw = (behave: string, extra: Record<string, unknown> = {}, args: string[] = []) =>
+    sessions.open({ program: RAW_CLIENT, args: ["--behave", behave, ...args], timeoutMs: 10_000, limits: { ...FAST, ...(extra as object) } });
+
+  it("a late old reply while the next request is pending is discarded and never consumes it", async () => {
+    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "late-reply"], timeoutMs: 700, limits: FAST });
+    const one = await inv.invoke(envelope("session.started", 1));
+    expect(one.ok ? null : one.failure.variant).toBe("timeout");
+    const two = await inv.invoke(envelope("frame.opening", 2));
+    sessions.see(inv);
+    expect(two.ok && two.response.metadata).toMatchObject({ event_id: "e2" });
+    expect(two.ok && two.response.metadata?.late).toBeUndefined();
+    expect(inv.stats.discardedFrames).toBe(1);
+  });
+
+  it("duplicate replies with different contents: the first wins, the second is discarded and counted", async () => {
+    const inv = raw("duplicate");
+    const results = [await inv.invoke(envelope("session.started", 1)), await inv.invoke(envelope("frame.opening", 2))];
+    sessions.see(inv);
+    for (const r of results) expect(r.ok && r.response).toMatchObject({ status: "delivered", metadata: { copy: 1 } });
+    expect(inv.stats.discardedFrames).toBe(2);
+  });
+
+  it("unsolicited and unknown-id frames (an integer 7 for \"7\" included) are discarded without consuming the live request", async () => {
+    const inv = raw("unsolicited");
+    const r = await inv.invoke(envelope("session.started", 1));
+    sessions.see(inv);
+    expect(r.ok && r.response.metadata).toMatchObject({ event_id: "e1" });
+    expect(r.ok && r.response.metadata?.unsolicited).toBeUndefined();
+    expect(r.ok && r.response.metadata?.integer_id).toBeUndefined();
+    expect(inv.stats.discardedFrames).toBe(4);
+  });
+
+  it("client requests the host refuses: -32601 unknown method, -32602 bad params, -32023 bad identifier, -32000 not available, -32600 a duplicate unanswered id", async () => {
+    const inv = raw("probe");
+    const r = await inv.invoke(envelope("session.started", 1));
+    sessions.see(inv);
+    expect(r.ok && r.response.metadata?.probe).toEqual([-32601, -32602, -32602, -32023, -32000, -32600]);
+    expect(inv.stats.reverseRequests).toBe(5);
+  });
+
+  it("a frame written one byte at a time", async () => {
+    const inv = raw("bytewise");
+    const r = await inv.invoke(envelope("session.started", 1));
+    sessions.see(inv);
+    expect(r.ok && r.response.metadata?.event_id).toBe("e1");
+  });
+
+  it("two frames in one write answer two pending requests, each by its id", async () => {
+    const inv = raw("two-in-one");
+    const [a, b] = await Promise.all([inv.invoke(envelope("session.started", 1)), inv.invoke(envelope("frame.opening", 2))]);
+    sessions.see(inv);
+    expect([a.ok && a.response.metadata?.event_id, b.ok && b.response.metadata?.event_id]).toEqual(["e1", "e2"]);
+  });
+
+  it("a frame of exactly max_frame_bytes passes; one byte over fails with stream_frame_too_large", async () => {
+    const limit = 4096;
+    const at = raw("pad", { max_frame_bytes: limit }, ["--frame-bytes", String(limit)]);
+    const ok = await at.invoke(envelope("session.started", 1));
+    sessions.see(at);
+    expect(ok.ok && typeof ok.response.metadata?.pad).toBe("string");
+    const over = raw("pad", { max_frame_bytes: limit }, ["--frame-bytes", String(limit + 1)]);
+    const bad = await over.invoke(envelope("session.started", 1));
+    sessions.see(over);
+    expect(bad.ok ? null : { variant: bad.failure.variant, rule: bad.failure.issues?.[0]?.rule }).toEqual({ variant: "stream_frame_too_large", rule: "stream.frame-too-large" });
+  });
+
+  it("a client that closes stdout: stream_stdout_closed, then a respawn", async () => {
+    const inv = raw("close-stdout");
+    const r = await inv.invoke(envelope("session.started", 1));
+    expect(r.ok ? null : r.failure.variant).toBe("stream_stdout_closed");
+    const again = await inv.invoke(envelope("session.started", 2));
+    expect(again.ok ? null : again.failure.variant).toBe("stream_stdout_closed");
+    expect(inv.stats.spawns).toBe(2);
+  });
+
+  it("a start-up banner on stdout is a framing violation (json.syntax), never skipped", async () => {
+    const inv = raw("banner");
+    const r = await inv.invoke(envelope("session.started", 1));
+    expect(r.ok ? null : { variant: r.failure.variant, rule: r.failure.issues?.[0]?.rule }).toEqual({ variant: "stream_framing", rule: "json.syntax" });
+    expect(r.ok ? "" : r.failure.detail).toContain("raw-client 1.0 starting up");
+  });
+
+  it("an error reply maps its code to the failure class of the error-code table", async () => {
+    const inv = raw("error-reply:-32601");
+    const r = await inv.invoke(envelope("session.started", 1));
+    sessions.see(inv);
+    expect(r.ok ? null : { variant: r.failure.variant, failure_class: r.failure.failure_class, retry_class: r.failure.retry_class }).toEqual({ variant: "error_reply", failure_class: "capability_unsupported", retry_class: "do_not_retry" });
+  });
+
+  it("a client that dies at start-up cannot cause a respawn storm", async () => {
+    const inv = raw("exit-at-start", { stream_max_failed_spawns: 2, stream_respawn_cooldown_ms: 60_000 });
+    const outcomes = [];
+    for (let i = 1; i <= 4; i++) {
+      const r = await inv.invoke(envelope("session.started", i));
+      outcomes.push(r.ok ? "ok" : r.failure.variant);
+    }
+    expect(outcomes).toEqual(["stream_exit", "stream_exit", "stream_respawn_limited", "stream_respawn_limited"]);
+    expect(inv.stats.spawns).toBe(2);
+  });
+
+  it("consecutive timeouts end a stuck stream; the next event respawns", async () => {
+    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "silent"], timeoutMs: 300, limits: { ...FAST, stream_max_consecutive_timeouts: 2 } });
+    const a = await inv.invoke(envelope("session.started", 1));
+    const first = sessions.see(inv);
+    const b = await inv.invoke(envelope("session.started", 2));
+    expect([a.ok ? "ok" : a.failure.variant, b.ok ? "ok" : b.failure.variant]).toEqual(["timeout", "timeout"]);
+    await inv.invoke(envelope("session.started", 3));
+    sessions.see(inv);
+    expect(inv.stats.spawns).toBe(2);
+    expect(inv.pid).not.toBe(first);
+  });
+
+  it("a client that stops reading cannot make the host buffer without bound: queued frames are dropped at their deadline", async () => {
+    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "no-read"], timeoutMs: 600, limits: { ...FAST, stream_max_consecutive_timeouts: 10 } });
+    const big = envelope("session.started", 1);
+    big.request.metadata = { blob: "x".repeat(1024 * 1024) };
+    const results = await Promise.all([1, 2, 3].map(() => inv.invoke(big)));
+    sessions.see(inv);
+    expect(results.map((r) => (r.ok ? "ok" : r.failure.variant))).toEqual(["timeout", "timeout", "timeout"]);
+    const dropped = results.filter((r) => !r.ok && r.failure.detail.includes("dropped"));
+    expect(dropped.length).toBe(2);
+  });
+
+  it("shutdown by SIGTERM within the grace when the client ignores EOF; SIGKILL when it ignores both", async () => {
+    const grace = { stream_close_grace_ms: 300, stream_term_grace_ms: 700 };
+    const eof = sessions.open({ program: RAW_CLIENT, args: ["--behave", "ignore-eof"], timeoutMs: 5000, limits: grace });
+    expect((await eof.invoke(envelope("session.started", 1))).ok).toBe(true);
+    sessions.see(eof);
+    let t0 = performance.now();
+    await eof.close();
+    let took = performance.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(grace.stream_close_grace_ms - 1);
+    expect(took).toBeLessThan(grace.stream_close_grace_ms + grace.stream_term_grace_ms);
+
+    const stubborn = sessions.open({ program: RAW_CLIENT, args: ["--behave", "ignore-term"], timeoutMs: 5000, limits: grace });
+    expect((await stubborn.invoke(envelope("session.started", 1))).ok).toBe(true);
+    sessions.see(stubborn);
+    t0 = performance.now();
+    await stubborn.close();
+    took = performance.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(grace.stream_close_grace_ms + grace.stream_term_grace_ms - 1);
+    expect(took).toBeLessThan(grace.stream_close_grace_ms + grace.stream_term_grace_ms + LIMITS.kill_grace_ms + LIMITS.settle_margin_ms);
+  });
+});
+
+describe("StreamInvoker with the TS runner: client-side duties", () => {
+  it("stray console.log and stdout writes in a handler never reach the wire; a 1 MiB stderr flood is drained into the bounded tail", async () => {
+    const print = sessions.open({ program: TS_RUNNER, args: ["--behave", "print"], timeoutMs: 10_000, limits: FAST });
+    const p = await print.invoke(envelope("session.started", 1));
+    sessions.see(print);
+    expect(p.ok).toBe(true);
+    expect(p.ok && p.stderrTail).toContain("a stray stdout write");
+    const flood = sessions.open({ program: TS_RUNNER, args: ["--behave", "stderr-flood"], timeoutMs: 10_000, limits: FAST });
+    const f = await flood.invoke(envelope("session.started", 1));
+    sessions.see(flood);
+    expect(f.ok).toBe(true);
+    expect(f.ok && Buffer.byteLength(f.stderrTail)).toBeLessThanOrEqual(LIMITS.stderr_tail_bytes);
+  });
+
+  it("host commands over the pipe: a plugged-in store serves put and get under the CLI's names", async () => {
+    const blobs = new Map<string, Buffer>();
+    const inv = sessions.open({
+      program: TS_RUNNER,
+      args: ["--behave", "put-get"],
+      timeoutMs: 10_000,
+      limits: FAST,
+      reverseHandlers: {
+        "continuation/put": (req) => {
+          blobs.set(`${String(req.params.thread)}/${String(req.params.key)}`, req.blob as Buffer);
+          return { result: { status: "ok", written_at_epoch_s: 1 } };
+        },
+        "continuation/get": (req) => {
+          const blob = blobs.get(`${String(req.params.thread)}/${String(req.params.key)}`);
+          if (blob === undefined) throw new ReverseRequestError("not_found", "no entry");
+          return { result: { client_id: "unknown", ttl_s: null, written_at_epoch_s: 1 }, blob };
+        },
+      },
+    });
+    const r = await inv.invoke(envelope("session.started", 7));
+    sessions.see(inv);
+    expect(r.ok && r.response.metadata).toMatchObject({ transport: "stream", roundtrip: "blob of e7" });
+  });
+
+  it("a throwing handler is answered failed/internal_error with warning handler_threw (a valid response)", async () => {
+    const inv = sessions.open({ program: TS_RUNNER, args: ["--behave", "throw"], timeoutMs: 10_000, limits: FAST });
+    const r = await inv.invoke(envelope("session.started", 1));
+    sessions.see(inv);
+    expect(r.ok && r.response).toMatchObject({ status: "failed", failure_class: "internal_error", warnings: [{ code: "handler_threw" }] });
+  });
+});

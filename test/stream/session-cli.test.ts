@@ -1,0 +1,162 @@
+/**
+ * `lifeloop-callback session` as a real process (built dist/), both transports on the same JSON
+ * Lines file (spec/host-runtime.md §"CLI: lifeloop-callback session"), and the TypeScript client
+ * runner's own duties as a process: v1 mode, and exit within limits.stream_client_exit_ms of stdin
+ * EOF and of SIGTERM in v2 mode (even with a timer keeping its event loop alive).
+ */
+import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { LIMITS } from "../../generated/ts/spec.js";
+import { validateValue } from "../../runtime/wire/validate.js";
+import { CLI, REPO_ROOT } from "../support/cli-process.js";
+import { envelope, RAW_CLIENT, scratch, SESSION_EVENTS, TS_RUNNER } from "./support.js";
+
+const tmp = scratch();
+/** The reference CLI (built by test/setup/prepare.sh): a real host for v1 client commands. */
+const REFERENCE_CLI = join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop");
+afterAll(() => tmp.cleanup());
+
+interface Run {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function run(program: string, args: readonly string[], input = ""): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(input);
+  });
+}
+
+const session = (args: readonly string[], input = ""): Promise<Run> => run(process.execPath, [CLI, "session", ...args], input);
+
+function sessionFile(name: string, lines: readonly string[]): string {
+  const file = join(tmp.dir, name);
+  writeFileSync(file, lines.map((l) => `${l}\n`).join(""));
+  return file;
+}
+
+const whole = SESSION_EVENTS.map((event, i) => JSON.stringify(envelope(event, i + 1)));
+
+describe("cli: session", () => {
+  for (const transport of ["subprocess", "stream"] as const) {
+    it(`--transport ${transport}: one line per envelope in order, then the summary`, async () => {
+      const file = sessionFile(`whole-${transport}.jsonl`, [...whole, JSON.stringify({ schema_version: "nope" })]);
+      const r = await session(["--transport", transport, "--program", TS_RUNNER, "--timeout-ms", "10000", file]);
+      expect(r.code, r.stderr).toBe(1);
+      const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.length).toBe(whole.length + 2);
+      lines.slice(0, whole.length).forEach((line, i) => {
+        expect(Object.keys(line)).toEqual(["event_id", "response", "failure", "receipt", "elapsed_ms"]);
+        expect(line.event_id).toBe(`e${i + 1}`);
+        expect(line.failure).toBeNull();
+        expect((line.response as { metadata: { transport: string } }).metadata.transport).toBe(transport);
+        expect(validateValue("LifecycleReceipt", line.receipt)).toEqual([]);
+      });
+      const invalid = lines[whole.length] as { event_id: unknown; failure: { variant: string } };
+      expect([invalid.event_id, invalid.failure.variant]).toEqual([null, "invalid_request"]);
+      expect(lines[whole.length + 1]).toMatchObject({
+        summary: { transport, events: whole.length + 1, delivered: whole.length, failed: 1, spawns: transport === "stream" ? 1 : whole.length, discarded_frames: 0 },
+      });
+    });
+  }
+
+  it("exit 0 when every envelope got a valid response; discarded frames are counted", async () => {
+    const file = sessionFile("dup.jsonl", whole.slice(0, 3));
+    const r = await session(["--transport", "stream", "--program", RAW_CLIENT, "--arg", "--behave", "--arg", "duplicate", "--timeout-ms", "10000", file]);
+    expect(r.code, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout.trim().split("\n").pop() as string) as { summary: Record<string, unknown> };
+    expect(summary.summary).toMatchObject({ events: 3, delivered: 3, failed: 0, spawns: 1, discarded_frames: 3 });
+  });
+
+  it("a line that is not JSON is exit 3 before anything is sent", async () => {
+    const witness = join(tmp.dir, "never.jsonl");
+    const file = sessionFile("bad.jsonl", [whole[0] as string, "not json", whole[1] as string]);
+    const r = await session(["--transport", "stream", "--program", RAW_CLIENT, "--arg", "--log", "--arg", witness, "--timeout-ms", "5000", file]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("line 2");
+    expect(existsSync(witness), "the client was never started").toBe(false);
+  });
+
+  it("usage errors are exit 2: unknown transport, relative program, missing timeout", async () => {
+    const file = sessionFile("one.jsonl", [whole[0] as string]);
+    for (const args of [
+      ["--transport", "carrier-pigeon", "--program", RAW_CLIENT, "--timeout-ms", "1000", file],
+      ["--program", "raw-client.mjs", "--timeout-ms", "1000", file],
+      ["--program", RAW_CLIENT, file],
+    ]) {
+      const r = await session(args);
+      expect(r.code, args.join(" ")).toBe(2);
+    }
+  });
+
+  it("reads standard input with -", async () => {
+    const r = await session(["--transport", "stream", "--program", RAW_CLIENT, "--timeout-ms", "10000", "-"], `${whole.slice(0, 2).join("\n")}\n`);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split("\n").length).toBe(3);
+  });
+});
+
+describe("TypeScript client runner as a process", () => {
+  it("v1: one envelope on stdin, one CallbackResponse on stdout, exit 0", async () => {
+    const r = await run(TS_RUNNER, [], JSON.stringify(envelope("session.started", 1)));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: "delivered", metadata: { transport: "subprocess", event_id: "e1" } });
+  });
+
+  it("v1: host commands spawn the real host CLI (the reference lifeloop): put, then get the same bytes back", async () => {
+    const store = scratch();
+    try {
+      const r = await new Promise<Run>((resolve, reject) => {
+        const child = spawn(TS_RUNNER, ["--behave", "put-get", "--cli", REFERENCE_CLI], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, LIFELOOP_CONTINUATION_ROOT: store.dir } });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        child.on("error", reject);
+        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+        child.stdin.end(JSON.stringify(envelope("session.started", 7)));
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ metadata: { transport: "subprocess", roundtrip: "blob of e7" } });
+    } finally {
+      store.cleanup();
+    }
+  });
+
+  for (const how of ["EOF", "SIGTERM"] as const) {
+    it(`v2: exits within limits.stream_client_exit_ms of ${how}, even with a timer running`, async () => {
+      const child = spawn(TS_RUNNER, ["--behave", "timer", "--stream"], { stdio: ["pipe", "pipe", "pipe"] });
+      const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.on("exit", (code) => resolve({ code, at: performance.now() })));
+      // Barrier: the runner is serving once it has answered one request.
+      const answered = new Promise<string>((resolve) => child.stdout.once("data", (d: Buffer) => resolve(d.toString())));
+      child.stdin.write(`{"jsonrpc":"2.0","id":"1","method":"event/session.started","params":${JSON.stringify(envelope("session.started", 1))}}\n`);
+      expect(JSON.parse(await answered)).toMatchObject({ jsonrpc: "2.0", id: "1", result: { status: "delivered" } });
+      const t0 = performance.now();
+      if (how === "EOF") child.stdin.end();
+      else child.kill("SIGTERM");
+      const { code, at } = await exited;
+      expect(code).toBe(0);
+      expect(at - t0).toBeLessThan(LIMITS.stream_client_exit_ms);
+    });
+  }
+
+  it("v2: unknown methods get -32601, notifications no reply, a bad host frame ends the runner with exit 1", async () => {
+    const r = await run(TS_RUNNER, ["--stream"], ['{"jsonrpc":"2.0","id":5,"method":"nope/x"}', '{"jsonrpc":"2.0","method":"client/hello"}', "[]"].map((l) => `${l}\n`).join(""));
+    expect(r.code).toBe(1);
+    expect(r.stdout.trim().split("\n").map((l) => JSON.parse(l) as unknown)).toEqual([{ jsonrpc: "2.0", id: 5, error: { code: -32601, message: "unknown method nope/x", data: { method: "nope/x" } } }]);
+    expect(r.stderr).toContain("stream.batch");
+  });
+});

@@ -23,7 +23,7 @@ export const CONFORM_USAGE = `usage: lifeloop-callback conform --program ABS [--
   Runs the conformance scenarios (generated/docs/conformance-scenarios.md) against a client program:
   a smoke check first, then every scenario; prints one verdict per scenario and a summary.
   --program            absolute path of the client (no shell; arguments via --arg, verbatim)
-  --transport          subprocess (v1, default); stream and both need stream mode (not in this build)
+  --transport          subprocess (v1, default); stream and both: the stream scenarios are not written yet
   --timeout-ms         deadline of each exchange, in ms (default 5000)
   --expected-failures  baseline: scenario ids allowed to fail, one per line, # comments; a listed
                        scenario that passes (or does not exist) fails the run
@@ -43,7 +43,7 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
   if (!program.startsWith("/")) throw new UsageError(`--program must be an absolute path (got ${JSON.stringify(program)}); no shell or PATH lookup is used`);
   const transport = values.get("--transport") ?? "subprocess";
   if (!["subprocess", "stream", "both"].includes(transport)) throw new UsageError(`--transport takes subprocess, stream or both (got ${JSON.stringify(transport)})`);
-  if (transport !== "subprocess") throw new UsageError(`--transport ${transport}: the stream scenarios need stream mode v2, which this build does not have yet; use --transport subprocess`);
+  if (transport !== "subprocess") throw new UsageError(`--transport ${transport}: the stream-mode (v2) conformance scenarios are not written yet; use --transport subprocess`);
   const format = (values.get("--format") ?? "text") as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`--format takes ${FORMATS.join(", ")} (got ${JSON.stringify(format)})`);
   const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"), { min: 1, max: LIMITS.max_timeout_ms, unit: "of milliseconds" }) ?? 5000;

@@ -431,7 +431,8 @@ export function loadModel(root: string): Model {
   // Every document matched its meta-schema, whose generated type is the member's type.
   const tables = Object.fromEntries(specTables.map((t) => [t.key, t.doc])) as unknown as Tables;
   checkTables(tables, loaded.enums, types);
-  checkStreamV2(root, tables, loaded.enums);
+  // A frozen release snapshot (spec/releases/*) that predates stream mode has no stream-v2 table.
+  if ((tables as Partial<Tables>).streamV2 !== undefined) checkStreamV2(root, tables, loaded.enums);
   const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types, tables.harnessHookInputs);
   checkHookMapping(tables.harnessHookMapping, loaded.enums, hookSchemas, tables.cliExitCodes.codes.map((c) => c.name), tables.referenceDifferences.differences);
   checkHookInputs(tables.harnessHookInputs, tables.harnessHookMapping, hookSchemas);

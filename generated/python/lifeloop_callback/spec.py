@@ -1047,6 +1047,10 @@ CONFORMANCE_CHECKS_TABLE: Final[JsonValue] = {
             "rule": "json.max-bytes",
             "reason": "A request over limits.max_request_bytes never reaches a client: the host refuses it (request_too_large) before spawning.",
         },
+        {
+            "rule": "json.max-values",
+            "reason": "A request over limits.max_values never reaches a client: the host counts values while it serializes the envelope and refuses it before spawning; no shared DispatchEnvelope vector breaks only this rule.",
+        },
     ],
 }
 

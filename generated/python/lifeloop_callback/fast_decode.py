@@ -430,6 +430,12 @@ def fast_decode(type_name: str, data: bytes, max_bytes: int, max_depth: int) -> 
         return None
     if _NEG_ZERO.search(data) is not None:
         return None
+    text_colons = data.count(b":")
+    # json.max-values, before anything is built (a document of millions of tiny values must not
+    # become millions of objects): a document holds no more values than bytes; past that, bound the
+    # count from above (every value but the root follows a ',', a '[' or a ':').
+    if len(data) > LIMIT_MAX_VALUES and 1 + data.count(b",") + data.count(b"[") + text_colons > LIMIT_MAX_VALUES:
+        return None
     try:
         value = _DECODER.decode(data.decode("utf-8"))
         checked = check(value, max_depth)
@@ -438,11 +444,6 @@ def fast_decode(type_name: str, data: bytes, max_bytes: int, max_depth: int) -> 
     if checked is None:
         return None
     instance, colons = checked
-    text_colons = data.count(b":")
     if text_colons != colons:
-        return None
-    # json.max-values: a document can hold no more values than bytes; past that, bound the count
-    # from above (every value but the root follows a ',', a '[' or a ':').
-    if len(data) > LIMIT_MAX_VALUES and 1 + data.count(b",") + data.count(b"[") + text_colons > LIMIT_MAX_VALUES:
         return None
     return instance

@@ -586,13 +586,17 @@ def serve_stream_io(
         LOGGER.propagate = saved[1]
 
 
-class _Terminated(BaseException):
-    """Raised in the main thread by the SIGTERM/SIGINT/SIGHUP handler."""
-
-
 def _terminate(signum: int, frame: Optional[types.FrameType]) -> None:
-    del frame
-    raise _Terminated(signum)
+    """End the process with status 0 at once (installed by :func:`serve_stream` only).
+
+    Unwinding with an exception instead raced the handler threads and the runner's own cleanup
+    (status 1 now and then); the wire is unbuffered, so nothing written is lost by not unwinding.
+    """
+    del frame, signum
+    try:
+        sys.stderr.flush()
+    finally:
+        os._exit(0)
 
 
 def _divert_stdio() -> Tuple[IO[bytes], IO[bytes]]:
@@ -625,8 +629,6 @@ def serve_stream(handler: Handler, *, wrap_wire: Optional[WireWrapper] = None) -
     previous = {sig: signal.signal(sig, _terminate) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
     try:
         return serve_stream_io(wire_in, wire_out, sys.stderr, handler)
-    except _Terminated:
-        return 0
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)

@@ -34,7 +34,11 @@ function ok(r: SpawnSyncReturns<string>, what: string): string {
 
 /** Every file and folder under `dir`, relative, sorted (to prove a step wrote nothing there). */
 function tree(dir: string): string[] {
-  return (readdirSync(dir, { recursive: true }) as string[]).filter((p) => !p.split("/").includes("__pycache__")).sort();
+  // Tool caches (__pycache__, .pytest_cache, .mypy_cache, .ruff_cache) may appear while other suites
+  // run the SDK's tools in parallel; what a build would leave (build/, *.egg-info, dist/) is not one.
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .filter((p) => !p.split("/").some((part) => part === "__pycache__" || part.startsWith(".")))
+    .sort();
 }
 
 const DEV_VERSIONS = (await import("../../package.json", { with: { type: "json" } })).default.devDependencies as Record<string, string>;

@@ -29,6 +29,7 @@ import base64
 import json
 import logging
 import os
+import select
 import signal
 import sys
 import threading
@@ -586,6 +587,51 @@ def serve_stream_io(
         LOGGER.propagate = saved[1]
 
 
+#: The signals that end a served stream at once (spec/stream-protocol.md §Shutdown).
+_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+class _SignalWakeReader:
+    """The wire's input, whose blocking read also returns when a signal arrives (used by :func:`serve_stream`).
+
+    Python runs signal handlers in the main thread only, between bytecodes; the kernel may deliver a
+    process signal to any thread, and then the main thread's blocking ``read`` is not interrupted and
+    the exit waits for the next frame. So each read first polls the wire together with the signal
+    wakeup descriptor (``signal.set_wakeup_fd``), drains the wakeup bytes and returns to Python code,
+    where the pending handler runs. ``read(n)`` returns what one ``read`` of the wire returns
+    (``b""`` at EOF).
+    """
+
+    def __init__(self, wire: IO[bytes], wakeup_fd: int) -> None:
+        self._wire = wire
+        self._wakeup_fd = wakeup_fd
+        self._poll = select.poll()
+        self._poll.register(wire.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        self._poll.register(wakeup_fd, select.POLLIN)
+
+    def read(self, n: int = -1) -> bytes:
+        while True:
+            ready = {fd for fd, _ in self._poll.poll()}
+            if self._wakeup_fd in ready:
+                _drain(self._wakeup_fd)
+                continue  # the pending handler runs before the next poll (it exits for ours)
+            return self._wire.read(n) or b""
+
+    read1 = read
+
+    def close(self) -> None:
+        self._wire.close()
+
+
+def _drain(fd: int) -> None:
+    """Read a non-blocking descriptor until it is empty."""
+    try:
+        while os.read(fd, 512):
+            pass
+    except BlockingIOError:
+        pass
+
+
 def _terminate(signum: int, frame: Optional[types.FrameType]) -> None:
     """End the process with status 0 at once (installed by :func:`serve_stream` only).
 
@@ -620,18 +666,27 @@ def serve_stream(handler: Handler, *, wrap_wire: Optional[WireWrapper] = None) -
 
     Use as ``raise SystemExit(serve(handler))``: :func:`lifeloop_callback.serve` calls this when
     ``--stream`` is among the arguments. A signal ends it with status 0 at once; in-flight
-    handler threads are daemons and do not delay the exit. ``wrap_wire`` taps the wire (tracing,
+    handler threads are daemons and do not delay the exit, and a signal the kernel hands to a
+    handler thread ends it too (see :class:`_SignalWakeReader`). ``wrap_wire`` taps the wire (tracing,
     or a test double that misbehaves on purpose).
     """
-    wire_in, wire_out = _divert_stdio()
+    raw_in, wire_out = _divert_stdio()
+    wakeup_r, wakeup_w = os.pipe()
+    os.set_blocking(wakeup_r, False)
+    os.set_blocking(wakeup_w, False)
+    wire_in: IO[bytes] = _SignalWakeReader(raw_in, wakeup_r)  # type: ignore[assignment]
     if wrap_wire is not None:
         wire_in, wire_out = wrap_wire(wire_in, wire_out)
-    previous = {sig: signal.signal(sig, _terminate) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    previous = {sig: signal.signal(sig, _terminate) for sig in _ENDING_SIGNALS}
+    previous_wakeup = signal.set_wakeup_fd(wakeup_w, warn_on_full_buffer=False)
     try:
         return serve_stream_io(wire_in, wire_out, sys.stderr, handler)
     finally:
+        signal.set_wakeup_fd(previous_wakeup)
         for sig, old in previous.items():
             signal.signal(sig, old)
+        os.close(wakeup_r)
+        os.close(wakeup_w)
 
 
 __all__ = [

@@ -3,8 +3,10 @@ real client processes driven over their pipes the way the host drives them."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import platform
 import signal
 import subprocess
 import sys
@@ -257,6 +259,36 @@ def test_exits_within_a_second_of_a_signal_even_with_a_busy_handler(client: Clie
     client.event("h2", event_id="ev-2")
     assert client.recv()["id"] == "h2"  # barrier: both events are being handled
     client.proc.send_signal(signum)
+    assert client.wait() < 1.0
+    assert client.proc.returncode == 0
+
+
+def _tgkill(pid: int, tid: int, signum: int) -> None:
+    """Send ``signum`` to one thread of another process (Linux ``tgkill``)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(_SYS_TGKILL[platform.machine()], pid, tid, signum) != 0:
+        raise OSError(ctypes.get_errno(), "tgkill failed")
+
+
+#: The tgkill syscall number by architecture (asm/unistd.h).
+_SYS_TGKILL = {"x86_64": 234, "aarch64": 131}
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task") or platform.machine() not in _SYS_TGKILL, reason="needs Linux tgkill")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signal_delivered_to_a_handler_thread_still_ends_the_process(client: Client, signum: int) -> None:
+    # The kernel may deliver a process signal to any thread that does not block it; aimed at a
+    # handler thread here, it must still end the process (the main thread is blocked reading).
+    client.event("h1", mode="hang")
+    client.event("h2", event_id="ev-2")
+    assert client.recv()["id"] == "h2"  # barrier: h1's thread is running its handler
+    tids = [int(t) for t in os.listdir(f"/proc/{client.proc.pid}/task") if int(t) != client.proc.pid]
+    assert tids, "no handler thread"
+    for tid in tids:
+        try:
+            _tgkill(client.proc.pid, tid, signum)
+        except OSError:
+            continue  # that thread already ended (h2's)
     assert client.wait() < 1.0
     assert client.proc.returncode == 0
 

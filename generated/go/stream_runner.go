@@ -218,7 +218,8 @@ func (c *streamConn) readLoop(ctx context.Context, stdin io.Reader, handler Hand
 func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handler) {
 	switch f.kind {
 	case frameRequest, frameNotification:
-		if event, ok := strings.CutPrefix(f.method, SpecStreamV2.HostToClient.EventMethodPrefix); ok {
+		// An unknown event kind is an unknown method (-32601), whatever its params carry.
+		if event, ok := strings.CutPrefix(f.method, SpecStreamV2.HostToClient.EventMethodPrefix); ok && LifecycleEventKind(event).Valid() {
 			c.startEvent(ctx, f, event, handler)
 			return
 		}

@@ -16,9 +16,13 @@ export function parseBaseline(text: string): string[] {
   return ids;
 }
 
-/** Baseline entries that no longer hold: listed scenarios that passed, and ids that name no scenario. */
-export function staleEntries(baseline: readonly string[], verdicts: ReadonlyMap<string, string>): { readonly passing: string[]; readonly unknown: string[] } {
+/**
+ * Baseline entries that no longer hold: listed scenarios that passed, and ids that name no
+ * scenario of any transport (`known`). One file may serve both transports: an id of a transport
+ * this run did not check (or could not measure) is neither.
+ */
+export function staleEntries(baseline: readonly string[], verdicts: ReadonlyMap<string, string>, known: ReadonlySet<string>): { readonly passing: string[]; readonly unknown: string[] } {
   const passing = baseline.filter((id) => verdicts.get(id) === "pass");
-  const unknown = baseline.filter((id) => !verdicts.has(id));
+  const unknown = baseline.filter((id) => !known.has(id));
   return { passing, unknown };
 }

@@ -30,6 +30,14 @@ export interface ReportSummary {
   readonly expected_failures: number;
   readonly stale_baseline: readonly string[];
   readonly exit_code: number;
+  /** Per requested transport: whether its smoke check passed, and why not. */
+  readonly transports: Readonly<Record<string, { readonly measured: boolean; readonly not_measured_reason?: string }>>;
+}
+
+/** A requested transport whose smoke check failed: no scenario of it was run. */
+export interface NotMeasured {
+  readonly transport: string;
+  readonly detail: string;
 }
 
 /** A record as printed: the run's record plus whether the baseline lists it. */
@@ -42,8 +50,9 @@ export type Format = (typeof FORMATS)[number];
 
 const xml = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-/** Render a whole report. `smokeDetail` is set when the client was not measured. */
-export function renderReport(format: Format, header: ReportHeader, records: readonly PrintedRecord[], summary: ReportSummary, smokeDetail: string | null): string {
+/** Render a whole report. `notMeasured` lists the transports whose smoke check failed. */
+export function renderReport(format: Format, header: ReportHeader, records: readonly PrintedRecord[], summary: ReportSummary, notMeasured: readonly NotMeasured[]): string {
+  const smokeDetail = notMeasured.length === 0 ? null : notMeasured.map((n) => (notMeasured.length === 1 && header.transport !== "both" ? n.detail : `${n.transport}: ${n.detail}`)).join("; ");
   switch (format) {
     case "json":
       return [JSON.stringify({ header }), ...records.map((r) => JSON.stringify(r)), JSON.stringify({ summary: smokeDetail === null ? summary : { ...summary, not_measured_reason: smokeDetail } })].join("\n") + "\n";
@@ -56,17 +65,17 @@ export function renderReport(format: Format, header: ReportHeader, records: read
         if (r.verdict === "warn") return `    <testcase ${name}><system-out>${xml(`warning (SHOULD): ${r.detail}`)}</system-out></testcase>`;
         return `    <testcase ${name}/>`;
       });
-      const notMeasured = smokeDetail === null ? [] : [`    <testcase name="smoke" classname="conform"><error message="${xml(`not measured: ${smokeDetail}`)}"/></testcase>`];
-      return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuite name="lifeloop-callback conform" tests="${records.length + notMeasured.length}" failures="${failures}" errors="${notMeasured.length}" skipped="${summary.skip}">`, ...notMeasured, ...cases, "</testsuite>", ""].join("\n");
+      const smokes = notMeasured.map((n) => `    <testcase name="smoke" classname="conform.${xml(n.transport)}"><error message="${xml(`not measured: ${n.detail}`)}"/></testcase>`);
+      return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuite name="lifeloop-callback conform" tests="${records.length + smokes.length}" failures="${failures}" errors="${smokes.length}" skipped="${summary.skip}">`, ...smokes, ...cases, "</testsuite>", ""].join("\n");
     }
     case "markdown": {
-      const rows = records.map((r) => `| \`${r.scenario}\` | ${r.verdict}${r.expected_failure ? " (expected)" : ""} | ${r.level} | ${r.rule_ids.map((id) => `\`${id}\``).join(", ")} | ${r.detail.replace(/\|/g, "\\|")} |`);
-      const head = smokeDetail === null ? [] : [`**Not measured**: ${smokeDetail}`, ""];
-      return [`## conform: ${header.program}`, "", ...head, "| scenario | verdict | level | rules | detail |", "|---|---|---|---|---|", ...rows, "", summaryLine(summary), ""].join("\n");
+      const rows = records.map((r) => `| \`${r.scenario}\` | ${r.transport} | ${r.verdict}${r.expected_failure ? " (expected)" : ""} | ${r.level} | ${r.rule_ids.map((id) => `\`${id}\``).join(", ")} | ${r.detail.replace(/\|/g, "\\|")} |`);
+      const head = notMeasured.flatMap((n) => [`**Not measured (${n.transport})**: ${n.detail.replace(/\|/g, "\\|")}`, ""]);
+      return [`## conform: ${header.program}`, "", ...head, "| scenario | transport | verdict | level | rules | detail |", "|---|---|---|---|---|---|", ...rows, "", summaryLine(summary), ""].join("\n");
     }
     case "text": {
-      const lines = records.map((r) => `${r.verdict.toUpperCase().padEnd(12)} ${r.scenario}${r.expected_failure ? " (expected failure)" : ""}${r.verdict === "pass" ? "" : `\n             ${r.detail}`}`);
-      const head = smokeDetail === null ? [] : [`NOT MEASURED: the smoke check failed: ${smokeDetail}`];
+      const lines = records.map((r) => `${r.verdict.toUpperCase().padEnd(12)} ${r.transport.padEnd(10)} ${r.scenario}${r.expected_failure ? " (expected failure)" : ""}${r.verdict === "pass" ? "" : `\n                        ${r.detail}`}`);
+      const head = notMeasured.map((n) => `NOT MEASURED (${n.transport}): the smoke check failed: ${n.detail}`);
       return [...head, ...lines, summaryLine(summary), ""].join("\n");
     }
   }

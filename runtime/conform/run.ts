@@ -8,7 +8,8 @@
 import { CONFORMANCE_CHECKS_TABLE } from "../../generated/ts/spec.js";
 import { parseWireDocument } from "../wire/validate.js";
 import { exchange, type ExchangeResult } from "./exchange.js";
-import type { Scenario } from "./scenarios.js";
+import { smokeScenario, type Scenario, type ScenarioTransport } from "./scenarios.js";
+import { runStreamScript } from "./stream-session.js";
 
 /** A scenario's verdict: `warn` is a missed SHOULD; `not_testable` counts as a failure. */
 export type Verdict = "pass" | "fail" | "warn" | "skip" | "not_testable";
@@ -63,12 +64,24 @@ function exitText(r: ExchangeResult): string {
   return r.signal !== null ? `signal ${r.signal}` : `exit ${r.code}`;
 }
 
-/** Run one scenario and build its record. */
+/** Run one scenario and build its record. A stream scenario's script judges the session itself. */
 export async function runScenario(target: ConformTarget, scenario: Scenario): Promise<ScenarioRecord> {
-  const r = await exchange(target.program, target.args, scenario.input, target.timeoutMs);
-  const why = judge(scenario, r);
+  let why: string | null;
+  let stderrTail: string;
+  let elapsedMs: number;
+  if (scenario.input.kind === "stream") {
+    const r = await runStreamScript(target.program, target.args, target.timeoutMs, scenario.input.script);
+    why = r.failure;
+    stderrTail = r.run.stderr.text();
+    elapsedMs = r.elapsedMs;
+  } else {
+    const r = await exchange(target.program, target.args, scenario.input, target.timeoutMs);
+    why = judge(scenario, r);
+    stderrTail = r.stderrTail;
+    elapsedMs = r.elapsedMs;
+  }
   const verdict: Verdict = why === null ? "pass" : scenario.level === "should" ? "warn" : "fail";
-  const stderr = why !== null && r.stderrTail.trim() !== "" ? `; stderr: ${r.stderrTail.trim().slice(-300)}` : "";
+  const stderr = why !== null && stderrTail.trim() !== "" ? `; stderr: ${stderrTail.trim().slice(-300)}` : "";
   return {
     scenario: scenario.id,
     verdict,
@@ -76,9 +89,16 @@ export async function runScenario(target: ConformTarget, scenario: Scenario): Pr
     level: scenario.level,
     transport: scenario.transport,
     detail: why === null ? "ok" : `${why}${stderr}`,
-    elapsed_ms: Math.round(r.elapsedMs),
+    elapsed_ms: Math.round(elapsedMs),
   };
 }
+
+/**
+ * How many scenarios of a transport run at once. v1 scenarios run one after another (their
+ * timings are the client's alone); stream scenarios are independent sessions, and the suite of a
+ * few dozen spawns would otherwise be dominated by start-up time.
+ */
+export const CONCURRENCY: Readonly<Record<ScenarioTransport, number>> = { subprocess: 1, stream: 4 };
 
 /** The outcome of a whole run: not measured (the smoke check failed) or every record. */
 export type ConformRun =
@@ -86,19 +106,24 @@ export type ConformRun =
   | { readonly measured: true; readonly smoke: ScenarioRecord; readonly records: readonly ScenarioRecord[] };
 
 /**
- * Smoke check, then every scenario, sequentially. The smoke scenario is the `event` scenario of
- * `smoke_event`; `onRecord` sees each record as it is made (for streaming output).
+ * Smoke check, then every scenario of one transport (`scenarios` all have it), at most
+ * {@link CONCURRENCY} at a time; records come back in scenario order. The smoke scenario is the
+ * per-event family's scenario for `smoke_event`; `onRecord` sees each record as it is made.
  */
 export async function runConformance(target: ConformTarget, scenarios: readonly Scenario[], onRecord: (r: ScenarioRecord) => void = () => undefined): Promise<ConformRun> {
-  const smokeScenario = scenarios.find((s) => s.family === "event" && s.id === `event.${CONFORMANCE_CHECKS_TABLE.smoke_event}`);
-  if (!smokeScenario) throw new Error(`no smoke scenario event.${CONFORMANCE_CHECKS_TABLE.smoke_event}`);
-  const smoke = await runScenario(target, smokeScenario);
+  const transport = scenarios[0]?.transport ?? "subprocess";
+  const smoke = await runScenario(target, smokeScenario(scenarios, transport));
   if (smoke.verdict !== "pass") return { measured: false, smoke };
-  const records: ScenarioRecord[] = [];
-  for (const scenario of scenarios) {
-    const record = await runScenario(target, scenario);
-    records.push(record);
-    onRecord(record);
-  }
+  const records: ScenarioRecord[] = new Array(scenarios.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < scenarios.length) {
+      const i = next++;
+      const record = await runScenario(target, scenarios[i] as Scenario);
+      records[i] = record;
+      onRecord(record);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY[transport], scenarios.length) }, worker));
   return { measured: true, smoke, records };
 }

@@ -13,9 +13,13 @@ import {
   RECEIPT_EMITTED_GUARD,
   RETIRED_WIRE_VERSIONS,
   RULE_PLANS,
+  STREAM_V2,
   WIRE_VERSION,
 } from "../../generated/ts/spec.js";
 import { escapeToken } from "../wire/pointer.js";
+import { envelopeFor, type Json } from "./envelopes.js";
+import { streamEventScenarios, streamSingleScenario, type StreamExpectation } from "./stream-scenarios.js";
+import type { StreamScript } from "./stream-session.js";
 
 /** A check family row of spec/tables/conformance-checks.json. */
 export type CheckFamily = (typeof CONFORMANCE_CHECKS_TABLE.families)[number];
@@ -24,10 +28,11 @@ export type CheckFamily = (typeof CONFORMANCE_CHECKS_TABLE.families)[number];
 export type ScenarioInput =
   | { readonly kind: "bytes"; readonly bytes: Uint8Array }
   | { readonly kind: "slow"; readonly bytes: Uint8Array; readonly chunkBytes: number; readonly pauseMs: number; readonly leadingWhitespace: number }
-  | { readonly kind: "sigterm"; readonly bytes: Uint8Array };
+  | { readonly kind: "sigterm"; readonly bytes: Uint8Array }
+  | { readonly kind: "stream"; readonly bytes: Uint8Array; readonly script: StreamScript };
 
-/** What a correct client does with the input. */
-export type ScenarioExpectation = "answer" | "refuse" | "end_on_sigterm";
+/** What a correct client does with the input (v1; stream scenarios: {@link StreamExpectation}). */
+export type ScenarioExpectation = "answer" | "refuse" | "end_on_sigterm" | StreamExpectation;
 
 /**
  * One scenario: `{id, rule_ids, level, transport, since}` as published (the report and the docs
@@ -45,8 +50,6 @@ export interface Scenario {
   readonly expect: ScenarioExpectation;
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
 interface VectorIndex {
   readonly vectors: readonly { readonly id: string; readonly type: string; readonly expect: string; readonly rule?: string; readonly path: string }[];
 }
@@ -56,17 +59,6 @@ const encoder = new TextEncoder();
 function readVector(vectorsDir: string, path: string): Uint8Array {
   const doc = JSON.parse(readFileSync(join(vectorsDir, path), "utf8")) as { document_base64: string };
   return new Uint8Array(Buffer.from(doc.document_base64, "base64"));
-}
-
-/** The typical envelope (every member filled in) for `event`, keeping the event-specific rules. */
-function envelopeFor(typical: { [key: string]: Json }, event: string): { [key: string]: Json } {
-  const copy = structuredClone(typical);
-  const request = copy.request as { [key: string]: Json };
-  request.event = event;
-  const row = EVENT_VOCABULARY.find((r) => r.event === event);
-  if (row && !row.requires_frame_context) delete request.frame_context;
-  if (event === RECEIPT_EMITTED_GUARD.event) delete request.idempotency_key;
-  return copy;
 }
 
 /** JSON pointers of every object inside `value` (the root is ""), in document order. */
@@ -100,6 +92,14 @@ export function clientRuleIds(): string[] {
   return [...new Set([...DOCUMENT_RULES.map((r) => r.id), ...plan])];
 }
 
+/** Every rule id a client must enforce on a stream: the framing rules of spec/tables/stream-v2.json. */
+export function clientStreamRuleIds(): string[] {
+  return STREAM_V2.framing_rules.map((r) => r.id);
+}
+
+/** The transports a scenario can be built for. */
+export type ScenarioTransport = "subprocess" | "stream";
+
 /**
  * Build every scenario for `transport` from the tables and the shared vectors under `vectorsDir`
  * (generated/vectors/ of this package). Throws when a vector the families need is missing
@@ -119,6 +119,12 @@ export function buildScenarios(vectorsDir: string, transport: "subprocess" | "st
       out.push({ ...base, id: variant === null ? family.id : `${family.id}.${variant}`, rule_ids, summary: family.summary, input, expect });
     };
     const bytesOf = (doc: Json): ScenarioInput => ({ kind: "bytes", bytes: encoder.encode(JSON.stringify(doc)) });
+    if (transport === "stream") {
+      const parts = family.generator === "per_event" ? streamEventScenarios(family.id, typical) : family.generator === "single" ? [streamSingleScenario(family.id, typical)] : [];
+      if (parts.length === 0) throw new Error(`conformance-checks.json: stream family ${family.id} uses generator "${family.generator}", which has no stream form`);
+      for (const p of parts) out.push({ ...base, id: p.id, rule_ids: family.rule_ids, summary: family.summary, input: { kind: "stream", bytes: new Uint8Array(0), script: p.script }, expect: p.expect });
+      continue;
+    }
     switch (family.generator) {
       case "per_event":
         for (const row of EVENT_VOCABULARY) {
@@ -191,6 +197,14 @@ function singleScenario(family: CheckFamily, typical: { [key: string]: Json }): 
     default:
       throw new Error(`conformance-checks.json: family ${family.id} uses generator "single" but the runner has no input for it`);
   }
+}
+
+/** The smoke scenario of `transport`: the per-event family's scenario for smoke_event. */
+export function smokeScenario(scenarios: readonly Scenario[], transport: ScenarioTransport): Scenario {
+  const family = CONFORMANCE_CHECKS_TABLE.families.find((f) => f.generator === "per_event" && (f.transports as readonly string[]).includes(transport));
+  const smoke = scenarios.find((s) => s.transport === transport && s.id === `${family?.id}.${CONFORMANCE_CHECKS_TABLE.smoke_event}`);
+  if (!smoke) throw new Error(`no ${transport} smoke scenario for ${CONFORMANCE_CHECKS_TABLE.smoke_event}`);
+  return smoke;
 }
 
 /** The wire version scenarios are built for. */

@@ -25,13 +25,41 @@ import type { InvokerLimits } from "./config.js";
 import { signalGroup, trackGroup, untrackGroup } from "./process-group.js";
 import { ByteTail } from "./stderr-tail.js";
 
-/** What to run: program and args verbatim, the request bytes, the absolute deadline (performance.now() ms). */
+/**
+ * What a {@link WriteStrategy} gets: the child's stdin, a way to signal its process group, and
+ * whether (and when) the child has exited.
+ */
+export interface ChildStdin {
+  readonly stdin: Writable;
+  /** Send `signal` to the child's process group (a no-op once the group is gone). */
+  signalGroup(signal: NodeJS.Signals): void;
+  /** True once the child has exited. */
+  exited(): boolean;
+  /** Resolves when the child has exited (or the run settled without an exit). */
+  readonly exit: Promise<void>;
+}
+
+/**
+ * How the input reaches the child's stdin. The default writes it whole and closes stdin (the v1
+ * round trip); a conformance runner writes it in small pieces with pauses, signals the group in
+ * the middle of a write, or holds a whole stream session (spec/conformance-runner.md). The
+ * strategy's errors are ignored: a write the child cut off is recorded as `writeError`.
+ */
+export type WriteStrategy = (io: ChildStdin, input: Uint8Array) => Promise<void>;
+
+/**
+ * What to run: program and args verbatim, the request bytes, the absolute deadline
+ * (performance.now() ms); optionally how to write (`write`, default: whole, then EOF) and a tap
+ * that sees every stdout chunk as it arrives (`onStdout`, within the max_response_bytes bound).
+ */
 export interface ChildRunSpec {
   readonly program: string;
   readonly args: readonly string[];
   readonly input: Uint8Array;
   readonly deadlineAt: number;
   readonly limits: InvokerLimits;
+  readonly write?: WriteStrategy;
+  readonly onStdout?: (chunk: Buffer) => void;
 }
 
 /** How the child ended, as Node reports it: exactly one of code and signal is non-null. */
@@ -60,6 +88,8 @@ export interface ChildRun {
   readonly timedOut: boolean;
   readonly exitedBeforeDeadline: boolean;
   readonly stderr: ByteTail;
+  /** When the child was seen to exit (performance.now() ms), or null. */
+  readonly exitedAt: number | null;
 }
 
 type Child = ChildProcessByStdio<Writable, Readable, Readable>;
@@ -79,6 +109,9 @@ class ChildRunState {
   private pid = 0;
   private spawnError: NodeJS.ErrnoException | null = null;
   private exit: ChildExit | null = null;
+  private exitedAt: number | null = null;
+  private exitSeen: () => void = () => undefined;
+  private readonly exitPromise = new Promise<void>((resolve) => (this.exitSeen = resolve));
   private readonly chunks: Buffer[] = [];
   private stdoutBytes = 0;
   private stdoutTooLarge = false;
@@ -149,7 +182,11 @@ class ChildRunState {
       this.stderrClosed = true;
       this.maybeSettle();
     });
-    child.stdin.end(this.spec.input);
+    if (this.spec.write === undefined) child.stdin.end(this.spec.input);
+    else {
+      const io: ChildStdin = { stdin: child.stdin, signalGroup: (signal) => signalGroup(this.pid, signal), exited: () => this.exit !== null, exit: this.exitPromise };
+      this.spec.write(io, this.spec.input).catch(() => undefined);
+    }
   }
 
   private onChildError(error: NodeJS.ErrnoException): void {
@@ -169,10 +206,13 @@ class ChildRunState {
       return;
     }
     this.chunks.push(chunk);
+    this.spec.onStdout?.(chunk);
   }
 
   private onExit(exit: ChildExit): void {
     this.exit = exit;
+    this.exitedAt = performance.now();
+    this.exitSeen();
     if (this.settled) {
       this.sweep();
       return;
@@ -239,6 +279,7 @@ class ChildRunState {
   private finish(): void {
     if (this.settled) return;
     this.settled = true;
+    this.exitSeen();
     for (const timer of this.timers) clearTimeout(timer);
     this.destroyPipes();
     if (this.exit !== null) this.sweep();
@@ -252,6 +293,7 @@ class ChildRunState {
       timedOut: this.timedOut,
       exitedBeforeDeadline: this.exitedBeforeDeadline,
       stderr: this.stderr,
+      exitedAt: this.exitedAt,
     });
   }
 }

@@ -59,6 +59,7 @@ from .runner import (
 from .runner_outcomes import HANDLER_CLASS, REJECT_CLASS
 from .spec import (
     CLIENT_INITIATED_COMMANDS_TABLE,
+    EVENT_VOCABULARY,
     FAILURE_VARIANT_INVALID_REQUEST,
     LIMIT_MAX_DEPTH,
     LIMIT_MAX_FRAME_BYTES,
@@ -90,6 +91,7 @@ STREAM_FLAG: str = _TABLE["launch"]["flag"]
 METHOD_EVENT_PREFIX: str = _TABLE["host_to_client"]["event_method_prefix"]
 METHOD_CANCEL: str = _TABLE["cancel"]["method"]
 RPC_METHOD_NOT_FOUND = _code("method_not_found")
+_EVENT_KINDS = frozenset(row.event for row in EVENT_VOCABULARY)
 RPC_INVALID_REQUEST = _code("invalid_request")
 RULE_EMPTY_FRAME = _rule("stream.empty-frame")
 RULE_FRAME_TOO_LARGE = _rule("stream.frame-too-large")
@@ -365,7 +367,8 @@ class _Stream:
     # -- dispatch
     def dispatch(self, frame: Frame) -> None:
         if frame.kind in ("request", "notification"):
-            if frame.method.startswith(METHOD_EVENT_PREFIX):
+            # An unknown event kind is an unknown method (-32601), whatever its params carry.
+            if frame.method.startswith(METHOD_EVENT_PREFIX) and frame.method[len(METHOD_EVENT_PREFIX) :] in _EVENT_KINDS:
                 self._start_event(frame, frame.method[len(METHOD_EVENT_PREFIX) :])
             elif frame.kind == "notification":
                 if frame.method == METHOD_CANCEL:

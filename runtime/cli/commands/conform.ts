@@ -5,15 +5,16 @@
  *
  * Exit codes (spec/tables/cli-exit-codes.json): 0 every MUST scenario passed (or failed as the
  * baseline expects); 1 a MUST scenario failed or a baseline entry is stale; 2 usage; 3 the baseline
- * cannot be read; 5 not measured (the smoke check failed).
+ * cannot be read; 5 not measured (the smoke check of a requested transport failed, and no MUST
+ * failed in the other).
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { LIMITS, WIRE_VERSION } from "../../../generated/ts/spec.js";
 import { parseBaseline, staleEntries } from "../../conform/baseline.js";
 import { FORMATS, renderReport, type Format, type PrintedRecord, type ReportSummary } from "../../conform/report.js";
-import { runConformance } from "../../conform/run.js";
-import { buildScenarios } from "../../conform/scenarios.js";
+import { runConformance, type ConformRun } from "../../conform/run.js";
+import { buildScenarios, type ScenarioTransport } from "../../conform/scenarios.js";
 import { describeIoError, EXIT, integerFlag, parseFlags, UsageError, type CliIo } from "../io.js";
 import { packageRoot, packageVersion } from "../package-root.js";
 
@@ -23,13 +24,13 @@ export const CONFORM_USAGE = `usage: lifeloop-callback conform --program ABS [--
   Runs the conformance scenarios (generated/docs/conformance-scenarios.md) against a client program:
   a smoke check first, then every scenario; prints one verdict per scenario and a summary.
   --program            absolute path of the client (no shell; arguments via --arg, verbatim)
-  --transport          subprocess (v1, default); stream and both: the stream scenarios are not written yet
+  --transport          subprocess (v1, default) | stream (v2: the client runs with --stream) | both
   --timeout-ms         deadline of each exchange, in ms (default 5000)
   --expected-failures  baseline: scenario ids allowed to fail, one per line, # comments; a listed
                        scenario that passes (or does not exist) fails the run
   --format             text (default) | json (JSON Lines: header, records, summary) | junit | markdown
   exit 0 every MUST passed, 1 a MUST failed or the baseline is stale, 2 usage, 3 unreadable
-  baseline, 5 not measured (the client cannot answer one valid event)`;
+  baseline, 5 not measured (the client cannot answer one valid event in a requested transport)`;
 
 /** Run the conform command; returns the exit code. */
 export async function runConform(args: readonly string[], io: CliIo): Promise<number> {
@@ -43,7 +44,6 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
   if (!program.startsWith("/")) throw new UsageError(`--program must be an absolute path (got ${JSON.stringify(program)}); no shell or PATH lookup is used`);
   const transport = values.get("--transport") ?? "subprocess";
   if (!["subprocess", "stream", "both"].includes(transport)) throw new UsageError(`--transport takes subprocess, stream or both (got ${JSON.stringify(transport)})`);
-  if (transport !== "subprocess") throw new UsageError(`--transport ${transport}: the stream-mode (v2) conformance scenarios are not written yet; use --transport subprocess`);
   const format = (values.get("--format") ?? "text") as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`--format takes ${FORMATS.join(", ")} (got ${JSON.stringify(format)})`);
   const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"), { min: 1, max: LIMITS.max_timeout_ms, unit: "of milliseconds" }) ?? 5000;
@@ -59,9 +59,17 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
     }
   }
 
-  const scenarios = buildScenarios(join(packageRoot(), "generated", "vectors"), "subprocess");
+  const vectors = join(packageRoot(), "generated", "vectors");
+  const transports: ScenarioTransport[] = transport === "both" ? ["subprocess", "stream"] : [transport as ScenarioTransport];
   const target = { program, args: lists.get("--arg") ?? [], timeoutMs };
-  const run = await runConformance(target, scenarios);
+  const everyId = new Set(["subprocess", "stream"].flatMap((t) => buildScenarios(vectors, t as ScenarioTransport).map((s) => s.id)));
+  const runs: { transport: ScenarioTransport; run: ConformRun }[] = [];
+  let scenarioCount = 0;
+  for (const t of transports) {
+    const scenarios = buildScenarios(vectors, t);
+    scenarioCount += scenarios.length;
+    runs.push({ transport: t, run: await runConformance(target, scenarios) });
+  }
   const header = {
     tool: "lifeloop-callback conform",
     version: packageVersion(),
@@ -70,16 +78,17 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
     args: target.args,
     transport,
     timeout_ms: timeoutMs,
-    scenarios: scenarios.length,
+    scenarios: scenarioCount,
   } as const;
-  const records: PrintedRecord[] = run.measured ? run.records.map((r) => ({ ...r, expected_failure: baseline.includes(r.scenario) })) : [];
+  const records: PrintedRecord[] = runs.flatMap(({ run }) => (run.measured ? run.records.map((r) => ({ ...r, expected_failure: baseline.includes(r.scenario) })) : []));
+  const notMeasured = runs.filter(({ run }) => !run.measured).map(({ transport: t, run }) => ({ transport: t, detail: run.smoke.detail }));
   const verdicts = new Map(records.map((r) => [r.scenario, r.verdict]));
-  const stale = run.measured ? staleEntries(baseline, verdicts) : { passing: [], unknown: [] };
+  const { passing, unknown } = staleEntries(baseline, verdicts, everyId);
   const count = (v: string): number => records.filter((r) => r.verdict === v).length;
   const unexpected = records.filter((r) => (r.verdict === "fail" || r.verdict === "not_testable") && !r.expected_failure).length;
-  const exitCode = !run.measured ? EXIT.not_measured : unexpected > 0 || stale.passing.length + stale.unknown.length > 0 ? EXIT.validation : EXIT.ok;
+  const exitCode = unexpected > 0 || passing.length + unknown.length > 0 ? EXIT.validation : notMeasured.length > 0 ? EXIT.not_measured : EXIT.ok;
   const summary: ReportSummary = {
-    measured: run.measured,
+    measured: notMeasured.length === 0,
     total: records.length,
     pass: count("pass"),
     fail: count("fail"),
@@ -87,9 +96,10 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
     skip: count("skip"),
     not_testable: count("not_testable"),
     expected_failures: records.filter((r) => r.expected_failure && r.verdict !== "pass").length,
-    stale_baseline: [...stale.passing.map((id) => `${id} (passes now)`), ...stale.unknown.map((id) => `${id} (no such scenario)`)],
+    stale_baseline: [...passing.map((id) => `${id} (passes now)`), ...unknown.map((id) => `${id} (no such scenario)`)],
     exit_code: exitCode,
+    transports: Object.fromEntries(runs.map(({ transport: t, run }) => [t, run.measured ? { measured: true } : { measured: false, not_measured_reason: run.smoke.detail }])),
   };
-  io.out(renderReport(format, header, records, summary, run.measured ? null : run.smoke.detail));
+  io.out(renderReport(format, header, records, summary, notMeasured));
   return exitCode;
 }

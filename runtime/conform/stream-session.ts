@@ -1,0 +1,211 @@
+/**
+ * One stream (v2) session with the client under test, driven over its raw pipes
+ * (spec/conformance-runner.md, "Stream scenarios"). The runner plays the host, but byte by byte:
+ * it writes exactly the frames (and the broken lines) a scenario asks for, in the writes it asks
+ * for, and sees every frame the client writes. The process handling is the subprocess invoker's
+ * ({@link runChild}: no shell, its own process group, bounded stdout and stderr tail, SIGTERM then
+ * SIGKILL at the deadline, the group killed after the reap); the session is its write strategy.
+ *
+ * Barriers, not sleeps: every wait is for a frame, for the child's exit or for the end of a
+ * watchdog (the scenario's deadline); nothing waits a fixed time to let the client "catch up".
+ */
+import { performance } from "node:perf_hooks";
+import { LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
+import { runChild, type ChildRun, type ChildStdin } from "../invoker/child-run.js";
+import { DEFAULT_INVOKER_LIMITS } from "../invoker/config.js";
+import { errorCode } from "../stream/error-codes.js";
+import { FrameReader } from "../stream/frame-reader.js";
+import { encodeErrorReply, parseFrame, sameId, type JsonRpcId, type StreamFrame } from "../stream/frame.js";
+import { writeAll } from "./exchange.js";
+
+/** A reply frame the client wrote, with the strict parser's non-integer pointers (for validating `result`). */
+export type ReplyFrame = Extract<StreamFrame, { kind: "success_reply" | "error_reply" }> & { readonly pointers: readonly string[] };
+
+/** Thrown by a script when the client does not show the expected behaviour; the message is the verdict's detail. */
+export class ConformFailure extends Error {}
+
+/** A stream scenario's steps, run against one live client; throws {@link ConformFailure}. */
+export type StreamScript = (session: StreamSession) => Promise<void>;
+
+/** What a stream scenario run came to: the script's failure (or null) and the process facts. */
+export interface StreamRunResult {
+  readonly failure: string | null;
+  readonly run: ChildRun;
+  readonly elapsedMs: number;
+}
+
+/**
+ * The host side of one session. `reply(id)` waits for the reply to `id`; replies nobody waited
+ * for stay in the inbox and fail the scenario at the end (a duplicate, a reply to a notification,
+ * an unsolicited frame). Client requests (continuation/*) get -32000 not_available, as from a
+ * host without a continuation store; client notifications are discarded.
+ */
+export class StreamSession {
+  private readonly reader = new FrameReader(LIMITS.max_frame_bytes);
+  private readonly inbox: ReplyFrame[] = [];
+  private stdoutProblem: string | null = null;
+  private readonly listeners = new Set<() => void>();
+  /** Frames (replies) received so far, all kinds counted. */
+  framesReceived = 0;
+
+  constructor(
+    readonly io: ChildStdin,
+    /** The watchdog of each wait (ms): the scenario's deadline. */
+    readonly waitMs: number,
+  ) {}
+
+  /** Feed a stdout chunk (runChild's tap). Anything that is not a frame is recorded and ends the waits. */
+  onStdout(chunk: Buffer): void {
+    for (const event of this.reader.push(chunk)) {
+      if (event.type === "violation") {
+        this.stdoutProblem ??= `stdout carries something that is not a frame: ${event.issue.rule}: ${event.issue.message}`;
+        continue;
+      }
+      const judged = parseFrame(event.bytes);
+      if (!judged.ok) {
+        const text = event.bytes.subarray(0, 120).toString("utf8");
+        this.stdoutProblem ??= `stdout carries something that is not a frame (${judged.issue.rule} at "${judged.issue.pointer}": ${judged.issue.message}): ${JSON.stringify(text)}`;
+        continue;
+      }
+      this.framesReceived++;
+      const frame = judged.frame;
+      if (frame.kind === "request") {
+        // A client → host request: the runner has no continuation store (never silence).
+        void writeAll(this.io, encodeErrorReply(frame.id, { code: errorCode("not_available"), message: `${frame.method} is not available from the conformance runner`, data: { error: "not_available", method: frame.method } }));
+      } else if (frame.kind !== "notification") {
+        this.inbox.push({ ...frame, pointers: judged.nonIntegerNumberPointers });
+      }
+    }
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /** The first problem with the client's stdout (a non-frame line), or null. */
+  get problem(): string | null {
+    return this.stdoutProblem;
+  }
+
+  /** Write bytes in one write; resolves when written (or the child is gone). */
+  write(bytes: Uint8Array): Promise<void> {
+    return writeAll(this.io, bytes);
+  }
+
+  /** Write bytes one byte per write, each write completed before the next. */
+  async writeBytewise(bytes: Uint8Array): Promise<void> {
+    for (let i = 0; i < bytes.length && !this.io.exited(); i++) await writeAll(this.io, bytes.subarray(i, i + 1));
+  }
+
+  /** End the client's stdin (EOF); returns the time it was ended (performance.now() ms). */
+  endStdin(): number {
+    this.io.stdin.end();
+    return performance.now();
+  }
+
+  /** Wait for the reply to `id` (type and value); fails when the client exits, breaks stdout, or the watchdog fires. */
+  async reply(id: JsonRpcId, what: string): Promise<ReplyFrame> {
+    const found = await this.until(() => this.inbox.findIndex((f) => sameId(f.id, id)), (i) => i >= 0);
+    if (found.value === undefined || found.value < 0) throw new ConformFailure(`no reply to ${what} (id ${JSON.stringify(id)}): ${found.why}`);
+    return this.inbox.splice(found.value, 1)[0] as ReplyFrame;
+  }
+
+  /** Wait for the child's exit; resolves with ms from `since` to the exit, or fails after the watchdog. */
+  async exited(since: number, what: string): Promise<number> {
+    const found = await this.until(() => this.io.exited(), (v) => v, { stopOnExit: false, stopOnProblem: false });
+    if (found.value !== true) throw new ConformFailure(`the client did not exit ${what}: ${found.why}`);
+    return performance.now() - since;
+  }
+
+  /**
+   * End stdin and give the client limits.stream_client_exit_ms to exit, so that every frame it
+   * still writes has arrived (a barrier: its exit). Not a verdict: a slow exit is judged elsewhere.
+   */
+  async drain(): Promise<void> {
+    if (!this.io.exited()) this.io.stdin.end();
+    await this.until(() => this.io.exited(), (v) => v, { stopOnExit: false, stopOnProblem: false, waitMs: LIMITS.stream_client_exit_ms });
+  }
+
+  /** Replies that no step waited for (each one a protocol fault), removed from the inbox. */
+  unclaimed(): ReplyFrame[] {
+    return this.inbox.splice(0, this.inbox.length);
+  }
+
+  /**
+   * Re-evaluate `probe` whenever stdout brings something or the child exits, until `done` holds,
+   * the child exits or stdout breaks (unless told otherwise), or `waitMs` passes.
+   */
+  private until<T>(probe: () => T, done: (v: T) => boolean, opts: { stopOnExit?: boolean; stopOnProblem?: boolean; waitMs?: number } = {}): Promise<{ value: T | undefined; why: string }> {
+    const { stopOnExit = true, stopOnProblem = true, waitMs = this.waitMs } = opts;
+    return new Promise((resolve) => {
+      let settled = false;
+      const check = (): void => {
+        if (settled) return;
+        const value = probe();
+        if (done(value)) finish(value, "");
+        else if (stopOnProblem && this.stdoutProblem !== null) finish(undefined, this.stdoutProblem);
+        else if (stopOnExit && this.io.exited()) finish(undefined, "the client exited first");
+      };
+      const watchdog = setTimeout(() => finish(undefined, `nothing within ${waitMs} ms`), waitMs);
+      const finish = (value: T | undefined, why: string): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(watchdog);
+        this.listeners.delete(check);
+        resolve({ value, why });
+      };
+      this.listeners.add(check);
+      void this.io.exit.then(() => setImmediate(check)); // stdout chunks of the exit come first
+      check();
+    });
+  }
+}
+
+/**
+ * Spawn `program args... --stream` and run `script` against it. The run's deadline is the script's
+ * own watchdogs plus a margin; when the script is done, stdin is ended and the client gets
+ * stream_client_exit_ms to exit before the group is killed (a slow exit is a scenario of its own,
+ * not a fault here). Never rejects.
+ */
+export async function runStreamScript(program: string, args: readonly string[], timeoutMs: number, script: StreamScript): Promise<StreamRunResult> {
+  const started = performance.now();
+  let session: StreamSession | null = null;
+  let failure: string | null = null;
+  let scriptDone!: () => void;
+  let scriptStarted = false;
+  const scriptFinished = new Promise<void>((r) => (scriptDone = r));
+  const exitGrace = LIMITS.stream_client_exit_ms;
+  const run = await runChild({
+    program,
+    args: [...args, STREAM_V2.launch.flag],
+    input: new Uint8Array(0),
+    // Each wait has its own watchdog; a script makes a few waits in a row.
+    deadlineAt: started + 4 * timeoutMs + exitGrace,
+    limits: DEFAULT_INVOKER_LIMITS,
+    onStdout: (chunk) => session?.onStdout(chunk),
+    write: async (io) => {
+      scriptStarted = true;
+      session = new StreamSession(io, timeoutMs);
+      try {
+        await script(session);
+        // Frames written late (a reply to a notification, a duplicate) arrive before the exit.
+        await session.drain();
+        if (session.problem !== null) failure = session.problem;
+        const extra = session.unclaimed();
+        if (failure === null && extra.length > 0) failure = `unexpected frame(s): ${extra.map((f) => `${f.kind} id ${JSON.stringify(f.id)}`).join(", ")}`;
+      } catch (error) {
+        failure = error instanceof ConformFailure ? error.message : `runner error: ${(error as Error).stack ?? String(error)}`;
+        if (session.problem !== null && !failure.includes(session.problem)) failure += `; ${session.problem}`;
+      } finally {
+        scriptDone();
+      }
+      if (!io.exited()) {
+        io.stdin.end();
+        const killAt = setTimeout(() => io.signalGroup("SIGKILL"), exitGrace + DEFAULT_INVOKER_LIMITS.kill_grace_ms);
+        await io.exit;
+        clearTimeout(killAt);
+      }
+    },
+  });
+  if (scriptStarted) await scriptFinished;
+  if (run.spawnError !== null) failure = `the program could not be started: ${run.spawnError.message}`;
+  else if (failure === null && run.stdoutTooLarge) failure = "stdout exceeded limits.max_response_bytes";
+  return { failure, run, elapsedMs: performance.now() - started };
+}

@@ -9,7 +9,7 @@ import { CONFORMANCE_CHECKS_TABLE } from "../../generated/ts/spec.js";
 import { parseWireDocument } from "../wire/validate.js";
 import { exchange, type ExchangeResult } from "./exchange.js";
 import { smokeScenario, type Scenario, type ScenarioTransport } from "./scenarios.js";
-import { runStreamScript } from "./stream-session.js";
+import { runSharedSession, runStreamScript } from "./stream-session.js";
 
 /** A scenario's verdict: `warn` is a missed SHOULD; `not_testable` counts as a failure. */
 export type Verdict = "pass" | "fail" | "warn" | "skip" | "not_testable";
@@ -80,6 +80,10 @@ export async function runScenario(target: ConformTarget, scenario: Scenario): Pr
     stderrTail = r.stderrTail;
     elapsedMs = r.elapsedMs;
   }
+  return record(scenario, why, stderrTail, elapsedMs);
+}
+
+function record(scenario: Scenario, why: string | null, stderrTail: string, elapsedMs: number): ScenarioRecord {
   const verdict: Verdict = why === null ? "pass" : scenario.level === "should" ? "warn" : "fail";
   const stderr = why !== null && stderrTail.trim() !== "" ? `; stderr: ${stderrTail.trim().slice(-300)}` : "";
   return {
@@ -91,6 +95,16 @@ export async function runScenario(target: ConformTarget, scenario: Scenario): Pr
     detail: why === null ? "ok" : `${why}${stderr}`,
     elapsed_ms: Math.round(elapsedMs),
   };
+}
+
+/** Run the stream scenarios that share one session (the events), one record each. */
+async function runSharedScenarios(target: ConformTarget, scenarios: readonly Scenario[]): Promise<ScenarioRecord[]> {
+  const scripts = scenarios.map((s) => ({ id: s.id, script: (s.input as Extract<Scenario["input"], { kind: "stream" }>).script }));
+  const outcomes = await runSharedSession(target.program, target.args, target.timeoutMs, scripts);
+  return scenarios.map((s) => {
+    const o = outcomes.get(s.id);
+    return o === undefined ? record(s, "not run", "", 0) : record(s, o.failure, o.stderrTail, o.elapsedMs);
+  });
 }
 
 /**
@@ -114,16 +128,19 @@ export async function runConformance(target: ConformTarget, scenarios: readonly 
   const transport = scenarios[0]?.transport ?? "subprocess";
   const smoke = await runScenario(target, smokeScenario(scenarios, transport));
   if (smoke.verdict !== "pass") return { measured: false, smoke };
-  const records: ScenarioRecord[] = new Array(scenarios.length);
+  const byId = new Map<string, ScenarioRecord>();
+  const add = (record: ScenarioRecord): void => {
+    byId.set(record.scenario, record);
+    onRecord(record);
+  };
+  // Jobs: the scenarios that share one session form one job; every other scenario is a job.
+  const shared = scenarios.filter((s) => s.input.kind === "stream" && s.input.shared);
+  const jobs: (() => Promise<void>)[] = scenarios.filter((s) => !shared.includes(s)).map((s) => async () => add(await runScenario(target, s)));
+  if (shared.length > 0) jobs.unshift(async () => (await runSharedScenarios(target, shared)).forEach(add));
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < scenarios.length) {
-      const i = next++;
-      const record = await runScenario(target, scenarios[i] as Scenario);
-      records[i] = record;
-      onRecord(record);
-    }
+    while (next < jobs.length) await (jobs[next++] as () => Promise<void>)();
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY[transport], scenarios.length) }, worker));
-  return { measured: true, smoke, records };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY[transport], jobs.length) }, worker));
+  return { measured: true, smoke, records: scenarios.map((s) => byId.get(s.id) as ScenarioRecord) };
 }

@@ -29,7 +29,7 @@ export type ScenarioInput =
   | { readonly kind: "bytes"; readonly bytes: Uint8Array }
   | { readonly kind: "slow"; readonly bytes: Uint8Array; readonly chunkBytes: number; readonly pauseMs: number; readonly leadingWhitespace: number }
   | { readonly kind: "sigterm"; readonly bytes: Uint8Array }
-  | { readonly kind: "stream"; readonly bytes: Uint8Array; readonly script: StreamScript };
+  | { readonly kind: "stream"; readonly bytes: Uint8Array; readonly script: StreamScript; readonly shared: boolean };
 
 /** What a correct client does with the input (v1; stream scenarios: {@link StreamExpectation}). */
 export type ScenarioExpectation = "answer" | "refuse" | "end_on_sigterm" | StreamExpectation;
@@ -122,7 +122,7 @@ export function buildScenarios(vectorsDir: string, transport: "subprocess" | "st
     if (transport === "stream") {
       const parts = family.generator === "per_event" ? streamEventScenarios(family.id, typical) : family.generator === "single" ? [streamSingleScenario(family.id, typical)] : [];
       if (parts.length === 0) throw new Error(`conformance-checks.json: stream family ${family.id} uses generator "${family.generator}", which has no stream form`);
-      for (const p of parts) out.push({ ...base, id: p.id, rule_ids: family.rule_ids, summary: family.summary, input: { kind: "stream", bytes: new Uint8Array(0), script: p.script }, expect: p.expect });
+      for (const p of parts) out.push({ ...base, id: p.id, rule_ids: family.rule_ids, summary: family.summary, input: { kind: "stream", bytes: new Uint8Array(0), script: p.script, shared: p.shared === true }, expect: p.expect });
       continue;
     }
     switch (family.generator) {

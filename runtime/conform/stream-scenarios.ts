@@ -18,11 +18,16 @@ type Envelope = JsonObject;
 /** What a correct client does in a stream scenario (the docs page's `expect` column). */
 export type StreamExpectation = "answer" | "refuse" | "method_not_found" | "no_reply" | "end_stream" | "exit";
 
-/** One stream scenario as the family expansion needs it. */
+/**
+ * One stream scenario as the family expansion needs it. `shared`: the scenario runs in one session
+ * with the other shared scenarios, one after another, as a host sends events on one stream (a
+ * new session only after one ended); otherwise it gets a session of its own.
+ */
 export interface StreamScenarioParts {
   readonly id: string;
   readonly expect: StreamExpectation;
   readonly script: StreamScript;
+  readonly shared?: boolean;
 }
 
 const LF = Buffer.from("\n");
@@ -80,8 +85,9 @@ async function methodNotFound(s: StreamSession, id: JsonRpcId, what: string): Pr
 
 /** Wait for the exit after `since` and check the bound of limits.stream_client_exit_ms. */
 async function exitsInBound(s: StreamSession, since: number, what: string): Promise<void> {
-  const ms = await s.exited(since, what);
   const bound = LIMITS.stream_client_exit_ms;
+  // Watch twice the bound: enough to tell a slow exit from none, without the scenario deadline.
+  const ms = await s.exited(since, what, 2 * bound);
   if (ms > bound) throw new ConformFailure(`the client exited ${Math.round(ms)} ms ${what} (bound limits.stream_client_exit_ms = ${bound} ms)`);
 }
 
@@ -96,10 +102,7 @@ function endsStream(typical: Envelope, bad: (typical: Envelope) => Uint8Array, w
     const before = s.framesReceived;
     await s.write(bad(typical));
     await s.write(requestFrame("probe", envelopeOf(typical, "session.started")));
-    await s.exited(performance.now(), `after ${what} (the stream must end)`).catch((error: unknown) => {
-      if (s.framesReceived > before) throw new ConformFailure(`answered after ${what}: a framing violation ends the stream`);
-      throw error;
-    });
+    await s.exitedOrFrame(before, `after ${what} (the stream must end)`);
     if (s.framesReceived > before) throw new ConformFailure(`wrote ${s.framesReceived - before} frame(s) after ${what}; a framing violation ends the stream without a reply`);
     s.unclaimed();
   };
@@ -113,12 +116,14 @@ function editedFrame(typical: Envelope, edit: (frame: { [key: string]: Json }) =
 
 /** The stream scenario of a `per_event` family: one per dispatchable event. */
 export function streamEventScenarios(familyId: string, typical: Envelope): StreamScenarioParts[] {
-  return EVENT_VOCABULARY.filter((row) => row.dispatchable && row.stream_v2 === "request").map((row) => ({
+  // Decimal string ids "1", "2", ... as a host numbers its requests: the events share one session.
+  return EVENT_VOCABULARY.filter((row) => row.dispatchable && row.stream_v2 === "request").map((row, i) => ({
     id: `${familyId}.${row.event}`,
     expect: "answer",
+    shared: true,
     script: async (s) => {
-      await s.write(requestFrame(1, envelopeOf(typical, row.event)));
-      await answered(s, 1, `event/${row.event}`);
+      await s.write(requestFrame(String(i + 1), envelopeOf(typical, row.event)));
+      await answered(s, String(i + 1), `event/${row.event}`);
     },
   }));
 }
@@ -130,34 +135,36 @@ export function streamEventScenarios(familyId: string, typical: Envelope): Strea
 export function streamSingleScenario(familyId: string, typical: Envelope): StreamScenarioParts {
   const ev = (event: string): Envelope => envelopeOf(typical, event);
   const one = (expect: StreamExpectation, script: StreamScript): StreamScenarioParts => ({ id: familyId, expect, script });
+  // Scenarios that leave the stream open share the events' session (a new one after a crash).
+  const kept = (expect: StreamExpectation, script: StreamScript): StreamScenarioParts => ({ id: familyId, expect, script, shared: true });
   const ends = (what: string, bad: (t: Envelope) => Uint8Array): StreamScenarioParts => one("end_stream", endsStream(typical, bad, what));
   switch (familyId) {
     case "stream-id-types":
-      return one("answer", async (s) => {
-        await s.write(Buffer.concat([requestFrame(7, ev("frame.opening")), requestFrame("7", ev("frame.opened"))]));
-        // Both replies, then their ids: a client that turns ids into strings answers "7" twice.
-        const replies = [await s.reply("7", 'the request with the string id "7"')];
-        const numeric = await s.reply(7, "the request with the integer id 7").catch((error: unknown) => {
-          const extra = s.unclaimed();
-          throw extra.length > 0 ? new ConformFailure(`the reply to id 7 (integer) came back with id ${JSON.stringify(extra[0]?.id)}: ids keep their type`) : error;
-        });
-        replies.push(numeric);
-        for (const r of replies) if (r.kind !== "success_reply") throw new ConformFailure(`wanted success replies, got ${describeReply(r)}`);
+      return kept("answer", async (s) => {
+        await s.write(Buffer.concat([requestFrame(70, ev("frame.opening")), requestFrame("70", ev("frame.opened"))]));
+        // Both replies first: a client that turns ids into strings (or numbers) answers one id twice.
+        const both = await s.replies(2, (f) => String(f.id) === "70", 'the requests with the ids 70 and "70"');
+        const ids = both.map((f) => JSON.stringify(f.id)).sort();
+        if (ids.join() !== '"70",70') throw new ConformFailure(`the replies to the ids 70 and "70" came back with the ids ${ids.join(" and ")}: ids keep their type`);
+        for (const id of [70, "70"]) {
+          const r = await s.reply(id, `the request with the id ${JSON.stringify(id)}`);
+          if (r.kind !== "success_reply") throw new ConformFailure(`wanted success replies, got ${describeReply(r)}`);
+        }
       });
     case "stream-pipelined":
-      return one("answer", async (s) => {
+      return kept("answer", async (s) => {
         const events = ["session.started", "frame.opening", "frame.opened", "supervisor.tick"];
         for (const [i, event] of events.entries()) await s.write(requestFrame(`p${i}`, ev(event)));
         for (const [i, event] of events.entries()) await answered(s, `p${i}`, `event/${event} (one of ${events.length} in flight)`);
       });
     case "stream-two-in-one-write":
-      return one("answer", async (s) => {
+      return kept("answer", async (s) => {
         await s.write(Buffer.concat([requestFrame("a", ev("capability.degraded")), requestFrame("b", ev("receipt.gap_detected"))]));
         await answered(s, "a", "the first of two frames in one write");
         await answered(s, "b", "the second of two frames in one write");
       });
     case "stream-bytewise":
-      return one("answer", async (s) => {
+      return kept("answer", async (s) => {
         await s.writeBytewise(requestFrame("bytes", ev("frame.ending")));
         await answered(s, "bytes", "a request written one byte per write");
       });
@@ -176,7 +183,7 @@ export function streamSingleScenario(familyId: string, typical: Envelope): Strea
         if (extra.length > 0) throw new ConformFailure(`replied to a notification: ${extra.map((f) => `${f.kind} id ${JSON.stringify(f.id)}`).join(", ")}`);
       });
     case "stream-unknown-method":
-      return one("method_not_found", async (s) => {
+      return kept("method_not_found", async (s) => {
         await s.write(Buffer.concat([json({ jsonrpc: "2.0", id: "m1", method: "conform/no-such-method", params: {} }), LF]));
         await methodNotFound(s, "m1", "a request for the unknown method conform/no-such-method");
         await s.write(requestFrame("m2", ev("session.started"), method("conform.no_such_event")));
@@ -193,29 +200,29 @@ export function streamSingleScenario(familyId: string, typical: Envelope): Strea
         if (s.unclaimed().some((f) => f.id === "cancelled")) throw new ConformFailure(`replied to a request after ${STREAM_V2.cancel.method} for it`);
       });
     case "stream-refuse-invalid":
-      return one("refuse", async (s) => {
+      return kept("refuse", async (s) => {
         const doc = ev("session.started");
         doc.conform_unknown_member = true;
         await s.write(requestFrame("invalid", doc));
         await refused(s, "invalid", "params with an unknown member");
       });
     case "stream-refuse-event-mismatch":
-      return one("refuse", async (s) => {
+      return kept("refuse", async (s) => {
         await s.write(requestFrame("mismatch", ev("session.starting"), method("frame.opened")));
         await refused(s, "mismatch", `${method("frame.opened")} carrying a session.starting envelope`);
       });
     case "stream-refuse-receipt-emitted":
-      return one("refuse", async (s) => {
+      return kept("refuse", async (s) => {
         await s.write(requestFrame("receipt", ev(RECEIPT_EMITTED_GUARD.event)));
         await refused(s, "receipt", method(RECEIPT_EMITTED_GUARD.event));
       });
     case "stream-frame-cr":
-      return one("answer", async (s) => {
+      return kept("answer", async (s) => {
         await s.write(Buffer.concat([requestFrame("cr", ev("session.started")).subarray(0, -1), Buffer.from("\r\n")]));
         await answered(s, "cr", "a request ending in CR LF");
       });
     case "stream-size-at-limit":
-      return one("answer", async (s) => {
+      return kept("answer", async (s) => {
         await s.write(Buffer.concat([paddedFrame("at-limit", ev("session.started"), LIMITS.max_frame_bytes), LF]));
         await answered(s, "at-limit", `a request of exactly limits.max_frame_bytes (${LIMITS.max_frame_bytes}) bytes`);
       });

@@ -103,15 +103,40 @@ export class StreamSession {
   /** Wait for the reply to `id` (type and value); fails when the client exits, breaks stdout, or the watchdog fires. */
   async reply(id: JsonRpcId, what: string): Promise<ReplyFrame> {
     const found = await this.until(() => this.inbox.findIndex((f) => sameId(f.id, id)), (i) => i >= 0);
-    if (found.value === undefined || found.value < 0) throw new ConformFailure(`no reply to ${what} (id ${JSON.stringify(id)}): ${found.why}`);
+    if (found.value === undefined || found.value < 0) {
+      // An id that came back with another type (7 for "7") is named as such.
+      const retyped = this.inbox.find((f) => String(f.id) === String(id));
+      if (retyped !== undefined) throw new ConformFailure(`the reply to ${what} came back with the id ${JSON.stringify(retyped.id)}: ids keep their type (${typeof id})`);
+      throw new ConformFailure(`no reply to ${what} (id ${JSON.stringify(id)}): ${found.why}`);
+    }
     return this.inbox.splice(found.value, 1)[0] as ReplyFrame;
   }
 
+  /** Wait until `count` replies that `match` are in the inbox (they stay there); fails like {@link reply}. */
+  async replies(count: number, match: (f: ReplyFrame) => boolean, what: string): Promise<ReplyFrame[]> {
+    const found = await this.until(() => this.inbox.filter(match), (list) => list.length >= count);
+    if (found.value === undefined) throw new ConformFailure(`not ${count} replies to ${what}: ${found.why}`);
+    return found.value;
+  }
+
   /** Wait for the child's exit; resolves with ms from `since` to the exit, or fails after the watchdog. */
-  async exited(since: number, what: string): Promise<number> {
-    const found = await this.until(() => this.io.exited(), (v) => v, { stopOnExit: false, stopOnProblem: false });
+  async exited(since: number, what: string, waitMs = this.waitMs): Promise<number> {
+    const found = await this.until(() => this.io.exited(), (v) => v, { stopOnExit: false, stopOnProblem: false, waitMs });
     if (found.value !== true) throw new ConformFailure(`the client did not exit ${what}: ${found.why}`);
     return performance.now() - since;
+  }
+
+  /** Wait until the client exits or writes a frame beyond the first `frames`; fails after the watchdog. */
+  async exitedOrFrame(frames: number, what: string): Promise<void> {
+    const found = await this.until(() => this.io.exited() || this.framesReceived > frames, (v) => v, { stopOnExit: false, stopOnProblem: false });
+    if (found.value !== true) throw new ConformFailure(`the client did not exit ${what}: ${found.why}`);
+  }
+
+  /** The first problem with stdout since the last call, cleared (for scenarios sharing a session). */
+  takeProblem(): string | null {
+    const problem = this.stdoutProblem;
+    this.stdoutProblem = null;
+    return problem;
   }
 
   /**
@@ -208,4 +233,55 @@ export async function runStreamScript(program: string, args: readonly string[], 
   if (run.spawnError !== null) failure = `the program could not be started: ${run.spawnError.message}`;
   else if (failure === null && run.stdoutTooLarge) failure = "stdout exceeded limits.max_response_bytes";
   return { failure, run, elapsedMs: performance.now() - started };
+}
+
+/** The outcome of one scenario of a shared session. */
+export interface SharedOutcome {
+  readonly failure: string | null;
+  readonly elapsedMs: number;
+  readonly stderrTail: string;
+}
+
+/**
+ * Run `scripts` one after another in one session, as a host sends events on one stream; when the
+ * client exits on the way, the rest continue in a new session (as a host respawns). Each script's
+ * verdict is its own: its failure, the stdout problems and the unclaimed replies seen while it
+ * ran; frames that only arrive at the end (after EOF) count against the last one. Never rejects.
+ */
+export async function runSharedSession(program: string, args: readonly string[], timeoutMs: number, scripts: readonly { readonly id: string; readonly script: StreamScript }[]): Promise<Map<string, SharedOutcome>> {
+  const outcomes = new Map<string, { failure: string | null; elapsedMs: number }>();
+  const stderr = new Map<string, string>();
+  let next = 0;
+  while (next < scripts.length) {
+    const first = next;
+    const result = await runStreamScript(program, args, timeoutMs, async (s) => {
+      while (next < scripts.length) {
+        const { id, script } = scripts[next++] as (typeof scripts)[number];
+        const started = performance.now();
+        let failure: string | null = null;
+        try {
+          await script(s);
+        } catch (error) {
+          failure = error instanceof ConformFailure ? error.message : `runner error: ${(error as Error).stack ?? String(error)}`;
+        }
+        const problem = s.takeProblem();
+        const extra = s.unclaimed();
+        failure ??= problem ?? (extra.length > 0 ? `unexpected frame(s): ${extra.map((f) => `${f.kind} id ${JSON.stringify(f.id)}`).join(", ")}` : null);
+        outcomes.set(id, { failure, elapsedMs: performance.now() - started });
+        if (s.io.exited()) return;
+      }
+    });
+    if (next === first) {
+      // The program could not be started: the first script carries the failure, the rest try again.
+      outcomes.set((scripts[first] as (typeof scripts)[number]).id, { failure: result.failure ?? "the session ended before the scenario ran", elapsedMs: result.elapsedMs });
+      stderr.set((scripts[first] as (typeof scripts)[number]).id, result.run.stderr.text());
+      next++;
+      continue;
+    }
+    for (const { id } of scripts.slice(first, next)) stderr.set(id, result.run.stderr.text());
+    const last = (scripts[next - 1] as (typeof scripts)[number]).id;
+    const own = outcomes.get(last);
+    if (result.failure !== null && own !== undefined && own.failure === null) outcomes.set(last, { failure: result.failure, elapsedMs: own.elapsedMs });
+  }
+  return new Map(scripts.map(({ id }) => [id, { ...(outcomes.get(id) ?? { failure: "not run", elapsedMs: 0 }), stderrTail: stderr.get(id) ?? "" }]));
 }

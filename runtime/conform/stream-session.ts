@@ -45,6 +45,8 @@ export class StreamSession {
   private readonly inbox: ReplyFrame[] = [];
   private stdoutProblem: string | null = null;
   private readonly listeners = new Set<() => void>();
+  /** True once {@link drain} ran: the client has had its exit grace. */
+  drained = false;
   /** Frames (replies) received so far, all kinds counted. */
   framesReceived = 0;
 
@@ -144,6 +146,7 @@ export class StreamSession {
    * still writes has arrived (a barrier: its exit). Not a verdict: a slow exit is judged elsewhere.
    */
   async drain(): Promise<void> {
+    this.drained = true;
     if (!this.io.exited()) this.io.stdin.end();
     await this.until(() => this.io.exited(), (v) => v, { stopOnExit: false, stopOnProblem: false, waitMs: LIMITS.stream_client_exit_ms });
   }
@@ -222,8 +225,9 @@ export async function runStreamScript(program: string, args: readonly string[], 
         scriptDone();
       }
       if (!io.exited()) {
+        // The script ended without its exit (a runner error) or drain() gave the grace already.
         io.stdin.end();
-        const killAt = setTimeout(() => io.signalGroup("SIGKILL"), exitGrace + DEFAULT_INVOKER_LIMITS.kill_grace_ms);
+        const killAt = setTimeout(() => io.signalGroup("SIGKILL"), session.drained ? 0 : exitGrace);
         await io.exit;
         clearTimeout(killAt);
       }

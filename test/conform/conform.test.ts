@@ -1,7 +1,8 @@
 /**
  * `lifeloop-callback conform` checked against real client processes: a correct client passes every
  * scenario; each deliberately broken client (test/fixtures/conform/client.mjs --break MODE) fails
- * exactly the scenarios of its defect; the Go and Python SDK clients pass everything; the baseline
+ * exactly the scenarios of its defect; the Go and Python SDK clients pass everything in both
+ * transports (stream self-tests: conform-stream.test.ts); the baseline
  * cannot go stale; a client that cannot answer is "not measured"; every JSON report line matches
  * the published schema; and every MUST rule a client must enforce has a scenario or a listed
  * exclusion. The reference's lifeloop-fake-ccd-client is run and reported, not judged.
@@ -168,15 +169,19 @@ describe("conform baseline (--expected-failures)", () => {
 });
 
 describe("conform against the SDK clients and the reference's client", () => {
-  it("passes the Go and Python SDK echo clients on every scenario", async () => {
+  it("passes the Go and Python SDK echo clients on every scenario of both transports (a missed SHOULD is reported)", async () => {
     const go = buildGoClient();
     expect(go.ok, go.ok ? "" : go.output).toBe(true);
     const python = FIXTURE_CLIENTS.python;
-    const [goReport, pyReport] = await Promise.all([conform(["--program", GO_ECHO_BIN]), conform(["--program", python.program])]);
-    expect(failing(goReport)).toEqual([]);
-    expect(goReport.code).toBe(0);
-    expect(failing(pyReport)).toEqual([]);
-    expect(pyReport.code).toBe(0);
+    const both = ["--transport", "both", "--timeout-ms", "20000"];
+    const [goReport, pyReport] = await Promise.all([conform(["--program", GO_ECHO_BIN, ...both]), conform(["--program", python.program, ...both])]);
+    for (const [name, r] of [["go", goReport], ["python", pyReport]] as const) {
+      expect(failing(r).filter((f) => !f.endsWith(":warn")), name).toEqual([]);
+      expect(new Set(r.records.map((x) => (x as { transport?: string }).transport)), name).toEqual(new Set(["subprocess", "stream"]));
+      expect(r.code, name).toBe(0);
+      const warnings = failing(r).filter((f) => f.endsWith(":warn"));
+      if (warnings.length > 0) console.log(`conform --transport both vs the ${name} SDK client: SHOULD warnings ${warnings.join(", ")}`);
+    }
   }, 600_000);
 
   it.skipIf(!existsSync(REFERENCE_CLIENT))("runs the reference's lifeloop-fake-ccd-client and reports what it gets (not judged)", async () => {

@@ -8,7 +8,6 @@
  * transport of each record; and every stream rule a client must enforce has a scenario or a
  * listed exclusion. (The Go and Python SDK clients run `--transport both` in conform.test.ts.)
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_EXIT_CODES, CONFORMANCE_CHECKS_TABLE } from "../../generated/ts/spec.js";
 import { renderReport, type PrintedRecord } from "../../runtime/conform/report.js";
 import { buildScenarios, clientStreamRuleIds } from "../../runtime/conform/scenarios.js";
-import { CLI, REPO_ROOT } from "../support/cli-process.js";
+import { REPO_ROOT } from "../support/cli-process.js";
+import { conform, failing, nodeClient, type Report } from "./support.js";
 import { FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-conform-stream-"));
@@ -27,45 +27,13 @@ afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 const VECTORS = join(REPO_ROOT, "generated", "vectors");
 const STREAM = buildScenarios(VECTORS, "stream");
 const SUBPROCESS = buildScenarios(VECTORS, "subprocess");
-const NODE_CLIENT = join(REPO_ROOT, "test", "fixtures", "conform", "client.mjs");
 const TS_RUNNER = join(FIXTURE_CLIENTS_DIR, "node", "runner-echo.mjs");
 const REFERENCE_CLIENT = join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop-fake-ccd-client");
 /** Per-exchange deadline of the self-tests (ms): generous for a loaded machine; no broken mode waits for it. */
 const TIMEOUT = "20000";
 
-interface Report {
-  readonly code: number | null;
-  readonly lines: readonly Record<string, unknown>[];
-  readonly records: readonly { scenario: string; verdict: string; detail: string; transport: string }[];
-  readonly summary: Record<string, unknown>;
-}
-
-/** Run `conform --format json` as a real process (async, so several run side by side). */
-function conform(args: readonly string[]): Promise<Report> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "conform", "--format", "json", ...(args.includes("--timeout-ms") ? [] : ["--timeout-ms", TIMEOUT]), ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-    const watchdog = setTimeout(() => child.kill("SIGKILL"), 300_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(watchdog);
-      try {
-        const lines = out.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-        const records = lines.filter((l) => "scenario" in l) as unknown as Report["records"];
-        const summary = (lines.find((l) => "summary" in l)?.summary ?? {}) as Record<string, unknown>;
-        resolve({ code, lines, records, summary });
-      } catch (error) {
-        reject(new Error(`conform printed no JSON report (exit ${code}): ${out}\n${err}\n${String(error)}`));
-      }
-    });
-  });
-}
-
-const nodeClient = (mode?: string): string[] => ["--program", process.execPath, "--arg", NODE_CLIENT, ...(mode ? ["--arg", "--break", "--arg", mode] : [])];
-const failing = (r: Report): string[] => r.records.filter((x) => x.verdict !== "pass").map((x) => `${x.scenario}:${x.verdict}`).sort();
+/** Run conform with the self-tests' deadline unless the args give one. */
+const run = (args: readonly string[]): Promise<Report> => conform(args.includes("--timeout-ms") ? args : ["--timeout-ms", TIMEOUT, ...args], 300_000);
 const fails = (...ids: string[]): string[] => ids.map((id) => (id.includes(":") ? id : `${id}:fail`)).sort();
 const ending = STREAM.filter((s) => s.expect === "end_stream").map((s) => s.id);
 
@@ -131,7 +99,7 @@ describe("conform --transport stream|both against real clients", () => {
         while (next < runs.length) {
           const [name, args] = runs[next++] as [string, string[]];
           const t0 = performance.now();
-          reports.set(name, await conform(args));
+          reports.set(name, await run(args));
           timings.push(`${name} ${((performance.now() - t0) / 1000).toFixed(1)} s`);
         }
       }),
@@ -183,8 +151,8 @@ describe("conform baseline and report formats with stream scenarios", () => {
     const stale = join(TMP, "stream-stale.txt");
     writeFileSync(stale, `${refusals.join("\n")}\nstream-frame-cr   # passes: stale\n`);
     const [ok, bad] = await Promise.all([
-      conform([...nodeClient("stream-accept-all"), "--transport", "stream", "--expected-failures", baseline]),
-      conform([...nodeClient("stream-accept-all"), "--transport", "stream", "--expected-failures", stale]),
+      run([...nodeClient("stream-accept-all"), "--transport", "stream", "--expected-failures", baseline]),
+      run([...nodeClient("stream-accept-all"), "--transport", "stream", "--expected-failures", stale]),
     ]);
     expect(ok.code).toBe(CLI_EXIT_CODES.ok);
     expect(ok.summary.expected_failures).toBe(refusals.length);

@@ -16,48 +16,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_EXIT_CODES, CONFORMANCE_CHECKS_TABLE } from "../../generated/ts/spec.js";
 import { buildScenarios, clientRuleIds } from "../../runtime/conform/scenarios.js";
 import { CLI, REPO_ROOT } from "../support/cli-process.js";
+import { conform, failing, nodeClient, type Report } from "./support.js";
 import { buildGoClient, FIXTURE_CLIENTS, GO_ECHO_BIN } from "../support/fixture-clients.js";
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-conform-"));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 const SCENARIOS = buildScenarios(join(REPO_ROOT, "generated", "vectors"));
-const NODE_CLIENT = join(REPO_ROOT, "test", "fixtures", "conform", "client.mjs");
 const REFERENCE_CLIENT = join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop-fake-ccd-client");
 
-interface Report {
-  readonly code: number | null;
-  readonly lines: readonly Record<string, unknown>[];
-  readonly records: readonly { scenario: string; verdict: string; detail: string }[];
-  readonly summary: Record<string, unknown>;
-}
-
-/** Run `conform --format json` as a real process (async, so several run side by side). */
-function conform(args: readonly string[]): Promise<Report> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "conform", "--format", "json", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-    const watchdog = setTimeout(() => child.kill("SIGKILL"), 240_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(watchdog);
-      try {
-        const lines = out.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-        const records = lines.filter((l) => "scenario" in l) as unknown as Report["records"];
-        const summary = (lines.find((l) => "summary" in l)?.summary ?? {}) as Record<string, unknown>;
-        resolve({ code, lines, records, summary });
-      } catch (error) {
-        reject(new Error(`conform printed no JSON report (exit ${code}): ${out}\n${err}\n${String(error)}`));
-      }
-    });
-  });
-}
-
-const nodeClient = (mode?: string): string[] => ["--program", process.execPath, "--arg", NODE_CLIENT, ...(mode ? ["--arg", "--break", "--arg", mode] : [])];
-const failing = (r: Report): string[] => r.records.filter((x) => x.verdict !== "pass").map((x) => `${x.scenario}:${x.verdict}`).sort();
 const ids = (pred: (s: (typeof SCENARIOS)[number]) => boolean, verdict = "fail"): string[] => SCENARIOS.filter(pred).map((s) => `${s.id}:${verdict}`).sort();
 
 describe("conform: scenarios generated from the tables", () => {

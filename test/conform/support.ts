@@ -1,0 +1,52 @@
+/**
+ * Shared by the conform self-tests: `lifeloop-callback conform --format json` run as a real
+ * process, its JSON Lines split into header, records and summary, and the helpers that name the
+ * fixture client and the failing scenarios.
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { CLI, REPO_ROOT } from "../support/cli-process.js";
+
+/** A parsed JSON report of one conform run and its exit code. */
+export interface Report {
+  readonly code: number | null;
+  readonly lines: readonly Record<string, unknown>[];
+  readonly records: readonly { scenario: string; verdict: string; detail: string; transport: string }[];
+  readonly summary: Record<string, unknown>;
+}
+
+/** The conform fixture client (v1; its --stream half is stream-client.mjs). */
+export const NODE_CLIENT = join(REPO_ROOT, "test", "fixtures", "conform", "client.mjs");
+
+/** `--program node --arg client.mjs [--arg --break --arg MODE]`. */
+export const nodeClient = (mode?: string): string[] => ["--program", process.execPath, "--arg", NODE_CLIENT, ...(mode ? ["--arg", "--break", "--arg", mode] : [])];
+
+/** `scenario:verdict` of every record that did not pass, sorted. */
+export const failing = (r: Report): string[] => r.records.filter((x) => x.verdict !== "pass").map((x) => `${x.scenario}:${x.verdict}`).sort();
+
+/**
+ * Run `conform --format json ...args` (async, so several run side by side), under a watchdog of
+ * `watchdogMs`; rejects when it prints no JSON report.
+ */
+export function conform(args: readonly string[], watchdogMs = 240_000): Promise<Report> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, "conform", "--format", "json", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
+    const watchdog = setTimeout(() => child.kill("SIGKILL"), watchdogMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(watchdog);
+      try {
+        const lines = out.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+        const records = lines.filter((l) => "scenario" in l) as unknown as Report["records"];
+        const summary = (lines.find((l) => "summary" in l)?.summary ?? {}) as Record<string, unknown>;
+        resolve({ code, lines, records, summary });
+      } catch (error) {
+        reject(new Error(`conform printed no JSON report (exit ${code}): ${out}\n${err}\n${String(error)}`));
+      }
+    });
+  });
+}

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { CONTINUATION } from "./table.js";
 import { storageFailure } from "./errors.js";
+import { ContinuationStore } from "./store.js";
 import { parseU64 } from "./u64.js";
 
 /** Variables the store reads (a subset of process.env). */
@@ -40,4 +41,14 @@ export function resolveMaxBlobBytes(env: ContinuationEnvironment): bigint {
   const parsed = parseU64(value);
   if (parsed === null) throw new MaxBytesSettingError(name);
   return parsed;
+}
+
+/**
+ * The store the environment names, as `continuation get` and `list` open it: {@link resolveRoot},
+ * then {@link resolveMaxBlobBytes} (so a missing root is reported before a bad limit). Throws
+ * ContinuationError `storage_failure` or {@link MaxBytesSettingError}.
+ */
+export function storeFromEnvironment(env: ContinuationEnvironment): ContinuationStore {
+  const root = resolveRoot(env);
+  return new ContinuationStore({ root, maxBlobBytes: resolveMaxBlobBytes(env) });
 }

@@ -16,7 +16,7 @@
 import { checkIdentifier } from "../../continuation/identifier.js";
 import { ContinuationError, blobTooLarge, storageFailure } from "../../continuation/errors.js";
 import { sortedJsonLine } from "../../continuation/json.js";
-import { MaxBytesSettingError, resolveMaxBlobBytes, resolveRoot, type ContinuationEnvironment } from "../../continuation/root.js";
+import { MaxBytesSettingError, resolveMaxBlobBytes, resolveRoot, storeFromEnvironment, type ContinuationEnvironment } from "../../continuation/root.js";
 import { ContinuationStore } from "../../continuation/store.js";
 import { abandonedLockWaits } from "../../continuation/lock.js";
 import { CONTINUATION, type ContinuationCommandName } from "../../continuation/table.js";
@@ -227,9 +227,7 @@ const COMMAND_RUNNERS: Readonly<Record<ContinuationCommandName, Runner>> = {
   },
   async list(p, io, env) {
     checkIdentifier(thread(p), "thread");
-    const root = resolveRoot(env);
-    const s = new ContinuationStore({ root, maxBlobBytes: resolveMaxBlobBytes(env) });
-    const result = await s.list(thread(p), { long: p.switches.has("--long") });
+    const result = await storeFromEnvironment(env).list(thread(p), { long: p.switches.has("--long") });
     for (const d of result.diagnostics) io.err(sortedJsonLine({ ...d }));
     io.out(sortedJsonLine({ keys: result.keys.map((k) => ({ ...k })), thread: result.thread }));
     return 0;

@@ -9,6 +9,7 @@
  * - what was written over the stream is read back byte for byte by our `continuation get` and by
  *   the reference's `lifeloop continuation get`, with the same metadata;
  * - the session resolves the store as the CLI does: every row of the table's root_resolution;
+ * - v1 for comparison: the TS client's same helpers spawn the CLI `$LIFELOOP_CLI` names;
  * - every command error maps to its row of the stream error-code table (the host's own
  *   serveReverseRequest on real stores, in process).
  */
@@ -25,7 +26,7 @@ import { CONTINUATION } from "../../runtime/continuation/table.js";
 import { serveReverseRequest } from "../../runtime/stream/reverse.js";
 import { FIXTURE_CLIENTS_DIR, GO_ECHO_DIR } from "../support/fixture-clients.js";
 import { envelope } from "../stream/support.js";
-import { CLI, removeDir, requireReference, runSide, scratch, storeEnv } from "./support.js";
+import { CLI, REFERENCE_CLI, removeDir, requireReference, runSide, scratch, storeEnv } from "./support.js";
 
 const tmp = scratch("lifeloop-continuation-stream-");
 const GO_PROGRAM = join(tmp, "go-echo");
@@ -144,6 +145,21 @@ describe("continuation/* over the stream: session --transport stream with the Go
     const keys = (JSON.parse(r.stdout.toString("utf8")) as { keys: { key: string }[] }).keys.map((k) => k.key).sort();
     expect(keys).toEqual(CLIENTS.map((c) => `${c.lang}-key`).sort());
   });
+});
+
+describe("v1 for comparison: the same TS client action without --stream runs the CLI $LIFELOOP_CLI names", () => {
+  it("session --transport subprocess, LIFELOOP_CLI = the reference lifeloop: the round trip goes through it, into the same store format", async () => {
+    const store = join(tmp, "v1-store");
+    const env = { LIFELOOP_CONTINUATION_ROOT: store, LIFELOOP_CLI: REFERENCE_CLI };
+    const file = join(tmp, "v1.jsonl");
+    writeFileSync(file, `${JSON.stringify(withAction(1, "store-roundtrip:v1-key"))}\n`);
+    const r = await run(process.execPath, [CLI, "session", "--transport", "subprocess", "--program", CLIENTS[2].program, "--timeout-ms", "30000", file], { env: storeEnv(env) });
+    expect(r.code, r.stderr).toBe(0);
+    const line = JSON.parse(r.stdout.split("\n")[0] as string) as SessionLine;
+    expect(line.response?.metadata).toMatchObject({ store: { put_error: "", get_error: "", same: true, client_id: "ts-runner", ttl_s: 3600 } });
+    const ours = await runSide("ours", ["get", "--thread", THREAD, "--key", "v1-key"], { env: storeEnv(env) });
+    expect(ours.stdout.equals(fixtureBlob("v1-key"))).toBe(true);
+  }, 60_000);
 });
 
 describe("session --transport stream resolves the store as the continuation CLI does (every root_resolution row)", () => {

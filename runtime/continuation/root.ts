@@ -13,6 +13,12 @@ import { parseU64 } from "./u64.js";
 /** Variables the store reads (a subset of process.env). */
 export type ContinuationEnvironment = Readonly<Record<string, string | undefined>>;
 
+/** The root resolution in words, for usage texts: `$LIFELOOP_CONTINUATION_ROOT, else $XDG_STATE_HOME/lifeloop/continuation, else ...`. */
+export function rootResolutionText(): string {
+  const [first, ...rest] = CONTINUATION.root_resolution;
+  return [`$${first?.environment}`, ...rest.map((r) => `$${r.environment}/${r.append.join("/")}`)].join(", else ");
+}
+
 /** The store root, or throws ContinuationError `storage_failure` when no variable of the table is set. */
 export function resolveRoot(env: ContinuationEnvironment): string {
   for (const rule of CONTINUATION.root_resolution) {

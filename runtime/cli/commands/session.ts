@@ -29,7 +29,7 @@ import { INTEGER_PATHS, LIMITS } from "../../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../../generated/ts/types.js";
 import { sortedJsonLine } from "../../continuation/json.js";
 import { abandonedLockWaits } from "../../continuation/lock.js";
-import { storeFromEnvironment } from "../../continuation/root.js";
+import { rootResolutionText, storeFromEnvironment } from "../../continuation/root.js";
 import { continuationHandlers } from "../../continuation/stream-handlers.js";
 import { issueText } from "../../invoker/failure.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
@@ -49,6 +49,8 @@ export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subp
   --transport   subprocess (default: v1, one process per envelope) or stream (v2, one process, --stream)
   --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
   --timeout-ms  required deadline per event, in ms
+  In stream mode the client's continuation/* requests are answered from the continuation store
+  (as \`lifeloop-callback continuation\` finds it: ${rootResolutionText()}).
   exit 0 every envelope answered validly, 1 an invocation failed, 2 usage, 3 unreadable input`;
 
 /** Failure variants decided before any process is involved (they cost no spawn in subprocess mode). */

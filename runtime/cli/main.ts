@@ -12,6 +12,8 @@
  *   events                                print the event vocabulary
  *   version | --version | -V              print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
+ * A command's module is imported only when that command runs (or for help), so start-up costs one
+ * command's dependencies (test/cli/lazy-commands.test.ts).
  */
 import { readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";

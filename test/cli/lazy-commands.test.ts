@@ -15,7 +15,7 @@ const dir = mkdtempSync(join(tmpdir(), "lifeloop-lazy-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const hooks = join(dir, "hooks.mjs");
-writeFileSync(hooks, "import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(process.env.LAZY_LOG, r.url + "\\n"); return r; }\n");
+writeFileSync(hooks, "import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(process.env.LAZY_LOG, r.url + '\\n'); return r; }\n");
 const register = join(dir, "register.mjs");
 writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
 

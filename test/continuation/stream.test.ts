@@ -202,7 +202,9 @@ describe("continuationHandlers: every command error is its stream error reply (s
     expect(gone.ok && JSON.parse(gone.resultJson.toString())).toEqual({ dropped_count: 1, status: "ok" });
   });
 
-  it("not_found, client_id_mismatch, blob_too_large: the table's code and the CLI's error members", async () => {
+  it("not_found, client_id_mismatch, blob_too_large, invalid_identifier: the table's code and the CLI's error members", async () => {
+    const hidden = await serve("continuation/get", { thread: "t", key: ".hidden" });
+    expect(hidden.ok ? null : hidden.error).toMatchObject({ code: codeOf("invalid_identifier"), data: { error: "invalid_identifier", field: "key", detail: expect.any(String) } });
     const missing = await serve("continuation/get", { thread: "t", key: "nobody" });
     expect(missing.ok ? null : missing.error).toMatchObject({ code: codeOf("not_found"), data: { error: "not_found" } });
     await serve("continuation/put", { thread: "g", key: "k", client_id: "owner", blob_base64: b64("x") });

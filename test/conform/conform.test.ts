@@ -55,7 +55,7 @@ describe("conform against real clients", () => {
       ["crash-on-invalid", nodeClient("crash-on-invalid")],
       ["read-once", nodeClient("read-once")],
       ["noise-on:frame.opened", nodeClient("noise-on:frame.opened")],
-      ["hang-on:frame.ended", [...nodeClient("hang-on:frame.ended"), "--timeout-ms", "2000"]],
+      ["hang-on:frame.ended", [...nodeClient("hang-on:frame.ended"), "--timeout-ms", "5000"]],
       ["ignore-sigterm", [...nodeClient("ignore-sigterm"), "--timeout-ms", "4000"]],
       ["silent", nodeClient("silent")],
     ];

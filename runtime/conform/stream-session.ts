@@ -102,9 +102,11 @@ export class StreamSession {
     return performance.now();
   }
 
-  /** Wait for the reply to `id` (type and value); fails when the client exits, breaks stdout, or the watchdog fires. */
+  /** Wait for the reply to `id` (type and value); fails when the client exits first or the watchdog fires. */
   async reply(id: JsonRpcId, what: string): Promise<ReplyFrame> {
-    const found = await this.until(() => this.inbox.findIndex((f) => sameId(f.id, id)), (i) => i >= 0);
+    // A non-frame line does not end the wait: the reply may still follow it (in another read), and
+    // the line is reported with the scenario either way.
+    const found = await this.until(() => this.inbox.findIndex((f) => sameId(f.id, id)), (i) => i >= 0, { stopOnProblem: false });
     if (found.value === undefined || found.value < 0) {
       // An id that came back with another type (7 for "7") is named as such.
       const retyped = this.inbox.find((f) => String(f.id) === String(id));
@@ -116,7 +118,7 @@ export class StreamSession {
 
   /** Wait until `count` replies that `match` are in the inbox (they stay there); fails like {@link reply}. */
   async replies(count: number, match: (f: ReplyFrame) => boolean, what: string): Promise<ReplyFrame[]> {
-    const found = await this.until(() => this.inbox.filter(match), (list) => list.length >= count);
+    const found = await this.until(() => this.inbox.filter(match), (list) => list.length >= count, { stopOnProblem: false });
     if (found.value === undefined) throw new ConformFailure(`not ${count} replies to ${what}: ${found.why}`);
     return found.value;
   }

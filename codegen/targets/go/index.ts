@@ -23,6 +23,7 @@ import { hooksView } from "./hooks.js";
 import { enumConst, enumStringsVar, failureVariantConst, goName, goString, wrap } from "./naming.js";
 import { runnerView } from "./runner.js";
 import { EXPLICIT_TABLES, genericTableView, limitViews, ruleIdViews } from "./tables.js";
+import { GO_SYNTAX } from "./syntax.js";
 import { typeView } from "./types.js";
 
 
@@ -97,37 +98,44 @@ export function buildViewModel(model: Model): GoViewModel {
     package: GO_PACKAGE,
     goVersion: GO_VERSION,
     wireVersion: model.wireVersion.current,
-    wireVersionLiteral: goString(model.wireVersion.current),
     referenceCrate: model.wireVersion.reference.crate,
     referenceVersion: model.wireVersion.reference.version,
-    referenceCrateLiteral: goString(model.wireVersion.reference.crate),
-    referenceVersionLiteral: goString(model.wireVersion.reference.version),
     limits: { maxRequestBytes: limit("max_request_bytes"), maxDepth: limit("max_depth") },
     enums,
     types,
     documents: model.roots.map((r) => r.typeName),
     limitConsts: limitViews(model),
     ruleIds: ruleIdViews(model),
-    events: model.tables.eventVocabulary.events.map(
-      (e) =>
-        `{Event: ${enumConst(model, "LifecycleEventKind", e.event)}, Summary: ${goString(e.summary)}, RequiresFrameContext: ${e.requires_frame_context}, NotificationOnly: ${e.notification_only}, Dispatchable: ${e.dispatchable}, StreamV2: ${goString(e.stream_v2)}}`,
-    ),
-    failureRetryDefaults: model.tables.failureRetryDefaults.defaults.map((r) => {
-      const failureConst = enumConst(model, "FailureClass", r.failure_class);
-      const retryConst = enumConst(model, "RetryClass", r.retry_class);
-      return { failureConst, retryConst, literal: `{FailureClass: ${failureConst}, RetryClass: ${retryConst}, Meaning: ${goString(r.meaning)}}` };
-    }),
-    failureVariants: model.tables.subprocessFailureMapping.variants.map(
-      (r) =>
-        `{Variant: ${failureVariantConst(r.variant)}, FailureClass: ${enumConst(model, "FailureClass", r.failure_class)}, Origin: ${goString(r.origin)}, ReferenceVariant: ${goString(r.reference_variant ?? "")}, Transports: []string{${r.transports.map(goString).join(", ")}}, Stage: ${goString(r.stage)}, When: ${goString(r.when)}, Reason: ${goString(r.reason ?? "")}}`,
-    ),
+    events: model.tables.eventVocabulary.events.map((e) => ({
+      eventConst: enumConst(model, "LifecycleEventKind", e.event),
+      summary: e.summary,
+      requiresFrameContext: e.requires_frame_context,
+      notificationOnly: e.notification_only,
+      dispatchable: e.dispatchable,
+      streamV2: e.stream_v2,
+    })),
+    failureRetryDefaults: model.tables.failureRetryDefaults.defaults.map((r) => ({
+      failureConst: enumConst(model, "FailureClass", r.failure_class),
+      retryConst: enumConst(model, "RetryClass", r.retry_class),
+      meaning: r.meaning,
+    })),
+    failureVariants: model.tables.subprocessFailureMapping.variants.map((r) => ({
+      variantConst: failureVariantConst(r.variant),
+      failureClassConst: enumConst(model, "FailureClass", r.failure_class),
+      origin: r.origin,
+      referenceVariant: r.reference_variant ?? "",
+      transports: r.transports,
+      stage: r.stage,
+      when: r.when,
+      reason: r.reason ?? "",
+    })),
     failureVariantConsts: model.tables.subprocessFailureMapping.variants.map((r) => ({
       constName: failureVariantConst(r.variant),
-      literal: goString(r.variant),
-      docLines: wrap(`${failureVariantConst(r.variant)} is failure variant "${r.variant}" (failure class ${r.failure_class}): ${r.when}`),
+      variant: r.variant,
+      doc: `${failureVariantConst(r.variant)} is failure variant "${r.variant}" (failure class ${r.failure_class}): ${r.when}`,
     })),
     genericTables: model.specTables.filter((t) => !EXPLICIT_TABLES.has(t.stem)).map((t) => genericTableView(t.stem, { ...t.doc }, t.meta)),
-    tableJSON: model.specTables.map((t) => ({ stemLiteral: goString(t.stem), jsonLiteral: goString(JSON.stringify(t.doc)) })),
+    tableJSON: model.specTables.map((t) => ({ stem: t.stem, json: JSON.stringify(t.doc) })),
     commandGroups: groups.map(commandGroupView),
     commandGroupList: groups.map((g) => `${goName(g.group)}: ${g.commands.map((c) => c.command).join(", ")}`).join("; "),
     runner,
@@ -143,5 +151,5 @@ export function checkGoViewModel(model: Model, view: unknown): void {
 /** Generate generated/go/ from sdk-templates/go/ and the plain sources of sdk-runtime/go/. */
 export async function generateGo(model: Model): Promise<OutputFile[]> {
   const view = buildViewModel(model);
-  return renderSdk(model, { language: "go", templates: TEMPLATES, outDir: OUT_DIR, runtimeExtensions: [".go"], banner: `${view.banner}\n` }, view);
+  return renderSdk(model, { language: "go", templates: TEMPLATES, outDir: OUT_DIR, runtimeExtensions: [".go"], banner: `${view.banner}\n`, syntax: GO_SYNTAX }, view);
 }

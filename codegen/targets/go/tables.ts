@@ -4,7 +4,7 @@
  */
 import type { Model } from "../../model/model.js";
 import type { GoViewModel } from "./view-model.js";
-import { goName, goString, singular, wrap } from "./naming.js";
+import { goName, goString, singular } from "./naming.js";
 
 /** Tables with a hand-designed Go rendering in spec_tables.go.hbs; every other table is rendered generically. */
 export const EXPLICIT_TABLES = new Set(["event-vocabulary", "failure-retry-defaults", "subprocess-failure-mapping", "limits", "document-rules"]);
@@ -223,7 +223,7 @@ export function limitViews(model: Model): GoViewModel["limitConsts"] {
   return model.tables.limits.limits.map((l) => ({
     constName: `Limit${goName(l.name)}`,
     value: String(l.value),
-    docLines: wrap(`Limit${goName(l.name)} is limits.${l.name}: ${l.value} ${l.unit}. Applies to: ${l.applies_to}. On exceed: ${l.on_exceed}.`),
+    doc: `Limit${goName(l.name)} is limits.${l.name}: ${l.value} ${l.unit}. Applies to: ${l.applies_to}. On exceed: ${l.on_exceed}.`,
   }));
 }
 
@@ -231,5 +231,5 @@ export function limitViews(model: Model): GoViewModel["limitConsts"] {
 export function ruleIdViews(model: Model): GoViewModel["ruleIds"] {
   const document = model.tables.documentRules.rules.map((r) => ({ id: r.id, summary: r.summary }));
   const cross = model.rules.map((r) => ({ id: r.id, summary: r.summary }));
-  return [...document, ...cross].map((r) => ({ constName: `Rule${goName(r.id)}`, literal: goString(r.id), summary: r.summary.replace(/\s+/g, " ") }));
+  return [...document, ...cross].map((r) => ({ constName: `Rule${goName(r.id)}`, id: r.id, summary: r.summary.replace(/\s+/g, " ") }));
 }

@@ -2,12 +2,16 @@
 // The go SDK view model, from sdk-templates/go/view-model.schema.json (json-schema-to-typescript).
 
 export type Ident = string;
-export type GoString = string;
 export type Exported = string;
 export type Lines = string[];
+export type GoString = string;
+/**
+ * Prose for a doc comment; the template wraps it with goDoc.
+ */
+export type Doc = string;
 
 /**
- * The view model codegen/targets/go/ passes to every template in sdk-templates/go/. Closed objects: handlebars strict mode does not catch a misspelt member inside #each/#if, so the target validates the model against this schema before rendering (toolchain-notes §1.5). Strings named *Literal, literal, decode, encode*, expr, params are Go source fragments.
+ * The view model codegen/targets/go/ passes to every template in sdk-templates/go/. Closed objects: handlebars strict mode does not catch a misspelt member inside #each/#if, so the target validates the model against this schema before rendering (toolchain-notes §1.5). Values are data (names, Go types, raw strings, numbers, booleans); the templates write Go syntax with the helpers and partials of codegen/targets/go/syntax.ts (goString, goStrings, goDoc, goShape, goStructField).
  */
 export interface GoViewModel {
   banner: string;
@@ -16,11 +20,8 @@ export interface GoViewModel {
   package: Ident;
   goVersion: string;
   wireVersion: string;
-  wireVersionLiteral: GoString;
   referenceCrate: string;
   referenceVersion: string;
-  referenceCrateLiteral: GoString;
-  referenceVersionLiteral: GoString;
   limits: {
     maxRequestBytes: number;
     maxDepth: number;
@@ -70,26 +71,42 @@ export interface GoViewModel {
   limitConsts: {
     constName: Exported;
     value: string;
-    docLines: Lines;
+    doc: Doc;
   }[];
   ruleIds: {
     constName: Exported;
-    literal: GoString;
+    id: string;
     summary: string;
   }[];
   /**
    * @minItems 1
    */
-  events: string[];
+  events: {
+    eventConst: Exported;
+    summary: string;
+    requiresFrameContext: boolean;
+    notificationOnly: boolean;
+    dispatchable: boolean;
+    streamV2: string;
+  }[];
   /**
    * @minItems 1
    */
   failureRetryDefaults: {
     failureConst: Exported;
     retryConst: Exported;
-    literal: string;
+    meaning: string;
   }[];
-  failureVariants: string[];
+  failureVariants: {
+    variantConst: Exported;
+    failureClassConst: Exported;
+    origin: string;
+    referenceVariant: string;
+    transports: string[];
+    stage: string;
+    when: string;
+    reason: string;
+  }[];
   genericTables: {
     stem: string;
     path: string;
@@ -120,8 +137,8 @@ export interface GoViewModel {
    * @minItems 1
    */
   tableJSON: {
-    stemLiteral: GoString;
-    jsonLiteral: GoString;
+    stem: string;
+    json: string;
   }[];
   commandGroups: {
     group: string;
@@ -206,8 +223,8 @@ export interface GoViewModel {
    */
   failureVariantConsts: {
     constName: Exported;
-    literal: GoString;
-    docLines: Lines;
+    variant: string;
+    doc: Doc;
   }[];
   hooks: {
     example: {

@@ -21,6 +21,7 @@ import { commandGroupView, STATIC_COMMAND_EXPORTS } from "./commands.js";
 import { hooksView } from "./hooks.js";
 import { failureVariantConst, isortNames, pyAttr, pyConstName, pyDocstring, pyLiteral, pyStr, pyStrTuple, snake, wrap } from "./naming.js";
 import { runnerView } from "./runner.js";
+import { PYTHON_SYNTAX } from "./syntax.js";
 import { eventRowExpr } from "./tables.js";
 import { dependencyOrder, ruleStepExpr, shapeExpr, typeView } from "./types.js";
 
@@ -178,5 +179,5 @@ const TEMPLATES: readonly (readonly [string, string])[] = [
 /** Generate generated/python/ from sdk-templates/python/ and the plain sources of sdk-runtime/python/. */
 export async function generatePython(model: Model): Promise<OutputFile[]> {
   const view = pythonViewModel(model);
-  return renderSdk(model, { language: "python", templates: TEMPLATES, outDir: PYTHON_OUTPUT_DIR, runtimeExtensions: [".py"], banner: `${view.banner}\n` }, view);
+  return renderSdk(model, { language: "python", templates: TEMPLATES, outDir: PYTHON_OUTPUT_DIR, runtimeExtensions: [".py"], banner: `${view.banner}\n`, syntax: PYTHON_SYNTAX }, view);
 }

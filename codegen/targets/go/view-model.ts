@@ -3,12 +3,12 @@
 
 export type Ident = string;
 export type Exported = string;
-export type Lines = string[];
-export type GoString = string;
 /**
  * Prose for a doc comment; the template wraps it with goDoc.
  */
 export type Doc = string;
+export type GoString = string;
+export type Lines = string[];
 
 /**
  * The view model codegen/targets/go/ passes to every template in sdk-templates/go/. Closed objects: handlebars strict mode does not catch a misspelt member inside #each/#if, so the target validates the model against this schema before rendering (toolchain-notes §1.5). Values are data (names, Go types, raw strings, numbers, booleans); the templates write Go syntax with the helpers and partials of codegen/targets/go/syntax.ts (goString, goStrings, goDoc, goShape, goStructField).
@@ -28,7 +28,7 @@ export interface GoViewModel {
   };
   enums: {
     name: Exported;
-    docLines: Lines;
+    doc: Doc;
     valuesVar: Exported;
     stringsVar: Ident;
     /**
@@ -36,7 +36,7 @@ export interface GoViewModel {
      */
     values: {
       constName: Exported;
-      literal: GoString;
+      value: string;
     }[];
   }[];
   /**
@@ -45,7 +45,7 @@ export interface GoViewModel {
   types: {
     name: Exported;
     file: string;
-    docLines: Lines;
+    doc: Doc;
     /**
      * @minItems 1
      */
@@ -53,16 +53,58 @@ export interface GoViewModel {
       goName: Exported;
       wireName: string;
       goType: string;
-      docLines: Lines;
-      decode: string;
-      encodeExpr: string;
-      encodeCondition: string;
-      metaLiteral: string;
+      doc: Doc;
+      nullable: boolean;
+      itemDecode: string;
+      itemEncode: string;
+      shape: Shape;
+      /**
+       * An array: decodeArray/encodeArray over the item codec.
+       */
+      slice: boolean;
+      /**
+       * An optional or nullable scalar (*T): optional() decodes it.
+       */
+      pointer: boolean;
+      /**
+       * Presence optional: omitted when nil (else a nil pointer is written as null).
+       */
+      omitNil: boolean;
+      /**
+       * Presence collection: omitted when empty.
+       */
+      omitEmpty: boolean;
     }[];
-    requiredLiteral: string;
+    required: string[];
     metaVar: Ident;
     planVar: Ident;
-    steps: string[];
+    steps: {
+      rule: string;
+      check: Ident;
+      at: string[];
+      field: string | null;
+      /**
+       * null when absent; never empty (the template's #if treats [] as absent).
+       *
+       * @minItems 1
+       */
+      fields: string[] | null;
+      each: boolean;
+      lengthField: string | null;
+      when: null | {
+        field: string;
+        notIn: boolean;
+        values: string[];
+      };
+      /**
+       * null when absent; never empty (the template's #if treats [] as absent).
+       *
+       * @minItems 1
+       */
+      values: string[] | null;
+      expected: string | null;
+      message: string;
+    }[];
   }[];
   /**
    * @minItems 1
@@ -228,52 +270,80 @@ export interface GoViewModel {
   }[];
   hooks: {
     example: {
-      adapterIdLiteral: GoString;
+      adapterId: string;
       eventConst: Exported;
       hookEventConst: Exported;
-      hookEventLiteral: GoString;
+      hookEvent: string;
     };
     /**
      * @minItems 1
      */
     adapters: {
       constName: Exported;
-      literal: GoString;
+      adapter: string;
       harness: string;
-      docLines: Lines;
-      idCases: string;
-      infoHead: string;
+      doc: Doc;
+      /**
+       * @minItems 1
+       */
+      adapterIds: string[];
+      contextLimit: null | {
+        length: number;
+        unit: string;
+        onExceed: string;
+        fact: string;
+      };
       /**
        * @minItems 1
        */
       hookEvents: {
         constName: Exported;
-        literal: GoString;
-        docLines: Lines;
-        infoLiteral: string;
+        hookEvent: string;
+        doc: Doc;
+        outputSchema: string;
+        contextSlotConst: string | null;
+        placementConsts: Exported[];
+        blockConst: Exported;
+        blockApplies: boolean;
       }[];
       /**
        * @minItems 1
        */
       eventCases: {
-        events: string;
+        /**
+         * @minItems 1
+         */
+        eventConsts: Exported[];
         hookEventConst: Exported;
       }[];
     }[];
-    adapterList: string;
     /**
      * @minItems 1
      */
     blockEffects: {
       constName: Exported;
-      literal: GoString;
-      docLines: Lines;
+      block: string;
+      doc: Doc;
     }[];
-    blockEffectList: string;
+    /**
+     * @minItems 0
+     */
     contextSlots: {
       constName: Exported;
-      literal: GoString;
+      slot: string;
     }[];
-    contextSlotList: string;
   };
+}
+/**
+ * A model Shape (codegen/model/model.ts); goShape writes its schema-layer literal.
+ */
+export interface Shape {
+  kind: "string" | "integer" | "enum" | "object" | "open_object" | "array";
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  enumName?: Exported;
+  typeName?: Exported;
+  maxItems?: number;
+  items?: Shape;
 }

@@ -7,7 +7,6 @@ export type Exported = string;
  * Prose for a doc comment; the template wraps it with goDoc.
  */
 export type Doc = string;
-export type GoString = string;
 export type Lines = string[];
 
 /**
@@ -186,15 +185,15 @@ export interface GoViewModel {
     group: string;
     typeName: Exported;
     varName: Exported;
-    programLiteral: GoString;
-    programEnvLiteral: GoString;
+    program: string;
+    programEnv: string;
     usageExitCode: number;
-    docLines: Lines;
+    doc: Doc;
     errors: {
       constName: Exported;
-      literal: GoString;
+      error: string;
       exitCode: number;
-      fieldsDoc: string;
+      fields: string[];
     }[];
     structs: {
       name: Exported;
@@ -213,22 +212,33 @@ export interface GoViewModel {
      */
     commands: {
       goName: Exported;
-      docLines: Lines;
-      params: string;
+      doc: Doc;
       resultType: Exported;
-      argsLiteral: string;
-      options: {
-        goName: Exported;
-        flagLiteral: GoString;
+      /**
+       * @minItems 1
+       */
+      argWords: string[];
+      requiredFlags: {
+        flag: string;
+        param: Ident;
         isUint: boolean;
       }[];
-      stdinExpr: "blob" | "nil";
+      stdinBlob: boolean;
+      optionsType: Exported;
+      options: {
+        goName: Exported;
+        flag: string;
+        isUint: boolean;
+      }[];
       blobOut: boolean;
       diagnostics: boolean;
       jsonStream: "stdout" | "stderr";
       reads: {
         goName: Exported;
-        expr: string;
+        member: string;
+        method: Ident;
+        nullable: boolean;
+        entriesFunc: string | null;
       }[];
     }[];
     entryReaders: {
@@ -239,7 +249,10 @@ export interface GoViewModel {
        */
       reads: {
         goName: Exported;
-        expr: string;
+        member: string;
+        method: Ident;
+        nullable: boolean;
+        entriesFunc: string | null;
       }[];
     }[];
   }[];

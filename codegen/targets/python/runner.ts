@@ -6,7 +6,6 @@ import { failureVariantConst, isortNames, pyConstName } from "./naming.js";
 /** The client runner: failure classes and warning-code constants from the tables, and its documented outcomes. */
 export function runnerView(model: Model) {
   const v = runnerVariants(model, "python");
-  const classExpr = (failureClass: string): string => `FailureClass.${pyConstName(failureClass)}`;
   const outcomes = runnerOutcomes(model, "python", { binding: "python", handlerFails: "raises an exception", invalidResponseExtra: " or is not a CallbackResponse at all" });
   const codes = {
     readRequestCode: failureVariantConst(v.readRequest.variant),
@@ -16,12 +15,12 @@ export function runnerView(model: Model) {
   };
   return {
     rejectClass: v.invalidRequest.failureClass,
-    rejectClassExpr: classExpr(v.invalidRequest.failureClass),
+    rejectMember: pyConstName(v.invalidRequest.failureClass),
     guardEvent: model.tables.receiptEmittedGuard.event,
-    guardClassExpr: classExpr(v.guard.failureClass),
+    guardMember: pyConstName(v.guard.failureClass),
     handlerClass: v.handlerThrew.failureClass,
-    handlerClassExpr: classExpr(v.handlerThrew.failureClass),
-    readClassExpr: classExpr(v.readRequest.failureClass),
+    handlerMember: pyConstName(v.handlerThrew.failureClass),
+    readMember: pyConstName(v.readRequest.failureClass),
     ...codes,
     specImports: isortNames([...new Set(Object.values(codes))]),
     outcomeLines: runnerOutcomeBullets(outcomes, 98, (name) => `\`\`${name}\`\``),

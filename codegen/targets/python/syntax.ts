@@ -6,6 +6,7 @@
  * Helpers (positional parameters, then named ones):
  * - `{{pyString s}}`: a string literal (`"a\"b"`); `{{pyOptString s}}` is `None` for null.
  * - `{{pyStrings list}}`: a tuple literal of string literals (`()`, `("a",)`, `("a", "b")`).
+ * - `{{pyTuple names prefix=""}}`: a tuple literal of names (each after `prefix`, e.g. `PlacementClass.`).
  * - `{{pyBool b}}`: `True` or `False`.
  * - `{{pyLiteral value}}`: a JSON value as a Python literal (dicts and lists, 4-space indentation).
  * - `{{pyDocstring text indent=4}}`: a complete triple-quoted docstring block at `indent` spaces,
@@ -18,7 +19,7 @@
  */
 import type { Shape } from "../../model/model.js";
 import type { SdkSyntax } from "../sdk-render.js";
-import { pyDocstring, pyLiteral, pyStr, pyStrTuple, wrap } from "./naming.js";
+import { pyDocstring, pyLiteral, pyStr, pyStrTuple, pyTuple, wrap } from "./naming.js";
 
 function str(value: unknown, helper: string): string {
   if (typeof value !== "string") throw new Error(`${helper}: expected a string, got ${JSON.stringify(value)}`);
@@ -75,6 +76,7 @@ export const PYTHON_SYNTAX: SdkSyntax = {
     pyString: ([value]) => pyStr(str(value, "pyString")),
     pyOptString: ([value]) => (value === null ? "None" : pyStr(str(value, "pyOptString"))),
     pyStrings: ([list]) => pyStrTuple(strs(list, "pyStrings")),
+    pyTuple: ([list], hash) => pyTuple(strs(list, "pyTuple").map((name) => `${typeof hash.prefix === "string" ? hash.prefix : ""}${name}`)),
     pyBool: ([value]) => {
       if (typeof value !== "boolean") throw new Error(`pyBool: expected a boolean, got ${JSON.stringify(value)}`);
       return value ? "True" : "False";

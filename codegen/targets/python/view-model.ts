@@ -116,37 +116,39 @@ export interface PythonSdkViewModel {
   }[];
   groups: {
     className: string;
-    groupLiteral: string;
-    programLiteral: string;
-    programEnvLiteral: string;
-    groupArgsLiteral: string;
+    group: string;
+    program: string;
+    programEnv: string;
+    groupArgs: string[];
     usageExitCode: number;
-    docstring: string;
+    doc: string;
     errors: {
       className: string;
-      errorLiteral: string;
-      docstring: string;
+      error: string;
+      doc: string;
       fields: {
         name: string;
         attr: string;
-        nameLiteral: string;
         annotation: string;
         accessor: string;
       }[];
     }[];
     commands: {
       method: string;
-      commandLiteral: string;
+      command: string;
       resultClass: string;
-      resultDocstring: string;
-      signature: string;
-      docstring: string;
-      flags: {
-        flagLiteral: string;
+      resultDoc: string;
+      positional: {
         param: string;
-        kindLiteral: string;
+        pyType: "int" | "str";
       }[];
-      stdinArg: string;
+      doc: string;
+      flags: {
+        flag: string;
+        param: string;
+        kind: string;
+      }[];
+      stdinBlob: boolean;
       fieldsSource: string;
       blobResult: boolean;
       diagnostics: boolean;
@@ -154,7 +156,11 @@ export interface PythonSdkViewModel {
         attr: string;
         annotation: string;
         parser: string;
-        nameLiteral: string;
+        name: string;
+      }[];
+      keywords: {
+        param: string;
+        pyType: "int" | "str";
       }[];
     }[];
   }[];
@@ -162,12 +168,12 @@ export interface PythonSdkViewModel {
   enumNames: string[];
   runner: {
     rejectClass: string;
-    rejectClassExpr: string;
+    rejectMember: string;
     guardEvent: string;
-    guardClassExpr: string;
+    guardMember: string;
     handlerClass: string;
-    handlerClassExpr: string;
-    readClassExpr: string;
+    handlerMember: string;
+    readMember: string;
     readRequestCode: string;
     guardCode: string;
     handlerThrewCode: string;
@@ -202,48 +208,62 @@ export interface PythonSdkViewModel {
     doc: string;
   }[];
   hooks: {
-    blockEffectType: string;
-    contextSlotType: string;
+    /**
+     * @minItems 1
+     */
+    blockEffects: string[];
+    /**
+     * @minItems 1
+     */
+    contextSlots: string[];
     /**
      * @minItems 1
      */
     adapters: {
       constName: string;
-      literal: string;
+      adapter: string;
+      harness: string;
       doc: string;
       /**
        * @minItems 1
        */
-      ids: {
-        literal: string;
-      }[];
-      infoHead: string;
+      adapterIds: string[];
+      contextLimit: null | {
+        length: number;
+        unit: string;
+        onExceed: string;
+        fact: string;
+      };
       /**
        * @minItems 1
        */
       hookEvents: {
         constName: string;
-        literal: string;
-        infoExpr: string;
-        /**
-         * @minItems 1
-         */
-        docLines: string[];
+        hookEvent: string;
+        doc: string;
+        outputSchema: string;
+        contextSlot: string | null;
+        placementMembers: string[];
+        block: string;
+        blockApplies: boolean;
       }[];
       /**
        * @minItems 1
        */
       events: {
-        member: string;
-        value: string;
+        eventMember: string;
+        hookEventConst: string | null;
       }[];
     }[];
-    adapterTuple: string;
+    /**
+     * @minItems 1
+     */
+    adapterConsts: string[];
     example: {
-      adapterIdLiteral: string;
+      adapterId: string;
       eventMember: string;
       hookEventConst: string;
-      hookEventLiteral: string;
+      hookEvent: string;
     };
     /**
      * @minItems 1

@@ -74,7 +74,10 @@ export function renderTemplate(syntax: SdkSyntax, template: string, view: unknow
 /** Validate `view` against the language's closed view-model schema. */
 export function checkViewModel(model: Model, language: string, view: unknown): void {
   const path = `sdk-templates/${language}/view-model.schema.json`;
-  const validate = new Ajv2020({ strict: true, allErrors: true }).compile(JSON.parse(sdkSource(model, path)) as Record<string, unknown>);
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  // json-schema-to-typescript's annotation for a member of any JSON value (view-model-types.ts).
+  ajv.addKeyword({ keyword: "tsType", schemaType: "string" });
+  const validate = ajv.compile(JSON.parse(sdkSource(model, path)) as Record<string, unknown>);
   if (!validate(view)) {
     const detail = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"}: ${e.message ?? "invalid"} ${JSON.stringify(e.params)}`);
     throw new Error(`${language} target: the view model does not match ${path}:\n${detail.join("\n")}`);

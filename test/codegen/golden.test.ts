@@ -28,6 +28,18 @@ import { REPO_ROOT } from "../support/cli-process.js";
 const FIXTURES = join(REPO_ROOT, "test", "codegen", "fixtures");
 const UPDATE = process.env.UPDATE_GOLDEN === "1";
 
+/**
+ * The value assignments of a generic table: the `{{#each assignments}}` block of
+ * sdk-templates/go/spec_tables.go.hbs itself, so the golden output is what the SDK template writes.
+ */
+function goTableValuesTemplate(): string {
+  const template = readFileSync(join(REPO_ROOT, "sdk-templates", "go", "spec_tables.go.hbs"), "utf8");
+  const start = template.indexOf("{{#each assignments}}");
+  const end = template.indexOf("{{/each}}\n\treturn t", start);
+  if (start < 0 || end < 0) throw new Error("sdk-templates/go/spec_tables.go.hbs: no {{#each assignments}} block before `return t`");
+  return template.slice(start, end + "{{/each}}\n".length);
+}
+
 /** The syntax of each SDK language, by the folder name under templates/. */
 const SYNTAX: Readonly<Record<string, SdkSyntax>> = { go: GO_SYNTAX, python: PYTHON_SYNTAX };
 
@@ -47,7 +59,10 @@ async function emit(caseDir: string): Promise<Map<string, Map<string, string>>> 
     // The table emitters read nothing of the model but its tables.
     const model = { specTables } as unknown as Model;
     out.set("ts-tables", new Map((await generateTsTables(model)).map((f) => [f.path.slice(f.path.lastIndexOf("/") + 1), f.content])));
-    out.set("go-tables", new Map(specTables.map((t) => [`${t.stem}.json`, `${JSON.stringify(genericTableView(t.stem, t.doc, t.meta), null, 2)}\n`])));
+    const goViews = specTables.map((t) => genericTableView(t.stem, t.doc, t.meta));
+    out.set("go-tables", new Map(goViews.map((v) => [`${v.stem}.json`, `${JSON.stringify(v, null, 2)}\n`])));
+    // The table values as Go literals: the assignments of spec_tables.go.hbs, with its helper calls.
+    out.set("go-table-values", new Map(goViews.map((v) => [`${v.stem}.go`, renderTemplate(GO_SYNTAX, goTableValuesTemplate(), v)])));
     out.set("docs", new Map(specTables.map((t) => [`${t.stem}.md`, `${genericTable(t)}\n`])));
   }
   const templates = join(caseDir, "templates");

@@ -168,10 +168,17 @@ export interface GoViewModel {
     }[];
     assignments: {
       goName: Exported;
+      /**
+       * A non-empty slice: one element per line.
+       */
       multiline: boolean;
-      open: string;
-      elements: string[];
-      literal: string;
+      goType: string;
+      /**
+       * The member's value as written in the table (any JSON value).
+       */
+      value: unknown;
+      shape: GoShape;
+      nullable: boolean;
     }[];
   }[];
   /**
@@ -359,4 +366,18 @@ export interface Shape {
   typeName?: Exported;
   maxItems?: number;
   items?: Shape;
+}
+/**
+ * The Go shape of a table member (codegen/targets/go/tables.ts GoShape); goLiteral writes a value of it.
+ */
+export interface GoShape {
+  kind: "string" | "int" | "float" | "bool" | "any" | "slice" | "struct";
+  elem?: GoShape;
+  name?: Exported;
+  fields?: {
+    key: string;
+    goName: Exported;
+    shape: GoShape;
+    nullable: boolean;
+  }[];
 }

@@ -158,7 +158,6 @@ const TEMPLATES: readonly (readonly [string, string])[] = [
   ["pyproject.toml.hbs", "pyproject.toml"],
   ["README.md.hbs", "README.md"],
   ["lifeloop_callback/__init__.py.hbs", "lifeloop_callback/__init__.py"],
-  ["lifeloop_callback/py.typed.hbs", "lifeloop_callback/py.typed"],
   ["lifeloop_callback/enums.py.hbs", "lifeloop_callback/enums.py"],
   ["lifeloop_callback/wire.py.hbs", "lifeloop_callback/wire.py"],
   ["lifeloop_callback/plans.py.hbs", "lifeloop_callback/plans.py"],
@@ -171,5 +170,5 @@ const TEMPLATES: readonly (readonly [string, string])[] = [
 /** Generate generated/python/ from sdk-templates/python/ and the plain sources of sdk-runtime/python/. */
 export async function generatePython(model: Model): Promise<OutputFile[]> {
   const view = pythonViewModel(model);
-  return renderSdk(model, { language: "python", templates: TEMPLATES, outDir: PYTHON_OUTPUT_DIR, runtimeExtensions: [".py"], banner: `${view.banner}\n`, syntax: PYTHON_SYNTAX }, view);
+  return renderSdk(model, { language: "python", templates: TEMPLATES, outDir: PYTHON_OUTPUT_DIR, runtimeExtensions: [".py", "/py.typed"], banner: `${view.banner}\n`, syntax: PYTHON_SYNTAX }, view);
 }

@@ -84,8 +84,11 @@ export function checkViewModel(model: Model, language: string, view: unknown): v
   }
 }
 
-/** Render the templates of `rendering` with `view` and copy the runtime sources. */
-export function renderSdk(model: Model, rendering: SdkRendering, view: unknown): OutputFile[] {
+/**
+ * Render the templates of `rendering` with `view` (the language's view-model type, generated from
+ * its schema: GoViewModel, PythonSdkViewModel) and copy the runtime sources.
+ */
+export function renderSdk<View extends object>(model: Model, rendering: SdkRendering, view: View): OutputFile[] {
   checkViewModel(model, rendering.language, view);
   const hbs = syntaxInstance(rendering.syntax);
   const outputs: OutputFile[] = [];

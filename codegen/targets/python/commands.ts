@@ -1,5 +1,6 @@
 /** Client-initiated commands (spec/tables/client-initiated-commands.json) as Python wrappers (commands.py). */
 import type { CommandGroup } from "../../model/model.js";
+import type { PythonSdkViewModel } from "./view-model.js";
 import { pascal, pyAttr, snake } from "./naming.js";
 
 /** Names `lifeloop_callback/commands.py` defines for every registry (re-exported by the package). */
@@ -39,7 +40,7 @@ export function fieldType(group: CommandGroup, member: string, where: string): M
   return MEMBER_PY_TYPES[known.nullable ? "nullable_unsigned_integer" : known.type];
 }
 
-export function commandGroupView(group: CommandGroup) {
+export function commandGroupView(group: CommandGroup): PythonSdkViewModel["groups"][number] {
   const className = pascal(group.group);
   const cliText = group.cli.join(" ");
   const errors = group.errors.map((e) => ({

@@ -1,10 +1,11 @@
 /** The client runner's failure classes, warning codes and documented outcomes (runner_outcomes.py, runner.py). */
 import type { Model } from "../../model/model.js";
+import type { PythonSdkViewModel } from "./view-model.js";
 import { runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "../sdk-shared.js";
 import { failureVariantConst, isortNames, pyConstName } from "./naming.js";
 
 /** The client runner: failure classes and warning-code constants from the tables, and its documented outcomes. */
-export function runnerView(model: Model) {
+export function runnerView(model: Model): PythonSdkViewModel["runner"] {
   const v = runnerVariants(model, "python");
   const outcomes = runnerOutcomes(model, "python", { binding: "python", handlerFails: "raises an exception", invalidResponseExtra: " or is not a CallbackResponse at all" });
   const codes = {

@@ -47,6 +47,25 @@ export interface SdkSyntax {
   readonly partials: Readonly<Record<string, string>>;
 }
 
+/** A helper's string parameter; throws naming the helper when the template passed something else. */
+export function helperString(value: unknown, helper: string): string {
+  if (typeof value !== "string") throw new Error(`${helper}: expected a string, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** A helper's list-of-strings parameter; throws naming the helper otherwise. */
+export function helperStrings(value: unknown, helper: string): string[] {
+  if (!Array.isArray(value)) throw new Error(`${helper}: expected a list of strings, got ${JSON.stringify(value)}`);
+  return value.map((v) => helperString(v, helper));
+}
+
+/** A helper's optional number parameter (`fallback` when absent); throws naming the helper otherwise. */
+export function helperNumber(value: unknown, fallback: number, helper: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number") throw new Error(`${helper}: expected a number, got ${JSON.stringify(value)}`);
+  return value;
+}
+
 /** A handlebars instance with `syntax` registered (an isolated instance: nothing leaks between languages). */
 export function syntaxInstance(syntax: SdkSyntax): typeof Handlebars {
   const hbs = Handlebars.create();

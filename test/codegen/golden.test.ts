@@ -85,6 +85,13 @@ describe("codegen golden cases (test/codegen/fixtures/<case>/expected/<target>/)
     expect(cases.length).toBeGreaterThan(0);
   });
 
+  it("a syntax helper given the wrong kind of value fails naming the helper, not with bad source", () => {
+    expect(() => renderTemplate(GO_SYNTAX, "{{goString n}}", { n: 1 })).toThrow(/goString: expected a string, got 1/);
+    expect(() => renderTemplate(PYTHON_SYNTAX, "{{pyStrings s}}", { s: "a" })).toThrow(/pyStrings: expected a list of strings/);
+    expect(() => renderTemplate(PYTHON_SYNTAX, "{{pyFieldDefault k}}", { k: "zero" })).toThrow(/pyFieldDefault: unknown default "zero"/);
+    expect(() => renderTemplate(GO_SYNTAX, "{{goBraces}}", {})).toThrow(/goBraces is a block helper/);
+  });
+
   it.each(cases)("%s: every emitter's output equals expected/, file by file", async (name) => {
     const caseDir = join(FIXTURES, name);
     const produced = await emit(caseDir);

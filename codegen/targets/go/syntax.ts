@@ -18,7 +18,7 @@
  *   on a line of its own inside `#each` over `{ goName, goType, doc }`.
  */
 import type { Shape } from "../../model/model.js";
-import type { SdkSyntax } from "../sdk-render.js";
+import { helperNumber as num, helperString as str, helperStrings as strs, type SdkSyntax } from "../sdk-render.js";
 import { enumStringsVar, goString, wrap } from "./naming.js";
 import { type GoShape, goTypeOf } from "./tables.js";
 import type { GoShape as GoViewShape } from "./view-model.js";
@@ -112,22 +112,6 @@ export function goDoc(text: string, width = 96, indent = 0): string {
   return wrap(text, width)
     .map((line) => `${tabs}// ${line}`)
     .join("\n");
-}
-
-function str(value: unknown, helper: string): string {
-  if (typeof value !== "string") throw new Error(`${helper}: expected a string, got ${JSON.stringify(value)}`);
-  return value;
-}
-
-function strs(value: unknown, helper: string): string[] {
-  if (!Array.isArray(value)) throw new Error(`${helper}: expected a list of strings, got ${JSON.stringify(value)}`);
-  return value.map((v) => str(v, helper));
-}
-
-function num(value: unknown, fallback: number, helper: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number") throw new Error(`${helper}: expected a number, got ${JSON.stringify(value)}`);
-  return value;
 }
 
 /** The helpers and partials of the Go templates. */

@@ -18,24 +18,8 @@
  *   is WIRE_VERSION, `none` None, `dict` an empty dict factory, `tuple` an empty tuple.
  */
 import type { Shape } from "../../model/model.js";
-import type { SdkSyntax } from "../sdk-render.js";
+import { helperNumber as num, helperString as str, helperStrings as strs, type SdkSyntax } from "../sdk-render.js";
 import { pyDocstring, pyLiteral, pyStr, pyStrTuple, pyTuple, wrap } from "./naming.js";
-
-function str(value: unknown, helper: string): string {
-  if (typeof value !== "string") throw new Error(`${helper}: expected a string, got ${JSON.stringify(value)}`);
-  return value;
-}
-
-function strs(value: unknown, helper: string): string[] {
-  if (!Array.isArray(value)) throw new Error(`${helper}: expected a list of strings, got ${JSON.stringify(value)}`);
-  return value.map((v) => str(v, helper));
-}
-
-function num(value: unknown, fallback: number, helper: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number") throw new Error(`${helper}: expected a number, got ${JSON.stringify(value)}`);
-  return value;
-}
 
 /** The `Shape(...)` expression of `shape` (interpreted by sdk-runtime/python/lifeloop_callback/validation.py). */
 export function shapeExpr(shape: Shape): string {

@@ -275,7 +275,11 @@ func (c *streamConn) cancel(f *streamFrame) {
 func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler) {
 	var params []byte
 	if f.params != nil {
-		params = writeNode(nil, f.params)
+		// The bytes the host wrote (copied: the reader reuses its buffer), judged as v1 judges stdin.
+		params = append([]byte(nil), f.rawParams...)
+		if f.rawParams == nil {
+			params = writeNode(nil, f.params)
+		}
 	}
 	e := &inflight{done: make(chan struct{})}
 	if f.id != nil {

@@ -53,6 +53,13 @@ const NON_INTEGER_PATHS: readonly string[] = [
   ...INTEGER_PATHS.CallbackResponse.map((p) => `/result${p}`),
 ];
 
+/**
+ * The patterns the host needs in the frames it reads (replies and client requests): ids, codes and
+ * the integer fields of a result. The DispatchEnvelope's and the cancel's are a client's concern,
+ * and the strict parser prepares every pattern it is given for each frame.
+ */
+export const HOST_NON_INTEGER_PATHS: readonly string[] = NON_INTEGER_PATHS.filter((p) => !p.startsWith("/params/"));
+
 function issue(rule: string, pointer: string, message: string): { ok: false; issue: ValidationIssue } {
   return { ok: false, issue: { rule, pointer, message } };
 }
@@ -89,7 +96,15 @@ export function idProblem(value: unknown, pointer: string, lexemes: readonly str
 
 /** Judge the bytes of one frame (LF and optional CR already removed); never throws. */
 export function parseFrame(bytes: Uint8Array, maxFrameBytes: number = LIMITS.max_frame_bytes): FrameResult {
-  const parsed = parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1 }, { nonIntegerPaths: NON_INTEGER_PATHS });
+  return parseFrameRecording(bytes, maxFrameBytes, NON_INTEGER_PATHS);
+}
+
+/**
+ * {@link parseFrame} recording non-integer lexemes only at `nonIntegerPaths` (the host passes
+ * {@link HOST_NON_INTEGER_PATHS}); the verdict is the same, only the pointers returned differ.
+ */
+export function parseFrameRecording(bytes: Uint8Array, maxFrameBytes: number, nonIntegerPaths: readonly string[]): FrameResult {
+  const parsed = parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1 }, { nonIntegerPaths });
   if (!parsed.ok) return { ok: false, issue: { rule: parsed.issue.rule, pointer: parsed.issue.pointer, message: parsed.issue.message } };
   const value = parsed.value;
   const lexemes = parsed.nonIntegerNumberPointers;

@@ -25,7 +25,7 @@ import { ByteTail } from "../invoker/stderr-tail.js";
 import type { ChildExit } from "../invoker/child-run.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { FrameReader } from "./frame-reader.js";
-import { HOST_NON_INTEGER_PATHS, parseFrameRecording, type StreamFrame } from "./frame.js";
+import { parseHostFrame, type StreamFrame } from "./frame.js";
 import type { StreamInvokerLimits } from "./limits.js";
 
 /** Why a connection ended (see the module doc for how inferred causes yield to `exit`). */
@@ -250,7 +250,7 @@ export class StreamConnection {
         this.terminate("frame_too_large");
         return;
       }
-      const judged = parseFrameRecording(event.bytes, this.limits.max_frame_bytes, HOST_NON_INTEGER_PATHS);
+      const judged = parseHostFrame(event.bytes, this.limits.max_frame_bytes);
       if (!judged.ok) {
         this.issue = judged.issue;
         this.frameBytes = event.bytes.subarray(0, this.limits.failure_detail_preview_bytes + 1);

@@ -42,8 +42,8 @@ const ROUNDS = 10;
 /** Events of the RSS run (item 7: 100,000), and how often RSS is sampled. */
 const RSS_EVENTS = Number(process.env.LIFELOOP_BENCH_RSS_EVENTS ?? 100_000);
 const RSS_EVERY = Math.max(1, Math.floor(RSS_EVENTS / 10));
-/** Warm-up events before each measured run (JIT, page cache, Go runtime start). */
-const WARM_UP = 50;
+/** Warm-up events of each contender before the measured rounds (JIT, page cache, Go runtime start). */
+const WARM_UP = 300;
 const TIMEOUT_MS = 10_000;
 const FLOOR_DIR = join(REPO_ROOT, "test", "bench", "ndjson-echo");
 
@@ -206,7 +206,7 @@ export async function run(): Promise<void> {
     const goEcho = goBuild(GO_ECHO_DIR, dir, "go-echo");
     const floorProgram = goBuild(FLOOR_DIR, dir, "ndjson-echo");
     process.stdout.write(
-      `stream: a ${SESSION_EVENTS}-event session to the Go SDK client, one event at a time, interleaved in ${ROUNDS} rounds with v1, the floor and the bare loop (numbers are noisy on a shared machine)\n`,
+      `stream: a ${SESSION_EVENTS}-event session to the Go SDK client, one event at a time, interleaved in ${ROUNDS} rounds with v1, the floor and the bare loop, each after ${WARM_UP} warm-up events (numbers are noisy on a shared machine)\n`,
     );
 
     const floor = new NdjsonFloor(floorProgram, [FLOOR_RESULT]);

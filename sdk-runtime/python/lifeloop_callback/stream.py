@@ -9,7 +9,7 @@ A host spawns the client once with its configured arguments followed by ``--stre
   is logged with its rule id; nothing more is read and the exit status is 1.
 - A request ``event/<kind>`` gets exactly one reply whose ``result`` is the ``CallbackResponse`` the
   v1 runner would write for the same ``DispatchEnvelope`` (``params``), refusals included.
-  Handlers run concurrently, one thread each.
+  Handlers run concurrently, each on a thread of its own (idle threads are reused).
 - A notification never gets a reply. The cancel notification marks its event cancelled: the
   :func:`event_done` event of that request is set and its reply is never written.
 - A request for any other method gets error -32601. Replies to the client's own requests (the

@@ -190,7 +190,8 @@ export class StreamInvoker implements CallbackInvoker {
   private settle(pending: Pending, outcome: { ok: true; response: CallbackResponse; stderrTail: string } | { ok: false; failure: InvocationFailure }): void {
     if (!pending.conn.pending.delete(pending.id)) return;
     if (pending.timer !== null) clearTimeout(pending.timer);
-    pending.resolve({ ...outcome, elapsedMs: performance.now() - pending.started });
+    const elapsedMs = performance.now() - pending.started;
+    pending.resolve(outcome.ok ? { ok: true, response: outcome.response, stderrTail: outcome.stderrTail, elapsedMs } : { ok: false, failure: outcome.failure, elapsedMs });
   }
 
   private onTimeout(pending: Pending): void {
@@ -228,7 +229,7 @@ export class StreamInvoker implements CallbackInvoker {
           this.settle(pending, { ok: false, failure: errorReplyFailure(frame.error.code, frame.error.message, stderrTail) });
           return;
         }
-        const issues = validateParsed("CallbackResponse", frame.result, framePointers(pointers, "/result"));
+        const issues = validateParsed("CallbackResponse", frame.result, pointers.length === 0 ? pointers : framePointers(pointers, "/result"));
         if (issues.length > 0) {
           const first = issues[0] as (typeof issues)[number];
           this.settle(pending, { ok: false, failure: makeFailure("invalid_response", `CallbackResponse is invalid: ${issueText(first)}`, { issues, stderr_tail: stderrTail }) });

@@ -30,9 +30,15 @@ const KEYWORD_RULES: Readonly<Record<string, string>> = {
   maxItems: "schema.max-items",
 };
 
+const validatorCache = new Map<WireObjectTypeName, StandaloneValidator>();
+
 function validatorFor(typeName: WireObjectTypeName): StandaloneValidator {
-  const validator = (validators as unknown as Record<string, StandaloneValidator | undefined>)[`validate${typeName}`];
-  if (!validator) throw new Error(`no generated validator for ${typeName}; run npm run generate`);
+  let validator = validatorCache.get(typeName);
+  if (validator === undefined) {
+    validator = (validators as unknown as Record<string, StandaloneValidator | undefined>)[`validate${typeName}`];
+    if (!validator) throw new Error(`no generated validator for ${typeName}; run npm run generate`);
+    validatorCache.set(typeName, validator);
+  }
   return validator;
 }
 

@@ -29,7 +29,9 @@ function edits(value: unknown): unknown[] {
   const out: unknown[] = [];
   const visit = (node: unknown, replace: (next: unknown) => unknown): void => {
     if (Array.isArray(node)) {
-      node.forEach((item, i) => visit(item, (next) => replace(node.map((x, j) => (j === i ? next : x)))));
+      node.forEach((item, i) => {
+        visit(item, (next) => replace(node.map((x, j) => (j === i ? next : x))));
+      });
       return;
     }
     if (node === null || typeof node !== "object") return;

@@ -64,10 +64,11 @@ function conformanceScenariosMarkdown(root: string): string {
 }
 
 /** The reference pages, as generator outputs. */
-export function referencePages(root: string): OutputFile[] {
+export async function referencePages(root: string): Promise<OutputFile[]> {
+  const cli = await cliReferenceMarkdown();
   return [
     { path: `${REFERENCE_DOCS_DIR}/conformance-scenarios.md`, content: finalNewline(BANNER + conformanceScenariosMarkdown(root)) },
-    { path: `${REFERENCE_DOCS_DIR}/cli.md`, content: finalNewline(BANNER + cliReferenceMarkdown()) },
+    { path: `${REFERENCE_DOCS_DIR}/cli.md`, content: finalNewline(BANNER + cli) },
     { path: `${REFERENCE_DOCS_DIR}/host-api.md`, content: finalNewline(BANNER + hostApiMarkdown(root)) },
   ];
 }
@@ -79,7 +80,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-  const outputs = referencePages(root);
+  const outputs = await referencePages(root);
   if (check) {
     const drift = findDrift(root, outputs, REFERENCE_DOCS_DIR);
     for (const d of drift) process.stdout.write(d.kind === "stale" ? `stale: ${d.path}\n` : d.diff);

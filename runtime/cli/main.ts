@@ -12,72 +12,82 @@
  *   events                                print the event vocabulary
  *   version | --version | -V              print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
+ * A command's module is imported only when that command runs (or for help), so start-up costs one
+ * command's dependencies (test/cli/lazy-commands.test.ts).
  */
 import { readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
-import { CONFORM_USAGE, runConform } from "./commands/conform.js";
-import { CONFORMANCE_USAGE, runConformance } from "./commands/conformance.js";
-import { CONTINUATION_USAGE, runContinuationCli } from "./commands/continuation.js";
-import { DIFF_USAGE, runDiff } from "./commands/diff.js";
-import { GENERATE_USAGE, runGenerateCommand } from "./commands/generate.js";
-import { HOOK_USAGE, runHook } from "./commands/hook.js";
-import { INVOKE_USAGE, runInvoke } from "./commands/invoke.js";
-import { RENDER_USAGE, runRender } from "./commands/render.js";
-import { runSession, SESSION_USAGE } from "./commands/session.js";
-import { runValidate, VALIDATE_USAGE } from "./commands/validate.js";
 import { EXIT, HelpRequested, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
 import { packageVersion } from "./package-root.js";
 
-type Command = {
+/** What a command's module provides: its usage text (printed for `--help`) and its entry point. */
+export interface LoadedCommand {
   readonly usage: string;
   readonly run: (args: readonly string[], io: CliIo) => Promise<number>;
+}
+
+type Command = {
+  /**
+   * Imports the command's module (only when that command runs, or for help), so start-up pays for
+   * one command's dependencies, not every command's (e.g. `continuation get` loads no validator).
+   */
+  readonly load: () => Promise<LoadedCommand>;
   /** The command reads `--help` itself (continuation: `-h` can be a valid identifier value). */
   readonly ownHelp?: boolean;
 };
 
-/** Registered commands; other modules add theirs here. */
+/** Registered commands, in help order; other modules add theirs here (a dynamic import each). */
 export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
-  ["validate", { usage: VALIDATE_USAGE, run: runValidate }],
-  ["conformance", { usage: CONFORMANCE_USAGE, run: runConformance }],
-  ["conform", { usage: CONFORM_USAGE, run: runConform }],
-  ["generate", { usage: GENERATE_USAGE, run: runGenerateCommand }],
-  ["invoke", { usage: INVOKE_USAGE, run: runInvoke }],
-  ["session", { usage: SESSION_USAGE, run: runSession }],
-  ["render", { usage: RENDER_USAGE, run: runRender }],
-  ["continuation", { usage: CONTINUATION_USAGE, run: runContinuationCli, ownHelp: true }],
-  ["diff", { usage: DIFF_USAGE, run: runDiff }],
-  ["hook", { usage: HOOK_USAGE, run: runHook }],
+  ["validate", { load: async () => import("./commands/validate.js").then((m) => ({ usage: m.VALIDATE_USAGE, run: m.runValidate })) }],
+  ["conformance", { load: async () => import("./commands/conformance.js").then((m) => ({ usage: m.CONFORMANCE_USAGE, run: m.runConformance })) }],
+  ["conform", { load: async () => import("./commands/conform.js").then((m) => ({ usage: m.CONFORM_USAGE, run: m.runConform })) }],
+  ["generate", { load: async () => import("./commands/generate.js").then((m) => ({ usage: m.GENERATE_USAGE, run: m.runGenerateCommand })) }],
+  ["invoke", { load: async () => import("./commands/invoke.js").then((m) => ({ usage: m.INVOKE_USAGE, run: m.runInvoke })) }],
+  ["session", { load: async () => import("./commands/session.js").then((m) => ({ usage: m.SESSION_USAGE, run: m.runSessionCli })) }],
+  ["render", { load: async () => import("./commands/render.js").then((m) => ({ usage: m.RENDER_USAGE, run: m.runRender })) }],
+  ["continuation", { load: async () => import("./commands/continuation.js").then((m) => ({ usage: m.CONTINUATION_USAGE, run: m.runContinuationCli })), ownHelp: true }],
+  ["diff", { load: async () => import("./commands/diff.js").then((m) => ({ usage: m.DIFF_USAGE, run: m.runDiff })) }],
+  ["hook", { load: async () => import("./commands/hook.js").then((m) => ({ usage: m.HOOK_USAGE, run: m.runHook })) }],
   [
     "events",
     {
-      usage: "usage: lifeloop-callback events\n  Prints the event vocabulary (spec/tables/event-vocabulary.json) as JSON.",
-      run: async (_args, io) => {
-        io.out(`${JSON.stringify(EVENT_VOCABULARY, null, 2)}\n`);
-        return EXIT.ok;
-      },
+      load: async () => ({
+        usage: "usage: lifeloop-callback events\n  Prints the event vocabulary (spec/tables/event-vocabulary.json) as JSON.",
+        run: async (_args, io) => {
+          io.out(`${JSON.stringify(EVENT_VOCABULARY, null, 2)}\n`);
+          return EXIT.ok;
+        },
+      }),
     },
   ],
   [
     "version",
     {
-      usage: "usage: lifeloop-callback version [--json]   (also --version, -V)\n  Prints `lifeloop-callback <package version> (wire <wire version>)`; --json prints {package_version, wire_version}.",
-      run: async (args, io) => {
-        const { switches, positionals } = parseFlags(args, { switches: ["--json"] });
-        if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
-        const version = packageVersion();
-        io.out(switches.has("--json") ? jsonLine({ package_version: version, wire_version: WIRE_VERSION }) : `lifeloop-callback ${version} (wire ${WIRE_VERSION})\n`);
-        return EXIT.ok;
-      },
+      load: async () => ({
+        usage: "usage: lifeloop-callback version [--json]   (also --version, -V)\n  Prints `lifeloop-callback <package version> (wire <wire version>)`; --json prints {package_version, wire_version}.",
+        run: async (args, io) => {
+          const { switches, positionals } = parseFlags(args, { switches: ["--json"] });
+          if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+          const version = packageVersion();
+          io.out(switches.has("--json") ? jsonLine({ package_version: version, wire_version: WIRE_VERSION }) : `lifeloop-callback ${version} (wire ${WIRE_VERSION})\n`);
+          return EXIT.ok;
+        },
+      }),
     },
   ],
 ]);
 
-function help(): string {
+/** Every command's usage text, in registry order (loads every command's module: help and the docs only). */
+export async function commandUsages(): Promise<ReadonlyArray<readonly [name: string, usage: string]>> {
+  return Promise.all([...COMMANDS].map(async ([name, c]) => [name, (await c.load()).usage] as const));
+}
+
+async function help(): Promise<string> {
   return [
     `lifeloop-callback: schema-first toolkit for the Lifeloop client callback protocol (wire ${WIRE_VERSION})`,
     "",
-    ...[...COMMANDS.values()].map((c) => c.usage),
+    ...(await commandUsages()).map(([, usage]) => usage),
     "",
     "Exit codes: 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported (render).",
   ].join("\n");
@@ -89,18 +99,26 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   // `--version` and `-V` are the usual spellings of the version command.
   const name = first === "--version" || first === "-V" ? "version" : first;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-    io.out(`${help()}\n`);
+    io.out(`${await help()}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  const command = COMMANDS.get(name);
-  if (!command) {
-    io.err(`lifeloop-callback: unknown command ${name}\n\n${help()}\n`);
+  const registered = COMMANDS.get(name);
+  if (!registered) {
+    io.err(`lifeloop-callback: unknown command ${name}\n\n${await help()}\n`);
     return EXIT.usage;
+  }
+  let command: LoadedCommand;
+  try {
+    command = await registered.load();
+  } catch (error) {
+    // A module that cannot be loaded is a broken installation: reported like any internal error.
+    io.err(`lifeloop-callback ${name}: internal error: cannot load the command: ${(error as Error).stack ?? String(error)}\n`);
+    return EXIT.validation;
   }
   // Anywhere else, `--help` is recognized by parseFlags: as a flag's value (`--arg -h`) it is that
   // value, and a hook must not print usage text on stdout instead of delivering. A command that
   // parses its own arguments (`ownHelp`) answers --help itself.
-  if (!command.ownHelp && (args[0] === "--help" || args[0] === "-h")) {
+  if (!registered.ownHelp && (args[0] === "--help" || args[0] === "-h")) {
     io.out(`${command.usage}\n`);
     return EXIT.ok;
   }

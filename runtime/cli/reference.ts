@@ -4,11 +4,11 @@
  * (spec/tables/cli-exit-codes.json), so a new command or flag appears there without a second list.
  */
 import { CLI_EXIT_CODES, WIRE_VERSION } from "../../generated/ts/spec.js";
-import { COMMANDS } from "./main.js";
+import { commandUsages } from "./main.js";
 
 /** Markdown of every command (usage, flags and exit codes as its `--help` prints them) and the exit-code table. */
-export function cliReferenceMarkdown(): string {
-  const sections = [...COMMANDS.entries()].map(([name, command]) => [`## \`${name}\``, "", "```text", command.usage, "```", ""].join("\n"));
+export async function cliReferenceMarkdown(): Promise<string> {
+  const sections = (await commandUsages()).map(([name, usage]) => [`## \`${name}\``, "", "```text", usage, "```", ""].join("\n"));
   const exitRows = Object.entries(CLI_EXIT_CODES).map(([name, code]) => `| ${code} | \`${name}\` |`);
   return [
     `# \`lifeloop-callback\` command line (wire ${WIRE_VERSION})`,

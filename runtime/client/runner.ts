@@ -26,7 +26,7 @@
  *   envelope: `invalid_request` + rule id; `receipt.emitted`: `receipt_emitted_rejected`; handler
  *   threw: `internal_error` + `handler_threw`; invalid response: `internal_error` + rule id).
  */
-import { EVENT_VOCABULARY, FAILURE_RETRY_DEFAULTS, LIMITS, RECEIPT_EMITTED_GUARD, STREAM_V2, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { CLIENT_INITIATED_COMMANDS, EVENT_VOCABULARY, FAILURE_RETRY_DEFAULTS, LIMITS, RECEIPT_EMITTED_GUARD, STREAM_V2, WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { CallbackRequest, CallbackResponse, DispatchEnvelope, FailureClass, PayloadEnvelope } from "../../generated/ts/types.js";
 import { failureClassOf, issueText } from "../invoker/failure.js";
 import { wireSnapshot } from "../invoker/request.js";
@@ -57,7 +57,9 @@ export type ClientHandler = (request: CallbackRequest, payloads: readonly Payloa
  *   stray writes are diverted to stderr in v2;
  * - `exit`: call process.exit with the status when done (default true when using process stdio), so
  *   timers or sockets a handler left open cannot keep the client alive;
- * - `cli`: the host CLI for v1 commands (default `lifeloop` on PATH), `commandTimeoutMs` their deadline.
+ * - `cli`: the host CLI for v1 commands (default: `$LIFELOOP_CLI` when set and non-empty, else
+ *   `lifeloop` on PATH: the table's `cli_program_environment` and `cli`, as the Go and Python
+ *   helpers), `commandTimeoutMs` their deadline.
  */
 export interface ServeOptions {
   readonly argv?: readonly string[];
@@ -174,8 +176,15 @@ function writeOut(stdout: NodeJS.WritableStream, bytes: Buffer): Promise<number>
   });
 }
 
+/** The host CLI of v1 commands when `cli` is not given (spec/tables/client-initiated-commands.json; one program for every group today). */
+function defaultCli(): string {
+  const group = CLIENT_INITIATED_COMMANDS.groups[0];
+  const chosen = group === undefined ? undefined : process.env[group.cli_program_environment];
+  return chosen !== undefined && chosen !== "" ? chosen : (group?.cli[0] ?? "lifeloop");
+}
+
 function cliTransport(options: ServeOptions): CommandTransport {
-  return { kind: "cli", cli: options.cli ?? "lifeloop", timeoutMs: options.commandTimeoutMs ?? 30_000 };
+  return { kind: "cli", cli: options.cli ?? defaultCli(), timeoutMs: options.commandTimeoutMs ?? 30_000 };
 }
 
 async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, divert: boolean): Promise<number> {

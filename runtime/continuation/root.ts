@@ -7,10 +7,17 @@
 import { join } from "node:path";
 import { CONTINUATION } from "./table.js";
 import { storageFailure } from "./errors.js";
+import { ContinuationStore } from "./store.js";
 import { parseU64 } from "./u64.js";
 
 /** Variables the store reads (a subset of process.env). */
 export type ContinuationEnvironment = Readonly<Record<string, string | undefined>>;
+
+/** The root resolution in words, for usage texts: `$LIFELOOP_CONTINUATION_ROOT, else $XDG_STATE_HOME/lifeloop/continuation, else ...`. */
+export function rootResolutionText(): string {
+  const [first, ...rest] = CONTINUATION.root_resolution;
+  return [`$${first?.environment}`, ...rest.map((r) => `$${r.environment}/${r.append.join("/")}`)].join(", else ");
+}
 
 /** The store root, or throws ContinuationError `storage_failure` when no variable of the table is set. */
 export function resolveRoot(env: ContinuationEnvironment): string {
@@ -40,4 +47,14 @@ export function resolveMaxBlobBytes(env: ContinuationEnvironment): bigint {
   const parsed = parseU64(value);
   if (parsed === null) throw new MaxBytesSettingError(name);
   return parsed;
+}
+
+/**
+ * The store the environment names, as `continuation get` and `list` open it: {@link resolveRoot},
+ * then {@link resolveMaxBlobBytes} (so a missing root is reported before a bad limit). Throws
+ * ContinuationError `storage_failure` or {@link MaxBytesSettingError}.
+ */
+export function storeFromEnvironment(env: ContinuationEnvironment): ContinuationStore {
+  const root = resolveRoot(env);
+  return new ContinuationStore({ root, maxBlobBytes: resolveMaxBlobBytes(env) });
 }

@@ -89,14 +89,32 @@ describe("huge in-memory envelopes keep the settle bound", () => {
     return envelope({ metadata });
   }
 
-  // Not met yet (spec/host-runtime.md, "Bounds"): reading a caller's in-memory object lists all its
-  // keys in one call, so a 1.2-million-member envelope holds the loop for seconds before the value
-  // limit can act. Skipped, not weakened, until the serializer walks keys in slices.
-  it.skip("1.2 million members with timeoutMs 1 → settles within 1 ms + settle_margin_ms (subprocess), nothing spawned", async () => {
+  // V8 lists an object's own keys in one native call that cannot be sliced (Object.keys, for-in,
+  // JSON.stringify all do): measured here, about 0.7 µs per member for 1.2 million members. So the
+  // bound for a caller's in-memory object beyond the limits is the settle bound plus that one
+  // enumeration (spec/host-runtime.md, "Time and memory of judging a document"); the enumeration
+  // is timed on the same object in this process, so what is asserted is that the host adds nothing
+  // of its own beyond it (walking 1.2 million members instead of stopping at limits.max_values
+  // would add about a second).
+  it("1.2 million members with timeoutMs 1 → refused within 1 ms + settle_margin_ms + one key enumeration (subprocess)", async () => {
+    const built = performance.now();
     const env = manyKeys(1_200_000);
-    const { result } = await withHangingNeighbour(() => new SubprocessInvoker({ program: "/bin/sh", args: ["-c", "cat >/dev/null; exit 0"], timeoutMs: 1 }).invoke(env), 1);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(["timeout", "invalid_request"]).toContain(result.failure.variant);
+    const metadata = env.request.metadata as Record<string, unknown>;
+    const buildMs = performance.now() - built;
+    const hangMs = 200;
+    const [result, neighbour] = await Promise.all([
+      new SubprocessInvoker({ program: "/bin/sh", args: ["-c", "cat >/dev/null; exit 0"], timeoutMs: 1 }).invoke(env),
+      hangingClient(hangMs).invoke(envelope()),
+    ]);
+    const started = performance.now();
+    Object.keys(metadata);
+    const allowanceMs = performance.now() - started;
+    console.log(`1.2 M members: built in ${buildMs.toFixed(0)} ms`);
+    console.log(`1.2 M members: one Object.keys ${allowanceMs.toFixed(0)} ms; settled in ${result.elapsedMs.toFixed(0)} ms; neighbour ${neighbour.elapsedMs.toFixed(0)} ms`);
+    expect(result.ok ? "ok" : result.failure.variant).toMatch(/^(timeout|invalid_request)$/);
+    expect(result.elapsedMs).toBeLessThanOrEqual(1 + LIMITS.settle_margin_ms + allowanceMs);
+    expect(neighbour.ok ? "ok" : neighbour.failure.variant).toBe("timeout");
+    expect(neighbour.elapsedMs).toBeLessThanOrEqual(hangMs + LIMITS.settle_margin_ms + allowanceMs);
   });
 
   it("a valid envelope near limits.max_values is delivered in slices; the neighbour is not held", async () => {

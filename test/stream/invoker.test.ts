@@ -140,6 +140,9 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
   it("duplicate replies with different contents: the first wins, the second is discarded and counted", async () => {
     const inv = raw("duplicate");
     const results = [await inv.invoke(envelope("session.started", 1)), await inv.invoke(envelope("frame.opening", 2))];
+    // Barrier: close() returns once the client's stdout reached EOF, so the second reply's
+    // duplicate (written after the reply that settled the invoke) has been read and judged.
+    await inv.close();
     sessions.see(inv);
     for (const r of results) expect(r.ok && r.response).toMatchObject({ status: "delivered", metadata: { copy: 1 } });
     expect(inv.stats.discardedFrames).toBe(2);

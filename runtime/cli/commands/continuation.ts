@@ -16,7 +16,7 @@
 import { checkIdentifier } from "../../continuation/identifier.js";
 import { ContinuationError, blobTooLarge, storageFailure } from "../../continuation/errors.js";
 import { sortedJsonLine } from "../../continuation/json.js";
-import { MaxBytesSettingError, resolveMaxBlobBytes, resolveRoot, type ContinuationEnvironment } from "../../continuation/root.js";
+import { MaxBytesSettingError, resolveMaxBlobBytes, resolveRoot, rootResolutionText, storeFromEnvironment, type ContinuationEnvironment } from "../../continuation/root.js";
 import { ContinuationStore } from "../../continuation/store.js";
 import { abandonedLockWaits } from "../../continuation/lock.js";
 import { CONTINUATION, type ContinuationCommandName } from "../../continuation/table.js";
@@ -33,7 +33,7 @@ export const CONTINUATION_USAGE = [
     const ours = CONTINUATION.extension_flags.filter((f) => f.command === c.command).map((f) => `[${f.flag}${f.value === "switch" ? "" : f.value === "identifier" ? " ID" : " HEX|absent"}]`);
     return `  continuation ${c.command} ${[...flags, ...ours].join(" ")}${c.stdin === "blob" ? "   < blob" : ""}`;
   }),
-  `  The store: $${CONTINUATION.root_resolution[0]?.environment}, else ${CONTINUATION.root_resolution.slice(1).map((r) => `$${r.environment}/${r.append.join("/")}`).join(", else ")}.`,
+  `  The store: ${rootResolutionText()}.`,
   `  Exit codes: 0 ok, ${CONTINUATION.usage_error_exit_code} usage (plain text), ${[...new Set(CONTINUATION.errors.map((e) => e.exit_code))].join("/")} a JSON error on stderr: ${[...CONTINUATION.errors, ...CONTINUATION.extension_errors].map((e) => e.error).join(", ")}.`,
 ].join("\n");
 
@@ -227,9 +227,7 @@ const COMMAND_RUNNERS: Readonly<Record<ContinuationCommandName, Runner>> = {
   },
   async list(p, io, env) {
     checkIdentifier(thread(p), "thread");
-    const root = resolveRoot(env);
-    const s = new ContinuationStore({ root, maxBlobBytes: resolveMaxBlobBytes(env) });
-    const result = await s.list(thread(p), { long: p.switches.has("--long") });
+    const result = await storeFromEnvironment(env).list(thread(p), { long: p.switches.has("--long") });
     for (const d of result.diagnostics) io.err(sortedJsonLine({ ...d }));
     io.out(sortedJsonLine({ keys: result.keys.map((k) => ({ ...k })), thread: result.thread }));
     return 0;

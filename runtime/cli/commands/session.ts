@@ -15,6 +15,11 @@
  *   children started (subprocess: one per envelope that reached a spawn; stream: the invoker's).
  * - Events are sent one at a time, in order. Receipts come from one ReceiptEmitter for the session
  *   (client_id: the program's file name).
+ * - Stream mode answers the client's `continuation/*` requests from the continuation store the
+ *   environment names, resolved as `lifeloop-callback continuation` resolves it
+ *   (`$LIFELOOP_CONTINUATION_ROOT`, then `$XDG_STATE_HOME`, then `$HOME`; runtime/continuation/root.ts),
+ *   per request, so a store problem is that request's error reply, never the session's
+ *   (runtime/continuation/stream-handlers.ts). Entries `list` skipped are reported on stderr.
  * Exit 0 every envelope got a valid response, 1 any invocation failed, 2 usage, 3 unreadable input.
  */
 import { randomUUID } from "node:crypto";
@@ -22,6 +27,10 @@ import { basename } from "node:path";
 import { performance } from "node:perf_hooks";
 import { INTEGER_PATHS, LIMITS } from "../../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../../generated/ts/types.js";
+import { sortedJsonLine } from "../../continuation/json.js";
+import { abandonedLockWaits } from "../../continuation/lock.js";
+import { rootResolutionText, storeFromEnvironment } from "../../continuation/root.js";
+import { continuationHandlers } from "../../continuation/stream-handlers.js";
 import { issueText } from "../../invoker/failure.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError, type CallbackInvoker, type InvocationResult } from "../../invoker/types.js";
@@ -40,6 +49,8 @@ export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subp
   --transport   subprocess (default: v1, one process per envelope) or stream (v2, one process, --stream)
   --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
   --timeout-ms  required deadline per event, in ms
+  In stream mode the client's continuation/* requests are answered from the continuation store
+  (as \`lifeloop-callback continuation\` finds it: ${rootResolutionText()}).
   exit 0 every envelope answered validly, 1 an invocation failed, 2 usage, 3 unreadable input`;
 
 /** Failure variants decided before any process is involved (they cost no spawn in subprocess mode). */
@@ -70,13 +81,17 @@ function parseLines(bytes: Uint8Array): { ok: true; lines: Line[] } | { ok: fals
   return { ok: true, lines };
 }
 
-function buildInvoker(transport: string, program: string | undefined, args: readonly string[], timeoutText: string | undefined): CallbackInvoker & { readonly program: string } {
+function buildInvoker(transport: string, program: string | undefined, args: readonly string[], timeoutText: string | undefined, io: CliIo): CallbackInvoker & { readonly program: string } {
   if (transport !== "subprocess" && transport !== "stream") throw new UsageError(`--transport is subprocess or stream (got ${JSON.stringify(transport)})`);
   if (program === undefined) throw new UsageError("--program is required");
   const timeoutMs = integerFlag("--timeout-ms", timeoutText, { min: 1, max: LIMITS.max_timeout_ms, unit: "of milliseconds" });
   if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   try {
-    return transport === "stream" ? new StreamInvoker({ program, args, timeoutMs }) : new SubprocessInvoker({ program, args, timeoutMs });
+    if (transport === "subprocess") return new SubprocessInvoker({ program, args, timeoutMs });
+    const reverseHandlers = continuationHandlers(() => storeFromEnvironment(process.env), {
+      onDiagnostic: (d) => io.err(`session: continuation/list: ${sortedJsonLine({ ...d })}`),
+    });
+    return new StreamInvoker({ program, args, timeoutMs, reverseHandlers });
   } catch (error) {
     if (error instanceof InvokerConfigError) throw new UsageError(error.message.replace(/^timeoutMs/, "--timeout-ms"));
     throw error;
@@ -90,7 +105,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
   if (source === undefined) throw new UsageError("FILE (or - for standard input) is required");
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const transport = values.get("--transport") ?? "subprocess";
-  const invoker = buildInvoker(transport, values.get("--program"), lists.get("--arg") ?? [], values.get("--timeout-ms"));
+  const invoker = buildInvoker(transport, values.get("--program"), lists.get("--arg") ?? [], values.get("--timeout-ms"), io);
 
   const bytes = await readCommandInput("session", source, LIMITS.max_session_input_bytes, io);
   if (bytes === null) return EXIT.input;
@@ -152,4 +167,14 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
     }),
   );
   return failed > 0 ? EXIT.validation : EXIT.ok;
+}
+
+/**
+ * {@link runSession} as the one-shot CLI runs it: when a store request gave up a lock wait at its
+ * deadline (its kernel call is still parked in a libuv thread), the process exits at once with the code.
+ */
+export async function runSessionCli(args: readonly string[], io: CliIo): Promise<number> {
+  const code = await runSession(args, io);
+  if (abandonedLockWaits() > 0) process.exit(code);
+  return code;
 }

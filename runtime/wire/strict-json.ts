@@ -29,6 +29,11 @@
  *   a document at the limits never blocks the host for long and can be abandoned at a deadline.
  *   Both give the same result for every input.
  *
+ * Both first try the fast accept path of runtime/wire/fast-parse.ts (the sync parser up to
+ * limits.fast_parse_max_bytes, the sliced one up to limits.fast_parse_sliced_max_bytes): the
+ * native `JSON.parse` plus native searches and one walk that prove every rule above, or decline;
+ * the scan then judges the document, so an issue is always reported by the scan.
+ *
  * @module
  */
 import { PARSE_RULE_IDS } from "../../generated/ts/spec.js";

@@ -7,7 +7,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     pool: "forks",
     maxWorkers: 2,
-    testTimeout: 60_000,
+    testTimeout: 180_000, // a watchdog, not a bound: codegen determinism and the hook differential take ~60 s on a loaded 2-core machine
     hookTimeout: 120_000,
     teardownTimeout: 10_000,
   },

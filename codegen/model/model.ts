@@ -7,11 +7,40 @@
  */
 
 import type { SpecTables } from "../../generated/ts/tables.js";
-import type { CorpusFixture, SourceFile } from "./sources.js";
-import type { SpecTableSource } from "./tables.js";
 
 /** A JSON Schema document as loaded from disk (plain JSON). */
 export type JsonSchema = { readonly [key: string]: unknown };
+
+/** One spec table as loaded. */
+export interface SpecTableSource {
+  /** File stem, e.g. `event-vocabulary`. */
+  readonly stem: string;
+  /** lowerCamel of the stem, e.g. `eventVocabulary`: the table's key in `Model.tables`. */
+  readonly key: string;
+  /** Repository-relative path of the table, e.g. `spec/tables/event-vocabulary.json`. */
+  readonly file: string;
+  /** Repository-relative path of its meta-schema. */
+  readonly metaFile: string;
+  /** The meta-schema (its `title` names the table's type in every language). */
+  readonly meta: JsonSchema;
+  /** The document as written, minus its `$schema` member. */
+  readonly doc: Readonly<Record<string, unknown>>;
+}
+
+/** A text file: repository-relative path (with `/`) and content. */
+export interface SourceFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** One corpus fixture as parsed (its checks are the vectors target's). */
+export interface CorpusFixture {
+  readonly path: string;
+  readonly fixtureKind: string;
+  /** File name without `.json`. */
+  readonly stem: string;
+  readonly fixture: unknown;
+}
 
 /**
  * How a field behaves on the wire (spec/README.md, "Field presence").

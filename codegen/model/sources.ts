@@ -10,6 +10,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { readJsonFile } from "./files.js";
+import type { CorpusFixture, SourceFile } from "./model.js";
 
 /** Folder of the conformance corpus, relative to the repository root. */
 export const CORPUS_DIR = "test/conformance";
@@ -20,20 +21,8 @@ export const SDK_SOURCE_DIRS = ["sdk-templates", "sdk-runtime"] as const;
 /** Tool caches and build output that live next to the SDK sources but are never read. */
 const SKIPPED = new Set(["__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"]);
 
-/** A text file: repository-relative path (with `/`) and content. */
-export interface SourceFile {
-  readonly path: string;
-  readonly text: string;
-}
-
-/** One corpus fixture as parsed (its checks are the vectors target's). */
-export interface CorpusFixture {
-  readonly path: string;
-  readonly fixtureKind: string;
-  /** File name without `.json`. */
-  readonly stem: string;
-  readonly fixture: unknown;
-}
+/** The types of the sources (in model.ts, so model.ts imports nothing of the loaders). */
+export type { CorpusFixture, SourceFile };
 
 /** Every file below `dir` (repository-relative), sorted by path. */
 function walk(root: string, dir: string): string[] {

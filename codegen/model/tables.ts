@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { ModelError } from "./errors.js";
 import { DRAFT_2020_12, readJsonFile } from "./files.js";
-import type { JsonSchema } from "./model.js";
+import type { JsonSchema, SpecTableSource } from "./model.js";
 
 /** `$id` prefix of every meta-schema. */
 export const META_ID_BASE = "https://lifeloop-callback.dev/spec-meta/";
@@ -26,21 +26,8 @@ export const TOOLING_TABLES: ReadonlySet<string> = new Set(["compat-rules", "tab
 /** The stem of spec/wire-version.json among the tables. */
 export const WIRE_VERSION_STEM = "wire-version";
 
-/** One spec table as loaded. */
-export interface SpecTableSource {
-  /** File stem, e.g. `event-vocabulary`. */
-  readonly stem: string;
-  /** lowerCamel of the stem, e.g. `eventVocabulary`: the table's key in `Model.tables`. */
-  readonly key: string;
-  /** Repository-relative path of the table, e.g. `spec/tables/event-vocabulary.json`. */
-  readonly file: string;
-  /** Repository-relative path of its meta-schema. */
-  readonly metaFile: string;
-  /** The meta-schema (its `title` names the table's type in every language). */
-  readonly meta: JsonSchema;
-  /** The document as written, minus its `$schema` member. */
-  readonly doc: Readonly<Record<string, unknown>>;
-}
+/** One spec table as loaded (the type lives in model.ts, so model.ts imports nothing of the loaders). */
+export type { SpecTableSource };
 
 /** `event-vocabulary` → `eventVocabulary`. */
 export function tableKey(stem: string): string {

@@ -4,6 +4,8 @@
 package lifeloop
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -40,10 +42,12 @@ type streamFrame struct {
 	id     *node
 	method string
 	params *node
-	result *node
-	code   int64
-	msg    string
-	data   *node
+	// rawParams are the bytes of params as written (valid until the next frame is read).
+	rawParams []byte
+	result    *node
+	code      int64
+	msg       string
+	data      *node
 }
 
 // FramingError is a line that is not exactly one JSON-RPC 2.0 frame: Rule is the stable rule id
@@ -142,6 +146,7 @@ func decodeFrame(line []byte) (*streamFrame, *FramingError) {
 				return nil, framing(ruleStreamParams, `member "params" must be an object`)
 			}
 			f.params = params
+			f.rawParams = rawMember(line, "params")
 		}
 	case frameSuccess:
 		f.result, _ = root.get("result")
@@ -263,4 +268,100 @@ func requestFrame(id *node, method string, params []byte) []byte {
 		b = append(b, params...)
 	}
 	return append(b, "}\n"...)
+}
+
+// rawMember returns the bytes of the value of the top-level member name of frame, a line the
+// strict parser has accepted as one JSON object (so every string, nesting and separator in it is
+// well-formed and no member name repeats), or nil when there is no such member. It lets the
+// runner judge params as the document the host wrote, without writing the parsed tree again.
+func rawMember(frame []byte, name string) []byte {
+	i := skipJSONSpace(frame, 0)
+	if i >= len(frame) || frame[i] != '{' {
+		return nil
+	}
+	i++
+	for {
+		i = skipJSONSpace(frame, i)
+		if i >= len(frame) || frame[i] != '"' {
+			return nil // '}': no such member
+		}
+		keyEnd := stringEnd(frame, i)
+		key := frame[i:keyEnd]
+		i = skipJSONSpace(frame, keyEnd)
+		if i >= len(frame) || frame[i] != ':' {
+			return nil
+		}
+		start := skipJSONSpace(frame, i+1)
+		end := valueEnd(frame, start)
+		if memberNameIs(key, name) {
+			return frame[start:end]
+		}
+		i = skipJSONSpace(frame, end)
+		if i >= len(frame) || frame[i] != ',' {
+			return nil
+		}
+		i++
+	}
+}
+
+// memberNameIs compares a quoted member name as written (escapes allowed) with name.
+func memberNameIs(quoted []byte, name string) bool {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return len(quoted) == len(name)+2 && string(quoted[1:len(quoted)-1]) == name
+	}
+	var decoded string
+	return json.Unmarshal(quoted, &decoded) == nil && decoded == name
+}
+
+func skipJSONSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd is the offset just past the string literal starting at b[i] ('"').
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// valueEnd is the offset just past the JSON value starting at b[i].
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
 }

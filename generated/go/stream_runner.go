@@ -275,7 +275,11 @@ func (c *streamConn) cancel(f *streamFrame) {
 func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler) {
 	var params []byte
 	if f.params != nil {
-		params = writeNode(nil, f.params)
+		// The bytes the host wrote (copied: the reader reuses its buffer), judged as v1 judges stdin.
+		params = append([]byte(nil), f.rawParams...)
+		if f.rawParams == nil {
+			params = writeNode(nil, f.params)
+		}
 	}
 	e := &inflight{done: make(chan struct{})}
 	if f.id != nil {
@@ -290,7 +294,7 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		c.mu.Unlock()
 	}
 	go func() {
-		response := c.answerEvent(ctx, event, params, e, handler)
+		response, data := c.answerEvent(event, params, e, handler)
 		c.mu.Lock()
 		if f.id != nil {
 			delete(c.events, idKey(f.id))
@@ -305,28 +309,30 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		case cancelled:
 			c.logf("event %s was cancelled; its reply is not sent", event)
 		default:
-			c.write(c.replyFrame(f.id, response))
+			c.write(c.replyFrame(f.id, response, data))
 		}
 	}()
 }
 
-// answerEvent decodes params as a DispatchEnvelope and runs the handler, as the v1 runner does.
-func (c *streamConn) answerEvent(ctx context.Context, event string, params []byte, e *inflight, handler Handler) CallbackResponse {
+// answerEvent decodes params as a DispatchEnvelope and runs the handler, as the v1 runner does,
+// on the event's goroutine (no second goroutine per event: the stream's context only ends when
+// the whole process does). The bytes are the encoded response when the handler's was valid.
+func (c *streamConn) answerEvent(event string, params []byte, e *inflight, handler Handler) (CallbackResponse, []byte) {
 	if params == nil {
-		return c.refuse(RuleSchemaRequired, "the request has no params (a DispatchEnvelope)")
+		return c.refuse(RuleSchemaRequired, "the request has no params (a DispatchEnvelope)"), nil
 	}
 	envelope, refusal := decodeDispatch(params, c.logf)
 	if refusal != nil {
-		return *refusal
+		return *refusal, nil
 	}
 	if string(envelope.Request.Event) != event {
-		return c.refuse(runnerInvalidRequestCode, fmt.Sprintf("method event/%s does not match params.request.event %q", event, envelope.Request.Event))
+		return c.refuse(runnerInvalidRequestCode, fmt.Sprintf("method event/%s does not match params.request.event %q", event, envelope.Request.Event)), nil
 	}
 	e.key = eventKey{envelope.Request.EventID, envelope.Request.InvocationID}
 	c.mu.Lock()
 	c.byReq[e.key] = e
 	c.mu.Unlock()
-	return runHandler(ctx, envelope, handler, c.logf)
+	return checkedResponse(callHandler(envelope, handler, c.logf), c.logf)
 }
 
 func (c *streamConn) refuse(code, message string) CallbackResponse {
@@ -334,9 +340,13 @@ func (c *streamConn) refuse(code, message string) CallbackResponse {
 	return failedWithWarning(runnerRejectClass, code, message)
 }
 
-// replyFrame encodes the reply to id, replacing a response that cannot be written.
-func (c *streamConn) replyFrame(id *node, response CallbackResponse) []byte {
-	data, err := EncodeCallbackResponse(response)
+// replyFrame encodes the reply to id, replacing a response that cannot be written; data, when
+// not nil, is response already validated and encoded.
+func (c *streamConn) replyFrame(id *node, response CallbackResponse, data []byte) []byte {
+	var err error
+	if data == nil {
+		data, err = EncodeCallbackResponse(response)
+	}
 	if err != nil {
 		c.logf("internal: the runner built an invalid response: %v", err)
 		data, _ = EncodeCallbackResponse(FailedResponse(runnerHandlerClass))

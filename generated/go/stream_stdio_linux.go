@@ -30,5 +30,11 @@ func divertStdio() (wireIn, wireOut *os.File) {
 	syscall.Close(null)
 	syscall.CloseOnExec(in)
 	syscall.CloseOnExec(out)
+	// Non-blocking descriptors make the files pollable: the reader parks on the runtime's poller
+	// instead of holding a thread in read(2), so an event costs no thread hand-off (the private
+	// descriptors' open file descriptions are the wire's alone after the diversion). When that
+	// fails the files stay blocking, which is slower but the same protocol.
+	_ = syscall.SetNonblock(in, true)
+	_ = syscall.SetNonblock(out, true)
 	return os.NewFile(uintptr(in), "wire-stdin"), os.NewFile(uintptr(out), "wire-stdout")
 }

@@ -110,7 +110,7 @@ export function compareTable(stem: string, o: unknown, n: unknown, decl: TableDe
         out.push({ rule: rows.growth === "closed" ? "table-row-added-to-closed" : "table-row-added", location: at, detail: `row ${key} added` });
         continue;
       }
-      if (rows.provisional && rows.provisional.values.includes(String(old[rows.provisional.column]))) {
+      if (rows.provisional?.values.includes(String(old[rows.provisional.column]))) {
         // Not a contract yet: report that it changed, at info level, without judging each column.
         if (!jsonEqual(old, row)) out.push({ rule: "table-provisional-row-changed", location: at, detail: `${key} (${rows.provisional.column} ${String(old[rows.provisional.column])}) changed` });
         continue;

@@ -9,6 +9,8 @@ export class ByteTail {
   private buffer: Buffer | null = null;
   private length = 0;
   private total = 0;
+  /** {@link text} of the bytes kept now; null once more bytes arrived. */
+  private cached: string | null = null;
 
   /** `capacity`: bytes kept (limits.stderr_tail_bytes); the buffer is allocated on the first byte. */
   constructor(readonly capacity: number) {}
@@ -16,6 +18,7 @@ export class ByteTail {
   /** Append a chunk; older bytes beyond the capacity are dropped. */
   push(chunk: Uint8Array): void {
     if (chunk.length === 0) return;
+    this.cached = null;
     this.total += chunk.length;
     const cap = this.capacity;
     this.buffer ??= Buffer.alloc(cap);
@@ -46,6 +49,12 @@ export class ByteTail {
    * continuation bytes of a character split by the cut are skipped first.
    */
   text(): string {
+    if (this.cached !== null) return this.cached;
+    this.cached = this.decode();
+    return this.cached;
+  }
+
+  private decode(): string {
     const buffer = this.buffer;
     if (buffer === null) return "";
     let start = 0;

@@ -25,7 +25,7 @@ import { ByteTail } from "../invoker/stderr-tail.js";
 import type { ChildExit } from "../invoker/child-run.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { FrameReader } from "./frame-reader.js";
-import { parseFrame, type StreamFrame } from "./frame.js";
+import { parseHostFrame, type StreamFrame } from "./frame.js";
 import type { StreamInvokerLimits } from "./limits.js";
 
 /** Why a connection ended (see the module doc for how inferred causes yield to `exit`). */
@@ -58,12 +58,25 @@ export interface QueuedWrite {
 
 type Child = ChildProcessByStdio<Writable, Readable, Readable>;
 
-interface Entry {
-  readonly bytes: Buffer;
-  readonly done: ((error: Error | null) => void) | undefined;
-  started: boolean;
-  cancelled: boolean;
+/** A queued frame; it is its own {@link QueuedWrite} (no handle allocated per write). */
+class Entry implements QueuedWrite {
+  started = false;
+  cancelled = false;
+
+  constructor(
+    readonly bytes: Buffer,
+    readonly done: ((error: Error | null) => void) | undefined,
+  ) {}
+
+  cancel(): boolean {
+    if (this.started || this.cancelled) return false;
+    this.cancelled = true;
+    return true;
+  }
 }
+
+/** The handle of a write refused because the stream is ending. */
+const REFUSED_WRITE: QueuedWrite = Object.freeze({ cancel: () => false, started: false });
 
 /** One spawned stream child. */
 export class StreamConnection {
@@ -170,23 +183,14 @@ export class StreamConnection {
 
   /** Queue one frame; `done` runs when it was handed to the OS, failed, or was dropped (error then). */
   write(bytes: Buffer, done?: (error: Error | null) => void): QueuedWrite {
-    const entry: Entry = { bytes, done, started: false, cancelled: false };
     if (this.ending || this.stdinEnded) {
       done?.(new Error("the stream is ending; nothing more is written"));
-      return { cancel: () => false, started: false };
+      return REFUSED_WRITE;
     }
+    const entry = new Entry(bytes, done);
     this.queue.push(entry);
     this.pump();
-    return {
-      cancel: () => {
-        if (entry.started || entry.cancelled) return false;
-        entry.cancelled = true;
-        return true;
-      },
-      get started() {
-        return entry.started;
-      },
-    };
+    return entry;
   }
 
   private pump(): void {
@@ -246,7 +250,7 @@ export class StreamConnection {
         this.terminate("frame_too_large");
         return;
       }
-      const judged = parseFrame(event.bytes, this.limits.max_frame_bytes);
+      const judged = parseHostFrame(event.bytes, this.limits.max_frame_bytes);
       if (!judged.ok) {
         this.issue = judged.issue;
         this.frameBytes = event.bytes.subarray(0, this.limits.failure_detail_preview_bytes + 1);

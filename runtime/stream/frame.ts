@@ -53,6 +53,13 @@ const NON_INTEGER_PATHS: readonly string[] = [
   ...INTEGER_PATHS.CallbackResponse.map((p) => `/result${p}`),
 ];
 
+/**
+ * The patterns the host needs in the frames it reads (replies and client requests): ids, codes and
+ * the integer fields of a result. The DispatchEnvelope's and the cancel's are a client's concern,
+ * and the strict parser prepares every pattern it is given for each frame.
+ */
+export const HOST_NON_INTEGER_PATHS: readonly string[] = NON_INTEGER_PATHS.filter((p) => !p.startsWith("/params/"));
+
 function issue(rule: string, pointer: string, message: string): { ok: false; issue: ValidationIssue } {
   return { ok: false, issue: { rule, pointer, message } };
 }
@@ -89,7 +96,47 @@ export function idProblem(value: unknown, pointer: string, lexemes: readonly str
 
 /** Judge the bytes of one frame (LF and optional CR already removed); never throws. */
 export function parseFrame(bytes: Uint8Array, maxFrameBytes: number = LIMITS.max_frame_bytes): FrameResult {
-  const parsed = parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1 }, { nonIntegerPaths: NON_INTEGER_PATHS });
+  return parseFrameRecording(bytes, maxFrameBytes, NON_INTEGER_PATHS);
+}
+
+/**
+ * {@link parseFrame} recording non-integer lexemes only at `nonIntegerPaths` (the host passes
+ * {@link HOST_NON_INTEGER_PATHS}); the verdict is the same, only the pointers returned differ.
+ */
+export function parseFrameRecording(bytes: Uint8Array, maxFrameBytes: number, nonIntegerPaths: readonly string[]): FrameResult {
+  return judgeFrame(parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1 }, { nonIntegerPaths }));
+}
+
+const NO_PATHS: readonly string[] = [];
+/** Members of a result under which CallbackResponse has integer fields (first tokens of its INTEGER_PATHS). */
+const RESULT_INTEGER_MEMBERS: readonly string[] = [...new Set(INTEGER_PATHS.CallbackResponse.map((p) => p.split("/")[1] as string))];
+
+/**
+ * Could the verdict on this parsed frame depend on a lexeme at {@link HOST_NON_INTEGER_PATHS}: an
+ * integer id, an error code, a result member holding integer fields, or a client request?
+ */
+function hostLexemesMatter(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  if (typeof value.id === "number" || "error" in value || "method" in value) return true;
+  const result = value.result;
+  return isRecord(result) && RESULT_INTEGER_MEMBERS.some((member) => member in result);
+}
+
+/**
+ * What the host reads: {@link parseFrameRecording} with {@link HOST_NON_INTEGER_PATHS}, same
+ * verdict and pointers. The common frame (a success reply to a string id whose result has no
+ * integer fields) is parsed once without recording any lexeme; a frame where one could matter is
+ * parsed again with the patterns (the strict parser prepares its patterns on every call, which
+ * costs about as much as parsing a small reply).
+ */
+export function parseHostFrame(bytes: Uint8Array, maxFrameBytes: number): FrameResult {
+  const quick = parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1 }, { nonIntegerPaths: NO_PATHS });
+  if (quick.ok && hostLexemesMatter(quick.value)) return parseFrameRecording(bytes, maxFrameBytes, HOST_NON_INTEGER_PATHS);
+  return judgeFrame(quick);
+}
+
+/** The frame checks after the strict parse (see {@link parseFrame}). */
+function judgeFrame(parsed: ReturnType<typeof parseStrictJson>): FrameResult {
   if (!parsed.ok) return { ok: false, issue: { rule: parsed.issue.rule, pointer: parsed.issue.pointer, message: parsed.issue.message } };
   const value = parsed.value;
   const lexemes = parsed.nonIntegerNumberPointers;

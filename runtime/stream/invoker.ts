@@ -12,7 +12,8 @@ import type { CallbackResponse, DispatchEnvelope, FailureClass } from "../../gen
 import { checkArgs, checkProgram, checkTimeoutMs } from "../invoker/config.js";
 import { defaultRetryClass, issueText, makeFailure, type FailureFacts } from "../invoker/failure.js";
 import { previewBytes } from "../invoker/preview.js";
-import { eventOf, prepareEnvelope } from "../invoker/request.js";
+import { checkInvokeOptions } from "../invoker/options.js";
+import { eventOf, prepareEnvelopeSliced } from "../invoker/request.js";
 import type { CallbackInvoker, InvocationFailure, InvocationResult, InvokeOptions } from "../invoker/types.js";
 import { validateParsed } from "../wire/validate.js";
 import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connection.js";
@@ -125,13 +126,22 @@ export class StreamInvoker implements CallbackInvoker {
    * Deliver one event. Resolves with the client's valid CallbackResponse or a classified failure
    * (every FAILURE_VARIANTS row whose transports include `stream_v2`).
    */
-  async invoke(envelope: DispatchEnvelope, options: InvokeOptions = {}): Promise<InvocationResult> {
+  async invoke(envelope: DispatchEnvelope, options?: InvokeOptions | null): Promise<InvocationResult> {
     const started = performance.now();
     this.counters.events++;
     const failed = (failure: InvocationFailure): InvocationResult => ({ ok: false, failure, elapsedMs: performance.now() - started });
     if (this.closing !== null) return failed(makeFailure("stream_closed", "invoke() after close(): the stream is closed and nothing was written"));
-    const prepared = prepareEnvelope(envelope, this.limits.max_request_bytes, options.nonIntegerNumberPointers);
+    const checked = checkInvokeOptions(options);
+    if (!checked.ok) return failed(checked.failure);
+    // Serialized in slices as in v1: a large envelope neither blocks the event loop nor outlasts the deadline.
+    const prepared = await prepareEnvelopeSliced(envelope, this.limits.max_request_bytes, {
+      nonIntegerNumberPointers: checked.options.nonIntegerNumberPointers,
+      limits: this.limits,
+      deadlineAt: started + this.timeoutMs,
+      timeoutMs: this.timeoutMs,
+    });
     if (!prepared.ok) return failed(prepared.failure);
+    if (this.closing !== null) return failed(makeFailure("stream_closed", "close() was called while the envelope was being serialized; nothing was written"));
     const event = String(eventOf(prepared.envelope));
     if (STREAM_KIND.get(event) !== "request") {
       // generate checks that every dispatchable event is a request; anything else is refused, never guessed.
@@ -190,7 +200,8 @@ export class StreamInvoker implements CallbackInvoker {
   private settle(pending: Pending, outcome: { ok: true; response: CallbackResponse; stderrTail: string } | { ok: false; failure: InvocationFailure }): void {
     if (!pending.conn.pending.delete(pending.id)) return;
     if (pending.timer !== null) clearTimeout(pending.timer);
-    pending.resolve({ ...outcome, elapsedMs: performance.now() - pending.started });
+    const elapsedMs = performance.now() - pending.started;
+    pending.resolve(outcome.ok ? { ok: true, response: outcome.response, stderrTail: outcome.stderrTail, elapsedMs } : { ok: false, failure: outcome.failure, elapsedMs });
   }
 
   private onTimeout(pending: Pending): void {
@@ -228,7 +239,7 @@ export class StreamInvoker implements CallbackInvoker {
           this.settle(pending, { ok: false, failure: errorReplyFailure(frame.error.code, frame.error.message, stderrTail) });
           return;
         }
-        const issues = validateParsed("CallbackResponse", frame.result, framePointers(pointers, "/result"));
+        const issues = validateParsed("CallbackResponse", frame.result, pointers.length === 0 ? pointers : framePointers(pointers, "/result"));
         if (issues.length > 0) {
           const first = issues[0] as (typeof issues)[number];
           this.settle(pending, { ok: false, failure: makeFailure("invalid_response", `CallbackResponse is invalid: ${issueText(first)}`, { issues, stderr_tail: stderrTail }) });

@@ -77,9 +77,11 @@ function loneSurrogateAt(s: string): number {
   return -1;
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** UTF-8 byte length of a well-formed (no lone surrogate) string. */
 function utf8Bytes(s: string): number {
-  return s.length < 64 && /^[\x00-\x7f]*$/.test(s) ? s.length : Buffer.byteLength(s, "utf8");
+  return s.length < 64 && ASCII.test(s) ? s.length : Buffer.byteLength(s, "utf8");
 }
 
 /** What an object is when JSON.stringify would silently write it as `{}` (Map, Set, ...), else null. May throw for a hostile Proxy. */
@@ -104,10 +106,14 @@ class LimitReached extends Error {
 }
 
 interface Frame {
-  /** The container being written (as read), its copy, its pointer. */
+  /** The container being written (as read), its copy. */
   readonly source: object;
   readonly copy: unknown[] | Record<string, unknown>;
-  readonly pointer: string;
+  /** The enclosing container and this container's member name or index in it (null, "" at the root). */
+  readonly parent: Frame | null;
+  readonly token: string | number;
+  /** The container's JSON pointer, built only when an issue or a detail needs it. */
+  pointer: string | null;
   /** Member names (objects) or null (arrays). */
   readonly keys: readonly string[] | null;
   /** Entries to write (array length or key count). */
@@ -116,9 +122,30 @@ interface Frame {
   next: number;
   /** Entries written so far (objects skip `undefined` members). */
   written: number;
-  /** Member name whose value is being written (objects), for the copy. */
-  pendingKey: string;
 }
+
+/** What {@link Serializer.write} returns for a value JSON.stringify would skip (undefined, function, symbol). */
+const SKIP: unique symbol = Symbol("skip");
+
+/** The pointer of a container (built once, on first need). */
+function framePointer(frame: Frame): string {
+  if (frame.pointer === null) frame.pointer = pointerIn(frame.parent, frame.token);
+  return frame.pointer;
+}
+
+/** The pointer of the entry `token` of `parent` ("" for the root value). */
+function pointerIn(parent: Frame | null, token: string | number): string {
+  if (parent === null) return "";
+  return `${framePointer(parent)}/${typeof token === "number" ? token : escapeToken(token)}`;
+}
+
+/**
+ * Member names already written, as `"name":` with their UTF-8 byte count: the names of wire
+ * objects repeat in every document, so each is escaped, checked and measured once. Bounded (a
+ * document with many distinct names only stops filling it).
+ */
+const NAME_CACHE = new Map<string, { readonly text: string; readonly bytes: number }>();
+const NAME_CACHE_MAX = 4096;
 
 /** The resumable serializer of one value. */
 class Serializer {
@@ -142,9 +169,9 @@ class Serializer {
       const until = budgetMs === Number.POSITIVE_INFINITY ? Number.POSITIVE_INFINITY : performance.now() + budgetMs;
       if (!this.started) {
         this.started = true;
-        const first = this.write(this.value, "", "", null);
-        if (first === undefined) this.done = true;
-        else this.root = first.copy;
+        const first = this.write(this.value, null, "", "", 0);
+        if (first === SKIP) this.done = true;
+        else this.root = first;
       }
       let n = 0;
       while (!this.done && this.stack.length > 0) {
@@ -169,7 +196,7 @@ class Serializer {
   private step(): void {
     const frame = this.stack[this.stack.length - 1] as Frame;
     if (frame.next >= frame.length) {
-      this.emit(frame.keys === null ? "]" : "}", 1);
+      this.emit(frame.keys === null ? "]" : "}", 1, null, "");
       this.stack.pop();
       this.onPath.delete(frame.source);
       return;
@@ -177,84 +204,91 @@ class Serializer {
     const index = frame.next++;
     if (frame.keys === null) {
       const element = (frame.source as Record<number, unknown>)[index];
-      const pointer = `${frame.pointer}/${index}`;
-      if (element === undefined) throw new Unrepresentable(`array element ${pointer} is undefined (or a hole), which JSON cannot represent`);
-      const written = this.write(element, pointer, frame.written > 0 ? "," : "", frame);
-      if (written === undefined) throw new Unrepresentable(`array element ${pointer} is a ${typeof element}, which JSON cannot represent`);
-      (frame.copy as unknown[]).push(written.copy);
+      if (element === undefined) throw new Unrepresentable(`array element ${pointerIn(frame, index)} is undefined (or a hole), which JSON cannot represent`);
+      const written = frame.written > 0 ? this.write(element, frame, index, ",", 1) : this.write(element, frame, index, "", 0);
+      if (written === SKIP) throw new Unrepresentable(`array element ${pointerIn(frame, index)} is a ${typeof element}, which JSON cannot represent`);
+      (frame.copy as unknown[]).push(written);
       frame.written++;
       return;
     }
     const key = frame.keys[index] as string;
     const member = (frame.source as Record<string, unknown>)[key];
     if (member === undefined) return; // an absent member, as in JSON.stringify
-    const pointer = `${frame.pointer}/${escapeToken(key)}`;
-    if (loneSurrogateAt(key) >= 0) this.limit("json.lone-surrogate", frame.pointer, `member name at ${JSON.stringify(pointer)} has an unpaired UTF-16 surrogate`);
-    const name = JSON.stringify(key);
-    const prefix = `${frame.written > 0 ? "," : ""}${name}:`;
-    frame.pendingKey = key;
-    const written = this.write(member, pointer, prefix, frame);
-    if (written === undefined) throw new Unrepresentable(`member ${pointer} is a ${typeof member}, which JSON cannot represent`);
-    defineMember(frame.copy as Record<string, unknown>, key, written.copy);
+    let name = NAME_CACHE.get(key);
+    if (name === undefined) {
+      if (loneSurrogateAt(key) >= 0) this.limit("json.lone-surrogate", framePointer(frame), `member name at ${JSON.stringify(pointerIn(frame, key))} has an unpaired UTF-16 surrogate`);
+      const text = `${JSON.stringify(key)}:`;
+      name = { text, bytes: utf8Bytes(text) };
+      if (NAME_CACHE.size < NAME_CACHE_MAX) NAME_CACHE.set(key, name);
+    }
+    const written = frame.written > 0 ? this.write(member, frame, key, `,${name.text}`, name.bytes + 1) : this.write(member, frame, key, name.text, name.bytes);
+    if (written === SKIP) throw new Unrepresentable(`member ${pointerIn(frame, key)} is a ${typeof member}, which JSON cannot represent`);
+    defineMember(frame.copy as Record<string, unknown>, key, written);
     frame.written++;
   }
 
   /**
-   * Write one value after `prefix`; a container is opened (its frame pushed) and its copy returned
-   * empty. Returns undefined for a value JSON.stringify would skip (undefined, function, symbol).
+   * Write one value, entry `token` of `parent`, after `prefix` (`prefixBytes` UTF-8 bytes); a
+   * container is opened (its frame pushed) and its copy returned empty. Returns the copy, or
+   * {@link SKIP} for a value JSON.stringify would skip (undefined, function, symbol).
    */
-  private write(value: unknown, pointer: string, prefix: string, parent: Frame | null): { copy: unknown } | undefined {
+  private write(value: unknown, parent: Frame | null, token: string | number, prefix: string, prefixBytes: number): unknown {
     if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
-      const key = parent === null ? "" : parent.keys === null ? String(parent.next - 1) : parent.pendingKey;
-      value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
+      value = (value as { toJSON: (key: string) => unknown }).toJSON(String(token));
     }
     if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
     switch (typeof value) {
       case "string": {
-        this.count(pointer);
-        if (this.bytes + prefix.length + value.length + 2 > this.limits.maxBytes) this.tooLarge(pointer);
-        if (loneSurrogateAt(value) >= 0) this.limit("json.lone-surrogate", pointer, `the string at ${JSON.stringify(pointer)} has an unpaired UTF-16 surrogate`);
-        this.emit(prefix, prefix.length === 0 ? 0 : utf8Bytes(prefix));
+        this.count(parent, token);
+        if (this.bytes + prefix.length + value.length + 2 > this.limits.maxBytes) this.tooLarge(pointerIn(parent, token));
+        // An ASCII string has no surrogate, and its JSON text is as many bytes as characters.
+        const ascii = ASCII.test(value);
+        if (!ascii && loneSurrogateAt(value) >= 0) {
+          const pointer = pointerIn(parent, token);
+          this.limit("json.lone-surrogate", pointer, `the string at ${JSON.stringify(pointer)} has an unpaired UTF-16 surrogate`);
+        }
+        this.emit(prefix, prefixBytes, null, "");
         const text = JSON.stringify(value);
-        this.emit(text, utf8Bytes(text), pointer);
-        return { copy: value };
+        this.emit(text, ascii ? text.length : utf8Bytes(text), parent, token);
+        return value;
       }
       case "number": {
-        if (!Number.isFinite(value)) throw new Unrepresentable(`the value at ${JSON.stringify(pointer)} is ${value}, which JSON cannot represent`);
-        this.count(pointer);
+        if (!Number.isFinite(value)) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} is ${value}, which JSON cannot represent`);
+        this.count(parent, token);
         const number = Object.is(value, -0) ? 0 : value;
-        this.emit(prefix, utf8Bytes(prefix));
+        this.emit(prefix, prefixBytes, null, "");
         const text = String(number);
-        this.emit(text, text.length, pointer);
-        return { copy: number };
+        this.emit(text, text.length, parent, token);
+        return number;
       }
       case "boolean":
-        this.count(pointer);
-        this.emit(prefix, utf8Bytes(prefix));
-        this.emit(value ? "true" : "false", value ? 4 : 5, pointer);
-        return { copy: value };
+        this.count(parent, token);
+        this.emit(prefix, prefixBytes, null, "");
+        this.emit(value ? "true" : "false", value ? 4 : 5, parent, token);
+        return value;
       case "bigint":
-        throw new Unrepresentable(`the value at ${JSON.stringify(pointer)} is a BigInt, which JSON cannot represent`);
+        throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} is a BigInt, which JSON cannot represent`);
       case "undefined":
       case "function":
       case "symbol":
-        return undefined;
+        return SKIP;
     }
     if (value === null) {
-      this.count(pointer);
-      this.emit(prefix, utf8Bytes(prefix));
-      this.emit("null", 4, pointer);
-      return { copy: null };
+      this.count(parent, token);
+      this.emit(prefix, prefixBytes, null, "");
+      this.emit("null", 4, parent, token);
+      return null;
     }
     const obj = value as object;
     const exotic = exoticKind(obj);
-    if (exotic !== null) throw new Unrepresentable(`the value at ${JSON.stringify(pointer)} is ${exotic}, which JSON cannot represent`);
-    if (this.onPath.has(obj)) throw new Unrepresentable(`the value at ${JSON.stringify(pointer)} refers to one of its own containers (a cycle)`);
-    this.count(pointer);
+    if (exotic !== null) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} is ${exotic}, which JSON cannot represent`);
+    if (this.onPath.has(obj)) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} refers to one of its own containers (a cycle)`);
+    this.count(parent, token);
     if (this.stack.length + 1 > this.limits.maxDepth) {
+      const pointer = pointerIn(parent, token);
       this.limit("json.max-depth", pointer, `nesting depth ${this.stack.length + 1} at ${JSON.stringify(pointer)} exceeds the limit of ${this.limits.maxDepth}`);
     }
-    this.emit(prefix, utf8Bytes(prefix));
+    this.emit(prefix, prefixBytes, null, "");
     const isArray = Array.isArray(obj);
     let keys: string[] | null = null;
     let length: number;
@@ -263,23 +297,25 @@ class Serializer {
       keys = Object.keys(obj);
       length = keys.length;
     }
-    this.emit(isArray ? "[" : "{", 1, pointer);
+    this.emit(isArray ? "[" : "{", 1, parent, token);
     const copy: unknown[] | Record<string, unknown> = isArray ? [] : {};
-    this.stack.push({ source: obj, copy, pointer, keys, length, next: 0, written: 0, pendingKey: "" });
+    this.stack.push({ source: obj, copy, parent, token, pointer: null, keys, length, next: 0, written: 0 });
     this.onPath.add(obj);
-    return { copy };
+    return copy;
   }
 
-  private count(pointer: string): void {
+  private count(parent: Frame | null, token: string | number): void {
     if (++this.values > this.limits.maxValues) {
+      const pointer = pointerIn(parent, token);
       this.limit("json.max-values", pointer, `the value at ${JSON.stringify(pointer)} is value number ${this.values}, above the limit of ${this.limits.maxValues} values per document`);
     }
   }
 
-  private emit(text: string, byteLength: number, pointer = ""): void {
+  /** Append `text` (`byteLength` UTF-8 bytes), written for entry `token` of `parent` (null, "": no entry, the pointer shown is ""). */
+  private emit(text: string, byteLength: number, parent: Frame | null, token: string | number): void {
     if (byteLength === 0) return;
     this.bytes += byteLength;
-    if (this.bytes > this.limits.maxBytes) this.tooLarge(pointer);
+    if (this.bytes > this.limits.maxBytes) this.tooLarge(pointerIn(parent, token));
     this.out += text;
   }
 

@@ -64,8 +64,11 @@ func ServeIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, han
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(stderr, "lifeloop: "+format+"\n", args...)
 	}
-	response := answer(ctx, stdin, handler, logf)
-	data, err := EncodeCallbackResponse(response)
+	response, data := answer(ctx, stdin, handler, logf)
+	var err error
+	if data == nil {
+		data, err = EncodeCallbackResponse(response)
+	}
 	if err != nil {
 		logf("internal: the runner built an invalid response: %v", err)
 		data, _ = EncodeCallbackResponse(FailedResponse(runnerHandlerClass))
@@ -137,20 +140,20 @@ type handlerResult struct {
 }
 
 // answer produces the one response for the request on stdin.
-func answer(ctx context.Context, stdin io.Reader, handler Handler, logf func(string, ...any)) CallbackResponse {
+func answer(ctx context.Context, stdin io.Reader, handler Handler, logf func(string, ...any)) (CallbackResponse, []byte) {
 	data, oversized, err := readRequest(stdin, LimitMaxRequestBytes)
 	if err != nil {
 		logf("cannot read the request from stdin: %v", err)
-		return failedWithWarning(runnerReadClass, runnerReadCode, err.Error())
+		return failedWithWarning(runnerReadClass, runnerReadCode, err.Error()), nil
 	}
 	if oversized {
 		message := fmt.Sprintf("the request exceeds limits.max_request_bytes (%d bytes)", LimitMaxRequestBytes)
 		logf("rejecting the request: %s: %s", RuleJSONMaxBytes, message)
-		return failedWithWarning(runnerRejectClass, RuleJSONMaxBytes, message)
+		return failedWithWarning(runnerRejectClass, RuleJSONMaxBytes, message), nil
 	}
 	envelope, refusal := decodeDispatch(data, logf)
 	if refusal != nil {
-		return *refusal
+		return *refusal, nil
 	}
 	return runHandler(ctx, envelope, handler, logf)
 }
@@ -182,42 +185,53 @@ func decodeDispatch(data []byte, logf func(string, ...any)) (DispatchEnvelope, *
 }
 
 // runHandler calls handler with a decoded envelope (a panic is recovered) and validates its
-// response; the failed responses it returns instead are those of ServeIO.
-func runHandler(ctx context.Context, envelope DispatchEnvelope, handler Handler, logf func(string, ...any)) CallbackResponse {
+// response; the failed responses it returns instead are those of ServeIO. The bytes are the
+// handler's response, validated and encoded in one go (validation writes the open maps once
+// already), or nil for a failed response the caller still encodes.
+func runHandler(ctx context.Context, envelope DispatchEnvelope, handler Handler, logf func(string, ...any)) (CallbackResponse, []byte) {
 	done := make(chan handlerResult, 1)
-	go func() {
-		defer func() {
-			if recovered := recover(); recovered != nil {
-				logf("handler panicked: %v\n%s", recovered, debug.Stack())
-				done <- handlerResult{err: fmt.Errorf("handler panicked: %v", recovered)}
-			}
-		}()
-		response, err := handler(envelope.Request, envelope.Payloads)
-		done <- handlerResult{response: response, err: err}
-	}()
+	go func() { done <- callHandler(envelope, handler, logf) }()
 	var result handlerResult
 	select {
 	case result = <-done:
 	case <-ctx.Done():
 		logf("handler did not return before the context ended: %v", ctx.Err())
-		return failedWithWarning(runnerTimeoutClass, runnerTimeoutCode, ctx.Err().Error())
+		return failedWithWarning(runnerTimeoutClass, runnerTimeoutCode, ctx.Err().Error()), nil
 	}
+	return checkedResponse(result, logf)
+}
+
+// callHandler runs handler on the calling goroutine; a panic becomes the error of the result.
+func callHandler(envelope DispatchEnvelope, handler Handler, logf func(string, ...any)) (result handlerResult) {
+	defer func() {
+		if recovered := recover(); recovered != nil {
+			logf("handler panicked: %v\n%s", recovered, debug.Stack())
+			result = handlerResult{err: fmt.Errorf("handler panicked: %v", recovered)}
+		}
+	}()
+	response, err := handler(envelope.Request, envelope.Payloads)
+	return handlerResult{response: response, err: err}
+}
+
+// checkedResponse is the response to send for what the handler returned (see runHandler).
+func checkedResponse(result handlerResult, logf func(string, ...any)) (CallbackResponse, []byte) {
 	if result.err != nil {
 		logf("handler failed: %v", result.err)
-		return failedWithWarning(runnerHandlerClass, runnerHandlerThrewCode, result.err.Error())
+		return failedWithWarning(runnerHandlerClass, runnerHandlerThrewCode, result.err.Error()), nil
 	}
 	response := result.response
 	if response.SchemaVersion == "" {
 		response.SchemaVersion = WireVersion
 	}
-	if err := response.Validate(); err != nil {
+	data, err := EncodeCallbackResponse(response)
+	if err != nil {
 		var invalid *ValidationError
 		if errors.As(err, &invalid) {
 			logf("the handler's response is invalid: %s at %q: %s", invalid.Rule, invalid.Pointer, invalid.Message)
-			return failedWithWarning(runnerHandlerClass, invalid.Rule, fmt.Sprintf("handler response %q: %s", invalid.Pointer, invalid.Message))
+			return failedWithWarning(runnerHandlerClass, invalid.Rule, fmt.Sprintf("handler response %q: %s", invalid.Pointer, invalid.Message)), nil
 		}
 		logf("the handler's response is invalid: %v", err)
-		return failedWithWarning(runnerHandlerClass, runnerInvalidResponseCode, err.Error())
+		return failedWithWarning(runnerHandlerClass, runnerInvalidResponseCode, err.Error()), nil
 	}
-	return response
+	return response, data
 }

@@ -1,25 +1,33 @@
 /**
  * Benchmark: stream mode v2 against subprocess v1 and against the floor, all in this process, each
- * one event at a time (issue 10 item 7).
+ * one event at a time (issue 10 item 7). Every figure below is measured in the same run.
  *
  * - **v1**: {@link SubprocessInvoker} delivering a 1,000-event session to the Go SDK client
  *   (test/fixtures/client-lang-neutral/go-echo): one spawn per event.
  * - **stream**: {@link StreamInvoker} delivering the same session to the same client started once
  *   with `--stream`.
- * - **floor**: a bare NDJSON echo loop over the same kind of pipes: this process writes each request
- *   line (the same bytes a stream request carries) and waits for the LF of the answer, without
- *   parsing or validating anything; the client is test/bench/ndjson-echo (Go, no JSON parsing).
+ * - **floor**: a bare NDJSON echo loop over the same pipes, spawned the way the stream spawns (own
+ *   process group): this process writes each request line (the same bytes a stream request
+ *   carries) and waits for the LF of the answer, without parsing or validating anything; the
+ *   client is test/bench/ndjson-echo (Go, no JSON parsing).
+ * - **bare loop -> Go SDK runner**: the floor's host loop driving the real Go SDK client, to tell
+ *   how much of the stream's cost is the client runner and how much the host.
  *
- * Also: the same bare loop driving the real Go SDK client, to show how much of the stream's cost is
- * the client runner and how much the host. Prints events/s and the ratios stream/v1 (target ≥ 50x) and stream/floor (target ≥ 0.5x), the
- * round-trip p50/p99 of each, and the host's RSS sampled every 10,000 events over a 100,000-event
- * stream session (goal: flat). Never fails on a number; numbers on a shared machine are noisy.
+ * The four run interleaved, in ROUNDS rounds of SESSION_EVENTS / ROUNDS events each, so a change
+ * of load on a shared machine hits all of them alike. Prints events/s and round-trip p50/p99 of
+ * each, the ratios stream/v1 (target >= 50x) and stream/floor (target >= 0.5x), and the CPU time
+ * per event of this process and of the client (from /proc, Linux; the load-independent view of
+ * where the time goes). Then the host's RSS at the start and end of a RSS_EVENTS-event stream
+ * session (100,000, goal: flat; LIFELOOP_BENCH_RSS_EVENTS=N runs N instead and says so), sampled
+ * after a GC. Never fails on a number; numbers on a shared machine are noisy.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
@@ -28,13 +36,14 @@ import type { CallbackInvoker } from "../../runtime/invoker/types.js";
 import { callbackRequest, dispatchEnvelope, frameContext } from "../support/dispatch.js";
 import { GO_ECHO_DIR, REPO_ROOT } from "../support/fixture-clients.js";
 
-/** Events of the compared session. */
+/** Events of the compared session, and the rounds they are interleaved in. */
 const SESSION_EVENTS = 1_000;
-/** Events of the RSS run, and how often RSS is sampled. */
-const RSS_EVENTS = 100_000;
-const RSS_EVERY = 10_000;
-/** Warm-up events before each measured run (JIT, page cache, Go runtime start). */
-const WARM_UP = 50;
+const ROUNDS = 10;
+/** Events of the RSS run (item 7: 100,000), and how often RSS is sampled. */
+const RSS_EVENTS = Number(process.env.LIFELOOP_BENCH_RSS_EVENTS ?? 100_000);
+const RSS_EVERY = Math.max(1, Math.floor(RSS_EVENTS / 10));
+/** Warm-up events of each contender before the measured rounds (JIT, page cache, Go runtime start). */
+const WARM_UP = 300;
 const TIMEOUT_MS = 10_000;
 const FLOOR_DIR = join(REPO_ROOT, "test", "bench", "ndjson-echo");
 
@@ -70,23 +79,59 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[rank] as number;
 }
 
-/** One measured run: total wall time (ms) and each round trip (ms). */
-interface Run {
-  readonly totalMs: number;
-  readonly samples: readonly number[];
+/** Accumulated measurements of one contender over the interleaved rounds. */
+class Tally {
+  readonly samples: number[] = [];
+  wallMs = 0;
+  hostCpuUs = 0;
+  clientCpuUs = 0;
+  clientCpuKnown = true;
+
+  /** Run `count` events through `one` and add wall time, round trips and CPU of both sides. */
+  async round(count: number, one: (i: number) => Promise<void>, clientPid: () => number | null, offset: number): Promise<void> {
+    const pid = clientPid();
+    const client0 = pid === null ? null : cpuOfUs(pid);
+    const host0 = process.cpuUsage();
+    const started = performance.now();
+    for (let i = 0; i < count; i++) {
+      const t0 = performance.now();
+      await one(offset + i);
+      this.samples.push(performance.now() - t0);
+    }
+    this.wallMs += performance.now() - started;
+    const host = process.cpuUsage(host0);
+    this.hostCpuUs += host.user + host.system;
+    const client1 = pid === null ? null : cpuOfUs(pid);
+    if (client0 === null || client1 === null) this.clientCpuKnown = false;
+    else this.clientCpuUs += client1 - client0;
+  }
+
+  get perSecond(): number {
+    return (this.samples.length * 1000) / this.wallMs;
+  }
 }
 
-/** Deliver events 0..count-1 one at a time through `invoker`; every one must be answered. */
-async function session(invoker: CallbackInvoker, count: number, offset = 0): Promise<Run> {
-  const samples: number[] = [];
-  const started = performance.now();
-  for (let i = 0; i < count; i++) {
-    const t0 = performance.now();
-    const result = await invoker.invoke(envelopeOf(offset + i));
-    samples.push(performance.now() - t0);
-    if (!result.ok) throw new Error(`bench stream: event ${offset + i} failed: ${result.failure.variant}: ${result.failure.detail}`);
+/** CPU time (user + system, µs) a process has used so far, from /proc (Linux); null elsewhere. */
+function cpuOfUs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return null;
   }
-  return { totalMs: performance.now() - started, samples };
+}
+
+/** Deliver one event through `invoker`; every one must be answered. */
+async function deliver(invoker: CallbackInvoker, i: number): Promise<void> {
+  const result = await invoker.invoke(envelopeOf(i));
+  if (!result.ok) throw new Error(`bench stream: event ${i} failed: ${result.failure.variant}: ${result.failure.detail}`);
+}
+
+/** Deliver events offset..offset+count-1 one at a time (warm-up and the RSS run). */
+async function session(invoker: CallbackInvoker, count: number, offset = 0): Promise<void> {
+  for (let i = 0; i < count; i++) await deliver(invoker, offset + i);
 }
 
 /**
@@ -99,7 +144,8 @@ class NdjsonFloor {
   private seq = 0;
 
   constructor(program: string, args: readonly string[]) {
-    this.child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"] });
+    // Spawned as StreamInvoker spawns (own process group, no shell): the same kind of pipes and scheduling.
+    this.child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false });
     this.child.stderr.resume();
     this.child.stdout.on("data", (chunk: Buffer) => {
       // One request is outstanding at a time, so an LF anywhere in a chunk completes it.
@@ -120,15 +166,8 @@ class NdjsonFloor {
     });
   }
 
-  async run(count: number): Promise<Run> {
-    const samples: number[] = [];
-    const started = performance.now();
-    for (let i = 0; i < count; i++) {
-      const t0 = performance.now();
-      await this.roundTrip(envelopeOf(i));
-      samples.push(performance.now() - t0);
-    }
-    return { totalMs: performance.now() - started, samples };
+  get pid(): number | null {
+    return this.child.pid ?? null;
   }
 
   close(): Promise<void> {
@@ -139,15 +178,26 @@ class NdjsonFloor {
   }
 }
 
-function line(name: string, run: Run): number {
-  const perSecond = (run.samples.length * 1000) / run.totalMs;
+function line(name: string, tally: Tally): void {
+  const cpu = `host ${(tally.hostCpuUs / tally.samples.length).toFixed(0)} µs` + (tally.clientCpuKnown ? ` + client ${(tally.clientCpuUs / tally.samples.length).toFixed(0)} µs` : "");
   process.stdout.write(
-    `    ${name.padEnd(30)} ${perSecond.toFixed(0).padStart(7)} events/s   p50 ${percentile(run.samples, 50).toFixed(3)} ms   p99 ${percentile(run.samples, 99).toFixed(3)} ms\n`,
+    `    ${name.padEnd(30)} ${tally.perSecond.toFixed(0).padStart(7)} events/s   p50 ${percentile(tally.samples, 50).toFixed(3)} ms   p99 ${percentile(tally.samples, 99).toFixed(3)} ms   CPU/event: ${cpu}\n`,
   );
-  return perSecond;
 }
 
 const mib = (bytes: number): string => `${(bytes / 1_048_576).toFixed(1)} MiB`;
+
+/** A full GC, when the runtime lets this process ask for one (flag set at run time; no --expose-gc needed). */
+function gcFunction(): (() => void) | undefined {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed !== undefined) return exposed;
+  try {
+    setFlagsFromString("--expose-gc");
+    return runInNewContext("gc") as () => void;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Run the benchmark and print the ratios. */
 export async function run(): Promise<void> {
@@ -155,55 +205,68 @@ export async function run(): Promise<void> {
   try {
     const goEcho = goBuild(GO_ECHO_DIR, dir, "go-echo");
     const floorProgram = goBuild(FLOOR_DIR, dir, "ndjson-echo");
-    process.stdout.write(`stream: a ${SESSION_EVENTS}-event session to the Go SDK client, one event at a time (numbers are noisy on a shared machine)\n`);
+    process.stdout.write(
+      `stream: a ${SESSION_EVENTS}-event session to the Go SDK client, one event at a time, interleaved in ${ROUNDS} rounds with v1, the floor and the bare loop, each after ${WARM_UP} warm-up events (numbers are noisy on a shared machine)\n`,
+    );
 
     const floor = new NdjsonFloor(floorProgram, [FLOOR_RESULT]);
-    await floor.run(WARM_UP);
-    const floorRun = await floor.run(SESSION_EVENTS);
-    await floor.close();
-    // Where the time goes: the same bare host loop driving the real Go SDK client (its runner
-    // decodes and validates every envelope and encodes every response).
     const bareHost = new NdjsonFloor(goEcho, ["--stream"]);
-    await bareHost.run(WARM_UP);
-    const bareHostRun = await bareHost.run(SESSION_EVENTS);
-    await bareHost.close();
-
     const v1 = new SubprocessInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
-    await session(v1, WARM_UP);
-    const v1Run = await session(v1, SESSION_EVENTS);
-
     const stream = new StreamInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
-    await session(stream, WARM_UP);
-    const streamRun = await session(stream, SESSION_EVENTS, WARM_UP);
-    const spawns = stream.stats.spawns;
-    await stream.close();
-
-    const floorRate = line("floor: bare NDJSON echo loop", floorRun);
-    const bareHostRate = line("bare loop -> Go SDK runner", bareHostRun);
-    const v1Rate = line("v1: SubprocessInvoker", v1Run);
-    const streamRate = line("stream: StreamInvoker", streamRun);
-    process.stdout.write(`    stream/v1 ${(streamRate / v1Rate).toFixed(1)}x (target ≥ 50x)   stream/floor ${(streamRate / floorRate).toFixed(2)}x (target ≥ 0.5x)   stream spawns: ${spawns}\n`);
-    process.stdout.write(`    of the floor: the Go SDK runner alone keeps ${(bareHostRate / floorRate).toFixed(2)}x, the host adds the rest\n`);
-
-    // RSS of this process over a long stream session: sampled every RSS_EVERY events after a GC
-    // when node runs with --expose-gc (otherwise as it is), so growth, not garbage, shows.
-    const long = new StreamInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
-    const gc = (globalThis as { gc?: () => void }).gc;
-    const samples: number[] = [];
-    let sent = 0;
-    await session(long, WARM_UP);
-    while (sent < RSS_EVENTS) {
-      await session(long, RSS_EVERY, WARM_UP + sent);
-      sent += RSS_EVERY;
-      gc?.();
-      samples.push(process.memoryUsage().rss);
+    const contenders: readonly { readonly name: string; readonly tally: Tally; readonly one: (i: number) => Promise<void>; readonly pid: () => number | null }[] = [
+      { name: "floor: bare NDJSON echo loop", tally: new Tally(), one: (i) => floor.roundTrip(envelopeOf(i)), pid: () => floor.pid },
+      { name: "bare loop -> Go SDK runner", tally: new Tally(), one: (i) => bareHost.roundTrip(envelopeOf(i)), pid: () => bareHost.pid },
+      { name: "v1: SubprocessInvoker", tally: new Tally(), one: (i) => deliver(v1, i), pid: () => null },
+      { name: "stream: StreamInvoker", tally: new Tally(), one: (i) => deliver(stream, i), pid: () => stream.pid },
+    ];
+    for (const c of contenders) for (let i = 0; i < WARM_UP; i++) await c.one(i);
+    const perRound = SESSION_EVENTS / ROUNDS;
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const c of contenders) await c.tally.round(perRound, c.one, c.pid, WARM_UP + r * perRound);
     }
-    await long.close();
-    const first = samples[0] as number;
-    const last = samples.at(-1) as number;
+    const spawns = stream.stats.spawns;
+    await Promise.all([floor.close(), bareHost.close(), stream.close()]);
+
+    for (const c of contenders) line(c.name, c.tally);
+    const [floorT, bareT, v1T, streamT] = contenders.map((c) => c.tally) as [Tally, Tally, Tally, Tally];
     process.stdout.write(
-      `  host RSS over ${RSS_EVENTS} stream events (every ${RSS_EVERY}${gc === undefined ? ", no --expose-gc" : ", after gc"}): ${samples.map(mib).join(" ")}\n` +
-        `    last/first ${(last / first).toFixed(2)}x (${mib(last - first)} growth; goal: flat)\n`,
+      `    stream/v1 ${(streamT.perSecond / v1T.perSecond).toFixed(1)}x events/s (target ≥ 50x)   stream/floor ${(streamT.perSecond / floorT.perSecond).toFixed(2)}x events/s (target ≥ 0.5x)   stream spawns: ${spawns}\n`,
+    );
+    if (floorT.clientCpuKnown && streamT.clientCpuKnown) {
+      const perEvent = (t: Tally): number => (t.hostCpuUs + t.clientCpuUs) / t.samples.length;
+      process.stdout.write(
+        `    CPU per round trip (host + client): floor ${perEvent(floorT).toFixed(0)} µs, stream ${perEvent(streamT).toFixed(0)} µs (floor/stream ${(perEvent(floorT) / perEvent(streamT)).toFixed(2)}x); ` +
+          `stream host ${(streamT.hostCpuUs / bareT.hostCpuUs).toFixed(2)}x the bare loop's, Go SDK runner ${(bareT.clientCpuUs / floorT.clientCpuUs).toFixed(2)}x the floor client's\n`,
+      );
+    }
+
+    // RSS of this process over a long stream session: the first sample after the warm-up, then
+    // every RSS_EVERY events, each after a full GC (when one can be had), so growth, not garbage, shows.
+    const long = new StreamInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
+    const gc = gcFunction();
+    const sample = (): { rss: number; heap: number } => {
+      gc?.();
+      const usage = process.memoryUsage();
+      return { rss: usage.rss, heap: usage.heapUsed };
+    };
+    await session(long, WARM_UP);
+    const samples = [sample()];
+    const longStarted = performance.now();
+    let sent = 0;
+    while (sent < RSS_EVENTS) {
+      const count = Math.min(RSS_EVERY, RSS_EVENTS - sent);
+      await session(long, count, WARM_UP + sent);
+      sent += count;
+      samples.push(sample());
+    }
+    const longMs = performance.now() - longStarted;
+    await long.close();
+    const first = samples[0] as { rss: number; heap: number };
+    const last = samples.at(-1) as { rss: number; heap: number };
+    process.stdout.write(
+      `  host RSS over ${RSS_EVENTS} stream events${RSS_EVENTS === 100_000 ? "" : " (LIFELOOP_BENCH_RSS_EVENTS; item 7 asks 100000)"}, ${((RSS_EVENTS * 1000) / longMs).toFixed(0)} events/s, every ${RSS_EVERY}${gc === undefined ? ", no GC available" : ", after a full GC"}: ` +
+        `${samples.map((s) => mib(s.rss)).join(" ")}\n` +
+        `    start ${mib(first.rss)}, end ${mib(last.rss)}: growth ${mib(last.rss - first.rss)} (${(last.rss / first.rss).toFixed(2)}x; goal: flat); JS heap ${mib(first.heap)} -> ${mib(last.heap)}\n`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -118,30 +118,29 @@ export async function run(): Promise<void> {
       writeFileSync(file, s.bytes);
       return file;
     });
-    // runs[binding][size] = timings of each run; runs interleave bindings so all see similar load.
-    const runs: Timing[][][] = bindings.map(() => sizes.map(() => []));
+    // One cell per binding and size, holding the timings of each run; runs interleave bindings so all see similar load.
+    const runs = bindings.map((b) => ({ b, cells: files.map((file, si) => ({ file, inner: b.inner[si], timings: [] as Timing[] })) }));
     for (let r = 0; r < RUNS; r++) {
-      bindings.forEach((b, bi) => {
-        files.forEach((file, si) => {
-          runs[bi]![si]!.push(lastJson<Timing>(exec([...b.command, "time", file, String(b.inner[si]), "15"])));
-        });
-      });
+      for (const { b, cells } of runs) {
+        for (const cell of cells) cell.timings.push(lastJson<Timing>(exec([...b.command, "time", cell.file, String(cell.inner), "15"])));
+      }
     }
-    const summary = runs.map((perSize) =>
-      perSize.map((t) => ({ ms: median(t.map((x) => x.ms)), baseline: median(t.map((x) => x.baseline_ms)), ratio: median(t.map((x) => x.ratio)), cpu: median(t.map((x) => x.cpu_ratio)) })),
-    );
-    const reference = summary[bindings.length - 1] as (typeof summary)[number];
+    const summary = runs.map(({ b, cells }) => ({
+      b,
+      cells: cells.map(({ timings: t }) => ({ ms: median(t.map((x) => x.ms)), baseline: median(t.map((x) => x.baseline_ms)), ratio: median(t.map((x) => x.ratio)), cpu: median(t.map((x) => x.cpu_ratio)) })),
+    }));
+    const reference = (summary[summary.length - 1] as (typeof summary)[number]).cells;
     out(`  envelopes: ${sizes.map((s) => `${s.label} = ${s.bytes.length.toLocaleString("en-US")} bytes`).join(", ")}`);
     out(`  wall-clock ratios; in brackets the same ratio of process CPU time (steadier when the machine is loaded)`);
     out(`  | binding | ${sizes.map((s) => `${s.label} | vs plain parser | vs reference`).join(" | ")} | target |`);
     out(`  |---|${sizes.map(() => "---|---|---").join("|")}|---|`);
-    bindings.forEach((b, bi) => {
-      const cells = sizes.map((_, si) => {
-        const s = summary[bi]![si]!;
-        return `${fmt(s.ms)} | ${s.ratio.toFixed(2)}x [cpu ${s.cpu.toFixed(2)}x] ${b.plain} (${fmt(s.baseline)}) | ${(s.ms / reference[si]!.ms).toFixed(2)}x`;
+    for (const { b, cells } of summary) {
+      const text = cells.map((s, si) => {
+        const ref = reference[si] as (typeof reference)[number];
+        return `${fmt(s.ms)} | ${s.ratio.toFixed(2)}x [cpu ${s.cpu.toFixed(2)}x] ${b.plain} (${fmt(s.baseline)}) | ${(s.ms / ref.ms).toFixed(2)}x`;
       });
-      out(`  | ${b.label} | ${cells.join(" | ")} | ${b.target === undefined ? "-" : `<= ${b.target.toFixed(1)}x`} |`);
-    });
+      out(`  | ${b.label} | ${text.join(" | ")} | ${b.target === undefined ? "-" : `<= ${b.target.toFixed(1)}x`} |`);
+    }
 
     out(`  worst-case documents (valid, at limits.max_request_bytes and limits.max_depth): one parse per process; peak = RSS high-water mark above the RSS before the parse`);
     out(`  | document | bytes | binding | strict: time | peak | plain: time | peak | verdict |`);

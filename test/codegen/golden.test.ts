@@ -7,7 +7,9 @@
  *
  * Emitters covered: ts-tables (the TypeScript table types, json-schema-to-typescript), the Go table
  * view (struct types derived from the meta-schema, with the value literals), and the generic
- * Markdown rendering of a table.
+ * Markdown rendering of a table, for a case with a spec/ tree; and the SDK syntax helpers and
+ * partials of each language (go/syntax.ts, python/syntax.ts), for a case with templates/<language>/
+ * and a view.json: each template rendered as the SDK templates are (expected/<language>-syntax/).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -17,11 +19,29 @@ import { genericTable } from "../../codegen/emit/markdown.js";
 import type { Model } from "../../codegen/model/model.js";
 import { loadSpecTables } from "../../codegen/model/tables.js";
 import { genericTableView } from "../../codegen/targets/go/tables.js";
+import { GO_SYNTAX } from "../../codegen/targets/go/syntax.js";
+import { PYTHON_SYNTAX } from "../../codegen/targets/python/syntax.js";
+import { renderTemplate, type SdkSyntax } from "../../codegen/targets/sdk-render.js";
 import { generateTsTables } from "../../codegen/targets/ts-tables.js";
 import { REPO_ROOT } from "../support/cli-process.js";
 
 const FIXTURES = join(REPO_ROOT, "test", "codegen", "fixtures");
 const UPDATE = process.env.UPDATE_GOLDEN === "1";
+
+/**
+ * The value assignments of a generic table: the `{{#each assignments}}` block of
+ * sdk-templates/go/spec_tables.go.hbs itself, so the golden output is what the SDK template writes.
+ */
+function goTableValuesTemplate(): string {
+  const template = readFileSync(join(REPO_ROOT, "sdk-templates", "go", "spec_tables.go.hbs"), "utf8");
+  const start = template.indexOf("{{#each assignments}}");
+  const end = template.indexOf("{{/each}}\n\treturn t", start);
+  if (start < 0 || end < 0) throw new Error("sdk-templates/go/spec_tables.go.hbs: no {{#each assignments}} block before `return t`");
+  return template.slice(start, end + "{{/each}}\n".length);
+}
+
+/** The syntax of each SDK language, by the folder name under templates/. */
+const SYNTAX: Readonly<Record<string, SdkSyntax>> = { go: GO_SYNTAX, python: PYTHON_SYNTAX };
 
 /** Every file below `dir`, relative to it, sorted. */
 function files(dir: string, prefix = ""): string[] {
@@ -33,13 +53,28 @@ function files(dir: string, prefix = ""): string[] {
 
 /** What each emitter produces for a case: target → (relative path → content). */
 async function emit(caseDir: string): Promise<Map<string, Map<string, string>>> {
-  const specTables = loadSpecTables(caseDir);
-  // The table emitters read nothing of the model but its tables.
-  const model = { specTables } as unknown as Model;
   const out = new Map<string, Map<string, string>>();
-  out.set("ts-tables", new Map((await generateTsTables(model)).map((f) => [f.path.slice(f.path.lastIndexOf("/") + 1), f.content])));
-  out.set("go-tables", new Map(specTables.map((t) => [`${t.stem}.json`, `${JSON.stringify(genericTableView(t.stem, t.doc, t.meta), null, 2)}\n`])));
-  out.set("docs", new Map(specTables.map((t) => [`${t.stem}.md`, `${genericTable(t)}\n`])));
+  if (existsSync(join(caseDir, "spec"))) {
+    const specTables = loadSpecTables(caseDir);
+    // The table emitters read nothing of the model but its tables.
+    const model = { specTables } as unknown as Model;
+    out.set("ts-tables", new Map((await generateTsTables(model)).map((f) => [f.path.slice(f.path.lastIndexOf("/") + 1), f.content])));
+    const goViews = specTables.map((t) => genericTableView(t.stem, t.doc, t.meta));
+    out.set("go-tables", new Map(goViews.map((v) => [`${v.stem}.json`, `${JSON.stringify(v, null, 2)}\n`])));
+    // The table values as Go literals: the assignments of spec_tables.go.hbs, with its helper calls.
+    out.set("go-table-values", new Map(goViews.map((v) => [`${v.stem}.go`, renderTemplate(GO_SYNTAX, goTableValuesTemplate(), v)])));
+    out.set("docs", new Map(specTables.map((t) => [`${t.stem}.md`, `${genericTable(t)}\n`])));
+  }
+  const templates = join(caseDir, "templates");
+  if (existsSync(templates)) {
+    const view: unknown = JSON.parse(readFileSync(join(caseDir, "view.json"), "utf8"));
+    for (const language of readdirSync(templates).sort()) {
+      const syntax = SYNTAX[language];
+      if (syntax === undefined) throw new Error(`${templates}/${language}: no SDK language of that name (${Object.keys(SYNTAX).join(", ")})`);
+      const rendered = files(join(templates, language)).map((path): [string, string] => [path.replace(/\.hbs$/, ""), renderTemplate(syntax, readFileSync(join(templates, language, path), "utf8"), view)]);
+      out.set(`${language}-syntax`, new Map(rendered));
+    }
+  }
   return out;
 }
 
@@ -48,6 +83,13 @@ const cases = readdirSync(FIXTURES, { withFileTypes: true }).filter((e) => e.isD
 describe("codegen golden cases (test/codegen/fixtures/<case>/expected/<target>/)", () => {
   it("has at least one case", () => {
     expect(cases.length).toBeGreaterThan(0);
+  });
+
+  it("a syntax helper given the wrong kind of value fails naming the helper, not with bad source", () => {
+    expect(() => renderTemplate(GO_SYNTAX, "{{goString n}}", { n: 1 })).toThrow(/goString: expected a string, got 1/);
+    expect(() => renderTemplate(PYTHON_SYNTAX, "{{pyStrings s}}", { s: "a" })).toThrow(/pyStrings: expected a list of strings/);
+    expect(() => renderTemplate(PYTHON_SYNTAX, "{{pyFieldDefault k}}", { k: "zero" })).toThrow(/pyFieldDefault: unknown default "zero"/);
+    expect(() => renderTemplate(GO_SYNTAX, "{{goBraces}}", {})).toThrow(/goBraces is a block helper/);
   });
 
   it.each(cases)("%s: every emitter's output equals expected/, file by file", async (name) => {

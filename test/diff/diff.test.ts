@@ -66,7 +66,7 @@ describe("the rule registry and its fixtures", () => {
       if (rule.breaks.length !== 1) continue; // both roles or none: its own mirror
       const other = registry.get(mirror(rule.id) ?? "");
       const opposite = rule.breaks[0] === "senders" ? "receivers" : "senders";
-      if (!other || other.breaks.length !== 1 || other.breaks[0] !== opposite) missing.push(rule.id);
+      if (other?.breaks.length !== 1 || other.breaks[0] !== opposite) missing.push(rule.id);
     }
     expect(missing).toEqual([]);
   });
@@ -112,13 +112,14 @@ describe("diff as a process", () => {
   it("prints what the README's spec-maintainer section shows for an optional field added to CallbackRequest", () => {
     const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
     const shown = /\$ npx lifeloop-callback diff --base spec\/releases\/lifeloop\.v0\.3 --head \.\n([\s\S]*?)\n\$ echo \$\?\n(\d+)\n/.exec(readme);
-    expect(shown, "README block").not.toBeNull();
+    if (shown === null) throw new Error("README lacks the diff example block");
     const fixture = listFixtures().find((f) => f.name === "wire-version-not-bumped");
-    const { root, base, head } = materialize(fixture!);
+    if (fixture === undefined) throw new Error("no diff fixture wire-version-not-bumped");
+    const { root, base, head } = materialize(fixture);
     try {
       const r = runCli(["diff", "--base", base, "--head", head]);
-      expect(r.stdout.trimEnd()).toBe(shown![1]);
-      expect(String(r.code)).toBe(shown![2]);
+      expect(r.stdout.trimEnd()).toBe(shown[1]);
+      expect(String(r.code)).toBe(shown[2]);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -47,8 +47,16 @@ export function harvest(schemas: readonly unknown[], extraStrings: readonly stri
       const n = s[kw];
       if (typeof n === "number" && Number.isFinite(n)) for (const d of [-1, 0, 1]) numbers.add(n + d);
     }
-    if (Array.isArray(s.enum)) for (const v of s.enum) values.push(v), typeof v === "string" && strings.add(v);
-    if ("const" in s) values.push(s.const), typeof s.const === "string" && strings.add(s.const);
+    if (Array.isArray(s.enum)) {
+      for (const v of s.enum) {
+        values.push(v);
+        if (typeof v === "string") strings.add(v);
+      }
+    }
+    if ("const" in s) {
+      values.push(s.const);
+      if (typeof s.const === "string") strings.add(s.const);
+    }
     for (const k of ["properties", "patternProperties", "dependentRequired", "dependentSchemas"]) if (isObject(s[k])) for (const name of Object.keys(s[k] as Obj)) names.add(k === "patternProperties" ? `${name.replace(/[\^$\\.*+?()[\]{}|]/g, "")}z` : name);
     if (Array.isArray(s.required)) for (const name of s.required) names.add(String(name));
     for (const v of Object.values(s)) walk(v, depth + 1);

@@ -64,7 +64,11 @@ function treeVersion(dir: string): Version & { readonly pool: unknown[]; readonl
   const schemas = [...model.enums.map((e) => e.schema), ...model.types.map((t) => t.schema), ...model.hookSchemas.map((h) => h.schema)];
   for (const s of schemas) ajv.addSchema(s as object);
   const byId = new Map(schemas.map((s) => [String((s as { $id: string }).$id), s]));
-  const roots = model.roots.map((r) => model.types.find((t) => t.name === r.typeName)!);
+  const roots = model.roots.map((r) => {
+    const type = model.types.find((t) => t.name === r.typeName);
+    if (type === undefined) throw new Error(`${dir}: root ${r.typeName} is not a wire type`);
+    return type;
+  });
   const validators = roots.map((t) => ajv.getSchema(t.id) as ValidateFunction);
   const plans = roots.map((t) => model.rulePlans.get(t.name) ?? []);
   return {

@@ -316,3 +316,26 @@ describe("StreamInvoker with the TS runner: client-side duties", () => {
     expect(r.ok && r.response).toMatchObject({ status: "failed", failure_class: "internal_error", warnings: [{ code: "handler_threw" }] });
   });
 });
+
+describe("StreamInvoker: the envelope is prepared as v1 prepares it", () => {
+  it("a large in-memory envelope is serialized in slices against the event's deadline: timeoutMs 1 → timeout before anything is spawned", async () => {
+    const env = envelope("session.started", 1);
+    const metadata: Record<string, number> = {};
+    for (let i = 0; i < LIMITS.max_values - 20; i++) metadata[`k${i}`] = i;
+    const big = { ...env, request: { ...env.request, metadata } };
+    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "echo"], timeoutMs: 1 });
+    const r = await inv.invoke(big);
+    sessions.see(inv);
+    expect(r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`).toMatch(/^timeout: the DispatchEnvelope was not serialized/);
+    expect(inv.stats.spawns).toBe(0);
+  });
+
+  it("invoke(envelope, null) and unusable options settle (never reject): null means none, a string is invalid_request", async () => {
+    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "echo"], timeoutMs: 10_000 });
+    const none = await inv.invoke(envelope("session.started", 1), null);
+    const bad = await inv.invoke(envelope("session.started", 2), "x" as never);
+    sessions.see(inv);
+    expect(none.ok).toBe(true);
+    expect(bad.ok ? "ok" : bad.failure.variant).toBe("invalid_request");
+  });
+});

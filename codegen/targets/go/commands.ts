@@ -1,7 +1,7 @@
 /** Client-initiated commands (spec/tables/client-initiated-commands.json) as Go wrappers (commands.go). */
 import type { CommandGroup } from "../../model/model.js";
 import type { GoViewModel } from "./view-model.js";
-import { goName, goString, paramName, singular, wrap } from "./naming.js";
+import { goName, paramName, singular } from "./naming.js";
 
 /** Go type and reader of each member type of spec/tables/client-initiated-commands.json `members`. */
 export const MEMBER_GO_TYPES = {
@@ -10,12 +10,19 @@ export const MEMBER_GO_TYPES = {
   nullable_unsigned_integer: { goType: "*uint64", read: "optUint" },
 } as const;
 
-/** How one result member is read: its Go field, type, reader expression and doc. */
+/**
+ * How one result member is read: its Go field, type and doc, and the resultReader call the template
+ * writes (`r.<method>("<member>")`, `r.optUint("<member>", true)` when nullable, or
+ * `<entriesFunc>(r.objects("<member>"))` for a list of entries).
+ */
 interface ResultRead {
   readonly goName: string;
   readonly goType: string;
-  readonly expr: string;
   readonly doc: string;
+  readonly member: string;
+  readonly method: string;
+  readonly nullable: boolean;
+  readonly entriesFunc: string | null;
 }
 
 /** The reader of an `entries` member: a struct type and a function reading a list of them. */
@@ -41,12 +48,16 @@ export function resultRead(member: string, group: CommandGroup, where: string, e
       const reads = (known.entry_members ?? []).map((m) => resultRead(m, group, `${where}.${member}`, entryReaders));
       entryReaders.set(typeName, { typeName, funcName, reads, doc: `one entry of \`${member}\`` });
     }
-    return { goName: goName(member), goType: `[]${typeName}`, expr: `${funcName}(r.objects(${goString(member)}))`, doc };
+    return { goName: goName(member), goType: `[]${typeName}`, doc, member, method: "objects", nullable: false, entriesFunc: funcName };
   }
   if (known.nullable && known.type !== "unsigned_integer") throw new Error(`go target: ${where}: a nullable ${known.type} member has no Go reader yet`);
   const t = MEMBER_GO_TYPES[known.nullable ? "nullable_unsigned_integer" : known.type];
-  const expr = t.read === "optUint" ? `r.optUint(${goString(member)}, true)` : `r.${t.read}(${goString(member)})`;
-  return { goName: goName(member), goType: t.goType, expr, doc };
+  return { goName: goName(member), goType: t.goType, doc, member, method: t.read, nullable: known.nullable === true, entriesFunc: null };
+}
+
+/** What the template needs to write the read of one result member. */
+function readView(r: ResultRead): CommandGroupView["commands"][number]["reads"][number] {
+  return { goName: r.goName, member: r.member, method: r.method, nullable: r.nullable, entriesFunc: r.entriesFunc };
 }
 
 /** The view of one command group of spec/tables/client-initiated-commands.json. */
@@ -61,17 +72,8 @@ export function commandGroupView(group: CommandGroup): CommandGroupView {
     const cmdName = goName(cmd.command);
     const required = cmd.flags.filter((f) => f.required);
     const optional = cmd.flags.filter((f) => !f.required);
-    const params = ["ctx context.Context"];
-    const args = [...groupArgs, cmd.command].map(goString);
-    for (const f of required) {
-      const p = paramName(f.flag);
-      params.push(`${p} ${f.value === "identifier" ? "string" : "uint64"}`);
-      args.push(goString(f.flag), f.value === "identifier" ? p : `strconv.FormatUint(${p}, 10)`);
-    }
-    if (cmd.stdin === "blob") params.push("blob []byte");
     const optionsType = `${goName(group.group)}${cmdName}Options`;
     if (optional.length > 0) {
-      params.push(`opts *${optionsType}`);
       structs.push({
         name: optionsType,
         doc: `the optional flags of \`${group.cli.join(" ")} ${cmd.command}\` (a nil *${optionsType} passes none)`,
@@ -101,16 +103,17 @@ export function commandGroupView(group: CommandGroup): CommandGroupView {
     ].join(" ");
     return {
       goName: cmdName,
-      docLines: wrap(doc),
-      params: params.join(", "),
+      doc,
       resultType,
-      argsLiteral: args.join(", "),
-      options: optional.map((f) => ({ goName: goName(f.flag), flagLiteral: goString(f.flag), isUint: f.value === "unsigned_integer" })),
-      stdinExpr: cmd.stdin === "blob" ? "blob" : "nil",
+      argWords: [...groupArgs, cmd.command],
+      requiredFlags: required.map((f) => ({ flag: f.flag, param: paramName(f.flag), isUint: f.value !== "identifier" })),
+      stdinBlob: cmd.stdin === "blob",
+      optionsType,
+      options: optional.map((f) => ({ goName: goName(f.flag), flag: f.flag, isUint: f.value === "unsigned_integer" })),
       blobOut: cmd.stdout === "blob",
       diagnostics: cmd.stderr === "diagnostics",
       jsonStream: jsonFrom ?? "stdout",
-      reads: reads.map((r) => ({ goName: r.goName, expr: r.expr })),
+      reads: reads.map(readView),
     };
   });
   for (const reader of entryReaders.values()) {
@@ -121,18 +124,18 @@ export function commandGroupView(group: CommandGroup): CommandGroupView {
     group: group.group,
     typeName,
     varName: goName(group.group),
-    programLiteral: goString(program),
-    programEnvLiteral: goString(group.cli_program_environment ?? ""),
+    program,
+    programEnv: group.cli_program_environment ?? "",
     usageExitCode: group.usage_error_exit_code,
-    docLines: wrap(`${typeName} runs the \`${group.cli.join(" ")}\` commands (${group.spec}): ${group.purpose} Environment: ${envDoc}`),
+    doc: `${typeName} runs the \`${group.cli.join(" ")}\` commands (${group.spec}): ${group.purpose} Environment: ${envDoc}`,
     errors: group.errors.map((e) => ({
       constName: `${goName(group.group)}Error${goName(e.error)}`,
-      literal: goString(e.error),
+      error: e.error,
       exitCode: e.exit_code,
-      fieldsDoc: e.fields.map((f) => `"${f}"`).join(", "),
+      fields: [...e.fields],
     })),
     structs,
     commands,
-    entryReaders: [...entryReaders.values()].map((r) => ({ funcName: r.funcName, typeName: r.typeName, reads: r.reads.map((x) => ({ goName: x.goName, expr: x.expr })) })),
+    entryReaders: [...entryReaders.values()].map((r) => ({ funcName: r.funcName, typeName: r.typeName, reads: r.reads.map(readView) })),
   };
 }

@@ -1,10 +1,11 @@
 /** The client runner's failure classes, warning codes and documented outcomes (runner_outcomes.go). */
 import type { Model } from "../../model/model.js";
+import type { GoViewModel } from "./view-model.js";
 import { runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "../sdk-shared.js";
 import { enumConst, failureVariantConst } from "./naming.js";
 
 /** The client runner: failure classes and warning-code constants from the tables, and its documented outcomes. */
-export function runnerView(model: Model) {
+export function runnerView(model: Model): GoViewModel["runner"] {
   const v = runnerVariants(model, "go");
   const cls = (failureClass: string): { name: string; constName: string } => ({ name: failureClass, constName: enumConst(model, "FailureClass", failureClass) });
   const reject = cls(v.invalidRequest.failureClass);

@@ -3,8 +3,8 @@
  * struct types derived from its meta-schema plus a typed value; limits and rule ids become constants.
  */
 import type { Model } from "../../model/model.js";
-import type { GoViewModel } from "./view-model.js";
-import { goName, goString, singular, wrap } from "./naming.js";
+import type { GoShape as GoViewShape, GoViewModel } from "./view-model.js";
+import { goName, singular } from "./naming.js";
 
 /** Tables with a hand-designed Go rendering in spec_tables.go.hbs; every other table is rendered generically. */
 export const EXPLICIT_TABLES = new Set(["event-vocabulary", "failure-retry-defaults", "subprocess-failure-mapping", "limits", "document-rules"]);
@@ -128,51 +128,16 @@ export function goTypeOf(shape: GoShape, nullable = false): string {
   }
 }
 
-/**
- * A Go literal of `value` for a value of `shape` (single line). `elide` drops the type of a struct
- * or slice literal that is an element of a slice literal (Go infers it).
- */
-export function goLiteral(value: unknown, shape: GoShape, nullable = false, elide = false): string {
-  if (value === null || value === undefined) {
-    if (nullable || shape.kind === "any" || shape.kind === "slice" || shape.kind === "struct") return "nil";
-    return shape.kind === "string" ? '""' : shape.kind === "bool" ? "false" : "0";
-  }
-  const inner = goLiteralValue(value, shape);
-  if (elide && !nullable && (shape.kind === "struct" || shape.kind === "slice")) return inner.slice(inner.indexOf("{"));
-  if (!nullable) return inner;
-  return shape.kind === "struct" ? `&${inner}` : `ptrTo(${inner})`;
-}
-
-export function goLiteralValue(value: unknown, shape: GoShape): string {
+/** `shape` as plain view-model data (mutable copies of its lists, as the generated view type has them). */
+export function shapeData(shape: GoShape): GoViewShape {
   switch (shape.kind) {
-    case "string":
-      return goString(String(value));
-    case "int":
-      return String(value);
-    case "float":
-      return Number.isInteger(value) ? `${String(value)}.0` : String(value);
-    case "bool":
-      return String(value);
-    case "any":
-      return anyLiteral(value);
     case "slice":
-      return `${goTypeOf(shape)}{${(value as unknown[]).map((v) => goLiteral(v, shape.elem, false, true)).join(", ")}}`;
-    case "struct": {
-      const o = value as Record<string, unknown>;
-      const members = shape.fields.filter((f) => o[f.key] !== undefined && !(o[f.key] === null && !f.nullable && f.shape.kind !== "any"));
-      return `${shape.name}{${members.map((f) => `${f.goName}: ${goLiteral(o[f.key], f.shape, f.nullable)}`).join(", ")}}`;
-    }
+      return { kind: "slice", elem: shapeData(shape.elem) };
+    case "struct":
+      return { kind: "struct", name: shape.name, fields: shape.fields.map((f) => ({ key: f.key, goName: f.goName, shape: shapeData(f.shape), nullable: f.nullable })) };
+    default:
+      return { kind: shape.kind };
   }
-}
-
-export function anyLiteral(value: unknown): string {
-  if (value === null || value === undefined) return "nil";
-  if (typeof value === "string") return goString(value);
-  if (typeof value === "boolean") return String(value);
-  if (typeof value === "number") return `float64(${String(value)})`;
-  if (Array.isArray(value)) return `[]any{${value.map(anyLiteral).join(", ")}}`;
-  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `map[string]any{${entries.map(([k, v]) => `${goString(k)}: ${anyLiteral(v)}`).join(", ")}}`;
 }
 
 export function tablePath(stem: string): string {
@@ -196,16 +161,8 @@ export function genericTableView(stem: string, doc: Readonly<Record<string, unkn
     .filter((f) => doc[f.key] !== undefined)
     .map((f) => {
       const value = doc[f.key];
-      if (f.shape.kind === "slice" && Array.isArray(value) && value.length > 0) {
-        return {
-          goName: f.goName,
-          multiline: true,
-          open: `${goTypeOf(f.shape)}{`,
-          elements: value.map((v) => goLiteral(v, f.shape.kind === "slice" ? f.shape.elem : f.shape, false, true)),
-          literal: "",
-        };
-      }
-      return { goName: f.goName, multiline: false, open: "", elements: [], literal: goLiteral(value, f.shape, f.nullable) };
+      const multiline = f.shape.kind === "slice" && Array.isArray(value) && value.length > 0;
+      return { goName: f.goName, multiline, goType: goTypeOf(f.shape, f.nullable), value, shape: shapeData(f.shape), nullable: f.nullable };
     });
   return {
     stem,
@@ -223,7 +180,7 @@ export function limitViews(model: Model): GoViewModel["limitConsts"] {
   return model.tables.limits.limits.map((l) => ({
     constName: `Limit${goName(l.name)}`,
     value: String(l.value),
-    docLines: wrap(`Limit${goName(l.name)} is limits.${l.name}: ${l.value} ${l.unit}. Applies to: ${l.applies_to}. On exceed: ${l.on_exceed}.`),
+    doc: `Limit${goName(l.name)} is limits.${l.name}: ${l.value} ${l.unit}. Applies to: ${l.applies_to}. On exceed: ${l.on_exceed}.`,
   }));
 }
 
@@ -231,5 +188,5 @@ export function limitViews(model: Model): GoViewModel["limitConsts"] {
 export function ruleIdViews(model: Model): GoViewModel["ruleIds"] {
   const document = model.tables.documentRules.rules.map((r) => ({ id: r.id, summary: r.summary }));
   const cross = model.rules.map((r) => ({ id: r.id, summary: r.summary }));
-  return [...document, ...cross].map((r) => ({ constName: `Rule${goName(r.id)}`, literal: goString(r.id), summary: r.summary.replace(/\s+/g, " ") }));
+  return [...document, ...cross].map((r) => ({ constName: `Rule${goName(r.id)}`, id: r.id, summary: r.summary.replace(/\s+/g, " ") }));
 }

@@ -1,7 +1,7 @@
 /** The wire types of the model as Go structs, codecs and schema metadata (wire_types.go, wire_meta.go). */
 import type { Field, Model, RuleStep, Shape, WireType } from "../../model/model.js";
 import type { GoViewModel } from "./view-model.js";
-import { enumStringsVar, goName, goString, wrap } from "./naming.js";
+import { goName } from "./naming.js";
 
 /** Rule checks the interpreter in sdk-runtime/go/validate.go implements, with their Go constants. */
 export const RULE_CHECKS: Readonly<Record<string, string>> = {
@@ -46,117 +46,66 @@ export function itemCodec(shape: Shape, where: string): ShapeCodec {
   }
 }
 
-export function shapeLiteral(shape: Shape, model: Model): string {
-  switch (shape.kind) {
-    case "string":
-      return `shape{kind: shapeString, maxLength: ${shape.maxLength}}`;
-    case "integer":
-      return `shape{kind: shapeInteger, minimum: ${shape.minimum}, maximum: ${shape.maximum}}`;
-    case "enum": {
-      const e = model.enums.find((x) => x.name === shape.enumName);
-      if (!e) throw new Error(`go target: unknown enum ${shape.enumName}`);
-      return `shape{kind: shapeEnum, enumName: ${goString(e.name)}, enum: ${enumStringsVar(e.name)}}`;
-    }
-    case "object":
-      return `shape{kind: shapeObject, typeName: ${goString(shape.typeName)}}`;
-    case "open_object":
-      return "shape{kind: shapeOpenObject}";
-    case "array":
-      return `shape{kind: shapeArray, maxItems: ${shape.maxItems}, items: &${shapeLiteral(shape.items, model)}}`;
-  }
-}
-
 /** The view of one wire type (wire_types.go, wire_meta.go). */
 export type TypeView = GoViewModel["types"][number];
 
-/** The view of one field: Go type, codec expressions, doc lines and schema metadata literal. */
-export function fieldView(type: WireType, field: Field, model: Model): TypeView["fields"][number] {
+/** The view of one field: Go type, codec (the template writes the decode and encode expressions), doc and shape. */
+export function fieldView(type: WireType, field: Field): TypeView["fields"][number] {
   const where = `${type.name}.${field.name}`;
   const name = goName(field.name);
-  const access = `v.${name}`;
-  let goType: string;
-  let decode: string;
-  let encodeExpr: string;
-  let encodeCondition = "";
+  const common = {
+    goName: name,
+    wireName: field.name,
+    doc: `${name} is \`${field.name}\`: ${field.description} ${PRESENCE_DOC[field.presence]}`,
+    nullable: field.nullable,
+    shape: field.shape,
+    omitNil: field.presence === "optional",
+    omitEmpty: field.presence === "collection",
+  };
   if (field.shape.kind === "array" || field.shape.kind === "open_object") {
     if (field.nullable || (field.presence !== "collection" && field.presence !== "required")) {
       throw new Error(`go target: ${where}: nullable or optional arrays/maps are not supported (presence ${field.presence})`);
     }
-    if (field.shape.kind === "array") {
-      const item = itemCodec(field.shape.items, where);
-      goType = `[]${item.goType}`;
-      decode = `decodeArray(m, ${item.decode})`;
-      encodeExpr = `encodeArray(${access}, ${item.encode})`;
-    } else {
-      goType = "map[string]any";
-      decode = "nodeMap(m)";
-      encodeExpr = `mapNode(${access})`;
-    }
-    if (field.presence === "collection") encodeCondition = `len(${access}) > 0`;
-  } else {
-    const item = itemCodec(field.shape, where);
-    if (field.presence === "required") {
-      goType = item.goType;
-      decode = `${item.decode}(m)`;
-      encodeExpr = `${item.encode}(${access})`;
-    } else {
-      goType = `*${item.goType}`;
-      decode = `optional(m, ${item.decode})`;
-      if (field.presence === "optional") {
-        encodeCondition = `${access} != nil`;
-        encodeExpr = `${item.encode}(*${access})`;
-      } else if (field.presence === "required_nullable" || field.presence === "optional_emit_null") {
-        encodeExpr = `nullable(${access}, ${item.encode})`;
-      } else {
-        throw new Error(`go target: ${where}: presence ${field.presence} on a scalar`);
-      }
-    }
+    const item = field.shape.kind === "array" ? itemCodec(field.shape.items, where) : { goType: "", decode: "nodeMap", encode: "mapNode" };
+    const slice = field.shape.kind === "array";
+    return { ...common, slice, pointer: false, goType: slice ? `[]${item.goType}` : "map[string]any", itemDecode: item.decode, itemEncode: item.encode };
   }
-  const metaLiteral = `{name: ${goString(field.name)}${field.nullable ? ", nullable: true" : ""}, shape: ${shapeLiteral(field.shape, model)}}`;
-  return {
-    goName: name,
-    wireName: field.name,
-    goType,
-    docLines: wrap(`${name} is \`${field.name}\`: ${field.description} ${PRESENCE_DOC[field.presence]}`),
-    decode,
-    encodeExpr,
-    encodeCondition,
-    metaLiteral,
-  };
+  const item = itemCodec(field.shape, where);
+  if (field.presence === "collection") throw new Error(`go target: ${where}: presence ${field.presence} on a scalar`);
+  const pointer = field.presence !== "required";
+  return { ...common, slice: false, pointer, goType: pointer ? `*${item.goType}` : item.goType, itemDecode: item.decode, itemEncode: item.encode };
 }
 
-export function stepLiteral(step: RuleStep, wireVersion: string): string {
+/** The view of one rule step: the Go check constant and the step's members (null when absent). */
+export function stepView(step: RuleStep, wireVersion: string): TypeView["steps"][number] {
   const check = RULE_CHECKS[step.check];
   if (!check) {
     throw new Error(`go target: rule check ${JSON.stringify(step.check)} is not implemented by the Go interpreter; add it to sdk-runtime/go/validate.go and RULE_CHECKS`);
   }
-  const tokens = step.at === "" ? [] : step.at.slice(1).split("/");
-  const parts = [`rule: ${goString(step.rule)}`, `check: ${check}`];
-  if (tokens.length > 0) parts.push(`at: []string{${tokens.map(goString).join(", ")}}`);
-  if (step.field !== undefined) parts.push(`field: ${goString(step.field)}`);
-  if (step.fields !== undefined) parts.push(`fields: []string{${step.fields.map(goString).join(", ")}}`);
-  if (step.each) parts.push("each: true");
-  if (step.lengthField !== undefined) parts.push(`lengthField: ${goString(step.lengthField)}`);
-  if (step.when) {
-    const notIn = step.when.op === "not_in" ? ", notIn: true" : "";
-    parts.push(`when: &ruleCondition{field: ${goString(step.when.field)}${notIn}, values: []string{${step.when.values.map(goString).join(", ")}}}`);
-  }
-  if (step.values !== undefined) parts.push(`values: []string{${step.values.map(goString).join(", ")}}`);
-  if (step.expected !== undefined) parts.push(`expected: ${goString(step.check === "equals_wire_version" ? wireVersion : step.expected)}`);
-  parts.push(`message: ${goString(step.message)}`);
-  return `{${parts.join(", ")}}`;
+  return {
+    rule: step.rule,
+    check,
+    at: step.at === "" ? [] : step.at.slice(1).split("/"),
+    field: step.field ?? null,
+    fields: step.fields ? [...step.fields] : null,
+    each: step.each === true,
+    lengthField: step.lengthField ?? null,
+    when: step.when ? { field: step.when.field, notIn: step.when.op === "not_in", values: [...step.when.values] } : null,
+    values: step.values ? [...step.values] : null,
+    expected: step.expected === undefined ? null : step.check === "equals_wire_version" ? wireVersion : step.expected,
+    message: step.message,
+  };
 }
 
 /** The view of one wire type. */
 export function typeView(type: WireType, model: Model): TypeView {
-  const required = ((type.schema.required as string[] | undefined) ?? []).map(goString);
-  const steps = (model.rulePlans.get(type.name) ?? []).map((s) => stepLiteral(s, model.wireVersion.current));
+  const steps = (model.rulePlans.get(type.name) ?? []).map((s) => stepView(s, model.wireVersion.current));
   return {
     name: type.name,
     file: type.file,
-    docLines: wrap(`${type.name} (schemas/${type.file}): ${type.description}`),
-    fields: type.fields.map((f) => fieldView(type, f, model)),
-    requiredLiteral: `[]string{${required.join(", ")}}`,
+    doc: `${type.name} (schemas/${type.file}): ${type.description}`,
+    fields: type.fields.map((f) => fieldView(type, f)),
+    required: (type.schema.required as string[] | undefined) ?? [],
     metaVar: `meta${type.name}`,
     planVar: `rulePlan${type.name}`,
     steps,

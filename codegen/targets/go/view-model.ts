@@ -2,12 +2,15 @@
 // The go SDK view model, from sdk-templates/go/view-model.schema.json (json-schema-to-typescript).
 
 export type Ident = string;
-export type GoString = string;
 export type Exported = string;
+/**
+ * Prose for a doc comment; the template wraps it with goDoc.
+ */
+export type Doc = string;
 export type Lines = string[];
 
 /**
- * The view model codegen/targets/go/ passes to every template in sdk-templates/go/. Closed objects: handlebars strict mode does not catch a misspelt member inside #each/#if, so the target validates the model against this schema before rendering (toolchain-notes §1.5). Strings named *Literal, literal, decode, encode*, expr, params are Go source fragments.
+ * The view model codegen/targets/go/ passes to every template in sdk-templates/go/. Closed objects: handlebars strict mode does not catch a misspelt member inside #each/#if, so the target validates the model against this schema before rendering (toolchain-notes §1.5). Values are data (names, Go types, raw strings, numbers, booleans); the templates write Go syntax with the helpers and partials of codegen/targets/go/syntax.ts (goString, goStrings, goDoc, goShape, goStructField).
  */
 export interface GoViewModel {
   banner: string;
@@ -16,18 +19,15 @@ export interface GoViewModel {
   package: Ident;
   goVersion: string;
   wireVersion: string;
-  wireVersionLiteral: GoString;
   referenceCrate: string;
   referenceVersion: string;
-  referenceCrateLiteral: GoString;
-  referenceVersionLiteral: GoString;
   limits: {
     maxRequestBytes: number;
     maxDepth: number;
   };
   enums: {
     name: Exported;
-    docLines: Lines;
+    doc: Doc;
     valuesVar: Exported;
     stringsVar: Ident;
     /**
@@ -35,7 +35,7 @@ export interface GoViewModel {
      */
     values: {
       constName: Exported;
-      literal: GoString;
+      value: string;
     }[];
   }[];
   /**
@@ -44,7 +44,7 @@ export interface GoViewModel {
   types: {
     name: Exported;
     file: string;
-    docLines: Lines;
+    doc: Doc;
     /**
      * @minItems 1
      */
@@ -52,16 +52,58 @@ export interface GoViewModel {
       goName: Exported;
       wireName: string;
       goType: string;
-      docLines: Lines;
-      decode: string;
-      encodeExpr: string;
-      encodeCondition: string;
-      metaLiteral: string;
+      doc: Doc;
+      nullable: boolean;
+      itemDecode: string;
+      itemEncode: string;
+      shape: Shape;
+      /**
+       * An array: decodeArray/encodeArray over the item codec.
+       */
+      slice: boolean;
+      /**
+       * An optional or nullable scalar (*T): optional() decodes it.
+       */
+      pointer: boolean;
+      /**
+       * Presence optional: omitted when nil (else a nil pointer is written as null).
+       */
+      omitNil: boolean;
+      /**
+       * Presence collection: omitted when empty.
+       */
+      omitEmpty: boolean;
     }[];
-    requiredLiteral: string;
+    required: string[];
     metaVar: Ident;
     planVar: Ident;
-    steps: string[];
+    steps: {
+      rule: string;
+      check: Ident;
+      at: string[];
+      field: string | null;
+      /**
+       * null when absent; never empty (the template's #if treats [] as absent).
+       *
+       * @minItems 1
+       */
+      fields: string[] | null;
+      each: boolean;
+      lengthField: string | null;
+      when: null | {
+        field: string;
+        notIn: boolean;
+        values: string[];
+      };
+      /**
+       * null when absent; never empty (the template's #if treats [] as absent).
+       *
+       * @minItems 1
+       */
+      values: string[] | null;
+      expected: string | null;
+      message: string;
+    }[];
   }[];
   /**
    * @minItems 1
@@ -70,26 +112,42 @@ export interface GoViewModel {
   limitConsts: {
     constName: Exported;
     value: string;
-    docLines: Lines;
+    doc: Doc;
   }[];
   ruleIds: {
     constName: Exported;
-    literal: GoString;
+    id: string;
     summary: string;
   }[];
   /**
    * @minItems 1
    */
-  events: string[];
+  events: {
+    eventConst: Exported;
+    summary: string;
+    requiresFrameContext: boolean;
+    notificationOnly: boolean;
+    dispatchable: boolean;
+    streamV2: string;
+  }[];
   /**
    * @minItems 1
    */
   failureRetryDefaults: {
     failureConst: Exported;
     retryConst: Exported;
-    literal: string;
+    meaning: string;
   }[];
-  failureVariants: string[];
+  failureVariants: {
+    variantConst: Exported;
+    failureClassConst: Exported;
+    origin: string;
+    referenceVariant: string;
+    transports: string[];
+    stage: string;
+    when: string;
+    reason: string;
+  }[];
   genericTables: {
     stem: string;
     path: string;
@@ -110,32 +168,39 @@ export interface GoViewModel {
     }[];
     assignments: {
       goName: Exported;
+      /**
+       * A non-empty slice: one element per line.
+       */
       multiline: boolean;
-      open: string;
-      elements: string[];
-      literal: string;
+      goType: string;
+      /**
+       * The member's value as written in the table (any JSON value).
+       */
+      value: unknown;
+      shape: GoShape;
+      nullable: boolean;
     }[];
   }[];
   /**
    * @minItems 1
    */
   tableJSON: {
-    stemLiteral: GoString;
-    jsonLiteral: GoString;
+    stem: string;
+    json: string;
   }[];
   commandGroups: {
     group: string;
     typeName: Exported;
     varName: Exported;
-    programLiteral: GoString;
-    programEnvLiteral: GoString;
+    program: string;
+    programEnv: string;
     usageExitCode: number;
-    docLines: Lines;
+    doc: Doc;
     errors: {
       constName: Exported;
-      literal: GoString;
+      error: string;
       exitCode: number;
-      fieldsDoc: string;
+      fields: string[];
     }[];
     structs: {
       name: Exported;
@@ -154,22 +219,33 @@ export interface GoViewModel {
      */
     commands: {
       goName: Exported;
-      docLines: Lines;
-      params: string;
+      doc: Doc;
       resultType: Exported;
-      argsLiteral: string;
-      options: {
-        goName: Exported;
-        flagLiteral: GoString;
+      /**
+       * @minItems 1
+       */
+      argWords: string[];
+      requiredFlags: {
+        flag: string;
+        param: Ident;
         isUint: boolean;
       }[];
-      stdinExpr: "blob" | "nil";
+      stdinBlob: boolean;
+      optionsType: Exported;
+      options: {
+        goName: Exported;
+        flag: string;
+        isUint: boolean;
+      }[];
       blobOut: boolean;
       diagnostics: boolean;
       jsonStream: "stdout" | "stderr";
       reads: {
         goName: Exported;
-        expr: string;
+        member: string;
+        method: Ident;
+        nullable: boolean;
+        entriesFunc: string | null;
       }[];
     }[];
     entryReaders: {
@@ -180,7 +256,10 @@ export interface GoViewModel {
        */
       reads: {
         goName: Exported;
-        expr: string;
+        member: string;
+        method: Ident;
+        nullable: boolean;
+        entriesFunc: string | null;
       }[];
     }[];
   }[];
@@ -206,57 +285,99 @@ export interface GoViewModel {
    */
   failureVariantConsts: {
     constName: Exported;
-    literal: GoString;
-    docLines: Lines;
+    variant: string;
+    doc: Doc;
   }[];
   hooks: {
     example: {
-      adapterIdLiteral: GoString;
+      adapterId: string;
       eventConst: Exported;
       hookEventConst: Exported;
-      hookEventLiteral: GoString;
+      hookEvent: string;
     };
     /**
      * @minItems 1
      */
     adapters: {
       constName: Exported;
-      literal: GoString;
+      adapter: string;
       harness: string;
-      docLines: Lines;
-      idCases: string;
-      infoHead: string;
+      doc: Doc;
+      /**
+       * @minItems 1
+       */
+      adapterIds: string[];
+      contextLimit: null | {
+        length: number;
+        unit: string;
+        onExceed: string;
+        fact: string;
+      };
       /**
        * @minItems 1
        */
       hookEvents: {
         constName: Exported;
-        literal: GoString;
-        docLines: Lines;
-        infoLiteral: string;
+        hookEvent: string;
+        doc: Doc;
+        outputSchema: string;
+        contextSlotConst: string | null;
+        placementConsts: Exported[];
+        blockConst: Exported;
+        blockApplies: boolean;
       }[];
       /**
        * @minItems 1
        */
       eventCases: {
-        events: string;
+        /**
+         * @minItems 1
+         */
+        eventConsts: Exported[];
         hookEventConst: Exported;
       }[];
     }[];
-    adapterList: string;
     /**
      * @minItems 1
      */
     blockEffects: {
       constName: Exported;
-      literal: GoString;
-      docLines: Lines;
+      block: string;
+      doc: Doc;
     }[];
-    blockEffectList: string;
+    /**
+     * @minItems 0
+     */
     contextSlots: {
       constName: Exported;
-      literal: GoString;
+      slot: string;
     }[];
-    contextSlotList: string;
   };
+}
+/**
+ * A model Shape (codegen/model/model.ts); goShape writes its schema-layer literal.
+ */
+export interface Shape {
+  kind: "string" | "integer" | "enum" | "object" | "open_object" | "array";
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  enumName?: Exported;
+  typeName?: Exported;
+  maxItems?: number;
+  items?: Shape;
+}
+/**
+ * The Go shape of a table member (codegen/targets/go/tables.ts GoShape); goLiteral writes a value of it.
+ */
+export interface GoShape {
+  kind: "string" | "int" | "float" | "bool" | "any" | "slice" | "struct";
+  elem?: GoShape;
+  name?: Exported;
+  fields?: {
+    key: string;
+    goName: Exported;
+    shape: GoShape;
+    nullable: boolean;
+  }[];
 }

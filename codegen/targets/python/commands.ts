@@ -1,6 +1,7 @@
 /** Client-initiated commands (spec/tables/client-initiated-commands.json) as Python wrappers (commands.py). */
 import type { CommandGroup } from "../../model/model.js";
-import { pascal, pyAttr, pyDocstring, pyStr, pyStrTuple, snake } from "./naming.js";
+import type { PythonSdkViewModel } from "./view-model.js";
+import { pascal, pyAttr, snake } from "./naming.js";
 
 /** Names `lifeloop_callback/commands.py` defines for every registry (re-exported by the package). */
 export const STATIC_COMMAND_EXPORTS = [
@@ -39,22 +40,18 @@ export function fieldType(group: CommandGroup, member: string, where: string): M
   return MEMBER_PY_TYPES[known.nullable ? "nullable_unsigned_integer" : known.type];
 }
 
-export function commandGroupView(group: CommandGroup) {
+export function commandGroupView(group: CommandGroup): PythonSdkViewModel["groups"][number] {
   const className = pascal(group.group);
   const cliText = group.cli.join(" ");
   const errors = group.errors.map((e) => ({
     className: `${className}${pascal(e.error)}Error`,
-    errorLiteral: pyStr(e.error),
-    docstring: pyDocstring(
-      `\`${e.error}\` reported by \`${cliText}\` (exit status ${e.exit_code})${e.fields.length ? `; fields: ${e.fields.join(", ")}` : ""}.`,
-      "    ",
-    ),
+    error: e.error,
+    doc: `\`${e.error}\` reported by \`${cliText}\` (exit status ${e.exit_code})${e.fields.length ? `; fields: ${e.fields.join(", ")}` : ""}.`,
     fields: e.fields.map((f) => {
       const t = fieldType(group, f, `client-initiated-commands ${group.group} error ${e.error}`);
       return {
         name: f,
         attr: pyAttr(f),
-        nameLiteral: pyStr(f),
         annotation: t.annotation.startsWith("Optional[") ? t.annotation.slice(9, -1) : t.annotation,
         accessor: t.accessor,
       };
@@ -63,21 +60,17 @@ export function commandGroupView(group: CommandGroup) {
   const commands = group.commands.map((c) => {
     const method = snake(c.command);
     const resultClass = `${className}${pascal(c.command)}Result`;
-    const params: string[] = ["self"];
-    const kwParams: string[] = [];
+    const positional: { param: string; pyType: "int" | "str" }[] = [];
+    const keywords: { param: string; pyType: "int" | "str" }[] = [];
     const flags = c.flags.map((f) => {
       const param = pyAttr(snake(f.flag.replace(/^--/, "")));
-      const pyType = f.value === "unsigned_integer" ? "int" : "str";
-      if (f.required) params.push(`${param}: ${pyType}`);
-      else kwParams.push(`${param}: Optional[${pyType}] = None`);
-      return { flagLiteral: pyStr(f.flag), param, kindLiteral: pyStr(f.value) };
+      (f.required ? positional : keywords).push({ param, pyType: f.value === "unsigned_integer" ? "int" : "str" });
+      return { flag: f.flag, param, kind: f.value };
     });
-    if (c.stdin === "blob") params.push("blob: bytes");
-    const signature = [...params, ...(kwParams.length ? ["*", ...kwParams] : [])].join(", ");
     const where = `client-initiated-commands ${group.group} ${c.command}`;
     const resultFields = c.result_fields.map((f) => {
       const t = fieldType(group, f, where);
-      return { attr: pyAttr(f), annotation: t.annotation, parser: t.parser, nameLiteral: pyStr(f) };
+      return { attr: pyAttr(f), annotation: t.annotation, parser: t.parser, name: f };
     });
     const source =
       c.stdout === "json" ? "the JSON object on stdout" : c.stderr === "json_metadata" ? "the JSON metadata on stderr" : "stdout";
@@ -97,13 +90,14 @@ export function commandGroupView(group: CommandGroup) {
     if (c.stdout === "blob" && c.stderr !== "json_metadata") throw new Error(`${where}: a blob result needs JSON metadata on stderr`);
     return {
       method,
-      commandLiteral: pyStr(c.command),
+      command: c.command,
       resultClass,
-      resultDocstring: pyDocstring(`Result of \`${cliText} ${c.command}\`.`, "    "),
-      signature,
-      docstring: pyDocstring(doc, "        "),
+      resultDoc: `Result of \`${cliText} ${c.command}\`.`,
+      positional,
+      keywords,
+      doc,
       flags,
-      stdinArg: c.stdin === "blob" ? "blob" : "None",
+      stdinBlob: c.stdin === "blob",
       fieldsSource: c.stdout === "json" ? "_stdout_json" : "_stderr_json",
       blobResult: c.stdout === "blob",
       diagnostics: c.stderr === "diagnostics",
@@ -113,15 +107,12 @@ export function commandGroupView(group: CommandGroup) {
   const envDoc = group.environment.map((e) => `\`${e.name}\`: ${e.meaning}`).join(" ");
   return {
     className,
-    groupLiteral: pyStr(group.group),
-    programLiteral: pyStr(group.cli[0] ?? ""),
-    programEnvLiteral: pyStr(group.cli_program_environment ?? ""),
-    groupArgsLiteral: pyStrTuple(group.cli.slice(1)),
+    group: group.group,
+    program: group.cli[0] ?? "",
+    programEnv: group.cli_program_environment ?? "",
+    groupArgs: group.cli.slice(1),
     usageExitCode: group.usage_error_exit_code,
-    docstring: pyDocstring(
-      `The \`${group.group}\` commands (${group.spec}): ${group.purpose}\n\nRuns \`${cliText} <command>\`. Identifiers (${group.identifier.max_length} bytes at most, pattern \`${group.identifier.pattern}\`) are checked by the host CLI. Environment: ${envDoc}`,
-      "    ",
-    ),
+    doc: `The \`${group.group}\` commands (${group.spec}): ${group.purpose}\n\nRuns \`${cliText} <command>\`. Identifiers (${group.identifier.max_length} bytes at most, pattern \`${group.identifier.pattern}\`) are checked by the host CLI. Environment: ${envDoc}`,
     errors,
     commands,
   };

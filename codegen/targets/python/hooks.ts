@@ -1,55 +1,44 @@
 /** The harness hook mapping (spec/tables/harness-hook-mapping.json) as typed constants and lookups (hooks.py). */
 import type { Model } from "../../model/model.js";
+import type { PythonSdkViewModel } from "./view-model.js";
 import { hookExample, hookMapping } from "../sdk-shared.js";
-import { pyConstName, pyStr, pyStrTuple, pyTuple, upperSnake, wrap } from "./naming.js";
+import { pyConstName, upperSnake } from "./naming.js";
 
-/** The harness hook mapping as typed constants (lifeloop_callback/hooks.py). */
-export function hooksView(model: Model) {
+/** The harness hook mapping as constant names and plain values (lifeloop_callback/hooks.py). */
+export function hooksView(model: Model): PythonSdkViewModel["hooks"] {
   const facts = hookMapping(model);
   const adapterConst = (adapter: string): string => `HOOK_ADAPTER_${pyConstName(adapter)}`;
   const eventConst = (adapter: string, hookEvent: string): string => `${pyConstName(adapter)}_HOOK_EVENT_${upperSnake(hookEvent)}`;
-  const literalType = (values: readonly string[], what: string): string => {
+  const nonEmpty = (values: readonly string[], what: string): string[] => {
     if (values.length === 0) throw new Error(`python target: spec/tables/harness-hook-mapping.json has no ${what}; hooks.py needs at least one`);
-    return `Literal[${values.map(pyStr).join(", ")}]`;
+    return [...values];
   };
   const adapters = facts.adapters.map((a) => {
     const constName = adapterConst(a.adapter);
-    const limit = a.contextLimit;
     const hookEvents = a.hookEvents.map((h) => ({
       constName: eventConst(a.adapter, h.hookEvent),
-      literal: pyStr(h.hookEvent),
-      docLines: wrap(
-        `The ${a.harness} hook event ${h.hookEvent} (output schema schemas/hooks/${h.outputSchema}.schema.json); lifecycle events: ${a.events
-          .filter((e) => e.hookEvent === h.hookEvent)
-          .map((e) => e.event)
-          .join(", ")}.`,
-        97,
-      ),
-      infoExpr: [
-        `adapter=${constName}`,
-        `hook_event=${eventConst(a.adapter, h.hookEvent)}`,
-        `output_schema=${pyStr(h.outputSchema)}`,
-        `context_slot=${h.contextSlot === null ? "None" : pyStr(h.contextSlot)}`,
-        `context_placements=${pyTuple(h.contextPlacements.map((p) => `PlacementClass.${pyConstName(p)}`))}`,
-        `block=${pyStr(h.block)}`,
-        `block_applies=${h.blockApplies ? "True" : "False"}`,
-      ].join(", "),
+      hookEvent: h.hookEvent,
+      doc: `The ${a.harness} hook event ${h.hookEvent} (output schema schemas/hooks/${h.outputSchema}.schema.json); lifecycle events: ${a.events
+        .filter((e) => e.hookEvent === h.hookEvent)
+        .map((e) => e.event)
+        .join(", ")}.`,
+      outputSchema: h.outputSchema,
+      contextSlot: h.contextSlot,
+      placementMembers: h.contextPlacements.map(pyConstName),
+      block: h.block,
+      blockApplies: h.blockApplies,
     }));
     return {
       constName,
-      literal: pyStr(a.adapter),
+      adapter: a.adapter,
+      harness: a.harness,
       doc: `Canonical adapter name of ${a.harness} (adapter ids ${a.adapterIds.join(", ")}).`,
-      ids: a.adapterIds.map((id) => ({ literal: pyStr(id) })),
-      infoHead: [
-        `adapter=${constName}`,
-        `harness=${pyStr(a.harness)}`,
-        `adapter_ids=${pyStrTuple(a.adapterIds)}`,
-        `context_limit=${limit === null ? "None" : `HookContextLimit(length=${limit.length}, unit=${pyStr(limit.unit)}, on_exceed=${pyStr(limit.onExceed)}, fact=${pyStr(limit.fact)})`}`,
-      ].join(", "),
+      adapterIds: [...a.adapterIds],
+      contextLimit: a.contextLimit === null ? null : { ...a.contextLimit },
       hookEvents,
       events: a.events.map((e) => ({
-        member: `LifecycleEventKind.${pyConstName(e.event)}`,
-        value: e.hookEvent === null ? "None" : eventConst(a.adapter, e.hookEvent),
+        eventMember: pyConstName(e.event),
+        hookEventConst: e.hookEvent === null ? null : eventConst(a.adapter, e.hookEvent),
       })),
     };
   });
@@ -70,18 +59,18 @@ export function hooksView(model: Model) {
     ...adapters.flatMap((a) => [a.constName, ...a.hookEvents.map((h) => h.constName)]),
   ];
   return {
-    blockEffectType: literalType(
+    blockEffects: nonEmpty(
       facts.blockEffects.map((b) => b.block),
       "block effect",
     ),
-    contextSlotType: literalType(facts.contextSlots, "context slot"),
+    contextSlots: nonEmpty(facts.contextSlots, "context slot"),
     adapters,
-    adapterTuple: pyTuple(adapters.map((a) => a.constName)),
+    adapterConsts: adapters.map((a) => a.constName),
     example: {
-      adapterIdLiteral: pyStr(example.adapterId),
-      eventMember: `LifecycleEventKind.${pyConstName(example.event)}`,
+      adapterId: example.adapterId,
+      eventMember: pyConstName(example.event),
       hookEventConst: eventConst(example.adapter.adapter, example.hookEvent.hookEvent),
-      hookEventLiteral: pyStr(example.hookEvent.hookEvent),
+      hookEvent: example.hookEvent.hookEvent,
     },
     exports,
   };

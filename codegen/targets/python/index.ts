@@ -19,10 +19,11 @@ import type { PythonSdkViewModel } from "./view-model.js";
 import { renderSdk } from "../sdk-render.js";
 import { commandGroupView, STATIC_COMMAND_EXPORTS } from "./commands.js";
 import { hooksView } from "./hooks.js";
-import { failureVariantConst, isortNames, pyAttr, pyConstName, pyDocstring, pyLiteral, pyStr, pyStrTuple, snake, wrap } from "./naming.js";
+import { failureVariantConst, isortNames, pyAttr, pyConstName, snake } from "./naming.js";
 import { runnerView } from "./runner.js";
-import { eventRowExpr } from "./tables.js";
-import { dependencyOrder, ruleStepExpr, shapeExpr, typeView } from "./types.js";
+import { PYTHON_SYNTAX } from "./syntax.js";
+import { eventRowView } from "./tables.js";
+import { dependencyOrder, ruleStepView, typeView } from "./types.js";
 
 
 /** Template folder, relative to the repository root. */
@@ -43,34 +44,30 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
   }
   const enums = model.enums.map((e) => ({
     name: e.name,
-    docstring: pyDocstring(`${e.description}\n\nSchema: schemas/${e.file}.`, "    "),
-    valuesLiteral: pyStrTuple(e.values),
-    members: e.values.map((v) => ({ name: pyConstName(v), value: pyStr(v) })),
+    doc: `${e.description}\n\nSchema: schemas/${e.file}.`,
+    values: [...e.values],
+    members: e.values.map((v) => ({ name: pyConstName(v), value: v })),
   }));
   const types = dependencyOrder(model.types).map(typeView);
   const objectSchemas = model.types.map((t) => ({
     name: t.name,
-    requiredLiteral: pyStrTuple((t.schema.required as string[] | undefined) ?? []),
-    fields: t.fields.map((f) => ({
-      literal: `name=${pyStr(f.name)}, attr=${pyStr(pyAttr(f.name))}, presence=${pyStr(f.presence)}, nullable=${f.nullable ? "True" : "False"}, shape=${shapeExpr(f.shape)}`,
-    })),
+    required: (t.schema.required as string[] | undefined) ?? [],
+    fields: t.fields.map((f) => ({ name: f.name, attr: pyAttr(f.name), presence: f.presence, nullable: f.nullable, shape: f.shape })),
   }));
-  const rulePlans = model.types.map((t) => ({ name: t.name, steps: (model.rulePlans.get(t.name) ?? []).map(ruleStepExpr) }));
-  const integerPaths = model.types.map((t) => ({ name: t.name, literal: pyStrTuple(model.integerPaths.get(t.name) ?? []) }));
-  const tables = model.specTables.map(({ stem, file, doc }) => {
-    return {
-      constName: `${snake(stem).toUpperCase()}_TABLE`,
-      stemLiteral: pyStr(stem),
-      doc: `${file} as written (minus \`$schema\`).`,
-      literal: pyLiteral(doc),
-    };
-  });
+  const rulePlans = model.types.map((t) => ({ name: t.name, steps: (model.rulePlans.get(t.name) ?? []).map(ruleStepView) }));
+  const integerPaths = model.types.map((t) => ({ name: t.name, paths: [...(model.integerPaths.get(t.name) ?? [])] }));
+  const tables = model.specTables.map(({ stem, file, doc }) => ({
+    constName: `${snake(stem).toUpperCase()}_TABLE`,
+    stem,
+    doc: `${file} as written (minus \`$schema\`).`,
+    value: doc,
+  }));
   const failureRetryDefaults = model.tables.failureRetryDefaults.defaults.map((r) => ({
-    failureClass: `FailureClass.${pyConstName(r.failure_class)}`,
-    retryClass: `RetryClass.${pyConstName(r.retry_class)}`,
+    failureMember: pyConstName(r.failure_class),
+    retryMember: pyConstName(r.retry_class),
   }));
   const limits = model.tables.limits.limits.map((l) => ({
-    nameLiteral: pyStr(l.name),
+    name: l.name,
     constName: `LIMIT_${l.name.toUpperCase()}`,
     value: l.value,
     doc: `limits.${l.name} (${l.unit}): ${l.applies_to.replace(/\s+/g, " ")}`,
@@ -113,11 +110,9 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
     banner: hashBanner().trimEnd(),
     markdownBanner: markdownBanner().trimEnd(),
     sdkVersion: PYTHON_SDK_VERSION,
-    sdkVersionLiteral: pyStr(PYTHON_SDK_VERSION),
     wireVersion,
-    wireVersionLiteral: pyStr(wireVersion),
-    referenceCrateLiteral: pyStr(model.wireVersion.reference.crate),
-    referenceVersionLiteral: pyStr(model.wireVersion.reference.version),
+    referenceCrate: model.wireVersion.reference.crate,
+    referenceVersion: model.wireVersion.reference.version,
     enumNames: isortNames(model.enums.map((e) => e.name)),
     initImports,
     enums,
@@ -125,33 +120,31 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
     objectSchemas,
     rulePlans,
     integerPaths,
-    events: model.tables.eventVocabulary.events.map(eventRowExpr),
-    failureVariants: model.tables.subprocessFailureMapping.variants.map((r) =>
-      [
-        `variant=${pyStr(r.variant)}`,
-        `failure_class=FailureClass.${pyConstName(r.failure_class)}`,
-        `origin=${pyStr(r.origin)}`,
-        `reference_variant=${r.reference_variant === null ? "None" : pyStr(r.reference_variant)}`,
-        `transports=${pyStrTuple(r.transports)}`,
-        `stage=${pyStr(r.stage)}`,
-        `when=${pyStr(r.when)}`,
-        `reason=${r.reason === undefined ? "None" : pyStr(r.reason)}`,
-      ].join(", "),
-    ),
+    events: model.tables.eventVocabulary.events.map(eventRowView),
+    failureVariants: model.tables.subprocessFailureMapping.variants.map((r) => ({
+      variant: r.variant,
+      failureMember: pyConstName(r.failure_class),
+      origin: r.origin,
+      referenceVariant: r.reference_variant,
+      transports: [...r.transports],
+      stage: r.stage,
+      when: r.when,
+      reason: r.reason ?? null,
+    })),
     failureRetryDefaults,
     failureVariantConsts: model.tables.subprocessFailureMapping.variants.map((r) => ({
       constName: failureVariantConst(r.variant),
-      literal: pyStr(r.variant),
-      docLines: wrap(`Failure variant \`\`${r.variant}\`\` (failure class \`\`${r.failure_class}\`\`): ${r.when}`, 97),
+      variant: r.variant,
+      doc: `Failure variant \`\`${r.variant}\`\` (failure class \`\`${r.failure_class}\`\`): ${r.when}`,
     })),
     limits,
-    documentRuleIds: pyStrTuple(model.tables.documentRules.rules.map((r) => r.id)),
+    documentRuleIds: model.tables.documentRules.rules.map((r) => r.id),
     ruleConsts: [...model.tables.documentRules.rules, ...model.rules].map((r) => ({
       constName: `RULE_${r.id.replace(/[^A-Za-z0-9]+/g, "_").toUpperCase()}`,
-      literal: pyStr(r.id),
+      id: r.id,
       doc: `Rule \`\`${r.id}\`\`: ${r.summary.replace(/\s+/g, " ")}`,
     })),
-    ruleIds: pyStrTuple(model.rules.map((r) => r.id)),
+    ruleIds: model.rules.map((r) => r.id),
     tables,
     groups,
     runner,
@@ -165,7 +158,6 @@ const TEMPLATES: readonly (readonly [string, string])[] = [
   ["pyproject.toml.hbs", "pyproject.toml"],
   ["README.md.hbs", "README.md"],
   ["lifeloop_callback/__init__.py.hbs", "lifeloop_callback/__init__.py"],
-  ["lifeloop_callback/py.typed.hbs", "lifeloop_callback/py.typed"],
   ["lifeloop_callback/enums.py.hbs", "lifeloop_callback/enums.py"],
   ["lifeloop_callback/wire.py.hbs", "lifeloop_callback/wire.py"],
   ["lifeloop_callback/plans.py.hbs", "lifeloop_callback/plans.py"],
@@ -178,5 +170,5 @@ const TEMPLATES: readonly (readonly [string, string])[] = [
 /** Generate generated/python/ from sdk-templates/python/ and the plain sources of sdk-runtime/python/. */
 export async function generatePython(model: Model): Promise<OutputFile[]> {
   const view = pythonViewModel(model);
-  return renderSdk(model, { language: "python", templates: TEMPLATES, outDir: PYTHON_OUTPUT_DIR, runtimeExtensions: [".py"], banner: `${view.banner}\n` }, view);
+  return renderSdk(model, { language: "python", templates: TEMPLATES, outDir: PYTHON_OUTPUT_DIR, runtimeExtensions: [".py", "/py.typed"], banner: `${view.banner}\n`, syntax: PYTHON_SYNTAX }, view);
 }

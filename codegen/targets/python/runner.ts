@@ -1,12 +1,12 @@
 /** The client runner's failure classes, warning codes and documented outcomes (runner_outcomes.py, runner.py). */
 import type { Model } from "../../model/model.js";
+import type { PythonSdkViewModel } from "./view-model.js";
 import { runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "../sdk-shared.js";
 import { failureVariantConst, isortNames, pyConstName } from "./naming.js";
 
 /** The client runner: failure classes and warning-code constants from the tables, and its documented outcomes. */
-export function runnerView(model: Model) {
+export function runnerView(model: Model): PythonSdkViewModel["runner"] {
   const v = runnerVariants(model, "python");
-  const classExpr = (failureClass: string): string => `FailureClass.${pyConstName(failureClass)}`;
   const outcomes = runnerOutcomes(model, "python", { binding: "python", handlerFails: "raises an exception", invalidResponseExtra: " or is not a CallbackResponse at all" });
   const codes = {
     readRequestCode: failureVariantConst(v.readRequest.variant),
@@ -16,12 +16,12 @@ export function runnerView(model: Model) {
   };
   return {
     rejectClass: v.invalidRequest.failureClass,
-    rejectClassExpr: classExpr(v.invalidRequest.failureClass),
+    rejectMember: pyConstName(v.invalidRequest.failureClass),
     guardEvent: model.tables.receiptEmittedGuard.event,
-    guardClassExpr: classExpr(v.guard.failureClass),
+    guardMember: pyConstName(v.guard.failureClass),
     handlerClass: v.handlerThrew.failureClass,
-    handlerClassExpr: classExpr(v.handlerThrew.failureClass),
-    readClassExpr: classExpr(v.readRequest.failureClass),
+    handlerMember: pyConstName(v.handlerThrew.failureClass),
+    readMember: pyConstName(v.readRequest.failureClass),
     ...codes,
     specImports: isortNames([...new Set(Object.values(codes))]),
     outcomeLines: runnerOutcomeBullets(outcomes, 98, (name) => `\`\`${name}\`\``),

@@ -1,16 +1,15 @@
-/** Spec table rows as Python expressions (spec.py). */
+/** Spec table rows for spec.py, as plain values (the template writes the Python expressions). */
 import type { Model } from "../../model/model.js";
-import { pyStr } from "./naming.js";
+import type { PythonSdkViewModel } from "./view-model.js";
 
-/** An `EventRow(...)` expression of one spec/tables/event-vocabulary.json row. */
-export function eventRowExpr(row: Model["tables"]["eventVocabulary"]["events"][number]): string {
-  const b = (v: boolean): string => (v ? "True" : "False");
-  return [
-    `event=${pyStr(row.event)}`,
-    `summary=${pyStr(row.summary)}`,
-    `requires_frame_context=${b(row.requires_frame_context)}`,
-    `notification_only=${b(row.notification_only)}`,
-    `dispatchable=${b(row.dispatchable)}`,
-    `stream_v2=${pyStr(row.stream_v2)}`,
-  ].join(", ");
+/** The view of one spec/tables/event-vocabulary.json row (an `EventRow(...)` in spec.py). */
+export function eventRowView(row: Model["tables"]["eventVocabulary"]["events"][number]): PythonSdkViewModel["events"][number] {
+  return {
+    event: row.event,
+    summary: row.summary,
+    requiresFrameContext: row.requires_frame_context,
+    notificationOnly: row.notification_only,
+    dispatchable: row.dispatchable,
+    streamV2: row.stream_v2,
+  };
 }

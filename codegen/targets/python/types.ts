@@ -1,6 +1,7 @@
 /** The wire types of the model as Python dataclasses, schema metadata and rule plans (wire.py, plans.py). */
 import type { Field, RuleStep, Shape, WireType } from "../../model/model.js";
-import { pyAttr, pyDocstring, pyStr, pyStrTuple, wrap } from "./naming.js";
+import type { PythonSdkViewModel } from "./view-model.js";
+import { pyAttr } from "./naming.js";
 
 export function annotationOf(shape: Shape): string {
   switch (shape.kind) {
@@ -19,77 +20,53 @@ export function annotationOf(shape: Shape): string {
   }
 }
 
-export function shapeExpr(shape: Shape): string {
-  switch (shape.kind) {
-    case "string":
-      return `Shape("string", max_length=${shape.maxLength})`;
-    case "integer":
-      return `Shape("integer", minimum=${shape.minimum}, maximum=${shape.maximum})`;
-    case "enum":
-      return `Shape("enum", ref=${pyStr(shape.enumName)})`;
-    case "object":
-      return `Shape("object", ref=${pyStr(shape.typeName)})`;
-    case "open_object":
-      return `Shape("open_object")`;
-    case "array":
-      return `Shape("array", items=${shapeExpr(shape.items)}, max_items=${shape.maxItems})`;
-  }
-}
-
-export interface PyField {
-  readonly attr: string;
-  readonly annotation: string;
-  readonly default: string;
-  readonly comment: string[];
-}
+/** The view of one dataclass field (wire.py). */
+export type PyField = PythonSdkViewModel["types"][number]["fields"][number];
 
 export function dataclassField(field: Field): PyField & { readonly hasDefault: boolean } {
   const attr = pyAttr(field.name);
   const base = annotationOf(field.shape);
-  const comment = wrap(`${field.description} (wire: \`${field.name}\`, ${field.presence})`, 92);
+  const comment = `${field.description} (wire: \`${field.name}\`, ${field.presence})`;
   if (field.name === "schema_version" && field.presence === "required" && field.shape.kind === "string") {
-    return { attr, annotation: base, default: " = WIRE_VERSION", comment, hasDefault: true };
+    return { attr, annotation: base, default: "wire_version", comment, hasDefault: true };
   }
   switch (field.presence) {
     case "required":
-      return { attr, annotation: base, default: "", comment, hasDefault: false };
+      return { attr, annotation: base, default: null, comment, hasDefault: false };
     case "required_nullable":
     case "optional":
     case "optional_emit_null":
-      return { attr, annotation: `Optional[${base}]`, default: " = None", comment, hasDefault: true };
+      return { attr, annotation: `Optional[${base}]`, default: "none", comment, hasDefault: true };
     case "collection":
-      return {
-        attr,
-        annotation: base,
-        default: field.shape.kind === "open_object" ? " = field(default_factory=dict)" : " = ()",
-        comment,
-        hasDefault: true,
-      };
+      return { attr, annotation: base, default: field.shape.kind === "open_object" ? "dict" : "tuple", comment, hasDefault: true };
   }
 }
 
-export function typeView(type: WireType): { name: string; docstring: string; fields: PyField[] } {
+export function typeView(type: WireType): PythonSdkViewModel["types"][number] {
   const fields = type.fields.map(dataclassField);
   const ordered = [...fields.filter((f) => !f.hasDefault), ...fields.filter((f) => f.hasDefault)];
   return {
     name: type.name,
-    docstring: pyDocstring(`${type.description}\n\nSchema: schemas/${type.file}.`, "    "),
+    doc: `${type.description}\n\nSchema: schemas/${type.file}.`,
     fields: ordered.map(({ attr, annotation, default: d, comment }) => ({ attr, annotation, default: d, comment })),
   };
 }
 
-export function ruleStepExpr(step: RuleStep): string {
-  const parts = [`rule=${pyStr(step.rule)}`, `check=${pyStr(step.check)}`, `at=${pyStr(step.at)}`, `message=${pyStr(step.message)}`];
-  if (step.field !== undefined) parts.push(`field=${pyStr(step.field)}`);
-  if (step.fields !== undefined) parts.push(`fields=${pyStrTuple(step.fields)}`);
-  if (step.each) parts.push("each=True");
-  if (step.lengthField !== undefined) parts.push(`length_field=${pyStr(step.lengthField)}`);
-  if (step.when) {
-    parts.push(`when=Condition(field=${pyStr(step.when.field)}, op=${pyStr(step.when.op)}, values=${pyStrTuple(step.when.values)})`);
-  }
-  if (step.values !== undefined) parts.push(`values=${pyStrTuple(step.values)}`);
-  if (step.expected !== undefined) parts.push(`expected=${pyStr(step.expected)}`);
-  return parts.join(", ");
+/** The view of one rule step (a `RuleStep(...)` in plans.py); absent members are null. */
+export function ruleStepView(step: RuleStep): PythonSdkViewModel["rulePlans"][number]["steps"][number] {
+  return {
+    rule: step.rule,
+    check: step.check,
+    at: step.at,
+    message: step.message,
+    field: step.field ?? null,
+    fields: step.fields ? [...step.fields] : null,
+    each: step.each === true,
+    lengthField: step.lengthField ?? null,
+    when: step.when ? { field: step.when.field, op: step.when.op, values: [...step.when.values] } : null,
+    values: step.values ? [...step.values] : null,
+    expected: step.expected ?? null,
+  };
 }
 
 /**

@@ -2,21 +2,19 @@
 // The python SDK view model, from sdk-templates/python/view-model.schema.json (json-schema-to-typescript).
 
 /**
- * The view model codegen/targets/python/ passes to every template under sdk-templates/python/. Closed at every level so a template cannot silently read a misspelt or missing member (handlebars strict mode does not cover #each/#if). Strings ending in Literal, docstring, annotation or literal are Python source, rendered by the target.
+ * The view model codegen/targets/python/ passes to every template under sdk-templates/python/. Closed at every level so a template cannot silently read a misspelt or missing member (handlebars strict mode does not cover #each/#if). Values are data (names, annotations, raw strings, numbers, booleans, JSON values); the templates write Python syntax with the helpers of codegen/targets/python/syntax.ts (pyString, pyStrings, pyBool, pyLiteral, pyShape, pyDocstring, pyComment). Strings named annotation are Python type expressions.
  */
 export interface PythonSdkViewModel {
   banner: string;
   markdownBanner: string;
   sdkVersion: string;
-  sdkVersionLiteral: string;
   wireVersion: string;
-  wireVersionLiteral: string;
-  referenceCrateLiteral: string;
-  referenceVersionLiteral: string;
+  referenceCrate: string;
+  referenceVersion: string;
   enums: {
     name: string;
-    docstring: string;
-    valuesLiteral: string;
+    doc: string;
+    values: string[];
     members: {
       name: string;
       value: string;
@@ -24,86 +22,133 @@ export interface PythonSdkViewModel {
   }[];
   types: {
     name: string;
-    docstring: string;
+    doc: string;
     fields: {
       attr: string;
       annotation: string;
-      default: string;
-      comment: string[];
+      /**
+       * The field's default: none (no default), WIRE_VERSION, None, an empty dict or an empty tuple.
+       */
+      default: null | "wire_version" | "none" | "dict" | "tuple";
+      comment: string;
     }[];
   }[];
   objectSchemas: {
     name: string;
-    requiredLiteral: string;
+    required: string[];
     fields: {
-      literal: string;
+      name: string;
+      attr: string;
+      presence: string;
+      nullable: boolean;
+      shape: Shape;
     }[];
   }[];
   rulePlans: {
     name: string;
-    steps: string[];
+    steps: {
+      rule: string;
+      check: string;
+      at: string;
+      message: string;
+      field: string | null;
+      /**
+       * null when absent; never empty (#if treats [] as absent).
+       *
+       * @minItems 1
+       */
+      fields: string[] | null;
+      each: boolean;
+      lengthField: string | null;
+      when: null | {
+        field: string;
+        op: string;
+        values: string[];
+      };
+      /**
+       * null when absent; never empty (#if treats [] as absent).
+       *
+       * @minItems 1
+       */
+      values: string[] | null;
+      expected: string | null;
+    }[];
   }[];
   integerPaths: {
     name: string;
-    literal: string;
+    paths: string[];
   }[];
-  events: string[];
+  events: {
+    event: string;
+    summary: string;
+    requiresFrameContext: boolean;
+    notificationOnly: boolean;
+    dispatchable: boolean;
+    streamV2: string;
+  }[];
   failureRetryDefaults: {
-    failureClass: string;
-    retryClass: string;
+    failureMember: string;
+    retryMember: string;
   }[];
   limits: {
-    nameLiteral: string;
+    name: string;
     constName: string;
     value: number;
     doc: string;
   }[];
-  documentRuleIds: string;
+  documentRuleIds: string[];
   ruleConsts: {
     constName: string;
-    literal: string;
+    id: string;
     doc: string;
   }[];
-  ruleIds: string;
+  ruleIds: string[];
   tables: {
     constName: string;
-    stemLiteral: string;
+    stem: string;
     doc: string;
-    literal: string;
+    /**
+     * The table document (a JSON value); pyLiteral writes it.
+     */
+    value: {
+      [k: string]: unknown | undefined;
+    };
   }[];
   groups: {
     className: string;
-    groupLiteral: string;
-    programLiteral: string;
-    programEnvLiteral: string;
-    groupArgsLiteral: string;
+    group: string;
+    program: string;
+    programEnv: string;
+    groupArgs: string[];
     usageExitCode: number;
-    docstring: string;
+    doc: string;
     errors: {
       className: string;
-      errorLiteral: string;
-      docstring: string;
+      error: string;
+      doc: string;
       fields: {
         name: string;
         attr: string;
-        nameLiteral: string;
         annotation: string;
         accessor: string;
       }[];
     }[];
     commands: {
       method: string;
-      commandLiteral: string;
+      command: string;
       resultClass: string;
-      resultDocstring: string;
-      signature: string;
-      docstring: string;
-      flags: {
-        flagLiteral: string;
+      resultDoc: string;
+      positional: {
         param: string;
-        kindLiteral: string;
+        pyType: "int" | "str";
       }[];
-      stdinArg: string;
+      doc: string;
+      flags: {
+        flag: string;
+        param: string;
+        kind: string;
+      }[];
+      stdinBlob: boolean;
       fieldsSource: string;
       blobResult: boolean;
       diagnostics: boolean;
@@ -111,7 +156,11 @@ export interface PythonSdkViewModel {
         attr: string;
         annotation: string;
         parser: string;
-        nameLiteral: string;
+        name: string;
+      }[];
+      keywords: {
+        param: string;
+        pyType: "int" | "str";
       }[];
     }[];
   }[];
@@ -119,12 +168,12 @@ export interface PythonSdkViewModel {
   enumNames: string[];
   runner: {
     rejectClass: string;
-    rejectClassExpr: string;
+    rejectMember: string;
     guardEvent: string;
-    guardClassExpr: string;
+    guardMember: string;
     handlerClass: string;
-    handlerClassExpr: string;
-    readClassExpr: string;
+    handlerMember: string;
+    readMember: string;
     readRequestCode: string;
     guardCode: string;
     handlerThrewCode: string;
@@ -140,65 +189,98 @@ export interface PythonSdkViewModel {
     module: string;
     names: string[];
   }[];
-  failureVariants: string[];
+  failureVariants: {
+    variant: string;
+    failureMember: string;
+    origin: string;
+    referenceVariant: string | null;
+    transports: string[];
+    stage: string;
+    when: string;
+    reason: string | null;
+  }[];
   /**
    * @minItems 1
    */
   failureVariantConsts: {
     constName: string;
-    literal: string;
+    variant: string;
+    doc: string;
+  }[];
+  hooks: {
     /**
      * @minItems 1
      */
-    docLines: string[];
-  }[];
-  hooks: {
-    blockEffectType: string;
-    contextSlotType: string;
+    blockEffects: string[];
+    /**
+     * @minItems 1
+     */
+    contextSlots: string[];
     /**
      * @minItems 1
      */
     adapters: {
       constName: string;
-      literal: string;
+      adapter: string;
+      harness: string;
       doc: string;
       /**
        * @minItems 1
        */
-      ids: {
-        literal: string;
-      }[];
-      infoHead: string;
+      adapterIds: string[];
+      contextLimit: null | {
+        length: number;
+        unit: string;
+        onExceed: string;
+        fact: string;
+      };
       /**
        * @minItems 1
        */
       hookEvents: {
         constName: string;
-        literal: string;
-        infoExpr: string;
-        /**
-         * @minItems 1
-         */
-        docLines: string[];
+        hookEvent: string;
+        doc: string;
+        outputSchema: string;
+        contextSlot: string | null;
+        placementMembers: string[];
+        block: string;
+        blockApplies: boolean;
       }[];
       /**
        * @minItems 1
        */
       events: {
-        member: string;
-        value: string;
+        eventMember: string;
+        hookEventConst: string | null;
       }[];
     }[];
-    adapterTuple: string;
+    /**
+     * @minItems 1
+     */
+    adapterConsts: string[];
     example: {
-      adapterIdLiteral: string;
+      adapterId: string;
       eventMember: string;
       hookEventConst: string;
-      hookEventLiteral: string;
+      hookEvent: string;
     };
     /**
      * @minItems 1
      */
     exports: string[];
   };
+}
+/**
+ * A model Shape (codegen/model/model.ts); pyShape writes its Shape(...) expression.
+ */
+export interface Shape {
+  kind: "string" | "integer" | "enum" | "object" | "open_object" | "array";
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  enumName?: string;
+  typeName?: string;
+  maxItems?: number;
+  items?: Shape;
 }

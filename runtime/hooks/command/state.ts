@@ -23,7 +23,7 @@ export const EMPTY_SESSION_STATE: HookSessionState = { frame_id: null, stop_cont
 
 /** `$XDG_STATE_HOME/lifeloop-callback/hooks`, or `~/.local/state/lifeloop-callback/hooks` (XDG Base Directory). */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith("/") ? env.XDG_STATE_HOME : join(homedir(), ".local", "state");
+  const base = env.XDG_STATE_HOME?.startsWith("/") ? env.XDG_STATE_HOME : join(homedir(), ".local", "state");
   return join(base, "lifeloop-callback", "hooks");
 }
 

@@ -9,7 +9,7 @@ A host spawns the client once with its configured arguments followed by ``--stre
   is logged with its rule id; nothing more is read and the exit status is 1.
 - A request ``event/<kind>`` gets exactly one reply whose ``result`` is the ``CallbackResponse`` the
   v1 runner would write for the same ``DispatchEnvelope`` (``params``), refusals included.
-  Handlers run concurrently, one thread each.
+  Handlers run concurrently, each on a thread of its own (idle threads are reused).
 - A notification never gets a reply. The cancel notification marks its event cancelled: the
   :func:`event_done` event of that request is set and its reply is never written.
 - A request for any other method gets error -32601. Replies to the client's own requests (the
@@ -28,6 +28,7 @@ import base64
 import json
 import logging
 import os
+import queue
 import select
 import signal
 import sys
@@ -336,6 +337,34 @@ def active_stream() -> Optional[_Stream]:
     return _ACTIVE
 
 
+class _Workers:
+    """The threads that run event handlers. An idle one takes the next event; a new one starts
+    only when every one is busy, so handlers still run concurrently. Starting a thread per event
+    made the reader wait for each new thread to get the GIL (most of an event's time)."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Tuple[Callable[..., None], Tuple[Any, ...]]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+
+    def submit(self, fn: Callable[..., None], *args: Any) -> None:
+        with self._lock:
+            reuse = self._idle > 0
+            if reuse:
+                self._idle -= 1
+        # Every queued job has a taker: an idle thread (counted down above) or the one started here.
+        self._jobs.put((fn, args))
+        if not reuse:
+            threading.Thread(target=self._work, daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            fn, args = self._jobs.get()
+            fn(*args)
+            with self._lock:
+                self._idle += 1
+
+
 class _Stream:
     def __init__(self, write: Callable[[bytes], None], handler: Handler, log: logging.Logger) -> None:
         self._write_raw = write
@@ -349,6 +378,7 @@ class _Stream:
         self.calls: Dict[Tuple[type, RpcId], _Call] = {}
         self.next_id = 0
         self.closed = False
+        self.workers = _Workers()
 
     # -- writing
     def write(self, frame: bytes) -> None:
@@ -411,8 +441,7 @@ class _Stream:
             if busy:
                 self._error_reply(frame.id, RPC_INVALID_REQUEST, "id is already in use by a request being handled")
                 return
-        thread = threading.Thread(target=self._run_event, args=(frame, event, flight), daemon=True)
-        thread.start()
+        self.workers.submit(self._run_event, frame, event, flight)
 
     def _run_event(self, frame: Frame, event: str, flight: _Inflight) -> None:
         try:

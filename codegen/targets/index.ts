@@ -10,6 +10,7 @@ import { generateDocs } from "./docs.js";
 import { generateDriftTables } from "./drift-tables.js";
 import { generateGo } from "./go/index.js";
 import { generatePython } from "./python/index.js";
+import { generateTsRuleProbes } from "./ts-rule-probes.js";
 import { generateTsSpec } from "./ts-spec.js";
 import { generateTsTables } from "./ts-tables.js";
 import { generateTsTypes } from "./ts-types.js";
@@ -30,6 +31,7 @@ export const TARGETS: readonly Target[] = [
   { name: "ts-validators", generate: generateTsValidators },
   { name: "ts-tables", generate: generateTsTables },
   { name: "ts-spec", generate: generateTsSpec },
+  { name: "ts-rule-probes", generate: generateTsRuleProbes },
   { name: "drift-tables", generate: generateDriftTables },
   { name: "docs", generate: generateDocs },
   { name: "compat-docs", generate: generateCompatDocs },

@@ -2157,6 +2157,20 @@ export const LIMITS_TABLE = {
       "on_exceed": "rule json.max-values (parse_response / invalid_request for the invoker); bounds the time and memory of judging a document within the byte limit"
     },
     {
+      "name": "fast_parse_max_bytes",
+      "value": 1048576,
+      "unit": "bytes",
+      "applies_to": "the TypeScript host's synchronous strict parser: a document of at most this size is first parsed by JSON.parse and accepted when native searches and one walk prove every parse-layer rule (runtime/wire/fast-parse.ts); anything else, and every larger document, is judged by the strict scanner. Containers are bounded before JSON.parse builds them (by the text's '[' and '{'), so it never builds more containers than the exact path would",
+      "on_exceed": "the strict scanner judges the document; same verdict, only slower"
+    },
+    {
+      "name": "fast_parse_sliced_max_bytes",
+      "value": 32768,
+      "unit": "bytes",
+      "applies_to": "the TypeScript host's sliced strict parser (the settle bound): a document of at most this size is first tried by the fast path of fast_parse_max_bytes in one go; even at the worst case (all empty objects) its JSON.parse takes about one slice of the sliced parser (runtime/wire/slices.ts), so the event loop is never held longer than a slice would hold it",
+      "on_exceed": "the sliced strict scanner judges the document; same verdict"
+    },
+    {
       "name": "stderr_tail_bytes",
       "value": 8192,
       "unit": "bytes",
@@ -4233,6 +4247,8 @@ export const LIMITS = {
   "max_response_bytes": 16777216,
   "max_depth": 64,
   "max_values": 131072,
+  "fast_parse_max_bytes": 1048576,
+  "fast_parse_sliced_max_bytes": 32768,
   "stderr_tail_bytes": 8192,
   "kill_grace_ms": 100,
   "settle_margin_ms": 1000,

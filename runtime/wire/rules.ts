@@ -6,6 +6,7 @@
  * Semantics (spec/README.md, "Rules"): a field is *present* when the key exists and its value is not
  * null (null and absent both mean "none" for optional fields). Steps run in plan order.
  */
+import { RULE_PROBES } from "../../generated/ts/rule-probes.js";
 import { RULE_PLANS, type RuleStep, type WireObjectTypeName } from "../../generated/ts/spec.js";
 import type { ValidationIssue } from "./issues.js";
 import { childPointer, escapeToken } from "./pointer.js";
@@ -49,6 +50,8 @@ function utf8Length(text: string): number {
 interface CompiledPlan {
   readonly patterns: readonly (readonly string[])[];
   readonly steps: readonly { readonly check: Check; readonly pattern: number }[];
+  /** Per pattern, the checks of its steps (plan order). */
+  readonly byPattern: readonly (readonly Check[])[];
 }
 
 const compiledPlans = new WeakMap<readonly RuleStep[], CompiledPlan>();
@@ -67,7 +70,7 @@ function compiledPlan(planSteps: readonly RuleStep[]): CompiledPlan {
       }
       return { check: compileStep(step), pattern };
     });
-    plan = { patterns, steps };
+    plan = { patterns, steps, byPattern: patterns.map((_, p) => steps.filter((step) => step.pattern === p).map((step) => step.check)) };
     compiledPlans.set(planSteps, plan);
   }
   return plan;
@@ -212,7 +215,9 @@ const ROOT_PATH: readonly (string | number)[] = [];
  * issues are collected (default: all).
  */
 export function evaluateRules(typeName: WireObjectTypeName, value: unknown, limit = Number.POSITIVE_INFINITY): ValidationIssue[] {
-  return evaluateRulePlan(RULE_PLANS[typeName], value, limit);
+  // The generated straight-line probe of the same plan: most values satisfy every rule.
+  if (!RULE_PROBES[typeName](value)) return [];
+  return run(compiledPlan(RULE_PLANS[typeName]), value, limit);
 }
 
 /**
@@ -221,7 +226,48 @@ export function evaluateRules(typeName: WireObjectTypeName, value: unknown, limi
  * The plan is compiled once per array identity.
  */
 export function evaluateRulePlan(plan: readonly RuleStep[], value: unknown, limit = Number.POSITIVE_INFINITY): ValidationIssue[] {
-  const { patterns, steps } = compiledPlan(plan);
+  const compiled = compiledPlan(plan);
+  // Most values satisfy every rule: a probe that collects nothing and builds no path proves it;
+  // only when it finds something does the evaluation in plan order, with pointers, run.
+  if (!probe(compiled, value)) return [];
+  return run(compiled, value, limit);
+}
+
+/**
+ * Whether any step of the plan reports on `value` (order does not matter here). Visits the objects
+ * of each pattern directly and runs that pattern's steps with the root path (pointers unused).
+ */
+function probe(compiled: CompiledPlan, value: unknown): boolean {
+  const sink: Sink = { out: [], limit: 1 };
+  const { patterns, byPattern } = compiled;
+  for (let p = 0; p < patterns.length; p++) {
+    if (visit(value, patterns[p] as readonly string[], 0, byPattern[p] as readonly Check[], sink)) return true;
+  }
+  return false;
+}
+
+/** Run `checks` on every object matching `tokens` below `value`; true as soon as one reports. */
+function visit(value: unknown, tokens: readonly string[], index: number, checks: readonly Check[], sink: Sink): boolean {
+  if (index === tokens.length) {
+    if (!isObject(value)) return false;
+    for (let c = 0; c < checks.length; c++) {
+      (checks[c] as Check)(value, ROOT_PATH, sink);
+      if (sink.out.length > 0) return true;
+    }
+    return false;
+  }
+  const token = tokens[index] as string;
+  if (token === "*") {
+    if (!Array.isArray(value)) return false;
+    for (let i = 0; i < value.length; i++) if (visit(value[i], tokens, index + 1, checks, sink)) return true;
+    return false;
+  }
+  if (!isObject(value) || !hasOwn.call(value, token)) return false;
+  return visit(value[token], tokens, index + 1, checks, sink);
+}
+
+/** The evaluation in plan order, collecting up to `limit` issues with their pointers. */
+function run({ patterns, steps }: CompiledPlan, value: unknown, limit: number): ValidationIssue[] {
   const matches: Match[][] = new Array(patterns.length);
   for (let p = 0; p < patterns.length; p++) {
     const tokens = patterns[p] as readonly string[];

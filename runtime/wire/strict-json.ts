@@ -29,12 +29,18 @@
  *   a document at the limits never blocks the host for long and can be abandoned at a deadline.
  *   Both give the same result for every input.
  *
+ * Both first try the fast accept path of runtime/wire/fast-parse.ts (the sync parser up to
+ * limits.fast_parse_max_bytes, the sliced one up to limits.fast_parse_sliced_max_bytes): the
+ * native `JSON.parse` plus native searches and one walk that prove every rule above, or decline;
+ * the scan then judges the document, so an issue is always reported by the scan.
+ *
  * @module
  */
 import { PARSE_RULE_IDS } from "../../generated/ts/spec.js";
 import { defineMember } from "./own.js";
 import { runInSlices, SLICE_MS } from "./slices.js";
 import { escapeToken } from "./pointer.js";
+import { FAST_PARSE_MAX_BYTES, FAST_PARSE_SLICED_MAX_BYTES, fastParse } from "./fast-parse.js";
 
 /**
  * Limits applied to one document.
@@ -1282,6 +1288,9 @@ function scan(s: string, maxDepth: number, nonInt: string[]): number {
 export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, options: StrictParseOptions = {}): StrictParseResult {
   const decoded = decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
+  // Most documents are valid: prove it natively first (fast-parse.ts); the scanner judges the rest.
+  const fast = input.length <= FAST_PARSE_MAX_BYTES ? fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths) : undefined;
+  if (fast !== undefined) return { ok: true, value: fast.value, nonIntegerNumberPointers: [] };
   const nonInt: string[] = [];
   beginScan(decoded, input.length, limits, options, false);
   try {
@@ -1333,6 +1342,9 @@ export async function parseStrictJsonSliced(
 ): Promise<StrictParseResult | "deadline"> {
   const decoded = decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
+  // Up to limits.fast_parse_sliced_max_bytes, one JSON.parse costs at most about one slice (fast-parse.ts).
+  const fast = input.length > FAST_PARSE_SLICED_MAX_BYTES ? undefined : fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths);
+  if (fast !== undefined) return { ok: true, value: fast.value, nonIntegerNumberPointers: [] };
   const deadlineAt = slice.deadlineAt ?? Number.POSITIVE_INFINITY;
   const nonInt: string[] = [];
   beginScan(decoded, input.length, limits, options, true);

@@ -1,0 +1,239 @@
+/**
+ * Fast accept path of the strict parser (runtime/wire/strict-json.ts): proves that a decoded
+ * document passes every parse-layer rule with the native `JSON.parse`, native string searches
+ * and one walk over the parsed value, instead of the strict scanner, and gives `undefined` ("not
+ * proved", never "invalid") whenever it cannot, so the scanner judges the document and reports its
+ * first issue with rule id, pointer and offset. It must never accept what the scanner rejects, nor
+ * accept with a different value or `nonIntegerNumberPointers`: test/unit/fast-parse.test.ts
+ * checks that on every shared vector, on mutants of the conformance fixtures and on cases aimed at
+ * each shortcut.
+ *
+ * What `JSON.parse` allows and the parse layer (spec/wire-contract.md, "Bytes and JSON") does not,
+ * and how each is ruled out (rules 1-3, bytes, BOM and UTF-8, are checked before, on the bytes):
+ * - `json.syntax`, `json.trailing-data`: `JSON.parse` implements the same grammar (RFC 8259) and
+ *   throws on anything else, which declines;
+ * - `json.duplicate-key`: `JSON.parse` keeps one entry per distinct name. Every member of the
+ *   text has one colon right after its name's closing quote (or whitespace); the colons of the text
+ *   that follow a '"' or whitespace are therefore at least the text's members, duplicates
+ *   included, and the walk counts the entries: equal counts prove there is no duplicate (a colon
+ *   inside a string after a quote or a space, or a duplicate, makes them differ and declines);
+ * - `json.lone-surrogate`: raw surrogates are not valid UTF-8, so only escapes write them; when the
+ *   text has a `\uD800`-`\uDFFF` escape, every parsed string and name must be well-formed UTF-16;
+ * - `json.number-range` (`1e400` parses as `Infinity`): a non-finite number declines;
+ * - `json.max-depth`, `json.max-values`: the walk counts levels and values;
+ * - `nonIntegerNumberPointers` (the lexemes `1.0`, `1e2`, `-0` at `nonIntegerPaths`): a `-0`
+ *   number (JSON.parse keeps it) declines; a member value at an integer path is checked where its
+ *   colon is counted (its name, literal when the text has no `\u` escape, is the path's last
+ *   token); array elements, the root and texts with `\u` escapes by tracing every digit followed
+ *   by '.', 'e' or 'E' back to where its number would start. Either way the list is then empty.
+ *
+ * Cost bounds: the synchronous parser takes this path up to limits.fast_parse_max_bytes, the sliced
+ * one up to limits.fast_parse_sliced_max_bytes (one JSON.parse is not interruptible). Above
+ * 2 * maxValues - 1 bytes (below, the text cannot hold more values than maxValues) the text's '['
+ * and '{' bound the containers before JSON.parse builds any, so it never builds more of them than
+ * the exact path may.
+ *
+ * @module
+ */
+import { LIMITS } from "../../generated/ts/spec.js";
+
+/** Largest document (bytes) the synchronous strict parser judges by the fast path first (limits.fast_parse_max_bytes). */
+export const FAST_PARSE_MAX_BYTES: number = LIMITS.fast_parse_max_bytes;
+/** Largest document (bytes) the sliced strict parser judges by the fast path first, in one go (limits.fast_parse_sliced_max_bytes). */
+export const FAST_PARSE_SLICED_MAX_BYTES: number = LIMITS.fast_parse_sliced_max_bytes;
+
+/**
+ * The deepest `maxDepth` the walk below serves (it recurses once per level): four times the
+ * wire's limits.max_depth leaves room for callers that allow a level more (stream frames, fixtures)
+ * and keeps the JS stack shallow; a larger `maxDepth` goes to the iterative scanner.
+ */
+const WALK_MAX_DEPTH = 4 * LIMITS.max_depth;
+
+/** An escape that writes a surrogate (then every parsed string and name must be well-formed UTF-16). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** `String.prototype.isWellFormed` (ES2024; Node 20 has it, the ES2023 lib types do not). */
+const isWellFormed = (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed;
+/** A digit followed by '.', 'e' or 'E': where a number has a fraction or an exponent, this is its first match. */
+const NON_INTEGER_MARKS = /[0-9][.eE]/g;
+
+const C_COLON = 0x3a;
+const C_QUOTE = 0x22;
+const C_DOT = 0x2e;
+const C_E_LOW = 0x65;
+const C_E_UP = 0x45;
+const C_COMMA = 0x2c;
+const C_LBRACKET = 0x5b;
+const C_MINUS = 0x2d;
+const C_0 = 0x30;
+const C_9 = 0x39;
+
+// Walk counters (the walk is synchronous and non-reentrant).
+let members = 0;
+let values = 0;
+let walkMaxDepth = 0;
+/** Whether the walk checks strings and names for lone surrogates (the text has a surrogate escape). */
+let walkSurrogates = false;
+
+/** Occurrences of `ch` in `s` (native searches, one per occurrence). */
+function occurrences(s: string, ch: string): number {
+  let n = 0;
+  for (let i = s.indexOf(ch); i !== -1; i = s.indexOf(ch, i + 1)) n++;
+  return n;
+}
+
+/**
+ * The colons of `text` right after a '"' or JSON whitespace. Every member of the text has exactly
+ * one such colon after its name (a colon inside a string that follows anything else is not
+ * counted), so this is at least the number of members the text holds, duplicates included.
+ *
+ * With `names` (quoted member names, e.g. `"byte_size"`), also the lexeme check of member values:
+ * -1 when the value after such a colon is a number with a fraction or an exponent and the name
+ * before it is one of `names`. Every real member is seen (its colon is counted), and its name is
+ * literal when the text has no `\u` escape (the caller's condition for passing `names`); a colon
+ * inside a string only makes the check stricter.
+ */
+function memberColons(text: string, names: readonly string[] | null): number {
+  let n = 0;
+  for (let i = text.indexOf(":"); i !== -1; i = text.indexOf(":", i + 1)) {
+    const c = text.charCodeAt(i - 1);
+    if (c !== C_QUOTE && !isWhitespace(c)) continue;
+    n++;
+    if (names === null) continue;
+    let j = i + 1;
+    let v = text.charCodeAt(j);
+    while (isWhitespace(v)) v = text.charCodeAt(++j);
+    if (v === C_MINUS) v = text.charCodeAt(++j);
+    if (!isDigit(v)) continue;
+    do v = text.charCodeAt(++j);
+    while (isDigit(v));
+    if (v !== C_DOT && v !== C_E_LOW && v !== C_E_UP) continue;
+    let k = i;
+    while (k > 0 && isWhitespace(text.charCodeAt(k - 1))) k--;
+    for (const name of names) if (text.startsWith(name, k - name.length)) return -1;
+  }
+  return n;
+}
+
+/**
+ * Counts `value` (a container at nesting `level`, or a scalar) and everything below it into the
+ * walk counters; false at anything the scanner must judge (a level above the limit, a non-finite
+ * number, `-0`).
+ */
+function walk(value: unknown, level: number): boolean {
+  values++;
+  if (typeof value !== "object") {
+    if (typeof value === "number") return Number.isFinite(value) && (value !== 0 || 1 / value > 0);
+    return !walkSurrogates || typeof value !== "string" || isWellFormed.call(value);
+  }
+  if (value === null) return true;
+  if (level > walkMaxDepth) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!walk(value[i], level + 1)) return false;
+    return true;
+  }
+  // JSON.parse gives plain objects whose members are all own and enumerable (`__proto__` too).
+  for (const key in value) {
+    members++;
+    if (walkSurrogates && !isWellFormed.call(key)) return false;
+    if (!walk((value as Record<string, unknown>)[key], level + 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * Per `nonIntegerPaths` list: the quoted member names (`"byte_size"`) that end a pattern, and
+ * whether a pattern ends in an array index or is the root; null when a name could be written
+ * with an escape other than `\u` (then any fraction or exponent declines).
+ */
+interface IntegerSlots {
+  readonly names: readonly string[];
+  readonly elements: boolean;
+}
+
+const integerSlots = new WeakMap<readonly string[], IntegerSlots | null>();
+
+function integerSlotsOf(patterns: readonly string[]): IntegerSlots | null {
+  let slots = integerSlots.get(patterns);
+  if (slots === undefined) {
+    const last = patterns.map((pattern) => (pattern === "" ? "" : pattern.slice(pattern.lastIndexOf("/") + 1)));
+    const names = last.filter((token) => token !== "" && token !== "*");
+    slots = names.every((token) => !/["\\/\u0000-\u001f]/.test(token))
+      ? { names: [...new Set(names)].map((token) => `"${token}"`), elements: names.length < last.length }
+      : null;
+    integerSlots.set(patterns, slots);
+  }
+  return slots;
+}
+
+function isWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+function isDigit(c: number): boolean {
+  return c >= C_0 && c <= C_9;
+}
+
+/**
+ * Whether `text` may hold a number with a fraction or an exponent at one of the slots (null: at
+ * any slot). Each digit followed by '.', 'e' or 'E' is traced back over digits, '-' and
+ * whitespace: only where that ends at a ':' (a member value), ',' or '[' (an array element) or
+ * the start of the text (the root) can it be a number lexeme (elsewhere it is inside a string).
+ * A member value counts when the quoted name before the ':' is one of the slots' names, which
+ * holds for every real member because `text` has no `\u` escape (the caller checks). Inside a
+ * string such a trace may also end at ':' or ','; that only makes the answer "may".
+ */
+function mayHoldNonInteger(text: string, slots: IntegerSlots | null): boolean {
+  NON_INTEGER_MARKS.lastIndex = 0;
+  for (let m = NON_INTEGER_MARKS.exec(text); m !== null; m = NON_INTEGER_MARKS.exec(text)) {
+    let j = m.index;
+    while (j > 0 && isDigit(text.charCodeAt(j - 1))) j--;
+    if (j > 0 && text.charCodeAt(j - 1) === C_MINUS) j--;
+    while (j > 0 && isWhitespace(text.charCodeAt(j - 1))) j--;
+    if (j === 0) return true;
+    const c = text.charCodeAt(j - 1);
+    if (c === C_COMMA || c === C_LBRACKET) {
+      if (slots === null || slots.elements) return true;
+    } else if (c === C_COLON) {
+      if (slots === null) return true;
+      let k = j - 1;
+      while (k > 0 && isWhitespace(text.charCodeAt(k - 1))) k--;
+      for (const name of slots.names) if (text.startsWith(name, k - name.length)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The value of the decoded document `text` (of `byteLength` bytes, already past rules 1-3) when it
+ * provably passes every parse-layer rule under `maxDepth` and `maxValues` and has no non-integer
+ * number at `nonIntegerPaths` (every non-integer number when absent), else `undefined`: then the
+ * strict scanner must judge it. The value is `JSON.parse(text)`, as the scanner's result would be,
+ * and its `nonIntegerNumberPointers` are empty. Never throws.
+ */
+export function fastParse(text: string, byteLength: number, maxDepth: number, maxValues: number, nonIntegerPaths: readonly string[] | undefined): { value: unknown } | undefined {
+  if (maxDepth > WALK_MAX_DEPTH) return undefined;
+  const escapes = text.indexOf("\\u") !== -1;
+  const slots = escapes || nonIntegerPaths === undefined ? null : integerSlotsOf(nonIntegerPaths);
+  // Member values are checked by memberColons below; array elements and the root only here.
+  const names = slots === null || slots.elements ? null : slots.names;
+  if (names === null && mayHoldNonInteger(text, slots)) return undefined;
+  // A document of n bytes holds at most (n + 1) / 2 values. Above that, bound what costs JSON.parse
+  // time and memory, the containers (an empty object ~100 bytes; scalars are small or shared), by
+  // the text's '[' and '{', so it never builds more of them than the exact path would.
+  if (byteLength > 2 * maxValues - 1 && occurrences(text, "[") + occurrences(text, "{") > maxValues) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  members = 0;
+  values = 0;
+  walkMaxDepth = maxDepth;
+  walkSurrogates = escapes && SURROGATE_ESCAPE.test(text);
+  // Recursion is bounded by maxDepth (a level above it stops the walk).
+  if (!walk(value, 1) || values > maxValues) return undefined;
+  if (memberColons(text, names) !== members) return undefined;
+  return { value };
+}

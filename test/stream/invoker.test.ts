@@ -317,6 +317,17 @@ describe("StreamInvoker with the TS runner: client-side duties", () => {
   });
 });
 
+describe("StreamInvoker: max_frame_bytes holds for the host's own replies", () => {
+  it("a reply to a client request that would pass the frame bound is replaced by -32603 internal_error", async () => {
+    const maxFrameBytes = 8192;
+    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "reverse"], timeoutMs: 10_000, limits: { max_frame_bytes: maxFrameBytes } });
+    inv.setReverseHandler("continuation/get", () => ({ result: { client_id: "c", ttl_s: null, written_at_epoch_s: 7 }, blob: Buffer.alloc(maxFrameBytes, 0x61) }));
+    const r = await inv.invoke(envelope("session.started", 1));
+    sessions.see(inv);
+    expect(r.ok && (r.response.metadata?.reverse as Record<string, unknown>)).toMatchObject({ error_code: -32603 });
+  });
+});
+
 describe("StreamInvoker: the envelope is prepared as v1 prepares it", () => {
   it("a large in-memory envelope is serialized in slices against the event's deadline: timeoutMs 1 → timeout before anything is spawned", async () => {
     const env = envelope("session.started", 1);

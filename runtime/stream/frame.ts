@@ -126,8 +126,7 @@ function hostLexemesMatter(value: unknown): boolean {
  * What the host reads: {@link parseFrameRecording} with {@link HOST_NON_INTEGER_PATHS}, same
  * verdict and pointers. The common frame (a success reply to a string id whose result has no
  * integer fields) is parsed once without recording any lexeme; a frame where one could matter is
- * parsed again with the patterns (the strict parser prepares its patterns on every call, which
- * costs about as much as parsing a small reply).
+ * parsed again with the patterns (recording lexemes costs the scanner more than the first parse).
  */
 export function parseHostFrame(bytes: Uint8Array, maxFrameBytes: number): FrameResult {
   const quick = parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1 }, { nonIntegerPaths: NO_PATHS });

@@ -169,7 +169,10 @@ async function openLockFile(path: string, shared: boolean): Promise<FileHandle |
     try {
       return await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (again) {
-      if ((again as NodeJS.ErrnoException).code === "ENOENT") return null;
+      // No lock file, or one we may not even read (another user's store): read without the lock; an
+      // entry is still replaced atomically and drop-thread is one rename, so a reader sees whole entries.
+      const code2 = (again as NodeJS.ErrnoException).code ?? "";
+      if (code2 === "ENOENT" || READ_ONLY_CODES.has(code2)) return null;
       throw storageFailure(describeIoError("open lock file", path, again));
     }
   }

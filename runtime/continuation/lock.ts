@@ -58,6 +58,21 @@ export function abandonedLockWaits(): number {
 
 /** In-process FIFO per lock file: at most one waiter of this process blocks a libuv thread per file. */
 const queues = new Map<string, Promise<void>>();
+/** Commands of this process holding or waiting for each lock file, counted synchronously (the queue's tail is dropped a few microtasks late). */
+const busy = new Map<string, number>();
+
+/** Count one more holder or waiter of `path`; returns the function that counts it out (idempotent). */
+function enter(path: string): () => void {
+  busy.set(path, (busy.get(path) ?? 0) + 1);
+  let left = false;
+  return () => {
+    if (left) return;
+    left = true;
+    const n = (busy.get(path) ?? 1) - 1;
+    if (n === 0) busy.delete(path);
+    else busy.set(path, n);
+  };
+}
 
 /**
  * The wait timed out: behind another process's lock (`kernel`), or still queued behind this process's
@@ -99,8 +114,13 @@ export async function acquireThreadLock(root: string, thread: string, options: {
   const path = lockPath(root, thread);
   const deadline = Date.now() + options.timeoutMs;
   const previous = queues.get(path) ?? Promise.resolve();
-  let leave: () => void = () => undefined;
-  const mine = new Promise<void>((r) => (leave = r));
+  const out = enter(path);
+  let settle: () => void = () => undefined;
+  const mine = new Promise<void>((r) => (settle = r));
+  const leave = (): void => {
+    out();
+    settle();
+  };
   const tail = previous.then(() => mine);
   queues.set(path, tail);
   void tail.then(() => {
@@ -190,9 +210,14 @@ function unlocked(path: string): HeldLock {
  */
 export async function tryAcquireThreadLock(root: string, thread: string): Promise<HeldLock | null> {
   const path = lockPath(root, thread);
-  if (queues.has(path)) return null; // this process holds it or waits for it
-  let leave: () => void = () => undefined;
-  const mine = new Promise<void>((r) => (leave = r));
+  if (busy.has(path)) return null; // this process holds it or waits for it
+  const out = enter(path);
+  let settle: () => void = () => undefined;
+  const mine = new Promise<void>((r) => (settle = r));
+  const leave = (): void => {
+    out();
+    settle();
+  };
   queues.set(path, mine);
   void mine.then(() => {
     if (queues.get(path) === mine) queues.delete(path);

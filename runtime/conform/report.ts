@@ -83,5 +83,9 @@ export function renderReport(format: Format, header: ReportHeader, records: read
 
 function summaryLine(s: ReportSummary): string {
   const stale = s.stale_baseline.length > 0 ? `; stale baseline entries: ${s.stale_baseline.join(", ")}` : "";
-  return `conform: ${s.total} scenarios: ${s.pass} passed, ${s.fail} failed, ${s.warn} warnings, ${s.skip} skipped, ${s.not_testable} not testable, ${s.expected_failures} expected failures${stale}; exit ${s.exit_code}`;
+  const unmeasured = Object.entries(s.transports)
+    .filter(([, t]) => !t.measured)
+    .map(([name]) => name);
+  const notMeasured = unmeasured.length > 0 ? `; not measured: ${unmeasured.join(", ")} (smoke check failed, no scenario run)` : "";
+  return `conform: ${s.total} scenarios: ${s.pass} passed, ${s.fail} failed, ${s.warn} warnings, ${s.skip} skipped, ${s.not_testable} not testable, ${s.expected_failures} expected failures${stale}${notMeasured}; exit ${s.exit_code}`;
 }

@@ -272,7 +272,12 @@ export class StreamInvoker implements CallbackInvoker {
     this.counters.reverseRequests++;
     void serveReverseRequest(frame.method, frame.id, frame.params, this.handlers, live.conn.signal).then((outcome) => {
       if (live.conn.ending) return;
-      const bytes = outcome.ok ? encodeResultAround(frame.id, outcome.resultJson) : encodeErrorReply(frame.id, outcome.error);
+      let bytes = outcome.ok ? encodeResultAround(frame.id, outcome.resultJson) : encodeErrorReply(frame.id, outcome.error);
+      // max_frame_bytes holds in both directions: a reply the client would have to refuse is not written.
+      if (bytes.length - 1 > this.limits.max_frame_bytes) {
+        const message = `${frame.method}: the reply would be a ${bytes.length - 1}-byte frame, more than limits.max_frame_bytes (${this.limits.max_frame_bytes})`;
+        bytes = encodeErrorReply(frame.id, { code: errorCode("internal_error"), message, data: { error: "internal_error" } });
+      }
       live.conn.write(bytes, () => live.clientRequests.delete(key));
     });
   }

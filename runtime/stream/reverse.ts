@@ -71,7 +71,17 @@ interface MethodRow {
 }
 const METHODS: ReadonlyMap<string, MethodRow> = new Map((STREAM_V2.reverse_methods as readonly MethodRow[]).map((m) => [m.method, m]));
 const IDENTIFIER: ReadonlyMap<string, RegExp> = new Map(CLIENT_INITIATED_COMMANDS.groups.map((g) => [g.group, new RegExp(g.identifier.pattern)]));
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * The bytes of `text` when it is canonical RFC 4648 base64 with padding (what encoding them gives
+ * back exactly), else null. Linear in the length: a regular expression with a repeated group
+ * overflowed the stack on a blob of a few megabytes.
+ */
+function canonicalBase64(text: string): Buffer | null {
+  if (text.length % 4 !== 0) return null;
+  const bytes = Buffer.from(text, "base64");
+  return bytes.toString("base64") === text ? bytes : null;
+}
 
 /** True when `method` is a client → host method of the table. */
 export function isReverseMethod(method: string): method is StreamReverseMethodName {
@@ -114,8 +124,8 @@ function checkParams(row: MethodRow, params: Record<string, unknown> | undefined
         out[p.name] = value;
         break;
       case "base64":
-        if (typeof value !== "string" || !BASE64.test(value)) return fail("invalid_params", `${row.method}: ${p.name} is RFC 4648 base64 with padding`, { error: "invalid_params", member: p.name });
-        blob = Buffer.from(value, "base64");
+        blob = typeof value === "string" ? canonicalBase64(value) : null;
+        if (blob === null) return fail("invalid_params", `${row.method}: ${p.name} is canonical RFC 4648 base64 with padding`, { error: "invalid_params", member: p.name });
         break;
     }
   }
@@ -127,6 +137,21 @@ function checkParams(row: MethodRow, params: Record<string, unknown> | undefined
  * calls; `signal` is the stream's.
  */
 export async function serveReverseRequest(
+  method: string,
+  id: JsonRpcId,
+  params: Record<string, unknown> | undefined,
+  handlers: ReverseHandlers,
+  signal: AbortSignal,
+): Promise<ReverseOutcome> {
+  try {
+    return await serve(method, id, params, handlers, signal);
+  } catch (error) {
+    // A defect of this module must still answer the request, never reject into the host.
+    return fail("internal_error", `${method} failed inside the host: ${error instanceof Error ? error.message : String(error)}`, { error: "internal_error" });
+  }
+}
+
+async function serve(
   method: string,
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,

@@ -1417,10 +1417,21 @@ export function parseStrictJsonStepwise(input: Uint8Array, limits: StrictJsonLim
 }
 
 /** Sets up the module scratch for a new document (sync or build mode). */
+/** Split pointer patterns, cached per (readonly) array: callers pass the same constant lists on every parse. */
+const splitCache = new WeakMap<readonly string[], string[][]>();
+function splitPatterns(paths: readonly string[]): string[][] {
+  let split = splitCache.get(paths);
+  if (split === undefined || split.length !== paths.length) {
+    split = paths.map((p) => (p === "" ? [] : p.slice(1).split("/")));
+    splitCache.set(paths, split);
+  }
+  return split;
+}
+
 function beginScan(text: string, byteLength: number, limits: StrictJsonLimits, options: StrictParseOptions, build: boolean): void {
   src = text;
   srcIsAscii = text.length === byteLength; // every char one byte iff no multi-byte sequence
-  recordPatterns = options.nonIntegerPaths === undefined ? null : options.nonIntegerPaths.map((p) => (p === "" ? [] : p.slice(1).split("/")));
+  recordPatterns = options.nonIntegerPaths === undefined ? null : splitPatterns(options.nonIntegerPaths);
   valueCount = 0;
   maxValuesLimit = limits.maxValues ?? Number.POSITIVE_INFINITY;
   building = build;

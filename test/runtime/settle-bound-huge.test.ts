@@ -96,7 +96,7 @@ describe("huge in-memory envelopes keep the settle bound", () => {
   // is timed on the same object in this process, so what is asserted is that the host adds nothing
   // of its own beyond it (walking 1.2 million members instead of stopping at limits.max_values
   // would add about a second).
-  it("1.2 million members with timeoutMs 1 → refused within 1 ms + settle_margin_ms + one key enumeration (subprocess)", async () => {
+  it("1.2 million members with timeoutMs 1 → refused within 1 ms + settle_margin_ms + the key enumeration (subprocess)", async () => {
     const built = performance.now();
     const env = manyKeys(1_200_000);
     const metadata = env.request.metadata as Record<string, unknown>;
@@ -108,9 +108,11 @@ describe("huge in-memory envelopes keep the settle bound", () => {
     ]);
     const started = performance.now();
     Object.keys(metadata);
-    const allowanceMs = performance.now() - started;
+    // Twice one enumeration: the one inside invoke() and the collection of its 1.2 M-entry array
+    // (two runs of the same enumeration differ by up to ~15 % on an idle machine, more under load).
+    const allowanceMs = 2 * (performance.now() - started);
     console.log(`1.2 M members: built in ${buildMs.toFixed(0)} ms`);
-    console.log(`1.2 M members: one Object.keys ${allowanceMs.toFixed(0)} ms; settled in ${result.elapsedMs.toFixed(0)} ms; neighbour ${neighbour.elapsedMs.toFixed(0)} ms`);
+    console.log(`1.2 M members: allowance (two key enumerations) ${allowanceMs.toFixed(0)} ms; settled in ${result.elapsedMs.toFixed(0)} ms; neighbour ${neighbour.elapsedMs.toFixed(0)} ms`);
     expect(result.ok ? "ok" : result.failure.variant).toMatch(/^(timeout|invalid_request)$/);
     expect(result.elapsedMs).toBeLessThanOrEqual(1 + LIMITS.settle_margin_ms + allowanceMs);
     expect(neighbour.ok ? "ok" : neighbour.failure.variant).toBe("timeout");

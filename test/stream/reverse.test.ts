@@ -53,6 +53,10 @@ describe("client → host requests", () => {
       [{ thread: "t", key: "k", blob_base64: "aGk=", ttl_s: -1 }, "negative ttl", -32602],
       [{ thread: "t", key: "k", blob_base64: "aGk=", colour: "red" }, "unknown member", -32602],
       [{ thread: "a/b", key: "k", blob_base64: "aGk=" }, "bad identifier", -32023],
+      [{ thread: "t", key: "k", blob_base64: "aGl=" }, "non-canonical base64 (stray bits)", -32602],
+      [{ thread: "t", key: "k", blob_base64: "aGk" }, "base64 without padding", -32602],
+      [{ thread: "t", key: "k", blob_base64: "aG k=" }, "base64 with a space", -32602],
+      [{ thread: "t", key: "k", blob_base64: "a-_=" }, "url-safe base64", -32602],
     ];
     for (const [params, why, code] of cases) expect((json(await serve("continuation/put", params, handlers)) as { code: number }).code, why).toBe(code);
     expect(called).toBe(0);
@@ -64,5 +68,18 @@ describe("client → host requests", () => {
     const wrong: ReverseHandlers = { "continuation/list": () => ({ result: { keys: [] } }) };
     expect(json(await serve("continuation/list", { thread: "t" }, wrong))).toMatchObject({ code: -32603 });
     expect(json(await serve("continuation/frobnicate", {}))).toMatchObject({ code: -32601, data: { method: "continuation/frobnicate" } });
+  });
+
+  it("a blob of 12 MB (near the frame bound) is checked in linear time: answered, never a stack overflow", async () => {
+    const blob = Buffer.alloc(12_000_000, 0x61);
+    let got = -1;
+    const handlers: ReverseHandlers = {
+      "continuation/put": (req) => {
+        got = (req.blob as Buffer).length;
+        return { result: { status: "ok", written_at_epoch_s: 1 } };
+      },
+    };
+    expect(json(await serve("continuation/put", { thread: "t", key: "k", blob_base64: blob.toString("base64") }, handlers))).toEqual({ status: "ok", written_at_epoch_s: 1 });
+    expect(got).toBe(blob.length);
   });
 });

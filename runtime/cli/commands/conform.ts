@@ -21,7 +21,7 @@ import { packageRoot, packageVersion } from "../package-root.js";
 /** Usage text of the conform command. */
 export const CONFORM_USAGE = `usage: lifeloop-callback conform --program ABS [--arg A]... [--transport subprocess|stream|both]
                          [--timeout-ms N] [--expected-failures FILE] [--format text|json|junit|markdown]
-  Runs the conformance scenarios (generated/docs/conformance-scenarios.md) against a client program:
+  Runs the conformance scenarios (generated/docs/reference/conformance-scenarios.md) against a client program:
   a smoke check first, then every scenario; prints one verdict per scenario and a summary.
   --program            absolute path of the client (no shell; arguments via --arg, verbatim)
   --transport          subprocess (v1, default) | stream (v2: the client runs with --stream) | both

@@ -106,6 +106,29 @@ async function before(p: Promise<unknown>, deadline: number): Promise<boolean> {
 }
 
 /**
+ * Join the in-process queue of `path`: `previous` settles when every command ahead has left;
+ * `leave` (call it exactly once, idempotent) lets the next one go and counts this one out of `busy`.
+ */
+function queueUp(path: string): { readonly previous: Promise<void>; readonly leave: () => void } {
+  const previous = queues.get(path) ?? Promise.resolve();
+  const out = enter(path);
+  let settle: () => void = () => undefined;
+  const mine = new Promise<void>((r) => (settle = r));
+  const tail = previous.then(() => mine);
+  queues.set(path, tail);
+  void tail.then(() => {
+    if (queues.get(path) === tail) queues.delete(path);
+  });
+  return {
+    previous,
+    leave: () => {
+      out();
+      settle();
+    },
+  };
+}
+
+/**
  * Take the lock of `thread` (exclusive unless `shared`), waiting at most `timeoutMs`. The root must
  * exist. Throws ContinuationError `storage_failure` when the lock file cannot be opened or the wait
  * times out.
@@ -113,19 +136,7 @@ async function before(p: Promise<unknown>, deadline: number): Promise<boolean> {
 export async function acquireThreadLock(root: string, thread: string, options: { readonly shared: boolean; readonly timeoutMs: number }): Promise<HeldLock> {
   const path = lockPath(root, thread);
   const deadline = Date.now() + options.timeoutMs;
-  const previous = queues.get(path) ?? Promise.resolve();
-  const out = enter(path);
-  let settle: () => void = () => undefined;
-  const mine = new Promise<void>((r) => (settle = r));
-  const leave = (): void => {
-    out();
-    settle();
-  };
-  const tail = previous.then(() => mine);
-  queues.set(path, tail);
-  void tail.then(() => {
-    if (queues.get(path) === tail) queues.delete(path);
-  });
+  const { previous, leave } = queueUp(path);
   try {
     if (!(await before(previous, deadline))) {
       void previous.then(leave); // keep the queue's order for those after us
@@ -211,17 +222,7 @@ function unlocked(path: string): HeldLock {
 export async function tryAcquireThreadLock(root: string, thread: string): Promise<HeldLock | null> {
   const path = lockPath(root, thread);
   if (busy.has(path)) return null; // this process holds it or waits for it
-  const out = enter(path);
-  let settle: () => void = () => undefined;
-  const mine = new Promise<void>((r) => (settle = r));
-  const leave = (): void => {
-    out();
-    settle();
-  };
-  queues.set(path, mine);
-  void mine.then(() => {
-    if (queues.get(path) === mine) queues.delete(path);
-  });
+  const { leave } = queueUp(path); // nobody is ahead: `previous` is settled
   let handle: FileHandle | undefined;
   try {
     handle = (await openLockFile(path, false)) as FileHandle;

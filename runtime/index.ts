@@ -122,7 +122,7 @@ export {
   type PutOptions,
 } from "./continuation/store.js";
 export { ContinuationError, type ContinuationErrorEnvelope } from "./continuation/errors.js";
-export { resolveMaxBlobBytes, resolveRoot, storeFromEnvironment, type ContinuationEnvironment } from "./continuation/root.js";
+export { resolveMaxBlobBytes, resolveRoot, storeForCommand, storeFromEnvironment, type ContinuationEnvironment, type StoreUse } from "./continuation/root.js";
 export { continuationHandlers, type ContinuationHandlerOptions, type ContinuationStoreSource } from "./continuation/stream-handlers.js";
 
 // --- Stream callbacks, v2 (CALLBACK-001 §C; spec/stream-protocol.md, spec/host-runtime.md §"Stream

@@ -60,9 +60,17 @@ export function decodeEntry(head: Uint8Array, fileBytes: number): DecodedEntry {
   return { ok: true, meta, blobOffset };
 }
 
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/** An unpaired UTF-16 surrogate (a `\\ud800` escape alone): serde refuses it in a string it keeps. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Parse meta JSON with exact u64 members; a string says why it is not a valid meta. */
+/**
+ * Parse meta JSON with exact u64 members; a string says why it is not a valid meta. As strict as the
+ * reference's serde reader and no laxer: one JSON document (RFC 8259, no BOM), a top-level object, each
+ * known member (the table's meta_fields) at most once, strings well-formed UTF-16, u64 members plain
+ * integer lexemes (no sign, fraction or exponent). Unknown members are skipped as serde skips them
+ * (duplicates and any JSON value allowed there).
+ */
 export function decodeMeta(bytes: Uint8Array): EntryMeta | string {
   let text: string;
   try {
@@ -70,28 +78,30 @@ export function decodeMeta(bytes: Uint8Array): EntryMeta | string {
   } catch {
     return "not UTF-8";
   }
-  // JSON.parse loses integers above 2^53: every number token is quoted with a marker first (outside
-  // strings), and turned back into its exact text afterwards.
-  const marker = "\u0000num:";
-  let quoted: string;
+  // Types come from the document as written; exact integers from a second parse in which every
+  // number token was turned into a string of its lexeme (JSON.parse loses integers above 2^53).
+  // A member is read from the second parse only when the first says it is a number, so no string in
+  // the document can pose as a number.
+  let typed: unknown;
+  let lexemes: unknown;
+  let topLevelNames: string[];
   try {
-    quoted = quoteNumbers(text);
+    typed = JSON.parse(text);
+    const scanned = quoteNumbers(text);
+    lexemes = JSON.parse(scanned.text);
+    topLevelNames = scanned.topLevelNames;
   } catch (error) {
     return (error as Error).message;
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(quoted);
-  } catch (error) {
-    return (error as Error).message;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object";
-  const object = value as Record<string, unknown>;
+  if (typeof typed !== "object" || typed === null || Array.isArray(typed)) return "not a JSON object";
+  const object = typed as Record<string, unknown>;
+  const exact = lexemes as Record<string, unknown>;
   const fields: Record<string, string | bigint | null> = {};
   for (const f of CONTINUATION.entry_format.meta_fields) {
-    const raw = object[f.field];
+    if (topLevelNames.filter((n) => n === f.field).length > 1) return `duplicate member ${f.field}`;
+    const raw = Object.hasOwn(object, f.field) ? object[f.field] : undefined;
     if (f.type === "string") {
-      if (typeof raw !== "string" || raw.startsWith(marker)) return `${f.field} must be a string`;
+      if (typeof raw !== "string" || LONE_SURROGATE.test(raw)) return `${f.field} must be a string`;
       fields[f.field] = raw;
     } else {
       if (raw === undefined || raw === null) {
@@ -99,36 +109,46 @@ export function decodeMeta(bytes: Uint8Array): EntryMeta | string {
         fields[f.field] = null;
         continue;
       }
-      const n = typeof raw === "string" && raw.startsWith(marker) ? raw.slice(marker.length) : null;
-      if (n === null || !/^(0|[1-9][0-9]*)$/.test(n) || BigInt(n) > U64_MAX) return `${f.field} must be an unsigned 64-bit integer`;
+      const n = typeof raw === "number" ? exact[f.field] : null;
+      if (typeof n !== "string" || !/^(0|[1-9][0-9]*)$/.test(n) || BigInt(n) > U64_MAX) return `${f.field} must be an unsigned 64-bit integer`;
       fields[f.field] = BigInt(n);
     }
   }
   return fields as unknown as EntryMeta;
 }
 
-/** Wrap each JSON number token outside strings in a string of `\u0000num:` and the token. */
-function quoteNumbers(text: string): string {
+/**
+ * Wrap each JSON number token outside strings in a string holding the token, and collect the member
+ * names of the top-level object (unescaped), so duplicates can be found. `text` is valid JSON.
+ */
+function quoteNumbers(text: string): { text: string; topLevelNames: string[] } {
   let out = "";
+  const topLevelNames: string[] = [];
+  let depth = 0;
+  let expectName = false;
   let i = 0;
   while (i < text.length) {
     const c = text[i] as string;
     if (c === '"') {
       let j = i + 1;
       while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
+      const literal = text.slice(i, j + 1);
+      if (depth === 1 && expectName) topLevelNames.push(JSON.parse(literal) as string);
+      expectName = false;
+      out += literal;
       i = j + 1;
     } else if (c === "-" || (c >= "0" && c <= "9")) {
       let j = i + 1;
       while (j < text.length && /[0-9eE.+-]/.test(text[j] as string)) j++;
-      const token = text.slice(i, j);
-      if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(token)) throw new Error(`bad number ${token}`);
-      out += `"\\u0000num:${token}"`;
+      out += JSON.stringify(text.slice(i, j));
       i = j;
     } else {
+      if (c === "{" || c === "[") depth++;
+      else if (c === "}" || c === "]") depth--;
+      if ((c === "{" && depth === 1) || (c === "," && depth === 1)) expectName = true;
       out += c;
       i++;
     }
   }
-  return out;
+  return { text: out, topLevelNames };
 }

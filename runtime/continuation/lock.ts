@@ -58,9 +58,40 @@ export function abandonedLockWaits(): number {
 
 /** In-process FIFO per lock file: at most one waiter of this process blocks a libuv thread per file. */
 const queues = new Map<string, Promise<void>>();
+/** Commands of this process holding or waiting for each lock file, counted synchronously (the queue's tail is dropped a few microtasks late). */
+const busy = new Map<string, number>();
 
-function timeoutError(path: string, ms: number): ContinuationError {
-  return storageFailure(`lock ${path}: still held by another process after ${ms} ms`);
+/** Count one more holder or waiter of `path`; returns the function that counts it out (idempotent). */
+function enter(path: string): () => void {
+  busy.set(path, (busy.get(path) ?? 0) + 1);
+  let left = false;
+  return () => {
+    if (left) return;
+    left = true;
+    const n = (busy.get(path) ?? 1) - 1;
+    if (n === 0) busy.delete(path);
+    else busy.set(path, n);
+  };
+}
+
+/**
+ * The wait timed out: behind another process's lock (`kernel`), or still queued behind this process's
+ * own earlier commands on the same thread (`queue`), which hold or wait for the lock themselves.
+ */
+function timeoutError(path: string, ms: number, where: "kernel" | "queue"): ContinuationError {
+  return storageFailure(
+    where === "kernel"
+      ? `lock ${path}: still held by another process after ${ms} ms`
+      : `lock ${path}: still queued after ${ms} ms behind this process's own earlier commands on the thread (they hold or wait for the lock)`,
+  );
+}
+
+/** Errors of opening the lock file that mean the store cannot be written by us (read-only). */
+const READ_ONLY_CODES: ReadonlySet<string> = new Set(["EACCES", "EPERM", "EROFS"]);
+
+/** True when `error` is a storage_failure of opening a lock file on a store we cannot write. */
+export function isReadOnlyLockError(error: unknown): boolean {
+  return error instanceof ContinuationError && error.envelope.error === "storage_failure" && typeof error.envelope.reason === "string" && error.envelope.reason.startsWith("open lock file ") && [...READ_ONLY_CODES].some((c) => (error.envelope.reason as string).endsWith(`: ${c}`));
 }
 
 /** Resolve with true when `p` settles first, false at `deadline`; the timer never outlives the race. */
@@ -75,6 +106,29 @@ async function before(p: Promise<unknown>, deadline: number): Promise<boolean> {
 }
 
 /**
+ * Join the in-process queue of `path`: `previous` settles when every command ahead has left;
+ * `leave` (call it exactly once, idempotent) lets the next one go and counts this one out of `busy`.
+ */
+function queueUp(path: string): { readonly previous: Promise<void>; readonly leave: () => void } {
+  const previous = queues.get(path) ?? Promise.resolve();
+  const out = enter(path);
+  let settle: () => void = () => undefined;
+  const mine = new Promise<void>((r) => (settle = r));
+  const tail = previous.then(() => mine);
+  queues.set(path, tail);
+  void tail.then(() => {
+    if (queues.get(path) === tail) queues.delete(path);
+  });
+  return {
+    previous,
+    leave: () => {
+      out();
+      settle();
+    },
+  };
+}
+
+/**
  * Take the lock of `thread` (exclusive unless `shared`), waiting at most `timeoutMs`. The root must
  * exist. Throws ContinuationError `storage_failure` when the lock file cannot be opened or the wait
  * times out.
@@ -82,18 +136,11 @@ async function before(p: Promise<unknown>, deadline: number): Promise<boolean> {
 export async function acquireThreadLock(root: string, thread: string, options: { readonly shared: boolean; readonly timeoutMs: number }): Promise<HeldLock> {
   const path = lockPath(root, thread);
   const deadline = Date.now() + options.timeoutMs;
-  const previous = queues.get(path) ?? Promise.resolve();
-  let leave: () => void = () => undefined;
-  const mine = new Promise<void>((r) => (leave = r));
-  const tail = previous.then(() => mine);
-  queues.set(path, tail);
-  void tail.then(() => {
-    if (queues.get(path) === tail) queues.delete(path);
-  });
+  const { previous, leave } = queueUp(path);
   try {
     if (!(await before(previous, deadline))) {
       void previous.then(leave); // keep the queue's order for those after us
-      throw timeoutError(path, options.timeoutMs);
+      throw timeoutError(path, options.timeoutMs, "queue");
     }
     const lock = await lockFile(path, options.shared, deadline, options.timeoutMs);
     return {
@@ -112,12 +159,9 @@ export async function acquireThreadLock(root: string, thread: string, options: {
 /** Lock the file at `path`: a non-blocking try, then a blocking wait in a libuv thread up to the deadline. */
 async function lockFile(path: string, shared: boolean, deadline: number, timeoutMs: number): Promise<HeldLock> {
   for (;;) {
-    let handle: FileHandle;
-    try {
-      handle = await open(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, FILE_MODE);
-    } catch (error) {
-      throw storageFailure(describeIoError("open lock file", path, error));
-    }
+    const opened = await openLockFile(path, shared);
+    if (opened === null) return unlocked(path);
+    let handle: FileHandle = opened;
     try {
       if (!locks().tryLock(handle.fd, 0, 0, { shared })) {
         const waiting = locks().waitForLock(handle.fd, 0, 0, { shared });
@@ -129,7 +173,7 @@ async function lockFile(path: string, shared: boolean, deadline: number, timeout
             void h.close().catch(() => undefined);
           });
           handle = undefined as unknown as FileHandle;
-          throw timeoutError(path, timeoutMs);
+          throw timeoutError(path, timeoutMs, "kernel");
         }
       }
       // A holder may have unlinked the file (drop-thread) before releasing: then start over.
@@ -139,6 +183,66 @@ async function lockFile(path: string, shared: boolean, deadline: number, timeout
       throw error instanceof ContinuationError ? error : storageFailure(describeIoError("lock", path, error));
     }
     await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Open the lock file (created when missing). A shared lock (a reader) on a store we cannot write falls
+ * back to the existing file opened read-only, and to no lock at all (null) when there is none: no
+ * writer of ours can be working there without having created it.
+ */
+async function openLockFile(path: string, shared: boolean): Promise<FileHandle | null> {
+  try {
+    return await open(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, FILE_MODE);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    if (!shared || !READ_ONLY_CODES.has(code)) throw storageFailure(describeIoError("open lock file", path, error));
+    try {
+      return await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (again) {
+      // No lock file, or one we may not even read (another user's store): read without the lock; an
+      // entry is still replaced atomically and drop-thread is one rename, so a reader sees whole entries.
+      const code2 = (again as NodeJS.ErrnoException).code ?? "";
+      if (code2 === "ENOENT" || READ_ONLY_CODES.has(code2)) return null;
+      throw storageFailure(describeIoError("open lock file", path, again));
+    }
+  }
+}
+
+/** The lock of a read-only store that has no lock file: nothing to hold, nothing to release. */
+function unlocked(path: string): HeldLock {
+  return { path, release: () => Promise.resolve() };
+}
+
+/**
+ * Take the exclusive lock of `thread` only if it is free right now, in this process and in the
+ * kernel; null when it is not (never waits). For best-effort work such as removing expired entries.
+ * Throws ContinuationError `storage_failure` when the lock file cannot be opened.
+ */
+export async function tryAcquireThreadLock(root: string, thread: string): Promise<HeldLock | null> {
+  const path = lockPath(root, thread);
+  if (busy.has(path)) return null; // this process holds it or waits for it
+  const { leave } = queueUp(path); // nobody is ahead: `previous` is settled
+  let handle: FileHandle | undefined;
+  try {
+    handle = (await openLockFile(path, false)) as FileHandle;
+    if (locks().tryLock(handle.fd, 0, 0, { shared: false }) && (await sameFile(handle, path))) {
+      const lock = held(handle, path);
+      return {
+        path,
+        async release(o) {
+          await lock.release(o);
+          leave();
+        },
+      };
+    }
+    await handle.close().catch(() => undefined);
+    leave();
+    return null;
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    leave();
+    throw error instanceof ContinuationError ? error : storageFailure(describeIoError("lock", path, error));
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { CONTINUATION } from "./table.js";
-import { storageFailure } from "./errors.js";
+import { blobTooLarge, storageFailure } from "./errors.js";
 import { ContinuationStore } from "./store.js";
 import { parseU64 } from "./u64.js";
 
@@ -57,4 +57,28 @@ export function resolveMaxBlobBytes(env: ContinuationEnvironment): bigint {
 export function storeFromEnvironment(env: ContinuationEnvironment): ContinuationStore {
   const root = resolveRoot(env);
   return new ContinuationStore({ root, maxBlobBytes: resolveMaxBlobBytes(env) });
+}
+
+/** What a command needs of the environment, for {@link storeForCommand}. */
+export type StoreUse =
+  | { readonly command: "put"; readonly blobBytes: number }
+  | { readonly command: "get" | "list" | "drop-thread" }
+  | { readonly command: "drop"; readonly guarded: boolean };
+
+/**
+ * The store the environment names for one command, with the variables read in the reference's order
+ * (spec/continuation-store.md §"Parsing the command line"; identifiers are checked before this):
+ * `put` reads the max-bytes variable, checks the size (`blob_too_large`), and only then resolves the
+ * root; `get`, `list` and a guarded `drop` resolve the root, then read the max-bytes variable; an
+ * unguarded `drop` and `drop-thread` never read it. Throws ContinuationError `storage_failure` /
+ * `blob_too_large` or {@link MaxBytesSettingError}.
+ */
+export function storeForCommand(env: ContinuationEnvironment, use: StoreUse): ContinuationStore {
+  if (use.command === "put") {
+    const max = resolveMaxBlobBytes(env);
+    if (BigInt(use.blobBytes) > max) throw blobTooLarge(max);
+    return new ContinuationStore({ root: resolveRoot(env), maxBlobBytes: max });
+  }
+  if (use.command === "drop-thread" || (use.command === "drop" && !use.guarded)) return new ContinuationStore({ root: resolveRoot(env) });
+  return storeFromEnvironment(env);
 }

@@ -24,7 +24,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { checkIdentifier } from "./identifier.js";
 import { decodeEntry, encodeEntry, type EntryMeta } from "./entry.js";
 import { blobTooLarge, clientIdMismatch, ContinuationError, describeIoError, notFound, preconditionFailed, storageFailure } from "./errors.js";
-import { acquireThreadLock, type HeldLock } from "./lock.js";
+import { acquireThreadLock, isReadOnlyLockError, tryAcquireThreadLock, type HeldLock } from "./lock.js";
 import { CONTINUATION, DEFAULT_MAX_BLOB_BYTES, DIRECTORY_MODE, expandName, FILE_MODE, LOCK_TIMEOUT_MS, nameMatcher, READ_OVERHEAD_BYTES } from "./table.js";
 import { isExpired, U64_MAX } from "./u64.js";
 
@@ -72,11 +72,14 @@ export interface ListedKey extends EntryInfo {
   readonly expires_at_epoch_s?: bigint | null;
 }
 
-/** An entry list skipped (printed on stderr by the CLI, as the reference does). */
+/**
+ * An entry list skipped (printed on stderr by the CLI, as the reference does). `beyond_wire_integer_range`
+ * is the stream's own (continuationHandlers): an entry whose u64 members exceed the wire's integers.
+ */
 export interface ListDiagnostic {
   readonly diagnostic: "list_skipped_entry";
   readonly path: string;
-  readonly reason: "bounded_read_too_large" | "io_error" | "malformed_meta";
+  readonly reason: "bounded_read_too_large" | "io_error" | "malformed_meta" | "beyond_wire_integer_range";
   readonly actual_bytes?: number;
   readonly error?: string;
 }
@@ -258,16 +261,17 @@ export class ContinuationStore {
 
   /**
    * Read the file at `path`: null when absent; throws storage_failure (naming the file) when it is
-   * not a regular file, larger than the read bound, or corrupt. With `withBlob` the blob is read too;
-   * otherwise only the header and meta.
+   * not a regular file, larger than the read bound, or corrupt, and when a path component is not a
+   * directory (ENOTDIR, as the reference). With `withBlob` the blob is read too; otherwise only the
+   * header and meta. Never blocks: the file is opened O_NONBLOCK (a FIFO or device planted as an entry
+   * would otherwise park a libuv worker in open(2) forever) and refused unless fstat says regular.
    */
   private async readEntry(path: string, withBlob: boolean): Promise<ReadEntry | null> {
     let handle: FileHandle;
     try {
-      handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+      handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR") return null;
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw storageFailure(describeIoError("open", path, error));
     }
     try {
@@ -312,11 +316,16 @@ export class ContinuationStore {
     return { blob: entry.blob ?? Buffer.alloc(0), meta: info(entry.meta) };
   }
 
-  /** Remove entries seen expired, when they are still the same file and still expired (best effort: errors are ignored). */
+  /**
+   * Remove entries seen expired, when they are still the same file and still expired. Best effort and
+   * never waits: only when the thread's lock is free right now (a try-lock); otherwise, and on any
+   * error, the entry stays (hidden as before) for a later read to remove.
+   */
   private async removeExpired(thread: string, seen: readonly { readonly key: string; readonly dev: number; readonly ino: number }[]): Promise<void> {
-    let lock: HeldLock | undefined;
+    let lock: HeldLock | null = null;
     try {
-      lock = await this.lock(thread, false);
+      lock = await tryAcquireThreadLock(this.root, thread);
+      if (lock === null) return;
       let removed = false;
       for (const s of seen) {
         const path = this.entryPath(thread, s.key);
@@ -345,7 +354,12 @@ export class ContinuationStore {
     const dir = this.threadDir(thread);
     if (!(await exists(dir))) return { status: "ok" };
     const path = this.entryPath(thread, key);
-    const lock = await this.lock(thread, false);
+    const lock = await this.lock(thread, false).catch(async (error: unknown) => {
+      // A store we cannot write: dropping an absent entry still succeeds, as in the reference.
+      if (isReadOnlyLockError(error) && !(await exists(path))) return null;
+      throw error;
+    });
+    if (lock === null) return { status: "ok" };
     try {
       if (options.requireClientId !== undefined) {
         const entry = await this.readEntry(path, false);
@@ -357,8 +371,7 @@ export class ContinuationStore {
       try {
         await unlink(path);
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "ENOTDIR") return { status: "ok" };
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return { status: "ok" };
         throw storageFailure(describeIoError("remove", path, error));
       }
       await fsyncDirectory(dir);
@@ -439,7 +452,12 @@ export class ContinuationStore {
   async dropThread(thread: string): Promise<{ readonly dropped_count: number; readonly status: "ok" }> {
     checkIdentifier(thread, "thread");
     if (!(await exists(this.root))) return { dropped_count: 0, status: "ok" };
-    const lock = await this.lock(thread, false);
+    const lock = await this.lock(thread, false).catch(async (error: unknown) => {
+      // A store we cannot write: a thread that is not there drops nothing and succeeds, as in the reference.
+      if (isReadOnlyLockError(error) && !(await exists(this.threadDir(thread)))) return null;
+      throw error;
+    });
+    if (lock === null) return { dropped_count: 0, status: "ok" };
     try {
       await this.removeDroppedLeftovers(thread);
       const dir = this.threadDir(thread);
@@ -510,7 +528,8 @@ async function exists(path: string): Promise<boolean> {
     await lstat(path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return false;
+    // ENOTDIR (a path component is a regular file) is a storage_failure, as in the reference.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw storageFailure(describeIoError("stat", path, error));
   }
 }

@@ -20,10 +20,13 @@
  *   blob that fits; the entry itself is untouched (read it with the CLI).
  * - `list` diagnostics (entries skipped, printed on stderr by the CLI) go to `onDiagnostic`.
  */
+import { join } from "node:path";
 import { LIMITS, STREAM_V2, type StreamErrorName } from "../../generated/ts/spec.js";
 import { ReverseRequestError, type ReverseHandlers, type ReverseRequest } from "../stream/reverse.js";
 import { ContinuationError } from "./errors.js";
-import type { ContinuationStore, EntryInfo, ListDiagnostic } from "./store.js";
+import { checkIdentifier } from "./identifier.js";
+import type { StoreUse } from "./root.js";
+import type { ContinuationStore, EntryInfo, ListDiagnostic, ListedKey } from "./store.js";
 
 /** How the handlers are set up. */
 export interface ContinuationHandlerOptions {
@@ -33,8 +36,12 @@ export interface ContinuationHandlerOptions {
   readonly onDiagnostic?: (diagnostic: ListDiagnostic) => void;
 }
 
-/** A store, or a function making one per request (e.g. from the environment, whose errors are then answered too). */
-export type ContinuationStoreSource = ContinuationStore | (() => ContinuationStore);
+/**
+ * A store, or a function making one per request from what the request needs (e.g.
+ * `(use) => storeForCommand(process.env, use)`, whose errors are then answered too, in the CLI's
+ * order: it is called after the identifiers are checked).
+ */
+export type ContinuationStoreSource = ContinuationStore | ((use: StoreUse) => ContinuationStore);
 
 const ERROR_NAMES: ReadonlySet<string> = new Set(STREAM_V2.error_codes.map((r) => r.name));
 
@@ -56,6 +63,19 @@ function wireInfo(info: EntryInfo): Record<string, unknown> {
   return { client_id: info.client_id, ttl_s: info.ttl_s === null ? null : wireInteger(info.ttl_s, "ttl_s"), written_at_epoch_s: wireInteger(info.written_at_epoch_s, "written_at_epoch_s") };
 }
 
+/** Thread, key and client ids of a request checked in the CLI's order, before the store is opened. */
+function checkIds(request: ReverseRequest, members: readonly ("thread" | "key" | "client_id" | "require_client_id")[]): void {
+  for (const m of members) {
+    const value = request.params[m];
+    if (typeof value === "string") checkIdentifier(value, m === "require_client_id" ? "client_id" : m);
+  }
+}
+
+/** Whether a u64 member fits the wire's integers (limits.max_safe_integer). */
+function fitsWire(value: bigint | null): boolean {
+  return value === null || value <= BigInt(LIMITS.max_safe_integer);
+}
+
 /** Run one store call; a ContinuationError becomes the ReverseRequestError of its name. */
 async function answering<T>(run: () => Promise<T>): Promise<T> {
   try {
@@ -72,6 +92,16 @@ async function answering<T>(run: () => Promise<T>): Promise<T> {
 const text = (request: ReverseRequest, member: string): string => request.params[member] as string;
 const optionalText = (request: ReverseRequest, member: string): string | undefined => request.params[member] as string | undefined;
 
+/** The diagnostic of a listed entry the wire cannot carry (ttl_s or written_at_epoch_s above limits.max_safe_integer). */
+function beyondWire(path: string, k: ListedKey): ListDiagnostic {
+  return {
+    diagnostic: "list_skipped_entry",
+    path,
+    reason: "beyond_wire_integer_range",
+    error: `ttl_s ${k.ttl_s ?? "null"}, written_at_epoch_s ${k.written_at_epoch_s}: beyond the wire's integer range 0 .. ${LIMITS.max_safe_integer} (limits.max_safe_integer); read the entry with the CLI`,
+  };
+}
+
 /** The largest blob whose get reply fits in `maxFrameBytes` (base64: 4 bytes per 3), given the reply without its blob. */
 function largestBlob(maxFrameBytes: number, frameWithoutBlob: number): number {
   return Math.max(0, Math.floor((maxFrameBytes - frameWithoutBlob) / 4) * 3);
@@ -83,14 +113,15 @@ function largestBlob(maxFrameBytes: number, frameWithoutBlob: number): number {
  * with {@link ReverseRequestError} (a store error) or an Error (answered `internal_error`).
  */
 export function continuationHandlers(store: ContinuationStoreSource, options: ContinuationHandlerOptions = {}): ReverseHandlers {
-  const open = typeof store === "function" ? store : () => store;
+  const open = typeof store === "function" ? store : (_use: StoreUse) => store;
   const maxFrameBytes = options.maxFrameBytes ?? LIMITS.max_frame_bytes;
   return {
     "continuation/put": (request) =>
       answering(async () => {
         const clientId = optionalText(request, "client_id");
         const ttl = request.params.ttl_s as number | undefined;
-        const put = await open().put(text(request, "thread"), text(request, "key"), request.blob ?? Buffer.alloc(0), {
+        checkIds(request, ["thread", "key", "client_id"]);
+        const put = await open({ command: "put", blobBytes: request.blob?.length ?? 0 }).put(text(request, "thread"), text(request, "key"), request.blob ?? Buffer.alloc(0), {
           ...(clientId === undefined ? {} : { clientId }),
           ...(ttl === undefined ? {} : { ttlS: ttl }),
         });
@@ -99,7 +130,8 @@ export function continuationHandlers(store: ContinuationStoreSource, options: Co
     "continuation/get": (request) =>
       answering(async () => {
         const requireClientId = optionalText(request, "require_client_id");
-        const got = await open().get(text(request, "thread"), text(request, "key"), requireClientId === undefined ? {} : { requireClientId });
+        checkIds(request, ["thread", "key", "require_client_id"]);
+        const got = await open({ command: "get" }).get(text(request, "thread"), text(request, "key"), requireClientId === undefined ? {} : { requireClientId });
         const result = wireInfo(got.meta);
         // The reply frame as the host writes it, minus the blob's base64 (LF excluded, as the bound counts).
         const without = Buffer.byteLength(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { blob_base64: "", ...result } }));
@@ -112,18 +144,29 @@ export function continuationHandlers(store: ContinuationStoreSource, options: Co
     "continuation/drop": (request) =>
       answering(async () => {
         const requireClientId = optionalText(request, "require_client_id");
-        const dropped = await open().drop(text(request, "thread"), text(request, "key"), requireClientId === undefined ? {} : { requireClientId });
+        checkIds(request, ["thread", "key", "require_client_id"]);
+        const dropped = await open({ command: "drop", guarded: requireClientId !== undefined }).drop(text(request, "thread"), text(request, "key"), requireClientId === undefined ? {} : { requireClientId });
         return { result: { status: dropped.status } };
       }),
     "continuation/list": (request) =>
       answering(async () => {
-        const listed = await open().list(text(request, "thread"));
+        checkIds(request, ["thread"]);
+        const opened = open({ command: "list" });
+        const listed = await opened.list(text(request, "thread"));
         for (const d of listed.diagnostics) options.onDiagnostic?.(d);
-        return { result: { keys: listed.keys.map((k) => ({ key: k.key, ...wireInfo(k) })), thread: listed.thread } };
+        // An entry whose u64 members the wire cannot carry is skipped with a diagnostic, as the CLI's
+        // list skips an entry it cannot report; the others are still listed.
+        const keys: Record<string, unknown>[] = [];
+        for (const k of listed.keys) {
+          if (fitsWire(k.ttl_s) && fitsWire(k.written_at_epoch_s)) keys.push({ key: k.key, ...wireInfo(k) });
+          else options.onDiagnostic?.(beyondWire(join(opened.root, listed.thread, k.key), k));
+        }
+        return { result: { keys, thread: listed.thread } };
       }),
     "continuation/drop-thread": (request) =>
       answering(async () => {
-        const dropped = await open().dropThread(text(request, "thread"));
+        checkIds(request, ["thread"]);
+        const dropped = await open({ command: "drop-thread" }).dropThread(text(request, "thread"));
         return { result: { dropped_count: dropped.dropped_count, status: dropped.status } };
       }),
   };

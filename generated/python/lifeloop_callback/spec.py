@@ -2910,7 +2910,7 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "scope": "continuation",
             "where": "get, list and guarded drop of an expired entry",
             "reference": "hides it (not_found, omitted) but never deletes the file",
-            "ours": "hides it the same way and removes the file (under the lock, only if it is still the same expired file)",
+            "ours": "hides it the same way and removes the file (only when the thread lock is free at that moment, a try-lock, so a get never waits; and only if it is still the same expired file)",
             "reason": "Expired blobs would otherwise stay on disk forever.",
         },
         {
@@ -2928,6 +2928,14 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "reference": "its own words",
             "ours": "our own words; codes, structured members, exit codes and the order of checks are the reference's",
             "reason": "Prose is not copied; machines branch on codes.",
+        },
+        {
+            "id": "continuation-non-regular-entry",
+            "scope": "continuation",
+            "where": "get, list, guarded drop and put guards of an entry that is a FIFO, socket or device",
+            "reference": "opens it for reading and blocks until a writer appears (a FIFO blocks get and list forever)",
+            "ours": "opens it non-blocking, sees it is not a regular file and refuses it: storage_failure naming the file (list: an io_error diagnostic, exit 0)",
+            "reason": "A planted file must never hang a command or, in a stream session, the host's worker threads.",
         },
         {
             "id": "hook-command-events",

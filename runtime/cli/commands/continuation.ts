@@ -16,7 +16,7 @@
 import { checkIdentifier } from "../../continuation/identifier.js";
 import { ContinuationError, blobTooLarge, storageFailure } from "../../continuation/errors.js";
 import { sortedJsonLine } from "../../continuation/json.js";
-import { MaxBytesSettingError, resolveMaxBlobBytes, resolveRoot, rootResolutionText, storeFromEnvironment, type ContinuationEnvironment } from "../../continuation/root.js";
+import { MaxBytesSettingError, resolveMaxBlobBytes, resolveRoot, rootResolutionText, storeForCommand, type ContinuationEnvironment } from "../../continuation/root.js";
 import { ContinuationStore } from "../../continuation/store.js";
 import { abandonedLockWaits } from "../../continuation/lock.js";
 import { CONTINUATION, type ContinuationCommandName } from "../../continuation/table.js";
@@ -172,12 +172,12 @@ function optionalClient(p: Parsed, flag: string): string | undefined {
   return value;
 }
 
-/** get and drop: thread, key and `--require-client-id` checked in the reference's order, then the root. */
-function checkedEntry(p: Parsed, env: ContinuationEnvironment): { readonly root: string; readonly guard: { readonly requireClientId?: string } } {
+/** get and drop: thread, key and `--require-client-id` checked in the reference's order. */
+function checkedEntry(p: Parsed): { readonly guard: { readonly requireClientId?: string } } {
   checkIdentifier(thread(p), "thread");
   checkIdentifier(key(p), "key");
   const requireClientId = optionalClient(p, "--require-client-id");
-  return { root: resolveRoot(env), guard: requireClientId === undefined ? {} : { requireClientId } };
+  return { guard: requireClientId === undefined ? {} : { requireClientId } };
 }
 
 function writeBytes(io: CliIo, bytes: Uint8Array): void {
@@ -210,31 +210,30 @@ const COMMAND_RUNNERS: Readonly<Record<ContinuationCommandName, Runner>> = {
     return 0;
   },
   async get(p, io, env) {
-    const { root, guard } = checkedEntry(p, env);
-    const s = new ContinuationStore({ root, maxBlobBytes: resolveMaxBlobBytes(env) });
-    const { blob, meta } = await s.get(thread(p), key(p), guard);
+    const { guard } = checkedEntry(p);
+    const { blob, meta } = await storeForCommand(env, { command: "get" }).get(thread(p), key(p), guard);
     // The meta line first, then the blob, nothing appended (as the reference).
     io.err(sortedJsonLine({ ...meta }));
     writeBytes(io, blob);
     return 0;
   },
   async drop(p, io, env) {
-    const { root, guard } = checkedEntry(p, env);
+    const { guard } = checkedEntry(p);
     // Only a guarded drop reads entries, so only it reads the max-bytes variable (as the reference).
-    const s = new ContinuationStore({ root, ...(guard.requireClientId === undefined ? {} : { maxBlobBytes: resolveMaxBlobBytes(env) }) });
+    const s = storeForCommand(env, { command: "drop", guarded: guard.requireClientId !== undefined });
     io.out(sortedJsonLine(await s.drop(thread(p), key(p), guard)));
     return 0;
   },
   async list(p, io, env) {
     checkIdentifier(thread(p), "thread");
-    const result = await storeFromEnvironment(env).list(thread(p), { long: p.switches.has("--long") });
+    const result = await storeForCommand(env, { command: "list" }).list(thread(p), { long: p.switches.has("--long") });
     for (const d of result.diagnostics) io.err(sortedJsonLine({ ...d }));
     io.out(sortedJsonLine({ keys: result.keys.map((k) => ({ ...k })), thread: result.thread }));
     return 0;
   },
   async "drop-thread"(p, io, env) {
     checkIdentifier(thread(p), "thread");
-    io.out(sortedJsonLine(await store(env).dropThread(thread(p))));
+    io.out(sortedJsonLine(await storeForCommand(env, { command: "drop-thread" }).dropThread(thread(p))));
     return 0;
   },
 };

@@ -29,7 +29,7 @@ import { INTEGER_PATHS, LIMITS } from "../../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../../generated/ts/types.js";
 import { sortedJsonLine } from "../../continuation/json.js";
 import { abandonedLockWaits } from "../../continuation/lock.js";
-import { rootResolutionText, storeFromEnvironment } from "../../continuation/root.js";
+import { rootResolutionText, storeForCommand } from "../../continuation/root.js";
 import { continuationHandlers } from "../../continuation/stream-handlers.js";
 import { issueText } from "../../invoker/failure.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
@@ -89,7 +89,7 @@ function buildInvoker(transport: string, program: string | undefined, args: read
   if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   try {
     if (transport === "subprocess") return new SubprocessInvoker({ program, args, timeoutMs });
-    const reverseHandlers = continuationHandlers(() => storeFromEnvironment(process.env), {
+    const reverseHandlers = continuationHandlers((use) => storeForCommand(process.env, use), {
       onDiagnostic: (d) => io.err(`session: continuation/list: ${sortedJsonLine({ ...d })}`),
     });
     return new StreamInvoker({ program, args, timeoutMs, reverseHandlers });

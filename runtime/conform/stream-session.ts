@@ -32,6 +32,8 @@ export interface StreamRunResult {
   readonly failure: string | null;
   readonly run: ChildRun;
   readonly elapsedMs: number;
+  /** Bytes the client wrote to stdout (frames or not). */
+  readonly stdoutBytes: number;
 }
 
 /**
@@ -220,6 +222,7 @@ export async function runStreamScript(program: string, args: readonly string[], 
   let failure: string | null = null;
   let scriptDone!: () => void;
   let scriptStarted = false;
+  let stdoutBytes = 0;
   const scriptFinished = new Promise<void>((r) => (scriptDone = r));
   const exitGrace = LIMITS.stream_client_exit_ms;
   const run = await runChild({
@@ -234,7 +237,10 @@ export async function runStreamScript(program: string, args: readonly string[], 
     // total of max_response_bytes would fail a valid client with large replies in a long session).
     limits: { ...DEFAULT_INVOKER_LIMITS, max_response_bytes: FRAMES_PER_SCENARIO * waits * LIMITS.max_frame_bytes },
     retainStdout: false,
-    onStdout: (chunk) => session?.onStdout(chunk),
+    onStdout: (chunk) => {
+      stdoutBytes += chunk.length;
+      session?.onStdout(chunk);
+    },
     write: async (io) => {
       scriptStarted = true;
       session = new StreamSession(io, timeoutMs);
@@ -263,7 +269,7 @@ export async function runStreamScript(program: string, args: readonly string[], 
   if (scriptStarted) await scriptFinished;
   if (run.spawnError !== null) failure = `the program could not be started: ${run.spawnError.message}`;
   else if (failure === null && run.stdoutTooLarge) failure = `stdout exceeded ${FRAMES_PER_SCENARIO * waits} frames of limits.max_frame_bytes (the session's bound)`;
-  return { failure, run, elapsedMs: performance.now() - started };
+  return { failure, run, elapsedMs: performance.now() - started, stdoutBytes };
 }
 
 /** The outcome of one scenario of a shared session. */

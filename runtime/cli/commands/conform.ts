@@ -8,6 +8,7 @@
  * cannot be read; 5 not measured (the smoke check of a requested transport failed, and no MUST
  * failed in the other).
  */
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { join } from "node:path";
 import { LIMITS, WIRE_VERSION } from "../../../generated/ts/spec.js";
 import { parseBaseline, readBaselineFile, staleEntries } from "../../conform/baseline.js";
@@ -41,6 +42,10 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
   const program = values.get("--program");
   if (program === undefined) throw new UsageError("--program is required (the absolute path of the client to check)");
   if (!program.startsWith("/")) throw new UsageError(`--program must be an absolute path (got ${JSON.stringify(program)}); no shell or PATH lookup is used`);
+  // A program that is not an executable file is the caller's mistake, not the client's (nothing
+  // could be started): a usage error that names it, before any scenario.
+  const programProblem = executableProblem(program);
+  if (programProblem !== null) throw new UsageError(`--program ${program}: ${programProblem}`);
   const transport = values.get("--transport") ?? "subprocess";
   if (!["subprocess", "stream", "both"].includes(transport)) throw new UsageError(`--transport takes subprocess, stream or both (got ${JSON.stringify(transport)})`);
   const format = (values.get("--format") ?? "text") as Format;
@@ -102,4 +107,16 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
   };
   io.out(renderReport(format, header, records, summary, notMeasured));
   return exitCode;
+}
+
+/** Why `path` cannot be run as a program (absent, not a file, not executable), or null. */
+function executableProblem(path: string): string | null {
+  try {
+    if (!statSync(path).isFile()) return "not a regular file";
+    accessSync(path, fsConstants.X_OK);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? "no such file" : code === "EACCES" ? "not executable" : `cannot be run (${code ?? String(error)})`;
+  }
 }

@@ -48,6 +48,7 @@ export const NOT_AVAILABLE_ERROR = "not_available";
 /** Limits the stream binding relies on (spec/tables/limits.json). */
 export const STREAM_LIMITS = [
   "max_frame_bytes",
+  "max_frame_values",
   "max_client_requests_in_flight",
   "stream_close_grace_ms",
   "stream_term_grace_ms",

@@ -2227,6 +2227,13 @@ export const LIMITS_TABLE = {
       "on_exceed": "rule stream.frame-too-large as soon as the extra byte arrives; the stream ends (stream_frame_too_large)"
     },
     {
+      "name": "max_frame_values",
+      "value": 131076,
+      "unit": "count",
+      "applies_to": "JSON values in one stream v2 frame, counted as for max_values: max_values for the DispatchEnvelope or CallbackResponse it carries plus 4 for the frame's own values (the frame object, jsonrpc, id, method; a reply has no method, so its result may hold max_values + 1); both directions",
+      "on_exceed": "rule json.max-values on the frame: a framing violation, the stream ends (stream_framing)"
+    },
+    {
       "name": "max_client_requests_in_flight",
       "value": 64,
       "unit": "count",
@@ -4257,6 +4264,7 @@ export const LIMITS = {
   "max_reported_issues": 1000,
   "max_safe_integer": 9007199254740991,
   "max_frame_bytes": 16842752,
+  "max_frame_values": 131076,
   "max_client_requests_in_flight": 64,
   "stream_close_grace_ms": 2000,
   "stream_term_grace_ms": 1000,

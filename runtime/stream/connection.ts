@@ -25,7 +25,7 @@ import { ByteTail } from "../invoker/stderr-tail.js";
 import type { ChildExit } from "../invoker/child-run.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { FrameReader } from "./frame-reader.js";
-import { parseHostFrame, type StreamFrame } from "./frame.js";
+import { FRAME_OWN_VALUES, parseHostFrame, type StreamFrame } from "./frame.js";
 import type { StreamInvokerLimits } from "./limits.js";
 
 /** Why a connection ended (see the module doc for how inferred causes yield to `exit`). */
@@ -250,7 +250,8 @@ export class StreamConnection {
         this.terminate("frame_too_large");
         return;
       }
-      const judged = parseHostFrame(event.bytes, this.limits.max_frame_bytes);
+      // The carried document is bounded by max_values (overridable) plus the frame's own values.
+      const judged = parseHostFrame(event.bytes, this.limits.max_frame_bytes, this.limits.max_values + FRAME_OWN_VALUES);
       if (!judged.ok) {
         this.issue = judged.issue;
         this.frameBytes = event.bytes.subarray(0, this.limits.failure_detail_preview_bytes + 1);

@@ -95,16 +95,19 @@ export function idProblem(value: unknown, pointer: string, lexemes: readonly str
 }
 
 /** Judge the bytes of one frame (LF and optional CR already removed); never throws. */
-export function parseFrame(bytes: Uint8Array, maxFrameBytes: number = LIMITS.max_frame_bytes): FrameResult {
-  return parseFrameRecording(bytes, maxFrameBytes, NON_INTEGER_PATHS);
+export function parseFrame(bytes: Uint8Array, maxFrameBytes: number = LIMITS.max_frame_bytes, maxFrameValues: number = LIMITS.max_frame_values): FrameResult {
+  return parseFrameRecording(bytes, maxFrameBytes, NON_INTEGER_PATHS, maxFrameValues);
 }
+
+/** The frame's own values beyond the document it carries (limits.max_frame_values − limits.max_values). */
+export const FRAME_OWN_VALUES = LIMITS.max_frame_values - LIMITS.max_values;
 
 /**
  * {@link parseFrame} recording non-integer lexemes only at `nonIntegerPaths` (the host passes
  * {@link HOST_NON_INTEGER_PATHS}); the verdict is the same, only the pointers returned differ.
  */
-export function parseFrameRecording(bytes: Uint8Array, maxFrameBytes: number, nonIntegerPaths: readonly string[]): FrameResult {
-  return judgeFrame(parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1 }, { nonIntegerPaths }));
+export function parseFrameRecording(bytes: Uint8Array, maxFrameBytes: number, nonIntegerPaths: readonly string[], maxFrameValues: number = LIMITS.max_frame_values): FrameResult {
+  return judgeFrame(parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues }, { nonIntegerPaths }));
 }
 
 const NO_PATHS: readonly string[] = [];
@@ -128,9 +131,9 @@ function hostLexemesMatter(value: unknown): boolean {
  * integer fields) is parsed once without recording any lexeme; a frame where one could matter is
  * parsed again with the patterns (recording lexemes costs the scanner more than the first parse).
  */
-export function parseHostFrame(bytes: Uint8Array, maxFrameBytes: number): FrameResult {
-  const quick = parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1 }, { nonIntegerPaths: NO_PATHS });
-  if (quick.ok && hostLexemesMatter(quick.value)) return parseFrameRecording(bytes, maxFrameBytes, HOST_NON_INTEGER_PATHS);
+export function parseHostFrame(bytes: Uint8Array, maxFrameBytes: number, maxFrameValues: number = LIMITS.max_frame_values): FrameResult {
+  const quick = parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues }, { nonIntegerPaths: NO_PATHS });
+  if (quick.ok && hostLexemesMatter(quick.value)) return parseFrameRecording(bytes, maxFrameBytes, HOST_NON_INTEGER_PATHS, maxFrameValues);
   return judgeFrame(quick);
 }
 

@@ -88,7 +88,7 @@ func decodeFrame(line []byte) (*streamFrame, *FramingError) {
 	if len(line) == 0 {
 		return nil, framing(ruleStreamEmptyFrame, "empty line (a frame is one JSON object)")
 	}
-	root, _, issue := parseDocument(line, DocumentLimits{MaxBytes: math.MaxInt, MaxDepth: LimitMaxDepth + 1})
+	root, _, issue := parseDocument(line, DocumentLimits{MaxBytes: math.MaxInt, MaxDepth: LimitMaxDepth + 1, MaxValues: LimitMaxFrameValues})
 	if issue != nil {
 		return nil, framing(issue.Rule, "%s at %q", issue.Message, issue.Pointer)
 	}

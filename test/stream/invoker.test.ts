@@ -9,7 +9,9 @@
  * raw client holds replies until a later request arrives. Watchdogs: each test's own timeout, and
  * the settle bound asserted on every timed outcome.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
 import { ReverseRequestError } from "../../runtime/stream/reverse.js";
 import { envelope, logLines, RAW_CLIENT, scratch, SESSION_EVENTS, Sessions, TS_RUNNER } from "./support.js";
@@ -348,5 +350,39 @@ describe("StreamInvoker: the envelope is prepared as v1 prepares it", () => {
     sessions.see(inv);
     expect(none.ok).toBe(true);
     expect(bad.ok ? "ok" : bad.failure.variant).toBe("invalid_request");
+  });
+});
+
+describe("StreamInvoker: a reply frame is bounded by limits.max_frame_values", () => {
+  /** A client (a real script file) answering every request with a result holding `count` empty objects in metadata. */
+  const answering = (count: number): string[] => {
+    const dir = scratch();
+    cleanups.push(dir.cleanup);
+    const file = join(dir.dir, "big-result.mjs");
+    writeFileSync(
+      file,
+      `let b="";process.stdin.on("data",(c)=>{b+=c;let i;while((i=b.indexOf("\\n"))>=0){const f=JSON.parse(b.slice(0,i));b=b.slice(i+1);if(f.id===undefined)continue;` +
+        `process.stdout.write('{"jsonrpc":"2.0","id":'+JSON.stringify(f.id)+',"result":{"schema_version":"lifeloop.v0.3","status":"delivered","metadata":{"a":['+"{},".repeat(${count}-1)+'{}]}}}\\n')}});`,
+    );
+    return [file];
+  };
+  const cleanups: (() => void)[] = [];
+  afterAll(() => {
+    for (const c of cleanups) c();
+  });
+
+  it("a result with more than max_values values ends the stream as a framing violation (json.max-values), never delivered", async () => {
+    const inv = sessions.open({ program: process.execPath, args: answering(LIMITS.max_values + 10), timeoutMs: 20_000 }); // the frame's own values are at most 4
+    const r = await inv.invoke(envelope("session.started", 1));
+    sessions.see(inv);
+    expect(r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`).toMatch(/^stream_framing: .*json\.max-values/);
+  });
+
+  it("a result of exactly max_values values is delivered", async () => {
+    // The result's own values: the object, schema_version, status, metadata and the array.
+    const inv = sessions.open({ program: process.execPath, args: answering(LIMITS.max_values - 5), timeoutMs: 20_000 });
+    const r = await inv.invoke(envelope("session.started", 1));
+    sessions.see(inv);
+    expect(r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`).toBe("ok");
   });
 });

@@ -72,6 +72,22 @@ describe("cli: session", () => {
     });
   }
 
+  it("a reused idempotency_key with different content is the event's state_conflict, never a crash; the session goes on", async () => {
+    const keyed = [1, 2, 3].map((n) => {
+      const env = envelope("session.started", n);
+      return JSON.stringify({ ...env, request: { ...env.request, idempotency_key: "same-key" } });
+    });
+    for (const transport of ["subprocess", "stream"] as const) {
+      const r = await session(["--transport", transport, "--program", TS_RUNNER, "--timeout-ms", "10000", sessionFile(`idem-${transport}.jsonl`, keyed)]);
+      expect(r.code, r.stderr).toBe(1);
+      const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.length).toBe(4);
+      expect(validateValue("LifecycleReceipt", lines[0]?.receipt)).toEqual([]);
+      for (const line of lines.slice(1, 3)) expect(line).toMatchObject({ receipt: null, receipt_error: { failure_class: "state_conflict" } });
+      expect(lines[3]).toMatchObject({ summary: { events: 3, delivered: 1, failed: 2 } });
+    }
+  });
+
   it("exit 0 when every envelope got a valid response; discarded frames are counted", async () => {
     const file = sessionFile("dup.jsonl", whole.slice(0, 3));
     const r = await session(["--transport", "stream", "--program", RAW_CLIENT, "--arg", "--behave", "--arg", "duplicate", "--timeout-ms", "10000", file]);

@@ -226,6 +226,7 @@ LIMITS: Final[Mapping[str, int]] = {
     "max_reported_issues": 1000,
     "max_safe_integer": 9007199254740991,
     "max_frame_bytes": 16842752,
+    "max_frame_values": 131076,
     "max_client_requests_in_flight": 64,
     "stream_close_grace_ms": 2000,
     "stream_term_grace_ms": 1000,
@@ -277,6 +278,9 @@ LIMIT_MAX_SAFE_INTEGER: Final = 9007199254740991
 
 #: limits.max_frame_bytes (bytes): one stream v2 frame: the bytes since the last LF (CR included, LF excluded), in both directions; max_request_bytes plus 64 KiB for the JSON-RPC members around a DispatchEnvelope
 LIMIT_MAX_FRAME_BYTES: Final = 16842752
+
+#: limits.max_frame_values (count): JSON values in one stream v2 frame, counted as for max_values: max_values for the DispatchEnvelope or CallbackResponse it carries plus 4 for the frame's own values (the frame object, jsonrpc, id, method; a reply has no method, so its result may hold max_values + 1); both directions
+LIMIT_MAX_FRAME_VALUES: Final = 131076
 
 #: limits.max_client_requests_in_flight (count): client-to-host requests of one stream that the host has not answered yet
 LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT: Final = 64
@@ -2604,6 +2608,13 @@ LIMITS_TABLE: Final[JsonValue] = {
             "unit": "bytes",
             "applies_to": "one stream v2 frame: the bytes since the last LF (CR included, LF excluded), in both directions; max_request_bytes plus 64 KiB for the JSON-RPC members around a DispatchEnvelope",
             "on_exceed": "rule stream.frame-too-large as soon as the extra byte arrives; the stream ends (stream_frame_too_large)",
+        },
+        {
+            "name": "max_frame_values",
+            "value": 131076,
+            "unit": "count",
+            "applies_to": "JSON values in one stream v2 frame, counted as for max_values: max_values for the DispatchEnvelope or CallbackResponse it carries plus 4 for the frame's own values (the frame object, jsonrpc, id, method; a reply has no method, so its result may hold max_values + 1); both directions",
+            "on_exceed": "rule json.max-values on the frame: a framing violation, the stream ends (stream_framing)",
         },
         {
             "name": "max_client_requests_in_flight",

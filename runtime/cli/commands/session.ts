@@ -35,6 +35,7 @@ import { issueText } from "../../invoker/failure.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError, type CallbackInvoker, type InvocationResult } from "../../invoker/types.js";
 import { ReceiptEmitter } from "../../receipts/emitter.js";
+import { IdempotencyConflictError } from "../../receipts/idempotency.js";
 import { StreamInvoker } from "../../stream/invoker.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
@@ -130,7 +131,21 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
         io.err(`session: ${result.failure.variant} (${result.failure.failure_class}): ${result.failure.detail}\n`);
       }
       if (!(invoker instanceof StreamInvoker) && (result.ok || !PRE_SPAWN.has(result.failure.variant))) spawns++;
-      const receipt = receipts.emit(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: `rcpt-${randomUUID()}`, at_epoch_s: Math.floor(Date.now() / 1000) });
+      // A reused idempotency_key with different content is the session's state_conflict, reported
+      // on the event's line (no receipt) and counted as a failure; the session goes on.
+      let receipt: unknown = null;
+      let receiptError: Record<string, unknown> | null = null;
+      try {
+        receipt = receipts.emit(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: `rcpt-${randomUUID()}`, at_epoch_s: Math.floor(Date.now() / 1000) });
+      } catch (error) {
+        if (!(error instanceof IdempotencyConflictError)) throw error;
+        receiptError = { failure_class: error.failure_class, retry_class: error.retry_class, message: error.message };
+        if (result.ok) {
+          delivered--;
+          failed++;
+        }
+        io.err(`session: ${error.failure_class}: ${error.message}\n`);
+      }
       const eventId = (() => {
         try {
           const id = (line.value as { request?: { event_id?: unknown } } | null)?.request?.event_id;
@@ -145,6 +160,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
           response: result.ok ? result.response : null,
           failure: result.ok ? null : printedFailure(result.failure),
           receipt,
+          ...(receiptError === null ? {} : { receipt_error: receiptError }),
           elapsed_ms: Math.round(result.elapsedMs),
         }),
       );

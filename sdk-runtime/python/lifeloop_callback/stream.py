@@ -63,6 +63,7 @@ from .spec import (
     FAILURE_VARIANT_INVALID_REQUEST,
     LIMIT_MAX_DEPTH,
     LIMIT_MAX_FRAME_BYTES,
+    LIMIT_MAX_FRAME_VALUES,
     STREAM_V2_TABLE,
 )
 from .strict_json import parse_strict_json
@@ -237,7 +238,7 @@ def decode_frame(line: bytes) -> Frame:
         line = line[:-1]
     if not line:
         raise FramingError(RULE_EMPTY_FRAME, "empty line (a frame is one JSON object)")
-    parsed = parse_strict_json(line, len(line), LIMIT_MAX_DEPTH + 1, ())
+    parsed = parse_strict_json(line, len(line), LIMIT_MAX_DEPTH + 1, (), max_values=LIMIT_MAX_FRAME_VALUES)
     if parsed.issue is not None:
         issue = parsed.issue
         raise FramingError(issue.rule, f'{issue.message} at "{issue.pointer}"')

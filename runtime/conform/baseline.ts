@@ -36,7 +36,7 @@ export function readBaselineFile(path: string, maxBytes: number): { readonly tex
     const stats = fstatSync(fd);
     if (!stats.isFile()) return { error: `the baseline ${path} is not a regular file (${stats.isFIFO() ? "a FIFO" : stats.isDirectory() ? "a directory" : stats.isCharacterDevice() || stats.isBlockDevice() ? "a device" : "not a file"}); only a regular file is read` };
     if (stats.size > maxBytes) return { error: `the baseline ${path} is larger than ${maxBytes} bytes (limits.max_request_bytes)` };
-    const buf = Buffer.alloc(maxBytes + 1 > stats.size + 1 ? stats.size + 1 : maxBytes + 1);
+    const buf = Buffer.alloc(Math.min(maxBytes, stats.size) + 1);
     let n = 0;
     // The size may change between fstat and read: read until EOF or one byte past the bound.
     for (;;) {

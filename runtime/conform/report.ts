@@ -61,7 +61,7 @@ export const xml = (s: string): string =>
     .replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;")
     .replace(/[\t\n\r]/g, (c) => `&#${c.charCodeAt(0)};`)
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => `\\u{${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}}`);
 
 /** Text for one markdown table cell: `|` escaped, line breaks as `<br>`, other controls as `\u{XX}`. */
@@ -69,7 +69,7 @@ export const markdownCell = (s: string): string =>
   s
     .replace(/\|/g, "\\|")
     .replace(/\r\n|\r|\n/g, "<br>")
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
     .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u{${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}}`);
 
 /** Render a whole report. `notMeasured` lists the transports whose smoke check failed. */

@@ -37,7 +37,7 @@ describe("conform report formats with hostile client output", () => {
     const rows = md.split("\n").filter((l) => l.startsWith("| `"));
     expect(rows).toHaveLength(records.length);
     for (const row of rows) expect(row.endsWith(" |"), row).toBe(true);
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
     expect(md).not.toMatch(/[\x00-\x08\x0b-\x1f]/);
   });
 });

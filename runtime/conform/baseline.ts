@@ -5,15 +5,52 @@
  * the list cannot go stale.
  */
 
-/** The ids of a baseline text, in file order, without duplicates. */
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from "node:fs";
+
+/** The ids of a baseline text, in file order, without duplicates (linear: a Set, not a list scan). */
 export function parseBaseline(text: string): string[] {
-  const ids: string[] = [];
+  const ids = new Set<string>();
   for (const raw of text.split(/\r?\n/)) {
     const hash = raw.indexOf("#");
     const id = (hash >= 0 ? raw.slice(0, hash) : raw).trim();
-    if (id !== "" && !ids.includes(id)) ids.push(id);
+    if (id !== "") ids.add(id);
   }
-  return ids;
+  return [...ids];
+}
+
+/**
+ * The text of a baseline file, read without ever blocking or growing without bound: the file is
+ * opened non-blocking (a FIFO without a writer opens at once instead of waiting), must be a regular
+ * file (a FIFO, a device such as /dev/zero or a directory is refused) and at most `maxBytes` bytes
+ * (limits.max_request_bytes; at most `maxBytes` + 1 bytes are ever read). Returns the UTF-8 text, or
+ * `{ error }` with a message naming what is wrong (the caller exits 3, input).
+ */
+export function readBaselineFile(path: string, maxBytes: number): { readonly text: string } | { readonly error: string } {
+  let fd: number;
+  try {
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  } catch (error) {
+    return { error: `cannot open the baseline ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { error: `the baseline ${path} is not a regular file (${stats.isFIFO() ? "a FIFO" : stats.isDirectory() ? "a directory" : stats.isCharacterDevice() || stats.isBlockDevice() ? "a device" : "not a file"}); only a regular file is read` };
+    if (stats.size > maxBytes) return { error: `the baseline ${path} is larger than ${maxBytes} bytes (limits.max_request_bytes)` };
+    const buf = Buffer.alloc(Math.min(maxBytes, stats.size) + 1);
+    let n = 0;
+    // The size may change between fstat and read: read until EOF or one byte past the bound.
+    for (;;) {
+      if (n === buf.length) return { error: `the baseline ${path} is larger than ${maxBytes} bytes (limits.max_request_bytes)` };
+      const got = readSync(fd, buf, n, buf.length - n, null);
+      if (got === 0) break;
+      n += got;
+    }
+    return { text: buf.subarray(0, n).toString("utf8") };
+  } catch (error) {
+    return { error: `cannot read the baseline ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

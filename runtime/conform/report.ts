@@ -48,7 +48,29 @@ export const FORMATS = ["text", "json", "junit", "markdown"] as const;
 /** An output format. */
 export type Format = (typeof FORMATS)[number];
 
-const xml = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+/**
+ * Text for an XML 1.0 attribute or element: markup escaped, and every character XML 1.0 cannot
+ * carry (C0 controls but TAB, LF, CR; lone surrogates; U+FFFE, U+FFFF) written as `\u{XX}`, so
+ * that a client's stderr (ANSI colours, NULs, bells) never makes the report not well-formed. TAB,
+ * LF and CR are written as character references (an attribute value would normalize them).
+ */
+export const xml = (s: string): string =>
+  s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/[\t\n\r]/g, (c) => `&#${c.charCodeAt(0)};`)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => `\\u{${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}}`);
+
+/** Text for one markdown table cell: `|` escaped, line breaks as `<br>`, other controls as `\u{XX}`. */
+export const markdownCell = (s: string): string =>
+  s
+    .replace(/\|/g, "\\|")
+    .replace(/\r\n|\r|\n/g, "<br>")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
+    .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u{${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}}`);
 
 /** Render a whole report. `notMeasured` lists the transports whose smoke check failed. */
 export function renderReport(format: Format, header: ReportHeader, records: readonly PrintedRecord[], summary: ReportSummary, notMeasured: readonly NotMeasured[]): string {
@@ -57,20 +79,26 @@ export function renderReport(format: Format, header: ReportHeader, records: read
     case "json":
       return [JSON.stringify({ header }), ...records.map((r) => JSON.stringify(r)), JSON.stringify({ summary: smokeDetail === null ? summary : { ...summary, not_measured_reason: smokeDetail } })].join("\n") + "\n";
     case "junit": {
-      const failures = summary.fail + summary.not_testable;
+      // Counts agree with the exit code: an expected failure is skipped (the baseline allows it), a
+      // stale baseline entry is a failing testcase of its own.
+      const expected = (r: PrintedRecord): boolean => r.expected_failure && (r.verdict === "fail" || r.verdict === "not_testable");
       const cases = records.map((r) => {
         const name = `name="${xml(r.scenario)}" classname="${xml(`conform.${r.transport}`)}" time="${(r.elapsed_ms / 1000).toFixed(3)}"`;
-        if (r.verdict === "fail" || r.verdict === "not_testable") return `    <testcase ${name}><failure message="${xml(r.detail)}">${xml(`${r.rule_ids.join(", ")}${r.expected_failure ? " (expected failure)" : ""}`)}</failure></testcase>`;
+        if (expected(r)) return `    <testcase ${name}><skipped message="${xml(`expected failure (baseline): ${r.detail}`)}"/></testcase>`;
+        if (r.verdict === "fail" || r.verdict === "not_testable") return `    <testcase ${name}><failure message="${xml(r.detail)}">${xml(r.rule_ids.join(", "))}</failure></testcase>`;
         if (r.verdict === "skip") return `    <testcase ${name}><skipped message="${xml(r.detail)}"/></testcase>`;
         if (r.verdict === "warn") return `    <testcase ${name}><system-out>${xml(`warning (SHOULD): ${r.detail}`)}</system-out></testcase>`;
         return `    <testcase ${name}/>`;
       });
       const smokes = notMeasured.map((n) => `    <testcase name="smoke" classname="conform.${xml(n.transport)}"><error message="${xml(`not measured: ${n.detail}`)}"/></testcase>`);
-      return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuite name="lifeloop-callback conform" tests="${records.length + smokes.length}" failures="${failures}" errors="${smokes.length}" skipped="${summary.skip}">`, ...smokes, ...cases, "</testsuite>", ""].join("\n");
+      const stale = summary.stale_baseline.map((entry) => `    <testcase name="${xml(`baseline: ${entry}`)}" classname="conform.baseline"><failure message="${xml(`stale baseline entry: ${entry}`)}"/></testcase>`);
+      const failures = records.filter((r) => (r.verdict === "fail" || r.verdict === "not_testable") && !expected(r)).length + stale.length;
+      const skipped = records.filter((r) => r.verdict === "skip" || expected(r)).length;
+      return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuite name="lifeloop-callback conform" tests="${records.length + smokes.length + stale.length}" failures="${failures}" errors="${smokes.length}" skipped="${skipped}">`, ...smokes, ...cases, ...stale, "</testsuite>", ""].join("\n");
     }
     case "markdown": {
-      const rows = records.map((r) => `| \`${r.scenario}\` | ${r.transport} | ${r.verdict}${r.expected_failure ? " (expected)" : ""} | ${r.level} | ${r.rule_ids.map((id) => `\`${id}\``).join(", ")} | ${r.detail.replace(/\|/g, "\\|")} |`);
-      const head = notMeasured.flatMap((n) => [`**Not measured (${n.transport})**: ${n.detail.replace(/\|/g, "\\|")}`, ""]);
+      const rows = records.map((r) => `| \`${r.scenario}\` | ${r.transport} | ${r.verdict}${r.expected_failure ? " (expected)" : ""} | ${r.level} | ${r.rule_ids.map((id) => `\`${id}\``).join(", ")} | ${markdownCell(r.detail)} |`);
+      const head = notMeasured.flatMap((n) => [`**Not measured (${n.transport})**: ${markdownCell(n.detail)}`, ""]);
       return [`## conform: ${header.program}`, "", ...head, "| scenario | transport | verdict | level | rules | detail |", "|---|---|---|---|---|---|", ...rows, "", summaryLine(summary), ""].join("\n");
     }
     case "text": {

@@ -40,7 +40,13 @@ export function judge(scenario: Scenario, r: ExchangeResult): string | null {
     const bound = CONFORMANCE_CHECKS_TABLE.sigterm_exit_ms;
     return r.exitAfterSigtermMs <= bound ? null : `ended ${Math.round(r.exitAfterSigtermMs)} ms after SIGTERM (bound ${bound} ms)`;
   }
-  if (r.timedOut) return `no answer within the deadline (${Math.round(r.elapsedMs)} ms); the group was killed`;
+  if (r.timedOut) {
+    if (r.stdout.length === 0) return `no answer within the deadline (${Math.round(r.elapsedMs)} ms); the group was killed`;
+    const late = parseWireDocument("CallbackResponse", r.stdout);
+    return late.ok
+      ? `answered, then did not exit within the deadline (${Math.round(r.elapsedMs)} ms); the group was killed (a client exits 0 after its response)`
+      : `wrote ${r.stdout.length} bytes that are not exactly one valid CallbackResponse, and did not exit within the deadline (${Math.round(r.elapsedMs)} ms); the group was killed`;
+  }
   if (r.stdoutTooLarge) return "stdout exceeded limits.max_response_bytes";
   const parsed = parseWireDocument("CallbackResponse", r.stdout);
   if (!parsed.ok) {
@@ -66,21 +72,32 @@ function exitText(r: ExchangeResult): string {
 
 /** Run one scenario and build its record. A stream scenario's script judges the session itself. */
 export async function runScenario(target: ConformTarget, scenario: Scenario): Promise<ScenarioRecord> {
+  return (await runScenarioFacts(target, scenario)).record;
+}
+
+/**
+ * {@link runScenario}, plus whether the client answered at all: it was started and wrote at least
+ * one byte to stdout (the smoke check's criterion, spec/conformance-runner.md, "Verdicts").
+ */
+async function runScenarioFacts(target: ConformTarget, scenario: Scenario): Promise<{ readonly record: ScenarioRecord; readonly answered: boolean }> {
+  let answered: boolean;
   let why: string | null;
   let stderrTail: string;
   let elapsedMs: number;
   if (scenario.input.kind === "stream") {
     const r = await runStreamScript(target.program, target.args, target.timeoutMs, scenario.input.script);
     why = r.failure;
+    answered = r.run.spawnError === null && r.stdoutBytes > 0;
     stderrTail = r.run.stderr.text();
     elapsedMs = r.elapsedMs;
   } else {
     const r = await exchange(target.program, target.args, scenario.input, target.timeoutMs);
     why = judge(scenario, r);
+    answered = r.spawnError === null && (r.stdout.length > 0 || r.stdoutTooLarge);
     stderrTail = r.stderrTail;
     elapsedMs = r.elapsedMs;
   }
-  return record(scenario, why, stderrTail, elapsedMs);
+  return { record: record(scenario, why, stderrTail, elapsedMs), answered };
 }
 
 function record(scenario: Scenario, why: string | null, stderrTail: string, elapsedMs: number): ScenarioRecord {
@@ -127,8 +144,11 @@ export type ConformRun =
  */
 export async function runConformance(target: ConformTarget, scenarios: readonly Scenario[], onRecord: (r: ScenarioRecord) => void = () => undefined): Promise<ConformRun> {
   const transport = scenarios[0]?.transport ?? "subprocess";
-  const smoke = await runScenario(target, smokeScenario(scenarios, transport));
-  if (smoke.verdict !== "pass") return { measured: false, smoke };
+  // Not measured only when the client wrote nothing at all: it could not be started, or it exited
+  // or ran into the deadline without a byte on stdout. A client that wrote something (a banner,
+  // two documents, an answer without the exit) is measured, and its smoke scenario fails.
+  const { record: smoke, answered } = await runScenarioFacts(target, smokeScenario(scenarios, transport));
+  if (smoke.verdict !== "pass" && !answered) return { measured: false, smoke };
   const byId = new Map<string, ScenarioRecord>();
   const add = (record: ScenarioRecord): void => {
     byId.set(record.scenario, record);

@@ -92,13 +92,18 @@ async function exitsInBound(s: StreamSession, since: number, what: string): Prom
 }
 
 /**
- * A framing violation ends the stream: after a valid exchange (the client is up), `bad` is written,
- * then a valid probe request; the client must exit without writing any frame after `bad`.
+ * A framing violation ends the stream. The control first: two valid requests in the same process,
+ * each answered, and the client still running after them (a client that answers once and exits,
+ * or exits on anything, shows no refusal by ending). Then `bad` is written, then a valid probe
+ * request; the client must exit without writing any frame after `bad`.
  */
 function endsStream(typical: Envelope, bad: (typical: Envelope) => Uint8Array, what: string): StreamScript {
   return async (s) => {
     await s.write(requestFrame("warm-up", envelopeOf(typical, "session.starting")));
-    await answered(s, "warm-up", "the warm-up request");
+    await answered(s, "warm-up", "the first control request (before the violation)");
+    await s.write(requestFrame("control", envelopeOf(typical, "session.started")));
+    await answered(s, "control", "the second control request (before the violation): a stream client keeps serving");
+    if (s.io.exited()) throw new ConformFailure(`the client exited after the control requests, before ${what} was written: its exit shows no refusal`);
     const before = s.framesReceived;
     await s.write(bad(typical));
     await s.write(requestFrame("probe", envelopeOf(typical, "session.started")));

@@ -32,6 +32,8 @@ export interface StreamRunResult {
   readonly failure: string | null;
   readonly run: ChildRun;
   readonly elapsedMs: number;
+  /** Bytes the client wrote to stdout (frames or not). */
+  readonly stdoutBytes: number;
 }
 
 /**
@@ -45,6 +47,8 @@ export class StreamSession {
   private readonly inbox: ReplyFrame[] = [];
   private stdoutProblem: string | null = null;
   private readonly listeners = new Set<() => void>();
+  /** Ids whose wait ended without the reply (the scenario failed on it): a late reply to one is that scenario's, not the next one's. */
+  private readonly abandoned = new Set<string>();
   /** True once {@link drain} ran: the client has had its exit grace. */
   drained = false;
   /** Frames (replies) received so far, all kinds counted. */
@@ -111,6 +115,7 @@ export class StreamSession {
       // An id that came back with another type (7 for "7") is named as such.
       const retyped = this.inbox.find((f) => String(f.id) === String(id));
       if (retyped !== undefined) throw new ConformFailure(`the reply to ${what} came back with the id ${JSON.stringify(retyped.id)}: ids keep their type (${typeof id})`);
+      this.abandoned.add(JSON.stringify(id));
       throw new ConformFailure(`no reply to ${what} (id ${JSON.stringify(id)}): ${found.why}`);
     }
     return this.inbox.splice(found.value, 1)[0] as ReplyFrame;
@@ -153,9 +158,13 @@ export class StreamSession {
     await this.until(() => this.io.exited(), (v) => v, { stopOnExit: false, stopOnProblem: false, waitMs: LIMITS.stream_client_exit_ms });
   }
 
-  /** Replies that no step waited for (each one a protocol fault), removed from the inbox. */
+  /**
+   * Replies that no step waited for (each one a protocol fault), removed from the inbox. A late
+   * reply to an id whose wait already failed is dropped here: the scenario that sent it has its
+   * verdict (the timeout), and the scenario now running did not cause it.
+   */
   unclaimed(): ReplyFrame[] {
-    return this.inbox.splice(0, this.inbox.length);
+    return this.inbox.splice(0, this.inbox.length).filter((f) => !this.abandoned.has(JSON.stringify(f.id)));
   }
 
   /**
@@ -188,28 +197,50 @@ export class StreamSession {
   }
 }
 
+/** Waits (each with its own watchdog of the scenario timeout) one stream scenario makes at most. */
+export const WAITS_PER_SCENARIO = 4;
+/** Frames per wait a correct client may write (a reply, plus a client request or notification). */
+const FRAMES_PER_SCENARIO = 2;
+
+/**
+ * A derived delay (ms) clamped to limits.max_timeout_ms, the longest delay a Node.js timer holds:
+ * a longer one would fire after 1 ms (a TimeoutOverflowWarning), not later.
+ */
+export function clampTimerMs(ms: number): number {
+  return Math.min(ms, LIMITS.max_timeout_ms);
+}
+
 /**
  * Spawn `program args... --stream` and run `script` against it. The run's deadline is the script's
  * own watchdogs plus a margin; when the script is done, stdin is ended and the client gets
  * stream_client_exit_ms to exit before the group is killed (a slow exit is a scenario of its own,
  * not a fault here). Never rejects.
  */
-export async function runStreamScript(program: string, args: readonly string[], timeoutMs: number, script: StreamScript): Promise<StreamRunResult> {
+export async function runStreamScript(program: string, args: readonly string[], timeoutMs: number, script: StreamScript, waits = WAITS_PER_SCENARIO): Promise<StreamRunResult> {
   const started = performance.now();
   let session: StreamSession | null = null;
   let failure: string | null = null;
   let scriptDone!: () => void;
   let scriptStarted = false;
+  let stdoutBytes = 0;
   const scriptFinished = new Promise<void>((r) => (scriptDone = r));
   const exitGrace = LIMITS.stream_client_exit_ms;
   const run = await runChild({
     program,
     args: [...args, STREAM_V2.launch.flag],
     input: new Uint8Array(0),
-    // Each wait has its own watchdog; a script makes a few waits in a row.
-    deadlineAt: started + 4 * timeoutMs + exitGrace,
-    limits: DEFAULT_INVOKER_LIMITS,
-    onStdout: (chunk) => session?.onStdout(chunk),
+    // Each wait has its own watchdog of timeoutMs; the run's deadline is only a backstop that
+    // covers all of them (`waits` in a row) and the exit grace, clamped to a timer Node can hold.
+    deadlineAt: started + clampTimerMs(waits * timeoutMs + exitGrace),
+    // Each frame is bounded by the frame reader (limits.max_frame_bytes); the session's total is
+    // what its scenarios can need: a few frames of at most max_frame_bytes each per scenario (a
+    // total of max_response_bytes would fail a valid client with large replies in a long session).
+    limits: { ...DEFAULT_INVOKER_LIMITS, max_response_bytes: FRAMES_PER_SCENARIO * waits * LIMITS.max_frame_bytes },
+    retainStdout: false,
+    onStdout: (chunk) => {
+      stdoutBytes += chunk.length;
+      session?.onStdout(chunk);
+    },
     write: async (io) => {
       scriptStarted = true;
       session = new StreamSession(io, timeoutMs);
@@ -237,8 +268,8 @@ export async function runStreamScript(program: string, args: readonly string[], 
   });
   if (scriptStarted) await scriptFinished;
   if (run.spawnError !== null) failure = `the program could not be started: ${run.spawnError.message}`;
-  else if (failure === null && run.stdoutTooLarge) failure = "stdout exceeded limits.max_response_bytes";
-  return { failure, run, elapsedMs: performance.now() - started };
+  else if (failure === null && run.stdoutTooLarge) failure = `stdout exceeded ${FRAMES_PER_SCENARIO * waits} frames of limits.max_frame_bytes (the session's bound)`;
+  return { failure, run, elapsedMs: performance.now() - started, stdoutBytes };
 }
 
 /** The outcome of one scenario of a shared session. */
@@ -276,7 +307,8 @@ export async function runSharedSession(program: string, args: readonly string[],
         outcomes.set(id, { failure, elapsedMs: performance.now() - started });
         if (s.io.exited()) return;
       }
-    });
+      // The session's backstop covers every scenario still to run (each wait has its own watchdog).
+    }, WAITS_PER_SCENARIO * (scripts.length - next));
     if (next === first) {
       // The program could not be started: the first script carries the failure, the rest try again.
       outcomes.set((scripts[first] as (typeof scripts)[number]).id, { failure: result.failure ?? "the session ended before the scenario ran", elapsedMs: result.elapsedMs });

@@ -60,6 +60,12 @@ export interface ChildRunSpec {
   readonly limits: InvokerLimits;
   readonly write?: WriteStrategy;
   readonly onStdout?: (chunk: Buffer) => void;
+  /**
+   * Keep stdout chunks for `ChildRun.stdout` (default true). A caller whose `onStdout` tap consumes
+   * the stream (a stream session, whose frame reader bounds each frame) passes false, so a long
+   * session does not hold all its output; `max_response_bytes` still bounds the total.
+   */
+  readonly retainStdout?: boolean;
 }
 
 /** How the child ended, as Node reports it: exactly one of code and signal is non-null. */
@@ -205,7 +211,7 @@ class ChildRunState {
       this.child?.stdout.destroy();
       return;
     }
-    this.chunks.push(chunk);
+    if (this.spec.retainStdout !== false) this.chunks.push(chunk);
     this.spec.onStdout?.(chunk);
   }
 

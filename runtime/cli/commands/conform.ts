@@ -8,14 +8,14 @@
  * cannot be read; 5 not measured (the smoke check of a requested transport failed, and no MUST
  * failed in the other).
  */
-import { readFile } from "node:fs/promises";
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { join } from "node:path";
 import { LIMITS, WIRE_VERSION } from "../../../generated/ts/spec.js";
-import { parseBaseline, staleEntries } from "../../conform/baseline.js";
+import { parseBaseline, readBaselineFile, staleEntries } from "../../conform/baseline.js";
 import { FORMATS, renderReport, type Format, type PrintedRecord, type ReportSummary } from "../../conform/report.js";
 import { runConformance, type ConformRun } from "../../conform/run.js";
 import { buildScenarios, type ScenarioTransport } from "../../conform/scenarios.js";
-import { describeIoError, EXIT, integerFlag, parseFlags, UsageError, type CliIo } from "../io.js";
+import { EXIT, integerFlag, parseFlags, UsageError, type CliIo } from "../io.js";
 import { packageRoot, packageVersion } from "../package-root.js";
 
 /** Usage text of the conform command. */
@@ -42,6 +42,10 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
   const program = values.get("--program");
   if (program === undefined) throw new UsageError("--program is required (the absolute path of the client to check)");
   if (!program.startsWith("/")) throw new UsageError(`--program must be an absolute path (got ${JSON.stringify(program)}); no shell or PATH lookup is used`);
+  // A program that is not an executable file is the caller's mistake, not the client's (nothing
+  // could be started): a usage error that names it, before any scenario.
+  const programProblem = executableProblem(program);
+  if (programProblem !== null) throw new UsageError(`--program ${program}: ${programProblem}`);
   const transport = values.get("--transport") ?? "subprocess";
   if (!["subprocess", "stream", "both"].includes(transport)) throw new UsageError(`--transport takes subprocess, stream or both (got ${JSON.stringify(transport)})`);
   const format = (values.get("--format") ?? "text") as Format;
@@ -51,14 +55,15 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
   let baseline: string[] = [];
   const baselineFile = values.get("--expected-failures");
   if (baselineFile !== undefined) {
-    try {
-      baseline = parseBaseline(await readFile(baselineFile, "utf8"));
-    } catch (error) {
-      io.err(`conform: ${describeIoError(`read the baseline ${baselineFile}`, error)}\n`);
+    const read = readBaselineFile(baselineFile, LIMITS.max_request_bytes);
+    if ("error" in read) {
+      io.err(`conform: ${read.error}\n`);
       return EXIT.input;
     }
+    baseline = parseBaseline(read.text);
   }
 
+  const baselineSet = new Set(baseline);
   const vectors = join(packageRoot(), "generated", "vectors");
   const transports: ScenarioTransport[] = transport === "both" ? ["subprocess", "stream"] : [transport as ScenarioTransport];
   const target = { program, args: lists.get("--arg") ?? [], timeoutMs };
@@ -80,7 +85,7 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
     timeout_ms: timeoutMs,
     scenarios: scenarioCount,
   } as const;
-  const records: PrintedRecord[] = runs.flatMap(({ run }) => (run.measured ? run.records.map((r) => ({ ...r, expected_failure: baseline.includes(r.scenario) })) : []));
+  const records: PrintedRecord[] = runs.flatMap(({ run }) => (run.measured ? run.records.map((r) => ({ ...r, expected_failure: baselineSet.has(r.scenario) })) : []));
   const notMeasured = runs.filter(({ run }) => !run.measured).map(({ transport: t, run }) => ({ transport: t, detail: run.smoke.detail }));
   const verdicts = new Map(records.map((r) => [r.scenario, r.verdict]));
   const { passing, unknown } = staleEntries(baseline, verdicts, everyId);
@@ -102,4 +107,16 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
   };
   io.out(renderReport(format, header, records, summary, notMeasured));
   return exitCode;
+}
+
+/** Why `path` cannot be run as a program (absent, not a file, not executable), or null. */
+function executableProblem(path: string): string | null {
+  try {
+    if (!statSync(path).isFile()) return "not a regular file";
+    accessSync(path, fsConstants.X_OK);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? "no such file" : code === "EACCES" ? "not executable" : `cannot be run (${code ?? String(error)})`;
+  }
 }

@@ -53,7 +53,9 @@ export function goLiteral(value: unknown, shape: GoViewShape, nullable = false, 
   const inner = goLiteralValue(value, shape);
   if (elide && !nullable && (shape.kind === "struct" || shape.kind === "slice")) return inner.slice(inner.indexOf("{"));
   if (!nullable) return inner;
-  return shape.kind === "struct" ? `&${inner}` : `ptrTo(${inner})`;
+  if (shape.kind === "struct") return `&${inner}`;
+  // A numeric constant would make ptrTo's T int (or float64 for 1.5) where the field is *int64.
+  return shape.kind === "int" ? `ptrTo[int64](${inner})` : shape.kind === "float" ? `ptrTo[float64](${inner})` : `ptrTo(${inner})`;
 }
 
 export function goLiteralValue(value: unknown, shape: GoViewShape): string {
@@ -63,7 +65,8 @@ export function goLiteralValue(value: unknown, shape: GoViewShape): string {
     case "int":
       return String(value);
     case "float":
-      return Number.isInteger(value) ? `${String(value)}.0` : String(value);
+      // String(1e300) is "1e+300": an exponent already makes a Go float constant; "1e+300.0" would not parse.
+      return Number.isInteger(value) && !/[e]/i.test(String(value)) ? `${String(value)}.0` : String(value);
     case "bool":
       return String(value);
     case "any":

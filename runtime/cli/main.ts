@@ -158,7 +158,15 @@ function exitOnOutputError(error: NodeJS.ErrnoException): void {
   } catch {
     // stderr is gone too; the exit code still tells.
   }
-  process.exit(EXIT.input);
+  process.exit(outputErrorExit());
+}
+
+/**
+ * The exit code of an output that cannot be written: 3 (input/output), except for `hook`, which
+ * exits only 0 or 1 (spec/hook-command.md: a harness reads other codes as its own signals).
+ */
+function outputErrorExit(): number {
+  return process.argv[2] === "hook" ? EXIT.validation : EXIT.input;
 }
 
 /**
@@ -179,7 +187,7 @@ function stdoutWasClosed(): boolean {
 if (isEntryPoint()) {
   if (stdoutWasClosed()) {
     process.stderr.write("lifeloop-callback: standard output is closed; nothing could be reported\n");
-    process.exit(EXIT.input);
+    process.exit(outputErrorExit());
   }
   process.stdout.on("error", exitOnOutputError);
   const code = await runCli(process.argv.slice(2), {

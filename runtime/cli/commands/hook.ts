@@ -53,6 +53,9 @@ function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, 
   if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   const onFailure = values.get("--on-failure") ?? "open";
   if (onFailure !== "open" && onFailure !== "closed") throw new UsageError(`--on-failure must be open or closed (got ${JSON.stringify(onFailure)})`);
+  for (const flag of ["--receipts", "--state-dir"]) {
+    if (values.get(flag) === "") throw new UsageError(`${flag} is an empty path: name a file or directory (an absolute path, since the harness picks the working directory)`);
+  }
   return { adapter, program, args: lists.get("--arg") ?? [], timeoutMs, onFailure, receiptsFile: values.get("--receipts") ?? null, stateDir: values.get("--state-dir") ?? null };
 }
 

@@ -38,6 +38,16 @@ export class SchemaSide {
     for (const doc of docs) this.byUri.set(stripFragment(doc.uri), doc);
   }
 
+  /** True when both sides hold the same documents (same base URIs, equal JSON). */
+  sameAs(other: SchemaSide): boolean {
+    if (this.byUri.size !== other.byUri.size) return false;
+    for (const [uri, doc] of this.byUri) {
+      const theirs = other.byUri.get(uri);
+      if (!theirs || !jsonEqual(doc.json, theirs.json)) return false;
+    }
+    return true;
+  }
+
   /** Resolve `ref` against `base`; null when the target is not among the documents. */
   resolve(ref: string, base: string): SchemaNode | null {
     let url: URL;
@@ -215,6 +225,14 @@ class Comparer {
     private readonly newSide: SchemaSide,
   ) {}
 
+  private sidesSame: boolean | undefined;
+
+  /** Whether the two sides hold the same documents (computed once). */
+  private sidesEqual(): boolean {
+    this.sidesSame ??= this.oldSide.sameAs(this.newSide);
+    return this.sidesSame;
+  }
+
   private loc(node: SchemaNode, suffix = ""): string {
     return `${node.doc.file}#${node.pointer}${suffix}`;
   }
@@ -304,6 +322,14 @@ class Comparer {
         emit("schema-constraint-narrowed", "/$ref", `a $ref (${n.$ref}) was added next to other keywords`);
       } else {
         emit("schema-constraint-widened", "/$ref", `a $ref (${String(o.$ref)}) was removed`);
+      }
+    }
+
+    // $dynamicRef / $recursiveRef: the target depends on the dynamic scope, which is not modelled;
+    // unless nothing on either side changed, what it accepts may have changed.
+    for (const kw of ["$dynamicRef", "$recursiveRef"]) {
+      if ((kw in o || kw in n) && !(jsonEqual(o[kw], n[kw]) && this.sidesEqual())) {
+        emit("schema-keyword-changed", `/${token(kw)}`, `${kw}: its target depends on the dynamic scope, which this gate does not compare`);
       }
     }
 
@@ -522,6 +548,14 @@ class Comparer {
     }
   }
 
+  /** True when a fresh comparison of the oneOf branches finds any change other than documentation. */
+  private branchesDiffer(oNode: SchemaNode, nNode: SchemaNode, olen: number, nlen: number): boolean {
+    if (olen !== nlen) return true;
+    const probe = new Comparer(this.oldSide, this.newSide);
+    for (let i = 0; i < olen; i++) probe.compare(this.child(oNode, "oneOf", i), this.child(nNode, "oneOf", i), false);
+    return probe.out.some((c) => c.rule !== "doc-changed");
+  }
+
   private compareCombinators(oNode: SchemaNode, nNode: SchemaNode, o: Obj, n: Obj, negated: boolean): void {
     const at = this.loc(nNode);
     // allOf: conjunction (an added branch narrows); anyOf/oneOf: disjunction (an added branch widens).
@@ -540,7 +574,9 @@ class Comparer {
         for (let i = a.length; i < b.length; i++) this.emit(conj ? "schema-constraint-narrowed" : "schema-constraint-widened", `${at}/${kw}/${i}`, `${kw} branch ${i} added`, negated);
         for (let i = b.length; i < a.length; i++) this.emit(conj ? "schema-constraint-widened" : "schema-constraint-narrowed", `${this.loc(oNode)}/${kw}/${i}`, `${kw} branch ${i} removed`, negated);
       }
-      if (kw === "oneOf" && this.out.length > before) {
+      // A branch pair already compared elsewhere emits nothing here (it is visited once), so a fresh
+      // probe says whether the branches differ at all.
+      if (kw === "oneOf" && (this.out.length > before || this.branchesDiffer(oNode, nNode, a.length, b.length))) {
         this.emit("schema-combinator-undecided", `${at}/oneOf`, "a oneOf changed: widening one branch can make a document match two", negated);
       }
     }

@@ -29,18 +29,37 @@ function text(report: DiffReport): string {
   return `${lines.join("\n")}${lines.length ? "\n" : ""}${versions}${verdict(report)}\n`;
 }
 
+/**
+ * Characters no XML 1.0 document may hold (C0 controls but tab, LF and CR; U+FFFE, U+FFFF; lone
+ * surrogates), which a property name or an enum value can carry into a location or a detail.
+ */
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** `s` with each character XML cannot hold written as a visible `\uXXXX`. */
+function visible(s: string): string {
+  return s.replace(NOT_XML_CHAR, (c) => `\\u${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`);
+}
+
 function cell(s: string): string {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return visible(s).replace(/\|/g, "\\|").replace(/\r\n|\r|\n/g, " ");
+}
+
+/** A Markdown code span around `s` (CommonMark: a fence longer than any backtick run inside, padded). */
+function code(s: string): string {
+  const text = cell(s);
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  return longest === 0 ? `${fence}${text}${fence}` : `${fence} ${text} ${fence}`;
 }
 
 function markdown(report: DiffReport): string {
-  const rows = report.changes.map((c) => `| ${c.level} | \`${c.rule}\` | \`${cell(c.location)}\` | ${c.category} | ${c.breaks.join(", ") || "-"} | ${cell(c.detail)}${cell(allowed(c))} |`);
+  const rows = report.changes.map((c) => `| ${c.level} | \`${c.rule}\` | ${code(c.location)} | ${c.category} | ${c.breaks.join(", ") || "-"} | ${cell(c.detail)}${cell(allowed(c))} |`);
   const table = rows.length ? `| level | rule | location | category | breaks | detail |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n\n` : "No changes.\n\n";
   return `## lifeloop-callback diff\n\n${table}${verdict(report)}\n`;
 }
 
 function xml(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return visible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
 function junit(report: DiffReport): string {

@@ -147,6 +147,23 @@ describe("diff as a process", () => {
     expect(readFileSync(outputs, "utf8")).toBe("error_count=1\nwarning_count=0\ninfo_count=0\n");
   });
 
+  it("keeps every format well-formed for hostile property names and enum values (hostile review)", async () => {
+    const dir = join(TMP, "hostile-names");
+    mkdirSync(dir, { recursive: true });
+    const name = "a\u0001b`|x\r\ny\ud800";
+    writeFileSync(join(dir, "old.json"), JSON.stringify({ type: "object", properties: { [name]: { type: "string" } }, additionalProperties: false }));
+    writeFileSync(join(dir, "new.json"), JSON.stringify({ type: "object", properties: {}, additionalProperties: false }));
+    const out = async (format: string): Promise<string> => (await diffInProcess(["--schema", join(dir, "old.json"), join(dir, "new.json"), "--format", format])).stdout;
+    // XML 1.0 Char: no C0 controls but tab, LF, CR; no lone surrogates, no U+FFFE/U+FFFF.
+    const junit = await out("junit");
+    expect(junit).toContain("schema-property-removed-closed");
+    expect(junit).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    // Markdown: one table row per change (no CR or LF inside a row), and the location's code span is not cut by its backtick.
+    const row = (await out("markdown")).split("\n").find((l) => l.includes("schema-property-removed-closed")) as string;
+    expect(row).not.toMatch(/\r/);
+    expect(row).toContain("`` #/properties/a");
+  });
+
   it("compares git revisions (git:REF and git:REF:PATH) without checking them out", () => {
     const repo = join(TMP, "repo");
     mkdirSync(join(repo, "project"), { recursive: true });

@@ -24,7 +24,7 @@ function verdict(report: DiffReport): string {
 }
 
 function text(report: DiffReport): string {
-  const lines = report.changes.map((c) => `${c.level.padEnd(7)} ${c.rule}  ${c.location}  (${c.category}, ${breaks(c)})  ${c.detail}${allowed(c)}`);
+  const lines = report.changes.map((c) => `${c.level.padEnd(7)} ${c.rule}  ${printable(c.location)}  (${c.category}, ${breaks(c)})  ${printable(`${c.detail}${allowed(c)}`)}`);
   const versions = report.summary.base_version ? `${report.summary.base_version} → ${report.summary.head_version}: ` : "";
   return `${lines.join("\n")}${lines.length ? "\n" : ""}${versions}${verdict(report)}\n`;
 }
@@ -38,6 +38,11 @@ const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD8
 /** `s` with each character XML cannot hold written as a visible `\uXXXX`. */
 function visible(s: string): string {
   return s.replace(NOT_XML_CHAR, (c) => `\\u${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`);
+}
+
+/** `s` safe on a terminal or a CI log line: also CR, LF, tab and C1 controls visible (no forged lines, no escape sequences). */
+function printable(s: string): string {
+  return visible(s).replace(/[\t\n\r\u007F-\u009F]/g, (c) => `\\u${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`);
 }
 
 function cell(s: string): string {
@@ -85,7 +90,7 @@ function github(report: DiffReport): string {
     const command = c.level === "error" && !c.allowed ? "error" : c.level === "info" || c.allowed ? "notice" : "warning";
     const file = c.location.split("#")[0] ?? "";
     const props = [`title=${ghProperty(c.rule)}`, ...(file ? [`file=${ghProperty(file)}`] : [])].join(",");
-    return `::${command} ${props}::${ghData(`${c.location}: ${c.detail} (${breaks(c)})${allowed(c)}`)}`;
+    return `::${command} ${props}::${ghData(printable(`${c.location}: ${c.detail} (${breaks(c)})${allowed(c)}`))}`;
   });
   return `${lines.join("\n")}${lines.length ? "\n" : ""}${verdict(report)}\n`;
 }

@@ -150,7 +150,7 @@ describe("diff as a process", () => {
   it("keeps every format well-formed for hostile property names and enum values (hostile review)", async () => {
     const dir = join(TMP, "hostile-names");
     mkdirSync(dir, { recursive: true });
-    const name = "a\u0001b`|x\r\ny\ud800";
+    const name = "a\u0001b`|x\r\ny\ud800\u001b[1A\u009b2K";
     writeFileSync(join(dir, "old.json"), JSON.stringify({ type: "object", properties: { [name]: { type: "string" } }, additionalProperties: false }));
     writeFileSync(join(dir, "new.json"), JSON.stringify({ type: "object", properties: {}, additionalProperties: false }));
     const out = async (format: string): Promise<string> => (await diffInProcess(["--schema", join(dir, "old.json"), join(dir, "new.json"), "--format", format])).stdout;
@@ -162,6 +162,12 @@ describe("diff as a process", () => {
     const row = (await out("markdown")).split("\n").find((l) => l.includes("schema-property-removed-closed")) as string;
     expect(row).not.toMatch(/\r/);
     expect(row).toContain("`` #/properties/a");
+    // Text and GitHub annotations: one line per change plus the verdict, no terminal escape sequences.
+    for (const format of ["text", "github"]) {
+      const printed = await out(format);
+      expect(printed.trimEnd().split("\n"), format).toHaveLength(2);
+      expect(printed, format).not.toMatch(/[\u001b\u009b\r]/);
+    }
   });
 
   it("compares git revisions (git:REF and git:REF:PATH) without checking them out", () => {

@@ -251,6 +251,14 @@ describe("diff as a process", () => {
     expect(unreadable.stderr).toMatch(/^diff: .*broken-tree: spec\/tables\/limits\.json is not valid JSON/);
   });
 
+  it("reads --schema files bounded (a device that never ends) and says what failed in prose (hostile review)", () => {
+    const endless = runCli(["diff", "--schema", "/dev/zero", oldSchema]);
+    expect(endless.code).toBe(3);
+    expect(endless.stderr).toContain("/dev/zero: larger than");
+    const absent = runCli(["diff", "--schema", oldSchema, join(TMP, "absent.json")]);
+    expect(absent.stderr).toMatch(/cannot read .*absent\.json: no such file or directory \(ENOENT\)/);
+  });
+
   it("refuses a schema nested 20,000 levels deep with exit 3 and a message, not a stack overflow", () => {
     const deep = (leaf: string): string => `${'{"properties":{"a":'.repeat(20_000)}${leaf}${"}}".repeat(20_000)}`;
     const [a, b] = [join(TMP, "deep-old.json"), join(TMP, "deep-new.json")];

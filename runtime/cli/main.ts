@@ -98,6 +98,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const [first, ...args] = argv;
   // `--version` and `-V` are the usual spellings of the version command.
   const name = first === "--version" || first === "-V" ? "version" : first;
+  // `help COMMAND`: that command's usage, as `COMMAND --help` prints it.
+  if (name === "help" && args.length === 1 && COMMANDS.has(args[0] as string)) return runCli([args[0] as string, "--help"], io);
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.out(`${await help()}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;

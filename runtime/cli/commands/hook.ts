@@ -21,7 +21,7 @@ import { hookInputAdapter, servedHookEvents } from "../../hooks/command/tables.j
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
-import { EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
+import { invokerFlagError, EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
 import { packageRoot } from "../package-root.js";
 
 /** Usage text of the hook command. */
@@ -63,7 +63,7 @@ function invokerFor(c: Common): SubprocessInvoker {
   try {
     return new SubprocessInvoker({ program: c.program, args: c.args, timeoutMs: c.timeoutMs });
   } catch (error) {
-    if (error instanceof InvokerConfigError) throw new UsageError(error.message.replace(/^timeoutMs/, "--timeout-ms").replace(/^program/, "--program"));
+    if (error instanceof InvokerConfigError) throw invokerFlagError(error.message);
     throw error;
   }
 }

@@ -17,7 +17,7 @@
  */
 import { readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { CLI_EXIT_CODES, EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { EXIT, HelpRequested, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
 import { packageVersion } from "./package-root.js";
 
@@ -54,7 +54,9 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
     {
       load: async () => ({
         usage: "usage: lifeloop-callback events\n  Prints the event vocabulary (spec/tables/event-vocabulary.json) as JSON.",
-        run: async (_args, io) => {
+        run: async (args, io) => {
+          const { positionals } = parseFlags(args, {});
+          if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
           io.out(`${JSON.stringify(EVENT_VOCABULARY, null, 2)}\n`);
           return EXIT.ok;
         },
@@ -89,7 +91,7 @@ async function help(): Promise<string> {
     "",
     ...(await commandUsages()).map(([, usage]) => usage),
     "",
-    "Exit codes: 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported (render).",
+    `Exit codes: ${Object.entries(CLI_EXIT_CODES).map(([name, code]) => `${code} ${name}`).join(", ")} (spec/tables/cli-exit-codes.json).`,
   ].join("\n");
 }
 

@@ -56,6 +56,9 @@ describe("lifeloop-callback CLI conventions", () => {
       const r = runCli([...command, "--program", "relative/client", "--timeout-ms", "1000"], { input: "" });
       expect(r.stderr, command[0]).toContain('--program must be an absolute path (got "relative/client")');
     }
+    // A flag a command does not take is refused, and the help lists every exit code of the table.
+    expect(runCli(["events", "--bogus"]).code).toBe(2);
+    expect(runCli(["--help"]).stdout).toContain("5 not_measured");
     const help = runCli(["help", "invoke"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage: lifeloop-callback invoke /);

@@ -47,7 +47,7 @@ export class SchemaSide {
     while (stack.length > 0) {
       const { value, pointer, base } = stack.pop() as { value: unknown; pointer: string; base: string };
       if (Array.isArray(value)) {
-        value.forEach((v, i) => stack.push({ value: v, pointer: `${pointer}/${i}`, base }));
+        for (let i = 0; i < value.length; i++) stack.push({ value: value[i], pointer: `${pointer}/${i}`, base });
         continue;
       }
       if (!isObject(value)) continue;
@@ -688,7 +688,9 @@ function refClosure(node: SchemaNode, side: SchemaSide): string[] {
   while (queue.length > 0) {
     const current = queue.shift() as SchemaNode;
     const walk = (value: unknown, base: string, top: boolean): void => {
-      if (Array.isArray(value)) value.forEach((v) => walk(v, base, false));
+      if (Array.isArray(value)) {
+        for (const v of value) walk(v, base, false);
+      }
       else if (isObject(value)) {
         if (!top && typeof value.$id === "string") base = rebase(value.$id, base);
         if (typeof value.$ref === "string") {

@@ -78,7 +78,8 @@ describe("lifeloop-callback hook (process)", () => {
     expect(runCli(["hook", "config", "--adapter", "codex", "-h"]).stdout).toContain("hook config");
   });
 
-  it("--receipts naming a FIFO that nobody reads: exit 1 at once with the reason, never a hang", () => {
+  it("--receipts naming a FIFO that nobody reads: exit 1 at once with the reason, before any delivery, never a hang", () => {
+    s.clearLog();
     const fifo = join(s.dir, "receipts.fifo");
     execFileSync("mkfifo", [fifo]);
     // SIGKILL at the deadline: a process blocked in open(2) does not run its SIGTERM handler.
@@ -91,7 +92,8 @@ describe("lifeloop-callback hook (process)", () => {
     expect(r.signal, "killed at the 30 s deadline: the hook hung").toBeNull();
     expect(r.status).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/cannot write the receipt of frame\.opening to .*receipts\.fifo: .*ENXIO/);
+    expect(r.stderr).toMatch(/cannot open the receipts file .*receipts\.fifo \(--receipts\): no such device or address \(ENXIO\); nothing was delivered: it is a FIFO that no process reads/);
+    expect(s.delivered()).toEqual([]);
   });
 
   it("a harness that never closes stdin: exit 1 within --timeout-ms with the reason, nothing delivered", async () => {

@@ -7,7 +7,7 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { HARNESS_HOOK_INPUTS, type HookAdapter } from "../../../generated/ts/spec.js";
+import { HARNESS_HOOK_INPUTS, LIMITS, type HookAdapter } from "../../../generated/ts/spec.js";
 import { outputSchemaName } from "../../../runtime/hooks/mapping.js";
 import { hookSchemaIssues } from "../../../runtime/hooks/request.js";
 import { CLI, runCli } from "../../support/cli-process.js";
@@ -163,7 +163,14 @@ describe("lifeloop-callback hook config", () => {
         const entry = groups[0]?.hooks[0];
         if (!entry) throw new Error("no entry");
         expect(entry.type).toBe("command");
-        expect(entry.timeout).toBe(Math.ceil((h.delivers.length * timeoutMs + HARNESS_HOOK_INPUTS.harness_timeout_slack_ms) / 1000));
+        // The harness must not kill the hook before the hook's own deadlines fire and their outcome
+        // is printed: the stdin wait (at most --timeout-ms, asserted below) and every delivery's
+        // deadline, each settling within settle_margin_ms; plus the slack, rounded up to seconds.
+        const deadlines = timeoutMs + h.delivers.length * (timeoutMs + LIMITS.settle_margin_ms);
+        expect(entry.timeout).toBeTypeOf("number");
+        const timeoutS = entry.timeout ?? 0;
+        expect(timeoutS * 1000).toBeGreaterThanOrEqual(deadlines + HARNESS_HOOK_INPUTS.harness_timeout_slack_ms);
+        expect(timeoutS * 1000).toBeLessThan(deadlines + HARNESS_HOOK_INPUTS.harness_timeout_slack_ms + 1000);
         expect(entry.statusMessage).toBe(h.status_message ?? undefined);
         s.clearLog();
         const run = spawnSync("/bin/sh", ["-c", entry.command], { input: JSON.stringify(hookInputFor(adapter, h.hook_event)), encoding: "utf8", timeout: 60_000 });

@@ -93,6 +93,9 @@ class Tally {
   readonly samples: number[] = [];
   wallMs = 0;
   hostCpuUs = 0;
+  /** CPU of this process's main thread alone (the event loop, where a round trip's host work runs), when /proc has it. */
+  hostMainUs = 0;
+  hostMainKnown = true;
   clientCpuUs = 0;
   clientCpuKnown = true;
 
@@ -101,6 +104,7 @@ class Tally {
     const pid = clientPid();
     const client0 = pid === null ? null : cpuOfUs(pid);
     const host0 = process.cpuUsage();
+    const main0 = mainThreadCpuUs();
     const started = performance.now();
     for (let i = 0; i < count; i++) {
       const t0 = performance.now();
@@ -110,6 +114,9 @@ class Tally {
     this.wallMs += performance.now() - started;
     const host = process.cpuUsage(host0);
     this.hostCpuUs += host.user + host.system;
+    const main1 = mainThreadCpuUs();
+    if (main0 === null || main1 === null) this.hostMainKnown = false;
+    else this.hostMainUs += main1 - main0;
     const client1 = pid === null ? null : cpuOfUs(pid);
     if (client0 === null || client1 === null) this.clientCpuKnown = false;
     else this.clientCpuUs += client1 - client0;
@@ -138,6 +145,20 @@ function cpuOfUs(pid: number): number | null {
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // utime and stime are fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (µs) of this process's main thread so far (schedstat, Linux), or null. Unlike
+ * process.cpuUsage() it leaves out V8's background threads (concurrent GC, JIT), whose work may
+ * belong to an earlier round.
+ */
+function mainThreadCpuUs(): number | null {
+  try {
+    const ns = Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]);
+    return Number.isFinite(ns) && ns > 0 ? ns / 1000 : null;
   } catch {
     return null;
   }
@@ -199,7 +220,8 @@ class NdjsonFloor {
 }
 
 function line(name: string, tally: Tally): void {
-  const cpu = `host ${(tally.hostCpuUs / tally.samples.length).toFixed(0)} µs` + (tally.clientCpuKnown ? ` + client ${(tally.clientCpuUs / tally.samples.length).toFixed(0)} µs` : "");
+  const main = tally.hostMainKnown ? ` (main thread ${(tally.hostMainUs / tally.samples.length).toFixed(0)} µs)` : "";
+  const cpu = `host ${(tally.hostCpuUs / tally.samples.length).toFixed(0)} µs${main}` + (tally.clientCpuKnown ? ` + client ${(tally.clientCpuUs / tally.samples.length).toFixed(0)} µs` : "");
   process.stdout.write(
     `    ${name.padEnd(30)} ${tally.perSecond.toFixed(0).padStart(7)} events/s   p50 ${percentile(tally.samples, 50).toFixed(3)} ms   p99 ${percentile(tally.samples, 99).toFixed(3)} ms   CPU/event: ${cpu}\n`,
   );

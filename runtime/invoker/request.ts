@@ -201,22 +201,21 @@ export function prepareEnvelope(envelope: unknown, maxBytes: number, nonIntegerN
   return judgeEnvelope(snapshotValue(envelope, snapshotLimits(maxBytes)) as Exclude<ValueSnapshot, { problem: "deadline" }>, maxBytes, nonIntegerNumberPointers);
 }
 
-/** Options of {@link prepareEnvelopeSliced} and {@link prepareEnvelopeSoon}. */
-export interface PrepareOptions {
-  readonly nonIntegerNumberPointers?: readonly string[];
-  readonly limits?: Pick<InvokerLimits, "max_depth" | "max_values">;
-  readonly deadlineAt?: number;
-  readonly timeoutMs?: number;
-}
-
 /**
  * {@link prepareEnvelope} with the serialization in slices (the event loop stays free for a large
  * envelope) and the invoker's depth and value limits. When `deadlineAt` (performance.now() ms)
  * passes before the envelope is ready, the failure is `timeout` (nothing was delivered). Never rejects.
  */
-export async function prepareEnvelopeSliced(envelope: unknown, maxBytes: number, options: PrepareOptions = {}): Promise<PreparedEnvelope> {
+export async function prepareEnvelopeSliced(
+  envelope: unknown,
+  maxBytes: number,
+  options: { readonly nonIntegerNumberPointers?: readonly string[]; readonly limits?: Pick<InvokerLimits, "max_depth" | "max_values">; readonly deadlineAt?: number; readonly timeoutMs?: number } = {},
+): Promise<PreparedEnvelope> {
   return prepareEnvelopeSoon(envelope, maxBytes, options);
 }
+
+/** Options of {@link prepareEnvelopeSliced} and {@link prepareEnvelopeSoon}. */
+export type PrepareOptions = NonNullable<Parameters<typeof prepareEnvelopeSliced>[2]>;
 
 /**
  * {@link prepareEnvelopeSliced} without a promise when the envelope is serialized within the

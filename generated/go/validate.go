@@ -616,19 +616,7 @@ func appendChecked(b []byte, n *node, path *[]slot) ([]byte, *Issue) {
 		}
 		return appendString(b, n.str), nil
 	case kindArray:
-		b = append(b, '[')
-		for i, item := range n.items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			*path = append(*path, slot{array: true, index: i})
-			var issue *Issue
-			if b, issue = appendChecked(b, item, path); issue != nil {
-				return b, issue
-			}
-			*path = (*path)[:len(*path)-1]
-		}
-		return append(b, ']'), nil
+		return appendArray(b, n.items, path, appendChecked)
 	case kindObject:
 		if n.open != nil {
 			return appendAny(b, n.open, path)

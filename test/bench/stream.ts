@@ -14,8 +14,8 @@
  *   how much of the stream's cost is the client runner and how much the host.
  *
  * The four run interleaved, in ROUNDS rounds of SESSION_EVENTS / ROUNDS events each, so a change
- * of load on a shared machine hits all of them alike; each round starts after a full GC, in an
- * order that rotates from round to round. Prints events/s and round-trip p50/p99 of
+ * of load on a shared machine hits all of them alike; each round starts after a full GC and
+ * ROUND_LEAD_IN untimed events, in an order that rotates from round to round. Prints events/s and round-trip p50/p99 of
  * each, the ratios stream/v1 (target >= 50x) and stream/floor (target >= 0.5x), and the CPU time
  * per event of this process and of the client (from /proc, Linux; the load-independent view of
  * where the time goes). Then the host's RSS at the start and end of a RSS_EVENTS-event stream
@@ -53,6 +53,12 @@ const RSS_EVERY = Math.max(1, Math.floor(RSS_EVENTS / 10));
 const RSS_WARM_SAMPLES = 2;
 /** Warm-up events of each contender before the measured rounds (JIT, page cache, Go runtime start). */
 const WARM_UP = 300;
+/**
+ * Untimed events of a contender right before each of its rounds, so the timed ones do not pay for
+ * what the previous contender left behind (cold caches; after v1's forks, copy-on-write faults on
+ * the pages this process writes next).
+ */
+const ROUND_LEAD_IN = 20;
 const TIMEOUT_MS = 10_000;
 const FLOOR_DIR = join(REPO_ROOT, "test", "bench", "ndjson-echo");
 
@@ -270,6 +276,7 @@ export async function run(): Promise<void> {
       for (let k = 0; k < contenders.length; k++) {
         const c = contenders[(r + k) % contenders.length] as (typeof contenders)[number];
         gc?.();
+        for (let i = 0; i < ROUND_LEAD_IN; i++) await c.one(i);
         await c.tally.round(perRound, c.one, c.pid, WARM_UP + r * perRound);
       }
     }

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { HARNESS_HOOK_INPUTS, type HookAdapter } from "../../../generated/ts/spec.js";
 import type { LifecycleEventKind } from "../../../generated/ts/types.js";
 import { hookEventFor, outputSchemaName } from "../../../runtime/hooks/mapping.js";
+import { runHookCommand } from "../../../runtime/hooks/command/run.js";
 import { HookStateStore } from "../../../runtime/hooks/command/state.js";
 import { hookSchemaIssues } from "../../../runtime/hooks/request.js";
 import { FIXTURE_CLIENTS } from "../../support/fixture-clients.js";
@@ -221,6 +222,16 @@ describe("a state directory or receipts file that cannot be used: exit 1 before 
     } finally {
       closeSync(reader);
     }
+  });
+
+  it("a receipts file the call created but wrote nothing to is removed again (an internal error before the first receipt)", async () => {
+    const s = scratch();
+    // An invoker that rejects stands for an internal error between the open and the first receipt.
+    const invoker = { invoke: () => Promise.reject(new Error("invoker exploded")) };
+    const outcome = await runHookCommand({ adapter: "codex", hookEvent: "UserPromptSubmit", invoker, clientId: "none", onFailure: "open", receiptsFile: s.receipts, stateDir: s.stateDir }, Buffer.from(JSON.stringify(prompt)));
+    expect(outcome).toMatchObject({ exitCode: 1, stdout: "" });
+    expect(outcome.stderr).toContain("internal error: Error: invoker exploded");
+    expect(existsSync(s.receipts)).toBe(false);
   });
 
   it("a refused state directory leaves no receipts file behind", async () => {

@@ -35,6 +35,7 @@
  *
  * @module
  */
+import type { AcceptCheck, AcceptContext } from "../../generated/ts/accept-checks.js";
 import { LIMITS } from "../../generated/ts/spec.js";
 
 /** Largest document (bytes) the synchronous strict parser judges by the fast path first (limits.fast_parse_max_bytes). */
@@ -68,10 +69,12 @@ const C_MINUS = 0x2d;
 const C_0 = 0x30;
 const C_9 = 0x39;
 
-// Walk counters (the walk is synchronous and non-reentrant).
-let members = 0;
-let values = 0;
-let walkMaxDepth = 0;
+/**
+ * Walk state (the walk is synchronous and non-reentrant): the depth limit and the array elements
+ * counted so far, shared with the accept checks (generated/ts/accept-checks.ts), which call
+ * {@link walk} for open objects through `open`.
+ */
+const context: AcceptContext = { maxDepth: 0, elements: 0, open: (value, level) => walk(value, level) };
 /** Whether the walk checks strings and names for lone surrogates (the text has a surrogate escape). */
 let walkSurrogates = false;
 
@@ -116,29 +119,37 @@ function memberColons(text: string, names: readonly string[] | null): number {
 }
 
 /**
- * Counts `value` (a container at nesting `level`, or a scalar) and everything below it into the
- * walk counters; false at anything the scanner must judge (a level above the limit, a non-finite
- * number, `-0`).
+ * The members held by `value` (a container at nesting `level`, or a scalar) and everything below
+ * it, adding every array's length to `context.elements`; -1 at anything the scanner must judge (a
+ * level above the limit, a non-finite number, `-0`, a lone surrogate when the text escapes one).
+ * Every value but the root is a member value or an element, so a document holds
+ * 1 + members + elements values.
  */
-function walk(value: unknown, level: number): boolean {
-  values++;
+function walk(value: unknown, level: number): number {
   if (typeof value !== "object") {
-    if (typeof value === "number") return Number.isFinite(value) && (value !== 0 || 1 / value > 0);
-    return !walkSurrogates || typeof value !== "string" || isWellFormed.call(value);
+    if (typeof value === "number") return Number.isFinite(value) && (value !== 0 || 1 / value > 0) ? 0 : -1;
+    return !walkSurrogates || typeof value !== "string" || isWellFormed.call(value) ? 0 : -1;
   }
-  if (value === null) return true;
-  if (level > walkMaxDepth) return false;
+  if (value === null) return 0;
+  if (level > context.maxDepth) return -1;
+  let n = 0;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!walk(value[i], level + 1)) return false;
-    return true;
+    context.elements += value.length;
+    for (let i = 0; i < value.length; i++) {
+      const k = walk(value[i], level + 1);
+      if (k < 0) return -1;
+      n += k;
+    }
+    return n;
   }
   // JSON.parse gives plain objects whose members are all own and enumerable (`__proto__` too).
   for (const key in value) {
-    members++;
-    if (walkSurrogates && !isWellFormed.call(key)) return false;
-    if (!walk((value as Record<string, unknown>)[key], level + 1)) return false;
+    if (walkSurrogates && !isWellFormed.call(key)) return -1;
+    const k = walk((value as Record<string, unknown>)[key], level + 1);
+    if (k < 0) return -1;
+    n += 1 + k;
   }
-  return true;
+  return n;
 }
 
 /**
@@ -204,14 +215,25 @@ function mayHoldNonInteger(text: string, slots: IntegerSlots | null): boolean {
   return false;
 }
 
+/** What the fast path proved: the value (`JSON.parse(text)`), and whether the caller's accept check passed on it. */
+export interface FastParse {
+  readonly value: unknown;
+  readonly accepted: boolean;
+}
+
 /**
  * The value of the decoded document `text` (of `byteLength` bytes, already past rules 1-3) when it
  * provably passes every parse-layer rule under `maxDepth` and `maxValues` and has no non-integer
  * number at `nonIntegerPaths` (every non-integer number when absent), else `undefined`: then the
  * strict scanner must judge it. The value is `JSON.parse(text)`, as the scanner's result would be,
  * and its `nonIntegerNumberPointers` are empty. Never throws.
+ *
+ * With `accept` (the accept check of the document's type, generated/ts/accept-checks.ts), the
+ * check walks the value in place of the generic walk, and `accepted` tells whether it passed
+ * (then the value is also valid under the type's schema and rules); when it does not pass, or the
+ * text escapes a surrogate, the generic walk judges the same value (`accepted` false).
  */
-export function fastParse(text: string, byteLength: number, maxDepth: number, maxValues: number, nonIntegerPaths: readonly string[] | undefined): { value: unknown } | undefined {
+export function fastParse(text: string, byteLength: number, maxDepth: number, maxValues: number, nonIntegerPaths: readonly string[] | undefined, accept?: AcceptCheck): FastParse | undefined {
   if (maxDepth > WALK_MAX_DEPTH) return undefined;
   const escapes = text.indexOf("\\u") !== -1;
   const slots = escapes || nonIntegerPaths === undefined ? null : integerSlotsOf(nonIntegerPaths);
@@ -228,12 +250,20 @@ export function fastParse(text: string, byteLength: number, maxDepth: number, ma
   } catch {
     return undefined;
   }
-  members = 0;
-  values = 0;
-  walkMaxDepth = maxDepth;
+  const colons = memberColons(text, names);
+  if (colons < 0) return undefined;
+  context.maxDepth = maxDepth;
   walkSurrogates = escapes && SURROGATE_ESCAPE.test(text);
+  // The accept check counts only its schema's members (and the open objects'): equal to the colons,
+  // they are every member, so there is no duplicate and no unknown member.
+  if (accept !== undefined && !walkSurrogates) {
+    context.elements = 0;
+    const members = accept(value, context);
+    if (members === colons && 1 + members + context.elements <= maxValues) return { value, accepted: true };
+  }
   // Recursion is bounded by maxDepth (a level above it stops the walk).
-  if (!walk(value, 1) || values > maxValues) return undefined;
-  if (memberColons(text, names) !== members) return undefined;
-  return { value };
+  context.elements = 0;
+  const members = walk(value, 1);
+  if (members < 0 || members !== colons || 1 + members + context.elements > maxValues) return undefined;
+  return { value, accepted: false };
 }

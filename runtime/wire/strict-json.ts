@@ -40,7 +40,8 @@ import { PARSE_RULE_IDS } from "../../generated/ts/spec.js";
 import { defineMember } from "./own.js";
 import { runInSlices, SLICE_MS } from "./slices.js";
 import { escapeToken } from "./pointer.js";
-import { FAST_PARSE_MAX_BYTES, FAST_PARSE_SLICED_MAX_BYTES, fastParse } from "./fast-parse.js";
+import type { AcceptCheck } from "../../generated/ts/accept-checks.js";
+import { FAST_PARSE_MAX_BYTES, FAST_PARSE_SLICED_MAX_BYTES, type FastParse, fastParse } from "./fast-parse.js";
 
 /**
  * Limits applied to one document.
@@ -92,10 +93,11 @@ export interface ParseIssue {
  *   not a plain integer: it has a fraction or an exponent (`1.0`, `1e2`,
  *   `2.5`), or it is negative zero `-0`. Array element tokens are decimal
  *   indexes; member names are escaped with {@link escapePointerToken}.
+ *   `accepted: true` when `options.accept` passed on the value (see {@link StrictParseOptions}).
  * - `ok: false`: `issue` describes the first problem found.
  */
 export type StrictParseResult =
-  | { readonly ok: true; readonly value: unknown; readonly nonIntegerNumberPointers: readonly string[] }
+  | { readonly ok: true; readonly value: unknown; readonly nonIntegerNumberPointers: readonly string[]; readonly accepted?: true }
   | { readonly ok: false; readonly issue: ParseIssue };
 
 /**
@@ -109,6 +111,13 @@ export type StrictParseResult =
  */
 export interface StrictParseOptions {
   readonly nonIntegerPaths?: readonly string[];
+  /**
+   * The accept check of the document's wire type (generated/ts/accept-checks.ts ACCEPT_CHECKS):
+   * the fast accept path runs it on the value in place of its generic walk, and a result with
+   * `accepted: true` says it passed (the value is then also valid under that type's schema and
+   * rules). Never changes the result otherwise.
+   */
+  readonly accept?: AcceptCheck;
 }
 
 /** How many non-integer number pointers are recorded at most when no `nonIntegerPaths` are given. */
@@ -1289,8 +1298,8 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, opt
   const decoded = decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
   // Most documents are valid: prove it natively first (fast-parse.ts); the scanner judges the rest.
-  const fast = input.length <= FAST_PARSE_MAX_BYTES ? fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths) : undefined;
-  if (fast !== undefined) return { ok: true, value: fast.value, nonIntegerNumberPointers: [] };
+  const fast = input.length <= FAST_PARSE_MAX_BYTES ? fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths, options.accept) : undefined;
+  if (fast !== undefined) return fastResult(fast);
   const nonInt: string[] = [];
   beginScan(decoded, input.length, limits, options, false);
   try {
@@ -1343,8 +1352,8 @@ export async function parseStrictJsonSliced(
   const decoded = decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
   // Up to limits.fast_parse_sliced_max_bytes, one JSON.parse costs at most about one slice (fast-parse.ts).
-  const fast = input.length > FAST_PARSE_SLICED_MAX_BYTES ? undefined : fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths);
-  if (fast !== undefined) return { ok: true, value: fast.value, nonIntegerNumberPointers: [] };
+  const fast = input.length > FAST_PARSE_SLICED_MAX_BYTES ? undefined : fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths, options.accept);
+  if (fast !== undefined) return fastResult(fast);
   const deadlineAt = slice.deadlineAt ?? Number.POSITIVE_INFINITY;
   const nonInt: string[] = [];
   beginScan(decoded, input.length, limits, options, true);
@@ -1442,6 +1451,14 @@ function beginScan(text: string, byteLength: number, limits: StrictJsonLimits, o
   rootValue = undefined;
   sliceUntil = Number.POSITIVE_INFINITY;
   clockBudget = CLOCK_EVERY;
+}
+
+/** No pointers: the fast path proves there is no non-integer number at the recorded paths. */
+const NO_POINTERS: readonly string[] = Object.freeze([]);
+
+/** The result of a document the fast accept path proved. */
+function fastResult(fast: FastParse): StrictParseResult {
+  return fast.accepted ? { ok: true, value: fast.value, nonIntegerNumberPointers: NO_POINTERS, accepted: true } : { ok: true, value: fast.value, nonIntegerNumberPointers: NO_POINTERS };
 }
 
 /** The failed result of the issue the scan left in the module fields. */

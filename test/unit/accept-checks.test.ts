@@ -1,0 +1,152 @@
+/**
+ * The generated accept checks (generated/ts/accept-checks.ts, codegen/targets/ts-accept-checks.ts)
+ * let parseWireDocument answer "valid" without the generic walk, ajv and the rule plans. They must
+ * never change a verdict: parseWireDocument (and its sliced form) gives exactly the result of the
+ * path that never takes them (the exact scanner, then schema, integer lexemes and rules) on every
+ * shared vector, on the differential suite's mutants of every valid conformance fixture and on
+ * one-member edits (removed, replaced by values at and past each schema bound, an unknown member
+ * added, a member duplicated) of every object inside the largest valid fixtures; and they accept
+ * most valid documents (else they would only cost time).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadModel } from "../../codegen/model/load.js";
+import type { Model } from "../../codegen/model/model.js";
+import { generateTsAcceptChecks } from "../../codegen/targets/ts-accept-checks.js";
+import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
+import { INTEGER_PATHS, RULE_PLANS, WIRE_DOCUMENTS, type WireObjectTypeName } from "../../generated/ts/spec.js";
+import { fastParse } from "../../runtime/wire/fast-parse.js";
+import { parseStrictJsonStepwise } from "../../runtime/wire/strict-json.js";
+import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits, parseWireDocument, parseWireDocumentSliced, validateParsed, type WireResult } from "../../runtime/wire/validate.js";
+import { mutants } from "../differential/mutations.js";
+import { REPO_ROOT } from "../support/cli-process.js";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The verdict without the fast path and the accept checks: the exact scanner, then schema, lexemes and rules. */
+function reference(typeName: WireObjectTypeName, bytes: Uint8Array, limits: DocumentLimits): WireResult<unknown> {
+  const parsed = parseStrictJsonStepwise(bytes, limits, { nonIntegerPaths: INTEGER_PATHS[typeName] }, () => undefined, Number.MAX_SAFE_INTEGER);
+  if (!parsed.ok) return { ok: false, issues: [{ rule: parsed.issue.rule, pointer: parsed.issue.pointer, message: parsed.issue.message }] };
+  const issues = validateParsed(typeName, parsed.value, parsed.nonIntegerNumberPointers);
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, value: parsed.value };
+}
+
+/** Whether the accept check passes on `bytes` (through the fast path, as parseWireDocument runs it). */
+function accepted(typeName: WireObjectTypeName, bytes: Uint8Array, limits: DocumentLimits): boolean {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return false;
+  }
+  const fast = fastParse(text, bytes.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, INTEGER_PATHS[typeName], ACCEPT_CHECKS[typeName]);
+  return fast?.accepted === true;
+}
+
+/** Asserts parseWireDocument gives the reference verdict on `bytes`; returns whether the accept check passed. */
+function agrees(typeName: WireObjectTypeName, bytes: Uint8Array, limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS): boolean {
+  const expected = reference(typeName, bytes, limits);
+  const shown = new TextDecoder().decode(bytes.slice(0, 300));
+  expect(parseWireDocument(typeName, bytes, limits), `${typeName}: ${shown}`).toStrictEqual(expected);
+  const passed = accepted(typeName, bytes, limits);
+  if (passed) expect(expected.ok, `accept check passed on an invalid ${typeName}: ${shown}`).toBe(true);
+  return passed;
+}
+
+/** Every value a rule step names, and values at and past the schema bounds of strings, integers and arrays. */
+const stepValues = [...new Set(Object.values(RULE_PLANS).flatMap((plan) => plan.flatMap((s) => [...(s.when?.values ?? []), ...(s.values ?? []), ...(s.expected ? [s.expected, `${s.expected}x`] : [])])))];
+const boundValues: readonly unknown[] = [null, "", [], [""], [{}], {}, 0, 1.5, -1, 2 ** 53, 2 ** 53 - 1, true, "x".repeat(512), "x".repeat(513), "😀".repeat(300), ...stepValues];
+
+/** Copies of `value` (as text) with one member of one object (anywhere inside) edited, an unknown member added or a member duplicated. */
+function edits(value: unknown): string[] {
+  const out: string[] = [];
+  const visit = (node: unknown, replace: (next: unknown) => unknown): void => {
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => {
+        visit(item, (next) => replace(node.map((x, j) => (j === i ? next : x))));
+      });
+      return;
+    }
+    if (node === null || typeof node !== "object") return;
+    const obj = node as Record<string, unknown>;
+    out.push(JSON.stringify(replace({ ...obj, unknown_member: 1 })));
+    for (const key of Object.keys(obj)) {
+      const { [key]: _dropped, ...rest } = obj;
+      out.push(JSON.stringify(replace(rest)));
+      for (const v of boundValues) out.push(JSON.stringify(replace({ ...obj, [key]: v })));
+      // The same member twice: JSON.parse keeps one, the member count finds the other.
+      const marker = "\u0000dup\u0000";
+      out.push(JSON.stringify(replace({ ...obj, [marker]: 0 })).replace(`"${JSON.stringify(marker).slice(1, -1)}":0`, `${JSON.stringify(key)}:${JSON.stringify(obj[key])}`));
+      visit(obj[key], (next) => replace({ ...obj, [key]: next }));
+    }
+  };
+  visit(value, (next) => next);
+  return out;
+}
+
+/** The document of a conformance fixture: its `data`, or its `data_base64` parsed. */
+function fixtureDocument(file: string): unknown {
+  const fixture = JSON.parse(readFileSync(file, "utf8")) as { data?: unknown; data_base64?: string };
+  return fixture.data_base64 === undefined ? fixture.data : JSON.parse(Buffer.from(fixture.data_base64, "base64").toString("utf8"));
+}
+
+const VECTORS = join(REPO_ROOT, "generated", "vectors");
+const index = JSON.parse(readFileSync(join(VECTORS, "index.json"), "utf8")) as { vectors: { path: string }[] };
+const vectors = index.vectors.map((v) => JSON.parse(readFileSync(join(VECTORS, v.path), "utf8")) as { id: string; type: WireObjectTypeName; expect: string; document_base64: string });
+
+describe("generated accept checks", () => {
+  it("keep every verdict of every shared vector and accept most valid ones", async () => {
+    let valid = 0;
+    let passed = 0;
+    for (const v of vectors) {
+      const bytes = new Uint8Array(Buffer.from(v.document_base64, "base64"));
+      if (agrees(v.type, bytes) && v.expect === "valid") passed++;
+      if (v.expect === "valid") valid++;
+      expect(await parseWireDocumentSliced(v.type, bytes), v.id).toStrictEqual(parseWireDocument(v.type, bytes));
+    }
+    expect(passed).toBeGreaterThan(valid * 0.8);
+  });
+
+  it("keep every verdict on mutants and one-member edits of every valid fixture", () => {
+    const model = loadModel(REPO_ROOT);
+    let total = 0;
+    let passed = 0;
+    WIRE_DOCUMENTS.forEach((d, i) => {
+      const dir = join(REPO_ROOT, "test", "conformance", d.fixtureKind);
+      const bases = readdirSync(dir)
+        .filter((f) => f.startsWith("valid-") && f.endsWith(".json"))
+        .map((f) => fixtureDocument(join(dir, f)) as never);
+      const docs: Uint8Array[] = mutants(model, d.typeName, d.fixtureKind, bases, 300, 0xacce97 + i).map((m) => m.bytes);
+      const size = (v: unknown): number => JSON.stringify(v).length;
+      const largest = bases.filter((b) => size(b) <= 4096).sort((a, b) => size(b) - size(a)).slice(0, 2);
+      for (const base of largest) docs.push(encoder.encode(JSON.stringify(base)), ...edits(base).map((t) => encoder.encode(t)));
+      for (const bytes of docs) {
+        if (agrees(d.typeName, bytes)) passed++;
+        total++;
+      }
+    });
+    expect(total).toBeGreaterThan(1000);
+    expect(passed).toBeGreaterThan(100);
+  });
+
+  it("keep the verdict at every depth and value limit around a valid document", () => {
+    const v = vectors.find((x) => x.expect === "valid" && x.type === "DispatchEnvelope" && Buffer.from(x.document_base64, "base64").length > 600) ?? vectors.find((x) => x.expect === "valid");
+    if (v === undefined) throw new Error("no valid vector");
+    const bytes = new Uint8Array(Buffer.from(v.document_base64, "base64"));
+    for (let maxDepth = 0; maxDepth <= 6; maxDepth++) agrees(v.type, bytes, { ...DEFAULT_DOCUMENT_LIMITS, maxDepth });
+    const values = (JSON.stringify(JSON.parse(new TextDecoder().decode(bytes))).match(/[:,[]/g) ?? []).length;
+    for (let maxValues = Math.max(1, values - 40); maxValues <= values + 5; maxValues++) agrees(v.type, bytes, { ...DEFAULT_DOCUMENT_LIMITS, maxValues });
+  });
+
+  it("fail generation when a schema uses a keyword they do not implement", async () => {
+    const model = loadModel(REPO_ROOT);
+    const [first, ...rest] = model.types;
+    if (first === undefined) throw new Error("no wire types");
+    const properties = first.schema.properties as Record<string, Record<string, unknown>>;
+    const [name, property] = Object.entries(properties)[0] as [string, Record<string, unknown>];
+    const changed = { ...first, schema: { ...first.schema, properties: { ...properties, [name]: { ...property, minLength: 1 } } } };
+    await expect(generateTsAcceptChecks({ ...model, types: [changed, ...rest] } as Model)).rejects.toThrow(/minLength/);
+  });
+});

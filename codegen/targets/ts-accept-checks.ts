@@ -67,20 +67,27 @@ interface Scope {
 
 /**
  * Statements that `return -1` unless the value in `v` (at nesting `level`: `level` plus a constant)
- * has `shape`, and add the members below it to `n`.
+ * has `shape`, add the members below it to `n` and the length of its shortest text to `t` (or, for
+ * objects, to `c.chars`; `c.exact` false for a number that may have a shorter lexeme than
+ * `String(x)`, as the generic walk's isExactNumber).
  */
 function shapeChecks(shape: Shape, v: string, level: number, scope: Scope): string[] {
   const at = level === 0 ? "level" : `level + ${level}`;
   switch (shape.kind) {
     case "string":
-      return [`if (typeof ${v} !== "string" || ${v}.length > ${shape.maxLength}) return -1;`];
+      return [`if (typeof ${v} !== "string" || ${v}.length > ${shape.maxLength}) return -1;`, `t += ${v}.length + 2;`];
     case "integer":
+      if (!(Math.abs(shape.minimum) < 1e21 && Math.abs(shape.maximum) < 1e21)) throw new Error("ts-accept-checks: integer bounds must be below 1e21 in magnitude");
       // `x % 1 !== 0` also holds for the non-finite numbers; `1 / x < 0` finds -0.
-      return [`if (typeof ${v} !== "number" || ${v} % 1 !== 0 || ${v} < ${shape.minimum} || ${v} > ${shape.maximum} || (${v} === 0 && 1 / ${v} < 0)) return -1;`];
+      return [
+        `if (typeof ${v} !== "number" || ${v} % 1 !== 0 || ${v} < ${shape.minimum} || ${v} > ${shape.maximum} || (${v} === 0 && 1 / ${v} < 0)) return -1;`,
+        `if (${v} % 100 !== 0 || ${v} === 0) t += String(${v}).length;`,
+        "else c.exact = false;",
+      ];
     case "enum": {
       const values = scope.enums.get(shape.enumName);
       if (values === undefined || values.length === 0) throw new Error(`ts-accept-checks: no values for enum ${shape.enumName}`);
-      return [`if (${values.map((value) => `${v} !== ${JSON.stringify(value)}`).join(" && ")}) return -1;`];
+      return [`if (${values.map((value) => `${v} !== ${JSON.stringify(value)}`).join(" && ")}) return -1;`, `t += ${v}.length + 2;`];
     }
     case "object": {
       const k = `k${scope.next++}`;
@@ -96,6 +103,7 @@ function shapeChecks(shape: Shape, v: string, level: number, scope: Scope): stri
       return [
         `if (!Array.isArray(${v}) || ${v}.length > ${shape.maxItems} || ${at} > c.maxDepth) return -1;`,
         `c.elements += ${v}.length;`,
+        `t += ${v}.length === 0 ? 2 : 1 + ${v}.length;`,
         `for (let ${i} = 0; ${i} < ${v}.length; ${i}++) {`,
         `  const ${item}: any = ${v}[${i}];`,
         ...shapeChecks(shape.items, item, level + 1, scope).map((line) => `  ${line}`),
@@ -105,16 +113,20 @@ function shapeChecks(shape: Shape, v: string, level: number, scope: Scope): stri
   }
 }
 
-/** Statements checking one field of the object in `obj` and counting it (and what it holds) in `n`. */
+/**
+ * Statements checking one field of the object in `obj` and counting it (and what it holds) in `n`
+ * and `t` (a member's text: its quoted name, a colon, its value and a comma or the closing brace).
+ */
 function fieldChecks(field: Field, obj: string, scope: Scope): string[] {
   const x = `x${scope.next++}`;
   const checks = shapeChecks(field.shape, x, 1, scope);
-  const valueChecks = field.nullable ? [`if (${x} !== null) {`, ...checks.map((line) => `  ${line}`), "}"] : checks;
+  const count = ["n++;", `t += ${field.name.length + 4};`];
+  const valueChecks = field.nullable ? [`if (${x} === null) t += 4;`, "else {", ...checks.map((line) => `  ${line}`), "}"] : checks;
   const lines = [`const ${x}: any = ${member(obj, field.name)};`];
   if (field.presence === "required" || field.presence === "required_nullable") {
-    lines.push(`if (${x} === undefined) return -1;`, "n++;", ...valueChecks);
+    lines.push(`if (${x} === undefined) return -1;`, ...count, ...valueChecks);
   } else {
-    lines.push(`if (${x} !== undefined) {`, "  n++;", ...valueChecks.map((line) => `  ${line}`), "}");
+    lines.push(`if (${x} !== undefined) {`, ...[...count, ...valueChecks].map((line) => `  ${line}`), "}");
   }
   return lines;
 }
@@ -131,7 +143,9 @@ function counter(type: WireType, scope: Scope): string[] {
     `function ${counterName(type.name)}(v: any, level: number, c: AcceptContext): number {`,
     '  if (typeof v !== "object" || v === null || Array.isArray(v) || level > c.maxDepth) return -1;',
     "  let n = 0;",
+    "  let t = 0;",
     ...body.map((line) => `  ${line}`),
+    "  c.chars += t === 0 ? 2 : t + 1;",
     "  return n;",
     "}",
     "",
@@ -149,13 +163,17 @@ export async function generateTsAcceptChecks(model: Model): Promise<OutputFile[]
     'import type { WireObjectTypeName } from "./spec.js";',
     "",
     "/**",
-    " * What an accept check needs from the fast path (runtime/wire/fast-parse.ts): the depth limit (levels,",
-    " * the root container being level 1), a counter the check adds every array's length to, and the",
-    " * generic walk for open objects (members below the value, or -1 when it cannot prove it).",
+    " * What an accept check shares with the fast path (runtime/wire/fast-parse.ts): the depth limit (levels,",
+    " * the root container being level 1); counters it adds every array's length to (`elements`) and the",
+    " * length of the value's shortest text to (`chars`: no whitespace, no escapes, numbers as `String(x)`),",
+    " * with `exact` cleared when a number may be written shorter than that; and the generic walk for open",
+    " * objects (members below the value, or -1 when it cannot prove it; it adds to the same counters).",
     " */",
     "export interface AcceptContext {",
     "  maxDepth: number;",
     "  elements: number;",
+    "  chars: number;",
+    "  exact: boolean;",
     "  readonly open: (value: object, level: number) => number;",
     "}",
     "",

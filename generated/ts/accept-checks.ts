@@ -6,13 +6,17 @@ import { probeAcceptablePlacement, probeCallbackRequest, probeCallbackResponse, 
 import type { WireObjectTypeName } from "./spec.js";
 
 /**
- * What an accept check needs from the fast path (runtime/wire/fast-parse.ts): the depth limit (levels,
- * the root container being level 1), a counter the check adds every array's length to, and the
- * generic walk for open objects (members below the value, or -1 when it cannot prove it).
+ * What an accept check shares with the fast path (runtime/wire/fast-parse.ts): the depth limit (levels,
+ * the root container being level 1); counters it adds every array's length to (`elements`) and the
+ * length of the value's shortest text to (`chars`: no whitespace, no escapes, numbers as `String(x)`),
+ * with `exact` cleared when a number may be written shorter than that; and the generic walk for open
+ * objects (members below the value, or -1 when it cannot prove it; it adds to the same counters).
  */
 export interface AcceptContext {
   maxDepth: number;
   elements: number;
+  chars: number;
+  exact: boolean;
   readonly open: (value: object, level: number) => number;
 }
 
@@ -23,14 +27,20 @@ export type AcceptCheck = (value: unknown, c: AcceptContext) => number;
 function membersAcceptablePlacement(v: any, level: number, c: AcceptContext): number {
   if (typeof v !== "object" || v === null || Array.isArray(v) || level > c.maxDepth) return -1;
   let n = 0;
+  let t = 0;
   const x0: any = v.placement;
   if (x0 === undefined) return -1;
   n++;
+  t += 13;
   if (x0 !== "developer_equivalent_frame" && x0 !== "pre_prompt_frame" && x0 !== "side_channel_context" && x0 !== "receipt_only") return -1;
+  t += x0.length + 2;
   const x1: any = v.requirement;
   if (x1 === undefined) return -1;
   n++;
+  t += 15;
   if (x1 !== "required" && x1 !== "preferred" && x1 !== "optional") return -1;
+  t += x1.length + 2;
+  c.chars += t === 0 ? 2 : t + 1;
   return n;
 }
 
@@ -38,59 +48,85 @@ function membersAcceptablePlacement(v: any, level: number, c: AcceptContext): nu
 function membersCallbackRequest(v: any, level: number, c: AcceptContext): number {
   if (typeof v !== "object" || v === null || Array.isArray(v) || level > c.maxDepth) return -1;
   let n = 0;
+  let t = 0;
   const x0: any = v.schema_version;
   if (x0 === undefined) return -1;
   n++;
+  t += 18;
   if (typeof x0 !== "string" || x0.length > 512) return -1;
+  t += x0.length + 2;
   const x1: any = v.event;
   if (x1 === undefined) return -1;
   n++;
+  t += 9;
   if (x1 !== "session.starting" && x1 !== "session.started" && x1 !== "frame.opening" && x1 !== "frame.opened" && x1 !== "context.pressure_observed" && x1 !== "context.compacted" && x1 !== "frame.ending" && x1 !== "frame.ended" && x1 !== "session.ending" && x1 !== "session.ended" && x1 !== "supervisor.tick" && x1 !== "capability.degraded" && x1 !== "receipt.emitted" && x1 !== "receipt.gap_detected") return -1;
+  t += x1.length + 2;
   const x2: any = v.event_id;
   if (x2 === undefined) return -1;
   n++;
+  t += 12;
   if (typeof x2 !== "string" || x2.length > 512) return -1;
+  t += x2.length + 2;
   const x3: any = v.adapter_id;
   if (x3 === undefined) return -1;
   n++;
+  t += 14;
   if (typeof x3 !== "string" || x3.length > 512) return -1;
+  t += x3.length + 2;
   const x4: any = v.adapter_version;
   if (x4 === undefined) return -1;
   n++;
+  t += 19;
   if (typeof x4 !== "string" || x4.length > 512) return -1;
+  t += x4.length + 2;
   const x5: any = v.integration_mode;
   if (x5 === undefined) return -1;
   n++;
+  t += 20;
   if (x5 !== "manual_skill" && x5 !== "launcher_wrapper" && x5 !== "native_hook" && x5 !== "reference_adapter" && x5 !== "telemetry_only") return -1;
+  t += x5.length + 2;
   const x6: any = v.invocation_id;
   if (x6 === undefined) return -1;
   n++;
+  t += 17;
   if (typeof x6 !== "string" || x6.length > 512) return -1;
+  t += x6.length + 2;
   const x7: any = v.harness_session_id;
   if (x7 !== undefined) {
     n++;
-    if (x7 !== null) {
+    t += 22;
+    if (x7 === null) t += 4;
+    else {
       if (typeof x7 !== "string" || x7.length > 512) return -1;
+      t += x7.length + 2;
     }
   }
   const x8: any = v.harness_run_id;
   if (x8 !== undefined) {
     n++;
-    if (x8 !== null) {
+    t += 18;
+    if (x8 === null) t += 4;
+    else {
       if (typeof x8 !== "string" || x8.length > 512) return -1;
+      t += x8.length + 2;
     }
   }
   const x9: any = v.harness_task_id;
   if (x9 !== undefined) {
     n++;
-    if (x9 !== null) {
+    t += 19;
+    if (x9 === null) t += 4;
+    else {
       if (typeof x9 !== "string" || x9.length > 512) return -1;
+      t += x9.length + 2;
     }
   }
   const x10: any = v.frame_context;
   if (x10 !== undefined) {
     n++;
-    if (x10 !== null) {
+    t += 17;
+    if (x10 === null) t += 4;
+    else {
       const k11 = membersFrameContext(x10, level + 1, c);
       if (k11 < 0) return -1;
       n += k11;
@@ -99,15 +135,20 @@ function membersCallbackRequest(v: any, level: number, c: AcceptContext): number
   const x12: any = v.capability_snapshot_ref;
   if (x12 !== undefined) {
     n++;
-    if (x12 !== null) {
+    t += 27;
+    if (x12 === null) t += 4;
+    else {
       if (typeof x12 !== "string" || x12.length > 4096) return -1;
+      t += x12.length + 2;
     }
   }
   const x13: any = v.payload_refs;
   if (x13 !== undefined) {
     n++;
+    t += 16;
     if (!Array.isArray(x13) || x13.length > 1024 || level + 1 > c.maxDepth) return -1;
     c.elements += x13.length;
+    t += x13.length === 0 ? 2 : 1 + x13.length;
     for (let i14 = 0; i14 < x13.length; i14++) {
       const e15: any = x13[i14];
       const k16 = membersPayloadRef(e15, level + 2, c);
@@ -118,25 +159,34 @@ function membersCallbackRequest(v: any, level: number, c: AcceptContext): number
   const x17: any = v.sequence;
   if (x17 !== undefined) {
     n++;
-    if (x17 !== null) {
+    t += 12;
+    if (x17 === null) t += 4;
+    else {
       if (typeof x17 !== "number" || x17 % 1 !== 0 || x17 < 0 || x17 > 9007199254740991 || (x17 === 0 && 1 / x17 < 0)) return -1;
+      if (x17 % 100 !== 0 || x17 === 0) t += String(x17).length;
+      else c.exact = false;
     }
   }
   const x18: any = v.idempotency_key;
   if (x18 !== undefined) {
     n++;
-    if (x18 !== null) {
+    t += 19;
+    if (x18 === null) t += 4;
+    else {
       if (typeof x18 !== "string" || x18.length > 512) return -1;
+      t += x18.length + 2;
     }
   }
   const x19: any = v.metadata;
   if (x19 !== undefined) {
     n++;
+    t += 12;
     if (typeof x19 !== "object" || x19 === null || Array.isArray(x19)) return -1;
     const k20 = c.open(x19, level + 1);
     if (k20 < 0) return -1;
     n += k20;
   }
+  c.chars += t === 0 ? 2 : t + 1;
   return n;
 }
 
@@ -144,19 +194,26 @@ function membersCallbackRequest(v: any, level: number, c: AcceptContext): number
 function membersCallbackResponse(v: any, level: number, c: AcceptContext): number {
   if (typeof v !== "object" || v === null || Array.isArray(v) || level > c.maxDepth) return -1;
   let n = 0;
+  let t = 0;
   const x0: any = v.schema_version;
   if (x0 === undefined) return -1;
   n++;
+  t += 18;
   if (typeof x0 !== "string" || x0.length > 512) return -1;
+  t += x0.length + 2;
   const x1: any = v.status;
   if (x1 === undefined) return -1;
   n++;
+  t += 10;
   if (x1 !== "observed" && x1 !== "delivered" && x1 !== "skipped" && x1 !== "degraded" && x1 !== "failed") return -1;
+  t += x1.length + 2;
   const x2: any = v.client_payloads;
   if (x2 !== undefined) {
     n++;
+    t += 19;
     if (!Array.isArray(x2) || x2.length > 1024 || level + 1 > c.maxDepth) return -1;
     c.elements += x2.length;
+    t += x2.length === 0 ? 2 : 1 + x2.length;
     for (let i3 = 0; i3 < x2.length; i3++) {
       const e4: any = x2[i3];
       const k5 = membersPayloadEnvelope(e4, level + 2, c);
@@ -167,18 +224,23 @@ function membersCallbackResponse(v: any, level: number, c: AcceptContext): numbe
   const x6: any = v.receipt_refs;
   if (x6 !== undefined) {
     n++;
+    t += 16;
     if (!Array.isArray(x6) || x6.length > 1024 || level + 1 > c.maxDepth) return -1;
     c.elements += x6.length;
+    t += x6.length === 0 ? 2 : 1 + x6.length;
     for (let i7 = 0; i7 < x6.length; i7++) {
       const e8: any = x6[i7];
       if (typeof e8 !== "string" || e8.length > 4096) return -1;
+      t += e8.length + 2;
     }
   }
   const x9: any = v.warnings;
   if (x9 !== undefined) {
     n++;
+    t += 12;
     if (!Array.isArray(x9) || x9.length > 1024 || level + 1 > c.maxDepth) return -1;
     c.elements += x9.length;
+    t += x9.length === 0 ? 2 : 1 + x9.length;
     for (let i10 = 0; i10 < x9.length; i10++) {
       const e11: any = x9[i10];
       const k12 = membersWarning(e11, level + 2, c);
@@ -189,25 +251,33 @@ function membersCallbackResponse(v: any, level: number, c: AcceptContext): numbe
   const x13: any = v.failure_class;
   if (x13 !== undefined) {
     n++;
-    if (x13 !== null) {
+    t += 17;
+    if (x13 === null) t += 4;
+    else {
       if (x13 !== "adapter_unavailable" && x13 !== "capability_unsupported" && x13 !== "capability_degraded" && x13 !== "placement_unavailable" && x13 !== "payload_too_large" && x13 !== "payload_rejected" && x13 !== "identity_unavailable" && x13 !== "transport_error" && x13 !== "timeout" && x13 !== "operator_required" && x13 !== "state_conflict" && x13 !== "invalid_request" && x13 !== "internal_error") return -1;
+      t += x13.length + 2;
     }
   }
   const x14: any = v.retry_class;
   if (x14 !== undefined) {
     n++;
-    if (x14 !== null) {
+    t += 15;
+    if (x14 === null) t += 4;
+    else {
       if (x14 !== "safe_retry" && x14 !== "retry_after_reread" && x14 !== "retry_after_reconfigure" && x14 !== "retry_after_operator" && x14 !== "do_not_retry") return -1;
+      t += x14.length + 2;
     }
   }
   const x15: any = v.metadata;
   if (x15 !== undefined) {
     n++;
+    t += 12;
     if (typeof x15 !== "object" || x15 === null || Array.isArray(x15)) return -1;
     const k16 = c.open(x15, level + 1);
     if (k16 < 0) return -1;
     n += k16;
   }
+  c.chars += t === 0 ? 2 : t + 1;
   return n;
 }
 
@@ -215,32 +285,46 @@ function membersCallbackResponse(v: any, level: number, c: AcceptContext): numbe
 function membersCapabilityDegradation(v: any, level: number, c: AcceptContext): number {
   if (typeof v !== "object" || v === null || Array.isArray(v) || level > c.maxDepth) return -1;
   let n = 0;
+  let t = 0;
   const x0: any = v.capability;
   if (x0 === undefined) return -1;
   n++;
+  t += 14;
   if (typeof x0 !== "string" || x0.length > 512) return -1;
+  t += x0.length + 2;
   const x1: any = v.previous_support;
   if (x1 === undefined) return -1;
   n++;
+  t += 20;
   if (x1 !== "native" && x1 !== "synthesized" && x1 !== "manual" && x1 !== "partial" && x1 !== "unavailable") return -1;
+  t += x1.length + 2;
   const x2: any = v.current_support;
   if (x2 === undefined) return -1;
   n++;
+  t += 19;
   if (x2 !== "native" && x2 !== "synthesized" && x2 !== "manual" && x2 !== "partial" && x2 !== "unavailable") return -1;
+  t += x2.length + 2;
   const x3: any = v.evidence;
   if (x3 !== undefined) {
     n++;
-    if (x3 !== null) {
+    t += 12;
+    if (x3 === null) t += 4;
+    else {
       if (typeof x3 !== "string" || x3.length > 65536) return -1;
+      t += x3.length + 2;
     }
   }
   const x4: any = v.retry_class;
   if (x4 !== undefined) {
     n++;
-    if (x4 !== null) {
+    t += 15;
+    if (x4 === null) t += 4;
+    else {
       if (x4 !== "safe_retry" && x4 !== "retry_after_reread" && x4 !== "retry_after_reconfigure" && x4 !== "retry_after_operator" && x4 !== "do_not_retry") return -1;
+      t += x4.length + 2;
     }
   }
+  c.chars += t === 0 ? 2 : t + 1;
   return n;
 }
 
@@ -248,21 +332,27 @@ function membersCapabilityDegradation(v: any, level: number, c: AcceptContext): 
 function membersDispatchEnvelope(v: any, level: number, c: AcceptContext): number {
   if (typeof v !== "object" || v === null || Array.isArray(v) || level > c.maxDepth) return -1;
   let n = 0;
+  let t = 0;
   const x0: any = v.schema_version;
   if (x0 === undefined) return -1;
   n++;
+  t += 18;
   if (typeof x0 !== "string" || x0.length > 512) return -1;
+  t += x0.length + 2;
   const x1: any = v.request;
   if (x1 === undefined) return -1;
   n++;
+  t += 11;
   const k2 = membersCallbackRequest(x1, level + 1, c);
   if (k2 < 0) return -1;
   n += k2;
   const x3: any = v.payloads;
   if (x3 !== undefined) {
     n++;
+    t += 12;
     if (!Array.isArray(x3) || x3.length > 1024 || level + 1 > c.maxDepth) return -1;
     c.elements += x3.length;
+    t += x3.length === 0 ? 2 : 1 + x3.length;
     for (let i4 = 0; i4 < x3.length; i4++) {
       const e5: any = x3[i4];
       const k6 = membersPayloadEnvelope(e5, level + 2, c);
@@ -270,6 +360,7 @@ function membersDispatchEnvelope(v: any, level: number, c: AcceptContext): numbe
       n += k6;
     }
   }
+  c.chars += t === 0 ? 2 : t + 1;
   return n;
 }
 
@@ -277,21 +368,30 @@ function membersDispatchEnvelope(v: any, level: number, c: AcceptContext): numbe
 function membersFrameContext(v: any, level: number, c: AcceptContext): number {
   if (typeof v !== "object" || v === null || Array.isArray(v) || level > c.maxDepth) return -1;
   let n = 0;
+  let t = 0;
   const x0: any = v.frame_id;
   if (x0 === undefined) return -1;
   n++;
+  t += 12;
   if (typeof x0 !== "string" || x0.length > 512) return -1;
+  t += x0.length + 2;
   const x1: any = v.parent_frame_id;
   if (x1 !== undefined) {
     n++;
-    if (x1 !== null) {
+    t += 19;
+    if (x1 === null) t += 4;
+    else {
       if (typeof x1 !== "string" || x1.length > 512) return -1;
+      t += x1.length + 2;
     }
   }
   const x2: any = v.frame_class;
   if (x2 === undefined) return -1;
   n++;
+  t += 15;
   if (x2 !== "top_level" && x2 !== "subcall") return -1;
+  t += x2.length + 2;
+  c.chars += t === 0 ? 2 : t + 1;
   return n;
 }
 
@@ -299,90 +399,133 @@ function membersFrameContext(v: any, level: number, c: AcceptContext): number {
 function membersLifecycleReceipt(v: any, level: number, c: AcceptContext): number {
   if (typeof v !== "object" || v === null || Array.isArray(v) || level > c.maxDepth) return -1;
   let n = 0;
+  let t = 0;
   const x0: any = v.schema_version;
   if (x0 === undefined) return -1;
   n++;
+  t += 18;
   if (typeof x0 !== "string" || x0.length > 512) return -1;
+  t += x0.length + 2;
   const x1: any = v.receipt_id;
   if (x1 === undefined) return -1;
   n++;
+  t += 14;
   if (typeof x1 !== "string" || x1.length > 512) return -1;
+  t += x1.length + 2;
   const x2: any = v.idempotency_key;
   if (x2 === undefined) return -1;
   n++;
-  if (x2 !== null) {
+  t += 19;
+  if (x2 === null) t += 4;
+  else {
     if (typeof x2 !== "string" || x2.length > 512) return -1;
+    t += x2.length + 2;
   }
   const x3: any = v.client_id;
   if (x3 === undefined) return -1;
   n++;
+  t += 13;
   if (typeof x3 !== "string" || x3.length > 512) return -1;
+  t += x3.length + 2;
   const x4: any = v.adapter_id;
   if (x4 === undefined) return -1;
   n++;
+  t += 14;
   if (typeof x4 !== "string" || x4.length > 512) return -1;
+  t += x4.length + 2;
   const x5: any = v.invocation_id;
   if (x5 === undefined) return -1;
   n++;
+  t += 17;
   if (typeof x5 !== "string" || x5.length > 512) return -1;
+  t += x5.length + 2;
   const x6: any = v.event;
   if (x6 === undefined) return -1;
   n++;
+  t += 9;
   if (x6 !== "session.starting" && x6 !== "session.started" && x6 !== "frame.opening" && x6 !== "frame.opened" && x6 !== "context.pressure_observed" && x6 !== "context.compacted" && x6 !== "frame.ending" && x6 !== "frame.ended" && x6 !== "session.ending" && x6 !== "session.ended" && x6 !== "supervisor.tick" && x6 !== "capability.degraded" && x6 !== "receipt.emitted" && x6 !== "receipt.gap_detected") return -1;
+  t += x6.length + 2;
   const x7: any = v.event_id;
   if (x7 === undefined) return -1;
   n++;
+  t += 12;
   if (typeof x7 !== "string" || x7.length > 512) return -1;
+  t += x7.length + 2;
   const x8: any = v.sequence;
   if (x8 === undefined) return -1;
   n++;
-  if (x8 !== null) {
+  t += 12;
+  if (x8 === null) t += 4;
+  else {
     if (typeof x8 !== "number" || x8 % 1 !== 0 || x8 < 0 || x8 > 9007199254740991 || (x8 === 0 && 1 / x8 < 0)) return -1;
+    if (x8 % 100 !== 0 || x8 === 0) t += String(x8).length;
+    else c.exact = false;
   }
   const x9: any = v.parent_receipt_id;
   if (x9 === undefined) return -1;
   n++;
-  if (x9 !== null) {
+  t += 21;
+  if (x9 === null) t += 4;
+  else {
     if (typeof x9 !== "string" || x9.length > 512) return -1;
+    t += x9.length + 2;
   }
   const x10: any = v.integration_mode;
   if (x10 === undefined) return -1;
   n++;
+  t += 20;
   if (x10 !== "manual_skill" && x10 !== "launcher_wrapper" && x10 !== "native_hook" && x10 !== "reference_adapter" && x10 !== "telemetry_only") return -1;
+  t += x10.length + 2;
   const x11: any = v.status;
   if (x11 === undefined) return -1;
   n++;
+  t += 10;
   if (x11 !== "observed" && x11 !== "delivered" && x11 !== "skipped" && x11 !== "degraded" && x11 !== "failed") return -1;
+  t += x11.length + 2;
   const x12: any = v.at_epoch_s;
   if (x12 === undefined) return -1;
   n++;
+  t += 14;
   if (typeof x12 !== "number" || x12 % 1 !== 0 || x12 < 0 || x12 > 9007199254740991 || (x12 === 0 && 1 / x12 < 0)) return -1;
+  if (x12 % 100 !== 0 || x12 === 0) t += String(x12).length;
+  else c.exact = false;
   const x13: any = v.harness_session_id;
   if (x13 !== undefined) {
     n++;
-    if (x13 !== null) {
+    t += 22;
+    if (x13 === null) t += 4;
+    else {
       if (typeof x13 !== "string" || x13.length > 512) return -1;
+      t += x13.length + 2;
     }
   }
   const x14: any = v.harness_run_id;
   if (x14 !== undefined) {
     n++;
-    if (x14 !== null) {
+    t += 18;
+    if (x14 === null) t += 4;
+    else {
       if (typeof x14 !== "string" || x14.length > 512) return -1;
+      t += x14.length + 2;
     }
   }
   const x15: any = v.harness_task_id;
   if (x15 !== undefined) {
     n++;
-    if (x15 !== null) {
+    t += 19;
+    if (x15 === null) t += 4;
+    else {
       if (typeof x15 !== "string" || x15.length > 512) return -1;
+      t += x15.length + 2;
     }
   }
   const x16: any = v.payload_receipts;
   if (x16 !== undefined) {
     n++;
+    t += 20;
     if (!Array.isArray(x16) || x16.length > 1024 || level + 1 > c.maxDepth) return -1;
     c.elements += x16.length;
+    t += x16.length === 0 ? 2 : 1 + x16.length;
     for (let i17 = 0; i17 < x16.length; i17++) {
       const e18: any = x16[i17];
       const k19 = membersPayloadReceipt(e18, level + 2, c);
@@ -393,6 +536,7 @@ function membersLifecycleReceipt(v: any, level: number, c: AcceptContext): numbe
   const x20: any = v.telemetry_summary;
   if (x20 !== undefined) {
     n++;
+    t += 21;
     if (typeof x20 !== "object" || x20 === null || Array.isArray(x20)) return -1;
     const k21 = c.open(x20, level + 1);
     if (k21 < 0) return -1;
@@ -401,8 +545,10 @@ function membersLifecycleReceipt(v: any, level: number, c: AcceptContext): numbe
   const x22: any = v.capability_degradations;
   if (x22 !== undefined) {
     n++;
+    t += 27;
     if (!Array.isArray(x22) || x22.length > 1024 || level + 1 > c.maxDepth) return -1;
     c.elements += x22.length;
+    t += x22.length === 0 ? 2 : 1 + x22.length;
     for (let i23 = 0; i23 < x22.length; i23++) {
       const e24: any = x22[i23];
       const k25 = membersCapabilityDegradation(e24, level + 2, c);
@@ -413,20 +559,28 @@ function membersLifecycleReceipt(v: any, level: number, c: AcceptContext): numbe
   const x26: any = v.failure_class;
   if (x26 === undefined) return -1;
   n++;
-  if (x26 !== null) {
+  t += 17;
+  if (x26 === null) t += 4;
+  else {
     if (x26 !== "adapter_unavailable" && x26 !== "capability_unsupported" && x26 !== "capability_degraded" && x26 !== "placement_unavailable" && x26 !== "payload_too_large" && x26 !== "payload_rejected" && x26 !== "identity_unavailable" && x26 !== "transport_error" && x26 !== "timeout" && x26 !== "operator_required" && x26 !== "state_conflict" && x26 !== "invalid_request" && x26 !== "internal_error") return -1;
+    t += x26.length + 2;
   }
   const x27: any = v.retry_class;
   if (x27 === undefined) return -1;
   n++;
-  if (x27 !== null) {
+  t += 15;
+  if (x27 === null) t += 4;
+  else {
     if (x27 !== "safe_retry" && x27 !== "retry_after_reread" && x27 !== "retry_after_reconfigure" && x27 !== "retry_after_operator" && x27 !== "do_not_retry") return -1;
+    t += x27.length + 2;
   }
   const x28: any = v.warnings;
   if (x28 !== undefined) {
     n++;
+    t += 12;
     if (!Array.isArray(x28) || x28.length > 1024 || level + 1 > c.maxDepth) return -1;
     c.elements += x28.length;
+    t += x28.length === 0 ? 2 : 1 + x28.length;
     for (let i29 = 0; i29 < x28.length; i29++) {
       const e30: any = x28[i29];
       const k31 = membersWarning(e30, level + 2, c);
@@ -434,6 +588,7 @@ function membersLifecycleReceipt(v: any, level: number, c: AcceptContext): numbe
       n += k31;
     }
   }
+  c.chars += t === 0 ? 2 : t + 1;
   return n;
 }
 
@@ -441,60 +596,87 @@ function membersLifecycleReceipt(v: any, level: number, c: AcceptContext): numbe
 function membersPayloadEnvelope(v: any, level: number, c: AcceptContext): number {
   if (typeof v !== "object" || v === null || Array.isArray(v) || level > c.maxDepth) return -1;
   let n = 0;
+  let t = 0;
   const x0: any = v.schema_version;
   if (x0 === undefined) return -1;
   n++;
+  t += 18;
   if (typeof x0 !== "string" || x0.length > 512) return -1;
+  t += x0.length + 2;
   const x1: any = v.payload_id;
   if (x1 === undefined) return -1;
   n++;
+  t += 14;
   if (typeof x1 !== "string" || x1.length > 512) return -1;
+  t += x1.length + 2;
   const x2: any = v.client_id;
   if (x2 === undefined) return -1;
   n++;
+  t += 13;
   if (typeof x2 !== "string" || x2.length > 512) return -1;
+  t += x2.length + 2;
   const x3: any = v.payload_kind;
   if (x3 === undefined) return -1;
   n++;
+  t += 16;
   if (typeof x3 !== "string" || x3.length > 512) return -1;
+  t += x3.length + 2;
   const x4: any = v.format;
   if (x4 === undefined) return -1;
   n++;
+  t += 10;
   if (typeof x4 !== "string" || x4.length > 512) return -1;
+  t += x4.length + 2;
   const x5: any = v.content_encoding;
   if (x5 === undefined) return -1;
   n++;
+  t += 20;
   if (typeof x5 !== "string" || x5.length > 512) return -1;
+  t += x5.length + 2;
   const x6: any = v.body;
   if (x6 !== undefined) {
     n++;
-    if (x6 !== null) {
+    t += 8;
+    if (x6 === null) t += 4;
+    else {
       if (typeof x6 !== "string" || x6.length > 16777216) return -1;
+      t += x6.length + 2;
     }
   }
   const x7: any = v.body_ref;
   if (x7 !== undefined) {
     n++;
-    if (x7 !== null) {
+    t += 12;
+    if (x7 === null) t += 4;
+    else {
       if (typeof x7 !== "string" || x7.length > 4096) return -1;
+      t += x7.length + 2;
     }
   }
   const x8: any = v.byte_size;
   if (x8 === undefined) return -1;
   n++;
+  t += 13;
   if (typeof x8 !== "number" || x8 % 1 !== 0 || x8 < 0 || x8 > 9007199254740991 || (x8 === 0 && 1 / x8 < 0)) return -1;
+  if (x8 % 100 !== 0 || x8 === 0) t += String(x8).length;
+  else c.exact = false;
   const x9: any = v.content_digest;
   if (x9 !== undefined) {
     n++;
-    if (x9 !== null) {
+    t += 18;
+    if (x9 === null) t += 4;
+    else {
       if (typeof x9 !== "string" || x9.length > 512) return -1;
+      t += x9.length + 2;
     }
   }
   const x10: any = v.acceptable_placements;
   if (x10 === undefined) return -1;
   n++;
+  t += 25;
   if (!Array.isArray(x10) || x10.length > 16 || level + 1 > c.maxDepth) return -1;
   c.elements += x10.length;
+  t += x10.length === 0 ? 2 : 1 + x10.length;
   for (let i11 = 0; i11 < x10.length; i11++) {
     const e12: any = x10[i11];
     const k13 = membersAcceptablePlacement(e12, level + 2, c);
@@ -504,25 +686,34 @@ function membersPayloadEnvelope(v: any, level: number, c: AcceptContext): number
   const x14: any = v.idempotency_key;
   if (x14 !== undefined) {
     n++;
-    if (x14 !== null) {
+    t += 19;
+    if (x14 === null) t += 4;
+    else {
       if (typeof x14 !== "string" || x14.length > 512) return -1;
+      t += x14.length + 2;
     }
   }
   const x15: any = v.expires_at_epoch_s;
   if (x15 !== undefined) {
     n++;
-    if (x15 !== null) {
+    t += 22;
+    if (x15 === null) t += 4;
+    else {
       if (typeof x15 !== "number" || x15 % 1 !== 0 || x15 < 0 || x15 > 9007199254740991 || (x15 === 0 && 1 / x15 < 0)) return -1;
+      if (x15 % 100 !== 0 || x15 === 0) t += String(x15).length;
+      else c.exact = false;
     }
   }
   const x16: any = v.metadata;
   if (x16 !== undefined) {
     n++;
+    t += 12;
     if (typeof x16 !== "object" || x16 === null || Array.isArray(x16)) return -1;
     const k17 = c.open(x16, level + 1);
     if (k17 < 0) return -1;
     n += k17;
   }
+  c.chars += t === 0 ? 2 : t + 1;
   return n;
 }
 
@@ -530,33 +721,49 @@ function membersPayloadEnvelope(v: any, level: number, c: AcceptContext): number
 function membersPayloadReceipt(v: any, level: number, c: AcceptContext): number {
   if (typeof v !== "object" || v === null || Array.isArray(v) || level > c.maxDepth) return -1;
   let n = 0;
+  let t = 0;
   const x0: any = v.payload_id;
   if (x0 === undefined) return -1;
   n++;
+  t += 14;
   if (typeof x0 !== "string" || x0.length > 512) return -1;
+  t += x0.length + 2;
   const x1: any = v.payload_kind;
   if (x1 === undefined) return -1;
   n++;
+  t += 16;
   if (typeof x1 !== "string" || x1.length > 512) return -1;
+  t += x1.length + 2;
   const x2: any = v.placement;
   if (x2 === undefined) return -1;
   n++;
+  t += 13;
   if (x2 !== "developer_equivalent_frame" && x2 !== "pre_prompt_frame" && x2 !== "side_channel_context" && x2 !== "receipt_only") return -1;
+  t += x2.length + 2;
   const x3: any = v.status;
   if (x3 === undefined) return -1;
   n++;
+  t += 10;
   if (x3 !== "delivered" && x3 !== "skipped" && x3 !== "degraded" && x3 !== "failed") return -1;
+  t += x3.length + 2;
   const x4: any = v.byte_size;
   if (x4 === undefined) return -1;
   n++;
+  t += 13;
   if (typeof x4 !== "number" || x4 % 1 !== 0 || x4 < 0 || x4 > 9007199254740991 || (x4 === 0 && 1 / x4 < 0)) return -1;
+  if (x4 % 100 !== 0 || x4 === 0) t += String(x4).length;
+  else c.exact = false;
   const x5: any = v.content_digest;
   if (x5 !== undefined) {
     n++;
-    if (x5 !== null) {
+    t += 18;
+    if (x5 === null) t += 4;
+    else {
       if (typeof x5 !== "string" || x5.length > 512) return -1;
+      t += x5.length + 2;
     }
   }
+  c.chars += t === 0 ? 2 : t + 1;
   return n;
 }
 
@@ -564,28 +771,41 @@ function membersPayloadReceipt(v: any, level: number, c: AcceptContext): number 
 function membersPayloadRef(v: any, level: number, c: AcceptContext): number {
   if (typeof v !== "object" || v === null || Array.isArray(v) || level > c.maxDepth) return -1;
   let n = 0;
+  let t = 0;
   const x0: any = v.payload_id;
   if (x0 === undefined) return -1;
   n++;
+  t += 14;
   if (typeof x0 !== "string" || x0.length > 512) return -1;
+  t += x0.length + 2;
   const x1: any = v.payload_kind;
   if (x1 === undefined) return -1;
   n++;
+  t += 16;
   if (typeof x1 !== "string" || x1.length > 512) return -1;
+  t += x1.length + 2;
   const x2: any = v.content_digest;
   if (x2 !== undefined) {
     n++;
-    if (x2 !== null) {
+    t += 18;
+    if (x2 === null) t += 4;
+    else {
       if (typeof x2 !== "string" || x2.length > 512) return -1;
+      t += x2.length + 2;
     }
   }
   const x3: any = v.byte_size;
   if (x3 !== undefined) {
     n++;
-    if (x3 !== null) {
+    t += 13;
+    if (x3 === null) t += 4;
+    else {
       if (typeof x3 !== "number" || x3 % 1 !== 0 || x3 < 0 || x3 > 9007199254740991 || (x3 === 0 && 1 / x3 < 0)) return -1;
+      if (x3 % 100 !== 0 || x3 === 0) t += String(x3).length;
+      else c.exact = false;
     }
   }
+  c.chars += t === 0 ? 2 : t + 1;
   return n;
 }
 
@@ -593,21 +813,30 @@ function membersPayloadRef(v: any, level: number, c: AcceptContext): number {
 function membersWarning(v: any, level: number, c: AcceptContext): number {
   if (typeof v !== "object" || v === null || Array.isArray(v) || level > c.maxDepth) return -1;
   let n = 0;
+  let t = 0;
   const x0: any = v.code;
   if (x0 === undefined) return -1;
   n++;
+  t += 8;
   if (typeof x0 !== "string" || x0.length > 512) return -1;
+  t += x0.length + 2;
   const x1: any = v.message;
   if (x1 === undefined) return -1;
   n++;
+  t += 11;
   if (typeof x1 !== "string" || x1.length > 65536) return -1;
+  t += x1.length + 2;
   const x2: any = v.capability;
   if (x2 !== undefined) {
     n++;
-    if (x2 !== null) {
+    t += 14;
+    if (x2 === null) t += 4;
+    else {
       if (typeof x2 !== "string" || x2.length > 512) return -1;
+      t += x2.length + 2;
     }
   }
+  c.chars += t === 0 ? 2 : t + 1;
   return n;
 }
 

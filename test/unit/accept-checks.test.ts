@@ -131,6 +131,30 @@ describe("generated accept checks", () => {
     expect(passed).toBeGreaterThan(100);
   });
 
+  it("measure the shortest text of every value they accept (the length proof of the fast path)", () => {
+    const context = { maxDepth: 64, elements: 0, chars: 0, exact: true, open: (): number => -1 };
+    let measured = 0;
+    for (const v of vectors) {
+      let value: unknown;
+      try {
+        value = JSON.parse(Buffer.from(v.document_base64, "base64").toString("utf8"));
+      } catch {
+        continue;
+      }
+      const compact = JSON.stringify(value);
+      Object.assign(context, { elements: 0, chars: 0, exact: true });
+      // Open objects are measured by the fast path's walk; here they decline.
+      if (ACCEPT_CHECKS[v.type](value, context) < 0 || compact.includes("\\")) continue;
+      if (!context.exact) continue;
+      // A member the check does not know (an invalid document) is not measured: never more than the text.
+      if (v.expect === "valid") {
+        expect(context.chars, v.id).toBe(compact.length);
+        measured++;
+      } else expect(context.chars, v.id).toBeLessThanOrEqual(compact.length);
+    }
+    expect(measured).toBeGreaterThan(10);
+  });
+
   it("keep the verdict at every depth and value limit around a valid document", () => {
     const v = vectors.find((x) => x.expect === "valid" && x.type === "DispatchEnvelope" && Buffer.from(x.document_base64, "base64").length > 600) ?? vectors.find((x) => x.expect === "valid");
     if (v === undefined) throw new Error("no valid vector");

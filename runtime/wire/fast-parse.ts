@@ -15,9 +15,9 @@
  * - `json.duplicate-key`: `JSON.parse` keeps one entry per distinct name. Two proofs, the first
  *   that holds is taken. (a) The walk measures the shortest text of the value (no whitespace,
  *   strings without escapes, numbers as `String(x)`); when the text has no backslash (every string
- *   token is then its value in quotes) and every number has no shorter lexeme than `String(x)`
- *   (see isExactNumber), the text is at least that long, longer by every whitespace, duplicate
- *   member or other lexeme: equal lengths prove there is none. (b) Every member of the text has
+ *   token is then its value in quotes) and no number has a shorter lexeme than `String(x)` (see
+ *   isExactNumber), the text is at least that long, longer by every whitespace, duplicate member or
+ *   longer lexeme: equal lengths prove there is none. (b) Every member of the text has
  *   one colon right after its name's closing quote (or whitespace); the colons of the text that
  *   follow a '"' or whitespace are therefore at least the text's members, duplicates included, and
  *   the walk counts the entries: equal counts prove there is no duplicate (a colon inside a string
@@ -129,19 +129,27 @@ function memberColons(text: string, names: readonly string[] | null): number {
 }
 
 /**
- * Whether `x` (finite, not -0) has exactly one shortest JSON lexeme, `String(x)`, every other one
- * (a fraction, an exponent) being longer: true for integers below 1e21 in magnitude with at most
- * one trailing zero (`1200` may also be written `12e2`, as long; `1000` as `1e3`, shorter).
+ * Whether no JSON lexeme of `x` (finite, not -0) is shorter than `String(x)` (`modulus` 1000), or
+ * every other one is longer (`modulus` 100): true for integers below 1e21 in magnitude with at
+ * most two trailing zeros, or one. `1e3` is shorter than `1000`; `12e2` is as long as `1200`, so
+ * under modulus 100 a fraction or an exponent always makes the text longer, and the length proof
+ * also proves there is none (needed wherever such a lexeme must be found: at integer paths).
  */
-export function isExactNumber(x: number): boolean {
-  return Number.isInteger(x) && Math.abs(x) < 1e21 && (x % 100 !== 0 || x === 0);
+export function isExactNumber(x: number, modulus: 100 | 1000): boolean {
+  return Number.isInteger(x) && Math.abs(x) < 1e21 && (x % modulus !== 0 || x === 0);
 }
+
+/**
+ * The modulus of {@link isExactNumber} the walk applies: 1000 while it walks the open objects of
+ * an accept check (no integer path is inside one), else 100.
+ */
+let exactModulus: 100 | 1000 = 100;
 
 /**
  * The members held by `value` (a container at nesting `level`, or a scalar) and everything below
  * it, adding every array's length to `context.elements` and the length of the shortest text that
- * writes it (no whitespace, no escapes) to `context.chars` (`context.exact` false when a number
- * may have a shorter lexeme than `String(x)`, see {@link isExactNumber}); -1 at anything the
+ * writes it (no whitespace, no escapes) to `context.chars` (`context.exact` false for a number
+ * {@link isExactNumber} does not clear under `exactModulus`); -1 at anything the
  * scanner must judge (a level above the limit, a non-finite number, `-0`, a lone surrogate when
  * the text escapes one). Every value but the root is a member value or an element, so a document
  * holds 1 + members + elements values.
@@ -154,7 +162,7 @@ function walk(value: unknown, level: number): number {
     }
     if (typeof value === "number") {
       if (!Number.isFinite(value) || (value === 0 && 1 / value < 0)) return -1;
-      if (isExactNumber(value)) context.chars += String(value).length;
+      if (isExactNumber(value, exactModulus)) context.chars += String(value).length;
       else context.exact = false;
       return 0;
     }
@@ -298,7 +306,9 @@ export function fastParse(text: string, byteLength: number, maxDepth: number, ma
   let colons = -2;
   if (accept !== undefined && !walkSurrogates) {
     resetWalk();
+    exactModulus = 1000;
     const members = accept(value, context);
+    exactModulus = 100;
     if (members >= 0 && 1 + members + context.elements <= maxValues) {
       if (isShortestText(text, backslash)) return { value, accepted: true };
       colons = memberColons(text, names);

@@ -36,6 +36,7 @@
  *
  * @module
  */
+import { isUtf8 } from "node:buffer";
 import { PARSE_RULE_IDS } from "../../generated/ts/spec.js";
 import { defineMember } from "./own.js";
 import { runInSlices, SLICE_MS } from "./slices.js";
@@ -185,7 +186,12 @@ PLAIN.fill(0, 0, 0x20);
 PLAIN[C_QUOTE] = 0;
 PLAIN[C_BACKSLASH] = 0;
 
-const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/**
+ * Rule 3 is checked by `isUtf8` (node:buffer, a native validator), then the input is decoded
+ * without the fatal flag: the same text for valid UTF-8, and faster on large inputs (the fatal
+ * decoder takes a slower path, ~20% at 256 KB).
+ */
+const utf8Decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** Runs longer than this many code units are finished by a sticky regular expression (native, ~10x faster per char). */
 const SHORT_RUN = 32;
@@ -1490,19 +1496,15 @@ function decodeDocument(input: Uint8Array, limits: StrictJsonLimits): string | S
       },
     };
   }
-  try {
-    return utf8Decoder.decode(input);
-  } catch {
-    const at = firstInvalidUtf8(input);
-    const offset = Math.max(at, 0);
-    return {
-      ok: false,
-      issue: {
-        rule: PARSE_RULES.utf8,
-        pointer: "",
-        message: `invalid UTF-8 at byte ${offset} (bytes ${hexBytes(input, offset, 4)})`,
-        offset,
-      },
-    };
-  }
+  if (isUtf8(input)) return utf8Decoder.decode(input);
+  const offset = Math.max(firstInvalidUtf8(input), 0);
+  return {
+    ok: false,
+    issue: {
+      rule: PARSE_RULES.utf8,
+      pointer: "",
+      message: `invalid UTF-8 at byte ${offset} (bytes ${hexBytes(input, offset, 4)})`,
+      offset,
+    },
+  };
 }

@@ -19,6 +19,7 @@ import { INTEGER_PATHS, RULE_PLANS, WIRE_DOCUMENTS, type WireObjectTypeName } fr
 import { fastParse } from "../../runtime/wire/fast-parse.js";
 import { parseStrictJsonStepwise } from "../../runtime/wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits, parseWireDocument, parseWireDocumentSliced, validateParsed, type WireResult } from "../../runtime/wire/validate.js";
+import { envelope } from "../bench/documents.js";
 import { mutants } from "../differential/mutations.js";
 import { REPO_ROOT } from "../support/cli-process.js";
 
@@ -153,6 +154,29 @@ describe("generated accept checks", () => {
       } else expect(context.chars, v.id).toBeLessThanOrEqual(compact.length);
     }
     expect(measured).toBeGreaterThan(10);
+  });
+
+  it("keep the verdict on compact documents whose numbers have other lexemes, shorter, as long or longer", () => {
+    const base = new TextDecoder().decode(envelope(2048));
+    const withMetadata = (metadata: string): string => base.replace('"metadata":{"trace_id"', `"metadata":{"x":${metadata},"trace_id"`);
+    const docs = [
+      base,
+      withMetadata('{"a":1200,"b":12e2,"c":100,"d":1e2}'),
+      withMetadata('{"a":1e3}'),
+      withMetadata('{"a":1e12,"b":1,"b":1   }'),
+      withMetadata('{"a":12e2,"b":1,"b":1}'),
+      withMetadata('{"a":[1e3,1e3,1e3,1e3,1e3,1e3],"b":1,"b":1}'),
+      withMetadata('{"a":1.5,"b":-0.25e1}'),
+      base.replace('"sequence":42', '"sequence":1200'),
+      base.replace('"sequence":42', '"sequence":12e2'),
+      base.replace('"sequence":42', '"sequence":4.2e1'),
+      base.replace('"sequence":42', '"sequence": 1e3'),
+      base.replace('"byte_size":120', '"byte_size":12e1'),
+      base.replace('"byte_size":120', '"byte_size":1.2e2'),
+    ];
+    expect(new Set(docs).size).toBe(docs.length);
+    const passed = docs.map((doc) => agrees("DispatchEnvelope", encoder.encode(doc)));
+    expect(passed.slice(0, 3)).toStrictEqual([true, true, true]);
   });
 
   it("keep the verdict at every depth and value limit around a valid document", () => {

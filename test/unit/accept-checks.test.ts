@@ -8,8 +8,6 @@
  * added, a member duplicated) of every object inside the largest valid fixtures; and they accept
  * most valid documents (else they would only cost time).
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
 import type { Model } from "../../codegen/model/model.js";
@@ -22,6 +20,7 @@ import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits, parseWireDocument, parseW
 import { envelope } from "../bench/documents.js";
 import { mutants } from "../differential/mutations.js";
 import { REPO_ROOT } from "../support/cli-process.js";
+import { memberEdits, ruleStepValues, sharedVectors, validFixtureDocuments } from "../support/wire-corpus.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -57,45 +56,19 @@ function agrees(typeName: WireObjectTypeName, bytes: Uint8Array, limits: Documen
 }
 
 /** Every value a rule step names, and values at and past the schema bounds of strings, integers and arrays. */
-const stepValues = [...new Set(Object.values(RULE_PLANS).flatMap((plan) => plan.flatMap((s) => [...(s.when?.values ?? []), ...(s.values ?? []), ...(s.expected ? [s.expected, `${s.expected}x`] : [])])))];
-const boundValues: readonly unknown[] = [null, "", [], [""], [{}], {}, 0, 1.5, -1, 2 ** 53, 2 ** 53 - 1, true, "x".repeat(512), "x".repeat(513), "😀".repeat(300), ...stepValues];
+const boundValues: readonly unknown[] = [null, "", [], [""], [{}], {}, 0, 1.5, -1, 2 ** 53, 2 ** 53 - 1, true, "x".repeat(512), "x".repeat(513), "😀".repeat(300), ...ruleStepValues(RULE_PLANS)];
+
+/** A member name that stands for a second copy of `key` (edits() writes it as `key` again). */
+const DUPLICATE = "\u0000duplicate:";
 
 /** Copies of `value` (as text) with one member of one object (anywhere inside) edited, an unknown member added or a member duplicated. */
 function edits(value: unknown): string[] {
-  const out: string[] = [];
-  const visit = (node: unknown, replace: (next: unknown) => unknown): void => {
-    if (Array.isArray(node)) {
-      node.forEach((item, i) => {
-        visit(item, (next) => replace(node.map((x, j) => (j === i ? next : x))));
-      });
-      return;
-    }
-    if (node === null || typeof node !== "object") return;
-    const obj = node as Record<string, unknown>;
-    out.push(JSON.stringify(replace({ ...obj, unknown_member: 1 })));
-    for (const key of Object.keys(obj)) {
-      const { [key]: _dropped, ...rest } = obj;
-      out.push(JSON.stringify(replace(rest)));
-      for (const v of boundValues) out.push(JSON.stringify(replace({ ...obj, [key]: v })));
-      // The same member twice: JSON.parse keeps one, the member count finds the other.
-      const marker = "\u0000dup\u0000";
-      out.push(JSON.stringify(replace({ ...obj, [marker]: 0 })).replace(`"${JSON.stringify(marker).slice(1, -1)}":0`, `${JSON.stringify(key)}:${JSON.stringify(obj[key])}`));
-      visit(obj[key], (next) => replace({ ...obj, [key]: next }));
-    }
-  };
-  visit(value, (next) => next);
-  return out;
+  const extra = (obj: Record<string, unknown>): unknown[] => [{ ...obj, unknown_member: 1 }, ...Object.keys(obj).map((key) => ({ ...obj, [`${DUPLICATE}${key}`]: obj[key] }))];
+  // JSON.parse keeps one of two equal names; the member count or the length finds the other.
+  return memberEdits(value, boundValues, extra).map((v) => JSON.stringify(v).replaceAll(JSON.stringify(DUPLICATE).slice(1, -1), ""));
 }
 
-/** The document of a conformance fixture: its `data`, or its `data_base64` parsed. */
-function fixtureDocument(file: string): unknown {
-  const fixture = JSON.parse(readFileSync(file, "utf8")) as { data?: unknown; data_base64?: string };
-  return fixture.data_base64 === undefined ? fixture.data : JSON.parse(Buffer.from(fixture.data_base64, "base64").toString("utf8"));
-}
-
-const VECTORS = join(REPO_ROOT, "generated", "vectors");
-const index = JSON.parse(readFileSync(join(VECTORS, "index.json"), "utf8")) as { vectors: { path: string }[] };
-const vectors = index.vectors.map((v) => JSON.parse(readFileSync(join(VECTORS, v.path), "utf8")) as { id: string; type: WireObjectTypeName; expect: string; document_base64: string });
+const vectors = sharedVectors();
 
 describe("generated accept checks", () => {
   it("keep every verdict of every shared vector and accept most valid ones", async () => {
@@ -115,10 +88,7 @@ describe("generated accept checks", () => {
     let total = 0;
     let passed = 0;
     WIRE_DOCUMENTS.forEach((d, i) => {
-      const dir = join(REPO_ROOT, "test", "conformance", d.fixtureKind);
-      const bases = readdirSync(dir)
-        .filter((f) => f.startsWith("valid-") && f.endsWith(".json"))
-        .map((f) => fixtureDocument(join(dir, f)) as never);
+      const bases = validFixtureDocuments(d.fixtureKind) as never[];
       const docs: Uint8Array[] = mutants(model, d.typeName, d.fixtureKind, bases, 300, 0xacce97 + i).map((m) => m.bytes);
       const size = (v: unknown): number => JSON.stringify(v).length;
       const largest = bases.filter((b) => size(b) <= 4096).sort((a, b) => size(b) - size(a)).slice(0, 2);

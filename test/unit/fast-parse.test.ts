@@ -17,6 +17,7 @@ import { parseStrictJson, parseStrictJsonSliced, parseStrictJsonStepwise, type S
 import { DEFAULT_DOCUMENT_LIMITS } from "../../runtime/wire/validate.js";
 import { mutants } from "../differential/mutations.js";
 import { REPO_ROOT } from "../support/cli-process.js";
+import { fixtureDocument } from "../support/wire-corpus.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -44,12 +45,6 @@ function agrees(bytes: Uint8Array, paths: readonly string[] | undefined, limits:
   expect(exact.nonIntegerNumberPointers, shown).toStrictEqual([]);
   expect(got.value).toStrictEqual(exact.value);
   return true;
-}
-
-/** The document of a conformance fixture: its `data`, or its `data_base64` parsed. */
-function fixtureDocument(file: string): unknown {
-  const fixture = JSON.parse(readFileSync(file, "utf8")) as { data?: unknown; data_base64?: string };
-  return fixture.data_base64 === undefined ? fixture.data : JSON.parse(Buffer.from(fixture.data_base64, "base64").toString("utf8"));
 }
 
 const VECTORS = join(REPO_ROOT, "generated", "vectors");

@@ -140,8 +140,8 @@ export function isExactNumber(x: number, modulus: 100 | 1000): boolean {
 }
 
 /**
- * The modulus of {@link isExactNumber} the walk applies: 1000 while it walks the open objects of
- * an accept check (no integer path is inside one), else 100.
+ * The modulus of {@link isExactNumber} the walk applies, set before each walk: 1000 while it walks
+ * the open objects of an accept check (no integer path is inside one), 100 as the whole walk.
  */
 let exactModulus: 100 | 1000 = 100;
 
@@ -308,7 +308,6 @@ export function fastParse(text: string, byteLength: number, maxDepth: number, ma
     resetWalk();
     exactModulus = 1000;
     const members = accept(value, context);
-    exactModulus = 100;
     if (members >= 0 && 1 + members + context.elements <= maxValues) {
       if (isShortestText(text, backslash)) return { value, accepted: true };
       colons = memberColons(text, names);
@@ -317,6 +316,7 @@ export function fastParse(text: string, byteLength: number, maxDepth: number, ma
   }
   // Recursion is bounded by maxDepth (a level above it stops the walk).
   resetWalk();
+  exactModulus = 100;
   const members = walk(value, 1);
   if (members < 0 || 1 + members + context.elements > maxValues) return undefined;
   if (isShortestText(text, backslash)) return { value, accepted: false };

@@ -22,10 +22,38 @@ interface Job {
 
 const queue: Job[] = [];
 let scheduled = false;
+/** When the running turn of {@link pump} began (performance.now() ms), or -1 outside it. */
+let turnStartedAt = -1;
+/** Set by {@link endTurn}: the pump yields after the current step. */
+let turnEndRequested = false;
+
+/**
+ * Milliseconds of the current scheduler turn used so far by all jobs; outside a turn (a first
+ * slice run synchronously by its caller) the time since `fallbackStart` (performance.now() ms).
+ */
+export function turnElapsedMs(fallbackStart: number): number {
+  return performance.now() - (turnStartedAt < 0 ? fallbackStart : turnStartedAt);
+}
+
+/**
+ * Ask the scheduler to yield the event loop right after the running step (a step that is about to
+ * do, or just did, one long native step, e.g. listing the keys of a large object, so that step is
+ * alone in its turn). Outside a turn it has no effect.
+ */
+export function endTurn(): void {
+  if (turnStartedAt >= 0) turnEndRequested = true;
+}
+
+/** A promise resolved on a later turn of the event loop (after pending I/O and timers). */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 function pump(): void {
   scheduled = false;
-  const turnEnd = performance.now() + TURN_MS;
+  turnStartedAt = performance.now();
+  turnEndRequested = false;
+  const turnEnd = turnStartedAt + TURN_MS;
   while (queue.length > 0) {
     const left = turnEnd - performance.now();
     if (left <= 0) break;
@@ -39,7 +67,10 @@ function pump(): void {
     }
     if (finished) job.done(true);
     else queue.push(job);
+    if (turnEndRequested) break;
   }
+  turnStartedAt = -1;
+  turnEndRequested = false;
   if (queue.length > 0 && !scheduled) {
     scheduled = true;
     setImmediate(pump);

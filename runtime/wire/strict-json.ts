@@ -310,12 +310,14 @@ let sliceUntil = Number.POSITIVE_INFINITY;
 let clockBudget = 0;
 /**
  * Build mode: a string value longer than STRING_PIECE is scanned and decoded in pieces, so that a
- * slice can end inside it (a 16 MiB string of escapes is otherwise one step of ~100 ms). The pieces
+ * slice can end inside it (a 16 MiB string of escapes is otherwise one step of ~100 ms). What is
  * decoded so far (null: no string is open), its opening quote, the end of the last piece scanned.
  */
-let strParts: string[] | null = null;
+let strParts: string | null = null;
 let strStart = 0;
 let strPauseAt = 0;
+/** The piece {@link scanStringFrom} scanned last held an escape (else it is its own decoding). */
+let strEscaped = false;
 /** The string value {@link buildString} finished last. */
 let builtString = "";
 
@@ -642,6 +644,7 @@ function scanStringFrom(s: string, start: number, i: number, isKey: boolean, lim
     const c = s.charCodeAt(i);
     if (c === C_QUOTE) return i + 1;
     if (c === C_BACKSLASH) {
+      strEscaped = true;
       const e = s.charCodeAt(i + 1);
       if (e === 0x75 /* u */) {
         const v = hex4(s, i + 2);
@@ -718,26 +721,24 @@ const STRING_PAUSED = -2;
  * issue is recorded) or STRING_PAUSED (the pieces so far are kept; resume at {@link strPauseAt}).
  */
 function buildString(s: string, start: number, i: number): number {
-  let from = strParts === null ? start : i;
+  // Pieces are joined by `+` (a rope: no 16 MiB copy in one step; whoever reads the characters
+  // first flattens it). A piece without an escape is a slice of the text.
+  let from = strParts === null ? start + 1 : i;
   for (;;) {
+    strEscaped = false;
     const end = scanStringFrom(s, start, i, false, i + STRING_PIECE);
     if (end === -1) {
       strParts = null;
       return -1;
     }
-    // A piece starts at the opening quote or inside the string, and ends at the closing quote or inside it.
-    const head = from === start ? "" : '"';
+    const to = end === STRING_PAUSED ? strPauseAt : end - 1;
+    const piece = strEscaped ? (JSON.parse(`"${s.slice(from, to)}"`) as string) : s.slice(from, to);
     if (end !== STRING_PAUSED) {
-      const last = JSON.parse(`${head}${s.slice(from, end)}`) as string;
-      if (strParts === null) builtString = last;
-      else {
-        strParts.push(last);
-        builtString = strParts.join("");
-        strParts = null;
-      }
+      builtString = strParts === null ? piece : strParts + piece;
+      strParts = null;
       return end;
     }
-    (strParts ??= []).push(JSON.parse(`${head}${s.slice(from, strPauseAt)}"`) as string);
+    strParts = strParts === null ? piece : strParts + piece;
     from = i = strPauseAt;
     if (performance.now() >= sliceUntil) {
       strStart = start;
@@ -1044,7 +1045,7 @@ interface ScanState {
   resumeAt: number;
   resumeDepth: number;
   resumeAfterComma: boolean;
-  strParts: string[] | null;
+  strParts: string | null;
   strStart: number;
 }
 

@@ -1090,6 +1090,14 @@ const SCAN_PAUSED = 2;
 /** Values scanned between two clock reads in sliced mode. */
 const CLOCK_EVERY = 1024;
 
+/** Sliced mode: records where the scan resumes (index, depth, whether a ',' was just read) and returns SCAN_PAUSED. */
+function pauseScan(at: number, d: number, afterComma: boolean): number {
+  resumeAt = at;
+  resumeDepth = d;
+  resumeAfterComma = afterComma;
+  return SCAN_PAUSED;
+}
+
 /**
  * Validates `s` with an explicit container stack (no recursion), appending the
  * pointers of non-integer numbers to `nonInt` (and, in build mode, building
@@ -1120,12 +1128,7 @@ function scan(s: string, maxDepth: number, nonInt: string[]): number {
   value: for (;;) {
     if (--clockBudget <= 0) {
       clockBudget = CLOCK_EVERY;
-      if (performance.now() >= sliceUntil) {
-        resumeAt = i;
-        resumeDepth = d;
-        resumeAfterComma = afterComma;
-        return SCAN_PAUSED;
-      }
+      if (performance.now() >= sliceUntil) return pauseScan(i, d, afterComma);
     }
     let c = s.charCodeAt(i);
     if (strParts === null && c <= C_SPACE && (c === C_SPACE || c === C_LF || c === C_CR || c === C_TAB)) {
@@ -1136,12 +1139,7 @@ function scan(s: string, maxDepth: number, nonInt: string[]): number {
       // Resuming inside a long string value (build mode).
       i = buildString(s, strStart, i);
       if (i === -1) return SCAN_FAILED;
-      if (i === STRING_PAUSED) {
-        resumeAt = strPauseAt;
-        resumeDepth = d;
-        resumeAfterComma = afterComma;
-        return SCAN_PAUSED;
-      }
+      if (i === STRING_PAUSED) return pauseScan(strPauseAt, d, afterComma);
       attach(builtString);
     } else if (c === C_QUOTE) {
       if (++valueCount > maxValuesLimit) {
@@ -1158,12 +1156,7 @@ function scan(s: string, maxDepth: number, nonInt: string[]): number {
       } else if (building) {
         i = buildString(s, start, i);
         if (i === -1) return SCAN_FAILED;
-        if (i === STRING_PAUSED) {
-          resumeAt = strPauseAt;
-          resumeDepth = d;
-          resumeAfterComma = afterComma;
-          return SCAN_PAUSED;
-        }
+        if (i === STRING_PAUSED) return pauseScan(strPauseAt, d, afterComma);
         attach(builtString);
       } else {
         i = scanStringFrom(s, start, i, false);

@@ -26,7 +26,7 @@
 import type { ValidationIssue } from "./issues.js";
 import { defineMember } from "./own.js";
 import { escapeToken } from "./pointer.js";
-import { endTurn, runInSlices, SLICE_MS, turnElapsedMs } from "./slices.js";
+import { deferToNextTurn, endTurn, runInSlices, SLICE_MS, turnElapsedMs } from "./slices.js";
 
 /** Bounds of one serialized document: bytes (UTF-8), nesting levels, values (see module doc). */
 export interface SnapshotLimits {
@@ -59,9 +59,9 @@ const CLOCK_EVERY = 512;
 /**
  * Listing an object's keys is one native step that no API splits (about 0.25-0.4 µs per key; a
  * limits.max_values-member object takes tens of ms). In sliced runs the keys of an object are
- * therefore listed only within the first OPEN_OBJECT_MS of a scheduler turn (later, the turn ends
- * and the listing starts the next one), and after listing more than LARGE_OBJECT_KEYS keys the turn
- * ends at once: a large listing is alone in its turn.
+ * therefore listed only within the first OPEN_OBJECT_MS of a scheduler turn (later, the run sits
+ * out the rest of the turn and starts the next one with the listing), and after listing more than
+ * LARGE_OBJECT_KEYS keys the turn ends at once: a large listing is alone in its turn.
  */
 const OPEN_OBJECT_MS = 1;
 const LARGE_OBJECT_KEYS = 4096;
@@ -323,12 +323,12 @@ class Serializer {
 
   /**
    * List the keys of the object `frame` opened. In a sliced run, late in a scheduler turn this
-   * ends the turn instead (the listing runs first thing in the next one, see OPEN_OBJECT_MS), and
-   * a large listing ends the turn after it.
+   * defers instead (the listing runs first thing in the next turn, see OPEN_OBJECT_MS), and a
+   * large listing ends the turn after it.
    */
   private listKeys(frame: Frame): void {
     if (this.sliceStart >= 0 && turnElapsedMs(this.sliceStart) > OPEN_OBJECT_MS) {
-      endTurn();
+      deferToNextTurn();
       this.yieldNow = true;
       return;
     }

@@ -1243,6 +1243,24 @@ func (n *node) toAny() any {
 // them and writeNode writes them (appendAny): never into a tree of nodes.
 func mapNode(m map[string]any) *node { return &node{kind: kindObject, open: m} }
 
+// appendArray writes items as a JSON array, each with each (the path names its index meanwhile);
+// it stops at the first issue.
+func appendArray[T any](b []byte, items []T, path *[]slot, each func([]byte, T, *[]slot) ([]byte, *Issue)) ([]byte, *Issue) {
+	b = append(b, '[')
+	for i, item := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		*path = append(*path, slot{array: true, index: i})
+		var issue *Issue
+		if b, issue = each(b, item, path); issue != nil {
+			return b, issue
+		}
+		*path = (*path)[:len(*path)-1]
+	}
+	return append(b, ']'), nil
+}
+
 // appendAny appends the JSON form of v, a value of an open map, to b. Besides the encoding/json value
 // forms it accepts every integer and float type, json.Number and json.RawMessage (parsed strictly),
 // and falls back to encoding/json for anything else; map members are written in sorted key order.
@@ -1296,19 +1314,7 @@ func appendAny(b []byte, v any, path *[]slot) ([]byte, *Issue) {
 		if len(*path) >= LimitMaxDepth {
 			return b, tooDeep(*path)
 		}
-		b = append(b, '[')
-		for i, item := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			*path = append(*path, slot{array: true, index: i})
-			var issue *Issue
-			if b, issue = appendAny(b, item, path); issue != nil {
-				return b, issue
-			}
-			*path = (*path)[:len(*path)-1]
-		}
-		return append(b, ']'), nil
+		return appendArray(b, x, path, appendAny)
 	case map[string]any:
 		if len(*path) >= LimitMaxDepth {
 			return b, tooDeep(*path)

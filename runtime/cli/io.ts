@@ -174,3 +174,13 @@ export function describeIoError(action: string, error: unknown): string {
   const prose = match ? match[1] : raw;
   return `cannot ${action}: ${prose}${code ? ` (${code})` : ""}`;
 }
+
+/**
+ * A usage error for an invoker configuration the flags produced, naming the flag (`--program`,
+ * `--timeout-ms`) where the invoker's message names its option (`program`, `timeoutMs`), so the
+ * same flag reads the same in every command.
+ * @param message - the InvokerConfigError's message
+ */
+export function invokerFlagError(message: string): UsageError {
+  return new UsageError(message.replace(/^timeoutMs/, "--timeout-ms").replace(/^program/, "--program"));
+}

@@ -17,7 +17,7 @@
  */
 import { readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { CLI_EXIT_CODES, EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { EXIT, HelpRequested, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
 import { packageVersion } from "./package-root.js";
 
@@ -54,7 +54,9 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
     {
       load: async () => ({
         usage: "usage: lifeloop-callback events\n  Prints the event vocabulary (spec/tables/event-vocabulary.json) as JSON.",
-        run: async (_args, io) => {
+        run: async (args, io) => {
+          const { positionals } = parseFlags(args, {});
+          if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
           io.out(`${JSON.stringify(EVENT_VOCABULARY, null, 2)}\n`);
           return EXIT.ok;
         },
@@ -89,7 +91,7 @@ async function help(): Promise<string> {
     "",
     ...(await commandUsages()).map(([, usage]) => usage),
     "",
-    "Exit codes: 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported (render).",
+    `Exit codes: ${Object.entries(CLI_EXIT_CODES).map(([name, code]) => `${code} ${name}`).join(", ")} (spec/tables/cli-exit-codes.json).`,
   ].join("\n");
 }
 
@@ -98,6 +100,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const [first, ...args] = argv;
   // `--version` and `-V` are the usual spellings of the version command.
   const name = first === "--version" || first === "-V" ? "version" : first;
+  // `help COMMAND`: that command's usage, as `COMMAND --help` prints it.
+  if (name === "help" && args.length === 1 && COMMANDS.has(args[0] as string)) return runCli([args[0] as string, "--help"], io);
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.out(`${await help()}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
@@ -158,7 +162,15 @@ function exitOnOutputError(error: NodeJS.ErrnoException): void {
   } catch {
     // stderr is gone too; the exit code still tells.
   }
-  process.exit(EXIT.input);
+  process.exit(outputErrorExit());
+}
+
+/**
+ * The exit code of an output that cannot be written: 3 (input/output), except for `hook`, which
+ * exits only 0 or 1 (spec/hook-command.md: a harness reads other codes as its own signals).
+ */
+function outputErrorExit(): number {
+  return process.argv[2] === "hook" ? EXIT.validation : EXIT.input;
 }
 
 /**
@@ -179,7 +191,7 @@ function stdoutWasClosed(): boolean {
 if (isEntryPoint()) {
   if (stdoutWasClosed()) {
     process.stderr.write("lifeloop-callback: standard output is closed; nothing could be reported\n");
-    process.exit(EXIT.input);
+    process.exit(outputErrorExit());
   }
   process.stdout.on("error", exitOnOutputError);
   const code = await runCli(process.argv.slice(2), {

@@ -24,23 +24,48 @@ function verdict(report: DiffReport): string {
 }
 
 function text(report: DiffReport): string {
-  const lines = report.changes.map((c) => `${c.level.padEnd(7)} ${c.rule}  ${c.location}  (${c.category}, ${breaks(c)})  ${c.detail}${allowed(c)}`);
+  const lines = report.changes.map((c) => `${c.level.padEnd(7)} ${c.rule}  ${printable(c.location)}  (${c.category}, ${breaks(c)})  ${printable(`${c.detail}${allowed(c)}`)}`);
   const versions = report.summary.base_version ? `${report.summary.base_version} → ${report.summary.head_version}: ` : "";
   return `${lines.join("\n")}${lines.length ? "\n" : ""}${versions}${verdict(report)}\n`;
 }
 
+/**
+ * Characters no XML 1.0 document may hold (C0 controls but tab, LF and CR; U+FFFE, U+FFFF; lone
+ * surrogates), which a property name or an enum value can carry into a location or a detail.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
+const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** `s` with each character XML cannot hold written as a visible `\uXXXX`. */
+function visible(s: string): string {
+  return s.replace(NOT_XML_CHAR, (c) => `\\u${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`);
+}
+
+/** `s` safe on a terminal or a CI log line: also CR, LF, tab and C1 controls visible (no forged lines, no escape sequences). */
+function printable(s: string): string {
+  return visible(s).replace(/[\t\n\r\u007F-\u009F]/g, (c) => `\\u${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`);
+}
+
 function cell(s: string): string {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return visible(s).replace(/\|/g, "\\|").replace(/\r\n|\r|\n/g, " ");
+}
+
+/** A Markdown code span around `s` (CommonMark: a fence longer than any backtick run inside, padded). */
+function code(s: string): string {
+  const text = cell(s);
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  return longest === 0 ? `${fence}${text}${fence}` : `${fence} ${text} ${fence}`;
 }
 
 function markdown(report: DiffReport): string {
-  const rows = report.changes.map((c) => `| ${c.level} | \`${c.rule}\` | \`${cell(c.location)}\` | ${c.category} | ${c.breaks.join(", ") || "-"} | ${cell(c.detail)}${cell(allowed(c))} |`);
+  const rows = report.changes.map((c) => `| ${c.level} | \`${c.rule}\` | ${code(c.location)} | ${c.category} | ${c.breaks.join(", ") || "-"} | ${cell(c.detail)}${cell(allowed(c))} |`);
   const table = rows.length ? `| level | rule | location | category | breaks | detail |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n\n` : "No changes.\n\n";
   return `## lifeloop-callback diff\n\n${table}${verdict(report)}\n`;
 }
 
 function xml(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return visible(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
 function junit(report: DiffReport): string {
@@ -66,7 +91,7 @@ function github(report: DiffReport): string {
     const command = c.level === "error" && !c.allowed ? "error" : c.level === "info" || c.allowed ? "notice" : "warning";
     const file = c.location.split("#")[0] ?? "";
     const props = [`title=${ghProperty(c.rule)}`, ...(file ? [`file=${ghProperty(file)}`] : [])].join(",");
-    return `::${command} ${props}::${ghData(`${c.location}: ${c.detail} (${breaks(c)})${allowed(c)}`)}`;
+    return `::${command} ${props}::${ghData(printable(`${c.location}: ${c.detail} (${breaks(c)})${allowed(c)}`))}`;
   });
   return `${lines.join("\n")}${lines.length ? "\n" : ""}${verdict(report)}\n`;
 }

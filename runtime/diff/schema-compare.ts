@@ -33,9 +33,59 @@ export interface SchemaDocument {
 /** Every schema document of one side, by base URI (a `$ref` resolves against these only). */
 export class SchemaSide {
   private readonly byUri = new Map<string, SchemaDocument>();
+  /** Embedded resources (a subschema with its own `$id`), by absolute URI: their document and pointer. */
+  private readonly embedded = new Map<string, { readonly doc: SchemaDocument; readonly pointer: string }>();
 
   constructor(docs: readonly SchemaDocument[]) {
     for (const doc of docs) this.byUri.set(stripFragment(doc.uri), doc);
+    for (const doc of docs) this.indexEmbedded(doc);
+  }
+
+  /** Record every subschema below the root that has an `$id` (an embedded resource), iteratively. */
+  private indexEmbedded(doc: SchemaDocument): void {
+    const stack: { value: unknown; pointer: string; base: string }[] = [{ value: doc.json, pointer: "", base: stripFragment(doc.uri) }];
+    while (stack.length > 0) {
+      const { value, pointer, base } = stack.pop() as { value: unknown; pointer: string; base: string };
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) stack.push({ value: value[i], pointer: `${pointer}/${i}`, base });
+        continue;
+      }
+      if (!isObject(value)) continue;
+      let here = base;
+      if (pointer !== "" && typeof value.$id === "string") {
+        here = rebase(value.$id, base);
+        if (!this.byUri.has(here) && !this.embedded.has(here)) this.embedded.set(here, { doc, pointer });
+      }
+      for (const [k, v] of Object.entries(value)) {
+        // Instance data, not subschemas: an `$id` member there names nothing.
+        if (k !== "enum" && k !== "const" && k !== "examples" && k !== "default") stack.push({ value: v, pointer: `${pointer}/${token(k)}`, base: here });
+      }
+    }
+  }
+
+  /**
+   * The base URI a `$ref` at `node` resolves against: the document's, changed by every `$id` on the
+   * way down to the node (embedded resources, JSON Schema 2020-12 §8.2.1).
+   */
+  baseOf(node: SchemaNode): string {
+    let base = stripFragment(node.doc.uri);
+    let value: unknown = node.doc.json;
+    for (const raw of node.pointer === "" ? [] : node.pointer.slice(1).split("/")) {
+      const name = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+      value = Array.isArray(value) ? value[Number(name)] : isObject(value) ? value[name] : undefined;
+      if (isObject(value) && typeof value.$id === "string") base = rebase(value.$id, base);
+    }
+    return base;
+  }
+
+  /** True when both sides hold the same documents (same base URIs, equal JSON). */
+  sameAs(other: SchemaSide): boolean {
+    if (this.byUri.size !== other.byUri.size) return false;
+    for (const [uri, doc] of this.byUri) {
+      const theirs = other.byUri.get(uri);
+      if (!theirs || !jsonEqual(doc.json, theirs.json)) return false;
+    }
+    return true;
   }
 
   /** Resolve `ref` against `base`; null when the target is not among the documents. */
@@ -46,12 +96,22 @@ export class SchemaSide {
     } catch {
       return null;
     }
-    const fragment = decodeURIComponent(url.hash.slice(1));
+    let fragment: string;
+    try {
+      fragment = decodeURIComponent(url.hash.slice(1));
+    } catch {
+      return null; // a malformed percent-escape names nothing
+    }
     url.hash = "";
-    const doc = this.byUri.get(url.href);
-    if (!doc) return null;
+    const root = this.byUri.get(url.href);
+    const resource = root ? { doc: root, pointer: "" } : this.embedded.get(url.href);
+    if (!resource) return null;
     if (fragment !== "" && !fragment.startsWith("/")) return null; // plain-name anchors are not resolved
-    let value: unknown = doc.json;
+    let value: unknown = resource.doc.json;
+    for (const raw of resource.pointer === "" ? [] : resource.pointer.slice(1).split("/")) {
+      const name = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+      value = Array.isArray(value) ? value[Number(name)] : (value as Obj)[name];
+    }
     for (const raw of fragment === "" ? [] : fragment.slice(1).split("/")) {
       const name = raw.replace(/~1/g, "/").replace(/~0/g, "~");
       if (Array.isArray(value)) value = value[Number(name)];
@@ -59,7 +119,7 @@ export class SchemaSide {
       else return null;
       if (value === undefined) return null;
     }
-    return { schema: value, doc, pointer: fragment };
+    return { schema: value, doc: resource.doc, pointer: `${resource.pointer}${fragment}` };
   }
 }
 
@@ -68,6 +128,15 @@ export interface SchemaNode {
   readonly schema: unknown;
   readonly doc: SchemaDocument;
   readonly pointer: string;
+}
+
+/** `$id` resolved against `base`, without a fragment; `base` itself when `$id` is not a URI reference. */
+function rebase(id: string, base: string): string {
+  try {
+    return stripFragment(new URL(id, base).href);
+  } catch {
+    return base;
+  }
 }
 
 function stripFragment(uri: string): string {
@@ -215,6 +284,14 @@ class Comparer {
     private readonly newSide: SchemaSide,
   ) {}
 
+  private sidesSame: boolean | undefined;
+
+  /** Whether the two sides hold the same documents (computed once). */
+  private sidesEqual(): boolean {
+    this.sidesSame ??= this.oldSide.sameAs(this.newSide);
+    return this.sidesSame;
+  }
+
   private loc(node: SchemaNode, suffix = ""): string {
     return `${node.doc.file}#${node.pointer}${suffix}`;
   }
@@ -240,7 +317,7 @@ class Comparer {
       if (typeof schema.$ref !== "string") return current;
       const siblings = Object.keys(schema).filter((k) => k !== "$ref" && !ANNOTATIONS.has(k) && !k.startsWith("x-"));
       if (siblings.length > 0) return current;
-      const target = side.resolve(schema.$ref, current.doc.uri);
+      const target = side.resolve(schema.$ref, side.baseOf(current));
       if (!target) {
         this.emit("schema-ref-unresolved", this.loc(current, "/$ref"), `cannot resolve ${schema.$ref}`, negated);
         return null;
@@ -295,8 +372,8 @@ class Comparer {
     // $ref with assertion siblings (2020-12): an in-place applicator, compared as a conjunct.
     if (typeof o.$ref === "string" || typeof n.$ref === "string") {
       if (typeof o.$ref === "string" && typeof n.$ref === "string") {
-        const ot = this.oldSide.resolve(o.$ref, oNode.doc.uri);
-        const nt = this.newSide.resolve(n.$ref, nNode.doc.uri);
+        const ot = this.oldSide.resolve(o.$ref, this.oldSide.baseOf(oNode));
+        const nt = this.newSide.resolve(n.$ref, this.newSide.baseOf(nNode));
         if (!ot) emit("schema-ref-unresolved", "/$ref", `cannot resolve ${o.$ref} (old)`);
         else if (!nt) emit("schema-ref-unresolved", "/$ref", `cannot resolve ${n.$ref}`);
         else this.compare(ot, nt, negated);
@@ -304,6 +381,14 @@ class Comparer {
         emit("schema-constraint-narrowed", "/$ref", `a $ref (${n.$ref}) was added next to other keywords`);
       } else {
         emit("schema-constraint-widened", "/$ref", `a $ref (${String(o.$ref)}) was removed`);
+      }
+    }
+
+    // $dynamicRef / $recursiveRef: the target depends on the dynamic scope, which is not modelled;
+    // unless nothing on either side changed, what it accepts may have changed.
+    for (const kw of ["$dynamicRef", "$recursiveRef"]) {
+      if ((kw in o || kw in n) && !(jsonEqual(o[kw], n[kw]) && this.sidesEqual())) {
+        emit("schema-keyword-changed", `/${token(kw)}`, `${kw}: its target depends on the dynamic scope, which this gate does not compare`);
       }
     }
 
@@ -522,6 +607,14 @@ class Comparer {
     }
   }
 
+  /** True when a fresh comparison of the oneOf branches finds any change other than documentation. */
+  private branchesDiffer(oNode: SchemaNode, nNode: SchemaNode, olen: number, nlen: number): boolean {
+    if (olen !== nlen) return true;
+    const probe = new Comparer(this.oldSide, this.newSide);
+    for (let i = 0; i < olen; i++) probe.compare(this.child(oNode, "oneOf", i), this.child(nNode, "oneOf", i), false);
+    return probe.out.some((c) => c.rule !== "doc-changed");
+  }
+
   private compareCombinators(oNode: SchemaNode, nNode: SchemaNode, o: Obj, n: Obj, negated: boolean): void {
     const at = this.loc(nNode);
     // allOf: conjunction (an added branch narrows); anyOf/oneOf: disjunction (an added branch widens).
@@ -540,7 +633,9 @@ class Comparer {
         for (let i = a.length; i < b.length; i++) this.emit(conj ? "schema-constraint-narrowed" : "schema-constraint-widened", `${at}/${kw}/${i}`, `${kw} branch ${i} added`, negated);
         for (let i = b.length; i < a.length; i++) this.emit(conj ? "schema-constraint-widened" : "schema-constraint-narrowed", `${this.loc(oNode)}/${kw}/${i}`, `${kw} branch ${i} removed`, negated);
       }
-      if (kw === "oneOf" && this.out.length > before) {
+      // A branch pair already compared elsewhere emits nothing here (it is visited once), so a fresh
+      // probe says whether the branches differ at all.
+      if (kw === "oneOf" && (this.out.length > before || this.branchesDiffer(oNode, nNode, a.length, b.length))) {
         this.emit("schema-combinator-undecided", `${at}/oneOf`, "a oneOf changed: widening one branch can make a document match two", negated);
       }
     }
@@ -592,11 +687,14 @@ function refClosure(node: SchemaNode, side: SchemaSide): string[] {
   const queue: SchemaNode[] = [node];
   while (queue.length > 0) {
     const current = queue.shift() as SchemaNode;
-    const walk = (value: unknown): void => {
-      if (Array.isArray(value)) value.forEach(walk);
+    const walk = (value: unknown, base: string, top: boolean): void => {
+      if (Array.isArray(value)) {
+        for (const v of value) walk(v, base, false);
+      }
       else if (isObject(value)) {
+        if (!top && typeof value.$id === "string") base = rebase(value.$id, base);
         if (typeof value.$ref === "string") {
-          const target = side.resolve(value.$ref, current.doc.uri);
+          const target = side.resolve(value.$ref, base);
           const key = target ? `${target.doc.uri}#${target.pointer}` : `unresolved ${value.$ref}`;
           out.push(`${value.$ref} → ${target ? canonical(target.schema) : "unresolved"}`);
           if (target && !visited.has(key)) {
@@ -604,10 +702,10 @@ function refClosure(node: SchemaNode, side: SchemaSide): string[] {
             queue.push(target);
           }
         }
-        for (const v of Object.values(value)) walk(v);
+        for (const v of Object.values(value)) walk(v, base, false);
       }
     };
-    walk(current.schema);
+    walk(current.schema, side.baseOf(current), true);
     if (visited.size > MAX_REACH) return [...out, "too many schemas"];
   }
   return out;

@@ -14,7 +14,7 @@ import { EVENT_VOCABULARY, LIMITS, RECEIPT_EMITTED_GUARD, type WireObjectTypeNam
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { integerLexemeIssues } from "../wire/schema.js";
-import { exoticKind, snapshotValue, snapshotValueSliced, type SliceOptions, type SnapshotLimits, type ValueSnapshot } from "../wire/serialize.js";
+import { exoticKind, snapshotValue, snapshotValueSliced, snapshotValueSoon, type SliceOptions, type SnapshotLimits, type ValueSnapshot } from "../wire/serialize.js";
 import { validateParsed } from "../wire/validate.js";
 import type { InvokerLimits } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";
@@ -211,16 +211,31 @@ export async function prepareEnvelopeSliced(
   maxBytes: number,
   options: { readonly nonIntegerNumberPointers?: readonly string[]; readonly limits?: Pick<InvokerLimits, "max_depth" | "max_values">; readonly deadlineAt?: number; readonly timeoutMs?: number } = {},
 ): Promise<PreparedEnvelope> {
+  return prepareEnvelopeSoon(envelope, maxBytes, options);
+}
+
+/** Options of {@link prepareEnvelopeSliced} and {@link prepareEnvelopeSoon}. */
+export type PrepareOptions = NonNullable<Parameters<typeof prepareEnvelopeSliced>[2]>;
+
+/**
+ * {@link prepareEnvelopeSliced} without a promise when the envelope is serialized within the
+ * first slice (every small envelope): the outcome itself then, else a promise of it. Same outcome
+ * for every input. Never throws or rejects.
+ */
+export function prepareEnvelopeSoon(envelope: unknown, maxBytes: number, options: PrepareOptions = {}): PreparedEnvelope | Promise<PreparedEnvelope> {
   const guarded = guardFailure(envelope);
   if (guarded !== null) return { ok: false, failure: guarded };
   const pointers = options.nonIntegerNumberPointers ?? [];
   const lexemes = integerLexemeIssues("DispatchEnvelope", pointers);
   if (lexemes.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues: lexemes }, maxBytes) };
-  const snap = await snapshotValueSliced(envelope, snapshotLimits(maxBytes, options.limits), options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt });
-  if (!snap.ok && snap.problem === "deadline") {
-    return { ok: false, failure: makeFailure("timeout", `the DispatchEnvelope was not serialized within ${options.timeoutMs ?? "the"} ms timeout; nothing was delivered`) };
-  }
-  return judgeEnvelope(snap as Exclude<ValueSnapshot, { problem: "deadline" }>, maxBytes, pointers);
+  const judge = (snap: ValueSnapshot): PreparedEnvelope => {
+    if (!snap.ok && snap.problem === "deadline") {
+      return { ok: false, failure: makeFailure("timeout", `the DispatchEnvelope was not serialized within ${options.timeoutMs ?? "the"} ms timeout; nothing was delivered`) };
+    }
+    return judgeEnvelope(snap as Exclude<ValueSnapshot, { problem: "deadline" }>, maxBytes, pointers);
+  };
+  const snap = snapshotValueSoon(envelope, snapshotLimits(maxBytes, options.limits), options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt });
+  return snap instanceof Promise ? snap.then(judge) : judge(snap);
 }
 
 /** Narrow an envelope accepted by {@link prepareEnvelope}. */

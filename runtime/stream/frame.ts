@@ -232,8 +232,6 @@ export function idKey(id: JsonRpcId): string {
   return typeof id === "string" ? `s:${id}` : `n:${id}`;
 }
 
-const NL = Buffer.from("\n");
-
 /** Encode a frame object as one line (JSON + LF). Throws WireSerializeError for values JSON cannot represent. */
 export function encodeFrame(frame: Record<string, unknown>): Buffer {
   return Buffer.from(`${toWireJson(frame)}\n`, "utf8");
@@ -244,14 +242,23 @@ export function encodeFrame(frame: Record<string, unknown>): Buffer {
  * `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":<envelope>}` + LF.
  */
 export function encodeRequestAround(id: JsonRpcId, method: string, paramsJson: Uint8Array): Buffer {
-  const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`, "utf8");
-  return Buffer.concat([head, paramsJson, Buffer.from("}"), NL]);
+  return around(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`, paramsJson);
 }
 
 /** A success reply around already-serialized result bytes. */
 export function encodeResultAround(id: JsonRpcId, resultJson: Uint8Array): Buffer {
-  const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, "utf8");
-  return Buffer.concat([head, resultJson, Buffer.from("}"), NL]);
+  return around(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, resultJson);
+}
+
+/** `head` (UTF-8) + `inner` + `}` + LF in one buffer (one allocation, one copy of `inner`). */
+function around(head: string, inner: Uint8Array): Buffer {
+  const headBytes = Buffer.byteLength(head, "utf8");
+  const out = Buffer.allocUnsafe(headBytes + inner.length + 2);
+  out.write(head, 0, headBytes, "utf8");
+  out.set(inner, headBytes);
+  out[headBytes + inner.length] = 0x7d; // }
+  out[headBytes + inner.length + 1] = 0x0a; // LF
+  return out;
 }
 
 /** An error reply frame. */

@@ -13,7 +13,7 @@ import { checkArgs, checkProgram, checkTimeoutMs } from "../invoker/config.js";
 import { defaultRetryClass, issueText, makeFailure, type FailureFacts } from "../invoker/failure.js";
 import { previewBytes } from "../invoker/preview.js";
 import { checkInvokeOptions } from "../invoker/options.js";
-import { eventOf, prepareEnvelopeSliced } from "../invoker/request.js";
+import { eventOf, prepareEnvelopeSoon } from "../invoker/request.js";
 import type { CallbackInvoker, InvocationFailure, InvocationResult, InvokeOptions } from "../invoker/types.js";
 import { validateParsed } from "../wire/validate.js";
 import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connection.js";
@@ -58,8 +58,9 @@ interface Pending {
   readonly id: string;
   readonly conn: Live;
   readonly started: number;
+  /** performance.now() ms at which the event is `timeout` (started + timeoutMs). */
+  readonly deadline: number;
   readonly resolve: (result: InvocationResult) => void;
-  timer: NodeJS.Timeout | null;
   write: QueuedWrite | null;
 }
 
@@ -70,6 +71,14 @@ interface Live {
   readonly clientRequests: Set<string>;
   consecutiveTimeouts: number;
   hadValidReply: boolean;
+  /**
+   * One deadline timer per stream, armed for the earliest deadline of a pending event (or later
+   * events' deadlines, when it fires): an event costs no timer of its own, and a reply leaves the
+   * timer alone (it finds nothing to expire when it fires and re-arms for what is pending then).
+   */
+  deadlineTimer: NodeJS.Timeout | null;
+  /** The deadline the timer is armed for (ms, performance.now()); +Infinity when none is. */
+  timerAt: number;
 }
 
 const EVENT_METHOD_PREFIX = STREAM_V2.host_to_client.event_method_prefix;
@@ -134,12 +143,14 @@ export class StreamInvoker implements CallbackInvoker {
     const checked = checkInvokeOptions(options);
     if (!checked.ok) return failed(checked.failure);
     // Serialized in slices as in v1: a large envelope neither blocks the event loop nor outlasts the deadline.
-    const prepared = await prepareEnvelopeSliced(envelope, this.limits.max_request_bytes, {
+    // A small envelope is ready at once (no promise, no turn of the loop); a large one takes slices.
+    const soon = prepareEnvelopeSoon(envelope, this.limits.max_request_bytes, {
       nonIntegerNumberPointers: checked.options.nonIntegerNumberPointers,
       limits: this.limits,
       deadlineAt: started + this.timeoutMs,
       timeoutMs: this.timeoutMs,
     });
+    const prepared = soon instanceof Promise ? await soon : soon;
     if (!prepared.ok) return failed(prepared.failure);
     if (this.closing !== null) return failed(makeFailure("stream_closed", "close() was called while the envelope was being serialized; nothing was written"));
     const event = String(eventOf(prepared.envelope));
@@ -159,11 +170,37 @@ export class StreamInvoker implements CallbackInvoker {
       );
     }
     return new Promise<InvocationResult>((resolve) => {
-      const pending: Pending = { id, conn: live, started, resolve, timer: null, write: null };
+      const pending: Pending = { id, conn: live, started, deadline: started + this.timeoutMs, resolve, write: null };
       live.pending.set(id, pending);
-      pending.timer = setTimeout(() => this.onTimeout(pending), Math.max(0, started + this.timeoutMs - performance.now()));
+      if (pending.deadline < live.timerAt) this.armDeadline(live, pending.deadline);
       pending.write = live.conn.write(frame);
     });
+  }
+
+  /** (Re-)arm the stream's deadline timer for `at` (performance.now() ms). */
+  private armDeadline(live: Live, at: number): void {
+    if (live.deadlineTimer !== null) clearTimeout(live.deadlineTimer);
+    live.timerAt = at;
+    live.deadlineTimer = setTimeout(() => this.onDeadline(live), Math.max(0, at - performance.now()));
+  }
+
+  /**
+   * The deadline timer fired (for `live.timerAt`): every pending event whose deadline is that one or
+   * earlier (or already past) times out, then the timer is armed for the earliest deadline left.
+   */
+  private onDeadline(live: Live): void {
+    const firedFor = live.timerAt;
+    live.deadlineTimer = null;
+    live.timerAt = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    const expired: Pending[] = [];
+    let next = Number.POSITIVE_INFINITY;
+    for (const pending of live.pending.values()) {
+      if (pending.deadline <= firedFor || pending.deadline <= now) expired.push(pending);
+      else if (pending.deadline < next) next = pending.deadline;
+    }
+    for (const pending of expired) this.onTimeout(pending);
+    if (next !== Number.POSITIVE_INFINITY && live.pending.size > 0 && !live.conn.ended) this.armDeadline(live, next);
   }
 
   /**
@@ -190,6 +227,8 @@ export class StreamInvoker implements CallbackInvoker {
       clientRequests: new Set(),
       consecutiveTimeouts: 0,
       hadValidReply: false,
+      deadlineTimer: null,
+      timerAt: Number.POSITIVE_INFINITY,
     };
     this.live = live;
     this.counters.spawns++;
@@ -199,7 +238,6 @@ export class StreamInvoker implements CallbackInvoker {
 
   private settle(pending: Pending, outcome: { ok: true; response: CallbackResponse; stderrTail: string } | { ok: false; failure: InvocationFailure }): void {
     if (!pending.conn.pending.delete(pending.id)) return;
-    if (pending.timer !== null) clearTimeout(pending.timer);
     const elapsedMs = performance.now() - pending.started;
     pending.resolve(outcome.ok ? { ok: true, response: outcome.response, stderrTail: outcome.stderrTail, elapsedMs } : { ok: false, failure: outcome.failure, elapsedMs });
   }
@@ -284,6 +322,9 @@ export class StreamInvoker implements CallbackInvoker {
 
   private onEnd(live: Live, end: ConnectionEnd): void {
     if (this.live === live) this.live = null;
+    if (live.deadlineTimer !== null) clearTimeout(live.deadlineTimer);
+    live.deadlineTimer = null;
+    live.timerAt = Number.POSITIVE_INFINITY;
     if (live.hadValidReply) this.failedStreams = 0;
     else {
       this.failedStreams++;

@@ -87,6 +87,8 @@ function loneSurrogateAt(s: string): number {
 }
 
 const ASCII = /^[\x00-\x7f]*$/;
+/** ASCII without `"`, `\\` and control characters: JSON writes such a string as it is, between quotes. */
+const PLAIN_JSON_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7f]*$/;
 
 /** UTF-8 byte length of a well-formed (no lone surrogate) string. */
 function utf8Bytes(s: string): number {
@@ -256,14 +258,22 @@ class Serializer {
    * {@link SKIP} for a value JSON.stringify would skip (undefined, function, symbol).
    */
   private write(value: unknown, parent: Frame | null, token: string | number, prefix: string, prefixBytes: number): unknown {
-    if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
-      value = (value as { toJSON: (key: string) => unknown }).toJSON(String(token));
+    if (value !== null && typeof value === "object") {
+      if (typeof (value as { toJSON?: unknown }).toJSON === "function") value = (value as { toJSON: (key: string) => unknown }).toJSON(String(token));
+      // Only objects can be boxed primitives (a toJSON result included); primitives skip the checks.
+      if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
     }
-    if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
     switch (typeof value) {
       case "string": {
         this.count(parent, token);
         if (this.bytes + prefix.length + value.length + 2 > this.limits.maxBytes) this.tooLarge(pointerIn(parent, token));
+        if (PLAIN_JSON_STRING.test(value)) {
+          // The common wire string (ids, names, enum values): its JSON text is itself in quotes,
+          // as many bytes as characters, and it has no surrogate at all.
+          this.emit(prefix, prefixBytes, null, "");
+          this.emit(`"${value}"`, value.length + 2, parent, token);
+          return value;
+        }
         // An ASCII string has no surrogate, and its JSON text is as many bytes as characters.
         const ascii = ASCII.test(value);
         if (!ascii && loneSurrogateAt(value) >= 0) {
@@ -388,16 +398,23 @@ export function snapshotValue(value: unknown, limits: SnapshotLimits): ValueSnap
  * (performance.now() ms) passes first. Never rejects.
  */
 export async function snapshotValueSliced(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): Promise<ValueSnapshot> {
+  return snapshotValueSoon(value, limits, options);
+}
+
+/**
+ * {@link snapshotValueSliced} without a promise when the first slice finishes the value (the
+ * common small value): the outcome itself then, else a promise of it. Never throws or rejects.
+ */
+export function snapshotValueSoon(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): ValueSnapshot | Promise<ValueSnapshot> {
   const serializer = new Serializer(value, limits);
   // A small value is done within one slice: no turn of the event loop is spent waiting.
   const first = serializer.run(options.sliceMs ?? SLICE_MS);
   if (first !== null) return first;
   let result: ValueSnapshot = { ok: false, problem: "deadline" };
-  const finished = await runInSlices((budgetMs) => {
+  return runInSlices((budgetMs) => {
     const outcome = serializer.run(Math.min(budgetMs, options.sliceMs ?? budgetMs));
     if (outcome === null) return false;
     result = outcome;
     return true;
-  }, options.deadlineAt);
-  return finished ? result : { ok: false, problem: "deadline" };
+  }, options.deadlineAt).then((finished) => (finished ? result : { ok: false, problem: "deadline" }));
 }

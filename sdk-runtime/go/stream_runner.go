@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // StreamRequested reports whether args (os.Args[1:]) hold the stream flag of
@@ -73,7 +74,32 @@ type streamConn struct {
 	calls  map[string]chan callReply
 	nextID uint64
 	closed chan struct{}
+
+	// The reader: one goroutine at a time reads frames (see readLoop). turn is the event whose
+	// handler runs on the reading goroutine, nil when none does.
+	ctx        context.Context
+	frames     *FrameReader
+	handler    Handler
+	readerDone chan int
+	turn       atomic.Pointer[readTurn]
 }
+
+// readTurn is one event handled on the reading goroutine: state turnInline while its handler runs
+// there and that goroutine still owns reading, turnYielded once reading moved to a new goroutine,
+// turnDone once the handler returned first (the goroutine then reads on).
+type readTurn struct{ state atomic.Int32 }
+
+const (
+	turnInline int32 = iota
+	turnYielded
+	turnDone
+)
+
+// inlineHandlerGrace is how long a handler runs on the reading goroutine before reading moves to a
+// new goroutine (so other frames, cancels included, are read while it runs). A handler that waits
+// for the host (a command helper, EventDone) moves reading at once. Most handlers return well
+// within it, and an event then costs no goroutine and no thread wake-up.
+const inlineHandlerGrace = time.Millisecond
 
 // eventKey identifies a delivered request for EventDone.
 type eventKey struct{ eventID, invocationID string }
@@ -83,6 +109,8 @@ type inflight struct {
 	done      chan struct{}
 	cancelled bool
 	key       eventKey
+	// turn is the event's turn on the reading goroutine (see startEvent).
+	turn *readTurn
 }
 
 // callReply is the host's answer to a client request: result, or an *RPCError.
@@ -119,11 +147,14 @@ func EventDone(req CallbackRequest) <-chan struct{} {
 		return nil
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if f, ok := c.byReq[eventKey{req.EventID, req.InvocationID}]; ok {
-		return f.done
+	f, ok := c.byReq[eventKey{req.EventID, req.InvocationID}]
+	c.mu.Unlock()
+	if !ok {
+		return nil
 	}
-	return nil
+	// A handler that waits for its cancel needs the frames read meanwhile.
+	c.yieldReading(f.turn)
+	return f.done
 }
 
 // ServeStreamIO is the stream-mode loop over explicit streams; it returns the exit status.
@@ -132,7 +163,9 @@ func EventDone(req CallbackRequest) <-chan struct{} {
 //     (decodeFrame); a violation is logged with its rule id, nothing more is read and it returns 1.
 //   - A request `event/<kind>` is answered with exactly one reply whose result is the
 //     CallbackResponse the v1 runner would write for the same DispatchEnvelope (params); the same
-//     refusals apply (failed, with the warning codes of ServeIO). Handlers run concurrently.
+//     refusals apply (failed, with the warning codes of ServeIO). Handlers run concurrently: a
+//     handler starts on the reading goroutine, and reading moves to a new goroutine once it has
+//     run for inlineHandlerGrace or waits for the host (EventDone, a command helper).
 //   - A notification is never answered. The cancel notification marks its event cancelled: its
 //     EventDone channel closes and its reply is never written.
 //   - A request for any other method gets error -32601. Replies to the client's own requests
@@ -150,10 +183,11 @@ func ServeStreamIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "lifeloop: "+format+"\n", args...)
 	}
 	c := &streamConn{out: stdout, logf: logf, events: map[string]*inflight{}, byReq: map[eventKey]*inflight{}, calls: map[string]chan callReply{}, closed: make(chan struct{})}
+	c.ctx, c.frames, c.handler, c.readerDone = ctx, NewFrameReader(stdin, LimitMaxFrameBytes), handler, make(chan int, 1)
 	active.Store(c)
 	defer active.CompareAndSwap(c, nil)
-	readerDone := make(chan int, 1)
-	go func() { readerDone <- c.readLoop(ctx, stdin, handler) }()
+	readerDone := c.readerDone
+	go c.read()
 	// At stdin EOF (or a violation) the runner returns at once: running handlers are not awaited
 	// (spec/stream-protocol.md §Shutdown, stream_client_exit_ms); their replies could not be read.
 	var code int
@@ -184,16 +218,36 @@ func (c *streamConn) close() {
 	}
 }
 
-// readLoop reads and dispatches frames until EOF (0) or a violation (1).
-func (c *streamConn) readLoop(ctx context.Context, stdin io.Reader, handler Handler) int {
-	frames := NewFrameReader(stdin, LimitMaxFrameBytes)
+// read runs readLoop on this goroutine and reports its status, unless reading moved on.
+func (c *streamConn) read() {
+	if code, yielded := c.readLoop(); !yielded {
+		c.readerDone <- code
+	}
+}
+
+// yieldReading moves reading to a new goroutine when a handler runs on the reading one (t, or
+// whichever runs there now when t is nil); a no-op otherwise.
+func (c *streamConn) yieldReading(t *readTurn) {
+	if t == nil {
+		t = c.turn.Load()
+	}
+	if t != nil && t.state.CompareAndSwap(turnInline, turnYielded) {
+		go c.read()
+	}
+}
+
+// readLoop reads and dispatches frames until EOF (0) or a violation (1); yielded is true when
+// an event handled on this goroutine moved reading to another one (which then reports the status).
+// Only one goroutine reads at a time: the next reader starts only after this one stopped.
+func (c *streamConn) readLoop() (code int, yielded bool) {
+	ctx, frames, handler := c.ctx, c.frames, c.handler
 	for {
 		line, err := frames.Next()
 		if err != nil {
 			var tooLarge *FrameTooLargeError
 			switch {
 			case errors.Is(err, io.EOF):
-				return 0
+				return 0, false
 			case errors.As(err, &tooLarge):
 				c.logf("framing violation: %s: %v", ruleStreamFrameTooLarge, err)
 			case errors.Is(err, ErrTruncatedFrame):
@@ -201,24 +255,26 @@ func (c *streamConn) readLoop(ctx context.Context, stdin io.Reader, handler Hand
 			default:
 				c.logf("cannot read stdin: %v", err)
 			}
-			return 1
+			return 1, false
 		}
 		f, violation := decodeFrame(line)
 		if violation != nil {
 			c.logf("framing violation: %s", violation)
-			return 1
+			return 1, false
 		}
-		c.dispatch(ctx, f, handler)
+		if c.dispatch(ctx, f, handler) {
+			return 0, true
+		}
 	}
 }
 
-func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handler) {
+// dispatch handles one frame; it returns true when reading moved to another goroutine meanwhile.
+func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handler) bool {
 	switch f.kind {
 	case frameRequest, frameNotification:
 		// An unknown event kind is an unknown method (-32601), whatever its params carry.
 		if event, ok := strings.CutPrefix(f.method, SpecStreamV2.HostToClient.EventMethodPrefix); ok && LifecycleEventKind(event).Valid() {
-			c.startEvent(ctx, f, event, handler)
-			return
+			return c.startEvent(ctx, f, event, handler)
 		}
 		if f.kind == frameNotification {
 			if f.method == SpecStreamV2.Cancel.Method {
@@ -226,7 +282,7 @@ func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handl
 			} else {
 				c.logf("ignoring notification %q (unknown method)", f.method)
 			}
-			return
+			return false
 		}
 		c.logf("answering request %q with %d (unknown method)", f.method, rpcMethodNotFound)
 		c.write(errorFrame(f.id, rpcMethodNotFound, fmt.Sprintf("method not found: %s", f.method)))
@@ -237,7 +293,7 @@ func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handl
 		c.mu.Unlock()
 		if !ok {
 			c.logf("discarding a reply to id %s, which no pending request has", writeNode(nil, f.id))
-			return
+			return false
 		}
 		if f.kind == frameSuccess {
 			reply <- callReply{result: f.result}
@@ -249,6 +305,7 @@ func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handl
 			reply <- callReply{err: &RPCError{Code: f.code, Message: f.msg, Data: data}}
 		}
 	}
+	return false
 }
 
 // cancel handles the cancel notification: params {"id": <id of a host request>}.
@@ -269,8 +326,11 @@ func (c *streamConn) cancel(f *streamFrame) {
 	}
 }
 
-// startEvent handles one event request (or notification) in its own goroutine.
-func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler) {
+// startEvent handles one event request (or notification) on the reading goroutine: reading moves
+// to a new goroutine when the handler is still running after inlineHandlerGrace or waits for the
+// host, so handlers of other events and the frames the handler waits for are served meanwhile.
+// It returns true when reading moved.
+func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler) bool {
 	var params []byte
 	if f.params != nil {
 		// The bytes the host wrote (copied: the reader reuses its buffer), judged as v1 judges stdin.
@@ -286,12 +346,16 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		if _, busy := c.events[key]; busy {
 			c.mu.Unlock()
 			c.write(errorFrame(f.id, rpcInvalidRequest, "id is already in use by a request being handled"))
-			return
+			return false
 		}
 		c.events[key] = e
 		c.mu.Unlock()
 	}
-	go func() {
+	t := &readTurn{}
+	e.turn = t
+	c.turn.Store(t)
+	grace := time.AfterFunc(inlineHandlerGrace, func() { c.yieldReading(t) })
+	func() {
 		response, data := c.answerEvent(event, params, e, handler)
 		c.mu.Lock()
 		if f.id != nil {
@@ -310,6 +374,9 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 			c.write(c.replyFrame(f.id, response, data))
 		}
 	}()
+	grace.Stop()
+	c.turn.CompareAndSwap(t, nil)
+	return !t.state.CompareAndSwap(turnInline, turnDone)
 }
 
 // answerEvent decodes params as a DispatchEnvelope and runs the handler, as the v1 runner does,
@@ -391,6 +458,8 @@ func (c *streamConn) call(ctx context.Context, method string, params []byte) (*n
 		delete(c.calls, idKey(id))
 		c.mu.Unlock()
 	}
+	// The reply is read by the reading goroutine, which must not be the one waiting here.
+	c.yieldReading(nil)
 	c.write(requestFrame(id, method, params))
 	select {
 	case r := <-reply:

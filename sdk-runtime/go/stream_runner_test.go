@@ -173,3 +173,34 @@ func TestStreamNeverRepliesToNotifications(t *testing.T) {
 		t.Fatalf("reply %s", reply)
 	}
 }
+
+// A handler that blocks without waiting for the host (no EventDone, no command) still lets the
+// runner read on: the next event is read and answered while the first handler runs, whose own
+// reply follows once the second handler released it.
+func TestStreamReadsOnWhileAHandlerBlocks(t *testing.T) {
+	released := make(chan struct{})
+	p := startStream(t, func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
+		if req.EventID == "evt-wait" {
+			select {
+			case <-released:
+			case <-time.After(5 * time.Second):
+				t.Errorf("the second event was not handled while the first handler ran")
+			}
+		} else {
+			close(released)
+		}
+		return echoHandler(req, payloads)
+	})
+	p.send(`{"jsonrpc":"2.0","id":"h1","method":"event/session.starting","params":` + strings.Replace(runnerRequest, `"event_id":"e1"`, `"event_id":"evt-wait"`, 1) + `}`)
+	p.send(eventFrame(`"h2"`))
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h2","result":`) {
+		t.Fatalf("first reply %s, want h2's", reply)
+	}
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h1","result":`) {
+		t.Fatalf("second reply %s, want h1's", reply)
+	}
+	p.in.Close()
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

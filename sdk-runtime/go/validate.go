@@ -598,40 +598,46 @@ func decodeDocument(typeName string, data []byte, limits DocumentLimits) (*node,
 // json.utf8, json.max-depth, schema.type). Pointers are built only for the issue found.
 func encodeIssue(root *node) *Issue {
 	var path []slot
-	return encodeIssueAt(root, &path)
+	_, issue := appendChecked(nil, root, &path)
+	return issue
 }
 
-func encodeIssueAt(n *node, path *[]slot) *Issue {
+// appendChecked appends the compact JSON of n (as writeNode does) and returns the first issue
+// encodeIssue would find, in the same document order; the bytes are not usable when it does. One
+// walk both checks and writes, so an encoded document costs one pass over its open maps.
+func appendChecked(b []byte, n *node, path *[]slot) ([]byte, *Issue) {
 	switch n.kind {
 	case kindString:
 		if !utf8.ValidString(n.str) {
-			return pathIssue(RuleJSONUTF8, *path, "string is not valid UTF-8")
+			return b, pathIssue(RuleJSONUTF8, *path, "string is not valid UTF-8")
 		}
+		return appendString(b, n.str), nil
 	case kindArray:
-		for i, item := range n.items {
-			*path = append(*path, slot{array: true, index: i})
-			if issue := encodeIssueAt(item, path); issue != nil {
-				return issue
-			}
-			*path = (*path)[:len(*path)-1]
-		}
+		return appendArray(b, n.items, path, appendChecked)
 	case kindObject:
 		if n.open != nil {
-			_, issue := appendAny(nil, n.open, path)
-			return issue
+			return appendAny(b, n.open, path)
 		}
+		b = append(b, '{')
 		for i, k := range n.keys {
 			*path = append(*path, slot{key: k})
 			if !utf8.ValidString(k) {
-				return pathIssue(RuleJSONUTF8, *path, "member name is not valid UTF-8")
+				return b, pathIssue(RuleJSONUTF8, *path, "member name is not valid UTF-8")
 			}
-			if issue := encodeIssueAt(n.values[i], path); issue != nil {
-				return issue
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			var issue *Issue
+			if b, issue = appendChecked(b, n.values[i], path); issue != nil {
+				return b, issue
 			}
 			*path = (*path)[:len(*path)-1]
 		}
+		return append(b, '}'), nil
 	}
-	return nil
+	return writeNode(b, n), nil
 }
 
 // checkValueTree validates a tree built from a Go value (no lexemes to check).
@@ -647,10 +653,16 @@ func checkValueTree(typeName string, root *node) error {
 
 // encodeDocument validates a tree built from a Go value and writes it as compact JSON.
 func encodeDocument(typeName string, root *node) ([]byte, error) {
-	if err := checkValueTree(typeName, root); err != nil {
-		return nil, err
+	// The same verdict as checkValueTree followed by writeNode, with the check and the writing in one walk.
+	var path []slot
+	data, issue := appendChecked(make([]byte, 0, 512), root, &path)
+	if issue != nil {
+		return nil, newValidationError(typeName, []Issue{*issue})
 	}
-	return writeNode(nil, root), nil
+	if issues := validateTree(typeName, root, 0); len(issues) > 0 {
+		return nil, newValidationError(typeName, issues)
+	}
+	return data, nil
 }
 
 // ValidateDocument parses and validates one document of the named wire object type (one of

@@ -14,19 +14,21 @@
  *   how much of the stream's cost is the client runner and how much the host.
  *
  * The four run interleaved, in ROUNDS rounds of SESSION_EVENTS / ROUNDS events each, so a change
- * of load on a shared machine hits all of them alike. Prints events/s and round-trip p50/p99 of
+ * of load on a shared machine hits all of them alike; each round starts after a full GC and
+ * ROUND_LEAD_IN untimed events, in an order that rotates from round to round. Prints events/s and round-trip p50/p99 of
  * each, the ratios stream/v1 (target >= 50x) and stream/floor (target >= 0.5x), and the CPU time
  * per event of this process and of the client (from /proc, Linux; the load-independent view of
  * where the time goes). Then the host's RSS at the start and end of a RSS_EVENTS-event stream
  * session (100,000, goal: flat; LIFELOOP_BENCH_RSS_EVENTS=N runs N instead and says so), sampled
- * after a GC. Never fails on a number; numbers on a shared machine are noisy.
+ * after a GC, judged from the end of a warm-up (RSS_WARM_SAMPLES) with the cold figures beside it.
+ * Never fails on a number; numbers on a shared machine are noisy.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { setFlagsFromString } from "node:v8";
+import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
@@ -42,8 +44,21 @@ const ROUNDS = 10;
 /** Events of the RSS run (item 7: 100,000), and how often RSS is sampled. */
 const RSS_EVENTS = Number(process.env.LIFELOOP_BENCH_RSS_EVENTS ?? 100_000);
 const RSS_EVERY = Math.max(1, Math.floor(RSS_EVENTS / 10));
+/**
+ * Samples of the RSS run that are warm-up: the process's RSS still grows while V8 compiles the hot
+ * code and sizes its heap for this allocation rate (the young generation doubles once, typically
+ * within the first 20-40k events; the JS heap after a GC stays flat), so "flat" is judged from the
+ * end of the warm-up on, and the cold figures are printed beside it.
+ */
+const RSS_WARM_SAMPLES = 2;
 /** Warm-up events of each contender before the measured rounds (JIT, page cache, Go runtime start). */
 const WARM_UP = 300;
+/**
+ * Untimed events of a contender right before each of its rounds, so the timed ones do not pay for
+ * what the previous contender left behind (cold caches; after v1's forks, copy-on-write faults on
+ * the pages this process writes next).
+ */
+const ROUND_LEAD_IN = 20;
 const TIMEOUT_MS = 10_000;
 const FLOOR_DIR = join(REPO_ROOT, "test", "bench", "ndjson-echo");
 
@@ -84,6 +99,9 @@ class Tally {
   readonly samples: number[] = [];
   wallMs = 0;
   hostCpuUs = 0;
+  /** CPU of this process's main thread alone (the event loop, where a round trip's host work runs), when /proc has it. */
+  hostMainUs = 0;
+  hostMainKnown = true;
   clientCpuUs = 0;
   clientCpuKnown = true;
 
@@ -92,6 +110,7 @@ class Tally {
     const pid = clientPid();
     const client0 = pid === null ? null : cpuOfUs(pid);
     const host0 = process.cpuUsage();
+    const main0 = mainThreadCpuUs();
     const started = performance.now();
     for (let i = 0; i < count; i++) {
       const t0 = performance.now();
@@ -101,6 +120,9 @@ class Tally {
     this.wallMs += performance.now() - started;
     const host = process.cpuUsage(host0);
     this.hostCpuUs += host.user + host.system;
+    const main1 = mainThreadCpuUs();
+    if (main0 === null || main1 === null) this.hostMainKnown = false;
+    else this.hostMainUs += main1 - main0;
     const client1 = pid === null ? null : cpuOfUs(pid);
     if (client0 === null || client1 === null) this.clientCpuKnown = false;
     else this.clientCpuUs += client1 - client0;
@@ -111,13 +133,38 @@ class Tally {
   }
 }
 
-/** CPU time (user + system, µs) a process has used so far, from /proc (Linux); null elsewhere. */
+/**
+ * CPU time (µs) a process has used so far, from /proc (Linux); null elsewhere. The sum of its
+ * threads' schedstat run times (ns precision) when the kernel has them: /proc/PID/stat counts in
+ * 10 ms ticks, too coarse for a round of a hundred events of ~100 µs each; else stat's ticks.
+ */
 function cpuOfUs(pid: number): number | null {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    if (Number.isFinite(ns) && ns > 0) return ns / 1000;
+  } catch {
+    // no schedstat (or the process is gone): fall back to stat
+  }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // utime and stime are fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (µs) of this process's main thread so far (schedstat, Linux), or null. Unlike
+ * process.cpuUsage() it leaves out V8's background threads (concurrent GC, JIT), whose work may
+ * belong to an earlier round.
+ */
+function mainThreadCpuUs(): number | null {
+  try {
+    const ns = Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]);
+    return Number.isFinite(ns) && ns > 0 ? ns / 1000 : null;
   } catch {
     return null;
   }
@@ -179,7 +226,8 @@ class NdjsonFloor {
 }
 
 function line(name: string, tally: Tally): void {
-  const cpu = `host ${(tally.hostCpuUs / tally.samples.length).toFixed(0)} µs` + (tally.clientCpuKnown ? ` + client ${(tally.clientCpuUs / tally.samples.length).toFixed(0)} µs` : "");
+  const main = tally.hostMainKnown ? ` (main thread ${(tally.hostMainUs / tally.samples.length).toFixed(0)} µs)` : "";
+  const cpu = `host ${(tally.hostCpuUs / tally.samples.length).toFixed(0)} µs${main}` + (tally.clientCpuKnown ? ` + client ${(tally.clientCpuUs / tally.samples.length).toFixed(0)} µs` : "");
   process.stdout.write(
     `    ${name.padEnd(30)} ${tally.perSecond.toFixed(0).padStart(7)} events/s   p50 ${percentile(tally.samples, 50).toFixed(3)} ms   p99 ${percentile(tally.samples, 99).toFixed(3)} ms   CPU/event: ${cpu}\n`,
   );
@@ -221,8 +269,16 @@ export async function run(): Promise<void> {
     ];
     for (const c of contenders) for (let i = 0; i < WARM_UP; i++) await c.one(i);
     const perRound = SESSION_EVENTS / ROUNDS;
+    // Each round starts with a full GC and the order rotates, so no contender pays for the garbage
+    // (or the concurrent GC and JIT threads' work) another one left behind: v1 allocates far more per event.
+    const gc = gcFunction();
     for (let r = 0; r < ROUNDS; r++) {
-      for (const c of contenders) await c.tally.round(perRound, c.one, c.pid, WARM_UP + r * perRound);
+      for (let k = 0; k < contenders.length; k++) {
+        const c = contenders[(r + k) % contenders.length] as (typeof contenders)[number];
+        gc?.();
+        for (let i = 0; i < ROUND_LEAD_IN; i++) await c.one(i);
+        await c.tally.round(perRound, c.one, c.pid, WARM_UP + r * perRound);
+      }
     }
     const spawns = stream.stats.spawns;
     await Promise.all([floor.close(), bareHost.close(), stream.close()]);
@@ -243,11 +299,11 @@ export async function run(): Promise<void> {
     // RSS of this process over a long stream session: the first sample after the warm-up, then
     // every RSS_EVERY events, each after a full GC (when one can be had), so growth, not garbage, shows.
     const long = new StreamInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
-    const gc = gcFunction();
-    const sample = (): { rss: number; heap: number } => {
+    const sample = (): { rss: number; heap: number; young: number } => {
       gc?.();
       const usage = process.memoryUsage();
-      return { rss: usage.rss, heap: usage.heapUsed };
+      const young = getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0;
+      return { rss: usage.rss, heap: usage.heapUsed, young };
     };
     await session(long, WARM_UP);
     const samples = [sample()];
@@ -261,12 +317,15 @@ export async function run(): Promise<void> {
     }
     const longMs = performance.now() - longStarted;
     await long.close();
-    const first = samples[0] as { rss: number; heap: number };
-    const last = samples.at(-1) as { rss: number; heap: number };
+    const first = samples[0] as { rss: number; heap: number; young: number };
+    const warm = samples[Math.min(RSS_WARM_SAMPLES, samples.length - 1)] as { rss: number; heap: number; young: number };
+    const last = samples.at(-1) as { rss: number; heap: number; young: number };
+    const warmEvents = Math.min(RSS_WARM_SAMPLES * RSS_EVERY, RSS_EVENTS);
     process.stdout.write(
       `  host RSS over ${RSS_EVENTS} stream events${RSS_EVENTS === 100_000 ? "" : " (LIFELOOP_BENCH_RSS_EVENTS; item 7 asks 100000)"}, ${((RSS_EVENTS * 1000) / longMs).toFixed(0)} events/s, every ${RSS_EVERY}${gc === undefined ? ", no GC available" : ", after a full GC"}: ` +
         `${samples.map((s) => mib(s.rss)).join(" ")}\n` +
-        `    start ${mib(first.rss)}, end ${mib(last.rss)}: growth ${mib(last.rss - first.rss)} (${(last.rss / first.rss).toFixed(2)}x; goal: flat); JS heap ${mib(first.heap)} -> ${mib(last.heap)}\n`,
+        `    after the warm-up (event ${warmEvents} on): ${mib(warm.rss)} -> ${mib(last.rss)}: growth ${mib(last.rss - warm.rss)} (goal: flat); ` +
+        `cold (from event 0): ${mib(first.rss)} -> ${mib(last.rss)}; JS heap ${mib(first.heap)} -> ${mib(warm.heap)} -> ${mib(last.heap)}; V8 young generation ${mib(first.young)} -> ${mib(warm.young)} -> ${mib(last.young)}\n`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

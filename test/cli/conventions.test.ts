@@ -51,6 +51,19 @@ describe("lifeloop-callback CLI conventions", () => {
     expect(runCli(["invoke", "--program", ECHO, "--program", ECHO]).stderr).toContain("--program is given twice; give it once");
   });
 
+  it("names --program the same way in every command that spawns a client, and `help COMMAND` prints that command's usage (hostile review)", () => {
+    for (const command of [["invoke", "-"], ["session", "-"], ["hook", "--adapter", "codex", "--event", "Stop"]]) {
+      const r = runCli([...command, "--program", "relative/client", "--timeout-ms", "1000"], { input: "" });
+      expect(r.stderr, command[0]).toContain('--program must be an absolute path (got "relative/client")');
+    }
+    // A flag a command does not take is refused, and the help lists every exit code of the table.
+    expect(runCli(["events", "--bogus"]).code).toBe(2);
+    expect(runCli(["--help"]).stdout).toContain("5 not_measured");
+    const help = runCli(["help", "invoke"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: lifeloop-callback invoke /);
+  });
+
   it("reports an unreadable file in prose and keeps the errno as detail", () => {
     const missing = join(TMP, "absent.json");
     const r = runCli(["validate", "callback-request", missing]);

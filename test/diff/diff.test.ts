@@ -147,6 +147,31 @@ describe("diff as a process", () => {
     expect(readFileSync(outputs, "utf8")).toBe("error_count=1\nwarning_count=0\ninfo_count=0\n");
   });
 
+  it("keeps every format well-formed for hostile property names and enum values (hostile review)", async () => {
+    const dir = join(TMP, "hostile-names");
+    mkdirSync(dir, { recursive: true });
+    const name = "a\u0001b`|x\r\ny\ud800\u001b[1A\u009b2K";
+    writeFileSync(join(dir, "old.json"), JSON.stringify({ type: "object", properties: { [name]: { type: "string" } }, additionalProperties: false }));
+    writeFileSync(join(dir, "new.json"), JSON.stringify({ type: "object", properties: {}, additionalProperties: false }));
+    const out = async (format: string): Promise<string> => (await diffInProcess(["--schema", join(dir, "old.json"), join(dir, "new.json"), "--format", format])).stdout;
+    // XML 1.0 Char: no C0 controls but tab, LF, CR; no lone surrogates, no U+FFFE/U+FFFF.
+    const junit = await out("junit");
+    expect(junit).toContain("schema-property-removed-closed");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters that must not appear
+    expect(junit).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    // Markdown: one table row per change (no CR or LF inside a row), and the location's code span is not cut by its backtick.
+    const row = (await out("markdown")).split("\n").find((l) => l.includes("schema-property-removed-closed")) as string;
+    expect(row).not.toMatch(/\r/);
+    expect(row).toContain("`` #/properties/a");
+    // Text and GitHub annotations: one line per change plus the verdict, no terminal escape sequences.
+    for (const format of ["text", "github"]) {
+      const printed = await out(format);
+      expect(printed.trimEnd().split("\n"), format).toHaveLength(2);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters that must not appear
+      expect(printed, format).not.toMatch(/[\u001b\u009b\r]/);
+    }
+  });
+
   it("compares git revisions (git:REF and git:REF:PATH) without checking them out", () => {
     const repo = join(TMP, "repo");
     mkdirSync(join(repo, "project"), { recursive: true });
@@ -226,6 +251,14 @@ describe("diff as a process", () => {
     const unreadable = runCli(["diff", "--base", SNAPSHOT, "--head", broken]);
     expect(unreadable.code).toBe(3);
     expect(unreadable.stderr).toMatch(/^diff: .*broken-tree: spec\/tables\/limits\.json is not valid JSON/);
+  });
+
+  it("reads --schema files bounded (a device that never ends) and says what failed in prose (hostile review)", () => {
+    const endless = runCli(["diff", "--schema", "/dev/zero", oldSchema]);
+    expect(endless.code).toBe(3);
+    expect(endless.stderr).toContain("/dev/zero: larger than");
+    const absent = runCli(["diff", "--schema", oldSchema, join(TMP, "absent.json")]);
+    expect(absent.stderr).toMatch(/cannot read .*absent\.json: no such file or directory \(ENOENT\)/);
   });
 
   it("refuses a schema nested 20,000 levels deep with exit 3 and a message, not a stack overflow", () => {

@@ -9,7 +9,7 @@
  * 3 unreadable input (a tree without spec/ and schemas/, a bad git revision, a file that is not JSON,
  * an invalid allowlist, an unsupported $schema).
  */
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, closeSync, openSync, readSync } from "node:fs";
 import type { DiffReport } from "../../diff/gate.js";
 import { loadRuleRegistry } from "../../diff/change.js";
 import { render, FORMATS, type Format } from "../../diff/format.js";
@@ -17,7 +17,7 @@ import { AllowlistError, diffSchemas, diffTrees, parseAllowlist } from "../../di
 import type { Dialect } from "../../diff/schema-compare.js";
 import { readTree, TreeError } from "../../diff/tree.js";
 import { deeperThan, MAX_JSON_DEPTH } from "../../diff/json.js";
-import { EXIT, parseFlags, UsageError, type CliIo } from "../io.js";
+import { describeIoError, EXIT, parseFlags, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the diff command. */
 export const DIFF_USAGE = `usage: lifeloop-callback diff --base DIR|git:REF[:PATH] --head DIR|git:REF[:PATH] [--allowlist FILE | --releases-only] [--format ${FORMATS.join("|")}]
@@ -32,15 +32,37 @@ export const DIFF_USAGE = `usage: lifeloop-callback diff --base DIR|git:REF[:PAT
 /** Largest schema document read by --schema (bytes). */
 const MAX_SCHEMA_BYTES = 16 * 1024 * 1024;
 
+/**
+ * At most `max + 1` bytes of `path`, read in chunks: a device or a pipe that never ends (`/dev/zero`)
+ * stops at the bound instead of filling memory. Throws the file system's error.
+ */
+function readAtMost(path: string, max: number): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    while (total <= max) {
+      const chunk = Buffer.alloc(Math.min(1 << 20, max + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+    }
+    return Buffer.concat(chunks);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function readJsonFile(path: string): unknown {
   let text: string;
   try {
-    const bytes = readFileSync(path);
+    const bytes = readAtMost(path, MAX_SCHEMA_BYTES);
     if (bytes.length > MAX_SCHEMA_BYTES) throw new TreeError(`${path}: larger than ${MAX_SCHEMA_BYTES} bytes`);
     text = bytes.toString("utf8");
   } catch (error) {
     if (error instanceof TreeError) throw error;
-    throw new TreeError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new TreeError(describeIoError(`read ${path}`, error));
   }
   let value: unknown;
   try {

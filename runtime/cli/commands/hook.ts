@@ -21,7 +21,7 @@ import { hookInputAdapter, servedHookEvents } from "../../hooks/command/tables.j
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
-import { EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
+import { invokerFlagError, EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
 import { packageRoot } from "../package-root.js";
 
 /** Usage text of the hook command. */
@@ -53,6 +53,9 @@ function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, 
   if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   const onFailure = values.get("--on-failure") ?? "open";
   if (onFailure !== "open" && onFailure !== "closed") throw new UsageError(`--on-failure must be open or closed (got ${JSON.stringify(onFailure)})`);
+  for (const flag of ["--receipts", "--state-dir"]) {
+    if (values.get(flag) === "") throw new UsageError(`${flag} is an empty path: name a file or directory (an absolute path, since the harness picks the working directory)`);
+  }
   return { adapter, program, args: lists.get("--arg") ?? [], timeoutMs, onFailure, receiptsFile: values.get("--receipts") ?? null, stateDir: values.get("--state-dir") ?? null };
 }
 
@@ -60,7 +63,7 @@ function invokerFor(c: Common): SubprocessInvoker {
   try {
     return new SubprocessInvoker({ program: c.program, args: c.args, timeoutMs: c.timeoutMs });
   } catch (error) {
-    if (error instanceof InvokerConfigError) throw new UsageError(error.message.replace(/^timeoutMs/, "--timeout-ms").replace(/^program/, "--program"));
+    if (error instanceof InvokerConfigError) throw invokerFlagError(error.message);
     throw error;
   }
 }

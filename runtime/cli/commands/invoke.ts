@@ -25,7 +25,7 @@ import { contextIssues, ReceiptEmitter } from "../../receipts/emitter.js";
 import type { ReceiptContext } from "../../receipts/synthesize.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
-import { EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
+import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the invoke command. */
 export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--arg A]... --timeout-ms N [--client-id ID]
@@ -45,7 +45,7 @@ function buildInvoker(values: ReadonlyMap<string, string>, args: readonly string
   try {
     return new SubprocessInvoker({ program, args, timeoutMs });
   } catch (error) {
-    if (error instanceof InvokerConfigError) throw new UsageError(error.message.replace(/^timeoutMs/, "--timeout-ms"));
+    if (error instanceof InvokerConfigError) throw invokerFlagError(error.message);
     throw error;
   }
 }

@@ -39,7 +39,7 @@ import { IdempotencyConflictError } from "../../receipts/idempotency.js";
 import { StreamInvoker } from "../../stream/invoker.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
-import { EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
+import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
 import { printedFailure } from "./invoke.js";
 
 /** Usage text of the session command. */
@@ -94,7 +94,7 @@ function buildInvoker(transport: string, program: string | undefined, args: read
     });
     return new StreamInvoker({ program, args, timeoutMs, reverseHandlers });
   } catch (error) {
-    if (error instanceof InvokerConfigError) throw new UsageError(error.message.replace(/^timeoutMs/, "--timeout-ms"));
+    if (error instanceof InvokerConfigError) throw invokerFlagError(error.message);
     throw error;
   }
 }

@@ -90,15 +90,19 @@ function failureBody(o: HookCommandOptions, row: HookInputEventRow, frame: Frame
 }
 
 /** Apply the Stop continuation bound (spec/hook-command.md, "Stop loops"); returns the new count. */
-function boundContinuation(body: Record<string, unknown>, input: HookInput, state: HookSessionState, err: string[]): number {
+function boundContinuation(body: Record<string, unknown>, input: HookInput, state: HookSessionState, counted: boolean, err: string[]): number {
   const cap = HARNESS_HOOK_INPUTS.max_stop_continuations;
   // The harness's own flag says whether this Stop follows a continuation; our count says how many.
-  const before = input.stop_hook_active === true ? Math.max(state.stop_continuations, 1) : 0;
+  // Without a session id (`counted` false) nothing can be counted, so a chain gets one continuation:
+  // otherwise every Stop of the chain would count from 1 and the loop would never end.
+  const before = input.stop_hook_active === true ? (counted ? Math.max(state.stop_continuations, 1) : cap) : 0;
   if (body.decision !== "block") return 0;
   if (before < cap) return before + 1;
   delete body.decision;
   delete body.reason;
-  const message = `${PREFIX}: continuation not requested: ${before} consecutive Stop continuations in this session reach the bound of ${cap}`;
+  const message = counted
+    ? `${PREFIX}: continuation not requested: ${before} consecutive Stop continuations in this session reach the bound of ${cap}`
+    : `${PREFIX}: continuation not requested: the input has no session id to count continuations in, and this Stop already follows one (stop_hook_active)`;
   err.push(`${message}\n`);
   withMessage(body, message);
   return 0;
@@ -232,7 +236,7 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
 
     const hookRow = hookEventFor(o.adapter, row.renders as LifecycleEventKind);
     let stopContinuations = state.stop_continuations;
-    if (hookRow?.block === "request_continuation") stopContinuations = boundContinuation(body, input, state, err);
+    if (hookRow?.block === "request_continuation") stopContinuations = boundContinuation(body, input, state, sessionId !== null, err);
     // A context slot with no payload holds "{}": the model would only see noise, and the harness
     // treats an absent hookSpecificOutput the same (the reference's host-hook prints {} here too).
     const specific = body.hookSpecificOutput as { additionalContext?: unknown } | undefined;

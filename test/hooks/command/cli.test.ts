@@ -44,6 +44,10 @@ describe("lifeloop-callback hook (process)", () => {
       [...base, "--verbose"],
       [...base, "extra"],
       ["config", ...base],
+      // An empty path would put state or receipts in the harness's working directory (hostile review).
+      [...base, "--state-dir", ""],
+      [...base, "--receipts", ""],
+      ["config", ...base.slice(2), "--state-dir", ""],
     ];
     for (const args of cases) {
       const r = runCli(["hook", ...args], { input: "{}" });
@@ -108,6 +112,19 @@ describe("lifeloop-callback hook (process)", () => {
     expect(stdout).toBe("");
     expect(stderr).toContain(`standard input was not closed within --timeout-ms ${timeoutMs} ms`);
     expect(s.delivered()).toEqual([]);
+  });
+
+  it("a closed stdout or a reader that went away: exit 1, never the CLI's I/O code 3 (hostile review)", () => {
+    const args = [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", "10000", "--state-dir", s.stateDir];
+    const input = JSON.stringify(hookInputFor("codex", "UserPromptSubmit"));
+    // `>&-`: the shell starts the hook with fd 1 closed.
+    const closed = spawnSync("/bin/sh", ["-c", '"$@" >&-', "sh", process.execPath, ...args], { input, encoding: "utf8", timeout: 30_000 });
+    expect(closed.stderr).toContain("standard output is closed");
+    expect(closed.status).toBe(1);
+    // EPIPE: the reader of stdout closed its end before the hook printed.
+    const piped = spawnSync("bash", ["-c", 'set -o pipefail; "$@" | true', "bash", process.execPath, ...args], { input, encoding: "utf8", timeout: 30_000 });
+    expect(piped.stderr).toContain("cannot write the output");
+    expect(piped.status).toBe(1);
   });
 
   it("a client argument -h or --help goes to the client: the hook delivers, and stdout is hook JSON, not the usage", () => {

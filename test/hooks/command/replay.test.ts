@@ -105,6 +105,23 @@ describe("live Codex recordings", () => {
   });
 });
 
+describe("Stop loops without a session id (hostile review)", () => {
+  it("a continuation chain is bounded when session_id is empty (no state to count in)", async () => {
+    const after = codexRecordings().find((r) => r.name === "codex_cli_0_122_0/stop_after_continuation.json") as CodexRecording;
+    const input = { ...after.input, session_id: "" };
+    const s = scratch().answer({ "frame.ending": { metadata: { directive: { kind: "block", reason: "once more" } } } });
+    const cap = HARNESS_HOOK_INPUTS.max_stop_continuations;
+    const outputs = [];
+    for (let n = 0; n <= cap; n++) outputs.push(printed(await callHook(s, { adapter: "codex", hookEvent: "Stop", input })));
+    // The harness would run another turn for every block: at most cap of them may follow one another.
+    expect(outputs.filter((o) => o.decision === "block").length).toBeLessThanOrEqual(cap);
+    // Without a session id there is no count: a Stop that follows a continuation gets no other.
+    const first = outputs[0] as Record<string, unknown>;
+    expect(first.decision).toBeUndefined();
+    expect(first.systemMessage).toContain("no session id");
+  });
+});
+
 describe("generated Claude Code inputs", () => {
   const inputs = claudeInputs();
   it("cover every hook event the command serves for Claude Code", () => {

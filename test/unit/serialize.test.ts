@@ -1,0 +1,79 @@
+/**
+ * The host's serializer (runtime/wire/serialize.ts) writes exactly the bytes `JSON.stringify`
+ * writes for every value JSON represents faithfully, and its copy is exactly what `JSON.parse`
+ * reads back from them: strings of every UTF-16 code unit (the plain-ASCII shortcut, escapes,
+ * control characters, non-ASCII, surrogate pairs; a lone surrogate is `json.lone-surrogate`),
+ * boxed primitives and `toJSON` results (also a boxed one), and any JSON document.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { snapshotValue, snapshotValueSoon, type SnapshotLimits } from "../../runtime/wire/serialize.js";
+
+const LIMITS: SnapshotLimits = { maxBytes: 1 << 20, maxDepth: 64, maxValues: 100_000 };
+
+/** One UTF-16 code unit, biased towards the characters JSON escapes or the shortcut must refuse. */
+const unit = fc.oneof(
+  fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+  fc.constantFrom('"', "\\", "\n", "\u0000", "\u001f", "\u007f", "\u0080", "\u2028", "\ud83d", "\ude00", "a", " "),
+);
+const anyString = fc.array(unit, { maxLength: 24 }).map((units) => units.join(""));
+
+const isWellFormed = (s: string): boolean => (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed.call(s);
+
+describe("snapshotValue writes what JSON.stringify writes", () => {
+  it("every string (and member name): same bytes, or json.lone-surrogate", () => {
+    fc.assert(
+      fc.property(anyString, (s) => {
+        for (const value of [s, { [s]: s }, [s, s]]) {
+          const snap = snapshotValue(value, LIMITS);
+          if (!isWellFormed(s)) {
+            expect(snap.ok === false && snap.problem === "invalid" && snap.issue.rule).toBe("json.lone-surrogate");
+            continue;
+          }
+          expect(snap.ok).toBe(true);
+          if (!snap.ok) return;
+          expect(snap.bytes.equals(Buffer.from(JSON.stringify(value), "utf8"))).toBe(true);
+          expect(snap.value).toEqual(JSON.parse(JSON.stringify(value)));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("any JSON document: same bytes, and the copy is what the bytes say", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+        const snap = snapshotValue(value, LIMITS);
+        expect(snap.ok).toBe(true);
+        if (!snap.ok) return;
+        expect(snap.bytes.toString("utf8")).toBe(JSON.stringify(value));
+        expect(snap.value).toEqual(JSON.parse(snap.bytes.toString("utf8")));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("boxed primitives and toJSON results (a boxed one too) are written as JSON.stringify writes them", () => {
+    const value = {
+      n: Object(5) as unknown,
+      s: Object('a"b') as unknown,
+      b: Object(false) as unknown,
+      date: new Date(0),
+      custom: { toJSON: (key: string) => `key:${key}` },
+      boxed: { toJSON: () => Object("plain") as unknown },
+      list: [Object(1) as unknown, { toJSON: () => null }],
+    };
+    const snap = snapshotValue(value, LIMITS);
+    expect(snap.ok).toBe(true);
+    if (!snap.ok) return;
+    expect(snap.bytes.toString("utf8")).toBe(JSON.stringify(value));
+    expect(snap.value).toEqual(JSON.parse(JSON.stringify(value)));
+  });
+
+  it("snapshotValueSoon gives a small value at once and the same outcome as snapshotValue", () => {
+    const value = { id: "evt-1", list: [1, "two", null, true] };
+    const soon = snapshotValueSoon(value, LIMITS);
+    expect(soon).not.toBeInstanceOf(Promise);
+    expect(soon).toEqual(snapshotValue(value, LIMITS));
+  });
+});

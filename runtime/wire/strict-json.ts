@@ -39,7 +39,7 @@
 import { isUtf8 } from "node:buffer";
 import { PARSE_RULE_IDS } from "../../generated/ts/spec.js";
 import { defineMember } from "./own.js";
-import { runInSlices, SLICE_MS } from "./slices.js";
+import { nextTurn, runInSlices, SLICE_MS } from "./slices.js";
 import { escapeToken } from "./pointer.js";
 import type { AcceptCheck } from "../../generated/ts/accept-checks.js";
 import { FAST_PARSE_MAX_BYTES, FAST_PARSE_SLICED_MAX_BYTES, type FastParse, fastParse } from "./fast-parse.js";
@@ -212,6 +212,25 @@ function plainEnd(s: string, j: number): number {
   return PLAIN_RUN.lastIndex;
 }
 
+/** Code units one bounded run of {@link plainEndBefore} reads (one native step of well under a millisecond). */
+const PLAIN_STEP = 65536; // the bound written in PLAIN_RUN_STEP
+const PLAIN_RUN_STEP = /[^"\\\u0000-\u001f]{0,65536}/y;
+
+/**
+ * {@link plainEnd} that stops reading once it is at or past `limit` (it may stop up to PLAIN_STEP
+ * code units past it): the first non-PLAIN code unit at or after `j`, or an index >= `limit` inside
+ * the run. A 16 MiB run is otherwise one native step of tens of milliseconds.
+ */
+function plainEndBefore(s: string, j: number, limit: number): number {
+  for (;;) {
+    PLAIN_RUN_STEP.lastIndex = j;
+    PLAIN_RUN_STEP.test(s);
+    const end = PLAIN_RUN_STEP.lastIndex;
+    if (end - j < PLAIN_STEP || end >= limit) return end;
+    j = end;
+  }
+}
+
 /** Index of the first non-digit at or after `j` (or s.length). */
 function digitsEnd(s: string, j: number): number {
   const stop = j + SHORT_RUN;
@@ -304,6 +323,18 @@ let resumeAfterComma = false;
 /** Sliced mode: the scan pauses at the next value boundary once performance.now() passes this. */
 let sliceUntil = Number.POSITIVE_INFINITY;
 let clockBudget = 0;
+/**
+ * Build mode: a string value longer than STRING_PIECE is scanned and decoded in pieces, so that a
+ * slice can end inside it (a 16 MiB string of escapes is otherwise one step of ~100 ms). What is
+ * decoded so far (null: no string is open), its opening quote, the end of the last piece scanned.
+ */
+let strParts: string | null = null;
+let strStart = 0;
+let strPauseAt = 0;
+/** The piece {@link scanStringFrom} scanned last held an escape (else it is its own decoding). */
+let strEscaped = false;
+/** The string value {@link buildString} finished last. */
+let builtString = "";
 
 /** A copy of `a` with twice the length (the scanner's stacks grow by doubling). */
 function doubled<T extends Uint8Array | Uint32Array>(a: T): T {
@@ -618,11 +649,17 @@ function stringPointer(isKey: boolean): string {
  * quote) from index `i`, handling escapes, surrogate pairing, control
  * characters and end of input. Returns the index past the closing quote.
  */
-function scanStringFrom(s: string, start: number, i: number, isKey: boolean): number {
+function scanStringFrom(s: string, start: number, i: number, isKey: boolean, limit = Number.POSITIVE_INFINITY): number {
   for (;;) {
+    // Between two escapes or runs (a surrogate pair is one step): a place where the string may be cut.
+    if (i >= limit) {
+      strPauseAt = i;
+      return STRING_PAUSED;
+    }
     const c = s.charCodeAt(i);
     if (c === C_QUOTE) return i + 1;
     if (c === C_BACKSLASH) {
+      strEscaped = true;
       const e = s.charCodeAt(i + 1);
       if (e === 0x75 /* u */) {
         const v = hex4(s, i + 2);
@@ -679,7 +716,49 @@ function scanStringFrom(s: string, start: number, i: number, isKey: boolean): nu
       );
     }
     if (c !== c) return unterminatedString(start, i, isKey);
-    i = plainEnd(s, i + 1);
+    const run = i + 1;
+    i = limit === Number.POSITIVE_INFINITY ? plainEnd(s, run) : plainEndBefore(s, run, limit);
+    // Any place inside a run of plain characters is a place to cut.
+    if (i > limit) i = Math.max(limit, run);
+  }
+}
+
+/** Code units of a string value scanned and decoded per piece in build mode (see {@link strParts}). */
+const STRING_PIECE = 1 << 18;
+/** {@link scanStringFrom} stopped at `limit` (at {@link strPauseAt}); not an index. */
+const STRING_PAUSED = -2;
+
+/**
+ * Build mode: scans and decodes the string value opened at `start` (its quote) from `i` (where the
+ * plain run after the quote ended, or where the last piece ended when {@link strParts} is set), one
+ * piece of STRING_PIECE code units at a time, until it closes or the slice's clock (`sliceUntil`)
+ * passes. Returns the index past the closing quote ({@link builtString} is the value), -1 (the
+ * issue is recorded) or STRING_PAUSED (the pieces so far are kept; resume at {@link strPauseAt}).
+ */
+function buildString(s: string, start: number, i: number): number {
+  // Pieces are joined by `+` (a rope: no 16 MiB copy in one step; whoever reads the characters
+  // first flattens it). A piece without an escape is a slice of the text.
+  let from = strParts === null ? start + 1 : i;
+  for (;;) {
+    strEscaped = false;
+    const end = scanStringFrom(s, start, i, false, i + STRING_PIECE);
+    if (end === -1) {
+      strParts = null;
+      return -1;
+    }
+    const to = end === STRING_PAUSED ? strPauseAt : end - 1;
+    const piece = strEscaped ? (JSON.parse(`"${s.slice(from, to)}"`) as string) : s.slice(from, to);
+    if (end !== STRING_PAUSED) {
+      builtString = strParts === null ? piece : strParts + piece;
+      strParts = null;
+      return end;
+    }
+    strParts = strParts === null ? piece : strParts + piece;
+    from = i = strPauseAt;
+    if (performance.now() >= sliceUntil) {
+      strStart = start;
+      return STRING_PAUSED;
+    }
   }
 }
 
@@ -903,6 +982,8 @@ function releaseScratch(): void {
   building = false;
   resuming = false;
   sliceUntil = Number.POSITIVE_INFINITY;
+  strParts = null;
+  builtString = "";
   if (vals.length !== 0) vals = [];
   rootValue = undefined;
   lastKey = "";
@@ -979,13 +1060,15 @@ interface ScanState {
   resumeAt: number;
   resumeDepth: number;
   resumeAfterComma: boolean;
+  strParts: string | null;
+  strStart: number;
 }
 
 /** Takes the scanner's state out of the module (which gets fresh scratch for whoever scans next). */
 function saveState(): ScanState {
   const state: ScanState = {
     kinds, counts, keyBase, kStart, kEnd, kLen, kEsc, kDecoded, keySets, prefixes, keyTop, prefixValid, src, srcIsAscii, depth,
-    recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma,
+    recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma, strParts, strStart,
   };
   kinds = new Uint8Array(64);
   counts = new Uint32Array(64);
@@ -1008,7 +1091,7 @@ function saveState(): ScanState {
 /** Puts a paused scan's state back into the module. */
 function loadState(state: ScanState): void {
   ({ kinds, counts, keyBase, kStart, kEnd, kLen, kEsc, kDecoded, keySets, prefixes, keyTop, prefixValid, src, srcIsAscii, depth } = state);
-  ({ recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma } = state);
+  ({ recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma, strParts, strStart } = state);
   building = true;
   resuming = true;
 }
@@ -1021,6 +1104,14 @@ const SCAN_DONE = 1;
 const SCAN_PAUSED = 2;
 /** Values scanned between two clock reads in sliced mode. */
 const CLOCK_EVERY = 1024;
+
+/** Sliced mode: records where the scan resumes (index, depth, whether a ',' was just read) and returns SCAN_PAUSED. */
+function pauseScan(at: number, d: number, afterComma: boolean): number {
+  resumeAt = at;
+  resumeDepth = d;
+  resumeAfterComma = afterComma;
+  return SCAN_PAUSED;
+}
 
 /**
  * Validates `s` with an explicit container stack (no recursion), appending the
@@ -1052,33 +1143,39 @@ function scan(s: string, maxDepth: number, nonInt: string[]): number {
   value: for (;;) {
     if (--clockBudget <= 0) {
       clockBudget = CLOCK_EVERY;
-      if (performance.now() >= sliceUntil) {
-        resumeAt = i;
-        resumeDepth = d;
-        resumeAfterComma = afterComma;
-        return SCAN_PAUSED;
-      }
+      if (performance.now() >= sliceUntil) return pauseScan(i, d, afterComma);
     }
     let c = s.charCodeAt(i);
-    if (c <= C_SPACE && (c === C_SPACE || c === C_LF || c === C_CR || c === C_TAB)) {
+    if (strParts === null && c <= C_SPACE && (c === C_SPACE || c === C_LF || c === C_CR || c === C_TAB)) {
       i = skipWs(s, i + 1);
       c = s.charCodeAt(i);
     }
-    if (c === C_QUOTE) {
+    if (strParts !== null) {
+      // Resuming inside a long string value (build mode).
+      i = buildString(s, strStart, i);
+      if (i === -1) return SCAN_FAILED;
+      if (i === STRING_PAUSED) return pauseScan(strPauseAt, d, afterComma);
+      attach(builtString);
+    } else if (c === C_QUOTE) {
       if (++valueCount > maxValuesLimit) {
         tooManyValues(i);
         return SCAN_FAILED;
       }
       const start = i;
-      i = plainEnd(s, i + 1);
+      // Build mode reads a run of at most about STRING_PIECE code units before a slice may end.
+      i = building ? plainEndBefore(s, i + 1, i + 1 + STRING_PIECE) : plainEnd(s, i + 1);
       c = s.charCodeAt(i);
       if (c === C_QUOTE) {
         i++;
         if (building) attach(s.slice(start + 1, i - 1));
+      } else if (building) {
+        i = buildString(s, start, i);
+        if (i === -1) return SCAN_FAILED;
+        if (i === STRING_PAUSED) return pauseScan(strPauseAt, d, afterComma);
+        attach(builtString);
       } else {
         i = scanStringFrom(s, start, i, false);
         if (i < 0) return SCAN_FAILED;
-        if (building) attach(JSON.parse(s.slice(start, i)));
       }
     } else if ((c >= C_0 && c <= C_9) || c === C_MINUS) {
       if (++valueCount > maxValuesLimit) {
@@ -1330,6 +1427,9 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, opt
   return { ok: true, value, nonIntegerNumberPointers: nonInt };
 }
 
+/** Inputs above this many bytes are decoded, and their scan started, each on a turn of their own (parseStrictJsonSliced). */
+const LARGE_INPUT_BYTES = 1 << 20;
+
 /** Options of {@link parseStrictJsonSliced}: the longest slice in ms (default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
 export interface StrictSliceOptions {
   readonly sliceMs?: number;
@@ -1355,6 +1455,10 @@ export async function parseStrictJsonSliced(
   options: StrictParseOptions = {},
   slice: StrictSliceOptions = {},
 ): Promise<StrictParseResult | "deadline"> {
+  // Decoding is one native step (about 1.5 ms per MiB): a large input is decoded on a turn of its
+  // own, not after whatever large step the caller's turn did (concatenating a child's stdout).
+  const large = input.length > LARGE_INPUT_BYTES;
+  if (large) await nextTurn();
   const decoded = decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
   // Up to limits.fast_parse_sliced_max_bytes, one JSON.parse costs at most about one slice (fast-parse.ts).
@@ -1363,10 +1467,15 @@ export async function parseStrictJsonSliced(
   const deadlineAt = slice.deadlineAt ?? Number.POSITIVE_INFINITY;
   const nonInt: string[] = [];
   beginScan(decoded, input.length, limits, options, true);
-  // A small document is judged within one slice, at once: no turn of the event loop is spent waiting.
-  const first = runSlice(decoded, limits, nonInt, null, performance.now() + (slice.sliceMs ?? SLICE_MS), CLOCK_EVERY);
-  if (!("kinds" in first)) return first;
-  let state: ScanState | null = first;
+  // A small document is judged within one slice, at once: no turn of the event loop is spent
+  // waiting. A large one starts on a later turn (this one decoded it).
+  let state: ScanState;
+  if (large) state = saveState(); // other parses may run before the first slice
+  else {
+    const first = runSlice(decoded, limits, nonInt, null, performance.now() + (slice.sliceMs ?? SLICE_MS), CLOCK_EVERY);
+    if (!("kinds" in first)) return first;
+    state = first;
+  }
   let result: StrictParseResult | "deadline" = "deadline";
   const finished = await runInSlices((budgetMs) => {
     const outcome = runSlice(decoded, limits, nonInt, state, performance.now() + Math.min(budgetMs, slice.sliceMs ?? budgetMs), CLOCK_EVERY);

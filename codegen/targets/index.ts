@@ -10,6 +10,7 @@ import { generateDocs } from "./docs.js";
 import { generateDriftTables } from "./drift-tables.js";
 import { generateGo } from "./go/index.js";
 import { generatePython } from "./python/index.js";
+import { generateTsAcceptChecks } from "./ts-accept-checks.js";
 import { generateTsRuleProbes } from "./ts-rule-probes.js";
 import { generateTsSpec } from "./ts-spec.js";
 import { generateTsTables } from "./ts-tables.js";
@@ -32,6 +33,7 @@ export const TARGETS: readonly Target[] = [
   { name: "ts-tables", generate: generateTsTables },
   { name: "ts-spec", generate: generateTsSpec },
   { name: "ts-rule-probes", generate: generateTsRuleProbes },
+  { name: "ts-accept-checks", generate: generateTsAcceptChecks },
   { name: "drift-tables", generate: generateDriftTables },
   { name: "docs", generate: generateDocs },
   { name: "compat-docs", generate: generateCompatDocs },

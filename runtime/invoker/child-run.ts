@@ -289,10 +289,13 @@ class ChildRunState {
     for (const timer of this.timers) clearTimeout(timer);
     this.destroyPipes();
     if (this.exit !== null) this.sweep();
+    const stdout = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.stdoutTooLarge ? 0 : this.stdoutBytes);
+    // The chunks are copied: drop them now (this state lives on while the child's handles do).
+    this.chunks.length = 0;
     this.resolve({
       spawnError: this.spawnError,
       exit: this.exit,
-      stdout: this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.stdoutTooLarge ? 0 : this.stdoutBytes),
+      stdout,
       stdoutTooLarge: this.stdoutTooLarge,
       stdoutError: this.stdoutError,
       writeError: this.writeError,

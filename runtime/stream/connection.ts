@@ -9,7 +9,10 @@
  *   frames of timed-out events are dropped) and never an unbounded Node buffer. A write error
  *   (EPIPE) is recorded, never thrown.
  * - Reads: every frame goes to `onFrame`; the first violation stops reading (`violation` or
- *   `frame_too_large`) and terminates the group.
+ *   `frame_too_large`) and terminates the group. A frame above SLICED_FRAME_BYTES is judged in
+ *   slices (the event loop stays free); the frames after it wait in order behind it (stdout is
+ *   paused while more than max_frame_bytes wait), and the end of stdout and the connection's end
+ *   wait until every frame read has been judged and delivered.
  * - End: once the child has exited and stdout is closed (or, after the exit, `kill_grace_ms` has
  *   passed: a descendant holding stdout gets SIGKILL and the pipes are destroyed). Then the group
  *   gets SIGKILL, is untracked, and `onEnd` runs once with the cause.
@@ -24,8 +27,8 @@ import { signalGroup, trackGroup, untrackGroup } from "../invoker/process-group.
 import { ByteTail } from "../invoker/stderr-tail.js";
 import type { ChildExit } from "../invoker/child-run.js";
 import type { ValidationIssue } from "../wire/issues.js";
-import { FrameReader } from "./frame-reader.js";
-import { FRAME_OWN_VALUES, parseHostFrame, type StreamFrame } from "./frame.js";
+import { FrameReader, type FrameEvent } from "./frame-reader.js";
+import { FRAME_OWN_VALUES, parseHostFrame, parseHostFrameSliced, SLICED_FRAME_BYTES, type FrameResult, type StreamFrame } from "./frame.js";
 import type { StreamInvokerLimits } from "./limits.js";
 
 /** Why a connection ended (see the module doc for how inferred causes yield to `exit`). */
@@ -102,6 +105,14 @@ export class StreamConnection {
   private readonly closedPromise: Promise<void>;
   private resolveClosed!: () => void;
   private readonly abort = new AbortController();
+  /** Frames read but not judged yet, in order, behind a large frame being judged in slices. */
+  private readonly backlog: FrameEvent[] = [];
+  private backlogBytes = 0;
+  private judging = false;
+  private stdoutPaused = false;
+  /** stdout's end, and the connection's end, came while frames were still being judged. */
+  private stdoutEndWaiting = false;
+  private finishWaiting = false;
 
   constructor(
     private readonly program: string,
@@ -244,28 +255,81 @@ export class StreamConnection {
   private onStdout(chunk: Buffer): void {
     if (this.ending && this.cause !== "close") return;
     for (const event of this.reader.push(chunk)) {
-      if (event.type === "violation") {
-        this.issue = event.issue;
-        this.child?.stdout.destroy();
-        this.terminate("frame_too_large");
-        return;
+      if (this.backlog.length > 0 || this.judging || (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES)) {
+        this.backlog.push(event);
+        this.backlogBytes += event.type === "frame" ? event.bytes.length : 0;
+        if (this.backlogBytes > this.limits.max_frame_bytes && !this.stdoutPaused) {
+          this.stdoutPaused = true;
+          this.child?.stdout.pause();
+        }
+        if (!this.judging) void this.drainBacklog();
+        continue;
       }
-      // The carried document is bounded by max_values (overridable) plus the frame's own values.
-      const judged = parseHostFrame(event.bytes, this.limits.max_frame_bytes, this.limits.max_values + FRAME_OWN_VALUES);
-      if (!judged.ok) {
-        this.issue = judged.issue;
-        this.frameBytes = event.bytes.subarray(0, this.limits.failure_detail_preview_bytes + 1);
-        this.child?.stdout.destroy();
-        this.terminate("violation");
-        return;
+      if (!this.deliver(event, event.type === "frame" ? this.judgeNow(event.bytes) : null)) return;
+    }
+  }
+
+  /** The carried document is bounded by max_values (overridable) plus the frame's own values. */
+  private judgeNow(bytes: Buffer): FrameResult {
+    return parseHostFrame(bytes, this.limits.max_frame_bytes, this.limits.max_values + FRAME_OWN_VALUES);
+  }
+
+  /** Hand one judged frame on, or end on a violation; false when reading is to stop. */
+  private deliver(event: FrameEvent, judged: FrameResult | null): boolean {
+    if (event.type === "violation") {
+      this.issue = event.issue;
+      this.child?.stdout.destroy();
+      this.terminate("frame_too_large");
+      return false;
+    }
+    const result = judged as FrameResult;
+    if (!result.ok) {
+      this.issue = result.issue;
+      this.frameBytes = event.bytes.subarray(0, this.limits.failure_detail_preview_bytes + 1);
+      this.child?.stdout.destroy();
+      this.terminate("violation");
+      return false;
+    }
+    this.hooks.onFrame(result.frame, result.nonIntegerNumberPointers);
+    return !(this.finished || (this.ending && this.cause !== "close"));
+  }
+
+  /** Judge the backlog in order (large frames in slices), then let stdout's end and the connection's end proceed. */
+  private async drainBacklog(): Promise<void> {
+    this.judging = true;
+    while (this.backlog.length > 0) {
+      const event = this.backlog.shift() as FrameEvent;
+      let judged: FrameResult | null = null;
+      if (event.type === "frame") {
+        this.backlogBytes -= event.bytes.length;
+        judged = event.bytes.length > SLICED_FRAME_BYTES ? await parseHostFrameSliced(event.bytes, this.limits.max_frame_bytes, this.limits.max_values + FRAME_OWN_VALUES) : this.judgeNow(event.bytes);
       }
-      this.hooks.onFrame(judged.frame, judged.nonIntegerNumberPointers);
-      if (this.finished || (this.ending && this.cause !== "close")) return;
+      if (this.finished || (this.ending && this.cause !== "close") || !this.deliver(event, judged)) {
+        this.backlog.length = 0;
+        this.backlogBytes = 0;
+      }
+    }
+    this.judging = false;
+    if (this.stdoutPaused) {
+      this.stdoutPaused = false;
+      if (!this.finished) this.child?.stdout.resume();
+    }
+    if (this.stdoutEndWaiting) {
+      this.stdoutEndWaiting = false;
+      this.onStdoutEnd();
+    }
+    if (this.finishWaiting) {
+      this.finishWaiting = false;
+      this.finish();
     }
   }
 
   private onStdoutEnd(): void {
     if (this.finished) return;
+    if (this.judging) {
+      this.stdoutEndWaiting = true;
+      return;
+    }
     const tail = this.reader.end();
     const violation = tail[0];
     if (violation !== undefined && violation.type === "violation" && this.issue === null) {
@@ -383,6 +447,11 @@ export class StreamConnection {
 
   private finish(): void {
     if (this.finished) return;
+    if (this.judging) {
+      // Every frame read is judged and delivered first (a reply must not be lost to the end).
+      this.finishWaiting = true;
+      return;
+    }
     this.finished = true;
     for (const timer of this.timers) clearTimeout(timer);
     for (const entry of this.queue.splice(0)) entry.done?.(new Error("the stream ended"));

@@ -11,7 +11,7 @@
  */
 import { INTEGER_PATHS, LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
 import type { ValidationIssue } from "../wire/issues.js";
-import { parseStrictJson } from "../wire/strict-json.js";
+import { parseStrictJson, parseStrictJsonSliced } from "../wire/strict-json.js";
 import { toWireJson } from "../invoker/request.js";
 
 /** A JSON-RPC id of this binding: a string of 1..128 characters or an integer 0..2^53-1. */
@@ -136,6 +136,24 @@ export function parseHostFrame(bytes: Uint8Array, maxFrameBytes: number, maxFram
   if (quick.ok && hostLexemesMatter(quick.value)) return parseFrameRecording(bytes, maxFrameBytes, HOST_NON_INTEGER_PATHS, maxFrameValues);
   return judgeFrame(quick);
 }
+
+/**
+ * {@link parseHostFrame} without blocking the event loop: one strict parse in slices
+ * (parseStrictJsonSliced, recording lexemes at {@link HOST_NON_INTEGER_PATHS}), then the frame
+ * checks. Same verdict and pointers as parseHostFrame. For large frames (the connection judges
+ * frames above {@link SLICED_FRAME_BYTES} this way); never rejects.
+ */
+export async function parseHostFrameSliced(bytes: Uint8Array, maxFrameBytes: number, maxFrameValues: number = LIMITS.max_frame_values): Promise<FrameResult> {
+  const parsed = await parseStrictJsonSliced(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues }, { nonIntegerPaths: HOST_NON_INTEGER_PATHS });
+  // No deadline is given, so the parse always ends with a verdict.
+  return judgeFrame(parsed as Exclude<typeof parsed, "deadline">);
+}
+
+/**
+ * Frames above this many bytes are judged by {@link parseHostFrameSliced}; up to it, a synchronous
+ * parse holds the event loop for at most a few milliseconds.
+ */
+export const SLICED_FRAME_BYTES = 64 * 1024;
 
 /** The frame checks after the strict parse (see {@link parseFrame}). */
 function judgeFrame(parsed: ReturnType<typeof parseStrictJson>): FrameResult {

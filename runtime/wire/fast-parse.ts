@@ -12,11 +12,16 @@
  * and how each is ruled out (rules 1-3, bytes, BOM and UTF-8, are checked before, on the bytes):
  * - `json.syntax`, `json.trailing-data`: `JSON.parse` implements the same grammar (RFC 8259) and
  *   throws on anything else, which declines;
- * - `json.duplicate-key`: `JSON.parse` keeps one entry per distinct name. Every member of the
- *   text has one colon right after its name's closing quote (or whitespace); the colons of the text
- *   that follow a '"' or whitespace are therefore at least the text's members, duplicates
- *   included, and the walk counts the entries: equal counts prove there is no duplicate (a colon
- *   inside a string after a quote or a space, or a duplicate, makes them differ and declines);
+ * - `json.duplicate-key`: `JSON.parse` keeps one entry per distinct name. Two proofs, the first
+ *   that holds is taken. (a) The walk measures the shortest text of the value (no whitespace,
+ *   strings without escapes, numbers as `String(x)`); when the text has no backslash (every string
+ *   token is then its value in quotes) and no number has a shorter lexeme than `String(x)` (see
+ *   isExactNumber), the text is at least that long, longer by every whitespace, duplicate member or
+ *   longer lexeme: equal lengths prove there is none. (b) Every member of the text has
+ *   one colon right after its name's closing quote (or whitespace); the colons of the text that
+ *   follow a '"' or whitespace are therefore at least the text's members, duplicates included, and
+ *   the walk counts the entries: equal counts prove there is no duplicate (a colon inside a string
+ *   after a quote or a space, or a duplicate, makes them differ and declines);
  * - `json.lone-surrogate`: raw surrogates are not valid UTF-8, so only escapes write them; when the
  *   text has a `\uD800`-`\uDFFF` escape, every parsed string and name must be well-formed UTF-16;
  * - `json.number-range` (`1e400` parses as `Infinity`): a non-finite number declines;
@@ -24,8 +29,13 @@
  * - `nonIntegerNumberPointers` (the lexemes `1.0`, `1e2`, `-0` at `nonIntegerPaths`): a `-0`
  *   number (JSON.parse keeps it) declines; a member value at an integer path is checked where its
  *   colon is counted (its name, literal when the text has no `\u` escape, is the path's last
- *   token); array elements, the root and texts with `\u` escapes by tracing every digit followed
- *   by '.', 'e' or 'E' back to where its number would start. Either way the list is then empty.
+ *   token) or, under proof (a), because every number is written as `String(x)` of an integer;
+ *   array elements, the root and texts with `\u` escapes by tracing every digit followed by '.',
+ *   'e' or 'E' back to where its number would start. Either way the list is then empty.
+ *
+ * With a wire type's accept check (generated/ts/accept-checks.ts), the check walks the value in
+ * place of the generic walk and also proves the schema and the rules; it counts and measures only
+ * its schema's members, so either proof also shows there is no unknown member.
  *
  * Cost bounds: the synchronous parser takes this path up to limits.fast_parse_max_bytes, the sliced
  * one up to limits.fast_parse_sliced_max_bytes (one JSON.parse is not interruptible). Above
@@ -35,6 +45,7 @@
  *
  * @module
  */
+import type { AcceptCheck, AcceptContext } from "../../generated/ts/accept-checks.js";
 import { LIMITS } from "../../generated/ts/spec.js";
 
 /** Largest document (bytes) the synchronous strict parser judges by the fast path first (limits.fast_parse_max_bytes). */
@@ -68,10 +79,12 @@ const C_MINUS = 0x2d;
 const C_0 = 0x30;
 const C_9 = 0x39;
 
-// Walk counters (the walk is synchronous and non-reentrant).
-let members = 0;
-let values = 0;
-let walkMaxDepth = 0;
+/**
+ * Walk state (the walk is synchronous and non-reentrant): the depth limit and the array elements
+ * counted so far, shared with the accept checks (generated/ts/accept-checks.ts), which call
+ * {@link walk} for open objects through `open`.
+ */
+const context: AcceptContext = { maxDepth: 0, elements: 0, chars: 0, exact: true, open: (value, level) => walk(value, level) };
 /** Whether the walk checks strings and names for lone surrogates (the text has a surrogate escape). */
 let walkSurrogates = false;
 
@@ -116,29 +129,74 @@ function memberColons(text: string, names: readonly string[] | null): number {
 }
 
 /**
- * Counts `value` (a container at nesting `level`, or a scalar) and everything below it into the
- * walk counters; false at anything the scanner must judge (a level above the limit, a non-finite
- * number, `-0`).
+ * Whether no JSON lexeme of `x` (finite, not -0) is shorter than `String(x)` (`modulus` 1000), or
+ * every other one is longer (`modulus` 100): true for integers below 1e21 in magnitude with at
+ * most two trailing zeros, or one. `1e3` is shorter than `1000`; `12e2` is as long as `1200`, so
+ * under modulus 100 a fraction or an exponent always makes the text longer, and the length proof
+ * also proves there is none (needed wherever such a lexeme must be found: at integer paths).
  */
-function walk(value: unknown, level: number): boolean {
-  values++;
+export function isExactNumber(x: number, modulus: 100 | 1000): boolean {
+  return Number.isInteger(x) && Math.abs(x) < 1e21 && (x % modulus !== 0 || x === 0);
+}
+
+/**
+ * The modulus of {@link isExactNumber} the walk applies, set before each walk: 1000 while it walks
+ * the open objects of an accept check (no integer path is inside one), 100 as the whole walk.
+ */
+let exactModulus: 100 | 1000 = 100;
+
+/**
+ * The members held by `value` (a container at nesting `level`, or a scalar) and everything below
+ * it, adding every array's length to `context.elements` and the length of the shortest text that
+ * writes it (no whitespace, no escapes) to `context.chars` (`context.exact` false for a number
+ * {@link isExactNumber} does not clear under `exactModulus`); -1 at anything the
+ * scanner must judge (a level above the limit, a non-finite number, `-0`, a lone surrogate when
+ * the text escapes one). Every value but the root is a member value or an element, so a document
+ * holds 1 + members + elements values.
+ */
+function walk(value: unknown, level: number): number {
   if (typeof value !== "object") {
-    if (typeof value === "number") return Number.isFinite(value) && (value !== 0 || 1 / value > 0);
-    return !walkSurrogates || typeof value !== "string" || isWellFormed.call(value);
+    if (typeof value === "string") {
+      context.chars += value.length + 2;
+      return !walkSurrogates || isWellFormed.call(value) ? 0 : -1;
+    }
+    if (typeof value === "number") {
+      if (!Number.isFinite(value) || (value === 0 && 1 / value < 0)) return -1;
+      if (isExactNumber(value, exactModulus)) context.chars += String(value).length;
+      else context.exact = false;
+      return 0;
+    }
+    context.chars += value === false ? 5 : 4;
+    return 0;
   }
-  if (value === null) return true;
-  if (level > walkMaxDepth) return false;
+  if (value === null) {
+    context.chars += 4;
+    return 0;
+  }
+  if (level > context.maxDepth) return -1;
+  let n = 0;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!walk(value[i], level + 1)) return false;
-    return true;
+    context.elements += value.length;
+    context.chars += value.length === 0 ? 2 : 1 + value.length;
+    for (let i = 0; i < value.length; i++) {
+      const k = walk(value[i], level + 1);
+      if (k < 0) return -1;
+      n += k;
+    }
+    return n;
   }
   // JSON.parse gives plain objects whose members are all own and enumerable (`__proto__` too).
+  let members = 0;
   for (const key in value) {
+    if (walkSurrogates && !isWellFormed.call(key)) return -1;
     members++;
-    if (walkSurrogates && !isWellFormed.call(key)) return false;
-    if (!walk((value as Record<string, unknown>)[key], level + 1)) return false;
+    context.chars += key.length + 4;
+    const k = walk((value as Record<string, unknown>)[key], level + 1);
+    if (k < 0) return -1;
+    n += 1 + k;
   }
-  return true;
+  context.chars += members === 0 ? 2 : 1;
+  return n;
 }
 
 /**
@@ -204,16 +262,28 @@ function mayHoldNonInteger(text: string, slots: IntegerSlots | null): boolean {
   return false;
 }
 
+/** What the fast path proved: the value (`JSON.parse(text)`), and whether the caller's accept check passed on it. */
+export interface FastParse {
+  readonly value: unknown;
+  readonly accepted: boolean;
+}
+
 /**
  * The value of the decoded document `text` (of `byteLength` bytes, already past rules 1-3) when it
  * provably passes every parse-layer rule under `maxDepth` and `maxValues` and has no non-integer
  * number at `nonIntegerPaths` (every non-integer number when absent), else `undefined`: then the
  * strict scanner must judge it. The value is `JSON.parse(text)`, as the scanner's result would be,
  * and its `nonIntegerNumberPointers` are empty. Never throws.
+ *
+ * With `accept` (the accept check of the document's type, generated/ts/accept-checks.ts), the
+ * check walks the value in place of the generic walk, and `accepted` tells whether it passed
+ * (then the value is also valid under the type's schema and rules); when it does not pass, or the
+ * text escapes a surrogate, the generic walk judges the same value (`accepted` false).
  */
-export function fastParse(text: string, byteLength: number, maxDepth: number, maxValues: number, nonIntegerPaths: readonly string[] | undefined): { value: unknown } | undefined {
+export function fastParse(text: string, byteLength: number, maxDepth: number, maxValues: number, nonIntegerPaths: readonly string[] | undefined, accept?: AcceptCheck): FastParse | undefined {
   if (maxDepth > WALK_MAX_DEPTH) return undefined;
-  const escapes = text.indexOf("\\u") !== -1;
+  const backslash = text.indexOf("\\");
+  const escapes = backslash !== -1 && text.indexOf("\\u", backslash) !== -1;
   const slots = escapes || nonIntegerPaths === undefined ? null : integerSlotsOf(nonIntegerPaths);
   // Member values are checked by memberColons below; array elements and the root only here.
   const names = slots === null || slots.elements ? null : slots.names;
@@ -228,12 +298,48 @@ export function fastParse(text: string, byteLength: number, maxDepth: number, ma
   } catch {
     return undefined;
   }
-  members = 0;
-  values = 0;
-  walkMaxDepth = maxDepth;
+  context.maxDepth = maxDepth;
   walkSurrogates = escapes && SURROGATE_ESCAPE.test(text);
+  // The accept check counts only its schema's members (and the open objects'): when the text is
+  // exactly as long as they need, or has as many member colons, they are all of its members, so
+  // there is no duplicate and no unknown member.
+  let colons = -2;
+  if (accept !== undefined && !walkSurrogates) {
+    resetWalk();
+    exactModulus = 1000;
+    const members = accept(value, context);
+    if (members >= 0 && 1 + members + context.elements <= maxValues) {
+      if (isShortestText(text, backslash)) return { value, accepted: true };
+      colons = memberColons(text, names);
+      if (colons === members) return { value, accepted: true };
+    }
+  }
   // Recursion is bounded by maxDepth (a level above it stops the walk).
-  if (!walk(value, 1) || values > maxValues) return undefined;
-  if (memberColons(text, names) !== members) return undefined;
-  return { value };
+  resetWalk();
+  exactModulus = 100;
+  const members = walk(value, 1);
+  if (members < 0 || 1 + members + context.elements > maxValues) return undefined;
+  if (isShortestText(text, backslash)) return { value, accepted: false };
+  if (colons === -2) colons = memberColons(text, names);
+  if (colons !== members) return undefined;
+  return { value, accepted: false };
+}
+
+/** Clears the counters of {@link context} before a walk. */
+function resetWalk(): void {
+  context.elements = 0;
+  context.chars = 0;
+  context.exact = true;
+}
+
+/**
+ * Whether `text` (whose first backslash is at `backslash`) is the shortest text of the value the
+ * last walk measured. Then every token of the text is the shortest one of its value and nothing
+ * else is there: no whitespace, no member the walk did not count (a duplicate, or one the accept
+ * check does not know), no number written other than `String(x)` (so none with a fraction or an
+ * exponent). Without a backslash every string token is its value between quotes; a text with
+ * whitespace, escapes or such numbers is judged by its member colons instead.
+ */
+function isShortestText(text: string, backslash: number): boolean {
+  return backslash === -1 && context.exact && context.chars === text.length;
 }

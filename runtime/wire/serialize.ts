@@ -26,7 +26,7 @@
 import type { ValidationIssue } from "./issues.js";
 import { defineMember } from "./own.js";
 import { escapeToken } from "./pointer.js";
-import { runInSlices, SLICE_MS } from "./slices.js";
+import { deferToNextTurn, endTurn, runInSlices, SLICE_MS, turnElapsedMs } from "./slices.js";
 
 /** Bounds of one serialized document: bytes (UTF-8), nesting levels, values (see module doc). */
 export interface SnapshotLimits {
@@ -56,6 +56,15 @@ export interface SliceOptions {
 
 /** Values handled between two clock reads inside a slice. */
 const CLOCK_EVERY = 512;
+/**
+ * Listing an object's keys is one native step that no API splits (about 0.25-0.4 µs per key; a
+ * limits.max_values-member object takes tens of ms). In sliced runs the keys of an object are
+ * therefore listed only within the first OPEN_OBJECT_MS of a scheduler turn (later, the run sits
+ * out the rest of the turn and starts the next one with the listing), and after listing more than
+ * LARGE_OBJECT_KEYS keys the turn ends at once: a large listing is alone in its turn.
+ */
+const OPEN_OBJECT_MS = 1;
+const LARGE_OBJECT_KEYS = 4096;
 
 const LONE_SURROGATE_FAST = /[\ud800-\udfff]/;
 
@@ -116,10 +125,11 @@ interface Frame {
   readonly token: string | number;
   /** The container's JSON pointer, built only when an issue or a detail needs it. */
   pointer: string | null;
-  /** Member names (objects) or null (arrays). */
-  readonly keys: readonly string[] | null;
-  /** Entries to write (array length or key count). */
-  readonly length: number;
+  readonly isArray: boolean;
+  /** Member names (objects; null until listed, on the container's first step) or null (arrays). */
+  keys: readonly string[] | null;
+  /** Entries to write (array length or key count; 0 until an object's keys are listed). */
+  length: number;
   /** Next entry to write. */
   next: number;
   /** Entries written so far (objects skip `undefined` members). */
@@ -159,6 +169,10 @@ class Serializer {
   private root: unknown = undefined;
   private started = false;
   private done = false;
+  /** Sliced run: where the running slice began (performance.now() ms); -1 in a synchronous run. */
+  private sliceStart = -1;
+  /** A large key listing just ran: the slice ends now. */
+  private yieldNow = false;
 
   constructor(
     private readonly value: unknown,
@@ -169,6 +183,7 @@ class Serializer {
   run(budgetMs: number): ValueSnapshot | null {
     try {
       const until = budgetMs === Number.POSITIVE_INFINITY ? Number.POSITIVE_INFINITY : performance.now() + budgetMs;
+      this.sliceStart = budgetMs === Number.POSITIVE_INFINITY ? -1 : performance.now();
       if (!this.started) {
         this.started = true;
         const first = this.write(this.value, null, "", "", 0);
@@ -182,6 +197,10 @@ class Serializer {
           if (performance.now() >= until) return null;
         }
         this.step();
+        if (this.yieldNow) {
+          this.yieldNow = false;
+          if (this.stack.length > 0) return null;
+        }
       }
       if (this.root === undefined) return { ok: false, problem: "serialize", detail: "the value is undefined (or a function or symbol), which JSON cannot represent" };
       return { ok: true, bytes: Buffer.from(this.out, "utf8"), value: this.root };
@@ -197,14 +216,18 @@ class Serializer {
   /** Write the next entry of the innermost open container, or close it. */
   private step(): void {
     const frame = this.stack[this.stack.length - 1] as Frame;
+    if (!frame.isArray && frame.keys === null) {
+      this.listKeys(frame);
+      return;
+    }
     if (frame.next >= frame.length) {
-      this.emit(frame.keys === null ? "]" : "}", 1, null, "");
+      this.emit(frame.isArray ? "]" : "}", 1, null, "");
       this.stack.pop();
       this.onPath.delete(frame.source);
       return;
     }
     const index = frame.next++;
-    if (frame.keys === null) {
+    if (frame.isArray) {
       const element = (frame.source as Record<number, unknown>)[index];
       if (element === undefined) throw new Unrepresentable(`array element ${pointerIn(frame, index)} is undefined (or a hole), which JSON cannot represent`);
       const written = frame.written > 0 ? this.write(element, frame, index, ",", 1) : this.write(element, frame, index, "", 0);
@@ -213,7 +236,7 @@ class Serializer {
       frame.written++;
       return;
     }
-    const key = frame.keys[index] as string;
+    const key = (frame.keys as readonly string[])[index] as string;
     const member = (frame.source as Record<string, unknown>)[key];
     if (member === undefined) return; // an absent member, as in JSON.stringify
     let name = NAME_CACHE.get(key);
@@ -300,18 +323,32 @@ class Serializer {
     }
     this.emit(prefix, prefixBytes, null, "");
     const isArray = Array.isArray(obj);
-    let keys: string[] | null = null;
-    let length: number;
-    if (isArray) length = (obj as unknown[]).length;
-    else {
-      keys = Object.keys(obj);
-      length = keys.length;
-    }
     this.emit(isArray ? "[" : "{", 1, parent, token);
     const copy: unknown[] | Record<string, unknown> = isArray ? [] : {};
-    this.stack.push({ source: obj, copy, parent, token, pointer: null, keys, length, next: 0, written: 0 });
+    // An object's keys are listed on its first step (listKeys), where a sliced run can yield first.
+    this.stack.push({ source: obj, copy, parent, token, pointer: null, isArray, keys: null, length: isArray ? (obj as unknown[]).length : 0, next: 0, written: 0 });
     this.onPath.add(obj);
     return copy;
+  }
+
+  /**
+   * List the keys of the object `frame` opened. In a sliced run, late in a scheduler turn this
+   * defers instead (the listing runs first thing in the next turn, see OPEN_OBJECT_MS), and a
+   * large listing ends the turn after it.
+   */
+  private listKeys(frame: Frame): void {
+    if (this.sliceStart >= 0 && turnElapsedMs(this.sliceStart) > OPEN_OBJECT_MS) {
+      deferToNextTurn();
+      this.yieldNow = true;
+      return;
+    }
+    const keys = Object.keys(frame.source);
+    frame.keys = keys;
+    frame.length = keys.length;
+    if (this.sliceStart >= 0 && keys.length > LARGE_OBJECT_KEYS) {
+      endTurn();
+      this.yieldNow = true;
+    }
   }
 
   private count(parent: Frame | null, token: string | number): void {

@@ -22,24 +22,72 @@ interface Job {
 
 const queue: Job[] = [];
 let scheduled = false;
+/** When the running turn of {@link pump} began (performance.now() ms), or -1 outside it. */
+let turnStartedAt = -1;
+/** Set by {@link endTurn}: the pump yields after the current step. */
+let turnEndRequested = false;
+/** Set by {@link deferToNextTurn}: the running job sits out the rest of this turn and goes first in the next. */
+let deferRequested = false;
+
+/**
+ * Milliseconds of the current scheduler turn used so far by all jobs; outside a turn (a first
+ * slice run synchronously by its caller) the time since `fallbackStart` (performance.now() ms).
+ */
+export function turnElapsedMs(fallbackStart: number): number {
+  return performance.now() - (turnStartedAt < 0 ? fallbackStart : turnStartedAt);
+}
+
+/**
+ * Ask the scheduler to yield the event loop right after the running step (a step that is about to
+ * do, or just did, one long native step, e.g. listing the keys of a large object, so that step is
+ * alone in its turn). Outside a turn it has no effect.
+ */
+export function endTurn(): void {
+  if (turnStartedAt >= 0) turnEndRequested = true;
+}
+
+/**
+ * Ask the scheduler to run the current job first thing in the next turn, and not again in this
+ * one (a job about to do one long native step that should start a turn; the other jobs go on
+ * with the rest of this turn). Outside a turn it has no effect (the job's first slice ran
+ * synchronously; its next runs on a later turn anyway).
+ */
+export function deferToNextTurn(): void {
+  if (turnStartedAt >= 0) deferRequested = true;
+}
+
+/** A promise resolved on a later turn of the event loop (after pending I/O and timers). */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 function pump(): void {
   scheduled = false;
-  const turnEnd = performance.now() + TURN_MS;
+  turnStartedAt = performance.now();
+  turnEndRequested = false;
+  const turnEnd = turnStartedAt + TURN_MS;
+  const deferred: Job[] = [];
   while (queue.length > 0) {
     const left = turnEnd - performance.now();
     if (left <= 0) break;
     const job = queue.shift() as Job;
     if (job.cancelled) continue;
     let finished: boolean;
+    deferRequested = false;
     try {
       finished = job.step(Math.min(left, SLICE_MS));
     } catch {
       finished = true; // a step must not throw; never let one stall the queue
     }
     if (finished) job.done(true);
+    else if (deferRequested) deferred.push(job);
     else queue.push(job);
+    if (turnEndRequested) break;
   }
+  queue.unshift(...deferred);
+  turnStartedAt = -1;
+  turnEndRequested = false;
+  deferRequested = false;
   if (queue.length > 0 && !scheduled) {
     scheduled = true;
     setImmediate(pump);

@@ -36,11 +36,13 @@
  *
  * @module
  */
+import { isUtf8 } from "node:buffer";
 import { PARSE_RULE_IDS } from "../../generated/ts/spec.js";
 import { defineMember } from "./own.js";
-import { runInSlices, SLICE_MS } from "./slices.js";
+import { nextTurn, runInSlices, SLICE_MS } from "./slices.js";
 import { escapeToken } from "./pointer.js";
-import { FAST_PARSE_MAX_BYTES, FAST_PARSE_SLICED_MAX_BYTES, fastParse } from "./fast-parse.js";
+import type { AcceptCheck } from "../../generated/ts/accept-checks.js";
+import { FAST_PARSE_MAX_BYTES, FAST_PARSE_SLICED_MAX_BYTES, type FastParse, fastParse } from "./fast-parse.js";
 
 /**
  * Limits applied to one document.
@@ -92,10 +94,11 @@ export interface ParseIssue {
  *   not a plain integer: it has a fraction or an exponent (`1.0`, `1e2`,
  *   `2.5`), or it is negative zero `-0`. Array element tokens are decimal
  *   indexes; member names are escaped with {@link escapePointerToken}.
+ *   `accepted: true` when `options.accept` passed on the value (see {@link StrictParseOptions}).
  * - `ok: false`: `issue` describes the first problem found.
  */
 export type StrictParseResult =
-  | { readonly ok: true; readonly value: unknown; readonly nonIntegerNumberPointers: readonly string[] }
+  | { readonly ok: true; readonly value: unknown; readonly nonIntegerNumberPointers: readonly string[]; readonly accepted?: true }
   | { readonly ok: false; readonly issue: ParseIssue };
 
 /**
@@ -109,6 +112,13 @@ export type StrictParseResult =
  */
 export interface StrictParseOptions {
   readonly nonIntegerPaths?: readonly string[];
+  /**
+   * The accept check of the document's wire type (generated/ts/accept-checks.ts ACCEPT_CHECKS):
+   * the fast accept path runs it on the value in place of its generic walk, and a result with
+   * `accepted: true` says it passed (the value is then also valid under that type's schema and
+   * rules). Never changes the result otherwise.
+   */
+  readonly accept?: AcceptCheck;
 }
 
 /** How many non-integer number pointers are recorded at most when no `nonIntegerPaths` are given. */
@@ -176,7 +186,12 @@ PLAIN.fill(0, 0, 0x20);
 PLAIN[C_QUOTE] = 0;
 PLAIN[C_BACKSLASH] = 0;
 
-const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/**
+ * Rule 3 is checked by `isUtf8` (node:buffer, a native validator), then the input is decoded
+ * without the fatal flag: the same text for valid UTF-8, and faster on large inputs (the fatal
+ * decoder takes a slower path, ~20% at 256 KB).
+ */
+const utf8Decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** Runs longer than this many code units are finished by a sticky regular expression (native, ~10x faster per char). */
 const SHORT_RUN = 32;
@@ -195,6 +210,25 @@ function plainEnd(s: string, j: number): number {
   PLAIN_RUN.lastIndex = j;
   PLAIN_RUN.test(s);
   return PLAIN_RUN.lastIndex;
+}
+
+/** Code units one bounded run of {@link plainEndBefore} reads (one native step of well under a millisecond). */
+const PLAIN_STEP = 65536; // the bound written in PLAIN_RUN_STEP
+const PLAIN_RUN_STEP = /[^"\\\u0000-\u001f]{0,65536}/y;
+
+/**
+ * {@link plainEnd} that stops reading once it is at or past `limit` (it may stop up to PLAIN_STEP
+ * code units past it): the first non-PLAIN code unit at or after `j`, or an index >= `limit` inside
+ * the run. A 16 MiB run is otherwise one native step of tens of milliseconds.
+ */
+function plainEndBefore(s: string, j: number, limit: number): number {
+  for (;;) {
+    PLAIN_RUN_STEP.lastIndex = j;
+    PLAIN_RUN_STEP.test(s);
+    const end = PLAIN_RUN_STEP.lastIndex;
+    if (end - j < PLAIN_STEP || end >= limit) return end;
+    j = end;
+  }
 }
 
 /** Index of the first non-digit at or after `j` (or s.length). */
@@ -289,6 +323,18 @@ let resumeAfterComma = false;
 /** Sliced mode: the scan pauses at the next value boundary once performance.now() passes this. */
 let sliceUntil = Number.POSITIVE_INFINITY;
 let clockBudget = 0;
+/**
+ * Build mode: a string value longer than STRING_PIECE is scanned and decoded in pieces, so that a
+ * slice can end inside it (a 16 MiB string of escapes is otherwise one step of ~100 ms). What is
+ * decoded so far (null: no string is open), its opening quote, the end of the last piece scanned.
+ */
+let strParts: string | null = null;
+let strStart = 0;
+let strPauseAt = 0;
+/** The piece {@link scanStringFrom} scanned last held an escape (else it is its own decoding). */
+let strEscaped = false;
+/** The string value {@link buildString} finished last. */
+let builtString = "";
 
 /** A copy of `a` with twice the length (the scanner's stacks grow by doubling). */
 function doubled<T extends Uint8Array | Uint32Array>(a: T): T {
@@ -603,11 +649,17 @@ function stringPointer(isKey: boolean): string {
  * quote) from index `i`, handling escapes, surrogate pairing, control
  * characters and end of input. Returns the index past the closing quote.
  */
-function scanStringFrom(s: string, start: number, i: number, isKey: boolean): number {
+function scanStringFrom(s: string, start: number, i: number, isKey: boolean, limit = Number.POSITIVE_INFINITY): number {
   for (;;) {
+    // Between two escapes or runs (a surrogate pair is one step): a place where the string may be cut.
+    if (i >= limit) {
+      strPauseAt = i;
+      return STRING_PAUSED;
+    }
     const c = s.charCodeAt(i);
     if (c === C_QUOTE) return i + 1;
     if (c === C_BACKSLASH) {
+      strEscaped = true;
       const e = s.charCodeAt(i + 1);
       if (e === 0x75 /* u */) {
         const v = hex4(s, i + 2);
@@ -664,7 +716,49 @@ function scanStringFrom(s: string, start: number, i: number, isKey: boolean): nu
       );
     }
     if (c !== c) return unterminatedString(start, i, isKey);
-    i = plainEnd(s, i + 1);
+    const run = i + 1;
+    i = limit === Number.POSITIVE_INFINITY ? plainEnd(s, run) : plainEndBefore(s, run, limit);
+    // Any place inside a run of plain characters is a place to cut.
+    if (i > limit) i = Math.max(limit, run);
+  }
+}
+
+/** Code units of a string value scanned and decoded per piece in build mode (see {@link strParts}). */
+const STRING_PIECE = 1 << 18;
+/** {@link scanStringFrom} stopped at `limit` (at {@link strPauseAt}); not an index. */
+const STRING_PAUSED = -2;
+
+/**
+ * Build mode: scans and decodes the string value opened at `start` (its quote) from `i` (where the
+ * plain run after the quote ended, or where the last piece ended when {@link strParts} is set), one
+ * piece of STRING_PIECE code units at a time, until it closes or the slice's clock (`sliceUntil`)
+ * passes. Returns the index past the closing quote ({@link builtString} is the value), -1 (the
+ * issue is recorded) or STRING_PAUSED (the pieces so far are kept; resume at {@link strPauseAt}).
+ */
+function buildString(s: string, start: number, i: number): number {
+  // Pieces are joined by `+` (a rope: no 16 MiB copy in one step; whoever reads the characters
+  // first flattens it). A piece without an escape is a slice of the text.
+  let from = strParts === null ? start + 1 : i;
+  for (;;) {
+    strEscaped = false;
+    const end = scanStringFrom(s, start, i, false, i + STRING_PIECE);
+    if (end === -1) {
+      strParts = null;
+      return -1;
+    }
+    const to = end === STRING_PAUSED ? strPauseAt : end - 1;
+    const piece = strEscaped ? (JSON.parse(`"${s.slice(from, to)}"`) as string) : s.slice(from, to);
+    if (end !== STRING_PAUSED) {
+      builtString = strParts === null ? piece : strParts + piece;
+      strParts = null;
+      return end;
+    }
+    strParts = strParts === null ? piece : strParts + piece;
+    from = i = strPauseAt;
+    if (performance.now() >= sliceUntil) {
+      strStart = start;
+      return STRING_PAUSED;
+    }
   }
 }
 
@@ -888,6 +982,8 @@ function releaseScratch(): void {
   building = false;
   resuming = false;
   sliceUntil = Number.POSITIVE_INFINITY;
+  strParts = null;
+  builtString = "";
   if (vals.length !== 0) vals = [];
   rootValue = undefined;
   lastKey = "";
@@ -964,13 +1060,15 @@ interface ScanState {
   resumeAt: number;
   resumeDepth: number;
   resumeAfterComma: boolean;
+  strParts: string | null;
+  strStart: number;
 }
 
 /** Takes the scanner's state out of the module (which gets fresh scratch for whoever scans next). */
 function saveState(): ScanState {
   const state: ScanState = {
     kinds, counts, keyBase, kStart, kEnd, kLen, kEsc, kDecoded, keySets, prefixes, keyTop, prefixValid, src, srcIsAscii, depth,
-    recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma,
+    recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma, strParts, strStart,
   };
   kinds = new Uint8Array(64);
   counts = new Uint32Array(64);
@@ -993,7 +1091,7 @@ function saveState(): ScanState {
 /** Puts a paused scan's state back into the module. */
 function loadState(state: ScanState): void {
   ({ kinds, counts, keyBase, kStart, kEnd, kLen, kEsc, kDecoded, keySets, prefixes, keyTop, prefixValid, src, srcIsAscii, depth } = state);
-  ({ recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma } = state);
+  ({ recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma, strParts, strStart } = state);
   building = true;
   resuming = true;
 }
@@ -1006,6 +1104,14 @@ const SCAN_DONE = 1;
 const SCAN_PAUSED = 2;
 /** Values scanned between two clock reads in sliced mode. */
 const CLOCK_EVERY = 1024;
+
+/** Sliced mode: records where the scan resumes (index, depth, whether a ',' was just read) and returns SCAN_PAUSED. */
+function pauseScan(at: number, d: number, afterComma: boolean): number {
+  resumeAt = at;
+  resumeDepth = d;
+  resumeAfterComma = afterComma;
+  return SCAN_PAUSED;
+}
 
 /**
  * Validates `s` with an explicit container stack (no recursion), appending the
@@ -1037,33 +1143,39 @@ function scan(s: string, maxDepth: number, nonInt: string[]): number {
   value: for (;;) {
     if (--clockBudget <= 0) {
       clockBudget = CLOCK_EVERY;
-      if (performance.now() >= sliceUntil) {
-        resumeAt = i;
-        resumeDepth = d;
-        resumeAfterComma = afterComma;
-        return SCAN_PAUSED;
-      }
+      if (performance.now() >= sliceUntil) return pauseScan(i, d, afterComma);
     }
     let c = s.charCodeAt(i);
-    if (c <= C_SPACE && (c === C_SPACE || c === C_LF || c === C_CR || c === C_TAB)) {
+    if (strParts === null && c <= C_SPACE && (c === C_SPACE || c === C_LF || c === C_CR || c === C_TAB)) {
       i = skipWs(s, i + 1);
       c = s.charCodeAt(i);
     }
-    if (c === C_QUOTE) {
+    if (strParts !== null) {
+      // Resuming inside a long string value (build mode).
+      i = buildString(s, strStart, i);
+      if (i === -1) return SCAN_FAILED;
+      if (i === STRING_PAUSED) return pauseScan(strPauseAt, d, afterComma);
+      attach(builtString);
+    } else if (c === C_QUOTE) {
       if (++valueCount > maxValuesLimit) {
         tooManyValues(i);
         return SCAN_FAILED;
       }
       const start = i;
-      i = plainEnd(s, i + 1);
+      // Build mode reads a run of at most about STRING_PIECE code units before a slice may end.
+      i = building ? plainEndBefore(s, i + 1, i + 1 + STRING_PIECE) : plainEnd(s, i + 1);
       c = s.charCodeAt(i);
       if (c === C_QUOTE) {
         i++;
         if (building) attach(s.slice(start + 1, i - 1));
+      } else if (building) {
+        i = buildString(s, start, i);
+        if (i === -1) return SCAN_FAILED;
+        if (i === STRING_PAUSED) return pauseScan(strPauseAt, d, afterComma);
+        attach(builtString);
       } else {
         i = scanStringFrom(s, start, i, false);
         if (i < 0) return SCAN_FAILED;
-        if (building) attach(JSON.parse(s.slice(start, i)));
       }
     } else if ((c >= C_0 && c <= C_9) || c === C_MINUS) {
       if (++valueCount > maxValuesLimit) {
@@ -1289,8 +1401,8 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, opt
   const decoded = decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
   // Most documents are valid: prove it natively first (fast-parse.ts); the scanner judges the rest.
-  const fast = input.length <= FAST_PARSE_MAX_BYTES ? fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths) : undefined;
-  if (fast !== undefined) return { ok: true, value: fast.value, nonIntegerNumberPointers: [] };
+  const fast = input.length <= FAST_PARSE_MAX_BYTES ? fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths, options.accept) : undefined;
+  if (fast !== undefined) return fastResult(fast);
   const nonInt: string[] = [];
   beginScan(decoded, input.length, limits, options, false);
   try {
@@ -1314,6 +1426,9 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, opt
   }
   return { ok: true, value, nonIntegerNumberPointers: nonInt };
 }
+
+/** Inputs above this many bytes are decoded, and their scan started, each on a turn of their own (parseStrictJsonSliced). */
+const LARGE_INPUT_BYTES = 1 << 20;
 
 /** Options of {@link parseStrictJsonSliced}: the longest slice in ms (default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
 export interface StrictSliceOptions {
@@ -1340,18 +1455,27 @@ export async function parseStrictJsonSliced(
   options: StrictParseOptions = {},
   slice: StrictSliceOptions = {},
 ): Promise<StrictParseResult | "deadline"> {
+  // Decoding is one native step (about 1.5 ms per MiB): a large input is decoded on a turn of its
+  // own, not after whatever large step the caller's turn did (concatenating a child's stdout).
+  const large = input.length > LARGE_INPUT_BYTES;
+  if (large) await nextTurn();
   const decoded = decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
   // Up to limits.fast_parse_sliced_max_bytes, one JSON.parse costs at most about one slice (fast-parse.ts).
-  const fast = input.length > FAST_PARSE_SLICED_MAX_BYTES ? undefined : fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths);
-  if (fast !== undefined) return { ok: true, value: fast.value, nonIntegerNumberPointers: [] };
+  const fast = input.length > FAST_PARSE_SLICED_MAX_BYTES ? undefined : fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths, options.accept);
+  if (fast !== undefined) return fastResult(fast);
   const deadlineAt = slice.deadlineAt ?? Number.POSITIVE_INFINITY;
   const nonInt: string[] = [];
   beginScan(decoded, input.length, limits, options, true);
-  // A small document is judged within one slice, at once: no turn of the event loop is spent waiting.
-  const first = runSlice(decoded, limits, nonInt, null, performance.now() + (slice.sliceMs ?? SLICE_MS), CLOCK_EVERY);
-  if (!("kinds" in first)) return first;
-  let state: ScanState | null = first;
+  // A small document is judged within one slice, at once: no turn of the event loop is spent
+  // waiting. A large one starts on a later turn (this one decoded it).
+  let state: ScanState;
+  if (large) state = saveState(); // other parses may run before the first slice
+  else {
+    const first = runSlice(decoded, limits, nonInt, null, performance.now() + (slice.sliceMs ?? SLICE_MS), CLOCK_EVERY);
+    if (!("kinds" in first)) return first;
+    state = first;
+  }
   let result: StrictParseResult | "deadline" = "deadline";
   const finished = await runInSlices((budgetMs) => {
     const outcome = runSlice(decoded, limits, nonInt, state, performance.now() + Math.min(budgetMs, slice.sliceMs ?? budgetMs), CLOCK_EVERY);
@@ -1444,6 +1568,14 @@ function beginScan(text: string, byteLength: number, limits: StrictJsonLimits, o
   clockBudget = CLOCK_EVERY;
 }
 
+/** No pointers: the fast path proves there is no non-integer number at the recorded paths. */
+const NO_POINTERS: readonly string[] = Object.freeze([]);
+
+/** The result of a document the fast accept path proved. */
+function fastResult(fast: FastParse): StrictParseResult {
+  return fast.accepted ? { ok: true, value: fast.value, nonIntegerNumberPointers: NO_POINTERS, accepted: true } : { ok: true, value: fast.value, nonIntegerNumberPointers: NO_POINTERS };
+}
+
 /** The failed result of the issue the scan left in the module fields. */
 function failedResult(): StrictParseResult {
   return { ok: false, issue: { rule: issueRule, pointer: issuePointer, message: issueMessage, offset: byteOffsetOf(issueIndex) } };
@@ -1473,19 +1605,15 @@ function decodeDocument(input: Uint8Array, limits: StrictJsonLimits): string | S
       },
     };
   }
-  try {
-    return utf8Decoder.decode(input);
-  } catch {
-    const at = firstInvalidUtf8(input);
-    const offset = Math.max(at, 0);
-    return {
-      ok: false,
-      issue: {
-        rule: PARSE_RULES.utf8,
-        pointer: "",
-        message: `invalid UTF-8 at byte ${offset} (bytes ${hexBytes(input, offset, 4)})`,
-        offset,
-      },
-    };
-  }
+  if (isUtf8(input)) return utf8Decoder.decode(input);
+  const offset = Math.max(firstInvalidUtf8(input), 0);
+  return {
+    ok: false,
+    issue: {
+      rule: PARSE_RULES.utf8,
+      pointer: "",
+      message: `invalid UTF-8 at byte ${offset} (bytes ${hexBytes(input, offset, 4)})`,
+      offset,
+    },
+  };
 }

@@ -3,12 +3,13 @@
  * rules of spec/tables/rules.json. A later layer runs only when the earlier ones found nothing, so the
  * first issue is always the primary one (spec/README.md, "Validation issues").
  */
+import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
 import { INTEGER_PATHS, LIMITS, type WireObjectTypeName, type WireTypeMap } from "../../generated/ts/spec.js";
 import type { ValidationIssue } from "./issues.js";
 import { WireValidationError } from "./issues.js";
 import { evaluateRules } from "./rules.js";
 import { integerLexemeIssues, schemaIssues } from "./schema.js";
-import { parseStrictJson, parseStrictJsonSliced, type StrictJsonLimits, type StrictParseResult, type StrictSliceOptions } from "./strict-json.js";
+import { parseStrictJson, parseStrictJsonSliced, type StrictJsonLimits, type StrictParseOptions, type StrictParseResult, type StrictSliceOptions } from "./strict-json.js";
 
 /** Byte and depth bounds of one document (bytes; levels, the root container being level 1). */
 export type DocumentLimits = StrictJsonLimits;
@@ -47,6 +48,18 @@ export function validateParsed(typeName: WireObjectTypeName, value: unknown, non
   return evaluateRules(typeName, value);
 }
 
+/** Strict-parser options per wire type: its integer paths and its accept check (built once per type). */
+const PARSE_OPTIONS = new Map<WireObjectTypeName, StrictParseOptions>();
+
+function parseOptions(typeName: WireObjectTypeName): StrictParseOptions {
+  let options = PARSE_OPTIONS.get(typeName);
+  if (options === undefined) {
+    options = Object.freeze({ nonIntegerPaths: INTEGER_PATHS[typeName], accept: ACCEPT_CHECKS[typeName] });
+    PARSE_OPTIONS.set(typeName, options);
+  }
+  return options;
+}
+
 /**
  * Parse and validate the bytes of one wire document of type `typeName`.
  * Never throws for bad input: every problem comes back as issues with rule ids and JSON pointers.
@@ -56,11 +69,15 @@ export function parseWireDocument<K extends WireObjectTypeName>(
   bytes: Uint8Array,
   limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
 ): WireResult<WireTypeMap[K]> {
-  return judgeParsed(typeName, parseStrictJson(bytes, limits, { nonIntegerPaths: INTEGER_PATHS[typeName] }));
+  return judgeParsed(typeName, parseStrictJson(bytes, limits, parseOptions(typeName)));
 }
 
-/** Judge a strict parse of a `typeName` document: parse issue, or schema, integer lexemes and rules. */
+/**
+ * Judge a strict parse of a `typeName` document: parse issue, or schema, integer lexemes and rules
+ * (none of which can report when the type's accept check passed on the fast path).
+ */
 function judgeParsed<K extends WireObjectTypeName>(typeName: K, parsed: StrictParseResult): WireResult<WireTypeMap[K]> {
+  if (parsed.ok && parsed.accepted === true) return { ok: true, value: parsed.value as WireTypeMap[K] };
   if (!parsed.ok) {
     // A ValidationIssue is exactly {rule, pointer, message}; the parser's byte offset stays in the message.
     const { rule, pointer, message } = parsed.issue;
@@ -83,7 +100,7 @@ export async function parseWireDocumentSliced<K extends WireObjectTypeName>(
   limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
   slice: StrictSliceOptions = {},
 ): Promise<WireResult<WireTypeMap[K]> | "deadline"> {
-  const parsed = await parseStrictJsonSliced(bytes, limits, { nonIntegerPaths: INTEGER_PATHS[typeName] }, slice);
+  const parsed = await parseStrictJsonSliced(bytes, limits, parseOptions(typeName), slice);
   if (parsed === "deadline") return parsed;
   return judgeParsed(typeName, parsed);
 }

@@ -3,7 +3,7 @@
  * typical ~2 KB envelope and a ~256 KB one (the request plus payloads with text bodies), all measured
  * in this process:
  *   (a) `validateValue` (schema + rules) on the already-parsed value, target <= 0.5x JSON.parse;
- *   (b) `parseWireDocument` on the bytes (strict parse + schema + lexemes + rules), reported;
+ *   (b) `parseWireDocument` on the bytes (strict parse + schema + lexemes + rules), target <= 1.3x;
  * where the JSON.parse baseline is UTF-8 decoding plus JSON.parse of the same bytes (the parse-only
  * ratio is printed too). Then the wall time of `generate --check` in a child process (target < 10 s).
  * Medians of repeated samples; prints ratios, never fails on a number.
@@ -74,7 +74,7 @@ export async function run(): Promise<void> {
     const textOnly = paired(() => validateValue("DispatchEnvelope", value), () => JSON.parse(text), inner, samples);
     out(`  ${label} envelope (${bytes.length} bytes, ${(value as { payloads: unknown[] }).payloads.length} payloads); baseline JSON.parse(decode(bytes)) ${fmt(validate.baselineMs)}:`);
     out(`    (a) validateValue (schema + rules)  ${fmt(validate.ms)}  ratio ${validate.ratio.toFixed(2)}x  (target <= 0.5x; vs JSON.parse of the decoded text alone ${textOnly.ratio.toFixed(2)}x)`);
-    out(`    (b) parseWireDocument (bytes)       ${fmt(whole.ms)}  ratio ${whole.ratio.toFixed(2)}x`);
+    out(`    (b) parseWireDocument (bytes)       ${fmt(whole.ms)}  ratio ${whole.ratio.toFixed(2)}x  (target <= 1.3x)`);
   }
   const start = performance.now();
   const check = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "codegen", "main.ts"), "--check"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });

@@ -29,6 +29,8 @@ const RESPONSES = {
   maxValues: `${HEAD}{"a":[${"{},".repeat(LIMITS.max_values - 8)}{}]}}`,
   /** One string as long as the byte limit allows. */
   maxString: `${HEAD}{"a":"${"x".repeat(LIMITS.max_response_bytes - HEAD.length - 12)}"}}`,
+  /** One string of escapes as long as the byte limit allows (the sliced parser decodes it in pieces). */
+  maxEscapes: `${HEAD}{"a":"${"\\n".repeat((LIMITS.max_response_bytes - HEAD.length - 12) >> 1)}"}}`,
 };
 
 function responseFile(name: keyof typeof RESPONSES): string {
@@ -70,12 +72,14 @@ describe("huge responses within (and beyond) the limits keep the settle bound", 
     console.log(`emptyObjects: settled in ${result.elapsedMs.toFixed(0)} ms, longest event-loop block ${blockMs.toFixed(0)} ms`);
   });
 
-  for (const name of ["maxValues", "maxString"] as const) {
+  for (const name of ["maxValues", "maxString", "maxEscapes"] as const) {
     it(`a valid response at the limits (${name}, ${(RESPONSES[name].length / 1e6).toFixed(1)} MB) → ok within the bound; the neighbour is not held`, async () => {
       const file = responseFile(name);
       const timeoutMs = 10_000;
       const { result, blockMs } = await withHangingNeighbour(() => catClient(file, timeoutMs).invoke(envelope()), timeoutMs);
       expect(result.ok ? "ok" : `${result.failure.variant}: ${result.failure.detail}`).toBe("ok");
+      // The value is exactly what the bytes say (long strings are built from pieces).
+      if (result.ok) expect(JSON.stringify(result.response)).toBe(JSON.stringify(JSON.parse(RESPONSES[name])));
       console.log(`${name}: settled in ${result.elapsedMs.toFixed(0)} ms, longest event-loop block ${blockMs.toFixed(0)} ms`);
     });
   }

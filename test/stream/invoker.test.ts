@@ -386,3 +386,54 @@ describe("StreamInvoker: a reply frame is bounded by limits.max_frame_values", (
     expect(r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`).toBe("ok");
   });
 });
+
+describe("StreamInvoker: large reply frames are judged in slices, in order, before the stream ends", () => {
+  /**
+   * A client (node: built-ins only) that holds the replies until two requests are pending, then
+   * writes, in one write, a reply to event e1 padded to `padBytes`, then a small reply to the
+   * other (whichever came first), and exits 0 at once: the large frame is still being judged when stdout ends and the
+   * child is reaped. With `duplicate`, the large reply's metadata ends with a second `pad` member.
+   */
+  function bigThenSmallClient(padBytes: number, duplicate = false): string {
+    const s = scratch();
+    scratches.push(s.cleanup);
+    const file = join(s.dir, "big-then-small.mjs");
+    writeFileSync(
+      file,
+      `const held = []; let pending = "";
+const reply = (req, pad) => JSON.stringify({ jsonrpc: "2.0", id: req.id, result: { schema_version: req.params.schema_version, status: "delivered", metadata: { event_id: req.params.request.event_id, pad } } }) + "\\n";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk) => {
+  pending += chunk;
+  for (let lf = pending.indexOf("\\n"); lf !== -1; lf = pending.indexOf("\\n")) {
+    const frame = JSON.parse(pending.slice(0, lf));
+    pending = pending.slice(lf + 1);
+    if (typeof frame.method === "string" && frame.method.startsWith("event/")) held.push(frame);
+    const big = () => reply(held.find((f) => f.params.request.event_id === "e1"), "\\\\n".repeat(${padBytes >> 1}))${duplicate ? `.replace("}}}\\n", ',"pad":""}}}\\n')` : ""};
+    if (held.length === 2) process.stdout.write(big() + reply(held.find((f) => f.params.request.event_id !== "e1"), ""), () => process.exit(0));
+  }
+});
+`,
+    );
+    return file;
+  }
+
+  it("a 4 MiB reply (an escaped string) and a small one written together, then exit: both delivered, exact", async () => {
+    const padBytes = 4 << 20;
+    const inv = sessions.open({ program: process.execPath, args: [bigThenSmallClient(padBytes)], timeoutMs: 30_000, limits: FAST });
+    const [big, small] = await Promise.all([inv.invoke(envelope("session.started", 1)), inv.invoke(envelope("frame.opening", 2))]);
+    sessions.see(inv);
+    expect(big.ok ? "ok" : `${big.failure.variant}: ${big.failure.detail}`).toBe("ok");
+    expect(small.ok ? "ok" : `${small.failure.variant}: ${small.failure.detail}`).toBe("ok");
+    if (big.ok) expect(big.response.metadata?.event_id).toBe("e1");
+    if (big.ok) expect(big.response.metadata?.pad === "\\n".repeat(padBytes >> 1), `pad of ${String(big.response.metadata?.pad).length} chars`).toBe(true);
+    if (small.ok) expect(small.response.metadata).toEqual({ event_id: "e2", pad: "" });
+  });
+
+  it("a large frame with a duplicate member after its 4 MiB string ends the stream: stream_framing json.duplicate-key for both events", async () => {
+    const inv = sessions.open({ program: process.execPath, args: [bigThenSmallClient(4 << 20, true)], timeoutMs: 30_000, limits: FAST });
+    const results = await Promise.all([inv.invoke(envelope("session.started", 1)), inv.invoke(envelope("frame.opening", 2))]);
+    sessions.see(inv);
+    for (const r of results) expect(r.ok ? "ok" : { variant: r.failure.variant, rule: r.failure.issues?.[0]?.rule, pointer: r.failure.issues?.[0]?.pointer }).toEqual({ variant: "stream_framing", rule: "json.duplicate-key", pointer: "/result/metadata/pad" });
+  });
+});

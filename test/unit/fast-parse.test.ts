@@ -17,6 +17,7 @@ import { parseStrictJson, parseStrictJsonSliced, parseStrictJsonStepwise, type S
 import { DEFAULT_DOCUMENT_LIMITS } from "../../runtime/wire/validate.js";
 import { mutants } from "../differential/mutations.js";
 import { REPO_ROOT } from "../support/cli-process.js";
+import { fixtureDocument } from "../support/wire-corpus.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -44,12 +45,6 @@ function agrees(bytes: Uint8Array, paths: readonly string[] | undefined, limits:
   expect(exact.nonIntegerNumberPointers, shown).toStrictEqual([]);
   expect(got.value).toStrictEqual(exact.value);
   return true;
-}
-
-/** The document of a conformance fixture: its `data`, or its `data_base64` parsed. */
-function fixtureDocument(file: string): unknown {
-  const fixture = JSON.parse(readFileSync(file, "utf8")) as { data?: unknown; data_base64?: string };
-  return fixture.data_base64 === undefined ? fixture.data : JSON.parse(Buffer.from(fixture.data_base64, "base64").toString("utf8"));
 }
 
 const VECTORS = join(REPO_ROOT, "generated", "vectors");
@@ -136,6 +131,14 @@ describe("strict parser fast path", () => {
     ["trailing comma", `${text.slice(0, -1)},}`],
     ["NaN", withMetadata('{"a":NaN}')],
     ["truncated", text.slice(0, -3)],
+    // compact texts without escapes, which the fast path may prove by their length alone
+    ["compact duplicate", withMetadata('{"a":1,"a":1}')],
+    ["compact duplicate next to a shorter exponent", withMetadata('{"a":1e3,"b":[1,1,1,1,1],"b":1}')],
+    ["byte_size 1200 as 12e2 (as long as 1200)", text.replace('"byte_size":7', '"byte_size":12e2')],
+    ["byte_size 700 as 7e2", text.replace('"byte_size":7', '"byte_size":7e2')],
+    // a number written shorter than String(x) must not pay for whitespace or a duplicate
+    ["byte_size 1000 as 1e3 after a space (as long as 1000)", text.replace('"byte_size":7', '"byte_size": 1e3')],
+    ["duplicate paid for by 1e12 and spaces", withMetadata('{"a":1e12,"b":1,"b":1   }')],
   ];
   it.each(declined)("declines: %s", (_name, doc) => {
     expect(fast(encoder.encode(doc), DEFAULT_DOCUMENT_LIMITS, paths)).toBeUndefined();
@@ -158,6 +161,7 @@ describe("strict parser fast path", () => {
     // the request is level 1, metadata level 2: 62 arrays reach level 64 (limits.max_depth)
     ["depth at the limit", withMetadata(`{"a":${"[".repeat(62)}${"]".repeat(62)}}`)],
     ["__proto__ member", withMetadata('{"__proto__":{"a":1}}')],
+    ["compact, with numbers, literals and empty containers", withMetadata('{"a":[],"b":{},"c":[true,false,null,-12,0,101,1200,1.5],"d":""}')],
   ];
   it.each(acceptedCases)("accepts: %s", (_name, doc) => {
     expect(agrees(encoder.encode(doc), paths)).toBe(true);

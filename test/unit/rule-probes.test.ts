@@ -14,6 +14,7 @@ import { RULE_PLANS, WIRE_DOCUMENTS, type WireObjectTypeName } from "../../gener
 import { evaluateRulePlan } from "../../runtime/wire/rules.js";
 import { mutants } from "../differential/mutations.js";
 import { REPO_ROOT } from "../support/cli-process.js";
+import { fixtureDocument, memberEdits, ruleStepValues } from "../support/wire-corpus.js";
 
 function agrees(typeName: WireObjectTypeName, value: unknown): boolean {
   const found = evaluateRulePlan(RULE_PLANS[typeName], value).length > 0;
@@ -22,35 +23,11 @@ function agrees(typeName: WireObjectTypeName, value: unknown): boolean {
 }
 
 /** Every value a rule step names (when values, forbidden values, the expected version). */
-const stepValues = [...new Set(Object.values(RULE_PLANS).flatMap((plan) => plan.flatMap((s) => [...(s.when?.values ?? []), ...(s.values ?? []), ...(s.expected ? [s.expected, `${s.expected}x`] : [])])))];
+const stepValues = ruleStepValues(RULE_PLANS);
 
 /** Copies of `value` with one member of one object (anywhere inside) edited. */
 function edits(value: unknown): unknown[] {
-  const out: unknown[] = [];
-  const visit = (node: unknown, replace: (next: unknown) => unknown): void => {
-    if (Array.isArray(node)) {
-      node.forEach((item, i) => {
-        visit(item, (next) => replace(node.map((x, j) => (j === i ? next : x))));
-      });
-      return;
-    }
-    if (node === null || typeof node !== "object") return;
-    const obj = node as Record<string, unknown>;
-    for (const key of Object.keys(obj)) {
-      const { [key]: _dropped, ...rest } = obj;
-      out.push(replace(rest));
-      for (const v of [null, "", [], [""], 0, ...stepValues]) out.push(replace({ ...obj, [key]: v }));
-      visit(obj[key], (next) => replace({ ...obj, [key]: next }));
-    }
-  };
-  visit(value, (next) => next);
-  return out;
-}
-
-/** The document of a conformance fixture: its `data`, or its `data_base64` parsed. */
-function fixtureDocument(file: string): unknown {
-  const fixture = JSON.parse(readFileSync(file, "utf8")) as { data?: unknown; data_base64?: string };
-  return fixture.data_base64 === undefined ? fixture.data : JSON.parse(Buffer.from(fixture.data_base64, "base64").toString("utf8"));
+  return memberEdits(value, [null, "", [], [""], 0, ...stepValues]);
 }
 
 const VECTORS = join(REPO_ROOT, "generated", "vectors");

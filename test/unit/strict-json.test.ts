@@ -700,3 +700,43 @@ describe("nonIntegerPaths option", () => {
   });
 });
 
+
+describe("long strings (the sliced parser scans and decodes them in pieces of 2^18 code units)", () => {
+  const PIECE = 1 << 18;
+  const BIG: StrictJsonLimits = { maxBytes: 16 << 20, maxDepth: 64 };
+  // Fillers of every alignment, so that piece ends fall inside plain runs, before and after escapes
+  // and right at a surrogate-pair escape or a raw astral character.
+  const fillers = [0, 1, 5, 6, 7, 11].map((shift) => "x".repeat(shift));
+  const bodies: Record<string, (f: string) => string> = {
+    "plain only": (f) => `${f}${"z".repeat(PIECE * 3 + 1)}`,
+    "escapes only": (f) => `${f}${"\\n".repeat(PIECE + 3)}`,
+    "escaped surrogate pairs": (f) => `${f}${"\\ud83d\\ude00".repeat((PIECE >> 2) + 7)}`,
+    "raw astral characters": (f) => `${f}${"😀".repeat(PIECE + 1)}\\t`,
+    "plain run, then escapes": (f) => `${"y".repeat(PIECE * 2 + 3)}${f}\\"${"\\u0041".repeat(PIECE >> 2)}`,
+    "mixed": (f) => `${f}${"ab\\\"c\\u00e9\\ud83d\\ude00é".repeat(PIECE >> 3)}`,
+  };
+  for (const [name, body] of Object.entries(bodies)) {
+    it(`builds the same value as the synchronous parser: ${name}`, () => {
+      for (const f of fillers) {
+        const text = body(f);
+        const expected = JSON.parse(`"${text}"`) as string;
+        expect(ok(`"${text}"`, BIG).value).toBe(expected);
+        expect(ok(`{"a":[1,"${text}",{"b":"${text}"}],"c":true}`, BIG).value).toEqual({ a: [1, expected, { b: expected }], c: true });
+      }
+    });
+  }
+
+  it("reports an issue in a later piece exactly as the synchronous parser does", () => {
+    for (const f of fillers) {
+      const long = `${f}${"\\n".repeat(PIECE + 5)}`;
+      expectIssue(`{"a":"${long}\\ud800x"}`, "json.lone-surrogate", { pointer: "/a" });
+      expectIssue(`["${long}\\udc00"]`, "json.lone-surrogate", { pointer: "/0" });
+      expectIssue(`["${long}\\q"]`, "json.syntax", { pointer: "/0" });
+      expectIssue(`["${long}\u0001"]`, "json.syntax", { pointer: "/0" });
+      expectIssue(`["${long}`, "json.syntax", { pointer: "/0" });
+      expectIssue(`["${long}\\u12`, "json.syntax");
+      expectIssue(`["${long}"}`, "json.syntax");
+      expectIssue(`{"a":"${long}","a":1}`, "json.duplicate-key", { pointer: "/a" });
+    }
+  });
+});

@@ -1,0 +1,255 @@
+/**
+ * Benchmark: the longest event-loop block, the settle time and the peak memory of one invocation
+ * judging a worst-case document within the limits (spec/host-runtime.md §"Bounds", "Time and
+ * memory of judging a document"), end to end through the invokers with real child processes:
+ *
+ * - responses through SubprocessInvoker (a `/bin/sh` client that cats a file): limits.max_values
+ *   empty objects, the most members in one object, limits.max_depth nesting repeated to
+ *   limits.max_values, the longest string, the longest string of escapes, and 5.2 million empty
+ *   objects (15.6 MB, refused by json.max-values);
+ * - the same responses through StreamInvoker (one reply frame carrying the document);
+ * - in-memory envelopes through SubprocessInvoker.invoke: limits.max_values members in one object,
+ *   limits.max_values array elements.
+ *
+ * Each shape runs in a fresh process (`--shape NAME`), after one small warm-up invocation of the
+ * same kind. Measured there:
+ * - block: the longest gap between two ticks of a 1 ms interval timer, minus the 1 ms (what every
+ *   other timer and I/O callback of the process waited at worst), with the process CPU time spent
+ *   in that gap (all threads: GC helpers included; steadier than wall time on a loaded machine)
+ *   and the GC pauses (perf_hooks `gc` entries) that fell in it;
+ * - settle: the invocation's elapsedMs, and the process CPU time of the whole invocation;
+ * - peak: process.resourceUsage().maxRSS after the invocation minus before it (the warm-up's high
+ *   water mark is the baseline), and that as a multiple of the document's size.
+ * `node --trace-gc` can be added by hand (LIFELOOP_BENCH_TRACE_GC=1) to see every pause.
+ * Prints figures only; never fails on a number.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PerformanceObserver, performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
+import type { DispatchEnvelope } from "../../generated/ts/types.js";
+import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
+import type { CallbackInvoker, InvocationResult } from "../../runtime/invoker/types.js";
+import { StreamInvoker } from "../../runtime/stream/invoker.js";
+
+const SELF = fileURLToPath(import.meta.url);
+const STREAM_CLIENT = join(SELF, "..", "stream-cat-client.mjs");
+const OK = { schema_version: WIRE_VERSION, status: "delivered", failure_class: null, retry_class: null };
+const HEAD = `{"schema_version":"${WIRE_VERSION}","status":"delivered","failure_class":null,"retry_class":null,"metadata":`;
+/** Values of HEAD's document besides what `metadata` holds: the root, four members, the metadata object. */
+const HEAD_VALUES = 6;
+const TIMEOUT_MS = 60_000;
+
+const keys = (n: number): string => Array.from({ length: n }, (_, i) => `"k${i}":0`).join(",");
+
+/** The response documents, each at (or, the last, far beyond) a limit; `expect` is "ok" or the failure variant. */
+const RESPONSES: Record<string, { readonly text: () => string; readonly expect: string }> = {
+  "max values (empty objects)": { text: () => `${HEAD}{"a":[${"{},".repeat(LIMITS.max_values - HEAD_VALUES - 2)}{}]}}`, expect: "ok" },
+  "max members in one object": { text: () => `${HEAD}{${keys(LIMITS.max_values - HEAD_VALUES)}}}`, expect: "ok" },
+  "max depth, repeated": {
+    text: () => {
+      const nest = `${"[".repeat(LIMITS.max_depth - 2)}${"]".repeat(LIMITS.max_depth - 2)}`;
+      const count = Math.floor((LIMITS.max_values - HEAD_VALUES - 1) / (LIMITS.max_depth - 2));
+      return `${HEAD}{"a":[${Array.from({ length: count }, () => nest.slice(1, -1)).join(",")}]}}`;
+    },
+    expect: "ok",
+  },
+  "max string": { text: () => `${HEAD}{"a":"${"x".repeat(LIMITS.max_response_bytes - HEAD.length - 9)}"}}`, expect: "ok" },
+  "max string of escapes": { text: () => `${HEAD}{"a":"${"\\n".repeat((LIMITS.max_response_bytes - HEAD.length - 9) >> 1)}"}}`, expect: "ok" },
+  "5.2 M empty objects (over max_values)": { text: () => `${HEAD}{"a":[${"{},".repeat(5_200_000)}{}]}}`, expect: "parse_response" },
+};
+
+/** Values of the test envelope besides what `request.metadata` holds. */
+function baseEnvelope(metadata?: unknown): DispatchEnvelope {
+  const request: Record<string, unknown> = {
+    schema_version: WIRE_VERSION,
+    event: "session.started",
+    event_id: "evt-1",
+    adapter_id: "adapter-bench",
+    adapter_version: "1.0.0",
+    integration_mode: "native_hook",
+    invocation_id: "inv-1",
+  };
+  if (metadata !== undefined) request.metadata = metadata;
+  return { schema_version: WIRE_VERSION, request } as unknown as DispatchEnvelope;
+}
+/** root, schema_version, request, its 7 members, metadata, and the container inside metadata. */
+const ENVELOPE_VALUES = 12;
+
+const ENVELOPES: Record<string, () => DispatchEnvelope> = {
+  "envelope: max members in one object": () => {
+    const big: Record<string, number> = {};
+    for (let i = 0; i < LIMITS.max_values - ENVELOPE_VALUES; i++) big[`k${i}`] = i;
+    return baseEnvelope({ a: big });
+  },
+  "envelope: max array elements": () => baseEnvelope({ a: Array.from({ length: LIMITS.max_values - ENVELOPE_VALUES }, (_, i) => i) }),
+};
+
+interface Figures {
+  readonly shape: string;
+  readonly transport: string;
+  readonly bytes: number;
+  readonly outcome: string;
+  readonly expect: string;
+  readonly settle_ms: number;
+  readonly settle_cpu_ms: number;
+  readonly block_ms: number;
+  readonly block_cpu_ms: number;
+  readonly block_gc_ms: number;
+  readonly longest_gc_ms: number;
+  readonly blocks_over_50: number;
+  readonly peak_kb: number;
+}
+
+function outcomeOf(r: InvocationResult): string {
+  return r.ok ? "ok" : r.failure.variant;
+}
+
+/** The probe: a 1 ms interval; the longest gap between ticks, the CPU time and GC pauses within it. */
+function startProbe(): () => Promise<{ blockMs: number; cpuMs: number; gcMs: number; longestGcMs: number; over50: number }> {
+  const gcs: { start: number; end: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push({ start: e.startTime, end: e.startTime + e.duration });
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  let last = performance.now();
+  let lastCpu = process.cpuUsage();
+  let worst = { gap: 0, from: 0, to: 0, cpu: 0 };
+  let over50 = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const cpu = process.cpuUsage();
+    const gap = now - last - 1;
+    if (gap > 50) over50++;
+    if (gap > worst.gap) worst = { gap, from: last, to: now, cpu: (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000 };
+    last = now;
+    lastCpu = cpu;
+  }, 1);
+  return async () => {
+    // The block that ends the invocation ends in the turn that resolves it: let the probe tick once more.
+    const ticked = performance.now();
+    while (last <= ticked) await new Promise((resolve) => setTimeout(resolve, 1));
+    clearInterval(timer);
+    for (const e of observer.takeRecords()) gcs.push({ start: e.startTime, end: e.startTime + e.duration });
+    observer.disconnect();
+    const inGap = gcs.filter((g) => g.end > worst.from && g.start < worst.to);
+    return {
+      blockMs: worst.gap,
+      cpuMs: worst.cpu,
+      gcMs: inGap.reduce((n, g) => n + Math.min(g.end, worst.to) - Math.max(g.start, worst.from), 0),
+      longestGcMs: gcs.reduce((n, g) => Math.max(n, g.end - g.start), 0),
+      over50,
+    };
+  };
+}
+
+/** Child mode: measure one shape and print its figures as one JSON line. */
+async function measureShape(shape: string, transport: string, dir: string): Promise<void> {
+  let invoker: CallbackInvoker;
+  let warm: CallbackInvoker;
+  let env: DispatchEnvelope;
+  let bytes: number;
+  let expect: string;
+  const okFile = join(dir, "ok.json");
+  writeFileSync(okFile, JSON.stringify(OK));
+  const response = RESPONSES[shape];
+  const shell = (file: string): SubprocessInvoker => new SubprocessInvoker({ program: "/bin/sh", args: ["-c", `cat >/dev/null; exec cat '${file}'`], timeoutMs: TIMEOUT_MS });
+  const stream = (file: string): StreamInvoker => new StreamInvoker({ program: process.execPath, args: [STREAM_CLIENT, file], timeoutMs: TIMEOUT_MS });
+  if (response !== undefined) {
+    const file = join(dir, "response.json");
+    const text = response.text();
+    writeFileSync(file, text);
+    bytes = Buffer.byteLength(text);
+    expect = transport === "stream" && response.expect === "parse_response" ? "stream_framing" : response.expect;
+    invoker = transport === "stream" ? stream(file) : shell(file);
+    warm = transport === "stream" ? invoker : shell(okFile);
+    env = baseEnvelope();
+  } else {
+    const make = ENVELOPES[shape];
+    if (make === undefined) throw new Error(`unknown shape ${shape}`);
+    env = make();
+    bytes = Buffer.byteLength(JSON.stringify(env));
+    expect = "ok";
+    invoker = shell(okFile);
+    warm = invoker;
+  }
+  // Warm-up: module code, the first spawn, the first (small) parse; the stream warms its own child.
+  if (transport === "stream") {
+    const w = stream(okFile);
+    await w.invoke(baseEnvelope());
+    await w.close();
+  } else await warm.invoke(baseEnvelope());
+  const before = process.resourceUsage().maxRSS;
+  const stop = startProbe();
+  const cpu0 = process.cpuUsage();
+  const result = await invoker.invoke(env);
+  const cpu = process.cpuUsage(cpu0);
+  const probe = await stop();
+  const after = process.resourceUsage().maxRSS;
+  if (invoker instanceof StreamInvoker) await invoker.close();
+  const figures: Figures = {
+    shape,
+    transport,
+    bytes,
+    outcome: outcomeOf(result),
+    expect,
+    settle_ms: result.elapsedMs,
+    settle_cpu_ms: (cpu.user + cpu.system) / 1000,
+    block_ms: probe.blockMs,
+    block_cpu_ms: probe.cpuMs,
+    block_gc_ms: probe.gcMs,
+    longest_gc_ms: probe.longestGcMs,
+    blocks_over_50: probe.over50,
+    peak_kb: after - before,
+  };
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+}
+
+/** The shapes and transports measured by {@link run}. */
+function plan(): { shape: string; transport: string }[] {
+  const out: { shape: string; transport: string }[] = [];
+  for (const shape of Object.keys(RESPONSES)) out.push({ shape, transport: "subprocess" });
+  for (const shape of Object.keys(ENVELOPES)) out.push({ shape, transport: "subprocess" });
+  for (const shape of Object.keys(RESPONSES)) out.push({ shape, transport: "stream" });
+  return out;
+}
+
+/** Run every shape in its own process and print the table. */
+export async function run(): Promise<void> {
+  const out = (line: string): void => {
+    process.stdout.write(`${line}\n`);
+  };
+  const load = spawnSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).stdout.trim();
+  out(`== event-loop block, settle time and peak memory of one invocation at the limits (one fresh process per shape; load average at the start: ${load})`);
+  out("  block = longest gap of a 1 ms timer (ms) [process CPU in that gap, GC pauses in it]; settle = elapsedMs [process CPU]; peak = maxRSS growth (x document size)");
+  out("  | shape | transport | bytes | outcome | settle | longest block | gaps > 50 ms | longest GC | peak |");
+  out("  |---|---|---|---|---|---|---|---|---|");
+  const only = process.env.LIFELOOP_BENCH_SHAPES?.split(",");
+  for (const { shape, transport } of plan()) {
+    if (only !== undefined && !only.some((s) => `${transport}:${shape}`.includes(s))) continue;
+    const flags = process.env.LIFELOOP_BENCH_TRACE_GC === "1" ? ["--trace-gc"] : [];
+    const r = spawnSync(process.execPath, [...flags, "--import", "tsx", SELF, "--shape", shape, "--transport", transport], { encoding: "utf8", maxBuffer: 64 << 20, timeout: 300_000 });
+    if (r.status !== 0) throw new Error(`event-loop bench ${transport} ${shape} failed: ${r.stderr.slice(-2000)}`);
+    if (flags.length > 0) process.stderr.write(r.stdout);
+    const f = JSON.parse(r.stdout.trim().split("\n").at(-1) as string) as Figures;
+    const verdict = f.outcome === f.expect ? f.outcome : `${f.outcome} (expected ${f.expect}!)`;
+    out(
+      `  | ${f.shape} | ${f.transport} | ${f.bytes.toLocaleString("en-US")} | ${verdict} | ${f.settle_ms.toFixed(0)} ms [cpu ${f.settle_cpu_ms.toFixed(0)}] | ` +
+        `${f.block_ms.toFixed(1)} ms [cpu ${f.block_cpu_ms.toFixed(0)}, gc ${f.block_gc_ms.toFixed(1)}] | ${f.blocks_over_50} | ${f.longest_gc_ms.toFixed(1)} ms | ` +
+        `${(f.peak_kb / 1024).toFixed(0)} MB (${((f.peak_kb * 1024) / f.bytes).toFixed(1)}x) |`,
+    );
+  }
+}
+
+const argv = process.argv.slice(2);
+if (argv[0] === "--shape") {
+  const dir = mkdtempSync(join(tmpdir(), "bench-block-"));
+  try {
+    await measureShape(argv[1] as string, argv[3] ?? "subprocess", dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

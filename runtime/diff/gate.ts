@@ -17,8 +17,9 @@ import { toChanges, type Change, type RawChange, type RuleRegistry } from "./cha
 import { isObject } from "./json.js";
 import { compareRules, ruleConstraints } from "./rule-compare.js";
 import { compareSchemas, SchemaSide, type Dialect, type SchemaDocument, type SchemaNode } from "./schema-compare.js";
+import { dialectOf, schemaDocs, type LoadedSchema } from "./schema-files.js";
 import { compareTable, declarations } from "./table-compare.js";
-import { pathsUnder, TreeError, treeJson, type ProjectTree } from "./tree.js";
+import { pathsUnder, treeJson, type ProjectTree } from "./tree.js";
 
 /** The diff's result: every change (in a stable order) and the summary. */
 export interface DiffReport {
@@ -31,7 +32,10 @@ export interface DiffReport {
     readonly errors: number;
     readonly warnings: number;
     readonly infos: number;
-    /** An error-level change that no allowlist entry and no version bump allows (tree mode exits 1). */
+    /**
+     * The gate's decision, and the only source of exit 1: tree mode, an error-level change that no
+     * allowlist entry and no version bump allows; `--schema` mode, either direction not compatible.
+     */
     readonly gated: boolean;
     readonly base_version: string | null;
     readonly head_version: string | null;
@@ -61,28 +65,6 @@ export class AllowlistError extends Error {
 
 /** Rules of the gate itself: never licensed by a version bump. */
 const GATE_RULES = new Set(["wire-version-not-bumped", "wire-version-decreased", "released-snapshot-modified", "released-snapshot-removed", "allowlist-entry-stale"]);
-
-const DIALECTS: Readonly<Record<string, Dialect>> = {
-  "https://json-schema.org/draft/2020-12/schema": "2020-12",
-  "http://json-schema.org/draft-07/schema": "draft-07",
-  "https://json-schema.org/draft-07/schema": "draft-07",
-};
-
-/** The dialect a document declares with `$schema` (trailing `#` ignored), else `fallback`; throws TreeError for a dialect not supported. */
-export function dialectOf(json: unknown, fallback: Dialect, label: string): Dialect {
-  if (!isObject(json) || typeof json.$schema !== "string") return fallback;
-  const dialect = DIALECTS[json.$schema.replace(/#$/, "")];
-  if (!dialect) throw new TreeError(`${label}: unsupported $schema ${json.$schema} (2020-12 and draft-07 are supported)`);
-  return dialect;
-}
-
-function schemaDocs(tree: ProjectTree): SchemaDocument[] {
-  return pathsUnder(tree, "schemas/").map((file) => {
-    const json = treeJson(tree, file);
-    const id = isObject(json) && typeof json.$id === "string" ? json.$id : `file:///${file}`;
-    return { file, uri: id, json, dialect: dialectOf(json, "2020-12", `${tree.label}: ${file}`) };
-  });
-}
 
 /** Parse `lifeloop.v0.3` into [0, 3]; null when it is not a wire version. */
 export function parseWireVersion(version: string): number[] | null {
@@ -262,17 +244,27 @@ export function diffTrees(base: ProjectTree, head: ProjectTree, options: TreeDif
 
 /**
  * Compare two lone JSON Schema documents (no spec tables). `$schema` decides each document's
- * dialect; `draft` applies to documents without one. `$ref`s resolve within each document only.
+ * dialect; `draft` applies to documents without one. `$ref`s resolve within each document only
+ * (for files with siblings, see {@link diffSchemaFiles}).
  */
 export function diffSchemas(oldJson: unknown, newJson: unknown, draft: Dialect, registry: RuleRegistry): DiffReport {
-  const side = (json: unknown, label: string): SchemaDocument => ({
-    file: "",
-    uri: isObject(json) && typeof json.$id === "string" ? json.$id : `file:///${label}.json`,
-    json,
-    dialect: dialectOf(json, draft, label),
-  });
-  const o = side(oldJson, "old");
-  const n = side(newJson, "new");
-  const raw = compareSchemas(new SchemaSide([o]), new SchemaSide([n]), [[{ schema: o.json, doc: o, pointer: "" }, { schema: n.json, doc: n, pointer: "" }]]);
-  return summarize(toChanges(raw, registry), { base_version: null, head_version: null, allowlist: null });
+  const lone = (json: unknown, label: string): LoadedSchema => {
+    const root: SchemaDocument = { file: "", uri: isObject(json) && typeof json.$id === "string" ? json.$id : `file:///${label}.json`, json, dialect: dialectOf(json, draft, label) };
+    return { root, side: new SchemaSide([root]) };
+  };
+  return diffSchemaFiles(lone(oldJson, "old"), lone(newJson, "new"), registry);
+}
+
+/**
+ * Compare two `--schema` sides (runtime/diff/schema-files.ts: each a document plus the sibling
+ * files its `$ref`s reached). `summary.gated` is true when either direction is not proven
+ * compatible (a warning included), the same decision the CLI's exit code 1 reports.
+ */
+export function diffSchemaFiles(oldSchema: LoadedSchema, newSchema: LoadedSchema, registry: RuleRegistry): DiffReport {
+  const o = oldSchema.root;
+  const n = newSchema.root;
+  const raw = compareSchemas(oldSchema.side, newSchema.side, [[{ schema: o.json, doc: o, pointer: "" }, { schema: n.json, doc: n, pointer: "" }]]);
+  const report = summarize(toChanges(raw, registry), { base_version: null, head_version: null, allowlist: null });
+  const { backward_compatible, forward_compatible } = report.summary;
+  return { ...report, summary: { ...report.summary, gated: !(backward_compatible && forward_compatible) } };
 }

@@ -36,9 +36,31 @@ export class SchemaSide {
   /** Embedded resources (a subschema with its own `$id`), by absolute URI: their document and pointer. */
   private readonly embedded = new Map<string, { readonly doc: SchemaDocument; readonly pointer: string }>();
 
-  constructor(docs: readonly SchemaDocument[]) {
+  /** What a loader tried for a target URI it could not load (a file path and the reason), for the unresolved message. */
+  private readonly tried = new Map<string, string>();
+
+  /**
+   * `aliases`: further base URIs naming a whole document (a `$ref` target found in the referencing
+   * file's directory whose own `$id` differs); `tried`: target URI → what was tried for it.
+   */
+  constructor(docs: readonly SchemaDocument[], aliases: ReadonlyMap<string, SchemaDocument> = new Map(), tried: ReadonlyMap<string, string> = new Map()) {
     for (const doc of docs) this.byUri.set(stripFragment(doc.uri), doc);
+    for (const [uri, doc] of aliases) if (!this.byUri.has(uri)) this.byUri.set(uri, doc);
     for (const doc of docs) this.indexEmbedded(doc);
+    for (const [uri, note] of tried) this.tried.set(uri, note);
+  }
+
+  /** Why `ref` (at base URI `base`) does not resolve: the URI it names and what was tried for it. */
+  unresolved(ref: string, base: string): string {
+    let target: string;
+    try {
+      target = stripFragment(new URL(ref, base).href);
+    } catch {
+      return `cannot resolve ${ref}: not a URI reference (base ${base})`;
+    }
+    const note = this.tried.get(target);
+    const loaded = this.byUri.has(target) || this.embedded.has(target);
+    return `cannot resolve ${ref}: tried ${target}${loaded ? " (the document is loaded; the fragment names nothing there)" : note ? `, ${note}` : " (no loaded document has that URI)"}`;
   }
 
   /** Record every subschema below the root that has an `$id` (an embedded resource), iteratively. */
@@ -317,9 +339,10 @@ class Comparer {
       if (typeof schema.$ref !== "string") return current;
       const siblings = Object.keys(schema).filter((k) => k !== "$ref" && !ANNOTATIONS.has(k) && !k.startsWith("x-"));
       if (siblings.length > 0) return current;
-      const target = side.resolve(schema.$ref, side.baseOf(current));
+      const base = side.baseOf(current);
+      const target = side.resolve(schema.$ref, base);
       if (!target) {
-        this.emit("schema-ref-unresolved", this.loc(current, "/$ref"), `cannot resolve ${schema.$ref}`, negated);
+        this.emit("schema-ref-unresolved", this.loc(current, "/$ref"), side.unresolved(schema.$ref, base), negated);
         return null;
       }
       current = target;
@@ -372,10 +395,12 @@ class Comparer {
     // $ref with assertion siblings (2020-12): an in-place applicator, compared as a conjunct.
     if (typeof o.$ref === "string" || typeof n.$ref === "string") {
       if (typeof o.$ref === "string" && typeof n.$ref === "string") {
-        const ot = this.oldSide.resolve(o.$ref, this.oldSide.baseOf(oNode));
-        const nt = this.newSide.resolve(n.$ref, this.newSide.baseOf(nNode));
-        if (!ot) emit("schema-ref-unresolved", "/$ref", `cannot resolve ${o.$ref} (old)`);
-        else if (!nt) emit("schema-ref-unresolved", "/$ref", `cannot resolve ${n.$ref}`);
+        const ob = this.oldSide.baseOf(oNode);
+        const nb = this.newSide.baseOf(nNode);
+        const ot = this.oldSide.resolve(o.$ref, ob);
+        const nt = this.newSide.resolve(n.$ref, nb);
+        if (!ot) emit("schema-ref-unresolved", "/$ref", `${this.oldSide.unresolved(o.$ref, ob)} (old)`);
+        else if (!nt) emit("schema-ref-unresolved", "/$ref", this.newSide.unresolved(n.$ref, nb));
         else this.compare(ot, nt, negated);
       } else if (typeof n.$ref === "string") {
         emit("schema-constraint-narrowed", "/$ref", `a $ref (${n.$ref}) was added next to other keywords`);

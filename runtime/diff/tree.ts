@@ -7,7 +7,7 @@
  * Errors: throws {@link TreeError} (exit 3, unreadable input) naming the tree and the file.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { deeperThan, MAX_JSON_DEPTH } from "./json.js";
 
@@ -21,6 +21,39 @@ export interface ProjectTree {
   /** How the user named it (`DIR` or `git:REF`). */
   readonly label: string;
   readonly files: ReadonlyMap<string, Buffer>;
+  /** How messages name one of its files; default `<label>: <path>` (`--schema` names the file's own path). */
+  readonly describe?: (path: string) => string;
+}
+
+/** How messages name file `path` of `tree`. */
+export function describeFile(tree: ProjectTree, path: string): string {
+  return tree.describe ? tree.describe(path) : `${tree.label}: ${path}`;
+}
+
+/** Largest single schema document read by `--schema` (bytes). */
+export const MAX_SCHEMA_BYTES = 16 * 1024 * 1024;
+
+/**
+ * At most `max + 1` bytes of `path`, read in chunks: a device or a pipe that never ends (`/dev/zero`)
+ * stops at the bound instead of filling memory (the caller compares the length with `max`).
+ * Throws the file system's error.
+ */
+export function readBounded(path: string, max: number): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    while (total <= max) {
+      const chunk = Buffer.alloc(Math.min(1 << 20, max + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+    }
+    return Buffer.concat(chunks);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Whether a tree-relative path is one the diff reads. */
@@ -123,9 +156,9 @@ export function treeJson(tree: ProjectTree, path: string): unknown {
   try {
     value = JSON.parse(bytes.toString("utf8")) as unknown;
   } catch (error) {
-    throw new TreeError(`${tree.label}: ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new TreeError(`${describeFile(tree, path)} is not valid JSON: ${(error as Error).message}`);
   }
-  if (deeperThan(value, MAX_JSON_DEPTH)) throw new TreeError(`${tree.label}: ${path} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (deeperThan(value, MAX_JSON_DEPTH)) throw new TreeError(`${describeFile(tree, path)} nests deeper than ${MAX_JSON_DEPTH} levels`);
   return value;
 }
 

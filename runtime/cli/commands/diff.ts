@@ -9,13 +9,14 @@
  * 3 unreadable input (a tree without spec/ and schemas/, a bad git revision, a file that is not JSON,
  * an invalid allowlist, an unsupported $schema).
  */
-import { appendFileSync, closeSync, openSync, readSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import type { DiffReport } from "../../diff/gate.js";
 import { loadRuleRegistry } from "../../diff/change.js";
 import { render, FORMATS, type Format } from "../../diff/format.js";
-import { AllowlistError, diffSchemas, diffTrees, parseAllowlist } from "../../diff/gate.js";
+import { AllowlistError, diffSchemaFiles, diffTrees, parseAllowlist } from "../../diff/gate.js";
 import type { Dialect } from "../../diff/schema-compare.js";
-import { readTree, TreeError } from "../../diff/tree.js";
+import { loadSchemaFile } from "../../diff/schema-files.js";
+import { MAX_SCHEMA_BYTES, readBounded, readTree, TreeError } from "../../diff/tree.js";
 import { deeperThan, MAX_JSON_DEPTH } from "../../diff/json.js";
 import { describeIoError, EXIT, parseFlags, UsageError, type CliIo } from "../io.js";
 
@@ -29,35 +30,10 @@ export const DIFF_USAGE = `usage: lifeloop-callback diff --base DIR|git:REF[:PAT
   --format github also sets the step outputs error_count, warning_count, info_count ($GITHUB_OUTPUT).
   exit 0 compatible or allowed, 1 gated (--schema: either direction incompatible), 2 usage, 3 unreadable input`;
 
-/** Largest schema document read by --schema (bytes). */
-const MAX_SCHEMA_BYTES = 16 * 1024 * 1024;
-
-/**
- * At most `max + 1` bytes of `path`, read in chunks: a device or a pipe that never ends (`/dev/zero`)
- * stops at the bound instead of filling memory. Throws the file system's error.
- */
-function readAtMost(path: string, max: number): Buffer {
-  const fd = openSync(path, "r");
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    while (total <= max) {
-      const chunk = Buffer.alloc(Math.min(1 << 20, max + 1 - total));
-      const n = readSync(fd, chunk, 0, chunk.length, null);
-      if (n === 0) break;
-      chunks.push(chunk.subarray(0, n));
-      total += n;
-    }
-    return Buffer.concat(chunks);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 function readJsonFile(path: string): unknown {
   let text: string;
   try {
-    const bytes = readAtMost(path, MAX_SCHEMA_BYTES);
+    const bytes = readBounded(path, MAX_SCHEMA_BYTES);
     if (bytes.length > MAX_SCHEMA_BYTES) throw new TreeError(`${path}: larger than ${MAX_SCHEMA_BYTES} bytes`);
     text = bytes.toString("utf8");
   } catch (error) {
@@ -103,10 +79,11 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
       if (positionals.length !== 2) throw new UsageError("--schema needs OLD.json and NEW.json");
       const draft = (values.get("--draft") ?? "2020-12") as Dialect;
       if (draft !== "2020-12" && draft !== "draft-07") throw new UsageError(`unknown draft ${draft} (expected 2020-12 or draft-07)`);
-      const report = diffSchemas(readJsonFile(positionals[0] as string), readJsonFile(positionals[1] as string), draft, registry);
+      // Each side: the named file plus the sibling files its $refs reach, read from its own folder.
+      const report = diffSchemaFiles(loadSchemaFile(positionals[0] as string, draft), loadSchemaFile(positionals[1] as string, draft), registry);
       io.out(render(report, format));
       writeStepOutputs(report, format);
-      return report.summary.backward_compatible && report.summary.forward_compatible ? EXIT.ok : EXIT.validation;
+      return report.summary.gated ? EXIT.validation : EXIT.ok;
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     if (values.has("--draft")) throw new UsageError("--draft applies to --schema");

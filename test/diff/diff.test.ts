@@ -94,6 +94,8 @@ describe("the rule registry and its fixtures", () => {
       expect([...new Set(report.changes.map((c) => c.rule))].sort()).toEqual([...fixture.expected].sort());
       const exit = fixture.exit ?? (report.summary.backward_compatible && report.summary.forward_compatible ? 0 : 1);
       expect(result.code).toBe(exit);
+      // The printed gate status and the exit code are one decision.
+      expect(report.summary.gated, "summary.gated vs exit code").toBe(result.code === 1);
     });
   }
 });

@@ -5,7 +5,7 @@
  *
  * Exit codes: 0 compatible or allowed (warnings do not fail); 1 gated (tree mode: an error-level
  * change neither allowed nor licensed by a wire version bump; --schema mode: either direction not
- * proven compatible); 2 usage (including an explicit allowlist for another version pair);
+ * proven compatible; `summary.gated` is the same decision); 2 usage (including an explicit allowlist for another version pair);
  * 3 unreadable input (a tree without spec/ and schemas/, a bad git revision, a file that is not JSON,
  * an invalid allowlist, an unsupported $schema).
  */
@@ -26,6 +26,7 @@ export const DIFF_USAGE = `usage: lifeloop-callback diff --base DIR|git:REF[:PAT
   Compares two project trees (each a root holding spec/ and schemas/) or two JSON Schema documents by
   acceptance sets, both directions: a change breaks senders when a document valid under the old spec
   is rejected under the new one, receivers when the reverse. Rules: spec/tables/compat-rules.json.
+  --schema follows a $ref to another file by loading it from that side's folder ($id, else the folder).
   --releases-only checks only that the frozen snapshots under spec/releases/ did not change.
   --format github also sets the step outputs error_count, warning_count, info_count ($GITHUB_OUTPUT).
   exit 0 compatible or allowed, 1 gated (--schema: either direction incompatible), 2 usage, 3 unreadable input`;

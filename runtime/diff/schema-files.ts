@@ -14,7 +14,7 @@
  */
 import { basename, dirname, join, posix } from "node:path";
 import { describeIoError } from "../cli/io.js";
-import { isObject } from "./json.js";
+import { isObject, token } from "./json.js";
 import { SchemaSide, type Dialect, type SchemaDocument, type SchemaNode } from "./schema-compare.js";
 import { describeFile, MAX_SCHEMA_BYTES, MAX_TREE_BYTES, pathsUnder, readBounded, TreeError, treeJson, type ProjectTree } from "./tree.js";
 
@@ -65,13 +65,13 @@ function refsOf(doc: SchemaDocument): { ref: string; node: SchemaNode }[] {
   while (stack.length > 0) {
     const { value, pointer } = stack.pop() as { value: unknown; pointer: string };
     if (Array.isArray(value)) {
-      value.forEach((v, i) => stack.push({ value: v, pointer: `${pointer}/${i}` }));
+      for (let i = 0; i < value.length; i++) stack.push({ value: value[i], pointer: `${pointer}/${i}` });
       continue;
     }
     if (!isObject(value)) continue;
     if (typeof value.$ref === "string") out.push({ ref: value.$ref, node: { schema: value, doc, pointer } });
     for (const [k, v] of Object.entries(value)) {
-      if (k !== "enum" && k !== "const" && k !== "examples" && k !== "default") stack.push({ value: v, pointer: `${pointer}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}` });
+      if (k !== "enum" && k !== "const" && k !== "examples" && k !== "default") stack.push({ value: v, pointer: `${pointer}/${token(k)}` });
     }
   }
   return out;

@@ -41,7 +41,7 @@ function diffJson(oldPath: string, newPath: string): { code: number; report: Rep
   const r = runCli(["diff", "--schema", oldPath, newPath, "--format", "json"]);
   const report = JSON.parse(r.stdout) as Report;
   expect(validateReport(report), JSON.stringify(validateReport.errors)).toBe(true);
-  return { code: r.code, report, stderr: r.stderr };
+  return { code: r.code ?? -1, report, stderr: r.stderr };
 }
 
 const REQUEST = "callback-request.schema.json";

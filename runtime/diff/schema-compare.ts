@@ -161,7 +161,8 @@ function rebase(id: string, base: string): string {
   }
 }
 
-function stripFragment(uri: string): string {
+/** `uri` without its `#fragment`. */
+export function stripFragment(uri: string): string {
   const i = uri.indexOf("#");
   return i < 0 ? uri : uri.slice(0, i);
 }

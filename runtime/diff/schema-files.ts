@@ -15,7 +15,7 @@
 import { basename, dirname, join, posix } from "node:path";
 import { describeIoError } from "../cli/io.js";
 import { isObject, token } from "./json.js";
-import { SchemaSide, type Dialect, type SchemaDocument, type SchemaNode } from "./schema-compare.js";
+import { SchemaSide, stripFragment, type Dialect, type SchemaDocument, type SchemaNode } from "./schema-compare.js";
 import { describeFile, MAX_SCHEMA_BYTES, MAX_TREE_BYTES, pathsUnder, readBounded, TreeError, treeJson, type ProjectTree } from "./tree.js";
 
 /** Most files one `--schema` side loads (the named file and the files its `$ref`s reach). */
@@ -51,11 +51,6 @@ export function schemaDocs(tree: ProjectTree): SchemaDocument[] {
 export interface LoadedSchema {
   readonly root: SchemaDocument;
   readonly side: SchemaSide;
-}
-
-function stripFragment(uri: string): string {
-  const i = uri.indexOf("#");
-  return i < 0 ? uri : uri.slice(0, i);
 }
 
 /** Every `$ref` string in a document, with the node holding it (instance data such as `enum` is skipped). */

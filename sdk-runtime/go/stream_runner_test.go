@@ -176,7 +176,8 @@ func TestStreamNeverRepliesToNotifications(t *testing.T) {
 
 // A handler that blocks without waiting for the host (no EventDone, no command) still lets the
 // runner read on: the next event is read and answered while the first handler runs, whose own
-// reply follows once the second handler released it.
+// reply follows once the test saw the second reply and released it (a barrier: were the second
+// handler to release it, the two replies would race for the pipe).
 func TestStreamReadsOnWhileAHandlerBlocks(t *testing.T) {
 	released := make(chan struct{})
 	p := startStream(t, func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
@@ -184,10 +185,8 @@ func TestStreamReadsOnWhileAHandlerBlocks(t *testing.T) {
 			select {
 			case <-released:
 			case <-time.After(5 * time.Second):
-				t.Errorf("the second event was not handled while the first handler ran")
+				t.Errorf("the second event was not answered while the first handler ran")
 			}
-		} else {
-			close(released)
 		}
 		return echoHandler(req, payloads)
 	})
@@ -196,6 +195,7 @@ func TestStreamReadsOnWhileAHandlerBlocks(t *testing.T) {
 	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h2","result":`) {
 		t.Fatalf("first reply %s, want h2's", reply)
 	}
+	close(released)
 	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h1","result":`) {
 		t.Fatalf("second reply %s, want h1's", reply)
 	}

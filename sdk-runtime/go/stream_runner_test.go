@@ -115,6 +115,28 @@ func TestStreamUnknownMethodAndCancel(t *testing.T) {
 	}
 }
 
+func TestStreamCancelInTheSameWriteAsAQuickRequest(t *testing.T) {
+	// A handler that returns at once still sees a cancel that arrived in the same write
+	// (conform's stream-cancel scenario): its reply is never sent.
+	p := startStream(t, echoHandler)
+	cancel := `{"jsonrpc":"2.0","method":"` + SpecStreamV2.Cancel.Method + `","params":{"id":"h1","reason":"timeout"}}`
+	p.send(eventFrame(`"h1"`) + "\n" + cancel)
+	p.send(eventFrame(`"h2"`))
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h2","result":`) {
+		t.Fatalf("reply %s (want h2's: h1 was cancelled in the same write)", reply)
+	}
+	// A cancel for another id in the same write does not stop the reply.
+	other := `{"jsonrpc":"2.0","method":"` + SpecStreamV2.Cancel.Method + `","params":{"id":"zz"}}`
+	p.send(eventFrame(`"h3"`) + "\n" + other)
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h3","result":`) {
+		t.Fatalf("reply %s", reply)
+	}
+	p.in.Close()
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
 func TestStreamFramingViolationEnds(t *testing.T) {
 	for _, c := range []struct{ frame, rule string }{
 		{"", "stream.empty-frame"},

@@ -139,6 +139,9 @@ describe("strict parser fast path", () => {
     // a number written shorter than String(x) must not pay for whitespace or a duplicate
     ["byte_size 1000 as 1e3 after a space (as long as 1000)", text.replace('"byte_size":7', '"byte_size": 1e3')],
     ["duplicate paid for by 1e12 and spaces", withMetadata('{"a":1e12,"b":1,"b":1   }')],
+    // 2 ** 66 is 73786976294838210000 as String(x) (20 chars) but 7378697629483821e4 (18) parses to it too
+    ["duplicate paid for by integers above 2^53 written shorter", withMetadata('{"a":[7378697629483821e4,7378697629483821e4,7378697629483821e4],"b":1,"b":1}')],
+    ["duplicate paid for by 1.23456789e20 written as 123456789e12, and spaces", withMetadata('{"a":123456789e12,"b":1,"b":1   }')],
   ];
   it.each(declined)("declines: %s", (_name, doc) => {
     expect(fast(encoder.encode(doc), DEFAULT_DOCUMENT_LIMITS, paths)).toBeUndefined();

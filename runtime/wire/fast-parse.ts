@@ -203,7 +203,7 @@ function walk(value: unknown, level: number): number {
 
 /**
  * Per `nonIntegerPaths` list: the quoted member names (`"byte_size"`) that end a pattern, and
- * whether a pattern ends in an array index or is the root; null when a name could be written
+ * whether a pattern ends in `*` (an array index, or a member named "*") or is the root; null when a name could be written
  * with an escape other than `\u` (then any fraction or exponent declines).
  */
 interface IntegerSlots {
@@ -217,9 +217,10 @@ function integerSlotsOf(patterns: readonly string[]): IntegerSlots | null {
   let slots = integerSlots.get(patterns);
   if (slots === undefined) {
     const last = patterns.map((pattern) => (pattern === "" ? "" : pattern.slice(pattern.lastIndexOf("/") + 1)));
-    const names = last.filter((token) => token !== "" && token !== "*");
+    // A trailing "*" matches an array index and also a member named "*" (the scanner's slotMatches).
+    const names = last.filter((token) => token !== "");
     slots = names.every((token) => !/["\\/\u0000-\u001f]/.test(token))
-      ? { names: [...new Set(names)].map((token) => `"${token}"`), elements: names.length < last.length }
+      ? { names: [...new Set(names)].map((token) => `"${token}"`), elements: last.some((token) => token === "" || token === "*") }
       : null;
     integerSlots.set(patterns, slots);
   }

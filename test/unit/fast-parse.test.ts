@@ -176,6 +176,9 @@ describe("strict parser fast path", () => {
     // an integer path that ends in an array index: any fraction in an element declines
     expect(agrees(encoder.encode('{"a":[1,2.5]}'), ["/b/*"])).toBe(false);
     expect(agrees(encoder.encode('{"a":[1,2]}'), ["/b/*"])).toBe(true);
+    // the scanner matches a trailing "*" to array indices and to a member named "*"
+    expect(agrees(encoder.encode('{"a":{"*":1.5}}'), ["/a/*"])).toBe(false);
+    expect(agrees(encoder.encode('{"*":1.5}'), ["/*"])).toBe(false);
   });
 
   it("honours the limits it is given", () => {

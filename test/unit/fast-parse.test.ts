@@ -9,6 +9,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
 import { INTEGER_PATHS, LIMITS, WIRE_DOCUMENTS, type WireObjectTypeName } from "../../generated/ts/spec.js";
@@ -179,6 +180,30 @@ describe("strict parser fast path", () => {
     // the scanner matches a trailing "*" to array indices and to a member named "*"
     expect(agrees(encoder.encode('{"a":{"*":1.5}}'), ["/a/*"])).toBe(false);
     expect(agrees(encoder.encode('{"*":1.5}'), ["/*"])).toBe(false);
+  });
+
+  it("declines duplicates and whitespace paid for by numbers written shorter than String(x) (property)", () => {
+    // Integers from 1 to 1e21 in magnitude, each written with its shortest lexeme (digits then an
+    // exponent when that is shorter), a duplicate member, and spaces so that the text is exactly
+    // as long as the shortest text of its value: the length proof must not be fooled.
+    const integer = fc.oneof(fc.integer({ min: 1, max: 2 ** 53 }), fc.double({ min: 2 ** 53, max: 1e21, noNaN: true }).map(Math.floor));
+    const shortest = (x: number): string => {
+      const digits = String(x);
+      const mantissa = digits.replace(/0+$/, "");
+      const exponent = `${mantissa}e${digits.length - mantissa.length}`;
+      return exponent.length < digits.length ? exponent : digits;
+    };
+    fc.assert(
+      fc.property(fc.array(integer, { minLength: 1, maxLength: 8 }), fc.boolean(), (xs, negative) => {
+        const lexemes = xs.map((x) => `${negative ? "-" : ""}${shortest(x)}`);
+        const saved = xs.reduce((sum, x, i) => sum + String(negative ? -x : x).length - (lexemes[i] as string).length, 0);
+        fc.pre(saved >= 6);
+        const doc = `{"a":[${lexemes.join(",")}],"b":1,"b":1${" ".repeat(saved - 6)}}`;
+        expect(parseStrictJson(encoder.encode(doc), DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: [] }).ok, doc).toBe(false);
+        agrees(encoder.encode(doc), []);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("honours the limits it is given", () => {

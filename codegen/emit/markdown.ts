@@ -246,7 +246,24 @@ function hookCommandTableRenderers(model: Model): [string, () => string][] {
     ["hook-command-adapters", () => mdTable(["adapter", "adapter_version", "configuration file", "unknown input members", "why"], t.adapters.map((a) => [a.adapter, code(a.adapter_version), code(a.config_file), a.unknown_input_fields, a.unknown_input_fields_fact]))],
     ["hook-command-fields", () => mdTable(["input member", "CallbackRequest member", "events", "bounded", "note"], t.fields.map((f) => [code(f.input), code(f.target), f.applies, f.bounded ? `${t.metadata_text_max_bytes} bytes` : "", f.note]))],
     ["hook-command-differences", () => differencesTable(model.tables.referenceDifferences.differences.filter((d) => d.scope === "hook_command"))],
+    ["hook-harness-timeout", () => harnessTimeoutText(model)],
   ];
+}
+
+/** spec/tables/hook-harness-timeout.json as its terms and the sum they make (spec/hook-command.md, "Configuration"). */
+function harnessTimeoutText(model: Model): string {
+  type Term = Model["tables"]["hookHarnessTimeout"]["terms"][number];
+  const settle = model.tables.limits.limits.find((l) => l.name === "settle_margin_ms")?.value;
+  const durations: Record<Term["duration"], string> = {
+    timeout_ms: "`--timeout-ms`",
+    settle_margin_ms: `\`limits.settle_margin_ms\` (${settle} ms)`,
+    harness_timeout_slack_ms: `\`harness_timeout_slack_ms\` (${model.tables.harnessHookInputs.harness_timeout_slack_ms} ms)`,
+  };
+  const counts: Record<Term["count"], string> = { once: "1", per_delivered_event: "delivers" };
+  const terms = model.tables.hookHarnessTimeout.terms;
+  const table = mdTable(["term", "count", "duration", "why"], terms.map((t) => [`\`${t.term}\``, counts[t.count], durations[t.duration], t.why]));
+  const sum = terms.map((t) => `${counts[t.count]} × ${durations[t.duration]}`).join(" + ");
+  return `${table}\n\nThe harness timeout \`S\` = ⌈(${sum}) / 1000⌉ seconds, where delivers is the number of lifecycle events the hook event delivers (its \`delivers\` in \`spec/tables/harness-hook-inputs.json\`).`;
 }
 
 /** The Markdown page of one wire type. */

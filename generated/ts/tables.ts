@@ -310,7 +310,7 @@ export interface HarnessHookInputsTable {
    */
   max_stop_continuations: number;
   /**
-   * `hook config` sets the harness's per-hook timeout to (lifecycle events delivered x --timeout-ms + this), rounded up to whole seconds.
+   * Time the harness timeout that `hook config` writes allows beyond the command's own deadlines (starting Node, rendering, saving state); spec/tables/hook-harness-timeout.json sums it with those deadlines.
    */
   harness_timeout_slack_ms: number;
   /**
@@ -493,6 +493,34 @@ export interface HarnessHookMappingTable {
    * Template of the systemMessage written with context_over_harness_limit; placeholders {hook_event}, {length}, {harness}, {limit}.
    */
   system_message: string;
+}
+
+// spec/tables/hook-harness-timeout.json (meta-schema spec/meta/hook-harness-timeout.schema.json)
+/**
+ * What the per-hook timeout that `lifeloop-callback hook config` writes into a harness's configuration covers (spec/hook-command.md, "Configuration"): the longest a `hook` call can take, as a sum of terms. The timeout is the sum, in milliseconds, of every term's count times its duration, rounded up to whole seconds (the unit both harnesses take), so the harness never kills the command before the command's own deadlines have fired and their outcome is printed.
+ */
+export interface HookHarnessTimeoutTable {
+  /**
+   * @minItems 1
+   */
+  terms: {
+    /**
+     * Name of the term.
+     */
+    term: string;
+    /**
+     * How many times the term counts: once per hook call, or once per lifecycle event the hook event delivers (the `delivers` of spec/tables/harness-hook-inputs.json).
+     */
+    count: "once" | "per_delivered_event";
+    /**
+     * The duration counted, in milliseconds: the `--timeout-ms` value given to `hook config`, limits.settle_margin_ms (spec/tables/limits.json), or harness_timeout_slack_ms (spec/tables/harness-hook-inputs.json).
+     */
+    duration: "timeout_ms" | "settle_margin_ms" | "harness_timeout_slack_ms";
+    /**
+     * What the hook call spends this time on.
+     */
+    why: string;
+  }[];
 }
 
 // spec/tables/limits.json (meta-schema spec/meta/limits.schema.json)
@@ -945,6 +973,8 @@ export interface SpecTables {
   readonly harnessHookInputs: HarnessHookInputsTable;
   /** spec/tables/harness-hook-mapping.json */
   readonly harnessHookMapping: HarnessHookMappingTable;
+  /** spec/tables/hook-harness-timeout.json */
+  readonly hookHarnessTimeout: HookHarnessTimeoutTable;
   /** spec/tables/limits.json */
   readonly limits: LimitsTable;
   /** spec/tables/receipt-emitted-guard.json */
@@ -982,6 +1012,7 @@ export const SPEC_TABLE_FILES = {
   "failureRetryDefaults": "spec/tables/failure-retry-defaults.json",
   "harnessHookInputs": "spec/tables/harness-hook-inputs.json",
   "harnessHookMapping": "spec/tables/harness-hook-mapping.json",
+  "hookHarnessTimeout": "spec/tables/hook-harness-timeout.json",
   "limits": "spec/tables/limits.json",
   "receiptEmittedGuard": "spec/tables/receipt-emitted-guard.json",
   "receiptWarnings": "spec/tables/receipt-warnings.json",

@@ -2508,6 +2508,36 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
     "system_message": "lifeloop-callback: the additionalContext of this {hook_event} hook output is {length} characters long; {harness} keeps only a short preview of context longer than {limit} characters.",
 }
 
+#: spec/tables/hook-harness-timeout.json as written (minus `$schema`).
+HOOK_HARNESS_TIMEOUT_TABLE: Final[JsonValue] = {
+    "terms": [
+        {
+            "term": "stdin",
+            "count": "once",
+            "duration": "timeout_ms",
+            "why": "Reading the hook input: the command waits at most --timeout-ms for the harness to close stdin, before it delivers anything.",
+        },
+        {
+            "term": "delivery",
+            "count": "per_delivered_event",
+            "duration": "timeout_ms",
+            "why": "Each delivery's deadline (spawn, write, read and exit of one client process), one after the other.",
+        },
+        {
+            "term": "delivery_settle",
+            "count": "per_delivered_event",
+            "duration": "settle_margin_ms",
+            "why": "After a deadline fires, the killed client's process group is reaped and the failure settles within this margin.",
+        },
+        {
+            "term": "slack",
+            "count": "once",
+            "duration": "harness_timeout_slack_ms",
+            "why": "Starting Node, checking the state directory and receipts file, rendering and printing the output, saving the state.",
+        },
+    ],
+}
+
 #: spec/tables/limits.json as written (minus `$schema`).
 LIMITS_TABLE: Final[JsonValue] = {
     "limits": [
@@ -4446,6 +4476,7 @@ SPEC_TABLES: Final[Mapping[str, JsonValue]] = {
     "failure-retry-defaults": FAILURE_RETRY_DEFAULTS_TABLE,
     "harness-hook-inputs": HARNESS_HOOK_INPUTS_TABLE,
     "harness-hook-mapping": HARNESS_HOOK_MAPPING_TABLE,
+    "hook-harness-timeout": HOOK_HARNESS_TIMEOUT_TABLE,
     "limits": LIMITS_TABLE,
     "receipt-emitted-guard": RECEIPT_EMITTED_GUARD_TABLE,
     "receipt-warnings": RECEIPT_WARNINGS_TABLE,

@@ -7,9 +7,13 @@
  *
  * Both harnesses run `command` through a shell, so every word is single-quoted.
  */
-import { HARNESS_HOOK_INPUTS, type HookAdapter } from "../../../generated/ts/spec.js";
+import { HARNESS_HOOK_INPUTS, HOOK_HARNESS_TIMEOUT_TABLE, LIMITS, type HookAdapter } from "../../../generated/ts/spec.js";
+import type { HookHarnessTimeoutTable } from "../../../generated/ts/tables.js";
 import { hookInputAdapter } from "./tables.js";
 import type { OnFailure } from "./run.js";
+
+/** One term of the harness timeout (spec/tables/hook-harness-timeout.json). */
+type HookHarnessTimeoutTerm = HookHarnessTimeoutTable["terms"][number];
 
 /** What goes into every entry's command line. */
 export interface HookConfigOptions {
@@ -29,9 +33,29 @@ export function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The harness timeout of an entry, in whole seconds: every delivery's deadline plus the table's slack. */
+/** A term's duration in ms (spec/meta/hook-harness-timeout.schema.json, `duration`). */
+function termMs(duration: HookHarnessTimeoutTerm["duration"], timeoutMs: number): number {
+  switch (duration) {
+    case "timeout_ms":
+      return timeoutMs;
+    case "settle_margin_ms":
+      return LIMITS.settle_margin_ms;
+    case "harness_timeout_slack_ms":
+      return HARNESS_HOOK_INPUTS.harness_timeout_slack_ms;
+  }
+}
+
+/**
+ * The harness timeout of an entry, in whole seconds (rounded up): the sum of the terms of
+ * spec/tables/hook-harness-timeout.json (the stdin wait, each delivery's deadline and settle
+ * margin, the slack), each its count times its duration in ms.
+ * @param deliveries - how many lifecycle events the hook event delivers
+ * @param timeoutMs - the `--timeout-ms` of the entry's command
+ */
 export function harnessTimeoutSeconds(deliveries: number, timeoutMs: number): number {
-  return Math.ceil((deliveries * timeoutMs + HARNESS_HOOK_INPUTS.harness_timeout_slack_ms) / 1000);
+  let ms = 0;
+  for (const t of HOOK_HARNESS_TIMEOUT_TABLE.terms as readonly HookHarnessTimeoutTerm[]) ms += (t.count === "once" ? 1 : deliveries) * termMs(t.duration, timeoutMs);
+  return Math.ceil(ms / 1000);
 }
 
 /** The hooks block for `o.adapter`. */

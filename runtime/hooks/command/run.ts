@@ -9,14 +9,18 @@
  *   cannot be rendered) follows `onFailure`: `open` prints a systemMessage naming the failure and
  *   exits 0; `closed` prints the event's blocking form (decision block and reason) where the event
  *   has one, and otherwise the open output, saying so. The reason is always on stderr too.
- * - Input refused (not JSON, wrong hook_event_name, breaks its schema), state or receipt files that
- *   cannot be used, and internal errors exit 1 with the reason on stderr and nothing on stdout.
+ * - Input refused (not JSON, wrong hook_event_name, breaks its schema), a state directory or
+ *   receipts file that cannot be used, and internal errors exit 1 with the reason on stderr and
+ *   nothing on stdout. The state directory and receipts file are checked before the first delivery,
+ *   so a client never receives an event of a call that then exits 1 for them (a write can still
+ *   fail afterwards, e.g. a full disk; the reason then says what the client received).
  */
-import { closeSync, constants, openSync, writeSync } from "node:fs";
 import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
 import { HARNESS_HOOK_INPUTS, WIRE_VERSION, type HookAdapter } from "../../../generated/ts/spec.js";
 import type { CallbackResponse, DispatchEnvelope, FrameContext, LifecycleEventKind } from "../../../generated/ts/types.js";
 import type { CallbackInvoker } from "../../invoker/types.js";
+import { describeIoError } from "../../cli/io.js";
 import { ReceiptEmitter } from "../../receipts/emitter.js";
 import { EMPTY_CONTEXT, sortedJson } from "../context.js";
 import { hookEventFor, outputSchemaName } from "../mapping.js";
@@ -24,6 +28,7 @@ import { renderHookPayload } from "../render.js";
 import { hookSchemaIssues } from "../request.js";
 import { renderableParts, renderRequestFor } from "./answer.js";
 import { readHookInput, type HookInput } from "./input.js";
+import { ReceiptsFile } from "./receipts.js";
 import { buildCallbackRequest, inputFrameId, isFrameEvent } from "./requests.js";
 import { EMPTY_SESSION_STATE, HookStateStore, type HookSessionState } from "./state.js";
 import { hookInputAdapter, hookInputEvent, type HookInputEventRow } from "./tables.js";
@@ -108,30 +113,31 @@ function boundContinuation(body: Record<string, unknown>, input: HookInput, stat
   return 0;
 }
 
-/**
- * Append one line to `file`. Opened non-blocking: a FIFO nobody reads fails at once (ENXIO) instead
- * of blocking the process in open(2), past every deadline and deaf to SIGTERM; a regular file is
- * unaffected. Throws the file system's error.
- */
-function appendLine(file: string, line: string): void {
-  const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
-  try {
-    const bytes = Buffer.from(line);
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
-  } finally {
-    closeSync(fd);
-  }
+/** What to do about a `--state-dir` that cannot be used (after describeIoError's "cannot ...: why (CODE)"). */
+const STATE_ADVICE = "give --state-dir a directory this user can create and write, or leave it out for the default under $XDG_STATE_HOME";
+
+/** What to do about a `--receipts` file that cannot be used. */
+function receiptsAdvice(error: unknown): string {
+  const advice = "give --receipts a file this user can append to, in an existing directory";
+  // open(2) says "no such device or address": for a FIFO that means nobody has it open for reading.
+  return (error as NodeJS.ErrnoException)?.code === "ENXIO" ? `it is a FIFO that no process reads: start its reader first, or ${advice}` : advice;
+}
+
+/** What the client has received when a write fails after delivery: the harness sees exit 1 for it. */
+function afterDelivery(delivered: readonly LifecycleEventKind[]): string {
+  return `the client already received ${delivered.join(", ")}`;
 }
 
 /**
  * Deliver the hook event's lifecycle events in order (appending each to `delivered` and its receipt
- * to the receipts file); stop at the first failure. `refused`: a receipt could not be written.
+ * to `receipts`); stop at the first failure. `refused`: a receipt could not be written.
  */
 async function deliverEvents(
   o: HookCommandOptions,
   row: HookInputEventRow,
   input: HookInput,
   frameId: string,
+  receipts: ReceiptsFile | null,
   delivered: LifecycleEventKind[],
 ): Promise<{ readonly responses: Map<LifecycleEventKind, CallbackResponse>; readonly failure: string | null } | { readonly refused: string }> {
   const emitter = new ReceiptEmitter();
@@ -140,12 +146,12 @@ async function deliverEvents(
     const envelope: DispatchEnvelope = { schema_version: WIRE_VERSION, request: buildCallbackRequest(o.adapter, event, input, { frameId }) };
     const result = await o.invoker.invoke(envelope);
     delivered.push(event);
-    if (o.receiptsFile !== null) {
+    if (receipts !== null) {
+      const receipt = emitter.emit(envelope, result, { client_id: o.clientId, receipt_id: `rcpt-${randomUUID()}`, parent_receipt_id: null, at_epoch_s: Math.floor(Date.now() / 1000) });
       try {
-        const receipt = emitter.emit(envelope, result, { client_id: o.clientId, receipt_id: `rcpt-${randomUUID()}`, parent_receipt_id: null, at_epoch_s: Math.floor(Date.now() / 1000) });
-        if (receipt !== null) appendLine(o.receiptsFile, `${JSON.stringify(receipt)}\n`);
+        if (receipt !== null) receipts.append(`${JSON.stringify(receipt)}\n`);
       } catch (error) {
-        return { refused: `cannot write the receipt of ${event} to ${o.receiptsFile}: ${(error as Error).message}` };
+        return { refused: `${describeIoError(`append the receipt of ${event} to ${receipts.path} (--receipts)`, error)}; ${afterDelivery(delivered)}: ${receiptsAdvice(error)}` };
       }
     }
     if (!result.ok) {
@@ -190,37 +196,75 @@ function renderAnswer(
   return { failure: `the ${row.renders} answer cannot be rendered: ${rendered.error.kind}: ${rendered.error.message}${where}` };
 }
 
+/** A hook call's state and receipts, checked before the first delivery. */
+interface CallFiles {
+  /** The harness session the state is kept for, or null (no session id: no state). */
+  readonly sessionId: string | null;
+  readonly store: HookStateStore;
+  readonly state: HookSessionState;
+  /** The session's file was unreadable: it is replaced on save. */
+  readonly corrupt: boolean;
+  readonly receipts: ReceiptsFile | null;
+}
+
+/**
+ * Check the state directory (where the input has a session to keep state for) and load the
+ * session's state, then open the receipts file: before anything is delivered, so that a client
+ * never receives the events of a call that then exits 1 for its files (spec/hook-command.md,
+ * "State" and "Receipts"). `refused`: the reason, in prose with the errno code as detail.
+ */
+function openCallFiles(o: HookCommandOptions, input: HookInput, err: string[]): CallFiles | { readonly refused: string } {
+  const sessionId = typeof input.session_id === "string" && input.session_id !== "" ? input.session_id : null;
+  const store = new HookStateStore(o.stateDir, o.adapter);
+  let loaded = { state: EMPTY_SESSION_STATE, corrupt: false };
+  if (sessionId !== null) {
+    try {
+      store.checkWritable();
+    } catch (error) {
+      const at = (error as NodeJS.ErrnoException).path;
+      const where = at !== undefined && at !== resolve(o.stateDir) ? `, at ${at}` : "";
+      return { refused: `${describeIoError(`use the state directory ${o.stateDir} (--state-dir)${where}`, error)}; nothing was delivered: ${STATE_ADVICE}` };
+    }
+    try {
+      loaded = store.load(sessionId);
+    } catch (error) {
+      return { refused: `${describeIoError(`read the state file ${store.pathOf(sessionId)}`, error)}; nothing was delivered: ${STATE_ADVICE}` };
+    }
+    if (loaded.corrupt) err.push(`${PREFIX}: warning: unreadable state ${store.pathOf(sessionId)} replaced\n`);
+  }
+  let receipts: ReceiptsFile | null = null;
+  if (o.receiptsFile !== null) {
+    try {
+      receipts = ReceiptsFile.open(o.receiptsFile);
+    } catch (error) {
+      return { refused: `${describeIoError(`open the receipts file ${o.receiptsFile} (--receipts)`, error)}; nothing was delivered: ${receiptsAdvice(error)}` };
+    }
+  }
+  return { sessionId, store, ...loaded, receipts };
+}
+
 /** Run one hook call on the bytes of the harness's input. Never throws. */
 export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Array): Promise<HookCommandOutcome> {
   const err: string[] = [];
   const delivered: LifecycleEventKind[] = [];
   const refuse = (message: string): HookCommandOutcome => ({ exitCode: 1, stdout: "", stderr: `${err.join("")}${PREFIX}: ${message}\n`, delivered });
+  let receipts: ReceiptsFile | null = null;
   try {
     const row = hookInputEvent(o.adapter, o.hookEvent);
     if (!row) return refuse(`${o.adapter} has no hook event ${o.hookEvent} served by this command`);
     const read = readHookInput(inputBytes, o.adapter, o.hookEvent);
     if (!read.ok) return refuse(read.error.message);
     const input = read.input;
+    const files = openCallFiles(o, input, err);
+    if ("refused" in files) return refuse(files.refused);
+    const { sessionId, store, state, corrupt } = files;
+    receipts = files.receipts;
 
-    const sessionId = typeof input.session_id === "string" && input.session_id !== "" ? input.session_id : null;
-    const store = new HookStateStore(o.stateDir, o.adapter);
-    let state = EMPTY_SESSION_STATE;
-    let corrupt = false;
-    if (sessionId !== null) {
-      try {
-        const loaded = store.load(sessionId);
-        state = loaded.state;
-        corrupt = loaded.corrupt;
-        if (loaded.corrupt) err.push(`${PREFIX}: warning: unreadable state ${store.pathOf(sessionId)} replaced\n`);
-      } catch (error) {
-        return refuse(`cannot read the state in ${o.stateDir}: ${(error as Error).message}`);
-      }
-    }
     const opensFrame = (row.delivers as readonly string[]).includes("frame.opening");
     const frameId = inputFrameId(input) ?? (opensFrame ? null : state.frame_id) ?? `frame-${randomUUID()}`;
     const frame: FrameContext | null = isFrameEvent(row.renders) ? { frame_id: frameId, frame_class: "top_level" } : null;
 
-    const deliveries = await deliverEvents(o, row, input, frameId, delivered);
+    const deliveries = await deliverEvents(o, row, input, frameId, receipts, delivered);
     if ("refused" in deliveries) return refuse(deliveries.refused);
     const { responses } = deliveries;
     let failure = deliveries.failure;
@@ -252,12 +296,14 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
         try {
           store.save(sessionId, next);
         } catch (error) {
-          return refuse(`cannot write the state in ${o.stateDir}: ${(error as Error).message}`);
+          return refuse(`${describeIoError(`write the state file ${store.pathOf(sessionId)}`, error)}; ${afterDelivery(delivered)}: ${STATE_ADVICE}`);
         }
       }
     }
     return { exitCode: 0, stdout: `${sortedJson(body)}\n`, stderr: err.join(""), delivered };
   } catch (error) {
     return refuse(`internal error: ${(error as Error).stack ?? String(error)}`);
+  } finally {
+    receipts?.close();
   }
 }

@@ -6,9 +6,9 @@
  * atomically (temporary file + rename). Mode 0700 directory, 0600 files.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { accessSync, constants, lstatSync, mkdirSync, readFileSync, renameSync, statSync, type Stats, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 /** What is remembered about one harness session. */
 export interface HookSessionState {
@@ -33,12 +33,51 @@ function isState(value: unknown): value is HookSessionState {
   return (v.frame_id === null || typeof v.frame_id === "string") && Number.isSafeInteger(v.stop_continuations) && (v.stop_continuations as number) >= 0;
 }
 
+/** An errno-shaped error (as Node's SystemError: `code`, `path`, message `CODE: description, syscall 'path'`). */
+function errnoError(code: string, description: string, path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${description}, stat '${path}'`), { code, path, syscall: "stat" });
+}
+
+/**
+ * Check, creating nothing, that `dir` is a directory this process may write and search, or that
+ * `mkdir -p dir` would make one: its nearest existing ancestor is such a directory (spec/hook-command.md,
+ * "State"). Throws an errno-shaped error whose `path` is the path in the way: ENOTDIR (a component
+ * is not a directory), ENOENT (a symbolic link to a missing path, where mkdir stops), EACCES or
+ * EROFS (from access(2)), or whatever stat(2) reported.
+ */
+export function checkDirectoryWritable(dir: string): void {
+  let at = resolve(dir);
+  for (;;) {
+    let stats: Stats;
+    try {
+      stats = statSync(at);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // ENOTDIR: some ancestor is not a directory; walking up finds and names it.
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      if (code === "ENOENT" && lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink()) throw errnoError("ENOENT", "a symbolic link to a missing path", at);
+      const parent = dirname(at);
+      if (parent === at) throw error;
+      at = parent;
+      continue;
+    }
+    if (!stats.isDirectory()) throw errnoError("ENOTDIR", "not a directory", at);
+    accessSync(at, constants.W_OK | constants.X_OK);
+    return;
+  }
+}
+
 /** The state files of one adapter in one directory. Errors of the file system are thrown (the caller reports them). */
 export class HookStateStore {
   constructor(
     readonly dir: string,
     readonly adapter: string,
   ) {}
+
+  /** Throws unless the state can be saved (see {@link checkDirectoryWritable}); creates nothing. */
+  checkWritable(): void {
+    checkDirectoryWritable(this.dir);
+  }
 
   /** Path of a session's file. */
   pathOf(sessionId: string): string {

@@ -7,7 +7,7 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { HARNESS_HOOK_INPUTS, type HookAdapter } from "../../../generated/ts/spec.js";
+import { HARNESS_HOOK_INPUTS, LIMITS, type HookAdapter } from "../../../generated/ts/spec.js";
 import { outputSchemaName } from "../../../runtime/hooks/mapping.js";
 import { hookSchemaIssues } from "../../../runtime/hooks/request.js";
 import { CLI, runCli } from "../../support/cli-process.js";
@@ -78,7 +78,8 @@ describe("lifeloop-callback hook (process)", () => {
     expect(runCli(["hook", "config", "--adapter", "codex", "-h"]).stdout).toContain("hook config");
   });
 
-  it("--receipts naming a FIFO that nobody reads: exit 1 at once with the reason, never a hang", () => {
+  it("--receipts naming a FIFO that nobody reads: exit 1 at once with the reason, before any delivery, never a hang", () => {
+    s.clearLog();
     const fifo = join(s.dir, "receipts.fifo");
     execFileSync("mkfifo", [fifo]);
     // SIGKILL at the deadline: a process blocked in open(2) does not run its SIGTERM handler.
@@ -91,7 +92,8 @@ describe("lifeloop-callback hook (process)", () => {
     expect(r.signal, "killed at the 30 s deadline: the hook hung").toBeNull();
     expect(r.status).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/cannot write the receipt of frame\.opening to .*receipts\.fifo: .*ENXIO/);
+    expect(r.stderr).toMatch(/cannot open the receipts file .*receipts\.fifo \(--receipts\): no such device or address \(ENXIO\); nothing was delivered: it is a FIFO that no process reads/);
+    expect(s.delivered()).toEqual([]);
   });
 
   it("a harness that never closes stdin: exit 1 within --timeout-ms with the reason, nothing delivered", async () => {
@@ -161,7 +163,14 @@ describe("lifeloop-callback hook config", () => {
         const entry = groups[0]?.hooks[0];
         if (!entry) throw new Error("no entry");
         expect(entry.type).toBe("command");
-        expect(entry.timeout).toBe(Math.ceil((h.delivers.length * timeoutMs + HARNESS_HOOK_INPUTS.harness_timeout_slack_ms) / 1000));
+        // The harness must not kill the hook before the hook's own deadlines fire and their outcome
+        // is printed: the stdin wait (at most --timeout-ms, asserted below) and every delivery's
+        // deadline, each settling within settle_margin_ms; plus the slack, rounded up to seconds.
+        const deadlines = timeoutMs + h.delivers.length * (timeoutMs + LIMITS.settle_margin_ms);
+        expect(entry.timeout).toBeTypeOf("number");
+        const timeoutS = entry.timeout ?? 0;
+        expect(timeoutS * 1000).toBeGreaterThanOrEqual(deadlines + HARNESS_HOOK_INPUTS.harness_timeout_slack_ms);
+        expect(timeoutS * 1000).toBeLessThan(deadlines + HARNESS_HOOK_INPUTS.harness_timeout_slack_ms + 1000);
         expect(entry.statusMessage).toBe(h.status_message ?? undefined);
         s.clearLog();
         const run = spawnSync("/bin/sh", ["-c", entry.command], { input: JSON.stringify(hookInputFor(adapter, h.hook_event)), encoding: "utf8", timeout: 60_000 });

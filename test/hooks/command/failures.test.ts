@@ -3,14 +3,17 @@
  * a client failure at every served hook event under --on-failure open and closed (the blocking form
  * where the mapping gives the event one, else the open output saying so), every way a client can
  * fail, a failure at the second of two events, refused inputs (exit 1, nothing on stdout), the
- * prompt bound, receipts of failures, and a state directory that cannot be written.
+ * prompt bound, receipts of failures, and a state directory or receipts file that cannot be used
+ * (refused before any client runs).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HARNESS_HOOK_INPUTS, type HookAdapter } from "../../../generated/ts/spec.js";
 import type { LifecycleEventKind } from "../../../generated/ts/types.js";
 import { hookEventFor, outputSchemaName } from "../../../runtime/hooks/mapping.js";
+import { runHookCommand } from "../../../runtime/hooks/command/run.js";
 import { HookStateStore } from "../../../runtime/hooks/command/state.js";
 import { hookSchemaIssues } from "../../../runtime/hooks/request.js";
 import { FIXTURE_CLIENTS } from "../../support/fixture-clients.js";
@@ -152,12 +155,109 @@ describe("bounds and files", () => {
     expect(JSON.parse(readFileSync(store.pathOf(start.session_id as string), "utf8"))).toEqual({ frame_id: null, stop_continuations: 0 });
   });
 
-  it("a state directory that cannot be written: exit 1 with the reason", async () => {
+});
+
+describe("a state directory or receipts file that cannot be used: exit 1 before any client runs", () => {
+  // Root passes every permission check (a 0500 directory is writable to it): those cases need another user.
+  const asRoot = process.getuid?.() === 0;
+  const prompt = input("codex", "UserPromptSubmit");
+  /** A scratch plus a path under it that cannot be used, made by `make`. */
+  type Case = readonly [name: string, flag: "--state-dir" | "--receipts", make: (s: Scratch) => string, reason: RegExp, skip?: boolean];
+  const readOnly = (s: Scratch): string => {
+    const dir = join(s.dir, "read-only");
+    mkdirSync(dir, { mode: 0o500 });
+    return dir;
+  };
+  const aFile = (s: Scratch): string => {
+    writeFileSync(join(s.dir, "a-file"), "");
+    return join(s.dir, "a-file");
+  };
+  const cases: Case[] = [
+    ["a state directory under a regular file", "--state-dir", (s) => join(aFile(s), "state"), /cannot use the state directory .*\/a-file\/state \(--state-dir\), at .*\/a-file: not a directory \(ENOTDIR\)/],
+    ["a state directory that is a regular file", "--state-dir", aFile, /cannot use the state directory .*\/a-file \(--state-dir\): not a directory \(ENOTDIR\)/],
+    ["a state directory that is a symbolic link to nothing", "--state-dir", (s) => {
+      symlinkSync(join(s.dir, "missing"), join(s.dir, "link"));
+      return join(s.dir, "link");
+    }, /cannot use the state directory .*\/link \(--state-dir\): .*symbolic link to a missing path.* \(ENOENT\)/],
+    ["a state directory inside a read-only directory", "--state-dir", (s) => join(readOnly(s), "state"), /cannot use the state directory .* \(--state-dir\), at .*\/read-only: permission denied \(EACCES\)/, asRoot],
+    ["a receipts file under a regular file", "--receipts", (s) => join(aFile(s), "receipts.jsonl"), /cannot open the receipts file .*\/a-file\/receipts\.jsonl \(--receipts\): not a directory \(ENOTDIR\)/],
+    ["a receipts file in a missing directory", "--receipts", (s) => join(s.dir, "missing", "receipts.jsonl"), /cannot open the receipts file .* \(--receipts\): no such file or directory \(ENOENT\)/],
+    ["a receipts file that is a directory", "--receipts", (s) => {
+      mkdirSync(join(s.dir, "receipts-dir"));
+      return join(s.dir, "receipts-dir");
+    }, /cannot open the receipts file .*\/receipts-dir \(--receipts\): illegal operation on a directory \(EISDIR\)/],
+    ["a receipts file in a read-only directory", "--receipts", (s) => join(readOnly(s), "receipts.jsonl"), /cannot open the receipts file .* \(--receipts\): permission denied \(EACCES\)/, asRoot],
+  ];
+  for (const [name, flag, make, reason, skip] of cases) {
+    it.skipIf(skip === true)(`${name} (under either --on-failure)`, async () => {
+      for (const onFailure of ["open", "closed"] as const) {
+        const s = scratch();
+        const path = make(s);
+        const where = flag === "--state-dir" ? { stateDir: path } : { receipts: path };
+        const outcome = await callHook(s, { adapter: "codex", hookEvent: "UserPromptSubmit", input: prompt, onFailure, ...where });
+        expect(outcome, outcome.stderr).toMatchObject({ exitCode: 1, stdout: "", delivered: [] });
+        expect(s.delivered(), "the client never ran").toEqual([]);
+        expect(s.receiptLines()).toEqual([]);
+        // Prose with the errno code as detail, not Node's own "ENOTDIR: not a directory, open '...'".
+        expect(outcome.stderr).toMatch(reason);
+        expect(outcome.stderr).not.toMatch(/[A-Z]+: [a-z ]+, [a-z]+ '/);
+        expect(outcome.stderr).toContain("nothing was delivered");
+        expect(outcome.stderr).toContain(flag === "--state-dir" ? "give --state-dir a directory" : "give --receipts a file");
+      }
+    });
+  }
+
+  it("a FIFO with a reader gets every receipt of the call (opened once, non-blocking)", async () => {
     const s = scratch();
-    writeFileSync(join(s.dir, "not-a-dir"), "");
-    const outcome = await callHook(s, { adapter: "codex", hookEvent: "UserPromptSubmit", input: input("codex", "UserPromptSubmit"), stateDir: join(s.dir, "not-a-dir", "state") });
+    const fifo = join(s.dir, "receipts.fifo");
+    execFileSync("mkfifo", [fifo]);
+    // The reader is open before the hook runs (non-blocking, so this open does not wait for a writer).
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const outcome = await callHook(s, { adapter: "codex", hookEvent: "Stop", input: input("codex", "Stop"), receipts: fifo });
+      expect(outcome.exitCode, outcome.stderr).toBe(0);
+      const buf = Buffer.alloc(1 << 16);
+      const lines = buf.subarray(0, readSync(reader, buf)).toString("utf8").trim().split("\n");
+      expect(lines.map((l) => (JSON.parse(l) as { event: string }).event)).toEqual(["frame.ending", "frame.ended"]);
+    } finally {
+      closeSync(reader);
+    }
+  });
+
+  it("a receipts file the call created but wrote nothing to is removed again (an internal error before the first receipt)", async () => {
+    const s = scratch();
+    // An invoker that rejects stands for an internal error between the open and the first receipt.
+    const invoker = { invoke: () => Promise.reject(new Error("invoker exploded")) };
+    const outcome = await runHookCommand({ adapter: "codex", hookEvent: "UserPromptSubmit", invoker, clientId: "none", onFailure: "open", receiptsFile: s.receipts, stateDir: s.stateDir }, Buffer.from(JSON.stringify(prompt)));
+    expect(outcome).toMatchObject({ exitCode: 1, stdout: "" });
+    expect(outcome.stderr).toContain("internal error: Error: invoker exploded");
+    expect(existsSync(s.receipts)).toBe(false);
+  });
+
+  it("a refused state directory leaves no receipts file behind", async () => {
+    const s = scratch();
+    const outcome = await callHook(s, { adapter: "codex", hookEvent: "UserPromptSubmit", input: prompt, stateDir: join(aFile(s), "state") });
     expect(outcome.exitCode).toBe(1);
-    expect(outcome.stdout).toBe("");
-    expect(outcome.stderr).toMatch(/cannot (read|write) the state/);
+    expect(existsSync(s.receipts)).toBe(false);
+  });
+
+  it("the check leaves nothing behind when nothing is stored: no state directory is made for a SessionStart", async () => {
+    const s = scratch();
+    const stateDir = join(s.dir, "not-yet", "state");
+    const outcome = await callHook(s, { adapter: "codex", hookEvent: "SessionStart", input: input("codex", "SessionStart"), stateDir });
+    expect(outcome.exitCode, outcome.stderr).toBe(0);
+    expect(s.delivered().map((r) => r.event)).toEqual(["session.starting", "session.started"]);
+    expect(existsSync(join(s.dir, "not-yet"))).toBe(false);
+    // ...and a call that stores state makes the directories it checked for.
+    const opened = await callHook(s, { adapter: "codex", hookEvent: "UserPromptSubmit", input: prompt, stateDir });
+    expect(opened.exitCode, opened.stderr).toBe(0);
+    expect(readdirSync(stateDir)).toHaveLength(1);
+  });
+
+  it("an input without a session id stores no state, so an unusable --state-dir is not consulted", async () => {
+    const s = scratch();
+    const outcome = await callHook(s, { adapter: "codex", hookEvent: "UserPromptSubmit", input: { ...prompt, session_id: "" }, stateDir: join(aFile(s), "state") });
+    expect(outcome.exitCode, outcome.stderr).toBe(0);
+    expect(s.delivered().map((r) => r.event)).toEqual(["frame.opening"]);
   });
 });

@@ -63,6 +63,8 @@ export interface CallOptions {
   readonly timeoutMs?: number;
   /** Another state directory (default: the scratch's). */
   readonly stateDir?: string;
+  /** Another receipts file, or null for none (default: the scratch's). */
+  readonly receipts?: string | null;
   /** Another client program and its arguments (default: the scratch's scripted client). */
   readonly program?: { readonly path: string; readonly args: readonly string[] };
 }
@@ -73,7 +75,7 @@ export async function callHook(scratch: Scratch, o: CallOptions): Promise<HookCo
   const program = o.program ?? { path: HOOK_CLIENT, args: ["--log", scratch.log, "--answer", scratch.answerFile] };
   const invoker = new SubprocessInvoker({ program: program.path, args: program.args, timeoutMs: o.timeoutMs ?? 10_000 });
   const bytes = o.input instanceof Uint8Array ? o.input : Buffer.from(JSON.stringify(o.input));
-  return runHookCommand({ adapter: o.adapter, hookEvent: o.hookEvent, invoker, clientId: "hook-client.mjs", onFailure: o.onFailure ?? "open", receiptsFile: scratch.receipts, stateDir: o.stateDir ?? scratch.stateDir }, bytes);
+  return runHookCommand({ adapter: o.adapter, hookEvent: o.hookEvent, invoker, clientId: "hook-client.mjs", onFailure: o.onFailure ?? "open", receiptsFile: o.receipts === undefined ? scratch.receipts : o.receipts, stateDir: o.stateDir ?? scratch.stateDir }, bytes);
 }
 
 /** The printed output as a value (stdout is one JSON line). */

@@ -24,12 +24,13 @@ const ENDINGS = {
 function hostScript(pidFile: string, ending: string): string {
   const { program, args } = shellClient("sleep", pidFile);
   return `
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { SubprocessInvoker } from ${JSON.stringify(INVOKER)};
 const invoker = new SubprocessInvoker({ program: ${JSON.stringify(program)}, args: ${JSON.stringify(args)}, timeoutMs: 60000 });
 invoker.invoke({ schema_version: ${JSON.stringify(args[1])}, request: { schema_version: ${JSON.stringify(args[1])}, event: "session.started", event_id: "e", adapter_id: "a", adapter_version: "1", integration_mode: "native_hook", invocation_id: "i" } });
 const wait = setInterval(() => {
-  if (!existsSync(${JSON.stringify(pidFile)})) return;
+  // The shell creates the file before it writes the pid: wait for the whole line.
+  if (!existsSync(${JSON.stringify(pidFile)}) || !readFileSync(${JSON.stringify(pidFile)}, "utf8").endsWith("\\n")) return;
   clearInterval(wait);
   process.stdout.write("client running\\n");
   ${ending}

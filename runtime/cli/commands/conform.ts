@@ -26,8 +26,9 @@ export const CONFORM_USAGE = `usage: lifeloop-callback conform --program ABS [--
   --program            absolute path of the client (no shell; arguments via --arg, verbatim)
   --transport          subprocess (v1, default) | stream (v2: the client runs with --stream) | both
   --timeout-ms         deadline of each exchange, in ms (default 5000)
-  --expected-failures  baseline: scenario ids allowed to fail, one per line, # comments; a listed
-                       scenario that passes (or does not exist) fails the run
+  --expected-failures  baseline: scenario ids allowed to fail, one per line (or "<transport> <id>"
+                       as in the text report), # comments; a listed scenario that passes (or does
+                       not exist) fails the run
   --format             text (default) | json (JSON Lines: header, records, summary) | junit | markdown
   exit 0 every MUST passed, 1 a MUST failed or the baseline is stale, 2 usage, 3 unreadable
   baseline, 5 not measured (the client cannot answer one valid event in a requested transport)`;

@@ -77,7 +77,8 @@ function shapeChecks(shape: Shape, v: string, level: number, scope: Scope): stri
     case "string":
       return [`if (typeof ${v} !== "string" || ${v}.length > ${shape.maxLength}) return -1;`, `t += ${v}.length + 2;`];
     case "integer":
-      if (!(Math.abs(shape.minimum) < 1e21 && Math.abs(shape.maximum) < 1e21)) throw new Error("ts-accept-checks: integer bounds must be below 1e21 in magnitude");
+      // Above 2^53 a lexeme may be shorter than String(x) (7378697629483821e4 is 2 ** 66): the length proof needs safe integers.
+      if (!(Number.isSafeInteger(shape.minimum) && Number.isSafeInteger(shape.maximum))) throw new Error("ts-accept-checks: integer bounds must be safe integers (|x| <= 2^53 - 1)");
       // `x % 1 !== 0` also holds for the non-finite numbers; `1 / x < 0` finds -0.
       return [
         `if (typeof ${v} !== "number" || ${v} % 1 !== 0 || ${v} < ${shape.minimum} || ${v} > ${shape.maximum} || (${v} === 0 && 1 / ${v} < 0)) return -1;`,

@@ -98,6 +98,11 @@ func (fr *FrameReader) Next() ([]byte, error) {
 	}
 }
 
+// Buffered returns the bytes already read from the stream but not yet returned as (part of) a
+// frame: the frames a later Next will return, possibly ending inside one. The slice is valid
+// until the next call of Next, and only on the goroutine that calls Next.
+func (fr *FrameReader) Buffered() []byte { return fr.buf[fr.start:fr.end] }
+
 func (fr *FrameReader) fail(err error) error {
 	fr.err = err
 	return err

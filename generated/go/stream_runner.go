@@ -4,6 +4,7 @@
 package lifeloop
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -358,6 +359,7 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 	e.turn = t
 	c.turn.Store(t)
 	grace := time.AfterFunc(inlineHandlerGrace, func() { c.yieldReading(t) })
+	claimed := false
 	func() {
 		response, data := c.answerEvent(event, params, e, handler)
 		c.mu.Lock()
@@ -369,6 +371,13 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		}
 		cancelled := e.cancelled
 		c.mu.Unlock()
+		// A cancel the host wrote together with the request is already in the reader's buffer
+		// when a quick handler returns: look at it before replying (the client.stream-cancel
+		// SHOULD). Only while reading has not moved on, so the buffer is this goroutine's.
+		if f.id != nil && !cancelled && t.state.CompareAndSwap(turnInline, turnDone) {
+			claimed = true
+			cancelled = c.cancelBuffered(f.id)
+		}
 		switch {
 		case f.id == nil:
 		case cancelled:
@@ -379,8 +388,40 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 	}()
 	grace.Stop()
 	c.turn.CompareAndSwap(t, nil)
-	return !t.state.CompareAndSwap(turnInline, turnDone)
+	return !claimed && !t.state.CompareAndSwap(turnInline, turnDone)
 }
+
+// cancelBuffered reports whether the complete frames in the reader's buffer hold a cancel
+// notification for id. They are only looked at: readLoop still reads and handles each of them
+// (the cancel then finds no event and is a no-op). Call it only on the reading goroutine.
+func (c *streamConn) cancelBuffered(id *node) bool {
+	buf := c.frames.Buffered()
+	if !bytes.Contains(buf, cancelMethodBytes) {
+		return false
+	}
+	want := idKey(id)
+	for {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return false
+		}
+		line := buf[:i]
+		buf = buf[i+1:]
+		if !bytes.Contains(line, cancelMethodBytes) {
+			continue
+		}
+		f, violation := decodeFrame(line)
+		if violation != nil || f.kind != frameNotification || f.method != SpecStreamV2.Cancel.Method || f.params == nil {
+			continue
+		}
+		if target, _ := f.params.get("id"); target != nil && checkID(target) == nil && idKey(target) == want {
+			return true
+		}
+	}
+}
+
+// cancelMethodBytes is the cancel method's name, searched for in raw frames.
+var cancelMethodBytes = []byte(SpecStreamV2.Cancel.Method)
 
 // answerEvent decodes params as a DispatchEnvelope and runs the handler, as the v1 runner does,
 // on the event's goroutine (no second goroutine per event: the stream's context only ends when

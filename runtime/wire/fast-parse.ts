@@ -130,13 +130,15 @@ function memberColons(text: string, names: readonly string[] | null): number {
 
 /**
  * Whether no JSON lexeme of `x` (finite, not -0) is shorter than `String(x)` (`modulus` 1000), or
- * every other one is longer (`modulus` 100): true for integers below 1e21 in magnitude with at
+ * every other one is longer (`modulus` 100): true for safe integers (|x| <= 2^53 - 1) with at
  * most two trailing zeros, or one. `1e3` is shorter than `1000`; `12e2` is as long as `1200`, so
  * under modulus 100 a fraction or an exponent always makes the text longer, and the length proof
  * also proves there is none (needed wherever such a lexeme must be found: at integer paths).
+ * Above 2^53 doubles are further apart than 1 and `String(x)` pads its shortest digits with
+ * zeros: `7378697629483821e4` is 2 ** 66, two characters shorter than `73786976294838210000`.
  */
 export function isExactNumber(x: number, modulus: 100 | 1000): boolean {
-  return Number.isInteger(x) && Math.abs(x) < 1e21 && (x % modulus !== 0 || x === 0);
+  return Number.isSafeInteger(x) && (x % modulus !== 0 || x === 0);
 }
 
 /**
@@ -201,7 +203,7 @@ function walk(value: unknown, level: number): number {
 
 /**
  * Per `nonIntegerPaths` list: the quoted member names (`"byte_size"`) that end a pattern, and
- * whether a pattern ends in an array index or is the root; null when a name could be written
+ * whether a pattern ends in `*` (an array index, or a member named "*") or is the root; null when a name could be written
  * with an escape other than `\u` (then any fraction or exponent declines).
  */
 interface IntegerSlots {
@@ -215,9 +217,10 @@ function integerSlotsOf(patterns: readonly string[]): IntegerSlots | null {
   let slots = integerSlots.get(patterns);
   if (slots === undefined) {
     const last = patterns.map((pattern) => (pattern === "" ? "" : pattern.slice(pattern.lastIndexOf("/") + 1)));
-    const names = last.filter((token) => token !== "" && token !== "*");
+    // A trailing "*" matches an array index and also a member named "*" (the scanner's slotMatches).
+    const names = last.filter((token) => token !== "");
     slots = names.every((token) => !/["\\/\u0000-\u001f]/.test(token))
-      ? { names: [...new Set(names)].map((token) => `"${token}"`), elements: names.length < last.length }
+      ? { names: [...new Set(names)].map((token) => `"${token}"`), elements: last.some((token) => token === "" || token === "*") }
       : null;
     integerSlots.set(patterns, slots);
   }

@@ -261,7 +261,11 @@ class Serializer {
     if (value !== null && typeof value === "object") {
       if (typeof (value as { toJSON?: unknown }).toJSON === "function") value = (value as { toJSON: (key: string) => unknown }).toJSON(String(token));
       // Only objects can be boxed primitives (a toJSON result included); primitives skip the checks.
-      if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
+      // As JSON.stringify: ToNumber / ToString of a boxed number / string (an overridden valueOf,
+      // toString or Symbol.toPrimitive is honoured), a boxed boolean's own value.
+      if (value instanceof Number) value = Number(value);
+      else if (value instanceof String) value = String(value);
+      else if (value instanceof Boolean) value = Boolean.prototype.valueOf.call(value);
     }
     switch (typeof value) {
       case "string": {
@@ -337,7 +341,9 @@ class Serializer {
    * large listing ends the turn after it.
    */
   private listKeys(frame: Frame): void {
-    if (this.sliceStart >= 0 && turnElapsedMs(this.sliceStart) > OPEN_OBJECT_MS) {
+    // The root's listing is the first step of the first slice, never late in a turn: deferring it
+    // would only cost a small value its synchronous outcome when the machine is slow (snapshotValueSoon).
+    if (this.sliceStart >= 0 && this.values > 1 && turnElapsedMs(this.sliceStart) > OPEN_OBJECT_MS) {
       deferToNextTurn();
       this.yieldNow = true;
       return;

@@ -115,6 +115,28 @@ func TestStreamUnknownMethodAndCancel(t *testing.T) {
 	}
 }
 
+func TestStreamCancelInTheSameWriteAsAQuickRequest(t *testing.T) {
+	// A handler that returns at once still sees a cancel that arrived in the same write
+	// (conform's stream-cancel scenario): its reply is never sent.
+	p := startStream(t, echoHandler)
+	cancel := `{"jsonrpc":"2.0","method":"` + SpecStreamV2.Cancel.Method + `","params":{"id":"h1","reason":"timeout"}}`
+	p.send(eventFrame(`"h1"`) + "\n" + cancel)
+	p.send(eventFrame(`"h2"`))
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h2","result":`) {
+		t.Fatalf("reply %s (want h2's: h1 was cancelled in the same write)", reply)
+	}
+	// A cancel for another id in the same write does not stop the reply.
+	other := `{"jsonrpc":"2.0","method":"` + SpecStreamV2.Cancel.Method + `","params":{"id":"zz"}}`
+	p.send(eventFrame(`"h3"`) + "\n" + other)
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h3","result":`) {
+		t.Fatalf("reply %s", reply)
+	}
+	p.in.Close()
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
 func TestStreamFramingViolationEnds(t *testing.T) {
 	for _, c := range []struct{ frame, rule string }{
 		{"", "stream.empty-frame"},
@@ -176,7 +198,8 @@ func TestStreamNeverRepliesToNotifications(t *testing.T) {
 
 // A handler that blocks without waiting for the host (no EventDone, no command) still lets the
 // runner read on: the next event is read and answered while the first handler runs, whose own
-// reply follows once the second handler released it.
+// reply follows once the test saw the second reply and released it (a barrier: were the second
+// handler to release it, the two replies would race for the pipe).
 func TestStreamReadsOnWhileAHandlerBlocks(t *testing.T) {
 	released := make(chan struct{})
 	p := startStream(t, func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
@@ -184,10 +207,8 @@ func TestStreamReadsOnWhileAHandlerBlocks(t *testing.T) {
 			select {
 			case <-released:
 			case <-time.After(5 * time.Second):
-				t.Errorf("the second event was not handled while the first handler ran")
+				t.Errorf("the second event was not answered while the first handler ran")
 			}
-		} else {
-			close(released)
 		}
 		return echoHandler(req, payloads)
 	})
@@ -196,6 +217,7 @@ func TestStreamReadsOnWhileAHandlerBlocks(t *testing.T) {
 	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h2","result":`) {
 		t.Fatalf("first reply %s, want h2's", reply)
 	}
+	close(released)
 	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h1","result":`) {
 		t.Fatalf("second reply %s, want h1's", reply)
 	}

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { FrameReader } from "../../runtime/stream/frame-reader.js";
-import { HOST_NON_INTEGER_PATHS, parseFrameRecording, parseHostFrame } from "../../runtime/stream/frame.js";
+import { HOST_NON_INTEGER_PATHS, parseFrameRecording, parseHostFrame, parseHostFrameSliced } from "../../runtime/stream/frame.js";
 import { REPO_ROOT } from "../support/fixture-clients.js";
 
 const DIR = join(REPO_ROOT, "generated", "vectors", "stream");
@@ -41,6 +41,15 @@ describe("parseHostFrame", () => {
     ['{"jsonrpc":"2.0","id":"1","result":RESULT,"metadata":{"n":1.5}}}', "non-integer number where none matters"],
   ])("agrees on %s (%s)", (text) => {
     expectSame(Buffer.from(text.replace("RESULT", result)));
+  });
+
+  it("refuses a duplicate id paid for by integers above 2^53 written shorter than String(x)", async () => {
+    // 123456789e12 is 9 characters shorter than String(123456789e12): as many as '"id":"a",'
+    const bytes = Buffer.from(`{"jsonrpc":"2.0","id":"a","id":"b","result":${result},"metadata":{"n":123456789e12}}}`);
+    const judged = parseHostFrame(bytes, MAX);
+    expect(judged.ok ? "accepted" : `${judged.issue.rule} ${judged.issue.pointer}`).toBe("json.duplicate-key /id");
+    expect(await parseHostFrameSliced(bytes, MAX)).toEqual(judged);
+    expectSame(bytes);
   });
 
   it("agrees on generated replies", () => {

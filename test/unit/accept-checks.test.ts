@@ -136,6 +136,9 @@ describe("generated accept checks", () => {
       withMetadata('{"a":1e12,"b":1,"b":1   }'),
       withMetadata('{"a":12e2,"b":1,"b":1}'),
       withMetadata('{"a":[1e3,1e3,1e3,1e3,1e3,1e3],"b":1,"b":1}'),
+      // integers above 2^53 whose shortest lexeme is shorter than String(x) (2 ** 66 as 7378697629483821e4)
+      withMetadata('{"a":[7378697629483821e4,7378697629483821e4,7378697629483821e4],"b":1,"b":1}'),
+      withMetadata('{"a":123456789e12,"b":1,"b":1   }'),
       withMetadata('{"a":1.5,"b":-0.25e1}'),
       base.replace('"sequence":42', '"sequence":1200'),
       base.replace('"sequence":42', '"sequence":12e2'),

@@ -9,6 +9,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
 import { INTEGER_PATHS, LIMITS, WIRE_DOCUMENTS, type WireObjectTypeName } from "../../generated/ts/spec.js";
@@ -139,6 +140,9 @@ describe("strict parser fast path", () => {
     // a number written shorter than String(x) must not pay for whitespace or a duplicate
     ["byte_size 1000 as 1e3 after a space (as long as 1000)", text.replace('"byte_size":7', '"byte_size": 1e3')],
     ["duplicate paid for by 1e12 and spaces", withMetadata('{"a":1e12,"b":1,"b":1   }')],
+    // 2 ** 66 is 73786976294838210000 as String(x) (20 chars) but 7378697629483821e4 (18) parses to it too
+    ["duplicate paid for by integers above 2^53 written shorter", withMetadata('{"a":[7378697629483821e4,7378697629483821e4,7378697629483821e4],"b":1,"b":1}')],
+    ["duplicate paid for by 1.23456789e20 written as 123456789e12, and spaces", withMetadata('{"a":123456789e12,"b":1,"b":1   }')],
   ];
   it.each(declined)("declines: %s", (_name, doc) => {
     expect(fast(encoder.encode(doc), DEFAULT_DOCUMENT_LIMITS, paths)).toBeUndefined();
@@ -173,6 +177,33 @@ describe("strict parser fast path", () => {
     // an integer path that ends in an array index: any fraction in an element declines
     expect(agrees(encoder.encode('{"a":[1,2.5]}'), ["/b/*"])).toBe(false);
     expect(agrees(encoder.encode('{"a":[1,2]}'), ["/b/*"])).toBe(true);
+    // the scanner matches a trailing "*" to array indices and to a member named "*"
+    expect(agrees(encoder.encode('{"a":{"*":1.5}}'), ["/a/*"])).toBe(false);
+    expect(agrees(encoder.encode('{"*":1.5}'), ["/*"])).toBe(false);
+  });
+
+  it("declines duplicates and whitespace paid for by numbers written shorter than String(x) (property)", () => {
+    // Integers from 1 to 1e21 in magnitude, each written with its shortest lexeme (digits then an
+    // exponent when that is shorter), a duplicate member, and spaces so that the text is exactly
+    // as long as the shortest text of its value: the length proof must not be fooled.
+    const integer = fc.oneof(fc.integer({ min: 1, max: 2 ** 53 }), fc.double({ min: 2 ** 53, max: 1e21, noNaN: true }).map(Math.floor));
+    const shortest = (x: number): string => {
+      const digits = String(x);
+      const mantissa = digits.replace(/0+$/, "");
+      const exponent = `${mantissa}e${digits.length - mantissa.length}`;
+      return exponent.length < digits.length ? exponent : digits;
+    };
+    fc.assert(
+      fc.property(fc.array(integer, { minLength: 1, maxLength: 8 }), fc.boolean(), (xs, negative) => {
+        const lexemes = xs.map((x) => `${negative ? "-" : ""}${shortest(x)}`);
+        const saved = xs.reduce((sum, x, i) => sum + String(negative ? -x : x).length - (lexemes[i] as string).length, 0);
+        fc.pre(saved >= 6);
+        const doc = `{"a":[${lexemes.join(",")}],"b":1,"b":1${" ".repeat(saved - 6)}}`;
+        expect(parseStrictJson(encoder.encode(doc), DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: [] }).ok, doc).toBe(false);
+        agrees(encoder.encode(doc), []);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("honours the limits it is given", () => {

@@ -70,6 +70,20 @@ describe("snapshotValue writes what JSON.stringify writes", () => {
     expect(snap.value).toEqual(JSON.parse(JSON.stringify(value)));
   });
 
+  it("boxed primitives with overridden conversions are written as JSON.stringify writes them", () => {
+    const value = {
+      s: Object.assign(Object("a"), { toString: () => "b" }) as unknown,
+      n: Object.assign(Object(5), { valueOf: () => 6, toString: () => "7" }) as unknown,
+      p: Object.assign(Object("a"), { [Symbol.toPrimitive]: () => "c" }) as unknown,
+      b: Object.assign(Object(false), { valueOf: () => "z" }) as unknown,
+    };
+    const snap = snapshotValue(value, LIMITS);
+    expect(snap.ok && snap.bytes.toString("utf8")).toBe(JSON.stringify(value));
+    // ToNumber gives NaN: JSON.stringify writes null, the serializer refuses it as it refuses NaN
+    const nan = snapshotValue([Object.assign(Object(5), { valueOf: () => "x" })], LIMITS);
+    expect(nan.ok === false && nan.problem).toBe("serialize");
+  });
+
   it("snapshotValueSoon gives a small value at once and the same outcome as snapshotValue", () => {
     const value = { id: "evt-1", list: [1, "two", null, true] };
     const soon = snapshotValueSoon(value, LIMITS);

@@ -152,7 +152,8 @@ func (h Host) run(ctx context.Context, defaultProgram, programEnv string, args [
 	}
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) {
-		return out, &HostError{Args: args, ExitCode: -1, Message: fmt.Sprintf("cannot run %q", program), Err: err}
+		// The usual cause: the CLI is installed only in node_modules/.bin, which is not on PATH.
+		return out, &HostError{Args: args, ExitCode: -1, Message: fmt.Sprintf("cannot run %q (set $%s or Host.Path to the host CLI by absolute path, e.g. $PWD/node_modules/.bin/lifeloop-callback)", program, programEnv), Err: err}
 	}
 	hostErr := &HostError{Args: args, ExitCode: exitErr.ExitCode(), Usage: exitErr.ExitCode() == usageExitCode, Message: trimMessage(out.stderr)}
 	if !hostErr.Usage {

@@ -97,8 +97,10 @@ export function clientStreamRuleIds(): string[] {
   return STREAM_V2.framing_rules.map((r) => r.id);
 }
 
-/** The transports a scenario can be built for. */
-export type ScenarioTransport = "subprocess" | "stream";
+/** The transports a scenario can be built for (the first column of conform's text report). */
+export const SCENARIO_TRANSPORTS = ["subprocess", "stream"] as const;
+/** One of {@link SCENARIO_TRANSPORTS}. */
+export type ScenarioTransport = (typeof SCENARIO_TRANSPORTS)[number];
 
 /**
  * Build every scenario for `transport` from the tables and the shared vectors under `vectorsDir`

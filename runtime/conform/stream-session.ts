@@ -15,6 +15,7 @@ import { runChild, type ChildRun, type ChildStdin } from "../invoker/child-run.j
 import { DEFAULT_INVOKER_LIMITS } from "../invoker/config.js";
 import { errorCode } from "../stream/error-codes.js";
 import { FrameReader } from "../stream/frame-reader.js";
+import { NO_FRAME_HINT } from "../stream/invoker.js";
 import { encodeErrorReply, parseFrame, sameId, type JsonRpcId, type StreamFrame } from "../stream/frame.js";
 import { writeAll } from "./exchange.js";
 
@@ -116,7 +117,8 @@ export class StreamSession {
       const retyped = this.inbox.find((f) => String(f.id) === String(id));
       if (retyped !== undefined) throw new ConformFailure(`the reply to ${what} came back with the id ${JSON.stringify(retyped.id)}: ids keep their type (${typeof id})`);
       this.abandoned.add(JSON.stringify(id));
-      throw new ConformFailure(`no reply to ${what} (id ${JSON.stringify(id)}): ${found.why}`);
+      const hint = this.framesReceived === 0 && this.stdoutProblem === null ? NO_FRAME_HINT : "";
+      throw new ConformFailure(`no reply to ${what} (id ${JSON.stringify(id)}): ${found.why}${hint}`);
     }
     return this.inbox.splice(found.value, 1)[0] as ReplyFrame;
   }

@@ -19,7 +19,7 @@ import type { CallbackResponse } from "../../generated/ts/types.js";
 import { parseWireDocument, parseWireDocumentSliced, type DocumentLimits, type WireResult } from "../wire/validate.js";
 import type { ChildRun } from "./child-run.js";
 import { SETTLE_RESERVE_MS, type InvokerLimits } from "./config.js";
-import { issueText, makeFailure, type FailureFacts } from "./failure.js";
+import { issueText, makeFailure, spawnHint, type FailureFacts } from "./failure.js";
 import { previewBytes } from "./preview.js";
 import type { InvocationFailure } from "./types.js";
 
@@ -71,7 +71,7 @@ function failWith(run: ChildRun) {
 function classifyFacts(run: ChildRun, ctx: ClassifyContext): RunOutcome | null {
   const fail = failWith(run);
   const { limits } = ctx;
-  if (run.spawnError !== null) return { ok: false, failure: makeFailure("spawn", `cannot start ${ctx.program}: ${errorText(run.spawnError)}`) };
+  if (run.spawnError !== null) return { ok: false, failure: makeFailure("spawn", `cannot start ${ctx.program}: ${errorText(run.spawnError)}${spawnHint(run.spawnError, ctx.program)}`) };
   if (run.stdoutTooLarge) {
     return fail("response_too_large", `stdout exceeded limits.max_response_bytes (${limits.max_response_bytes} bytes); the process group was killed and the rest was not read`);
   }

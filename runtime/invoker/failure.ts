@@ -3,6 +3,7 @@
  * the generated FAILURE_VARIANTS table (spec/tables/subprocess-failure-mapping.json) and the class's
  * default retry from FAILURE_RETRY_DEFAULTS. There is no other copy of the mapping in code.
  */
+import { statSync } from "node:fs";
 import { FAILURE_RETRY_DEFAULTS, FAILURE_VARIANTS, type FailureVariant } from "../../generated/ts/spec.js";
 import type { FailureClass, RetryClass } from "../../generated/ts/types.js";
 import type { InvocationFailure } from "./types.js";
@@ -46,4 +47,20 @@ export function makeFailure(variant: FailureVariant, detail: string, facts: Fail
 /** One-line text of a validation issue: `rule at "pointer": message`. */
 export function issueText(issue: { readonly rule: string; readonly pointer: string; readonly message: string }): string {
   return `${issue.rule} at "${issue.pointer}": ${issue.message}`;
+}
+
+/**
+ * What to do about a spawn error, appended to the `spawn` failure's detail ("" when there is
+ * nothing to add). EACCES is almost always a script without the executable bit; the failure class
+ * stays the table's (spec/tables/subprocess-failure-mapping.json, variant `spawn`).
+ */
+export function spawnHint(error: NodeJS.ErrnoException | undefined | null, program: string): string {
+  if (error?.code !== "EACCES") return "";
+  let directory = false;
+  try {
+    directory = statSync(program).isDirectory();
+  } catch {
+    // Gone or unreadable: the generic advice below still applies.
+  }
+  return directory ? " (a directory, not a program)" : " (not executable: chmod +x, or pass the interpreter as --program with the script as --arg)";
 }

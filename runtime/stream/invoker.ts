@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { EVENT_VOCABULARY, STREAM_V2, type StreamReverseMethodName } from "../../generated/ts/spec.js";
 import type { CallbackResponse, DispatchEnvelope, FailureClass } from "../../generated/ts/types.js";
 import { checkArgs, checkProgram, checkTimeoutMs } from "../invoker/config.js";
-import { defaultRetryClass, issueText, makeFailure, type FailureFacts } from "../invoker/failure.js";
+import { defaultRetryClass, issueText, makeFailure, spawnHint, type FailureFacts } from "../invoker/failure.js";
 import { previewBytes } from "../invoker/preview.js";
 import { checkInvokeOptions } from "../invoker/options.js";
 import { eventOf, prepareEnvelopeSoon } from "../invoker/request.js";
@@ -71,6 +71,8 @@ interface Live {
   readonly clientRequests: Set<string>;
   consecutiveTimeouts: number;
   hadValidReply: boolean;
+  /** Frames the client wrote on this stream (any kind): none at all usually means it does not implement --stream. */
+  framesReceived: number;
   /**
    * One deadline timer per stream, armed for the earliest deadline of a pending event (or later
    * events' deadlines, when it fires): an event costs no timer of its own, and a reply leaves the
@@ -227,6 +229,7 @@ export class StreamInvoker implements CallbackInvoker {
       clientRequests: new Set(),
       consecutiveTimeouts: 0,
       hadValidReply: false,
+      framesReceived: 0,
       deadlineTimer: null,
       timerAt: Number.POSITIVE_INFINITY,
     };
@@ -250,7 +253,7 @@ export class StreamInvoker implements CallbackInvoker {
       ok: false,
       failure: makeFailure(
         "timeout",
-        `no reply within ${this.timeoutMs} ms (${written ? `${CANCEL_METHOD} sent` : "the request was still queued behind a client that does not read and was dropped"}); a late reply is discarded`,
+        `no reply within ${this.timeoutMs} ms (${written ? `${CANCEL_METHOD} sent` : "the request was still queued behind a client that does not read and was dropped"}); a late reply is discarded${noFrameHint(live)}`,
         { stderr_tail: live.conn.stderrTail() },
       ),
     });
@@ -263,6 +266,7 @@ export class StreamInvoker implements CallbackInvoker {
   }
 
   private onFrame(live: Live, frame: StreamFrame, pointers: readonly string[]): void {
+    live.framesReceived++;
     switch (frame.kind) {
       case "success_reply":
       case "error_reply": {
@@ -330,9 +334,16 @@ export class StreamInvoker implements CallbackInvoker {
       this.failedStreams++;
       if (this.failedStreams >= this.limits.stream_max_failed_spawns) this.cooldownUntil = performance.now() + this.limits.stream_respawn_cooldown_ms;
     }
-    const failure = endFailure(end, this.program, this.limits);
+    const failure = endFailure(end, this.program, this.limits, noFrameHint(live));
     for (const pending of [...live.pending.values()]) this.settle(pending, { ok: false, failure });
   }
+}
+
+/** Appended to a timeout or exit detail when the client wrote no frame on its stream at all (e.g. a v1-only client). */
+export const NO_FRAME_HINT = "; the client wrote no frame: does it implement --stream?";
+
+function noFrameHint(live: Live): string {
+  return live.framesReceived === 0 ? NO_FRAME_HINT : "";
 }
 
 /** The failure of an error reply: the class of its code (spec/tables/stream-v2.json), else the row's default. */
@@ -350,7 +361,7 @@ function exitText(end: ConnectionEnd): string {
 }
 
 /** The failure of every event still pending when a connection ended. */
-function endFailure(end: ConnectionEnd, program: string, limits: StreamInvokerLimits): InvocationFailure {
+function endFailure(end: ConnectionEnd, program: string, limits: StreamInvokerLimits, hint: string): InvocationFailure {
   const facts: FailureFacts = { stderr_tail: end.stderrTail };
   if (end.exit !== null) {
     if (end.exit.signal !== null) facts.signal = end.exit.signal;
@@ -359,7 +370,7 @@ function endFailure(end: ConnectionEnd, program: string, limits: StreamInvokerLi
   const issue = end.issue;
   switch (end.cause) {
     case "spawn":
-      return makeFailure("spawn", `cannot start ${program}: ${end.spawnError?.code ?? ""} ${end.spawnError?.message ?? ""}`.trim());
+      return makeFailure("spawn", `${`cannot start ${program}: ${end.spawnError?.code ?? ""} ${end.spawnError?.message ?? ""}`.trim()}${spawnHint(end.spawnError, program)}`);
     case "violation":
     case "unterminated": {
       const shown = end.frameBytes !== null ? `; the frame was ${previewBytes(end.frameBytes, limits.failure_detail_preview_bytes)}` : "";
@@ -372,10 +383,10 @@ function endFailure(end: ConnectionEnd, program: string, limits: StreamInvokerLi
     case "write_error":
       return makeFailure("write_request", `writing to the client's stdin failed: ${end.writeError?.code ?? end.writeError?.message ?? "unknown"}; the stream was ended`, facts);
     case "timeouts":
-      return makeFailure("stream_exit", `the host ended the stream after ${limits.stream_max_consecutive_timeouts} consecutive timeouts (limits.stream_max_consecutive_timeouts); ${exitText(end)}`, facts);
+      return makeFailure("stream_exit", `the host ended the stream after ${limits.stream_max_consecutive_timeouts} consecutive timeouts (limits.stream_max_consecutive_timeouts); ${exitText(end)}${hint}`, facts);
     case "close":
-      return makeFailure("stream_exit", `the stream was closed before the client answered; ${exitText(end)}`, facts);
+      return makeFailure("stream_exit", `the stream was closed before the client answered; ${exitText(end)}${hint}`, facts);
     case "exit":
-      return makeFailure("stream_exit", `${exitText(end)} while the event was pending`, facts);
+      return makeFailure("stream_exit", `${exitText(end)} while the event was pending${hint}`, facts);
   }
 }

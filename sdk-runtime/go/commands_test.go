@@ -146,8 +146,13 @@ func TestHostFailures(t *testing.T) {
 	}
 
 	missing := ContinuationCommands{Host: Host{Path: filepath.Join(t.TempDir(), "no-such-program")}}
-	if _, err := missing.List(ctx, "t"); !errors.As(err, &hostErr) || hostErr.ExitCode != -1 || hostErr.Err == nil {
+	_, err = missing.List(ctx, "t")
+	if !errors.As(err, &hostErr) || hostErr.ExitCode != -1 || hostErr.Err == nil {
 		t.Fatalf("expected a start failure, got %v", err)
+	}
+	// The start failure says how to point the SDK at the CLI (often only in node_modules/.bin).
+	if msg := err.Error(); !strings.Contains(msg, "$"+*SpecClientInitiatedCommands.Groups[0].CLIProgramEnvironment) || !strings.Contains(msg, "Host.Path") || !strings.Contains(msg, "node_modules/.bin/lifeloop-callback") {
+		t.Fatalf("start failure gives no hint: %v", msg)
 	}
 
 	garbage := ContinuationCommands{Host: Host{Path: script(t, "echo not json")}}

@@ -77,7 +77,7 @@ func TestStreamAnswersAndExitsAtEOF(t *testing.T) {
 	p := startStream(t, echoHandler)
 	p.send(eventFrame(`"h1"`))
 	reply := p.recv()
-	if !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h1","result":{"schema_version":"lifeloop.v0.3","status":"delivered"`) {
+	if !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h1","result":{"schema_version":"`+WireVersion+`","status":"delivered"`) {
 		t.Fatalf("reply %s", reply)
 	}
 	p.send(eventFrame(`7`))

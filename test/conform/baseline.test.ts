@@ -55,6 +55,10 @@ describe("conform --expected-failures input bounds", () => {
     expect(b?.stderr).toMatch(new RegExp(`larger than ${LIMITS.max_request_bytes} bytes`));
   }, 60_000);
 
+  it("accepts a line copied from the text report (`<transport> <id>`) as the id", () => {
+    expect(parseBaseline("subprocess event.session.starting\nstream   stream-event.frame.opening  # flaky\nevent.session.starting\n")).toEqual(["event.session.starting", "stream-event.frame.opening"]);
+  });
+
   it("parses ids in file order without duplicates, comments and blanks dropped", () => {
     expect(parseBaseline("a\n# c\nb  # x\n\r\na\r\nc\n")).toEqual(["a", "b", "c"]);
     const many = Array.from({ length: 60_000 }, (_, i) => `scenario.${i}`);

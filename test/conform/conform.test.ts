@@ -117,7 +117,8 @@ describe("conform baseline (--expected-failures)", () => {
   it("allows listed failures, fails on a listed scenario that passes or does not exist, and exits 3 when unreadable", async () => {
     const refusals = SCENARIOS.filter((s) => s.expect === "refuse").map((s) => s.id);
     const exact = join(TMP, "exact.txt");
-    writeFileSync(exact, `# accept-all cannot refuse\n${refusals.join("\n")}\n`);
+    // The first entry as copied from the text report (`<transport> <id>`), the others bare ids.
+    writeFileSync(exact, `# accept-all cannot refuse\n${refusals.map((id, i) => (i === 0 ? `subprocess ${id}` : id)).join("\n")}\n`);
     const stale = join(TMP, "stale.txt");
     writeFileSync(stale, `${refusals.join("\n")}\nevent.session.started   # passes: stale\nno.such.scenario\n`);
     const [ok, bad] = await Promise.all([

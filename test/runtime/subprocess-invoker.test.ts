@@ -100,6 +100,8 @@ describe("spawn failures", () => {
     const result = await new SubprocessInvoker({ program, timeoutMs: 5000 }).invoke(envelope());
     expect(!result.ok && result.failure.variant).toBe("spawn");
     if (!result.ok) expect(result.failure.detail).toContain("EACCES");
+    // The detail says what to do; the class stays the table's (spawn → transport_error).
+    if (!result.ok) expect(result.failure).toMatchObject({ failure_class: "transport_error", detail: expect.stringContaining("not executable: chmod +x, or pass the interpreter as --program with the script as --arg") });
   });
 
   it("a directory → spawn", async () => {

@@ -106,6 +106,26 @@ describe("cli: session", () => {
     expect(existsSync(witness), "the client was never started").toBe(false);
   });
 
+  it("--transport stream with a client that writes no frame: the failure detail asks whether it implements --stream", async () => {
+    const silent = join(tmp.dir, "silent-client.sh");
+    writeFileSync(silent, "#!/bin/sh\nexec cat >/dev/null\n", { mode: 0o755 });
+    const file = sessionFile("silent.jsonl", [whole[0] as string]);
+    const r = await session(["--transport", "stream", "--program", silent, "--timeout-ms", "300", file]);
+    expect(r.code, r.stderr).toBe(1);
+    const first = JSON.parse(r.stdout.split("\n")[0] as string) as { failure: { variant: string; detail: string } };
+    expect(first.failure.variant).toBe("timeout");
+    expect(first.failure.detail).toContain("the client wrote no frame: does it implement --stream?");
+  });
+
+  it("a pretty-printed envelope is exit 3 with a hint that the input is JSON Lines", async () => {
+    const file = join(tmp.dir, "pretty.json");
+    writeFileSync(file, `${JSON.stringify(envelope("session.started", 1), null, 2)}\n`);
+    const r = await session(["--transport", "subprocess", "--program", TS_RUNNER, "--timeout-ms", "5000", file]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("line 1 is not one JSON document");
+    expect(r.stderr).toContain("JSON Lines: one DispatchEnvelope per line, e.g. jq -c . FILE");
+  });
+
   it("usage errors are exit 2: unknown transport, relative program, missing timeout", async () => {
     const file = sessionFile("one.jsonl", [whole[0] as string]);
     for (const args of [

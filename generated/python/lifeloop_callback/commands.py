@@ -121,7 +121,18 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
-def _invoke(argv: Sequence[str], stdin: Optional[bytes], timeout_s: float, env: Optional[Dict[str, str]]) -> _Completed:
+def _spawn_hint(program_env: str) -> str:
+    """What to do when the host CLI cannot be started (e.g. it is installed only in node_modules/.bin)."""
+    via = f"${program_env} or " if program_env else ""
+    return (
+        f"point {via}the cli= parameter at the host CLI by absolute path,"
+        " e.g. $PWD/node_modules/.bin/lifeloop-callback"
+    )
+
+
+def _invoke(
+    argv: Sequence[str], stdin: Optional[bytes], timeout_s: float, env: Optional[Dict[str, str]], program_env: str = ""
+) -> _Completed:
     try:
         proc = subprocess.Popen(
             list(argv),
@@ -132,7 +143,7 @@ def _invoke(argv: Sequence[str], stdin: Optional[bytes], timeout_s: float, env: 
             start_new_session=True,
         )
     except OSError as error:
-        raise CommandSpawnError(f"cannot start {argv[0]!r}: {error}", argv=argv) from error
+        raise CommandSpawnError(f"cannot start {argv[0]!r}: {error}; {_spawn_hint(program_env)}", argv=argv) from error
     try:
         out, err = proc.communicate(stdin, timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -306,7 +317,7 @@ class _CommandGroup:
         argv = [*self.cli, *self._GROUP_ARGS, *args]
         if self._route_over_stream and stream.active_stream() is not None:
             return self._run_over_stream(argv, args, stdin)
-        done = _invoke(argv, None if stdin is None else bytes(stdin), self.timeout_s, self.env)
+        done = _invoke(argv, None if stdin is None else bytes(stdin), self.timeout_s, self.env, self._PROGRAM_ENV)
         if done.exit_code != 0:
             raise self._error(done)
         return done

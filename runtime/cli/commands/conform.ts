@@ -8,7 +8,6 @@
  * cannot be read; 5 not measured (the smoke check of a requested transport failed, and no MUST
  * failed in the other).
  */
-import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { join } from "node:path";
 import { LIMITS, WIRE_VERSION } from "../../../generated/ts/spec.js";
 import { parseBaseline, readBaselineFile, staleEntries } from "../../conform/baseline.js";
@@ -17,6 +16,7 @@ import { runConformance, type ConformRun } from "../../conform/run.js";
 import { buildScenarios, type ScenarioTransport } from "../../conform/scenarios.js";
 import { EXIT, integerFlag, parseFlags, UsageError, type CliIo } from "../io.js";
 import { packageRoot, packageVersion } from "../package-root.js";
+import { executableProblem } from "../program-check.js";
 
 /** Usage text of the conform command. */
 export const CONFORM_USAGE = `usage: lifeloop-callback conform --program ABS [--arg A]... [--transport subprocess|stream|both]
@@ -26,8 +26,9 @@ export const CONFORM_USAGE = `usage: lifeloop-callback conform --program ABS [--
   --program            absolute path of the client (no shell; arguments via --arg, verbatim)
   --transport          subprocess (v1, default) | stream (v2: the client runs with --stream) | both
   --timeout-ms         deadline of each exchange, in ms (default 5000)
-  --expected-failures  baseline: scenario ids allowed to fail, one per line, # comments; a listed
-                       scenario that passes (or does not exist) fails the run
+  --expected-failures  baseline: scenario ids allowed to fail, one per line (or "<transport> <id>"
+                       as in the text report), # comments; a listed scenario that passes (or does
+                       not exist) fails the run
   --format             text (default) | json (JSON Lines: header, records, summary) | junit | markdown
   exit 0 every MUST passed, 1 a MUST failed or the baseline is stale, 2 usage, 3 unreadable
   baseline, 5 not measured (the client cannot answer one valid event in a requested transport)`;
@@ -109,14 +110,3 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
   return exitCode;
 }
 
-/** Why `path` cannot be run as a program (absent, not a file, not executable), or null. */
-function executableProblem(path: string): string | null {
-  try {
-    if (!statSync(path).isFile()) return "not a regular file";
-    accessSync(path, fsConstants.X_OK);
-    return null;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === "ENOENT" ? "no such file" : code === "EACCES" ? "not executable" : `cannot be run (${code ?? String(error)})`;
-  }
-}

@@ -23,6 +23,7 @@ import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
 import { invokerFlagError, EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
 import { packageRoot } from "../package-root.js";
+import { executableProblem } from "../program-check.js";
 
 /** Usage text of the hook command. */
 export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTERS.join("|")} --event HOOK_EVENT --program ABS [--arg A]...
@@ -98,6 +99,9 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     // The harness runs the command from its own working directory: relative paths would land there.
     const paths = { receiptsFile: c.receiptsFile === null ? null : resolve(c.receiptsFile), stateDir: c.stateDir === null ? null : resolve(c.stateDir) };
     io.out(`${JSON.stringify(hookConfig({ ...c, ...paths, cli }), null, 2)}\n`);
+    // Still exit 0: the block may be written for another machine, where the program exists.
+    const problem = executableProblem(c.program);
+    if (problem !== null) io.err(`lifeloop-callback hook config: warning: --program ${c.program}: ${problem} here; every hook call will fail until it is an executable file\n`);
     return EXIT.ok;
   }
   const hookEvent = values.get("--event");

@@ -76,7 +76,8 @@ function parseLines(bytes: Uint8Array): { ok: true; lines: Line[] } | { ok: fals
     start = end + 1;
     if (line.length > LIMITS.max_request_bytes) return { ok: false, message: `line ${n}: json.max-bytes: longer than ${LIMITS.max_request_bytes} bytes (limits.max_request_bytes)` };
     const parsed = parseStrictJson(line, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: INTEGER_PATHS.DispatchEnvelope });
-    if (!parsed.ok) return { ok: false, message: `line ${n} is not one JSON document: ${issueText(parsed.issue)}` };
+    // A pretty-printed file fails on line 1; say what the format is and how to get it.
+    if (!parsed.ok) return { ok: false, message: `line ${n} is not one JSON document: ${issueText(parsed.issue)} (the input is JSON Lines: one DispatchEnvelope per line, e.g. jq -c . FILE)` };
     lines.push({ value: parsed.value, nonIntegerNumberPointers: parsed.nonIntegerNumberPointers });
   }
   return { ok: true, lines };

@@ -196,4 +196,13 @@ describe("lifeloop-callback hook config", () => {
     const words = spawnSync("/bin/sh", ["-c", `printf '%s\\n' ${command.slice(command.indexOf("hook "))}`], { encoding: "utf8" }).stdout.split("\n");
     expect(words).toContain("/opt/my client/it's");
   });
+
+  it("warns on stderr (still exit 0, the block printed) when --program is not an executable file here", () => {
+    const missing = runCli(["hook", "config", "--adapter", "claude", "--program", "/nonexistent", "--timeout-ms", "5000"]);
+    expect(missing.code).toBe(0);
+    expect(JSON.parse(missing.stdout)).toHaveProperty("hooks");
+    expect(missing.stderr).toContain("warning: --program /nonexistent: no such file");
+    const fine = runCli(["hook", "config", "--adapter", "claude", "--program", HOOK_CLIENT, "--timeout-ms", "5000"]);
+    expect([fine.code, fine.stderr]).toEqual([0, ""]);
+  });
 });

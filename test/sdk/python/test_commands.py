@@ -150,8 +150,11 @@ def test_timeout_kills_the_child(tmp_path: Path) -> None:
 
 
 def test_spawn_output_and_failure_errors(tmp_path: Path) -> None:
-    with pytest.raises(CommandSpawnError):
+    with pytest.raises(CommandSpawnError) as spawn:
         Continuation(str(tmp_path / "no-such-cli")).list("t")
+    # The start failure says how to point the helper at the CLI (often only in node_modules/.bin).
+    for hint in ("$LIFELOOP_CLI", "cli=", "node_modules/.bin/lifeloop-callback"):
+        assert hint in str(spawn.value)
     garbage = fake_cli(tmp_path, "sys.stdout.write('not json')")
     with pytest.raises(CommandOutputError):
         Continuation(garbage).list("t")

@@ -312,13 +312,22 @@ func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handl
 	return false
 }
 
+// cancelTarget is the id a cancel notification's params name ({"id": <id of a host request>}),
+// or nil when it names no valid id.
+func cancelTarget(f *streamFrame) *node {
+	if f.params == nil {
+		return nil
+	}
+	if id, _ := f.params.get("id"); id != nil && checkID(id) == nil {
+		return id
+	}
+	return nil
+}
+
 // cancel handles the cancel notification: params {"id": <id of a host request>}.
 func (c *streamConn) cancel(f *streamFrame) {
-	var id *node
-	if f.params != nil {
-		id, _ = f.params.get("id")
-	}
-	if id == nil || checkID(id) != nil {
+	id := cancelTarget(f)
+	if id == nil {
 		c.logf("ignoring a cancel notification without a valid params.id")
 		return
 	}
@@ -411,10 +420,10 @@ func (c *streamConn) cancelBuffered(id *node) bool {
 			continue
 		}
 		f, violation := decodeFrame(line)
-		if violation != nil || f.kind != frameNotification || f.method != SpecStreamV2.Cancel.Method || f.params == nil {
+		if violation != nil || f.kind != frameNotification || f.method != SpecStreamV2.Cancel.Method {
 			continue
 		}
-		if target, _ := f.params.get("id"); target != nil && checkID(target) == nil && idKey(target) == want {
+		if target := cancelTarget(f); target != nil && idKey(target) == want {
 			return true
 		}
 	}

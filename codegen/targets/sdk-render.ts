@@ -67,7 +67,7 @@ export function helperNumber(value: unknown, fallback: number, helper: string): 
 }
 
 /** A handlebars instance with `syntax` registered (an isolated instance: nothing leaks between languages). */
-export function syntaxInstance(syntax: SdkSyntax): typeof Handlebars {
+function syntaxInstance(syntax: SdkSyntax): typeof Handlebars {
   const hbs = Handlebars.create();
   for (const [name, helper] of Object.entries(syntax.helpers)) {
     hbs.registerHelper(name, (...args: unknown[]) => {

@@ -26,7 +26,7 @@ export interface ExchangeResult {
 }
 
 /** Resolves after `ms`, or at once when the child has exited (a pause between chunks, never a barrier). */
-export function pause(io: ChildStdin, ms: number): Promise<void> {
+function pause(io: ChildStdin, ms: number): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
     void io.exit.then(() => {

@@ -252,9 +252,9 @@ export async function runStreamScript(program: string, args: readonly string[], 
         await session.drain();
         if (session.problem !== null) failure = session.problem;
         const extra = session.unclaimed();
-        if (failure === null && extra.length > 0) failure = `unexpected frame(s): ${extra.map((f) => `${f.kind} id ${JSON.stringify(f.id)}`).join(", ")}`;
+        if (failure === null && extra.length > 0) failure = unexpectedFrames(extra);
       } catch (error) {
-        failure = error instanceof ConformFailure ? error.message : `runner error: ${(error as Error).stack ?? String(error)}`;
+        failure = scriptFailure(error);
         if (session.problem !== null && !failure.includes(session.problem)) failure += `; ${session.problem}`;
       } finally {
         scriptDone();
@@ -301,11 +301,11 @@ export async function runSharedSession(program: string, args: readonly string[],
         try {
           await script(s);
         } catch (error) {
-          failure = error instanceof ConformFailure ? error.message : `runner error: ${(error as Error).stack ?? String(error)}`;
+          failure = scriptFailure(error);
         }
         const problem = s.takeProblem();
         const extra = s.unclaimed();
-        failure ??= problem ?? (extra.length > 0 ? `unexpected frame(s): ${extra.map((f) => `${f.kind} id ${JSON.stringify(f.id)}`).join(", ")}` : null);
+        failure ??= problem ?? (extra.length > 0 ? unexpectedFrames(extra) : null);
         outcomes.set(id, { failure, elapsedMs: performance.now() - started });
         if (s.io.exited()) return;
       }
@@ -324,4 +324,14 @@ export async function runSharedSession(program: string, args: readonly string[],
     if (result.failure !== null && own !== undefined && own.failure === null) outcomes.set(last, { failure: result.failure, elapsedMs: own.elapsedMs });
   }
   return new Map(scripts.map(({ id }) => [id, { ...(outcomes.get(id) ?? { failure: "not run", elapsedMs: 0 }), stderrTail: stderr.get(id) ?? "" }]));
+}
+
+/** The failure text of frames nobody waited for (a reply to a notification, a duplicate). */
+function unexpectedFrames(extra: readonly ReplyFrame[]): string {
+  return `unexpected frame(s): ${extra.map((f) => `${f.kind} id ${JSON.stringify(f.id)}`).join(", ")}`;
+}
+
+/** The failure text of a script that threw: a {@link ConformFailure}'s message, else a runner error with its stack. */
+function scriptFailure(error: unknown): string {
+  return error instanceof ConformFailure ? error.message : `runner error: ${(error as Error).stack ?? String(error)}`;
 }

@@ -24,7 +24,7 @@ import { type GoShape, goTypeOf } from "./tables.js";
 import type { GoShape as GoViewShape } from "./view-model.js";
 
 /** The schema-layer literal of `shape` (interpreted by sdk-runtime/go/validate.go). */
-export function shapeLiteral(shape: Shape): string {
+function shapeLiteral(shape: Shape): string {
   switch (shape.kind) {
     case "string":
       return `shape{kind: shapeString, maxLength: ${shape.maxLength}}`;
@@ -58,7 +58,7 @@ export function goLiteral(value: unknown, shape: GoViewShape, nullable = false, 
   return shape.kind === "int" ? `ptrTo[int64](${inner})` : shape.kind === "float" ? `ptrTo[float64](${inner})` : `ptrTo(${inner})`;
 }
 
-export function goLiteralValue(value: unknown, shape: GoViewShape): string {
+function goLiteralValue(value: unknown, shape: GoViewShape): string {
   switch (shape.kind) {
     case "string":
       return goString(String(value));
@@ -81,7 +81,7 @@ export function goLiteralValue(value: unknown, shape: GoViewShape): string {
   }
 }
 
-export function anyLiteral(value: unknown): string {
+function anyLiteral(value: unknown): string {
   if (value === null || value === undefined) return "nil";
   if (typeof value === "string") return goString(value);
   if (typeof value === "boolean") return String(value);

@@ -22,7 +22,7 @@ import { helperNumber as num, helperString as str, helperStrings as strs, type S
 import { pyDocstring, pyLiteral, pyStr, pyStrTuple, pyTuple, wrap } from "./naming.js";
 
 /** The `Shape(...)` expression of `shape` (interpreted by sdk-runtime/python/lifeloop_callback/validation.py). */
-export function shapeExpr(shape: Shape): string {
+function shapeExpr(shape: Shape): string {
   switch (shape.kind) {
     case "string":
       return `Shape("string", max_length=${shape.maxLength})`;
@@ -47,7 +47,7 @@ export function pyComment(text: string, width: number, prefix: string): string {
 }
 
 /** The default of a dataclass field by kind (wire.py; the kinds of the view model's `default`). */
-export const FIELD_DEFAULTS: Readonly<Record<string, string>> = {
+const FIELD_DEFAULTS: Readonly<Record<string, string>> = {
   wire_version: " = WIRE_VERSION",
   none: " = None",
   dict: " = field(default_factory=dict)",

@@ -13,7 +13,7 @@ import { LIMITS, WIRE_VERSION } from "../../../generated/ts/spec.js";
 import { parseBaseline, readBaselineFile, staleEntries } from "../../conform/baseline.js";
 import { FORMATS, renderReport, type Format, type PrintedRecord, type ReportSummary } from "../../conform/report.js";
 import { runConformance, type ConformRun } from "../../conform/run.js";
-import { buildScenarios, type ScenarioTransport } from "../../conform/scenarios.js";
+import { buildScenarios, SCENARIO_TRANSPORTS, type ScenarioTransport } from "../../conform/scenarios.js";
 import { EXIT, integerFlag, parseFlags, UsageError, type CliIo } from "../io.js";
 import { packageRoot, packageVersion } from "../package-root.js";
 import { executableProblem } from "../program-check.js";
@@ -66,13 +66,15 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
 
   const baselineSet = new Set(baseline);
   const vectors = join(packageRoot(), "generated", "vectors");
-  const transports: ScenarioTransport[] = transport === "both" ? ["subprocess", "stream"] : [transport as ScenarioTransport];
+  const transports: readonly ScenarioTransport[] = transport === "both" ? SCENARIO_TRANSPORTS : [transport as ScenarioTransport];
   const target = { program, args: lists.get("--arg") ?? [], timeoutMs };
-  const everyId = new Set(["subprocess", "stream"].flatMap((t) => buildScenarios(vectors, t as ScenarioTransport).map((s) => s.id)));
+  // Built once per transport (they read the vectors): the baseline is checked against every id.
+  const scenariosOf = new Map(SCENARIO_TRANSPORTS.map((t) => [t, buildScenarios(vectors, t)]));
+  const everyId = new Set([...scenariosOf.values()].flatMap((list) => list.map((s) => s.id)));
   const runs: { transport: ScenarioTransport; run: ConformRun }[] = [];
   let scenarioCount = 0;
   for (const t of transports) {
-    const scenarios = buildScenarios(vectors, t);
+    const scenarios = scenariosOf.get(t) ?? [];
     scenarioCount += scenarios.length;
     runs.push({ transport: t, run: await runConformance(target, scenarios) });
   }

@@ -7,7 +7,7 @@
  * the list cannot go stale.
  */
 
-import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from "node:fs";
+import { readRegularFile } from "../cli/regular-file.js";
 import { SCENARIO_TRANSPORTS } from "./scenarios.js";
 
 const TRANSPORT_COLUMN = new Set<string>(SCENARIO_TRANSPORTS);
@@ -33,31 +33,22 @@ export function parseBaseline(text: string): string[] {
  * `{ error }` with a message naming what is wrong (the caller exits 3, input).
  */
 export function readBaselineFile(path: string, maxBytes: number): { readonly text: string } | { readonly error: string } {
-  let fd: number;
-  try {
-    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
-  } catch (error) {
-    return { error: `cannot open the baseline ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
+  const read = readRegularFile(path, maxBytes);
+  if (read.ok) return { text: read.bytes.toString("utf8") };
+  switch (read.problem) {
+    case "open":
+      return { error: `cannot open the baseline ${path}: ${errnoCode(read.error)}` };
+    case "read":
+      return { error: `cannot read the baseline ${path}: ${errnoCode(read.error)}` };
+    case "not_regular":
+      return { error: `the baseline ${path} is not a regular file (${read.kind}); only a regular file is read` };
+    case "too_large":
+      return { error: `the baseline ${path} is larger than ${maxBytes} bytes (limits.max_request_bytes)` };
   }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return { error: `the baseline ${path} is not a regular file (${stats.isFIFO() ? "a FIFO" : stats.isDirectory() ? "a directory" : stats.isCharacterDevice() || stats.isBlockDevice() ? "a device" : "not a file"}); only a regular file is read` };
-    if (stats.size > maxBytes) return { error: `the baseline ${path} is larger than ${maxBytes} bytes (limits.max_request_bytes)` };
-    const buf = Buffer.alloc(Math.min(maxBytes, stats.size) + 1);
-    let n = 0;
-    // The size may change between fstat and read: read until EOF or one byte past the bound.
-    for (;;) {
-      if (n === buf.length) return { error: `the baseline ${path} is larger than ${maxBytes} bytes (limits.max_request_bytes)` };
-      const got = readSync(fd, buf, n, buf.length - n, null);
-      if (got === 0) break;
-      n += got;
-    }
-    return { text: buf.subarray(0, n).toString("utf8") };
-  } catch (error) {
-    return { error: `cannot read the baseline ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
-  } finally {
-    closeSync(fd);
-  }
+}
+
+function errnoCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? String(error);
 }
 
 /**

@@ -111,8 +111,7 @@ export function loadSchemaFile(path: string, fallback: Dialect): LoadedSchema {
   const tree: ProjectTree = { label: dir, files, describe: (rel) => (rel === rootFile ? path : join(dir, rel)) };
   const budget = { bytes: MAX_TREE_BYTES };
   const read = (rel: string): void => {
-    const bytes = readBounded(join(dir, rel), MAX_SCHEMA_BYTES);
-    if (bytes.length > MAX_SCHEMA_BYTES) throw new TreeError(`${describeFile(tree, rel)}: larger than ${MAX_SCHEMA_BYTES} bytes`);
+    const bytes = readBounded(join(dir, rel), MAX_SCHEMA_BYTES, describeFile(tree, rel));
     budget.bytes -= bytes.length;
     if (budget.bytes < 0) throw new TreeError(`${dir}: the files $refs reach hold more than ${MAX_TREE_BYTES} bytes`);
     files.set(rel, bytes);

@@ -7,7 +7,8 @@
  * Errors: throws {@link TreeError} (exit 3, unreadable input) naming the tree and the file.
  */
 import { execFileSync } from "node:child_process";
-import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readRegularFile } from "../cli/regular-file.js";
 import { join, relative, sep } from "node:path";
 import { deeperThan, MAX_JSON_DEPTH } from "./json.js";
 
@@ -34,26 +35,16 @@ export function describeFile(tree: ProjectTree, path: string): string {
 export const MAX_SCHEMA_BYTES = 16 * 1024 * 1024;
 
 /**
- * At most `max + 1` bytes of `path`, read in chunks: a device or a pipe that never ends (`/dev/zero`)
- * stops at the bound instead of filling memory (the caller compares the length with `max`).
- * Throws the file system's error.
+ * The bytes of `path`, at most `max` bytes, read without blocking (regular-file.ts: a FIFO is
+ * opened non-blocking, a device such as /dev/zero stops at the bound). Throws TreeError for a file
+ * that is too large (naming it `shown`), and the file system's error when it cannot be read.
  */
-export function readBounded(path: string, max: number): Buffer {
-  const fd = openSync(path, "r");
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    while (total <= max) {
-      const chunk = Buffer.alloc(Math.min(1 << 20, max + 1 - total));
-      const n = readSync(fd, chunk, 0, chunk.length, null);
-      if (n === 0) break;
-      chunks.push(chunk.subarray(0, n));
-      total += n;
-    }
-    return Buffer.concat(chunks);
-  } finally {
-    closeSync(fd);
-  }
+export function readBounded(path: string, max: number, shown = path): Buffer {
+  const read = readRegularFile(path, max, false);
+  if (read.ok) return read.bytes;
+  if (read.problem === "too_large") throw new TreeError(`${shown}: larger than ${max} bytes`);
+  // Not reached for "not_regular": every kind is read here.
+  throw read.problem === "not_regular" ? new TreeError(`${shown} is ${read.kind}`) : read.error;
 }
 
 /** Whether a tree-relative path is one the diff reads. */

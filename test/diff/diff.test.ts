@@ -263,6 +263,16 @@ describe("diff as a process", () => {
     expect(absent.stderr).toMatch(/cannot read .*absent\.json: no such file or directory \(ENOENT\)/);
   });
 
+  it("never blocks on a FIFO named as a --schema file (opened non-blocking: no writer reads as empty)", () => {
+    const fifo = join(TMP, "schema.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const started = performance.now();
+    const result = runCli(["diff", "--schema", fifo, oldSchema], { timeoutMs: 30_000 });
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain(`${fifo} is not valid JSON`);
+    expect(performance.now() - started).toBeLessThan(30_000);
+  });
+
   it("refuses a schema nested 20,000 levels deep with exit 3 and a message, not a stack overflow", () => {
     const deep = (leaf: string): string => `${'{"properties":{"a":'.repeat(20_000)}${leaf}${"}}".repeat(20_000)}`;
     const [a, b] = [join(TMP, "deep-old.json"), join(TMP, "deep-new.json")];

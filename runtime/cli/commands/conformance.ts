@@ -21,7 +21,7 @@
  * Exit 0 when every fixture passes; 1 when one fails or there are none; 2 usage; 3 when the root or a
  * fixture file cannot be read or is not a fixture.
  */
-import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { INTEGER_PATHS, WIRE_DOCUMENTS, WIRE_VERSION } from "../../../generated/ts/spec.js";
 import { defineMember } from "../../wire/own.js";
@@ -30,6 +30,7 @@ import { parseStrictJson } from "../../wire/strict-json.js";
 import type { ValidationIssue } from "../../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument, validateParsed } from "../../wire/validate.js";
 import { EXIT, jsonLine, parseFlags, UsageError, type CliIo } from "../io.js";
+import { fileKind, readRegularFile } from "../regular-file.js";
 
 /** Usage text of the conformance command. */
 export const CONFORMANCE_USAGE = `usage: lifeloop-callback conformance run --root DIR [--substitute-version OLD]...
@@ -109,34 +110,16 @@ function lstatOrNull(path: string): Stats | null {
   }
 }
 
-function fileKind(stats: Stats): string {
-  if (stats.isFIFO()) return "a FIFO";
-  if (stats.isSocket()) return "a socket";
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
-  return "not a file";
-}
 
 /**
- * The bytes of a regular file, read without ever blocking: the file is opened non-blocking (a FIFO
- * swapped in after the walk opens at once instead of waiting for a writer) and must be a regular
- * file no larger than `maxBytes` + 1 bytes are read.
+ * The bytes of a regular file, read without ever blocking (regular-file.ts: a FIFO swapped in
+ * after the walk opens at once instead of waiting for a writer), or why not.
  */
-function readRegularFile(path: string): { ok: true; bytes: Uint8Array } | { ok: false; reason: string } {
-  let fd: number;
-  try {
-    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
-  } catch (error) {
-    return { ok: false, reason: `cannot read: ${errorCode(error)}` };
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return { ok: false, reason: `not a regular file (${fileKind(stats)}); only regular files are read` };
-    return { ok: true, bytes: readFileSync(fd) };
-  } catch (error) {
-    return { ok: false, reason: `cannot read: ${errorCode(error)}` };
-  } finally {
-    closeSync(fd);
-  }
+function readFixtureFile(path: string): { ok: true; bytes: Uint8Array } | { ok: false; reason: string } {
+  const read = readRegularFile(path);
+  if (read.ok) return read;
+  if (read.problem === "not_regular") return { ok: false, reason: `not a regular file (${read.kind}); only regular files are read` };
+  return { ok: false, reason: `cannot read: ${read.problem === "too_large" ? "too large" : errorCode(read.error)}` };
 }
 
 /**
@@ -172,7 +155,7 @@ function substituteVersionBytes(bytes: Uint8Array, from: ReadonlySet<string>): U
 
 /** Judge one fixture file. */
 export function runFixture(path: string, substitutions: ReadonlySet<string>): FixtureRow {
-  const read = readRegularFile(path);
+  const read = readFixtureFile(path);
   if (!read.ok) return { path, kind: null, expect: null, actual: "unreadable", pass: false, reason: read.reason };
   const bytes = read.bytes;
   // The envelope adds two levels ({data: ...}) around the document.

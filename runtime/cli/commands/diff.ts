@@ -35,7 +35,6 @@ function readJsonFile(path: string): unknown {
   let text: string;
   try {
     const bytes = readBounded(path, MAX_SCHEMA_BYTES);
-    if (bytes.length > MAX_SCHEMA_BYTES) throw new TreeError(`${path}: larger than ${MAX_SCHEMA_BYTES} bytes`);
     text = bytes.toString("utf8");
   } catch (error) {
     if (error instanceof TreeError) throw error;

@@ -165,11 +165,16 @@ func answer(ctx context.Context, stdin io.Reader, handler Handler, logf func(str
 // dispatches; a refusal is the failed response to send instead of calling the handler. Shared by
 // the v1 runner (ServeIO) and the stream runner (ServeStreamIO).
 func decodeDispatch(data []byte, logf func(string, ...any)) (DispatchEnvelope, *CallbackResponse) {
+	envelope, err := DecodeDispatchEnvelope(data)
+	return dispatchOrRefusal(envelope, err, logf)
+}
+
+// dispatchOrRefusal is decodeDispatch once DecodeDispatchEnvelope returned envelope and err.
+func dispatchOrRefusal(envelope DispatchEnvelope, err error, logf func(string, ...any)) (DispatchEnvelope, *CallbackResponse) {
 	refuse := func(code, message string) (DispatchEnvelope, *CallbackResponse) {
 		response := failedWithWarning(runnerRejectClass, code, message)
 		return DispatchEnvelope{}, &response
 	}
-	envelope, err := DecodeDispatchEnvelope(data)
 	if err != nil {
 		var invalid *ValidationError
 		if !errors.As(err, &invalid) {

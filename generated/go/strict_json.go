@@ -232,11 +232,21 @@ func parseTyped(data []byte, limits DocumentLimits, t *typeMeta) (*node, int, *I
 
 // parse is parseDocument (root == nil) or parseTyped (root is the shape of the document).
 func parse(data []byte, limits DocumentLimits, root *shape) (*node, int, *Issue) {
+	p, issue := newParser(data, limits, root != nil)
+	if issue != nil {
+		return nil, 0, issue
+	}
+	return p.finish(p.value(false, root))
+}
+
+// newParser checks the rules judged before anything is scanned (json.max-bytes, json.bom,
+// json.utf8, in that order) and returns a parser at the start of data, or the first issue.
+func newParser(data []byte, limits DocumentLimits, typed bool) (*parser, *Issue) {
 	if len(data) > limits.MaxBytes {
-		return nil, 0, &Issue{Rule: RuleJSONMaxBytes, Pointer: "", Message: fmt.Sprintf("document is %d bytes, which exceeds the limit of %d bytes", len(data), limits.MaxBytes)}
+		return nil, &Issue{Rule: RuleJSONMaxBytes, Pointer: "", Message: fmt.Sprintf("document is %d bytes, which exceeds the limit of %d bytes", len(data), limits.MaxBytes)}
 	}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
-		return nil, 0, &Issue{Rule: RuleJSONBOM, Pointer: "", Message: "document starts with a UTF-8 byte-order mark (EF BB BF) at byte 0; JSON on the wire must not have a BOM"}
+		return nil, &Issue{Rule: RuleJSONBOM, Pointer: "", Message: "document starts with a UTF-8 byte-order mark (EF BB BF) at byte 0; JSON on the wire must not have a BOM"}
 	}
 	if !utf8.Valid(data) {
 		at := firstInvalidUTF8(data)
@@ -244,10 +254,15 @@ func parse(data []byte, limits DocumentLimits, root *shape) (*node, int, *Issue)
 		if end > len(data) {
 			end = len(data)
 		}
-		return nil, 0, &Issue{Rule: RuleJSONUTF8, Pointer: "", Message: fmt.Sprintf("invalid UTF-8 at byte %d (bytes % X)", at, data[at:end])}
+		return nil, &Issue{Rule: RuleJSONUTF8, Pointer: "", Message: fmt.Sprintf("invalid UTF-8 at byte %d (bytes % X)", at, data[at:end])}
 	}
-	p := &parser{src: data, maxDepth: limits.MaxDepth, maxValues: limits.MaxValues, typed: root != nil, slots: make([]slot, 0, 8)}
-	n := p.value(false, root)
+	return &parser{src: data, maxDepth: limits.MaxDepth, maxValues: limits.MaxValues, typed: typed, slots: make([]slot, 0, 8)}, nil
+}
+
+// finish ends a parse whose top-level value is n: the issue recorded, else json.trailing-data
+// (or non-JSON whitespace) when anything but JSON whitespace follows n, else n and the count of
+// non-integer numbers.
+func (p *parser) finish(n *node) (*node, int, *Issue) {
 	if p.issue != nil {
 		return nil, 0, p.issue
 	}

@@ -590,10 +590,20 @@ func decodeDocument(typeName string, data []byte, limits DocumentLimits) (*node,
 	if issue != nil {
 		return nil, newValidationError(typeName, []Issue{*issue})
 	}
-	if issues := validateTree(typeName, root, nonInteger); len(issues) > 0 {
-		return nil, newValidationError(typeName, issues)
+	if err := checkParsed(typeName, root, nonInteger); err != nil {
+		return nil, err
 	}
 	return root, nil
+}
+
+// checkParsed validates a tree parsed along the schema of typeName (as parseTyped parses it) that
+// holds nonInteger numbers written with a fraction, an exponent or as -0 in integer fields: the
+// verdict decodeDocument gives once the parse passed, nil or a *ValidationError.
+func checkParsed(typeName string, root *node, nonInteger int) error {
+	if issues := validateTree(typeName, root, nonInteger); len(issues) > 0 {
+		return newValidationError(typeName, issues)
+	}
+	return nil
 }
 
 // encodeIssue finds, in document order, the first Go value without a JSON form: a string that is

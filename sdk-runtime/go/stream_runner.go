@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -274,7 +273,7 @@ func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handl
 	switch f.kind {
 	case frameRequest, frameNotification:
 		// An unknown event kind is an unknown method (-32601), whatever its params carry.
-		if event, ok := strings.CutPrefix(f.method, SpecStreamV2.HostToClient.EventMethodPrefix); ok && LifecycleEventKind(event).Valid() {
+		if event, ok := eventKind(f.method); ok {
 			return c.startEvent(ctx, f, event, handler)
 		}
 		if f.kind == frameNotification {
@@ -341,14 +340,7 @@ func (c *streamConn) cancel(f *streamFrame) {
 // host, so handlers of other events and the frames the handler waits for are served meanwhile.
 // It returns true when reading moved.
 func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler) bool {
-	var params []byte
-	if f.params != nil {
-		// The bytes the host wrote (copied: the reader reuses its buffer), judged as v1 judges stdin.
-		params = append([]byte(nil), f.rawParams...)
-		if f.rawParams == nil {
-			params = writeNode(nil, f.params)
-		}
-	}
+	params, hasParams := f.eventParams()
 	e := &inflight{done: make(chan struct{})}
 	if f.id != nil {
 		key := idKey(f.id)
@@ -367,7 +359,7 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 	grace := time.AfterFunc(inlineHandlerGrace, func() { c.yieldReading(t) })
 	claimed := false
 	func() {
-		response, data := c.answerEvent(event, params, e, handler)
+		response, data := c.answerEvent(event, params, hasParams, e, handler)
 		c.mu.Lock()
 		if f.id != nil {
 			delete(c.events, idKey(f.id))
@@ -429,14 +421,50 @@ func (c *streamConn) cancelBuffered(id *node) bool {
 // cancelMethodBytes is the cancel method's name, searched for in raw frames.
 var cancelMethodBytes = []byte(SpecStreamV2.Cancel.Method)
 
+// eventParams are the params of an event request, kept so that they can be decoded after reading
+// moved on (see startEvent): the tree parseFrame built along the DispatchEnvelope schema, or a
+// copy of the bytes the host wrote.
+type eventParams struct {
+	tree       *node
+	nonInteger int
+	raw        []byte
+}
+
+// eventParams returns the params of f as eventParams, false when f has none. The tree is used
+// when it is all a v1 document's parse would have given: params within DefaultDocumentLimits'
+// bytes and values (its depth is bounded by frameLimits); otherwise the bytes are kept, copied
+// because the reader reuses its buffer, and judged as v1 judges stdin.
+func (f *streamFrame) eventParams() (eventParams, bool) {
+	if f.params == nil {
+		return eventParams{}, false
+	}
+	at := f.paramsAt
+	if at.envelope && len(at.raw) <= DefaultDocumentLimits.MaxBytes && at.values <= DefaultDocumentLimits.MaxValues {
+		return eventParams{tree: f.params, nonInteger: at.nonInteger}, true
+	}
+	return eventParams{raw: append([]byte(nil), at.raw...)}, true
+}
+
+// decode is DecodeDispatchEnvelope of the params' bytes: the same envelope or the same error.
+func (ep eventParams) decode() (DispatchEnvelope, error) {
+	if ep.tree == nil {
+		return DecodeDispatchEnvelope(ep.raw)
+	}
+	if err := checkParsed(dispatchEnvelopeType, ep.tree, ep.nonInteger); err != nil {
+		return DispatchEnvelope{}, err
+	}
+	return decodeDispatchEnvelope(ep.tree), nil
+}
+
 // answerEvent decodes params as a DispatchEnvelope and runs the handler, as the v1 runner does,
 // on the event's goroutine (no second goroutine per event: the stream's context only ends when
 // the whole process does). The bytes are the encoded response when the handler's was valid.
-func (c *streamConn) answerEvent(event string, params []byte, e *inflight, handler Handler) (CallbackResponse, []byte) {
-	if params == nil {
+func (c *streamConn) answerEvent(event string, params eventParams, hasParams bool, e *inflight, handler Handler) (CallbackResponse, []byte) {
+	if !hasParams {
 		return c.refuse(RuleSchemaRequired, "the request has no params (a DispatchEnvelope)"), nil
 	}
-	envelope, refusal := decodeDispatch(params, c.logf)
+	envelope, err := params.decode()
+	envelope, refusal := dispatchOrRefusal(envelope, err, c.logf)
 	if refusal != nil {
 		return *refusal, nil
 	}

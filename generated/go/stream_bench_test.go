@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -36,10 +37,19 @@ func benchEcho(req CallbackRequest, payloads []PayloadEnvelope) (CallbackRespons
 	return response, nil
 }
 
-// frameFeed returns one request frame per Read, n frames in all, then io.EOF.
+// frameFeed returns one request frame per Read, left frames in all, then io.EOF. It cycles through
+// frames, whose ids differ (a handler that reading left behind never holds an id the next one reuses).
 type frameFeed struct {
-	frame []byte
-	left  int
+	frames [][]byte
+	left   int
+}
+
+func newFrameFeed(n int) *frameFeed {
+	f := &frameFeed{left: n}
+	for i := 0; i < 1024; i++ {
+		f.frames = append(f.frames, benchEventFrame(i))
+	}
+	return f
 }
 
 func (f *frameFeed) Read(p []byte) (int, error) {
@@ -47,18 +57,18 @@ func (f *frameFeed) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	f.left--
-	return copy(p, f.frame), nil
+	return copy(p, f.frames[f.left%len(f.frames)]), nil
 }
 
-// countingWriter counts the frames written.
-type countingWriter struct{ frames int }
+// countingWriter counts the frames written (by any goroutine).
+type countingWriter struct{ frames atomic.Int64 }
 
-func (w *countingWriter) Write(p []byte) (int, error) { w.frames++; return len(p), nil }
+func (w *countingWriter) Write(p []byte) (int, error) { w.frames.Add(1); return len(p), nil }
 
 // BenchmarkStreamRunnerFrame is the runner's CPU per event without the pipes: one request frame
 // per read (the bench's line), decoded, handled by an echo handler and answered.
 func BenchmarkStreamRunnerFrame(b *testing.B) {
-	feed := &frameFeed{frame: benchEventFrame(7), left: b.N}
+	feed := newFrameFeed(b.N)
 	out := &countingWriter{}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -69,8 +79,13 @@ func BenchmarkStreamRunnerFrame(b *testing.B) {
 	b.StopTimer()
 	// CPU time is what the benchmark is about and, unlike ns/op, does not grow with the machine's load.
 	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
-	if out.frames != b.N {
-		b.Fatalf("%d replies for %d requests", out.frames, b.N)
+	// At EOF the runner returns without awaiting handlers that reading moved away from (one that
+	// ran past inlineHandlerGrace on a loaded machine): their replies come a little later.
+	for deadline := time.Now().Add(5 * time.Second); out.frames.Load() < int64(b.N) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if n := out.frames.Load(); n != int64(b.N) {
+		b.Fatalf("%d replies for %d requests", n, b.N)
 	}
 }
 

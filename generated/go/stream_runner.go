@@ -242,8 +242,14 @@ func (c *streamConn) yieldReading(t *readTurn) {
 // readLoop reads and dispatches frames until EOF (0) or a violation (1); yielded is true when
 // an event handled on this goroutine moved reading to another one (which then reports the status).
 // Only one goroutine reads at a time: the next reader starts only after this one stopped.
+//
+// Each frame's tree is cut from the loop's own arena, reused for the next frame when nothing holds
+// on to the tree once the frame is handled: every frame but a reply, whose result goes to the
+// waiting command helper. A reader that reading moved to starts with an arena of its own, since
+// the event that moved it still uses its frame.
 func (c *streamConn) readLoop() (code int, yielded bool) {
 	ctx, frames, handler := c.ctx, c.frames, c.handler
+	var arena nodeArena
 	for {
 		line, err := frames.Next()
 		if err != nil {
@@ -260,13 +266,18 @@ func (c *streamConn) readLoop() (code int, yielded bool) {
 			}
 			return 1, false
 		}
-		f, violation := decodeFrame(line)
+		f, violation := decodeFrame(line, &arena)
 		if violation != nil {
 			c.logf("framing violation: %s", violation)
 			return 1, false
 		}
 		if c.dispatch(ctx, f, handler) {
 			return 0, true
+		}
+		if f.kind == frameSuccess || f.kind == frameError {
+			arena = nodeArena{}
+		} else {
+			arena.reset()
 		}
 	}
 }
@@ -411,7 +422,7 @@ func (c *streamConn) cancelBuffered(id *node) bool {
 		if !bytes.Contains(line, cancelMethodBytes) {
 			continue
 		}
-		f, violation := decodeFrame(line)
+		f, violation := decodeFrame(line, nil)
 		if violation != nil || f.kind != frameNotification || f.method != SpecStreamV2.Cancel.Method {
 			continue
 		}

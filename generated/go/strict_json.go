@@ -161,11 +161,29 @@ type parser struct {
 	nonInteger int
 	// typed is set for parseTyped (a schema guides the parse).
 	typed bool
-	// chunk is where newNode takes nodes from: one allocation per chunk instead of one per value.
-	chunk []node
-	// keyArena and valueArena back the member slices of typed objects (see memberSlices).
-	keyArena   []string
-	valueArena []*node
+	// mem is where the tree's nodes and member slices are cut from.
+	mem nodeArena
+}
+
+// nodeArena is the memory a parse cuts its tree from. chunk is where newNode takes nodes from (one
+// allocation per chunk instead of one per value); keys and values back the member slices of
+// objects (see memberSlices). A reader that parses one document after another can keep the arena
+// of the last parse and reset it for the next one once nothing points into the last tree: it then
+// allocates nothing for the tree once it has seen its largest document (parseFrame).
+type nodeArena struct {
+	chunk  []node
+	keys   []string
+	values []*node
+}
+
+// reset empties the arena for the next parse: the nodes zeroed (newNode hands them out as they
+// are), the member slices cleared so they keep no names or nodes alive. Memory the last parse
+// outgrew (an earlier, smaller chunk) is left to the collector.
+func (a *nodeArena) reset() {
+	clear(a.chunk)
+	clear(a.keys)
+	clear(a.values)
+	a.chunk, a.keys, a.values = a.chunk[:0], a.keys[:0], a.values[:0]
 }
 
 // Chunk sizes of newNode: the first chunks are small so a small document allocates little; later
@@ -179,8 +197,9 @@ const (
 // parser's arenas (one allocation per arena instead of two per object). Their capacity ends at
 // size, so appending more members reallocates instead of overwriting a neighbour.
 func (p *parser) memberSlices(size int) ([]string, []*node) {
-	if cap(p.keyArena)-len(p.keyArena) < size {
-		grown := 2 * cap(p.keyArena)
+	m := &p.mem
+	if cap(m.keys)-len(m.keys) < size {
+		grown := 2 * cap(m.keys)
 		if grown < 4*firstNodeChunk {
 			grown = 4 * firstNodeChunk
 		}
@@ -190,29 +209,30 @@ func (p *parser) memberSlices(size int) ([]string, []*node) {
 		if grown < size {
 			grown = size
 		}
-		p.keyArena = make([]string, 0, grown)
-		p.valueArena = make([]*node, 0, grown)
+		m.keys = make([]string, 0, grown)
+		m.values = make([]*node, 0, grown)
 	}
-	start, end := len(p.keyArena), len(p.keyArena)+size
-	p.keyArena, p.valueArena = p.keyArena[:end], p.valueArena[:end]
-	return p.keyArena[start:start:end], p.valueArena[start:start:end]
+	start, end := len(m.keys), len(m.keys)+size
+	m.keys, m.values = m.keys[:end], m.values[:end]
+	return m.keys[start:start:end], m.values[start:start:end]
 }
 
 // newNode returns a zeroed node from the parser's current chunk (a new chunk, twice the size of
 // the last, when it is full). Nodes stay valid for as long as anything points to their chunk.
 func (p *parser) newNode(kind nodeKind) *node {
-	if len(p.chunk) == cap(p.chunk) {
-		size := 2 * cap(p.chunk)
+	m := &p.mem
+	if len(m.chunk) == cap(m.chunk) {
+		size := 2 * cap(m.chunk)
 		if size < firstNodeChunk {
 			size = firstNodeChunk
 		}
 		if size > maxNodeChunk {
 			size = maxNodeChunk
 		}
-		p.chunk = make([]node, 0, size)
+		m.chunk = make([]node, 0, size)
 	}
-	p.chunk = p.chunk[:len(p.chunk)+1]
-	n := &p.chunk[len(p.chunk)-1]
+	m.chunk = m.chunk[:len(m.chunk)+1]
+	n := &m.chunk[len(m.chunk)-1]
 	n.kind = kind
 	return n
 }
@@ -1200,6 +1220,15 @@ func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	for i := 0; i < len(s); i++ {
+		// Runs of bytes written as they are (most strings are one run) are copied at once.
+		run := i
+		for run < len(s) && s[run] >= 0x20 && s[run] != '"' && s[run] != '\\' {
+			run++
+		}
+		b = append(b, s[i:run]...)
+		if i = run; i == len(s) {
+			break
+		}
 		c := s[i]
 		switch {
 		case c == '"' || c == '\\':
@@ -1334,11 +1363,7 @@ func appendAny(b []byte, v any, path *[]slot) ([]byte, *Issue) {
 		if len(*path) >= LimitMaxDepth {
 			return b, tooDeep(*path)
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := sortedKeys(x)
 		b = append(b, '{')
 		for i, k := range keys {
 			if i > 0 {
@@ -1362,6 +1387,16 @@ func appendAny(b []byte, v any, path *[]slot) ([]byte, *Issue) {
 		return b, pathIssue(RuleSchemaType, *path, fmt.Sprintf("value of Go type %T has no JSON form: %v", v, err))
 	}
 	return appendRaw(b, text, *path)
+}
+
+// sortedKeys returns the member names of m in sorted order.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // pathIssue is an issue at the location path.

@@ -439,7 +439,8 @@ func decodeAcceptablePlacement(n *node) AcceptablePlacement {
 
 // toNode converts v to a node with the wire presence rules.
 func (v AcceptablePlacement) toNode() *node {
-	o := &node{kind: kindObject}
+	// Room for every member at once: appending from empty would reallocate both slices 3 or 4 times.
+	o := &node{kind: kindObject, keys: make([]string, 0, 2), values: make([]*node, 0, 2)}
 	o.add("placement", enumNode[PlacementClass](v.Placement))
 	o.add("requirement", enumNode[RequirementLevel](v.Requirement))
 	return o
@@ -610,7 +611,8 @@ func decodeCallbackRequest(n *node) CallbackRequest {
 
 // toNode converts v to a node with the wire presence rules.
 func (v CallbackRequest) toNode() *node {
-	o := &node{kind: kindObject}
+	// Room for every member at once: appending from empty would reallocate both slices 3 or 4 times.
+	o := &node{kind: kindObject, keys: make([]string, 0, 16), values: make([]*node, 0, 16)}
 	o.add("schema_version", stringNode(v.SchemaVersion))
 	o.add("event", enumNode[LifecycleEventKind](v.Event))
 	o.add("event_id", stringNode(v.EventID))
@@ -764,7 +766,8 @@ func decodeCallbackResponse(n *node) CallbackResponse {
 
 // toNode converts v to a node with the wire presence rules.
 func (v CallbackResponse) toNode() *node {
-	o := &node{kind: kindObject}
+	// Room for every member at once: appending from empty would reallocate both slices 3 or 4 times.
+	o := &node{kind: kindObject, keys: make([]string, 0, 8), values: make([]*node, 0, 8)}
 	o.add("schema_version", stringNode(v.SchemaVersion))
 	o.add("status", enumNode[ReceiptStatus](v.Status))
 	if len(v.ClientPayloads) > 0 {
@@ -874,7 +877,8 @@ func decodeCapabilityDegradation(n *node) CapabilityDegradation {
 
 // toNode converts v to a node with the wire presence rules.
 func (v CapabilityDegradation) toNode() *node {
-	o := &node{kind: kindObject}
+	// Room for every member at once: appending from empty would reallocate both slices 3 or 4 times.
+	o := &node{kind: kindObject, keys: make([]string, 0, 5), values: make([]*node, 0, 5)}
 	o.add("capability", stringNode(v.Capability))
 	o.add("previous_support", enumNode[SupportState](v.PreviousSupport))
 	o.add("current_support", enumNode[SupportState](v.CurrentSupport))
@@ -969,7 +973,8 @@ func decodeDispatchEnvelope(n *node) DispatchEnvelope {
 
 // toNode converts v to a node with the wire presence rules.
 func (v DispatchEnvelope) toNode() *node {
-	o := &node{kind: kindObject}
+	// Room for every member at once: appending from empty would reallocate both slices 3 or 4 times.
+	o := &node{kind: kindObject, keys: make([]string, 0, 3), values: make([]*node, 0, 3)}
 	o.add("schema_version", stringNode(v.SchemaVersion))
 	o.add("request", CallbackRequest.toNode(v.Request))
 	if len(v.Payloads) > 0 {
@@ -1058,7 +1063,8 @@ func decodeFrameContext(n *node) FrameContext {
 
 // toNode converts v to a node with the wire presence rules.
 func (v FrameContext) toNode() *node {
-	o := &node{kind: kindObject}
+	// Room for every member at once: appending from empty would reallocate both slices 3 or 4 times.
+	o := &node{kind: kindObject, keys: make([]string, 0, 3), values: make([]*node, 0, 3)}
 	o.add("frame_id", stringNode(v.FrameID))
 	if v.ParentFrameID != nil {
 		o.add("parent_frame_id", stringNode(*v.ParentFrameID))
@@ -1268,7 +1274,8 @@ func decodeLifecycleReceipt(n *node) LifecycleReceipt {
 
 // toNode converts v to a node with the wire presence rules.
 func (v LifecycleReceipt) toNode() *node {
-	o := &node{kind: kindObject}
+	// Room for every member at once: appending from empty would reallocate both slices 3 or 4 times.
+	o := &node{kind: kindObject, keys: make([]string, 0, 22), values: make([]*node, 0, 22)}
 	o.add("schema_version", stringNode(v.SchemaVersion))
 	o.add("receipt_id", stringNode(v.ReceiptID))
 	o.add("idempotency_key", nullable(v.IdempotencyKey, stringNode))
@@ -1459,7 +1466,8 @@ func decodePayloadEnvelope(n *node) PayloadEnvelope {
 
 // toNode converts v to a node with the wire presence rules.
 func (v PayloadEnvelope) toNode() *node {
-	o := &node{kind: kindObject}
+	// Room for every member at once: appending from empty would reallocate both slices 3 or 4 times.
+	o := &node{kind: kindObject, keys: make([]string, 0, 14), values: make([]*node, 0, 14)}
 	o.add("schema_version", stringNode(v.SchemaVersion))
 	o.add("payload_id", stringNode(v.PayloadID))
 	o.add("client_id", stringNode(v.ClientID))
@@ -1585,7 +1593,8 @@ func decodePayloadReceipt(n *node) PayloadReceipt {
 
 // toNode converts v to a node with the wire presence rules.
 func (v PayloadReceipt) toNode() *node {
-	o := &node{kind: kindObject}
+	// Room for every member at once: appending from empty would reallocate both slices 3 or 4 times.
+	o := &node{kind: kindObject, keys: make([]string, 0, 6), values: make([]*node, 0, 6)}
 	o.add("payload_id", stringNode(v.PayloadID))
 	o.add("payload_kind", stringNode(v.PayloadKind))
 	o.add("placement", enumNode[PlacementClass](v.Placement))
@@ -1684,7 +1693,8 @@ func decodePayloadRef(n *node) PayloadRef {
 
 // toNode converts v to a node with the wire presence rules.
 func (v PayloadRef) toNode() *node {
-	o := &node{kind: kindObject}
+	// Room for every member at once: appending from empty would reallocate both slices 3 or 4 times.
+	o := &node{kind: kindObject, keys: make([]string, 0, 4), values: make([]*node, 0, 4)}
 	o.add("payload_id", stringNode(v.PayloadID))
 	o.add("payload_kind", stringNode(v.PayloadKind))
 	if v.ContentDigest != nil {
@@ -1773,7 +1783,8 @@ func decodeWarning(n *node) Warning {
 
 // toNode converts v to a node with the wire presence rules.
 func (v Warning) toNode() *node {
-	o := &node{kind: kindObject}
+	// Room for every member at once: appending from empty would reallocate both slices 3 or 4 times.
+	o := &node{kind: kindObject, keys: make([]string, 0, 3), values: make([]*node, 0, 3)}
 	o.add("code", stringNode(v.Code))
 	o.add("message", stringNode(v.Message))
 	if v.Capability != nil {

@@ -78,15 +78,16 @@ var (
 // decodeFrame strictly decodes one frame: the bytes of a line, LF removed. The checks run in the
 // order of spec/stream-protocol.md: one trailing CR stripped (stream.frame-cr), stream.empty-frame,
 // the json.* rules, stream.batch, stream.not-object, stream.jsonrpc, stream.frame-kind, stream.id,
-// stream.method, stream.params, stream.error-object; the first failing one is reported.
-func decodeFrame(line []byte) (*streamFrame, *FramingError) {
+// stream.method, stream.params, stream.error-object; the first failing one is reported. The
+// frame's nodes are cut from arena (see parseFrame); nil means fresh memory.
+func decodeFrame(line []byte, arena *nodeArena) (*streamFrame, *FramingError) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
 	if len(line) == 0 {
 		return nil, framing(ruleStreamEmptyFrame, "empty line (a frame is one JSON object)")
 	}
-	root, paramsAt, issue := parseFrame(line)
+	root, paramsAt, issue := parseFrame(line, arena)
 	if issue != nil {
 		return nil, framing(issue.Rule, "%s at %q", issue.Message, issue.Pointer)
 	}
@@ -181,11 +182,18 @@ type paramsMember struct {
 // before params and names an event (eventKind), params is parsed along the DispatchEnvelope
 // schema, so the runner validates and decodes that tree instead of parsing the bytes a second
 // time (hosts write method first). The params member, if any, is described by the paramsMember.
-func parseFrame(line []byte) (*node, paramsMember, *Issue) {
+//
+// The tree is cut from arena when it is not nil, and the arena then holds the memory for the next
+// parse (reset it once nothing points into this tree); nil means fresh memory.
+func parseFrame(line []byte, arena *nodeArena) (*node, paramsMember, *Issue) {
 	var params paramsMember
 	p, issue := newParser(line, frameLimits, false)
 	if issue != nil {
 		return nil, params, issue
+	}
+	if arena != nil {
+		p.mem = *arena
+		defer func() { *arena = p.mem }()
 	}
 	p.skipWS()
 	if p.peek() != '{' {
@@ -204,6 +212,8 @@ func parseFrame(line []byte) (*node, paramsMember, *Issue) {
 // parseFrame says and recording it in params.
 func (p *parser) frameObject(params *paramsMember) *node {
 	n := p.newNode(kindObject)
+	// Room for the members of a request (jsonrpc, id, method, params) at once.
+	n.keys, n.values = p.memberSlices(4)
 	event := false
 	ok := p.members(nil, func(key string) bool {
 		_, dup := n.get(key)

@@ -25,7 +25,7 @@ func TestParseFrameRecordsParams(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"m"}`, ``, false},
 	}
 	for _, c := range cases {
-		_, at, issue := parseFrame([]byte(c.frame))
+		_, at, issue := parseFrame([]byte(c.frame), nil)
 		if issue != nil {
 			t.Fatalf("case frame is not valid JSON: %s: %v", c.frame, issue)
 		}
@@ -72,14 +72,14 @@ func TestParseFrameJudgesAsTwoParses(t *testing.T) {
 func judgeFrameBothWays(t *testing.T, id string, line, doc []byte, whole bool) {
 	t.Helper()
 	_, _, want := parseDocument(line, frameLimits)
-	_, _, got := parseFrame(line)
+	_, _, got := parseFrame(line, nil)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s: %q: parseFrame gives %+v, parseDocument %+v", id, line, got, want)
 	}
 	if want != nil || !whole {
 		return
 	}
-	f, violation := decodeFrame(line)
+	f, violation := decodeFrame(line, nil)
 	if violation != nil || f.params == nil {
 		return // a params that is not an object: the frame's own rules, checked by the stream vectors
 	}

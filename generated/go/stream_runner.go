@@ -113,7 +113,44 @@ type inflight struct {
 	cancelled bool
 	key       eventKey
 	// turn is the event's turn on the reading goroutine (see startEvent).
-	turn *readTurn
+	turn readTurn
+}
+
+// reading is one goroutine's spell of reading frames (readLoop): the arena its frames' trees are
+// cut from, and the grace timer that moves reading on when the handler of the event it runs inline
+// (turn) runs past inlineHandlerGrace. Every yield starts a new spell on a new goroutine, so nothing
+// here is shared with the goroutine that reading moved away from.
+type reading struct {
+	conn  *streamConn
+	arena nodeArena
+	grace *time.Timer
+	turn  atomic.Pointer[readTurn]
+}
+
+// armGrace starts the grace period of t, the event now handled inline (one timer per spell,
+// reset for every event).
+func (r *reading) armGrace(t *readTurn) {
+	r.turn.Store(t)
+	if r.grace == nil {
+		r.grace = time.AfterFunc(inlineHandlerGrace, r.graceEnded)
+	} else {
+		r.grace.Reset(inlineHandlerGrace)
+	}
+}
+
+// disarmGrace ends the grace period once the handler returned. A timer that fired meanwhile finds
+// no turn, a turn already done, or at worst the next event's, which then moves reading early: never
+// wrong, as a handler may move reading at any time (EventDone).
+func (r *reading) disarmGrace() {
+	r.grace.Stop()
+	r.turn.Store(nil)
+}
+
+// graceEnded moves reading away from the handler still running inline.
+func (r *reading) graceEnded() {
+	if t := r.turn.Load(); t != nil {
+		r.conn.yieldReading(t)
+	}
 }
 
 // callReply is the host's answer to a client request: result, or an *RPCError.
@@ -156,7 +193,7 @@ func EventDone(req CallbackRequest) <-chan struct{} {
 		return nil
 	}
 	// A handler that waits for its cancel needs the frames read meanwhile.
-	c.yieldReading(f.turn)
+	c.yieldReading(&f.turn)
 	return f.done
 }
 
@@ -243,13 +280,12 @@ func (c *streamConn) yieldReading(t *readTurn) {
 // an event handled on this goroutine moved reading to another one (which then reports the status).
 // Only one goroutine reads at a time: the next reader starts only after this one stopped.
 //
-// Each frame's tree is cut from the loop's own arena, reused for the next frame when nothing holds
-// on to the tree once the frame is handled: every frame but a reply, whose result goes to the
-// waiting command helper. A reader that reading moved to starts with an arena of its own, since
-// the event that moved it still uses its frame.
+// Each frame's tree is cut from the spell's arena (see reading), reused for the next frame when
+// nothing holds on to the tree once the frame is handled: every frame but a reply, whose result
+// goes to the waiting command helper.
 func (c *streamConn) readLoop() (code int, yielded bool) {
 	ctx, frames, handler := c.ctx, c.frames, c.handler
-	var arena nodeArena
+	r := &reading{conn: c}
 	for {
 		line, err := frames.Next()
 		if err != nil {
@@ -266,29 +302,29 @@ func (c *streamConn) readLoop() (code int, yielded bool) {
 			}
 			return 1, false
 		}
-		f, violation := decodeFrame(line, &arena)
+		f, violation := decodeFrame(line, &r.arena)
 		if violation != nil {
 			c.logf("framing violation: %s", violation)
 			return 1, false
 		}
-		if c.dispatch(ctx, f, handler) {
+		if c.dispatch(ctx, f, handler, r) {
 			return 0, true
 		}
 		if f.kind == frameSuccess || f.kind == frameError {
-			arena = nodeArena{}
+			r.arena = nodeArena{}
 		} else {
-			arena.reset()
+			r.arena.reset()
 		}
 	}
 }
 
 // dispatch handles one frame; it returns true when reading moved to another goroutine meanwhile.
-func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handler) bool {
+func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handler, r *reading) bool {
 	switch f.kind {
 	case frameRequest, frameNotification:
 		// An unknown event kind is an unknown method (-32601), whatever its params carry.
 		if event, ok := eventKind(f.method); ok {
-			return c.startEvent(ctx, f, event, handler)
+			return c.startEvent(ctx, f, event, handler, r)
 		}
 		if f.kind == frameNotification {
 			if f.method == SpecStreamV2.Cancel.Method {
@@ -352,12 +388,13 @@ func (c *streamConn) cancel(f *streamFrame) {
 // startEvent handles one event request (or notification) on the reading goroutine: reading moves
 // to a new goroutine when the handler is still running after inlineHandlerGrace or waits for the
 // host, so handlers of other events and the frames the handler waits for are served meanwhile.
-// It returns true when reading moved.
-func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler) bool {
+// It returns true when reading moved. r is the spell of reading this goroutine is in.
+func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler, r *reading) bool {
 	params, hasParams := f.eventParams()
 	e := &inflight{done: make(chan struct{})}
+	var key string
 	if f.id != nil {
-		key := idKey(f.id)
+		key = idKey(f.id)
 		c.mu.Lock()
 		if _, busy := c.events[key]; busy {
 			c.mu.Unlock()
@@ -367,16 +404,15 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		c.events[key] = e
 		c.mu.Unlock()
 	}
-	t := &readTurn{}
-	e.turn = t
+	t := &e.turn
 	c.turn.Store(t)
-	grace := time.AfterFunc(inlineHandlerGrace, func() { c.yieldReading(t) })
+	r.armGrace(t)
 	claimed := false
 	func() {
 		response, data := c.answerEvent(event, params, hasParams, e, handler)
 		c.mu.Lock()
 		if f.id != nil {
-			delete(c.events, idKey(f.id))
+			delete(c.events, key)
 		}
 		if c.byReq[e.key] == e {
 			delete(c.byReq, e.key)
@@ -398,7 +434,7 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 			c.write(c.replyFrame(f.id, response, data))
 		}
 	}()
-	grace.Stop()
+	r.disarmGrace()
 	c.turn.CompareAndSwap(t, nil)
 	return !claimed && !t.state.CompareAndSwap(turnInline, turnDone)
 }

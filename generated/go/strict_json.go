@@ -163,6 +163,24 @@ type parser struct {
 	typed bool
 	// mem is where the tree's nodes and member slices are cut from.
 	mem nodeArena
+	// text is src as one string, made by the first substring (see substring).
+	text string
+}
+
+// sharedTextBytes is the size up to which a document's strings are cut from one copy of the whole
+// document (see substring): one allocation per document instead of one per string, and a string
+// the caller keeps keeps at most this many bytes alive.
+const sharedTextBytes = 4096
+
+// substring is src[from:to] as a string.
+func (p *parser) substring(from, to int) string {
+	if len(p.src) > sharedTextBytes {
+		return string(p.src[from:to])
+	}
+	if p.text == "" {
+		p.text = string(p.src)
+	}
+	return p.text[from:to]
 }
 
 // nodeArena is the memory a parse cuts its tree from. chunk is where newNode takes nodes from (one
@@ -976,7 +994,7 @@ func (p *parser) stringLiteral(isKey bool) (string, bool) {
 		c := p.src[i]
 		if c == '"' {
 			p.pos = i + 1
-			return string(p.src[start+1 : i]), true
+			return p.substring(start+1, i), true
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -1079,7 +1097,7 @@ func (p *parser) number(count bool) *node {
 	// parse keeps it only where writeNode's appendFloat would not write it back as it was: a short
 	// plain integer (at most 15 digits: exact as a double) needs no string.
 	if !p.typed || nonInteger || p.pos-start > 15 {
-		n.str = string(p.src[start:p.pos])
+		n.str = p.substring(start, p.pos)
 	}
 	return n
 }

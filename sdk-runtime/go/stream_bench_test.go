@@ -34,39 +34,47 @@ func benchEcho(req CallbackRequest, payloads []PayloadEnvelope) (CallbackRespons
 	return response, nil
 }
 
-// frameFeed returns one request frame per Read, left frames in all, then io.EOF. It cycles through
-// frames, whose ids differ (a handler that reading left behind never holds an id the next one reuses).
+// frameFeed returns one request frame per Read, left frames in all, then io.EOF once every frame
+// is answered (answered closed: at EOF the runner stops without awaiting handlers still running).
+// It cycles through frames whose ids differ, so a handler that reading moved away from never holds
+// an id the next frame reuses.
 type frameFeed struct {
-	frames [][]byte
-	left   int
-}
-
-func newFrameFeed(n int) *frameFeed {
-	f := &frameFeed{left: n}
-	for i := 0; i < 1024; i++ {
-		f.frames = append(f.frames, benchEventFrame(i))
-	}
-	return f
+	frames   [][]byte
+	left     int
+	answered <-chan struct{}
 }
 
 func (f *frameFeed) Read(p []byte) (int, error) {
 	if f.left == 0 {
+		<-f.answered
 		return 0, io.EOF
 	}
 	f.left--
 	return copy(p, f.frames[f.left%len(f.frames)]), nil
 }
 
-// countingWriter counts the frames written (by any goroutine).
-type countingWriter struct{ frames atomic.Int64 }
+// replyCounter counts the frames written (by any goroutine) and closes answered at the want-th.
+type replyCounter struct {
+	frames   atomic.Int64
+	want     int64
+	answered chan struct{}
+}
 
-func (w *countingWriter) Write(p []byte) (int, error) { w.frames.Add(1); return len(p), nil }
+func (w *replyCounter) Write(p []byte) (int, error) {
+	if w.frames.Add(1) == w.want {
+		close(w.answered)
+	}
+	return len(p), nil
+}
 
 // BenchmarkStreamRunnerFrame is the runner's CPU per event without the pipes: one request frame
 // per read (the bench's line), decoded, handled by an echo handler and answered.
 func BenchmarkStreamRunnerFrame(b *testing.B) {
-	feed := newFrameFeed(b.N)
-	out := &countingWriter{}
+	out := &replyCounter{want: int64(b.N), answered: make(chan struct{})}
+	feed := &frameFeed{left: b.N, answered: out.answered}
+	for i := 0; i < 1024; i++ {
+		feed.frames = append(feed.frames, benchEventFrame(i))
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := processCPU()
@@ -76,11 +84,6 @@ func BenchmarkStreamRunnerFrame(b *testing.B) {
 	b.StopTimer()
 	// CPU time is what the benchmark is about and, unlike ns/op, does not grow with the machine's load.
 	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
-	// At EOF the runner returns without awaiting handlers that reading moved away from (one that
-	// ran past inlineHandlerGrace on a loaded machine): their replies come a little later.
-	for deadline := time.Now().Add(5 * time.Second); out.frames.Load() < int64(b.N) && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
-	}
 	if n := out.frames.Load(); n != int64(b.N) {
 		b.Fatalf("%d replies for %d requests", n, b.N)
 	}

@@ -81,16 +81,16 @@ var (
 // decodeFrame strictly decodes one frame: the bytes of a line, LF removed. The checks run in the
 // order of spec/stream-protocol.md: one trailing CR stripped (stream.frame-cr), stream.empty-frame,
 // the json.* rules, stream.batch, stream.not-object, stream.jsonrpc, stream.frame-kind, stream.id,
-// stream.method, stream.params, stream.error-object; the first failing one is reported. The
-// frame's nodes are cut from arena (see parseFrame); nil means fresh memory.
-func decodeFrame(line []byte, arena *nodeArena) (*streamFrame, *FramingError) {
+// stream.method, stream.params, stream.error-object; the first failing one is reported. p parses
+// the line (see parseFrame); nil means a fresh parser.
+func decodeFrame(line []byte, p *parser) (*streamFrame, *FramingError) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
 	if len(line) == 0 {
 		return nil, framing(ruleStreamEmptyFrame, "empty line (a frame is one JSON object)")
 	}
-	root, paramsAt, issue := parseFrame(line, arena)
+	root, paramsAt, issue := parseFrame(line, p)
 	if issue != nil {
 		return nil, framing(issue.Rule, "%s at %q", issue.Message, issue.Pointer)
 	}
@@ -186,17 +186,15 @@ type paramsMember struct {
 // schema, so the runner validates and decodes that tree instead of parsing the bytes a second
 // time (hosts write method first). The params member, if any, is described by the paramsMember.
 //
-// The tree is cut from arena when it is not nil, and the arena then holds the memory for the next
-// parse (reset it once nothing points into this tree); nil means fresh memory.
-func parseFrame(line []byte, arena *nodeArena) (*node, paramsMember, *Issue) {
+// p is the parser to use, nil for a fresh one. A parser used again cuts the tree from the memory
+// of its last parse (p.mem: reset it first, once nothing points into that tree; see nodeArena).
+func parseFrame(line []byte, p *parser) (*node, paramsMember, *Issue) {
 	var params paramsMember
-	p, issue := newParser(line, frameLimits, false)
-	if issue != nil {
-		return nil, params, issue
+	if p == nil {
+		p = &parser{}
 	}
-	if arena != nil {
-		p.mem = *arena
-		defer func() { *arena = p.mem }()
+	if issue := p.begin(line, frameLimits, false); issue != nil {
+		return nil, params, issue
 	}
 	p.skipWS()
 	if p.peek() != '{' {
@@ -207,7 +205,7 @@ func parseFrame(line []byte, arena *nodeArena) (*node, paramsMember, *Issue) {
 	if p.countOne() { // the root object, counted as value counts it
 		root = p.frameObject(&params)
 	}
-	root, _, issue = p.finish(root)
+	root, _, issue := p.finish(root)
 	return root, params, issue
 }
 
@@ -352,10 +350,14 @@ func appendFrameHead(b []byte, id *node) []byte {
 
 // successFrame is the reply {"jsonrpc":"2.0","id":id,"result":result} with its LF.
 func successFrame(id *node, result []byte) []byte {
-	b := appendFrameHead(make([]byte, 0, len(result)+64), id)
-	b = append(b, `,"result":`...)
+	b := appendSuccessHead(make([]byte, 0, len(result)+64), id)
 	b = append(b, result...)
 	return append(b, "}\n"...)
+}
+
+// appendSuccessHead starts the reply to id: {"jsonrpc":"2.0","id":<id>,"result":
+func appendSuccessHead(b []byte, id *node) []byte {
+	return append(appendFrameHead(b, id), `,"result":`...)
 }
 
 // errorFrame is the reply {"jsonrpc":"2.0","id":id,"error":{"code":c,"message":m}} with its LF.

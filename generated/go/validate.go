@@ -6,6 +6,7 @@ package lifeloop
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -555,15 +556,47 @@ func displayValue(n *node) string {
 	return "[object Object]"
 }
 
-// evaluateRules runs every rule step of a type against a value the schema layer accepted.
+// evaluateRules runs every rule step of a type against a value the schema layer accepted, in plan
+// order. A step whose pattern has no `*` matches at most one object: found once for a run of steps
+// with the same pattern (most steps of a type share a few), the same issues in the same order.
 func evaluateRules(typeName string, root *node) []Issue {
 	plan := rulePlanOf(typeName)
 	w := patternWalk{path: make([]string, 0, 8)}
+	var at []string
+	var target *node
 	for i := range plan {
-		w.step = &plan[i]
-		w.walk(root, 0)
+		step := &plan[i]
+		if slices.Contains(step.at, "*") {
+			w.step = step
+			w.walk(root, 0)
+			continue
+		}
+		if i == 0 || !slices.Equal(step.at, at) {
+			at, target = step.at, objectAt(root, step.at)
+		}
+		if target != nil {
+			w.out = step.run(at, target, w.out)
+		}
 	}
 	return w.out
+}
+
+// objectAt is the object at the reference tokens path (no `*`) below n, or nil when there is none.
+func objectAt(n *node, path []string) *node {
+	for _, token := range path {
+		if n.kind != kindObject {
+			return nil
+		}
+		child, ok := n.get(token)
+		if !ok {
+			return nil
+		}
+		n = child
+	}
+	if n.kind != kindObject {
+		return nil
+	}
+	return n
 }
 
 // ---------------------------------------------------------------------------
@@ -666,9 +699,14 @@ func checkValueTree(typeName string, root *node) error {
 
 // encodeDocument validates a tree built from a Go value and writes it as compact JSON.
 func encodeDocument(typeName string, root *node) ([]byte, error) {
+	return appendDocument(make([]byte, 0, 512), typeName, root)
+}
+
+// appendDocument is encodeDocument appending the JSON to b (b's bytes are kept).
+func appendDocument(b []byte, typeName string, root *node) ([]byte, error) {
 	// The same verdict as checkValueTree followed by writeNode, with the check and the writing in one walk.
 	var path []slot
-	data, issue := appendChecked(make([]byte, 0, 512), root, &path)
+	data, issue := appendChecked(b, root, &path)
 	if issue != nil {
 		return nil, newValidationError(typeName, []Issue{*issue})
 	}

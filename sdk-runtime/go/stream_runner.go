@@ -113,16 +113,21 @@ type inflight struct {
 	turn readTurn
 }
 
-// reading is one goroutine's spell of reading frames (readLoop): the arena its frames' trees are
-// cut from, and the grace timer that moves reading on when the handler of the event it runs inline
+// reading is one goroutine's spell of reading frames (readLoop): the parser of its frames (whose
+// memory the next frame reuses), the buffer its replies are built in, and the grace timer that moves reading on when the handler of the event it runs inline
 // (turn) runs past inlineHandlerGrace. Every yield starts a new spell on a new goroutine, so nothing
 // here is shared with the goroutine that reading moved away from.
 type reading struct {
-	conn  *streamConn
-	arena nodeArena
-	grace *time.Timer
-	turn  atomic.Pointer[readTurn]
+	conn   *streamConn
+	parser parser
+	reply  []byte
+	grace  *time.Timer
+	turn   atomic.Pointer[readTurn]
 }
+
+// keptReplyBytes bounds the buffer a spell of reading keeps for its next reply (a larger reply's
+// buffer is left to the collector).
+const keptReplyBytes = 64 << 10
 
 // armGrace starts the grace period of t, the event now handled inline (one timer per spell,
 // reset for every event).
@@ -277,9 +282,9 @@ func (c *streamConn) yieldReading(t *readTurn) {
 // an event handled on this goroutine moved reading to another one (which then reports the status).
 // Only one goroutine reads at a time: the next reader starts only after this one stopped.
 //
-// Each frame's tree is cut from the spell's arena (see reading), reused for the next frame when
-// nothing holds on to the tree once the frame is handled: every frame but a reply, whose result
-// goes to the waiting command helper.
+// Each frame's tree is cut from the memory of the spell's parser (see reading), reused for the next
+// frame when nothing holds on to the tree once the frame is handled: every frame but a reply, whose
+// result goes to the waiting command helper.
 func (c *streamConn) readLoop() (code int, yielded bool) {
 	ctx, frames, handler := c.ctx, c.frames, c.handler
 	r := &reading{conn: c}
@@ -299,7 +304,7 @@ func (c *streamConn) readLoop() (code int, yielded bool) {
 			}
 			return 1, false
 		}
-		f, violation := decodeFrame(line, &r.arena)
+		f, violation := decodeFrame(line, &r.parser)
 		if violation != nil {
 			c.logf("framing violation: %s", violation)
 			return 1, false
@@ -308,9 +313,9 @@ func (c *streamConn) readLoop() (code int, yielded bool) {
 			return 0, true
 		}
 		if f.kind == frameSuccess || f.kind == frameError {
-			r.arena = nodeArena{}
+			r.parser.mem = nodeArena{}
 		} else {
-			r.arena.reset()
+			r.parser.mem.reset()
 		}
 	}
 }
@@ -405,8 +410,12 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 	c.turn.Store(t)
 	r.armGrace(t)
 	claimed := false
+	var head []byte
+	if f.id != nil {
+		head = appendSuccessHead(r.reply[:0], f.id)
+	}
 	func() {
-		response, data := c.answerEvent(event, params, hasParams, e, handler)
+		response, frame := c.answerEvent(event, params, hasParams, e, handler, head)
 		c.mu.Lock()
 		if f.id != nil {
 			delete(c.events, key)
@@ -428,7 +437,11 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		case cancelled:
 			c.logf("event %s was cancelled; its reply is not sent", event)
 		default:
-			c.write(c.replyFrame(f.id, response, data))
+			frame = c.replyFrame(f.id, response, frame)
+			c.write(frame)
+			if cap(frame) <= keptReplyBytes {
+				r.reply = frame[:0] // the writer keeps no frame, and this spell builds one at a time
+			}
 		}
 	}()
 	r.disarmGrace()
@@ -505,8 +518,9 @@ func (ep eventParams) decode() (DispatchEnvelope, error) {
 
 // answerEvent decodes params as a DispatchEnvelope and runs the handler, as the v1 runner does,
 // on the event's goroutine (no second goroutine per event: the stream's context only ends when
-// the whole process does). The bytes are the encoded response when the handler's was valid.
-func (c *streamConn) answerEvent(event string, params eventParams, hasParams bool, e *inflight, handler Handler) (CallbackResponse, []byte) {
+// the whole process does). When the handler's response was valid, the bytes are head (the start
+// of the reply frame, appendSuccessHead) followed by the encoded response; nil otherwise.
+func (c *streamConn) answerEvent(event string, params eventParams, hasParams bool, e *inflight, handler Handler, head []byte) (CallbackResponse, []byte) {
 	if !hasParams {
 		return c.refuse(RuleSchemaRequired, "the request has no params (a DispatchEnvelope)"), nil
 	}
@@ -522,7 +536,7 @@ func (c *streamConn) answerEvent(event string, params eventParams, hasParams boo
 	c.mu.Lock()
 	c.byReq[e.key] = e
 	c.mu.Unlock()
-	return checkedResponse(callHandler(envelope, handler, c.logf), c.logf)
+	return checkedResponse(head, callHandler(envelope, handler, c.logf), c.logf)
 }
 
 func (c *streamConn) refuse(code, message string) CallbackResponse {
@@ -530,22 +544,23 @@ func (c *streamConn) refuse(code, message string) CallbackResponse {
 	return failedWithWarning(runnerRejectClass, code, message)
 }
 
-// replyFrame encodes the reply to id, replacing a response that cannot be written; data, when
-// not nil, is response already validated and encoded.
-func (c *streamConn) replyFrame(id *node, response CallbackResponse, data []byte) []byte {
-	var err error
-	if data == nil {
-		data, err = EncodeCallbackResponse(response)
+// replyFrame is the reply frame to id, replacing a response that cannot be written; started, when
+// not nil, is the frame up to and with response already validated and encoded (see answerEvent).
+func (c *streamConn) replyFrame(id *node, response CallbackResponse, started []byte) []byte {
+	frame := started
+	if frame == nil {
+		data, err := EncodeCallbackResponse(response)
+		if err != nil {
+			c.logf("internal: the runner built an invalid response: %v", err)
+			data, _ = EncodeCallbackResponse(FailedResponse(runnerHandlerClass))
+		}
+		frame = append(appendSuccessHead(nil, id), data...)
 	}
-	if err != nil {
-		c.logf("internal: the runner built an invalid response: %v", err)
-		data, _ = EncodeCallbackResponse(FailedResponse(runnerHandlerClass))
-	}
-	frame := successFrame(id, data)
+	frame = append(frame, "}\n"...)
 	if len(frame)-1 > LimitMaxFrameBytes {
 		message := fmt.Sprintf("the reply frame is %d bytes, over the maximum frame size (%d bytes)", len(frame)-1, LimitMaxFrameBytes)
 		c.logf("the handler's response is invalid: %s", message)
-		data, _ = EncodeCallbackResponse(failedWithWarning(runnerHandlerClass, ruleStreamFrameTooLarge, message))
+		data, _ := EncodeCallbackResponse(failedWithWarning(runnerHandlerClass, ruleStreamFrameTooLarge, message))
 		frame = successFrame(id, data)
 	}
 	return frame

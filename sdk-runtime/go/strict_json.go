@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -277,11 +277,21 @@ func parse(data []byte, limits DocumentLimits, root *shape) (*node, int, *Issue)
 // newParser checks the rules judged before anything is scanned (json.max-bytes, json.bom,
 // json.utf8, in that order) and returns a parser at the start of data, or the first issue.
 func newParser(data []byte, limits DocumentLimits, typed bool) (*parser, *Issue) {
+	p := &parser{}
+	if issue := p.begin(data, limits, typed); issue != nil {
+		return nil, issue
+	}
+	return p, nil
+}
+
+// begin is newParser on p: it sets p to parse data from its start, keeping the memory of p's last
+// parse (mem and slots: see nodeArena), or returns the first issue of the rules checked first.
+func (p *parser) begin(data []byte, limits DocumentLimits, typed bool) *Issue {
 	if len(data) > limits.MaxBytes {
-		return nil, &Issue{Rule: RuleJSONMaxBytes, Pointer: "", Message: fmt.Sprintf("document is %d bytes, which exceeds the limit of %d bytes", len(data), limits.MaxBytes)}
+		return &Issue{Rule: RuleJSONMaxBytes, Pointer: "", Message: fmt.Sprintf("document is %d bytes, which exceeds the limit of %d bytes", len(data), limits.MaxBytes)}
 	}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
-		return nil, &Issue{Rule: RuleJSONBOM, Pointer: "", Message: "document starts with a UTF-8 byte-order mark (EF BB BF) at byte 0; JSON on the wire must not have a BOM"}
+		return &Issue{Rule: RuleJSONBOM, Pointer: "", Message: "document starts with a UTF-8 byte-order mark (EF BB BF) at byte 0; JSON on the wire must not have a BOM"}
 	}
 	if !utf8.Valid(data) {
 		at := firstInvalidUTF8(data)
@@ -289,9 +299,14 @@ func newParser(data []byte, limits DocumentLimits, typed bool) (*parser, *Issue)
 		if end > len(data) {
 			end = len(data)
 		}
-		return nil, &Issue{Rule: RuleJSONUTF8, Pointer: "", Message: fmt.Sprintf("invalid UTF-8 at byte %d (bytes % X)", at, data[at:end])}
+		return &Issue{Rule: RuleJSONUTF8, Pointer: "", Message: fmt.Sprintf("invalid UTF-8 at byte %d (bytes % X)", at, data[at:end])}
 	}
-	return &parser{src: data, maxDepth: limits.MaxDepth, maxValues: limits.MaxValues, typed: typed, slots: make([]slot, 0, 8)}, nil
+	slots := p.slots[:0]
+	if slots == nil {
+		slots = make([]slot, 0, 8)
+	}
+	*p = parser{src: data, maxDepth: limits.MaxDepth, maxValues: limits.MaxValues, typed: typed, slots: slots, mem: p.mem}
+	return nil
 }
 
 // finish ends a parse whose top-level value is n: the issue recorded, else json.trailing-data
@@ -1378,19 +1393,18 @@ func appendAny(b []byte, v any, path *[]slot) ([]byte, *Issue) {
 		if len(*path) >= LimitMaxDepth {
 			return b, tooDeep(*path)
 		}
-		keys := sortedKeys(x)
 		b = append(b, '{')
-		for i, k := range keys {
+		for i, m := range sortedMembers(x) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			*path = append(*path, slot{key: k})
-			if !utf8.ValidString(k) {
+			*path = append(*path, slot{key: m.key})
+			if !utf8.ValidString(m.key) {
 				return b, pathIssue(RuleJSONUTF8, *path, "member name is not valid UTF-8")
 			}
-			b = append(appendString(b, k), ':')
+			b = append(appendString(b, m.key), ':')
 			var issue *Issue
-			if b, issue = appendAny(b, x[k], path); issue != nil {
+			if b, issue = appendAny(b, m.value, path); issue != nil {
 				return b, issue
 			}
 			*path = (*path)[:len(*path)-1]
@@ -1404,14 +1418,20 @@ func appendAny(b []byte, v any, path *[]slot) ([]byte, *Issue) {
 	return appendRaw(b, text, *path)
 }
 
-// sortedKeys returns the member names of m in sorted order.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// member is one member of an open map.
+type member struct {
+	key   string
+	value any
+}
+
+// sortedMembers returns the members of m sorted by name (one pass over the map, no lookups).
+func sortedMembers(m map[string]any) []member {
+	members := make([]member, 0, len(m))
+	for k, v := range m {
+		members = append(members, member{k, v})
 	}
-	sort.Strings(keys)
-	return keys
+	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	return members
 }
 
 // pathIssue is an issue at the location path.

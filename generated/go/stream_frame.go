@@ -63,12 +63,16 @@ func framing(rule, format string, args ...any) *FramingError {
 	return &FramingError{Rule: rule, Message: fmt.Sprintf(format, args...)}
 }
 
-// idKey is the correlation key of an id: type and value compared exactly ("7" is not 7).
-func idKey(id *node) string {
-	if id.kind == kindString {
-		return "s" + id.str
-	}
-	return "n" + id.str
+// rpcID is the correlation key of an id: type and value compared exactly ("7" is not 7). text is
+// the string's value or the integer's lexeme.
+type rpcID struct {
+	text     string
+	isString bool
+}
+
+// idKey is the correlation key of id.
+func idKey(id *node) rpcID {
+	return rpcID{text: id.str, isString: id.kind == kindString}
 }
 
 // The members of each frame kind (schemas/stream/jsonrpc-*.schema.json).

@@ -72,9 +72,9 @@ type streamConn struct {
 	logf    func(string, ...any)
 
 	mu     sync.Mutex
-	events map[string]*inflight
+	events map[rpcID]*inflight
 	byReq  map[eventKey]*inflight
-	calls  map[string]chan callReply
+	calls  map[rpcID]chan callReply
 	nextID uint64
 	closed chan struct{}
 
@@ -227,7 +227,7 @@ func ServeStreamIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 		defer logMu.Unlock()
 		fmt.Fprintf(stderr, "lifeloop: "+format+"\n", args...)
 	}
-	c := &streamConn{out: stdout, logf: logf, events: map[string]*inflight{}, byReq: map[eventKey]*inflight{}, calls: map[string]chan callReply{}, closed: make(chan struct{})}
+	c := &streamConn{out: stdout, logf: logf, events: map[rpcID]*inflight{}, byReq: map[eventKey]*inflight{}, calls: map[rpcID]chan callReply{}, closed: make(chan struct{})}
 	c.ctx, c.frames, c.handler, c.readerDone = ctx, NewFrameReader(stdin, LimitMaxFrameBytes), handler, make(chan int, 1)
 	active.Store(c)
 	defer active.CompareAndSwap(c, nil)
@@ -397,7 +397,7 @@ func (c *streamConn) cancel(f *streamFrame) {
 func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler, r *reading) bool {
 	params, hasParams := f.eventParams()
 	e := &inflight{done: make(chan struct{})}
-	var key string
+	var key rpcID
 	if f.id != nil {
 		key = idKey(f.id)
 		c.mu.Lock()

@@ -1913,10 +1913,14 @@ func enumNode[E ~string](v E) *node { return stringNode(string(v)) }
 // nullable encodes a pointer field that is written as null when nil.
 func nullable[T any](v *T, encode func(T) *node) *node {
 	if v == nil {
-		return &node{kind: kindNull}
+		return &jsonNull
 	}
 	return encode(*v)
 }
+
+// jsonNull is the node of every null that toNode writes, shared: trees built from Go values are
+// only read (checked and written), never changed.
+var jsonNull = node{kind: kindNull}
 
 func encodeArray[T any](items []T, encode func(T) *node) *node {
 	n := &node{kind: kindArray, items: make([]*node, len(items))}

@@ -1430,9 +1430,21 @@ func sortedMembers(m map[string]any) []member {
 	for k, v := range m {
 		members = append(members, member{k, v})
 	}
-	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	if len(members) > smallSort {
+		slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		return members
+	}
+	// An insertion sort with the comparison inlined: most open maps are small.
+	for i := 1; i < len(members); i++ {
+		for j := i; j > 0 && members[j].key < members[j-1].key; j-- {
+			members[j], members[j-1] = members[j-1], members[j]
+		}
+	}
 	return members
 }
+
+// smallSort is the member count up to which sortedMembers sorts by insertion.
+const smallSort = 12
 
 // pathIssue is an issue at the location path.
 func pathIssue(rule string, path []slot, message string) *Issue {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -557,25 +558,60 @@ func displayValue(n *node) string {
 // order. A step whose pattern has no `*` matches at most one object: found once for a run of steps
 // with the same pattern (most steps of a type share a few), the same issues in the same order.
 func evaluateRules(typeName string, root *node) []Issue {
-	plan := rulePlanOf(typeName)
-	w := patternWalk{path: make([]string, 0, 8)}
-	var at []string
+	plan, patterns := rulePlanOf(typeName), rulePatterns()[typeName]
+	if len(patterns) != len(plan) { // a type outside WireObjectTypes
+		patterns = patternsOf(plan)
+	}
+	var w patternWalk // its path grows only where a walk descends
 	var target *node
 	for i := range plan {
 		step := &plan[i]
-		if slices.Contains(step.at, "*") {
+		switch p := patterns[i]; {
+		case p.wildcard:
 			w.step = step
 			w.walk(root, 0)
-			continue
-		}
-		if i == 0 || !slices.Equal(step.at, at) {
-			at, target = step.at, objectAt(root, step.at)
-		}
-		if target != nil {
-			w.out = step.run(at, target, w.out)
+		case !p.same:
+			target = objectAt(root, step.at)
+			fallthrough
+		default:
+			if target != nil {
+				w.out = step.run(step.at, target, w.out)
+			}
 		}
 	}
 	return w.out
+}
+
+// stepPattern says how evaluateRules finds the objects of one rule step: by a walk (the pattern
+// has a `*`), or as the object of the last step without one (same pattern), or anew.
+type stepPattern struct{ wildcard, same bool }
+
+// rulePatterns is the stepPattern of every step of every wire type's rule plan, by type name,
+// worked out once.
+var rulePatterns = sync.OnceValue(func() map[string][]stepPattern {
+	all := make(map[string][]stepPattern, len(WireObjectTypes))
+	for _, name := range WireObjectTypes {
+		all[name] = patternsOf(rulePlanOf(name))
+	}
+	return all
+})
+
+// patternsOf is the stepPattern of every step of plan.
+func patternsOf(plan []ruleStep) []stepPattern {
+	patterns := make([]stepPattern, len(plan))
+	var last []string
+	for i := range plan {
+		at := plan[i].at
+		if slices.Contains(at, "*") {
+			patterns[i].wildcard = true
+			continue
+		}
+		patterns[i].same = last != nil && slices.Equal(at, last)
+		if last = at; last == nil {
+			last = []string{} // the root, equal to a later root pattern
+		}
+	}
+	return patterns
 }
 
 // objectAt is the object at the reference tokens path (no `*`) below n, or nil when there is none.

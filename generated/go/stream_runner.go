@@ -117,9 +117,10 @@ type inflight struct {
 }
 
 // reading is one goroutine's spell of reading frames (readLoop): the parser of its frames (whose
-// memory the next frame reuses), the buffer its replies are built in, and the grace timer that moves reading on when the handler of the event it runs inline
-// (turn) runs past inlineHandlerGrace. Every yield starts a new spell on a new goroutine, so nothing
-// here is shared with the goroutine that reading moved away from.
+// memory the next frame reuses), the buffer its replies are built in, and the grace timer that
+// moves reading on when the handler of the event it runs inline (turn) runs past
+// inlineHandlerGrace. Every yield starts a new spell on a new goroutine, so nothing here is shared
+// with the goroutine that reading moved away from.
 type reading struct {
 	conn   *streamConn
 	parser parser

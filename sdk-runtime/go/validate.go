@@ -555,18 +555,37 @@ func displayValue(n *node) string {
 }
 
 // evaluateRules runs every rule step of a type against a value the schema layer accepted, in plan
-// order. A step whose pattern has no `*` matches at most one object: found once for a run of steps
-// with the same pattern (most steps of a type share a few), the same issues in the same order.
+// order, with the same issues in the same order as walking every step's pattern from the root:
+//   - steps whose pattern starts with a member the root lacks are skipped without reading them
+//     (most of a plan is about optional arrays, such as payloads, that most documents lack);
+//   - a step whose pattern has no `*` matches at most one object, found once for a run of steps
+//     with the same pattern (most steps of a type share a few).
 func evaluateRules(typeName string, root *node) []Issue {
 	plan, patterns := rulePlanOf(typeName), rulePatterns()[typeName]
 	if len(patterns) != len(plan) { // a type outside WireObjectTypes
 		patterns = patternsOf(plan)
 	}
 	var w patternWalk // its path grows only where a walk descends
-	var target *node
-	for i := range plan {
+	var target, under *node
+	below := ""
+	for i := range patterns {
+		p := &patterns[i]
+		if p.first != "" && p.first != "*" {
+			if p.first != below {
+				below, under = p.first, nil
+				if v, ok := root.get(p.first); ok {
+					under = v
+				}
+			}
+			if under == nil {
+				if !p.wildcard {
+					target = nil // its object, none: so for the next steps of the same pattern
+				}
+				continue
+			}
+		}
 		step := &plan[i]
-		switch p := patterns[i]; {
+		switch {
 		case p.wildcard:
 			w.step = step
 			w.walk(root, 0)
@@ -582,9 +601,14 @@ func evaluateRules(typeName string, root *node) []Issue {
 	return w.out
 }
 
-// stepPattern says how evaluateRules finds the objects of one rule step: by a walk (the pattern
-// has a `*`), or as the object of the last step without one (same pattern), or anew.
-type stepPattern struct{ wildcard, same bool }
+// stepPattern says how evaluateRules finds the objects of one rule step, in a few bytes so that a
+// plan is skimmed without reading its steps: by the pattern's first reference token (first; ""
+// for the root), then by a walk (wildcard: the pattern has a `*`) or as the object of the last
+// step without one (same: the same pattern) or anew.
+type stepPattern struct {
+	first          string
+	wildcard, same bool
+}
 
 // rulePatterns is the stepPattern of every step of every wire type's rule plan, by type name,
 // worked out once.
@@ -602,6 +626,9 @@ func patternsOf(plan []ruleStep) []stepPattern {
 	var last []string
 	for i := range plan {
 		at := plan[i].at
+		if len(at) > 0 {
+			patterns[i].first = at[0]
+		}
 		if slices.Contains(at, "*") {
 			patterns[i].wildcard = true
 			continue

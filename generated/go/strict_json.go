@@ -1396,8 +1396,9 @@ func appendAny(b []byte, v any, path *[]slot) ([]byte, *Issue) {
 		if len(*path) >= LimitMaxDepth {
 			return b, tooDeep(*path)
 		}
+		var room [smallSort]member // most maps are sorted without an allocation
 		b = append(b, '{')
-		for i, m := range sortedMembers(x) {
+		for i, m := range sortedMembers(room[:0], x) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -1427,9 +1428,9 @@ type member struct {
 	value any
 }
 
-// sortedMembers returns the members of m sorted by name (one pass over the map, no lookups).
-func sortedMembers(m map[string]any) []member {
-	members := make([]member, 0, len(m))
+// sortedMembers appends the members of m to members (empty) and sorts them by name: one pass over
+// the map, no lookups.
+func sortedMembers(members []member, m map[string]any) []member {
 	for k, v := range m {
 		members = append(members, member{k, v})
 	}

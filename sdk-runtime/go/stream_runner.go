@@ -104,8 +104,10 @@ const inlineHandlerGrace = time.Millisecond
 // eventKey identifies a delivered request for EventDone.
 type eventKey struct{ eventID, invocationID string }
 
-// inflight is one host request being handled.
+// inflight is one host request being handled. done and cancelled are guarded by streamConn.mu.
 type inflight struct {
+	// done is closed once the event is cancelled; it is made by the first EventDone (most
+	// handlers never ask for it).
 	done      chan struct{}
 	cancelled bool
 	key       eventKey
@@ -191,13 +193,40 @@ func EventDone(req CallbackRequest) <-chan struct{} {
 	}
 	c.mu.Lock()
 	f, ok := c.byReq[eventKey{req.EventID, req.InvocationID}]
+	var done chan struct{}
+	if ok {
+		done = f.doneLocked()
+	}
 	c.mu.Unlock()
 	if !ok {
 		return nil
 	}
 	// A handler that waits for its cancel needs the frames read meanwhile.
 	c.yieldReading(&f.turn)
-	return f.done
+	return done
+}
+
+// doneLocked returns the event's done channel, made on first use (closed at once when the event
+// is already cancelled). c.mu is held.
+func (e *inflight) doneLocked() chan struct{} {
+	if e.done == nil {
+		e.done = make(chan struct{})
+		if e.cancelled {
+			close(e.done)
+		}
+	}
+	return e.done
+}
+
+// cancelLocked marks the event cancelled and closes its done channel if it was made. c.mu is held.
+func (e *inflight) cancelLocked() {
+	if e.cancelled {
+		return
+	}
+	e.cancelled = true
+	if e.done != nil {
+		close(e.done)
+	}
 }
 
 // ServeStreamIO is the stream-mode loop over explicit streams; it returns the exit status.
@@ -254,10 +283,7 @@ func (c *streamConn) close() {
 	}
 	close(c.closed)
 	for _, f := range c.events {
-		if !f.cancelled {
-			f.cancelled = true
-			close(f.done)
-		}
+		f.cancelLocked()
 	}
 }
 
@@ -382,9 +408,8 @@ func (c *streamConn) cancel(f *streamFrame) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.events[idKey(id)]; ok && !e.cancelled {
-		e.cancelled = true
-		close(e.done)
+	if e, ok := c.events[idKey(id)]; ok {
+		e.cancelLocked()
 	}
 }
 
@@ -394,7 +419,7 @@ func (c *streamConn) cancel(f *streamFrame) {
 // It returns true when reading moved. r is the spell of reading this goroutine is in.
 func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler, r *reading) bool {
 	params, hasParams := f.eventParams()
-	e := &inflight{done: make(chan struct{})}
+	e := &inflight{}
 	var key rpcID
 	if f.id != nil {
 		key = idKey(f.id)

@@ -765,7 +765,7 @@ func encodeDocument(typeName string, root *node) ([]byte, error) {
 // appendDocument is encodeDocument appending the JSON to b (b's bytes are kept).
 func appendDocument(b []byte, typeName string, root *node) ([]byte, error) {
 	// The same verdict as checkValueTree followed by writeNode, with the check and the writing in one walk.
-	var path []slot
+	path := make([]slot, 0, 8) // room for the usual depth at once instead of growing from empty
 	data, issue := appendChecked(b, root, &path)
 	if issue != nil {
 		return nil, newValidationError(typeName, []Issue{*issue})

@@ -272,7 +272,7 @@ func ServeStreamIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 }
 
 // close ends the stream: pending client requests fail with ErrStreamClosed, in-flight events
-// count as cancelled.
+// (requests and notifications alike) count as cancelled.
 func (c *streamConn) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -283,6 +283,11 @@ func (c *streamConn) close() {
 	}
 	close(c.closed)
 	for _, f := range c.events {
+		f.cancelLocked()
+	}
+	// Events delivered as notifications have no id, so only byReq knows them; their EventDone
+	// channels close too.
+	for _, f := range c.byReq {
 		f.cancelLocked()
 	}
 }

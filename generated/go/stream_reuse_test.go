@@ -186,3 +186,54 @@ func TestStreamNotificationEventDoneClosesAtEOF(t *testing.T) {
 		t.Fatal("EventDone of a notification event did not close when the stream ended")
 	}
 }
+
+// Params at the v1 limits and one past them (bytes and values), as a request and as a
+// notification (whose frame leaves room for one more value): one parse judges them as the
+// generic parse of the line followed by DecodeDispatchEnvelope of the params bytes.
+func TestParseFrameAtTheV1Limits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("16 MiB frames")
+	}
+	envelope := func(metadata string) []byte {
+		return []byte(strings.Replace(runnerRequest, `"invocation_id":"i1"`, `"invocation_id":"i1","metadata":{`+metadata+`}`, 1))
+	}
+	base := envelope(`"pad":""`)
+	bytesAt := func(total int) []byte {
+		return envelope(`"pad":"` + strings.Repeat("x", total-len(base)) + `"`)
+	}
+	// The envelope of runnerRequest with metadata {"a":[]} holds 12 values (root, request, its 7
+	// members and schema_version, metadata, a); each 0 element adds one.
+	_, _, issue := parseDocument(envelope(`"a":[]`), DocumentLimits{MaxBytes: LimitMaxRequestBytes, MaxDepth: LimitMaxDepth, MaxValues: 12})
+	if issue != nil {
+		t.Fatalf("the base envelope holds more than 12 values: %v", issue)
+	}
+	valuesAt := func(total int) []byte {
+		return envelope(`"a":[` + strings.TrimSuffix(strings.Repeat("0,", total-12), ",") + `]`)
+	}
+	docs := map[string][]byte{
+		"bytes at the limit":  bytesAt(LimitMaxRequestBytes),
+		"bytes one over":      bytesAt(LimitMaxRequestBytes + 1),
+		"values at the limit": valuesAt(LimitMaxValues),
+		"values one over":     valuesAt(LimitMaxValues + 1),
+	}
+	for name, doc := range docs {
+		for _, head := range []string{
+			`{"jsonrpc":"2.0","id":7,"method":"event/session.starting","params":`,
+			`{"jsonrpc":"2.0","method":"event/session.starting","params":`,
+		} {
+			line := append(append([]byte(head), doc...), '}')
+			judgeFrameBothWays(t, name, line, doc, true)
+		}
+	}
+	if _, err := DecodeDispatchEnvelope(docs["bytes one over"]); err == nil || !strings.Contains(err.Error(), RuleJSONMaxBytes) {
+		t.Fatalf("one byte over: %v", err)
+	}
+	if _, err := DecodeDispatchEnvelope(docs["values one over"]); err == nil || !strings.Contains(err.Error(), RuleJSONMaxValues) {
+		t.Fatalf("one value over: %v", err)
+	}
+	for _, name := range []string{"bytes at the limit", "values at the limit"} {
+		if _, err := DecodeDispatchEnvelope(docs[name]); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+}

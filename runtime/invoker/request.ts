@@ -228,14 +228,17 @@ export function prepareEnvelopeSoon(envelope: unknown, maxBytes: number, options
   const pointers = options.nonIntegerNumberPointers ?? [];
   const lexemes = integerLexemeIssues("DispatchEnvelope", pointers);
   if (lexemes.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues: lexemes }, maxBytes) };
-  const judge = (snap: ValueSnapshot): PreparedEnvelope => {
-    if (!snap.ok && snap.problem === "deadline") {
-      return { ok: false, failure: makeFailure("timeout", `the DispatchEnvelope was not serialized within ${options.timeoutMs ?? "the"} ms timeout; nothing was delivered`) };
-    }
-    return judgeEnvelope(snap as Exclude<ValueSnapshot, { problem: "deadline" }>, maxBytes, pointers);
-  };
   const snap = snapshotValueSoon(envelope, snapshotLimits(maxBytes, options.limits), options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt });
-  return snap instanceof Promise ? snap.then(judge) : judge(snap);
+  // The closure is made only for a sliced run: a small envelope's path allocates none.
+  return snap instanceof Promise ? snap.then((done) => judgeSnapshot(done, maxBytes, pointers, options.timeoutMs)) : judgeSnapshot(snap, maxBytes, pointers, options.timeoutMs);
+}
+
+/** The prepared envelope of a finished (or timed-out: `timeout`) serialization. */
+function judgeSnapshot(snap: ValueSnapshot, maxBytes: number, pointers: readonly string[], timeoutMs: number | undefined): PreparedEnvelope {
+  if (!snap.ok && snap.problem === "deadline") {
+    return { ok: false, failure: makeFailure("timeout", `the DispatchEnvelope was not serialized within ${timeoutMs ?? "the"} ms timeout; nothing was delivered`) };
+  }
+  return judgeEnvelope(snap as Exclude<ValueSnapshot, { problem: "deadline" }>, maxBytes, pointers);
 }
 
 /** Narrow an envelope accepted by {@link prepareEnvelope}. */

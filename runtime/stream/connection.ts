@@ -67,7 +67,7 @@ class Entry implements QueuedWrite {
   cancelled = false;
 
   constructor(
-    readonly bytes: Buffer,
+    readonly bytes: Buffer | string,
     readonly done: ((error: Error | null) => void) | undefined,
   ) {}
 
@@ -192,8 +192,11 @@ export class StreamConnection {
     return this.stderr.text();
   }
 
-  /** Queue one frame; `done` runs when it was handed to the OS, failed, or was dropped (error then). */
-  write(bytes: Buffer, done?: (error: Error | null) => void): QueuedWrite {
+  /**
+   * Queue one frame (LF included; a string is written as UTF-8); `done` runs when it was handed to
+   * the OS, failed, or was dropped (error then).
+   */
+  write(bytes: Buffer | string, done?: (error: Error | null) => void): QueuedWrite {
     if (this.ending || this.stdinEnded) {
       done?.(new Error("the stream is ending; nothing more is written"));
       return REFUSED_WRITE;

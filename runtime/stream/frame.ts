@@ -245,6 +245,17 @@ export function encodeRequestAround(id: JsonRpcId, method: string, paramsJson: U
   return around(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`, paramsJson);
 }
 
+/**
+ * {@link encodeRequestAround} as text: the frame around the DispatchEnvelope's JSON text
+ * (`paramsBytes` UTF-8 bytes), LF included, and the frame's UTF-8 length. The frame is encoded once,
+ * when it is written (a string written to a pipe is encoded as UTF-8), so the envelope's bytes are
+ * neither encoded separately nor copied into a frame buffer; the bytes on the wire are the same.
+ */
+export function encodeRequestText(id: JsonRpcId, method: string, paramsText: string, paramsBytes: number): { readonly text: string; readonly bytes: number } {
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`;
+  return { text: `${head}${paramsText}}\n`, bytes: Buffer.byteLength(head, "utf8") + paramsBytes + 2 };
+}
+
 /** A success reply around already-serialized result bytes. */
 export function encodeResultAround(id: JsonRpcId, resultJson: Uint8Array): Buffer {
   return around(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, resultJson);

@@ -13,12 +13,12 @@ import { checkArgs, checkProgram, checkTimeoutMs } from "../invoker/config.js";
 import { defaultRetryClass, issueText, makeFailure, spawnHint, type FailureFacts } from "../invoker/failure.js";
 import { previewBytes } from "../invoker/preview.js";
 import { checkInvokeOptions } from "../invoker/options.js";
-import { eventOf, prepareEnvelopeSoon, type PreparedEnvelope } from "../invoker/request.js";
+import { eventOf, prepareEnvelopeTextSoon, type PreparedEnvelopeText } from "../invoker/request.js";
 import type { CallbackInvoker, InvocationFailure, InvocationResult, InvokeOptions } from "../invoker/types.js";
 import { validateParsed } from "../wire/validate.js";
 import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connection.js";
 import { errorCode, failureClassForCode } from "./error-codes.js";
-import { encodeErrorReply, encodeNotification, encodeRequestAround, encodeResultAround, framePointers, idKey, type StreamFrame } from "./frame.js";
+import { encodeErrorReply, encodeNotification, encodeRequestText, encodeResultAround, framePointers, idKey, type StreamFrame } from "./frame.js";
 import { resolveStreamLimits, type StreamInvokerLimits } from "./limits.js";
 import { serveReverseRequest, type ReverseHandlers, type ReverseMethodHandler } from "./reverse.js";
 
@@ -146,7 +146,7 @@ export class StreamInvoker implements CallbackInvoker {
     if (!checked.ok) return failedSince(started, checked.failure);
     // Serialized in slices as in v1: a large envelope neither blocks the event loop nor outlasts the deadline.
     // A small envelope is ready at once (no promise, no turn of the loop); a large one takes slices.
-    const soon = prepareEnvelopeSoon(envelope, this.limits.max_request_bytes, {
+    const soon = prepareEnvelopeTextSoon(envelope, this.limits.max_request_bytes, {
       nonIntegerNumberPointers: checked.options.nonIntegerNumberPointers,
       limits: this.limits,
       deadlineAt: started + this.timeoutMs,
@@ -158,7 +158,7 @@ export class StreamInvoker implements CallbackInvoker {
   }
 
   /** Frame a prepared envelope and write it on the live stream (spawning one when needed); resolves with the reply's outcome. */
-  private send(prepared: PreparedEnvelope, started: number): Promise<InvocationResult> {
+  private send(prepared: PreparedEnvelopeText, started: number): Promise<InvocationResult> {
     if (!prepared.ok) return failedSince(started, prepared.failure);
     if (this.closing !== null) return failedSince(started, makeFailure("stream_closed", "close() was called while the envelope was being serialized; nothing was written"));
     const event = String(eventOf(prepared.envelope));
@@ -168,9 +168,9 @@ export class StreamInvoker implements CallbackInvoker {
       return failedSince(started, makeFailure("invalid_request", `event ${event} is not sent as a stream request (event vocabulary stream_v2: ${STREAM_KIND.get(event)})`));
     }
     const id = String(++this.nextId);
-    const frame = encodeRequestAround(id, method, prepared.bytes);
-    if (frame.length > this.limits.max_frame_bytes) {
-      return failedSince(started, makeFailure("request_too_large", `the event request frame is ${frame.length} bytes, more than limits.max_frame_bytes (${this.limits.max_frame_bytes}); nothing was written`));
+    const frame = encodeRequestText(id, method, prepared.text, prepared.byteLength);
+    if (frame.bytes > this.limits.max_frame_bytes) {
+      return failedSince(started, makeFailure("request_too_large", `the event request frame is ${frame.bytes} bytes, more than limits.max_frame_bytes (${this.limits.max_frame_bytes}); nothing was written`));
     }
     const live = this.connection(started);
     if (live === null) {
@@ -184,7 +184,7 @@ export class StreamInvoker implements CallbackInvoker {
     const pending: Pending = { id, conn: live, started, deadline: started + this.timeoutMs, resolve, write: null };
     live.pending.set(id, pending);
     if (pending.deadline < live.timerAt) this.armDeadline(live, pending.deadline);
-    pending.write = live.conn.write(frame);
+    pending.write = live.conn.write(frame.text);
     return settled;
   }
 

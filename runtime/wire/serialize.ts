@@ -36,17 +36,25 @@ export interface SnapshotLimits {
 }
 
 /**
- * Outcome of serializing one value.
- * - `ok`: `bytes` (UTF-8 JSON) and `value`, the copy of what the bytes say;
+ * Why a value has no snapshot:
  * - `serialize`: the value cannot be written as JSON (`detail` says why and where);
  * - `invalid`: a document limit or `json.lone-surrogate` (`issue.pointer` is where);
  * - `deadline`: the sliced run reached its deadline first (nothing usable was produced).
  */
-export type ValueSnapshot =
-  | { readonly ok: true; readonly bytes: Buffer; readonly value: unknown }
+export type SnapshotProblem =
   | { readonly ok: false; readonly problem: "serialize"; readonly detail: string }
   | { readonly ok: false; readonly problem: "invalid"; readonly issue: ValidationIssue }
   | { readonly ok: false; readonly problem: "deadline" };
+
+/** Outcome of serializing one value: `bytes` (UTF-8 JSON) and `value`, the copy of what the bytes say; or the problem. */
+export type ValueSnapshot = { readonly ok: true; readonly bytes: Buffer; readonly value: unknown } | SnapshotProblem;
+
+/**
+ * {@link ValueSnapshot} with the JSON as text: `text` (well-formed UTF-16: no lone surrogate) and
+ * `byteLength`, its UTF-8 length. For a writer that frames the document before encoding it
+ * (one encoding of the whole frame instead of one of the document and a copy into the frame).
+ */
+export type TextSnapshot = { readonly ok: true; readonly text: string; readonly byteLength: number; readonly value: unknown } | SnapshotProblem;
 
 /** Options of {@link snapshotValueSliced}: the longest slice (ms, default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
 export interface SliceOptions {
@@ -180,7 +188,7 @@ class Serializer {
   ) {}
 
   /** Run for at most `budgetMs` (Infinity: to the end). Returns the outcome, or null when more work is left. */
-  run(budgetMs: number): ValueSnapshot | null {
+  run(budgetMs: number): TextSnapshot | null {
     try {
       const until = budgetMs === Number.POSITIVE_INFINITY ? Number.POSITIVE_INFINITY : performance.now() + budgetMs;
       this.sliceStart = budgetMs === Number.POSITIVE_INFINITY ? -1 : performance.now();
@@ -203,7 +211,7 @@ class Serializer {
         }
       }
       if (this.root === undefined) return { ok: false, problem: "serialize", detail: "the value is undefined (or a function or symbol), which JSON cannot represent" };
-      return { ok: true, bytes: Buffer.from(this.out, "utf8"), value: this.root };
+      return { ok: true, text: this.out, byteLength: this.bytes, value: this.root };
     } catch (error) {
       this.out = "";
       this.stack.length = 0;
@@ -395,7 +403,18 @@ function safeText(error: unknown): string {
  * problem). Never throws. Time is bounded by `limits.maxValues` and `limits.maxBytes`.
  */
 export function snapshotValue(value: unknown, limits: SnapshotLimits): ValueSnapshot {
-  return new Serializer(value, limits).run(Number.POSITIVE_INFINITY) as ValueSnapshot;
+  return withBytes(snapshotText(value, limits));
+}
+
+/** {@link snapshotValue} with the JSON as text ({@link TextSnapshot}). */
+export function snapshotText(value: unknown, limits: SnapshotLimits): Exclude<TextSnapshot, { problem: "deadline" }> {
+  return new Serializer(value, limits).run(Number.POSITIVE_INFINITY) as Exclude<TextSnapshot, { problem: "deadline" }>;
+}
+
+/** The {@link ValueSnapshot} of a {@link TextSnapshot} (the text encoded once). */
+export function withBytes<S extends TextSnapshot>(snap: S): Exclude<ValueSnapshot, { ok: false }> | Extract<S, { ok: false }> {
+  if (!snap.ok) return snap as Extract<S, { ok: false }>;
+  return { ok: true, bytes: Buffer.from(snap.text, "utf8"), value: snap.value };
 }
 
 /**
@@ -412,11 +431,17 @@ export async function snapshotValueSliced(value: unknown, limits: SnapshotLimits
  * common small value): the outcome itself then, else a promise of it. Never throws or rejects.
  */
 export function snapshotValueSoon(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): ValueSnapshot | Promise<ValueSnapshot> {
+  const snap = snapshotTextSoon(value, limits, options);
+  return snap instanceof Promise ? snap.then(withBytes) : withBytes(snap);
+}
+
+/** {@link snapshotValueSoon} with the JSON as text ({@link TextSnapshot}). */
+export function snapshotTextSoon(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): TextSnapshot | Promise<TextSnapshot> {
   const serializer = new Serializer(value, limits);
   // A small value is done within one slice: no turn of the event loop is spent waiting.
   const first = serializer.run(options.sliceMs ?? SLICE_MS);
   if (first !== null) return first;
-  let result: ValueSnapshot = { ok: false, problem: "deadline" };
+  let result: TextSnapshot = { ok: false, problem: "deadline" };
   return runInSlices((budgetMs) => {
     const outcome = serializer.run(Math.min(budgetMs, options.sliceMs ?? budgetMs));
     if (outcome === null) return false;

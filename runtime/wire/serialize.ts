@@ -167,13 +167,21 @@ function pointerIn(parent: Frame | null, token: string | number): string {
 const NAME_CACHE = new Map<string, { readonly text: string; readonly bytes: number }>();
 const NAME_CACHE_MAX = 4096;
 
+/** Levels of open containers whose cycle check is a scan of the stack (deeper ones are in a Set). */
+const SCANNED_LEVELS = 8;
+
 /** The resumable serializer of one value. */
 class Serializer {
   private out = "";
   private bytes = 0;
   private values = 0;
   private readonly stack: Frame[] = [];
-  private readonly onPath = new Set<object>();
+  /**
+   * The open containers below the first {@link SCANNED_LEVELS} levels (made on first need): a
+   * container's cycle check scans those first levels' frames (cheaper than a Set for the shallow
+   * wire documents) and looks the deeper ones up here.
+   */
+  private deepPath: Set<object> | null = null;
   private root: unknown = undefined;
   private started = false;
   private done = false;
@@ -231,7 +239,7 @@ class Serializer {
     if (frame.next >= frame.length) {
       this.emit(frame.isArray ? "]" : "}", 1, null, "");
       this.stack.pop();
-      this.onPath.delete(frame.source);
+      if (this.stack.length >= SCANNED_LEVELS) this.deepPath?.delete(frame.source);
       return;
     }
     const index = frame.next++;
@@ -327,7 +335,7 @@ class Serializer {
     const obj = value as object;
     const exotic = exoticKind(obj);
     if (exotic !== null) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} is ${exotic}, which JSON cannot represent`);
-    if (this.onPath.has(obj)) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} refers to one of its own containers (a cycle)`);
+    if (this.onPath(obj)) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} refers to one of its own containers (a cycle)`);
     this.count(parent, token);
     if (this.stack.length + 1 > this.limits.maxDepth) {
       const pointer = pointerIn(parent, token);
@@ -339,8 +347,16 @@ class Serializer {
     const copy: unknown[] | Record<string, unknown> = isArray ? [] : {};
     // An object's keys are listed on its first step (listKeys), where a sliced run can yield first.
     this.stack.push({ source: obj, copy, parent, token, pointer: null, isArray, keys: null, length: isArray ? (obj as unknown[]).length : 0, next: 0, written: 0 });
-    this.onPath.add(obj);
+    if (this.stack.length > SCANNED_LEVELS) (this.deepPath ??= new Set()).add(obj);
     return copy;
+  }
+
+  /** Is `obj` one of the open containers (a cycle)? */
+  private onPath(obj: object): boolean {
+    const stack = this.stack;
+    const scanned = Math.min(stack.length, SCANNED_LEVELS);
+    for (let i = 0; i < scanned; i++) if ((stack[i] as Frame).source === obj) return true;
+    return this.deepPath !== null && this.deepPath.has(obj);
   }
 
   /**

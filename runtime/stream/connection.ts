@@ -47,9 +47,13 @@ export interface ConnectionEnd {
   readonly stderrTail: string;
 }
 
-/** Callbacks of a connection; called synchronously from stream events, never after `onEnd`. */
+/**
+ * Callbacks of a connection; called synchronously from stream events, never after `onEnd`.
+ * `resultAccepted`: the frame is a success reply whose result is proved a valid CallbackResponse
+ * (runtime/stream/frame.ts FrameResult).
+ */
 export interface ConnectionHooks {
-  onFrame(frame: StreamFrame, nonIntegerNumberPointers: readonly string[]): void;
+  onFrame(frame: StreamFrame, nonIntegerNumberPointers: readonly string[], resultAccepted: boolean): void;
   onEnd(end: ConnectionEnd): void;
 }
 
@@ -293,7 +297,7 @@ export class StreamConnection {
       this.terminate("violation");
       return false;
     }
-    this.hooks.onFrame(result.frame, result.nonIntegerNumberPointers);
+    this.hooks.onFrame(result.frame, result.nonIntegerNumberPointers, result.resultAccepted === true);
     return !(this.finished || (this.ending && this.cause !== "close"));
   }
 

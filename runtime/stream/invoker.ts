@@ -15,6 +15,7 @@ import { previewBytes } from "../invoker/preview.js";
 import { checkInvokeOptions } from "../invoker/options.js";
 import { eventOf, prepareEnvelopeTextSoon, type PreparedEnvelopeText } from "../invoker/request.js";
 import type { CallbackInvoker, InvocationFailure, InvocationResult, InvokeOptions } from "../invoker/types.js";
+import type { ValidationIssue } from "../wire/issues.js";
 import { validateParsed } from "../wire/validate.js";
 import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connection.js";
 import { errorCode, failureClassForCode } from "./error-codes.js";
@@ -231,7 +232,7 @@ export class StreamInvoker implements CallbackInvoker {
     if (this.failedStreams >= this.limits.stream_max_failed_spawns && now < this.cooldownUntil) return null;
     const live: Live = {
       conn: new StreamConnection(this.program, [...this.args, STREAM_FLAG], this.limits, {
-        onFrame: (frame, pointers) => this.onFrame(live, frame, pointers),
+        onFrame: (frame, pointers, resultAccepted) => this.onFrame(live, frame, pointers, resultAccepted),
         onEnd: (end) => this.onEnd(live, end),
       }),
       pending: new Map(),
@@ -274,7 +275,7 @@ export class StreamInvoker implements CallbackInvoker {
     if (live.consecutiveTimeouts >= this.limits.stream_max_consecutive_timeouts) live.conn.terminate("timeouts");
   }
 
-  private onFrame(live: Live, frame: StreamFrame, pointers: readonly string[]): void {
+  private onFrame(live: Live, frame: StreamFrame, pointers: readonly string[], resultAccepted: boolean): void {
     live.framesReceived++;
     switch (frame.kind) {
       case "success_reply":
@@ -290,7 +291,8 @@ export class StreamInvoker implements CallbackInvoker {
           this.settle(pending, { ok: false, failure: errorReplyFailure(frame.error.code, frame.error.message, stderrTail) });
           return;
         }
-        const issues = validateParsed("CallbackResponse", frame.result, pointers.length === 0 ? pointers : framePointers(pointers, "/result"));
+        // A result the frame judge's accept check proved valid (the common reply) is not validated again.
+        const issues = resultAccepted ? NO_ISSUES : validateParsed("CallbackResponse", frame.result, pointers.length === 0 ? pointers : framePointers(pointers, "/result"));
         if (issues.length > 0) {
           const first = issues[0] as (typeof issues)[number];
           this.settle(pending, { ok: false, failure: makeFailure("invalid_response", `CallbackResponse is invalid: ${issueText(first)}`, { issues, stderr_tail: stderrTail }) });
@@ -347,6 +349,8 @@ export class StreamInvoker implements CallbackInvoker {
     for (const pending of [...live.pending.values()]) this.settle(pending, { ok: false, failure });
   }
 }
+
+const NO_ISSUES: readonly ValidationIssue[] = Object.freeze([]);
 
 /** A failed invocation that started at `started` (performance.now() ms), settled now. */
 function failedSince(started: number, failure: InvocationFailure): Promise<InvocationResult> {

@@ -347,7 +347,10 @@ class Serializer {
     const copy: unknown[] | Record<string, unknown> = isArray ? [] : {};
     // An object's keys are listed on its first step (listKeys), where a sliced run can yield first.
     this.stack.push({ source: obj, copy, parent, token, pointer: null, isArray, keys: null, length: isArray ? (obj as unknown[]).length : 0, next: 0, written: 0 });
-    if (this.stack.length > SCANNED_LEVELS) (this.deepPath ??= new Set()).add(obj);
+    if (this.stack.length > SCANNED_LEVELS) {
+      this.deepPath ??= new Set();
+      this.deepPath.add(obj);
+    }
     return copy;
   }
 
@@ -356,7 +359,7 @@ class Serializer {
     const stack = this.stack;
     const scanned = Math.min(stack.length, SCANNED_LEVELS);
     for (let i = 0; i < scanned; i++) if ((stack[i] as Frame).source === obj) return true;
-    return this.deepPath !== null && this.deepPath.has(obj);
+    return this.deepPath?.has(obj) === true;
   }
 
   /**

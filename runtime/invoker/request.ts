@@ -14,7 +14,7 @@ import { EVENT_VOCABULARY, LIMITS, RECEIPT_EMITTED_GUARD, type WireObjectTypeNam
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { integerLexemeIssues } from "../wire/schema.js";
-import { exoticKind, snapshotText, snapshotTextSoon, snapshotValue, snapshotValueSliced, type SliceOptions, type SnapshotLimits, type TextSnapshot, type ValueSnapshot } from "../wire/serialize.js";
+import { exoticKind, outputBytes, snapshotText, snapshotTextSoon, snapshotValue, snapshotValueSliced, type JsonOutput, type SliceOptions, type SnapshotLimits, type TextSnapshot, type ValueSnapshot } from "../wire/serialize.js";
 import { validateParsed } from "../wire/validate.js";
 import type { InvokerLimits } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";
@@ -173,17 +173,15 @@ function envelopeFailure(snap: Exclude<WireSnapshot<DispatchEnvelope>, { ok: tru
 }
 
 /**
- * {@link PreparedEnvelope} with the JSON as text (runtime/wire/serialize.ts TextSnapshot): `text`
- * and its UTF-8 `byteLength`, for a writer that frames the envelope before encoding it (the
- * stream invoker).
+ * {@link PreparedEnvelope} with the JSON as a runtime/wire/serialize.ts JsonOutput (text, or bytes
+ * when serialized in pieces), for a writer that frames the envelope before encoding it (the stream
+ * invoker).
  */
-export type PreparedEnvelopeText =
-  | { readonly ok: true; readonly text: string; readonly byteLength: number; readonly envelope: DispatchEnvelope }
-  | { readonly ok: false; readonly failure: InvocationFailure };
+export type PreparedEnvelopeText = ({ readonly ok: true; readonly envelope: DispatchEnvelope } & JsonOutput) | { readonly ok: false; readonly failure: InvocationFailure };
 
-/** The {@link PreparedEnvelope} of a {@link PreparedEnvelopeText} (the text encoded once). */
+/** The {@link PreparedEnvelope} of a {@link PreparedEnvelopeText}. */
 function withEnvelopeBytes(prepared: PreparedEnvelopeText): PreparedEnvelope {
-  return prepared.ok ? { ok: true, bytes: Buffer.from(prepared.text, "utf8"), envelope: prepared.envelope } : prepared;
+  return prepared.ok ? { ok: true, bytes: outputBytes(prepared), envelope: prepared.envelope } : prepared;
 }
 
 /**
@@ -197,7 +195,8 @@ function judgeEnvelope(snap: Exclude<TextSnapshot, { problem: "deadline" }>, max
   if (guarded !== null) return { ok: false, failure: guarded };
   const issues = validateParsed("DispatchEnvelope", snap.value, nonIntegerNumberPointers);
   if (issues.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues }, maxBytes) };
-  return { ok: true, text: snap.text, byteLength: snap.byteLength, envelope: snap.value as DispatchEnvelope };
+  const envelope = snap.value as DispatchEnvelope;
+  return snap.text !== null ? { ok: true, text: snap.text, bytes: null, byteLength: snap.byteLength, envelope } : { ok: true, text: null, bytes: snap.bytes, byteLength: snap.byteLength, envelope };
 }
 
 /**

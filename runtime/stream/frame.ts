@@ -276,18 +276,27 @@ export function encodeFrame(frame: Record<string, unknown>): Buffer {
  * `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":<envelope>}` + LF.
  */
 export function encodeRequestAround(id: JsonRpcId, method: string, paramsJson: Uint8Array): Buffer {
-  return around(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`, paramsJson);
+  return around(requestHead(id, method), paramsJson);
+}
+
+/** The frame's JSON up to its params: `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":`. */
+function requestHead(id: JsonRpcId, method: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`;
 }
 
 /**
- * {@link encodeRequestAround} as text: the frame around the DispatchEnvelope's JSON text
- * (`paramsBytes` UTF-8 bytes), LF included, and the frame's UTF-8 length. The frame is encoded once,
- * when it is written (a string written to a pipe is encoded as UTF-8), so the envelope's bytes are
- * neither encoded separately nor copied into a frame buffer; the bytes on the wire are the same.
+ * {@link encodeRequestAround} as text, around the DispatchEnvelope's JSON text: the frame, LF
+ * included, encoded once when it is written (a string written to a pipe is encoded as UTF-8), so the
+ * envelope is neither encoded separately nor copied into a frame buffer; the bytes on the wire are
+ * the same. Its UTF-8 length is the envelope's plus {@link requestHeadBytes}.
  */
-export function encodeRequestText(id: JsonRpcId, method: string, paramsText: string, paramsBytes: number): { readonly text: string; readonly bytes: number } {
-  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`;
-  return { text: `${head}${paramsText}}\n`, bytes: Buffer.byteLength(head, "utf8") + paramsBytes + 2 };
+export function encodeRequestText(id: JsonRpcId, method: string, paramsText: string): string {
+  return `${requestHead(id, method)}${paramsText}}\n`;
+}
+
+/** The bytes an event request frame adds around its params: head, `}` and LF. */
+export function requestHeadBytes(id: JsonRpcId, method: string): number {
+  return Buffer.byteLength(requestHead(id, method), "utf8") + 2;
 }
 
 /** A success reply around already-serialized result bytes. */

@@ -19,7 +19,7 @@ import type { ValidationIssue } from "../wire/issues.js";
 import { validateParsed } from "../wire/validate.js";
 import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connection.js";
 import { errorCode, failureClassForCode } from "./error-codes.js";
-import { encodeErrorReply, encodeNotification, encodeRequestText, encodeResultAround, framePointers, idKey, type StreamFrame } from "./frame.js";
+import { encodeErrorReply, encodeNotification, encodeRequestAround, encodeRequestText, requestHeadBytes, encodeResultAround, framePointers, idKey, type StreamFrame } from "./frame.js";
 import { resolveStreamLimits, type StreamInvokerLimits } from "./limits.js";
 import { serveReverseRequest, type ReverseHandlers, type ReverseMethodHandler } from "./reverse.js";
 
@@ -169,9 +169,11 @@ export class StreamInvoker implements CallbackInvoker {
       return failedSince(started, makeFailure("invalid_request", `event ${event} is not sent as a stream request (event vocabulary stream_v2: ${STREAM_KIND.get(event)})`));
     }
     const id = String(++this.nextId);
-    const frame = encodeRequestText(id, method, prepared.text, prepared.byteLength);
-    if (frame.bytes > this.limits.max_frame_bytes) {
-      return failedSince(started, makeFailure("request_too_large", `the event request frame is ${frame.bytes} bytes, more than limits.max_frame_bytes (${this.limits.max_frame_bytes}); nothing was written`));
+    // A small envelope comes as text: the frame is one string, encoded once by the pipe write.
+    const frame = prepared.text !== null ? encodeRequestText(id, method, prepared.text) : encodeRequestAround(id, method, prepared.bytes);
+    const frameBytes = typeof frame === "string" ? prepared.byteLength + requestHeadBytes(id, method) : frame.length;
+    if (frameBytes > this.limits.max_frame_bytes) {
+      return failedSince(started, makeFailure("request_too_large", `the event request frame is ${frameBytes} bytes, more than limits.max_frame_bytes (${this.limits.max_frame_bytes}); nothing was written`));
     }
     const live = this.connection(started);
     if (live === null) {
@@ -185,7 +187,7 @@ export class StreamInvoker implements CallbackInvoker {
     const pending: Pending = { id, conn: live, started, deadline: started + this.timeoutMs, resolve, write: null };
     live.pending.set(id, pending);
     if (pending.deadline < live.timerAt) this.armDeadline(live, pending.deadline);
-    pending.write = live.conn.write(frame.text);
+    pending.write = live.conn.write(frame);
     return settled;
   }
 

@@ -50,11 +50,15 @@ export type SnapshotProblem =
 export type ValueSnapshot = { readonly ok: true; readonly bytes: Buffer; readonly value: unknown } | SnapshotProblem;
 
 /**
- * {@link ValueSnapshot} with the JSON as text: `text` (well-formed UTF-16: no lone surrogate) and
- * `byteLength`, its UTF-8 length. For a writer that frames the document before encoding it
- * (one encoding of the whole frame instead of one of the document and a copy into the frame).
+ * The JSON of a finished serialization, in one of two forms: `text` (well-formed UTF-16, no lone
+ * surrogate), for a writer that frames the document before encoding it (one encoding of the whole
+ * frame instead of one of the document and a copy into the frame); or `bytes` (UTF-8), for a
+ * serializer that wrote the output in pieces. `byteLength` is the UTF-8 length either way.
  */
-export type TextSnapshot = { readonly ok: true; readonly text: string; readonly byteLength: number; readonly value: unknown } | SnapshotProblem;
+export type JsonOutput = { readonly text: string; readonly bytes: null; readonly byteLength: number } | { readonly text: null; readonly bytes: Buffer; readonly byteLength: number };
+
+/** {@link ValueSnapshot} with the JSON as a {@link JsonOutput} (text unless written in pieces). */
+export type TextSnapshot = ({ readonly ok: true; readonly value: unknown } & JsonOutput) | SnapshotProblem;
 
 /** Options of {@link snapshotValueSliced}: the longest slice (ms, default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
 export interface SliceOptions {
@@ -219,7 +223,7 @@ class Serializer {
         }
       }
       if (this.root === undefined) return { ok: false, problem: "serialize", detail: "the value is undefined (or a function or symbol), which JSON cannot represent" };
-      return { ok: true, text: this.out, byteLength: this.bytes, value: this.root };
+      return { ok: true, text: this.out, bytes: null, byteLength: this.bytes, value: this.root };
     } catch (error) {
       this.out = "";
       this.stack.length = 0;
@@ -430,10 +434,15 @@ export function snapshotText(value: unknown, limits: SnapshotLimits): Exclude<Te
   return new Serializer(value, limits).run(Number.POSITIVE_INFINITY) as Exclude<TextSnapshot, { problem: "deadline" }>;
 }
 
-/** The {@link ValueSnapshot} of a {@link TextSnapshot} (the text encoded once). */
+/** The {@link ValueSnapshot} of a {@link TextSnapshot} (text encoded once, bytes as they are). */
 export function withBytes<S extends TextSnapshot>(snap: S): Exclude<ValueSnapshot, { ok: false }> | Extract<S, { ok: false }> {
   if (!snap.ok) return snap as Extract<S, { ok: false }>;
-  return { ok: true, bytes: Buffer.from(snap.text, "utf8"), value: snap.value };
+  return { ok: true, bytes: outputBytes(snap), value: snap.value };
+}
+
+/** The UTF-8 bytes of a {@link JsonOutput}. */
+export function outputBytes(output: JsonOutput): Buffer {
+  return output.text !== null ? Buffer.from(output.text, "utf8") : output.bytes;
 }
 
 /**

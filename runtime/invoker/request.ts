@@ -10,11 +10,13 @@
  *    is read (a getter, a Proxy) is judged by what was written, not by what was looked at.
  * Every function here never throws.
  */
+import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
 import { EVENT_VOCABULARY, LIMITS, RECEIPT_EMITTED_GUARD, type WireObjectTypeName, type WireTypeMap } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { integerLexemeIssues } from "../wire/schema.js";
 import { exoticKind, outputBytes, snapshotText, snapshotTextSoon, snapshotValue, snapshotValueSliced, type JsonOutput, type SliceOptions, type SnapshotLimits, type TextSnapshot, type ValueSnapshot } from "../wire/serialize.js";
+import { acceptsSerialized } from "../wire/fast-parse.js";
 import { validateParsed } from "../wire/validate.js";
 import type { InvokerLimits } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";
@@ -193,7 +195,9 @@ function judgeEnvelope(snap: Exclude<TextSnapshot, { problem: "deadline" }>, max
   if (!snap.ok) return { ok: false, failure: envelopeFailure(snap.problem === "serialize" ? snap : { ok: false, problem: "invalid", issues: [snap.issue] }, maxBytes) };
   const guarded = guardFailure(snap.value);
   if (guarded !== null) return { ok: false, failure: guarded };
-  const issues = validateParsed("DispatchEnvelope", snap.value, nonIntegerNumberPointers);
+  // The accept check proves the common envelope valid in one walk (a text with escapes, or written in bytes, is validated).
+  const proved = snap.text !== null && nonIntegerNumberPointers.length === 0 && acceptsSerialized(snap.value, snap.text, ACCEPT_CHECKS.DispatchEnvelope, LIMITS.max_depth);
+  const issues = proved ? [] : validateParsed("DispatchEnvelope", snap.value, nonIntegerNumberPointers);
   if (issues.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues }, maxBytes) };
   const envelope = snap.value as DispatchEnvelope;
   return snap.text !== null ? { ok: true, text: snap.text, bytes: null, byteLength: snap.byteLength, envelope } : { ok: true, text: null, bytes: snap.bytes, byteLength: snap.byteLength, envelope };

@@ -281,22 +281,41 @@ export function encodeRequestAround(id: JsonRpcId, method: string, paramsJson: U
 
 /** The frame's JSON up to its params: `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":`. */
 function requestHead(id: JsonRpcId, method: string): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`;
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)}${requestFraming(method).afterId}`;
 }
 
 /**
- * {@link encodeRequestAround} as text, around the DispatchEnvelope's JSON text: the frame, LF
- * included, encoded once when it is written (a string written to a pipe is encoded as UTF-8), so the
- * envelope is neither encoded separately nor copied into a frame buffer; the bytes on the wire are
- * the same. Its UTF-8 length is the envelope's plus {@link requestHeadBytes}.
+ * What an event request frame holds besides its id and params, fixed by the method: the JSON from
+ * the id to the params (`,"method":<method>,"params":`) and the UTF-8 bytes of everything but the
+ * id and params, `}` and LF included. Built once per method (see {@link encodeRequestText}).
  */
-export function encodeRequestText(id: JsonRpcId, method: string, paramsText: string): string {
-  return `${requestHead(id, method)}${paramsText}}\n`;
+export interface RequestFraming {
+  readonly afterId: string;
+  readonly aroundBytes: number;
 }
 
-/** The bytes an event request frame adds around its params: head, `}` and LF. */
-export function requestHeadBytes(id: JsonRpcId, method: string): number {
-  return Buffer.byteLength(requestHead(id, method), "utf8") + 2;
+const FRAMINGS = new Map<string, RequestFraming>();
+
+/** The {@link RequestFraming} of `method` (cached: methods are the event vocabulary's few). */
+export function requestFraming(method: string): RequestFraming {
+  let framing = FRAMINGS.get(method);
+  if (framing === undefined) {
+    const afterId = `,"method":${JSON.stringify(method)},"params":`;
+    framing = { afterId, aroundBytes: Buffer.byteLength(`{"jsonrpc":"2.0","id":${afterId}}\n`, "utf8") };
+    if (FRAMINGS.size < 1024) FRAMINGS.set(method, framing);
+  }
+  return framing;
+}
+
+/**
+ * {@link encodeRequestAround} as text, around the DispatchEnvelope's JSON text (`paramsBytes` UTF-8
+ * bytes): the frame, LF included, and its UTF-8 length. The frame is encoded once, when it is written
+ * (a string written to a pipe is encoded as UTF-8), so the envelope is neither encoded separately
+ * nor copied into a frame buffer; the bytes on the wire are the same.
+ */
+export function encodeRequestText(id: JsonRpcId, framing: RequestFraming, paramsText: string, paramsBytes: number): { readonly text: string; readonly bytes: number } {
+  const idJson = JSON.stringify(id);
+  return { text: `{"jsonrpc":"2.0","id":${idJson}${framing.afterId}${paramsText}}\n`, bytes: framing.aroundBytes + Buffer.byteLength(idJson, "utf8") + paramsBytes };
 }
 
 /** A success reply around already-serialized result bytes. */

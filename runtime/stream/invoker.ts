@@ -19,7 +19,7 @@ import type { ValidationIssue } from "../wire/issues.js";
 import { validateParsed } from "../wire/validate.js";
 import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connection.js";
 import { errorCode, failureClassForCode } from "./error-codes.js";
-import { encodeErrorReply, encodeNotification, encodeRequestAround, encodeRequestText, requestHeadBytes, encodeResultAround, framePointers, idKey, type StreamFrame } from "./frame.js";
+import { encodeErrorReply, encodeNotification, encodeRequestAround, encodeRequestText, requestFraming, type RequestFraming, encodeResultAround, framePointers, idKey, type StreamFrame } from "./frame.js";
 import { resolveStreamLimits, type StreamInvokerLimits } from "./limits.js";
 import { serveReverseRequest, type ReverseHandlers, type ReverseMethodHandler } from "./reverse.js";
 
@@ -85,8 +85,9 @@ interface Live {
 }
 
 const STREAM_KIND: ReadonlyMap<string, string> = new Map(EVENT_VOCABULARY.map((e) => [e.event, e.stream_v2]));
-/** The method of each event sent as a stream request (`event/<kind>`), built once. */
-const REQUEST_METHOD: ReadonlyMap<string, string> = new Map(EVENT_VOCABULARY.filter((e) => e.stream_v2 === "request").map((e) => [e.event, `${STREAM_V2.host_to_client.event_method_prefix}${e.event}`]));
+const EVENT_METHOD_PREFIX = STREAM_V2.host_to_client.event_method_prefix;
+/** The framing of each event sent as a stream request (method `event/<kind>`), built once. */
+const REQUEST_FRAMING: ReadonlyMap<string, RequestFraming> = new Map(EVENT_VOCABULARY.filter((e) => e.stream_v2 === "request").map((e) => [e.event, requestFraming(`${EVENT_METHOD_PREFIX}${e.event}`)]));
 const CANCEL_METHOD = STREAM_V2.cancel.method;
 const STREAM_FLAG = STREAM_V2.launch.flag;
 
@@ -163,15 +164,23 @@ export class StreamInvoker implements CallbackInvoker {
     if (!prepared.ok) return failedSince(started, prepared.failure);
     if (this.closing !== null) return failedSince(started, makeFailure("stream_closed", "close() was called while the envelope was being serialized; nothing was written"));
     const event = String(eventOf(prepared.envelope));
-    const method = REQUEST_METHOD.get(event);
-    if (method === undefined) {
+    const framing = REQUEST_FRAMING.get(event);
+    if (framing === undefined) {
       // generate checks that every dispatchable event is a request; anything else is refused, never guessed.
       return failedSince(started, makeFailure("invalid_request", `event ${event} is not sent as a stream request (event vocabulary stream_v2: ${STREAM_KIND.get(event)})`));
     }
     const id = String(++this.nextId);
     // A small envelope comes as text: the frame is one string, encoded once by the pipe write.
-    const frame = prepared.text !== null ? encodeRequestText(id, method, prepared.text) : encodeRequestAround(id, method, prepared.bytes);
-    const frameBytes = typeof frame === "string" ? prepared.byteLength + requestHeadBytes(id, method) : frame.length;
+    let frame: string | Buffer;
+    let frameBytes: number;
+    if (prepared.text !== null) {
+      const text = encodeRequestText(id, framing, prepared.text, prepared.byteLength);
+      frame = text.text;
+      frameBytes = text.bytes;
+    } else {
+      frame = encodeRequestAround(id, `${EVENT_METHOD_PREFIX}${event}`, prepared.bytes);
+      frameBytes = frame.length;
+    }
     if (frameBytes > this.limits.max_frame_bytes) {
       return failedSince(started, makeFailure("request_too_large", `the event request frame is ${frameBytes} bytes, more than limits.max_frame_bytes (${this.limits.max_frame_bytes}); nothing was written`));
     }

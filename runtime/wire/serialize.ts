@@ -168,7 +168,14 @@ function pointerIn(parent: Frame | null, token: string | number): string {
  * objects repeat in every document, so each is escaped, checked and measured once. Bounded (a
  * document with many distinct names only stops filling it).
  */
-const NAME_CACHE = new Map<string, { readonly text: string; readonly bytes: number }>();
+const NAME_CACHE = new Map<string, MemberName>();
+
+/** A member name as written: `"name":` (`text`, `bytes` UTF-8 bytes) and `,"name":` after another member (`separated`). */
+interface MemberName {
+  readonly text: string;
+  readonly separated: string;
+  readonly bytes: number;
+}
 const NAME_CACHE_MAX = 4096;
 
 /** Levels of open containers whose cycle check is a scan of the stack (deeper ones are in a Set). */
@@ -263,10 +270,10 @@ class Serializer {
     if (name === undefined) {
       if (loneSurrogateAt(key) >= 0) this.limit("json.lone-surrogate", framePointer(frame), `member name at ${JSON.stringify(pointerIn(frame, key))} has an unpaired UTF-16 surrogate`);
       const text = `${JSON.stringify(key)}:`;
-      name = { text, bytes: utf8Bytes(text) };
+      name = { text, separated: `,${text}`, bytes: utf8Bytes(text) };
       if (NAME_CACHE.size < NAME_CACHE_MAX) NAME_CACHE.set(key, name);
     }
-    const written = frame.written > 0 ? this.write(member, frame, key, `,${name.text}`, name.bytes + 1) : this.write(member, frame, key, name.text, name.bytes);
+    const written = frame.written > 0 ? this.write(member, frame, key, name.separated, name.bytes + 1) : this.write(member, frame, key, name.text, name.bytes);
     if (written === SKIP) throw new Unrepresentable(`member ${pointerIn(frame, key)} is a ${typeof member}, which JSON cannot represent`);
     defineMember(frame.copy as Record<string, unknown>, key, written);
     frame.written++;
@@ -294,8 +301,7 @@ class Serializer {
         if (PLAIN_JSON_STRING.test(value)) {
           // The common wire string (ids, names, enum values): its JSON text is itself in quotes,
           // as many bytes as characters, and it has no surrogate at all.
-          this.emit(prefix, prefixBytes, null, "");
-          this.emit(`"${value}"`, value.length + 2, parent, token);
+          this.emitAfter(prefix, prefixBytes, `"${value}"`, value.length + 2, parent, token);
           return value;
         }
         // An ASCII string has no surrogate, and its JSON text is as many bytes as characters.
@@ -304,24 +310,21 @@ class Serializer {
           const pointer = pointerIn(parent, token);
           this.limit("json.lone-surrogate", pointer, `the string at ${JSON.stringify(pointer)} has an unpaired UTF-16 surrogate`);
         }
-        this.emit(prefix, prefixBytes, null, "");
         const text = JSON.stringify(value);
-        this.emit(text, ascii ? text.length : utf8Bytes(text), parent, token);
+        this.emitAfter(prefix, prefixBytes, text, ascii ? text.length : utf8Bytes(text), parent, token);
         return value;
       }
       case "number": {
         if (!Number.isFinite(value)) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} is ${value}, which JSON cannot represent`);
         this.count(parent, token);
         const number = Object.is(value, -0) ? 0 : value;
-        this.emit(prefix, prefixBytes, null, "");
         const text = String(number);
-        this.emit(text, text.length, parent, token);
+        this.emitAfter(prefix, prefixBytes, text, text.length, parent, token);
         return number;
       }
       case "boolean":
         this.count(parent, token);
-        this.emit(prefix, prefixBytes, null, "");
-        this.emit(value ? "true" : "false", value ? 4 : 5, parent, token);
+        this.emitAfter(prefix, prefixBytes, value ? "true" : "false", value ? 4 : 5, parent, token);
         return value;
       case "bigint":
         throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} is a BigInt, which JSON cannot represent`);
@@ -332,8 +335,7 @@ class Serializer {
     }
     if (value === null) {
       this.count(parent, token);
-      this.emit(prefix, prefixBytes, null, "");
-      this.emit("null", 4, parent, token);
+      this.emitAfter(prefix, prefixBytes, "null", 4, parent, token);
       return null;
     }
     const obj = value as object;
@@ -345,9 +347,8 @@ class Serializer {
       const pointer = pointerIn(parent, token);
       this.limit("json.max-depth", pointer, `nesting depth ${this.stack.length + 1} at ${JSON.stringify(pointer)} exceeds the limit of ${this.limits.maxDepth}`);
     }
-    this.emit(prefix, prefixBytes, null, "");
     const isArray = Array.isArray(obj);
-    this.emit(isArray ? "[" : "{", 1, parent, token);
+    this.emitAfter(prefix, prefixBytes, isArray ? "[" : "{", 1, parent, token);
     const copy: unknown[] | Record<string, unknown> = isArray ? [] : {};
     // An object's keys are listed on its first step (listKeys), where a sliced run can yield first.
     this.stack.push({ source: obj, copy, parent, token, pointer: null, isArray, keys: null, length: isArray ? (obj as unknown[]).length : 0, next: 0, written: 0 });
@@ -393,6 +394,17 @@ class Serializer {
       const pointer = pointerIn(parent, token);
       this.limit("json.max-values", pointer, `the value at ${JSON.stringify(pointer)} is value number ${this.values}, above the limit of ${this.limits.maxValues} values per document`);
     }
+  }
+
+  /** {@link emit} of `prefix` (no entry) and then of `text`, appended at once. */
+  private emitAfter(prefix: string, prefixBytes: number, text: string, byteLength: number, parent: Frame | null, token: string | number): void {
+    if (prefixBytes > 0) {
+      this.bytes += prefixBytes;
+      if (this.bytes > this.limits.maxBytes) this.tooLarge("");
+    }
+    this.bytes += byteLength;
+    if (this.bytes > this.limits.maxBytes) this.tooLarge(pointerIn(parent, token));
+    this.out += prefixBytes > 0 ? prefix + text : text;
   }
 
   /** Append `text` (`byteLength` UTF-8 bytes), written for entry `token` of `parent` (null, "": no entry, the pointer shown is ""). */

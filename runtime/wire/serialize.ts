@@ -396,15 +396,15 @@ class Serializer {
     }
   }
 
-  /** {@link emit} of `prefix` (no entry) and then of `text`, appended at once. */
+  /** {@link emit} of `prefix` (no entry) and then of `text` (`byteLength` ≥ 1), appended at once. */
   private emitAfter(prefix: string, prefixBytes: number, text: string, byteLength: number, parent: Frame | null, token: string | number): void {
-    if (prefixBytes > 0) {
-      this.bytes += prefixBytes;
-      if (this.bytes > this.limits.maxBytes) this.tooLarge("");
+    if (prefixBytes === 0) {
+      this.emit(text, byteLength, parent, token);
+      return;
     }
-    this.bytes += byteLength;
-    if (this.bytes > this.limits.maxBytes) this.tooLarge(pointerIn(parent, token));
-    this.out += prefixBytes > 0 ? prefix + text : text;
+    this.bytes += prefixBytes;
+    if (this.bytes > this.limits.maxBytes) this.tooLarge("");
+    this.emit(prefix + text, byteLength, parent, token);
   }
 
   /** Append `text` (`byteLength` UTF-8 bytes), written for entry `token` of `parent` (null, "": no entry, the pointer shown is ""). */

@@ -119,6 +119,9 @@ interface Figures {
   readonly young_mib: number;
   /** Heap retained by JSON.parse's value of the same text (bytes; warm runs only, else -1). */
   readonly floor_bytes: number;
+  /** Envelopes: the longest Object.keys of one of its containers, alone, after the invocation (ms, and process CPU ms); else -1. */
+  readonly keys_ms: number;
+  readonly keys_cpu_ms: number;
 }
 
 function outcomeOf(r: InvocationResult): string {
@@ -217,6 +220,7 @@ async function measureShape(shape: string, transport: string, dir: string, warmU
   const after = process.resourceUsage().maxRSS;
   if (invoker instanceof StreamInvoker) await invoker.close();
   const floor = warmUp && expect === "ok" ? retainedByJsonParse(response !== undefined ? readFileSync(join(dir, "response.json"), "utf8") : JSON.stringify(env)) : -1;
+  const keys = response === undefined ? longestKeyListing(env) : { ms: -1, cpuMs: -1 };
   const figures: Figures = {
     shape,
     transport,
@@ -233,6 +237,8 @@ async function measureShape(shape: string, transport: string, dir: string, warmU
     peak_kb: after - before,
     young_mib: young / (1 << 20),
     floor_bytes: floor,
+    keys_ms: keys.ms,
+    keys_cpu_ms: keys.cpuMs,
   };
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
@@ -247,6 +253,17 @@ function retainedByJsonParse(text: string): number {
   gc();
   const retained = process.memoryUsage().heapUsed - before;
   return value === undefined ? -1 : retained;
+}
+
+/** Object.keys of the container of `env.request.metadata.a` alone (the one native step of the serializer that no API splits). */
+function longestKeyListing(env: DispatchEnvelope): { ms: number; cpuMs: number } {
+  const big = ((env as unknown as { request: { metadata: { a: object } } }).request.metadata.a);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const n = Object.keys(big).length;
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { ms: n >= 0 ? ms : -1, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 /** The shapes and transports measured by {@link run}. */
@@ -271,6 +288,7 @@ export async function run(): Promise<void> {
   out("  | shape | transport | bytes | outcome | settle (warm) | longest block: cold / warm | gaps > 50 ms | longest GC | peak cold [young] | peak warm [young] | floor |");
   out("  |---|---|---|---|---|---|---|---|---|---|---|");
   const only = process.env.LIFELOOP_BENCH_SHAPES?.split(",");
+  const notes: string[] = [];
   for (const { shape, transport } of plan()) {
     if (only !== undefined && !only.some((s) => `${transport}:${shape}`.includes(s))) continue;
     const figures = (warmUp: boolean): Figures => {
@@ -290,7 +308,9 @@ export async function run(): Promise<void> {
       `  | ${f.shape} | ${f.transport} | ${f.bytes.toLocaleString("en-US")} | ${verdict} | ${f.settle_ms.toFixed(0)} ms [cpu ${f.settle_cpu_ms.toFixed(0)}] | ` +
         `${block(c)} / ${block(f)} | ${c.blocks_over_50} / ${f.blocks_over_50} | ${Math.max(c.longest_gc_ms, f.longest_gc_ms).toFixed(1)} ms | ${peak(c)} | ${peak(f)} | ${floor} |`,
     );
+    if (f.keys_ms >= 0) notes.push(`  ${f.shape}: Object.keys of its largest container alone, in the warm process: ${f.keys_ms.toFixed(1)} ms [cpu ${f.keys_cpu_ms.toFixed(0)}] (one native step; the serializer runs it alone in its turn)`);
   }
+  for (const note of notes) out(note);
 }
 
 const argv = process.argv.slice(2);

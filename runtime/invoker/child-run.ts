@@ -119,7 +119,7 @@ class ChildRunState {
   private exitedAt: number | null = null;
   private exitSeen: () => void = () => undefined;
   private readonly exitPromise = new Promise<void>((resolve) => (this.exitSeen = resolve));
-  /** stdout as read; a large response is copied into one reserved buffer chunk by chunk (no join at EOF). */
+  /** stdout as read; a large response is copied chunk by chunk into one growing buffer (no join at EOF). */
   private readonly chunks: ByteGather;
   private stdoutBytes = 0;
   private stdoutTooLarge = false;

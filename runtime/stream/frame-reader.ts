@@ -8,8 +8,8 @@
  *   exactly `maxFrameBytes` bytes passes; the chunk that brings byte `maxFrameBytes + 1` yields the
  *   violation at once, and nothing more is buffered or read after it.
  * - Buffering is linear: the pieces of a partial frame are gathered by a ByteGather (slices joined
- *   once at the LF; a frame past 1 MiB is copied chunk by chunk into one reserved buffer, so a
- *   16 MiB frame is never joined in one long step).
+ *   once at the LF; a frame past 1 MiB is copied chunk by chunk into one buffer that doubles when
+ *   full, so a 16 MiB frame is never joined in one long step).
  * - One CR right before the LF is removed; an empty frame (after that removal) is a violation.
  */
 import { ByteGather } from "../wire/byte-gather.js";

@@ -4,16 +4,15 @@
  * §"Bounds", "never block the event loop for more than 50 ms"): joining 16 MiB of chunks at EOF is
  * one native copy that, with the page faults of the fresh memory, costs 15-25 ms on a loaded
  * 2-core machine. Small sequences (up to {@link GATHER_INLINE_BYTES}) are kept as chunks and joined
- * once; past that, one buffer of the sequence's bound (`capacity` bytes, the limit the caller
- * enforces) is reserved and every chunk is copied into it as it arrives. The reserve is
- * uninitialised memory that the OS maps on first write, so only the bytes written cost memory.
+ * once; past that, the chunks are copied as they arrive into one buffer that doubles when full
+ * (2, 4, 8, 16 MiB ... up to `capacity`, the bound the caller enforces): each step copies at most
+ * half the bound (a few ms), and the buffer is at most twice the bytes gathered. (Reserving the
+ * whole bound at once would cost no RSS, but V8 counts it as external memory: many concurrent
+ * large responses would then bring on full garbage collections.)
  */
 
 /** Up to this many bytes, chunks are joined once at the end (a copy of at most about 1 ms). */
 export const GATHER_INLINE_BYTES = 1 << 20;
-
-/** A bound above this is not reserved up front (the chunks are then joined once at the end, as for small sequences). */
-const RESERVE_MAX_BYTES = 1 << 30;
 
 /** One byte sequence being gathered; {@link take} hands it over and starts the next. */
 export class ByteGather {
@@ -25,7 +24,7 @@ export class ByteGather {
 
   /** `capacity`: the most bytes the caller ever pushes for one sequence (it enforces its limit before pushing). */
   constructor(readonly capacity: number) {
-    this.canReserve = capacity > GATHER_INLINE_BYTES && capacity <= RESERVE_MAX_BYTES;
+    this.canReserve = capacity > GATHER_INLINE_BYTES;
   }
 
   /** Bytes gathered so far. */
@@ -36,32 +35,39 @@ export class ByteGather {
   /** Append `chunk` (the caller guarantees length + chunk.length <= capacity). The chunk is not copied while the sequence is small; do not reuse it. */
   push(chunk: Buffer): void {
     if (chunk.length === 0) return;
-    const reserve = this.reserve === null && this.canReserve && this.bytes + chunk.length > GATHER_INLINE_BYTES ? this.reserveNow() : null;
-    if (reserve !== null) {
-      this.reserve = reserve;
+    const need = this.bytes + chunk.length;
+    if (this.canReserve && need > (this.reserve === null ? GATHER_INLINE_BYTES : this.reserve.length)) this.grow(need);
+    if (this.reserve !== null) this.reserve.set(chunk, this.bytes);
+    else this.parts.push(chunk);
+    this.bytes = need;
+  }
+
+  /** Move what was gathered into a buffer of at least `need` bytes (doubling, at most `capacity`); on a failed allocation, go on with chunks. */
+  private grow(need: number): void {
+    let size = this.reserve === null ? 2 * GATHER_INLINE_BYTES : this.reserve.length;
+    while (size < need) size *= 2;
+    let next: Buffer;
+    try {
+      next = Buffer.allocUnsafeSlow(Math.min(Math.max(size, need), Math.max(this.capacity, need)));
+    } catch {
+      this.canReserve = false;
+      if (this.reserve !== null) this.parts = [this.reserve.subarray(0, this.bytes)];
+      this.reserve = null;
+      return;
+    }
+    if (this.reserve !== null) this.reserve.copy(next, 0, 0, this.bytes);
+    else {
       let at = 0;
       for (const part of this.parts) {
-        reserve.set(part, at);
+        next.set(part, at);
         at += part.length;
       }
       this.parts = [];
     }
-    if (this.reserve !== null) this.reserve.set(chunk, this.bytes);
-    else this.parts.push(chunk);
-    this.bytes += chunk.length;
+    this.reserve = next;
   }
 
-  /** Reserve `capacity` bytes; null when the allocation fails (then the chunks are joined at the end). */
-  private reserveNow(): Buffer | null {
-    try {
-      return Buffer.allocUnsafeSlow(this.capacity);
-    } catch {
-      this.canReserve = false;
-      return null;
-    }
-  }
-
-  /** The gathered bytes as one Buffer (at most one copy of at most GATHER_INLINE_BYTES); the gatherer is empty again. */
+  /** The gathered bytes as one Buffer (no copy of more than GATHER_INLINE_BYTES); the gatherer is empty again. */
   take(): Buffer {
     const out = this.reserve !== null ? this.reserve.subarray(0, this.bytes) : this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts, this.bytes);
     this.clear();

@@ -425,7 +425,7 @@ export function snapshotValue(value: unknown, limits: SnapshotLimits): ValueSnap
 
 /**
  * {@link snapshotValue} in slices (runtime/wire/slices.ts: all sliced work of the process shares
- * about TURN_MS (10 ms) per event-loop turn) with the event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
+ * about TURN_MS (10 ms, up to TURN_MAX_MS when the loop is busy) per event-loop turn) with the event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
  * (performance.now() ms) passes first. Never rejects.
  */
 export async function snapshotValueSliced(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): Promise<ValueSnapshot> {

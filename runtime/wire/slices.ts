@@ -10,11 +10,18 @@
 export type SliceStep = (budgetMs: number) => boolean;
 
 /**
- * Work per event-loop turn for all jobs together (ms). With a slice's overrun (it ends at the next
- * value boundary) and a young-generation GC pause that may fall into the turn, a turn stays well
- * under the 50 ms bound on a loaded 2-core machine.
+ * Work per event-loop turn for all jobs together (ms), when the rest of the loop is quiet. With a
+ * slice's overrun (it ends at the next value boundary) and a young-generation GC pause that may
+ * fall into the turn, a turn stays well under the 50 ms bound on a loaded 2-core machine.
  */
 export const TURN_MS = 10;
+/**
+ * The most work per turn (ms): when the rest of the loop (I/O callbacks, timers, other turns' work)
+ * took longer than TURN_MS between two turns, the turn may use as long as that, up to this, so
+ * that sliced work keeps at least the share of the CPU it had with 20 ms turns when the host is
+ * saturated (a shorter turn would not shorten the loop's longest block then, only delay settling).
+ */
+export const TURN_MAX_MS = 20;
 /** Work per job per go (ms). */
 export const SLICE_MS = 5;
 
@@ -28,6 +35,8 @@ const queue: Job[] = [];
 let scheduled = false;
 /** When the running turn of {@link pump} began (performance.now() ms), or -1 outside it. */
 let turnStartedAt = -1;
+/** When the last turn of {@link pump} ended (performance.now() ms), or -1 when the queue ran empty since. */
+let lastTurnEndedAt = -1;
 /** Set by {@link endTurn}: the pump yields after the current step. */
 let turnEndRequested = false;
 /** Set by {@link deferToNextTurn}: the running job sits out the rest of this turn and goes first in the next. */
@@ -79,7 +88,8 @@ function pump(): void {
   scheduled = false;
   turnStartedAt = performance.now();
   turnEndRequested = false;
-  const turnEnd = turnStartedAt + TURN_MS;
+  const othersMs = lastTurnEndedAt < 0 ? 0 : turnStartedAt - lastTurnEndedAt;
+  const turnEnd = turnStartedAt + Math.min(TURN_MAX_MS, Math.max(TURN_MS, othersMs));
   const deferred: Job[] = [];
   while (queue.length > 0) {
     const left = turnEnd - performance.now();
@@ -102,6 +112,7 @@ function pump(): void {
   turnStartedAt = -1;
   turnEndRequested = false;
   deferRequested = false;
+  lastTurnEndedAt = queue.length > 0 ? performance.now() : -1;
   if (queue.length > 0 && !scheduled) {
     scheduled = true;
     setImmediate(pump);

@@ -1506,7 +1506,7 @@ export interface StrictSliceOptions {
 /**
  * {@link parseStrictJson} without blocking the event loop: the scanner validates and builds the
  * value in one pass (no `JSON.parse`), in slices scheduled by runtime/wire/slices.ts (all sliced
- * work of the process shares about TURN_MS (10 ms) per event-loop turn; a slice ends at the next value
+ * work of the process shares about TURN_MS (10 ms, up to TURN_MAX_MS when the loop is busy) per event-loop turn; a slice ends at the next value
  * boundary once its budget, at most `slice.sliceMs`, is used; one string or number is never split,
  * and is scanned by native regular expressions). Several sliced parses, and synchronous ones, may
  * interleave: each keeps its own scanner state.

@@ -2,7 +2,7 @@
  * FrameReader bounds (spec/stream-protocol.md §"Framing"): the bytes held never exceed
  * max_frame_bytes whatever arrives, a stream without LF fails at exactly the byte after the limit,
  * and a large frame delivered in small chunks is joined once (its pieces are kept, not re-scanned),
- * or, past 1 MiB, copied chunk by chunk into a buffer of its own (runtime/wire/byte-gather.ts).
+ * or, past 1 MiB, copied chunk by chunk into a growing buffer of its own (runtime/wire/byte-gather.ts).
  */
 import { describe, expect, it } from "vitest";
 import { GATHER_INLINE_BYTES } from "../../runtime/wire/byte-gather.js";

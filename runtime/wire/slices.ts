@@ -16,10 +16,12 @@ export type SliceStep = (budgetMs: number) => boolean;
  */
 export const TURN_MS = 10;
 /**
- * The most work per turn (ms): when the rest of the loop (I/O callbacks, timers, other turns' work)
- * took longer than TURN_MS between two turns, the turn may use as long as that, up to this, so
- * that sliced work keeps at least the share of the CPU it had with 20 ms turns when the host is
+ * The most work per turn (ms): when the rest of the process (I/O callbacks, timers) used more CPU
+ * time than TURN_MS between two turns, the turn may use as long as that, up to this, so that
+ * sliced work keeps at least the share of the CPU it had with 20 ms turns when the host is
  * saturated (a shorter turn would not shorten the loop's longest block then, only delay settling).
+ * CPU time, not wall time: on a machine whose other processes take the CPU, the gap between two
+ * turns grows without the host being any busier.
  */
 export const TURN_MAX_MS = 20;
 /** Work per job per go (ms). */
@@ -35,8 +37,14 @@ const queue: Job[] = [];
 let scheduled = false;
 /** When the running turn of {@link pump} began (performance.now() ms), or -1 outside it. */
 let turnStartedAt = -1;
-/** When the last turn of {@link pump} ended (performance.now() ms), or -1 when the queue ran empty since. */
-let lastTurnEndedAt = -1;
+/** The process CPU time (ms) when the last turn of {@link pump} ended, or -1 when the queue ran empty since. */
+let lastTurnEndedCpu = -1;
+
+/** CPU time of the process so far (ms, user + system). */
+function cpuMs(): number {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+}
 /** Set by {@link endTurn}: the pump yields after the current step. */
 let turnEndRequested = false;
 /** Set by {@link deferToNextTurn}: the running job sits out the rest of this turn and goes first in the next. */
@@ -88,7 +96,7 @@ function pump(): void {
   scheduled = false;
   turnStartedAt = performance.now();
   turnEndRequested = false;
-  const othersMs = lastTurnEndedAt < 0 ? 0 : turnStartedAt - lastTurnEndedAt;
+  const othersMs = lastTurnEndedCpu < 0 ? 0 : cpuMs() - lastTurnEndedCpu;
   const turnEnd = turnStartedAt + Math.min(TURN_MAX_MS, Math.max(TURN_MS, othersMs));
   const deferred: Job[] = [];
   while (queue.length > 0) {
@@ -112,7 +120,7 @@ function pump(): void {
   turnStartedAt = -1;
   turnEndRequested = false;
   deferRequested = false;
-  lastTurnEndedAt = queue.length > 0 ? performance.now() : -1;
+  lastTurnEndedCpu = queue.length > 0 ? cpuMs() : -1;
   if (queue.length > 0 && !scheduled) {
     scheduled = true;
     setImmediate(pump);

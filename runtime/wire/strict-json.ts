@@ -1506,15 +1506,15 @@ export interface StrictSliceOptions {
 /**
  * {@link parseStrictJson} without blocking the event loop: the scanner validates and builds the
  * value in one pass (no `JSON.parse`), in slices scheduled by runtime/wire/slices.ts (all sliced
- * work of the process shares about TURN_MS (10 ms, up to TURN_MAX_MS when the loop is busy) per event-loop turn; a slice ends at the next value
+ * work of the process shares about 10 ms per event-loop turn, up to 20 ms when the loop is busy with other work; a slice ends at the next value
  * boundary once its budget, at most `slice.sliceMs`, is used; one string or number is never split,
  * and is scanned by native regular expressions). Several sliced parses, and synchronous ones, may
  * interleave: each keeps its own scanner state.
  *
  * The result is the same as {@link parseStrictJson}'s for every input (members defined as own
  * properties, `__proto__` included). Resolves `"deadline"` when `slice.deadlineAt` passes before
- * the document is judged. Never rejects. An input above 1 MiB is decoded in slices too, its one
- * flat copy (about 1 ms per MiB) in a step alone in its turn (see decodeDocumentSliced).
+ * the document is judged. Never rejects. An input above 1 MiB is decoded in slices too; its one
+ * flat copy (about 1 ms per MiB) runs alone in its turn.
  */
 export async function parseStrictJsonSliced(
   input: Uint8Array,

@@ -165,11 +165,16 @@ func answer(ctx context.Context, stdin io.Reader, handler Handler, logf func(str
 // dispatches; a refusal is the failed response to send instead of calling the handler. Shared by
 // the v1 runner (ServeIO) and the stream runner (ServeStreamIO).
 func decodeDispatch(data []byte, logf func(string, ...any)) (DispatchEnvelope, *CallbackResponse) {
+	envelope, err := DecodeDispatchEnvelope(data)
+	return dispatchOrRefusal(envelope, err, logf)
+}
+
+// dispatchOrRefusal is decodeDispatch once DecodeDispatchEnvelope returned envelope and err.
+func dispatchOrRefusal(envelope DispatchEnvelope, err error, logf func(string, ...any)) (DispatchEnvelope, *CallbackResponse) {
 	refuse := func(code, message string) (DispatchEnvelope, *CallbackResponse) {
 		response := failedWithWarning(runnerRejectClass, code, message)
 		return DispatchEnvelope{}, &response
 	}
-	envelope, err := DecodeDispatchEnvelope(data)
 	if err != nil {
 		var invalid *ValidationError
 		if !errors.As(err, &invalid) {
@@ -201,7 +206,7 @@ func runHandler(ctx context.Context, envelope DispatchEnvelope, handler Handler,
 		logf("handler did not return before the context ended: %v", ctx.Err())
 		return failedWithWarning(runnerTimeoutClass, runnerTimeoutCode, ctx.Err().Error()), nil
 	}
-	return checkedResponse(result, logf)
+	return checkedResponse(make([]byte, 0, 512), result, logf)
 }
 
 // callHandler runs handler on the calling goroutine; a panic becomes the error of the result.
@@ -216,8 +221,9 @@ func callHandler(envelope DispatchEnvelope, handler Handler, logf func(string, .
 	return handlerResult{response: response, err: err}
 }
 
-// checkedResponse is the response to send for what the handler returned (see runHandler).
-func checkedResponse(result handlerResult, logf func(string, ...any)) (CallbackResponse, []byte) {
+// checkedResponse is the response to send for what the handler returned (see runHandler). The
+// bytes of a valid response are appended to into (which holds the frame head in stream mode).
+func checkedResponse(into []byte, result handlerResult, logf func(string, ...any)) (CallbackResponse, []byte) {
 	if result.err != nil {
 		logf("handler failed: %v", result.err)
 		return failedWithWarning(runnerHandlerClass, runnerHandlerThrewCode, result.err.Error()), nil
@@ -226,7 +232,7 @@ func checkedResponse(result handlerResult, logf func(string, ...any)) (CallbackR
 	if response.SchemaVersion == "" {
 		response.SchemaVersion = WireVersion
 	}
-	data, err := EncodeCallbackResponse(response)
+	data, err := appendDocument(into, "CallbackResponse", response.toNode()) // EncodeCallbackResponse, appending
 	if err != nil {
 		var invalid *ValidationError
 		if errors.As(err, &invalid) {

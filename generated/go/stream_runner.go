@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -73,9 +72,9 @@ type streamConn struct {
 	logf    func(string, ...any)
 
 	mu     sync.Mutex
-	events map[string]*inflight
+	events map[rpcID]*inflight
 	byReq  map[eventKey]*inflight
-	calls  map[string]chan callReply
+	calls  map[rpcID]chan callReply
 	nextID uint64
 	closed chan struct{}
 
@@ -108,13 +107,58 @@ const inlineHandlerGrace = time.Millisecond
 // eventKey identifies a delivered request for EventDone.
 type eventKey struct{ eventID, invocationID string }
 
-// inflight is one host request being handled.
+// inflight is one host request being handled. done and cancelled are guarded by streamConn.mu.
 type inflight struct {
+	// done is closed once the event is cancelled; it is made by the first EventDone (most
+	// handlers never ask for it).
 	done      chan struct{}
 	cancelled bool
 	key       eventKey
 	// turn is the event's turn on the reading goroutine (see startEvent).
-	turn *readTurn
+	turn readTurn
+}
+
+// reading is one goroutine's spell of reading frames (readLoop): the parser of its frames (whose
+// memory the next frame reuses), the buffer its replies are built in, and the grace timer that
+// moves reading on when the handler of the event it runs inline (turn) runs past
+// inlineHandlerGrace. Every yield starts a new spell on a new goroutine, so nothing here is shared
+// with the goroutine that reading moved away from.
+type reading struct {
+	conn   *streamConn
+	parser parser
+	reply  []byte
+	grace  *time.Timer
+	turn   atomic.Pointer[readTurn]
+}
+
+// keptReplyBytes bounds the buffer a spell of reading keeps for its next reply (a larger reply's
+// buffer is left to the collector).
+const keptReplyBytes = 64 << 10
+
+// armGrace starts the grace period of t, the event now handled inline (one timer per spell,
+// reset for every event).
+func (r *reading) armGrace(t *readTurn) {
+	r.turn.Store(t)
+	if r.grace == nil {
+		r.grace = time.AfterFunc(inlineHandlerGrace, r.graceEnded)
+	} else {
+		r.grace.Reset(inlineHandlerGrace)
+	}
+}
+
+// disarmGrace ends the grace period once the handler returned. A timer that fired meanwhile finds
+// no turn, a turn already done, or at worst the next event's, which then moves reading early: never
+// wrong, as a handler may move reading at any time (EventDone).
+func (r *reading) disarmGrace() {
+	r.grace.Stop()
+	r.turn.Store(nil)
+}
+
+// graceEnded moves reading away from the handler still running inline.
+func (r *reading) graceEnded() {
+	if t := r.turn.Load(); t != nil {
+		r.conn.yieldReading(t)
+	}
 }
 
 // callReply is the host's answer to a client request: result, or an *RPCError.
@@ -152,13 +196,40 @@ func EventDone(req CallbackRequest) <-chan struct{} {
 	}
 	c.mu.Lock()
 	f, ok := c.byReq[eventKey{req.EventID, req.InvocationID}]
+	var done chan struct{}
+	if ok {
+		done = f.doneLocked()
+	}
 	c.mu.Unlock()
 	if !ok {
 		return nil
 	}
 	// A handler that waits for its cancel needs the frames read meanwhile.
-	c.yieldReading(f.turn)
-	return f.done
+	c.yieldReading(&f.turn)
+	return done
+}
+
+// doneLocked returns the event's done channel, made on first use (closed at once when the event
+// is already cancelled). c.mu is held.
+func (e *inflight) doneLocked() chan struct{} {
+	if e.done == nil {
+		e.done = make(chan struct{})
+		if e.cancelled {
+			close(e.done)
+		}
+	}
+	return e.done
+}
+
+// cancelLocked marks the event cancelled and closes its done channel if it was made. c.mu is held.
+func (e *inflight) cancelLocked() {
+	if e.cancelled {
+		return
+	}
+	e.cancelled = true
+	if e.done != nil {
+		close(e.done)
+	}
 }
 
 // ServeStreamIO is the stream-mode loop over explicit streams; it returns the exit status.
@@ -186,7 +257,7 @@ func ServeStreamIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 		defer logMu.Unlock()
 		fmt.Fprintf(stderr, "lifeloop: "+format+"\n", args...)
 	}
-	c := &streamConn{out: stdout, logf: logf, events: map[string]*inflight{}, byReq: map[eventKey]*inflight{}, calls: map[string]chan callReply{}, closed: make(chan struct{})}
+	c := &streamConn{out: stdout, logf: logf, events: map[rpcID]*inflight{}, byReq: map[eventKey]*inflight{}, calls: map[rpcID]chan callReply{}, closed: make(chan struct{})}
 	c.ctx, c.frames, c.handler, c.readerDone = ctx, NewFrameReader(stdin, LimitMaxFrameBytes), handler, make(chan int, 1)
 	active.Store(c)
 	defer active.CompareAndSwap(c, nil)
@@ -215,10 +286,7 @@ func (c *streamConn) close() {
 	}
 	close(c.closed)
 	for _, f := range c.events {
-		if !f.cancelled {
-			f.cancelled = true
-			close(f.done)
-		}
+		f.cancelLocked()
 	}
 }
 
@@ -243,8 +311,13 @@ func (c *streamConn) yieldReading(t *readTurn) {
 // readLoop reads and dispatches frames until EOF (0) or a violation (1); yielded is true when
 // an event handled on this goroutine moved reading to another one (which then reports the status).
 // Only one goroutine reads at a time: the next reader starts only after this one stopped.
+//
+// Each frame's tree is cut from the memory of the spell's parser (see reading), reused for the next
+// frame when nothing holds on to the tree once the frame is handled: every frame but a reply, whose
+// result goes to the waiting command helper.
 func (c *streamConn) readLoop() (code int, yielded bool) {
 	ctx, frames, handler := c.ctx, c.frames, c.handler
+	r := &reading{conn: c}
 	for {
 		line, err := frames.Next()
 		if err != nil {
@@ -261,24 +334,29 @@ func (c *streamConn) readLoop() (code int, yielded bool) {
 			}
 			return 1, false
 		}
-		f, violation := decodeFrame(line)
+		f, violation := decodeFrame(line, &r.parser)
 		if violation != nil {
 			c.logf("framing violation: %s", violation)
 			return 1, false
 		}
-		if c.dispatch(ctx, f, handler) {
+		if c.dispatch(ctx, f, handler, r) {
 			return 0, true
+		}
+		if f.kind == frameSuccess || f.kind == frameError {
+			r.parser.mem = nodeArena{}
+		} else {
+			r.parser.mem.reset()
 		}
 	}
 }
 
 // dispatch handles one frame; it returns true when reading moved to another goroutine meanwhile.
-func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handler) bool {
+func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handler, r *reading) bool {
 	switch f.kind {
 	case frameRequest, frameNotification:
 		// An unknown event kind is an unknown method (-32601), whatever its params carry.
-		if event, ok := strings.CutPrefix(f.method, SpecStreamV2.HostToClient.EventMethodPrefix); ok && LifecycleEventKind(event).Valid() {
-			return c.startEvent(ctx, f, event, handler)
+		if event, ok := eventKind(f.method); ok {
+			return c.startEvent(ctx, f, event, handler, r)
 		}
 		if f.kind == frameNotification {
 			if f.method == SpecStreamV2.Cancel.Method {
@@ -333,28 +411,21 @@ func (c *streamConn) cancel(f *streamFrame) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.events[idKey(id)]; ok && !e.cancelled {
-		e.cancelled = true
-		close(e.done)
+	if e, ok := c.events[idKey(id)]; ok {
+		e.cancelLocked()
 	}
 }
 
 // startEvent handles one event request (or notification) on the reading goroutine: reading moves
 // to a new goroutine when the handler is still running after inlineHandlerGrace or waits for the
 // host, so handlers of other events and the frames the handler waits for are served meanwhile.
-// It returns true when reading moved.
-func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler) bool {
-	var params []byte
-	if f.params != nil {
-		// The bytes the host wrote (copied: the reader reuses its buffer), judged as v1 judges stdin.
-		params = append([]byte(nil), f.rawParams...)
-		if f.rawParams == nil {
-			params = writeNode(nil, f.params)
-		}
-	}
-	e := &inflight{done: make(chan struct{})}
+// It returns true when reading moved. r is the spell of reading this goroutine is in.
+func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event string, handler Handler, r *reading) bool {
+	params, hasParams := f.eventParams()
+	e := &inflight{}
+	var key rpcID
 	if f.id != nil {
-		key := idKey(f.id)
+		key = idKey(f.id)
 		c.mu.Lock()
 		if _, busy := c.events[key]; busy {
 			c.mu.Unlock()
@@ -364,16 +435,19 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		c.events[key] = e
 		c.mu.Unlock()
 	}
-	t := &readTurn{}
-	e.turn = t
+	t := &e.turn
 	c.turn.Store(t)
-	grace := time.AfterFunc(inlineHandlerGrace, func() { c.yieldReading(t) })
+	r.armGrace(t)
 	claimed := false
+	var head []byte
+	if f.id != nil {
+		head = appendSuccessHead(r.reply[:0], f.id)
+	}
 	func() {
-		response, data := c.answerEvent(event, params, e, handler)
+		response, frame := c.answerEvent(event, params, hasParams, e, handler, head)
 		c.mu.Lock()
 		if f.id != nil {
-			delete(c.events, idKey(f.id))
+			delete(c.events, key)
 		}
 		if c.byReq[e.key] == e {
 			delete(c.byReq, e.key)
@@ -392,10 +466,14 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		case cancelled:
 			c.logf("event %s was cancelled; its reply is not sent", event)
 		default:
-			c.write(c.replyFrame(f.id, response, data))
+			frame = c.replyFrame(f.id, response, frame)
+			c.write(frame)
+			if cap(frame) <= keptReplyBytes {
+				r.reply = frame[:0] // the writer keeps no frame, and this spell builds one at a time
+			}
 		}
 	}()
-	grace.Stop()
+	r.disarmGrace()
 	c.turn.CompareAndSwap(t, nil)
 	return !claimed && !t.state.CompareAndSwap(turnInline, turnDone)
 }
@@ -419,7 +497,7 @@ func (c *streamConn) cancelBuffered(id *node) bool {
 		if !bytes.Contains(line, cancelMethodBytes) {
 			continue
 		}
-		f, violation := decodeFrame(line)
+		f, violation := decodeFrame(line, nil)
 		if violation != nil || f.kind != frameNotification || f.method != SpecStreamV2.Cancel.Method {
 			continue
 		}
@@ -432,14 +510,51 @@ func (c *streamConn) cancelBuffered(id *node) bool {
 // cancelMethodBytes is the cancel method's name, searched for in raw frames.
 var cancelMethodBytes = []byte(SpecStreamV2.Cancel.Method)
 
+// eventParams are the params of an event request, kept so that they can be decoded after reading
+// moved on (see startEvent): the tree parseFrame built along the DispatchEnvelope schema, or a
+// copy of the bytes the host wrote.
+type eventParams struct {
+	tree       *node
+	nonInteger int
+	raw        []byte
+}
+
+// eventParams returns the params of f as eventParams, false when f has none. The tree is used
+// when it is all a v1 document's parse would have given: params within DefaultDocumentLimits'
+// bytes and values (its depth is bounded by frameLimits); otherwise the bytes are kept, copied
+// because the reader reuses its buffer, and judged as v1 judges stdin.
+func (f *streamFrame) eventParams() (eventParams, bool) {
+	if f.params == nil {
+		return eventParams{}, false
+	}
+	at := f.paramsAt
+	if at.envelope && len(at.raw) <= DefaultDocumentLimits.MaxBytes && at.values <= DefaultDocumentLimits.MaxValues {
+		return eventParams{tree: f.params, nonInteger: at.nonInteger}, true
+	}
+	return eventParams{raw: append([]byte(nil), at.raw...)}, true
+}
+
+// decode is DecodeDispatchEnvelope of the params' bytes: the same envelope or the same error.
+func (ep eventParams) decode() (DispatchEnvelope, error) {
+	if ep.tree == nil {
+		return DecodeDispatchEnvelope(ep.raw)
+	}
+	if err := checkParsed(dispatchEnvelopeType, ep.tree, ep.nonInteger); err != nil {
+		return DispatchEnvelope{}, err
+	}
+	return decodeDispatchEnvelope(ep.tree), nil
+}
+
 // answerEvent decodes params as a DispatchEnvelope and runs the handler, as the v1 runner does,
 // on the event's goroutine (no second goroutine per event: the stream's context only ends when
-// the whole process does). The bytes are the encoded response when the handler's was valid.
-func (c *streamConn) answerEvent(event string, params []byte, e *inflight, handler Handler) (CallbackResponse, []byte) {
-	if params == nil {
+// the whole process does). When the handler's response was valid, the bytes are head (the start
+// of the reply frame, appendSuccessHead) followed by the encoded response; nil otherwise.
+func (c *streamConn) answerEvent(event string, params eventParams, hasParams bool, e *inflight, handler Handler, head []byte) (CallbackResponse, []byte) {
+	if !hasParams {
 		return c.refuse(RuleSchemaRequired, "the request has no params (a DispatchEnvelope)"), nil
 	}
-	envelope, refusal := decodeDispatch(params, c.logf)
+	envelope, err := params.decode()
+	envelope, refusal := dispatchOrRefusal(envelope, err, c.logf)
 	if refusal != nil {
 		return *refusal, nil
 	}
@@ -450,7 +565,7 @@ func (c *streamConn) answerEvent(event string, params []byte, e *inflight, handl
 	c.mu.Lock()
 	c.byReq[e.key] = e
 	c.mu.Unlock()
-	return checkedResponse(callHandler(envelope, handler, c.logf), c.logf)
+	return checkedResponse(head, callHandler(envelope, handler, c.logf), c.logf)
 }
 
 func (c *streamConn) refuse(code, message string) CallbackResponse {
@@ -458,22 +573,23 @@ func (c *streamConn) refuse(code, message string) CallbackResponse {
 	return failedWithWarning(runnerRejectClass, code, message)
 }
 
-// replyFrame encodes the reply to id, replacing a response that cannot be written; data, when
-// not nil, is response already validated and encoded.
-func (c *streamConn) replyFrame(id *node, response CallbackResponse, data []byte) []byte {
-	var err error
-	if data == nil {
-		data, err = EncodeCallbackResponse(response)
+// replyFrame is the reply frame to id, replacing a response that cannot be written; started, when
+// not nil, is the frame up to and with response already validated and encoded (see answerEvent).
+func (c *streamConn) replyFrame(id *node, response CallbackResponse, started []byte) []byte {
+	frame := started
+	if frame == nil {
+		data, err := EncodeCallbackResponse(response)
+		if err != nil {
+			c.logf("internal: the runner built an invalid response: %v", err)
+			data, _ = EncodeCallbackResponse(FailedResponse(runnerHandlerClass))
+		}
+		frame = append(appendSuccessHead(nil, id), data...)
 	}
-	if err != nil {
-		c.logf("internal: the runner built an invalid response: %v", err)
-		data, _ = EncodeCallbackResponse(FailedResponse(runnerHandlerClass))
-	}
-	frame := successFrame(id, data)
+	frame = append(frame, "}\n"...)
 	if len(frame)-1 > LimitMaxFrameBytes {
 		message := fmt.Sprintf("the reply frame is %d bytes, over the maximum frame size (%d bytes)", len(frame)-1, LimitMaxFrameBytes)
 		c.logf("the handler's response is invalid: %s", message)
-		data, _ = EncodeCallbackResponse(failedWithWarning(runnerHandlerClass, ruleStreamFrameTooLarge, message))
+		data, _ := EncodeCallbackResponse(failedWithWarning(runnerHandlerClass, ruleStreamFrameTooLarge, message))
 		frame = successFrame(id, data)
 	}
 	return frame

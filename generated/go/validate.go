@@ -6,9 +6,11 @@ package lifeloop
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -555,15 +557,109 @@ func displayValue(n *node) string {
 	return "[object Object]"
 }
 
-// evaluateRules runs every rule step of a type against a value the schema layer accepted.
+// evaluateRules runs every rule step of a type against a value the schema layer accepted, in plan
+// order, with the same issues in the same order as walking every step's pattern from the root:
+//   - steps whose pattern starts with a member the root lacks are skipped without reading them
+//     (most of a plan is about optional arrays, such as payloads, that most documents lack);
+//   - a step whose pattern has no `*` matches at most one object, found once for a run of steps
+//     with the same pattern (most steps of a type share a few).
 func evaluateRules(typeName string, root *node) []Issue {
-	plan := rulePlanOf(typeName)
-	w := patternWalk{path: make([]string, 0, 8)}
-	for i := range plan {
-		w.step = &plan[i]
-		w.walk(root, 0)
+	plan, patterns := rulePlanOf(typeName), rulePatterns()[typeName]
+	if len(patterns) != len(plan) { // a type outside WireObjectTypes
+		patterns = patternsOf(plan)
+	}
+	var w patternWalk // its path grows only where a walk descends
+	var target, under *node
+	below := ""
+	for i := range patterns {
+		p := &patterns[i]
+		if p.first != "" && p.first != "*" {
+			if p.first != below {
+				below, under = p.first, nil
+				if v, ok := root.get(p.first); ok {
+					under = v
+				}
+			}
+			if under == nil {
+				if !p.wildcard {
+					target = nil // its object, none: so for the next steps of the same pattern
+				}
+				continue
+			}
+		}
+		step := &plan[i]
+		switch {
+		case p.wildcard:
+			w.step = step
+			w.walk(root, 0)
+		case !p.same:
+			target = objectAt(root, step.at)
+			fallthrough
+		default:
+			if target != nil {
+				w.out = step.run(step.at, target, w.out)
+			}
+		}
 	}
 	return w.out
+}
+
+// stepPattern says how evaluateRules finds the objects of one rule step, in a few bytes so that a
+// plan is skimmed without reading its steps: by the pattern's first reference token (first; ""
+// for the root), then by a walk (wildcard: the pattern has a `*`) or as the object of the last
+// step without one (same: the same pattern) or anew.
+type stepPattern struct {
+	first          string
+	wildcard, same bool
+}
+
+// rulePatterns is the stepPattern of every step of every wire type's rule plan, by type name,
+// worked out once.
+var rulePatterns = sync.OnceValue(func() map[string][]stepPattern {
+	all := make(map[string][]stepPattern, len(WireObjectTypes))
+	for _, name := range WireObjectTypes {
+		all[name] = patternsOf(rulePlanOf(name))
+	}
+	return all
+})
+
+// patternsOf is the stepPattern of every step of plan.
+func patternsOf(plan []ruleStep) []stepPattern {
+	patterns := make([]stepPattern, len(plan))
+	var last []string
+	for i := range plan {
+		at := plan[i].at
+		if len(at) > 0 {
+			patterns[i].first = at[0]
+		}
+		if slices.Contains(at, "*") {
+			patterns[i].wildcard = true
+			continue
+		}
+		patterns[i].same = last != nil && slices.Equal(at, last)
+		if last = at; last == nil {
+			last = []string{} // the root, equal to a later root pattern
+		}
+	}
+	return patterns
+}
+
+// objectAt is the object at the reference tokens path (no `*`) below n, or nil when there is none.
+func objectAt(n *node, path []string) *node {
+	for _, token := range path {
+		if n.kind != kindObject {
+			return nil
+		}
+		child, ok := n.get(token)
+		if !ok {
+			return nil
+		}
+		n = child
+	}
+	if n.kind != kindObject {
+		return nil
+	}
+	return n
 }
 
 // ---------------------------------------------------------------------------
@@ -590,10 +686,20 @@ func decodeDocument(typeName string, data []byte, limits DocumentLimits) (*node,
 	if issue != nil {
 		return nil, newValidationError(typeName, []Issue{*issue})
 	}
-	if issues := validateTree(typeName, root, nonInteger); len(issues) > 0 {
-		return nil, newValidationError(typeName, issues)
+	if err := checkParsed(typeName, root, nonInteger); err != nil {
+		return nil, err
 	}
 	return root, nil
+}
+
+// checkParsed validates a tree parsed along the schema of typeName (as parseTyped parses it) that
+// holds nonInteger numbers written with a fraction, an exponent or as -0 in integer fields: the
+// verdict decodeDocument gives once the parse passed, nil or a *ValidationError.
+func checkParsed(typeName string, root *node, nonInteger int) error {
+	if issues := validateTree(typeName, root, nonInteger); len(issues) > 0 {
+		return newValidationError(typeName, issues)
+	}
+	return nil
 }
 
 // encodeIssue finds, in document order, the first Go value without a JSON form: a string that is
@@ -656,9 +762,14 @@ func checkValueTree(typeName string, root *node) error {
 
 // encodeDocument validates a tree built from a Go value and writes it as compact JSON.
 func encodeDocument(typeName string, root *node) ([]byte, error) {
+	return appendDocument(make([]byte, 0, 512), typeName, root)
+}
+
+// appendDocument is encodeDocument appending the JSON to b (b's bytes are kept).
+func appendDocument(b []byte, typeName string, root *node) ([]byte, error) {
 	// The same verdict as checkValueTree followed by writeNode, with the check and the writing in one walk.
-	var path []slot
-	data, issue := appendChecked(make([]byte, 0, 512), root, &path)
+	path := make([]slot, 0, 8) // room for the usual depth at once instead of growing from empty
+	data, issue := appendChecked(b, root, &path)
 	if issue != nil {
 		return nil, newValidationError(typeName, []Issue{*issue})
 	}

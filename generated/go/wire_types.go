@@ -439,7 +439,15 @@ func decodeAcceptablePlacement(n *node) AcceptablePlacement {
 
 // toNode converts v to a node with the wire presence rules.
 func (v AcceptablePlacement) toNode() *node {
-	o := &node{kind: kindObject}
+	// The object and room for every member in one allocation (appending from empty would
+	// reallocate both slices 3 or 4 times).
+	mem := new(struct {
+		o      node
+		keys   [2]string
+		values [2]*node
+	})
+	o := &mem.o
+	o.kind, o.keys, o.values = kindObject, mem.keys[:0], mem.values[:0]
 	o.add("placement", enumNode[PlacementClass](v.Placement))
 	o.add("requirement", enumNode[RequirementLevel](v.Requirement))
 	return o
@@ -610,7 +618,15 @@ func decodeCallbackRequest(n *node) CallbackRequest {
 
 // toNode converts v to a node with the wire presence rules.
 func (v CallbackRequest) toNode() *node {
-	o := &node{kind: kindObject}
+	// The object and room for every member in one allocation (appending from empty would
+	// reallocate both slices 3 or 4 times).
+	mem := new(struct {
+		o      node
+		keys   [16]string
+		values [16]*node
+	})
+	o := &mem.o
+	o.kind, o.keys, o.values = kindObject, mem.keys[:0], mem.values[:0]
 	o.add("schema_version", stringNode(v.SchemaVersion))
 	o.add("event", enumNode[LifecycleEventKind](v.Event))
 	o.add("event_id", stringNode(v.EventID))
@@ -764,7 +780,15 @@ func decodeCallbackResponse(n *node) CallbackResponse {
 
 // toNode converts v to a node with the wire presence rules.
 func (v CallbackResponse) toNode() *node {
-	o := &node{kind: kindObject}
+	// The object and room for every member in one allocation (appending from empty would
+	// reallocate both slices 3 or 4 times).
+	mem := new(struct {
+		o      node
+		keys   [8]string
+		values [8]*node
+	})
+	o := &mem.o
+	o.kind, o.keys, o.values = kindObject, mem.keys[:0], mem.values[:0]
 	o.add("schema_version", stringNode(v.SchemaVersion))
 	o.add("status", enumNode[ReceiptStatus](v.Status))
 	if len(v.ClientPayloads) > 0 {
@@ -874,7 +898,15 @@ func decodeCapabilityDegradation(n *node) CapabilityDegradation {
 
 // toNode converts v to a node with the wire presence rules.
 func (v CapabilityDegradation) toNode() *node {
-	o := &node{kind: kindObject}
+	// The object and room for every member in one allocation (appending from empty would
+	// reallocate both slices 3 or 4 times).
+	mem := new(struct {
+		o      node
+		keys   [5]string
+		values [5]*node
+	})
+	o := &mem.o
+	o.kind, o.keys, o.values = kindObject, mem.keys[:0], mem.values[:0]
 	o.add("capability", stringNode(v.Capability))
 	o.add("previous_support", enumNode[SupportState](v.PreviousSupport))
 	o.add("current_support", enumNode[SupportState](v.CurrentSupport))
@@ -969,7 +1001,15 @@ func decodeDispatchEnvelope(n *node) DispatchEnvelope {
 
 // toNode converts v to a node with the wire presence rules.
 func (v DispatchEnvelope) toNode() *node {
-	o := &node{kind: kindObject}
+	// The object and room for every member in one allocation (appending from empty would
+	// reallocate both slices 3 or 4 times).
+	mem := new(struct {
+		o      node
+		keys   [3]string
+		values [3]*node
+	})
+	o := &mem.o
+	o.kind, o.keys, o.values = kindObject, mem.keys[:0], mem.values[:0]
 	o.add("schema_version", stringNode(v.SchemaVersion))
 	o.add("request", CallbackRequest.toNode(v.Request))
 	if len(v.Payloads) > 0 {
@@ -1058,7 +1098,15 @@ func decodeFrameContext(n *node) FrameContext {
 
 // toNode converts v to a node with the wire presence rules.
 func (v FrameContext) toNode() *node {
-	o := &node{kind: kindObject}
+	// The object and room for every member in one allocation (appending from empty would
+	// reallocate both slices 3 or 4 times).
+	mem := new(struct {
+		o      node
+		keys   [3]string
+		values [3]*node
+	})
+	o := &mem.o
+	o.kind, o.keys, o.values = kindObject, mem.keys[:0], mem.values[:0]
 	o.add("frame_id", stringNode(v.FrameID))
 	if v.ParentFrameID != nil {
 		o.add("parent_frame_id", stringNode(*v.ParentFrameID))
@@ -1268,7 +1316,15 @@ func decodeLifecycleReceipt(n *node) LifecycleReceipt {
 
 // toNode converts v to a node with the wire presence rules.
 func (v LifecycleReceipt) toNode() *node {
-	o := &node{kind: kindObject}
+	// The object and room for every member in one allocation (appending from empty would
+	// reallocate both slices 3 or 4 times).
+	mem := new(struct {
+		o      node
+		keys   [22]string
+		values [22]*node
+	})
+	o := &mem.o
+	o.kind, o.keys, o.values = kindObject, mem.keys[:0], mem.values[:0]
 	o.add("schema_version", stringNode(v.SchemaVersion))
 	o.add("receipt_id", stringNode(v.ReceiptID))
 	o.add("idempotency_key", nullable(v.IdempotencyKey, stringNode))
@@ -1459,7 +1515,15 @@ func decodePayloadEnvelope(n *node) PayloadEnvelope {
 
 // toNode converts v to a node with the wire presence rules.
 func (v PayloadEnvelope) toNode() *node {
-	o := &node{kind: kindObject}
+	// The object and room for every member in one allocation (appending from empty would
+	// reallocate both slices 3 or 4 times).
+	mem := new(struct {
+		o      node
+		keys   [14]string
+		values [14]*node
+	})
+	o := &mem.o
+	o.kind, o.keys, o.values = kindObject, mem.keys[:0], mem.values[:0]
 	o.add("schema_version", stringNode(v.SchemaVersion))
 	o.add("payload_id", stringNode(v.PayloadID))
 	o.add("client_id", stringNode(v.ClientID))
@@ -1585,7 +1649,15 @@ func decodePayloadReceipt(n *node) PayloadReceipt {
 
 // toNode converts v to a node with the wire presence rules.
 func (v PayloadReceipt) toNode() *node {
-	o := &node{kind: kindObject}
+	// The object and room for every member in one allocation (appending from empty would
+	// reallocate both slices 3 or 4 times).
+	mem := new(struct {
+		o      node
+		keys   [6]string
+		values [6]*node
+	})
+	o := &mem.o
+	o.kind, o.keys, o.values = kindObject, mem.keys[:0], mem.values[:0]
 	o.add("payload_id", stringNode(v.PayloadID))
 	o.add("payload_kind", stringNode(v.PayloadKind))
 	o.add("placement", enumNode[PlacementClass](v.Placement))
@@ -1684,7 +1756,15 @@ func decodePayloadRef(n *node) PayloadRef {
 
 // toNode converts v to a node with the wire presence rules.
 func (v PayloadRef) toNode() *node {
-	o := &node{kind: kindObject}
+	// The object and room for every member in one allocation (appending from empty would
+	// reallocate both slices 3 or 4 times).
+	mem := new(struct {
+		o      node
+		keys   [4]string
+		values [4]*node
+	})
+	o := &mem.o
+	o.kind, o.keys, o.values = kindObject, mem.keys[:0], mem.values[:0]
 	o.add("payload_id", stringNode(v.PayloadID))
 	o.add("payload_kind", stringNode(v.PayloadKind))
 	if v.ContentDigest != nil {
@@ -1773,7 +1853,15 @@ func decodeWarning(n *node) Warning {
 
 // toNode converts v to a node with the wire presence rules.
 func (v Warning) toNode() *node {
-	o := &node{kind: kindObject}
+	// The object and room for every member in one allocation (appending from empty would
+	// reallocate both slices 3 or 4 times).
+	mem := new(struct {
+		o      node
+		keys   [3]string
+		values [3]*node
+	})
+	o := &mem.o
+	o.kind, o.keys, o.values = kindObject, mem.keys[:0], mem.values[:0]
 	o.add("code", stringNode(v.Code))
 	o.add("message", stringNode(v.Message))
 	if v.Capability != nil {
@@ -1902,10 +1990,14 @@ func enumNode[E ~string](v E) *node { return stringNode(string(v)) }
 // nullable encodes a pointer field that is written as null when nil.
 func nullable[T any](v *T, encode func(T) *node) *node {
 	if v == nil {
-		return &node{kind: kindNull}
+		return &jsonNull
 	}
 	return encode(*v)
 }
+
+// jsonNull is the node of every null that toNode writes, shared: trees built from Go values are
+// only read (checked and written), never changed.
+var jsonNull = node{kind: kindNull}
 
 func encodeArray[T any](items []T, encode func(T) *node) *node {
 	n := &node{kind: kindArray, items: make([]*node, len(items))}

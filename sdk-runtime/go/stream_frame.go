@@ -1,8 +1,6 @@
 package lifeloop
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -39,12 +37,12 @@ type streamFrame struct {
 	id     *node
 	method string
 	params *node
-	// rawParams are the bytes of params as written (valid until the next frame is read).
-	rawParams []byte
-	result    *node
-	code      int64
-	msg       string
-	data      *node
+	// paramsAt tells how params was parsed and where it is in the line (see parseFrame).
+	paramsAt paramsMember
+	result   *node
+	code     int64
+	msg      string
+	data     *node
 }
 
 // FramingError is a line that is not exactly one JSON-RPC 2.0 frame: Rule is the stable rule id
@@ -62,33 +60,38 @@ func framing(rule, format string, args ...any) *FramingError {
 	return &FramingError{Rule: rule, Message: fmt.Sprintf(format, args...)}
 }
 
-// idKey is the correlation key of an id: type and value compared exactly ("7" is not 7).
-func idKey(id *node) string {
-	if id.kind == kindString {
-		return "s" + id.str
-	}
-	return "n" + id.str
+// rpcID is the correlation key of an id: type and value compared exactly ("7" is not 7). text is
+// the string's value or the integer's lexeme.
+type rpcID struct {
+	text     string
+	isString bool
+}
+
+// idKey is the correlation key of id.
+func idKey(id *node) rpcID {
+	return rpcID{text: id.str, isString: id.kind == kindString}
 }
 
 // The members of each frame kind (schemas/stream/jsonrpc-*.schema.json).
 var (
-	requestMembers = map[string]bool{"jsonrpc": true, "id": true, "method": true, "params": true}
-	successMembers = map[string]bool{"jsonrpc": true, "id": true, "result": true}
-	errorMembers   = map[string]bool{"jsonrpc": true, "id": true, "error": true}
+	requestMembers = []string{"jsonrpc", "id", "method", "params"}
+	successMembers = []string{"jsonrpc", "id", "result"}
+	errorMembers   = []string{"jsonrpc", "id", "error"}
 )
 
 // decodeFrame strictly decodes one frame: the bytes of a line, LF removed. The checks run in the
 // order of spec/stream-protocol.md: one trailing CR stripped (stream.frame-cr), stream.empty-frame,
 // the json.* rules, stream.batch, stream.not-object, stream.jsonrpc, stream.frame-kind, stream.id,
-// stream.method, stream.params, stream.error-object; the first failing one is reported.
-func decodeFrame(line []byte) (*streamFrame, *FramingError) {
+// stream.method, stream.params, stream.error-object; the first failing one is reported. p parses
+// the line (see parseFrame); nil means a fresh parser.
+func decodeFrame(line []byte, p *parser) (*streamFrame, *FramingError) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
 	if len(line) == 0 {
 		return nil, framing(ruleStreamEmptyFrame, "empty line (a frame is one JSON object)")
 	}
-	root, _, issue := parseDocument(line, DocumentLimits{MaxBytes: math.MaxInt, MaxDepth: LimitMaxDepth + 1, MaxValues: LimitMaxFrameValues})
+	root, paramsAt, issue := parseFrame(line, p)
 	if issue != nil {
 		return nil, framing(issue.Rule, "%s at %q", issue.Message, issue.Pointer)
 	}
@@ -122,7 +125,7 @@ func decodeFrame(line []byte) (*streamFrame, *FramingError) {
 		return nil, framing(ruleStreamFrameKind, "the members fit no frame kind (a reply needs an id and exactly one of result and error; a request or notification needs method)")
 	}
 	for _, k := range root.keys {
-		if !members[k] {
+		if !contains(members, k) { // a few short names: faster than hashing
 			return nil, framing(ruleStreamFrameKind, "member %q does not belong in a %s", k, f.kind)
 		}
 	}
@@ -142,8 +145,7 @@ func decodeFrame(line []byte) (*streamFrame, *FramingError) {
 			if params.kind != kindObject {
 				return nil, framing(ruleStreamParams, `member "params" must be an object`)
 			}
-			f.params = params
-			f.rawParams = rawMember(line, "params")
+			f.params, f.paramsAt = params, paramsAt
 		}
 	case frameSuccess:
 		f.result, _ = root.get("result")
@@ -154,6 +156,116 @@ func decodeFrame(line []byte) (*streamFrame, *FramingError) {
 		}
 	}
 	return f, nil
+}
+
+// frameLimits bound the strict parse of one frame: no byte limit (the FrameReader enforces
+// limits.max_frame_bytes), limits.max_frame_values, and one level more than limits.max_depth for
+// the frame object around params, so params may nest as deep as a v1 DispatchEnvelope.
+var frameLimits = DocumentLimits{MaxBytes: math.MaxInt, MaxDepth: LimitMaxDepth + 1, MaxValues: LimitMaxFrameValues}
+
+// dispatchEnvelopeType is the wire type of an event request's params (spec/stream-protocol.md).
+const dispatchEnvelopeType = "DispatchEnvelope"
+
+// paramsMember is where a frame's params member is and how parseFrame parsed it.
+type paramsMember struct {
+	// raw are the bytes of the value as the host wrote them; they alias the line, so they are
+	// valid until the next frame is read.
+	raw []byte
+	// envelope is true when the value was parsed along the DispatchEnvelope schema, exactly as
+	// parseTyped parses that document; false for a generic parse (every value a node).
+	envelope bool
+	// values is the number of JSON values in params, itself included.
+	values int
+	// nonInteger counts the numbers written with a fraction, an exponent or as -0 in integer
+	// fields of the envelope (envelope only).
+	nonInteger int
+}
+
+// parseFrame strictly parses one frame line with frameLimits and reports the same json.* issue as
+// parseDocument for every input; the tree differs only in params. When the method member comes
+// before params and names an event (eventKind), params is parsed along the DispatchEnvelope
+// schema, so the runner validates and decodes that tree instead of parsing the bytes a second
+// time (hosts write method first). The params member, if any, is described by the paramsMember.
+//
+// p is the parser to use, nil for a fresh one. A parser used again cuts the tree from the memory
+// of its last parse (p.mem: reset it first, once nothing points into that tree; see nodeArena).
+func parseFrame(line []byte, p *parser) (*node, paramsMember, *Issue) {
+	var params paramsMember
+	if p == nil {
+		p = &parser{}
+	}
+	if issue := p.begin(line, frameLimits, false); issue != nil {
+		return nil, params, issue
+	}
+	p.skipWS()
+	if p.peek() != '{' {
+		root, _, issue := p.finish(p.value(false, nil))
+		return root, params, issue
+	}
+	var root *node
+	if p.countOne() { // the root object, counted as value counts it
+		root = p.frameObject(&params)
+	}
+	root, _, issue := p.finish(root)
+	return root, params, issue
+}
+
+// frameObject parses the frame object at the cursor as object(nil) does, parsing params as
+// parseFrame says and recording it in params.
+func (p *parser) frameObject(params *paramsMember) *node {
+	n := p.newNode(kindObject)
+	// Room for the members of a request (jsonrpc, id, method, params) at once.
+	n.keys, n.values = p.memberSlices(4)
+	event := false
+	ok := p.members(nil, func(key string) bool {
+		_, dup := n.get(key)
+		return dup
+	}, func(key string) bool {
+		var v *node
+		if key == "params" {
+			v = p.paramsValue(event, params)
+		} else {
+			v = p.value(false, nil)
+		}
+		if v == nil {
+			return false
+		}
+		if key == "method" && v.kind == kindString {
+			_, event = eventKind(v.str)
+		}
+		n.add(key, v)
+		return true
+	})
+	if !ok {
+		return nil
+	}
+	return n
+}
+
+// paramsValue parses the value of params at the cursor (along the DispatchEnvelope schema when
+// envelope is set) and records where it is and what it holds in params.
+func (p *parser) paramsValue(envelope bool, params *paramsMember) *node {
+	p.skipWS()
+	start, values, nonInteger := p.pos, p.values, p.nonInteger
+	var v *node
+	if envelope {
+		p.typed = true
+		v = p.value(false, &shape{kind: shapeObject, typeName: dispatchEnvelopeType})
+		p.typed = false
+	} else {
+		v = p.value(false, nil)
+	}
+	if v != nil {
+		*params = paramsMember{raw: p.src[start:p.pos], envelope: envelope, values: p.values - values, nonInteger: p.nonInteger - nonInteger}
+	}
+	return v
+}
+
+// eventKind is the event kind a method names (event/<kind> of spec/tables/stream-v2.json) and
+// whether it names a known kind (an unknown one is an unknown method).
+func eventKind(method string) (string, bool) {
+	event, ok := strings.CutPrefix(method, SpecStreamV2.HostToClient.EventMethodPrefix)
+	return event, ok && LifecycleEventKind(event).Valid()
 }
 
 // checkID accepts a string of 1..128 characters or an integer 0..2^53-1 written as a plain
@@ -239,10 +351,14 @@ func appendFrameHead(b []byte, id *node) []byte {
 
 // successFrame is the reply {"jsonrpc":"2.0","id":id,"result":result} with its LF.
 func successFrame(id *node, result []byte) []byte {
-	b := appendFrameHead(make([]byte, 0, len(result)+64), id)
-	b = append(b, `,"result":`...)
+	b := appendSuccessHead(make([]byte, 0, len(result)+64), id)
 	b = append(b, result...)
 	return append(b, "}\n"...)
+}
+
+// appendSuccessHead starts the reply to id: {"jsonrpc":"2.0","id":<id>,"result":
+func appendSuccessHead(b []byte, id *node) []byte {
+	return append(appendFrameHead(b, id), `,"result":`...)
 }
 
 // errorFrame is the reply {"jsonrpc":"2.0","id":id,"error":{"code":c,"message":m}} with its LF.
@@ -265,100 +381,4 @@ func requestFrame(id *node, method string, params []byte) []byte {
 		b = append(b, params...)
 	}
 	return append(b, "}\n"...)
-}
-
-// rawMember returns the bytes of the value of the top-level member name of frame, a line the
-// strict parser has accepted as one JSON object (so every string, nesting and separator in it is
-// well-formed and no member name repeats), or nil when there is no such member. It lets the
-// runner judge params as the document the host wrote, without writing the parsed tree again.
-func rawMember(frame []byte, name string) []byte {
-	i := skipJSONSpace(frame, 0)
-	if i >= len(frame) || frame[i] != '{' {
-		return nil
-	}
-	i++
-	for {
-		i = skipJSONSpace(frame, i)
-		if i >= len(frame) || frame[i] != '"' {
-			return nil // '}': no such member
-		}
-		keyEnd := stringEnd(frame, i)
-		key := frame[i:keyEnd]
-		i = skipJSONSpace(frame, keyEnd)
-		if i >= len(frame) || frame[i] != ':' {
-			return nil
-		}
-		start := skipJSONSpace(frame, i+1)
-		end := valueEnd(frame, start)
-		if memberNameIs(key, name) {
-			return frame[start:end]
-		}
-		i = skipJSONSpace(frame, end)
-		if i >= len(frame) || frame[i] != ',' {
-			return nil
-		}
-		i++
-	}
-}
-
-// memberNameIs compares a quoted member name as written (escapes allowed) with name.
-func memberNameIs(quoted []byte, name string) bool {
-	if bytes.IndexByte(quoted, '\\') < 0 {
-		return len(quoted) == len(name)+2 && string(quoted[1:len(quoted)-1]) == name
-	}
-	var decoded string
-	return json.Unmarshal(quoted, &decoded) == nil && decoded == name
-}
-
-func skipJSONSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd is the offset just past the string literal starting at b[i] ('"').
-func stringEnd(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// valueEnd is the offset just past the JSON value starting at b[i].
-func valueEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = stringEnd(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
-		i++
-	}
-	return i
 }

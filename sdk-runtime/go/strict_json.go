@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -158,11 +158,47 @@ type parser struct {
 	nonInteger int
 	// typed is set for parseTyped (a schema guides the parse).
 	typed bool
-	// chunk is where newNode takes nodes from: one allocation per chunk instead of one per value.
-	chunk []node
-	// keyArena and valueArena back the member slices of typed objects (see memberSlices).
-	keyArena   []string
-	valueArena []*node
+	// mem is where the tree's nodes and member slices are cut from.
+	mem nodeArena
+	// text is src as one string, made by the first substring (see substring).
+	text string
+}
+
+// sharedTextBytes is the size up to which a document's strings are cut from one copy of the whole
+// document (see substring): one allocation per document instead of one per string, and a string
+// the caller keeps keeps at most this many bytes alive.
+const sharedTextBytes = 4096
+
+// substring is src[from:to] as a string.
+func (p *parser) substring(from, to int) string {
+	if len(p.src) > sharedTextBytes {
+		return string(p.src[from:to])
+	}
+	if p.text == "" {
+		p.text = string(p.src)
+	}
+	return p.text[from:to]
+}
+
+// nodeArena is the memory a parse cuts its tree from. chunk is where newNode takes nodes from (one
+// allocation per chunk instead of one per value); keys and values back the member slices of
+// objects (see memberSlices). A reader that parses one document after another can keep the arena
+// of the last parse and reset it for the next one once nothing points into the last tree: it then
+// allocates nothing for the tree once it has seen its largest document (parseFrame).
+type nodeArena struct {
+	chunk  []node
+	keys   []string
+	values []*node
+}
+
+// reset empties the arena for the next parse: the nodes zeroed (newNode hands them out as they
+// are), the member slices cleared so they keep no names or nodes alive. Memory the last parse
+// outgrew (an earlier, smaller chunk) is left to the collector.
+func (a *nodeArena) reset() {
+	clear(a.chunk)
+	clear(a.keys)
+	clear(a.values)
+	a.chunk, a.keys, a.values = a.chunk[:0], a.keys[:0], a.values[:0]
 }
 
 // Chunk sizes of newNode: the first chunks are small so a small document allocates little; later
@@ -176,8 +212,9 @@ const (
 // parser's arenas (one allocation per arena instead of two per object). Their capacity ends at
 // size, so appending more members reallocates instead of overwriting a neighbour.
 func (p *parser) memberSlices(size int) ([]string, []*node) {
-	if cap(p.keyArena)-len(p.keyArena) < size {
-		grown := 2 * cap(p.keyArena)
+	m := &p.mem
+	if cap(m.keys)-len(m.keys) < size {
+		grown := 2 * cap(m.keys)
 		if grown < 4*firstNodeChunk {
 			grown = 4 * firstNodeChunk
 		}
@@ -187,29 +224,30 @@ func (p *parser) memberSlices(size int) ([]string, []*node) {
 		if grown < size {
 			grown = size
 		}
-		p.keyArena = make([]string, 0, grown)
-		p.valueArena = make([]*node, 0, grown)
+		m.keys = make([]string, 0, grown)
+		m.values = make([]*node, 0, grown)
 	}
-	start, end := len(p.keyArena), len(p.keyArena)+size
-	p.keyArena, p.valueArena = p.keyArena[:end], p.valueArena[:end]
-	return p.keyArena[start:start:end], p.valueArena[start:start:end]
+	start, end := len(m.keys), len(m.keys)+size
+	m.keys, m.values = m.keys[:end], m.values[:end]
+	return m.keys[start:start:end], m.values[start:start:end]
 }
 
 // newNode returns a zeroed node from the parser's current chunk (a new chunk, twice the size of
 // the last, when it is full). Nodes stay valid for as long as anything points to their chunk.
 func (p *parser) newNode(kind nodeKind) *node {
-	if len(p.chunk) == cap(p.chunk) {
-		size := 2 * cap(p.chunk)
+	m := &p.mem
+	if len(m.chunk) == cap(m.chunk) {
+		size := 2 * cap(m.chunk)
 		if size < firstNodeChunk {
 			size = firstNodeChunk
 		}
 		if size > maxNodeChunk {
 			size = maxNodeChunk
 		}
-		p.chunk = make([]node, 0, size)
+		m.chunk = make([]node, 0, size)
 	}
-	p.chunk = p.chunk[:len(p.chunk)+1]
-	n := &p.chunk[len(p.chunk)-1]
+	m.chunk = m.chunk[:len(m.chunk)+1]
+	n := &m.chunk[len(m.chunk)-1]
 	n.kind = kind
 	return n
 }
@@ -229,11 +267,31 @@ func parseTyped(data []byte, limits DocumentLimits, t *typeMeta) (*node, int, *I
 
 // parse is parseDocument (root == nil) or parseTyped (root is the shape of the document).
 func parse(data []byte, limits DocumentLimits, root *shape) (*node, int, *Issue) {
+	p, issue := newParser(data, limits, root != nil)
+	if issue != nil {
+		return nil, 0, issue
+	}
+	return p.finish(p.value(false, root))
+}
+
+// newParser checks the rules judged before anything is scanned (json.max-bytes, json.bom,
+// json.utf8, in that order) and returns a parser at the start of data, or the first issue.
+func newParser(data []byte, limits DocumentLimits, typed bool) (*parser, *Issue) {
+	p := &parser{}
+	if issue := p.begin(data, limits, typed); issue != nil {
+		return nil, issue
+	}
+	return p, nil
+}
+
+// begin is newParser on p: it sets p to parse data from its start, keeping the memory of p's last
+// parse (mem and slots: see nodeArena), or returns the first issue of the rules checked first.
+func (p *parser) begin(data []byte, limits DocumentLimits, typed bool) *Issue {
 	if len(data) > limits.MaxBytes {
-		return nil, 0, &Issue{Rule: RuleJSONMaxBytes, Pointer: "", Message: fmt.Sprintf("document is %d bytes, which exceeds the limit of %d bytes", len(data), limits.MaxBytes)}
+		return &Issue{Rule: RuleJSONMaxBytes, Pointer: "", Message: fmt.Sprintf("document is %d bytes, which exceeds the limit of %d bytes", len(data), limits.MaxBytes)}
 	}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
-		return nil, 0, &Issue{Rule: RuleJSONBOM, Pointer: "", Message: "document starts with a UTF-8 byte-order mark (EF BB BF) at byte 0; JSON on the wire must not have a BOM"}
+		return &Issue{Rule: RuleJSONBOM, Pointer: "", Message: "document starts with a UTF-8 byte-order mark (EF BB BF) at byte 0; JSON on the wire must not have a BOM"}
 	}
 	if !utf8.Valid(data) {
 		at := firstInvalidUTF8(data)
@@ -241,10 +299,20 @@ func parse(data []byte, limits DocumentLimits, root *shape) (*node, int, *Issue)
 		if end > len(data) {
 			end = len(data)
 		}
-		return nil, 0, &Issue{Rule: RuleJSONUTF8, Pointer: "", Message: fmt.Sprintf("invalid UTF-8 at byte %d (bytes % X)", at, data[at:end])}
+		return &Issue{Rule: RuleJSONUTF8, Pointer: "", Message: fmt.Sprintf("invalid UTF-8 at byte %d (bytes % X)", at, data[at:end])}
 	}
-	p := &parser{src: data, maxDepth: limits.MaxDepth, maxValues: limits.MaxValues, typed: root != nil, slots: make([]slot, 0, 8)}
-	n := p.value(false, root)
+	slots := p.slots[:0]
+	if slots == nil {
+		slots = make([]slot, 0, 8)
+	}
+	*p = parser{src: data, maxDepth: limits.MaxDepth, maxValues: limits.MaxValues, typed: typed, slots: slots, mem: p.mem}
+	return nil
+}
+
+// finish ends a parse whose top-level value is n: the issue recorded, else json.trailing-data
+// (or non-JSON whitespace) when anything but JSON whitespace follows n, else n and the count of
+// non-integer numbers.
+func (p *parser) finish(n *node) (*node, int, *Issue) {
 	if p.issue != nil {
 		return nil, 0, p.issue
 	}
@@ -938,7 +1006,7 @@ func (p *parser) stringLiteral(isKey bool) (string, bool) {
 		c := p.src[i]
 		if c == '"' {
 			p.pos = i + 1
-			return string(p.src[start+1 : i]), true
+			return p.substring(start+1, i), true
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -1041,7 +1109,7 @@ func (p *parser) number(count bool) *node {
 	// parse keeps it only where writeNode's appendFloat would not write it back as it was: a short
 	// plain integer (at most 15 digits: exact as a double) needs no string.
 	if !p.typed || nonInteger || p.pos-start > 15 {
-		n.str = string(p.src[start:p.pos])
+		n.str = p.substring(start, p.pos)
 	}
 	return n
 }
@@ -1182,6 +1250,15 @@ func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	for i := 0; i < len(s); i++ {
+		// Runs of bytes written as they are (most strings are one run) are copied at once.
+		run := i
+		for run < len(s) && s[run] >= 0x20 && s[run] != '"' && s[run] != '\\' {
+			run++
+		}
+		b = append(b, s[i:run]...)
+		if i = run; i == len(s) {
+			break
+		}
 		c := s[i]
 		switch {
 		case c == '"' || c == '\\':
@@ -1316,23 +1393,19 @@ func appendAny(b []byte, v any, path *[]slot) ([]byte, *Issue) {
 		if len(*path) >= LimitMaxDepth {
 			return b, tooDeep(*path)
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		var room [smallSort]member // most maps are sorted without an allocation
 		b = append(b, '{')
-		for i, k := range keys {
+		for i, m := range sortedMembers(room[:0], x) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			*path = append(*path, slot{key: k})
-			if !utf8.ValidString(k) {
+			*path = append(*path, slot{key: m.key})
+			if !utf8.ValidString(m.key) {
 				return b, pathIssue(RuleJSONUTF8, *path, "member name is not valid UTF-8")
 			}
-			b = append(appendString(b, k), ':')
+			b = append(appendString(b, m.key), ':')
 			var issue *Issue
-			if b, issue = appendAny(b, x[k], path); issue != nil {
+			if b, issue = appendAny(b, m.value, path); issue != nil {
 				return b, issue
 			}
 			*path = (*path)[:len(*path)-1]
@@ -1345,6 +1418,34 @@ func appendAny(b []byte, v any, path *[]slot) ([]byte, *Issue) {
 	}
 	return appendRaw(b, text, *path)
 }
+
+// member is one member of an open map.
+type member struct {
+	key   string
+	value any
+}
+
+// sortedMembers appends the members of m to members (empty) and sorts them by name: one pass over
+// the map, no lookups.
+func sortedMembers(members []member, m map[string]any) []member {
+	for k, v := range m {
+		members = append(members, member{k, v})
+	}
+	if len(members) > smallSort {
+		slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		return members
+	}
+	// An insertion sort with the comparison inlined: most open maps are small.
+	for i := 1; i < len(members); i++ {
+		for j := i; j > 0 && members[j].key < members[j-1].key; j-- {
+			members[j], members[j-1] = members[j-1], members[j]
+		}
+	}
+	return members
+}
+
+// smallSort is the member count up to which sortedMembers sorts by insertion.
+const smallSort = 12
 
 // pathIssue is an issue at the location path.
 func pathIssue(rule string, path []slot, message string) *Issue {

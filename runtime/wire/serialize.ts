@@ -181,9 +181,18 @@ const NAME_CACHE_MAX = 4096;
 /** Levels of open containers whose cycle check is a scan of the stack (deeper ones are in a Set). */
 const SCANNED_LEVELS = 8;
 
+/**
+ * Characters of output kept as one rope before it is flattened and set aside: a rope node per
+ * token (32 bytes each) would otherwise outlive the whole run (2 nodes per array element: 8 MB for
+ * a 131,072-element array, 10 times its JSON).
+ */
+const OUT_PIECE = 1 << 16;
+
 /** The resumable serializer of one value. */
 class Serializer {
   private out = "";
+  /** Flat pieces of the output before `out` (large documents only, see OUT_PIECE). */
+  private readonly pieces: string[] = [];
   private bytes = 0;
   private values = 0;
   private readonly stack: Frame[] = [];
@@ -232,9 +241,13 @@ class Serializer {
         }
       }
       if (this.root === undefined) return { ok: false, problem: "serialize", detail: "the value is undefined (or a function or symbol), which JSON cannot represent" };
-      return { ok: true, text: this.out, bytes: null, byteLength: this.bytes, value: this.root };
+      // A small output stays text (the stream frames it before encoding); one written in pieces is joined into bytes.
+      if (this.pieces.length === 0) return { ok: true, text: this.out, bytes: null, byteLength: this.bytes, value: this.root };
+      const bytes = this.joinPieces();
+      return { ok: true, text: null, bytes, byteLength: bytes.length, value: this.root };
     } catch (error) {
       this.out = "";
+      this.pieces.length = 0;
       this.stack.length = 0;
       if (error instanceof LimitReached) return { ok: false, problem: "invalid", issue: error.issue };
       if (error instanceof Unrepresentable) return { ok: false, problem: "serialize", detail: error.message };
@@ -415,6 +428,21 @@ class Serializer {
     this.bytes += byteLength;
     if (this.bytes > this.limits.maxBytes) this.tooLarge(pointerIn(parent, token));
     this.out += text;
+    if (this.out.length > OUT_PIECE) {
+      this.out.charCodeAt(0); // flattens the rope: its nodes die young
+      this.pieces.push(this.out);
+      this.out = "";
+    }
+  }
+
+  /** The UTF-8 bytes of the pieces and `out`, written into one buffer. */
+  private joinPieces(): Buffer {
+    this.pieces.push(this.out);
+    const buf = Buffer.allocUnsafe(this.bytes);
+    let at = 0;
+    for (const piece of this.pieces) at += buf.write(piece, at, "utf8");
+    this.pieces.length = 0;
+    return at === buf.length ? buf : buf.subarray(0, at);
   }
 
   private tooLarge(pointer: string): never {
@@ -461,7 +489,7 @@ export function outputBytes(output: JsonOutput): Buffer {
 
 /**
  * {@link snapshotValue} in slices (runtime/wire/slices.ts: all sliced work of the process shares
- * about 20 ms per event-loop turn) with the event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
+ * about TURN_MS (10 ms, up to TURN_MAX_MS when the loop is busy) per event-loop turn) with the event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
  * (performance.now() ms) passes first. Never rejects.
  */
 export async function snapshotValueSliced(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): Promise<ValueSnapshot> {

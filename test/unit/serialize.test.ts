@@ -53,6 +53,24 @@ describe("snapshotValue writes what JSON.stringify writes", () => {
     );
   });
 
+  it("documents longer than one output piece (64 Ki characters), ASCII and not: the same bytes, in sync and sliced runs", async () => {
+    const mixed = fc.sample(fc.array(fc.oneof(anyString.filter(isWellFormed), fc.integer(), fc.constant(null)), { minLength: 40_000, maxLength: 40_000 }), { numRuns: 1, seed: 8 })[0] as unknown[];
+    const values: unknown[] = [
+      Array.from({ length: 50_000 }, (_, i) => i),
+      { a: "é".repeat(70_000), b: Array.from({ length: 30_000 }, (_, i) => `\u2028${i}😀`) },
+      mixed,
+    ];
+    for (const value of values) {
+      const expected = Buffer.from(JSON.stringify(value), "utf8");
+      for (const snap of [snapshotValue(value, LIMITS), await snapshotValueSoon(value, LIMITS, { sliceMs: 1 })]) {
+        expect(snap.ok).toBe(true);
+        if (!snap.ok) return;
+        expect(snap.bytes.length).toBe(expected.length);
+        expect(snap.bytes.equals(expected)).toBe(true);
+      }
+    }
+  });
+
   it("boxed primitives and toJSON results (a boxed one too) are written as JSON.stringify writes them", () => {
     const value = {
       n: Object(5) as unknown,

@@ -102,6 +102,33 @@ describe("snapshotValue writes what JSON.stringify writes", () => {
     expect(nan.ok === false && nan.problem).toBe("serialize");
   });
 
+  it("a container inside itself is a cycle at any depth; one reached on two paths is written twice", () => {
+    const chain = (levels: number, leaf: unknown): Record<string, unknown> => {
+      const root: Record<string, unknown> = {};
+      let at = root;
+      for (let i = 0; i < levels; i++) at = at.c = {} as Record<string, unknown>;
+      at.leaf = leaf;
+      return root;
+    };
+    // Depths on both sides of the serializer's scanned levels (8) and far below them.
+    for (const levels of [0, 6, 7, 8, 9, 12, 40]) {
+      const shared = { list: [1, 2], below: chain(10, "z") };
+      const value = { a: chain(levels, shared), b: chain(levels + 1, shared), c: [shared, chain(levels, [shared])] };
+      const snap = snapshotValue(value, LIMITS);
+      expect(snap.ok && snap.bytes.toString("utf8"), `levels ${levels}`).toBe(JSON.stringify(value));
+      // A reference back to the container at each level of the chain.
+      const containers: Record<string, unknown>[] = [chain(levels, null)];
+      for (let i = 0; i < levels; i++) containers.push(containers[i]?.c as Record<string, unknown>);
+      const deepest = containers[levels] as Record<string, unknown>;
+      for (const target of containers) {
+        deepest.back = [target];
+        const cycle = snapshotValue(containers[0], LIMITS);
+        // Found where it closes, the first time round.
+        expect(cycle.ok === false && cycle.problem === "serialize" && cycle.detail, `levels ${levels}`).toContain(`${JSON.stringify(`${"/c".repeat(levels)}/back/0`)} refers to one of its own containers (a cycle)`);
+      }
+    }
+  });
+
   it("snapshotValueSoon gives a small value at once and the same outcome as snapshotValue", () => {
     const value = { id: "evt-1", list: [1, "two", null, true] };
     const soon = snapshotValueSoon(value, LIMITS);

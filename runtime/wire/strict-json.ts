@@ -36,7 +36,7 @@
  *
  * @module
  */
-import { isAscii, isUtf8 } from "node:buffer";
+import { constants as bufferConstants, isAscii, isUtf8 } from "node:buffer";
 import { PARSE_RULE_IDS } from "../../generated/ts/spec.js";
 import { defineMember } from "./own.js";
 import { deferToNextTurn, endTurn, runInSlices, SLICE_MS } from "./slices.js";
@@ -1450,6 +1450,9 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, opt
   return { ok: true, value, nonIntegerNumberPointers: nonInt };
 }
 
+/** The longest string V8 holds (UTF-16 code units): a longer text cannot be decoded. */
+const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
+
 /** Inputs above this many bytes are decoded in pieces, and their scan started on a turn of its own (parseStrictJsonSliced). */
 const LARGE_INPUT_BYTES = 1 << 20;
 /** Bytes per piece of a large non-ASCII input's decoding (about 1.5 ms). */
@@ -1473,7 +1476,9 @@ async function decodeDocumentSliced(input: Uint8Array, limits: StrictJsonLimits,
   let text = "";
   let at = 0;
   let alone = false;
-  const finished = await runInSlices((budgetMs) => {
+  let failed: StrictParseResult | null = null;
+  // A step must not throw (the scheduler would count it as finished, with the text partial).
+  const step = (budgetMs: number): boolean => {
     if (ascii || at >= bytes.length) {
       if (!alone) {
         alone = true;
@@ -1493,8 +1498,16 @@ async function decodeDocumentSliced(input: Uint8Array, limits: StrictJsonLimits,
       at = end;
     } while (at < bytes.length && performance.now() < until);
     return false;
+  };
+  const finished = await runInSlices((budgetMs) => {
+    try {
+      return step(budgetMs);
+    } catch {
+      failed = tooLongToDecode(bytes.length);
+      return true;
+    }
   }, deadlineAt);
-  return finished ? text : "deadline";
+  return failed ?? (finished ? text : "deadline");
 }
 
 /** Options of {@link parseStrictJsonSliced}: the longest slice in ms (default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
@@ -1648,7 +1661,29 @@ function failedResult(): StrictParseResult {
 
 /** Rules 1-3: the decoded text, or the failed result (`json.max-bytes`, `json.bom`, `json.utf8`). */
 function decodeDocument(input: Uint8Array, limits: StrictJsonLimits): string | StrictParseResult {
-  return checkDocument(input, limits) ?? utf8Decoder.decode(input);
+  const refused = checkDocument(input, limits);
+  if (refused !== null) return refused;
+  try {
+    return utf8Decoder.decode(input);
+  } catch {
+    return tooLongToDecode(input.length);
+  }
+}
+
+/**
+ * `json.max-bytes` for a document whose text is longer than a JavaScript string can be
+ * (buffer.constants.MAX_STRING_LENGTH UTF-16 code units; only reachable when a byte limit was
+ * raised above it): decoding it throws, and the host cannot judge it.
+ */
+function tooLongToDecode(bytes: number): StrictParseResult {
+  return {
+    ok: false,
+    issue: {
+      rule: PARSE_RULES.maxBytes,
+      pointer: "",
+      message: `document is ${bytes} bytes, whose text is longer than the longest string this host can hold (${MAX_STRING_LENGTH} UTF-16 code units); lower the byte limit to at most that`,
+    },
+  };
 }
 
 /** Rules 1-3: the failed result (`json.max-bytes`, `json.bom`, `json.utf8`), or null when the input may be decoded. */

@@ -71,6 +71,16 @@ const RESPONSES: Record<string, { readonly text: () => string; readonly expect: 
     expect: "ok",
   },
   "max string": { text: () => `${HEAD}{"a":"${"x".repeat(LIMITS.max_response_bytes - HEAD.length - 9)}"}}`, expect: "ok" },
+  // Not ASCII, so decoded in pieces and flattened; one € per MiB makes the flat text two-byte:
+  // 16 M UTF-16 code units, a 32 MiB copy in one step (the costliest decode within the limits).
+  "max string, one € per MiB": {
+    text: () => {
+      const room = LIMITS.max_response_bytes - HEAD.length - 9;
+      const body = `${"x".repeat((1 << 20) - 3)}€`.repeat(Math.floor(room / (1 << 20)));
+      return `${HEAD}{"a":"${body}${"x".repeat(room - Buffer.byteLength(body))}"}}`;
+    },
+    expect: "ok",
+  },
   "max string of escapes": { text: () => `${HEAD}{"a":"${"\\n".repeat((LIMITS.max_response_bytes - HEAD.length - 9) >> 1)}"}}`, expect: "ok" },
   "5.2 M empty objects (over max_values)": { text: () => `${HEAD}{"a":[${"{},".repeat(5_200_000)}{}]}}`, expect: "parse_response" },
 };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { constants } from "node:buffer";
 import { DOCUMENT_RULES } from "../../generated/ts/spec.js";
 import { mulberry32 } from "../support/prng.js";
 import {
@@ -13,6 +14,7 @@ import {
 } from "../../runtime/wire/strict-json.js";
 
 const LIMITS: StrictJsonLimits = { maxBytes: 1 << 20, maxDepth: 64 };
+const MAX_STRING_LENGTH = constants.MAX_STRING_LENGTH;
 const enc = new TextEncoder();
 
 function bytesOf(text: string): Uint8Array {
@@ -783,5 +785,21 @@ describe("large inputs (the sliced parser decodes inputs above 1 MiB in slices)"
       expect(sync.ok).toBe(false);
       expect(await parseStrictJsonSliced(input, limits)).toEqual(sync);
     }
+  });
+});
+
+describe("a text longer than the longest JavaScript string (a byte limit raised above it)", () => {
+  it("is refused by json.max-bytes by both parsers, never judged as a partial or empty text", async () => {
+    // `{}` then spaces: a valid document of MAX_STRING_LENGTH + 1 bytes, which no string can hold.
+    // Before: the sliced parser's decode step threw, the scheduler counted it as finished and the
+    // empty text was judged (json.syntax "empty document at byte 0"); the synchronous one threw.
+    const input = Buffer.alloc(MAX_STRING_LENGTH + 1, 0x20);
+    input.write("{}", 0);
+    const limits: StrictJsonLimits = { maxBytes: 2 ** 30, maxDepth: 64 };
+    const sliced = await parseStrictJsonSliced(input, limits);
+    const sync = parseStrictJson(input, limits);
+    expect(sliced).toEqual(sync);
+    expect(sync.ok ? "ok" : sync.issue.rule).toBe(PARSE_RULES.maxBytes);
+    if (!sync.ok) expect(sync.issue.message).toMatch(/longest string/);
   });
 });

@@ -24,6 +24,7 @@ import type { Readable, Writable } from "node:stream";
 import type { InvokerLimits } from "./config.js";
 import { signalGroup, trackGroup, untrackGroup } from "./process-group.js";
 import { ByteTail } from "./stderr-tail.js";
+import { ByteGather } from "../wire/byte-gather.js";
 
 /**
  * What a {@link WriteStrategy} gets: the child's stdin, a way to signal its process group, and
@@ -118,7 +119,8 @@ class ChildRunState {
   private exitedAt: number | null = null;
   private exitSeen: () => void = () => undefined;
   private readonly exitPromise = new Promise<void>((resolve) => (this.exitSeen = resolve));
-  private readonly chunks: Buffer[] = [];
+  /** stdout as read; a large response is copied chunk by chunk into one growing buffer (no join at EOF). */
+  private readonly chunks: ByteGather;
   private stdoutBytes = 0;
   private stdoutTooLarge = false;
   private stdoutError: Error | null = null;
@@ -138,6 +140,7 @@ class ChildRunState {
     private readonly resolve: (run: ChildRun) => void,
   ) {
     this.stderr = new ByteTail(spec.limits.stderr_tail_bytes);
+    this.chunks = new ByteGather(spec.limits.max_response_bytes);
   }
 
   start(): void {
@@ -206,7 +209,7 @@ class ChildRunState {
     this.stdoutBytes += chunk.length;
     if (this.stdoutBytes > this.spec.limits.max_response_bytes) {
       this.stdoutTooLarge = true;
-      this.chunks.length = 0;
+      this.chunks.clear();
       signalGroup(this.pid, "SIGKILL");
       this.child?.stdout.destroy();
       return;
@@ -289,9 +292,8 @@ class ChildRunState {
     for (const timer of this.timers) clearTimeout(timer);
     this.destroyPipes();
     if (this.exit !== null) this.sweep();
-    const stdout = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.stdoutTooLarge ? 0 : this.stdoutBytes);
-    // The chunks are copied: drop them now (this state lives on while the child's handles do).
-    this.chunks.length = 0;
+    // take() empties the gatherer (this state lives on while the child's handles do).
+    const stdout = this.chunks.take();
     this.resolve({
       spawnError: this.spawnError,
       exit: this.exit,

@@ -16,16 +16,22 @@ export interface CheckedInvokeOptions {
  * Never throws, also for a hostile object.
  */
 export function checkInvokeOptions(options: InvokeOptions | null | undefined): { ok: true; options: CheckedInvokeOptions } | { ok: false; failure: InvocationFailure } {
-  const bad = (why: string): { ok: false; failure: InvocationFailure } => ({ ok: false, failure: makeFailure("invalid_request", `the invoke options are unusable: ${why}; nothing was delivered`) });
-  if (options === undefined || options === null) return { ok: true, options: { nonIntegerNumberPointers: [] } };
-  if (typeof options !== "object") return bad(`options must be an object (got ${typeof options})`);
+  if (options === undefined || options === null) return NO_OPTIONS;
+  if (typeof options !== "object") return unusable(`options must be an object (got ${typeof options})`);
   let pointers: unknown;
   try {
     pointers = options.nonIntegerNumberPointers;
-    if (pointers === undefined) return { ok: true, options: { nonIntegerNumberPointers: [] } };
-    if (!Array.isArray(pointers) || !pointers.every((p) => typeof p === "string")) return bad("nonIntegerNumberPointers must be an array of JSON pointer strings");
+    if (pointers === undefined) return NO_OPTIONS;
+    if (!Array.isArray(pointers) || !pointers.every((p) => typeof p === "string")) return unusable("nonIntegerNumberPointers must be an array of JSON pointer strings");
     return { ok: true, options: { nonIntegerNumberPointers: [...(pointers as string[])] } };
   } catch {
-    return bad("reading them threw");
+    return unusable("reading them threw");
   }
+}
+
+/** The outcome for no options (shared: nothing in it is ever changed). */
+const NO_OPTIONS: { ok: true; options: CheckedInvokeOptions } = Object.freeze({ ok: true, options: Object.freeze({ nonIntegerNumberPointers: Object.freeze([]) as readonly string[] }) });
+
+function unusable(why: string): { ok: false; failure: InvocationFailure } {
+  return { ok: false, failure: makeFailure("invalid_request", `the invoke options are unusable: ${why}; nothing was delivered`) };
 }

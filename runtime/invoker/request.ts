@@ -10,11 +10,13 @@
  *    is read (a getter, a Proxy) is judged by what was written, not by what was looked at.
  * Every function here never throws.
  */
+import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
 import { EVENT_VOCABULARY, LIMITS, RECEIPT_EMITTED_GUARD, type WireObjectTypeName, type WireTypeMap } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { integerLexemeIssues } from "../wire/schema.js";
-import { exoticKind, snapshotValue, snapshotValueSliced, snapshotValueSoon, type SliceOptions, type SnapshotLimits, type ValueSnapshot } from "../wire/serialize.js";
+import { exoticKind, outputBytes, snapshotText, snapshotTextSoon, snapshotValue, snapshotValueSliced, type JsonOutput, type SliceOptions, type SnapshotLimits, type TextSnapshot, type ValueSnapshot } from "../wire/serialize.js";
+import { acceptsSerialized } from "../wire/fast-parse.js";
 import { validateParsed } from "../wire/validate.js";
 import type { InvokerLimits } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";
@@ -173,18 +175,32 @@ function envelopeFailure(snap: Exclude<WireSnapshot<DispatchEnvelope>, { ok: tru
 }
 
 /**
+ * {@link PreparedEnvelope} with the JSON as a runtime/wire/serialize.ts JsonOutput (text, or bytes
+ * when serialized in pieces), for a writer that frames the envelope before encoding it (the stream
+ * invoker).
+ */
+export type PreparedEnvelopeText = ({ readonly ok: true; readonly envelope: DispatchEnvelope } & JsonOutput) | { readonly ok: false; readonly failure: InvocationFailure };
+
+/** The {@link PreparedEnvelope} of a {@link PreparedEnvelopeText}. */
+function withEnvelopeBytes(prepared: PreparedEnvelopeText): PreparedEnvelope {
+  return prepared.ok ? { ok: true, bytes: outputBytes(prepared), envelope: prepared.envelope } : prepared;
+}
+
+/**
  * Judge a serialized envelope: the guard runs again on the snapshot (the copy of what the bytes
  * say), before validation, so an envelope whose `event` reads `session.starting` once and
  * `receipt.emitted` the next time is refused exactly as the bytes would be.
  */
-function judgeEnvelope(snap: Exclude<ValueSnapshot, { problem: "deadline" }>, maxBytes: number, nonIntegerNumberPointers: readonly string[]): PreparedEnvelope {
-  if (snap.ok) {
-    const guarded = guardFailure(snap.value);
-    if (guarded !== null) return { ok: false, failure: guarded };
-  }
-  const result = judged("DispatchEnvelope", snap, nonIntegerNumberPointers);
-  if (result.ok) return { ok: true, bytes: result.bytes, envelope: result.value };
-  return { ok: false, failure: envelopeFailure(result, maxBytes) };
+function judgeEnvelope(snap: Exclude<TextSnapshot, { problem: "deadline" }>, maxBytes: number, nonIntegerNumberPointers: readonly string[]): PreparedEnvelopeText {
+  if (!snap.ok) return { ok: false, failure: envelopeFailure(snap.problem === "serialize" ? snap : { ok: false, problem: "invalid", issues: [snap.issue] }, maxBytes) };
+  const guarded = guardFailure(snap.value);
+  if (guarded !== null) return { ok: false, failure: guarded };
+  // The accept check proves the common envelope valid in one walk (a text with escapes, or written in bytes, is validated).
+  const proved = snap.text !== null && nonIntegerNumberPointers.length === 0 && acceptsSerialized(snap.value, snap.text, ACCEPT_CHECKS.DispatchEnvelope, LIMITS.max_depth);
+  const issues = proved ? [] : validateParsed("DispatchEnvelope", snap.value, nonIntegerNumberPointers);
+  if (issues.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues }, maxBytes) };
+  const envelope = snap.value as DispatchEnvelope;
+  return snap.text !== null ? { ok: true, text: snap.text, bytes: null, byteLength: snap.byteLength, envelope } : { ok: true, text: null, bytes: snap.bytes, byteLength: snap.byteLength, envelope };
 }
 
 /**
@@ -198,7 +214,7 @@ export function prepareEnvelope(envelope: unknown, maxBytes: number, nonIntegerN
   if (guarded !== null) return { ok: false, failure: guarded };
   const lexemes = integerLexemeIssues("DispatchEnvelope", nonIntegerNumberPointers);
   if (lexemes.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues: lexemes }, maxBytes) };
-  return judgeEnvelope(snapshotValue(envelope, snapshotLimits(maxBytes)) as Exclude<ValueSnapshot, { problem: "deadline" }>, maxBytes, nonIntegerNumberPointers);
+  return withEnvelopeBytes(judgeEnvelope(snapshotText(envelope, snapshotLimits(maxBytes)), maxBytes, nonIntegerNumberPointers));
 }
 
 /**
@@ -223,19 +239,28 @@ export type PrepareOptions = NonNullable<Parameters<typeof prepareEnvelopeSliced
  * for every input. Never throws or rejects.
  */
 export function prepareEnvelopeSoon(envelope: unknown, maxBytes: number, options: PrepareOptions = {}): PreparedEnvelope | Promise<PreparedEnvelope> {
+  const prepared = prepareEnvelopeTextSoon(envelope, maxBytes, options);
+  return prepared instanceof Promise ? prepared.then(withEnvelopeBytes) : withEnvelopeBytes(prepared);
+}
+
+/** {@link prepareEnvelopeSoon} with the JSON as text ({@link PreparedEnvelopeText}); the same outcome for every input. */
+export function prepareEnvelopeTextSoon(envelope: unknown, maxBytes: number, options: PrepareOptions = {}): PreparedEnvelopeText | Promise<PreparedEnvelopeText> {
   const guarded = guardFailure(envelope);
   if (guarded !== null) return { ok: false, failure: guarded };
   const pointers = options.nonIntegerNumberPointers ?? [];
   const lexemes = integerLexemeIssues("DispatchEnvelope", pointers);
   if (lexemes.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues: lexemes }, maxBytes) };
-  const judge = (snap: ValueSnapshot): PreparedEnvelope => {
-    if (!snap.ok && snap.problem === "deadline") {
-      return { ok: false, failure: makeFailure("timeout", `the DispatchEnvelope was not serialized within ${options.timeoutMs ?? "the"} ms timeout; nothing was delivered`) };
-    }
-    return judgeEnvelope(snap as Exclude<ValueSnapshot, { problem: "deadline" }>, maxBytes, pointers);
-  };
-  const snap = snapshotValueSoon(envelope, snapshotLimits(maxBytes, options.limits), options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt });
-  return snap instanceof Promise ? snap.then(judge) : judge(snap);
+  const snap = snapshotTextSoon(envelope, snapshotLimits(maxBytes, options.limits), options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt });
+  // The closure is made only for a sliced run: a small envelope's path allocates none.
+  return snap instanceof Promise ? snap.then((done) => judgeSnapshot(done, maxBytes, pointers, options.timeoutMs)) : judgeSnapshot(snap, maxBytes, pointers, options.timeoutMs);
+}
+
+/** The prepared envelope of a finished (or timed-out: `timeout`) serialization. */
+function judgeSnapshot(snap: TextSnapshot, maxBytes: number, pointers: readonly string[], timeoutMs: number | undefined): PreparedEnvelopeText {
+  if (!snap.ok && snap.problem === "deadline") {
+    return { ok: false, failure: makeFailure("timeout", `the DispatchEnvelope was not serialized within ${timeoutMs ?? "the"} ms timeout; nothing was delivered`) };
+  }
+  return judgeEnvelope(snap as Exclude<TextSnapshot, { problem: "deadline" }>, maxBytes, pointers);
 }
 
 /** Narrow an envelope accepted by {@link prepareEnvelope}. */

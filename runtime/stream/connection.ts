@@ -47,9 +47,13 @@ export interface ConnectionEnd {
   readonly stderrTail: string;
 }
 
-/** Callbacks of a connection; called synchronously from stream events, never after `onEnd`. */
+/**
+ * Callbacks of a connection; called synchronously from stream events, never after `onEnd`.
+ * `resultAccepted`: the frame is a success reply whose result is proved a valid CallbackResponse
+ * (runtime/stream/frame.ts FrameResult).
+ */
 export interface ConnectionHooks {
-  onFrame(frame: StreamFrame, nonIntegerNumberPointers: readonly string[]): void;
+  onFrame(frame: StreamFrame, nonIntegerNumberPointers: readonly string[], resultAccepted: boolean): void;
   onEnd(end: ConnectionEnd): void;
 }
 
@@ -67,7 +71,7 @@ class Entry implements QueuedWrite {
   cancelled = false;
 
   constructor(
-    readonly bytes: Buffer,
+    readonly bytes: Buffer | string,
     readonly done: ((error: Error | null) => void) | undefined,
   ) {}
 
@@ -192,8 +196,11 @@ export class StreamConnection {
     return this.stderr.text();
   }
 
-  /** Queue one frame; `done` runs when it was handed to the OS, failed, or was dropped (error then). */
-  write(bytes: Buffer, done?: (error: Error | null) => void): QueuedWrite {
+  /**
+   * Queue one frame (LF included; a string is written as UTF-8); `done` runs when it was handed to
+   * the OS, failed, or was dropped (error then).
+   */
+  write(bytes: Buffer | string, done?: (error: Error | null) => void): QueuedWrite {
     if (this.ending || this.stdinEnded) {
       done?.(new Error("the stream is ending; nothing more is written"));
       return REFUSED_WRITE;
@@ -290,7 +297,7 @@ export class StreamConnection {
       this.terminate("violation");
       return false;
     }
-    this.hooks.onFrame(result.frame, result.nonIntegerNumberPointers);
+    this.hooks.onFrame(result.frame, result.nonIntegerNumberPointers, result.resultAccepted === true);
     return !(this.finished || (this.ending && this.cause !== "close"));
   }
 

@@ -7,9 +7,12 @@
  * - The bound counts the bytes of the current frame since the last LF (a CR included): a frame of
  *   exactly `maxFrameBytes` bytes passes; the chunk that brings byte `maxFrameBytes + 1` yields the
  *   violation at once, and nothing more is buffered or read after it.
- * - Buffering is linear: the pieces of a partial frame are kept as slices and joined once, at its LF.
+ * - Buffering is linear: the pieces of a partial frame are gathered by a ByteGather (slices joined
+ *   once at the LF; a frame past 1 MiB is copied chunk by chunk into one buffer that doubles when
+ *   full, so a 16 MiB frame is never joined in one long step).
  * - One CR right before the LF is removed; an empty frame (after that removal) is a violation.
  */
+import { ByteGather } from "../wire/byte-gather.js";
 import type { ValidationIssue } from "../wire/issues.js";
 
 /** What {@link FrameReader.push} and {@link FrameReader.end} yield, in stream order. */
@@ -20,13 +23,18 @@ const CR = 0x0d;
 
 /** Splits a byte stream into frames; after the first violation it yields nothing more. */
 export class FrameReader {
-  private parts: Buffer[] = [];
-  private partBytes = 0;
+  private readonly parts: ByteGather;
   private failed = false;
   private frames = 0;
 
   /** `maxFrameBytes`: bytes per frame, LF excluded (limits.max_frame_bytes). */
-  constructor(readonly maxFrameBytes: number) {}
+  constructor(readonly maxFrameBytes: number) {
+    this.parts = new ByteGather(maxFrameBytes);
+  }
+
+  private get partBytes(): number {
+    return this.parts.length;
+  }
 
   /** True once a violation was yielded (the stream is over). */
   get broken(): boolean {
@@ -35,7 +43,7 @@ export class FrameReader {
 
   /** Bytes held for the current partial frame (never more than maxFrameBytes). */
   get bufferedBytes(): number {
-    return this.partBytes;
+    return this.parts.length;
   }
 
   /** Feed one chunk; returns the frames it completes and at most one violation (the last event). */
@@ -52,10 +60,7 @@ export class FrameReader {
         return out;
       }
       if (lf === -1) {
-        if (end > pos) {
-          this.parts.push(buf.subarray(pos, end));
-          this.partBytes += end - pos;
-        }
+        if (end > pos) this.parts.push(buf.subarray(pos, end));
         return out;
       }
       const piece = buf.subarray(pos, lf);
@@ -63,10 +68,8 @@ export class FrameReader {
       if (this.parts.length === 0) frame = piece;
       else {
         this.parts.push(piece);
-        frame = Buffer.concat(this.parts, this.partBytes + piece.length);
-        this.parts = [];
+        frame = this.parts.take();
       }
-      this.partBytes = 0;
       pos = lf + 1;
       this.frames++;
       if (frame.length > 0 && frame[frame.length - 1] === CR) frame = frame.subarray(0, frame.length - 1);
@@ -86,8 +89,7 @@ export class FrameReader {
 
   private fail(rule: string, message: string): FrameEvent {
     this.failed = true;
-    this.parts = [];
-    this.partBytes = 0;
+    this.parts.clear();
     return { type: "violation", issue: { rule, pointer: "", message } };
   }
 }

@@ -9,6 +9,7 @@
  * `stream.params`, `stream.error-object`. params and result are not judged here: their shape
  * depends on the method (see {@link framePointers} for the strict parser's pointers under them).
  */
+import { ACCEPT_CHECKS, type AcceptCheck, type AcceptContext } from "../../generated/ts/accept-checks.js";
 import { INTEGER_PATHS, LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { parseStrictJson, parseStrictJsonSliced } from "../wire/strict-json.js";
@@ -33,10 +34,12 @@ export type StreamFrame =
 
 /**
  * Outcome of {@link parseFrame}: the frame and the strict parser's non-integer number pointers
- * (relative to the frame), or the first issue.
+ * (relative to the frame), or the first issue. `resultAccepted` (only from {@link parseHostFrame}):
+ * the frame is a success reply whose `result` the CallbackResponse accept check proved valid
+ * (schema and rules), so validating it as a CallbackResponse finds nothing.
  */
 export type FrameResult =
-  | { readonly ok: true; readonly frame: StreamFrame; readonly nonIntegerNumberPointers: readonly string[] }
+  | { readonly ok: true; readonly frame: StreamFrame; readonly nonIntegerNumberPointers: readonly string[]; readonly resultAccepted?: true }
   | { readonly ok: false; readonly issue: ValidationIssue };
 
 const MEMBERS: ReadonlySet<string> = new Set(["jsonrpc", "id", "method", "params", "result", "error"]);
@@ -132,10 +135,41 @@ function hostLexemesMatter(value: unknown): boolean {
  * parsed again with the patterns (recording lexemes costs the scanner more than the first parse).
  */
 export function parseHostFrame(bytes: Uint8Array, maxFrameBytes: number, maxFrameValues: number = LIMITS.max_frame_values): FrameResult {
-  const quick = parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues }, { nonIntegerPaths: NO_PATHS });
+  const quick = parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues }, QUICK_OPTIONS);
   if (quick.ok && hostLexemesMatter(quick.value)) return parseFrameRecording(bytes, maxFrameBytes, HOST_NON_INTEGER_PATHS, maxFrameValues);
+  if (quick.ok && quick.accepted === true) {
+    // No lexeme can matter here (above), so the proof holds with the host's patterns too.
+    const value = quick.value as { readonly id: string; readonly result: unknown };
+    return { ok: true, frame: { kind: "success_reply", id: value.id, result: value.result }, nonIntegerNumberPointers: NO_PATHS, resultAccepted: true };
+  }
   return judgeFrame(quick);
 }
+
+/**
+ * The accept check of the common frame, a success reply `{"jsonrpc":"2.0","id":<string>,"result":<CallbackResponse>}`
+ * (runtime/wire/fast-parse.ts: with the fast path's proof that the text holds no member it did not
+ * count, a passing check proves every frame check of {@link parseFrame} and that the result is a
+ * valid CallbackResponse). The members the frame holds, or -1 when not proved (then the frame is
+ * judged as any other: never a different verdict).
+ */
+const acceptSuccessReply: AcceptCheck = (value: unknown, c: AcceptContext): number => {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || c.maxDepth < 1) return -1;
+  const frame = value as { readonly jsonrpc?: unknown; readonly id?: unknown; readonly result?: unknown };
+  const id = frame.id;
+  // At most string_max_length UTF-16 units is at most that many characters (idProblem's bound).
+  if (frame.jsonrpc !== "2.0" || typeof id !== "string" || id.length === 0 || id.length > STREAM_V2.ids.string_max_length || frame.result === undefined) return -1;
+  // The result is at level 2 of the frame: its check counts levels from the result.
+  c.maxDepth -= 1;
+  const members = ACCEPT_CHECKS.CallbackResponse(frame.result, c);
+  c.maxDepth += 1;
+  if (members < 0) return -1;
+  // Shortest text: {"jsonrpc":"2.0","id":"<id>","result":<result>} (each member: name, quotes, colon, separator).
+  c.chars += 7 + 4 + 5 + (2 + 4) + (id.length + 2) + (6 + 4) + 1;
+  return 3 + members;
+};
+
+/** The host's first parse: no lexeme patterns, and the success reply's accept check. */
+const QUICK_OPTIONS = Object.freeze({ nonIntegerPaths: NO_PATHS, accept: acceptSuccessReply });
 
 /**
  * {@link parseHostFrame} without blocking the event loop: one strict parse in slices
@@ -242,7 +276,46 @@ export function encodeFrame(frame: Record<string, unknown>): Buffer {
  * `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":<envelope>}` + LF.
  */
 export function encodeRequestAround(id: JsonRpcId, method: string, paramsJson: Uint8Array): Buffer {
-  return around(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":`, paramsJson);
+  return around(requestHead(id, method), paramsJson);
+}
+
+/** The frame's JSON up to its params: `{"jsonrpc":"2.0","id":<id>,"method":<method>,"params":`. */
+function requestHead(id: JsonRpcId, method: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)}${requestFraming(method).afterId}`;
+}
+
+/**
+ * What an event request frame holds besides its id and params, fixed by the method: the JSON from
+ * the id to the params (`,"method":<method>,"params":`) and the UTF-8 bytes of everything but the
+ * id and params, `}` and LF included. Built once per method (see {@link encodeRequestText}).
+ */
+export interface RequestFraming {
+  readonly afterId: string;
+  readonly aroundBytes: number;
+}
+
+const FRAMINGS = new Map<string, RequestFraming>();
+
+/** The {@link RequestFraming} of `method` (cached: methods are the event vocabulary's few). */
+export function requestFraming(method: string): RequestFraming {
+  let framing = FRAMINGS.get(method);
+  if (framing === undefined) {
+    const afterId = `,"method":${JSON.stringify(method)},"params":`;
+    framing = { afterId, aroundBytes: Buffer.byteLength(`{"jsonrpc":"2.0","id":${afterId}}\n`, "utf8") };
+    if (FRAMINGS.size < 1024) FRAMINGS.set(method, framing);
+  }
+  return framing;
+}
+
+/**
+ * {@link encodeRequestAround} as text, around the DispatchEnvelope's JSON text (`paramsBytes` UTF-8
+ * bytes): the frame, LF included, and its UTF-8 length. The frame is encoded once, when it is written
+ * (a string written to a pipe is encoded as UTF-8), so the envelope is neither encoded separately
+ * nor copied into a frame buffer; the bytes on the wire are the same.
+ */
+export function encodeRequestText(id: JsonRpcId, framing: RequestFraming, paramsText: string, paramsBytes: number): { readonly text: string; readonly bytes: number } {
+  const idJson = JSON.stringify(id);
+  return { text: `{"jsonrpc":"2.0","id":${idJson}${framing.afterId}${paramsText}}\n`, bytes: framing.aroundBytes + Buffer.byteLength(idJson, "utf8") + paramsBytes };
 }
 
 /** A success reply around already-serialized result bytes. */

@@ -13,12 +13,13 @@ import { checkArgs, checkProgram, checkTimeoutMs } from "../invoker/config.js";
 import { defaultRetryClass, issueText, makeFailure, spawnHint, type FailureFacts } from "../invoker/failure.js";
 import { previewBytes } from "../invoker/preview.js";
 import { checkInvokeOptions } from "../invoker/options.js";
-import { eventOf, prepareEnvelopeSoon } from "../invoker/request.js";
+import { eventOf, prepareEnvelopeTextSoon, type PreparedEnvelopeText } from "../invoker/request.js";
 import type { CallbackInvoker, InvocationFailure, InvocationResult, InvokeOptions } from "../invoker/types.js";
+import type { ValidationIssue } from "../wire/issues.js";
 import { validateParsed } from "../wire/validate.js";
 import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connection.js";
 import { errorCode, failureClassForCode } from "./error-codes.js";
-import { encodeErrorReply, encodeNotification, encodeRequestAround, encodeResultAround, framePointers, idKey, type StreamFrame } from "./frame.js";
+import { encodeErrorReply, encodeNotification, encodeRequestAround, encodeRequestText, requestFraming, type RequestFraming, encodeResultAround, framePointers, idKey, type StreamFrame } from "./frame.js";
 import { resolveStreamLimits, type StreamInvokerLimits } from "./limits.js";
 import { serveReverseRequest, type ReverseHandlers, type ReverseMethodHandler } from "./reverse.js";
 
@@ -83,8 +84,10 @@ interface Live {
   timerAt: number;
 }
 
-const EVENT_METHOD_PREFIX = STREAM_V2.host_to_client.event_method_prefix;
 const STREAM_KIND: ReadonlyMap<string, string> = new Map(EVENT_VOCABULARY.map((e) => [e.event, e.stream_v2]));
+const EVENT_METHOD_PREFIX = STREAM_V2.host_to_client.event_method_prefix;
+/** The framing of each event sent as a stream request (method `event/<kind>`), built once. */
+const REQUEST_FRAMING: ReadonlyMap<string, RequestFraming> = new Map(EVENT_VOCABULARY.filter((e) => e.stream_v2 === "request").map((e) => [e.event, requestFraming(`${EVENT_METHOD_PREFIX}${e.event}`)]));
 const CANCEL_METHOD = STREAM_V2.cancel.method;
 const STREAM_FLAG = STREAM_V2.launch.flag;
 
@@ -137,46 +140,64 @@ export class StreamInvoker implements CallbackInvoker {
    * Deliver one event. Resolves with the client's valid CallbackResponse or a classified failure
    * (every FAILURE_VARIANTS row whose transports include `stream_v2`).
    */
-  async invoke(envelope: DispatchEnvelope, options?: InvokeOptions | null): Promise<InvocationResult> {
+  invoke(envelope: DispatchEnvelope, options?: InvokeOptions | null): Promise<InvocationResult> {
     const started = performance.now();
     this.counters.events++;
-    const failed = (failure: InvocationFailure): InvocationResult => ({ ok: false, failure, elapsedMs: performance.now() - started });
-    if (this.closing !== null) return failed(makeFailure("stream_closed", "invoke() after close(): the stream is closed and nothing was written"));
+    if (this.closing !== null) return failedSince(started, makeFailure("stream_closed", "invoke() after close(): the stream is closed and nothing was written"));
     const checked = checkInvokeOptions(options);
-    if (!checked.ok) return failed(checked.failure);
+    if (!checked.ok) return failedSince(started, checked.failure);
     // Serialized in slices as in v1: a large envelope neither blocks the event loop nor outlasts the deadline.
     // A small envelope is ready at once (no promise, no turn of the loop); a large one takes slices.
-    const soon = prepareEnvelopeSoon(envelope, this.limits.max_request_bytes, {
+    const soon = prepareEnvelopeTextSoon(envelope, this.limits.max_request_bytes, {
       nonIntegerNumberPointers: checked.options.nonIntegerNumberPointers,
       limits: this.limits,
       deadlineAt: started + this.timeoutMs,
       timeoutMs: this.timeoutMs,
     });
-    const prepared = soon instanceof Promise ? await soon : soon;
-    if (!prepared.ok) return failed(prepared.failure);
-    if (this.closing !== null) return failed(makeFailure("stream_closed", "close() was called while the envelope was being serialized; nothing was written"));
+    // A plain method, not `async`: the small envelope's path costs one promise, the one a reply settles.
+    if (soon instanceof Promise) return soon.then((prepared) => this.send(prepared, started));
+    return this.send(soon, started);
+  }
+
+  /** Frame a prepared envelope and write it on the live stream (spawning one when needed); resolves with the reply's outcome. */
+  private send(prepared: PreparedEnvelopeText, started: number): Promise<InvocationResult> {
+    if (!prepared.ok) return failedSince(started, prepared.failure);
+    if (this.closing !== null) return failedSince(started, makeFailure("stream_closed", "close() was called while the envelope was being serialized; nothing was written"));
     const event = String(eventOf(prepared.envelope));
-    if (STREAM_KIND.get(event) !== "request") {
+    const framing = REQUEST_FRAMING.get(event);
+    if (framing === undefined) {
       // generate checks that every dispatchable event is a request; anything else is refused, never guessed.
-      return failed(makeFailure("invalid_request", `event ${event} is not sent as a stream request (event vocabulary stream_v2: ${STREAM_KIND.get(event)})`));
+      return failedSince(started, makeFailure("invalid_request", `event ${event} is not sent as a stream request (event vocabulary stream_v2: ${STREAM_KIND.get(event)})`));
     }
     const id = String(++this.nextId);
-    const frame = encodeRequestAround(id, `${EVENT_METHOD_PREFIX}${event}`, prepared.bytes);
-    if (frame.length > this.limits.max_frame_bytes) {
-      return failed(makeFailure("request_too_large", `the event request frame is ${frame.length} bytes, more than limits.max_frame_bytes (${this.limits.max_frame_bytes}); nothing was written`));
+    // A small envelope comes as text: the frame is one string, encoded once by the pipe write.
+    let frame: string | Buffer;
+    let frameBytes: number;
+    if (prepared.text !== null) {
+      const text = encodeRequestText(id, framing, prepared.text, prepared.byteLength);
+      frame = text.text;
+      frameBytes = text.bytes;
+    } else {
+      frame = encodeRequestAround(id, `${EVENT_METHOD_PREFIX}${event}`, prepared.bytes);
+      frameBytes = frame.length;
+    }
+    if (frameBytes > this.limits.max_frame_bytes) {
+      return failedSince(started, makeFailure("request_too_large", `the event request frame is ${frameBytes} bytes, more than limits.max_frame_bytes (${this.limits.max_frame_bytes}); nothing was written`));
     }
     const live = this.connection(started);
     if (live === null) {
-      return failed(
+      return failedSince(
+        started,
         makeFailure("stream_respawn_limited", `${this.failedStreams} streams in a row ended without a valid reply; no child is spawned until the cooldown (limits.stream_respawn_cooldown_ms, ${this.limits.stream_respawn_cooldown_ms} ms) has passed`),
       );
     }
-    return new Promise<InvocationResult>((resolve) => {
-      const pending: Pending = { id, conn: live, started, deadline: started + this.timeoutMs, resolve, write: null };
-      live.pending.set(id, pending);
-      if (pending.deadline < live.timerAt) this.armDeadline(live, pending.deadline);
-      pending.write = live.conn.write(frame);
-    });
+    let resolve!: (result: InvocationResult) => void;
+    const settled = new Promise<InvocationResult>((r) => (resolve = r));
+    const pending: Pending = { id, conn: live, started, deadline: started + this.timeoutMs, resolve, write: null };
+    live.pending.set(id, pending);
+    if (pending.deadline < live.timerAt) this.armDeadline(live, pending.deadline);
+    pending.write = live.conn.write(frame);
+    return settled;
   }
 
   /** (Re-)arm the stream's deadline timer for `at` (performance.now() ms). */
@@ -222,7 +243,7 @@ export class StreamInvoker implements CallbackInvoker {
     if (this.failedStreams >= this.limits.stream_max_failed_spawns && now < this.cooldownUntil) return null;
     const live: Live = {
       conn: new StreamConnection(this.program, [...this.args, STREAM_FLAG], this.limits, {
-        onFrame: (frame, pointers) => this.onFrame(live, frame, pointers),
+        onFrame: (frame, pointers, resultAccepted) => this.onFrame(live, frame, pointers, resultAccepted),
         onEnd: (end) => this.onEnd(live, end),
       }),
       pending: new Map(),
@@ -265,7 +286,7 @@ export class StreamInvoker implements CallbackInvoker {
     if (live.consecutiveTimeouts >= this.limits.stream_max_consecutive_timeouts) live.conn.terminate("timeouts");
   }
 
-  private onFrame(live: Live, frame: StreamFrame, pointers: readonly string[]): void {
+  private onFrame(live: Live, frame: StreamFrame, pointers: readonly string[], resultAccepted: boolean): void {
     live.framesReceived++;
     switch (frame.kind) {
       case "success_reply":
@@ -281,7 +302,8 @@ export class StreamInvoker implements CallbackInvoker {
           this.settle(pending, { ok: false, failure: errorReplyFailure(frame.error.code, frame.error.message, stderrTail) });
           return;
         }
-        const issues = validateParsed("CallbackResponse", frame.result, pointers.length === 0 ? pointers : framePointers(pointers, "/result"));
+        // A result the frame judge's accept check proved valid (the common reply) is not validated again.
+        const issues = resultAccepted ? NO_ISSUES : validateParsed("CallbackResponse", frame.result, pointers.length === 0 ? pointers : framePointers(pointers, "/result"));
         if (issues.length > 0) {
           const first = issues[0] as (typeof issues)[number];
           this.settle(pending, { ok: false, failure: makeFailure("invalid_response", `CallbackResponse is invalid: ${issueText(first)}`, { issues, stderr_tail: stderrTail }) });
@@ -337,6 +359,13 @@ export class StreamInvoker implements CallbackInvoker {
     const failure = endFailure(end, this.program, this.limits, noFrameHint(live));
     for (const pending of [...live.pending.values()]) this.settle(pending, { ok: false, failure });
   }
+}
+
+const NO_ISSUES: readonly ValidationIssue[] = Object.freeze([]);
+
+/** A failed invocation that started at `started` (performance.now() ms), settled now. */
+function failedSince(started: number, failure: InvocationFailure): Promise<InvocationResult> {
+  return Promise.resolve({ ok: false, failure, elapsedMs: performance.now() - started });
 }
 
 /** Appended to a timeout or exit detail when the client wrote no frame on its stream at all (e.g. a v1-only client). */

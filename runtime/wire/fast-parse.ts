@@ -328,6 +328,23 @@ export function fastParse(text: string, byteLength: number, maxDepth: number, ma
   return { value, accepted: false };
 }
 
+/**
+ * Whether `accept` (a wire type's accept check) proves `value` valid under its schema and rules,
+ * where `text` is what runtime/wire/serialize.ts wrote for `value` (no whitespace, numbers as
+ * `String(x)`, no lone surrogate): the check passes and `text` is exactly as long as the shortest
+ * text the check measured, which proves `value` holds no member the check did not count (an
+ * unknown one). Texts with a backslash (string lengths differ from their escapes) are not proved.
+ * false means "not proved", never "invalid": the caller validates the value then. Never throws.
+ */
+export function acceptsSerialized(value: unknown, text: string, accept: AcceptCheck, maxDepth: number): boolean {
+  if (maxDepth > WALK_MAX_DEPTH || text.indexOf("\\") !== -1) return false;
+  context.maxDepth = maxDepth;
+  walkSurrogates = false;
+  resetWalk();
+  exactModulus = 1000;
+  return accept(value, context) >= 0 && isShortestText(text, -1);
+}
+
 /** Clears the counters of {@link context} before a walk. */
 function resetWalk(): void {
   context.elements = 0;

@@ -36,17 +36,29 @@ export interface SnapshotLimits {
 }
 
 /**
- * Outcome of serializing one value.
- * - `ok`: `bytes` (UTF-8 JSON) and `value`, the copy of what the bytes say;
+ * Why a value has no snapshot:
  * - `serialize`: the value cannot be written as JSON (`detail` says why and where);
  * - `invalid`: a document limit or `json.lone-surrogate` (`issue.pointer` is where);
  * - `deadline`: the sliced run reached its deadline first (nothing usable was produced).
  */
-export type ValueSnapshot =
-  | { readonly ok: true; readonly bytes: Buffer; readonly value: unknown }
+export type SnapshotProblem =
   | { readonly ok: false; readonly problem: "serialize"; readonly detail: string }
   | { readonly ok: false; readonly problem: "invalid"; readonly issue: ValidationIssue }
   | { readonly ok: false; readonly problem: "deadline" };
+
+/** Outcome of serializing one value: `bytes` (UTF-8 JSON) and `value`, the copy of what the bytes say; or the problem. */
+export type ValueSnapshot = { readonly ok: true; readonly bytes: Buffer; readonly value: unknown } | SnapshotProblem;
+
+/**
+ * The JSON of a finished serialization, in one of two forms: `text` (well-formed UTF-16, no lone
+ * surrogate), for a writer that frames the document before encoding it (one encoding of the whole
+ * frame instead of one of the document and a copy into the frame); or `bytes` (UTF-8), for a
+ * serializer that wrote the output in pieces. `byteLength` is the UTF-8 length either way.
+ */
+export type JsonOutput = { readonly text: string; readonly bytes: null; readonly byteLength: number } | { readonly text: null; readonly bytes: Buffer; readonly byteLength: number };
+
+/** {@link ValueSnapshot} with the JSON as a {@link JsonOutput} (text unless written in pieces). */
+export type TextSnapshot = ({ readonly ok: true; readonly value: unknown } & JsonOutput) | SnapshotProblem;
 
 /** Options of {@link snapshotValueSliced}: the longest slice (ms, default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
 export interface SliceOptions {
@@ -156,16 +168,40 @@ function pointerIn(parent: Frame | null, token: string | number): string {
  * objects repeat in every document, so each is escaped, checked and measured once. Bounded (a
  * document with many distinct names only stops filling it).
  */
-const NAME_CACHE = new Map<string, { readonly text: string; readonly bytes: number }>();
+const NAME_CACHE = new Map<string, MemberName>();
+
+/** A member name as written: `"name":` (`text`, `bytes` UTF-8 bytes) and `,"name":` after another member (`separated`). */
+interface MemberName {
+  readonly text: string;
+  readonly separated: string;
+  readonly bytes: number;
+}
 const NAME_CACHE_MAX = 4096;
+
+/** Levels of open containers whose cycle check is a scan of the stack (deeper ones are in a Set). */
+const SCANNED_LEVELS = 8;
+
+/**
+ * Characters of output kept as one rope before it is flattened and set aside: a rope node per
+ * token (32 bytes each) would otherwise outlive the whole run (2 nodes per array element: 8 MB for
+ * a 131,072-element array, 10 times its JSON).
+ */
+const OUT_PIECE = 1 << 16;
 
 /** The resumable serializer of one value. */
 class Serializer {
   private out = "";
+  /** Flat pieces of the output before `out` (large documents only, see OUT_PIECE). */
+  private readonly pieces: string[] = [];
   private bytes = 0;
   private values = 0;
   private readonly stack: Frame[] = [];
-  private readonly onPath = new Set<object>();
+  /**
+   * The open containers below the first {@link SCANNED_LEVELS} levels (made on first need): a
+   * container's cycle check scans those first levels' frames (cheaper than a Set for the shallow
+   * wire documents) and looks the deeper ones up here.
+   */
+  private deepPath: Set<object> | null = null;
   private root: unknown = undefined;
   private started = false;
   private done = false;
@@ -180,10 +216,12 @@ class Serializer {
   ) {}
 
   /** Run for at most `budgetMs` (Infinity: to the end). Returns the outcome, or null when more work is left. */
-  run(budgetMs: number): ValueSnapshot | null {
+  run(budgetMs: number): TextSnapshot | null {
     try {
-      const until = budgetMs === Number.POSITIVE_INFINITY ? Number.POSITIVE_INFINITY : performance.now() + budgetMs;
-      this.sliceStart = budgetMs === Number.POSITIVE_INFINITY ? -1 : performance.now();
+      // One clock read for both: the slice's start and its end.
+      const now = budgetMs === Number.POSITIVE_INFINITY ? -1 : performance.now();
+      const until = budgetMs === Number.POSITIVE_INFINITY ? Number.POSITIVE_INFINITY : now + budgetMs;
+      this.sliceStart = now;
       if (!this.started) {
         this.started = true;
         const first = this.write(this.value, null, "", "", 0);
@@ -203,9 +241,13 @@ class Serializer {
         }
       }
       if (this.root === undefined) return { ok: false, problem: "serialize", detail: "the value is undefined (or a function or symbol), which JSON cannot represent" };
-      return { ok: true, bytes: Buffer.from(this.out, "utf8"), value: this.root };
+      // A small output stays text (the stream frames it before encoding); one written in pieces is joined into bytes.
+      if (this.pieces.length === 0) return { ok: true, text: this.out, bytes: null, byteLength: this.bytes, value: this.root };
+      const bytes = this.joinPieces();
+      return { ok: true, text: null, bytes, byteLength: bytes.length, value: this.root };
     } catch (error) {
       this.out = "";
+      this.pieces.length = 0;
       this.stack.length = 0;
       if (error instanceof LimitReached) return { ok: false, problem: "invalid", issue: error.issue };
       if (error instanceof Unrepresentable) return { ok: false, problem: "serialize", detail: error.message };
@@ -223,7 +265,7 @@ class Serializer {
     if (frame.next >= frame.length) {
       this.emit(frame.isArray ? "]" : "}", 1, null, "");
       this.stack.pop();
-      this.onPath.delete(frame.source);
+      if (this.stack.length >= SCANNED_LEVELS) this.deepPath?.delete(frame.source);
       return;
     }
     const index = frame.next++;
@@ -243,10 +285,10 @@ class Serializer {
     if (name === undefined) {
       if (loneSurrogateAt(key) >= 0) this.limit("json.lone-surrogate", framePointer(frame), `member name at ${JSON.stringify(pointerIn(frame, key))} has an unpaired UTF-16 surrogate`);
       const text = `${JSON.stringify(key)}:`;
-      name = { text, bytes: utf8Bytes(text) };
+      name = { text, separated: `,${text}`, bytes: utf8Bytes(text) };
       if (NAME_CACHE.size < NAME_CACHE_MAX) NAME_CACHE.set(key, name);
     }
-    const written = frame.written > 0 ? this.write(member, frame, key, `,${name.text}`, name.bytes + 1) : this.write(member, frame, key, name.text, name.bytes);
+    const written = frame.written > 0 ? this.write(member, frame, key, name.separated, name.bytes + 1) : this.write(member, frame, key, name.text, name.bytes);
     if (written === SKIP) throw new Unrepresentable(`member ${pointerIn(frame, key)} is a ${typeof member}, which JSON cannot represent`);
     defineMember(frame.copy as Record<string, unknown>, key, written);
     frame.written++;
@@ -274,8 +316,7 @@ class Serializer {
         if (PLAIN_JSON_STRING.test(value)) {
           // The common wire string (ids, names, enum values): its JSON text is itself in quotes,
           // as many bytes as characters, and it has no surrogate at all.
-          this.emit(prefix, prefixBytes, null, "");
-          this.emit(`"${value}"`, value.length + 2, parent, token);
+          this.emitAfter(prefix, prefixBytes, `"${value}"`, value.length + 2, parent, token);
           return value;
         }
         // An ASCII string has no surrogate, and its JSON text is as many bytes as characters.
@@ -284,24 +325,21 @@ class Serializer {
           const pointer = pointerIn(parent, token);
           this.limit("json.lone-surrogate", pointer, `the string at ${JSON.stringify(pointer)} has an unpaired UTF-16 surrogate`);
         }
-        this.emit(prefix, prefixBytes, null, "");
         const text = JSON.stringify(value);
-        this.emit(text, ascii ? text.length : utf8Bytes(text), parent, token);
+        this.emitAfter(prefix, prefixBytes, text, ascii ? text.length : utf8Bytes(text), parent, token);
         return value;
       }
       case "number": {
         if (!Number.isFinite(value)) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} is ${value}, which JSON cannot represent`);
         this.count(parent, token);
         const number = Object.is(value, -0) ? 0 : value;
-        this.emit(prefix, prefixBytes, null, "");
         const text = String(number);
-        this.emit(text, text.length, parent, token);
+        this.emitAfter(prefix, prefixBytes, text, text.length, parent, token);
         return number;
       }
       case "boolean":
         this.count(parent, token);
-        this.emit(prefix, prefixBytes, null, "");
-        this.emit(value ? "true" : "false", value ? 4 : 5, parent, token);
+        this.emitAfter(prefix, prefixBytes, value ? "true" : "false", value ? 4 : 5, parent, token);
         return value;
       case "bigint":
         throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} is a BigInt, which JSON cannot represent`);
@@ -312,27 +350,36 @@ class Serializer {
     }
     if (value === null) {
       this.count(parent, token);
-      this.emit(prefix, prefixBytes, null, "");
-      this.emit("null", 4, parent, token);
+      this.emitAfter(prefix, prefixBytes, "null", 4, parent, token);
       return null;
     }
     const obj = value as object;
     const exotic = exoticKind(obj);
     if (exotic !== null) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} is ${exotic}, which JSON cannot represent`);
-    if (this.onPath.has(obj)) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} refers to one of its own containers (a cycle)`);
+    if (this.onPath(obj)) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} refers to one of its own containers (a cycle)`);
     this.count(parent, token);
     if (this.stack.length + 1 > this.limits.maxDepth) {
       const pointer = pointerIn(parent, token);
       this.limit("json.max-depth", pointer, `nesting depth ${this.stack.length + 1} at ${JSON.stringify(pointer)} exceeds the limit of ${this.limits.maxDepth}`);
     }
-    this.emit(prefix, prefixBytes, null, "");
     const isArray = Array.isArray(obj);
-    this.emit(isArray ? "[" : "{", 1, parent, token);
+    this.emitAfter(prefix, prefixBytes, isArray ? "[" : "{", 1, parent, token);
     const copy: unknown[] | Record<string, unknown> = isArray ? [] : {};
     // An object's keys are listed on its first step (listKeys), where a sliced run can yield first.
     this.stack.push({ source: obj, copy, parent, token, pointer: null, isArray, keys: null, length: isArray ? (obj as unknown[]).length : 0, next: 0, written: 0 });
-    this.onPath.add(obj);
+    if (this.stack.length > SCANNED_LEVELS) {
+      this.deepPath ??= new Set();
+      this.deepPath.add(obj);
+    }
     return copy;
+  }
+
+  /** Is `obj` one of the open containers (a cycle)? */
+  private onPath(obj: object): boolean {
+    const stack = this.stack;
+    const scanned = Math.min(stack.length, SCANNED_LEVELS);
+    for (let i = 0; i < scanned; i++) if ((stack[i] as Frame).source === obj) return true;
+    return this.deepPath?.has(obj) === true;
   }
 
   /**
@@ -364,12 +411,38 @@ class Serializer {
     }
   }
 
+  /** {@link emit} of `prefix` (no entry) and then of `text` (`byteLength` ≥ 1), appended at once. */
+  private emitAfter(prefix: string, prefixBytes: number, text: string, byteLength: number, parent: Frame | null, token: string | number): void {
+    if (prefixBytes === 0) {
+      this.emit(text, byteLength, parent, token);
+      return;
+    }
+    this.bytes += prefixBytes;
+    if (this.bytes > this.limits.maxBytes) this.tooLarge("");
+    this.emit(prefix + text, byteLength, parent, token);
+  }
+
   /** Append `text` (`byteLength` UTF-8 bytes), written for entry `token` of `parent` (null, "": no entry, the pointer shown is ""). */
   private emit(text: string, byteLength: number, parent: Frame | null, token: string | number): void {
     if (byteLength === 0) return;
     this.bytes += byteLength;
     if (this.bytes > this.limits.maxBytes) this.tooLarge(pointerIn(parent, token));
     this.out += text;
+    if (this.out.length > OUT_PIECE) {
+      this.out.charCodeAt(0); // flattens the rope: its nodes die young
+      this.pieces.push(this.out);
+      this.out = "";
+    }
+  }
+
+  /** The UTF-8 bytes of the pieces and `out`, written into one buffer. */
+  private joinPieces(): Buffer {
+    this.pieces.push(this.out);
+    const buf = Buffer.allocUnsafe(this.bytes);
+    let at = 0;
+    for (const piece of this.pieces) at += buf.write(piece, at, "utf8");
+    this.pieces.length = 0;
+    return at === buf.length ? buf : buf.subarray(0, at);
   }
 
   private tooLarge(pointer: string): never {
@@ -395,12 +468,28 @@ function safeText(error: unknown): string {
  * problem). Never throws. Time is bounded by `limits.maxValues` and `limits.maxBytes`.
  */
 export function snapshotValue(value: unknown, limits: SnapshotLimits): ValueSnapshot {
-  return new Serializer(value, limits).run(Number.POSITIVE_INFINITY) as ValueSnapshot;
+  return withBytes(snapshotText(value, limits));
+}
+
+/** {@link snapshotValue} with the JSON as text ({@link TextSnapshot}). */
+export function snapshotText(value: unknown, limits: SnapshotLimits): Exclude<TextSnapshot, { problem: "deadline" }> {
+  return new Serializer(value, limits).run(Number.POSITIVE_INFINITY) as Exclude<TextSnapshot, { problem: "deadline" }>;
+}
+
+/** The {@link ValueSnapshot} of a {@link TextSnapshot} (text encoded once, bytes as they are). */
+export function withBytes<S extends TextSnapshot>(snap: S): Exclude<ValueSnapshot, { ok: false }> | Extract<S, { ok: false }> {
+  if (!snap.ok) return snap as Extract<S, { ok: false }>;
+  return { ok: true, bytes: outputBytes(snap), value: snap.value };
+}
+
+/** The UTF-8 bytes of a {@link JsonOutput}. */
+export function outputBytes(output: JsonOutput): Buffer {
+  return output.text !== null ? Buffer.from(output.text, "utf8") : output.bytes;
 }
 
 /**
  * {@link snapshotValue} in slices (runtime/wire/slices.ts: all sliced work of the process shares
- * about 20 ms per event-loop turn) with the event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
+ * about TURN_MS (10 ms, up to TURN_MAX_MS when the loop is busy) per event-loop turn) with the event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
  * (performance.now() ms) passes first. Never rejects.
  */
 export async function snapshotValueSliced(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): Promise<ValueSnapshot> {
@@ -412,11 +501,17 @@ export async function snapshotValueSliced(value: unknown, limits: SnapshotLimits
  * common small value): the outcome itself then, else a promise of it. Never throws or rejects.
  */
 export function snapshotValueSoon(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): ValueSnapshot | Promise<ValueSnapshot> {
+  const snap = snapshotTextSoon(value, limits, options);
+  return snap instanceof Promise ? snap.then(withBytes) : withBytes(snap);
+}
+
+/** {@link snapshotValueSoon} with the JSON as text ({@link TextSnapshot}). */
+export function snapshotTextSoon(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): TextSnapshot | Promise<TextSnapshot> {
   const serializer = new Serializer(value, limits);
   // A small value is done within one slice: no turn of the event loop is spent waiting.
   const first = serializer.run(options.sliceMs ?? SLICE_MS);
   if (first !== null) return first;
-  let result: ValueSnapshot = { ok: false, problem: "deadline" };
+  let result: TextSnapshot = { ok: false, problem: "deadline" };
   return runInSlices((budgetMs) => {
     const outcome = serializer.run(Math.min(budgetMs, options.sliceMs ?? budgetMs));
     if (outcome === null) return false;

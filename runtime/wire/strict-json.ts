@@ -36,10 +36,10 @@
  *
  * @module
  */
-import { isUtf8 } from "node:buffer";
+import { constants as bufferConstants, isAscii, isUtf8 } from "node:buffer";
 import { PARSE_RULE_IDS } from "../../generated/ts/spec.js";
 import { defineMember } from "./own.js";
-import { nextTurn, runInSlices, SLICE_MS } from "./slices.js";
+import { deferToNextTurn, endTurn, runInSlices, SLICE_MS } from "./slices.js";
 import { escapeToken } from "./pointer.js";
 import type { AcceptCheck } from "../../generated/ts/accept-checks.js";
 import { FAST_PARSE_MAX_BYTES, FAST_PARSE_SLICED_MAX_BYTES, type FastParse, fastParse } from "./fast-parse.js";
@@ -1025,6 +1025,28 @@ function attach(v: unknown): void {
   else defineMember(parent, lastKey, v);
 }
 
+/** Arrays of at most this many elements are copied to their exact size when they close (build mode). */
+const TRIM_ELEMENTS = 16;
+
+/**
+ * Build mode: an array of a few elements built by push keeps a backing store of 17+ slots (about
+ * 190 bytes for one element, against 60 for what JSON.parse builds); when it closes, its slot gets
+ * an exact-size copy instead (the value of a document of small nested arrays takes a third of the
+ * memory, and the young-generation GC copies a third of the bytes).
+ */
+function trimArray(d: number): void {
+  const arr = vals[d] as unknown[];
+  if (arr.length > TRIM_ELEMENTS) return;
+  const exact = arr.slice();
+  vals[d] = exact;
+  const p = d - 1;
+  if (p === 0) rootValue = exact;
+  else if (kinds[p] === KIND_ARRAY) {
+    const parent = vals[p] as unknown[];
+    parent[parent.length - 1] = exact;
+  } else defineMember(vals[p] as Record<string, unknown>, decodeKey((keyBase[p] as number) + (counts[p] as number) - 1), exact);
+}
+
 function tooManyValues(i: number): number {
   return fail(
     PARSE_RULES.maxValues,
@@ -1333,6 +1355,7 @@ function scan(s: string, maxDepth: number, nonInt: string[]): number {
       }
       if (kind === KIND_ARRAY) {
         if (c === C_RBRACKET) {
+          if (building) trimArray(d);
           i++;
           d--;
           depth = d;
@@ -1427,8 +1450,65 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, opt
   return { ok: true, value, nonIntegerNumberPointers: nonInt };
 }
 
-/** Inputs above this many bytes are decoded, and their scan started, each on a turn of their own (parseStrictJsonSliced). */
+/** The longest string V8 holds (UTF-16 code units): a longer text cannot be decoded. */
+const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
+
+/** Inputs above this many bytes are decoded in pieces, and their scan started on a turn of its own (parseStrictJsonSliced). */
 const LARGE_INPUT_BYTES = 1 << 20;
+/** Bytes per piece of a large non-ASCII input's decoding (about 1.5 ms). */
+const DECODE_PIECE_BYTES = 1 << 20;
+
+/**
+ * The sliced parser's decoding of a large input (rules 1-3 as {@link decodeDocument}): the checks
+ * (native UTF-8 and ASCII validation, about 2 ms each for 16 MiB), then the text: ASCII as one
+ * latin1 copy (about 1 ms per MiB with the page faults of the fresh memory), other UTF-8 in
+ * pieces of DECODE_PIECE_BYTES cut at character boundaries, in slices of the scheduler, whose
+ * rope is then flattened into the flat string the scanner reads (one native copy of the same
+ * cost). The one long copy is a step alone in its turn. Resolves `"deadline"` when `deadlineAt` passes first.
+ */
+async function decodeDocumentSliced(input: Uint8Array, limits: StrictJsonLimits, deadlineAt: number): Promise<string | StrictParseResult | "deadline"> {
+  const refused = checkDocument(input, limits);
+  if (refused !== null) return refused;
+  const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
+  // ASCII (the common case) is copied at once, in a step alone in its turn: as fast as flattening
+  // a rope of pieces would be, without holding the pieces and the flat copy at the same time.
+  const ascii = isAscii(bytes);
+  let text = "";
+  let at = 0;
+  let alone = false;
+  let failed: StrictParseResult | null = null;
+  // A step must not throw (the scheduler would count it as finished, with the text partial).
+  const step = (budgetMs: number): boolean => {
+    if (ascii || at >= bytes.length) {
+      if (!alone) {
+        alone = true;
+        deferToNextTurn();
+        return false;
+      }
+      if (ascii) text = bytes.toString("latin1");
+      else text.charCodeAt(0); // flattens the rope of pieces
+      endTurn();
+      return true;
+    }
+    const until = performance.now() + budgetMs;
+    do {
+      let end = Math.min(at + DECODE_PIECE_BYTES, bytes.length);
+      while (end < bytes.length && ((bytes[end] as number) & 0xc0) === 0x80) end--; // not inside a UTF-8 sequence
+      text += utf8Decoder.decode(bytes.subarray(at, end));
+      at = end;
+    } while (at < bytes.length && performance.now() < until);
+    return false;
+  };
+  const finished = await runInSlices((budgetMs) => {
+    try {
+      return step(budgetMs);
+    } catch {
+      failed = tooLongToDecode(bytes.length);
+      return true;
+    }
+  }, deadlineAt);
+  return failed ?? (finished ? text : "deadline");
+}
 
 /** Options of {@link parseStrictJsonSliced}: the longest slice in ms (default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
 export interface StrictSliceOptions {
@@ -1439,15 +1519,15 @@ export interface StrictSliceOptions {
 /**
  * {@link parseStrictJson} without blocking the event loop: the scanner validates and builds the
  * value in one pass (no `JSON.parse`), in slices scheduled by runtime/wire/slices.ts (all sliced
- * work of the process shares about 20 ms per event-loop turn; a slice ends at the next value
+ * work of the process shares about 10 ms per event-loop turn, up to 20 ms when the loop is busy with other work; a slice ends at the next value
  * boundary once its budget, at most `slice.sliceMs`, is used; one string or number is never split,
  * and is scanned by native regular expressions). Several sliced parses, and synchronous ones, may
  * interleave: each keeps its own scanner state.
  *
  * The result is the same as {@link parseStrictJson}'s for every input (members defined as own
  * properties, `__proto__` included). Resolves `"deadline"` when `slice.deadlineAt` passes before
- * the document is judged. Never rejects. UTF-8 decoding of the whole input is one native call
- * (about 1 ms per MB).
+ * the document is judged. Never rejects. An input above 1 MiB is decoded in slices too; its one
+ * flat copy (about 1 ms per MiB) runs alone in its turn.
  */
 export async function parseStrictJsonSliced(
   input: Uint8Array,
@@ -1455,16 +1535,14 @@ export async function parseStrictJsonSliced(
   options: StrictParseOptions = {},
   slice: StrictSliceOptions = {},
 ): Promise<StrictParseResult | "deadline"> {
-  // Decoding is one native step (about 1.5 ms per MiB): a large input is decoded on a turn of its
-  // own, not after whatever large step the caller's turn did (concatenating a child's stdout).
+  // Decoding 16 MiB at once is one native step of 20-30 ms: a large input is decoded in slices.
   const large = input.length > LARGE_INPUT_BYTES;
-  if (large) await nextTurn();
-  const decoded = decodeDocument(input, limits);
+  const deadlineAt = slice.deadlineAt ?? Number.POSITIVE_INFINITY;
+  const decoded = large ? await decodeDocumentSliced(input, limits, deadlineAt) : decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
   // Up to limits.fast_parse_sliced_max_bytes, one JSON.parse costs at most about one slice (fast-parse.ts).
   const fast = input.length > FAST_PARSE_SLICED_MAX_BYTES ? undefined : fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths, options.accept);
   if (fast !== undefined) return fastResult(fast);
-  const deadlineAt = slice.deadlineAt ?? Number.POSITIVE_INFINITY;
   const nonInt: string[] = [];
   beginScan(decoded, input.length, limits, options, true);
   // A small document is judged within one slice, at once: no turn of the event loop is spent
@@ -1583,6 +1661,33 @@ function failedResult(): StrictParseResult {
 
 /** Rules 1-3: the decoded text, or the failed result (`json.max-bytes`, `json.bom`, `json.utf8`). */
 function decodeDocument(input: Uint8Array, limits: StrictJsonLimits): string | StrictParseResult {
+  const refused = checkDocument(input, limits);
+  if (refused !== null) return refused;
+  try {
+    return utf8Decoder.decode(input);
+  } catch {
+    return tooLongToDecode(input.length);
+  }
+}
+
+/**
+ * `json.max-bytes` for a document whose text is longer than a JavaScript string can be
+ * (buffer.constants.MAX_STRING_LENGTH UTF-16 code units; only reachable when a byte limit was
+ * raised above it): decoding it throws, and the host cannot judge it.
+ */
+function tooLongToDecode(bytes: number): StrictParseResult {
+  return {
+    ok: false,
+    issue: {
+      rule: PARSE_RULES.maxBytes,
+      pointer: "",
+      message: `document is ${bytes} bytes, whose text is longer than the longest string this host can hold (${MAX_STRING_LENGTH} UTF-16 code units); lower the byte limit to at most that`,
+    },
+  };
+}
+
+/** Rules 1-3: the failed result (`json.max-bytes`, `json.bom`, `json.utf8`), or null when the input may be decoded. */
+function checkDocument(input: Uint8Array, limits: StrictJsonLimits): StrictParseResult | null {
   const n = input.length;
   if (n > limits.maxBytes) {
     return {
@@ -1605,7 +1710,7 @@ function decodeDocument(input: Uint8Array, limits: StrictJsonLimits): string | S
       },
     };
   }
-  if (isUtf8(input)) return utf8Decoder.decode(input);
+  if (isUtf8(input)) return null;
   const offset = Math.max(firstInvalidUtf8(input), 0);
   return {
     ok: false,

@@ -11,24 +11,33 @@
  * - in-memory envelopes through SubprocessInvoker.invoke: limits.max_values members in one object,
  *   limits.max_values array elements.
  *
- * Each shape runs in a fresh process (`--shape NAME`), after one small warm-up invocation of the
- * same kind. Measured there:
+ * Each shape runs twice, each time in a fresh process (`--shape NAME`): cold, after one small
+ * warm-up invocation of the same kind; and warm (`--warm`), after {@link WARM_STREAM} small
+ * invocations (stream) or {@link WARM_SUBPROCESS} (subprocess, {@link WARM_CONCURRENCY} at a time)
+ * as a host in service would have done: V8's young generation has then grown from its start size
+ * to its maximum (the `young` figure), which a cold process grows during the measured invocation
+ * and counts as the invocation's memory. Measured there:
  * - block: the longest gap between two ticks of a 1 ms interval timer, minus the 1 ms (what every
  *   other timer and I/O callback of the process waited at worst), with the process CPU time spent
  *   in that gap (all threads: GC helpers included; steadier than wall time on a loaded machine)
  *   and the GC pauses (perf_hooks `gc` entries) that fell in it;
  * - settle: the invocation's elapsedMs, and the process CPU time of the whole invocation;
  * - peak: process.resourceUsage().maxRSS after the invocation minus before it (the warm-up's high
- *   water mark is the baseline), and that as a multiple of the document's size.
+ *   water mark is the baseline), and that as a multiple of the document's size;
+ * - floor (warm run, after the invocation, in the same process): the heap that `JSON.parse` of the
+ *   same text retains for its value (forced GCs around it), as a multiple of the document: what
+ *   any parser that builds the value must hold, the baseline of the peak's ratio for value-dense
+ *   documents (for an in-memory envelope: the retained size of `JSON.parse(JSON.stringify(env))`).
  * `node --trace-gc` can be added by hand (LIFELOOP_BENCH_TRACE_GC=1) to see every pause.
  * Prints figures only; never fails on a number.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PerformanceObserver, performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { getHeapSpaceStatistics } from "node:v8";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
@@ -42,6 +51,10 @@ const HEAD = `{"schema_version":"${WIRE_VERSION}","status":"delivered","failure_
 /** Values of HEAD's document besides what `metadata` holds: the root, four members, the metadata object. */
 const HEAD_VALUES = 6;
 const TIMEOUT_MS = 60_000;
+/** Small invocations before a warm measurement: stream (one connection), subprocess (spawns, WARM_CONCURRENCY at a time). */
+const WARM_STREAM = 8000;
+const WARM_SUBPROCESS = 400;
+const WARM_CONCURRENCY = 8;
 
 const keys = (n: number): string => Array.from({ length: n }, (_, i) => `"k${i}":0`).join(",");
 
@@ -58,6 +71,16 @@ const RESPONSES: Record<string, { readonly text: () => string; readonly expect: 
     expect: "ok",
   },
   "max string": { text: () => `${HEAD}{"a":"${"x".repeat(LIMITS.max_response_bytes - HEAD.length - 9)}"}}`, expect: "ok" },
+  // Not ASCII, so decoded in pieces and flattened; one € per MiB makes the flat text two-byte:
+  // 16 M UTF-16 code units, a 32 MiB copy in one step (the costliest decode within the limits).
+  "max string, one € per MiB": {
+    text: () => {
+      const room = LIMITS.max_response_bytes - HEAD.length - 9;
+      const body = `${"x".repeat((1 << 20) - 3)}€`.repeat(Math.floor(room / (1 << 20)));
+      return `${HEAD}{"a":"${body}${"x".repeat(room - Buffer.byteLength(body))}"}}`;
+    },
+    expect: "ok",
+  },
   "max string of escapes": { text: () => `${HEAD}{"a":"${"\\n".repeat((LIMITS.max_response_bytes - HEAD.length - 9) >> 1)}"}}`, expect: "ok" },
   "5.2 M empty objects (over max_values)": { text: () => `${HEAD}{"a":[${"{},".repeat(5_200_000)}{}]}}`, expect: "parse_response" },
 };
@@ -102,6 +125,13 @@ interface Figures {
   readonly longest_gc_ms: number;
   readonly blocks_over_50: number;
   readonly peak_kb: number;
+  /** Young generation (new space) capacity when the measurement began (MiB). */
+  readonly young_mib: number;
+  /** Heap retained by JSON.parse's value of the same text (bytes; warm runs only, else -1). */
+  readonly floor_bytes: number;
+  /** Envelopes: the longest Object.keys of one of its containers, alone, after the invocation (ms, and process CPU ms); else -1. */
+  readonly keys_ms: number;
+  readonly keys_cpu_ms: number;
 }
 
 function outcomeOf(r: InvocationResult): string {
@@ -147,7 +177,7 @@ function startProbe(): () => Promise<{ blockMs: number; cpuMs: number; gcMs: num
 }
 
 /** Child mode: measure one shape and print its figures as one JSON line. */
-async function measureShape(shape: string, transport: string, dir: string): Promise<void> {
+async function measureShape(shape: string, transport: string, dir: string, warmUp: boolean): Promise<void> {
   let invoker: CallbackInvoker;
   let warm: CallbackInvoker;
   let env: DispatchEnvelope;
@@ -177,11 +207,20 @@ async function measureShape(shape: string, transport: string, dir: string): Prom
     warm = invoker;
   }
   // Warm-up: module code, the first spawn, the first (small) parse; the stream warms its own child.
+  // A warm run first does what a host in service has done: thousands of small invocations.
   if (transport === "stream") {
     const w = stream(okFile);
-    await w.invoke(baseEnvelope());
+    for (let i = 0; i < (warmUp ? WARM_STREAM : 1); i++) await w.invoke(baseEnvelope());
     await w.close();
+  } else if (warmUp) {
+    const small = shell(okFile);
+    const worker = async (n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) await small.invoke(baseEnvelope());
+    };
+    await Promise.all(Array.from({ length: WARM_CONCURRENCY }, () => worker(WARM_SUBPROCESS / WARM_CONCURRENCY)));
+    await warm.invoke(baseEnvelope());
   } else await warm.invoke(baseEnvelope());
+  const young = getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0;
   const before = process.resourceUsage().maxRSS;
   const stop = startProbe();
   const cpu0 = process.cpuUsage();
@@ -190,6 +229,8 @@ async function measureShape(shape: string, transport: string, dir: string): Prom
   const probe = await stop();
   const after = process.resourceUsage().maxRSS;
   if (invoker instanceof StreamInvoker) await invoker.close();
+  const floor = warmUp && expect === "ok" ? retainedByJsonParse(response !== undefined ? readFileSync(join(dir, "response.json"), "utf8") : JSON.stringify(env)) : -1;
+  const keys = response === undefined ? longestKeyListing(env) : { ms: -1, cpuMs: -1 };
   const figures: Figures = {
     shape,
     transport,
@@ -204,8 +245,35 @@ async function measureShape(shape: string, transport: string, dir: string): Prom
     longest_gc_ms: probe.longestGcMs,
     blocks_over_50: probe.over50,
     peak_kb: after - before,
+    young_mib: young / (1 << 20),
+    floor_bytes: floor,
+    keys_ms: keys.ms,
+    keys_cpu_ms: keys.cpuMs,
   };
   process.stdout.write(`${JSON.stringify(figures)}\n`);
+}
+
+/** Heap bytes retained by the value of JSON.parse(text) (GC forced before and after; needs --expose-gc). */
+function retainedByJsonParse(text: string): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return -1;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const value = JSON.parse(text) as unknown;
+  gc();
+  const retained = process.memoryUsage().heapUsed - before;
+  return value === undefined ? -1 : retained;
+}
+
+/** Object.keys of the container of `env.request.metadata.a` alone (the one native step of the serializer that no API splits). */
+function longestKeyListing(env: DispatchEnvelope): { ms: number; cpuMs: number } {
+  const big = ((env as unknown as { request: { metadata: { a: object } } }).request.metadata.a);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const n = Object.keys(big).length;
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { ms: n >= 0 ? ms : -1, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 /** The shapes and transports measured by {@link run}. */
@@ -225,30 +293,41 @@ export async function run(): Promise<void> {
   const load = spawnSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).stdout.trim();
   out(`== event-loop block, settle time and peak memory of one invocation at the limits (one fresh process per shape; load average at the start: ${load})`);
   out("  block = longest gap of a 1 ms timer (ms) [process CPU in that gap, GC pauses in it]; settle = elapsedMs [process CPU]; peak = maxRSS growth (x document size)");
-  out("  | shape | transport | bytes | outcome | settle | longest block | gaps > 50 ms | longest GC | peak |");
-  out("  |---|---|---|---|---|---|---|---|---|");
+  out(`  cold: a fresh process after one small invocation; warm: after ${WARM_STREAM} (stream) or ${WARM_SUBPROCESS} (subprocess) small invocations (young = V8 new space at the start, MiB)`);
+  out("  floor = heap retained by JSON.parse's value of the same text, in the warm process (x document size): the least any parser that builds the value holds");
+  out("  | shape | transport | bytes | outcome | settle (warm) | longest block: cold / warm | gaps > 50 ms | longest GC | peak cold [young] | peak warm [young] | floor |");
+  out("  |---|---|---|---|---|---|---|---|---|---|---|");
   const only = process.env.LIFELOOP_BENCH_SHAPES?.split(",");
+  const notes: string[] = [];
   for (const { shape, transport } of plan()) {
     if (only !== undefined && !only.some((s) => `${transport}:${shape}`.includes(s))) continue;
-    const flags = process.env.LIFELOOP_BENCH_TRACE_GC === "1" ? ["--trace-gc"] : [];
-    const r = spawnSync(process.execPath, [...flags, "--import", "tsx", SELF, "--shape", shape, "--transport", transport], { encoding: "utf8", maxBuffer: 64 << 20, timeout: 300_000 });
-    if (r.status !== 0) throw new Error(`event-loop bench ${transport} ${shape} failed: ${r.stderr.slice(-2000)}`);
-    if (flags.length > 0) process.stderr.write(r.stdout);
-    const f = JSON.parse(r.stdout.trim().split("\n").at(-1) as string) as Figures;
-    const verdict = f.outcome === f.expect ? f.outcome : `${f.outcome} (expected ${f.expect}!)`;
+    const figures = (warmUp: boolean): Figures => {
+      const flags = ["--expose-gc", ...(process.env.LIFELOOP_BENCH_TRACE_GC === "1" ? ["--trace-gc"] : [])];
+      const r = spawnSync(process.execPath, [...flags, "--import", "tsx", SELF, "--shape", shape, "--transport", transport, ...(warmUp ? ["--warm"] : [])], { encoding: "utf8", maxBuffer: 64 << 20, timeout: 300_000 });
+      if (r.status !== 0) throw new Error(`event-loop bench ${transport} ${shape} failed: ${r.stderr.slice(-2000)}`);
+      if (flags.length > 1) process.stderr.write(r.stdout);
+      return JSON.parse(r.stdout.trim().split("\n").at(-1) as string) as Figures;
+    };
+    const c = figures(false);
+    const f = figures(true);
+    const verdict = c.outcome === c.expect && f.outcome === f.expect ? f.outcome : `${c.outcome}/${f.outcome} (expected ${f.expect}!)`;
+    const block = (x: Figures): string => `${x.block_ms.toFixed(1)} ms [cpu ${x.block_cpu_ms.toFixed(0)}, gc ${x.block_gc_ms.toFixed(1)}]`;
+    const peak = (x: Figures): string => `${(x.peak_kb / 1024).toFixed(0)} MB (${((x.peak_kb * 1024) / x.bytes).toFixed(1)}x) [${x.young_mib.toFixed(0)}]`;
+    const floor = f.floor_bytes < 0 || f.expect !== "ok" ? "n/a" : `${(f.floor_bytes / (1 << 20)).toFixed(1)} MB (${(f.floor_bytes / f.bytes).toFixed(1)}x)`;
     out(
       `  | ${f.shape} | ${f.transport} | ${f.bytes.toLocaleString("en-US")} | ${verdict} | ${f.settle_ms.toFixed(0)} ms [cpu ${f.settle_cpu_ms.toFixed(0)}] | ` +
-        `${f.block_ms.toFixed(1)} ms [cpu ${f.block_cpu_ms.toFixed(0)}, gc ${f.block_gc_ms.toFixed(1)}] | ${f.blocks_over_50} | ${f.longest_gc_ms.toFixed(1)} ms | ` +
-        `${(f.peak_kb / 1024).toFixed(0)} MB (${((f.peak_kb * 1024) / f.bytes).toFixed(1)}x) |`,
+        `${block(c)} / ${block(f)} | ${c.blocks_over_50} / ${f.blocks_over_50} | ${Math.max(c.longest_gc_ms, f.longest_gc_ms).toFixed(1)} ms | ${peak(c)} | ${peak(f)} | ${floor} |`,
     );
+    if (f.keys_ms >= 0) notes.push(`  ${f.shape}: Object.keys of its largest container alone, in the warm process: ${f.keys_ms.toFixed(1)} ms [cpu ${f.keys_cpu_ms.toFixed(0)}] (one native step; the serializer runs it alone in its turn)`);
   }
+  for (const note of notes) out(note);
 }
 
 const argv = process.argv.slice(2);
 if (argv[0] === "--shape") {
   const dir = mkdtempSync(join(tmpdir(), "bench-block-"));
   try {
-    await measureShape(argv[1] as string, argv[3] ?? "subprocess", dir);
+    await measureShape(argv[1] as string, argv[3] ?? "subprocess", dir, argv.includes("--warm"));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -240,6 +240,9 @@ function line(name: string, tally: Tally): void {
   );
 }
 
+/** "met" or "below target" for a measured ratio against its target (printed, never asserted). */
+const verdict = (ratio: number, target: number): string => (ratio >= target ? "met" : "below target");
+
 const mib = (bytes: number): string => `${(bytes / 1_048_576).toFixed(1)} MiB`;
 
 /** A full GC, when the runtime lets this process ask for one (flag set at run time; no --expose-gc needed). */
@@ -298,7 +301,7 @@ export async function run(): Promise<void> {
     line("stream, cold (first session)", cold);
     const [floorT, bareT, v1T, streamT] = contenders.map((c) => c.tally) as [Tally, Tally, Tally, Tally];
     process.stdout.write(
-      `    stream/v1 ${(streamT.perSecond / v1T.perSecond).toFixed(1)}x events/s (target ≥ 50x)   stream/floor ${(streamT.perSecond / floorT.perSecond).toFixed(2)}x events/s (target ≥ 0.5x)   cold stream/v1 ${(cold.perSecond / v1T.perSecond).toFixed(1)}x   stream spawns: ${spawns}\n`,
+      `    stream/v1 ${(streamT.perSecond / v1T.perSecond).toFixed(1)}x events/s (target ≥ 50x: ${verdict(streamT.perSecond / v1T.perSecond, 50)})   stream/floor ${(streamT.perSecond / floorT.perSecond).toFixed(2)}x events/s (target ≥ 0.5x: ${verdict(streamT.perSecond / floorT.perSecond, 0.5)})   cold stream/v1 ${(cold.perSecond / v1T.perSecond).toFixed(1)}x   stream spawns: ${spawns}\n`,
     );
     if (floorT.clientCpuKnown && streamT.clientCpuKnown) {
       const perEvent = (t: Tally): number => (t.hostCpuUs + t.clientCpuUs) / t.samples.length;

@@ -1,9 +1,11 @@
 /**
  * FrameReader bounds (spec/stream-protocol.md §"Framing"): the bytes held never exceed
  * max_frame_bytes whatever arrives, a stream without LF fails at exactly the byte after the limit,
- * and a large frame delivered in small chunks is joined once (its pieces are kept, not re-scanned).
+ * and a large frame delivered in small chunks is joined once (its pieces are kept, not re-scanned),
+ * or, past 1 MiB, copied chunk by chunk into a growing buffer of its own (runtime/wire/byte-gather.ts).
  */
 import { describe, expect, it } from "vitest";
+import { GATHER_INLINE_BYTES } from "../../runtime/wire/byte-gather.js";
 import { FrameReader } from "../../runtime/stream/frame-reader.js";
 
 describe("FrameReader", () => {
@@ -45,5 +47,22 @@ describe("FrameReader", () => {
     for (const e of reader.push(Buffer.from("\n"))) if (e.type === "frame") frames.push(e.bytes);
     expect(frames.length).toBe(1);
     expect((frames[0] as Buffer).equals(body)).toBe(true);
+  });
+
+  it("frames just under, at and over 1 MiB and far over it, back to back in 64 KiB chunks: each arrives whole and stays intact", () => {
+    const sizes = [GATHER_INLINE_BYTES - 1, GATHER_INLINE_BYTES, GATHER_INLINE_BYTES + 1, 3 * GATHER_INLINE_BYTES + 12345, 10];
+    // Distinct bytes per frame (never LF), so a frame that shared memory with a later one would differ.
+    const bodies = sizes.map((n, f) => Buffer.from(Array.from({ length: n }, (_, i) => 0x20 + ((i * 7 + f * 13) % 90))));
+    const stream = Buffer.concat(bodies.flatMap((b) => [b, Buffer.from("\n")]));
+    const reader = new FrameReader(4 * GATHER_INLINE_BYTES);
+    const frames: Buffer[] = [];
+    for (let at = 0; at < stream.length; at += 65536) {
+      for (const e of reader.push(stream.subarray(at, at + 65536))) {
+        expect(e.type).toBe("frame");
+        if (e.type === "frame") frames.push(e.bytes);
+      }
+    }
+    expect(frames.length).toBe(bodies.length);
+    for (const [i, body] of bodies.entries()) expect((frames[i] as Buffer).equals(body)).toBe(true);
   });
 });

@@ -2,15 +2,18 @@
  * The host's frame judge (parseHostFrame: one parse without lexeme patterns, a second with them
  * only where a lexeme could matter) must give exactly the verdict, frame and pointers of the full
  * judge with the host's patterns, on every frame of the shared stream vectors and on frames built
- * to need the second parse (integer ids, error codes, result integer fields, client requests).
+ * to need the second parse (integer ids, error codes, result integer fields, client requests). Its
+ * accept check of the common success reply passes exactly on frames whose result is a valid
+ * CallbackResponse and never changes the verdict.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { WIRE_VERSION } from "../../generated/ts/spec.js";
+import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { FrameReader } from "../../runtime/stream/frame-reader.js";
-import { HOST_NON_INTEGER_PATHS, parseFrameRecording, parseHostFrame, parseHostFrameSliced } from "../../runtime/stream/frame.js";
+import { framePointers, HOST_NON_INTEGER_PATHS, parseFrameRecording, parseHostFrame, parseHostFrameSliced, type FrameResult } from "../../runtime/stream/frame.js";
+import { validateParsed } from "../../runtime/wire/validate.js";
 import { REPO_ROOT } from "../support/fixture-clients.js";
 
 const DIR = join(REPO_ROOT, "generated", "vectors", "stream");
@@ -18,8 +21,18 @@ const index = JSON.parse(readFileSync(join(DIR, "index.json"), "utf8")) as { vec
 const vectors = index.vectors.map((v) => JSON.parse(readFileSync(join(REPO_ROOT, "generated", "vectors", v.path), "utf8")) as { id: string; max_frame_bytes: number; input_base64: string });
 
 const MAX = 1 << 20;
+/**
+ * parseHostFrame's verdict, frame and pointers are the full judge's; when it says `resultAccepted`,
+ * the frame is a success reply whose result validates as a CallbackResponse without an issue.
+ */
 const expectSame = (bytes: Uint8Array, max = MAX): void => {
-  expect(parseHostFrame(bytes, max)).toEqual(parseFrameRecording(bytes, max, HOST_NON_INTEGER_PATHS));
+  const { resultAccepted, ...judged } = parseHostFrame(bytes, max) as FrameResult & { resultAccepted?: true };
+  const full = parseFrameRecording(bytes, max, HOST_NON_INTEGER_PATHS);
+  expect(judged).toEqual(full);
+  if (resultAccepted === true) {
+    expect(full.ok && full.frame.kind).toBe("success_reply");
+    if (full.ok && full.frame.kind === "success_reply") expect(validateParsed("CallbackResponse", full.frame.result, framePointers(full.nonIntegerNumberPointers, "/result"))).toEqual([]);
+  }
 };
 const result = `{"schema_version":"${WIRE_VERSION}","status":"delivered","failure_class":null,"retry_class":null`;
 
@@ -41,6 +54,36 @@ describe("parseHostFrame", () => {
     ['{"jsonrpc":"2.0","id":"1","result":RESULT,"metadata":{"n":1.5}}}', "non-integer number where none matters"],
   ])("agrees on %s (%s)", (text) => {
     expectSame(Buffer.from(text.replace("RESULT", result)));
+  });
+
+  it("proves the common success reply (result valid) and nothing that is not one", () => {
+    const accepted = (text: string): boolean => (parseHostFrame(Buffer.from(text), MAX) as FrameResult & { resultAccepted?: true }).resultAccepted === true;
+    const reply = (body: string, id = '"1"'): string => `{"jsonrpc":"2.0","id":${id},"result":${body}}`;
+    expect(accepted(reply(`${result}}`))).toBe(true);
+    expect(accepted(reply(`${result},"metadata":{"echo":"x","n":[1,2,{"k":null}]}}`))).toBe(true);
+    expect(accepted(`{"result":${result}},"id":"1","jsonrpc":"2.0"}`)).toBe(true);
+    expect(accepted(` ${reply(`${result}}`)} `.replace(/,/g, ", "))).toBe(true);
+    // Frame, result, metadata and the arrays: exactly limits.max_depth + 1 levels, the frame's bound.
+    const nested = (arrays: number): string => `${"[".repeat(arrays)}${"]".repeat(arrays)}`;
+    expect(accepted(reply(`${result},"metadata":{"d":${nested(LIMITS.max_depth - 2)}}}`))).toBe(true);
+    const refused: [string, string][] = [
+      ["an integer id", reply(`${result}}`, "1")],
+      ["an empty id", reply(`${result}}`, '""')],
+      ["an id above string_max_length", reply(`${result}}`, JSON.stringify("x".repeat(129)))],
+      ["jsonrpc 2", `{"jsonrpc":"2","id":"1","result":${result}}}`],
+      ["an unknown frame member", `{"jsonrpc":"2.0","id":"1","result":${result}},"extra":1}`],
+      ["a duplicate frame member", `{"jsonrpc":"2.0","id":"1","id":"2","result":${result}}}`],
+      ["params beside result", `{"jsonrpc":"2.0","id":"1","params":{},"result":${result}}}`],
+      ["an unknown result member", reply(`${result},"extra":1}`)],
+      ["a bad status", reply(`${result.replace('"delivered"', '"done"')}}`)],
+      ["a missing status", reply(`{"schema_version":"${WIRE_VERSION}"}`)],
+      ["a result that breaks a rule", reply(`${result.replace('"failure_class":null', '"failure_class":"timeout"')}}`)],
+      ["a result nested past limits.max_depth", reply(`${result},"metadata":{"d":${nested(LIMITS.max_depth - 1)}}}`)],
+    ];
+    for (const [what, text] of refused) {
+      expect(accepted(text), what).toBe(false);
+      expectSame(Buffer.from(text));
+    }
   });
 
   it("refuses a duplicate id paid for by integers above 2^53 written shorter than String(x)", async () => {

@@ -319,6 +319,23 @@ describe("StreamInvoker with the TS runner: client-side duties", () => {
   });
 });
 
+describe("StreamInvoker: max_frame_bytes holds for the host's own requests", () => {
+  it("an event request frame (LF included) of exactly max_frame_bytes is written; one byte more is request_too_large, nothing spawned", async () => {
+    // Multi-byte characters: the bound counts the frame's UTF-8 bytes, not its characters.
+    const env = { ...envelope("session.started", 1), request: { ...envelope("session.started", 1).request, metadata: { text: "é€😀 \"\u2028" } } };
+    const frameBytes = Buffer.byteLength(`{"jsonrpc":"2.0","id":"1","method":"event/session.started","params":${JSON.stringify(env)}}\n`, "utf8");
+    const over = sessions.open({ program: RAW_CLIENT, args: ["--behave", "echo"], timeoutMs: 10_000, limits: { max_frame_bytes: frameBytes - 1 } });
+    const refused = await over.invoke(env);
+    expect(refused.ok ? null : refused.failure.variant).toBe("request_too_large");
+    expect(!refused.ok && refused.failure.detail).toContain(`is ${frameBytes} bytes`);
+    expect(over.stats.spawns).toBe(0);
+    const at = sessions.open({ program: RAW_CLIENT, args: ["--behave", "echo"], timeoutMs: 10_000, limits: { max_frame_bytes: frameBytes } });
+    const written = await at.invoke(env);
+    sessions.see(at);
+    expect(written.ok ? "ok" : written.failure.detail).toBe("ok");
+  });
+});
+
 describe("StreamInvoker: max_frame_bytes holds for the host's own replies", () => {
   it("a reply to a client request that would pass the frame bound is replaced by -32603 internal_error", async () => {
     const maxFrameBytes = 8192;

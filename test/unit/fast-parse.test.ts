@@ -12,13 +12,16 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
-import { INTEGER_PATHS, LIMITS, WIRE_DOCUMENTS, type WireObjectTypeName } from "../../generated/ts/spec.js";
-import { FAST_PARSE_SLICED_MAX_BYTES, fastParse } from "../../runtime/wire/fast-parse.js";
+import { INTEGER_PATHS, LIMITS, RULE_PLANS, WIRE_DOCUMENTS, type WireObjectTypeName } from "../../generated/ts/spec.js";
+import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
+import { acceptsSerialized, FAST_PARSE_SLICED_MAX_BYTES, fastParse } from "../../runtime/wire/fast-parse.js";
+import { snapshotText } from "../../runtime/wire/serialize.js";
+import { validateParsed } from "../../runtime/wire/validate.js";
 import { parseStrictJson, parseStrictJsonSliced, parseStrictJsonStepwise, type StrictJsonLimits } from "../../runtime/wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../runtime/wire/validate.js";
 import { mutants } from "../differential/mutations.js";
 import { REPO_ROOT } from "../support/cli-process.js";
-import { fixtureDocument } from "../support/wire-corpus.js";
+import { fixtureDocument, memberEdits, ruleStepValues, validFixtureDocuments } from "../support/wire-corpus.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -82,6 +85,43 @@ describe("strict parser fast path", () => {
     });
     expect(total).toBeGreaterThan(1000);
     expect(accepted).toBeGreaterThan(100);
+  });
+
+  it("acceptsSerialized proves only values validateParsed finds nothing in (fixtures, member edits, unknown members, mutants)", () => {
+    const model = loadModel(REPO_ROOT);
+    const values: readonly unknown[] = [null, "", [], [""], {}, 0, 1.5, -1, 2 ** 53, 1000, true, "x".repeat(513), 'a"b', "é", ...ruleStepValues(RULE_PLANS)];
+    let proved = 0;
+    let total = 0;
+    WIRE_DOCUMENTS.forEach((d, i) => {
+      const bases = validFixtureDocuments(d.fixtureKind) as never[];
+      const edits = bases.slice(0, 6).flatMap((base) => memberEdits(base, values, (obj) => [{ ...obj, zz_unknown: 1 }]));
+      // Every k-th edit, about 1,500 per type: every kind of edit is among them, and the suite stays fast.
+      const every = Math.max(1, Math.floor(edits.length / 1500));
+      const candidates: unknown[] = [...bases, ...edits.filter((_, k) => k % every === 0)];
+      for (const m of mutants(model, d.typeName, d.fixtureKind, bases, 300, 0x5e71a + i)) {
+        try {
+          candidates.push(JSON.parse(Buffer.from(m.bytes).toString("utf8")));
+        } catch {
+          // not JSON: nothing the serializer could be given
+        }
+      }
+      for (const value of candidates) {
+        const snap = snapshotText(value, { maxBytes: LIMITS.max_request_bytes, maxDepth: LIMITS.max_depth, maxValues: LIMITS.max_values });
+        if (!snap.ok || snap.text === null) continue;
+        total++;
+        if (!acceptsSerialized(snap.value, snap.text, ACCEPT_CHECKS[d.typeName], LIMITS.max_depth)) continue;
+        proved++;
+        expect(validateParsed(d.typeName, snap.value, []), snap.text.slice(0, 200)).toEqual([]);
+      }
+      // Most valid fixtures are proved (the shortcut is taken; not for escapes, or numbers that may be written shorter).
+      const provedBases = bases.filter((base) => {
+        const snap = snapshotText(base, { maxBytes: LIMITS.max_request_bytes, maxDepth: LIMITS.max_depth, maxValues: LIMITS.max_values });
+        return snap.ok && snap.text !== null && acceptsSerialized(snap.value, snap.text, ACCEPT_CHECKS[d.typeName], LIMITS.max_depth);
+      });
+      expect(provedBases.length, d.typeName).toBeGreaterThan(bases.length / 2);
+    });
+    expect(total).toBeGreaterThan(1000);
+    expect(proved).toBeGreaterThan(100);
   });
 
   const paths = INTEGER_PATHS.CallbackRequest;

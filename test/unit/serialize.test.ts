@@ -53,6 +53,24 @@ describe("snapshotValue writes what JSON.stringify writes", () => {
     );
   });
 
+  it("documents longer than one output piece (64 Ki characters), ASCII and not: the same bytes, in sync and sliced runs", async () => {
+    const mixed = fc.sample(fc.array(fc.oneof(anyString.filter(isWellFormed), fc.integer(), fc.constant(null)), { minLength: 40_000, maxLength: 40_000 }), { numRuns: 1, seed: 8 })[0] as unknown[];
+    const values: unknown[] = [
+      Array.from({ length: 50_000 }, (_, i) => i),
+      { a: "é".repeat(70_000), b: Array.from({ length: 30_000 }, (_, i) => `\u2028${i}😀`) },
+      mixed,
+    ];
+    for (const value of values) {
+      const expected = Buffer.from(JSON.stringify(value), "utf8");
+      for (const snap of [snapshotValue(value, LIMITS), await snapshotValueSoon(value, LIMITS, { sliceMs: 1 })]) {
+        expect(snap.ok).toBe(true);
+        if (!snap.ok) return;
+        expect(snap.bytes.length).toBe(expected.length);
+        expect(snap.bytes.equals(expected)).toBe(true);
+      }
+    }
+  });
+
   it("boxed primitives and toJSON results (a boxed one too) are written as JSON.stringify writes them", () => {
     const value = {
       n: Object(5) as unknown,
@@ -82,6 +100,33 @@ describe("snapshotValue writes what JSON.stringify writes", () => {
     // ToNumber gives NaN: JSON.stringify writes null, the serializer refuses it as it refuses NaN
     const nan = snapshotValue([Object.assign(Object(5), { valueOf: () => "x" })], LIMITS);
     expect(nan.ok === false && nan.problem).toBe("serialize");
+  });
+
+  it("a container inside itself is a cycle at any depth; one reached on two paths is written twice", () => {
+    const chain = (levels: number, leaf: unknown): Record<string, unknown> => {
+      const root: Record<string, unknown> = {};
+      let at = root;
+      for (let i = 0; i < levels; i++) at = at.c = {} as Record<string, unknown>;
+      at.leaf = leaf;
+      return root;
+    };
+    // Depths on both sides of the serializer's scanned levels (8) and far below them.
+    for (const levels of [0, 6, 7, 8, 9, 12, 40]) {
+      const shared = { list: [1, 2], below: chain(10, "z") };
+      const value = { a: chain(levels, shared), b: chain(levels + 1, shared), c: [shared, chain(levels, [shared])] };
+      const snap = snapshotValue(value, LIMITS);
+      expect(snap.ok && snap.bytes.toString("utf8"), `levels ${levels}`).toBe(JSON.stringify(value));
+      // A reference back to the container at each level of the chain.
+      const containers: Record<string, unknown>[] = [chain(levels, null)];
+      for (let i = 0; i < levels; i++) containers.push(containers[i]?.c as Record<string, unknown>);
+      const deepest = containers[levels] as Record<string, unknown>;
+      for (const target of containers) {
+        deepest.back = [target];
+        const cycle = snapshotValue(containers[0], LIMITS);
+        // Found where it closes, the first time round.
+        expect(cycle.ok === false && cycle.problem === "serialize" && cycle.detail, `levels ${levels}`).toContain(`${JSON.stringify(`${"/c".repeat(levels)}/back/0`)} refers to one of its own containers (a cycle)`);
+      }
+    }
   });
 
   it("snapshotValueSoon gives a small value at once and the same outcome as snapshotValue", () => {

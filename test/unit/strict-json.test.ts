@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { constants } from "node:buffer";
 import { DOCUMENT_RULES } from "../../generated/ts/spec.js";
 import { mulberry32 } from "../support/prng.js";
 import {
@@ -6,12 +7,14 @@ import {
   MAX_RECORDED_NON_INTEGER,
   PARSE_RULES,
   parseStrictJson,
+  parseStrictJsonSliced,
   parseStrictJsonStepwise,
   type ParseIssue,
   type StrictJsonLimits,
 } from "../../runtime/wire/strict-json.js";
 
 const LIMITS: StrictJsonLimits = { maxBytes: 1 << 20, maxDepth: 64 };
+const MAX_STRING_LENGTH = constants.MAX_STRING_LENGTH;
 const enc = new TextEncoder();
 
 function bytesOf(text: string): Uint8Array {
@@ -158,6 +161,15 @@ describe("valid documents", () => {
     expect(ok(String.raw`"\ud83d\ude00"`).value).toBe("😀");
     expect(ok(String.raw`"\uD83D\uDE00x"`).value).toBe("😀x");
     expect(ok('"\u007f\u0080"').value).toBe("\u007f\u0080");
+  });
+
+  it("small arrays (the sliced parser copies them to exact size when they close) keep their slot: root, element, member, __proto__", () => {
+    for (const text of ['[1]', '[[],[1],[[2,3]],[{"a":[4]}]]', '{"a":[1,2],"__proto__":[3],"b":{"c":[[5]]}}', `[${"[".repeat(40)}7${"]".repeat(40)}]`, `{"x":[${Array.from({ length: 17 }, (_, i) => i).join(",")}]}`]) {
+      expect(ok(text).value).toEqual(JSON.parse(text));
+    }
+    const proto = ok('{"__proto__":[3]}').value as Record<string, unknown>;
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(proto, "__proto__")?.value).toEqual([3]);
   });
 
   it("makes __proto__ an own property without touching the prototype", () => {
@@ -738,5 +750,56 @@ describe("long strings (the sliced parser scans and decodes them in pieces of 2^
       expectIssue(`["${long}"}`, "json.syntax");
       expectIssue(`{"a":"${long}","a":1}`, "json.duplicate-key", { pointer: "/a" });
     }
+  });
+});
+
+describe("large inputs (the sliced parser decodes inputs above 1 MiB in slices)", () => {
+  const BIG: StrictJsonLimits = { maxBytes: 16 << 20, maxDepth: 64 };
+  const MiB = 1 << 20;
+  // Multi-byte characters of every length, with fillers shifting where the 1 MiB pieces are cut.
+  const texts = [0, 1, 2, 3].map((shift) => `{"${"k".repeat(shift)}":"${"é€😀a".repeat((3 * MiB) / 10)}","n":[1,"ß"]}`);
+  texts.push(`["${"x".repeat(2 * MiB)}","${"€".repeat(MiB)}"]`, `[${'"\\u00e9",'.repeat(MiB / 4)}0]`);
+
+  it("decodes and builds exactly what the synchronous parser does (ASCII and not, pieces cut at character boundaries)", async () => {
+    for (const text of texts) {
+      const input = bytesOf(text);
+      expect(input.length).toBeGreaterThan(2 * MiB);
+      const sync = parseStrictJson(input, BIG);
+      const sliced = await parseStrictJsonSliced(input, BIG);
+      expect(sync.ok).toBe(true);
+      expect(sliced).toEqual(sync);
+    }
+  });
+
+  it("refuses a large input with a BOM, invalid UTF-8 or too many bytes as the synchronous parser does", async () => {
+    const body = bytesOf(`["${"é".repeat(MiB)}"]`);
+    const bad = new Uint8Array(body);
+    bad[MiB + 7] = 0xff;
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...body]);
+    for (const [input, limits] of [
+      [bad, BIG],
+      [bom, BIG],
+      [body, { maxBytes: MiB, maxDepth: 64 }],
+    ] as const) {
+      const sync = parseStrictJson(input, limits);
+      expect(sync.ok).toBe(false);
+      expect(await parseStrictJsonSliced(input, limits)).toEqual(sync);
+    }
+  });
+});
+
+describe("a text longer than the longest JavaScript string (a byte limit raised above it)", () => {
+  it("is refused by json.max-bytes by both parsers, never judged as a partial or empty text", async () => {
+    // `{}` then spaces: a valid document of MAX_STRING_LENGTH + 1 bytes, which no string can hold.
+    // Before: the sliced parser's decode step threw, the scheduler counted it as finished and the
+    // empty text was judged (json.syntax "empty document at byte 0"); the synchronous one threw.
+    const input = Buffer.alloc(MAX_STRING_LENGTH + 1, 0x20);
+    input.write("{}", 0);
+    const limits: StrictJsonLimits = { maxBytes: 2 ** 30, maxDepth: 64 };
+    const sliced = await parseStrictJsonSliced(input, limits);
+    const sync = parseStrictJson(input, limits);
+    expect(sliced).toEqual(sync);
+    expect(sync.ok ? "ok" : sync.issue.rule).toBe(PARSE_RULES.maxBytes);
+    if (!sync.ok) expect(sync.issue.message).toMatch(/longest string/);
   });
 });

@@ -32,10 +32,6 @@ export class FrameReader {
     this.parts = new ByteGather(maxFrameBytes);
   }
 
-  private get partBytes(): number {
-    return this.parts.length;
-  }
-
   /** True once a violation was yielded (the stream is over). */
   get broken(): boolean {
     return this.failed;
@@ -55,7 +51,7 @@ export class FrameReader {
     for (;;) {
       const lf = buf.indexOf(LF, pos);
       const end = lf === -1 ? buf.length : lf;
-      if (this.partBytes + (end - pos) > this.maxFrameBytes) {
+      if (this.parts.length + (end - pos) > this.maxFrameBytes) {
         out.push(this.fail("stream.frame-too-large", `frame ${this.frames + 1} is longer than ${this.maxFrameBytes} bytes (limits.max_frame_bytes) without its LF; nothing more is read`));
         return out;
       }
@@ -83,8 +79,8 @@ export class FrameReader {
 
   /** The input ended: a partial frame left over is `stream.unterminated-frame`. */
   end(): FrameEvent[] {
-    if (this.failed || this.partBytes === 0) return [];
-    return [this.fail("stream.unterminated-frame", `the input ended inside frame ${this.frames + 1} (${this.partBytes} bytes without LF)`)];
+    if (this.failed || this.parts.length === 0) return [];
+    return [this.fail("stream.unterminated-frame", `the input ended inside frame ${this.frames + 1} (${this.parts.length} bytes without LF)`)];
   }
 
   private fail(rule: string, message: string): FrameEvent {

@@ -39,12 +39,6 @@ let scheduled = false;
 let turnStartedAt = -1;
 /** The process CPU time (ms) when the last turn of {@link pump} ended, or -1 when the queue ran empty since. */
 let lastTurnEndedCpu = -1;
-
-/** CPU time of the process so far (ms, user + system). */
-function cpuMs(): number {
-  const used = process.cpuUsage();
-  return (used.user + used.system) / 1000;
-}
 /** Set by {@link endTurn}: the pump yields after the current step. */
 let turnEndRequested = false;
 /** Set by {@link deferToNextTurn}: the running job sits out the rest of this turn and goes first in the next. */
@@ -90,6 +84,12 @@ function afterTimers(fn: () => void): void {
 /** A promise resolved on a later turn of the event loop (after pending I/O and timers; see afterTimers). */
 export function nextTurn(): Promise<void> {
   return new Promise((resolve) => afterTimers(resolve));
+}
+
+/** CPU time of the process so far (ms, user + system). */
+function cpuMs(): number {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
 }
 
 function pump(): void {

@@ -463,11 +463,7 @@ function byteOffsetIn(text: string, isAscii: boolean, base: number, index: numbe
   return base + utf8Length(text, 0, Math.min(index, text.length));
 }
 
-/**
- * UTF-8 bytes of `text[from, to)`, decoded from well-formed UTF-8. A low surrogate not preceded by
- * its high half counts 0 (a window that starts inside a pair: the pair's 4 bytes lie before the
- * window's base byte); a high one counts the pair's 4 bytes even when `to` falls inside the pair.
- */
+/** UTF-8 bytes of `text[from, to)`, decoded from well-formed UTF-8 (a high surrogate counts its pair's 4 bytes even when `to` falls inside the pair). */
 function utf8Length(text: string, from: number, to: number): number {
   let bytes = 0;
   for (let i = from; i < to; i++) {
@@ -477,7 +473,7 @@ function utf8Length(text: string, from: number, to: number): number {
     else if (c >= 0xd800 && c <= 0xdbff) {
       bytes += 4;
       i++; // low half of the pair (the input was well-formed UTF-8, so it is present)
-    } else if (c < 0xdc00 || c > 0xdfff) bytes += 3;
+    } else bytes += 3;
   }
   return bytes;
 }
@@ -698,7 +694,9 @@ function scanStringFrom(s: string, start: number, i: number, isKey: boolean, lim
   for (;;) {
     // Between two escapes or runs (a surrogate pair is one step): a place where the string may be cut.
     if (i >= limit) {
-      strPauseAt = i;
+      // Never between the halves of a surrogate pair (a cut of plain characters may fall there):
+      // a windowed scan's next window is decoded from the byte where the string was cut.
+      strPauseAt = (s.charCodeAt(i) & 0xfc00) === 0xdc00 && (s.charCodeAt(i - 1) & 0xfc00) === 0xd800 ? i + 1 : i;
       return STRING_PAUSED;
     }
     const c = s.charCodeAt(i);
@@ -1601,9 +1599,9 @@ export function observeScanInputs(observer: ((units: number) => void) | null): v
  * built whole. It is decoded in pieces of `pieceBytes` cut at character boundaries (ASCII by a
  * latin1 copy, other UTF-8 by the decoder), and the scanner reads one window at a time: the rest
  * of the last window from where its scan paused (at most WINDOW_MARGIN_UNITS code units, or the
- * tail of a string value) joined with the next piece, one copy of about a piece. The scan pauses
- * at the first value boundary within WINDOW_MARGIN_UNITS of a window's end, and a string value at
- * that point (its pieces are a rope of slices of the windows, never flattened here), so no token
+ * tail of a string value, never inside a character) and the next piece, decoded from the bytes in
+ * one step of about a piece. The scan pauses at the first value boundary within
+ * WINDOW_MARGIN_UNITS of a window's end, and a string value at that point (its pieces are a rope of slices of the windows, never flattened here), so no token
  * but an absurd one (a member name, number or whitespace run longer than the margin) meets a
  * window's end. Positions are the window's: byte offsets count from its base byte, the member
  * names of open objects are kept as strings when the window moves, and a string value that
@@ -1669,25 +1667,23 @@ class WindowedParse {
 
   private nextWindow(state: ScanState | null): void {
     const bytes = this.bytes;
-    const from = this.at;
-    let end = Math.min(from + this.pieceBytes, bytes.length);
+    // The window goes on from where the scan paused: its bytes (at most the margin, or the tail of a string value) are decoded again.
+    const carry = state === null ? "" : state.src.slice(state.resumeAt);
+    const from = this.at - (this.ascii ? carry.length : utf8Length(carry, 0, carry.length));
+    let end = Math.min(this.at + this.pieceBytes, bytes.length);
     while (end < bytes.length && ((bytes[end] as number) & 0xc0) === 0x80) end--; // not inside a UTF-8 sequence
-    const piece = this.ascii ? bytes.toString("latin1", from, end) : utf8Decoder.decode(bytes.subarray(from, end));
+    const text = this.ascii ? bytes.toString("latin1", from, end) : utf8Decoder.decode(bytes.subarray(from, end));
     this.at = end;
-    const last = end >= bytes.length;
+    const soft = end >= bytes.length ? Number.POSITIVE_INFINITY : text.length - this.margin;
     if (state === null) {
-      beginScan(piece, end, this.limits, this.options, true);
+      beginScan(text, end, this.limits, this.options, true);
       srcBytes = bytes;
-      softEnd = last ? Number.POSITIVE_INFINITY : piece.length - this.margin;
+      softEnd = soft;
       this.state = saveState();
       return;
     }
-    const old = state.src;
-    const cut = state.resumeAt;
-    const carry = old.slice(cut);
-    const text = carry.length === 0 ? piece : carry + piece;
-    text.charCodeAt(0); // flattens the join here (one copy of about a piece), not in the scan's first slice
     scanInputObserver?.(text.length);
+    const old = state.src;
     // Build mode reads only the last member name of each open object again (pointers, trimArray).
     for (let d = 1; d <= state.resumeDepth; d++) {
       if (state.kinds[d] !== KIND_OBJECT || state.counts[d] === 0) continue;
@@ -1701,12 +1697,11 @@ class WindowedParse {
       if (state.strStart >= 0) state.strOpen = { text: old, isAscii: state.srcIsAscii, base: state.winBaseBytes, at: state.strStart };
       state.strStart = -1;
     }
-    const base = from - (this.ascii ? carry.length : utf8Length(carry, 0, carry.length));
     state.src = text;
-    state.srcIsAscii = text.length === end - base;
-    state.winBaseBytes = base;
+    state.srcIsAscii = text.length === end - from;
+    state.winBaseBytes = from;
     state.resumeAt = 0;
-    state.softEnd = last ? Number.POSITIVE_INFINITY : text.length - this.margin;
+    state.softEnd = soft;
   }
 }
 

@@ -14,6 +14,7 @@ import {
   parseStrictJsonSliced,
   parseStrictJsonWindowed,
   type StrictJsonLimits,
+  type StrictParseOptions,
   type StrictParseResult,
 } from "../../runtime/wire/strict-json.js";
 
@@ -106,7 +107,7 @@ describe("the windowed scan against the whole text's parse, with every cut of sm
   const limits: StrictJsonLimits = { maxBytes: MiB, maxDepth: 6, maxValues: 200 };
 
   /** Each document is shifted by 0 .. piece - 1 leading spaces, so the pieces' cuts fall at every byte of it. */
-  function crossCheck(texts: readonly (string | Uint8Array)[], pieces: readonly number[], docLimits: StrictJsonLimits): { runs: number; windowed: number; mismatches: string[] } {
+  function crossCheck(texts: readonly (string | Uint8Array)[], pieces: readonly number[], docLimits: StrictJsonLimits, options: StrictParseOptions = {}): { runs: number; windowed: number; mismatches: string[] } {
     const mismatches: string[] = [];
     let runs = 0;
     let windowed = 0;
@@ -115,9 +116,9 @@ describe("the windowed scan against the whole text's parse, with every cut of sm
       for (const piece of pieces) {
         for (let shift = 0; shift < piece; shift++) {
           const input = Buffer.concat([Buffer.alloc(shift, 0x20), body]);
-          const want: StrictParseResult = parseStrictJson(input, docLimits);
+          const want: StrictParseResult = parseStrictJson(input, docLimits, options);
           // Every other run pauses after each value too (resumes across window moves and inside strings).
-          const got = parseStrictJsonWindowed(input, docLimits, {}, piece, (shift & 1) === 1 ? 1 : Number.POSITIVE_INFINITY);
+          const got = parseStrictJsonWindowed(input, docLimits, options, piece, (shift & 1) === 1 ? 1 : Number.POSITIVE_INFINITY);
           runs++;
           if (!got.redo) windowed++;
           if (!isDeepStrictEqual(got.result, want) && mismatches.length < 5) mismatches.push(`#${n} piece ${piece} shift ${shift}: ${JSON.stringify(got.result).slice(0, 300)} != ${JSON.stringify(want).slice(0, 300)}`);
@@ -150,6 +151,12 @@ describe("the windowed scan against the whole text's parse, with every cut of sm
     ];
     const { mismatches } = crossCheck(texts, [16, 40], { maxBytes: MiB, maxDepth: 6 });
     expect(mismatches).toEqual([]);
+    // Non-integer numbers recorded only at given paths: matched against member names of earlier windows.
+    const recorded = [`{"b€":{"c${long}":[0.5,{"d":1e3}]},"e":[${`"${long}",`.repeat(3)}2.5]}`];
+    const paths = { nonIntegerPaths: [`/b€/c${long.replaceAll("\\n", "\n")}/*`, "/b€/*/*/d", "/e/*"] };
+    const checked = crossCheck(recorded, [16, 40], { maxBytes: MiB, maxDepth: 6 }, paths);
+    expect(checked.mismatches).toEqual([]);
+    expect(parseStrictJson(Buffer.from(recorded[0] as string), { maxBytes: MiB, maxDepth: 6 }, paths)).toMatchObject({ ok: true, nonIntegerNumberPointers: [expect.stringMatching(/^\/b€\/c[\s\S]*\/0$/), "/e/3"] });
   });
 
   it("the parse-layer vectors (generated/vectors, json.* rules) and the valid ones", () => {

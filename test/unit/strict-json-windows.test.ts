@@ -59,6 +59,18 @@ describe("a large document is scanned one window at a time, never flattened", ()
     });
   }
 
+  it("two windowed parses at once keep their own windows, and one past its deadline stops", async () => {
+    const a = Buffer.from(`{"a":[${'"é€😀",'.repeat(200_000)}{"k€":1.5}]}`);
+    const b = Buffer.from(`[${'{"ü":"x"},'.repeat(200_000)}{"ü":"x","ü":0}]`); // a duplicate member at the end
+    const many: StrictJsonLimits = { maxBytes: 16 * MiB, maxDepth: 64 };
+    const [ra, rb] = await Promise.all([parseStrictJsonSliced(a, many), parseStrictJsonSliced(b, many)]);
+    expect(ra).toEqual(parseStrictJson(a, many));
+    expect(ra).toMatchObject({ ok: true });
+    expect(rb).toEqual(parseStrictJson(b, many));
+    expect(rb).toMatchObject({ ok: false, issue: { rule: "json.duplicate-key" } });
+    expect(await parseStrictJsonSliced(Buffer.from(shapes["16 MiB string, one € per MiB"] as string), BIG, {}, { deadlineAt: performance.now() + 5 })).toBe("deadline");
+  });
+
   it("a token longer than the margin across a window's end, or a document that ends before the last window: the flat text is judged, with the same result", async () => {
     const pad = `"${"é".repeat(MiB / 2)}"`;
     const long = 1.5 * MiB; // longer than a window: it crosses a window's end

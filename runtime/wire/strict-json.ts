@@ -1611,9 +1611,11 @@ export function observeScanInputs(observer: ((units: number) => void) | null): v
  * Exactness: the scan of a window that is not the last reads nothing past the window's end
  * without failing in the same step or stopping a string piece there, so a result that comes from
  * it is trusted only when it is an issue at least WINDOW_TRUST_UNITS before the end (and no number
- * checked for range ran to the end). Anything else (a document that ends early, a token cut by
- * the end) sets {@link redo}: the caller then judges the flat text as before. Each step is one
- * window's decoding or one slice of the scan. A step never throws.
+ * checked for range ran to the end), or a value that ended there with only whitespace after it,
+ * to the window's end and in the rest of the input (checked one piece per step). Anything else (a
+ * token cut by the end, an issue near it, data after a value that ended early) sets {@link redo}:
+ * the caller then judges the flat text as before. Each step is one window's decoding, one slice of
+ * the scan or one piece of the whitespace after the value. A step never throws.
  */
 class WindowedParse {
   /** The result, once {@link step} returned true (unless {@link redo}). */
@@ -1622,6 +1624,8 @@ class WindowedParse {
   redo = false;
   private state: ScanState | null = null;
   private at = 0;
+  /** The value, complete in a window that is not the last: trusted once the bytes after that window are all JSON whitespace (checked one piece per step). */
+  private done: StrictParseResult | null = null;
   private readonly nonInt: string[] = [];
   private readonly margin: number;
 
@@ -1639,6 +1643,7 @@ class WindowedParse {
   /** Builds the next window, or scans the current one until `until` (performance.now() ms, read every `clockEvery` values); true when finished. */
   step(until: number, clockEvery: number): boolean {
     try {
+      if (this.done !== null) return this.checkTail();
       const state = this.state;
       if (state === null || state.resumeAt >= state.softEnd) {
         // Paused at a value boundary past the window's end: the last step read past it (a token was cut).
@@ -1652,7 +1657,14 @@ class WindowedParse {
         return false;
       }
       this.state = null;
-      if (outcomeUntrusted) return this.giveUp();
+      if (outcomeUntrusted) {
+        // The value ended, and only whitespace followed it to the window's end: the document is
+        // judged once the rest of the input is whitespace too (a long whitespace tail is not
+        // worth a second, flat parse); anything else there is judged by the flat text.
+        if (!outcome.ok) return this.giveUp();
+        this.done = outcome;
+        return false;
+      }
       this.result = outcome;
       return true;
     } catch {
@@ -1660,7 +1672,23 @@ class WindowedParse {
     }
   }
 
+  /** One piece of the bytes after the window the value ended in: true (judged) at the input's end, or at a byte other than JSON whitespace (then {@link redo}). */
+  private checkTail(): boolean {
+    const bytes = this.bytes;
+    const end = Math.min(this.at + this.pieceBytes, bytes.length);
+    for (let i = this.at; i < end; i++) {
+      const b = bytes[i] as number;
+      if (b !== C_SPACE && b !== C_LF && b !== C_CR && b !== C_TAB) return this.giveUp();
+    }
+    this.at = end;
+    if (end < bytes.length) return false;
+    this.result = this.done as StrictParseResult;
+    this.done = null;
+    return true;
+  }
+
   private giveUp(): true {
+    this.done = null;
     this.state = null;
     this.redo = true;
     return true;
@@ -1755,7 +1783,7 @@ export interface StrictSliceOptions {
  * the document is judged. Never rejects. The text of an input above 1 MiB is never built whole:
  * it is decoded and scanned one window of about 1 MiB at a time ({@link WindowedParse}); only when
  * that cannot judge it (a token longer than 64 Ki code units across a window's end, an issue at a
- * window's end, a document that ends before its last window) is the flat text judged, its one
+ * window's end, anything but whitespace after a value that ends before the last window) is the flat text judged, its one
  * copy alone in its turn.
  */
 export async function parseStrictJsonSliced(

@@ -71,19 +71,41 @@ describe("a large document is scanned one window at a time, never flattened", ()
     expect(await parseStrictJsonSliced(Buffer.from(shapes["16 MiB string, one € per MiB"] as string), BIG, {}, { deadlineAt: performance.now() + 5 })).toBe("deadline");
   });
 
-  it("a token longer than the margin across a window's end, or a document that ends before the last window: the flat text is judged, with the same result", async () => {
+  it("a token longer than the margin across a window's end, or data after a value that ends before the last window: the flat text is judged, with the same result", async () => {
     const pad = `"${"é".repeat(MiB / 2)}"`;
     const long = 1.5 * MiB; // longer than a window: it crosses a window's end
     for (const text of [
       `[${pad},${" ".repeat(long)}1]`, // whitespace
       `[${pad},{"${"n".repeat(long)}":1}]`, // a member name
       `[${pad},${"1".repeat(long)}]`, // a number (json.number-range)
-      `[${pad}]${" ".repeat(2 * MiB)}`, // whitespace after the value
+      `[${pad}]${" ".repeat(2 * MiB)}x`, // data after the value, past the whitespace
     ]) {
       const input = Buffer.from(text);
       const { value: sliced, inputs } = await scanInputs(() => parseStrictJsonSliced(input, BIG));
       expect(sliced).toEqual(parseStrictJson(input, BIG));
       expect(Math.max(...inputs)).toBe(text.length); // the flat text, as before
+    }
+  });
+
+  it("a value that ends before the last window, then only whitespace: judged by the windows (no second, flat parse), with the same result", async () => {
+    const pad = `"${"é".repeat(MiB / 2)}"`;
+    for (const text of [`[${pad}]${" ".repeat(2 * MiB)}`, `[${pad}]${" \t\r\n".repeat(MiB)}`, `${"1".repeat(300)}${" ".repeat(3 * MiB)}`]) {
+      const input = Buffer.from(text);
+      const { value: sliced, inputs } = await scanInputs(() => parseStrictJsonSliced(input, BIG));
+      expect(sliced).toEqual(parseStrictJson(input, BIG));
+      expect(Math.max(...inputs)).toBeLessThanOrEqual(PIECE_UNITS + MARGIN_UNITS);
+    }
+    // Small pieces: a root number or literal cut at a window's end is completed, not taken, by what follows it.
+    const small: StrictJsonLimits = { maxBytes: MiB, maxDepth: 6 };
+    for (const text of ["[1,2,3]", "12345", "-1.5e3", "true", '"abc"', "{}"]) {
+      for (const tail of [" ".repeat(100), `${" ".repeat(100)}x`, `5${" ".repeat(100)}`, "\u00a0".repeat(40)]) {
+        for (let shift = 0; shift < 40; shift++) {
+          const input = Buffer.from(`${" ".repeat(shift % 8)}${text}${tail}`);
+          const got = parseStrictJsonWindowed(input, small, {}, 16 + shift);
+          expect(got.result).toEqual(parseStrictJson(input, small));
+          if (/^[ ]*$/.test(tail)) expect(got.redo).toBe(false); // the tail is checked, not parsed again
+        }
+      }
     }
   });
 });

@@ -662,11 +662,34 @@ func objectAt(n *node, path []string) *node {
 // ---------------------------------------------------------------------------
 // Whole documents.
 
+// paths holds the location stacks of the document walks (checkObject, appendChecked): a walk
+// writes its stack through a pointer, so the stack cannot live on the walk's own Go stack, and a
+// document checked or encoded per event would otherwise allocate one (8 slots, 256 bytes) per walk.
+var paths = sync.Pool{New: func() any { p := make([]slot, 0, 8); return &p }}
+
+// maxPooledPathSlots bounds the stacks kept in paths (a deeper document's is left to the collector).
+const maxPooledPathSlots = 64
+
+// getPath returns an empty location stack from paths; give it back with putPath.
+func getPath() *[]slot { return paths.Get().(*[]slot) }
+
+// putPath empties path (it holds member names of the document walked) and returns it to paths.
+func putPath(path *[]slot) {
+	if cap(*path) > maxPooledPathSlots {
+		return
+	}
+	clear((*path)[:cap(*path)])
+	*path = (*path)[:0]
+	paths.Put(path)
+}
+
 // validateTree runs the schema layer, the integer-lexeme check and the rules on a parsed tree.
 func validateTree(typeName string, root *node, nonInteger int) []Issue {
 	meta := typeMetaOf(typeName)
-	path := make([]slot, 0, 8)
-	if issue := checkObject(meta, root, &path); issue != nil {
+	path := getPath()
+	issue := checkObject(meta, root, path)
+	putPath(path)
+	if issue != nil {
 		return []Issue{*issue}
 	}
 	if nonInteger > 0 {
@@ -765,8 +788,9 @@ func encodeDocument(typeName string, root *node) ([]byte, error) {
 // appendDocument is encodeDocument appending the JSON to b (b's bytes are kept).
 func appendDocument(b []byte, typeName string, root *node) ([]byte, error) {
 	// The same verdict as checkValueTree followed by writeNode, with the check and the writing in one walk.
-	path := make([]slot, 0, 8) // room for the usual depth at once instead of growing from empty
-	data, issue := appendChecked(b, root, &path)
+	path := getPath()
+	data, issue := appendChecked(b, root, path)
+	putPath(path)
 	if issue != nil {
 		return nil, newValidationError(typeName, []Issue{*issue})
 	}

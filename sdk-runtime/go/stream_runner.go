@@ -123,12 +123,14 @@ type inflight struct {
 }
 
 // reading is one goroutine's spell of reading frames (readLoop): the parser of its frames (whose
-// memory the next frame reuses) and the buffer its replies are built in. Every yield starts a new
-// spell on a new goroutine, so nothing here is shared with the goroutine that reading moved away
-// from.
+// memory the next frame reuses), the decoded frame (reused likewise: nothing keeps a frame once it
+// is handled, only, for a reply, its result) and the buffer its replies are built in. Every yield
+// starts a new spell on a new goroutine, so nothing here is shared with the goroutine that reading
+// moved away from.
 type reading struct {
 	conn   *streamConn
 	parser parser
+	frame  streamFrame
 	reply  []byte
 }
 
@@ -375,7 +377,7 @@ func (c *streamConn) readLoop() (code int, yielded bool) {
 			}
 			return 1, false
 		}
-		f, violation := decodeFrame(line, &r.parser)
+		f, violation := decodeFrame(line, &r.parser, &r.frame)
 		if violation != nil {
 			c.logf("framing violation: %s", violation)
 			return 1, false
@@ -536,7 +538,7 @@ func (c *streamConn) cancelBuffered(id *node) bool {
 		if !bytes.Contains(line, cancelMethodBytes) {
 			continue
 		}
-		f, violation := decodeFrame(line, nil)
+		f, violation := decodeFrame(line, nil, nil)
 		if violation != nil || f.kind != frameNotification || f.method != SpecStreamV2.Cancel.Method {
 			continue
 		}

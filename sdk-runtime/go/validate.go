@@ -155,12 +155,102 @@ func schemaIssue(rule, pointer, message string) *Issue {
 	return &Issue{Rule: rule, Pointer: pointer, Message: message}
 }
 
+// requiredFields is, by type, the index in t.fields of each of t.required, in that order; a type
+// with a required member it does not declare has none (checkObject then searches by name).
+var requiredFields = sync.OnceValue(func() map[*typeMeta][]int {
+	all := make(map[*typeMeta][]int, len(WireObjectTypes))
+	for _, name := range WireObjectTypes {
+		t := typeMetaOf(name)
+		at := make([]int, 0, len(t.required))
+		for _, r := range t.required {
+			for i := range t.fields {
+				if t.fields[i].name == r {
+					at = append(at, i)
+					break
+				}
+			}
+		}
+		if len(at) == len(t.required) {
+			all[t] = at
+		}
+	}
+	return all
+})
+
+// maxIndexedFields is the field count up to which checkObject finds the members of an object in
+// one pass over its names (a table on the stack) instead of one search per required member, per
+// name and per field.
+const maxIndexedFields = 48
+
 // checkObject validates n against an object type; the first issue wins. path holds the location
 // of n (reused as a stack: a pointer string is built only for the issue found).
 func checkObject(t *typeMeta, n *node, path *[]slot) *Issue {
 	if n.kind != kindObject {
 		return schemaIssue(RuleSchemaType, slotsPointer(*path), "must be object")
 	}
+	required, indexed := requiredFields()[t]
+	if !indexed || len(t.fields) > maxIndexedFields {
+		return checkMembersByName(t, n, path)
+	}
+	// member[i] is 1 + the position in n of the member t.fields[i] names, 0 when n lacks it
+	// (names are unique in a tree: the parser refuses duplicates, the encoders write each once).
+	var member [maxIndexedFields]int32
+	unknown := false
+	for k, name := range n.keys {
+		if i := t.fieldIndex(name); i >= 0 {
+			member[i] = int32(k + 1)
+		} else {
+			unknown = true
+		}
+	}
+	for j, i := range required {
+		if member[i] == 0 {
+			name := t.required[j]
+			return schemaIssue(RuleSchemaRequired, childPointer(slotsPointer(*path), name), fmt.Sprintf("missing required member `%s`", name))
+		}
+	}
+	if unknown {
+		if issue := unknownMemberIssue(t, n, path); issue != nil {
+			return issue
+		}
+	}
+	for i := range t.fields {
+		if k := member[i]; k > 0 {
+			f := &t.fields[i]
+			*path = append(*path, slot{key: f.name})
+			if issue := checkValue(&f.shape, f.nullable, n.values[k-1], path); issue != nil {
+				return issue
+			}
+			*path = (*path)[:len(*path)-1]
+		}
+	}
+	return nil
+}
+
+// fieldIndex is the index of the field named name in t.fields, -1 when t declares none.
+func (t *typeMeta) fieldIndex(name string) int {
+	for i := range t.fields {
+		if t.fields[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// unknownMemberIssue is the schema.additional-properties issue of the first member of n, in
+// JavaScript property order, that t does not declare; nil when there is none.
+func unknownMemberIssue(t *typeMeta, n *node, path *[]slot) *Issue {
+	for _, name := range jsOrder(n.keys) {
+		if t.field(name) == nil {
+			return schemaIssue(RuleSchemaAdditionalProperties, childPointer(slotsPointer(*path), name), fmt.Sprintf("unknown member `%s` (the object is closed)", name))
+		}
+	}
+	return nil
+}
+
+// checkMembersByName is checkObject after its type check, searching n's members by name: the same
+// verdict, for a type checkObject has no table for.
+func checkMembersByName(t *typeMeta, n *node, path *[]slot) *Issue {
 	for _, name := range t.required {
 		if _, ok := n.get(name); !ok {
 			return schemaIssue(RuleSchemaRequired, childPointer(slotsPointer(*path), name), fmt.Sprintf("missing required member `%s`", name))
@@ -168,10 +258,8 @@ func checkObject(t *typeMeta, n *node, path *[]slot) *Issue {
 	}
 	// With no more (distinct) members than required ones, all found above, none can be unknown.
 	if len(n.keys) > len(t.required) {
-		for _, name := range jsOrder(n.keys) {
-			if t.field(name) == nil {
-				return schemaIssue(RuleSchemaAdditionalProperties, childPointer(slotsPointer(*path), name), fmt.Sprintf("unknown member `%s` (the object is closed)", name))
-			}
+		if issue := unknownMemberIssue(t, n, path); issue != nil {
+			return issue
 		}
 	}
 	for i := range t.fields {

@@ -229,3 +229,49 @@ func TestStreamReadsOnWhileAHandlerBlocks(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// The grace watchdog parks while the stream is idle and is woken by the next event: a handler that
+// blocks without asking for its cancel, started after the park, still has reading moved on, so the
+// next event is answered first. Parking is read from the stream's own state (a watchdog bound of
+// 5 s, not a sleep).
+func TestStreamGraceWatchdogParksAndWakes(t *testing.T) {
+	released := make(chan struct{})
+	p := startStream(t, func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
+		if req.EventID == "evt-wait" {
+			select {
+			case <-released:
+			case <-time.After(5 * time.Second):
+				t.Errorf("the event after the blocking one was not answered while it ran")
+			}
+		}
+		return echoHandler(req, payloads)
+	})
+	p.send(eventFrame(`"h1"`))
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h1","result":`) {
+		t.Fatalf("reply %s, want h1's", reply)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if c := active.Load(); c != nil && c.watchParked.Load() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the grace watchdog did not park within 5 s of the stream going idle")
+		}
+	}
+	// Written from another goroutine: the pipe is unbuffered, and a runner that stopped reading
+	// must fail the reply checks below (bounded by recv) rather than block this test in a write.
+	go func() {
+		_, _ = io.WriteString(p.in, `{"jsonrpc":"2.0","id":"h2","method":"event/session.starting","params":`+strings.Replace(runnerRequest, `"event_id":"e1"`, `"event_id":"evt-wait"`, 1)+"}\n"+eventFrame(`"h3"`)+"\n")
+	}()
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h3","result":`) {
+		t.Fatalf("first reply %s, want h3's", reply)
+	}
+	close(released)
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h2","result":`) {
+		t.Fatalf("second reply %s, want h2's", reply)
+	}
+	p.in.Close()
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

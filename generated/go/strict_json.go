@@ -1484,7 +1484,18 @@ func appendRaw(b []byte, text []byte, path []slot) ([]byte, *Issue) {
 	return writeNode(b, n), nil
 }
 
-func stringNode(s string) *node { return &node{kind: kindString, str: s} }
+// stringNode is the node of the string s. The current wire version, the schema_version of nearly
+// every document a Go value is encoded to, is one shared node (as jsonNull is): trees built from
+// Go values are only read, never changed.
+func stringNode(s string) *node {
+	if s == WireVersion {
+		return &wireVersionNode
+	}
+	return &node{kind: kindString, str: s}
+}
+
+// wireVersionNode is the shared node of WireVersion (see stringNode).
+var wireVersionNode = node{kind: kindString, str: WireVersion}
 
 func intNode(i int64) *node {
 	return &node{kind: kindNumber, number: float64(i), str: strconv.FormatInt(i, 10)}

@@ -242,8 +242,9 @@ func (p *streamPeer) expectOvertaken(quick, blocked string, released chan struct
 func TestStreamReadsOnWhileAHandlerBlocks(t *testing.T) {
 	released := make(chan struct{})
 	p := startStream(t, blockingHandler(t, released, "the second event was not answered while the first handler ran"))
-	p.send(waitFrame(`"h1"`))
-	p.send(eventFrame(`"h2"`))
+	// One write from another goroutine: the pipe is unbuffered, and a runner that stopped reading
+	// must fail the reply checks (bounded by recv) rather than block this test in a write.
+	go func() { _, _ = io.WriteString(p.in, waitFrame(`"h1"`)+"\n"+eventFrame(`"h2"`)+"\n") }()
 	p.expectOvertaken(`"h2"`, `"h1"`, released)
 }
 
@@ -266,8 +267,7 @@ func TestStreamGraceWatchdogParksAndWakes(t *testing.T) {
 			t.Fatalf("the grace watchdog did not park within 5 s of the stream going idle")
 		}
 	}
-	// Written from another goroutine: the pipe is unbuffered, and a runner that stopped reading
-	// must fail the reply checks (bounded by recv) rather than block this test in a write.
+	// From another goroutine, as in TestStreamReadsOnWhileAHandlerBlocks.
 	go func() { _, _ = io.WriteString(p.in, waitFrame(`"h2"`)+"\n"+eventFrame(`"h3"`)+"\n") }()
 	p.expectOvertaken(`"h3"`, `"h2"`, released)
 }

@@ -67,7 +67,7 @@ describe("a burst of spawns", () => {
     expect(spawnsStarted() - base).toBe(N);
     // Timers ran between spawns of the burst: at least two ticks saw it partly spawned.
     const partly = seen.filter((n) => n > 0 && n < N);
-    expect(partly.length, `spawned at each tick: ${seen.join(",")}`).toBeGreaterThanOrEqual(2);
+    expect(partly.length, `spawned at the first ticks: ${seen.slice(0, 40).join(",")}`).toBeGreaterThanOrEqual(2);
     await expectNothingLeft();
   }, 120_000);
 

@@ -441,7 +441,12 @@ export class StreamConnection {
     this.endStdinWhenDrained = true;
     this.pump();
     const { stream_close_grace_ms: close, stream_term_grace_ms: term, kill_grace_ms: kill, settle_margin_ms: margin } = this.limits;
-    this.timers.push(setTimeout(() => this.sendSignal("SIGTERM"), close));
+    this.timers.push(
+      setTimeout(() => {
+        // Still not spawned when it would get SIGTERM: it is never started (no child outlives the close sequence).
+        if (!this.cancelSpawn()) this.sendSignal("SIGTERM");
+      }, close),
+    );
     this.timers.push(
       setTimeout(() => {
         this.sendSignal("SIGKILL");

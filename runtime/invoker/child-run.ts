@@ -163,7 +163,7 @@ class ChildRunState {
     this.ticket = requestSpawn(() => {
       this.ticket = null;
       this.spawnNow();
-    });
+    }, this.spec.deadlineAt);
   }
 
   private spawnNow(): void {

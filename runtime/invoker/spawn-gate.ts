@@ -13,7 +13,8 @@
  *   serializing) share the same per-turn budget: a drain spawns at the start of a turn, and more in
  *   that turn only while the recent cost of a spawn fits in what is left of its budget;
  * - a queued spawn that is cancelled (its invocation's deadline passed, or its stream ended) leaves
- *   the queue at once: the queue never holds more than the spawns in flight.
+ *   the queue at once: the queue never holds more than the spawns in flight; a spawn whose
+ *   deadline has passed is never started, even before its owner's timer has fired.
  *
  * The deadline of an invocation is its own (armed at `invoke`, runtime/invoker/child-run.ts); the
  * gate only orders and spreads the spawns.
@@ -35,8 +36,17 @@ export interface SpawnTicket {
   cancel(): void;
 }
 
+/** The ticket of a request whose deadline had passed when it was made: never queued, never run. */
+const EXPIRED: SpawnTicket = Object.freeze({ cancel: () => undefined });
+
 /** Queued spawns in arrival order (a Set: O(1) removal of a cancelled one, iteration in insertion order). */
-const queue = new Set<() => void>();
+/** A queued request: the spawn, and the deadline after which it is no longer wanted (performance.now() ms). */
+interface Entry {
+  readonly spawnNow: () => void;
+  readonly deadlineAt: number;
+}
+
+const queue = new Set<Entry>();
 let draining = false;
 /** A spawn ran in this turn of the loop: the next one waits for the queue (cleared on a later turn, after the timers). */
 let spawnedThisTurn = false;
@@ -110,13 +120,18 @@ function drainStep(budgetMs: number): boolean {
   const goStart = performance.now();
   let spawned = 0;
   for (const next of queue) {
+    // Its deadline passed while it waited (its timer may fire a little later): never spawn it.
+    if (performance.now() >= next.deadlineAt) {
+      queue.delete(next);
+      continue;
+    }
     if (spawned === 0) {
       // A spawn ran at once in this very turn (before the timers ran): wait for a later turn.
       if (spawnedAtOnce) break;
       if (turnElapsedMs(goStart) >= TURN_FRONT_MS && costMs > budgetMs) break;
     } else if (performance.now() - goStart + costMs > budgetMs) break;
     queue.delete(next);
-    runSpawn(next, false);
+    runSpawn(next.spawnNow, false);
     spawned++;
   }
   if (queue.size === 0) {
@@ -131,16 +146,19 @@ function drainStep(budgetMs: number): boolean {
 /**
  * Spawn through the gate: `spawnNow` (which starts the child and never throws) runs at once when
  * nothing is queued and no spawn ran yet in this turn, else later, in order, on a later turn.
+ * With `deadlineAt` (performance.now() ms; the invocation's deadline), it is never called once
+ * that has passed (not at once, not from the queue): the caller's own deadline timer, which can
+ * fire a little after the deadline, then finds it not started.
  * Returns null when it ran at once, else the ticket to cancel the queued spawn (cancel it when
  * its invocation settles first; `spawnNow` is then never called).
  */
-export function requestSpawn(spawnNow: () => void): SpawnTicket | null {
+export function requestSpawn(spawnNow: () => void, deadlineAt = Number.POSITIVE_INFINITY): SpawnTicket | null {
+  if (performance.now() >= deadlineAt) return EXPIRED;
   if (queue.size === 0 && (!spawnedThisTurn || !spreading)) {
     runSpawn(spawnNow, true);
     return null;
   }
-  // The same function queued twice would be one entry: wrap it so each request is its own.
-  const entry = (): void => spawnNow();
+  const entry: Entry = { spawnNow, deadlineAt };
   queue.add(entry);
   if (!draining) {
     draining = true;

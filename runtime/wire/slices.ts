@@ -5,6 +5,7 @@
  * (setImmediate), so timers (deadlines) and I/O of every other invocation keep running. Jobs take
  * turns round-robin; each gets at most {@link SLICE_MS} per go.
  */
+import { LIMITS } from "../../generated/ts/spec.js";
 
 /** A resumable job: do at most about `budgetMs` of work; return true when it is finished. It should not throw. */
 export type SliceStep = (budgetMs: number) => boolean;
@@ -144,10 +145,19 @@ export function runInSlices(step: SliceStep, deadlineAt?: number): Promise<boole
       },
     };
     if (deadlineAt !== undefined && Number.isFinite(deadlineAt)) {
-      timer = setTimeout(() => {
-        job.cancelled = true;
-        resolve(false);
-      }, Math.max(0, deadlineAt - performance.now()));
+      // A deadline further away than the longest timer delay (limits.max_timeout_ms; Node runs a
+      // longer one after 1 ms), e.g. the settle bound of the longest timeoutMs: wait in steps.
+      const arm = (): void => {
+        const left = Math.max(0, deadlineAt - performance.now());
+        timer =
+          left > LIMITS.max_timeout_ms
+            ? setTimeout(arm, LIMITS.max_timeout_ms)
+            : setTimeout(() => {
+                job.cancelled = true;
+                resolve(false);
+              }, left);
+      };
+      arm();
     }
     queue.push(job);
     if (!scheduled) {

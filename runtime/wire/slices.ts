@@ -100,11 +100,14 @@ function pump(): void {
   const othersMs = lastTurnEndedCpu < 0 ? 0 : cpuMs() - lastTurnEndedCpu;
   const turnEnd = turnStartedAt + Math.min(TURN_MAX_MS, Math.max(TURN_MS, othersMs));
   const deferred: Job[] = [];
+  /** The first job run in this turn. */
+  let front: Job | null = null;
   while (queue.length > 0) {
     const left = turnEnd - performance.now();
     if (left <= 0) break;
     const job = queue.shift() as Job;
     if (job.cancelled) continue;
+    front ??= job;
     let finished: boolean;
     deferRequested = false;
     try {
@@ -117,6 +120,10 @@ function pump(): void {
     else queue.push(job);
     if (turnEndRequested) break;
   }
+  // The job that had the front of this turn and asks for it again yields it to the others that
+  // asked (else a job deferring on every go, e.g. a serializer listing one large object after
+  // another, would keep them, the spawn gate's drain among them, from the front as long as it runs).
+  if (deferred.length > 1 && deferred[0] === front) deferred.push(deferred.shift() as Job);
   queue.unshift(...deferred);
   turnStartedAt = -1;
   turnEndRequested = false;

@@ -62,7 +62,7 @@ func readStream(input []byte, maxFrameBytes, chunk int) ([]map[string]any, strin
 		case err != nil:
 			return frames, "read error: " + err.Error()
 		}
-		f, violation := decodeFrame(line, nil)
+		f, violation := decodeFrame(line, nil, nil)
 		if violation != nil {
 			return frames, violation.Rule
 		}

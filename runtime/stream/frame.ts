@@ -12,8 +12,9 @@
 import { ACCEPT_CHECKS, type AcceptCheck, type AcceptContext } from "../../generated/ts/accept-checks.js";
 import { INTEGER_PATHS, LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
 import type { ValidationIssue } from "../wire/issues.js";
-import { parseStrictJson, parseStrictJsonSliced } from "../wire/strict-json.js";
+import { parseStrictJson, parseStrictJsonSliced, type StrictJsonLimits } from "../wire/strict-json.js";
 import { toWireJson } from "../invoker/request.js";
+import { isPlainJsonString } from "../wire/serialize.js";
 
 /** A JSON-RPC id of this binding: a string of 1..128 characters or an integer 0..2^53-1. */
 export type JsonRpcId = string | number;
@@ -125,7 +126,17 @@ function hostLexemesMatter(value: unknown): boolean {
   if (!isRecord(value)) return false;
   if (typeof value.id === "number" || "error" in value || "method" in value) return true;
   const result = value.result;
-  return isRecord(result) && RESULT_INTEGER_MEMBERS.some((member) => member in result);
+  if (!isRecord(result)) return false;
+  for (const member of RESULT_INTEGER_MEMBERS) if (member in result) return true;
+  return false;
+}
+
+/** The strict parser's limits of a host frame, kept for the last (maxFrameBytes, maxFrameValues) asked (a connection asks the same each time). */
+let hostLimits: StrictJsonLimits = { maxBytes: LIMITS.max_frame_bytes, maxDepth: LIMITS.max_depth + 1, maxValues: LIMITS.max_frame_values };
+
+function hostFrameLimits(maxFrameBytes: number, maxFrameValues: number): StrictJsonLimits {
+  if (hostLimits.maxBytes !== maxFrameBytes || hostLimits.maxValues !== maxFrameValues) hostLimits = { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues };
+  return hostLimits;
 }
 
 /**
@@ -135,7 +146,7 @@ function hostLexemesMatter(value: unknown): boolean {
  * parsed again with the patterns (recording lexemes costs the scanner more than the first parse).
  */
 export function parseHostFrame(bytes: Uint8Array, maxFrameBytes: number, maxFrameValues: number = LIMITS.max_frame_values): FrameResult {
-  const quick = parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues }, QUICK_OPTIONS);
+  const quick = parseStrictJson(bytes, hostFrameLimits(maxFrameBytes, maxFrameValues), QUICK_OPTIONS);
   if (quick.ok && hostLexemesMatter(quick.value)) return parseFrameRecording(bytes, maxFrameBytes, HOST_NON_INTEGER_PATHS, maxFrameValues);
   if (quick.ok && quick.accepted === true) {
     // No lexeme can matter here (above), so the proof holds with the host's patterns too.
@@ -314,8 +325,10 @@ export function requestFraming(method: string): RequestFraming {
  * nor copied into a frame buffer; the bytes on the wire are the same.
  */
 export function encodeRequestText(id: JsonRpcId, framing: RequestFraming, paramsText: string, paramsBytes: number): { readonly text: string; readonly bytes: number } {
-  const idJson = JSON.stringify(id);
-  return { text: `{"jsonrpc":"2.0","id":${idJson}${framing.afterId}${paramsText}}\n`, bytes: framing.aroundBytes + Buffer.byteLength(idJson, "utf8") + paramsBytes };
+  // The host's ids are decimal strings: written as they are in quotes, one byte per character (no call into JSON.stringify).
+  const plain = typeof id === "string" && isPlainJsonString(id);
+  const idJson = plain ? `"${id}"` : JSON.stringify(id);
+  return { text: `{"jsonrpc":"2.0","id":${idJson}${framing.afterId}${paramsText}}\n`, bytes: framing.aroundBytes + (plain ? idJson.length : Buffer.byteLength(idJson, "utf8")) + paramsBytes };
 }
 
 /** A success reply around already-serialized result bytes. */

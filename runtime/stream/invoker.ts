@@ -21,6 +21,7 @@ import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connec
 import { errorCode, failureClassForCode } from "./error-codes.js";
 import { encodeErrorReply, encodeNotification, encodeRequestAround, encodeRequestText, requestFraming, type RequestFraming, encodeResultAround, framePointers, idKey, type StreamFrame } from "./frame.js";
 import { resolveStreamLimits, type StreamInvokerLimits } from "./limits.js";
+import { PendingEvents } from "./pending-events.js";
 import { serveReverseRequest, type ReverseHandlers, type ReverseMethodHandler } from "./reverse.js";
 
 /**
@@ -68,7 +69,7 @@ interface Pending {
 /** A connection with the invoker's per-stream state. */
 interface Live {
   readonly conn: StreamConnection;
-  readonly pending: Map<string, Pending>;
+  readonly pending: PendingEvents<Pending>;
   readonly clientRequests: Set<string>;
   consecutiveTimeouts: number;
   hadValidReply: boolean;
@@ -220,7 +221,7 @@ export class StreamInvoker implements CallbackInvoker {
     const now = performance.now();
     const expired: Pending[] = [];
     let next = Number.POSITIVE_INFINITY;
-    for (const pending of live.pending.values()) {
+    for (const pending of live.pending.list()) {
       if (pending.deadline <= firedFor || pending.deadline <= now) expired.push(pending);
       else if (pending.deadline < next) next = pending.deadline;
     }
@@ -252,7 +253,7 @@ export class StreamInvoker implements CallbackInvoker {
           this.counters.spawns++;
         },
       }),
-      pending: new Map(),
+      pending: new PendingEvents(),
       clientRequests: new Set(),
       consecutiveTimeouts: 0,
       hadValidReply: false,
@@ -372,7 +373,7 @@ export class StreamInvoker implements CallbackInvoker {
       if (this.failedStreams >= this.limits.stream_max_failed_spawns) this.cooldownUntil = performance.now() + this.limits.stream_respawn_cooldown_ms;
     }
     const failure = live.spawned ? endFailure(end, this.program, this.limits, noFrameHint(live)) : neverStartedFailure(end);
-    for (const pending of [...live.pending.values()]) this.settle(pending, { ok: false, failure });
+    for (const pending of live.pending.list()) this.settle(pending, { ok: false, failure });
   }
 }
 

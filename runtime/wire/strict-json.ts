@@ -288,6 +288,27 @@ let prefixValid = 1;
 let src = "";
 /** True when `src` is pure ASCII, so UTF-16 indexes equal byte offsets. */
 let srcIsAscii = false;
+/**
+ * Windowed scan (the sliced parser on a large input, see {@link WindowedParse}): `src` is one
+ * window of the text, starting at byte `winBaseBytes` of the input; the scan pauses at the first
+ * value boundary at or past `softEnd` (a string value at or past it) so the next window can be
+ * built. A whole text: 0 and Infinity.
+ */
+let winBaseBytes = 0;
+let softEnd = Number.POSITIVE_INFINITY;
+/**
+ * Windowed scan: when the string value being built opened in an earlier window (then `strStart`
+ * is -1), that window, its base byte and the quote's index in it (for messages only); the raw
+ * input, for the preview of that quote.
+ */
+interface OpenedIn {
+  readonly text: string;
+  readonly isAscii: boolean;
+  readonly base: number;
+  readonly at: number;
+}
+let strOpen: OpenedIn | null = null;
+let srcBytes: Uint8Array | null = null;
 /** Current nesting depth (kept in sync by the scanner for the pointer/error helpers). */
 let depth = 0;
 
@@ -299,6 +320,8 @@ let issuePointer = "";
 
 /** Set by scanNumber: whether the last scanned number is not a plain integer. */
 let lastNumberNonInteger = false;
+/** Set by scanNumber before its range check: the index past the lexeme (a windowed scan checks it did not reach the window's end). */
+let lastNumberEnd = 0;
 
 /** Token lists of the `nonIntegerPaths` option for the current call; null records every number (capped). */
 let recordPatterns: (readonly string[])[] | null = null;
@@ -429,13 +452,22 @@ function syntax(message: string, index: number, pointer: string): number {
   return fail(PARSE_RULES.syntax, message, index, pointer);
 }
 
-/** Byte offset, in the UTF-8 input, of UTF-16 index `index` of `src`. */
+/** Byte offset, in the UTF-8 input, of UTF-16 index `index` of `src` (of the window: from its base byte). */
 function byteOffsetOf(index: number): number {
-  if (srcIsAscii) return index;
+  return byteOffsetIn(src, srcIsAscii, winBaseBytes, index);
+}
+
+/** Byte offset of UTF-16 index `index` of `text`, a text (or window) that starts at byte `base`. */
+function byteOffsetIn(text: string, isAscii: boolean, base: number, index: number): number {
+  if (isAscii) return base + index;
+  return base + utf8Length(text, 0, Math.min(index, text.length));
+}
+
+/** UTF-8 bytes of `text[from, to)`, decoded from well-formed UTF-8 (a high surrogate counts its pair's 4 bytes even when `to` falls inside the pair). */
+function utf8Length(text: string, from: number, to: number): number {
   let bytes = 0;
-  const end = Math.min(index, src.length);
-  for (let i = 0; i < end; i++) {
-    const c = src.charCodeAt(i);
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
     if (c < 0x80) bytes += 1;
     else if (c < 0x800) bytes += 2;
     else if (c >= 0xd800 && c <= 0xdbff) {
@@ -488,6 +520,15 @@ function previewAt(index: number): string {
     i += units;
   }
   return 'near "' + escapeForPreview(src.slice(index, i)) + (i < src.length ? '..."' : '"');
+}
+
+/** {@link previewAt} of the character at byte `at` of the raw input `bytes` (a place in an earlier window of a windowed scan). */
+function previewOfBytes(bytes: Uint8Array, at: number): string {
+  if (at >= bytes.length) return "at end of input";
+  let end = Math.min(at + PREVIEW_BYTES, bytes.length);
+  while (end < bytes.length && end > at && ((bytes[end] as number) & 0xc0) === 0x80) end--; // whole characters only
+  const text = utf8Decoder.decode(bytes.subarray(at, end));
+  return 'near "' + escapeForPreview(text) + (end < bytes.length ? '..."' : '"');
 }
 
 /** Bounded, escaped, quoted rendering of a member name for messages. */
@@ -653,7 +694,9 @@ function scanStringFrom(s: string, start: number, i: number, isKey: boolean, lim
   for (;;) {
     // Between two escapes or runs (a surrogate pair is one step): a place where the string may be cut.
     if (i >= limit) {
-      strPauseAt = i;
+      // Never between the halves of a surrogate pair (a cut of plain characters may fall there):
+      // a windowed scan's next window is decoded from the byte where the string was cut.
+      strPauseAt = (s.charCodeAt(i) & 0xfc00) === 0xdc00 && (s.charCodeAt(i - 1) & 0xfc00) === 0xd800 ? i + 1 : i;
       return STRING_PAUSED;
     }
     const c = s.charCodeAt(i);
@@ -741,7 +784,8 @@ function buildString(s: string, start: number, i: number): number {
   let from = strParts === null ? start + 1 : i;
   for (;;) {
     strEscaped = false;
-    const end = scanStringFrom(s, start, i, false, i + STRING_PIECE);
+    // A windowed scan also stops the string at the window's soft end (the next window goes on).
+    const end = scanStringFrom(s, start, i, false, Math.min(i + STRING_PIECE, softEnd));
     if (end === -1) {
       strParts = null;
       return -1;
@@ -755,7 +799,7 @@ function buildString(s: string, start: number, i: number): number {
     }
     strParts = strParts === null ? piece : strParts + piece;
     from = i = strPauseAt;
-    if (performance.now() >= sliceUntil) {
+    if (i >= softEnd || performance.now() >= sliceUntil) {
       strStart = start;
       return STRING_PAUSED;
     }
@@ -763,8 +807,11 @@ function buildString(s: string, start: number, i: number): number {
 }
 
 function unterminatedString(start: number, i: number, isKey: boolean): number {
+  // A windowed scan: a string value that opened in an earlier window (start -1) is described from it.
+  const opened = start >= 0 || strOpen === null ? byteOffsetOf(start) : byteOffsetIn(strOpen.text, strOpen.isAscii, strOpen.base, strOpen.at);
+  const preview = start >= 0 || srcBytes === null ? previewAt(start) : previewOfBytes(srcBytes, opened);
   return syntax(
-    `unterminated string (opened at byte ${byteOffsetOf(start)}): end of input at byte ${byteOffsetOf(i)}, ${previewAt(start)}`,
+    `unterminated string (opened at byte ${opened}): end of input at byte ${byteOffsetOf(i)}, ${preview}`,
     i,
     stringPointer(isKey),
   );
@@ -830,6 +877,7 @@ function scanNumber(s: string, start: number): number {
     hasExponent = true;
   }
   if (hasExponent || i - start >= LONG_NUMBER_CHARS) {
+    lastNumberEnd = i;
     const v = Number(s.slice(start, i));
     if (v === Infinity || v === -Infinity) {
       const lexeme = i - start > PREVIEW_BYTES ? s.slice(start, start + PREVIEW_BYTES) + "..." : s.slice(start, i);
@@ -988,6 +1036,10 @@ function releaseScratch(): void {
   rootValue = undefined;
   lastKey = "";
   src = "";
+  winBaseBytes = 0;
+  softEnd = Number.POSITIVE_INFINITY;
+  strOpen = null;
+  srcBytes = null;
   depth = 0;
   keyTop = 0;
   issueMessage = "";
@@ -1084,6 +1136,10 @@ interface ScanState {
   resumeAfterComma: boolean;
   strParts: string | null;
   strStart: number;
+  winBaseBytes: number;
+  softEnd: number;
+  strOpen: OpenedIn | null;
+  srcBytes: Uint8Array | null;
 }
 
 /** Takes the scanner's state out of the module (which gets fresh scratch for whoever scans next). */
@@ -1091,6 +1147,7 @@ function saveState(): ScanState {
   const state: ScanState = {
     kinds, counts, keyBase, kStart, kEnd, kLen, kEsc, kDecoded, keySets, prefixes, keyTop, prefixValid, src, srcIsAscii, depth,
     recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma, strParts, strStart,
+    winBaseBytes, softEnd, strOpen, srcBytes,
   };
   kinds = new Uint8Array(64);
   counts = new Uint32Array(64);
@@ -1114,6 +1171,7 @@ function saveState(): ScanState {
 function loadState(state: ScanState): void {
   ({ kinds, counts, keyBase, kStart, kEnd, kLen, kEsc, kDecoded, keySets, prefixes, keyTop, prefixValid, src, srcIsAscii, depth } = state);
   ({ recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma, strParts, strStart } = state);
+  ({ winBaseBytes, softEnd, strOpen, srcBytes } = state);
   building = true;
   resuming = true;
 }
@@ -1167,6 +1225,8 @@ function scan(s: string, maxDepth: number, nonInt: string[]): number {
       clockBudget = CLOCK_EVERY;
       if (performance.now() >= sliceUntil) return pauseScan(i, d, afterComma);
     }
+    // A windowed scan pauses near its window's end, at a value boundary, for the next window.
+    if (i >= softEnd && strParts === null) return pauseScan(i, d, afterComma);
     let c = s.charCodeAt(i);
     if (strParts === null && c <= C_SPACE && (c === C_SPACE || c === C_LF || c === C_CR || c === C_TAB)) {
       i = skipWs(s, i + 1);
@@ -1453,13 +1513,14 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, opt
 /** The longest string V8 holds (UTF-16 code units): a longer text cannot be decoded. */
 const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
 
-/** Inputs above this many bytes are decoded in pieces, and their scan started on a turn of its own (parseStrictJsonSliced). */
+/** Inputs above this many bytes are scanned one window at a time (parseStrictJsonSliced, {@link WindowedParse}). */
 const LARGE_INPUT_BYTES = 1 << 20;
-/** Bytes per piece of a large non-ASCII input's decoding (about 1.5 ms). */
+/** Bytes per piece of a large input's decoding: one window of the windowed scan (about 1 ms of latin1 copy, 2.5 to 4 ms of UTF-8 decoding). */
 const DECODE_PIECE_BYTES = 1 << 20;
 
 /**
- * The sliced parser's decoding of a large input (rules 1-3 as {@link decodeDocument}): the checks
+ * The sliced parser's flat text of a large input, only when its windowed scan could not judge it
+ * (see {@link WindowedParse}; rules 1-3 as {@link decodeDocument}): the checks
  * (native UTF-8 and ASCII validation, about 2 ms each for 16 MiB), then the text: ASCII as one
  * latin1 copy (about 1 ms per MiB with the page faults of the fresh memory), other UTF-8 in
  * pieces of DECODE_PIECE_BYTES cut at character boundaries, in slices of the scheduler, whose
@@ -1510,6 +1571,171 @@ async function decodeDocumentSliced(input: Uint8Array, limits: StrictJsonLimits,
   return failed ?? (finished ? text : "deadline");
 }
 
+/** Code units before a window's end where a windowed scan pauses at the next value boundary (every token but a string value is read whole, so it must fit in what is left). */
+const WINDOW_MARGIN_UNITS = 1 << 16;
+/**
+ * A windowed scan's issue is trusted when it lies at least this many code units before its
+ * window's end: what its message reads past its index (a preview of 32 bytes, a surrogate pair's
+ * 12 code units) is then inside the window, and no token was cut by the window's end.
+ */
+const WINDOW_TRUST_UNITS = 64;
+
+/** Set by {@link runSlice}: the result it returned came from a window that is not the last, and may depend on where the window was cut. */
+let outcomeUntrusted = false;
+
+/** Observer of the texts handed to the scanner; see {@link observeScanInputs}. */
+let scanInputObserver: ((units: number) => void) | null = null;
+
+/**
+ * For verification: `observer` is called with the length (UTF-16 code units) of every text the
+ * strict scanner is handed: a whole document, or one window of a large one. null removes it.
+ * Tests use it to show that a large document is never flattened into one text.
+ */
+export function observeScanInputs(observer: ((units: number) => void) | null): void {
+  scanInputObserver = observer;
+}
+
+/**
+ * The sliced parser's scan of a large input (spec/host-runtime.md §"Bounds"): the text is never
+ * built whole. It is decoded in pieces of `pieceBytes` cut at character boundaries (ASCII by a
+ * latin1 copy, other UTF-8 by the decoder), and the scanner reads one window at a time: the rest
+ * of the last window from where its scan paused (at most WINDOW_MARGIN_UNITS code units, or the
+ * tail of a string value, never inside a character) and the next piece, decoded from the bytes in
+ * one step of about a piece. The scan pauses at the first value boundary within
+ * WINDOW_MARGIN_UNITS of a window's end, and a string value at that point (its pieces are a rope of slices of the windows, never flattened here), so no token
+ * but an absurd one (a member name, number or whitespace run longer than the margin) meets a
+ * window's end. Positions are the window's: byte offsets count from its base byte, the member
+ * names of open objects are kept as strings when the window moves, and a string value that
+ * opened in an earlier window keeps that window for its messages.
+ *
+ * Exactness: the scan of a window that is not the last reads nothing past the window's end
+ * without failing in the same step or stopping a string piece there, so a result that comes from
+ * it is trusted only when it is an issue at least WINDOW_TRUST_UNITS before the end (and no number
+ * checked for range ran to the end). Anything else (a document that ends early, a token cut by
+ * the end) sets {@link redo}: the caller then judges the flat text as before. Each step is one
+ * window's decoding or one slice of the scan. A step never throws.
+ */
+class WindowedParse {
+  /** The result, once {@link step} returned true (unless {@link redo}). */
+  result: StrictParseResult | undefined = undefined;
+  /** The windows could not judge the document: judge the flat text. */
+  redo = false;
+  private state: ScanState | null = null;
+  private at = 0;
+  private readonly nonInt: string[] = [];
+  private readonly margin: number;
+
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly ascii: boolean,
+    private readonly limits: StrictJsonLimits,
+    private readonly options: StrictParseOptions,
+    private readonly pieceBytes: number,
+  ) {
+    // At least the 12 code units of an escaped surrogate pair; small pieces (tests) get a small margin.
+    this.margin = Math.min(WINDOW_MARGIN_UNITS, Math.max(16, pieceBytes >> 4));
+  }
+
+  /** Builds the next window, or scans the current one until `until` (performance.now() ms, read every `clockEvery` values); true when finished. */
+  step(until: number, clockEvery: number): boolean {
+    try {
+      const state = this.state;
+      if (state === null || state.resumeAt >= state.softEnd) {
+        // Paused at a value boundary past the window's end: the last step read past it (a token was cut).
+        if (state !== null && state.strParts === null && state.resumeAt >= state.src.length) return this.giveUp();
+        this.nextWindow(state);
+        return false;
+      }
+      const outcome = runSlice(state.src, this.limits, this.nonInt, state, until, clockEvery);
+      if ("kinds" in outcome) {
+        this.state = outcome;
+        return false;
+      }
+      this.state = null;
+      if (outcomeUntrusted) return this.giveUp();
+      this.result = outcome;
+      return true;
+    } catch {
+      return this.giveUp(); // unreachable; the flat path judges the document
+    }
+  }
+
+  private giveUp(): true {
+    this.state = null;
+    this.redo = true;
+    return true;
+  }
+
+  private nextWindow(state: ScanState | null): void {
+    const bytes = this.bytes;
+    // The window goes on from where the scan paused: its bytes (at most the margin, or the tail of a string value) are decoded again.
+    const carry = state === null ? "" : state.src.slice(state.resumeAt);
+    const from = this.at - (this.ascii ? carry.length : utf8Length(carry, 0, carry.length));
+    let end = Math.min(this.at + this.pieceBytes, bytes.length);
+    while (end < bytes.length && ((bytes[end] as number) & 0xc0) === 0x80) end--; // not inside a UTF-8 sequence
+    const text = this.ascii ? bytes.toString("latin1", from, end) : utf8Decoder.decode(bytes.subarray(from, end));
+    this.at = end;
+    const soft = end >= bytes.length ? Number.POSITIVE_INFINITY : text.length - this.margin;
+    if (state === null) {
+      beginScan(text, end, this.limits, this.options, true);
+      srcBytes = bytes;
+      softEnd = soft;
+      this.state = saveState();
+      return;
+    }
+    scanInputObserver?.(text.length);
+    const old = state.src;
+    // Build mode reads only the last member name of each open object again (pointers, trimArray).
+    for (let d = 1; d <= state.resumeDepth; d++) {
+      if (state.kinds[d] !== KIND_OBJECT || state.counts[d] === 0) continue;
+      const k = (state.keyBase[d] as number) + (state.counts[d] as number) - 1;
+      if (state.kEsc[k] === 1) continue;
+      state.kDecoded[k] = old.slice(state.kStart[k], state.kEnd[k]);
+      state.kEsc[k] = 1;
+    }
+    if (state.strParts === null) state.strOpen = null;
+    else {
+      if (state.strStart >= 0) state.strOpen = { text: old, isAscii: state.srcIsAscii, base: state.winBaseBytes, at: state.strStart };
+      state.strStart = -1;
+    }
+    state.src = text;
+    state.srcIsAscii = text.length === end - from;
+    state.winBaseBytes = from;
+    state.resumeAt = 0;
+    state.softEnd = soft;
+  }
+}
+
+/**
+ * For verification: the windowed scan of a large input ({@link WindowedParse}) of any size, with
+ * pieces of `pieceBytes` (at least 16) and a pause after every `valuesPerStep` values, driven
+ * synchronously. `redo` is true when the windows could not judge it (the sliced parser then judges
+ * the flat text; `result` is then that judgement); `windows` are the windows' lengths (code units).
+ */
+export function parseStrictJsonWindowed(
+  input: Uint8Array,
+  limits: StrictJsonLimits,
+  options: StrictParseOptions,
+  pieceBytes: number,
+  valuesPerStep = Number.POSITIVE_INFINITY,
+): { readonly result: StrictParseResult; readonly redo: boolean; readonly windows: readonly number[] } {
+  const refused = checkDocument(input, limits);
+  if (refused !== null) return { result: refused, redo: false, windows: [] };
+  const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
+  const windows: number[] = [];
+  const outer = scanInputObserver;
+  scanInputObserver = (units) => windows.push(units);
+  try {
+    const parse = new WindowedParse(bytes, isAscii(bytes), limits, options, Math.max(16, pieceBytes));
+    const until = Number.isFinite(valuesPerStep) ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+    while (!parse.step(until, Number.isFinite(valuesPerStep) ? valuesPerStep + 1 : CLOCK_EVERY));
+    if (!parse.redo) return { result: parse.result as StrictParseResult, redo: false, windows };
+  } finally {
+    scanInputObserver = outer;
+  }
+  return { result: parseStrictJsonStepwise(input, limits, options, undefined, 1 << 20), redo: true, windows };
+}
+
 /** Options of {@link parseStrictJsonSliced}: the longest slice in ms (default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
 export interface StrictSliceOptions {
   readonly sliceMs?: number;
@@ -1526,8 +1752,11 @@ export interface StrictSliceOptions {
  *
  * The result is the same as {@link parseStrictJson}'s for every input (members defined as own
  * properties, `__proto__` included). Resolves `"deadline"` when `slice.deadlineAt` passes before
- * the document is judged. Never rejects. An input above 1 MiB is decoded in slices too; its one
- * flat copy (about 1 ms per MiB) runs alone in its turn.
+ * the document is judged. Never rejects. The text of an input above 1 MiB is never built whole:
+ * it is decoded and scanned one window of about 1 MiB at a time ({@link WindowedParse}); only when
+ * that cannot judge it (a token longer than 64 Ki code units across a window's end, an issue at a
+ * window's end, a document that ends before its last window) is the flat text judged, its one
+ * copy alone in its turn.
  */
 export async function parseStrictJsonSliced(
   input: Uint8Array,
@@ -1538,6 +1767,18 @@ export async function parseStrictJsonSliced(
   // Decoding 16 MiB at once is one native step of 20-30 ms: a large input is decoded in slices.
   const large = input.length > LARGE_INPUT_BYTES;
   const deadlineAt = slice.deadlineAt ?? Number.POSITIVE_INFINITY;
+  // A large input is scanned one window at a time, never flattened (a text longer than a string can
+  // be is refused by the flat path's decoding, as by the synchronous parser).
+  if (large && input.length <= MAX_STRING_LENGTH) {
+    const refused = checkDocument(input, limits);
+    if (refused !== null) return refused;
+    const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
+    const parse = new WindowedParse(bytes, isAscii(bytes), limits, options, DECODE_PIECE_BYTES);
+    const finished = await runInSlices((budgetMs) => parse.step(performance.now() + Math.min(budgetMs, slice.sliceMs ?? budgetMs), CLOCK_EVERY), deadlineAt);
+    if (!finished) return "deadline";
+    if (!parse.redo) return parse.result as StrictParseResult;
+    // Rare (a token longer than the windows' margin, an issue at a window's end): the flat text.
+  }
   const decoded = large ? await decodeDocumentSliced(input, limits, deadlineAt) : decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
   // Up to limits.fast_parse_sliced_max_bytes, one JSON.parse costs at most about one slice (fast-parse.ts).
@@ -1574,22 +1815,29 @@ export async function parseStrictJsonSliced(
  */
 function runSlice(text: string, limits: StrictJsonLimits, nonInt: string[], state: ScanState | null, until: number, clockEvery: number): StrictParseResult | ScanState {
   let status: number;
+  let window = false;
   try {
     if (state !== null) loadState(state);
+    // A window that is not the last: see WindowedParse (the end of input may lie further on).
+    window = softEnd !== Number.POSITIVE_INFINITY;
     sliceUntil = until;
     clockBudget = clockEvery;
     status = scan(text, limits.maxDepth, nonInt);
   } catch (error) {
     // Unreachable (the scanner reports, never throws); releases the scratch either way.
+    outcomeUntrusted = window;
     releaseScratch();
     return { ok: false, issue: { rule: PARSE_RULES.syntax, pointer: "", message: `the strict parser failed: ${String((error as Error)?.message).slice(0, 120)}` } };
   }
+  outcomeUntrusted = false;
   if (status === SCAN_DONE) {
+    outcomeUntrusted = window;
     const value = rootValue;
     releaseScratch();
     return { ok: true, value, nonIntegerNumberPointers: nonInt };
   }
   if (status === SCAN_FAILED) {
+    outcomeUntrusted = window && (issueIndex + WINDOW_TRUST_UNITS >= text.length || (issueRule === PARSE_RULES.numberRange && lastNumberEnd >= text.length));
     const result = failedResult();
     releaseScratch();
     return result;
@@ -1631,8 +1879,13 @@ function splitPatterns(paths: readonly string[]): string[][] {
 }
 
 function beginScan(text: string, byteLength: number, limits: StrictJsonLimits, options: StrictParseOptions, build: boolean): void {
+  scanInputObserver?.(text.length);
   src = text;
   srcIsAscii = text.length === byteLength; // every char one byte iff no multi-byte sequence
+  winBaseBytes = 0;
+  softEnd = Number.POSITIVE_INFINITY;
+  strOpen = null;
+  srcBytes = null;
   recordPatterns = options.nonIntegerPaths === undefined ? null : splitPatterns(options.nonIntegerPaths);
   valueCount = 0;
   maxValuesLimit = limits.maxValues ?? Number.POSITIVE_INFINITY;
@@ -1664,7 +1917,9 @@ function decodeDocument(input: Uint8Array, limits: StrictJsonLimits): string | S
   const refused = checkDocument(input, limits);
   if (refused !== null) return refused;
   try {
-    return utf8Decoder.decode(input);
+    // A Buffer (every frame and pipe read) is decoded by its own native slice: the same text for
+    // valid UTF-8, without the TextDecoder wrapper and its second validation (about 1 µs a frame).
+    return Buffer.isBuffer(input) ? input.toString() : utf8Decoder.decode(input);
   } catch {
     return tooLongToDecode(input.length);
   }

@@ -83,8 +83,9 @@ var (
 // order of spec/stream-protocol.md: one trailing CR stripped (stream.frame-cr), stream.empty-frame,
 // the json.* rules, stream.batch, stream.not-object, stream.jsonrpc, stream.frame-kind, stream.id,
 // stream.method, stream.params, stream.error-object; the first failing one is reported. p parses
-// the line (see parseFrame); nil means a fresh parser.
-func decodeFrame(line []byte, p *parser) (*streamFrame, *FramingError) {
+// the line (see parseFrame); nil means a fresh parser. The frame is written into into (its old
+// contents dropped), nil means a new one: a reader that is done with its last frame reuses it.
+func decodeFrame(line []byte, p *parser, into *streamFrame) (*streamFrame, *FramingError) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
@@ -105,7 +106,12 @@ func decodeFrame(line []byte, p *parser) (*streamFrame, *FramingError) {
 	if v, ok := root.get("jsonrpc"); !ok || v.kind != kindString || v.str != "2.0" {
 		return nil, framing(ruleStreamJSONRPC, `member "jsonrpc" must be the string "2.0"`)
 	}
-	f := &streamFrame{}
+	f := into
+	if f == nil {
+		f = &streamFrame{}
+	} else {
+		*f = streamFrame{}
+	}
 	id, hasID := root.get("id")
 	method, hasMethod := root.get("method")
 	_, hasResult := root.get("result")

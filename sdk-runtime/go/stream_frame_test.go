@@ -79,7 +79,7 @@ func judgeFrameBothWays(t *testing.T, id string, line, doc []byte, whole bool) {
 	if want != nil || !whole {
 		return
 	}
-	f, violation := decodeFrame(line, nil)
+	f, violation := decodeFrame(line, nil, nil)
 	if violation != nil || f.params == nil {
 		return // a params that is not an object: the frame's own rules, checked by the stream vectors
 	}

@@ -82,6 +82,12 @@ type streamConn struct {
 	handler    Handler
 	readerDone chan int
 	turn       atomic.Pointer[readTurn]
+	// The grace watchdog (see watchGrace): turns counts the turns started on the reading goroutine,
+	// so that the watchdog tells one long turn from two short ones; watchParked is set while the
+	// watchdog waits on watchWake for the next turn.
+	turns       atomic.Uint64
+	watchParked atomic.Bool
+	watchWake   chan struct{}
 }
 
 // readTurn is one event handled on the reading goroutine: state turnInline while its handler runs
@@ -96,9 +102,10 @@ const (
 )
 
 // inlineHandlerGrace is how long a handler runs on the reading goroutine before reading moves to a
-// new goroutine (so other frames, cancels included, are read while it runs). A handler that waits
-// for the host (a command helper, EventDone) moves reading at once. Most handlers return well
-// within it, and an event then costs no goroutine and no thread wake-up.
+// new goroutine (so other frames, cancels included, are read while it runs): at least one and at
+// most two of these periods (see watchGrace). A handler that waits for the host (a command helper,
+// EventDone) moves reading at once. Most handlers return well within it, and an event then costs
+// no goroutine, no timer and no thread wake-up.
 const inlineHandlerGrace = time.Millisecond
 
 // eventKey identifies a delivered request for EventDone.
@@ -116,45 +123,77 @@ type inflight struct {
 }
 
 // reading is one goroutine's spell of reading frames (readLoop): the parser of its frames (whose
-// memory the next frame reuses), the buffer its replies are built in, and the grace timer that
-// moves reading on when the handler of the event it runs inline (turn) runs past
-// inlineHandlerGrace. Every yield starts a new spell on a new goroutine, so nothing here is shared
-// with the goroutine that reading moved away from.
+// memory the next frame reuses), the decoded frame (reused likewise: nothing keeps a frame once it
+// is handled, only, for a reply, its result) and the buffer its replies are built in. Every yield
+// starts a new spell on a new goroutine, so nothing here is shared with the goroutine that reading
+// moved away from.
 type reading struct {
 	conn   *streamConn
 	parser parser
+	frame  streamFrame
 	reply  []byte
-	grace  *time.Timer
-	turn   atomic.Pointer[readTurn]
 }
 
 // keptReplyBytes bounds the buffer a spell of reading keeps for its next reply (a larger reply's
 // buffer is left to the collector).
 const keptReplyBytes = 64 << 10
 
-// armGrace starts the grace period of t, the event now handled inline (one timer per spell,
-// reset for every event).
-func (r *reading) armGrace(t *readTurn) {
-	r.turn.Store(t)
-	if r.grace == nil {
-		r.grace = time.AfterFunc(inlineHandlerGrace, r.graceEnded)
-	} else {
-		r.grace.Reset(inlineHandlerGrace)
+// beginTurn makes t the turn on the reading goroutine and lets the grace watchdog know (waking it
+// when it is parked). Per event it costs a few atomic operations: no timer is armed or stopped,
+// which would cost a timer-heap update and often a thread wake-up in the Go scheduler (measured on
+// the stream benchmark's pipes: the per-event timer's Reset and Stop, and the idle thread it woke
+// into the network poller, were among the runner's larger costs).
+func (c *streamConn) beginTurn(t *readTurn) {
+	c.turn.Store(t)
+	c.turns.Add(1)
+	if c.watchParked.Load() && c.watchParked.CompareAndSwap(true, false) {
+		c.watchWake <- struct{}{} // the only token: set again only by the watchdog, after it took this one
 	}
 }
 
-// disarmGrace ends the grace period once the handler returned. A timer that fired meanwhile finds
-// no turn, a turn already done, or at worst the next event's, which then moves reading early: never
-// wrong, as a handler may move reading at any time (EventDone).
-func (r *reading) disarmGrace() {
-	r.grace.Stop()
-	r.turn.Store(nil)
-}
+// endTurn ends turn t on the reading goroutine (a no-op when another turn already replaced it).
+func (c *streamConn) endTurn(t *readTurn) { c.turn.CompareAndSwap(t, nil) }
 
-// graceEnded moves reading away from the handler still running inline.
-func (r *reading) graceEnded() {
-	if t := r.turn.Load(); t != nil {
-		r.conn.yieldReading(t)
+// watchGrace is the grace watchdog, one goroutine per stream: every inlineHandlerGrace it looks at
+// the turn on the reading goroutine, and when the same turn (the same turn count) was there at
+// its last look too, that handler has run for at least one period and reading moves on
+// (yieldReading). So a handler keeps the reading goroutine for at most two periods. When it finds
+// no turn and none began since its last look, it parks until the next turn begins, so an idle
+// stream costs no wake-ups; under a steady stream of events it wakes once a period, whatever the
+// event rate. It returns when the stream is closed.
+func (c *streamConn) watchGrace() {
+	tick := time.NewTicker(inlineHandlerGrace)
+	defer tick.Stop()
+	var lastTurn *readTurn
+	lastCount := c.turns.Load()
+	for {
+		select {
+		case <-tick.C:
+		case <-c.closed:
+			return
+		}
+		t, count := c.turn.Load(), c.turns.Load()
+		switch {
+		case t != nil && t == lastTurn && count == lastCount:
+			c.yieldReading(t)
+		case t == nil && count == lastCount:
+			c.watchParked.Store(true)
+			// A turn that began before the flag was set did not see it: look once more.
+			if c.turn.Load() != nil || c.turns.Load() != lastCount {
+				if !c.watchParked.CompareAndSwap(true, false) {
+					<-c.watchWake // a turn took the flag and sent its token meanwhile
+				}
+				break
+			}
+			tick.Stop()
+			select {
+			case <-c.watchWake:
+			case <-c.closed:
+				return
+			}
+			tick.Reset(inlineHandlerGrace)
+		}
+		lastTurn, lastCount = c.turn.Load(), c.turns.Load()
 	}
 }
 
@@ -256,9 +295,11 @@ func ServeStreamIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 	}
 	c := &streamConn{out: stdout, logf: logf, events: map[rpcID]*inflight{}, byReq: map[eventKey]*inflight{}, calls: map[rpcID]chan callReply{}, closed: make(chan struct{})}
 	c.ctx, c.frames, c.handler, c.readerDone = ctx, NewFrameReader(stdin, LimitMaxFrameBytes), handler, make(chan int, 1)
+	c.watchWake = make(chan struct{}, 1)
 	active.Store(c)
 	defer active.CompareAndSwap(c, nil)
 	readerDone := c.readerDone
+	go c.watchGrace()
 	go c.read()
 	// At stdin EOF (or a violation) the runner returns at once: running handlers are not awaited
 	// (spec/stream-protocol.md §Shutdown, stream_client_exit_ms); their replies could not be read.
@@ -336,7 +377,7 @@ func (c *streamConn) readLoop() (code int, yielded bool) {
 			}
 			return 1, false
 		}
-		f, violation := decodeFrame(line, &r.parser)
+		f, violation := decodeFrame(line, &r.parser, &r.frame)
 		if violation != nil {
 			c.logf("framing violation: %s", violation)
 			return 1, false
@@ -438,8 +479,7 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		c.mu.Unlock()
 	}
 	t := &e.turn
-	c.turn.Store(t)
-	r.armGrace(t)
+	c.beginTurn(t)
 	claimed := false
 	var head []byte
 	if f.id != nil {
@@ -475,8 +515,7 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 			}
 		}
 	}()
-	r.disarmGrace()
-	c.turn.CompareAndSwap(t, nil)
+	c.endTurn(t)
 	return !claimed && !t.state.CompareAndSwap(turnInline, turnDone)
 }
 
@@ -499,7 +538,7 @@ func (c *streamConn) cancelBuffered(id *node) bool {
 		if !bytes.Contains(line, cancelMethodBytes) {
 			continue
 		}
-		f, violation := decodeFrame(line, nil)
+		f, violation := decodeFrame(line, nil, nil)
 		if violation != nil || f.kind != frameNotification || f.method != SpecStreamV2.Cancel.Method {
 			continue
 		}

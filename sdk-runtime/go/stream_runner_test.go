@@ -196,33 +196,75 @@ func TestStreamNeverRepliesToNotifications(t *testing.T) {
 	}
 }
 
-// A handler that blocks without waiting for the host (no EventDone, no command) still lets the
-// runner read on: the next event is read and answered while the first handler runs, whose own
-// reply follows once the test saw the second reply and released it (a barrier: were the second
-// handler to release it, the two replies would race for the pipe).
-func TestStreamReadsOnWhileAHandlerBlocks(t *testing.T) {
-	released := make(chan struct{})
-	p := startStream(t, func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
+// blockingHandler is echoHandler, except that the event evt-wait blocks until released is closed
+// without waiting for the host (no EventDone, no command); after 5 s the test fails with why.
+func blockingHandler(t *testing.T, released <-chan struct{}, why string) Handler {
+	return func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
 		if req.EventID == "evt-wait" {
 			select {
 			case <-released:
 			case <-time.After(5 * time.Second):
-				t.Errorf("the second event was not answered while the first handler ran")
+				t.Errorf("%s", why)
 			}
 		}
 		return echoHandler(req, payloads)
-	})
-	p.send(`{"jsonrpc":"2.0","id":"h1","method":"event/session.starting","params":` + strings.Replace(runnerRequest, `"event_id":"e1"`, `"event_id":"evt-wait"`, 1) + `}`)
-	p.send(eventFrame(`"h2"`))
-	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h2","result":`) {
-		t.Fatalf("first reply %s, want h2's", reply)
+	}
+}
+
+// waitFrame is the request with id id for the event evt-wait (see blockingHandler).
+func waitFrame(id string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"event/session.starting","params":` + strings.Replace(runnerRequest, `"event_id":"e1"`, `"event_id":"evt-wait"`, 1) + `}`
+}
+
+// expectOvertaken checks that the reply to quick comes first, then releases the blocked event and
+// checks that its reply follows (a barrier: were the quick handler to release it, the two replies
+// would race for the pipe), and that the runner exits 0 at EOF.
+func (p *streamPeer) expectOvertaken(quick, blocked string, released chan struct{}) {
+	p.t.Helper()
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":`+quick+`,"result":`) {
+		p.t.Fatalf("first reply %s, want %s's", reply, quick)
 	}
 	close(released)
-	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h1","result":`) {
-		t.Fatalf("second reply %s, want h1's", reply)
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":`+blocked+`,"result":`) {
+		p.t.Fatalf("second reply %s, want %s's", reply, blocked)
 	}
 	p.in.Close()
 	if code := p.exit(); code != 0 {
-		t.Fatalf("exit %d", code)
+		p.t.Fatalf("exit %d", code)
 	}
+}
+
+// A handler that blocks without waiting for the host still lets the runner read on: the next
+// event is read and answered while the first handler runs, whose own reply follows.
+func TestStreamReadsOnWhileAHandlerBlocks(t *testing.T) {
+	released := make(chan struct{})
+	p := startStream(t, blockingHandler(t, released, "the second event was not answered while the first handler ran"))
+	// One write from another goroutine: the pipe is unbuffered, and a runner that stopped reading
+	// must fail the reply checks (bounded by recv) rather than block this test in a write.
+	go func() { _, _ = io.WriteString(p.in, waitFrame(`"h1"`)+"\n"+eventFrame(`"h2"`)+"\n") }()
+	p.expectOvertaken(`"h2"`, `"h1"`, released)
+}
+
+// The grace watchdog parks while the stream is idle and is woken by the next event: a handler that
+// blocks without asking for its cancel, started after the park, still has reading moved on, so the
+// next event is answered first. Parking is read from the stream's own state (a watchdog bound of
+// 5 s, not a sleep).
+func TestStreamGraceWatchdogParksAndWakes(t *testing.T) {
+	released := make(chan struct{})
+	p := startStream(t, blockingHandler(t, released, "the event after the blocking one was not answered while it ran"))
+	p.send(eventFrame(`"h1"`))
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h1","result":`) {
+		t.Fatalf("reply %s, want h1's", reply)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if c := active.Load(); c != nil && c.watchParked.Load() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the grace watchdog did not park within 5 s of the stream going idle")
+		}
+	}
+	// From another goroutine, as in TestStreamReadsOnWhileAHandlerBlocks.
+	go func() { _, _ = io.WriteString(p.in, waitFrame(`"h2"`)+"\n"+eventFrame(`"h3"`)+"\n") }()
+	p.expectOvertaken(`"h3"`, `"h2"`, released)
 }

@@ -162,6 +162,9 @@ type parser struct {
 	mem nodeArena
 	// text is src as one string, made by the first substring (see substring).
 	text string
+	// field is the index in its type's fields of the member name memberName returned last, -1
+	// when that name was not matched as a declared one (object then looks it up by name).
+	field int
 }
 
 // sharedTextBytes is the size up to which a document's strings are cut from one copy of the whole
@@ -694,12 +697,13 @@ func (p *parser) memberName(t *typeMeta) (string, bool) {
 		if raw, end := p.plainString(); end > 0 {
 			for k := range t.fields {
 				if name := t.fields[k].name; string(raw) == name {
-					p.pos = end
+					p.pos, p.field = end, k
 					return name, true
 				}
 			}
 		}
 	}
+	p.field = -1
 	return p.stringLiteral(true)
 }
 
@@ -835,6 +839,8 @@ func (p *parser) object(t *typeMeta) *node {
 		var v *node
 		if t == nil {
 			v = p.value(false, nil)
+		} else if k := p.field; k >= 0 {
+			v = p.value(false, &t.fields[k].shape) // the field memberName matched key with
 		} else if f := t.field(key); f != nil {
 			v = p.value(false, &f.shape)
 		} else {
@@ -1475,7 +1481,18 @@ func appendRaw(b []byte, text []byte, path []slot) ([]byte, *Issue) {
 	return writeNode(b, n), nil
 }
 
-func stringNode(s string) *node { return &node{kind: kindString, str: s} }
+// stringNode is the node of the string s. The current wire version, the schema_version of nearly
+// every document a Go value is encoded to, is one shared node (as jsonNull is): trees built from
+// Go values are only read, never changed.
+func stringNode(s string) *node {
+	if s == WireVersion {
+		return &wireVersionNode
+	}
+	return &node{kind: kindString, str: s}
+}
+
+// wireVersionNode is the shared node of WireVersion (see stringNode).
+var wireVersionNode = node{kind: kindString, str: WireVersion}
 
 func intNode(i int64) *node {
 	return &node{kind: kindNumber, number: float64(i), str: strconv.FormatInt(i, 10)}

@@ -155,12 +155,102 @@ func schemaIssue(rule, pointer, message string) *Issue {
 	return &Issue{Rule: rule, Pointer: pointer, Message: message}
 }
 
+// requiredFields is, by type, the index in t.fields of each of t.required, in that order; a type
+// with a required member it does not declare has none (checkObject then searches by name).
+var requiredFields = sync.OnceValue(func() map[*typeMeta][]int {
+	all := make(map[*typeMeta][]int, len(WireObjectTypes))
+	for _, name := range WireObjectTypes {
+		t := typeMetaOf(name)
+		at := make([]int, 0, len(t.required))
+		for _, r := range t.required {
+			for i := range t.fields {
+				if t.fields[i].name == r {
+					at = append(at, i)
+					break
+				}
+			}
+		}
+		if len(at) == len(t.required) {
+			all[t] = at
+		}
+	}
+	return all
+})
+
+// maxIndexedFields is the field count up to which checkObject finds the members of an object in
+// one pass over its names (a table on the stack) instead of one search per required member, per
+// name and per field.
+const maxIndexedFields = 48
+
 // checkObject validates n against an object type; the first issue wins. path holds the location
 // of n (reused as a stack: a pointer string is built only for the issue found).
 func checkObject(t *typeMeta, n *node, path *[]slot) *Issue {
 	if n.kind != kindObject {
 		return schemaIssue(RuleSchemaType, slotsPointer(*path), "must be object")
 	}
+	required, indexed := requiredFields()[t]
+	if !indexed || len(t.fields) > maxIndexedFields {
+		return checkMembersByName(t, n, path)
+	}
+	// member[i] is 1 + the position in n of the member t.fields[i] names, 0 when n lacks it
+	// (names are unique in a tree: the parser refuses duplicates, the encoders write each once).
+	var member [maxIndexedFields]int32
+	unknown := false
+	for k, name := range n.keys {
+		if i := t.fieldIndex(name); i >= 0 {
+			member[i] = int32(k + 1)
+		} else {
+			unknown = true
+		}
+	}
+	for j, i := range required {
+		if member[i] == 0 {
+			name := t.required[j]
+			return schemaIssue(RuleSchemaRequired, childPointer(slotsPointer(*path), name), fmt.Sprintf("missing required member `%s`", name))
+		}
+	}
+	if unknown {
+		if issue := unknownMemberIssue(t, n, path); issue != nil {
+			return issue
+		}
+	}
+	for i := range t.fields {
+		if k := member[i]; k > 0 {
+			f := &t.fields[i]
+			*path = append(*path, slot{key: f.name})
+			if issue := checkValue(&f.shape, f.nullable, n.values[k-1], path); issue != nil {
+				return issue
+			}
+			*path = (*path)[:len(*path)-1]
+		}
+	}
+	return nil
+}
+
+// fieldIndex is the index of the field named name in t.fields, -1 when t declares none.
+func (t *typeMeta) fieldIndex(name string) int {
+	for i := range t.fields {
+		if t.fields[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// unknownMemberIssue is the schema.additional-properties issue of the first member of n, in
+// JavaScript property order, that t does not declare; nil when there is none.
+func unknownMemberIssue(t *typeMeta, n *node, path *[]slot) *Issue {
+	for _, name := range jsOrder(n.keys) {
+		if t.field(name) == nil {
+			return schemaIssue(RuleSchemaAdditionalProperties, childPointer(slotsPointer(*path), name), fmt.Sprintf("unknown member `%s` (the object is closed)", name))
+		}
+	}
+	return nil
+}
+
+// checkMembersByName is checkObject after its type check, searching n's members by name: the same
+// verdict, for a type checkObject has no table for.
+func checkMembersByName(t *typeMeta, n *node, path *[]slot) *Issue {
 	for _, name := range t.required {
 		if _, ok := n.get(name); !ok {
 			return schemaIssue(RuleSchemaRequired, childPointer(slotsPointer(*path), name), fmt.Sprintf("missing required member `%s`", name))
@@ -168,10 +258,8 @@ func checkObject(t *typeMeta, n *node, path *[]slot) *Issue {
 	}
 	// With no more (distinct) members than required ones, all found above, none can be unknown.
 	if len(n.keys) > len(t.required) {
-		for _, name := range jsOrder(n.keys) {
-			if t.field(name) == nil {
-				return schemaIssue(RuleSchemaAdditionalProperties, childPointer(slotsPointer(*path), name), fmt.Sprintf("unknown member `%s` (the object is closed)", name))
-			}
+		if issue := unknownMemberIssue(t, n, path); issue != nil {
+			return issue
 		}
 	}
 	for i := range t.fields {
@@ -662,11 +750,34 @@ func objectAt(n *node, path []string) *node {
 // ---------------------------------------------------------------------------
 // Whole documents.
 
+// paths holds the location stacks of the document walks (checkObject, appendChecked): a walk
+// writes its stack through a pointer, so the stack cannot live on the walk's own Go stack, and a
+// document checked or encoded per event would otherwise allocate one (8 slots, 256 bytes) per walk.
+var paths = sync.Pool{New: func() any { p := make([]slot, 0, 8); return &p }}
+
+// maxPooledPathSlots bounds the stacks kept in paths (a deeper document's is left to the collector).
+const maxPooledPathSlots = 64
+
+// getPath returns an empty location stack from paths; give it back with putPath.
+func getPath() *[]slot { return paths.Get().(*[]slot) }
+
+// putPath empties path (it holds member names of the document walked) and returns it to paths.
+func putPath(path *[]slot) {
+	if cap(*path) > maxPooledPathSlots {
+		return
+	}
+	clear((*path)[:cap(*path)])
+	*path = (*path)[:0]
+	paths.Put(path)
+}
+
 // validateTree runs the schema layer, the integer-lexeme check and the rules on a parsed tree.
 func validateTree(typeName string, root *node, nonInteger int) []Issue {
 	meta := typeMetaOf(typeName)
-	path := make([]slot, 0, 8)
-	if issue := checkObject(meta, root, &path); issue != nil {
+	path := getPath()
+	issue := checkObject(meta, root, path)
+	putPath(path)
+	if issue != nil {
 		return []Issue{*issue}
 	}
 	if nonInteger > 0 {
@@ -765,8 +876,9 @@ func encodeDocument(typeName string, root *node) ([]byte, error) {
 // appendDocument is encodeDocument appending the JSON to b (b's bytes are kept).
 func appendDocument(b []byte, typeName string, root *node) ([]byte, error) {
 	// The same verdict as checkValueTree followed by writeNode, with the check and the writing in one walk.
-	path := make([]slot, 0, 8) // room for the usual depth at once instead of growing from empty
-	data, issue := appendChecked(b, root, &path)
+	path := getPath()
+	data, issue := appendChecked(b, root, path)
+	putPath(path)
 	if issue != nil {
 		return nil, newValidationError(typeName, []Issue{*issue})
 	}

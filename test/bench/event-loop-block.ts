@@ -20,7 +20,8 @@
  * - block: the longest gap between two ticks of a 1 ms interval timer, minus the 1 ms (what every
  *   other timer and I/O callback of the process waited at worst), with the process CPU time spent
  *   in that gap (all threads: GC helpers included; steadier than wall time on a loaded machine)
- *   and the GC pauses (perf_hooks `gc` entries) that fell in it;
+ *   and the GC pauses (perf_hooks `gc` entries) that fell in it; and the most process CPU time in
+ *   any one gap, the longest block of work even when the machine's load stretched another gap more;
  * - settle: the invocation's elapsedMs, and the process CPU time of the whole invocation;
  * - peak: process.resourceUsage().maxRSS after the invocation minus before it (the warm-up's high
  *   water mark is the baseline), and that as a multiple of the document's size;
@@ -132,6 +133,8 @@ interface Figures {
   readonly block_gc_ms: number;
   readonly longest_gc_ms: number;
   readonly blocks_over_50: number;
+  /** The most process CPU time in any one gap (ms): the longest block of work, whether or not the machine's load stretched that gap most. */
+  readonly max_gap_cpu_ms: number;
   readonly peak_kb: number;
   /** Young generation (new space) capacity when the measurement began (MiB). */
   readonly young_mib: number;
@@ -147,7 +150,7 @@ function outcomeOf(r: InvocationResult): string {
 }
 
 /** The probe: a 1 ms interval; the longest gap between ticks, the CPU time and GC pauses within it. */
-function startProbe(): () => Promise<{ blockMs: number; cpuMs: number; gcMs: number; longestGcMs: number; over50: number }> {
+function startProbe(): () => Promise<{ blockMs: number; cpuMs: number; gcMs: number; longestGcMs: number; over50: number; maxGapCpuMs: number }> {
   const gcs: { start: number; end: number }[] = [];
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) gcs.push({ start: e.startTime, end: e.startTime + e.duration });
@@ -157,11 +160,13 @@ function startProbe(): () => Promise<{ blockMs: number; cpuMs: number; gcMs: num
   let lastCpu = process.cpuUsage();
   let worst = { gap: 0, from: 0, to: 0, cpu: 0 };
   let over50 = 0;
+  let maxGapCpu = 0;
   const timer = setInterval(() => {
     const now = performance.now();
     const cpu = process.cpuUsage();
     const gap = now - last - 1;
     if (gap > 50) over50++;
+    maxGapCpu = Math.max(maxGapCpu, (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000);
     if (gap > worst.gap) worst = { gap, from: last, to: now, cpu: (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000 };
     last = now;
     lastCpu = cpu;
@@ -180,6 +185,7 @@ function startProbe(): () => Promise<{ blockMs: number; cpuMs: number; gcMs: num
       gcMs: inGap.reduce((n, g) => n + Math.min(g.end, worst.to) - Math.max(g.start, worst.from), 0),
       longestGcMs: gcs.reduce((n, g) => Math.max(n, g.end - g.start), 0),
       over50,
+      maxGapCpuMs: maxGapCpu,
     };
   };
 }
@@ -252,6 +258,7 @@ async function measureShape(shape: string, transport: string, dir: string, warmU
     block_gc_ms: probe.gcMs,
     longest_gc_ms: probe.longestGcMs,
     blocks_over_50: probe.over50,
+    max_gap_cpu_ms: probe.maxGapCpuMs,
     peak_kb: after - before,
     young_mib: young / (1 << 20),
     floor_bytes: floor,
@@ -372,7 +379,7 @@ export async function run(): Promise<void> {
   };
   const load = spawnSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).stdout.trim();
   out(`== event-loop block, settle time and peak memory of one invocation at the limits (one fresh process per shape; load average at the start: ${load})`);
-  out("  block = longest gap of a 1 ms timer (ms) [process CPU in that gap, GC pauses in it]; settle = elapsedMs [process CPU]; peak = maxRSS growth (x document size)");
+  out("  block = longest gap of a 1 ms timer (ms) [process CPU in that gap, GC pauses in it; the most process CPU in any one gap]; settle = elapsedMs [process CPU]; peak = maxRSS growth (x document size)");
   out(`  cold: a fresh process after one small invocation; warm: after ${WARM_STREAM} (stream) or ${WARM_SUBPROCESS} (subprocess) small invocations (young = V8 new space at the start, MiB)`);
   out("  floor = heap retained by JSON.parse's value of the same text, in the warm process (x document size): the least any parser that builds the value holds");
   out("  | shape | transport | bytes | outcome | settle (warm) | longest block: cold / warm | gaps > 50 ms | longest GC | peak cold [young] | peak warm [young] | floor |");
@@ -391,7 +398,7 @@ export async function run(): Promise<void> {
     const c = figures(false);
     const f = figures(true);
     const verdict = c.outcome === c.expect && f.outcome === f.expect ? f.outcome : `${c.outcome}/${f.outcome} (expected ${f.expect}!)`;
-    const block = (x: Figures): string => `${x.block_ms.toFixed(1)} ms [cpu ${x.block_cpu_ms.toFixed(0)}, gc ${x.block_gc_ms.toFixed(1)}]`;
+    const block = (x: Figures): string => `${x.block_ms.toFixed(1)} ms [cpu ${x.block_cpu_ms.toFixed(0)}, gc ${x.block_gc_ms.toFixed(1)}; most cpu in a gap ${x.max_gap_cpu_ms.toFixed(0)}]`;
     const peak = (x: Figures): string => `${(x.peak_kb / 1024).toFixed(0)} MB (${((x.peak_kb * 1024) / x.bytes).toFixed(1)}x) [${x.young_mib.toFixed(0)}]`;
     const floor = f.floor_bytes < 0 || f.expect !== "ok" ? "n/a" : `${(f.floor_bytes / (1 << 20)).toFixed(1)} MB (${(f.floor_bytes / f.bytes).toFixed(1)}x)`;
     out(

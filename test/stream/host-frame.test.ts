@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { FrameReader } from "../../runtime/stream/frame-reader.js";
-import { framePointers, HOST_NON_INTEGER_PATHS, parseFrameRecording, parseHostFrame, parseHostFrameSliced, type FrameResult } from "../../runtime/stream/frame.js";
+import { encodeRequestAround, encodeRequestText, framePointers, HOST_NON_INTEGER_PATHS, parseFrameRecording, parseHostFrame, parseHostFrameSliced, requestFraming, type FrameResult } from "../../runtime/stream/frame.js";
 import { validateParsed } from "../../runtime/wire/validate.js";
 import { REPO_ROOT } from "../support/fixture-clients.js";
 
@@ -108,5 +108,19 @@ describe("parseHostFrame", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("encodeRequestText", () => {
+  it("writes the frame encodeRequestAround writes and counts its UTF-8 bytes exactly, for the host's plain ids and any other id (escaped, non-ASCII, integer)", () => {
+    const framing = requestFraming("event/frame.opening");
+    for (const id of ["1", "18446", "h1", 'a"b', "back\\slash", "\u0001", "é", "\u2028", "😀", "\u007f", 0, 7, 9007199254740991]) {
+      for (const params of ['{"a":1}', '{"é":"\u2028😀"}']) {
+        const encoded = encodeRequestText(id, framing, params, Buffer.byteLength(params, "utf8"));
+        const expected = encodeRequestAround(id, "event/frame.opening", Buffer.from(params, "utf8"));
+        expect(encoded.text, JSON.stringify(id)).toBe(expected.toString("utf8"));
+        expect(encoded.bytes, JSON.stringify(id)).toBe(expected.length);
+      }
+    }
   });
 });

@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { snapshotValue, snapshotValueSoon, type SnapshotLimits } from "../../runtime/wire/serialize.js";
+import { isPlainJsonString, PLAIN_LOOP_MAX, snapshotValue, snapshotValueSoon, type SnapshotLimits } from "../../runtime/wire/serialize.js";
 
 const LIMITS: SnapshotLimits = { maxBytes: 1 << 20, maxDepth: 64, maxValues: 100_000 };
 
@@ -38,6 +38,24 @@ describe("snapshotValue writes what JSON.stringify writes", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it("the plain-string shortcut (a loop up to PLAIN_LOOP_MAX characters, a regex above) holds for exactly the strings JSON.stringify writes unchanged in quotes as ASCII, for every code unit and on both sides of the bound", () => {
+    const plainByStringify = (s: string): boolean => JSON.stringify(s) === `"${s}"` && Buffer.byteLength(s, "utf8") === s.length;
+    for (let c = 0; c <= 0xffff; c++) {
+      const ch = String.fromCharCode(c);
+      for (const length of [1, 3, PLAIN_LOOP_MAX, PLAIN_LOOP_MAX + 1]) {
+        // The unit first, in the middle and last, so every position of the loop is reached.
+        for (const s of [ch + "a".repeat(length - 1), "a".repeat(length - 1) + ch, "a".repeat(length >> 1) + ch + "a".repeat(length - 1 - (length >> 1))].map((t) => t.slice(0, length))) {
+          if (isPlainJsonString(s) !== plainByStringify(s)) expect.fail(`code unit 0x${c.toString(16)} in a ${length}-character string: shortcut ${isPlainJsonString(s)}`);
+        }
+      }
+    }
+    // And the serializer's bytes for such strings are JSON.stringify's.
+    for (const s of ["a".repeat(PLAIN_LOOP_MAX - 1) + '"', "a".repeat(PLAIN_LOOP_MAX) + "\\", `${"a".repeat(PLAIN_LOOP_MAX - 1)}\u007f`, "\u0080", "\u001f"]) {
+      const snap = snapshotValue({ [s]: s }, LIMITS);
+      expect(snap.ok && snap.bytes.toString("utf8")).toBe(JSON.stringify({ [s]: s }));
+    }
   });
 
   it("any JSON document: same bytes, and the copy is what the bytes say", () => {

@@ -34,6 +34,14 @@ function parse(text: string | Uint8Array, limits: StrictJsonLimits = LIMITS) {
   const sync = parseStrictJson(input, limits);
   // Inputs of megabytes are compared in test/hostile and by the sliced invokers' suites.
   if (input.length > 4 << 20) return sync;
+  // A Buffer (what pipes and frames give) is decoded by its own native slice, a plain Uint8Array by
+  // the TextDecoder: the same outcome for every input, invalid UTF-8 and the BOM included.
+  const fromBuffer = parseStrictJson(Buffer.from(input.buffer, input.byteOffset, input.length), limits);
+  expect(fromBuffer.ok).toBe(sync.ok);
+  if (sync.ok && fromBuffer.ok) {
+    expect(sameOwnShape(fromBuffer.value, sync.value)).toBe(true);
+    expect(fromBuffer.nonIntegerNumberPointers).toEqual(sync.nonIntegerNumberPointers);
+  } else expect(fromBuffer).toEqual(sync);
   const stepwise = parseStrictJsonStepwise(
     input,
     limits,

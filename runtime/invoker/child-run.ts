@@ -88,7 +88,9 @@ export interface ChildExit {
  * - `stdoutError` / `writeError`: stream errors (e.g. ECONNRESET, EPIPE).
  * - `timedOut`: the deadline passed before the child exited and stdout reached EOF.
  * - `neverSpawned`: the deadline passed while the spawn was still queued behind others
- *   (runtime/invoker/spawn-gate.ts): nothing was started (`timedOut` is true too).
+ *   (runtime/invoker/spawn-gate.ts), or before it was due: nothing was started (`timedOut` is true too).
+ * - `deadlinePassedBeforeSpawn`: with `neverSpawned`, the deadline had already passed when the run
+ *   started (spent preparing the request, or on other work of the host): the spawn was never queued.
  * - `exitedBeforeDeadline`: the child had exited when the deadline fired (a descendant held stdout).
  * - `stderr`: the bounded tail of stderr.
  */
@@ -101,6 +103,7 @@ export interface ChildRun {
   readonly writeError: NodeJS.ErrnoException | null;
   readonly timedOut: boolean;
   readonly neverSpawned: boolean;
+  readonly deadlinePassedBeforeSpawn: boolean;
   readonly exitedBeforeDeadline: boolean;
   readonly stderr: ByteTail;
   /** When the child was seen to exit (performance.now() ms), or null. */
@@ -143,6 +146,7 @@ class ChildRunState {
   /** The queued spawn, until it runs (null once it ran, or when it was cancelled). */
   private ticket: SpawnTicket | null = null;
   private neverSpawned = false;
+  private deadlinePassedBeforeSpawn = false;
   private readonly stderr: ByteTail;
   private readonly timers: NodeJS.Timeout[] = [];
 
@@ -159,6 +163,15 @@ class ChildRunState {
    * gate (runtime/invoker/spawn-gate.ts): at once, or on a later turn when other spawns are queued.
    */
   start(): void {
+    if (performance.now() >= this.spec.deadlineAt) {
+      // Nothing to queue or start: the whole timeout went before the spawn was due (preparing the
+      // request, or other work of this turn such as the spawns of other calls).
+      this.timedOut = true;
+      this.neverSpawned = true;
+      this.deadlinePassedBeforeSpawn = true;
+      this.finish();
+      return;
+    }
     this.timers.push(setTimeout(() => this.onDeadline(), Math.max(0, this.spec.deadlineAt - performance.now())));
     this.ticket = requestSpawn(() => {
       this.ticket = null;
@@ -335,6 +348,7 @@ class ChildRunState {
       writeError: this.writeError,
       timedOut: this.timedOut,
       neverSpawned: this.neverSpawned,
+      deadlinePassedBeforeSpawn: this.deadlinePassedBeforeSpawn,
       exitedBeforeDeadline: this.exitedBeforeDeadline,
       stderr: this.stderr,
       exitedAt: this.exitedAt,

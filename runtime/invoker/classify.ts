@@ -75,6 +75,9 @@ function classifyFacts(run: ChildRun, ctx: ClassifyContext): RunOutcome | null {
   if (run.stdoutTooLarge) {
     return fail("response_too_large", `stdout exceeded limits.max_response_bytes (${limits.max_response_bytes} bytes); the process group was killed and the rest was not read`);
   }
+  if (run.deadlinePassedBeforeSpawn) {
+    return fail("timeout", `the client was not started: the ${ctx.timeoutMs} ms timeout had passed when its spawn was due (spent preparing the request, or on other work of the host meanwhile, such as other spawns); nothing was delivered`);
+  }
   if (run.neverSpawned) {
     return fail("timeout", `the client was not started within ${ctx.timeoutMs} ms: its spawn was still queued behind other spawns (spawns are spread over turns of the event loop); nothing was delivered`);
   }

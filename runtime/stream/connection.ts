@@ -57,6 +57,8 @@ export interface ConnectionEnd {
 export interface ConnectionHooks {
   onFrame(frame: StreamFrame, nonIntegerNumberPointers: readonly string[], resultAccepted: boolean): void;
   onEnd(end: ConnectionEnd): void;
+  /** The child's spawn is attempted now (it left the spawn gate); never called for a spawn cancelled while queued. */
+  onSpawn?(): void;
 }
 
 /** A queued write; `cancel()` drops it when it has not started (returns false when it has). */
@@ -177,6 +179,7 @@ export class StreamConnection {
 
   private spawnNow(): void {
     if (this.finished) return;
+    this.hooks.onSpawn?.();
     let child: Child;
     try {
       child = spawn(this.program, this.args, { stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false, windowsHide: true });

@@ -43,7 +43,7 @@ export interface StreamInvokerConfig {
 
 /**
  * Counters of one invoker (never reset):
- * - `events`: invoke() calls; `spawns`: children started (spawn attempts included);
+ * - `events`: invoke() calls; `spawns`: children started (spawn attempts included; not a spawn cancelled while queued in the spawn gate);
  * - `discardedFrames`: well-formed frames that settled nothing: duplicate, late and unknown-id
  *   replies, client notifications;
  * - `cancels`: lifeloop/cancel notifications sent; `reverseRequests`: client requests served.
@@ -73,6 +73,8 @@ interface Live {
   readonly clientRequests: Set<string>;
   consecutiveTimeouts: number;
   hadValidReply: boolean;
+  /** The child's spawn was attempted (false while it waits in the spawn gate, and for ever when it was cancelled there). */
+  spawned: boolean;
   /** Frames the client wrote on this stream (any kind): none at all usually means it does not implement --stream. */
   framesReceived: number;
   /**
@@ -246,17 +248,21 @@ export class StreamInvoker implements CallbackInvoker {
       conn: new StreamConnection(this.program, [...this.args, STREAM_FLAG], this.limits, {
         onFrame: (frame, pointers, resultAccepted) => this.onFrame(live, frame, pointers, resultAccepted),
         onEnd: (end) => this.onEnd(live, end),
+        onSpawn: () => {
+          live.spawned = true;
+          this.counters.spawns++;
+        },
       }),
       pending: new PendingEvents(),
       clientRequests: new Set(),
       consecutiveTimeouts: 0,
       hadValidReply: false,
+      spawned: false,
       framesReceived: 0,
       deadlineTimer: null,
       timerAt: Number.POSITIVE_INFINITY,
     };
     this.live = live;
-    this.counters.spawns++;
     live.conn.start();
     return live;
   }
@@ -289,6 +295,8 @@ export class StreamInvoker implements CallbackInvoker {
       this.counters.cancels++;
       live.conn.write(encodeNotification(CANCEL_METHOD, { id: pending.id, reason: "timeout" }));
     }
+    // An event its client never received (its spawn still queued) is not the client's timeout.
+    if (notStarted) return;
     live.consecutiveTimeouts++;
     if (live.consecutiveTimeouts >= this.limits.stream_max_consecutive_timeouts) live.conn.terminate("timeouts");
   }
@@ -359,11 +367,12 @@ export class StreamInvoker implements CallbackInvoker {
     live.deadlineTimer = null;
     live.timerAt = Number.POSITIVE_INFINITY;
     if (live.hadValidReply) this.failedStreams = 0;
-    else {
+    else if (live.spawned) {
+      // A stream ended before its spawn left the gate started no client: nothing for the respawn bound.
       this.failedStreams++;
       if (this.failedStreams >= this.limits.stream_max_failed_spawns) this.cooldownUntil = performance.now() + this.limits.stream_respawn_cooldown_ms;
     }
-    const failure = endFailure(end, this.program, this.limits, noFrameHint(live));
+    const failure = live.spawned ? endFailure(end, this.program, this.limits, noFrameHint(live)) : neverStartedFailure(end);
     for (const pending of live.pending.list()) this.settle(pending, { ok: false, failure });
   }
 }
@@ -394,6 +403,18 @@ function exitText(end: ConnectionEnd): string {
   const exit = end.exit;
   if (exit === null) return "the client was not reaped";
   return exit.signal !== null ? `the client was killed by signal ${exit.signal}` : `the client exited with code ${exit.code}`;
+}
+
+/**
+ * The failure of the events still pending on a connection that ended while its spawn waited in the
+ * spawn gate (close() reached the SIGTERM step, or the stream was ended otherwise): no client ran,
+ * nothing was written.
+ */
+function neverStartedFailure(end: ConnectionEnd): InvocationFailure {
+  if (end.cause === "close") {
+    return makeFailure("stream_closed", "close() ended the stream before its client was started (its spawn was still queued behind other spawns after limits.stream_close_grace_ms); nothing was written");
+  }
+  return makeFailure("stream_exit", `the stream was ended (${end.cause}) before its client was started (its spawn was still queued behind other spawns); nothing was written`);
 }
 
 /** The failure of every event still pending when a connection ended. */

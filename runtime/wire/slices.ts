@@ -5,6 +5,7 @@
  * (setImmediate), so timers (deadlines) and I/O of every other invocation keep running. Jobs take
  * turns round-robin; each gets at most {@link SLICE_MS} per go.
  */
+import { LIMITS } from "../../generated/ts/spec.js";
 
 /** A resumable job: do at most about `budgetMs` of work; return true when it is finished. It should not throw. */
 export type SliceStep = (budgetMs: number) => boolean;
@@ -99,11 +100,14 @@ function pump(): void {
   const othersMs = lastTurnEndedCpu < 0 ? 0 : cpuMs() - lastTurnEndedCpu;
   const turnEnd = turnStartedAt + Math.min(TURN_MAX_MS, Math.max(TURN_MS, othersMs));
   const deferred: Job[] = [];
+  /** The first job run in this turn. */
+  let front: Job | null = null;
   while (queue.length > 0) {
     const left = turnEnd - performance.now();
     if (left <= 0) break;
     const job = queue.shift() as Job;
     if (job.cancelled) continue;
+    front ??= job;
     let finished: boolean;
     deferRequested = false;
     try {
@@ -116,6 +120,10 @@ function pump(): void {
     else queue.push(job);
     if (turnEndRequested) break;
   }
+  // The job that had the front of this turn and asks for it again yields it to the others that
+  // asked (else a job deferring on every go, e.g. a serializer listing one large object after
+  // another, would keep them, the spawn gate's drain among them, from the front as long as it runs).
+  if (deferred.length > 1 && deferred[0] === front) deferred.push(deferred.shift() as Job);
   queue.unshift(...deferred);
   turnStartedAt = -1;
   turnEndRequested = false;
@@ -144,10 +152,19 @@ export function runInSlices(step: SliceStep, deadlineAt?: number): Promise<boole
       },
     };
     if (deadlineAt !== undefined && Number.isFinite(deadlineAt)) {
-      timer = setTimeout(() => {
-        job.cancelled = true;
-        resolve(false);
-      }, Math.max(0, deadlineAt - performance.now()));
+      // A deadline further away than the longest timer delay (limits.max_timeout_ms; Node runs a
+      // longer one after 1 ms), e.g. the settle bound of the longest timeoutMs: wait in steps.
+      const arm = (): void => {
+        const left = Math.max(0, deadlineAt - performance.now());
+        timer =
+          left > LIMITS.max_timeout_ms
+            ? setTimeout(arm, LIMITS.max_timeout_ms)
+            : setTimeout(() => {
+                job.cancelled = true;
+                resolve(false);
+              }, left);
+      };
+      arm();
     }
     queue.push(job);
     if (!scheduled) {

@@ -9,6 +9,8 @@
  *   spawned them back to back it ticks only once all are spawned); every child is reaped;
  * - a run whose deadline passes while its spawn is queued times out without ever being spawned,
  *   and invocations in that case settle as `timeout` (nothing was delivered) within the bound;
+ * - a run whose deadline had already passed when its spawn was due (the request, or other work of
+ *   the host, took the whole timeoutMs) is never spawned, and its detail does not claim it was queued;
  * - one run alone spawns at once (synchronously, no added latency).
  * Ordering uses the loop's own phases (setImmediate, timers), never sleeps.
  */
@@ -141,6 +143,22 @@ describe("a burst of spawns", () => {
     const done = await run;
     expect(done.exit).toEqual({ code: 0, signal: null });
     expect(done.stdout.toString()).toBe(OK);
+    await expectNothingLeft();
+  }, 60_000);
+
+  it("a run whose deadline passed before its spawn was due is never spawned and not said to be queued", async () => {
+    await nextTurn();
+    expect(queuedSpawns()).toBe(0);
+    const base = spawnsStarted();
+    const run = await runChild({ program: "/bin/sh", args: ["-c", `cat >/dev/null; printf '%s' '${OK}'`], input: Buffer.from("{}"), deadlineAt: performance.now() - 1, limits: DEFAULT_INVOKER_LIMITS });
+    expect(spawnsStarted() - base).toBe(0);
+    expect(run.neverSpawned).toBe(true);
+    expect(run.exit).toBeNull();
+    const outcome = classifyRun(run, { program: "/bin/sh", timeoutMs: 5, limits: DEFAULT_INVOKER_LIMITS });
+    expect(outcome.ok ? "ok" : outcome.failure.variant).toBe("timeout");
+    const detail = outcome.ok ? "" : outcome.failure.detail;
+    expect(detail).toMatch(/nothing was delivered/);
+    expect(detail, "no other spawn was queued").not.toMatch(/queued/);
     await expectNothingLeft();
   }, 60_000);
 });

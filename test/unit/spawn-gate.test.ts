@@ -3,11 +3,13 @@
  * §"Bounds", "Spawns in a burst"), with spawn functions that record their turn instead of forking
  * (the real spawns are test/runtime/spawn-burst.test.ts): first in, first out; the first of a
  * burst at once; the rest on later turns with the timers running in between; a cancelled spawn
- * leaves the queue at once and never runs, and so does one whose deadline has passed.
+ * leaves the queue at once and never runs, and so does one whose deadline has passed; a sliced
+ * job that asks for the front of every turn (a serializer listing one large object after another)
+ * does not keep the drain, whose spawns cost more than a slice, from the front for as long as it runs.
  */
 import { describe, expect, it } from "vitest";
 import { queuedSpawns, requestSpawn, spawnsStarted } from "../../runtime/invoker/spawn-gate.js";
-import { nextTurn } from "../../runtime/wire/slices.js";
+import { deferToNextTurn, nextTurn, runInSlices } from "../../runtime/wire/slices.js";
 
 /** Busy the main thread for `ms` (what a fork costs it). */
 function hold(ms: number): void {
@@ -88,5 +90,31 @@ describe("spawn gate", () => {
     requestSpawn(() => ran.push("c"));
     while (queuedSpawns() > 0) await nextTurn();
     expect(ran).toEqual(["a", "c"]);
+  });
+
+  it("a job that defers to the next turn on every go does not starve spawns that cost more than a slice", async () => {
+    await nextTurn();
+    // Spawns of 8 ms (more than a slice, as on a loaded machine): the drain spawns only at the front of a turn.
+    requestSpawn(() => hold(8)); // at once, and sets the estimate
+    let jobDone = false;
+    const ranWhileJobRan: boolean[] = [];
+    for (let i = 0; i < 5; i++)
+      requestSpawn(() => {
+        ranWhileJobRan.push(!jobDone);
+        hold(8);
+      });
+    // The job asks for the front of the next turn on every go and works a slice each time, until
+    // the spawns have all run (a watchdog of 3 s ends it otherwise: the starvation this test catches).
+    const t0 = performance.now();
+    const job = runInSlices((budgetMs) => {
+      deferToNextTurn();
+      hold(budgetMs);
+      jobDone = ranWhileJobRan.length === 5 || performance.now() - t0 > 3000;
+      return jobDone;
+    });
+    await job;
+    while (queuedSpawns() > 0) await nextTurn();
+    expect(ranWhileJobRan.length).toBe(5);
+    expect(ranWhileJobRan.filter(Boolean).length, "spawns that ran while the job was running").toBe(5);
   });
 });

@@ -39,13 +39,13 @@ export interface SpawnTicket {
 /** The ticket of a request whose deadline had passed when it was made: never queued, never run. */
 const EXPIRED: SpawnTicket = Object.freeze({ cancel: () => undefined });
 
-/** Queued spawns in arrival order (a Set: O(1) removal of a cancelled one, iteration in insertion order). */
 /** A queued request: the spawn, and the deadline after which it is no longer wanted (performance.now() ms). */
 interface Entry {
   readonly spawnNow: () => void;
   readonly deadlineAt: number;
 }
 
+/** Queued spawns in arrival order (a Set: O(1) removal of a cancelled one, iteration in insertion order). */
 const queue = new Set<Entry>();
 let draining = false;
 /** A spawn ran in this turn of the loop: the next one waits for the queue (cleared on a later turn, after the timers). */

@@ -23,9 +23,9 @@ import { FIXTURE_CLIENTS, REPO_ROOT as ROOT } from "../test/support/fixture-clie
 import { painterFor } from "../test/support/text-table.js";
 import { prepareClients } from "./clients.js";
 import { runFailureCases } from "./failures.js";
-import { fileStamp, writeReceipts } from "./receipts-file.js";
+import { fileStamp, writeReceipts, writeSessionFile } from "./receipts-file.js";
 import { regenerate } from "./regenerate.js";
-import { runSession, sessionIds, SESSION_EVENTS } from "./session.js";
+import { runSession, sessionEnvelopes, sessionIds, SESSION_EVENTS, SESSION_TIMEOUT_MS } from "./session.js";
 import { failureTable, sessionTable } from "./table.js";
 import { compareTransports, transportTable } from "./transports.js";
 
@@ -78,7 +78,11 @@ async function main(): Promise<number> {
   heading("3b. The same session over both transports: subprocess v1 (a process per event) and stream v2 (one process)");
   const transports = await compareTransports(`${tag}-transports`);
   for (const line of transportTable(transports, painter)) print(line);
-  print("  Both from the command line: lifeloop-callback session --transport subprocess|stream --program ABS --timeout-ms N FILE");
+  // The same session as a file, so the comparison can be run again from the command line.
+  const sessionPath = writeSessionFile(ROOT, fileStamp(started), sessionEnvelopes(sessionIds(`${tag}-cli`)));
+  print(`  Both from the command line, on this session (written to ${relative(ROOT, sessionPath)}):`);
+  print(`    npx lifeloop-callback session --transport stream --program ${FIXTURE_CLIENTS.go.program} --timeout-ms ${SESSION_TIMEOUT_MS} ${relative(ROOT, sessionPath)}`);
+  print("    (--transport subprocess runs v1 on the same file: one process per envelope)");
   for (const row of transports) for (const p of row.problems) problems.push(`${row.client.title} over ${row.transport}: ${p}`);
 
   heading("4. When things go wrong");

@@ -2,15 +2,17 @@
  * `npm run demo` as a newcomer runs it: `tsx demo/main.ts` as a real process (stdout is a pipe, so
  * no colours). Asserts exit 0, the ten session events delivered to both the Go and the Python
  * client (in order, with receipts numbered 1..10), the rows of the failure section, and that the
- * receipts file it names last exists and holds only valid LifecycleReceipts (our validator).
+ * receipts file it names last exists and holds only valid LifecycleReceipts (our validator), and
+ * that the `session` command it prints runs as printed on the session file it wrote.
  */
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { isAbsolute } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LifecycleReceipt } from "../../generated/ts/types.js";
 import { parseWireDocument } from "../../runtime/wire/validate.js";
 import { SESSION_EVENTS } from "../../demo/session.js";
-import { runTs, type ProcessResult } from "../support/cli-process.js";
+import { REPO_ROOT } from "../support/fixture-clients.js";
+import { runCli, runTs, type ProcessResult } from "../support/cli-process.js";
 
 let run: ProcessResult;
 let lines: string[];
@@ -22,8 +24,16 @@ beforeAll(() => {
   receiptsPath = lines.at(-1) ?? "";
 }, 320_000);
 
+/** The `npx lifeloop-callback session ...` command the demo prints, as arguments after the program name, or null. */
+function printedSessionCommand(): string[] | null {
+  const line = lines.find((l) => l.trim().startsWith("npx lifeloop-callback session "));
+  return line === undefined ? null : line.trim().split(/\s+/).slice(2);
+}
+
 afterAll(() => {
   if (receiptsPath.endsWith(".jsonl") && isAbsolute(receiptsPath)) rmSync(receiptsPath, { force: true });
+  const file = printedSessionCommand()?.at(-1);
+  if (file?.endsWith(".jsonl") === true) rmSync(join(REPO_ROOT, file), { force: true });
 });
 
 /** The lines of the section that starts at the first line containing `start`, up to the next blank line. */
@@ -46,6 +56,15 @@ function receipts(): LifecycleReceipt[] {
 }
 
 describe("npm run demo", () => {
+  it("writes its session to a file and prints a session command that runs as printed, over the stream", () => {
+    const args = printedSessionCommand();
+    expect(args, run.stdout).not.toBeNull();
+    const r = runCli(args ?? [], { cwd: REPO_ROOT, timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l) as { event_id?: string; summary?: { events: number; delivered: number; failed: number; spawns: number } });
+    expect(out.at(-1)?.summary).toMatchObject({ events: SESSION_EVENTS.length, delivered: SESSION_EVENTS.length, failed: 0, spawns: 1 });
+  });
+
   it("exits 0 without complaints, with no colour codes on a pipe", () => {
     expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0);
     expect(run.stderr).toBe("");

@@ -127,10 +127,10 @@ describe("encodeRequestText", () => {
 
 describe("encodeRequestText against the pre-shortcut encoding (JSON.stringify of the id, UTF-8 bytes of the frame)", () => {
   const framing = requestFraming("event/session.started");
-  const before = (id: string | number, params: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"event/session.started","params":${params}}\n`;
+  const preShortcut = (id: string | number, params: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"event/session.started","params":${params}}\n`;
   const check = (id: string | number, params = '{"a":1}') => {
     const encoded = encodeRequestText(id, framing, params, Buffer.byteLength(params, "utf8"));
-    expect(encoded.text, JSON.stringify(id)).toBe(before(id, params));
+    expect(encoded.text, JSON.stringify(id)).toBe(preShortcut(id, params));
     expect(encoded.bytes, JSON.stringify(id)).toBe(Buffer.byteLength(encoded.text, "utf8"));
   };
 
@@ -140,7 +140,7 @@ describe("encodeRequestText against the pre-shortcut encoding (JSON.stringify of
     for (const n of [63, 64, 65, 128, 129, 1000]) ids.push("7".repeat(n), `${"7".repeat(n - 1)}"`, `${"7".repeat(n - 1)}\ud800`, `${"7".repeat(n - 1)}é`);
     ids.push(0, 1, 42, 9007199254740991, "9007199254740992", "18446744073709551616");
     for (const id of ids) check(id);
-    expect(before("1", "{}")).toBe(encodeRequestAround("1", "event/session.started", Buffer.from("{}")).toString("utf8"));
+    expect(preShortcut("1", "{}")).toBe(encodeRequestAround("1", "event/session.started", Buffer.from("{}")).toString("utf8"));
   });
 
   it("any string id (any code units, lone surrogates included) and any safe integer id", () => {

@@ -2,14 +2,19 @@
  * `npm run bench`: every benchmark module, one after the other, each printing ratios against a
  * baseline measured in the same process (never absolute pass/fail thresholds).
  * A module exports `run(): Promise<void>`; add new modules to BENCHES.
- * `npm run bench -- <name>...` runs only the named modules (e.g. `wire-parsers`).
+ * `npm run bench -- <name>...` runs only the named modules (e.g. `wire-parsers`); `-- --help` lists them.
  */
 const BENCHES: readonly string[] = ["./invoker.ts", "./validators.ts", "./wire-parsers.ts", "./continuation.ts", "./stream.ts", "./event-loop-block.ts"];
 
 const only = process.argv.slice(2);
+const names = BENCHES.map((b) => b.slice(2, -3));
+if (only.includes("--help") || only.includes("-h")) {
+  process.stdout.write(`usage: npm run bench [-- NAME...]\n  runs every benchmark, or only the named ones: ${names.join(", ")}\n`);
+  process.exit(0);
+}
 const unknown = only.filter((name) => !BENCHES.includes(`./${name}.ts`));
 if (unknown.length > 0) {
-  process.stderr.write(`unknown benchmark(s): ${unknown.join(", ")}; known: ${BENCHES.map((b) => b.slice(2, -3)).join(", ")}\n`);
+  process.stderr.write(`unknown benchmark(s): ${unknown.join(", ")}; known: ${names.join(", ")} (npm run bench -- --help)\n`);
   process.exit(2);
 }
 for (const name of BENCHES) {

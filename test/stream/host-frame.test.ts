@@ -124,3 +124,29 @@ describe("encodeRequestText", () => {
     }
   });
 });
+
+describe("encodeRequestText against the pre-shortcut encoding (JSON.stringify of the id, UTF-8 bytes of the frame)", () => {
+  const framing = requestFraming("event/session.started");
+  const preShortcut = (id: string | number, params: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"event/session.started","params":${params}}\n`;
+  const check = (id: string | number, params = '{"a":1}') => {
+    const encoded = encodeRequestText(id, framing, params, Buffer.byteLength(params, "utf8"));
+    expect(encoded.text, JSON.stringify(id)).toBe(preShortcut(id, params));
+    expect(encoded.bytes, JSON.stringify(id)).toBe(Buffer.byteLength(encoded.text, "utf8"));
+  };
+
+  it("edge ids: empty, quotes, backslashes, every control character, DEL, lone and paired surrogates, U+2028, long ids on both sides of PLAIN_LOOP_MAX, integers", () => {
+    const ids: (string | number)[] = ["", '"', "\\", '\\"', "\u007f", "\u0080", "\ud800", "\udfff", "a\ud800b", "\ud83d\ude00", "\u2028\u2029", "\ufeff", "\ufffd"];
+    for (let c = 0; c < 0x20; c++) ids.push(String.fromCharCode(c), `1${String.fromCharCode(c)}2`);
+    for (const n of [63, 64, 65, 128, 129, 1000]) ids.push("7".repeat(n), `${"7".repeat(n - 1)}"`, `${"7".repeat(n - 1)}\ud800`, `${"7".repeat(n - 1)}é`);
+    ids.push(0, 1, 42, 9007199254740991, "9007199254740992", "18446744073709551616");
+    for (const id of ids) check(id);
+    expect(preShortcut("1", "{}")).toBe(encodeRequestAround("1", "event/session.started", Buffer.from("{}")).toString("utf8"));
+  });
+
+  it("any string id (any code units, lone surrogates included) and any safe integer id", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: "binary", maxLength: 140 }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 140 }), fc.string({ maxLength: 70 }), fc.nat({ max: Number.MAX_SAFE_INTEGER })), (id) => check(id)),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -154,3 +154,24 @@ describe("snapshotValue writes what JSON.stringify writes", () => {
     expect(soon).toEqual(snapshotValue(value, LIMITS));
   });
 });
+
+describe("the plain-string shortcut on strings of any code units", () => {
+  it("snapshotValue writes JSON.stringify's bytes for strings of up to 140 code units (quotes, backslashes, controls, DEL, non-ASCII included) as keys and values; a lone surrogate is refused (json.lone-surrogate)", () => {
+    const unit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
+    const str = fc.oneof(fc.string({ unit, maxLength: 140 }), fc.string({ unit: fc.constantFrom("a", '"', "\\", "\u001f", "\u007f", "\u0080", "\ud800", "\udc00"), maxLength: 140 }), fc.string({ unit: "binary", maxLength: 70 }));
+    fc.assert(
+      fc.property(str, str, (k, v) => {
+        const snap = snapshotValue({ [k]: v, list: [v, k] }, LIMITS);
+        // A lone surrogate has no UTF-8 form: refused by rule, whichever side of the bound.
+        const wellFormed = (s: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+        if (!wellFormed(k) || !wellFormed(v)) {
+          expect(!snap.ok && snap.problem === "invalid" && snap.issue.rule).toBe("json.lone-surrogate");
+          return;
+        }
+        expect(snap.ok && snap.bytes.toString("utf8")).toBe(JSON.stringify({ [k]: v, list: [v, k] }));
+        if (snap.ok) expect(snap.bytes.length).toBe(Buffer.byteLength(JSON.stringify({ [k]: v, list: [v, k] }), "utf8"));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

@@ -811,3 +811,44 @@ describe("a text longer than the longest JavaScript string (a byte limit raised 
     if (!sync.ok) expect(sync.issue.message).toMatch(/longest string/);
   });
 });
+
+describe("a Buffer input (decoded by Buffer#toString) gives the TextDecoder's outcome", () => {
+  // Documents around every UTF-8 edge: refused forms (overlong, surrogates encoded in UTF-8, above U+10FFFF,
+  // truncated, stray continuation, the leading BOM) and valid text the decoders must keep as it is
+  // (U+FFFD itself, noncharacters, U+FEFF after byte 0, astral characters, U+2028).
+  const hex = (h: string) => Uint8Array.from(h.match(/../g)?.map((b) => parseInt(b, 16)) ?? []);
+  const quoted = (inner: string) => hex(`22${inner}22`);
+  const DOCS: Uint8Array[] = [
+    quoted("c0af"), quoted("e080af"), quoted("f08080af"), quoted("eda080"), quoted("edbfbf"), quoted("eda0bdedb880"),
+    quoted("f4908080"), quoted("f5808080"), quoted("ff"), quoted("80"), quoted("e282"), hex("efbbbf7b7d"), hex("efbbbf"),
+    quoted("efbfbd"), quoted("efbfbf"), quoted("efbfbe"), quoted("efb790"), quoted("f48fbfbf"), quoted("f09f9880"),
+    quoted("e280a8"), hex("5b22efbbbf225d"), hex("2022efbbbf2220"), bytesOf('{"a":"é","b":[1,2.5,"\\ud800"]}'), bytesOf(""),
+  ];
+  const expectSame = (buffer: Buffer, plain: Uint8Array, what: string) => {
+    const a = parseStrictJson(buffer, LIMITS);
+    const b = parseStrictJson(plain, LIMITS);
+    expect(a.ok, what).toBe(b.ok);
+    if (a.ok && b.ok) expect(sameOwnShape(a.value, b.value), what).toBe(true);
+    else expect(a, what).toEqual(b);
+    // And the value is the TextDecoder's text of exactly these bytes (nothing of the bytes around the view).
+    if (a.ok) expect(JSON.stringify(a.value), what).toBe(JSON.stringify(JSON.parse(new TextDecoder("utf-8", { ignoreBOM: true }).decode(plain))));
+  };
+
+  it("a view at byteOffset ≠ 0 of a larger ArrayBuffer, a pooled small Buffer and a subarray of a chunk: the bytes of the view only", () => {
+    for (const doc of DOCS) {
+      const what = Buffer.from(doc).toString("hex");
+      const plain = Uint8Array.from(doc);
+      // A view with bytes around it that would change the outcome if read: a quote, invalid UTF-8, a continuation byte.
+      const big = new ArrayBuffer(doc.length + 14);
+      const whole = new Uint8Array(big);
+      whole.set([0x22, 0xff, 0x80, 0x7b, 0x5c, 0xed, 0xa0], 0);
+      whole.set(doc, 7);
+      whole.set([0x80, 0x22, 0xc0, 0x5d, 0x5c, 0x00, 0xef], 7 + doc.length);
+      expectSame(Buffer.from(big, 7, doc.length), plain, `view of ${what}`);
+      const pooled = Buffer.from(doc);
+      expectSame(pooled, plain, `pooled ${what} (byteOffset ${pooled.byteOffset})`);
+      const chunk = Buffer.concat([Buffer.from('{"x":1}\n'), Buffer.from(doc), Buffer.from("\n\xff")]);
+      expectSame(chunk.subarray(8, 8 + doc.length), plain, `subarray of ${what}`);
+    }
+  });
+});

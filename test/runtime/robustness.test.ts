@@ -116,7 +116,9 @@ describe("stdin: EPIPE and requests larger than the pipe buffer", () => {
 
   it("a child that never reads a large request and never exits → timeout, no hang", async () => {
     const file = pidFile();
-    const timeoutMs = 400;
+    // Long enough for the shell to start and record its pid on a loaded machine (the envelope is
+    // serialized first, within the same timeout): the pid check proves the child really ran.
+    const timeoutMs = 1500;
     const result = await run(shellClient("never-read-sleep", file), timeoutMs, bigEnvelope(BIGGER_THAN_PIPE));
     expect(failureOf(result).variant).toBe("timeout");
     expect(result.elapsedMs).toBeLessThanOrEqual(timeoutMs + LIMITS.settle_margin_ms);

@@ -20,7 +20,7 @@
  * gate only orders and spreads the spawns.
  */
 import { performance } from "node:perf_hooks";
-import { deferToNextTurn, runInSlices, turnElapsedMs } from "../wire/slices.js";
+import { afterTimers, deferToNextTurn, runInSlices, turnElapsedMs } from "../wire/slices.js";
 
 /**
  * A drain go that starts within this many ms of the start of a scheduler turn spawns at least one
@@ -84,17 +84,15 @@ export function spawnCostMs(): number {
   return costMs;
 }
 
-/** Mark a spawn in this turn; the marks are cleared on a later turn, after the timers (two setImmediates: see slices.ts afterTimers). */
+/** Mark a spawn in this turn; the marks are cleared on a later turn, after the timers (slices.ts afterTimers). */
 function markSpawned(atOnce: boolean): void {
   if (atOnce) spawnedAtOnce = true;
   if (spawnedThisTurn) return;
   spawnedThisTurn = true;
-  setImmediate(() =>
-    setImmediate(() => {
-      spawnedThisTurn = false;
-      spawnedAtOnce = false;
-    }),
-  );
+  afterTimers(() => {
+    spawnedThisTurn = false;
+    spawnedAtOnce = false;
+  });
 }
 
 /** Run one spawn and fold its duration into the estimate. A spawn function must not throw; if it does, the gate goes on. */

@@ -78,7 +78,7 @@ export function deferToNextTurn(): void {
  * in the check phase of the same iteration, so the long step it was meant to separate from the
  * callback's own work would follow that work with no timer in between.
  */
-function afterTimers(fn: () => void): void {
+export function afterTimers(fn: () => void): void {
   setImmediate(() => setImmediate(fn));
 }
 

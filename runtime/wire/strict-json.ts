@@ -1513,6 +1513,11 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, opt
 /** The longest string V8 holds (UTF-16 code units): a longer text cannot be decoded. */
 const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
 
+/** `input` as a Buffer over the same memory (no copy): the latin1 and subarray reads of the sliced paths need one. */
+function bufferOf(input: Uint8Array): Buffer {
+  return Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
+}
+
 /** Inputs above this many bytes are scanned one window at a time (parseStrictJsonSliced, {@link WindowedParse}). */
 const LARGE_INPUT_BYTES = 1 << 20;
 /** Bytes per piece of a large input's decoding: one window of the windowed scan (about 1 ms of latin1 copy, 2.5 to 4 ms of UTF-8 decoding). */
@@ -1530,7 +1535,7 @@ const DECODE_PIECE_BYTES = 1 << 20;
 async function decodeDocumentSliced(input: Uint8Array, limits: StrictJsonLimits, deadlineAt: number): Promise<string | StrictParseResult | "deadline"> {
   const refused = checkDocument(input, limits);
   if (refused !== null) return refused;
-  const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
+  const bytes = bufferOf(input);
   // ASCII (the common case) is copied at once, in a step alone in its turn: as fast as flattening
   // a rope of pieces would be, without holding the pieces and the flat copy at the same time.
   const ascii = isAscii(bytes);
@@ -1749,7 +1754,7 @@ export function parseStrictJsonWindowed(
 ): { readonly result: StrictParseResult; readonly redo: boolean; readonly windows: readonly number[] } {
   const refused = checkDocument(input, limits);
   if (refused !== null) return { result: refused, redo: false, windows: [] };
-  const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
+  const bytes = bufferOf(input);
   const windows: number[] = [];
   const outer = scanInputObserver;
   scanInputObserver = (units) => windows.push(units);
@@ -1800,7 +1805,7 @@ export async function parseStrictJsonSliced(
   if (large && input.length <= MAX_STRING_LENGTH) {
     const refused = checkDocument(input, limits);
     if (refused !== null) return refused;
-    const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
+    const bytes = bufferOf(input);
     const parse = new WindowedParse(bytes, isAscii(bytes), limits, options, DECODE_PIECE_BYTES);
     const finished = await runInSlices((budgetMs) => parse.step(performance.now() + Math.min(budgetMs, slice.sliceMs ?? budgetMs), CLOCK_EVERY), deadlineAt);
     if (!finished) return "deadline";

@@ -9,12 +9,14 @@
  * `stream.params`, `stream.error-object`. params and result are not judged here: their shape
  * depends on the method (see {@link framePointers} for the strict parser's pointers under them).
  */
+import { isUtf8 } from "node:buffer";
 import { ACCEPT_CHECKS, type AcceptCheck, type AcceptContext } from "../../generated/ts/accept-checks.js";
 import { INTEGER_PATHS, LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { parseStrictJson, parseStrictJsonSliced, type StrictJsonLimits } from "../wire/strict-json.js";
 import { toWireJson } from "../invoker/request.js";
 import { isPlainJsonString } from "../wire/serialize.js";
+import { FAST_PARSE_MAX_BYTES, fastParse } from "../wire/fast-parse.js";
 
 /** A JSON-RPC id of this binding: a string of 1..128 characters or an integer 0..2^53-1. */
 export type JsonRpcId = string | number;
@@ -146,6 +148,8 @@ function hostFrameLimits(maxFrameBytes: number, maxFrameValues: number): StrictJ
  * parsed again with the patterns (recording lexemes costs the scanner more than the first parse).
  */
 export function parseHostFrame(bytes: Uint8Array, maxFrameBytes: number, maxFrameValues: number = LIMITS.max_frame_values): FrameResult {
+  const common = judgeCommonReply(bytes, maxFrameBytes, maxFrameValues);
+  if (common !== null) return common;
   const quick = parseStrictJson(bytes, hostFrameLimits(maxFrameBytes, maxFrameValues), QUICK_OPTIONS);
   if (quick.ok && hostLexemesMatter(quick.value)) return parseFrameRecording(bytes, maxFrameBytes, HOST_NON_INTEGER_PATHS, maxFrameValues);
   if (quick.ok && quick.accepted === true) {
@@ -154,6 +158,47 @@ export function parseHostFrame(bytes: Uint8Array, maxFrameBytes: number, maxFram
     return { ok: true, frame: { kind: "success_reply", id: value.id, result: value.result }, nonIntegerNumberPointers: NO_PATHS, resultAccepted: true };
   }
   return judgeFrame(quick);
+}
+
+/** The bytes of the common reply before its id, and between its id and its result. */
+const REPLY_HEAD = Buffer.from('{"jsonrpc":"2.0","id":"', "latin1");
+const RESULT_HEAD = Buffer.from('","result":', "latin1");
+const C_QUOTE = 0x22;
+const C_BACKSLASH = 0x5c;
+const C_CLOSE = 0x7d;
+
+/**
+ * The common reply judged on its result's text alone: bytes that are exactly
+ * `{"jsonrpc":"2.0","id":"<id>","result":<R>}`, where <id> is 1..ids.string_max_length bytes of
+ * 0x20..0x7E other than `"` and `\` (a JSON string whose value is its own text) and the text <R>,
+ * parsed alone by the fast path (runtime/wire/fast-parse.ts) with the CallbackResponse accept check,
+ * limits.max_depth levels, the frame's values less its own three and the result's integer paths,
+ * is proved a valid CallbackResponse. Then the frame parses to exactly these three members (<R> is
+ * one complete JSON value, so the frame's parser reads exactly it before the final `}`), within the
+ * frame's byte, depth and value limits, with no lexeme at HOST_NON_INTEGER_PATHS: the verdict,
+ * frame and pointers of {@link parseFrameRecording}, without parsing the frame's own members. null
+ * when not proved (the frame is then judged in full: never a different verdict). Never throws.
+ */
+export function judgeCommonReply(bytes: Uint8Array, maxFrameBytes: number, maxFrameValues: number): FrameResult | null {
+  const n = bytes.length;
+  if (n > maxFrameBytes || n > FAST_PARSE_MAX_BYTES || bytes[n - 1] !== C_CLOSE) return null;
+  const head = REPLY_HEAD.length;
+  for (let i = 0; i < head; i++) if (bytes[i] !== REPLY_HEAD[i]) return null;
+  let end = head;
+  while (end < n && bytes[end] !== C_QUOTE) {
+    const c = bytes[end] as number;
+    if (c < 0x20 || c > 0x7e || c === C_BACKSLASH) return null;
+    if (++end - head > STREAM_V2.ids.string_max_length) return null;
+  }
+  if (end === head || end >= n) return null;
+  for (let i = 0; i < RESULT_HEAD.length; i++) if (bytes[end + i] !== RESULT_HEAD[i]) return null;
+  const from = end + RESULT_HEAD.length;
+  // Rules 1-3 on the whole frame (no BOM: it starts with '{'); its pieces cut at ASCII bytes are valid UTF-8 too.
+  if (from >= n - 1 || !isUtf8(bytes)) return null;
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  const fast = fastParse(buf.toString("utf8", from, n - 1), n - 1 - from, LIMITS.max_depth, maxFrameValues - 3, INTEGER_PATHS.CallbackResponse, ACCEPT_CHECKS.CallbackResponse);
+  if (fast === undefined || !fast.accepted) return null;
+  return { ok: true, frame: { kind: "success_reply", id: buf.toString("latin1", head, end), result: fast.value }, nonIntegerNumberPointers: NO_PATHS, resultAccepted: true };
 }
 
 /**

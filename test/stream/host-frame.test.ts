@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { FrameReader } from "../../runtime/stream/frame-reader.js";
-import { encodeRequestAround, encodeRequestText, framePointers, HOST_NON_INTEGER_PATHS, parseFrameRecording, parseHostFrame, parseHostFrameSliced, requestFraming, type FrameResult } from "../../runtime/stream/frame.js";
+import { encodeRequestAround, encodeRequestText, framePointers, HOST_NON_INTEGER_PATHS, judgeCommonReply, parseFrameRecording, parseHostFrame, parseHostFrameSliced, requestFraming, type FrameResult } from "../../runtime/stream/frame.js";
 import { validateParsed } from "../../runtime/wire/validate.js";
 import { REPO_ROOT } from "../support/fixture-clients.js";
 
@@ -108,6 +108,106 @@ describe("parseHostFrame", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("judgeCommonReply (the common reply judged on its result's text)", () => {
+  /** Whenever the shortcut proves a frame, the full host judge gives exactly that frame and pointers; parseHostFrame always agrees with the full judge. */
+  const expectSound = (bytes: Uint8Array, max = MAX, maxValues: number = LIMITS.max_frame_values): FrameResult | null => {
+    const common = judgeCommonReply(bytes, max, maxValues);
+    const full = parseFrameRecording(bytes, max, HOST_NON_INTEGER_PATHS, maxValues);
+    if (common !== null) {
+      const { resultAccepted, ...judged } = common as FrameResult & { resultAccepted?: true };
+      expect(resultAccepted).toBe(true);
+      expect(judged).toEqual(full);
+      if (full.ok && full.frame.kind === "success_reply") expect(validateParsed("CallbackResponse", full.frame.result, framePointers(full.nonIntegerNumberPointers, "/result"))).toEqual([]);
+    }
+    const { resultAccepted: _accepted, ...host } = parseHostFrame(bytes, max, maxValues) as FrameResult & { resultAccepted?: true };
+    expect(host).toEqual(full);
+    return common;
+  };
+  const frame = (id: string, body: string): Buffer => Buffer.from(`{"jsonrpc":"2.0","id":"${id}","result":${body}}`);
+  const goEcho = `${result},"metadata":{"adapter_id":"codex","echo":"go-sdk","event":"frame.opening","event_id":"evt-1","invocation_id":"inv-1","matrix_action":"echo","payload_count":0,"payload_ids":[]}}`;
+  const payload = (byteSize: string): string =>
+    `${result},"client_payloads":[{"schema_version":"${WIRE_VERSION}","payload_id":"p1","client_id":"c","payload_kind":"k","format":"text","content_encoding":"utf8","body":"hi","body_ref":null,"byte_size":${byteSize},"acceptable_placements":[{"placement":"side_channel_context","requirement":"optional"}],"idempotency_key":null,"expires_at_epoch_s":${byteSize}}]}`;
+
+  it("proves the replies the SDK clients write (metadata, escapes, payloads with integer fields) and ids up to ids.string_max_length", () => {
+    for (const body of [`${result}}`, goEcho, `${result},"metadata":{"t":"a\\"b\\u00e9\\n"}}`, `${result},"metadata":{"é":"😀\u2028"}}`, ` ${result}} `, payload("2")]) {
+      expect(expectSound(frame("17", body)), body).not.toBeNull();
+    }
+    expect(expectSound(frame("x".repeat(128), goEcho))).not.toBeNull();
+    expect(expectSound(frame("x".repeat(129), goEcho))).toBeNull();
+  });
+
+  it("declines what it cannot prove, and the host judge then gives the full verdict", () => {
+    const declined: [string, Buffer][] = [
+      ["an integer id", Buffer.from(`{"jsonrpc":"2.0","id":17,"result":${goEcho}}`)],
+      ["an escaped id", frame("a\\\\b", goEcho)],
+      ["a non-ASCII id", frame("é", goEcho)],
+      ["a control character in the id", frame("a\u0001", goEcho).fill(0x01, 23, 24)],
+      ["an empty id", frame("", goEcho)],
+      ["whitespace in the frame's own members", Buffer.from(`{"jsonrpc": "2.0","id":"1","result":${goEcho}}`)],
+      ["a member after the result", Buffer.from(`{"jsonrpc":"2.0","id":"1","result":${goEcho},"id":"2"}`)],
+      ["an unknown member after the result", Buffer.from(`{"jsonrpc":"2.0","id":"1","result":${goEcho},"extra":1}`)],
+      ["a second value after the result", Buffer.from(`{"jsonrpc":"2.0","id":"1","result":${goEcho} {}}`)],
+      ["a missing final brace", Buffer.from(`{"jsonrpc":"2.0","id":"1","result":${goEcho}`)],
+      ["trailing data", Buffer.from(`{"jsonrpc":"2.0","id":"1","result":${goEcho}}}`)],
+      ["an empty result", Buffer.from(`{"jsonrpc":"2.0","id":"1","result":}`)],
+      ["an invalid result", frame("1", `${result},"extra":1}`)],
+      ["a byte_size with a fraction", frame("1", payload("2.0"))],
+      ["a byte_size with an exponent", frame("1", payload("2e0"))],
+      ["a duplicate result member", frame("1", `${result},"status":"delivered"}`)],
+      ["invalid UTF-8 in the result", Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":"1","result":${result},"metadata":{"t":"`), Buffer.from([0xc3, 0x28]), Buffer.from(`"}}}`)])],
+      ["a lone surrogate escape", frame("1", `${result},"metadata":{"t":"\\ud800"}}`)],
+      ["a result nested past limits.max_depth", frame("1", `${result},"metadata":{"d":${"[".repeat(LIMITS.max_depth - 1)}${"]".repeat(LIMITS.max_depth - 1)}}}`)],
+    ];
+    for (const [what, bytes] of declined) expect(expectSound(bytes), what).toBeNull();
+    expect(expectSound(frame("1", `${result},"metadata":{"d":${"[".repeat(LIMITS.max_depth - 2)}${"]".repeat(LIMITS.max_depth - 2)}}}`))).not.toBeNull();
+  });
+
+  it("holds the frame's byte and value limits exactly (a frame at the limit is proved, one over is not)", () => {
+    const bytes = frame("1", goEcho);
+    expect(expectSound(bytes, bytes.length)).not.toBeNull();
+    expect(expectSound(bytes, bytes.length - 1)).toBeNull();
+    // The fewest values the full judge allows this frame (the root, its three members and everything in the result).
+    let values = 1;
+    while (!parseFrameRecording(bytes, MAX, HOST_NON_INTEGER_PATHS, values).ok) values++;
+    expect(values).toBeGreaterThan(4);
+    expect(parseFrameRecording(bytes, MAX, HOST_NON_INTEGER_PATHS, values - 1).ok).toBe(false);
+    expect(expectSound(bytes, MAX, values)).not.toBeNull();
+    expect(expectSound(bytes, MAX, values - 1)).toBeNull();
+  });
+
+  it("agrees with the full judge on generated frames around the common reply's text", () => {
+    const idText = fc.oneof(fc.stringMatching(/^[0-9]{1,6}$/), fc.string({ maxLength: 6 }), fc.string({ unit: "binary", maxLength: 4 }), fc.constantFrom("", "x".repeat(128), "x".repeat(129), 'a"b', "a\\b"));
+    const number = fc.oneof(fc.nat().map(String), fc.constantFrom("1.0", "1e3", "-0", "0.5", "100", "1E2"));
+    const value = fc.oneof(fc.string({ maxLength: 6 }).map((t) => JSON.stringify(t)), number, fc.constantFrom("null", "true", "[]", "{}", '"\\ud800"', '"\\u00e9"', "[1,[2]]"));
+    const body = fc.oneof(
+      fc.constant(goEcho),
+      fc.tuple(fc.constantFrom("metadata", "extra", "status", "schema_version", "warnings", "receipt_refs"), value).map(([k, v]) => `${result},"${k}":${v}}`),
+      fc.tuple(fc.constantFrom("n", "byte_size", "é"), value).map(([k, v]) => `${result},"metadata":{"${k}":${v}}}`),
+      number.map((n) => payload(n)),
+    );
+    const tail = fc.constantFrom("}", "} ", " }", '},"id":"2"}', "}}", "", ',"extra":1}', "}\r");
+    const pad = fc.constantFrom("", " ", "\t", "\n");
+    let proved = 0;
+    let declined = 0;
+    fc.assert(
+      fc.property(idText, body, tail, pad, fc.nat({ max: 3 }), (id, b, t, p, cut) => {
+        const text = `{"jsonrpc":"2.0","id":"${id}","result":${p}${b}${p}${t}`;
+        const bytes = Buffer.from(text);
+        if (expectSound(bytes) === null) declined++;
+        else proved++;
+        expectSound(bytes.subarray(0, Math.max(1, bytes.length - cut)));
+        // Any one byte changed (a quote, a backslash, a brace, a control or non-ASCII byte).
+        const at = bytes.length > 0 ? (cut * 7919 + id.length) % bytes.length : 0;
+        for (const byte of [0x22, 0x5c, 0x7d, 0x01, 0xc3, 0x20]) expectSound(Buffer.from(bytes).fill(byte, at, at + 1));
+      }),
+      { numRuns: 1000 },
+    );
+    // Both sides of the shortcut were exercised.
+    expect(proved).toBeGreaterThan(50);
+    expect(declined).toBeGreaterThan(50);
   });
 });
 

@@ -196,7 +196,7 @@ function judgeEnvelope(snap: Exclude<TextSnapshot, { problem: "deadline" }>, max
   const guarded = guardFailure(snap.value);
   if (guarded !== null) return { ok: false, failure: guarded };
   // The accept check proves the common envelope valid in one walk (a text with escapes, or written in bytes, is validated).
-  const proved = snap.text !== null && nonIntegerNumberPointers.length === 0 && acceptsSerialized(snap.value, snap.text, ACCEPT_CHECKS.DispatchEnvelope, LIMITS.max_depth);
+  const proved = snap.text !== null && nonIntegerNumberPointers.length === 0 && acceptsSerialized(snap.value, snap.text, ACCEPT_CHECKS.DispatchEnvelope, LIMITS.max_depth, snap.escaped);
   const issues = proved ? [] : validateParsed("DispatchEnvelope", snap.value, nonIntegerNumberPointers);
   if (issues.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues }, maxBytes) };
   const envelope = snap.value as DispatchEnvelope;

@@ -333,11 +333,12 @@ export function fastParse(text: string, byteLength: number, maxDepth: number, ma
  * where `text` is what runtime/wire/serialize.ts wrote for `value` (no whitespace, numbers as
  * `String(x)`, no lone surrogate): the check passes and `text` is exactly as long as the shortest
  * text the check measured, which proves `value` holds no member the check did not count (an
- * unknown one). Texts with a backslash (string lengths differ from their escapes) are not proved.
+ * unknown one). Texts with a backslash (string lengths differ from their escapes) are not proved;
+ * `escaped` (default: searched in `text`) says whether it has one, when the writer knows.
  * false means "not proved", never "invalid": the caller validates the value then. Never throws.
  */
-export function acceptsSerialized(value: unknown, text: string, accept: AcceptCheck, maxDepth: number): boolean {
-  if (maxDepth > WALK_MAX_DEPTH || text.indexOf("\\") !== -1) return false;
+export function acceptsSerialized(value: unknown, text: string, accept: AcceptCheck, maxDepth: number, escaped: boolean = text.indexOf("\\") !== -1): boolean {
+  if (maxDepth > WALK_MAX_DEPTH || escaped) return false;
   context.maxDepth = maxDepth;
   walkSurrogates = false;
   resetWalk();

@@ -57,8 +57,12 @@ export type ValueSnapshot = { readonly ok: true; readonly bytes: Buffer; readonl
  */
 export type JsonOutput = { readonly text: string; readonly bytes: null; readonly byteLength: number } | { readonly text: null; readonly bytes: Buffer; readonly byteLength: number };
 
-/** {@link ValueSnapshot} with the JSON as a {@link JsonOutput} (text unless written in pieces). */
-export type TextSnapshot = ({ readonly ok: true; readonly value: unknown } & JsonOutput) | SnapshotProblem;
+/**
+ * {@link ValueSnapshot} with the JSON as a {@link JsonOutput} (text unless written in pieces).
+ * `escaped`: the JSON holds a backslash (an escape in a string or a member name), known from what
+ * was written, so a reader of `text` need not search it.
+ */
+export type TextSnapshot = ({ readonly ok: true; readonly value: unknown; readonly escaped: boolean } & JsonOutput) | SnapshotProblem;
 
 /** Options of {@link snapshotValueSliced}: the longest slice (ms, default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
 export interface SliceOptions {
@@ -187,11 +191,12 @@ function pointerIn(parent: Frame | null, token: string | number): string {
  */
 const NAME_CACHE = new Map<string, MemberName>();
 
-/** A member name as written: `"name":` (`text`, `bytes` UTF-8 bytes) and `,"name":` after another member (`separated`). */
+/** A member name as written: `"name":` (`text`, `bytes` UTF-8 bytes) and `,"name":` after another member (`separated`); `escaped`: the text has an escape. */
 interface MemberName {
   readonly text: string;
   readonly separated: string;
   readonly bytes: number;
+  readonly escaped: boolean;
 }
 const NAME_CACHE_MAX = 4096;
 
@@ -212,6 +217,8 @@ class Serializer {
   private readonly pieces: string[] = [];
   private bytes = 0;
   private values = 0;
+  /** A string or member name was written with an escape (a backslash is in the output). */
+  private escaped = false;
   private readonly stack: Frame[] = [];
   /**
    * The open containers below the first {@link SCANNED_LEVELS} levels (made on first need): a
@@ -259,9 +266,9 @@ class Serializer {
       }
       if (this.root === undefined) return { ok: false, problem: "serialize", detail: "the value is undefined (or a function or symbol), which JSON cannot represent" };
       // A small output stays text (the stream frames it before encoding); one written in pieces is joined into bytes.
-      if (this.pieces.length === 0) return { ok: true, text: this.out, bytes: null, byteLength: this.bytes, value: this.root };
+      if (this.pieces.length === 0) return { ok: true, text: this.out, bytes: null, byteLength: this.bytes, value: this.root, escaped: this.escaped };
       const bytes = this.joinPieces();
-      return { ok: true, text: null, bytes, byteLength: bytes.length, value: this.root };
+      return { ok: true, text: null, bytes, byteLength: bytes.length, value: this.root, escaped: this.escaped };
     } catch (error) {
       this.out = "";
       this.pieces.length = 0;
@@ -302,9 +309,11 @@ class Serializer {
     if (name === undefined) {
       if (loneSurrogateAt(key) >= 0) this.limit("json.lone-surrogate", framePointer(frame), `member name at ${JSON.stringify(pointerIn(frame, key))} has an unpaired UTF-16 surrogate`);
       const text = `${JSON.stringify(key)}:`;
-      name = { text, separated: `,${text}`, bytes: utf8Bytes(text) };
+      // JSON.stringify writes a string as its characters in quotes, longer by each escape.
+      name = { text, separated: `,${text}`, bytes: utf8Bytes(text), escaped: text.length !== key.length + 3 };
       if (NAME_CACHE.size < NAME_CACHE_MAX) NAME_CACHE.set(key, name);
     }
+    if (name.escaped) this.escaped = true;
     const written = frame.written > 0 ? this.write(member, frame, key, name.separated, name.bytes + 1) : this.write(member, frame, key, name.text, name.bytes);
     if (written === SKIP) throw new Unrepresentable(`member ${pointerIn(frame, key)} is a ${typeof member}, which JSON cannot represent`);
     defineMember(frame.copy as Record<string, unknown>, key, written);
@@ -343,6 +352,8 @@ class Serializer {
           this.limit("json.lone-surrogate", pointer, `the string at ${JSON.stringify(pointer)} has an unpaired UTF-16 surrogate`);
         }
         const text = JSON.stringify(value);
+        // Its characters in quotes, longer by each escape.
+        if (text.length !== value.length + 2) this.escaped = true;
         this.emitAfter(prefix, prefixBytes, text, ascii ? text.length : utf8Bytes(text), parent, token);
         return value;
       }

@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isPlainJsonString, PLAIN_LOOP_MAX, snapshotValue, snapshotValueSoon, type SnapshotLimits } from "../../runtime/wire/serialize.js";
+import { isPlainJsonString, PLAIN_LOOP_MAX, snapshotText, snapshotValue, snapshotValueSoon, type SnapshotLimits } from "../../runtime/wire/serialize.js";
 
 const LIMITS: SnapshotLimits = { maxBytes: 1 << 20, maxDepth: 64, maxValues: 100_000 };
 
@@ -19,6 +19,27 @@ const unit = fc.oneof(
 const anyString = fc.array(unit, { maxLength: 24 }).map((units) => units.join(""));
 
 const isWellFormed = (s: string): boolean => (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed.call(s);
+
+describe("snapshotText's escaped flag", () => {
+  /** `escaped` is exactly whether the JSON written holds a backslash (readers skip searching it: runtime/wire/fast-parse.ts acceptsSerialized). */
+  const check = (value: unknown): void => {
+    const snap = snapshotText(value, LIMITS);
+    if (!snap.ok) return;
+    const json = snap.text ?? snap.bytes.toString("utf8");
+    expect(snap.escaped, json).toBe(json.includes("\\"));
+  };
+
+  it("is exactly whether the text has a backslash, for strings and member names of any code units, in any document", () => {
+    fc.assert(
+      fc.property(anyString, anyString, (k, v) => {
+        for (const value of [v, { [k]: v }, { [k]: 1 }, { a: v, [k]: [v, { [v]: k }] }, [k, v]]) check(value);
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), check), { numRuns: 500 });
+    for (const value of ["", "plain", 'a"b', "a\\b", "\u0000", "é", "😀", { 'k"': 1 }, { "é": "é" }, { "\n": null }, [1, true, null]]) check(value);
+  });
+});
 
 describe("snapshotValue writes what JSON.stringify writes", () => {
   it("every string (and member name): same bytes, or json.lone-surrogate", () => {

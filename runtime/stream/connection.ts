@@ -262,9 +262,13 @@ export class StreamConnection {
         // (with one it schedules its after-write tick and ours), measured ~5 µs per stream event.
         stdin.write(entry.bytes);
         // Nothing left in Node's buffer: the OS has the whole frame, the next may go now. A write
-        // error surfaces as stdin's `error` event (onWriteError).
+        // that failed at once (EPIPE; or stdin already destroyed) ends the stream as a write error
+        // would with a callback (stdin's `error` event may report it too).
         if (stdin.writableLength === 0) {
-          if (stdin.errored !== null || stdin.destroyed) return;
+          if (stdin.errored !== null || stdin.destroyed) {
+            this.onWriteError((stdin.errored ?? Object.assign(new Error("write after stdin was destroyed"), { code: "ERR_STREAM_DESTROYED" })) as NodeJS.ErrnoException);
+            return;
+          }
           continue;
         }
         // Still in flight (a client that reads slowly): an empty write's callback runs once it

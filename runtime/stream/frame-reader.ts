@@ -74,6 +74,8 @@ export class FrameReader {
         return out;
       }
       out.push({ type: "frame", bytes: frame });
+      // The chunk ended with this LF (the common chunk: one whole frame): no second search.
+      if (pos === buf.length) return out;
     }
   }
 

@@ -35,7 +35,7 @@ function fast(bytes: Uint8Array, limits: StrictJsonLimits, paths: readonly strin
   } catch {
     return undefined;
   }
-  return fastParse(text, bytes.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, paths);
+  return fastParse(text, bytes.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, limits.maxMembers ?? Number.POSITIVE_INFINITY, paths);
 }
 
 /** Assert the fast path agrees with the exact scanner; returns whether the fast path accepted. */

@@ -292,7 +292,7 @@ class _Gen:
             # Inline for the common flat map of strings and small integers; anything else is
             # walked by _open_value.
             key, item, n = self.var("k"), self.var("x"), self.var("n")
-            self.decline_if(ind, f"type({raw}) is not dict")
+            self.decline_if(ind, f"type({raw}) is not dict or len({raw}) > {LIMIT_MAX_OBJECT_MEMBERS}")
             self.emit(ind, f"c += len({raw})")
             self.emit(ind, f"for {key}, {item} in {raw}.items():")
             self.emit(ind + 1, f"c += {key}.count(':')")

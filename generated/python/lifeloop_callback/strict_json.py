@@ -204,7 +204,7 @@ def _fast_parse(
         return int(lexeme)
 
     special_ints = _NEG_ZERO.search(text) is not None or _LONG_DIGIT_RUN in data.translate(_DIGIT_MAP)
-    pairs_hook = _pairs_hook(max_members)
+    pairs_hook = _no_duplicates if max_members == LIMIT_MAX_OBJECT_MEMBERS else _pairs_hook(max_members)
     try:
         if special_ints:
             value = json.loads(
@@ -406,21 +406,10 @@ _PLAIN_ELEMENT = re.compile(
 )
 
 
-def _no_duplicates(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
-    """The object of ``pairs`` (the text's members, duplicates included); :class:`_Trouble` for a
-    duplicate or more than limits.max_object_members members."""
-    if len(pairs) > LIMIT_MAX_OBJECT_MEMBERS:
-        raise _Trouble()
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        raise _Trouble()
-    return obj
-
-
 def _pairs_hook(max_members: int) -> Callable[[List[Tuple[str, Any]]], Dict[str, Any]]:
-    """:func:`_no_duplicates` with ``max_members`` in place of limits.max_object_members."""
-    if max_members == LIMIT_MAX_OBJECT_MEMBERS:
-        return _no_duplicates
+    """The ``object_pairs_hook`` of the strict parse: the object of ``pairs`` (the text's members,
+    duplicates included), or :class:`_Trouble` for a duplicate or more than ``max_members``
+    members (the exact scanner then judges the document)."""
 
     def hook(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
         if len(pairs) > max_members:
@@ -431,6 +420,10 @@ def _pairs_hook(max_members: int) -> Callable[[List[Tuple[str, Any]]], Dict[str,
         return obj
 
     return hook
+
+
+#: The hook at limits.max_object_members, shared by every parse with the default bound.
+_no_duplicates = _pairs_hook(LIMIT_MAX_OBJECT_MEMBERS)
 
 
 def _finite_float(lexeme: str) -> float:

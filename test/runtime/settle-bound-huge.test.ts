@@ -153,6 +153,14 @@ describe("huge in-memory envelopes keep the settle bound", () => {
     console.log(`envelope of ${LIMITS.max_object_members} members: settled in ${result.elapsedMs.toFixed(0)} ms, longest event-loop block ${blockMs.toFixed(0)} ms`);
   });
 
+  it("in-process: a handler's response with limits.max_object_members + 1 members in one object → invalid_response json.max-members", async () => {
+    const metadata: Record<string, number> = {};
+    for (let i = 0; i <= LIMITS.max_object_members; i++) metadata[`k${i}`] = i;
+    const result = await new InProcessInvoker({ handler: () => ({ schema_version: WIRE_VERSION, status: "delivered" as const, metadata }), timeoutMs: 10_000 }).invoke(envelope());
+    expect(result.ok ? "ok" : result.failure.variant).toBe("invalid_response");
+    if (!result.ok) expect([result.failure.issues?.[0]?.rule, result.failure.issues?.[0]?.pointer]).toEqual(["json.max-members", `/metadata/k${LIMITS.max_object_members}`]);
+  });
+
   it("in-process: a handler's response with 5 million values → invalid_response json.max-values, without stalling the neighbour", async () => {
     const huge = { schema_version: WIRE_VERSION, status: "delivered" as const, metadata: { a: new Array(5_000_000).fill(0) } };
     const { result } = await withHangingNeighbour(() => new InProcessInvoker({ handler: () => huge, timeoutMs: 2_000 }).invoke(envelope()), 2_000);

@@ -20,6 +20,9 @@
  *   per field: every enum value in place and a near-miss, each string at maxLength and maxLength+1
  *   (code points; the last one astral), each integer at 0, maximum and maximum+1, each array at
  *   maxItems and maxItems+1. A derived case whose bytes equal a corpus fixture's is dropped.
+ * - the document limits of spec/tables/limits.json: limits.max_values (a CallbackResponse at the
+ *   limit and one value over) and limits.max_object_members (a DispatchEnvelope and a
+ *   CallbackResponse whose open map has as many members as the limit allows, and one more).
  * Expectations are derived by construction, never by running a validator.
  */
 import { BANNER, stableJson, type OutputFile } from "../emit/output.js";

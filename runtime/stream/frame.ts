@@ -172,7 +172,8 @@ const C_CLOSE = 0x7d;
  * `{"jsonrpc":"2.0","id":"<id>","result":<R>}`, where <id> is 1..ids.string_max_length bytes of
  * 0x20..0x7E other than `"` and `\` (a JSON string whose value is its own text) and the text <R>,
  * parsed alone by the fast path (runtime/wire/fast-parse.ts) with the CallbackResponse accept check,
- * limits.max_depth levels, the frame's values less its own three and the result's integer paths,
+ * limits.max_depth levels, the frame's values less its own three, limits.max_object_members
+ * members per object (the frame's own object has three) and the result's integer paths,
  * is proved a valid CallbackResponse. Then the frame parses to exactly these three members (<R> is
  * one complete JSON value, so the frame's parser reads exactly it before the final `}`), within the
  * frame's byte, depth and value limits, with no lexeme at HOST_NON_INTEGER_PATHS: the verdict,
@@ -181,7 +182,7 @@ const C_CLOSE = 0x7d;
  */
 export function judgeCommonReply(bytes: Uint8Array, maxFrameBytes: number, maxFrameValues: number): FrameResult | null {
   const n = bytes.length;
-  if (n > maxFrameBytes || n > FAST_PARSE_MAX_BYTES || bytes[n - 1] !== C_CLOSE) return null;
+  if (n > maxFrameBytes || n > FAST_PARSE_MAX_BYTES || bytes[n - 1] !== C_CLOSE || LIMITS.max_object_members < 3) return null;
   const head = REPLY_HEAD.length;
   for (let i = 0; i < head; i++) if (bytes[i] !== REPLY_HEAD[i]) return null;
   let end = head;
@@ -196,7 +197,7 @@ export function judgeCommonReply(bytes: Uint8Array, maxFrameBytes: number, maxFr
   // Rules 1-3 on the whole frame (no BOM: it starts with '{'); its pieces cut at ASCII bytes are valid UTF-8 too.
   if (from >= n - 1 || !isUtf8(bytes)) return null;
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  const fast = fastParse(buf.toString("utf8", from, n - 1), n - 1 - from, LIMITS.max_depth, maxFrameValues - 3, INTEGER_PATHS.CallbackResponse, ACCEPT_CHECKS.CallbackResponse);
+  const fast = fastParse(buf.toString("utf8", from, n - 1), n - 1 - from, LIMITS.max_depth, maxFrameValues - 3, LIMITS.max_object_members, INTEGER_PATHS.CallbackResponse, ACCEPT_CHECKS.CallbackResponse);
   if (fast === undefined || !fast.accepted) return null;
   return { ok: true, frame: { kind: "success_reply", id: buf.toString("latin1", head, end), result: fast.value }, nonIntegerNumberPointers: NO_PATHS, resultAccepted: true };
 }

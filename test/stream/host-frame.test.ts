@@ -176,7 +176,7 @@ describe("judgeCommonReply (the common reply judged on its result's text)", () =
     expect(expectSound(frame("1", `${result},"metadata":{"d":${"[".repeat(LIMITS.max_depth - 2)}${"]".repeat(LIMITS.max_depth - 2)}}}`))).not.toBeNull();
   });
 
-  it("holds the frame's byte and value limits exactly (a frame at the limit is proved, one over is not)", () => {
+  it("holds the frame's byte, value and member limits exactly (a frame at the limit is proved, one over is not)", () => {
     const bytes = frame("1", goEcho);
     expect(expectSound(bytes, bytes.length)).not.toBeNull();
     expect(expectSound(bytes, bytes.length - 1)).toBeNull();
@@ -187,6 +187,11 @@ describe("judgeCommonReply (the common reply judged on its result's text)", () =
     expect(parseFrameRecording(bytes, MAX, HOST_NON_INTEGER_PATHS, values - 1).ok).toBe(false);
     expect(expectSound(bytes, MAX, values)).not.toBeNull();
     expect(expectSound(bytes, MAX, values - 1)).toBeNull();
+    // An object of the result at limits.max_object_members members is proved; one more member is not (json.max-members).
+    const members = (count: number): Buffer => frame("1", `${result},"metadata":{${Array.from({ length: count }, (_, i) => `"k${i}":0`).join(",")}}}`);
+    expect(expectSound(members(LIMITS.max_object_members), LIMITS.max_frame_bytes)).not.toBeNull();
+    expect(expectSound(members(LIMITS.max_object_members + 1), LIMITS.max_frame_bytes)).toBeNull();
+    expect(parseFrameRecording(members(LIMITS.max_object_members + 1), LIMITS.max_frame_bytes, HOST_NON_INTEGER_PATHS).ok).toBe(false);
   });
 
   it("agrees with the full judge on generated frames around the common reply's text", () => {

@@ -84,8 +84,8 @@ type streamConn struct {
 	readerDone chan int
 	turn       atomic.Pointer[readTurn]
 	// The grace watchdog (see watchGrace): turns counts the turns started on the reading goroutine,
-	// so that the watchdog tells one long turn from two short ones; watchParked is set while the
-	// watchdog waits on watchWake for the next turn.
+	// so that the watchdog sees whether any began since its last look; watchParked is set while
+	// the watchdog waits on watchWake for the next turn.
 	turns       atomic.Uint64
 	watchParked atomic.Bool
 	watchWake   chan struct{}
@@ -93,8 +93,12 @@ type streamConn struct {
 
 // readTurn is one event handled on the reading goroutine: state turnInline while its handler runs
 // there and that goroutine still owns reading, turnYielded once reading moved to a new goroutine,
-// turnDone once the handler returned first (the goroutine then reads on).
-type readTurn struct{ state atomic.Int32 }
+// turnDone once the handler returned first (the goroutine then reads on). start is when its frame
+// was read (set before the turn is published, then only read).
+type readTurn struct {
+	state atomic.Int32
+	start time.Time
+}
 
 const (
 	turnInline int32 = iota
@@ -104,7 +108,7 @@ const (
 
 // inlineHandlerGrace is how long a handler runs on the reading goroutine before reading moves to a
 // new goroutine (so other frames, cancels included, are read while it runs): at least one and at
-// most two of these periods (see watchGrace). A handler that waits for the host (a command helper,
+// most two of these periods from the turn's start (see watchGrace). A handler that waits for the host (a command helper,
 // EventDone) moves reading at once. Most handlers return well within it, and an event then costs
 // no goroutine, no timer and no thread wake-up.
 const inlineHandlerGrace = time.Millisecond
@@ -133,6 +137,8 @@ type reading struct {
 	parser parser
 	frame  streamFrame
 	reply  []byte
+	// read is when the frame being dispatched was read (the start of its turn, if it is an event).
+	read time.Time
 }
 
 // readPace is how long, at most, the reading goroutine keeps its P (the Go scheduler's processor)
@@ -167,46 +173,56 @@ func (c *streamConn) beginTurn(t *readTurn) {
 // endTurn ends turn t on the reading goroutine (a no-op when another turn already replaced it).
 func (c *streamConn) endTurn(t *readTurn) { c.turn.CompareAndSwap(t, nil) }
 
-// watchGrace is the grace watchdog, one goroutine per stream: every inlineHandlerGrace it looks at
-// the turn on the reading goroutine, and when the same turn (the same turn count) was there at
-// its last look too, that handler has run for at least one period and reading moves on
-// (yieldReading). So a handler keeps the reading goroutine for at most two periods. When it finds
-// no turn and none began since its last look, it parks until the next turn begins, so an idle
-// stream costs no wake-ups; under a steady stream of events it wakes once a period, whatever the
-// event rate. It returns when the stream is closed.
+// watchGrace is the grace watchdog, one goroutine per stream. At each look it finds the turn on
+// the reading goroutine, if any, and moves reading on (yieldReading) when that turn started at
+// least inlineHandlerGrace ago; otherwise it looks again when the turn it found would reach that
+// age, or, when it found none, two periods later: a turn that begins after a look is at most two
+// periods old at the next one, and one still short of a period then is looked at again when it
+// reaches it. So a handler keeps the reading goroutine for at least one and at most about two
+// periods. When it finds no turn and none began since its last look, it parks until the next turn
+// begins, so an idle stream costs no wake-ups; under a steady stream of short events it wakes
+// about once per two periods, whatever the event rate (each wake-up costs the process a thread
+// wake-up and a pass of the Go scheduler, more than the per-event work of beginTurn). It returns
+// when the stream is closed.
 func (c *streamConn) watchGrace() {
-	tick := time.NewTicker(inlineHandlerGrace)
-	defer tick.Stop()
-	var lastTurn *readTurn
+	timer := time.NewTimer(inlineHandlerGrace)
+	defer timer.Stop()
 	lastCount := c.turns.Load()
 	for {
 		select {
-		case <-tick.C:
+		case <-timer.C:
 		case <-c.closed:
 			return
 		}
 		t, count := c.turn.Load(), c.turns.Load()
+		next := 2 * inlineHandlerGrace
 		switch {
-		case t != nil && t == lastTurn && count == lastCount:
-			c.yieldReading(t)
-		case t == nil && count == lastCount:
+		case t != nil:
+			next = inlineHandlerGrace
+			if age := time.Since(t.start); age >= inlineHandlerGrace {
+				c.yieldReading(t)
+			} else {
+				next -= age
+			}
+		case count == lastCount:
 			c.watchParked.Store(true)
 			// A turn that began before the flag was set did not see it: look once more.
 			if c.turn.Load() != nil || c.turns.Load() != lastCount {
 				if !c.watchParked.CompareAndSwap(true, false) {
 					<-c.watchWake // a turn took the flag and sent its token meanwhile
 				}
+				next = 0
 				break
 			}
-			tick.Stop()
 			select {
 			case <-c.watchWake:
 			case <-c.closed:
 				return
 			}
-			tick.Reset(inlineHandlerGrace)
+			next = inlineHandlerGrace
 		}
-		lastTurn, lastCount = c.turn.Load(), c.turns.Load()
+		lastCount = c.turns.Load()
+		timer.Reset(next)
 	}
 }
 
@@ -377,9 +393,10 @@ func (c *streamConn) readLoop() (code int, yielded bool) {
 	paced := time.Now()
 	for {
 		line, err := frames.Next()
-		if now := time.Now(); now.Sub(paced) >= readPace {
+		r.read = time.Now()
+		if r.read.Sub(paced) >= readPace {
 			runtime.Gosched()
-			paced = now
+			paced = r.read
 		}
 		if err != nil {
 			var tooLarge *FrameTooLargeError
@@ -497,6 +514,7 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		c.mu.Unlock()
 	}
 	t := &e.turn
+	t.start = r.read
 	c.beginTurn(t)
 	claimed := false
 	var head []byte

@@ -20,6 +20,9 @@
  *   per field: every enum value in place and a near-miss, each string at maxLength and maxLength+1
  *   (code points; the last one astral), each integer at 0, maximum and maximum+1, each array at
  *   maxItems and maxItems+1. A derived case whose bytes equal a corpus fixture's is dropped.
+ * - the document limits of spec/tables/limits.json: limits.max_values (a CallbackResponse at the
+ *   limit and one value over) and limits.max_object_members (a DispatchEnvelope and a
+ *   CallbackResponse whose open map has as many members as the limit allows, and one more).
  * Expectations are derived by construction, never by running a validator.
  */
 import { BANNER, stableJson, type OutputFile } from "../emit/output.js";
@@ -237,12 +240,71 @@ export function limitVectors(model: Model): Vector[] {
   ];
 }
 
+/**
+ * The path of field names from `typeName` to its first open map (`metadata`), through required
+ * object members only, or null when there is none.
+ */
+function openMapPath(model: Model, typeName: string): string[] | null {
+  const type = model.types.find((t) => t.name === typeName);
+  if (!type) return null;
+  const open = type.fields.find((f) => f.shape.kind === "open_object");
+  if (open) return [open.name];
+  for (const field of type.fields) {
+    if (field.shape.kind !== "object" || field.presence !== "required") continue;
+    const below = openMapPath(model, field.shape.typeName);
+    if (below) return [field.name, ...below];
+  }
+  return null;
+}
+
+/**
+ * The limits.max_object_members boundary (rule json.max-members), on both sides of the exchange: a
+ * DispatchEnvelope (the request's open map) and a CallbackResponse (its open map) whose open map
+ * holds exactly limits.max_object_members members `k0`, `k1`, ... of value 0 (valid) and one more
+ * (invalid, at the first member past the limit). About 300 KB each.
+ */
+export function memberLimitVectors(model: Model): Vector[] {
+  const limit = model.tables.limits.limits.find((l) => l.name === "max_object_members");
+  if (!limit) return [];
+  const out: Vector[] = [];
+  const source = "spec/tables/limits.json max_object_members (derived boundary case)";
+  for (const typeName of ["DispatchEnvelope", "CallbackResponse"]) {
+    const root = model.roots.find((r) => r.typeName === typeName);
+    const path = openMapPath(model, typeName);
+    if (!root || !path) continue;
+    const make = (n: number): Uint8Array => {
+      const doc = baseObject(model, typeName);
+      let holder: JsonObject = doc;
+      for (const name of path.slice(0, -1)) holder = holder[name] as JsonObject;
+      const members: JsonObject = {};
+      for (let i = 0; i < n; i++) members[`k${i}`] = 0;
+      holder[path[path.length - 1] as string] = members;
+      return encode(doc);
+    };
+    const at = `/${path.join("/")}`;
+    out.push(
+      { id: `${root.cliName}/valid-json-max-members-at-limit`, type: typeName, expect: "valid", rule: null, pointer: null, description: `${at} with exactly limits.max_object_members (${limit.value}) members`, bytes: make(limit.value), source },
+      {
+        id: `${root.cliName}/invalid-json-max-members-plus-1`,
+        type: typeName,
+        expect: "invalid",
+        rule: "json.max-members",
+        pointer: `${at}/k${limit.value}`,
+        description: `${at} with limits.max_object_members + 1 members -> json.max-members at the first member past the limit`,
+        bytes: make(limit.value + 1),
+        source,
+      },
+    );
+  }
+  return out;
+}
+
 /** Every vector: corpus fixtures first, then derived cases not already in the corpus. Throws on duplicate ids. */
 export function allVectors(model: Model): Vector[] {
   const corpus = corpusVectors(model);
   const seen = new Set(corpus.map((v) => `${v.type}\u0000${Buffer.from(v.bytes).toString("base64")}`));
   const derived = derivedVectors(model).filter((v) => !seen.has(`${v.type}\u0000${Buffer.from(v.bytes).toString("base64")}`));
-  const all = [...corpus, ...derived, ...limitVectors(model)];
+  const all = [...corpus, ...derived, ...limitVectors(model), ...memberLimitVectors(model)];
   const ids = new Set<string>();
   for (const v of all) {
     if (ids.has(v.id)) throw new ModelError(v.source, "", `two vectors have the id ${v.id}`);

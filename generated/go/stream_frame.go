@@ -169,8 +169,9 @@ func decodeFrame(line []byte, p *parser, into *streamFrame) (*streamFrame, *Fram
 
 // frameLimits bound the strict parse of one frame: no byte limit (the FrameReader enforces
 // limits.max_frame_bytes), limits.max_frame_values, and one level more than limits.max_depth for
-// the frame object around params, so params may nest as deep as a v1 DispatchEnvelope.
-var frameLimits = DocumentLimits{MaxBytes: math.MaxInt, MaxDepth: LimitMaxDepth + 1, MaxValues: LimitMaxFrameValues}
+// the frame object around params, so params may nest as deep as a v1 DispatchEnvelope;
+// limits.max_object_members for every object, the frame's and the carried document's.
+var frameLimits = DocumentLimits{MaxBytes: math.MaxInt, MaxDepth: LimitMaxDepth + 1, MaxValues: LimitMaxFrameValues, MaxMembers: LimitMaxObjectMembers}
 
 // dispatchEnvelopeType is the wire type of an event request's params (spec/stream-protocol.md).
 const dispatchEnvelopeType = "DispatchEnvelope"

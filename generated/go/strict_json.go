@@ -28,12 +28,19 @@ type DocumentLimits struct {
 	// literal, array and object, the root included (member names are not values). More is rule
 	// json.max-values. Zero means no bound (for documents the SDK itself produced).
 	MaxValues int
+
+	// MaxMembers is the largest accepted number of members of any one object (inclusive): every
+	// member name of the text counts, a repeated one too (the count is checked at each name, before
+	// the name is compared with the object's earlier ones). More is rule json.max-members at the
+	// first member past it. Zero means no bound (for documents the SDK itself produced).
+	MaxMembers int
 }
 
 // DefaultDocumentLimits are limits.max_request_bytes (LimitMaxRequestBytes bytes), limits.max_depth
-// (LimitMaxDepth levels) and limits.max_values (LimitMaxValues values): the bounds every binding
-// applies to a document read from a peer.
-var DefaultDocumentLimits = DocumentLimits{MaxBytes: LimitMaxRequestBytes, MaxDepth: LimitMaxDepth, MaxValues: LimitMaxValues}
+// (LimitMaxDepth levels), limits.max_values (LimitMaxValues values) and limits.max_object_members
+// (LimitMaxObjectMembers members per object): the bounds every binding applies to a document read
+// from a peer.
+var DefaultDocumentLimits = DocumentLimits{MaxBytes: LimitMaxRequestBytes, MaxDepth: LimitMaxDepth, MaxValues: LimitMaxValues, MaxMembers: LimitMaxObjectMembers}
 
 // nodeKind is the JSON type of a node.
 type nodeKind uint8
@@ -150,6 +157,8 @@ type parser struct {
 	// values counts the values begun so far; maxValues bounds it (0: no bound).
 	values    int
 	maxValues int
+	// maxMembers bounds the members of any one object (0: no bound).
+	maxMembers int
 	// depth is the number of open containers.
 	depth int
 	// slots[k] is the current slot of the container at depth k+1; pointers are built from them
@@ -311,7 +320,7 @@ func (p *parser) begin(data []byte, limits DocumentLimits, typed bool) *Issue {
 	if slots == nil {
 		slots = make([]slot, 0, 8)
 	}
-	*p = parser{src: data, maxDepth: limits.MaxDepth, maxValues: limits.MaxValues, typed: typed, slots: slots, mem: p.mem}
+	*p = parser{src: data, maxDepth: limits.MaxDepth, maxValues: limits.MaxValues, maxMembers: limits.MaxMembers, typed: typed, slots: slots, mem: p.mem}
 	return nil
 }
 
@@ -739,9 +748,10 @@ func (p *parser) plainString() (raw []byte, end int) {
 	return nil, 0
 }
 
-// members parses the object at the cursor. For each member it asks taken whether the name was
-// already seen (json.duplicate-key), then calls member with the cursor before the value. It
-// returns false once an issue is recorded.
+// members parses the object at the cursor. For each member it counts the name (json.max-members
+// past maxMembers, before the name is compared), asks taken whether the name was already seen
+// (json.duplicate-key), then calls member with the cursor before the value. It returns false once
+// an issue is recorded.
 func (p *parser) members(names *typeMeta, taken func(key string) bool, member func(key string) bool) bool {
 	if !p.openContainer() {
 		return false
@@ -754,6 +764,7 @@ func (p *parser) members(names *typeMeta, taken func(key string) bool, member fu
 		p.depth--
 		return true
 	}
+	count := 0
 	for {
 		if c := p.peek(); c != '"' {
 			switch c {
@@ -772,6 +783,11 @@ func (p *parser) members(names *typeMeta, taken func(key string) bool, member fu
 			return false
 		}
 		p.slots[p.depth-1].key = key
+		count++
+		if p.maxMembers > 0 && count > p.maxMembers {
+			p.fail(RuleJSONMaxMembers, p.slotPointer(), fmt.Sprintf("member number %d at byte %d exceeds the limit of %d members per object", count, at, p.maxMembers))
+			return false
+		}
 		if taken(key) {
 			p.fail(RuleJSONDuplicateKey, p.slotPointer(), fmt.Sprintf("duplicate member name %s at byte %d (each name may appear only once per object)", quoteKey(key), at))
 			return false

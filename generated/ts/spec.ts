@@ -1203,6 +1203,12 @@ export const DOCUMENT_RULES_TABLE = {
       "reference_messages": []
     },
     {
+      "id": "json.max-members",
+      "layer": "json",
+      "summary": "An object has more members than limits.max_object_members (every member name of the text counts, a repeated one too).",
+      "reference_messages": []
+    },
+    {
       "id": "json.lone-surrogate",
       "layer": "json",
       "summary": "A string escapes half of a UTF-16 surrogate pair (e.g. \\ud800 alone).",
@@ -2187,6 +2193,13 @@ export const LIMITS_TABLE = {
       "on_exceed": "rule json.max-values (parse_response / invalid_request for the invoker); bounds the time and memory of judging a document within the byte limit"
     },
     {
+      "name": "max_object_members",
+      "value": 32768,
+      "unit": "count",
+      "applies_to": "members of any one object in any wire document, open maps included: every member name the text has, a repeated name counted again; counted by the strict parser of every binding and by the host while it serializes",
+      "on_exceed": "rule json.max-members (parse_response / invalid_request for the invoker); bounds the one step no slice can cut, listing the keys of an in-memory object (Object.keys of 32,768 keys: about 10 ms)"
+    },
+    {
       "name": "fast_parse_max_bytes",
       "value": 1048576,
       "unit": "bytes",
@@ -2419,6 +2432,19 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reference": "no bound besides its 16 MiB input limit (5 million empty objects are accepted)",
       "ours": "rejects a document with more than limits.max_values (131072) JSON values",
       "reason": "Within the byte limit, tiny values cost far more memory and time to judge than their bytes (an empty object is 3 bytes and about 60 bytes in memory); the bound keeps every binding's time and memory for a maximum-size document small and the host's settle bound intact."
+    },
+    {
+      "id": "object-member-count",
+      "scope": "validation",
+      "match": [
+        {
+          "rule": "json.max-members"
+        }
+      ],
+      "where": "any object of any document, including open maps (metadata, telemetry_summary)",
+      "reference": "no bound besides its 16 MiB input limit (an object of a million members is accepted)",
+      "ours": "rejects an object with more than limits.max_object_members (32768) members, a repeated name counted again",
+      "reason": "Listing the keys of one in-memory object is one native step no JavaScript API splits, and it grows faster than the count (about 10 ms for 32,768 keys, 60 to 70 ms for 131,060 on the 2-core machine); the bound keeps that step, the host's longest, within the 50 ms event-loop goal, and every binding judges the same documents."
     },
     {
       "id": "duplicate-keys-in-open-maps",
@@ -4292,6 +4318,7 @@ export const LIMITS = {
   "max_response_bytes": 16777216,
   "max_depth": 64,
   "max_values": 131072,
+  "max_object_members": 32768,
   "fast_parse_max_bytes": 1048576,
   "fast_parse_sliced_max_bytes": 32768,
   "stderr_tail_bytes": 8192,
@@ -4349,6 +4376,8 @@ export const PARSE_RULE_IDS = {
   maxDepth: "json.max-depth",
   /** The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values. */
   maxValues: "json.max-values",
+  /** An object has more members than limits.max_object_members (every member name of the text counts, a repeated one too). */
+  maxMembers: "json.max-members",
   /** A string escapes half of a UTF-16 surrogate pair (e.g. \ud800 alone). */
   loneSurrogate: "json.lone-surrogate",
   /** A number is too large in magnitude for an IEEE-754 double (e.g. 1e400). */

@@ -166,7 +166,7 @@ async function serveOnce(handler: ClientHandler, stdin: NodeJS.ReadableStream, s
     return writeOut(stdout, Buffer.from(JSON.stringify(failureResponse(failureClassOf("write_request"), "write_request", text, WIRE_VERSION))));
   }
   const context: ClientContext = { transport: "subprocess", signal: new AbortController().signal, commands: new ClientCommands(cliTransport(options)) };
-  const judged = parseWireDocument("DispatchEnvelope", Buffer.concat(kept, size), { maxBytes: limit, maxDepth: LIMITS.max_depth });
+  const judged = parseWireDocument("DispatchEnvelope", Buffer.concat(kept, size), { maxBytes: limit, maxDepth: LIMITS.max_depth, maxMembers: LIMITS.max_object_members });
   return writeOut(stdout, await answerEnvelope(judged, handler, context, stderr));
 }
 

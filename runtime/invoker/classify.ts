@@ -15,6 +15,7 @@
  * otherwise the response is returned, even when stdin's pipe broke (a client may answer from a
  * prefix of the request and exit 0).
  */
+import { LIMITS } from "../../generated/ts/spec.js";
 import type { CallbackResponse } from "../../generated/ts/types.js";
 import { parseWireDocument, parseWireDocumentSliced, type DocumentLimits, type WireResult } from "../wire/validate.js";
 import type { ChildRun } from "./child-run.js";
@@ -109,7 +110,7 @@ function classifyJudged(run: ChildRun, ctx: ClassifyContext, parsed: WireResult<
 
 /** The strict parser's bounds for stdout. */
 function responseLimits(limits: InvokerLimits): DocumentLimits {
-  return { maxBytes: limits.max_response_bytes, maxDepth: limits.max_depth, maxValues: limits.max_values };
+  return { maxBytes: limits.max_response_bytes, maxDepth: limits.max_depth, maxValues: limits.max_values, maxMembers: LIMITS.max_object_members };
 }
 
 /** Classify one run synchronously; see the module doc for the order. */

@@ -13,6 +13,8 @@ import { InvokerConfigError } from "./types.js";
  * - `max_response_bytes` (bytes): largest stdout accepted; one byte more kills the group;
  * - `max_depth` (levels): nesting bound of the request and response documents;
  * - `max_values` (count): JSON values (scalars and containers) in the request and response documents;
+ *   (the members of any one object are bounded by limits.max_object_members, which is not
+ *   overridable: rule `json.max-members`);
  * - `stderr_tail_bytes` (bytes): how much of stderr's end is kept;
  * - `kill_grace_ms` (ms): SIGTERM → SIGKILL delay at the deadline;
  * - `settle_margin_ms` (ms): the call settles at the latest this long after its deadline;

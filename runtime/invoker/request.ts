@@ -103,7 +103,7 @@ export function toWireJson(value: unknown): string {
  *   differently on a second read is judged by what was written);
  * - `serialize`: the value cannot be written as JSON (see runtime/wire/serialize.ts);
  * - `invalid`: the bytes break the wire contract; `issues[0]` is the primary issue (`json.max-bytes`
- *   when larger than `maxBytes`, `json.max-depth`, `json.max-values`, `json.lone-surrogate`,
+ *   when larger than `maxBytes`, `json.max-depth`, `json.max-values`, `json.max-members`, `json.lone-surrogate`,
  *   `schema.*`, rules).
  */
 export type WireSnapshot<T> =
@@ -111,9 +111,9 @@ export type WireSnapshot<T> =
   | { readonly ok: false; readonly problem: "serialize"; readonly detail: string }
   | { readonly ok: false; readonly problem: "invalid"; readonly issues: readonly ValidationIssue[] };
 
-/** The serializer's bounds for a document of at most `maxBytes` bytes (depth and values from `limits`, default the table's). */
+/** The serializer's bounds for a document of at most `maxBytes` bytes (depth and values from `limits`, default the table's; members per object: limits.max_object_members, not overridable). */
 function snapshotLimits(maxBytes: number, limits?: Pick<InvokerLimits, "max_depth" | "max_values">): SnapshotLimits {
-  return { maxBytes, maxDepth: limits?.max_depth ?? LIMITS.max_depth, maxValues: limits?.max_values ?? LIMITS.max_values };
+  return { maxBytes, maxDepth: limits?.max_depth ?? LIMITS.max_depth, maxValues: limits?.max_values ?? LIMITS.max_values, maxMembers: LIMITS.max_object_members };
 }
 
 /** Judge a finished serialization as a `typeName` document (schema, integer lexemes, rules). */

@@ -111,7 +111,7 @@ export const FRAME_OWN_VALUES = LIMITS.max_frame_values - LIMITS.max_values;
  * {@link HOST_NON_INTEGER_PATHS}); the verdict is the same, only the pointers returned differ.
  */
 export function parseFrameRecording(bytes: Uint8Array, maxFrameBytes: number, nonIntegerPaths: readonly string[], maxFrameValues: number = LIMITS.max_frame_values): FrameResult {
-  return judgeFrame(parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues }, { nonIntegerPaths }));
+  return judgeFrame(parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues, maxMembers: LIMITS.max_object_members }, { nonIntegerPaths }));
 }
 
 const NO_PATHS: readonly string[] = [];
@@ -131,11 +131,11 @@ function hostLexemesMatter(value: unknown): boolean {
   return false;
 }
 
-/** The strict parser's limits of a host frame, kept for the last (maxFrameBytes, maxFrameValues) asked (a connection asks the same each time). */
-let hostLimits: StrictJsonLimits = { maxBytes: LIMITS.max_frame_bytes, maxDepth: LIMITS.max_depth + 1, maxValues: LIMITS.max_frame_values };
+/** The strict parser's limits of a host frame, kept for the last (maxFrameBytes, maxFrameValues) asked (a connection asks the same each time); every object of a frame, the carried document's too, holds at most limits.max_object_members members. */
+let hostLimits: StrictJsonLimits = { maxBytes: LIMITS.max_frame_bytes, maxDepth: LIMITS.max_depth + 1, maxValues: LIMITS.max_frame_values, maxMembers: LIMITS.max_object_members };
 
 function hostFrameLimits(maxFrameBytes: number, maxFrameValues: number): StrictJsonLimits {
-  if (hostLimits.maxBytes !== maxFrameBytes || hostLimits.maxValues !== maxFrameValues) hostLimits = { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues };
+  if (hostLimits.maxBytes !== maxFrameBytes || hostLimits.maxValues !== maxFrameValues) hostLimits = { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues, maxMembers: LIMITS.max_object_members };
   return hostLimits;
 }
 
@@ -189,7 +189,7 @@ const QUICK_OPTIONS = Object.freeze({ nonIntegerPaths: NO_PATHS, accept: acceptS
  * frames above {@link SLICED_FRAME_BYTES} this way); never rejects.
  */
 export async function parseHostFrameSliced(bytes: Uint8Array, maxFrameBytes: number, maxFrameValues: number = LIMITS.max_frame_values): Promise<FrameResult> {
-  const parsed = await parseStrictJsonSliced(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues }, { nonIntegerPaths: HOST_NON_INTEGER_PATHS });
+  const parsed = await parseStrictJsonSliced(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues, maxMembers: LIMITS.max_object_members }, { nonIntegerPaths: HOST_NON_INTEGER_PATHS });
   // No deadline is given, so the parse always ends with a verdict.
   return judgeFrame(parsed as Exclude<typeof parsed, "deadline">);
 }

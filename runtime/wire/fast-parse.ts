@@ -26,6 +26,8 @@
  *   text has a `\uD800`-`\uDFFF` escape, every parsed string and name must be well-formed UTF-16;
  * - `json.number-range` (`1e400` parses as `Infinity`): a non-finite number declines;
  * - `json.max-depth`, `json.max-values`: the walk counts levels and values;
+ * - `json.max-members`: the walk counts the entries of each object and declines above the limit
+ *   (the text may have more names than entries only by duplicates, which decline anyway);
  * - `nonIntegerNumberPointers` (the lexemes `1.0`, `1e2`, `-0` at `nonIntegerPaths`): a `-0`
  *   number (JSON.parse keeps it) declines; a member value at an integer path is checked where its
  *   colon is counted (its name, literal when the text has no `\u` escape, is the path's last
@@ -87,6 +89,8 @@ const C_9 = 0x39;
 const context: AcceptContext = { maxDepth: 0, elements: 0, chars: 0, exact: true, open: (value, level) => walk(value, level) };
 /** Whether the walk checks strings and names for lone surrogates (the text has a surrogate escape). */
 let walkSurrogates = false;
+/** The most entries one object may have (limits.max_object_members, or Infinity): above it the walk declines. */
+let walkMaxMembers = Number.POSITIVE_INFINITY;
 
 /** Occurrences of `ch` in `s` (native searches, one per occurrence). */
 function occurrences(s: string, ch: string): number {
@@ -152,8 +156,8 @@ let exactModulus: 100 | 1000 = 100;
  * it, adding every array's length to `context.elements` and the length of the shortest text that
  * writes it (no whitespace, no escapes) to `context.chars` (`context.exact` false for a number
  * {@link isExactNumber} does not clear under `exactModulus`); -1 at anything the
- * scanner must judge (a level above the limit, a non-finite number, `-0`, a lone surrogate when
- * the text escapes one). Every value but the root is a member value or an element, so a document
+ * scanner must judge (a level above the limit, an object of more than `walkMaxMembers` entries, a
+ * non-finite number, `-0`, a lone surrogate when the text escapes one). Every value but the root is a member value or an element, so a document
  * holds 1 + members + elements values.
  */
 function walk(value: unknown, level: number): number {
@@ -191,7 +195,7 @@ function walk(value: unknown, level: number): number {
   let members = 0;
   for (const key in value) {
     if (walkSurrogates && !isWellFormed.call(key)) return -1;
-    members++;
+    if (++members > walkMaxMembers) return -1;
     context.chars += key.length + 4;
     const k = walk((value as Record<string, unknown>)[key], level + 1);
     if (k < 0) return -1;
@@ -273,7 +277,7 @@ export interface FastParse {
 
 /**
  * The value of the decoded document `text` (of `byteLength` bytes, already past rules 1-3) when it
- * provably passes every parse-layer rule under `maxDepth` and `maxValues` and has no non-integer
+ * provably passes every parse-layer rule under `maxDepth`, `maxValues` and `maxMembers` (per object) and has no non-integer
  * number at `nonIntegerPaths` (every non-integer number when absent), else `undefined`: then the
  * strict scanner must judge it. The value is `JSON.parse(text)`, as the scanner's result would be,
  * and its `nonIntegerNumberPointers` are empty. Never throws.
@@ -283,7 +287,7 @@ export interface FastParse {
  * (then the value is also valid under the type's schema and rules); when it does not pass, or the
  * text escapes a surrogate, the generic walk judges the same value (`accepted` false).
  */
-export function fastParse(text: string, byteLength: number, maxDepth: number, maxValues: number, nonIntegerPaths: readonly string[] | undefined, accept?: AcceptCheck): FastParse | undefined {
+export function fastParse(text: string, byteLength: number, maxDepth: number, maxValues: number, maxMembers: number, nonIntegerPaths: readonly string[] | undefined, accept?: AcceptCheck): FastParse | undefined {
   if (maxDepth > WALK_MAX_DEPTH) return undefined;
   const backslash = text.indexOf("\\");
   const escapes = backslash !== -1 && text.indexOf("\\u", backslash) !== -1;
@@ -302,6 +306,7 @@ export function fastParse(text: string, byteLength: number, maxDepth: number, ma
     return undefined;
   }
   context.maxDepth = maxDepth;
+  walkMaxMembers = maxMembers;
   walkSurrogates = escapes && SURROGATE_ESCAPE.test(text);
   // The accept check counts only its schema's members (and the open objects'): when the text is
   // exactly as long as they need, or has as many member colons, they are all of its members, so
@@ -339,6 +344,7 @@ export function fastParse(text: string, byteLength: number, maxDepth: number, ma
 export function acceptsSerialized(value: unknown, text: string, accept: AcceptCheck, maxDepth: number): boolean {
   if (maxDepth > WALK_MAX_DEPTH || text.indexOf("\\") !== -1) return false;
   context.maxDepth = maxDepth;
+  walkMaxMembers = Number.POSITIVE_INFINITY; // the serializer has counted the members it wrote
   walkSurrogates = false;
   resetWalk();
   exactModulus = 1000;

@@ -21,6 +21,9 @@
  * 8. `json.lone-surrogate` an unpaired `\uD800`-`\uDFFF` escape
  * 9. `json.number-range`  a number whose magnitude overflows an IEEE-754 double
  * 10. `json.max-values`   more values (scalars and containers, the root included) than `limits.maxValues`
+ * 11. `json.max-members`  an object with more members than `limits.maxMembers` (every member name
+ *     of the text counts, a repeated one too: the count is checked at each name, before the name is
+ *     compared with the object's earlier ones)
  *
  * Two ways to run it:
  * - {@link parseStrictJson}: synchronous; one scan, then `JSON.parse` builds the value.
@@ -63,6 +66,13 @@ export interface StrictJsonLimits {
    * Absent: no bound (callers judging untrusted input pass limits.max_values).
    */
   readonly maxValues?: number;
+  /**
+   * Maximum number of members of any one object (every member name of the text, a repeated one
+   * too), inclusive. Exceeding it yields `json.max-members` at the first member past it, checked
+   * before that name is compared with the earlier ones. Absent: no bound (callers judging
+   * untrusted input pass limits.max_object_members).
+   */
+  readonly maxMembers?: number;
 }
 
 /**
@@ -329,6 +339,8 @@ let recordPatterns: (readonly string[])[] | null = null;
 /** Values seen so far in the current document, and the limit (limits.maxValues, or Infinity). */
 let valueCount = 0;
 let maxValuesLimit = Number.POSITIVE_INFINITY;
+/** The limit on one object's members (limits.maxMembers, or Infinity). */
+let maxMembersLimit = Number.POSITIVE_INFINITY;
 
 /** Build mode (the sliced parser): the scanner builds the value itself. `vals[d]` is the container open at depth d. */
 let building = false;
@@ -955,6 +967,8 @@ function scanKey(s: string, i: number, d: number): number {
     decoded = JSON.parse(s.slice(i, end)) as string;
     len = decoded.length;
   }
+  // Every name of the text counts, a repeated one too: the count comes before the comparison.
+  if ((counts[d] as number) >= maxMembersLimit) return tooManyMembers(i, start, j, len, esc, decoded);
   if (building) {
     // Build mode: the object being built already holds every earlier member, as own properties.
     const key = decoded ?? s.slice(start, j);
@@ -1001,6 +1015,17 @@ function pushKey(d: number, start: number, end: number, len: number, esc: number
   counts[d] = (counts[d] as number) + 1;
 }
 
+/** Records json.max-members for the member name at `i` (pushed first, so that the pointer names it). */
+function tooManyMembers(i: number, start: number, end: number, len: number, esc: number, decoded: string | undefined): number {
+  pushKey(depth, start, end, len, esc, decoded);
+  return fail(
+    PARSE_RULES.maxMembers,
+    `member number ${counts[depth] as number} at byte ${byteOffsetOf(i)} exceeds the limit of ${maxMembersLimit} members per object`,
+    i,
+    currentSlotPointer(),
+  );
+}
+
 function duplicateKey(
   i: number,
   start: number,
@@ -1027,6 +1052,7 @@ function releaseScratch(): void {
   recordPatterns = null;
   valueCount = 0;
   maxValuesLimit = Number.POSITIVE_INFINITY;
+  maxMembersLimit = Number.POSITIVE_INFINITY;
   building = false;
   resuming = false;
   sliceUntil = Number.POSITIVE_INFINITY;
@@ -1128,6 +1154,7 @@ interface ScanState {
   recordPatterns: (readonly string[])[] | null;
   valueCount: number;
   maxValuesLimit: number;
+  maxMembersLimit: number;
   vals: unknown[];
   rootValue: unknown;
   lastKey: string;
@@ -1146,7 +1173,7 @@ interface ScanState {
 function saveState(): ScanState {
   const state: ScanState = {
     kinds, counts, keyBase, kStart, kEnd, kLen, kEsc, kDecoded, keySets, prefixes, keyTop, prefixValid, src, srcIsAscii, depth,
-    recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma, strParts, strStart,
+    recordPatterns, valueCount, maxValuesLimit, maxMembersLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma, strParts, strStart,
     winBaseBytes, softEnd, strOpen, srcBytes,
   };
   kinds = new Uint8Array(64);
@@ -1170,7 +1197,7 @@ function saveState(): ScanState {
 /** Puts a paused scan's state back into the module. */
 function loadState(state: ScanState): void {
   ({ kinds, counts, keyBase, kStart, kEnd, kLen, kEsc, kDecoded, keySets, prefixes, keyTop, prefixValid, src, srcIsAscii, depth } = state);
-  ({ recordPatterns, valueCount, maxValuesLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma, strParts, strStart } = state);
+  ({ recordPatterns, valueCount, maxValuesLimit, maxMembersLimit, vals, rootValue, lastKey, resumeAt, resumeDepth, resumeAfterComma, strParts, strStart } = state);
   ({ winBaseBytes, softEnd, strOpen, srcBytes } = state);
   building = true;
   resuming = true;
@@ -1471,8 +1498,8 @@ function scan(s: string, maxDepth: number, nonInt: string[]): number {
  *   exponent, or as `-0` (only at `options.nonIntegerPaths` when given). Otherwise `{ ok: false, issue }` describing the
  *   first problem: `json.max-bytes` (checked before anything is decoded),
  *   `json.bom`, `json.utf8`, then whichever of `json.syntax`,
- *   `json.duplicate-key`, `json.max-depth`, `json.lone-surrogate`,
- *   `json.number-range` occurs first in the input, then
+ *   `json.duplicate-key`, `json.max-depth`, `json.max-values`, `json.max-members`,
+ *   `json.lone-surrogate`, `json.number-range` occurs first in the input, then
  *   `json.trailing-data`. `issue.offset` is a byte offset into `input`
  *   (absent for `json.max-bytes`).
  *
@@ -1484,7 +1511,7 @@ export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, opt
   const decoded = decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
   // Most documents are valid: prove it natively first (fast-parse.ts); the scanner judges the rest.
-  const fast = input.length <= FAST_PARSE_MAX_BYTES ? fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths, options.accept) : undefined;
+  const fast = input.length <= FAST_PARSE_MAX_BYTES ? fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, limits.maxMembers ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths, options.accept) : undefined;
   if (fast !== undefined) return fastResult(fast);
   const nonInt: string[] = [];
   beginScan(decoded, input.length, limits, options, false);
@@ -1815,7 +1842,7 @@ export async function parseStrictJsonSliced(
   const decoded = large ? await decodeDocumentSliced(input, limits, deadlineAt) : decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
   // Up to limits.fast_parse_sliced_max_bytes, one JSON.parse costs at most about one slice (fast-parse.ts).
-  const fast = input.length > FAST_PARSE_SLICED_MAX_BYTES ? undefined : fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths, options.accept);
+  const fast = input.length > FAST_PARSE_SLICED_MAX_BYTES ? undefined : fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, limits.maxMembers ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths, options.accept);
   if (fast !== undefined) return fastResult(fast);
   const nonInt: string[] = [];
   beginScan(decoded, input.length, limits, options, true);
@@ -1922,6 +1949,7 @@ function beginScan(text: string, byteLength: number, limits: StrictJsonLimits, o
   recordPatterns = options.nonIntegerPaths === undefined ? null : splitPatterns(options.nonIntegerPaths);
   valueCount = 0;
   maxValuesLimit = limits.maxValues ?? Number.POSITIVE_INFINITY;
+  maxMembersLimit = limits.maxMembers ?? Number.POSITIVE_INFINITY;
   building = build;
   resuming = false;
   resumeAt = 0;

@@ -14,11 +14,12 @@ import { parseStrictJson, parseStrictJsonSliced, type StrictJsonLimits, type Str
 /** Byte and depth bounds of one document (bytes; levels, the root container being level 1). */
 export type DocumentLimits = StrictJsonLimits;
 
-/** Default limits for a document read from a peer: limits.max_request_bytes, limits.max_depth and limits.max_values. */
+/** Default limits for a document read from a peer: limits.max_request_bytes, limits.max_depth, limits.max_values and limits.max_object_members. */
 export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = Object.freeze({
   maxBytes: LIMITS.max_request_bytes,
   maxDepth: LIMITS.max_depth,
   maxValues: LIMITS.max_values,
+  maxMembers: LIMITS.max_object_members,
 });
 
 /** Outcome of judging one document: the typed value, or every issue found (the first is primary). */

@@ -2,6 +2,7 @@ package lifeloop
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -261,5 +262,46 @@ func TestMemoryIsBoundedByTheInput(t *testing.T) {
 	var invalid *ValidationError
 	if !errors.As(err, &invalid) || invalid.Rule != RuleSchemaType || invalid.Pointer != "/sequence" || used > 12*uint64(len(integerField)) {
 		t.Errorf("-0 in an integer field: %v after %d bytes allocated for %d", err, used, len(integerField))
+	}
+}
+
+// TestMaxMembers: every object of the document, open maps and nested ones, holds at most
+// MaxMembers members; every member name of the text counts, a repeated one too (the count comes
+// before the duplicate check), in the generic and the typed parse alike.
+func TestMaxMembers(t *testing.T) {
+	limits := DocumentLimits{MaxBytes: 1 << 20, MaxDepth: 8, MaxMembers: 12}
+	cases := map[string]string{
+		`"metadata":{"a":0,"b":0}`: "",
+		`"metadata":{"a":{"x":0,"y":0,"z":0,"w":0,"v":0,"u":0,"t":0,"s":0,"r":0,"q":0,"p":0,"o":0}}`:       "",
+		`"metadata":{"a":{"x":0,"y":0,"z":0,"w":0,"v":0,"u":0,"t":0,"s":0,"r":0,"q":0,"p":0,"o":0,"n":0}}`: RuleJSONMaxMembers + " /metadata/a/n",
+		`"metadata":{"a":{"x":0,"y":0,"z":0,"w":0,"v":0,"u":0,"t":0,"s":0,"r":0,"q":0,"p":0,"o":0,"x":1}}`: RuleJSONMaxMembers + " /metadata/a/x",
+		`"metadata":{"a":{"x":0,"y":0,"z":0,"w":0,"v":0,"u":0,"t":0,"s":0,"r":0,"q":0,"p":0,"x":1}}`:       RuleJSONDuplicateKey + " /metadata/a/x",
+	}
+	for member, want := range cases {
+		doc := requestWith(member)
+		for name, parse := range map[string]func() *Issue{
+			"generic": func() *Issue { _, _, issue := parseDocument(doc, limits); return issue },
+			"typed":   func() *Issue { _, _, issue := parseTyped(doc, limits, typeMetaOf("CallbackRequest")); return issue },
+		} {
+			got := ""
+			if issue := parse(); issue != nil {
+				got = issue.Rule + " " + issue.Pointer
+			}
+			if got != want {
+				t.Errorf("%s %s: got %q, want %q", name, member, got, want)
+			}
+		}
+	}
+	var b strings.Builder
+	for i := 0; i <= LimitMaxObjectMembers; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":0`, i)
+	}
+	_, err := DecodeCallbackRequest(requestWith(`"metadata":{` + b.String() + `}`))
+	var invalid *ValidationError
+	if !errors.As(err, &invalid) || invalid.Rule != RuleJSONMaxMembers || invalid.Pointer != fmt.Sprintf("/metadata/k%d", LimitMaxObjectMembers) {
+		t.Errorf("limits.max_object_members + 1 members: %v", err)
 	}
 }

@@ -4,12 +4,14 @@
  * memory of judging a document"), end to end through the invokers with real child processes:
  *
  * - responses through SubprocessInvoker (a `/bin/sh` client that cats a file): limits.max_values
- *   empty objects, the most members in one object, limits.max_depth nesting repeated to
+ *   empty objects, the most members in one object (limits.max_object_members), limits.max_depth nesting repeated to
  *   limits.max_values, the longest string, the longest string of escapes, and 5.2 million empty
  *   objects (15.6 MB, refused by json.max-values);
  * - the same responses through StreamInvoker (one reply frame carrying the document);
- * - in-memory envelopes through SubprocessInvoker.invoke: limits.max_values members in one object,
- *   limits.max_values array elements.
+ * - in-memory envelopes through SubprocessInvoker.invoke: limits.max_object_members members in one
+ *   object (the longest key listing within the limits), limits.max_values array elements, and
+ *   limits.max_values members in one object (beyond the limits: listed, then refused by
+ *   json.max-members; the listing is what the limit keeps out of the limits).
  *
  * Each shape runs twice, each time in a fresh process (`--shape NAME`): cold, after one small
  * warm-up invocation of the same kind; and warm (`--warm`), after {@link WARM_STREAM} small
@@ -70,7 +72,7 @@ const keys = (n: number): string => Array.from({ length: n }, (_, i) => `"k${i}"
 /** The response documents, each at (or, the last, far beyond) a limit; `expect` is "ok" or the failure variant. */
 const RESPONSES: Record<string, { readonly text: () => string; readonly expect: string }> = {
   "max values (empty objects)": { text: () => `${HEAD}{"a":[${"{},".repeat(LIMITS.max_values - HEAD_VALUES - 2)}{}]}}`, expect: "ok" },
-  "max members in one object": { text: () => `${HEAD}{${keys(LIMITS.max_values - HEAD_VALUES)}}}`, expect: "ok" },
+  "max members in one object": { text: () => `${HEAD}{${keys(LIMITS.max_object_members)}}}`, expect: "ok" },
   "max depth, repeated": {
     text: () => {
       const nest = `${"[".repeat(LIMITS.max_depth - 2)}${"]".repeat(LIMITS.max_depth - 2)}`;
@@ -111,13 +113,18 @@ function baseEnvelope(metadata?: unknown): DispatchEnvelope {
 /** root, schema_version, request, its 7 members, metadata, and the container inside metadata. */
 const ENVELOPE_VALUES = 12;
 
-const ENVELOPES: Record<string, () => DispatchEnvelope> = {
-  "envelope: max members in one object": () => {
-    const big: Record<string, number> = {};
-    for (let i = 0; i < LIMITS.max_values - ENVELOPE_VALUES; i++) big[`k${i}`] = i;
-    return baseEnvelope({ a: big });
-  },
-  "envelope: max array elements": () => baseEnvelope({ a: Array.from({ length: LIMITS.max_values - ENVELOPE_VALUES }, (_, i) => i) }),
+/** `count` members `k0`, `k1`, ... in one object. */
+function members(count: number): Record<string, number> {
+  const big: Record<string, number> = {};
+  for (let i = 0; i < count; i++) big[`k${i}`] = i;
+  return big;
+}
+
+/** The in-memory envelopes, and the outcome each must have ("ok" or the failure variant). */
+const ENVELOPES: Record<string, { readonly make: () => DispatchEnvelope; readonly expect: string }> = {
+  "envelope: max members in one object": { make: () => baseEnvelope({ a: members(LIMITS.max_object_members) }), expect: "ok" },
+  "envelope: max array elements": { make: () => baseEnvelope({ a: Array.from({ length: LIMITS.max_values - ENVELOPE_VALUES }, (_, i) => i) }), expect: "ok" },
+  "envelope: max_values members in one object (over max_object_members)": { make: () => baseEnvelope({ a: members(LIMITS.max_values - ENVELOPE_VALUES) }), expect: "invalid_request" },
 };
 
 interface Figures {
@@ -212,11 +219,11 @@ async function measureShape(shape: string, transport: string, dir: string, warmU
     warm = transport === "stream" ? invoker : shell(okFile);
     env = baseEnvelope();
   } else {
-    const make = ENVELOPES[shape];
-    if (make === undefined) throw new Error(`unknown shape ${shape}`);
-    env = make();
+    const envelope = ENVELOPES[shape];
+    if (envelope === undefined) throw new Error(`unknown shape ${shape}`);
+    env = envelope.make();
     bytes = Buffer.byteLength(JSON.stringify(env));
-    expect = "ok";
+    expect = envelope.expect;
     invoker = shell(okFile);
     warm = invoker;
   }

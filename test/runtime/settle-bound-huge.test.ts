@@ -5,7 +5,7 @@
  * still be kept. Before the fix a 15.7 MB response of 5.2 million empty objects settled after
  * ~1.9 s against a bound of 1.1 s and held every other invocation of the process.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, describe, expect, it } from "vitest";
@@ -27,6 +27,9 @@ const RESPONSES = {
   emptyObjects: `${HEAD}{"a":[${"{},".repeat(5_200_000)}{}]}}`,
   /** Exactly limits.max_values values, all empty objects (the costliest valid shape per byte). */
   maxValues: `${HEAD}{"a":[${"{},".repeat(LIMITS.max_values - 8)}{}]}}`,
+  /** The most members one object may have (limits.max_object_members), and one more. */
+  maxMembers: `${HEAD}{${Array.from({ length: LIMITS.max_object_members }, (_, i) => `"k${i}":0`).join(",")}}}`,
+  overMembers: `${HEAD}{${Array.from({ length: LIMITS.max_object_members + 1 }, (_, i) => `"k${i}":0`).join(",")}}}`,
   /** One string as long as the byte limit allows. */
   maxString: `${HEAD}{"a":"${"x".repeat(LIMITS.max_response_bytes - HEAD.length - 12)}"}}`,
   /** One string of escapes as long as the byte limit allows (the sliced parser decodes it in pieces). */
@@ -72,7 +75,15 @@ describe("huge responses within (and beyond) the limits keep the settle bound", 
     console.log(`emptyObjects: settled in ${result.elapsedMs.toFixed(0)} ms, longest event-loop block ${blockMs.toFixed(0)} ms`);
   });
 
-  for (const name of ["maxValues", "maxString", "maxEscapes"] as const) {
+  it("one member past limits.max_object_members → parse_response json.max-members at the first member past it, within the bound", async () => {
+    const file = responseFile("overMembers");
+    const timeoutMs = 10_000;
+    const { result } = await withHangingNeighbour(() => catClient(file, timeoutMs).invoke(envelope()), timeoutMs);
+    expect(result.ok ? "ok" : result.failure.variant).toBe("parse_response");
+    if (!result.ok) expect([result.failure.issues?.[0]?.rule, result.failure.issues?.[0]?.pointer]).toEqual(["json.max-members", `/metadata/k${LIMITS.max_object_members}`]);
+  });
+
+  for (const name of ["maxValues", "maxMembers", "maxString", "maxEscapes"] as const) {
     it(`a valid response at the limits (${name}, ${(RESPONSES[name].length / 1e6).toFixed(1)} MB) → ok within the bound; the neighbour is not held`, async () => {
       const file = responseFile(name);
       const timeoutMs = 10_000;
@@ -123,15 +134,31 @@ describe("huge in-memory envelopes keep the settle bound", () => {
     expect(neighbour.elapsedMs).toBeLessThanOrEqual(hangMs + LIMITS.settle_margin_ms + allowanceMs);
   });
 
-  it("a valid envelope near limits.max_values is delivered in slices; the neighbour is not held", async () => {
-    const env = manyKeys(LIMITS.max_values - 20);
+  it("an envelope one member past limits.max_object_members → invalid_request json.max-members, refused before spawning", async () => {
+    const marker = join(tmp.dir, "spawned-over-members");
+    const result = await new SubprocessInvoker({ program: "/bin/sh", args: ["-c", `touch '${marker}'; cat >/dev/null`], timeoutMs: 30_000 }).invoke(manyKeys(LIMITS.max_object_members + 1));
+    expect(result.ok ? "ok" : result.failure.variant).toBe("invalid_request");
+    if (!result.ok) expect([result.failure.issues?.[0]?.rule, result.failure.issues?.[0]?.pointer]).toEqual(["json.max-members", `/request/metadata/k${LIMITS.max_object_members}`]);
+    expect(existsSync(marker), "the client was spawned").toBe(false);
+  });
+
+  it("a valid envelope of limits.max_object_members members is delivered in slices; the neighbour is not held", async () => {
+    const env = manyKeys(LIMITS.max_object_members);
     const timeoutMs = 30_000; // generous: the bound asserted here is the neighbour's
     const { result, blockMs } = await withHangingNeighbour(
       () => new SubprocessInvoker({ program: "/bin/sh", args: ["-c", `cat >/dev/null; printf '%s' '{"schema_version":"${WIRE_VERSION}","status":"delivered"}'`], timeoutMs }).invoke(env),
       timeoutMs,
     );
     expect(result.ok ? "ok" : `${result.failure.variant}: ${result.failure.detail}`).toBe("ok");
-    console.log(`envelope of ${LIMITS.max_values - 20} members: settled in ${result.elapsedMs.toFixed(0)} ms, longest event-loop block ${blockMs.toFixed(0)} ms`);
+    console.log(`envelope of ${LIMITS.max_object_members} members: settled in ${result.elapsedMs.toFixed(0)} ms, longest event-loop block ${blockMs.toFixed(0)} ms`);
+  });
+
+  it("in-process: a handler's response with limits.max_object_members + 1 members in one object → invalid_response json.max-members", async () => {
+    const metadata: Record<string, number> = {};
+    for (let i = 0; i <= LIMITS.max_object_members; i++) metadata[`k${i}`] = i;
+    const result = await new InProcessInvoker({ handler: () => ({ schema_version: WIRE_VERSION, status: "delivered" as const, metadata }), timeoutMs: 10_000 }).invoke(envelope());
+    expect(result.ok ? "ok" : result.failure.variant).toBe("invalid_response");
+    if (!result.ok) expect([result.failure.issues?.[0]?.rule, result.failure.issues?.[0]?.pointer]).toEqual(["json.max-members", `/metadata/k${LIMITS.max_object_members}`]);
   });
 
   it("in-process: a handler's response with 5 million values → invalid_response json.max-values, without stalling the neighbour", async () => {

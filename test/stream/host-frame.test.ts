@@ -95,6 +95,17 @@ describe("parseHostFrame", () => {
     expectSame(bytes);
   });
 
+  it("bounds every object of a frame by limits.max_object_members (json.max-members), in the synchronous and the sliced judge", async () => {
+    const members = (n: number): string => Array.from({ length: n }, (_, i) => `"k${i}":0`).join(",");
+    const frame = (n: number): Buffer => Buffer.from(`{"jsonrpc":"2.0","id":"a","result":${result},"metadata":{${members(n)}}}}`);
+    const over = frame(LIMITS.max_object_members + 1);
+    const judged = parseHostFrame(over, LIMITS.max_frame_bytes);
+    expect(judged.ok ? "accepted" : `${judged.issue.rule} ${judged.issue.pointer}`).toBe(`json.max-members /result/metadata/k${LIMITS.max_object_members}`);
+    expect(await parseHostFrameSliced(over, LIMITS.max_frame_bytes)).toEqual(judged);
+    const at = parseHostFrame(frame(LIMITS.max_object_members), LIMITS.max_frame_bytes);
+    expect(at.ok ? "accepted" : `${at.issue.rule} ${at.issue.pointer}`).toBe("accepted");
+  });
+
   it("agrees on generated replies", () => {
     const id = fc.oneof(fc.string({ minLength: 1, maxLength: 8 }), fc.nat(), fc.constantFrom("1.0", "2e0", "-0", "3.5"));
     const number = fc.oneof(fc.nat().map(String), fc.constantFrom("1.0", "1e3", "-0", "0.5"));

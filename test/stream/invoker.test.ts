@@ -351,7 +351,7 @@ describe("StreamInvoker: the envelope is prepared as v1 prepares it", () => {
   it("a large in-memory envelope is serialized in slices against the event's deadline: timeoutMs 1 → timeout before anything is spawned", async () => {
     const env = envelope("session.started", 1);
     const metadata: Record<string, number> = {};
-    for (let i = 0; i < LIMITS.max_values - 20; i++) metadata[`k${i}`] = i;
+    for (let i = 0; i < LIMITS.max_object_members; i++) metadata[`k${i}`] = i;
     const big = { ...env, request: { ...env.request, metadata } };
     const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "echo"], timeoutMs: 1 });
     const r = await inv.invoke(big);

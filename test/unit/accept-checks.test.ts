@@ -41,7 +41,7 @@ function accepted(typeName: WireObjectTypeName, bytes: Uint8Array, limits: Docum
   } catch {
     return false;
   }
-  const fast = fastParse(text, bytes.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, INTEGER_PATHS[typeName], ACCEPT_CHECKS[typeName]);
+  const fast = fastParse(text, bytes.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, limits.maxMembers ?? Number.POSITIVE_INFINITY, INTEGER_PATHS[typeName], ACCEPT_CHECKS[typeName]);
   return fast?.accepted === true;
 }
 

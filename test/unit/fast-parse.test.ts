@@ -35,7 +35,7 @@ function fast(bytes: Uint8Array, limits: StrictJsonLimits, paths: readonly strin
   } catch {
     return undefined;
   }
-  return fastParse(text, bytes.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, paths);
+  return fastParse(text, bytes.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, limits.maxMembers ?? Number.POSITIVE_INFINITY, paths);
 }
 
 /** Assert the fast path agrees with the exact scanner; returns whether the fast path accepted. */
@@ -259,6 +259,25 @@ describe("strict parser fast path", () => {
       const limits = { ...DEFAULT_DOCUMENT_LIMITS, maxValues };
       expect(fast(bytes, limits, paths) !== undefined, `maxValues ${maxValues}`).toBe(exact(limits));
     }
+  });
+
+  it("declines an object of more than maxMembers entries, at every object (open maps, nested, with an accept check too)", () => {
+    const obj = (n: number): string => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(",")}}`;
+    // 20 is above the members of the request's own objects: only the open map's objects reach it.
+    const limits = { ...DEFAULT_DOCUMENT_LIMITS, maxMembers: 20 };
+    for (const [doc, within] of [[withMetadata(obj(20)), true], [withMetadata(obj(21)), false], [withMetadata(`{"a":[${obj(20)}]}`), true], [withMetadata(`{"a":[{},${obj(21)}]}`), false]] as const) {
+      const bytes = encoder.encode(doc);
+      expect(parseStrictJson(bytes, limits, { nonIntegerPaths: paths }).ok, doc.slice(-60)).toBe(within);
+      expect(fast(bytes, limits, paths) !== undefined, doc.slice(-60)).toBe(within);
+    }
+    const at = encoder.encode(withMetadata(obj(LIMITS.max_object_members)));
+    const over = encoder.encode(withMetadata(obj(LIMITS.max_object_members + 1)));
+    expect(fast(at, DEFAULT_DOCUMENT_LIMITS, paths)).toBeDefined();
+    expect(fast(over, DEFAULT_DOCUMENT_LIMITS, paths)).toBeUndefined();
+    // With the type's accept check (the open map is walked by the generic walk).
+    const bytes = encoder.encode(withMetadata(obj(21)));
+    expect(fastParse(new TextDecoder().decode(bytes), bytes.length, 64, 131072, 20, paths, ACCEPT_CHECKS.CallbackRequest)).toBeUndefined();
+    expect(fastParse(new TextDecoder().decode(bytes), bytes.length, 64, 131072, 21, paths, ACCEPT_CHECKS.CallbackRequest)?.accepted).toBe(true);
   });
 
   it("bounds the containers before JSON.parse builds them", () => {

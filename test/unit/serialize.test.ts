@@ -175,3 +175,32 @@ describe("the plain-string shortcut on strings of any code units", () => {
     );
   });
 });
+
+describe("json.max-members: the members of one in-memory object", () => {
+  const members = (n: number, at = (i: number) => i as unknown): Record<string, unknown> => {
+    const obj: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) obj[`k${i}`] = at(i);
+    return obj;
+  };
+  const verdict = (snap: { ok: boolean; problem?: string; issue?: { rule: string; pointer: string } }): string => (snap.ok ? "ok" : `${snap.problem} ${snap.issue?.rule} ${snap.issue?.pointer}`);
+
+  it("writes an object of exactly maxMembers members and refuses one more at the first member past it, in sync and sliced runs", async () => {
+    const limits: SnapshotLimits = { ...LIMITS, maxMembers: 3 };
+    expect(verdict(snapshotValue({ a: members(3) }, limits))).toBe("ok");
+    expect(verdict(snapshotValue({ a: members(4) }, limits))).toBe("invalid json.max-members /a/k3");
+    expect(verdict(await snapshotValueSoon({ a: members(4) }, limits))).toBe("invalid json.max-members /a/k3");
+  });
+
+  it("counts the members written: an undefined member is absent and does not count", () => {
+    const limits: SnapshotLimits = { ...LIMITS, maxMembers: 3 };
+    const snap = snapshotValue(members(6, (i) => (i % 2 === 0 ? undefined : i)), limits);
+    expect(verdict(snap)).toBe("ok");
+    if (snap.ok) expect(snap.bytes.toString()).toBe('{"k1":1,"k3":3,"k5":5}');
+  });
+
+  it("an in-memory object of 32,769 members (limits.max_object_members + 1) is refused, one of 32,768 written", async () => {
+    const limits: SnapshotLimits = { maxBytes: 16 << 20, maxDepth: 64, maxValues: 131072, maxMembers: 32768 };
+    expect(verdict(await snapshotValueSoon({ metadata: members(32769) }, limits))).toBe("invalid json.max-members /metadata/k32768");
+    expect(verdict(await snapshotValueSoon({ metadata: members(32768) }, limits))).toBe("ok");
+  });
+});

@@ -514,6 +514,50 @@ describe("json.max-depth", () => {
   });
 });
 
+describe("json.max-members", () => {
+  const lim = (maxMembers: number): StrictJsonLimits => ({ maxBytes: 1 << 22, maxDepth: 64, maxMembers });
+  const members = (n: number, name = (i: number) => `k${i}`): string => Array.from({ length: n }, (_, i) => `${JSON.stringify(name(i))}:0`).join(",");
+
+  it("accepts an object of exactly maxMembers members and reports the first member past it (pointer, offset of its name)", () => {
+    expect(ok('{"a":0,"b":0}', lim(2)).value).toEqual({ a: 0, b: 0 });
+    expectIssue('{"a":0,"b":0,"c":0}', "json.max-members", { pointer: "/c", offset: 13 }, lim(2));
+    expect(issue('{"a":0,"b":0,"c":0}', lim(2)).message).toMatch(/member number 3 at byte 13 exceeds the limit of 2 members per object/);
+  });
+
+  it("counts per object (nested objects each have their own count), never array elements", () => {
+    expect(ok('{"a":{"x":1,"y":2},"b":[1,2,3,4,5]}', lim(2)).value).toEqual({ a: { x: 1, y: 2 }, b: [1, 2, 3, 4, 5] });
+    expectIssue('{"a":{"x":1,"y":2,"z/~":3}}', "json.max-members", { pointer: "/a/z~1~0", offset: 18 }, lim(2));
+    expectIssue('[{"a":0},{"a":0,"b":0,"\\u0063":0}]', "json.max-members", { pointer: "/1/c" }, lim(2));
+  });
+
+  it("counts every name of the text, a repeated one too: a duplicate past the limit is json.max-members, one within it json.duplicate-key", () => {
+    expectIssue('{"a":0,"b":0,"a":1}', "json.max-members", { pointer: "/a", offset: 13 }, lim(2));
+    expectIssue('{"a":0,"b":0,"a":1}', "json.duplicate-key", { pointer: "/a", offset: 13 }, lim(3));
+  });
+
+  it("a problem inside the name past the limit comes first (the name is scanned, then counted)", () => {
+    expectIssue('{"a":0,"b":0,"\\ud800":0}', "json.lone-surrogate", {}, lim(2));
+  });
+
+  it("absent: no bound", () => {
+    expect(Object.keys(ok(`{${members(5000)}}`, LIMITS).value as object)).toHaveLength(5000);
+  });
+
+  it("limits.max_object_members + 1 members: refused by the synchronous, sliced and windowed (over 1 MiB) parsers alike", async () => {
+    const limits: StrictJsonLimits = { maxBytes: 16 << 20, maxDepth: 64, maxValues: 131072, maxMembers: 32768 };
+    for (const name of [(i: number) => `k${i}`, (i: number) => `${"n".repeat(40)}${i}`]) {
+      const over = bytesOf(`{"m":{${members(32769, name)}}}`);
+      const at = bytesOf(`{"m":{${members(32768, name)}}}`);
+      const sync = parseStrictJson(over, limits);
+      expect(sync.ok ? "ok" : `${sync.issue.rule} ${sync.issue.pointer}`).toBe(`json.max-members /m/${name(32768)}`);
+      expect(await parseStrictJsonSliced(over, limits)).toEqual(sync);
+      const fine = await parseStrictJsonSliced(at, limits);
+      expect(fine !== "deadline" && fine.ok && Object.keys((fine.value as { m: object }).m).length).toBe(32768);
+      expect(parseStrictJson(at, limits).ok).toBe(true);
+    }
+  });
+});
+
 describe("json.lone-surrogate", () => {
   it("rejects lone high surrogates", () => {
     expectIssue(String.raw`"\ud800"`, "json.lone-surrogate", { offset: 1, pointer: "" });

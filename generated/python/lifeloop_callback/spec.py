@@ -216,6 +216,7 @@ LIMITS: Final[Mapping[str, int]] = {
     "max_response_bytes": 16777216,
     "max_depth": 64,
     "max_values": 131072,
+    "max_object_members": 32768,
     "fast_parse_max_bytes": 1048576,
     "fast_parse_sliced_max_bytes": 32768,
     "stderr_tail_bytes": 8192,
@@ -248,6 +249,9 @@ LIMIT_MAX_DEPTH: Final = 64
 
 #: limits.max_values (count): JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding and by the host while it serializes
 LIMIT_MAX_VALUES: Final = 131072
+
+#: limits.max_object_members (count): members of any one object in any wire document, open maps included: every member name the text has, a repeated name counted again; counted by the strict parser of every binding and by the host while it serializes
+LIMIT_MAX_OBJECT_MEMBERS: Final = 32768
 
 #: limits.fast_parse_max_bytes (bytes): the TypeScript host's synchronous strict parser: a document of at most this size is first parsed by JSON.parse and accepted when native searches and one walk prove every parse-layer rule (runtime/wire/fast-parse.ts); anything else, and every larger document, is judged by the strict scanner. Containers are bounded before JSON.parse builds them (by the text's '[' and '{'), so it never builds more containers than the exact path would
 LIMIT_FAST_PARSE_MAX_BYTES: Final = 1048576
@@ -307,7 +311,7 @@ LIMIT_STREAM_RESPAWN_COOLDOWN_MS: Final = 5000
 LIMIT_MAX_SESSION_INPUT_BYTES: Final = 268435456
 
 #: Rule ids of the parse (``json.*``) and schema (``schema.*``) layers (spec/tables/document-rules.json).
-DOCUMENT_RULE_IDS: Final[Tuple[str, ...]] = ("json.max-bytes", "json.bom", "json.utf8", "json.syntax", "json.trailing-data", "json.duplicate-key", "json.max-depth", "json.max-values", "json.lone-surrogate", "json.number-range", "schema.type", "schema.required", "schema.additional-properties", "schema.enum", "schema.max-length", "schema.minimum", "schema.maximum", "schema.max-items")
+DOCUMENT_RULE_IDS: Final[Tuple[str, ...]] = ("json.max-bytes", "json.bom", "json.utf8", "json.syntax", "json.trailing-data", "json.duplicate-key", "json.max-depth", "json.max-values", "json.max-members", "json.lone-surrogate", "json.number-range", "schema.type", "schema.required", "schema.additional-properties", "schema.enum", "schema.max-length", "schema.minimum", "schema.maximum", "schema.max-items")
 
 #: Rule ids of spec/tables/rules.json, in evaluation order.
 RULE_IDS: Final[Tuple[str, ...]] = ("schema-version-current", "non-empty-identifier", "frame-context-top-level-no-parent", "frame-context-subcall-requires-parent", "payload-body-exactly-one", "payload-body-byte-size", "payload-placements-non-empty", "frame-event-requires-frame-context", "receipt-emitted-no-idempotency-key", "receipt-not-for-receipt-emitted", "failed-requires-failure-class", "failure-class-only-on-failed", "failed-requires-retry-class")
@@ -335,6 +339,9 @@ RULE_JSON_MAX_DEPTH: Final = "json.max-depth"
 
 #: Rule ``json.max-values``: The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values.
 RULE_JSON_MAX_VALUES: Final = "json.max-values"
+
+#: Rule ``json.max-members``: An object has more members than limits.max_object_members (every member name of the text counts, a repeated one too).
+RULE_JSON_MAX_MEMBERS: Final = "json.max-members"
 
 #: Rule ``json.lone-surrogate``: A string escapes half of a UTF-16 surrogate pair (e.g. \ud800 alone).
 RULE_JSON_LONE_SURROGATE: Final = "json.lone-surrogate"
@@ -1586,6 +1593,12 @@ DOCUMENT_RULES_TABLE: Final[JsonValue] = {
             "reference_messages": [],
         },
         {
+            "id": "json.max-members",
+            "layer": "json",
+            "summary": "An object has more members than limits.max_object_members (every member name of the text counts, a repeated one too).",
+            "reference_messages": [],
+        },
+        {
             "id": "json.lone-surrogate",
             "layer": "json",
             "summary": "A string escapes half of a UTF-16 surrogate pair (e.g. \\ud800 alone).",
@@ -2570,6 +2583,13 @@ LIMITS_TABLE: Final[JsonValue] = {
             "on_exceed": "rule json.max-values (parse_response / invalid_request for the invoker); bounds the time and memory of judging a document within the byte limit",
         },
         {
+            "name": "max_object_members",
+            "value": 32768,
+            "unit": "count",
+            "applies_to": "members of any one object in any wire document, open maps included: every member name the text has, a repeated name counted again; counted by the strict parser of every binding and by the host while it serializes",
+            "on_exceed": "rule json.max-members (parse_response / invalid_request for the invoker); bounds the one step no slice can cut, listing the keys of an in-memory object (Object.keys of 32,768 keys: about 10 ms)",
+        },
+        {
             "name": "fast_parse_max_bytes",
             "value": 1048576,
             "unit": "bytes",
@@ -2802,6 +2822,19 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "reference": "no bound besides its 16 MiB input limit (5 million empty objects are accepted)",
             "ours": "rejects a document with more than limits.max_values (131072) JSON values",
             "reason": "Within the byte limit, tiny values cost far more memory and time to judge than their bytes (an empty object is 3 bytes and about 60 bytes in memory); the bound keeps every binding's time and memory for a maximum-size document small and the host's settle bound intact.",
+        },
+        {
+            "id": "object-member-count",
+            "scope": "validation",
+            "match": [
+                {
+                    "rule": "json.max-members",
+                },
+            ],
+            "where": "any object of any document, including open maps (metadata, telemetry_summary)",
+            "reference": "no bound besides its 16 MiB input limit (an object of a million members is accepted)",
+            "ours": "rejects an object with more than limits.max_object_members (32768) members, a repeated name counted again",
+            "reason": "Listing the keys of one in-memory object is one native step no JavaScript API splits, and it grows faster than the count (about 10 ms for 32,768 keys, 60 to 70 ms for 131,060 on the 2-core machine); the bound keeps that step, the host's longest, within the 50 ms event-loop goal, and every binding judges the same documents.",
         },
         {
             "id": "duplicate-keys-in-open-maps",

@@ -24,7 +24,10 @@ How each strict rule is proved without a Python hook per value:
   ``0``, the exact path ``-0.0`` or, at an integer path, an issue) by declining any text that may
   hold one; ``json.max-depth`` by levels: the closed structure's depth is known per type, open
   maps are walked; ``json.max-values`` (limits.max_values, the exact path's default) by an upper
-  bound from the text's ``,``, ``[`` and ``:``; ``json.max-bytes`` and ``json.bom`` directly;
+  bound from the text's ``,``, ``[`` and ``:``; ``json.max-members`` (limits.max_object_members)
+  by the open-map walk, which declines a parsed object of more entries (a closed object's members
+  are its schema's; a duplicate, the only way the text has more names than entries, declines by
+  the colon count); ``json.max-bytes`` and ``json.bom`` directly;
 - schema layer and rules: one straight-line Python function per wire type, generated when a type is
   first decoded from ``OBJECT_SCHEMAS`` and ``RULE_PLANS`` (:mod:`lifeloop_callback.plans`), with
   the type, bound, enum and closed-object checks inlined and every rule step of the type's plan
@@ -46,7 +49,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .enums import ENUM_CLASSES
 from .plans import ENUM_VALUES, OBJECT_SCHEMAS, RULE_PLANS, Field, RuleStep, Shape
-from .spec import LIMIT_MAX_VALUES
+from .spec import LIMIT_MAX_OBJECT_MEMBERS, LIMIT_MAX_VALUES
 from .wire import WIRE_CLASSES
 
 __all__ = ["fast_decode"]
@@ -100,6 +103,8 @@ def _open_colons(value: Any, level: int, max_depth: int) -> int:
     count = 0
     if t is dict:
         count = len(value)
+        if count > LIMIT_MAX_OBJECT_MEMBERS:
+            raise _Decline()
         for key, item in value.items():
             count += key.count(":") + _open_colons(item, level + 1, max_depth)
         return count
@@ -287,7 +292,7 @@ class _Gen:
             # Inline for the common flat map of strings and small integers; anything else is
             # walked by _open_value.
             key, item, n = self.var("k"), self.var("x"), self.var("n")
-            self.decline_if(ind, f"type({raw}) is not dict")
+            self.decline_if(ind, f"type({raw}) is not dict or len({raw}) > {LIMIT_MAX_OBJECT_MEMBERS}")
             self.emit(ind, f"c += len({raw})")
             self.emit(ind, f"for {key}, {item} in {raw}.items():")
             self.emit(ind + 1, f"c += {key}.count(':')")

@@ -26,16 +26,18 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from .issues import ValidationIssue
 from .spec import (
+    LIMIT_MAX_OBJECT_MEMBERS,
     LIMIT_MAX_VALUES,
     RULE_JSON_BOM,
     RULE_JSON_DUPLICATE_KEY,
     RULE_JSON_LONE_SURROGATE,
     RULE_JSON_MAX_BYTES,
     RULE_JSON_MAX_DEPTH,
+    RULE_JSON_MAX_MEMBERS,
     RULE_JSON_MAX_VALUES,
     RULE_JSON_NUMBER_RANGE,
     RULE_JSON_SYNTAX,
@@ -54,6 +56,7 @@ RULE_MAX_DEPTH = RULE_JSON_MAX_DEPTH
 RULE_LONE_SURROGATE = RULE_JSON_LONE_SURROGATE
 RULE_NUMBER_RANGE = RULE_JSON_NUMBER_RANGE
 RULE_MAX_VALUES = RULE_JSON_MAX_VALUES
+RULE_MAX_MEMBERS = RULE_JSON_MAX_MEMBERS
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,7 @@ def parse_strict_json(
     max_depth: int,
     non_integer_paths: Optional[Sequence[str]] = None,
     max_values: int = LIMIT_MAX_VALUES,
+    max_members: int = LIMIT_MAX_OBJECT_MEMBERS,
 ) -> ParseResult:
     """Strictly parse one untrusted JSON wire document.
 
@@ -117,6 +121,9 @@ def parse_strict_json(
     ``max_values``: inclusive bound on the JSON values of the document (every string, number,
     literal, array and object, the root included; member names are not values), rule
     ``json.max-values`` (default ``limits.max_values``).
+    ``max_members``: inclusive bound on the members of any one object (every member name of the
+    text, a repeated one too; counted at each name before it is compared with the earlier ones),
+    rule ``json.max-members`` at the first member past it (default ``limits.max_object_members``).
     Returns a :class:`ParseResult`; its ``issue`` names the first problem (rule id, pointer,
     message with a byte offset). Never raises for any bytes-like input (``TypeError`` for ``str``).
     """
@@ -147,14 +154,16 @@ def parse_strict_json(
     if bound > 2 * max_values:
         # Possibly far too many values: the scanner counts them and stops at the limit, so a
         # document of millions of tiny values is never built (json.loads would build them all).
-        counted = _Scanner(text, max_depth, max_values).scan()
+        counted = _Scanner(text, max_depth, max_values, max_members).scan()
         if counted is not None:
             return ParseResult(None, (), counted)
     # Otherwise at most twice the limit can be built; the walk then counts them exactly.
-    fast = _fast_parse(text, data, max_depth, non_integer_paths, max_values if max_values < bound <= 2 * max_values else _NO_LIMIT)
+    fast = _fast_parse(
+        text, data, max_depth, non_integer_paths, max_values if max_values < bound <= 2 * max_values else _NO_LIMIT, max_members
+    )
     if fast is not None:
         return fast
-    issue = _Scanner(text, max_depth, max_values if bound > max_values else _NO_LIMIT).scan()
+    issue = _Scanner(text, max_depth, max_values if bound > max_values else _NO_LIMIT, max_members).scan()
     if issue is None:
         # The fast path and the scanner disagree; report rather than accept.
         issue = ValidationIssue(RULE_SYNTAX, "", "the document could not be parsed")
@@ -170,7 +179,12 @@ class _Trouble(Exception):
 
 
 def _fast_parse(
-    text: str, data: bytes, max_depth: int, paths: Optional[Sequence[str]], max_values: int
+    text: str,
+    data: bytes,
+    max_depth: int,
+    paths: Optional[Sequence[str]],
+    max_values: int,
+    max_members: int = LIMIT_MAX_OBJECT_MEMBERS,
 ) -> Optional[ParseResult]:
     """json.loads with hooks; returns None when anything may be wrong (the scanner decides).
 
@@ -189,18 +203,19 @@ def _fast_parse(
         return int(lexeme)
 
     special_ints = _NEG_ZERO.search(text) is not None or _LONG_DIGIT_RUN in data.translate(_DIGIT_MAP)
+    pairs_hook = _no_duplicates if max_members == LIMIT_MAX_OBJECT_MEMBERS else _pairs_hook(max_members)
     try:
         if special_ints:
             value = json.loads(
                 text,
-                object_pairs_hook=_no_duplicates,
+                object_pairs_hook=pairs_hook,
                 parse_float=_finite_float,
                 parse_int=parse_int,
                 parse_constant=_no_constant,
             )
         else:
             value = json.loads(
-                text, object_pairs_hook=_no_duplicates, parse_float=_finite_float, parse_constant=_no_constant
+                text, object_pairs_hook=pairs_hook, parse_float=_finite_float, parse_constant=_no_constant
             )
     except (_Trouble, ValueError, RecursionError):
         return None
@@ -390,11 +405,24 @@ _PLAIN_ELEMENT = re.compile(
 )
 
 
-def _no_duplicates(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        raise _Trouble()
-    return obj
+def _pairs_hook(max_members: int) -> Callable[[List[Tuple[str, Any]]], Dict[str, Any]]:
+    """The ``object_pairs_hook`` of the strict parse: the object of ``pairs`` (the text's members,
+    duplicates included), or :class:`_Trouble` for a duplicate or more than ``max_members``
+    members (the exact scanner then judges the document)."""
+
+    def hook(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+        if len(pairs) > max_members:
+            raise _Trouble()
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            raise _Trouble()
+        return obj
+
+    return hook
+
+
+#: The hook at limits.max_object_members, shared by every parse with the default bound.
+_no_duplicates = _pairs_hook(LIMIT_MAX_OBJECT_MEMBERS)
 
 
 def _finite_float(lexeme: str) -> float:
@@ -415,11 +443,22 @@ _SUBTREE_DECODER = json.JSONDecoder(
 
 
 class _Scanner:
-    def __init__(self, text: str, max_depth: int, max_values: int = _NO_LIMIT) -> None:
+    def __init__(
+        self, text: str, max_depth: int, max_values: int = _NO_LIMIT, max_members: int = LIMIT_MAX_OBJECT_MEMBERS
+    ) -> None:
         self.s = text
         self.n = len(text)
         self.max_depth = max_depth
         self.max_values = max_values
+        self.max_members = max_members
+        # try_skip's C scanner enforces the same member bound (its hook declines past it).
+        self.subtree_decoder = (
+            _SUBTREE_DECODER
+            if max_members == LIMIT_MAX_OBJECT_MEMBERS
+            else json.JSONDecoder(
+                object_pairs_hook=_pairs_hook(max_members), parse_float=_finite_float, parse_constant=_no_constant
+            )
+        )
         self.values = 0
         self.depth = 0
         # Per depth (1-based, index 0 unused): kind, element index / member count, member names.
@@ -675,6 +714,14 @@ class _Scanner:
             name = json.loads(self.s[i:end])
         self.keys[d].append(name)
         self.counts[d] += 1
+        # Every name of the text counts, a repeated one too: the count comes before the comparison.
+        if self.counts[d] > self.max_members:
+            return self.fail(
+                RULE_MAX_MEMBERS,
+                f"member number {self.counts[d]} at byte {self.byte_offset(i)} exceeds the limit of "
+                f"{self.max_members} members per object",
+                self.slot_pointer(),
+            )
         if name in self.key_sets[d]:
             shown = json.dumps(name[:_PREVIEW_BYTES])
             return self.fail(
@@ -706,7 +753,7 @@ class _Scanner:
         """
         s = self.s
         try:
-            _, end = _SUBTREE_DECODER.raw_decode(s, i)
+            _, end = self.subtree_decoder.raw_decode(s, i)
         except (_Trouble, ValueError, RecursionError):
             return -1
         if s.count("[", i, end) + s.count("{", i, end) > self.max_depth - d:

@@ -180,3 +180,33 @@ def test_deep_nesting_never_raises() -> None:
     assert judge(b"[" * 100000) == ("json.max-depth", "/0" * 64)
     assert judge(b"[" * 100000 + b"]" * 100000) == ("json.max-depth", "/0" * 64)
     assert judge(b'{"a":' * 5000) == ("json.max-depth", "/a" * 64)
+
+
+def _members(n: int) -> str:
+    return ",".join(f'"k{i}":0' for i in range(n))
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"a":0,"b":0}', None),
+        ('{"a":0,"b":0,"c":0}', ("json.max-members", "/c")),
+        ('{"m":[{"a":0},{"a":0,"b":0,"\\u0063":0}]}', ("json.max-members", "/m/1/c")),
+        # Every name of the text counts, a repeated one too: the count comes before the comparison.
+        ('{"a":0,"b":0,"a":1}', ("json.max-members", "/a")),
+        ('{"a":0,"a":1}', ("json.duplicate-key", "/a")),
+        # A nested object that the scanner would skip at C speed is bounded too.
+        ('{"x":[1],"m":{"n":{"a":0,"b":0,"c":0}}}', ("json.max-members", "/m/n/c")),
+    ],
+)
+def test_max_members(text: str, expected: Optional[Tuple[str, str]]) -> None:
+    parsed = parse_strict_json(text.encode(), BIG, 64, None, max_members=2)
+    got = None if parsed.issue is None else (parsed.issue.rule, parsed.issue.pointer)
+    assert got == expected
+
+
+def test_max_members_default_is_the_table_limit() -> None:
+    assert judge(f'{{"m":{{{_members(32768)}}}}}'.encode()) is None
+    assert judge(f'{{"m":{{{_members(32769)}}}}}'.encode()) == ("json.max-members", "/m/k32768")
+    # Past twice max_values' bound the scanner counts first; an object over the limit stops it too.
+    assert judge(f'{{"m":{{{_members(300000)}}}}}'.encode(), 1 << 24) == ("json.max-members", "/m/k32768")

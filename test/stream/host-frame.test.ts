@@ -219,11 +219,11 @@ describe("judgeCommonReply (the common reply judged on its result's text)", () =
         const at = bytes.length > 0 ? (cut * 7919 + id.length) % bytes.length : 0;
         for (const byte of [0x22, 0x5c, 0x7d, 0x01, 0xc3, 0x20]) expectSound(Buffer.from(bytes).fill(byte, at, at + 1));
       }),
-      { numRuns: 1000 },
+      { numRuns: 600 },
     );
     // Both sides of the shortcut were exercised.
-    expect(proved).toBeGreaterThan(50);
-    expect(declined).toBeGreaterThan(50);
+    expect(proved).toBeGreaterThan(30);
+    expect(declined).toBeGreaterThan(30);
   });
 });
 

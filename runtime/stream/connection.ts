@@ -101,6 +101,8 @@ export class StreamConnection {
   private readonly stderr: ByteTail;
   private readonly queue: Entry[] = [];
   private writing = false;
+  /** The host destroyed the child's pipes (SIGKILL step, kill grace, end): later write failures are not the client's. */
+  private pipesDestroyed = false;
   private stdinEnded = false;
   private endStdinWhenDrained = false;
   private exit: ChildExit | null = null;
@@ -298,8 +300,12 @@ export class StreamConnection {
   };
 
   private onWriteError(error: NodeJS.ErrnoException): void {
-    this.writeError ??= error;
     for (const entry of this.queue.splice(0)) entry.done?.(error);
+    // A write that fails because stdin was destroyed (by the host's SIGKILL step, or by Node when
+    // the child exited; a frame buffered behind the one in flight, or written after) is no fault of
+    // the client's: the exit or the host's own sequence ends the stream, with its own cause.
+    if (this.pipesDestroyed || error.code === "ERR_STREAM_DESTROYED") return;
+    this.writeError ??= error;
     this.inferred("write_error");
   }
 
@@ -507,6 +513,7 @@ export class StreamConnection {
   private destroyPipes(): void {
     const child = this.child;
     if (child === null) return;
+    this.pipesDestroyed = true;
     child.stdin.destroy();
     child.stdout.destroy();
     child.stderr.destroy();

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ConnectionEnd, StreamConnection } from "../../runtime/stream/connection.js";
 import type { StreamInvoker } from "../../runtime/stream/invoker.js";
 import { resolveStreamLimits } from "../../runtime/stream/limits.js";
-import { alive, envelope, Sessions } from "./support.js";
+import { alive, envelope, logLines, RAW_CLIENT, scratch, Sessions } from "./support.js";
 
 const sessions = new Sessions();
 
@@ -69,6 +69,19 @@ describe("StreamConnection: the host's own pipe teardown is not a client's write
   });
 });
 
+describe("StreamConnection: a client that exits mid-frame", () => {
+  it("a client that reads 1000 bytes of a 1 MiB frame and exits 3: the event fails stream_exit with exit code 3 (the broken pipe announces the exit, it is not a write error)", async () => {
+    const inv = sessions.open({ program: "/bin/sh", args: ["-c", "head -c 1000 >/dev/null; exit 3"], timeoutMs: 30_000, limits: GRACE });
+    const big = envelope("session.started", 1);
+    big.request.metadata = { blob: "x".repeat(1024 * 1024) };
+    const first = inv.invoke(big);
+    await spawned(inv);
+    const r = await first;
+    expect(r.ok ? "ok" : r.failure.variant).toBe("stream_exit");
+    if (!r.ok) expect(r.failure.exit_code).toBe(3);
+  });
+});
+
 describe("StreamConnection: a write that fails at once", () => {
   it("a client that closed its stdin: a small frame (written without callback) fails at once with EPIPE and the stream ends as write_error", async () => {
     // Barrier: the client closes stdin, then writes a notification; once the host read it, stdin is closed.
@@ -91,5 +104,34 @@ describe("StreamConnection: a write that fails at once", () => {
     expect(written.length).toBe(1);
     expect(written[0]).not.toBeNull();
     expect(alive(pid)).toBe(false);
+  });
+});
+
+describe("StreamConnection: frames are written whole and in order", () => {
+  it("40 concurrent events, every third one larger than the pipe (written in part, then completed): all answered, and the client read every frame whole in the order they were queued", async () => {
+    const s = scratch();
+    try {
+      const inv = sessions.open({ program: RAW_CLIENT, args: ["--log", s.log], timeoutMs: 60_000, limits: GRACE });
+      const envelopes = Array.from({ length: 40 }, (_, i) => {
+        const e = envelope("session.started", i + 1);
+        if (i % 3 === 0) e.request.metadata = { blob: `${i}`.padEnd(200 * 1024, "x") };
+        return e;
+      });
+      // The large envelopes are serialized in slices, so the host queues (and numbers) the frames in its own order.
+      const results = await Promise.all(envelopes.map((e) => inv.invoke(e)));
+      sessions.see(inv);
+      expect(results.map((r) => (r.ok ? "ok" : r.failure.variant))).toEqual(envelopes.map(() => "ok"));
+      for (const [i, r] of results.entries()) if (r.ok) expect(r.response.metadata?.event_id).toBe(`e${i + 1}`);
+      const frames = logLines(s.log).map((l) => l.frame as { id: string; params: { request: { event_id: string; metadata?: { blob?: string } } } });
+      // Each frame arrived whole (its blob intact) and the ids are the order the host queued them in.
+      expect(frames.map((f) => Number(f.id))).toEqual([...frames.map((f) => Number(f.id))].sort((a, b) => a - b));
+      expect(frames.length).toBe(40);
+      for (const f of frames) {
+        const i = Number(f.params.request.event_id.slice(1)) - 1;
+        if (i % 3 === 0) expect(f.params.request.metadata?.blob).toBe(`${i}`.padEnd(200 * 1024, "x"));
+      }
+    } finally {
+      s.cleanup();
+    }
   });
 });

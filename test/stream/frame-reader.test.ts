@@ -4,6 +4,7 @@
  * and a large frame delivered in small chunks is joined once (its pieces are kept, not re-scanned),
  * or, past 1 MiB, copied chunk by chunk into a growing buffer of its own (runtime/wire/byte-gather.ts).
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GATHER_INLINE_BYTES } from "../../runtime/wire/byte-gather.js";
 import { FrameReader } from "../../runtime/stream/frame-reader.js";
@@ -64,5 +65,48 @@ describe("FrameReader", () => {
     }
     expect(frames.length).toBe(bodies.length);
     for (const [i, body] of bodies.entries()) expect((frames[i] as Buffer).equals(body)).toBe(true);
+  });
+
+  it("any stream cut into chunks anywhere (several frames per chunk, a chunk ending at an LF, CR LF, empty lines, the limit and one over) yields what one pass over the whole stream yields", () => {
+    const max = 8;
+    /** The reference: the whole stream at once, frame by frame, by the rules of the module doc. */
+    const reference = (bytes: Buffer): string[] => {
+      const out: string[] = [];
+      let pos = 0;
+      for (;;) {
+        const lf = bytes.indexOf(0x0a, pos);
+        const end = lf === -1 ? bytes.length : lf;
+        if (end - pos > max) return [...out, "too-large"];
+        if (lf === -1) return pos < bytes.length ? [...out, "partial"] : out;
+        let frame = bytes.subarray(pos, lf);
+        if (frame.length > 0 && frame[frame.length - 1] === 0x0d) frame = frame.subarray(0, frame.length - 1);
+        if (frame.length === 0) return [...out, "empty"];
+        out.push(frame.toString("latin1"));
+        pos = lf + 1;
+      }
+    };
+    const run = (bytes: Buffer, cuts: number[]): string[] => {
+      const reader = new FrameReader(max);
+      const out: string[] = [];
+      const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+      let from = 0;
+      const take = (events: ReturnType<FrameReader["push"]>): void => {
+        for (const e of events) out.push(e.type === "frame" ? e.bytes.toString("latin1") : e.issue.rule === "stream.frame-too-large" ? "too-large" : e.issue.rule === "stream.empty-frame" ? "empty" : "partial");
+      };
+      for (const cut of [...at, bytes.length]) {
+        take(reader.push(bytes.subarray(from, cut)));
+        from = Math.max(from, cut);
+      }
+      take(reader.end());
+      return out;
+    };
+    const frame = fc.oneof({ weight: 6, arbitrary: fc.stringMatching(/^[a-z{}"]{1,9}$/) }, fc.constantFrom("", "\r", "a\r", "12345678", "1234567\r", "123456789", "1234567\r\r"));
+    fc.assert(
+      fc.property(fc.array(frame, { maxLength: 8 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 10 }), (frames, lastLf, cuts) => {
+        const bytes = Buffer.from(frames.join("\n") + (lastLf && frames.length > 0 ? "\n" : ""), "latin1");
+        expect(run(bytes, cuts)).toEqual(reference(bytes));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -34,10 +34,7 @@ describe("FrameReader", () => {
       [17, false],
     ] as const) {
       const reader = new FrameReader(16);
-      const bytes = Buffer.concat([
-        Buffer.alloc(size, 0x20),
-        Buffer.from("\n"),
-      ]);
+      const bytes = Buffer.concat([Buffer.alloc(size, 0x20), Buffer.from("\n")]);
       const events = [...bytes].flatMap((b) => reader.push(Buffer.from([b])));
       expect(events.map((e) => e.type)).toEqual([ok ? "frame" : "violation"]);
     }
@@ -47,29 +44,16 @@ describe("FrameReader", () => {
     const reader = new FrameReader(16 * 1024 * 1024);
     const body = Buffer.alloc(8 * 1024 * 1024, 0x78);
     const frames: Buffer[] = [];
-    for (let at = 0; at < body.length; at += 1024)
-      for (const e of reader.push(body.subarray(at, at + 1024)))
-        if (e.type === "frame") frames.push(e.bytes);
-    for (const e of reader.push(Buffer.from("\n")))
-      if (e.type === "frame") frames.push(e.bytes);
+    for (let at = 0; at < body.length; at += 1024) for (const e of reader.push(body.subarray(at, at + 1024))) if (e.type === "frame") frames.push(e.bytes);
+    for (const e of reader.push(Buffer.from("\n"))) if (e.type === "frame") frames.push(e.bytes);
     expect(frames.length).toBe(1);
     expect((frames[0] as Buffer).equals(body)).toBe(true);
   });
 
   it("frames just under, at and over 1 MiB and far over it, back to back in 64 KiB chunks: each arrives whole and stays intact", () => {
-    const sizes = [
-      GATHER_INLINE_BYTES - 1,
-      GATHER_INLINE_BYTES,
-      GATHER_INLINE_BYTES + 1,
-      3 * GATHER_INLINE_BYTES + 12345,
-      10,
-    ];
+    const sizes = [GATHER_INLINE_BYTES - 1, GATHER_INLINE_BYTES, GATHER_INLINE_BYTES + 1, 3 * GATHER_INLINE_BYTES + 12345, 10];
     // Distinct bytes per frame (never LF), so a frame that shared memory with a later one would differ.
-    const bodies = sizes.map((n, f) =>
-      Buffer.from(
-        Array.from({ length: n }, (_, i) => 0x20 + ((i * 7 + f * 13) % 90)),
-      ),
-    );
+    const bodies = sizes.map((n, f) => Buffer.from(Array.from({ length: n }, (_, i) => 0x20 + ((i * 7 + f * 13) % 90))));
     const stream = Buffer.concat(bodies.flatMap((b) => [b, Buffer.from("\n")]));
     const reader = new FrameReader(4 * GATHER_INLINE_BYTES);
     const frames: Buffer[] = [];
@@ -80,8 +64,7 @@ describe("FrameReader", () => {
       }
     }
     expect(frames.length).toBe(bodies.length);
-    for (const [i, body] of bodies.entries())
-      expect((frames[i] as Buffer).equals(body)).toBe(true);
+    for (const [i, body] of bodies.entries()) expect((frames[i] as Buffer).equals(body)).toBe(true);
   });
 
   it("any stream cut into chunks anywhere (several frames per chunk, a chunk ending at an LF, CR LF, empty lines, the limit and one over) yields what one pass over the whole stream yields", () => {
@@ -96,8 +79,7 @@ describe("FrameReader", () => {
         if (end - pos > max) return [...out, "too-large"];
         if (lf === -1) return pos < bytes.length ? [...out, "partial"] : out;
         let frame = bytes.subarray(pos, lf);
-        if (frame.length > 0 && frame[frame.length - 1] === 0x0d)
-          frame = frame.subarray(0, frame.length - 1);
+        if (frame.length > 0 && frame[frame.length - 1] === 0x0d) frame = frame.subarray(0, frame.length - 1);
         if (frame.length === 0) return [...out, "empty"];
         out.push(frame.toString("latin1"));
         pos = lf + 1;
@@ -106,21 +88,10 @@ describe("FrameReader", () => {
     const run = (bytes: Buffer, cuts: number[]): string[] => {
       const reader = new FrameReader(max);
       const out: string[] = [];
-      const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort(
-        (a, b) => a - b,
-      );
+      const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
       let from = 0;
       const take = (events: ReturnType<FrameReader["push"]>): void => {
-        for (const e of events)
-          out.push(
-            e.type === "frame"
-              ? e.bytes.toString("latin1")
-              : e.issue.rule === "stream.frame-too-large"
-                ? "too-large"
-                : e.issue.rule === "stream.empty-frame"
-                  ? "empty"
-                  : "partial",
-          );
+        for (const e of events) out.push(e.type === "frame" ? e.bytes.toString("latin1") : e.issue.rule === "stream.frame-too-large" ? "too-large" : e.issue.rule === "stream.empty-frame" ? "empty" : "partial");
       };
       for (const cut of [...at, bytes.length]) {
         take(reader.push(bytes.subarray(from, cut)));
@@ -129,31 +100,12 @@ describe("FrameReader", () => {
       take(reader.end());
       return out;
     };
-    const frame = fc.oneof(
-      { weight: 6, arbitrary: fc.stringMatching(/^[a-z{}"]{1,9}$/) },
-      fc.constantFrom(
-        "",
-        "\r",
-        "a\r",
-        "12345678",
-        "1234567\r",
-        "123456789",
-        "1234567\r\r",
-      ),
-    );
+    const frame = fc.oneof({ weight: 6, arbitrary: fc.stringMatching(/^[a-z{}"]{1,9}$/) }, fc.constantFrom("", "\r", "a\r", "12345678", "1234567\r", "123456789", "1234567\r\r"));
     fc.assert(
-      fc.property(
-        fc.array(frame, { maxLength: 8 }),
-        fc.boolean(),
-        fc.array(fc.nat(), { maxLength: 10 }),
-        (frames, lastLf, cuts) => {
-          const bytes = Buffer.from(
-            frames.join("\n") + (lastLf && frames.length > 0 ? "\n" : ""),
-            "latin1",
-          );
-          expect(run(bytes, cuts)).toEqual(reference(bytes));
-        },
-      ),
+      fc.property(fc.array(frame, { maxLength: 8 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 10 }), (frames, lastLf, cuts) => {
+        const bytes = Buffer.from(frames.join("\n") + (lastLf && frames.length > 0 ? "\n" : ""), "latin1");
+        expect(run(bytes, cuts)).toEqual(reference(bytes));
+      }),
       { numRuns: 2000 },
     );
   });

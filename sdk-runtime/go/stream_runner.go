@@ -92,9 +92,10 @@ type streamConn struct {
 }
 
 // readTurn is one event handled on the reading goroutine: state turnInline while its handler runs
-// there and that goroutine still owns reading, turnYielded once reading moved to a new goroutine,
-// turnDone once the handler returned first (the goroutine then reads on). start is when its frame
-// was read (set before the turn is published, then only read).
+// (or its reply is written) there and that goroutine still owns reading, turnYielded once reading
+// moved to a new goroutine, turnDone once the handler returned and the reply was written first
+// (the goroutine then reads on; also while it looks at its buffer for a cancel). start is when
+// its frame was read (set before the turn is published, then only read).
 type readTurn struct {
 	state atomic.Int32
 	start time.Time
@@ -383,6 +384,10 @@ func (c *streamConn) yieldReading(t *readTurn) {
 		t = c.turn.Load()
 	}
 	if t != nil && t.state.CompareAndSwap(turnInline, turnYielded) {
+		// t is no longer the reading goroutine's turn: cleared before the next reader can begin
+		// one, so the watchdog parks on an idle stream while t's handler still runs (a handler
+		// waiting for its cancel or for the host would otherwise wake it every period).
+		c.turn.CompareAndSwap(t, nil)
 		go c.read()
 	}
 }
@@ -523,7 +528,6 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 	t := &e.turn
 	t.start = r.read
 	c.beginTurn(t)
-	claimed := false
 	var head []byte
 	if f.id != nil {
 		head = appendSuccessHead(r.reply[:0], f.id)
@@ -541,10 +545,13 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		c.mu.Unlock()
 		// A cancel the host wrote together with the request is already in the reader's buffer
 		// when a quick handler returns: look at it before replying (the client.stream-cancel
-		// SHOULD). Only while reading has not moved on, so the buffer is this goroutine's.
+		// SHOULD). Only while reading has not moved on, so the buffer is this goroutine's; the
+		// turn is held (turnDone) while the buffer is looked at, then given back to the watchdog
+		// for the write: a host that stops reading stdout blocks the write, and reading must
+		// still move on so that stdin EOF is seen (stream_client_exit_ms).
 		if f.id != nil && !cancelled && t.state.CompareAndSwap(turnInline, turnDone) {
-			claimed = true
 			cancelled = c.cancelBuffered(f.id)
+			t.state.Store(turnInline)
 		}
 		switch {
 		case f.id == nil:
@@ -559,7 +566,7 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		}
 	}()
 	c.endTurn(t)
-	return !claimed && !t.state.CompareAndSwap(turnInline, turnDone)
+	return !t.state.CompareAndSwap(turnInline, turnDone)
 }
 
 // cancelBuffered reports whether the complete frames in the reader's buffer hold a cancel

@@ -1,0 +1,275 @@
+package lifeloop
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Hostile review of the stream runner's reading goroutine, its grace watchdog and its reuse of
+// memory: each test here failed before the fix it names.
+
+// streamExitBound is limits.stream_client_exit_ms as a duration.
+const streamExitBound = LimitStreamClientExitMs * time.Millisecond
+
+// A reply whose write blocks (a host that stopped reading stdout) must not keep the runner from
+// seeing stdin EOF: the runner exits within stream_client_exit_ms of EOF, as it does while a
+// handler runs. Before the fix the reading goroutine claimed its turn before the write, so the
+// grace watchdog could not move reading on and EOF was never read.
+func TestStreamExitsAtEOFWhileAReplyWriteBlocks(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe() // never read: the first reply's Write blocks
+	defer outR.Close()
+	handled := make(chan struct{})
+	var once sync.Once
+	code := make(chan int, 1)
+	go func() {
+		code <- ServeStreamIO(context.Background(), inR, outW, io.Discard, func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
+			once.Do(func() { close(handled) })
+			return echoHandler(req, payloads)
+		})
+	}()
+	go func() { _, _ = io.WriteString(inW, eventFrame(`"h1"`)+"\n") }()
+	select {
+	case <-handled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler was not called within 5 s")
+	}
+	// The handler returned (or is about to): its reply is being written into a pipe nobody reads.
+	closed := time.Now()
+	inW.Close()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("exit %d, want 0", c)
+		}
+		if elapsed := time.Since(closed); elapsed > streamExitBound {
+			t.Fatalf("returned %v after EOF, over stream_client_exit_ms", elapsed)
+		}
+	case <-time.After(streamExitBound + 500*time.Millisecond):
+		t.Fatalf("the runner did not return within stream_client_exit_ms of stdin EOF while a reply write blocked")
+	}
+}
+
+// The grace watchdog parks on an idle stream even while a handler that already moved reading on
+// (it waits for its cancel) keeps running. Before the fix the yielded turn stayed the watchdog's
+// current turn until the handler returned, so the watchdog woke every inlineHandlerGrace for as
+// long as the handler waited (500 wake-ups per second on an idle stream).
+func TestStreamGraceWatchdogParksWhileAYieldedHandlerWaits(t *testing.T) {
+	waiting := make(chan struct{})
+	p := startStream(t, func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
+		done := EventDone(req)
+		close(waiting)
+		<-done
+		return echoHandler(req, payloads)
+	})
+	p.send(eventFrame(`"h1"`))
+	<-waiting
+	c := active.Load()
+	for deadline := time.Now().Add(5 * time.Second); !c.watchParked.Load(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the grace watchdog did not park within 5 s while the only handler waits for its cancel")
+		}
+	}
+	// Parked, it still wakes for the next turn: a quick event is answered, the waiting one is not.
+	p.send(eventFrame(`"h2"`))
+	if reply := p.recv(); !strings.HasPrefix(reply, `{"jsonrpc":"2.0","id":"h2","result":`) {
+		t.Fatalf("reply %s, want h2's", reply)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"` + SpecStreamV2.Cancel.Method + `","params":{"id":"h1"}}`)
+	p.in.Close()
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+// stressHost is a host for the stress test: it writes events, reads every frame the runner
+// writes, answers the runner's own requests and records the replies by id.
+type stressHost struct {
+	t       *testing.T
+	in      *io.PipeWriter
+	writeMu sync.Mutex
+	replies chan map[string]any
+}
+
+func (h *stressHost) write(frame string) {
+	h.writeMu.Lock()
+	defer h.writeMu.Unlock()
+	if _, err := io.WriteString(h.in, frame+"\n"); err != nil {
+		h.t.Errorf("write: %v", err)
+	}
+}
+
+// readFrames reads the runner's frames: a request (continuation/put) is answered at once with an
+// error that echoes its thread, a reply to one of the host's events is passed on.
+func (h *stressHost) readFrames(out io.Reader) {
+	r := bufio.NewReaderSize(out, 1<<16)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			close(h.replies)
+			return
+		}
+		var frame map[string]any
+		if err := json.Unmarshal(line, &frame); err != nil {
+			h.t.Errorf("the runner wrote a line that is not JSON: %q", line)
+			continue
+		}
+		if method, ok := frame["method"].(string); ok {
+			params, _ := frame["params"].(map[string]any)
+			id, _ := json.Marshal(frame["id"])
+			// From another goroutine: the host reads on while it answers.
+			go h.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"not available","data":{"error":"storage_failure","thread":%q,"method":%q}}}`, id, params["thread"], method))
+			continue
+		}
+		h.replies <- frame
+	}
+}
+
+// stressEvent is event i: its kind picks what the handler does (see stressHandler).
+func stressEvent(i int) string {
+	params := strings.Replace(runnerRequest, `"event_id":"e1"`, fmt.Sprintf(`"event_id":"ev-%d"`, i), 1)
+	params = strings.Replace(params, `"invocation_id":"i1"`, fmt.Sprintf(`"invocation_id":"inv-%d","metadata":{"n":%d,"pad":"%s"}`, i, i, strings.Repeat("x", (i*37)%3000)), 1)
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"event/session.starting","params":%s}`, i, params)
+}
+
+// stressHandler: kind 0 answers at once, 1 spins past inlineHandlerGrace without asking for its
+// cancel, 2 waits for its cancel (the host cancels it), 3 calls back into the host, 4 panics,
+// 5 sleeps. Every answer names the event it was given.
+func stressHandler(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
+	n := int(req.Metadata["n"].(float64))
+	response := CallbackResponse{Status: ReceiptStatusDelivered, Metadata: map[string]any{"event_id": req.EventID, "n": n}}
+	switch n % 6 {
+	case 1:
+		for start := time.Now(); time.Since(start) < 3*inlineHandlerGrace; {
+		}
+	case 2:
+		<-EventDone(req)
+	case 3:
+		_, err := Continuation.Put(context.Background(), fmt.Sprintf("t-%d", n), "k", []byte("v"), nil)
+		var hostErr *HostError
+		if !asHostError(err, &hostErr) || !strings.Contains(fmt.Sprint(hostErr.Details), fmt.Sprintf("t-%d", n)) {
+			return CallbackResponse{}, fmt.Errorf("event %d: the host's answer was not its own: %v", n, err)
+		}
+		response.Metadata["thread"] = hostErr.Details["thread"]
+	case 4:
+		panic(fmt.Sprintf("handler %d panics", n))
+	case 5:
+		time.Sleep(time.Duration(n%3) * time.Millisecond)
+	}
+	return response, nil
+}
+
+func asHostError(err error, target **HostError) bool {
+	e, ok := err.(*HostError)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+// Under every GOMAXPROCS, a burst of events with handlers that answer at once, spin, wait for
+// their cancel, call back into the host, panic or sleep: every request that was not cancelled gets
+// exactly one reply, with its own id and the answer of its own event (nothing of one frame leaks
+// into another's reply), cancelled ones get none, and the runner exits 0 within
+// stream_client_exit_ms of EOF. Run it with -race.
+func TestStreamBurstOfMixedHandlers(t *testing.T) {
+	events := 300
+	if testing.Short() {
+		events = 60
+	}
+	for _, procs := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			h := &stressHost{t: t, in: inW, replies: make(chan map[string]any, events)}
+			go h.readFrames(outR)
+			code := make(chan int, 1)
+			go func() {
+				code <- ServeStreamIO(context.Background(), inR, outW, io.Discard, stressHandler)
+				outW.Close()
+			}()
+			want := map[string]int{}
+			var lateCancels []string
+			for i := 0; i < events; i++ {
+				frame := stressEvent(i)
+				if i%6 == 2 {
+					cancel := fmt.Sprintf(`{"jsonrpc":"2.0","method":"%s","params":{"id":%d}}`, SpecStreamV2.Cancel.Method, i)
+					if i%12 == 2 {
+						frame += "\n" + cancel // in the same write
+					} else {
+						lateCancels = append(lateCancels, cancel) // once every other reply came
+					}
+				} else {
+					want[fmt.Sprint(i)] = i
+				}
+				h.write(frame)
+			}
+			got := map[string]bool{}
+			watchdog := time.After(30 * time.Second)
+			for len(got) < len(want) {
+				select {
+				case frame, ok := <-h.replies:
+					if !ok {
+						t.Fatalf("the runner's stdout ended after %d of %d replies", len(got), len(want))
+					}
+					id := fmt.Sprint(frame["id"])
+					n, expected := want[id]
+					if !expected {
+						t.Fatalf("a reply to id %s, which was cancelled or never sent: %v", id, frame)
+					}
+					if got[id] {
+						t.Fatalf("a second reply to id %s", id)
+					}
+					got[id] = true
+					result, _ := frame["result"].(map[string]any)
+					metadata, _ := result["metadata"].(map[string]any)
+					if n%6 == 4 {
+						if result["status"] != "failed" {
+							t.Fatalf("the panicking handler %d: reply %v", n, frame)
+						}
+						continue
+					}
+					if result["status"] != "delivered" || metadata["event_id"] != fmt.Sprintf("ev-%d", n) || metadata["n"] != float64(n) {
+						t.Fatalf("reply to id %s is not its event's answer: %v", id, frame)
+					}
+					if n%6 == 3 && metadata["thread"] != fmt.Sprintf("t-%d", n) {
+						t.Fatalf("reply to id %s carries another call's answer: %v", id, frame)
+					}
+				case <-watchdog:
+					t.Fatalf("only %d of %d replies within 30 s", len(got), len(want))
+				}
+			}
+			// Then the other cancels, then EOF: no reply to a cancelled event may follow.
+			for _, cancel := range lateCancels {
+				h.write(cancel)
+			}
+			{
+				closed := time.Now()
+				inW.Close()
+				select {
+				case c := <-code:
+					if c != 0 {
+						t.Errorf("exit %d", c)
+					}
+				case <-time.After(streamExitBound + 500*time.Millisecond):
+					t.Errorf("no exit within stream_client_exit_ms of EOF")
+				}
+				if elapsed := time.Since(closed); elapsed > streamExitBound {
+					t.Errorf("exit %v after EOF", elapsed)
+				}
+				for frame := range h.replies {
+					t.Errorf("a reply after the last expected one: %v", frame)
+				}
+			}
+		})
+	}
+}

@@ -276,3 +276,125 @@ func TestStreamBurstOfMixedHandlers(t *testing.T) {
 		})
 	}
 }
+
+// requestCounter is the runner's stdout: it counts the client requests written (frames with a
+// method) and passes every frame on.
+type requestCounter struct {
+	w       io.Writer
+	mu      sync.Mutex
+	written int
+	more    chan struct{} // signalled after each request written
+}
+
+func (r *requestCounter) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), `"method":`) {
+		r.mu.Lock()
+		r.written++
+		r.mu.Unlock()
+		select {
+		case r.more <- struct{}{}:
+		default:
+		}
+	}
+	return r.w.Write(p)
+}
+
+func (r *requestCounter) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.written
+}
+
+// Handlers of more events than limits.max_client_requests_in_flight that all call back into the
+// host at once never have more than that many requests unanswered (the host would end the stream
+// with stream.request-flood): the one past the limit waits for a reply. Before the fix every
+// handler's request was written at once. The host here answers nothing until every handler asked
+// and the runner stopped writing requests (500 ms without one, the bound on this assertion's
+// window), then answers everything; every event is then answered.
+func TestStreamClientRequestsStayWithinTheInFlightLimit(t *testing.T) {
+	const events = LimitMaxClientRequestsInFlight + 16
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	counter := &requestCounter{w: outW, more: make(chan struct{}, 1)}
+	var entered sync.WaitGroup
+	entered.Add(events)
+	code := make(chan int, 1)
+	go func() {
+		code <- ServeStreamIO(context.Background(), inR, counter, io.Discard, func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
+			entered.Done()
+			if _, err := Continuation.Put(context.Background(), req.EventID, "k", []byte("v"), nil); err == nil {
+				return CallbackResponse{}, fmt.Errorf("the test host answers every request with an error")
+			}
+			return echoHandler(req, payloads)
+		})
+		outW.Close()
+	}()
+	var writeMu sync.Mutex
+	write := func(frame string) {
+		writeMu.Lock()
+		defer writeMu.Unlock()
+		_, _ = io.WriteString(inW, frame+"\n")
+	}
+	go func() {
+		for i := 0; i < events; i++ {
+			write(strings.Replace(stressEvent(i), `"n":`+fmt.Sprint(i), `"n":0`, 1))
+		}
+	}()
+	frames := make(chan map[string]any, 4*events)
+	go func() {
+		r := bufio.NewReader(outR)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				close(frames)
+				return
+			}
+			var frame map[string]any
+			_ = json.Unmarshal(line, &frame)
+			frames <- frame
+		}
+	}()
+	entriesDone := make(chan struct{})
+	go func() { entered.Wait(); close(entriesDone) }()
+	select {
+	case <-entriesDone:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("not every handler was called within 10 s")
+	}
+	for quiet := time.NewTimer(500 * time.Millisecond); counter.count() < events; {
+		select {
+		case <-counter.more:
+			quiet.Reset(500 * time.Millisecond)
+			continue
+		case <-quiet.C:
+		}
+		break
+	}
+	if n := counter.count(); n > LimitMaxClientRequestsInFlight {
+		t.Fatalf("%d client requests unanswered at once, over limits.max_client_requests_in_flight (%d)", n, LimitMaxClientRequestsInFlight)
+	}
+	replies := 0
+	for replies < events {
+		select {
+		case frame, ok := <-frames:
+			if !ok {
+				t.Fatalf("stdout ended after %d replies", replies)
+			}
+			if _, isRequest := frame["method"]; isRequest {
+				id, _ := json.Marshal(frame["id"])
+				go write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"not available"}}`, id))
+				continue
+			}
+			if result, _ := frame["result"].(map[string]any); result["status"] != "delivered" {
+				t.Fatalf("reply %v", frame)
+			}
+			replies++
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d of %d replies within 10 s", replies, events)
+		}
+	}
+	inW.Close()
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+}

@@ -73,6 +73,10 @@ type streamConn struct {
 	events map[rpcID]*inflight
 	byReq  map[eventKey]*inflight
 	calls  map[rpcID]chan callReply
+	// callSlots holds one token per client request the host has not answered yet, at most
+	// limits.max_client_requests_in_flight (more is the host's stream.request-flood violation):
+	// a request takes one before it is written, the host's reply gives it back.
+	callSlots chan struct{}
 	nextID uint64
 	closed chan struct{}
 
@@ -333,6 +337,7 @@ func ServeStreamIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 	c := &streamConn{out: stdout, logf: logf, events: map[rpcID]*inflight{}, byReq: map[eventKey]*inflight{}, calls: map[rpcID]chan callReply{}, closed: make(chan struct{})}
 	c.ctx, c.frames, c.handler, c.readerDone = ctx, NewFrameReader(stdin, LimitMaxFrameBytes), handler, make(chan int, 1)
 	c.watchWake = make(chan struct{}, 1)
+	c.callSlots = make(chan struct{}, LimitMaxClientRequestsInFlight)
 	active.Store(c)
 	defer active.CompareAndSwap(c, nil)
 	readerDone := c.readerDone
@@ -467,6 +472,7 @@ func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handl
 			c.logf("discarding a reply to id %s, which no pending request has", writeNode(nil, f.id))
 			return false
 		}
+		<-c.callSlots // answered: the host no longer counts it
 		if f.kind == frameSuccess {
 			reply <- callReply{result: f.result}
 		} else {
@@ -700,7 +706,20 @@ func (c *streamConn) write(frame []byte) {
 }
 
 // call sends a client request to the host and waits for its reply, ctx or the end of the stream.
+// At most limits.max_client_requests_in_flight requests are unanswered at a time: one more waits
+// (for a reply to free a slot, ctx or the end of the stream) before it is written. A request
+// given up on (ctx) keeps its slot until the host answers it, since the host counts it until then.
 func (c *streamConn) call(ctx context.Context, method string, params []byte) (*node, error) {
+	// The reply is read by the reading goroutine, which must not be the one waiting here (nor
+	// the one waiting for a slot, which only a reply frees).
+	c.yieldReading(nil)
+	select {
+	case c.callSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closed:
+		return nil, ErrStreamClosed
+	}
 	c.mu.Lock()
 	select {
 	case <-c.closed:
@@ -710,16 +729,9 @@ func (c *streamConn) call(ctx context.Context, method string, params []byte) (*n
 	}
 	c.nextID++
 	id := stringNode(fmt.Sprintf("c%d", c.nextID))
-	reply := make(chan callReply, 1)
+	reply := make(chan callReply, 1) // room for the reply, so one given up on is still taken
 	c.calls[idKey(id)] = reply
 	c.mu.Unlock()
-	forget := func() {
-		c.mu.Lock()
-		delete(c.calls, idKey(id))
-		c.mu.Unlock()
-	}
-	// The reply is read by the reading goroutine, which must not be the one waiting here.
-	c.yieldReading(nil)
 	c.write(requestFrame(id, method, params))
 	select {
 	case r := <-reply:
@@ -728,10 +740,8 @@ func (c *streamConn) call(ctx context.Context, method string, params []byte) (*n
 		}
 		return r.result, nil
 	case <-ctx.Done():
-		forget()
 		return nil, ctx.Err()
 	case <-c.closed:
-		forget()
 		return nil, ErrStreamClosed
 	}
 }

@@ -80,8 +80,8 @@ type streamConn struct {
 	// limits.max_client_requests_in_flight (more is the host's stream.request-flood violation):
 	// a request takes one before it is written, the host's reply gives it back.
 	callSlots chan struct{}
-	nextID uint64
-	closed chan struct{}
+	nextID    uint64
+	closed    chan struct{}
 
 	// The reader: one goroutine at a time reads frames (see readLoop). turn is the event whose
 	// handler runs on the reading goroutine, nil when none does.

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -392,6 +393,44 @@ func TestStreamClientRequestsStayWithinTheInFlightLimit(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("only %d of %d replies within 10 s", replies, events)
 		}
+	}
+	inW.Close()
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+}
+
+// A client request whose frame would exceed limits.max_frame_bytes (a continuation blob over about
+// three quarters of it, base64) is refused in the runner with RequestFrameTooLargeError and never
+// written: the host ends the stream at such a frame (stream.frame-too-large) and fails every event
+// pending on it. Before the fix the frame was written. The stream goes on: the event is answered.
+func TestStreamRequestOverTheFrameLimitIsNotSent(t *testing.T) {
+	blob := make([]byte, LimitMaxFrameBytes*3/4+1024)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	code := make(chan int, 1)
+	go func() {
+		code <- ServeStreamIO(context.Background(), inR, outW, io.Discard, func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
+			_, err := Continuation.Put(context.Background(), "t", "k", blob, nil)
+			var tooLarge *RequestFrameTooLargeError
+			if !errors.As(err, &tooLarge) || tooLarge.MaxBytes != LimitMaxFrameBytes || tooLarge.Bytes <= LimitMaxFrameBytes {
+				return CallbackResponse{}, fmt.Errorf("Put of a blob over the frame limit: %v", err)
+			}
+			return echoHandler(req, payloads)
+		})
+		outW.Close()
+	}()
+	go func() { _, _ = io.WriteString(inW, eventFrame(`"h1"`)+"\n") }()
+	r := bufio.NewReader(outR)
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	if n := len(line) - 1; n > LimitMaxFrameBytes {
+		t.Fatalf("the runner wrote a frame of %d bytes, over limits.max_frame_bytes (%d)", n, LimitMaxFrameBytes)
+	}
+	if !strings.HasPrefix(string(line), `{"jsonrpc":"2.0","id":"h1","result":{"schema_version":"`+WireVersion+`","status":"delivered"`) {
+		t.Fatalf("first frame %.300s", line)
 	}
 	inW.Close()
 	if c := <-code; c != 0 {

@@ -256,6 +256,21 @@ type RPCError struct {
 // Error describes the reply.
 func (e *RPCError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
 
+// RequestFrameTooLargeError is a client request whose frame would be Bytes long (LF not counted),
+// over MaxBytes (limits.max_frame_bytes): it is not sent, since the host would end the stream for
+// it (stream.frame-too-large) and fail every pending event. A blob of more than about three
+// quarters of max_frame_bytes goes through the CLI instead (Host.Path; spec/stream-protocol.md
+// §Limits).
+type RequestFrameTooLargeError struct {
+	Bytes    int
+	MaxBytes int
+}
+
+// Error describes the request.
+func (e *RequestFrameTooLargeError) Error() string {
+	return fmt.Sprintf("the request frame would be %d bytes, over the maximum frame size (%d bytes); send a blob this large through the CLI", e.Bytes, e.MaxBytes)
+}
+
 // ErrStreamClosed is returned by a client request when the stream ended before the host answered.
 var ErrStreamClosed = errors.New("the stream ended before the host answered")
 
@@ -729,10 +744,16 @@ func (c *streamConn) call(ctx context.Context, method string, params []byte) (*n
 	}
 	c.nextID++
 	id := stringNode(fmt.Sprintf("c%d", c.nextID))
+	frame := requestFrame(id, method, params)
+	if n := len(frame) - 1; n > LimitMaxFrameBytes {
+		c.mu.Unlock()
+		<-c.callSlots
+		return nil, &RequestFrameTooLargeError{Bytes: n, MaxBytes: LimitMaxFrameBytes}
+	}
 	reply := make(chan callReply, 1) // room for the reply, so one given up on is still taken
 	c.calls[idKey(id)] = reply
 	c.mu.Unlock()
-	c.write(requestFrame(id, method, params))
+	c.write(frame)
 	select {
 	case r := <-reply:
 		if r.err != nil {

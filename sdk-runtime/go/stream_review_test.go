@@ -434,3 +434,95 @@ func TestStreamRequestOverTheFrameLimitIsNotSent(t *testing.T) {
 		t.Fatalf("exit %d", c)
 	}
 }
+
+// oneByteReader hands its reader's bytes over one per Read.
+type oneByteReader struct{ r io.Reader }
+
+func (o oneByteReader) Read(p []byte) (int, error) { return o.r.Read(p[:1]) }
+
+// With GOMAXPROCS=1, frames arriving one byte at a time, and a handler that computes on the
+// reading goroutine without asking for its cancel: the runner still reads the cancel for that
+// event while it runs (no reply to it), answers the next event, and returns within
+// stream_client_exit_ms of stdin EOF while another such handler is still computing.
+func TestStreamSpinningHandlerOneByteAtATime(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	stop := make(chan struct{})
+	defer close(stop)
+	spinning := make(chan string, 4)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	code := make(chan int, 1)
+	go func() {
+		code <- ServeStreamIO(context.Background(), oneByteReader{inR}, outW, io.Discard, func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
+			if req.EventID == "evt-wait" {
+				spinning <- req.InvocationID
+				for {
+					select {
+					case <-stop:
+						return echoHandler(req, payloads)
+					default:
+					}
+					if c := active.Load(); c != nil {
+						c.mu.Lock()
+						cancelled := false
+						for _, e := range c.events {
+							cancelled = cancelled || e.cancelled
+						}
+						c.mu.Unlock()
+						if cancelled {
+							return echoHandler(req, payloads) // its reply must not be sent
+						}
+					}
+				}
+			}
+			return echoHandler(req, payloads)
+		})
+		outW.Close()
+	}()
+	frames := make(chan string, 8)
+	go func() {
+		r := bufio.NewReader(outR)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				close(frames)
+				return
+			}
+			frames <- line
+		}
+	}()
+	go func() { _, _ = io.WriteString(inW, waitFrame(`"h1"`)+"\n") }()
+	<-spinning
+	// From one goroutine, in order: the cancel for h1 (read while its handler computes), then h2.
+	go func() {
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","method":"`+SpecStreamV2.Cancel.Method+`","params":{"id":"h1"}}`+"\n")
+		_, _ = io.WriteString(inW, eventFrame(`"h2"`)+"\n")
+	}()
+	select {
+	case line := <-frames:
+		if !strings.HasPrefix(line, `{"jsonrpc":"2.0","id":"h2","result":`) {
+			t.Fatalf("first frame %s, want h2's reply", line)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reply to h2 within 10 s")
+	}
+	// A second computing handler, then EOF while it runs.
+	go func() { _, _ = io.WriteString(inW, strings.Replace(waitFrame(`"h3"`), `"invocation_id":"i1"`, `"invocation_id":"i3"`, 1)+"\n") }()
+	<-spinning
+	closed := time.Now()
+	inW.Close()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("exit %d", c)
+		}
+		if elapsed := time.Since(closed); elapsed > streamExitBound {
+			t.Fatalf("returned %v after EOF", elapsed)
+		}
+	case <-time.After(streamExitBound + 500*time.Millisecond):
+		t.Fatal("no return within stream_client_exit_ms of EOF while a handler computes")
+	}
+	for line := range frames {
+		t.Errorf("a frame after h2's reply (h1 was cancelled, h3 never returned): %s", line)
+	}
+}

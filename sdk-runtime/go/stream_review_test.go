@@ -507,7 +507,9 @@ func TestStreamSpinningHandlerOneByteAtATime(t *testing.T) {
 		t.Fatal("no reply to h2 within 10 s")
 	}
 	// A second computing handler, then EOF while it runs.
-	go func() { _, _ = io.WriteString(inW, strings.Replace(waitFrame(`"h3"`), `"invocation_id":"i1"`, `"invocation_id":"i3"`, 1)+"\n") }()
+	go func() {
+		_, _ = io.WriteString(inW, strings.Replace(waitFrame(`"h3"`), `"invocation_id":"i1"`, `"invocation_id":"i3"`, 1)+"\n")
+	}()
 	<-spinning
 	closed := time.Now()
 	inW.Close()

@@ -528,3 +528,45 @@ func TestStreamSpinningHandlerOneByteAtATime(t *testing.T) {
 		t.Errorf("a frame after h2's reply (h1 was cancelled, h3 never returned): %s", line)
 	}
 }
+
+// Handlers running at once that all return one shared response (the same Metadata map, nested
+// maps and slices, the same Warnings slice): the runner only reads what a handler returns, so
+// encoding them concurrently is race-free (run with -race) and every reply is the same.
+func TestStreamSharedResponseEncodedConcurrently(t *testing.T) {
+	shared := CallbackResponse{
+		Status:   ReceiptStatusDelivered,
+		Metadata: map[string]any{"z": 1, "a": []any{"x", map[string]any{"k": "v", "b": true}}, "m": map[string]any{"2": 2, "1": 1}},
+		Warnings: []Warning{{Code: "w1", Message: "shared"}, {Code: "w2", Message: "shared too"}},
+	}
+	const events = 64
+	var started sync.WaitGroup
+	started.Add(events)
+	release := make(chan struct{})
+	p := startStream(t, func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
+		EventDone(req) // moves reading on at once
+		started.Done()
+		<-release
+		return shared, nil
+	})
+	go func() {
+		for i := 0; i < events; i++ {
+			p.send(strings.Replace(eventFrame(fmt.Sprint(i)), `"invocation_id":"i1"`, fmt.Sprintf(`"invocation_id":"i%d"`, i), 1))
+		}
+	}()
+	started.Wait()
+	close(release) // every handler returns the shared response at once
+	var first string
+	for i := 0; i < events; i++ {
+		reply := p.recv()
+		result := reply[strings.Index(reply, `"result":`):]
+		if first == "" {
+			first = result
+		} else if result != first {
+			t.Fatalf("replies differ:\n %s\n %s", first, result)
+		}
+	}
+	p.in.Close()
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

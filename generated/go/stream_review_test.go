@@ -573,3 +573,36 @@ func TestStreamSharedResponseEncodedConcurrently(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// The error replies the reading goroutine writes itself (an unknown method, a duplicate id) do
+// not keep stdin EOF unread either when their write blocks: the runner returns within
+// stream_client_exit_ms. Before the fix the reading goroutine was stuck in the write.
+func TestStreamExitsAtEOFWhileAnErrorReplyWriteBlocks(t *testing.T) {
+	for _, frames := range []string{
+		`{"jsonrpc":"2.0","id":"x","method":"nope/nothing"}` + "\n",
+		`{"jsonrpc":"2.0","id":"x","method":"event/no.such-kind","params":{}}` + "\n",
+	} {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe() // never read
+		code := make(chan int, 1)
+		go func() { code <- ServeStreamIO(context.Background(), inR, outW, io.Discard, echoHandler) }()
+		if _, err := io.WriteString(inW, frames); err != nil {
+			t.Fatal(err)
+		}
+		// The frame was read (the pipe's write returned); its reply is being written.
+		closed := time.Now()
+		inW.Close()
+		select {
+		case c := <-code:
+			if c != 0 {
+				t.Fatalf("exit %d", c)
+			}
+			if elapsed := time.Since(closed); elapsed > streamExitBound {
+				t.Fatalf("returned %v after EOF", elapsed)
+			}
+		case <-time.After(streamExitBound + 500*time.Millisecond):
+			t.Fatalf("%q: no return within stream_client_exit_ms of EOF while an error reply's write blocked", frames)
+		}
+		outR.Close()
+	}
+}

@@ -41,7 +41,8 @@ func TestStreamProcessExitsWhileAHandlerRuns(t *testing.T) {
 	for _, how := range []string{"eof", "sigterm"} {
 		t.Run(how, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestStreamHelperClient$")
-			cmd.Env = append(os.Environ(), streamHelperEnv+"=1")
+			// GORACE: a -race binary otherwise sleeps 1 s at exit (atexit_sleep_ms).
+			cmd.Env = append(os.Environ(), streamHelperEnv+"=1", "GORACE=atexit_sleep_ms=0")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			stdin, _ := cmd.StdinPipe()
 			stdout, _ := cmd.StdoutPipe()

@@ -477,7 +477,7 @@ func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handl
 			return false
 		}
 		c.logf("answering request %q with %d (unknown method)", f.method, rpcMethodNotFound)
-		c.write(errorFrame(f.id, rpcMethodNotFound, fmt.Sprintf("method not found: %s", f.method)))
+		return c.writeOnTurn(errorFrame(f.id, rpcMethodNotFound, fmt.Sprintf("method not found: %s", f.method)), r)
 	default:
 		c.mu.Lock()
 		reply, ok := c.calls[idKey(f.id)]
@@ -540,8 +540,7 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		c.mu.Lock()
 		if _, busy := c.events[key]; busy {
 			c.mu.Unlock()
-			c.write(errorFrame(f.id, rpcInvalidRequest, "id is already in use by a request being handled"))
-			return false
+			return c.writeOnTurn(errorFrame(f.id, rpcInvalidRequest, "id is already in use by a request being handled"), r)
 		}
 		c.events[key] = e
 		c.mu.Unlock()
@@ -586,6 +585,18 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 			}
 		}
 	}()
+	c.endTurn(t)
+	return !t.state.CompareAndSwap(turnInline, turnDone)
+}
+
+// writeOnTurn writes a frame the reading goroutine answers itself (an error reply) as a turn of
+// its own, so that a write blocked by a host that stopped reading stdout has reading moved on by
+// the grace watchdog, as an event's reply has: stdin EOF is still seen. It returns true when
+// reading moved.
+func (c *streamConn) writeOnTurn(frame []byte, r *reading) bool {
+	t := &readTurn{start: r.read}
+	c.beginTurn(t)
+	c.write(frame)
 	c.endTurn(t)
 	return !t.state.CompareAndSwap(turnInline, turnDone)
 }

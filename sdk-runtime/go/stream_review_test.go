@@ -20,6 +20,25 @@ import (
 // streamExitBound is limits.stream_client_exit_ms as a duration.
 const streamExitBound = LimitStreamClientExitMs * time.Millisecond
 
+// closeAndExpectExit ends the runner's stdin and checks that it returns 0 within
+// stream_client_exit_ms (what says in which situation).
+func closeAndExpectExit(t *testing.T, stdin io.Closer, code <-chan int, what string) {
+	t.Helper()
+	closed := time.Now()
+	stdin.Close()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("%s: exit %d, want 0", what, c)
+		}
+		if elapsed := time.Since(closed); elapsed > streamExitBound {
+			t.Fatalf("%s: returned %v after stdin EOF, over stream_client_exit_ms", what, elapsed)
+		}
+	case <-time.After(streamExitBound + 500*time.Millisecond):
+		t.Fatalf("%s: the runner did not return within stream_client_exit_ms of stdin EOF", what)
+	}
+}
+
 // A reply whose write blocks (a host that stopped reading stdout) must not keep the runner from
 // seeing stdin EOF: the runner exits within stream_client_exit_ms of EOF, as it does while a
 // handler runs. Before the fix the reading goroutine claimed its turn before the write, so the
@@ -44,19 +63,7 @@ func TestStreamExitsAtEOFWhileAReplyWriteBlocks(t *testing.T) {
 		t.Fatal("the handler was not called within 5 s")
 	}
 	// The handler returned (or is about to): its reply is being written into a pipe nobody reads.
-	closed := time.Now()
-	inW.Close()
-	select {
-	case c := <-code:
-		if c != 0 {
-			t.Fatalf("exit %d, want 0", c)
-		}
-		if elapsed := time.Since(closed); elapsed > streamExitBound {
-			t.Fatalf("returned %v after EOF, over stream_client_exit_ms", elapsed)
-		}
-	case <-time.After(streamExitBound + 500*time.Millisecond):
-		t.Fatalf("the runner did not return within stream_client_exit_ms of stdin EOF while a reply write blocked")
-	}
+	closeAndExpectExit(t, inW, code, "while a reply write blocked")
 }
 
 // The grace watchdog parks on an idle stream even while a handler that already moved reading on
@@ -254,19 +261,7 @@ func TestStreamBurstOfMixedHandlers(t *testing.T) {
 				h.write(cancel)
 			}
 			{
-				closed := time.Now()
-				inW.Close()
-				select {
-				case c := <-code:
-					if c != 0 {
-						t.Errorf("exit %d", c)
-					}
-				case <-time.After(streamExitBound + 500*time.Millisecond):
-					t.Errorf("no exit within stream_client_exit_ms of EOF")
-				}
-				if elapsed := time.Since(closed); elapsed > streamExitBound {
-					t.Errorf("exit %v after EOF", elapsed)
-				}
+				closeAndExpectExit(t, inW, code, "after a burst")
 				for frame := range h.replies {
 					t.Errorf("a reply after the last expected one: %v", frame)
 				}
@@ -511,19 +506,7 @@ func TestStreamSpinningHandlerOneByteAtATime(t *testing.T) {
 		_, _ = io.WriteString(inW, strings.Replace(waitFrame(`"h3"`), `"invocation_id":"i1"`, `"invocation_id":"i3"`, 1)+"\n")
 	}()
 	<-spinning
-	closed := time.Now()
-	inW.Close()
-	select {
-	case c := <-code:
-		if c != 0 {
-			t.Fatalf("exit %d", c)
-		}
-		if elapsed := time.Since(closed); elapsed > streamExitBound {
-			t.Fatalf("returned %v after EOF", elapsed)
-		}
-	case <-time.After(streamExitBound + 500*time.Millisecond):
-		t.Fatal("no return within stream_client_exit_ms of EOF while a handler computes")
-	}
+	closeAndExpectExit(t, inW, code, "while a handler computes")
 	for line := range frames {
 		t.Errorf("a frame after h2's reply (h1 was cancelled, h3 never returned): %s", line)
 	}
@@ -587,19 +570,7 @@ func TestStreamExitsAtEOFWhileAnErrorReplyWriteBlocks(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The frame was read (the pipe's write returned); its reply is being written.
-		closed := time.Now()
-		inW.Close()
-		select {
-		case c := <-code:
-			if c != 0 {
-				t.Fatalf("exit %d", c)
-			}
-			if elapsed := time.Since(closed); elapsed > streamExitBound {
-				t.Fatalf("returned %v after EOF", elapsed)
-			}
-		case <-time.After(streamExitBound + 500*time.Millisecond):
-			t.Fatalf("%q: no return within stream_client_exit_ms of EOF while an error reply's write blocked", frames)
-		}
+		closeAndExpectExit(t, inW, code, fmt.Sprintf("%q: while an error reply's write blocked", frames))
 		outR.Close()
 	}
 }

@@ -577,3 +577,35 @@ func TestStreamExitsAtEOFWhileAnErrorReplyWriteBlocks(t *testing.T) {
 		outR.Close()
 	}
 }
+
+// A handler's response over limits.max_response_bytes whose reply frame still fits
+// limits.max_frame_bytes is refused as v1 refuses it (the runner-outcomes row response_too_large:
+// status failed with a json.max-bytes warning): the host bounds each result at
+// max_response_bytes as in v1. Before the fix the stream runner sent it as it was.
+func TestStreamResponseOverMaxResponseBytes(t *testing.T) {
+	var size int
+	p := startStream(t, func(req CallbackRequest, payloads []PayloadEnvelope) (CallbackResponse, error) {
+		response := NewResponse(ReceiptStatusDelivered)
+		response.Metadata = map[string]any{"blob": ""}
+		data, _ := EncodeCallbackResponse(response)
+		response.Metadata["blob"] = strings.Repeat("x", LimitMaxResponseBytes+1-len(data))
+		data, _ = EncodeCallbackResponse(response)
+		size = len(data)
+		return response, nil
+	})
+	p.send(eventFrame(`"h1"`))
+	reply := p.recv()
+	if size != LimitMaxResponseBytes+1 || len(reply) > LimitMaxFrameBytes {
+		t.Fatalf("the test's response is %d bytes, its frame %d", size, len(reply))
+	}
+	var frame struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(reply), &frame); err != nil {
+		t.Fatal(err)
+	}
+	result, err := DecodeCallbackResponse(frame.Result) // within max_response_bytes, valid
+	if err != nil || result.Status != ReceiptStatusFailed || len(result.Warnings) != 1 || result.Warnings[0].Code != RuleJSONMaxBytes {
+		t.Fatalf("reply of %d bytes (%v): %.200s", len(reply), err, reply)
+	}
+}

@@ -674,7 +674,8 @@ func (ep eventParams) decode() (DispatchEnvelope, error) {
 // answerEvent decodes params as a DispatchEnvelope and runs the handler, as the v1 runner does,
 // on the event's goroutine (no second goroutine per event: the stream's context only ends when
 // the whole process does). When the handler's response was valid, the bytes are head (the start
-// of the reply frame, appendSuccessHead) followed by the encoded response; nil otherwise.
+// of the reply frame, appendSuccessHead) followed by the encoded response; nil otherwise (a
+// response over limits.max_response_bytes is replaced as v1 replaces it).
 func (c *streamConn) answerEvent(event string, params eventParams, hasParams bool, e *inflight, handler Handler, head []byte) (CallbackResponse, []byte) {
 	if !hasParams {
 		return c.refuse(RuleSchemaRequired, "the request has no params (a DispatchEnvelope)"), nil
@@ -691,7 +692,11 @@ func (c *streamConn) answerEvent(event string, params eventParams, hasParams boo
 	c.mu.Lock()
 	c.byReq[e.key] = e
 	c.mu.Unlock()
-	return checkedResponse(head, callHandler(envelope, handler, c.logf), c.logf)
+	response, frame := checkedResponse(head, callHandler(envelope, handler, c.logf), c.logf)
+	if size := len(frame) - len(head); frame != nil && size > LimitMaxResponseBytes {
+		return responseTooLarge(size, c.logf), nil // as v1: the host bounds each result alike
+	}
+	return response, frame
 }
 
 func (c *streamConn) refuse(code, message string) CallbackResponse {

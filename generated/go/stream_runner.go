@@ -46,7 +46,9 @@ func ServeStream(handler Handler) {
 type StreamOptions struct {
 	// WrapWire, when set, is given the wire's private descriptors after the diversion and returns
 	// what the runner reads frames from and writes frames to: a tap for tracing frames, or a test
-	// double that misbehaves on purpose. The runner writes each frame with one Write call.
+	// double that misbehaves on purpose. The runner writes each frame with one Write call, and
+	// reuses the bytes of a reply for the next one once Write returned: as io.Writer says, Write
+	// must not keep p (copy it to trace it later).
 	WrapWire func(wireIn, wireOut *os.File) (io.Reader, io.Writer)
 }
 

@@ -18,7 +18,8 @@
  * ROUND_LEAD_IN untimed events, in an order that rotates from round to round. Prints events/s and round-trip p50/p99 of
  * each, the ratios stream/v1 (target >= 50x) and stream/floor (target >= 0.5x), and the CPU time
  * per event of this process and of the client (from /proc, Linux; the load-independent view of
- * where the time goes). Then the host's RSS at the start and end of a RSS_EVENTS-event stream
+ * where the time goes), with the client's context switches per event (about one is its wait for the
+ * next request; the rest are wake-ups of its runtime: timers, idle threads, its monitor thread). Then the host's RSS at the start and end of a RSS_EVENTS-event stream
  * session (100,000, goal: flat; LIFELOOP_BENCH_RSS_EVENTS=N runs N instead and says so), sampled
  * after a GC, judged from the end of a warm-up (RSS_WARM_SAMPLES) with the cold figures beside it.
  * Never fails on a number; numbers on a shared machine are noisy.
@@ -111,11 +112,15 @@ class Tally {
   hostMainKnown = true;
   clientCpuUs = 0;
   clientCpuKnown = true;
+  /** Context switches of the client's threads (voluntary and not), when /proc has them: about one per event is the wait for the next request; more are the client runtime's own wake-ups. */
+  clientSwitches = 0;
+  clientSwitchesKnown = true;
 
   /** Run `count` events through `one` and add wall time, round trips and CPU of both sides. */
   async round(count: number, one: (i: number) => Promise<void>, clientPid: () => number | null, offset: number): Promise<void> {
     const pid = clientPid();
     const client0 = pid === null ? null : cpuOfUs(pid);
+    const switches0 = pid === null ? null : contextSwitchesOf(pid);
     const host0 = process.cpuUsage();
     const main0 = mainThreadCpuUs();
     const started = performance.now();
@@ -133,6 +138,9 @@ class Tally {
     const client1 = pid === null ? null : cpuOfUs(pid);
     if (client0 === null || client1 === null) this.clientCpuKnown = false;
     else this.clientCpuUs += client1 - client0;
+    const switches1 = pid === null ? null : contextSwitchesOf(pid);
+    if (switches0 === null || switches1 === null) this.clientSwitchesKnown = false;
+    else this.clientSwitches += switches1 - switches0;
   }
 
   get perSecond(): number {
@@ -158,6 +166,23 @@ function cpuOfUs(pid: number): number | null {
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // utime and stime are fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Context switches (voluntary and involuntary) of all threads of a process so far, from
+ * /proc/PID/task/TID/status (Linux); null elsewhere or once the process is gone. Load-independent
+ * where CPU time is not: each extra switch per event is a thread wake-up of the client's runtime.
+ */
+function contextSwitchesOf(pid: number): number | null {
+  try {
+    let n = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const m of readFileSync(`/proc/${pid}/task/${task}/status`, "utf8").matchAll(/ctxt_switches:\s+(\d+)/g)) n += Number(m[1]);
+    }
+    return n;
   } catch {
     return null;
   }
@@ -234,7 +259,8 @@ class NdjsonFloor {
 
 function line(name: string, tally: Tally): void {
   const main = tally.hostMainKnown ? ` (main thread ${(tally.hostMainUs / tally.samples.length).toFixed(0)} µs)` : "";
-  const cpu = `host ${(tally.hostCpuUs / tally.samples.length).toFixed(0)} µs${main}` + (tally.clientCpuKnown ? ` + client ${(tally.clientCpuUs / tally.samples.length).toFixed(0)} µs` : "");
+  const switches = tally.clientSwitchesKnown && tally.clientCpuKnown ? ` (${(tally.clientSwitches / tally.samples.length).toFixed(2)} switches)` : "";
+  const cpu = `host ${(tally.hostCpuUs / tally.samples.length).toFixed(0)} µs${main}` + (tally.clientCpuKnown ? ` + client ${(tally.clientCpuUs / tally.samples.length).toFixed(0)} µs${switches}` : "");
   process.stdout.write(
     `    ${name.padEnd(30)} ${tally.perSecond.toFixed(0).padStart(7)} events/s   p50 ${percentile(tally.samples, 50).toFixed(3)} ms   p99 ${percentile(tally.samples, 99).toFixed(3)} ms   CPU/event: ${cpu}\n`,
   );

@@ -1428,6 +1428,10 @@ func appendAny(b []byte, v any, path *[]slot) ([]byte, *Issue) {
 			if !utf8.ValidString(m.key) {
 				return b, pathIssue(RuleJSONUTF8, *path, "member name is not valid UTF-8")
 			}
+			// As a reader counts the names of the text written (json.max-members): the name first, then the count.
+			if i >= LimitMaxObjectMembers {
+				return b, pathIssue(RuleJSONMaxMembers, *path, fmt.Sprintf("member number %d exceeds the limit of %d members per object", i+1, LimitMaxObjectMembers))
+			}
 			b = append(appendString(b, m.key), ':')
 			var issue *Issue
 			if b, issue = appendAny(b, m.value, path); issue != nil {
@@ -1493,7 +1497,7 @@ func appendFinite(b []byte, f float64, path []slot) ([]byte, *Issue) {
 // appendRaw appends JSON text supplied by the caller (json.Number, json.RawMessage, encoding/json
 // output) after parsing it strictly, so the document stays one every reader accepts.
 func appendRaw(b []byte, text []byte, path []slot) ([]byte, *Issue) {
-	n, _, issue := parseDocument(text, DocumentLimits{MaxBytes: math.MaxInt, MaxDepth: LimitMaxDepth - len(path)})
+	n, _, issue := parseDocument(text, DocumentLimits{MaxBytes: math.MaxInt, MaxDepth: LimitMaxDepth - len(path), MaxMembers: LimitMaxObjectMembers})
 	if issue != nil {
 		return b, pathIssue(issue.Rule, path, "embedded JSON is invalid: "+issue.Message)
 	}

@@ -4,6 +4,7 @@
 package lifeloop
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -306,5 +307,54 @@ func TestMaxMembers(t *testing.T) {
 	var invalid *ValidationError
 	if !errors.As(err, &invalid) || invalid.Rule != RuleJSONMaxMembers || invalid.Pointer != fmt.Sprintf("/metadata/k%d", LimitMaxObjectMembers) {
 		t.Errorf("limits.max_object_members + 1 members: %v", err)
+	}
+}
+
+// TestEncodeMaxMembers: what the encoder writes, every reader decodes. An open map of more than
+// limits.max_object_members members is refused while it is written (json.max-members at the first
+// member past the limit in the order written, the pointer decoding those bytes gives), also when
+// it is embedded JSON (json.RawMessage).
+func TestEncodeMaxMembers(t *testing.T) {
+	members := func(n int) map[string]any {
+		m := make(map[string]any, n)
+		for i := 0; i < n; i++ {
+			m[fmt.Sprintf("k%05d", i)] = 0
+		}
+		return m
+	}
+	response := func(metadata map[string]any) CallbackResponse {
+		return CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusObserved, Metadata: metadata}
+	}
+	data, err := EncodeCallbackResponse(response(members(LimitMaxObjectMembers)))
+	if err != nil {
+		t.Fatalf("limits.max_object_members members: %v", err)
+	}
+	if _, err := DecodeCallbackResponse(data); err != nil {
+		t.Fatalf("the encoded at-limit response does not decode: %v", err)
+	}
+	want := fmt.Sprintf("%s /metadata/k%05d", RuleJSONMaxMembers, LimitMaxObjectMembers)
+	for name, metadata := range map[string]map[string]any{
+		"open map":      members(LimitMaxObjectMembers + 1),
+		"nested in one": {"a": []any{members(LimitMaxObjectMembers + 1)}},
+	} {
+		_, err := EncodeCallbackResponse(response(metadata))
+		var invalid *ValidationError
+		got := fmt.Sprint(err)
+		if errors.As(err, &invalid) {
+			got = invalid.Rule + " " + invalid.Pointer
+		}
+		expected := want
+		if name == "nested in one" {
+			expected = fmt.Sprintf("%s /metadata/a/0/k%05d", RuleJSONMaxMembers, LimitMaxObjectMembers)
+		}
+		if got != expected {
+			t.Errorf("%s: got %q, want %q", name, got, expected)
+		}
+	}
+	raw, _ := json.Marshal(members(LimitMaxObjectMembers + 1))
+	_, err = EncodeCallbackResponse(response(map[string]any{"raw": json.RawMessage(raw)}))
+	var invalid *ValidationError
+	if !errors.As(err, &invalid) || invalid.Rule != RuleJSONMaxMembers {
+		t.Errorf("embedded JSON over the limit: %v", err)
 	}
 }

@@ -2196,7 +2196,7 @@ export const LIMITS_TABLE = {
       "name": "max_object_members",
       "value": 32768,
       "unit": "count",
-      "applies_to": "members of any one object in any wire document, open maps included: every member name the text has, a repeated name counted again; counted by the strict parser of every binding and by the host while it serializes",
+      "applies_to": "members of any one object in any wire document, open maps included: every member name the text has, a repeated name counted again; counted by the strict parser of every binding, by the host while it serializes and by the Go and Python SDK encoders while they write",
       "on_exceed": "rule json.max-members (parse_response / invalid_request for the invoker); bounds the one step no slice can cut, listing the keys of an in-memory object (Object.keys of 32,768 keys: about 10 ms)"
     },
     {

@@ -10,7 +10,9 @@
  * ```
  *
  * - **v1** (no `--stream` in argv): stdin is read to EOF (at most limits.max_request_bytes bytes kept,
- *   the rest drained), one CallbackResponse is written to stdout, exit 0.
+ *   the rest drained) and judged with the bounds of every binding's runner (DEFAULT_DOCUMENT_LIMITS:
+ *   bytes, limits.max_depth, limits.max_values, limits.max_object_members), one CallbackResponse is
+ *   written to stdout, exit 0.
  * - **v2** (`--stream` in argv): frames are read with the byte-bounded {@link FrameReader} (never
  *   `readline`) and judged like the host judges them (same rule ids). Each `event/<kind>` request
  *   is answered with one success reply whose result is a CallbackResponse; an unknown method gets
@@ -31,7 +33,7 @@ import type { CallbackRequest, CallbackResponse, DispatchEnvelope, FailureClass,
 import { failureClassOf, issueText } from "../invoker/failure.js";
 import { wireSnapshot } from "../invoker/request.js";
 import type { ValidationIssue } from "../wire/issues.js";
-import { parseWireDocument, validateParsed, type WireResult } from "../wire/validate.js";
+import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument, validateParsed, type WireResult } from "../wire/validate.js";
 import { FrameReader } from "../stream/frame-reader.js";
 import { encodeErrorReply, encodeFrame, encodeResultAround, framePointers, idKey, parseFrame, type JsonRpcId, type StreamFrame } from "../stream/frame.js";
 import { errorCode } from "../stream/error-codes.js";
@@ -166,7 +168,8 @@ async function serveOnce(handler: ClientHandler, stdin: NodeJS.ReadableStream, s
     return writeOut(stdout, Buffer.from(JSON.stringify(failureResponse(failureClassOf("write_request"), "write_request", text, WIRE_VERSION))));
   }
   const context: ClientContext = { transport: "subprocess", signal: new AbortController().signal, commands: new ClientCommands(cliTransport(options)) };
-  const judged = parseWireDocument("DispatchEnvelope", Buffer.concat(kept, size), { maxBytes: limit, maxDepth: LIMITS.max_depth, maxMembers: LIMITS.max_object_members });
+  // The bounds every binding's runner judges a request with (bytes, depth, values, members per object).
+  const judged = parseWireDocument("DispatchEnvelope", Buffer.concat(kept, size), DEFAULT_DOCUMENT_LIMITS);
   return writeOut(stdout, await answerEnvelope(judged, handler, context, stderr));
 }
 

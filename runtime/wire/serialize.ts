@@ -12,7 +12,8 @@
  * - `json.max-depth`: a container nested deeper than `maxDepth` (the root container is level 1);
  * - `json.max-values`: more than `maxValues` values (scalars and containers, the root included);
  * - `json.max-members`: an object with more than `maxMembers` members written (an `undefined`
- *   member is absent and does not count), at the first member past the limit. Its keys are listed
+ *   member is absent and does not count), at the first member past the limit once its name is
+ *   checked (as the strict parser reads the text: a lone surrogate in that name is json.lone-surrogate). Its keys are listed
  *   first, in one native step (see LARGE_OBJECT_KEYS): for an object beyond the limit that
  *   listing is beyond the limits too, and it is what a listing of up to `maxMembers` keys costs
  *   that the limit bounds (about 10 ms for limits.max_object_members keys);
@@ -315,10 +316,6 @@ class Serializer {
     const key = (frame.keys as readonly string[])[index] as string;
     const member = (frame.source as Record<string, unknown>)[key];
     if (member === undefined) return; // an absent member, as in JSON.stringify
-    if (frame.written >= (this.limits.maxMembers ?? Number.POSITIVE_INFINITY)) {
-      const pointer = pointerIn(frame, key);
-      this.limit("json.max-members", pointer, `the member at ${JSON.stringify(pointer)} is member number ${frame.written + 1} of its object, above the limit of ${this.limits.maxMembers} members per object`);
-    }
     let name = NAME_CACHE.get(key);
     if (name === undefined) {
       if (loneSurrogateAt(key) >= 0) this.limit("json.lone-surrogate", framePointer(frame), `member name at ${JSON.stringify(pointerIn(frame, key))} has an unpaired UTF-16 surrogate`);
@@ -326,6 +323,11 @@ class Serializer {
       // JSON.stringify writes a string as its characters in quotes, longer by each escape.
       name = { text, separated: `,${text}`, bytes: utf8Bytes(text), escaped: text.length !== key.length + 3 };
       if (NAME_CACHE.size < NAME_CACHE_MAX) NAME_CACHE.set(key, name);
+    }
+    // As the strict parser judges the text: the name first (json.lone-surrogate), then the count.
+    if (frame.written >= (this.limits.maxMembers ?? Number.POSITIVE_INFINITY)) {
+      const pointer = pointerIn(frame, key);
+      this.limit("json.max-members", pointer, `the member at ${JSON.stringify(pointer)} is member number ${frame.written + 1} of its object, above the limit of ${this.limits.maxMembers} members per object`);
     }
     if (name.escaped) this.escaped = true;
     const written = frame.written > 0 ? this.write(member, frame, key, name.separated, name.bytes + 1) : this.write(member, frame, key, name.text, name.bytes);

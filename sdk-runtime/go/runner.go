@@ -74,9 +74,7 @@ func ServeIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, han
 		data, _ = EncodeCallbackResponse(FailedResponse(runnerHandlerClass))
 	}
 	if len(data) > LimitMaxResponseBytes {
-		message := fmt.Sprintf("the handler's response is %d bytes, over limits.max_response_bytes (%d bytes)", len(data), LimitMaxResponseBytes)
-		logf("the handler's response is invalid: %s", message)
-		data, _ = EncodeCallbackResponse(failedWithWarning(runnerHandlerClass, RuleJSONMaxBytes, message))
+		data, _ = EncodeCallbackResponse(responseTooLarge(len(data), logf))
 	}
 	data = append(data, '\n')
 	if _, err := stdout.Write(data); err != nil {
@@ -90,6 +88,14 @@ func ServeIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, han
 		}
 	}
 	return 0
+}
+
+// responseTooLarge is the failed response that replaces a handler's response of size bytes, over
+// limits.max_response_bytes (the runner-outcomes row response_too_large), in both transports.
+func responseTooLarge(size int, logf func(string, ...any)) CallbackResponse {
+	message := fmt.Sprintf("the handler's response is %d bytes, over limits.max_response_bytes (%d bytes)", size, LimitMaxResponseBytes)
+	logf("the handler's response is invalid: %s", message)
+	return failedWithWarning(runnerHandlerClass, RuleJSONMaxBytes, message)
 }
 
 // NewResponse returns a CallbackResponse with the current wire version and the given status

@@ -43,7 +43,9 @@ func ServeStream(handler Handler) {
 type StreamOptions struct {
 	// WrapWire, when set, is given the wire's private descriptors after the diversion and returns
 	// what the runner reads frames from and writes frames to: a tap for tracing frames, or a test
-	// double that misbehaves on purpose. The runner writes each frame with one Write call.
+	// double that misbehaves on purpose. The runner writes each frame with one Write call, and
+	// reuses the bytes of a reply for the next one once Write returned: as io.Writer says, Write
+	// must not keep p (copy it to trace it later).
 	WrapWire func(wireIn, wireOut *os.File) (io.Reader, io.Writer)
 }
 
@@ -73,8 +75,12 @@ type streamConn struct {
 	events map[rpcID]*inflight
 	byReq  map[eventKey]*inflight
 	calls  map[rpcID]chan callReply
-	nextID uint64
-	closed chan struct{}
+	// callSlots holds one token per client request the host has not answered yet, at most
+	// limits.max_client_requests_in_flight (more is the host's stream.request-flood violation):
+	// a request takes one before it is written, the host's reply gives it back.
+	callSlots chan struct{}
+	nextID    uint64
+	closed    chan struct{}
 
 	// The reader: one goroutine at a time reads frames (see readLoop). turn is the event whose
 	// handler runs on the reading goroutine, nil when none does.
@@ -92,9 +98,10 @@ type streamConn struct {
 }
 
 // readTurn is one event handled on the reading goroutine: state turnInline while its handler runs
-// there and that goroutine still owns reading, turnYielded once reading moved to a new goroutine,
-// turnDone once the handler returned first (the goroutine then reads on). start is when its frame
-// was read (set before the turn is published, then only read).
+// (or its reply is written) there and that goroutine still owns reading, turnYielded once reading
+// moved to a new goroutine, turnDone once the handler returned and the reply was written first
+// (the goroutine then reads on; also while it looks at its buffer for a cancel). start is when
+// its frame was read (set before the turn is published, then only read).
 type readTurn struct {
 	state atomic.Int32
 	start time.Time
@@ -251,6 +258,21 @@ type RPCError struct {
 // Error describes the reply.
 func (e *RPCError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
 
+// RequestFrameTooLargeError is a client request whose frame would be Bytes long (LF not counted),
+// over MaxBytes (limits.max_frame_bytes): it is not sent, since the host would end the stream for
+// it (stream.frame-too-large) and fail every pending event. A blob of more than about three
+// quarters of max_frame_bytes goes through the CLI instead (Host.Path; spec/stream-protocol.md
+// §Limits).
+type RequestFrameTooLargeError struct {
+	Bytes    int
+	MaxBytes int
+}
+
+// Error describes the request.
+func (e *RequestFrameTooLargeError) Error() string {
+	return fmt.Sprintf("the request frame would be %d bytes, over the maximum frame size (%d bytes); send a blob this large through the CLI", e.Bytes, e.MaxBytes)
+}
+
 // ErrStreamClosed is returned by a client request when the stream ended before the host answered.
 var ErrStreamClosed = errors.New("the stream ended before the host answered")
 
@@ -332,6 +354,7 @@ func ServeStreamIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 	c := &streamConn{out: stdout, logf: logf, events: map[rpcID]*inflight{}, byReq: map[eventKey]*inflight{}, calls: map[rpcID]chan callReply{}, closed: make(chan struct{})}
 	c.ctx, c.frames, c.handler, c.readerDone = ctx, NewFrameReader(stdin, LimitMaxFrameBytes), handler, make(chan int, 1)
 	c.watchWake = make(chan struct{}, 1)
+	c.callSlots = make(chan struct{}, LimitMaxClientRequestsInFlight)
 	active.Store(c)
 	defer active.CompareAndSwap(c, nil)
 	readerDone := c.readerDone
@@ -383,6 +406,10 @@ func (c *streamConn) yieldReading(t *readTurn) {
 		t = c.turn.Load()
 	}
 	if t != nil && t.state.CompareAndSwap(turnInline, turnYielded) {
+		// t is no longer the reading goroutine's turn: cleared before the next reader can begin
+		// one, so the watchdog parks on an idle stream while t's handler still runs (a handler
+		// waiting for its cancel or for the host would otherwise wake it every period).
+		c.turn.CompareAndSwap(t, nil)
 		go c.read()
 	}
 }
@@ -452,7 +479,7 @@ func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handl
 			return false
 		}
 		c.logf("answering request %q with %d (unknown method)", f.method, rpcMethodNotFound)
-		c.write(errorFrame(f.id, rpcMethodNotFound, fmt.Sprintf("method not found: %s", f.method)))
+		return c.writeOnTurn(errorFrame(f.id, rpcMethodNotFound, fmt.Sprintf("method not found: %s", f.method)), r)
 	default:
 		c.mu.Lock()
 		reply, ok := c.calls[idKey(f.id)]
@@ -462,6 +489,7 @@ func (c *streamConn) dispatch(ctx context.Context, f *streamFrame, handler Handl
 			c.logf("discarding a reply to id %s, which no pending request has", writeNode(nil, f.id))
 			return false
 		}
+		<-c.callSlots // answered: the host no longer counts it
 		if f.kind == frameSuccess {
 			reply <- callReply{result: f.result}
 		} else {
@@ -514,8 +542,7 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		c.mu.Lock()
 		if _, busy := c.events[key]; busy {
 			c.mu.Unlock()
-			c.write(errorFrame(f.id, rpcInvalidRequest, "id is already in use by a request being handled"))
-			return false
+			return c.writeOnTurn(errorFrame(f.id, rpcInvalidRequest, "id is already in use by a request being handled"), r)
 		}
 		c.events[key] = e
 		c.mu.Unlock()
@@ -523,7 +550,6 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 	t := &e.turn
 	t.start = r.read
 	c.beginTurn(t)
-	claimed := false
 	var head []byte
 	if f.id != nil {
 		head = appendSuccessHead(r.reply[:0], f.id)
@@ -541,10 +567,13 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		c.mu.Unlock()
 		// A cancel the host wrote together with the request is already in the reader's buffer
 		// when a quick handler returns: look at it before replying (the client.stream-cancel
-		// SHOULD). Only while reading has not moved on, so the buffer is this goroutine's.
+		// SHOULD). Only while reading has not moved on, so the buffer is this goroutine's; the
+		// turn is held (turnDone) while the buffer is looked at, then given back to the watchdog
+		// for the write: a host that stops reading stdout blocks the write, and reading must
+		// still move on so that stdin EOF is seen (stream_client_exit_ms).
 		if f.id != nil && !cancelled && t.state.CompareAndSwap(turnInline, turnDone) {
-			claimed = true
 			cancelled = c.cancelBuffered(f.id)
+			t.state.Store(turnInline)
 		}
 		switch {
 		case f.id == nil:
@@ -559,7 +588,19 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		}
 	}()
 	c.endTurn(t)
-	return !claimed && !t.state.CompareAndSwap(turnInline, turnDone)
+	return !t.state.CompareAndSwap(turnInline, turnDone)
+}
+
+// writeOnTurn writes a frame the reading goroutine answers itself (an error reply) as a turn of
+// its own, so that a write blocked by a host that stopped reading stdout has reading moved on by
+// the grace watchdog, as an event's reply has: stdin EOF is still seen. It returns true when
+// reading moved.
+func (c *streamConn) writeOnTurn(frame []byte, r *reading) bool {
+	t := &readTurn{start: r.read}
+	c.beginTurn(t)
+	c.write(frame)
+	c.endTurn(t)
+	return !t.state.CompareAndSwap(turnInline, turnDone)
 }
 
 // cancelBuffered reports whether the complete frames in the reader's buffer hold a cancel
@@ -632,7 +673,8 @@ func (ep eventParams) decode() (DispatchEnvelope, error) {
 // answerEvent decodes params as a DispatchEnvelope and runs the handler, as the v1 runner does,
 // on the event's goroutine (no second goroutine per event: the stream's context only ends when
 // the whole process does). When the handler's response was valid, the bytes are head (the start
-// of the reply frame, appendSuccessHead) followed by the encoded response; nil otherwise.
+// of the reply frame, appendSuccessHead) followed by the encoded response; nil otherwise (a
+// response over limits.max_response_bytes is replaced as v1 replaces it).
 func (c *streamConn) answerEvent(event string, params eventParams, hasParams bool, e *inflight, handler Handler, head []byte) (CallbackResponse, []byte) {
 	if !hasParams {
 		return c.refuse(RuleSchemaRequired, "the request has no params (a DispatchEnvelope)"), nil
@@ -649,7 +691,11 @@ func (c *streamConn) answerEvent(event string, params eventParams, hasParams boo
 	c.mu.Lock()
 	c.byReq[e.key] = e
 	c.mu.Unlock()
-	return checkedResponse(head, callHandler(envelope, handler, c.logf), c.logf)
+	response, frame := checkedResponse(head, callHandler(envelope, handler, c.logf), c.logf)
+	if size := len(frame) - len(head); frame != nil && size > LimitMaxResponseBytes {
+		return responseTooLarge(size, c.logf), nil // as v1: the host bounds each result alike
+	}
+	return response, frame
 }
 
 func (c *streamConn) refuse(code, message string) CallbackResponse {
@@ -693,7 +739,20 @@ func (c *streamConn) write(frame []byte) {
 }
 
 // call sends a client request to the host and waits for its reply, ctx or the end of the stream.
+// At most limits.max_client_requests_in_flight requests are unanswered at a time: one more waits
+// (for a reply to free a slot, ctx or the end of the stream) before it is written. A request
+// given up on (ctx) keeps its slot until the host answers it, since the host counts it until then.
 func (c *streamConn) call(ctx context.Context, method string, params []byte) (*node, error) {
+	// The reply is read by the reading goroutine, which must not be the one waiting here (nor
+	// the one waiting for a slot, which only a reply frees).
+	c.yieldReading(nil)
+	select {
+	case c.callSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closed:
+		return nil, ErrStreamClosed
+	}
 	c.mu.Lock()
 	select {
 	case <-c.closed:
@@ -703,17 +762,16 @@ func (c *streamConn) call(ctx context.Context, method string, params []byte) (*n
 	}
 	c.nextID++
 	id := stringNode(fmt.Sprintf("c%d", c.nextID))
-	reply := make(chan callReply, 1)
+	frame := requestFrame(id, method, params)
+	if n := len(frame) - 1; n > LimitMaxFrameBytes {
+		c.mu.Unlock()
+		<-c.callSlots
+		return nil, &RequestFrameTooLargeError{Bytes: n, MaxBytes: LimitMaxFrameBytes}
+	}
+	reply := make(chan callReply, 1) // room for the reply, so one given up on is still taken
 	c.calls[idKey(id)] = reply
 	c.mu.Unlock()
-	forget := func() {
-		c.mu.Lock()
-		delete(c.calls, idKey(id))
-		c.mu.Unlock()
-	}
-	// The reply is read by the reading goroutine, which must not be the one waiting here.
-	c.yieldReading(nil)
-	c.write(requestFrame(id, method, params))
+	c.write(frame)
 	select {
 	case r := <-reply:
 		if r.err != nil {
@@ -721,10 +779,8 @@ func (c *streamConn) call(ctx context.Context, method string, params []byte) (*n
 		}
 		return r.result, nil
 	case <-ctx.Done():
-		forget()
 		return nil, ctx.Err()
 	case <-c.closed:
-		forget()
 		return nil, ErrStreamClosed
 	}
 }

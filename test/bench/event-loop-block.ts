@@ -92,6 +92,17 @@ const RESPONSES: Record<string, { readonly text: () => string; readonly expect: 
     },
     expect: "ok",
   },
+  // A whitespace run across the scan's 1 MiB windows (a "token" longer than their 64 Ki margin) in a
+  // text that is not ASCII: the windows cannot judge it, so the flat two-byte text is built and
+  // judged (strict-json.ts WindowedParse, its redo): the costliest fallback within the limits.
+  "windowed fallback: whitespace run, one € per MiB": {
+    text: () => {
+      const room = LIMITS.max_response_bytes - HEAD.length - 20;
+      const body = `${"x".repeat((1 << 20) - 3)}€`.repeat(Math.floor(room / 2 / (1 << 20)));
+      return `${HEAD}{"a":"${body}","b":[1,${" ".repeat(room - Buffer.byteLength(body) - 1)}2]}}`;
+    },
+    expect: "ok",
+  },
   "max string of escapes": { text: () => `${HEAD}{"a":"${"\\n".repeat((LIMITS.max_response_bytes - HEAD.length - 9) >> 1)}"}}`, expect: "ok" },
   "5.2 M empty objects (over max_values)": { text: () => `${HEAD}{"a":[${"{},".repeat(5_200_000)}{}]}}`, expect: "parse_response" },
 };

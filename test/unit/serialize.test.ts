@@ -8,6 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isPlainJsonString, PLAIN_LOOP_MAX, snapshotText, snapshotValue, snapshotValueSoon, type SnapshotLimits } from "../../runtime/wire/serialize.js";
+import { parseStrictJson } from "../../runtime/wire/strict-json.js";
 
 const LIMITS: SnapshotLimits = { maxBytes: 1 << 20, maxDepth: 64, maxValues: 100_000 };
 
@@ -217,6 +218,19 @@ describe("json.max-members: the members of one in-memory object", () => {
     const snap = snapshotValue(members(6, (i) => (i % 2 === 0 ? undefined : i)), limits);
     expect(verdict(snap)).toBe("ok");
     if (snap.ok) expect(snap.bytes.toString()).toBe('{"k1":1,"k3":3,"k5":5}');
+  });
+
+  it("the member past the limit is judged as its text would be: its name is read first (a lone surrogate in it is json.lone-surrogate, as the strict parser says)", async () => {
+    const limits: SnapshotLimits = { ...LIMITS, maxMembers: 3 };
+    const value = { a: { ...members(3), "\ud800": 3 } };
+    const text = '{"a":{"k0":0,"k1":1,"k2":2,"\\ud800":3}}';
+    const parsed = parseStrictJson(Buffer.from(text), limits);
+    expect(parsed.ok ? "ok" : `${parsed.issue.rule} ${parsed.issue.pointer}`).toBe("json.lone-surrogate /a");
+    expect(verdict(snapshotValue(value, limits))).toBe("invalid json.lone-surrogate /a");
+    expect(verdict(await snapshotValueSoon(value, limits))).toBe("invalid json.lone-surrogate /a");
+    // A well-formed name past the limit is json.max-members, in both.
+    const plain = parseStrictJson(Buffer.from('{"a":{"k0":0,"k1":1,"k2":2,"k3":3}}'), limits);
+    expect(plain.ok ? "ok" : `${plain.issue.rule} ${plain.issue.pointer}`).toBe("json.max-members /a/k3");
   });
 
   it("an in-memory object of 32,769 members (limits.max_object_members + 1) is refused, one of 32,768 written", async () => {

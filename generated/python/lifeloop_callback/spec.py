@@ -250,7 +250,7 @@ LIMIT_MAX_DEPTH: Final = 64
 #: limits.max_values (count): JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding and by the host while it serializes
 LIMIT_MAX_VALUES: Final = 131072
 
-#: limits.max_object_members (count): members of any one object in any wire document, open maps included: every member name the text has, a repeated name counted again; counted by the strict parser of every binding and by the host while it serializes
+#: limits.max_object_members (count): members of any one object in any wire document, open maps included: every member name the text has, a repeated name counted again; counted by the strict parser of every binding, by the host while it serializes and by the Go and Python SDK encoders while they write
 LIMIT_MAX_OBJECT_MEMBERS: Final = 32768
 
 #: limits.fast_parse_max_bytes (bytes): the TypeScript host's synchronous strict parser: a document of at most this size is first parsed by JSON.parse and accepted when native searches and one walk prove every parse-layer rule (runtime/wire/fast-parse.ts); anything else, and every larger document, is judged by the strict scanner. Containers are bounded before JSON.parse builds them (by the text's '[' and '{'), so it never builds more containers than the exact path would
@@ -2586,7 +2586,7 @@ LIMITS_TABLE: Final[JsonValue] = {
             "name": "max_object_members",
             "value": 32768,
             "unit": "count",
-            "applies_to": "members of any one object in any wire document, open maps included: every member name the text has, a repeated name counted again; counted by the strict parser of every binding and by the host while it serializes",
+            "applies_to": "members of any one object in any wire document, open maps included: every member name the text has, a repeated name counted again; counted by the strict parser of every binding, by the host while it serializes and by the Go and Python SDK encoders while they write",
             "on_exceed": "rule json.max-members (parse_response / invalid_request for the invoker); bounds the one step no slice can cut, listing the keys of an in-memory object (Object.keys of 32,768 keys: about 10 ms)",
         },
         {

@@ -36,9 +36,11 @@ from .plans import (
     RuleStep,
     Shape,
 )
+from .spec import LIMIT_MAX_OBJECT_MEMBERS
 from .strict_json import (
     RULE_LONE_SURROGATE,
     RULE_MAX_DEPTH,
+    RULE_MAX_MEMBERS,
     RULE_NUMBER_RANGE,
     ParseResult,
     escape_pointer_token,
@@ -415,12 +417,20 @@ class _Ready:
             return self.issue(RULE_MAX_DEPTH, f"nesting exceeds the limit of {self.max_depth}")
         path = self.path
         if isinstance(value, dict):
+            members = 0
             for key, item in value.items():
                 if not isinstance(key, str):
                     return self.issue("schema.type", f"member name {key!r} is not a string")
                 if _SURROGATE.search(key) is not None:
                     return self.issue(RULE_LONE_SURROGATE, "member name holds a lone UTF-16 surrogate")
                 path.append(key)
+                # As a reader counts the text's names (json.max-members): the name first, then the count.
+                members += 1
+                if members > LIMIT_MAX_OBJECT_MEMBERS:
+                    return self.issue(
+                        RULE_MAX_MEMBERS,
+                        f"member number {members} exceeds the limit of {LIMIT_MAX_OBJECT_MEMBERS} members per object",
+                    )
                 found = self.check(item, depth + 1)
                 if found is not None:
                     return found
@@ -441,7 +451,9 @@ def validate_json_value(type_name: str, value: Any, max_depth: int) -> List[Vali
     Stricter than :func:`validate_parsed` only where memory allows what bytes cannot: non-JSON
     Python objects (``schema.type``), non-finite floats and ints too large for a finite double
     (``json.number-range``: no reader could take the number), lone surrogates
-    (``json.lone-surrogate``) and nesting beyond ``max_depth`` (``json.max-depth``). A ``float``
+    (``json.lone-surrogate``), nesting beyond ``max_depth`` (``json.max-depth``) and a ``dict`` of
+    more than limits.max_object_members members (``json.max-members``, at the first member past
+    the limit in the order they are written, as every reader of the bytes would refuse). A ``float``
     in an integer field is ``schema.type``, because it would be written as ``1.0``.
     """
     found = _Ready(max_depth).check(value, 0)

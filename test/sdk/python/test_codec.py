@@ -328,3 +328,23 @@ def test_decode_honours_limits() -> None:
     with pytest.raises(WireValidationError) as error:
         decode(DispatchEnvelope, data, max_depth=3)
     assert issue_of(error) == ("json.max-depth", "/request/payload_refs/0")
+
+
+def test_encode_refuses_an_open_map_over_max_object_members() -> None:
+    # What encode writes, every reader decodes: a map over limits.max_object_members is refused
+    # here with the rule and pointer decoding its bytes would give (json.max-members).
+    limit = LIMITS["max_object_members"]
+    at_limit = CallbackResponse(schema_version=WIRE_VERSION, status=ReceiptStatus.OBSERVED, metadata={f"k{i}": 0 for i in range(limit)})
+    assert decode(CallbackResponse, encode(at_limit)) == at_limit
+    over = CallbackResponse(schema_version=WIRE_VERSION, status=ReceiptStatus.OBSERVED, metadata={f"k{i}": 0 for i in range(limit + 1)})
+    with pytest.raises(WireValidationError) as error:
+        encode(over)
+    assert issue_of(error) == ("json.max-members", f"/metadata/k{limit}")
+    text = json.dumps(to_json_value(over), separators=(",", ":")).encode()
+    with pytest.raises(WireValidationError) as decoded:
+        decode(CallbackResponse, text)
+    assert issue_of(decoded) == issue_of(error)
+    # Nested deeper in the map, and through from_json_value, the same.
+    with pytest.raises(WireValidationError) as nested:
+        from_json_value(CallbackResponse, {"schema_version": WIRE_VERSION, "status": "observed", "metadata": {"a": [{f"k{i}": 0 for i in range(limit + 1)}]}})
+    assert issue_of(nested) == ("json.max-members", f"/metadata/a/0/k{limit}")

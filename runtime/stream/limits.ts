@@ -13,7 +13,8 @@ import { DEFAULT_INVOKER_LIMITS, resolveLimitSet, type InvokerLimits } from "../
  * - `stream_max_failed_spawns` (count), `stream_respawn_cooldown_ms` (ms): the respawn bound;
  * - the {@link InvokerLimits}: `max_request_bytes` bounds each DispatchEnvelope, `kill_grace_ms`
  *   SIGTERM → SIGKILL after a violation, `settle_margin_ms` the settle bound, `stderr_tail_bytes`,
- *   `failure_detail_preview_bytes`; `max_response_bytes` and `max_depth` bound each result as in v1.
+ *   `failure_detail_preview_bytes`; each result is bounded by its frame's limits (`max_frame_bytes`,
+ *   `max_frame_values`), not by `max_response_bytes` (spec/host-runtime.md §"Frames from the client").
  */
 export interface StreamInvokerLimits extends InvokerLimits {
   readonly max_frame_bytes: number;

@@ -3,6 +3,7 @@
  * process: `--version`/`-V`/`version`, `--flag=value` equal to `--flag value`, one message per
  * integer flag whatever is wrong with its value, and file errors in prose with the errno kept.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +18,14 @@ const PACKAGE_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json")
 const ECHO = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
 
 describe("lifeloop-callback CLI conventions", () => {
+  it("the built bin is executable as it is: `npx lifeloop-callback` in a clone runs it directly (packaging/mark-bin.mjs)", () => {
+    const bin = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["lifeloop-callback"] as string;
+    const run = spawnSync(join(REPO_ROOT, bin), ["--version"], { encoding: "utf8", timeout: 30_000 });
+    expect(run.error?.message ?? null).toBeNull();
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe(`lifeloop-callback ${PACKAGE_VERSION} (wire ${WIRE_VERSION})\n`);
+  });
+
   it("--version, -V and version print the package and wire versions; version --json as JSON", () => {
     const line = `lifeloop-callback ${PACKAGE_VERSION} (wire ${WIRE_VERSION})\n`;
     for (const args of [["--version"], ["-V"], ["version"]]) {

@@ -23,7 +23,7 @@ step() {
 }
 
 step "build the host runtime (tsc)"
-npx tsc -p tsconfig.json
+npm run build --silent
 
 step "build the reference harness (cargo)"
 cargo build --release --locked --manifest-path test/reference/Cargo.toml

@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
 import { queuedSpawns, requestSpawn, spawnsStarted } from "../../runtime/invoker/spawn-gate.js";
 import type { InvocationResult } from "../../runtime/invoker/types.js";
+import type { StreamInvoker } from "../../runtime/stream/invoker.js";
 import { nextTurn } from "../../runtime/wire/slices.js";
 import { envelope, RAW_CLIENT, Sessions } from "./support.js";
 
@@ -115,15 +116,29 @@ describe("streams started together", () => {
     const warm = sessions.open({ program: RAW_CLIENT, args: [], timeoutMs: 30_000 });
     expect((await warm.invoke(envelope("session.started", 0))).ok).toBe(true); // warm: small envelopes serialize at once
     const n = LIMITS.stream_max_consecutive_timeouts;
-    const inv = sessions.open({ program: RAW_CLIENT, args: [], timeoutMs: 1 });
-    await nextTurn();
-    const base = spawnsStarted();
-    const ran = occupyGate(1, 0); // at once: the stream's spawn below is queued
-    const pending = Array.from({ length: n }, (_, i) => inv.invoke(envelope("session.started", i + 1)));
-    expect(queuedSpawns()).toBe(1);
-    hold(3); // every event's deadline is due before the gate's next turn
-    const results = await Promise.all(pending);
+    // The scenario needs every envelope serialized at once, in the turn that queues the spawn. A
+    // serializer lists a nested object's keys late in a turn only on the next one (serialize.ts,
+    // OPEN_OBJECT_MS), so on a loaded machine an envelope can miss its 1 ms deadline before the
+    // spawn question arises ("not serialized"): then that attempt proves nothing and is run again.
+    let inv: StreamInvoker | undefined;
+    let base = 0;
+    let ran: () => number = () => 0;
+    let results: InvocationResult[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      inv = sessions.open({ program: RAW_CLIENT, args: [], timeoutMs: 1 });
+      await nextTurn();
+      base = spawnsStarted();
+      ran = occupyGate(1, 0); // at once: the stream's spawn below is queued
+      const pending = Array.from({ length: n }, (_, i) => (inv as StreamInvoker).invoke(envelope("session.started", i + 1)));
+      expect(queuedSpawns()).toBe(1);
+      hold(3); // every event's deadline is due before the gate's next turn
+      results = await Promise.all(pending);
+      if (!results.some((r) => !r.ok && r.failure.detail.includes("not serialized"))) break;
+      await gateDrained();
+      await inv.close();
+    }
     for (const r of results) expect(r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`).toMatch(/^timeout: .*not started yet.*nothing was written/);
+    inv = inv as StreamInvoker;
     // The client never saw those events: its stream is kept, and spawned when its turn comes.
     await gateDrained();
     expect(ran()).toBe(1);

@@ -80,7 +80,10 @@ describe("a burst of spawns", () => {
     const client = { program: "/bin/sh", args: ["-c", `cat >/dev/null; printf '%s' '${OK}'`], input: Buffer.from("{}"), limits: DEFAULT_INVOKER_LIMITS };
     // One run spawns at once (a long deadline: it answers); the N after it in this turn are queued.
     const first = runChild({ ...client, deadlineAt: performance.now() + 30_000 });
-    const deadlineAt = performance.now() + 1;
+    // Far enough for all N to be queued on a loaded machine (a run whose deadline has already
+    // passed when it asks is never queued: 1 ms queued only 12 of 16 in a loaded CI run); the
+    // loop is then held past it below, before the gate's next turn.
+    const deadlineAt = performance.now() + 100;
     const runs = Array.from({ length: N }, () => runChild({ ...client, deadlineAt }));
     expect(spawnsStarted() - base).toBe(1);
     expect(queuedSpawns()).toBe(N);

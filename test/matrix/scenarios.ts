@@ -17,7 +17,8 @@ export const NORMAL_TIMEOUT_MS = 10_000;
  * Deadline of the hang scenario (ms). The cell also asks that the client was started, so the
  * deadline must cover the slowest client's start-up on a loaded 2-core machine: the Python client
  * (through pyenv's bash shim, then the SDK import) starts in about 0.3 s when quiet but missed
- * 1.5 s in 2 of 4 fresh-clone CI runs. 5 s costs about 10 s of matrix time at concurrency 4.
+ * 1.5 s in 2 of 4 fresh-clone CI runs. 5 s adds about 7 s of matrix time (8 hang cells x 3.5 s,
+ * concurrency 4).
  */
 export const HANG_TIMEOUT_MS = 5_000;
 

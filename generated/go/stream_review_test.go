@@ -460,12 +460,12 @@ func TestStreamSpinningHandlerOneByteAtATime(t *testing.T) {
 						return echoHandler(req, payloads)
 					default:
 					}
+					// Its own event only: h1's goroutine may not yet have removed h1 (cancelled)
+					// from the stream's events while h3's handler spins (GOMAXPROCS=1).
 					if c := active.Load(); c != nil {
 						c.mu.Lock()
-						cancelled := false
-						for _, e := range c.events {
-							cancelled = cancelled || e.cancelled
-						}
+						e := c.byReq[eventKey{req.EventID, req.InvocationID}]
+						cancelled := e != nil && e.cancelled
 						c.mu.Unlock()
 						if cancelled {
 							return echoHandler(req, payloads) // its reply must not be sent

@@ -15,8 +15,13 @@
  *
  * The four run interleaved, in ROUNDS rounds of SESSION_EVENTS / ROUNDS events each, so a change
  * of load on a shared machine hits all of them alike; each round starts after
- * ROUND_LEAD_IN untimed events, in an order that rotates from round to round. Prints events/s and round-trip p50/p99 of
- * each, the ratios stream/v1 (target >= 50x) and stream/floor (target >= 0.5x), and the CPU time
+ * ROUND_LEAD_IN untimed events, in an order that rotates from round to round. The whole comparison
+ * runs once per CPU placement (regimesFor: the kernel's choice, then, where taskset can pin,
+ * host and clients on one CPU and on two CPUs; test/bench/cpu-placement.ts says why). Prints
+ * events/s and round-trip p50/p99 of each, the ratios stream/v1 (target >= 50x) and stream/floor
+ * (target >= 0.5x) over the run and as the median and range of the per-round ratios (the verdict
+ * is the median's: one slow spell of a shared machine moves one round, not the figure), a line of
+ * the medians by placement, and the CPU time
  * per event of this process and of the client (from /proc, Linux; the load-independent view of
  * where the time goes), with the client's context switches per event (about one is its wait for the
  * next request; the rest are wake-ups of its runtime: timers, idle threads, its monitor thread). Then the host's RSS at the start and end of a RSS_EVENTS-event stream
@@ -38,6 +43,7 @@ import { StreamInvoker } from "../../runtime/stream/invoker.js";
 import type { CallbackInvoker } from "../../runtime/invoker/types.js";
 import { callbackRequest, dispatchEnvelope, frameContext } from "../support/dispatch.js";
 import { GO_ECHO_DIR, REPO_ROOT } from "../support/fixture-clients.js";
+import { cpuPlacement, pinProcess, type CpuPlacement } from "./cpu-placement.js";
 
 /** Events of the compared session, and the rounds they are interleaved in. */
 const SESSION_EVENTS = 1_000;
@@ -105,6 +111,8 @@ function percentile(values: readonly number[], p: number): number {
 /** Accumulated measurements of one contender over the interleaved rounds. */
 class Tally {
   readonly samples: number[] = [];
+  /** Events and wall time (ms) of each round, in order: the per-round ratios compare contenders measured minutes apart at most. */
+  readonly rounds: { readonly events: number; readonly wallMs: number }[] = [];
   wallMs = 0;
   hostCpuUs = 0;
   /** CPU of this process's main thread alone (the event loop, where a round trip's host work runs), when /proc has it. */
@@ -129,7 +137,9 @@ class Tally {
       await one(offset + i);
       this.samples.push(performance.now() - t0);
     }
-    this.wallMs += performance.now() - started;
+    const wallMs = performance.now() - started;
+    this.wallMs += wallMs;
+    this.rounds.push({ events: count, wallMs });
     const host = process.cpuUsage(host0);
     this.hostCpuUs += host.user + host.system;
     const main1 = mainThreadCpuUs();
@@ -283,18 +293,85 @@ function gcFunction(): (() => void) | undefined {
   }
 }
 
-/** Run the benchmark and print the ratios. */
-export async function run(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "bench-stream-"));
-  try {
-    const goEcho = goBuild(GO_ECHO_DIR, dir, "go-echo");
-    const floorProgram = goBuild(FLOOR_DIR, dir, "ndjson-echo");
-    process.stdout.write(
-      `stream: a ${SESSION_EVENTS}-event session to the Go SDK client, one event at a time, interleaved in ${ROUNDS} rounds with v1, the floor and the bare loop, each after warm-up (v1 ${WARM_UP} events, the others ${STEADY_WARM_UP}: the optimized steady state; the cold figure is the stream's first ${SESSION_EVENTS} events) (numbers are noisy on a shared machine)\n`,
-    );
+/**
+ * Where the host and its clients run during one comparison. `hostCpus`/`clientCpus`: taskset CPU
+ * lists, or null for the kernel's choice. v1's clients are forked by the host's main thread, so they
+ * start on the host's CPUs whatever `clientCpus` says.
+ */
+interface Regime {
+  readonly name: string;
+  readonly what: string;
+  readonly hostCpus: string | null;
+  readonly clientCpus: string | null;
+}
 
+/**
+ * The regimes measured: always the kernel's choice ("free", what a host gets by default); and,
+ * where CPUs can be pinned (Linux, taskset, two CPUs or more), host and clients on one CPU (no
+ * vCPU ever idles during the loop, so a round trip costs the work of both sides and two context
+ * switches: the regime that compares work) and on two CPUs (every round trip wakes a peer across
+ * CPUs, halted on a machine without guest halt polling: the regime that compares latency).
+ * test/bench/cpu-placement.ts says why the kernel's choice alone does not compare like with like.
+ */
+function regimesFor(placement: CpuPlacement): Regime[] {
+  const free: Regime = { name: "free", what: "the kernel places host and clients", hostCpus: null, clientCpus: null };
+  if (!placement.available || placement.cpus.length < 2) return [free];
+  const [a, b] = placement.cpus as [number, number];
+  return [
+    free,
+    { name: "one CPU", what: `host and clients pinned to CPU ${a}`, hostCpus: String(a), clientCpus: String(a) },
+    { name: "two CPUs", what: `host on CPU ${a}, stream and loop clients on CPU ${b} (v1's clients start on the host's)`, hostCpus: String(a), clientCpus: String(b) },
+  ];
+}
+
+/** A ratio of two contenders over the rounds: over the whole run, and the median and range of the per-round ratios. */
+interface RoundRatios {
+  readonly overall: number;
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** events/s of `a` over those of `b`, overall and per round (the rounds of a regime are interleaved, so round r of each was measured close in time). */
+function roundRatios(a: Tally, b: Tally): RoundRatios {
+  const perRound = a.rounds.map((ra, r) => {
+    const rb = b.rounds[r] as { readonly events: number; readonly wallMs: number };
+    return ra.events / ra.wallMs / (rb.events / rb.wallMs);
+  });
+  const sorted = [...perRound].sort((x, y) => x - y);
+  const mid = sorted.length / 2;
+  const median = sorted.length % 2 === 1 ? (sorted[Math.floor(mid)] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return { overall: a.perSecond / b.perSecond, median, min: sorted[0] as number, max: sorted.at(-1) as number };
+}
+
+function ratioText(r: RoundRatios, digits: number, target: number): string {
+  return `${r.overall.toFixed(digits)}x events/s (per round: median ${r.median.toFixed(digits)}x, ${r.min.toFixed(digits)}-${r.max.toFixed(digits)}x; target ≥ ${target}x: ${verdict(r.median, target)})`;
+}
+
+/** What one regime measured, for the closing summary. */
+interface RegimeResult {
+  readonly regime: Regime;
+  readonly streamV1: RoundRatios;
+  readonly streamFloor: RoundRatios;
+  /** The floor's own ratio to v1: no stream host can beat it in that placement (the ceiling of stream/v1). */
+  readonly floorV1: RoundRatios;
+}
+
+/**
+ * Run the four contenders interleaved under `regime` and print their lines and ratios; `cold`
+ * also measures the stream's first session in this process (only the first regime's is cold).
+ */
+async function compare(regime: Regime, goEcho: string, floorProgram: string, placement: CpuPlacement, cold: boolean): Promise<RegimeResult> {
+  if (regime.hostCpus !== null) pinProcess(process.pid, regime.hostCpus);
+  const clientsElsewhere = regime.clientCpus !== null && regime.clientCpus !== regime.hostCpus;
+  const pinClient = (pid: number | null): void => {
+    if (clientsElsewhere && pid !== null) pinProcess(pid, regime.clientCpus as string);
+  };
+  try {
     const floor = new NdjsonFloor(floorProgram, [FLOOR_RESULT]);
     const bareHost = new NdjsonFloor(goEcho, ["--stream"]);
+    pinClient(floor.pid);
+    pinClient(bareHost.pid);
     const v1 = new SubprocessInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
     const stream = new StreamInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
     const contenders: readonly { readonly name: string; readonly tally: Tally; readonly one: (i: number) => Promise<void>; readonly pid: () => number | null; readonly warmUp: number }[] = [
@@ -303,9 +380,11 @@ export async function run(): Promise<void> {
       { name: "v1: SubprocessInvoker", tally: new Tally(), one: (i) => deliver(v1, i), pid: () => null, warmUp: WARM_UP },
       { name: "stream: StreamInvoker", tally: new Tally(), one: (i) => deliver(stream, i), pid: () => stream.pid, warmUp: STEADY_WARM_UP },
     ];
-    // Cold: the stream's first session in this process, before V8 has optimized anything of the host.
-    const cold = new Tally();
-    await cold.round(SESSION_EVENTS, (i) => deliver(stream, i), () => stream.pid, 0);
+    // The stream's child starts with its first event: pinned right after it.
+    const coldTally = new Tally();
+    if (cold) await coldTally.round(SESSION_EVENTS, (i) => deliver(stream, i), () => stream.pid, 0);
+    else await deliver(stream, 0);
+    pinClient(stream.pid);
     for (const c of contenders) for (let i = 0; i < c.warmUp; i++) await c.one(i);
     const perRound = SESSION_EVENTS / ROUNDS;
     // The order rotates from round to round and each round starts with untimed lead-in events, so no
@@ -323,11 +402,13 @@ export async function run(): Promise<void> {
     const spawns = stream.stats.spawns;
     await Promise.all([floor.close(), bareHost.close(), stream.close()]);
 
+    process.stdout.write(`  ${regime.name}: ${regime.what}\n`);
     for (const c of contenders) line(c.name, c.tally);
-    line("stream, cold (first session)", cold);
+    if (cold) line("stream, cold (first session)", coldTally);
     const [floorT, bareT, v1T, streamT] = contenders.map((c) => c.tally) as [Tally, Tally, Tally, Tally];
+    const result: RegimeResult = { regime, streamV1: roundRatios(streamT, v1T), streamFloor: roundRatios(streamT, floorT), floorV1: roundRatios(floorT, v1T) };
     process.stdout.write(
-      `    stream/v1 ${(streamT.perSecond / v1T.perSecond).toFixed(1)}x events/s (target ≥ 50x: ${verdict(streamT.perSecond / v1T.perSecond, 50)})   stream/floor ${(streamT.perSecond / floorT.perSecond).toFixed(2)}x events/s (target ≥ 0.5x: ${verdict(streamT.perSecond / floorT.perSecond, 0.5)})   cold stream/v1 ${(cold.perSecond / v1T.perSecond).toFixed(1)}x   stream spawns: ${spawns}\n`,
+      `    stream/v1 ${ratioText(result.streamV1, 1, 50)}   stream/floor ${ratioText(result.streamFloor, 2, 0.5)}${cold ? `   cold stream/v1 ${(coldTally.perSecond / v1T.perSecond).toFixed(1)}x` : ""}   stream spawns: ${spawns}\n`,
     );
     if (floorT.clientCpuKnown && streamT.clientCpuKnown) {
       const perEvent = (t: Tally): number => (t.hostCpuUs + t.clientCpuUs) / t.samples.length;
@@ -336,6 +417,31 @@ export async function run(): Promise<void> {
           `stream host ${(streamT.hostCpuUs / bareT.hostCpuUs).toFixed(2)}x the bare loop's, Go SDK runner ${(bareT.clientCpuUs / floorT.clientCpuUs).toFixed(2)}x the floor client's\n`,
       );
     }
+    return result;
+  } finally {
+    if (regime.hostCpus !== null && placement.available) pinProcess(process.pid, placement.list);
+  }
+}
+
+/** Run the benchmark and print the ratios. */
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-stream-"));
+  try {
+    const goEcho = goBuild(GO_ECHO_DIR, dir, "go-echo");
+    const floorProgram = goBuild(FLOOR_DIR, dir, "ndjson-echo");
+    const placement = cpuPlacement();
+    const regimes = regimesFor(placement);
+    process.stdout.write(
+      `stream: a ${SESSION_EVENTS}-event session to the Go SDK client, one event at a time, interleaved in ${ROUNDS} rounds with v1, the floor and the bare loop, each after warm-up (v1 ${WARM_UP} events, the others ${STEADY_WARM_UP}: the optimized steady state; the cold figure is the stream's first ${SESSION_EVENTS} events), ` +
+        `in ${regimes.length} CPU placement${regimes.length === 1 ? "" : "s"}${placement.available ? "" : ` (${placement.why}: no pinned placements)`} (numbers are noisy on a shared machine)\n`,
+    );
+    const results: RegimeResult[] = [];
+    for (const [i, regime] of regimes.entries()) results.push(await compare(regime, goEcho, floorProgram, placement, i === 0));
+    const summary = (pick: (r: RegimeResult) => RoundRatios, digits: number): string => results.map((r) => `${r.regime.name} ${pick(r).median.toFixed(digits)}x`).join(", ");
+    process.stdout.write(
+      `  per-round medians by placement: stream/v1 ${summary((r) => r.streamV1, 1)} (target ≥ 50x; the floor's own: ${summary((r) => r.floorV1, 1)}, which no host can pass); ` +
+        `stream/floor ${summary((r) => r.streamFloor, 2)} (target ≥ 0.5x)\n`,
+    );
 
     const gc = gcFunction();
     // RSS of this process over a long stream session: the first sample after the warm-up, then

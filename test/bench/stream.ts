@@ -15,7 +15,7 @@
  *
  * The four run interleaved, in ROUNDS rounds of SESSION_EVENTS / ROUNDS events each, so a change
  * of load on a shared machine hits all of them alike; each round starts after
- * ROUND_LEAD_IN untimed events, in an order that rotates from round to round. The whole comparison
+ * untimed lead-in events (ROUND_LEAD_IN, STEADY_ROUND_LEAD_IN), in an order that rotates from round to round. The whole comparison
  * runs once per CPU placement (regimesFor: the kernel's choice, then, where taskset can pin,
  * host and clients on one CPU and on two CPUs; test/bench/cpu-placement.ts says why). Prints
  * events/s and round-trip p50/p99 of each, the ratios stream/v1 (target >= 50x) and stream/floor
@@ -69,10 +69,15 @@ const WARM_UP = 300;
 const STEADY_WARM_UP = 5_000;
 /**
  * Untimed events of a contender right before each of its rounds, so the timed ones do not pay for
- * what the previous contender left behind (cold caches; after v1's forks, copy-on-write faults on
- * the pages this process writes next).
+ * what the previous contender left behind: cold caches, and after v1's forks copy-on-write faults
+ * on every page this process writes next. An in-process contender writes its way through V8's
+ * young generation (16 MiB semi-spaces once grown) at several KB per event, so the faults last for
+ * thousands of its events: measured with the stream pinned to one CPU after 100 v1 events, about
+ * one minor fault per event and 35-40% more host CPU per event through the first 2,000 events,
+ * none left after 5,000. v1's lead-in is short: each of its events is a spawn.
  */
 const ROUND_LEAD_IN = 100;
+const STEADY_ROUND_LEAD_IN = 5_000;
 const TIMEOUT_MS = 10_000;
 const FLOOR_DIR = join(REPO_ROOT, "test", "bench", "ndjson-echo");
 
@@ -374,11 +379,11 @@ async function compare(regime: Regime, goEcho: string, floorProgram: string, pla
     pinClient(bareHost.pid);
     const v1 = new SubprocessInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
     const stream = new StreamInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
-    const contenders: readonly { readonly name: string; readonly tally: Tally; readonly one: (i: number) => Promise<void>; readonly pid: () => number | null; readonly warmUp: number }[] = [
-      { name: "floor: bare NDJSON echo loop", tally: new Tally(), one: (i) => floor.roundTrip(envelopeOf(i)), pid: () => floor.pid, warmUp: STEADY_WARM_UP },
-      { name: "bare loop -> Go SDK runner", tally: new Tally(), one: (i) => bareHost.roundTrip(envelopeOf(i)), pid: () => bareHost.pid, warmUp: STEADY_WARM_UP },
-      { name: "v1: SubprocessInvoker", tally: new Tally(), one: (i) => deliver(v1, i), pid: () => null, warmUp: WARM_UP },
-      { name: "stream: StreamInvoker", tally: new Tally(), one: (i) => deliver(stream, i), pid: () => stream.pid, warmUp: STEADY_WARM_UP },
+    const contenders: readonly { readonly name: string; readonly tally: Tally; readonly one: (i: number) => Promise<void>; readonly pid: () => number | null; readonly warmUp: number; readonly leadIn: number }[] = [
+      { name: "floor: bare NDJSON echo loop", tally: new Tally(), one: (i) => floor.roundTrip(envelopeOf(i)), pid: () => floor.pid, warmUp: STEADY_WARM_UP, leadIn: STEADY_ROUND_LEAD_IN },
+      { name: "bare loop -> Go SDK runner", tally: new Tally(), one: (i) => bareHost.roundTrip(envelopeOf(i)), pid: () => bareHost.pid, warmUp: STEADY_WARM_UP, leadIn: STEADY_ROUND_LEAD_IN },
+      { name: "v1: SubprocessInvoker", tally: new Tally(), one: (i) => deliver(v1, i), pid: () => null, warmUp: WARM_UP, leadIn: ROUND_LEAD_IN },
+      { name: "stream: StreamInvoker", tally: new Tally(), one: (i) => deliver(stream, i), pid: () => stream.pid, warmUp: STEADY_WARM_UP, leadIn: STEADY_ROUND_LEAD_IN },
     ];
     // The stream's child starts with its first event: pinned right after it.
     const coldTally = new Tally();
@@ -395,7 +400,7 @@ async function compare(regime: Regime, goEcho: string, floorProgram: string, pla
     for (let r = 0; r < ROUNDS; r++) {
       for (let k = 0; k < contenders.length; k++) {
         const c = contenders[(r + k) % contenders.length] as (typeof contenders)[number];
-        for (let i = 0; i < ROUND_LEAD_IN; i++) await c.one(i);
+        for (let i = 0; i < c.leadIn; i++) await c.one(i);
         await c.tally.round(perRound, c.one, c.pid, c.warmUp + r * perRound);
       }
     }

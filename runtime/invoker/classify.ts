@@ -20,7 +20,7 @@ import type { CallbackResponse } from "../../generated/ts/types.js";
 import { parseWireDocument, parseWireDocumentSliced, type DocumentLimits, type WireResult } from "../wire/validate.js";
 import type { ChildRun } from "./child-run.js";
 import { SETTLE_RESERVE_MS, type InvokerLimits } from "./config.js";
-import { issueText, makeFailure, spawnHint, type FailureFacts } from "./failure.js";
+import { errorText, issueText, makeFailure, spawnFailureDetail, type FailureFacts } from "./failure.js";
 import { previewBytes } from "./preview.js";
 import type { InvocationFailure } from "./types.js";
 
@@ -38,11 +38,6 @@ const BROKEN_PIPE_CODES: ReadonlySet<string> = new Set(["EPIPE", "ECONNRESET"]);
 
 function isBrokenPipe(error: NodeJS.ErrnoException | null): boolean {
   return error !== null && error.code !== undefined && BROKEN_PIPE_CODES.has(error.code);
-}
-
-function errorText(error: NodeJS.ErrnoException | Error): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code !== undefined && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
 }
 
 function exitText(run: ChildRun): string {
@@ -72,7 +67,7 @@ function failWith(run: ChildRun) {
 function classifyFacts(run: ChildRun, ctx: ClassifyContext): RunOutcome | null {
   const fail = failWith(run);
   const { limits } = ctx;
-  if (run.spawnError !== null) return { ok: false, failure: makeFailure("spawn", `cannot start ${ctx.program}: ${errorText(run.spawnError)}${spawnHint(run.spawnError, ctx.program)}`) };
+  if (run.spawnError !== null) return { ok: false, failure: makeFailure("spawn", spawnFailureDetail(ctx.program, run.spawnError)) };
   if (run.stdoutTooLarge) {
     return fail("response_too_large", `stdout exceeded limits.max_response_bytes (${limits.max_response_bytes} bytes); the process group was killed and the rest was not read`);
   }

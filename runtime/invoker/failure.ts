@@ -50,6 +50,23 @@ export function issueText(issue: { readonly rule: string; readonly pointer: stri
 }
 
 /**
+ * One-line text of a system error: its message, led by its code (`ENOENT: ...`) unless the message
+ * already names it (Node's spawn errors do: `spawn /x ENOENT`).
+ */
+export function errorText(error: NodeJS.ErrnoException | Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code !== undefined && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+}
+
+/**
+ * The detail of a `spawn` failure, the same in every invoker: `cannot start PROGRAM: ERROR` and
+ * what to do about it ({@link spawnHint}).
+ */
+export function spawnFailureDetail(program: string, error: NodeJS.ErrnoException | null): string {
+  return `cannot start ${program}: ${error !== null ? errorText(error) : "unknown error"}${spawnHint(error, program)}`;
+}
+
+/**
  * What to do about a spawn error, appended to the `spawn` failure's detail ("" when there is
  * nothing to add). EACCES is almost always a script without the executable bit; the failure class
  * stays the table's (spec/tables/subprocess-failure-mapping.json, variant `spawn`).

@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { EVENT_VOCABULARY, STREAM_V2, type StreamReverseMethodName } from "../../generated/ts/spec.js";
 import type { CallbackResponse, DispatchEnvelope, FailureClass } from "../../generated/ts/types.js";
 import { checkArgs, checkProgram, checkTimeoutMs } from "../invoker/config.js";
-import { defaultRetryClass, issueText, makeFailure, spawnHint, type FailureFacts } from "../invoker/failure.js";
+import { defaultRetryClass, issueText, makeFailure, spawnFailureDetail, type FailureFacts } from "../invoker/failure.js";
 import { previewBytes } from "../invoker/preview.js";
 import { checkInvokeOptions } from "../invoker/options.js";
 import { eventOf, prepareEnvelopeTextSoon, type PreparedEnvelopeText } from "../invoker/request.js";
@@ -427,7 +427,7 @@ function endFailure(end: ConnectionEnd, program: string, limits: StreamInvokerLi
   const issue = end.issue;
   switch (end.cause) {
     case "spawn":
-      return makeFailure("spawn", `${`cannot start ${program}: ${end.spawnError?.code ?? ""} ${end.spawnError?.message ?? ""}`.trim()}${spawnHint(end.spawnError, program)}`);
+      return makeFailure("spawn", spawnFailureDetail(program, end.spawnError));
     case "violation":
     case "unterminated": {
       const shown = end.frameBytes !== null ? `; the frame was ${previewBytes(end.frameBytes, limits.failure_detail_preview_bytes)}` : "";

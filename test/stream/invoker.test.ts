@@ -13,6 +13,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
+import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import { ReverseRequestError } from "../../runtime/stream/reverse.js";
 import { envelope, logLines, RAW_CLIENT, scratch, SESSION_EVENTS, Sessions, TS_RUNNER } from "./support.js";
 
@@ -344,6 +345,32 @@ describe("StreamInvoker: max_frame_bytes holds for the host's own replies", () =
     const r = await inv.invoke(envelope("session.started", 1));
     sessions.see(inv);
     expect(r.ok && (r.response.metadata?.reverse as Record<string, unknown>)).toMatchObject({ error_code: -32603 });
+  });
+});
+
+describe("StreamInvoker: a client that cannot be started", () => {
+  it("fails spawn with the same detail as v1: the error once, then what to do", async () => {
+    const s = scratch();
+    scratches.push(s.cleanup);
+    const missing = join(s.dir, "no-such-client");
+    const notExecutable = join(s.dir, "not-executable.sh");
+    writeFileSync(notExecutable, "#!/bin/sh\nexit 0\n", { mode: 0o644 });
+    const details: string[] = [];
+    for (const [program, v1] of [
+      [missing, new SubprocessInvoker({ program: missing, timeoutMs: 5000 })],
+      [notExecutable, new SubprocessInvoker({ program: notExecutable, timeoutMs: 5000 })],
+    ] as const) {
+      const inv = sessions.open({ program, timeoutMs: 5000 });
+      const r = await inv.invoke(envelope("session.started", 1));
+      const w = await v1.invoke(envelope("session.started", 1));
+      expect(r.ok ? "ok" : r.failure.variant).toBe("spawn");
+      expect(w.ok ? "ok" : w.failure.variant).toBe("spawn");
+      if (r.ok || w.ok) return;
+      expect(r.failure.detail).toBe(w.failure.detail);
+      details.push(r.failure.detail);
+    }
+    expect(details[0]).toBe(`cannot start ${missing}: spawn ${missing} ENOENT`);
+    expect(details[1]).toMatch(new RegExp(`^cannot start ${notExecutable}: spawn ${notExecutable} EACCES \\(not executable: chmod \\+x`));
   });
 });
 

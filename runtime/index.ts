@@ -144,4 +144,4 @@ export {
   type ReverseRequest,
 } from "./stream/reverse.js";
 export { answerEnvelope, failureResponse, serve, type ClientContext, type ClientHandler, type ServeOptions } from "./client/runner.js";
-export { ClientCommands, CommandError, type CommandResult, type CommandTransport } from "./client/commands.js";
+export { ClientCommands, CommandError, RequestFrameTooLargeError, StreamClosedError, type CommandResult, type CommandTransport } from "./client/commands.js";

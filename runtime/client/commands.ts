@@ -33,6 +33,30 @@ export class CommandError extends Error {
   }
 }
 
+/**
+ * A client request whose frame would be `bytes` long (LF not counted), over `maxBytes`
+ * (limits.max_frame_bytes): it is not sent, since the host would end the stream for it
+ * (stream.frame-too-large) and fail every pending event. A blob of more than about three quarters
+ * of max_frame_bytes goes through the CLI instead (spec/stream-protocol.md §Limits).
+ */
+export class RequestFrameTooLargeError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`the request frame would be ${bytes} bytes, over the maximum frame size (${maxBytes} bytes); send a blob this large through the CLI`);
+    this.name = "RequestFrameTooLargeError";
+  }
+}
+
+/** The stream ended (stdin EOF, a signal, a framing violation) before the host answered a client request, or before it was sent. */
+export class StreamClosedError extends Error {
+  constructor(message = "the stream ended before the host answered") {
+    super(message);
+    this.name = "StreamClosedError";
+  }
+}
+
 /** What a command returns. */
 export interface CommandResult {
   readonly result: Readonly<Record<string, unknown>>;
@@ -72,7 +96,11 @@ export class ClientCommands {
     this.continuation = Object.freeze(group);
   }
 
-  /** Run one command. Rejects with {@link CommandError} (or an Error for an unknown method or a broken transport). */
+  /**
+   * Run one command. Rejects with {@link CommandError}; over the stream also with
+   * {@link RequestFrameTooLargeError} (not sent) or {@link StreamClosedError}; with an Error for
+   * an unknown method or a wrong blob argument.
+   */
   async call(method: StreamReverseMethodName, params: Record<string, unknown>, blob?: Uint8Array): Promise<CommandResult> {
     const row = METHODS.get(method);
     if (row === undefined) throw new Error(`unknown command method ${method}`);

@@ -37,7 +37,7 @@ import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument, validateParsed, type WireRe
 import { FrameReader } from "../stream/frame-reader.js";
 import { encodeErrorReply, encodeFrame, encodeResultAround, framePointers, idKey, parseFrame, type JsonRpcId, type StreamFrame } from "../stream/frame.js";
 import { errorCode } from "../stream/error-codes.js";
-import { ClientCommands, type CommandTransport } from "./commands.js";
+import { ClientCommands, RequestFrameTooLargeError, StreamClosedError, type CommandTransport } from "./commands.js";
 
 /** What a handler gets besides the request and payloads. */
 export interface ClientContext {
@@ -206,20 +206,25 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
   };
   const ending = new AbortController();
   const running = new Map<string, AbortController>();
-  const waiting = new Map<string, { resolve: (frame: Extract<StreamFrame, { kind: "success_reply" | "error_reply" }>) => void }>();
+  type Reply = Extract<StreamFrame, { kind: "success_reply" | "error_reply" }>;
+  // The client's own requests the host has not answered (at most limits.max_client_requests_in_flight:
+  // one more ends the stream, stream.request-flood), and the requests waiting for one of them to be answered.
+  const waiting = new Map<string, { resolve: (frame: Reply) => void; reject: (error: Error) => void }>();
+  const slotWaiters: (() => void)[] = [];
   let ownId = 0;
   const commands = new ClientCommands({
     kind: "stream",
-    request: (method, params) =>
-      new Promise((resolve, reject) => {
-        if (ending.signal.aborted) {
-          reject(new Error("the stream is ending"));
-          return;
-        }
-        const id = `c${++ownId}`;
-        waiting.set(idKey(id), { resolve });
-        send(encodeFrame({ jsonrpc: "2.0", id, method, params }));
-      }),
+    request: async (method, params) => {
+      while (waiting.size >= LIMITS.max_client_requests_in_flight && !ending.signal.aborted) await new Promise<void>((resolve) => slotWaiters.push(resolve));
+      if (ending.signal.aborted) throw new StreamClosedError("the stream has ended; the request was not sent");
+      const id = `c${++ownId}`;
+      const frame = encodeFrame({ jsonrpc: "2.0", id, method, params });
+      if (frame.length - 1 > LIMITS.max_frame_bytes) throw new RequestFrameTooLargeError(frame.length - 1, LIMITS.max_frame_bytes);
+      return new Promise<Reply>((resolve, reject) => {
+        waiting.set(idKey(id), { resolve, reject });
+        send(frame);
+      });
+    },
   });
 
   let finish!: (status: number) => void;
@@ -231,6 +236,9 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
     if (why !== null) writeErr(stderr, why);
     ending.abort();
     for (const c of running.values()) c.abort();
+    for (const w of waiting.values()) w.reject(new StreamClosedError());
+    waiting.clear();
+    for (const wake of slotWaiters.splice(0)) wake();
     // Flush what is already written, but never wait longer than the exit bound allows.
     const bound = setTimeout(() => finish(status), Math.max(0, LIMITS.stream_client_exit_ms - 200));
     const flushed = (): void => {
@@ -280,6 +288,7 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
         const waiter = waiting.get(idKey(frame.id));
         if (waiter === undefined) return;
         waiting.delete(idKey(frame.id));
+        slotWaiters.shift()?.();
         waiter.resolve(frame);
       }
     }

@@ -99,7 +99,7 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
         ...model.tables.subprocessFailureMapping.variants.map((r) => failureVariantConst(r.variant)),
       ],
     ],
-    ["stream", ["StreamClosedError", "StreamRPCError", "event_done", "serve_stream", "serve_stream_io"]],
+    ["stream", ["RequestFrameTooLargeError", "StreamClosedError", "StreamRPCError", "event_done", "serve_stream", "serve_stream_io"]],
     ["wire", ["WIRE_CLASSES", "WireObject", ...model.types.map((t) => t.name)]],
   ];
   const initImports = initModules.map(([module, names]) => ({ module, names: isortNames(names) }));

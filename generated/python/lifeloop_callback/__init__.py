@@ -138,6 +138,7 @@ from .spec import (
     WIRE_VERSION,
 )
 from .stream import (
+    RequestFrameTooLargeError,
     StreamClosedError,
     StreamRPCError,
     event_done,
@@ -251,6 +252,7 @@ __all__ = [
     "PlacementClass",
     "PlacementOutcome",
     "ReceiptStatus",
+    "RequestFrameTooLargeError",
     "RequirementLevel",
     "RetryClass",
     "SDK_VERSION",

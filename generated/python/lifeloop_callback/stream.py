@@ -34,6 +34,7 @@ import select
 import signal
 import sys
 import threading
+import time
 import types
 from typing import (
     IO,
@@ -62,6 +63,7 @@ from .spec import (
     CLIENT_INITIATED_COMMANDS_TABLE,
     EVENT_VOCABULARY,
     FAILURE_VARIANT_INVALID_REQUEST,
+    LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT,
     LIMIT_MAX_DEPTH,
     LIMIT_MAX_FRAME_BYTES,
     LIMIT_MAX_FRAME_VALUES,
@@ -211,7 +213,21 @@ class StreamRPCError(Exception):
 
 
 class StreamClosedError(ConnectionError):
-    """The stream ended before the host answered a client request."""
+    """The stream ended before the host answered a client request (or before it was sent)."""
+
+
+class RequestFrameTooLargeError(ValueError):
+    """A client request whose frame would be ``frame_bytes`` long (LF not counted), over
+    ``max_bytes`` (limits.max_frame_bytes): it is not sent, since the host would end the stream for
+    it (stream.frame-too-large) and fail every pending event. A blob of more than about three
+    quarters of max_frame_bytes goes through the CLI instead (spec/stream-protocol.md §Limits)."""
+
+    def __init__(self, frame_bytes: int, max_bytes: int) -> None:
+        super().__init__(
+            f"the request frame would be {frame_bytes} bytes, over the maximum frame size ({max_bytes} bytes); send a blob this large through the CLI"
+        )
+        self.frame_bytes = frame_bytes
+        self.max_bytes = max_bytes
 
 
 def _valid_id(value: Any) -> bool:
@@ -379,7 +395,11 @@ class _Stream:
         self._broken = False
         self.events: Dict[Tuple[type, RpcId], _Inflight] = {}
         self.by_request: Dict[Tuple[str, str], _Inflight] = {}
+        # The client's own requests the host has not answered, a caller that gave up on one
+        # included (the host counts it until it answers): at most LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT,
+        # since one more ends the stream (stream.request-flood); one more waits for a slot.
         self.calls: Dict[Tuple[type, RpcId], _Call] = {}
+        self.slot_free = threading.Condition(self.lock)
         self.next_id = 0
         self.closed = False
         self.workers = _Workers()
@@ -414,6 +434,8 @@ class _Stream:
             return
         with self.lock:
             call = self.calls.pop(_id_key(frame.id), None)
+            if call is not None:
+                self.slot_free.notify()
         if call is None:
             self.log.error("discarding a reply to id %r, which no pending request has", frame.id)
             return
@@ -493,18 +515,31 @@ class _Stream:
     # -- client requests
     def call(self, method: str, params: Mapping[str, Any], timeout_s: Optional[float]) -> Any:
         """Send a request to the host and wait for its result; raises :class:`StreamRPCError`,
-        :class:`StreamClosedError` or ``TimeoutError``."""
+        :class:`StreamClosedError`, :class:`RequestFrameTooLargeError` (nothing sent) or
+        ``TimeoutError`` (``timeout_s`` covers the wait for a slot too: at most
+        limits.max_client_requests_in_flight requests are unanswered at a time)."""
         call = _Call()
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
         with self.lock:
+            while not self.closed and len(self.calls) >= LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise TimeoutError(f"{method}: {LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT} requests to the host still unanswered after {timeout_s} s; not sent")
+                self.slot_free.wait(left)
             if self.closed:
-                raise StreamClosedError("the stream has ended")
+                raise StreamClosedError("the stream has ended; the request was not sent")
             self.next_id += 1
             rpc_id = f"c{self.next_id}"
-            self.calls[_id_key(rpc_id)] = call
-        self.write(_frame_bytes({"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": dict(params)}))
-        if not call.done.wait(timeout_s):
+            self.calls[_id_key(rpc_id)] = call  # the slot, taken before the (maybe long) encoding
+        frame = _frame_bytes({"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": dict(params)})
+        if len(frame) - 1 > LIMIT_MAX_FRAME_BYTES:
             with self.lock:
-                self.calls.pop(_id_key(rpc_id), None)
+                if self.calls.pop(_id_key(rpc_id), None) is not None:
+                    self.slot_free.notify()
+            raise RequestFrameTooLargeError(len(frame) - 1, LIMIT_MAX_FRAME_BYTES)
+        self.write(frame)
+        if not call.done.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
+            # The entry stays until the host answers: the host counts the request until then.
             raise TimeoutError(f"{method}: no reply from the host within {timeout_s} s")
         if call.frame is None:
             raise StreamClosedError("the stream ended before the host answered")
@@ -516,6 +551,7 @@ class _Stream:
         with self.lock:
             self.closed = True
             calls, self.calls = list(self.calls.values()), {}
+            self.slot_free.notify_all()
             for flight in self.events.values():
                 flight.cancelled = True
                 flight.done.set()

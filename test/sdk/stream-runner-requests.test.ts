@@ -16,7 +16,6 @@
  * the runner may have unanswered (or all have arrived), then answers them all.
  */
 import { PassThrough } from "node:stream";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,7 +24,7 @@ import { LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
 import { serve, StreamClosedError } from "../../runtime/index.js";
 import type { ReverseMethodHandler, ReverseReply } from "../../runtime/stream/reverse.js";
 import { callbackRequest, dispatchEnvelope } from "../support/dispatch.js";
-import { FIXTURE_CLIENTS_DIR, GO_ECHO_DIR } from "../support/fixture-clients.js";
+import { buildGoEchoAt, FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";
 import { Sessions } from "../stream/support.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "lifeloop-runner-requests-"));
@@ -37,8 +36,7 @@ const CLIENTS = [
 ] as const;
 
 beforeAll(() => {
-  const built = spawnSync("go", ["build", "-o", GO_PROGRAM, "."], { cwd: GO_ECHO_DIR, encoding: "utf8", timeout: 300_000 });
-  if (built.status !== 0) throw new Error(`go build of go-echo failed: ${built.error?.message ?? built.stderr}`);
+  buildGoEchoAt(GO_PROGRAM);
 }, 600_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

@@ -12,7 +12,7 @@
  * Barrier: a hanging event is followed by an echo event; the echo's reply proves both frames were
  * read and the hanging handler is running. Every process is killed (group) and reaped at the end.
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,7 +20,7 @@ import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
 import { callbackRequest, dispatchEnvelope } from "../support/dispatch.js";
-import { FIXTURE_CLIENTS_DIR, GO_ECHO_DIR, REPO_ROOT } from "../support/fixture-clients.js";
+import { buildGoEchoAt, FIXTURE_CLIENTS_DIR, REPO_ROOT } from "../support/fixture-clients.js";
 
 const EXIT_BOUND_MS = LIMITS.stream_client_exit_ms;
 /** Watchdog of one wait (ms): a failure, never a pacing sleep. */
@@ -35,8 +35,7 @@ const CLIENTS = [
 ] as const;
 
 beforeAll(() => {
-  const built = spawnSync("go", ["build", "-o", GO_PROGRAM, "."], { cwd: GO_ECHO_DIR, encoding: "utf8", timeout: 300_000 });
-  if (built.status !== 0) throw new Error(`go build of go-echo failed: ${built.error?.message ?? built.stderr}`);
+  buildGoEchoAt(GO_PROGRAM);
   // The TS fixture runs the compiled package (dist/, built by npm test's pretest step).
   if (!existsSync(join(REPO_ROOT, "dist", "runtime", "index.js"))) throw new Error("dist/ is not built: run npm run build");
 }, 600_000);

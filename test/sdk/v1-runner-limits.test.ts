@@ -6,13 +6,13 @@
  * A request over a bound is answered `failed`/`invalid_request` with the rule as the warning code,
  * the same in every binding; the shared at-limit vector is delivered by every one.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
-import { FIXTURE_CLIENTS_DIR, GO_ECHO_DIR, REPO_ROOT } from "../support/fixture-clients.js";
+import { buildGoEchoAt, FIXTURE_CLIENTS_DIR, REPO_ROOT } from "../support/fixture-clients.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "lifeloop-v1-runner-limits-"));
 const GO_PROGRAM = join(scratch, "go-echo");
@@ -23,8 +23,7 @@ const CLIENTS = [
 ] as const;
 
 beforeAll(() => {
-  const built = spawnSync("go", ["build", "-o", GO_PROGRAM, "."], { cwd: GO_ECHO_DIR, encoding: "utf8", timeout: 300_000 });
-  if (built.status !== 0) throw new Error(`go build of go-echo failed: ${built.error?.message ?? built.stderr}`);
+  buildGoEchoAt(GO_PROGRAM);
   if (!existsSync(join(REPO_ROOT, "dist", "runtime", "index.js"))) throw new Error("dist/ is not built: run npm run build");
 }, 300_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

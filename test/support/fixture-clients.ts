@@ -97,6 +97,15 @@ export function clientUnavailable(client: FixtureClient): string | null {
   }
 }
 
+/**
+ * Build the Go echo client into `program` (a path of the caller's scratch directory, so test files
+ * running at once never write the same binary). Throws with the tool's output when it fails.
+ */
+export function buildGoEchoAt(program: string, timeoutMs = 300_000): void {
+  const built = spawnSync("go", ["build", "-o", program, "."], { cwd: GO_ECHO_DIR, encoding: "utf8", timeout: timeoutMs });
+  if (built.status !== 0) throw new Error(`go build of go-echo failed: ${built.error?.message ?? built.stderr}`);
+}
+
 /** Outcome of {@link buildGoClient}: `ms` is the wall-clock duration; `output` the tool's text on failure. */
 export type BuildResult = { readonly ok: true; readonly ms: number } | { readonly ok: false; readonly ms: number; readonly output: string };
 

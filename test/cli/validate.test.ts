@@ -140,7 +140,13 @@ describe("lifeloop-callback validate", () => {
       const ok = child.stdin.write(chunk);
       written += chunk.length;
       if (!ok) await new Promise<void>((res) => {
-        const done = (): void => res();
+        // Whichever comes first; the other two listeners go (one of each per wait would pile up).
+        const done = (): void => {
+          child.stdin.off("drain", done);
+          child.off("exit", done);
+          child.stdin.off("error", done);
+          res();
+        };
         child.stdin.once("drain", done);
         child.once("exit", done);
         child.stdin.once("error", done);

@@ -44,12 +44,19 @@ function tree(dir: string): string[] {
 const DEV_VERSIONS = (await import("../../package.json", { with: { type: "json" } })).default.devDependencies as Record<string, string>;
 
 let tarball = "";
+/** The paths the tarball holds, as npm pack listed them. */
+let packedFiles: string[] = [];
 
 beforeAll(() => {
   const packDir = join(TMP, "pack");
   mkdirSync(packDir);
+  // Byte-compiled Python, as the SDK's tests and any import leave it in the clone (ignored by git):
+  // the package must not ship it.
+  ok(run("python3", ["-m", "compileall", "-q", join(REPO_ROOT, "generated", "python", "lifeloop_callback")], REPO_ROOT), "python3 -m compileall");
   const packed = ok(run("npm", ["pack", "--pack-destination", packDir, "--json"], REPO_ROOT), "npm pack");
-  tarball = join(packDir, (JSON.parse(packed) as { filename: string }[])[0]?.filename ?? "");
+  const listing = (JSON.parse(packed) as { filename: string; files: { path: string }[] }[])[0];
+  tarball = join(packDir, listing?.filename ?? "");
+  packedFiles = (listing?.files ?? []).map((f) => f.path);
   mkdirSync(PROJECT);
   writeFileSync(join(PROJECT, "package.json"), `${JSON.stringify({ name: "packed-install-check", private: true, type: "module" }, null, 2)}\n`);
   ok(
@@ -60,6 +67,8 @@ beforeAll(() => {
 
 describe("the packed package, installed into a fresh project", () => {
   it("ships dist/ and the examples, and its CLI prints its version", () => {
+    expect(packedFiles).toContain("generated/python/lifeloop_callback/stream.py");
+    expect(packedFiles.filter((f) => f.includes("__pycache__") || f.endsWith(".pyc"))).toEqual([]);
     const pkg = join(PROJECT, "node_modules", "lifeloop-callback");
     expect(existsSync(join(pkg, "dist", "runtime", "index.js"))).toBe(true);
     expect(existsSync(join(pkg, "examples", "dispatch-envelope.json"))).toBe(true);

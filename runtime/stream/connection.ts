@@ -7,13 +7,14 @@
  *
  * - Writes: one frame at a time, the next only after the previous one's write completed (the OS
  *   took it at once: Node's buffer is empty after the write; else an empty write's callback), so a client
- *   that stops reading holds at most the queued frames (each bounded by max_frame_bytes, queued
- *   frames of timed-out events are dropped) and never an unbounded Node buffer. A write error
+ *   that stops reading holds at most the queued frames (each bounded by max_frame_bytes; the frame
+ *   of an event that settled before it was written is dropped) and never an unbounded Node buffer. A write error
  *   (EPIPE) is recorded, never thrown.
  * - Reads: every frame goes to `onFrame`; the first violation stops reading (`violation` or
  *   `frame_too_large`) and terminates the group. A frame above SLICED_FRAME_BYTES is judged in
  *   slices (the event loop stays free); the frames after it wait in order behind it (stdout is
- *   paused while more than max_frame_bytes wait), and the end of stdout and the connection's end
+ *   paused while more than max_frame_bytes, or MAX_BACKLOG_FRAMES frames, wait) and are judged in
+ *   slices too, and the end of stdout and the connection's end
  *   wait until every frame read has been judged and delivered.
  * - End: once the child has exited and stdout is closed (or, after the exit, `kill_grace_ms` has
  *   passed: a descendant holding stdout gets SIGKILL and the pipes are destroyed). Then the group
@@ -28,6 +29,7 @@ import type { Readable, Writable } from "node:stream";
 import { signalGroup, trackGroup, untrackGroup } from "../invoker/process-group.js";
 import { requestSpawn, type SpawnTicket } from "../invoker/spawn-gate.js";
 import { ByteTail } from "../invoker/stderr-tail.js";
+import { runInSlices } from "../wire/slices.js";
 import type { ChildExit } from "../invoker/child-run.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { FrameReader, type FrameEvent } from "./frame-reader.js";
@@ -70,22 +72,36 @@ export interface QueuedWrite {
 
 type Child = ChildProcessByStdio<Writable, Readable, Readable>;
 
-/** A queued frame; it is its own {@link QueuedWrite} (no handle allocated per write). */
+/**
+ * A queued frame; it is its own {@link QueuedWrite} (no handle allocated per write). A cancelled
+ * entry lets go of its bytes at once: it may wait in the queue behind a write that never completes
+ * (a client that stops reading), and only the frames of pending events may be held then.
+ */
 class Entry implements QueuedWrite {
   started = false;
   cancelled = false;
 
   constructor(
-    readonly bytes: Buffer | string,
+    public bytes: Buffer | string,
     readonly done: ((error: Error | null) => void) | undefined,
+    private readonly onCancel: () => void,
   ) {}
 
   cancel(): boolean {
     if (this.started || this.cancelled) return false;
     this.cancelled = true;
+    this.bytes = EMPTY;
+    this.onCancel();
     return true;
   }
 }
+
+/**
+ * Frames waiting in the backlog beyond which stdout is paused until it is judged (as beyond
+ * max_frame_bytes of them): each costs the host a few hundred bytes however small it is, so a flood
+ * of tiny frames behind a large one is bounded by count as well as by bytes.
+ */
+const MAX_BACKLOG_FRAMES = 8192;
 
 /** Written behind a frame still in flight: its callback tells when that frame's write completed. */
 const EMPTY = Buffer.alloc(0);
@@ -99,7 +115,9 @@ export class StreamConnection {
   private pidValue = 0;
   private readonly reader: FrameReader;
   private readonly stderr: ByteTail;
-  private readonly queue: Entry[] = [];
+  private queue: Entry[] = [];
+  /** Cancelled entries still in {@link queue} (they leave it when pump reaches them, or in a sweep). */
+  private cancelledQueued = 0;
   private writing = false;
   /** The host destroyed the child's pipes (SIGKILL step, kill grace, end): later write failures are not the client's. */
   private pipesDestroyed = false;
@@ -121,8 +139,12 @@ export class StreamConnection {
   private readonly closedPromise: Promise<void>;
   private resolveClosed!: () => void;
   private readonly abort = new AbortController();
-  /** Frames read but not judged yet, in order, behind a large frame being judged in slices. */
-  private readonly backlog: FrameEvent[] = [];
+  /**
+   * Frames read but not judged yet, in order, behind a large frame being judged in slices: those
+   * from `backlogHead` on (a dequeue moves the head; the array is compacted as it drains).
+   */
+  private backlog: FrameEvent[] = [];
+  private backlogHead = 0;
   private backlogBytes = 0;
   private judging = false;
   private stdoutPaused = false;
@@ -237,11 +259,24 @@ export class StreamConnection {
       done?.(new Error("the stream is ending; nothing more is written"));
       return REFUSED_WRITE;
     }
-    const entry = new Entry(bytes, done);
+    const entry = new Entry(bytes, done, this.onEntryCancelled);
     this.queue.push(entry);
     this.pump();
     return entry;
   }
+
+  /**
+   * A queued frame was cancelled (its event settled or timed out before it was written): once
+   * cancelled entries are most of a long queue, they leave it, so a client that stops reading while
+   * its events keep settling (replies to ids it guessed) cannot make the queue grow either.
+   */
+  private readonly onEntryCancelled = (): void => {
+    this.cancelledQueued++;
+    if (this.cancelledQueued > 64 && this.cancelledQueued * 2 > this.queue.length) {
+      this.queue = this.queue.filter((entry) => !entry.cancelled);
+      this.cancelledQueued = 0;
+    }
+  };
 
   private pump(): void {
     const child = this.child;
@@ -250,6 +285,7 @@ export class StreamConnection {
       const entry = this.queue.shift();
       if (entry === undefined) break;
       if (entry.cancelled) {
+        if (this.cancelledQueued > 0) this.cancelledQueued--;
         entry.done?.(new Error("dropped before it was written"));
         continue;
       }
@@ -324,10 +360,10 @@ export class StreamConnection {
   private onStdout(chunk: Buffer): void {
     if (this.ending && this.cause !== "close") return;
     for (const event of this.reader.push(chunk)) {
-      if (this.backlog.length > 0 || this.judging || (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES)) {
+      if (this.backlog.length > this.backlogHead || this.judging || (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES)) {
         this.backlog.push(event);
         this.backlogBytes += event.type === "frame" ? event.bytes.length : 0;
-        if (this.backlogBytes > this.limits.max_frame_bytes && !this.stdoutPaused) {
+        if ((this.backlogBytes > this.limits.max_frame_bytes || this.backlog.length - this.backlogHead > MAX_BACKLOG_FRAMES) && !this.stdoutPaused) {
           this.stdoutPaused = true;
           this.child?.stdout.pause();
         }
@@ -363,19 +399,22 @@ export class StreamConnection {
     return !(this.finished || (this.ending && this.cause !== "close"));
   }
 
-  /** Judge the backlog in order (large frames in slices), then let stdout's end and the connection's end proceed. */
+  /**
+   * Judge the backlog in order, then let stdout's end and the connection's end proceed. A large
+   * frame is judged in slices by the sliced parser; a run of small frames behind it, in slices of
+   * the shared scheduler too (runtime/wire/slices.ts): judged one after the other in one go they
+   * held the event loop for seconds (93,228 frames queued behind an 8 MB one: 8 s).
+   */
   private async drainBacklog(): Promise<void> {
     this.judging = true;
-    while (this.backlog.length > 0) {
-      const event = this.backlog.shift() as FrameEvent;
-      let judged: FrameResult | null = null;
-      if (event.type === "frame") {
-        this.backlogBytes -= event.bytes.length;
-        judged = event.bytes.length > SLICED_FRAME_BYTES ? await parseHostFrameSliced(event.bytes, this.limits.max_frame_bytes, this.limits.max_values + FRAME_OWN_VALUES) : this.judgeNow(event.bytes);
-      }
-      if (this.finished || (this.ending && this.cause !== "close") || !this.deliver(event, judged)) {
-        this.backlog.length = 0;
-        this.backlogBytes = 0;
+    while (this.backlog.length > this.backlogHead) {
+      const event = this.backlog[this.backlogHead] as FrameEvent;
+      if (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES) {
+        this.takeFromBacklog();
+        const judged = await parseHostFrameSliced(event.bytes, this.limits.max_frame_bytes, this.limits.max_values + FRAME_OWN_VALUES);
+        this.deliverFromBacklog(event, judged);
+      } else {
+        await runInSlices((budgetMs) => this.judgeSmallFrames(budgetMs));
       }
     }
     this.judging = false;
@@ -390,6 +429,45 @@ export class StreamConnection {
     if (this.finishWaiting) {
       this.finishWaiting = false;
       this.finish();
+    }
+  }
+
+  /**
+   * Judge and deliver the small frames at the head of the backlog for about `budgetMs`; true when
+   * the head is a large frame or nothing is left (a sliced step: runtime/wire/slices.ts).
+   */
+  private judgeSmallFrames(budgetMs: number): boolean {
+    const until = performance.now() + budgetMs;
+    while (this.backlog.length > this.backlogHead) {
+      const event = this.backlog[this.backlogHead] as FrameEvent;
+      if (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES) return true;
+      this.takeFromBacklog();
+      this.deliverFromBacklog(event, event.type === "frame" ? this.judgeNow(event.bytes) : null);
+      if (performance.now() >= until) return this.backlog.length === this.backlogHead;
+    }
+    return true;
+  }
+
+  /** Dequeue the head of the backlog (O(1): the head moves; the array is compacted once mostly drained). */
+  private takeFromBacklog(): void {
+    const event = this.backlog[this.backlogHead] as FrameEvent;
+    if (event.type === "frame") this.backlogBytes -= event.bytes.length;
+    this.backlogHead++;
+    if (this.backlogHead === this.backlog.length) {
+      this.backlog = [];
+      this.backlogHead = 0;
+    } else if (this.backlogHead >= 4096 && this.backlogHead * 2 >= this.backlog.length) {
+      this.backlog = this.backlog.slice(this.backlogHead);
+      this.backlogHead = 0;
+    }
+  }
+
+  /** Deliver a frame taken from the backlog; when reading is to stop, the rest of the backlog is dropped. */
+  private deliverFromBacklog(event: FrameEvent, judged: FrameResult | null): void {
+    if (this.finished || (this.ending && this.cause !== "close") || !this.deliver(event, judged)) {
+      this.backlog = [];
+      this.backlogHead = 0;
+      this.backlogBytes = 0;
     }
   }
 

@@ -107,6 +107,8 @@ export class StreamInvoker implements CallbackInvoker {
   readonly limits: StreamInvokerLimits;
   private readonly handlers: Partial<Record<StreamReverseMethodName, ReverseMethodHandler>>;
   private live: Live | null = null;
+  /** Connections that stopped taking events but have not ended yet (a newer one may be live): close() waits for them too. */
+  private readonly ending = new Set<Live>();
   private nextId = 0;
   private failedStreams = 0;
   private cooldownUntil = 0;
@@ -235,7 +237,11 @@ export class StreamInvoker implements CallbackInvoker {
    * child exits fail with `stream_exit`. Idempotent; resolves once nothing of the stream runs.
    */
   close(): Promise<void> {
-    if (this.closing === null) this.closing = this.live !== null && !this.live.conn.ended ? this.live.conn.close() : Promise.resolve();
+    if (this.closing === null) {
+      const live = this.live !== null && !this.live.conn.ended ? this.live.conn.close() : Promise.resolve();
+      // Older connections already on their way out (their own end is bounded: terminate's timers).
+      this.closing = Promise.all([live, ...[...this.ending].map((l) => l.conn.closed)]).then(() => undefined);
+    }
     return this.closing;
   }
 
@@ -243,6 +249,7 @@ export class StreamInvoker implements CallbackInvoker {
   private connection(now: number): Live | null {
     const current = this.live;
     if (current !== null && !current.conn.ending) return current;
+    if (current !== null && !current.conn.ended) this.ending.add(current);
     if (this.failedStreams >= this.limits.stream_max_failed_spawns && now < this.cooldownUntil) return null;
     const live: Live = {
       conn: new StreamConnection(this.program, [...this.args, STREAM_FLAG], this.limits, {
@@ -269,6 +276,9 @@ export class StreamInvoker implements CallbackInvoker {
 
   private settle(pending: Pending, outcome: { ok: true; response: CallbackResponse; stderrTail: string } | { ok: false; failure: InvocationFailure }): void {
     if (!pending.conn.pending.delete(pending.id)) return;
+    // Settled before its frame was written (a reply to an id the client guessed, while it does not
+    // read): the frame is dropped, so a client that stops reading holds only pending events' frames.
+    pending.write?.cancel();
     const elapsedMs = performance.now() - pending.started;
     pending.resolve(outcome.ok ? { ok: true, response: outcome.response, stderrTail: outcome.stderrTail, elapsedMs } : { ok: false, failure: outcome.failure, elapsedMs });
   }
@@ -363,6 +373,7 @@ export class StreamInvoker implements CallbackInvoker {
 
   private onEnd(live: Live, end: ConnectionEnd): void {
     if (this.live === live) this.live = null;
+    this.ending.delete(live);
     if (live.deadlineTimer !== null) clearTimeout(live.deadlineTimer);
     live.deadlineTimer = null;
     live.timerAt = Number.POSITIVE_INFINITY;

@@ -17,34 +17,18 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
-import { envelope, logLines, RAW_CLIENT, scratch, Sessions } from "./support.js";
+import { alive, checkNothingLeftAfterEach, envelope, logLines, RAW_CLIENT, scratch, Sessions } from "./support.js";
 
 const sessions = new Sessions();
-const scratches: (() => void)[] = [];
-afterEach(async () => {
-  const left = await sessions.closeAll();
-  for (const c of scratches.splice(0)) c();
-  expect(left.alive, "processes left running").toEqual([]);
-  expect(left.tracked, "process groups still tracked").toEqual([]);
-});
+const scratches = checkNothingLeftAfterEach(sessions);
 
 function dir(): { dir: string; log: string } {
   const s = scratch();
   scratches.push(s.cleanup);
   return s;
-}
-
-/** Whether a process exists (signal 0). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe("StreamInvoker under a hostile client", () => {

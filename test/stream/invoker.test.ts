@@ -11,20 +11,14 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import { ReverseRequestError } from "../../runtime/stream/reverse.js";
-import { envelope, logLines, RAW_CLIENT, scratch, SESSION_EVENTS, Sessions, TS_RUNNER } from "./support.js";
+import { checkNothingLeftAfterEach, envelope, logLines, RAW_CLIENT, scratch, SESSION_EVENTS, Sessions, TS_RUNNER } from "./support.js";
 
 const sessions = new Sessions();
-const scratches: (() => void)[] = [];
-afterEach(async () => {
-  const left = await sessions.closeAll();
-  for (const c of scratches.splice(0)) c();
-  expect(left.alive, "processes left running").toEqual([]);
-  expect(left.tracked, "process groups still tracked").toEqual([]);
-});
+const scratches = checkNothingLeftAfterEach(sessions);
 
 function logFile(): string {
   const s = scratch();

@@ -12,18 +12,12 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SLICED_FRAME_BYTES } from "../../runtime/stream/frame.js";
-import { envelope, scratch, Sessions } from "./support.js";
+import { checkNothingLeftAfterEach, envelope, scratch, Sessions } from "./support.js";
 
 const sessions = new Sessions();
-const scratches: (() => void)[] = [];
-afterEach(async () => {
-  const left = await sessions.closeAll();
-  for (const c of scratches.splice(0)) c();
-  expect(left.alive, "processes left running").toEqual([]);
-  expect(left.tracked, "process groups still tracked").toEqual([]);
-});
+const scratches = checkNothingLeftAfterEach(sessions);
 
 const FAST = { stream_close_grace_ms: 1000, stream_term_grace_ms: 500 } as const;
 

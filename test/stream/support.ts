@@ -12,6 +12,7 @@ import { trackedGroups } from "../../runtime/invoker/process-group.js";
 import { StreamInvoker, type StreamInvokerConfig } from "../../runtime/stream/invoker.js";
 import { callbackRequest, dispatchEnvelope, frameContext } from "../support/dispatch.js";
 import { FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";
+import { afterEach, expect } from "vitest";
 
 /** The raw client: NDJSON by hand, no package code. */
 export const RAW_CLIENT = join(FIXTURE_CLIENTS_DIR, "stream-raw", "raw-client.mjs");
@@ -80,4 +81,20 @@ export class Sessions {
     await Promise.all(this.invokers.splice(0).map((inv) => inv.close()));
     return { alive: [...this.pids].filter(alive), tracked: trackedGroups() };
   }
+}
+
+/**
+ * The after-each check of a stream suite, registered in the calling file: every invoker of
+ * `sessions` closed, the scratch clean-ups pushed to the returned list run, then no process a test
+ * saw may still run and no process group may still be tracked.
+ */
+export function checkNothingLeftAfterEach(sessions: Sessions): (() => void)[] {
+  const cleanups: (() => void)[] = [];
+  afterEach(async () => {
+    const left = await sessions.closeAll();
+    for (const c of cleanups.splice(0)) c();
+    expect(left.alive, "processes left running").toEqual([]);
+    expect(left.tracked, "process groups still tracked").toEqual([]);
+  });
+  return cleanups;
 }

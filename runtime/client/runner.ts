@@ -255,6 +255,12 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
       send(encodeErrorReply(id, { code: errorCode("method_not_found"), message: `unknown method ${method}`, data: { method } }));
       return;
     }
+    const key = idKey(id);
+    // stream.duplicate-request-id: the first request keeps running (and can still be cancelled).
+    if (running.has(key)) {
+      send(encodeErrorReply(id, { code: errorCode("invalid_request"), message: "id is already in use by a request being handled" }));
+      return;
+    }
     const judged: WireResult<DispatchEnvelope> = (() => {
       const issues = validateParsed("DispatchEnvelope", params, framePointers(pointers, "/params"));
       if (issues.length > 0) return { ok: false, issues };
@@ -263,7 +269,6 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
       if (event !== kind) return { ok: false, issues: [{ rule: "invalid_request", pointer: "/request/event", message: `method ${method} carries a ${event} request` }] };
       return { ok: true, value: params as unknown as DispatchEnvelope };
     })();
-    const key = idKey(id);
     const controller = new AbortController();
     running.set(key, controller);
     const bytes = await answerEnvelope(judged, handler, { transport: "stream", signal: controller.signal, commands }, stderr);

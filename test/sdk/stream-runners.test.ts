@@ -90,9 +90,11 @@ function start(program: string): { child: ChildProcessWithoutNullStreams; nextLi
 }
 
 let n = 0;
-function send(child: ChildProcessWithoutNullStreams, action?: string): string {
-  const id = String(++n);
-  const envelope = dispatchEnvelope(callbackRequest("session.started", { event_id: `evt-${id}`, invocation_id: `inv-${id}`, ...(action === undefined ? {} : { metadata: { matrix_action: action } }) }));
+/** Write one event request (a fresh envelope; its own id unless `rpcId` is given) and return its id. */
+function send(child: ChildProcessWithoutNullStreams, action?: string, rpcId?: string): string {
+  const seq = ++n;
+  const id = rpcId ?? String(seq);
+  const envelope = dispatchEnvelope(callbackRequest("session.started", { event_id: `evt-${seq}`, invocation_id: `inv-${seq}`, ...(action === undefined ? {} : { metadata: { matrix_action: action } }) }));
   child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method: `${STREAM_V2.host_to_client.event_method_prefix}session.started`, params: envelope })}\n`);
   return id;
 }
@@ -109,6 +111,23 @@ describe.each(CLIENTS)("%s stream runner", (_lang, program) => {
     c.child.stdin.end();
     await c.exited;
     expect(c.lines.length, c.lines.join("\n")).toBe(2);
+  }, 60_000);
+
+  it("answers a request whose id is still in use with -32600 (stream.duplicate-request-id); the first keeps running", async () => {
+    const c = start(program);
+    const first = send(c.child, "hang");
+    // Barrier: the echo's reply proves the hanging request was read and its handler runs.
+    const echoId = send(c.child);
+    expect((JSON.parse(await c.nextLine()) as { id: string }).id).toBe(echoId);
+    send(c.child, undefined, first);
+    expect(JSON.parse(await c.nextLine())).toEqual({ jsonrpc: "2.0", id: first, error: { code: -32600, message: expect.any(String) } });
+    // The first is cancelled: its handler returns and, cancelled, is never answered.
+    c.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: STREAM_V2.cancel.method, params: { id: first, reason: "timeout" } })}\n`);
+    const after = send(c.child);
+    expect((JSON.parse(await c.nextLine()) as { id: string }).id).toBe(after);
+    c.child.stdin.end();
+    await c.exited;
+    expect(c.lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([echoId, first, after]);
   }, 60_000);
 
   it(`exits within ${EXIT_BOUND_MS} ms of stdin EOF with a handler still running`, async () => {

@@ -70,6 +70,18 @@ export function schemaIssues(typeName: WireObjectTypeName, value: unknown): Vali
   return issues.length > 0 ? issues.slice(0, 1) : [{ rule: "schema.type", pointer: "", message: "does not match the schema" }];
 }
 
+const integerNameSets = new Map<WireObjectTypeName, ReadonlySet<string>>();
+
+/** The last tokens of the integer paths of `typeName` (`*` for an array index), worked out once. */
+function integerNames(typeName: WireObjectTypeName): ReadonlySet<string> {
+  let names = integerNameSets.get(typeName);
+  if (names === undefined) {
+    names = new Set(INTEGER_PATHS[typeName].map((pattern) => pattern.slice(pattern.lastIndexOf("/") + 1)));
+    integerNameSets.set(typeName, names);
+  }
+  return names;
+}
+
 /**
  * Issues for numbers written with a fraction, an exponent or as `-0` where the schema of `typeName`
  * wants an integer (`pointers` come from the strict parser). The reference rejects these; JSON.parse
@@ -78,7 +90,12 @@ export function schemaIssues(typeName: WireObjectTypeName, value: unknown): Vali
 export function integerLexemeIssues(typeName: WireObjectTypeName, pointers: readonly string[]): ValidationIssue[] {
   if (pointers.length === 0) return [];
   const patterns = INTEGER_PATHS[typeName];
+  const names = integerNames(typeName);
   for (const pointer of pointers) {
+    // Only a pointer whose last token names an integer field (or is an index, for `*`) can match:
+    // a cheap test first, so a long list of other pointers costs O(1) each.
+    const last = pointer.slice(pointer.lastIndexOf("/") + 1);
+    if (!names.has(last) && !(names.has("*") && /^(0|[1-9][0-9]*)$/.test(last))) continue;
     if (patterns.some((pattern) => pointerMatches(pointer, pattern))) {
       return [{ rule: "schema.type", pointer, message: "must be an integer written without fraction, exponent or minus zero" }];
     }

@@ -13,6 +13,8 @@ import { renderHookPayload } from "../../runtime/hooks/render.js";
 import { InProcessInvoker } from "../../runtime/invoker/in-process.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import { InvokerConfigError, type CallbackInvoker, type InvocationResult } from "../../runtime/invoker/types.js";
+import { StreamInvoker } from "../../runtime/stream/invoker.js";
+import { RAW_CLIENT } from "../stream/support.js";
 import { REPO_ROOT, runTs } from "../support/cli-process.js";
 import { envelope, shellClient, tempDir } from "./support.js";
 
@@ -282,6 +284,38 @@ describe("minor defects", () => {
       expect(r.ok, t.name).toBe(true);
       const bad = await t.invoker.invoke(envelope(), 42 as never);
       expect(failureOf(bad).variant, t.name).toBe("invalid_request");
+    }
+  });
+
+  it("nonIntegerNumberPointers with a hole, or longer than limits.max_values, is an invalid_request failure (invoke never throws)", async () => {
+    const stream = new StreamInvoker({ program: RAW_CLIENT, args: ["--behave", "echo"], timeoutMs: 10_000 });
+    try {
+      // biome-ignore lint/suspicious/noSparseArray: the hole is the hostile input
+      const sparse = [, "/request/metadata/x"] as unknown as string[];
+      const tooMany = new Array<string>(LIMITS.max_values + 1).fill("/request/metadata/x");
+      for (const t of [...transports(), { name: "stream", invoker: stream, reached: () => stream.stats.spawns > 0 }]) {
+        for (const [what, pointers, detail] of [
+          ["a hole", sparse, /nonIntegerNumberPointers\[0\] is not a JSON pointer string/],
+          ["max_values + 1 pointers", tooMany, /more than a document within limits\.max_values/],
+        ] as const) {
+          let result: InvocationResult | undefined;
+          expect(() => {
+            void t.invoker.invoke(envelope(), { nonIntegerNumberPointers: pointers }).then((r) => (result = r));
+          }, `${t.name}: ${what}`).not.toThrow();
+          await new Promise((resolve) => setImmediate(resolve));
+          const failure = failureOf(result as InvocationResult);
+          expect(failure.variant, `${t.name}: ${what}`).toBe("invalid_request");
+          expect(failure.detail).toMatch(detail);
+          expect(t.reached(), t.name).toBe(false);
+        }
+      }
+      // Within the bound, a long list of pointers that match no integer field costs O(1) each.
+      const started = performance.now();
+      const r = await stream.invoke(envelope(), { nonIntegerNumberPointers: new Array<string>(LIMITS.max_values).fill("/request/metadata/x") });
+      expect(r.ok, JSON.stringify(r).slice(0, 300)).toBe(true);
+      expect(performance.now() - started).toBeLessThan(5000);
+    } finally {
+      await stream.close();
     }
   });
 

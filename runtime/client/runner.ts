@@ -19,7 +19,9 @@
  *   `-32601`; notifications are never answered; `lifeloop/cancel` aborts the handler's signal and
  *   its reply is not sent. Requests are handled concurrently. A framing violation by the host ends
  *   the runner (message on stderr, exit 1). stdin EOF, SIGTERM, SIGINT and SIGHUP end it within
- *   limits.stream_client_exit_ms (running handlers are not awaited).
+ *   limits.stream_client_exit_ms (running handlers are not awaited), unless a handler computes
+ *   synchronously for longer: it holds the event loop, so neither is seen until it returns
+ *   (spec/stream-protocol.md §Shutdown; let a long handler `await` between pieces of work).
  * - stdout is reserved: while serving v2, `process.stdout.write` (and so `console.log`) goes to
  *   stderr; frames go through the original stream. A child process that inherits fd 1 can still
  *   write to it: spawn children with stdout ignored or piped.

@@ -735,8 +735,9 @@ def serve_stream(handler: Handler, *, wrap_wire: Optional[WireWrapper] = None) -
     Use as ``raise SystemExit(serve(handler))``: :func:`lifeloop_callback.serve` calls this when
     ``--stream`` is among the arguments. A signal ends it with status 0 at once; in-flight
     handler threads are daemons and do not delay the exit, and a signal the kernel hands to a
-    handler thread ends it too (see :class:`_SignalWakeReader`). ``wrap_wire`` taps the wire (tracing,
-    or a test double that misbehaves on purpose).
+    handler thread ends it too (see :class:`_SignalWakeReader`). One exception: a handler inside
+    one long C call holds the GIL, and the exit waits for that call (spec/stream-protocol.md
+    §Shutdown). ``wrap_wire`` taps the wire (tracing, or a test double that misbehaves on purpose).
     """
     raw_in, wire_out = _divert_stdio()
     wakeup_r, wakeup_w = os.pipe()

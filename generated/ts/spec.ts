@@ -2189,7 +2189,7 @@ export const LIMITS_TABLE = {
       "name": "max_values",
       "value": 131072,
       "unit": "count",
-      "applies_to": "JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding and by the host while it serializes",
+      "applies_to": "JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding, by the host while it serializes and by the Go and Python SDK encoders on what they wrote (a document over 2 * max_values bytes is counted)",
       "on_exceed": "rule json.max-values (parse_response / invalid_request for the invoker); bounds the time and memory of judging a document within the byte limit"
     },
     {

@@ -885,6 +885,14 @@ func appendDocument(b []byte, typeName string, root *node) ([]byte, error) {
 	if issues := validateTree(typeName, root, 0); len(issues) > 0 {
 		return nil, newValidationError(typeName, issues)
 	}
+	// A document of n bytes holds at most (n+1)/2 values: one longer than 2*limits.max_values may
+	// hold more than every reader accepts (json.max-values); they are counted on the bytes written,
+	// as a reader counts them.
+	if out := data[len(b):]; len(out) > 2*LimitMaxValues {
+		if _, _, issue := parse(out, DocumentLimits{MaxBytes: len(out), MaxDepth: LimitMaxDepth, MaxValues: LimitMaxValues}, nil); issue != nil && issue.Rule == RuleJSONMaxValues {
+			return nil, newValidationError(typeName, []Issue{*issue})
+		}
+	}
 	return data, nil
 }
 

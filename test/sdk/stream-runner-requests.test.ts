@@ -10,7 +10,11 @@
  *   (RequestFrameTooLargeError) and never written (the host would end the stream:
  *   stream.frame-too-large), so the event is answered and the stream goes on;
  * - TypeScript runner: a request still unanswered when the stream ends rejects with
- *   StreamClosedError (the Go and Python runners' tests cover theirs).
+ *   StreamClosedError (the Go and Python runners' tests cover theirs);
+ * - a handler's response with more values than limits.max_values (which every reader refuses: the
+ *   host would end the stream at such a frame) is replaced by the runner's failed response with
+ *   warning json.max-values, as one over max_object_members is: the event is answered, the stream
+ *   goes on.
  *
  * Barrier, never a sleep: the host's put handler holds every request until as many are pending as
  * the runner may have unanswered (or all have arrived), then answers them all.
@@ -101,6 +105,20 @@ describe.each(CLIENTS)("the %s runner's own requests", (_name, program) => {
     expect(next.ok ? next.response.metadata?.put_error : `${next.failure.variant}: ${next.failure.detail}`).toBe("");
     expect(received).toBe(1);
     expect(inv.stats).toMatchObject({ spawns: 1, reverseRequests: 1 });
+  });
+});
+
+describe.each(CLIENTS)("the %s runner's responses", (_name, program) => {
+  it("a response over limits.max_values is answered failed (json.max-values), never written; the stream goes on", async () => {
+    const inv = sessions.open({ program, timeoutMs: 60_000 });
+    const r = await inv.invoke(event(`many-values:${LIMITS.max_values}`, 1));
+    sessions.see(inv);
+    if (!r.ok) throw new Error(`${r.failure.variant}: ${r.failure.detail}`);
+    expect(r.response.status).toBe("failed");
+    expect(r.response.warnings?.map((w) => w.code)).toEqual(["json.max-values"]);
+    const within = await inv.invoke(event(`many-values:${LIMITS.max_values - 100}`, 2));
+    expect(within.ok ? within.response.status : within.failure.variant).toBe("delivered");
+    expect(inv.stats.spawns).toBe(1);
   });
 });
 

@@ -22,7 +22,8 @@ from .fast_decode import fast_decode
 from .issues import ValidationIssue, WireValidationError
 from .json_value import JsonObject
 from .plans import OBJECT_SCHEMAS, Shape
-from .spec import LIMIT_MAX_DEPTH, LIMIT_MAX_REQUEST_BYTES
+from .spec import LIMIT_MAX_DEPTH, LIMIT_MAX_REQUEST_BYTES, LIMIT_MAX_VALUES
+from .strict_json import parse_strict_json
 from .validation import check_document, validate_json_value
 from .wire import WIRE_CLASSES, WireObject
 
@@ -119,8 +120,9 @@ def to_json_value(value: WireObject) -> JsonObject:
 def encode(value: WireObject, *, max_bytes: Optional[int] = None) -> bytes:
     """Validate ``value`` and write it as compact UTF-8 JSON bytes (no trailing newline).
 
-    Raises :class:`WireValidationError` when the value is invalid (same rule ids as decoding) or,
-    when ``max_bytes`` is given, when the output would be longer (``json.max-bytes``).
+    Raises :class:`WireValidationError` when the value is invalid (same rule ids as decoding: also
+    ``json.max-members`` and ``json.max-values``, which every reader would refuse) or, when
+    ``max_bytes`` is given, when the output would be longer (``json.max-bytes``).
     """
     name = _type_name(type(value))
     raw = _object_to_json(name, value)
@@ -133,6 +135,13 @@ def encode(value: WireObject, *, max_bytes: Optional[int] = None) -> bytes:
             name,
             [ValidationIssue("json.max-bytes", "", f"document is {len(data)} bytes, over the limit of {max_bytes}")],
         )
+    # A document of n bytes holds at most (n + 1) / 2 values: one longer than 2 * max_values may
+    # hold more than every reader accepts (json.max-values); they are counted on the bytes written,
+    # as a reader counts them.
+    if len(data) > 2 * LIMIT_MAX_VALUES:
+        counted = parse_strict_json(data, len(data), LIMIT_MAX_DEPTH, (), max_values=LIMIT_MAX_VALUES)
+        if counted.issue is not None and counted.issue.rule == "json.max-values":
+            raise WireValidationError(name, [counted.issue])
     return data
 
 

@@ -247,7 +247,7 @@ LIMIT_MAX_RESPONSE_BYTES: Final = 16777216
 #: limits.max_depth (levels): nesting of arrays and objects in any wire document (the root container is level 1)
 LIMIT_MAX_DEPTH: Final = 64
 
-#: limits.max_values (count): JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding and by the host while it serializes
+#: limits.max_values (count): JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding, by the host while it serializes and by the Go and Python SDK encoders on what they wrote (a document over 2 * max_values bytes is counted)
 LIMIT_MAX_VALUES: Final = 131072
 
 #: limits.max_object_members (count): members of any one object in any wire document, open maps included: every member name the text has, a repeated name counted again; counted by the strict parser of every binding, by the host while it serializes and by the Go and Python SDK encoders while they write
@@ -2579,7 +2579,7 @@ LIMITS_TABLE: Final[JsonValue] = {
             "name": "max_values",
             "value": 131072,
             "unit": "count",
-            "applies_to": "JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding and by the host while it serializes",
+            "applies_to": "JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding, by the host while it serializes and by the Go and Python SDK encoders on what they wrote (a document over 2 * max_values bytes is counted)",
             "on_exceed": "rule json.max-values (parse_response / invalid_request for the invoker); bounds the time and memory of judging a document within the byte limit",
         },
         {

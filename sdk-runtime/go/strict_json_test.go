@@ -355,3 +355,46 @@ func TestEncodeMaxMembers(t *testing.T) {
 		t.Errorf("embedded JSON over the limit: %v", err)
 	}
 }
+
+// TestCompactValueCount: the encoders' value count agrees with the strict parser's on compact
+// documents (strings holding quotes, escapes, colons, commas and brackets; empty and nested
+// containers): the parser accepts the document with MaxValues at the count and refuses it, with
+// json.max-values, one below.
+func TestCompactValueCount(t *testing.T) {
+	docs := []string{
+		`0`, `""`, `[]`, `{}`, `[[]]`, `[{}]`, `{"a":[]}`, `[1,2,3]`, `[[1,[2,[]]],{}]`,
+		`{"a":1,"b":[true,false,null],"c":{"d":"e"}}`,
+		`{"k:,[]{}":"v:,\"[{]}\\","x":["\\\"",",",":"]}`,
+		`{"metadata":{"a":[{},{},{"b":[]}],"s":"\u00e9\"\\"}}`,
+	}
+	for _, doc := range docs {
+		n := compactValueCount([]byte(doc))
+		if _, _, issue := parse([]byte(doc), DocumentLimits{MaxBytes: len(doc), MaxDepth: LimitMaxDepth, MaxValues: n}, nil); issue != nil {
+			t.Errorf("%s: counted %d, the parser refuses that many: %+v", doc, n, issue)
+		}
+		if n > 1 {
+			if _, _, issue := parse([]byte(doc), DocumentLimits{MaxBytes: len(doc), MaxDepth: LimitMaxDepth, MaxValues: n - 1}, nil); issue == nil || issue.Rule != RuleJSONMaxValues {
+				t.Errorf("%s: counted %d, but the parser accepts %d values: %+v", doc, n, n-1, issue)
+			}
+		}
+	}
+	// At the encoder: a response of exactly limits.max_values values is written, one more is refused.
+	head := compactValueCount(mustEncode(t, CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, Metadata: map[string]any{"a": []any{}}}))
+	for _, extra := range []int{0, 1} {
+		n := LimitMaxValues - head + extra
+		_, err := EncodeCallbackResponse(CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusDelivered, Metadata: map[string]any{"a": make([]any, n)}})
+		var invalid *ValidationError
+		if over := errors.As(err, &invalid) && invalid.Rule == RuleJSONMaxValues; over != (extra == 1) || (err != nil && !over) {
+			t.Errorf("%d values: %v", head+n, err)
+		}
+	}
+}
+
+func mustEncode(t *testing.T, r CallbackResponse) []byte {
+	t.Helper()
+	data, err := EncodeCallbackResponse(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

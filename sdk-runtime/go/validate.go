@@ -888,12 +888,48 @@ func appendDocument(b []byte, typeName string, root *node) ([]byte, error) {
 	// A document of n bytes holds at most (n+1)/2 values: one longer than 2*limits.max_values may
 	// hold more than every reader accepts (json.max-values); they are counted on the bytes written,
 	// as a reader counts them.
-	if out := data[len(b):]; len(out) > 2*LimitMaxValues {
-		if _, _, issue := parse(out, DocumentLimits{MaxBytes: len(out), MaxDepth: LimitMaxDepth, MaxValues: LimitMaxValues}, nil); issue != nil && issue.Rule == RuleJSONMaxValues {
+	if out := data[len(b):]; len(out) > 2*LimitMaxValues && compactValueCount(out) > LimitMaxValues {
+		// Over: the reader's own issue (the pointer of the first value past the limit).
+		if _, _, issue := parse(out, DocumentLimits{MaxBytes: len(out), MaxDepth: LimitMaxDepth, MaxValues: LimitMaxValues}, nil); issue != nil {
 			return nil, newValidationError(typeName, []Issue{*issue})
 		}
 	}
 	return data, nil
+}
+
+// compactValueCount is the number of JSON values in data, compact JSON this SDK wrote (valid, no
+// whitespace, nesting within LimitMaxDepth): the root, one per object member (a colon outside the
+// strings) and one per array element, counted in one pass that allocates nothing.
+func compactValueCount(data []byte) int {
+	var stack [LimitMaxDepth + 1]bool // per open container: is it an array
+	depth, count := 0, 1
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case ':':
+			count++
+		case '[', '{':
+			if depth < len(stack) {
+				stack[depth] = data[i] == '['
+			}
+			depth++
+			if data[i] == '[' && i+1 < len(data) && data[i+1] != ']' {
+				count++
+			}
+		case ']', '}':
+			depth--
+		case ',':
+			if depth > 0 && depth <= len(stack) && stack[depth-1] {
+				count++
+			}
+		}
+	}
+	return count
 }
 
 // ValidateDocument parses and validates one document of the named wire object type (one of

@@ -138,11 +138,30 @@ def encode(value: WireObject, *, max_bytes: Optional[int] = None) -> bytes:
     # A document of n bytes holds at most (n + 1) / 2 values: one longer than 2 * max_values may
     # hold more than every reader accepts (json.max-values); they are counted on the bytes written,
     # as a reader counts them.
-    if len(data) > 2 * LIMIT_MAX_VALUES:
+    if len(data) > 2 * LIMIT_MAX_VALUES and _more_values_than(raw, LIMIT_MAX_VALUES):
+        # Over: the reader's own issue (the pointer of the first value past the limit).
         counted = parse_strict_json(data, len(data), LIMIT_MAX_DEPTH, (), max_values=LIMIT_MAX_VALUES)
-        if counted.issue is not None and counted.issue.rule == "json.max-values":
+        if counted.issue is not None:
             raise WireValidationError(name, [counted.issue])
     return data
+
+
+def _more_values_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` (as ``json.dumps`` writes it: one JSON value per dict, list, tuple and
+    scalar) holds more than ``limit`` JSON values, the root included; one pass, no recursion,
+    stopping at the first value past the limit."""
+    count = 0
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        count += 1
+        if count > limit:
+            return True
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+    return False
 
 
 # ---------------------------------------------------------------------------

@@ -330,6 +330,27 @@ def test_decode_honours_limits() -> None:
     assert issue_of(error) == ("json.max-depth", "/request/payload_refs/0")
 
 
+def test_encode_refuses_a_document_over_max_values() -> None:
+    # What encode writes, every reader decodes: exactly limits.max_values values are written, one
+    # more is refused with the rule and pointer decoding its bytes would give (json.max-values).
+    limit = LIMITS["max_values"]
+
+    def response(n: int) -> CallbackResponse:
+        return CallbackResponse(schema_version=WIRE_VERSION, status=ReceiptStatus.OBSERVED, metadata={"a": [None] * n})
+
+    # The document's own values besides the array's elements: the root, its members (the map among
+    # them) and the array.
+    own = 1 + len(json.loads(encode(response(0)))) + 1
+    assert decode(CallbackResponse, encode(response(limit - own))) == response(limit - own)
+    with pytest.raises(WireValidationError) as error:
+        encode(response(limit - own + 1))
+    text = json.dumps(to_json_value(response(limit - own + 1)), separators=(",", ":")).encode()
+    with pytest.raises(WireValidationError) as decoded:
+        decode(CallbackResponse, text)
+    assert issue_of(error) == issue_of(decoded)
+    assert issue_of(error)[0] == "json.max-values"
+
+
 def test_encode_refuses_an_open_map_over_max_object_members() -> None:
     # What encode writes, every reader decodes: a map over limits.max_object_members is refused
     # here with the rule and pointer decoding its bytes would give (json.max-members).

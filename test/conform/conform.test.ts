@@ -55,8 +55,8 @@ describe("conform against real clients", () => {
       ["crash-on-invalid", nodeClient("crash-on-invalid")],
       ["read-once", nodeClient("read-once")],
       ["noise-on:frame.opened", nodeClient("noise-on:frame.opened")],
-      ["hang-on:frame.ended", [...nodeClient("hang-on:frame.ended"), "--timeout-ms", "5000"]],
-      ["ignore-sigterm", [...nodeClient("ignore-sigterm"), "--timeout-ms", "4000"]],
+      ["hang-on:frame.ended", [...nodeClient("hang-on:frame.ended"), "--timeout-ms", "8000"]],
+      ["ignore-sigterm", [...nodeClient("ignore-sigterm"), "--timeout-ms", "8000"]],
       ["silent", nodeClient("silent")],
     ];
     // Two at a time: a 2-core machine; each run is sequential inside.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Reverse direction in stream mode (CALLBACK-001 §"Client-Initiated Commands"): while this process
@@ -54,6 +55,10 @@ func (c *streamConn) runOverStream(ctx context.Context, args []string, stdin []b
 	}
 	params := &node{kind: kindObject}
 	for i := 2; i+1 < len(args); i += 2 {
+		// A JSON string is UTF-8: the host would end the whole stream at such a frame (json.utf8).
+		if !utf8.ValidString(args[i+1]) {
+			return hostOutput{}, &HostError{Args: args, ExitCode: -1, Message: fmt.Sprintf("%s is not valid UTF-8, as a JSON string must be; nothing was sent", args[i])}
+		}
 		value := stringNode(args[i+1])
 		for _, f := range command.Flags {
 			if f.Flag == args[i] && f.Value == "unsigned_integer" {

@@ -217,11 +217,13 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
   const commands = new ClientCommands({
     kind: "stream",
     request: async (method, params) => {
-      while (waiting.size >= LIMITS.max_client_requests_in_flight && !ending.signal.aborted) await new Promise<void>((resolve) => slotWaiters.push(resolve));
-      if (ending.signal.aborted) throw new StreamClosedError("the stream has ended; the request was not sent");
+      // Encoded and sized first: a request that cannot go fails before it waits for a slot, so a
+      // slot's wake-up always goes to a request that is then written.
       const id = `c${++ownId}`;
       const frame = encodeFrame({ jsonrpc: "2.0", id, method, params });
       if (frame.length - 1 > LIMITS.max_frame_bytes) throw new RequestFrameTooLargeError(frame.length - 1, LIMITS.max_frame_bytes);
+      while (waiting.size >= LIMITS.max_client_requests_in_flight && !ending.signal.aborted) await new Promise<void>((resolve) => slotWaiters.push(resolve));
+      if (ending.signal.aborted) throw new StreamClosedError("the stream has ended; the request was not sent");
       return new Promise<Reply>((resolve, reject) => {
         waiting.set(idKey(id), { resolve, reject });
         send(frame);

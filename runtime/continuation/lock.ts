@@ -61,6 +61,14 @@ const queues = new Map<string, Promise<void>>();
 /** Commands of this process holding or waiting for each lock file, counted synchronously (the queue's tail is dropped a few microtasks late). */
 const busy = new Map<string, number>();
 
+/**
+ * How many commands of this process hold or wait for the lock of `thread` under `root` (0 when
+ * none): a diagnostic, and a barrier for tests that need one command queued before the next.
+ */
+export function threadLockUsers(root: string, thread: string): number {
+  return busy.get(lockPath(root, thread)) ?? 0;
+}
+
 /** Count one more holder or waiter of `path`; returns the function that counts it out (idempotent). */
 function enter(path: string): () => void {
   busy.set(path, (busy.get(path) ?? 0) + 1);

@@ -32,6 +32,7 @@ import { ByteTail } from "../invoker/stderr-tail.js";
 import { runInSlices } from "../wire/slices.js";
 import type { ChildExit } from "../invoker/child-run.js";
 import type { ValidationIssue } from "../wire/issues.js";
+import { Fifo } from "./fifo.js";
 import { FrameReader, type FrameEvent } from "./frame-reader.js";
 import { FRAME_OWN_VALUES, parseHostFrame, parseHostFrameSliced, SLICED_FRAME_BYTES, type FrameResult, type StreamFrame } from "./frame.js";
 import type { StreamInvokerLimits } from "./limits.js";
@@ -115,7 +116,7 @@ export class StreamConnection {
   private pidValue = 0;
   private readonly reader: FrameReader;
   private readonly stderr: ByteTail;
-  private queue: Entry[] = [];
+  private readonly queue = new Fifo<Entry>();
   /** Cancelled entries still in {@link queue} (they leave it when pump reaches them, or in a sweep). */
   private cancelledQueued = 0;
   private writing = false;
@@ -139,15 +140,15 @@ export class StreamConnection {
   private readonly closedPromise: Promise<void>;
   private resolveClosed!: () => void;
   private readonly abort = new AbortController();
-  /**
-   * Frames read but not judged yet, in order, behind a large frame being judged in slices: those
-   * from `backlogHead` on (a dequeue moves the head; the array is compacted as it drains).
-   */
-  private backlog: FrameEvent[] = [];
-  private backlogHead = 0;
+  /** Frames read but not judged yet, in order, behind a large frame being judged in slices. */
+  private readonly backlog = new Fifo<FrameEvent>();
   private backlogBytes = 0;
   private judging = false;
   private stdoutPaused = false;
+  /** Bytes of stdout read after the child's exit (see afterExitGrace). */
+  private bytesAfterExit = 0;
+  /** The exit's grace came while the host held stdout paused: it starts again once the backlog is drained. */
+  private graceAfterDrain = false;
   /** stdout's end, and the connection's end, came while frames were still being judged. */
   private stdoutEndWaiting = false;
   private finishWaiting = false;
@@ -176,6 +177,15 @@ export class StreamConnection {
   /** True once the connection stopped accepting frames (ending, or ended). */
   get ending(): boolean {
     return this.finished || this.cause !== null;
+  }
+
+  /**
+   * Whether a new event may go to this connection: not ending, and its child has not exited (an
+   * exited child's connection may still be judging the frames it read, with its end deferred
+   * until then; the next event spawns a new child instead).
+   */
+  get acceptsEvents(): boolean {
+    return !this.ending && this.exit === null && !this.stdinEnded;
   }
 
   /** Aborted when the connection ends (for reverse-request handlers). */
@@ -273,7 +283,7 @@ export class StreamConnection {
   private readonly onEntryCancelled = (): void => {
     this.cancelledQueued++;
     if (this.cancelledQueued > 64 && this.cancelledQueued * 2 > this.queue.length) {
-      this.queue = this.queue.filter((entry) => !entry.cancelled);
+      this.queue.retain((entry) => !entry.cancelled);
       this.cancelledQueued = 0;
     }
   };
@@ -336,7 +346,7 @@ export class StreamConnection {
   };
 
   private onWriteError(error: NodeJS.ErrnoException): void {
-    for (const entry of this.queue.splice(0)) entry.done?.(error);
+    for (const entry of this.queue.drain()) entry.done?.(error);
     // A write that fails because stdin was destroyed (by the host's SIGKILL step, or by Node when
     // the child exited; a frame buffered behind the one in flight, or written after) is no fault of
     // the client's: the exit or the host's own sequence ends the stream, with its own cause.
@@ -359,11 +369,15 @@ export class StreamConnection {
 
   private onStdout(chunk: Buffer): void {
     if (this.ending && this.cause !== "close") return;
+    // Paused by the host, yet data came: Node resumes a child's stdout after its exit (flushStdio),
+    // and a descendant may still write. Pause again: the backlog stays bounded.
+    if (this.stdoutPaused && !this.child?.stdout.isPaused()) this.child?.stdout.pause();
+    if (this.exit !== null) this.bytesAfterExit += chunk.length;
     for (const event of this.reader.push(chunk)) {
-      if (this.backlog.length > this.backlogHead || this.judging || (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES)) {
+      if (this.backlog.length > 0 || this.judging || (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES)) {
         this.backlog.push(event);
         this.backlogBytes += event.type === "frame" ? event.bytes.length : 0;
-        if ((this.backlogBytes > this.limits.max_frame_bytes || this.backlog.length - this.backlogHead > MAX_BACKLOG_FRAMES) && !this.stdoutPaused) {
+        if ((this.backlogBytes > this.limits.max_frame_bytes || this.backlog.length > MAX_BACKLOG_FRAMES) && !this.stdoutPaused) {
           this.stdoutPaused = true;
           this.child?.stdout.pause();
         }
@@ -407,8 +421,7 @@ export class StreamConnection {
    */
   private async drainBacklog(): Promise<void> {
     this.judging = true;
-    while (this.backlog.length > this.backlogHead) {
-      const event = this.backlog[this.backlogHead] as FrameEvent;
+    for (let event = this.backlog.peek(); event !== undefined; event = this.backlog.peek()) {
       if (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES) {
         this.takeFromBacklog();
         const judged = await parseHostFrameSliced(event.bytes, this.limits.max_frame_bytes, this.limits.max_values + FRAME_OWN_VALUES);
@@ -421,6 +434,10 @@ export class StreamConnection {
     if (this.stdoutPaused) {
       this.stdoutPaused = false;
       if (!this.finished) this.child?.stdout.resume();
+    }
+    if (this.graceAfterDrain && !this.finished) {
+      this.graceAfterDrain = false;
+      this.timers.push(setTimeout(this.afterExitGrace, this.limits.kill_grace_ms));
     }
     if (this.stdoutEndWaiting) {
       this.stdoutEndWaiting = false;
@@ -438,35 +455,25 @@ export class StreamConnection {
    */
   private judgeSmallFrames(budgetMs: number): boolean {
     const until = performance.now() + budgetMs;
-    while (this.backlog.length > this.backlogHead) {
-      const event = this.backlog[this.backlogHead] as FrameEvent;
+    for (let event = this.backlog.peek(); event !== undefined; event = this.backlog.peek()) {
       if (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES) return true;
       this.takeFromBacklog();
       this.deliverFromBacklog(event, event.type === "frame" ? this.judgeNow(event.bytes) : null);
-      if (performance.now() >= until) return this.backlog.length === this.backlogHead;
+      if (performance.now() >= until) return this.backlog.length === 0;
     }
     return true;
   }
 
-  /** Dequeue the head of the backlog (O(1): the head moves; the array is compacted once mostly drained). */
+  /** Dequeue the head of the backlog (O(1)). */
   private takeFromBacklog(): void {
-    const event = this.backlog[this.backlogHead] as FrameEvent;
-    if (event.type === "frame") this.backlogBytes -= event.bytes.length;
-    this.backlogHead++;
-    if (this.backlogHead === this.backlog.length) {
-      this.backlog = [];
-      this.backlogHead = 0;
-    } else if (this.backlogHead >= 4096 && this.backlogHead * 2 >= this.backlog.length) {
-      this.backlog = this.backlog.slice(this.backlogHead);
-      this.backlogHead = 0;
-    }
+    const event = this.backlog.shift();
+    if (event?.type === "frame") this.backlogBytes -= event.bytes.length;
   }
 
   /** Deliver a frame taken from the backlog; when reading is to stop, the rest of the backlog is dropped. */
   private deliverFromBacklog(event: FrameEvent, judged: FrameResult | null): void {
     if (this.finished || (this.ending && this.cause !== "close") || !this.deliver(event, judged)) {
-      this.backlog = [];
-      this.backlogHead = 0;
+      this.backlog.clear();
       this.backlogBytes = 0;
     }
   }
@@ -499,14 +506,26 @@ export class StreamConnection {
       return;
     }
     // A descendant may hold stdout open: give the last frames kill_grace_ms, then end.
-    this.timers.push(
-      setTimeout(() => {
-        signalGroup(this.pidValue, "SIGKILL");
-        this.destroyPipes();
-        this.finish();
-      }, this.limits.kill_grace_ms),
-    );
+    this.timers.push(setTimeout(this.afterExitGrace, this.limits.kill_grace_ms));
   }
+
+  /**
+   * kill_grace_ms after the exit without stdout's end. When the host itself holds stdout paused
+   * (it is judging a backlog), the child's last frames may still wait in the pipe unread: the grace
+   * starts again once reading resumes, as long as what was read since the exit stays within
+   * max_frame_bytes (an exited child left at most a pipe's worth; more is a descendant writing on).
+   * Otherwise the group gets SIGKILL, the pipes are destroyed and the connection ends.
+   */
+  private readonly afterExitGrace = (): void => {
+    if (this.finished) return;
+    if (this.stdoutPaused && this.bytesAfterExit <= this.limits.max_frame_bytes) {
+      this.graceAfterDrain = true;
+      return;
+    }
+    signalGroup(this.pidValue, "SIGKILL");
+    this.destroyPipes();
+    this.finish();
+  };
 
   private maybeFinish(): void {
     if (this.exit !== null && this.stdoutClosed) this.finish();
@@ -621,7 +640,7 @@ export class StreamConnection {
     this.ticket?.cancel();
     this.ticket = null;
     for (const timer of this.timers) clearTimeout(timer);
-    for (const entry of this.queue.splice(0)) entry.done?.(new Error("the stream ended"));
+    for (const entry of this.queue.drain()) entry.done?.(new Error("the stream ended"));
     this.destroyPipes();
     if (this.exit !== null) this.sweep();
     let cause: EndCause = this.cause ?? "exit";

@@ -248,7 +248,7 @@ export class StreamInvoker implements CallbackInvoker {
   /** The live connection, spawning one when needed; null while the respawn bound holds. */
   private connection(now: number): Live | null {
     const current = this.live;
-    if (current !== null && !current.conn.ending) return current;
+    if (current?.conn.acceptsEvents) return current;
     if (current !== null && !current.conn.ended) this.ending.add(current);
     if (this.failedStreams >= this.limits.stream_max_failed_spawns && now < this.cooldownUntil) return null;
     const live: Live = {

@@ -20,6 +20,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync 
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { STREAM_V2 } from "../../generated/ts/spec.js";
+import { threadLockUsers } from "../../runtime/continuation/lock.js";
 import { storeForCommand } from "../../runtime/continuation/root.js";
 import { ContinuationError, ContinuationStore } from "../../runtime/index.js";
 import { continuationHandlers } from "../../runtime/continuation/stream-handlers.js";
@@ -208,6 +209,12 @@ describe("lock-timeout messages say what is true", () => {
     try {
       // The first waits in the kernel for 3 s; the second, queued behind it in this process, gives up first.
       const first = new ContinuationStore({ root, lockTimeoutMs: 3000 }).put("t", "a", Buffer.from("1")).then(() => null, (e: unknown) => e);
+      // Barrier: the first has joined the thread's lock queue (its checks before the lock are
+      // asynchronous: on a loaded machine the second's could finish first and overtake it).
+      for (const until = Date.now() + 10_000; threadLockUsers(root, "t") === 0; ) {
+        if (Date.now() > until) throw new Error("the first put never queued for the lock");
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       const second = new ContinuationStore({ root, lockTimeoutMs: 300 }).put("t", "b", Buffer.from("2")).then(() => null, (e: unknown) => e);
       const [a, b] = (await Promise.all([first, second])) as ContinuationError[];
       expect(a?.envelope).toMatchObject({ error: "storage_failure", reason: expect.stringContaining("another process") });

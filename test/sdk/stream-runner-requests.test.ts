@@ -9,6 +9,8 @@
  * - a request whose frame would exceed limits.max_frame_bytes is refused in the runner
  *   (RequestFrameTooLargeError) and never written (the host would end the stream:
  *   stream.frame-too-large), so the event is answered and the stream goes on;
+ * - a request that fails before it is written (params with no JSON or UTF-8 form, a frame too
+ *   large) neither keeps a slot nor swallows the wake-up of one;
  * - TypeScript runner: a request still unanswered when the stream ends rejects with
  *   StreamClosedError (the Go and Python runners' tests cover theirs);
  * - a handler's response with more values than limits.max_values (which every reader refuses: the
@@ -84,6 +86,17 @@ describe.each(CLIENTS)("the %s runner's own requests", (_name, program) => {
     expect(r.ok ? r.response.metadata?.burst : `${r.failure.variant}: ${r.failure.detail}`).toEqual({ ok: total, errors: [] });
     expect(puts.stats()).toEqual({ received: total, maxPending: LIMITS.max_client_requests_in_flight });
     expect(inv.stats).toMatchObject({ spawns: 1, reverseRequests: total });
+  });
+
+  it(`${LIMITS.max_client_requests_in_flight} puts that cannot be sent, among as many that can: no slot is kept or lost, the last put goes`, async () => {
+    const n = LIMITS.max_client_requests_in_flight;
+    const inv = sessions.open({ program, timeoutMs: 60_000, reverseHandlers: { "continuation/put": () => ({ result: { status: "ok", written_at_epoch_s: 1 } }) } });
+    const r = await inv.invoke(event(`put-unsendable:${n}`, 1));
+    sessions.see(inv);
+    if (!r.ok) throw new Error(`${r.failure.variant}: ${r.failure.detail}`);
+    const unsendable = r.response.metadata?.unsendable as { ok: number; errors: string[] };
+    expect(unsendable.ok, JSON.stringify(unsendable)).toBe(n + 1);
+    expect(unsendable.errors.length).toBeGreaterThan(0);
   });
 
   it("a put whose frame would exceed max_frame_bytes is refused in the runner, never written; the stream goes on", async () => {

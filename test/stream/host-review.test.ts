@@ -31,29 +31,50 @@ function dir(): { dir: string; log: string } {
   return s;
 }
 
+/**
+ * Run v1 invocations one after another (timeoutMs 200, a client that hangs, each a timeout) until
+ * `until` settles; returns `until`'s value and each invocation's settle time (ms), at least one.
+ */
+async function v1Beside<T>(scratchDir: string, until: Promise<T>): Promise<{ value: T; settles: number[] }> {
+  const hang = join(scratchDir, "hang.sh");
+  writeFileSync(hang, "#!/bin/sh\nexec sleep 30\n", { mode: 0o755 });
+  const v1 = new SubprocessInvoker({ program: hang, timeoutMs: 200 });
+  let done = false;
+  const watched = until.finally(() => (done = true));
+  const settles: number[] = [];
+  for (let i = 0; settles.length === 0 || !done; i++) {
+    const started = performance.now();
+    const r = await v1.invoke(envelope("session.started", i));
+    settles.push(performance.now() - started);
+    expect(r.ok ? "ok" : r.failure.variant).toBe("timeout");
+  }
+  return { value: await watched, settles };
+}
+
+/** The settle bound of every v1 invocation beside: timeoutMs + settle_margin_ms. */
+function expectSettleBound(settles: readonly number[], beside: string): void {
+  expect(Math.max(...settles), `settle times (ms) of the v1 calls beside ${beside}: ${settles.map((ms) => ms.toFixed(0)).join(" ")}`).toBeLessThanOrEqual(200 + LIMITS.settle_margin_ms);
+}
+
+/** Wait (watchdog 10 s) until the raw client's log says it handles SIGUSR1, then send it. */
+async function releaseGuessingClient(log: string, pid: number): Promise<void> {
+  const watchdog = performance.now() + 10_000;
+  while (!logLines(log).some((l) => l.ready === "SIGUSR1")) {
+    if (performance.now() > watchdog) throw new Error("the client never said it was ready");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  process.kill(pid, "SIGUSR1");
+}
+
 describe("StreamInvoker under a hostile client", () => {
   it("540,000 small frames behind a 16 MB one are judged in slices: a v1 invocation beside them keeps its settle bound", { timeout: 120_000 }, async () => {
-    const d = dir();
-    const hang = join(d.dir, "hang.sh");
-    writeFileSync(hang, "#!/bin/sh\nexec sleep 30\n", { mode: 0o755 });
     const small = 540_000;
     const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", `flood:${small}`], timeoutMs: 90_000 });
-    const v1 = new SubprocessInvoker({ program: hang, timeoutMs: 200 });
-    let flooded = false;
-    const flood = inv.invoke(envelope("session.started", 1)).finally(() => (flooded = true));
-    const settles: number[] = [];
-    for (let i = 2; !flooded; i++) {
-      const started = performance.now();
-      const r = await v1.invoke(envelope("session.started", i));
-      settles.push(performance.now() - started);
-      expect(r.ok ? "ok" : r.failure.variant).toBe("timeout");
-    }
-    const r = await flood;
+    const { value: r, settles } = await v1Beside(dir().dir, inv.invoke(envelope("session.started", 1)));
     sessions.see(inv);
     expect(r.ok, JSON.stringify(r).slice(0, 500)).toBe(true);
     expect(inv.stats.discardedFrames).toBe(small + 1);
-    expect(settles.length).toBeGreaterThan(0);
-    expect(Math.max(...settles), `settle times (ms) of the v1 calls beside the flood: ${settles.map((ms) => ms.toFixed(0)).join(" ")}`).toBeLessThanOrEqual(200 + LIMITS.settle_margin_ms);
+    expectSettleBound(settles, "the flood");
   });
 
   it("events settled by replies to guessed ids while the client does not read: their queued frames are dropped, never written", async () => {
@@ -68,15 +89,8 @@ describe("StreamInvoker under a hostile client", () => {
       return { ...e, request: { ...e.request, metadata: { pad: "x".repeat(10_000) } } };
     };
     const results = Array.from({ length: events }, (_, i) => inv.invoke(big(i + 1)));
-    const pid = sessions.see(inv) as number;
-    expect(pid).not.toBeNull();
     // Barrier: the client has installed its SIGUSR1 handler (its ready line), then it guesses.
-    const watchdog = performance.now() + 10_000;
-    while (!logLines(d.log).some((l) => l.ready === "SIGUSR1")) {
-      if (performance.now() > watchdog) throw new Error("the client never said it was ready");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    process.kill(pid, "SIGUSR1");
+    await releaseGuessingClient(d.log, sessions.see(inv) as number);
     for (const r of await Promise.all(results)) expect(r.ok ? r.response.metadata?.guessed : r.failure.variant).toBe(true);
     // The client now reads: the next event is answered, and of the settled ones it has read only
     // the frames written before they settled (the first ones, in order), none of the queued rest.
@@ -90,6 +104,38 @@ describe("StreamInvoker under a hostile client", () => {
     expect(written).toBeGreaterThan(0);
     expect(written, "every queued frame was written after its event had settled").toBeLessThan(events);
     expect(received).toEqual([...Array.from({ length: written }, (_, i) => String(i + 1)), String(events + 1)]);
+  });
+
+  it("60,000 frames queued for a client that reads only later are written with an O(1) dequeue: a v1 invocation beside them keeps its settle bound", { timeout: 120_000 }, async () => {
+    const d = dir();
+    // The client reads nothing until SIGUSR1 (guessing no id), then reads everything and answers
+    // nothing: every write completes at once, so the whole queue is written in one go.
+    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", `guess:0:${WIRE_VERSION}:silent`, "--log", d.log], timeoutMs: 3000 });
+    const events = Array.from({ length: 60_000 }, (_, i) => inv.invoke(envelope("session.started", i + 1)));
+    await releaseGuessingClient(d.log, sessions.see(inv) as number);
+    const { value: answered, settles } = await v1Beside(d.dir, Promise.all(events));
+    // Unanswered: the first time out, then the stream ends (stream_max_consecutive_timeouts).
+    expect(new Set(answered.map((r) => (r.ok ? "ok" : r.failure.variant)))).toEqual(new Set(["timeout", "stream_exit"]));
+    expectSettleBound(settles, "the queue");
+  });
+
+  it("an event invoked after the child exited, while its last frames are still being judged, goes to a new child", { timeout: 60_000 }, async () => {
+    const d = dir();
+    // A 16 MB frame (judged in slices for a few hundred ms), the reply, then the exit.
+    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "flood-exit:0", "--once", join(d.dir, "once")], timeoutMs: 30_000 });
+    const first = inv.invoke(envelope("session.started", 1));
+    const pid = sessions.see(inv) as number;
+    // Barrier: the first child wrote everything and exited; the host is still judging its frames.
+    const watchdog = performance.now() + 20_000;
+    while (alive(pid)) {
+      if (performance.now() > watchdog) throw new Error("the first child never exited");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const second = await inv.invoke(envelope("session.started", 2));
+    expect(second.ok ? "ok" : `${second.failure.variant}: ${second.failure.detail}`).toBe("ok");
+    const one = await first;
+    expect(one.ok ? "ok" : `${one.failure.variant}: ${one.failure.detail}`).toBe("ok");
+    expect(inv.stats.spawns).toBe(2);
   });
 
   it("close() waits for an older stream still ending (its event timed out) while a newer one is live", async () => {

@@ -531,12 +531,16 @@ class _Stream:
             self.next_id += 1
             rpc_id = f"c{self.next_id}"
             self.calls[_id_key(rpc_id)] = call  # the slot, taken before the (maybe long) encoding
-        frame = _frame_bytes({"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": dict(params)})
-        if len(frame) - 1 > LIMIT_MAX_FRAME_BYTES:
+        try:
+            frame = _frame_bytes({"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": dict(params)})
+            if len(frame) - 1 > LIMIT_MAX_FRAME_BYTES:
+                raise RequestFrameTooLargeError(len(frame) - 1, LIMIT_MAX_FRAME_BYTES)
+        except BaseException:
+            # Nothing was sent (params that cannot be encoded, a frame too large): the slot is free again.
             with self.lock:
                 if self.calls.pop(_id_key(rpc_id), None) is not None:
                     self.slot_free.notify()
-            raise RequestFrameTooLargeError(len(frame) - 1, LIMIT_MAX_FRAME_BYTES)
+            raise
         self.write(frame)
         if not call.done.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
             # The entry stays until the host answers: the host counts the request until then.

@@ -119,6 +119,14 @@ describe("StreamInvoker under a hostile client", () => {
     expectSettleBound(settles, "the queue");
   });
 
+  it("a client that exits right after 540,000 frames behind a 16 MB one: the frames still in the pipe while the host paused it are read, the reply is delivered", { timeout: 60_000 }, async () => {
+    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "flood-exit:540000"], timeoutMs: 30_000 });
+    const r = await inv.invoke(envelope("session.started", 1));
+    sessions.see(inv);
+    expect(r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`).toBe("ok");
+    expect(inv.stats.discardedFrames).toBe(540_001);
+  });
+
   it("an event invoked after the child exited, while its last frames are still being judged, goes to a new child", { timeout: 60_000 }, async () => {
     const d = dir();
     // A 16 MB frame (judged in slices for a few hundred ms), the reply, then the exit.

@@ -346,6 +346,7 @@ export class StreamConnection {
   };
 
   private onWriteError(error: NodeJS.ErrnoException): void {
+    this.cancelledQueued = 0;
     for (const entry of this.queue.drain()) entry.done?.(error);
     // A write that fails because stdin was destroyed (by the host's SIGKILL step, or by Node when
     // the child exited; a frame buffered behind the one in flight, or written after) is no fault of
@@ -640,6 +641,7 @@ export class StreamConnection {
     this.ticket?.cancel();
     this.ticket = null;
     for (const timer of this.timers) clearTimeout(timer);
+    this.cancelledQueued = 0;
     for (const entry of this.queue.drain()) entry.done?.(new Error("the stream ended"));
     this.destroyPipes();
     if (this.exit !== null) this.sweep();

@@ -108,7 +108,7 @@ export class StreamInvoker implements CallbackInvoker {
   private readonly handlers: Partial<Record<StreamReverseMethodName, ReverseMethodHandler>>;
   private live: Live | null = null;
   /** Connections that stopped taking events but have not ended yet (a newer one may be live): close() waits for them too. */
-  private readonly ending = new Set<Live>();
+  private readonly retiring = new Set<Live>();
   private nextId = 0;
   private failedStreams = 0;
   private cooldownUntil = 0;
@@ -240,7 +240,7 @@ export class StreamInvoker implements CallbackInvoker {
     if (this.closing === null) {
       const live = this.live !== null && !this.live.conn.ended ? this.live.conn.close() : Promise.resolve();
       // Older connections already on their way out (their own end is bounded: terminate's timers).
-      this.closing = Promise.all([live, ...[...this.ending].map((l) => l.conn.closed)]).then(() => undefined);
+      this.closing = Promise.all([live, ...[...this.retiring].map((l) => l.conn.closed)]).then(() => undefined);
     }
     return this.closing;
   }
@@ -249,7 +249,7 @@ export class StreamInvoker implements CallbackInvoker {
   private connection(now: number): Live | null {
     const current = this.live;
     if (current?.conn.acceptsEvents) return current;
-    if (current !== null && !current.conn.ended) this.ending.add(current);
+    if (current !== null && !current.conn.ended) this.retiring.add(current);
     if (this.failedStreams >= this.limits.stream_max_failed_spawns && now < this.cooldownUntil) return null;
     const live: Live = {
       conn: new StreamConnection(this.program, [...this.args, STREAM_FLAG], this.limits, {
@@ -373,7 +373,7 @@ export class StreamInvoker implements CallbackInvoker {
 
   private onEnd(live: Live, end: ConnectionEnd): void {
     if (this.live === live) this.live = null;
-    this.ending.delete(live);
+    this.retiring.delete(live);
     if (live.deadlineTimer !== null) clearTimeout(live.deadlineTimer);
     live.deadlineTimer = null;
     live.timerAt = Number.POSITIVE_INFINITY;

@@ -518,6 +518,14 @@ class _Stream:
         :class:`StreamClosedError`, :class:`RequestFrameTooLargeError` (nothing sent) or
         ``TimeoutError`` (``timeout_s`` covers the wait for a slot too: at most
         limits.max_client_requests_in_flight requests are unanswered at a time)."""
+        # Encoded and sized first, outside the lock: a request that cannot go fails before it takes
+        # a slot (nothing to give back), and the encoding of a large blob holds no other thread up.
+        with self.lock:
+            self.next_id += 1
+            rpc_id = f"c{self.next_id}"
+        frame = _frame_bytes({"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": dict(params)})
+        if len(frame) - 1 > LIMIT_MAX_FRAME_BYTES:
+            raise RequestFrameTooLargeError(len(frame) - 1, LIMIT_MAX_FRAME_BYTES)
         call = _Call()
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         with self.lock:
@@ -528,19 +536,7 @@ class _Stream:
                 self.slot_free.wait(left)
             if self.closed:
                 raise StreamClosedError("the stream has ended; the request was not sent")
-            self.next_id += 1
-            rpc_id = f"c{self.next_id}"
-            self.calls[_id_key(rpc_id)] = call  # the slot, taken before the (maybe long) encoding
-        try:
-            frame = _frame_bytes({"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": dict(params)})
-            if len(frame) - 1 > LIMIT_MAX_FRAME_BYTES:
-                raise RequestFrameTooLargeError(len(frame) - 1, LIMIT_MAX_FRAME_BYTES)
-        except BaseException:
-            # Nothing was sent (params that cannot be encoded, a frame too large): the slot is free again.
-            with self.lock:
-                if self.calls.pop(_id_key(rpc_id), None) is not None:
-                    self.slot_free.notify()
-            raise
+            self.calls[_id_key(rpc_id)] = call
         self.write(frame)
         if not call.done.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
             # The entry stays until the host answers: the host counts the request until then.

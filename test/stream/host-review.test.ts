@@ -148,9 +148,11 @@ describe("StreamInvoker under a hostile client", () => {
 
   it("close() waits for an older stream still ending (its event timed out) while a newer one is live", async () => {
     const d = dir();
-    const limits = { stream_max_consecutive_timeouts: 1, kill_grace_ms: 800 };
+    // After a's timeout the first child has kill_grace_ms (4 s) before SIGKILL: the window in which
+    // the second starts and answers (a Node start-up, slow on a loaded machine; timeoutMs 2 s covers it).
+    const limits = { stream_max_consecutive_timeouts: 1, kill_grace_ms: 4000, settle_margin_ms: 8000 };
     // The first child answers nothing and ignores SIGTERM; the second (the once file exists) echoes.
-    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "silent-stay", "--once", join(d.dir, "once")], timeoutMs: 300, limits });
+    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "silent-stay", "--once", join(d.dir, "once")], timeoutMs: 2000, limits });
     const a = inv.invoke(envelope("session.started", 1));
     const first = sessions.see(inv) as number;
     expect(first).not.toBeNull();

@@ -18,7 +18,7 @@ import { CLI_EXIT_CODES, CONFORMANCE_CHECKS_TABLE } from "../../generated/ts/spe
 import { renderReport, type PrintedRecord } from "../../runtime/conform/report.js";
 import { buildScenarios, clientStreamRuleIds } from "../../runtime/conform/scenarios.js";
 import { REPO_ROOT } from "../support/cli-process.js";
-import { conform, failing, nodeClient, type Report } from "./support.js";
+import { conform, failing, failureDetails, nodeClient, type Report } from "./support.js";
 import { FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-conform-stream-"));
@@ -110,7 +110,7 @@ describe("conform --transport stream|both against real clients", () => {
   it("passes the fixture client on every stream scenario and the TypeScript runner on every scenario of both transports, exit 0", () => {
     for (const [name, transports] of [["correct", ["stream"]], ["ts-runner", ["subprocess", "stream"]]] as const) {
       const r = reports.get(name) as Report;
-      expect(failing(r), name).toEqual([]);
+      expect(failing(r), `${name}: ${failureDetails(r)}`).toEqual([]);
       expect(r.records, name).toHaveLength(transports.length === 2 ? SUBPROCESS.length + STREAM.length : STREAM.length);
       expect(new Set(r.records.map((x) => x.transport)), name).toEqual(new Set(transports));
       expect(r.code, name).toBe(CLI_EXIT_CODES.ok);
@@ -121,7 +121,7 @@ describe("conform --transport stream|both against real clients", () => {
   it.each(BROKEN)("fails the broken stream client %s on exactly the scenarios of its defect", (mode, want) => {
     const r = reports.get(mode) as Report;
     expect(r.summary.measured, mode).toBe(true);
-    expect(failing(r)).toEqual(want);
+    expect(failing(r), failureDetails(r)).toEqual(want);
     const mustFailed = want.some((w) => w.endsWith(":fail"));
     expect(r.code).toBe(mustFailed ? CLI_EXIT_CODES.validation : CLI_EXIT_CODES.ok);
   });

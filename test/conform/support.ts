@@ -24,6 +24,13 @@ export const nodeClient = (mode?: string): string[] => ["--program", process.exe
 /** `scenario:verdict` of every record that did not pass, sorted. */
 export const failing = (r: Report): string[] => r.records.filter((x) => x.verdict !== "pass").map((x) => `${x.scenario}:${x.verdict}`).sort();
 
+/** Every record that did not pass, with its detail and time: the message of a failed assertion, so a CI log says why. */
+export const failureDetails = (r: Report): string =>
+  r.records
+    .filter((x) => x.verdict !== "pass")
+    .map((x) => `${x.scenario}: ${x.verdict} (${String((x as { elapsed_ms?: number }).elapsed_ms)} ms): ${x.detail}`)
+    .join("; ");
+
 /**
  * Run `conform --format json ...args` (async, so several run side by side), under a watchdog of
  * `watchdogMs`; rejects when it prints no JSON report.

@@ -29,11 +29,8 @@ const STREAM = buildScenarios(VECTORS, "stream");
 const SUBPROCESS = buildScenarios(VECTORS, "subprocess");
 const TS_RUNNER = join(FIXTURE_CLIENTS_DIR, "node", "runner-echo.mjs");
 const REFERENCE_CLIENT = join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop-fake-ccd-client");
-/** Per-exchange deadline of the self-tests (ms): generous for a loaded machine; no broken mode waits for it. */
-const TIMEOUT = "20000";
-
-/** Run conform with the self-tests' deadline unless the args give one. */
-const run = (args: readonly string[]): Promise<Report> => conform(args.includes("--timeout-ms") ? args : ["--timeout-ms", TIMEOUT, ...args], 300_000);
+/** Run conform (with conform()'s generous deadline per exchange unless the args give one) under a longer watchdog. */
+const run = (args: readonly string[]): Promise<Report> => conform(args, 300_000);
 const fails = (...ids: string[]): string[] => ids.map((id) => (id.includes(":") ? id : `${id}:fail`)).sort();
 const ending = STREAM.filter((s) => s.expect === "end_stream").map((s) => s.id);
 

@@ -32,12 +32,21 @@ export const failureDetails = (r: Report): string =>
     .join("; ");
 
 /**
- * Run `conform --format json ...args` (async, so several run side by side), under a watchdog of
- * `watchdogMs`; rejects when it prints no JSON report.
+ * The per-exchange deadline (ms) of a self-test run that sets none: on a loaded 2-core CI machine a
+ * Node fixture client's quick answer missed the CLI's default of 5 s, and 8 s, failing scenarios
+ * unrelated to what a test checks. Only a scenario that hangs waits it out.
+ */
+export const SELF_TEST_TIMEOUT_MS = 20_000;
+
+/**
+ * Run `conform --format json ...args` (async, so several run side by side), with
+ * `--timeout-ms SELF_TEST_TIMEOUT_MS` unless args set one, under a watchdog of `watchdogMs`;
+ * rejects when it prints no JSON report.
  */
 export function conform(args: readonly string[], watchdogMs = 240_000): Promise<Report> {
+  const deadline = args.includes("--timeout-ms") ? [] : ["--timeout-ms", String(SELF_TEST_TIMEOUT_MS)];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "conform", "--format", "json", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "conform", "--format", "json", ...args, ...deadline], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));

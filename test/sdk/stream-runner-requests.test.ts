@@ -22,29 +22,18 @@
  * the runner may have unanswered (or all have arrived), then answers them all.
  */
 import { PassThrough } from "node:stream";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
 import { serve, StreamClosedError } from "../../runtime/index.js";
 import type { ReverseMethodHandler, ReverseReply } from "../../runtime/stream/reverse.js";
 import { callbackRequest, dispatchEnvelope } from "../support/dispatch.js";
-import { buildGoEchoAt, FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";
+import { sdkRunnerClients } from "../support/fixture-clients.js";
 import { Sessions } from "../stream/support.js";
 
-const scratch = mkdtempSync(join(tmpdir(), "lifeloop-runner-requests-"));
-const GO_PROGRAM = join(scratch, "go-echo");
-const CLIENTS = [
-  ["Go", GO_PROGRAM],
-  ["Python", join(FIXTURE_CLIENTS_DIR, "python-echo", "echo.py")],
-  ["TypeScript", join(FIXTURE_CLIENTS_DIR, "node", "stream-actions.mjs")],
-] as const;
-
-beforeAll(() => {
-  buildGoEchoAt(GO_PROGRAM);
-}, 600_000);
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const sdk = sdkRunnerClients("runner-requests", "stream-actions.mjs");
+const CLIENTS = sdk.clients;
+beforeAll(sdk.build, 600_000);
+afterAll(sdk.remove);
 
 const sessions = new Sessions();
 afterEach(async () => {

@@ -13,32 +13,20 @@
  * read and the hanging handler is running. Every process is killed (group) and reaped at the end.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
 import { callbackRequest, dispatchEnvelope } from "../support/dispatch.js";
-import { buildGoEchoAt, FIXTURE_CLIENTS_DIR, REPO_ROOT } from "../support/fixture-clients.js";
+import { sdkRunnerClients } from "../support/fixture-clients.js";
 
 const EXIT_BOUND_MS = LIMITS.stream_client_exit_ms;
 /** Watchdog of one wait (ms): a failure, never a pacing sleep. */
 const WATCHDOG_MS = 20_000;
 
-const scratch = mkdtempSync(join(tmpdir(), "lifeloop-stream-runners-"));
-const GO_PROGRAM = join(scratch, "go-echo");
-const CLIENTS = [
-  ["go", GO_PROGRAM],
-  ["python", join(FIXTURE_CLIENTS_DIR, "python-echo", "echo.py")],
-  ["ts", join(FIXTURE_CLIENTS_DIR, "node", "stream-actions.mjs")],
-] as const;
-
-beforeAll(() => {
-  buildGoEchoAt(GO_PROGRAM);
-  // The TS fixture runs the compiled package (dist/, built by npm test's pretest step).
-  if (!existsSync(join(REPO_ROOT, "dist", "runtime", "index.js"))) throw new Error("dist/ is not built: run npm run build");
-}, 600_000);
+// The TS fixture runs the compiled package (dist/, built by npm test's pretest step).
+const sdk = sdkRunnerClients("stream-runners", "stream-actions.mjs");
+const CLIENTS = sdk.clients;
+beforeAll(sdk.build, 600_000);
 
 const live = new Set<ChildProcessWithoutNullStreams>();
 afterAll(() => {
@@ -49,7 +37,7 @@ afterAll(() => {
       // already gone
     }
   }
-  rmSync(scratch, { recursive: true, force: true });
+  sdk.remove();
 });
 
 /** A client process with a line reader on its stdout (test side) and its exit as a promise. */

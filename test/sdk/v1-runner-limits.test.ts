@@ -7,26 +7,16 @@
  * the same in every binding; the shared at-limit vector is delivered by every one.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
-import { buildGoEchoAt, FIXTURE_CLIENTS_DIR, REPO_ROOT } from "../support/fixture-clients.js";
+import { REPO_ROOT, sdkRunnerClients } from "../support/fixture-clients.js";
 
-const scratch = mkdtempSync(join(tmpdir(), "lifeloop-v1-runner-limits-"));
-const GO_PROGRAM = join(scratch, "go-echo");
-const CLIENTS = [
-  ["go", GO_PROGRAM],
-  ["python", join(FIXTURE_CLIENTS_DIR, "python-echo", "echo.py")],
-  ["ts", join(FIXTURE_CLIENTS_DIR, "node", "runner-echo.mjs")],
-] as const;
-
-beforeAll(() => {
-  buildGoEchoAt(GO_PROGRAM);
-  if (!existsSync(join(REPO_ROOT, "dist", "runtime", "index.js"))) throw new Error("dist/ is not built: run npm run build");
-}, 300_000);
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const sdk = sdkRunnerClients("v1-runner-limits", "runner-echo.mjs");
+const CLIENTS = sdk.clients;
+beforeAll(sdk.build, 300_000);
+afterAll(sdk.remove);
 
 /** The document of a shared vector (generated/vectors). */
 function vector(name: string): string {

@@ -11,7 +11,8 @@
  * the Node and shell clients are hand-written.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, mkdirSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -104,6 +105,38 @@ export function clientUnavailable(client: FixtureClient): string | null {
 export function buildGoEchoAt(program: string, timeoutMs = 300_000): void {
   const built = spawnSync("go", ["build", "-o", program, "."], { cwd: GO_ECHO_DIR, encoding: "utf8", timeout: timeoutMs });
   if (built.status !== 0) throw new Error(`go build of go-echo failed: ${built.error?.message ?? built.stderr}`);
+}
+
+/** The SDK echo clients of a suite that runs every binding's runner: `[language, program]` rows. */
+export interface SdkRunnerClients {
+  /** go (built by {@link SdkRunnerClients.build}), python (python-echo/echo.py), ts (the given fixture under node/). */
+  readonly clients: readonly (readonly ["go" | "python" | "ts", string])[];
+  /** Build go-echo into the suite's scratch folder; throw when that fails or dist/ (which the TS fixture runs) is not built. For beforeAll. */
+  readonly build: () => void;
+  /** Remove the scratch folder. For afterAll. */
+  readonly remove: () => void;
+}
+
+/**
+ * The clients of a suite that checks the Go SDK, the Python SDK and the TypeScript runner alike:
+ * go-echo is built into a scratch folder of the suite's own (named after `suite`) so suites running
+ * at once never write one binary; `tsFixture` is a file of test/fixtures/client-lang-neutral/node/.
+ */
+export function sdkRunnerClients(suite: string, tsFixture: string): SdkRunnerClients {
+  const scratch = mkdtempSync(join(tmpdir(), `lifeloop-${suite}-`));
+  const goProgram = join(scratch, "go-echo");
+  return {
+    clients: [
+      ["go", goProgram],
+      ["python", join(FIXTURE_CLIENTS_DIR, "python-echo", "echo.py")],
+      ["ts", join(FIXTURE_CLIENTS_DIR, "node", tsFixture)],
+    ],
+    build: () => {
+      buildGoEchoAt(goProgram);
+      if (!existsSync(join(REPO_ROOT, "dist", "runtime", "index.js"))) throw new Error("dist/ is not built: run npm run build");
+    },
+    remove: () => rmSync(scratch, { recursive: true, force: true }),
+  };
 }
 
 /** Outcome of {@link buildGoClient}: `ms` is the wall-clock duration; `output` the tool's text on failure. */

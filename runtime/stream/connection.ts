@@ -104,6 +104,9 @@ class Entry implements QueuedWrite {
  */
 const MAX_BACKLOG_FRAMES = 8192;
 
+/** Cancelled entries a write queue holds before it is swept (once they are also most of it): short queues are left to pump. */
+const SWEEP_MIN_CANCELLED = 64;
+
 /** Written behind a frame still in flight: its callback tells when that frame's write completed. */
 const EMPTY = Buffer.alloc(0);
 
@@ -282,7 +285,7 @@ export class StreamConnection {
    */
   private readonly onEntryCancelled = (): void => {
     this.cancelledQueued++;
-    if (this.cancelledQueued > 64 && this.cancelledQueued * 2 > this.queue.length) {
+    if (this.cancelledQueued > SWEEP_MIN_CANCELLED && this.cancelledQueued * 2 > this.queue.length) {
       this.queue.retain((entry) => !entry.cancelled);
       this.cancelledQueued = 0;
     }

@@ -204,7 +204,10 @@ describe("judgeCommonReply (the common reply judged on its result's text)", () =
       fc.tuple(fc.constantFrom("n", "byte_size", "é"), value).map(([k, v]) => `${result},"metadata":{"${k}":${v}}}`),
       number.map((n) => payload(n)),
     );
-    const tail = fc.constantFrom("}", "} ", " }", '},"id":"2"}', "}}", "", ',"extra":1}', "}\r");
+    // Half the frames end as a reply does ("}"): most of the other tails are declined, and with them
+    // drawn alike only about 34 of 600 frames were proved (fewer than 31 in about 15% of runs; a
+    // fresh-clone test run failed on it); now 70-119 in 40 runs.
+    const tail = fc.oneof(fc.constant("}"), fc.constantFrom("}", "} ", " }", '},"id":"2"}', "}}", "", ',"extra":1}', "}\r"));
     const pad = fc.constantFrom("", " ", "\t", "\n");
     let proved = 0;
     let declined = 0;

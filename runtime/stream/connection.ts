@@ -148,6 +148,8 @@ export class StreamConnection {
   private backlogBytes = 0;
   private judging = false;
   private stdoutPaused = false;
+  /** Bytes of stdout read in all (see bytesRead). */
+  private stdoutBytes = 0;
   /** Bytes of stdout read after the child's exit (see afterExitGrace). */
   private bytesAfterExit = 0;
   /** The exit's grace came while the host held stdout paused: it starts again once the backlog is drained. */
@@ -189,6 +191,11 @@ export class StreamConnection {
    */
   get acceptsEvents(): boolean {
     return !this.ending && this.exit === null && !this.stdinEnded;
+  }
+
+  /** Bytes read from the child's stdout so far (frames, partial frames and violations alike). */
+  get bytesRead(): number {
+    return this.stdoutBytes;
   }
 
   /** Aborted when the connection ends (for reverse-request handlers). */
@@ -376,6 +383,7 @@ export class StreamConnection {
     // Paused by the host, yet data came: Node resumes a child's stdout after its exit (flushStdio),
     // and a descendant may still write. Pause again: the backlog stays bounded.
     if (this.stdoutPaused && !this.child?.stdout.isPaused()) this.child?.stdout.pause();
+    this.stdoutBytes += chunk.length;
     if (this.exit !== null) this.bytesAfterExit += chunk.length;
     for (const event of this.reader.push(chunk)) {
       if (this.backlog.length > 0 || this.judging || (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES)) {
@@ -400,9 +408,11 @@ export class StreamConnection {
   /** Hand one judged frame on, or end on a violation; false when reading is to stop. */
   private deliver(event: FrameEvent, judged: FrameResult | null): boolean {
     if (event.type === "violation") {
+      // The reader's own rules: an oversized frame is its own failure (stream_frame_too_large);
+      // an empty line is a framing violation like any other (stream_framing).
       this.issue = event.issue;
       this.child?.stdout.destroy();
-      this.terminate("frame_too_large");
+      this.terminate(event.issue.rule === "stream.frame-too-large" ? "frame_too_large" : "violation");
       return false;
     }
     const result = judged as FrameResult;

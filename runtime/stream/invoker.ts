@@ -398,8 +398,15 @@ function failedSince(started: number, failure: InvocationFailure): Promise<Invoc
 /** Appended to a timeout or exit detail when the client wrote no frame on its stream at all (e.g. a v1-only client). */
 export const NO_FRAME_HINT = "; the client wrote no frame: does it implement --stream?";
 
+/**
+ * The hint for a stream that delivered no frame: none written at all ({@link NO_FRAME_HINT}), or
+ * bytes without a complete frame (a partial frame, never ended by its LF, before the exit or the
+ * deadline); "" once a frame came.
+ */
 function noFrameHint(live: Live): string {
-  return live.framesReceived === 0 ? NO_FRAME_HINT : "";
+  if (live.framesReceived > 0) return "";
+  const bytes = live.conn.bytesRead;
+  return bytes === 0 ? NO_FRAME_HINT : `; the client wrote ${bytes} bytes but no complete frame (each frame ends with LF)`;
 }
 
 /** The failure of an error reply: the class of its code (spec/tables/stream-v2.json), else the row's default. */

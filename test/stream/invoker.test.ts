@@ -198,6 +198,23 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
     expect(inv.stats.spawns).toBe(2);
   });
 
+  it("an empty line on stdout is a framing violation (stream.empty-frame, invalid_request), not an oversized frame", async () => {
+    const r = await raw("empty-line").invoke(envelope("session.started", 1));
+    expect(r.ok ? null : { variant: r.failure.variant, class: r.failure.failure_class, retry: r.failure.retry_class, rule: r.failure.issues?.[0]?.rule }).toEqual({
+      variant: "stream_framing",
+      class: "invalid_request",
+      retry: "do_not_retry",
+      rule: "stream.empty-frame",
+    });
+  });
+
+  it("a client that writes half a frame and exits: stream_exit, saying it wrote bytes but no complete frame (not that it wrote none)", async () => {
+    const r = await raw("half-exit").invoke(envelope("session.started", 1));
+    expect(r.ok ? null : r.failure.variant).toBe("stream_exit");
+    expect(r.ok ? "" : r.failure.detail).toMatch(/the client wrote \d+ bytes but no complete frame/);
+    expect(r.ok ? "" : r.failure.detail).not.toContain("does it implement --stream");
+  });
+
   it("a start-up banner on stdout is a framing violation (json.syntax), never skipped", async () => {
     const inv = raw("banner");
     const r = await inv.invoke(envelope("session.started", 1));

@@ -6,9 +6,9 @@ import json
 import subprocess
 import sys
 
-from conftest import ECHO_CLIENT, SAMPLE_REQUEST, sdk_env
+from conftest import ECHO_CLIENT, SAMPLE_REQUEST, WIRE_VERSION, sdk_env
 
-ENVELOPE = {"schema_version": "lifeloop.v0.3", "request": SAMPLE_REQUEST}
+ENVELOPE = {"schema_version": WIRE_VERSION, "request": SAMPLE_REQUEST}
 
 
 def test_reference_host_accepts_the_echo_response(reference_cli: str) -> None:

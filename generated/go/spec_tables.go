@@ -7,7 +7,7 @@ package lifeloop
 
 // WireVersion is the current wire version (spec/wire-version.json): every envelope's schema_version
 // must equal it.
-const WireVersion = "lifeloop.v0.3"
+const WireVersion = "lifeloop.v0.4"
 
 // ReferenceCrate is the reference implementation this wire version is settled against.
 const ReferenceCrate = "lifeloop-cli"
@@ -2113,10 +2113,11 @@ var SpecWireVersion = specWireVersionValue()
 
 func specWireVersionValue() SpecWireVersionTable {
 	var t SpecWireVersionTable
-	t.Current = "lifeloop.v0.3"
+	t.Current = "lifeloop.v0.4"
 	t.Reference = SpecWireVersionTableReference{Crate: "lifeloop-cli", Version: "0.5.0"}
 	t.Retired = []SpecWireVersionTableRetired{
 		{Version: "lifeloop.v0.2", SupersededBy: "lifeloop.v0.3", Tombstone: "spec/tombstones/lifeloop.v0.2.md"},
+		{Version: "lifeloop.v0.3", SupersededBy: "lifeloop.v0.4", Tombstone: "spec/tombstones/lifeloop.v0.3.md"},
 	}
 	return t
 }
@@ -2167,7 +2168,7 @@ func SpecTableJSON(stem string) (string, bool) {
 	case "transport-modes":
 		return "{\"modes\":[{\"mode\":\"in_process\",\"title\":\"In-process callbacks\",\"status\":\"implemented\",\"cross_language\":false,\"framing\":\"none: the host calls a handler in its own process\",\"deadline\":\"optional timeoutMs on the handler's promise\",\"implementation\":\"runtime/invoker/in-process.ts\"},{\"mode\":\"subprocess_v1\",\"title\":\"Subprocess callbacks (v1)\",\"status\":\"normative\",\"cross_language\":true,\"framing\":\"one fresh child per event; one DispatchEnvelope on stdin then EOF; one CallbackResponse on stdout read to EOF\",\"deadline\":\"required timeoutMs covering spawn, write, read and exit; no default\",\"implementation\":\"runtime/invoker/subprocess.ts\"},{\"mode\":\"stream_v2\",\"title\":\"Stream callbacks (v2)\",\"status\":\"implemented\",\"cross_language\":true,\"framing\":\"one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names\",\"deadline\":\"required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms\",\"implementation\":\"runtime/stream/invoker.ts\",\"reference_status\":\"The reference (lifeloop-cli 0.5.0) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope).\"}]}", true
 	case "wire-version":
-		return "{\"current\":\"lifeloop.v0.3\",\"reference\":{\"crate\":\"lifeloop-cli\",\"version\":\"0.5.0\"},\"retired\":[{\"version\":\"lifeloop.v0.2\",\"superseded_by\":\"lifeloop.v0.3\",\"tombstone\":\"spec/tombstones/lifeloop.v0.2.md\"}]}", true
+		return "{\"current\":\"lifeloop.v0.4\",\"reference\":{\"crate\":\"lifeloop-cli\",\"version\":\"0.5.0\"},\"retired\":[{\"version\":\"lifeloop.v0.2\",\"superseded_by\":\"lifeloop.v0.3\",\"tombstone\":\"spec/tombstones/lifeloop.v0.2.md\"},{\"version\":\"lifeloop.v0.3\",\"superseded_by\":\"lifeloop.v0.4\",\"tombstone\":\"spec/tombstones/lifeloop.v0.3.md\"}]}", true
 	}
 	return "", false
 }

@@ -95,7 +95,7 @@ var metaCallbackRequest = typeMeta{name: "CallbackRequest", required: []string{"
 
 // rulePlanCallbackRequest are the rule steps of CallbackRequest, in evaluation order.
 var rulePlanCallbackRequest = []ruleStep{
-	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "event_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "adapter_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "adapter_version", message: "empty string in identifier field `{field}`"},
@@ -129,8 +129,8 @@ var metaCallbackResponse = typeMeta{name: "CallbackResponse", required: []string
 
 // rulePlanCallbackResponse are the rule steps of CallbackResponse, in evaluation order.
 var rulePlanCallbackResponse = []ruleStep{
-	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
-	{rule: "schema-version-current", check: checkEqualsWireVersion, at: []string{"client_payloads", "*"}, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, at: []string{"client_payloads", "*"}, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"client_payloads", "*"}, field: "payload_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"client_payloads", "*"}, field: "client_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"client_payloads", "*"}, field: "payload_kind", message: "empty string in identifier field `{field}`"},
@@ -170,9 +170,9 @@ var metaDispatchEnvelope = typeMeta{name: "DispatchEnvelope", required: []string
 
 // rulePlanDispatchEnvelope are the rule steps of DispatchEnvelope, in evaluation order.
 var rulePlanDispatchEnvelope = []ruleStep{
-	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
-	{rule: "schema-version-current", check: checkEqualsWireVersion, at: []string{"request"}, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
-	{rule: "schema-version-current", check: checkEqualsWireVersion, at: []string{"payloads", "*"}, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, at: []string{"request"}, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, at: []string{"payloads", "*"}, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"request"}, field: "event_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"request"}, field: "adapter_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"request"}, field: "adapter_version", message: "empty string in identifier field `{field}`"},
@@ -244,7 +244,7 @@ var metaLifecycleReceipt = typeMeta{name: "LifecycleReceipt", required: []string
 
 // rulePlanLifecycleReceipt are the rule steps of LifecycleReceipt, in evaluation order.
 var rulePlanLifecycleReceipt = []ruleStep{
-	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"warnings", "*"}, field: "code", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payload_receipts", "*"}, field: "payload_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payload_receipts", "*"}, field: "payload_kind", message: "empty string in identifier field `{field}`"},
@@ -282,7 +282,7 @@ var metaPayloadEnvelope = typeMeta{name: "PayloadEnvelope", required: []string{"
 
 // rulePlanPayloadEnvelope are the rule steps of PayloadEnvelope, in evaluation order.
 var rulePlanPayloadEnvelope = []ruleStep{
-	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "payload_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "client_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "payload_kind", message: "empty string in identifier field `{field}`"},

@@ -19,7 +19,7 @@ export function probeAcceptablePlacement(_value: unknown): boolean {
 export function probeCallbackRequest(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
     if ((value as JsonObject).event_id === "") return true;
     if ((value as JsonObject).adapter_id === "") return true;
     if ((value as JsonObject).adapter_version === "") return true;
@@ -62,7 +62,7 @@ export function probeCallbackRequest(value: unknown): boolean {
 export function probeCallbackResponse(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
     if (Array.isArray((value as JsonObject).receipt_refs) && (value as JsonObject).receipt_refs.includes("")) return true;
     if ((typeof (value as JsonObject).status === "string" && ((value as JsonObject).status === "failed")) && !((value as JsonObject).failure_class !== null && (value as JsonObject).failure_class !== undefined && hasOwn.call((value as JsonObject), "failure_class"))) return true;
     if ((typeof (value as JsonObject).status === "string" && !((value as JsonObject).status === "failed")) && ((value as JsonObject).failure_class !== null && (value as JsonObject).failure_class !== undefined && hasOwn.call((value as JsonObject), "failure_class"))) return true;
@@ -75,7 +75,7 @@ export function probeCallbackResponse(value: unknown): boolean {
       for (let i1 = 0; i1 < v0.length; i1++) {
         const v1: unknown = v0[i1];
         if (isObject(v1)) {
-          if (typeof (v1 as JsonObject).schema_version === "string" && (v1 as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+          if (typeof (v1 as JsonObject).schema_version === "string" && (v1 as JsonObject).schema_version !== "lifeloop.v0.4") return true;
           if ((v1 as JsonObject).payload_id === "") return true;
           if ((v1 as JsonObject).client_id === "") return true;
           if ((v1 as JsonObject).payload_kind === "") return true;
@@ -117,13 +117,13 @@ export function probeCapabilityDegradation(value: unknown): boolean {
 export function probeDispatchEnvelope(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
   }
   // at "/request"
   if (isObject(value) && hasOwn.call(value, "request")) {
     const v0: unknown = value.request;
     if (isObject(v0)) {
-      if (typeof (v0 as JsonObject).schema_version === "string" && (v0 as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+      if (typeof (v0 as JsonObject).schema_version === "string" && (v0 as JsonObject).schema_version !== "lifeloop.v0.4") return true;
       if ((v0 as JsonObject).event_id === "") return true;
       if ((v0 as JsonObject).adapter_id === "") return true;
       if ((v0 as JsonObject).adapter_version === "") return true;
@@ -144,7 +144,7 @@ export function probeDispatchEnvelope(value: unknown): boolean {
       for (let i1 = 0; i1 < v0.length; i1++) {
         const v1: unknown = v0[i1];
         if (isObject(v1)) {
-          if (typeof (v1 as JsonObject).schema_version === "string" && (v1 as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+          if (typeof (v1 as JsonObject).schema_version === "string" && (v1 as JsonObject).schema_version !== "lifeloop.v0.4") return true;
           if ((v1 as JsonObject).payload_id === "") return true;
           if ((v1 as JsonObject).client_id === "") return true;
           if ((v1 as JsonObject).payload_kind === "") return true;
@@ -206,7 +206,7 @@ export function probeFrameContext(value: unknown): boolean {
 export function probeLifecycleReceipt(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
     if ((value as JsonObject).receipt_id === "") return true;
     if ((value as JsonObject).client_id === "") return true;
     if ((value as JsonObject).adapter_id === "") return true;
@@ -263,7 +263,7 @@ export function probeLifecycleReceipt(value: unknown): boolean {
 export function probePayloadEnvelope(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
     if ((value as JsonObject).payload_id === "") return true;
     if ((value as JsonObject).client_id === "") return true;
     if ((value as JsonObject).payload_kind === "") return true;

@@ -5,7 +5,7 @@
 import type * as Wire from "./types.js";
 
 /** The current wire version: every envelope's schema_version must equal it (spec/wire-version.json). */
-export const WIRE_VERSION = "lifeloop.v0.3" as const;
+export const WIRE_VERSION = "lifeloop.v0.4" as const;
 
 /** Wire versions retired by this project, with their tombstones. */
 export const RETIRED_WIRE_VERSIONS = [
@@ -13,6 +13,11 @@ export const RETIRED_WIRE_VERSIONS = [
     "version": "lifeloop.v0.2",
     "superseded_by": "lifeloop.v0.3",
     "tombstone": "spec/tombstones/lifeloop.v0.2.md"
+  },
+  {
+    "version": "lifeloop.v0.3",
+    "superseded_by": "lifeloop.v0.4",
+    "tombstone": "spec/tombstones/lifeloop.v0.3.md"
   }
 ] as const;
 
@@ -4092,7 +4097,7 @@ export const TRANSPORT_MODES_TABLE = {
 
 /** spec/wire-version.json as written (minus `$schema`); its type is WireVersionFile in ./tables.ts. */
 export const WIRE_VERSION_TABLE = {
-  "current": "lifeloop.v0.3",
+  "current": "lifeloop.v0.4",
   "reference": {
     "crate": "lifeloop-cli",
     "version": "0.5.0"
@@ -4102,6 +4107,11 @@ export const WIRE_VERSION_TABLE = {
       "version": "lifeloop.v0.2",
       "superseded_by": "lifeloop.v0.3",
       "tombstone": "spec/tombstones/lifeloop.v0.2.md"
+    },
+    {
+      "version": "lifeloop.v0.3",
+      "superseded_by": "lifeloop.v0.4",
+      "tombstone": "spec/tombstones/lifeloop.v0.3.md"
     }
   ]
 } as const;
@@ -4520,7 +4530,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4680,7 +4690,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4688,7 +4698,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "/client_payloads/*",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4831,7 +4841,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4839,7 +4849,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "/request",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4847,7 +4857,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "/payloads/*",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -5118,7 +5128,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -5257,7 +5267,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {

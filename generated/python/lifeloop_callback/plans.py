@@ -263,7 +263,7 @@ RULE_PLANS: Final[Mapping[str, Tuple[RuleStep, ...]]] = {
     "AcceptablePlacement": (
     ),
     "CallbackRequest": (
-        RuleStep(rule="schema-version-current", check="equals_wire_version", at="", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.3"),
+        RuleStep(rule="schema-version-current", check="equals_wire_version", at="", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.4"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="", message="empty string in identifier field `{field}`", field="event_id"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="", message="empty string in identifier field `{field}`", field="adapter_id"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="", message="empty string in identifier field `{field}`", field="adapter_version"),
@@ -283,8 +283,8 @@ RULE_PLANS: Final[Mapping[str, Tuple[RuleStep, ...]]] = {
         RuleStep(rule="receipt-emitted-no-idempotency-key", check="forbidden_when", at="", message="event `{when_value}` is notification-only and must not carry idempotency_key", field="idempotency_key", when=Condition(field="event", op="in", values=("receipt.emitted",))),
     ),
     "CallbackResponse": (
-        RuleStep(rule="schema-version-current", check="equals_wire_version", at="", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.3"),
-        RuleStep(rule="schema-version-current", check="equals_wire_version", at="/client_payloads/*", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.3"),
+        RuleStep(rule="schema-version-current", check="equals_wire_version", at="", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.4"),
+        RuleStep(rule="schema-version-current", check="equals_wire_version", at="/client_payloads/*", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.4"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="/client_payloads/*", message="empty string in identifier field `{field}`", field="payload_id"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="/client_payloads/*", message="empty string in identifier field `{field}`", field="client_id"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="/client_payloads/*", message="empty string in identifier field `{field}`", field="payload_kind"),
@@ -304,9 +304,9 @@ RULE_PLANS: Final[Mapping[str, Tuple[RuleStep, ...]]] = {
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="", message="empty string in identifier field `{field}`", field="capability"),
     ),
     "DispatchEnvelope": (
-        RuleStep(rule="schema-version-current", check="equals_wire_version", at="", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.3"),
-        RuleStep(rule="schema-version-current", check="equals_wire_version", at="/request", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.3"),
-        RuleStep(rule="schema-version-current", check="equals_wire_version", at="/payloads/*", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.3"),
+        RuleStep(rule="schema-version-current", check="equals_wire_version", at="", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.4"),
+        RuleStep(rule="schema-version-current", check="equals_wire_version", at="/request", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.4"),
+        RuleStep(rule="schema-version-current", check="equals_wire_version", at="/payloads/*", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.4"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="/request", message="empty string in identifier field `{field}`", field="event_id"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="/request", message="empty string in identifier field `{field}`", field="adapter_id"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="/request", message="empty string in identifier field `{field}`", field="adapter_version"),
@@ -341,7 +341,7 @@ RULE_PLANS: Final[Mapping[str, Tuple[RuleStep, ...]]] = {
         RuleStep(rule="frame-context-subcall-requires-parent", check="required_when", at="", message="frame_class=subcall requires parent_frame_id", field="parent_frame_id", when=Condition(field="frame_class", op="in", values=("subcall",))),
     ),
     "LifecycleReceipt": (
-        RuleStep(rule="schema-version-current", check="equals_wire_version", at="", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.3"),
+        RuleStep(rule="schema-version-current", check="equals_wire_version", at="", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.4"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="/warnings/*", message="empty string in identifier field `{field}`", field="code"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="/payload_receipts/*", message="empty string in identifier field `{field}`", field="payload_id"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="/payload_receipts/*", message="empty string in identifier field `{field}`", field="payload_kind"),
@@ -359,7 +359,7 @@ RULE_PLANS: Final[Mapping[str, Tuple[RuleStep, ...]]] = {
         RuleStep(rule="failed-requires-retry-class", check="required_when", at="", message="status=failed requires retry_class", field="retry_class", when=Condition(field="status", op="in", values=("failed",))),
     ),
     "PayloadEnvelope": (
-        RuleStep(rule="schema-version-current", check="equals_wire_version", at="", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.3"),
+        RuleStep(rule="schema-version-current", check="equals_wire_version", at="", message="schema_version mismatch: expected `{expected}`, found `{value}`", field="schema_version", expected="lifeloop.v0.4"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="", message="empty string in identifier field `{field}`", field="payload_id"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="", message="empty string in identifier field `{field}`", field="client_id"),
         RuleStep(rule="non-empty-identifier", check="non_empty_string", at="", message="empty string in identifier field `{field}`", field="payload_kind"),

@@ -15,7 +15,7 @@ from .enums import FailureClass, RetryClass
 from .json_value import JsonValue
 
 #: The current wire version: every envelope's ``schema_version`` must equal it (spec/wire-version.json).
-WIRE_VERSION: Final = "lifeloop.v0.3"
+WIRE_VERSION: Final = "lifeloop.v0.4"
 
 #: The reference implementation this wire version is settled against: (crate, version).
 REFERENCE_IMPLEMENTATION: Final[Tuple[str, str]] = ("lifeloop-cli", "0.5.0")
@@ -4482,7 +4482,7 @@ TRANSPORT_MODES_TABLE: Final[JsonValue] = {
 
 #: spec/wire-version.json as written (minus `$schema`).
 WIRE_VERSION_TABLE: Final[JsonValue] = {
-    "current": "lifeloop.v0.3",
+    "current": "lifeloop.v0.4",
     "reference": {
         "crate": "lifeloop-cli",
         "version": "0.5.0",
@@ -4492,6 +4492,11 @@ WIRE_VERSION_TABLE: Final[JsonValue] = {
             "version": "lifeloop.v0.2",
             "superseded_by": "lifeloop.v0.3",
             "tombstone": "spec/tombstones/lifeloop.v0.2.md",
+        },
+        {
+            "version": "lifeloop.v0.3",
+            "superseded_by": "lifeloop.v0.4",
+            "tombstone": "spec/tombstones/lifeloop.v0.3.md",
         },
     ],
 }

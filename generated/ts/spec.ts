@@ -2795,6 +2795,10 @@ export const RULES_TABLE = {
           "field": "payload_kind"
         },
         {
+          "type": "PayloadRef",
+          "field": "content_digest"
+        },
+        {
           "type": "PayloadEnvelope",
           "field": "payload_id"
         },
@@ -2819,6 +2823,10 @@ export const RULES_TABLE = {
           "field": "idempotency_key"
         },
         {
+          "type": "PayloadEnvelope",
+          "field": "content_digest"
+        },
+        {
           "type": "CallbackResponse",
           "field": "receipt_refs",
           "each": true
@@ -2828,12 +2836,20 @@ export const RULES_TABLE = {
           "field": "code"
         },
         {
+          "type": "Warning",
+          "field": "message"
+        },
+        {
           "type": "PayloadReceipt",
           "field": "payload_id"
         },
         {
           "type": "PayloadReceipt",
           "field": "payload_kind"
+        },
+        {
+          "type": "PayloadReceipt",
+          "field": "content_digest"
         },
         {
           "type": "CapabilityDegradation",
@@ -2862,6 +2878,18 @@ export const RULES_TABLE = {
         {
           "type": "LifecycleReceipt",
           "field": "idempotency_key"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "harness_session_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "harness_run_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "harness_task_id"
         },
         {
           "type": "LifecycleReceipt",
@@ -3012,6 +3040,25 @@ export const RULES_TABLE = {
         }
       },
       "message": "event `{when_value}` is notification-only and must not carry idempotency_key"
+    },
+    {
+      "id": "receipt-not-own-parent",
+      "summary": "A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.",
+      "reference": "ValidationError::InvalidReceipt",
+      "reference_messages": [
+        "parent_receipt_id must not equal receipt_id"
+      ],
+      "check": "fields_differ",
+      "targets": [
+        {
+          "type": "LifecycleReceipt",
+          "fields": [
+            "receipt_id",
+            "parent_receipt_id"
+          ]
+        }
+      ],
+      "message": "parent_receipt_id equals receipt_id: a receipt is not its own parent"
     },
     {
       "id": "receipt-not-for-receipt-emitted",
@@ -4399,7 +4446,7 @@ export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];
 /** One executable rule step (see codegen/model/model.ts RuleStep and spec/README.md, "Rules"). */
 export interface RuleStep {
   readonly rule: string;
-  readonly check: "equals_wire_version" | "non_empty_string" | "forbidden_when" | "required_when" | "exactly_one_present" | "utf8_byte_length_equals" | "non_empty_array" | "forbidden_value";
+  readonly check: "equals_wire_version" | "non_empty_string" | "forbidden_when" | "required_when" | "exactly_one_present" | "utf8_byte_length_equals" | "non_empty_array" | "fields_differ" | "forbidden_value";
   /** Pointer pattern of the inspected object; `*` matches any array index. */
   readonly at: string;
   readonly field?: string;
@@ -4485,6 +4532,14 @@ export const RULES = [
     "check": "forbidden_when",
     "reference_messages": [
       "must not carry an idempotency_key"
+    ]
+  },
+  {
+    "id": "receipt-not-own-parent",
+    "summary": "A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.",
+    "check": "fields_differ",
+    "reference_messages": [
+      "parent_receipt_id must not equal receipt_id"
     ]
   },
   {
@@ -4625,6 +4680,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "message": "empty string in identifier field `{field}`"
     },
     {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/payload_refs/*",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
       "rule": "frame-context-top-level-no-parent",
       "check": "forbidden_when",
       "at": "/frame_context",
@@ -4746,6 +4808,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
     {
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
+      "at": "/client_payloads/*",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
       "at": "",
       "field": "receipt_refs",
       "each": true,
@@ -4756,6 +4825,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/warnings/*",
       "field": "code",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/warnings/*",
+      "field": "message",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -4954,6 +5030,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
     {
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
+      "at": "/request/payload_refs/*",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
       "at": "/payloads/*",
       "field": "payload_id",
       "message": "empty string in identifier field `{field}`"
@@ -4991,6 +5074,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/payloads/*",
       "field": "idempotency_key",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/payloads/*",
+      "field": "content_digest",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -5141,6 +5231,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
     {
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
+      "at": "/warnings/*",
+      "field": "message",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
       "at": "/payload_receipts/*",
       "field": "payload_id",
       "message": "empty string in identifier field `{field}`"
@@ -5150,6 +5247,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/payload_receipts/*",
       "field": "payload_kind",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/payload_receipts/*",
+      "field": "content_digest",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -5205,8 +5309,39 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
       "at": "",
+      "field": "harness_session_id",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "harness_run_id",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "harness_task_id",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
       "field": "parent_receipt_id",
       "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "receipt-not-own-parent",
+      "check": "fields_differ",
+      "at": "",
+      "fields": [
+        "receipt_id",
+        "parent_receipt_id"
+      ],
+      "message": "parent_receipt_id equals receipt_id: a receipt is not its own parent"
     },
     {
       "rule": "receipt-not-for-receipt-emitted",
@@ -5313,6 +5448,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "message": "empty string in identifier field `{field}`"
     },
     {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
       "rule": "payload-body-exactly-one",
       "check": "exactly_one_present",
       "at": "",
@@ -5352,6 +5494,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "at": "",
       "field": "payload_kind",
       "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
     }
   ],
   "PayloadRef": [
@@ -5368,6 +5517,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "at": "",
       "field": "payload_kind",
       "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
     }
   ],
   "Warning": [
@@ -5376,6 +5532,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "",
       "field": "code",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "message",
       "message": "empty string in identifier field `{field}`"
     }
   ]

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { WIRE_DOCUMENTS } from "../../generated/ts/spec.js";
+import { REFERENCE_IMPLEMENTATION, WIRE_DOCUMENTS } from "../../generated/ts/spec.js";
 import { REPO_ROOT, runCli } from "../support/cli-process.js";
 
 interface Row {
@@ -32,13 +32,14 @@ function rows(stdout: string): Row[] {
     .map((l) => JSON.parse(l) as Row);
 }
 
-/** tests/conformance of the reference crate that test/reference/Cargo.toml pins. */
+/** tests/conformance of the reference crate that test/reference/Cargo.toml pins (spec/wire-version.json's `reference` version, checked). */
 function referenceFixtures(): string {
   const meta = JSON.parse(
     execFileSync("cargo", ["metadata", "--format-version", "1", "--manifest-path", join(REPO_ROOT, "test", "reference", "Cargo.toml")], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }),
   ) as { packages: { name: string; version: string; manifest_path: string }[] };
   const pkg = meta.packages.find((p) => p.name === "lifeloop-cli");
   if (!pkg) throw new Error("lifeloop-cli is not a dependency of test/reference/Cargo.toml");
+  if (pkg.version !== REFERENCE_IMPLEMENTATION.version) throw new Error(`test/reference/Cargo.toml pins lifeloop-cli ${pkg.version} but spec/wire-version.json names ${REFERENCE_IMPLEMENTATION.version}`);
   return join(dirname(pkg.manifest_path), "tests", "conformance");
 }
 
@@ -59,7 +60,8 @@ describe("lifeloop-callback conformance run", () => {
     expect(r.code, r.stderr).toBe(0);
     const judged = all.filter((x) => x.actual !== "skipped");
     const wireKinds = new Set<string>(WIRE_DOCUMENTS.map((d) => d.fixtureKind));
-    expect(judged.length).toBeGreaterThanOrEqual(30);
+    // 0.9.0 ships 68 fixtures, 38 of them of the five wire kinds (the others: manifests, failure mapping, ...).
+    expect(judged.length).toBeGreaterThanOrEqual(38);
     expect(judged.every((x) => x.pass && wireKinds.has(x.kind as string))).toBe(true);
     expect(all.filter((x) => x.actual === "skipped").every((x) => !wireKinds.has(x.kind as string))).toBe(true);
     expect(judged.some((x) => x.expect === "invalid")).toBe(true);

@@ -1,4 +1,4 @@
-"""The reference host (lifeloop event invoke, lifeloop-cli 0.5.0) drives the python-echo fixture."""
+"""The reference host (lifeloop event invoke, lifeloop-cli 0.9.0) drives the python-echo fixture."""
 
 from __future__ import annotations
 

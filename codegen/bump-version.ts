@@ -12,8 +12,9 @@
  *    deliberately wrong version (at `expect_pointer`) is the old version itself: those are left alone
  *    and listed for review.
  * 4. Documents of the current version that ship or are shown to users: every `"schema_version": "<old>"`
- *    member of every JSON file under examples/ and of the JSON samples in README.md and spec/*.md, and the version
- *    named in package.json's `description`.
+ *    member of every JSON file under examples/ and of the JSON samples in spec/*.md, and the version
+ *    named in package.json's `description`. README.md describes the toolkit as it is (history lives in
+ *    spec/tombstones/), so every mention of the old version there becomes the new one.
  * 5. Regenerates generated/ (and the generated regions of spec/*.md) as `npm run generate` does.
  *
  * Tests never carry the current version as a literal: they take it from generated/ts/spec.ts
@@ -196,12 +197,15 @@ export function versionMentions(root: string, previous: string): Mention[] {
   return out;
 }
 
-/** Prose and samples (outside the frozen and historical folders) whose JSON samples are documents of the current version. */
-function proseFiles(root: string): string[] {
-  const out = existsSync(join(root, "README.md")) ? ["README.md"] : [];
+/** The spec's prose pages (spec/*.md, not the frozen or historical folders below it): their JSON samples are documents of the current version. */
+function specPages(root: string): string[] {
   const specDir = join(root, "spec");
-  if (existsSync(specDir)) for (const name of readdirSync(specDir).sort()) if (name.endsWith(".md")) out.push(`spec/${name}`);
-  return out;
+  return existsSync(specDir) ? readdirSync(specDir).sort().filter((name) => name.endsWith(".md")).map((name) => `spec/${name}`) : [];
+}
+
+/** Replace every mention of the version `from` (not a longer version that starts with it, such as `<from>.1`). */
+export function rewriteVersionMentions(text: string, from: string, to: string): string {
+  return text.replace(new RegExp(`${escapeRegExp(from)}(?!\\.?[0-9])`, "g"), to);
 }
 
 /** Rewrite the version named in package.json's `description` (the npm page says which wire it speaks). */
@@ -261,7 +265,8 @@ export function bumpSources(options: BumpOptions): BumpResult {
     const rel = relative(root, path).split(sep).join("/");
     if (!rel.startsWith(`${EXAMPLES_CONFORMANCE_DIR}/`)) rewrite(rel, (text) => rewriteVersionMembers(text, previous, version));
   }
-  for (const rel of proseFiles(root)) rewrite(rel, (text) => rewriteVersionMembers(text, previous, version));
+  for (const rel of specPages(root)) rewrite(rel, (text) => rewriteVersionMembers(text, previous, version));
+  rewrite("README.md", (text) => rewriteVersionMentions(text, previous, version));
   rewrite("package.json", (text) => rewritePackageDescription(text, previous, version));
   return { previous, touched, leftAlone };
 }

@@ -15,7 +15,9 @@
  *    member of every JSON file under examples/ and of the JSON samples in spec/*.md, and the version
  *    named in package.json's `description`. README.md describes the toolkit as it is (history lives in
  *    spec/tombstones/), so every mention of the old version there becomes the new one.
- * 5. Regenerates generated/ (and the generated regions of spec/*.md) as `npm run generate` does.
+ * 5. Regenerates generated/ (and the generated regions of spec/*.md) as `npm run generate` does, then
+ *    the reference pages generated from code (generated/docs/reference/) as `npm run docs` does, in a
+ *    process of their own (they import the freshly generated tables).
  *
  * Tests never carry the current version as a literal: they take it from generated/ts/spec.ts
  * `WIRE_VERSION` (or the Python/Go constants), so a bump needs no edit there. Afterwards the whole tree
@@ -25,6 +27,7 @@
  * Exit codes: 0 done, 2 usage, 3 invalid sources or a refused version (malformed, already current or
  * retired, tombstone already present).
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -296,6 +299,14 @@ export function parseBumpArgs(argv: readonly string[], defaultRoot: string): Bum
   return { root, version, reason, date };
 }
 
+/** `npm run docs` of the tree at `root` (its own script, in a new process: it imports the generated tables); returns its exit code. */
+function referenceDocs(root: string, io: { out: (t: string) => void; err: (t: string) => void }): number {
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(root, "codegen", "reference-docs.ts")], { cwd: root, encoding: "utf8", timeout: 600_000 });
+  io.out(run.stdout ?? "");
+  if (run.status !== 0) io.err(`bump-version: npm run docs failed (exit ${run.status ?? run.signal}): ${run.stderr ?? ""}${run.error ? String(run.error) : ""}\n`);
+  return run.status === 0 ? 0 : 1;
+}
+
 /** Bump and regenerate; returns the exit code. */
 export async function runBump(options: BumpOptions, io: { out: (t: string) => void; err: (t: string) => void }): Promise<number> {
   let result: BumpResult;
@@ -311,7 +322,8 @@ export async function runBump(options: BumpOptions, io: { out: (t: string) => vo
   io.out(`bump-version: ${result.previous} -> ${options.version}\n`);
   for (const path of result.touched) io.out(`  wrote ${path}\n`);
   for (const path of result.leftAlone) io.out(`  left alone (its deliberately wrong version is ${result.previous}; review it): ${path}\n`);
-  const code = await runGenerate({ root: options.root, check: false }, io);
+  let code = await runGenerate({ root: options.root, check: false }, io);
+  if (code === 0) code = referenceDocs(options.root, io);
   // Scanned after regeneration, so generated/ shows only what its sources still say.
   const mentions = versionMentions(options.root, result.previous);
   const kept = mentions.filter((m) => m.kept !== undefined);

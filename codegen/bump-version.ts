@@ -163,7 +163,7 @@ export const KEPT_ON_PURPOSE: readonly { readonly pattern: RegExp; readonly why:
   { pattern: /^spec\/releases\//, why: "frozen release snapshots (codegen/snapshot-release.ts), never edited" },
   { pattern: /^spec\/tombstones\//, why: "the history of retired versions" },
   { pattern: /^spec\/wire-version\.json$/, why: "its retired list names every old version" },
-  { pattern: /^test\/diff\//, why: "diff-gate fixtures: old/new trees pinned at fixed versions" },
+  { pattern: /^test\/diff\/fixtures\//, why: "diff-gate fixtures: old/new trees pinned at fixed versions" },
   { pattern: /^spec\/tables\/compat-rules\.json$/, why: "its examples of version moves name fixed versions" },
   { pattern: /^spec\/tables\/conformance-checks\.json$|^spec\/conformance-runner\.md$/, why: "`since` is the version a check was introduced at" },
   {

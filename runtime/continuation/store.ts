@@ -27,6 +27,7 @@ import { blobTooLarge, clientIdMismatch, ContinuationError, describeIoError, not
 import { acquireThreadLock, isReadOnlyLockError, tryAcquireThreadLock, type HeldLock } from "./lock.js";
 import { CONTINUATION, DEFAULT_MAX_BLOB_BYTES, DIRECTORY_MODE, expandName, FILE_MODE, LOCK_TIMEOUT_MS, nameMatcher, READ_OVERHEAD_BYTES } from "./table.js";
 import { isExpired, U64_MAX } from "./u64.js";
+import { writeAll } from "../cli/write-all.js";
 
 /** How a store is set up. */
 export interface ContinuationStoreOptions {
@@ -244,7 +245,8 @@ export class ContinuationStore {
     try {
       handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
       step = "write temp file";
-      await handle.writev(encodeEntry(meta, blob));
+      // Every byte or a failure: a short write (a full disk) must never be renamed over the entry.
+      await writeAll(handle, encodeEntry(meta, blob));
       step = "fsync temp file";
       await handle.sync();
       await handle.close();

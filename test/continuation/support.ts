@@ -33,9 +33,14 @@ export function storeEnv(extra: Readonly<Record<string, string>>): Record<string
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", ...extra };
 }
 
-/** Run `continuation <args>` on one side; killed at `timeoutMs` (default 30000) and always reaped. */
-export function runSide(side: Side, args: readonly string[], options: { readonly input?: Uint8Array | string; readonly env: Readonly<Record<string, string>>; readonly cwd?: string; readonly timeoutMs?: number }): Promise<Run> {
-  const [program, argv] = side === "ours" ? [process.execPath, [CLI, "continuation", ...args]] : [REFERENCE_CLI, ["continuation", ...args]];
+/**
+ * Run `continuation <args>` on one side; killed at `timeoutMs` (default 30000) and always reaped.
+ * With `fileSizeLimit` (bytes) it runs under `prlimit --fsize`: a write to a regular file is cut
+ * short at that size and the next one fails with EFBIG, as on a full disk.
+ */
+export function runSide(side: Side, args: readonly string[], options: { readonly input?: Uint8Array | string; readonly env: Readonly<Record<string, string>>; readonly cwd?: string; readonly timeoutMs?: number; readonly fileSizeLimit?: number }): Promise<Run> {
+  const [command, commandArgv] = side === "ours" ? [process.execPath, [CLI, "continuation", ...args]] : [REFERENCE_CLI, ["continuation", ...args]];
+  const [program, argv] = options.fileSizeLimit === undefined ? [command, commandArgv] : ["prlimit", [`--fsize=${options.fileSizeLimit}`, "--", command, ...commandArgv]];
   return new Promise((resolve, reject) => {
     const child = spawn(program, argv, { env: options.env, cwd: options.cwd ?? tmpdir(), stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];

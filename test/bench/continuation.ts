@@ -1,6 +1,7 @@
 /**
  * Benchmark: continuation put and get of 1 KiB and 1 MiB blobs, our CLI
- * (`lifeloop-callback continuation`, dist/) against the reference `lifeloop continuation` 0.5.0, each
+ * (`lifeloop-callback continuation`, dist/) against the reference `lifeloop continuation` 0.5.0
+ * (test/support/continuation-reference.ts; `bash test/setup/prepare.sh` installs it), each
  * on its own fresh store in the same run, sequentially. Prints medians and ratios (ours / reference);
  * also the in-process ContinuationStore API, which shows how much of our CLI's time is Node's
  * start-up. Never fails on a number. Our put also fsyncs the directory, which the reference does not.
@@ -12,7 +13,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { ContinuationStore } from "../../runtime/continuation/store.js";
 import { CLI } from "../support/cli-process.js";
-import { REFERENCE_CLI } from "../matrix/hosts.js";
+import { CONTINUATION_REFERENCE_CLI, requireContinuationReference } from "../support/continuation-reference.js";
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -25,7 +26,8 @@ function timeCli(program: string, argv: readonly string[], root: string, input: 
     const t = performance.now();
     const r = spawnSync(program, argv, { input: input ?? "", env: { PATH: process.env.PATH ?? "", LIFELOOP_CONTINUATION_ROOT: root }, maxBuffer: 64 * 1024 * 1024 });
     times.push(performance.now() - t);
-    if (r.status !== 0) throw new Error(`${program} ${argv.join(" ")}: exit ${r.status}: ${r.stderr}`);
+    if (r.error) throw new Error(`${program} ${argv.join(" ")}: ${r.error.message}`);
+    if (r.status !== 0) throw new Error(`${program} ${argv.join(" ")}: exit ${r.status ?? `by ${r.signal}`}: ${r.stderr}`);
   }
   return median(times);
 }
@@ -40,7 +42,13 @@ async function timeApi(fn: () => Promise<unknown>, runs: number): Promise<number
   return median(times);
 }
 
-export async function run(): Promise<void> {
+/**
+ * Run the benchmark. `reference`: the reference CLI (default {@link CONTINUATION_REFERENCE_CLI});
+ * when it is missing this throws at once, saying what to run, before anything is measured.
+ */
+export async function run(options: { readonly reference?: string } = {}): Promise<void> {
+  const REFERENCE_CLI = options.reference ?? CONTINUATION_REFERENCE_CLI;
+  requireContinuationReference(REFERENCE_CLI);
   const dir = mkdtempSync(join(tmpdir(), "cont-bench-"));
   try {
     const rows: string[] = [];

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI } from "../support/cli-process.js";
-import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../matrix/hosts.js";
+import { CONTINUATION_REFERENCE_CLI as REFERENCE_CLI, requireContinuationReference } from "../support/continuation-reference.js";
 
 export { CLI, REFERENCE_CLI };
 
@@ -24,7 +24,7 @@ export interface Run {
 
 /** Throws with the install command when the reference binary is missing. */
 export function requireReference(): void {
-  if (!existsSync(REFERENCE_CLI)) throw new Error(`the reference CLI is missing at ${REFERENCE_CLI}; install it: ${REFERENCE_INSTALL_COMMAND} (or bash test/setup/prepare.sh)`);
+  requireContinuationReference();
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: npm run build`);
 }
 

@@ -6,9 +6,8 @@
  * with exit 1, keeps the old state file and leaves no temporary file, and a receipt append cut
  * short leaves the receipts file as it was, so the next call's receipt starts a line of its own.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HookStateStore } from "../../../runtime/hooks/command/state.js";
 import { CLI } from "../../support/cli-process.js";
@@ -24,7 +23,7 @@ const sessionId = prompt.session_id as string;
  * One `hook` call of Codex UserPromptSubmit as a process: SIGKILL at 30 s (a process blocked in
  * open(2) does not run its SIGTERM handler). `limits`: prlimit options, e.g. `--fsize=100`.
  */
-function hook(s: Scratch, o: { readonly log?: boolean; readonly receipts?: boolean; readonly limits?: readonly string[]; readonly input?: Record<string, unknown> } = {}): ReturnType<typeof spawnSync<string>> {
+function hook(s: Scratch, o: { readonly log?: boolean; readonly receipts?: boolean; readonly limits?: readonly string[]; readonly input?: Record<string, unknown> } = {}): SpawnSyncReturns<string> {
   const args = [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", "--program", HOOK_CLIENT, ...(o.log === false ? [] : ["--arg", "--log", "--arg", s.log]), "--timeout-ms", "10000", "--state-dir", s.stateDir, ...(o.receipts ? ["--receipts", s.receipts] : [])];
   const [program, argv] = o.limits ? ["prlimit", [...o.limits, "--", process.execPath, ...args]] : [process.execPath, args];
   return spawnSync(program, argv, { input: JSON.stringify(o.input ?? prompt), encoding: "utf8", timeout: 30_000, killSignal: "SIGKILL" });

@@ -64,6 +64,14 @@ export interface PutOptions {
   readonly requireClientId?: string;
   /** Ours, compare-and-swap: the live blob's SHA-256 in lowercase hex, or `absent` (else precondition_failed). */
   readonly expectSha256?: string;
+  /** Give up waiting for the thread's lock when this aborts (storage_failure): a stream request's signal. */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of the commands that wait for a thread's lock (drop, list, drop-thread). */
+export interface LockWaitOptions {
+  /** Give up waiting for the thread's lock when this aborts (storage_failure): a stream request's signal. */
+  readonly signal?: AbortSignal;
 }
 
 /** One key of `list`; `blob_bytes` and `expires_at_epoch_s` only with `long`. */
@@ -160,8 +168,8 @@ export class ContinuationStore {
     return join(this.root, expandName(first as string, { thread, key }), ...rest.map((p) => expandName(p, { thread, key })));
   }
 
-  private lock(thread: string, shared: boolean): Promise<HeldLock> {
-    return acquireThreadLock(this.root, thread, { shared, timeoutMs: this.lockTimeoutMs });
+  private lock(thread: string, shared: boolean, signal: AbortSignal | undefined): Promise<HeldLock> {
+    return acquireThreadLock(this.root, thread, { shared, timeoutMs: this.lockTimeoutMs, ...(signal === undefined ? {} : { signal }) });
   }
 
   /**
@@ -183,7 +191,7 @@ export class ContinuationStore {
 
     const dir = this.threadDir(thread);
     await this.makeDirectories(this.root); // the lock file lives at the root
-    const lock = await this.lock(thread, false);
+    const lock = await this.lock(thread, false, options.signal);
     try {
       if (options.requireClientId !== undefined || options.expectSha256 !== undefined) {
         await this.checkPutGuards(thread, key, options);
@@ -349,14 +357,14 @@ export class ContinuationStore {
    * Remove (thread, key). Absent is success. With `requireClientId`, a live entry owned by another
    * client is kept and `client_id_mismatch` thrown; an expired entry is removed and counts as absent.
    */
-  async drop(thread: string, key: string, options: { readonly requireClientId?: string } = {}): Promise<{ readonly status: "ok" }> {
+  async drop(thread: string, key: string, options: { readonly requireClientId?: string } & LockWaitOptions = {}): Promise<{ readonly status: "ok" }> {
     checkIdentifier(thread, "thread");
     checkIdentifier(key, "key");
     if (options.requireClientId !== undefined) checkIdentifier(options.requireClientId, "client_id");
     const dir = this.threadDir(thread);
     if (!(await exists(dir))) return { status: "ok" };
     const path = this.entryPath(thread, key);
-    const lock = await this.lock(thread, false).catch(async (error: unknown) => {
+    const lock = await this.lock(thread, false, options.signal).catch(async (error: unknown) => {
       // A store we cannot write: dropping an absent entry still succeeds, as in the reference.
       if (isReadOnlyLockError(error) && !(await exists(path))) return null;
       throw error;
@@ -388,13 +396,13 @@ export class ContinuationStore {
    * Entries that cannot be read are skipped and described in `diagnostics`; expired ones are left out
    * and removed. A missing thread is an empty list. Reads only each file's header and meta.
    */
-  async list(thread: string, options: { readonly long?: boolean } = {}): Promise<ListResult> {
+  async list(thread: string, options: { readonly long?: boolean } & LockWaitOptions = {}): Promise<ListResult> {
     checkIdentifier(thread, "thread");
     const dir = this.threadDir(thread);
     const result: ListResult = { thread, keys: [], diagnostics: [] };
     if (!(await exists(dir))) return result;
     const expired: { key: string; dev: number; ino: number }[] = [];
-    const lock = await this.lock(thread, true);
+    const lock = await this.lock(thread, true, options.signal);
     try {
       let names: string[];
       try {
@@ -451,10 +459,10 @@ export class ContinuationStore {
    * files stay. A subdirectory that is not hidden makes it fail with storage_failure before anything
    * is removed.
    */
-  async dropThread(thread: string): Promise<{ readonly dropped_count: number; readonly status: "ok" }> {
+  async dropThread(thread: string, options: LockWaitOptions = {}): Promise<{ readonly dropped_count: number; readonly status: "ok" }> {
     checkIdentifier(thread, "thread");
     if (!(await exists(this.root))) return { dropped_count: 0, status: "ok" };
-    const lock = await this.lock(thread, false).catch(async (error: unknown) => {
+    const lock = await this.lock(thread, false, options.signal).catch(async (error: unknown) => {
       // A store we cannot write: a thread that is not there drops nothing and succeeds, as in the reference.
       if (isReadOnlyLockError(error) && !(await exists(this.threadDir(thread)))) return null;
       throw error;

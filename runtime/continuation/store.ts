@@ -190,6 +190,7 @@ export class ContinuationStore {
     if (BigInt(blob.byteLength) > this.maxBlobBytes) throw blobTooLarge(this.maxBlobBytes);
 
     const dir = this.threadDir(thread);
+    await checkThreadDirectory(dir); // before mkdir -p, which would follow a link
     await this.makeDirectories(this.root); // the lock file lives at the root
     const lock = await this.lock(thread, false, options.signal);
     try {
@@ -197,6 +198,7 @@ export class ContinuationStore {
         await this.checkPutGuards(thread, key, options);
       }
       await this.makeDirectories(dir); // under the lock: no drop-thread can remove it now
+      await checkThreadDirectory(dir);
       const writtenAt = this.clock();
       await this.writeEntry(dir, key, { schema_version: CONTINUATION.entry_format.meta_schema_version, client_id: clientId, written_at_epoch_s: writtenAt, ttl_s: ttl }, blob);
       return { status: "ok", written_at_epoch_s: writtenAt };
@@ -206,6 +208,7 @@ export class ContinuationStore {
   }
 
   private async checkPutGuards(thread: string, key: string, options: PutOptions): Promise<void> {
+    await checkThreadDirectory(this.threadDir(thread));
     const path = this.entryPath(thread, key);
     const current = await this.readEntry(path, options.expectSha256 !== undefined && options.expectSha256 !== "absent");
     const live = current !== null && !isExpired(current.meta.written_at_epoch_s, current.meta.ttl_s, this.clock()) ? current : null;
@@ -282,6 +285,8 @@ export class ContinuationStore {
       handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      // O_NOFOLLOW: an entry that is a symbolic link is refused, never followed.
+      if ((error as NodeJS.ErrnoException).code === "ELOOP") throw storageFailure(`open ${path}: a symbolic link; the store never follows one (ELOOP)`);
       throw storageFailure(describeIoError("open", path, error));
     }
     try {
@@ -315,6 +320,7 @@ export class ContinuationStore {
     checkIdentifier(thread, "thread");
     checkIdentifier(key, "key");
     if (options.requireClientId !== undefined) checkIdentifier(options.requireClientId, "client_id");
+    await checkThreadDirectory(this.threadDir(thread));
     const path = this.entryPath(thread, key);
     const entry = await this.readEntry(path, true);
     if (entry === null) throw notFound();
@@ -362,7 +368,7 @@ export class ContinuationStore {
     checkIdentifier(key, "key");
     if (options.requireClientId !== undefined) checkIdentifier(options.requireClientId, "client_id");
     const dir = this.threadDir(thread);
-    if (!(await exists(dir))) return { status: "ok" };
+    if (!(await checkThreadDirectory(dir))) return { status: "ok" };
     const path = this.entryPath(thread, key);
     const lock = await this.lock(thread, false, options.signal).catch(async (error: unknown) => {
       // A store we cannot write: dropping an absent entry still succeeds, as in the reference.
@@ -371,6 +377,7 @@ export class ContinuationStore {
     });
     if (lock === null) return { status: "ok" };
     try {
+      await checkThreadDirectory(dir); // again under the lock: it may have been replaced meanwhile
       if (options.requireClientId !== undefined) {
         const entry = await this.readEntry(path, false);
         if (entry === null) return { status: "ok" };
@@ -395,46 +402,51 @@ export class ContinuationStore {
    * The live keys of `thread`, sorted by key, with their meta (and with `long`, blob size and expiry).
    * Entries that cannot be read are skipped and described in `diagnostics`; expired ones are left out
    * and removed. A missing thread is an empty list. Reads only each file's header and meta.
+   *
+   * The shared lock is held only while the thread's names are read (one readdir), not while the
+   * entries are: a list of many entries must never make a writer of the thread wait past its lock
+   * timeout (spec/continuation-store.md §"Concurrency"). Each entry is then read on its own; a rename
+   * replaces an entry whole, so each is the entry before or after a concurrent put, and a name
+   * dropped meanwhile is left out.
    */
   async list(thread: string, options: { readonly long?: boolean } & LockWaitOptions = {}): Promise<ListResult> {
     checkIdentifier(thread, "thread");
     const dir = this.threadDir(thread);
     const result: ListResult = { thread, keys: [], diagnostics: [] };
-    if (!(await exists(dir))) return result;
+    if (!(await checkThreadDirectory(dir))) return result;
     const expired: { key: string; dev: number; ino: number }[] = [];
+    let names: string[];
     const lock = await this.lock(thread, true, options.signal);
     try {
-      let names: string[];
-      try {
-        names = await readdir(dir);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT") return result;
-        throw storageFailure(describeIoError("read directory", dir, error));
-      }
-      const now = this.clock();
-      for (const name of names.filter((n) => !n.startsWith(".")).sort(byCodeUnit)) {
-        const path = join(dir, name);
-        let entry: ReadEntry | null;
-        try {
-          entry = await this.readEntry(path, false);
-        } catch (error) {
-          result.diagnostics.push(await this.diagnose(path, error));
-          continue;
-        }
-        if (entry === null) continue;
-        const m = entry.meta;
-        if (isExpired(m.written_at_epoch_s, m.ttl_s, now)) {
-          expired.push({ key: name, dev: entry.dev, ino: entry.ino });
-          continue;
-        }
-        const listed: ListedKey = options.long
-          ? { key: name, ...info(m), blob_bytes: entry.blobBytes, expires_at_epoch_s: m.ttl_s === null ? null : m.written_at_epoch_s + m.ttl_s }
-          : { key: name, ...info(m) };
-        result.keys.push(listed);
-      }
+      await checkThreadDirectory(dir); // again under the lock: it may have been replaced meanwhile
+      names = await readdir(dir);
+    } catch (error) {
+      if (error instanceof ContinuationError) throw error;
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return result;
+      throw storageFailure(describeIoError("read directory", dir, error));
     } finally {
       await lock.release();
+    }
+    const now = this.clock();
+    for (const name of names.filter((n) => !n.startsWith(".")).sort(byCodeUnit)) {
+      const path = join(dir, name);
+      let entry: ReadEntry | null;
+      try {
+        entry = await this.readEntry(path, false);
+      } catch (error) {
+        result.diagnostics.push(await this.diagnose(path, error));
+        continue;
+      }
+      if (entry === null) continue;
+      const m = entry.meta;
+      if (isExpired(m.written_at_epoch_s, m.ttl_s, now)) {
+        expired.push({ key: name, dev: entry.dev, ino: entry.ino });
+        continue;
+      }
+      const listed: ListedKey = options.long
+        ? { key: name, ...info(m), blob_bytes: entry.blobBytes, expires_at_epoch_s: m.ttl_s === null ? null : m.written_at_epoch_s + m.ttl_s }
+        : { key: name, ...info(m) };
+      result.keys.push(listed);
     }
     if (expired.length > 0) await this.removeExpired(thread, expired);
     return result;
@@ -476,6 +488,7 @@ export class ContinuationStore {
         throw storageFailure(describeIoError("stat", dir, error));
       });
       if (dirStat === null) return { dropped_count: 0, status: "ok" };
+      if (dirStat.isSymbolicLink()) throw symlinkedThread(dir);
       if (!dirStat.isDirectory()) throw storageFailure(`drop-thread ${dir}: not a directory`);
       const names = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
         throw storageFailure(describeIoError("read directory", dir, error));
@@ -531,6 +544,28 @@ function info(meta: EntryMeta): EntryInfo {
 
 function byCodeUnit(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** storage_failure for a thread directory that is a symbolic link (never followed). */
+function symlinkedThread(dir: string): ContinuationError {
+  return storageFailure(`thread directory ${dir}: a symbolic link; the store never follows one (remove it, or move the directory it points to there)`);
+}
+
+/**
+ * Whether the thread directory `dir` exists (false when absent); throws storage_failure when it is
+ * a symbolic link, which no command follows (a put would land outside the store), and, as
+ * {@link exists}, when a path component is not a directory.
+ */
+async function checkThreadDirectory(dir: string): Promise<boolean> {
+  let st: Awaited<ReturnType<typeof lstat>>;
+  try {
+    st = await lstat(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw storageFailure(describeIoError("stat", dir, error));
+  }
+  if (st.isSymbolicLink()) throw symlinkedThread(dir);
+  return true;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -106,7 +106,7 @@ export class HookStateStore {
     const read = readRegularFile(path, MAX_STATE_FILE_BYTES);
     if (!read.ok) {
       if (read.problem === "too_large") return { state: EMPTY_SESSION_STATE, corrupt: true };
-      if (read.problem === "not_regular") throw Object.assign(new Error(`EINVAL: not a regular file (${read.kind}), open '${path}'`), { code: "EINVAL", path, kindOfFile: read.kind });
+      if (read.problem === "not_regular") throw Object.assign(new Error(`EINVAL: not a regular file (${read.kind}), open '${path}'`), { code: "EINVAL", path });
       if (read.problem === "open" && (read.error as NodeJS.ErrnoException).code === "ENOENT") return { state: EMPTY_SESSION_STATE, corrupt: false };
       throw read.error;
     }

@@ -99,15 +99,6 @@ export const REFERENCE_CLI = join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "l
 /** The command that installs {@link REFERENCE_CLI}. */
 export const REFERENCE_INSTALL_COMMAND = `cargo install ${REFERENCE_IMPLEMENTATION.crate} --version ${REFERENCE_IMPLEMENTATION.version} --locked --force --root .cache/lifeloop-ref`;
 /**
- * lifeloop-cli 0.5.0, the last reference release with the continuation store (the reference removed
- * CONTINUATION-001 and its CLI group in 0.6.0): the peer of the continuation differential only, which
- * proves the on-disk compatibility of our store with that release (test/setup/prepare.sh installs it).
- */
-export const CONTINUATION_REFERENCE_CLI = join(REPO_ROOT, ".cache", "lifeloop-ref-0.5.0", "bin", "lifeloop");
-/** The command that installs {@link CONTINUATION_REFERENCE_CLI}. */
-export const CONTINUATION_REFERENCE_INSTALL_COMMAND = "cargo install lifeloop-cli --version 0.5.0 --locked --force --root .cache/lifeloop-ref-0.5.0";
-
-/**
  * The reference's failure messages (the Display texts of its subprocess invoker errors, after the
  * CLI's `subprocess callback failed: ` prefix; see /work/notes/reference-cli-facts.md §2.6) and the
  * reference variant each names.

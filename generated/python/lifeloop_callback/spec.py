@@ -3004,6 +3004,14 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "reason": "A planted file must never hang a command or, in a stream session, the host's worker threads.",
         },
         {
+            "id": "continuation-symlink-refused",
+            "scope": "continuation",
+            "where": "put, get, list, drop and drop-thread of a thread directory or entry that is a symbolic link",
+            "reference": "follows a linked thread directory (a put lands where the link points) and a linked entry",
+            "ours": "refuses either: storage_failure naming the link (list: an io_error diagnostic for a linked entry); the root may be a link",
+            "reason": "A command must never write or remove files outside the store; drop-thread already refused a linked thread, now every command agrees.",
+        },
+        {
             "id": "hook-command-events",
             "scope": "hook_command",
             "where": "every served hook event (spec/tables/harness-hook-inputs.json)",

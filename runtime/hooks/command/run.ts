@@ -228,7 +228,7 @@ function openCallFiles(o: HookCommandOptions, input: HookInput, err: string[]): 
     try {
       loaded = store.load(sessionId);
     } catch (error) {
-      return { refused: `${describeIoError(`read the state file ${store.pathOf(sessionId)}`, error)}; nothing was delivered: ${STATE_ADVICE}` };
+      return { refused: `${describeIoError(`read the state file ${store.pathOf(sessionId)}`, error)}; nothing was delivered: remove that file (the state is written anew), or ${STATE_ADVICE}` };
     }
     if (loaded.corrupt) err.push(`${PREFIX}: warning: unreadable state ${store.pathOf(sessionId)} replaced\n`);
   }

@@ -2523,6 +2523,14 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
     },
     {
+      "id": "payload-receipts-empty",
+      "scope": "receipts",
+      "where": "LifecycleReceipt.payload_receipts (and capability_degradations) of every receipt this host synthesizes (invoke, session, hook --receipts, ReceiptEmitter)",
+      "reference": "fills payload_receipts from its placement negotiation: a chosen placement's outcome follows the receipt's status (failed, skipped, degraded or delivered), and each request payload_ref without an envelope is echoed as a receipt_only/skipped payload receipt with its digest and size",
+      "ours": "leaves payload_receipts and capability_degradations empty (omitted)",
+      "reason": "This host performs no placement or capability negotiation, so it has no placement outcome to report; echoing the request's payload_refs would claim a decision nobody made. A client that needs placement receipts runs behind a host that negotiates."
+    },
+    {
       "id": "continuation-help",
       "scope": "continuation",
       "where": "`continuation --help`, `continuation <command> --help`",

@@ -88,6 +88,36 @@ describe("cli: session", () => {
     }
   });
 
+  it("sequence numbers the receipts of one harness_run_id 1..N within the run, on both transports", async () => {
+    const lines = [1, 2, 3].map((n) => {
+      const env = envelope("session.started", n);
+      return JSON.stringify({ ...env, request: { ...env.request, harness_run_id: "run-seq" } });
+    });
+    for (const transport of ["subprocess", "stream"] as const) {
+      const r = await session(["--transport", transport, "--program", TS_RUNNER, "--timeout-ms", "10000", sessionFile(`seq-${transport}.jsonl`, lines)]);
+      expect(r.code, r.stderr).toBe(0);
+      const receipts = r.stdout.trim().split("\n").slice(0, 3).map((l) => (JSON.parse(l) as { receipt: { sequence: unknown } }).receipt.sequence);
+      expect(receipts, transport).toEqual([1, 2, 3]);
+    }
+  });
+
+  it("a subcall frame needs --parent-receipt-id: without it the line is invalid_request and nothing is spawned; with it every receipt names the parent", async () => {
+    const env = envelope("frame.opened", 1);
+    const subcall = JSON.stringify({ ...env, request: { ...env.request, frame_context: { frame_id: "f2", frame_class: "subcall", parent_frame_id: "f1" } } });
+    for (const transport of ["subprocess", "stream"] as const) {
+      const file = sessionFile(`subcall-${transport}.jsonl`, [subcall]);
+      const refused = await session(["--transport", transport, "--program", TS_RUNNER, "--timeout-ms", "10000", file]);
+      expect(refused.code, refused.stderr).toBe(1);
+      const [line, summary] = refused.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(line, transport).toMatchObject({ failure: { variant: "invalid_request" }, receipt: null });
+      expect(String((line as { failure: { detail: string } }).failure.detail)).toContain("subcall-requires-parent-receipt");
+      expect(summary, transport).toMatchObject({ summary: { failed: 1, spawns: 0 } });
+      const parented = await session(["--transport", transport, "--program", TS_RUNNER, "--timeout-ms", "10000", "--parent-receipt-id", "rcpt-root", file]);
+      expect(parented.code, parented.stderr).toBe(0);
+      expect(JSON.parse(parented.stdout.split("\n")[0] as string)).toMatchObject({ failure: null, receipt: { parent_receipt_id: "rcpt-root", status: "delivered" } });
+    }
+  });
+
   it("exit 0 when every envelope got a valid response; discarded frames are counted", async () => {
     const file = sessionFile("dup.jsonl", whole.slice(0, 3));
     const r = await session(["--transport", "stream", "--program", RAW_CLIENT, "--arg", "--behave", "--arg", "duplicate", "--timeout-ms", "10000", file]);

@@ -140,7 +140,8 @@ async function deliverEvents(
   receipts: ReceiptsFile | null,
   delivered: LifecycleEventKind[],
 ): Promise<{ readonly responses: Map<LifecycleEventKind, CallbackResponse>; readonly failure: string | null } | { readonly refused: string }> {
-  const emitter = new ReceiptEmitter();
+  // No run scope of its own: one hook call is one process (sequence null, as the reference's hooks).
+  const emitter = new ReceiptEmitter({ sequencer: null });
   const responses = new Map<LifecycleEventKind, CallbackResponse>();
   for (const event of row.delivers as readonly LifecycleEventKind[]) {
     const envelope: DispatchEnvelope = { schema_version: WIRE_VERSION, request: buildCallbackRequest(o.adapter, event, input, { frameId }) };

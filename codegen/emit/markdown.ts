@@ -155,7 +155,7 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
         const rows: unknown[][] = [];
         for (const g of groups) {
           for (const c of g.commands) {
-            rows.push([`\`${[...g.cli, c.command].join(" ")}\``, g.spec, c.flags.map((f) => (f.required ? f.flag : `[${f.flag}]`)).join(" "), c.stdin, c.stdout, c.stderr]);
+            rows.push([`\`${[...g.cli, c.command].join(" ")}\``, g.origin === "extension" ? `${g.spec} (this toolkit's extension)` : g.spec, c.flags.map((f) => (f.required ? f.flag : `[${f.flag}]`)).join(" "), c.stdin, c.stdout, c.stderr]);
           }
         }
         return mdTable(["command", "spec", "flags", "stdin", "stdout", "stderr"], rows);

@@ -29,6 +29,16 @@ export interface ClientInitiatedCommandsRegistry {
     spec: string;
     purpose: string;
     /**
+     * protocol: a group of CALLBACK-001's client-initiated command registry, implemented by the reference too; extension: this toolkit's own group, which the reference does not ship (extension_reason says why it is kept).
+     */
+    origin: "protocol" | "extension";
+    /**
+     * Why the group is this toolkit's extension and what that means for a client (required when origin is extension).
+     */
+    extension_reason?: string;
+    /**
+     * The command words: the program (the default the SDK helpers spawn, see cli_program_environment) and the group word.
+     *
      * @minItems 2
      */
     cli: string[];

@@ -5,17 +5,15 @@
  * EOF and of SIGTERM in v2 mode (even with a timer keeping its event loop alive).
  */
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
 import { validateValue } from "../../runtime/wire/validate.js";
-import { CLI, REPO_ROOT } from "../support/cli-process.js";
+import { CLI } from "../support/cli-process.js";
 import { envelope, RAW_CLIENT, scratch, SESSION_EVENTS, TS_RUNNER } from "./support.js";
 
 const tmp = scratch();
-/** The reference CLI (built by test/setup/prepare.sh): a real host for v1 client commands. */
-const REFERENCE_CLI = join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop");
 afterAll(() => tmp.cleanup());
 
 interface Run {
@@ -182,11 +180,17 @@ describe("TypeScript client runner as a process", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ status: "delivered", metadata: { transport: "subprocess", event_id: "e1" } });
   });
 
-  it("v1: host commands spawn the real host CLI (the reference lifeloop): put, then get the same bytes back", async () => {
+  it("v1: host commands spawn the default host CLI, lifeloop-callback on PATH (the group is this toolkit's extension): put, then get the same bytes back", async () => {
     const store = scratch();
     try {
+      // The only lifeloop-callback on PATH is a wrapper around the built CLI; LIFELOOP_CLI is unset.
+      const bin = join(store.dir, "bin");
+      mkdirSync(bin);
+      writeFileSync(join(bin, "lifeloop-callback"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`, { mode: 0o755 });
+      const { LIFELOOP_CLI: _unset, ...inherited } = process.env;
+      const env = { ...inherited, PATH: `${bin}:${process.env.PATH ?? ""}`, LIFELOOP_CONTINUATION_ROOT: join(store.dir, "store") };
       const r = await new Promise<Run>((resolve, reject) => {
-        const child = spawn(TS_RUNNER, ["--behave", "put-get", "--cli", REFERENCE_CLI], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, LIFELOOP_CONTINUATION_ROOT: store.dir } });
+        const child = spawn(TS_RUNNER, ["--behave", "put-get"], { stdio: ["pipe", "pipe", "pipe"], env });
         let stdout = "";
         let stderr = "";
         child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

@@ -316,6 +316,10 @@ export interface HarnessHookInputsTable {
    */
   metadata_text_max_bytes: number;
   /**
+   * At most this many names of input members outside the input schema are passed on in metadata.unknown_input_members (in input order); when there are more, metadata.truncated_fields names unknown_input_members.
+   */
+  max_unknown_input_members: number;
+  /**
    * At most this many consecutive Stop continuations (a rendered block at Stop) per harness session; a further block is not rendered.
    */
   max_stop_continuations: number;
@@ -344,7 +348,7 @@ export interface HarnessHookInputsTable {
      */
     config_timeout: boolean;
     /**
-     * rejected: the input schemas are closed; tolerated: members outside the schema are allowed (and not passed on).
+     * rejected: the input schemas are closed; tolerated: members outside the schema are allowed, and their names (not their values, at most max_unknown_input_members of them) are passed on in metadata.unknown_input_members.
      */
     unknown_input_fields: "rejected" | "tolerated";
     unknown_input_fields_fact: string;
@@ -451,7 +455,7 @@ export interface HarnessHookMappingTable {
        * What the reference renderer puts in a context slot here; differs from context_placements only with a reference_difference.
        */
       reference_context_placements: string[];
-      block: "block_prompt" | "request_continuation" | "ignored";
+      block: "block_prompt" | "request_continuation" | "ignored" | "refused";
       /**
        * Id of a spec/tables/reference-differences.json entry (scope rendering) that concerns this hook event, or null.
        */
@@ -483,7 +487,7 @@ export interface HarnessHookMappingTable {
    */
   white_space: [number, number][];
   block_effects: {
-    block: "block_prompt" | "request_continuation" | "ignored";
+    block: "block_prompt" | "request_continuation" | "ignored" | "refused";
     renders: string;
     meaning: string;
   }[];

@@ -155,7 +155,7 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
         const rows: unknown[][] = [];
         for (const g of groups) {
           for (const c of g.commands) {
-            rows.push([`\`${[...g.cli, c.command].join(" ")}\``, g.spec, c.flags.map((f) => (f.required ? f.flag : `[${f.flag}]`)).join(" "), c.stdin, c.stdout, c.stderr]);
+            rows.push([`\`${[...g.cli, c.command].join(" ")}\``, g.origin === "extension" ? `${g.spec} (this toolkit's extension)` : g.spec, c.flags.map((f) => (f.required ? f.flag : `[${f.flag}]`)).join(" "), c.stdin, c.stdout, c.stderr]);
           }
         }
         return mdTable(["command", "spec", "flags", "stdin", "stdout", "stderr"], rows);
@@ -166,6 +166,7 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
     ["document-rules", () => mdTable(["rule id", "layer", "summary"], t.documentRules.rules.map((r) => [`\`${r.id}\``, r.layer, r.summary]))],
     ...hookTableRenderers(model),
     ["reference-differences", () => differencesTable(t.referenceDifferences.differences.filter((d) => d.scope === "validation"))],
+    ["receipt-differences", () => differencesTable(t.referenceDifferences.differences.filter((d) => d.scope === "receipts"))],
     ...continuationTableRenderers(model),
   ]);
   for (const table of model.specTables) if (!renderers.has(table.stem)) renderers.set(table.stem, () => genericTable(table));

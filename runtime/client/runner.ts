@@ -62,8 +62,9 @@ export type ClientHandler = (request: CallbackRequest, payloads: readonly Payloa
  * - `exit`: call process.exit with the status when done (default true when using process stdio), so
  *   timers or sockets a handler left open cannot keep the client alive;
  * - `cli`: the host CLI for v1 commands (default: `$LIFELOOP_CLI` when set and non-empty, else
- *   `lifeloop` on PATH: the table's `cli_program_environment` and `cli`, as the Go and Python
- *   helpers), `commandTimeoutMs` their deadline.
+ *   `lifeloop-callback` on PATH: the table's `cli_program_environment` and `cli`, as the Go and
+ *   Python helpers; the continuation group is this toolkit's extension, which the reference's
+ *   `lifeloop` no longer ships), `commandTimeoutMs` their deadline.
  */
 export interface ServeOptions {
   readonly argv?: readonly string[];
@@ -185,7 +186,7 @@ function writeOut(stdout: NodeJS.WritableStream, bytes: Buffer): Promise<number>
 function defaultCli(): string {
   const group = CLIENT_INITIATED_COMMANDS.groups[0];
   const chosen = group === undefined ? undefined : process.env[group.cli_program_environment];
-  return chosen !== undefined && chosen !== "" ? chosen : (group?.cli[0] ?? "lifeloop");
+  return chosen !== undefined && chosen !== "" ? chosen : (group?.cli[0] ?? "lifeloop-callback");
 }
 
 function cliTransport(options: ServeOptions): CommandTransport {

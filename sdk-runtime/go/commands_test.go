@@ -194,7 +194,8 @@ func ourCLI(t *testing.T) string {
 	return wrapper
 }
 
-// The program defaults to the table's ("lifeloop"); the group's variable overrides it; Host.Path wins
+// The program defaults to the table's ("lifeloop-callback": the group is this toolkit's extension,
+// which the reference's lifeloop no longer ships); the group's variable overrides it; Host.Path wins
 // over both. The same calls work against the reference CLI and ours.
 func TestContinuationProgramOverride(t *testing.T) {
 	ctx := context.Background()
@@ -221,7 +222,7 @@ func TestContinuationProgramOverride(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	_, err := ContinuationCommands{}.List(ctx, "t")
 	var hostErr *HostError
-	if !errors.As(err, &hostErr) || hostErr.ExitCode != -1 || !strings.Contains(hostErr.Message, `"lifeloop"`) {
-		t.Fatalf("the default program is lifeloop: %v", err)
+	if !errors.As(err, &hostErr) || hostErr.ExitCode != -1 || !strings.Contains(hostErr.Message, `"lifeloop-callback"`) {
+		t.Fatalf("the default program is lifeloop-callback: %v", err)
 	}
 }

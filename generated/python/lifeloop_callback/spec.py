@@ -458,8 +458,10 @@ CLIENT_INITIATED_COMMANDS_TABLE: Final[JsonValue] = {
             "group": "continuation",
             "spec": "CONTINUATION-001",
             "purpose": "Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.",
+            "origin": "extension",
+            "extension_reason": "The reference withdrew CONTINUATION-001 and its `lifeloop continuation` group in lifeloop-cli 0.6.0 (tombstone continuation-store-001: one client, no production traffic; clients keep cross-restart state in their own stores), and its registry now lists no client-initiated command. This toolkit keeps the store, its CLI, the stream methods and the SDK helpers as its own extension: the helpers run `lifeloop-callback continuation` (a current `lifeloop` answers `unknown command: continuation`), and only a host built on this toolkit answers the continuation/* stream methods. The on-disk format stays the one lifeloop-cli 0.5.0 wrote, tested against that binary, as history.",
             "cli": [
-                "lifeloop",
+                "lifeloop-callback",
                 "continuation",
             ],
             "stream_v2_method_prefix": "continuation/",
@@ -1871,8 +1873,9 @@ FAILURE_RETRY_DEFAULTS_TABLE: Final[JsonValue] = {
 
 #: spec/tables/harness-hook-inputs.json as written (minus `$schema`).
 HARNESS_HOOK_INPUTS_TABLE: Final[JsonValue] = {
-    "reference": "lifeloop-cli 0.5.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
+    "reference": "lifeloop-cli 0.9.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
     "metadata_text_max_bytes": 65536,
+    "max_unknown_input_members": 64,
     "max_stop_continuations": 3,
     "harness_timeout_slack_ms": 5000,
     "adapters": [
@@ -1882,7 +1885,7 @@ HARNESS_HOOK_INPUTS_TABLE: Final[JsonValue] = {
             "config_file": ".claude/settings.json",
             "config_timeout": True,
             "unknown_input_fields": "tolerated",
-            "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly.",
+            "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly; the names of unknown ones reach the client in metadata.unknown_input_members.",
             "hook_events": [
                 {
                     "hook_event": "SessionStart",
@@ -1949,8 +1952,8 @@ HARNESS_HOOK_INPUTS_TABLE: Final[JsonValue] = {
             "adapter_version": "0.1.0",
             "config_file": ".codex/hooks.json",
             "config_timeout": True,
-            "unknown_input_fields": "rejected",
-            "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed, and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields; an unknown member means a Codex version this schema was not checked against.",
+            "unknown_input_fields": "tolerated",
+            "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields, but Codex adds fields between versions: refusing an unknown one would make every hook call of a newer Codex exit 1, and the client would silently never hear of the event again. Known fields are still typed strictly; the names of unknown ones reach the client in metadata.unknown_input_members.",
             "hook_events": [
                 {
                     "hook_event": "SessionStart",
@@ -2109,7 +2112,7 @@ HARNESS_HOOK_INPUTS_TABLE: Final[JsonValue] = {
             "target": "/metadata/prompt",
             "applies": "all",
             "bounded": True,
-            "note": "host_hook.rs refuses a prompt over 64 KiB; we cut it (see metadata_text_max_bytes).",
+            "note": "host_hook.rs skips the capture of a prompt over 64 KiB (nothing delivered); we cut it (see metadata_text_max_bytes).",
         },
         {
             "input": "custom_instructions",
@@ -2130,7 +2133,7 @@ HARNESS_HOOK_INPUTS_TABLE: Final[JsonValue] = {
 
 #: spec/tables/harness-hook-mapping.json as written (minus `$schema`).
 HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
-    "reference": "lifeloop-cli 0.5.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
+    "reference": "lifeloop-cli 0.9.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
     "max_context_code_points": 16777216,
     "adapters": [
         {
@@ -2185,9 +2188,9 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
                     "context_slot": None,
                     "context_placements": [],
                     "reference_context_placements": [],
-                    "block": "ignored",
+                    "block": "refused",
                     "reference_difference": None,
-                    "notes": "Quiet: always {}.",
+                    "notes": "Quiet: always {}. A block directive is refused (unsupported_directive): Claude Code cannot stop a compaction, and silently dropping a block would hide that the client asked for one.",
                 },
                 {
                     "hook_event": "Stop",
@@ -2195,9 +2198,9 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
                     "context_slot": None,
                     "context_placements": [],
                     "reference_context_placements": [],
-                    "block": "ignored",
+                    "block": "request_continuation",
                     "reference_difference": None,
-                    "notes": "Quiet: always {}. Claude Code would accept decision \"block\" here (do not stop; reason becomes the next instruction), but the reference renders {} and so do we; a block directive is reported as directive_ignored.",
+                    "notes": "{} without a directive. block: top-level decision \"block\" and reason; Claude Code does not stop and gives the model reason as its next instruction (bounded by max_stop_continuations in the hook command).",
                 },
                 {
                     "hook_event": "SessionEnd",
@@ -2205,9 +2208,9 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
                     "context_slot": None,
                     "context_placements": [],
                     "reference_context_placements": [],
-                    "block": "ignored",
+                    "block": "refused",
                     "reference_difference": None,
-                    "notes": "Quiet: always {}.",
+                    "notes": "Quiet: always {}. A block directive is refused (unsupported_directive): a session that is ending cannot be kept open.",
                 },
             ],
             "events": [
@@ -2474,6 +2477,11 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
             "renders": "nothing",
             "meaning": "The event cannot carry the directive; the output is the same as without it and the render reports directive_ignored.",
         },
+        {
+            "block": "refused",
+            "renders": "nothing: the render fails with unsupported_directive",
+            "meaning": "The harness has no way to act on a block at this event and the reference refuses it; the hook command prints {} and names the reason on stderr.",
+        },
     ],
     "errors": [
         {
@@ -2495,6 +2503,11 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
             "kind": "unsupported_event",
             "exit": "unsupported",
             "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing on stdout and names the event and adapter on stderr).",
+        },
+        {
+            "kind": "unsupported_directive",
+            "exit": "validation",
+            "summary": "A block directive at a hook event whose block is refused (Claude Code PreCompact and SessionEnd); nothing on stdout, the reason on stderr.",
         },
         {
             "kind": "context_too_large",
@@ -2916,6 +2929,14 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload.",
         },
         {
+            "id": "payload-receipts-empty",
+            "scope": "receipts",
+            "where": "LifecycleReceipt.payload_receipts (and capability_degradations) of every receipt this host synthesizes (invoke, session, hook --receipts, ReceiptEmitter)",
+            "reference": "fills payload_receipts from its placement negotiation: a chosen placement's outcome follows the receipt's status (failed, skipped, degraded or delivered), and each request payload_ref without an envelope is echoed as a receipt_only/skipped payload receipt with its digest and size",
+            "ours": "leaves payload_receipts and capability_degradations empty (omitted)",
+            "reason": "This host performs no placement or capability negotiation, so it has no placement outcome to report; echoing the request's payload_refs would claim a decision nobody made. A client that needs placement receipts runs behind a host that negotiates.",
+        },
+        {
             "id": "continuation-help",
             "scope": "continuation",
             "where": "`continuation --help`, `continuation <command> --help`",
@@ -3015,48 +3036,48 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "id": "hook-command-events",
             "scope": "hook_command",
             "where": "every served hook event (spec/tables/harness-hook-inputs.json)",
-            "reference": "host-hook delivers only frame.opening (before-prompt-build) and the compaction events; SessionStart, Stop and SessionEnd deliver nothing to the client",
-            "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended, SessionEnd session.ending then session.ended",
-            "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client needs session and frame ends, not only prompts.",
+            "reference": "host-hook delivers one event per hook: SessionStart session.started, UserPromptSubmit frame.opening, PreCompact context.pressure_observed, PostCompact context.compacted, Stop frame.ended (Codex: skipped when stop_hook_active); SessionEnd delivers nothing",
+            "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended (also after a continuation), SessionEnd session.ending then session.ended",
+            "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client that answers frame.ending can still act before the frame closes, and needs the session's end.",
         },
         {
             "id": "hook-command-output",
             "scope": "hook_command",
             "where": "the printed output",
-            "reference": "prints {} except a Codex PostCompact side-channel context",
+            "reference": "prints {} except a Codex PostCompact side-channel context, and at Stop a block with a fixed neutral prompt when the client answers failed with operator_required; a client's own block directive or context is never rendered",
             "ours": "renders the answer of the hook event's renders event (context payloads, a block directive) through the hook renderer; an empty context slot is left out, so an answer without payloads or directive prints {}",
             "reason": "The output is how a client's answer reaches the harness; the reference's broker serves one client that never answers with context.",
+        },
+        {
+            "id": "hook-command-prompt-synchronous",
+            "scope": "hook_command",
+            "where": "UserPromptSubmit (the reference's before-prompt-build)",
+            "reference": "dispatches frame.opening fire-and-forget (the client runs on detached, its answer is never read) and prints {} at once",
+            "ours": "delivers frame.opening and waits for the answer (bounded by --timeout-ms), so its context and a block directive reach the harness",
+            "reason": "A prompt hook exists to let the client add context or refuse the prompt; an answer nobody reads can do neither.",
         },
         {
             "id": "hook-command-client-failure",
             "scope": "hook_command",
             "where": "a failed delivery or an answer with status failed",
-            "reference": "exits 1 with the error on stderr (status skipped is a failure too, for the prompt event)",
-            "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure; closed: the event's blocking form, or the open output saying it has none. Status skipped is an answer like any other",
+            "reference": "a transport failure (spawn, non-zero exit, unparseable answer) exits 1 with the error on stderr; an answer with status failed is named on stderr and the output is {} with exit 0 (the prompt's answer is never read)",
+            "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure, whatever failed; closed: the event's blocking form, or the open output saying it has none",
             "reason": "A non-zero exit is a hook error the user may not see and the context is lost without a word; the choice between continuing and blocking belongs to the user.",
-        },
-        {
-            "id": "hook-command-usage-exit",
-            "scope": "hook_command",
-            "where": "a bad command line",
-            "reference": "exits 2",
-            "ours": "exits 1",
-            "reason": "Claude Code reads exit 2 as \"block\": a typo in a hook command must not block every prompt.",
         },
         {
             "id": "hook-command-prompt-bound",
             "scope": "hook_command",
             "where": "a prompt over 64 KiB (and custom_instructions, last_assistant_message)",
-            "reference": "refuses the prompt (exit 1)",
-            "ours": "cuts the text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
-            "reason": "A long pasted prompt must not make the hook fail; the client learns the text was cut.",
+            "reference": "skips the prompt capture (nothing delivered, {}, exit 0); cuts last_assistant_message to 64 KiB at a UTF-8 boundary without saying so",
+            "ours": "cuts each bounded text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
+            "reason": "A long pasted prompt must not make the frame go unreported; the client learns the text was cut.",
         },
         {
             "id": "hook-command-metadata",
             "scope": "hook_command",
             "where": "CallbackRequest metadata",
-            "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true",
-            "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag)",
+            "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true; Stop: hook_event_name, source_hook, transcript_path, last_assistant_message, turn_id, stop_hook_active; SessionStart: hook_event_name, source",
+            "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag); the names of input members the schema does not list in unknown_input_members",
             "reason": "One table maps every event; the extra members are what the harness said.",
         },
         {
@@ -3064,24 +3085,16 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "scope": "hook_command",
             "where": "the harness input",
             "reference": "any JSON object (blank stdin is {}); only session_id is required, where a state file needs it",
-            "ours": "one JSON document valid against the closed input schema of the (harness, hook event), whose hook_event_name equals --event; exit 1 otherwise",
-            "reason": "A hook registered under the wrong event, or a harness that changed its input, is caught at the first call instead of producing wrong events.",
+            "ours": "one JSON document whose listed members match the input schema of the (harness, hook event) and whose hook_event_name equals --event, exit 1 otherwise; members the schema does not list are accepted and named in metadata.unknown_input_members",
+            "reason": "A hook registered under the wrong event, or a harness that changed a member's type, is caught at the first call instead of producing wrong events; a harness that adds members keeps working and the client sees what was added.",
         },
         {
             "id": "hook-command-state",
             "scope": "hook_command",
             "where": "--state-dir",
-            "reference": "records the host-context compaction status of its client",
-            "ours": "keeps the open frame id and the Stop continuation count per harness session",
+            "reference": "records the host-context compaction status and, after each client callback, host-callback-status.json (delivered, dispatched or failed) for lifeloop status",
+            "ours": "keeps the open frame id and the Stop continuation count per harness session; no delivery record (--receipts appends a receipt per delivery instead)",
             "reason": "The state serves this command's own guarantees (a Claude Code Stop ends the frame its prompt opened; bounded continuations).",
-        },
-        {
-            "id": "hook-command-client-arguments",
-            "scope": "hook_command",
-            "where": "how the client is started",
-            "reference": "runs --client-cmd with the words lifeloop client --path DIR [--profile P]",
-            "ours": "runs --program with exactly the --arg words, in order",
-            "reason": "Any program can be the client.",
         },
         {
             "id": "hook-command-empty-prompt",

@@ -5,6 +5,9 @@
  * names (`renders`) with the hook renderer (spec/harness-hooks.md), bounds Stop continuations, and
  * returns what to print. Exit codes are only 0 and 1: Claude Code reads exit 2 as "block".
  *
+ * - A block directive at an event that cannot carry it and whose render is refused
+ *   (`unsupported_directive`: Claude Code PreCompact, SessionEnd) prints {} and names the reason on
+ *   stderr, exit 0: the client asked for something the harness cannot do, it did not fail.
  * - A client failure (the invocation failed, the client answered status `failed`, or its answer
  *   cannot be rendered) follows `onFailure`: `open` prints a systemMessage naming the failure and
  *   exits 0; `closed` prints the event's blocking form (decision block and reason) where the event
@@ -140,7 +143,8 @@ async function deliverEvents(
   receipts: ReceiptsFile | null,
   delivered: LifecycleEventKind[],
 ): Promise<{ readonly responses: Map<LifecycleEventKind, CallbackResponse>; readonly failure: string | null } | { readonly refused: string }> {
-  const emitter = new ReceiptEmitter();
+  // No run scope of its own: one hook call is one process (sequence null, as the reference's hooks).
+  const emitter = new ReceiptEmitter({ sequencer: null });
   const responses = new Map<LifecycleEventKind, CallbackResponse>();
   for (const event of row.delivers as readonly LifecycleEventKind[]) {
     const envelope: DispatchEnvelope = { schema_version: WIRE_VERSION, request: buildCallbackRequest(o.adapter, event, input, { frameId }) };
@@ -190,6 +194,12 @@ function renderAnswer(
     return { body: { ...rendered.rendered.body } };
   }
   if (rendered.error.kind === "output_schema_violation") return { refused: `internal error: ${rendered.error.message}` };
+  // A block the harness cannot act on here (Claude Code PreCompact, SessionEnd): the reference's
+  // renderer refuses it; the harness gets the event's quiet output and the reason goes to stderr.
+  if (rendered.error.kind === "unsupported_directive") {
+    err.push(`${PREFIX}: the ${row.renders} answer's block directive is not rendered: ${rendered.error.kind}: ${rendered.error.message}\n`);
+    return { body: {} };
+  }
   // The render request's /directive is the answer's /metadata/directive: say where the client put it.
   const pointer = rendered.error.issues?.[0]?.pointer ?? "";
   const where = pointer.startsWith("/directive") ? ` (in the answer at /metadata${pointer})` : "";

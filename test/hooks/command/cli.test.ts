@@ -116,17 +116,18 @@ describe("lifeloop-callback hook (process)", () => {
     expect(s.delivered()).toEqual([]);
   });
 
-  it("a closed stdout or a reader that went away: exit 1, never the CLI's I/O code 3 (hostile review)", () => {
+  it("a closed stdout or a reader that went away: delivered, then exit 0 quietly (as the reference), never the CLI's I/O code 3", () => {
     const args = [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", "10000", "--state-dir", s.stateDir];
     const input = JSON.stringify(hookInputFor("codex", "UserPromptSubmit"));
     // `>&-`: the shell starts the hook with fd 1 closed.
     const closed = spawnSync("/bin/sh", ["-c", '"$@" >&-', "sh", process.execPath, ...args], { input, encoding: "utf8", timeout: 30_000 });
-    expect(closed.stderr).toContain("standard output is closed");
-    expect(closed.status).toBe(1);
+    // To the process it is /dev/null (Node reopens fd 1 there), as with a harness that discards stdout.
+    expect([closed.status, closed.stderr]).toEqual([0, ""]);
     // EPIPE: the reader of stdout closed its end before the hook printed.
     const piped = spawnSync("bash", ["-c", 'set -o pipefail; "$@" | true', "bash", process.execPath, ...args], { input, encoding: "utf8", timeout: 30_000 });
-    expect(piped.stderr).toContain("cannot write the output");
-    expect(piped.status).toBe(1);
+    expect(piped.stderr).not.toContain("cannot write the output");
+    expect(piped.status).toBe(0);
+    expect(s.delivered().length).toBeGreaterThan(0);
   });
 
   it("a client argument -h or --help goes to the client: the hook delivers, and stdout is hook JSON, not the usage", () => {

@@ -227,6 +227,7 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
       return new Promise<Reply>((resolve, reject) => {
         waiting.set(idKey(id), { resolve, reject });
         send(frame);
+        drainBacklog(); // the request in flight makes room for one more handler
       });
     },
   });
@@ -281,11 +282,34 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
     send(encodeResultAround(id, bytes));
   };
 
+  // Handlers running (limits.client_handler_concurrency; each client request in flight adds a
+  // place, so that handlers awaiting the host's replies never keep the reader from reading them).
+  // While every place is taken stdin is paused and the frames already read wait in `backlog`
+  // (at most one chunk's worth): the host's writes then wait in the pipe (backpressure).
+  let handlers = 0;
+  const backlog: { readonly frame: StreamFrame; readonly pointers: readonly string[] }[] = [];
+  const placeFree = (): boolean => handlers < LIMITS.client_handler_concurrency + waiting.size;
+  const startHandler = (frame: Extract<StreamFrame, { kind: "request" }>, pointers: readonly string[]): void => {
+    handlers++;
+    void onRequest(frame.id, frame.method, frame.params, pointers).finally(() => {
+      handlers--;
+      drainBacklog();
+    });
+  };
+  const drainBacklog = (): void => {
+    while (backlog.length > 0 && !done) {
+      const next = backlog[0] as (typeof backlog)[number];
+      if (next.frame.kind === "request" && !placeFree()) return;
+      backlog.shift();
+      onFrame(next.frame, next.pointers);
+    }
+    if (backlog.length === 0 && !done) stdin.resume();
+  };
   const reader = new FrameReader(LIMITS.max_frame_bytes);
   const onFrame = (frame: StreamFrame, pointers: readonly string[]): void => {
     switch (frame.kind) {
       case "request":
-        void onRequest(frame.id, frame.method, frame.params, pointers);
+        startHandler(frame, pointers);
         return;
       case "notification":
         if (frame.method === STREAM_V2.cancel.method && frame.params !== undefined) {
@@ -314,8 +338,10 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
         end(1, `the host broke the stream framing: ${issueText(judged.issue)}`);
         return;
       }
-      onFrame(judged.frame, judged.nonIntegerNumberPointers);
+      if (backlog.length > 0 || (judged.frame.kind === "request" && !placeFree())) backlog.push({ frame: judged.frame, pointers: judged.nonIntegerNumberPointers });
+      else onFrame(judged.frame, judged.nonIntegerNumberPointers);
     }
+    if (backlog.length > 0) stdin.pause();
   });
   stdin.on("end", () => {
     const tail = reader.end()[0];

@@ -10,7 +10,9 @@ A host spawns the client once with its configured arguments followed by ``--stre
   is logged with its rule id; nothing more is read and the exit status is 1.
 - A request ``event/<kind>`` gets exactly one reply whose ``result`` is the ``CallbackResponse`` the
   v1 runner would write for the same ``DispatchEnvelope`` (``params``), refusals included.
-  Handlers run concurrently, each on a thread of its own (idle threads are reused).
+  Handlers run concurrently on a pool of threads: at most ``limits.client_handler_concurrency`` at
+  once (plus one per request of the client's own the host has not answered), and while that many
+  run no further frame is read (backpressure: the host's writes wait in the pipe).
 - A notification never gets a reply. The cancel notification marks its event cancelled: the
   :func:`event_done` event of that request is set and its reply is never written.
 - A request for any other method gets error -32601. Replies to the client's own requests (the
@@ -63,6 +65,7 @@ from .spec import (
     CLIENT_INITIATED_COMMANDS_TABLE,
     EVENT_VOCABULARY,
     FAILURE_VARIANT_INVALID_REQUEST,
+    LIMIT_CLIENT_HANDLER_CONCURRENCY,
     LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT,
     LIMIT_MAX_DEPTH,
     LIMIT_MAX_FRAME_BYTES,
@@ -360,12 +363,15 @@ def active_stream() -> Optional[_Stream]:
 class _Workers:
     """The threads that run event handlers. An idle one takes the next event; a new one starts
     only when every one is busy, so handlers still run concurrently. Starting a thread per event
-    made the reader wait for each new thread to get the GIL (most of an event's time)."""
+    made the reader wait for each new thread to get the GIL (most of an event's time).
+    ``on_idle`` runs after a job, once its thread counts as idle: a job submitted after it reuses
+    that thread, so there are never more threads than jobs that ran at once."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_idle: Callable[[], None]) -> None:
         self._jobs: queue.SimpleQueue[Tuple[Callable[..., None], Tuple[Any, ...]]] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._idle = 0
+        self._on_idle = on_idle
 
     def submit(self, fn: Callable[..., None], *args: Any) -> None:
         with self._lock:
@@ -380,9 +386,12 @@ class _Workers:
     def _work(self) -> None:
         while True:
             fn, args = self._jobs.get()
-            fn(*args)
-            with self._lock:
-                self._idle += 1
+            try:
+                fn(*args)
+            finally:
+                with self._lock:
+                    self._idle += 1
+                self._on_idle()
 
 
 class _Stream:
@@ -400,9 +409,14 @@ class _Stream:
         # since one more ends the stream (stream.request-flood); one more waits for a slot.
         self.calls: Dict[Tuple[type, RpcId], _Call] = {}
         self.slot_free = threading.Condition(self.lock)
+        # Handlers running (limits.client_handler_concurrency): the reader waits on handler_free
+        # before it starts one more; each unanswered request of the client's own adds a place, so
+        # that handlers waiting for the host's replies never keep the reader from reading them.
+        self.handlers = 0
+        self.handler_free = threading.Condition(self.lock)
         self.next_id = 0
         self.closed = False
-        self.workers = _Workers()
+        self.workers = _Workers(self._handler_done)
 
     # -- writing
     def write(self, frame: bytes) -> None:
@@ -468,7 +482,17 @@ class _Stream:
             if busy:
                 self._error_reply(frame.id, RPC_INVALID_REQUEST, "id is already in use by a request being handled")
                 return
+        with self.lock:
+            # Backpressure: the reader (this thread) reads nothing more until a handler returns.
+            while not self.closed and self.handlers >= LIMIT_CLIENT_HANDLER_CONCURRENCY + len(self.calls):
+                self.handler_free.wait()
+            self.handlers += 1
         self.workers.submit(self._run_event, frame, event, flight)
+
+    def _handler_done(self) -> None:
+        with self.lock:
+            self.handlers -= 1
+            self.handler_free.notify()
 
     def _run_event(self, frame: Frame, event: str, flight: _Inflight) -> None:
         try:
@@ -537,6 +561,7 @@ class _Stream:
             if self.closed:
                 raise StreamClosedError("the stream has ended; the request was not sent")
             self.calls[_id_key(rpc_id)] = call
+            self.handler_free.notify()  # one more place for a handler while it is in flight
         self.write(frame)
         if not call.done.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
             # The entry stays until the host answers: the host counts the request until then.
@@ -552,6 +577,7 @@ class _Stream:
             self.closed = True
             calls, self.calls = list(self.calls.values()), {}
             self.slot_free.notify_all()
+            self.handler_free.notify_all()
             for flight in self.events.values():
                 flight.cancelled = True
                 flight.done.set()

@@ -626,7 +626,11 @@ def run_command(group: str, args: Sequence[str], stdin: Optional[bytes], timeout
     blob = result.get(BLOB_MEMBER)
     if not isinstance(blob, str):
         raise StreamRPCError(RPC_INVALID_REQUEST, f"the result has no base64 member {BLOB_MEMBER!r}")
-    return base64.b64decode(blob, validate=True), _dump(meta)
+    try:
+        decoded = base64.b64decode(blob, validate=True)
+    except ValueError as error:  # binascii.Error: the host broke the result's shape
+        raise StreamRPCError(RPC_INVALID_REQUEST, f"the result member {BLOB_MEMBER!r} is not base64: {error}") from None
+    return decoded, _dump(meta)
 
 
 def serve_stream_io(

@@ -119,6 +119,8 @@ MESSAGE_MAX_LENGTH = 65536
 RESERVED_METHOD_PREFIX = "rpc."
 
 _CHUNK = 65536
+#: Longest wait of the reader for a free handler place before it looks at pending signals (s).
+_SIGNAL_POLL_S = 0.05
 _MAX_SAFE_INTEGER = 2**53 - 1
 _REQUEST_MEMBERS = frozenset(["jsonrpc", "id", "method", "params"])
 _SUCCESS_MEMBERS = frozenset(["jsonrpc", "id", "result"])
@@ -485,7 +487,9 @@ class _Stream:
         with self.lock:
             # Backpressure: the reader (this thread) reads nothing more until a handler returns.
             while not self.closed and self.handlers >= LIMIT_CLIENT_HANDLER_CONCURRENCY + len(self.calls):
-                self.handler_free.wait()
+                # Bounded waits: a signal the kernel handed to a handler thread runs its Python
+                # handler (the exit) only once this, the main thread, is back in Python code.
+                self.handler_free.wait(_SIGNAL_POLL_S)
             self.handlers += 1
         self.workers.submit(self._run_event, frame, event, flight)
 

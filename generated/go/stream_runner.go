@@ -83,11 +83,13 @@ type streamConn struct {
 	// a request takes one before it is written, the host's reply gives it back.
 	callSlots chan struct{}
 	// handlers counts the event handlers running (guarded by mu): at most
-	// limits.client_handler_concurrency plus one per client request in flight (callSlots), so that
-	// handlers waiting for the host's replies never keep the reader from reading them. The reading
-	// goroutine waits for a place before it starts a handler (and reads nothing meanwhile:
-	// backpressure); handlerFree wakes it (one token: only the reading goroutine waits on it).
+	// limits.client_handler_concurrency plus one per client request that waits for the host (in
+	// flight, callSlots, or waiting for a slot, slotWaiters), so that handlers waiting for the host
+	// never keep the reader from reading the replies they wait for. The reading goroutine waits
+	// for a place before it starts a handler (and reads nothing meanwhile: backpressure);
+	// handlerFree wakes it (one token: only the reading goroutine waits on it).
 	handlers    int
+	slotWaiters int
 	handlerFree chan struct{}
 	nextID      uint64
 	closed      chan struct{}
@@ -345,8 +347,8 @@ func (e *inflight) cancelLocked() {
 //     refusals apply (failed, with the warning codes of ServeIO). Handlers run concurrently: a
 //     handler starts on the reading goroutine, and reading moves to a new goroutine once it has
 //     run for inlineHandlerGrace or waits for the host (EventDone, a command helper). At most
-//     limits.client_handler_concurrency handlers run at once (plus one per client request in
-//     flight); while that many run, no further frame is read (backpressure).
+//     limits.client_handler_concurrency handlers run at once (plus one per client request that
+//     waits for the host); while that many run, no further frame is read (backpressure).
 //   - A notification is never answered. The cancel notification marks its event cancelled: its
 //     EventDone channel closes and its reply is never written.
 //   - A request for any other method gets error -32601. Replies to the client's own requests
@@ -609,12 +611,12 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 }
 
 // takeHandlerPlace waits, on the reading goroutine, until fewer than
-// limits.client_handler_concurrency handlers (plus one per client request in flight) run, and
+// limits.client_handler_concurrency handlers (plus one per client request waiting for the host) run, and
 // counts one more; false when the stream ended meanwhile. Nothing is read while it waits.
 func (c *streamConn) takeHandlerPlace(ctx context.Context) bool {
 	for {
 		c.mu.Lock()
-		if c.handlers < LimitClientHandlerConcurrency+len(c.callSlots) {
+		if c.handlers < LimitClientHandlerConcurrency+len(c.callSlots)+c.slotWaiters {
 			c.handlers++
 			c.mu.Unlock()
 			return true
@@ -803,10 +805,26 @@ func (c *streamConn) call(ctx context.Context, method string, params []byte) (*n
 	c.yieldReading(nil)
 	select {
 	case c.callSlots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-c.closed:
-		return nil, ErrStreamClosed
+	default:
+		// Waiting for the host too: a handler place is lent meanwhile (see takeHandlerPlace).
+		c.mu.Lock()
+		c.slotWaiters++
+		c.mu.Unlock()
+		c.wakeHandlerWaiter()
+		var err error
+		select {
+		case c.callSlots <- struct{}{}:
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-c.closed:
+			err = ErrStreamClosed
+		}
+		c.mu.Lock()
+		c.slotWaiters--
+		c.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
 	}
 	c.mu.Lock()
 	select {

@@ -222,7 +222,11 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
       const id = `c${++ownId}`;
       const frame = encodeFrame({ jsonrpc: "2.0", id, method, params });
       if (frame.length - 1 > LIMITS.max_frame_bytes) throw new RequestFrameTooLargeError(frame.length - 1, LIMITS.max_frame_bytes);
-      while (waiting.size >= LIMITS.max_client_requests_in_flight && !ending.signal.aborted) await new Promise<void>((resolve) => slotWaiters.push(resolve));
+      while (waiting.size >= LIMITS.max_client_requests_in_flight && !ending.signal.aborted) {
+        const slot = new Promise<void>((resolve) => slotWaiters.push(resolve));
+        drainBacklog(); // waiting for the host too: one more place for a handler meanwhile
+        await slot;
+      }
       if (ending.signal.aborted) throw new StreamClosedError("the stream has ended; the request was not sent");
       return new Promise<Reply>((resolve, reject) => {
         waiting.set(idKey(id), { resolve, reject });
@@ -282,13 +286,14 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
     send(encodeResultAround(id, bytes));
   };
 
-  // Handlers running (limits.client_handler_concurrency; each client request in flight adds a
-  // place, so that handlers awaiting the host's replies never keep the reader from reading them).
+  // Handlers running (limits.client_handler_concurrency; each client request that waits for the
+  // host, in flight or for a slot, adds a place, so that handlers awaiting the host never keep the
+  // reader from reading the replies they wait for).
   // While every place is taken stdin is paused and the frames already read wait in `backlog`
   // (at most one chunk's worth): the host's writes then wait in the pipe (backpressure).
   let handlers = 0;
   const backlog: { readonly frame: StreamFrame; readonly pointers: readonly string[] }[] = [];
-  const placeFree = (): boolean => handlers < LIMITS.client_handler_concurrency + waiting.size;
+  const placeFree = (): boolean => handlers < LIMITS.client_handler_concurrency + waiting.size + slotWaiters.length;
   const startHandler = (frame: Extract<StreamFrame, { kind: "request" }>, pointers: readonly string[]): void => {
     handlers++;
     void onRequest(frame.id, frame.method, frame.params, pointers).finally(() => {

@@ -290,7 +290,7 @@ LIMIT_MAX_FRAME_VALUES: Final = 131076
 #: limits.max_client_requests_in_flight (count): client-to-host requests of one stream that the host has not answered yet
 LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT: Final = 64
 
-#: limits.client_handler_concurrency (count): a stream client runner (Go, Python, TypeScript): event handlers running at once, plus one for each of the client's own requests the host has not answered (so a reply a handler waits for can always be read). While that many run, the runner reads no further frame (backpressure: the host's writes wait in the pipe). 64: the same as max_client_requests_in_flight, far more than 2 to 8 cores run at once, and cheap as threads (the Python runner started one per event and died at about 22,000)
+#: limits.client_handler_concurrency (count): a stream client runner (Go, Python, TypeScript): event handlers running at once, plus one for each of the client's own requests that waits for the host, unanswered or for a slot to be sent (so a reply a handler waits for can always be read). While that many run, the runner reads no further frame (backpressure: the host's writes wait in the pipe). 64: the same as max_client_requests_in_flight, far more than 2 to 8 cores run at once, and cheap as threads (the Python runner started one per event and died at about 22,000)
 LIMIT_CLIENT_HANDLER_CONCURRENCY: Final = 64
 
 #: limits.stream_close_grace_ms (ms): stream shutdown: time after ending the client's stdin before its process group gets SIGTERM
@@ -2681,7 +2681,7 @@ LIMITS_TABLE: Final[JsonValue] = {
             "name": "client_handler_concurrency",
             "value": 64,
             "unit": "count",
-            "applies_to": "a stream client runner (Go, Python, TypeScript): event handlers running at once, plus one for each of the client's own requests the host has not answered (so a reply a handler waits for can always be read). While that many run, the runner reads no further frame (backpressure: the host's writes wait in the pipe). 64: the same as max_client_requests_in_flight, far more than 2 to 8 cores run at once, and cheap as threads (the Python runner started one per event and died at about 22,000)",
+            "applies_to": "a stream client runner (Go, Python, TypeScript): event handlers running at once, plus one for each of the client's own requests that waits for the host, unanswered or for a slot to be sent (so a reply a handler waits for can always be read). While that many run, the runner reads no further frame (backpressure: the host's writes wait in the pipe). 64: the same as max_client_requests_in_flight, far more than 2 to 8 cores run at once, and cheap as threads (the Python runner started one per event and died at about 22,000)",
             "on_exceed": "the runner waits for a handler to return before it reads the next frame; never a failure",
         },
         {

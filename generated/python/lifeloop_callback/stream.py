@@ -11,8 +11,9 @@ A host spawns the client once with its configured arguments followed by ``--stre
 - A request ``event/<kind>`` gets exactly one reply whose ``result`` is the ``CallbackResponse`` the
   v1 runner would write for the same ``DispatchEnvelope`` (``params``), refusals included.
   Handlers run concurrently on a pool of threads: at most ``limits.client_handler_concurrency`` at
-  once (plus one per request of the client's own the host has not answered), and while that many
-  run no further frame is read (backpressure: the host's writes wait in the pipe).
+  once, plus one per request of the client's own that waits for the host (unanswered, or for a
+  slot to be sent), and while that many run no further frame is read (backpressure: the host's
+  writes wait in the pipe).
 - A notification never gets a reply. The cancel notification marks its event cancelled: the
   :func:`event_done` event of that request is set and its reply is never written.
 - A request for any other method gets error -32601. Replies to the client's own requests (the
@@ -412,9 +413,11 @@ class _Stream:
         self.calls: Dict[Tuple[type, RpcId], _Call] = {}
         self.slot_free = threading.Condition(self.lock)
         # Handlers running (limits.client_handler_concurrency): the reader waits on handler_free
-        # before it starts one more; each unanswered request of the client's own adds a place, so
-        # that handlers waiting for the host's replies never keep the reader from reading them.
+        # before it starts one more. Each request of the client's own that is unanswered, or waits
+        # for a slot to be sent, adds a place, so that handlers waiting for the host never keep the
+        # reader from reading the replies they wait for.
         self.handlers = 0
+        self.slot_waiters = 0
         self.handler_free = threading.Condition(self.lock)
         self.next_id = 0
         self.closed = False
@@ -486,7 +489,7 @@ class _Stream:
                 return
         with self.lock:
             # Backpressure: the reader (this thread) reads nothing more until a handler returns.
-            while not self.closed and self.handlers >= LIMIT_CLIENT_HANDLER_CONCURRENCY + len(self.calls):
+            while not self.closed and self.handlers >= LIMIT_CLIENT_HANDLER_CONCURRENCY + len(self.calls) + self.slot_waiters:
                 # Bounded waits: a signal the kernel handed to a handler thread runs its Python
                 # handler (the exit) only once this, the main thread, is back in Python code.
                 self.handler_free.wait(_SIGNAL_POLL_S)
@@ -557,11 +560,18 @@ class _Stream:
         call = _Call()
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         with self.lock:
-            while not self.closed and len(self.calls) >= LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    raise TimeoutError(f"{method}: {LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT} requests to the host still unanswered after {timeout_s} s; not sent")
-                self.slot_free.wait(left)
+            if not self.closed and len(self.calls) >= LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT:
+                # Waiting for the host too: a handler place is lent meanwhile (see _start_event).
+                self.slot_waiters += 1
+                self.handler_free.notify()
+                try:
+                    while not self.closed and len(self.calls) >= LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT:
+                        left = None if deadline is None else deadline - time.monotonic()
+                        if left is not None and left <= 0:
+                            raise TimeoutError(f"{method}: {LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT} requests to the host still unanswered after {timeout_s} s; not sent")
+                        self.slot_free.wait(left)
+                finally:
+                    self.slot_waiters -= 1
             if self.closed:
                 raise StreamClosedError("the stream has ended; the request was not sent")
             self.calls[_id_key(rpc_id)] = call

@@ -13,6 +13,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli as runCliInProcess } from "../../runtime/cli/main.js";
 import { loadRuleRegistry } from "../../runtime/diff/change.js";
+import { MAX_PATTERN_NAME_LENGTH, patternRunRefusal } from "../../runtime/diff/schema-compare.js";
 import { REPO_ROOT, runCli, runTs } from "../support/cli-process.js";
 import { listFixtures, materialize } from "./fixtures.js";
 
@@ -315,6 +316,13 @@ describe("diff as a process", () => {
     writeFileSync(b, schema(false).replace("^(a+)+$", "^b+$"));
     const safe = JSON.parse(runCli(["diff", "--schema", a, b, "--format", "json"]).stdout) as { changes: { rule: string }[] };
     expect(safe.changes.map((c) => c.rule)).toContain("schema-property-removed-closed");
+  });
+
+  it("runs a pattern only when its backtracking is bounded (patternRunRefusal, spec/README.md)", () => {
+    const name = "x-name";
+    for (const pattern of ["^[a-z][a-z0-9_]*$", "^x-", "^(?:ab)*$", "^(a+)?b$", "^[(+*]+$", "^a{2,3}b*$"]) expect(patternRunRefusal(pattern, name), pattern).toBeNull();
+    for (const pattern of ["^(a+)+$", "(a|a)*", "^((ab)*c)+$", "(?:a*){2}", "^(\\w)\\1$", "(?<x>a)\\k<x>", "a*b*c*d*"]) expect(patternRunRefusal(pattern, name), pattern).not.toBeNull();
+    expect(patternRunRefusal("^x-", "x".repeat(MAX_PATTERN_NAME_LENGTH + 1))).toMatch(/longer than/);
   });
 
   it("reads a --schema file whose size is not known up front (procfs reports 0) by what it holds, not as too large (issue 25)", () => {

@@ -34,7 +34,7 @@ type Host struct {
 	// $LIFELOOP_CLI) replaces the table's program when it is set and non-empty.
 	Path string
 
-	// Timeout bounds one command from start to exit; the process is killed when it expires and
+	// Timeout bounds one command from start to exit; its process group is killed when it expires and
 	// the call returns a *HostError wrapping context.DeadlineExceeded. Zero means DefaultHostTimeout.
 	Timeout time.Duration
 
@@ -131,6 +131,7 @@ func (h Host) run(ctx context.Context, defaultProgram, programEnv string, args [
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, program, args...)
+	inOwnProcessGroup(cmd)
 	cmd.Dir = h.Dir
 	if len(h.Env) > 0 {
 		cmd.Env = append(os.Environ(), h.Env...)

@@ -229,6 +229,7 @@ LIMITS: Final[Mapping[str, int]] = {
     "max_frame_bytes": 16842752,
     "max_frame_values": 131076,
     "max_client_requests_in_flight": 64,
+    "client_handler_concurrency": 64,
     "stream_close_grace_ms": 2000,
     "stream_term_grace_ms": 1000,
     "stream_client_exit_ms": 1000,
@@ -288,6 +289,9 @@ LIMIT_MAX_FRAME_VALUES: Final = 131076
 
 #: limits.max_client_requests_in_flight (count): client-to-host requests of one stream that the host has not answered yet
 LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT: Final = 64
+
+#: limits.client_handler_concurrency (count): a stream client runner (Go, Python, TypeScript): event handlers running at once, plus one for each of the client's own requests that waits for the host, unanswered or for a slot to be sent (so a reply a handler waits for can always be read). While that many run, the runner reads no further frame (backpressure: the host's writes wait in the pipe). 64: the same as max_client_requests_in_flight, far more than 2 to 8 cores run at once, and cheap as threads (the Python runner started one per event and died at about 22,000)
+LIMIT_CLIENT_HANDLER_CONCURRENCY: Final = 64
 
 #: limits.stream_close_grace_ms (ms): stream shutdown: time after ending the client's stdin before its process group gets SIGTERM
 LIMIT_STREAM_CLOSE_GRACE_MS: Final = 2000
@@ -2688,6 +2692,13 @@ LIMITS_TABLE: Final[JsonValue] = {
             "unit": "count",
             "applies_to": "client-to-host requests of one stream that the host has not answered yet",
             "on_exceed": "rule stream.request-flood; the stream ends (stream_framing)",
+        },
+        {
+            "name": "client_handler_concurrency",
+            "value": 64,
+            "unit": "count",
+            "applies_to": "a stream client runner (Go, Python, TypeScript): event handlers running at once, plus one for each of the client's own requests that waits for the host, unanswered or for a slot to be sent (so a reply a handler waits for can always be read). While that many run, the runner reads no further frame (backpressure: the host's writes wait in the pipe). 64: the same as max_client_requests_in_flight, far more than 2 to 8 cores run at once, and cheap as threads (the Python runner started one per event and died at about 22,000)",
+            "on_exceed": "the runner waits for a handler to return before it reads the next frame; never a failure",
         },
         {
             "name": "stream_close_grace_ms",

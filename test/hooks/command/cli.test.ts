@@ -66,6 +66,18 @@ describe("lifeloop-callback hook (process)", () => {
     expect(s.delivered()).toEqual([]);
   });
 
+  it("an input valid by its schema that cannot make a valid request (a 513-character session id): exit 1 with rule and pointer, whatever --on-failure says, nothing delivered (issue 25)", () => {
+    const input = { ...hookInputFor("claude", "UserPromptSubmit"), session_id: "s".repeat(513) };
+    for (const mode of ["open", "closed"]) {
+      s.clearLog();
+      const r = runCli(["hook", "--adapter", "claude", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", "10000", "--on-failure", mode, "--state-dir", s.stateDir], { input: JSON.stringify(input) });
+      expect({ code: r.code, stdout: r.stdout }, r.stderr).toEqual({ code: 1, stdout: "" });
+      expect(r.stderr).toMatch(/cannot be turned into a valid frame\.opening request: schema\.max-length at \/request\/harness_session_id \(made from the input's session_id\)/);
+      expect(r.stderr).toContain("--on-failure does not apply");
+      expect(s.delivered()).toEqual([]);
+    }
+  });
+
   it("is exported from the package entry point", async () => {
     const api = await import("../../../runtime/index.js");
     for (const name of ["runHookCommand", "hookConfig", "defaultStateDir", "HARNESS_HOOK_INPUTS"]) expect(api, name).toHaveProperty(name);

@@ -5730,7 +5730,8 @@ export const HOOK_SCHEMAS = [
       "transcript_path",
       "cwd",
       "permission_mode",
-      "stop_hook_active"
+      "stop_hook_active",
+      "last_assistant_message"
     ]
   },
   {

@@ -27,7 +27,7 @@ import type { InvocationResult } from "../invoker/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { validateValue } from "../wire/validate.js";
 import { InMemoryIdempotencyStore, type IdempotencyKey, type IdempotencyStore } from "./idempotency.js";
-import { linkageIssue } from "./linkage.js";
+import { linkageIssue, RECEIPT_NOT_OWN_PARENT } from "./linkage.js";
 import { SequenceGenerator } from "./sequence.js";
 import { harnessId, synthesizeReceipt, type ReceiptContext } from "./synthesize.js";
 
@@ -53,11 +53,13 @@ const PROBE_REQUEST: CallbackRequest = {
 /**
  * Check a ReceiptContext on its own (before any invocation): the issues a receipt would have
  * because of the context's fields (e.g. `non-empty-identifier` at `/client_id`, `schema.type` at
- * `/at_epoch_s`). Returns [] when the context is usable.
+ * `/at_epoch_s`). Returns [] when the context is usable. A parent equal to the receipt id
+ * (`receipt-not-own-parent`) is left to the invokers' linkage check ({@link linkageIssue}), which
+ * refuses the invocation itself as `invalid_request` before anything is spawned.
  */
 export function contextIssues(ctx: ReceiptContext): ValidationIssue[] {
   const result: InvocationResult = { ok: true, response: { schema_version: WIRE_VERSION, status: "observed" }, stderrTail: "", elapsedMs: 0 };
-  return validateValue("LifecycleReceipt", synthesizeReceipt(PROBE_REQUEST, result, ctx, null));
+  return validateValue("LifecycleReceipt", synthesizeReceipt(PROBE_REQUEST, result, ctx, null)).filter((issue) => issue.rule !== RECEIPT_NOT_OWN_PARENT);
 }
 
 /**

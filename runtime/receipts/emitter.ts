@@ -13,6 +13,8 @@
  * - `sequence`: a replay reuses the prior receipt's; otherwise the next number of the receipt's
  *   `harness_run_id` (allocated only once the receipt is valid, so rejected receipts leave no gap),
  *   or null without a run id.
+ * - With a durable store (e.g. {@link ReceiptLedger} as both store and sequencer) the whole emission
+ *   runs in the store's transaction, and a receipt that is not `put` is passed to its `record`.
  */
 import { EVENT_VOCABULARY, INTEGRATION_MODE_VALUES, WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { CallbackRequest, DispatchEnvelope, LifecycleReceipt } from "../../generated/ts/types.js";
@@ -22,7 +24,7 @@ import type { InvocationResult } from "../invoker/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { validateValue } from "../wire/validate.js";
 import { InMemoryIdempotencyStore, type IdempotencyKey, type IdempotencyStore } from "./idempotency.js";
-import { SequenceGenerator } from "./sequence.js";
+import { SequenceGenerator, type SequenceSource } from "./sequence.js";
 import { harnessId, synthesizeReceipt, type ReceiptContext } from "./synthesize.js";
 
 /** The synthesized receipt is not wire-valid (a bad ReceiptContext, e.g. an empty client_id). Carries every issue. */
@@ -54,16 +56,26 @@ export function contextIssues(ctx: ReceiptContext): ValidationIssue[] {
   return validateValue("LifecycleReceipt", synthesizeReceipt(PROBE_REQUEST, result, ctx, null));
 }
 
-/** Optional collaborators: a persistent store, a shared sequence generator. Defaults are in memory. */
+/**
+ * Optional collaborators: a persistent store, a shared sequence source. Defaults are in memory. A
+ * store shared between processes must also be the sequencer (as a ReceiptLedger is), so that the
+ * sequence number is taken inside the store's transaction.
+ */
 export interface ReceiptEmitterOptions {
   readonly store?: IdempotencyStore;
-  readonly sequencer?: SequenceGenerator;
+  readonly sequencer?: SequenceSource;
+}
+
+/** An emitted receipt and whether it is the replay of a prior one (the prior receipt, unchanged). */
+export interface EmitOutcome {
+  readonly receipt: LifecycleReceipt;
+  readonly replayed: boolean;
 }
 
 /** Makes the receipt of each invocation; one emitter per host (it owns the sequences and the store). */
 export class ReceiptEmitter {
   readonly store: IdempotencyStore;
-  readonly sequencer: SequenceGenerator;
+  readonly sequencer: SequenceSource;
 
   constructor(options: ReceiptEmitterOptions = {}) {
     this.store = options.store ?? new InMemoryIdempotencyStore();
@@ -73,13 +85,23 @@ export class ReceiptEmitter {
   /**
    * The receipt of one invocation of `envelope` that ended with `result`, or null when none is made
    * (receipt.emitted; an invalid_request failure whose request is itself invalid).
-   * Throws {@link ReceiptSynthesisError} (bad context) or {@link IdempotencyConflictError}.
+   * Throws {@link ReceiptSynthesisError} (bad context), {@link IdempotencyConflictError}, or the
+   * store's own errors (a ReceiptLedger: ReceiptLedgerError).
    */
   emit(envelope: DispatchEnvelope, result: InvocationResult, ctx: ReceiptContext): LifecycleReceipt | null {
+    return this.emitOutcome(envelope, result, ctx)?.receipt ?? null;
+  }
+
+  /** As {@link emit}, saying whether the receipt is a replay of a prior one. */
+  emitOutcome(envelope: DispatchEnvelope, result: InvocationResult, ctx: ReceiptContext): EmitOutcome | null {
     if (isNotificationOnly(envelope)) return null;
     const request = envelope?.request;
     if (!result.ok && result.failure.variant === "invalid_request" && validateValue("CallbackRequest", request).length > 0) return null;
+    const emission = (): EmitOutcome => this.emitValid(request, result, ctx);
+    return this.store.transaction !== undefined ? this.store.transaction(emission) : emission();
+  }
 
+  private emitValid(request: CallbackRequest, result: InvocationResult, ctx: ReceiptContext): EmitOutcome {
     const idem = request.idempotency_key ?? null;
     const key: IdempotencyKey | null = result.ok && idem !== null ? { client_id: ctx.client_id, adapter_id: request.adapter_id, idempotency_key: idem } : null;
     const prior = key !== null ? this.store.get(key) : undefined;
@@ -92,9 +114,11 @@ export class ReceiptEmitter {
 
     if (key !== null) {
       const stored = this.store.put(key, receipt);
-      if (stored.kind === "replayed") return stored.prior;
+      if (stored.kind === "replayed") return { receipt: stored.prior, replayed: true };
+    } else {
+      this.store.record?.(receipt);
     }
     if (prior === undefined && runId !== null) this.sequencer.next(runId);
-    return receipt;
+    return { receipt, replayed: false };
   }
 }

@@ -14,13 +14,18 @@
  *   `delivered` counts valid responses whatever their status, `failed` invocation failures, `spawns`
  *   children started (subprocess: one per envelope that reached a spawn; stream: the invoker's).
  * - Events are sent one at a time, in order. Receipts come from one ReceiptEmitter for the session
- *   (client_id: the program's file name).
+ *   (client_id: the program's file name). With `--ledger PATH` (spec/host-runtime.md §"Receipts:
+ *   the ledger") the emitter's store and sequences are that durable ledger, opened before anything
+ *   is sent (unusable: exit 3, nothing sent): sequences continue those of earlier processes, keys
+ *   recorded earlier replay (`"replayed": true` on the line) or conflict, every receipt is recorded.
+ *   A ledger fault on one event is that line's `receipt_error` (internal_error), and the exit is 3.
  * - Stream mode answers the client's `continuation/*` requests from the continuation store the
  *   environment names, resolved as `lifeloop-callback continuation` resolves it
  *   (`$LIFELOOP_CONTINUATION_ROOT`, then `$XDG_STATE_HOME`, then `$HOME`; runtime/continuation/root.ts),
  *   per request, so a store problem is that request's error reply, never the session's
  *   (runtime/continuation/stream-handlers.ts). Entries `list` skipped are reported on stderr.
- * Exit 0 every envelope got a valid response, 1 any invocation failed, 2 usage, 3 unreadable input.
+ * Exit 0 every envelope got a valid response, 1 any invocation failed, 2 usage, 3 unreadable input
+ * or a ledger fault.
  */
 import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
@@ -36,23 +41,27 @@ import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError, type CallbackInvoker, type InvocationResult } from "../../invoker/types.js";
 import { ReceiptEmitter } from "../../receipts/emitter.js";
 import { IdempotencyConflictError } from "../../receipts/idempotency.js";
+import type { ReceiptLedger } from "../../receipts/ledger.js";
 import { StreamInvoker } from "../../stream/invoker.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
 import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
+import { isLedgerError, ledgerFlag, openLedger } from "../ledger.js";
 import { printedFailure } from "./invoke.js";
 
 /** Usage text of the session command. */
-export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N FILE|-
+export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N
+                                [--ledger PATH] FILE|-
   Delivers one DispatchEnvelope per line of a JSON Lines file (or standard input), in order, and
   prints one JSON line per envelope ({"event_id", "response", "failure", "receipt", "elapsed_ms"})
   and a final {"summary": {...}} line.
   --transport   subprocess (default: v1, one process per envelope) or stream (v2, one process, --stream)
   --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
   --timeout-ms  required deadline per event, in ms
+  --ledger      durable receipt ledger (SQLite, as invoke --ledger): sequences and replays span processes
   In stream mode the client's continuation/* requests are answered from the continuation store
   (as \`lifeloop-callback continuation\` finds it: ${rootResolutionText()}).
-  exit 0 every envelope answered validly, 1 an invocation failed, 2 usage, 3 unreadable input`;
+  exit 0 every envelope answered validly, 1 an invocation failed, 2 usage, 3 unreadable input or a ledger fault`;
 
 /** Failure variants decided before any process is involved (they cost no spawn in subprocess mode). */
 const PRE_SPAWN = new Set(["receipt_emitted_rejected", "invalid_request", "serialize_request", "request_too_large"]);
@@ -102,12 +111,13 @@ function buildInvoker(transport: string, program: string | undefined, args: read
 
 /** Run the session command; returns the exit code. */
 export async function runSession(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, lists, positionals } = parseFlags(args, { values: ["--transport", "--program", "--timeout-ms"], repeatable: ["--arg"] });
+  const { values, lists, positionals } = parseFlags(args, { values: ["--transport", "--program", "--timeout-ms", "--ledger"], repeatable: ["--arg"] });
   const [source, ...extra] = positionals;
   if (source === undefined) throw new UsageError("FILE (or - for standard input) is required");
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const transport = values.get("--transport") ?? "subprocess";
   const invoker = buildInvoker(transport, values.get("--program"), lists.get("--arg") ?? [], values.get("--timeout-ms"), io);
+  const ledgerPath = ledgerFlag(values);
 
   const bytes = await readCommandInput("session", source, LIMITS.max_session_input_bytes, io);
   if (bytes === null) return EXIT.input;
@@ -117,12 +127,24 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
     return EXIT.input;
   }
 
+  let ledger: ReceiptLedger | null = null;
+  if (ledgerPath !== null) {
+    try {
+      ledger = await openLedger(ledgerPath);
+    } catch (error) {
+      if (!isLedgerError(error)) throw error;
+      io.err(`session: ${error.message}; nothing was sent\n`);
+      return EXIT.input;
+    }
+  }
+
   const started = performance.now();
-  const receipts = new ReceiptEmitter();
+  const receipts = ledger === null ? new ReceiptEmitter() : new ReceiptEmitter({ store: ledger, sequencer: ledger });
   const clientId = basename(invoker.program);
   let delivered = 0;
   let failed = 0;
   let spawns = 0;
+  let ledgerFaults = 0;
   try {
     for (const line of parsed.lines) {
       const result: InvocationResult = await invoker.invoke(line.value as DispatchEnvelope, { nonIntegerNumberPointers: line.nonIntegerNumberPointers });
@@ -135,11 +157,15 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
       // A reused idempotency_key with different content is the session's state_conflict, reported
       // on the event's line (no receipt) and counted as a failure; the session goes on.
       let receipt: unknown = null;
+      let replayed = false;
       let receiptError: Record<string, unknown> | null = null;
       try {
-        receipt = receipts.emit(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: `rcpt-${randomUUID()}`, at_epoch_s: Math.floor(Date.now() / 1000) });
+        const emitted = receipts.emitOutcome(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: `rcpt-${randomUUID()}`, at_epoch_s: Math.floor(Date.now() / 1000) });
+        receipt = emitted?.receipt ?? null;
+        replayed = emitted?.replayed ?? false;
       } catch (error) {
-        if (!(error instanceof IdempotencyConflictError)) throw error;
+        if (!(error instanceof IdempotencyConflictError) && !isLedgerError(error)) throw error;
+        if (isLedgerError(error)) ledgerFaults++;
         receiptError = { failure_class: error.failure_class, retry_class: error.retry_class, message: error.message };
         if (result.ok) {
           delivered--;
@@ -161,6 +187,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
           response: result.ok ? result.response : null,
           failure: result.ok ? null : printedFailure(result.failure),
           receipt,
+          ...(replayed ? { replayed: true } : {}),
           ...(receiptError === null ? {} : { receipt_error: receiptError }),
           elapsed_ms: Math.round(result.elapsedMs),
         }),
@@ -168,6 +195,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
     }
   } finally {
     if (invoker instanceof StreamInvoker) await invoker.close();
+    ledger?.close();
   }
   const stats = invoker instanceof StreamInvoker ? invoker.stats : null;
   io.out(
@@ -183,7 +211,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
       },
     }),
   );
-  return failed > 0 ? EXIT.validation : EXIT.ok;
+  return ledgerFaults > 0 ? EXIT.input : failed > 0 ? EXIT.validation : EXIT.ok;
 }
 
 /**

@@ -157,6 +157,7 @@ function adviceFor(code: string | null): string {
   if (code.startsWith("SQLITE_READONLY")) return ": the file or its directory is not writable; give --ledger a path this user can write";
   if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") return ": the file is not a usable SQLite database; give --ledger another path";
   if (code.startsWith("SQLITE_IOERR")) return ": an I/O error; check the file system (or the file size limit)";
+  if (code.startsWith("SQLITE_CANTOPEN")) return ": it cannot be created or opened for reading and writing; give --ledger a path in a directory this user can write";
   return "";
 }
 

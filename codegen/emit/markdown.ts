@@ -166,6 +166,7 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
     ["document-rules", () => mdTable(["rule id", "layer", "summary"], t.documentRules.rules.map((r) => [`\`${r.id}\``, r.layer, r.summary]))],
     ...hookTableRenderers(model),
     ["reference-differences", () => differencesTable(t.referenceDifferences.differences.filter((d) => d.scope === "validation"))],
+    ["receipt-differences", () => differencesTable(t.referenceDifferences.differences.filter((d) => d.scope === "receipts"))],
     ...continuationTableRenderers(model),
   ]);
   for (const table of model.specTables) if (!renderers.has(table.stem)) renderers.set(table.stem, () => genericTable(table));

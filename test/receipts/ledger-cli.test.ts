@@ -6,12 +6,12 @@
  * 3 with the reason (hook: 1), before any client starts.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
-import { CLI, runCli } from "../support/cli-process.js";
+import { CLI, REPO_ROOT, runCli, runNode } from "../support/cli-process.js";
 import { FIXTURE_CLIENTS, FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";
 import { hookInputFor } from "../hooks/command/support.js";
 import { emitInput, ledgerEnvelope, ledgerRequest, rawDb } from "./ledger-support.js";
@@ -204,3 +204,28 @@ describe("a ledger that cannot be used: exit 3 with the reason (hook: 1), no cli
 });
 
 
+
+describe("without the optional SQLite binding", () => {
+  it("--ledger is exit 3 naming what to install (hook: 1); the rest of the CLI works", () => {
+    // A copy of the built package whose node_modules has everything but better-sqlite3.
+    const root = join(dir, "no-binding");
+    mkdirSync(join(root, "node_modules"), { recursive: true });
+    cpSync(join(REPO_ROOT, "dist"), join(root, "dist"), { recursive: true });
+    cpSync(join(REPO_ROOT, "package.json"), join(root, "package.json"));
+    for (const name of readdirSync(join(REPO_ROOT, "node_modules"))) if (name !== "better-sqlite3") symlinkSync(join(REPO_ROOT, "node_modules", name), join(root, "node_modules", name));
+    const cli = join(root, "dist", "runtime", "cli", "main.js");
+    const envelope = JSON.stringify(ledgerEnvelope(ledgerRequest({ eventId: "e1", runId: "run" })));
+    const mark = join(marks, "no-binding");
+    const r = runNode([cli, "invoke", "--program", ECHO, "--arg", "--mark", "--arg", mark, "--timeout-ms", "10000", "--ledger", fresh()], { input: envelope });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/needs the SQLite binding better-sqlite3.*npm install better-sqlite3@12/);
+    expect(existsSync(mark)).toBe(false);
+    const list = runNode([cli, "receipt", "list", "--ledger", fresh()]);
+    expect(list.code).toBe(3);
+    const hook = runNode([cli, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", "--program", ECHO, "--timeout-ms", "10000", "--state-dir", join(dir, "hook-state"), "--ledger", fresh()], { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) });
+    expect([hook.code, hook.stdout]).toEqual([1, ""]);
+    expect(hook.stderr).toMatch(/npm install better-sqlite3@12/);
+    const plain = runNode([cli, "invoke", "--program", ECHO, "--timeout-ms", "10000"], { input: envelope });
+    expect(plain.code, plain.stderr).toBe(0);
+  });
+});

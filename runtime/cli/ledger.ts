@@ -4,7 +4,7 @@
  * only ReceiptLedger.open loads the SQLite binding).
  */
 import type { ReceiptLedger, ReceiptLedgerOptions } from "../receipts/ledger.js";
-import { UsageError } from "./io.js";
+import { EXIT, UsageError, type CliIo } from "./io.js";
 
 /** The `--ledger` value, or null when the flag is absent. @throws UsageError for an empty path */
 export function ledgerFlag(values: ReadonlyMap<string, string>): string | null {
@@ -17,6 +17,22 @@ export function ledgerFlag(values: ReadonlyMap<string, string>): string | null {
 export async function openLedger(path: string, options: ReceiptLedgerOptions = {}): Promise<ReceiptLedger> {
   const { ReceiptLedger } = await import("../receipts/ledger.js");
   return ReceiptLedger.open(path, options);
+}
+
+/**
+ * Open the `--ledger` of a command that exits 3 when it cannot be used, before it starts anything:
+ * `{ ledger }` (null when `path` is null), or `{ exit }` once `<command>: <reason>; <consequence>`
+ * is on stderr. Other errors propagate.
+ */
+export async function openCommandLedger(path: string | null, io: CliIo, command: string, consequence: string): Promise<{ readonly ledger: ReceiptLedger | null } | { readonly exit: number }> {
+  if (path === null) return { ledger: null };
+  try {
+    return { ledger: await openLedger(path) };
+  } catch (error) {
+    if (!isLedgerError(error)) throw error;
+    io.err(`${command}: ${error.message}; ${consequence}\n`);
+    return { exit: EXIT.input };
+  }
 }
 
 /** True for a ReceiptLedgerError (checked by name, so that testing an error does not load the module). */

@@ -15,7 +15,7 @@ import { ReceiptEmitter } from "../../runtime/receipts/emitter.js";
 import { IdempotencyConflictError } from "../../runtime/receipts/idempotency.js";
 import { LEDGER_BUSY_TIMEOUT_MS, LEDGER_SCHEMA_VERSION, ReceiptLedger, ReceiptLedgerError, WIRE_GUARD_TRIGGER } from "../../runtime/receipts/ledger.js";
 import { validateValue } from "../../runtime/wire/validate.js";
-import { ledgerEnvelope, ledgerRequest, rawDb } from "./ledger-support.js";
+import { ageLedger, ledgerEnvelope, ledgerRequest, rawDb } from "./ledger-support.js";
 
 const dir = mkdtempSync(join(tmpdir(), "lifeloop-ledger-api-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -123,12 +123,7 @@ describe("receipt ledger: versions", () => {
     const ledger = ReceiptLedger.open(path);
     emitter(ledger).emit(ledgerEnvelope(ledgerRequest({ eventId: "e1", key: "k1", runId: "run" })), delivered, ctx("rcpt-old"));
     ledger.close();
-    const db = rawDb(path, true);
-    db.exec(`DROP TRIGGER ${WIRE_GUARD_TRIGGER}`);
-    db.prepare("UPDATE receipts SET body = replace(body, ?, ?)").run(WIRE_VERSION, wire);
-    db.prepare("UPDATE idempotency SET body = replace(body, ?, ?)").run(WIRE_VERSION, wire);
-    db.pragma(`user_version = ${userVersion}`);
-    db.close();
+    ageLedger(path, wire, userVersion);
     return path;
   }
 

@@ -14,7 +14,7 @@ import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CLI, REPO_ROOT, runCli, runNode } from "../support/cli-process.js";
 import { FIXTURE_CLIENTS, FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";
 import { hookInputFor } from "../hooks/command/support.js";
-import { emitInput, ledgerEnvelope, ledgerRequest, rawDb } from "./ledger-support.js";
+import { ageLedger, emitInput, ledgerEnvelope, ledgerRequest, rawDb } from "./ledger-support.js";
 
 const dir = mkdtempSync(join(tmpdir(), "lifeloop-ledger-cli-"));
 const mounts: string[] = [];
@@ -185,12 +185,7 @@ describe("a ledger that cannot be used: exit 3 with the reason (hook: 1), no cli
   it("a ledger of another wire version: refused for writing (exit 3, both versions named), still listed", () => {
     const ledger = fresh();
     invoke(ledger, ledgerRequest({ eventId: "e0", key: "k0", runId: "run" }));
-    const db = rawDb(ledger, true);
-    db.exec("DROP TRIGGER receipts_single_wire_schema");
-    db.prepare("UPDATE receipts SET body = replace(body, ?, 'lifeloop.v0.1')").run(WIRE_VERSION);
-    db.prepare("UPDATE idempotency SET body = replace(body, ?, 'lifeloop.v0.1')").run(WIRE_VERSION);
-    db.pragma("user_version = 1");
-    db.close();
+    ageLedger(ledger, "lifeloop.v0.1");
     const r = invoke(ledger, ledgerRequest({ eventId: "e1", runId: "run" }));
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`last written under wire lifeloop.v0.1 and this program writes ${WIRE_VERSION}`);

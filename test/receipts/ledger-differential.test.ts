@@ -18,7 +18,7 @@ import type { CallbackRequest } from "../../generated/ts/types.js";
 import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../matrix/hosts.js";
 import { runCli } from "../support/cli-process.js";
 import { FIXTURE_CLIENTS } from "../support/fixture-clients.js";
-import { emitInput, ledgerEnvelope, ledgerRequest, rawDb } from "./ledger-support.js";
+import { ageLedger, emitInput, ledgerEnvelope, ledgerRequest, rawDb } from "./ledger-support.js";
 
 const dir = mkdtempSync(join(tmpdir(), "lifeloop-ledger-diff-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -146,12 +146,7 @@ describe("a ledger of another wire version, both CLIs", () => {
   it("both refuse to write (exit 3) and both still list it alike", () => {
     const ledger = join(dir, "aged.sqlite");
     expect(invoke("ours", ledger, ledgerRequest({ eventId: "e1", key: "k1", runId: "run" })).code).toBe(0);
-    const db = rawDb(ledger, true);
-    db.exec("DROP TRIGGER receipts_single_wire_schema");
-    db.prepare("UPDATE receipts SET body = replace(body, ?, 'lifeloop.v0.1')").run(WIRE_VERSION);
-    db.prepare("UPDATE idempotency SET body = replace(body, ?, 'lifeloop.v0.1')").run(WIRE_VERSION);
-    db.pragma("user_version = 1");
-    db.close();
+    ageLedger(ledger, "lifeloop.v0.1");
     for (const who of ["ours", "reference"] as const) {
       const r = invoke(who, ledger, ledgerRequest({ eventId: "e2", runId: "run" }));
       expect(r.code, `${who}: ${r.stderr}`).toBe(3);

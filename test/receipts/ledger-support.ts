@@ -119,6 +119,23 @@ export function exited(child: ChildProcess): Promise<{ code: number | null; sign
 // biome-ignore lint/suspicious/noExplicitAny: better-sqlite3 ships no types; only a few calls are used.
 type Db = any;
 
+/**
+ * Age a ledger in place into what an older release wrote: every stored receipt's wire version
+ * replaced by `wire`, the wire trigger dropped, `user_version` set to `userVersion` (1: before the
+ * trigger existed).
+ */
+export function ageLedger(path: string, wire: string, userVersion = 1): void {
+  const db = rawDb(path, true);
+  try {
+    db.exec("DROP TRIGGER receipts_single_wire_schema");
+    db.prepare("UPDATE receipts SET body = replace(body, ?, ?)").run(WIRE_VERSION, wire);
+    db.prepare("UPDATE idempotency SET body = replace(body, ?, ?)").run(WIRE_VERSION, wire);
+    db.pragma(`user_version = ${userVersion}`);
+  } finally {
+    db.close();
+  }
+}
+
 /** Open a ledger file directly with better-sqlite3: read-only unless `writable`; `create` makes a missing file. */
 export function rawDb(path: string, writable = false, create = false): Db {
   const Database = createRequire(import.meta.url)("better-sqlite3");

@@ -31,12 +31,11 @@ import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError, type InvocationFailure } from "../../invoker/types.js";
 import { contextIssues, ReceiptEmitter, type EmitOutcome } from "../../receipts/emitter.js";
 import { IdempotencyConflictError } from "../../receipts/idempotency.js";
-import type { ReceiptLedger } from "../../receipts/ledger.js";
 import type { ReceiptContext } from "../../receipts/synthesize.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
 import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
-import { isLedgerError, ledgerFlag, openLedger } from "../ledger.js";
+import { isLedgerError, ledgerFlag, openCommandLedger } from "../ledger.js";
 
 /** Usage text of the invoke command. */
 export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--arg A]... --timeout-ms N [--client-id ID]
@@ -104,16 +103,9 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
   }
 
   // The ledger before the spawn: a client never runs for a receipt that cannot be kept.
-  let ledger: ReceiptLedger | null = null;
-  if (ledgerPath !== null) {
-    try {
-      ledger = await openLedger(ledgerPath);
-    } catch (error) {
-      if (!isLedgerError(error)) throw error;
-      io.err(`invoke: ${error.message}; the client was not started\n`);
-      return EXIT.input;
-    }
-  }
+  const opened = await openCommandLedger(ledgerPath, io, "invoke", "the client was not started");
+  if ("exit" in opened) return opened.exit;
+  const { ledger } = opened;
   try {
     const envelope = parsed.value as DispatchEnvelope;
     const result = await invoker.invoke(envelope, { nonIntegerNumberPointers: parsed.nonIntegerNumberPointers });

@@ -41,12 +41,11 @@ import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError, type CallbackInvoker, type InvocationResult } from "../../invoker/types.js";
 import { ReceiptEmitter } from "../../receipts/emitter.js";
 import { IdempotencyConflictError } from "../../receipts/idempotency.js";
-import type { ReceiptLedger } from "../../receipts/ledger.js";
 import { StreamInvoker } from "../../stream/invoker.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
 import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
-import { isLedgerError, ledgerFlag, openLedger } from "../ledger.js";
+import { isLedgerError, ledgerFlag, openCommandLedger } from "../ledger.js";
 import { printedFailure } from "./invoke.js";
 
 /** Usage text of the session command. */
@@ -127,16 +126,9 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
     return EXIT.input;
   }
 
-  let ledger: ReceiptLedger | null = null;
-  if (ledgerPath !== null) {
-    try {
-      ledger = await openLedger(ledgerPath);
-    } catch (error) {
-      if (!isLedgerError(error)) throw error;
-      io.err(`session: ${error.message}; nothing was sent\n`);
-      return EXIT.input;
-    }
-  }
+  const opened = await openCommandLedger(ledgerPath, io, "session", "nothing was sent");
+  if ("exit" in opened) return opened.exit;
+  const { ledger } = opened;
 
   const started = performance.now();
   const receipts = ledger === null ? new ReceiptEmitter() : new ReceiptEmitter({ store: ledger, sequencer: ledger });

@@ -261,9 +261,10 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
       if (version !== LEDGER_SCHEMA_VERSION && version !== UNFENCED_LEDGER_SCHEMA_VERSION) throw this.unsupported(version, `${UNFENCED_LEDGER_SCHEMA_VERSION} or ${LEDGER_SCHEMA_VERSION}`);
       return;
     }
+    // Refused before anything is changed: a foreign or newer file is left exactly as it was.
+    if (version !== 0 && version !== LEDGER_SCHEMA_VERSION && version !== UNFENCED_LEDGER_SCHEMA_VERSION) throw this.unsupported(version, String(LEDGER_SCHEMA_VERSION));
     // WAL lets readers go on while one process writes; set once, it is kept in the file.
     this.db.pragma("journal_mode = WAL");
-    if (version !== 0 && version !== LEDGER_SCHEMA_VERSION && version !== UNFENCED_LEDGER_SCHEMA_VERSION) throw this.unsupported(version, String(LEDGER_SCHEMA_VERSION));
     if (version === LEDGER_SCHEMA_VERSION) {
       this.checkWireVersion();
       return;

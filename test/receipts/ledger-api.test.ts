@@ -165,6 +165,9 @@ describe("receipt ledger: versions", () => {
       expect(fault.fault).toBe("unsupported_version");
       expect(fault.message).toMatch(/user_version\) is 999/);
     }
+    const after = rawDb(path);
+    expect(after.pragma("journal_mode", { simple: true })).toBe("delete"); // left as it was, not switched to WAL
+    after.close();
   });
 });
 

@@ -16,21 +16,22 @@ import (
 	"time"
 )
 
-// These tests drive the real reference CLI (ReferenceCrate at ReferenceVersion). LIFELOOP_REF_BIN
-// overrides its location (default: .cache/lifeloop-ref/bin/lifeloop at the repository root).
+// These tests drive the real reference CLI of the continuation store: lifeloop-cli 0.5.0, its last
+// release with the store (removed in 0.6.0). LIFELOOP_REF_BIN overrides its location (default:
+// .cache/lifeloop-ref-0.5.0/bin/lifeloop at the repository root).
 
 func referenceCLI(t *testing.T) string {
 	t.Helper()
 	path := os.Getenv("LIFELOOP_REF_BIN")
 	if path == "" {
-		abs, err := filepath.Abs(filepath.Join("..", "..", ".cache", "lifeloop-ref", "bin", "lifeloop"))
+		abs, err := filepath.Abs(filepath.Join("..", "..", ".cache", "lifeloop-ref-0.5.0", "bin", "lifeloop"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		path = abs
 	}
 	if info, err := os.Stat(path); err != nil || info.IsDir() {
-		t.Fatalf("reference CLI not found at %s: from the repository root run `cargo install %s --version %s --locked --root .cache/lifeloop-ref` (or set LIFELOOP_REF_BIN)", path, ReferenceCrate, ReferenceVersion)
+		t.Fatalf("reference CLI not found at %s: from the repository root run `cargo install lifeloop-cli --version 0.5.0 --locked --root .cache/lifeloop-ref-0.5.0` (or set LIFELOOP_REF_BIN)", path)
 	}
 	return path
 }

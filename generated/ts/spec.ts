@@ -5,7 +5,7 @@
 import type * as Wire from "./types.js";
 
 /** The current wire version: every envelope's schema_version must equal it (spec/wire-version.json). */
-export const WIRE_VERSION = "lifeloop.v0.3" as const;
+export const WIRE_VERSION = "lifeloop.v0.4" as const;
 
 /** Wire versions retired by this project, with their tombstones. */
 export const RETIRED_WIRE_VERSIONS = [
@@ -13,13 +13,18 @@ export const RETIRED_WIRE_VERSIONS = [
     "version": "lifeloop.v0.2",
     "superseded_by": "lifeloop.v0.3",
     "tombstone": "spec/tombstones/lifeloop.v0.2.md"
+  },
+  {
+    "version": "lifeloop.v0.3",
+    "superseded_by": "lifeloop.v0.4",
+    "tombstone": "spec/tombstones/lifeloop.v0.3.md"
   }
 ] as const;
 
 /** The reference implementation this wire version is settled against. */
 export const REFERENCE_IMPLEMENTATION = {
   "crate": "lifeloop-cli",
-  "version": "0.5.0"
+  "version": "0.9.0"
 } as const;
 
 /** spec/tables/cli-exit-codes.json as written (minus `$schema`); its type is CliExitCodesTable in ./tables.ts. */
@@ -2822,6 +2827,10 @@ export const RULES_TABLE = {
           "field": "payload_kind"
         },
         {
+          "type": "PayloadRef",
+          "field": "content_digest"
+        },
+        {
           "type": "PayloadEnvelope",
           "field": "payload_id"
         },
@@ -2846,6 +2855,10 @@ export const RULES_TABLE = {
           "field": "idempotency_key"
         },
         {
+          "type": "PayloadEnvelope",
+          "field": "content_digest"
+        },
+        {
           "type": "CallbackResponse",
           "field": "receipt_refs",
           "each": true
@@ -2855,12 +2868,20 @@ export const RULES_TABLE = {
           "field": "code"
         },
         {
+          "type": "Warning",
+          "field": "message"
+        },
+        {
           "type": "PayloadReceipt",
           "field": "payload_id"
         },
         {
           "type": "PayloadReceipt",
           "field": "payload_kind"
+        },
+        {
+          "type": "PayloadReceipt",
+          "field": "content_digest"
         },
         {
           "type": "CapabilityDegradation",
@@ -2889,6 +2910,18 @@ export const RULES_TABLE = {
         {
           "type": "LifecycleReceipt",
           "field": "idempotency_key"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "harness_session_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "harness_run_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "harness_task_id"
         },
         {
           "type": "LifecycleReceipt",
@@ -3039,6 +3072,25 @@ export const RULES_TABLE = {
         }
       },
       "message": "event `{when_value}` is notification-only and must not carry idempotency_key"
+    },
+    {
+      "id": "receipt-not-own-parent",
+      "summary": "A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.",
+      "reference": "ValidationError::InvalidReceipt",
+      "reference_messages": [
+        "parent_receipt_id must not equal receipt_id"
+      ],
+      "check": "fields_differ",
+      "targets": [
+        {
+          "type": "LifecycleReceipt",
+          "fields": [
+            "receipt_id",
+            "parent_receipt_id"
+          ]
+        }
+      ],
+      "message": "parent_receipt_id equals receipt_id: a receipt is not its own parent"
     },
     {
       "id": "receipt-not-for-receipt-emitted",
@@ -4117,23 +4169,28 @@ export const TRANSPORT_MODES_TABLE = {
       "framing": "one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names",
       "deadline": "required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms",
       "implementation": "runtime/stream/invoker.ts",
-      "reference_status": "The reference (lifeloop-cli 0.5.0) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope)."
+      "reference_status": "The reference (lifeloop-cli 0.9.0, as 0.5.0 before it) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope)."
     }
   ]
 } as const;
 
 /** spec/wire-version.json as written (minus `$schema`); its type is WireVersionFile in ./tables.ts. */
 export const WIRE_VERSION_TABLE = {
-  "current": "lifeloop.v0.3",
+  "current": "lifeloop.v0.4",
   "reference": {
     "crate": "lifeloop-cli",
-    "version": "0.5.0"
+    "version": "0.9.0"
   },
   "retired": [
     {
       "version": "lifeloop.v0.2",
       "superseded_by": "lifeloop.v0.3",
       "tombstone": "spec/tombstones/lifeloop.v0.2.md"
+    },
+    {
+      "version": "lifeloop.v0.3",
+      "superseded_by": "lifeloop.v0.4",
+      "tombstone": "spec/tombstones/lifeloop.v0.3.md"
     }
   ]
 } as const;
@@ -4421,7 +4478,7 @@ export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];
 /** One executable rule step (see codegen/model/model.ts RuleStep and spec/README.md, "Rules"). */
 export interface RuleStep {
   readonly rule: string;
-  readonly check: "equals_wire_version" | "non_empty_string" | "forbidden_when" | "required_when" | "exactly_one_present" | "utf8_byte_length_equals" | "non_empty_array" | "forbidden_value";
+  readonly check: "equals_wire_version" | "non_empty_string" | "forbidden_when" | "required_when" | "exactly_one_present" | "utf8_byte_length_equals" | "non_empty_array" | "fields_differ" | "forbidden_value";
   /** Pointer pattern of the inspected object; `*` matches any array index. */
   readonly at: string;
   readonly field?: string;
@@ -4510,6 +4567,14 @@ export const RULES = [
     ]
   },
   {
+    "id": "receipt-not-own-parent",
+    "summary": "A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.",
+    "check": "fields_differ",
+    "reference_messages": [
+      "parent_receipt_id must not equal receipt_id"
+    ]
+  },
+  {
     "id": "receipt-not-for-receipt-emitted",
     "summary": "No receipt is made for a notification-only event (receipt.emitted).",
     "check": "forbidden_value",
@@ -4552,7 +4617,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4647,6 +4712,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "message": "empty string in identifier field `{field}`"
     },
     {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/payload_refs/*",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
       "rule": "frame-context-top-level-no-parent",
       "check": "forbidden_when",
       "at": "/frame_context",
@@ -4712,7 +4784,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4720,7 +4792,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "/client_payloads/*",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4768,6 +4840,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
     {
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
+      "at": "/client_payloads/*",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
       "at": "",
       "field": "receipt_refs",
       "each": true,
@@ -4778,6 +4857,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/warnings/*",
       "field": "code",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/warnings/*",
+      "field": "message",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -4863,7 +4949,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4871,7 +4957,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "/request",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4879,7 +4965,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "/payloads/*",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4976,6 +5062,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
     {
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
+      "at": "/request/payload_refs/*",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
       "at": "/payloads/*",
       "field": "payload_id",
       "message": "empty string in identifier field `{field}`"
@@ -5013,6 +5106,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/payloads/*",
       "field": "idempotency_key",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/payloads/*",
+      "field": "content_digest",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -5150,7 +5250,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -5158,6 +5258,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/warnings/*",
       "field": "code",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/warnings/*",
+      "field": "message",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -5172,6 +5279,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/payload_receipts/*",
       "field": "payload_kind",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/payload_receipts/*",
+      "field": "content_digest",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -5227,8 +5341,39 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
       "at": "",
+      "field": "harness_session_id",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "harness_run_id",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "harness_task_id",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
       "field": "parent_receipt_id",
       "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "receipt-not-own-parent",
+      "check": "fields_differ",
+      "at": "",
+      "fields": [
+        "receipt_id",
+        "parent_receipt_id"
+      ],
+      "message": "parent_receipt_id equals receipt_id: a receipt is not its own parent"
     },
     {
       "rule": "receipt-not-for-receipt-emitted",
@@ -5289,7 +5434,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -5335,6 +5480,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "message": "empty string in identifier field `{field}`"
     },
     {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
       "rule": "payload-body-exactly-one",
       "check": "exactly_one_present",
       "at": "",
@@ -5374,6 +5526,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "at": "",
       "field": "payload_kind",
       "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
     }
   ],
   "PayloadRef": [
@@ -5390,6 +5549,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "at": "",
       "field": "payload_kind",
       "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
     }
   ],
   "Warning": [
@@ -5398,6 +5564,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "",
       "field": "code",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "message",
       "message": "empty string in identifier field `{field}`"
     }
   ]

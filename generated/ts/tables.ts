@@ -635,7 +635,8 @@ export interface RulesTable {
       | "forbidden_value"
       | "exactly_one_present"
       | "utf8_byte_length_equals"
-      | "non_empty_array";
+      | "non_empty_array"
+      | "fields_differ";
     /**
      * @minItems 1
      */

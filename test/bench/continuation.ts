@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { ContinuationStore } from "../../runtime/continuation/store.js";
 import { CLI } from "../support/cli-process.js";
-import { REFERENCE_CLI } from "../matrix/hosts.js";
+import { CONTINUATION_REFERENCE_CLI as REFERENCE_CLI } from "../matrix/hosts.js";
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

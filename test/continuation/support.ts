@@ -7,9 +7,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI } from "../support/cli-process.js";
-import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../matrix/hosts.js";
+import { CONTINUATION_REFERENCE_CLI, CONTINUATION_REFERENCE_INSTALL_COMMAND } from "../matrix/hosts.js";
 
-export { CLI, REFERENCE_CLI };
+export { CLI };
+/** The reference side of the continuation suites: lifeloop-cli 0.5.0, the last release with the store. */
+export const REFERENCE_CLI = CONTINUATION_REFERENCE_CLI;
 
 /** Which CLI runs a step. */
 export type Side = "ours" | "reference";
@@ -24,7 +26,7 @@ export interface Run {
 
 /** Throws with the install command when the reference binary is missing. */
 export function requireReference(): void {
-  if (!existsSync(REFERENCE_CLI)) throw new Error(`the reference CLI is missing at ${REFERENCE_CLI}; install it: ${REFERENCE_INSTALL_COMMAND} (or bash test/setup/prepare.sh)`);
+  if (!existsSync(REFERENCE_CLI)) throw new Error(`the reference CLI is missing at ${REFERENCE_CLI}; install it: ${CONTINUATION_REFERENCE_INSTALL_COMMAND} (or bash test/setup/prepare.sh)`);
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: npm run build`);
 }
 

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli as runCliInProcess } from "../../runtime/cli/main.js";
+import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { loadRuleRegistry } from "../../runtime/diff/change.js";
 import { REPO_ROOT, runCli, runTs } from "../support/cli-process.js";
 import { listFixtures, materialize } from "./fixtures.js";
@@ -113,14 +114,18 @@ describe("diff as a process", () => {
 
   it("prints what the README's spec-maintainer section shows for an optional field added to CallbackRequest", () => {
     const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-    const shown = /\$ npx lifeloop-callback diff --base spec\/releases\/lifeloop\.v0\.3 --head \.\n([\s\S]*?)\n\$ echo \$\?\n(\d+)\n/.exec(readme);
+    // The README shows the release of the current version; the fixture is pinned at a fixed release,
+    // so its version is read as ours (the change it reports is the same at every version).
+    const release = `spec/releases/${WIRE_VERSION}`.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+    const shown = new RegExp(`\\$ npx lifeloop-callback diff --base ${release} --head \\.\\n([\\s\\S]*?)\\n\\$ echo \\$\\?\\n(\\d+)\\n`).exec(readme);
     if (shown === null) throw new Error("README lacks the diff example block");
     const fixture = listFixtures().find((f) => f.name === "wire-version-not-bumped");
     if (fixture === undefined) throw new Error("no diff fixture wire-version-not-bumped");
     const { root, base, head } = materialize(fixture);
     try {
       const r = runCli(["diff", "--base", base, "--head", head]);
-      expect(r.stdout.trimEnd()).toBe(shown[1]);
+      const pinned = (JSON.parse(readFileSync(join(base, "spec", "wire-version.json"), "utf8")) as { current: string }).current;
+      expect(r.stdout.trimEnd().split(pinned).join(WIRE_VERSION)).toBe(shown[1]);
       expect(String(r.code)).toBe(shown[2]);
     } finally {
       rmSync(root, { recursive: true, force: true });
@@ -296,14 +301,14 @@ describe("npm run snapshot-release", () => {
     for (const part of ["spec/wire-version.json", "spec/tables", "spec/meta", "schemas"]) cpSync(join(REPO_ROOT, part), join(root, part), { recursive: true });
     const first = runTs("codegen/snapshot-release.ts", ["--root", root]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/wrote spec\/releases\/lifeloop\.v0\.3\/ \(\d+ files\)/);
-    expect(readFileSync(join(root, "spec/releases/lifeloop.v0.3/schemas/callback-request.schema.json"), "utf8")).toBe(readFileSync(join(root, "schemas/callback-request.schema.json"), "utf8"));
+    expect(first.stdout).toContain(`wrote spec/releases/${WIRE_VERSION}/ (`);
+    expect(readFileSync(join(root, `spec/releases/${WIRE_VERSION}/schemas/callback-request.schema.json`), "utf8")).toBe(readFileSync(join(root, "schemas/callback-request.schema.json"), "utf8"));
     const again = runTs("codegen/snapshot-release.ts", ["--root", root]);
     expect(again.code).toBe(3);
     expect(again.stderr).toContain("a release never changes");
     writeFileSync(join(root, "schemas/new-type.schema.json"), "{}");
     const retake = runTs("codegen/snapshot-release.ts", ["--root", root, "--retake"]);
     expect(retake.code).toBe(0);
-    expect(readFileSync(join(root, "spec/releases/lifeloop.v0.3/schemas/new-type.schema.json"), "utf8")).toBe("{}");
+    expect(readFileSync(join(root, `spec/releases/${WIRE_VERSION}/schemas/new-type.schema.json`), "utf8")).toBe("{}");
   });
 });

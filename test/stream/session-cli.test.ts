@@ -15,7 +15,8 @@ import { envelope, RAW_CLIENT, scratch, SESSION_EVENTS, TS_RUNNER } from "./supp
 
 const tmp = scratch();
 /** The reference CLI (built by test/setup/prepare.sh): a real host for v1 client commands. */
-const REFERENCE_CLI = join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop");
+/** The continuation store's reference peer: lifeloop-cli 0.5.0 (the reference removed the store in 0.6.0). */
+const REFERENCE_CLI = join(REPO_ROOT, ".cache", "lifeloop-ref-0.5.0", "bin", "lifeloop");
 afterAll(() => tmp.cleanup());
 
 interface Run {

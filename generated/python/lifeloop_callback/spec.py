@@ -15,10 +15,10 @@ from .enums import FailureClass, RetryClass
 from .json_value import JsonValue
 
 #: The current wire version: every envelope's ``schema_version`` must equal it (spec/wire-version.json).
-WIRE_VERSION: Final = "lifeloop.v0.3"
+WIRE_VERSION: Final = "lifeloop.v0.4"
 
 #: The reference implementation this wire version is settled against: (crate, version).
-REFERENCE_IMPLEMENTATION: Final[Tuple[str, str]] = ("lifeloop-cli", "0.5.0")
+REFERENCE_IMPLEMENTATION: Final[Tuple[str, str]] = ("lifeloop-cli", "0.9.0")
 
 #: Version of this generated SDK.
 SDK_VERSION: Final = "0.1.0"
@@ -314,7 +314,7 @@ LIMIT_MAX_SESSION_INPUT_BYTES: Final = 268435456
 DOCUMENT_RULE_IDS: Final[Tuple[str, ...]] = ("json.max-bytes", "json.bom", "json.utf8", "json.syntax", "json.trailing-data", "json.duplicate-key", "json.max-depth", "json.max-values", "json.max-members", "json.lone-surrogate", "json.number-range", "schema.type", "schema.required", "schema.additional-properties", "schema.enum", "schema.max-length", "schema.minimum", "schema.maximum", "schema.max-items")
 
 #: Rule ids of spec/tables/rules.json, in evaluation order.
-RULE_IDS: Final[Tuple[str, ...]] = ("schema-version-current", "non-empty-identifier", "frame-context-top-level-no-parent", "frame-context-subcall-requires-parent", "payload-body-exactly-one", "payload-body-byte-size", "payload-placements-non-empty", "frame-event-requires-frame-context", "receipt-emitted-no-idempotency-key", "receipt-not-for-receipt-emitted", "failed-requires-failure-class", "failure-class-only-on-failed", "failed-requires-retry-class")
+RULE_IDS: Final[Tuple[str, ...]] = ("schema-version-current", "non-empty-identifier", "frame-context-top-level-no-parent", "frame-context-subcall-requires-parent", "payload-body-exactly-one", "payload-body-byte-size", "payload-placements-non-empty", "frame-event-requires-frame-context", "receipt-emitted-no-idempotency-key", "receipt-not-own-parent", "receipt-not-for-receipt-emitted", "failed-requires-failure-class", "failure-class-only-on-failed", "failed-requires-retry-class")
 
 #: Rule ``json.max-bytes``: The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes).
 RULE_JSON_MAX_BYTES: Final = "json.max-bytes"
@@ -399,6 +399,9 @@ RULE_FRAME_EVENT_REQUIRES_FRAME_CONTEXT: Final = "frame-event-requires-frame-con
 
 #: Rule ``receipt-emitted-no-idempotency-key``: A notification-only event (receipt.emitted) carries no idempotency_key.
 RULE_RECEIPT_EMITTED_NO_IDEMPOTENCY_KEY: Final = "receipt-emitted-no-idempotency-key"
+
+#: Rule ``receipt-not-own-parent``: A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.
+RULE_RECEIPT_NOT_OWN_PARENT: Final = "receipt-not-own-parent"
 
 #: Rule ``receipt-not-for-receipt-emitted``: No receipt is made for a notification-only event (receipt.emitted).
 RULE_RECEIPT_NOT_FOR_RECEIPT_EMITTED: Final = "receipt-not-for-receipt-emitted"
@@ -3212,6 +3215,10 @@ RULES_TABLE: Final[JsonValue] = {
                     "field": "payload_kind",
                 },
                 {
+                    "type": "PayloadRef",
+                    "field": "content_digest",
+                },
+                {
                     "type": "PayloadEnvelope",
                     "field": "payload_id",
                 },
@@ -3236,6 +3243,10 @@ RULES_TABLE: Final[JsonValue] = {
                     "field": "idempotency_key",
                 },
                 {
+                    "type": "PayloadEnvelope",
+                    "field": "content_digest",
+                },
+                {
                     "type": "CallbackResponse",
                     "field": "receipt_refs",
                     "each": True,
@@ -3245,12 +3256,20 @@ RULES_TABLE: Final[JsonValue] = {
                     "field": "code",
                 },
                 {
+                    "type": "Warning",
+                    "field": "message",
+                },
+                {
                     "type": "PayloadReceipt",
                     "field": "payload_id",
                 },
                 {
                     "type": "PayloadReceipt",
                     "field": "payload_kind",
+                },
+                {
+                    "type": "PayloadReceipt",
+                    "field": "content_digest",
                 },
                 {
                     "type": "CapabilityDegradation",
@@ -3279,6 +3298,18 @@ RULES_TABLE: Final[JsonValue] = {
                 {
                     "type": "LifecycleReceipt",
                     "field": "idempotency_key",
+                },
+                {
+                    "type": "LifecycleReceipt",
+                    "field": "harness_session_id",
+                },
+                {
+                    "type": "LifecycleReceipt",
+                    "field": "harness_run_id",
+                },
+                {
+                    "type": "LifecycleReceipt",
+                    "field": "harness_task_id",
                 },
                 {
                     "type": "LifecycleReceipt",
@@ -3429,6 +3460,25 @@ RULES_TABLE: Final[JsonValue] = {
                 },
             },
             "message": "event `{when_value}` is notification-only and must not carry idempotency_key",
+        },
+        {
+            "id": "receipt-not-own-parent",
+            "summary": "A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.",
+            "reference": "ValidationError::InvalidReceipt",
+            "reference_messages": [
+                "parent_receipt_id must not equal receipt_id",
+            ],
+            "check": "fields_differ",
+            "targets": [
+                {
+                    "type": "LifecycleReceipt",
+                    "fields": [
+                        "receipt_id",
+                        "parent_receipt_id",
+                    ],
+                },
+            ],
+            "message": "parent_receipt_id equals receipt_id: a receipt is not its own parent",
         },
         {
             "id": "receipt-not-for-receipt-emitted",
@@ -4507,23 +4557,28 @@ TRANSPORT_MODES_TABLE: Final[JsonValue] = {
             "framing": "one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names",
             "deadline": "required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms",
             "implementation": "runtime/stream/invoker.ts",
-            "reference_status": "The reference (lifeloop-cli 0.5.0) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope).",
+            "reference_status": "The reference (lifeloop-cli 0.9.0, as 0.5.0 before it) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope).",
         },
     ],
 }
 
 #: spec/wire-version.json as written (minus `$schema`).
 WIRE_VERSION_TABLE: Final[JsonValue] = {
-    "current": "lifeloop.v0.3",
+    "current": "lifeloop.v0.4",
     "reference": {
         "crate": "lifeloop-cli",
-        "version": "0.5.0",
+        "version": "0.9.0",
     },
     "retired": [
         {
             "version": "lifeloop.v0.2",
             "superseded_by": "lifeloop.v0.3",
             "tombstone": "spec/tombstones/lifeloop.v0.2.md",
+        },
+        {
+            "version": "lifeloop.v0.3",
+            "superseded_by": "lifeloop.v0.4",
+            "tombstone": "spec/tombstones/lifeloop.v0.3.md",
         },
     ],
 }

@@ -1,7 +1,8 @@
 """Client-initiated commands against the real reference CLI (lifeloop-cli 0.5.0).
 
 Each test points LIFELOOP_CONTINUATION_ROOT at its own temporary directory. The reference binary
-is .cache/lifeloop-ref/bin/lifeloop; when it is missing the tests fail with the install command.
+is .cache/lifeloop-ref-0.5.0/bin/lifeloop, the last reference release with the continuation store
+(removed in 0.6.0); when it is missing the tests fail with the install command.
 """
 
 from __future__ import annotations
@@ -30,6 +31,18 @@ from lifeloop_callback import (
     ContinuationStorageFailureError,
     ListedEntry,
 )
+
+from conftest import REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def reference_cli() -> str:
+    """The continuation store's reference peer (lifeloop-cli 0.5.0); fails (never skips) when missing."""
+    override = os.environ.get("LIFELOOP_CONTINUATION_REFERENCE_CLI")
+    path = Path(override) if override else REPO_ROOT / ".cache" / "lifeloop-ref-0.5.0" / "bin" / "lifeloop"
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        pytest.fail(f"lifeloop 0.5.0 not found at {path}: run `bash test/setup/prepare.sh` in {REPO_ROOT}", pytrace=False)
+    return str(path)
 
 
 def store_env(tmp_path: Path, **extra: str) -> Dict[str, str]:

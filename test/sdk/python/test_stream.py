@@ -20,9 +20,9 @@ import pytest
 from lifeloop_callback.spec import LIMIT_MAX_FRAME_BYTES
 from lifeloop_callback.stream import FrameReader, FramingError, decode_frame
 
-from conftest import SAMPLE_REQUEST, sdk_env
+from conftest import SAMPLE_REQUEST, WIRE_VERSION, sdk_env
 
-ENVELOPE: Dict[str, Any] = {"schema_version": "lifeloop.v0.3", "request": SAMPLE_REQUEST}
+ENVELOPE: Dict[str, Any] = {"schema_version": WIRE_VERSION, "request": SAMPLE_REQUEST}
 #: Bound of every wait on a client (seconds): a watchdog, never a pacing sleep.
 WATCHDOG_S = 10
 

@@ -605,7 +605,7 @@ export interface PayloadReceipt {
   content_digest?: string | null;
 }
 /**
- * What Claude Code writes on a `PreCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).
+ * What Claude Code writes on a `PreCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.
  */
 export interface ClaudePreCompactInput {
   /**
@@ -655,7 +655,7 @@ export interface ClaudePreCompactOutput {
   systemMessage?: string;
 }
 /**
- * What Claude Code writes on a `SessionEnd` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).
+ * What Claude Code writes on a `SessionEnd` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.
  */
 export interface ClaudeSessionEndInput {
   /**
@@ -701,7 +701,7 @@ export interface ClaudeSessionEndOutput {
   systemMessage?: string;
 }
 /**
- * What Claude Code writes on a `SessionStart` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).
+ * What Claude Code writes on a `SessionStart` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.
  */
 export interface ClaudeSessionStartInput {
   /**
@@ -761,7 +761,7 @@ export interface ClaudeSessionStartHookSpecificOutput {
   additionalContext?: string;
 }
 /**
- * What Claude Code writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).
+ * What Claude Code writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.
  */
 export interface ClaudeStopInput {
   /**
@@ -815,7 +815,7 @@ export interface ClaudeStopOutput {
   reason?: string;
 }
 /**
- * What Claude Code writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).
+ * What Claude Code writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.
  */
 export interface ClaudeUserPromptSubmitInput {
   /**
@@ -883,7 +883,7 @@ export interface ClaudeUserPromptSubmitHookSpecificOutput {
   additionalContext?: string;
 }
 /**
- * What Codex writes on a `PostCompact` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.
+ * What Codex writes on a `PostCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.
  */
 export interface CodexPostCompactInput {
   /**
@@ -933,7 +933,7 @@ export interface CodexPostCompactOutput {
   systemMessage?: string;
 }
 /**
- * What Codex writes on a `PreCompact` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.
+ * What Codex writes on a `PreCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.
  */
 export interface CodexPreCompactInput {
   /**
@@ -983,7 +983,7 @@ export interface CodexPreCompactOutput {
   systemMessage?: string;
 }
 /**
- * What Codex writes on a `SessionStart` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.
+ * What Codex writes on a `SessionStart` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.
  */
 export interface CodexSessionStartInput {
   /**
@@ -1047,7 +1047,7 @@ export interface CodexSessionStartHookSpecificOutput {
   additionalContext?: string;
 }
 /**
- * What Codex writes on a `Stop` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.
+ * What Codex writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.
  */
 export interface CodexStopInput {
   /**
@@ -1113,7 +1113,7 @@ export interface CodexStopOutput {
   reason?: string;
 }
 /**
- * What Codex writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.
+ * What Codex writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.
  */
 export interface CodexUserPromptSubmitInput {
   /**

@@ -3,13 +3,13 @@
  * (located through `cargo metadata` on test/reference/Cargo.toml), our corpus, and scratch
  * directories with failing, unknown-kind, malformed and pre-v0.3 fixtures.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { REFERENCE_IMPLEMENTATION, WIRE_DOCUMENTS, WIRE_VERSION } from "../../generated/ts/spec.js";
-import { REPO_ROOT, runCli } from "../support/cli-process.js";
+import { LIMITS, REFERENCE_IMPLEMENTATION, WIRE_DOCUMENTS, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { CLI, REPO_ROOT, runCli } from "../support/cli-process.js";
 
 interface Row {
   readonly path: string;
@@ -124,6 +124,18 @@ describe("lifeloop-callback conformance run", () => {
     const r = runCli(["conformance", "run", "--root", dir]);
     expect(rows(r.stdout).map((x) => x.pass)).toEqual([true, true]);
     expect(r.code).toBe(0);
+  });
+
+  it("refuses a fixture past the document limit without reading it whole (a sparse 1.9 GB file under a 1.2 GB address-space limit)", () => {
+    const dir = join(TMP, "huge");
+    mkdirSync(dir, { recursive: true });
+    // Sparse: no disk space used. Reading it whole (as before) needs 1.9 GB of memory, which the
+    // address-space limit refuses; the bounded read takes the 16 MiB limit plus one byte.
+    execFileSync("truncate", ["-s", "1900000000", join(dir, "huge.json")]);
+    const r = spawnSync("prlimit", ["--as=1200000000", "--", process.execPath, CLI, "conformance", "run", "--root", dir], { encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(3);
+    expect(rows(r.stdout)).toEqual([expect.objectContaining({ actual: "unreadable", pass: false, reason: `json.max-bytes: the file is larger than the limit of ${LIMITS.max_request_bytes} bytes` })]);
   });
 
   it("exits 3 on a malformed fixture", () => {

@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runCli as runCliInProcess } from "../../runtime/cli/main.js";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { loadRuleRegistry } from "../../runtime/diff/change.js";
+import { MAX_PATTERN_NAME_LENGTH, patternRunRefusal } from "../../runtime/diff/schema-compare.js";
 import { REPO_ROOT, runCli, runTs } from "../support/cli-process.js";
 import { listFixtures, materialize } from "./fixtures.js";
 
@@ -286,6 +287,54 @@ describe("diff as a process", () => {
     const result = runCli(["diff", "--schema", a, b, "--format", "json"]);
     expect(result.stderr).toBe(`diff: ${a} nests deeper than 256 levels\n`);
     expect(result.code).toBe(3);
+  });
+
+  it("a chain of 1,000 $ref'd definitions is refused at 256 levels like the same nesting inline: exit 3, not a stack overflow (issue 25)", () => {
+    const chain = (leaf: string): string => {
+      const defs: Record<string, unknown> = { d1000: { type: leaf } };
+      for (let i = 0; i < 1000; i++) defs[`d${i}`] = { properties: { a: { $ref: `#/$defs/d${i + 1}` } } };
+      return JSON.stringify({ $schema: "https://json-schema.org/draft/2020-12/schema", $ref: "#/$defs/d0", $defs: defs });
+    };
+    const [a, b] = [join(TMP, "ref-chain-old.json"), join(TMP, "ref-chain-new.json")];
+    writeFileSync(a, chain("string"));
+    writeFileSync(b, chain("integer"));
+    const result = runCli(["diff", "--schema", a, b, "--format", "json"]);
+    expect(result.stderr).toMatch(/^diff: the schemas nest deeper than 256 levels through \$ref \(at \S*#\/\$defs\/d\d+\/properties\/a\)/);
+    expect(result.code).toBe(3);
+  });
+
+  it("does not run a patternProperties regex with nested quantifiers against a property name: a warning says why, and the diff is quick (issue 25)", () => {
+    // ^(a+)+$ against 28 a's and a '!' backtracks 2^28 times: 8 s and more by the old engine run.
+    const name = `${"a".repeat(28)}!`;
+    const schema = (withName: boolean): string =>
+      JSON.stringify({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", additionalProperties: false, patternProperties: { "^(a+)+$": { type: "string" } }, ...(withName ? { properties: { [name]: { type: "string" } } } : {}) });
+    const [a, b] = [join(TMP, "redos-old.json"), join(TMP, "redos-new.json")];
+    writeFileSync(a, schema(true));
+    writeFileSync(b, schema(false));
+    const started = performance.now();
+    const result = runCli(["diff", "--schema", a, b, "--format", "json"], { timeoutMs: 60_000 });
+    // Generous for a loaded machine; the pattern run alone takes more than 8 s.
+    expect(performance.now() - started).toBeLessThan(6_000);
+    const changes = (JSON.parse(result.stdout) as { changes: { rule: string; location: string; detail: string }[] }).changes;
+    expect(changes.find((c) => c.rule === "schema-pattern-properties-changed")?.detail).toMatch(/whether this pattern covers property a+! is not decided: .*nested quantifiers/);
+    // A pattern that backtracks within bounds is still run: ^b+$ does not cover the name, so it is closed out.
+    writeFileSync(b, schema(false).replace("^(a+)+$", "^b+$"));
+    const safe = JSON.parse(runCli(["diff", "--schema", a, b, "--format", "json"]).stdout) as { changes: { rule: string }[] };
+    expect(safe.changes.map((c) => c.rule)).toContain("schema-property-removed-closed");
+  });
+
+  it("runs a pattern only when its backtracking is bounded (patternRunRefusal, spec/README.md)", () => {
+    const name = "x-name";
+    for (const pattern of ["^[a-z][a-z0-9_]*$", "^x-", "^(?:ab)*$", "^(a+)?b$", "^[(+*]+$", "^a{2,3}b*$"]) expect(patternRunRefusal(pattern, name), pattern).toBeNull();
+    for (const pattern of ["^(a+)+$", "(a|a)*", "^((ab)*c)+$", "(?:a*){2}", "^(\\w)\\1$", "(?<x>a)\\k<x>", "a*b*c*d*"]) expect(patternRunRefusal(pattern, name), pattern).not.toBeNull();
+    expect(patternRunRefusal("^x-", "x".repeat(MAX_PATTERN_NAME_LENGTH + 1))).toMatch(/longer than/);
+  });
+
+  it("reads a --schema file whose size is not known up front (procfs reports 0) by what it holds, not as too large (issue 25)", () => {
+    const result = runCli(["diff", "--schema", "/proc/self/status", oldSchema]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("/proc/self/status is not valid JSON");
+    expect(result.stderr).not.toContain("larger than");
   });
 
   it("names a git revision that does not exist (exit 3, a non-empty reason)", () => {

@@ -11,6 +11,11 @@
  *   (after the receipt.emitted guard, which comes first).
  * - `--client-id` defaults to the program's file name; `--receipt-id` to `rcpt-<random UUID>`;
  *   `--at-epoch-s` to the current time; `--parent-receipt-id` to none.
+ * - Receipt linkage (spec/host-runtime.md §"Receipts", "Linkage") is checked before the client is
+ *   spawned: a `subcall` frame without `--parent-receipt-id`, or a parent equal to `--receipt-id`,
+ *   is the `invalid_request` failure (exit 1, no receipt, nothing spawned).
+ * - `sequence` is null without a ledger: one invocation has no run scope to number within (as
+ *   lifeloop-cli 0.9.0's `event invoke` without a ledger).
  * - `--ledger PATH` (spec/host-runtime.md §"Receipts: the ledger"): the receipt is made through the
  *   durable ledger: opened before the client is started (an unusable ledger is exit 3 and no
  *   spawn), its sequence is the run's next across processes, and it is recorded. The client runs
@@ -45,6 +50,8 @@ export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--ar
   --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
   --timeout-ms  required deadline of the whole round trip, in ms
   --client-id   receipt client_id (default: the program's file name)
+  --parent-receipt-id  the receipt this call belongs under; required for a subcall frame, and not
+                the receipt's own id (checked before the client is spawned)
   --ledger      durable receipt ledger (SQLite; created if missing, its directory must exist): the
                 sequence continues across processes, the receipt is recorded, a recorded
                 idempotency_key replays ("replayed": true) or conflicts (exit 1). The client runs
@@ -108,8 +115,9 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
   const { ledger } = opened;
   try {
     const envelope = parsed.value as DispatchEnvelope;
-    const result = await invoker.invoke(envelope, { nonIntegerNumberPointers: parsed.nonIntegerNumberPointers });
-    const emitter = ledger === null ? new ReceiptEmitter() : new ReceiptEmitter({ store: ledger, sequencer: ledger });
+    const result = await invoker.invoke(envelope, { nonIntegerNumberPointers: parsed.nonIntegerNumberPointers, parentReceiptId: ctx.parent_receipt_id ?? null, receiptId: ctx.receipt_id });
+    // Without a ledger there is no run scope to number within: sequence null.
+    const emitter = ledger === null ? new ReceiptEmitter({ sequencer: null }) : new ReceiptEmitter({ store: ledger, sequencer: ledger });
     let emitted: EmitOutcome | null = null;
     let receiptError: { failure_class: string; retry_class: string; message: string } | null = null;
     let code: number = result.ok ? EXIT.ok : EXIT.validation;

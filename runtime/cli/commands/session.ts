@@ -1,5 +1,6 @@
 /**
- * `lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N FILE|-`
+ * `lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N
+ *  [--parent-receipt-id ID] FILE|-`
  * (spec/host-runtime.md §"CLI: lifeloop-callback session"): deliver a session of events, one
  * DispatchEnvelope per line of a JSON Lines file, over either transport, so both can be compared on
  * the same file.
@@ -14,11 +15,15 @@
  *   `delivered` counts valid responses whatever their status, `failed` invocation failures, `spawns`
  *   children started (subprocess: one per envelope that reached a spawn; stream: the invoker's).
  * - Events are sent one at a time, in order. Receipts come from one ReceiptEmitter for the session
- *   (client_id: the program's file name). With `--ledger PATH` (spec/host-runtime.md §"Receipts:
- *   the ledger") the emitter's store and sequences are that durable ledger, opened before anything
- *   is sent (unusable: exit 3, nothing sent): sequences continue those of earlier processes, keys
- *   recorded earlier replay (`"replayed": true` on the line) or conflict, every receipt is recorded.
- *   A ledger fault on one event is that line's `receipt_error` (internal_error), and the exit is 3.
+ *   (client_id: the program's file name), so `sequence` numbers 1..N per `harness_run_id` within
+ *   the run. `--parent-receipt-id` is the parent of every receipt of the session (default none);
+ *   an envelope with a `subcall` frame and no parent is that line's `invalid_request` failure,
+ *   refused before anything is spawned or written (spec/host-runtime.md §"Receipts", "Linkage").
+ *   With `--ledger PATH` (spec/host-runtime.md §"Receipts: the ledger") the emitter's store and
+ *   sequences are that durable ledger, opened before anything is sent (unusable: exit 3, nothing
+ *   sent): sequences continue those of earlier processes, keys recorded earlier replay
+ *   (`"replayed": true` on the line) or conflict, every receipt is recorded. A ledger fault on one
+ *   event is that line's `receipt_error` (internal_error), and the exit is 3.
  * - Stream mode answers the client's `continuation/*` requests from the continuation store the
  *   environment names, resolved as `lifeloop-callback continuation` resolves it
  *   (`$LIFELOOP_CONTINUATION_ROOT`, then `$XDG_STATE_HOME`, then `$HOME`; runtime/continuation/root.ts),
@@ -50,13 +55,14 @@ import { printedFailure } from "./invoke.js";
 
 /** Usage text of the session command. */
 export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N
-                                [--ledger PATH] FILE|-
+                          [--parent-receipt-id ID] [--ledger PATH] FILE|-
   Delivers one DispatchEnvelope per line of a JSON Lines file (or standard input), in order, and
   prints one JSON line per envelope ({"event_id", "response", "failure", "receipt", "elapsed_ms"})
   and a final {"summary": {...}} line.
   --transport   subprocess (default: v1, one process per envelope) or stream (v2, one process, --stream)
   --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
   --timeout-ms  required deadline per event, in ms
+  --parent-receipt-id  the parent of every receipt of the session (required for subcall frames)
   --ledger      durable receipt ledger (SQLite, as invoke --ledger): sequences and replays span processes
   In stream mode the client's continuation/* requests are answered from the continuation store
   (as \`lifeloop-callback continuation\` finds it: ${rootResolutionText()}).
@@ -110,12 +116,14 @@ function buildInvoker(transport: string, program: string | undefined, args: read
 
 /** Run the session command; returns the exit code. */
 export async function runSession(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, lists, positionals } = parseFlags(args, { values: ["--transport", "--program", "--timeout-ms", "--ledger"], repeatable: ["--arg"] });
+  const { values, lists, positionals } = parseFlags(args, { values: ["--transport", "--program", "--timeout-ms", "--parent-receipt-id", "--ledger"], repeatable: ["--arg"] });
   const [source, ...extra] = positionals;
   if (source === undefined) throw new UsageError("FILE (or - for standard input) is required");
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const transport = values.get("--transport") ?? "subprocess";
   const invoker = buildInvoker(transport, values.get("--program"), lists.get("--arg") ?? [], values.get("--timeout-ms"), io);
+  const parentReceiptId = values.get("--parent-receipt-id") ?? null;
+  if (parentReceiptId === "") throw new UsageError("--parent-receipt-id is empty: give a receipt id, or leave the flag out for root receipts");
   const ledgerPath = ledgerFlag(values);
 
   const bytes = await readCommandInput("session", source, LIMITS.max_session_input_bytes, io);
@@ -139,7 +147,8 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
   let ledgerFaults = 0;
   try {
     for (const line of parsed.lines) {
-      const result: InvocationResult = await invoker.invoke(line.value as DispatchEnvelope, { nonIntegerNumberPointers: line.nonIntegerNumberPointers });
+      const receiptId = `rcpt-${randomUUID()}`;
+      const result: InvocationResult = await invoker.invoke(line.value as DispatchEnvelope, { nonIntegerNumberPointers: line.nonIntegerNumberPointers, parentReceiptId, receiptId });
       if (result.ok) delivered++;
       else {
         failed++;
@@ -152,7 +161,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
       let replayed = false;
       let receiptError: Record<string, unknown> | null = null;
       try {
-        const emitted = receipts.emitOutcome(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: `rcpt-${randomUUID()}`, at_epoch_s: Math.floor(Date.now() / 1000) });
+        const emitted = receipts.emitOutcome(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: receiptId, parent_receipt_id: parentReceiptId, at_epoch_s: Math.floor(Date.now() / 1000) });
         receipt = emitted?.receipt ?? null;
         replayed = emitted?.replayed ?? false;
       } catch (error) {

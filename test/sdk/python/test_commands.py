@@ -210,10 +210,11 @@ def _our_cli(tmp_path: Path) -> str:
 
 
 def test_program_override_variable(reference_cli: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The program defaults to ``lifeloop``; the group's variable (from ``env`` or the process) overrides
+    """The program defaults to ``lifeloop-callback`` (the group is this toolkit's extension: the
+    reference's ``lifeloop`` no longer ships it); the group's variable (from ``env`` or the process) overrides
     it; an explicit ``cli`` wins over both. The same calls work against the reference CLI and ours."""
     variable = Continuation._PROGRAM_ENV
-    assert (Continuation._PROGRAM, variable) == ("lifeloop", "LIFELOOP_CLI")
+    assert (Continuation._PROGRAM, variable) == ("lifeloop-callback", "LIFELOOP_CLI")
     for i, program in enumerate([reference_cli, _our_cli(tmp_path)]):
         monkeypatch.setenv(variable, program)
         store = Continuation(timeout_s=20, env=store_env(tmp_path / str(i)))
@@ -224,7 +225,7 @@ def test_program_override_variable(reference_cli: str, tmp_path: Path, monkeypat
         with pytest.raises(ContinuationNotFoundError):
             store.get("t", "missing")
     monkeypatch.delenv(variable)
-    assert Continuation().cli == ("lifeloop",)
+    assert Continuation().cli == ("lifeloop-callback",)
     assert Continuation(env={variable: reference_cli}).cli == (reference_cli,)
     monkeypatch.setenv(variable, "/no/such/program")
     assert Continuation(reference_cli).cli == (reference_cli,)

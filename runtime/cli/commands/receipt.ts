@@ -12,6 +12,7 @@
  * - `receipt get --ledger PATH --idempotency-key K --client-id C --adapter-id A`: the receipt recorded
  *   under that key; none is exit 3 with `{"error":"not_found"}` on stderr.
  *
+ * The emit input is read with at most limits.max_request_bytes + limits.max_response_bytes bytes.
  * `list` and `get` open the ledger read-only: a ledger of another wire version, or of on-disk
  * version 1, is listed as it is. Output is pretty-printed JSON. Exit 0 ok, 1 the input is invalid
  * or the key conflicts, 2 usage, 3 unreadable input, a ledger that cannot be used, or not found.
@@ -103,7 +104,8 @@ async function runEmit(args: readonly string[], io: CliIo): Promise<number> {
     }
   }
   try {
-    const bytes = await readCommandInput("receipt emit", source, LIMITS.max_request_bytes * 2, io);
+    // The input holds one request and one response: each within its own limit.
+    const bytes = await readCommandInput("receipt emit", source, LIMITS.max_request_bytes + LIMITS.max_response_bytes, io);
     if (bytes === null) return EXIT.input;
     const parsed = parseStrictJson(bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: [] });
     if (!parsed.ok) {

@@ -14,7 +14,9 @@
  *   `harness_run_id` (allocated only once the receipt is valid, so rejected receipts leave no gap),
  *   or null without a run id.
  */
-import { EVENT_VOCABULARY, INTEGRATION_MODE_VALUES, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { EVENT_VOCABULARY } from "../../generated/ts/spec/event-vocabulary.js";
+import { INTEGRATION_MODE_VALUES } from "../../generated/ts/spec/plans.js";
+import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
 import type { CallbackRequest, DispatchEnvelope, LifecycleReceipt } from "../../generated/ts/types.js";
 import { issueText } from "../invoker/failure.js";
 import { isNotificationOnly } from "../invoker/request.js";

@@ -13,7 +13,7 @@
  * as "block".
  */
 import { basename, join, resolve } from "node:path";
-import { LIMITS } from "../../../generated/ts/spec.js";
+import { LIMITS } from "../../../generated/ts/spec/limits.js";
 import { hookConfig, type HookConfigOptions } from "../../hooks/command/config.js";
 import { runHookCommand } from "../../hooks/command/run.js";
 import { defaultStateDir } from "../../hooks/command/state.js";

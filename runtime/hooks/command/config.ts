@@ -7,7 +7,10 @@
  *
  * Both harnesses run `command` through a shell, so every word is single-quoted.
  */
-import { HARNESS_HOOK_INPUTS, HOOK_HARNESS_TIMEOUT_TABLE, LIMITS, type HookAdapter } from "../../../generated/ts/spec.js";
+import { HARNESS_HOOK_INPUTS } from "../../../generated/ts/spec/harness-hook-inputs.js";
+import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
+import { HOOK_HARNESS_TIMEOUT_TABLE } from "../../../generated/ts/spec/hook-harness-timeout.js";
+import { LIMITS } from "../../../generated/ts/spec/limits.js";
 import type { HookHarnessTimeoutTable } from "../../../generated/ts/tables.js";
 import { hookInputAdapter } from "./tables.js";
 import type { OnFailure } from "./run.js";

@@ -4,7 +4,7 @@
  * command's `--event`, valid against the closed input schema of that (harness, hook event) in
  * schemas/hooks/ (`<adapter>-<event>-input`).
  */
-import type { HookAdapter } from "../../../generated/ts/spec.js";
+import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
 import { issueText } from "../../invoker/failure.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";

@@ -6,7 +6,9 @@
  * `metadata.truncated_fields`.
  */
 import { randomUUID } from "node:crypto";
-import { HARNESS_HOOK_INPUTS, WIRE_VERSION, type HookAdapter } from "../../../generated/ts/spec.js";
+import { HARNESS_HOOK_INPUTS } from "../../../generated/ts/spec/harness-hook-inputs.js";
+import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
+import { WIRE_VERSION } from "../../../generated/ts/spec/wire-version.js";
 import type { CallbackRequest, LifecycleEventKind } from "../../../generated/ts/types.js";
 import type { HookInput } from "./input.js";
 import { hookInputAdapter, type HookInputFieldRow } from "./tables.js";

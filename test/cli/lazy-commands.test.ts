@@ -15,6 +15,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI_COMMANDS } from "../../generated/ts/spec/cli-commands.js";
 import { CLI, REPO_ROOT, runNode } from "../support/cli-process.js";
+import packageJson from "../../package.json" with { type: "json" };
 
 const dir = mkdtempSync(join(tmpdir(), "lifeloop-lazy-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,10 +37,10 @@ writeFileSync(
 );
 
 /** What one CLI run loaded: its exit code, stdout, every module URL (ES and CommonJS) and the command modules among them. */
-function loaded(name: string, args: readonly string[], stdin?: string): { code: number | null; stdout: string; urls: string[]; commands: string[] } {
+function loaded(name: string, args: readonly string[], stdin?: string, entry: string = CLI): { code: number | null; stdout: string; urls: string[]; commands: string[] } {
   const log = join(dir, `${name}.log`);
   writeFileSync(log, "");
-  const r = runNode(["--import", register, CLI, ...args], {
+  const r = runNode(["--import", register, entry, ...args], {
     cwd: dir,
     env: { LAZY_LOG: log, LIFELOOP_CONTINUATION_ROOT: join(dir, "store") },
     timeoutMs: 60_000,
@@ -109,5 +110,22 @@ describe("cli: command modules are loaded on demand", () => {
     const r = loaded("validate", ["validate", "--help"]);
     expect(r.code).toBe(0);
     expect(r.commands).toEqual(["validate"]);
+  });
+
+  it("the package's bin is the bundle (packaging/bundle-cli.mjs): it runs --version, continuation get and hook from dist/cli alone", () => {
+    const bin = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
+    expect(bin).toBe(join(REPO_ROOT, "dist", "cli", "main.js"));
+    const client = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
+    const input = JSON.stringify({ hook_event_name: "Stop", session_id: "s2", transcript_path: join(dir, "t.jsonl"), cwd: dir, stop_hook_active: false });
+    const runs = [
+      loaded("bin-version", ["--version"], undefined, bin),
+      loaded("bin-get", ["continuation", "get", "--thread", "t", "--key", "k"], undefined, bin),
+      loaded("bin-hook", ["hook", "--adapter", "claude", "--event", "Stop", "--program", client, "--timeout-ms", "30000", "--state-dir", join(dir, "state")], input, bin),
+    ];
+    expect(runs.map((r) => r.code)).toEqual([0, 3, 0]);
+    for (const r of runs) {
+      const ours = r.urls.filter((u) => u.startsWith(pathToFileURL(REPO_ROOT).href) && !u.includes("/node_modules/"));
+      expect(ours.filter((u) => !u.startsWith(pathToFileURL(join(REPO_ROOT, "dist", "cli")).href))).toEqual([]);
+    }
   });
 });

@@ -220,8 +220,12 @@ export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   lines.push(`/** Pointer patterns of open maps (metadata, telemetry_summary) per wire object type. */`);
   lines.push(`export const OPEN_MAP_PATHS: { readonly [K in WireObjectTypeName]: readonly string[] } = ${literal(Object.fromEntries(computeOpenMapPaths(model.types)))};`);
   lines.push("");
-  lines.push(`/** Schemas under schemas/hooks/: each harness hook output (with its adapter and hook event) and the render request. */`);
-  lines.push(`export const HOOK_SCHEMAS = ${literal(model.hookSchemas.map((h) => ({ name: h.name, role: h.role, adapter: h.adapter ?? null, hook_event: h.hookEvent ?? null })))} as const;`);
+  lines.push(`/** Schemas under schemas/hooks/: each harness hook output and input (with its adapter and hook event; an input with the members it lists) and the render request. */`);
+  lines.push(
+    `export const HOOK_SCHEMAS = ${literal(
+      model.hookSchemas.map((h) => ({ name: h.name, role: h.role, adapter: h.adapter ?? null, hook_event: h.hookEvent ?? null, ...(h.role === "input" ? { members: Object.keys((h.schema.properties ?? {}) as object) } : {}) })),
+    )} as const;`,
+  );
   files.push({ path: "generated/ts/spec/plans.ts", content: finalNewline(lines.join("\n")) });
   return files;
 }

@@ -8,8 +8,10 @@ export const CLIENT_INITIATED_COMMANDS_TABLE = {
       "group": "continuation",
       "spec": "CONTINUATION-001",
       "purpose": "Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.",
+      "origin": "extension",
+      "extension_reason": "The reference withdrew CONTINUATION-001 and its `lifeloop continuation` group in lifeloop-cli 0.6.0 (tombstone continuation-store-001: one client, no production traffic; clients keep cross-restart state in their own stores), and its registry now lists no client-initiated command. This toolkit keeps the store, its CLI, the stream methods and the SDK helpers as its own extension: the helpers run `lifeloop-callback continuation` (a current `lifeloop` answers `unknown command: continuation`), and only a host built on this toolkit answers the continuation/* stream methods. The on-disk format stays the one lifeloop-cli 0.5.0 wrote, tested against that binary, as history.",
       "cli": [
-        "lifeloop",
+        "lifeloop-callback",
         "continuation"
       ],
       "stream_v2_method_prefix": "continuation/",

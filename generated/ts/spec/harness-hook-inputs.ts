@@ -3,8 +3,9 @@
 
 /** spec/tables/harness-hook-inputs.json as written (minus `$schema`); its type is HarnessHookInputsTable in ../tables.ts. */
 export const HARNESS_HOOK_INPUTS_TABLE = {
-  "reference": "lifeloop-cli 0.5.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
+  "reference": "lifeloop-cli 0.9.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
   "metadata_text_max_bytes": 65536,
+  "max_unknown_input_members": 64,
   "max_stop_continuations": 3,
   "harness_timeout_slack_ms": 5000,
   "adapters": [
@@ -14,7 +15,7 @@ export const HARNESS_HOOK_INPUTS_TABLE = {
       "config_file": ".claude/settings.json",
       "config_timeout": true,
       "unknown_input_fields": "tolerated",
-      "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly.",
+      "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly; the names of unknown ones reach the client in metadata.unknown_input_members.",
       "hook_events": [
         {
           "hook_event": "SessionStart",
@@ -81,8 +82,8 @@ export const HARNESS_HOOK_INPUTS_TABLE = {
       "adapter_version": "0.1.0",
       "config_file": ".codex/hooks.json",
       "config_timeout": true,
-      "unknown_input_fields": "rejected",
-      "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed, and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields; an unknown member means a Codex version this schema was not checked against.",
+      "unknown_input_fields": "tolerated",
+      "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields, but Codex adds fields between versions: refusing an unknown one would make every hook call of a newer Codex exit 1, and the client would silently never hear of the event again. Known fields are still typed strictly; the names of unknown ones reach the client in metadata.unknown_input_members.",
       "hook_events": [
         {
           "hook_event": "SessionStart",
@@ -241,7 +242,7 @@ export const HARNESS_HOOK_INPUTS_TABLE = {
       "target": "/metadata/prompt",
       "applies": "all",
       "bounded": true,
-      "note": "host_hook.rs refuses a prompt over 64 KiB; we cut it (see metadata_text_max_bytes)."
+      "note": "host_hook.rs skips the capture of a prompt over 64 KiB (nothing delivered); we cut it (see metadata_text_max_bytes)."
     },
     {
       "input": "custom_instructions",

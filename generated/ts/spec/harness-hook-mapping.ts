@@ -3,7 +3,7 @@
 
 /** spec/tables/harness-hook-mapping.json as written (minus `$schema`); its type is HarnessHookMappingTable in ../tables.ts. */
 export const HARNESS_HOOK_MAPPING_TABLE = {
-  "reference": "lifeloop-cli 0.5.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
+  "reference": "lifeloop-cli 0.9.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
   "max_context_code_points": 16777216,
   "adapters": [
     {
@@ -58,9 +58,9 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
           "context_slot": null,
           "context_placements": [],
           "reference_context_placements": [],
-          "block": "ignored",
+          "block": "refused",
           "reference_difference": null,
-          "notes": "Quiet: always {}."
+          "notes": "Quiet: always {}. A block directive is refused (unsupported_directive): Claude Code cannot stop a compaction, and silently dropping a block would hide that the client asked for one."
         },
         {
           "hook_event": "Stop",
@@ -68,9 +68,9 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
           "context_slot": null,
           "context_placements": [],
           "reference_context_placements": [],
-          "block": "ignored",
+          "block": "request_continuation",
           "reference_difference": null,
-          "notes": "Quiet: always {}. Claude Code would accept decision \"block\" here (do not stop; reason becomes the next instruction), but the reference renders {} and so do we; a block directive is reported as directive_ignored."
+          "notes": "{} without a directive. block: top-level decision \"block\" and reason; Claude Code does not stop and gives the model reason as its next instruction (bounded by max_stop_continuations in the hook command)."
         },
         {
           "hook_event": "SessionEnd",
@@ -78,9 +78,9 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
           "context_slot": null,
           "context_placements": [],
           "reference_context_placements": [],
-          "block": "ignored",
+          "block": "refused",
           "reference_difference": null,
-          "notes": "Quiet: always {}."
+          "notes": "Quiet: always {}. A block directive is refused (unsupported_directive): a session that is ending cannot be kept open."
         }
       ],
       "events": [
@@ -346,6 +346,11 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
       "block": "ignored",
       "renders": "nothing",
       "meaning": "The event cannot carry the directive; the output is the same as without it and the render reports directive_ignored."
+    },
+    {
+      "block": "refused",
+      "renders": "nothing: the render fails with unsupported_directive",
+      "meaning": "The harness has no way to act on a block at this event and the reference refuses it; the hook command prints {} and names the reason on stderr."
     }
   ],
   "errors": [
@@ -368,6 +373,11 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
       "kind": "unsupported_event",
       "exit": "unsupported",
       "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing on stdout and names the event and adapter on stderr)."
+    },
+    {
+      "kind": "unsupported_directive",
+      "exit": "validation",
+      "summary": "A block directive at a hook event whose block is refused (Claude Code PreCompact and SessionEnd); nothing on stdout, the reason on stderr."
     },
     {
       "kind": "context_too_large",

@@ -124,6 +124,13 @@ export const LIMITS_TABLE = {
       "on_exceed": "rule stream.request-flood; the stream ends (stream_framing)"
     },
     {
+      "name": "client_handler_concurrency",
+      "value": 64,
+      "unit": "count",
+      "applies_to": "a stream client runner (Go, Python, TypeScript): event handlers running at once, plus one for each of the client's own requests that waits for the host, unanswered or for a slot to be sent (so a reply a handler waits for can always be read). While that many run, the runner reads no further frame (backpressure: the host's writes wait in the pipe). 64: the same as max_client_requests_in_flight, far more than 2 to 8 cores run at once, and cheap as threads (the Python runner started one per event and died at about 22,000)",
+      "on_exceed": "the runner waits for a handler to return before it reads the next frame; never a failure"
+    },
+    {
       "name": "stream_close_grace_ms",
       "value": 2000,
       "unit": "ms",
@@ -194,6 +201,7 @@ export const LIMITS = {
   "max_frame_bytes": 16842752,
   "max_frame_values": 131076,
   "max_client_requests_in_flight": 64,
+  "client_handler_concurrency": 64,
   "stream_close_grace_ms": 2000,
   "stream_term_grace_ms": 1000,
   "stream_client_exit_ms": 1000,

@@ -170,7 +170,7 @@ export type WireDocumentCliName = (typeof WIRE_DOCUMENTS)[number]["cliName"];
 /** One executable rule step (see codegen/model/model.ts RuleStep and spec/README.md, "Rules"). */
 export interface RuleStep {
   readonly rule: string;
-  readonly check: "equals_wire_version" | "non_empty_string" | "forbidden_when" | "required_when" | "exactly_one_present" | "utf8_byte_length_equals" | "non_empty_array" | "forbidden_value";
+  readonly check: "equals_wire_version" | "non_empty_string" | "forbidden_when" | "required_when" | "exactly_one_present" | "utf8_byte_length_equals" | "non_empty_array" | "fields_differ" | "forbidden_value";
   /** Pointer pattern of the inspected object; `*` matches any array index. */
   readonly at: string;
   readonly field?: string;
@@ -259,6 +259,14 @@ export const RULES = [
     ]
   },
   {
+    "id": "receipt-not-own-parent",
+    "summary": "A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.",
+    "check": "fields_differ",
+    "reference_messages": [
+      "parent_receipt_id must not equal receipt_id"
+    ]
+  },
+  {
     "id": "receipt-not-for-receipt-emitted",
     "summary": "No receipt is made for a notification-only event (receipt.emitted).",
     "check": "forbidden_value",
@@ -301,7 +309,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -396,6 +404,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "message": "empty string in identifier field `{field}`"
     },
     {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/payload_refs/*",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
       "rule": "frame-context-top-level-no-parent",
       "check": "forbidden_when",
       "at": "/frame_context",
@@ -461,7 +476,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -469,7 +484,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "/client_payloads/*",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -517,6 +532,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
     {
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
+      "at": "/client_payloads/*",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
       "at": "",
       "field": "receipt_refs",
       "each": true,
@@ -527,6 +549,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/warnings/*",
       "field": "code",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/warnings/*",
+      "field": "message",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -612,7 +641,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -620,7 +649,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "/request",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -628,7 +657,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "/payloads/*",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -725,6 +754,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
     {
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
+      "at": "/request/payload_refs/*",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
       "at": "/payloads/*",
       "field": "payload_id",
       "message": "empty string in identifier field `{field}`"
@@ -762,6 +798,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/payloads/*",
       "field": "idempotency_key",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/payloads/*",
+      "field": "content_digest",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -899,7 +942,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -907,6 +950,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/warnings/*",
       "field": "code",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/warnings/*",
+      "field": "message",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -921,6 +971,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/payload_receipts/*",
       "field": "payload_kind",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/payload_receipts/*",
+      "field": "content_digest",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -976,8 +1033,39 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
       "at": "",
+      "field": "harness_session_id",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "harness_run_id",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "harness_task_id",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
       "field": "parent_receipt_id",
       "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "receipt-not-own-parent",
+      "check": "fields_differ",
+      "at": "",
+      "fields": [
+        "receipt_id",
+        "parent_receipt_id"
+      ],
+      "message": "parent_receipt_id equals receipt_id: a receipt is not its own parent"
     },
     {
       "rule": "receipt-not-for-receipt-emitted",
@@ -1038,7 +1126,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -1084,6 +1172,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "message": "empty string in identifier field `{field}`"
     },
     {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
       "rule": "payload-body-exactly-one",
       "check": "exactly_one_present",
       "at": "",
@@ -1123,6 +1218,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "at": "",
       "field": "payload_kind",
       "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
     }
   ],
   "PayloadRef": [
@@ -1139,6 +1241,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "at": "",
       "field": "payload_kind",
       "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
     }
   ],
   "Warning": [
@@ -1147,6 +1256,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "",
       "field": "code",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "message",
       "message": "empty string in identifier field `{field}`"
     }
   ]
@@ -1216,13 +1332,22 @@ export const OPEN_MAP_PATHS: { readonly [K in WireObjectTypeName]: readonly stri
   "Warning": []
 };
 
-/** Schemas under schemas/hooks/: each harness hook output (with its adapter and hook event) and the render request. */
+/** Schemas under schemas/hooks/: each harness hook output and input (with its adapter and hook event; an input with the members it lists) and the render request. */
 export const HOOK_SCHEMAS = [
   {
     "name": "ClaudePreCompactInput",
     "role": "input",
     "adapter": "claude",
-    "hook_event": "PreCompact"
+    "hook_event": "PreCompact",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "permission_mode",
+      "trigger",
+      "custom_instructions"
+    ]
   },
   {
     "name": "ClaudePreCompactOutput",
@@ -1234,7 +1359,15 @@ export const HOOK_SCHEMAS = [
     "name": "ClaudeSessionEndInput",
     "role": "input",
     "adapter": "claude",
-    "hook_event": "SessionEnd"
+    "hook_event": "SessionEnd",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "permission_mode",
+      "reason"
+    ]
   },
   {
     "name": "ClaudeSessionEndOutput",
@@ -1246,7 +1379,15 @@ export const HOOK_SCHEMAS = [
     "name": "ClaudeSessionStartInput",
     "role": "input",
     "adapter": "claude",
-    "hook_event": "SessionStart"
+    "hook_event": "SessionStart",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "permission_mode",
+      "source"
+    ]
   },
   {
     "name": "ClaudeSessionStartOutput",
@@ -1258,7 +1399,15 @@ export const HOOK_SCHEMAS = [
     "name": "ClaudeStopInput",
     "role": "input",
     "adapter": "claude",
-    "hook_event": "Stop"
+    "hook_event": "Stop",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "permission_mode",
+      "stop_hook_active"
+    ]
   },
   {
     "name": "ClaudeStopOutput",
@@ -1270,7 +1419,15 @@ export const HOOK_SCHEMAS = [
     "name": "ClaudeUserPromptSubmitInput",
     "role": "input",
     "adapter": "claude",
-    "hook_event": "UserPromptSubmit"
+    "hook_event": "UserPromptSubmit",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "permission_mode",
+      "prompt"
+    ]
   },
   {
     "name": "ClaudeUserPromptSubmitOutput",
@@ -1282,7 +1439,16 @@ export const HOOK_SCHEMAS = [
     "name": "CodexPostCompactInput",
     "role": "input",
     "adapter": "codex",
-    "hook_event": "PostCompact"
+    "hook_event": "PostCompact",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "model",
+      "turn_id",
+      "trigger"
+    ]
   },
   {
     "name": "CodexPostCompactOutput",
@@ -1294,7 +1460,16 @@ export const HOOK_SCHEMAS = [
     "name": "CodexPreCompactInput",
     "role": "input",
     "adapter": "codex",
-    "hook_event": "PreCompact"
+    "hook_event": "PreCompact",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "model",
+      "turn_id",
+      "trigger"
+    ]
   },
   {
     "name": "CodexPreCompactOutput",
@@ -1306,7 +1481,16 @@ export const HOOK_SCHEMAS = [
     "name": "CodexSessionStartInput",
     "role": "input",
     "adapter": "codex",
-    "hook_event": "SessionStart"
+    "hook_event": "SessionStart",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "model",
+      "permission_mode",
+      "source"
+    ]
   },
   {
     "name": "CodexSessionStartOutput",
@@ -1318,7 +1502,18 @@ export const HOOK_SCHEMAS = [
     "name": "CodexStopInput",
     "role": "input",
     "adapter": "codex",
-    "hook_event": "Stop"
+    "hook_event": "Stop",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "model",
+      "permission_mode",
+      "turn_id",
+      "stop_hook_active",
+      "last_assistant_message"
+    ]
   },
   {
     "name": "CodexStopOutput",
@@ -1330,7 +1525,17 @@ export const HOOK_SCHEMAS = [
     "name": "CodexUserPromptSubmitInput",
     "role": "input",
     "adapter": "codex",
-    "hook_event": "UserPromptSubmit"
+    "hook_event": "UserPromptSubmit",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "model",
+      "permission_mode",
+      "turn_id",
+      "prompt"
+    ]
   },
   {
     "name": "CodexUserPromptSubmitOutput",

@@ -159,6 +159,14 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
     },
     {
+      "id": "payload-receipts-empty",
+      "scope": "receipts",
+      "where": "LifecycleReceipt.payload_receipts (and capability_degradations) of every receipt this host synthesizes (invoke, session, hook --receipts, ReceiptEmitter)",
+      "reference": "fills payload_receipts from its placement negotiation: a chosen placement's outcome follows the receipt's status (failed, skipped, degraded or delivered), and each request payload_ref without an envelope is echoed as a receipt_only/skipped payload receipt with its digest and size",
+      "ours": "leaves payload_receipts and capability_degradations empty (omitted)",
+      "reason": "This host performs no placement or capability negotiation, so it has no placement outcome to report; echoing the request's payload_refs would claim a decision nobody made. A client that needs placement receipts runs behind a host that negotiates."
+    },
+    {
       "id": "continuation-help",
       "scope": "continuation",
       "where": "`continuation --help`, `continuation <command> --help`",
@@ -247,51 +255,59 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reason": "A planted file must never hang a command or, in a stream session, the host's worker threads."
     },
     {
+      "id": "continuation-symlink-refused",
+      "scope": "continuation",
+      "where": "put, get, list, drop and drop-thread of a thread directory or entry that is a symbolic link",
+      "reference": "follows a linked thread directory (a put lands where the link points) and a linked entry",
+      "ours": "refuses either: storage_failure naming the link (list: an io_error diagnostic for a linked entry); the root may be a link",
+      "reason": "A command must never write or remove files outside the store; drop-thread already refused a linked thread, now every command agrees."
+    },
+    {
       "id": "hook-command-events",
       "scope": "hook_command",
       "where": "every served hook event (spec/tables/harness-hook-inputs.json)",
-      "reference": "host-hook delivers only frame.opening (before-prompt-build) and the compaction events; SessionStart, Stop and SessionEnd deliver nothing to the client",
-      "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended, SessionEnd session.ending then session.ended",
-      "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client needs session and frame ends, not only prompts."
+      "reference": "host-hook delivers one event per hook: SessionStart session.started, UserPromptSubmit frame.opening, PreCompact context.pressure_observed, PostCompact context.compacted, Stop frame.ended (Codex: skipped when stop_hook_active); SessionEnd delivers nothing",
+      "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended (also after a continuation), SessionEnd session.ending then session.ended",
+      "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client that answers frame.ending can still act before the frame closes, and needs the session's end."
     },
     {
       "id": "hook-command-output",
       "scope": "hook_command",
       "where": "the printed output",
-      "reference": "prints {} except a Codex PostCompact side-channel context",
+      "reference": "prints {} except a Codex PostCompact side-channel context, and at Stop a block with a fixed neutral prompt when the client answers failed with operator_required; a client's own block directive or context is never rendered",
       "ours": "renders the answer of the hook event's renders event (context payloads, a block directive) through the hook renderer; an empty context slot is left out, so an answer without payloads or directive prints {}",
       "reason": "The output is how a client's answer reaches the harness; the reference's broker serves one client that never answers with context."
+    },
+    {
+      "id": "hook-command-prompt-synchronous",
+      "scope": "hook_command",
+      "where": "UserPromptSubmit (the reference's before-prompt-build)",
+      "reference": "dispatches frame.opening fire-and-forget (the client runs on detached, its answer is never read) and prints {} at once",
+      "ours": "delivers frame.opening and waits for the answer (bounded by --timeout-ms), so its context and a block directive reach the harness",
+      "reason": "A prompt hook exists to let the client add context or refuse the prompt; an answer nobody reads can do neither."
     },
     {
       "id": "hook-command-client-failure",
       "scope": "hook_command",
       "where": "a failed delivery or an answer with status failed",
-      "reference": "exits 1 with the error on stderr (status skipped is a failure too, for the prompt event)",
-      "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure; closed: the event's blocking form, or the open output saying it has none. Status skipped is an answer like any other",
+      "reference": "a transport failure (spawn, non-zero exit, unparseable answer) exits 1 with the error on stderr; an answer with status failed is named on stderr and the output is {} with exit 0 (the prompt's answer is never read)",
+      "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure, whatever failed; closed: the event's blocking form, or the open output saying it has none",
       "reason": "A non-zero exit is a hook error the user may not see and the context is lost without a word; the choice between continuing and blocking belongs to the user."
-    },
-    {
-      "id": "hook-command-usage-exit",
-      "scope": "hook_command",
-      "where": "a bad command line",
-      "reference": "exits 2",
-      "ours": "exits 1",
-      "reason": "Claude Code reads exit 2 as \"block\": a typo in a hook command must not block every prompt."
     },
     {
       "id": "hook-command-prompt-bound",
       "scope": "hook_command",
       "where": "a prompt over 64 KiB (and custom_instructions, last_assistant_message)",
-      "reference": "refuses the prompt (exit 1)",
-      "ours": "cuts the text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
-      "reason": "A long pasted prompt must not make the hook fail; the client learns the text was cut."
+      "reference": "skips the prompt capture (nothing delivered, {}, exit 0); cuts last_assistant_message to 64 KiB at a UTF-8 boundary without saying so",
+      "ours": "cuts each bounded text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
+      "reason": "A long pasted prompt must not make the frame go unreported; the client learns the text was cut."
     },
     {
       "id": "hook-command-metadata",
       "scope": "hook_command",
       "where": "CallbackRequest metadata",
-      "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true",
-      "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag)",
+      "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true; Stop: hook_event_name, source_hook, transcript_path, last_assistant_message, turn_id, stop_hook_active; SessionStart: hook_event_name, source",
+      "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag); the names of input members the schema does not list in unknown_input_members",
       "reason": "One table maps every event; the extra members are what the harness said."
     },
     {
@@ -299,24 +315,16 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "scope": "hook_command",
       "where": "the harness input",
       "reference": "any JSON object (blank stdin is {}); only session_id is required, where a state file needs it",
-      "ours": "one JSON document valid against the closed input schema of the (harness, hook event), whose hook_event_name equals --event; exit 1 otherwise",
-      "reason": "A hook registered under the wrong event, or a harness that changed its input, is caught at the first call instead of producing wrong events."
+      "ours": "one JSON document whose listed members match the input schema of the (harness, hook event) and whose hook_event_name equals --event, exit 1 otherwise; members the schema does not list are accepted and named in metadata.unknown_input_members",
+      "reason": "A hook registered under the wrong event, or a harness that changed a member's type, is caught at the first call instead of producing wrong events; a harness that adds members keeps working and the client sees what was added."
     },
     {
       "id": "hook-command-state",
       "scope": "hook_command",
       "where": "--state-dir",
-      "reference": "records the host-context compaction status of its client",
-      "ours": "keeps the open frame id and the Stop continuation count per harness session",
+      "reference": "records the host-context compaction status and, after each client callback, host-callback-status.json (delivered, dispatched or failed) for lifeloop status",
+      "ours": "keeps the open frame id and the Stop continuation count per harness session; no delivery record (--receipts appends a receipt per delivery instead)",
       "reason": "The state serves this command's own guarantees (a Claude Code Stop ends the frame its prompt opened; bounded continuations)."
-    },
-    {
-      "id": "hook-command-client-arguments",
-      "scope": "hook_command",
-      "where": "how the client is started",
-      "reference": "runs --client-cmd with the words lifeloop client --path DIR [--profile P]",
-      "ours": "runs --program with exactly the --arg words, in order",
-      "reason": "Any program can be the client."
     },
     {
       "id": "hook-command-empty-prompt",

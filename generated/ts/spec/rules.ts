@@ -98,6 +98,10 @@ export const RULES_TABLE = {
           "field": "payload_kind"
         },
         {
+          "type": "PayloadRef",
+          "field": "content_digest"
+        },
+        {
           "type": "PayloadEnvelope",
           "field": "payload_id"
         },
@@ -122,6 +126,10 @@ export const RULES_TABLE = {
           "field": "idempotency_key"
         },
         {
+          "type": "PayloadEnvelope",
+          "field": "content_digest"
+        },
+        {
           "type": "CallbackResponse",
           "field": "receipt_refs",
           "each": true
@@ -131,12 +139,20 @@ export const RULES_TABLE = {
           "field": "code"
         },
         {
+          "type": "Warning",
+          "field": "message"
+        },
+        {
           "type": "PayloadReceipt",
           "field": "payload_id"
         },
         {
           "type": "PayloadReceipt",
           "field": "payload_kind"
+        },
+        {
+          "type": "PayloadReceipt",
+          "field": "content_digest"
         },
         {
           "type": "CapabilityDegradation",
@@ -165,6 +181,18 @@ export const RULES_TABLE = {
         {
           "type": "LifecycleReceipt",
           "field": "idempotency_key"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "harness_session_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "harness_run_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "harness_task_id"
         },
         {
           "type": "LifecycleReceipt",
@@ -315,6 +343,25 @@ export const RULES_TABLE = {
         }
       },
       "message": "event `{when_value}` is notification-only and must not carry idempotency_key"
+    },
+    {
+      "id": "receipt-not-own-parent",
+      "summary": "A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.",
+      "reference": "ValidationError::InvalidReceipt",
+      "reference_messages": [
+        "parent_receipt_id must not equal receipt_id"
+      ],
+      "check": "fields_differ",
+      "targets": [
+        {
+          "type": "LifecycleReceipt",
+          "fields": [
+            "receipt_id",
+            "parent_receipt_id"
+          ]
+        }
+      ],
+      "message": "parent_receipt_id equals receipt_id: a receipt is not its own parent"
     },
     {
       "id": "receipt-not-for-receipt-emitted",

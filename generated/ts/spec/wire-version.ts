@@ -3,22 +3,27 @@
 
 /** spec/wire-version.json as written (minus `$schema`); its type is WireVersionFile in ../tables.ts. */
 export const WIRE_VERSION_TABLE = {
-  "current": "lifeloop.v0.3",
+  "current": "lifeloop.v0.4",
   "reference": {
     "crate": "lifeloop-cli",
-    "version": "0.5.0"
+    "version": "0.9.0"
   },
   "retired": [
     {
       "version": "lifeloop.v0.2",
       "superseded_by": "lifeloop.v0.3",
       "tombstone": "spec/tombstones/lifeloop.v0.2.md"
+    },
+    {
+      "version": "lifeloop.v0.3",
+      "superseded_by": "lifeloop.v0.4",
+      "tombstone": "spec/tombstones/lifeloop.v0.3.md"
     }
   ]
 } as const;
 
 /** The current wire version: every envelope's schema_version must equal it (spec/wire-version.json). */
-export const WIRE_VERSION = "lifeloop.v0.3" as const;
+export const WIRE_VERSION = "lifeloop.v0.4" as const;
 
 /** Wire versions retired by this project, with their tombstones. */
 export const RETIRED_WIRE_VERSIONS = [
@@ -26,11 +31,16 @@ export const RETIRED_WIRE_VERSIONS = [
     "version": "lifeloop.v0.2",
     "superseded_by": "lifeloop.v0.3",
     "tombstone": "spec/tombstones/lifeloop.v0.2.md"
+  },
+  {
+    "version": "lifeloop.v0.3",
+    "superseded_by": "lifeloop.v0.4",
+    "tombstone": "spec/tombstones/lifeloop.v0.3.md"
   }
 ] as const;
 
 /** The reference implementation this wire version is settled against. */
 export const REFERENCE_IMPLEMENTATION = {
   "crate": "lifeloop-cli",
-  "version": "0.5.0"
+  "version": "0.9.0"
 } as const;

@@ -60,25 +60,20 @@ const BIN = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
 const TARGETS: Readonly<Record<string, number>> = { "--version": 1.1, "continuation get": 1.35, hook: 1.3 };
 
 /**
- * The reference binary of `version`: the final tree's path first (.cache/lifeloop-ref-0.5.0 and
- * .cache/lifeloop-ref for 0.9.0), then the paths of the machine the bench was written on, then
- * `LIFELOOP_REF_<major>_<minor>` (e.g. LIFELOOP_REF_0_9). Returns the path whose `--version` prints
- * `version`, or null after saying what to run.
+ * The reference binary of `version`, where the tree keeps it (test/setup/prepare.sh installs both):
+ * .cache/lifeloop-ref-0.5.0 (the last with `continuation`) and .cache/lifeloop-ref (0.9.0), or
+ * `LIFELOOP_REF_<major>_<minor>` (e.g. LIFELOOP_REF_0_9=/path/to/lifeloop) first. Returns the path
+ * whose `--version` prints `version`, or null after saying what to run.
  */
 export function referenceBinary(version: "0.5.0" | "0.9.0"): string | null {
   const env = process.env[`LIFELOOP_REF_${version.split(".").slice(0, 2).join("_")}`];
-  const candidates = [
-    ...(env ? [env] : []),
-    join(REPO_ROOT, ".cache", `lifeloop-ref-${version}`, "bin", "lifeloop"),
-    join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop"),
-    version === "0.9.0" ? "/work/ref-0.9.0/bin/lifeloop" : "/work/main/.cache/lifeloop-ref/bin/lifeloop",
-  ];
+  const root = version === "0.5.0" ? ".cache/lifeloop-ref-0.5.0" : ".cache/lifeloop-ref";
+  const candidates = [...(env ? [env] : []), join(REPO_ROOT, root, "bin", "lifeloop")];
   for (const path of candidates) {
     if (!existsSync(path)) continue;
     const r = spawnSync(path, ["--version"], { encoding: "utf8", timeout: 10_000 });
     if (r.status === 0 && r.stdout.includes(version)) return path;
   }
-  const root = version === "0.5.0" ? ".cache/lifeloop-ref-0.5.0" : ".cache/lifeloop-ref";
   process.stdout.write(`  reference ${version} not found (tried ${candidates.join(", ")}): run \`cargo install lifeloop-cli --version ${version} --locked --root ${root}\` (or bash test/setup/prepare.sh)\n`);
   return null;
 }

@@ -38,6 +38,7 @@ const LOADERS: { readonly [K in CliCommandName]: () => Promise<LoadedCommand> } 
   continuation: async () => import("./commands/continuation.js").then((m) => ({ usage: m.CONTINUATION_USAGE, run: m.runContinuationCli })),
   diff: async () => import("./commands/diff.js").then((m) => ({ usage: m.DIFF_USAGE, run: m.runDiff })),
   hook: async () => import("./commands/hook.js").then((m) => ({ usage: m.HOOK_USAGE, run: m.runHook })),
+  receipt: async () => import("./commands/receipt.js").then((m) => ({ usage: m.RECEIPT_USAGE, run: m.runReceipt })),
   events: async () => import("./commands/events.js").then((m) => ({ usage: m.EVENTS_USAGE, run: m.runEvents })),
   version: async () => import("./commands/version.js").then((m) => ({ usage: m.VERSION_USAGE, run: m.runVersion })),
 };

@@ -75,6 +75,13 @@ export const CLI_COMMANDS_TABLE = {
       "own_help": false
     },
     {
+      "name": "receipt",
+      "aliases": [],
+      "synopsis": "emit|list|get --ledger PATH ...",
+      "summary": "the durable receipt ledger (SQLite, the reference's --ledger format)",
+      "own_help": false
+    },
+    {
       "name": "events",
       "aliases": [],
       "synopsis": "",

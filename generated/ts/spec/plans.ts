@@ -1406,7 +1406,8 @@ export const HOOK_SCHEMAS = [
       "transcript_path",
       "cwd",
       "permission_mode",
-      "stop_hook_active"
+      "stop_hook_active",
+      "last_assistant_message"
     ]
   },
   {

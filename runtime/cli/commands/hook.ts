@@ -1,12 +1,12 @@
 /**
  * `lifeloop-callback hook --adapter claude|codex --event <HookEventName> --program ABS [--arg A]...
- *  --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]`: the command a
+ *  --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]`: the command a
  * Claude Code or Codex command hook runs (spec/hook-command.md). Reads the harness's hook input on
  * stdin (at most limits.max_request_bytes), delivers the lifecycle events to the client, prints the
  * harness's output on stdout.
  *
  * `lifeloop-callback hook config --adapter claude|codex --program ABS [--arg A]... --timeout-ms N
- *  [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]`: prints the hooks block for the
+ *  [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]`: prints the hooks block for the
  * harness's settings file, one entry per served hook event.
  *
  * Exit codes: 0, or 1 for everything else (usage errors included): never 2, which Claude Code reads
@@ -27,19 +27,21 @@ import { executableProblem } from "../program-check.js";
 
 /** Usage text of the hook command. */
 export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTERS.join("|")} --event HOOK_EVENT --program ABS [--arg A]...
-                       --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]
+                       --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]
        lifeloop-callback hook config --adapter ${HOOK_ADAPTERS.join("|")} --program ABS [--arg A]... --timeout-ms N
-                       [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]
+                       [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]
   hook: reads a Claude Code or Codex hook input on standard input, delivers its lifecycle events to
   the client (one process each), prints the harness's hook output. HOOK_EVENT: ${HOOK_ADAPTERS.map((a) => `${a}: ${servedHookEvents(a).join(", ")}`).join("; ")}.
   --on-failure  open (default): a client failure lets the harness continue, with a systemMessage;
                 closed: the event's blocking form where it has one
   --receipts    append one LifecycleReceipt per delivery (JSON Lines)
+  --ledger      record each receipt in a durable SQLite receipt ledger (sequences span hook calls;
+                read it with receipt list --ledger PATH); unusable: exit 1, nothing delivered
   --state-dir   per-session state (default $XDG_STATE_HOME/lifeloop-callback/hooks)
   hook config: prints the hooks block for ${HOOK_ADAPTERS.map((a) => hookInputAdapter(a).config_file).join(" / ")}.
   exit 0 ok (a client failure under --on-failure is reported, not an exit code), 1 anything else; never 2`;
 
-const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--state-dir"], repeatable: ["--arg"] };
+const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--ledger", "--state-dir"], repeatable: ["--arg"] };
 
 /** The flags `hook` and `hook config` share. */
 type Common = Omit<HookConfigOptions, "cli">;
@@ -54,10 +56,10 @@ function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, 
   if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   const onFailure = values.get("--on-failure") ?? "open";
   if (onFailure !== "open" && onFailure !== "closed") throw new UsageError(`--on-failure must be open or closed (got ${JSON.stringify(onFailure)})`);
-  for (const flag of ["--receipts", "--state-dir"]) {
+  for (const flag of ["--receipts", "--ledger", "--state-dir"]) {
     if (values.get(flag) === "") throw new UsageError(`${flag} is an empty path: name a file or directory (an absolute path, since the harness picks the working directory)`);
   }
-  return { adapter, program, args: lists.get("--arg") ?? [], timeoutMs, onFailure, receiptsFile: values.get("--receipts") ?? null, stateDir: values.get("--state-dir") ?? null };
+  return { adapter, program, args: lists.get("--arg") ?? [], timeoutMs, onFailure, receiptsFile: values.get("--receipts") ?? null, ledgerFile: values.get("--ledger") ?? null, stateDir: values.get("--state-dir") ?? null };
 }
 
 function invokerFor(c: Common): SubprocessInvoker {
@@ -97,7 +99,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     if (values.has("--event")) throw new UsageError("hook config prints every event: drop --event");
     const cli = [process.execPath, packageBin()];
     // The harness runs the command from its own working directory: relative paths would land there.
-    const paths = { receiptsFile: c.receiptsFile === null ? null : resolve(c.receiptsFile), stateDir: c.stateDir === null ? null : resolve(c.stateDir) };
+    const abs = (p: string | null | undefined): string | null => (p === null || p === undefined ? null : resolve(p));
+    const paths = { receiptsFile: abs(c.receiptsFile), ledgerFile: abs(c.ledgerFile), stateDir: abs(c.stateDir) };
     io.out(`${JSON.stringify(hookConfig({ ...c, ...paths, cli }), null, 2)}\n`);
     // Still exit 0: the block may be written for another machine, where the program exists.
     const problem = executableProblem(c.program);
@@ -117,7 +120,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     return EXIT.validation;
   }
   const outcome = await runHookCommand(
-    { adapter: c.adapter, hookEvent, invoker: invokerFor(c), clientId: basename(c.program), onFailure: c.onFailure, receiptsFile: c.receiptsFile, stateDir: c.stateDir ?? defaultStateDir() },
+    { adapter: c.adapter, hookEvent, invoker: invokerFor(c), clientId: basename(c.program), onFailure: c.onFailure, receiptsFile: c.receiptsFile, ledgerFile: c.ledgerFile ?? null, stateDir: c.stateDir ?? defaultStateDir() },
     read.bytes,
   );
   if (outcome.stdout !== "") io.out(outcome.stdout);

@@ -13,7 +13,8 @@ import { fileURLToPath } from "node:url";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const initCwd = process.env.INIT_CWD ? resolve(process.env.INIT_CWD) : root;
 const isOwnInstall = initCwd === root || realpathSync(initCwd) === realpathSync(root);
-if (!isOwnInstall && !existsSync(join(root, "dist", "runtime", "index.js"))) {
+// The library (tsc) and the CLI bundle (the `bin`, packaging/bundle-cli.mjs) are both built.
+if (!isOwnInstall && !(existsSync(join(root, "dist", "runtime", "index.js")) && existsSync(join(root, "dist", "cli", "main.js")))) {
   const link = join(initCwd, "node_modules", "lifeloop-callback");
   try {
     if (lstatSync(link).isSymbolicLink() && realpathSync(link) === realpathSync(root)) rmSync(link);

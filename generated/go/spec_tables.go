@@ -527,6 +527,53 @@ const FailureVariantStreamRespawnLimited = "stream_respawn_limited"
 // invoke() was called after close() (or while it runs); nothing is written or spawned.
 const FailureVariantStreamClosed = "stream_closed"
 
+// SpecCLICommandsTable is the document spec/tables/cli-commands.json.
+type SpecCLICommandsTable struct {
+	// Commands is `commands`.
+	Commands []SpecCLICommandsTableCommand
+}
+
+// SpecCLICommandsTableCommand is one object of spec/tables/cli-commands.json.
+type SpecCLICommandsTableCommand struct {
+	// Name is `name`.
+	Name string
+
+	// Aliases is `aliases`.
+	Aliases []string
+
+	// Synopsis is `synopsis`.
+	Synopsis string
+
+	// Summary is `summary`.
+	Summary string
+
+	// OwnHelp is `own_help`.
+	OwnHelp bool
+}
+
+// SpecCLICommands is spec/tables/cli-commands.json as typed Go values.
+var SpecCLICommands = specCLICommandsValue()
+
+func specCLICommandsValue() SpecCLICommandsTable {
+	var t SpecCLICommandsTable
+	t.Commands = []SpecCLICommandsTableCommand{
+		{Name: "validate", Aliases: []string{}, Synopsis: "TYPE [FILE|-]", Summary: "judge one wire document (exit 0 valid, 1 invalid)", OwnHelp: false},
+		{Name: "conformance", Aliases: []string{}, Synopsis: "run --root DIR", Summary: "run conformance fixtures in the reference's format", OwnHelp: false},
+		{Name: "conform", Aliases: []string{}, Synopsis: "--program ABS [--arg A]... [--transport T]", Summary: "run the conformance scenarios against a client program", OwnHelp: false},
+		{Name: "generate", Aliases: []string{}, Synopsis: "[--check]", Summary: "regenerate generated/ (development checkout)", OwnHelp: false},
+		{Name: "invoke", Aliases: []string{}, Synopsis: "--program ABS --timeout-ms N [FILE|-]", Summary: "send one DispatchEnvelope to a client process", OwnHelp: false},
+		{Name: "session", Aliases: []string{}, Synopsis: "[--transport T] --program ABS --timeout-ms N FILE", Summary: "deliver a JSON Lines session (v1 or v2) to a client", OwnHelp: false},
+		{Name: "render", Aliases: []string{}, Synopsis: "--adapter A [FILE|-]", Summary: "render a HookRenderRequest as a harness hook output", OwnHelp: false},
+		{Name: "continuation", Aliases: []string{}, Synopsis: "put|get|drop|list|drop-thread ...", Summary: "the continuation store (CONTINUATION-001)", OwnHelp: true},
+		{Name: "diff", Aliases: []string{}, Synopsis: "--base A --head B | --schema OLD NEW", Summary: "breaking-change gate between two spec versions", OwnHelp: false},
+		{Name: "hook", Aliases: []string{}, Synopsis: "--adapter A --event E --program ABS --timeout-ms N | config ...", Summary: "run as a Claude Code / Codex command hook, or print its hooks block", OwnHelp: false},
+		{Name: "receipt", Aliases: []string{}, Synopsis: "emit|list|get --ledger PATH ...", Summary: "the durable receipt ledger (SQLite, the reference's --ledger format)", OwnHelp: false},
+		{Name: "events", Aliases: []string{}, Synopsis: "", Summary: "print the event vocabulary as JSON", OwnHelp: false},
+		{Name: "version", Aliases: []string{"--version", "-V"}, Synopsis: "[--json]", Summary: "print the package and wire versions", OwnHelp: false},
+	}
+	return t
+}
+
 // SpecCLIExitCodesTable is the document spec/tables/cli-exit-codes.json.
 type SpecCLIExitCodesTable struct {
 	// Codes is `codes`.
@@ -2155,12 +2202,14 @@ func specWireVersionValue() SpecWireVersionTable {
 }
 
 // SpecTableNames lists the stems of every spec table available from SpecTableJSON.
-var SpecTableNames = []string{"cli-exit-codes", "client-initiated-commands", "conformance-checks", "document-rules", "event-vocabulary", "failure-retry-defaults", "harness-hook-inputs", "harness-hook-mapping", "hook-harness-timeout", "limits", "receipt-emitted-guard", "receipt-warnings", "reference-differences", "rules", "runner-outcomes", "stream-v2", "subprocess-failure-mapping", "subprocess-wire-framing", "transport-modes", "wire-version"}
+var SpecTableNames = []string{"cli-commands", "cli-exit-codes", "client-initiated-commands", "conformance-checks", "document-rules", "event-vocabulary", "failure-retry-defaults", "harness-hook-inputs", "harness-hook-mapping", "hook-harness-timeout", "limits", "receipt-emitted-guard", "receipt-warnings", "reference-differences", "rules", "runner-outcomes", "stream-v2", "subprocess-failure-mapping", "subprocess-wire-framing", "transport-modes", "wire-version"}
 
 // SpecTableJSON returns a spec table (or "wire-version") as compact JSON, exactly as the
 // generator loaded it, minus its `$schema` member.
 func SpecTableJSON(stem string) (string, bool) {
 	switch stem {
+	case "cli-commands":
+		return "{\"commands\":[{\"name\":\"validate\",\"aliases\":[],\"synopsis\":\"TYPE [FILE|-]\",\"summary\":\"judge one wire document (exit 0 valid, 1 invalid)\",\"own_help\":false},{\"name\":\"conformance\",\"aliases\":[],\"synopsis\":\"run --root DIR\",\"summary\":\"run conformance fixtures in the reference's format\",\"own_help\":false},{\"name\":\"conform\",\"aliases\":[],\"synopsis\":\"--program ABS [--arg A]... [--transport T]\",\"summary\":\"run the conformance scenarios against a client program\",\"own_help\":false},{\"name\":\"generate\",\"aliases\":[],\"synopsis\":\"[--check]\",\"summary\":\"regenerate generated/ (development checkout)\",\"own_help\":false},{\"name\":\"invoke\",\"aliases\":[],\"synopsis\":\"--program ABS --timeout-ms N [FILE|-]\",\"summary\":\"send one DispatchEnvelope to a client process\",\"own_help\":false},{\"name\":\"session\",\"aliases\":[],\"synopsis\":\"[--transport T] --program ABS --timeout-ms N FILE\",\"summary\":\"deliver a JSON Lines session (v1 or v2) to a client\",\"own_help\":false},{\"name\":\"render\",\"aliases\":[],\"synopsis\":\"--adapter A [FILE|-]\",\"summary\":\"render a HookRenderRequest as a harness hook output\",\"own_help\":false},{\"name\":\"continuation\",\"aliases\":[],\"synopsis\":\"put|get|drop|list|drop-thread ...\",\"summary\":\"the continuation store (CONTINUATION-001)\",\"own_help\":true},{\"name\":\"diff\",\"aliases\":[],\"synopsis\":\"--base A --head B | --schema OLD NEW\",\"summary\":\"breaking-change gate between two spec versions\",\"own_help\":false},{\"name\":\"hook\",\"aliases\":[],\"synopsis\":\"--adapter A --event E --program ABS --timeout-ms N | config ...\",\"summary\":\"run as a Claude Code / Codex command hook, or print its hooks block\",\"own_help\":false},{\"name\":\"receipt\",\"aliases\":[],\"synopsis\":\"emit|list|get --ledger PATH ...\",\"summary\":\"the durable receipt ledger (SQLite, the reference's --ledger format)\",\"own_help\":false},{\"name\":\"events\",\"aliases\":[],\"synopsis\":\"\",\"summary\":\"print the event vocabulary as JSON\",\"own_help\":false},{\"name\":\"version\",\"aliases\":[\"--version\",\"-V\"],\"synopsis\":\"[--json]\",\"summary\":\"print the package and wire versions\",\"own_help\":false}]}", true
 	case "cli-exit-codes":
 		return "{\"codes\":[{\"code\":0,\"name\":\"ok\",\"meaning\":\"Success: the document is valid, the invocation returned a valid response, the fixtures all passed, nothing drifted.\"},{\"code\":1,\"name\":\"validation\",\"meaning\":\"The input was read but judged invalid: schema or rule issues, a failed invocation, an idempotency conflict (state_conflict), a failing fixture, drift found by generate --check.\"},{\"code\":2,\"name\":\"usage\",\"meaning\":\"Bad command line: unknown command or flag, missing or malformed value, relative program path.\"},{\"code\":3,\"name\":\"input\",\"meaning\":\"The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json). A receipt ledger (--ledger) that cannot be used; receipt get: no receipt under the key ({\\\"error\\\":\\\"not_found\\\"} on stderr).\"},{\"code\":4,\"name\":\"unsupported\",\"meaning\":\"render only: the adapter has no hook event for the lifecycle event; nothing on stdout (so a hook wrapper can skip), the reason on stderr.\"},{\"code\":5,\"name\":\"not_measured\",\"meaning\":\"conform only: the client could not answer the smoke check (one valid event), so it was not measured; this is not a verdict on its conformance.\"}]}", true
 	case "client-initiated-commands":

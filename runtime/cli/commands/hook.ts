@@ -12,8 +12,8 @@
  * Exit codes: 0, or 1 for everything else (usage errors included): never 2, which Claude Code reads
  * as "block".
  */
-import { basename, join, resolve } from "node:path";
-import { LIMITS } from "../../../generated/ts/spec.js";
+import { basename, resolve } from "node:path";
+import { LIMITS } from "../../../generated/ts/spec/limits.js";
 import { hookConfig, type HookConfigOptions } from "../../hooks/command/config.js";
 import { runHookCommand } from "../../hooks/command/run.js";
 import { defaultStateDir } from "../../hooks/command/state.js";
@@ -22,7 +22,7 @@ import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
 import { invokerFlagError, EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
-import { packageRoot } from "../package-root.js";
+import { packageBin } from "../package-root.js";
 import { executableProblem } from "../program-check.js";
 
 /** Usage text of the hook command. */
@@ -97,7 +97,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   invokerFor(c); // the same checks as a real hook call: absolute program, a usable timeout
   if (isConfig) {
     if (values.has("--event")) throw new UsageError("hook config prints every event: drop --event");
-    const cli = [process.execPath, join(packageRoot(), "dist", "runtime", "cli", "main.js")];
+    const cli = [process.execPath, packageBin()];
     // The harness runs the command from its own working directory: relative paths would land there.
     const abs = (p: string | null | undefined): string | null => (p === null || p === undefined ? null : resolve(p));
     const paths = { receiptsFile: abs(c.receiptsFile), ledgerFile: abs(c.ledgerFile), stateDir: abs(c.stateDir) };

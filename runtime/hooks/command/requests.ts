@@ -9,7 +9,10 @@
  * client sees that its harness sends something this toolkit does not know yet.
  */
 import { randomUUID } from "node:crypto";
-import { HARNESS_HOOK_INPUTS, HOOK_SCHEMAS, WIRE_VERSION, type HookAdapter } from "../../../generated/ts/spec.js";
+import { HARNESS_HOOK_INPUTS } from "../../../generated/ts/spec/harness-hook-inputs.js";
+import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
+import { HOOK_SCHEMAS } from "../../../generated/ts/spec/plans.js";
+import { WIRE_VERSION } from "../../../generated/ts/spec/wire-version.js";
 import type { CallbackRequest, LifecycleEventKind } from "../../../generated/ts/types.js";
 import type { HookInput } from "./input.js";
 import { hookInputAdapter, type HookInputFieldRow } from "./tables.js";

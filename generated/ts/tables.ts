@@ -352,6 +352,10 @@ export interface HarnessHookInputsTable {
    */
   max_unknown_input_members: number;
   /**
+   * A name in metadata.unknown_input_members longer than this many UTF-8 bytes is cut at a code point boundary to this length, and metadata.truncated_fields names unknown_input_members: with max_unknown_input_members it bounds what unknown members add to a request, whatever the harness sends.
+   */
+  unknown_input_member_name_max_bytes: number;
+  /**
    * At most this many consecutive Stop continuations (a rendered block at Stop) per harness session; a further block is not rendered.
    */
   max_stop_continuations: number;

@@ -6,6 +6,7 @@ export const HARNESS_HOOK_INPUTS_TABLE = {
   "reference": "lifeloop-cli 0.9.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
   "metadata_text_max_bytes": 65536,
   "max_unknown_input_members": 64,
+  "unknown_input_member_name_max_bytes": 512,
   "max_stop_continuations": 3,
   "harness_timeout_slack_ms": 5000,
   "adapters": [

@@ -140,7 +140,9 @@ function isEntryPoint(): boolean {
  */
 export function exitCodeIsVerdict(argv: readonly string[]): boolean {
   const [name, sub] = argv;
-  if (name === "diff" || name === "validate" || name === "conform") return true;
+  // session: its exit code says whether every envelope was answered, and stopping at the first
+  // lost line of its per-event output would abandon the rest of the run (and its receipts).
+  if (name === "diff" || name === "validate" || name === "conform" || name === "session") return true;
   if (name === "conformance") return sub === "run";
   return name === "generate" && argv.includes("--check");
 }

@@ -14,8 +14,9 @@
  */
 import { spawn } from "node:child_process";
 import { CLIENT_INITIATED_COMMANDS, STREAM_V2, type StreamReverseMethodName } from "../../generated/ts/spec.js";
-import { errorNameForCode } from "../stream/error-codes.js";
+import { errorCode, errorNameForCode } from "../stream/error-codes.js";
 import type { StreamFrame } from "../stream/frame.js";
+import { canonicalBase64 } from "../wire/base64.js";
 
 /** How commands travel: by spawning the host CLI (v1) or as requests on the stream (v2). */
 export type CommandTransport =
@@ -121,11 +122,14 @@ export class ClientCommands {
       throw new CommandError(name, `${row.method}: ${reply.error.message}`, data, reply.error.code);
     }
     const result = { ...(reply.result as Record<string, unknown>) };
-    let out: Buffer | null = null;
-    if (typeof result.blob_base64 === "string") {
-      out = Buffer.from(result.blob_base64, "base64");
-      delete result.blob_base64;
-    }
+    if (!row.result.includes("blob_base64")) return { result, blob: null };
+    // The host broke the result's shape: refused as the Go and Python helpers refuse it, never a
+    // lenient decode (base64url, missing padding) or a null blob the caller trips over.
+    const broken = (why: string): CommandError => new CommandError("invalid_request", `${row.method}: the result member blob_base64 ${why}`, {}, errorCode("invalid_request"));
+    if (typeof result.blob_base64 !== "string") throw broken("is missing or not a string");
+    const out = canonicalBase64(result.blob_base64);
+    if (out === null) throw broken("is not canonical base64 (RFC 4648, padded)");
+    delete result.blob_base64;
     return { result, blob: out };
   }
 

@@ -57,13 +57,14 @@ const PROBE_REQUEST: CallbackRequest = {
 /**
  * Check a ReceiptContext on its own (before any invocation): the issues a receipt would have
  * because of the context's fields (e.g. `non-empty-identifier` at `/client_id`, `schema.type` at
- * `/at_epoch_s`). Returns [] when the context is usable. A parent equal to the receipt id
- * (`receipt-not-own-parent`) is left to the invokers' linkage check ({@link linkageIssue}), which
- * refuses the invocation itself as `invalid_request` before anything is spawned.
+ * `/at_epoch_s`). Returns [] when the context is usable. The parent (an empty one, or one equal to
+ * the receipt id: `receipt-not-own-parent`) is left to the invokers' linkage check
+ * ({@link linkageIssue}), which refuses the invocation itself as `invalid_request` before anything
+ * is spawned, as the reference does.
  */
 export function contextIssues(ctx: ReceiptContext): ValidationIssue[] {
   const result: InvocationResult = { ok: true, response: { schema_version: WIRE_VERSION, status: "observed" }, stderrTail: "", elapsedMs: 0 };
-  return validateValue("LifecycleReceipt", synthesizeReceipt(PROBE_REQUEST, result, ctx, null)).filter((issue) => issue.rule !== RECEIPT_NOT_OWN_PARENT);
+  return validateValue("LifecycleReceipt", synthesizeReceipt(PROBE_REQUEST, result, ctx, null)).filter((issue) => issue.rule !== RECEIPT_NOT_OWN_PARENT && issue.pointer !== "/parent_receipt_id");
 }
 
 /**

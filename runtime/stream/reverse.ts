@@ -21,6 +21,7 @@ import { CLIENT_INITIATED_COMMANDS, STREAM_V2, type StreamErrorName, type Stream
 import { toWireJson } from "../invoker/request.js";
 import { errorCode } from "./error-codes.js";
 import type { JsonRpcError, JsonRpcId } from "./frame.js";
+import { canonicalBase64 } from "../wire/base64.js";
 
 /** One validated client → host request as a handler sees it. */
 export interface ReverseRequest {
@@ -71,17 +72,6 @@ interface MethodRow {
 }
 const METHODS: ReadonlyMap<string, MethodRow> = new Map((STREAM_V2.reverse_methods as readonly MethodRow[]).map((m) => [m.method, m]));
 const IDENTIFIER: ReadonlyMap<string, RegExp> = new Map(CLIENT_INITIATED_COMMANDS.groups.map((g) => [g.group, new RegExp(g.identifier.pattern)]));
-
-/**
- * The bytes of `text` when it is canonical RFC 4648 base64 with padding (what encoding them gives
- * back exactly), else null. Linear in the length: a regular expression with a repeated group
- * overflowed the stack on a blob of a few megabytes.
- */
-function canonicalBase64(text: string): Buffer | null {
-  if (text.length % 4 !== 0) return null;
-  const bytes = Buffer.from(text, "base64");
-  return bytes.toString("base64") === text ? bytes : null;
-}
 
 /** True when `method` is a client → host method of the table. */
 export function isReverseMethod(method: string): method is StreamReverseMethodName {

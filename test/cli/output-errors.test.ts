@@ -6,7 +6,7 @@
  * other. A full disk (ENOSPC): one line on stderr and exit 3, never a stack.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, openSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -72,6 +72,28 @@ describe("output errors", () => {
       writeFileSync(join(dir, "callback_response", "zz-failing.json"), JSON.stringify({ kind: "callback_response", expect: "valid", description: "expects an invalid response to pass", data: JSON.parse(invalid) }));
       const conformance = await run(["conformance", "run", "--root", dir], { readThenClose: 100 });
       expect(conformance.code, conformance.stderr).toBe(1);
+    } finally {
+      spawnSync("rm", ["-rf", dir]);
+    }
+  });
+
+  it("session is a verdict command too: a reader that went away after one line does not abandon the rest of the run (hostile review D5)", async () => {
+    // 400 envelopes through the stream transport: one output line each (far more than a pipe
+    // buffer), so the reader leaves early; every envelope must still be delivered and receipted.
+    const dir = join(tmpdir(), `lifeloop-epipe-session-${process.pid}`);
+    spawnSync("mkdir", ["-p", dir]);
+    try {
+      const base = JSON.parse(readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"), "utf8")) as { request: Record<string, unknown> };
+      const lines = Array.from({ length: 400 }, (_, i) => JSON.stringify({ ...base, request: { ...base.request, event_id: `evt-${i}`, invocation_id: `inv-${i}` } }));
+      const file = join(dir, "session.jsonl");
+      writeFileSync(file, `${lines.join("\n")}\n`);
+      const ledger = join(dir, "receipts.db");
+      const runner = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "node", "runner-echo.mjs");
+      const r = await run(["session", "--transport", "stream", "--program", process.execPath, "--arg", runner, "--timeout-ms", "20000", "--ledger", ledger, file], { readThenClose: 100 });
+      expect(r.code, r.stderr).toBe(0);
+      const listed = spawnSync(process.execPath, [CLI, "receipt", "list", "--ledger", ledger], { encoding: "utf8", timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+      expect(listed.status, listed.stderr).toBe(0);
+      expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(400);
     } finally {
       spawnSync("rm", ["-rf", dir]);
     }

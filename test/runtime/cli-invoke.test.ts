@@ -75,6 +75,7 @@ describe("cli: invoke", () => {
     for (const [name, flags, value, rule] of [
       ["subcall", [], subcall, "subcall-requires-parent-receipt"],
       ["self-parent", ["--receipt-id", "rcpt-self", "--parent-receipt-id", "rcpt-self"], envelope(), "receipt-not-own-parent"],
+      ["empty-parent", ["--parent-receipt-id", ""], envelope(), "non-empty-identifier"],
     ] as const) {
       const marker = join(tmp.dir, `linkage-${name}`);
       const client = shellClient("marker", marker);

@@ -84,3 +84,31 @@ describe("ClientCommands over the CLI (v1)", () => {
     expect(running(pid), `the wrapper's child ${pid} still runs`).toBe(false);
   }, 120_000);
 });
+
+describe("over the stream, a get result's blob_base64 is decoded strictly (hostile review D4)", () => {
+  // The host side of the exchange is a canned reply: what a broken or hostile host could send.
+  const over = (result: Record<string, unknown>): ClientCommands =>
+    new ClientCommands({ kind: "stream", request: async () => ({ kind: "success_reply", id: 1, result }) });
+  const meta = { client_id: "c", ttl_s: 60, written_at_epoch_s: 1 };
+
+  it("canonical padded base64 is the blob", async () => {
+    const got = await over({ ...meta, blob_base64: "aGVsbG8=" }).continuation.get?.({ thread: "t", key: "k" });
+    expect(got?.blob?.toString("utf8")).toBe("hello");
+    expect(got?.result).toEqual(meta);
+  });
+
+  it.each([
+    ["not base64", "!!!!"],
+    ["base64url", "-_-_"],
+    ["missing padding", "aGVsbG8"],
+    ["whitespace", "aGVs bG8="],
+    ["a second padding", "aGVsbG8=="],
+    ["stray bits", "aGVsbG9="],
+  ])("%s is a CommandError (invalid_request), not lenient bytes", async (_name, text) => {
+    await expect(over({ ...meta, blob_base64: text }).continuation.get?.({ thread: "t", key: "k" })).rejects.toMatchObject({ name: "CommandError", errorName: "invalid_request" });
+  });
+
+  it("a missing blob_base64 is a CommandError, not a null blob", async () => {
+    await expect(over(meta).continuation.get?.({ thread: "t", key: "k" })).rejects.toBeInstanceOf(CommandError);
+  });
+});

@@ -56,7 +56,8 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
   const shown = result.issues.slice(0, switches.has("--all") ? LIMITS.max_reported_issues : 1);
   io.out(jsonLine(shown));
   if (shown.length < result.issues.length) {
-    io.err(`validate: ${result.issues.length} issues found; the first ${shown.length} are printed (limits.max_reported_issues)\n`);
+    const why = switches.has("--all") ? "(limits.max_reported_issues)" : "(--all prints every issue)";
+    io.err(`validate: ${result.issues.length} issues found; the first ${shown.length} ${shown.length === 1 ? "is" : "are"} printed ${why}\n`);
   }
   const primary = result.issues[0];
   const notJson = primary?.rule.startsWith("json.") === true;

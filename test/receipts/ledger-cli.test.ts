@@ -6,7 +6,8 @@
  * 3 with the reason (hook: 1), before any client starts.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -162,6 +163,39 @@ describe("a ledger that cannot be used: exit 3 with the reason (hook: 1), no cli
       expect([hook.code, hook.stdout]).toEqual([1, ""]);
       expect(hook.stderr).toMatch(why);
       expect(hook.stderr).toMatch(/nothing was delivered/);
+    });
+  }
+
+  // A SQLite file that is not a ledger is refused before anything in it changes: not its schema,
+  // user_version or journal mode (no -wal/-shm appears), byte for byte.
+  const foreign: [string, (db: ReturnType<typeof rawDb>) => void][] = [
+    ["user_version 0 with a foreign receipts table", (db) => {
+      db.exec("CREATE TABLE receipts (x INTEGER)");
+      db.exec("INSERT INTO receipts VALUES (42)");
+    }],
+    ["user_version 0 with an unrelated table", (db) => db.exec("CREATE TABLE notes (text TEXT)")],
+    ["user_version 2 without the ledger's tables", (db) => {
+      db.exec("CREATE TABLE notes (text TEXT)");
+      db.pragma("user_version = 2");
+    }],
+  ];
+  for (const [what, make] of foreign) {
+    it(`a SQLite file that is not a ledger (${what}): refused, left byte-for-byte as it was`, () => {
+      const path = fresh();
+      const db = rawDb(path, true, true);
+      make(db);
+      db.close();
+      const sha = (): string => createHash("sha256").update(readFileSync(path)).digest("hex");
+      const before = sha();
+      const r = invoke(path, ledgerRequest({ eventId: "e1", runId: "run" }));
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toMatch(/not a receipt ledger/);
+      expect(r.spawned).toBe(false);
+      const emitted = runCli(["receipt", "emit", "--ledger", path], { input: emitInput(ledgerRequest({ eventId: "e2", runId: "run" }), { clientId: "c", receiptId: "rcpt-e2" }) });
+      expect([emitted.code, emitted.stdout]).toEqual([3, ""]);
+      expect(emitted.stderr).toMatch(/not a receipt ledger/);
+      expect(sha()).toBe(before);
+      expect([existsSync(`${path}-wal`), existsSync(`${path}-shm`), existsSync(`${path}-journal`)]).toEqual([false, false, false]);
     });
   }
 

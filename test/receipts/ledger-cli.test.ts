@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { WIRE_VERSION } from "../../generated/ts/spec.js";
+import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CLI, REPO_ROOT, runCli, runNode } from "../support/cli-process.js";
 import { FIXTURE_CLIENTS, FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";
 import { hookInputFor } from "../hooks/command/support.js";
@@ -77,6 +77,26 @@ describe("invoke --ledger", () => {
     const bad = runCli(["receipt", "emit", "--ledger", ledger], { input: JSON.stringify({ request: {}, response: {}, context: {} }) });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^receipt emit: request: /);
+  });
+
+  it("receipt emit takes a request and a response each within its own limit, together over one document's (~20 MB)", () => {
+    const ledger = fresh();
+    const input = JSON.parse(emitInput(ledgerRequest({ eventId: "e-big", key: "k-big", runId: "run" }), { clientId: "c", receiptId: "rcpt-big" }));
+    // 10 MB of metadata in each part: both under limits.max_request_bytes / max_response_bytes
+    // (16 MiB), the input over one document's 16 MiB.
+    input.request.metadata = { note: "r".repeat(10_000_000) };
+    input.response.metadata = { note: "s".repeat(10_000_000) };
+    const text = JSON.stringify(input);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(LIMITS.max_request_bytes);
+    const r = runCli(["receipt", "emit", "--ledger", ledger], { input: text, timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ receipt_id: "rcpt-big", sequence: 1 });
+    // Each part is still held to its own document's limit: a request of 17 MB with a small response is refused.
+    input.request.metadata = { note: "r".repeat(LIMITS.max_request_bytes + 1_000) };
+    input.response.metadata = {};
+    const over = runCli(["receipt", "emit"], { input: JSON.stringify(input), timeoutMs: 120_000 });
+    expect([over.code, over.stdout]).toEqual([3, ""]);
+    expect(over.stderr).toMatch(/^receipt emit: request: .*json\.max-bytes/);
   });
 
   it("--help of receipt and its subcommands prints the usage, exit 0", () => {

@@ -132,16 +132,29 @@ describe("session --ledger", () => {
 });
 
 describe("hook --ledger", () => {
-  it("records each delivery's receipt across hook calls; receipt list reads them", () => {
+  it("records each delivery's receipt across hook calls; receipt list reads them; no sequence, no replay (as documented)", () => {
     const ledger = fresh();
     const stateDir = join(dir, "hook-state");
+    const counts: number[] = [];
     for (let i = 0; i < 2; i++) {
+      // The same hook input twice: a retried hook event.
       const r = runCli(["hook", "--adapter", "codex", "--event", "UserPromptSubmit", "--program", ECHO, "--timeout-ms", "10000", "--state-dir", stateDir, "--ledger", ledger], { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) });
       expect(r.code, r.stderr).toBe(0);
+      counts.push(JSON.parse(runCli(["receipt", "list", "--ledger", ledger]).stdout).length);
     }
     const listed = JSON.parse(runCli(["receipt", "list", "--ledger", ledger]).stdout);
     expect(listed.length).toBeGreaterThanOrEqual(2);
     expect(new Set(listed.map((x: { adapter_id: string }) => x.adapter_id))).toEqual(new Set(["codex"]));
+    // Hook requests carry no harness_run_id and no idempotency_key: every sequence is null and the
+    // retry is recorded again, not replayed. The help and spec say exactly that.
+    expect(listed.map((x: { sequence: unknown }) => x.sequence)).toEqual(listed.map(() => null));
+    expect(counts[1]).toBe(2 * (counts[0] as number));
+    const help = runCli(["hook", "--help"]);
+    expect(help.stdout).not.toMatch(/sequences span/);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain("hook requests carry no harness_run_id and no idempotency_key, so sequence stays null and no retry is detected as a replay");
+    const spec = readFileSync(join(REPO_ROOT, "spec", "hook-command.md"), "utf8");
+    expect(spec).not.toMatch(/span hook\s+calls/);
+    expect(spec.replace(/\s+/g, " ")).toContain("every hook receipt has `sequence` null");
   });
 });
 

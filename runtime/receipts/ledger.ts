@@ -12,7 +12,8 @@
  *   newest stored receipt's is aborted by SQLite itself, whichever program holds the connection;
  * - version 1 (the same tables without the trigger) is readable and upgraded when opened for writing;
  *   any other version is refused; a ledger whose newest receipt has another wire version is refused
- *   for writing and stays readable.
+ *   for writing and stays readable; a file that is not a ledger (user_version 0 with anything in it,
+ *   or version 1/2 without the ledger's tables and columns) is refused and left byte-for-byte as it was.
  *
  * Concurrency: WAL, a busy timeout ({@link LEDGER_BUSY_TIMEOUT_MS}) and `BEGIN IMMEDIATE` around every
  * read-compare-write, so writers in many processes queue for the write lock instead of failing, and
@@ -47,7 +48,9 @@ export const LEDGER_BINDING = "better-sqlite3@12";
 /**
  * Why a ledger could not be used:
  * - `binding_missing`: better-sqlite3 is not installed (or not built for this Node);
- * - `cannot_open`: the path cannot hold a ledger (missing directory, a directory, not writable, not a database);
+ * - `cannot_open`: the path cannot hold a ledger (missing directory, a directory, not writable, not a database,
+ *   or a database that is not a receipt ledger: `user_version` 0 with objects in it, or a version 1/2 file
+ *   without the ledger's tables and columns; such a file is refused before anything in it is changed);
  * - `unsupported_version`: `user_version` is neither 1 nor 2 (a newer or foreign file), never reinterpreted;
  * - `wire_version`: opened for writing, but its newest receipt has another wire version;
  * - `corrupt`: a stored receipt is not JSON;
@@ -136,13 +139,22 @@ const WIRE_GUARD_SQL = `CREATE TRIGGER IF NOT EXISTS ${WIRE_GUARD_TRIGGER}
     SELECT RAISE(ABORT, 'this receipt has another wire schema_version than the ledger''s newest receipt; start a new --ledger');
   END;`;
 
+// Plain CREATE TABLE: the tables are only made in a file that holds nothing (checkEmpty), so one that
+// exists already is an error, never silently reused.
 const TABLES_SQL = `
-  CREATE TABLE IF NOT EXISTS receipts (receipt_id TEXT PRIMARY KEY, parent_receipt_id TEXT, body TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS idempotency (
+  CREATE TABLE receipts (receipt_id TEXT PRIMARY KEY, parent_receipt_id TEXT, body TEXT NOT NULL);
+  CREATE TABLE idempotency (
     client_id TEXT NOT NULL, adapter_id TEXT NOT NULL, idempotency_key TEXT NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (client_id, adapter_id, idempotency_key)
   );
-  CREATE TABLE IF NOT EXISTS run_sequences (run_id TEXT PRIMARY KEY, counter INTEGER NOT NULL);`;
+  CREATE TABLE run_sequences (run_id TEXT PRIMARY KEY, counter INTEGER NOT NULL);`;
+
+/** The ledger's tables and the columns this module reads and writes in each (checked on every open of an existing ledger). */
+const LEDGER_COLUMNS: readonly (readonly [string, readonly string[]])[] = [
+  ["receipts", ["receipt_id", "parent_receipt_id", "body"]],
+  ["idempotency", ["client_id", "adapter_id", "idempotency_key", "body"]],
+  ["run_sequences", ["run_id", "counter"]],
+];
 
 function sqliteCodeOf(error: unknown): string | null {
   const code = (error as { code?: unknown } | null)?.code;
@@ -225,8 +237,9 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
 
   /**
    * Open the ledger at `path`. For writing (the default) the file is created when missing (its
-   * directory must exist), set to WAL, given the schema (or upgraded from version 1) and checked:
-   * its newest receipt must have `options.wireVersion`. Read-only opens an existing version 1 or 2
+   * directory must exist), checked (an empty file, or a ledger whose newest receipt has
+   * `options.wireVersion`; anything else is refused unchanged), then set to WAL and given the schema
+   * (or upgraded from version 1) in one transaction. Read-only opens an existing version 1 or 2
    * ledger as it is. @throws ReceiptLedgerError (binding_missing, cannot_open, unsupported_version, wire_version, storage)
    */
   static open(path: string, options: ReceiptLedgerOptions = {}): ReceiptLedger {
@@ -257,35 +270,63 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
 
   private prepareSchema(): void {
     const version = this.userVersion();
-    if (this.readOnly) {
-      if (version !== LEDGER_SCHEMA_VERSION && version !== UNFENCED_LEDGER_SCHEMA_VERSION) throw this.unsupported(version, `${UNFENCED_LEDGER_SCHEMA_VERSION} or ${LEDGER_SCHEMA_VERSION}`);
-      return;
+    if (version !== 0 && version !== LEDGER_SCHEMA_VERSION && version !== UNFENCED_LEDGER_SCHEMA_VERSION) {
+      throw this.unsupported(version, this.readOnly ? `${UNFENCED_LEDGER_SCHEMA_VERSION} or ${LEDGER_SCHEMA_VERSION}` : String(LEDGER_SCHEMA_VERSION));
     }
-    // Refused before anything is changed: a foreign or newer file is left exactly as it was.
-    if (version !== 0 && version !== LEDGER_SCHEMA_VERSION && version !== UNFENCED_LEDGER_SCHEMA_VERSION) throw this.unsupported(version, String(LEDGER_SCHEMA_VERSION));
-    // WAL lets readers go on while one process writes; set once, it is kept in the file.
-    this.db.pragma("journal_mode = WAL");
-    if (version === LEDGER_SCHEMA_VERSION) {
+    // Everything below is judged by reading only: a file that is not a ledger is refused before
+    // anything (journal mode included) is changed, and left exactly as it was.
+    if (version === 0) {
+      if (this.readOnly) throw this.unsupported(version, `${UNFENCED_LEDGER_SCHEMA_VERSION} or ${LEDGER_SCHEMA_VERSION}`);
+      this.checkEmpty();
+    } else {
+      this.checkTables();
+      if (this.readOnly) return;
       this.checkWireVersion();
-      return;
     }
-    // Create (0) or upgrade (1) under the write lock, looking again once it is held: another process
-    // may have done it meanwhile. The version stamp commits with the tables, so 0 always means empty.
+    // WAL lets readers go on while one process writes; set once, it is kept in the file (and cannot
+    // change inside a transaction, so it comes before the schema's).
+    this.db.pragma("journal_mode = WAL");
+    if (version === LEDGER_SCHEMA_VERSION) return;
+    // Create (0) or upgrade (1) in one transaction under the write lock, judging the file again once
+    // it is held: another process may have done it (or put something else there) meanwhile. The
+    // version stamp commits with the tables, so 0 always means empty.
     this.transaction(() => {
       const now = this.userVersion();
       if (now === 0) {
+        this.checkEmpty();
         this.db.exec(TABLES_SQL);
         this.db.exec(WIRE_GUARD_SQL);
-      } else if (now === UNFENCED_LEDGER_SCHEMA_VERSION) {
+      } else if (now === UNFENCED_LEDGER_SCHEMA_VERSION || now === LEDGER_SCHEMA_VERSION) {
+        this.checkTables();
         // A refusal rolls back, leaving the older release its version-1 ledger.
         this.checkWireVersion();
-        this.db.exec(WIRE_GUARD_SQL);
-      } else if (now !== LEDGER_SCHEMA_VERSION) {
+        if (now === UNFENCED_LEDGER_SCHEMA_VERSION) this.db.exec(WIRE_GUARD_SQL);
+      } else {
         throw this.unsupported(now, String(LEDGER_SCHEMA_VERSION));
       }
       this.db.pragma(`user_version = ${LEDGER_SCHEMA_VERSION}`);
     });
-    this.checkWireVersion();
+  }
+
+  /** A file of `user_version` 0 becomes a ledger only when it holds nothing (no table, index, view or trigger). */
+  private checkEmpty(): void {
+    const row = this.db.prepare("SELECT type, name FROM sqlite_master LIMIT 1").get();
+    if (row === undefined) return;
+    throw this.notALedger(`its user_version is 0 but it already holds the ${String(row.type)} ${JSON.stringify(String(row.name))}`);
+  }
+
+  /** A version 1 or 2 file must have the ledger's tables with their columns (the shared file format). */
+  private checkTables(): void {
+    for (const [table, columns] of LEDGER_COLUMNS) {
+      const have = new Set(this.db.prepare("SELECT name FROM pragma_table_info(?)").all(table).map((r) => String(r.name)));
+      if (have.size === 0) throw this.notALedger(`it has no ${table} table`);
+      const missing = columns.find((c) => !have.has(c));
+      if (missing !== undefined) throw this.notALedger(`its ${table} table has no ${missing} column`);
+    }
+  }
+
+  private notALedger(why: string): ReceiptLedgerError {
+    return new ReceiptLedgerError("cannot_open", this.path, `cannot open the receipt ledger ${this.path}: not a receipt ledger (${why}); it was left unchanged: give --ledger a new path or an existing ledger`);
   }
 
   private unsupported(version: number, expected: string): ReceiptLedgerError {

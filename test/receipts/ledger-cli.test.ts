@@ -6,11 +6,12 @@
  * 3 with the reason (hook: 1), before any client starts.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { WIRE_VERSION } from "../../generated/ts/spec.js";
+import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { CLI, REPO_ROOT, runCli, runNode } from "../support/cli-process.js";
 import { FIXTURE_CLIENTS, FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";
 import { hookInputFor } from "../hooks/command/support.js";
@@ -78,6 +79,26 @@ describe("invoke --ledger", () => {
     expect(bad.stderr).toMatch(/^receipt emit: request: /);
   });
 
+  it("receipt emit takes a request and a response each within its own limit, together over one document's (~20 MB)", () => {
+    const ledger = fresh();
+    const input = JSON.parse(emitInput(ledgerRequest({ eventId: "e-big", key: "k-big", runId: "run" }), { clientId: "c", receiptId: "rcpt-big" }));
+    // 10 MB of metadata in each part: both under limits.max_request_bytes / max_response_bytes
+    // (16 MiB), the input over one document's 16 MiB.
+    input.request.metadata = { note: "r".repeat(10_000_000) };
+    input.response.metadata = { note: "s".repeat(10_000_000) };
+    const text = JSON.stringify(input);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(LIMITS.max_request_bytes);
+    const r = runCli(["receipt", "emit", "--ledger", ledger], { input: text, timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ receipt_id: "rcpt-big", sequence: 1 });
+    // Each part is still held to its own document's limit: a request of 17 MB with a small response is refused.
+    input.request.metadata = { note: "r".repeat(LIMITS.max_request_bytes + 1_000) };
+    input.response.metadata = {};
+    const over = runCli(["receipt", "emit"], { input: JSON.stringify(input), timeoutMs: 120_000 });
+    expect([over.code, over.stdout]).toEqual([3, ""]);
+    expect(over.stderr).toMatch(/^receipt emit: request: .*json\.max-bytes/);
+  });
+
   it("--help of receipt and its subcommands prints the usage, exit 0", () => {
     for (const args of [["receipt", "--help"], ["receipt", "list", "--help"], ["receipt", "get", "--help"], ["receipt", "emit", "--help"], ["help", "receipt"]]) {
       const r = runCli(args);
@@ -111,16 +132,29 @@ describe("session --ledger", () => {
 });
 
 describe("hook --ledger", () => {
-  it("records each delivery's receipt across hook calls; receipt list reads them", () => {
+  it("records each delivery's receipt across hook calls; receipt list reads them; no sequence, no replay (as documented)", () => {
     const ledger = fresh();
     const stateDir = join(dir, "hook-state");
+    const counts: number[] = [];
     for (let i = 0; i < 2; i++) {
+      // The same hook input twice: a retried hook event.
       const r = runCli(["hook", "--adapter", "codex", "--event", "UserPromptSubmit", "--program", ECHO, "--timeout-ms", "10000", "--state-dir", stateDir, "--ledger", ledger], { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) });
       expect(r.code, r.stderr).toBe(0);
+      counts.push(JSON.parse(runCli(["receipt", "list", "--ledger", ledger]).stdout).length);
     }
     const listed = JSON.parse(runCli(["receipt", "list", "--ledger", ledger]).stdout);
     expect(listed.length).toBeGreaterThanOrEqual(2);
     expect(new Set(listed.map((x: { adapter_id: string }) => x.adapter_id))).toEqual(new Set(["codex"]));
+    // Hook requests carry no harness_run_id and no idempotency_key: every sequence is null and the
+    // retry is recorded again, not replayed. The help and spec say exactly that.
+    expect(listed.map((x: { sequence: unknown }) => x.sequence)).toEqual(listed.map(() => null));
+    expect(counts[1]).toBe(2 * (counts[0] as number));
+    const help = runCli(["hook", "--help"]);
+    expect(help.stdout).not.toMatch(/sequences span/);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain("hook requests carry no harness_run_id and no idempotency_key, so sequence stays null and no retry is detected as a replay");
+    const spec = readFileSync(join(REPO_ROOT, "spec", "hook-command.md"), "utf8");
+    expect(spec).not.toMatch(/span hook\s+calls/);
+    expect(spec.replace(/\s+/g, " ")).toContain("every hook receipt has `sequence` null");
   });
 });
 
@@ -162,6 +196,39 @@ describe("a ledger that cannot be used: exit 3 with the reason (hook: 1), no cli
       expect([hook.code, hook.stdout]).toEqual([1, ""]);
       expect(hook.stderr).toMatch(why);
       expect(hook.stderr).toMatch(/nothing was delivered/);
+    });
+  }
+
+  // A SQLite file that is not a ledger is refused before anything in it changes: not its schema,
+  // user_version or journal mode (no -wal/-shm appears), byte for byte.
+  const foreign: [string, (db: ReturnType<typeof rawDb>) => void][] = [
+    ["user_version 0 with a foreign receipts table", (db) => {
+      db.exec("CREATE TABLE receipts (x INTEGER)");
+      db.exec("INSERT INTO receipts VALUES (42)");
+    }],
+    ["user_version 0 with an unrelated table", (db) => db.exec("CREATE TABLE notes (text TEXT)")],
+    ["user_version 2 without the ledger's tables", (db) => {
+      db.exec("CREATE TABLE notes (text TEXT)");
+      db.pragma("user_version = 2");
+    }],
+  ];
+  for (const [what, make] of foreign) {
+    it(`a SQLite file that is not a ledger (${what}): refused, left byte-for-byte as it was`, () => {
+      const path = fresh();
+      const db = rawDb(path, true, true);
+      make(db);
+      db.close();
+      const sha = (): string => createHash("sha256").update(readFileSync(path)).digest("hex");
+      const before = sha();
+      const r = invoke(path, ledgerRequest({ eventId: "e1", runId: "run" }));
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toMatch(/not a receipt ledger/);
+      expect(r.spawned).toBe(false);
+      const emitted = runCli(["receipt", "emit", "--ledger", path], { input: emitInput(ledgerRequest({ eventId: "e2", runId: "run" }), { clientId: "c", receiptId: "rcpt-e2" }) });
+      expect([emitted.code, emitted.stdout]).toEqual([3, ""]);
+      expect(emitted.stderr).toMatch(/not a receipt ledger/);
+      expect(sha()).toBe(before);
+      expect([existsSync(`${path}-wal`), existsSync(`${path}-shm`), existsSync(`${path}-journal`)]).toEqual([false, false, false]);
     });
   }
 

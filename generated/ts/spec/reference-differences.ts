@@ -199,6 +199,14 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reason": "replay identity includes payload_receipts, so a retry of a payload-bearing envelope recorded by the other CLI is a state_conflict, not a replay; without payloads or payload_refs the two agree (test/receipts/ledger-differential.test.ts)."
     },
     {
+      "id": "ledger-foreign-file",
+      "scope": "receipts",
+      "where": "receipt ledger opened for writing (--ledger, receipt emit --ledger) on an existing SQLite file that is not a receipt ledger",
+      "reference": "takes any file of user_version 0 for a new ledger: switches it to WAL, adds its tables beside whatever is there (a foreign receipts table is kept and gets the wire trigger, so its own inserts then fail) and stamps user_version 2, even when the open is then refused",
+      "ours": "a new ledger is a file of user_version 0 with no objects in sqlite_master; any other user_version 0 file, or a version 1/2 file without the ledger's tables and columns, is refused (exit 3, not a receipt ledger; hook exits 1) before anything is changed, and stays byte-for-byte as it was, with no -wal or -shm file",
+      "reason": "a mistyped --ledger path must not alter or break another program's database; a ledger either CLI wrote is still opened by both (test/receipts/ledger-cli.test.ts)."
+    },
+    {
       "id": "ledger-open-errors",
       "scope": "receipts",
       "where": "receipt ledger: a path that cannot hold a ledger",

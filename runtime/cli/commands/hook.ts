@@ -35,8 +35,10 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
   --on-failure  open (default): a client failure lets the harness continue, with a systemMessage;
                 closed: the event's blocking form where it has one
   --receipts    append one LifecycleReceipt per delivery (JSON Lines)
-  --ledger      record each receipt in a durable SQLite receipt ledger (sequences span hook calls;
-                read it with receipt list --ledger PATH); unusable: exit 1, nothing delivered
+  --ledger      record each receipt in a durable SQLite receipt ledger, kept across hook calls (read
+                it with receipt list --ledger PATH); hook requests carry no harness_run_id and no
+                idempotency_key, so sequence stays null and no retry is detected as a replay;
+                unusable: exit 1, nothing delivered
   --state-dir   per-session state (default $XDG_STATE_HOME/lifeloop-callback/hooks)
   hook config: prints the hooks block for ${HOOK_ADAPTERS.map((a) => hookInputAdapter(a).config_file).join(" / ")}.
   exit 0 ok (a client failure under --on-failure is reported, not an exit code), 1 anything else; never 2`;

@@ -12,7 +12,8 @@
  * - `receipt get --ledger PATH --idempotency-key K --client-id C --adapter-id A`: the receipt recorded
  *   under that key; none is exit 3 with `{"error":"not_found"}` on stderr.
  *
- * The emit input is read with at most limits.max_request_bytes + limits.max_response_bytes bytes.
+ * The emit input is read and parsed within the sum of the request's and the response's limits
+ * ({@link EMIT_INPUT_LIMITS}); each part is also held to its own document's limits (exit 3).
  * `list` and `get` open the ledger read-only: a ledger of another wire version, or of on-disk
  * version 1, is listed as it is. Output is pretty-printed JSON. Exit 0 ok, 1 the input is invalid
  * or the key conflicts, 2 usage, 3 unreadable input, a ledger that cannot be used, or not found.
@@ -25,7 +26,7 @@ import { IdempotencyConflictError } from "../../receipts/idempotency.js";
 import type { ReceiptLedger } from "../../receipts/ledger.js";
 import type { ReceiptContext } from "../../receipts/synthesize.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
-import { DEFAULT_DOCUMENT_LIMITS, validateValue } from "../../wire/validate.js";
+import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits, validateValue } from "../../wire/validate.js";
 import { EXIT, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
 import { isLedgerError, ledgerFlag, openLedger } from "../ledger.js";
 
@@ -34,7 +35,9 @@ export const RECEIPT_USAGE = `usage: lifeloop-callback receipt emit [--ledger PA
        lifeloop-callback receipt list --ledger PATH
        lifeloop-callback receipt get --ledger PATH --idempotency-key K --client-id C --adapter-id A
   emit: reads {"request", "response", "context"} (FILE or standard input) and prints the receipt of
-        that answer; with --ledger the sequence, replay/conflict and recording go through the ledger
+        that answer; with --ledger the sequence, replay/conflict and recording go through the ledger;
+        the request and the response are each held to their own document limits
+        (max_request_bytes ${LIMITS.max_request_bytes}, max_response_bytes ${LIMITS.max_response_bytes}, as compact JSON)
   list: prints every receipt of the ledger as a JSON array, in the order written
   get:  prints the receipt recorded under the idempotency key; none: {"error":"not_found"} on stderr
   --ledger  a SQLite receipt ledger file (the reference CLI's format; created by emit, its directory
@@ -42,6 +45,31 @@ export const RECEIPT_USAGE = `usage: lifeloop-callback receipt emit [--ledger PA
   exit 0 ok, 1 invalid input or an idempotency conflict, 2 usage, 3 unreadable input, an unusable ledger, not found`;
 
 const CONTEXT_KEYS = new Set(["client_id", "receipt_id", "at_epoch_s", "parent_receipt_id", "harness_session_id", "harness_run_id", "harness_task_id"]);
+
+/**
+ * Limits of the whole emit input, which holds one request and one response: their byte and value
+ * limits added, one more level of depth (each part sits under the root), and room for the wrapper
+ * (the root, `context` and its members). Each part is then held to its own
+ * document's limits as well ({@link partLimitIssue}).
+ */
+export const EMIT_INPUT_LIMITS: DocumentLimits = Object.freeze({
+  maxBytes: LIMITS.max_request_bytes + LIMITS.max_response_bytes,
+  maxDepth: LIMITS.max_depth + 1,
+  maxValues: 2 * LIMITS.max_values + 2 + CONTEXT_KEYS.size,
+  maxMembers: LIMITS.max_object_members,
+});
+
+/**
+ * The first limit issue of one part of the emit input, judged as the document it is: the request
+ * within limits.max_request_bytes, the response within limits.max_response_bytes (as compact JSON,
+ * the form a host sends), each within limits.max_depth, max_values and max_object_members; or null.
+ */
+function partLimitIssue(part: "request" | "response", value: unknown): string | null {
+  if (value === undefined) return null; // missing: emitInput names it
+  const limits: DocumentLimits = { ...DEFAULT_DOCUMENT_LIMITS, maxBytes: part === "request" ? LIMITS.max_request_bytes : LIMITS.max_response_bytes };
+  const parsed = parseStrictJson(Buffer.from(JSON.stringify(value), "utf8"), limits, { nonIntegerPaths: [] });
+  return parsed.ok ? null : `${part}: ${issueText(parsed.issue)}`;
+}
 
 function pretty(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
@@ -107,10 +135,18 @@ async function runEmit(args: readonly string[], io: CliIo): Promise<number> {
     // The input holds one request and one response: each within its own limit.
     const bytes = await readCommandInput("receipt emit", source, LIMITS.max_request_bytes + LIMITS.max_response_bytes, io);
     if (bytes === null) return EXIT.input;
-    const parsed = parseStrictJson(bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: [] });
+    const parsed = parseStrictJson(bytes, EMIT_INPUT_LIMITS, { nonIntegerPaths: [] });
     if (!parsed.ok) {
       io.err(`receipt emit: the input is not one JSON document: ${issueText(parsed.issue)}\n`);
       return EXIT.input;
+    }
+    const whole = parsed.value as Record<string, unknown> | null;
+    if (whole !== null && typeof whole === "object" && !Array.isArray(whole)) {
+      const overLimit = partLimitIssue("request", whole.request) ?? partLimitIssue("response", whole.response);
+      if (overLimit !== null) {
+        io.err(`receipt emit: ${overLimit}\n`);
+        return EXIT.input;
+      }
     }
     const input = emitInput(parsed.value);
     if (typeof input === "string") {

@@ -19,9 +19,10 @@
  *   so a client never receives an event of a call that then exits 1 for them (a write can still
  *   fail afterwards, e.g. a full disk; the reason then says what the client received).
  * - A receipt ledger (`ledgerFile`, spec/host-runtime.md §"Receipts: the ledger") is opened with
- *   the other files, before the first delivery; each delivery's receipt is recorded in it (the
- *   ledger's sequences and replay boundary span hook calls). A ledger that cannot be opened or
- *   written is exit 1, like a receipts file.
+ *   the other files, before the first delivery; each delivery's receipt is recorded in it, so the
+ *   receipts of every hook call are kept in one file. Hook requests carry no `harness_run_id` and no
+ *   `idempotency_key`, so their receipts have `sequence` null and none is ever a replay. A ledger
+ *   that cannot be opened or written is exit 1, like a receipts file.
  */
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
@@ -171,8 +172,8 @@ async function deliverEvents(
   ledger: ReceiptLedger | null,
   delivered: LifecycleEventKind[],
 ): Promise<{ readonly responses: Map<LifecycleEventKind, CallbackResponse>; readonly failure: string | null } | { readonly refused: string }> {
-  // Without a ledger one hook call is one process, with no run scope of its own: sequence null (as the
-  // reference's hooks). A ledger is that scope: its sequences span hook calls.
+  // A hook request has no harness_run_id (no run scope: sequence null, as the reference's hooks) and
+  // no idempotency_key (nothing to replay); a ledger only keeps the receipts durably across calls.
   const emitter = ledger === null ? new ReceiptEmitter({ sequencer: null }) : new ReceiptEmitter({ store: ledger, sequencer: ledger });
   const responses = new Map<LifecycleEventKind, CallbackResponse>();
   // Every request is built and judged before the first delivery: one the input cannot make valid

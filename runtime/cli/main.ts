@@ -10,7 +10,7 @@
  *   diff --base A --head B | --schema OLD NEW   breaking-change gate between two spec versions
  *   hook --adapter A --event E ...        run as a Claude Code / Codex command hook (hook config: the hooks block)
  *   events                                print the event vocabulary
- *   version | --version | -V              print the package and wire versions
+ *   version | --version | -v | -V         print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
  * A command's module is imported only when that command runs (or for help), so start-up costs one
  * command's dependencies (test/cli/lazy-commands.test.ts).
@@ -18,6 +18,7 @@
 import { readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { CLI_EXIT_CODES, EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { shortHelp, unknownCommandText } from "./help.js";
 import { EXIT, HelpRequested, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
 import { packageVersion } from "./package-root.js";
 
@@ -67,7 +68,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
     "version",
     {
       load: async () => ({
-        usage: "usage: lifeloop-callback version [--json]   (also --version, -V)\n  Prints `lifeloop-callback <package version> (wire <wire version>)`; --json prints {package_version, wire_version}.",
+        usage: "usage: lifeloop-callback version [--json]   (also --version, -v, -V)\n  Prints `lifeloop-callback <package version> (wire <wire version>)`; --json prints {package_version, wire_version}.",
         run: async (args, io) => {
           const { switches, positionals } = parseFlags(args, { switches: ["--json"] });
           if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -85,30 +86,30 @@ export async function commandUsages(): Promise<ReadonlyArray<readonly [name: str
   return Promise.all([...COMMANDS].map(async ([name, c]) => [name, (await c.load()).usage] as const));
 }
 
-async function help(): Promise<string> {
-  return [
-    `lifeloop-callback: schema-first toolkit for the Lifeloop client callback protocol (wire ${WIRE_VERSION})`,
-    "",
-    ...(await commandUsages()).map(([, usage]) => usage),
-    "",
-    `Exit codes: ${Object.entries(CLI_EXIT_CODES).map(([name, code]) => `${code} ${name}`).join(", ")} (spec/tables/cli-exit-codes.json).`,
-  ].join("\n");
+/** The exit-code line of the help (spec/tables/cli-exit-codes.json). */
+const EXIT_CODES_LINE = `Exit codes: ${Object.entries(CLI_EXIT_CODES).map(([name, code]) => `${code} ${name}`).join(", ")} (spec/tables/cli-exit-codes.json).`;
+
+/** `--help`: the short command list (runtime/cli/help.ts); `help --all`: every command's usage too. */
+async function help(all = false): Promise<string> {
+  const header = `lifeloop-callback: schema-first toolkit for the Lifeloop client callback protocol (wire ${WIRE_VERSION})`;
+  if (!all) return shortHelp([...COMMANDS.keys()], header, EXIT_CODES_LINE);
+  return [header, "", ...(await commandUsages()).map(([, usage]) => usage), "", EXIT_CODES_LINE].join("\n");
 }
 
 /** Run the CLI with `argv` (without node and script); returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [first, ...args] = argv;
   // `--version` and `-V` are the usual spellings of the version command.
-  const name = first === "--version" || first === "-V" ? "version" : first;
+  const name = first === "--version" || first === "-V" || first === "-v" ? "version" : first;
   // `help COMMAND`: that command's usage, as `COMMAND --help` prints it.
   if (name === "help" && args.length === 1 && COMMANDS.has(args[0] as string)) return runCli([args[0] as string, "--help"], io);
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-    io.out(`${await help()}\n`);
+    io.out(`${await help(args[0] === "--all")}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   const registered = COMMANDS.get(name);
   if (!registered) {
-    io.err(`lifeloop-callback: unknown command ${name}\n\n${await help()}\n`);
+    io.err(unknownCommandText(name, [...COMMANDS.keys()]));
     return EXIT.usage;
   }
   let command: LoadedCommand;

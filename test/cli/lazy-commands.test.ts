@@ -29,8 +29,8 @@ function commandModulesLoaded(name: string, args: readonly string[]): { code: nu
 }
 
 describe("cli: command modules are loaded on demand", () => {
-  // --help loads every command module; the commands are those whose usage it prints.
-  const help = commandModulesLoaded("help", ["--help"]);
+  // help --all loads every command module; the commands are those whose usage it prints.
+  const help = commandModulesLoaded("help", ["help", "--all"]);
   const commands = help.modules.filter((m) => help.stdout.includes(`usage: lifeloop-callback ${m}`));
   const commandsIn = (modules: readonly string[]): string[] => modules.filter((m) => commands.includes(m));
 

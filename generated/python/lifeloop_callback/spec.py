@@ -418,12 +418,12 @@ CLI_EXIT_CODES_TABLE: Final[JsonValue] = {
         {
             "code": 0,
             "name": "ok",
-            "meaning": "Success: the document is valid, the invocation returned a valid response, the fixtures all passed, nothing drifted.",
+            "meaning": "Success: the document is valid, the invocation returned a valid response (whatever its status, as the reference does; invoke and session take --fail-on-status to make a listed status exit 1), the fixtures all passed, nothing drifted.",
         },
         {
             "code": 1,
             "name": "validation",
-            "meaning": "The input was read but judged invalid: schema or rule issues, a failed invocation, a failing fixture, drift found by generate --check.",
+            "meaning": "The input was read but judged invalid: schema or rule issues, a failed invocation, an answer whose status --fail-on-status lists, a failing fixture, drift found by generate --check.",
         },
         {
             "code": 2,
@@ -433,7 +433,7 @@ CLI_EXIT_CODES_TABLE: Final[JsonValue] = {
         {
             "code": 3,
             "name": "input",
-            "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json).",
+            "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep; session: an input with no envelope. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json).",
         },
         {
             "code": 4,
@@ -3604,6 +3604,105 @@ RUNNER_OUTCOMES_TABLE: Final[JsonValue] = {
     ],
 }
 
+#: spec/tables/script-interpreters.json as written (minus `$schema`).
+SCRIPT_INTERPRETERS_TABLE: Final[JsonValue] = {
+    "rule": "When the client program's file name is one of these interpreters, or one followed by a version made of digits and dots (python3.12), the default client_id of invoke, session and hook is the file name of the program's first argument that does not start with '-' (the script: --program python3 --arg client.py gives client.py); with no such argument it is the interpreter's file name. --client-id overrides it.",
+    "interpreters": [
+        {
+            "name": "python",
+            "language": "Python",
+        },
+        {
+            "name": "python3",
+            "language": "Python",
+        },
+        {
+            "name": "python2",
+            "language": "Python",
+        },
+        {
+            "name": "pypy",
+            "language": "Python",
+        },
+        {
+            "name": "pypy3",
+            "language": "Python",
+        },
+        {
+            "name": "node",
+            "language": "JavaScript",
+        },
+        {
+            "name": "nodejs",
+            "language": "JavaScript",
+        },
+        {
+            "name": "deno",
+            "language": "JavaScript",
+        },
+        {
+            "name": "bun",
+            "language": "JavaScript",
+        },
+        {
+            "name": "tsx",
+            "language": "TypeScript",
+        },
+        {
+            "name": "ts-node",
+            "language": "TypeScript",
+        },
+        {
+            "name": "sh",
+            "language": "shell",
+        },
+        {
+            "name": "bash",
+            "language": "shell",
+        },
+        {
+            "name": "dash",
+            "language": "shell",
+        },
+        {
+            "name": "zsh",
+            "language": "shell",
+        },
+        {
+            "name": "ksh",
+            "language": "shell",
+        },
+        {
+            "name": "fish",
+            "language": "shell",
+        },
+        {
+            "name": "ruby",
+            "language": "Ruby",
+        },
+        {
+            "name": "perl",
+            "language": "Perl",
+        },
+        {
+            "name": "php",
+            "language": "PHP",
+        },
+        {
+            "name": "lua",
+            "language": "Lua",
+        },
+        {
+            "name": "Rscript",
+            "language": "R",
+        },
+        {
+            "name": "java",
+            "language": "Java",
+        },
+    ],
+}
+
 #: spec/tables/stream-v2.json as written (minus `$schema`).
 STREAM_V2_TABLE: Final[JsonValue] = {
     "status": "implemented_extension",
@@ -4516,6 +4615,7 @@ SPEC_TABLES: Final[Mapping[str, JsonValue]] = {
     "reference-differences": REFERENCE_DIFFERENCES_TABLE,
     "rules": RULES_TABLE,
     "runner-outcomes": RUNNER_OUTCOMES_TABLE,
+    "script-interpreters": SCRIPT_INTERPRETERS_TABLE,
     "stream-v2": STREAM_V2_TABLE,
     "subprocess-failure-mapping": SUBPROCESS_FAILURE_MAPPING_TABLE,
     "subprocess-wire-framing": SUBPROCESS_WIRE_FRAMING_TABLE,

@@ -12,7 +12,7 @@
  * Exit codes: 0, or 1 for everything else (usage errors included): never 2, which Claude Code reads
  * as "block".
  */
-import { basename, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { LIMITS } from "../../../generated/ts/spec.js";
 import { hookConfig, type HookConfigOptions } from "../../hooks/command/config.js";
 import { runHookCommand } from "../../hooks/command/run.js";
@@ -21,6 +21,7 @@ import { hookInputAdapter, servedHookEvents } from "../../hooks/command/tables.j
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
+import { defaultClientId } from "../client-options.js";
 import { invokerFlagError, EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
 import { packageRoot } from "../package-root.js";
 import { executableProblem } from "../program-check.js";
@@ -117,7 +118,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     return EXIT.validation;
   }
   const outcome = await runHookCommand(
-    { adapter: c.adapter, hookEvent, invoker: invokerFor(c), clientId: basename(c.program), onFailure: c.onFailure, receiptsFile: c.receiptsFile, stateDir: c.stateDir ?? defaultStateDir() },
+    { adapter: c.adapter, hookEvent, invoker: invokerFor(c), clientId: defaultClientId(c.program, c.args), onFailure: c.onFailure, receiptsFile: c.receiptsFile, stateDir: c.stateDir ?? defaultStateDir() },
     read.bytes,
   );
   if (outcome.stdout !== "") io.out(outcome.stdout);

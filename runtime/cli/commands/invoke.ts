@@ -9,13 +9,13 @@
  * - The input is read with at most limits.max_request_bytes bytes and must be one JSON document
  *   (every `json.*` rule); schema and rule problems are the invocation's `invalid_request` failure
  *   (after the receipt.emitted guard, which comes first).
- * - `--client-id` defaults to the program's file name; `--receipt-id` to `rcpt-<random UUID>`;
+ * - `--client-id` defaults to the program's file name (a script's, when the program is an
+ *   interpreter: runtime/cli/client-options.ts); `--receipt-id` to `rcpt-<random UUID>`;
  *   `--at-epoch-s` to the current time; `--parent-receipt-id` to none.
- * Exit 0 a valid response came back (whatever its status), 1 the invocation failed, 2 usage
+ * Exit 0 a valid response came back (whatever its status, unless `--fail-on-status` lists it), 1 the invocation failed, 2 usage
  * (including a relative program and a missing or bad --timeout-ms), 3 unreadable input.
  */
 import { randomUUID } from "node:crypto";
-import { basename } from "node:path";
 import { INTEGER_PATHS, LIMITS } from "../../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../../generated/ts/types.js";
 import { issueText } from "../../invoker/failure.js";
@@ -25,6 +25,7 @@ import { contextIssues, ReceiptEmitter } from "../../receipts/emitter.js";
 import type { ReceiptContext } from "../../receipts/synthesize.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
+import { defaultClientId, FAIL_ON_STATUS_USAGE, failOnStatuses } from "../client-options.js";
 import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the invoke command. */
@@ -34,8 +35,10 @@ export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--ar
   {"response", "failure", "receipt", "elapsed_ms"} as one JSON line.
   --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
   --timeout-ms  required deadline of the whole round trip, in ms
-  --client-id   receipt client_id (default: the program's file name)
-  exit 0 valid response, 1 the invocation failed, 2 usage, 3 unreadable input`;
+  --client-id   receipt client_id (default: the program's file name; for an interpreter such as
+                python3, its script's: spec/tables/script-interpreters.json)
+${FAIL_ON_STATUS_USAGE}
+  exit 0 valid response, 1 the invocation failed (or --fail-on-status matched), 2 usage, 3 unreadable input`;
 
 function buildInvoker(values: ReadonlyMap<string, string>, args: readonly string[]): SubprocessInvoker {
   const program = values.get("--program");
@@ -50,9 +53,9 @@ function buildInvoker(values: ReadonlyMap<string, string>, args: readonly string
   }
 }
 
-function buildContext(values: ReadonlyMap<string, string>, program: string): ReceiptContext {
+function buildContext(values: ReadonlyMap<string, string>, program: string, args: readonly string[]): ReceiptContext {
   const ctx: ReceiptContext = {
-    client_id: values.get("--client-id") ?? basename(program),
+    client_id: values.get("--client-id") ?? defaultClientId(program, args),
     receipt_id: values.get("--receipt-id") ?? `rcpt-${randomUUID()}`,
     parent_receipt_id: values.get("--parent-receipt-id") ?? null,
     at_epoch_s: integerFlag("--at-epoch-s", values.get("--at-epoch-s"), { min: 0, max: Number.MAX_SAFE_INTEGER, unit: "of seconds" }) ?? Math.floor(Date.now() / 1000),
@@ -71,13 +74,14 @@ export function printedFailure(failure: InvocationFailure): Record<string, unkno
 /** Run the invoke command; returns the exit code. */
 export async function runInvoke(args: readonly string[], io: CliIo): Promise<number> {
   const { values, lists, positionals } = parseFlags(args, {
-    values: ["--program", "--timeout-ms", "--client-id", "--receipt-id", "--parent-receipt-id", "--at-epoch-s"],
+    values: ["--program", "--timeout-ms", "--client-id", "--receipt-id", "--parent-receipt-id", "--at-epoch-s", "--fail-on-status"],
     repeatable: ["--arg"],
   });
   const [source = "-", ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const invoker = buildInvoker(values, lists.get("--arg") ?? []);
-  const ctx = buildContext(values, invoker.program);
+  const ctx = buildContext(values, invoker.program, lists.get("--arg") ?? []);
+  const failOn = failOnStatuses(values.get("--fail-on-status"));
 
   const bytes = await readCommandInput("invoke", source, LIMITS.max_request_bytes, io);
   if (bytes === null) return EXIT.input;
@@ -99,5 +103,6 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
     }),
   );
   if (!result.ok) io.err(`invoke: ${result.failure.variant} (${result.failure.failure_class}): ${result.failure.detail}\n`);
-  return result.ok ? EXIT.ok : EXIT.validation;
+  else if (failOn.has(result.response.status)) io.err(`invoke: the client answered status ${result.response.status} (--fail-on-status)\n`);
+  return result.ok && !failOn.has(result.response.status) ? EXIT.ok : EXIT.validation;
 }

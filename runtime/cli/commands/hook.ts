@@ -31,6 +31,8 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
                        --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]
        lifeloop-callback hook config --adapter ${HOOK_ADAPTERS.join("|")} --program ABS [--arg A]... --timeout-ms N
                        [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]
+       lifeloop-callback hook install <the flags of hook config> [--settings FILE] [--dry-run]
+       lifeloop-callback hook uninstall --adapter ${HOOK_ADAPTERS.join("|")} [--settings FILE] [--dry-run]
   hook: reads a Claude Code or Codex hook input on standard input, delivers its lifecycle events to
   the client (one process each), prints the harness's hook output. HOOK_EVENT: ${HOOK_ADAPTERS.map((a) => `${a}: ${servedHookEvents(a).join(", ")}`).join("; ")}.
   --on-failure  open (default): a client failure lets the harness continue, with a systemMessage;
@@ -38,14 +40,19 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
   --receipts    append one LifecycleReceipt per delivery (JSON Lines)
   --state-dir   per-session state (default $XDG_STATE_HOME/lifeloop-callback/hooks)
   hook config: prints the hooks block for ${HOOK_ADAPTERS.map((a) => hookInputAdapter(a).config_file).join(" / ")}.
+  hook install: merges that block into the settings file (--settings, default ${HOOK_ADAPTERS.map((a) => `./${hookInputAdapter(a).config_file}`).join(" or ")},
+  created if missing): our entries (commands that run lifeloop-callback hook) are replaced, everything
+  else is kept; a malformed file is refused; the file is replaced atomically. --dry-run prints the
+  unified diff and writes nothing. hook uninstall: removes exactly our entries.
   exit 0 ok (a client failure under --on-failure is reported, not an exit code), 1 anything else; never 2`;
 
 const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--state-dir"], repeatable: ["--arg"] };
 
-/** The flags `hook` and `hook config` share. */
-type Common = Omit<HookConfigOptions, "cli">;
+/** The flags `hook`, `hook config` and `hook install` share. */
+export type Common = Omit<HookConfigOptions, "cli">;
 
-function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, readonly string[]>): Common {
+/** Read the shared flags; throws UsageError naming the flag at fault. */
+export function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, readonly string[]>): Common {
   const adapter = values.get("--adapter");
   if (adapter === undefined) throw new UsageError("--adapter is required");
   if (!isHookAdapter(adapter)) throw new UsageError(`unknown adapter ${adapter} (expected one of ${HOOK_ADAPTERS.join(", ")})`);
@@ -88,7 +95,22 @@ async function readInputWithin(io: CliIo, timeoutMs: number): Promise<InputRead 
   }
 }
 
+/**
+ * The hooks block of `hook config` and `hook install`: the command runs this installation's CLI
+ * (node and its entry point, absolute); relative --receipts and --state-dir are made absolute,
+ * since the harness runs the command from its own working directory.
+ */
+function configBlock(c: Common): ReturnType<typeof hookConfig> {
+  const cli = [process.execPath, join(packageRoot(), "dist", "runtime", "cli", "main.js")];
+  const paths = { receiptsFile: c.receiptsFile === null ? null : resolve(c.receiptsFile), stateDir: c.stateDir === null ? null : resolve(c.stateDir) };
+  return hookConfig({ ...c, ...paths, cli });
+}
+
 async function run(args: readonly string[], io: CliIo): Promise<number> {
+  if (args[0] === "install" || args[0] === "uninstall") {
+    const { runHookSettings } = await import("./hook-install.js");
+    return runHookSettings(args[0], args.slice(1), io, { flags: FLAGS, common, configBlock });
+  }
   const isConfig = args[0] === "config";
   const { values, lists, positionals } = parseFlags(isConfig ? args.slice(1) : args, FLAGS);
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -96,10 +118,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   invokerFor(c); // the same checks as a real hook call: absolute program, a usable timeout
   if (isConfig) {
     if (values.has("--event")) throw new UsageError("hook config prints every event: drop --event");
-    const cli = [process.execPath, join(packageRoot(), "dist", "runtime", "cli", "main.js")];
-    // The harness runs the command from its own working directory: relative paths would land there.
-    const paths = { receiptsFile: c.receiptsFile === null ? null : resolve(c.receiptsFile), stateDir: c.stateDir === null ? null : resolve(c.stateDir) };
-    io.out(`${JSON.stringify(hookConfig({ ...c, ...paths, cli }), null, 2)}\n`);
+    io.out(`${JSON.stringify(configBlock(c), null, 2)}\n`);
     // Still exit 0: the block may be written for another machine, where the program exists.
     const problem = executableProblem(c.program);
     if (problem !== null) io.err(`lifeloop-callback hook config: warning: --program ${c.program}: ${problem} here; every hook call will fail until it is an executable file\n`);

@@ -46,6 +46,8 @@ const DEV_VERSIONS = (await import("../../package.json", { with: { type: "json" 
 let tarball = "";
 /** The paths the tarball holds, as npm pack listed them. */
 let packedFiles: string[] = [];
+/** What `npm pack` wrote on stderr (its scripts' messages). */
+let packStderr = "";
 
 beforeAll(() => {
   const packDir = join(TMP, "pack");
@@ -53,7 +55,9 @@ beforeAll(() => {
   // Byte-compiled Python, as the SDK's tests and any import leave it in the clone (ignored by git):
   // the package must not ship it.
   ok(run("python3", ["-m", "compileall", "-q", join(REPO_ROOT, "generated", "python", "lifeloop_callback")], REPO_ROOT), "python3 -m compileall");
-  const packed = ok(run("npm", ["pack", "--pack-destination", packDir, "--json"], REPO_ROOT), "npm pack");
+  const pack = run("npm", ["pack", "--pack-destination", packDir, "--json"], REPO_ROOT);
+  const packed = ok(pack, "npm pack");
+  packStderr = pack.stderr;
   const listing = (JSON.parse(packed) as { filename: string; files: { path: string }[] }[])[0];
   tarball = join(packDir, listing?.filename ?? "");
   packedFiles = (listing?.files ?? []).map((f) => f.path);
@@ -102,20 +106,47 @@ describe("the packed package, installed into a fresh project", () => {
   });
 });
 
+describe("the CLI on PATH without a registry (a Go or Python client author)", () => {
+  it("npm pack says where it wrote the tarball", () => {
+    expect(packStderr).toContain(`lifeloop-callback: npm pack wrote ${tarball}\n`);
+  });
+
+  it("npm install -g --prefix DIR of the tarball puts lifeloop-callback on PATH, run by name", { timeout: 300_000 }, () => {
+    const prefix = join(TMP, "prefix");
+    // The package comes from the file, never from a registry lookup of its name; its own
+    // dependencies (ajv, ...) come from the npm registry or cache, as for any install.
+    ok(run("npm", ["install", "-g", "--no-audit", "--no-fund", "--prefix", prefix, tarball], TMP), "npm install -g --prefix");
+    const elsewhere = join(TMP, "go-project");
+    mkdirSync(elsewhere, { recursive: true });
+    const env = { PATH: `${join(prefix, "bin")}:${process.env.PATH ?? ""}` };
+    const version = ok(run("lifeloop-callback", ["--version"], elsewhere, 60_000, env), "lifeloop-callback --version");
+    expect(version).toMatch(new RegExp(`^lifeloop-callback \\d+\\.\\d+\\.\\d+ \\(wire ${WIRE_VERSION.replace(/\./g, "\\.")}\\)\\n$`));
+    const events = run("lifeloop-callback", ["events"], elsewhere, 60_000, env);
+    expect(events.status).toBe(0);
+    expect(JSON.parse(events.stdout)).toEqual(expect.any(Array));
+  });
+
+  it("the package has no install script (npm warns about one; pnpm refuses it) and builds itself on prepare", async () => {
+    const pkg = (await import("../../package.json", { with: { type: "json" } })).default as { scripts: Record<string, string> };
+    for (const script of ["preinstall", "install", "postinstall"]) expect(pkg.scripts[script], script).toBeUndefined();
+    expect(pkg.scripts.prepare).toBe("node packaging/prepare.mjs");
+  });
+});
+
 describe("installing from a clone", () => {
   it("fails with what to run, and leaves no link, when the clone is not built", () => {
     // A clone without dist/: its package.json and the install check are all that step reads.
     const clone = join(TMP, "unbuilt-clone");
     mkdirSync(join(clone, "packaging"), { recursive: true });
     cpSync(join(REPO_ROOT, "package.json"), join(clone, "package.json"));
-    cpSync(join(REPO_ROOT, "packaging", "install-check.mjs"), join(clone, "packaging", "install-check.mjs"));
+    cpSync(join(REPO_ROOT, "packaging", "prepare.mjs"), join(clone, "packaging", "prepare.mjs"));
     const app = join(TMP, "app-from-clone");
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), `${JSON.stringify({ name: "app-from-clone", private: true, type: "module" }, null, 2)}\n`);
     const r = run("npm", ["install", "--no-audit", "--no-fund", clone], app, 120_000);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain("is a clone that has not been built");
-    expect(r.stderr).toContain("npm ci && npm run build");
+    expect(r.stderr).toContain(`(cd ${clone} && npm ci)`);
     const link = join(app, "node_modules", "lifeloop-callback");
     expect(existsSync(link) || (() => { try { return lstatSync(link).isSymbolicLink(); } catch { return false; } })()).toBe(false);
   });

@@ -34,8 +34,8 @@ export function defaultClientId(program: string, args: readonly string[]): strin
 }
 
 /** The flag's name and its usage line, for the commands' usage texts. */
-export const FAIL_ON_STATUS_USAGE = `  --fail-on-status S[,S]  exit 1 when an answer's status is one of these (${RECEIPT_STATUS_VALUES.join(", ")}; e.g. failed);
-                          default: every valid answer exits 0, whatever its status`;
+export const FAIL_ON_STATUS_USAGE = `  --fail-on-status S[,S]  exit 1 when an answer's status is listed, e.g. failed (any of
+                          ${RECEIPT_STATUS_VALUES.join(", ")}); default: a valid answer exits 0`;
 
 /**
  * The statuses of `--fail-on-status` (comma-separated ReceiptStatus values), empty when the flag

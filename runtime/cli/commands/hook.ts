@@ -40,10 +40,11 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
   --receipts    append one LifecycleReceipt per delivery (JSON Lines)
   --state-dir   per-session state (default $XDG_STATE_HOME/lifeloop-callback/hooks)
   hook config: prints the hooks block for ${HOOK_ADAPTERS.map((a) => hookInputAdapter(a).config_file).join(" / ")}.
-  hook install: merges that block into the settings file (--settings, default ${HOOK_ADAPTERS.map((a) => `./${hookInputAdapter(a).config_file}`).join(" or ")},
-  created if missing): our entries (commands that run lifeloop-callback hook) are replaced, everything
-  else is kept; a malformed file is refused; the file is replaced atomically. --dry-run prints the
-  unified diff and writes nothing. hook uninstall: removes exactly our entries.
+  hook install: merges that block into the settings file (--settings FILE; default
+  ${HOOK_ADAPTERS.map((a) => `./${hookInputAdapter(a).config_file}`).join(" or ")}, created if missing): our entries (commands that run
+  lifeloop-callback hook) are replaced, everything else is kept; a malformed file is refused; the
+  file is replaced atomically. --dry-run prints the unified diff and writes nothing.
+  hook uninstall: removes exactly our entries.
   exit 0 ok (a client failure under --on-failure is reported, not an exit code), 1 anything else; never 2`;
 
 const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--state-dir"], repeatable: ["--arg"] };

@@ -20,6 +20,8 @@ import { readmeExample, shellExampleLines } from "./readme-examples.js";
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-packed-"));
 const PROJECT = join(TMP, "project");
+/** Where the tarball is installed globally (`npm install -g --prefix`), as a Go or Python author would. */
+const PREFIX = join(TMP, "prefix");
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 /** Run a command to completion (killed at the deadline, always reaped); no shell unless `bash -c`. */
@@ -81,14 +83,14 @@ describe("the packed package, installed into a fresh project", () => {
   });
 
   it("runs the README's TypeScript example as written", { timeout: 300_000 }, () => {
-    const example = readmeExample(REPO_ROOT, "example.ts");
+    const example = readmeExample(REPO_ROOT, "examples/typescript/host.ts");
     writeFileSync(join(PROJECT, "example.ts"), example.code);
     const out = ok(run("npx", ["tsx", "example.ts"], PROJECT, 60_000), "npx tsx example.ts");
     expect(out).toBe("delivered\ndelivered\n");
   });
 
   it("type-checks the example against the package's .d.ts with the newest TypeScript and default settings", { timeout: 300_000 }, () => {
-    writeFileSync(join(PROJECT, "example.ts"), readmeExample(REPO_ROOT, "example.ts").code);
+    writeFileSync(join(PROJECT, "example.ts"), readmeExample(REPO_ROOT, "examples/typescript/host.ts").code);
     // No tsconfig: the compiler's defaults, library declarations checked (no --skipLibCheck);
     // --module nodenext only because the example uses top-level await, which needs an ES module target.
     const r = run("npx", ["tsc", "--noEmit", "--module", "nodenext", "--target", "es2022", "example.ts"], PROJECT, 120_000);
@@ -100,7 +102,8 @@ describe("the packed package, installed into a fresh project", () => {
     const { prelude, lines } = shellExampleLines(readmeExample(REPO_ROOT, "cli").code);
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const { command, expectedExit } of lines) {
-      const r = run("bash", ["-c", `${prelude}\n${command}`], PROJECT, 240_000);
+      // As the README says: in a Node project the CLI is `npx --no-install lifeloop-callback`, that is, node_modules/.bin.
+      const r = run("bash", ["-c", `${prelude}\n${command}`], PROJECT, 240_000, { PATH: `${join(PROJECT, "node_modules", ".bin")}:${process.env.PATH ?? ""}` });
       expect({ command, exit: r.status, stderr: r.status === expectedExit ? "" : r.stderr }).toEqual({ command, exit: expectedExit, stderr: "" });
     }
   });
@@ -112,7 +115,7 @@ describe("the CLI on PATH without a registry (a Go or Python client author)", ()
   });
 
   it("npm install -g --prefix DIR of the tarball puts lifeloop-callback on PATH, run by name", { timeout: 300_000 }, () => {
-    const prefix = join(TMP, "prefix");
+    const prefix = PREFIX;
     // The package comes from the file, never from a registry lookup of its name; its own
     // dependencies (ajv, ...) come from the npm registry or cache, as for any install.
     ok(run("npm", ["install", "-g", "--no-audit", "--no-fund", "--prefix", prefix, tarball], TMP), "npm install -g --prefix");
@@ -156,10 +159,14 @@ describe("client SDKs from a fresh project", () => {
   it("builds the README's Go client from a fresh go mod init", { timeout: 600_000 }, () => {
     const dir = join(TMP, "go-client");
     mkdirSync(dir);
-    writeFileSync(join(dir, "main.go"), readmeExample(REPO_ROOT, "main.go").code);
+    writeFileSync(join(dir, "main.go"), readmeExample(REPO_ROOT, "examples/go/main.go").code);
     ok(run("go", ["mod", "init", "example.com/myclient"], dir), "go mod init");
     ok(run("go", ["mod", "edit", "-require", "lifeloop-callback.dev/lifeloop@v0.0.0", "-replace", `lifeloop-callback.dev/lifeloop=${join(REPO_ROOT, "generated", "go")}`], dir), "go mod edit");
     ok(run("go", ["build", "-o", "myclient", "."], dir), "go build");
+    // The Go author's check, with the CLI installed globally from the tarball (the test above).
+    const checked = run("lifeloop-callback", ["conform", "--program", join(dir, "myclient"), "--timeout-ms", "20000"], dir, 300_000, { PATH: `${join(PREFIX, "bin")}:${process.env.PATH ?? ""}` });
+    expect(checked.stdout).toMatch(/ 0 failed/);
+    expect(checked.status).toBe(0);
     const answer = run(join(dir, "myclient"), [], dir, 30_000);
     expect(answer.status).toBe(0);
     expect(JSON.parse(answer.stdout)).toMatchObject({ schema_version: WIRE_VERSION, status: "failed" }); // empty stdin: refused, as the runner must
@@ -173,7 +180,7 @@ describe("client SDKs from a fresh project", () => {
     ok(run(join(venv, "bin", "pip"), ["install", "--disable-pip-version-check", "--no-input", sdk], TMP), "pip install generated/python");
     expect(tree(sdk)).toEqual(before);
     const client = join(TMP, "client.py");
-    writeFileSync(client, readmeExample(REPO_ROOT, "client.py").code.replace("#!/usr/bin/env python3", `#!${join(venv, "bin", "python")}`));
+    writeFileSync(client, readmeExample(REPO_ROOT, "examples/python/client.py").code.replace("#!/usr/bin/env python3", `#!${join(venv, "bin", "python")}`));
     chmodSync(client, 0o755);
     const envelope = JSON.stringify({
       schema_version: WIRE_VERSION,

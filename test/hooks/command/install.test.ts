@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isOurHookCommand, shellWords } from "../../../runtime/hooks/install.js";
 import { unifiedDiff } from "../../../runtime/cli/unified-diff.js";
-import { CLI, runCli } from "../../support/cli-process.js";
+import { installCliShim, readmeExample, withInstalledCli } from "../../package/readme-examples.js";
+import { CLI, REPO_ROOT, runCli } from "../../support/cli-process.js";
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-hook-install-"));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
@@ -226,6 +227,21 @@ describe("hook install", () => {
     expect(readdirSync(dir).sort()).toEqual(["dotfiles-settings.json", "settings.json"]);
     expect(ours(JSON.parse(readFileSync(real, "utf8")) as Parameters<typeof ours>[0])).toHaveLength(5);
     expect(statSync(real).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("the README's hook install block", () => {
+  it("runs as written: the dry run writes nothing, install merges both harnesses' files, uninstall removes ours", () => {
+    const dir = project();
+    const bin = installCliShim(join(dir, ".bin"), CLI);
+    const code = withInstalledCli(readmeExample(REPO_ROOT, "hook-install").code);
+    const r = spawnSync("bash", ["-e", "-c", code], { cwd: dir, encoding: "utf8", timeout: 120_000, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain("+++ b/.claude/settings.json");
+    const claude = JSON.parse(readFileSync(join(dir, ".claude", "settings.json"), "utf8")) as Parameters<typeof ours>[0];
+    const codex = JSON.parse(readFileSync(join(dir, ".codex", "hooks.json"), "utf8")) as Parameters<typeof ours>[0];
+    expect(ours(claude)).toEqual([]);
+    expect(ours(codex)).toHaveLength(5);
   });
 });
 

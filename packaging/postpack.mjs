@@ -1,12 +1,19 @@
 #!/usr/bin/env node
 /**
- * `npm pack` step (package.json `postpack`): npm prints only the tarball's file name, which is not
- * where it is (the pack destination is .cache/pack, .npmrc). Say where it was written, as an
- * absolute path, and how to install it (on stderr: `npm pack --json` keeps stdout to itself).
- * Prints nothing when no tarball was written (`npm publish`, `npm pack --dry-run`).
+ * `npm pack` / `npm publish` step (package.json `postpack`):
+ * - put back the package.json that `prepack` (packaging/prepack.mjs) packed without `prepare`;
+ * - say where the tarball was written, as an absolute path, and how to install it: npm prints only
+ *   its file name, which is not where it is (the pack destination is .cache/pack, .npmrc). On
+ *   stderr: `npm pack --json` keeps stdout to itself. Nothing when no tarball was written
+ *   (`npm publish`, `npm pack --dry-run`).
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, renameSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const backup = join(root, ".cache", "pack", "package.json.orig");
+if (existsSync(backup)) renameSync(backup, join(root, "package.json"));
 
 const name = process.env.npm_package_name ?? "lifeloop-callback";
 const version = process.env.npm_package_version ?? "";

@@ -10,7 +10,7 @@
  * Needs the npm registry and PyPI (for flit_core), as CI has. Wall time: about a minute.
  */
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -57,9 +57,12 @@ beforeAll(() => {
   // Byte-compiled Python, as the SDK's tests and any import leave it in the clone (ignored by git):
   // the package must not ship it.
   ok(run("python3", ["-m", "compileall", "-q", join(REPO_ROOT, "generated", "python", "lifeloop_callback")], REPO_ROOT), "python3 -m compileall");
+  const manifest = readFileSync(join(REPO_ROOT, "package.json"));
   const pack = run("npm", ["pack", "--pack-destination", packDir, "--json"], REPO_ROOT);
   const packed = ok(pack, "npm pack");
   packStderr = pack.stderr;
+  // prepack packs package.json without `prepare` and postpack puts the committed file back.
+  if (!readFileSync(join(REPO_ROOT, "package.json")).equals(manifest)) throw new Error("npm pack left package.json changed");
   const listing = (JSON.parse(packed) as { filename: string; files: { path: string }[] }[])[0];
   tarball = join(packDir, listing?.filename ?? "");
   packedFiles = (listing?.files ?? []).map((f) => f.path);
@@ -118,7 +121,10 @@ describe("the CLI on PATH without a registry (a Go or Python client author)", ()
     const prefix = PREFIX;
     // The package comes from the file, never from a registry lookup of its name; its own
     // dependencies (ajv, ...) come from the npm registry or cache, as for any install.
-    ok(run("npm", ["install", "-g", "--no-audit", "--no-fund", "--prefix", prefix, tarball], TMP), "npm install -g --prefix");
+    const installed = run("npm", ["install", "-g", "--no-audit", "--no-fund", "--prefix", prefix, tarball], TMP);
+    ok(installed, "npm install -g --prefix");
+    // No lifecycle script for npm to warn about (npm 11: "install-scripts ... not yet covered by allowScripts").
+    expect(installed.stderr).not.toContain("install-scripts");
     const elsewhere = join(TMP, "go-project");
     mkdirSync(elsewhere, { recursive: true });
     const env = { PATH: `${join(prefix, "bin")}:${process.env.PATH ?? ""}` };
@@ -133,6 +139,9 @@ describe("the CLI on PATH without a registry (a Go or Python client author)", ()
     const pkg = (await import("../../package.json", { with: { type: "json" } })).default as { scripts: Record<string, string> };
     for (const script of ["preinstall", "install", "postinstall"]) expect(pkg.scripts[script], script).toBeUndefined();
     expect(pkg.scripts.prepare).toBe("node packaging/prepare.mjs");
+    // The packed manifest has no prepare either: the tarball ships dist/.
+    const packedPkg = JSON.parse(readFileSync(join(PROJECT, "node_modules", "lifeloop-callback", "package.json"), "utf8")) as { scripts: Record<string, string> };
+    for (const script of ["preinstall", "install", "postinstall", "prepare"]) expect(packedPkg.scripts[script], script).toBeUndefined();
   });
 });
 

@@ -6,16 +6,28 @@
  *    with `superseded_by` and its tombstone path.
  * 2. spec/tombstones/<old>.md: a tombstone (superseded by, date, reason, and sections for the changes
  *    and the migration notes, to be filled in by hand before committing).
- * 3. test/conformance/: every `"schema_version": "<old>"` member in a fixture (in `data`, or in the
- *    decoded bytes of `data_base64`) becomes the new version, except in fixtures whose `expect_rule` is
- *    schema-version-current and whose deliberately wrong version (at `expect_pointer`) is the old
- *    version itself: those are left alone and listed for review.
- * 4. Regenerates generated/ (and the generated regions of spec/*.md) as `npm run generate` does.
+ * 3. Conformance fixtures (test/conformance/ and the shipped examples/conformance/): every
+ *    `"schema_version": "<old>"` member (in `data`, or in the decoded bytes of `data_base64`) becomes
+ *    the new version, except in fixtures whose `expect_rule` is schema-version-current and whose
+ *    deliberately wrong version (at `expect_pointer`) is the old version itself: those are left alone
+ *    and listed for review.
+ * 4. Documents of the current version that ship or are shown to users: every `"schema_version": "<old>"`
+ *    member of every JSON file under examples/ and of the JSON samples in spec/*.md, and the version
+ *    named in package.json's `description`. README.md describes the toolkit as it is (history lives in
+ *    spec/tombstones/), so every mention of the old version there becomes the new one.
+ * 5. Regenerates generated/ (and the generated regions of spec/*.md) as `npm run generate` does, then
+ *    the reference pages generated from code (generated/docs/reference/) as `npm run docs` does, in a
+ *    process of their own (they import the freshly generated tables).
  *
- * Prints every file it touched and the other places that still mention the old version (prose to
- * review). Exit codes: 0 done, 2 usage, 3 invalid sources or a refused version (malformed, already
- * current or retired, tombstone already present).
+ * Tests never carry the current version as a literal: they take it from generated/ts/spec.ts
+ * `WIRE_VERSION` (or the Python/Go constants), so a bump needs no edit there. Afterwards the whole tree
+ * is scanned for the old version: each file that still names it is printed either as kept on purpose
+ * (with the reason, {@link KEPT_ON_PURPOSE}) or as prose to review by hand.
+ *
+ * Exit codes: 0 done, 2 usage, 3 invalid sources or a refused version (malformed, already current or
+ * retired, tombstone already present).
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -24,6 +36,10 @@ import { CORPUS_DIR } from "./targets/vectors.js";
 
 /** The wire version pattern of spec/meta/wire-version.schema.json. */
 const VERSION_PATTERN = /^lifeloop\.v[0-9]+(\.[0-9]+)*$/;
+/** Shipped example inputs (README's examples; in the npm package). */
+const EXAMPLES_DIR = "examples";
+/** Shipped conformance fixtures (the reference's fixture format), rewritten as the corpus is. */
+const EXAMPLES_CONFORMANCE_DIR = "examples/conformance";
 /** The rule whose fixtures carry a deliberately wrong version. */
 const VERSION_RULE = "schema-version-current";
 
@@ -41,7 +57,13 @@ export interface BumpResult {
   readonly previous: string;
   readonly touched: readonly string[];
   readonly leftAlone: readonly string[];
-  readonly mentions: readonly string[];
+}
+
+/** A file that still names the old version after a bump, and whether that is on purpose. */
+export interface Mention {
+  readonly path: string;
+  /** Why the file keeps the old version (one of {@link KEPT_ON_PURPOSE}); undefined: review by hand. */
+  readonly kept?: string;
 }
 
 /** Thrown for a bump that must not happen (exit 3). */
@@ -132,27 +154,69 @@ function rewriteFixture(text: string, from: string, to: string): string | null {
   return text.replace(`"data_base64": ${JSON.stringify(base64)}`, `"data_base64": ${JSON.stringify(rewritten)}`);
 }
 
-/** Frozen release snapshots (codegen/snapshot-release.ts): never edited, so never listed for review. */
-const FROZEN_RELEASES_DIR = "spec/releases";
+/**
+ * Files that name wire versions on purpose and are never rewritten by a bump: a pattern over the
+ * repository-relative path, and why. A file matched here that names the old version after a bump is
+ * printed as kept; any other is printed for review by hand.
+ */
+export const KEPT_ON_PURPOSE: readonly { readonly pattern: RegExp; readonly why: string }[] = [
+  { pattern: /^spec\/releases\//, why: "frozen release snapshots (codegen/snapshot-release.ts), never edited" },
+  { pattern: /^spec\/tombstones\//, why: "the history of retired versions" },
+  { pattern: /^spec\/wire-version\.json$/, why: "its retired list names every old version" },
+  { pattern: /^test\/diff\/fixtures\//, why: "diff-gate fixtures: old/new trees pinned at fixed versions" },
+  { pattern: /^spec\/tables\/compat-rules\.json$/, why: "its examples of version moves name fixed versions" },
+  { pattern: /^spec\/tables\/conformance-checks\.json$|^spec\/conformance-runner\.md$/, why: "`since` is the version a check was introduced at" },
+  {
+    pattern: /^test\/conformance\/tools\/make-corpus\.ts$|^(test\/conformance|generated\/vectors)\/.*-schema-version-(trailing-space|upper-case)\.json$/,
+    why: "make-corpus.ts WRONG_VERSIONS: near-misses of a fixed version, invalid whatever the current one is",
+  },
+  { pattern: /^generated\//, why: "regenerated from the spec tables above (their `since` and example columns)" },
+];
 
-/** Other places that still mention the old version (prose and sources to review by hand); frozen releases are left out. */
-function mentions(root: string, previous: string, skip: ReadonlySet<string>): string[] {
-  const out: string[] = [];
+/** Folders never scanned for mentions: VCS data, installed packages, build output, caches. */
+const NOT_SCANNED = new Set([".git", "node_modules", "dist", ".cache", "target", "__pycache__", ".venv", "build", ".mypy_cache", ".ruff_cache", ".pytest_cache"]);
+/** Text files scanned for mentions (sources, tables, prose, shell). */
+const SCANNED_FILE = /\.(md|json|jsonl|ts|mts|mjs|js|go|py|hbs|rs|sh|toml|yml|yaml|txt)$/;
+
+/**
+ * Every file of the tree (outside {@link NOT_SCANNED}) that still names `previous`, sorted, each
+ * marked kept (with the reason) when a {@link KEPT_ON_PURPOSE} pattern matches its path.
+ */
+export function versionMentions(root: string, previous: string): Mention[] {
+  const out: Mention[] = [];
   const scan = (dir: string): void => {
-    if (!existsSync(join(root, dir))) return;
     for (const name of readdirSync(join(root, dir)).sort()) {
-      const rel = `${dir}/${name}`;
-      if (rel === FROZEN_RELEASES_DIR) continue;
-      if (statSync(join(root, rel)).isDirectory()) scan(rel);
-      else if (/\.(md|json|ts|go|py|hbs|rs)$/.test(name) && !skip.has(rel) && readFileSync(join(root, rel), "utf8").includes(previous)) out.push(rel);
+      if (NOT_SCANNED.has(name)) continue;
+      const rel = dir === "" ? name : `${dir}/${name}`;
+      const stats = statSync(join(root, rel));
+      if (stats.isDirectory()) scan(rel);
+      else if (stats.isFile() && SCANNED_FILE.test(name) && readFileSync(join(root, rel), "utf8").includes(previous)) {
+        const kept = KEPT_ON_PURPOSE.find((k) => k.pattern.test(rel));
+        out.push(kept ? { path: rel, kept: kept.why } : { path: rel });
+      }
     }
   };
-  for (const dir of ["spec", "schemas", "sdk-templates", "sdk-runtime", "runtime", "README.md"]) {
-    if (dir.endsWith(".md")) {
-      if (existsSync(join(root, dir)) && readFileSync(join(root, dir), "utf8").includes(previous)) out.push(dir);
-    } else scan(dir);
-  }
+  scan("");
   return out;
+}
+
+/** The spec's prose pages (spec/*.md, not the frozen or historical folders below it): their JSON samples are documents of the current version. */
+function specPages(root: string): string[] {
+  const specDir = join(root, "spec");
+  return existsSync(specDir) ? readdirSync(specDir).sort().filter((name) => name.endsWith(".md")).map((name) => `spec/${name}`) : [];
+}
+
+/** Replace every mention of the version `from` (not a longer version that starts with it, such as `<from>.1`). */
+export function rewriteVersionMentions(text: string, from: string, to: string): string {
+  return text.replace(new RegExp(`${escapeRegExp(from)}(?!\\.?[0-9])`, "g"), to);
+}
+
+/** Rewrite the version named in package.json's `description` (the npm page says which wire it speaks). */
+function rewritePackageDescription(text: string, from: string, to: string): string {
+  const pkg = JSON.parse(text) as { description?: unknown };
+  if (typeof pkg.description !== "string" || !pkg.description.includes(from)) return text;
+  const description = pkg.description.split(from).join(to);
+  return text.replace(JSON.stringify(pkg.description), JSON.stringify(description));
 }
 
 /** Perform the bump (without regenerating). */
@@ -178,7 +242,7 @@ export function bumpSources(options: BumpOptions): BumpResult {
   touched.push("spec/wire-version.json");
   writeFileSync(join(root, tombstonePath), tombstone(previous, version, date, reason));
   touched.push(tombstonePath);
-  for (const path of listJson(join(root, CORPUS_DIR))) {
+  for (const path of [...listJson(join(root, CORPUS_DIR)), ...listJson(join(root, EXAMPLES_CONFORMANCE_DIR))]) {
     const rel = relative(root, path).split(sep).join("/");
     const text = readFileSync(path, "utf8");
     const rewritten = rewriteFixture(text, previous, version);
@@ -191,8 +255,23 @@ export function bumpSources(options: BumpOptions): BumpResult {
       touched.push(rel);
     }
   }
-  const skip = new Set([...touched, "spec/wire-version.json"]);
-  return { previous, touched, leftAlone, mentions: mentions(root, previous, skip).filter((p) => !p.startsWith("spec/tombstones/")) };
+  const rewrite = (rel: string, edit: (text: string) => string): void => {
+    const path = join(root, rel);
+    if (!existsSync(path)) return;
+    const text = readFileSync(path, "utf8");
+    const rewritten = edit(text);
+    if (rewritten === text) return;
+    writeFileSync(path, rewritten);
+    touched.push(rel);
+  };
+  for (const path of listJson(join(root, EXAMPLES_DIR))) {
+    const rel = relative(root, path).split(sep).join("/");
+    if (!rel.startsWith(`${EXAMPLES_CONFORMANCE_DIR}/`)) rewrite(rel, (text) => rewriteVersionMembers(text, previous, version));
+  }
+  for (const rel of specPages(root)) rewrite(rel, (text) => rewriteVersionMembers(text, previous, version));
+  rewrite("README.md", (text) => rewriteVersionMentions(text, previous, version));
+  rewrite("package.json", (text) => rewritePackageDescription(text, previous, version));
+  return { previous, touched, leftAlone };
 }
 
 /** Parse argv (after the script name). Returns an error message on a usage error. */
@@ -220,6 +299,14 @@ export function parseBumpArgs(argv: readonly string[], defaultRoot: string): Bum
   return { root, version, reason, date };
 }
 
+/** `npm run docs` of the tree at `root` (its own script, in a new process: it imports the generated tables); returns its exit code. */
+function referenceDocs(root: string, io: { out: (t: string) => void; err: (t: string) => void }): number {
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(root, "codegen", "reference-docs.ts")], { cwd: root, encoding: "utf8", timeout: 600_000 });
+  io.out(run.stdout ?? "");
+  if (run.status !== 0) io.err(`bump-version: npm run docs failed (exit ${run.status ?? run.signal}): ${run.stderr ?? ""}${run.error ? String(run.error) : ""}\n`);
+  return run.status === 0 ? 0 : 1;
+}
+
 /** Bump and regenerate; returns the exit code. */
 export async function runBump(options: BumpOptions, io: { out: (t: string) => void; err: (t: string) => void }): Promise<number> {
   let result: BumpResult;
@@ -235,8 +322,16 @@ export async function runBump(options: BumpOptions, io: { out: (t: string) => vo
   io.out(`bump-version: ${result.previous} -> ${options.version}\n`);
   for (const path of result.touched) io.out(`  wrote ${path}\n`);
   for (const path of result.leftAlone) io.out(`  left alone (its deliberately wrong version is ${result.previous}; review it): ${path}\n`);
-  const code = await runGenerate({ root: options.root, check: false }, io);
-  if (result.mentions.length > 0) io.out(`still mentions ${result.previous} (review by hand): ${result.mentions.join(", ")}\n`);
+  let code = await runGenerate({ root: options.root, check: false }, io);
+  if (code === 0) code = referenceDocs(options.root, io);
+  // Scanned after regeneration, so generated/ shows only what its sources still say.
+  const mentions = versionMentions(options.root, result.previous);
+  const kept = mentions.filter((m) => m.kept !== undefined);
+  const review = mentions.filter((m) => m.kept === undefined).map((m) => m.path);
+  for (const reason of [...new Set(kept.map((m) => m.kept))]) {
+    io.out(`  kept on purpose (${reason}): ${kept.filter((m) => m.kept === reason).map((m) => m.path).join(", ")}\n`);
+  }
+  if (review.length > 0) io.out(`still mentions ${result.previous} (review by hand): ${review.join(", ")}\n`);
   io.out(`Fill in the migration notes of spec/tombstones/${result.previous}.md before committing.\n`);
   return code;
 }

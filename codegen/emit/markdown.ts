@@ -147,7 +147,7 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
     ],
     ["stream-error-codes", () => mdTable(["code", "name", "origin", "failure class", "canonical for the class", "meaning"], t.streamV2.error_codes.map((c) => [c.code, `\`${c.name}\``, c.origin, `\`${c.failure_class}\``, c.canonical ? "yes" : "no", c.meaning]))],
     ["stream-shutdown", () => mdTable(["step", "action", "waits at most"], t.streamV2.shutdown.steps.map((st) => [st.step, st.action, st.wait_limit === null ? "" : `\`${st.wait_limit}\` (${t.limits.limits.find((l) => l.name === st.wait_limit)?.value} ms)`]))],
-    ["stream-limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.limits.filter((l) => l.name.startsWith("stream_") || l.name === "max_frame_bytes" || l.name === "max_client_requests_in_flight").map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
+    ["stream-limits", () => mdTable(["limit", "value", "unit", "applies to", "on exceed"], t.limits.limits.filter((l) => l.name.startsWith("stream_") || l.name === "max_frame_bytes" || l.name === "max_client_requests_in_flight" || l.name === "client_handler_concurrency").map((r) => [`\`${r.name}\``, r.value, r.unit, r.applies_to, r.on_exceed]))],
     [
       "client-initiated-commands",
       () => {
@@ -155,7 +155,7 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
         const rows: unknown[][] = [];
         for (const g of groups) {
           for (const c of g.commands) {
-            rows.push([`\`${[...g.cli, c.command].join(" ")}\``, g.spec, c.flags.map((f) => (f.required ? f.flag : `[${f.flag}]`)).join(" "), c.stdin, c.stdout, c.stderr]);
+            rows.push([`\`${[...g.cli, c.command].join(" ")}\``, g.origin === "extension" ? `${g.spec} (this toolkit's extension)` : g.spec, c.flags.map((f) => (f.required ? f.flag : `[${f.flag}]`)).join(" "), c.stdin, c.stdout, c.stderr]);
           }
         }
         return mdTable(["command", "spec", "flags", "stdin", "stdout", "stderr"], rows);
@@ -166,6 +166,7 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
     ["document-rules", () => mdTable(["rule id", "layer", "summary"], t.documentRules.rules.map((r) => [`\`${r.id}\``, r.layer, r.summary]))],
     ...hookTableRenderers(model),
     ["reference-differences", () => differencesTable(t.referenceDifferences.differences.filter((d) => d.scope === "validation"))],
+    ["receipt-differences", () => differencesTable(t.referenceDifferences.differences.filter((d) => d.scope === "receipts"))],
     ...continuationTableRenderers(model),
   ]);
   for (const table of model.specTables) if (!renderers.has(table.stem)) renderers.set(table.stem, () => genericTable(table));

@@ -136,7 +136,7 @@ export function checkHookMapping(
       if (!schema) throw new ModelError(TABLE, `${at}/output_schema`, `no schemas/hooks/${h.output_schema}.schema.json`);
       if (usedSchemas.has(schema.kebab)) throw new ModelError(TABLE, `${at}/output_schema`, "two hook events share an output schema");
       usedSchemas.add(schema.kebab);
-      checkOutputSchema(schema, h.hook_event, h.context_slot !== null, h.block !== "ignored", mapping.max_context_code_points, reasonPattern);
+      checkOutputSchema(schema, h.hook_event, h.context_slot !== null, h.block === "block_prompt" || h.block === "request_continuation", mapping.max_context_code_points, reasonPattern);
     });
   });
   const request = hookSchemas.find((s) => s.role === "request") as HookSchema;
@@ -144,7 +144,10 @@ export function checkHookMapping(
   const directive = record(Array.isArray(directiveProperty.anyOf) ? directiveProperty.anyOf[0] : undefined);
   const kinds = (record(record(directive.properties).kind).enum ?? []) as string[];
   sameList("/directives", mapping.directives.map((d) => d.kind), kinds, "the directive kinds (schemas/hooks/hook-render-request.schema.json)");
-  sameList("/block_effects", mapping.block_effects.map((b) => b.block), ["block_prompt", "request_continuation", "ignored"], "the block effects");
+  sameList("/block_effects", mapping.block_effects.map((b) => b.block), ["block_prompt", "request_continuation", "ignored", "refused"], "the block effects");
+  if (mapping.adapters.some((a) => a.hook_events.some((h) => h.block === "refused")) && !mapping.errors.some((e) => e.kind === "unsupported_directive")) {
+    throw new ModelError(TABLE, "/errors", "a hook event whose block is refused needs the error kind unsupported_directive");
+  }
   mapping.errors.forEach((e, i) => {
     if (!exitCodeNames.includes(e.exit)) throw new ModelError(TABLE, `/errors/${i}/exit`, `${e.exit} is not a CLI exit code name`);
   });

@@ -276,6 +276,12 @@ function loadRules(raw: unknown, types: WireType[], enums: EnumType[], events: r
         if (lengthField.shape.kind !== "integer") throw new ModelError(file, tp, "length_field must be an integer field");
       }
       if (check === "exactly_one_present" && !target.fields) throw new ModelError(file, tp, "exactly_one_present needs fields");
+      if (check === "fields_differ") {
+        if (!target.fields) throw new ModelError(file, tp, "fields_differ needs fields");
+        for (const name of target.fields) {
+          if (fieldOf(types, type, name, file, tp).shape.kind !== "string") throw new ModelError(file, tp, "fields_differ compares string fields");
+        }
+      }
       if (check === "utf8_byte_length_equals" && !target.lengthField) throw new ModelError(file, tp, "utf8_byte_length_equals needs length_field");
       if (check === "non_empty_string") {
         const field = fieldOf(types, type, String(target.field), file, tp);

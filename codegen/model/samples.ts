@@ -266,6 +266,20 @@ export function satisfy(model: Model, typeName: string, obj: JsonObject, pinned:
             } else conflict(step, name);
           }
           break;
+        case "fields_differ": {
+          const fields = step.fields ?? [];
+          for (let i = 1; i < fields.length; i++) {
+            const later = fields[i] as string;
+            const current = obj[later];
+            if (typeof current !== "string" || !fields.slice(0, i).some((f) => obj[f] === current)) continue;
+            const fresh = [sampleString(later), `${current}-other`].find((v) => !fields.some((f) => obj[f] === v));
+            if (free(later) && fresh !== undefined) {
+              obj[later] = fresh;
+              changed = true;
+            } else conflict(step, later);
+          }
+          break;
+        }
       }
     }
     if (!changed) return conflicts;

@@ -50,6 +50,7 @@ export const STREAM_LIMITS = [
   "max_frame_bytes",
   "max_frame_values",
   "max_client_requests_in_flight",
+  "client_handler_concurrency",
   "stream_close_grace_ms",
   "stream_term_grace_ms",
   "stream_client_exit_ms",

@@ -180,7 +180,7 @@ export interface HookEventFacts {
   readonly contextSlot: string | null;
   readonly contextPlacements: readonly string[];
   readonly block: HookBlockEffect;
-  /** True when a block directive changes the output (`block` is not `ignored`). */
+  /** True when a block directive is rendered into the output (`block` is `block_prompt` or `request_continuation`; `ignored` leaves the output as it is, `refused` fails the render). */
   readonly blockApplies: boolean;
 }
 
@@ -229,7 +229,7 @@ export function hookMapping(model: Model): HookMappingFacts {
         contextSlot: h.context_slot,
         contextPlacements: h.context_placements,
         block: h.block,
-        blockApplies: h.block !== blockNone,
+        blockApplies: h.block !== blockNone && h.block !== "refused",
       };
     });
     const events = kinds.map((event) => {

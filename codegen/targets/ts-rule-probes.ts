@@ -67,6 +67,11 @@ function check(step: RuleStep, obj: string): string[] {
     }
     case "non_empty_array":
       return [`if (Array.isArray(${v}) && ${v}.length === 0) return true;`];
+    case "fields_differ": {
+      const fields = (step.fields ?? []).map((f) => member(obj, f));
+      const pairs = fields.flatMap((later, i) => fields.slice(0, i).map((earlier) => `(typeof ${later} === "string" && ${later} === ${earlier})`));
+      return pairs.length === 0 ? [] : [`if (${pairs.join(" || ")}) return true;`];
+    }
   }
 }
 

@@ -154,7 +154,11 @@ export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   lines.push(`/** spec/tables/harness-hook-inputs.json: what \`lifeloop-callback hook\` does with each harness hook input (spec/hook-command.md). */`);
   lines.push(`export const HARNESS_HOOK_INPUTS = HARNESS_HOOK_INPUTS_TABLE;`);
   lines.push("");
-  lines.push(`/** Schemas under schemas/hooks/: each harness hook output (with its adapter and hook event) and the render request. */`);
-  lines.push(`export const HOOK_SCHEMAS = ${literal(model.hookSchemas.map((h) => ({ name: h.name, role: h.role, adapter: h.adapter ?? null, hook_event: h.hookEvent ?? null })))} as const;`);
+  lines.push(`/** Schemas under schemas/hooks/: each harness hook output and input (with its adapter and hook event; an input with the members it lists) and the render request. */`);
+  lines.push(
+    `export const HOOK_SCHEMAS = ${literal(
+      model.hookSchemas.map((h) => ({ name: h.name, role: h.role, adapter: h.adapter ?? null, hook_event: h.hookEvent ?? null, ...(h.role === "input" ? { members: Object.keys((h.schema.properties ?? {}) as object) } : {}) })),
+    )} as const;`,
+  );
   return [{ path: "generated/ts/spec.ts", content: finalNewline(lines.join("\n")) }];
 }

@@ -28,13 +28,13 @@ const hostMessageLimit = 4096
 // Host says how to run the host CLI.
 type Host struct {
 	// Path is the host CLI program: a file path, or a name looked up on PATH. Empty means the
-	// program the table names for the group (e.g. "lifeloop"), or, while the process serves a
-	// stream (ServeStream), a JSON-RPC request to the host over the pipe; then Timeout, Env and Dir
-	// do not apply. Outside a stream, the group's override variable (e.g. $LIFELOOP_CLI, which may
-	// name lifeloop-callback) replaces the table's program when it is set and non-empty.
+	// program the table names for the group (e.g. "lifeloop-callback"), or, while the process
+	// serves a stream (ServeStream), a JSON-RPC request to the host over the pipe; then Timeout,
+	// Env and Dir do not apply. Outside a stream, the group's override variable (e.g.
+	// $LIFELOOP_CLI) replaces the table's program when it is set and non-empty.
 	Path string
 
-	// Timeout bounds one command from start to exit; the process is killed when it expires and
+	// Timeout bounds one command from start to exit; its process group is killed when it expires and
 	// the call returns a *HostError wrapping context.DeadlineExceeded. Zero means DefaultHostTimeout.
 	Timeout time.Duration
 
@@ -131,6 +131,7 @@ func (h Host) run(ctx context.Context, defaultProgram, programEnv string, args [
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, program, args...)
+	inOwnProcessGroup(cmd)
 	cmd.Dir = h.Dir
 	if len(h.Env) > 0 {
 		cmd.Env = append(os.Environ(), h.Env...)
@@ -270,15 +271,15 @@ func diagnosticLines(stderr []byte) []string {
 	return lines
 }
 
-// ContinuationCommands runs the `lifeloop continuation` commands (CONTINUATION-001): Thread-keyed,
-// size-bounded, TTL'd blob store that survives process restarts. The host owns persistence;
-// clients own what the blobs mean. Environment: LIFELOOP_CONTINUATION_ROOT: Directory of the store
-// (first choice). XDG_STATE_HOME: Store at $XDG_STATE_HOME/lifeloop/continuation when
+// ContinuationCommands runs the `lifeloop-callback continuation` commands (CONTINUATION-001):
+// Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns
+// persistence; clients own what the blobs mean. Environment: LIFELOOP_CONTINUATION_ROOT: Directory
+// of the store (first choice). XDG_STATE_HOME: Store at $XDG_STATE_HOME/lifeloop/continuation when
 // LIFELOOP_CONTINUATION_ROOT is unset. HOME: Store at $HOME/.local/state/lifeloop/continuation as
 // the last choice. LIFELOOP_CONTINUATION_MAX_BYTES: Largest blob in bytes (default 16777216).
 type ContinuationCommands struct {
 	// Host runs the CLI; the zero value runs $"LIFELOOP_CLI" when set and non-empty, else
-	// "lifeloop", from PATH with DefaultHostTimeout.
+	// "lifeloop-callback", from PATH with DefaultHostTimeout.
 	Host Host
 }
 
@@ -300,7 +301,7 @@ const ContinuationErrorInvalidIdentifier = "invalid_identifier"
 // ContinuationErrorStorageFailure is the continuation error code "storage_failure" (exit 3); its envelope carries "reason".
 const ContinuationErrorStorageFailure = "storage_failure"
 
-// ContinuationPutOptions holds the optional flags of `lifeloop continuation put` (a nil *ContinuationPutOptions passes none).
+// ContinuationPutOptions holds the optional flags of `lifeloop-callback continuation put` (a nil *ContinuationPutOptions passes none).
 type ContinuationPutOptions struct {
 	// ClientID is --client-id ("" = not passed).
 	ClientID string
@@ -309,7 +310,7 @@ type ContinuationPutOptions struct {
 	TTLS *uint64
 }
 
-// ContinuationPutResult holds what `lifeloop continuation put` prints on success (JSON on stdout).
+// ContinuationPutResult holds what `lifeloop-callback continuation put` prints on success (JSON on stdout).
 type ContinuationPutResult struct {
 	// Status is `status`: always "ok" on success.
 	Status string
@@ -318,13 +319,13 @@ type ContinuationPutResult struct {
 	WrittenAtEpochS uint64
 }
 
-// ContinuationGetOptions holds the optional flags of `lifeloop continuation get` (a nil *ContinuationGetOptions passes none).
+// ContinuationGetOptions holds the optional flags of `lifeloop-callback continuation get` (a nil *ContinuationGetOptions passes none).
 type ContinuationGetOptions struct {
 	// RequireClientID is --require-client-id ("" = not passed).
 	RequireClientID string
 }
 
-// ContinuationGetResult holds what `lifeloop continuation get` prints on success (the blob on stdout, JSON metadata on stderr).
+// ContinuationGetResult holds what `lifeloop-callback continuation get` prints on success (the blob on stdout, JSON metadata on stderr).
 type ContinuationGetResult struct {
 	// Blob is the stored bytes, exactly as the command printed them on stdout.
 	Blob []byte
@@ -339,19 +340,19 @@ type ContinuationGetResult struct {
 	WrittenAtEpochS uint64
 }
 
-// ContinuationDropOptions holds the optional flags of `lifeloop continuation drop` (a nil *ContinuationDropOptions passes none).
+// ContinuationDropOptions holds the optional flags of `lifeloop-callback continuation drop` (a nil *ContinuationDropOptions passes none).
 type ContinuationDropOptions struct {
 	// RequireClientID is --require-client-id ("" = not passed).
 	RequireClientID string
 }
 
-// ContinuationDropResult holds what `lifeloop continuation drop` prints on success (JSON on stdout).
+// ContinuationDropResult holds what `lifeloop-callback continuation drop` prints on success (JSON on stdout).
 type ContinuationDropResult struct {
 	// Status is `status`: always "ok" on success.
 	Status string
 }
 
-// ContinuationListResult holds what `lifeloop continuation list` prints on success (JSON on stdout).
+// ContinuationListResult holds what `lifeloop-callback continuation list` prints on success (JSON on stdout).
 type ContinuationListResult struct {
 	// Keys is `keys`: the live entries of the thread, in the host's directory order.
 	Keys []ContinuationKey
@@ -363,7 +364,7 @@ type ContinuationListResult struct {
 	Diagnostics []string
 }
 
-// ContinuationDropThreadResult holds what `lifeloop continuation drop-thread` prints on success (JSON on stdout).
+// ContinuationDropThreadResult holds what `lifeloop-callback continuation drop-thread` prints on success (JSON on stdout).
 type ContinuationDropThreadResult struct {
 	// DroppedCount is `dropped_count`: how many entries were deleted.
 	DroppedCount uint64
@@ -387,9 +388,9 @@ type ContinuationKey struct {
 	WrittenAtEpochS uint64
 }
 
-// Put runs `lifeloop continuation put --thread <identifier> --key <identifier> [--client-id
-// <identifier>] [--ttl-s <unsigned_integer>]` with blob on stdin. A non-zero exit is a *HostError:
-// Code holds the error envelope's code for exit 3, Usage is true for exit 2.
+// Put runs `lifeloop-callback continuation put --thread <identifier> --key <identifier>
+// [--client-id <identifier>] [--ttl-s <unsigned_integer>]` with blob on stdin. A non-zero exit is
+// a *HostError: Code holds the error envelope's code for exit 3, Usage is true for exit 2.
 func (c ContinuationCommands) Put(ctx context.Context, thread string, key string, blob []byte, opts *ContinuationPutOptions) (ContinuationPutResult, error) {
 	args := []string{"continuation", "put", "--thread", thread, "--key", key}
 	if opts != nil {
@@ -401,7 +402,7 @@ func (c ContinuationCommands) Put(ctx context.Context, thread string, key string
 		}
 	}
 	var result ContinuationPutResult
-	out, err := c.Host.run(ctx, "lifeloop", "LIFELOOP_CLI", args, blob, 2)
+	out, err := c.Host.run(ctx, "lifeloop-callback", "LIFELOOP_CLI", args, blob, 2)
 	if err != nil {
 		return result, err
 	}
@@ -414,7 +415,7 @@ func (c ContinuationCommands) Put(ctx context.Context, thread string, key string
 	return result, nil
 }
 
-// Get runs `lifeloop continuation get --thread <identifier> --key <identifier>
+// Get runs `lifeloop-callback continuation get --thread <identifier> --key <identifier>
 // [--require-client-id <identifier>]`. A non-zero exit is a *HostError: Code holds the error
 // envelope's code for exit 3, Usage is true for exit 2.
 func (c ContinuationCommands) Get(ctx context.Context, thread string, key string, opts *ContinuationGetOptions) (ContinuationGetResult, error) {
@@ -425,7 +426,7 @@ func (c ContinuationCommands) Get(ctx context.Context, thread string, key string
 		}
 	}
 	var result ContinuationGetResult
-	out, err := c.Host.run(ctx, "lifeloop", "LIFELOOP_CLI", args, nil, 2)
+	out, err := c.Host.run(ctx, "lifeloop-callback", "LIFELOOP_CLI", args, nil, 2)
 	if err != nil {
 		return result, err
 	}
@@ -440,7 +441,7 @@ func (c ContinuationCommands) Get(ctx context.Context, thread string, key string
 	return result, nil
 }
 
-// Drop runs `lifeloop continuation drop --thread <identifier> --key <identifier>
+// Drop runs `lifeloop-callback continuation drop --thread <identifier> --key <identifier>
 // [--require-client-id <identifier>]`. A non-zero exit is a *HostError: Code holds the error
 // envelope's code for exit 3, Usage is true for exit 2.
 func (c ContinuationCommands) Drop(ctx context.Context, thread string, key string, opts *ContinuationDropOptions) (ContinuationDropResult, error) {
@@ -451,7 +452,7 @@ func (c ContinuationCommands) Drop(ctx context.Context, thread string, key strin
 		}
 	}
 	var result ContinuationDropResult
-	out, err := c.Host.run(ctx, "lifeloop", "LIFELOOP_CLI", args, nil, 2)
+	out, err := c.Host.run(ctx, "lifeloop-callback", "LIFELOOP_CLI", args, nil, 2)
 	if err != nil {
 		return result, err
 	}
@@ -463,12 +464,12 @@ func (c ContinuationCommands) Drop(ctx context.Context, thread string, key strin
 	return result, nil
 }
 
-// List runs `lifeloop continuation list --thread <identifier>`. A non-zero exit is a *HostError:
-// Code holds the error envelope's code for exit 3, Usage is true for exit 2.
+// List runs `lifeloop-callback continuation list --thread <identifier>`. A non-zero exit is a
+// *HostError: Code holds the error envelope's code for exit 3, Usage is true for exit 2.
 func (c ContinuationCommands) List(ctx context.Context, thread string) (ContinuationListResult, error) {
 	args := []string{"continuation", "list", "--thread", thread}
 	var result ContinuationListResult
-	out, err := c.Host.run(ctx, "lifeloop", "LIFELOOP_CLI", args, nil, 2)
+	out, err := c.Host.run(ctx, "lifeloop-callback", "LIFELOOP_CLI", args, nil, 2)
 	if err != nil {
 		return result, err
 	}
@@ -482,12 +483,12 @@ func (c ContinuationCommands) List(ctx context.Context, thread string) (Continua
 	return result, nil
 }
 
-// DropThread runs `lifeloop continuation drop-thread --thread <identifier>`. A non-zero exit is a
-// *HostError: Code holds the error envelope's code for exit 3, Usage is true for exit 2.
+// DropThread runs `lifeloop-callback continuation drop-thread --thread <identifier>`. A non-zero
+// exit is a *HostError: Code holds the error envelope's code for exit 3, Usage is true for exit 2.
 func (c ContinuationCommands) DropThread(ctx context.Context, thread string) (ContinuationDropThreadResult, error) {
 	args := []string{"continuation", "drop-thread", "--thread", thread}
 	var result ContinuationDropThreadResult
-	out, err := c.Host.run(ctx, "lifeloop", "LIFELOOP_CLI", args, nil, 2)
+	out, err := c.Host.run(ctx, "lifeloop-callback", "LIFELOOP_CLI", args, nil, 2)
 	if err != nil {
 		return result, err
 	}

@@ -83,10 +83,14 @@ const (
 	// HookBlockEffectIgnored: a block directive renders nothing. The event cannot carry the
 	// directive; the output is the same as without it and the render reports directive_ignored.
 	HookBlockEffectIgnored HookBlockEffect = "ignored"
+	// HookBlockEffectRefused: a block directive renders nothing: the render fails with
+	// unsupported_directive. The harness has no way to act on a block at this event and the
+	// reference refuses it; the hook command prints {} and names the reason on stderr.
+	HookBlockEffectRefused HookBlockEffect = "refused"
 )
 
 // HookBlockEffects lists every HookBlockEffect, in table order.
-var HookBlockEffects = []HookBlockEffect{HookBlockEffectBlockPrompt, HookBlockEffectRequestContinuation, HookBlockEffectIgnored}
+var HookBlockEffects = []HookBlockEffect{HookBlockEffectBlockPrompt, HookBlockEffectRequestContinuation, HookBlockEffectIgnored, HookBlockEffectRefused}
 
 // HookContextSlot is where a hook event's output carries rendered context ("" when it carries none).
 type HookContextSlot string
@@ -136,8 +140,9 @@ type HookEventInfo struct {
 	// Block is what a block directive does here.
 	Block HookBlockEffect
 
-	// BlockApplies is true when a block directive changes the output (Block is not
-	// HookBlockEffectIgnored).
+	// BlockApplies is true when a block directive is rendered into the output (Block is
+	// block_prompt or request_continuation; ignored leaves the output as it is, refused fails
+	// the render with unsupported_directive).
 	BlockApplies bool
 }
 
@@ -164,9 +169,9 @@ var HookAdapterInfos = []HookAdapterInfo{
 	{Adapter: HookAdapterClaude, Harness: "Claude Code", AdapterIDs: []string{"claude", "claude-code"}, ContextLimit: &HookContextLimit{Length: 10000, Unit: "utf16_code_units", OnExceed: "warn", Fact: "Claude Code cuts additionalContext longer than 10,000 characters to a short preview without telling anyone."}, HookEvents: []HookEventInfo{
 		{Adapter: HookAdapterClaude, HookEvent: ClaudeHookEventSessionStart, OutputSchema: "claude-session-start-output", ContextSlot: HookContextSlotAdditionalContext, ContextPlacements: []PlacementClass{PlacementClassDeveloperEquivalentFrame, PlacementClassPrePromptFrame}, Block: HookBlockEffectIgnored, BlockApplies: false},
 		{Adapter: HookAdapterClaude, HookEvent: ClaudeHookEventUserPromptSubmit, OutputSchema: "claude-user-prompt-submit-output", ContextSlot: HookContextSlotAdditionalContext, ContextPlacements: []PlacementClass{PlacementClassDeveloperEquivalentFrame, PlacementClassPrePromptFrame}, Block: HookBlockEffectBlockPrompt, BlockApplies: true},
-		{Adapter: HookAdapterClaude, HookEvent: ClaudeHookEventPreCompact, OutputSchema: "claude-pre-compact-output", Block: HookBlockEffectIgnored, BlockApplies: false},
-		{Adapter: HookAdapterClaude, HookEvent: ClaudeHookEventStop, OutputSchema: "claude-stop-output", Block: HookBlockEffectIgnored, BlockApplies: false},
-		{Adapter: HookAdapterClaude, HookEvent: ClaudeHookEventSessionEnd, OutputSchema: "claude-session-end-output", Block: HookBlockEffectIgnored, BlockApplies: false},
+		{Adapter: HookAdapterClaude, HookEvent: ClaudeHookEventPreCompact, OutputSchema: "claude-pre-compact-output", Block: HookBlockEffectRefused, BlockApplies: false},
+		{Adapter: HookAdapterClaude, HookEvent: ClaudeHookEventStop, OutputSchema: "claude-stop-output", Block: HookBlockEffectRequestContinuation, BlockApplies: true},
+		{Adapter: HookAdapterClaude, HookEvent: ClaudeHookEventSessionEnd, OutputSchema: "claude-session-end-output", Block: HookBlockEffectRefused, BlockApplies: false},
 	}},
 	{Adapter: HookAdapterCodex, Harness: "Codex", AdapterIDs: []string{"codex"}, ContextLimit: nil, HookEvents: []HookEventInfo{
 		{Adapter: HookAdapterCodex, HookEvent: CodexHookEventSessionStart, OutputSchema: "codex-session-start-output", ContextSlot: HookContextSlotAdditionalContext, ContextPlacements: []PlacementClass{PlacementClassDeveloperEquivalentFrame, PlacementClassPrePromptFrame}, Block: HookBlockEffectIgnored, BlockApplies: false},

@@ -110,7 +110,7 @@ func TestHookEventForWalksTheTable(t *testing.T) {
 					}
 					if !infoOK || string(info.Adapter) != a.Adapter || info.HookEvent != expected || info.OutputSchema != h.OutputSchema ||
 						string(info.ContextSlot) != slot || !reflect.DeepEqual(placements, append([]string{}, h.ContextPlacements...)) ||
-						string(info.Block) != h.Block || info.BlockApplies != (h.Block != "ignored") {
+						string(info.Block) != h.Block || info.BlockApplies != (h.Block == "block_prompt" || h.Block == "request_continuation") {
 						t.Errorf("HookEventInfoFor(%q, %s) = %+v, %v; the table's row is %+v", id, event, info, infoOK, h)
 					}
 				}

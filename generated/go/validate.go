@@ -409,6 +409,7 @@ const (
 	checkExactlyOnePresent
 	checkUTF8ByteLengthEquals
 	checkNonEmptyArray
+	checkFieldsDiffer
 )
 
 // ruleCondition is a resolved `when` clause: the member `field` is (or, with notIn, is not) one of values.
@@ -607,6 +608,21 @@ func (s *ruleStep) run(path []string, n *node, out []Issue) []Issue {
 	case checkNonEmptyArray:
 		if v, ok := n.get(s.field); ok && v.kind == kindArray && len(v.items) == 0 {
 			return fieldIssue()
+		}
+	case checkFieldsDiffer:
+		// The first field whose string value repeats an earlier field's (absent, null and
+		// non-string members take part in no comparison).
+		for i := 1; i < len(s.fields); i++ {
+			later, ok := stringMember(n, s.fields[i])
+			if !ok {
+				continue
+			}
+			for _, f := range s.fields[:i] {
+				if earlier, found := stringMember(n, f); found && earlier == later {
+					at := childPointer(joinPath(path), s.fields[i])
+					return issue(at, "field", at)
+				}
+			}
 		}
 	}
 	return out

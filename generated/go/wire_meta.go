@@ -95,7 +95,7 @@ var metaCallbackRequest = typeMeta{name: "CallbackRequest", required: []string{"
 
 // rulePlanCallbackRequest are the rule steps of CallbackRequest, in evaluation order.
 var rulePlanCallbackRequest = []ruleStep{
-	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "event_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "adapter_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "adapter_version", message: "empty string in identifier field `{field}`"},
@@ -109,6 +109,7 @@ var rulePlanCallbackRequest = []ruleStep{
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"frame_context"}, field: "parent_frame_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payload_refs", "*"}, field: "payload_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payload_refs", "*"}, field: "payload_kind", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payload_refs", "*"}, field: "content_digest", message: "empty string in identifier field `{field}`"},
 	{rule: "frame-context-top-level-no-parent", check: checkForbiddenWhen, at: []string{"frame_context"}, field: "parent_frame_id", when: &ruleCondition{field: "frame_class", values: []string{"top_level"}}, message: "frame_class=top_level must not carry parent_frame_id"},
 	{rule: "frame-context-subcall-requires-parent", check: checkRequiredWhen, at: []string{"frame_context"}, field: "parent_frame_id", when: &ruleCondition{field: "frame_class", values: []string{"subcall"}}, message: "frame_class=subcall requires parent_frame_id"},
 	{rule: "frame-event-requires-frame-context", check: checkRequiredWhen, field: "frame_context", when: &ruleCondition{field: "event", values: []string{"frame.opening", "frame.opened", "frame.ending", "frame.ended"}}, message: "event `{when_value}` requires frame_context"},
@@ -129,16 +130,18 @@ var metaCallbackResponse = typeMeta{name: "CallbackResponse", required: []string
 
 // rulePlanCallbackResponse are the rule steps of CallbackResponse, in evaluation order.
 var rulePlanCallbackResponse = []ruleStep{
-	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
-	{rule: "schema-version-current", check: checkEqualsWireVersion, at: []string{"client_payloads", "*"}, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, at: []string{"client_payloads", "*"}, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"client_payloads", "*"}, field: "payload_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"client_payloads", "*"}, field: "client_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"client_payloads", "*"}, field: "payload_kind", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"client_payloads", "*"}, field: "format", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"client_payloads", "*"}, field: "content_encoding", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"client_payloads", "*"}, field: "idempotency_key", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"client_payloads", "*"}, field: "content_digest", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "receipt_refs", each: true, message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"warnings", "*"}, field: "code", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"warnings", "*"}, field: "message", message: "empty string in identifier field `{field}`"},
 	{rule: "payload-body-exactly-one", check: checkExactlyOnePresent, at: []string{"client_payloads", "*"}, fields: []string{"body", "body_ref"}, message: "exactly one of `body` and `body_ref` must be present"},
 	{rule: "payload-body-byte-size", check: checkUTF8ByteLengthEquals, at: []string{"client_payloads", "*"}, field: "body", lengthField: "byte_size", message: "body is {actual} UTF-8 bytes but byte_size says {expected}"},
 	{rule: "payload-placements-non-empty", check: checkNonEmptyArray, at: []string{"client_payloads", "*"}, field: "acceptable_placements", message: "acceptable_placements must list at least one placement"},
@@ -170,9 +173,9 @@ var metaDispatchEnvelope = typeMeta{name: "DispatchEnvelope", required: []string
 
 // rulePlanDispatchEnvelope are the rule steps of DispatchEnvelope, in evaluation order.
 var rulePlanDispatchEnvelope = []ruleStep{
-	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
-	{rule: "schema-version-current", check: checkEqualsWireVersion, at: []string{"request"}, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
-	{rule: "schema-version-current", check: checkEqualsWireVersion, at: []string{"payloads", "*"}, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, at: []string{"request"}, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, at: []string{"payloads", "*"}, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"request"}, field: "event_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"request"}, field: "adapter_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"request"}, field: "adapter_version", message: "empty string in identifier field `{field}`"},
@@ -186,12 +189,14 @@ var rulePlanDispatchEnvelope = []ruleStep{
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"request", "frame_context"}, field: "parent_frame_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"request", "payload_refs", "*"}, field: "payload_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"request", "payload_refs", "*"}, field: "payload_kind", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"request", "payload_refs", "*"}, field: "content_digest", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payloads", "*"}, field: "payload_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payloads", "*"}, field: "client_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payloads", "*"}, field: "payload_kind", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payloads", "*"}, field: "format", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payloads", "*"}, field: "content_encoding", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payloads", "*"}, field: "idempotency_key", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payloads", "*"}, field: "content_digest", message: "empty string in identifier field `{field}`"},
 	{rule: "frame-context-top-level-no-parent", check: checkForbiddenWhen, at: []string{"request", "frame_context"}, field: "parent_frame_id", when: &ruleCondition{field: "frame_class", values: []string{"top_level"}}, message: "frame_class=top_level must not carry parent_frame_id"},
 	{rule: "frame-context-subcall-requires-parent", check: checkRequiredWhen, at: []string{"request", "frame_context"}, field: "parent_frame_id", when: &ruleCondition{field: "frame_class", values: []string{"subcall"}}, message: "frame_class=subcall requires parent_frame_id"},
 	{rule: "payload-body-exactly-one", check: checkExactlyOnePresent, at: []string{"payloads", "*"}, fields: []string{"body", "body_ref"}, message: "exactly one of `body` and `body_ref` must be present"},
@@ -244,10 +249,12 @@ var metaLifecycleReceipt = typeMeta{name: "LifecycleReceipt", required: []string
 
 // rulePlanLifecycleReceipt are the rule steps of LifecycleReceipt, in evaluation order.
 var rulePlanLifecycleReceipt = []ruleStep{
-	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"warnings", "*"}, field: "code", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"warnings", "*"}, field: "message", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payload_receipts", "*"}, field: "payload_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payload_receipts", "*"}, field: "payload_kind", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"payload_receipts", "*"}, field: "content_digest", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, at: []string{"capability_degradations", "*"}, field: "capability", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "receipt_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "client_id", message: "empty string in identifier field `{field}`"},
@@ -255,7 +262,11 @@ var rulePlanLifecycleReceipt = []ruleStep{
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "invocation_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "event_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "idempotency_key", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "harness_session_id", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "harness_run_id", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "harness_task_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "parent_receipt_id", message: "empty string in identifier field `{field}`"},
+	{rule: "receipt-not-own-parent", check: checkFieldsDiffer, fields: []string{"receipt_id", "parent_receipt_id"}, message: "parent_receipt_id equals receipt_id: a receipt is not its own parent"},
 	{rule: "receipt-not-for-receipt-emitted", check: checkForbiddenValue, field: "event", values: []string{"receipt.emitted"}, message: "event `{value}` is notification-only and must not itself produce a receipt"},
 	{rule: "failed-requires-failure-class", check: checkRequiredWhen, field: "failure_class", when: &ruleCondition{field: "status", values: []string{"failed"}}, message: "status=failed requires failure_class"},
 	{rule: "failure-class-only-on-failed", check: checkForbiddenWhen, field: "failure_class", when: &ruleCondition{field: "status", notIn: true, values: []string{"failed"}}, message: "failure_class is only valid when status=failed (status is `{when_value}`)"},
@@ -282,13 +293,14 @@ var metaPayloadEnvelope = typeMeta{name: "PayloadEnvelope", required: []string{"
 
 // rulePlanPayloadEnvelope are the rule steps of PayloadEnvelope, in evaluation order.
 var rulePlanPayloadEnvelope = []ruleStep{
-	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.3", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
+	{rule: "schema-version-current", check: checkEqualsWireVersion, field: "schema_version", expected: "lifeloop.v0.4", message: "schema_version mismatch: expected `{expected}`, found `{value}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "payload_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "client_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "payload_kind", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "format", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "content_encoding", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "idempotency_key", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "content_digest", message: "empty string in identifier field `{field}`"},
 	{rule: "payload-body-exactly-one", check: checkExactlyOnePresent, fields: []string{"body", "body_ref"}, message: "exactly one of `body` and `body_ref` must be present"},
 	{rule: "payload-body-byte-size", check: checkUTF8ByteLengthEquals, field: "body", lengthField: "byte_size", message: "body is {actual} UTF-8 bytes but byte_size says {expected}"},
 	{rule: "payload-placements-non-empty", check: checkNonEmptyArray, field: "acceptable_placements", message: "acceptable_placements must list at least one placement"},
@@ -308,6 +320,7 @@ var metaPayloadReceipt = typeMeta{name: "PayloadReceipt", required: []string{"pa
 var rulePlanPayloadReceipt = []ruleStep{
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "payload_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "payload_kind", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "content_digest", message: "empty string in identifier field `{field}`"},
 }
 
 // metaPayloadRef describes PayloadRef (schemas/payload-ref.schema.json).
@@ -322,6 +335,7 @@ var metaPayloadRef = typeMeta{name: "PayloadRef", required: []string{"payload_id
 var rulePlanPayloadRef = []ruleStep{
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "payload_id", message: "empty string in identifier field `{field}`"},
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "payload_kind", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "content_digest", message: "empty string in identifier field `{field}`"},
 }
 
 // metaWarning describes Warning (schemas/warning.schema.json).
@@ -334,4 +348,5 @@ var metaWarning = typeMeta{name: "Warning", required: []string{"code", "message"
 // rulePlanWarning are the rule steps of Warning, in evaluation order.
 var rulePlanWarning = []ruleStep{
 	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "code", message: "empty string in identifier field `{field}`"},
+	{rule: "non-empty-identifier", check: checkNonEmptyString, field: "message", message: "empty string in identifier field `{field}`"},
 }

@@ -3,7 +3,7 @@
 
 package lifeloop
 
-// Wire types and enums of wire version lifeloop.v0.3, one per schema in schemas/. Every object type
+// Wire types and enums of wire version lifeloop.v0.4, one per schema in schemas/. Every object type
 // has Decode<Type> (strict: parse layer, schema layer, rules), Encode<Type> (validates, then
 // writes compact JSON with the reference's null-vs-absent rules), a Validate method, and
 // MarshalJSON/UnmarshalJSON methods that apply the same checks.

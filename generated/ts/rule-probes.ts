@@ -19,7 +19,7 @@ export function probeAcceptablePlacement(_value: unknown): boolean {
 export function probeCallbackRequest(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
     if ((value as JsonObject).event_id === "") return true;
     if ((value as JsonObject).adapter_id === "") return true;
     if ((value as JsonObject).adapter_version === "") return true;
@@ -51,6 +51,7 @@ export function probeCallbackRequest(value: unknown): boolean {
         if (isObject(v1)) {
           if ((v1 as JsonObject).payload_id === "") return true;
           if ((v1 as JsonObject).payload_kind === "") return true;
+          if ((v1 as JsonObject).content_digest === "") return true;
         }
       }
     }
@@ -62,7 +63,7 @@ export function probeCallbackRequest(value: unknown): boolean {
 export function probeCallbackResponse(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
     if (Array.isArray((value as JsonObject).receipt_refs) && (value as JsonObject).receipt_refs.includes("")) return true;
     if ((typeof (value as JsonObject).status === "string" && ((value as JsonObject).status === "failed")) && !((value as JsonObject).failure_class !== null && (value as JsonObject).failure_class !== undefined && hasOwn.call((value as JsonObject), "failure_class"))) return true;
     if ((typeof (value as JsonObject).status === "string" && !((value as JsonObject).status === "failed")) && ((value as JsonObject).failure_class !== null && (value as JsonObject).failure_class !== undefined && hasOwn.call((value as JsonObject), "failure_class"))) return true;
@@ -75,13 +76,14 @@ export function probeCallbackResponse(value: unknown): boolean {
       for (let i1 = 0; i1 < v0.length; i1++) {
         const v1: unknown = v0[i1];
         if (isObject(v1)) {
-          if (typeof (v1 as JsonObject).schema_version === "string" && (v1 as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+          if (typeof (v1 as JsonObject).schema_version === "string" && (v1 as JsonObject).schema_version !== "lifeloop.v0.4") return true;
           if ((v1 as JsonObject).payload_id === "") return true;
           if ((v1 as JsonObject).client_id === "") return true;
           if ((v1 as JsonObject).payload_kind === "") return true;
           if ((v1 as JsonObject).format === "") return true;
           if ((v1 as JsonObject).content_encoding === "") return true;
           if ((v1 as JsonObject).idempotency_key === "") return true;
+          if ((v1 as JsonObject).content_digest === "") return true;
           if ((((v1 as JsonObject).body !== null && (v1 as JsonObject).body !== undefined && hasOwn.call((v1 as JsonObject), "body")) ? 1 : 0) + (((v1 as JsonObject).body_ref !== null && (v1 as JsonObject).body_ref !== undefined && hasOwn.call((v1 as JsonObject), "body_ref")) ? 1 : 0) !== 1) return true;
           if (typeof (v1 as JsonObject).body === "string" && typeof (v1 as JsonObject).byte_size === "number" && Buffer.byteLength((v1 as JsonObject).body, "utf8") !== (v1 as JsonObject).byte_size) return true;
           if (Array.isArray((v1 as JsonObject).acceptable_placements) && (v1 as JsonObject).acceptable_placements.length === 0) return true;
@@ -97,6 +99,7 @@ export function probeCallbackResponse(value: unknown): boolean {
         const v1: unknown = v0[i1];
         if (isObject(v1)) {
           if ((v1 as JsonObject).code === "") return true;
+          if ((v1 as JsonObject).message === "") return true;
         }
       }
     }
@@ -117,13 +120,13 @@ export function probeCapabilityDegradation(value: unknown): boolean {
 export function probeDispatchEnvelope(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
   }
   // at "/request"
   if (isObject(value) && hasOwn.call(value, "request")) {
     const v0: unknown = value.request;
     if (isObject(v0)) {
-      if (typeof (v0 as JsonObject).schema_version === "string" && (v0 as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+      if (typeof (v0 as JsonObject).schema_version === "string" && (v0 as JsonObject).schema_version !== "lifeloop.v0.4") return true;
       if ((v0 as JsonObject).event_id === "") return true;
       if ((v0 as JsonObject).adapter_id === "") return true;
       if ((v0 as JsonObject).adapter_version === "") return true;
@@ -144,13 +147,14 @@ export function probeDispatchEnvelope(value: unknown): boolean {
       for (let i1 = 0; i1 < v0.length; i1++) {
         const v1: unknown = v0[i1];
         if (isObject(v1)) {
-          if (typeof (v1 as JsonObject).schema_version === "string" && (v1 as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+          if (typeof (v1 as JsonObject).schema_version === "string" && (v1 as JsonObject).schema_version !== "lifeloop.v0.4") return true;
           if ((v1 as JsonObject).payload_id === "") return true;
           if ((v1 as JsonObject).client_id === "") return true;
           if ((v1 as JsonObject).payload_kind === "") return true;
           if ((v1 as JsonObject).format === "") return true;
           if ((v1 as JsonObject).content_encoding === "") return true;
           if ((v1 as JsonObject).idempotency_key === "") return true;
+          if ((v1 as JsonObject).content_digest === "") return true;
           if ((((v1 as JsonObject).body !== null && (v1 as JsonObject).body !== undefined && hasOwn.call((v1 as JsonObject), "body")) ? 1 : 0) + (((v1 as JsonObject).body_ref !== null && (v1 as JsonObject).body_ref !== undefined && hasOwn.call((v1 as JsonObject), "body_ref")) ? 1 : 0) !== 1) return true;
           if (typeof (v1 as JsonObject).body === "string" && typeof (v1 as JsonObject).byte_size === "number" && Buffer.byteLength((v1 as JsonObject).body, "utf8") !== (v1 as JsonObject).byte_size) return true;
           if (Array.isArray((v1 as JsonObject).acceptable_placements) && (v1 as JsonObject).acceptable_placements.length === 0) return true;
@@ -182,6 +186,7 @@ export function probeDispatchEnvelope(value: unknown): boolean {
           if (isObject(v2)) {
             if ((v2 as JsonObject).payload_id === "") return true;
             if ((v2 as JsonObject).payload_kind === "") return true;
+            if ((v2 as JsonObject).content_digest === "") return true;
           }
         }
       }
@@ -206,14 +211,18 @@ export function probeFrameContext(value: unknown): boolean {
 export function probeLifecycleReceipt(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
     if ((value as JsonObject).receipt_id === "") return true;
     if ((value as JsonObject).client_id === "") return true;
     if ((value as JsonObject).adapter_id === "") return true;
     if ((value as JsonObject).invocation_id === "") return true;
     if ((value as JsonObject).event_id === "") return true;
     if ((value as JsonObject).idempotency_key === "") return true;
+    if ((value as JsonObject).harness_session_id === "") return true;
+    if ((value as JsonObject).harness_run_id === "") return true;
+    if ((value as JsonObject).harness_task_id === "") return true;
     if ((value as JsonObject).parent_receipt_id === "") return true;
+    if ((typeof (value as JsonObject).parent_receipt_id === "string" && (value as JsonObject).parent_receipt_id === (value as JsonObject).receipt_id)) return true;
     if (typeof (value as JsonObject).event === "string" && ((value as JsonObject).event === "receipt.emitted")) return true;
     if ((typeof (value as JsonObject).status === "string" && ((value as JsonObject).status === "failed")) && !((value as JsonObject).failure_class !== null && (value as JsonObject).failure_class !== undefined && hasOwn.call((value as JsonObject), "failure_class"))) return true;
     if ((typeof (value as JsonObject).status === "string" && !((value as JsonObject).status === "failed")) && ((value as JsonObject).failure_class !== null && (value as JsonObject).failure_class !== undefined && hasOwn.call((value as JsonObject), "failure_class"))) return true;
@@ -227,6 +236,7 @@ export function probeLifecycleReceipt(value: unknown): boolean {
         const v1: unknown = v0[i1];
         if (isObject(v1)) {
           if ((v1 as JsonObject).code === "") return true;
+          if ((v1 as JsonObject).message === "") return true;
         }
       }
     }
@@ -240,6 +250,7 @@ export function probeLifecycleReceipt(value: unknown): boolean {
         if (isObject(v1)) {
           if ((v1 as JsonObject).payload_id === "") return true;
           if ((v1 as JsonObject).payload_kind === "") return true;
+          if ((v1 as JsonObject).content_digest === "") return true;
         }
       }
     }
@@ -263,13 +274,14 @@ export function probeLifecycleReceipt(value: unknown): boolean {
 export function probePayloadEnvelope(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.3") return true;
+    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
     if ((value as JsonObject).payload_id === "") return true;
     if ((value as JsonObject).client_id === "") return true;
     if ((value as JsonObject).payload_kind === "") return true;
     if ((value as JsonObject).format === "") return true;
     if ((value as JsonObject).content_encoding === "") return true;
     if ((value as JsonObject).idempotency_key === "") return true;
+    if ((value as JsonObject).content_digest === "") return true;
     if ((((value as JsonObject).body !== null && (value as JsonObject).body !== undefined && hasOwn.call((value as JsonObject), "body")) ? 1 : 0) + (((value as JsonObject).body_ref !== null && (value as JsonObject).body_ref !== undefined && hasOwn.call((value as JsonObject), "body_ref")) ? 1 : 0) !== 1) return true;
     if (typeof (value as JsonObject).body === "string" && typeof (value as JsonObject).byte_size === "number" && Buffer.byteLength((value as JsonObject).body, "utf8") !== (value as JsonObject).byte_size) return true;
     if (Array.isArray((value as JsonObject).acceptable_placements) && (value as JsonObject).acceptable_placements.length === 0) return true;
@@ -283,6 +295,7 @@ export function probePayloadReceipt(value: unknown): boolean {
   if (isObject(value)) {
     if ((value as JsonObject).payload_id === "") return true;
     if ((value as JsonObject).payload_kind === "") return true;
+    if ((value as JsonObject).content_digest === "") return true;
   }
   return false;
 }
@@ -293,6 +306,7 @@ export function probePayloadRef(value: unknown): boolean {
   if (isObject(value)) {
     if ((value as JsonObject).payload_id === "") return true;
     if ((value as JsonObject).payload_kind === "") return true;
+    if ((value as JsonObject).content_digest === "") return true;
   }
   return false;
 }
@@ -302,6 +316,7 @@ export function probeWarning(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
     if ((value as JsonObject).code === "") return true;
+    if ((value as JsonObject).message === "") return true;
   }
   return false;
 }

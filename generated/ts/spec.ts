@@ -5,7 +5,7 @@
 import type * as Wire from "./types.js";
 
 /** The current wire version: every envelope's schema_version must equal it (spec/wire-version.json). */
-export const WIRE_VERSION = "lifeloop.v0.3" as const;
+export const WIRE_VERSION = "lifeloop.v0.4" as const;
 
 /** Wire versions retired by this project, with their tombstones. */
 export const RETIRED_WIRE_VERSIONS = [
@@ -13,13 +13,18 @@ export const RETIRED_WIRE_VERSIONS = [
     "version": "lifeloop.v0.2",
     "superseded_by": "lifeloop.v0.3",
     "tombstone": "spec/tombstones/lifeloop.v0.2.md"
+  },
+  {
+    "version": "lifeloop.v0.3",
+    "superseded_by": "lifeloop.v0.4",
+    "tombstone": "spec/tombstones/lifeloop.v0.3.md"
   }
 ] as const;
 
 /** The reference implementation this wire version is settled against. */
 export const REFERENCE_IMPLEMENTATION = {
   "crate": "lifeloop-cli",
-  "version": "0.5.0"
+  "version": "0.9.0"
 } as const;
 
 /** spec/tables/cli-exit-codes.json as written (minus `$schema`); its type is CliExitCodesTable in ./tables.ts. */
@@ -65,8 +70,10 @@ export const CLIENT_INITIATED_COMMANDS_TABLE = {
       "group": "continuation",
       "spec": "CONTINUATION-001",
       "purpose": "Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.",
+      "origin": "extension",
+      "extension_reason": "The reference withdrew CONTINUATION-001 and its `lifeloop continuation` group in lifeloop-cli 0.6.0 (tombstone continuation-store-001: one client, no production traffic; clients keep cross-restart state in their own stores), and its registry now lists no client-initiated command. This toolkit keeps the store, its CLI, the stream methods and the SDK helpers as its own extension: the helpers run `lifeloop-callback continuation` (a current `lifeloop` answers `unknown command: continuation`), and only a host built on this toolkit answers the continuation/* stream methods. The on-disk format stays the one lifeloop-cli 0.5.0 wrote, tested against that binary, as history.",
       "cli": [
-        "lifeloop",
+        "lifeloop-callback",
         "continuation"
       ],
       "stream_v2_method_prefix": "continuation/",
@@ -1478,8 +1485,9 @@ export const FAILURE_RETRY_DEFAULTS_TABLE = {
 
 /** spec/tables/harness-hook-inputs.json as written (minus `$schema`); its type is HarnessHookInputsTable in ./tables.ts. */
 export const HARNESS_HOOK_INPUTS_TABLE = {
-  "reference": "lifeloop-cli 0.5.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
+  "reference": "lifeloop-cli 0.9.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
   "metadata_text_max_bytes": 65536,
+  "max_unknown_input_members": 64,
   "max_stop_continuations": 3,
   "harness_timeout_slack_ms": 5000,
   "adapters": [
@@ -1489,7 +1497,7 @@ export const HARNESS_HOOK_INPUTS_TABLE = {
       "config_file": ".claude/settings.json",
       "config_timeout": true,
       "unknown_input_fields": "tolerated",
-      "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly.",
+      "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly; the names of unknown ones reach the client in metadata.unknown_input_members.",
       "hook_events": [
         {
           "hook_event": "SessionStart",
@@ -1556,8 +1564,8 @@ export const HARNESS_HOOK_INPUTS_TABLE = {
       "adapter_version": "0.1.0",
       "config_file": ".codex/hooks.json",
       "config_timeout": true,
-      "unknown_input_fields": "rejected",
-      "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed, and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields; an unknown member means a Codex version this schema was not checked against.",
+      "unknown_input_fields": "tolerated",
+      "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields, but Codex adds fields between versions: refusing an unknown one would make every hook call of a newer Codex exit 1, and the client would silently never hear of the event again. Known fields are still typed strictly; the names of unknown ones reach the client in metadata.unknown_input_members.",
       "hook_events": [
         {
           "hook_event": "SessionStart",
@@ -1716,7 +1724,7 @@ export const HARNESS_HOOK_INPUTS_TABLE = {
       "target": "/metadata/prompt",
       "applies": "all",
       "bounded": true,
-      "note": "host_hook.rs refuses a prompt over 64 KiB; we cut it (see metadata_text_max_bytes)."
+      "note": "host_hook.rs skips the capture of a prompt over 64 KiB (nothing delivered); we cut it (see metadata_text_max_bytes)."
     },
     {
       "input": "custom_instructions",
@@ -1737,7 +1745,7 @@ export const HARNESS_HOOK_INPUTS_TABLE = {
 
 /** spec/tables/harness-hook-mapping.json as written (minus `$schema`); its type is HarnessHookMappingTable in ./tables.ts. */
 export const HARNESS_HOOK_MAPPING_TABLE = {
-  "reference": "lifeloop-cli 0.5.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
+  "reference": "lifeloop-cli 0.9.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
   "max_context_code_points": 16777216,
   "adapters": [
     {
@@ -1792,9 +1800,9 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
           "context_slot": null,
           "context_placements": [],
           "reference_context_placements": [],
-          "block": "ignored",
+          "block": "refused",
           "reference_difference": null,
-          "notes": "Quiet: always {}."
+          "notes": "Quiet: always {}. A block directive is refused (unsupported_directive): Claude Code cannot stop a compaction, and silently dropping a block would hide that the client asked for one."
         },
         {
           "hook_event": "Stop",
@@ -1802,9 +1810,9 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
           "context_slot": null,
           "context_placements": [],
           "reference_context_placements": [],
-          "block": "ignored",
+          "block": "request_continuation",
           "reference_difference": null,
-          "notes": "Quiet: always {}. Claude Code would accept decision \"block\" here (do not stop; reason becomes the next instruction), but the reference renders {} and so do we; a block directive is reported as directive_ignored."
+          "notes": "{} without a directive. block: top-level decision \"block\" and reason; Claude Code does not stop and gives the model reason as its next instruction (bounded by max_stop_continuations in the hook command)."
         },
         {
           "hook_event": "SessionEnd",
@@ -1812,9 +1820,9 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
           "context_slot": null,
           "context_placements": [],
           "reference_context_placements": [],
-          "block": "ignored",
+          "block": "refused",
           "reference_difference": null,
-          "notes": "Quiet: always {}."
+          "notes": "Quiet: always {}. A block directive is refused (unsupported_directive): a session that is ending cannot be kept open."
         }
       ],
       "events": [
@@ -2080,6 +2088,11 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
       "block": "ignored",
       "renders": "nothing",
       "meaning": "The event cannot carry the directive; the output is the same as without it and the render reports directive_ignored."
+    },
+    {
+      "block": "refused",
+      "renders": "nothing: the render fails with unsupported_directive",
+      "meaning": "The harness has no way to act on a block at this event and the reference refuses it; the hook command prints {} and names the reason on stderr."
     }
   ],
   "errors": [
@@ -2102,6 +2115,11 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
       "kind": "unsupported_event",
       "exit": "unsupported",
       "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing on stdout and names the event and adapter on stderr)."
+    },
+    {
+      "kind": "unsupported_directive",
+      "exit": "validation",
+      "summary": "A block directive at a hook event whose block is refused (Claude Code PreCompact and SessionEnd); nothing on stdout, the reason on stderr."
     },
     {
       "kind": "context_too_large",
@@ -2282,6 +2300,13 @@ export const LIMITS_TABLE = {
       "unit": "count",
       "applies_to": "client-to-host requests of one stream that the host has not answered yet",
       "on_exceed": "rule stream.request-flood; the stream ends (stream_framing)"
+    },
+    {
+      "name": "client_handler_concurrency",
+      "value": 64,
+      "unit": "count",
+      "applies_to": "a stream client runner (Go, Python, TypeScript): event handlers running at once, plus one for each of the client's own requests that waits for the host, unanswered or for a slot to be sent (so a reply a handler waits for can always be read). While that many run, the runner reads no further frame (backpressure: the host's writes wait in the pipe). 64: the same as max_client_requests_in_flight, far more than 2 to 8 cores run at once, and cheap as threads (the Python runner started one per event and died at about 22,000)",
+      "on_exceed": "the runner waits for a handler to return before it reads the next frame; never a failure"
     },
     {
       "name": "stream_close_grace_ms",
@@ -2523,6 +2548,14 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
     },
     {
+      "id": "payload-receipts-empty",
+      "scope": "receipts",
+      "where": "LifecycleReceipt.payload_receipts (and capability_degradations) of every receipt this host synthesizes (invoke, session, hook --receipts, ReceiptEmitter)",
+      "reference": "fills payload_receipts from its placement negotiation: a chosen placement's outcome follows the receipt's status (failed, skipped, degraded or delivered), and each request payload_ref without an envelope is echoed as a receipt_only/skipped payload receipt with its digest and size",
+      "ours": "leaves payload_receipts and capability_degradations empty (omitted)",
+      "reason": "This host performs no placement or capability negotiation, so it has no placement outcome to report; echoing the request's payload_refs would claim a decision nobody made. A client that needs placement receipts runs behind a host that negotiates."
+    },
+    {
       "id": "continuation-help",
       "scope": "continuation",
       "where": "`continuation --help`, `continuation <command> --help`",
@@ -2611,51 +2644,59 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reason": "A planted file must never hang a command or, in a stream session, the host's worker threads."
     },
     {
+      "id": "continuation-symlink-refused",
+      "scope": "continuation",
+      "where": "put, get, list, drop and drop-thread of a thread directory or entry that is a symbolic link",
+      "reference": "follows a linked thread directory (a put lands where the link points) and a linked entry",
+      "ours": "refuses either: storage_failure naming the link (list: an io_error diagnostic for a linked entry); the root may be a link",
+      "reason": "A command must never write or remove files outside the store; drop-thread already refused a linked thread, now every command agrees."
+    },
+    {
       "id": "hook-command-events",
       "scope": "hook_command",
       "where": "every served hook event (spec/tables/harness-hook-inputs.json)",
-      "reference": "host-hook delivers only frame.opening (before-prompt-build) and the compaction events; SessionStart, Stop and SessionEnd deliver nothing to the client",
-      "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended, SessionEnd session.ending then session.ended",
-      "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client needs session and frame ends, not only prompts."
+      "reference": "host-hook delivers one event per hook: SessionStart session.started, UserPromptSubmit frame.opening, PreCompact context.pressure_observed, PostCompact context.compacted, Stop frame.ended (Codex: skipped when stop_hook_active); SessionEnd delivers nothing",
+      "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended (also after a continuation), SessionEnd session.ending then session.ended",
+      "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client that answers frame.ending can still act before the frame closes, and needs the session's end."
     },
     {
       "id": "hook-command-output",
       "scope": "hook_command",
       "where": "the printed output",
-      "reference": "prints {} except a Codex PostCompact side-channel context",
+      "reference": "prints {} except a Codex PostCompact side-channel context, and at Stop a block with a fixed neutral prompt when the client answers failed with operator_required; a client's own block directive or context is never rendered",
       "ours": "renders the answer of the hook event's renders event (context payloads, a block directive) through the hook renderer; an empty context slot is left out, so an answer without payloads or directive prints {}",
       "reason": "The output is how a client's answer reaches the harness; the reference's broker serves one client that never answers with context."
+    },
+    {
+      "id": "hook-command-prompt-synchronous",
+      "scope": "hook_command",
+      "where": "UserPromptSubmit (the reference's before-prompt-build)",
+      "reference": "dispatches frame.opening fire-and-forget (the client runs on detached, its answer is never read) and prints {} at once",
+      "ours": "delivers frame.opening and waits for the answer (bounded by --timeout-ms), so its context and a block directive reach the harness",
+      "reason": "A prompt hook exists to let the client add context or refuse the prompt; an answer nobody reads can do neither."
     },
     {
       "id": "hook-command-client-failure",
       "scope": "hook_command",
       "where": "a failed delivery or an answer with status failed",
-      "reference": "exits 1 with the error on stderr (status skipped is a failure too, for the prompt event)",
-      "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure; closed: the event's blocking form, or the open output saying it has none. Status skipped is an answer like any other",
+      "reference": "a transport failure (spawn, non-zero exit, unparseable answer) exits 1 with the error on stderr; an answer with status failed is named on stderr and the output is {} with exit 0 (the prompt's answer is never read)",
+      "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure, whatever failed; closed: the event's blocking form, or the open output saying it has none",
       "reason": "A non-zero exit is a hook error the user may not see and the context is lost without a word; the choice between continuing and blocking belongs to the user."
-    },
-    {
-      "id": "hook-command-usage-exit",
-      "scope": "hook_command",
-      "where": "a bad command line",
-      "reference": "exits 2",
-      "ours": "exits 1",
-      "reason": "Claude Code reads exit 2 as \"block\": a typo in a hook command must not block every prompt."
     },
     {
       "id": "hook-command-prompt-bound",
       "scope": "hook_command",
       "where": "a prompt over 64 KiB (and custom_instructions, last_assistant_message)",
-      "reference": "refuses the prompt (exit 1)",
-      "ours": "cuts the text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
-      "reason": "A long pasted prompt must not make the hook fail; the client learns the text was cut."
+      "reference": "skips the prompt capture (nothing delivered, {}, exit 0); cuts last_assistant_message to 64 KiB at a UTF-8 boundary without saying so",
+      "ours": "cuts each bounded text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
+      "reason": "A long pasted prompt must not make the frame go unreported; the client learns the text was cut."
     },
     {
       "id": "hook-command-metadata",
       "scope": "hook_command",
       "where": "CallbackRequest metadata",
-      "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true",
-      "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag)",
+      "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true; Stop: hook_event_name, source_hook, transcript_path, last_assistant_message, turn_id, stop_hook_active; SessionStart: hook_event_name, source",
+      "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag); the names of input members the schema does not list in unknown_input_members",
       "reason": "One table maps every event; the extra members are what the harness said."
     },
     {
@@ -2663,24 +2704,16 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "scope": "hook_command",
       "where": "the harness input",
       "reference": "any JSON object (blank stdin is {}); only session_id is required, where a state file needs it",
-      "ours": "one JSON document valid against the closed input schema of the (harness, hook event), whose hook_event_name equals --event; exit 1 otherwise",
-      "reason": "A hook registered under the wrong event, or a harness that changed its input, is caught at the first call instead of producing wrong events."
+      "ours": "one JSON document whose listed members match the input schema of the (harness, hook event) and whose hook_event_name equals --event, exit 1 otherwise; members the schema does not list are accepted and named in metadata.unknown_input_members",
+      "reason": "A hook registered under the wrong event, or a harness that changed a member's type, is caught at the first call instead of producing wrong events; a harness that adds members keeps working and the client sees what was added."
     },
     {
       "id": "hook-command-state",
       "scope": "hook_command",
       "where": "--state-dir",
-      "reference": "records the host-context compaction status of its client",
-      "ours": "keeps the open frame id and the Stop continuation count per harness session",
+      "reference": "records the host-context compaction status and, after each client callback, host-callback-status.json (delivered, dispatched or failed) for lifeloop status",
+      "ours": "keeps the open frame id and the Stop continuation count per harness session; no delivery record (--receipts appends a receipt per delivery instead)",
       "reason": "The state serves this command's own guarantees (a Claude Code Stop ends the frame its prompt opened; bounded continuations)."
-    },
-    {
-      "id": "hook-command-client-arguments",
-      "scope": "hook_command",
-      "where": "how the client is started",
-      "reference": "runs --client-cmd with the words lifeloop client --path DIR [--profile P]",
-      "ours": "runs --program with exactly the --arg words, in order",
-      "reason": "Any program can be the client."
     },
     {
       "id": "hook-command-empty-prompt",
@@ -2798,6 +2831,10 @@ export const RULES_TABLE = {
           "field": "payload_kind"
         },
         {
+          "type": "PayloadRef",
+          "field": "content_digest"
+        },
+        {
           "type": "PayloadEnvelope",
           "field": "payload_id"
         },
@@ -2822,6 +2859,10 @@ export const RULES_TABLE = {
           "field": "idempotency_key"
         },
         {
+          "type": "PayloadEnvelope",
+          "field": "content_digest"
+        },
+        {
           "type": "CallbackResponse",
           "field": "receipt_refs",
           "each": true
@@ -2831,12 +2872,20 @@ export const RULES_TABLE = {
           "field": "code"
         },
         {
+          "type": "Warning",
+          "field": "message"
+        },
+        {
           "type": "PayloadReceipt",
           "field": "payload_id"
         },
         {
           "type": "PayloadReceipt",
           "field": "payload_kind"
+        },
+        {
+          "type": "PayloadReceipt",
+          "field": "content_digest"
         },
         {
           "type": "CapabilityDegradation",
@@ -2865,6 +2914,18 @@ export const RULES_TABLE = {
         {
           "type": "LifecycleReceipt",
           "field": "idempotency_key"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "harness_session_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "harness_run_id"
+        },
+        {
+          "type": "LifecycleReceipt",
+          "field": "harness_task_id"
         },
         {
           "type": "LifecycleReceipt",
@@ -3015,6 +3076,25 @@ export const RULES_TABLE = {
         }
       },
       "message": "event `{when_value}` is notification-only and must not carry idempotency_key"
+    },
+    {
+      "id": "receipt-not-own-parent",
+      "summary": "A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.",
+      "reference": "ValidationError::InvalidReceipt",
+      "reference_messages": [
+        "parent_receipt_id must not equal receipt_id"
+      ],
+      "check": "fields_differ",
+      "targets": [
+        {
+          "type": "LifecycleReceipt",
+          "fields": [
+            "receipt_id",
+            "parent_receipt_id"
+          ]
+        }
+      ],
+      "message": "parent_receipt_id equals receipt_id: a receipt is not its own parent"
     },
     {
       "id": "receipt-not-for-receipt-emitted",
@@ -4192,23 +4272,28 @@ export const TRANSPORT_MODES_TABLE = {
       "framing": "one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names",
       "deadline": "required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms",
       "implementation": "runtime/stream/invoker.ts",
-      "reference_status": "The reference (lifeloop-cli 0.5.0) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope)."
+      "reference_status": "The reference (lifeloop-cli 0.9.0, as 0.5.0 before it) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope)."
     }
   ]
 } as const;
 
 /** spec/wire-version.json as written (minus `$schema`); its type is WireVersionFile in ./tables.ts. */
 export const WIRE_VERSION_TABLE = {
-  "current": "lifeloop.v0.3",
+  "current": "lifeloop.v0.4",
   "reference": {
     "crate": "lifeloop-cli",
-    "version": "0.5.0"
+    "version": "0.9.0"
   },
   "retired": [
     {
       "version": "lifeloop.v0.2",
       "superseded_by": "lifeloop.v0.3",
       "tombstone": "spec/tombstones/lifeloop.v0.2.md"
+    },
+    {
+      "version": "lifeloop.v0.3",
+      "superseded_by": "lifeloop.v0.4",
+      "tombstone": "spec/tombstones/lifeloop.v0.3.md"
     }
   ]
 } as const;
@@ -4438,6 +4523,7 @@ export const LIMITS = {
   "max_frame_bytes": 16842752,
   "max_frame_values": 131076,
   "max_client_requests_in_flight": 64,
+  "client_handler_concurrency": 64,
   "stream_close_grace_ms": 2000,
   "stream_term_grace_ms": 1000,
   "stream_client_exit_ms": 1000,
@@ -4496,7 +4582,7 @@ export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];
 /** One executable rule step (see codegen/model/model.ts RuleStep and spec/README.md, "Rules"). */
 export interface RuleStep {
   readonly rule: string;
-  readonly check: "equals_wire_version" | "non_empty_string" | "forbidden_when" | "required_when" | "exactly_one_present" | "utf8_byte_length_equals" | "non_empty_array" | "forbidden_value";
+  readonly check: "equals_wire_version" | "non_empty_string" | "forbidden_when" | "required_when" | "exactly_one_present" | "utf8_byte_length_equals" | "non_empty_array" | "fields_differ" | "forbidden_value";
   /** Pointer pattern of the inspected object; `*` matches any array index. */
   readonly at: string;
   readonly field?: string;
@@ -4585,6 +4671,14 @@ export const RULES = [
     ]
   },
   {
+    "id": "receipt-not-own-parent",
+    "summary": "A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.",
+    "check": "fields_differ",
+    "reference_messages": [
+      "parent_receipt_id must not equal receipt_id"
+    ]
+  },
+  {
     "id": "receipt-not-for-receipt-emitted",
     "summary": "No receipt is made for a notification-only event (receipt.emitted).",
     "check": "forbidden_value",
@@ -4627,7 +4721,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4722,6 +4816,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "message": "empty string in identifier field `{field}`"
     },
     {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/payload_refs/*",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
       "rule": "frame-context-top-level-no-parent",
       "check": "forbidden_when",
       "at": "/frame_context",
@@ -4787,7 +4888,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4795,7 +4896,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "/client_payloads/*",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4843,6 +4944,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
     {
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
+      "at": "/client_payloads/*",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
       "at": "",
       "field": "receipt_refs",
       "each": true,
@@ -4853,6 +4961,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/warnings/*",
       "field": "code",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/warnings/*",
+      "field": "message",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -4938,7 +5053,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4946,7 +5061,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "/request",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -4954,7 +5069,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "/payloads/*",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -5051,6 +5166,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
     {
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
+      "at": "/request/payload_refs/*",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
       "at": "/payloads/*",
       "field": "payload_id",
       "message": "empty string in identifier field `{field}`"
@@ -5088,6 +5210,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/payloads/*",
       "field": "idempotency_key",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/payloads/*",
+      "field": "content_digest",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -5225,7 +5354,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -5233,6 +5362,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/warnings/*",
       "field": "code",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/warnings/*",
+      "field": "message",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -5247,6 +5383,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "/payload_receipts/*",
       "field": "payload_kind",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "/payload_receipts/*",
+      "field": "content_digest",
       "message": "empty string in identifier field `{field}`"
     },
     {
@@ -5302,8 +5445,39 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "rule": "non-empty-identifier",
       "check": "non_empty_string",
       "at": "",
+      "field": "harness_session_id",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "harness_run_id",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "harness_task_id",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
       "field": "parent_receipt_id",
       "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "receipt-not-own-parent",
+      "check": "fields_differ",
+      "at": "",
+      "fields": [
+        "receipt_id",
+        "parent_receipt_id"
+      ],
+      "message": "parent_receipt_id equals receipt_id: a receipt is not its own parent"
     },
     {
       "rule": "receipt-not-for-receipt-emitted",
@@ -5364,7 +5538,7 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "equals_wire_version",
       "at": "",
       "field": "schema_version",
-      "expected": "lifeloop.v0.3",
+      "expected": "lifeloop.v0.4",
       "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
     },
     {
@@ -5410,6 +5584,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "message": "empty string in identifier field `{field}`"
     },
     {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
       "rule": "payload-body-exactly-one",
       "check": "exactly_one_present",
       "at": "",
@@ -5449,6 +5630,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "at": "",
       "field": "payload_kind",
       "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
     }
   ],
   "PayloadRef": [
@@ -5465,6 +5653,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "at": "",
       "field": "payload_kind",
       "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "content_digest",
+      "message": "empty string in identifier field `{field}`"
     }
   ],
   "Warning": [
@@ -5473,6 +5668,13 @@ export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep
       "check": "non_empty_string",
       "at": "",
       "field": "code",
+      "message": "empty string in identifier field `{field}`"
+    },
+    {
+      "rule": "non-empty-identifier",
+      "check": "non_empty_string",
+      "at": "",
+      "field": "message",
       "message": "empty string in identifier field `{field}`"
     }
   ]
@@ -5553,13 +5755,22 @@ export type HookRenderWarningCode = (typeof HARNESS_HOOK_MAPPING)["warnings"][nu
 /** spec/tables/harness-hook-inputs.json: what `lifeloop-callback hook` does with each harness hook input (spec/hook-command.md). */
 export const HARNESS_HOOK_INPUTS = HARNESS_HOOK_INPUTS_TABLE;
 
-/** Schemas under schemas/hooks/: each harness hook output (with its adapter and hook event) and the render request. */
+/** Schemas under schemas/hooks/: each harness hook output and input (with its adapter and hook event; an input with the members it lists) and the render request. */
 export const HOOK_SCHEMAS = [
   {
     "name": "ClaudePreCompactInput",
     "role": "input",
     "adapter": "claude",
-    "hook_event": "PreCompact"
+    "hook_event": "PreCompact",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "permission_mode",
+      "trigger",
+      "custom_instructions"
+    ]
   },
   {
     "name": "ClaudePreCompactOutput",
@@ -5571,7 +5782,15 @@ export const HOOK_SCHEMAS = [
     "name": "ClaudeSessionEndInput",
     "role": "input",
     "adapter": "claude",
-    "hook_event": "SessionEnd"
+    "hook_event": "SessionEnd",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "permission_mode",
+      "reason"
+    ]
   },
   {
     "name": "ClaudeSessionEndOutput",
@@ -5583,7 +5802,15 @@ export const HOOK_SCHEMAS = [
     "name": "ClaudeSessionStartInput",
     "role": "input",
     "adapter": "claude",
-    "hook_event": "SessionStart"
+    "hook_event": "SessionStart",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "permission_mode",
+      "source"
+    ]
   },
   {
     "name": "ClaudeSessionStartOutput",
@@ -5595,7 +5822,15 @@ export const HOOK_SCHEMAS = [
     "name": "ClaudeStopInput",
     "role": "input",
     "adapter": "claude",
-    "hook_event": "Stop"
+    "hook_event": "Stop",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "permission_mode",
+      "stop_hook_active"
+    ]
   },
   {
     "name": "ClaudeStopOutput",
@@ -5607,7 +5842,15 @@ export const HOOK_SCHEMAS = [
     "name": "ClaudeUserPromptSubmitInput",
     "role": "input",
     "adapter": "claude",
-    "hook_event": "UserPromptSubmit"
+    "hook_event": "UserPromptSubmit",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "permission_mode",
+      "prompt"
+    ]
   },
   {
     "name": "ClaudeUserPromptSubmitOutput",
@@ -5619,7 +5862,16 @@ export const HOOK_SCHEMAS = [
     "name": "CodexPostCompactInput",
     "role": "input",
     "adapter": "codex",
-    "hook_event": "PostCompact"
+    "hook_event": "PostCompact",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "model",
+      "turn_id",
+      "trigger"
+    ]
   },
   {
     "name": "CodexPostCompactOutput",
@@ -5631,7 +5883,16 @@ export const HOOK_SCHEMAS = [
     "name": "CodexPreCompactInput",
     "role": "input",
     "adapter": "codex",
-    "hook_event": "PreCompact"
+    "hook_event": "PreCompact",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "model",
+      "turn_id",
+      "trigger"
+    ]
   },
   {
     "name": "CodexPreCompactOutput",
@@ -5643,7 +5904,16 @@ export const HOOK_SCHEMAS = [
     "name": "CodexSessionStartInput",
     "role": "input",
     "adapter": "codex",
-    "hook_event": "SessionStart"
+    "hook_event": "SessionStart",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "model",
+      "permission_mode",
+      "source"
+    ]
   },
   {
     "name": "CodexSessionStartOutput",
@@ -5655,7 +5925,18 @@ export const HOOK_SCHEMAS = [
     "name": "CodexStopInput",
     "role": "input",
     "adapter": "codex",
-    "hook_event": "Stop"
+    "hook_event": "Stop",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "model",
+      "permission_mode",
+      "turn_id",
+      "stop_hook_active",
+      "last_assistant_message"
+    ]
   },
   {
     "name": "CodexStopOutput",
@@ -5667,7 +5948,17 @@ export const HOOK_SCHEMAS = [
     "name": "CodexUserPromptSubmitInput",
     "role": "input",
     "adapter": "codex",
-    "hook_event": "UserPromptSubmit"
+    "hook_event": "UserPromptSubmit",
+    "members": [
+      "hook_event_name",
+      "session_id",
+      "transcript_path",
+      "cwd",
+      "model",
+      "permission_mode",
+      "turn_id",
+      "prompt"
+    ]
   },
   {
     "name": "CodexUserPromptSubmitOutput",

@@ -29,6 +29,16 @@ export interface ClientInitiatedCommandsRegistry {
     spec: string;
     purpose: string;
     /**
+     * protocol: a group of CALLBACK-001's client-initiated command registry, implemented by the reference too; extension: this toolkit's own group, which the reference does not ship (extension_reason says why it is kept).
+     */
+    origin: "protocol" | "extension";
+    /**
+     * Why the group is this toolkit's extension and what that means for a client (required when origin is extension).
+     */
+    extension_reason?: string;
+    /**
+     * The command words: the program (the default the SDK helpers spawn, see cli_program_environment) and the group word.
+     *
      * @minItems 2
      */
     cli: string[];
@@ -306,6 +316,10 @@ export interface HarnessHookInputsTable {
    */
   metadata_text_max_bytes: number;
   /**
+   * At most this many names of input members outside the input schema are passed on in metadata.unknown_input_members (in input order); when there are more, metadata.truncated_fields names unknown_input_members.
+   */
+  max_unknown_input_members: number;
+  /**
    * At most this many consecutive Stop continuations (a rendered block at Stop) per harness session; a further block is not rendered.
    */
   max_stop_continuations: number;
@@ -334,7 +348,7 @@ export interface HarnessHookInputsTable {
      */
     config_timeout: boolean;
     /**
-     * rejected: the input schemas are closed; tolerated: members outside the schema are allowed (and not passed on).
+     * rejected: the input schemas are closed; tolerated: members outside the schema are allowed, and their names (not their values, at most max_unknown_input_members of them) are passed on in metadata.unknown_input_members.
      */
     unknown_input_fields: "rejected" | "tolerated";
     unknown_input_fields_fact: string;
@@ -441,7 +455,7 @@ export interface HarnessHookMappingTable {
        * What the reference renderer puts in a context slot here; differs from context_placements only with a reference_difference.
        */
       reference_context_placements: string[];
-      block: "block_prompt" | "request_continuation" | "ignored";
+      block: "block_prompt" | "request_continuation" | "ignored" | "refused";
       /**
        * Id of a spec/tables/reference-differences.json entry (scope rendering) that concerns this hook event, or null.
        */
@@ -473,7 +487,7 @@ export interface HarnessHookMappingTable {
    */
   white_space: [number, number][];
   block_effects: {
-    block: "block_prompt" | "request_continuation" | "ignored";
+    block: "block_prompt" | "request_continuation" | "ignored" | "refused";
     renders: string;
     meaning: string;
   }[];
@@ -582,9 +596,9 @@ export interface ReferenceDifferencesTable {
   differences: {
     id: string;
     /**
-     * validation: judging wire documents (needs match); rendering: harness hook output (no match); hook_command: lifeloop-callback hook against the reference's host-hook (no match); continuation: the continuation store and its CLI (no match).
+     * validation: judging wire documents (needs match); rendering: harness hook output (no match); hook_command: lifeloop-callback hook against the reference's host-hook (no match); continuation: the continuation store and its CLI (no match); receipts: the receipts this host synthesizes against the reference's (no match).
      */
-    scope: "validation" | "rendering" | "hook_command" | "continuation";
+    scope: "validation" | "rendering" | "hook_command" | "continuation" | "receipts";
     /**
      * When a document we reject is accepted by the reference, the disagreement is deliberate if our primary issue matches one of these patterns.
      *
@@ -635,7 +649,8 @@ export interface RulesTable {
       | "forbidden_value"
       | "exactly_one_present"
       | "utf8_byte_length_equals"
-      | "non_empty_array";
+      | "non_empty_array"
+      | "fields_differ";
     /**
      * @minItems 1
      */

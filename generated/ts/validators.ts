@@ -3052,7 +3052,7 @@ return errors === 0;
 validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateClaudePreCompactInput = validate38;
-const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-input.schema.json","title":"ClaudePreCompactInput","description":"What Claude Code writes on a `PreCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"PreCompact"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"trigger":{"description":"manual (/compact) or auto (context window full).","type":"string","enum":["manual","auto"]},"custom_instructions":{"description":"What the user passed to /compact; empty for auto.","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","trigger","custom_instructions"]};
+const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-input.schema.json","title":"ClaudePreCompactInput","description":"What Claude Code writes on a `PreCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"PreCompact"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"trigger":{"description":"manual (/compact) or auto (context window full).","type":"string","enum":["manual","auto"]},"custom_instructions":{"description":"What the user passed to /compact; empty for auto.","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","trigger","custom_instructions"]};
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-input.schema.json" */;
@@ -3277,7 +3277,7 @@ return errors === 0;
 validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateClaudeSessionEndInput = validate40;
-const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-end-input.schema.json","title":"ClaudeSessionEndInput","description":"What Claude Code writes on a `SessionEnd` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"SessionEnd"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"reason":{"description":"Why the session ended (e.g. clear, logout, prompt_input_exit, other); a string, since Claude Code adds reasons.","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","reason"]};
+const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-end-input.schema.json","title":"ClaudeSessionEndInput","description":"What Claude Code writes on a `SessionEnd` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"SessionEnd"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"reason":{"description":"Why the session ended (e.g. clear, logout, prompt_input_exit, other); a string, since Claude Code adds reasons.","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","reason"]};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-end-input.schema.json" */;
@@ -3484,7 +3484,7 @@ return errors === 0;
 validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateClaudeSessionStartInput = validate42;
-const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-start-input.schema.json","title":"ClaudeSessionStartInput","description":"What Claude Code writes on a `SessionStart` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"SessionStart"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"source":{"description":"Why the session starts.","type":"string","enum":["startup","resume","clear","compact"]}},"required":["hook_event_name","session_id","transcript_path","cwd","source"]};
+const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-start-input.schema.json","title":"ClaudeSessionStartInput","description":"What Claude Code writes on a `SessionStart` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"SessionStart"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"source":{"description":"Why the session starts.","type":"string","enum":["startup","resume","clear","compact"]}},"required":["hook_event_name","session_id","transcript_path","cwd","source"]};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-start-input.schema.json" */;
@@ -3769,7 +3769,7 @@ return errors === 0;
 validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateClaudeStopInput = validate44;
-const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-stop-input.schema.json","title":"ClaudeStopInput","description":"What Claude Code writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"Stop"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"stop_hook_active":{"description":"True when Claude Code is already continuing because a Stop hook blocked.","type":"boolean"}},"required":["hook_event_name","session_id","transcript_path","cwd","stop_hook_active"]};
+const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-stop-input.schema.json","title":"ClaudeStopInput","description":"What Claude Code writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"Stop"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"stop_hook_active":{"description":"True when Claude Code is already continuing because a Stop hook blocked.","type":"boolean"}},"required":["hook_event_name","session_id","transcript_path","cwd","stop_hook_active"]};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-stop-input.schema.json" */;
@@ -4042,7 +4042,7 @@ return errors === 0;
 validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateClaudeUserPromptSubmitInput = validate46;
-const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-input.schema.json","title":"ClaudeUserPromptSubmitInput","description":"What Claude Code writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are tolerated because Claude Code adds input fields between versions (they are not passed to the client).","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"UserPromptSubmit"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"prompt":{"description":"The prompt the user submitted (passed to the client bounded: metadata.prompt).","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","prompt"]};
+const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-input.schema.json","title":"ClaudeUserPromptSubmitInput","description":"What Claude Code writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"UserPromptSubmit"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"prompt":{"description":"The prompt the user submitted (passed to the client bounded: metadata.prompt).","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","prompt"]};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-input.schema.json" */;
@@ -4387,7 +4387,7 @@ return errors === 0;
 validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateCodexPostCompactInput = validate48;
-const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-input.schema.json","title":"CodexPostCompactInput","description":"What Codex writes on a `PostCompact` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"PostCompact"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"trigger":{"description":"manual or auto.","type":"string","enum":["manual","auto"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","turn_id","trigger"],"additionalProperties":false};
+const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-input.schema.json","title":"CodexPostCompactInput","description":"What Codex writes on a `PostCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"PostCompact"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"trigger":{"description":"manual or auto.","type":"string","enum":["manual","auto"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","turn_id","trigger"]};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-input.schema.json" */;
@@ -4408,18 +4408,9 @@ validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",pa
 return false;
 }
 else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((((key0 === "hook_event_name") || (key0 === "session_id")) || (key0 === "transcript_path")) || (key0 === "cwd")) || (key0 === "model")) || (key0 === "turn_id")) || (key0 === "trigger"))){
-validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
 if(data.hook_event_name !== undefined){
 let data0 = data.hook_event_name;
-const _errs2 = errors;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 validate48.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
@@ -4428,19 +4419,19 @@ if("PostCompact" !== data0){
 validate48.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "PostCompact"},message:"must be equal to constant"}];
 return false;
 }
-var valid0 = _errs2 === errors;
+var valid0 = _errs1 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.session_id !== undefined){
-const _errs4 = errors;
+const _errs3 = errors;
 if(typeof data.session_id !== "string"){
 validate48.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
@@ -4448,48 +4439,48 @@ var valid0 = true;
 if(valid0){
 if(data.transcript_path !== undefined){
 let data2 = data.transcript_path;
-const _errs6 = errors;
+const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
 validate48.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema73.properties.transcript_path.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.cwd !== undefined){
-const _errs8 = errors;
+const _errs7 = errors;
 if(typeof data.cwd !== "string"){
 validate48.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.model !== undefined){
-const _errs10 = errors;
+const _errs9 = errors;
 if(typeof data.model !== "string"){
 validate48.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.turn_id !== undefined){
-const _errs12 = errors;
+const _errs11 = errors;
 if(typeof data.turn_id !== "string"){
 validate48.errors = [{instancePath:instancePath+"/turn_id",schemaPath:"#/properties/turn_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
@@ -4497,7 +4488,7 @@ var valid0 = true;
 if(valid0){
 if(data.trigger !== undefined){
 let data6 = data.trigger;
-const _errs14 = errors;
+const _errs13 = errors;
 if(typeof data6 !== "string"){
 validate48.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
@@ -4506,11 +4497,10 @@ if(!((data6 === "manual") || (data6 === "auto"))){
 validate48.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema73.properties.trigger.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs13 === errors;
 }
 else {
 var valid0 = true;
-}
 }
 }
 }
@@ -4528,7 +4518,7 @@ return false;
 validate48.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"model":true,"turn_id":true,"trigger":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCodexPostCompactOutput = validate49;
 const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-output.schema.json","title":"CodexPostCompactOutput","description":"The JSON a Codex `PostCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
@@ -4623,7 +4613,7 @@ return errors === 0;
 validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateCodexPreCompactInput = validate50;
-const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-input.schema.json","title":"CodexPreCompactInput","description":"What Codex writes on a `PreCompact` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"PreCompact"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"trigger":{"description":"manual or auto.","type":"string","enum":["manual","auto"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","turn_id","trigger"],"additionalProperties":false};
+const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-input.schema.json","title":"CodexPreCompactInput","description":"What Codex writes on a `PreCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"PreCompact"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"trigger":{"description":"manual or auto.","type":"string","enum":["manual","auto"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","turn_id","trigger"]};
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-input.schema.json" */;
@@ -4644,18 +4634,9 @@ validate50.errors = [{instancePath,schemaPath:"#/required",keyword:"required",pa
 return false;
 }
 else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((((key0 === "hook_event_name") || (key0 === "session_id")) || (key0 === "transcript_path")) || (key0 === "cwd")) || (key0 === "model")) || (key0 === "turn_id")) || (key0 === "trigger"))){
-validate50.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
 if(data.hook_event_name !== undefined){
 let data0 = data.hook_event_name;
-const _errs2 = errors;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 validate50.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
@@ -4664,19 +4645,19 @@ if("PreCompact" !== data0){
 validate50.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "PreCompact"},message:"must be equal to constant"}];
 return false;
 }
-var valid0 = _errs2 === errors;
+var valid0 = _errs1 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.session_id !== undefined){
-const _errs4 = errors;
+const _errs3 = errors;
 if(typeof data.session_id !== "string"){
 validate50.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
@@ -4684,48 +4665,48 @@ var valid0 = true;
 if(valid0){
 if(data.transcript_path !== undefined){
 let data2 = data.transcript_path;
-const _errs6 = errors;
+const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
 validate50.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema75.properties.transcript_path.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.cwd !== undefined){
-const _errs8 = errors;
+const _errs7 = errors;
 if(typeof data.cwd !== "string"){
 validate50.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.model !== undefined){
-const _errs10 = errors;
+const _errs9 = errors;
 if(typeof data.model !== "string"){
 validate50.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.turn_id !== undefined){
-const _errs12 = errors;
+const _errs11 = errors;
 if(typeof data.turn_id !== "string"){
 validate50.errors = [{instancePath:instancePath+"/turn_id",schemaPath:"#/properties/turn_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
@@ -4733,7 +4714,7 @@ var valid0 = true;
 if(valid0){
 if(data.trigger !== undefined){
 let data6 = data.trigger;
-const _errs14 = errors;
+const _errs13 = errors;
 if(typeof data6 !== "string"){
 validate50.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
@@ -4742,11 +4723,10 @@ if(!((data6 === "manual") || (data6 === "auto"))){
 validate50.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema75.properties.trigger.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs13 === errors;
 }
 else {
 var valid0 = true;
-}
 }
 }
 }
@@ -4764,7 +4744,7 @@ return false;
 validate50.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"model":true,"turn_id":true,"trigger":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCodexPreCompactOutput = validate51;
 const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-output.schema.json","title":"CodexPreCompactOutput","description":"The JSON a Codex `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
@@ -4859,7 +4839,7 @@ return errors === 0;
 validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateCodexSessionStartInput = validate52;
-const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-session-start-input.schema.json","title":"CodexSessionStartInput","description":"What Codex writes on a `SessionStart` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"SessionStart"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"permission_mode":{"description":"Codex's permission mode (its own input schema's enum).","type":"string","enum":["default","acceptEdits","plan","dontAsk","bypassPermissions"]},"source":{"description":"Why the session starts.","type":"string","enum":["startup","resume","clear"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","permission_mode","source"],"additionalProperties":false};
+const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-session-start-input.schema.json","title":"CodexSessionStartInput","description":"What Codex writes on a `SessionStart` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"SessionStart"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"permission_mode":{"description":"Codex's permission mode (its own input schema's enum).","type":"string","enum":["default","acceptEdits","plan","dontAsk","bypassPermissions"]},"source":{"description":"Why the session starts.","type":"string","enum":["startup","resume","clear"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","permission_mode","source"]};
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-session-start-input.schema.json" */;
@@ -4880,18 +4860,9 @@ validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",pa
 return false;
 }
 else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((((key0 === "hook_event_name") || (key0 === "session_id")) || (key0 === "transcript_path")) || (key0 === "cwd")) || (key0 === "model")) || (key0 === "permission_mode")) || (key0 === "source"))){
-validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
 if(data.hook_event_name !== undefined){
 let data0 = data.hook_event_name;
-const _errs2 = errors;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 validate52.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
@@ -4900,19 +4871,19 @@ if("SessionStart" !== data0){
 validate52.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
 return false;
 }
-var valid0 = _errs2 === errors;
+var valid0 = _errs1 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.session_id !== undefined){
-const _errs4 = errors;
+const _errs3 = errors;
 if(typeof data.session_id !== "string"){
 validate52.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
@@ -4920,36 +4891,36 @@ var valid0 = true;
 if(valid0){
 if(data.transcript_path !== undefined){
 let data2 = data.transcript_path;
-const _errs6 = errors;
+const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
 validate52.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema77.properties.transcript_path.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.cwd !== undefined){
-const _errs8 = errors;
+const _errs7 = errors;
 if(typeof data.cwd !== "string"){
 validate52.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.model !== undefined){
-const _errs10 = errors;
+const _errs9 = errors;
 if(typeof data.model !== "string"){
 validate52.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
@@ -4957,7 +4928,7 @@ var valid0 = true;
 if(valid0){
 if(data.permission_mode !== undefined){
 let data5 = data.permission_mode;
-const _errs12 = errors;
+const _errs11 = errors;
 if(typeof data5 !== "string"){
 validate52.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
@@ -4966,7 +4937,7 @@ if(!(((((data5 === "default") || (data5 === "acceptEdits")) || (data5 === "plan"
 validate52.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/enum",keyword:"enum",params:{allowedValues: schema77.properties.permission_mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
@@ -4974,7 +4945,7 @@ var valid0 = true;
 if(valid0){
 if(data.source !== undefined){
 let data6 = data.source;
-const _errs14 = errors;
+const _errs13 = errors;
 if(typeof data6 !== "string"){
 validate52.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
@@ -4983,11 +4954,10 @@ if(!(((data6 === "startup") || (data6 === "resume")) || (data6 === "clear"))){
 validate52.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema77.properties.source.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs13 === errors;
 }
 else {
 var valid0 = true;
-}
 }
 }
 }
@@ -5005,7 +4975,7 @@ return false;
 validate52.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"model":true,"permission_mode":true,"source":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCodexSessionStartOutput = validate53;
 const schema78 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-session-start-output.schema.json","title":"CodexSessionStartOutput","description":"The JSON a Codex `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"hookSpecificOutput":{"title":"CodexSessionStartHookSpecificOutput","description":"The SessionStart-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `SessionStart`.","type":"string","const":"SessionStart"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"additionalProperties":false};
@@ -5173,7 +5143,7 @@ return errors === 0;
 validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateCodexStopInput = validate54;
-const schema79 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-stop-input.schema.json","title":"CodexStopInput","description":"What Codex writes on a `Stop` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"Stop"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"permission_mode":{"description":"Codex's permission mode (its own input schema's enum).","type":"string","enum":["default","acceptEdits","plan","dontAsk","bypassPermissions"]},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"stop_hook_active":{"description":"True when this Stop follows a continuation that a Stop hook requested (decision block).","type":"boolean"},"last_assistant_message":{"description":"The model's last message of the turn, or null (passed bounded: metadata.last_assistant_message).","type":["string","null"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","permission_mode","turn_id","stop_hook_active","last_assistant_message"],"additionalProperties":false};
+const schema79 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-stop-input.schema.json","title":"CodexStopInput","description":"What Codex writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"Stop"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"permission_mode":{"description":"Codex's permission mode (its own input schema's enum).","type":"string","enum":["default","acceptEdits","plan","dontAsk","bypassPermissions"]},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"stop_hook_active":{"description":"True when this Stop follows a continuation that a Stop hook requested (decision block).","type":"boolean"},"last_assistant_message":{"description":"The model's last message of the turn, or null (passed bounded: metadata.last_assistant_message).","type":["string","null"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","permission_mode","turn_id","stop_hook_active","last_assistant_message"]};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-stop-input.schema.json" */;
@@ -5194,18 +5164,9 @@ validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",pa
 return false;
 }
 else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func1.call(schema79.properties, key0))){
-validate54.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
 if(data.hook_event_name !== undefined){
 let data0 = data.hook_event_name;
-const _errs2 = errors;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 validate54.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
@@ -5214,19 +5175,19 @@ if("Stop" !== data0){
 validate54.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "Stop"},message:"must be equal to constant"}];
 return false;
 }
-var valid0 = _errs2 === errors;
+var valid0 = _errs1 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.session_id !== undefined){
-const _errs4 = errors;
+const _errs3 = errors;
 if(typeof data.session_id !== "string"){
 validate54.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
@@ -5234,36 +5195,36 @@ var valid0 = true;
 if(valid0){
 if(data.transcript_path !== undefined){
 let data2 = data.transcript_path;
-const _errs6 = errors;
+const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
 validate54.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema79.properties.transcript_path.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.cwd !== undefined){
-const _errs8 = errors;
+const _errs7 = errors;
 if(typeof data.cwd !== "string"){
 validate54.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.model !== undefined){
-const _errs10 = errors;
+const _errs9 = errors;
 if(typeof data.model !== "string"){
 validate54.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
@@ -5271,7 +5232,7 @@ var valid0 = true;
 if(valid0){
 if(data.permission_mode !== undefined){
 let data5 = data.permission_mode;
-const _errs12 = errors;
+const _errs11 = errors;
 if(typeof data5 !== "string"){
 validate54.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
@@ -5280,31 +5241,31 @@ if(!(((((data5 === "default") || (data5 === "acceptEdits")) || (data5 === "plan"
 validate54.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/enum",keyword:"enum",params:{allowedValues: schema79.properties.permission_mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.turn_id !== undefined){
-const _errs14 = errors;
+const _errs13 = errors;
 if(typeof data.turn_id !== "string"){
 validate54.errors = [{instancePath:instancePath+"/turn_id",schemaPath:"#/properties/turn_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs13 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.stop_hook_active !== undefined){
-const _errs16 = errors;
+const _errs15 = errors;
 if(typeof data.stop_hook_active !== "boolean"){
 validate54.errors = [{instancePath:instancePath+"/stop_hook_active",schemaPath:"#/properties/stop_hook_active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid0 = _errs16 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
@@ -5312,16 +5273,15 @@ var valid0 = true;
 if(valid0){
 if(data.last_assistant_message !== undefined){
 let data8 = data.last_assistant_message;
-const _errs18 = errors;
+const _errs17 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
 validate54.errors = [{instancePath:instancePath+"/last_assistant_message",schemaPath:"#/properties/last_assistant_message/type",keyword:"type",params:{type: schema79.properties.last_assistant_message.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs18 === errors;
+var valid0 = _errs17 === errors;
 }
 else {
 var valid0 = true;
-}
 }
 }
 }
@@ -5341,7 +5301,7 @@ return false;
 validate54.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"model":true,"permission_mode":true,"turn_id":true,"stop_hook_active":true,"last_assistant_message":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCodexStopOutput = validate55;
 const schema80 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-stop-output.schema.json","title":"CodexStopOutput","description":"The JSON a Codex `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: a continuation request: Codex runs another model turn with `reason` as its prompt. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
@@ -5501,7 +5461,7 @@ return errors === 0;
 validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateCodexUserPromptSubmitInput = validate56;
-const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-input.schema.json","title":"CodexUserPromptSubmitInput","description":"What Codex writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). Closed, like Codex's own input schema for the event: an unknown member means a Codex this schema was not checked against, and the input is refused.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"UserPromptSubmit"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"permission_mode":{"description":"Codex's permission mode (its own input schema's enum).","type":"string","enum":["default","acceptEdits","plan","dontAsk","bypassPermissions"]},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"prompt":{"description":"The prompt the user submitted (passed to the client bounded: metadata.prompt).","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","model","permission_mode","turn_id","prompt"],"additionalProperties":false};
+const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-input.schema.json","title":"CodexUserPromptSubmitInput","description":"What Codex writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"UserPromptSubmit"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"permission_mode":{"description":"Codex's permission mode (its own input schema's enum).","type":"string","enum":["default","acceptEdits","plan","dontAsk","bypassPermissions"]},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"prompt":{"description":"The prompt the user submitted (passed to the client bounded: metadata.prompt).","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","model","permission_mode","turn_id","prompt"]};
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-input.schema.json" */;
@@ -5522,18 +5482,9 @@ validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",pa
 return false;
 }
 else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((((key0 === "hook_event_name") || (key0 === "session_id")) || (key0 === "transcript_path")) || (key0 === "cwd")) || (key0 === "model")) || (key0 === "permission_mode")) || (key0 === "turn_id")) || (key0 === "prompt"))){
-validate56.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
 if(data.hook_event_name !== undefined){
 let data0 = data.hook_event_name;
-const _errs2 = errors;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 validate56.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
@@ -5542,19 +5493,19 @@ if("UserPromptSubmit" !== data0){
 validate56.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "UserPromptSubmit"},message:"must be equal to constant"}];
 return false;
 }
-var valid0 = _errs2 === errors;
+var valid0 = _errs1 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.session_id !== undefined){
-const _errs4 = errors;
+const _errs3 = errors;
 if(typeof data.session_id !== "string"){
 validate56.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs4 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
@@ -5562,36 +5513,36 @@ var valid0 = true;
 if(valid0){
 if(data.transcript_path !== undefined){
 let data2 = data.transcript_path;
-const _errs6 = errors;
+const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
 validate56.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema81.properties.transcript_path.type},message:"must be string,null"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.cwd !== undefined){
-const _errs8 = errors;
+const _errs7 = errors;
 if(typeof data.cwd !== "string"){
 validate56.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.model !== undefined){
-const _errs10 = errors;
+const _errs9 = errors;
 if(typeof data.model !== "string"){
 validate56.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs10 === errors;
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
@@ -5599,7 +5550,7 @@ var valid0 = true;
 if(valid0){
 if(data.permission_mode !== undefined){
 let data5 = data.permission_mode;
-const _errs12 = errors;
+const _errs11 = errors;
 if(typeof data5 !== "string"){
 validate56.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
@@ -5608,35 +5559,34 @@ if(!(((((data5 === "default") || (data5 === "acceptEdits")) || (data5 === "plan"
 validate56.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/enum",keyword:"enum",params:{allowedValues: schema81.properties.permission_mode.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.turn_id !== undefined){
-const _errs14 = errors;
+const _errs13 = errors;
 if(typeof data.turn_id !== "string"){
 validate56.errors = [{instancePath:instancePath+"/turn_id",schemaPath:"#/properties/turn_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs13 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.prompt !== undefined){
-const _errs16 = errors;
+const _errs15 = errors;
 if(typeof data.prompt !== "string"){
 validate56.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs16 === errors;
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
-}
 }
 }
 }
@@ -5655,7 +5605,7 @@ return false;
 validate56.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"model":true,"permission_mode":true,"turn_id":true,"prompt":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateCodexUserPromptSubmitOutput = validate57;
 const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-output.schema.json","title":"CodexUserPromptSubmitOutput","description":"The JSON a Codex `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: the prompt is not submitted; `reason` is shown. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"},"hookSpecificOutput":{"title":"CodexUserPromptSubmitHookSpecificOutput","description":"The UserPromptSubmit-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `UserPromptSubmit`.","type":"string","const":"UserPromptSubmit"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};

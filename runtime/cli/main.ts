@@ -15,7 +15,7 @@
  * A command's module is imported only when that command runs (or for help), so start-up costs one
  * command's dependencies (test/cli/lazy-commands.test.ts).
  */
-import { readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { CLI_EXIT_CODES, EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { shortHelp, unknownCommandText } from "./help.js";
@@ -154,10 +154,33 @@ function isEntryPoint(): boolean {
 }
 
 /**
- * A reader that went away (EPIPE, e.g. `| head -1`) or a full disk (ENOSPC) ends the command with one
- * line on stderr and exit 3 (an I/O error), instead of an unhandled stream error.
+ * Commands whose exit code is their verdict (valid or not, drift or not, pass or fail): when the
+ * reader of their output goes away they run to the end and keep that code, since a caller such as
+ * `validate ... | head -1` in a script with `pipefail` still asks for the verdict.
+ * Every other command ends quietly with exit 0, as the reference CLI does (spec/README.md, "CLI").
+ */
+export function exitCodeIsVerdict(argv: readonly string[]): boolean {
+  const [name, sub] = argv;
+  if (name === "diff" || name === "validate" || name === "conform") return true;
+  if (name === "conformance") return sub === "run";
+  return name === "generate" && argv.includes("--check");
+}
+
+/** Set once the reader of standard output went away: later output is dropped, never written. */
+let stdoutGone = false;
+
+/**
+ * A reader that went away (EPIPE, e.g. `| head -1`): a verdict command ({@link exitCodeIsVerdict})
+ * goes on and exits with its verdict; any other command exits 0 at once, with nothing on stderr.
+ * A full disk (ENOSPC) or any other write error ends the command with one line on stderr and exit
+ * 3 (an I/O error), instead of an unhandled stream error.
  */
 function exitOnOutputError(error: NodeJS.ErrnoException): void {
+  if (error.code === "EPIPE") {
+    stdoutGone = true;
+    if (exitCodeIsVerdict(process.argv.slice(2))) return;
+    process.exit(EXIT.ok);
+  }
   try {
     process.stderr.write(`lifeloop-callback: cannot write the output: ${error.code ?? error.message}\n`);
   } catch {
@@ -174,32 +197,22 @@ function outputErrorExit(): number {
   return process.argv[2] === "hook" ? EXIT.validation : EXIT.input;
 }
 
-/**
- * True when the CLI was started with standard output closed (`>&-`). Node then reopens fd 1 on
- * /dev/null (read-write), so every write would silently succeed; a redirect to /dev/null by the
- * shell is write-only and is not affected. Linux only (/proc); elsewhere false.
- */
-function stdoutWasClosed(): boolean {
-  try {
-    if (readlinkSync("/proc/self/fd/1") !== "/dev/null") return false;
-    const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync("/proc/self/fdinfo/1", "utf8"));
-    return flags !== null && (parseInt(flags[1] as string, 8) & 3) === 2; // O_ACCMODE === O_RDWR
-  } catch {
-    return false;
-  }
-}
+// A standard output that is /dev/null (what Python's DEVNULL, Go's nil Stdout and Node's 'ignore'
+// give a child, all opened read-write) is an output like any other: everything written is
+// discarded and the exit code is the command's. A shell's `>&-` looks exactly the same to the
+// process (Node reopens a closed fd 1 on /dev/null, read-write), so it is treated alike.
 
 if (isEntryPoint()) {
-  if (stdoutWasClosed()) {
-    process.stderr.write("lifeloop-callback: standard output is closed; nothing could be reported\n");
-    process.exit(outputErrorExit());
-  }
   process.stdout.on("error", exitOnOutputError);
   const code = await runCli(process.argv.slice(2), {
     stdin: process.stdin,
-    out: (t) => process.stdout.write(t),
+    out: (t) => {
+      if (!stdoutGone) process.stdout.write(t);
+    },
     err: (t) => process.stderr.write(t),
-    outBytes: (b) => process.stdout.write(b),
+    outBytes: (b) => {
+      if (!stdoutGone) process.stdout.write(b);
+    },
   });
   process.exitCode = code;
 }

@@ -45,7 +45,7 @@ export function readRegularFile(path: string, maxBytes = Number.POSITIVE_INFINIT
     // byte past the bound, in chunks of at most 1 MiB.
     const chunks: Buffer[] = [];
     let n = 0;
-    const limit = regular ? Math.min(stats.size + 1, maxBytes + 1) : maxBytes + 1;
+    const limit = maxBytes + 1;
     for (;;) {
       const chunk = Buffer.alloc(Math.min(1 << 20, Math.max(1, limit - n)));
       const got = readSync(fd, chunk, 0, chunk.length, null);

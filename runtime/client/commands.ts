@@ -9,6 +9,8 @@
  * - A command error (v1: non-zero exit with `{"error": ...}` on stderr; v2: an error reply) is a
  *   {@link CommandError} with the error's name (e.g. `not_found`, `not_available`) and fields.
  * - Param names mirror the CLI flags (`--ttl-s` → `ttl_s`), every method's table row lists them.
+ * - v1: the CLI runs in its own process group; at `timeoutMs` the group is killed with SIGKILL and
+ *   the call rejects at once (CommandError, errorName null), whatever still holds its pipes.
  */
 import { spawn } from "node:child_process";
 import { CLIENT_INITIATED_COMMANDS, STREAM_V2, type StreamReverseMethodName } from "../../generated/ts/spec.js";
@@ -137,38 +139,58 @@ export class ClientCommands {
     }
     const { cli, timeoutMs } = this.transport;
     return new Promise((resolve, reject) => {
-      const child = spawn(cli, argv, { stdio: [blob === undefined ? "ignore" : "pipe", "pipe", "pipe"], shell: false });
+      // Its own process group (detached), so the deadline reaches whatever the CLI started: a
+      // wrapper's child that holds the pipes would otherwise keep "close" away past the deadline.
+      const child = spawn(cli, argv, { stdio: [blob === undefined ? "ignore" : "pipe", "pipe", "pipe"], shell: false, detached: true });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let size = 0;
-      const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+      let settled = false;
+      const killGroup = (): void => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // the group is already gone
+        }
+      };
+      const settle = (outcome: () => void): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        outcome();
+      };
+      // At the deadline the group is killed and the call settles at once: it does not wait for the
+      // pipes' EOF, which a process that left the group could still hold.
+      const timer = setTimeout(() => {
+        killGroup();
+        settle(() => reject(new CommandError(null, `${cli} ${argv.join(" ")} did not finish within ${timeoutMs} ms (its process group was killed)`)));
+      }, timeoutMs);
       child.stdout?.on("data", (c: Buffer) => {
         size += c.length;
-        if (size > MAX_OUTPUT) child.kill("SIGKILL");
+        if (size > MAX_OUTPUT) killGroup();
         else out.push(c);
       });
       child.stderr?.on("data", (c: Buffer) => err.push(c));
-      child.on("error", (error) => {
-        clearTimeout(timer);
-        reject(new CommandError(null, `cannot run ${cli}: ${error.message}`));
-      });
+      // A CLI that refuses before reading the blob (blob_too_large) closes its stdin: the write
+      // fails with EPIPE. Its exit status and stderr say why, so the write error is not the outcome.
+      child.stdin?.on("error", () => {});
+      child.on("error", (error) => settle(() => reject(new CommandError(null, `cannot run ${cli}: ${error.message}`))));
       child.on("close", (code) => {
-        clearTimeout(timer);
         const stderr = Buffer.concat(err).toString("utf8");
         const stdout = Buffer.concat(out);
         if (code !== 0) {
           const reported = lastJsonObject(stderr);
           const name = reported !== null && typeof reported.error === "string" ? reported.error : null;
-          reject(new CommandError(name, `${cli} ${argv.join(" ")} exited ${code}: ${stderr.slice(0, 512)}`, reported ?? {}));
+          settle(() => reject(new CommandError(name, `${cli} ${argv.join(" ")} exited ${code}: ${stderr.slice(0, 512)}`, reported ?? {})));
           return;
         }
         if (row.result.includes("blob_base64")) {
-          resolve({ result: lastJsonObject(stderr) ?? {}, blob: stdout });
+          settle(() => resolve({ result: lastJsonObject(stderr) ?? {}, blob: stdout }));
           return;
         }
         const result = lastJsonObject(stdout.toString("utf8"));
-        if (result === null) reject(new CommandError(null, `${cli} ${argv.join(" ")} printed no JSON result`));
-        else resolve({ result, blob: null });
+        if (result === null) settle(() => reject(new CommandError(null, `${cli} ${argv.join(" ")} printed no JSON result`)));
+        else settle(() => resolve({ result, blob: null }));
       });
       if (blob !== undefined) child.stdin?.end(blob);
     });

@@ -62,8 +62,9 @@ export type ClientHandler = (request: CallbackRequest, payloads: readonly Payloa
  * - `exit`: call process.exit with the status when done (default true when using process stdio), so
  *   timers or sockets a handler left open cannot keep the client alive;
  * - `cli`: the host CLI for v1 commands (default: `$LIFELOOP_CLI` when set and non-empty, else
- *   `lifeloop` on PATH: the table's `cli_program_environment` and `cli`, as the Go and Python
- *   helpers), `commandTimeoutMs` their deadline.
+ *   `lifeloop-callback` on PATH: the table's `cli_program_environment` and `cli`, as the Go and
+ *   Python helpers; the continuation group is this toolkit's extension, which the reference's
+ *   `lifeloop` no longer ships), `commandTimeoutMs` their deadline.
  */
 export interface ServeOptions {
   readonly argv?: readonly string[];
@@ -185,7 +186,7 @@ function writeOut(stdout: NodeJS.WritableStream, bytes: Buffer): Promise<number>
 function defaultCli(): string {
   const group = CLIENT_INITIATED_COMMANDS.groups[0];
   const chosen = group === undefined ? undefined : process.env[group.cli_program_environment];
-  return chosen !== undefined && chosen !== "" ? chosen : (group?.cli[0] ?? "lifeloop");
+  return chosen !== undefined && chosen !== "" ? chosen : (group?.cli[0] ?? "lifeloop-callback");
 }
 
 function cliTransport(options: ServeOptions): CommandTransport {
@@ -222,11 +223,16 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
       const id = `c${++ownId}`;
       const frame = encodeFrame({ jsonrpc: "2.0", id, method, params });
       if (frame.length - 1 > LIMITS.max_frame_bytes) throw new RequestFrameTooLargeError(frame.length - 1, LIMITS.max_frame_bytes);
-      while (waiting.size >= LIMITS.max_client_requests_in_flight && !ending.signal.aborted) await new Promise<void>((resolve) => slotWaiters.push(resolve));
+      while (waiting.size >= LIMITS.max_client_requests_in_flight && !ending.signal.aborted) {
+        const slot = new Promise<void>((resolve) => slotWaiters.push(resolve));
+        drainBacklog(); // waiting for the host too: one more place for a handler meanwhile
+        await slot;
+      }
       if (ending.signal.aborted) throw new StreamClosedError("the stream has ended; the request was not sent");
       return new Promise<Reply>((resolve, reject) => {
         waiting.set(idKey(id), { resolve, reject });
         send(frame);
+        drainBacklog(); // the request in flight makes room for one more handler
       });
     },
   });
@@ -281,11 +287,35 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
     send(encodeResultAround(id, bytes));
   };
 
+  // Handlers running (limits.client_handler_concurrency; each client request that waits for the
+  // host, in flight or for a slot, adds a place, so that handlers awaiting the host never keep the
+  // reader from reading the replies they wait for).
+  // While every place is taken stdin is paused and the frames already read wait in `backlog`
+  // (at most one chunk's worth): the host's writes then wait in the pipe (backpressure).
+  let handlers = 0;
+  const backlog: { readonly frame: StreamFrame; readonly pointers: readonly string[] }[] = [];
+  const placeFree = (): boolean => handlers < LIMITS.client_handler_concurrency + waiting.size + slotWaiters.length;
+  const startHandler = (frame: Extract<StreamFrame, { kind: "request" }>, pointers: readonly string[]): void => {
+    handlers++;
+    void onRequest(frame.id, frame.method, frame.params, pointers).finally(() => {
+      handlers--;
+      drainBacklog();
+    });
+  };
+  const drainBacklog = (): void => {
+    while (backlog.length > 0 && !done) {
+      const next = backlog[0] as (typeof backlog)[number];
+      if (next.frame.kind === "request" && !placeFree()) return;
+      backlog.shift();
+      onFrame(next.frame, next.pointers);
+    }
+    if (backlog.length === 0 && !done) stdin.resume();
+  };
   const reader = new FrameReader(LIMITS.max_frame_bytes);
   const onFrame = (frame: StreamFrame, pointers: readonly string[]): void => {
     switch (frame.kind) {
       case "request":
-        void onRequest(frame.id, frame.method, frame.params, pointers);
+        startHandler(frame, pointers);
         return;
       case "notification":
         if (frame.method === STREAM_V2.cancel.method && frame.params !== undefined) {
@@ -314,8 +344,10 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
         end(1, `the host broke the stream framing: ${issueText(judged.issue)}`);
         return;
       }
-      onFrame(judged.frame, judged.nonIntegerNumberPointers);
+      if (backlog.length > 0 || (judged.frame.kind === "request" && !placeFree())) backlog.push({ frame: judged.frame, pointers: judged.nonIntegerNumberPointers });
+      else onFrame(judged.frame, judged.nonIntegerNumberPointers);
     }
+    if (backlog.length > 0) stdin.pause();
   });
   stdin.on("end", () => {
     const tail = reader.end()[0];

@@ -102,15 +102,30 @@ export function isReadOnlyLockError(error: unknown): boolean {
   return error instanceof ContinuationError && error.envelope.error === "storage_failure" && typeof error.envelope.reason === "string" && error.envelope.reason.startsWith("open lock file ") && [...READ_ONLY_CODES].some((c) => (error.envelope.reason as string).endsWith(`: ${c}`));
 }
 
-/** Resolve with true when `p` settles first, false at `deadline`; the timer never outlives the race. */
-async function before(p: Promise<unknown>, deadline: number): Promise<boolean> {
+/**
+ * `settled` when `p` settles first, `timeout` at `deadline`, `cancelled` when `signal` aborts (at
+ * once if it already has); neither the timer nor the abort listener outlives the race.
+ */
+async function before(p: Promise<unknown>, deadline: number, signal: AbortSignal | undefined): Promise<"settled" | "timeout" | "cancelled"> {
+  if (signal?.aborted) return "cancelled";
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<false>((r) => (timer = setTimeout(() => r(false), Math.max(0, deadline - Date.now()))));
+  let onAbort: (() => void) | undefined;
+  const expired = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), Math.max(0, deadline - Date.now()))));
+  const cancelled = new Promise<"cancelled">((r) => {
+    onAbort = () => r("cancelled");
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
   try {
-    return await Promise.race([p.then(() => true as const), expired]);
+    return await Promise.race([p.then(() => "settled" as const), expired, cancelled]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** The wait was cancelled through its signal (the stream it serves ended) before the lock was taken. */
+function cancelledError(path: string): ContinuationError {
+  return storageFailure(`lock ${path}: the wait was cancelled (the request's stream ended) before the lock was taken`);
 }
 
 /**
@@ -137,20 +152,23 @@ function queueUp(path: string): { readonly previous: Promise<void>; readonly lea
 }
 
 /**
- * Take the lock of `thread` (exclusive unless `shared`), waiting at most `timeoutMs`. The root must
- * exist. Throws ContinuationError `storage_failure` when the lock file cannot be opened or the wait
- * times out.
+ * Take the lock of `thread` (exclusive unless `shared`), waiting at most `timeoutMs`, and no longer
+ * than `signal` stays unaborted. The root must exist. Throws ContinuationError `storage_failure`
+ * when the lock file cannot be opened, the wait times out or it is cancelled. A kernel wait given
+ * up either way stays parked in its libuv thread until the holder releases (counted by
+ * {@link abandonedLockWaits}, so a one-shot CLI knows to exit explicitly).
  */
-export async function acquireThreadLock(root: string, thread: string, options: { readonly shared: boolean; readonly timeoutMs: number }): Promise<HeldLock> {
+export async function acquireThreadLock(root: string, thread: string, options: { readonly shared: boolean; readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<HeldLock> {
   const path = lockPath(root, thread);
   const deadline = Date.now() + options.timeoutMs;
   const { previous, leave } = queueUp(path);
   try {
-    if (!(await before(previous, deadline))) {
+    const queued = await before(previous, deadline, options.signal);
+    if (queued !== "settled") {
       void previous.then(leave); // keep the queue's order for those after us
-      throw timeoutError(path, options.timeoutMs, "queue");
+      throw queued === "cancelled" ? cancelledError(path) : timeoutError(path, options.timeoutMs, "queue");
     }
-    const lock = await lockFile(path, options.shared, deadline, options.timeoutMs);
+    const lock = await lockFile(path, options.shared, deadline, options.timeoutMs, options.signal);
     return {
       path,
       async release(o) {
@@ -164,8 +182,8 @@ export async function acquireThreadLock(root: string, thread: string, options: {
   }
 }
 
-/** Lock the file at `path`: a non-blocking try, then a blocking wait in a libuv thread up to the deadline. */
-async function lockFile(path: string, shared: boolean, deadline: number, timeoutMs: number): Promise<HeldLock> {
+/** Lock the file at `path`: a non-blocking try, then a blocking wait in a libuv thread up to the deadline (or the signal). */
+async function lockFile(path: string, shared: boolean, deadline: number, timeoutMs: number, signal: AbortSignal | undefined): Promise<HeldLock> {
   for (;;) {
     const opened = await openLockFile(path, shared);
     if (opened === null) return unlocked(path);
@@ -173,7 +191,8 @@ async function lockFile(path: string, shared: boolean, deadline: number, timeout
     try {
       if (!locks().tryLock(handle.fd, 0, 0, { shared })) {
         const waiting = locks().waitForLock(handle.fd, 0, 0, { shared });
-        if (!(await before(waiting, deadline))) {
+        const waited = await before(waiting, deadline, signal);
+        if (waited !== "settled") {
           abandoned++;
           const h = handle;
           void waiting.catch(() => undefined).finally(() => {
@@ -181,7 +200,7 @@ async function lockFile(path: string, shared: boolean, deadline: number, timeout
             void h.close().catch(() => undefined);
           });
           handle = undefined as unknown as FileHandle;
-          throw timeoutError(path, timeoutMs, "kernel");
+          throw waited === "cancelled" ? cancelledError(path) : timeoutError(path, timeoutMs, "kernel");
         }
       }
       // A holder may have unlinked the file (drop-thread) before releasing: then start over.

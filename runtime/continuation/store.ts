@@ -27,6 +27,7 @@ import { blobTooLarge, clientIdMismatch, ContinuationError, describeIoError, not
 import { acquireThreadLock, isReadOnlyLockError, tryAcquireThreadLock, type HeldLock } from "./lock.js";
 import { CONTINUATION, DEFAULT_MAX_BLOB_BYTES, DIRECTORY_MODE, expandName, FILE_MODE, LOCK_TIMEOUT_MS, nameMatcher, READ_OVERHEAD_BYTES } from "./table.js";
 import { isExpired, U64_MAX } from "./u64.js";
+import { writeAll } from "../cli/write-all.js";
 
 /** How a store is set up. */
 export interface ContinuationStoreOptions {
@@ -63,6 +64,14 @@ export interface PutOptions {
   readonly requireClientId?: string;
   /** Ours, compare-and-swap: the live blob's SHA-256 in lowercase hex, or `absent` (else precondition_failed). */
   readonly expectSha256?: string;
+  /** Give up waiting for the thread's lock when this aborts (storage_failure): a stream request's signal. */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of the commands that wait for a thread's lock (drop, list, drop-thread). */
+export interface LockWaitOptions {
+  /** Give up waiting for the thread's lock when this aborts (storage_failure): a stream request's signal. */
+  readonly signal?: AbortSignal;
 }
 
 /** One key of `list`; `blob_bytes` and `expires_at_epoch_s` only with `long`. */
@@ -159,8 +168,8 @@ export class ContinuationStore {
     return join(this.root, expandName(first as string, { thread, key }), ...rest.map((p) => expandName(p, { thread, key })));
   }
 
-  private lock(thread: string, shared: boolean): Promise<HeldLock> {
-    return acquireThreadLock(this.root, thread, { shared, timeoutMs: this.lockTimeoutMs });
+  private lock(thread: string, shared: boolean, signal: AbortSignal | undefined): Promise<HeldLock> {
+    return acquireThreadLock(this.root, thread, { shared, timeoutMs: this.lockTimeoutMs, ...(signal === undefined ? {} : { signal }) });
   }
 
   /**
@@ -181,13 +190,15 @@ export class ContinuationStore {
     if (BigInt(blob.byteLength) > this.maxBlobBytes) throw blobTooLarge(this.maxBlobBytes);
 
     const dir = this.threadDir(thread);
+    await checkThreadDirectory(dir); // before mkdir -p, which would follow a link
     await this.makeDirectories(this.root); // the lock file lives at the root
-    const lock = await this.lock(thread, false);
+    const lock = await this.lock(thread, false, options.signal);
     try {
       if (options.requireClientId !== undefined || options.expectSha256 !== undefined) {
         await this.checkPutGuards(thread, key, options);
       }
       await this.makeDirectories(dir); // under the lock: no drop-thread can remove it now
+      await checkThreadDirectory(dir);
       const writtenAt = this.clock();
       await this.writeEntry(dir, key, { schema_version: CONTINUATION.entry_format.meta_schema_version, client_id: clientId, written_at_epoch_s: writtenAt, ttl_s: ttl }, blob);
       return { status: "ok", written_at_epoch_s: writtenAt };
@@ -197,6 +208,7 @@ export class ContinuationStore {
   }
 
   private async checkPutGuards(thread: string, key: string, options: PutOptions): Promise<void> {
+    await checkThreadDirectory(this.threadDir(thread));
     const path = this.entryPath(thread, key);
     const current = await this.readEntry(path, options.expectSha256 !== undefined && options.expectSha256 !== "absent");
     const live = current !== null && !isExpired(current.meta.written_at_epoch_s, current.meta.ttl_s, this.clock()) ? current : null;
@@ -244,7 +256,8 @@ export class ContinuationStore {
     try {
       handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
       step = "write temp file";
-      await handle.writev(encodeEntry(meta, blob));
+      // Every byte or a failure: a short write (a full disk) must never be renamed over the entry.
+      await writeAll(handle, encodeEntry(meta, blob));
       step = "fsync temp file";
       await handle.sync();
       await handle.close();
@@ -272,6 +285,8 @@ export class ContinuationStore {
       handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      // O_NOFOLLOW: an entry that is a symbolic link is refused, never followed.
+      if ((error as NodeJS.ErrnoException).code === "ELOOP") throw storageFailure(`open ${path}: a symbolic link; the store never follows one (ELOOP)`);
       throw storageFailure(describeIoError("open", path, error));
     }
     try {
@@ -305,6 +320,7 @@ export class ContinuationStore {
     checkIdentifier(thread, "thread");
     checkIdentifier(key, "key");
     if (options.requireClientId !== undefined) checkIdentifier(options.requireClientId, "client_id");
+    await checkThreadDirectory(this.threadDir(thread));
     const path = this.entryPath(thread, key);
     const entry = await this.readEntry(path, true);
     if (entry === null) throw notFound();
@@ -347,20 +363,21 @@ export class ContinuationStore {
    * Remove (thread, key). Absent is success. With `requireClientId`, a live entry owned by another
    * client is kept and `client_id_mismatch` thrown; an expired entry is removed and counts as absent.
    */
-  async drop(thread: string, key: string, options: { readonly requireClientId?: string } = {}): Promise<{ readonly status: "ok" }> {
+  async drop(thread: string, key: string, options: { readonly requireClientId?: string } & LockWaitOptions = {}): Promise<{ readonly status: "ok" }> {
     checkIdentifier(thread, "thread");
     checkIdentifier(key, "key");
     if (options.requireClientId !== undefined) checkIdentifier(options.requireClientId, "client_id");
     const dir = this.threadDir(thread);
-    if (!(await exists(dir))) return { status: "ok" };
+    if (!(await checkThreadDirectory(dir))) return { status: "ok" };
     const path = this.entryPath(thread, key);
-    const lock = await this.lock(thread, false).catch(async (error: unknown) => {
+    const lock = await this.lock(thread, false, options.signal).catch(async (error: unknown) => {
       // A store we cannot write: dropping an absent entry still succeeds, as in the reference.
       if (isReadOnlyLockError(error) && !(await exists(path))) return null;
       throw error;
     });
     if (lock === null) return { status: "ok" };
     try {
+      await checkThreadDirectory(dir); // again under the lock: it may have been replaced meanwhile
       if (options.requireClientId !== undefined) {
         const entry = await this.readEntry(path, false);
         if (entry === null) return { status: "ok" };
@@ -385,46 +402,51 @@ export class ContinuationStore {
    * The live keys of `thread`, sorted by key, with their meta (and with `long`, blob size and expiry).
    * Entries that cannot be read are skipped and described in `diagnostics`; expired ones are left out
    * and removed. A missing thread is an empty list. Reads only each file's header and meta.
+   *
+   * The shared lock is held only while the thread's names are read (one readdir), not while the
+   * entries are: a list of many entries must never make a writer of the thread wait past its lock
+   * timeout (spec/continuation-store.md §"Concurrency"). Each entry is then read on its own; a rename
+   * replaces an entry whole, so each is the entry before or after a concurrent put, and a name
+   * dropped meanwhile is left out.
    */
-  async list(thread: string, options: { readonly long?: boolean } = {}): Promise<ListResult> {
+  async list(thread: string, options: { readonly long?: boolean } & LockWaitOptions = {}): Promise<ListResult> {
     checkIdentifier(thread, "thread");
     const dir = this.threadDir(thread);
     const result: ListResult = { thread, keys: [], diagnostics: [] };
-    if (!(await exists(dir))) return result;
+    if (!(await checkThreadDirectory(dir))) return result;
     const expired: { key: string; dev: number; ino: number }[] = [];
-    const lock = await this.lock(thread, true);
+    let names: string[];
+    const lock = await this.lock(thread, true, options.signal);
     try {
-      let names: string[];
-      try {
-        names = await readdir(dir);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT") return result;
-        throw storageFailure(describeIoError("read directory", dir, error));
-      }
-      const now = this.clock();
-      for (const name of names.filter((n) => !n.startsWith(".")).sort(byCodeUnit)) {
-        const path = join(dir, name);
-        let entry: ReadEntry | null;
-        try {
-          entry = await this.readEntry(path, false);
-        } catch (error) {
-          result.diagnostics.push(await this.diagnose(path, error));
-          continue;
-        }
-        if (entry === null) continue;
-        const m = entry.meta;
-        if (isExpired(m.written_at_epoch_s, m.ttl_s, now)) {
-          expired.push({ key: name, dev: entry.dev, ino: entry.ino });
-          continue;
-        }
-        const listed: ListedKey = options.long
-          ? { key: name, ...info(m), blob_bytes: entry.blobBytes, expires_at_epoch_s: m.ttl_s === null ? null : m.written_at_epoch_s + m.ttl_s }
-          : { key: name, ...info(m) };
-        result.keys.push(listed);
-      }
+      await checkThreadDirectory(dir); // again under the lock: it may have been replaced meanwhile
+      names = await readdir(dir);
+    } catch (error) {
+      if (error instanceof ContinuationError) throw error;
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return result;
+      throw storageFailure(describeIoError("read directory", dir, error));
     } finally {
       await lock.release();
+    }
+    const now = this.clock();
+    for (const name of names.filter((n) => !n.startsWith(".")).sort(byCodeUnit)) {
+      const path = join(dir, name);
+      let entry: ReadEntry | null;
+      try {
+        entry = await this.readEntry(path, false);
+      } catch (error) {
+        result.diagnostics.push(await this.diagnose(path, error));
+        continue;
+      }
+      if (entry === null) continue;
+      const m = entry.meta;
+      if (isExpired(m.written_at_epoch_s, m.ttl_s, now)) {
+        expired.push({ key: name, dev: entry.dev, ino: entry.ino });
+        continue;
+      }
+      const listed: ListedKey = options.long
+        ? { key: name, ...info(m), blob_bytes: entry.blobBytes, expires_at_epoch_s: m.ttl_s === null ? null : m.written_at_epoch_s + m.ttl_s }
+        : { key: name, ...info(m) };
+      result.keys.push(listed);
     }
     if (expired.length > 0) await this.removeExpired(thread, expired);
     return result;
@@ -449,10 +471,10 @@ export class ContinuationStore {
    * files stay. A subdirectory that is not hidden makes it fail with storage_failure before anything
    * is removed.
    */
-  async dropThread(thread: string): Promise<{ readonly dropped_count: number; readonly status: "ok" }> {
+  async dropThread(thread: string, options: LockWaitOptions = {}): Promise<{ readonly dropped_count: number; readonly status: "ok" }> {
     checkIdentifier(thread, "thread");
     if (!(await exists(this.root))) return { dropped_count: 0, status: "ok" };
-    const lock = await this.lock(thread, false).catch(async (error: unknown) => {
+    const lock = await this.lock(thread, false, options.signal).catch(async (error: unknown) => {
       // A store we cannot write: a thread that is not there drops nothing and succeeds, as in the reference.
       if (isReadOnlyLockError(error) && !(await exists(this.threadDir(thread)))) return null;
       throw error;
@@ -466,6 +488,7 @@ export class ContinuationStore {
         throw storageFailure(describeIoError("stat", dir, error));
       });
       if (dirStat === null) return { dropped_count: 0, status: "ok" };
+      if (dirStat.isSymbolicLink()) throw symlinkedThread(dir);
       if (!dirStat.isDirectory()) throw storageFailure(`drop-thread ${dir}: not a directory`);
       const names = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
         throw storageFailure(describeIoError("read directory", dir, error));
@@ -521,6 +544,28 @@ function info(meta: EntryMeta): EntryInfo {
 
 function byCodeUnit(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** storage_failure for a thread directory that is a symbolic link (never followed). */
+function symlinkedThread(dir: string): ContinuationError {
+  return storageFailure(`thread directory ${dir}: a symbolic link; the store never follows one (remove it, or move the directory it points to there)`);
+}
+
+/**
+ * Whether the thread directory `dir` exists (false when absent); throws storage_failure when it is
+ * a symbolic link, which no command follows (a put would land outside the store), and, as
+ * {@link exists}, when a path component is not a directory.
+ */
+async function checkThreadDirectory(dir: string): Promise<boolean> {
+  let st: Awaited<ReturnType<typeof lstat>>;
+  try {
+    st = await lstat(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw storageFailure(describeIoError("stat", dir, error));
+  }
+  if (st.isSymbolicLink()) throw symlinkedThread(dir);
+  return true;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -19,6 +19,8 @@
  *   about three quarters of limits.max_frame_bytes) is `blob_too_large` with `max_bytes` the largest
  *   blob that fits; the entry itself is untouched (read it with the CLI).
  * - `list` diagnostics (entries skipped, printed on stderr by the CLI) go to `onDiagnostic`.
+ * - A lock wait gives up when the request's stream ends (its signal), so a session that has ended
+ *   never waits for another process to release a thread's lock.
  */
 import { join } from "node:path";
 import { LIMITS, STREAM_V2, type StreamErrorName } from "../../generated/ts/spec.js";
@@ -124,6 +126,7 @@ export function continuationHandlers(store: ContinuationStoreSource, options: Co
         const put = await open({ command: "put", blobBytes: request.blob?.length ?? 0 }).put(text(request, "thread"), text(request, "key"), request.blob ?? Buffer.alloc(0), {
           ...(clientId === undefined ? {} : { clientId }),
           ...(ttl === undefined ? {} : { ttlS: ttl }),
+          signal: request.signal,
         });
         return { result: { status: put.status, written_at_epoch_s: wireInteger(put.written_at_epoch_s, "written_at_epoch_s") } };
       }),
@@ -145,14 +148,14 @@ export function continuationHandlers(store: ContinuationStoreSource, options: Co
       answering(async () => {
         const requireClientId = optionalText(request, "require_client_id");
         checkIds(request, ["thread", "key", "require_client_id"]);
-        const dropped = await open({ command: "drop", guarded: requireClientId !== undefined }).drop(text(request, "thread"), text(request, "key"), requireClientId === undefined ? {} : { requireClientId });
+        const dropped = await open({ command: "drop", guarded: requireClientId !== undefined }).drop(text(request, "thread"), text(request, "key"), { ...(requireClientId === undefined ? {} : { requireClientId }), signal: request.signal });
         return { result: { status: dropped.status } };
       }),
     "continuation/list": (request) =>
       answering(async () => {
         checkIds(request, ["thread"]);
         const opened = open({ command: "list" });
-        const listed = await opened.list(text(request, "thread"));
+        const listed = await opened.list(text(request, "thread"), { signal: request.signal });
         for (const d of listed.diagnostics) options.onDiagnostic?.(d);
         // An entry whose u64 members the wire cannot carry is skipped with a diagnostic, as the CLI's
         // list skips an entry it cannot report; the others are still listed.
@@ -166,7 +169,7 @@ export function continuationHandlers(store: ContinuationStoreSource, options: Co
     "continuation/drop-thread": (request) =>
       answering(async () => {
         checkIds(request, ["thread"]);
-        const dropped = await open({ command: "drop-thread" }).dropThread(text(request, "thread"));
+        const dropped = await open({ command: "drop-thread" }).dropThread(text(request, "thread"), { signal: request.signal });
         return { result: { dropped_count: dropped.dropped_count, status: dropped.status } };
       }),
   };

@@ -66,7 +66,7 @@ export class AllowlistError extends Error {
 /** Rules of the gate itself: never licensed by a version bump. */
 const GATE_RULES = new Set(["wire-version-not-bumped", "wire-version-decreased", "released-snapshot-modified", "released-snapshot-removed", "allowlist-entry-stale"]);
 
-/** Parse `lifeloop.v0.3` into [0, 3]; null when it is not a wire version. */
+/** Parse a wire version (`lifeloop.v1.2` into [1, 2]); null when it is not a wire version. */
 export function parseWireVersion(version: string): number[] | null {
   const m = /^lifeloop\.v([0-9]+(?:\.[0-9]+)*)$/.exec(version);
   return m ? (m[1] as string).split(".").map(Number) : null;

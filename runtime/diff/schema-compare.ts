@@ -16,7 +16,8 @@
  * Rule ids are those of spec/tables/compat-rules.json. Locations are `<file>#<JSON pointer>` of
  * the NEW schema (of the OLD one for what exists only there).
  */
-import { canonical, isObject, jsonEqual, token } from "./json.js";
+import { canonical, isObject, jsonEqual, MAX_JSON_DEPTH, token } from "./json.js";
+import { TreeError } from "./tree.js";
 import type { RawChange } from "./change.js";
 
 /** A JSON Schema dialect this comparator understands. */
@@ -302,9 +303,11 @@ class Comparer {
   readonly out: RawChange[] = [];
   private readonly seen = new Set<string>();
 
+  /** `depth`: the compare levels already open around this comparer (a probe's parent's). */
   constructor(
     private readonly oldSide: SchemaSide,
     private readonly newSide: SchemaSide,
+    private depth = 0,
   ) {}
 
   private sidesSame: boolean | undefined;
@@ -352,8 +355,24 @@ class Comparer {
     return null;
   }
 
-  /** Compare two schema nodes; `negated` is true under an odd number of `not`s. */
+  /**
+   * Compare two schema nodes; `negated` is true under an odd number of `not`s. Throws TreeError
+   * (exit 3) past MAX_JSON_DEPTH open levels: a chain of `$ref`s nests as deep as the inline
+   * nesting a file may not exceed, and would otherwise overflow the stack.
+   */
   compare(oldNode: SchemaNode, newNode: SchemaNode, negated: boolean): void {
+    if (this.depth >= MAX_JSON_DEPTH) {
+      throw new TreeError(`the schemas nest deeper than ${MAX_JSON_DEPTH} levels through $ref (at ${this.loc(newNode)}), the bound a file's own nesting has`);
+    }
+    this.depth++;
+    try {
+      this.compareAt(oldNode, newNode, negated);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private compareAt(oldNode: SchemaNode, newNode: SchemaNode, negated: boolean): void {
     const o0 = this.deref(oldNode, this.oldSide, negated);
     const n0 = this.deref(newNode, this.newSide, negated);
     if (!o0 || !n0) return;
@@ -510,13 +529,28 @@ class Comparer {
     if (!divides(b, a)) emit("schema-constraint-widened", "/multipleOf", detail);
   }
 
-  /** The schema a concrete property name meets on one side (properties, else patterns, else the rest). */
-  private memberFor(node: SchemaNode, s: Obj, name: string, restKw: string): Member {
+  /**
+   * The schema a concrete property name meets on one side (properties, else patterns, else the
+   * rest). A pattern is only run against the name when that matters (the rest constrains) and
+   * when {@link patternRunRefusal} finds its backtracking bounded; otherwise whether it covers the
+   * name is undecided: a schema-pattern-properties-changed warning says why, and the name counts as
+   * covered (the pattern schemas are compared as their own conjuncts).
+   */
+  private memberFor(node: SchemaNode, s: Obj, name: string, restKw: string, negated: boolean): Member {
     const props = isObject(s.properties) ? s.properties : {};
     if (Object.hasOwn(props, name)) return { kind: "schema", node: this.child(node, "properties", name) };
+    const rest = this.rest(node, s, restKw);
+    if (rest.kind === "anything") return rest; // covered by a pattern or not, the name may hold anything here
     const patterns = isObject(s.patternProperties) ? Object.keys(s.patternProperties) : [];
-    if (patterns.some((p) => safeTest(p, name))) return { kind: "anything" }; // the pattern schemas are compared as their own conjuncts
-    return this.rest(node, s, restKw);
+    for (const pattern of patterns) {
+      const refusal = patternRunRefusal(pattern, name);
+      if (refusal !== null) {
+        this.emit("schema-pattern-properties-changed", `${this.loc(node)}/patternProperties/${token(pattern)}`, `whether this pattern covers property ${name} is not decided: ${refusal}`, negated);
+        return { kind: "anything" };
+      }
+      if (safeTest(pattern, name)) return { kind: "anything" };
+    }
+    return rest;
   }
 
   private rest(node: SchemaNode, s: Obj, kw: string): Member {
@@ -571,8 +605,8 @@ class Comparer {
     const oset = new Set(oprops);
     const nset = new Set(nprops);
     for (const name of new Set([...oprops, ...nprops])) {
-      const om = this.memberFor(oNode, o, name, restKw(o));
-      const nm = this.memberFor(nNode, n, name, restKw(n));
+      const om = this.memberFor(oNode, o, name, restKw(o), negated);
+      const nm = this.memberFor(nNode, n, name, restKw(n), negated);
       const where = nset.has(name) || !oset.has(name) ? `${at}/properties/${token(name)}` : `${this.loc(oNode)}/properties/${token(name)}`;
       this.compareMember(om, nm, where, negated, propertyRules, `property ${name}`);
     }
@@ -636,7 +670,7 @@ class Comparer {
   /** True when a fresh comparison of the oneOf branches finds any change other than documentation. */
   private branchesDiffer(oNode: SchemaNode, nNode: SchemaNode, olen: number, nlen: number): boolean {
     if (olen !== nlen) return true;
-    const probe = new Comparer(this.oldSide, this.newSide);
+    const probe = new Comparer(this.oldSide, this.newSide, this.depth);
     for (let i = 0; i < olen; i++) probe.compare(this.child(oNode, "oneOf", i), this.child(nNode, "oneOf", i), false);
     return probe.out.some((c) => c.rule !== "doc-changed");
   }
@@ -671,7 +705,7 @@ class Comparer {
       else this.compare(this.child(oNode, "not"), this.child(nNode, "not"), !negated);
     }
     if ("if" in o || "if" in n) {
-      const probe = new Comparer(this.oldSide, this.newSide);
+      const probe = new Comparer(this.oldSide, this.newSide, this.depth);
       const oif = "if" in o ? this.child(oNode, "if") : { ...oNode, schema: true };
       const nif = "if" in n ? this.child(nNode, "if") : { ...nNode, schema: true };
       probe.compare(oif, nif, false);
@@ -739,6 +773,92 @@ function refClosure(node: SchemaNode, side: SchemaSide): string[] {
 
 function fmt(n: number): string {
   return Number.isFinite(n) ? String(n) : n > 0 ? "unbounded" : "unbounded below";
+}
+
+/** Longest property name a pattern is run against (characters; see {@link patternRunRefusal}). */
+export const MAX_PATTERN_NAME_LENGTH = 256;
+
+/** Most repeating quantifiers a pattern that is run may hold (see {@link patternRunRefusal}). */
+export const MAX_PATTERN_QUANTIFIERS = 3;
+
+/** The head of a group that is not a plain capturing one (sticky: matched at lastIndex only). */
+const GROUP_KIND = /\(\?(:|=|!|<=|<!|<[^>]*>)/y;
+
+/** A braced quantifier `{n}`, `{n,}` or `{n,m}` (sticky). */
+const BRACES = /\{\d+(,\d*)?\}/y;
+
+/**
+ * Why `pattern` is not run against `name` by JavaScript's backtracking engine, or null when its
+ * work is bounded (spec/README.md, "How `diff` bounds hostile schemas"). A pattern is run only
+ * when, read as ECMA-262 source: no repeating quantifier (`*`, `+`, `{n}`, `{n,}`, `{n,m}`; not
+ * `?`) applies to a group that holds a quantifier or an alternation (nested quantifiers and
+ * repeated alternations, the sources of exponential backtracking: `^(a+)+$`, `(a|a)*`); it holds
+ * no backreference (matching with them is NP-hard) and at most MAX_PATTERN_QUANTIFIERS repeating
+ * quantifiers; and `name` has at most MAX_PATTERN_NAME_LENGTH characters. Then backtracking is
+ * polynomial of degree at most 3 in a short name: at most a few million steps.
+ * A conservative, syntactic check: it refuses some patterns that would run fast.
+ */
+export function patternRunRefusal(pattern: string, name: string): string | null {
+  if ([...name].length > MAX_PATTERN_NAME_LENGTH) return `the name is longer than ${MAX_PATTERN_NAME_LENGTH} characters`;
+  // One frame per open group: whether it holds a quantifier or an alternation so far.
+  const groups: { inner: boolean }[] = [{ inner: false }];
+  let lastAtomWasGroup: { inner: boolean } | null = null;
+  let unbounded = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i] as string;
+    const top = groups[groups.length - 1] as { inner: boolean };
+    if (c === "\\") {
+      const next = pattern[i + 1] ?? "";
+      if (/[1-9]/.test(next) || (next === "k" && pattern[i + 2] === "<")) return "it holds a backreference";
+      i++;
+      lastAtomWasGroup = null;
+      continue;
+    }
+    if (c === "[") {
+      // A character class: one atom; `]` right after `[` or `[^` is a literal in non-u patterns, an error with u.
+      for (i++; i < pattern.length && pattern[i] !== "]"; i++) if (pattern[i] === "\\") i++;
+      lastAtomWasGroup = null;
+      continue;
+    }
+    if (c === "(") {
+      groups.push({ inner: false });
+      // (?:, (?=, (?!, (?<=, (?<!, (?<name>: the group's kind, not a quantifier.
+      GROUP_KIND.lastIndex = i;
+      const kind = GROUP_KIND.exec(pattern);
+      if (kind !== null) i += kind[0].length - 1;
+      lastAtomWasGroup = null;
+      continue;
+    }
+    if (c === ")") {
+      const closed = groups.length > 1 ? (groups.pop() as { inner: boolean }) : { inner: false };
+      lastAtomWasGroup = closed;
+      // What a group holds, its enclosing group holds too.
+      if (closed.inner) (groups[groups.length - 1] as { inner: boolean }).inner = true;
+      continue;
+    }
+    if (c === "|") {
+      top.inner = true;
+      lastAtomWasGroup = null;
+      continue;
+    }
+    BRACES.lastIndex = i;
+    const braces = c === "{" ? BRACES.exec(pattern) : null;
+    if (c === "*" || c === "+" || c === "?" || braces !== null) {
+      // Every quantifier but `?` repeats its atom; `{n}` and `{n,m}` count as unbounded (m may be huge).
+      if (c !== "?") {
+        unbounded++;
+        if (lastAtomWasGroup?.inner) return "a quantifier repeats a group that holds a quantifier or an alternation (nested quantifiers: exponential backtracking)";
+      }
+      top.inner = true;
+      if (braces !== null) i += braces[0].length - 1;
+      if (pattern[i + 1] === "?") i++; // lazy
+      lastAtomWasGroup = null;
+      continue;
+    }
+    lastAtomWasGroup = null;
+  }
+  if (unbounded > MAX_PATTERN_QUANTIFIERS) return `it holds more than ${MAX_PATTERN_QUANTIFIERS} repeating quantifiers (polynomial backtracking of a higher degree)`;
+  return null;
 }
 
 function safeTest(pattern: string, name: string): boolean {

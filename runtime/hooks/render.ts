@@ -1,11 +1,12 @@
 /**
  * renderHookPayload: neutral lifecycle inputs → the JSON a harness's command hook prints on stdout
- * (spec/harness-hooks.md). Settled against the reference renderer (lifeloop-cli 0.5.0, module
+ * (spec/harness-hooks.md). Settled against the reference renderer (lifeloop-cli 0.9.0, module
  * protocol) and checked against it case by case (test/hooks/differential.test.ts); the deliberate
  * differences are listed in spec/tables/reference-differences.json (scope `rendering`).
  *
  * Order of refusals (the first that applies wins): invalid_request, invalid_directive,
- * adapter_id_mismatch, unsupported_event, context_too_large, output_schema_violation.
+ * adapter_id_mismatch, unsupported_event, unsupported_directive, context_too_large,
+ * output_schema_violation.
  */
 import { HARNESS_HOOK_MAPPING, type HookAdapter, type HookRenderErrorKind, type HookRenderWarningCode } from "../../generated/ts/spec.js";
 import type { HookRenderPayload, HookRenderRequest } from "../../generated/ts/types.js";
@@ -102,7 +103,8 @@ function payloadWarnings(payloads: readonly HookRenderPayload[], rendered: Reado
  * value is validated first) on the harness `target.adapter`.
  *
  * Returns the output (`body`, its stdout `text`, `warnings`) or a failure whose `kind` is one of
- * invalid_request, invalid_directive, adapter_id_mismatch, unsupported_event, context_too_large,
+ * invalid_request, invalid_directive, adapter_id_mismatch, unsupported_event, unsupported_directive
+ * (a block directive at an event whose block is `refused`), context_too_large,
  * output_schema_violation. Never throws for bad input. The output is validated against the event's
  * schema before it is returned.
  *
@@ -139,6 +141,9 @@ function renderChecked(request: unknown, target: HookRenderTarget, nonIntegerNum
   }
   const event = hookEventFor(target.adapter, req.event);
   if (!event) return fail("unsupported_event", `${target.adapter} has no hook event for ${req.event}`);
+  if (directive?.kind === "block" && event.block === "refused") {
+    return fail("unsupported_directive", `the ${target.adapter} ${event.hook_event} hook cannot act on a block directive (${req.event}); nothing was rendered`);
+  }
 
   const payloads = req.payloads ?? [];
   const body: Record<string, unknown> = {};

@@ -9,7 +9,7 @@ import { LIMITS } from "../../generated/ts/spec.js";
 import type { CallbackResponse, DispatchEnvelope } from "../../generated/ts/types.js";
 import { checkTimeoutMs, SETTLE_RESERVE_MS } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";
-import { checkInvokeOptions } from "./options.js";
+import { checkInvokeOptions, linkageFailure } from "./options.js";
 import { payloadsOf, prepareEnvelopeSliced, wireSnapshotSliced, type WireSnapshot } from "./request.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { InvokerConfigError, type CallbackHandler, type CallbackInvoker, type InvocationFailure, type InvocationResult, type InvokeOptions } from "./types.js";
@@ -57,6 +57,8 @@ export class InProcessInvoker implements CallbackInvoker {
       ...(deadlineAt === undefined ? {} : { deadlineAt, timeoutMs: this.timeoutMs }),
     });
     if (!prepared.ok) return { ok: false, failure: prepared.failure, elapsedMs: elapsed() };
+    const unlinked = linkageFailure(prepared.envelope, checked.options);
+    if (unlinked !== null) return { ok: false, failure: unlinked, elapsedMs: elapsed() };
 
     const settled = await this.callHandler(prepared.envelope, deadlineAt);
     if (settled.kind === "threw") {

@@ -11,7 +11,7 @@ import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import { runChild } from "./child-run.js";
 import { classifyRunSliced } from "./classify.js";
 import { checkArgs, checkProgram, checkTimeoutMs, resolveLimits, type InvokerLimits } from "./config.js";
-import { checkInvokeOptions } from "./options.js";
+import { checkInvokeOptions, linkageFailure } from "./options.js";
 import { prepareEnvelopeSliced } from "./request.js";
 import type { CallbackInvoker, InvocationResult, InvokeOptions } from "./types.js";
 
@@ -67,6 +67,8 @@ export class SubprocessInvoker implements CallbackInvoker {
       timeoutMs: this.timeoutMs,
     });
     if (!prepared.ok) return { ok: false, failure: prepared.failure, elapsedMs: elapsed() };
+    const unlinked = linkageFailure(prepared.envelope, checked.options);
+    if (unlinked !== null) return { ok: false, failure: unlinked, elapsedMs: elapsed() };
     const input = prepared.bytes;
 
     const run = await runChild({ program: this.program, args: this.args, input, deadlineAt, limits: this.limits });

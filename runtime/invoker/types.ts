@@ -50,6 +50,17 @@ export interface InvokeOptions {
    * as `parseWireDocument` would. Omit for envelopes built in memory.
    */
   readonly nonIntegerNumberPointers?: readonly string[];
+  /**
+   * The receipt id of the call this event belongs under (spec/host-runtime.md §"Receipts",
+   * "Linkage"); null or absent for a root receipt. A `subcall` frame needs one, and it must not be
+   * empty: otherwise the call is an `invalid_request` failure and nothing is delivered.
+   */
+  readonly parentReceiptId?: string | null;
+  /**
+   * The receipt id this invocation will be receipted under, when known: a `parentReceiptId` equal to
+   * it (a receipt that is its own parent) is then refused before delivery too.
+   */
+  readonly receiptId?: string;
 }
 
 /**

@@ -12,7 +12,12 @@
  *   {@link IdempotencyConflictError} otherwise.
  * - `sequence`: a replay reuses the prior receipt's; otherwise the next number of the receipt's
  *   `harness_run_id` (allocated only once the receipt is valid, so rejected receipts leave no gap),
- *   or null without a run id.
+ *   or null without a run id, and always null for an emitter made with `sequencer: null` (a host
+ *   with no run scope of its own, such as the one-shot `invoke` CLI).
+ * - Linkage (runtime/receipts/linkage.ts): a receipt that the receipt tree cannot hold (a `subcall`
+ *   frame without a parent receipt, a receipt that is its own parent) is never made: for an
+ *   `invalid_request` failure (the invoker's refusal) `emit` returns null, otherwise it throws
+ *   {@link ReceiptSynthesisError}.
  */
 import { EVENT_VOCABULARY, INTEGRATION_MODE_VALUES, WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { CallbackRequest, DispatchEnvelope, LifecycleReceipt } from "../../generated/ts/types.js";
@@ -22,6 +27,7 @@ import type { InvocationResult } from "../invoker/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { validateValue } from "../wire/validate.js";
 import { InMemoryIdempotencyStore, type IdempotencyKey, type IdempotencyStore } from "./idempotency.js";
+import { linkageIssue } from "./linkage.js";
 import { SequenceGenerator } from "./sequence.js";
 import { harnessId, synthesizeReceipt, type ReceiptContext } from "./synthesize.js";
 
@@ -54,20 +60,24 @@ export function contextIssues(ctx: ReceiptContext): ValidationIssue[] {
   return validateValue("LifecycleReceipt", synthesizeReceipt(PROBE_REQUEST, result, ctx, null));
 }
 
-/** Optional collaborators: a persistent store, a shared sequence generator. Defaults are in memory. */
+/**
+ * Optional collaborators: a persistent store, a shared sequence generator (null: no run scope, every
+ * `sequence` is null). Defaults are in memory.
+ */
 export interface ReceiptEmitterOptions {
   readonly store?: IdempotencyStore;
-  readonly sequencer?: SequenceGenerator;
+  readonly sequencer?: SequenceGenerator | null;
 }
 
 /** Makes the receipt of each invocation; one emitter per host (it owns the sequences and the store). */
 export class ReceiptEmitter {
   readonly store: IdempotencyStore;
-  readonly sequencer: SequenceGenerator;
+  /** The run-scoped numbering, or null when this emitter numbers nothing (`sequence` is always null). */
+  readonly sequencer: SequenceGenerator | null;
 
   constructor(options: ReceiptEmitterOptions = {}) {
     this.store = options.store ?? new InMemoryIdempotencyStore();
-    this.sequencer = options.sequencer ?? new SequenceGenerator();
+    this.sequencer = options.sequencer === null ? null : (options.sequencer ?? new SequenceGenerator());
   }
 
   /**
@@ -79,12 +89,18 @@ export class ReceiptEmitter {
     if (isNotificationOnly(envelope)) return null;
     const request = envelope?.request;
     if (!result.ok && result.failure.variant === "invalid_request" && validateValue("CallbackRequest", request).length > 0) return null;
+    const unlinked = linkageIssue(envelope, ctx.parent_receipt_id ?? null, ctx.receipt_id);
+    if (unlinked !== null) {
+      if (!result.ok && result.failure.variant === "invalid_request") return null;
+      throw new ReceiptSynthesisError([unlinked]);
+    }
 
     const idem = request.idempotency_key ?? null;
     const key: IdempotencyKey | null = result.ok && idem !== null ? { client_id: ctx.client_id, adapter_id: request.adapter_id, idempotency_key: idem } : null;
     const prior = key !== null ? this.store.get(key) : undefined;
-    const runId = harnessId("harness_run_id", request, ctx);
-    const sequence = prior !== undefined ? prior.sequence : runId !== null ? this.sequencer.current(runId) + 1 : null;
+    const sequencer = this.sequencer;
+    const runId = sequencer === null ? null : harnessId("harness_run_id", request, ctx);
+    const sequence = prior !== undefined ? prior.sequence : runId !== null && sequencer !== null ? sequencer.current(runId) + 1 : null;
 
     const receipt = synthesizeReceipt(request, result, ctx, sequence);
     const issues = validateValue("LifecycleReceipt", receipt);
@@ -94,7 +110,7 @@ export class ReceiptEmitter {
       const stored = this.store.put(key, receipt);
       if (stored.kind === "replayed") return stored.prior;
     }
-    if (prior === undefined && runId !== null) this.sequencer.next(runId);
+    if (prior === undefined && runId !== null && sequencer !== null) sequencer.next(runId);
     return receipt;
   }
 }

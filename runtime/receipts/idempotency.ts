@@ -2,8 +2,9 @@
  * The replay boundary (spec/host-runtime.md §"Receipts": idempotency). Receipts that carry an
  * `idempotency_key` are recorded under (client_id, adapter_id, idempotency_key). Recording the same
  * key again with the same content replays the prior receipt; different content is a conflict
- * (FailureClass `state_conflict`). "Content" is every field except the three minted per emission:
- * `receipt_id`, `at_epoch_s` and `sequence`. Presence is normalized first: an optional member that
+ * (FailureClass `state_conflict`). "Content" is every field except the four minted per emission or
+ * per transport attempt: `receipt_id`, `invocation_id`, `at_epoch_s` and `sequence` (a retry of the
+ * same request under a new invocation id is a replay, as in lifeloop-cli 0.9.0). Presence is normalized first: an optional member that
  * is null equals an absent one, and an empty collection equals an absent one.
  */
 import { defineMember } from "../wire/own.js";
@@ -48,7 +49,8 @@ export class IdempotencyConflictError extends Error {
   }
 }
 
-const PER_EMISSION: ReadonlySet<string> = new Set(["receipt_id", "at_epoch_s", "sequence"]);
+// invocation_id names one transport attempt: a retry gets a new one and is still the same receipt.
+const PER_EMISSION: ReadonlySet<string> = new Set(["receipt_id", "invocation_id", "at_epoch_s", "sequence"]);
 const OPEN_MAPS: ReadonlySet<string> = new Set(["telemetry_summary"]);
 
 function canonical(value: unknown, dropNulls: boolean): unknown {
@@ -78,7 +80,7 @@ export function replayContent(receipt: LifecycleReceipt): string {
   return JSON.stringify(canonical(content, true));
 }
 
-/** True when two receipts are equal in every field except receipt_id, at_epoch_s and sequence. */
+/** True when two receipts are equal in every field except receipt_id, invocation_id, at_epoch_s and sequence. */
 export function replayContentEqual(a: LifecycleReceipt, b: LifecycleReceipt): boolean {
   return replayContent(a) === replayContent(b);
 }

@@ -12,7 +12,7 @@ import type { CallbackResponse, DispatchEnvelope, FailureClass } from "../../gen
 import { checkArgs, checkProgram, checkTimeoutMs } from "../invoker/config.js";
 import { defaultRetryClass, issueText, makeFailure, spawnFailureDetail, type FailureFacts } from "../invoker/failure.js";
 import { previewBytes } from "../invoker/preview.js";
-import { checkInvokeOptions } from "../invoker/options.js";
+import { checkInvokeOptions, linkageFailure, type CheckedInvokeOptions } from "../invoker/options.js";
 import { eventOf, prepareEnvelopeTextSoon, type PreparedEnvelopeText } from "../invoker/request.js";
 import type { CallbackInvoker, InvocationFailure, InvocationResult, InvokeOptions } from "../invoker/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
@@ -160,13 +160,15 @@ export class StreamInvoker implements CallbackInvoker {
       timeoutMs: this.timeoutMs,
     });
     // A plain method, not `async`: the small envelope's path costs one promise, the one a reply settles.
-    if (soon instanceof Promise) return soon.then((prepared) => this.send(prepared, started));
-    return this.send(soon, started);
+    if (soon instanceof Promise) return soon.then((prepared) => this.send(prepared, started, checked.options));
+    return this.send(soon, started, checked.options);
   }
 
   /** Frame a prepared envelope and write it on the live stream (spawning one when needed); resolves with the reply's outcome. */
-  private send(prepared: PreparedEnvelopeText, started: number): Promise<InvocationResult> {
+  private send(prepared: PreparedEnvelopeText, started: number, options: CheckedInvokeOptions): Promise<InvocationResult> {
     if (!prepared.ok) return failedSince(started, prepared.failure);
+    const unlinked = linkageFailure(prepared.envelope, options);
+    if (unlinked !== null) return failedSince(started, unlinked);
     if (this.closing !== null) return failedSince(started, makeFailure("stream_closed", "close() was called while the envelope was being serialized; nothing was written"));
     const event = String(eventOf(prepared.envelope));
     const framing = REQUEST_FRAMING.get(event);

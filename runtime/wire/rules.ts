@@ -182,7 +182,27 @@ function compileStep(step: RuleStep): Check {
         const value = obj[field];
         if (Array.isArray(value) && value.length === 0) report(sink, step, obj, path, null);
       };
+    case "fields_differ": {
+      const fields = step.fields ?? [];
+      return (obj, path, sink) => {
+        const repeated = firstRepeatedField(obj, fields);
+        if (repeated !== undefined) report(sink, step, obj, path, childPointer(pointerOf(path), repeated), { field: childPointer(pointerOf(path), repeated) });
+      };
+    }
   }
+}
+
+/**
+ * Check `fields_differ`: the first of `fields` whose string value equals that of an earlier one
+ * (absent, null and non-string members take part in no comparison); undefined when all differ.
+ */
+function firstRepeatedField(obj: JsonObject, fields: readonly string[]): string | undefined {
+  for (let i = 1; i < fields.length; i++) {
+    const value = obj[fields[i] as string];
+    if (typeof value !== "string") continue;
+    for (let j = 0; j < i; j++) if (obj[fields[j] as string] === value) return fields[i];
+  }
+  return undefined;
 }
 
 /** Collect every object matching `tokens` below `value` (`*` = every array element), in document order. */

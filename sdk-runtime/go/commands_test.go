@@ -13,21 +13,22 @@ import (
 	"time"
 )
 
-// These tests drive the real reference CLI (ReferenceCrate at ReferenceVersion). LIFELOOP_REF_BIN
-// overrides its location (default: .cache/lifeloop-ref/bin/lifeloop at the repository root).
+// These tests drive the real reference CLI of the continuation store: lifeloop-cli 0.5.0, its last
+// release with the store (removed in 0.6.0). LIFELOOP_REF_BIN overrides its location (default:
+// .cache/lifeloop-ref-0.5.0/bin/lifeloop at the repository root).
 
 func referenceCLI(t *testing.T) string {
 	t.Helper()
 	path := os.Getenv("LIFELOOP_REF_BIN")
 	if path == "" {
-		abs, err := filepath.Abs(filepath.Join("..", "..", ".cache", "lifeloop-ref", "bin", "lifeloop"))
+		abs, err := filepath.Abs(filepath.Join("..", "..", ".cache", "lifeloop-ref-0.5.0", "bin", "lifeloop"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		path = abs
 	}
 	if info, err := os.Stat(path); err != nil || info.IsDir() {
-		t.Fatalf("reference CLI not found at %s: from the repository root run `cargo install %s --version %s --locked --root .cache/lifeloop-ref` (or set LIFELOOP_REF_BIN)", path, ReferenceCrate, ReferenceVersion)
+		t.Fatalf("reference CLI not found at %s: from the repository root run `cargo install lifeloop-cli --version 0.5.0 --locked --root .cache/lifeloop-ref-0.5.0` (or set LIFELOOP_REF_BIN)", path)
 	}
 	return path
 }
@@ -193,7 +194,8 @@ func ourCLI(t *testing.T) string {
 	return wrapper
 }
 
-// The program defaults to the table's ("lifeloop"); the group's variable overrides it; Host.Path wins
+// The program defaults to the table's ("lifeloop-callback": the group is this toolkit's extension,
+// which the reference's lifeloop no longer ships); the group's variable overrides it; Host.Path wins
 // over both. The same calls work against the reference CLI and ours.
 func TestContinuationProgramOverride(t *testing.T) {
 	ctx := context.Background()
@@ -220,7 +222,48 @@ func TestContinuationProgramOverride(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	_, err := ContinuationCommands{}.List(ctx, "t")
 	var hostErr *HostError
-	if !errors.As(err, &hostErr) || hostErr.ExitCode != -1 || !strings.Contains(hostErr.Message, `"lifeloop"`) {
-		t.Fatalf("the default program is lifeloop: %v", err)
+	if !errors.As(err, &hostErr) || hostErr.ExitCode != -1 || !strings.Contains(hostErr.Message, `"lifeloop-callback"`) {
+		t.Fatalf("the default program is lifeloop-callback: %v", err)
+	}
+}
+
+// TestHostTimeoutKillsTheProcessGroup runs a wrapper CLI whose child holds stdout: at the deadline
+// the helper kills the whole process group (as the Python helper does), so the child does not run
+// on after the call returned (issue 25).
+func TestHostTimeoutKillsTheProcessGroup(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to see the child")
+	}
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	wrapper := ContinuationCommands{Host: Host{Path: script(t, "sleep 30 &\necho $! > "+pidFile+"\nwait"), Timeout: time.Second}}
+	started := time.Now()
+	_, err := wrapper.List(context.Background(), "t")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("expected a timeout, got %v", err)
+	}
+	// The deadline plus exec's WaitDelay (1 s) and a generous margin for a loaded machine.
+	if took := time.Since(started); took > 10*time.Second {
+		t.Fatalf("the call took %s with a 1 s timeout", took)
+	}
+	raw, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(raw))
+	// Gone, or a zombie nobody reaped yet (the wrapper that would have is dead): either way not running.
+	running := func() bool {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			return false
+		}
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		return len(fields) > 0 && fields[0] != "Z"
+	}
+	for deadline := time.Now().Add(5 * time.Second); running() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if running() {
+		_ = exec.Command("kill", "-9", pid).Run()
+		t.Fatalf("the wrapper's child %s is still running after the call timed out", pid)
 	}
 }

@@ -79,8 +79,17 @@ type streamConn struct {
 	// limits.max_client_requests_in_flight (more is the host's stream.request-flood violation):
 	// a request takes one before it is written, the host's reply gives it back.
 	callSlots chan struct{}
-	nextID    uint64
-	closed    chan struct{}
+	// handlers counts the event handlers running (guarded by mu): at most
+	// limits.client_handler_concurrency plus one per client request that waits for the host (in
+	// flight, callSlots, or waiting for a slot, slotWaiters), so that handlers waiting for the host
+	// never keep the reader from reading the replies they wait for. The reading goroutine waits
+	// for a place before it starts a handler (and reads nothing meanwhile: backpressure);
+	// handlerFree wakes it (one token: only the reading goroutine waits on it).
+	handlers    int
+	slotWaiters int
+	handlerFree chan struct{}
+	nextID      uint64
+	closed      chan struct{}
 
 	// The reader: one goroutine at a time reads frames (see readLoop). turn is the event whose
 	// handler runs on the reading goroutine, nil when none does.
@@ -334,7 +343,9 @@ func (e *inflight) cancelLocked() {
 //     CallbackResponse the v1 runner would write for the same DispatchEnvelope (params); the same
 //     refusals apply (failed, with the warning codes of ServeIO). Handlers run concurrently: a
 //     handler starts on the reading goroutine, and reading moves to a new goroutine once it has
-//     run for inlineHandlerGrace or waits for the host (EventDone, a command helper).
+//     run for inlineHandlerGrace or waits for the host (EventDone, a command helper). At most
+//     limits.client_handler_concurrency handlers run at once (plus one per client request that
+//     waits for the host); while that many run, no further frame is read (backpressure).
 //   - A notification is never answered. The cancel notification marks its event cancelled: its
 //     EventDone channel closes and its reply is never written.
 //   - A request for any other method gets error -32601. Replies to the client's own requests
@@ -355,6 +366,7 @@ func ServeStreamIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 	c.ctx, c.frames, c.handler, c.readerDone = ctx, NewFrameReader(stdin, LimitMaxFrameBytes), handler, make(chan int, 1)
 	c.watchWake = make(chan struct{}, 1)
 	c.callSlots = make(chan struct{}, LimitMaxClientRequestsInFlight)
+	c.handlerFree = make(chan struct{}, 1)
 	active.Store(c)
 	defer active.CompareAndSwap(c, nil)
 	readerDone := c.readerDone
@@ -547,6 +559,10 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 		c.events[key] = e
 		c.mu.Unlock()
 	}
+	if !c.takeHandlerPlace(ctx) {
+		return true // the stream is over: ServeStreamIO has returned, nothing more is read
+	}
+	defer c.giveHandlerPlace()
 	t := &e.turn
 	t.start = r.read
 	c.beginTurn(t)
@@ -589,6 +605,44 @@ func (c *streamConn) startEvent(ctx context.Context, f *streamFrame, event strin
 	}()
 	c.endTurn(t)
 	return !t.state.CompareAndSwap(turnInline, turnDone)
+}
+
+// takeHandlerPlace waits, on the reading goroutine, until fewer than
+// limits.client_handler_concurrency handlers (plus one per client request waiting for the host) run, and
+// counts one more; false when the stream ended meanwhile. Nothing is read while it waits.
+func (c *streamConn) takeHandlerPlace(ctx context.Context) bool {
+	for {
+		c.mu.Lock()
+		if c.handlers < LimitClientHandlerConcurrency+len(c.callSlots)+c.slotWaiters {
+			c.handlers++
+			c.mu.Unlock()
+			return true
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.handlerFree:
+		case <-c.closed:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// giveHandlerPlace counts a handler as returned and wakes the reading goroutine if it waits.
+func (c *streamConn) giveHandlerPlace() {
+	c.mu.Lock()
+	c.handlers--
+	c.mu.Unlock()
+	c.wakeHandlerWaiter()
+}
+
+// wakeHandlerWaiter leaves the reading goroutine a token to look at the handler count again.
+func (c *streamConn) wakeHandlerWaiter() {
+	select {
+	case c.handlerFree <- struct{}{}:
+	default: // a token is already there
+	}
 }
 
 // writeOnTurn writes a frame the reading goroutine answers itself (an error reply) as a turn of
@@ -748,10 +802,26 @@ func (c *streamConn) call(ctx context.Context, method string, params []byte) (*n
 	c.yieldReading(nil)
 	select {
 	case c.callSlots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-c.closed:
-		return nil, ErrStreamClosed
+	default:
+		// Waiting for the host too: a handler place is lent meanwhile (see takeHandlerPlace).
+		c.mu.Lock()
+		c.slotWaiters++
+		c.mu.Unlock()
+		c.wakeHandlerWaiter()
+		var err error
+		select {
+		case c.callSlots <- struct{}{}:
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-c.closed:
+			err = ErrStreamClosed
+		}
+		c.mu.Lock()
+		c.slotWaiters--
+		c.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
 	}
 	c.mu.Lock()
 	select {
@@ -771,6 +841,7 @@ func (c *streamConn) call(ctx context.Context, method string, params []byte) (*n
 	reply := make(chan callReply, 1) // room for the reply, so one given up on is still taken
 	c.calls[idKey(id)] = reply
 	c.mu.Unlock()
+	c.wakeHandlerWaiter() // the request in flight makes room for one more handler
 	c.write(frame)
 	select {
 	case r := <-reply:

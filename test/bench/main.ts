@@ -20,6 +20,12 @@ if (unknown.length > 0) {
 for (const name of BENCHES) {
   if (only.length > 0 && !only.includes(name.slice(2, -3))) continue;
   const mod = (await import(name)) as { run: () => Promise<void> };
-  await mod.run();
+  try {
+    await mod.run();
+  } catch (error) {
+    // A missing prerequisite (e.g. the reference CLI) says what to run: print that, not a stack.
+    process.stderr.write(`bench ${name.slice(2, -3)}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
 }
 if (BENCHES.length === 0) process.stdout.write("no benchmarks registered yet\n");

@@ -1,7 +1,7 @@
 /**
  * Benchmark: strict parse + validate of the same DispatchEnvelope bytes in every binding, each
  * against its own language's plain parser on the same bytes and against the reference
- * implementation (lifeloop-cli 0.5.0: serde + `validate()`), in one run:
+ * implementation (lifeloop-cli 0.9.0: serde + `validate()`), in one run:
  *
  *   binding                              plain parser (the baseline)
  *   TS   parseWireDocument               JSON.parse(new TextDecoder().decode(bytes))

@@ -3,13 +3,13 @@
  * (located through `cargo metadata` on test/reference/Cargo.toml), our corpus, and scratch
  * directories with failing, unknown-kind, malformed and pre-v0.3 fixtures.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { WIRE_DOCUMENTS } from "../../generated/ts/spec.js";
-import { REPO_ROOT, runCli } from "../support/cli-process.js";
+import { LIMITS, REFERENCE_IMPLEMENTATION, WIRE_DOCUMENTS, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { CLI, REPO_ROOT, runCli } from "../support/cli-process.js";
 
 interface Row {
   readonly path: string;
@@ -32,14 +32,27 @@ function rows(stdout: string): Row[] {
     .map((l) => JSON.parse(l) as Row);
 }
 
-/** tests/conformance of the reference crate that test/reference/Cargo.toml pins. */
-function referenceFixtures(): string {
+/** The pinned reference crate's folder (spec/wire-version.json's `reference` version, checked). */
+function referenceCrate(): string {
   const meta = JSON.parse(
     execFileSync("cargo", ["metadata", "--format-version", "1", "--manifest-path", join(REPO_ROOT, "test", "reference", "Cargo.toml")], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }),
   ) as { packages: { name: string; version: string; manifest_path: string }[] };
   const pkg = meta.packages.find((p) => p.name === "lifeloop-cli");
   if (!pkg) throw new Error("lifeloop-cli is not a dependency of test/reference/Cargo.toml");
-  return join(dirname(pkg.manifest_path), "tests", "conformance");
+  if (pkg.version !== REFERENCE_IMPLEMENTATION.version) throw new Error(`test/reference/Cargo.toml pins lifeloop-cli ${pkg.version} but spec/wire-version.json names ${REFERENCE_IMPLEMENTATION.version}`);
+  return dirname(pkg.manifest_path);
+}
+
+/** tests/conformance of the reference crate that test/reference/Cargo.toml pins. */
+function referenceFixtures(): string {
+  return join(referenceCrate(), "tests", "conformance");
+}
+
+/** The wire version the pinned reference crate speaks (its `SCHEMA_VERSION`). */
+function referenceWireVersion(): string {
+  const found = /pub const SCHEMA_VERSION: &str = "([^"]+)";/.exec(readFileSync(join(referenceCrate(), "src", "lib.rs"), "utf8"));
+  if (!found) throw new Error("SCHEMA_VERSION not found in the reference crate's src/lib.rs");
+  return found[1] as string;
 }
 
 /** A fresh scratch directory holding the given fixture files. */
@@ -54,12 +67,16 @@ const minimalRequest = (JSON.parse(readFileSync(join(REPO_ROOT, "test", "conform
 
 describe("lifeloop-callback conformance run", () => {
   it("passes every wire-type fixture of the reference crate and skips the other kinds", () => {
-    const r = runCli(["conformance", "run", "--root", referenceFixtures()]);
+    // Between a bump of our wire version and the re-pin of the crate the fixtures carry the
+    // reference's version: judged as ours then (the flag rewrites that member and nothing else).
+    const theirs = referenceWireVersion();
+    const r = runCli(["conformance", "run", "--root", referenceFixtures(), ...(theirs === WIRE_VERSION ? [] : ["--substitute-version", theirs])]);
     const all = rows(r.stdout);
     expect(r.code, r.stderr).toBe(0);
     const judged = all.filter((x) => x.actual !== "skipped");
     const wireKinds = new Set<string>(WIRE_DOCUMENTS.map((d) => d.fixtureKind));
-    expect(judged.length).toBeGreaterThanOrEqual(30);
+    // 0.9.0 ships 68 fixtures, 38 of them of the five wire kinds (the others: manifests, failure mapping, ...).
+    expect(judged.length).toBeGreaterThanOrEqual(38);
     expect(judged.every((x) => x.pass && wireKinds.has(x.kind as string))).toBe(true);
     expect(all.filter((x) => x.actual === "skipped").every((x) => !wireKinds.has(x.kind as string))).toBe(true);
     expect(judged.some((x) => x.expect === "invalid")).toBe(true);
@@ -107,6 +124,18 @@ describe("lifeloop-callback conformance run", () => {
     const r = runCli(["conformance", "run", "--root", dir]);
     expect(rows(r.stdout).map((x) => x.pass)).toEqual([true, true]);
     expect(r.code).toBe(0);
+  });
+
+  it("refuses a fixture past the document limit without reading it whole (a sparse 1.9 GB file under a 1.2 GB address-space limit)", () => {
+    const dir = join(TMP, "huge");
+    mkdirSync(dir, { recursive: true });
+    // Sparse: no disk space used. Reading it whole (as before) needs 1.9 GB of memory, which the
+    // address-space limit refuses; the bounded read takes the 16 MiB limit plus one byte.
+    execFileSync("truncate", ["-s", "1900000000", join(dir, "huge.json")]);
+    const r = spawnSync("prlimit", ["--as=1200000000", "--", process.execPath, CLI, "conformance", "run", "--root", dir], { encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(3);
+    expect(rows(r.stdout)).toEqual([expect.objectContaining({ actual: "unreadable", pass: false, reason: `json.max-bytes: the file is larger than the limit of ${LIMITS.max_request_bytes} bytes` })]);
   });
 
   it("exits 3 on a malformed fixture", () => {

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LIMITS, WIRE_DOCUMENTS } from "../../generated/ts/spec.js";
+import { LIMITS, WIRE_DOCUMENTS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { allIssues } from "../../runtime/cli/commands/all-issues.js";
 import { parseWireDocument } from "../../runtime/wire/validate.js";
 import { REPO_ROOT, runCli } from "../support/cli-process.js";
@@ -35,9 +35,9 @@ describe("validate --all", () => {
 
   it("reports every independent fault of one document, in layer order, from the CLI", () => {
     const envelope = {
-      schema_version: "lifeloop.v0.3",
+      schema_version: WIRE_VERSION,
       request: {
-        schema_version: "lifeloop.v0.3",
+        schema_version: WIRE_VERSION,
         event: "frame.opening",
         event_id: "e",
         adapter_id: "a",
@@ -66,7 +66,7 @@ describe("validate --all", () => {
   it("prints at most limits.max_reported_issues issues, the first ones, and says on stderr how many there were", () => {
     const max = LIMITS.max_reported_issues;
     const unknown = Object.fromEntries(Array.from({ length: max + 500 }, (_, i) => [`u${i}`, 0]));
-    const envelope = { schema_version: "lifeloop.v0.3", request: { schema_version: "lifeloop.v0.3", event: "session.starting", event_id: "e", adapter_id: "a", adapter_version: "1", integration_mode: "native_hook", invocation_id: "i", ...unknown } };
+    const envelope = { schema_version: WIRE_VERSION, request: { schema_version: WIRE_VERSION, event: "session.starting", event_id: "e", adapter_id: "a", adapter_version: "1", integration_mode: "native_hook", invocation_id: "i", ...unknown } };
     const r = runCli(["validate", "--all", "dispatch-envelope", "-"], { input: JSON.stringify(envelope) });
     expect(r.code).toBe(1);
     const printed = JSON.parse(r.stdout) as { rule: string; pointer: string }[];

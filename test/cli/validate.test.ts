@@ -70,6 +70,18 @@ describe("lifeloop-callback validate", () => {
     }
   });
 
+  it("prints exactly one issue without --all, as its usage says, also when several rules are broken", () => {
+    // A v0.2 literal, an empty warning code and failed without classes: four rule violations.
+    const doc = { schema_version: "lifeloop.v0.2", status: "failed", warnings: [{ code: "", message: "m" }] };
+    const r = runCli(["validate", "callback-response", "-"], { input: JSON.stringify(doc) });
+    expect(r.code).toBe(1);
+    expect(issues(r.stdout)).toHaveLength(1);
+    const all = runCli(["validate", "--all", "callback-response", "-"], { input: JSON.stringify(doc) });
+    expect(all.code).toBe(1);
+    expect(issues(all.stdout).length).toBeGreaterThan(1);
+    expect(issues(all.stdout)[0]).toEqual(issues(r.stdout)[0]);
+  });
+
   it("rejects input that is not one JSON document with exit 3 and its json.* rule", () => {
     const enc = new TextEncoder();
     const cases: [string, Uint8Array, string][] = [

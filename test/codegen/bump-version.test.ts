@@ -2,13 +2,15 @@
  * `npm run bump-version -- <new> --reason "..."` (codegen/bump-version.ts) on a scratch copy of the
  * repository: wire-version.json, the tombstone, the corpus rewrite, and a consistent regeneration.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
+import { versionMentions } from "../../codegen/bump-version.js";
 import { copyRepo, runTs } from "../support/cli-process.js";
 
-const NEXT = "lifeloop.v0.4";
+/** The version after the current one (its last number plus one), so the test holds after every bump. */
+const NEXT = WIRE_VERSION.replace(/(\d+)$/, (n) => String(Number(n) + 1));
 let root: string;
 let result: ReturnType<typeof runTs>;
 
@@ -29,6 +31,12 @@ beforeAll(() => {
     join(root, "test", "conformance", "hand", "invalid-old-envelope.json"),
     JSON.stringify({ kind: "dispatch_envelope", expect: "invalid", expect_rule: "schema-version-current", description: "hand-written", data: { schema_version: "lifeloop.v0.2", request: { schema_version: WIRE_VERSION } } }, null, 2),
   );
+  // The diff-gate case below compares with the frozen release of the current version; between a bump
+  // and the freeze of its release (the last step of moving to a version) the copy freezes it itself.
+  if (!existsSync(join(root, "spec", "releases", WIRE_VERSION))) {
+    const snapshot = runTs("codegen/snapshot-release.ts", ["--root", root], { cwd: root });
+    if (snapshot.code !== 0) throw new Error(`snapshot-release failed: ${snapshot.stdout}${snapshot.stderr}`);
+  }
   result = bump([NEXT, "--reason", "a test bump | with a pipe", "--date", "2030-01-02"]);
 }, 180_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -41,6 +49,36 @@ describe("bump-version", () => {
     // The review list never names a frozen release (spec/releases/ is never edited).
     const review = result.stdout.split("\n").find((l) => l.startsWith(`still mentions ${WIRE_VERSION}`)) ?? "";
     expect(review).not.toContain("spec/releases/");
+  });
+
+  it("leaves only prose to review: no test, example, source or generated file still names the old version unless it is kept on purpose", () => {
+    const review = (result.stdout.split("\n").find((l) => l.startsWith(`still mentions ${WIRE_VERSION} (review by hand): `)) ?? "")
+      .replace(`still mentions ${WIRE_VERSION} (review by hand): `, "")
+      .split(", ")
+      .filter((p) => p !== "");
+    // At most spec prose (spec/*.md) and the hand-written fixture above; nothing else.
+    for (const path of review) expect(path).toMatch(/^(spec\/[^/]+\.md|test\/conformance\/hand\/invalid-old-envelope\.json)$/);
+    const mentions = versionMentions(root, WIRE_VERSION);
+    expect(mentions.filter((m) => m.kept === undefined).map((m) => m.path)).toEqual(review);
+    // Every kept file is printed with its reason.
+    const lines = result.stdout.split("\n");
+    for (const m of mentions.filter((x) => x.kept !== undefined)) {
+      const head = `  kept on purpose (${m.kept}): `;
+      const line = lines.find((l) => l.startsWith(head)) ?? "";
+      expect(line.slice(head.length).split(", "), m.path).toContain(m.path);
+    }
+    expect(mentions.some((m) => m.path.startsWith("test/diff/") && m.kept !== undefined)).toBe(true);
+  });
+
+  it("rewrites the shipped examples, the JSON samples of the prose and the package description", () => {
+    for (const rel of ["examples/dispatch-envelope.json", "examples/invalid-dispatch-envelope.json", "examples/hook-render-request.json", "examples/conformance/dispatch_envelope/valid-minimal.json"]) {
+      expect(read(rel), rel).toContain(`"schema_version": "${NEXT}"`);
+      expect(read(rel), rel).not.toContain(WIRE_VERSION);
+    }
+    expect(JSON.parse(read("package.json")).description).toContain(`wire ${NEXT}`);
+    expect(read("README.md")).toContain(`"schema_version":"${NEXT}"`);
+    // The README describes the toolkit as it is: no mention of the retired version is left.
+    expect(read("README.md")).not.toContain(WIRE_VERSION);
   });
 
   it("moves spec/wire-version.json and records the retired version with its tombstone", () => {
@@ -73,6 +111,8 @@ describe("bump-version", () => {
 
   it("regenerates: generate --check passes and the corpus script reproduces the rewritten corpus", () => {
     expect(read("generated/ts/spec.ts")).toContain(`export const WIRE_VERSION = "${NEXT}" as const;`);
+    // The pages generated from code (npm run docs) follow too.
+    expect(read("generated/docs/reference/cli.md")).toContain(`(wire ${NEXT})`);
     const check = runTs("codegen/main.ts", ["--check", "--root", root], { cwd: root });
     expect(check.code, check.stdout.slice(0, 2000)).toBe(0);
     const corpus = runTs("test/conformance/tools/make-corpus.ts", ["--check", "--root", root], { cwd: root });

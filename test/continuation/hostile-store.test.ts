@@ -27,6 +27,7 @@ import { continuationHandlers } from "../../runtime/continuation/stream-handlers
 import type { ListDiagnostic } from "../../runtime/continuation/store.js";
 import { CONTINUATION } from "../../runtime/continuation/table.js";
 import { serveReverseRequest } from "../../runtime/stream/reverse.js";
+import { envelope } from "../stream/support.js";
 import { CLI, frameEntry, removeDir, runSide, scratch, storeEnv } from "./support.js";
 
 let dir = "";
@@ -224,4 +225,71 @@ describe("lock-timeout messages say what is true", () => {
       await release(holder);
     }
   }, 30_000);
+});
+
+/**
+ * A stream client that, at its first event, sends a continuation/put of thread `t`, waits until the
+ * kernel shows a blocked request on the thread's lock file (a "->" line of /proc/locks with its
+ * inode: the host's put is parked in the kernel wait), then answers the event; it exits at stdin EOF.
+ */
+const PARKING_CLIENT = `
+import { readFileSync, statSync } from "node:fs";
+const lockFile = process.argv[2];
+let pending = "";
+let sent = false;
+const parked = () => {
+  const ino = statSync(lockFile).ino;
+  return readFileSync("/proc/locks", "utf8").split("\\n").some((l) => l.includes("->") && l.includes(":" + ino + " "));
+};
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", async (chunk) => {
+  pending += chunk;
+  for (let lf = pending.indexOf("\\n"); lf !== -1; lf = pending.indexOf("\\n")) {
+    const frame = JSON.parse(pending.slice(0, lf));
+    pending = pending.slice(lf + 1);
+    if (typeof frame.method !== "string" || !frame.method.startsWith("event/") || sent) continue;
+    sent = true;
+    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: "put-1", method: "continuation/put", params: { thread: "t", key: "k", blob_base64: "aGk=" } }) + "\\n");
+    while (!parked()) await new Promise((r) => setTimeout(r, 10));
+    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { schema_version: frame.params.request.schema_version, status: "delivered", failure_class: null, retry_class: null } }) + "\\n");
+  }
+});
+process.stdin.on("end", () => process.exit(0));
+`;
+
+describe("session --transport stream exits after its summary while a store request waits for a lock", () => {
+  it("the parked wait is cancelled when the stream ends: the session exits while another process still holds the lock", async () => {
+    const holder = await holdLocks(["t"]);
+    let released = false;
+    // The watchdog: release the holder at 40 s (the session then ends either way; the test fails).
+    const watchdog = setTimeout(() => {
+      released = true;
+      holder.stdin?.end();
+    }, 40_000);
+    try {
+      const client = join(dir, "parking-client.mjs");
+      writeFileSync(client, PARKING_CLIENT);
+      const events = join(dir, "events.jsonl");
+      writeFileSync(events, `${JSON.stringify(envelope("session.started", 1))}\n`);
+      const argv = [CLI, "session", "--transport", "stream", "--program", process.execPath, "--arg", client, "--arg", join(root, ".t.lock"), "--timeout-ms", "30000", events];
+      const session = await new Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, argv, { env: env(), stdio: ["ignore", "pipe", "inherit"] });
+        let stdout = "";
+        child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
+        const kill = setTimeout(() => child.kill("SIGKILL"), 60_000);
+        child.on("error", reject);
+        child.on("close", (status, signal) => {
+          clearTimeout(kill);
+          resolve({ status, signal, stdout });
+        });
+      });
+      expect(released, "the session lived until the other process released the lock").toBe(false);
+      expect(session.signal).toBeNull();
+      expect(session.stdout).toContain('"summary"');
+      expect(session.status).toBe(0);
+    } finally {
+      clearTimeout(watchdog);
+      if (holder.exitCode === null && holder.signalCode === null) await release(holder);
+    }
+  }, 120_000);
 });

@@ -7,8 +7,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI } from "../support/cli-process.js";
-import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../matrix/hosts.js";
+import { CONTINUATION_REFERENCE_CLI as REFERENCE_CLI, requireContinuationReference } from "../support/continuation-reference.js";
 
+/** The reference side of the continuation suites: lifeloop-cli 0.5.0, the last release with the store. */
 export { CLI, REFERENCE_CLI };
 
 /** Which CLI runs a step. */
@@ -24,7 +25,7 @@ export interface Run {
 
 /** Throws with the install command when the reference binary is missing. */
 export function requireReference(): void {
-  if (!existsSync(REFERENCE_CLI)) throw new Error(`the reference CLI is missing at ${REFERENCE_CLI}; install it: ${REFERENCE_INSTALL_COMMAND} (or bash test/setup/prepare.sh)`);
+  requireContinuationReference();
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: npm run build`);
 }
 
@@ -33,9 +34,14 @@ export function storeEnv(extra: Readonly<Record<string, string>>): Record<string
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", ...extra };
 }
 
-/** Run `continuation <args>` on one side; killed at `timeoutMs` (default 30000) and always reaped. */
-export function runSide(side: Side, args: readonly string[], options: { readonly input?: Uint8Array | string; readonly env: Readonly<Record<string, string>>; readonly cwd?: string; readonly timeoutMs?: number }): Promise<Run> {
-  const [program, argv] = side === "ours" ? [process.execPath, [CLI, "continuation", ...args]] : [REFERENCE_CLI, ["continuation", ...args]];
+/**
+ * Run `continuation <args>` on one side; killed at `timeoutMs` (default 30000) and always reaped.
+ * With `fileSizeLimit` (bytes) it runs under `prlimit --fsize`: a write to a regular file is cut
+ * short at that size and the next one fails with EFBIG, as on a full disk.
+ */
+export function runSide(side: Side, args: readonly string[], options: { readonly input?: Uint8Array | string; readonly env: Readonly<Record<string, string>>; readonly cwd?: string; readonly timeoutMs?: number; readonly fileSizeLimit?: number }): Promise<Run> {
+  const [command, commandArgv] = side === "ours" ? [process.execPath, [CLI, "continuation", ...args]] : [REFERENCE_CLI, ["continuation", ...args]];
+  const [program, argv] = options.fileSizeLimit === undefined ? [command, commandArgv] : ["prlimit", [`--fsize=${options.fileSizeLimit}`, "--", command, ...commandArgv]];
   return new Promise((resolve, reject) => {
     const child = spawn(program, argv, { env: options.env, cwd: options.cwd ?? tmpdir(), stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];

@@ -1,5 +1,5 @@
 /**
- * Differential check against the reference crate (lifeloop-cli 0.5.0, through the Rust harness in
+ * Differential check against the reference crate (lifeloop-cli 0.9.0, through the Rust harness in
  * test/reference/): our verdict must equal the reference's on every document of our conformance
  * corpus, every shared vector (generated/vectors/) and at least 1,000 deterministic mutations per wire
  * document type, except where we reject, the reference accepts, and the disagreement is explained by an

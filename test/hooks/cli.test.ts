@@ -1,7 +1,7 @@
 /**
  * `lifeloop-callback render` as a real process (the built CLI, dist/runtime/cli/main.js; run
  * `npm run build` first): stdout carries the hook JSON only on exit 0; exit codes 1 (invalid request,
- * directive, adapter id), 2 (usage), 3 (unreadable / not JSON), 4 (unsupported: nothing printed).
+ * directive, adapter id, a block the event refuses), 2 (usage), 3 (unreadable / not JSON), 4 (unsupported: nothing printed).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -61,6 +61,9 @@ describe("lifeloop-callback render", () => {
       ["claude", request("claude", "frame.opening", { directive: DIRECTIVES.block_empty }), "invalid_directive"],
       ["codex", request("codex", "frame.ended", { directive: DIRECTIVES.block_blank }), "invalid_directive"],
       ["codex", request("codex", "frame.opening", { adapterId: "claude-code" }), "adapter_id_mismatch"],
+      // A block at Claude Code PreCompact / SessionEnd: refused, as lifeloop-cli 0.9.0 refuses it.
+      ["claude", request("claude", "context.pressure_observed", { directive: DIRECTIVES.block }), "unsupported_directive"],
+      ["claude", request("claude", "session.ended", { directive: DIRECTIVES.block }), "unsupported_directive"],
     ];
     for (const [adapter, body, kind] of cases) {
       const r = run(["--adapter", adapter], JSON.stringify(body));

@@ -1,7 +1,7 @@
 /**
  * Every (adapter, lifecycle event, directive) combination of the hook renderer, with the expected
  * outcome stated here independently of the mapping table (the facts of the reference renderer,
- * lifeloop-cli 0.5.0 src/protocol/{claude,codex}.rs), plus request validation and warnings.
+ * lifeloop-cli 0.9.0 src/protocol/{claude,codex}.rs), plus request validation and warnings.
  */
 import { describe, expect, it } from "vitest";
 import { HARNESS_HOOK_MAPPING } from "../../generated/ts/spec.js";
@@ -33,7 +33,9 @@ const HOOK_EVENT: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 };
 /** Hook events with a context slot, and those that render a block directive. */
 const WITH_CONTEXT = new Set(["SessionStart", "UserPromptSubmit"]);
-const BLOCKS: Readonly<Record<string, ReadonlySet<string>>> = { claude: new Set(["UserPromptSubmit"]), codex: new Set(["UserPromptSubmit", "Stop"]) };
+const BLOCKS: Readonly<Record<string, ReadonlySet<string>>> = { claude: new Set(["UserPromptSubmit", "Stop"]), codex: new Set(["UserPromptSubmit", "Stop"]) };
+/** Hook events that refuse a block directive (unsupported_directive), as 0.9.0's Claude renderer does. */
+const REFUSES_BLOCK: Readonly<Record<string, ReadonlySet<string>>> = { claude: new Set(["PreCompact", "SessionEnd"]), codex: new Set() };
 
 describe("renderHookPayload: every (adapter, event, directive) combination", () => {
   for (const adapter of ADAPTERS) {
@@ -49,6 +51,10 @@ describe("renderHookPayload: every (adapter, event, directive) combination", () 
           }
           if (hookEvent === undefined) {
             expect(result.ok ? "rendered" : result.error.kind).toBe("unsupported_event");
+            return;
+          }
+          if (d === "block" && REFUSES_BLOCK[adapter]?.has(hookEvent)) {
+            expect(result.ok ? "rendered" : result.error.kind).toBe("unsupported_directive");
             return;
           }
           if (!result.ok) throw new Error(result.error.message);

@@ -5,7 +5,7 @@
  * - `ts`: our TypeScript {@link SubprocessInvoker}, with every outcome turned into a receipt by a
  *   {@link ReceiptEmitter} (failure receipts included; none for receipt.emitted).
  * - `ref`: the reference CLI, `lifeloop event invoke --client-cmd ABS [--client-arg A]...
- *   --timeout-ms N` (lifeloop-cli 0.5.0, installed into .cache/lifeloop-ref by
+ *   --timeout-ms N` (lifeloop-cli 0.9.0, installed into .cache/lifeloop-ref by
  *   test/setup/prepare.sh). On success it prints a LifecycleReceipt (exit 0); when the invocation
  *   fails it prints no receipt and exits 1 with one line on stderr whose text names the reference's
  *   failure variant. That variant's FailureClass is read from our own table
@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { FAILURE_VARIANTS } from "../../generated/ts/spec.js";
+import { FAILURE_VARIANTS, REFERENCE_IMPLEMENTATION } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope, FailureClass, LifecycleReceipt, ReceiptStatus, RetryClass } from "../../generated/ts/types.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import { ReceiptEmitter } from "../../runtime/receipts/emitter.js";
@@ -94,11 +94,10 @@ export function typescriptHost(): Host {
   };
 }
 
-/** The installed reference CLI (test/setup/prepare.sh puts it there). */
+/** The installed reference CLI, at spec/wire-version.json's `reference` version (test/setup/prepare.sh puts it there). */
 export const REFERENCE_CLI = join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop");
 /** The command that installs {@link REFERENCE_CLI}. */
-export const REFERENCE_INSTALL_COMMAND = "cargo install lifeloop-cli --version 0.5.0 --locked --root .cache/lifeloop-ref";
-
+export const REFERENCE_INSTALL_COMMAND = `cargo install ${REFERENCE_IMPLEMENTATION.crate} --version ${REFERENCE_IMPLEMENTATION.version} --locked --force --root .cache/lifeloop-ref`;
 /**
  * The reference's failure messages (the Display texts of its subprocess invoker errors, after the
  * CLI's `subprocess callback failed: ` prefix; see /work/notes/reference-cli-facts.md §2.6) and the
@@ -169,7 +168,7 @@ function referenceFailure(stderr: string): Observation {
 export function referenceHost(): Host {
   return {
     id: "ref",
-    title: "reference lifeloop event invoke (lifeloop-cli 0.5.0)",
+    title: `reference lifeloop event invoke (${REFERENCE_IMPLEMENTATION.crate} ${REFERENCE_IMPLEMENTATION.version})`,
     unavailable: () => (existsSync(REFERENCE_CLI) ? null : `the reference CLI is missing at .cache/lifeloop-ref/bin/lifeloop; install it: ${REFERENCE_INSTALL_COMMAND} (or run bash test/setup/prepare.sh)`),
     async deliver({ envelope, client, args, timeoutMs }): Promise<Observation> {
       const argv = ["event", "invoke", "--client-cmd", client.program, ...args.flatMap((a) => ["--client-arg", a]), "--timeout-ms", String(timeoutMs), "--client-id", `matrix-${client.lang}`];

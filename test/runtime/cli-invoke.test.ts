@@ -70,6 +70,36 @@ describe("cli: invoke", () => {
     });
   }
 
+  it("a subcall frame without --parent-receipt-id, or a parent equal to --receipt-id: exit 1, invalid_request, no receipt, nothing spawned", async () => {
+    const subcall = envelope({ event: "frame.opened", frame_context: { frame_id: "f-2", frame_class: "subcall", parent_frame_id: "f-1" } });
+    for (const [name, flags, value, rule] of [
+      ["subcall", [], subcall, "subcall-requires-parent-receipt"],
+      ["self-parent", ["--receipt-id", "rcpt-self", "--parent-receipt-id", "rcpt-self"], envelope(), "receipt-not-own-parent"],
+    ] as const) {
+      const marker = join(tmp.dir, `linkage-${name}`);
+      const client = shellClient("marker", marker);
+      const run = await cli(["--program", client.program, ...client.args.flatMap((a) => ["--arg", a]), "--timeout-ms", "10000", ...flags], doc(value));
+      expect(run.code, `${name}: ${run.stderr}`).toBe(1);
+      const out = output(run);
+      expect(out.failure, name).toMatchObject({ variant: "invalid_request", failure_class: "invalid_request" });
+      expect(String(out.failure?.detail), name).toContain(rule);
+      expect(out.receipt, name).toBeNull();
+      expect(existsSync(marker), `${name}: the client was spawned`).toBe(false);
+    }
+    const marker = join(tmp.dir, "linkage-parented");
+    const client = shellClient("marker", marker);
+    const run = await cli(["--program", client.program, ...client.args.flatMap((a) => ["--arg", a]), "--timeout-ms", "10000", "--parent-receipt-id", "rcpt-root"], doc(subcall));
+    expect(run.code, run.stderr).toBe(0);
+    expect(output(run).receipt).toMatchObject({ parent_receipt_id: "rcpt-root", status: "delivered" });
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it("sequence is null: one invocation has no run scope, also with a harness_run_id (as the reference's ledgerless event invoke)", async () => {
+    const run = await cli(["--program", join(FIXTURES, "shell", "echo.sh"), "--timeout-ms", "10000"], doc(envelope({ harness_run_id: "run-1" })));
+    expect(run.code, run.stderr).toBe(0);
+    expect(output(run).receipt).toMatchObject({ harness_run_id: "run-1", sequence: null });
+  });
+
   it("reads a FILE, defaults the client id to the program's name and mints a receipt id", async () => {
     const file = join(tmp.dir, "envelope.json");
     writeFileSync(file, doc());
@@ -167,7 +197,7 @@ describe("cli: invoke", () => {
 });
 
 const REFERENCE_CLIENT = join(ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop-fake-ccd-client");
-const INSTALL = "cargo install lifeloop-cli --version 0.5.0 --locked --root .cache/lifeloop-ref";
+const INSTALL = "cargo install lifeloop-cli --version 0.9.0 --locked --root .cache/lifeloop-ref (or bash test/setup/prepare.sh)";
 
 function requireReferenceClient(): string {
   if (!existsSync(REFERENCE_CLIENT)) {

@@ -343,7 +343,7 @@ describe("minor defects", () => {
     }
   });
 
-  it("the CLI reports a closed standard output (>&-) with exit 3 instead of exiting 0", async () => {
+  it("the CLI treats a closed standard output (>&-) as /dev/null, which it is to the process: exit 0, nothing on stderr", async () => {
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
       const child = spawn("/bin/sh", ["-c", `exec "$0" --import tsx ${CLI_SOURCE} version >&-`, process.execPath], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] });
       let stderr = "";
@@ -351,8 +351,9 @@ describe("minor defects", () => {
       child.on("error", reject);
       child.on("close", (code) => resolve({ code, stderr }));
     });
-    expect(r.code).toBe(3);
-    expect(r.stderr).toContain("standard output is closed");
+    // Node reopens a closed fd 1 on /dev/null read-write, exactly what Python's DEVNULL, Go's nil
+    // Stdout and Node's 'ignore' give a child: the two cannot be told apart, and the latter must work.
+    expect([r.code, r.stderr]).toEqual([0, ""]);
   });
 
   it("the in-process timeoutMs counts the handler's synchronous work", async () => {

@@ -3,7 +3,10 @@
  * sequences, idempotency with replay and conflict, failure receipts with class, retry class and the
  * stderr tail, and never a receipt for receipt.emitted. Outcomes come from real invocations.
  */
-import { describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { FAILURE_RETRY_DEFAULTS, FAILURE_VARIANTS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { CallbackResponse, LifecycleReceipt } from "../../generated/ts/types.js";
 import { InProcessInvoker } from "../../runtime/invoker/in-process.js";
@@ -13,6 +16,7 @@ import { contextIssues, ReceiptEmitter, ReceiptSynthesisError } from "../../runt
 import { IdempotencyConflictError, InMemoryIdempotencyStore, replayContentEqual } from "../../runtime/receipts/idempotency.js";
 import { CLIENT_STDERR_TAIL_WARNING, INVOCATION_FAILED_WARNING, type ReceiptContext } from "../../runtime/receipts/synthesize.js";
 import { validateValue } from "../../runtime/wire/validate.js";
+import { StreamInvoker } from "../../runtime/stream/invoker.js";
 import { bigEnvelope, envelope, shellClient } from "./support.js";
 
 let receiptCounter = 0;
@@ -199,7 +203,15 @@ describe("idempotency (client_id, adapter_id, idempotency_key)", () => {
     expect(store.size).toBe(1);
   });
 
-  it("replay content ignores exactly receipt_id, at_epoch_s and sequence, and normalizes presence", () => {
+  it("a retry under a new invocation id replays the prior receipt (invocation_id names a transport attempt, lifeloop-cli 0.9.0)", async () => {
+    const emitter = new ReceiptEmitter();
+    const first = envelope({ harness_run_id: "run-retry", idempotency_key: "idem-retry-inv", invocation_id: "inv-first" });
+    const retry = envelope({ harness_run_id: "run-retry", idempotency_key: "idem-retry-inv", invocation_id: "inv-retry" });
+    const prior = expectValid(emitter.emit(first, await answer({}).invoke(first), ctx()));
+    expect(expectValid(emitter.emit(retry, await answer({}).invoke(retry), ctx()))).toEqual(prior);
+  });
+
+  it("replay content ignores exactly receipt_id, invocation_id, at_epoch_s and sequence, and normalizes presence", () => {
     const base: LifecycleReceipt = {
       schema_version: WIRE_VERSION,
       receipt_id: "r1",
@@ -217,8 +229,93 @@ describe("idempotency (client_id, adapter_id, idempotency_key)", () => {
       failure_class: null,
       retry_class: null,
     };
-    expect(replayContentEqual(base, { ...base, receipt_id: "r2", at_epoch_s: 2, sequence: 7, warnings: [], harness_run_id: null })).toBe(true);
+    expect(replayContentEqual(base, { ...base, receipt_id: "r2", invocation_id: "i2", at_epoch_s: 2, sequence: 7, warnings: [], harness_run_id: null })).toBe(true);
     expect(replayContentEqual(base, { ...base, event_id: "e2" })).toBe(false);
     expect(replayContentEqual(base, { ...base, telemetry_summary: { x: null } })).toBe(false);
+  });
+});
+
+describe("receipt linkage (spec/host-runtime.md §Receipts, Linkage): refused before anything is spawned", () => {
+  const dir = mkdtempSync(join(tmpdir(), "lifeloop-linkage-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const subcall = (): ReturnType<typeof envelope> => envelope({ event: "frame.opened", frame_context: { frame_id: "f-2", frame_class: "subcall", parent_frame_id: "f-1" } });
+  let markers = 0;
+
+  /** Each invoker, with a client that leaves a marker file (or a flag) when it is reached. */
+  function invokers(): { name: string; reached: () => boolean; invoker: { invoke: InProcessInvoker["invoke"]; close?: () => Promise<void> } }[] {
+    const v1Marker = join(dir, `v1-${++markers}`);
+    const v2Marker = join(dir, `v2-${markers}`);
+    let called = false;
+    return [
+      { name: "in-process", reached: () => called, invoker: new InProcessInvoker({
+          handler: () => {
+            called = true;
+            return { schema_version: WIRE_VERSION, status: "delivered" };
+          },
+        }) },
+      { name: "subprocess", reached: () => existsSync(v1Marker), invoker: new SubprocessInvoker({ ...shellClient("marker", v1Marker), timeoutMs: 10_000 }) },
+      { name: "stream", reached: () => existsSync(v2Marker), invoker: new StreamInvoker({ ...shellClient("marker", v2Marker), timeoutMs: 10_000 }) },
+    ];
+  }
+
+  it("a subcall frame without a parent receipt: invalid_request naming the rule, the client never reached, no receipt", async () => {
+    for (const { name, reached, invoker } of invokers()) {
+      try {
+        const result = await invoker.invoke(subcall());
+        expect(result.ok, name).toBe(false);
+        if (result.ok) continue;
+        expect(result.failure, name).toMatchObject({ variant: "invalid_request", failure_class: "invalid_request", issues: [{ rule: "subcall-requires-parent-receipt", pointer: "/parent_receipt_id" }] });
+        expect(reached(), `${name}: the client was reached`).toBe(false);
+        expect(new ReceiptEmitter().emit(subcall(), result, ctx())).toBeNull();
+      } finally {
+        await invoker.close?.();
+      }
+    }
+  });
+
+  it("a receipt that would be its own parent, or an empty parent: refused the same way", async () => {
+    for (const [options, rule] of [
+      [{ parentReceiptId: "rcpt-self", receiptId: "rcpt-self" }, "receipt-not-own-parent"],
+      [{ parentReceiptId: "" }, "non-empty-identifier"],
+    ] as const) {
+      for (const { name, reached, invoker } of invokers()) {
+        try {
+          const result = await invoker.invoke(envelope(), options);
+          expect(result.ok, name).toBe(false);
+          if (!result.ok) expect(result.failure, name).toMatchObject({ variant: "invalid_request", issues: [{ rule }] });
+          expect(reached(), `${name}: the client was reached`).toBe(false);
+        } finally {
+          await invoker.close?.();
+        }
+      }
+    }
+  });
+
+  it("with a parent receipt the subcall is delivered and its receipt names the parent", async () => {
+    const result = await answer({}).invoke(subcall(), { parentReceiptId: "rcpt-root", receiptId: "rcpt-child" });
+    expect(result.ok).toBe(true);
+    expect(expectValid(new ReceiptEmitter().emit(subcall(), result, ctx({ receipt_id: "rcpt-child", parent_receipt_id: "rcpt-root" }))).parent_receipt_id).toBe("rcpt-root");
+  });
+
+  it("the emitter never makes a receipt the tree cannot hold, whatever the invoker was told", async () => {
+    const result = await answer({}).invoke(subcall(), { parentReceiptId: "rcpt-root" });
+    expect(() => new ReceiptEmitter().emit(subcall(), result, ctx())).toThrow(ReceiptSynthesisError);
+    expect(() => new ReceiptEmitter().emit(envelope(), result, ctx({ receipt_id: "rcpt-x", parent_receipt_id: "rcpt-x" }))).toThrow(/receipt-not-own-parent/);
+  });
+
+  it("unusable linkage options are invalid_request, never a throw", async () => {
+    for (const options of [{ parentReceiptId: 7 }, { receiptId: {} }]) {
+      const result = await answer({}).invoke(envelope(), options as never);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.failure.variant).toBe("invalid_request");
+    }
+  });
+});
+
+describe("an emitter without a run scope (sequencer: null)", () => {
+  it("emits sequence null even for a request with a harness_run_id", async () => {
+    const emitter = new ReceiptEmitter({ sequencer: null });
+    const env = envelope({ harness_run_id: "run-none" });
+    for (let i = 0; i < 2; i++) expect(expectValid(emitter.emit(env, await answer({}).invoke(env), ctx())).sequence).toBeNull();
   });
 });

@@ -6,6 +6,8 @@
  * - a handler that calls back more than limits.max_client_requests_in_flight times at once has at
  *   most that many unanswered (the host ends the stream at one more: stream.request-flood); the
  *   rest wait for replies, and every one is stored;
+ * - more events than limits.client_handler_concurrency whose handlers all wait for replies to
+ *   their own requests: the runner still reads the replies (each request in flight adds a place);
  * - a request whose frame would exceed limits.max_frame_bytes is refused in the runner
  *   (RequestFrameTooLargeError) and never written (the host would end the stream:
  *   stream.frame-too-large), so the event is answered and the stream goes on;
@@ -86,6 +88,19 @@ describe.each(CLIENTS)("the %s runner's own requests", (_name, program) => {
     const unsendable = r.response.metadata?.unsendable as { ok: number; errors: string[] };
     expect(unsendable.ok, JSON.stringify(unsendable)).toBe(n + 1);
     expect(unsendable.errors.length).toBeGreaterThan(0);
+  });
+
+  it(`more events than client_handler_concurrency, each handler waiting for the host's reply to its own put: the replies are read, every event is answered`, async () => {
+    // Each request in flight adds a handler place; with places fixed at client_handler_concurrency,
+    // handlers awaiting replies would keep the reader, waiting for a place, from reading them.
+    const events = 2 * LIMITS.client_handler_concurrency + 8;
+    const puts = heldPuts(events);
+    const inv = sessions.open({ program, timeoutMs: 60_000, reverseHandlers: { "continuation/put": puts.handler } });
+    const results = await Promise.all(Array.from({ length: events }, (_, i) => inv.invoke(event("reverse-put", i + 1))));
+    sessions.see(inv);
+    expect(results.map((r) => (r.ok ? r.response.metadata?.put_error : `${r.failure.variant}: ${r.failure.detail}`))).toEqual(Array(events).fill(""));
+    expect(puts.stats()).toEqual({ received: events, maxPending: LIMITS.max_client_requests_in_flight });
+    expect(inv.stats).toMatchObject({ spawns: 1, reverseRequests: events });
   });
 
   it("a put whose frame would exceed max_frame_bytes is refused in the runner, never written; the stream goes on", async () => {

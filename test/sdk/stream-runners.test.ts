@@ -22,6 +22,10 @@ import { sdkRunnerClients } from "../support/fixture-clients.js";
 const EXIT_BOUND_MS = LIMITS.stream_client_exit_ms;
 /** Watchdog of one wait (ms): a failure, never a pacing sleep. */
 const WATCHDOG_MS = 20_000;
+/** Events of the flood test: more than the Python runner's old thread-per-event design survived. */
+const FLOOD = 30_000;
+/** How long the flood's first handlers hold (ms): long enough for many frames to be read meanwhile. */
+const HOLD_MS = 3_000;
 
 // The TS fixture runs the compiled package (dist/, built by npm test's pretest step).
 const sdk = sdkRunnerClients("stream-runners", "stream-actions.mjs");
@@ -117,6 +121,31 @@ describe.each(CLIENTS)("%s stream runner", (_lang, program) => {
     await c.exited;
     expect(c.lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([echoId, first, after]);
   }, 60_000);
+
+  it(`answers a flood of ${FLOOD} events written at once, running at most limits.client_handler_concurrency handlers at a time (issue 25)`, async () => {
+    const c = start(program);
+    // Every handler holds until one wall-clock time: the first ones read all wait together (the
+    // peak), the rest run at once after it. A runner that started a handler per frame read would
+    // hold all of them at once (the Python runner died at about 22,000 threads).
+    const until = Date.now() + HOLD_MS;
+    const ids = new Set<string>();
+    for (let i = 0; i < FLOOD; i++) ids.add(send(c.child, `until:${until}`));
+    let seen = 0;
+    let progress = performance.now();
+    while (c.lines.length < FLOOD) {
+      if (c.lines.length > seen) [seen, progress] = [c.lines.length, performance.now()];
+      if (performance.now() - progress > WATCHDOG_MS) throw new Error(`${c.lines.length} of ${FLOOD} replies; none for ${WATCHDOG_MS} ms`);
+      if (c.child.exitCode !== null || c.child.signalCode !== null) throw new Error(`the runner exited after ${c.lines.length} of ${FLOOD} replies`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const replies = c.lines.map((l) => JSON.parse(l) as { id: string; result: { status: string; metadata: { running_at_start: number } } });
+    expect(new Set(replies.map((r) => r.id))).toEqual(ids);
+    expect(replies.every((r) => r.result.status === "delivered")).toBe(true);
+    const peak = Math.max(...replies.map((r) => r.result.metadata.running_at_start));
+    expect(peak).toBe(LIMITS.client_handler_concurrency);
+    c.child.stdin.end();
+    expect((await c.exited).code).toBe(0);
+  }, 600_000);
 
   it(`exits within ${EXIT_BOUND_MS} ms of stdin EOF with a handler still running`, async () => {
     const c = start(program);

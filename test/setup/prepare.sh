@@ -2,8 +2,11 @@
 # Prepares everything the test suites need, from nothing, idempotently (fast when already done).
 # Run by `npm test` (its pretest step); CI runs it through `npm test`.
 #   - dist/                              compiled host runtime and CLI (tsc)
-#   - test/reference/target/release/...  the Rust differential harness (reference crate 0.5.0)
-#   - .cache/lifeloop-ref/bin/lifeloop   the reference CLI, a real peer for the matrix and SDK tests
+#   - test/reference/target/release/...  the Rust differential harness (reference crate 0.9.0)
+#   - .cache/lifeloop-ref/bin/lifeloop   the reference CLI 0.9.0 (spec/wire-version.json `reference`),
+#                                        a real peer for the matrix, the SDK and hook tests
+#   - .cache/lifeloop-ref-0.5.0/bin/lifeloop  lifeloop-cli 0.5.0, the last release with the
+#                                        continuation store: the continuation differential's peer only
 #   - .cache/venv                        Python tools for the generated SDK (mypy, ruff, pytest)
 # Every tool comes from its normal registry (npm, crates.io, PyPI). Nothing is installed globally.
 set -euo pipefail
@@ -28,10 +31,20 @@ npm run build --silent
 step "build the reference harness (cargo)"
 cargo build --release --locked --manifest-path test/reference/Cargo.toml
 
-if [ ! -x .cache/lifeloop-ref/bin/lifeloop ]; then
-  step "install the reference CLI lifeloop-cli 0.5.0 into .cache/lifeloop-ref"
-  cargo install lifeloop-cli --version 0.5.0 --locked --root .cache/lifeloop-ref
-fi
+# install_ref VERSION DIR: lifeloop-cli VERSION into DIR, unless DIR/bin/lifeloop already reports that
+# version (an older .cache holding another version is replaced: --force).
+install_ref() {
+  local version="$1" dir="$2" found=""
+  if [ -x "$dir/bin/lifeloop" ]; then found="$("$dir/bin/lifeloop" --version 2>/dev/null || true)"; fi
+  if [ "$found" != "$version" ]; then
+    step "install the reference CLI lifeloop-cli $version into $dir${found:+ (it held $found)}"
+    cargo install lifeloop-cli --version "$version" --locked --force --root "$dir"
+  fi
+}
+# The reference's version is spec/wire-version.json `reference.version` (one source of truth).
+REFERENCE_VERSION="$(node -e 'process.stdout.write(require("./spec/wire-version.json").reference.version)')"
+install_ref "$REFERENCE_VERSION" .cache/lifeloop-ref
+install_ref 0.5.0 .cache/lifeloop-ref-0.5.0
 
 if [ ! -x .cache/venv/bin/python ] || ! cmp -s .ci/python-requirements.txt .cache/venv/requirements.txt; then
   step "create the Python tool venv in .cache/venv"

@@ -12,7 +12,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LIMITS } from "../../generated/ts/spec.js";
+import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import { ReverseRequestError } from "../../runtime/stream/reverse.js";
 import { checkNothingLeftAfterEach, envelope, logLines, RAW_CLIENT, scratch, SESSION_EVENTS, Sessions, TS_RUNNER } from "./support.js";
@@ -417,7 +417,7 @@ describe("StreamInvoker: a reply frame is bounded by limits.max_frame_values", (
     writeFileSync(
       file,
       `let b="";process.stdin.on("data",(c)=>{b+=c;let i;while((i=b.indexOf("\\n"))>=0){const f=JSON.parse(b.slice(0,i));b=b.slice(i+1);if(f.id===undefined)continue;` +
-        `process.stdout.write('{"jsonrpc":"2.0","id":'+JSON.stringify(f.id)+',"result":{"schema_version":"lifeloop.v0.3","status":"delivered","metadata":{"a":['+"{},".repeat(${count}-1)+'{}]}}}\\n')}});`,
+        `process.stdout.write('{"jsonrpc":"2.0","id":'+JSON.stringify(f.id)+',"result":{"schema_version":"${WIRE_VERSION}","status":"delivered","metadata":{"a":['+"{},".repeat(${count}-1)+'{}]}}}\\n')}});`,
     );
     return [file];
   };

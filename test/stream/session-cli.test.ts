@@ -5,17 +5,15 @@
  * EOF and of SIGTERM in v2 mode (even with a timer keeping its event loop alive).
  */
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
 import { validateValue } from "../../runtime/wire/validate.js";
-import { CLI, REPO_ROOT } from "../support/cli-process.js";
+import { CLI } from "../support/cli-process.js";
 import { envelope, RAW_CLIENT, scratch, SESSION_EVENTS, TS_RUNNER } from "./support.js";
 
 const tmp = scratch();
-/** The reference CLI (built by test/setup/prepare.sh): a real host for v1 client commands. */
-const REFERENCE_CLI = join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop");
 afterAll(() => tmp.cleanup());
 
 interface Run {
@@ -88,6 +86,36 @@ describe("cli: session", () => {
     }
   });
 
+  it("sequence numbers the receipts of one harness_run_id 1..N within the run, on both transports", async () => {
+    const lines = [1, 2, 3].map((n) => {
+      const env = envelope("session.started", n);
+      return JSON.stringify({ ...env, request: { ...env.request, harness_run_id: "run-seq" } });
+    });
+    for (const transport of ["subprocess", "stream"] as const) {
+      const r = await session(["--transport", transport, "--program", TS_RUNNER, "--timeout-ms", "10000", sessionFile(`seq-${transport}.jsonl`, lines)]);
+      expect(r.code, r.stderr).toBe(0);
+      const receipts = r.stdout.trim().split("\n").slice(0, 3).map((l) => (JSON.parse(l) as { receipt: { sequence: unknown } }).receipt.sequence);
+      expect(receipts, transport).toEqual([1, 2, 3]);
+    }
+  });
+
+  it("a subcall frame needs --parent-receipt-id: without it the line is invalid_request and nothing is spawned; with it every receipt names the parent", async () => {
+    const env = envelope("frame.opened", 1);
+    const subcall = JSON.stringify({ ...env, request: { ...env.request, frame_context: { frame_id: "f2", frame_class: "subcall", parent_frame_id: "f1" } } });
+    for (const transport of ["subprocess", "stream"] as const) {
+      const file = sessionFile(`subcall-${transport}.jsonl`, [subcall]);
+      const refused = await session(["--transport", transport, "--program", TS_RUNNER, "--timeout-ms", "10000", file]);
+      expect(refused.code, refused.stderr).toBe(1);
+      const [line, summary] = refused.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(line, transport).toMatchObject({ failure: { variant: "invalid_request" }, receipt: null });
+      expect(String((line as { failure: { detail: string } }).failure.detail)).toContain("subcall-requires-parent-receipt");
+      expect(summary, transport).toMatchObject({ summary: { failed: 1, spawns: 0 } });
+      const parented = await session(["--transport", transport, "--program", TS_RUNNER, "--timeout-ms", "10000", "--parent-receipt-id", "rcpt-root", file]);
+      expect(parented.code, parented.stderr).toBe(0);
+      expect(JSON.parse(parented.stdout.split("\n")[0] as string)).toMatchObject({ failure: null, receipt: { parent_receipt_id: "rcpt-root", status: "delivered" } });
+    }
+  });
+
   it("exit 0 when every envelope got a valid response; discarded frames are counted", async () => {
     const file = sessionFile("dup.jsonl", whole.slice(0, 3));
     const r = await session(["--transport", "stream", "--program", RAW_CLIENT, "--arg", "--behave", "--arg", "duplicate", "--timeout-ms", "10000", file]);
@@ -152,11 +180,17 @@ describe("TypeScript client runner as a process", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ status: "delivered", metadata: { transport: "subprocess", event_id: "e1" } });
   });
 
-  it("v1: host commands spawn the real host CLI (the reference lifeloop): put, then get the same bytes back", async () => {
+  it("v1: host commands spawn the default host CLI, lifeloop-callback on PATH (the group is this toolkit's extension): put, then get the same bytes back", async () => {
     const store = scratch();
     try {
+      // The only lifeloop-callback on PATH is a wrapper around the built CLI; LIFELOOP_CLI is unset.
+      const bin = join(store.dir, "bin");
+      mkdirSync(bin);
+      writeFileSync(join(bin, "lifeloop-callback"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`, { mode: 0o755 });
+      const { LIFELOOP_CLI: _unset, ...inherited } = process.env;
+      const env = { ...inherited, PATH: `${bin}:${process.env.PATH ?? ""}`, LIFELOOP_CONTINUATION_ROOT: join(store.dir, "store") };
       const r = await new Promise<Run>((resolve, reject) => {
-        const child = spawn(TS_RUNNER, ["--behave", "put-get", "--cli", REFERENCE_CLI], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, LIFELOOP_CONTINUATION_ROOT: store.dir } });
+        const child = spawn(TS_RUNNER, ["--behave", "put-get"], { stdio: ["pipe", "pipe", "pipe"], env });
         let stdout = "";
         let stderr = "";
         child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

@@ -1,21 +1,27 @@
 /**
- * The reference crate's source tree (lifeloop-cli 0.5.0, MIT licensed), as cargo unpacked it under
- * `$CARGO_HOME/registry/src/<index>/lifeloop-cli-0.5.0/` when test/setup/prepare.sh installed the
- * reference CLI, and the live harness recordings it ships (read at test time, never copied):
+ * The reference crate's source tree (lifeloop-cli at spec/wire-version.json's `reference` version,
+ * 0.9.0; MIT licensed), as cargo unpacked it under `$CARGO_HOME/registry/src/<index>/lifeloop-cli-<version>/`
+ * when test/setup/prepare.sh built the harness and installed the reference CLI, and the live harness
+ * recordings it ships (read at test time, never copied):
  * - `tests/fixtures/live_codex/codex_cli_<version>/*.json` of kind `codex_live_hook_evidence`:
  *   a real Codex hook input, the lifecycle events it stands for, the output Codex accepted;
  * - `tests/fixtures/live/claude/<HookEvent>/<n>.json`: Claude Code hook inputs generated from the
- *   harness's documented protocol (not recordings).
+ *   harness's documented protocol (not recordings); since 0.9.0 the Stop input carries
+ *   `last_assistant_message`.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { REFERENCE_IMPLEMENTATION } from "../../generated/ts/spec.js";
+
+/** The unpacked crate's folder name: `lifeloop-cli-<version>`. */
+const CRATE_FOLDER = `${REFERENCE_IMPLEMENTATION.crate}-${REFERENCE_IMPLEMENTATION.version}`;
 
 /** The crate's directory; throws, saying how to get it, when cargo has not unpacked it. */
 export function referenceCrateDir(): string {
   const src = join(process.env.CARGO_HOME ?? join(homedir(), ".cargo"), "registry", "src");
-  const found = existsSync(src) ? readdirSync(src).map((index) => join(src, index, "lifeloop-cli-0.5.0")).find((dir) => existsSync(join(dir, "Cargo.toml"))) : undefined;
-  if (!found) throw new Error(`the lifeloop-cli 0.5.0 sources are not under ${src}: run \`bash test/setup/prepare.sh\` (cargo install lifeloop-cli 0.5.0)`);
+  const found = existsSync(src) ? readdirSync(src).map((index) => join(src, index, CRATE_FOLDER)).find((dir) => existsSync(join(dir, "Cargo.toml"))) : undefined;
+  if (!found) throw new Error(`the ${CRATE_FOLDER} sources are not under ${src}: run \`bash test/setup/prepare.sh\` (it builds test/reference, which unpacks them)`);
   return found;
 }
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
-import { INTEGER_PATHS, LIMITS, RULE_PLANS, WIRE_DOCUMENTS, type WireObjectTypeName } from "../../generated/ts/spec.js";
+import { INTEGER_PATHS, LIMITS, RULE_PLANS, WIRE_DOCUMENTS, WIRE_VERSION, type WireObjectTypeName } from "../../generated/ts/spec.js";
 import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
 import { acceptsSerialized, FAST_PARSE_SLICED_MAX_BYTES, fastParse } from "../../runtime/wire/fast-parse.js";
 import { snapshotText } from "../../runtime/wire/serialize.js";
@@ -126,7 +126,7 @@ describe("strict parser fast path", () => {
 
   const paths = INTEGER_PATHS.CallbackRequest;
   const request = {
-    schema_version: "lifeloop.v0.3",
+    schema_version: WIRE_VERSION,
     event: "frame.opening",
     event_id: "ev-1",
     adapter_id: "codex",

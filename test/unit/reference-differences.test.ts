@@ -7,12 +7,13 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
+import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { parseWireDocument } from "../../runtime/wire/validate.js";
 import { parseStrictJson } from "../../runtime/wire/strict-json.js";
 import { expectedAt, explainingDifference, insideOpenMap, issueFacts, valueTypeAt } from "../support/reference-differences.js";
 
 const model = loadModel(resolve(dirname(fileURLToPath(import.meta.url)), "..", ".."));
-const REQUEST = { schema_version: "lifeloop.v0.3", event: "session.starting", event_id: "e", adapter_id: "a", adapter_version: "1", integration_mode: "native_hook", invocation_id: "i" };
+const REQUEST = { schema_version: WIRE_VERSION, event: "session.starting", event_id: "e", adapter_id: "a", adapter_version: "1", integration_mode: "native_hook", invocation_id: "i" };
 
 /** Our primary issue on `text` (a CallbackRequest or DispatchEnvelope) and the difference that explains it. */
 function classify(typeName: "CallbackRequest" | "DispatchEnvelope", text: string): { rule: string; pointer: string; explainedBy: string | null } {

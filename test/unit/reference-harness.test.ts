@@ -4,16 +4,33 @@
  * order. Needs the release binary:
  *   cargo build --release --manifest-path test/reference/Cargo.toml
  */
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { WIRE_VERSION } from "../../generated/ts/spec.js";
 
 import {
   judgeWithReference,
+  REFERENCE_HARNESS_PATH,
   type ReferenceCase,
   type ReferenceVerdict,
 } from "../support/reference-harness.js";
 
+/**
+ * The wire version the documents below carry: the reference crate's own (`--version` prints its
+ * SCHEMA_VERSION), so these checks of the wiring hold between a bump of our wire version and the
+ * re-pin of the crate (the differential suite is the one that insists both agree). When the harness
+ * is not built, our version stands in and judgeWithReference reports how to build it.
+ */
+const VERSION: string = (() => {
+  try {
+    return execFileSync(REFERENCE_HARNESS_PATH, ["--version"], { encoding: "utf8", timeout: 60_000 }).trim();
+  } catch {
+    return WIRE_VERSION;
+  }
+})();
+
 const REQUEST_MEMBERS =
-  '"schema_version":"lifeloop.v0.3","event":"session.starting","event_id":"e",' +
+  `"schema_version":${JSON.stringify(VERSION)},"event":"session.starting","event_id":"e",` +
   '"adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i"';
 
 /** A valid CallbackRequest, optionally with extra members appended. */
@@ -23,7 +40,7 @@ function request(extra?: string): string {
 
 function receipt(omit: readonly string[] = []): string {
   const members: ReadonlyArray<readonly [string, string]> = [
-    ["schema_version", '"lifeloop.v0.3"'],
+    ["schema_version", JSON.stringify(VERSION)],
     ["receipt_id", '"r"'],
     ["idempotency_key", "null"],
     ["client_id", '"c"'],
@@ -121,9 +138,9 @@ describe("reference harness (lifeloop-cli oracle)", () => {
       {
         id: "null",
         kind: "callback_response",
-        text: '{"schema_version":"lifeloop.v0.3","status":"delivered","failure_class":null,"retry_class":null}',
+        text: `{"schema_version":${JSON.stringify(VERSION)},"status":"delivered","failure_class":null,"retry_class":null}`,
       },
-      { id: "absent", kind: "callback_response", text: '{"schema_version":"lifeloop.v0.3","status":"delivered"}' },
+      { id: "absent", kind: "callback_response", text: `{"schema_version":${JSON.stringify(VERSION)},"status":"delivered"}` },
     ]);
     expect(verdicts).toEqual([
       { id: "null", accepted: true },

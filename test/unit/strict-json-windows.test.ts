@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
+import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { mulberry32 } from "../support/prng.js";
 import {
   observeScanInputs,
@@ -36,7 +37,7 @@ async function scanInputs<T>(run: () => Promise<T>): Promise<{ value: T; inputs:
 }
 
 describe("a large document is scanned one window at a time, never flattened", () => {
-  const head = '{"schema_version":"lifeloop.v0.3","status":"delivered","metadata":{"a":"';
+  const head = `{"schema_version":${JSON.stringify(WIRE_VERSION)},"status":"delivered","metadata":{"a":"`;
   const room = 16 * MiB - head.length - 3;
   const euro = `${"x".repeat(MiB - 3)}€`.repeat(Math.floor(room / MiB));
   const shapes: Record<string, string> = {

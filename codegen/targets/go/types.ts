@@ -13,6 +13,7 @@ export const RULE_CHECKS: Readonly<Record<string, string>> = {
   exactly_one_present: "checkExactlyOnePresent",
   utf8_byte_length_equals: "checkUTF8ByteLengthEquals",
   non_empty_array: "checkNonEmptyArray",
+  fields_differ: "checkFieldsDiffer",
 };
 
 export const PRESENCE_DOC: Readonly<Record<Field["presence"], string>> = {

@@ -292,9 +292,9 @@ class _CommandGroup:
         env: Optional[Mapping[str, str]] = None,
     ) -> None:
         """``cli``: the host CLI executable, or an argv prefix such as ``["node", "cli.js"]``; by
-        default the group's override variable when set and non-empty (``$LIFELOOP_CLI``, e.g.
-        ``lifeloop-callback``; read from ``env``, then the process environment), else the
-        registry's program (``lifeloop``), found on ``PATH``. ``timeout_s``: deadline per call, in seconds.
+        default the group's override variable when set and non-empty (``$LIFELOOP_CLI``; read from
+        ``env``, then the process environment), else the registry's program (``lifeloop-callback``),
+        found on ``PATH``. ``timeout_s``: deadline per call, in seconds.
         ``env``: variables added to (and overriding) the inherited environment, e.g.
         ``{"LIFELOOP_CONTINUATION_ROOT": "/tmp/store"}``."""
         # With the default cli, a process serving a stream sends the command over the pipe instead.
@@ -357,12 +357,12 @@ class _CommandGroup:
 
 
 class ContinuationNotFoundError(CommandReportedError):
-    """`not_found` reported by `lifeloop continuation` (exit status 3)."""
+    """`not_found` reported by `lifeloop-callback continuation` (exit status 3)."""
 
 
 class ContinuationClientIdMismatchError(CommandReportedError):
-    """`client_id_mismatch` reported by `lifeloop continuation` (exit status 3); fields: actual,
-    required.
+    """`client_id_mismatch` reported by `lifeloop-callback continuation` (exit status 3); fields:
+    actual, required.
     """
 
     @property
@@ -377,7 +377,9 @@ class ContinuationClientIdMismatchError(CommandReportedError):
 
 
 class ContinuationBlobTooLargeError(CommandReportedError):
-    """`blob_too_large` reported by `lifeloop continuation` (exit status 3); fields: max_bytes."""
+    """`blob_too_large` reported by `lifeloop-callback continuation` (exit status 3); fields:
+    max_bytes.
+    """
 
     @property
     def max_bytes(self) -> Optional[int]:
@@ -386,7 +388,9 @@ class ContinuationBlobTooLargeError(CommandReportedError):
 
 
 class ContinuationInvalidIdentifierError(CommandReportedError):
-    """`invalid_identifier` reported by `lifeloop continuation` (exit status 3); fields: detail, field."""
+    """`invalid_identifier` reported by `lifeloop-callback continuation` (exit status 3); fields:
+    detail, field.
+    """
 
     @property
     def detail(self) -> Optional[str]:
@@ -400,7 +404,7 @@ class ContinuationInvalidIdentifierError(CommandReportedError):
 
 
 class ContinuationStorageFailureError(CommandReportedError):
-    """`storage_failure` reported by `lifeloop continuation` (exit status 3); fields: reason."""
+    """`storage_failure` reported by `lifeloop-callback continuation` (exit status 3); fields: reason."""
 
     @property
     def reason(self) -> Optional[str]:
@@ -410,7 +414,7 @@ class ContinuationStorageFailureError(CommandReportedError):
 
 @dataclass(frozen=True)
 class ContinuationPutResult:
-    """Result of `lifeloop continuation put`."""
+    """Result of `lifeloop-callback continuation put`."""
 
     status: str
     written_at_epoch_s: int
@@ -420,7 +424,7 @@ class ContinuationPutResult:
 
 @dataclass(frozen=True)
 class ContinuationGetResult:
-    """Result of `lifeloop continuation get`."""
+    """Result of `lifeloop-callback continuation get`."""
 
     #: The blob, exactly as stored (raw stdout).
     blob: bytes
@@ -433,7 +437,7 @@ class ContinuationGetResult:
 
 @dataclass(frozen=True)
 class ContinuationDropResult:
-    """Result of `lifeloop continuation drop`."""
+    """Result of `lifeloop-callback continuation drop`."""
 
     status: str
     #: The whole JSON result object.
@@ -442,7 +446,7 @@ class ContinuationDropResult:
 
 @dataclass(frozen=True)
 class ContinuationListResult:
-    """Result of `lifeloop continuation list`."""
+    """Result of `lifeloop-callback continuation list`."""
 
     keys: Tuple[ListedEntry, ...]
     thread: str
@@ -454,7 +458,7 @@ class ContinuationListResult:
 
 @dataclass(frozen=True)
 class ContinuationDropThreadResult:
-    """Result of `lifeloop continuation drop-thread`."""
+    """Result of `lifeloop-callback continuation drop-thread`."""
 
     dropped_count: int
     status: str
@@ -466,7 +470,7 @@ class Continuation(_CommandGroup):
     """The `continuation` commands (CONTINUATION-001): Thread-keyed, size-bounded, TTL'd blob store
     that survives process restarts. The host owns persistence; clients own what the blobs mean.
 
-    Runs `lifeloop continuation <command>`. Identifiers (128 bytes at most, pattern
+    Runs `lifeloop-callback continuation <command>`. Identifiers (128 bytes at most, pattern
     `^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$`) are checked by the host CLI. Environment:
     `LIFELOOP_CONTINUATION_ROOT`: Directory of the store (first choice). `XDG_STATE_HOME`: Store at
     $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset. `HOME`: Store at
@@ -474,7 +478,7 @@ class Continuation(_CommandGroup):
     Largest blob in bytes (default 16777216).
     """
 
-    _PROGRAM = "lifeloop"
+    _PROGRAM = "lifeloop-callback"
     _PROGRAM_ENV = "LIFELOOP_CLI"
     _GROUP_ARGS = ("continuation",)
     _USAGE_EXIT = 2
@@ -487,8 +491,8 @@ class Continuation(_CommandGroup):
     }
 
     def put(self, thread: str, key: str, blob: bytes, *, client_id: Optional[str] = None, ttl_s: Optional[int] = None) -> ContinuationPutResult:
-        """Run `lifeloop continuation put` and return its result (fields from the JSON object on
-        stdout: status, written_at_epoch_s).
+        """Run `lifeloop-callback continuation put` and return its result (fields from the JSON object
+        on stdout: status, written_at_epoch_s).
 
         Flags: `--thread` (required identifier), `--key` (required identifier), `--client-id`
         (optional identifier), `--ttl-s` (optional unsigned integer). `blob` is written to the
@@ -512,8 +516,8 @@ class Continuation(_CommandGroup):
         )
 
     def get(self, thread: str, key: str, *, require_client_id: Optional[str] = None) -> ContinuationGetResult:
-        """Run `lifeloop continuation get` and return its result (fields from the JSON metadata on
-        stderr: client_id, ttl_s, written_at_epoch_s).
+        """Run `lifeloop-callback continuation get` and return its result (fields from the JSON
+        metadata on stderr: client_id, ttl_s, written_at_epoch_s).
 
         Flags: `--thread` (required identifier), `--key` (required identifier),
         `--require-client-id` (optional identifier). The blob comes back raw from stdout.
@@ -537,8 +541,8 @@ class Continuation(_CommandGroup):
         )
 
     def drop(self, thread: str, key: str, *, require_client_id: Optional[str] = None) -> ContinuationDropResult:
-        """Run `lifeloop continuation drop` and return its result (fields from the JSON object on
-        stdout: status).
+        """Run `lifeloop-callback continuation drop` and return its result (fields from the JSON object
+        on stdout: status).
 
         Flags: `--thread` (required identifier), `--key` (required identifier),
         `--require-client-id` (optional identifier).
@@ -559,8 +563,8 @@ class Continuation(_CommandGroup):
         )
 
     def list(self, thread: str) -> ContinuationListResult:
-        """Run `lifeloop continuation list` and return its result (fields from the JSON object on
-        stdout: keys, thread).
+        """Run `lifeloop-callback continuation list` and return its result (fields from the JSON object
+        on stdout: keys, thread).
 
         Flags: `--thread` (required identifier).
 
@@ -580,8 +584,8 @@ class Continuation(_CommandGroup):
         )
 
     def drop_thread(self, thread: str) -> ContinuationDropThreadResult:
-        """Run `lifeloop continuation drop-thread` and return its result (fields from the JSON object
-        on stdout: dropped_count, status).
+        """Run `lifeloop-callback continuation drop-thread` and return its result (fields from the JSON
+        object on stdout: dropped_count, status).
 
         Flags: `--thread` (required identifier).
 

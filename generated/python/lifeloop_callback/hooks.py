@@ -20,7 +20,7 @@ from typing import Final, Literal, Mapping, Optional, Tuple
 from .enums import LifecycleEventKind, PlacementClass
 
 #: What a block directive does at a hook event (the table's ``block_effects``).
-HookBlockEffect = Literal["block_prompt", "request_continuation", "ignored"]
+HookBlockEffect = Literal["block_prompt", "request_continuation", "ignored", "refused"]
 
 #: Where a hook event's output carries rendered context (``additional_context``:
 #: ``hookSpecificOutput.additionalContext``); ``None`` in :class:`HookEventInfo` when it carries none.
@@ -117,7 +117,8 @@ class HookEventInfo:
     context_placements: Tuple[PlacementClass, ...]
     #: What a block directive does here.
     block: HookBlockEffect
-    #: True when a block directive changes the output (``block`` is not ``"ignored"``).
+    #: True when a block directive is rendered into the output (``block`` is ``"block_prompt"`` or
+    #: ``"request_continuation"``; ``"ignored"`` leaves the output as it is, ``"refused"`` fails the render).
     block_applies: bool
 
 
@@ -144,9 +145,9 @@ HOOK_ADAPTER_INFO: Final[Mapping[str, HookAdapterInfo]] = {
         hook_events=(
             HookEventInfo(adapter=HOOK_ADAPTER_CLAUDE, hook_event=CLAUDE_HOOK_EVENT_SESSION_START, output_schema="claude-session-start-output", context_slot="additional_context", context_placements=(PlacementClass.DEVELOPER_EQUIVALENT_FRAME, PlacementClass.PRE_PROMPT_FRAME), block="ignored", block_applies=False),
             HookEventInfo(adapter=HOOK_ADAPTER_CLAUDE, hook_event=CLAUDE_HOOK_EVENT_USER_PROMPT_SUBMIT, output_schema="claude-user-prompt-submit-output", context_slot="additional_context", context_placements=(PlacementClass.DEVELOPER_EQUIVALENT_FRAME, PlacementClass.PRE_PROMPT_FRAME), block="block_prompt", block_applies=True),
-            HookEventInfo(adapter=HOOK_ADAPTER_CLAUDE, hook_event=CLAUDE_HOOK_EVENT_PRE_COMPACT, output_schema="claude-pre-compact-output", context_slot=None, context_placements=(), block="ignored", block_applies=False),
-            HookEventInfo(adapter=HOOK_ADAPTER_CLAUDE, hook_event=CLAUDE_HOOK_EVENT_STOP, output_schema="claude-stop-output", context_slot=None, context_placements=(), block="ignored", block_applies=False),
-            HookEventInfo(adapter=HOOK_ADAPTER_CLAUDE, hook_event=CLAUDE_HOOK_EVENT_SESSION_END, output_schema="claude-session-end-output", context_slot=None, context_placements=(), block="ignored", block_applies=False),
+            HookEventInfo(adapter=HOOK_ADAPTER_CLAUDE, hook_event=CLAUDE_HOOK_EVENT_PRE_COMPACT, output_schema="claude-pre-compact-output", context_slot=None, context_placements=(), block="refused", block_applies=False),
+            HookEventInfo(adapter=HOOK_ADAPTER_CLAUDE, hook_event=CLAUDE_HOOK_EVENT_STOP, output_schema="claude-stop-output", context_slot=None, context_placements=(), block="request_continuation", block_applies=True),
+            HookEventInfo(adapter=HOOK_ADAPTER_CLAUDE, hook_event=CLAUDE_HOOK_EVENT_SESSION_END, output_schema="claude-session-end-output", context_slot=None, context_placements=(), block="refused", block_applies=False),
         ),
     ),
     HOOK_ADAPTER_CODEX: HookAdapterInfo(

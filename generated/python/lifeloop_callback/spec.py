@@ -15,10 +15,10 @@ from .enums import FailureClass, RetryClass
 from .json_value import JsonValue
 
 #: The current wire version: every envelope's ``schema_version`` must equal it (spec/wire-version.json).
-WIRE_VERSION: Final = "lifeloop.v0.3"
+WIRE_VERSION: Final = "lifeloop.v0.4"
 
 #: The reference implementation this wire version is settled against: (crate, version).
-REFERENCE_IMPLEMENTATION: Final[Tuple[str, str]] = ("lifeloop-cli", "0.5.0")
+REFERENCE_IMPLEMENTATION: Final[Tuple[str, str]] = ("lifeloop-cli", "0.9.0")
 
 #: Version of this generated SDK.
 SDK_VERSION: Final = "0.1.0"
@@ -229,6 +229,7 @@ LIMITS: Final[Mapping[str, int]] = {
     "max_frame_bytes": 16842752,
     "max_frame_values": 131076,
     "max_client_requests_in_flight": 64,
+    "client_handler_concurrency": 64,
     "stream_close_grace_ms": 2000,
     "stream_term_grace_ms": 1000,
     "stream_client_exit_ms": 1000,
@@ -289,6 +290,9 @@ LIMIT_MAX_FRAME_VALUES: Final = 131076
 #: limits.max_client_requests_in_flight (count): client-to-host requests of one stream that the host has not answered yet
 LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT: Final = 64
 
+#: limits.client_handler_concurrency (count): a stream client runner (Go, Python, TypeScript): event handlers running at once, plus one for each of the client's own requests that waits for the host, unanswered or for a slot to be sent (so a reply a handler waits for can always be read). While that many run, the runner reads no further frame (backpressure: the host's writes wait in the pipe). 64: the same as max_client_requests_in_flight, far more than 2 to 8 cores run at once, and cheap as threads (the Python runner started one per event and died at about 22,000)
+LIMIT_CLIENT_HANDLER_CONCURRENCY: Final = 64
+
 #: limits.stream_close_grace_ms (ms): stream shutdown: time after ending the client's stdin before its process group gets SIGTERM
 LIMIT_STREAM_CLOSE_GRACE_MS: Final = 2000
 
@@ -314,7 +318,7 @@ LIMIT_MAX_SESSION_INPUT_BYTES: Final = 268435456
 DOCUMENT_RULE_IDS: Final[Tuple[str, ...]] = ("json.max-bytes", "json.bom", "json.utf8", "json.syntax", "json.trailing-data", "json.duplicate-key", "json.max-depth", "json.max-values", "json.max-members", "json.lone-surrogate", "json.number-range", "schema.type", "schema.required", "schema.additional-properties", "schema.enum", "schema.max-length", "schema.minimum", "schema.maximum", "schema.max-items")
 
 #: Rule ids of spec/tables/rules.json, in evaluation order.
-RULE_IDS: Final[Tuple[str, ...]] = ("schema-version-current", "non-empty-identifier", "frame-context-top-level-no-parent", "frame-context-subcall-requires-parent", "payload-body-exactly-one", "payload-body-byte-size", "payload-placements-non-empty", "frame-event-requires-frame-context", "receipt-emitted-no-idempotency-key", "receipt-not-for-receipt-emitted", "failed-requires-failure-class", "failure-class-only-on-failed", "failed-requires-retry-class")
+RULE_IDS: Final[Tuple[str, ...]] = ("schema-version-current", "non-empty-identifier", "frame-context-top-level-no-parent", "frame-context-subcall-requires-parent", "payload-body-exactly-one", "payload-body-byte-size", "payload-placements-non-empty", "frame-event-requires-frame-context", "receipt-emitted-no-idempotency-key", "receipt-not-own-parent", "receipt-not-for-receipt-emitted", "failed-requires-failure-class", "failure-class-only-on-failed", "failed-requires-retry-class")
 
 #: Rule ``json.max-bytes``: The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes).
 RULE_JSON_MAX_BYTES: Final = "json.max-bytes"
@@ -400,6 +404,9 @@ RULE_FRAME_EVENT_REQUIRES_FRAME_CONTEXT: Final = "frame-event-requires-frame-con
 #: Rule ``receipt-emitted-no-idempotency-key``: A notification-only event (receipt.emitted) carries no idempotency_key.
 RULE_RECEIPT_EMITTED_NO_IDEMPOTENCY_KEY: Final = "receipt-emitted-no-idempotency-key"
 
+#: Rule ``receipt-not-own-parent``: A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.
+RULE_RECEIPT_NOT_OWN_PARENT: Final = "receipt-not-own-parent"
+
 #: Rule ``receipt-not-for-receipt-emitted``: No receipt is made for a notification-only event (receipt.emitted).
 RULE_RECEIPT_NOT_FOR_RECEIPT_EMITTED: Final = "receipt-not-for-receipt-emitted"
 
@@ -455,8 +462,10 @@ CLIENT_INITIATED_COMMANDS_TABLE: Final[JsonValue] = {
             "group": "continuation",
             "spec": "CONTINUATION-001",
             "purpose": "Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.",
+            "origin": "extension",
+            "extension_reason": "The reference withdrew CONTINUATION-001 and its `lifeloop continuation` group in lifeloop-cli 0.6.0 (tombstone continuation-store-001: one client, no production traffic; clients keep cross-restart state in their own stores), and its registry now lists no client-initiated command. This toolkit keeps the store, its CLI, the stream methods and the SDK helpers as its own extension: the helpers run `lifeloop-callback continuation` (a current `lifeloop` answers `unknown command: continuation`), and only a host built on this toolkit answers the continuation/* stream methods. The on-disk format stays the one lifeloop-cli 0.5.0 wrote, tested against that binary, as history.",
             "cli": [
-                "lifeloop",
+                "lifeloop-callback",
                 "continuation",
             ],
             "stream_v2_method_prefix": "continuation/",
@@ -1868,8 +1877,9 @@ FAILURE_RETRY_DEFAULTS_TABLE: Final[JsonValue] = {
 
 #: spec/tables/harness-hook-inputs.json as written (minus `$schema`).
 HARNESS_HOOK_INPUTS_TABLE: Final[JsonValue] = {
-    "reference": "lifeloop-cli 0.5.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
+    "reference": "lifeloop-cli 0.9.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
     "metadata_text_max_bytes": 65536,
+    "max_unknown_input_members": 64,
     "max_stop_continuations": 3,
     "harness_timeout_slack_ms": 5000,
     "adapters": [
@@ -1879,7 +1889,7 @@ HARNESS_HOOK_INPUTS_TABLE: Final[JsonValue] = {
             "config_file": ".claude/settings.json",
             "config_timeout": True,
             "unknown_input_fields": "tolerated",
-            "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly.",
+            "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly; the names of unknown ones reach the client in metadata.unknown_input_members.",
             "hook_events": [
                 {
                     "hook_event": "SessionStart",
@@ -1946,8 +1956,8 @@ HARNESS_HOOK_INPUTS_TABLE: Final[JsonValue] = {
             "adapter_version": "0.1.0",
             "config_file": ".codex/hooks.json",
             "config_timeout": True,
-            "unknown_input_fields": "rejected",
-            "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed, and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields; an unknown member means a Codex version this schema was not checked against.",
+            "unknown_input_fields": "tolerated",
+            "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields, but Codex adds fields between versions: refusing an unknown one would make every hook call of a newer Codex exit 1, and the client would silently never hear of the event again. Known fields are still typed strictly; the names of unknown ones reach the client in metadata.unknown_input_members.",
             "hook_events": [
                 {
                     "hook_event": "SessionStart",
@@ -2106,7 +2116,7 @@ HARNESS_HOOK_INPUTS_TABLE: Final[JsonValue] = {
             "target": "/metadata/prompt",
             "applies": "all",
             "bounded": True,
-            "note": "host_hook.rs refuses a prompt over 64 KiB; we cut it (see metadata_text_max_bytes).",
+            "note": "host_hook.rs skips the capture of a prompt over 64 KiB (nothing delivered); we cut it (see metadata_text_max_bytes).",
         },
         {
             "input": "custom_instructions",
@@ -2127,7 +2137,7 @@ HARNESS_HOOK_INPUTS_TABLE: Final[JsonValue] = {
 
 #: spec/tables/harness-hook-mapping.json as written (minus `$schema`).
 HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
-    "reference": "lifeloop-cli 0.5.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
+    "reference": "lifeloop-cli 0.9.0, module protocol (src/protocol/mod.rs, claude.rs, codex.rs)",
     "max_context_code_points": 16777216,
     "adapters": [
         {
@@ -2182,9 +2192,9 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
                     "context_slot": None,
                     "context_placements": [],
                     "reference_context_placements": [],
-                    "block": "ignored",
+                    "block": "refused",
                     "reference_difference": None,
-                    "notes": "Quiet: always {}.",
+                    "notes": "Quiet: always {}. A block directive is refused (unsupported_directive): Claude Code cannot stop a compaction, and silently dropping a block would hide that the client asked for one.",
                 },
                 {
                     "hook_event": "Stop",
@@ -2192,9 +2202,9 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
                     "context_slot": None,
                     "context_placements": [],
                     "reference_context_placements": [],
-                    "block": "ignored",
+                    "block": "request_continuation",
                     "reference_difference": None,
-                    "notes": "Quiet: always {}. Claude Code would accept decision \"block\" here (do not stop; reason becomes the next instruction), but the reference renders {} and so do we; a block directive is reported as directive_ignored.",
+                    "notes": "{} without a directive. block: top-level decision \"block\" and reason; Claude Code does not stop and gives the model reason as its next instruction (bounded by max_stop_continuations in the hook command).",
                 },
                 {
                     "hook_event": "SessionEnd",
@@ -2202,9 +2212,9 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
                     "context_slot": None,
                     "context_placements": [],
                     "reference_context_placements": [],
-                    "block": "ignored",
+                    "block": "refused",
                     "reference_difference": None,
-                    "notes": "Quiet: always {}.",
+                    "notes": "Quiet: always {}. A block directive is refused (unsupported_directive): a session that is ending cannot be kept open.",
                 },
             ],
             "events": [
@@ -2471,6 +2481,11 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
             "renders": "nothing",
             "meaning": "The event cannot carry the directive; the output is the same as without it and the render reports directive_ignored.",
         },
+        {
+            "block": "refused",
+            "renders": "nothing: the render fails with unsupported_directive",
+            "meaning": "The harness has no way to act on a block at this event and the reference refuses it; the hook command prints {} and names the reason on stderr.",
+        },
     ],
     "errors": [
         {
@@ -2492,6 +2507,11 @@ HARNESS_HOOK_MAPPING_TABLE: Final[JsonValue] = {
             "kind": "unsupported_event",
             "exit": "unsupported",
             "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing on stdout and names the event and adapter on stderr).",
+        },
+        {
+            "kind": "unsupported_directive",
+            "exit": "validation",
+            "summary": "A block directive at a hook event whose block is refused (Claude Code PreCompact and SessionEnd); nothing on stdout, the reason on stderr.",
         },
         {
             "kind": "context_too_large",
@@ -2672,6 +2692,13 @@ LIMITS_TABLE: Final[JsonValue] = {
             "unit": "count",
             "applies_to": "client-to-host requests of one stream that the host has not answered yet",
             "on_exceed": "rule stream.request-flood; the stream ends (stream_framing)",
+        },
+        {
+            "name": "client_handler_concurrency",
+            "value": 64,
+            "unit": "count",
+            "applies_to": "a stream client runner (Go, Python, TypeScript): event handlers running at once, plus one for each of the client's own requests that waits for the host, unanswered or for a slot to be sent (so a reply a handler waits for can always be read). While that many run, the runner reads no further frame (backpressure: the host's writes wait in the pipe). 64: the same as max_client_requests_in_flight, far more than 2 to 8 cores run at once, and cheap as threads (the Python runner started one per event and died at about 22,000)",
+            "on_exceed": "the runner waits for a handler to return before it reads the next frame; never a failure",
         },
         {
             "name": "stream_close_grace_ms",
@@ -2913,6 +2940,14 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload.",
         },
         {
+            "id": "payload-receipts-empty",
+            "scope": "receipts",
+            "where": "LifecycleReceipt.payload_receipts (and capability_degradations) of every receipt this host synthesizes (invoke, session, hook --receipts, ReceiptEmitter)",
+            "reference": "fills payload_receipts from its placement negotiation: a chosen placement's outcome follows the receipt's status (failed, skipped, degraded or delivered), and each request payload_ref without an envelope is echoed as a receipt_only/skipped payload receipt with its digest and size",
+            "ours": "leaves payload_receipts and capability_degradations empty (omitted)",
+            "reason": "This host performs no placement or capability negotiation, so it has no placement outcome to report; echoing the request's payload_refs would claim a decision nobody made. A client that needs placement receipts runs behind a host that negotiates.",
+        },
+        {
             "id": "continuation-help",
             "scope": "continuation",
             "where": "`continuation --help`, `continuation <command> --help`",
@@ -3001,51 +3036,59 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "reason": "A planted file must never hang a command or, in a stream session, the host's worker threads.",
         },
         {
+            "id": "continuation-symlink-refused",
+            "scope": "continuation",
+            "where": "put, get, list, drop and drop-thread of a thread directory or entry that is a symbolic link",
+            "reference": "follows a linked thread directory (a put lands where the link points) and a linked entry",
+            "ours": "refuses either: storage_failure naming the link (list: an io_error diagnostic for a linked entry); the root may be a link",
+            "reason": "A command must never write or remove files outside the store; drop-thread already refused a linked thread, now every command agrees.",
+        },
+        {
             "id": "hook-command-events",
             "scope": "hook_command",
             "where": "every served hook event (spec/tables/harness-hook-inputs.json)",
-            "reference": "host-hook delivers only frame.opening (before-prompt-build) and the compaction events; SessionStart, Stop and SessionEnd deliver nothing to the client",
-            "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended, SessionEnd session.ending then session.ended",
-            "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client needs session and frame ends, not only prompts.",
+            "reference": "host-hook delivers one event per hook: SessionStart session.started, UserPromptSubmit frame.opening, PreCompact context.pressure_observed, PostCompact context.compacted, Stop frame.ended (Codex: skipped when stop_hook_active); SessionEnd delivers nothing",
+            "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended (also after a continuation), SessionEnd session.ending then session.ended",
+            "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client that answers frame.ending can still act before the frame closes, and needs the session's end.",
         },
         {
             "id": "hook-command-output",
             "scope": "hook_command",
             "where": "the printed output",
-            "reference": "prints {} except a Codex PostCompact side-channel context",
+            "reference": "prints {} except a Codex PostCompact side-channel context, and at Stop a block with a fixed neutral prompt when the client answers failed with operator_required; a client's own block directive or context is never rendered",
             "ours": "renders the answer of the hook event's renders event (context payloads, a block directive) through the hook renderer; an empty context slot is left out, so an answer without payloads or directive prints {}",
             "reason": "The output is how a client's answer reaches the harness; the reference's broker serves one client that never answers with context.",
+        },
+        {
+            "id": "hook-command-prompt-synchronous",
+            "scope": "hook_command",
+            "where": "UserPromptSubmit (the reference's before-prompt-build)",
+            "reference": "dispatches frame.opening fire-and-forget (the client runs on detached, its answer is never read) and prints {} at once",
+            "ours": "delivers frame.opening and waits for the answer (bounded by --timeout-ms), so its context and a block directive reach the harness",
+            "reason": "A prompt hook exists to let the client add context or refuse the prompt; an answer nobody reads can do neither.",
         },
         {
             "id": "hook-command-client-failure",
             "scope": "hook_command",
             "where": "a failed delivery or an answer with status failed",
-            "reference": "exits 1 with the error on stderr (status skipped is a failure too, for the prompt event)",
-            "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure; closed: the event's blocking form, or the open output saying it has none. Status skipped is an answer like any other",
+            "reference": "a transport failure (spawn, non-zero exit, unparseable answer) exits 1 with the error on stderr; an answer with status failed is named on stderr and the output is {} with exit 0 (the prompt's answer is never read)",
+            "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure, whatever failed; closed: the event's blocking form, or the open output saying it has none",
             "reason": "A non-zero exit is a hook error the user may not see and the context is lost without a word; the choice between continuing and blocking belongs to the user.",
-        },
-        {
-            "id": "hook-command-usage-exit",
-            "scope": "hook_command",
-            "where": "a bad command line",
-            "reference": "exits 2",
-            "ours": "exits 1",
-            "reason": "Claude Code reads exit 2 as \"block\": a typo in a hook command must not block every prompt.",
         },
         {
             "id": "hook-command-prompt-bound",
             "scope": "hook_command",
             "where": "a prompt over 64 KiB (and custom_instructions, last_assistant_message)",
-            "reference": "refuses the prompt (exit 1)",
-            "ours": "cuts the text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
-            "reason": "A long pasted prompt must not make the hook fail; the client learns the text was cut.",
+            "reference": "skips the prompt capture (nothing delivered, {}, exit 0); cuts last_assistant_message to 64 KiB at a UTF-8 boundary without saying so",
+            "ours": "cuts each bounded text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
+            "reason": "A long pasted prompt must not make the frame go unreported; the client learns the text was cut.",
         },
         {
             "id": "hook-command-metadata",
             "scope": "hook_command",
             "where": "CallbackRequest metadata",
-            "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true",
-            "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag)",
+            "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true; Stop: hook_event_name, source_hook, transcript_path, last_assistant_message, turn_id, stop_hook_active; SessionStart: hook_event_name, source",
+            "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag); the names of input members the schema does not list in unknown_input_members",
             "reason": "One table maps every event; the extra members are what the harness said.",
         },
         {
@@ -3053,24 +3096,16 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "scope": "hook_command",
             "where": "the harness input",
             "reference": "any JSON object (blank stdin is {}); only session_id is required, where a state file needs it",
-            "ours": "one JSON document valid against the closed input schema of the (harness, hook event), whose hook_event_name equals --event; exit 1 otherwise",
-            "reason": "A hook registered under the wrong event, or a harness that changed its input, is caught at the first call instead of producing wrong events.",
+            "ours": "one JSON document whose listed members match the input schema of the (harness, hook event) and whose hook_event_name equals --event, exit 1 otherwise; members the schema does not list are accepted and named in metadata.unknown_input_members",
+            "reason": "A hook registered under the wrong event, or a harness that changed a member's type, is caught at the first call instead of producing wrong events; a harness that adds members keeps working and the client sees what was added.",
         },
         {
             "id": "hook-command-state",
             "scope": "hook_command",
             "where": "--state-dir",
-            "reference": "records the host-context compaction status of its client",
-            "ours": "keeps the open frame id and the Stop continuation count per harness session",
+            "reference": "records the host-context compaction status and, after each client callback, host-callback-status.json (delivered, dispatched or failed) for lifeloop status",
+            "ours": "keeps the open frame id and the Stop continuation count per harness session; no delivery record (--receipts appends a receipt per delivery instead)",
             "reason": "The state serves this command's own guarantees (a Claude Code Stop ends the frame its prompt opened; bounded continuations).",
-        },
-        {
-            "id": "hook-command-client-arguments",
-            "scope": "hook_command",
-            "where": "how the client is started",
-            "reference": "runs --client-cmd with the words lifeloop client --path DIR [--profile P]",
-            "ours": "runs --program with exactly the --arg words, in order",
-            "reason": "Any program can be the client.",
         },
         {
             "id": "hook-command-empty-prompt",
@@ -3188,6 +3223,10 @@ RULES_TABLE: Final[JsonValue] = {
                     "field": "payload_kind",
                 },
                 {
+                    "type": "PayloadRef",
+                    "field": "content_digest",
+                },
+                {
                     "type": "PayloadEnvelope",
                     "field": "payload_id",
                 },
@@ -3212,6 +3251,10 @@ RULES_TABLE: Final[JsonValue] = {
                     "field": "idempotency_key",
                 },
                 {
+                    "type": "PayloadEnvelope",
+                    "field": "content_digest",
+                },
+                {
                     "type": "CallbackResponse",
                     "field": "receipt_refs",
                     "each": True,
@@ -3221,12 +3264,20 @@ RULES_TABLE: Final[JsonValue] = {
                     "field": "code",
                 },
                 {
+                    "type": "Warning",
+                    "field": "message",
+                },
+                {
                     "type": "PayloadReceipt",
                     "field": "payload_id",
                 },
                 {
                     "type": "PayloadReceipt",
                     "field": "payload_kind",
+                },
+                {
+                    "type": "PayloadReceipt",
+                    "field": "content_digest",
                 },
                 {
                     "type": "CapabilityDegradation",
@@ -3255,6 +3306,18 @@ RULES_TABLE: Final[JsonValue] = {
                 {
                     "type": "LifecycleReceipt",
                     "field": "idempotency_key",
+                },
+                {
+                    "type": "LifecycleReceipt",
+                    "field": "harness_session_id",
+                },
+                {
+                    "type": "LifecycleReceipt",
+                    "field": "harness_run_id",
+                },
+                {
+                    "type": "LifecycleReceipt",
+                    "field": "harness_task_id",
                 },
                 {
                     "type": "LifecycleReceipt",
@@ -3405,6 +3468,25 @@ RULES_TABLE: Final[JsonValue] = {
                 },
             },
             "message": "event `{when_value}` is notification-only and must not carry idempotency_key",
+        },
+        {
+            "id": "receipt-not-own-parent",
+            "summary": "A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.",
+            "reference": "ValidationError::InvalidReceipt",
+            "reference_messages": [
+                "parent_receipt_id must not equal receipt_id",
+            ],
+            "check": "fields_differ",
+            "targets": [
+                {
+                    "type": "LifecycleReceipt",
+                    "fields": [
+                        "receipt_id",
+                        "parent_receipt_id",
+                    ],
+                },
+            ],
+            "message": "parent_receipt_id equals receipt_id: a receipt is not its own parent",
         },
         {
             "id": "receipt-not-for-receipt-emitted",
@@ -4582,23 +4664,28 @@ TRANSPORT_MODES_TABLE: Final[JsonValue] = {
             "framing": "one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names",
             "deadline": "required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms",
             "implementation": "runtime/stream/invoker.ts",
-            "reference_status": "The reference (lifeloop-cli 0.5.0) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope).",
+            "reference_status": "The reference (lifeloop-cli 0.9.0, as 0.5.0 before it) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope).",
         },
     ],
 }
 
 #: spec/wire-version.json as written (minus `$schema`).
 WIRE_VERSION_TABLE: Final[JsonValue] = {
-    "current": "lifeloop.v0.3",
+    "current": "lifeloop.v0.4",
     "reference": {
         "crate": "lifeloop-cli",
-        "version": "0.5.0",
+        "version": "0.9.0",
     },
     "retired": [
         {
             "version": "lifeloop.v0.2",
             "superseded_by": "lifeloop.v0.3",
             "tombstone": "spec/tombstones/lifeloop.v0.2.md",
+        },
+        {
+            "version": "lifeloop.v0.3",
+            "superseded_by": "lifeloop.v0.4",
+            "tombstone": "spec/tombstones/lifeloop.v0.3.md",
         },
     ],
 }

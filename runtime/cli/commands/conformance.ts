@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { INTEGER_PATHS, WIRE_DOCUMENTS, WIRE_VERSION } from "../../../generated/ts/spec.js";
 import { defineMember } from "../../wire/own.js";
 import { ruleForReferenceMessage } from "../../wire/reference-messages.js";
-import { parseStrictJson } from "../../wire/strict-json.js";
+import { PARSE_RULES, parseStrictJson } from "../../wire/strict-json.js";
 import type { ValidationIssue } from "../../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument, validateParsed } from "../../wire/validate.js";
 import { EXIT, jsonLine, parseFlags, UsageError, type CliIo } from "../io.js";
@@ -113,13 +113,16 @@ function lstatOrNull(path: string): Stats | null {
 
 /**
  * The bytes of a regular file, read without ever blocking (regular-file.ts: a FIFO swapped in
- * after the walk opens at once instead of waiting for a writer), or why not.
+ * after the walk opens at once instead of waiting for a writer) and never past the document limit
+ * plus one byte (a 2 GB fixture is refused without being read), or why not.
  */
 function readFixtureFile(path: string): { ok: true; bytes: Uint8Array } | { ok: false; reason: string } {
-  const read = readRegularFile(path);
+  const max = DEFAULT_DOCUMENT_LIMITS.maxBytes;
+  const read = readRegularFile(path, max);
   if (read.ok) return read;
   if (read.problem === "not_regular") return { ok: false, reason: `not a regular file (${read.kind}); only regular files are read` };
-  return { ok: false, reason: `cannot read: ${read.problem === "too_large" ? "too large" : errorCode(read.error)}` };
+  if (read.problem === "too_large") return { ok: false, reason: `${PARSE_RULES.maxBytes}: the file is larger than the limit of ${max} bytes` };
+  return { ok: false, reason: `cannot read: ${errorCode(read.error)}` };
 }
 
 /**

@@ -12,6 +12,11 @@
  * - `--client-id` defaults to the program's file name (a script's, when the program is an
  *   interpreter: runtime/cli/client-options.ts); `--receipt-id` to `rcpt-<random UUID>`;
  *   `--at-epoch-s` to the current time; `--parent-receipt-id` to none.
+ * - Receipt linkage (spec/host-runtime.md §"Receipts", "Linkage") is checked before the client is
+ *   spawned: a `subcall` frame without `--parent-receipt-id`, or a parent equal to `--receipt-id`,
+ *   is the `invalid_request` failure (exit 1, no receipt, nothing spawned).
+ * - `sequence` is null: one invocation has no run scope to number within (as lifeloop-cli 0.9.0's
+ *   `event invoke` without a ledger).
  * Exit 0 a valid response came back (whatever its status, unless `--fail-on-status` lists it), 1 the invocation failed, 2 usage
  * (including a relative program and a missing or bad --timeout-ms), 3 unreadable input.
  */
@@ -37,6 +42,8 @@ export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--ar
   --timeout-ms  required deadline of the whole round trip, in ms
   --client-id   receipt client_id (default: the program's file name; for an interpreter such as
                 python3, its script's: spec/tables/script-interpreters.json)
+  --parent-receipt-id  the receipt this call belongs under; required for a subcall frame, and not
+                the receipt's own id (checked before the client is spawned)
 ${FAIL_ON_STATUS_USAGE}
   exit 0 valid response, 1 the invocation failed (or --fail-on-status matched), 2 usage, 3 unreadable input`;
 
@@ -92,8 +99,8 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
   }
 
   const envelope = parsed.value as DispatchEnvelope;
-  const result = await invoker.invoke(envelope, { nonIntegerNumberPointers: parsed.nonIntegerNumberPointers });
-  const receipt = new ReceiptEmitter().emit(envelope, result, ctx);
+  const result = await invoker.invoke(envelope, { nonIntegerNumberPointers: parsed.nonIntegerNumberPointers, parentReceiptId: ctx.parent_receipt_id ?? null, receiptId: ctx.receipt_id });
+  const receipt = new ReceiptEmitter({ sequencer: null }).emit(envelope, result, ctx);
   io.out(
     jsonLine({
       response: result.ok ? result.response : null,

@@ -1,5 +1,6 @@
 /**
- * `lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N FILE|-`
+ * `lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N
+ *  [--parent-receipt-id ID] FILE|-`
  * (spec/host-runtime.md §"CLI: lifeloop-callback session"): deliver a session of events, one
  * DispatchEnvelope per line of a JSON Lines file, over either transport, so both can be compared on
  * the same file.
@@ -15,7 +16,10 @@
  *   `failed`), `failed` invocation failures, `spawns`
  *   children started (subprocess: one per envelope that reached a spawn; stream: the invoker's).
  * - Events are sent one at a time, in order. Receipts come from one ReceiptEmitter for the session
- *   (client_id: `--client-id`, else runtime/cli/client-options.ts defaultClientId).
+ *   (client_id: `--client-id`, else runtime/cli/client-options.ts defaultClientId), so `sequence` numbers 1..N per `harness_run_id` within
+ *   the run. `--parent-receipt-id` is the parent of every receipt of the session (default none);
+ *   an envelope with a `subcall` frame and no parent is that line's `invalid_request` failure,
+ *   refused before anything is spawned or written (spec/host-runtime.md §"Receipts", "Linkage").
  * - Stream mode answers the client's `continuation/*` requests from the continuation store the
  *   environment names, resolved as `lifeloop-callback continuation` resolves it
  *   (`$LIFELOOP_CONTINUATION_ROOT`, then `$XDG_STATE_HOME`, then `$HOME`; runtime/continuation/root.ts),
@@ -45,7 +49,8 @@ import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandI
 import { printedFailure } from "./invoke.js";
 
 /** Usage text of the session command. */
-export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N FILE|-
+export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N
+                          [--parent-receipt-id ID] FILE|-
   Delivers one DispatchEnvelope per line of a JSON Lines file (or standard input), in order, and
   prints one JSON line per envelope ({"event_id", "response", "failure", "receipt", "elapsed_ms"})
   and a final {"summary": {...}} line.
@@ -53,6 +58,7 @@ export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subp
   --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
   --timeout-ms  required deadline per event, in ms
   --client-id   receipt client_id (default: the program's file name, or its script's for an interpreter)
+  --parent-receipt-id  the parent of every receipt of the session (required for subcall frames)
 ${FAIL_ON_STATUS_USAGE}
   In stream mode the client's continuation/* requests are answered from the continuation store
   (as \`lifeloop-callback continuation\` finds it: ${rootResolutionText()}).
@@ -108,13 +114,15 @@ function buildInvoker(transport: string, program: string | undefined, args: read
 
 /** Run the session command; returns the exit code. */
 export async function runSession(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, lists, positionals } = parseFlags(args, { values: ["--transport", "--program", "--timeout-ms", "--client-id", "--fail-on-status"], repeatable: ["--arg"] });
+  const { values, lists, positionals } = parseFlags(args, { values: ["--transport", "--program", "--timeout-ms", "--client-id", "--fail-on-status", "--parent-receipt-id"], repeatable: ["--arg"] });
   const [source, ...extra] = positionals;
   if (source === undefined) throw new UsageError("FILE (or - for standard input) is required");
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const transport = values.get("--transport") ?? "subprocess";
   const invoker = buildInvoker(transport, values.get("--program"), lists.get("--arg") ?? [], values.get("--timeout-ms"), io);
   const failOn = failOnStatuses(values.get("--fail-on-status"));
+  const parentReceiptId = values.get("--parent-receipt-id") ?? null;
+  if (parentReceiptId === "") throw new UsageError("--parent-receipt-id is empty: give a receipt id, or leave the flag out for root receipts");
 
   const bytes = await readCommandInput("session", source, LIMITS.max_session_input_bytes, io);
   if (bytes === null) return EXIT.input;
@@ -138,7 +146,8 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
   let spawns = 0;
   try {
     for (const line of parsed.lines) {
-      const result: InvocationResult = await invoker.invoke(line.value as DispatchEnvelope, { nonIntegerNumberPointers: line.nonIntegerNumberPointers });
+      const receiptId = `rcpt-${randomUUID()}`;
+      const result: InvocationResult = await invoker.invoke(line.value as DispatchEnvelope, { nonIntegerNumberPointers: line.nonIntegerNumberPointers, parentReceiptId, receiptId });
       if (result.ok) {
         delivered++;
         if (result.response.status === "failed") answeredFailed++;
@@ -156,7 +165,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
       let receipt: unknown = null;
       let receiptError: Record<string, unknown> | null = null;
       try {
-        receipt = receipts.emit(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: `rcpt-${randomUUID()}`, at_epoch_s: Math.floor(Date.now() / 1000) });
+        receipt = receipts.emit(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: receiptId, parent_receipt_id: parentReceiptId, at_epoch_s: Math.floor(Date.now() / 1000) });
       } catch (error) {
         if (!(error instanceof IdempotencyConflictError)) throw error;
         receiptError = { failure_class: error.failure_class, retry_class: error.retry_class, message: error.message };

@@ -49,8 +49,10 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
     io.out(jsonLine([]));
     return EXIT.ok;
   }
-  // --all: bounded output (a 16 MiB document can hold a million unknown members).
-  const shown = result.issues.slice(0, LIMITS.max_reported_issues);
+  // Without --all exactly the first issue (the layers may have found several: the rules layer
+  // reports every rule it breaks); --all: bounded output (a 16 MiB document can hold a million
+  // unknown members).
+  const shown = result.issues.slice(0, switches.has("--all") ? LIMITS.max_reported_issues : 1);
   io.out(jsonLine(shown));
   if (shown.length < result.issues.length) {
     io.err(`validate: ${result.issues.length} issues found; the first ${shown.length} are printed (limits.max_reported_issues)\n`);

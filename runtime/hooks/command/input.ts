@@ -1,8 +1,9 @@
 /**
  * Reading a harness's hook input (spec/hook-command.md, "Input"): one JSON document (strict parser,
  * at most limits.max_request_bytes bytes, read by the caller), whose `hook_event_name` equals the
- * command's `--event`, valid against the closed input schema of that (harness, hook event) in
- * schemas/hooks/ (`<adapter>-<event>-input`).
+ * command's `--event`, valid against the input schema of that (harness, hook event) in
+ * schemas/hooks/ (`<adapter>-<event>-input`): listed members typed strictly, others accepted (their
+ * names reach the client, ./requests.ts).
  */
 import type { HookAdapter } from "../../../generated/ts/spec.js";
 import { issueText } from "../../invoker/failure.js";

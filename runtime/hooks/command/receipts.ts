@@ -2,8 +2,14 @@
  * The `--receipts` file of one `hook` call (spec/hook-command.md, "Receipts"): opened before the
  * first delivery, so a file that cannot be appended to is found before any client runs, and held
  * open until the call ends (a FIFO's reader sees one writer for the whole call).
+ *
+ * Every line is whole: an append cut short (a full disk: ENOSPC, or EFBIG past a file-size limit)
+ * truncates a regular file back to its size before the append, so no half line is left for the
+ * next call's receipt to be glued onto. (The file stays write-only: opening it for reading too
+ * would make open(2) of a FIFO without a reader succeed instead of failing with ENXIO.)
  */
-import { closeSync, constants, openSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, unlinkSync } from "node:fs";
+import { writeAllSync } from "../../cli/write-all.js";
 
 /** Open flags of every attempt: non-blocking, so a FIFO nobody reads fails at once (ENXIO). */
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK;
@@ -41,10 +47,25 @@ export class ReceiptsFile {
     }
   }
 
-  /** Append one line (a receipt and its newline). @throws the file system's error (ENOSPC, EAGAIN on a full FIFO, ...) */
+  /**
+   * Append one line (a receipt and its newline), whole or not at all (see the module doc; a FIFO or
+   * other non-regular file cannot be cut back: there a failed append may leave part of the line).
+   * @throws the file system's error (ENOSPC, EFBIG, EAGAIN on a full FIFO, ...)
+   */
   append(line: string): void {
     const bytes = Buffer.from(line);
-    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at);
+    const stats = fstatSync(this.fd);
+    const before = stats.isFile() ? stats.size : null;
+    try {
+      writeAllSync(this.fd, bytes);
+    } catch (error) {
+      try {
+        if (before !== null) ftruncateSync(this.fd, before);
+      } catch {
+        // The write's error is the one to report.
+      }
+      throw error;
+    }
     this.lines++;
   }
 

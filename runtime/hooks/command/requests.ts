@@ -3,10 +3,13 @@
  * "Request fields"): every member comes from a `fields` row of spec/tables/harness-hook-inputs.json;
  * a member that is absent, null or an empty string is left out; bounded text is cut to
  * `metadata_text_max_bytes` UTF-8 bytes at a code point boundary and named in
- * `metadata.truncated_fields`.
+ * `metadata.truncated_fields`. The names (never the values) of input members the input schema does
+ * not list go into `metadata.unknown_input_members`, in input order, at most
+ * `max_unknown_input_members` of them (more: `truncated_fields` names `unknown_input_members`), so a
+ * client sees that its harness sends something this toolkit does not know yet.
  */
 import { randomUUID } from "node:crypto";
-import { HARNESS_HOOK_INPUTS, WIRE_VERSION, type HookAdapter } from "../../../generated/ts/spec.js";
+import { HARNESS_HOOK_INPUTS, HOOK_SCHEMAS, WIRE_VERSION, type HookAdapter } from "../../../generated/ts/spec.js";
 import type { CallbackRequest, LifecycleEventKind } from "../../../generated/ts/types.js";
 import type { HookInput } from "./input.js";
 import { hookInputAdapter, type HookInputFieldRow } from "./tables.js";
@@ -44,6 +47,27 @@ const FRAME_ID_ROW = HARNESS_HOOK_INPUTS.fields.find((f) => f.target === "/frame
 export function inputFrameId(input: HookInput): string | null {
   const v = present(input, FRAME_ID_ROW.input);
   return typeof v === "string" ? v : null;
+}
+
+/** The members each input schema lists, by adapter and hook event (`adapter hook_event`). */
+const LISTED_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  HOOK_SCHEMAS.flatMap((s) => ("members" in s ? [[`${s.adapter} ${s.hook_event}`, new Set<string>(s.members)] as const] : [])),
+);
+
+/**
+ * The names of `input`'s members that its input schema does not list, in input order, at most
+ * `max_unknown_input_members`; `cut` tells whether there were more.
+ */
+export function unknownInputMembers(adapter: HookAdapter, input: HookInput): { readonly names: readonly string[]; readonly cut: boolean } {
+  const listed = LISTED_MEMBERS.get(`${adapter} ${String(input.hook_event_name)}`);
+  if (listed === undefined) return { names: [], cut: false };
+  const names: string[] = [];
+  for (const name of Object.keys(input)) {
+    if (listed.has(name)) continue;
+    if (names.length === HARNESS_HOOK_INPUTS.max_unknown_input_members) return { names, cut: true };
+    names.push(name);
+  }
+  return { names, cut: false };
 }
 
 /** Inputs of one request besides the hook input: the ids the host makes. */
@@ -84,6 +108,9 @@ export function buildCallbackRequest(adapter: HookAdapter, event: LifecycleEvent
     if (row.target.startsWith("/metadata/")) metadata[row.target.slice("/metadata/".length)] = value;
     else request[row.target.slice(1)] = value;
   }
+  const unknown = unknownInputMembers(adapter, input);
+  if (unknown.names.length > 0) metadata.unknown_input_members = unknown.names;
+  if (unknown.cut) truncated.push("unknown_input_members");
   if (truncated.length > 0) metadata.truncated_fields = truncated;
   request.metadata = metadata;
   return request as unknown as CallbackRequest;

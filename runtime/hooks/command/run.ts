@@ -5,11 +5,15 @@
  * names (`renders`) with the hook renderer (spec/harness-hooks.md), bounds Stop continuations, and
  * returns what to print. Exit codes are only 0 and 1: Claude Code reads exit 2 as "block".
  *
+ * - A block directive at an event that cannot carry it and whose render is refused
+ *   (`unsupported_directive`: Claude Code PreCompact, SessionEnd) prints {} and names the reason on
+ *   stderr, exit 0: the client asked for something the harness cannot do, it did not fail.
  * - A client failure (the invocation failed, the client answered status `failed`, or its answer
  *   cannot be rendered) follows `onFailure`: `open` prints a systemMessage naming the failure and
  *   exits 0; `closed` prints the event's blocking form (decision block and reason) where the event
  *   has one, and otherwise the open output, saying so. The reason is always on stderr too.
- * - Input refused (not JSON, wrong hook_event_name, breaks its schema), a state directory or
+ * - Input refused (not JSON, wrong hook_event_name, breaks its schema, or valid but unable to make
+ *   a valid request: a 513-character session id, say), a state directory or
  *   receipts file that cannot be used, and internal errors exit 1 with the reason on stderr and
  *   nothing on stdout. The state directory and receipts file are checked before the first delivery,
  *   so a client never receives an event of a call that then exits 1 for them (a write can still
@@ -26,6 +30,7 @@ import { EMPTY_CONTEXT, sortedJson } from "../context.js";
 import { hookEventFor, outputSchemaName } from "../mapping.js";
 import { renderHookPayload } from "../render.js";
 import { hookSchemaIssues } from "../request.js";
+import { validateValue } from "../../wire/validate.js";
 import { renderableParts, renderRequestFor } from "./answer.js";
 import { readHookInput, type HookInput } from "./input.js";
 import { ReceiptsFile } from "./receipts.js";
@@ -129,6 +134,21 @@ function afterDelivery(delivered: readonly LifecycleEventKind[]): string {
 }
 
 /**
+ * Why the input cannot make a valid DispatchEnvelope for `event` (its first validation issue: rule,
+ * pointer in the envelope, the input member the table maps there), or null when it is valid. The
+ * input schema is deliberately not tightened to catch this (spec/hook-command.md, "Requests the
+ * input cannot make"): it is a frozen release's contract, and the gate would call that breaking.
+ */
+function invalidRequest(event: LifecycleEventKind, envelope: DispatchEnvelope): string | null {
+  const issue = validateValue("DispatchEnvelope", envelope)[0];
+  if (issue === undefined) return null;
+  const inRequest = issue.pointer.startsWith("/request") ? issue.pointer.slice("/request".length) : null;
+  const row = inRequest === null ? undefined : HARNESS_HOOK_INPUTS.fields.find((f) => inRequest === f.target || inRequest.startsWith(`${f.target}/`));
+  const from = row === undefined ? "" : ` (made from the input's ${row.input})`;
+  return `the input cannot be turned into a valid ${event} request: ${issue.rule} at ${issue.pointer}${from}: ${issue.message}; nothing was delivered: this is the host's refusal, not a client failure, so --on-failure does not apply`;
+}
+
+/**
  * Deliver the hook event's lifecycle events in order (appending each to `delivered` and its receipt
  * to `receipts`); stop at the first failure. `refused`: a receipt could not be written.
  */
@@ -140,10 +160,20 @@ async function deliverEvents(
   receipts: ReceiptsFile | null,
   delivered: LifecycleEventKind[],
 ): Promise<{ readonly responses: Map<LifecycleEventKind, CallbackResponse>; readonly failure: string | null } | { readonly refused: string }> {
-  const emitter = new ReceiptEmitter();
+  // No run scope of its own: one hook call is one process (sequence null, as the reference's hooks).
+  const emitter = new ReceiptEmitter({ sequencer: null });
   const responses = new Map<LifecycleEventKind, CallbackResponse>();
+  // Every request is built and judged before the first delivery: one the input cannot make valid
+  // is the host's error, so no client receives any event of the call (spec/hook-command.md).
+  const envelopes: DispatchEnvelope[] = [];
   for (const event of row.delivers as readonly LifecycleEventKind[]) {
     const envelope: DispatchEnvelope = { schema_version: WIRE_VERSION, request: buildCallbackRequest(o.adapter, event, input, { frameId }) };
+    const refused = invalidRequest(event, envelope);
+    if (refused !== null) return { refused };
+    envelopes.push(envelope);
+  }
+  for (const envelope of envelopes) {
+    const event = envelope.request.event;
     const result = await o.invoker.invoke(envelope);
     delivered.push(event);
     if (receipts !== null) {
@@ -190,6 +220,12 @@ function renderAnswer(
     return { body: { ...rendered.rendered.body } };
   }
   if (rendered.error.kind === "output_schema_violation") return { refused: `internal error: ${rendered.error.message}` };
+  // A block the harness cannot act on here (Claude Code PreCompact, SessionEnd): the reference's
+  // renderer refuses it; the harness gets the event's quiet output and the reason goes to stderr.
+  if (rendered.error.kind === "unsupported_directive") {
+    err.push(`${PREFIX}: the ${row.renders} answer's block directive is not rendered: ${rendered.error.kind}: ${rendered.error.message}\n`);
+    return { body: {} };
+  }
   // The render request's /directive is the answer's /metadata/directive: say where the client put it.
   const pointer = rendered.error.issues?.[0]?.pointer ?? "";
   const where = pointer.startsWith("/directive") ? ` (in the answer at /metadata${pointer})` : "";
@@ -228,7 +264,7 @@ function openCallFiles(o: HookCommandOptions, input: HookInput, err: string[]): 
     try {
       loaded = store.load(sessionId);
     } catch (error) {
-      return { refused: `${describeIoError(`read the state file ${store.pathOf(sessionId)}`, error)}; nothing was delivered: ${STATE_ADVICE}` };
+      return { refused: `${describeIoError(`read the state file ${store.pathOf(sessionId)}`, error)}; nothing was delivered: remove that file (the state is written anew), or ${STATE_ADVICE}` };
     }
     if (loaded.corrupt) err.push(`${PREFIX}: warning: unreadable state ${store.pathOf(sessionId)} replaced\n`);
   }

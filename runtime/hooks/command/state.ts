@@ -6,9 +6,18 @@
  * atomically (temporary file + rename). Mode 0700 directory, 0600 files.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { accessSync, constants, lstatSync, mkdirSync, readFileSync, renameSync, statSync, type Stats, writeFileSync } from "node:fs";
+import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, statSync, type Stats, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { readRegularFile } from "../../cli/regular-file.js";
+import { writeAllSync } from "../../cli/write-all.js";
+
+/**
+ * Largest state file read, in bytes (spec/hook-command.md, "State"). A state file holds a frame id
+ * and a count, well under 1 KiB; a larger file is not one of ours and is replaced like any other
+ * unusable file, after at most this many bytes plus one were read.
+ */
+export const MAX_STATE_FILE_BYTES = 65_536;
 
 /** What is remembered about one harness session. */
 export interface HookSessionState {
@@ -84,15 +93,24 @@ export class HookStateStore {
     return join(this.dir, `${this.adapter}-${createHash("sha256").update(sessionId).digest("hex").slice(0, 32)}.json`);
   }
 
-  /** The session's state; a missing file is the empty state, and so is an unreadable one (`corrupt` says so). */
+  /**
+   * The session's state; a missing file is the empty state, and so is a regular file that does not
+   * hold a state or is larger than {@link MAX_STATE_FILE_BYTES} (`corrupt` says so: it is replaced on
+   * save). Never blocks and never reads more than the bound plus one byte: the file is opened
+   * non-blocking and must be a regular file. @throws an errno-shaped error when the file cannot be
+   * opened or read, or is not a regular file (a FIFO, a device such as /dev/zero through a symbolic
+   * link, a directory: code EINVAL, `path` the file), so the call fails before any delivery.
+   */
   load(sessionId: string): { readonly state: HookSessionState; readonly corrupt: boolean } {
-    let text: string;
-    try {
-      text = readFileSync(this.pathOf(sessionId), "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { state: EMPTY_SESSION_STATE, corrupt: false };
-      throw error;
+    const path = this.pathOf(sessionId);
+    const read = readRegularFile(path, MAX_STATE_FILE_BYTES);
+    if (!read.ok) {
+      if (read.problem === "too_large") return { state: EMPTY_SESSION_STATE, corrupt: true };
+      if (read.problem === "not_regular") throw Object.assign(new Error(`EINVAL: not a regular file (${read.kind}), open '${path}'`), { code: "EINVAL", path });
+      if (read.problem === "open" && (read.error as NodeJS.ErrnoException).code === "ENOENT") return { state: EMPTY_SESSION_STATE, corrupt: false };
+      throw read.error;
     }
+    const text = read.bytes.toString("utf8");
     try {
       const value: unknown = JSON.parse(text);
       if (isState(value)) return { state: { frame_id: value.frame_id, stop_continuations: value.stop_continuations }, corrupt: false };
@@ -102,12 +120,30 @@ export class HookStateStore {
     return { state: EMPTY_SESSION_STATE, corrupt: true };
   }
 
-  /** Write the session's state atomically. */
+  /**
+   * Write the session's state atomically: every byte into a temporary file, then rename it over the
+   * state file. On any failure (a full disk: ENOSPC, or EFBIG past a file-size limit) the temporary
+   * file is removed and the old state file stays as it was. @throws the file system's error.
+   */
   save(sessionId: string, state: HookSessionState): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const path = this.pathOf(sessionId);
     const tmp = `${path}.${process.pid}.${randomUUID()}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(state)}\n`, { mode: 0o600 });
-    renameSync(tmp, path);
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    try {
+      try {
+        writeAllSync(fd, Buffer.from(`${JSON.stringify(state)}\n`));
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, path);
+    } catch (error) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // Already gone (renamed, or never written): nothing is left behind either way.
+      }
+      throw error;
+    }
   }
 }

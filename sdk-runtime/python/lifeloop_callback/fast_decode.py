@@ -370,6 +370,14 @@ class _Gen:
             fire = _all(of_type(step.field, "string"), of_type(step.length_field, "integer"), f"{utf8} != {size}")
         elif check == "non_empty_array":
             fire = _all(of_type(step.field, "array"), f"not {value}")
+        elif check == "fields_differ":
+            pairs = [
+                _all(of_type(later, "string"), of_type(earlier, "string"), f"{raw(later)} == {raw(earlier)}")
+                for index, later in enumerate(step.fields)
+                for earlier in step.fields[:index]
+            ]
+            pairs = [p for p in pairs if p != "False"]
+            fire = " or ".join(f"({p})" for p in pairs) if pairs else "False"
         else:
             raise ValueError(f"unsupported rule check {check}")
         if fire != "False":

@@ -9,7 +9,10 @@ A host spawns the client once with its configured arguments followed by ``--stre
   is logged with its rule id; nothing more is read and the exit status is 1.
 - A request ``event/<kind>`` gets exactly one reply whose ``result`` is the ``CallbackResponse`` the
   v1 runner would write for the same ``DispatchEnvelope`` (``params``), refusals included.
-  Handlers run concurrently, each on a thread of its own (idle threads are reused).
+  Handlers run concurrently on a pool of threads: at most ``limits.client_handler_concurrency`` at
+  once, plus one per request of the client's own that waits for the host (unanswered, or for a
+  slot to be sent), and while that many run no further frame is read (backpressure: the host's
+  writes wait in the pipe).
 - A notification never gets a reply. The cancel notification marks its event cancelled: the
   :func:`event_done` event of that request is set and its reply is never written.
 - A request for any other method gets error -32601. Replies to the client's own requests (the
@@ -62,6 +65,7 @@ from .spec import (
     CLIENT_INITIATED_COMMANDS_TABLE,
     EVENT_VOCABULARY,
     FAILURE_VARIANT_INVALID_REQUEST,
+    LIMIT_CLIENT_HANDLER_CONCURRENCY,
     LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT,
     LIMIT_MAX_DEPTH,
     LIMIT_MAX_FRAME_BYTES,
@@ -115,6 +119,8 @@ MESSAGE_MAX_LENGTH = 65536
 RESERVED_METHOD_PREFIX = "rpc."
 
 _CHUNK = 65536
+#: Longest wait of the reader for a free handler place before it looks at pending signals (s).
+_SIGNAL_POLL_S = 0.05
 _MAX_SAFE_INTEGER = 2**53 - 1
 _REQUEST_MEMBERS = frozenset(["jsonrpc", "id", "method", "params"])
 _SUCCESS_MEMBERS = frozenset(["jsonrpc", "id", "result"])
@@ -359,12 +365,15 @@ def active_stream() -> Optional[_Stream]:
 class _Workers:
     """The threads that run event handlers. An idle one takes the next event; a new one starts
     only when every one is busy, so handlers still run concurrently. Starting a thread per event
-    made the reader wait for each new thread to get the GIL (most of an event's time)."""
+    made the reader wait for each new thread to get the GIL (most of an event's time).
+    ``on_idle`` runs after a job, once its thread counts as idle: a job submitted after it reuses
+    that thread, so there are never more threads than jobs that ran at once."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_idle: Callable[[], None]) -> None:
         self._jobs: queue.SimpleQueue[Tuple[Callable[..., None], Tuple[Any, ...]]] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._idle = 0
+        self._on_idle = on_idle
 
     def submit(self, fn: Callable[..., None], *args: Any) -> None:
         with self._lock:
@@ -379,9 +388,12 @@ class _Workers:
     def _work(self) -> None:
         while True:
             fn, args = self._jobs.get()
-            fn(*args)
-            with self._lock:
-                self._idle += 1
+            try:
+                fn(*args)
+            finally:
+                with self._lock:
+                    self._idle += 1
+                self._on_idle()
 
 
 class _Stream:
@@ -399,9 +411,16 @@ class _Stream:
         # since one more ends the stream (stream.request-flood); one more waits for a slot.
         self.calls: Dict[Tuple[type, RpcId], _Call] = {}
         self.slot_free = threading.Condition(self.lock)
+        # Handlers running (limits.client_handler_concurrency): the reader waits on handler_free
+        # before it starts one more. Each request of the client's own that is unanswered, or waits
+        # for a slot to be sent, adds a place, so that handlers waiting for the host never keep the
+        # reader from reading the replies they wait for.
+        self.handlers = 0
+        self.slot_waiters = 0
+        self.handler_free = threading.Condition(self.lock)
         self.next_id = 0
         self.closed = False
-        self.workers = _Workers()
+        self.workers = _Workers(self._handler_done)
 
     # -- writing
     def write(self, frame: bytes) -> None:
@@ -467,7 +486,19 @@ class _Stream:
             if busy:
                 self._error_reply(frame.id, RPC_INVALID_REQUEST, "id is already in use by a request being handled")
                 return
+        with self.lock:
+            # Backpressure: the reader (this thread) reads nothing more until a handler returns.
+            while not self.closed and self.handlers >= LIMIT_CLIENT_HANDLER_CONCURRENCY + len(self.calls) + self.slot_waiters:
+                # Bounded waits: a signal the kernel handed to a handler thread runs its Python
+                # handler (the exit) only once this, the main thread, is back in Python code.
+                self.handler_free.wait(_SIGNAL_POLL_S)
+            self.handlers += 1
         self.workers.submit(self._run_event, frame, event, flight)
+
+    def _handler_done(self) -> None:
+        with self.lock:
+            self.handlers -= 1
+            self.handler_free.notify()
 
     def _run_event(self, frame: Frame, event: str, flight: _Inflight) -> None:
         try:
@@ -528,14 +559,22 @@ class _Stream:
         call = _Call()
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         with self.lock:
-            while not self.closed and len(self.calls) >= LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    raise TimeoutError(f"{method}: {LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT} requests to the host still unanswered after {timeout_s} s; not sent")
-                self.slot_free.wait(left)
+            if not self.closed and len(self.calls) >= LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT:
+                # Waiting for the host too: a handler place is lent meanwhile (see _start_event).
+                self.slot_waiters += 1
+                self.handler_free.notify()
+                try:
+                    while not self.closed and len(self.calls) >= LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT:
+                        left = None if deadline is None else deadline - time.monotonic()
+                        if left is not None and left <= 0:
+                            raise TimeoutError(f"{method}: {LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT} requests to the host still unanswered after {timeout_s} s; not sent")
+                        self.slot_free.wait(left)
+                finally:
+                    self.slot_waiters -= 1
             if self.closed:
                 raise StreamClosedError("the stream has ended; the request was not sent")
             self.calls[_id_key(rpc_id)] = call
+            self.handler_free.notify()  # one more place for a handler while it is in flight
         self.write(frame)
         if not call.done.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
             # The entry stays until the host answers: the host counts the request until then.
@@ -551,6 +590,7 @@ class _Stream:
             self.closed = True
             calls, self.calls = list(self.calls.values()), {}
             self.slot_free.notify_all()
+            self.handler_free.notify_all()
             for flight in self.events.values():
                 flight.cancelled = True
                 flight.done.set()
@@ -600,7 +640,11 @@ def run_command(group: str, args: Sequence[str], stdin: Optional[bytes], timeout
     blob = result.get(BLOB_MEMBER)
     if not isinstance(blob, str):
         raise StreamRPCError(RPC_INVALID_REQUEST, f"the result has no base64 member {BLOB_MEMBER!r}")
-    return base64.b64decode(blob, validate=True), _dump(meta)
+    try:
+        decoded = base64.b64decode(blob, validate=True)
+    except ValueError as error:  # binascii.Error: the host broke the result's shape
+        raise StreamRPCError(RPC_INVALID_REQUEST, f"the result member {BLOB_MEMBER!r} is not base64: {error}") from None
+    return decoded, _dump(meta)
 
 
 def serve_stream_io(

@@ -281,6 +281,17 @@ def _run_step(step: RuleStep, obj: Dict[str, Any], path: Sequence[Union[str, int
         value = obj.get(field)
         if isinstance(value, list) and not value:
             issue(None)
+    elif check == "fields_differ":
+        # The first field whose string value repeats an earlier field's (absent, null and
+        # non-string members take part in no comparison).
+        for index in range(1, len(step.fields)):
+            later = obj.get(step.fields[index])
+            if not isinstance(later, str):
+                continue
+            if any(obj.get(earlier) == later for earlier in step.fields[:index]):
+                at = child_pointer(pointer_of(path), step.fields[index])
+                issue(at, field=at)
+                break
 
 
 def _js_string(value: Any) -> str:

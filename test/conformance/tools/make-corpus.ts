@@ -404,6 +404,36 @@ function addRuleCases(c: RootCorpus): void {
         c.add({ stem: `valid-${rs}-${tag(field)}-one`, expect: "valid", description: `${describeWhere(c.rootType, at, field)} lists one entry`, data: c.edit(at, [], () => undefined) });
         break;
       }
+      case "fields_differ": {
+        const fields = step.fields as readonly string[];
+        const first = fields[0] as string;
+        for (const later of fields.slice(1)) {
+          const same = c.breakRule(step.rule, at, [first, later], (o) => {
+            o[first] = sampleString(first);
+            o[later] = sampleString(first);
+          });
+          c.add({ stem: `invalid-${rs}-${tag(later)}-equals-${slug(first)}`, expect: "invalid", rule: step.rule, pointer: same.pointer, description: `${describeWhere(c.rootType, at, later)} equals ${first}`, data: same.doc });
+          c.add({
+            stem: `valid-${rs}-${tag(later)}-differs`,
+            expect: "valid",
+            description: `${describeWhere(c.rootType, at, later)} differs from ${first}`,
+            data: c.edit(at, [first, later], (o) => {
+              o[first] = sampleString(first);
+              o[later] = sampleString(later);
+            }),
+          });
+          c.add({
+            stem: `valid-${rs}-${tag(later)}-differs-by-case`,
+            expect: "valid",
+            description: `${describeWhere(c.rootType, at, later)} differs from ${first} only in letter case (the comparison is exact)`,
+            data: c.edit(at, [first, later], (o) => {
+              o[first] = sampleString(first);
+              o[later] = sampleString(first).toUpperCase();
+            }),
+          });
+        }
+        break;
+      }
     }
   }
 }

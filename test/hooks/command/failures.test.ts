@@ -46,7 +46,7 @@ describe("a client failure at every served hook event", () => {
         const body = printed(closed);
         expect(hookSchemaIssues(outputSchemaName(adapter, h.hook_event), body)).toEqual([]);
         const block = hookEventFor(adapter, h.renders as LifecycleEventKind)?.block;
-        if (block === "ignored") {
+        if (block === "ignored" || block === "refused") {
           expect(body).toEqual({ systemMessage: expect.stringContaining("has no blocking form") });
           expect(closed.stderr).toContain("has no blocking form");
         } else {
@@ -106,7 +106,6 @@ describe("refused input: exit 1, nothing on stdout, nothing delivered", () => {
     ["empty stdin", "codex", "SessionStart", Buffer.from(""), /not one JSON document/],
     ["an array", "codex", "SessionStart", Buffer.from("[]"), /not a JSON object/],
     ["--event disagrees with hook_event_name", "codex", "Stop", start, /--event is Stop but the input's hook_event_name is "SessionStart"/],
-    ["an unknown member (Codex inputs are closed)", "codex", "SessionStart", { ...start, agent_id: "a1" }, /CodexSessionStartInput.*agent_id/],
     ["a wrong type", "codex", "SessionStart", { ...start, source: "reboot" }, /CodexSessionStartInput/],
     ["a missing member", "claude", "SessionStart", { hook_event_name: "SessionStart", session_id: "s" }, /ClaudeSessionStartInput/],
     ["an event the command does not serve", "codex", "SessionEnd", { hook_event_name: "SessionEnd" }, /codex has no hook event SessionEnd/],
@@ -123,11 +122,30 @@ describe("refused input: exit 1, nothing on stdout, nothing delivered", () => {
     });
   }
 
-  it("Claude Code inputs tolerate members Claude Code adds", async () => {
+  it("both harnesses' inputs accept members the harness adds: delivered, with their names (never values) in metadata.unknown_input_members", async () => {
+    for (const adapter of ["claude", "codex"] as const) {
+      for (const h of HARNESS_HOOK_INPUTS.adapters.find((a) => a.adapter === adapter)?.hook_events ?? []) {
+        const s = scratch();
+        const outcome = await callHook(s, { adapter, hookEvent: h.hook_event, input: { ...input(adapter, h.hook_event), agent_type: "reviewer-secret", zz_new: { nested: 1 } } });
+        expect(outcome.exitCode, `${adapter} ${h.hook_event}: ${outcome.stderr}`).toBe(0);
+        for (const request of s.delivered()) {
+          const metadata = request.metadata as Record<string, unknown>;
+          expect(metadata.unknown_input_members, `${adapter} ${h.hook_event}`).toEqual(["agent_type", "zz_new"]);
+          expect(JSON.stringify(request)).not.toContain("reviewer-secret");
+        }
+      }
+    }
+  });
+
+  it("at most max_unknown_input_members names are passed on; more are named in truncated_fields", async () => {
+    const max = HARNESS_HOOK_INPUTS.max_unknown_input_members;
+    const extra = Object.fromEntries(Array.from({ length: max + 5 }, (_, i) => [`x_${String(i).padStart(4, "0")}`, i]));
     const s = scratch();
-    const outcome = await callHook(s, { adapter: "claude", hookEvent: "SessionStart", input: { ...input("claude", "SessionStart"), agent_type: "reviewer" } });
+    const outcome = await callHook(s, { adapter: "codex", hookEvent: "SessionStart", input: { ...input("codex", "SessionStart"), ...extra } });
     expect(outcome.exitCode, outcome.stderr).toBe(0);
-    expect(s.delivered()[0]?.metadata).not.toHaveProperty("agent_type");
+    const metadata = s.delivered()[0]?.metadata as Record<string, unknown>;
+    expect(metadata.unknown_input_members).toEqual(Object.keys(extra).slice(0, max));
+    expect(metadata.truncated_fields).toEqual(["unknown_input_members"]);
   });
 });
 

@@ -169,12 +169,26 @@ describe("generated Claude Code inputs", () => {
     expect(ended?.frame_context?.frame_id).toBe(opening?.frame_context?.frame_id);
   });
 
-  it("Claude Code's Stop cannot carry a block (the mapping says ignored): nothing to loop on", async () => {
-    expect(HARNESS_HOOK_MAPPING.adapters.find((a) => a.adapter === "claude")?.hook_events.find((h) => h.hook_event === "Stop")?.block).toBe("ignored");
+  it("Claude Code's Stop block requests a continuation (as 0.9.0 renders it), bounded by max_stop_continuations as for Codex", async () => {
+    expect(HARNESS_HOOK_MAPPING.adapters.find((a) => a.adapter === "claude")?.hook_events.find((h) => h.hook_event === "Stop")?.block).toBe("request_continuation");
     const stop = inputs.find((i) => i.hookEvent === "Stop")?.input as Record<string, unknown>;
     const s = scratch().answer({ "frame.ending": { metadata: { directive: { kind: "block", reason: "again" } } } });
-    const outcome = await callHook(s, { adapter: "claude", hookEvent: "Stop", input: stop });
-    expect(printed(outcome)).toEqual({});
-    expect(outcome.stderr).toContain("directive_ignored");
+    const cap = HARNESS_HOOK_INPUTS.max_stop_continuations;
+    const first = await callHook(s, { adapter: "claude", hookEvent: "Stop", input: { ...stop, stop_hook_active: false } });
+    expect(printed(first)).toEqual({ decision: "block", reason: "again" });
+    for (let n = 2; n <= cap; n++) expect(printed(await callHook(s, { adapter: "claude", hookEvent: "Stop", input: { ...stop, stop_hook_active: true } }))).toEqual({ decision: "block", reason: "again" });
+    const capped = await callHook(s, { adapter: "claude", hookEvent: "Stop", input: { ...stop, stop_hook_active: true } });
+    expect(printed(capped)).not.toHaveProperty("decision");
+    expect(capped.stderr).toContain(`reach the bound of ${cap}`);
+  });
+
+  it("a block at Claude Code's PreCompact or SessionEnd: {} on stdout, the reason on stderr, exit 0 (the reference refuses to render it)", async () => {
+    for (const [hookEvent, event] of [["PreCompact", "context.pressure_observed"], ["SessionEnd", "session.ending"]] as const) {
+      const input = inputs.find((i) => i.hookEvent === hookEvent)?.input as Record<string, unknown>;
+      const s = scratch().answer({ [event]: { metadata: { directive: { kind: "block", reason: "hold on" } } } });
+      const outcome = await callHook(s, { adapter: "claude", hookEvent, input });
+      expect([outcome.exitCode, printed(outcome)], hookEvent).toEqual([0, {}]);
+      expect(outcome.stderr, hookEvent).toContain("unsupported_directive");
+    }
   });
 });

@@ -16,11 +16,17 @@ SDK_DIR = REPO_ROOT / "generated" / "python"
 VECTORS_DIR = REPO_ROOT / "generated" / "vectors"
 ECHO_CLIENT = REPO_ROOT / "test" / "fixtures" / "client-lang-neutral" / "python-echo" / "echo.py"
 REFERENCE_CLI = REPO_ROOT / ".cache" / "lifeloop-ref" / "bin" / "lifeloop"
-INSTALL_HINT = "cargo install lifeloop-cli --version 0.5.0 --locked --root .cache/lifeloop-ref"
+INSTALL_HINT = "bash test/setup/prepare.sh (installs lifeloop-cli 0.9.0 into .cache/lifeloop-ref)"
+
+if str(SDK_DIR) not in sys.path:
+    sys.path.insert(0, str(SDK_DIR))
+
+# The current wire version comes from the generated SDK, never a literal: a bump needs no edit here.
+from lifeloop_callback.spec import WIRE_VERSION  # noqa: E402
 
 #: A valid CallbackRequest (frame.opening, so it carries a frame_context) as a JSON object.
 SAMPLE_REQUEST = {
-    "schema_version": "lifeloop.v0.3",
+    "schema_version": WIRE_VERSION,
     "event": "frame.opening",
     "event_id": "ev-1",
     "adapter_id": "codex",
@@ -32,7 +38,7 @@ SAMPLE_REQUEST = {
 
 #: A valid PayloadEnvelope with an inline body as a JSON object.
 SAMPLE_PAYLOAD = {
-    "schema_version": "lifeloop.v0.3",
+    "schema_version": WIRE_VERSION,
     "payload_id": "p1",
     "client_id": "ccd",
     "payload_kind": "k",
@@ -43,8 +49,6 @@ SAMPLE_PAYLOAD = {
     "acceptable_placements": [{"placement": "developer_equivalent_frame", "requirement": "required"}],
 }
 
-if str(SDK_DIR) not in sys.path:
-    sys.path.insert(0, str(SDK_DIR))
 
 
 @pytest.fixture(scope="session")
@@ -55,7 +59,7 @@ def reference_cli() -> str:
     if not (path.is_file() and os.access(path, os.X_OK)):
         pytest.fail(
             f"reference CLI not found at {path}: run `{INSTALL_HINT}` in {REPO_ROOT} "
-            "(or set LIFELOOP_REFERENCE_CLI to a lifeloop 0.5.0 binary)",
+            "(or set LIFELOOP_REFERENCE_CLI to a lifeloop 0.9.0 binary)",
             pytrace=False,
         )
     return str(path)

@@ -57,7 +57,7 @@ PAYLOAD = {
 
 def envelope_bytes(**request_changes: object) -> bytes:
     request = {**REQUEST, **request_changes}
-    doc = {"schema_version": "lifeloop.v0.3", "request": request, "payloads": [PAYLOAD]}
+    doc = {"schema_version": WIRE_VERSION, "request": request, "payloads": [PAYLOAD]}
     return json.dumps(doc, ensure_ascii=False).encode("utf-8")
 
 
@@ -96,7 +96,7 @@ def test_round_trip_is_stable() -> None:
 
 def test_response_presence_matches_the_reference() -> None:
     assert encode(CallbackResponse(status=ReceiptStatus.DELIVERED)) == (
-        b'{"schema_version":"lifeloop.v0.3","status":"delivered","failure_class":null,"retry_class":null}'
+        b'{"schema_version":"' + WIRE_VERSION.encode() + b'","status":"delivered","failure_class":null,"retry_class":null}'
     )
     failed = CallbackResponse(
         status=ReceiptStatus.FAILED,
@@ -107,7 +107,7 @@ def test_response_presence_matches_the_reference() -> None:
         metadata={"k": 1},
     )
     assert json.loads(encode(failed)) == {
-        "schema_version": "lifeloop.v0.3",
+        "schema_version": WIRE_VERSION,
         "status": "failed",
         "receipt_refs": ["r1"],
         "warnings": [{"code": "slow", "message": "took long"}],
@@ -147,7 +147,7 @@ def test_optional_fields_are_omitted_and_required_nullable_written_as_null() -> 
         invocation_id="i",
     )
     assert json.loads(encode(request)) == {
-        "schema_version": "lifeloop.v0.3",
+        "schema_version": WIRE_VERSION,
         "event": "session.starting",
         "event_id": "e",
         "adapter_id": "a",
@@ -163,7 +163,7 @@ def test_null_and_absent_both_mean_none_on_input() -> None:
     doc["request"]["frame_context"]["parent_frame_id"] = None
     env = decode(DispatchEnvelope, json.dumps(doc).encode())
     assert env.request.harness_run_id is None
-    response = decode(CallbackResponse, b'{"schema_version":"lifeloop.v0.3","status":"observed"}')
+    response = decode(CallbackResponse, b'{"schema_version":"' + WIRE_VERSION.encode() + b'","status":"observed"}')
     assert response.failure_class is None and response.warnings == () and response.metadata == {}
 
 
@@ -244,7 +244,7 @@ def test_schema_errors_come_before_integer_lexemes_and_rules() -> None:
 
 
 def test_unknown_members_are_reported_in_javascript_key_order() -> None:
-    base = '{"schema_version":"lifeloop.v0.3","status":"observed",'
+    base = '{"schema_version":"' + WIRE_VERSION + '","status":"observed",'
     cases = [
         ('"zz":1,"9":1,"10":1}', "/9"),
         ('"zz":1,"yy":1}', "/zz"),

@@ -1,7 +1,8 @@
 """Client-initiated commands against the real reference CLI (lifeloop-cli 0.5.0).
 
 Each test points LIFELOOP_CONTINUATION_ROOT at its own temporary directory. The reference binary
-is .cache/lifeloop-ref/bin/lifeloop; when it is missing the tests fail with the install command.
+is .cache/lifeloop-ref-0.5.0/bin/lifeloop, the last reference release with the continuation store
+(removed in 0.6.0); when it is missing the tests fail with the install command.
 """
 
 from __future__ import annotations
@@ -30,6 +31,18 @@ from lifeloop_callback import (
     ContinuationStorageFailureError,
     ListedEntry,
 )
+
+from conftest import REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def reference_cli() -> str:
+    """The continuation store's reference peer (lifeloop-cli 0.5.0); fails (never skips) when missing."""
+    override = os.environ.get("LIFELOOP_CONTINUATION_REFERENCE_CLI")
+    path = Path(override) if override else REPO_ROOT / ".cache" / "lifeloop-ref-0.5.0" / "bin" / "lifeloop"
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        pytest.fail(f"lifeloop 0.5.0 not found at {path}: run `bash test/setup/prepare.sh` in {REPO_ROOT}", pytrace=False)
+    return str(path)
 
 
 def store_env(tmp_path: Path, **extra: str) -> Dict[str, str]:
@@ -197,10 +210,11 @@ def _our_cli(tmp_path: Path) -> str:
 
 
 def test_program_override_variable(reference_cli: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The program defaults to ``lifeloop``; the group's variable (from ``env`` or the process) overrides
+    """The program defaults to ``lifeloop-callback`` (the group is this toolkit's extension: the
+    reference's ``lifeloop`` no longer ships it); the group's variable (from ``env`` or the process) overrides
     it; an explicit ``cli`` wins over both. The same calls work against the reference CLI and ours."""
     variable = Continuation._PROGRAM_ENV
-    assert (Continuation._PROGRAM, variable) == ("lifeloop", "LIFELOOP_CLI")
+    assert (Continuation._PROGRAM, variable) == ("lifeloop-callback", "LIFELOOP_CLI")
     for i, program in enumerate([reference_cli, _our_cli(tmp_path)]):
         monkeypatch.setenv(variable, program)
         store = Continuation(timeout_s=20, env=store_env(tmp_path / str(i)))
@@ -211,7 +225,7 @@ def test_program_override_variable(reference_cli: str, tmp_path: Path, monkeypat
         with pytest.raises(ContinuationNotFoundError):
             store.get("t", "missing")
     monkeypatch.delenv(variable)
-    assert Continuation().cli == ("lifeloop",)
+    assert Continuation().cli == ("lifeloop-callback",)
     assert Continuation(env={variable: reference_cli}).cli == (reference_cli,)
     monkeypatch.setenv(variable, "/no/such/program")
     assert Continuation(reference_cli).cli == (reference_cli,)

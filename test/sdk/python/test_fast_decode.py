@@ -21,7 +21,7 @@ from lifeloop_callback.fast_decode import fast_decode
 from lifeloop_callback.spec import LIMIT_MAX_DEPTH, LIMIT_MAX_REQUEST_BYTES
 from lifeloop_callback.validation import check_document
 
-from conftest import SAMPLE_PAYLOAD, SAMPLE_REQUEST, VECTORS_DIR
+from conftest import SAMPLE_PAYLOAD, SAMPLE_REQUEST, VECTORS_DIR, WIRE_VERSION
 
 
 def _vectors() -> List[Dict[str, Any]]:
@@ -81,7 +81,7 @@ def test_the_fast_path_accepts_plain_valid_documents() -> None:
     """It is really used: compact documents without escapes or -0 take it."""
     request = json.dumps(SAMPLE_REQUEST, separators=(",", ":"), ensure_ascii=False).encode()
     payload = json.dumps(SAMPLE_PAYLOAD, separators=(",", ":"), ensure_ascii=False).encode()
-    envelope = json.dumps({"schema_version": "lifeloop.v0.3", "request": SAMPLE_REQUEST, "payloads": [SAMPLE_PAYLOAD]}).encode()
+    envelope = json.dumps({"schema_version": WIRE_VERSION, "request": SAMPLE_REQUEST, "payloads": [SAMPLE_PAYLOAD]}).encode()
     assert _agrees("CallbackRequest", request) is not None
     assert _agrees("PayloadEnvelope", payload) is not None
     assert _agrees("DispatchEnvelope", envelope) is not None

@@ -51,7 +51,7 @@ def _check_info(info: HookEventInfo, adapter: Dict[str, Any], row: Dict[str, Any
     assert [p.value for p in info.context_placements] == row["context_placements"]
     assert all(isinstance(p, PlacementClass) for p in info.context_placements)
     assert info.block == row["block"]
-    assert info.block_applies is (row["block"] != "ignored")
+    assert info.block_applies is (row["block"] in ("block_prompt", "request_continuation"))
 
 
 def test_every_adapter_id_and_every_event_against_the_table(table: Dict[str, Any]) -> None:

@@ -19,7 +19,7 @@ from typing import Any, Dict
 
 from lifeloop_callback.spec import LIMIT_MAX_VALUES
 
-from conftest import SAMPLE_REQUEST, sdk_env
+from conftest import SAMPLE_REQUEST, WIRE_VERSION, sdk_env
 
 #: As many ``-0`` as limits.max_values allows (a few values are the envelope's own members).
 MINUS_ZEROS_BYTES = 3 * (LIMIT_MAX_VALUES - 64)
@@ -75,7 +75,7 @@ def envelope(metadata_json: str, sequence: str = "1") -> bytes:
     """A DispatchEnvelope whose request metadata is the given JSON text."""
     request = json.dumps({**SAMPLE_REQUEST, "sequence": 1, "metadata": {}}, separators=(",", ":"))
     request = request.replace('"sequence":1', f'"sequence":{sequence}').replace('"metadata":{}', f'"metadata":{metadata_json}')
-    return ('{"schema_version":"lifeloop.v0.3","request":' + request + "}").encode()
+    return ('{"schema_version":"' + WIRE_VERSION + '","request":' + request + "}").encode()
 
 
 def long_key_document() -> bytes:

@@ -1,4 +1,4 @@
-"""The reference host (lifeloop event invoke, lifeloop-cli 0.5.0) drives the python-echo fixture."""
+"""The reference host (lifeloop event invoke, lifeloop-cli 0.9.0) drives the python-echo fixture."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import json
 import subprocess
 import sys
 
-from conftest import ECHO_CLIENT, SAMPLE_REQUEST, sdk_env
+from conftest import ECHO_CLIENT, SAMPLE_REQUEST, WIRE_VERSION, sdk_env
 
-ENVELOPE = {"schema_version": "lifeloop.v0.3", "request": SAMPLE_REQUEST}
+ENVELOPE = {"schema_version": WIRE_VERSION, "request": SAMPLE_REQUEST}
 
 
 def test_reference_host_accepts_the_echo_response(reference_cli: str) -> None:

@@ -24,7 +24,7 @@ from lifeloop_callback import (
     serve_io,
 )
 
-from conftest import ECHO_CLIENT, SAMPLE_PAYLOAD, SAMPLE_REQUEST, sdk_env
+from conftest import ECHO_CLIENT, SAMPLE_PAYLOAD, SAMPLE_REQUEST, WIRE_VERSION, sdk_env
 
 REQUEST: Dict[str, Any] = {k: v for k, v in SAMPLE_REQUEST.items() if k != "frame_context"}
 REQUEST["event"] = "session.started"
@@ -33,7 +33,7 @@ TIMEOUT_S = 30
 
 
 def envelope(payloads: Tuple[Dict[str, Any], ...] = (), **changes: Any) -> bytes:
-    doc: Dict[str, Any] = {"schema_version": "lifeloop.v0.3", "request": {**REQUEST, **changes}}
+    doc: Dict[str, Any] = {"schema_version": WIRE_VERSION, "request": {**REQUEST, **changes}}
     if payloads:
         doc["payloads"] = list(payloads)
     return json.dumps(doc).encode()
@@ -78,7 +78,7 @@ def test_echo_answers_every_dispatchable_event() -> None:
     [
         (b"", "json.syntax"),
         (b"not json", "json.syntax"),
-        (b'{"schema_version":"lifeloop.v0.3"}', "schema.required"),
+        (b'{"schema_version":"' + WIRE_VERSION.encode() + b'"}', "schema.required"),
         (envelope(event="bogus.event"), "schema.enum"),
         (envelope(event_id=""), "non-empty-identifier"),
         (envelope(schema_version="lifeloop.v0.2"), "schema-version-current"),

@@ -20,9 +20,9 @@ import pytest
 from lifeloop_callback.spec import LIMIT_MAX_FRAME_BYTES
 from lifeloop_callback.stream import FrameReader, FramingError, decode_frame
 
-from conftest import SAMPLE_REQUEST, sdk_env
+from conftest import SAMPLE_REQUEST, WIRE_VERSION, sdk_env
 
-ENVELOPE: Dict[str, Any] = {"schema_version": "lifeloop.v0.3", "request": SAMPLE_REQUEST}
+ENVELOPE: Dict[str, Any] = {"schema_version": WIRE_VERSION, "request": SAMPLE_REQUEST}
 #: Bound of every wait on a client (seconds): a watchdog, never a pacing sleep.
 WATCHDOG_S = 10
 
@@ -123,7 +123,7 @@ def test_decode_frame_keeps_id_type() -> None:
 HANDLER_SCRIPT = textwrap.dedent(
     """
     import os, subprocess, sys, time
-    from lifeloop_callback import CallbackResponse, Continuation, ReceiptStatus, event_done, serve
+    from lifeloop_callback import CallbackResponse, CommandError, Continuation, ReceiptStatus, event_done, serve
 
     def handle(request, payloads):
         mode = request.metadata.get("mode") if request.metadata else None
@@ -138,6 +138,12 @@ HANDLER_SCRIPT = textwrap.dedent(
                 Continuation().put("t1", "k1", b"blob")
             except Exception as error:
                 meta["put_error"] = type(error).__name__ + ": " + str(error)
+        elif mode == "get":
+            try:
+                Continuation().get("t1", "k1")
+            except Exception as error:
+                meta["get_error"] = type(error).__name__
+                meta["is_command_error"] = isinstance(error, CommandError)
         elif mode == "hang":
             time.sleep(30)
         return CallbackResponse(status=ReceiptStatus.DELIVERED, metadata=meta)
@@ -243,6 +249,20 @@ def test_reverse_request_while_the_event_is_pending(client: Client) -> None:
     reply = client.recv()
     assert reply["id"] == "h1"
     assert reply["result"]["metadata"]["put_error"].startswith("ContinuationStorageFailureError")
+
+
+@pytest.mark.parametrize("blob", ["not base64!", "YmxvYg", "YmxvYg==="])
+def test_bad_base64_in_a_host_reply_is_a_command_error(client: Client, blob: str) -> None:
+    # A host reply whose blob_base64 is not RFC 4648 base64 with padding: the helper's CommandError,
+    # never binascii.Error escaping into the handler (issue 25).
+    client.event("h1", mode="get")
+    request = client.recv()
+    assert request["method"] == "continuation/get"
+    result = {"blob_base64": blob, "client_id": None, "ttl_s": None, "written_at_epoch_s": 1}
+    client.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+    reply = client.recv()
+    assert reply["id"] == "h1"
+    assert reply["result"]["metadata"]["is_command_error"] is True, reply["result"]["metadata"]
 
 
 def test_framing_violation_ends_the_client(client: Client) -> None:

@@ -1,0 +1,86 @@
+/**
+ * The TypeScript client's v1 command helpers (runtime/client/commands.ts, ClientCommands over the
+ * CLI transport) against real processes: the built CLI (dist/) and a wrapper script standing in
+ * for it.
+ *
+ * - A put the CLI refuses before reading its blob (over the store's limit) is the CLI's structured
+ *   error, blob_too_large, as in the Go and Python helpers: the EPIPE of the blob's write must not
+ *   crash the client (issue 25).
+ * - The timeout holds when the CLI is a wrapper whose child holds the pipes: the helper kills the
+ *   process group and settles at the deadline, not at the pipes' EOF (issue 25).
+ */
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { afterAll, describe, expect, it } from "vitest";
+import { LIMITS } from "../../generated/ts/spec.js";
+import { ClientCommands, CommandError } from "../../runtime/client/commands.js";
+import { CLI } from "../support/cli-process.js";
+
+const TMP = mkdtempSync(join(tmpdir(), "lifeloop-ts-commands-"));
+const started: number[] = [];
+afterAll(() => {
+  for (const pid of started) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone, as it should be
+    }
+  }
+  rmSync(TMP, { recursive: true, force: true });
+});
+
+/** Whether `pid` runs (a zombie nobody reaped yet does not). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+describe("ClientCommands over the CLI (v1)", () => {
+  it("a blob over the store's limit is the CLI's blob_too_large, not a crash on EPIPE", async () => {
+    const previous = process.env.LIFELOOP_CONTINUATION_ROOT;
+    process.env.LIFELOOP_CONTINUATION_ROOT = join(TMP, "store");
+    try {
+      const commands = new ClientCommands({ kind: "cli", cli: CLI, timeoutMs: 60_000 });
+      // 17 MiB: over the default limit (max_request_bytes, 16 MiB); the CLI refuses before reading it.
+      const blob = Buffer.alloc(LIMITS.max_request_bytes + 1024 * 1024);
+      const error = await commands.continuation.put?.({ thread: "t", key: "k" }, blob).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(CommandError);
+      expect((error as CommandError).errorName).toBe("blob_too_large");
+    } finally {
+      if (previous === undefined) delete process.env.LIFELOOP_CONTINUATION_ROOT;
+      else process.env.LIFELOOP_CONTINUATION_ROOT = previous;
+    }
+  }, 120_000);
+
+  it("enforces the timeout when the CLI is a wrapper whose child holds the pipes: the group is killed", async () => {
+    const pidFile = join(TMP, "child.pid");
+    const wrapper = join(TMP, "wrapper-cli");
+    writeFileSync(wrapper, `#!/bin/sh\nsleep 30 &\necho $! > ${pidFile}\nwait\n`);
+    chmodSync(wrapper, 0o755);
+    const commands = new ClientCommands({ kind: "cli", cli: wrapper, timeoutMs: 1_000 });
+    const at = performance.now();
+    const error = await commands.continuation.list?.({ thread: "t" }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const took = performance.now() - at;
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    started.push(pid);
+    expect(error).toBeInstanceOf(CommandError);
+    expect((error as CommandError).message).toContain("did not finish within 1000 ms");
+    // 1 s asked; the settle margin of a loaded machine on top (the child would hold it for 30 s).
+    expect(took).toBeLessThan(1_000 + 4 * LIMITS.settle_margin_ms);
+    const deadline = performance.now() + 5_000;
+    while (running(pid) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(running(pid), `the wrapper's child ${pid} still runs`).toBe(false);
+  }, 120_000);
+});

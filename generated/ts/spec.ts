@@ -2548,6 +2548,14 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
     },
     {
+      "id": "placement-negotiation",
+      "scope": "receipts",
+      "where": "dispatch of an envelope whose payloads name placements (and the request's integration mode and adapter)",
+      "reference": "routes the request to a built-in adapter manifest and negotiates each payload's placement before spawning: a required side_channel_context payload maps to the adapter's manual operator path and is refused (receipt failed, operator_required, retry_after_operator; the client never starts), a preferred one is skipped (degraded); an adapter or integration mode the registry does not list is refused",
+      "ours": "delivers every valid envelope to the client as it is: no adapter registry, no placement or capability negotiation, no operator path",
+      "reason": "Placement belongs to the harness integration that owns the adapter manifests; this host is a transport for any adapter and client. The cross-language matrix therefore sends only placements both hosts deliver (developer_equivalent_frame, receipt_only)."
+    },
+    {
       "id": "payload-receipts-empty",
       "scope": "receipts",
       "where": "LifecycleReceipt.payload_receipts (and capability_degradations) of every receipt this host synthesizes (invoke, session, hook --receipts, ReceiptEmitter)",

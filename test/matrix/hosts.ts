@@ -5,7 +5,7 @@
  * - `ts`: our TypeScript {@link SubprocessInvoker}, with every outcome turned into a receipt by a
  *   {@link ReceiptEmitter} (failure receipts included; none for receipt.emitted).
  * - `ref`: the reference CLI, `lifeloop event invoke --client-cmd ABS [--client-arg A]...
- *   --timeout-ms N` (lifeloop-cli 0.9.0, installed into .cache/lifeloop-ref by
+ *   --timeout-ms N [--parent-receipt-id ID]` (the reference named in spec/wire-version.json, installed into .cache/lifeloop-ref by
  *   test/setup/prepare.sh). On success it prints a LifecycleReceipt (exit 0); when the invocation
  *   fails it prints no receipt and exits 1 with one line on stderr whose text names the reference's
  *   failure variant. That variant's FailureClass is read from our own table
@@ -27,9 +27,13 @@ export const HOST_IDS = ["ts", "ref"] as const;
 /** One host. */
 export type HostId = (typeof HOST_IDS)[number];
 
-/** One delivery: the envelope, the client, its arguments and the round-trip deadline in ms. */
+/**
+ * One delivery: the envelope, the client, its arguments, the round-trip deadline in ms and the
+ * parent receipt id the host is given (undefined = none).
+ */
 export interface Delivery {
   readonly envelope: DispatchEnvelope;
+  readonly parentReceiptId?: string;
   readonly client: FixtureClient;
   readonly args: readonly string[];
   readonly timeoutMs: number;
@@ -73,14 +77,14 @@ export function typescriptHost(): Host {
     id: "ts",
     title: "TypeScript SubprocessInvoker",
     unavailable: () => null,
-    async deliver({ envelope, client, args, timeoutMs }): Promise<Observation> {
-      const result = await new SubprocessInvoker({ program: client.program, args, timeoutMs }).invoke(envelope);
+    async deliver({ envelope, client, args, timeoutMs, parentReceiptId }): Promise<Observation> {
+      const result = await new SubprocessInvoker({ program: client.program, args, timeoutMs }).invoke(envelope, parentReceiptId === undefined ? undefined : { parentReceiptId });
       const variant = result.ok ? null : result.failure.variant;
       const detail = result.ok ? "" : result.failure.detail;
       const problems: string[] = [];
       let receipt: LifecycleReceipt | null = null;
       try {
-        receipt = emitter.emit(envelope, result, { client_id: `matrix-${client.lang}`, receipt_id: `rcpt-matrix-${++receiptCounter}`, at_epoch_s: Math.floor(Date.now() / 1000) });
+        receipt = emitter.emit(envelope, result, { client_id: `matrix-${client.lang}`, receipt_id: `rcpt-matrix-${++receiptCounter}`, parent_receipt_id: parentReceiptId ?? null, at_epoch_s: Math.floor(Date.now() / 1000) });
       } catch (error) {
         problems.push(`no receipt: ${(error as Error).message}`);
       }
@@ -116,6 +120,14 @@ const REFERENCE_FAILURES: readonly (readonly [prefix: string, variant: string])[
   ["callback subprocess exceeded configured timeout", "Timeout"],
 ];
 const FAILED_PREFIX = "subprocess callback failed: ";
+/**
+ * The name the matrix gives the reference CLI's refusal of a request whose frame→receipt linkage is
+ * invalid (a `subcall` frame without a parent receipt, a self-parented receipt). The CLI refuses it
+ * before routing (stderr `invalid frame->receipt linkage: …`, exit 1); it is no invoker variant, so it
+ * has no row in subprocess-failure-mapping.json and its class is the protocol's for a refused request.
+ */
+export const REFERENCE_LINKAGE_REFUSAL = "FrameLinkage";
+const LINKAGE_PREFIX = "invalid frame->receipt linkage";
 
 /** The FailureClass our table gives a reference variant (its `reference_variant` column), or null. */
 export function referenceVariantClass(variant: string): FailureClass | null {
@@ -156,6 +168,7 @@ function runReference(args: readonly string[], input: string, killAfterMs: numbe
 
 function referenceFailure(stderr: string): Observation {
   const line = stderr.trim();
+  if (line.startsWith(LINKAGE_PREFIX)) return { status: null, failure_class: "invalid_request", retry_class: null, variant: REFERENCE_LINKAGE_REFUSAL, receipt: null, detail: line, problems: [] };
   const message = line.startsWith(FAILED_PREFIX) ? line.slice(FAILED_PREFIX.length) : line;
   const match = REFERENCE_FAILURES.find(([prefix]) => message.startsWith(prefix));
   const variant = match?.[1] ?? null;
@@ -170,8 +183,9 @@ export function referenceHost(): Host {
     id: "ref",
     title: `reference lifeloop event invoke (${REFERENCE_IMPLEMENTATION.crate} ${REFERENCE_IMPLEMENTATION.version})`,
     unavailable: () => (existsSync(REFERENCE_CLI) ? null : `the reference CLI is missing at .cache/lifeloop-ref/bin/lifeloop; install it: ${REFERENCE_INSTALL_COMMAND} (or run bash test/setup/prepare.sh)`),
-    async deliver({ envelope, client, args, timeoutMs }): Promise<Observation> {
-      const argv = ["event", "invoke", "--client-cmd", client.program, ...args.flatMap((a) => ["--client-arg", a]), "--timeout-ms", String(timeoutMs), "--client-id", `matrix-${client.lang}`];
+    async deliver({ envelope, client, args, timeoutMs, parentReceiptId }): Promise<Observation> {
+      const parent = parentReceiptId === undefined ? [] : ["--parent-receipt-id", parentReceiptId];
+      const argv = ["event", "invoke", "--client-cmd", client.program, ...args.flatMap((a) => ["--client-arg", a]), "--timeout-ms", String(timeoutMs), "--client-id", `matrix-${client.lang}`, ...parent];
       const run = await runReference(argv, JSON.stringify(envelope), timeoutMs + REFERENCE_GRACE_MS);
       if (run.code === 1) return referenceFailure(run.stderr);
       const none = { status: null, failure_class: null, retry_class: null, variant: null, receipt: null, detail: run.stderr.trim() };

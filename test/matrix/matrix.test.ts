@@ -5,6 +5,11 @@
  * command that fixes it (never a skip). Also checks that the judge can fail, so a ✓ means something.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REFERENCE_DIFFERENCES } from "../../generated/ts/spec.js";
+import { callbackRequest, dispatchEnvelope, textPayload } from "../support/dispatch.js";
 import { clientArgs, FIXTURE_CLIENTS } from "../support/fixture-clients.js";
 import { referenceHost, referenceVariantClass, typescriptHost } from "./hosts.js";
 import { allPassed, renderMatrix } from "./report.js";
@@ -61,5 +66,32 @@ describe("the judge fails cells that misbehave differently than expected", () =>
     expect(referenceVariantClass("ParseResponse")).toBe("invalid_request");
     expect(referenceVariantClass("ReceiptEmittedRejected")).toBe("invalid_request");
     expect(referenceVariantClass("NoSuchVariant")).toBeNull();
+  });
+});
+
+describe("the side-channel difference (row placement-negotiation) holds on both hosts", () => {
+  // The matrix sends only placements both hosts deliver; this pins why side_channel_context is not
+  // one of them: the reference negotiates it to its manual operator path and never starts the client,
+  // this host (no negotiation) delivers it.
+  const envelope = dispatchEnvelope(callbackRequest("session.started", { event_id: "evt-side", invocation_id: "inv-side", harness_session_id: "sess-side" }), [
+    textPayload({ payload_id: "side-1", client_id: "matrix", payload_kind: "side_channel_note", format: "text", body: "note", placement: "side_channel_context" }),
+  ]);
+
+  it("is a row of the differences table", () => {
+    expect(REFERENCE_DIFFERENCES.some((d) => d.id === "placement-negotiation")).toBe(true);
+  });
+
+  it.each([
+    ["ts", typescriptHost(), { status: "delivered", failure_class: null, spawned: true }],
+    ["ref", referenceHost(), { status: "failed", failure_class: "operator_required", spawned: false }],
+  ] as const)("%s", async (_id, host, want) => {
+    const dir = mkdtempSync(join(tmpdir(), "lifeloop-side-"));
+    try {
+      const mark = join(dir, "spawned");
+      const observed = await host.deliver({ envelope, client: FIXTURE_CLIENTS.node, args: clientArgs({ kind: "echo" }, mark), timeoutMs: 10_000 });
+      expect({ status: observed.status, failure_class: observed.failure_class, spawned: existsSync(mark) }).toEqual(want);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

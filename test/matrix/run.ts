@@ -107,7 +107,7 @@ export async function runMatrix(options: MatrixOptions = {}): Promise<MatrixResu
       } else {
         const mark = join(marks, `cell-${index}`);
         try {
-          const observed = await hosts[column.host].deliver({ envelope: scenario.envelope, client: column.client, args: clientArgs(scenario.behaviour, mark), timeoutMs: scenario.timeoutMs });
+          const observed = await hosts[column.host].deliver({ envelope: scenario.envelope, ...(scenario.parentReceiptId === undefined ? {} : { parentReceiptId: scenario.parentReceiptId }), client: column.client, args: clientArgs(scenario.behaviour, mark), timeoutMs: scenario.timeoutMs });
           reasons = judge(scenario, column.host, observed, existsSync(mark));
         } catch (error) {
           reasons = [`the host could not run: ${(error as Error).message}`];

@@ -9,7 +9,7 @@ import type { FailureVariant } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope, FailureClass, LifecycleEventKind, ReceiptStatus, RetryClass } from "../../generated/ts/types.js";
 import type { Behaviour } from "../support/fixture-clients.js";
 import { callbackRequest, dispatchEnvelope, frameContext, requiresFrameContext, textPayload } from "../support/dispatch.js";
-import type { HostId, Observation } from "./hosts.js";
+import { type HostId, type Observation, REFERENCE_LINKAGE_REFUSAL } from "./hosts.js";
 
 /** Deadline of a round trip that should succeed (ms): generous, for a loaded 2-core machine. */
 export const NORMAL_TIMEOUT_MS = 10_000;
@@ -36,11 +36,16 @@ export interface Expected {
   readonly spawned: boolean;
 }
 
-/** One row: how to build its envelope, the client behaviour, the deadline and each host's expectation. */
+/**
+ * One row: how to build its envelope, the client behaviour, the deadline and each host's expectation.
+ * `parentReceiptId` is the parent receipt both hosts are given (`invoke(envelope, { parentReceiptId })`,
+ * `--parent-receipt-id`): a `subcall` frame needs one (frame→receipt linkage); undefined = none.
+ */
 export interface Scenario {
   readonly id: string;
   readonly label: string;
   readonly envelope: DispatchEnvelope;
+  readonly parentReceiptId?: string;
   readonly behaviour: Behaviour;
   readonly timeoutMs: number;
   readonly expect: { readonly [H in HostId]: Expected };
@@ -63,11 +68,19 @@ function hostDetected(failureClass: FailureClass, ours: FailureVariant, referenc
   };
 }
 
+/** The parent receipt of every `subcall` frame the matrix delivers. */
+export const PARENT_RECEIPT_ID = "rcpt-matrix-root";
+
+/** The parent receipt a host must be given for `envelope`: {@link PARENT_RECEIPT_ID} for a subcall frame. */
+function parentFor(envelope: DispatchEnvelope): { parentReceiptId?: string } {
+  return envelope.request.frame_context?.frame_class === "subcall" ? { parentReceiptId: PARENT_RECEIPT_ID } : {};
+}
+
 let counter = 0;
 function envelopeFor(event: LifecycleEventKind, payloadCount: 0 | 1 | 2): DispatchEnvelope {
   const n = ++counter;
   const payloads = [
-    textPayload({ payload_id: `note-${n}`, client_id: "matrix", payload_kind: "side_channel_note", format: "text", body: `note for ${event}`, placement: "side_channel_context" }),
+    textPayload({ payload_id: `note-${n}`, client_id: "matrix", payload_kind: "receipt_note", format: "text", body: `note for ${event}`, placement: "receipt_only" }),
     textPayload({ payload_id: `frame-${n}`, client_id: "matrix", payload_kind: "instruction_frame", format: "markdown", body: `# ${event}\nKeep answers short. — ✓`, placement: "developer_equivalent_frame" }),
   ].slice(0, payloadCount);
   const request = callbackRequest(event, {
@@ -81,14 +94,18 @@ function envelopeFor(event: LifecycleEventKind, payloadCount: 0 | 1 | 2): Dispat
 
 /** One row per dispatchable event; odd rows carry one payload, even rows two. */
 function eventScenarios(): Scenario[] {
-  return EVENT_VOCABULARY.filter((e) => e.dispatchable).map((e, i) => ({
-    id: e.event,
-    label: e.event,
-    envelope: envelopeFor(e.event, i % 2 === 0 ? 1 : 2),
-    behaviour: { kind: "echo" },
-    timeoutMs: NORMAL_TIMEOUT_MS,
-    expect: both({ receipt: "delivered", failure_class: null, retry_class: null, ...ANSWERED }),
-  }));
+  return EVENT_VOCABULARY.filter((e) => e.dispatchable).map((e, i) => {
+    const envelope = envelopeFor(e.event, i % 2 === 0 ? 1 : 2);
+    return {
+      id: e.event,
+      label: e.event,
+      envelope,
+      ...parentFor(envelope),
+      behaviour: { kind: "echo" },
+      timeoutMs: NORMAL_TIMEOUT_MS,
+      expect: both({ receipt: "delivered", failure_class: null, retry_class: null, ...ANSWERED }),
+    };
+  });
 }
 
 /** Failed class and retry class a client declares in the client-failure row (retry deliberately not the class's default). */
@@ -99,6 +116,8 @@ export const CRASH_EXIT_CODE = 3;
 function failureScenarios(): Scenario[] {
   const event = (): DispatchEnvelope => envelopeFor("session.started", 1);
   const receiptEmitted = envelopeFor("receipt.emitted", 0);
+  const orphan = envelopeFor("frame.opening", 0);
+  orphan.request.frame_context = frameContext(`frame-orphan-${counter}`, "frame-root");
   return [
     {
       id: "client-failed",
@@ -151,6 +170,19 @@ function failureScenarios(): Scenario[] {
       expect: {
         ts: { receipt: null, failure_class: "invalid_request", variant: "receipt_emitted_rejected", spawned: false },
         ref: { receipt: null, failure_class: "invalid_request", variant: "ReceiptEmittedRejected", spawned: false },
+      },
+    },
+    {
+      // Frame→receipt linkage: a subcall frame's receipt needs a parent, so both hosts refuse the
+      // request before spawning anything (no parent receipt is given here).
+      id: "subcall-no-parent",
+      label: "subcall frame, no parent receipt, no spawn",
+      envelope: orphan,
+      behaviour: { kind: "echo" },
+      timeoutMs: NORMAL_TIMEOUT_MS,
+      expect: {
+        ts: { receipt: null, failure_class: "invalid_request", variant: "invalid_request", spawned: false },
+        ref: { receipt: null, failure_class: "invalid_request", variant: REFERENCE_LINKAGE_REFUSAL, spawned: false },
       },
     },
   ];

@@ -3,9 +3,12 @@
  *
  * The adapter is `codex` at `0.1.0`: the reference CLI (`lifeloop event invoke`) routes a request
  * only to an adapter of its built-in registry at the exact registered version, and both hosts must
- * see the same envelopes. Payload placements are ones that adapter can satisfy
- * (`developer_equivalent_frame` up to 8192 bytes, `side_channel_context`), so the reference never
- * blocks dispatch on placement.
+ * see the same envelopes. Payload placements are ones that adapter satisfies without an operator
+ * (`developer_equivalent_frame` up to 8192 bytes, and `receipt_only`, which needs no manifest
+ * claim), so the reference never blocks dispatch on placement. `side_channel_context` is not one of
+ * them: lifeloop-cli 0.9.0 maps it to the adapter's manual operator path and refuses a required one
+ * with `operator_required` before spawning (this host negotiates no placement; see the differences
+ * table, row `placement-negotiation`).
  */
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { CallbackRequest, DispatchEnvelope, FrameContext, LifecycleEventKind, PayloadEnvelope, PlacementClass } from "../../generated/ts/types.js";

@@ -95,9 +95,20 @@ export { defaultRetryClass, failureClassOf, makeFailure } from "./invoker/failur
 export { isNotificationOnly, prepareEnvelope, toWireJson, WireSerializeError, wireSnapshot, type WireSnapshot } from "./invoker/request.js";
 export { prepareEnvelopeSliced, wireSnapshotSliced, type PreparedEnvelope } from "./invoker/request.js";
 export { signalGroup, trackedGroups } from "./invoker/process-group.js";
-export { contextIssues, ReceiptEmitter, ReceiptSynthesisError, type ReceiptEmitterOptions } from "./receipts/emitter.js";
+export { contextIssues, ReceiptEmitter, ReceiptSynthesisError, type EmitOutcome, type ReceiptEmitterOptions } from "./receipts/emitter.js";
 export { CLIENT_STDERR_TAIL_WARNING, INVOCATION_FAILED_WARNING, synthesizeReceipt, type ReceiptContext } from "./receipts/synthesize.js";
-export { SequenceGenerator } from "./receipts/sequence.js";
+export { SequenceGenerator, type SequenceSource } from "./receipts/sequence.js";
+export {
+  LEDGER_BINDING,
+  LEDGER_BUSY_TIMEOUT_MS,
+  LEDGER_SCHEMA_VERSION,
+  ReceiptLedger,
+  ReceiptLedgerError,
+  UNFENCED_LEDGER_SCHEMA_VERSION,
+  WIRE_GUARD_TRIGGER,
+  type ReceiptLedgerFault,
+  type ReceiptLedgerOptions,
+} from "./receipts/ledger.js";
 export {
   IdempotencyConflictError,
   InMemoryIdempotencyStore,

@@ -144,7 +144,11 @@ export function checkHookMapping(
   const directive = record(Array.isArray(directiveProperty.anyOf) ? directiveProperty.anyOf[0] : undefined);
   const kinds = (record(record(directive.properties).kind).enum ?? []) as string[];
   sameList("/directives", mapping.directives.map((d) => d.kind), kinds, "the directive kinds (schemas/hooks/hook-render-request.schema.json)");
-  sameList("/block_effects", mapping.block_effects.map((b) => b.block), ["block_prompt", "request_continuation", "ignored", "refused"], "the block effects");
+  // The renderer implements these effects; a table may declare fewer (a frozen release older than an
+  // effect, e.g. lifeloop.v0.3 before `refused`, still loads), never another one or out of order.
+  const effects = mapping.block_effects.map((b) => b.block);
+  const known: readonly (typeof effects)[number][] = ["block_prompt", "request_continuation", "ignored", "refused"];
+  sameList("/block_effects", effects, known.filter((k) => effects.includes(k)), `the block effects (a subsequence of ${JSON.stringify(known)})`);
   if (mapping.adapters.some((a) => a.hook_events.some((h) => h.block === "refused")) && !mapping.errors.some((e) => e.kind === "unsupported_directive")) {
     throw new ModelError(TABLE, "/errors", "a hook event whose block is refused needs the error kind unsupported_directive");
   }

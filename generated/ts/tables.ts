@@ -596,7 +596,7 @@ export interface ReferenceDifferencesTable {
   differences: {
     id: string;
     /**
-     * validation: judging wire documents (needs match); rendering: harness hook output (no match); hook_command: lifeloop-callback hook against the reference's host-hook (no match); continuation: the continuation store and its CLI (no match); receipts: the receipts this host synthesizes against the reference's (no match).
+     * validation: judging wire documents (needs match); rendering: harness hook output (no match); hook_command: lifeloop-callback hook against the reference's host-hook (no match); continuation: the continuation store and its CLI (no match); receipts: receipt synthesis and the receipt ledger (--ledger, receipt list|get) against the reference's (no match).
      */
     scope: "validation" | "rendering" | "hook_command" | "continuation" | "receipts";
     /**

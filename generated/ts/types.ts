@@ -788,6 +788,10 @@ export interface ClaudeStopInput {
    * True when Claude Code is already continuing because a Stop hook blocked.
    */
   stop_hook_active: boolean;
+  /**
+   * The model's last message of the turn, or null (passed bounded: metadata.last_assistant_message). Optional: Claude Code versions before it added the member leave it out.
+   */
+  last_assistant_message?: string | null;
 }
 /**
  * The JSON a Claude Code `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. `decision`/`reason` carry a block directive.

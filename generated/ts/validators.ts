@@ -3769,7 +3769,7 @@ return errors === 0;
 validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateClaudeStopInput = validate44;
-const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-stop-input.schema.json","title":"ClaudeStopInput","description":"What Claude Code writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"Stop"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"stop_hook_active":{"description":"True when Claude Code is already continuing because a Stop hook blocked.","type":"boolean"}},"required":["hook_event_name","session_id","transcript_path","cwd","stop_hook_active"]};
+const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-stop-input.schema.json","title":"ClaudeStopInput","description":"What Claude Code writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"Stop"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"stop_hook_active":{"description":"True when Claude Code is already continuing because a Stop hook blocked.","type":"boolean"},"last_assistant_message":{"description":"The model's last message of the turn, or null (passed bounded: metadata.last_assistant_message). Optional: Claude Code versions before it added the member leave it out.","type":["string","null"]}},"required":["hook_event_name","session_id","transcript_path","cwd","stop_hook_active"]};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-stop-input.schema.json" */;
@@ -3866,6 +3866,20 @@ var valid0 = _errs11 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.last_assistant_message !== undefined){
+let data6 = data.last_assistant_message;
+const _errs13 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate44.errors = [{instancePath:instancePath+"/last_assistant_message",schemaPath:"#/properties/last_assistant_message/type",keyword:"type",params:{type: schema69.properties.last_assistant_message.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -3881,7 +3895,7 @@ return false;
 validate44.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"permission_mode":true,"stop_hook_active":true},"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"permission_mode":true,"stop_hook_active":true,"last_assistant_message":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateClaudeStopOutput = validate45;
 const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-stop-output.schema.json","title":"ClaudeStopOutput","description":"The JSON a Claude Code `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: Claude Code does not stop; `reason` becomes its next instruction. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};

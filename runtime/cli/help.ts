@@ -14,7 +14,7 @@ export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
   hook: "run as a Claude Code / Codex hook; hook config | install | uninstall",
   render: "render a HookRenderRequest as the hook output a harness reads",
   continuation: "the continuation store: put | get | drop | list | drop-thread",
-  receipt: "read and check receipt ledgers",
+  receipt: "make a receipt from an answer (emit), read a receipt ledger (list, get)",
   conformance: "run conformance fixtures in the reference's format (conformance run --root DIR)",
   diff: "breaking-change gate between two spec versions (or two JSON Schemas)",
   generate: "regenerate generated/ from spec/ and schemas/ (development checkout)",

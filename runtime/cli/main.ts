@@ -9,6 +9,7 @@
  *   session [--transport T] --program ABS --timeout-ms N FILE   deliver a JSON Lines session (v1 or v2)
  *   diff --base A --head B | --schema OLD NEW   breaking-change gate between two spec versions
  *   hook --adapter A --event E ...        run as a Claude Code / Codex command hook (hook config: the hooks block)
+ *   receipt emit|list|get --ledger PATH   the durable receipt ledger (SQLite, the reference's --ledger format)
  *   events                                print the event vocabulary
  *   version | --version | -v | -V         print the package and wire versions
  * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
@@ -50,6 +51,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ["continuation", { load: async () => import("./commands/continuation.js").then((m) => ({ usage: m.CONTINUATION_USAGE, run: m.runContinuationCli })), ownHelp: true }],
   ["diff", { load: async () => import("./commands/diff.js").then((m) => ({ usage: m.DIFF_USAGE, run: m.runDiff })) }],
   ["hook", { load: async () => import("./commands/hook.js").then((m) => ({ usage: m.HOOK_USAGE, run: m.runHook })) }],
+  ["receipt", { load: async () => import("./commands/receipt.js").then((m) => ({ usage: m.RECEIPT_USAGE, run: m.runReceipt })) }],
   [
     "events",
     {

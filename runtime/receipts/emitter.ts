@@ -18,6 +18,8 @@
  *   frame without a parent receipt, a receipt that is its own parent) is never made: for an
  *   `invalid_request` failure (the invoker's refusal) `emit` returns null, otherwise it throws
  *   {@link ReceiptSynthesisError}.
+ * - With a durable store (e.g. {@link ReceiptLedger} as both store and sequencer) the whole emission
+ *   runs in the store's transaction, and a receipt that is not `put` is passed to its `record`.
  */
 import { EVENT_VOCABULARY, INTEGRATION_MODE_VALUES, WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { CallbackRequest, DispatchEnvelope, LifecycleReceipt } from "../../generated/ts/types.js";
@@ -27,8 +29,8 @@ import type { InvocationResult } from "../invoker/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { validateValue } from "../wire/validate.js";
 import { InMemoryIdempotencyStore, type IdempotencyKey, type IdempotencyStore } from "./idempotency.js";
-import { linkageIssue } from "./linkage.js";
-import { SequenceGenerator } from "./sequence.js";
+import { linkageIssue, RECEIPT_NOT_OWN_PARENT } from "./linkage.js";
+import { SequenceGenerator, type SequenceSource } from "./sequence.js";
 import { harnessId, synthesizeReceipt, type ReceiptContext } from "./synthesize.js";
 
 /** The synthesized receipt is not wire-valid (a bad ReceiptContext, e.g. an empty client_id). Carries every issue. */
@@ -53,27 +55,37 @@ const PROBE_REQUEST: CallbackRequest = {
 /**
  * Check a ReceiptContext on its own (before any invocation): the issues a receipt would have
  * because of the context's fields (e.g. `non-empty-identifier` at `/client_id`, `schema.type` at
- * `/at_epoch_s`). Returns [] when the context is usable.
+ * `/at_epoch_s`). Returns [] when the context is usable. A parent equal to the receipt id
+ * (`receipt-not-own-parent`) is left to the invokers' linkage check ({@link linkageIssue}), which
+ * refuses the invocation itself as `invalid_request` before anything is spawned.
  */
 export function contextIssues(ctx: ReceiptContext): ValidationIssue[] {
   const result: InvocationResult = { ok: true, response: { schema_version: WIRE_VERSION, status: "observed" }, stderrTail: "", elapsedMs: 0 };
-  return validateValue("LifecycleReceipt", synthesizeReceipt(PROBE_REQUEST, result, ctx, null));
+  return validateValue("LifecycleReceipt", synthesizeReceipt(PROBE_REQUEST, result, ctx, null)).filter((issue) => issue.rule !== RECEIPT_NOT_OWN_PARENT);
 }
 
 /**
- * Optional collaborators: a persistent store, a shared sequence generator (null: no run scope, every
- * `sequence` is null). Defaults are in memory.
+ * Optional collaborators: a persistent store, a shared sequence source (null: no run scope, every
+ * `sequence` is null). Defaults are in memory. A store shared between processes must also be the
+ * sequencer (as a ReceiptLedger is), so that the sequence number is taken inside the store's
+ * transaction.
  */
 export interface ReceiptEmitterOptions {
   readonly store?: IdempotencyStore;
-  readonly sequencer?: SequenceGenerator | null;
+  readonly sequencer?: SequenceSource | null;
+}
+
+/** An emitted receipt and whether it is the replay of a prior one (the prior receipt, unchanged). */
+export interface EmitOutcome {
+  readonly receipt: LifecycleReceipt;
+  readonly replayed: boolean;
 }
 
 /** Makes the receipt of each invocation; one emitter per host (it owns the sequences and the store). */
 export class ReceiptEmitter {
   readonly store: IdempotencyStore;
   /** The run-scoped numbering, or null when this emitter numbers nothing (`sequence` is always null). */
-  readonly sequencer: SequenceGenerator | null;
+  readonly sequencer: SequenceSource | null;
 
   constructor(options: ReceiptEmitterOptions = {}) {
     this.store = options.store ?? new InMemoryIdempotencyStore();
@@ -83,9 +95,15 @@ export class ReceiptEmitter {
   /**
    * The receipt of one invocation of `envelope` that ended with `result`, or null when none is made
    * (receipt.emitted; an invalid_request failure whose request is itself invalid).
-   * Throws {@link ReceiptSynthesisError} (bad context) or {@link IdempotencyConflictError}.
+   * Throws {@link ReceiptSynthesisError} (bad context), {@link IdempotencyConflictError}, or the
+   * store's own errors (a ReceiptLedger: ReceiptLedgerError).
    */
   emit(envelope: DispatchEnvelope, result: InvocationResult, ctx: ReceiptContext): LifecycleReceipt | null {
+    return this.emitOutcome(envelope, result, ctx)?.receipt ?? null;
+  }
+
+  /** As {@link emit}, saying whether the receipt is a replay of a prior one. */
+  emitOutcome(envelope: DispatchEnvelope, result: InvocationResult, ctx: ReceiptContext): EmitOutcome | null {
     if (isNotificationOnly(envelope)) return null;
     const request = envelope?.request;
     if (!result.ok && result.failure.variant === "invalid_request" && validateValue("CallbackRequest", request).length > 0) return null;
@@ -94,7 +112,11 @@ export class ReceiptEmitter {
       if (!result.ok && result.failure.variant === "invalid_request") return null;
       throw new ReceiptSynthesisError([unlinked]);
     }
+    const emission = (): EmitOutcome => this.emitValid(request, result, ctx);
+    return this.store.transaction !== undefined ? this.store.transaction(emission) : emission();
+  }
 
+  private emitValid(request: CallbackRequest, result: InvocationResult, ctx: ReceiptContext): EmitOutcome {
     const idem = request.idempotency_key ?? null;
     const key: IdempotencyKey | null = result.ok && idem !== null ? { client_id: ctx.client_id, adapter_id: request.adapter_id, idempotency_key: idem } : null;
     const prior = key !== null ? this.store.get(key) : undefined;
@@ -108,9 +130,11 @@ export class ReceiptEmitter {
 
     if (key !== null) {
       const stored = this.store.put(key, receipt);
-      if (stored.kind === "replayed") return stored.prior;
+      if (stored.kind === "replayed") return { receipt: stored.prior, replayed: true };
+    } else {
+      this.store.record?.(receipt);
     }
     if (prior === undefined && runId !== null && sequencer !== null) sequencer.next(runId);
-    return receipt;
+    return { receipt, replayed: false };
   }
 }

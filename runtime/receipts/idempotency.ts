@@ -29,6 +29,14 @@ export type StoreOutcome = { readonly kind: "inserted" } | { readonly kind: "rep
 export interface IdempotencyStore {
   get(key: IdempotencyKey): LifecycleReceipt | undefined;
   put(key: IdempotencyKey, receipt: LifecycleReceipt): StoreOutcome;
+  /**
+   * Optional, for a store shared between processes: run `body` (one whole emission: the replay
+   * check, the sequence number, `put`, `record`) atomically, returning its value or rethrowing its
+   * error after undoing its writes. Without it the emitter assumes one process owns the store.
+   */
+  transaction?<T>(body: () => T): T;
+  /** Optional: keep a receipt that was not `put` (no idempotency key, or a host-side failure), e.g. for a durable receipt list. */
+  record?(receipt: LifecycleReceipt): void;
 }
 
 /**

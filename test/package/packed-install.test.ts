@@ -17,6 +17,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { REPO_ROOT } from "../support/cli-process.js";
 import { readmeExample, shellExampleLines } from "./readme-examples.js";
+import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../matrix/hosts.js";
+
+/**
+ * The reference host (`lifeloop event invoke`, the version spec/wire-version.json names) delivers the
+ * README's example envelope to `client` (a program and its arguments) and prints a delivered receipt.
+ */
+function referenceDelivers(client: string, args: readonly string[]): void {
+  if (!existsSync(REFERENCE_CLI)) throw new Error(`the reference CLI is missing at ${REFERENCE_CLI}: ${REFERENCE_INSTALL_COMMAND} (or bash test/setup/prepare.sh)`);
+  const r = spawnSync(REFERENCE_CLI, ["event", "invoke", "--client-cmd", client, ...args.flatMap((a) => ["--client-arg", a]), "--timeout-ms", "30000"], {
+    input: readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json")),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  expect(r.status, r.stderr).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({ schema_version: WIRE_VERSION, status: "delivered", event: "frame.opening", event_id: "evt-1" });
+}
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-packed-"));
 const PROJECT = join(TMP, "project");
@@ -179,6 +195,7 @@ describe("client SDKs from a fresh project", () => {
     const answer = run(join(dir, "myclient"), [], dir, 30_000);
     expect(answer.status).toBe(0);
     expect(JSON.parse(answer.stdout)).toMatchObject({ schema_version: WIRE_VERSION, status: "failed" }); // empty stdin: refused, as the runner must
+    referenceDelivers(join(dir, "myclient"), []);
   });
 
   it("pip-installs the Python SDK into a fresh venv, writing nothing into the clone, and runs the README client both ways", { timeout: 600_000 }, () => {
@@ -200,5 +217,6 @@ describe("client SDKs from a fresh project", () => {
       expect(r.status).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ status: "delivered", metadata: { event: "session.starting", payloads: 0 } });
     }
+    referenceDelivers(client, []);
   });
 });

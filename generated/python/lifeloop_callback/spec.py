@@ -430,7 +430,7 @@ CLI_EXIT_CODES_TABLE: Final[JsonValue] = {
         {
             "code": 1,
             "name": "validation",
-            "meaning": "The input was read but judged invalid: schema or rule issues, a failed invocation, an answer whose status --fail-on-status lists, a failing fixture, drift found by generate --check.",
+            "meaning": "The input was read but judged invalid: schema or rule issues, a failed invocation, an answer whose status --fail-on-status lists, an idempotency conflict (state_conflict), a failing fixture, drift found by generate --check.",
         },
         {
             "code": 2,
@@ -440,7 +440,7 @@ CLI_EXIT_CODES_TABLE: Final[JsonValue] = {
         {
             "code": 3,
             "name": "input",
-            "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep; session: an input with no envelope. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json).",
+            "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep; session: an input with no envelope. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json). A receipt ledger (--ledger) that cannot be used; receipt get: no receipt under the key ({\"error\":\"not_found\"} on stderr).",
         },
         {
             "code": 4,
@@ -2954,6 +2954,38 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "reference": "fills payload_receipts from its placement negotiation: a chosen placement's outcome follows the receipt's status (failed, skipped, degraded or delivered), and each request payload_ref without an envelope is echoed as a receipt_only/skipped payload receipt with its digest and size",
             "ours": "leaves payload_receipts and capability_degradations empty (omitted)",
             "reason": "This host performs no placement or capability negotiation, so it has no placement outcome to report; echoing the request's payload_refs would claim a decision nobody made. A client that needs placement receipts runs behind a host that negotiates.",
+        },
+        {
+            "id": "ledger-sequence-in-transaction",
+            "scope": "receipts",
+            "where": "receipt ledger (--ledger): allocating sequence",
+            "reference": "reads the idempotency row, then takes the run's next sequence in its own statement, then inserts the receipt in an IMMEDIATE transaction: two processes racing on the same new key can each take a number, and the loser's is burned (a gap)",
+            "ours": "the replay check, the sequence number and both inserts are one IMMEDIATE transaction: a replay or a conflict takes no number, so a ledger written only by this toolkit has no gaps",
+            "reason": "one transaction per read-compare-write is the ledger's contract; the file format and the counter's meaning are the same, so either CLI extends the other's ledger and the numbers stay distinct.",
+        },
+        {
+            "id": "ledger-failure-receipts",
+            "scope": "receipts",
+            "where": "receipt ledger (--ledger): which receipts are recorded",
+            "reference": "records receipts of client answers only (a subprocess failure ends event invoke with exit 1 and no receipt)",
+            "ours": "also records the receipt of a failed invocation (status failed, invocation_failed warning) in the receipts table, without an idempotency row",
+            "reason": "this toolkit receipts failed invocations (spec/host-runtime.md §Receipts) and the ledger keeps every receipt it makes; a failure does not consume its idempotency key, so a retry can still record the answer. The reference lists and reads such rows like any other receipt.",
+        },
+        {
+            "id": "ledger-payload-receipts-replay",
+            "scope": "receipts",
+            "where": "receipt ledger shared by both CLIs: a retry of an envelope with payloads or payload_refs",
+            "reference": "synthesizes payload_receipts (one per payload placement and per payload_ref) and compares them on replay",
+            "ours": "keeps payload_receipts empty (no placement negotiation)",
+            "reason": "replay identity includes payload_receipts, so a retry of a payload-bearing envelope recorded by the other CLI is a state_conflict, not a replay; without payloads or payload_refs the two agree (test/receipts/ledger-differential.test.ts).",
+        },
+        {
+            "id": "ledger-open-errors",
+            "scope": "receipts",
+            "where": "receipt ledger: a path that cannot hold a ledger",
+            "reference": "exit 3 with SQLite's message (e.g. unable to open database file)",
+            "ours": "exit 3 naming the cause (a directory, a missing directory, a path under a file, not writable, a full disk) and what to do; hook exits 1 before any delivery",
+            "reason": "the same exit code; a message a person can act on.",
         },
         {
             "id": "continuation-help",

@@ -1,12 +1,12 @@
 /**
  * `lifeloop-callback hook --adapter claude|codex --event <HookEventName> --program ABS [--arg A]...
- *  --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]`: the command a
+ *  --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]`: the command a
  * Claude Code or Codex command hook runs (spec/hook-command.md). Reads the harness's hook input on
  * stdin (at most limits.max_request_bytes), delivers the lifecycle events to the client, prints the
  * harness's output on stdout.
  *
  * `lifeloop-callback hook config --adapter claude|codex --program ABS [--arg A]... --timeout-ms N
- *  [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]`: prints the hooks block for the
+ *  [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]`: prints the hooks block for the
  * harness's settings file, one entry per served hook event.
  *
  * Exit codes: 0, or 1 for everything else (usage errors included): never 2, which Claude Code reads
@@ -28,9 +28,9 @@ import { executableProblem } from "../program-check.js";
 
 /** Usage text of the hook command. */
 export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTERS.join("|")} --event HOOK_EVENT --program ABS [--arg A]...
-                       --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]
+                       --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]
        lifeloop-callback hook config --adapter ${HOOK_ADAPTERS.join("|")} --program ABS [--arg A]... --timeout-ms N
-                       [--on-failure open|closed] [--receipts FILE] [--state-dir DIR]
+                       [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]
        lifeloop-callback hook install <the flags of hook config> [--settings FILE] [--dry-run]
        lifeloop-callback hook uninstall --adapter ${HOOK_ADAPTERS.join("|")} [--settings FILE] [--dry-run]
   hook: reads a Claude Code or Codex hook input on standard input, delivers its lifecycle events to
@@ -38,6 +38,8 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
   --on-failure  open (default): a client failure lets the harness continue, with a systemMessage;
                 closed: the event's blocking form where it has one
   --receipts    append one LifecycleReceipt per delivery (JSON Lines)
+  --ledger      record each receipt in a durable SQLite receipt ledger (sequences span hook calls;
+                read it with receipt list --ledger PATH); unusable: exit 1, nothing delivered
   --state-dir   per-session state (default $XDG_STATE_HOME/lifeloop-callback/hooks)
   hook config: prints the hooks block for ${HOOK_ADAPTERS.map((a) => hookInputAdapter(a).config_file).join(" / ")}.
   hook install: merges that block into the settings file (--settings FILE; default
@@ -47,7 +49,7 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
   hook uninstall: removes exactly our entries.
   exit 0 ok (a client failure under --on-failure is reported, not an exit code), 1 anything else; never 2`;
 
-const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--state-dir"], repeatable: ["--arg"] };
+const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--ledger", "--state-dir"], repeatable: ["--arg"] };
 
 /** The flags `hook`, `hook config` and `hook install` share. */
 export type Common = Omit<HookConfigOptions, "cli">;
@@ -63,10 +65,10 @@ export function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<s
   if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   const onFailure = values.get("--on-failure") ?? "open";
   if (onFailure !== "open" && onFailure !== "closed") throw new UsageError(`--on-failure must be open or closed (got ${JSON.stringify(onFailure)})`);
-  for (const flag of ["--receipts", "--state-dir"]) {
+  for (const flag of ["--receipts", "--ledger", "--state-dir"]) {
     if (values.get(flag) === "") throw new UsageError(`${flag} is an empty path: name a file or directory (an absolute path, since the harness picks the working directory)`);
   }
-  return { adapter, program, args: lists.get("--arg") ?? [], timeoutMs, onFailure, receiptsFile: values.get("--receipts") ?? null, stateDir: values.get("--state-dir") ?? null };
+  return { adapter, program, args: lists.get("--arg") ?? [], timeoutMs, onFailure, receiptsFile: values.get("--receipts") ?? null, ledgerFile: values.get("--ledger") ?? null, stateDir: values.get("--state-dir") ?? null };
 }
 
 function invokerFor(c: Common): SubprocessInvoker {
@@ -103,7 +105,8 @@ async function readInputWithin(io: CliIo, timeoutMs: number): Promise<InputRead 
  */
 function configBlock(c: Common): ReturnType<typeof hookConfig> {
   const cli = [process.execPath, join(packageRoot(), "dist", "runtime", "cli", "main.js")];
-  const paths = { receiptsFile: c.receiptsFile === null ? null : resolve(c.receiptsFile), stateDir: c.stateDir === null ? null : resolve(c.stateDir) };
+  const abs = (p: string | null | undefined): string | null => (p === null || p === undefined ? null : resolve(p));
+  const paths = { receiptsFile: abs(c.receiptsFile), ledgerFile: abs(c.ledgerFile), stateDir: abs(c.stateDir) };
   return hookConfig({ ...c, ...paths, cli });
 }
 
@@ -138,7 +141,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     return EXIT.validation;
   }
   const outcome = await runHookCommand(
-    { adapter: c.adapter, hookEvent, invoker: invokerFor(c), clientId: defaultClientId(c.program, c.args), onFailure: c.onFailure, receiptsFile: c.receiptsFile, stateDir: c.stateDir ?? defaultStateDir() },
+    { adapter: c.adapter, hookEvent, invoker: invokerFor(c), clientId: defaultClientId(c.program, c.args), onFailure: c.onFailure, receiptsFile: c.receiptsFile, ledgerFile: c.ledgerFile ?? null, stateDir: c.stateDir ?? defaultStateDir() },
     read.bytes,
   );
   if (outcome.stdout !== "") io.out(outcome.stdout);

@@ -15,10 +15,18 @@
  * - Receipt linkage (spec/host-runtime.md §"Receipts", "Linkage") is checked before the client is
  *   spawned: a `subcall` frame without `--parent-receipt-id`, or a parent equal to `--receipt-id`,
  *   is the `invalid_request` failure (exit 1, no receipt, nothing spawned).
- * - `sequence` is null: one invocation has no run scope to number within (as lifeloop-cli 0.9.0's
- *   `event invoke` without a ledger).
- * Exit 0 a valid response came back (whatever its status, unless `--fail-on-status` lists it), 1 the invocation failed, 2 usage
- * (including a relative program and a missing or bad --timeout-ms), 3 unreadable input.
+ * - `sequence` is null without a ledger: one invocation has no run scope to number within (as
+ *   lifeloop-cli 0.9.0's `event invoke` without a ledger).
+ * - `--ledger PATH` (spec/host-runtime.md §"Receipts: the ledger"): the receipt is made through the
+ *   durable ledger: opened before the client is started (an unusable ledger is exit 3 and no
+ *   spawn), its sequence is the run's next across processes, and it is recorded. The client runs
+ *   whatever the ledger holds (as in the reference: replay is decided on the receipt, which needs
+ *   the answer); a recorded idempotency key with equal content prints the prior receipt and
+ *   `"replayed": true`; with different content the receipt is null, `receipt_error` names the
+ *   `state_conflict`, exit 1. A ledger fault after the round trip: `receipt_error`, exit 3.
+ * Exit 0 a valid response came back (whatever its status, unless `--fail-on-status` lists it), 1
+ * the invocation failed, its key conflicts or `--fail-on-status` matched, 2 usage (including a relative program and a missing or bad --timeout-ms), 3 unreadable
+ * input or an unusable ledger.
  */
 import { randomUUID } from "node:crypto";
 import { INTEGER_PATHS, LIMITS } from "../../../generated/ts/spec.js";
@@ -26,16 +34,18 @@ import type { DispatchEnvelope } from "../../../generated/ts/types.js";
 import { issueText } from "../../invoker/failure.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError, type InvocationFailure } from "../../invoker/types.js";
-import { contextIssues, ReceiptEmitter } from "../../receipts/emitter.js";
+import { contextIssues, ReceiptEmitter, type EmitOutcome } from "../../receipts/emitter.js";
+import { IdempotencyConflictError } from "../../receipts/idempotency.js";
 import type { ReceiptContext } from "../../receipts/synthesize.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
 import { defaultClientId, FAIL_ON_STATUS_USAGE, failOnStatuses } from "../client-options.js";
 import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
+import { isLedgerError, ledgerFlag, openCommandLedger } from "../ledger.js";
 
 /** Usage text of the invoke command. */
 export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--arg A]... --timeout-ms N [--client-id ID]
-                         [--receipt-id ID] [--parent-receipt-id ID] [--at-epoch-s N] [FILE|-]
+                         [--receipt-id ID] [--parent-receipt-id ID] [--at-epoch-s N] [--ledger PATH] [FILE|-]
   Sends one DispatchEnvelope (FILE or standard input) to a fresh client process and prints
   {"response", "failure", "receipt", "elapsed_ms"} as one JSON line.
   --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
@@ -44,8 +54,13 @@ export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--ar
                 python3, its script's: spec/tables/script-interpreters.json)
   --parent-receipt-id  the receipt this call belongs under; required for a subcall frame, and not
                 the receipt's own id (checked before the client is spawned)
+  --ledger      durable receipt ledger (SQLite; created if missing, its directory must exist): the
+                sequence continues across processes, the receipt is recorded, a recorded
+                idempotency_key replays ("replayed": true) or conflicts (exit 1). The client runs
+                either way; to skip a retry already receipted, check first with receipt get
 ${FAIL_ON_STATUS_USAGE}
-  exit 0 valid response, 1 the invocation failed (or --fail-on-status matched), 2 usage, 3 unreadable input`;
+  exit 0 valid response, 1 the invocation failed, its key conflicts or --fail-on-status matched, 2 usage,
+  3 unreadable input or unusable ledger`;
 
 function buildInvoker(values: ReadonlyMap<string, string>, args: readonly string[]): SubprocessInvoker {
   const program = values.get("--program");
@@ -81,7 +96,7 @@ export function printedFailure(failure: InvocationFailure): Record<string, unkno
 /** Run the invoke command; returns the exit code. */
 export async function runInvoke(args: readonly string[], io: CliIo): Promise<number> {
   const { values, lists, positionals } = parseFlags(args, {
-    values: ["--program", "--timeout-ms", "--client-id", "--receipt-id", "--parent-receipt-id", "--at-epoch-s", "--fail-on-status"],
+    values: ["--program", "--timeout-ms", "--client-id", "--receipt-id", "--parent-receipt-id", "--at-epoch-s", "--ledger", "--fail-on-status"],
     repeatable: ["--arg"],
   });
   const [source = "-", ...extra] = positionals;
@@ -89,6 +104,7 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
   const invoker = buildInvoker(values, lists.get("--arg") ?? []);
   const ctx = buildContext(values, invoker.program, lists.get("--arg") ?? []);
   const failOn = failOnStatuses(values.get("--fail-on-status"));
+  const ledgerPath = ledgerFlag(values);
 
   const bytes = await readCommandInput("invoke", source, LIMITS.max_request_bytes, io);
   if (bytes === null) return EXIT.input;
@@ -98,18 +114,44 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
     return EXIT.input;
   }
 
-  const envelope = parsed.value as DispatchEnvelope;
-  const result = await invoker.invoke(envelope, { nonIntegerNumberPointers: parsed.nonIntegerNumberPointers, parentReceiptId: ctx.parent_receipt_id ?? null, receiptId: ctx.receipt_id });
-  const receipt = new ReceiptEmitter({ sequencer: null }).emit(envelope, result, ctx);
-  io.out(
-    jsonLine({
-      response: result.ok ? result.response : null,
-      failure: result.ok ? null : printedFailure(result.failure),
-      receipt,
-      elapsed_ms: Math.round(result.elapsedMs),
-    }),
-  );
-  if (!result.ok) io.err(`invoke: ${result.failure.variant} (${result.failure.failure_class}): ${result.failure.detail}\n`);
-  else if (failOn.has(result.response.status)) io.err(`invoke: the client answered status ${result.response.status} (--fail-on-status)\n`);
-  return result.ok && !failOn.has(result.response.status) ? EXIT.ok : EXIT.validation;
+  // The ledger before the spawn: a client never runs for a receipt that cannot be kept.
+  const opened = await openCommandLedger(ledgerPath, io, "invoke", "the client was not started");
+  if ("exit" in opened) return opened.exit;
+  const { ledger } = opened;
+  try {
+    const envelope = parsed.value as DispatchEnvelope;
+    const result = await invoker.invoke(envelope, { nonIntegerNumberPointers: parsed.nonIntegerNumberPointers, parentReceiptId: ctx.parent_receipt_id ?? null, receiptId: ctx.receipt_id });
+    // Without a ledger there is no run scope to number within: sequence null.
+    const emitter = ledger === null ? new ReceiptEmitter({ sequencer: null }) : new ReceiptEmitter({ store: ledger, sequencer: ledger });
+    let emitted: EmitOutcome | null = null;
+    let receiptError: { failure_class: string; retry_class: string; message: string } | null = null;
+    let code: number = result.ok ? EXIT.ok : EXIT.validation;
+    try {
+      emitted = emitter.emitOutcome(envelope, result, ctx);
+    } catch (error) {
+      if (!(error instanceof IdempotencyConflictError) && !isLedgerError(error)) throw error;
+      receiptError = { failure_class: error.failure_class, retry_class: error.retry_class, message: error.message };
+      // A conflict is the invocation's outcome (1); a ledger fault is an I/O error (3) whatever the outcome.
+      code = error instanceof IdempotencyConflictError ? EXIT.validation : EXIT.input;
+    }
+    io.out(
+      jsonLine({
+        response: result.ok ? result.response : null,
+        failure: result.ok ? null : printedFailure(result.failure),
+        receipt: emitted?.receipt ?? null,
+        ...(emitted?.replayed ? { replayed: true } : {}),
+        ...(receiptError === null ? {} : { receipt_error: receiptError }),
+        elapsed_ms: Math.round(result.elapsedMs),
+      }),
+    );
+    if (!result.ok) io.err(`invoke: ${result.failure.variant} (${result.failure.failure_class}): ${result.failure.detail}\n`);
+    if (receiptError !== null) io.err(`invoke: ${receiptError.failure_class}: ${receiptError.message}\n`);
+    if (result.ok && failOn.has(result.response.status)) {
+      io.err(`invoke: the client answered status ${result.response.status} (--fail-on-status)\n`);
+      if (code === EXIT.ok) code = EXIT.validation;
+    }
+    return code;
+  } finally {
+    ledger?.close();
+  }
 }

@@ -20,13 +20,19 @@
  *   the run. `--parent-receipt-id` is the parent of every receipt of the session (default none);
  *   an envelope with a `subcall` frame and no parent is that line's `invalid_request` failure,
  *   refused before anything is spawned or written (spec/host-runtime.md §"Receipts", "Linkage").
+ *   With `--ledger PATH` (spec/host-runtime.md §"Receipts: the ledger") the emitter's store and
+ *   sequences are that durable ledger, opened before anything is sent (unusable: exit 3, nothing
+ *   sent): sequences continue those of earlier processes, keys recorded earlier replay
+ *   (`"replayed": true` on the line) or conflict, every receipt is recorded. A ledger fault on one
+ *   event is that line's `receipt_error` (internal_error), and the exit is 3.
  * - Stream mode answers the client's `continuation/*` requests from the continuation store the
  *   environment names, resolved as `lifeloop-callback continuation` resolves it
  *   (`$LIFELOOP_CONTINUATION_ROOT`, then `$XDG_STATE_HOME`, then `$HOME`; runtime/continuation/root.ts),
  *   per request, so a store problem is that request's error reply, never the session's
  *   (runtime/continuation/stream-handlers.ts). Entries `list` skipped are reported on stderr.
  * Exit 0 every envelope got a valid response, 1 any invocation failed (or an answer's status is
- * listed by `--fail-on-status`), 2 usage, 3 unreadable input or an empty one (no envelope).
+ * listed by `--fail-on-status`), 2 usage, 3 unreadable input, an empty one (no envelope) or a
+ * ledger fault.
  */
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
@@ -46,11 +52,12 @@ import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
 import { defaultClientId, FAIL_ON_STATUS_USAGE, failOnStatuses } from "../client-options.js";
 import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
+import { isLedgerError, ledgerFlag, openCommandLedger } from "../ledger.js";
 import { printedFailure } from "./invoke.js";
 
 /** Usage text of the session command. */
 export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N
-                          [--parent-receipt-id ID] FILE|-
+                          [--parent-receipt-id ID] [--ledger PATH] FILE|-
   Delivers one DispatchEnvelope per line of a JSON Lines file (or standard input), in order, and
   prints one JSON line per envelope ({"event_id", "response", "failure", "receipt", "elapsed_ms"})
   and a final {"summary": {...}} line.
@@ -59,12 +66,13 @@ export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subp
   --timeout-ms  required deadline per event, in ms
   --client-id   receipt client_id (default: the program's file name, or its script's for an interpreter)
   --parent-receipt-id  the parent of every receipt of the session (required for subcall frames)
+  --ledger      durable receipt ledger (SQLite, as invoke --ledger): sequences and replays span processes
 ${FAIL_ON_STATUS_USAGE}
   In stream mode the client's continuation/* requests are answered from the continuation store
   (as \`lifeloop-callback continuation\` finds it: ${rootResolutionText()}).
   Summary: delivered counts valid answers whatever their status; answered_failed those with status failed.
   exit 0 every envelope answered validly, 1 an invocation failed (or --fail-on-status matched), 2 usage,
-  3 unreadable input or no envelope`;
+  3 unreadable input, no envelope or a ledger fault`;
 
 /** Failure variants decided before any process is involved (they cost no spawn in subprocess mode). */
 const PRE_SPAWN = new Set(["receipt_emitted_rejected", "invalid_request", "serialize_request", "request_too_large"]);
@@ -114,7 +122,7 @@ function buildInvoker(transport: string, program: string | undefined, args: read
 
 /** Run the session command; returns the exit code. */
 export async function runSession(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, lists, positionals } = parseFlags(args, { values: ["--transport", "--program", "--timeout-ms", "--client-id", "--fail-on-status", "--parent-receipt-id"], repeatable: ["--arg"] });
+  const { values, lists, positionals } = parseFlags(args, { values: ["--transport", "--program", "--timeout-ms", "--client-id", "--fail-on-status", "--parent-receipt-id", "--ledger"], repeatable: ["--arg"] });
   const [source, ...extra] = positionals;
   if (source === undefined) throw new UsageError("FILE (or - for standard input) is required");
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
@@ -123,6 +131,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
   const failOn = failOnStatuses(values.get("--fail-on-status"));
   const parentReceiptId = values.get("--parent-receipt-id") ?? null;
   if (parentReceiptId === "") throw new UsageError("--parent-receipt-id is empty: give a receipt id, or leave the flag out for root receipts");
+  const ledgerPath = ledgerFlag(values);
 
   const bytes = await readCommandInput("session", source, LIMITS.max_session_input_bytes, io);
   if (bytes === null) return EXIT.input;
@@ -136,14 +145,19 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
     return EXIT.input;
   }
 
+  const opened = await openCommandLedger(ledgerPath, io, "session", "nothing was sent");
+  if ("exit" in opened) return opened.exit;
+  const { ledger } = opened;
+
   const started = performance.now();
-  const receipts = new ReceiptEmitter();
+  const receipts = ledger === null ? new ReceiptEmitter() : new ReceiptEmitter({ store: ledger, sequencer: ledger });
   const clientId = values.get("--client-id") ?? defaultClientId(invoker.program, lists.get("--arg") ?? []);
   let delivered = 0;
   let answeredFailed = 0;
   let failOnMatched = 0;
   let failed = 0;
   let spawns = 0;
+  let ledgerFaults = 0;
   try {
     for (const line of parsed.lines) {
       const receiptId = `rcpt-${randomUUID()}`;
@@ -163,11 +177,15 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
       // A reused idempotency_key with different content is the session's state_conflict, reported
       // on the event's line (no receipt) and counted as a failure; the session goes on.
       let receipt: unknown = null;
+      let replayed = false;
       let receiptError: Record<string, unknown> | null = null;
       try {
-        receipt = receipts.emit(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: receiptId, parent_receipt_id: parentReceiptId, at_epoch_s: Math.floor(Date.now() / 1000) });
+        const emitted = receipts.emitOutcome(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: receiptId, parent_receipt_id: parentReceiptId, at_epoch_s: Math.floor(Date.now() / 1000) });
+        receipt = emitted?.receipt ?? null;
+        replayed = emitted?.replayed ?? false;
       } catch (error) {
-        if (!(error instanceof IdempotencyConflictError)) throw error;
+        if (!(error instanceof IdempotencyConflictError) && !isLedgerError(error)) throw error;
+        if (isLedgerError(error)) ledgerFaults++;
         receiptError = { failure_class: error.failure_class, retry_class: error.retry_class, message: error.message };
         if (result.ok) {
           delivered--;
@@ -190,6 +208,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
           response: result.ok ? result.response : null,
           failure: result.ok ? null : printedFailure(result.failure),
           receipt,
+          ...(replayed ? { replayed: true } : {}),
           ...(receiptError === null ? {} : { receipt_error: receiptError }),
           elapsed_ms: Math.round(result.elapsedMs),
         }),
@@ -197,6 +216,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
     }
   } finally {
     if (invoker instanceof StreamInvoker) await invoker.close();
+    ledger?.close();
   }
   const stats = invoker instanceof StreamInvoker ? invoker.stats : null;
   io.out(
@@ -213,7 +233,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
       },
     }),
   );
-  return failed > 0 || failOnMatched > 0 ? EXIT.validation : EXIT.ok;
+  return ledgerFaults > 0 ? EXIT.input : failed > 0 || failOnMatched > 0 ? EXIT.validation : EXIT.ok;
 }
 
 /**

@@ -25,6 +25,8 @@ export interface HookConfigOptions {
   readonly timeoutMs: number;
   readonly onFailure: OnFailure;
   readonly receiptsFile: string | null;
+  /** `--ledger`: the durable receipt ledger every call records into (absent or null: none). */
+  readonly ledgerFile?: string | null;
   readonly stateDir: string | null;
 }
 
@@ -65,6 +67,7 @@ export function hookConfig(o: HookConfigOptions): { readonly hooks: Record<strin
   for (const h of row.hook_events) {
     const words = [...o.cli, "hook", "--adapter", o.adapter, "--event", h.hook_event, "--program", o.program, ...o.args.flatMap((a) => ["--arg", a]), "--timeout-ms", String(o.timeoutMs), "--on-failure", o.onFailure];
     if (o.receiptsFile !== null) words.push("--receipts", o.receiptsFile);
+    if (o.ledgerFile !== undefined && o.ledgerFile !== null) words.push("--ledger", o.ledgerFile);
     if (o.stateDir !== null) words.push("--state-dir", o.stateDir);
     const entry: Record<string, unknown> = { type: "command", command: words.map(shellWord).join(" ") };
     if (row.config_timeout) entry.timeout = harnessTimeoutSeconds(h.delivers.length, o.timeoutMs);

@@ -18,6 +18,10 @@
  *   nothing on stdout. The state directory and receipts file are checked before the first delivery,
  *   so a client never receives an event of a call that then exits 1 for them (a write can still
  *   fail afterwards, e.g. a full disk; the reason then says what the client received).
+ * - A receipt ledger (`ledgerFile`, spec/host-runtime.md §"Receipts: the ledger") is opened with
+ *   the other files, before the first delivery; each delivery's receipt is recorded in it (the
+ *   ledger's sequences and replay boundary span hook calls). A ledger that cannot be opened or
+ *   written is exit 1, like a receipts file.
  */
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
@@ -26,6 +30,8 @@ import type { CallbackResponse, DispatchEnvelope, FrameContext, LifecycleEventKi
 import type { CallbackInvoker } from "../../invoker/types.js";
 import { describeIoError } from "../../cli/io.js";
 import { ReceiptEmitter } from "../../receipts/emitter.js";
+import type { ReceiptLedger } from "../../receipts/ledger.js";
+import { isLedgerError, openLedger } from "../../cli/ledger.js";
 import { EMPTY_CONTEXT, sortedJson } from "../context.js";
 import { hookEventFor, outputSchemaName } from "../mapping.js";
 import { renderHookPayload } from "../render.js";
@@ -53,6 +59,8 @@ export interface HookCommandOptions {
   readonly onFailure: OnFailure;
   /** Append one LifecycleReceipt per delivery, as a JSON line, to this file; null for none. */
   readonly receiptsFile: string | null;
+  /** Record each delivery's receipt in this durable receipt ledger (SQLite); absent or null for none. */
+  readonly ledgerFile?: string | null;
   /** Directory of the per-session state (see state.ts). */
   readonly stateDir: string;
 }
@@ -158,10 +166,12 @@ async function deliverEvents(
   input: HookInput,
   frameId: string,
   receipts: ReceiptsFile | null,
+  ledger: ReceiptLedger | null,
   delivered: LifecycleEventKind[],
 ): Promise<{ readonly responses: Map<LifecycleEventKind, CallbackResponse>; readonly failure: string | null } | { readonly refused: string }> {
-  // No run scope of its own: one hook call is one process (sequence null, as the reference's hooks).
-  const emitter = new ReceiptEmitter({ sequencer: null });
+  // Without a ledger one hook call is one process, with no run scope of its own: sequence null (as the
+  // reference's hooks). A ledger is that scope: its sequences span hook calls.
+  const emitter = ledger === null ? new ReceiptEmitter({ sequencer: null }) : new ReceiptEmitter({ store: ledger, sequencer: ledger });
   const responses = new Map<LifecycleEventKind, CallbackResponse>();
   // Every request is built and judged before the first delivery: one the input cannot make valid
   // is the host's error, so no client receives any event of the call (spec/hook-command.md).
@@ -176,12 +186,18 @@ async function deliverEvents(
     const event = envelope.request.event;
     const result = await o.invoker.invoke(envelope);
     delivered.push(event);
-    if (receipts !== null) {
-      const receipt = emitter.emit(envelope, result, { client_id: o.clientId, receipt_id: `rcpt-${randomUUID()}`, parent_receipt_id: null, at_epoch_s: Math.floor(Date.now() / 1000) });
+    if (receipts !== null || ledger !== null) {
+      let receipt: ReturnType<ReceiptEmitter["emit"]>;
       try {
-        if (receipt !== null) receipts.append(`${JSON.stringify(receipt)}\n`);
+        receipt = emitter.emit(envelope, result, { client_id: o.clientId, receipt_id: `rcpt-${randomUUID()}`, parent_receipt_id: null, at_epoch_s: Math.floor(Date.now() / 1000) });
       } catch (error) {
-        return { refused: `${describeIoError(`append the receipt of ${event} to ${receipts.path} (--receipts)`, error)}; ${afterDelivery(delivered)}: ${receiptsAdvice(error)}` };
+        if (!isLedgerError(error) && !(error instanceof Error && error.name === "IdempotencyConflictError")) throw error;
+        return { refused: `cannot record the receipt of ${event} (--ledger): ${(error as Error).message}; ${afterDelivery(delivered)}` };
+      }
+      try {
+        if (receipt !== null) receipts?.append(`${JSON.stringify(receipt)}\n`);
+      } catch (error) {
+        return { refused: `${describeIoError(`append the receipt of ${event} to ${receipts?.path} (--receipts)`, error)}; ${afterDelivery(delivered)}: ${receiptsAdvice(error)}` };
       }
     }
     if (!result.ok) {
@@ -285,6 +301,7 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
   const delivered: LifecycleEventKind[] = [];
   const refuse = (message: string): HookCommandOutcome => ({ exitCode: 1, stdout: "", stderr: `${err.join("")}${PREFIX}: ${message}\n`, delivered });
   let receipts: ReceiptsFile | null = null;
+  let ledger: ReceiptLedger | null = null;
   try {
     const row = hookInputEvent(o.adapter, o.hookEvent);
     if (!row) return refuse(`${o.adapter} has no hook event ${o.hookEvent} served by this command`);
@@ -295,12 +312,20 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
     if ("refused" in files) return refuse(files.refused);
     const { sessionId, store, state, corrupt } = files;
     receipts = files.receipts;
+    if (o.ledgerFile !== undefined && o.ledgerFile !== null) {
+      try {
+        ledger = await openLedger(o.ledgerFile);
+      } catch (error) {
+        if (!isLedgerError(error)) throw error;
+        return refuse(`${error.message} (--ledger); nothing was delivered`);
+      }
+    }
 
     const opensFrame = (row.delivers as readonly string[]).includes("frame.opening");
     const frameId = inputFrameId(input) ?? (opensFrame ? null : state.frame_id) ?? `frame-${randomUUID()}`;
     const frame: FrameContext | null = isFrameEvent(row.renders) ? { frame_id: frameId, frame_class: "top_level" } : null;
 
-    const deliveries = await deliverEvents(o, row, input, frameId, receipts, delivered);
+    const deliveries = await deliverEvents(o, row, input, frameId, receipts, ledger, delivered);
     if ("refused" in deliveries) return refuse(deliveries.refused);
     const { responses } = deliveries;
     let failure = deliveries.failure;
@@ -341,5 +366,6 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
     return refuse(`internal error: ${(error as Error).stack ?? String(error)}`);
   } finally {
     receipts?.close();
+    ledger?.close();
   }
 }

@@ -1,0 +1,189 @@
+/**
+ * `lifeloop-callback receipt emit|list|get` (spec/host-runtime.md §"Receipts: the ledger"), the
+ * reference CLI's `receipt` surface for a durable receipt ledger:
+ *
+ * - `receipt emit [--ledger PATH] [FILE|-]`: read `{"request": CallbackRequest, "response":
+ *   CallbackResponse, "context": {client_id, receipt_id, at_epoch_s, parent_receipt_id?,
+ *   harness_session_id?, harness_run_id?, harness_task_id?}}` and print the receipt of that answer.
+ *   With a ledger, the sequence comes from it, a recorded idempotency key replays (the prior
+ *   receipt is printed) or conflicts (exit 1), and the receipt is recorded; without one, an emitter
+ *   in memory (the first of its run is sequence 1).
+ * - `receipt list --ledger PATH`: every recorded receipt as a JSON array, in the order written.
+ * - `receipt get --ledger PATH --idempotency-key K --client-id C --adapter-id A`: the receipt recorded
+ *   under that key; none is exit 3 with `{"error":"not_found"}` on stderr.
+ *
+ * The emit input is read with at most limits.max_request_bytes + limits.max_response_bytes bytes.
+ * `list` and `get` open the ledger read-only: a ledger of another wire version, or of on-disk
+ * version 1, is listed as it is. Output is pretty-printed JSON. Exit 0 ok, 1 the input is invalid
+ * or the key conflicts, 2 usage, 3 unreadable input, a ledger that cannot be used, or not found.
+ */
+import { LIMITS } from "../../../generated/ts/spec.js";
+import type { CallbackRequest, CallbackResponse, LifecycleReceipt } from "../../../generated/ts/types.js";
+import { issueText } from "../../invoker/failure.js";
+import { contextIssues, ReceiptEmitter } from "../../receipts/emitter.js";
+import { IdempotencyConflictError } from "../../receipts/idempotency.js";
+import type { ReceiptLedger } from "../../receipts/ledger.js";
+import type { ReceiptContext } from "../../receipts/synthesize.js";
+import { parseStrictJson } from "../../wire/strict-json.js";
+import { DEFAULT_DOCUMENT_LIMITS, validateValue } from "../../wire/validate.js";
+import { EXIT, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
+import { isLedgerError, ledgerFlag, openLedger } from "../ledger.js";
+
+/** Usage text of the receipt command. */
+export const RECEIPT_USAGE = `usage: lifeloop-callback receipt emit [--ledger PATH] [FILE|-]
+       lifeloop-callback receipt list --ledger PATH
+       lifeloop-callback receipt get --ledger PATH --idempotency-key K --client-id C --adapter-id A
+  emit: reads {"request", "response", "context"} (FILE or standard input) and prints the receipt of
+        that answer; with --ledger the sequence, replay/conflict and recording go through the ledger
+  list: prints every receipt of the ledger as a JSON array, in the order written
+  get:  prints the receipt recorded under the idempotency key; none: {"error":"not_found"} on stderr
+  --ledger  a SQLite receipt ledger file (the reference CLI's format; created by emit, its directory
+            must exist); list and get only read it, whatever its wire version
+  exit 0 ok, 1 invalid input or an idempotency conflict, 2 usage, 3 unreadable input, an unusable ledger, not found`;
+
+const CONTEXT_KEYS = new Set(["client_id", "receipt_id", "at_epoch_s", "parent_receipt_id", "harness_session_id", "harness_run_id", "harness_task_id"]);
+
+function pretty(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** Report a ledger fault (exit 3) or rethrow anything else. */
+function ledgerFault(io: CliIo, error: unknown): number {
+  if (!isLedgerError(error)) throw error;
+  io.err(`receipt: ${error.message}\n`);
+  return EXIT.input;
+}
+
+async function withLedger(path: string, readOnly: boolean, io: CliIo, body: (ledger: ReceiptLedger) => number): Promise<number> {
+  let ledger: ReceiptLedger;
+  try {
+    ledger = await openLedger(path, { readOnly });
+  } catch (error) {
+    return ledgerFault(io, error);
+  }
+  try {
+    return body(ledger);
+  } catch (error) {
+    return ledgerFault(io, error);
+  } finally {
+    ledger.close();
+  }
+}
+
+/** The emit input's parts, or the message of why it is unusable (exit 1). */
+function emitInput(value: unknown): { request: CallbackRequest; response: CallbackResponse; context: ReceiptContext } | string {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return "the input must be an object {request, response, context}";
+  const { request, response, context, ...rest } = value as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined) return `unknown member ${JSON.stringify(extra)} (the input is {request, response, context})`;
+  const requestIssues = validateValue("CallbackRequest", request);
+  if (requestIssues.length > 0) return `request: ${issueText(requestIssues[0] as (typeof requestIssues)[number])}`;
+  const responseIssues = validateValue("CallbackResponse", response);
+  if (responseIssues.length > 0) return `response: ${issueText(responseIssues[0] as (typeof responseIssues)[number])}`;
+  if (context === null || typeof context !== "object" || Array.isArray(context)) return "context must be an object {client_id, receipt_id, at_epoch_s, ...}";
+  const unknownKey = Object.keys(context).find((k) => !CONTEXT_KEYS.has(k));
+  if (unknownKey !== undefined) return `context: unknown member ${JSON.stringify(unknownKey)}`;
+  const ctx = context as ReceiptContext;
+  const issues = contextIssues(ctx);
+  if (issues.length > 0) return `context: ${issueText(issues[0] as (typeof issues)[number])}`;
+  return { request: request as CallbackRequest, response: response as CallbackResponse, context: ctx };
+}
+
+async function runEmit(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(args, { values: ["--ledger"] });
+  const [source = "-", ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
+  const ledgerPath = ledgerFlag(values);
+  // The ledger first: a bad path fails before the input is read (as invoke fails before a spawn).
+  let ledger: ReceiptLedger | null = null;
+  if (ledgerPath !== null) {
+    try {
+      ledger = await openLedger(ledgerPath);
+    } catch (error) {
+      return ledgerFault(io, error);
+    }
+  }
+  try {
+    // The input holds one request and one response: each within its own limit.
+    const bytes = await readCommandInput("receipt emit", source, LIMITS.max_request_bytes + LIMITS.max_response_bytes, io);
+    if (bytes === null) return EXIT.input;
+    const parsed = parseStrictJson(bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: [] });
+    if (!parsed.ok) {
+      io.err(`receipt emit: the input is not one JSON document: ${issueText(parsed.issue)}\n`);
+      return EXIT.input;
+    }
+    const input = emitInput(parsed.value);
+    if (typeof input === "string") {
+      io.err(`receipt emit: ${input}\n`);
+      return EXIT.validation;
+    }
+    const emitter = ledger === null ? new ReceiptEmitter() : new ReceiptEmitter({ store: ledger, sequencer: ledger });
+    let receipt: LifecycleReceipt | null;
+    try {
+      receipt = emitter.emit({ schema_version: input.request.schema_version, request: input.request }, { ok: true, response: input.response, stderrTail: "", elapsedMs: 0 }, input.context);
+    } catch (error) {
+      if (error instanceof IdempotencyConflictError) {
+        io.err(`receipt emit: ${error.failure_class}: ${error.message}\n`);
+        return EXIT.validation;
+      }
+      if (isLedgerError(error)) return ledgerFault(io, error);
+      if (error instanceof Error && error.name === "ReceiptSynthesisError") {
+        io.err(`receipt emit: ${error.message}\n`);
+        return EXIT.validation;
+      }
+      throw error;
+    }
+    if (receipt === null) {
+      io.err(`receipt emit: ${input.request.event} is a notification: it has no receipt\n`);
+      return EXIT.validation;
+    }
+    io.out(pretty(receipt));
+    return EXIT.ok;
+  } finally {
+    ledger?.close();
+  }
+}
+
+async function runList(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(args, { values: ["--ledger"] });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  const path = ledgerFlag(values);
+  if (path === null) throw new UsageError("receipt list: --ledger PATH is required");
+  return withLedger(path, true, io, (ledger) => {
+    io.out(pretty(ledger.list()));
+    return EXIT.ok;
+  });
+}
+
+async function runGet(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(args, { values: ["--ledger", "--idempotency-key", "--client-id", "--adapter-id"] });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  const path = ledgerFlag(values);
+  if (path === null) throw new UsageError("receipt get: --ledger PATH is required");
+  const need = (flag: string): string => {
+    const v = values.get(flag);
+    if (v === undefined) throw new UsageError(`receipt get: ${flag} is required`);
+    return v;
+  };
+  const key = need("--idempotency-key");
+  const clientId = need("--client-id");
+  const adapterId = need("--adapter-id");
+  return withLedger(path, true, io, (ledger) => {
+    const receipt = ledger.get(key, clientId, adapterId);
+    if (receipt === undefined) {
+      io.err(`${JSON.stringify({ error: "not_found" })}\n`);
+      return EXIT.input;
+    }
+    io.out(pretty(receipt));
+    return EXIT.ok;
+  });
+}
+
+/** Run `receipt emit|list|get`; returns the exit code. */
+export async function runReceipt(args: readonly string[], io: CliIo): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === "emit") return runEmit(rest, io);
+  if (action === "list") return runList(rest, io);
+  if (action === "get") return runGet(rest, io);
+  throw new UsageError(action === undefined ? "receipt needs a subcommand: emit, list or get" : `unknown subcommand ${action} (expected emit, list or get)`);
+}

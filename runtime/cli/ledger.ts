@@ -1,0 +1,41 @@
+/**
+ * `--ledger PATH` for the commands that take it (invoke, session, hook, receipt): the receipt
+ * ledger module is imported only here, when a ledger is named, so no other command loads it (and
+ * only ReceiptLedger.open loads the SQLite binding).
+ */
+import type { ReceiptLedger, ReceiptLedgerOptions } from "../receipts/ledger.js";
+import { EXIT, UsageError, type CliIo } from "./io.js";
+
+/** The `--ledger` value, or null when the flag is absent. @throws UsageError for an empty path */
+export function ledgerFlag(values: ReadonlyMap<string, string>): string | null {
+  const path = values.get("--ledger");
+  if (path === "") throw new UsageError("--ledger is an empty path: name the ledger file (e.g. receipts.sqlite; it is created, its directory must exist)");
+  return path ?? null;
+}
+
+/** Open the ledger for a command. @throws ReceiptLedgerError (the caller reports it: exit 3, hook 1) */
+export async function openLedger(path: string, options: ReceiptLedgerOptions = {}): Promise<ReceiptLedger> {
+  const { ReceiptLedger } = await import("../receipts/ledger.js");
+  return ReceiptLedger.open(path, options);
+}
+
+/**
+ * Open the `--ledger` of a command that exits 3 when it cannot be used, before it starts anything:
+ * `{ ledger }` (null when `path` is null), or `{ exit }` once `<command>: <reason>; <consequence>`
+ * is on stderr. Other errors propagate.
+ */
+export async function openCommandLedger(path: string | null, io: CliIo, command: string, consequence: string): Promise<{ readonly ledger: ReceiptLedger | null } | { readonly exit: number }> {
+  if (path === null) return { ledger: null };
+  try {
+    return { ledger: await openLedger(path) };
+  } catch (error) {
+    if (!isLedgerError(error)) throw error;
+    io.err(`${command}: ${error.message}; ${consequence}\n`);
+    return { exit: EXIT.input };
+  }
+}
+
+/** True for a ReceiptLedgerError (checked by name, so that testing an error does not load the module). */
+export function isLedgerError(error: unknown): error is Error & { readonly fault: string; readonly failure_class: string; readonly retry_class: string } {
+  return error instanceof Error && error.name === "ReceiptLedgerError";
+}

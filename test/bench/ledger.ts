@@ -41,7 +41,7 @@ function processRate(argv0: string, prefix: readonly string[], ledger: string, c
 function referenceProblem(ledger: string): string | null {
   const probe = spawnSync(REFERENCE_CLI, ["receipt", "emit", "--ledger", ledger], { input: emitInput(ledgerRequest({ eventId: "probe", runId: "probe" }), { clientId: "bench", receiptId: "rcpt-probe" }), encoding: "utf8" });
   if (probe.error) return `the reference CLI cannot be run (${probe.error.message})`;
-  if (probe.status !== 0) return `the reference CLI refuses a ${WIRE_VERSION} receipt (exit ${probe.status}: ${probe.stderr.trim().split("\n")[0]}); it needs lifeloop-cli 0.9.0 and this tree at lifeloop.v0.4`;
+  if (probe.status !== 0) return `the reference CLI refuses a ${WIRE_VERSION} receipt (exit ${probe.status}: ${probe.stderr.trim().split("\n")[0]}); it needs lifeloop-cli 0.9.0 and this tree at ${WIRE_VERSION}`;
   return null;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm pack` / `npm publish` step (package.json `prepack`):
- * - build dist/ (packaging/prepare.mjs: tsc, then mark-bin), which needs the clone's
+ * - build dist/ (packaging/prepare.mjs: tsc, the CLI bundle, mark-bin), which needs the clone's
  *   devDependencies: exit 1 with what to run when `npm ci` has not been run yet;
  * - create the pack destination (.npmrc `pack-destination`, an ignored folder) so the tarball
  *   never lands untracked in the repository root;
@@ -26,6 +26,9 @@ if (!existsSync(join(root, "node_modules", "typescript", "bin", "tsc"))) {
 }
 const built = spawnSync(process.execPath, [join(root, "packaging", "prepare.mjs")], { stdio: "inherit" });
 if (built.status !== 0) process.exit(built.status ?? 1);
+// The CLI the package's `bin` names: the bundle of dist/runtime/cli (packaging/bundle-cli.mjs).
+const bundled = spawnSync(process.execPath, [join(root, "packaging", "bundle-cli.mjs")], { stdio: "inherit" });
+if (bundled.status !== 0) process.exit(bundled.status ?? 1);
 mkdirSync(join(root, ".cache", "pack"), { recursive: true });
 
 const text = readFileSync(manifest, "utf8");

@@ -4,8 +4,9 @@
  * `npm pack`, and when another project installs this folder (`npm install /path/to/clone`, `npm
  * install -g /path/to/clone`: npm links the folder and prepares it).
  *
- * - When this folder has its devDependencies (TypeScript), build dist/ (`npm run build`: tsc, then
- *   packaging/mark-bin.mjs), so `npm ci` alone leaves a working `npx --no-install lifeloop-callback`.
+ * - When this folder has its devDependencies (TypeScript), build dist/ as `npm run build` does (tsc,
+ *   the CLI bundle packaging/bundle-cli.mjs, packaging/mark-bin.mjs), so `npm ci` alone leaves a
+ *   working `npx --no-install lifeloop-callback`.
  * - Otherwise, when dist/ is already built, there is nothing to do.
  * - Otherwise (a clone installed from elsewhere before its own `npm ci`): say what to run, remove
  *   the link npm made to this folder (only a symlink to this very folder) and fail the install,
@@ -21,12 +22,14 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
 
 if (existsSync(tsc)) {
-  const built = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.json")], { stdio: "inherit" });
-  if (built.status !== 0) process.exit(built.status ?? 1);
-  const marked = spawnSync(process.execPath, [join(root, "packaging", "mark-bin.mjs")], { stdio: "inherit" });
-  process.exit(marked.status ?? 1);
+  for (const step of [[tsc, "-p", join(root, "tsconfig.json")], [join(root, "packaging", "bundle-cli.mjs")], [join(root, "packaging", "mark-bin.mjs")]]) {
+    const r = spawnSync(process.execPath, step, { stdio: "inherit" });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
+  process.exit(0);
 }
-if (existsSync(join(root, "dist", "runtime", "index.js"))) process.exit(0);
+// The library (tsc) and the CLI bundle (the `bin`) are both built.
+if (existsSync(join(root, "dist", "runtime", "index.js")) && existsSync(join(root, "dist", "cli", "main.js"))) process.exit(0);
 
 const initCwd = process.env.INIT_CWD ? resolve(process.env.INIT_CWD) : root;
 const link = join(initCwd, "node_modules", "lifeloop-callback");

@@ -1,5 +1,6 @@
 /**
- * Target: `generated/ts/spec.ts`, the spec tables and derived plans as typed TypeScript constants.
+ * Target: `generated/ts/spec.ts` and `generated/ts/spec/<stem>.ts`, the spec tables and derived plans as
+ * typed TypeScript constants (one module per table, re-exported by spec.ts).
  * The runtime reads every table through this file; it never restates one. Every table is one
  * `<STEM>_TABLE` constant (as written); the other table constants are views of those.
  */
@@ -21,27 +22,156 @@ function literal(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-/** Generate generated/ts/spec.ts. */
+/** The module of one spec table, e.g. `generated/ts/spec/limits.ts` (imported as `./spec/limits.js`). */
+export function tableModulePath(stem: string): string {
+  return `generated/ts/spec/${stem}.ts`;
+}
+
+/**
+ * The views (derived constants and types) kept next to their table, by table stem: a module that
+ * needs one table's facts imports that table's module alone (the CLI's start-up cost, issue 30).
+ */
+function tableViews(model: Model): ReadonlyMap<string, readonly string[]> {
+  return new Map<string, readonly string[]>([
+    [
+      "wire-version",
+      [
+        `/** The current wire version: every envelope's schema_version must equal it (spec/wire-version.json). */`,
+        `export const WIRE_VERSION = ${JSON.stringify(model.wireVersion.current)} as const;`,
+        "",
+        `/** Wire versions retired by this project, with their tombstones. */`,
+        `export const RETIRED_WIRE_VERSIONS = ${literal(model.wireVersion.retired)} as const;`,
+        "",
+        `/** The reference implementation this wire version is settled against. */`,
+        `export const REFERENCE_IMPLEMENTATION = ${literal(model.wireVersion.reference)} as const;`,
+      ],
+    ],
+    ["event-vocabulary", [`/** spec/tables/event-vocabulary.json: one row per LifecycleEventKind. */`, `export const EVENT_VOCABULARY = EVENT_VOCABULARY_TABLE.events;`]],
+    [
+      "failure-retry-defaults",
+      [
+        `/** spec/tables/failure-retry-defaults.json: the default RetryClass of each FailureClass. */`,
+        `export const FAILURE_RETRY_DEFAULTS = ${literal(Object.fromEntries(model.tables.failureRetryDefaults.defaults.map((r) => [r.failure_class, r.retry_class])))} as const;`,
+      ],
+    ],
+    [
+      "subprocess-failure-mapping",
+      [
+        `/** spec/tables/subprocess-failure-mapping.json: every failure variant and its FailureClass. */`,
+        `export const FAILURE_VARIANTS = SUBPROCESS_FAILURE_MAPPING_TABLE.variants;`,
+        `/** A failure variant id, e.g. \`non_zero_exit\`. */`,
+        `export type FailureVariant = (typeof FAILURE_VARIANTS)[number]["variant"];`,
+      ],
+    ],
+    [
+      "stream-v2",
+      [
+        `/** spec/tables/stream-v2.json: stream callbacks (v2) framing rules, frames, ids, methods, cancel, error codes, shutdown, respawn (spec/stream-protocol.md). */`,
+        `export const STREAM_V2 = STREAM_V2_TABLE;`,
+        `/** A stream framing rule id, e.g. \`stream.frame-too-large\`. */`,
+        `export type StreamRuleId = (typeof STREAM_V2)["framing_rules"][number]["id"];`,
+        `/** A client-to-host method name, e.g. \`continuation/put\`. */`,
+        `export type StreamReverseMethodName = (typeof STREAM_V2)["reverse_methods"][number]["method"];`,
+        `/** A JSON-RPC error code name of the stream binding, e.g. \`not_available\`. */`,
+        `export type StreamErrorName = (typeof STREAM_V2)["error_codes"][number]["name"];`,
+      ],
+    ],
+    ["transport-modes", [`/** spec/tables/transport-modes.json */`, `export const TRANSPORT_MODES = TRANSPORT_MODES_TABLE.modes;`]],
+    ["subprocess-wire-framing", [`/** spec/tables/subprocess-wire-framing.json */`, `export const SUBPROCESS_WIRE_FRAMING = SUBPROCESS_WIRE_FRAMING_TABLE.streams;`]],
+    ["receipt-emitted-guard", [`/** spec/tables/receipt-emitted-guard.json */`, `export const RECEIPT_EMITTED_GUARD = RECEIPT_EMITTED_GUARD_TABLE;`]],
+    [
+      "limits",
+      [
+        `/** spec/tables/limits.json, by name (units in the table: bytes, levels, ms). */`,
+        `export const LIMITS = ${literal(Object.fromEntries(model.tables.limits.limits.map((l) => [l.name, l.value])))} as const;`,
+      ],
+    ],
+    ["client-initiated-commands", [`/** spec/tables/client-initiated-commands.json */`, `export const CLIENT_INITIATED_COMMANDS = CLIENT_INITIATED_COMMANDS_TABLE;`]],
+    [
+      "reference-differences",
+      [`/** spec/tables/reference-differences.json: deliberate differences from the reference crate. */`, `export const REFERENCE_DIFFERENCES = REFERENCE_DIFFERENCES_TABLE.differences;`],
+    ],
+    [
+      "cli-exit-codes",
+      [
+        `/** spec/tables/cli-exit-codes.json: exit code of the lifeloop-callback CLI by name. */`,
+        `export const CLI_EXIT_CODES = ${literal(Object.fromEntries(model.tables.cliExitCodes.codes.map((c) => [c.name, c.code])))} as const;`,
+      ],
+    ],
+    [
+      "cli-commands",
+      [
+        `/** spec/tables/cli-commands.json: the CLI's commands, in help order. */`,
+        `export const CLI_COMMANDS = CLI_COMMANDS_TABLE.commands;`,
+        `/** A command of the CLI, e.g. \`hook\`. */`,
+        `export type CliCommandName = (typeof CLI_COMMANDS)[number]["name"];`,
+      ],
+    ],
+    [
+      "document-rules",
+      [
+        `/** spec/tables/document-rules.json: rule ids of the parse (json.*) and schema (schema.*) layers. */`,
+        `export const DOCUMENT_RULES = DOCUMENT_RULES_TABLE.rules;`,
+        `/** The parse-layer rule ids (the json.* rows of spec/tables/document-rules.json) by lowerCamel name. */`,
+        `export const PARSE_RULE_IDS = {`,
+        ...model.tables.documentRules.rules
+          .filter((row) => row.layer === "json")
+          .flatMap((r) => [`  /** ${r.summary.replace(/\s+/g, " ")} */`, `  ${tableKey(r.id.slice("json.".length))}: ${JSON.stringify(r.id)},`]),
+        `} as const;`,
+        `/** A parse- or schema-layer rule id. */`,
+        `export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];`,
+      ],
+    ],
+    [
+      "harness-hook-mapping",
+      [
+        `/** spec/tables/harness-hook-mapping.json: lifecycle event → harness hook event, rendering facts, directives, errors (spec/harness-hooks.md). */`,
+        `export const HARNESS_HOOK_MAPPING = HARNESS_HOOK_MAPPING_TABLE;`,
+        `/** A harness the renderer targets (\`--adapter\`), e.g. \`claude\`. */`,
+        `export type HookAdapter = (typeof HARNESS_HOOK_MAPPING)["adapters"][number]["adapter"];`,
+        `/** A render error kind, e.g. \`unsupported_event\`. */`,
+        `export type HookRenderErrorKind = (typeof HARNESS_HOOK_MAPPING)["errors"][number]["kind"];`,
+        `/** A render warning code, e.g. \`directive_ignored\`. */`,
+        `export type HookRenderWarningCode = (typeof HARNESS_HOOK_MAPPING)["warnings"][number]["code"];`,
+      ],
+    ],
+    [
+      "harness-hook-inputs",
+      [`/** spec/tables/harness-hook-inputs.json: what \`lifeloop-callback hook\` does with each harness hook input (spec/hook-command.md). */`, `export const HARNESS_HOOK_INPUTS = HARNESS_HOOK_INPUTS_TABLE;`],
+    ],
+  ]);
+}
+
+/**
+ * Generate generated/ts/spec.ts and one module per spec table (generated/ts/spec/<stem>.ts, the
+ * table as written plus its views). spec.ts re-exports every table module, so it stays the one
+ * import for everything; a start-up path imports only the table modules it needs.
+ */
 export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
+  const views = tableViews(model);
+  const stems = new Set(model.specTables.map((t) => t.stem));
+  if (stems.has("plans")) throw new Error("ts-spec: a spec table named plans would collide with generated/ts/spec/plans.ts");
+  for (const stem of views.keys()) if (!stems.has(stem)) throw new Error(`ts-spec: a view belongs to ${stem}, which is not a spec table`);
+  const files: OutputFile[] = [];
+  for (const t of model.specTables) {
+    const table = [slashBanner(`${t.file} as a constant, with its views (re-exported by ../spec.ts).`)];
+    table.push(`/** ${t.file} as written (minus \`$schema\`); its type is ${String(t.meta.title)} in ../tables.ts. */`);
+    table.push(`export const ${tableConstName(t.stem)} = ${literal(t.doc)} as const;`);
+    const own = views.get(t.stem);
+    if (own) table.push("", ...own);
+    files.push({ path: tableModulePath(t.stem), content: finalNewline(table.join("\n")) });
+  }
   const lines: string[] = [];
   lines.push(slashBanner("Spec tables (spec/tables/*.json), the wire version and derived plans as constants."));
+  lines.push(`// Every spec table, with its views, from its own module (./spec/<stem>.ts), and the plans.`);
+  for (const t of model.specTables) lines.push(`export * from "./spec/${t.stem}.js";`);
+  lines.push(`export * from "./spec/plans.js";`);
+  files.push({ path: "generated/ts/spec.ts", content: finalNewline(lines.join("\n")) });
+  lines.length = 0;
+  lines.push(slashBanner("Wire object types, enum values and the plans derived from schemas and rules (re-exported by ../spec.ts)."));
   lines.push("");
-  lines.push(`import type * as Wire from "./types.js";`);
+  lines.push(`import type * as Wire from "../types.js";`);
   lines.push("");
-  lines.push(`/** The current wire version: every envelope's schema_version must equal it (spec/wire-version.json). */`);
-  lines.push(`export const WIRE_VERSION = ${JSON.stringify(model.wireVersion.current)} as const;`);
-  lines.push("");
-  lines.push(`/** Wire versions retired by this project, with their tombstones. */`);
-  lines.push(`export const RETIRED_WIRE_VERSIONS = ${literal(model.wireVersion.retired)} as const;`);
-  lines.push("");
-  lines.push(`/** The reference implementation this wire version is settled against. */`);
-  lines.push(`export const REFERENCE_IMPLEMENTATION = ${literal(model.wireVersion.reference)} as const;`);
-  lines.push("");
-  for (const t of model.specTables) {
-    lines.push(`/** ${t.file} as written (minus \`$schema\`); its type is ${String(t.meta.title)} in ./tables.ts. */`);
-    lines.push(`export const ${tableConstName(t.stem)} = ${literal(t.doc)} as const;`);
-    lines.push("");
-  }
   for (const e of model.enums) {
     lines.push(`/** Every ${e.name} value, in schema order (schemas/${e.file}). */`);
     lines.push(`export const ${constName(e.name)}_VALUES = ${literal(e.values)} as const;`);
@@ -61,59 +191,6 @@ export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   lines.push(`export const WIRE_DOCUMENTS = ${literal(model.roots)} as const;`);
   lines.push(`/** The CLI name of a wire document type, e.g. \`callback-request\`. */`);
   lines.push(`export type WireDocumentCliName = (typeof WIRE_DOCUMENTS)[number]["cliName"];`);
-  lines.push("");
-  lines.push(`/** spec/tables/event-vocabulary.json: one row per LifecycleEventKind. */`);
-  lines.push(`export const EVENT_VOCABULARY = EVENT_VOCABULARY_TABLE.events;`);
-  lines.push("");
-  lines.push(`/** spec/tables/failure-retry-defaults.json: the default RetryClass of each FailureClass. */`);
-  lines.push(`export const FAILURE_RETRY_DEFAULTS = ${literal(Object.fromEntries(model.tables.failureRetryDefaults.defaults.map((r) => [r.failure_class, r.retry_class])))} as const;`);
-  lines.push("");
-  lines.push(`/** spec/tables/subprocess-failure-mapping.json: every failure variant and its FailureClass. */`);
-  lines.push(`export const FAILURE_VARIANTS = SUBPROCESS_FAILURE_MAPPING_TABLE.variants;`);
-  lines.push(`/** A failure variant id, e.g. \`non_zero_exit\`. */`);
-  lines.push(`export type FailureVariant = (typeof FAILURE_VARIANTS)[number]["variant"];`);
-  lines.push("");
-  lines.push(`/** spec/tables/stream-v2.json: stream callbacks (v2) framing rules, frames, ids, methods, cancel, error codes, shutdown, respawn (spec/stream-protocol.md). */`);
-  lines.push(`export const STREAM_V2 = STREAM_V2_TABLE;`);
-  lines.push(`/** A stream framing rule id, e.g. \`stream.frame-too-large\`. */`);
-  lines.push(`export type StreamRuleId = (typeof STREAM_V2)["framing_rules"][number]["id"];`);
-  lines.push(`/** A client-to-host method name, e.g. \`continuation/put\`. */`);
-  lines.push(`export type StreamReverseMethodName = (typeof STREAM_V2)["reverse_methods"][number]["method"];`);
-  lines.push(`/** A JSON-RPC error code name of the stream binding, e.g. \`not_available\`. */`);
-  lines.push(`export type StreamErrorName = (typeof STREAM_V2)["error_codes"][number]["name"];`);
-  lines.push("");
-  lines.push(`/** spec/tables/transport-modes.json */`);
-  lines.push(`export const TRANSPORT_MODES = TRANSPORT_MODES_TABLE.modes;`);
-  lines.push("");
-  lines.push(`/** spec/tables/subprocess-wire-framing.json */`);
-  lines.push(`export const SUBPROCESS_WIRE_FRAMING = SUBPROCESS_WIRE_FRAMING_TABLE.streams;`);
-  lines.push("");
-  lines.push(`/** spec/tables/receipt-emitted-guard.json */`);
-  lines.push(`export const RECEIPT_EMITTED_GUARD = RECEIPT_EMITTED_GUARD_TABLE;`);
-  lines.push("");
-  lines.push(`/** spec/tables/limits.json, by name (units in the table: bytes, levels, ms). */`);
-  lines.push(`export const LIMITS = ${literal(Object.fromEntries(model.tables.limits.limits.map((l) => [l.name, l.value])))} as const;`);
-  lines.push("");
-  lines.push(`/** spec/tables/client-initiated-commands.json */`);
-  lines.push(`export const CLIENT_INITIATED_COMMANDS = CLIENT_INITIATED_COMMANDS_TABLE;`);
-  lines.push("");
-  lines.push(`/** spec/tables/reference-differences.json: deliberate differences from the reference crate. */`);
-  lines.push(`export const REFERENCE_DIFFERENCES = REFERENCE_DIFFERENCES_TABLE.differences;`);
-  lines.push("");
-  lines.push(`/** spec/tables/cli-exit-codes.json: exit code of the lifeloop-callback CLI by name. */`);
-  lines.push(`export const CLI_EXIT_CODES = ${literal(Object.fromEntries(model.tables.cliExitCodes.codes.map((c) => [c.name, c.code])))} as const;`);
-  lines.push("");
-  lines.push(`/** spec/tables/document-rules.json: rule ids of the parse (json.*) and schema (schema.*) layers. */`);
-  lines.push(`export const DOCUMENT_RULES = DOCUMENT_RULES_TABLE.rules;`);
-  lines.push(`/** The parse-layer rule ids (the json.* rows of spec/tables/document-rules.json) by lowerCamel name. */`);
-  lines.push(`export const PARSE_RULE_IDS = {`);
-  for (const r of model.tables.documentRules.rules.filter((row) => row.layer === "json")) {
-    lines.push(`  /** ${r.summary.replace(/\s+/g, " ")} */`);
-    lines.push(`  ${tableKey(r.id.slice("json.".length))}: ${JSON.stringify(r.id)},`);
-  }
-  lines.push(`} as const;`);
-  lines.push(`/** A parse- or schema-layer rule id. */`);
-  lines.push(`export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];`);
   lines.push("");
   lines.push(`/** One executable rule step (see codegen/model/model.ts RuleStep and spec/README.md, "Rules"). */`);
   lines.push(`export interface RuleStep {`);
@@ -143,22 +220,12 @@ export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   lines.push(`/** Pointer patterns of open maps (metadata, telemetry_summary) per wire object type. */`);
   lines.push(`export const OPEN_MAP_PATHS: { readonly [K in WireObjectTypeName]: readonly string[] } = ${literal(Object.fromEntries(computeOpenMapPaths(model.types)))};`);
   lines.push("");
-  lines.push(`/** spec/tables/harness-hook-mapping.json: lifecycle event → harness hook event, rendering facts, directives, errors (spec/harness-hooks.md). */`);
-  lines.push(`export const HARNESS_HOOK_MAPPING = HARNESS_HOOK_MAPPING_TABLE;`);
-  lines.push(`/** A harness the renderer targets (\`--adapter\`), e.g. \`claude\`. */`);
-  lines.push(`export type HookAdapter = (typeof HARNESS_HOOK_MAPPING)["adapters"][number]["adapter"];`);
-  lines.push(`/** A render error kind, e.g. \`unsupported_event\`. */`);
-  lines.push(`export type HookRenderErrorKind = (typeof HARNESS_HOOK_MAPPING)["errors"][number]["kind"];`);
-  lines.push(`/** A render warning code, e.g. \`directive_ignored\`. */`);
-  lines.push(`export type HookRenderWarningCode = (typeof HARNESS_HOOK_MAPPING)["warnings"][number]["code"];`);
-  lines.push(`/** spec/tables/harness-hook-inputs.json: what \`lifeloop-callback hook\` does with each harness hook input (spec/hook-command.md). */`);
-  lines.push(`export const HARNESS_HOOK_INPUTS = HARNESS_HOOK_INPUTS_TABLE;`);
-  lines.push("");
   lines.push(`/** Schemas under schemas/hooks/: each harness hook output and input (with its adapter and hook event; an input with the members it lists) and the render request. */`);
   lines.push(
     `export const HOOK_SCHEMAS = ${literal(
       model.hookSchemas.map((h) => ({ name: h.name, role: h.role, adapter: h.adapter ?? null, hook_event: h.hookEvent ?? null, ...(h.role === "input" ? { members: Object.keys((h.schema.properties ?? {}) as object) } : {}) })),
     )} as const;`,
   );
-  return [{ path: "generated/ts/spec.ts", content: finalNewline(lines.join("\n")) }];
+  files.push({ path: "generated/ts/spec/plans.ts", content: finalNewline(lines.join("\n")) });
+  return files;
 }

@@ -8,7 +8,8 @@
  *   default, as the reference, is exit 0 for every valid answer; spec/tables/cli-exit-codes.json).
  */
 import { basename } from "node:path";
-import { RECEIPT_STATUS_VALUES, SCRIPT_INTERPRETERS_TABLE } from "../../generated/ts/spec.js";
+import { RECEIPT_STATUS_VALUES } from "../../generated/ts/spec/plans.js";
+import { SCRIPT_INTERPRETERS_TABLE } from "../../generated/ts/spec/script-interpreters.js";
 import type { ReceiptStatus } from "../../generated/ts/types.js";
 import { UsageError } from "./io.js";
 

@@ -1,53 +1,11 @@
 /**
- * The CLI's top-level help and its answer to an unknown command (runtime/cli/main.ts): a short
- * command list, one line each, that points to `<command> --help` for the flags; and, for a typo,
- * one error line, the closest command and where to look, never the whole usage text (the error
- * would scroll away).
+ * The CLI's answer to an unknown command (runtime/cli/main.ts): one error line, the closest command
+ * ("did you mean") and where to look, never the whole help (the error would scroll away). The
+ * commands are the rows of spec/tables/cli-commands.json.
  */
 
-/** One line per command, in the order `--help` lists them; a command missing here is listed by name only. */
-export const COMMAND_SUMMARIES: Readonly<Record<string, string>> = {
-  validate: "judge one wire document (FILE or -) against the schemas and rules",
-  invoke: "send one DispatchEnvelope to a client process, print its answer and receipt",
-  session: "deliver a JSON Lines session (subprocess or stream transport), print a summary",
-  conform: "check a client program against every conformance scenario",
-  hook: "run as a Claude Code / Codex hook; hook config | install | uninstall",
-  render: "render a HookRenderRequest as the hook output a harness reads",
-  continuation: "the continuation store: put | get | drop | list | drop-thread",
-  receipt: "make a receipt from an answer (emit), read a receipt ledger (list, get)",
-  conformance: "run conformance fixtures in the reference's format (conformance run --root DIR)",
-  diff: "breaking-change gate between two spec versions (or two JSON Schemas)",
-  generate: "regenerate generated/ from spec/ and schemas/ (development checkout)",
-  events: "print the event vocabulary",
-  version: "print the package and wire versions (also --version, -v, -V)",
-};
-
-/** Where the full documentation of the commands is, named in the help and in the unknown-command error. */
+/** Where the full documentation of the commands is, named in the unknown-command error. */
 export const CLI_REFERENCE = "generated/docs/reference/cli.md";
-
-/**
- * The short help: one line per registered command (in {@link COMMAND_SUMMARIES} order, then any
- * other registered command), then where the flags and the exit codes are.
- * @param names - the registered command names (main.ts COMMANDS)
- * @param header - the first line (the tool and its wire version)
- * @param exitCodes - the exit-code line (from spec/tables/cli-exit-codes.json)
- */
-export function shortHelp(names: readonly string[], header: string, exitCodes: string): string {
-  const ordered = [...Object.keys(COMMAND_SUMMARIES).filter((n) => names.includes(n)), ...names.filter((n) => !(n in COMMAND_SUMMARIES))];
-  const width = Math.max(...ordered.map((n) => n.length));
-  return [
-    header,
-    "",
-    "usage: lifeloop-callback <command> [flags]",
-    "",
-    "commands:",
-    ...ordered.map((n) => `  ${n.padEnd(width)}  ${COMMAND_SUMMARIES[n] ?? ""}`.trimEnd()),
-    "",
-    "Run `lifeloop-callback <command> --help` for a command's flags, `lifeloop-callback help --all` for every usage,",
-    `or read ${CLI_REFERENCE} (in the package and the repository).`,
-    exitCodes,
-  ].join("\n");
-}
 
 /**
  * The optimal-string-alignment distance between `a` and `b` (insertions, deletions, substitutions
@@ -90,7 +48,7 @@ export function unknownCommandText(name: string, names: readonly string[]): stri
   const close = closestCommand(name, names);
   return [
     `lifeloop-callback: unknown command ${JSON.stringify(name)}${close === null ? "" : `; did you mean ${close}?`}`,
-    `Run lifeloop-callback --help for the list of commands (${names.join(", ")}).`,
+    `Run lifeloop-callback --help for the commands (${names.join(", ")}), or read ${CLI_REFERENCE}.`,
     "",
   ].join("\n");
 }

@@ -4,7 +4,7 @@
  */
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
-import { CLI_EXIT_CODES } from "../../generated/ts/spec.js";
+import { CLI_EXIT_CODES } from "../../generated/ts/spec/cli-exit-codes.js";
 
 /** Exit codes by name, from the spec table. */
 export const EXIT = CLI_EXIT_CODES;

@@ -1,27 +1,22 @@
 #!/usr/bin/env node
 /**
- * The `lifeloop-callback` command line. Commands:
- *   validate <type> [FILE|-]              judge one wire document
- *   conformance run --root DIR            run fixtures in the reference's format
- *   generate [--check]                    regenerate generated/ (development checkout)
- *   invoke --program ABS --timeout-ms N   send one DispatchEnvelope to a client process
- *   continuation put|get|drop|list|drop-thread   the continuation store (CONTINUATION-001)
- *   session [--transport T] --program ABS --timeout-ms N FILE   deliver a JSON Lines session (v1 or v2)
- *   diff --base A --head B | --schema OLD NEW   breaking-change gate between two spec versions
- *   hook --adapter A --event E ...        run as a Claude Code / Codex command hook (hook config: the hooks block)
- *   receipt emit|list|get --ledger PATH   the durable receipt ledger (SQLite, the reference's --ledger format)
- *   events                                print the event vocabulary
- *   version | --version | -v | -V         print the package and wire versions
- * Exit codes (spec/tables/cli-exit-codes.json): 0 ok, 1 validation, 2 usage, 3 input, 4 unsupported.
- * A command's module is imported only when that command runs (or for help), so start-up costs one
- * command's dependencies (test/cli/lazy-commands.test.ts).
+ * The `lifeloop-callback` command line. Its commands are the rows of spec/tables/cli-commands.json
+ * (in help order); exit codes are spec/tables/cli-exit-codes.json.
+ *
+ * Start-up cost is a user's latency: `hook` runs on every harness event and `continuation get` per
+ * client event (issue 30). So this entry point imports only the small table modules it needs
+ * (generated/ts/spec/<table>.js, never the whole generated/ts/spec.js), answers `--help` from the
+ * table without loading any command, and imports a command's module only when that command runs;
+ * test/cli/lazy-commands.test.ts records the modules each run loads.
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { CLI_EXIT_CODES, EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
-import { shortHelp, unknownCommandText } from "./help.js";
-import { EXIT, HelpRequested, jsonLine, parseFlags, UsageError, type CliIo } from "./io.js";
-import { packageVersion } from "./package-root.js";
+import { CLI_COMMANDS, type CliCommandName } from "../../generated/ts/spec/cli-commands.js";
+import { CLI_EXIT_CODES } from "../../generated/ts/spec/cli-exit-codes.js";
+import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
+import { unknownCommandText } from "./help.js";
+import { EXIT, HelpRequested, UsageError, type CliIo } from "./io.js";
+import { BufferedOutput } from "./output.js";
 
 /** What a command's module provides: its usage text (printed for `--help`) and its entry point. */
 export interface LoadedCommand {
@@ -29,89 +24,78 @@ export interface LoadedCommand {
   readonly run: (args: readonly string[], io: CliIo) => Promise<number>;
 }
 
-type Command = {
-  /**
-   * Imports the command's module (only when that command runs, or for help), so start-up pays for
-   * one command's dependencies, not every command's (e.g. `continuation get` loads no validator).
-   */
-  readonly load: () => Promise<LoadedCommand>;
-  /** The command reads `--help` itself (continuation: `-h` can be a valid identifier value). */
-  readonly ownHelp?: boolean;
+/**
+ * How to import each command's module: one dynamic import per row of spec/tables/cli-commands.json
+ * (the mapped type makes a row without a loader, or a loader without a row, a type error).
+ */
+const LOADERS: { readonly [K in CliCommandName]: () => Promise<LoadedCommand> } = {
+  validate: async () => import("./commands/validate.js").then((m) => ({ usage: m.VALIDATE_USAGE, run: m.runValidate })),
+  conformance: async () => import("./commands/conformance.js").then((m) => ({ usage: m.CONFORMANCE_USAGE, run: m.runConformance })),
+  conform: async () => import("./commands/conform.js").then((m) => ({ usage: m.CONFORM_USAGE, run: m.runConform })),
+  generate: async () => import("./commands/generate.js").then((m) => ({ usage: m.GENERATE_USAGE, run: m.runGenerateCommand })),
+  invoke: async () => import("./commands/invoke.js").then((m) => ({ usage: m.INVOKE_USAGE, run: m.runInvoke })),
+  session: async () => import("./commands/session.js").then((m) => ({ usage: m.SESSION_USAGE, run: m.runSessionCli })),
+  render: async () => import("./commands/render.js").then((m) => ({ usage: m.RENDER_USAGE, run: m.runRender })),
+  continuation: async () => import("./commands/continuation.js").then((m) => ({ usage: m.CONTINUATION_USAGE, run: m.runContinuationCli })),
+  diff: async () => import("./commands/diff.js").then((m) => ({ usage: m.DIFF_USAGE, run: m.runDiff })),
+  hook: async () => import("./commands/hook.js").then((m) => ({ usage: m.HOOK_USAGE, run: m.runHook })),
+  receipt: async () => import("./commands/receipt.js").then((m) => ({ usage: m.RECEIPT_USAGE, run: m.runReceipt })),
+  events: async () => import("./commands/events.js").then((m) => ({ usage: m.EVENTS_USAGE, run: m.runEvents })),
+  version: async () => import("./commands/version.js").then((m) => ({ usage: m.VERSION_USAGE, run: m.runVersion })),
 };
 
-/** Registered commands, in help order; other modules add theirs here (a dynamic import each). */
-export const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
-  ["validate", { load: async () => import("./commands/validate.js").then((m) => ({ usage: m.VALIDATE_USAGE, run: m.runValidate })) }],
-  ["conformance", { load: async () => import("./commands/conformance.js").then((m) => ({ usage: m.CONFORMANCE_USAGE, run: m.runConformance })) }],
-  ["conform", { load: async () => import("./commands/conform.js").then((m) => ({ usage: m.CONFORM_USAGE, run: m.runConform })) }],
-  ["generate", { load: async () => import("./commands/generate.js").then((m) => ({ usage: m.GENERATE_USAGE, run: m.runGenerateCommand })) }],
-  ["invoke", { load: async () => import("./commands/invoke.js").then((m) => ({ usage: m.INVOKE_USAGE, run: m.runInvoke })) }],
-  ["session", { load: async () => import("./commands/session.js").then((m) => ({ usage: m.SESSION_USAGE, run: m.runSessionCli })) }],
-  ["render", { load: async () => import("./commands/render.js").then((m) => ({ usage: m.RENDER_USAGE, run: m.runRender })) }],
-  ["continuation", { load: async () => import("./commands/continuation.js").then((m) => ({ usage: m.CONTINUATION_USAGE, run: m.runContinuationCli })), ownHelp: true }],
-  ["diff", { load: async () => import("./commands/diff.js").then((m) => ({ usage: m.DIFF_USAGE, run: m.runDiff })) }],
-  ["hook", { load: async () => import("./commands/hook.js").then((m) => ({ usage: m.HOOK_USAGE, run: m.runHook })) }],
-  ["receipt", { load: async () => import("./commands/receipt.js").then((m) => ({ usage: m.RECEIPT_USAGE, run: m.runReceipt })) }],
-  [
-    "events",
-    {
-      load: async () => ({
-        usage: "usage: lifeloop-callback events\n  Prints the event vocabulary (spec/tables/event-vocabulary.json) as JSON.",
-        run: async (args, io) => {
-          const { positionals } = parseFlags(args, {});
-          if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
-          io.out(`${JSON.stringify(EVENT_VOCABULARY, null, 2)}\n`);
-          return EXIT.ok;
-        },
-      }),
-    },
-  ],
-  [
-    "version",
-    {
-      load: async () => ({
-        usage: "usage: lifeloop-callback version [--json]   (also --version, -v, -V)\n  Prints `lifeloop-callback <package version> (wire <wire version>)`; --json prints {package_version, wire_version}.",
-        run: async (args, io) => {
-          const { switches, positionals } = parseFlags(args, { switches: ["--json"] });
-          if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
-          const version = packageVersion();
-          io.out(switches.has("--json") ? jsonLine({ package_version: version, wire_version: WIRE_VERSION }) : `lifeloop-callback ${version} (wire ${WIRE_VERSION})\n`);
-          return EXIT.ok;
-        },
-      }),
-    },
-  ],
-]);
+/** A registered command: its table row and the import of its module. */
+type Command = (typeof CLI_COMMANDS)[number] & { readonly load: () => Promise<LoadedCommand> };
 
-/** Every command's usage text, in registry order (loads every command's module: help and the docs only). */
+/** Registered commands by name and by alias (e.g. `--version`), in table order. */
+export const COMMANDS: ReadonlyMap<string, Command> = new Map(
+  CLI_COMMANDS.flatMap((row) => {
+    const command: Command = { ...row, load: LOADERS[row.name] };
+    return [row.name, ...row.aliases].map((name) => [name, command] as const);
+  }),
+);
+
+/** Every command's usage text, in table order (loads every command's module: the docs only). */
 export async function commandUsages(): Promise<ReadonlyArray<readonly [name: string, usage: string]>> {
-  return Promise.all([...COMMANDS].map(async ([name, c]) => [name, (await c.load()).usage] as const));
+  return Promise.all(CLI_COMMANDS.map(async (row) => [row.name, (await LOADERS[row.name]()).usage] as const));
 }
 
-/** The exit-code line of the help (spec/tables/cli-exit-codes.json). */
-const EXIT_CODES_LINE = `Exit codes: ${Object.entries(CLI_EXIT_CODES).map(([name, code]) => `${code} ${name}`).join(", ")} (spec/tables/cli-exit-codes.json).`;
-
-/** `--help`: the short command list (runtime/cli/help.ts); `help --all`: every command's usage too. */
-async function help(all = false): Promise<string> {
-  const header = `lifeloop-callback: schema-first toolkit for the Lifeloop client callback protocol (wire ${WIRE_VERSION})`;
-  if (!all) return shortHelp([...COMMANDS.keys()], header, EXIT_CODES_LINE);
-  return [header, "", ...(await commandUsages()).map(([, usage]) => usage), "", EXIT_CODES_LINE].join("\n");
+/** The top-level help, from the tables alone (no command module is loaded). */
+function help(): string {
+  const width = Math.max(...CLI_COMMANDS.map((c) => `${c.name} ${c.synopsis}`.trimEnd().length));
+  return [
+    `lifeloop-callback: schema-first toolkit for the Lifeloop client callback protocol (wire ${WIRE_VERSION})`,
+    "",
+    "usage: lifeloop-callback COMMAND [ARGUMENTS]   (lifeloop-callback COMMAND --help: its usage, flags and exit codes;",
+    "       lifeloop-callback help --all: every command's usage)",
+    ...CLI_COMMANDS.map((c) => {
+      const aliases = c.aliases.length > 0 ? ` (also ${c.aliases.join(", ")})` : "";
+      return `  ${`${c.name} ${c.synopsis}`.trimEnd().padEnd(width)}  ${c.summary}${aliases}`;
+    }),
+    "",
+    `Exit codes: ${Object.entries(CLI_EXIT_CODES).map(([name, code]) => `${code} ${name}`).join(", ")} (spec/tables/cli-exit-codes.json).`,
+  ].join("\n");
 }
 
 /** Run the CLI with `argv` (without node and script); returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [first, ...args] = argv;
-  // `--version` and `-V` are the usual spellings of the version command.
-  const name = first === "--version" || first === "-V" || first === "-v" ? "version" : first;
+  // An alias (`--version`, `-V`: spec/tables/cli-commands.json) is its command.
+  const name = first === undefined ? undefined : (COMMANDS.get(first)?.name ?? first);
   // `help COMMAND`: that command's usage, as `COMMAND --help` prints it.
   if (name === "help" && args.length === 1 && COMMANDS.has(args[0] as string)) return runCli([args[0] as string, "--help"], io);
+  // `help --all`: every command's usage (loads every command's module).
+  if (name === "help" && args.length === 1 && args[0] === "--all") {
+    io.out(`${(await commandUsages()).map(([, usage]) => usage).join("\n\n")}\n`);
+    return EXIT.ok;
+  }
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-    io.out(`${await help(args[0] === "--all")}\n`);
+    io.out(`${help()}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   const registered = COMMANDS.get(name);
   if (!registered) {
-    io.err(unknownCommandText(name, [...COMMANDS.keys()]));
+    io.err(unknownCommandText(name, CLI_COMMANDS.map((c) => c.name)));
     return EXIT.usage;
   }
   let command: LoadedCommand;
@@ -124,8 +108,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   // Anywhere else, `--help` is recognized by parseFlags: as a flag's value (`--arg -h`) it is that
   // value, and a hook must not print usage text on stdout instead of delivering. A command that
-  // parses its own arguments (`ownHelp`) answers --help itself.
-  if (!registered.ownHelp && (args[0] === "--help" || args[0] === "-h")) {
+  // parses its own arguments (`own_help` in the table) answers --help itself.
+  if (!registered.own_help && (args[0] === "--help" || args[0] === "-h")) {
     io.out(`${command.usage}\n`);
     return EXIT.ok;
   }
@@ -206,15 +190,16 @@ function outputErrorExit(): number {
 
 if (isEntryPoint()) {
   process.stdout.on("error", exitOnOutputError);
+  // Buffered (runtime/cli/output.ts): one write per line was a quarter of a session's time per event.
+  // Once the reader went away (stdoutGone), what is still gathered or written later is dropped.
+  const stdout = new BufferedOutput({ write: (chunk) => stdoutGone || process.stdout.write(chunk), once: (event, listener) => process.stdout.once(event, listener) });
+  process.on("exit", () => stdout.flush());
   const code = await runCli(process.argv.slice(2), {
     stdin: process.stdin,
-    out: (t) => {
-      if (!stdoutGone) process.stdout.write(t);
-    },
+    out: (t) => stdout.write(t),
     err: (t) => process.stderr.write(t),
-    outBytes: (b) => {
-      if (!stdoutGone) process.stdout.write(b);
-    },
+    outBytes: (b) => stdout.write(b),
   });
+  stdout.flush();
   process.exitCode = code;
 }

@@ -25,3 +25,15 @@ export function packageRoot(): string {
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
 }
+
+/**
+ * Absolute path of the CLI this package installs (package.json `bin`, `lifeloop-callback`): the
+ * bundle packaging/bundle-cli.mjs writes, which starts faster than dist/runtime/cli/main.js.
+ * @throws Error when package.json names no such bin.
+ */
+export function packageBin(): string {
+  const bin = (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { bin?: string | Record<string, string> }).bin;
+  const path = typeof bin === "string" ? bin : bin?.["lifeloop-callback"];
+  if (path === undefined) throw new Error("package.json has no bin lifeloop-callback");
+  return join(packageRoot(), path);
+}

@@ -3,7 +3,8 @@
  * from the command registry of ./main.ts (each command's usage text) and the exit-code table
  * (spec/tables/cli-exit-codes.json), so a new command or flag appears there without a second list.
  */
-import { CLI_EXIT_CODES, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { CLI_EXIT_CODES } from "../../generated/ts/spec/cli-exit-codes.js";
+import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
 import { commandUsages } from "./main.js";
 
 /** Markdown of every command (usage, flags and exit codes as its `--help` prints them) and the exit-code table. */

@@ -23,7 +23,8 @@
  *   never waits for another process to release a thread's lock.
  */
 import { join } from "node:path";
-import { LIMITS, STREAM_V2, type StreamErrorName } from "../../generated/ts/spec.js";
+import { LIMITS } from "../../generated/ts/spec/limits.js";
+import { STREAM_V2, type StreamErrorName } from "../../generated/ts/spec/stream-v2.js";
 import { ReverseRequestError, type ReverseHandlers, type ReverseRequest } from "../stream/reverse.js";
 import { ContinuationError } from "./errors.js";
 import { checkIdentifier } from "./identifier.js";

@@ -3,7 +3,7 @@
  * the generated constants: identifier rule, root resolution, limits, entry format, error codes. The
  * store and the CLI take every such fact from here; none is restated in code.
  */
-import { CLIENT_INITIATED_COMMANDS } from "../../generated/ts/spec.js";
+import { CLIENT_INITIATED_COMMANDS } from "../../generated/ts/spec/client-initiated-commands.js";
 
 type Groups = (typeof CLIENT_INITIATED_COMMANDS)["groups"];
 /** The continuation group's row, exactly as generated. */

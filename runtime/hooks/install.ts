@@ -17,7 +17,7 @@
 import { constants } from "node:fs";
 import { chmod, lstat, mkdir, open, readFile, realpath, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { LIMITS } from "../../generated/ts/spec.js";
+import { LIMITS } from "../../generated/ts/spec/limits.js";
 import { describeIoError } from "../cli/io.js";
 import { issueText } from "../invoker/failure.js";
 import { parseStrictJson } from "../wire/strict-json.js";
@@ -74,6 +74,9 @@ export function shellWords(command: string): string[] {
   return words;
 }
 
+/** The package's CLI entry points, relative to its root: the bundle (package.json `bin`) and the tsc output. */
+const CLI_ENTRY_POINTS = ["dist/cli/main.js", "dist/runtime/cli/main.js"];
+
 /** Words after which the next word is the program a shell or launcher runs. */
 const LAUNCHERS = new Set(["&&", "||", ";", "|", "exec", "env", "npx", "node", "nodejs"]);
 
@@ -95,15 +98,15 @@ const NOT_A_HOOK_CALL = new Set(["config", "install", "uninstall"]);
 
 /**
  * True when `command` runs `lifeloop-callback hook`: one of its words is the CLI (a file named
- * `lifeloop-callback`, or the package's entry point `.../dist/runtime/cli/main.js`, as `hook config`
- * writes it) and the next word is `hook`, not followed by `config`, `install` or `uninstall`.
+ * `lifeloop-callback`, or one of the package's entry points, `.../dist/cli/main.js` as `hook config`
+ * writes it, or `.../dist/runtime/cli/main.js`) and the next word is `hook`, not followed by `config`, `install` or `uninstall`.
  */
 export function isOurHookCommand(command: unknown): boolean {
   if (typeof command !== "string") return false;
   const words = shellWords(command);
   for (let i = 0; i + 1 < words.length; i++) {
     const w = words[i] as string;
-    const isCli = basename(w) === "lifeloop-callback" || w === "dist/runtime/cli/main.js" || w.endsWith("/dist/runtime/cli/main.js");
+    const isCli = basename(w) === "lifeloop-callback" || CLI_ENTRY_POINTS.some((e) => w === e || w.endsWith(`/${e}`));
     if (isCli && inCommandPosition(words, i) && words[i + 1] === "hook" && !NOT_A_HOOK_CALL.has(words[i + 2] ?? "")) return true;
   }
   return false;

@@ -3,7 +3,8 @@
  * spec/tables/harness-hook-mapping.json; spec/harness-hooks.md "Mapping"). Nothing here restates a
  * table row: every answer comes from the generated constant.
  */
-import { HARNESS_HOOK_MAPPING, HOOK_SCHEMAS, type HookAdapter } from "../../generated/ts/spec.js";
+import { HARNESS_HOOK_MAPPING, type HookAdapter } from "../../generated/ts/spec/harness-hook-mapping.js";
+import { HOOK_SCHEMAS } from "../../generated/ts/spec/plans.js";
 import type { LifecycleEventKind } from "../../generated/ts/types.js";
 import type { HookSchemaName } from "./request.js";
 

@@ -8,7 +8,7 @@
  * adapter_id_mismatch, unsupported_event, unsupported_directive, context_too_large,
  * output_schema_violation.
  */
-import { HARNESS_HOOK_MAPPING, type HookAdapter, type HookRenderErrorKind, type HookRenderWarningCode } from "../../generated/ts/spec.js";
+import { HARNESS_HOOK_MAPPING, type HookAdapter, type HookRenderErrorKind, type HookRenderWarningCode } from "../../generated/ts/spec/harness-hook-mapping.js";
 import type { HookRenderPayload, HookRenderRequest } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { parseStrictJson } from "../wire/strict-json.js";

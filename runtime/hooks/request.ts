@@ -5,7 +5,7 @@
  * integer lexemes inside envelopes), then the PayloadEnvelope and FrameContext rules of
  * spec/tables/rules.json with pointers into the request.
  */
-import { INTEGER_PATHS, type HOOK_SCHEMAS, type WireObjectTypeName } from "../../generated/ts/spec.js";
+import { INTEGER_PATHS, type HOOK_SCHEMAS, type WireObjectTypeName } from "../../generated/ts/spec/plans.js";
 import type { HookRenderRequest } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { evaluateRules } from "../wire/rules.js";

@@ -15,7 +15,7 @@
  * otherwise the response is returned, even when stdin's pipe broke (a client may answer from a
  * prefix of the request and exit 0).
  */
-import { LIMITS } from "../../generated/ts/spec.js";
+import { LIMITS } from "../../generated/ts/spec/limits.js";
 import type { CallbackResponse } from "../../generated/ts/types.js";
 import { parseWireDocument, parseWireDocumentSliced, type DocumentLimits, type WireResult } from "../wire/validate.js";
 import type { ChildRun } from "./child-run.js";

@@ -4,7 +4,7 @@
  * spec/tables/limits.json (LIMITS), never from numbers in code.
  */
 import { isAbsolute } from "node:path";
-import { LIMITS } from "../../generated/ts/spec.js";
+import { LIMITS } from "../../generated/ts/spec/limits.js";
 import { InvokerConfigError } from "./types.js";
 
 /**

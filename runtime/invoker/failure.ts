@@ -4,7 +4,8 @@
  * default retry from FAILURE_RETRY_DEFAULTS. There is no other copy of the mapping in code.
  */
 import { statSync } from "node:fs";
-import { FAILURE_RETRY_DEFAULTS, FAILURE_VARIANTS, type FailureVariant } from "../../generated/ts/spec.js";
+import { FAILURE_RETRY_DEFAULTS } from "../../generated/ts/spec/failure-retry-defaults.js";
+import { FAILURE_VARIANTS, type FailureVariant } from "../../generated/ts/spec/subprocess-failure-mapping.js";
 import type { FailureClass, RetryClass } from "../../generated/ts/types.js";
 import type { InvocationFailure } from "./types.js";
 

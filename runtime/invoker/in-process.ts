@@ -5,7 +5,7 @@
  * bytes a pipe would carry, and the handler gets the snapshot of exactly what those bytes say.
  */
 import { performance } from "node:perf_hooks";
-import { LIMITS } from "../../generated/ts/spec.js";
+import { LIMITS } from "../../generated/ts/spec/limits.js";
 import type { CallbackResponse, DispatchEnvelope } from "../../generated/ts/types.js";
 import { checkTimeoutMs, SETTLE_RESERVE_MS } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";

@@ -2,7 +2,7 @@
  * The per-call options of `invoke` (runtime/invoker/types.ts InvokeOptions), checked: `invoke` never
  * throws or rejects, so options that cannot be used are a classified failure instead of a TypeError.
  */
-import { LIMITS } from "../../generated/ts/spec.js";
+import { LIMITS } from "../../generated/ts/spec/limits.js";
 import { linkageIssue } from "../receipts/linkage.js";
 import { issueText, makeFailure } from "./failure.js";
 import type { InvocationFailure, InvokeOptions } from "./types.js";

@@ -11,7 +11,10 @@
  * Every function here never throws.
  */
 import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
-import { EVENT_VOCABULARY, LIMITS, RECEIPT_EMITTED_GUARD, type WireObjectTypeName, type WireTypeMap } from "../../generated/ts/spec.js";
+import { EVENT_VOCABULARY } from "../../generated/ts/spec/event-vocabulary.js";
+import { LIMITS } from "../../generated/ts/spec/limits.js";
+import type { WireObjectTypeName, WireTypeMap } from "../../generated/ts/spec/plans.js";
+import { RECEIPT_EMITTED_GUARD } from "../../generated/ts/spec/receipt-emitted-guard.js";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { integerLexemeIssues } from "../wire/schema.js";

@@ -3,7 +3,7 @@
  * seam, the outcome of one invocation, the failure object, and the typed configuration error.
  * Normative prose: spec/host-runtime.md.
  */
-import type { FailureVariant } from "../../generated/ts/spec.js";
+import type { FailureVariant } from "../../generated/ts/spec/subprocess-failure-mapping.js";
 import type { CallbackRequest, CallbackResponse, DispatchEnvelope, FailureClass, PayloadEnvelope, RetryClass } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 

@@ -21,7 +21,9 @@
  * - With a durable store (e.g. {@link ReceiptLedger} as both store and sequencer) the whole emission
  *   runs in the store's transaction, and a receipt that is not `put` is passed to its `record`.
  */
-import { EVENT_VOCABULARY, INTEGRATION_MODE_VALUES, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { EVENT_VOCABULARY } from "../../generated/ts/spec/event-vocabulary.js";
+import { INTEGRATION_MODE_VALUES } from "../../generated/ts/spec/plans.js";
+import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
 import type { CallbackRequest, DispatchEnvelope, LifecycleReceipt } from "../../generated/ts/types.js";
 import { issueText } from "../invoker/failure.js";
 import { isNotificationOnly } from "../invoker/request.js";

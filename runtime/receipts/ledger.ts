@@ -27,7 +27,7 @@
 import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
-import { WIRE_VERSION } from "../../generated/ts/spec.js";
+import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
 import type { FailureClass, LifecycleReceipt, RetryClass } from "../../generated/ts/types.js";
 import { defaultRetryClass } from "../invoker/failure.js";
 import { IdempotencyConflictError, replayContentEqual, type IdempotencyKey, type IdempotencyStore, type StoreOutcome } from "./idempotency.js";

@@ -13,7 +13,8 @@
  * `payload_receipts`, `capability_degradations` and `telemetry_summary` stay empty: this host does
  * no placement negotiation and measures nothing that belongs in replayed content.
  */
-import { RECEIPT_WARNINGS_TABLE, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { RECEIPT_WARNINGS_TABLE } from "../../generated/ts/spec/receipt-warnings.js";
+import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
 import type { CallbackRequest, FailureClass, LifecycleReceipt, ReceiptStatus, RetryClass, Warning } from "../../generated/ts/types.js";
 import { defaultRetryClass } from "../invoker/failure.js";
 import type { InvocationResult } from "../invoker/types.js";

@@ -48,7 +48,7 @@
  * @module
  */
 import type { AcceptCheck, AcceptContext } from "../../generated/ts/accept-checks.js";
-import { LIMITS } from "../../generated/ts/spec.js";
+import { LIMITS } from "../../generated/ts/spec/limits.js";
 
 /** Largest document (bytes) the synchronous strict parser judges by the fast path first (limits.fast_parse_max_bytes). */
 export const FAST_PARSE_MAX_BYTES: number = LIMITS.fast_parse_max_bytes;

@@ -3,7 +3,8 @@
  * rule id, through the `reference_messages` columns of spec/tables/rules.json and
  * spec/tables/document-rules.json.
  */
-import { DOCUMENT_RULES, RULES } from "../../generated/ts/spec.js";
+import { DOCUMENT_RULES } from "../../generated/ts/spec/document-rules.js";
+import { RULES } from "../../generated/ts/spec/plans.js";
 
 /**
  * The rule id whose reference messages occur in `expectError`, or null when none or several match

@@ -7,7 +7,7 @@
  * null (null and absent both mean "none" for optional fields). Steps run in plan order.
  */
 import { RULE_PROBES } from "../../generated/ts/rule-probes.js";
-import { RULE_PLANS, type RuleStep, type WireObjectTypeName } from "../../generated/ts/spec.js";
+import { RULE_PLANS, type RuleStep, type WireObjectTypeName } from "../../generated/ts/spec/plans.js";
 import type { ValidationIssue } from "./issues.js";
 import { childPointer, escapeToken } from "./pointer.js";
 

@@ -3,7 +3,7 @@
  * mapped to `schema.*` rule ids, plus the integer-lexeme check that ajv cannot make because
  * JSON.parse has already turned `1.0` into `1`.
  */
-import { INTEGER_PATHS, type WireObjectTypeName } from "../../generated/ts/spec.js";
+import { INTEGER_PATHS, type WireObjectTypeName } from "../../generated/ts/spec/plans.js";
 import * as validators from "../../generated/ts/validators.js";
 import type { ValidationIssue } from "./issues.js";
 import { childPointer, pointerMatches } from "./pointer.js";

@@ -5,7 +5,7 @@
  * (setImmediate), so timers (deadlines) and I/O of every other invocation keep running. Jobs take
  * turns round-robin; each gets at most {@link SLICE_MS} per go.
  */
-import { LIMITS } from "../../generated/ts/spec.js";
+import { LIMITS } from "../../generated/ts/spec/limits.js";
 
 /** A resumable job: do at most about `budgetMs` of work; return true when it is finished. It should not throw. */
 export type SliceStep = (budgetMs: number) => boolean;

@@ -40,7 +40,7 @@
  * @module
  */
 import { constants as bufferConstants, isAscii, isUtf8 } from "node:buffer";
-import { PARSE_RULE_IDS } from "../../generated/ts/spec.js";
+import { PARSE_RULE_IDS } from "../../generated/ts/spec/document-rules.js";
 import { defineMember } from "./own.js";
 import { deferToNextTurn, endTurn, runInSlices, SLICE_MS } from "./slices.js";
 import { escapeToken } from "./pointer.js";

@@ -4,7 +4,8 @@
  * first issue is always the primary one (spec/README.md, "Validation issues").
  */
 import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
-import { INTEGER_PATHS, LIMITS, type WireObjectTypeName, type WireTypeMap } from "../../generated/ts/spec.js";
+import { LIMITS } from "../../generated/ts/spec/limits.js";
+import { INTEGER_PATHS, type WireObjectTypeName, type WireTypeMap } from "../../generated/ts/spec/plans.js";
 import type { ValidationIssue } from "./issues.js";
 import { WireValidationError } from "./issues.js";
 import { evaluateRules } from "./rules.js";

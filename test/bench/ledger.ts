@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { WIRE_VERSION } from "../../generated/ts/spec.js";
+import { REFERENCE_IMPLEMENTATION, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { ReceiptEmitter } from "../../runtime/receipts/emitter.js";
 import { ReceiptLedger } from "../../runtime/receipts/ledger.js";
 import { REFERENCE_CLI } from "../matrix/hosts.js";
@@ -41,7 +41,7 @@ function processRate(argv0: string, prefix: readonly string[], ledger: string, c
 function referenceProblem(ledger: string): string | null {
   const probe = spawnSync(REFERENCE_CLI, ["receipt", "emit", "--ledger", ledger], { input: emitInput(ledgerRequest({ eventId: "probe", runId: "probe" }), { clientId: "bench", receiptId: "rcpt-probe" }), encoding: "utf8" });
   if (probe.error) return `the reference CLI cannot be run (${probe.error.message})`;
-  if (probe.status !== 0) return `the reference CLI refuses a ${WIRE_VERSION} receipt (exit ${probe.status}: ${probe.stderr.trim().split("\n")[0]}); it needs lifeloop-cli 0.9.0 and this tree at ${WIRE_VERSION}`;
+  if (probe.status !== 0) return `the reference CLI refuses a ${WIRE_VERSION} receipt (exit ${probe.status}: ${probe.stderr.trim().split("\n")[0]}); it needs the reference named in spec/wire-version.json (${REFERENCE_IMPLEMENTATION.crate} ${REFERENCE_IMPLEMENTATION.version}) at this tree's wire version`;
   return null;
 }
 

@@ -4,7 +4,7 @@
  * A module exports `run(): Promise<void>`; add new modules to BENCHES.
  * `npm run bench -- <name>...` runs only the named modules (e.g. `wire-parsers`); `-- --help` lists them.
  */
-const BENCHES: readonly string[] = ["./invoker.ts", "./validators.ts", "./wire-parsers.ts", "./continuation.ts", "./stream.ts", "./event-loop-block.ts", "./ledger.ts"];
+const BENCHES: readonly string[] = ["./cli.ts", "./invoker.ts", "./validators.ts", "./wire-parsers.ts", "./continuation.ts", "./stream.ts", "./event-loop-block.ts", "./ledger.ts"];
 
 const only = process.argv.slice(2);
 const names = BENCHES.map((b) => b.slice(2, -3));

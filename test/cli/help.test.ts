@@ -5,11 +5,12 @@
  * subcommand answers `--help` and `-h` with its usage on stdout and exit 0.
  */
 import { describe, expect, it } from "vitest";
-import { COMMANDS } from "../../runtime/cli/main.js";
-import { closestCommand, COMMAND_SUMMARIES } from "../../runtime/cli/help.js";
+import { CLI_COMMANDS } from "../../generated/ts/spec/cli-commands.js";
+import { closestCommand } from "../../runtime/cli/help.js";
 import { runCli } from "../support/cli-process.js";
 
-const NAMES = [...COMMANDS.keys()];
+/** The commands (spec/tables/cli-commands.json), without their aliases. */
+const NAMES = CLI_COMMANDS.map((c) => c.name);
 
 describe("lifeloop-callback help", () => {
   it("--help is a short list: one line per command, a pointer to <command> --help, the exit codes", () => {
@@ -20,7 +21,7 @@ describe("lifeloop-callback help", () => {
       // A header, the usage line, the list, the pointers: far from the 85 lines of every usage.
       expect(lines.length, args[0]).toBeLessThanOrEqual(NAMES.length + 10);
       for (const name of NAMES) expect(lines.filter((l) => l.startsWith(`  ${name} `)), name).toHaveLength(1);
-      expect(r.stdout).toContain("lifeloop-callback <command> --help");
+      expect(r.stdout).toContain("lifeloop-callback COMMAND --help");
       expect(r.stdout).toContain("5 not_measured");
     }
     // Every usage is still one command away.
@@ -29,8 +30,8 @@ describe("lifeloop-callback help", () => {
     for (const name of NAMES) expect(all.stdout).toContain(`usage: lifeloop-callback ${name}`);
   });
 
-  it("every registered command has a one-line summary", () => {
-    for (const name of NAMES) expect(COMMAND_SUMMARIES[name], name).toMatch(/^[^\n]{10,100}$/);
+  it("every command has a one-line summary (spec/tables/cli-commands.json)", () => {
+    for (const c of CLI_COMMANDS) expect(c.summary, c.name).toMatch(/^[^\n]{10,100}$/);
   });
 
   it("an unknown command is a short error with the closest command and where to look, exit 2", () => {
@@ -64,7 +65,7 @@ describe("lifeloop-callback help", () => {
   });
 
   it("every command and subcommand answers --help and -h with its usage on stdout, exit 0", () => {
-    const invocations = [...NAMES.map((n) => [n]), ["conformance", "run"], ["continuation", "put"], ["continuation", "get"], ["continuation", "list"], ["hook", "config"], ["hook", "install"], ["hook", "uninstall"]];
+    const invocations = [...NAMES.map((n) => [n]), ["conformance", "run"], ["continuation", "put"], ["continuation", "get"], ["continuation", "list"], ["hook", "config"], ["hook", "install"], ["hook", "uninstall"], ["receipt", "list"], ["receipt", "get"], ["receipt", "emit"]];
     for (const words of invocations) {
       for (const flag of ["--help", "-h"]) {
         const r = runCli([...words, flag]);

@@ -1,15 +1,21 @@
 /**
- * runtime/cli/main.ts loads a command's module only when that command runs (dynamic import), so a
- * hot command (`continuation get`, `hook`) does not pay for every other command's dependencies at
- * start-up; `--help` still lists every command. Witness: the built CLI runs with a module resolve
- * hook (node --import) that records every module it loads.
+ * runtime/cli/main.ts loads a command's module only when that command runs (dynamic import), and the
+ * hot commands load only what they use (issue 30): `--version` and `--help` load no command module
+ * and no generated table beyond their own; `continuation get` loads neither the validators nor the
+ * whole generated/ts/spec.js; `hook` and `invoke` do not load ajv's compiler, the diff engine or the
+ * stream host. This is the structural guarantee; the timing is benched (npm run bench -- cli).
+ * Witness: the built CLI runs with a module resolve hook (node --import) that records every ES
+ * module it resolves, plus every CommonJS module in require.cache at exit (ajv is CommonJS, loaded
+ * through createRequire).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { CLI, runNode } from "../support/cli-process.js";
+import { CLI_COMMANDS } from "../../generated/ts/spec/cli-commands.js";
+import { CLI, REPO_ROOT, runNode } from "../support/cli-process.js";
+import packageJson from "../../package.json" with { type: "json" };
 
 const dir = mkdtempSync(join(tmpdir(), "lifeloop-lazy-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,37 +23,109 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const hooks = join(dir, "hooks.mjs");
 writeFileSync(hooks, "import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(process.env.LAZY_LOG, r.url + '\\n'); return r; }\n");
 const register = join(dir, "register.mjs");
-writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+writeFileSync(
+  register,
+  [
+    `import { register, createRequire } from "node:module";`,
+    `import { appendFileSync } from "node:fs";`,
+    `import { pathToFileURL } from "node:url";`,
+    `register(${JSON.stringify(pathToFileURL(hooks).href)});`,
+    `const cache = createRequire(import.meta.url).cache;`,
+    `process.on("exit", () => appendFileSync(process.env.LAZY_LOG, Object.keys(cache).map((f) => pathToFileURL(f).href + "\\n").join("")));`,
+    "",
+  ].join("\n"),
+);
 
-/** The command modules (runtime/cli/commands/<name>.js) a CLI run loaded, by file name. */
-function commandModulesLoaded(name: string, args: readonly string[]): { code: number | null; stdout: string; modules: string[] } {
+/** What one CLI run loaded: its exit code, stdout, every module URL (ES and CommonJS) and the command modules among them. */
+function loaded(name: string, args: readonly string[], stdin?: string, entry: string = CLI): { code: number | null; stdout: string; urls: string[]; commands: string[] } {
   const log = join(dir, `${name}.log`);
   writeFileSync(log, "");
-  const r = runNode(["--import", register, CLI, ...args], { cwd: dir, env: { LAZY_LOG: log, LIFELOOP_CONTINUATION_ROOT: join(dir, "store") }, timeoutMs: 60_000 });
-  const modules = [...new Set(readFileSync(log, "utf8").split("\n").flatMap((u) => /\/runtime\/cli\/commands\/([^/]+)\.js$/.exec(u)?.[1] ?? []))].sort();
-  return { code: r.code, stdout: r.stdout, modules };
+  const r = runNode(["--import", register, entry, ...args], {
+    cwd: dir,
+    env: { LAZY_LOG: log, LIFELOOP_CONTINUATION_ROOT: join(dir, "store") },
+    timeoutMs: 60_000,
+    ...(stdin === undefined ? {} : { input: stdin }),
+  });
+  const urls = [...new Set(readFileSync(log, "utf8").split("\n").filter(Boolean))].sort();
+  const names: readonly string[] = CLI_COMMANDS.map((c) => c.name);
+  const commands = urls.flatMap((u) => /\/runtime\/cli\/commands\/([^/]+)\.js$/.exec(u)?.[1] ?? []).filter((m) => names.includes(m));
+  return { code: r.code, stdout: r.stdout, urls, commands };
+}
+
+/** Modules a hot command must not load, by what they are. */
+const HEAVY: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
+  ["ajv's compiler", /\/node_modules\/ajv\/dist\/(ajv|2020|core|compile\/)/],
+  ["the diff engine", /\/runtime\/(diff|compat)\//],
+  ["the stream host", /\/runtime\/stream\//],
+  ["codegen", /\/codegen\//],
+  ["the whole generated spec", /\/generated\/ts\/spec\.js$/],
+];
+
+function heavyIn(urls: readonly string[], allowed: readonly string[] = []): string[] {
+  return HEAVY.filter(([what, pattern]) => !allowed.includes(what) && urls.some((u) => pattern.test(u))).map(([what]) => what);
 }
 
 describe("cli: command modules are loaded on demand", () => {
-  // help --all loads every command module; the commands are those whose usage it prints.
-  const help = commandModulesLoaded("help", ["help", "--all"]);
-  const commands = help.modules.filter((m) => help.stdout.includes(`usage: lifeloop-callback ${m}`));
-  const commandsIn = (modules: readonly string[]): string[] => modules.filter((m) => commands.includes(m));
-
-  it("--help loads and lists every command module", () => {
-    expect(help.code).toBe(0);
-    expect(commands).toEqual(expect.arrayContaining(["continuation", "diff", "hook", "invoke", "session", "validate"]));
+  it("--help lists every command of spec/tables/cli-commands.json and loads no command module nor any heavy module", () => {
+    const r = loaded("help", ["--help"]);
+    expect(r.code).toBe(0);
+    for (const c of CLI_COMMANDS) expect(r.stdout).toContain(`  ${c.name} `);
+    expect(r.commands).toEqual([]);
+    expect(heavyIn(r.urls)).toEqual([]);
+    expect(r.urls.filter((u) => u.includes("/generated/ts/validators"))).toEqual([]);
   });
 
-  it("continuation get loads no other command's module", () => {
-    const r = commandModulesLoaded("get", ["continuation", "get", "--thread", "t", "--key", "k"]);
+  it("--version loads only the version command, and no heavy module", () => {
+    const r = loaded("version", ["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^lifeloop-callback \S+ \(wire /);
+    expect(r.commands).toEqual(["version"]);
+    expect(heavyIn(r.urls)).toEqual([]);
+    expect(r.urls.filter((u) => u.includes("/generated/ts/") && !u.endsWith("/spec/wire-version.js") && !/\/spec\/cli-(commands|exit-codes)\.js$/.test(u))).toEqual([]);
+  });
+
+  it("continuation get loads no other command's module, no validator and no heavy module", () => {
+    const r = loaded("get", ["continuation", "get", "--thread", "t", "--key", "k"]);
     expect(r.code).toBe(3); // not_found: the command really ran
-    expect(commandsIn(r.modules)).toEqual(["continuation"]);
+    expect(r.commands).toEqual(["continuation"]);
+    expect(heavyIn(r.urls)).toEqual([]);
+    expect(r.urls.filter((u) => u.includes("/generated/ts/validators") || u.includes("/runtime/wire/"))).toEqual([]);
+  });
+
+  it("hook (a real delivery to a shell client) and invoke load neither ajv's compiler, the diff engine, the stream host nor the whole spec", () => {
+    const client = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
+    const input = JSON.stringify({ hook_event_name: "PreCompact", session_id: "s1", transcript_path: join(dir, "t.jsonl"), cwd: dir, trigger: "manual", custom_instructions: "" });
+    const hook = loaded("hook", ["hook", "--adapter", "claude", "--event", "PreCompact", "--program", client, "--timeout-ms", "30000", "--state-dir", join(dir, "state")], input);
+    expect(hook.code).toBe(0);
+    expect(JSON.parse(hook.stdout)).toEqual({}); // delivered: no systemMessage about a failure
+    expect(hook.commands).toEqual(["hook"]);
+    expect(heavyIn(hook.urls)).toEqual([]);
+    const invoke = loaded("invoke", ["invoke", "--help"]);
+    expect(invoke.code).toBe(0);
+    expect(invoke.commands).toEqual(["invoke"]);
+    expect(heavyIn(invoke.urls)).toEqual([]);
   });
 
   it("validate --help loads no other command's module", () => {
-    const r = commandModulesLoaded("validate", ["validate", "--help"]);
+    const r = loaded("validate", ["validate", "--help"]);
     expect(r.code).toBe(0);
-    expect(commandsIn(r.modules)).toEqual(["validate"]);
+    expect(r.commands).toEqual(["validate"]);
+  });
+
+  it("the package's bin is the bundle (packaging/bundle-cli.mjs): it runs --version, continuation get and hook from dist/cli alone", () => {
+    const bin = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
+    expect(bin).toBe(join(REPO_ROOT, "dist", "cli", "main.js"));
+    const client = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
+    const input = JSON.stringify({ hook_event_name: "Stop", session_id: "s2", transcript_path: join(dir, "t.jsonl"), cwd: dir, stop_hook_active: false });
+    const runs = [
+      loaded("bin-version", ["--version"], undefined, bin),
+      loaded("bin-get", ["continuation", "get", "--thread", "t", "--key", "k"], undefined, bin),
+      loaded("bin-hook", ["hook", "--adapter", "claude", "--event", "Stop", "--program", client, "--timeout-ms", "30000", "--state-dir", join(dir, "state")], input, bin),
+    ];
+    expect(runs.map((r) => r.code)).toEqual([0, 3, 0]);
+    for (const r of runs) {
+      const ours = r.urls.filter((u) => u.startsWith(pathToFileURL(REPO_ROOT).href) && !u.includes("/node_modules/"));
+      expect(ours.filter((u) => !u.startsWith(pathToFileURL(join(REPO_ROOT, "dist", "cli")).href))).toEqual([]);
+    }
   });
 });

@@ -419,6 +419,107 @@ RULE_FAILURE_CLASS_ONLY_ON_FAILED: Final = "failure-class-only-on-failed"
 #: Rule ``failed-requires-retry-class``: status=failed carries a retry_class (the client declares its retry posture).
 RULE_FAILED_REQUIRES_RETRY_CLASS: Final = "failed-requires-retry-class"
 
+#: spec/tables/cli-commands.json as written (minus `$schema`).
+CLI_COMMANDS_TABLE: Final[JsonValue] = {
+    "commands": [
+        {
+            "name": "validate",
+            "aliases": [],
+            "synopsis": "TYPE [FILE|-]",
+            "summary": "judge one wire document (exit 0 valid, 1 invalid)",
+            "own_help": False,
+        },
+        {
+            "name": "conformance",
+            "aliases": [],
+            "synopsis": "run --root DIR",
+            "summary": "run conformance fixtures in the reference's format",
+            "own_help": False,
+        },
+        {
+            "name": "conform",
+            "aliases": [],
+            "synopsis": "--program ABS [--arg A]... [--transport T]",
+            "summary": "run the conformance scenarios against a client program",
+            "own_help": False,
+        },
+        {
+            "name": "generate",
+            "aliases": [],
+            "synopsis": "[--check]",
+            "summary": "regenerate generated/ (development checkout)",
+            "own_help": False,
+        },
+        {
+            "name": "invoke",
+            "aliases": [],
+            "synopsis": "--program ABS --timeout-ms N [FILE|-]",
+            "summary": "send one DispatchEnvelope to a client process",
+            "own_help": False,
+        },
+        {
+            "name": "session",
+            "aliases": [],
+            "synopsis": "[--transport T] --program ABS --timeout-ms N FILE",
+            "summary": "deliver a JSON Lines session (v1 or v2) to a client",
+            "own_help": False,
+        },
+        {
+            "name": "render",
+            "aliases": [],
+            "synopsis": "--adapter A [FILE|-]",
+            "summary": "render a HookRenderRequest as a harness hook output",
+            "own_help": False,
+        },
+        {
+            "name": "continuation",
+            "aliases": [],
+            "synopsis": "put|get|drop|list|drop-thread ...",
+            "summary": "the continuation store (CONTINUATION-001)",
+            "own_help": True,
+        },
+        {
+            "name": "diff",
+            "aliases": [],
+            "synopsis": "--base A --head B | --schema OLD NEW",
+            "summary": "breaking-change gate between two spec versions",
+            "own_help": False,
+        },
+        {
+            "name": "hook",
+            "aliases": [],
+            "synopsis": "--adapter A --event E ... | config|install|uninstall ...",
+            "summary": "run as a Claude Code / Codex command hook; print, install or uninstall its hooks",
+            "own_help": False,
+        },
+        {
+            "name": "receipt",
+            "aliases": [],
+            "synopsis": "emit|list|get --ledger PATH ...",
+            "summary": "the durable receipt ledger (SQLite, the reference's --ledger format)",
+            "own_help": False,
+        },
+        {
+            "name": "events",
+            "aliases": [],
+            "synopsis": "",
+            "summary": "print the event vocabulary as JSON",
+            "own_help": False,
+        },
+        {
+            "name": "version",
+            "aliases": [
+                "--version",
+                "-V",
+                "-v",
+            ],
+            "synopsis": "[--json]",
+            "summary": "print the package and wire versions",
+            "own_help": False,
+        },
+    ],
+}
+
 #: spec/tables/cli-exit-codes.json as written (minus `$schema`).
 CLI_EXIT_CODES_TABLE: Final[JsonValue] = {
     "codes": [
@@ -1880,6 +1981,7 @@ HARNESS_HOOK_INPUTS_TABLE: Final[JsonValue] = {
     "reference": "lifeloop-cli 0.9.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
     "metadata_text_max_bytes": 65536,
     "max_unknown_input_members": 64,
+    "unknown_input_member_name_max_bytes": 512,
     "max_stop_continuations": 3,
     "harness_timeout_slack_ms": 5000,
     "adapters": [
@@ -4735,6 +4837,7 @@ CLIENT_INITIATED_COMMANDS: Final[JsonValue] = CLIENT_INITIATED_COMMANDS_TABLE
 
 #: Every spec table as written (minus ``$schema``), by file stem.
 SPEC_TABLES: Final[Mapping[str, JsonValue]] = {
+    "cli-commands": CLI_COMMANDS_TABLE,
     "cli-exit-codes": CLI_EXIT_CODES_TABLE,
     "client-initiated-commands": CLIENT_INITIATED_COMMANDS_TABLE,
     "conformance-checks": CONFORMANCE_CHECKS_TABLE,

@@ -8,7 +8,7 @@
  * nothing written). Exit 0 done (or nothing to do), 1 anything else, as every `hook` command.
  */
 import { resolve } from "node:path";
-import type { HookAdapter } from "../../../generated/ts/spec.js";
+import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
 import { hookInputAdapter } from "../../hooks/command/tables.js";
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
 import { mergeHooks, parseSettings, readSettingsFile, renderSettings, replaceFileAtomically, SettingsFileError, type HooksBlock } from "../../hooks/install.js";

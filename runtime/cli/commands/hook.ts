@@ -12,8 +12,8 @@
  * Exit codes: 0, or 1 for everything else (usage errors included): never 2, which Claude Code reads
  * as "block".
  */
-import { join, resolve } from "node:path";
-import { LIMITS } from "../../../generated/ts/spec.js";
+import { resolve } from "node:path";
+import { LIMITS } from "../../../generated/ts/spec/limits.js";
 import { hookConfig, type HookConfigOptions } from "../../hooks/command/config.js";
 import { runHookCommand } from "../../hooks/command/run.js";
 import { defaultStateDir } from "../../hooks/command/state.js";
@@ -23,7 +23,7 @@ import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
 import { defaultClientId } from "../client-options.js";
 import { invokerFlagError, EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
-import { packageRoot } from "../package-root.js";
+import { packageBin } from "../package-root.js";
 import { executableProblem } from "../program-check.js";
 
 /** Usage text of the hook command. */
@@ -104,7 +104,7 @@ async function readInputWithin(io: CliIo, timeoutMs: number): Promise<InputRead 
  * since the harness runs the command from its own working directory.
  */
 function configBlock(c: Common): ReturnType<typeof hookConfig> {
-  const cli = [process.execPath, join(packageRoot(), "dist", "runtime", "cli", "main.js")];
+  const cli = [process.execPath, packageBin()];
   const abs = (p: string | null | undefined): string | null => (p === null || p === undefined ? null : resolve(p));
   const paths = { receiptsFile: abs(c.receiptsFile), ledgerFile: abs(c.ledgerFile), stateDir: abs(c.stateDir) };
   return hookConfig({ ...c, ...paths, cli });

@@ -29,7 +29,8 @@
  * input or an unusable ledger.
  */
 import { randomUUID } from "node:crypto";
-import { INTEGER_PATHS, LIMITS } from "../../../generated/ts/spec.js";
+import { LIMITS } from "../../../generated/ts/spec/limits.js";
+import { INTEGER_PATHS } from "../../../generated/ts/spec/plans.js";
 import type { DispatchEnvelope } from "../../../generated/ts/types.js";
 import { issueText } from "../../invoker/failure.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";

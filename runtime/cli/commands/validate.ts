@@ -7,7 +7,8 @@
  * Exit 0 valid; 1 schema or rule issues; 2 usage; 3 the input is unreadable or not one JSON document
  * (any `json.*` issue: too large, too deep, BOM, invalid UTF-8, syntax, trailing data, duplicate keys).
  */
-import { LIMITS, WIRE_DOCUMENTS } from "../../../generated/ts/spec.js";
+import { LIMITS } from "../../../generated/ts/spec/limits.js";
+import { WIRE_DOCUMENTS } from "../../../generated/ts/spec/plans.js";
 import type { ValidationIssue } from "../../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../wire/validate.js";
 import { allIssues } from "./all-issues.js";

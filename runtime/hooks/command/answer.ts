@@ -6,7 +6,7 @@
  * `metadata.directive`, a FrameAdmissionDirective (`{"kind": "allow"}` or
  * `{"kind": "block", "reason": "..."}`), becomes the render's directive.
  */
-import type { HookAdapter } from "../../../generated/ts/spec.js";
+import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
 import type { CallbackResponse, FrameContext, HookRenderPayload, HookRenderRequest, LifecycleEventKind } from "../../../generated/ts/types.js";
 import { hookEventFor } from "../mapping.js";
 import { hookInputAdapter } from "./tables.js";

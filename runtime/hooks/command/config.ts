@@ -7,7 +7,10 @@
  *
  * Both harnesses run `command` through a shell, so every word is single-quoted.
  */
-import { HARNESS_HOOK_INPUTS, HOOK_HARNESS_TIMEOUT_TABLE, LIMITS, type HookAdapter } from "../../../generated/ts/spec.js";
+import { HARNESS_HOOK_INPUTS } from "../../../generated/ts/spec/harness-hook-inputs.js";
+import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
+import { HOOK_HARNESS_TIMEOUT_TABLE } from "../../../generated/ts/spec/hook-harness-timeout.js";
+import { LIMITS } from "../../../generated/ts/spec/limits.js";
 import type { HookHarnessTimeoutTable } from "../../../generated/ts/tables.js";
 import { hookInputAdapter } from "./tables.js";
 import type { OnFailure } from "./run.js";
@@ -18,7 +21,7 @@ type HookHarnessTimeoutTerm = HookHarnessTimeoutTable["terms"][number];
 /** What goes into every entry's command line. */
 export interface HookConfigOptions {
   readonly adapter: HookAdapter;
-  /** How to run lifeloop-callback, absolute words (e.g. [node, /abs/dist/runtime/cli/main.js]). */
+  /** How to run lifeloop-callback, absolute words (e.g. [node, /abs/dist/cli/main.js], the package's bin). */
   readonly cli: readonly string[];
   readonly program: string;
   readonly args: readonly string[];

@@ -5,7 +5,7 @@
  * schemas/hooks/ (`<adapter>-<event>-input`): listed members typed strictly, others accepted (their
  * names reach the client, ./requests.ts).
  */
-import type { HookAdapter } from "../../../generated/ts/spec.js";
+import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
 import { issueText } from "../../invoker/failure.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";

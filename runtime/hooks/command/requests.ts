@@ -5,11 +5,15 @@
  * `metadata_text_max_bytes` UTF-8 bytes at a code point boundary and named in
  * `metadata.truncated_fields`. The names (never the values) of input members the input schema does
  * not list go into `metadata.unknown_input_members`, in input order, at most
- * `max_unknown_input_members` of them (more: `truncated_fields` names `unknown_input_members`), so a
- * client sees that its harness sends something this toolkit does not know yet.
+ * `max_unknown_input_members` of them, each cut to `unknown_input_member_name_max_bytes` (more, or a
+ * longer name: `truncated_fields` names `unknown_input_members`), so a client sees that its harness
+ * sends something this toolkit does not know yet and the request stays bounded whatever it sends.
  */
 import { randomUUID } from "node:crypto";
-import { HARNESS_HOOK_INPUTS, HOOK_SCHEMAS, WIRE_VERSION, type HookAdapter } from "../../../generated/ts/spec.js";
+import { HARNESS_HOOK_INPUTS } from "../../../generated/ts/spec/harness-hook-inputs.js";
+import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
+import { HOOK_SCHEMAS } from "../../../generated/ts/spec/plans.js";
+import { WIRE_VERSION } from "../../../generated/ts/spec/wire-version.js";
 import type { CallbackRequest, LifecycleEventKind } from "../../../generated/ts/types.js";
 import type { HookInput } from "./input.js";
 import { hookInputAdapter, type HookInputFieldRow } from "./tables.js";
@@ -56,18 +60,22 @@ const LISTED_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
 
 /**
  * The names of `input`'s members that its input schema does not list, in input order, at most
- * `max_unknown_input_members`; `cut` tells whether there were more.
+ * `max_unknown_input_members`, each cut at a code point boundary to
+ * `unknown_input_member_name_max_bytes` UTF-8 bytes; `cut` tells whether there were more or one was cut.
  */
 export function unknownInputMembers(adapter: HookAdapter, input: HookInput): { readonly names: readonly string[]; readonly cut: boolean } {
   const listed = LISTED_MEMBERS.get(`${adapter} ${String(input.hook_event_name)}`);
   if (listed === undefined) return { names: [], cut: false };
   const names: string[] = [];
+  let cut = false;
   for (const name of Object.keys(input)) {
     if (listed.has(name)) continue;
     if (names.length === HARNESS_HOOK_INPUTS.max_unknown_input_members) return { names, cut: true };
-    names.push(name);
+    const bounded = boundUtf8(name, HARNESS_HOOK_INPUTS.unknown_input_member_name_max_bytes);
+    cut ||= bounded.cut;
+    names.push(bounded.text);
   }
-  return { names, cut: false };
+  return { names, cut };
 }
 
 /** Inputs of one request besides the hook input: the ids the host makes. */

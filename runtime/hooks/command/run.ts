@@ -25,7 +25,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
-import { HARNESS_HOOK_INPUTS, WIRE_VERSION, type HookAdapter } from "../../../generated/ts/spec.js";
+import { HARNESS_HOOK_INPUTS } from "../../../generated/ts/spec/harness-hook-inputs.js";
+import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
+import { WIRE_VERSION } from "../../../generated/ts/spec/wire-version.js";
 import type { CallbackResponse, DispatchEnvelope, FrameContext, LifecycleEventKind } from "../../../generated/ts/types.js";
 import type { CallbackInvoker } from "../../invoker/types.js";
 import { describeIoError } from "../../cli/io.js";

@@ -3,7 +3,9 @@
  * spec/hook-command.md): which hook events the `hook` command serves per harness, what each
  * delivers and renders, and its input schema. Nothing here restates a table row.
  */
-import { HARNESS_HOOK_INPUTS, HOOK_SCHEMAS, type HookAdapter } from "../../../generated/ts/spec.js";
+import { HARNESS_HOOK_INPUTS } from "../../../generated/ts/spec/harness-hook-inputs.js";
+import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
+import { HOOK_SCHEMAS } from "../../../generated/ts/spec/plans.js";
 import type { HookSchemaName } from "../request.js";
 
 /** One adapter row of the inputs table. */

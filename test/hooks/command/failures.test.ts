@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { HARNESS_HOOK_INPUTS, type HookAdapter } from "../../../generated/ts/spec.js";
+import { HARNESS_HOOK_INPUTS, type HookAdapter, LIMITS } from "../../../generated/ts/spec.js";
 import type { LifecycleEventKind } from "../../../generated/ts/types.js";
 import { hookEventFor, outputSchemaName } from "../../../runtime/hooks/mapping.js";
 import { runHookCommand } from "../../../runtime/hooks/command/run.js";
@@ -145,6 +145,27 @@ describe("refused input: exit 1, nothing on stdout, nothing delivered", () => {
     expect(outcome.exitCode, outcome.stderr).toBe(0);
     const metadata = s.delivered()[0]?.metadata as Record<string, unknown>;
     expect(metadata.unknown_input_members).toEqual(Object.keys(extra).slice(0, max));
+    expect(metadata.truncated_fields).toEqual(["unknown_input_members"]);
+  });
+
+  it("a name longer than unknown_input_member_name_max_bytes is cut at a code point boundary, so an input at the size limit still makes a deliverable request", async () => {
+    const max = HARNESS_HOOK_INPUTS.unknown_input_member_name_max_bytes;
+    const base = { ...input("claude", "UserPromptSubmit"), short_one: true };
+    // 16 names that fill the input up to just under max_request_bytes (the hook's input bound): the
+    // request then carried them whole and went over the same bound (request_too_large, nothing delivered).
+    const room = LIMITS.max_request_bytes - Buffer.byteLength(JSON.stringify(base)) - 16 * 16;
+    const head = `a${"é".repeat(300)}`; // 601 bytes: the cut falls inside a two-byte character
+    const name = (i: number): string => `${head}${"x".repeat(Math.floor(room / 16) - 601 - 4)}${String(i).padStart(4, "0")}`;
+    const extra = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [name(i), 0]));
+    const s = scratch();
+    const outcome = await callHook(s, { adapter: "claude", hookEvent: "UserPromptSubmit", input: { ...extra, ...base }, onFailure: "closed" });
+    expect(outcome.exitCode, outcome.stderr).toBe(0);
+    expect(outcome.stdout).not.toContain("request_too_large");
+    const metadata = s.delivered()[0]?.metadata as Record<string, unknown>;
+    const names = metadata.unknown_input_members as string[];
+    expect(names).toHaveLength(17);
+    for (const cut of names.slice(0, 16)) expect(cut).toBe(`a${"é".repeat(Math.floor((max - 1) / 2))}`); // 511 bytes: the next character would pass max
+    expect(names[16]).toBe("short_one");
     expect(metadata.truncated_fields).toEqual(["unknown_input_members"]);
   });
 });

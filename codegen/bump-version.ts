@@ -123,16 +123,23 @@ function valueAt(doc: unknown, pointer: string): unknown {
   return node;
 }
 
-function listJson(dir: string): string[] {
+/** Every file under `dir` whose name ends with one of `suffixes` (default: JSON), sorted, recursively. */
+function listJson(dir: string, suffixes: readonly string[] = [".json"]): string[] {
   if (!existsSync(dir)) return [];
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...listJson(path));
-    else if (name.endsWith(".json")) out.push(path);
+    if (statSync(path).isDirectory()) out.push(...listJson(path, suffixes));
+    else if (suffixes.some((s) => name.endsWith(s))) out.push(path);
   }
   return out;
 }
+
+/**
+ * Spec pages whose prose shows a command's output at the current version (the diff gate's worked
+ * example): every mention follows the version, as in the README.
+ */
+const SPEC_PAGES_IN_FULL: readonly string[] = ["spec/compat-gate.md"];
 
 /** Rewrite one fixture file's text; returns null when it is left alone (the deliberately wrong version is the old one). */
 function rewriteFixture(text: string, from: string, to: string): string | null {
@@ -264,11 +271,12 @@ export function bumpSources(options: BumpOptions): BumpResult {
     writeFileSync(path, rewritten);
     touched.push(rel);
   };
-  for (const path of listJson(join(root, EXAMPLES_DIR))) {
+  // JSON and JSON Lines (examples/session.jsonl: one envelope per line).
+  for (const path of listJson(join(root, EXAMPLES_DIR), [".json", ".jsonl"])) {
     const rel = relative(root, path).split(sep).join("/");
     if (!rel.startsWith(`${EXAMPLES_CONFORMANCE_DIR}/`)) rewrite(rel, (text) => rewriteVersionMembers(text, previous, version));
   }
-  for (const rel of specPages(root)) rewrite(rel, (text) => rewriteVersionMembers(text, previous, version));
+  for (const rel of specPages(root)) rewrite(rel, (text) => (SPEC_PAGES_IN_FULL.includes(rel) ? rewriteVersionMentions(text, previous, version) : rewriteVersionMembers(text, previous, version)));
   rewrite("README.md", (text) => rewriteVersionMentions(text, previous, version));
   rewrite("package.json", (text) => rewritePackageDescription(text, previous, version));
   return { previous, touched, leftAlone };

@@ -18,6 +18,7 @@ export * from "./spec/receipt-warnings.js";
 export * from "./spec/reference-differences.js";
 export * from "./spec/rules.js";
 export * from "./spec/runner-outcomes.js";
+export * from "./spec/script-interpreters.js";
 export * from "./spec/stream-v2.js";
 export * from "./spec/subprocess-failure-mapping.js";
 export * from "./spec/subprocess-wire-framing.js";

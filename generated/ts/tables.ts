@@ -778,6 +778,27 @@ export interface RunnerOutcomesTable {
   }[];
 }
 
+// spec/tables/script-interpreters.json (meta-schema spec/meta/script-interpreters.schema.json)
+/**
+ * Interpreters a client program may be run with (--program python3 --arg client.py); the CLI names such a client after its script, not the interpreter (spec/host-runtime.md, CLI).
+ */
+export interface ScriptInterpretersTable {
+  /**
+   * How the default client_id is chosen when the program is one of these.
+   */
+  rule: string;
+  /**
+   * @minItems 1
+   */
+  interpreters: {
+    /**
+     * The program's file name, without a version suffix.
+     */
+    name: string;
+    language: string;
+  }[];
+}
+
 // spec/tables/stream-v2.json (meta-schema spec/meta/stream-v2.schema.json)
 export type Text = string;
 
@@ -1040,6 +1061,8 @@ export interface SpecTables {
   readonly rules: RulesTable;
   /** spec/tables/runner-outcomes.json */
   readonly runnerOutcomes: RunnerOutcomesTable;
+  /** spec/tables/script-interpreters.json */
+  readonly scriptInterpreters: ScriptInterpretersTable;
   /** spec/tables/stream-v2.json */
   readonly streamV2: StreamV2Table;
   /** spec/tables/subprocess-failure-mapping.json */
@@ -1073,6 +1096,7 @@ export const SPEC_TABLE_FILES = {
   "referenceDifferences": "spec/tables/reference-differences.json",
   "rules": "spec/tables/rules.json",
   "runnerOutcomes": "spec/tables/runner-outcomes.json",
+  "scriptInterpreters": "spec/tables/script-interpreters.json",
   "streamV2": "spec/tables/stream-v2.json",
   "subprocessFailureMapping": "spec/tables/subprocess-failure-mapping.json",
   "subprocessWireFraming": "spec/tables/subprocess-wire-framing.json",

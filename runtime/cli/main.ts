@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { CLI_COMMANDS, type CliCommandName } from "../../generated/ts/spec/cli-commands.js";
 import { CLI_EXIT_CODES } from "../../generated/ts/spec/cli-exit-codes.js";
 import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
+import { unknownCommandText } from "./help.js";
 import { EXIT, HelpRequested, UsageError, type CliIo } from "./io.js";
 import { BufferedOutput } from "./output.js";
 
@@ -65,7 +66,8 @@ function help(): string {
   return [
     `lifeloop-callback: schema-first toolkit for the Lifeloop client callback protocol (wire ${WIRE_VERSION})`,
     "",
-    "usage: lifeloop-callback COMMAND [ARGUMENTS]   (lifeloop-callback COMMAND --help: its usage, flags and exit codes)",
+    "usage: lifeloop-callback COMMAND [ARGUMENTS]   (lifeloop-callback COMMAND --help: its usage, flags and exit codes;",
+    "       lifeloop-callback help --all: every command's usage)",
     ...CLI_COMMANDS.map((c) => {
       const aliases = c.aliases.length > 0 ? ` (also ${c.aliases.join(", ")})` : "";
       return `  ${`${c.name} ${c.synopsis}`.trimEnd().padEnd(width)}  ${c.summary}${aliases}`;
@@ -82,13 +84,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const name = first === undefined ? undefined : (COMMANDS.get(first)?.name ?? first);
   // `help COMMAND`: that command's usage, as `COMMAND --help` prints it.
   if (name === "help" && args.length === 1 && COMMANDS.has(args[0] as string)) return runCli([args[0] as string, "--help"], io);
+  // `help --all`: every command's usage (loads every command's module).
+  if (name === "help" && args.length === 1 && args[0] === "--all") {
+    io.out(`${(await commandUsages()).map(([, usage]) => usage).join("\n\n")}\n`);
+    return EXIT.ok;
+  }
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     io.out(`${help()}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   const registered = COMMANDS.get(name);
   if (!registered) {
-    io.err(`lifeloop-callback: unknown command ${name}\n\n${help()}\n`);
+    io.err(unknownCommandText(name, CLI_COMMANDS.map((c) => c.name)));
     return EXIT.usage;
   }
   let command: LoadedCommand;

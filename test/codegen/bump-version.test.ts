@@ -75,6 +75,9 @@ describe("bump-version", () => {
       expect(read(rel), rel).toContain(`"schema_version": "${NEXT}"`);
       expect(read(rel), rel).not.toContain(WIRE_VERSION);
     }
+    // JSON Lines too, and the diff gate's worked example (its output names the version in prose).
+    expect(read("examples/session.jsonl")).toContain(`"schema_version":"${NEXT}"`);
+    for (const rel of ["examples/session.jsonl", "spec/compat-gate.md"]) expect(read(rel), rel).not.toContain(WIRE_VERSION);
     expect(JSON.parse(read("package.json")).description).toContain(`wire ${NEXT}`);
     expect(read("README.md")).toContain(`"schema_version":"${NEXT}"`);
     // The README describes the toolkit as it is: no mention of the retired version is left.

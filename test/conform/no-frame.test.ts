@@ -1,5 +1,5 @@
 /**
- * `conform --transport stream` against a v1-only client (examples/echo-client.mjs, which does not
+ * `conform --transport stream` against a v1-only client (test/fixtures/conform/v1-only-client.mjs, which does not
  * implement --stream): the run is not measured, and the reason says that the client wrote no frame
  * and asks whether it implements --stream, instead of a bare timeout or the client's crash.
  */
@@ -11,7 +11,7 @@ import { conform } from "./support.js";
 
 describe("conform --transport stream with a client that writes no frame", () => {
   it("is not measured, and the reason asks whether the client implements --stream", async () => {
-    const r = await conform(["--program", join(REPO_ROOT, "examples", "echo-client.mjs"), "--transport", "stream", "--timeout-ms", "2000"]);
+    const r = await conform(["--program", join(REPO_ROOT, "test", "fixtures", "conform", "v1-only-client.mjs"), "--transport", "stream", "--timeout-ms", "2000"]);
     expect(r.code).toBe(CLI_EXIT_CODES.not_measured);
     const reason = JSON.stringify(r.summary);
     expect(reason).toContain("the client wrote no frame: does it implement --stream?");

@@ -40,13 +40,14 @@ export const SELF_TEST_TIMEOUT_MS = 20_000;
 
 /**
  * Run `conform --format json ...args` (async, so several run side by side), with
- * `--timeout-ms SELF_TEST_TIMEOUT_MS` unless args set one, under a watchdog of `watchdogMs`;
+ * `--timeout-ms SELF_TEST_TIMEOUT_MS` unless args set one, under a watchdog of `watchdogMs`, with
+ * `env` added to this process's environment (the client inherits it, e.g. PYTHONPATH);
  * rejects when it prints no JSON report.
  */
-export function conform(args: readonly string[], watchdogMs = 240_000): Promise<Report> {
+export function conform(args: readonly string[], watchdogMs = 240_000, env: Readonly<Record<string, string>> = {}): Promise<Report> {
   const deadline = args.includes("--timeout-ms") ? [] : ["--timeout-ms", String(SELF_TEST_TIMEOUT_MS)];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "conform", "--format", "json", ...args, ...deadline], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "conform", "--format", "json", ...args, ...deadline], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
     let out = "";
     let err = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));

@@ -8,17 +8,19 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readmeExample } from "../package/readme-examples.js";
+import { installCliShim, readmeExample, withInstalledCli } from "../package/readme-examples.js";
 import { REPO_ROOT } from "../support/cli-process.js";
 import { CLI, removeDir, scratch } from "./support.js";
 
 describe("README: the continuation example", () => {
   const dir = scratch("cont-readme-");
   afterAll(() => removeDir(dir));
+  // The README's lines run the CLI by its installed name: a shim for the built CLI, first on PATH.
+  const PATH = `${installCliShim(join(dir, ".bin"), CLI)}:${process.env.PATH ?? ""}`;
 
   it("stores and reads back a continuation through our CLI", () => {
-    const code = readmeExample(REPO_ROOT, "continuation").code.replaceAll("npx lifeloop-callback", `node ${JSON.stringify(CLI)}`);
-    const r = spawnSync("bash", ["-c", code], { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: dir }, stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
+    const code = withInstalledCli(readmeExample(REPO_ROOT, "continuation").code);
+    const r = spawnSync("bash", ["-c", code], { cwd: dir, encoding: "utf8", env: { PATH, HOME: dir }, stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
     expect(r.status).toBe(0);
     const out = r.stdout.split("\n");
     const stamp = /"written_at_epoch_s":(\d+)/.exec(out[0] ?? "")?.[1];
@@ -30,11 +32,10 @@ describe("README: the continuation example", () => {
   });
 
   it("stream mode: a TypeScript client stores and reads back through the host; the CLI reads the entry", () => {
-    const code = readmeExample(REPO_ROOT, "continuation-stream")
-      .code.replaceAll("npx lifeloop-callback", `node ${JSON.stringify(CLI)}`)
+    const code = withInstalledCli(readmeExample(REPO_ROOT, "continuation-stream").code)
       .replace('from "lifeloop-callback"', `from ${JSON.stringify(join(REPO_ROOT, "dist", "runtime", "index.js"))}`)
       .replace("EX=node_modules/lifeloop-callback/examples", `EX=${JSON.stringify(join(REPO_ROOT, "examples"))}`);
-    const r = spawnSync("bash", ["-c", code], { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: dir }, stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
+    const r = spawnSync("bash", ["-c", code], { cwd: dir, encoding: "utf8", env: { PATH, HOME: dir }, stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
     const [event, summary, blob] = r.stdout.split("\n");
     expect(JSON.parse(event as string)).toMatchObject({ event_id: "evt-1", failure: null, response: { status: "delivered", metadata: { stored: "seen frame.opening" } } });

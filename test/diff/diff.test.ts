@@ -113,13 +113,13 @@ describe("diff as a process", () => {
     expect(r.stdout).toMatch(/not gated/);
   });
 
-  it("prints what the README's spec-maintainer section shows for an optional field added to CallbackRequest", () => {
-    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-    // The README shows the release of the current version; the fixture is pinned at a fixed release,
+  it("prints what spec/compat-gate.md shows for an optional field added to CallbackRequest", () => {
+    const page = readFileSync(join(REPO_ROOT, "spec", "compat-gate.md"), "utf8");
+    // The page shows the release of the current version; the fixture is pinned at a fixed release,
     // so its version is read as ours (the change it reports is the same at every version).
     const release = `spec/releases/${WIRE_VERSION}`.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-    const shown = new RegExp(`\\$ npx lifeloop-callback diff --base ${release} --head \\.\\n([\\s\\S]*?)\\n\\$ echo \\$\\?\\n(\\d+)\\n`).exec(readme);
-    if (shown === null) throw new Error("README lacks the diff example block");
+    const shown = new RegExp(`\\$ npx --no-install lifeloop-callback diff --base ${release} --head \\.\\n([\\s\\S]*?)\\n\\$ echo \\$\\?\\n(\\d+)\\n`).exec(page);
+    if (shown === null) throw new Error("spec/compat-gate.md lacks the diff example block");
     const fixture = listFixtures().find((f) => f.name === "wire-version-not-bumped");
     if (fixture === undefined) throw new Error("no diff fixture wire-version-not-bumped");
     const { root, base, head } = materialize(fixture);

@@ -41,10 +41,41 @@ export interface MatrixResult {
   readonly totalMs: number;
 }
 
-/** Options: `concurrency` cells at a time (default 4); `onCell` is told about each finished cell. */
+/**
+ * What the matrix needs before it runs: the Go client built (once), every client runnable, every
+ * host installed. `blocked` maps `client:<lang>` / `host:<id>` to why it cannot run, with the
+ * command that fixes it; empty when everything is there.
+ */
+export interface MatrixPrerequisites {
+  readonly build: ReturnType<typeof buildGoClient>;
+  readonly blocked: ReadonlyMap<string, string>;
+}
+
+/** Build the Go client and check every client and host (see {@link MatrixPrerequisites}). */
+export function matrixPrerequisites(): MatrixPrerequisites {
+  const build = buildGoClient();
+  const blocked = new Map<string, string>();
+  if (!build.ok) blocked.set("client:go", `go build failed: ${build.output.split("\n")[0] ?? ""}; ${FIXTURE_CLIENTS.go.howToGet}`);
+  for (const lang of CLIENT_LANGS) {
+    const why = clientUnavailable(FIXTURE_CLIENTS[lang]);
+    if (why !== null && !blocked.has(`client:${lang}`)) blocked.set(`client:${lang}`, why);
+  }
+  const hosts = { ts: typescriptHost(), ref: referenceHost() };
+  for (const id of HOST_IDS) {
+    const why = hosts[id].unavailable();
+    if (why !== null) blocked.set(`host:${id}`, why);
+  }
+  return { build, blocked };
+}
+
+/**
+ * Options: `concurrency` cells at a time (default 4); `onCell` is told about each finished cell;
+ * `prerequisites` as already checked by {@link matrixPrerequisites} (else checked here).
+ */
 export interface MatrixOptions {
   readonly concurrency?: number;
   readonly onCell?: (cell: CellResult) => void;
+  readonly prerequisites?: MatrixPrerequisites;
 }
 
 async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -58,18 +89,8 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
 /** Run every cell. Never throws for a cell: an unexpected error is that cell's reason. */
 export async function runMatrix(options: MatrixOptions = {}): Promise<MatrixResult> {
   const started = performance.now();
-  const build = buildGoClient();
-  const blocked = new Map<string, string>();
-  if (!build.ok) blocked.set("client:go", `go build failed: ${build.output.split("\n")[0] ?? ""}; ${FIXTURE_CLIENTS.go.howToGet}`);
-  for (const lang of CLIENT_LANGS) {
-    const why = clientUnavailable(FIXTURE_CLIENTS[lang]);
-    if (why !== null && !blocked.has(`client:${lang}`)) blocked.set(`client:${lang}`, why);
-  }
+  const { build, blocked } = options.prerequisites ?? matrixPrerequisites();
   const hosts: { readonly [H in HostId]: Host } = { ts: typescriptHost(), ref: referenceHost() };
-  for (const id of HOST_IDS) {
-    const why = hosts[id].unavailable();
-    if (why !== null) blocked.set(`host:${id}`, why);
-  }
 
   const rows = scenarios();
   const cols = columns();

@@ -36,6 +36,8 @@ function referenceDelivers(client: string, args: readonly string[]): void {
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-packed-"));
 const PROJECT = join(TMP, "project");
+/** Where the tarball is installed globally (`npm install -g --prefix`), as a Go or Python author would. */
+const PREFIX = join(TMP, "prefix");
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 /** Run a command to completion (killed at the deadline, always reaped); no shell unless `bash -c`. */
@@ -62,6 +64,8 @@ const DEV_VERSIONS = (await import("../../package.json", { with: { type: "json" 
 let tarball = "";
 /** The paths the tarball holds, as npm pack listed them. */
 let packedFiles: string[] = [];
+/** What `npm pack` wrote on stderr (its scripts' messages). */
+let packStderr = "";
 
 beforeAll(() => {
   const packDir = join(TMP, "pack");
@@ -69,7 +73,12 @@ beforeAll(() => {
   // Byte-compiled Python, as the SDK's tests and any import leave it in the clone (ignored by git):
   // the package must not ship it.
   ok(run("python3", ["-m", "compileall", "-q", join(REPO_ROOT, "generated", "python", "lifeloop_callback")], REPO_ROOT), "python3 -m compileall");
-  const packed = ok(run("npm", ["pack", "--pack-destination", packDir, "--json"], REPO_ROOT), "npm pack");
+  const manifest = readFileSync(join(REPO_ROOT, "package.json"));
+  const pack = run("npm", ["pack", "--pack-destination", packDir, "--json"], REPO_ROOT);
+  const packed = ok(pack, "npm pack");
+  packStderr = pack.stderr;
+  // prepack packs package.json without `prepare` and postpack puts the committed file back.
+  if (!readFileSync(join(REPO_ROOT, "package.json")).equals(manifest)) throw new Error("npm pack left package.json changed");
   const listing = (JSON.parse(packed) as { filename: string; files: { path: string }[] }[])[0];
   tarball = join(packDir, listing?.filename ?? "");
   packedFiles = (listing?.files ?? []).map((f) => f.path);
@@ -93,14 +102,14 @@ describe("the packed package, installed into a fresh project", () => {
   });
 
   it("runs the README's TypeScript example as written", { timeout: 300_000 }, () => {
-    const example = readmeExample(REPO_ROOT, "example.ts");
+    const example = readmeExample(REPO_ROOT, "examples/typescript/host.ts");
     writeFileSync(join(PROJECT, "example.ts"), example.code);
     const out = ok(run("npx", ["tsx", "example.ts"], PROJECT, 60_000), "npx tsx example.ts");
     expect(out).toBe("delivered\ndelivered\n");
   });
 
   it("type-checks the example against the package's .d.ts with the newest TypeScript and default settings", { timeout: 300_000 }, () => {
-    writeFileSync(join(PROJECT, "example.ts"), readmeExample(REPO_ROOT, "example.ts").code);
+    writeFileSync(join(PROJECT, "example.ts"), readmeExample(REPO_ROOT, "examples/typescript/host.ts").code);
     // No tsconfig: the compiler's defaults, library declarations checked (no --skipLibCheck);
     // --module nodenext only because the example uses top-level await, which needs an ES module target.
     const r = run("npx", ["tsc", "--noEmit", "--module", "nodenext", "--target", "es2022", "example.ts"], PROJECT, 120_000);
@@ -112,9 +121,44 @@ describe("the packed package, installed into a fresh project", () => {
     const { prelude, lines } = shellExampleLines(readmeExample(REPO_ROOT, "cli").code);
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const { command, expectedExit } of lines) {
-      const r = run("bash", ["-c", `${prelude}\n${command}`], PROJECT, 240_000);
+      // As the README says: in a Node project the CLI is `npx --no-install lifeloop-callback`, that is, node_modules/.bin.
+      const r = run("bash", ["-c", `${prelude}\n${command}`], PROJECT, 240_000, { PATH: `${join(PROJECT, "node_modules", ".bin")}:${process.env.PATH ?? ""}` });
       expect({ command, exit: r.status, stderr: r.status === expectedExit ? "" : r.stderr }).toEqual({ command, exit: expectedExit, stderr: "" });
     }
+  });
+});
+
+describe("the CLI on PATH without a registry (a Go or Python client author)", () => {
+  it("npm pack says where it wrote the tarball", () => {
+    expect(packStderr).toContain(`lifeloop-callback: npm pack wrote ${tarball}\n`);
+  });
+
+  it("npm install -g --prefix DIR of the tarball puts lifeloop-callback on PATH, run by name", { timeout: 300_000 }, () => {
+    const prefix = PREFIX;
+    // The package comes from the file, never from a registry lookup of its name; its own
+    // dependencies (ajv, ...) come from the npm registry or cache, as for any install.
+    const installed = run("npm", ["install", "-g", "--no-audit", "--no-fund", "--prefix", prefix, tarball], TMP);
+    ok(installed, "npm install -g --prefix");
+    // No lifecycle script of the package itself for npm to warn about (npm 11: "install-scripts ...
+    // not yet covered by allowScripts"); the optional ledger binding, better-sqlite3, has its own.
+    expect(installed.stderr).not.toMatch(/lifeloop-callback@\S+ \((preinstall|install|postinstall|prepare):/);
+    const elsewhere = join(TMP, "go-project");
+    mkdirSync(elsewhere, { recursive: true });
+    const env = { PATH: `${join(prefix, "bin")}:${process.env.PATH ?? ""}` };
+    const version = ok(run("lifeloop-callback", ["--version"], elsewhere, 60_000, env), "lifeloop-callback --version");
+    expect(version).toMatch(new RegExp(`^lifeloop-callback \\d+\\.\\d+\\.\\d+ \\(wire ${WIRE_VERSION.replace(/\./g, "\\.")}\\)\\n$`));
+    const events = run("lifeloop-callback", ["events"], elsewhere, 60_000, env);
+    expect(events.status).toBe(0);
+    expect(JSON.parse(events.stdout)).toEqual(expect.any(Array));
+  });
+
+  it("the package has no install script (npm warns about one; pnpm refuses it) and builds itself on prepare", async () => {
+    const pkg = (await import("../../package.json", { with: { type: "json" } })).default as { scripts: Record<string, string> };
+    for (const script of ["preinstall", "install", "postinstall"]) expect(pkg.scripts[script], script).toBeUndefined();
+    expect(pkg.scripts.prepare).toBe("node packaging/prepare.mjs");
+    // The packed manifest has no prepare either: the tarball ships dist/.
+    const packedPkg = JSON.parse(readFileSync(join(PROJECT, "node_modules", "lifeloop-callback", "package.json"), "utf8")) as { scripts: Record<string, string> };
+    for (const script of ["preinstall", "install", "postinstall", "prepare"]) expect(packedPkg.scripts[script], script).toBeUndefined();
   });
 });
 
@@ -124,14 +168,14 @@ describe("installing from a clone", () => {
     const clone = join(TMP, "unbuilt-clone");
     mkdirSync(join(clone, "packaging"), { recursive: true });
     cpSync(join(REPO_ROOT, "package.json"), join(clone, "package.json"));
-    cpSync(join(REPO_ROOT, "packaging", "install-check.mjs"), join(clone, "packaging", "install-check.mjs"));
+    cpSync(join(REPO_ROOT, "packaging", "prepare.mjs"), join(clone, "packaging", "prepare.mjs"));
     const app = join(TMP, "app-from-clone");
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), `${JSON.stringify({ name: "app-from-clone", private: true, type: "module" }, null, 2)}\n`);
     const r = run("npm", ["install", "--no-audit", "--no-fund", clone], app, 120_000);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain("is a clone that has not been built");
-    expect(r.stderr).toContain("npm ci && npm run build");
+    expect(r.stderr).toContain(`(cd ${clone} && npm ci)`);
     const link = join(app, "node_modules", "lifeloop-callback");
     expect(existsSync(link) || (() => { try { return lstatSync(link).isSymbolicLink(); } catch { return false; } })()).toBe(false);
   });
@@ -141,10 +185,14 @@ describe("client SDKs from a fresh project", () => {
   it("builds the README's Go client from a fresh go mod init", { timeout: 600_000 }, () => {
     const dir = join(TMP, "go-client");
     mkdirSync(dir);
-    writeFileSync(join(dir, "main.go"), readmeExample(REPO_ROOT, "main.go").code);
+    writeFileSync(join(dir, "main.go"), readmeExample(REPO_ROOT, "examples/go/main.go").code);
     ok(run("go", ["mod", "init", "example.com/myclient"], dir), "go mod init");
     ok(run("go", ["mod", "edit", "-require", "lifeloop-callback.dev/lifeloop@v0.0.0", "-replace", `lifeloop-callback.dev/lifeloop=${join(REPO_ROOT, "generated", "go")}`], dir), "go mod edit");
     ok(run("go", ["build", "-o", "myclient", "."], dir), "go build");
+    // The Go author's check, with the CLI installed globally from the tarball (the test above).
+    const checked = run("lifeloop-callback", ["conform", "--program", join(dir, "myclient"), "--timeout-ms", "20000"], dir, 300_000, { PATH: `${join(PREFIX, "bin")}:${process.env.PATH ?? ""}` });
+    expect(checked.stdout).toMatch(/ 0 failed/);
+    expect(checked.status).toBe(0);
     const answer = run(join(dir, "myclient"), [], dir, 30_000);
     expect(answer.status).toBe(0);
     expect(JSON.parse(answer.stdout)).toMatchObject({ schema_version: WIRE_VERSION, status: "failed" }); // empty stdin: refused, as the runner must
@@ -159,7 +207,7 @@ describe("client SDKs from a fresh project", () => {
     ok(run(join(venv, "bin", "pip"), ["install", "--disable-pip-version-check", "--no-input", sdk], TMP), "pip install generated/python");
     expect(tree(sdk)).toEqual(before);
     const client = join(TMP, "client.py");
-    writeFileSync(client, readmeExample(REPO_ROOT, "client.py").code.replace("#!/usr/bin/env python3", `#!${join(venv, "bin", "python")}`));
+    writeFileSync(client, readmeExample(REPO_ROOT, "examples/python/client.py").code.replace("#!/usr/bin/env python3", `#!${join(venv, "bin", "python")}`));
     chmodSync(client, 0o755);
     const envelope = JSON.stringify({
       schema_version: WIRE_VERSION,

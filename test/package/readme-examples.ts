@@ -2,7 +2,7 @@
  * The examples of README.md that the packed-install suite runs as written. A block is marked by an
  * HTML comment on the line before its fence: `<!-- example: <lang> <name> -->`.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** One marked fenced block: its language tag, its name (a file name or a label) and its text. */
@@ -54,4 +54,25 @@ export function shellExampleLines(code: string): { readonly prelude: string; rea
     lines.push({ command: line.slice(0, hash).trim(), expectedExit: Number(exit[1]) });
   }
   return { prelude: prelude.join("\n"), lines };
+}
+
+/**
+ * A README command as a test runs it: `npx --no-install lifeloop-callback` (a project's local
+ * install) and `npx lifeloop-callback` become `lifeloop-callback`, the installed name, which
+ * {@link installCliShim} puts on PATH.
+ */
+export function withInstalledCli(code: string): string {
+  return code.replace(/npx (?:--no-install )?lifeloop-callback(?= )/g, "lifeloop-callback");
+}
+
+/**
+ * Write `dir/lifeloop-callback`, an executable that runs the built CLI `cli` (dist/), and return
+ * `dir` to put first on PATH: the README's `lifeloop-callback ...` lines then run this clone's CLI,
+ * as a user's global install would run theirs.
+ */
+export function installCliShim(dir: string, cli: string): string {
+  mkdirSync(dir, { recursive: true });
+  const shim = join(dir, "lifeloop-callback");
+  writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(cli)} "$@"\n`, { mode: 0o755 });
+  return dir;
 }

@@ -488,8 +488,8 @@ CLI_COMMANDS_TABLE: Final[JsonValue] = {
         {
             "name": "hook",
             "aliases": [],
-            "synopsis": "--adapter A --event E --program ABS --timeout-ms N | config ...",
-            "summary": "run as a Claude Code / Codex command hook, or print its hooks block",
+            "synopsis": "--adapter A --event E ... | config|install|uninstall ...",
+            "summary": "run as a Claude Code / Codex command hook; print, install or uninstall its hooks",
             "own_help": False,
         },
         {
@@ -511,6 +511,7 @@ CLI_COMMANDS_TABLE: Final[JsonValue] = {
             "aliases": [
                 "--version",
                 "-V",
+                "-v",
             ],
             "synopsis": "[--json]",
             "summary": "print the package and wire versions",
@@ -525,12 +526,12 @@ CLI_EXIT_CODES_TABLE: Final[JsonValue] = {
         {
             "code": 0,
             "name": "ok",
-            "meaning": "Success: the document is valid, the invocation returned a valid response, the fixtures all passed, nothing drifted.",
+            "meaning": "Success: the document is valid, the invocation returned a valid response (whatever its status, as the reference does; invoke and session take --fail-on-status to make a listed status exit 1), the fixtures all passed, nothing drifted.",
         },
         {
             "code": 1,
             "name": "validation",
-            "meaning": "The input was read but judged invalid: schema or rule issues, a failed invocation, an idempotency conflict (state_conflict), a failing fixture, drift found by generate --check.",
+            "meaning": "The input was read but judged invalid: schema or rule issues, a failed invocation, an answer whose status --fail-on-status lists, an idempotency conflict (state_conflict), a failing fixture, drift found by generate --check.",
         },
         {
             "code": 2,
@@ -540,7 +541,7 @@ CLI_EXIT_CODES_TABLE: Final[JsonValue] = {
         {
             "code": 3,
             "name": "input",
-            "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json). A receipt ledger (--ledger) that cannot be used; receipt get: no receipt under the key ({\"error\":\"not_found\"} on stderr).",
+            "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep; session: an input with no envelope. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json). A receipt ledger (--ledger) that cannot be used; receipt get: no receipt under the key ({\"error\":\"not_found\"} on stderr).",
         },
         {
             "code": 4,
@@ -3264,6 +3265,14 @@ REFERENCE_DIFFERENCES_TABLE: Final[JsonValue] = {
             "ours": "delivers frame.opening (without metadata.prompt)",
             "reason": "The frame opens whatever the prompt says.",
         },
+        {
+            "id": "hook-command-install",
+            "scope": "hook_command",
+            "where": "hook install / hook uninstall (merging the hooks into a settings file)",
+            "reference": "merges its managed hooks into a settings value in memory (src/host_assets/merge.rs): an entry is managed when its command starts with the profile's command prefix or holds a legacy substring; a group it empties stays",
+            "ours": "recognizes an entry by the shell words of its command (the CLI followed by hook, wherever it is installed), removes the groups and event lists it emptied, refuses a malformed file with its JSON pointer, and replaces the file atomically (temp, fsync, rename); uninstall removes exactly those entries",
+            "reason": "The settings file belongs to the user: a re-run must leave it byte-identical, an uninstall must give back what was there, and a failed write must never leave a truncated file the harness then refuses to read.",
+        },
     ],
 }
 
@@ -3831,6 +3840,105 @@ RUNNER_OUTCOMES_TABLE: Final[JsonValue] = {
             "bindings": [
                 "go",
             ],
+        },
+    ],
+}
+
+#: spec/tables/script-interpreters.json as written (minus `$schema`).
+SCRIPT_INTERPRETERS_TABLE: Final[JsonValue] = {
+    "rule": "When the client program's file name is one of these interpreters, or one followed by a version made of digits and dots (python3.12), the default client_id of invoke, session and hook is the file name of the program's first argument that does not start with '-' (the script: --program python3 --arg client.py gives client.py); with no such argument it is the interpreter's file name. --client-id overrides it.",
+    "interpreters": [
+        {
+            "name": "python",
+            "language": "Python",
+        },
+        {
+            "name": "python3",
+            "language": "Python",
+        },
+        {
+            "name": "python2",
+            "language": "Python",
+        },
+        {
+            "name": "pypy",
+            "language": "Python",
+        },
+        {
+            "name": "pypy3",
+            "language": "Python",
+        },
+        {
+            "name": "node",
+            "language": "JavaScript",
+        },
+        {
+            "name": "nodejs",
+            "language": "JavaScript",
+        },
+        {
+            "name": "deno",
+            "language": "JavaScript",
+        },
+        {
+            "name": "bun",
+            "language": "JavaScript",
+        },
+        {
+            "name": "tsx",
+            "language": "TypeScript",
+        },
+        {
+            "name": "ts-node",
+            "language": "TypeScript",
+        },
+        {
+            "name": "sh",
+            "language": "shell",
+        },
+        {
+            "name": "bash",
+            "language": "shell",
+        },
+        {
+            "name": "dash",
+            "language": "shell",
+        },
+        {
+            "name": "zsh",
+            "language": "shell",
+        },
+        {
+            "name": "ksh",
+            "language": "shell",
+        },
+        {
+            "name": "fish",
+            "language": "shell",
+        },
+        {
+            "name": "ruby",
+            "language": "Ruby",
+        },
+        {
+            "name": "perl",
+            "language": "Perl",
+        },
+        {
+            "name": "php",
+            "language": "PHP",
+        },
+        {
+            "name": "lua",
+            "language": "Lua",
+        },
+        {
+            "name": "Rscript",
+            "language": "R",
+        },
+        {
+            "name": "java",
+            "language": "Java",
         },
     ],
 }
@@ -4753,6 +4861,7 @@ SPEC_TABLES: Final[Mapping[str, JsonValue]] = {
     "reference-differences": REFERENCE_DIFFERENCES_TABLE,
     "rules": RULES_TABLE,
     "runner-outcomes": RUNNER_OUTCOMES_TABLE,
+    "script-interpreters": SCRIPT_INTERPRETERS_TABLE,
     "stream-v2": STREAM_V2_TABLE,
     "subprocess-failure-mapping": SUBPROCESS_FAILURE_MAPPING_TABLE,
     "subprocess-wire-framing": SUBPROCESS_WIRE_FRAMING_TABLE,

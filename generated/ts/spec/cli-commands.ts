@@ -70,8 +70,8 @@ export const CLI_COMMANDS_TABLE = {
     {
       "name": "hook",
       "aliases": [],
-      "synopsis": "--adapter A --event E --program ABS --timeout-ms N | config ...",
-      "summary": "run as a Claude Code / Codex command hook, or print its hooks block",
+      "synopsis": "--adapter A --event E ... | config|install|uninstall ...",
+      "summary": "run as a Claude Code / Codex command hook; print, install or uninstall its hooks",
       "own_help": false
     },
     {
@@ -92,7 +92,8 @@ export const CLI_COMMANDS_TABLE = {
       "name": "version",
       "aliases": [
         "--version",
-        "-V"
+        "-V",
+        "-v"
       ],
       "synopsis": "[--json]",
       "summary": "print the package and wire versions",

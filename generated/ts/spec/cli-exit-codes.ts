@@ -7,12 +7,12 @@ export const CLI_EXIT_CODES_TABLE = {
     {
       "code": 0,
       "name": "ok",
-      "meaning": "Success: the document is valid, the invocation returned a valid response, the fixtures all passed, nothing drifted."
+      "meaning": "Success: the document is valid, the invocation returned a valid response (whatever its status, as the reference does; invoke and session take --fail-on-status to make a listed status exit 1), the fixtures all passed, nothing drifted."
     },
     {
       "code": 1,
       "name": "validation",
-      "meaning": "The input was read but judged invalid: schema or rule issues, a failed invocation, an idempotency conflict (state_conflict), a failing fixture, drift found by generate --check."
+      "meaning": "The input was read but judged invalid: schema or rule issues, a failed invocation, an answer whose status --fail-on-status lists, an idempotency conflict (state_conflict), a failing fixture, drift found by generate --check."
     },
     {
       "code": 2,
@@ -22,7 +22,7 @@ export const CLI_EXIT_CODES_TABLE = {
     {
       "code": 3,
       "name": "input",
-      "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json). A receipt ledger (--ledger) that cannot be used; receipt get: no receipt under the key ({\"error\":\"not_found\"} on stderr)."
+      "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep; session: an input with no envelope. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json). A receipt ledger (--ledger) that cannot be used; receipt get: no receipt under the key ({\"error\":\"not_found\"} on stderr)."
     },
     {
       "code": 4,

@@ -381,6 +381,14 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reference": "delivers nothing and prints {}",
       "ours": "delivers frame.opening (without metadata.prompt)",
       "reason": "The frame opens whatever the prompt says."
+    },
+    {
+      "id": "hook-command-install",
+      "scope": "hook_command",
+      "where": "hook install / hook uninstall (merging the hooks into a settings file)",
+      "reference": "merges its managed hooks into a settings value in memory (src/host_assets/merge.rs): an entry is managed when its command starts with the profile's command prefix or holds a legacy substring; a group it empties stays",
+      "ours": "recognizes an entry by the shell words of its command (the CLI followed by hook, wherever it is installed), removes the groups and event lists it emptied, refuses a malformed file with its JSON pointer, and replaces the file atomically (temp, fsync, rename); uninstall removes exactly those entries",
+      "reason": "The settings file belongs to the user: a re-run must leave it byte-identical, an uninstall must give back what was there, and a failed write must never leave a truncated file the harness then refuses to read."
     }
   ]
 } as const;

@@ -12,7 +12,7 @@
  * Exit codes: 0, or 1 for everything else (usage errors included): never 2, which Claude Code reads
  * as "block".
  */
-import { basename, resolve } from "node:path";
+import { resolve } from "node:path";
 import { LIMITS } from "../../../generated/ts/spec/limits.js";
 import { hookConfig, type HookConfigOptions } from "../../hooks/command/config.js";
 import { runHookCommand } from "../../hooks/command/run.js";
@@ -21,6 +21,7 @@ import { hookInputAdapter, servedHookEvents } from "../../hooks/command/tables.j
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
+import { defaultClientId } from "../client-options.js";
 import { invokerFlagError, EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
 import { packageBin } from "../package-root.js";
 import { executableProblem } from "../program-check.js";
@@ -30,6 +31,8 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
                        --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]
        lifeloop-callback hook config --adapter ${HOOK_ADAPTERS.join("|")} --program ABS [--arg A]... --timeout-ms N
                        [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]
+       lifeloop-callback hook install <the flags of hook config> [--settings FILE] [--dry-run]
+       lifeloop-callback hook uninstall --adapter ${HOOK_ADAPTERS.join("|")} [--settings FILE] [--dry-run]
   hook: reads a Claude Code or Codex hook input on standard input, delivers its lifecycle events to
   the client (one process each), prints the harness's hook output. HOOK_EVENT: ${HOOK_ADAPTERS.map((a) => `${a}: ${servedHookEvents(a).join(", ")}`).join("; ")}.
   --on-failure  open (default): a client failure lets the harness continue, with a systemMessage;
@@ -41,14 +44,20 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
                 unusable: exit 1, nothing delivered
   --state-dir   per-session state (default $XDG_STATE_HOME/lifeloop-callback/hooks)
   hook config: prints the hooks block for ${HOOK_ADAPTERS.map((a) => hookInputAdapter(a).config_file).join(" / ")}.
+  hook install: merges that block into the settings file (--settings FILE; default
+  ${HOOK_ADAPTERS.map((a) => `./${hookInputAdapter(a).config_file}`).join(" or ")}, created if missing): our entries (commands that run
+  lifeloop-callback hook) are replaced, everything else is kept; a malformed file is refused; the
+  file is replaced atomically. --dry-run prints the unified diff and writes nothing.
+  hook uninstall: removes exactly our entries.
   exit 0 ok (a client failure under --on-failure is reported, not an exit code), 1 anything else; never 2`;
 
 const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--ledger", "--state-dir"], repeatable: ["--arg"] };
 
-/** The flags `hook` and `hook config` share. */
-type Common = Omit<HookConfigOptions, "cli">;
+/** The flags `hook`, `hook config` and `hook install` share. */
+export type Common = Omit<HookConfigOptions, "cli">;
 
-function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, readonly string[]>): Common {
+/** Read the shared flags; throws UsageError naming the flag at fault. */
+export function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, readonly string[]>): Common {
   const adapter = values.get("--adapter");
   if (adapter === undefined) throw new UsageError("--adapter is required");
   if (!isHookAdapter(adapter)) throw new UsageError(`unknown adapter ${adapter} (expected one of ${HOOK_ADAPTERS.join(", ")})`);
@@ -91,7 +100,23 @@ async function readInputWithin(io: CliIo, timeoutMs: number): Promise<InputRead 
   }
 }
 
+/**
+ * The hooks block of `hook config` and `hook install`: the command runs this installation's CLI
+ * (node and its entry point, absolute); relative --receipts and --state-dir are made absolute,
+ * since the harness runs the command from its own working directory.
+ */
+function configBlock(c: Common): ReturnType<typeof hookConfig> {
+  const cli = [process.execPath, packageBin()];
+  const abs = (p: string | null | undefined): string | null => (p === null || p === undefined ? null : resolve(p));
+  const paths = { receiptsFile: abs(c.receiptsFile), ledgerFile: abs(c.ledgerFile), stateDir: abs(c.stateDir) };
+  return hookConfig({ ...c, ...paths, cli });
+}
+
 async function run(args: readonly string[], io: CliIo): Promise<number> {
+  if (args[0] === "install" || args[0] === "uninstall") {
+    const { runHookSettings } = await import("./hook-install.js");
+    return runHookSettings(args[0], args.slice(1), io, { flags: FLAGS, common, configBlock });
+  }
   const isConfig = args[0] === "config";
   const { values, lists, positionals } = parseFlags(isConfig ? args.slice(1) : args, FLAGS);
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -99,11 +124,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   invokerFor(c); // the same checks as a real hook call: absolute program, a usable timeout
   if (isConfig) {
     if (values.has("--event")) throw new UsageError("hook config prints every event: drop --event");
-    const cli = [process.execPath, packageBin()];
-    // The harness runs the command from its own working directory: relative paths would land there.
-    const abs = (p: string | null | undefined): string | null => (p === null || p === undefined ? null : resolve(p));
-    const paths = { receiptsFile: abs(c.receiptsFile), ledgerFile: abs(c.ledgerFile), stateDir: abs(c.stateDir) };
-    io.out(`${JSON.stringify(hookConfig({ ...c, ...paths, cli }), null, 2)}\n`);
+    io.out(`${JSON.stringify(configBlock(c), null, 2)}\n`);
     // Still exit 0: the block may be written for another machine, where the program exists.
     const problem = executableProblem(c.program);
     if (problem !== null) io.err(`lifeloop-callback hook config: warning: --program ${c.program}: ${problem} here; every hook call will fail until it is an executable file\n`);
@@ -122,7 +143,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     return EXIT.validation;
   }
   const outcome = await runHookCommand(
-    { adapter: c.adapter, hookEvent, invoker: invokerFor(c), clientId: basename(c.program), onFailure: c.onFailure, receiptsFile: c.receiptsFile, ledgerFile: c.ledgerFile ?? null, stateDir: c.stateDir ?? defaultStateDir() },
+    { adapter: c.adapter, hookEvent, invoker: invokerFor(c), clientId: defaultClientId(c.program, c.args), onFailure: c.onFailure, receiptsFile: c.receiptsFile, ledgerFile: c.ledgerFile ?? null, stateDir: c.stateDir ?? defaultStateDir() },
     read.bytes,
   );
   if (outcome.stdout !== "") io.out(outcome.stdout);

@@ -9,7 +9,8 @@
  * - The input is read with at most limits.max_request_bytes bytes and must be one JSON document
  *   (every `json.*` rule); schema and rule problems are the invocation's `invalid_request` failure
  *   (after the receipt.emitted guard, which comes first).
- * - `--client-id` defaults to the program's file name; `--receipt-id` to `rcpt-<random UUID>`;
+ * - `--client-id` defaults to the program's file name (a script's, when the program is an
+ *   interpreter: runtime/cli/client-options.ts); `--receipt-id` to `rcpt-<random UUID>`;
  *   `--at-epoch-s` to the current time; `--parent-receipt-id` to none.
  * - Receipt linkage (spec/host-runtime.md §"Receipts", "Linkage") is checked before the client is
  *   spawned: a `subcall` frame without `--parent-receipt-id`, or a parent equal to `--receipt-id`,
@@ -23,12 +24,11 @@
  *   the answer); a recorded idempotency key with equal content prints the prior receipt and
  *   `"replayed": true`; with different content the receipt is null, `receipt_error` names the
  *   `state_conflict`, exit 1. A ledger fault after the round trip: `receipt_error`, exit 3.
- * Exit 0 a valid response came back (whatever its status), 1 the invocation failed or its key
- * conflicts, 2 usage (including a relative program and a missing or bad --timeout-ms), 3 unreadable
+ * Exit 0 a valid response came back (whatever its status, unless `--fail-on-status` lists it), 1
+ * the invocation failed, its key conflicts or `--fail-on-status` matched, 2 usage (including a relative program and a missing or bad --timeout-ms), 3 unreadable
  * input or an unusable ledger.
  */
 import { randomUUID } from "node:crypto";
-import { basename } from "node:path";
 import { LIMITS } from "../../../generated/ts/spec/limits.js";
 import { INTEGER_PATHS } from "../../../generated/ts/spec/plans.js";
 import type { DispatchEnvelope } from "../../../generated/ts/types.js";
@@ -40,6 +40,7 @@ import { IdempotencyConflictError } from "../../receipts/idempotency.js";
 import type { ReceiptContext } from "../../receipts/synthesize.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
+import { defaultClientId, FAIL_ON_STATUS_USAGE, failOnStatuses } from "../client-options.js";
 import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
 import { isLedgerError, ledgerFlag, openCommandLedger } from "../ledger.js";
 
@@ -50,14 +51,17 @@ export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--ar
   {"response", "failure", "receipt", "elapsed_ms"} as one JSON line.
   --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
   --timeout-ms  required deadline of the whole round trip, in ms
-  --client-id   receipt client_id (default: the program's file name)
+  --client-id   receipt client_id (default: the program's file name; for an interpreter such as
+                python3, its script's: spec/tables/script-interpreters.json)
   --parent-receipt-id  the receipt this call belongs under; required for a subcall frame, and not
                 the receipt's own id (checked before the client is spawned)
   --ledger      durable receipt ledger (SQLite; created if missing, its directory must exist): the
                 sequence continues across processes, the receipt is recorded, a recorded
                 idempotency_key replays ("replayed": true) or conflicts (exit 1). The client runs
                 either way; to skip a retry already receipted, check first with receipt get
-  exit 0 valid response, 1 the invocation failed or its key conflicts, 2 usage, 3 unreadable input or unusable ledger`;
+${FAIL_ON_STATUS_USAGE}
+  exit 0 valid response, 1 the invocation failed, its key conflicts or --fail-on-status matched, 2 usage,
+  3 unreadable input or unusable ledger`;
 
 function buildInvoker(values: ReadonlyMap<string, string>, args: readonly string[]): SubprocessInvoker {
   const program = values.get("--program");
@@ -72,9 +76,9 @@ function buildInvoker(values: ReadonlyMap<string, string>, args: readonly string
   }
 }
 
-function buildContext(values: ReadonlyMap<string, string>, program: string): ReceiptContext {
+function buildContext(values: ReadonlyMap<string, string>, program: string, args: readonly string[]): ReceiptContext {
   const ctx: ReceiptContext = {
-    client_id: values.get("--client-id") ?? basename(program),
+    client_id: values.get("--client-id") ?? defaultClientId(program, args),
     receipt_id: values.get("--receipt-id") ?? `rcpt-${randomUUID()}`,
     parent_receipt_id: values.get("--parent-receipt-id") ?? null,
     at_epoch_s: integerFlag("--at-epoch-s", values.get("--at-epoch-s"), { min: 0, max: Number.MAX_SAFE_INTEGER, unit: "of seconds" }) ?? Math.floor(Date.now() / 1000),
@@ -93,13 +97,14 @@ export function printedFailure(failure: InvocationFailure): Record<string, unkno
 /** Run the invoke command; returns the exit code. */
 export async function runInvoke(args: readonly string[], io: CliIo): Promise<number> {
   const { values, lists, positionals } = parseFlags(args, {
-    values: ["--program", "--timeout-ms", "--client-id", "--receipt-id", "--parent-receipt-id", "--at-epoch-s", "--ledger"],
+    values: ["--program", "--timeout-ms", "--client-id", "--receipt-id", "--parent-receipt-id", "--at-epoch-s", "--ledger", "--fail-on-status"],
     repeatable: ["--arg"],
   });
   const [source = "-", ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const invoker = buildInvoker(values, lists.get("--arg") ?? []);
-  const ctx = buildContext(values, invoker.program);
+  const ctx = buildContext(values, invoker.program, lists.get("--arg") ?? []);
+  const failOn = failOnStatuses(values.get("--fail-on-status"));
   const ledgerPath = ledgerFlag(values);
 
   const bytes = await readCommandInput("invoke", source, LIMITS.max_request_bytes, io);
@@ -142,6 +147,10 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
     );
     if (!result.ok) io.err(`invoke: ${result.failure.variant} (${result.failure.failure_class}): ${result.failure.detail}\n`);
     if (receiptError !== null) io.err(`invoke: ${receiptError.failure_class}: ${receiptError.message}\n`);
+    if (result.ok && failOn.has(result.response.status)) {
+      io.err(`invoke: the client answered status ${result.response.status} (--fail-on-status)\n`);
+      if (code === EXIT.ok) code = EXIT.validation;
+    }
     return code;
   } finally {
     ledger?.close();

@@ -11,11 +11,12 @@
  * - A JSON line that is not a valid envelope gets a failure line, exactly as `invoke` reports it.
  * - Output: one JSON line per envelope, in input order:
  *   `{"event_id": string|null, "response", "failure", "receipt", "elapsed_ms"}` (as `invoke`), then
- *   `{"summary": {"transport", "events", "delivered", "failed", "spawns", "discarded_frames", "elapsed_ms"}}`.
- *   `delivered` counts valid responses whatever their status, `failed` invocation failures, `spawns`
+ *   `{"summary": {"transport", "events", "delivered", "answered_failed", "failed", "spawns", "discarded_frames", "elapsed_ms"}}`.
+ *   `delivered` counts valid responses whatever their status (`answered_failed`: those with status
+ *   `failed`), `failed` invocation failures, `spawns`
  *   children started (subprocess: one per envelope that reached a spawn; stream: the invoker's).
  * - Events are sent one at a time, in order. Receipts come from one ReceiptEmitter for the session
- *   (client_id: the program's file name), so `sequence` numbers 1..N per `harness_run_id` within
+ *   (client_id: `--client-id`, else runtime/cli/client-options.ts defaultClientId), so `sequence` numbers 1..N per `harness_run_id` within
  *   the run. `--parent-receipt-id` is the parent of every receipt of the session (default none);
  *   an envelope with a `subcall` frame and no parent is that line's `invalid_request` failure,
  *   refused before anything is spawned or written (spec/host-runtime.md §"Receipts", "Linkage").
@@ -29,11 +30,11 @@
  *   (`$LIFELOOP_CONTINUATION_ROOT`, then `$XDG_STATE_HOME`, then `$HOME`; runtime/continuation/root.ts),
  *   per request, so a store problem is that request's error reply, never the session's
  *   (runtime/continuation/stream-handlers.ts). Entries `list` skipped are reported on stderr.
- * Exit 0 every envelope got a valid response, 1 any invocation failed, 2 usage, 3 unreadable input
- * or a ledger fault.
+ * Exit 0 every envelope got a valid response, 1 any invocation failed (or an answer's status is
+ * listed by `--fail-on-status`), 2 usage, 3 unreadable input, an empty one (no envelope) or a
+ * ledger fault.
  */
 import { randomUUID } from "node:crypto";
-import { basename } from "node:path";
 import { performance } from "node:perf_hooks";
 import { INTEGER_PATHS, LIMITS } from "../../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../../generated/ts/types.js";
@@ -49,6 +50,7 @@ import { IdempotencyConflictError } from "../../receipts/idempotency.js";
 import { StreamInvoker } from "../../stream/invoker.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
+import { defaultClientId, FAIL_ON_STATUS_USAGE, failOnStatuses } from "../client-options.js";
 import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
 import { isLedgerError, ledgerFlag, openCommandLedger } from "../ledger.js";
 import { printedFailure } from "./invoke.js";
@@ -62,11 +64,15 @@ export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subp
   --transport   subprocess (default: v1, one process per envelope) or stream (v2, one process, --stream)
   --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
   --timeout-ms  required deadline per event, in ms
+  --client-id   receipt client_id (default: the program's file name, or its script's for an interpreter)
   --parent-receipt-id  the parent of every receipt of the session (required for subcall frames)
   --ledger      durable receipt ledger (SQLite, as invoke --ledger): sequences and replays span processes
+${FAIL_ON_STATUS_USAGE}
   In stream mode the client's continuation/* requests are answered from the continuation store
   (as \`lifeloop-callback continuation\` finds it: ${rootResolutionText()}).
-  exit 0 every envelope answered validly, 1 an invocation failed, 2 usage, 3 unreadable input or a ledger fault`;
+  Summary: delivered counts valid answers whatever their status; answered_failed those with status failed.
+  exit 0 every envelope answered validly, 1 an invocation failed (or --fail-on-status matched), 2 usage,
+  3 unreadable input, no envelope or a ledger fault`;
 
 /** Failure variants decided before any process is involved (they cost no spawn in subprocess mode). */
 const PRE_SPAWN = new Set(["receipt_emitted_rejected", "invalid_request", "serialize_request", "request_too_large"]);
@@ -116,12 +122,13 @@ function buildInvoker(transport: string, program: string | undefined, args: read
 
 /** Run the session command; returns the exit code. */
 export async function runSession(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, lists, positionals } = parseFlags(args, { values: ["--transport", "--program", "--timeout-ms", "--parent-receipt-id", "--ledger"], repeatable: ["--arg"] });
+  const { values, lists, positionals } = parseFlags(args, { values: ["--transport", "--program", "--timeout-ms", "--client-id", "--fail-on-status", "--parent-receipt-id", "--ledger"], repeatable: ["--arg"] });
   const [source, ...extra] = positionals;
   if (source === undefined) throw new UsageError("FILE (or - for standard input) is required");
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const transport = values.get("--transport") ?? "subprocess";
   const invoker = buildInvoker(transport, values.get("--program"), lists.get("--arg") ?? [], values.get("--timeout-ms"), io);
+  const failOn = failOnStatuses(values.get("--fail-on-status"));
   const parentReceiptId = values.get("--parent-receipt-id") ?? null;
   if (parentReceiptId === "") throw new UsageError("--parent-receipt-id is empty: give a receipt id, or leave the flag out for root receipts");
   const ledgerPath = ledgerFlag(values);
@@ -133,6 +140,10 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
     io.err(`session: ${parsed.message}; nothing was sent\n`);
     return EXIT.input;
   }
+  if (parsed.lines.length === 0) {
+    io.err("session: no envelope: the input is empty (JSON Lines: one DispatchEnvelope per line); nothing was sent\n");
+    return EXIT.input;
+  }
 
   const opened = await openCommandLedger(ledgerPath, io, "session", "nothing was sent");
   if ("exit" in opened) return opened.exit;
@@ -140,8 +151,10 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
 
   const started = performance.now();
   const receipts = ledger === null ? new ReceiptEmitter() : new ReceiptEmitter({ store: ledger, sequencer: ledger });
-  const clientId = basename(invoker.program);
+  const clientId = values.get("--client-id") ?? defaultClientId(invoker.program, lists.get("--arg") ?? []);
   let delivered = 0;
+  let answeredFailed = 0;
+  let failOnMatched = 0;
   let failed = 0;
   let spawns = 0;
   let ledgerFaults = 0;
@@ -149,8 +162,14 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
     for (const line of parsed.lines) {
       const receiptId = `rcpt-${randomUUID()}`;
       const result: InvocationResult = await invoker.invoke(line.value as DispatchEnvelope, { nonIntegerNumberPointers: line.nonIntegerNumberPointers, parentReceiptId, receiptId });
-      if (result.ok) delivered++;
-      else {
+      if (result.ok) {
+        delivered++;
+        if (result.response.status === "failed") answeredFailed++;
+        if (failOn.has(result.response.status)) {
+          failOnMatched++;
+          io.err(`session: the client answered status ${result.response.status} (--fail-on-status)\n`);
+        }
+      } else {
         failed++;
         io.err(`session: ${result.failure.variant} (${result.failure.failure_class}): ${result.failure.detail}\n`);
       }
@@ -170,6 +189,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
         receiptError = { failure_class: error.failure_class, retry_class: error.retry_class, message: error.message };
         if (result.ok) {
           delivered--;
+          if (result.response.status === "failed") answeredFailed--;
           failed++;
         }
         io.err(`session: ${error.failure_class}: ${error.message}\n`);
@@ -205,6 +225,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
         transport,
         events: parsed.lines.length,
         delivered,
+        answered_failed: answeredFailed,
         failed,
         spawns: stats !== null ? stats.spawns : spawns,
         discarded_frames: stats !== null ? stats.discardedFrames : 0,
@@ -212,7 +233,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
       },
     }),
   );
-  return ledgerFaults > 0 ? EXIT.input : failed > 0 ? EXIT.validation : EXIT.ok;
+  return ledgerFaults > 0 ? EXIT.input : failed > 0 || failOnMatched > 0 ? EXIT.validation : EXIT.ok;
 }
 
 /**

@@ -1,0 +1,7 @@
+module example.com/lifeloop-go-client
+
+go 1.22
+
+require lifeloop-callback.dev/lifeloop v0.0.0
+
+replace lifeloop-callback.dev/lifeloop => ../../generated/go

@@ -113,7 +113,7 @@ describe("bump-version", () => {
   });
 
   it("regenerates: generate --check passes and the corpus script reproduces the rewritten corpus", () => {
-    expect(read("generated/ts/spec.ts")).toContain(`export const WIRE_VERSION = "${NEXT}" as const;`);
+    expect(read("generated/ts/spec/wire-version.ts")).toContain(`export const WIRE_VERSION = "${NEXT}" as const;`);
     // The pages generated from code (npm run docs) follow too.
     expect(read("generated/docs/reference/cli.md")).toContain(`(wire ${NEXT})`);
     const check = runTs("codegen/main.ts", ["--check", "--root", root], { cwd: root });

@@ -81,8 +81,8 @@ async function main(): Promise<number> {
   // The same session as a file, so the comparison can be run again from the command line.
   const sessionPath = writeSessionFile(ROOT, fileStamp(started), sessionEnvelopes(sessionIds(`${tag}-cli`)));
   print(`  Both from the command line, on this session (written to ${relative(ROOT, sessionPath)}):`);
-  print(`    npx lifeloop-callback session --transport stream --program ${FIXTURE_CLIENTS.go.program} --timeout-ms ${SESSION_TIMEOUT_MS} ${relative(ROOT, sessionPath)}`);
-  print(`    npx lifeloop-callback session --transport subprocess --program ${FIXTURE_CLIENTS.python.program} --timeout-ms ${SESSION_TIMEOUT_MS} ${relative(ROOT, sessionPath)}`);
+  print(`    npx --no-install lifeloop-callback session --transport stream --program ${FIXTURE_CLIENTS.go.program} --timeout-ms ${SESSION_TIMEOUT_MS} ${relative(ROOT, sessionPath)}`);
+  print(`    npx --no-install lifeloop-callback session --transport subprocess --program ${FIXTURE_CLIENTS.python.program} --timeout-ms ${SESSION_TIMEOUT_MS} ${relative(ROOT, sessionPath)}`);
   print("    (the Go client is built into .cache/bin; the Python one runs from source on the generated SDK; either goes with either transport)");
   for (const row of transports) for (const p of row.problems) problems.push(`${row.client.title} over ${row.transport}: ${p}`);
 

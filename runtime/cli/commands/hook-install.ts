@@ -22,6 +22,8 @@ export interface HookSettingsDeps {
   readonly flags: { readonly values: readonly string[]; readonly repeatable: readonly string[] };
   readonly common: (values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, readonly string[]>) => Common;
   readonly configBlock: (c: Common) => HooksBlock;
+  /** The checks a real hook call makes (absolute program, a usable timeout); throws UsageError. */
+  readonly check: (c: Common) => unknown;
 }
 
 /**
@@ -41,6 +43,8 @@ export async function runHookSettings(sub: "install" | "uninstall", args: readon
   let program: string | null = null;
   if (installing) {
     const c = deps.common(values, lists);
+    // Never write a hook command every call of which would be refused (e.g. a relative --program).
+    deps.check(c);
     adapter = c.adapter;
     program = c.program;
     block = deps.configBlock(c);

@@ -115,7 +115,7 @@ function configBlock(c: Common): ReturnType<typeof hookConfig> {
 async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (args[0] === "install" || args[0] === "uninstall") {
     const { runHookSettings } = await import("./hook-install.js");
-    return runHookSettings(args[0], args.slice(1), io, { flags: FLAGS, common, configBlock });
+    return runHookSettings(args[0], args.slice(1), io, { flags: FLAGS, common, configBlock, check: invokerFor });
   }
   const isConfig = args[0] === "config";
   const { values, lists, positionals } = parseFlags(isConfig ? args.slice(1) : args, FLAGS);

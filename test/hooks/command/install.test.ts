@@ -190,6 +190,22 @@ describe("hook install", () => {
     expect(tempFiles(dir)).toEqual([]);
   });
 
+  it("refuses what every hook call would refuse (a relative --program, a zero timeout) and writes nothing (newcomer walk-through)", () => {
+    const dir = project();
+    const file = join(dir, "settings.json");
+    writeFileSync(file, CLAUDE_SETTINGS);
+    for (const [what, args, message] of [
+      ["relative program", ["--adapter", "claude", "--program", "./my-client", "--timeout-ms", "5000"], "--program must be an absolute path"],
+      ["zero timeout", ["--adapter", "claude", "--program", CLIENT, "--timeout-ms", "0"], "--timeout-ms"],
+    ] as const) {
+      const r = runCli(["hook", "install", ...args, "--settings", file]);
+      expect(r.code, what).toBe(1);
+      expect(r.stderr, what).toContain(message);
+      expect(readFileSync(file, "utf8"), what).toBe(CLAUDE_SETTINGS);
+    }
+    expect(tempFiles(dir)).toEqual([]);
+  });
+
   it("an unwritable target is a clear error: a parent that is a regular file, a directory in the way", () => {
     const dir = project();
     writeFileSync(join(dir, "not-a-dir"), "x");

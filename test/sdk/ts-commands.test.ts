@@ -16,7 +16,7 @@ import { performance } from "node:perf_hooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
 import { ClientCommands, CommandError } from "../../runtime/client/commands.js";
-import { CLI } from "../support/cli-process.js";
+import { BIN } from "../support/cli-process.js";
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-ts-commands-"));
 const started: number[] = [];
@@ -46,7 +46,7 @@ describe("ClientCommands over the CLI (v1)", () => {
     const previous = process.env.LIFELOOP_CONTINUATION_ROOT;
     process.env.LIFELOOP_CONTINUATION_ROOT = join(TMP, "store");
     try {
-      const commands = new ClientCommands({ kind: "cli", cli: CLI, timeoutMs: 60_000 });
+      const commands = new ClientCommands({ kind: "cli", cli: BIN, timeoutMs: 60_000 });
       // 17 MiB: over the default limit (max_request_bytes, 16 MiB); the CLI refuses before reading it.
       const blob = Buffer.alloc(LIMITS.max_request_bytes + 1024 * 1024);
       const error = await commands.continuation.put?.({ thread: "t", key: "k" }, blob).then(

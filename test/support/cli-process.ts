@@ -4,15 +4,20 @@
  * for tools that take `--root` (codegen, bump-version).
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, symlinkSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The repository root. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-/** The compiled CLI entry point. */
+/** The compiled CLI entry point (run it as `node CLI ...`: tsc leaves it without the exec bit). */
 export const CLI = join(REPO_ROOT, "dist", "runtime", "cli", "main.js");
+/**
+ * The package's `bin` (package.json, `lifeloop-callback`): the bundled CLI the build marks
+ * executable, for suites that exec the CLI as a program (as an SDK helper or a harness does).
+ */
+export const BIN = join(REPO_ROOT, (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["lifeloop-callback"] as string);
 
 /** What a finished child process left behind. */
 export interface ProcessResult {

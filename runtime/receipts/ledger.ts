@@ -97,6 +97,8 @@ interface Statement {
 }
 interface Transaction<T> {
   (): T;
+  /** BEGIN DEFERRED: a read transaction (one snapshot) until the first write. */
+  deferred(): T;
   immediate(): T;
 }
 interface Database {
@@ -269,20 +271,27 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
   }
 
   private prepareSchema(): void {
-    const version = this.userVersion();
-    if (version !== 0 && version !== LEDGER_SCHEMA_VERSION && version !== UNFENCED_LEDGER_SCHEMA_VERSION) {
-      throw this.unsupported(version, this.readOnly ? `${UNFENCED_LEDGER_SCHEMA_VERSION} or ${LEDGER_SCHEMA_VERSION}` : String(LEDGER_SCHEMA_VERSION));
-    }
     // Everything below is judged by reading only: a file that is not a ledger is refused before
-    // anything (journal mode included) is changed, and left exactly as it was.
-    if (version === 0) {
-      if (this.readOnly) throw this.unsupported(version, `${UNFENCED_LEDGER_SCHEMA_VERSION} or ${LEDGER_SCHEMA_VERSION}`);
-      this.checkEmpty();
-    } else {
-      this.checkTables();
-      if (this.readOnly) return;
-      this.checkWireVersion();
-    }
+    // anything (journal mode included) is changed, and left exactly as it was. The reads are one
+    // read transaction (one snapshot): read one by one, the version could be read before another
+    // process created the ledger and its tables after, and a new ledger be taken for a foreign file.
+    const version = this.db
+      .transaction((): number => {
+        const v = this.userVersion();
+        if (v !== 0 && v !== LEDGER_SCHEMA_VERSION && v !== UNFENCED_LEDGER_SCHEMA_VERSION) {
+          throw this.unsupported(v, this.readOnly ? `${UNFENCED_LEDGER_SCHEMA_VERSION} or ${LEDGER_SCHEMA_VERSION}` : String(LEDGER_SCHEMA_VERSION));
+        }
+        if (v === 0) {
+          if (this.readOnly) throw this.unsupported(v, `${UNFENCED_LEDGER_SCHEMA_VERSION} or ${LEDGER_SCHEMA_VERSION}`);
+          this.checkEmpty();
+        } else {
+          this.checkTables();
+          if (!this.readOnly) this.checkWireVersion();
+        }
+        return v;
+      })
+      .deferred();
+    if (this.readOnly) return;
     // WAL lets readers go on while one process writes; set once, it is kept in the file (and cannot
     // change inside a transaction, so it comes before the schema's).
     this.db.pragma("journal_mode = WAL");

@@ -24,10 +24,11 @@ beforeAll(() => {
   receiptsPath = lines.at(-1) ?? "";
 }, 320_000);
 
-/** The `npx lifeloop-callback session ...` command the demo prints, as arguments after the program name, or null. */
+/** The `npx --no-install lifeloop-callback session ...` command the demo prints, as arguments after the program name, or null. */
 function printedSessionCommand(): string[] | null {
-  const line = lines.find((l) => l.trim().startsWith("npx lifeloop-callback session "));
-  return line === undefined ? null : line.trim().split(/\s+/).slice(2);
+  const prefix = "npx --no-install lifeloop-callback session ";
+  const line = lines.find((l) => l.trim().startsWith(prefix));
+  return line === undefined ? null : line.trim().split(/\s+/).slice(3);
 }
 
 afterAll(() => {

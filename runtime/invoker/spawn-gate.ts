@@ -62,7 +62,7 @@ let spreading = true;
 /**
  * Turn the spreading off (every spawn at once, back to back, as before the gate) or on again. For
  * the benchmark that compares the gate with that baseline in the same process
- * (test/bench/event-loop-block.ts); the host never turns it off. Spawns already queued still
+ * (tools/bench/event-loop-block.ts); the host never turns it off. Spawns already queued still
  * drain in order.
  */
 export function setSpawnSpreading(enabled: boolean): void {

@@ -1,6 +1,6 @@
 /**
  * `lifeloop-callback conformance run` as a real process: the reference crate's own fixtures
- * (located through `cargo metadata` on test/reference/Cargo.toml), our corpus, and scratch
+ * (located through `cargo metadata` on tools/reference/Cargo.toml), our corpus, and scratch
  * directories with failing, unknown-kind, malformed and pre-v0.3 fixtures.
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -35,15 +35,15 @@ function rows(stdout: string): Row[] {
 /** The pinned reference crate's folder (spec/wire-version.json's `reference` version, checked). */
 function referenceCrate(): string {
   const meta = JSON.parse(
-    execFileSync("cargo", ["metadata", "--format-version", "1", "--manifest-path", join(REPO_ROOT, "test", "reference", "Cargo.toml")], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }),
+    execFileSync("cargo", ["metadata", "--format-version", "1", "--manifest-path", join(REPO_ROOT, "tools", "reference", "Cargo.toml")], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }),
   ) as { packages: { name: string; version: string; manifest_path: string }[] };
   const pkg = meta.packages.find((p) => p.name === "lifeloop-cli");
-  if (!pkg) throw new Error("lifeloop-cli is not a dependency of test/reference/Cargo.toml");
-  if (pkg.version !== REFERENCE_IMPLEMENTATION.version) throw new Error(`test/reference/Cargo.toml pins lifeloop-cli ${pkg.version} but spec/wire-version.json names ${REFERENCE_IMPLEMENTATION.version}`);
+  if (!pkg) throw new Error("lifeloop-cli is not a dependency of tools/reference/Cargo.toml");
+  if (pkg.version !== REFERENCE_IMPLEMENTATION.version) throw new Error(`tools/reference/Cargo.toml pins lifeloop-cli ${pkg.version} but spec/wire-version.json names ${REFERENCE_IMPLEMENTATION.version}`);
   return dirname(pkg.manifest_path);
 }
 
-/** tests/conformance of the reference crate that test/reference/Cargo.toml pins. */
+/** tests/conformance of the reference crate that tools/reference/Cargo.toml pins. */
 function referenceFixtures(): string {
   return join(referenceCrate(), "tests", "conformance");
 }

@@ -1,11 +1,11 @@
 /**
  * Differential check against the reference crate (lifeloop-cli 0.9.0, through the Rust harness in
- * test/reference/): our verdict must equal the reference's on every document of our conformance
+ * tools/reference/): our verdict must equal the reference's on every document of our conformance
  * corpus, every shared vector (generated/vectors/) and at least 1,000 deterministic mutations per wire
  * document type, except where we reject, the reference accepts, and the disagreement is explained by an
  * entry of spec/tables/reference-differences.json (test/support/reference-differences.ts).
  *
- * Needs the harness binary: cargo build --release --manifest-path test/reference/Cargo.toml
+ * Needs the harness binary: cargo build --release --manifest-path tools/reference/Cargo.toml
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -132,7 +132,7 @@ describe("differential check against the reference crate", () => {
   beforeAll(async () => {
     const version = execFileSync(REFERENCE_HARNESS_PATH, ["--version"], { encoding: "utf8" }).trim();
     if (version !== WIRE_VERSION) {
-      throw new Error(`the reference harness speaks ${version} but our wire version is ${WIRE_VERSION}: after a version bump, pin a reference crate of that version in test/reference/Cargo.toml`);
+      throw new Error(`the reference harness speaks ${version} but our wire version is ${WIRE_VERSION}: after a version bump, pin a reference crate of that version in tools/reference/Cargo.toml`);
     }
     model = loadModel(ROOT);
     const corpus = corpusDocs();

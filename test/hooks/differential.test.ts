@@ -1,12 +1,12 @@
 /**
  * Differential check of the hook renderer against the reference renderer (lifeloop-cli 0.5.0,
- * `protocol::render_hook_payload`) through the Rust harness's `render` kind (test/reference/).
+ * `protocol::render_hook_payload`) through the Rust harness's `render` kind (tools/reference/).
  * Every (adapter, event, directive, payload set, adapter id) combination goes to both; outputs must
  * be the same JSON value and the same stdout text byte for byte, and refusals the same kind. The
  * only accepted disagreements are the deliberate differences of spec/tables/reference-differences.json
  * with scope `rendering`, each asserted explicitly below.
  *
- * Needs the release binary: cargo build --release --manifest-path test/reference/Cargo.toml
+ * Needs the release binary: cargo build --release --manifest-path tools/reference/Cargo.toml
  */
 import { describe, expect, it } from "vitest";
 import { HARNESS_HOOK_MAPPING, REFERENCE_DIFFERENCES, type HookAdapter } from "../../generated/ts/spec.js";

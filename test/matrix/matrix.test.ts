@@ -4,41 +4,29 @@
  * driving the Go, Python, Node and shell fixture clients). A cell that cannot run fails with the
  * command that fixes it (never a skip). Also checks that the judge can fail, so a ✓ means something.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REFERENCE_DIFFERENCES } from "../../generated/ts/spec.js";
+import { referenceHost, referenceVariantClass, typescriptHost } from "../../tools/matrix/hosts.js";
+import { allPassed, renderMatrix } from "../../tools/matrix/report.js";
+import { type CellResult, columns, runMatrix } from "../../tools/matrix/run.js";
+import { judge, scenarios } from "../../tools/matrix/scenarios.js";
 import { callbackRequest, dispatchEnvelope, textPayload } from "../support/dispatch.js";
 import { clientArgs, FIXTURE_CLIENTS } from "../support/fixture-clients.js";
-import { referenceHost, referenceVariantClass, typescriptHost } from "./hosts.js";
-import { allPassed, renderMatrix } from "./report.js";
-import { columns, runMatrix, type MatrixResult } from "./run.js";
-import { judge, scenarios } from "./scenarios.js";
+import { describeMatrix } from "./support.js";
 
 const ROWS = scenarios();
-const COLUMNS = columns();
-const CELLS = ROWS.flatMap((s, r) => COLUMNS.map((c, col) => [s.label, c.label, r * COLUMNS.length + col] as const));
 
-let result: MatrixResult;
-beforeAll(async () => {
-  result = await runMatrix();
-}, 600_000);
-
-describe("cross-language matrix", () => {
-  it.each(CELLS)("%s × %s", (_scenario, _column, index) => {
-    const cell = result.cells[index];
-    expect(cell, "the cell ran").toBeDefined();
-    expect(cell?.reasons, `${cell?.scenario.label} × ${cell?.column.label}`).toEqual([]);
-  });
-
-  it("prints one row per scenario and a passing summary", () => {
-    const plain = { enabled: false, paint: (text: string) => text };
-    const lines = renderMatrix(result, plain);
-    for (const scenario of ROWS) expect(lines.some((l) => l.trimStart().startsWith(scenario.label))).toBe(true);
-    expect(lines.at(-1)).toContain(`PASS: ${CELLS.length}/${CELLS.length} cells passed`);
-    expect(allPassed(result)).toBe(true);
-  });
+describeMatrix({
+  title: "cross-language matrix",
+  rowLabels: ROWS.map((s) => s.label),
+  columnLabels: columns().map((c) => c.label),
+  run: () => runMatrix(),
+  cellLabel: (cell: CellResult) => `${cell.scenario.label} × ${cell.column.label}`,
+  render: renderMatrix,
+  passed: allPassed,
 });
 
 describe("the judge fails cells that misbehave differently than expected", () => {

@@ -17,14 +17,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { REPO_ROOT } from "../support/cli-process.js";
 import { readmeExample, shellExampleLines } from "./readme-examples.js";
-import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../matrix/hosts.js";
+import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../support/reference-cli.js";
 
 /**
  * The reference host (`lifeloop event invoke`, the version spec/wire-version.json names) delivers the
  * README's example envelope to `client` (a program and its arguments) and prints a delivered receipt.
  */
 function referenceDelivers(client: string, args: readonly string[]): void {
-  if (!existsSync(REFERENCE_CLI)) throw new Error(`the reference CLI is missing at ${REFERENCE_CLI}: ${REFERENCE_INSTALL_COMMAND} (or bash test/setup/prepare.sh)`);
+  if (!existsSync(REFERENCE_CLI)) throw new Error(`the reference CLI is missing at ${REFERENCE_CLI}: ${REFERENCE_INSTALL_COMMAND} (or bash tools/setup/prepare.sh)`);
   const r = spawnSync(REFERENCE_CLI, ["event", "invoke", "--client-cmd", client, ...args.flatMap((a) => ["--client-arg", a]), "--timeout-ms", "30000"], {
     input: readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json")),
     encoding: "utf8",

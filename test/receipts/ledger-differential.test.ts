@@ -1,6 +1,6 @@
 /**
  * The receipt ledger against the reference CLI (lifeloop-cli 0.9.0, .cache/lifeloop-ref; `bash
- * test/setup/prepare.sh` installs it) on one shared ledger file: each CLI writes (`invoke` /
+ * tools/setup/prepare.sh` installs it) on one shared ledger file: each CLI writes (`invoke` /
  * `event invoke --ledger`, `receipt emit --ledger`) and each reads (`receipt list|get`).
  * Sequences continue across both, a retry recorded by one CLI replays in the other (the same stored
  * receipt), other content under a recorded key conflicts in both (exit 1), and the listings and
@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { CallbackRequest } from "../../generated/ts/types.js";
-import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../matrix/hosts.js";
+import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../support/reference-cli.js";
 import { runCli } from "../support/cli-process.js";
 import { FIXTURE_CLIENTS } from "../support/fixture-clients.js";
 import { ageLedger, emitInput, ledgerEnvelope, ledgerRequest, rawDb } from "./ledger-support.js";
@@ -76,7 +76,7 @@ function get(who: "ours" | "reference", ledger: string, key: string): { code: nu
 }
 
 beforeAll(() => {
-  if (!existsSync(REFERENCE_CLI)) throw new Error(`the reference CLI is missing at ${REFERENCE_CLI}: ${REFERENCE_INSTALL_COMMAND} (or bash test/setup/prepare.sh)`);
+  if (!existsSync(REFERENCE_CLI)) throw new Error(`the reference CLI is missing at ${REFERENCE_CLI}: ${REFERENCE_INSTALL_COMMAND} (or bash tools/setup/prepare.sh)`);
   const probe = reference(["receipt", "emit"], emitInput(ledgerRequest({ eventId: "probe" }), { clientId: CLIENT, receiptId: "rcpt-probe" }));
   if (probe.code !== 0) throw new Error(`the reference CLI at ${REFERENCE_CLI} does not take a ${WIRE_VERSION} receipt (exit ${probe.code}: ${probe.stderr.trim()}): it must be the release this tree's wire version names (${REFERENCE_INSTALL_COMMAND})`);
 });

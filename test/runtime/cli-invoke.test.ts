@@ -198,7 +198,7 @@ describe("cli: invoke", () => {
 });
 
 const REFERENCE_CLIENT = join(ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop-fake-ccd-client");
-const INSTALL = "cargo install lifeloop-cli --version 0.9.0 --locked --root .cache/lifeloop-ref (or bash test/setup/prepare.sh)";
+const INSTALL = "cargo install lifeloop-cli --version 0.9.0 --locked --root .cache/lifeloop-ref (or bash tools/setup/prepare.sh)";
 
 function requireReferenceClient(): string {
   if (!existsSync(REFERENCE_CLIENT)) {

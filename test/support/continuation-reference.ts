@@ -1,6 +1,6 @@
 /**
  * Where the continuation suites and the continuation bench find the reference CLI: lifeloop-cli
- * 0.5.0, the last reference with the `continuation` command group, which test/setup/prepare.sh
+ * 0.5.0, the last reference with the `continuation` command group, which tools/setup/prepare.sh
  * installs into `.cache/lifeloop-ref-0.5.0` (one constant, so the suites and the bench agree).
  */
 import { existsSync } from "node:fs";
@@ -11,7 +11,7 @@ import { REPO_ROOT } from "./cli-process.js";
 export const CONTINUATION_REFERENCE_CLI = join(REPO_ROOT, ".cache", "lifeloop-ref-0.5.0", "bin", "lifeloop");
 
 /** What to run when {@link CONTINUATION_REFERENCE_CLI} is missing. */
-export const CONTINUATION_REFERENCE_SETUP = "bash test/setup/prepare.sh";
+export const CONTINUATION_REFERENCE_SETUP = "bash tools/setup/prepare.sh";
 
 /**
  * Throws an Error naming the missing binary and the command that installs it, unless `path`

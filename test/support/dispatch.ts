@@ -1,5 +1,5 @@
 /**
- * Builders of DispatchEnvelopes for the cross-language matrix (test/matrix) and the demo (demo/).
+ * Builders of DispatchEnvelopes for the cross-language matrix (tools/matrix) and the demo (demo/).
  *
  * The adapter is `codex` at `0.1.0`: the reference CLI (`lifeloop event invoke`) routes a request
  * only to an adapter of its built-in registry at the exact registered version, and both hosts must

@@ -1,6 +1,6 @@
 /**
  * The language-neutral fixture clients (test/fixtures/client-lang-neutral/) as the cross-language
- * matrix (test/matrix) and the demo (demo/) drive them: where each one lives, how the Go one is
+ * matrix (tools/matrix) and the demo (demo/) drive them: where each one lives, how the Go one is
  * built, and the command-line arguments that select a behaviour.
  *
  * Every client takes the same flags (documented in each fixture's header):

@@ -1,7 +1,7 @@
 /**
  * The reference crate's source tree (lifeloop-cli at spec/wire-version.json's `reference` version,
  * 0.9.0; MIT licensed), as cargo unpacked it under `$CARGO_HOME/registry/src/<index>/lifeloop-cli-<version>/`
- * when test/setup/prepare.sh built the harness and installed the reference CLI, and the live harness
+ * when tools/setup/prepare.sh built the harness and installed the reference CLI, and the live harness
  * recordings it ships (read at test time, never copied):
  * - `tests/fixtures/live_codex/codex_cli_<version>/*.json` of kind `codex_live_hook_evidence`:
  *   a real Codex hook input, the lifecycle events it stands for, the output Codex accepted;
@@ -21,7 +21,7 @@ const CRATE_FOLDER = `${REFERENCE_IMPLEMENTATION.crate}-${REFERENCE_IMPLEMENTATI
 export function referenceCrateDir(): string {
   const src = join(process.env.CARGO_HOME ?? join(homedir(), ".cargo"), "registry", "src");
   const found = existsSync(src) ? readdirSync(src).map((index) => join(src, index, CRATE_FOLDER)).find((dir) => existsSync(join(dir, "Cargo.toml"))) : undefined;
-  if (!found) throw new Error(`the ${CRATE_FOLDER} sources are not under ${src}: run \`bash test/setup/prepare.sh\` (it builds test/reference, which unpacks them)`);
+  if (!found) throw new Error(`the ${CRATE_FOLDER} sources are not under ${src}: run \`bash tools/setup/prepare.sh\` (it builds tools/reference, which unpacks them)`);
   return found;
 }
 

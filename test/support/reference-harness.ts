@@ -1,10 +1,10 @@
 /**
- * Client for the differential oracle in `test/reference/`: a small Rust
+ * Client for the differential oracle in `tools/reference/`: a small Rust
  * binary that judges Lifeloop wire documents with the reference
- * implementation (`lifeloop-cli`, pinned in `test/reference/Cargo.toml`).
+ * implementation (`lifeloop-cli`, pinned in `tools/reference/Cargo.toml`).
  *
  * The binary speaks JSON Lines: one case per stdin line, one verdict per
- * stdout line, in order. See `test/reference/src/main.rs` for the protocol.
+ * stdout line, in order. See `tools/reference/src/main.rs` for the protocol.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -15,12 +15,14 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** Command that builds the harness, run from the repository root. */
 export const REFERENCE_HARNESS_BUILD_COMMAND =
-  "cargo build --release --manifest-path test/reference/Cargo.toml";
+  "cargo build --release --manifest-path tools/reference/Cargo.toml";
 
 /** Absolute path of the release binary of the reference harness. */
 export const REFERENCE_HARNESS_PATH: string = resolve(
   HERE,
   "..",
+  "..",
+  "tools",
   "reference",
   "target",
   "release",

@@ -17,7 +17,7 @@ import { INTEGER_PATHS, RULE_PLANS, WIRE_DOCUMENTS, type WireObjectTypeName } fr
 import { fastParse } from "../../runtime/wire/fast-parse.js";
 import { parseStrictJsonStepwise } from "../../runtime/wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits, parseWireDocument, parseWireDocumentSliced, validateParsed, type WireResult } from "../../runtime/wire/validate.js";
-import { envelope } from "../bench/documents.js";
+import { envelope } from "../../tools/bench/documents.js";
 import { mutants } from "../differential/mutations.js";
 import { REPO_ROOT } from "../support/cli-process.js";
 import { memberEdits, ruleStepValues, sharedVectors, validFixtureDocuments } from "../support/wire-corpus.js";

@@ -1,11 +1,11 @@
 /**
- * The stream benchmark's CPU pinning (test/bench/cpu-placement.ts): taskset's CPU lists are read
+ * The stream benchmark's CPU pinning (tools/bench/cpu-placement.ts): taskset's CPU lists are read
  * as taskset writes them, and pinning a real process changes the affinity the kernel reports for
  * every one of its threads (read back with taskset, not with the module under test).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { cpuPlacement, parseCpuList, pinProcess } from "../bench/cpu-placement.js";
+import { cpuPlacement, parseCpuList, pinProcess } from "../../tools/bench/cpu-placement.js";
 
 describe("parseCpuList", () => {
   it("reads single CPUs, ranges and their mix", () => {

@@ -1,8 +1,8 @@
 /**
- * Proves the differential oracle (test/reference/) is wired: the Rust
+ * Proves the differential oracle (tools/reference/) is wired: the Rust
  * harness is reachable, judges with the reference crate, and answers in
  * order. Needs the release binary:
- *   cargo build --release --manifest-path test/reference/Cargo.toml
+ *   cargo build --release --manifest-path tools/reference/Cargo.toml
  */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";

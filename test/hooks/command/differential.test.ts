@@ -12,7 +12,7 @@ import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { HARNESS_HOOK_INPUTS, REFERENCE_DIFFERENCES, type HookAdapter } from "../../../generated/ts/spec.js";
 import type { CallbackRequest } from "../../../generated/ts/types.js";
-import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../../matrix/hosts.js";
+import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../../support/reference-cli.js";
 import { runCli } from "../../support/cli-process.js";
 import { claudeInputs, codexRecordings } from "../../support/reference-crate.js";
 import { callHook, contextPayload, HOOK_CLIENT, hookInputFor, printed, type Scratch, ScratchPool } from "./support.js";

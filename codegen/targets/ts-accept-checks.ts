@@ -10,7 +10,7 @@
  * the caller then runs the generic walk, the ajv validators and the rule plans, which find the
  * issues with their rule ids and pointers. So each check here is the schema's or stricter (a
  * string longer than `maxLength` in UTF-16 code units declines, though ajv counts code points),
- * never laxer; test/unit/accept-checks.test.ts compares it with the full path on the vectors and
+ * never laxer; test/wire/accept-checks.test.ts compares it with the full path on the vectors and
  * on mutants. Schemas using a keyword this target does not implement fail generation.
  *
  * Why generated: every member is read by a constant name (cached loads, no `for...in` over closed

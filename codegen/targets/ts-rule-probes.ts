@@ -4,7 +4,7 @@
  * value?" without building pointers or messages. runtime/wire/rules.ts calls it first and runs the
  * plan interpreter (which builds the issues, in plan order, with pointers) only when it says yes;
  * the interpreter stays the single definition of each check's meaning, and
- * test/unit/rule-probes.test.ts compares the two on the vectors and mutants of the fixtures.
+ * test/wire/rule-probes.test.ts compares the two on the vectors and mutants of the fixtures.
  *
  * Why generated: the interpreter reads members by a name held in a variable (`obj[field]`), which
  * is a slow, megamorphic property load; here every name is a constant, so each load is cached.

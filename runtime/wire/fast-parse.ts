@@ -4,7 +4,7 @@
  * and one walk over the parsed value, instead of the strict scanner, and gives `undefined` ("not
  * proved", never "invalid") whenever it cannot, so the scanner judges the document and reports its
  * first issue with rule id, pointer and offset. It must never accept what the scanner rejects, nor
- * accept with a different value or `nonIntegerNumberPointers`: test/unit/fast-parse.test.ts
+ * accept with a different value or `nonIntegerNumberPointers`: test/wire/fast-parse.test.ts
  * checks that on every shared vector, on mutants of the conformance fixtures and on cases aimed at
  * each shortcut.
  *

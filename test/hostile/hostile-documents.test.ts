@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { REPO_ROOT } from "../support/cli-process.js";
-import { tempDir } from "../runtime/support.js";
+import { tempDir } from "../invoker/support.js";
 
 const tmp = tempDir("hostile");
 afterAll(() => tmp.cleanup());

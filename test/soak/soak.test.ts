@@ -9,7 +9,7 @@
  * Size: SOAK_CALLS (default 1200) subprocess calls plus a quarter as many in-process ones,
  * SOAK_CONCURRENCY (default 8) in flight. Flooding clients run with limits.max_response_bytes
  * lowered to 1 MiB (the kill at the limit is the same; the host copies less); the full-size
- * documents are the business of test/runtime/settle-bound-huge.test.ts and test/hostile.
+ * documents are the business of test/invoker/settle-bound-huge.test.ts and test/hostile.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,7 +23,7 @@ import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import type { InvokerLimits } from "../../runtime/invoker/config.js";
 import type { CallbackInvoker, InvocationResult } from "../../runtime/invoker/types.js";
 import { mulberry32 } from "../support/prng.js";
-import { bigEnvelope, envelope, eventually, liveChildren, openFdCount, tempDir, zombieChildren } from "../runtime/support.js";
+import { bigEnvelope, envelope, eventually, liveChildren, openFdCount, tempDir, zombieChildren } from "../invoker/support.js";
 
 const CALLS = Number(process.env.SOAK_CALLS ?? 1200);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 8);

@@ -17,7 +17,7 @@ import { IdempotencyConflictError, InMemoryIdempotencyStore, replayContentEqual 
 import { CLIENT_STDERR_TAIL_WARNING, INVOCATION_FAILED_WARNING, type ReceiptContext } from "../../runtime/receipts/synthesize.js";
 import { validateValue } from "../../runtime/wire/validate.js";
 import { StreamInvoker } from "../../runtime/stream/invoker.js";
-import { bigEnvelope, envelope, shellClient } from "./support.js";
+import { bigEnvelope, envelope, shellClient } from "../invoker/support.js";
 
 let receiptCounter = 0;
 function ctx(overrides: Partial<ReceiptContext> = {}): ReceiptContext {

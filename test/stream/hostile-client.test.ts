@@ -1,6 +1,6 @@
 /**
- * Stream host defects found by a hostile review, each against the raw NDJSON client (real
- * processes), each with a test that failed before its fix:
+ * The stream host (StreamInvoker) against a hostile client, the raw NDJSON client (real
+ * processes); each case has a test that failed before its fix:
  *
  * - a flood of small frames queued behind a large one (judged in slices) was then judged in one
  *   synchronous loop with an O(n) dequeue: the event loop was held for seconds and another

@@ -1,7 +1,7 @@
 /**
  * The spawn gate's order and bookkeeping (runtime/invoker/spawn-gate.ts; spec/host-runtime.md
  * §"Bounds", "Spawns in a burst"), with spawn functions that record their turn instead of forking
- * (the real spawns are test/runtime/spawn-burst.test.ts): first in, first out; the first of a
+ * (the real spawns are test/invoker/spawn-burst.test.ts): first in, first out; the first of a
  * burst at once; the rest on later turns with the timers running in between; a cancelled spawn
  * leaves the queue at once and never runs, and so does one whose deadline has passed; a sliced
  * job that asks for the front of every turn (a serializer listing one large object after another)

@@ -1,5 +1,5 @@
 /**
- * Review of issue 8 (ByteGather): a client's stdout of every size around the gather's thresholds
+ * The response gather (ByteGather, issue 8): a client's stdout of every size around the gather's thresholds
  * (1 MiB inline, 2/4/8/16 MiB doublings, exactly limits.max_response_bytes and one byte over),
  * written by a real child in chunks that straddle the thresholds, arrives byte for byte.
  */
@@ -10,7 +10,7 @@ import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import { envelope, tempDir } from "./support.js";
 
-const tmp = tempDir("gather-attack");
+const tmp = tempDir("response-gather");
 afterAll(() => tmp.cleanup());
 const MiB = 1 << 20;
 const HEAD = `{"schema_version":"${WIRE_VERSION}","status":"delivered","metadata":{"a":"`;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { validateValue } from "../../runtime/wire/validate.js";
-import { bigEnvelope, CLI, envelope, FIXTURES, ROOT, shellClient, tempDir } from "./support.js";
+import { bigEnvelope, CLI, envelope, FIXTURES, ROOT, shellClient, tempDir } from "../invoker/support.js";
 
 const tmp = tempDir("cli-invoke");
 afterAll(() => tmp.cleanup());

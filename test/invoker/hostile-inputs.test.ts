@@ -1,7 +1,10 @@
 /**
- * The defects a hostile review of the host found (issue "Reliability", items 2-8 and the minor
- * ones), each reproduced with real files, real processes and real values. Every test here failed
- * before the fix.
+ * The host against hostile inputs, with real files, real processes and real values: `conformance
+ * run` over FIFOs, odd directory entries and `__proto__` members; the receipt.emitted guard; handlers
+ * throwing hostile values; envelopes too large to serialize; limits that would break the settle
+ * bound; and smaller edge cases of invoke(), renderHookPayload and the CLI's closed stdout. The
+ * numbered describes keep the item numbers of issue "Reliability" (items 2-8), which found them;
+ * every test here failed before its fix.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
@@ -18,7 +21,7 @@ import { RAW_CLIENT } from "../stream/support.js";
 import { REPO_ROOT, runTs } from "../support/cli-process.js";
 import { envelope, shellClient, tempDir } from "./support.js";
 
-const tmp = tempDir("hostile-review");
+const tmp = tempDir("hostile-inputs");
 afterAll(() => {
   spawnSync("chmod", ["-R", "u+rwx", tmp.dir]);
   tmp.cleanup();

@@ -2,12 +2,12 @@
  * `lifeloop-callback invoke` as a real process (built dist/), against fixture clients in shell, Node
  * and Python, and against the reference crate's own test client `lifeloop-fake-ccd-client`.
  */
-import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { validateValue } from "../../runtime/wire/validate.js";
+import { spawnChild } from "../support/spawn-child.js";
 import { bigEnvelope, CLI, envelope, FIXTURES, ROOT, shellClient, tempDir } from "../invoker/support.js";
 
 const tmp = tempDir("cli-invoke");
@@ -20,17 +20,8 @@ interface CliRun {
 }
 
 function cli(args: readonly string[], input: string | Buffer = ""): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "invoke", ...args], { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(input);
-  });
+  // A watchdog, not a bound: every invocation here has its own, shorter --timeout-ms.
+  return spawnChild({ command: process.execPath, args: [CLI, "invoke", ...args], input, watchdogMs: 120_000 }).then(({ code, stdout, stderr }) => ({ code, stdout, stderr }));
 }
 
 interface InvokeOutput {

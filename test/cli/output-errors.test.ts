@@ -5,41 +5,41 @@
  * output that is /dev/null (Python DEVNULL, Go nil Stdout, Node 'ignore') is an output like any
  * other. A full disk (ENOSPC): one line on stderr and exit 3, never a stack.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, REPO_ROOT } from "../support/cli-process.js";
+import { spawnChild } from "../support/spawn-child.js";
 
 /** How the child's stdout is given: a pipe whose read end is closed before the child writes, a pipe read for `bytes` bytes and then closed, or an fd / 'ignore'. */
 type Stdout = "pipe-closed" | { readonly readThenClose: number } | number | "ignore";
 
 /** Run the CLI with `stdout` as given; collect stderr and the exit code (the child is always reaped). */
 function run(args: readonly string[], stdout: Stdout, input?: string): Promise<{ code: number | null; stderr: string; read: number }> {
-  return new Promise((resolve, reject) => {
-    const piped = stdout === "pipe-closed" || typeof stdout === "object";
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, stdio: [input === undefined ? "ignore" : "pipe", piped ? "pipe" : stdout, "pipe"] });
-    if (input !== undefined) child.stdin?.end(input);
-    let read = 0;
-    if (stdout === "pipe-closed") child.stdout?.destroy();
-    else if (typeof stdout === "object") {
-      // A reader that takes the first bytes and goes away, as `head -c N` does.
-      child.stdout?.on("data", (chunk: Buffer) => {
-        read += chunk.length;
-        if (read >= stdout.readThenClose) child.stdout?.destroy();
-      });
-    }
-    let stderr = "";
-    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const piped = stdout === "pipe-closed" || typeof stdout === "object";
+  let read = 0;
+  return spawnChild({
+    command: process.execPath,
+    args: [CLI, ...args],
+    cwd: REPO_ROOT,
+    stdin: input === undefined ? "ignore" : "pipe",
+    stdout: piped ? "pipe" : stdout,
+    ...(input === undefined ? {} : { input }),
     // Generous: a loaded 2-core machine; a hang is the failure this bound catches.
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr, read });
-    });
-  });
+    watchdogMs: 60_000,
+    onSpawn: (child) => {
+      if (stdout === "pipe-closed") child.stdout?.destroy();
+      else if (typeof stdout === "object") {
+        // A reader that takes the first bytes and goes away, as `head -c N` does.
+        child.stdout?.on("data", (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= stdout.readThenClose) child.stdout?.destroy();
+        });
+      }
+    },
+  }).then((r) => ({ code: r.code, stderr: r.stderr, read }));
 }
 
 describe("output errors", () => {

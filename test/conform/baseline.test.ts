@@ -4,7 +4,7 @@
  * (/dev/zero), a directory and a file larger than limits.max_request_bytes each end the run with
  * exit 3 and a message naming the problem, before any scenario runs; parsing is linear.
  */
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { CLI_EXIT_CODES, LIMITS } from "../../generated/ts/spec.js";
 import { parseBaseline } from "../../runtime/conform/baseline.js";
 import { CLI } from "../support/cli-process.js";
+import { spawnChild } from "../support/spawn-child.js";
 import { nodeClient } from "./support.js";
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-conform-baseline-"));
@@ -19,21 +20,7 @@ afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 /** Run conform with a baseline under a watchdog; resolves with the exit code and stderr. */
 function runWithBaseline(file: string): Promise<{ code: number | null; stderr: string; killed: boolean }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, "conform", ...nodeClient(), "--expected-failures", file], { stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout.resume();
-    let stderr = "";
-    let killed = false;
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    const watchdog = setTimeout(() => {
-      killed = true;
-      child.kill("SIGKILL");
-    }, 20_000);
-    child.on("close", (code) => {
-      clearTimeout(watchdog);
-      resolve({ code, stderr, killed });
-    });
-  });
+  return spawnChild({ command: process.execPath, args: [CLI, "conform", ...nodeClient(), "--expected-failures", file], stdin: "ignore", watchdogMs: 20_000 }).then((r) => ({ code: r.code, stderr: r.stderr, killed: r.timedOut }));
 }
 
 describe("conform --expected-failures input bounds", () => {

@@ -3,9 +3,9 @@
  * process, its JSON Lines split into header, records and summary, and the helpers that name the
  * fixture client and the failing scenarios.
  */
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { CLI, REPO_ROOT } from "../support/cli-process.js";
+import { spawnChild } from "../support/spawn-child.js";
 
 /** A parsed JSON report of one conform run and its exit code. */
 export interface Report {
@@ -46,24 +46,14 @@ export const SELF_TEST_TIMEOUT_MS = 20_000;
  */
 export function conform(args: readonly string[], watchdogMs = 240_000, env: Readonly<Record<string, string>> = {}): Promise<Report> {
   const deadline = args.includes("--timeout-ms") ? [] : ["--timeout-ms", String(SELF_TEST_TIMEOUT_MS)];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "conform", "--format", "json", ...args, ...deadline], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-    const watchdog = setTimeout(() => child.kill("SIGKILL"), watchdogMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(watchdog);
-      try {
-        const lines = out.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-        const records = lines.filter((l) => "scenario" in l) as unknown as Report["records"];
-        const summary = (lines.find((l) => "summary" in l)?.summary ?? {}) as Record<string, unknown>;
-        resolve({ code, lines, records, summary });
-      } catch (error) {
-        reject(new Error(`conform printed no JSON report (exit ${code}): ${out}\n${err}\n${String(error)}`));
-      }
-    });
+  return spawnChild({ command: process.execPath, args: [CLI, "conform", "--format", "json", ...args, ...deadline], stdin: "ignore", env: { ...process.env, ...env }, watchdogMs }).then(({ code, stdout: out, stderr: err }) => {
+    try {
+      const lines = out.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      const records = lines.filter((l) => "scenario" in l) as unknown as Report["records"];
+      const summary = (lines.find((l) => "summary" in l)?.summary ?? {}) as Record<string, unknown>;
+      return { code, lines, records, summary };
+    } catch (error) {
+      throw new Error(`conform printed no JSON report (exit ${code}): ${out}\n${err}\n${String(error)}`);
+    }
   });
 }

@@ -5,11 +5,12 @@
  * one whole written value with its writer's client id; the final state is one written value or
  * absent; no temp file or dropped-thread directory is left. Start and stop are file barriers.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { spawnChild } from "../support/spawn-child.js";
 import { limited, removeDir, requireReference, runSide, scratch, storeEnv } from "./support.js";
 // @ts-expect-error plain ESM helper without types
 import { writerOf } from "./race-worker.mjs";
@@ -25,32 +26,38 @@ interface WorkerReport {
   readonly failures: readonly string[];
 }
 
-function startWorker(args: readonly string[]): { child: ChildProcessWithoutNullStreams; ready: Promise<void>; done: Promise<WorkerReport> } {
-  const child = spawn(process.execPath, [WORKER, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+function startWorker(args: readonly string[]): { child: ChildProcess; ready: Promise<void>; done: Promise<WorkerReport> } {
+  let child: ChildProcess | undefined;
   let out = "";
-  let err = "";
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((r) => (markReady = r));
-  child.stdout.on("data", (b: Buffer) => {
-    out += b.toString();
-    if (out.startsWith("ready\n")) markReady();
+  const ended = spawnChild({
+    command: process.execPath,
+    args: [WORKER, ...args],
+    keepStdinOpen: true,
+    watchdogMs: 590_000, // a watchdog, just under the test's 600 s
+    onSpawn: (c) => {
+      child = c;
+      c.stdout?.on("data", (b: Buffer) => {
+        out += b.toString();
+        if (out.startsWith("ready\n")) markReady();
+      });
+    },
   });
-  child.stderr.on("data", (b: Buffer) => (err += b.toString()));
-  const done = new Promise<WorkerReport>((resolve, reject) =>
-    child.on("close", (code) => {
-      markReady();
-      const line = out.split("\n").find((l) => l.startsWith("{"));
-      if (code !== 0 || !line) reject(new Error(`worker ${args.join(" ")} exited ${code}: ${err}`));
-      else resolve(JSON.parse(line) as WorkerReport);
-    }),
-  );
+  const done = ended.then(({ code, stdout, stderr }) => {
+    markReady();
+    const line = stdout.split("\n").find((l) => l.startsWith("{"));
+    if (code !== 0 || !line) throw new Error(`worker ${args.join(" ")} exited ${code}: ${stderr}`);
+    return JSON.parse(line) as WorkerReport;
+  });
+  if (child === undefined) throw new Error("the worker was not started");
   return { child, ready, done };
 }
 
 describe("continuation: concurrency", () => {
   const dir = scratch("cont-race-");
   const root = join(dir, "store");
-  const children: ChildProcessWithoutNullStreams[] = [];
+  const children: ChildProcess[] = [];
   afterAll(() => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
     removeDir(dir);

@@ -7,13 +7,13 @@
  * kernel released the dead holder's lock: the next put gets it within a short timeout). Ten more
  * runs kill the real CLI `put` mid-stdin or mid-write.
  */
-import { spawn } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { ContinuationStore } from "../../runtime/continuation/store.js";
 import { mulberry32 } from "../support/prng.js";
+import { spawnChild } from "../support/spawn-child.js";
 import { CLI, removeDir, scratch, storeEnv } from "./support.js";
 // @ts-expect-error plain ESM helper without types
 import * as worker from "./race-worker.mjs";
@@ -25,15 +25,18 @@ const writerOf = worker.writerOf as (b: Buffer) => number | null;
 
 /** Spawn `argv`, wait for its first stdout byte (its ready line), SIGKILL it `delayMs` later, and reap it. */
 function killAfterReady(argv: readonly string[], delayMs: number): Promise<NodeJS.Signals | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "ignore"], env: storeEnv({}) });
-    let timer: NodeJS.Timeout | undefined;
-    child.stdout.once("data", () => (timer = setTimeout(() => child.kill("SIGKILL"), delayMs)));
-    child.on("error", reject);
-    child.on("close", (_code, signal) => {
-      clearTimeout(timer);
-      resolve(signal);
-    });
+  let timer: NodeJS.Timeout | undefined;
+  return spawnChild({
+    command: process.execPath,
+    args: argv,
+    stdin: "ignore",
+    stderr: "ignore",
+    env: storeEnv({}),
+    watchdogMs: 60_000, // a watchdog for a child that never prints its ready line
+    onSpawn: (child) => child.stdout?.once("data", () => (timer = setTimeout(() => child.kill("SIGKILL"), delayMs))),
+  }).then((r) => {
+    clearTimeout(timer);
+    return r.signal;
   });
 }
 
@@ -99,13 +102,18 @@ describe("continuation: crash safety under SIGKILL", () => {
       const before = await store.get("cli", "k");
       // Half the runs: killed while stdin is half written; the others: stdin complete, killed during the write.
       const delay = run % 2 === 0 ? 0 : 100 + Math.floor(random() * 200);
-      await new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, [CLI, "continuation", "put", "--thread", "cli", "--key", "k", "--client-id", "w8"], { stdio: ["pipe", "ignore", "ignore"], env: storeEnv(env) });
-        child.stdin.on("error", () => undefined);
-        child.on("error", reject);
-        child.on("close", () => resolve());
-        if (run % 2 === 0) child.stdin.write(big.subarray(0, big.length >> 1), () => child.kill("SIGKILL"));
-        else child.stdin.end(big, () => setTimeout(() => child.kill("SIGKILL"), delay));
+      await spawnChild({
+        command: process.execPath,
+        args: [CLI, "continuation", "put", "--thread", "cli", "--key", "k", "--client-id", "w8"],
+        stdout: "ignore",
+        stderr: "ignore",
+        env: storeEnv(env),
+        keepStdinOpen: true, // written here, at the moment each run kills it
+        watchdogMs: 60_000,
+        onSpawn: (child) => {
+          if (run % 2 === 0) child.stdin?.write(big.subarray(0, big.length >> 1), () => child.kill("SIGKILL"));
+          else child.stdin?.end(big, () => setTimeout(() => child.kill("SIGKILL"), delay));
+        },
       });
       const got = await store.get("cli", "k");
       const id = writerOf(got.blob);

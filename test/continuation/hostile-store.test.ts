@@ -28,6 +28,7 @@ import type { ListDiagnostic } from "../../runtime/continuation/store.js";
 import { CONTINUATION } from "../../runtime/continuation/table.js";
 import { serveReverseRequest } from "../../runtime/stream/reverse.js";
 import { envelope } from "../stream/support.js";
+import { spawnChild } from "../support/spawn-child.js";
 import { CLI, frameEntry, removeDir, runSide, scratch, storeEnv } from "./support.js";
 
 let dir = "";
@@ -272,17 +273,8 @@ describe("session --transport stream exits after its summary while a store reque
       const events = join(dir, "events.jsonl");
       writeFileSync(events, `${JSON.stringify(envelope("session.started", 1))}\n`);
       const argv = [CLI, "session", "--transport", "stream", "--program", process.execPath, "--arg", client, "--arg", join(root, ".t.lock"), "--timeout-ms", "30000", events];
-      const session = await new Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, argv, { env: env(), stdio: ["ignore", "pipe", "inherit"] });
-        let stdout = "";
-        child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
-        const kill = setTimeout(() => child.kill("SIGKILL"), 60_000);
-        child.on("error", reject);
-        child.on("close", (status, signal) => {
-          clearTimeout(kill);
-          resolve({ status, signal, stdout });
-        });
-      });
+      const ran = await spawnChild({ command: process.execPath, args: argv, env: env(), stdin: "ignore", stderr: "inherit", watchdogMs: 60_000 });
+      const session = { status: ran.code, signal: ran.signal, stdout: ran.stdout };
       expect(released, "the session lived until the other process released the lock").toBe(false);
       expect(session.signal).toBeNull();
       expect(session.stdout).toContain('"summary"');

@@ -13,7 +13,6 @@
  * - every command error maps to its row of the stream error-code table (the host's own
  *   serveReverseRequest on real stores, in process).
  */
-import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,6 +24,7 @@ import { continuationHandlers } from "../../runtime/continuation/stream-handlers
 import { CONTINUATION } from "../../runtime/continuation/table.js";
 import { serveReverseRequest } from "../../runtime/stream/reverse.js";
 import { FIXTURE_CLIENTS_DIR, GO_ECHO_DIR } from "../support/fixture-clients.js";
+import { spawnChild } from "../support/spawn-child.js";
 import { envelope } from "../stream/support.js";
 import { CLI, REFERENCE_CLI, removeDir, requireReference, runSide, scratch, storeEnv } from "./support.js";
 
@@ -54,24 +54,7 @@ interface Run {
 
 /** A real process, killed at 60 s (a watchdog) and always reaped. */
 function run(program: string, args: readonly string[], options: { readonly cwd?: string; readonly env: NodeJS.ProcessEnv; readonly input?: string }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { cwd: options.cwd ?? tmp, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const watchdog = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", (e) => {
-      clearTimeout(watchdog);
-      reject(e);
-    });
-    child.on("close", (code) => {
-      clearTimeout(watchdog);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(options.input ?? "");
-  });
+  return spawnChild({ command: program, args, cwd: options.cwd ?? tmp, env: options.env, input: options.input ?? "", watchdogMs: 60_000 }).then(({ code, stdout, stderr }) => ({ code, stdout, stderr }));
 }
 
 /** The blob store-roundtrip:KEY writes (the fixtures' storeBlob): every byte value 0..255, then KEY. */

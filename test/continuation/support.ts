@@ -2,11 +2,11 @@
  * Helpers of the continuation suites: run our CLI (dist/) and the reference `lifeloop` binary as
  * real processes with bytes in and out, on scratch stores; snapshot a store's files.
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI } from "../support/cli-process.js";
+import { spawnChild } from "../support/spawn-child.js";
 import { CONTINUATION_REFERENCE_CLI as REFERENCE_CLI, requireContinuationReference } from "../support/continuation-reference.js";
 
 /** The reference side of the continuation suites: lifeloop-cli 0.5.0, the last release with the store. */
@@ -39,27 +39,11 @@ export function storeEnv(extra: Readonly<Record<string, string>>): Record<string
  * With `fileSizeLimit` (bytes) it runs under `prlimit --fsize`: a write to a regular file is cut
  * short at that size and the next one fails with EFBIG, as on a full disk.
  */
-export function runSide(side: Side, args: readonly string[], options: { readonly input?: Uint8Array | string; readonly env: Readonly<Record<string, string>>; readonly cwd?: string; readonly timeoutMs?: number; readonly fileSizeLimit?: number }): Promise<Run> {
+export async function runSide(side: Side, args: readonly string[], options: { readonly input?: Uint8Array | string; readonly env: Readonly<Record<string, string>>; readonly cwd?: string; readonly timeoutMs?: number; readonly fileSizeLimit?: number }): Promise<Run> {
   const [command, commandArgv] = side === "ours" ? [process.execPath, [CLI, "continuation", ...args]] : [REFERENCE_CLI, ["continuation", ...args]];
   const [program, argv] = options.fileSizeLimit === undefined ? [command, commandArgv] : ["prlimit", [`--fsize=${options.fileSizeLimit}`, "--", command, ...commandArgv]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, argv, { env: options.env, cwd: options.cwd ?? tmpdir(), stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
-    child.stdin.on("error", () => undefined); // a CLI that exits before reading all of stdin
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") });
-    });
-    child.stdin.end(options.input ?? "");
-  });
+  const r = await spawnChild({ command: program, args: argv, env: options.env, cwd: options.cwd ?? tmpdir(), input: options.input ?? "", watchdogMs: options.timeoutMs ?? 30_000 });
+  return { code: r.code, signal: r.signal, stdout: r.stdoutBytes, stderr: r.stderr };
 }
 
 /** Run `tasks` with at most `limit` at a time; results in task order. */

@@ -11,12 +11,13 @@
  * fixed allowance (see ALLOWANCE: within limits.max_values, under 10x the 16 MiB byte limit). Time and peak memory are printed (the cross-binding benchmark of the parse-speed
  * work prints them as figures; these are from a shared machine, so noisy).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { REPO_ROOT } from "../support/cli-process.js";
+import { spawnChild } from "../support/spawn-child.js";
 import { tempDir } from "../invoker/support.js";
 
 const tmp = tempDir("hostile");
@@ -80,19 +81,9 @@ interface Judgement {
 }
 
 function run(program: string, args: readonly string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      if (code !== 0) reject(new Error(`${program} ${args.join(" ")} exited ${code}: ${err.slice(0, 500)}`));
-      else resolve(out);
-    });
+  return spawnChild({ command: program, args, cwd: REPO_ROOT, stdin: "ignore", watchdogMs: 120_000 }).then(({ code, stdout, stderr }) => {
+    if (code !== 0) throw new Error(`${program} ${args.join(" ")} exited ${code}: ${stderr.slice(0, 500)}`);
+    return stdout;
   });
 }
 

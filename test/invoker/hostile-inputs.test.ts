@@ -6,7 +6,7 @@
  * numbered describes keep the item numbers of issue "Reliability" (items 2-8), which found them;
  * every test here failed before its fix.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -19,6 +19,7 @@ import { InvokerConfigError, type CallbackInvoker, type InvocationResult } from 
 import { StreamInvoker } from "../../runtime/stream/invoker.js";
 import { RAW_CLIENT } from "../stream/support.js";
 import { REPO_ROOT, runTs } from "../support/cli-process.js";
+import { spawnChild } from "../support/spawn-child.js";
 import { envelope, shellClient, tempDir } from "./support.js";
 
 const tmp = tempDir("hostile-inputs");
@@ -347,13 +348,7 @@ describe("minor defects", () => {
   });
 
   it("the CLI treats a closed standard output (>&-) as /dev/null, which it is to the process: exit 0, nothing on stderr", async () => {
-    const r = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn("/bin/sh", ["-c", `exec "$0" --import tsx ${CLI_SOURCE} version >&-`, process.execPath], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] });
-      let stderr = "";
-      child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stderr }));
-    });
+    const r = await spawnChild({ command: "/bin/sh", args: ["-c", `exec "$0" --import tsx ${CLI_SOURCE} version >&-`, process.execPath], cwd: REPO_ROOT, stdin: "ignore", stdout: "ignore", watchdogMs: 120_000 });
     // Node reopens a closed fd 1 on /dev/null read-write, exactly what Python's DEVNULL, Go's nil
     // Stdout and Node's 'ignore' give a child: the two cannot be told apart, and the latter must work.
     expect([r.code, r.stderr]).toEqual([0, ""]);

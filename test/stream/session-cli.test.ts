@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
 import { validateValue } from "../../runtime/wire/validate.js";
 import { CLI } from "../support/cli-process.js";
+import { spawnChild } from "../support/spawn-child.js";
 import { envelope, RAW_CLIENT, scratch, SESSION_EVENTS, TS_RUNNER } from "./support.js";
 
 const tmp = scratch();
@@ -23,18 +24,11 @@ interface Run {
   readonly stderr: string;
 }
 
-function run(program: string, args: readonly string[], input = ""): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(input);
-  });
+/** A watchdog, not a bound: a session that hangs fails instead of holding the suite. */
+const WATCHDOG_MS = 120_000;
+
+function run(program: string, args: readonly string[], input = "", env?: NodeJS.ProcessEnv): Promise<Run> {
+  return spawnChild({ command: program, args, input, ...(env === undefined ? {} : { env }), watchdogMs: WATCHDOG_MS }).then(({ code, signal, stdout, stderr }) => ({ code, signal, stdout, stderr }));
 }
 
 const session = (args: readonly string[], input = ""): Promise<Run> => run(process.execPath, [CLI, "session", ...args], input);
@@ -189,16 +183,7 @@ describe("TypeScript client runner as a process", () => {
       writeFileSync(join(bin, "lifeloop-callback"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`, { mode: 0o755 });
       const { LIFELOOP_CLI: _unset, ...inherited } = process.env;
       const env = { ...inherited, PATH: `${bin}:${process.env.PATH ?? ""}`, LIFELOOP_CONTINUATION_ROOT: join(store.dir, "store") };
-      const r = await new Promise<Run>((resolve, reject) => {
-        const child = spawn(TS_RUNNER, ["--behave", "put-get"], { stdio: ["pipe", "pipe", "pipe"], env });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-        child.on("error", reject);
-        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-        child.stdin.end(JSON.stringify(envelope("session.started", 7)));
-      });
+      const r = await run(TS_RUNNER, ["--behave", "put-get"], JSON.stringify(envelope("session.started", 7)), env);
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ metadata: { transport: "subprocess", roundtrip: "blob of e7" } });
     } finally {

@@ -11,7 +11,6 @@
  *   failure variant. That variant's FailureClass is read from our own table
  *   (spec/tables/subprocess-failure-mapping.json, column `reference_variant`).
  */
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { FAILURE_VARIANTS, REFERENCE_IMPLEMENTATION } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope, FailureClass, LifecycleReceipt, ReceiptStatus, RetryClass } from "../../generated/ts/types.js";
@@ -21,6 +20,7 @@ import { issueText } from "../../runtime/invoker/failure.js";
 import { parseWireDocument, validateValue } from "../../runtime/wire/validate.js";
 import type { FixtureClient } from "../../test/support/fixture-clients.js";
 import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../../test/support/reference-cli.js";
+import { spawnChild } from "../../test/support/spawn-child.js";
 
 /** The hosts, in the order the table shows them. */
 export const HOST_IDS = ["ts", "ref"] as const;
@@ -142,24 +142,7 @@ interface Finished {
 const REFERENCE_GRACE_MS = 15_000;
 
 function runReference(args: readonly string[], input: string, killAfterMs: number): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(REFERENCE_CLI, args, { stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    let stderr = "";
-    const timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-    child.stdout.on("data", (d: Buffer) => out.push(d));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout: Buffer.concat(out), stderr });
-    });
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(input);
-  });
+  return spawnChild({ command: REFERENCE_CLI, args, input, watchdogMs: killAfterMs }).then((r) => ({ code: r.code, signal: r.signal, stdout: r.stdoutBytes, stderr: r.stderr }));
 }
 
 function referenceFailure(stderr: string): Observation {

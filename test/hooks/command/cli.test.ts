@@ -4,13 +4,14 @@
  * hook JSON only; and every entry `hook config` prints works when run the way the harnesses run a
  * command hook (`/bin/sh -c COMMAND`, the input on stdin).
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HARNESS_HOOK_INPUTS, LIMITS, type HookAdapter } from "../../../generated/ts/spec.js";
 import { outputSchemaName } from "../../../runtime/hooks/mapping.js";
 import { hookSchemaIssues } from "../../../runtime/hooks/request.js";
 import { CLI, runCli } from "../../support/cli-process.js";
+import { spawnChild } from "../../support/spawn-child.js";
 import { claudeInputs, codexRecordings } from "../../support/reference-crate.js";
 import { HOOK_CLIENT, hookInputFor, Scratch } from "./support.js";
 
@@ -111,16 +112,13 @@ describe("lifeloop-callback hook (process)", () => {
   it("a harness that never closes stdin: exit 1 within --timeout-ms with the reason, nothing delivered", async () => {
     s.clearLog();
     const timeoutMs = 1500;
-    const child = spawn(process.execPath, [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", String(timeoutMs), "--state-dir", s.stateDir], { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.stdin.write(JSON.stringify(hookInputFor("codex", "UserPromptSubmit"))); // and never end()
-    const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done) => child.on("close", (c, sig) => done([c, sig])));
-    clearTimeout(killer);
-    child.stdin.destroy();
+    const { code, signal, stdout, stderr } = await spawnChild({
+      command: process.execPath,
+      args: [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", String(timeoutMs), "--state-dir", s.stateDir],
+      input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")),
+      keepStdinOpen: true, // and never end()
+      watchdogMs: 30_000,
+    });
     expect(signal, "killed at the 30 s deadline: the hook hung on stdin").toBeNull();
     expect(code).toBe(1);
     expect(stdout).toBe("");

@@ -98,7 +98,6 @@ describe("continuation: concurrency", () => {
     } else expect(final.stderr).toBe('{"error":"not_found"}\n');
     const leftovers = [...(existsSync(join(root, "race")) ? readdirSync(join(root, "race")).map((n) => `race/${n}`) : []), ...readdirSync(root).filter((n) => n.startsWith(".race.drop."))];
     expect(leftovers.filter((n) => n !== "race/k")).toEqual([]);
-    console.log(`continuation concurrency: ${WRITERS * PUTS} puts, ${racerReports.map((r) => `${r.role} ${r.ops}`).join(", ")}, ${cliRuns.length} CLI commands; final ${final.code === 0 ? "a written value" : "absent"}`);
   }, 600_000); // 15 s or so on a quiet 2-core machine; a shared, loaded one needs far more
 });
 

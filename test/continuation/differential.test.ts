@@ -162,14 +162,6 @@ describe("continuation: differential against the reference CLI", () => {
     });
   }, 600_000); // about 15 s on a quiet 2-core machine; a shared, loaded one needs far more
 
-  afterAll(() => {
-    const all = [...outcomes.values()];
-    const compared = all.reduce((n, o) => n + o.compared, 0);
-    const differences = all.reduce((n, o) => n + o.differences, 0);
-    const mismatched = all.reduce((n, o) => n + o.mismatches.length, 0);
-    console.log(`continuation differential: ${SCENARIOS.length} scenarios, ${compared} steps compared, ${compared - mismatched} equal, ${differences} documented differences`);
-  });
-
   it.each(SCENARIOS.map((s) => [s.name]))("%s", (name) => {
     const outcome = outcomes.get(name);
     expect(outcome).toBeDefined();

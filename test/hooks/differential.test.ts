@@ -112,7 +112,6 @@ describe("hook renderer vs. the reference renderer", () => {
     expect(agreed).toBeGreaterThan(500);
     expect(refused).toBeGreaterThan(500);
     expect(differences).toBeGreaterThan(0);
-    console.log(`hook differential: ${cases.length} cases: ${agreed} identical outputs, ${refused} identical refusals, ${differences} deliberate differences`);
   });
 
   it("claude-context-over-limit: same output plus a systemMessage above 10,000 UTF-16 code units", async () => {

@@ -8,8 +8,8 @@
  * - Python: check and decode (test/fixtures/hostile/py_judge.py).
  * Asserted: the verdict (rule and pointer, the same in every binding, by construction), and bounded
  * memory: the process's peak RSS above its own start-up peak stays under 10x the document plus a
- * fixed allowance (see ALLOWANCE: within limits.max_values, under 10x the 16 MiB byte limit). Time and peak memory are printed (the cross-binding benchmark of the parse-speed
- * work prints them as figures; these are from a shared machine, so noisy).
+ * fixed allowance (see ALLOWANCE: within limits.max_values, under 10x the 16 MiB byte limit). Time and
+ * peak memory as figures: `npm run bench -- wire-parsers` (its worst-case documents table).
  */
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -115,9 +115,6 @@ beforeAll(async () => {
 }, 300_000);
 
 describe("hostile documents: every binding, every entry point, the right verdict in bounded memory", () => {
-  const report: string[] = [];
-  afterAll(() => console.log(["hostile documents (time of both entry points; peak RSS above the driver's start-up):", ...report, "(shared machine: noisy figures)"].join("\n")));
-
   for (const [index, shape] of SHAPES.entries()) {
     it(shape.name, async () => {
       const file = join(tmp.dir, `shape-${index}.json`);
@@ -129,7 +126,6 @@ describe("hostile documents: every binding, every entry point, the right verdict
         const j = await judge(file);
         for (const outcome of j.outcomes) expect(outcome, `${name}: ${shape.name}`).toBe(shape.expect);
         const aboveKb = Math.max(0, j.maxrssKb - (baseline[name] as number));
-        report.push(`  ${name.padEnd(6)} ${shape.name.padEnd(52)} ${(size / 1e6).toFixed(1).padStart(5)} MB  ${String(j.ms).padStart(6)} ms  +${(aboveKb / 1024).toFixed(0)} MB`);
         expect(aboveKb * 1024, `${name}: peak memory for ${shape.name} (${size} bytes)`).toBeLessThanOrEqual(10 * size + ALLOWANCE);
       }
     }, 300_000);

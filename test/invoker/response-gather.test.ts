@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
+import { pythonInterpreter } from "../support/python.js";
 import { envelope, tempDir } from "./support.js";
 
 const tmp = tempDir("response-gather");
@@ -46,7 +47,7 @@ for c in sorted(x for x in cuts if 0 < x < len(data)):
 while at < len(data):
     at += os.write(1, data[at:at + 65536])
 `;
-  return new SubprocessInvoker({ program: "/root/.pyenv/shims/python3", args: ["-c", py, file], timeoutMs });
+  return new SubprocessInvoker({ program: pythonInterpreter(), args: ["-c", py, file], timeoutMs });
 }
 
 describe("stdout gathered across the ByteGather thresholds", () => {

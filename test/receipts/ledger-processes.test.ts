@@ -158,6 +158,5 @@ describe("receipt ledger: writers killed at random moments", () => {
     expect(counter).toBeGreaterThanOrEqual(Math.max(...sequences));
     expect(next.next("run-k")).toBe(counter + 1);
     next.close();
-    console.log(`kill suite: ${TOTAL} writers killed, ${receipts.length} receipts stored, ${committed.size} commits reported`);
   });
 });

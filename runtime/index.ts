@@ -94,7 +94,7 @@ export { DEFAULT_INVOKER_LIMITS, type InvokerLimits } from "./invoker/config.js"
 export { defaultRetryClass, failureClassOf, makeFailure } from "./invoker/failure.js";
 export { isNotificationOnly, prepareEnvelope, toWireJson, WireSerializeError, wireSnapshot, type WireSnapshot } from "./invoker/request.js";
 export { prepareEnvelopeSliced, wireSnapshotSliced, type PreparedEnvelope } from "./invoker/request.js";
-export { signalGroup, trackedGroups } from "./invoker/process-group.js";
+export { signalGroup, trackedGroups } from "./process/process-group.js";
 export { contextIssues, ReceiptEmitter, ReceiptSynthesisError, type EmitOutcome, type ReceiptEmitterOptions } from "./receipts/emitter.js";
 export { CLIENT_STDERR_TAIL_WARNING, INVOCATION_FAILED_WARNING, synthesizeReceipt, type ReceiptContext } from "./receipts/synthesize.js";
 export { SequenceGenerator, type SequenceSource } from "./receipts/sequence.js";

@@ -7,7 +7,7 @@
  * the list cannot go stale.
  */
 
-import { readRegularFile } from "../cli/regular-file.js";
+import { readRegularFile } from "../process/regular-file.js";
 import { SCENARIO_TRANSPORTS } from "./scenarios.js";
 
 const TRANSPORT_COLUMN = new Set<string>(SCENARIO_TRANSPORTS);

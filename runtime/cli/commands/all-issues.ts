@@ -16,7 +16,7 @@ import { evaluateRules } from "../../wire/rules.js";
 import { integerLexemeIssues, toIssue, type AjvError } from "../../wire/schema.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../wire/validate.js";
-import { packageRoot } from "../package-root.js";
+import { packageRoot } from "../../process/package-root.js";
 
 let compiled: Map<string, ValidateFunction> | null = null;
 

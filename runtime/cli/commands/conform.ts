@@ -15,7 +15,7 @@ import { FORMATS, renderReport, type Format, type PrintedRecord, type ReportSumm
 import { runConformance, type ConformRun } from "../../conform/run.js";
 import { buildScenarios, SCENARIO_TRANSPORTS, type ScenarioTransport } from "../../conform/scenarios.js";
 import { EXIT, integerFlag, parseFlags, UsageError, type CliIo } from "../io.js";
-import { packageRoot, packageVersion } from "../package-root.js";
+import { packageRoot, packageVersion } from "../../process/package-root.js";
 import { executableProblem } from "../program-check.js";
 
 /** Usage text of the conform command. */

@@ -30,7 +30,7 @@ import { PARSE_RULES, parseStrictJson } from "../../wire/strict-json.js";
 import type { ValidationIssue } from "../../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument, validateParsed } from "../../wire/validate.js";
 import { EXIT, jsonLine, parseFlags, UsageError, type CliIo } from "../io.js";
-import { fileKind, readRegularFile } from "../regular-file.js";
+import { fileKind, readRegularFile } from "../../process/regular-file.js";
 
 /** Usage text of the conformance command. */
 export const CONFORMANCE_USAGE = `usage: lifeloop-callback conformance run --root DIR [--substitute-version OLD]...

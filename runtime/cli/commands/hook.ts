@@ -23,7 +23,7 @@ import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
 import { defaultClientId } from "../client-options.js";
 import { invokerFlagError, EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
-import { packageBin } from "../package-root.js";
+import { packageBin } from "../../process/package-root.js";
 import { executableProblem } from "../program-check.js";
 
 /** Usage text of the hook command. */

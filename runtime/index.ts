@@ -141,9 +141,9 @@ export { continuationHandlers, type ContinuationHandlerOptions, type Continuatio
 // the error-code table, pluggable client-to-host handlers, and the TypeScript client runner.
 export { StreamInvoker, type StreamInvokerConfig, type StreamInvokerStats } from "./stream/invoker.js";
 export { DEFAULT_STREAM_LIMITS, type StreamInvokerLimits } from "./stream/limits.js";
-export { FrameReader, type FrameEvent } from "./stream/frame-reader.js";
-export { parseFrame, encodeFrame, sameId, type FrameResult, type JsonRpcError, type JsonRpcId, type StreamFrame } from "./stream/frame.js";
-export { codeForFailureClass, errorCode, errorNameForCode, failureClassForCode } from "./stream/error-codes.js";
+export { FrameReader, type FrameEvent } from "./rpc/frame-reader.js";
+export { parseFrame, encodeFrame, sameId, type FrameResult, type JsonRpcError, type JsonRpcId, type StreamFrame } from "./rpc/frame.js";
+export { codeForFailureClass, errorCode, errorNameForCode, failureClassForCode } from "./rpc/error-codes.js";
 export {
   isReverseMethod,
   ReverseRequestError,

@@ -7,8 +7,8 @@
  * as for the v1 `single` families.
  */
 import { CONFORMANCE_CHECKS_TABLE, EVENT_VOCABULARY, LIMITS, RECEIPT_EMITTED_GUARD, STREAM_V2 } from "../../generated/ts/spec.js";
-import { errorCode } from "../stream/error-codes.js";
-import { encodeNotification, encodeRequestAround, framePointers, type JsonRpcId } from "../stream/frame.js";
+import { errorCode } from "../rpc/error-codes.js";
+import { encodeNotification, encodeRequestAround, framePointers, type JsonRpcId } from "../rpc/frame.js";
 import { validateParsed } from "../wire/validate.js";
 import { envelopeFor as envelopeOf, type Json, type JsonObject } from "./envelopes.js";
 import { ConformFailure, type ReplyFrame, type StreamScript, type StreamSession } from "./stream-session.js";

@@ -14,10 +14,10 @@ import { LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
 import { runChild, type ChildRun } from "../invoker/child-run.js";
 import { writeToChild, type ChildStdin } from "../process/child.js";
 import { DEFAULT_INVOKER_LIMITS } from "../invoker/config.js";
-import { errorCode } from "../stream/error-codes.js";
-import { FrameReader } from "../stream/frame-reader.js";
+import { errorCode } from "../rpc/error-codes.js";
+import { FrameReader } from "../rpc/frame-reader.js";
 import { NO_FRAME_HINT } from "../stream/invoker.js";
-import { encodeErrorReply, parseFrame, sameId, type JsonRpcId, type StreamFrame } from "../stream/frame.js";
+import { encodeErrorReply, parseFrame, sameId, type JsonRpcId, type StreamFrame } from "../rpc/frame.js";
 
 /** A reply frame the client wrote, with the strict parser's non-integer pointers (for validating `result`). */
 export type ReplyFrame = Extract<StreamFrame, { kind: "success_reply" | "error_reply" }> & { readonly pointers: readonly string[] };

@@ -28,8 +28,8 @@ import { ChildSupervisor, type ChildExit } from "../process/child.js";
 import { runInSlices } from "../wire/slices.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { Fifo } from "./fifo.js";
-import { FrameReader, type FrameEvent } from "./frame-reader.js";
-import { FRAME_OWN_VALUES, parseHostFrame, parseHostFrameSliced, SLICED_FRAME_BYTES, type FrameResult, type StreamFrame } from "./frame.js";
+import { FrameReader, type FrameEvent } from "../rpc/frame-reader.js";
+import { FRAME_OWN_VALUES, parseHostFrame, parseHostFrameSliced, SLICED_FRAME_BYTES, type FrameResult, type StreamFrame } from "../rpc/frame.js";
 import type { StreamInvokerLimits } from "./limits.js";
 
 /** Why a connection ended (see the module doc for how inferred causes yield to `exit`). */
@@ -51,7 +51,7 @@ export interface ConnectionEnd {
 /**
  * Callbacks of a connection; called synchronously from stream events, never after `onEnd`.
  * `resultAccepted`: the frame is a success reply whose result is proved a valid CallbackResponse
- * (runtime/stream/frame.ts FrameResult).
+ * (runtime/rpc/frame.ts FrameResult).
  */
 export interface ConnectionHooks {
   onFrame(frame: StreamFrame, nonIntegerNumberPointers: readonly string[], resultAccepted: boolean): void;

@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { runChild, type WriteStrategy } from "../invoker/child-run.js";
 import { writeToChild, type ChildStdin } from "../process/child.js";
 import { DEFAULT_INVOKER_LIMITS } from "../invoker/config.js";
-import type { ScenarioInput } from "./scenarios.js";
+import type { ScenarioInput } from "./types.js";
 
 /** What happened: how the client ended, what it wrote, and the timings (ms). */
 export interface ExchangeResult {

@@ -25,7 +25,7 @@
  *   signal the host did not send, ended because of that exit (`exit`).
  */
 import { ChildSupervisor, type ChildExit } from "../process/child.js";
-import { runInSlices } from "../wire/slices.js";
+import { runInSlices } from "../process/slices.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { Fifo } from "./fifo.js";
 import { FrameReader, type FrameEvent } from "../rpc/frame-reader.js";
@@ -399,7 +399,7 @@ export class StreamConnection {
   /**
    * Judge the backlog in order, then let stdout's end and the connection's end proceed. A large
    * frame is judged in slices by the sliced parser; a run of small frames behind it, in slices of
-   * the shared scheduler too (runtime/wire/slices.ts): judged one after the other in one go they
+   * the shared scheduler too (runtime/process/slices.ts): judged one after the other in one go they
    * held the event loop for seconds (93,228 frames queued behind an 8 MB one: 8 s).
    */
   private async drainBacklog(): Promise<void> {
@@ -434,7 +434,7 @@ export class StreamConnection {
 
   /**
    * Judge and deliver the small frames at the head of the backlog for about `budgetMs`; true when
-   * the head is a large frame or nothing is left (a sliced step: runtime/wire/slices.ts).
+   * the head is a large frame or nothing is left (a sliced step: runtime/process/slices.ts).
    */
   private judgeSmallFrames(budgetMs: number): boolean {
     const until = performance.now() + budgetMs;

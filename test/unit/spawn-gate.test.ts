@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { queuedSpawns, requestSpawn, spawnsStarted } from "../../runtime/process/spawn-gate.js";
-import { deferToNextTurn, nextTurn, runInSlices } from "../../runtime/wire/slices.js";
+import { deferToNextTurn, nextTurn, runInSlices } from "../../runtime/process/slices.js";
 
 /** Busy the main thread for `ms` (what a fork costs it). */
 function hold(ms: number): void {

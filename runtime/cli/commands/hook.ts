@@ -14,7 +14,7 @@
  */
 import { resolve } from "node:path";
 import { LIMITS } from "../../../generated/ts/spec/limits.js";
-import { hookConfig, type HookConfigOptions } from "../../hooks/command/config.js";
+import { hookConfig, type HookCommandOptions } from "../../hooks/command/config.js";
 import { runHookCommand } from "../../hooks/command/run.js";
 import { defaultStateDir } from "../../hooks/command/state.js";
 import { hookInputAdapter, servedHookEvents } from "../../hooks/command/tables.js";
@@ -54,7 +54,7 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
 const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--ledger", "--state-dir"], repeatable: ["--arg"] };
 
 /** The flags `hook`, `hook config` and `hook install` share. */
-export type Common = Omit<HookConfigOptions, "cli">;
+export type Common = HookCommandOptions;
 
 /** Read the shared flags; throws UsageError naming the flag at fault. */
 export function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, readonly string[]>): Common {

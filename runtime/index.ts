@@ -94,7 +94,7 @@ export { DEFAULT_INVOKER_LIMITS, type InvokerLimits } from "./invoker/config.js"
 export { defaultRetryClass, failureClassOf, makeFailure } from "./invoker/failure.js";
 export { isNotificationOnly, prepareEnvelope, toWireJson, WireSerializeError, wireSnapshot, type WireSnapshot } from "./invoker/request.js";
 export { prepareEnvelopeSliced, wireSnapshotSliced, type PreparedEnvelope } from "./invoker/request.js";
-export { signalGroup, trackedGroups } from "./invoker/process-group.js";
+export { signalGroup, trackedGroups } from "./process/process-group.js";
 export { contextIssues, ReceiptEmitter, ReceiptSynthesisError, type EmitOutcome, type ReceiptEmitterOptions } from "./receipts/emitter.js";
 export { CLIENT_STDERR_TAIL_WARNING, INVOCATION_FAILED_WARNING, synthesizeReceipt, type ReceiptContext } from "./receipts/synthesize.js";
 export { SequenceGenerator, type SequenceSource } from "./receipts/sequence.js";
@@ -141,9 +141,9 @@ export { continuationHandlers, type ContinuationHandlerOptions, type Continuatio
 // the error-code table, pluggable client-to-host handlers, and the TypeScript client runner.
 export { StreamInvoker, type StreamInvokerConfig, type StreamInvokerStats } from "./stream/invoker.js";
 export { DEFAULT_STREAM_LIMITS, type StreamInvokerLimits } from "./stream/limits.js";
-export { FrameReader, type FrameEvent } from "./stream/frame-reader.js";
-export { parseFrame, encodeFrame, sameId, type FrameResult, type JsonRpcError, type JsonRpcId, type StreamFrame } from "./stream/frame.js";
-export { codeForFailureClass, errorCode, errorNameForCode, failureClassForCode } from "./stream/error-codes.js";
+export { FrameReader, type FrameEvent } from "./rpc/frame-reader.js";
+export { parseFrame, encodeFrame, sameId, type FrameResult, type JsonRpcError, type JsonRpcId, type StreamFrame } from "./rpc/frame.js";
+export { codeForFailureClass, errorCode, errorNameForCode, failureClassForCode } from "./rpc/error-codes.js";
 export {
   isReverseMethod,
   ReverseRequestError,

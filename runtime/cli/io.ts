@@ -5,6 +5,7 @@
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { CLI_EXIT_CODES } from "../../generated/ts/spec/cli-exit-codes.js";
+import { describeIoError } from "../process/io-error.js";
 
 /** Exit codes by name, from the spec table. */
 export const EXIT = CLI_EXIT_CODES;
@@ -157,22 +158,6 @@ export function integerFlag(
     throw new UsageError(`${flag} takes a whole number${unit} from ${bounds.min} to ${bounds.max} (got ${JSON.stringify(text)})`);
   }
   return n;
-}
-
-/**
- * Describe a failed file-system or stream operation in prose for a person, keeping the errno code as
- * detail: `cannot read x.json: no such file or directory (ENOENT)`.
- * @param action - what was attempted, e.g. `read x.json` or `write the output`
- * @param error - the thrown value (a Node SystemError or anything else)
- */
-export function describeIoError(action: string, error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
-  const code = typeof e?.code === "string" ? e.code : undefined;
-  // Node's SystemError message is "CODE: description, syscall 'path'": keep the description only.
-  const raw = typeof e?.message === "string" ? e.message : String(error);
-  const match = /^[A-Z0-9_]+: ([^,]+)/.exec(raw);
-  const prose = match ? match[1] : raw;
-  return `cannot ${action}: ${prose}${code ? ` (${code})` : ""}`;
 }
 
 /**

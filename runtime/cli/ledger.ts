@@ -1,9 +1,9 @@
 /**
- * `--ledger PATH` for the commands that take it (invoke, session, hook, receipt): the receipt
- * ledger module is imported only here, when a ledger is named, so no other command loads it (and
- * only ReceiptLedger.open loads the SQLite binding).
+ * `--ledger PATH` for the commands that take it (invoke, session, hook, receipt); the ledger itself
+ * is opened on demand by runtime/receipts/open-ledger.ts, so no other command loads it.
  */
-import type { ReceiptLedger, ReceiptLedgerOptions } from "../receipts/ledger.js";
+import type { ReceiptLedger } from "../receipts/ledger.js";
+import { isLedgerError, openLedger } from "../receipts/open-ledger.js";
 import { EXIT, UsageError, type CliIo } from "./io.js";
 
 /** The `--ledger` value, or null when the flag is absent. @throws UsageError for an empty path */
@@ -11,12 +11,6 @@ export function ledgerFlag(values: ReadonlyMap<string, string>): string | null {
   const path = values.get("--ledger");
   if (path === "") throw new UsageError("--ledger is an empty path: name the ledger file (e.g. receipts.sqlite; it is created, its directory must exist)");
   return path ?? null;
-}
-
-/** Open the ledger for a command. @throws ReceiptLedgerError (the caller reports it: exit 3, hook 1) */
-export async function openLedger(path: string, options: ReceiptLedgerOptions = {}): Promise<ReceiptLedger> {
-  const { ReceiptLedger } = await import("../receipts/ledger.js");
-  return ReceiptLedger.open(path, options);
 }
 
 /**
@@ -33,9 +27,4 @@ export async function openCommandLedger(path: string | null, io: CliIo, command:
     io.err(`${command}: ${error.message}; ${consequence}\n`);
     return { exit: EXIT.input };
   }
-}
-
-/** True for a ReceiptLedgerError (checked by name, so that testing an error does not load the module). */
-export function isLedgerError(error: unknown): error is Error & { readonly fault: string; readonly failure_class: string; readonly retry_class: string } {
-  return error instanceof Error && error.name === "ReceiptLedgerError";
 }

@@ -14,8 +14,8 @@
  */
 import { spawn } from "node:child_process";
 import { CLIENT_INITIATED_COMMANDS, STREAM_V2, type StreamReverseMethodName } from "../../generated/ts/spec.js";
-import { errorCode, errorNameForCode } from "../stream/error-codes.js";
-import type { StreamFrame } from "../stream/frame.js";
+import { errorCode, errorNameForCode } from "../rpc/error-codes.js";
+import type { StreamFrame } from "../rpc/frame.js";
 import { canonicalBase64 } from "../wire/base64.js";
 
 /** How commands travel: by spawning the host CLI (v1) or as requests on the stream (v2). */

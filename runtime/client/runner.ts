@@ -36,9 +36,10 @@ import { failureClassOf, issueText } from "../invoker/failure.js";
 import { wireSnapshot } from "../invoker/request.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument, validateParsed, type WireResult } from "../wire/validate.js";
-import { FrameReader } from "../stream/frame-reader.js";
-import { encodeErrorReply, encodeFrame, encodeResultAround, framePointers, idKey, parseFrame, type JsonRpcId, type StreamFrame } from "../stream/frame.js";
-import { errorCode } from "../stream/error-codes.js";
+import { FrameReader } from "../rpc/frame-reader.js";
+import { encodeErrorReply, encodeFrame, encodeResultAround, framePointers, idKey, parseFrame, type JsonRpcId, type StreamFrame } from "../rpc/frame.js";
+import { errorCode } from "../rpc/error-codes.js";
+import { RequestIds, RpcPeer } from "../rpc/peer.js";
 import { ClientCommands, RequestFrameTooLargeError, StreamClosedError, type CommandTransport } from "./commands.js";
 
 /** What a handler gets besides the request and payloads. */
@@ -193,82 +194,141 @@ function cliTransport(options: ServeOptions): CommandTransport {
   return { kind: "cli", cli: options.cli ?? defaultCli(), timeoutMs: options.commandTimeoutMs ?? 30_000 };
 }
 
-async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, divert: boolean): Promise<number> {
-  // stdout is for frames only: keep the real write, send every other write to stderr.
-  const wireWrite = stdout.write.bind(stdout) as (chunk: Uint8Array, cb?: (error?: Error | null) => void) => boolean;
-  if (divert) (process.stdout as { write: unknown }).write = process.stderr.write.bind(process.stderr);
-  let outstandingWrites = 0;
-  let drained: (() => void) | null = null;
-  let stdoutFailed = false;
-  const send = (bytes: Buffer): void => {
-    outstandingWrites++;
-    wireWrite(bytes, (error) => {
-      if (error) stdoutFailed = true;
-      if (--outstandingWrites === 0) drained?.();
-    });
-  };
-  const ending = new AbortController();
-  const running = new Map<string, AbortController>();
-  type Reply = Extract<StreamFrame, { kind: "success_reply" | "error_reply" }>;
-  // The client's own requests the host has not answered (at most limits.max_client_requests_in_flight:
-  // one more ends the stream, stream.request-flood), and the requests waiting for one of them to be answered.
-  const waiting = new Map<string, { resolve: (frame: Reply) => void; reject: (error: Error) => void }>();
-  const slotWaiters: (() => void)[] = [];
-  let ownId = 0;
-  const commands = new ClientCommands({
-    kind: "stream",
-    request: async (method, params) => {
-      // Encoded and sized first: a request that cannot go fails before it waits for a slot, so a
-      // slot's wake-up always goes to a request that is then written.
-      const id = `c${++ownId}`;
-      const frame = encodeFrame({ jsonrpc: "2.0", id, method, params });
-      if (frame.length - 1 > LIMITS.max_frame_bytes) throw new RequestFrameTooLargeError(frame.length - 1, LIMITS.max_frame_bytes);
-      while (waiting.size >= LIMITS.max_client_requests_in_flight && !ending.signal.aborted) {
-        const slot = new Promise<void>((resolve) => slotWaiters.push(resolve));
-        drainBacklog(); // waiting for the host too: one more place for a handler meanwhile
-        await slot;
-      }
-      if (ending.signal.aborted) throw new StreamClosedError("the stream has ended; the request was not sent");
-      return new Promise<Reply>((resolve, reject) => {
-        waiting.set(idKey(id), { resolve, reject });
-        send(frame);
-        drainBacklog(); // the request in flight makes room for one more handler
-      });
-    },
-  });
+function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, divert: boolean): Promise<number> {
+  return new StreamServer(handler, stdin, stdout, stderr, divert).run();
+}
 
-  let finish!: (status: number) => void;
-  const finished = new Promise<number>((resolve) => (finish = resolve));
-  let done = false;
-  const end = (status: number, why: string | null): void => {
-    if (done) return;
-    done = true;
-    if (why !== null) writeErr(stderr, why);
-    ending.abort();
-    for (const c of running.values()) c.abort();
-    for (const w of waiting.values()) w.reject(new StreamClosedError());
-    waiting.clear();
-    for (const wake of slotWaiters.splice(0)) wake();
+type Reply = Extract<StreamFrame, { kind: "success_reply" | "error_reply" }>;
+
+/** What the runner keeps per request of its own awaiting the host's reply. */
+interface Waiter {
+  readonly resolve: (frame: Reply) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/**
+ * One v2 session of the client runner over the JSON-RPC peer (runtime/rpc/peer.ts): the host's
+ * event requests are served by the handler (`peer.inbound`: duplicate ids refused, each with its
+ * cancellation), the client's own requests (host commands) get ids `c1`, `c2`, ... and wait for
+ * their reply in `peer.outbound`, at most limits.max_client_requests_in_flight at once (the rest
+ * wait in `peer.slots`).
+ */
+class StreamServer {
+  /** stdout is for frames only: the real write (every other write goes to stderr when diverted). */
+  private readonly wireWrite: (chunk: Uint8Array, cb?: (error?: Error | null) => void) => boolean;
+  private outstandingWrites = 0;
+  private drained: (() => void) | null = null;
+  private stdoutFailed = false;
+  private readonly ending = new AbortController();
+  private readonly peer = new RpcPeer<Waiter>(new RequestIds("c"));
+  private readonly commands: ClientCommands;
+  private finishWith!: (status: number) => void;
+  private readonly finished = new Promise<number>((resolve) => (this.finishWith = resolve));
+  private done = false;
+  /**
+   * Handlers running (limits.client_handler_concurrency; each client request that waits for the
+   * host, in flight or for a slot, adds a place, so that handlers awaiting the host never keep the
+   * reader from reading the replies they wait for).
+   * While every place is taken stdin is paused and the frames already read wait in `backlog`
+   * (at most one chunk's worth): the host's writes then wait in the pipe (backpressure).
+   */
+  private handlers = 0;
+  private readonly backlog: { readonly frame: StreamFrame; readonly pointers: readonly string[] }[] = [];
+  private readonly reader = new FrameReader(LIMITS.max_frame_bytes);
+
+  constructor(
+    private readonly handler: ClientHandler,
+    private readonly stdin: NodeJS.ReadableStream,
+    private readonly stdout: NodeJS.WritableStream,
+    private readonly stderr: NodeJS.WritableStream,
+    private readonly divert: boolean,
+  ) {
+    this.wireWrite = stdout.write.bind(stdout) as (chunk: Uint8Array, cb?: (error?: Error | null) => void) => boolean;
+    if (divert) (process.stdout as { write: unknown }).write = process.stderr.write.bind(process.stderr);
+    this.commands = new ClientCommands({ kind: "stream", request: (method, params) => this.request(method, params) });
+  }
+
+  /** Serve until the stream ends; resolves with the exit status. */
+  async run(): Promise<number> {
+    const { stdin, stdout } = this;
+    stdin.on("data", (chunk: Buffer) => this.onData(chunk));
+    stdin.on("end", () => {
+      const tail = this.reader.end()[0];
+      this.end(tail !== undefined && tail.type === "violation" ? 1 : 0, tail !== undefined && tail.type === "violation" ? `the host broke the stream framing: ${issueText(tail.issue)}` : null);
+    });
+    stdin.on("error", (error: Error) => this.end(1, `stdin cannot be read: ${error.message}`));
+    stdout.on("error", () => {
+      this.stdoutFailed = true;
+    });
+    const onSignal = (): void => this.end(0, null);
+    const signals = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+    if (this.divert) for (const s of signals) process.on(s, onSignal);
+    const status = await this.finished;
+    if (this.divert) for (const s of signals) process.removeListener(s, onSignal);
+    return status;
+  }
+
+  private send(bytes: Buffer): void {
+    this.outstandingWrites++;
+    this.wireWrite(bytes, (error) => {
+      if (error) this.stdoutFailed = true;
+      if (--this.outstandingWrites === 0) this.drained?.();
+    });
+  }
+
+  /**
+   * A host command over the pipe. The client's own requests the host has not answered are at most
+   * limits.max_client_requests_in_flight (one more ends the stream, stream.request-flood); the
+   * requests waiting for one of them to be answered wait for a slot.
+   */
+  private async request(method: string, params: Record<string, unknown>): Promise<Reply> {
+    // Encoded and sized first: a request that cannot go fails before it waits for a slot, so a
+    // slot's wake-up always goes to a request that is then written.
+    const id = this.peer.nextId();
+    const frame = encodeFrame({ jsonrpc: "2.0", id, method, params });
+    if (frame.length - 1 > LIMITS.max_frame_bytes) throw new RequestFrameTooLargeError(frame.length - 1, LIMITS.max_frame_bytes);
+    while (this.peer.outbound.size >= LIMITS.max_client_requests_in_flight && !this.ending.signal.aborted) {
+      const slot = this.peer.slots.wait();
+      this.drainBacklog(); // waiting for the host too: one more place for a handler meanwhile
+      await slot;
+    }
+    if (this.ending.signal.aborted) throw new StreamClosedError("the stream has ended; the request was not sent");
+    return new Promise<Reply>((resolve, reject) => {
+      this.peer.outbound.set(idKey(id), { resolve, reject });
+      this.send(frame);
+      this.drainBacklog(); // the request in flight makes room for one more handler
+    });
+  }
+
+  private end(status: number, why: string | null): void {
+    if (this.done) return;
+    this.done = true;
+    if (why !== null) writeErr(this.stderr, why);
+    this.ending.abort();
+    this.peer.inbound.abortAll();
+    for (const w of this.peer.outbound.list()) w.reject(new StreamClosedError());
+    this.peer.outbound.clear();
+    this.peer.slots.wakeAll();
     // Flush what is already written, but never wait longer than the exit bound allows.
-    const bound = setTimeout(() => finish(status), Math.max(0, LIMITS.stream_client_exit_ms - 200));
+    const bound = setTimeout(() => this.finishWith(status), Math.max(0, LIMITS.stream_client_exit_ms - 200));
     const flushed = (): void => {
       clearTimeout(bound);
-      finish(stdoutFailed ? 1 : status);
+      this.finishWith(this.stdoutFailed ? 1 : status);
     };
-    if (outstandingWrites === 0) flushed();
-    else drained = flushed;
-  };
+    if (this.outstandingWrites === 0) flushed();
+    else this.drained = flushed;
+  }
 
-  const onRequest = async (id: JsonRpcId, method: string, params: Record<string, unknown> | undefined, pointers: readonly string[]): Promise<void> => {
+  private async onRequest(id: JsonRpcId, method: string, params: Record<string, unknown> | undefined, pointers: readonly string[]): Promise<void> {
     const kind = method.startsWith(EVENT_PREFIX) ? method.slice(EVENT_PREFIX.length) : null;
     if (kind === null || !EVENT_KINDS.has(kind)) {
-      send(encodeErrorReply(id, { code: errorCode("method_not_found"), message: `unknown method ${method}`, data: { method } }));
+      this.send(encodeErrorReply(id, { code: errorCode("method_not_found"), message: `unknown method ${method}`, data: { method } }));
       return;
     }
-    const key = idKey(id);
     // stream.duplicate-request-id: the first request keeps running (and can still be cancelled).
-    if (running.has(key)) {
-      send(encodeErrorReply(id, { code: errorCode("invalid_request"), message: "id is already in use by a request being handled" }));
+    const controller = this.peer.inbound.begin(id);
+    if (controller === "duplicate" || controller === "flood") {
+      this.send(encodeErrorReply(id, { code: errorCode("invalid_request"), message: "id is already in use by a request being handled" }));
       return;
     }
     const judged: WireResult<DispatchEnvelope> = (() => {
@@ -279,88 +339,71 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
       if (event !== kind) return { ok: false, issues: [{ rule: "invalid_request", pointer: "/request/event", message: `method ${method} carries a ${event} request` }] };
       return { ok: true, value: params as unknown as DispatchEnvelope };
     })();
-    const controller = new AbortController();
-    running.set(key, controller);
-    const bytes = await answerEnvelope(judged, handler, { transport: "stream", signal: controller.signal, commands }, stderr);
-    running.delete(key);
-    if (controller.signal.aborted || done) return; // cancelled: the host no longer wants the reply
-    send(encodeResultAround(id, bytes));
-  };
+    const bytes = await answerEnvelope(judged, this.handler, { transport: "stream", signal: controller.signal, commands: this.commands }, this.stderr);
+    this.peer.inbound.end(id);
+    if (controller.signal.aborted || this.done) return; // cancelled: the host no longer wants the reply
+    this.send(encodeResultAround(id, bytes));
+  }
 
-  // Handlers running (limits.client_handler_concurrency; each client request that waits for the
-  // host, in flight or for a slot, adds a place, so that handlers awaiting the host never keep the
-  // reader from reading the replies they wait for).
-  // While every place is taken stdin is paused and the frames already read wait in `backlog`
-  // (at most one chunk's worth): the host's writes then wait in the pipe (backpressure).
-  let handlers = 0;
-  const backlog: { readonly frame: StreamFrame; readonly pointers: readonly string[] }[] = [];
-  const placeFree = (): boolean => handlers < LIMITS.client_handler_concurrency + waiting.size + slotWaiters.length;
-  const startHandler = (frame: Extract<StreamFrame, { kind: "request" }>, pointers: readonly string[]): void => {
-    handlers++;
-    void onRequest(frame.id, frame.method, frame.params, pointers).finally(() => {
-      handlers--;
-      drainBacklog();
+  private placeFree(): boolean {
+    return this.handlers < LIMITS.client_handler_concurrency + this.peer.outbound.size + this.peer.slots.size;
+  }
+
+  private startHandler(frame: Extract<StreamFrame, { kind: "request" }>, pointers: readonly string[]): void {
+    this.handlers++;
+    void this.onRequest(frame.id, frame.method, frame.params, pointers).finally(() => {
+      this.handlers--;
+      this.drainBacklog();
     });
-  };
-  const drainBacklog = (): void => {
-    while (backlog.length > 0 && !done) {
+  }
+
+  private drainBacklog(): void {
+    const backlog = this.backlog;
+    while (backlog.length > 0 && !this.done) {
       const next = backlog[0] as (typeof backlog)[number];
-      if (next.frame.kind === "request" && !placeFree()) return;
+      if (next.frame.kind === "request" && !this.placeFree()) return;
       backlog.shift();
-      onFrame(next.frame, next.pointers);
+      this.onFrame(next.frame, next.pointers);
     }
-    if (backlog.length === 0 && !done) stdin.resume();
-  };
-  const reader = new FrameReader(LIMITS.max_frame_bytes);
-  const onFrame = (frame: StreamFrame, pointers: readonly string[]): void => {
+    if (backlog.length === 0 && !this.done) this.stdin.resume();
+  }
+
+  private onFrame(frame: StreamFrame, pointers: readonly string[]): void {
     switch (frame.kind) {
       case "request":
-        startHandler(frame, pointers);
+        this.startHandler(frame, pointers);
         return;
       case "notification":
         if (frame.method === STREAM_V2.cancel.method && frame.params !== undefined) {
           const target = frame.params.id;
-          if (typeof target === "string" || typeof target === "number") running.get(idKey(target))?.abort();
+          if (typeof target === "string" || typeof target === "number") this.peer.inbound.cancel(target);
         }
         return;
       default: {
-        const waiter = waiting.get(idKey(frame.id));
+        const waiter = this.peer.outbound.get(idKey(frame.id));
         if (waiter === undefined) return;
-        waiting.delete(idKey(frame.id));
-        slotWaiters.shift()?.();
+        this.peer.outbound.delete(idKey(frame.id));
+        this.peer.slots.wakeOne();
         waiter.resolve(frame);
       }
     }
-  };
-  stdin.on("data", (chunk: Buffer) => {
-    if (done) return;
-    for (const event of reader.push(chunk)) {
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.done) return;
+    for (const event of this.reader.push(chunk)) {
       if (event.type === "violation") {
-        end(1, `the host broke the stream framing: ${issueText(event.issue)}`);
+        this.end(1, `the host broke the stream framing: ${issueText(event.issue)}`);
         return;
       }
       const judged = parseFrame(event.bytes);
       if (!judged.ok) {
-        end(1, `the host broke the stream framing: ${issueText(judged.issue)}`);
+        this.end(1, `the host broke the stream framing: ${issueText(judged.issue)}`);
         return;
       }
-      if (backlog.length > 0 || (judged.frame.kind === "request" && !placeFree())) backlog.push({ frame: judged.frame, pointers: judged.nonIntegerNumberPointers });
-      else onFrame(judged.frame, judged.nonIntegerNumberPointers);
+      if (this.backlog.length > 0 || (judged.frame.kind === "request" && !this.placeFree())) this.backlog.push({ frame: judged.frame, pointers: judged.nonIntegerNumberPointers });
+      else this.onFrame(judged.frame, judged.nonIntegerNumberPointers);
     }
-    if (backlog.length > 0) stdin.pause();
-  });
-  stdin.on("end", () => {
-    const tail = reader.end()[0];
-    end(tail !== undefined && tail.type === "violation" ? 1 : 0, tail !== undefined && tail.type === "violation" ? `the host broke the stream framing: ${issueText(tail.issue)}` : null);
-  });
-  stdin.on("error", (error: Error) => end(1, `stdin cannot be read: ${error.message}`));
-  stdout.on("error", () => {
-    stdoutFailed = true;
-  });
-  const onSignal = (): void => end(0, null);
-  const signals = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
-  if (divert) for (const s of signals) process.on(s, onSignal);
-  const status = await finished;
-  if (divert) for (const s of signals) process.removeListener(s, onSignal);
-  return status;
+    if (this.backlog.length > 0) this.stdin.pause();
+  }
 }

@@ -7,8 +7,8 @@
  * the list cannot go stale.
  */
 
-import { readRegularFile } from "../cli/regular-file.js";
-import { SCENARIO_TRANSPORTS } from "./scenarios.js";
+import { readRegularFile } from "../process/regular-file.js";
+import { SCENARIO_TRANSPORTS } from "./types.js";
 
 const TRANSPORT_COLUMN = new Set<string>(SCENARIO_TRANSPORTS);
 

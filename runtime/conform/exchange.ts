@@ -7,9 +7,10 @@
  * followed by SIGTERM to the group.
  */
 import { performance } from "node:perf_hooks";
-import { runChild, type ChildStdin, type WriteStrategy } from "../invoker/child-run.js";
+import { runChild, type WriteStrategy } from "../invoker/child-run.js";
+import { writeToChild, type ChildStdin } from "../process/child.js";
 import { DEFAULT_INVOKER_LIMITS } from "../invoker/config.js";
-import type { ScenarioInput } from "./scenarios.js";
+import type { ScenarioInput } from "./types.js";
 
 /** What happened: how the client ended, what it wrote, and the timings (ms). */
 export interface ExchangeResult {
@@ -36,17 +37,6 @@ function pause(io: ChildStdin, ms: number): Promise<void> {
   });
 }
 
-/** Write `bytes` and resolve when the write completed or failed (the child read it, or is gone). */
-export function writeAll(io: ChildStdin, bytes: Uint8Array): Promise<void> {
-  return new Promise((resolve) => {
-    if (io.stdin.destroyed) {
-      resolve();
-      return;
-    }
-    io.stdin.write(bytes, () => resolve());
-  });
-}
-
 /** The write strategy of a v1 input; `sigtermAt` receives the time of the SIGTERM it sends. */
 function strategyFor(input: ScenarioInput, sigtermAt: (ms: number) => void): WriteStrategy | undefined {
   switch (input.kind) {
@@ -54,7 +44,7 @@ function strategyFor(input: ScenarioInput, sigtermAt: (ms: number) => void): Wri
       return undefined;
     case "slow":
       return async (io) => {
-        await writeAll(io, Buffer.alloc(input.leadingWhitespace, 0x20));
+        await writeToChild(io, Buffer.alloc(input.leadingWhitespace, 0x20));
         for (let at = 0; at < input.bytes.length && !io.exited(); at += input.chunkBytes) {
           io.stdin.write(input.bytes.subarray(at, at + input.chunkBytes));
           await pause(io, input.pauseMs);
@@ -66,7 +56,7 @@ function strategyFor(input: ScenarioInput, sigtermAt: (ms: number) => void): Wri
       // completes only once the client has read most of it: the client is running and in the middle
       // of the exchange (a barrier, not a sleep).
       return async (io) => {
-        await writeAll(io, input.bytes.subarray(0, Math.floor(input.bytes.length / 2)));
+        await writeToChild(io, input.bytes.subarray(0, Math.floor(input.bytes.length / 2)));
         if (io.exited()) return;
         sigtermAt(performance.now());
         io.signalGroup("SIGTERM");

@@ -8,7 +8,8 @@
 import { CONFORMANCE_CHECKS_TABLE } from "../../generated/ts/spec.js";
 import { parseWireDocument } from "../wire/validate.js";
 import { exchange, type ExchangeResult } from "./exchange.js";
-import { smokeScenario, type Scenario, type ScenarioTransport } from "./scenarios.js";
+import { smokeScenario } from "./scenarios.js";
+import type { Scenario, ScenarioTransport } from "./types.js";
 import { runSharedSession, runStreamScript } from "./stream-session.js";
 
 /** A scenario's verdict: `warn` is a missed SHOULD; `not_testable` counts as a failure. */

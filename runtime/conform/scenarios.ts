@@ -18,37 +18,8 @@ import {
 } from "../../generated/ts/spec.js";
 import { escapeToken } from "../wire/pointer.js";
 import { envelopeFor, type Json } from "./envelopes.js";
-import { streamEventScenarios, streamSingleScenario, type StreamExpectation } from "./stream-scenarios.js";
-import type { StreamScript } from "./stream-session.js";
-
-/** A check family row of spec/tables/conformance-checks.json. */
-export type CheckFamily = (typeof CONFORMANCE_CHECKS_TABLE.families)[number];
-
-/** What the runner sends and how it sends it. */
-export type ScenarioInput =
-  | { readonly kind: "bytes"; readonly bytes: Uint8Array }
-  | { readonly kind: "slow"; readonly bytes: Uint8Array; readonly chunkBytes: number; readonly pauseMs: number; readonly leadingWhitespace: number }
-  | { readonly kind: "sigterm"; readonly bytes: Uint8Array }
-  | { readonly kind: "stream"; readonly bytes: Uint8Array; readonly script: StreamScript; readonly shared: boolean };
-
-/** What a correct client does with the input (v1; stream scenarios: {@link StreamExpectation}). */
-export type ScenarioExpectation = "answer" | "refuse" | "end_on_sigterm" | StreamExpectation;
-
-/**
- * One scenario: `{id, rule_ids, level, transport, since}` as published (the report and the docs
- * page), plus the input and the expectation the runner uses.
- */
-export interface Scenario {
-  readonly id: string;
-  readonly family: string;
-  readonly rule_ids: readonly string[];
-  readonly level: "must" | "should";
-  readonly transport: "subprocess" | "stream";
-  readonly since: string;
-  readonly summary: string;
-  readonly input: ScenarioInput;
-  readonly expect: ScenarioExpectation;
-}
+import { streamEventScenarios, streamSingleScenario } from "./stream-scenarios.js";
+import type { CheckFamily, Scenario, ScenarioExpectation, ScenarioInput, ScenarioTransport } from "./types.js";
 
 interface VectorIndex {
   readonly vectors: readonly { readonly id: string; readonly type: string; readonly expect: string; readonly rule?: string; readonly path: string }[];
@@ -96,11 +67,6 @@ export function clientRuleIds(): string[] {
 export function clientStreamRuleIds(): string[] {
   return STREAM_V2.framing_rules.map((r) => r.id);
 }
-
-/** The transports a scenario can be built for (the first column of conform's text report). */
-export const SCENARIO_TRANSPORTS = ["subprocess", "stream"] as const;
-/** One of {@link SCENARIO_TRANSPORTS}. */
-export type ScenarioTransport = (typeof SCENARIO_TRANSPORTS)[number];
 
 /**
  * Build every scenario for `transport` from the tables and the shared vectors under `vectorsDir`

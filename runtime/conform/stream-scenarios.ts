@@ -7,28 +7,14 @@
  * as for the v1 `single` families.
  */
 import { CONFORMANCE_CHECKS_TABLE, EVENT_VOCABULARY, LIMITS, RECEIPT_EMITTED_GUARD, STREAM_V2 } from "../../generated/ts/spec.js";
-import { errorCode } from "../stream/error-codes.js";
-import { encodeNotification, encodeRequestAround, framePointers, type JsonRpcId } from "../stream/frame.js";
+import { errorCode } from "../rpc/error-codes.js";
+import { encodeNotification, encodeRequestAround, framePointers, type JsonRpcId } from "../rpc/frame.js";
 import { validateParsed } from "../wire/validate.js";
 import { envelopeFor as envelopeOf, type Json, type JsonObject } from "./envelopes.js";
 import { ConformFailure, type ReplyFrame, type StreamScript, type StreamSession } from "./stream-session.js";
+import type { StreamExpectation, StreamScenarioParts, StreamSingleFamilyId } from "./types.js";
 
 type Envelope = JsonObject;
-
-/** What a correct client does in a stream scenario (the docs page's `expect` column). */
-export type StreamExpectation = "answer" | "refuse" | "method_not_found" | "no_reply" | "end_stream" | "exit";
-
-/**
- * One stream scenario as the family expansion needs it. `shared`: the scenario runs in one session
- * with the other shared scenarios, one after another, as a host sends events on one stream (a
- * new session only after one ended); otherwise it gets a session of its own.
- */
-export interface StreamScenarioParts {
-  readonly id: string;
-  readonly expect: StreamExpectation;
-  readonly script: StreamScript;
-  readonly shared?: boolean;
-}
 
 const LF = Buffer.from("\n");
 const EVENT_PREFIX = STREAM_V2.host_to_client.event_method_prefix;
@@ -133,159 +119,185 @@ export function streamEventScenarios(familyId: string, typical: Envelope): Strea
   }));
 }
 
+/** What a family's script builder gets: the envelope of an event, and the shapes of its parts. */
+interface ScriptKit {
+  /** The typical envelope for `event`. */
+  ev(event: string): Envelope;
+  /** A scenario with a session of its own. */
+  one(expect: StreamExpectation, script: StreamScript): StreamScenarioParts;
+  /** A scenario that leaves the stream open: it shares the events' session (a new one after a crash). */
+  kept(expect: StreamExpectation, script: StreamScript): StreamScenarioParts;
+  /** A framing violation that must end the stream ({@link endsStream}). */
+  ends(what: string, bad: (t: Envelope) => Uint8Array): StreamScenarioParts;
+}
+
+/**
+ * The script of every `single` stream family, by family id: the keys are the generated id union
+ * of spec/tables/conformance-checks.json ({@link StreamSingleFamilyId}), so a family added to the
+ * table without a script here, or a script whose family left the table, fails the typecheck.
+ */
+const STREAM_SCRIPTS: Readonly<Record<StreamSingleFamilyId, (kit: ScriptKit) => StreamScenarioParts>> = {
+  "stream-id-types": ({ ev, kept }) =>
+    kept("answer", async (s) => {
+      await s.write(Buffer.concat([requestFrame(70, ev("frame.opening")), requestFrame("70", ev("frame.opened"))]));
+      // Both replies first: a client that turns ids into strings (or numbers) answers one id twice.
+      const both = await s.replies(2, (f) => String(f.id) === "70", 'the requests with the ids 70 and "70"');
+      const ids = both.map((f) => JSON.stringify(f.id)).sort();
+      if (ids.join() !== '"70",70') throw new ConformFailure(`the replies to the ids 70 and "70" came back with the ids ${ids.join(" and ")}: ids keep their type`);
+      for (const id of [70, "70"]) {
+        const r = await s.reply(id, `the request with the id ${JSON.stringify(id)}`);
+        if (r.kind !== "success_reply") throw new ConformFailure(`wanted success replies, got ${describeReply(r)}`);
+      }
+    }),
+  "stream-pipelined": ({ ev, kept }) =>
+    kept("answer", async (s) => {
+      const events = ["session.started", "frame.opening", "frame.opened", "supervisor.tick"];
+      for (const [i, event] of events.entries()) await s.write(requestFrame(`p${i}`, ev(event)));
+      for (const [i, event] of events.entries()) await answered(s, `p${i}`, `event/${event} (one of ${events.length} in flight)`);
+    }),
+  "stream-two-in-one-write": ({ ev, kept }) =>
+    kept("answer", async (s) => {
+      await s.write(Buffer.concat([requestFrame("a", ev("capability.degraded")), requestFrame("b", ev("receipt.gap_detected"))]));
+      await answered(s, "a", "the first of two frames in one write");
+      await answered(s, "b", "the second of two frames in one write");
+    }),
+  "stream-bytewise": ({ ev, kept }) =>
+    kept("answer", async (s) => {
+      await s.writeBytewise(requestFrame("bytes", ev("frame.ending")));
+      await answered(s, "bytes", "a request written one byte per write");
+    }),
+  "stream-notification": ({ ev, one }) =>
+    one("no_reply", async (s) => {
+      await s.write(requestFrame("first", ev("session.starting")));
+      await answered(s, "first", "the first request");
+      await s.write(Buffer.concat([json({ jsonrpc: "2.0", method: method("session.started"), params: ev("session.started") }), LF]));
+      await s.write(encodeNotification("conform/unknown-notification", {}));
+      await s.write(encodeNotification(STREAM_V2.cancel.method, { id: "first", reason: "timeout" }));
+      await s.write(requestFrame("barrier", ev("frame.opening")));
+      await answered(s, "barrier", "the request after the notifications");
+      // Replies to the notifications may come after the barrier's: wait for the client's own exit.
+      await s.drain();
+      const extra = s.unclaimed();
+      if (extra.length > 0) throw new ConformFailure(`replied to a notification: ${extra.map((f) => `${f.kind} id ${JSON.stringify(f.id)}`).join(", ")}`);
+    }),
+  "stream-unknown-method": ({ ev, kept }) =>
+    kept("method_not_found", async (s) => {
+      await s.write(Buffer.concat([json({ jsonrpc: "2.0", id: "m1", method: "conform/no-such-method", params: {} }), LF]));
+      await methodNotFound(s, "m1", "a request for the unknown method conform/no-such-method");
+      await s.write(requestFrame("m2", ev("session.started"), method("conform.no_such_event")));
+      await methodNotFound(s, "m2", `a request for the unknown event kind ${method("conform.no_such_event")}`);
+    }),
+  "stream-cancel": ({ ev, one }) =>
+    one("no_reply", async (s) => {
+      await s.write(requestFrame("warm-up", ev("session.starting")));
+      await answered(s, "warm-up", "the warm-up request");
+      await s.write(Buffer.concat([requestFrame("cancelled", ev("frame.opening")), encodeNotification(STREAM_V2.cancel.method, { id: "cancelled", reason: "timeout" })]));
+      await s.write(requestFrame("after", ev("frame.opened")));
+      await answered(s, "after", "the request after the cancel");
+      await s.drain();
+      if (s.unclaimed().some((f) => f.id === "cancelled")) throw new ConformFailure(`replied to a request after ${STREAM_V2.cancel.method} for it`);
+    }),
+  "stream-refuse-invalid": ({ ev, kept }) =>
+    kept("refuse", async (s) => {
+      const doc = ev("session.started");
+      doc.conform_unknown_member = true;
+      await s.write(requestFrame("invalid", doc));
+      await refused(s, "invalid", "params with an unknown member");
+    }),
+  "stream-refuse-event-mismatch": ({ ev, kept }) =>
+    kept("refuse", async (s) => {
+      await s.write(requestFrame("mismatch", ev("session.starting"), method("frame.opened")));
+      await refused(s, "mismatch", `${method("frame.opened")} carrying a session.starting envelope`);
+    }),
+  "stream-refuse-receipt-emitted": ({ ev, kept }) =>
+    kept("refuse", async (s) => {
+      await s.write(requestFrame("receipt", ev(RECEIPT_EMITTED_GUARD.event)));
+      await refused(s, "receipt", method(RECEIPT_EMITTED_GUARD.event));
+    }),
+  "stream-frame-cr": ({ ev, kept }) =>
+    kept("answer", async (s) => {
+      await s.write(Buffer.concat([requestFrame("cr", ev("session.started")).subarray(0, -1), Buffer.from("\r\n")]));
+      await answered(s, "cr", "a request ending in CR LF");
+    }),
+  "stream-size-at-limit": ({ ev, kept }) =>
+    kept("answer", async (s) => {
+      await s.write(Buffer.concat([paddedFrame("at-limit", ev("session.started"), LIMITS.max_frame_bytes), LF]));
+      await answered(s, "at-limit", `a request of exactly limits.max_frame_bytes (${LIMITS.max_frame_bytes}) bytes`);
+    }),
+  "stream-size-over-limit": ({ ends }) =>
+    ends(`a frame of limits.max_frame_bytes + 1 (${LIMITS.max_frame_bytes + 1}) bytes`, (t) => Buffer.concat([paddedFrame("over", envelopeOf(t, "session.started"), LIMITS.max_frame_bytes + 1), LF])),
+  "stream-empty-line": ({ ends }) =>
+    ends("an empty line", () => LF),
+  "stream-bom": ({ ends }) =>
+    ends("a frame starting with a UTF-8 BOM", (t) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), requestFrame("bom", envelopeOf(t, "session.started"))])),
+  "stream-invalid-utf8": ({ ends }) =>
+    ends("a frame with the byte 0xFF", (t) => {
+      const doc = envelopeOf(t, "session.started");
+      (doc.request as Envelope).metadata = { note: "conform-invalid-byte" };
+      const frame = requestFrame("utf8", doc);
+      const at = frame.indexOf("conform-invalid-byte");
+      frame[at] = 0xff;
+      return frame;
+    }),
+  "stream-not-json": ({ ends }) =>
+    ends("a log line that is not a frame", () => Buffer.from("conform: this log line is not a frame\n")),
+  "stream-batch": ({ ends }) =>
+    ends("a batch (a JSON array of requests)", (t) => Buffer.concat([Buffer.from("["), requestFrame("batch", envelopeOf(t, "session.started")).subarray(0, -1), Buffer.from("]\n")])),
+  "stream-not-object": ({ ends }) =>
+    ends("a frame that is a JSON number", () => Buffer.from("42\n")),
+  "stream-jsonrpc-version": ({ ends }) =>
+    ends('a request with jsonrpc "1.0"', (t) => editedFrame(t, (f) => ({ ...f, jsonrpc: "1.0" }))),
+  "stream-frame-kind": ({ ends }) =>
+    ends("a request with an unknown top-level member", (t) => editedFrame(t, (f) => ({ ...f, conform_unknown_member: true }))),
+  "stream-bad-id": ({ ends }) =>
+    ends("a request with the id 1.5", (t) => editedFrame(t, (f) => ({ ...f, id: 1.5 }))),
+  "stream-reserved-method": ({ ends }) =>
+    ends("a request for the reserved method rpc.discover", (t) => editedFrame(t, (f) => ({ ...f, method: "rpc.discover" }))),
+  "stream-params-array": ({ ends }) =>
+    ends("a request whose params is an array", (t) => editedFrame(t, (f) => ({ ...f, params: [f.params as Json] }))),
+  "stream-unterminated": ({ ev, one }) =>
+    one("exit", async (s) => {
+      await s.write(requestFrame("warm-up", ev("session.starting")));
+      await answered(s, "warm-up", "the warm-up request");
+      const before = s.framesReceived;
+      await s.write(requestFrame("unterminated", ev("session.started")).subarray(0, -1));
+      await exitsInBound(s, s.endStdin(), "after stdin EOF inside a frame");
+      if (s.framesReceived > before) throw new ConformFailure("answered a frame without its LF (stdin ended inside it)");
+    }),
+  "stream-exit-eof": ({ ev, one }) =>
+    one("exit", async (s) => {
+      await s.write(requestFrame("warm-up", ev("session.ending")));
+      await answered(s, "warm-up", "the warm-up request");
+      await exitsInBound(s, s.endStdin(), "after stdin EOF");
+    }),
+  "stream-exit-sigterm": ({ ev, one }) =>
+    one("exit", async (s) => {
+      await s.write(requestFrame("warm-up", ev("session.ended")));
+      await answered(s, "warm-up", "the warm-up request");
+      const at = performance.now();
+      s.io.signalGroup("SIGTERM");
+      await exitsInBound(s, at, "after SIGTERM");
+    }),
+};
+
+/** True when `familyId` has a script in {@link STREAM_SCRIPTS}. */
+function isStreamSingleFamily(familyId: string): familyId is StreamSingleFamilyId {
+  return Object.hasOwn(STREAM_SCRIPTS, familyId);
+}
+
 /**
  * The script of a `single` stream family, by family id. Throws for a family the runner has no
  * script for (the table and the runner disagree), never for anything a client does.
  */
 export function streamSingleScenario(familyId: string, typical: Envelope): StreamScenarioParts {
-  const ev = (event: string): Envelope => envelopeOf(typical, event);
+  if (!isStreamSingleFamily(familyId)) throw new Error(`conformance-checks.json: stream family ${familyId} has no script in the runner`);
   const one = (expect: StreamExpectation, script: StreamScript): StreamScenarioParts => ({ id: familyId, expect, script });
   // Scenarios that leave the stream open share the events' session (a new one after a crash).
   const kept = (expect: StreamExpectation, script: StreamScript): StreamScenarioParts => ({ id: familyId, expect, script, shared: true });
-  const ends = (what: string, bad: (t: Envelope) => Uint8Array): StreamScenarioParts => one("end_stream", endsStream(typical, bad, what));
-  switch (familyId) {
-    case "stream-id-types":
-      return kept("answer", async (s) => {
-        await s.write(Buffer.concat([requestFrame(70, ev("frame.opening")), requestFrame("70", ev("frame.opened"))]));
-        // Both replies first: a client that turns ids into strings (or numbers) answers one id twice.
-        const both = await s.replies(2, (f) => String(f.id) === "70", 'the requests with the ids 70 and "70"');
-        const ids = both.map((f) => JSON.stringify(f.id)).sort();
-        if (ids.join() !== '"70",70') throw new ConformFailure(`the replies to the ids 70 and "70" came back with the ids ${ids.join(" and ")}: ids keep their type`);
-        for (const id of [70, "70"]) {
-          const r = await s.reply(id, `the request with the id ${JSON.stringify(id)}`);
-          if (r.kind !== "success_reply") throw new ConformFailure(`wanted success replies, got ${describeReply(r)}`);
-        }
-      });
-    case "stream-pipelined":
-      return kept("answer", async (s) => {
-        const events = ["session.started", "frame.opening", "frame.opened", "supervisor.tick"];
-        for (const [i, event] of events.entries()) await s.write(requestFrame(`p${i}`, ev(event)));
-        for (const [i, event] of events.entries()) await answered(s, `p${i}`, `event/${event} (one of ${events.length} in flight)`);
-      });
-    case "stream-two-in-one-write":
-      return kept("answer", async (s) => {
-        await s.write(Buffer.concat([requestFrame("a", ev("capability.degraded")), requestFrame("b", ev("receipt.gap_detected"))]));
-        await answered(s, "a", "the first of two frames in one write");
-        await answered(s, "b", "the second of two frames in one write");
-      });
-    case "stream-bytewise":
-      return kept("answer", async (s) => {
-        await s.writeBytewise(requestFrame("bytes", ev("frame.ending")));
-        await answered(s, "bytes", "a request written one byte per write");
-      });
-    case "stream-notification":
-      return one("no_reply", async (s) => {
-        await s.write(requestFrame("first", ev("session.starting")));
-        await answered(s, "first", "the first request");
-        await s.write(Buffer.concat([json({ jsonrpc: "2.0", method: method("session.started"), params: ev("session.started") }), LF]));
-        await s.write(encodeNotification("conform/unknown-notification", {}));
-        await s.write(encodeNotification(STREAM_V2.cancel.method, { id: "first", reason: "timeout" }));
-        await s.write(requestFrame("barrier", ev("frame.opening")));
-        await answered(s, "barrier", "the request after the notifications");
-        // Replies to the notifications may come after the barrier's: wait for the client's own exit.
-        await s.drain();
-        const extra = s.unclaimed();
-        if (extra.length > 0) throw new ConformFailure(`replied to a notification: ${extra.map((f) => `${f.kind} id ${JSON.stringify(f.id)}`).join(", ")}`);
-      });
-    case "stream-unknown-method":
-      return kept("method_not_found", async (s) => {
-        await s.write(Buffer.concat([json({ jsonrpc: "2.0", id: "m1", method: "conform/no-such-method", params: {} }), LF]));
-        await methodNotFound(s, "m1", "a request for the unknown method conform/no-such-method");
-        await s.write(requestFrame("m2", ev("session.started"), method("conform.no_such_event")));
-        await methodNotFound(s, "m2", `a request for the unknown event kind ${method("conform.no_such_event")}`);
-      });
-    case "stream-cancel":
-      return one("no_reply", async (s) => {
-        await s.write(requestFrame("warm-up", ev("session.starting")));
-        await answered(s, "warm-up", "the warm-up request");
-        await s.write(Buffer.concat([requestFrame("cancelled", ev("frame.opening")), encodeNotification(STREAM_V2.cancel.method, { id: "cancelled", reason: "timeout" })]));
-        await s.write(requestFrame("after", ev("frame.opened")));
-        await answered(s, "after", "the request after the cancel");
-        await s.drain();
-        if (s.unclaimed().some((f) => f.id === "cancelled")) throw new ConformFailure(`replied to a request after ${STREAM_V2.cancel.method} for it`);
-      });
-    case "stream-refuse-invalid":
-      return kept("refuse", async (s) => {
-        const doc = ev("session.started");
-        doc.conform_unknown_member = true;
-        await s.write(requestFrame("invalid", doc));
-        await refused(s, "invalid", "params with an unknown member");
-      });
-    case "stream-refuse-event-mismatch":
-      return kept("refuse", async (s) => {
-        await s.write(requestFrame("mismatch", ev("session.starting"), method("frame.opened")));
-        await refused(s, "mismatch", `${method("frame.opened")} carrying a session.starting envelope`);
-      });
-    case "stream-refuse-receipt-emitted":
-      return kept("refuse", async (s) => {
-        await s.write(requestFrame("receipt", ev(RECEIPT_EMITTED_GUARD.event)));
-        await refused(s, "receipt", method(RECEIPT_EMITTED_GUARD.event));
-      });
-    case "stream-frame-cr":
-      return kept("answer", async (s) => {
-        await s.write(Buffer.concat([requestFrame("cr", ev("session.started")).subarray(0, -1), Buffer.from("\r\n")]));
-        await answered(s, "cr", "a request ending in CR LF");
-      });
-    case "stream-size-at-limit":
-      return kept("answer", async (s) => {
-        await s.write(Buffer.concat([paddedFrame("at-limit", ev("session.started"), LIMITS.max_frame_bytes), LF]));
-        await answered(s, "at-limit", `a request of exactly limits.max_frame_bytes (${LIMITS.max_frame_bytes}) bytes`);
-      });
-    case "stream-size-over-limit":
-      return ends(`a frame of limits.max_frame_bytes + 1 (${LIMITS.max_frame_bytes + 1}) bytes`, (t) => Buffer.concat([paddedFrame("over", envelopeOf(t, "session.started"), LIMITS.max_frame_bytes + 1), LF]));
-    case "stream-empty-line":
-      return ends("an empty line", () => LF);
-    case "stream-bom":
-      return ends("a frame starting with a UTF-8 BOM", (t) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), requestFrame("bom", envelopeOf(t, "session.started"))]));
-    case "stream-invalid-utf8":
-      return ends("a frame with the byte 0xFF", (t) => {
-        const doc = envelopeOf(t, "session.started");
-        (doc.request as Envelope).metadata = { note: "conform-invalid-byte" };
-        const frame = requestFrame("utf8", doc);
-        const at = frame.indexOf("conform-invalid-byte");
-        frame[at] = 0xff;
-        return frame;
-      });
-    case "stream-not-json":
-      return ends("a log line that is not a frame", () => Buffer.from("conform: this log line is not a frame\n"));
-    case "stream-batch":
-      return ends("a batch (a JSON array of requests)", (t) => Buffer.concat([Buffer.from("["), requestFrame("batch", envelopeOf(t, "session.started")).subarray(0, -1), Buffer.from("]\n")]));
-    case "stream-not-object":
-      return ends("a frame that is a JSON number", () => Buffer.from("42\n"));
-    case "stream-jsonrpc-version":
-      return ends('a request with jsonrpc "1.0"', (t) => editedFrame(t, (f) => ({ ...f, jsonrpc: "1.0" })));
-    case "stream-frame-kind":
-      return ends("a request with an unknown top-level member", (t) => editedFrame(t, (f) => ({ ...f, conform_unknown_member: true })));
-    case "stream-bad-id":
-      return ends("a request with the id 1.5", (t) => editedFrame(t, (f) => ({ ...f, id: 1.5 })));
-    case "stream-reserved-method":
-      return ends("a request for the reserved method rpc.discover", (t) => editedFrame(t, (f) => ({ ...f, method: "rpc.discover" })));
-    case "stream-params-array":
-      return ends("a request whose params is an array", (t) => editedFrame(t, (f) => ({ ...f, params: [f.params as Json] })));
-    case "stream-unterminated":
-      return one("exit", async (s) => {
-        await s.write(requestFrame("warm-up", ev("session.starting")));
-        await answered(s, "warm-up", "the warm-up request");
-        const before = s.framesReceived;
-        await s.write(requestFrame("unterminated", ev("session.started")).subarray(0, -1));
-        await exitsInBound(s, s.endStdin(), "after stdin EOF inside a frame");
-        if (s.framesReceived > before) throw new ConformFailure("answered a frame without its LF (stdin ended inside it)");
-      });
-    case "stream-exit-eof":
-      return one("exit", async (s) => {
-        await s.write(requestFrame("warm-up", ev("session.ending")));
-        await answered(s, "warm-up", "the warm-up request");
-        await exitsInBound(s, s.endStdin(), "after stdin EOF");
-      });
-    case "stream-exit-sigterm":
-      return one("exit", async (s) => {
-        await s.write(requestFrame("warm-up", ev("session.ended")));
-        await answered(s, "warm-up", "the warm-up request");
-        const at = performance.now();
-        s.io.signalGroup("SIGTERM");
-        await exitsInBound(s, at, "after SIGTERM");
-      });
-    default:
-      throw new Error(`conformance-checks.json: stream family ${familyId} has no script in the runner`);
-  }
+  return STREAM_SCRIPTS[familyId]({
+    ev: (event) => envelopeOf(typical, event),
+    one,
+    kept,
+    ends: (what, bad) => one("end_stream", endsStream(typical, bad, what)),
+  });
 }

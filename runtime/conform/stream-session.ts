@@ -11,13 +11,13 @@
  */
 import { performance } from "node:perf_hooks";
 import { LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
-import { runChild, type ChildRun, type ChildStdin } from "../invoker/child-run.js";
+import { runChild, type ChildRun } from "../invoker/child-run.js";
+import { writeToChild, type ChildStdin } from "../process/child.js";
 import { DEFAULT_INVOKER_LIMITS } from "../invoker/config.js";
-import { errorCode } from "../stream/error-codes.js";
-import { FrameReader } from "../stream/frame-reader.js";
+import { errorCode } from "../rpc/error-codes.js";
+import { FrameReader } from "../rpc/frame-reader.js";
 import { NO_FRAME_HINT } from "../stream/invoker.js";
-import { encodeErrorReply, parseFrame, sameId, type JsonRpcId, type StreamFrame } from "../stream/frame.js";
-import { writeAll } from "./exchange.js";
+import { encodeErrorReply, parseFrame, sameId, type JsonRpcId, type StreamFrame } from "../rpc/frame.js";
 
 /** A reply frame the client wrote, with the strict parser's non-integer pointers (for validating `result`). */
 export type ReplyFrame = Extract<StreamFrame, { kind: "success_reply" | "error_reply" }> & { readonly pointers: readonly string[] };
@@ -78,7 +78,7 @@ export class StreamSession {
       const frame = judged.frame;
       if (frame.kind === "request") {
         // A client → host request: the runner has no continuation store (never silence).
-        void writeAll(this.io, encodeErrorReply(frame.id, { code: errorCode("not_available"), message: `${frame.method} is not available from the conformance runner`, data: { error: "not_available", method: frame.method } }));
+        void writeToChild(this.io, encodeErrorReply(frame.id, { code: errorCode("not_available"), message: `${frame.method} is not available from the conformance runner`, data: { error: "not_available", method: frame.method } }));
       } else if (frame.kind !== "notification") {
         this.inbox.push({ ...frame, pointers: judged.nonIntegerNumberPointers });
       }
@@ -93,12 +93,12 @@ export class StreamSession {
 
   /** Write bytes in one write; resolves when written (or the child is gone). */
   write(bytes: Uint8Array): Promise<void> {
-    return writeAll(this.io, bytes);
+    return writeToChild(this.io, bytes);
   }
 
   /** Write bytes one byte per write, each write completed before the next. */
   async writeBytewise(bytes: Uint8Array): Promise<void> {
-    for (let i = 0; i < bytes.length && !this.io.exited(); i++) await writeAll(this.io, bytes.subarray(i, i + 1));
+    for (let i = 0; i < bytes.length && !this.io.exited(); i++) await writeToChild(this.io, bytes.subarray(i, i + 1));
   }
 
   /** End the client's stdin (EOF); returns the time it was ended (performance.now() ms). */

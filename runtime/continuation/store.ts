@@ -27,7 +27,7 @@ import { blobTooLarge, clientIdMismatch, ContinuationError, describeIoError, not
 import { acquireThreadLock, isReadOnlyLockError, tryAcquireThreadLock, type HeldLock } from "./lock.js";
 import { CONTINUATION, DEFAULT_MAX_BLOB_BYTES, DIRECTORY_MODE, expandName, FILE_MODE, LOCK_TIMEOUT_MS, nameMatcher, READ_OVERHEAD_BYTES } from "./table.js";
 import { isExpired, U64_MAX } from "./u64.js";
-import { writeAll } from "../cli/write-all.js";
+import { writeAll } from "../process/write-all.js";
 
 /** How a store is set up. */
 export interface ContinuationStoreOptions {

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { packageRoot } from "../cli/package-root.js";
+import { packageRoot } from "../process/package-root.js";
 
 /** A role whose documents stop being accepted: `senders` (old documents rejected by new receivers) or `receivers` (new documents rejected by old receivers). */
 export type Role = "receivers" | "senders";

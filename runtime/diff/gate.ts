@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { packageRoot } from "../cli/package-root.js";
+import { packageRoot } from "../process/package-root.js";
 import { toChanges, type Change, type RawChange, type RuleRegistry } from "./change.js";
 import { isObject } from "./json.js";
 import { compareRules, ruleConstraints } from "./rule-compare.js";

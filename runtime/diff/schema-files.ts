@@ -13,7 +13,7 @@
  * reports schema-ref-unresolved naming the URI and the path tried).
  */
 import { basename, dirname, join, posix } from "node:path";
-import { describeIoError } from "../cli/io.js";
+import { describeIoError } from "../process/io-error.js";
 import { isObject, token } from "./json.js";
 import { SchemaSide, stripFragment, type Dialect, type SchemaDocument, type SchemaNode } from "./schema-compare.js";
 import { describeFile, MAX_SCHEMA_BYTES, MAX_TREE_BYTES, pathsUnder, readBounded, TreeError, treeJson, type ProjectTree } from "./tree.js";

@@ -8,7 +8,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { readRegularFile } from "../cli/regular-file.js";
+import { readRegularFile } from "../process/regular-file.js";
 import { join, relative, sep } from "node:path";
 import { deeperThan, MAX_JSON_DEPTH } from "./json.js";
 

@@ -18,7 +18,7 @@ import { constants } from "node:fs";
 import { chmod, lstat, mkdir, open, readFile, realpath, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { LIMITS } from "../../generated/ts/spec/limits.js";
-import { describeIoError } from "../cli/io.js";
+import { describeIoError } from "../process/io-error.js";
 import { issueText } from "../invoker/failure.js";
 import { parseStrictJson } from "../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../wire/validate.js";

@@ -11,7 +11,7 @@
  *   (completed or failed; a broken pipe can be reported after the exit);
  * - at once (after the reap) when stdout exceeds `max_response_bytes`: the group gets SIGKILL and no
  *   more stdout is read;
- * - at the deadline, while the spawn is still queued in the spawn gate (runtime/invoker/spawn-gate.ts:
+ * - at the deadline, while the spawn is still queued in the spawn gate (runtime/process/spawn-gate.ts:
  *   spawns are spread over turns of the event loop): the spawn is cancelled and the run timed out
  *   with nothing started (`neverSpawned`);
  * - at the deadline: if the child exited and stdout reached EOF, only a descendant holds stderr or
@@ -21,29 +21,16 @@
  *   through the rest of the settle margin.
  * When a run settles after its child was reaped, the group gets SIGKILL (no process started for an
  * invocation outlives it) and is no longer tracked; otherwise that happens when the reap comes.
+ * The process mechanics (spawn, pipes, exit, signals, reap) are the shared supervisor's
+ * (runtime/process/child.ts); this module is the v1 policy over it.
  */
-import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import type { Readable, Writable } from "node:stream";
 import type { InvokerLimits } from "./config.js";
-import { signalGroup, trackGroup, untrackGroup } from "./process-group.js";
-import { requestSpawn, type SpawnTicket } from "./spawn-gate.js";
-import { ByteTail } from "./stderr-tail.js";
+import { ChildSupervisor, type ChildExit, type ChildStdin } from "../process/child.js";
+import type { ByteTail } from "../process/stderr-tail.js";
 import { ByteGather } from "../wire/byte-gather.js";
 
-/**
- * What a {@link WriteStrategy} gets: the child's stdin, a way to signal its process group, and
- * whether (and when) the child has exited.
- */
-export interface ChildStdin {
-  readonly stdin: Writable;
-  /** Send `signal` to the child's process group (a no-op once the group is gone). */
-  signalGroup(signal: NodeJS.Signals): void;
-  /** True once the child has exited. */
-  exited(): boolean;
-  /** Resolves when the child has exited (or the run settled without an exit). */
-  readonly exit: Promise<void>;
-}
+export type { ChildExit, ChildStdin } from "../process/child.js";
 
 /**
  * How the input reaches the child's stdin. The default writes it whole and closes stdin (the v1
@@ -74,12 +61,6 @@ export interface ChildRunSpec {
   readonly retainStdout?: boolean;
 }
 
-/** How the child ended, as Node reports it: exactly one of code and signal is non-null. */
-export interface ChildExit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-}
-
 /**
  * Facts of one run.
  * - `spawnError`: the program could not be started (nothing ran).
@@ -88,7 +69,7 @@ export interface ChildExit {
  * - `stdoutError` / `writeError`: stream errors (e.g. ECONNRESET, EPIPE).
  * - `timedOut`: the deadline passed before the child exited and stdout reached EOF.
  * - `neverSpawned`: the deadline passed while the spawn was still queued behind others
- *   (runtime/invoker/spawn-gate.ts), or before it was due: nothing was started (`timedOut` is true too).
+ *   (runtime/process/spawn-gate.ts), or before it was due: nothing was started (`timedOut` is true too).
  * - `deadlinePassedBeforeSpawn`: with `neverSpawned`, the deadline had already passed when the run
  *   started (spent preparing the request, or on other work of the host): the spawn was never queued.
  * - `exitedBeforeDeadline`: the child had exited when the deadline fired (a descendant held stdout).
@@ -110,8 +91,6 @@ export interface ChildRun {
   readonly exitedAt: number | null;
 }
 
-type Child = ChildProcessByStdio<Writable, Readable, Readable>;
-
 /** The broken pipe of a write that was cut off without an error event (see the stdin `close` handler). */
 function unfinishedWrite(): NodeJS.ErrnoException {
   return Object.assign(new Error("stdin closed before the whole request was written"), { code: "EPIPE" });
@@ -123,11 +102,8 @@ export function runChild(spec: ChildRunSpec): Promise<ChildRun> {
 }
 
 class ChildRunState {
-  private child: Child | null = null;
-  private pid = 0;
+  private readonly proc: ChildSupervisor;
   private spawnError: NodeJS.ErrnoException | null = null;
-  private exit: ChildExit | null = null;
-  private exitedAt: number | null = null;
   private exitSeen: () => void = () => undefined;
   private readonly exitPromise = new Promise<void>((resolve) => (this.exitSeen = resolve));
   /** stdout as read; a large response is copied chunk by chunk into one growing buffer (no join at EOF). */
@@ -143,24 +119,51 @@ class ChildRunState {
   private timedOut = false;
   private exitedBeforeDeadline = false;
   private settled = false;
-  /** The queued spawn, until it runs (null once it ran, or when it was cancelled). */
-  private ticket: SpawnTicket | null = null;
   private neverSpawned = false;
   private deadlinePassedBeforeSpawn = false;
-  private readonly stderr: ByteTail;
-  private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(
     private readonly spec: ChildRunSpec,
     private readonly resolve: (run: ChildRun) => void,
   ) {
-    this.stderr = new ByteTail(spec.limits.stderr_tail_bytes);
     this.chunks = new ByteGather(spec.limits.max_response_bytes);
+    this.proc = new ChildSupervisor(spec.program, spec.args, spec.limits.stderr_tail_bytes, {
+      spawnDue: () => !this.settled,
+      spawnFailed: (error) => this.onSpawnFailed(error),
+      spawned: () => this.onSpawned(),
+      exited: () => this.onExit(),
+      stdout: (chunk) => this.onStdout(chunk),
+      stdoutError: (error) => {
+        this.stdoutError ??= error;
+      },
+      stdoutClosed: () => {
+        this.stdoutClosed = true;
+        this.maybeSettle();
+      },
+      stderrClosed: () => {
+        this.stderrClosed = true;
+        this.maybeSettle();
+      },
+      stdinError: (error) => {
+        this.writeError ??= error;
+      },
+      stdinFinished: () => {
+        this.stdinFinished = true;
+      },
+      stdinClosed: () => {
+        this.stdinClosed = true;
+        // Node destroys a child's stdin when it sees the exit; if that comes before the kernel's
+        // EPIPE, the unwritten rest of the request is dropped without an error event. A write that
+        // never finished is the same broken pipe, whichever event came first.
+        if (!this.stdinFinished && this.writeError === null) this.writeError = unfinishedWrite();
+        this.maybeSettle();
+      },
+    });
   }
 
   /**
    * Arm the deadline (it counts from the invocation, not from the spawn), then spawn through the
-   * gate (runtime/invoker/spawn-gate.ts): at once, or on a later turn when other spawns are queued.
+   * gate (runtime/process/spawn-gate.ts): at once, or on a later turn when other spawns are queued.
    */
   start(): void {
     if (performance.now() >= this.spec.deadlineAt) {
@@ -172,72 +175,23 @@ class ChildRunState {
       this.finish();
       return;
     }
-    this.timers.push(setTimeout(() => this.onDeadline(), Math.max(0, this.spec.deadlineAt - performance.now())));
-    this.ticket = requestSpawn(() => {
-      this.ticket = null;
-      this.spawnNow();
-    }, this.spec.deadlineAt);
+    this.proc.after(Math.max(0, this.spec.deadlineAt - performance.now()), () => this.onDeadline());
+    this.proc.requestSpawn(this.spec.deadlineAt);
   }
 
-  private spawnNow(): void {
+  private onSpawnFailed(error: NodeJS.ErrnoException): void {
     if (this.settled) return;
-    let child: Child;
-    try {
-      child = spawn(this.spec.program, this.spec.args, { stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false, windowsHide: true });
-    } catch (error) {
-      this.spawnError = error as NodeJS.ErrnoException;
-      this.finish();
-      return;
-    }
-    this.child = child;
-    child.on("error", (error: NodeJS.ErrnoException) => this.onChildError(error));
-    if (child.pid === undefined) {
-      // The spawn failed; Node reports why with an `error` event on the next tick.
-      this.destroyPipes();
-      return;
-    }
-    this.pid = child.pid;
-    trackGroup(this.pid);
-    child.on("exit", (code, signal) => this.onExit({ code, signal }));
-    child.stdin.on("error", (error: NodeJS.ErrnoException) => {
-      this.writeError ??= error;
-    });
-    child.stdin.on("finish", () => {
-      this.stdinFinished = true;
-    });
-    child.stdin.on("close", () => {
-      this.stdinClosed = true;
-      // Node destroys a child's stdin when it sees the exit; if that comes before the kernel's
-      // EPIPE, the unwritten rest of the request is dropped without an error event. A write that
-      // never finished is the same broken pipe, whichever event came first.
-      if (!this.stdinFinished && this.writeError === null) this.writeError = unfinishedWrite();
-      this.maybeSettle();
-    });
-    child.stdout.on("data", (chunk: Buffer) => this.onStdout(chunk));
-    child.stdout.on("error", (error: Error) => {
-      this.stdoutError ??= error;
-    });
-    child.stdout.on("close", () => {
-      this.stdoutClosed = true;
-      this.maybeSettle();
-    });
-    child.stderr.on("data", (chunk: Buffer) => this.stderr.push(chunk));
-    child.stderr.on("error", () => undefined);
-    child.stderr.on("close", () => {
-      this.stderrClosed = true;
-      this.maybeSettle();
-    });
-    if (this.spec.write === undefined) child.stdin.end(this.spec.input);
-    else {
-      const io: ChildStdin = { stdin: child.stdin, signalGroup: (signal) => signalGroup(this.pid, signal), exited: () => this.exit !== null, exit: this.exitPromise };
-      this.spec.write(io, this.spec.input).catch(() => undefined);
-    }
-  }
-
-  private onChildError(error: NodeJS.ErrnoException): void {
-    if (this.pid !== 0 || this.settled) return; // after a successful spawn, errors come from the streams
     this.spawnError = error;
     this.finish();
+  }
+
+  private onSpawned(): void {
+    const stdin = this.proc.stdin as NonNullable<ChildSupervisor["stdin"]>;
+    if (this.spec.write === undefined) stdin.end(this.spec.input);
+    else {
+      const io: ChildStdin = { stdin, signalGroup: (signal) => this.proc.signalGroup(signal), exited: () => this.proc.exit !== null, exit: this.exitPromise };
+      this.spec.write(io, this.spec.input).catch(() => undefined);
+    }
   }
 
   private onStdout(chunk: Buffer): void {
@@ -246,20 +200,18 @@ class ChildRunState {
     if (this.stdoutBytes > this.spec.limits.max_response_bytes) {
       this.stdoutTooLarge = true;
       this.chunks.clear();
-      signalGroup(this.pid, "SIGKILL");
-      this.child?.stdout.destroy();
+      this.proc.signalGroup("SIGKILL");
+      this.proc.stdout?.destroy();
       return;
     }
     if (this.spec.retainStdout !== false) this.chunks.push(chunk);
     this.spec.onStdout?.(chunk);
   }
 
-  private onExit(exit: ChildExit): void {
-    this.exit = exit;
-    this.exitedAt = performance.now();
+  private onExit(): void {
     this.exitSeen();
     if (this.settled) {
-      this.sweep();
+      this.proc.sweep();
       return;
     }
     this.maybeSettle();
@@ -272,76 +224,52 @@ class ChildRunState {
    * follows the group's SIGKILL.
    */
   private maybeSettle(): void {
-    if (this.settled || this.exit === null) return;
+    if (this.settled || this.proc.exit === null) return;
     if ((this.stdinClosed && this.stdoutClosed && this.stderrClosed) || this.timedOut) this.finish();
   }
 
   private onDeadline(): void {
     if (this.settled) return;
-    if (this.ticket !== null) {
+    if (this.proc.cancelSpawn()) {
       // Still queued behind other spawns: nothing was started, nothing was delivered.
-      this.ticket.cancel();
-      this.ticket = null;
       this.timedOut = true;
       this.neverSpawned = true;
       this.finish();
       return;
     }
-    if (this.pid === 0) {
+    if (this.proc.pid === 0) {
       // The spawn's `error` event has not come by the deadline: nothing runs, nothing to kill.
       this.timedOut = true;
       this.finish();
       return;
     }
-    if (this.exit !== null && this.stdoutClosed) {
+    if (this.proc.exit !== null && this.stdoutClosed) {
       // Only stderr or stdin is still open, held by a descendant: not a timeout of the exchange.
-      signalGroup(this.pid, "SIGKILL");
-      this.destroyPipes();
+      this.proc.signalGroup("SIGKILL");
+      this.proc.destroyPipes();
       this.finish();
       return;
     }
-    this.exitedBeforeDeadline = this.exit !== null;
+    this.exitedBeforeDeadline = this.proc.exit !== null;
     this.timedOut = !this.stdoutTooLarge;
-    signalGroup(this.pid, "SIGTERM");
     const { kill_grace_ms, settle_margin_ms } = this.spec.limits;
-    this.timers.push(
-      setTimeout(() => {
-        signalGroup(this.pid, "SIGKILL");
-        this.destroyPipes();
-        this.maybeSettle();
-      }, kill_grace_ms),
-    );
+    this.proc.killLadder(kill_grace_ms, false, () => this.maybeSettle());
     const reapWait = kill_grace_ms + Math.max(0, settle_margin_ms - kill_grace_ms) / 2;
-    this.timers.push(setTimeout(() => this.finish(), reapWait));
-  }
-
-  private destroyPipes(): void {
-    const child = this.child;
-    if (child === null) return;
-    child.stdin?.destroy();
-    child.stdout?.destroy();
-    child.stderr?.destroy();
-  }
-
-  /** After the reap: kill whatever is left of the group and stop tracking it. */
-  private sweep(): void {
-    if (this.pid === 0) return;
-    signalGroup(this.pid, "SIGKILL");
-    untrackGroup(this.pid);
+    this.proc.after(reapWait, () => this.finish());
   }
 
   private finish(): void {
     if (this.settled) return;
     this.settled = true;
     this.exitSeen();
-    for (const timer of this.timers) clearTimeout(timer);
-    this.destroyPipes();
-    if (this.exit !== null) this.sweep();
+    this.proc.clearTimers();
+    this.proc.destroyPipes();
+    if (this.proc.exit !== null) this.proc.sweep();
     // take() empties the gatherer (this state lives on while the child's handles do).
     const stdout = this.chunks.take();
     this.resolve({
       spawnError: this.spawnError,
-      exit: this.exit,
+      exit: this.proc.exit,
       stdout,
       stdoutTooLarge: this.stdoutTooLarge,
       stdoutError: this.stdoutError,
@@ -350,8 +278,8 @@ class ChildRunState {
       neverSpawned: this.neverSpawned,
       deadlinePassedBeforeSpawn: this.deadlinePassedBeforeSpawn,
       exitedBeforeDeadline: this.exitedBeforeDeadline,
-      stderr: this.stderr,
-      exitedAt: this.exitedAt,
+      stderr: this.proc.stderr,
+      exitedAt: this.proc.exitedAt,
     });
   }
 }

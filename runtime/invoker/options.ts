@@ -3,7 +3,7 @@
  * throws or rejects, so options that cannot be used are a classified failure instead of a TypeError.
  */
 import { LIMITS } from "../../generated/ts/spec/limits.js";
-import { linkageIssue } from "../receipts/linkage.js";
+import { linkageIssue } from "../wire/linkage.js";
 import { issueText, makeFailure } from "./failure.js";
 import type { InvocationFailure, InvokeOptions } from "./types.js";
 
@@ -57,7 +57,7 @@ const NO_OPTIONS: { ok: true; options: CheckedInvokeOptions } = Object.freeze({ 
 
 /**
  * The refusal of a call whose receipt could not be linked into the receipt tree (a `subcall` frame
- * without a parent receipt, an empty parent, a receipt that would be its own parent; runtime/receipts/linkage.ts):
+ * without a parent receipt, an empty parent, a receipt that would be its own parent; runtime/wire/linkage.ts):
  * an `invalid_request` failure naming the rule, or null. Every invoker asks it after the envelope
  * was judged valid and before anything is spawned or written.
  */

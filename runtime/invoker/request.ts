@@ -18,7 +18,7 @@ import { RECEIPT_EMITTED_GUARD } from "../../generated/ts/spec/receipt-emitted-g
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { integerLexemeIssues } from "../wire/schema.js";
-import { exoticKind, outputBytes, snapshotText, snapshotTextSoon, snapshotValue, snapshotValueSliced, type JsonOutput, type SliceOptions, type SnapshotLimits, type TextSnapshot, type ValueSnapshot } from "../wire/serialize.js";
+import { outputBytes, snapshotText, snapshotTextSoon, snapshotValue, snapshotValueSliced, type JsonOutput, type SliceOptions, type SnapshotLimits, type TextSnapshot, type ValueSnapshot } from "../wire/serialize.js";
 import { acceptsSerialized } from "../wire/fast-parse.js";
 import { validateParsed } from "../wire/validate.js";
 import type { InvokerLimits } from "./config.js";
@@ -51,52 +51,7 @@ export function guardFailure(envelope: unknown): InvocationFailure | null {
   return makeFailure(RECEIPT_EMITTED_GUARD.failure_variant, `event ${String(eventOf(envelope))} is notification-only: it is never delivered to a client and never receipted`);
 }
 
-/** Thrown by {@link toWireJson} for a value JSON cannot represent faithfully. */
-export class WireSerializeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "WireSerializeError";
-  }
-}
-
-function faithful(this: unknown, key: string, value: unknown): unknown {
-  switch (typeof value) {
-    case "bigint":
-      throw new WireSerializeError(`value at key "${key}" is a BigInt, which JSON cannot represent`);
-    case "number":
-      if (!Number.isFinite(value)) throw new WireSerializeError(`value at key "${key}" is ${value}, which JSON cannot represent`);
-      return value;
-    case "function":
-    case "symbol":
-      throw new WireSerializeError(`value at key "${key}" is a ${typeof value}, which JSON cannot represent`);
-    case "undefined":
-      if (Array.isArray(this)) throw new WireSerializeError(`array element ${key} is undefined, which JSON cannot represent`);
-      return value;
-    case "object": {
-      const exotic = value === null ? null : exoticKind(value);
-      if (exotic !== null) throw new WireSerializeError(`value at key "${key}" is ${exotic}, which JSON cannot represent`);
-      return value;
-    }
-    default:
-      return value;
-  }
-}
-
-/**
- * JSON text of a wire value, refusing what `JSON.stringify` would silently change or drop: BigInt,
- * NaN/Infinity, functions, symbols, `undefined` array elements, cycles, and objects it would write
- * as `{}` (Map, Set, WeakMap, WeakSet, Promise, binary data). An `undefined` object
- * member is an absent member. Throws {@link WireSerializeError} (also when reading the value throws,
- * e.g. a getter or a Proxy trap, or when it nests too deeply for the serializer).
- */
-export function toWireJson(value: unknown): string {
-  try {
-    return JSON.stringify(value, faithful);
-  } catch (error) {
-    if (error instanceof WireSerializeError) throw error;
-    throw new WireSerializeError(error instanceof Error ? error.message : String(error));
-  }
-}
+export { toWireJson, WireSerializeError } from "../wire/wire-json.js";
 
 /**
  * The wire form of an in-memory value, judged as a document:

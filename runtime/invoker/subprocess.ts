@@ -2,7 +2,7 @@
  * The subprocess invoker, v1 (CALLBACK-001 §"B. Subprocess callbacks", spec/host-runtime.md):
  * one fresh child per event; guard → validate → serialize → spawn → write one DispatchEnvelope and
  * close stdin → read stdout to EOF (and stderr) → reap → parse → validate, all within `timeoutMs`
- * counted from the call. The spawn goes through the spawn gate (runtime/invoker/spawn-gate.ts): a
+ * counted from the call. The spawn goes through the spawn gate (runtime/process/spawn-gate.ts): a
  * burst of concurrent invocations spawns over several turns of the event loop, and one whose
  * deadline passes while its spawn is queued is a `timeout` with nothing delivered.
  */

@@ -14,7 +14,7 @@
  *   `harness_run_id` (allocated only once the receipt is valid, so rejected receipts leave no gap),
  *   or null without a run id, and always null for an emitter made with `sequencer: null` (a host
  *   with no run scope of its own, such as the one-shot `invoke` CLI).
- * - Linkage (runtime/receipts/linkage.ts): a receipt that the receipt tree cannot hold (a `subcall`
+ * - Linkage (runtime/wire/linkage.ts): a receipt that the receipt tree cannot hold (a `subcall`
  *   frame without a parent receipt, a receipt that is its own parent) is never made: for an
  *   `invalid_request` failure (the invoker's refusal) `emit` returns null, otherwise it throws
  *   {@link ReceiptSynthesisError}.
@@ -31,7 +31,7 @@ import type { InvocationResult } from "../invoker/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { validateValue } from "../wire/validate.js";
 import { InMemoryIdempotencyStore, type IdempotencyKey, type IdempotencyStore } from "./idempotency.js";
-import { linkageIssue, RECEIPT_NOT_OWN_PARENT } from "./linkage.js";
+import { linkageIssue, RECEIPT_NOT_OWN_PARENT } from "../wire/linkage.js";
 import { SequenceGenerator, type SequenceSource } from "./sequence.js";
 import { harnessId, synthesizeReceipt, type ReceiptContext } from "./synthesize.js";
 

@@ -1,6 +1,6 @@
 /**
  * One child of a stream (spec/host-runtime.md §"Stream invoker (v2)", spec/stream-protocol.md):
- * spawned once (through the spawn gate, runtime/invoker/spawn-gate.ts) without a shell as the
+ * spawned once (through the spawn gate, runtime/process/spawn-gate.ts) without a shell as the
  * leader of a new process group, its stdout cut into frames and
  * judged, its stderr drained into the bounded tail, its stdin written one frame at a time. It
  * records why it ended; correlation and respawning are the invoker's (runtime/stream/invoker.ts).
@@ -24,17 +24,12 @@
  *   child did not exit by itself: a child reaped before the host signalled it, or killed by a
  *   signal the host did not send, ended because of that exit (`exit`).
  */
-import { spawn, type ChildProcessByStdio } from "node:child_process";
-import type { Readable, Writable } from "node:stream";
-import { signalGroup, trackGroup, untrackGroup } from "../invoker/process-group.js";
-import { requestSpawn, type SpawnTicket } from "../invoker/spawn-gate.js";
-import { ByteTail } from "../invoker/stderr-tail.js";
-import { runInSlices } from "../wire/slices.js";
-import type { ChildExit } from "../invoker/child-run.js";
+import { ChildSupervisor, type ChildExit } from "../process/child.js";
+import { runInSlices } from "../process/slices.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { Fifo } from "./fifo.js";
-import { FrameReader, type FrameEvent } from "./frame-reader.js";
-import { FRAME_OWN_VALUES, parseHostFrame, parseHostFrameSliced, SLICED_FRAME_BYTES, type FrameResult, type StreamFrame } from "./frame.js";
+import { FrameReader, type FrameEvent } from "../rpc/frame-reader.js";
+import { FRAME_OWN_VALUES, parseHostFrame, parseHostFrameSliced, SLICED_FRAME_BYTES, type FrameResult, type StreamFrame } from "../rpc/frame.js";
 import type { StreamInvokerLimits } from "./limits.js";
 
 /** Why a connection ended (see the module doc for how inferred causes yield to `exit`). */
@@ -56,7 +51,7 @@ export interface ConnectionEnd {
 /**
  * Callbacks of a connection; called synchronously from stream events, never after `onEnd`.
  * `resultAccepted`: the frame is a success reply whose result is proved a valid CallbackResponse
- * (runtime/stream/frame.ts FrameResult).
+ * (runtime/rpc/frame.ts FrameResult).
  */
 export interface ConnectionHooks {
   onFrame(frame: StreamFrame, nonIntegerNumberPointers: readonly string[], resultAccepted: boolean): void;
@@ -70,8 +65,6 @@ export interface QueuedWrite {
   cancel(): boolean;
   readonly started: boolean;
 }
-
-type Child = ChildProcessByStdio<Writable, Readable, Readable>;
 
 /**
  * A queued frame; it is its own {@link QueuedWrite} (no handle allocated per write). A cancelled
@@ -115,31 +108,22 @@ const REFUSED_WRITE: QueuedWrite = Object.freeze({ cancel: () => false, started:
 
 /** One spawned stream child. */
 export class StreamConnection {
-  private child: Child | null = null;
-  private pidValue = 0;
+  /** The child: spawn, pipes, exit, signals and reap (runtime/process/child.ts). */
+  private readonly proc: ChildSupervisor;
   private readonly reader: FrameReader;
-  private readonly stderr: ByteTail;
   private readonly queue = new Fifo<Entry>();
   /** Cancelled entries still in {@link queue} (they leave it when pump reaches them, or in a sweep). */
   private cancelledQueued = 0;
   private writing = false;
-  /** The host destroyed the child's pipes (SIGKILL step, kill grace, end): later write failures are not the client's. */
-  private pipesDestroyed = false;
   private stdinEnded = false;
   private endStdinWhenDrained = false;
-  private exit: ChildExit | null = null;
   private stdoutClosed = false;
   private cause: EndCause | null = null;
   private issue: ValidationIssue | null = null;
   private frameBytes: Buffer | null = null;
   private spawnError: NodeJS.ErrnoException | null = null;
   private writeError: NodeJS.ErrnoException | null = null;
-  private readonly sentSignals = new Set<string>();
-  private exitedUnprompted = false;
-  private readonly timers: NodeJS.Timeout[] = [];
   private finished = false;
-  /** The spawn queued in the gate, until it runs (null once it ran, or when it was cancelled). */
-  private ticket: SpawnTicket | null = null;
   private readonly closedPromise: Promise<void>;
   private resolveClosed!: () => void;
   private readonly abort = new AbortController();
@@ -159,19 +143,47 @@ export class StreamConnection {
   private finishWaiting = false;
 
   constructor(
-    private readonly program: string,
-    private readonly args: readonly string[],
+    program: string,
+    args: readonly string[],
     private readonly limits: StreamInvokerLimits,
     private readonly hooks: ConnectionHooks,
   ) {
     this.reader = new FrameReader(limits.max_frame_bytes);
-    this.stderr = new ByteTail(limits.stderr_tail_bytes);
     this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
+    this.proc = new ChildSupervisor(program, args, limits.stderr_tail_bytes, {
+      spawnDue: () => {
+        if (this.finished) return false;
+        this.hooks.onSpawn?.();
+        return true;
+      },
+      spawnFailed: (error, synchronous) => {
+        if (this.finished) return;
+        this.spawnError = error;
+        this.cause = "spawn";
+        if (synchronous) queueMicrotask(() => this.finish());
+        else this.finish();
+      },
+      // Frames queued while the spawn waited in the gate (and a close() meanwhile).
+      spawned: () => this.pump(),
+      exited: () => this.onExit(),
+      stdout: (chunk) => this.onStdout(chunk),
+      stdoutEnd: () => this.onStdoutEnd(),
+      stdoutClosed: () => {
+        this.stdoutClosed = true;
+        this.maybeFinish();
+      },
+      stdinError: (error) => this.onWriteError(error),
+    });
   }
 
   /** The child's pid (also its process group id), 0 before a successful spawn. */
   get pid(): number {
-    return this.pidValue;
+    return this.proc.pid;
+  }
+
+  /** How the child ended; null until it was reaped. */
+  private get exit(): ChildExit | null {
+    return this.proc.exit;
   }
 
   /** True once `onEnd` ran. */
@@ -210,64 +222,21 @@ export class StreamConnection {
 
   /** True while the child's spawn waits in the spawn gate behind other spawns (nothing runs yet). */
   get awaitingSpawn(): boolean {
-    return this.ticket !== null;
+    return this.proc.awaitingSpawn;
   }
 
   /**
-   * Spawn the child through the spawn gate (runtime/invoker/spawn-gate.ts): at once, or on a later
+   * Spawn the child through the spawn gate (runtime/process/spawn-gate.ts): at once, or on a later
    * turn when other spawns are queued (frames written meanwhile wait in the queue). Failures end
    * the connection with cause `spawn` (asynchronously).
    */
   start(): void {
-    this.ticket = requestSpawn(() => {
-      this.ticket = null;
-      this.spawnNow();
-    });
-  }
-
-  private spawnNow(): void {
-    if (this.finished) return;
-    this.hooks.onSpawn?.();
-    let child: Child;
-    try {
-      child = spawn(this.program, this.args, { stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false, windowsHide: true });
-    } catch (error) {
-      this.spawnError = error as NodeJS.ErrnoException;
-      this.cause = "spawn";
-      queueMicrotask(() => this.finish());
-      return;
-    }
-    this.child = child;
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      if (this.pidValue !== 0 || this.finished) return;
-      this.spawnError = error;
-      this.cause = "spawn";
-      this.finish();
-    });
-    if (child.pid === undefined) {
-      this.destroyPipes();
-      return; // the `error` event follows
-    }
-    this.pidValue = child.pid;
-    trackGroup(this.pidValue);
-    child.on("exit", (code, signal) => this.onExit({ code, signal }));
-    child.stdin.on("error", (error: NodeJS.ErrnoException) => this.onWriteError(error));
-    child.stdout.on("data", (chunk: Buffer) => this.onStdout(chunk));
-    child.stdout.on("error", () => undefined);
-    child.stdout.on("end", () => this.onStdoutEnd());
-    child.stdout.on("close", () => {
-      this.stdoutClosed = true;
-      this.maybeFinish();
-    });
-    child.stderr.on("data", (chunk: Buffer) => this.stderr.push(chunk));
-    child.stderr.on("error", () => undefined);
-    // Frames queued while the spawn waited in the gate (and a close() meanwhile).
-    this.pump();
+    this.proc.requestSpawn();
   }
 
   /** The current stderr tail as text. */
   stderrTail(): string {
-    return this.stderr.text();
+    return this.proc.stderr.text();
   }
 
   /**
@@ -299,8 +268,8 @@ export class StreamConnection {
   };
 
   private pump(): void {
-    const child = this.child;
-    if (this.writing || child === null) return;
+    const stdin = this.proc.stdin;
+    if (this.writing || stdin === null) return;
     for (;;) {
       const entry = this.queue.shift();
       if (entry === undefined) break;
@@ -314,7 +283,6 @@ export class StreamConnection {
         continue;
       }
       entry.started = true;
-      const stdin = child.stdin;
       if (entry.done === undefined) {
         // No callback: Node then completes a write the OS took at once without a process.nextTick
         // (with one it schedules its after-write tick and ours), measured ~5 µs per stream event.
@@ -344,7 +312,7 @@ export class StreamConnection {
     }
     if (this.endStdinWhenDrained && !this.stdinEnded) {
       this.stdinEnded = true;
-      child.stdin.end();
+      stdin.end();
     }
   }
 
@@ -361,7 +329,7 @@ export class StreamConnection {
     // A write that fails because stdin was destroyed (by the host's SIGKILL step, or by Node when
     // the child exited; a frame buffered behind the one in flight, or written after) is no fault of
     // the client's: the exit or the host's own sequence ends the stream, with its own cause.
-    if (this.pipesDestroyed || error.code === "ERR_STREAM_DESTROYED") return;
+    if (this.proc.pipesDestroyed || error.code === "ERR_STREAM_DESTROYED") return;
     this.writeError ??= error;
     this.inferred("write_error");
   }
@@ -375,14 +343,15 @@ export class StreamConnection {
   private inferred(cause: EndCause): void {
     if (this.finished) return;
     if (this.cause === null || this.cause === "close") this.cause = cause;
-    this.timers.push(setTimeout(() => this.terminate(cause), this.limits.stream_term_grace_ms));
+    this.proc.after(this.limits.stream_term_grace_ms, () => this.terminate(cause));
   }
 
   private onStdout(chunk: Buffer): void {
     if (this.ending && this.cause !== "close") return;
     // Paused by the host, yet data came: Node resumes a child's stdout after its exit (flushStdio),
     // and a descendant may still write. Pause again: the backlog stays bounded.
-    if (this.stdoutPaused && !this.child?.stdout.isPaused()) this.child?.stdout.pause();
+    const stdout = this.proc.stdout;
+    if (this.stdoutPaused && stdout !== null && !stdout.isPaused()) stdout.pause();
     this.stdoutBytes += chunk.length;
     if (this.exit !== null) this.bytesAfterExit += chunk.length;
     for (const event of this.reader.push(chunk)) {
@@ -391,7 +360,7 @@ export class StreamConnection {
         this.backlogBytes += event.type === "frame" ? event.bytes.length : 0;
         if ((this.backlogBytes > this.limits.max_frame_bytes || this.backlog.length > MAX_BACKLOG_FRAMES) && !this.stdoutPaused) {
           this.stdoutPaused = true;
-          this.child?.stdout.pause();
+          stdout?.pause();
         }
         if (!this.judging) void this.drainBacklog();
         continue;
@@ -411,7 +380,7 @@ export class StreamConnection {
       // The reader's own rules: an oversized frame is its own failure (stream_frame_too_large);
       // an empty line is a framing violation like any other (stream_framing).
       this.issue = event.issue;
-      this.child?.stdout.destroy();
+      this.proc.stdout?.destroy();
       this.terminate(event.issue.rule === "stream.frame-too-large" ? "frame_too_large" : "violation");
       return false;
     }
@@ -419,7 +388,7 @@ export class StreamConnection {
     if (!result.ok) {
       this.issue = result.issue;
       this.frameBytes = event.bytes.subarray(0, this.limits.failure_detail_preview_bytes + 1);
-      this.child?.stdout.destroy();
+      this.proc.stdout?.destroy();
       this.terminate("violation");
       return false;
     }
@@ -430,7 +399,7 @@ export class StreamConnection {
   /**
    * Judge the backlog in order, then let stdout's end and the connection's end proceed. A large
    * frame is judged in slices by the sliced parser; a run of small frames behind it, in slices of
-   * the shared scheduler too (runtime/wire/slices.ts): judged one after the other in one go they
+   * the shared scheduler too (runtime/process/slices.ts): judged one after the other in one go they
    * held the event loop for seconds (93,228 frames queued behind an 8 MB one: 8 s).
    */
   private async drainBacklog(): Promise<void> {
@@ -447,11 +416,11 @@ export class StreamConnection {
     this.judging = false;
     if (this.stdoutPaused) {
       this.stdoutPaused = false;
-      if (!this.finished) this.child?.stdout.resume();
+      if (!this.finished) this.proc.stdout?.resume();
     }
     if (this.graceAfterDrain && !this.finished) {
       this.graceAfterDrain = false;
-      this.timers.push(setTimeout(this.afterExitGrace, this.limits.kill_grace_ms));
+      this.proc.after(this.limits.kill_grace_ms, this.afterExitGrace);
     }
     if (this.stdoutEndWaiting) {
       this.stdoutEndWaiting = false;
@@ -465,7 +434,7 @@ export class StreamConnection {
 
   /**
    * Judge and deliver the small frames at the head of the backlog for about `budgetMs`; true when
-   * the head is a large frame or nothing is left (a sliced step: runtime/wire/slices.ts).
+   * the head is a large frame or nothing is left (a sliced step: runtime/process/slices.ts).
    */
   private judgeSmallFrames(budgetMs: number): boolean {
     const until = performance.now() + budgetMs;
@@ -508,11 +477,9 @@ export class StreamConnection {
     this.inferred("stdout_closed");
   }
 
-  private onExit(exit: ChildExit): void {
-    this.exit = exit;
-    this.exitedUnprompted = this.sentSignals.size === 0;
+  private onExit(): void {
     if (this.finished) {
-      this.sweep();
+      this.proc.sweep();
       return;
     }
     if (this.stdoutClosed) {
@@ -520,7 +487,7 @@ export class StreamConnection {
       return;
     }
     // A descendant may hold stdout open: give the last frames kill_grace_ms, then end.
-    this.timers.push(setTimeout(this.afterExitGrace, this.limits.kill_grace_ms));
+    this.proc.after(this.limits.kill_grace_ms, this.afterExitGrace);
   }
 
   /**
@@ -536,8 +503,8 @@ export class StreamConnection {
       this.graceAfterDrain = true;
       return;
     }
-    signalGroup(this.pidValue, "SIGKILL");
-    this.destroyPipes();
+    this.proc.signalGroup("SIGKILL");
+    this.proc.destroyPipes();
     this.finish();
   };
 
@@ -545,17 +512,11 @@ export class StreamConnection {
     if (this.exit !== null && this.stdoutClosed) this.finish();
   }
 
-  private sendSignal(name: NodeJS.Signals): void {
-    if (this.pidValue === 0 || this.exit !== null) return;
-    this.sentSignals.add(name);
-    signalGroup(this.pidValue, name);
-  }
-
   /** A violation found above the frame layer (e.g. stream.request-flood): stop reading and terminate. */
   violate(issue: ValidationIssue): void {
     if (this.finished || (this.ending && this.cause !== "close")) return;
     this.issue = issue;
-    this.child?.stdout.destroy();
+    this.proc.stdout?.destroy();
     this.terminate("violation");
   }
 
@@ -567,14 +528,8 @@ export class StreamConnection {
     if (this.finished) return;
     if (this.cause === null || this.cause === "close") this.cause = cause;
     if (this.cancelSpawn()) return;
-    if (this.pidValue === 0) return;
-    this.sendSignal("SIGTERM");
-    this.timers.push(
-      setTimeout(() => {
-        this.sendSignal("SIGKILL");
-        this.destroyPipes();
-      }, this.limits.kill_grace_ms),
-    );
+    if (this.proc.pid === 0) return;
+    this.proc.killLadder(this.limits.kill_grace_ms, true);
     this.safetyEnd(this.limits.kill_grace_ms + this.limits.settle_margin_ms);
   }
 
@@ -591,56 +546,28 @@ export class StreamConnection {
     this.endStdinWhenDrained = true;
     this.pump();
     const { stream_close_grace_ms: close, stream_term_grace_ms: term, kill_grace_ms: kill, settle_margin_ms: margin } = this.limits;
-    this.timers.push(
-      setTimeout(() => {
-        // Still not spawned when it would get SIGTERM: it is never started (no child outlives the close sequence).
-        if (!this.cancelSpawn()) this.sendSignal("SIGTERM");
-      }, close),
-    );
-    this.timers.push(
-      setTimeout(() => {
-        this.sendSignal("SIGKILL");
-        this.destroyPipes();
-      }, close + term),
-    );
+    this.proc.after(close, () => {
+      // Still not spawned when it would get SIGTERM: it is never started (no child outlives the close sequence).
+      if (!this.cancelSpawn()) this.proc.signal("SIGTERM");
+    });
+    this.proc.after(close + term, () => {
+      this.proc.signal("SIGKILL");
+      this.proc.destroyPipes();
+    });
     this.safetyEnd(close + term + kill + margin);
     return this.closedPromise;
   }
 
   /** Cancel a spawn still queued in the gate and end (asynchronously, as a failed spawn does); false when there is none. */
   private cancelSpawn(): boolean {
-    if (this.ticket === null) return false;
-    this.ticket.cancel();
-    this.ticket = null;
+    if (!this.proc.cancelSpawn()) return false;
     queueMicrotask(() => this.finish());
     return true;
   }
 
   /** End even if no exit is ever reported (bounded settling). */
   private safetyEnd(afterMs: number): void {
-    this.timers.push(setTimeout(() => this.finish(), afterMs));
-  }
-
-  private destroyPipes(): void {
-    const child = this.child;
-    if (child === null) return;
-    this.pipesDestroyed = true;
-    child.stdin.destroy();
-    child.stdout.destroy();
-    child.stderr.destroy();
-  }
-
-  private sweep(): void {
-    if (this.pidValue === 0) return;
-    signalGroup(this.pidValue, "SIGKILL");
-    untrackGroup(this.pidValue);
-  }
-
-  /** Did the child end by itself: reaped before the host signalled it, or killed by a signal the host did not send? */
-  private exitedByItself(): boolean {
-    const exit = this.exit;
-    if (exit === null) return false;
-    return this.exitedUnprompted || (exit.signal !== null && !this.sentSignals.has(exit.signal));
+    this.proc.after(afterMs, () => this.finish());
   }
 
   private finish(): void {
@@ -651,15 +578,14 @@ export class StreamConnection {
       return;
     }
     this.finished = true;
-    this.ticket?.cancel();
-    this.ticket = null;
-    for (const timer of this.timers) clearTimeout(timer);
+    this.proc.cancelSpawn();
+    this.proc.clearTimers();
     this.cancelledQueued = 0;
     for (const entry of this.queue.drain()) entry.done?.(new Error("the stream ended"));
-    this.destroyPipes();
-    if (this.exit !== null) this.sweep();
+    this.proc.destroyPipes();
+    if (this.exit !== null) this.proc.sweep();
     let cause: EndCause = this.cause ?? "exit";
-    if ((cause === "stdout_closed" || cause === "unterminated" || cause === "write_error") && this.exitedByItself()) cause = "exit";
+    if ((cause === "stdout_closed" || cause === "unterminated" || cause === "write_error") && this.proc.exitedByItself()) cause = "exit";
     this.abort.abort();
     this.hooks.onEnd({
       cause,
@@ -668,7 +594,7 @@ export class StreamConnection {
       frameBytes: this.frameBytes,
       spawnError: this.spawnError,
       writeError: this.writeError,
-      stderrTail: this.stderr.text(),
+      stderrTail: this.proc.stderr.text(),
     });
     this.resolveClosed();
   }

@@ -18,10 +18,10 @@ import type { CallbackInvoker, InvocationFailure, InvocationResult, InvokeOption
 import type { ValidationIssue } from "../wire/issues.js";
 import { validateParsed } from "../wire/validate.js";
 import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connection.js";
-import { errorCode, failureClassForCode } from "./error-codes.js";
-import { encodeErrorReply, encodeNotification, encodeRequestAround, encodeRequestText, requestFraming, type RequestFraming, encodeResultAround, framePointers, idKey, type StreamFrame } from "./frame.js";
+import { errorCode, failureClassForCode } from "../rpc/error-codes.js";
+import { encodeErrorReply, encodeNotification, encodeRequestAround, encodeRequestText, requestFraming, type RequestFraming, encodeResultAround, framePointers, type StreamFrame } from "../rpc/frame.js";
 import { resolveStreamLimits, type StreamInvokerLimits } from "./limits.js";
-import { PendingEvents } from "./pending-events.js";
+import { RequestIds, RpcPeer } from "../rpc/peer.js";
 import { serveReverseRequest, type ReverseHandlers, type ReverseMethodHandler } from "./reverse.js";
 
 /**
@@ -69,8 +69,11 @@ interface Pending {
 /** A connection with the invoker's per-stream state. */
 interface Live {
   readonly conn: StreamConnection;
-  readonly pending: PendingEvents<Pending>;
-  readonly clientRequests: Set<string>;
+  /**
+   * The JSON-RPC state of the stream (runtime/rpc/peer.ts): `outbound` holds the pending events by
+   * host id, `inbound` the client requests being served (at most limits.max_client_requests_in_flight).
+   */
+  readonly peer: RpcPeer<Pending>;
   consecutiveTimeouts: number;
   hadValidReply: boolean;
   /** The child's spawn was attempted (false while it waits in the spawn gate, and for ever when it was cancelled there). */
@@ -109,7 +112,8 @@ export class StreamInvoker implements CallbackInvoker {
   private live: Live | null = null;
   /** Connections that stopped taking events but have not ended yet (a newer one may be live): close() waits for them too. */
   private readonly retiring = new Set<Live>();
-  private nextId = 0;
+  /** Host ids, shared by every stream of this invoker (an id is never reused). */
+  private readonly ids = new RequestIds();
   private failedStreams = 0;
   private cooldownUntil = 0;
   private closing: Promise<void> | null = null;
@@ -176,7 +180,7 @@ export class StreamInvoker implements CallbackInvoker {
       // generate checks that every dispatchable event is a request; anything else is refused, never guessed.
       return failedSince(started, makeFailure("invalid_request", `event ${event} is not sent as a stream request (event vocabulary stream_v2: ${STREAM_KIND.get(event)})`));
     }
-    const id = String(++this.nextId);
+    const id = this.ids.next();
     // A small envelope comes as text: the frame is one string, encoded once by the pipe write.
     let frame: string | Buffer;
     let frameBytes: number;
@@ -201,7 +205,7 @@ export class StreamInvoker implements CallbackInvoker {
     let resolve!: (result: InvocationResult) => void;
     const settled = new Promise<InvocationResult>((r) => (resolve = r));
     const pending: Pending = { id, conn: live, started, deadline: started + this.timeoutMs, resolve, write: null };
-    live.pending.set(id, pending);
+    live.peer.outbound.set(id, pending);
     if (pending.deadline < live.timerAt) this.armDeadline(live, pending.deadline);
     pending.write = live.conn.write(frame);
     return settled;
@@ -225,12 +229,12 @@ export class StreamInvoker implements CallbackInvoker {
     const now = performance.now();
     const expired: Pending[] = [];
     let next = Number.POSITIVE_INFINITY;
-    for (const pending of live.pending.list()) {
+    for (const pending of live.peer.outbound.list()) {
       if (pending.deadline <= firedFor || pending.deadline <= now) expired.push(pending);
       else if (pending.deadline < next) next = pending.deadline;
     }
     for (const pending of expired) this.onTimeout(pending);
-    if (next !== Number.POSITIVE_INFINITY && live.pending.size > 0 && !live.conn.ended) this.armDeadline(live, next);
+    if (next !== Number.POSITIVE_INFINITY && live.peer.outbound.size > 0 && !live.conn.ended) this.armDeadline(live, next);
   }
 
   /**
@@ -262,8 +266,7 @@ export class StreamInvoker implements CallbackInvoker {
           this.counters.spawns++;
         },
       }),
-      pending: new PendingEvents(),
-      clientRequests: new Set(),
+      peer: new RpcPeer(this.ids, this.limits.max_client_requests_in_flight),
       consecutiveTimeouts: 0,
       hadValidReply: false,
       spawned: false,
@@ -277,7 +280,7 @@ export class StreamInvoker implements CallbackInvoker {
   }
 
   private settle(pending: Pending, outcome: { ok: true; response: CallbackResponse; stderrTail: string } | { ok: false; failure: InvocationFailure }): void {
-    if (!pending.conn.pending.delete(pending.id)) return;
+    if (!pending.conn.peer.outbound.delete(pending.id)) return;
     // Settled before its frame was written (a reply to an id the client guessed, while it does not
     // read): the frame is dropped, so a client that stops reading holds only pending events' frames.
     pending.write?.cancel();
@@ -287,7 +290,7 @@ export class StreamInvoker implements CallbackInvoker {
 
   private onTimeout(pending: Pending): void {
     const live = pending.conn;
-    if (!live.pending.has(pending.id)) return;
+    if (!live.peer.outbound.has(pending.id)) return;
     const notStarted = live.conn.awaitingSpawn;
     const written = pending.write === null || !pending.write.cancel();
     const what = written
@@ -318,7 +321,7 @@ export class StreamInvoker implements CallbackInvoker {
     switch (frame.kind) {
       case "success_reply":
       case "error_reply": {
-        const pending = typeof frame.id === "string" ? live.pending.get(frame.id) : undefined;
+        const pending = typeof frame.id === "string" ? live.peer.outbound.get(frame.id) : undefined;
         if (pending === undefined) {
           this.counters.discardedFrames++;
           return;
@@ -350,16 +353,15 @@ export class StreamInvoker implements CallbackInvoker {
   }
 
   private onClientRequest(live: Live, frame: Extract<StreamFrame, { kind: "request" }>): void {
-    const key = idKey(frame.id);
-    if (live.clientRequests.has(key)) {
+    const begun = live.peer.inbound.begin(frame.id);
+    if (begun === "duplicate") {
       live.conn.write(encodeErrorReply(frame.id, { code: errorCode("invalid_request"), message: `request id ${JSON.stringify(frame.id)} is still unanswered (stream.duplicate-request-id)`, data: { error: "invalid_request", rule: "stream.duplicate-request-id" } }));
       return;
     }
-    if (live.clientRequests.size >= this.limits.max_client_requests_in_flight) {
+    if (begun === "flood") {
       live.conn.violate({ rule: "stream.request-flood", pointer: "", message: `more than ${this.limits.max_client_requests_in_flight} client requests unanswered (limits.max_client_requests_in_flight)` });
       return;
     }
-    live.clientRequests.add(key);
     this.counters.reverseRequests++;
     void serveReverseRequest(frame.method, frame.id, frame.params, this.handlers, live.conn.signal).then((outcome) => {
       if (live.conn.ending) return;
@@ -369,7 +371,7 @@ export class StreamInvoker implements CallbackInvoker {
         const message = `${frame.method}: the reply would be a ${bytes.length - 1}-byte frame, more than limits.max_frame_bytes (${this.limits.max_frame_bytes})`;
         bytes = encodeErrorReply(frame.id, { code: errorCode("internal_error"), message, data: { error: "internal_error" } });
       }
-      live.conn.write(bytes, () => live.clientRequests.delete(key));
+      live.conn.write(bytes, () => live.peer.inbound.end(frame.id));
     });
   }
 
@@ -386,7 +388,7 @@ export class StreamInvoker implements CallbackInvoker {
       if (this.failedStreams >= this.limits.stream_max_failed_spawns) this.cooldownUntil = performance.now() + this.limits.stream_respawn_cooldown_ms;
     }
     const failure = live.spawned ? endFailure(end, this.program, this.limits, noFrameHint(live)) : neverStartedFailure(end);
-    for (const pending of live.pending.list()) this.settle(pending, { ok: false, failure });
+    for (const pending of live.peer.outbound.list()) this.settle(pending, { ok: false, failure });
   }
 }
 

@@ -18,9 +18,9 @@
  * to the StreamInvoker, or call `setReverseHandler`.
  */
 import { CLIENT_INITIATED_COMMANDS, STREAM_V2, type StreamErrorName, type StreamReverseMethodName } from "../../generated/ts/spec.js";
-import { toWireJson } from "../invoker/request.js";
-import { errorCode } from "./error-codes.js";
-import type { JsonRpcError, JsonRpcId } from "./frame.js";
+import { toWireJson } from "../wire/wire-json.js";
+import { errorCode } from "../rpc/error-codes.js";
+import type { JsonRpcError, JsonRpcId } from "../rpc/frame.js";
 import { canonicalBase64 } from "../wire/base64.js";
 
 /** One validated client → host request as a handler sees it. */

@@ -32,7 +32,7 @@
 import type { ValidationIssue } from "./issues.js";
 import { defineMember } from "./own.js";
 import { escapeToken } from "./pointer.js";
-import { deferToNextTurn, endTurn, runInSlices, SLICE_MS, turnElapsedMs } from "./slices.js";
+import { deferToNextTurn, endTurn, runInSlices, SLICE_MS, turnElapsedMs } from "../process/slices.js";
 
 /**
  * Bounds of one serialized document: bytes (UTF-8), nesting levels, values, and members of any one
@@ -74,7 +74,7 @@ export type JsonOutput = { readonly text: string; readonly bytes: null; readonly
  */
 export type TextSnapshot = ({ readonly ok: true; readonly value: unknown; readonly escaped: boolean } & JsonOutput) | SnapshotProblem;
 
-/** Options of {@link snapshotValueSliced}: the longest slice (ms, default: the scheduler's, runtime/wire/slices.ts) and an absolute deadline (performance.now() ms). */
+/** Options of {@link snapshotValueSliced}: the longest slice (ms, default: the scheduler's, runtime/process/slices.ts) and an absolute deadline (performance.now() ms). */
 export interface SliceOptions {
   readonly sliceMs?: number;
   readonly deadlineAt?: number;
@@ -533,7 +533,7 @@ export function outputBytes(output: JsonOutput): Buffer {
 }
 
 /**
- * {@link snapshotValue} in slices (runtime/wire/slices.ts: all sliced work of the process shares
+ * {@link snapshotValue} in slices (runtime/process/slices.ts: all sliced work of the process shares
  * about TURN_MS (10 ms, up to TURN_MAX_MS when the loop is busy) per event-loop turn) with the event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
  * (performance.now() ms) passes first. Never rejects.
  */

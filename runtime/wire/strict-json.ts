@@ -42,7 +42,7 @@
 import { constants as bufferConstants, isAscii, isUtf8 } from "node:buffer";
 import { PARSE_RULE_IDS } from "../../generated/ts/spec/document-rules.js";
 import { defineMember } from "./own.js";
-import { deferToNextTurn, endTurn, runInSlices, SLICE_MS } from "./slices.js";
+import { deferToNextTurn, endTurn, runInSlices, SLICE_MS } from "../process/slices.js";
 import { escapeToken } from "./pointer.js";
 import type { AcceptCheck } from "../../generated/ts/accept-checks.js";
 import { FAST_PARSE_MAX_BYTES, FAST_PARSE_SLICED_MAX_BYTES, type FastParse, fastParse } from "./fast-parse.js";

@@ -1,5 +1,5 @@
 /**
- * `validate --all` (runtime/cli/commands/all-issues.ts): on every fixture of our corpus, the first
+ * `validate --all` (runtime/wire/all-issues.ts): on every fixture of our corpus, the first
  * issue it reports is exactly the issue the default first-issue path reports (so --all only adds),
  * a valid document gives [], and a document with several independent faults gets all of them.
  */
@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LIMITS, WIRE_DOCUMENTS, WIRE_VERSION } from "../../generated/ts/spec.js";
-import { allIssues } from "../../runtime/cli/commands/all-issues.js";
+import { allIssues } from "../../runtime/wire/all-issues.js";
 import { parseWireDocument } from "../../runtime/wire/validate.js";
 import { REPO_ROOT, runCli } from "../support/cli-process.js";
 

@@ -1,10 +1,15 @@
 /**
- * The codegen modules form no import cycle (issue 9: `codegen/model` had load.ts ↔ hooks.ts). Every
- * relative import of every `.ts` file under codegen/ counts, `import type` and re-exports included,
- * read with TypeScript's own pre-processor (ts.preProcessFile), and the graph is searched depth first.
- * A cycle fails with the files on it, in import order.
+ * The codegen and runtime modules form no import cycle (issue 9: `codegen/model` had load.ts ↔
+ * hooks.ts; issue 26: `runtime/conform` had a 4-file circle). Every relative import of every `.ts`
+ * file under codegen/ and runtime/ counts, `import type` and re-exports included, read with
+ * TypeScript's own pre-processor (ts.preProcessFile), and the graph is searched depth first. A
+ * cycle fails with the files on it, in import order.
+ *
+ * runtime/ also has a declared layer order of its rooms (RUNTIME_LAYERS): an import from one room
+ * to another points down, never up and never sideways within a layer; a new room must be placed
+ * in the order. codegen/ does not import runtime/, except its tools (codegen/tools/).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
@@ -63,5 +68,111 @@ describe("codegen import graph", () => {
   it("codegen/ (and so codegen/model/) has no import cycle, type imports included", () => {
     const named = cycles(graph).map((c) => c.map((f) => relative(REPO_ROOT, f)).join(" -> "));
     expect(named).toEqual([]);
+  });
+});
+
+/**
+ * The rooms of runtime/ from the bottom up (issue 26): a room imports only from rooms of lower
+ * layers. `index` is runtime/index.ts (the package's root export).
+ * - process: the OS side (child processes, process groups, files, event-loop slices);
+ * - wire: documents (strict JSON, schemas, rules, serialization);
+ * - diff (schema and table compatibility), rpc (JSON-RPC frames and the peer);
+ * - invoker: the v1 host; then the v2 stream host and the receipts;
+ * - the features over them; cli/ at the top, beside the root export.
+ */
+const RUNTIME_LAYERS: readonly (readonly string[])[] = [
+  ["process"],
+  ["wire"],
+  ["diff", "rpc"],
+  ["invoker"],
+  ["stream", "receipts"],
+  ["client", "continuation", "hooks", "conform"],
+  ["cli", "index"],
+];
+
+/** The room of a runtime file: its folder under runtime/ (`index` for runtime/index.ts). */
+function roomOf(runtimeDir: string, file: string): string {
+  const parts = relative(runtimeDir, file).split(/[\\/]/);
+  return parts.length === 1 ? (parts[0] as string).replace(/\.ts$/, "") : (parts[0] as string);
+}
+
+/** The imports of `graph` that break the layer order: `from -> to (room layer -> room layer)`. */
+function layerBreaks(runtimeDir: string, graph: ReadonlyMap<string, readonly string[]>, layers: readonly (readonly string[])[]): string[] {
+  const layerOf = new Map(layers.flatMap((rooms, i) => rooms.map((room) => [room, i] as const)));
+  const breaks: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = roomOf(runtimeDir, file);
+    for (const target of targets) {
+      const to = roomOf(runtimeDir, target);
+      if (from === to) continue;
+      const a = layerOf.get(from) ?? -1;
+      const b = layerOf.get(to) ?? Number.POSITIVE_INFINITY;
+      if (b >= a) breaks.push(`${relative(runtimeDir, file)} -> ${relative(runtimeDir, target)} (${from} layer ${a} -> ${to} layer ${b})`);
+    }
+  }
+  return breaks.sort();
+}
+
+describe("runtime import graph", () => {
+  const runtimeDir = join(REPO_ROOT, "runtime");
+  const files = tsFiles(runtimeDir);
+  const graph = importGraph(files);
+
+  it("sees the imports (the check is not vacuous)", () => {
+    const child = graph.get(join(runtimeDir, "invoker", "child-run.ts")) ?? [];
+    expect(child.map((f) => relative(REPO_ROOT, f))).toContain("runtime/process/child.ts");
+  });
+
+  it("runtime/ has no import cycle, type imports included", () => {
+    const named = cycles(graph).map((c) => c.map((f) => relative(REPO_ROOT, f)).join(" -> "));
+    expect(named).toEqual([]);
+  });
+
+  it("every runtime room is placed in the layer order", () => {
+    const rooms = [...new Set(files.map((f) => roomOf(runtimeDir, f)))].sort();
+    expect(rooms).toEqual(RUNTIME_LAYERS.flat().sort());
+  });
+
+  it("the README's map lists every runtime room, bottom up in the layer order", () => {
+    // The Layout block of README.md: `runtime/` followed by one indented line per room.
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    const start = readme.indexOf("\nruntime/ ");
+    const listed = [...readme.slice(start, readme.indexOf("```", start)).matchAll(/\n {2}([a-z]+)(?:\/|\.ts) /g)].map((m) => m[1] as string);
+    const rooms = [...new Set(files.map((f) => roomOf(runtimeDir, f)))];
+    expect([...listed].sort()).toEqual([...rooms].sort());
+    const layerOf = new Map(RUNTIME_LAYERS.flatMap((layer, i) => layer.map((room) => [room, i] as const)));
+    const order = listed.map((room) => layerOf.get(room) ?? -1);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+
+  it("no import points up a layer or sideways within one", () => {
+    expect(layerBreaks(runtimeDir, graph, RUNTIME_LAYERS)).toEqual([]);
+  });
+
+  it("the layer check fails on an import that points up (the check is not vacuous)", () => {
+    const wire = join(runtimeDir, "wire", "validate.ts");
+    const cli = join(runtimeDir, "cli", "main.ts");
+    const bent = new Map(graph);
+    bent.set(wire, [...(graph.get(wire) ?? []), cli]);
+    expect(layerBreaks(runtimeDir, bent, RUNTIME_LAYERS)).toContain("wire/validate.ts -> cli/main.ts (wire layer 1 -> cli layer 6)");
+  });
+});
+
+describe("codegen does not import runtime", () => {
+  // codegen/tools/ (bump-version, snapshot-release, reference-docs) may import runtime/; the
+  // generator itself may not (codegen/model/samples.ts states the rule). The tools move into
+  // codegen/tools/ in issue 26 step (d): until that folder exists the rule has nowhere to hold.
+  const toolsDir = join(REPO_ROOT, "codegen", "tools");
+  it.skipIf(!existsSync(toolsDir))("no file under codegen/ outside codegen/tools/ imports runtime/ (skipped until codegen/tools/ exists)", () => {
+    const runtimeDir = join(REPO_ROOT, "runtime");
+    const files = tsFiles(join(REPO_ROOT, "codegen")).filter((f) => !f.startsWith(`${toolsDir}/`));
+    const offenders = files.flatMap((file) =>
+      ts
+        .preProcessFile(readFileSync(file, "utf8"), true, false)
+        .importedFiles.map((i) => i.fileName)
+        .filter((name) => name.startsWith(".") && resolve(dirname(file), name).startsWith(`${runtimeDir}/`))
+        .map((name) => `${relative(REPO_ROOT, file)} -> ${name}`),
+    );
+    expect(offenders).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
-import { trackedGroups } from "../../runtime/invoker/process-group.js";
+import { trackedGroups } from "../../runtime/process/process-group.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import { envelope, eventually, liveChildren, openFdCount, retainedBytes, shellClient, zombieChildren } from "./support.js";
 

@@ -19,11 +19,11 @@ import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { runChild, type ChildRun } from "../../runtime/invoker/child-run.js";
 import { classifyRun } from "../../runtime/invoker/classify.js";
 import { DEFAULT_INVOKER_LIMITS } from "../../runtime/invoker/config.js";
-import { trackedGroups } from "../../runtime/invoker/process-group.js";
-import { queuedSpawns, spawnsStarted } from "../../runtime/invoker/spawn-gate.js";
+import { trackedGroups } from "../../runtime/process/process-group.js";
+import { queuedSpawns, spawnsStarted } from "../../runtime/process/spawn-gate.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import type { InvocationResult } from "../../runtime/invoker/types.js";
-import { nextTurn } from "../../runtime/wire/slices.js";
+import { nextTurn } from "../../runtime/process/slices.js";
 import { envelope, eventually, liveChildren, zombieChildren } from "./support.js";
 
 const OK = JSON.stringify({ schema_version: WIRE_VERSION, status: "delivered", failure_class: null, retry_class: null });

@@ -1,5 +1,5 @@
 /**
- * The spawn gate's order and bookkeeping (runtime/invoker/spawn-gate.ts; spec/host-runtime.md
+ * The spawn gate's order and bookkeeping (runtime/process/spawn-gate.ts; spec/host-runtime.md
  * §"Bounds", "Spawns in a burst"), with spawn functions that record their turn instead of forking
  * (the real spawns are test/invoker/spawn-burst.test.ts): first in, first out; the first of a
  * burst at once; the rest on later turns with the timers running in between; a cancelled spawn
@@ -8,8 +8,8 @@
  * does not keep the drain, whose spawns cost more than a slice, from the front for as long as it runs.
  */
 import { describe, expect, it } from "vitest";
-import { queuedSpawns, requestSpawn, spawnsStarted } from "../../runtime/invoker/spawn-gate.js";
-import { deferToNextTurn, nextTurn, runInSlices } from "../../runtime/wire/slices.js";
+import { queuedSpawns, requestSpawn, spawnsStarted } from "../../runtime/process/spawn-gate.js";
+import { deferToNextTurn, nextTurn, runInSlices } from "../../runtime/process/slices.js";
 
 /** Busy the main thread for `ms` (what a fork costs it). */
 function hold(ms: number): void {

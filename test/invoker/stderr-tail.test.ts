@@ -1,7 +1,7 @@
 /** ByteTail (the bounded stderr tail) and previewBytes (the quoted stdout in failure details). */
 import { describe, expect, it } from "vitest";
 import { previewBytes } from "../../runtime/invoker/preview.js";
-import { ByteTail } from "../../runtime/invoker/stderr-tail.js";
+import { ByteTail } from "../../runtime/process/stderr-tail.js";
 
 describe("ByteTail", () => {
   it("keeps everything below the capacity, and only the last bytes beyond it", () => {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
-import { runInSlices } from "../../runtime/wire/slices.js";
+import { runInSlices } from "../../runtime/process/slices.js";
 import { envelope, tempDir } from "./support.js";
 
 const tmp = tempDir("timeout-max");

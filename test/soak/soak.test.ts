@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { CallbackResponse, DispatchEnvelope } from "../../generated/ts/types.js";
 import { InProcessInvoker } from "../../runtime/invoker/in-process.js";
-import { trackedGroups } from "../../runtime/invoker/process-group.js";
+import { trackedGroups } from "../../runtime/process/process-group.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import type { InvokerLimits } from "../../runtime/invoker/config.js";
 import type { CallbackInvoker, InvocationResult } from "../../runtime/invoker/types.js";

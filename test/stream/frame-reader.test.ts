@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GATHER_INLINE_BYTES } from "../../runtime/wire/byte-gather.js";
-import { FrameReader } from "../../runtime/stream/frame-reader.js";
+import { FrameReader } from "../../runtime/rpc/frame-reader.js";
 
 describe("FrameReader", () => {
   it("64 MiB without LF: fails at byte max+1 and never holds more than max bytes", () => {

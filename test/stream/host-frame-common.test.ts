@@ -1,5 +1,5 @@
 /**
- * The common reply's shortcut (runtime/stream/frame.ts judgeCommonReply) on generated replies the
+ * The common reply's shortcut (runtime/rpc/frame.ts judgeCommonReply) on generated replies the
  * shortcut now proves by the CallbackResponse accept check where the host used to validate: results
  * with client_payloads (integer paths with fractions, exponents, -0, big and tiny numbers), every
  * status with failure_class / retry_class, warnings, receipt_refs, whitespace anywhere inside the
@@ -14,7 +14,7 @@ import {
   HOST_NON_INTEGER_PATHS,
   judgeCommonReply,
   parseFrameRecording,
-} from "../../runtime/stream/frame.js";
+} from "../../runtime/rpc/frame.js";
 import { validateParsed } from "../../runtime/wire/validate.js";
 
 /** A small seeded generator (mulberry32): the same frames on every run. */

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
-import { FrameReader } from "../../runtime/stream/frame-reader.js";
-import { encodeRequestAround, encodeRequestText, framePointers, HOST_NON_INTEGER_PATHS, judgeCommonReply, parseFrameRecording, parseHostFrame, parseHostFrameSliced, requestFraming, type FrameResult } from "../../runtime/stream/frame.js";
+import { FrameReader } from "../../runtime/rpc/frame-reader.js";
+import { encodeRequestAround, encodeRequestText, framePointers, HOST_NON_INTEGER_PATHS, judgeCommonReply, parseFrameRecording, parseHostFrame, parseHostFrameSliced, requestFraming, type FrameResult } from "../../runtime/rpc/frame.js";
 import { validateParsed } from "../../runtime/wire/validate.js";
 import { REPO_ROOT } from "../support/fixture-clients.js";
 

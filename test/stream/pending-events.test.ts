@@ -1,10 +1,10 @@
 /**
- * PendingEvents (runtime/stream/pending-events.ts) behaves as a Map of the pending events by id:
+ * PendingEvents (runtime/rpc/peer.ts) behaves as a Map of the pending events by id:
  * its placeholder under the empty id is never an event, never counted, never listed and never
  * removed, whatever ids come in (a client's reply may carry any id).
  */
 import { describe, expect, it } from "vitest";
-import { PendingEvents } from "../../runtime/stream/pending-events.js";
+import { PendingEvents } from "../../runtime/rpc/peer.js";
 
 describe("PendingEvents", () => {
   it("is a Map of the pending events in the order they were sent; the empty id is never one of them", () => {

@@ -1,5 +1,5 @@
 /**
- * The pending-event table's placeholder under the empty id (runtime/stream/pending-events.ts)
+ * The pending-event table's placeholder under the empty id (runtime/rpc/peer.ts)
  * against real client processes: a reply with id "" is a framing violation (spec/stream-protocol.md
  * rule `stream.id`) that settles nothing as a reply; duplicate, unknown-id and late replies with
  * many events in flight settle only their own event; a timeout sweep and close() with events
@@ -13,7 +13,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SLICED_FRAME_BYTES } from "../../runtime/stream/frame.js";
+import { SLICED_FRAME_BYTES } from "../../runtime/rpc/frame.js";
 import { checkNothingLeftAfterEach, envelope, scratch, Sessions } from "./support.js";
 
 const sessions = new Sessions();

@@ -1,7 +1,7 @@
 /**
  * The host's reply judge against exact bytes from a real client (scripted-client.mjs), and the
  * host's request frames as the client read them. The common reply is judged in one walk (the frame
- * judge's accept check, runtime/stream/frame.ts) and the envelope by its accept check
+ * judge's accept check, runtime/rpc/frame.ts) and the envelope by its accept check
  * (acceptsSerialized): each reply a fast path could wrongly prove (unknown or repeated members,
  * `__proto__`, escapes, numbers written as 1.0 or 1e400 where integers are required, a number id,
  * late, repeated and timed-out replies, extra frame members) gets the slow path's verdict, failure

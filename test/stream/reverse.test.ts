@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { STREAM_V2 } from "../../generated/ts/spec.js";
-import { errorCode } from "../../runtime/stream/error-codes.js";
+import { errorCode } from "../../runtime/rpc/error-codes.js";
 import { ReverseRequestError, serveReverseRequest, type ReverseHandlers } from "../../runtime/stream/reverse.js";
 
 const signal = new AbortController().signal;

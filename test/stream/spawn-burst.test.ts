@@ -15,10 +15,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
-import { queuedSpawns, requestSpawn, spawnsStarted } from "../../runtime/invoker/spawn-gate.js";
+import { queuedSpawns, requestSpawn, spawnsStarted } from "../../runtime/process/spawn-gate.js";
 import type { InvocationResult } from "../../runtime/invoker/types.js";
 import type { StreamInvoker } from "../../runtime/stream/invoker.js";
-import { nextTurn } from "../../runtime/wire/slices.js";
+import { nextTurn } from "../../runtime/process/slices.js";
 import { envelope, RAW_CLIENT, Sessions } from "./support.js";
 
 const sessions = new Sessions();

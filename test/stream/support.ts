@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EVENT_VOCABULARY } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope, LifecycleEventKind } from "../../generated/ts/types.js";
-import { trackedGroups } from "../../runtime/invoker/process-group.js";
+import { trackedGroups } from "../../runtime/process/process-group.js";
 import { StreamInvoker, type StreamInvokerConfig } from "../../runtime/stream/invoker.js";
 import { callbackRequest, dispatchEnvelope, frameContext } from "../support/dispatch.js";
 import { FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";

@@ -10,8 +10,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { FrameReader } from "../../runtime/stream/frame-reader.js";
-import { parseFrame } from "../../runtime/stream/frame.js";
+import { FrameReader } from "../../runtime/rpc/frame-reader.js";
+import { parseFrame } from "../../runtime/rpc/frame.js";
 import { REPO_ROOT } from "../support/fixture-clients.js";
 
 interface Vector {

@@ -1,11 +1,11 @@
 /**
- * The cooperative scheduler (runtime/wire/slices.ts): a long step that follows an I/O callback's
+ * The cooperative scheduler (runtime/process/slices.ts): a long step that follows an I/O callback's
  * own work never runs before the timers that are due (one setImmediate from the poll phase runs in
  * the same iteration of the loop, before them), and jobs take turns until they finish.
  */
 import { readFile } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { nextTurn, runInSlices } from "../../runtime/wire/slices.js";
+import { nextTurn, runInSlices } from "../../runtime/process/slices.js";
 
 /** Run `body` inside a real I/O callback (the poll phase of the loop), after a timer fell due. */
 function inIoCallback(body: (order: string[]) => Promise<void>): Promise<string[]> {

@@ -34,7 +34,7 @@
  * Then one shape of another kind, "32 concurrent spawns" (spec/host-runtime.md §"Bounds", "Spawns
  * in a burst"): {@link BURST} invocations of a tiny `/bin/sh` client started together
  * (`Promise.all`), in a fresh warm process, {@link BURST_ROUNDS} rounds interleaved with a baseline:
- * the same invocations with the spawn gate's spreading turned off (runtime/invoker/spawn-gate.ts
+ * the same invocations with the spawn gate's spreading turned off (runtime/process/spawn-gate.ts
  * setSpawnSpreading: every spawn at once, back to back in one turn, as before the gate). Per
  * side: the longest gap of the 1 ms timer (median and worst over the rounds) and the wall time of
  * the whole burst (median), and the gated/baseline ratio of that wall time.
@@ -50,7 +50,7 @@ import { fileURLToPath } from "node:url";
 import { getHeapSpaceStatistics } from "node:v8";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
-import { setSpawnSpreading, spawnCostMs } from "../../runtime/invoker/spawn-gate.js";
+import { setSpawnSpreading, spawnCostMs } from "../../runtime/process/spawn-gate.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import type { CallbackInvoker, InvocationResult } from "../../runtime/invoker/types.js";
 import { StreamInvoker } from "../../runtime/stream/invoker.js";

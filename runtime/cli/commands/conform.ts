@@ -13,9 +13,10 @@ import { LIMITS, WIRE_VERSION } from "../../../generated/ts/spec.js";
 import { parseBaseline, readBaselineFile, staleEntries } from "../../conform/baseline.js";
 import { FORMATS, renderReport, type Format, type PrintedRecord, type ReportSummary } from "../../conform/report.js";
 import { runConformance, type ConformRun } from "../../conform/run.js";
-import { buildScenarios, SCENARIO_TRANSPORTS, type ScenarioTransport } from "../../conform/scenarios.js";
+import { buildScenarios } from "../../conform/scenarios.js";
+import { SCENARIO_TRANSPORTS, type ScenarioTransport } from "../../conform/types.js";
 import { EXIT, integerFlag, parseFlags, UsageError, type CliIo } from "../io.js";
-import { packageRoot, packageVersion } from "../package-root.js";
+import { packageRoot, packageVersion } from "../../process/package-root.js";
 import { executableProblem } from "../program-check.js";
 
 /** Usage text of the conform command. */

@@ -18,7 +18,8 @@ import type { Dialect } from "../../diff/schema-compare.js";
 import { loadSchemaFile } from "../../diff/schema-files.js";
 import { MAX_SCHEMA_BYTES, readBounded, readTree, TreeError } from "../../diff/tree.js";
 import { deeperThan, MAX_JSON_DEPTH } from "../../diff/json.js";
-import { describeIoError, EXIT, parseFlags, UsageError, type CliIo } from "../io.js";
+import { describeIoError } from "../../process/io-error.js";
+import { EXIT, parseFlags, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the diff command. */
 export const DIFF_USAGE = `usage: lifeloop-callback diff --base DIR|git:REF[:PATH] --head DIR|git:REF[:PATH] [--allowlist FILE | --releases-only] [--format ${FORMATS.join("|")}]

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { EXIT, parseFlags, UsageError, type CliIo } from "../io.js";
-import { packageRoot } from "../package-root.js";
+import { packageRoot } from "../../process/package-root.js";
 
 /** Usage text of the generate command. */
 export const GENERATE_USAGE = `usage: lifeloop-callback generate [--check]

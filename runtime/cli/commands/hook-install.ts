@@ -15,7 +15,7 @@ import { mergeHooks, parseSettings, readSettingsFile, renderSettings, replaceFil
 import { EXIT, parseFlags, UsageError, type CliIo } from "../io.js";
 import { executableProblem } from "../program-check.js";
 import { unifiedDiff } from "../unified-diff.js";
-import type { Common } from "./hook.js";
+import type { HookCommandOptions as Common } from "../../hooks/command/config.js";
 
 /** What `hook` lends to install: its flags, their reader, and the block `hook config` prints. */
 export interface HookSettingsDeps {

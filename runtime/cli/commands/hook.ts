@@ -14,7 +14,7 @@
  */
 import { resolve } from "node:path";
 import { LIMITS } from "../../../generated/ts/spec/limits.js";
-import { hookConfig, type HookConfigOptions } from "../../hooks/command/config.js";
+import { hookConfig, type HookCommandOptions } from "../../hooks/command/config.js";
 import { runHookCommand } from "../../hooks/command/run.js";
 import { defaultStateDir } from "../../hooks/command/state.js";
 import { hookInputAdapter, servedHookEvents } from "../../hooks/command/tables.js";
@@ -23,7 +23,7 @@ import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
 import { defaultClientId } from "../client-options.js";
 import { invokerFlagError, EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
-import { packageBin } from "../package-root.js";
+import { packageBin } from "../../process/package-root.js";
 import { executableProblem } from "../program-check.js";
 
 /** Usage text of the hook command. */
@@ -54,7 +54,7 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
 const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--ledger", "--state-dir"], repeatable: ["--arg"] };
 
 /** The flags `hook`, `hook config` and `hook install` share. */
-export type Common = Omit<HookConfigOptions, "cli">;
+export type Common = HookCommandOptions;
 
 /** Read the shared flags; throws UsageError naming the flag at fault. */
 export function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, readonly string[]>): Common {

@@ -42,7 +42,8 @@ import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
 import { defaultClientId, FAIL_ON_STATUS_USAGE, failOnStatuses } from "../client-options.js";
 import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
-import { isLedgerError, ledgerFlag, openCommandLedger } from "../ledger.js";
+import { isLedgerError } from "../../receipts/open-ledger.js";
+import { ledgerFlag, openCommandLedger } from "../ledger.js";
 
 /** Usage text of the invoke command. */
 export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--arg A]... --timeout-ms N [--client-id ID]

@@ -28,7 +28,8 @@ import type { ReceiptContext } from "../../receipts/synthesize.js";
 import { parseStrictJson } from "../../wire/strict-json.js";
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits, validateValue } from "../../wire/validate.js";
 import { EXIT, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
-import { isLedgerError, ledgerFlag, openLedger } from "../ledger.js";
+import { isLedgerError, openLedger } from "../../receipts/open-ledger.js";
+import { ledgerFlag } from "../ledger.js";
 
 /** Usage text of the receipt command. */
 export const RECEIPT_USAGE = `usage: lifeloop-callback receipt emit [--ledger PATH] [FILE|-]

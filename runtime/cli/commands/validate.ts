@@ -2,7 +2,7 @@
  * `lifeloop-callback validate <type> [FILE|-]`: judge one wire document.
  *
  * Prints a JSON array of issues `{rule, pointer, message}` on stdout (`[]` when valid): the first
- * issue, or with `--all` every issue the layers can find (./all-issues.ts), at most
+ * issue, or with `--all` every issue the layers can find (runtime/wire/all-issues.ts), at most
  * limits.max_reported_issues of them (stderr gives the total when there are more).
  * Exit 0 valid; 1 schema or rule issues; 2 usage; 3 the input is unreadable or not one JSON document
  * (any `json.*` issue: too large, too deep, BOM, invalid UTF-8, syntax, trailing data, duplicate keys).
@@ -11,7 +11,7 @@ import { LIMITS } from "../../../generated/ts/spec/limits.js";
 import { WIRE_DOCUMENTS } from "../../../generated/ts/spec/plans.js";
 import type { ValidationIssue } from "../../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../wire/validate.js";
-import { allIssues } from "./all-issues.js";
+import { allIssues } from "../../wire/all-issues.js";
 import { EXIT, jsonLine, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the validate command. */

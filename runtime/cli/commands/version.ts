@@ -4,7 +4,7 @@
  */
 import { WIRE_VERSION } from "../../../generated/ts/spec/wire-version.js";
 import { EXIT, jsonLine, parseFlags, UsageError, type CliIo } from "../io.js";
-import { packageVersion } from "../package-root.js";
+import { packageVersion } from "../../process/package-root.js";
 
 /** Usage text of the version command. */
 export const VERSION_USAGE =

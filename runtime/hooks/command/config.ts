@@ -33,6 +33,9 @@ export interface HookConfigOptions {
   readonly stateDir: string | null;
 }
 
+/** The options the `hook` command's flags give: all of {@link HookConfigOptions} but `cli` (the command knows its own). */
+export type HookCommandOptions = Omit<HookConfigOptions, "cli">;
+
 /** One word for a POSIX shell: single-quoted unless it is made only of safe characters. */
 export function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;

@@ -9,7 +9,7 @@
  * would make open(2) of a FIFO without a reader succeed instead of failing with ENXIO.)
  */
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, unlinkSync } from "node:fs";
-import { writeAllSync } from "../../cli/write-all.js";
+import { writeAllSync } from "../../process/write-all.js";
 
 /** Open flags of every attempt: non-blocking, so a FIFO nobody reads fails at once (ENXIO). */
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK;

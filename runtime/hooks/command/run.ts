@@ -31,10 +31,10 @@ import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mappin
 import { WIRE_VERSION } from "../../../generated/ts/spec/wire-version.js";
 import type { CallbackResponse, DispatchEnvelope, FrameContext, LifecycleEventKind } from "../../../generated/ts/types.js";
 import type { CallbackInvoker } from "../../invoker/types.js";
-import { describeIoError } from "../../cli/io.js";
+import { describeIoError } from "../../process/io-error.js";
 import { ReceiptEmitter } from "../../receipts/emitter.js";
 import type { ReceiptLedger } from "../../receipts/ledger.js";
-import { isLedgerError, openLedger } from "../../cli/ledger.js";
+import { isLedgerError, openLedger } from "../../receipts/open-ledger.js";
 import { EMPTY_CONTEXT, sortedJson } from "../context.js";
 import { hookEventFor, outputSchemaName } from "../mapping.js";
 import { renderHookPayload } from "../render.js";

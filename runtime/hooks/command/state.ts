@@ -9,8 +9,8 @@ import { createHash, randomUUID } from "node:crypto";
 import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, statSync, type Stats, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { readRegularFile } from "../../cli/regular-file.js";
-import { writeAllSync } from "../../cli/write-all.js";
+import { readRegularFile } from "../../process/regular-file.js";
+import { writeAllSync } from "../../process/write-all.js";
 
 /**
  * Largest state file read, in bytes (spec/hook-command.md, "State"). A state file holds a frame id

@@ -10,7 +10,7 @@
  * causal, e.g. `frame.opened` chained to `frame.opening`). The reference (lifeloop-cli 0.9.0)
  * checks the same three things before dispatch.
  */
-import type { ValidationIssue } from "../wire/issues.js";
+import type { ValidationIssue } from "./issues.js";
 
 /** Rule id of the subcall check (an invocation rule, not a document rule: the document alone is valid). */
 export const SUBCALL_REQUIRES_PARENT_RECEIPT = "subcall-requires-parent-receipt";

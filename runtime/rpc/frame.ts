@@ -14,7 +14,7 @@ import { ACCEPT_CHECKS, type AcceptCheck, type AcceptContext } from "../../gener
 import { INTEGER_PATHS, LIMITS, STREAM_V2 } from "../../generated/ts/spec.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { parseStrictJson, parseStrictJsonSliced, type StrictJsonLimits } from "../wire/strict-json.js";
-import { toWireJson } from "../invoker/request.js";
+import { toWireJson } from "../wire/wire-json.js";
 import { isPlainJsonString } from "../wire/serialize.js";
 import { FAST_PARSE_MAX_BYTES, fastParse } from "../wire/fast-parse.js";
 

@@ -9,7 +9,7 @@
  * - a spawn runs at once when no spawn is queued and no spawn ran yet in this turn of the loop
  *   (one call alone has no added latency);
  * - otherwise it is queued, first in, first out, and the queue is drained by one job of the shared
- *   turn scheduler (runtime/wire/slices.ts), so spawns and the other sliced work (parsing,
+ *   turn scheduler (runtime/process/slices.ts), so spawns and the other sliced work (parsing,
  *   serializing) share the same per-turn budget: a drain spawns at the start of a turn, and more in
  *   that turn only while the recent cost of a spawn fits in what is left of its budget;
  * - a queued spawn that is cancelled (its invocation's deadline passed, or its stream ended) leaves
@@ -20,7 +20,7 @@
  * gate only orders and spreads the spawns.
  */
 import { performance } from "node:perf_hooks";
-import { afterTimers, deferToNextTurn, runInSlices, turnElapsedMs } from "../wire/slices.js";
+import { afterTimers, deferToNextTurn, runInSlices, turnElapsedMs } from "./slices.js";
 
 /**
  * A drain go that starts within this many ms of the start of a scheduler turn spawns at least one
@@ -110,7 +110,7 @@ function runSpawn(spawnNow: () => void, atOnce: boolean): void {
 }
 
 /**
- * One go of the drain job (a runtime/wire/slices.ts step): spawn from the front of the queue, the
+ * One go of the drain job (a runtime/process/slices.ts step): spawn from the front of the queue, the
  * first one of the go when the go is at the front of its turn or the estimate fits `budgetMs`,
  * each further one while the estimate fits what is left of it. Finished when the queue is empty.
  */

@@ -10,13 +10,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import { INTEGER_PATHS, type WireObjectTypeName } from "../../../generated/ts/spec.js";
-import type { ValidationIssue } from "../../wire/issues.js";
-import { evaluateRules } from "../../wire/rules.js";
-import { integerLexemeIssues, toIssue, type AjvError } from "../../wire/schema.js";
-import { parseStrictJson } from "../../wire/strict-json.js";
-import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../wire/validate.js";
-import { packageRoot } from "../package-root.js";
+import { INTEGER_PATHS, type WireObjectTypeName } from "../../generated/ts/spec.js";
+import type { ValidationIssue } from "./issues.js";
+import { evaluateRules } from "./rules.js";
+import { integerLexemeIssues, toIssue, type AjvError } from "./schema.js";
+import { parseStrictJson } from "./strict-json.js";
+import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "./validate.js";
+import { packageRoot } from "../process/package-root.js";
 
 let compiled: Map<string, ValidateFunction> | null = null;
 

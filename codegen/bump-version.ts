@@ -32,7 +32,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { runGenerate } from "./main.js";
-import { CORPUS_DIR } from "./targets/vectors.js";
+import { CORPUS_DIR } from "./targets/vectors/vectors.js";
 
 /** The wire version pattern of spec/meta/wire-version.schema.json. */
 const VERSION_PATTERN = /^lifeloop\.v[0-9]+(\.[0-9]+)*$/;

@@ -1,5 +1,5 @@
 /**
- * The generated rule probes (generated/ts/rule-probes.ts, codegen/targets/ts-rule-probes.ts) say
+ * The generated rule probes (generated/ts/rule-probes.ts, codegen/targets/ts/rule-probes.ts) say
  * "some step reports" exactly when the plan interpreter of runtime/wire/rules.ts finds an issue:
  * on every shared vector, on the differential suite's mutants of every valid conformance fixture
  * and on every one-member edit (removed, null, "", [], each value a rule step names) of every

@@ -24,7 +24,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { loadModel } from "../../../codegen/model/load.js";
-import { CORPUS_DIR } from "../../../codegen/targets/vectors.js";
+import { CORPUS_DIR } from "../../../codegen/targets/vectors/vectors.js";
 import type { Field, Model, RuleStep, WireType } from "../../../codegen/model/model.js";
 import {
   baseObject,

@@ -9,8 +9,8 @@
  * Why generated: the interpreter reads members by a name held in a variable (`obj[field]`), which
  * is a slow, megamorphic property load; here every name is a constant, so each load is cached.
  */
-import type { Model, RuleStep } from "../model/model.js";
-import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
+import type { Model, RuleStep } from "../../model/model.js";
+import { finalNewline, slashBanner, type OutputFile } from "../../emit/output.js";
 
 /** The export name of a type's probe, e.g. `probeCallbackRequest`. */
 export function probeName(typeName: string): string {
@@ -106,7 +106,7 @@ function visit(tokens: readonly string[], value: string, checks: (obj: string) =
 /** Generate generated/ts/rule-probes.ts. */
 export async function generateTsRuleProbes(model: Model): Promise<OutputFile[]> {
   const lines: string[] = [
-    slashBanner("Rule probes: does any step of a type's rule plan report? (codegen/targets/ts-rule-probes.ts)"),
+    slashBanner("Rule probes: does any step of a type's rule plan report? (codegen/targets/ts/rule-probes.ts)"),
     'import type { WireObjectTypeName } from "./spec.js";',
     "",
     "type JsonObject = Record<string, any>;",

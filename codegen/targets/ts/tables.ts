@@ -7,8 +7,8 @@
  * Errors: throws when two meta-schemas share a title.
  */
 import { compile } from "json-schema-to-typescript";
-import type { JsonSchema, Model } from "../model/model.js";
-import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
+import type { JsonSchema, Model } from "../../model/model.js";
+import { finalNewline, slashBanner, type OutputFile } from "../../emit/output.js";
 
 /**
  * Rewrite what json-schema-to-typescript does not read: draft 2020-12 `prefixItems` becomes the

@@ -8,9 +8,9 @@
  *   <!-- generated:end NAME -->
  * Prose outside regions is written by hand and left untouched. An unknown NAME is an error.
  */
-import type { Model } from "../model/model.js";
-import { finalNewline, markdownBanner, type OutputFile } from "../emit/output.js";
-import { mdTable, tableRenderers, typePage } from "../emit/markdown.js";
+import type { Model } from "../../model/model.js";
+import { finalNewline, markdownBanner, type OutputFile } from "../../emit/output.js";
+import { mdTable, tableRenderers, typePage } from "../../emit/markdown.js";
 
 /** Tables rendered on rules.md rather than tables.md. */
 const RULE_PAGE_TABLES = new Set(["rules", "document-rules"]);

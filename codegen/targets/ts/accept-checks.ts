@@ -17,9 +17,9 @@
  * objects) and nothing is allocated per value (ajv builds an options object and a pointer string
  * for every nested object it validates).
  */
-import type { Field, Model, Shape, WireType } from "../model/model.js";
-import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
-import { probeName } from "./ts-rule-probes.js";
+import type { Field, Model, Shape, WireType } from "../../model/model.js";
+import { finalNewline, slashBanner, type OutputFile } from "../../emit/output.js";
+import { probeName } from "./rule-probes.js";
 
 /** The export name of a type's accept check, e.g. `acceptDispatchEnvelope`. */
 export function acceptCheckName(typeName: string): string {
@@ -43,7 +43,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** Throws when `schema` (at `where`) uses a keyword outside `known` (recursing into items and anyOf branches). */
 function checkKeywords(schema: Record<string, unknown>, known: ReadonlySet<string>, where: string): void {
   for (const keyword of Object.keys(schema)) {
-    if (!known.has(keyword)) throw new Error(`ts-accept-checks: ${where} uses the keyword ${keyword}, which the accept checks do not implement; extend codegen/targets/ts-accept-checks.ts`);
+    if (!known.has(keyword)) throw new Error(`ts-accept-checks: ${where} uses the keyword ${keyword}, which the accept checks do not implement; extend codegen/targets/ts/accept-checks.ts`);
   }
   if (isRecord(schema.items)) checkKeywords(schema.items, PROPERTY_KEYWORDS, `${where}/items`);
   if (Array.isArray(schema.anyOf)) {
@@ -158,7 +158,7 @@ export async function generateTsAcceptChecks(model: Model): Promise<OutputFile[]
   for (const e of model.enums) checkKeywords(e.schema, ENUM_KEYWORDS, `schemas/${e.file}`);
   const scope: Scope = { enums: new Map(model.enums.map((e) => [e.name, e.values])), next: 0 };
   const lines: string[] = [
-    slashBanner("Accept checks: schema, rules and the fast path's value checks in one walk (codegen/targets/ts-accept-checks.ts)"),
+    slashBanner("Accept checks: schema, rules and the fast path's value checks in one walk (codegen/targets/ts/accept-checks.ts)"),
     "/* eslint-disable @typescript-eslint/no-explicit-any */",
     `import { ${model.types.map((t) => probeName(t.name)).join(", ")} } from "./rule-probes.js";`,
     'import type { WireObjectTypeName } from "./spec.js";',

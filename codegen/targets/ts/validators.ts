@@ -11,9 +11,9 @@
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import _standaloneCode from "ajv/dist/standalone/index.js";
-import { ANNOTATION_KEYWORDS } from "../model/load.js";
-import type { Model } from "../model/model.js";
-import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
+import { ANNOTATION_KEYWORDS } from "../../model/load.js";
+import type { Model } from "../../model/model.js";
+import { finalNewline, slashBanner, type OutputFile } from "../../emit/output.js";
 
 const standaloneCode = _standaloneCode.default;
 

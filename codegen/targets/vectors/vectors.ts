@@ -25,9 +25,9 @@
  *   CallbackResponse whose open map has as many members as the limit allows, and one more).
  * Expectations are derived by construction, never by running a validator.
  */
-import { BANNER, stableJson, type OutputFile } from "../emit/output.js";
-import { ModelError } from "../model/errors.js";
-import type { Field, Model } from "../model/model.js";
+import { BANNER, stableJson, type OutputFile } from "../../emit/output.js";
+import { ModelError } from "../../model/errors.js";
+import type { Field, Model } from "../../model/model.js";
 import {
   concretePointer,
   editDocument,
@@ -40,9 +40,9 @@ import {
   baseObject,
   type JsonObject,
   type JsonValue,
-} from "../model/samples.js";
+} from "../../model/samples.js";
 
-export { CORPUS_DIR } from "../model/sources.js";
+export { CORPUS_DIR } from "../../model/sources.js";
 
 /** Strings longer than this many code points get no derived maxLength case (it would not fit a document). */
 const MAX_DERIVED_STRING = 65536;

@@ -6,7 +6,7 @@
  *    with `superseded_by` and its tombstone path.
  * 2. spec/tombstones/<old>.md: a tombstone (superseded by, date, reason, and sections for the changes
  *    and the migration notes, to be filled in by hand before committing).
- * 3. Conformance fixtures (test/conformance/ and the shipped examples/conformance/): every
+ * 3. Hand-written conformance fixtures (the shipped examples/conformance/): every
  *    `"schema_version": "<old>"` member (in `data`, or in the decoded bytes of `data_base64`) becomes
  *    the new version, except in fixtures whose `expect_rule` is schema-version-current and whose
  *    deliberately wrong version (at `expect_pointer`) is the old version itself: those are left alone
@@ -32,13 +32,12 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { runGenerate } from "./main.js";
-import { CORPUS_DIR } from "./targets/vectors/vectors.js";
 
 /** The wire version pattern of spec/meta/wire-version.schema.json. */
 const VERSION_PATTERN = /^lifeloop\.v[0-9]+(\.[0-9]+)*$/;
 /** Shipped example inputs (README's examples; in the npm package). */
 const EXAMPLES_DIR = "examples";
-/** Shipped conformance fixtures (the reference's fixture format), rewritten as the corpus is. */
+/** Shipped conformance fixtures (the reference's fixture format); the corpus (generated/conformance/) is regenerated instead. */
 const EXAMPLES_CONFORMANCE_DIR = "examples/conformance";
 /** The rule whose fixtures carry a deliberately wrong version. */
 const VERSION_RULE = "schema-version-current";
@@ -174,8 +173,8 @@ export const KEPT_ON_PURPOSE: readonly { readonly pattern: RegExp; readonly why:
   { pattern: /^spec\/tables\/compat-rules\.json$/, why: "its examples of version moves name fixed versions" },
   { pattern: /^spec\/tables\/conformance-checks\.json$|^spec\/conformance-runner\.md$/, why: "`since` is the version a check was introduced at" },
   {
-    pattern: /^test\/conformance\/tools\/make-corpus\.ts$|^(test\/conformance|generated\/vectors)\/.*-schema-version-(trailing-space|upper-case)\.json$/,
-    why: "make-corpus.ts WRONG_VERSIONS: near-misses of a fixed version, invalid whatever the current one is",
+    pattern: /^codegen\/targets\/vectors\/corpus-base\.ts$|^generated\/(conformance|vectors)\/.*-schema-version-(trailing-space|upper-case)\.json$/,
+    why: "corpus-base.ts WRONG_VERSIONS: near-misses of a fixed version, invalid whatever the current one is",
   },
   { pattern: /^generated\//, why: "regenerated from the spec tables above (their `since` and example columns)" },
 ];
@@ -249,7 +248,7 @@ export function bumpSources(options: BumpOptions): BumpResult {
   touched.push("spec/wire-version.json");
   writeFileSync(join(root, tombstonePath), tombstone(previous, version, date, reason));
   touched.push(tombstonePath);
-  for (const path of [...listJson(join(root, CORPUS_DIR)), ...listJson(join(root, EXAMPLES_CONFORMANCE_DIR))]) {
+  for (const path of listJson(join(root, EXAMPLES_CONFORMANCE_DIR))) {
     const rel = relative(root, path).split(sep).join("/");
     const text = readFileSync(path, "utf8");
     const rewritten = rewriteFixture(text, previous, version);

@@ -33,15 +33,6 @@ export interface SourceFile {
   readonly text: string;
 }
 
-/** One corpus fixture as parsed (its checks are the vectors target's). */
-export interface CorpusFixture {
-  readonly path: string;
-  readonly fixtureKind: string;
-  /** File name without `.json`. */
-  readonly stem: string;
-  readonly fixture: unknown;
-}
-
 /**
  * How a field behaves on the wire (spec/README.md, "Field presence").
  * - `required`: key present, value not null.
@@ -236,8 +227,6 @@ export interface Model {
   readonly toolTables: ReadonlyMap<string, SpecTableSource>;
   /** spec/*.md (prose with generated regions), sorted by path. */
   readonly specPages: readonly SourceFile[];
-  /** The conformance corpus of every wire document type (test/conformance/<fixture_kind>/*.json). */
-  readonly corpus: readonly CorpusFixture[];
   /** Every file of sdk-templates/ and sdk-runtime/ by repository-relative path (see sources.ts). */
   readonly sdkSources: ReadonlyMap<string, string>;
   readonly rules: readonly Rule[];

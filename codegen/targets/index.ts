@@ -16,6 +16,7 @@ import { generateTsSpec } from "./ts/spec.js";
 import { generateTsTables } from "./ts/tables.js";
 import { generateTsTypes } from "./ts/types.js";
 import { generateTsValidators } from "./ts/validators.js";
+import { generateCorpus } from "./vectors/corpus.js";
 import { generateStreamVectors } from "./vectors/stream-vectors.js";
 import { generateVectors } from "./vectors/vectors.js";
 import { generateViewModelTypes } from "./view-model-types.js";
@@ -39,7 +40,8 @@ export const TARGETS: readonly Target[] = [
   { name: "docs/docs", generate: generateDocs },
   { name: "docs/compat-docs", generate: generateCompatDocs },
   { name: "docs/drift-tables", generate: generateDriftTables },
-  // Vectors: generated/vectors/
+  // Vectors: generated/vectors/ and the conformance corpus generated/conformance/
+  { name: "vectors/corpus", generate: generateCorpus },
   { name: "vectors/vectors", generate: generateVectors },
   { name: "vectors/stream-vectors", generate: generateStreamVectors },
 ];

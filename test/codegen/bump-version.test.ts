@@ -1,5 +1,5 @@
 /**
- * `npm run bump-version -- <new> --reason "..."` (codegen/bump-version.ts) on a scratch copy of the
+ * `npm run bump-version -- <new> --reason "..."` (codegen/tools/bump-version.ts) on a scratch copy of the
  * repository: wire-version.json, the tombstone, the fixture rewrite, and a consistent regeneration
  * (the corpus, generated/conformance/, follows through `npm run generate`).
  */
@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
-import { versionMentions } from "../../codegen/bump-version.js";
+import { versionMentions } from "../../codegen/tools/bump-version.js";
 import { copyRepo, runTs } from "../support/cli-process.js";
 
 /** The version after the current one (its last number plus one), so the test holds after every bump. */
@@ -17,7 +17,7 @@ let result: ReturnType<typeof runTs>;
 
 /** Run the copy's own bump-version on the copy. */
 function bump(args: readonly string[]): ReturnType<typeof runTs> {
-  return runTs("codegen/bump-version.ts", [...args, "--root", root], { cwd: root });
+  return runTs("codegen/tools/bump-version.ts", [...args, "--root", root], { cwd: root });
 }
 
 function read(rel: string): string {
@@ -35,7 +35,7 @@ beforeAll(() => {
   // The diff-gate case below compares with the frozen release of the current version; between a bump
   // and the freeze of its release (the last step of moving to a version) the copy freezes it itself.
   if (!existsSync(join(root, "spec", "releases", WIRE_VERSION))) {
-    const snapshot = runTs("codegen/snapshot-release.ts", ["--root", root], { cwd: root });
+    const snapshot = runTs("codegen/tools/snapshot-release.ts", ["--root", root], { cwd: root });
     if (snapshot.code !== 0) throw new Error(`snapshot-release failed: ${snapshot.stdout}${snapshot.stderr}`);
   }
   result = bump([NEXT, "--reason", "a test bump | with a pipe", "--date", "2030-01-02"]);

@@ -31,7 +31,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { runGenerate } from "./main.js";
+import { runGenerate } from "../main.js";
 
 /** The wire version pattern of spec/meta/wire-version.schema.json. */
 const VERSION_PATTERN = /^lifeloop\.v[0-9]+(\.[0-9]+)*$/;
@@ -166,7 +166,7 @@ function rewriteFixture(text: string, from: string, to: string): string | null {
  * printed as kept; any other is printed for review by hand.
  */
 export const KEPT_ON_PURPOSE: readonly { readonly pattern: RegExp; readonly why: string }[] = [
-  { pattern: /^spec\/releases\//, why: "frozen release snapshots (codegen/snapshot-release.ts), never edited" },
+  { pattern: /^spec\/releases\//, why: "frozen release snapshots (codegen/tools/snapshot-release.ts), never edited" },
   { pattern: /^spec\/tombstones\//, why: "the history of retired versions" },
   { pattern: /^spec\/wire-version\.json$/, why: "its retired list names every old version" },
   { pattern: /^test\/diff\/fixtures\//, why: "diff-gate fixtures: old/new trees pinned at fixed versions" },
@@ -308,7 +308,7 @@ export function parseBumpArgs(argv: readonly string[], defaultRoot: string): Bum
 
 /** `npm run docs` of the tree at `root` (its own script, in a new process: it imports the generated tables); returns its exit code. */
 function referenceDocs(root: string, io: { out: (t: string) => void; err: (t: string) => void }): number {
-  const run = spawnSync(process.execPath, ["--import", "tsx", join(root, "codegen", "reference-docs.ts")], { cwd: root, encoding: "utf8", timeout: 600_000 });
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(root, "codegen", "tools", "reference-docs.ts")], { cwd: root, encoding: "utf8", timeout: 600_000 });
   io.out(run.stdout ?? "");
   if (run.status !== 0) io.err(`bump-version: npm run docs failed (exit ${run.status ?? run.signal}): ${run.stderr ?? ""}${run.error ? String(run.error) : ""}\n`);
   return run.status === 0 ? 0 : 1;
@@ -345,7 +345,7 @@ export async function runBump(options: BumpOptions, io: { out: (t: string) => vo
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
 if (isMain) {
-  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
   const parsed = parseBumpArgs(process.argv.slice(2), repoRoot);
   if (typeof parsed === "string") {
     process.stderr.write(`bump-version: ${parsed}\nusage: npm run bump-version -- <new-version> --reason "<text>" [--root DIR] [--date YYYY-MM-DD]\n`);

@@ -1,8 +1,7 @@
 /**
- * The text inputs of generation that are not tables or schemas, read once so that targets never
- * touch the disk: the normative prose pages (`spec/*.md`, whose generated regions the docs target
- * fills) and the SDK sources (`sdk-templates/**` and `sdk-runtime/**`: templates, view-model schemas and
- * the plain runtime files).
+ * The SDK sources (`sdk-templates/**` and `sdk-runtime/**`: templates, view-model schemas and the
+ * plain runtime files), read once into `Model.sdkSources` so that the SDK targets never touch the disk.
+ * (Other targets read their own files through inputs.ts.)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -28,14 +27,6 @@ function walk(root: string, dir: string): string[] {
     else out.push(rel);
   }
   return out;
-}
-
-/** spec/*.md, sorted. */
-export function loadSpecPages(root: string): SourceFile[] {
-  return readdirSync(join(root, "spec"))
-    .filter((n) => n.endsWith(".md"))
-    .sort()
-    .map((name) => ({ path: `spec/${name}`, text: readFileSync(join(root, "spec", name), "utf8") }));
 }
 
 /** Every file of the SDK source folders, by repository-relative path. */

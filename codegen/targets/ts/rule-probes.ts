@@ -19,7 +19,7 @@ export function probeName(typeName: string): string {
 
 /** A member read with a constant name (`__proto__` would read the prototype, so it is refused). */
 function member(obj: string, name: string): string {
-  if (name === "__proto__") throw new Error("ts-rule-probes: a rule names the member __proto__");
+  if (name === "__proto__") throw new Error("ts/rule-probes: a rule names the member __proto__");
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `${obj}.${name}` : `${obj}[${JSON.stringify(name)}]`;
 }
 

@@ -44,7 +44,7 @@ export async function generateTsTables(model: Model): Promise<OutputFile[]> {
   for (const table of model.specTables) {
     const title = String(table.meta.title);
     const other = titles.get(title);
-    if (other !== undefined) throw new Error(`ts-tables target: ${table.metaFile} and ${other} are both titled ${title}`);
+    if (other !== undefined) throw new Error(`ts/tables target: ${table.metaFile} and ${other} are both titled ${title}`);
     titles.set(title, table.metaFile);
     const compiled = await compile(typeSource(table.meta) as never, title, {
       bannerComment: "",

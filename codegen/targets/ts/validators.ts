@@ -36,7 +36,7 @@ export function guardCodePointCounts(code: string): string {
   });
   const calls = out.split(`${helper}(`).length - 1;
   if (rewritten === 0 || calls !== rewritten) {
-    throw new Error(`ts-validators: unexpected use of ajv's ucs2length helper (${calls} calls, ${rewritten} rewritten); update guardCodePointCounts`);
+    throw new Error(`ts/validators: unexpected use of ajv's ucs2length helper (${calls} calls, ${rewritten} rewritten); update guardCodePointCounts`);
   }
   return out;
 }

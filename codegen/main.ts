@@ -13,6 +13,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { findDrift, writeOutputs } from "./emit/check.js";
 import type { OutputFile } from "./emit/output.js";
+import { diskInputs } from "./model/inputs.js";
 import { loadModel, ModelError } from "./model/load.js";
 import { TARGETS } from "./targets/index.js";
 
@@ -31,8 +32,9 @@ export interface GenerateOptions {
 /** Run every target against the model at `root`; returns the outputs (throws ModelError on invalid sources). */
 export async function generateAll(root: string): Promise<OutputFile[]> {
   const model = loadModel(root);
+  const inputs = diskInputs(root);
   const outputs: OutputFile[] = [];
-  for (const target of TARGETS) outputs.push(...(await target.generate(model)));
+  for (const target of TARGETS) outputs.push(...(await target.generate(model, inputs)));
   const seen = new Set<string>();
   for (const o of outputs) {
     if (seen.has(o.path)) throw new Error(`two targets produce ${o.path}`);

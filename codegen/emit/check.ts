@@ -13,7 +13,7 @@ import type { OutputFile } from "./output.js";
 /** Directory names under generated/ that tools create and the generator ignores. */
 const IGNORED_DIRS = new Set(["__pycache__", "node_modules", "target", "bin", "build", "dist"]);
 
-/** Folders under generated/ that another step owns: `npm run docs` (codegen/reference-docs.ts). */
+/** Folders under generated/ that another step owns: `npm run docs` (codegen/tools/reference-docs.ts). */
 const OTHER_STEPS = new Set(["generated/docs/reference"]);
 
 function listOwned(root: string, dir: string): string[] {

@@ -29,7 +29,7 @@ import { ANNOTATION_KEYWORDS, checkSchemaHeader, readJsonFile, SCHEMA_ID_BASE } 
 import { checkHookInputs, checkHookMapping, loadHookSchemas } from "./hooks.js";
 import { checkStreamV2 } from "./stream.js";
 import { computeIntegerPaths, computeOccurrences, computeRulePlans } from "./plans.js";
-import { loadCorpus, loadSdkSources, loadSpecPages } from "./sources.js";
+import { loadSdkSources } from "./sources.js";
 import { loadSpecTables, TOOLING_TABLES } from "./tables.js";
 
 export { ModelError } from "./errors.js";
@@ -457,8 +457,6 @@ export function loadModel(root: string): Model {
     tables,
     specTables,
     toolTables,
-    specPages: loadSpecPages(root),
-    corpus: loadCorpus(root, roots.map((r) => r.fixtureKind)),
     sdkSources: loadSdkSources(root),
     rules,
     roots,

@@ -2,7 +2,8 @@
  * The typed model that every generator consumes.
  *
  * `loadModel()` (load.ts) builds it once from `spec/` and `schemas/`; generators never read those
- * folders themselves. Names follow the spec: wire type names are the schema titles
+ * folders themselves. The model holds protocol facts; the raw files a target renders from are its
+ * own inputs (inputs.ts; the SDK sources are still here as `sdkSources`, see sources.ts). Names follow the spec: wire type names are the schema titles
  * (`CallbackRequest`, `DispatchEnvelope`, ...), table rows keep their JSON field names.
  */
 
@@ -31,15 +32,6 @@ export interface SpecTableSource {
 export interface SourceFile {
   readonly path: string;
   readonly text: string;
-}
-
-/** One corpus fixture as parsed (its checks are the vectors target's). */
-export interface CorpusFixture {
-  readonly path: string;
-  readonly fixtureKind: string;
-  /** File name without `.json`. */
-  readonly stem: string;
-  readonly fixture: unknown;
 }
 
 /**
@@ -234,10 +226,6 @@ export interface Model {
   readonly specTables: readonly SpecTableSource[];
   /** The tooling tables (tables.ts TOOLING_TABLES), by stem: validated, emitted only by their own targets. */
   readonly toolTables: ReadonlyMap<string, SpecTableSource>;
-  /** spec/*.md (prose with generated regions), sorted by path. */
-  readonly specPages: readonly SourceFile[];
-  /** The conformance corpus of every wire document type (test/conformance/<fixture_kind>/*.json). */
-  readonly corpus: readonly CorpusFixture[];
   /** Every file of sdk-templates/ and sdk-runtime/ by repository-relative path (see sources.ts). */
   readonly sdkSources: ReadonlyMap<string, string>;
   readonly rules: readonly Rule[];

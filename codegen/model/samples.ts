@@ -1,6 +1,6 @@
 /**
  * Sample wire documents built from the {@link Model}, for test data: the shared vectors target
- * (codegen/targets/vectors.ts) and the conformance corpus script (test/conformance/tools/).
+ * (codegen/targets/vectors/vectors.ts) and the conformance corpus (codegen/targets/vectors/corpus*.ts).
  *
  * Everything here is derived *by construction* from the schemas and the rule plans, never by running
  * a validator (codegen must not import runtime/): a base object holds exactly its required members

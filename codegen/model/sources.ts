@@ -1,19 +1,11 @@
 /**
- * The text inputs of generation that are not tables or schemas, read once so that targets never
- * touch the disk: the normative prose pages (`spec/*.md`, whose generated regions the docs target
- * fills), the conformance corpus (`test/conformance/<fixture_kind>/*.json`, turned into vectors)
- * and the SDK sources (`sdk-templates/**` and `sdk-runtime/**`: templates, view-model schemas and
- * the plain runtime files).
- *
- * Errors: throws {@link ModelError} for a corpus fixture that is not JSON.
+ * The SDK sources (`sdk-templates/**` and `sdk-runtime/**`: templates, view-model schemas and the
+ * plain runtime files), read once into `Model.sdkSources` so that the SDK targets never touch the disk.
+ * (Other targets read their own files through inputs.ts.)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readJsonFile } from "./files.js";
-import type { CorpusFixture, SourceFile } from "./model.js";
-
-/** Folder of the conformance corpus, relative to the repository root. */
-export const CORPUS_DIR = "test/conformance";
+import type { SourceFile } from "./model.js";
 
 /** Folders whose files are the SDK sources. */
 export const SDK_SOURCE_DIRS = ["sdk-templates", "sdk-runtime"] as const;
@@ -22,7 +14,7 @@ export const SDK_SOURCE_DIRS = ["sdk-templates", "sdk-runtime"] as const;
 const SKIPPED = new Set(["__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"]);
 
 /** The types of the sources (in model.ts, so model.ts imports nothing of the loaders). */
-export type { CorpusFixture, SourceFile };
+export type { SourceFile };
 
 /** Every file below `dir` (repository-relative), sorted by path. */
 function walk(root: string, dir: string): string[] {
@@ -35,23 +27,6 @@ function walk(root: string, dir: string): string[] {
     else out.push(rel);
   }
   return out;
-}
-
-/** spec/*.md, sorted. */
-export function loadSpecPages(root: string): SourceFile[] {
-  return readdirSync(join(root, "spec"))
-    .filter((n) => n.endsWith(".md"))
-    .sort()
-    .map((name) => ({ path: `spec/${name}`, text: readFileSync(join(root, "spec", name), "utf8") }));
-}
-
-/** The corpus fixtures of the given fixture kinds, sorted by kind then file name. */
-export function loadCorpus(root: string, fixtureKinds: readonly string[]): CorpusFixture[] {
-  return fixtureKinds.flatMap((kind) =>
-    walk(root, `${CORPUS_DIR}/${kind}`)
-      .filter((path) => path.endsWith(".json") && path.split("/").length === 4)
-      .map((path) => ({ path, fixtureKind: kind, stem: (path.split("/")[3] as string).slice(0, -".json".length), fixture: readJsonFile(root, path) })),
-  );
 }
 
 /** Every file of the SDK source folders, by repository-relative path. */

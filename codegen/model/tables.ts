@@ -3,7 +3,7 @@
  * (plus `spec/wire-version.json`, validated by `spec/meta/wire-version.schema.json`). The folder is
  * the registry: a table is added by adding its two files, nothing else. Each document is validated
  * against its meta-schema; the TypeScript type of every table is generated from the meta-schema
- * into generated/ts/tables.ts (target ts-tables), and the Go and Python table types likewise.
+ * into generated/ts/tables.ts (target ts/tables), and the Go and Python table types likewise.
  *
  * Errors: throws {@link ModelError} for a table without a meta-schema, a meta-schema that does not compile or lacks its header, and a table that does not match it.
  */

@@ -63,7 +63,7 @@ function fixtureDir(name: string, files: Record<string, unknown>): string {
   return dir;
 }
 
-const minimalRequest = (JSON.parse(readFileSync(join(REPO_ROOT, "test", "conformance", "callback_request", "valid-minimal.json"), "utf8")) as { data: Record<string, unknown> }).data;
+const minimalRequest = (JSON.parse(readFileSync(join(REPO_ROOT, "generated", "conformance", "callback_request", "valid-minimal.json"), "utf8")) as { data: Record<string, unknown> }).data;
 
 describe("lifeloop-callback conformance run", () => {
   it("passes every wire-type fixture of the reference crate and skips the other kinds", () => {
@@ -83,7 +83,7 @@ describe("lifeloop-callback conformance run", () => {
   });
 
   it("passes every fixture of our corpus", () => {
-    const r = runCli(["conformance", "run", "--root", join(REPO_ROOT, "test", "conformance")]);
+    const r = runCli(["conformance", "run", "--root", join(REPO_ROOT, "generated", "conformance")]);
     const all = rows(r.stdout);
     expect(all.filter((x) => !x.pass).map((x) => `${x.path}: ${x.reason}`)).toEqual([]);
     expect(r.code).toBe(0);

@@ -51,9 +51,9 @@ describe("output errors", () => {
   });
 
   it("a reader that takes the first bytes and goes away (head -c): the run goes on and exits with its verdict, no write error", async () => {
-    // conformance run --root test/conformance passes, so its verdict is 0 as well; it prints one
+    // conformance run --root generated/conformance passes, so its verdict is 0 as well; it prints one
     // line per fixture (far more than a pipe buffer), so the reader leaves mid-output.
-    const r = await run(["conformance", "run", "--root", "test/conformance"], { readThenClose: 100 });
+    const r = await run(["conformance", "run", "--root", "generated/conformance"], { readThenClose: 100 });
     expect(r.read).toBeGreaterThanOrEqual(100);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^conformance: \d+ fixtures: \d+ passed, 0 failed/);
@@ -66,7 +66,7 @@ describe("output errors", () => {
     expect(validate.code, validate.stderr).toBe(1);
     expect(validate.stderr).not.toContain("cannot write the output");
     const dir = join(tmpdir(), `lifeloop-epipe-${process.pid}`);
-    spawnSync("cp", ["-r", join(REPO_ROOT, "test", "conformance"), dir]);
+    spawnSync("cp", ["-r", join(REPO_ROOT, "generated", "conformance"), dir]);
     try {
       // One fixture whose expectation is wrong: the run's verdict is 1 (a failing fixture).
       writeFileSync(join(dir, "callback_response", "zz-failing.json"), JSON.stringify({ kind: "callback_response", expect: "valid", description: "expects an invalid response to pass", data: JSON.parse(invalid) }));

@@ -11,7 +11,7 @@ import { allIssues } from "../../runtime/wire/all-issues.js";
 import { parseWireDocument } from "../../runtime/wire/validate.js";
 import { REPO_ROOT, runCli } from "../support/cli-process.js";
 
-const CORPUS = join(REPO_ROOT, "test", "conformance");
+const CORPUS = join(REPO_ROOT, "generated", "conformance");
 
 describe("validate --all", () => {
   it("starts with the default path's issue on every corpus fixture, and is [] exactly when that is", () => {

@@ -17,7 +17,7 @@ afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 /** The minimal valid document of a fixture kind, from our corpus. */
 function minimal(kind: string): Record<string, unknown> {
-  return (JSON.parse(readFileSync(join(REPO_ROOT, "test", "conformance", kind, "valid-minimal.json"), "utf8")) as { data: Record<string, unknown> }).data;
+  return (JSON.parse(readFileSync(join(REPO_ROOT, "generated", "conformance", kind, "valid-minimal.json"), "utf8")) as { data: Record<string, unknown> }).data;
 }
 
 function file(name: string, content: string | Uint8Array): string {

@@ -1,12 +1,13 @@
 /**
- * `npm run bump-version -- <new> --reason "..."` (codegen/bump-version.ts) on a scratch copy of the
- * repository: wire-version.json, the tombstone, the corpus rewrite, and a consistent regeneration.
+ * `npm run bump-version -- <new> --reason "..."` (codegen/tools/bump-version.ts) on a scratch copy of the
+ * repository: wire-version.json, the tombstone, the fixture rewrite, and a consistent regeneration
+ * (the corpus, generated/conformance/, follows through `npm run generate`).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
-import { versionMentions } from "../../codegen/bump-version.js";
+import { versionMentions } from "../../codegen/tools/bump-version.js";
 import { copyRepo, runTs } from "../support/cli-process.js";
 
 /** The version after the current one (its last number plus one), so the test holds after every bump. */
@@ -16,7 +17,7 @@ let result: ReturnType<typeof runTs>;
 
 /** Run the copy's own bump-version on the copy. */
 function bump(args: readonly string[]): ReturnType<typeof runTs> {
-  return runTs("codegen/bump-version.ts", [...args, "--root", root], { cwd: root });
+  return runTs("codegen/tools/bump-version.ts", [...args, "--root", root], { cwd: root });
 }
 
 function read(rel: string): string {
@@ -25,16 +26,16 @@ function read(rel: string): string {
 
 beforeAll(() => {
   root = copyRepo("lifeloop-bump-");
-  // A hand-written fixture outside the generated corpus folders, without expect_pointer: left alone.
-  mkdirSync(join(root, "test", "conformance", "hand"), { recursive: true });
+  // A hand-written fixture beside the shipped ones (the corpus is generated), without expect_pointer: left alone.
+  mkdirSync(join(root, "examples", "conformance", "hand"), { recursive: true });
   writeFileSync(
-    join(root, "test", "conformance", "hand", "invalid-old-envelope.json"),
+    join(root, "examples", "conformance", "hand", "invalid-old-envelope.json"),
     JSON.stringify({ kind: "dispatch_envelope", expect: "invalid", expect_rule: "schema-version-current", description: "hand-written", data: { schema_version: "lifeloop.v0.2", request: { schema_version: WIRE_VERSION } } }, null, 2),
   );
   // The diff-gate case below compares with the frozen release of the current version; between a bump
   // and the freeze of its release (the last step of moving to a version) the copy freezes it itself.
   if (!existsSync(join(root, "spec", "releases", WIRE_VERSION))) {
-    const snapshot = runTs("codegen/snapshot-release.ts", ["--root", root], { cwd: root });
+    const snapshot = runTs("codegen/tools/snapshot-release.ts", ["--root", root], { cwd: root });
     if (snapshot.code !== 0) throw new Error(`snapshot-release failed: ${snapshot.stdout}${snapshot.stderr}`);
   }
   result = bump([NEXT, "--reason", "a test bump | with a pipe", "--date", "2030-01-02"]);
@@ -45,7 +46,7 @@ describe("bump-version", () => {
   it("succeeds and says what it did", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`bump-version: ${WIRE_VERSION} -> ${NEXT}`);
-    expect(result.stdout).toContain(`left alone (its deliberately wrong version is ${WIRE_VERSION}; review it): test/conformance/hand/invalid-old-envelope.json`);
+    expect(result.stdout).toContain(`left alone (its deliberately wrong version is ${WIRE_VERSION}; review it): examples/conformance/hand/invalid-old-envelope.json`);
     // The review list never names a frozen release (spec/releases/ is never edited).
     const review = result.stdout.split("\n").find((l) => l.startsWith(`still mentions ${WIRE_VERSION}`)) ?? "";
     expect(review).not.toContain("spec/releases/");
@@ -57,7 +58,7 @@ describe("bump-version", () => {
       .split(", ")
       .filter((p) => p !== "");
     // At most spec prose (spec/*.md) and the hand-written fixture above; nothing else.
-    for (const path of review) expect(path).toMatch(/^(spec\/[^/]+\.md|test\/conformance\/hand\/invalid-old-envelope\.json)$/);
+    for (const path of review) expect(path).toMatch(/^(spec\/[^/]+\.md|examples\/conformance\/hand\/invalid-old-envelope\.json)$/);
     const mentions = versionMentions(root, WIRE_VERSION);
     expect(mentions.filter((m) => m.kept === undefined).map((m) => m.path)).toEqual(review);
     // Every kept file is printed with its reason.
@@ -101,25 +102,23 @@ describe("bump-version", () => {
   });
 
   it("rewrites the version in the corpus but not the deliberately wrong ones", () => {
-    const minimal = JSON.parse(read("test/conformance/dispatch_envelope/valid-minimal.json")) as { data: { schema_version: string; request: { schema_version: string } } };
+    const minimal = JSON.parse(read("generated/conformance/dispatch_envelope/valid-minimal.json")) as { data: { schema_version: string; request: { schema_version: string } } };
     expect(minimal.data.schema_version).toBe(NEXT);
     expect(minimal.data.request.schema_version).toBe(NEXT);
-    const nestedWrong = JSON.parse(read("test/conformance/dispatch_envelope/invalid-schema-version-current-request-schema-version-older.json")) as { data: { schema_version: string; request: { schema_version: string } } };
+    const nestedWrong = JSON.parse(read("generated/conformance/dispatch_envelope/invalid-schema-version-current-request-schema-version-older.json")) as { data: { schema_version: string; request: { schema_version: string } } };
     expect(nestedWrong.data.request.schema_version).toBe("lifeloop.v0.2");
     expect(nestedWrong.data.schema_version).toBe(NEXT);
-    const bytes = JSON.parse(read("test/conformance/callback_request/invalid-json-bom-minimal.json")) as { data_base64: string };
+    const bytes = JSON.parse(read("generated/conformance/callback_request/invalid-json-bom-minimal.json")) as { data_base64: string };
     expect(Buffer.from(bytes.data_base64, "base64").toString("utf8")).toContain(`"schema_version":"${NEXT}"`);
-    expect(read("test/conformance/hand/invalid-old-envelope.json")).toContain(WIRE_VERSION);
+    expect(read("examples/conformance/hand/invalid-old-envelope.json")).toContain(WIRE_VERSION);
   });
 
-  it("regenerates: generate --check passes and the corpus script reproduces the rewritten corpus", () => {
+  it("regenerates: generate --check passes (it covers the corpus, generated/conformance/)", () => {
     expect(read("generated/ts/spec/wire-version.ts")).toContain(`export const WIRE_VERSION = "${NEXT}" as const;`);
     // The pages generated from code (npm run docs) follow too.
     expect(read("generated/docs/reference/cli.md")).toContain(`(wire ${NEXT})`);
     const check = runTs("codegen/main.ts", ["--check", "--root", root], { cwd: root });
     expect(check.code, check.stdout.slice(0, 2000)).toBe(0);
-    const corpus = runTs("test/conformance/tools/make-corpus.ts", ["--check", "--root", root], { cwd: root });
-    expect(corpus.code, corpus.stdout).toBe(0);
   });
 
   it("the diff gate accepts a breaking change once the version is bumped (test/diff/fixtures/wire-version-not-bumped gates it without the bump)", () => {

@@ -79,6 +79,22 @@ describe("generate --check (drift)", () => {
     expect(generate(root, "--check").code).toBe(0);
   });
 
+  it("covers the conformance corpus: an invalid fixture without its rule is drift, not an input", () => {
+    // The corpus (generated/conformance/) is generated output, never read back (codegen/targets/vectors/corpus.ts).
+    const file = "generated/conformance/callback_request/invalid-json-bom-minimal.json";
+    const restore = editJson(root, file, (doc) => {
+      delete doc.expect_rule;
+    });
+    try {
+      const r = generate(root, "--check");
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${file} (changed)`);
+      expect(r.stdout).toMatch(/^\+ {2}"expect_rule": "json.bom",$/m);
+    } finally {
+      restore();
+    }
+  });
+
   it("reports files no target produces as stale", () => {
     const stray = join(root, "generated", "stray.txt");
     writeFileSync(stray, "left behind\n");
@@ -130,14 +146,6 @@ describe("invalid sources stop generation (exit 3, file and pointer named)", () 
         delete ((doc.properties as Record<string, Record<string, unknown>>).code as Record<string, unknown>).maxLength;
       },
       ["schemas/warning.schema.json at /properties/code", "maxLength"],
-    ],
-    [
-      "an invalid corpus fixture without its rule",
-      "test/conformance/callback_request/invalid-json-bom-minimal.json",
-      (doc) => {
-        delete doc.expect_rule;
-      },
-      ["test/conformance/callback_request/invalid-json-bom-minimal.json at /expect_rule"],
     ],
   ];
 

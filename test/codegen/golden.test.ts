@@ -22,7 +22,7 @@ import { genericTableView } from "../../codegen/targets/go/tables.js";
 import { GO_SYNTAX } from "../../codegen/targets/go/syntax.js";
 import { PYTHON_SYNTAX } from "../../codegen/targets/python/syntax.js";
 import { renderTemplate, type SdkSyntax } from "../../codegen/targets/sdk-render.js";
-import { generateTsTables } from "../../codegen/targets/ts-tables.js";
+import { generateTsTables } from "../../codegen/targets/ts/tables.js";
 import { REPO_ROOT } from "../support/cli-process.js";
 
 const FIXTURES = join(REPO_ROOT, "test", "codegen", "fixtures");

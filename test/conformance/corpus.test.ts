@@ -1,20 +1,33 @@
 /**
- * Our conformance corpus (test/conformance/<fixture_kind>/): reproducible from its script, well formed,
+ * Our conformance corpus (generated/conformance/<fixture_kind>/, codegen/targets/vectors/corpus.ts):
+ * exactly what its target builds (`npm run generate -- --check` covers it too), well formed,
  * and covering every rule of every wire document type with valid and invalid cases.
  * (That every fixture passes is checked through the real CLI in test/cli/conformance.test.ts.)
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
 import { DOCUMENT_RULES, RULE_PLANS, WIRE_DOCUMENTS } from "../../generated/ts/spec.js";
 import { parseStrictJson } from "../../runtime/wire/strict-json.js";
-import { corpusDrift, listCorpusFiles } from "./tools/make-corpus.js";
+import { buildCorpus, CORPUS_DIR } from "../../codegen/targets/vectors/corpus.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const model = loadModel(ROOT);
-const files = listCorpusFiles(ROOT, model);
+
+/** The *.json files in the corpus folders (repository-relative, sorted). */
+function listCorpusFiles(): string[] {
+  const out: string[] = [];
+  for (const r of model.roots) {
+    const dir = join(ROOT, CORPUS_DIR, r.fixtureKind);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir).sort()) if (name.endsWith(".json")) out.push(`${CORPUS_DIR}/${r.fixtureKind}/${name}`);
+  }
+  return out;
+}
+
+const files = listCorpusFiles();
 
 interface Fixture {
   readonly path: string;
@@ -34,9 +47,17 @@ const fixtures: Fixture[] = files.map((path) => {
 // thousands of values: the shared vectors derive their boundary cases from spec/tables/limits.json instead.
 const NOT_IN_CORPUS = new Set(["json.max-bytes", "json.max-values", "json.max-members"]);
 
-describe("conformance corpus (test/conformance)", () => {
-  it("is exactly what test/conformance/tools/make-corpus.ts produces", () => {
-    expect(corpusDrift(ROOT, model)).toEqual({ missing: [], changed: [], stale: [] });
+describe("conformance corpus (generated/conformance)", () => {
+  it("is exactly what codegen/targets/vectors/corpus.ts produces", () => {
+    const built = buildCorpus(model);
+    const drift = { missing: [] as string[], changed: [] as string[], stale: [] as string[] };
+    for (const f of built) {
+      if (!existsSync(join(ROOT, f.path))) drift.missing.push(f.path);
+      else if (readFileSync(join(ROOT, f.path), "utf8") !== f.content) drift.changed.push(f.path);
+    }
+    const paths = new Set(built.map((f) => f.path));
+    drift.stale = files.filter((p) => !paths.has(p));
+    expect(drift).toEqual({ missing: [], changed: [], stale: [] });
   });
 
   it("has well-formed fixtures: kind of the folder, expect in the name, a rule on every invalid one, one document", () => {

@@ -1,5 +1,5 @@
 /**
- * The shared vectors (generated/vectors/, codegen/targets/vectors.ts) through the TypeScript validator:
+ * The shared vectors (generated/vectors/, codegen/targets/vectors/vectors.ts) through the TypeScript validator:
  * every vector's verdict, primary rule and pointer must be what the vector says, and every invalid
  * vector must hold exactly one violation (ajv with allErrors for the schema layer, the whole rule plan
  * for the rule layer), so its rule id is unambiguous for every binding.

@@ -348,15 +348,15 @@ describe("npm run snapshot-release", () => {
   it("freezes the current version, refuses to overwrite it, retakes it on request", () => {
     const root = join(TMP, "snap");
     for (const part of ["spec/wire-version.json", "spec/tables", "spec/meta", "schemas"]) cpSync(join(REPO_ROOT, part), join(root, part), { recursive: true });
-    const first = runTs("codegen/snapshot-release.ts", ["--root", root]);
+    const first = runTs("codegen/tools/snapshot-release.ts", ["--root", root]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain(`wrote spec/releases/${WIRE_VERSION}/ (`);
     expect(readFileSync(join(root, `spec/releases/${WIRE_VERSION}/schemas/callback-request.schema.json`), "utf8")).toBe(readFileSync(join(root, "schemas/callback-request.schema.json"), "utf8"));
-    const again = runTs("codegen/snapshot-release.ts", ["--root", root]);
+    const again = runTs("codegen/tools/snapshot-release.ts", ["--root", root]);
     expect(again.code).toBe(3);
     expect(again.stderr).toContain("a release never changes");
     writeFileSync(join(root, "schemas/new-type.schema.json"), "{}");
-    const retake = runTs("codegen/snapshot-release.ts", ["--root", root, "--retake"]);
+    const retake = runTs("codegen/tools/snapshot-release.ts", ["--root", root, "--retake"]);
     expect(retake.code).toBe(0);
     expect(readFileSync(join(root, `spec/releases/${WIRE_VERSION}/schemas/new-type.schema.json`), "utf8")).toBe("{}");
   });

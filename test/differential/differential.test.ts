@@ -41,7 +41,7 @@ interface Doc {
 function corpusDocs(): Doc[] {
   const out: Doc[] = [];
   for (const d of WIRE_DOCUMENTS) {
-    const dir = join(ROOT, "test", "conformance", d.fixtureKind);
+    const dir = join(ROOT, "generated", "conformance", d.fixtureKind);
     for (const name of readdirSync(dir).sort()) {
       if (!name.endsWith(".json")) continue;
       const fixture = JSON.parse(readFileSync(join(dir, name), "utf8")) as { data?: unknown; data_base64?: string };

@@ -136,7 +136,7 @@ const enc = new TextEncoder();
 function corpusCases(): Case[] {
   const out: Case[] = [];
   for (const d of WIRE_DOCUMENTS) {
-    const dir = join(ROOT, "test", "conformance", d.fixtureKind);
+    const dir = join(ROOT, "generated", "conformance", d.fixtureKind);
     for (const name of readdirSync(dir).filter((n) => n.endsWith(".json")).sort()) {
       const fixture = JSON.parse(readFileSync(join(dir, name), "utf8")) as { data?: unknown; data_base64?: string };
       const bytes = fixture.data_base64 !== undefined ? Buffer.from(fixture.data_base64, "base64") : enc.encode(JSON.stringify(fixture.data));

@@ -1,6 +1,6 @@
 /**
  * The documents the wire parser tests share: the shared vectors (generated/vectors) and the valid
- * conformance fixtures (test/conformance/<fixture_kind>/valid-*.json).
+ * conformance fixtures (generated/conformance/<fixture_kind>/valid-*.json).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,7 +31,7 @@ export function fixtureDocument(file: string): unknown {
 
 /** The documents of the valid conformance fixtures of `fixtureKind`, in file order. */
 export function validFixtureDocuments(fixtureKind: string): unknown[] {
-  const dir = join(REPO_ROOT, "test", "conformance", fixtureKind);
+  const dir = join(REPO_ROOT, "generated", "conformance", fixtureKind);
   return readdirSync(dir)
     .filter((f) => f.startsWith("valid-") && f.endsWith(".json"))
     .map((f) => fixtureDocument(join(dir, f)));

@@ -1,5 +1,5 @@
 /**
- * The generated accept checks (generated/ts/accept-checks.ts, codegen/targets/ts-accept-checks.ts)
+ * The generated accept checks (generated/ts/accept-checks.ts, codegen/targets/ts/accept-checks.ts)
  * let parseWireDocument answer "valid" without the generic walk, ajv and the rule plans. They must
  * never change a verdict: parseWireDocument (and its sliced form) gives exactly the result of the
  * path that never takes them (the exact scanner, then schema, integer lexemes and rules) on every
@@ -11,7 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
 import type { Model } from "../../codegen/model/model.js";
-import { generateTsAcceptChecks } from "../../codegen/targets/ts-accept-checks.js";
+import { generateTsAcceptChecks } from "../../codegen/targets/ts/accept-checks.js";
 import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
 import { INTEGER_PATHS, RULE_PLANS, WIRE_DOCUMENTS, type WireObjectTypeName } from "../../generated/ts/spec.js";
 import { fastParse } from "../../runtime/wire/fast-parse.js";

@@ -1,5 +1,5 @@
 /**
- * The generated rule probes (generated/ts/rule-probes.ts, codegen/targets/ts-rule-probes.ts) say
+ * The generated rule probes (generated/ts/rule-probes.ts, codegen/targets/ts/rule-probes.ts) say
  * "some step reports" exactly when the plan interpreter of runtime/wire/rules.ts finds an issue:
  * on every shared vector, on the differential suite's mutants of every valid conformance fixture
  * and on every one-member edit (removed, null, "", [], each value a rule step names) of every
@@ -54,7 +54,7 @@ describe("generated rule probes", () => {
     let total = 0;
     let found = 0;
     WIRE_DOCUMENTS.forEach((d, i) => {
-      const dir = join(REPO_ROOT, "test", "conformance", d.fixtureKind);
+      const dir = join(REPO_ROOT, "generated", "conformance", d.fixtureKind);
       const bases = readdirSync(dir)
         .filter((f) => f.startsWith("valid-") && f.endsWith(".json"))
         .map((f) => fixtureDocument(join(dir, f)) as never);

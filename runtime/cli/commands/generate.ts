@@ -1,11 +1,15 @@
 /**
- * `lifeloop-callback generate [--check]`: the same as `npm run generate [-- --check]` (see
- * codegen/main.ts). Needs a development checkout of this repository (the generators and their
- * packages are development dependencies); they are loaded with tsx in this process.
+ * `lifeloop-callback generate [--check]`: a thin spawn of `npm run generate [-- --check]`
+ * (codegen/main.ts) in a development checkout of this repository. The generators and their packages
+ * are development dependencies, and the runtime never imports codegen/ (the layers run spec/ →
+ * codegen/ → generated/ → runtime/; an import back would close a codegen ↔ runtime cycle): it runs
+ * `node --import tsx codegen/main.ts [--check]` in the checkout as a child process and passes its
+ * output and exit code through (0 up to date / written, 1 drift with --check, 2 usage, 3 invalid
+ * sources). Outside a development checkout it exits 2 and says why.
  */
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { EXIT, parseFlags, UsageError, type CliIo } from "../io.js";
 import { packageRoot } from "../../process/package-root.js";
 
@@ -14,11 +18,7 @@ export const GENERATE_USAGE = `usage: lifeloop-callback generate [--check]
   Regenerates generated/ from spec/ and schemas/ (development checkout only).
   --check  write nothing; print a unified diff of drifted files; exit 1 on drift`;
 
-interface CodegenModule {
-  runGenerate(options: { root: string; check: boolean }, io: { out: (t: string) => void; err: (t: string) => void }): Promise<number>;
-}
-
-/** Run the generate command; returns the exit code. */
+/** Run the generate command; returns the exit code of codegen/main.ts (3 when it could not run or died of a signal). */
 export async function runGenerateCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { switches, positionals } = parseFlags(args, { switches: ["--check"] });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -28,13 +28,23 @@ export async function runGenerateCommand(args: readonly string[], io: CliIo): Pr
     io.err("generate: codegen/ is not present; generate runs in a development checkout of lifeloop-callback\n");
     return EXIT.usage;
   }
-  let tsImport: (specifier: string, parent: string) => Promise<unknown>;
-  try {
-    ({ tsImport } = (await import("tsx/esm/api")) as { tsImport: typeof tsImport });
-  } catch {
+  if (!existsSync(join(root, "node_modules", "tsx"))) {
     io.err("generate: the development dependencies are not installed; run `npm ci` first\n");
     return EXIT.usage;
   }
-  const codegen = (await tsImport(pathToFileURL(entry).href, import.meta.url)) as CodegenModule;
-  return codegen.runGenerate({ root, check: switches.has("--check") }, { out: io.out, err: io.err });
+  const argv = ["--import", "tsx", entry, ...(switches.has("--check") ? ["--check"] : []), "--root", root];
+  const child = spawn(process.execPath, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout.setEncoding("utf8").on("data", (text: string) => io.out(text));
+  child.stderr.setEncoding("utf8").on("data", (text: string) => io.err(text));
+  return new Promise<number>((done) => {
+    child.on("error", (error) => {
+      io.err(`generate: cannot run codegen/main.ts: ${error.message}\n`);
+      done(EXIT.input);
+    });
+    child.on("close", (code, signal) => {
+      if (code !== null) return done(code);
+      io.err(`generate: codegen/main.ts ended by ${signal}\n`);
+      done(EXIT.input);
+    });
+  });
 }

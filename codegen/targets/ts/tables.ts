@@ -7,8 +7,8 @@
  * Errors: throws when two meta-schemas share a title.
  */
 import { compile } from "json-schema-to-typescript";
-import type { JsonSchema, Model } from "../model/model.js";
-import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
+import type { JsonSchema, Model } from "../../model/model.js";
+import { finalNewline, slashBanner, type OutputFile } from "../../emit/output.js";
 
 /**
  * Rewrite what json-schema-to-typescript does not read: draft 2020-12 `prefixItems` becomes the
@@ -44,7 +44,7 @@ export async function generateTsTables(model: Model): Promise<OutputFile[]> {
   for (const table of model.specTables) {
     const title = String(table.meta.title);
     const other = titles.get(title);
-    if (other !== undefined) throw new Error(`ts-tables target: ${table.metaFile} and ${other} are both titled ${title}`);
+    if (other !== undefined) throw new Error(`ts/tables target: ${table.metaFile} and ${other} are both titled ${title}`);
     titles.set(title, table.metaFile);
     const compiled = await compile(typeSource(table.meta) as never, title, {
       bannerComment: "",

@@ -9,8 +9,8 @@
  * spec/tables/stream-v2.json); every rule id a case names is checked against those tables, and
  * every framing rule except the correlation-layer ones has at least one case.
  */
-import type { Model } from "../model/model.js";
-import { stableJson, BANNER, type OutputFile } from "../emit/output.js";
+import type { Model } from "../../model/model.js";
+import { stableJson, BANNER, type OutputFile } from "../../emit/output.js";
 
 /** What a reader must yield for one accepted frame. */
 interface ExpectedFrame {
@@ -197,7 +197,7 @@ export async function generateStreamVectors(model: Model): Promise<OutputFile[]>
         frames: c.frames,
         input_base64: c.input.toString("base64"),
       },
-      `${BANNER} Source: codegen/targets/stream-vectors.ts (spec/tables/stream-v2.json).`,
+      `${BANNER} Source: codegen/targets/vectors/stream-vectors.ts (spec/tables/stream-v2.json).`,
     ),
   }));
   files.push({

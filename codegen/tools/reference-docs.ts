@@ -17,10 +17,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cliReferenceMarkdown } from "../runtime/cli/reference.js";
-import { buildScenarios } from "../runtime/conform/scenarios.js";
-import { findDrift, writeOutputs } from "./emit/check.js";
-import { finalNewline, type OutputFile } from "./emit/output.js";
+import { cliReferenceMarkdown } from "../../runtime/cli/reference.js";
+import { buildScenarios } from "../../runtime/conform/scenarios.js";
+import { findDrift, writeOutputs } from "../emit/check.js";
+import { finalNewline, type OutputFile } from "../emit/output.js";
 
 /** The folder this step owns (generate --check leaves it alone). */
 export const REFERENCE_DOCS_DIR = "generated/docs/reference";
@@ -80,7 +80,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write("usage: npm run docs [-- --check]\n");
     return 2;
   }
-  const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
   const outputs = await referencePages(root);
   if (check) {
     const drift = findDrift(root, outputs, REFERENCE_DOCS_DIR);

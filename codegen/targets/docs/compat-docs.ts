@@ -6,9 +6,9 @@
  * The two tables are tooling facts, not protocol facts: the loader validates them like every table
  * but keeps them in Model.toolTables (codegen/model/tables.ts TOOLING_TABLES), out of the SDKs.
  */
-import type { Model } from "../model/model.js";
-import { finalNewline, markdownBanner, type OutputFile } from "../emit/output.js";
-import { mdTable } from "../emit/markdown.js";
+import type { Model } from "../../model/model.js";
+import { finalNewline, markdownBanner, type OutputFile } from "../../emit/output.js";
+import { mdTable } from "../../emit/markdown.js";
 
 interface CompatRuleRow {
   readonly id: string;

@@ -3,8 +3,8 @@
  * Conformance section, as stable JSON (sorted keys, fixed order of rows) for external
  * spec-governance checks. One file per table; each names its source.
  */
-import type { Model } from "../model/model.js";
-import { stableJson, type OutputFile } from "../emit/output.js";
+import type { Model } from "../../model/model.js";
+import { stableJson, type OutputFile } from "../../emit/output.js";
 
 /** The harness hook mapping without its prose (notes, summaries, reasons). */
 function hookMappingDrift(model: Model): unknown {

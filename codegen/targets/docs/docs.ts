@@ -8,9 +8,10 @@
  *   <!-- generated:end NAME -->
  * Prose outside regions is written by hand and left untouched. An unknown NAME is an error.
  */
-import type { Model } from "../model/model.js";
-import { finalNewline, markdownBanner, type OutputFile } from "../emit/output.js";
-import { mdTable, tableRenderers, typePage } from "../emit/markdown.js";
+import { type Inputs, readAll } from "../../model/inputs.js";
+import type { Model } from "../../model/model.js";
+import { finalNewline, markdownBanner, type OutputFile } from "../../emit/output.js";
+import { mdTable, tableRenderers, typePage } from "../../emit/markdown.js";
 
 /** Tables rendered on rules.md rather than tables.md. */
 const RULE_PAGE_TABLES = new Set(["rules", "document-rules"]);
@@ -29,8 +30,8 @@ export function fillRegions(file: string, text: string, renderers: ReadonlyMap<s
   });
 }
 
-/** Generate the docs and the prose regions. */
-export async function generateDocs(model: Model): Promise<OutputFile[]> {
+/** Generate the docs and the prose regions of spec/*.md (read through `inputs`: the pages are this target's own input). */
+export async function generateDocs(model: Model, inputs: Inputs): Promise<OutputFile[]> {
   const renderers = tableRenderers(model);
   const render = (name: string): string => (renderers.get(name) as () => string)();
   const out: OutputFile[] = [];
@@ -104,6 +105,6 @@ export async function generateDocs(model: Model): Promise<OutputFile[]> {
     ].join("\n"),
   );
 
-  for (const page of model.specPages) out.push({ path: page.path, content: fillRegions(page.path, page.text, renderers) });
+  for (const page of readAll(inputs, "spec", ".md")) out.push({ path: page.path, content: fillRegions(page.path, page.text, renderers) });
   return out;
 }

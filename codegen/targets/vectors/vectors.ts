@@ -13,9 +13,8 @@
  * `rule`/`pointer` are null for valid cases (and `pointer` for a corpus fixture that names none).
  *
  * Sources:
- * - every fixture of the conformance corpus `test/conformance/<fixture_kind>/*.json` (a source input
- *   like schemas/, read here from the model's root): `data` re-encoded with JSON.stringify,
- *   `data_base64` byte-exact;
+ * - every case of the conformance corpus (corpus.ts, whose files are generated/conformance/<fixture_kind>/*.json),
+ *   taken from the corpus builder in memory: `data` encoded with JSON.stringify, byte cases byte-exact;
  * - boundary cases derived from the model (codegen/model/samples.ts), one representative occurrence
  *   per field: every enum value in place and a near-miss, each string at maxLength and maxLength+1
  *   (code points; the last one astral), each integer at 0, maximum and maximum+1, each array at
@@ -25,9 +24,9 @@
  *   CallbackResponse whose open map has as many members as the limit allows, and one more).
  * Expectations are derived by construction, never by running a validator.
  */
-import { BANNER, stableJson, type OutputFile } from "../emit/output.js";
-import { ModelError } from "../model/errors.js";
-import type { Field, Model } from "../model/model.js";
+import { BANNER, stableJson, type OutputFile } from "../../emit/output.js";
+import { ModelError } from "../../model/errors.js";
+import type { Field, Model } from "../../model/model.js";
 import {
   concretePointer,
   editDocument,
@@ -40,9 +39,9 @@ import {
   baseObject,
   type JsonObject,
   type JsonValue,
-} from "../model/samples.js";
+} from "../../model/samples.js";
 
-export { CORPUS_DIR } from "../model/sources.js";
+import { buildCorpusCases } from "./corpus.js";
 
 /** Strings longer than this many code points get no derived maxLength case (it would not fit a document). */
 const MAX_DERIVED_STRING = 65536;
@@ -65,33 +64,20 @@ function encode(value: unknown): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(value));
 }
 
-/** Read the corpus fixtures of every wire document type (sorted by path). */
+/** The conformance corpus (corpus.ts, built in memory, never read back from generated/conformance/) as vectors. */
 export function corpusVectors(model: Model): Vector[] {
   const out: Vector[] = [];
   for (const root of model.roots) {
-    for (const { path: rel, stem, fixture: raw } of model.corpus.filter((c) => c.fixtureKind === root.fixtureKind)) {
-      if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new ModelError(rel, "", "a corpus fixture is a JSON object");
-      const fixture = raw as Record<string, unknown>;
-      const expect = fixture.expect;
-      if (fixture.kind !== root.fixtureKind) throw new ModelError(rel, "/kind", `must be ${root.fixtureKind} (the folder's kind)`);
-      if (expect !== "valid" && expect !== "invalid") throw new ModelError(rel, "/expect", "must be valid or invalid");
-      if (!stem.startsWith(`${expect}-`)) throw new ModelError(rel, "", `the file name must start with ${expect}-`);
-      if (typeof fixture.description !== "string") throw new ModelError(rel, "/description", "every corpus fixture has a description");
-      const hasData = "data" in fixture;
-      const hasBase64 = typeof fixture.data_base64 === "string";
-      if (hasData === hasBase64) throw new ModelError(rel, "", "a fixture has exactly one of data and data_base64");
-      const bytes = hasBase64 ? new Uint8Array(Buffer.from(fixture.data_base64 as string, "base64")) : encode(fixture.data);
-      const rule = typeof fixture.expect_rule === "string" ? fixture.expect_rule : null;
-      if (expect === "invalid" && rule === null) throw new ModelError(rel, "/expect_rule", "every invalid corpus fixture names its rule");
+    for (const c of buildCorpusCases(model).filter((x) => x.fixtureKind === root.fixtureKind)) {
       out.push({
-        id: `${root.cliName}/${stem}`,
+        id: `${root.cliName}/${c.stem}`,
         type: root.typeName,
-        expect,
-        rule: expect === "invalid" ? rule : null,
-        pointer: expect === "invalid" && typeof fixture.expect_pointer === "string" ? fixture.expect_pointer : null,
-        description: fixture.description,
-        bytes,
-        source: rel,
+        expect: c.expect,
+        rule: c.expect === "invalid" ? (c.rule ?? null) : null,
+        pointer: c.expect === "invalid" ? (c.pointer ?? null) : null,
+        description: c.description,
+        bytes: c.bytes ?? encode(c.data),
+        source: c.path,
       });
     }
   }

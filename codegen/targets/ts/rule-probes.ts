@@ -9,8 +9,8 @@
  * Why generated: the interpreter reads members by a name held in a variable (`obj[field]`), which
  * is a slow, megamorphic property load; here every name is a constant, so each load is cached.
  */
-import type { Model, RuleStep } from "../model/model.js";
-import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
+import type { Model, RuleStep } from "../../model/model.js";
+import { finalNewline, slashBanner, type OutputFile } from "../../emit/output.js";
 
 /** The export name of a type's probe, e.g. `probeCallbackRequest`. */
 export function probeName(typeName: string): string {
@@ -19,7 +19,7 @@ export function probeName(typeName: string): string {
 
 /** A member read with a constant name (`__proto__` would read the prototype, so it is refused). */
 function member(obj: string, name: string): string {
-  if (name === "__proto__") throw new Error("ts-rule-probes: a rule names the member __proto__");
+  if (name === "__proto__") throw new Error("ts/rule-probes: a rule names the member __proto__");
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `${obj}.${name}` : `${obj}[${JSON.stringify(name)}]`;
 }
 
@@ -106,7 +106,7 @@ function visit(tokens: readonly string[], value: string, checks: (obj: string) =
 /** Generate generated/ts/rule-probes.ts. */
 export async function generateTsRuleProbes(model: Model): Promise<OutputFile[]> {
   const lines: string[] = [
-    slashBanner("Rule probes: does any step of a type's rule plan report? (codegen/targets/ts-rule-probes.ts)"),
+    slashBanner("Rule probes: does any step of a type's rule plan report? (codegen/targets/ts/rule-probes.ts)"),
     'import type { WireObjectTypeName } from "./spec.js";',
     "",
     "type JsonObject = Record<string, any>;",

@@ -11,9 +11,9 @@
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import _standaloneCode from "ajv/dist/standalone/index.js";
-import { ANNOTATION_KEYWORDS } from "../model/load.js";
-import type { Model } from "../model/model.js";
-import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
+import { ANNOTATION_KEYWORDS } from "../../model/load.js";
+import type { Model } from "../../model/model.js";
+import { finalNewline, slashBanner, type OutputFile } from "../../emit/output.js";
 
 const standaloneCode = _standaloneCode.default;
 
@@ -36,7 +36,7 @@ export function guardCodePointCounts(code: string): string {
   });
   const calls = out.split(`${helper}(`).length - 1;
   if (rewritten === 0 || calls !== rewritten) {
-    throw new Error(`ts-validators: unexpected use of ajv's ucs2length helper (${calls} calls, ${rewritten} rewritten); update guardCodePointCounts`);
+    throw new Error(`ts/validators: unexpected use of ajv's ucs2length helper (${calls} calls, ${rewritten} rewritten); update guardCodePointCounts`);
   }
   return out;
 }

@@ -6,7 +6,7 @@
  *    with `superseded_by` and its tombstone path.
  * 2. spec/tombstones/<old>.md: a tombstone (superseded by, date, reason, and sections for the changes
  *    and the migration notes, to be filled in by hand before committing).
- * 3. Conformance fixtures (test/conformance/ and the shipped examples/conformance/): every
+ * 3. Hand-written conformance fixtures (the shipped examples/conformance/): every
  *    `"schema_version": "<old>"` member (in `data`, or in the decoded bytes of `data_base64`) becomes
  *    the new version, except in fixtures whose `expect_rule` is schema-version-current and whose
  *    deliberately wrong version (at `expect_pointer`) is the old version itself: those are left alone
@@ -31,14 +31,13 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { runGenerate } from "./main.js";
-import { CORPUS_DIR } from "./targets/vectors.js";
+import { runGenerate } from "../main.js";
 
 /** The wire version pattern of spec/meta/wire-version.schema.json. */
 const VERSION_PATTERN = /^lifeloop\.v[0-9]+(\.[0-9]+)*$/;
 /** Shipped example inputs (README's examples; in the npm package). */
 const EXAMPLES_DIR = "examples";
-/** Shipped conformance fixtures (the reference's fixture format), rewritten as the corpus is. */
+/** Shipped conformance fixtures (the reference's fixture format); the corpus (generated/conformance/) is regenerated instead. */
 const EXAMPLES_CONFORMANCE_DIR = "examples/conformance";
 /** The rule whose fixtures carry a deliberately wrong version. */
 const VERSION_RULE = "schema-version-current";
@@ -167,15 +166,15 @@ function rewriteFixture(text: string, from: string, to: string): string | null {
  * printed as kept; any other is printed for review by hand.
  */
 export const KEPT_ON_PURPOSE: readonly { readonly pattern: RegExp; readonly why: string }[] = [
-  { pattern: /^spec\/releases\//, why: "frozen release snapshots (codegen/snapshot-release.ts), never edited" },
+  { pattern: /^spec\/releases\//, why: "frozen release snapshots (codegen/tools/snapshot-release.ts), never edited" },
   { pattern: /^spec\/tombstones\//, why: "the history of retired versions" },
   { pattern: /^spec\/wire-version\.json$/, why: "its retired list names every old version" },
   { pattern: /^test\/diff\/fixtures\//, why: "diff-gate fixtures: old/new trees pinned at fixed versions" },
   { pattern: /^spec\/tables\/compat-rules\.json$/, why: "its examples of version moves name fixed versions" },
   { pattern: /^spec\/tables\/conformance-checks\.json$|^spec\/conformance-runner\.md$/, why: "`since` is the version a check was introduced at" },
   {
-    pattern: /^test\/conformance\/tools\/make-corpus\.ts$|^(test\/conformance|generated\/vectors)\/.*-schema-version-(trailing-space|upper-case)\.json$/,
-    why: "make-corpus.ts WRONG_VERSIONS: near-misses of a fixed version, invalid whatever the current one is",
+    pattern: /^codegen\/targets\/vectors\/corpus-base\.ts$|^generated\/(conformance|vectors)\/.*-schema-version-(trailing-space|upper-case)\.json$/,
+    why: "corpus-base.ts WRONG_VERSIONS: near-misses of a fixed version, invalid whatever the current one is",
   },
   { pattern: /^generated\//, why: "regenerated from the spec tables above (their `since` and example columns)" },
 ];
@@ -249,7 +248,7 @@ export function bumpSources(options: BumpOptions): BumpResult {
   touched.push("spec/wire-version.json");
   writeFileSync(join(root, tombstonePath), tombstone(previous, version, date, reason));
   touched.push(tombstonePath);
-  for (const path of [...listJson(join(root, CORPUS_DIR)), ...listJson(join(root, EXAMPLES_CONFORMANCE_DIR))]) {
+  for (const path of listJson(join(root, EXAMPLES_CONFORMANCE_DIR))) {
     const rel = relative(root, path).split(sep).join("/");
     const text = readFileSync(path, "utf8");
     const rewritten = rewriteFixture(text, previous, version);
@@ -309,7 +308,7 @@ export function parseBumpArgs(argv: readonly string[], defaultRoot: string): Bum
 
 /** `npm run docs` of the tree at `root` (its own script, in a new process: it imports the generated tables); returns its exit code. */
 function referenceDocs(root: string, io: { out: (t: string) => void; err: (t: string) => void }): number {
-  const run = spawnSync(process.execPath, ["--import", "tsx", join(root, "codegen", "reference-docs.ts")], { cwd: root, encoding: "utf8", timeout: 600_000 });
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(root, "codegen", "tools", "reference-docs.ts")], { cwd: root, encoding: "utf8", timeout: 600_000 });
   io.out(run.stdout ?? "");
   if (run.status !== 0) io.err(`bump-version: npm run docs failed (exit ${run.status ?? run.signal}): ${run.stderr ?? ""}${run.error ? String(run.error) : ""}\n`);
   return run.status === 0 ? 0 : 1;
@@ -346,7 +345,7 @@ export async function runBump(options: BumpOptions, io: { out: (t: string) => vo
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
 if (isMain) {
-  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
   const parsed = parseBumpArgs(process.argv.slice(2), repoRoot);
   if (typeof parsed === "string") {
     process.stderr.write(`bump-version: ${parsed}\nusage: npm run bump-version -- <new-version> --reason "<text>" [--root DIR] [--date YYYY-MM-DD]\n`);

@@ -4,10 +4,10 @@
  * The runtime reads every table through this file; it never restates one. Every table is one
  * `<STEM>_TABLE` constant (as written); the other table constants are views of those.
  */
-import type { Model } from "../model/model.js";
-import { computeOpenMapPaths } from "../model/plans.js";
-import { tableKey } from "../model/tables.js";
-import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
+import type { Model } from "../../model/model.js";
+import { computeOpenMapPaths } from "../../model/plans.js";
+import { tableKey } from "../../model/tables.js";
+import { finalNewline, slashBanner, type OutputFile } from "../../emit/output.js";
 
 function constName(typeName: string): string {
   return typeName.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase();
@@ -142,90 +142,137 @@ function tableViews(model: Model): ReadonlyMap<string, readonly string[]> {
   ]);
 }
 
-/**
- * Generate generated/ts/spec.ts and one module per spec table (generated/ts/spec/<stem>.ts, the
- * table as written plus its views). spec.ts re-exports every table module, so it stays the one
- * import for everything; a start-up path imports only the table modules it needs.
- */
-export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
-  const views = tableViews(model);
-  const stems = new Set(model.specTables.map((t) => t.stem));
-  if (stems.has("plans")) throw new Error("ts-spec: a spec table named plans would collide with generated/ts/spec/plans.ts");
-  for (const stem of views.keys()) if (!stems.has(stem)) throw new Error(`ts-spec: a view belongs to ${stem}, which is not a spec table`);
-  const files: OutputFile[] = [];
-  for (const t of model.specTables) {
+/** One module per spec table (generated/ts/spec/<stem>.ts): the table as written plus its views. */
+function tableModules(model: Model, views: ReadonlyMap<string, readonly string[]>): OutputFile[] {
+  return model.specTables.map((t) => {
     const table = [slashBanner(`${t.file} as a constant, with its views (re-exported by ../spec.ts).`)];
     table.push(`/** ${t.file} as written (minus \`$schema\`); its type is ${String(t.meta.title)} in ../tables.ts. */`);
     table.push(`export const ${tableConstName(t.stem)} = ${literal(t.doc)} as const;`);
     const own = views.get(t.stem);
     if (own) table.push("", ...own);
-    files.push({ path: tableModulePath(t.stem), content: finalNewline(table.join("\n")) });
-  }
+    return { path: tableModulePath(t.stem), content: finalNewline(table.join("\n")) };
+  });
+}
+
+/** generated/ts/spec.ts: re-exports every table module and the plans module. */
+function indexModule(model: Model): OutputFile {
   const lines: string[] = [];
   lines.push(slashBanner("Spec tables (spec/tables/*.json), the wire version and derived plans as constants."));
   lines.push(`// Every spec table, with its views, from its own module (./spec/<stem>.ts), and the plans.`);
   for (const t of model.specTables) lines.push(`export * from "./spec/${t.stem}.js";`);
   lines.push(`export * from "./spec/plans.js";`);
-  files.push({ path: "generated/ts/spec.ts", content: finalNewline(lines.join("\n")) });
-  lines.length = 0;
-  lines.push(slashBanner("Wire object types, enum values and the plans derived from schemas and rules (re-exported by ../spec.ts)."));
-  lines.push("");
-  lines.push(`import type * as Wire from "../types.js";`);
-  lines.push("");
+  return { path: "generated/ts/spec.ts", content: finalNewline(lines.join("\n")) };
+}
+
+/** Plans section: `<ENUM>_VALUES` for every enum, in schema order. */
+function enumValuesSection(model: Model): string[] {
+  const lines: string[] = [];
   for (const e of model.enums) {
     lines.push(`/** Every ${e.name} value, in schema order (schemas/${e.file}). */`);
     lines.push(`export const ${constName(e.name)}_VALUES = ${literal(e.values)} as const;`);
     lines.push("");
   }
-  lines.push(`/** Names of the wire object types (schemas/*.schema.json). */`);
-  lines.push(`export const WIRE_OBJECT_TYPES = ${literal(model.types.map((t) => t.name))} as const;`);
-  lines.push(`/** A wire object type name. */`);
-  lines.push(`export type WireObjectTypeName = (typeof WIRE_OBJECT_TYPES)[number];`);
-  lines.push("");
-  lines.push(`/** Maps each wire object type name to its TypeScript type. */`);
-  lines.push(`export interface WireTypeMap {`);
-  for (const t of model.types) lines.push(`  ${t.name}: Wire.${t.name};`);
-  lines.push(`}`);
-  lines.push("");
-  lines.push(`/** Types that travel as whole wire documents, with their CLI and fixture names. */`);
-  lines.push(`export const WIRE_DOCUMENTS = ${literal(model.roots)} as const;`);
-  lines.push(`/** The CLI name of a wire document type, e.g. \`callback-request\`. */`);
-  lines.push(`export type WireDocumentCliName = (typeof WIRE_DOCUMENTS)[number]["cliName"];`);
-  lines.push("");
-  lines.push(`/** One executable rule step (see codegen/model/model.ts RuleStep and spec/README.md, "Rules"). */`);
-  lines.push(`export interface RuleStep {`);
-  lines.push(`  readonly rule: string;`);
-  lines.push(`  readonly check: ${model.rules.map((r) => JSON.stringify(r.check)).filter((v, i, a) => a.indexOf(v) === i).join(" | ")};`);
-  lines.push(`  /** Pointer pattern of the inspected object; \`*\` matches any array index. */`);
-  lines.push(`  readonly at: string;`);
-  lines.push(`  readonly field?: string;`);
-  lines.push(`  readonly fields?: readonly string[];`);
-  lines.push(`  readonly each?: boolean;`);
-  lines.push(`  readonly lengthField?: string;`);
-  lines.push(`  readonly when?: { readonly field: string; readonly op: "in" | "not_in"; readonly values: readonly string[] };`);
-  lines.push(`  readonly values?: readonly string[];`);
-  lines.push(`  readonly expected?: string;`);
-  lines.push(`  readonly message: string;`);
-  lines.push(`}`);
-  lines.push("");
-  lines.push(`/** The rules of spec/tables/rules.json: id and summary, in evaluation order. */`);
-  lines.push(`export const RULES = ${literal(model.rules.map((r) => ({ id: r.id, summary: r.summary, check: r.check, reference_messages: r.referenceMessages })))} as const;`);
-  lines.push("");
-  lines.push(`/** Ordered rule steps per wire object type. */`);
-  lines.push(`export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep[] } = ${literal(Object.fromEntries(model.types.map((t) => [t.name, model.rulePlans.get(t.name) ?? []])))};`);
-  lines.push("");
-  lines.push(`/** Pointer patterns of integer fields per wire object type (open maps excluded). */`);
-  lines.push(`export const INTEGER_PATHS: { readonly [K in WireObjectTypeName]: readonly string[] } = ${literal(Object.fromEntries(model.types.map((t) => [t.name, model.integerPaths.get(t.name) ?? []])))};`);
-  lines.push("");
-  lines.push(`/** Pointer patterns of open maps (metadata, telemetry_summary) per wire object type. */`);
-  lines.push(`export const OPEN_MAP_PATHS: { readonly [K in WireObjectTypeName]: readonly string[] } = ${literal(Object.fromEntries(computeOpenMapPaths(model.types)))};`);
-  lines.push("");
-  lines.push(`/** Schemas under schemas/hooks/: each harness hook output and input (with its adapter and hook event; an input with the members it lists) and the render request. */`);
-  lines.push(
+  return lines;
+}
+
+/** Plans section: the wire object type names, their type map and the whole-document roots. */
+function wireTypesSection(model: Model): string[] {
+  return [
+    `/** Names of the wire object types (schemas/*.schema.json). */`,
+    `export const WIRE_OBJECT_TYPES = ${literal(model.types.map((t) => t.name))} as const;`,
+    `/** A wire object type name. */`,
+    `export type WireObjectTypeName = (typeof WIRE_OBJECT_TYPES)[number];`,
+    "",
+    `/** Maps each wire object type name to its TypeScript type. */`,
+    `export interface WireTypeMap {`,
+    ...model.types.map((t) => `  ${t.name}: Wire.${t.name};`),
+    `}`,
+    "",
+    `/** Types that travel as whole wire documents, with their CLI and fixture names. */`,
+    `export const WIRE_DOCUMENTS = ${literal(model.roots)} as const;`,
+    `/** The CLI name of a wire document type, e.g. \`callback-request\`. */`,
+    `export type WireDocumentCliName = (typeof WIRE_DOCUMENTS)[number]["cliName"];`,
+    "",
+  ];
+}
+
+/** Plans section: the `RuleStep` interface (its `check` union from the rules in use). */
+function ruleStepSection(model: Model): string[] {
+  return [
+    `/** One executable rule step (see codegen/model/model.ts RuleStep and spec/README.md, "Rules"). */`,
+    `export interface RuleStep {`,
+    `  readonly rule: string;`,
+    `  readonly check: ${model.rules.map((r) => JSON.stringify(r.check)).filter((v, i, a) => a.indexOf(v) === i).join(" | ")};`,
+    `  /** Pointer pattern of the inspected object; \`*\` matches any array index. */`,
+    `  readonly at: string;`,
+    `  readonly field?: string;`,
+    `  readonly fields?: readonly string[];`,
+    `  readonly each?: boolean;`,
+    `  readonly lengthField?: string;`,
+    `  readonly when?: { readonly field: string; readonly op: "in" | "not_in"; readonly values: readonly string[] };`,
+    `  readonly values?: readonly string[];`,
+    `  readonly expected?: string;`,
+    `  readonly message: string;`,
+    `}`,
+    "",
+  ];
+}
+
+/** Plans section: RULES, RULE_PLANS and the integer and open-map pointer patterns per type. */
+function rulePlansSection(model: Model): string[] {
+  const perType = (values: (name: string) => unknown): string => literal(Object.fromEntries(model.types.map((t) => [t.name, values(t.name)])));
+  return [
+    `/** The rules of spec/tables/rules.json: id and summary, in evaluation order. */`,
+    `export const RULES = ${literal(model.rules.map((r) => ({ id: r.id, summary: r.summary, check: r.check, reference_messages: r.referenceMessages })))} as const;`,
+    "",
+    `/** Ordered rule steps per wire object type. */`,
+    `export const RULE_PLANS: { readonly [K in WireObjectTypeName]: readonly RuleStep[] } = ${perType((name) => model.rulePlans.get(name) ?? [])};`,
+    "",
+    `/** Pointer patterns of integer fields per wire object type (open maps excluded). */`,
+    `export const INTEGER_PATHS: { readonly [K in WireObjectTypeName]: readonly string[] } = ${perType((name) => model.integerPaths.get(name) ?? [])};`,
+    "",
+    `/** Pointer patterns of open maps (metadata, telemetry_summary) per wire object type. */`,
+    `export const OPEN_MAP_PATHS: { readonly [K in WireObjectTypeName]: readonly string[] } = ${literal(Object.fromEntries(computeOpenMapPaths(model.types)))};`,
+    "",
+  ];
+}
+
+/** Plans section: HOOK_SCHEMAS, every schema under schemas/hooks/ with its role. */
+function hookSchemasSection(model: Model): string[] {
+  return [
+    `/** Schemas under schemas/hooks/: each harness hook output and input (with its adapter and hook event; an input with the members it lists) and the render request. */`,
     `export const HOOK_SCHEMAS = ${literal(
       model.hookSchemas.map((h) => ({ name: h.name, role: h.role, adapter: h.adapter ?? null, hook_event: h.hookEvent ?? null, ...(h.role === "input" ? { members: Object.keys((h.schema.properties ?? {}) as object) } : {}) })),
     )} as const;`,
-  );
-  files.push({ path: "generated/ts/spec/plans.ts", content: finalNewline(lines.join("\n")) });
-  return files;
+  ];
+}
+
+/** generated/ts/spec/plans.ts: the facts derived from schemas and rules, one section after another. */
+function plansModule(model: Model): OutputFile {
+  const lines = [
+    slashBanner("Wire object types, enum values and the plans derived from schemas and rules (re-exported by ../spec.ts)."),
+    "",
+    `import type * as Wire from "../types.js";`,
+    "",
+    ...enumValuesSection(model),
+    ...wireTypesSection(model),
+    ...ruleStepSection(model),
+    ...rulePlansSection(model),
+    ...hookSchemasSection(model),
+  ];
+  return { path: "generated/ts/spec/plans.ts", content: finalNewline(lines.join("\n")) };
+}
+
+/**
+ * Generate generated/ts/spec.ts and one module per spec table (generated/ts/spec/<stem>.ts, the
+ * table as written plus its views). spec.ts re-exports every table module, so it stays the one
+ * import for everything; a start-up path imports only the table modules it needs.
+ * Throws when a table is named `plans` or a view names a table that does not exist.
+ */
+export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
+  const views = tableViews(model);
+  const stems = new Set(model.specTables.map((t) => t.stem));
+  if (stems.has("plans")) throw new Error("ts/spec: a spec table named plans would collide with generated/ts/spec/plans.ts");
+  for (const stem of views.keys()) if (!stems.has(stem)) throw new Error(`ts/spec: a view belongs to ${stem}, which is not a spec table`);
+  return [...tableModules(model, views), indexModule(model), plansModule(model)];
 }

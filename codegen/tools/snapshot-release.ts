@@ -81,7 +81,7 @@ export function snapshotRelease(options: SnapshotOptions): { dir: string; files:
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
 if (isMain) {
-  let root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  let root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
   let retake = false;
   const argv = process.argv.slice(2);
   let usage = false;

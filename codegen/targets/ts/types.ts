@@ -3,9 +3,9 @@
  * json-schema-to-typescript from the schema bundle.
  */
 import { compile } from "json-schema-to-typescript";
-import { bundleHookSchemas, bundleSchemas } from "../model/bundle.js";
-import type { Model } from "../model/model.js";
-import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
+import { bundleHookSchemas, bundleSchemas } from "../../model/bundle.js";
+import type { Model } from "../../model/model.js";
+import { finalNewline, slashBanner, type OutputFile } from "../../emit/output.js";
 
 const ROOT_NAME = "LifeloopWireTypes";
 
@@ -35,7 +35,7 @@ export async function generateTsTypes(model: Model): Promise<OutputFile[]> {
     .replace(/\n \*\s*\n \* This interface was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "\w+"\./g, "")
     .replace(new RegExp(`export interface ${ROOT_NAME} \\{\\}\\n`), "");
   if (cleaned.includes("This interface was referenced") || cleaned.includes(ROOT_NAME)) {
-    throw new Error("json-schema-to-typescript output changed shape; update the clean-up in codegen/targets/ts-types.ts");
+    throw new Error("json-schema-to-typescript output changed shape; update the clean-up in codegen/targets/ts/types.ts");
   }
   const header = `${slashBanner()}// TypeScript types of the Lifeloop wire (${model.wireVersion.current}), one per schema in schemas/.\n\n`;
   return [{ path: "generated/ts/types.ts", content: finalNewline(header + cleaned) }];

@@ -17,9 +17,9 @@
  * objects) and nothing is allocated per value (ajv builds an options object and a pointer string
  * for every nested object it validates).
  */
-import type { Field, Model, Shape, WireType } from "../model/model.js";
-import { finalNewline, slashBanner, type OutputFile } from "../emit/output.js";
-import { probeName } from "./ts-rule-probes.js";
+import type { Field, Model, Shape, WireType } from "../../model/model.js";
+import { finalNewline, slashBanner, type OutputFile } from "../../emit/output.js";
+import { probeName } from "./rule-probes.js";
 
 /** The export name of a type's accept check, e.g. `acceptDispatchEnvelope`. */
 export function acceptCheckName(typeName: string): string {
@@ -43,7 +43,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** Throws when `schema` (at `where`) uses a keyword outside `known` (recursing into items and anyOf branches). */
 function checkKeywords(schema: Record<string, unknown>, known: ReadonlySet<string>, where: string): void {
   for (const keyword of Object.keys(schema)) {
-    if (!known.has(keyword)) throw new Error(`ts-accept-checks: ${where} uses the keyword ${keyword}, which the accept checks do not implement; extend codegen/targets/ts-accept-checks.ts`);
+    if (!known.has(keyword)) throw new Error(`ts/accept-checks: ${where} uses the keyword ${keyword}, which the accept checks do not implement; extend codegen/targets/ts/accept-checks.ts`);
   }
   if (isRecord(schema.items)) checkKeywords(schema.items, PROPERTY_KEYWORDS, `${where}/items`);
   if (Array.isArray(schema.anyOf)) {
@@ -55,7 +55,7 @@ function checkKeywords(schema: Record<string, unknown>, known: ReadonlySet<strin
 
 /** A member read with a constant name; a name that `Object.prototype` has would read it when absent, so it is refused. */
 function member(obj: string, name: string): string {
-  if (name in Object.prototype || name === "__proto__") throw new Error(`ts-accept-checks: the member name ${name} is also a property of Object.prototype`);
+  if (name in Object.prototype || name === "__proto__") throw new Error(`ts/accept-checks: the member name ${name} is also a property of Object.prototype`);
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `${obj}.${name}` : `${obj}[${JSON.stringify(name)}]`;
 }
 
@@ -78,7 +78,7 @@ function shapeChecks(shape: Shape, v: string, level: number, scope: Scope): stri
       return [`if (typeof ${v} !== "string" || ${v}.length > ${shape.maxLength}) return -1;`, `t += ${v}.length + 2;`];
     case "integer":
       // Above 2^53 a lexeme may be shorter than String(x) (7378697629483821e4 is 2 ** 66): the length proof needs safe integers.
-      if (!(Number.isSafeInteger(shape.minimum) && Number.isSafeInteger(shape.maximum))) throw new Error("ts-accept-checks: integer bounds must be safe integers (|x| <= 2^53 - 1)");
+      if (!(Number.isSafeInteger(shape.minimum) && Number.isSafeInteger(shape.maximum))) throw new Error("ts/accept-checks: integer bounds must be safe integers (|x| <= 2^53 - 1)");
       // `x % 1 !== 0` also holds for the non-finite numbers; `1 / x < 0` finds -0.
       return [
         `if (typeof ${v} !== "number" || ${v} % 1 !== 0 || ${v} < ${shape.minimum} || ${v} > ${shape.maximum} || (${v} === 0 && 1 / ${v} < 0)) return -1;`,
@@ -87,7 +87,7 @@ function shapeChecks(shape: Shape, v: string, level: number, scope: Scope): stri
       ];
     case "enum": {
       const values = scope.enums.get(shape.enumName);
-      if (values === undefined || values.length === 0) throw new Error(`ts-accept-checks: no values for enum ${shape.enumName}`);
+      if (values === undefined || values.length === 0) throw new Error(`ts/accept-checks: no values for enum ${shape.enumName}`);
       return [`if (${values.map((value) => `${v} !== ${JSON.stringify(value)}`).join(" && ")}) return -1;`, `t += ${v}.length + 2;`];
     }
     case "object": {
@@ -158,7 +158,7 @@ export async function generateTsAcceptChecks(model: Model): Promise<OutputFile[]
   for (const e of model.enums) checkKeywords(e.schema, ENUM_KEYWORDS, `schemas/${e.file}`);
   const scope: Scope = { enums: new Map(model.enums.map((e) => [e.name, e.values])), next: 0 };
   const lines: string[] = [
-    slashBanner("Accept checks: schema, rules and the fast path's value checks in one walk (codegen/targets/ts-accept-checks.ts)"),
+    slashBanner("Accept checks: schema, rules and the fast path's value checks in one walk (codegen/targets/ts/accept-checks.ts)"),
     "/* eslint-disable @typescript-eslint/no-explicit-any */",
     `import { ${model.types.map((t) => probeName(t.name)).join(", ")} } from "./rule-probes.js";`,
     'import type { WireObjectTypeName } from "./spec.js";',

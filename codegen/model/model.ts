@@ -238,7 +238,7 @@ export interface Model {
   readonly specPages: readonly SourceFile[];
   /** The conformance corpus of every wire document type (test/conformance/<fixture_kind>/*.json). */
   readonly corpus: readonly CorpusFixture[];
-  /** Every file of sdk-templates/ and sdk-runtime/ by repository-relative path (see sources.ts). */
+  /** Every file of sdk/<language>/templates/ by repository-relative path (see sources.ts). */
   readonly sdkSources: ReadonlyMap<string, string>;
   readonly rules: readonly Rule[];
   /** Root types that the CLI and the bindings validate as whole documents, with their CLI names. */

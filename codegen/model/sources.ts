@@ -2,8 +2,8 @@
  * The text inputs of generation that are not tables or schemas, read once so that targets never
  * touch the disk: the normative prose pages (`spec/*.md`, whose generated regions the docs target
  * fills), the conformance corpus (`test/conformance/<fixture_kind>/*.json`, turned into vectors)
- * and the SDK sources (`sdk-templates/**` and `sdk-runtime/**`: templates, view-model schemas and
- * the plain runtime files).
+ * and the SDK templates (`sdk/<language>/templates/**`: handlebars templates and view-model schemas;
+ * the hand-written SDK files beside them are never inputs of generation).
  *
  * Errors: throws {@link ModelError} for a corpus fixture that is not JSON.
  */
@@ -15,8 +15,8 @@ import type { CorpusFixture, SourceFile } from "./model.js";
 /** Folder of the conformance corpus, relative to the repository root. */
 export const CORPUS_DIR = "test/conformance";
 
-/** Folders whose files are the SDK sources. */
-export const SDK_SOURCE_DIRS = ["sdk-templates", "sdk-runtime"] as const;
+/** Folders whose files are the SDK sources (templates and view-model schemas). */
+export const SDK_SOURCE_DIRS = ["sdk/go/templates", "sdk/python/templates"] as const;
 
 /** Tool caches and build output that live next to the SDK sources but are never read. */
 const SKIPPED = new Set(["__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"]);
@@ -59,13 +59,4 @@ export function loadSdkSources(root: string): ReadonlyMap<string, string> {
   const files = new Map<string, string>();
   for (const dir of SDK_SOURCE_DIRS) for (const path of walk(root, dir)) files.set(path, readFileSync(join(root, path), "utf8"));
   return files;
-}
-
-/** The SDK source files below `dir` (e.g. `sdk-runtime/go`), with paths relative to it, sorted. */
-export function sdkFilesUnder(files: ReadonlyMap<string, string>, dir: string): SourceFile[] {
-  const prefix = `${dir}/`;
-  return [...files.entries()]
-    .filter(([path]) => path.startsWith(prefix))
-    .map(([path, text]) => ({ path: path.slice(prefix.length), text }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

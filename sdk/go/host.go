@@ -18,8 +18,8 @@ import (
 // serving a stream, stream_commands.go) and resultReader (reading what a command prints). The
 // generated zz_commands.go holds one type per group with one method per command.
 
-// DefaultHostTimeout bounds one host CLI command when Host.Timeout is zero.
-const DefaultHostTimeout = 30 * time.Second
+// DefaultHostTimeout bounds one host CLI command when Host.Timeout is zero: limits.client_command_timeout_ms.
+const DefaultHostTimeout = LimitClientCommandTimeoutMs * time.Millisecond
 
 // hostMessageLimit bounds the stderr text kept in a HostError, in bytes.
 const hostMessageLimit = 4096

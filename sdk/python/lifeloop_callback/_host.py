@@ -27,11 +27,14 @@ import os
 import signal
 import subprocess
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import Dict, Final, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 from . import stream
+from ._gen_spec import LIMIT_CLIENT_COMMAND_TIMEOUT_MS
 from .json_value import JsonObject
 
+#: Deadline of one command when ``timeout_s`` is not given, in seconds: limits.client_command_timeout_ms.
+DEFAULT_TIMEOUT_S: Final[float] = LIMIT_CLIENT_COMMAND_TIMEOUT_MS / 1000
 
 class CommandError(Exception):
     """A client-initiated command failed. ``argv`` is what was run; ``exit_code`` is ``None`` when the
@@ -289,13 +292,14 @@ class _CommandGroup:
         self,
         cli: Union[str, Sequence[str], None] = None,
         *,
-        timeout_s: float = 10.0,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
         env: Optional[Mapping[str, str]] = None,
     ) -> None:
         """``cli``: the host CLI executable, or an argv prefix such as ``["node", "cli.js"]``; by
         default the group's override variable when set and non-empty (``$LIFELOOP_CLI``; read from
         ``env``, then the process environment), else the registry's program (``lifeloop-callback``),
-        found on ``PATH``. ``timeout_s``: deadline per call, in seconds.
+        found on ``PATH``. ``timeout_s``: deadline per call, in seconds (default
+        :data:`DEFAULT_TIMEOUT_S`, limits.client_command_timeout_ms).
         ``env``: variables added to (and overriding) the inherited environment, e.g.
         ``{"LIFELOOP_CONTINUATION_ROOT": "/tmp/store"}``."""
         # With the default cli, a process serving a stream sends the command over the pipe instead.

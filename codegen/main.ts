@@ -6,12 +6,13 @@
  *          when anything differs (changed, missing or stale).
  * --root   repository root to read and write (default: the repository this file lives in).
  *
- * Exit codes: 0 up to date / written, 1 drift found (--check), 2 usage error, 3 the sources are invalid
- * (the message names the file and JSON pointer).
+ * Exit codes: 0 up to date / written, 1 drift found (--check) or an output would overwrite a
+ * hand-written file of sdk/ (nothing written), 2 usage error, 3 the sources are invalid (the message
+ * names the file and JSON pointer).
  */
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { findDrift, writeOutputs } from "./emit/check.js";
+import { findDrift, HandWrittenFileError, writeOutputs } from "./emit/check.js";
 import type { OutputFile } from "./emit/output.js";
 import { diskInputs } from "./model/inputs.js";
 import { loadModel, ModelError } from "./model/load.js";
@@ -45,6 +46,17 @@ export async function generateAll(root: string): Promise<OutputFile[]> {
 
 /** Generate or check; returns the process exit code. */
 export async function runGenerate(options: GenerateOptions, io: GenerateIo): Promise<number> {
+  try {
+    return await generateOrCheck(options, io);
+  } catch (error) {
+    if (!(error instanceof HandWrittenFileError)) throw error;
+    io.err(`generate: refused: ${error.message}\n`);
+    return 1;
+  }
+}
+
+/** {@link runGenerate} without the refusal of outputs over hand-written files. */
+async function generateOrCheck(options: GenerateOptions, io: GenerateIo): Promise<number> {
   let outputs: OutputFile[];
   try {
     outputs = await generateAll(options.root);

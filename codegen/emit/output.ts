@@ -24,9 +24,9 @@ export function hashBanner(extra?: string): string {
   return `# ${BANNER}\n${extra ? `# ${extra}\n` : ""}`;
 }
 
-/** Banner as an HTML comment (Markdown). */
-export function markdownBanner(): string {
-  return `<!-- ${BANNER} -->\n`;
+/** Banner as an HTML comment (Markdown); `extra` (e.g. the template's path) follows the banner text. */
+export function markdownBanner(extra?: string): string {
+  return `<!-- ${BANNER}${extra ? ` ${extra}` : ""} -->\n`;
 }
 
 /** Normalise line endings and make the text end with exactly one newline. */

@@ -226,7 +226,7 @@ export interface Model {
   readonly specTables: readonly SpecTableSource[];
   /** The tooling tables (tables.ts TOOLING_TABLES), by stem: validated, emitted only by their own targets. */
   readonly toolTables: ReadonlyMap<string, SpecTableSource>;
-  /** Every file of sdk-templates/ and sdk-runtime/ by repository-relative path (see sources.ts). */
+  /** Every file of sdk/<language>/templates/ by repository-relative path (see sources.ts). */
   readonly sdkSources: ReadonlyMap<string, string>;
   readonly rules: readonly Rule[];
   /** Root types that the CLI and the bindings validate as whole documents, with their CLI names. */

@@ -1,14 +1,14 @@
 /**
- * The SDK sources (`sdk-templates/**` and `sdk-runtime/**`: templates, view-model schemas and the
- * plain runtime files), read once into `Model.sdkSources` so that the SDK targets never touch the disk.
- * (Other targets read their own files through inputs.ts.)
+ * The SDK templates (`sdk/<language>/templates/**`: handlebars templates and view-model schemas), read
+ * once into `Model.sdkSources` so that the SDK targets never touch the disk; the hand-written SDK files
+ * beside them are never inputs of generation. (Other targets read their own files through inputs.ts.)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { SourceFile } from "./model.js";
 
-/** Folders whose files are the SDK sources. */
-export const SDK_SOURCE_DIRS = ["sdk-templates", "sdk-runtime"] as const;
+/** Folders whose files are the SDK sources (templates and view-model schemas). */
+export const SDK_SOURCE_DIRS = ["sdk/go/templates", "sdk/python/templates"] as const;
 
 /** Tool caches and build output that live next to the SDK sources but are never read. */
 const SKIPPED = new Set(["__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"]);
@@ -34,13 +34,4 @@ export function loadSdkSources(root: string): ReadonlyMap<string, string> {
   const files = new Map<string, string>();
   for (const dir of SDK_SOURCE_DIRS) for (const path of walk(root, dir)) files.set(path, readFileSync(join(root, path), "utf8"));
   return files;
-}
-
-/** The SDK source files below `dir` (e.g. `sdk-runtime/go`), with paths relative to it, sorted. */
-export function sdkFilesUnder(files: ReadonlyMap<string, string>, dir: string): SourceFile[] {
-  const prefix = `${dir}/`;
-  return [...files.entries()]
-    .filter(([path]) => path.startsWith(prefix))
-    .map(([path, text]) => ({ path: path.slice(prefix.length), text }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -1,10 +1,13 @@
 /**
  * Rendering one SDK, the same way for every language: validate the view model against
- * `sdk-templates/<language>/view-model.schema.json` (closed objects; every issue listed, up to
+ * `sdk/<language>/templates/view-model.schema.json` (closed objects; every issue listed, up to
  * five), render an explicit list of templates (handlebars 4.7.10, an isolated instance, `noEscape`
  * and `strict`, with the language's syntax helpers and partials registered: string literals, doc
- * comments, struct fields; see <language>/syntax.ts), normalise whitespace (no trailing blanks, at most two blank lines in a row, one
- * final newline), then copy the plain sources of `sdk-runtime/<language>/` below the banner.
+ * comments, struct fields; see <language>/syntax.ts) into the SDK's own folder `sdk/<language>/`,
+ * each file with a banner naming its template, and normalise whitespace (no trailing blanks, at
+ * most two blank lines in a row, one final newline). The hand-written files of `sdk/<language>/`
+ * live beside the generated ones and are never read or written here; generated files carry
+ * generated names (`zz_*.go`, `_gen_*.py`; see codegen/emit/check.ts).
  *
  * Errors: throws naming the schema path and member when the view model does not match, and the
  * template when rendering fails.
@@ -13,23 +16,43 @@ import { createRequire } from "node:module";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { finalNewline, type OutputFile } from "../emit/output.js";
 import type { Model } from "../model/model.js";
-import { copyRuntimeSources, sdkSource } from "./sdk-runtime.js";
 
 /** handlebars is CommonJS (`export =`); loaded through require so the import type-checks without esModuleInterop. */
 const Handlebars = createRequire(import.meta.url)("handlebars") as typeof import("handlebars");
 
+/** Folder of a language's SDK (hand-written and generated files), repository-relative. */
+export function sdkDir(language: string): string {
+  return `sdk/${language}`;
+}
+
+/** Folder of a language's templates and view-model schema, repository-relative. */
+export function sdkTemplateDir(language: string): string {
+  return `${sdkDir(language)}/templates`;
+}
+
+/** A file of the model's SDK sources by repository-relative path; throws naming it when it is missing. */
+export function sdkSource(model: Model, path: string): string {
+  const text = model.sdkSources.get(path);
+  if (text === undefined) throw new Error(`${path} is missing`);
+  return text;
+}
+
+/** The banners of one generated file (comment syntax included), given its template's repository-relative path. */
+export interface SdkBanners {
+  /** For the language's sources (`{{banner}}`). */
+  readonly banner: string;
+  /** For Markdown (`{{markdownBanner}}`). */
+  readonly markdownBanner: string;
+}
+
 /** What to render for one SDK. */
 export interface SdkRendering {
-  /** `go` or `python`: names `sdk-templates/<language>/` and `sdk-runtime/<language>/`. */
+  /** `go` or `python`: names `sdk/<language>/` (output) and `sdk/<language>/templates/`. */
   readonly language: string;
-  /** Template (relative to sdk-templates/<language>/) → output path (relative to `outDir`). */
+  /** Template (relative to sdk/<language>/templates/) → output path (relative to `sdk/<language>/`). */
   readonly templates: readonly (readonly [string, string])[];
-  /** Output folder, e.g. `generated/go`. */
-  readonly outDir: string;
-  /** File name endings of the runtime sources to copy, e.g. `[".go"]`. */
-  readonly runtimeExtensions: readonly string[];
-  /** The banner lines (comment syntax included, ending in a newline) put above each copied source. */
-  readonly banner: string;
+  /** The banners each output starts with, naming its template (replace the view's `banner` and `markdownBanner`). */
+  readonly banners: (templatePath: string) => SdkBanners;
   /** The language's syntax: handlebars helpers and partials every template may use. */
   readonly syntax: SdkSyntax;
 }
@@ -92,7 +115,7 @@ export function renderTemplate(syntax: SdkSyntax, template: string, view: unknow
 
 /** Validate `view` against the language's closed view-model schema. */
 export function checkViewModel(model: Model, language: string, view: unknown): void {
-  const path = `sdk-templates/${language}/view-model.schema.json`;
+  const path = `${sdkTemplateDir(language)}/view-model.schema.json`;
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   // json-schema-to-typescript's annotation for a member of any JSON value (view-model-types.ts).
   ajv.addKeyword({ keyword: "tsType", schemaType: "string" });
@@ -105,22 +128,21 @@ export function checkViewModel(model: Model, language: string, view: unknown): v
 
 /**
  * Render the templates of `rendering` with `view` (the language's view-model type, generated from
- * its schema: GoViewModel, PythonSdkViewModel) and copy the runtime sources.
+ * its schema: GoViewModel, PythonSdkViewModel), each with the banners naming its template.
  */
 export function renderSdk<View extends object>(model: Model, rendering: SdkRendering, view: View): OutputFile[] {
   checkViewModel(model, rendering.language, view);
   const hbs = syntaxInstance(rendering.syntax);
   const outputs: OutputFile[] = [];
   for (const [template, output] of rendering.templates) {
-    const path = `sdk-templates/${rendering.language}/${template}`;
+    const path = `${sdkTemplateDir(rendering.language)}/${template}`;
     let content: string;
     try {
-      content = renderTemplate(rendering.syntax, sdkSource(model, path), view, hbs);
+      content = renderTemplate(rendering.syntax, sdkSource(model, path), { ...view, ...rendering.banners(path) }, hbs);
     } catch (error) {
       throw new Error(`${path}: ${(error as Error).message}`);
     }
-    outputs.push({ path: `${rendering.outDir}/${output}`, content: finalNewline(content.replace(/[ \t]+$/gm, "").replace(/\n{4,}/g, "\n\n\n")) });
+    outputs.push({ path: `${sdkDir(rendering.language)}/${output}`, content: finalNewline(content.replace(/[ \t]+$/gm, "").replace(/\n{4,}/g, "\n\n\n")) });
   }
-  outputs.push(...copyRuntimeSources(model, rendering.language, rendering.runtimeExtensions, rendering.outDir, rendering.banner));
   return outputs;
 }

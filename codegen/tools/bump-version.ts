@@ -31,6 +31,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { SDK_GENERATED } from "../emit/check.js";
 import { runGenerate } from "../main.js";
 
 /** The wire version pattern of spec/meta/wire-version.schema.json. */
@@ -177,6 +178,7 @@ export const KEPT_ON_PURPOSE: readonly { readonly pattern: RegExp; readonly why:
     why: "corpus-base.ts WRONG_VERSIONS: near-misses of a fixed version, invalid whatever the current one is",
   },
   { pattern: /^generated\//, why: "regenerated from the spec tables above (their `since` and example columns)" },
+  ...SDK_GENERATED.map((pattern) => ({ pattern, why: "generated files of the SDKs (sdk/), regenerated from the spec tables above like generated/" })),
 ];
 
 /** Folders never scanned for mentions: VCS data, installed packages, build output, caches. */

@@ -30,13 +30,13 @@ const UPDATE = process.env.UPDATE_GOLDEN === "1";
 
 /**
  * The value assignments of a generic table: the `{{#each assignments}}` block of
- * sdk-templates/go/spec_tables.go.hbs itself, so the golden output is what the SDK template writes.
+ * sdk/go/templates/spec_tables.go.hbs itself, so the golden output is what the SDK template writes.
  */
 function goTableValuesTemplate(): string {
-  const template = readFileSync(join(REPO_ROOT, "sdk-templates", "go", "spec_tables.go.hbs"), "utf8");
+  const template = readFileSync(join(REPO_ROOT, "sdk", "go", "templates", "spec_tables.go.hbs"), "utf8");
   const start = template.indexOf("{{#each assignments}}");
   const end = template.indexOf("{{/each}}\n\treturn t", start);
-  if (start < 0 || end < 0) throw new Error("sdk-templates/go/spec_tables.go.hbs: no {{#each assignments}} block before `return t`");
+  if (start < 0 || end < 0) throw new Error("sdk/go/templates/spec_tables.go.hbs: no {{#each assignments}} block before `return t`");
   return template.slice(start, end + "{{/each}}\n".length);
 }
 

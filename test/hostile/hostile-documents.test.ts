@@ -98,7 +98,7 @@ const BINDINGS: Record<string, (file: string) => Promise<Judgement>> = {
     return { outcomes: [r.validate, r.decode], ms: r.ms, maxrssKb: r.maxrss_kb };
   },
   python: async (file) => {
-    const r = JSON.parse(await run("python3", [join(FIXTURES, "py_judge.py"), join(REPO_ROOT, "generated", "python"), "CallbackResponse", file])) as { validate: string; decode: string; ms: number; maxrss_kb: number };
+    const r = JSON.parse(await run("python3", [join(FIXTURES, "py_judge.py"), join(REPO_ROOT, "sdk", "python"), "CallbackResponse", file])) as { validate: string; decode: string; ms: number; maxrss_kb: number };
     return { outcomes: [r.validate, r.decode], ms: r.ms, maxrssKb: r.maxrss_kb };
   },
 };

@@ -57,7 +57,7 @@ describe("examples/: every shipped client passes conform --transport both", () =
     ["JavaScript (examples/echo-client.mjs)", ["--program", join(EXAMPLES, "echo-client.mjs")], {}],
     ["TypeScript (examples/typescript/client.ts, compiled)", ["--program", process.execPath, "--arg", join(BUILD, "ts", "client.js")], {}],
     ["Go (examples/go)", ["--program", GO_CLIENT], {}],
-    ["Python (examples/python/client.py)", ["--program", PYTHON, "--arg", join(EXAMPLES, "python", "client.py")], { PYTHONPATH: join(REPO_ROOT, "generated", "python") }],
+    ["Python (examples/python/client.py)", ["--program", PYTHON, "--arg", join(EXAMPLES, "python", "client.py")], { PYTHONPATH: join(REPO_ROOT, "sdk", "python") }],
   ];
   // Two at a time: CI has 2 cores; each run's exchanges have the self-test deadline (support.ts).
   const reports = new Map<string, Promise<Report>>();

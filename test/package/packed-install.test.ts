@@ -4,7 +4,8 @@
  * newest TypeScript and tsx from the registry, and then the README's examples run there as written:
  * the TypeScript example (run, and its types checked with default compiler settings), every CLI
  * line with the exit code it states, the Go client from a fresh `go mod init`, and the Python
- * client from a fresh venv (`pip install` of generated/python writes nothing into the clone).
+ * client from a fresh venv, both built against the SDKs the tarball ships (`sdk/go`, `sdk/python` of
+ * the installed package; `pip install` writes nothing into it).
  * Also: installing from a clone that is not built fails with what to run and leaves no link.
  *
  * Needs the npm registry and PyPI (for flit_core), as CI has. Wall time: about a minute.
@@ -38,6 +39,8 @@ const TMP = mkdtempSync(join(tmpdir(), "lifeloop-packed-"));
 const PROJECT = join(TMP, "project");
 /** Where the tarball is installed globally (`npm install -g --prefix`), as a Go or Python author would. */
 const PREFIX = join(TMP, "prefix");
+/** The SDKs as the tarball ships them, in the project's install (beforeAll). */
+const PACKED_SDK = join(PROJECT, "node_modules", "lifeloop-callback", "sdk");
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 /** Run a command to completion (killed at the deadline, always reaped); no shell unless `bash -c`. */
@@ -72,7 +75,7 @@ beforeAll(() => {
   mkdirSync(packDir);
   // Byte-compiled Python, as the SDK's tests and any import leave it in the clone (ignored by git):
   // the package must not ship it.
-  ok(run("python3", ["-m", "compileall", "-q", join(REPO_ROOT, "generated", "python", "lifeloop_callback")], REPO_ROOT), "python3 -m compileall");
+  ok(run("python3", ["-m", "compileall", "-q", join(REPO_ROOT, "sdk", "python", "lifeloop_callback")], REPO_ROOT), "python3 -m compileall");
   const manifest = readFileSync(join(REPO_ROOT, "package.json"));
   const pack = run("npm", ["pack", "--pack-destination", packDir, "--json"], REPO_ROOT);
   const packed = ok(pack, "npm pack");
@@ -92,7 +95,12 @@ beforeAll(() => {
 
 describe("the packed package, installed into a fresh project", () => {
   it("ships dist/ and the examples, and its CLI prints its version", () => {
-    expect(packedFiles).toContain("generated/python/lifeloop_callback/stream.py");
+    expect(packedFiles).toContain("sdk/python/lifeloop_callback/stream.py");
+    expect(packedFiles).toContain("sdk/python/lifeloop_callback/_gen_spec.py");
+    expect(packedFiles).toContain("sdk/go/go.mod");
+    expect(packedFiles).toContain("sdk/go/zz_wire_types.go");
+    // The SDKs' tests need the repository (vectors, reference CLI): the tarball ships the sources only.
+    expect(packedFiles.filter((f) => f.startsWith("sdk/") && (f.includes("/tests/") || f.endsWith("_test.go") || f.includes("_cache")))).toEqual([]);
     expect(packedFiles.filter((f) => f.includes("__pycache__") || f.endsWith(".pyc"))).toEqual([]);
     const pkg = join(PROJECT, "node_modules", "lifeloop-callback");
     expect(existsSync(join(pkg, "dist", "runtime", "index.js"))).toBe(true);
@@ -187,7 +195,7 @@ describe("client SDKs from a fresh project", () => {
     mkdirSync(dir);
     writeFileSync(join(dir, "main.go"), readmeExample(REPO_ROOT, "examples/go/main.go").code);
     ok(run("go", ["mod", "init", "example.com/myclient"], dir), "go mod init");
-    ok(run("go", ["mod", "edit", "-require", "lifeloop-callback.dev/lifeloop@v0.0.0", "-replace", `lifeloop-callback.dev/lifeloop=${join(REPO_ROOT, "generated", "go")}`], dir), "go mod edit");
+    ok(run("go", ["mod", "edit", "-require", "lifeloop-callback.dev/lifeloop@v0.0.0", "-replace", `lifeloop-callback.dev/lifeloop=${join(PACKED_SDK, "go")}`], dir), "go mod edit");
     ok(run("go", ["build", "-o", "myclient", "."], dir), "go build");
     // The Go author's check, with the CLI installed globally from the tarball (the test above).
     const checked = run("lifeloop-callback", ["conform", "--program", join(dir, "myclient"), "--timeout-ms", "20000"], dir, 300_000, { PATH: `${join(PREFIX, "bin")}:${process.env.PATH ?? ""}` });
@@ -200,11 +208,11 @@ describe("client SDKs from a fresh project", () => {
   });
 
   it("pip-installs the Python SDK into a fresh venv, writing nothing into the clone, and runs the README client both ways", { timeout: 600_000 }, () => {
-    const sdk = join(REPO_ROOT, "generated", "python");
+    const sdk = join(PACKED_SDK, "python");
     const before = tree(sdk);
     const venv = join(TMP, "venv");
     ok(run("python3", ["-m", "venv", venv], TMP), "python3 -m venv");
-    ok(run(join(venv, "bin", "pip"), ["install", "--disable-pip-version-check", "--no-input", sdk], TMP), "pip install generated/python");
+    ok(run(join(venv, "bin", "pip"), ["install", "--disable-pip-version-check", "--no-input", sdk], TMP), "pip install sdk/python (from the tarball)");
     expect(tree(sdk)).toEqual(before);
     const client = join(TMP, "client.py");
     writeFileSync(client, readmeExample(REPO_ROOT, "examples/python/client.py").code.replace("#!/usr/bin/env python3", `#!${join(venv, "bin", "python")}`));

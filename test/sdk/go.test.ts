@@ -1,14 +1,14 @@
 /**
- * The generated Go SDK (generated/go, module lifeloop-callback.dev/lifeloop) as real processes:
+ * The Go SDK (sdk/go, module lifeloop-callback.dev/lifeloop) as real processes:
  *
- * - `go vet ./...`, `gofmt -l .` and `go test -count=1 ./...` in generated/go (the Go tests run every
+ * - `go vet ./...`, `gofmt -l .` and `go test -count=1 ./...` in sdk/go (the Go tests run every
  *   shared vector, the runner, and the continuation commands against the reference CLI at
  *   .cache/lifeloop-ref/bin/lifeloop);
  * - the go-echo fixture client (test/fixtures/client-lang-neutral/go-echo), built into .cache/bin;
  * - a differential check: the Go decoder (through test/sdk/go-oracle) and the TypeScript validator give
  *   the same verdict, rule id and JSON pointer on the conformance corpus, every shared vector,
  *   deterministic mutations and hand-written parse-layer edge cases;
- * - the generator's view-model check (sdk-templates/go/view-model.schema.json).
+ * - the generator's view-model check (sdk/go/templates/view-model.schema.json).
  *
  * Needs Go 1.22+ on PATH; a missing toolchain fails the suite with a message (never a skip).
  */
@@ -27,7 +27,7 @@ import { REPO_ROOT } from "../support/cli-process.js";
 import { GO_ECHO_BIN, GO_ECHO_DIR } from "../support/fixture-clients.js";
 
 const ROOT = REPO_ROOT;
-const GO_MODULE = join(ROOT, "generated", "go");
+const GO_MODULE = join(ROOT, "sdk", "go");
 const ORACLE_DIR = join(ROOT, "test", "sdk", "go-oracle");
 /** Mutations per wire document type for the differential check. */
 const MUTATIONS_PER_TYPE = 500;
@@ -46,13 +46,13 @@ function output(result: SpawnSyncReturns<Buffer>): string {
   return `exit ${String(result.status)} signal ${String(result.signal)}\n--- stdout\n${result.stdout.toString()}\n--- stderr\n${result.stderr.toString()}`;
 }
 
-describe("generated Go SDK: go vet, gofmt, go test", () => {
+describe("Go SDK: go vet, gofmt, go test", () => {
   it("is clean under go vet", () => {
     const r = run("go", ["vet", "./..."], GO_MODULE);
     expect(r.status, output(r)).toBe(0);
   });
 
-  it("is gofmt-clean as generated", () => {
+  it("is gofmt-clean (hand-written and generated files)", () => {
     const r = run("gofmt", ["-l", "."], GO_MODULE);
     expect(r.status, output(r)).toBe(0);
     expect(r.stdout.toString(), "files gofmt would change").toBe("");

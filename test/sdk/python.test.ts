@@ -1,8 +1,8 @@
 /**
- * The generated Python SDK (generated/python, package `lifeloop_callback`) under its own tools, run as
+ * The Python SDK (sdk/python, package `lifeloop_callback`) under its own tools, run as
  * real processes so `npm test` covers it:
  *   - `mypy --strict` on the package (and on the python-echo fixture, an SDK user) and `ruff check`;
- *   - its pytest suite (test/sdk/python: shared vectors, codec, parse layer, runner subprocesses,
+ *   - its pytest suite (sdk/python/tests: shared vectors, codec, parse layer, runner subprocesses,
  *     client-initiated commands against the reference CLI);
  *   - a differential run: the TypeScript validator (the oracle) judges every shared vector plus
  *     thousands of deterministic mutants, and the Python SDK must return the same verdict, rule id and
@@ -24,8 +24,8 @@ import type { WireObjectTypeName } from "../../generated/ts/spec.js";
 import { mulberry32, mutants } from "../differential/mutations.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const SDK_DIR = join(ROOT, "generated/python");
-const TESTS_DIR = join(ROOT, "test/sdk/python");
+const SDK_DIR = join(ROOT, "sdk/python");
+const TESTS_DIR = join(ROOT, "sdk/python/tests");
 const ECHO = join(ROOT, "test/fixtures/client-lang-neutral/python-echo/echo.py");
 const VENV_PYTHON = join(ROOT, ".cache/venv/bin/python");
 const PYTHON = process.env.LIFELOOP_PYTHON ?? (existsSync(VENV_PYTHON) ? VENV_PYTHON : "python3");
@@ -57,12 +57,12 @@ function requireTool(module: string): void {
 const scratch = mkdtempSync(join(tmpdir(), "lifeloop-pysdk-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-describe("Python SDK (generated/python)", () => {
+describe("Python SDK (sdk/python)", () => {
   it("is clean under mypy --strict", () => {
     requireTool("mypy");
     const ran = python(["mypy", "--strict", "lifeloop_callback", ECHO], SDK_DIR, 300_000);
     if (/Python 3\.9 is not supported/.test(ran.output)) {
-      throw new Error(`the mypy of ${PYTHON} cannot check the Python 3.9 target of generated/python/pyproject.toml; install ${PINS}\n${ran.output}`);
+      throw new Error(`the mypy of ${PYTHON} cannot check the Python 3.9 target of sdk/python/pyproject.toml; install ${PINS}\n${ran.output}`);
     }
     expect(ran.output).toContain("Success");
     expect(ran.status, ran.output).toBe(0);

@@ -66,7 +66,7 @@ export function runTs(script: string, args: readonly string[], options: RunOptio
 const NOT_COPIED = new Set([".git", "node_modules", "dist", ".cache", "target", "__pycache__", ".venv"]);
 
 /**
- * Copy the repository's sources (spec/, schemas/, generated/, codegen/, sdk-templates/, test/, ...) to a
+ * Copy the repository's sources (spec/, schemas/, generated/, codegen/, sdk/, test/, ...) to a
  * fresh temporary directory and return its path. Build output and caches stay behind; node_modules is
  * a symlink to this repository's, so the copy's own tools run (`runTs(script, args, { cwd: copy })`)
  * unaffected by later edits here. `from` copies another copy instead. The caller removes the copy.

@@ -7,7 +7,7 @@
  * - `--mark FILE`: create FILE at start-up, a spawn witness (proves the host started the client);
  * - `--behave B`: `echo` (default) | `fail:CLASS[:RETRY]` | `exit:N` | `hang` | `garbage` |
  *   `unknown-field` (see {@link Behaviour}).
- * The Go and Python clients are built on the generated SDK runners (generated/go, generated/python);
+ * The Go and Python clients are built on the SDK runners (sdk/go, sdk/python);
  * the Node and shell clients are hand-written.
  */
 import { spawnSync } from "node:child_process";
@@ -22,7 +22,7 @@ import type { FailureClass, RetryClass } from "../../generated/ts/types.js";
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** Directory of the fixture clients. */
 export const FIXTURE_CLIENTS_DIR = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral");
-/** Source directory of the Go echo client (its own module, `replace`d onto generated/go). */
+/** Source directory of the Go echo client (its own module, `replace`d onto sdk/go). */
 export const GO_ECHO_DIR = join(FIXTURE_CLIENTS_DIR, "go-echo");
 /** Where the Go echo client is built (gitignored). */
 export const GO_ECHO_BIN = join(REPO_ROOT, ".cache", "bin", "go-echo");

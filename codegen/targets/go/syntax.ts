@@ -1,5 +1,5 @@
 /**
- * Go syntax for the templates of sdk-templates/go/: the handlebars helpers and partials that turn
+ * Go syntax for the templates of sdk/go/templates/: the handlebars helpers and partials that turn
  * view-model values (names, types, raw strings and numbers) into Go source text, so the view model
  * carries data and the templates carry the syntax.
  *
@@ -23,7 +23,7 @@ import { enumStringsVar, goString, wrap } from "./naming.js";
 import { type GoShape, goTypeOf } from "./tables.js";
 import type { GoShape as GoViewShape } from "./view-model.js";
 
-/** The schema-layer literal of `shape` (interpreted by sdk-runtime/go/validate.go). */
+/** The schema-layer literal of `shape` (interpreted by sdk/go/validate.go). */
 function shapeLiteral(shape: Shape): string {
   switch (shape.kind) {
     case "string":

@@ -1,23 +1,25 @@
 /**
- * Target: `generated/python/`, the Python client SDK (package `lifeloop_callback`, distribution
- * `lifeloop-callback`, Python 3.9+, standard library only).
+ * Target: the generated files of `sdk/python/`, the Python client SDK (package `lifeloop_callback`,
+ * distribution `lifeloop-callback`, Python 3.9+, standard library only).
  *
- * Every `*.hbs` file under `sdk-templates/python/` is rendered (handlebars 4.7.10, isolated instance,
- * `noEscape` + `strict`) with one view model into `generated/python/<same path without .hbs>`, and
- * the plain sources of `sdk-runtime/python/` are copied verbatim. The view model is built by the
+ * Every `*.hbs` file under `sdk/python/templates/` is rendered (handlebars 4.7.10, isolated instance,
+ * `noEscape` + `strict`) with one view model into `sdk/python/` (see TEMPLATES): generated modules
+ * are named `lifeloop_callback/_gen_<name>.py`, beside the hand-written modules of the package,
+ * which are never read or written here (`__init__.py`, `pyproject.toml` and `README.md` are
+ * generated under their fixed names). The view model is built by the
  * modules of this folder (naming, types, tables, commands, runner, hooks) from the Model only and
- * validated against the closed JSON Schema `sdk-templates/python/view-model.schema.json` before any
+ * validated against the closed JSON Schema `sdk/python/templates/view-model.schema.json` before any
  * template sees it (handlebars' strict mode does not catch a misspelt `#each` or `#if`). Strings
  * that become Python source (literals, docstrings, annotations) are rendered here, deterministically.
  *
  * Adding a spec table needs nothing here: every table is exposed as a `<STEM>_TABLE` constant and
- * in `SPEC_TABLES` of `lifeloop_callback/spec.py`.
+ * in `SPEC_TABLES` of `lifeloop_callback/_gen_spec.py`.
  */
 import { hashBanner, markdownBanner, type OutputFile } from "../../emit/output.js";
 import type { Model } from "../../model/model.js";
 import type { PythonSdkViewModel } from "./view-model.js";
 import { renderSdk } from "../sdk-render.js";
-import { commandGroupView, STATIC_COMMAND_EXPORTS } from "./commands.js";
+import { commandGroupView } from "./commands.js";
 import { hooksView } from "./hooks.js";
 import { failureVariantConst, isortNames, pyAttr, pyConstName, snake } from "./naming.js";
 import { runnerView } from "./runner.js";
@@ -25,12 +27,6 @@ import { PYTHON_SYNTAX } from "./syntax.js";
 import { eventRowView } from "./tables.js";
 import { dependencyOrder, ruleStepView, typeView } from "./types.js";
 
-
-/** Template folder, relative to the repository root. */
-export const PYTHON_TEMPLATE_DIR = "sdk-templates/python";
-
-/** Output folder, relative to the repository root. */
-export const PYTHON_OUTPUT_DIR = "generated/python";
 
 /** Version of the generated distribution. */
 export const PYTHON_SDK_VERSION = "0.1.0";
@@ -78,12 +74,15 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
   const commandExports = groups.flatMap((g) => [g.className, ...g.errors.map((e) => e.className), ...g.commands.map((c) => c.resultClass)]).sort();
   const initModules: [string, string[]][] = [
     ["codec", ["check", "decode", "encode", "from_json_value", "to_json_value"]],
-    ["commands", [...STATIC_COMMAND_EXPORTS, ...commandExports]],
+    // The hand-written command classes of _host.py: `from ._host import *` (no names: its __all__, added to ours).
+    ["_host", []],
+    ["commands", ["COMMAND_GROUPS", ...commandExports]],
     ["enums", ["ENUM_CLASSES", ...model.enums.map((e) => e.name)]],
     ["hooks", hooks.exports],
     ["issues", ["ValidationIssue", "WireValidationError"]],
     ["json_value", ["JsonObject", "JsonValue"]],
-    ["runner", ["Handler", "failure_response", "respond", "serve", "serve_io"]],
+    ["answer", ["Handler", "failure_response"]],
+    ["runner", ["respond", "serve", "serve_io"]],
     [
       "spec",
       [
@@ -102,7 +101,9 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
     ["stream", ["RequestFrameTooLargeError", "StreamClosedError", "StreamRPCError", "event_done", "serve_stream", "serve_stream_io"]],
     ["wire", ["WIRE_CLASSES", "WireObject", ...model.types.map((t) => t.name)]],
   ];
-  const initImports = initModules.map(([module, names]) => ({ module, names: isortNames(names) }));
+  const initImports = initModules
+    .map(([module, names]) => ({ module: moduleName(module), names: isortNames(names) }))
+    .sort((a, b) => (a.module < b.module ? -1 : a.module > b.module ? 1 : 0));
   const allExports = initModules.flatMap(([, names]) => names).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const twice = allExports.find((name, i) => allExports[i + 1] === name);
   if (twice !== undefined) throw new Error(`python target: two exported names are ${twice}`);
@@ -153,22 +154,31 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
   };
 }
 
-/** Template (under sdk-templates/python/) → output path (under generated/python/). */
+/** The modules of the package that are generated, each as `lifeloop_callback/_gen_<module>.py` from `<module>.py.hbs`. */
+const GENERATED_MODULES = ["enums", "wire", "plans", "spec", "runner_outcomes", "commands", "hooks"] as const;
+
+/** The module name a generated module is imported by (`spec` → `_gen_spec`); hand-written modules keep their name. */
+function moduleName(module: string): string {
+  return (GENERATED_MODULES as readonly string[]).includes(module) ? `_gen_${module}` : module;
+}
+
+/**
+ * Template (under sdk/python/templates/) → output path (under sdk/python/). codegen/emit/check.ts
+ * refuses any other name in the package, so a hand-written module is never overwritten.
+ */
 const TEMPLATES: readonly (readonly [string, string])[] = [
   ["pyproject.toml.hbs", "pyproject.toml"],
   ["README.md.hbs", "README.md"],
-  ["lifeloop_callback/__init__.py.hbs", "lifeloop_callback/__init__.py"],
-  ["lifeloop_callback/enums.py.hbs", "lifeloop_callback/enums.py"],
-  ["lifeloop_callback/wire.py.hbs", "lifeloop_callback/wire.py"],
-  ["lifeloop_callback/plans.py.hbs", "lifeloop_callback/plans.py"],
-  ["lifeloop_callback/spec.py.hbs", "lifeloop_callback/spec.py"],
-  ["lifeloop_callback/runner_outcomes.py.hbs", "lifeloop_callback/runner_outcomes.py"],
-  ["lifeloop_callback/commands.py.hbs", "lifeloop_callback/commands.py"],
-  ["lifeloop_callback/hooks.py.hbs", "lifeloop_callback/hooks.py"],
+  ["__init__.py.hbs", "lifeloop_callback/__init__.py"],
+  ...GENERATED_MODULES.map((m): readonly [string, string] => [`${m}.py.hbs`, `lifeloop_callback/${moduleName(m)}.py`]),
 ];
 
-/** Generate generated/python/ from sdk-templates/python/ and the plain sources of sdk-runtime/python/. */
+/** The banners of a file generated from `templatePath`. */
+function pythonBanners(templatePath: string): { banner: string; markdownBanner: string } {
+  return { banner: hashBanner(`Template: ${templatePath}.`).trimEnd(), markdownBanner: markdownBanner(`Template: ${templatePath}.`).trimEnd() };
+}
+
+/** Generate the generated files of sdk/python/ from sdk/python/templates/. */
 export async function generatePython(model: Model): Promise<OutputFile[]> {
-  const view = pythonViewModel(model);
-  return renderSdk(model, { language: "python", templates: TEMPLATES, outDir: PYTHON_OUTPUT_DIR, runtimeExtensions: [".py", "/py.typed"], banner: `${view.banner}\n`, syntax: PYTHON_SYNTAX }, view);
+  return renderSdk(model, { language: "python", templates: TEMPLATES, banners: pythonBanners, syntax: PYTHON_SYNTAX }, pythonViewModel(model));
 }

@@ -1,5 +1,5 @@
 /**
- * Python syntax for the templates of sdk-templates/python/: the handlebars helpers that turn
+ * Python syntax for the templates of sdk/python/templates/: the handlebars helpers that turn
  * view-model values (names, annotations, raw strings, numbers, booleans, JSON values) into Python
  * source text, so the view model carries data and the templates carry the syntax.
  *
@@ -21,7 +21,7 @@ import type { Shape } from "../../model/model.js";
 import { helperNumber as num, helperString as str, helperStrings as strs, type SdkSyntax } from "../sdk-render.js";
 import { pyDocstring, pyLiteral, pyStr, pyStrTuple, pyTuple, wrap } from "./naming.js";
 
-/** The `Shape(...)` expression of `shape` (interpreted by sdk-runtime/python/lifeloop_callback/validation.py). */
+/** The `Shape(...)` expression of `shape` (interpreted by sdk/python/lifeloop_callback/validation.py). */
 function shapeExpr(shape: Shape): string {
   switch (shape.kind) {
     case "string":

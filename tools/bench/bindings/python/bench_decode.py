@@ -9,7 +9,7 @@
         "peak_kb", "verdict"} (peak: VmHWM from /proc/self/status after the high-water mark was
         reset, just before the parse, by writing 5 to /proc/self/clear_refs)
 
-The SDK is imported from generated/python (no install needed).
+The SDK is imported from sdk/python (no install needed).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, List, Tuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "generated" / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "sdk" / "python"))
 
 from lifeloop_callback import DispatchEnvelope, WireValidationError, decode  # noqa: E402
 

@@ -32,7 +32,7 @@ export const TARGETS: readonly Target[] = [
   { name: "ts/spec", generate: generateTsSpec },
   { name: "ts/rule-probes", generate: generateTsRuleProbes },
   { name: "ts/accept-checks", generate: generateTsAcceptChecks },
-  // The SDKs: generated/go/, generated/python/, and the view-model types of their generators
+  // The SDKs: the generated files of sdk/go/ and sdk/python/, and the view-model types of their generators
   { name: "go", generate: (model) => generateGo(model) },
   { name: "python", generate: (model) => generatePython(model) },
   { name: "view-model-types", generate: (model) => generateViewModelTypes(model) },

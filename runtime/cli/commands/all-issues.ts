@@ -14,7 +14,7 @@ import { INTEGER_PATHS, type WireObjectTypeName } from "../../../generated/ts/sp
 import type { ValidationIssue } from "../../wire/issues.js";
 import { evaluateRules } from "../../wire/rules.js";
 import { integerLexemeIssues, toIssue, type AjvError } from "../../wire/schema.js";
-import { parseStrictJson } from "../../wire/strict-json.js";
+import { parseStrictJson } from "../../wire/json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../wire/validate.js";
 import { packageRoot } from "../package-root.js";
 

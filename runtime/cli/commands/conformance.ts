@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { INTEGER_PATHS, WIRE_DOCUMENTS, WIRE_VERSION } from "../../../generated/ts/spec.js";
 import { defineMember } from "../../wire/own.js";
 import { ruleForReferenceMessage } from "../../wire/reference-messages.js";
-import { PARSE_RULES, parseStrictJson } from "../../wire/strict-json.js";
+import { PARSE_RULES, parseStrictJson } from "../../wire/json/parse.js";
 import type { ValidationIssue } from "../../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument, validateParsed } from "../../wire/validate.js";
 import { EXIT, jsonLine, parseFlags, UsageError, type CliIo } from "../io.js";

@@ -14,6 +14,7 @@ import { generateTsAcceptChecks } from "./ts-accept-checks.js";
 import { generateTsRuleProbes } from "./ts-rule-probes.js";
 import { generateTsSpec } from "./ts-spec.js";
 import { generateTsTables } from "./ts-tables.js";
+import { generateTsTooling } from "./ts/tooling.js";
 import { generateTsTypes } from "./ts-types.js";
 import { generateTsValidators } from "./ts-validators.js";
 import { generateStreamVectors } from "./stream-vectors.js";
@@ -34,6 +35,7 @@ export const TARGETS: readonly Target[] = [
   { name: "ts-spec", generate: generateTsSpec },
   { name: "ts-rule-probes", generate: generateTsRuleProbes },
   { name: "ts-accept-checks", generate: generateTsAcceptChecks },
+  { name: "ts-tooling", generate: generateTsTooling },
   { name: "drift-tables", generate: generateDriftTables },
   { name: "docs", generate: generateDocs },
   { name: "compat-docs", generate: generateCompatDocs },

@@ -5,7 +5,7 @@
  */
 import { jsonEqual } from "../json.js";
 import { acceptsAll, type Comparison, type Member, type Obj } from "./context.js";
-import { compareMember, rest } from "./objects.js";
+import { compareMember, type MemberRules, rest } from "./objects.js";
 import { sameReach } from "./refs.js";
 import type { SchemaNode } from "./side.js";
 
@@ -29,7 +29,7 @@ export function compareArrays(c: Comparison, oNode: SchemaNode, nNode: SchemaNod
     const nlen = Array.isArray(n.prefixItems) ? n.prefixItems.length : 0;
     const position = (node: SchemaNode, s: Obj, i: number, len: number): Member =>
       i < len ? (acceptsAll((s.prefixItems as unknown[])[i]) ? { kind: "anything" } : (s.prefixItems as unknown[])[i] === false ? { kind: "never" } : { kind: "schema", node: c.child(node, "prefixItems", i) }) : rest(c, node, s, itemsKw(s));
-    const rules = { added: "schema-tuple-item-added", removed: "schema-tuple-item-removed", addedOpen: "schema-constraint-narrowed", removedOpen: "schema-constraint-widened" };
+    const rules: MemberRules = { added: "schema-tuple-item-added", removed: "schema-tuple-item-removed", addedOpen: "schema-constraint-narrowed", removedOpen: "schema-constraint-widened" };
     for (let i = 0; i < Math.max(olen, nlen); i++) {
       compareMember(c, position(oNode, o, i, olen), position(nNode, n, i, nlen), `${at}/prefixItems/${i}`, negated, rules, `array position ${i}`);
     }

@@ -5,10 +5,11 @@
  *
  * @module
  */
+import type { CompatRuleId } from "../change.js";
 import type { Emit, Obj } from "./context.js";
 
 /** Dedicated rule pairs of the bound keywords: [rule when the value goes up, rule when it goes down]. */
-const BOUNDS: readonly { kw: string; upper: boolean; absent: number; up: string; down: string }[] = [
+const BOUNDS: readonly { kw: string; upper: boolean; absent: number; up: CompatRuleId; down: CompatRuleId }[] = [
   { kw: "maxLength", upper: true, absent: Infinity, up: "schema-max-length-increased", down: "schema-max-length-decreased" },
   { kw: "minLength", upper: false, absent: 0, up: "schema-min-length-increased", down: "schema-min-length-decreased" },
   { kw: "maximum", upper: true, absent: Infinity, up: "schema-maximum-increased", down: "schema-maximum-decreased" },

@@ -21,7 +21,8 @@
  */
 import { isObject, jsonEqual, MAX_JSON_DEPTH, token } from "../json.js";
 import { TreeError } from "../tree.js";
-import type { RawChange } from "../change.js";
+import { RECEIVER_ONLY_RULES, SENDER_ONLY_RULES } from "../../../generated/ts/tooling.js";
+import type { CompatRuleId, RawChange } from "../change.js";
 import { compareArrays } from "./arrays.js";
 import { compareBounds } from "./bounds.js";
 import { compareCombinators } from "./combinators.js";
@@ -38,22 +39,6 @@ const MODELLED = new Set([
   "properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "propertyNames",
   "prefixItems", "items", "unevaluatedItems", "contains", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref",
 ]);
-
-
-/** Rules that break senders only / receivers only, for the flip under `not`. */
-const SENDER_RULES = new Set([
-  "schema-type-removed", "schema-enum-value-removed", "schema-max-length-decreased", "schema-min-length-increased",
-  "schema-maximum-decreased", "schema-minimum-increased", "schema-max-items-decreased", "schema-min-items-increased",
-  "schema-constraint-narrowed", "schema-pattern-added", "schema-property-removed-closed", "schema-property-added-open",
-  "schema-additional-properties-closed", "schema-required-added", "schema-tuple-item-removed",
-]);
-const RECEIVER_RULES = new Set([
-  "schema-type-added", "schema-enum-value-added", "schema-max-length-increased", "schema-min-length-decreased",
-  "schema-maximum-increased", "schema-minimum-decreased", "schema-max-items-increased", "schema-min-items-decreased",
-  "schema-constraint-widened", "schema-pattern-removed", "schema-property-added-closed", "schema-property-removed-open",
-  "schema-additional-properties-opened", "schema-required-removed", "schema-tuple-item-added",
-]);
-
 
 /**
  * Compare two sides. `roots` pairs the nodes to compare (one pair per wire type present on both
@@ -93,9 +78,9 @@ class Comparer implements Comparison {
     return `${node.doc.file}#${node.pointer}${suffix}`;
   }
 
-  emit(rule: string, at: string, detail: string, negated: boolean): void {
-    if (negated && SENDER_RULES.has(rule)) this.out.push({ rule: "schema-constraint-widened", location: at, detail: `under not: ${rule}: ${detail}` });
-    else if (negated && RECEIVER_RULES.has(rule)) this.out.push({ rule: "schema-constraint-narrowed", location: at, detail: `under not: ${rule}: ${detail}` });
+  emit(rule: CompatRuleId, at: string, detail: string, negated: boolean): void {
+    if (negated && SENDER_ONLY_RULES.has(rule)) this.out.push({ rule: "schema-constraint-widened", location: at, detail: `under not: ${rule}: ${detail}` });
+    else if (negated && RECEIVER_ONLY_RULES.has(rule)) this.out.push({ rule: "schema-constraint-narrowed", location: at, detail: `under not: ${rule}: ${detail}` });
     else this.out.push({ rule, location: at, detail });
   }
 
@@ -161,7 +146,7 @@ class Comparer implements Comparison {
     const o = normalize(oNode.schema as Obj, oNode.doc.dialect);
     const n = normalize(nNode.schema as Obj, nNode.doc.dialect);
     const at = this.loc(nNode);
-    const emit = (rule: string, suffix: string, detail: string): void => this.emit(rule, `${at}${suffix}`, detail, negated);
+    const emit = (rule: CompatRuleId, suffix: string, detail: string): void => this.emit(rule, `${at}${suffix}`, detail, negated);
     compareRefSiblings(this, oNode, nNode, o, n, negated, emit);
     compareTypes(o, n, emit);
     compareBounds(o, n, emit);

@@ -6,7 +6,7 @@
  * @module
  */
 import { isObject } from "../json.js";
-import type { RawChange } from "../change.js";
+import type { CompatRuleId, RawChange } from "../change.js";
 import type { Dialect, SchemaNode, SchemaSide } from "./side.js";
 
 /** A schema object. */
@@ -16,7 +16,7 @@ export type Obj = Record<string, unknown>;
 export type Member = { readonly kind: "never" } | { readonly kind: "anything" } | { readonly kind: "schema"; readonly node: SchemaNode };
 
 /** Reports a change at the current schema's location plus `suffix` (a family's view of {@link Comparison.emit}). */
-export type Emit = (rule: string, suffix: string, detail: string) => void;
+export type Emit = (rule: CompatRuleId, suffix: string, detail: string) => void;
 
 /** One comparison in progress: the sides, the changes found so far, and the recursion into subschemas. */
 export interface Comparison {
@@ -26,7 +26,7 @@ export interface Comparison {
   /** `<file>#<pointer><suffix>` of a node. */
   loc(node: SchemaNode, suffix?: string): string;
   /** Reports a change; under `not` (negated) sender and receiver rules flip. */
-  emit(rule: string, at: string, detail: string, negated: boolean): void;
+  emit(rule: CompatRuleId, at: string, detail: string, negated: boolean): void;
   /** The subschema of `node` at the given tokens. */
   child(node: SchemaNode, ...tokens: (string | number)[]): SchemaNode;
   /** Compares two schema nodes (recursing). */

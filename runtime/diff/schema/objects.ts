@@ -8,8 +8,17 @@
  */
 import { isObject, jsonEqual, token } from "../json.js";
 import { acceptsAll, type Comparison, type Emit, type Member, type Obj } from "./context.js";
+import type { CompatRuleId } from "../change.js";
 import { sameReach } from "./refs.js";
 import type { SchemaNode } from "./side.js";
+
+/** The rules a member comparison reports: a member accepted / refused on one side only, constrained / unconstrained. */
+export interface MemberRules {
+  readonly added: CompatRuleId;
+  readonly removed: CompatRuleId;
+  readonly addedOpen: CompatRuleId;
+  readonly removedOpen: CompatRuleId;
+}
 
 /** Compares `required` and `dependentRequired` of two normalized schema objects. */
 export function compareRequired(o: Obj, n: Obj, emit: Emit): void {
@@ -62,7 +71,7 @@ export function rest(c: Comparison, node: SchemaNode, s: Obj, kw: string): Membe
 }
 
 /** Compares what a member accepts on each side, reporting with the given rule set. */
-export function compareMember(c: Comparison, o: Member, n: Member, at: string, negated: boolean, rules: { added: string; removed: string; addedOpen: string; removedOpen: string }, what: string): void {
+export function compareMember(c: Comparison, o: Member, n: Member, at: string, negated: boolean, rules: MemberRules, what: string): void {
   if (o.kind === "never" && n.kind === "never") return;
   if (o.kind === "never") {
     c.emit(rules.added, at, `${what} is now accepted`, negated);
@@ -98,7 +107,7 @@ export function compareContentModel(c: Comparison, oNode: SchemaNode, nNode: Sch
   const restKw = (s: Obj): string => ("additionalProperties" in s ? "additionalProperties" : "unevaluatedProperties");
   const oprops = isObject(o.properties) ? Object.keys(o.properties) : [];
   const nprops = isObject(n.properties) ? Object.keys(n.properties) : [];
-  const propertyRules = {
+  const propertyRules: MemberRules = {
     added: "schema-property-added-closed",
     removed: "schema-property-removed-closed",
     addedOpen: "schema-property-added-open",

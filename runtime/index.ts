@@ -42,8 +42,8 @@ export {
   type DocumentLimits,
   type WireResult,
 } from "./wire/validate.js";
-export { parseStrictJson, type StrictJsonLimits, type StrictParseResult, type ParseIssue } from "./wire/strict-json.js";
-export { parseStrictJsonSliced, type StrictSliceOptions } from "./wire/strict-json.js";
+export { parseStrictJson, type StrictJsonLimits, type StrictParseResult, type ParseIssue } from "./wire/json/parse.js";
+export { parseStrictJsonSliced, type StrictSliceOptions } from "./wire/json/sliced.js";
 export {
   HARNESS_HOOK_INPUTS,
   HARNESS_HOOK_MAPPING,

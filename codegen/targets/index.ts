@@ -14,6 +14,7 @@ import { generateTsAcceptChecks } from "./ts/accept-checks.js";
 import { generateTsRuleProbes } from "./ts/rule-probes.js";
 import { generateTsSpec } from "./ts/spec.js";
 import { generateTsTables } from "./ts/tables.js";
+import { generateTsTooling } from "./ts/tooling.js";
 import { generateTsTypes } from "./ts/types.js";
 import { generateTsValidators } from "./ts/validators.js";
 import { generateCorpus } from "./vectors/corpus.js";
@@ -32,6 +33,7 @@ export const TARGETS: readonly Target[] = [
   { name: "ts/spec", generate: generateTsSpec },
   { name: "ts/rule-probes", generate: generateTsRuleProbes },
   { name: "ts/accept-checks", generate: generateTsAcceptChecks },
+  { name: "ts/tooling", generate: generateTsTooling },
   // The SDKs: the generated files of sdk/go/ and sdk/python/, and the view-model types of their generators
   { name: "go", generate: (model) => generateGo(model) },
   { name: "python", generate: (model) => generatePython(model) },

@@ -15,7 +15,7 @@
 import { basename, dirname, join, posix } from "node:path";
 import { describeIoError } from "../process/io-error.js";
 import { isObject, token } from "./json.js";
-import { SchemaSide, stripFragment, type Dialect, type SchemaDocument, type SchemaNode } from "./schema-compare.js";
+import { SchemaSide, stripFragment, type Dialect, type SchemaDocument, type SchemaNode } from "./schema/side.js";
 import { describeFile, MAX_SCHEMA_BYTES, MAX_TREE_BYTES, pathsUnder, readBounded, TreeError, treeJson, type ProjectTree } from "./tree.js";
 
 /** Most files one `--schema` side loads (the named file and the files its `$ref`s reach). */

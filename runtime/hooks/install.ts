@@ -20,7 +20,7 @@ import { basename, dirname, join } from "node:path";
 import { LIMITS } from "../../generated/ts/spec/limits.js";
 import { describeIoError } from "../process/io-error.js";
 import { issueText } from "../invoker/failure.js";
-import { parseStrictJson } from "../wire/strict-json.js";
+import { parseStrictJson } from "../wire/json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../wire/validate.js";
 
 /** A settings file that cannot be merged (malformed, unreadable, unwritable); `pointer` is RFC 6901, "" for the file. */

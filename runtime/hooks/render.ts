@@ -11,7 +11,7 @@
 import { HARNESS_HOOK_MAPPING, type HookAdapter, type HookRenderErrorKind, type HookRenderWarningCode } from "../../generated/ts/spec/harness-hook-mapping.js";
 import type { HookRenderPayload, HookRenderRequest } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
-import { parseStrictJson } from "../wire/strict-json.js";
+import { parseStrictJson } from "../wire/json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from "../wire/validate.js";
 import { codePointLength, renderContextEnvelope, sortedJson } from "./context.js";
 import { hookAdapterRow, hookEventFor, isBlankReason, outputSchemaName, type HookAdapterRow, type HookEventRow } from "./mapping.js";

@@ -14,7 +14,7 @@ import { INTEGER_PATHS, type WireObjectTypeName } from "../../generated/ts/spec.
 import type { ValidationIssue } from "./issues.js";
 import { evaluateRules } from "./rules.js";
 import { integerLexemeIssues, toIssue, type AjvError } from "./schema.js";
-import { parseStrictJson } from "./strict-json.js";
+import { parseStrictJson } from "./json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "./validate.js";
 import { packageRoot } from "../process/package-root.js";
 

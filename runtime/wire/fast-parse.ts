@@ -1,5 +1,5 @@
 /**
- * Fast accept path of the strict parser (runtime/wire/strict-json.ts): proves that a decoded
+ * Fast accept path of the strict parser (runtime/wire/json/parse.ts and sliced.ts): proves that a decoded
  * document passes every parse-layer rule with the native `JSON.parse`, native string searches
  * and one walk over the parsed value, instead of the strict scanner, and gives `undefined` ("not
  * proved", never "invalid") whenever it cannot, so the scanner judges the document and reports its

@@ -10,7 +10,7 @@ import { fileKind, readRegularFile } from "../process/regular-file.js";
 import type { ValidationIssue } from "./issues.js";
 import { defineMember } from "./own.js";
 import { ruleForReferenceMessage } from "./reference-messages.js";
-import { PARSE_RULES, parseStrictJson } from "./strict-json.js";
+import { PARSE_RULES, parseStrictJson } from "./json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument, validateParsed } from "./validate.js";
 
 /** One output row. */

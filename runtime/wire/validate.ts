@@ -10,7 +10,8 @@ import type { ValidationIssue } from "./issues.js";
 import { WireValidationError } from "./issues.js";
 import { evaluateRules } from "./rules.js";
 import { integerLexemeIssues, schemaIssues } from "./schema.js";
-import { parseStrictJson, parseStrictJsonSliced, type StrictJsonLimits, type StrictParseOptions, type StrictParseResult, type StrictSliceOptions } from "./strict-json.js";
+import { parseStrictJson, type StrictJsonLimits, type StrictParseOptions, type StrictParseResult } from "./json/parse.js";
+import { parseStrictJsonSliced, type StrictSliceOptions } from "./json/sliced.js";
 
 /** Byte and depth bounds of one document (bytes; levels, the root container being level 1). */
 export type DocumentLimits = StrictJsonLimits;

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
 import { DOCUMENT_RULES, RULE_PLANS, WIRE_DOCUMENTS } from "../../generated/ts/spec.js";
-import { parseStrictJson } from "../../runtime/wire/strict-json.js";
+import { parseStrictJson } from "../../runtime/wire/json/parse.js";
 import { buildCorpus, CORPUS_DIR } from "../../codegen/targets/vectors/corpus.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");

@@ -13,7 +13,7 @@ import { ANNOTATION_KEYWORDS, loadModel } from "../../codegen/model/load.js";
 import { INTEGER_PATHS, WIRE_DOCUMENTS, type WireObjectTypeName } from "../../generated/ts/spec.js";
 import { pointerMatches } from "../../runtime/wire/pointer.js";
 import { evaluateRules } from "../../runtime/wire/rules.js";
-import { parseStrictJson } from "../../runtime/wire/strict-json.js";
+import { parseStrictJson } from "../../runtime/wire/json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../runtime/wire/validate.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");

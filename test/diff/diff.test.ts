@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runCli as runCliInProcess } from "../../runtime/cli/main.js";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { loadRuleRegistry } from "../../runtime/diff/change.js";
-import { MAX_PATTERN_NAME_LENGTH, patternRunRefusal } from "../../runtime/diff/schema-compare.js";
+import { MAX_PATTERN_NAME_LENGTH, patternRunRefusal } from "../../runtime/diff/schema/objects.js";
 import { REPO_ROOT, runCli, runTs } from "../support/cli-process.js";
 import { listFixtures, materialize } from "./fixtures.js";
 

@@ -16,7 +16,7 @@ import { loadModel } from "../../codegen/model/load.js";
 import type { Model } from "../../codegen/model/model.js";
 import { WIRE_DOCUMENTS, WIRE_VERSION, type WireObjectTypeName } from "../../generated/ts/spec.js";
 import { ruleForReferenceMessage } from "../../runtime/wire/reference-messages.js";
-import { parseStrictJson } from "../../runtime/wire/strict-json.js";
+import { parseStrictJson } from "../../runtime/wire/json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../runtime/wire/validate.js";
 import { judgeWithReference, REFERENCE_HARNESS_PATH, type ReferenceVerdict } from "../support/reference-harness.js";
 import { explainingDifference, issueFacts } from "../support/reference-differences.js";

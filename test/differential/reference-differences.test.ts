@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { parseWireDocument } from "../../runtime/wire/validate.js";
-import { parseStrictJson } from "../../runtime/wire/strict-json.js";
+import { parseStrictJson } from "../../runtime/wire/json/parse.js";
 import { expectedAt, explainingDifference, insideOpenMap, issueFacts, valueTypeAt } from "../support/reference-differences.js";
 
 const model = loadModel(resolve(dirname(fileURLToPath(import.meta.url)), "..", ".."));

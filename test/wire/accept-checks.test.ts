@@ -15,7 +15,7 @@ import { generateTsAcceptChecks } from "../../codegen/targets/ts/accept-checks.j
 import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
 import { INTEGER_PATHS, RULE_PLANS, WIRE_DOCUMENTS, type WireObjectTypeName } from "../../generated/ts/spec.js";
 import { fastParse } from "../../runtime/wire/fast-parse.js";
-import { parseStrictJsonStepwise } from "../../runtime/wire/strict-json.js";
+import { parseStrictJsonStepwise } from "../../runtime/wire/json/sliced.js";
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits, parseWireDocument, parseWireDocumentSliced, validateParsed, type WireResult } from "../../runtime/wire/validate.js";
 import { envelope } from "../../tools/bench/documents.js";
 import { mutants } from "../differential/mutations.js";

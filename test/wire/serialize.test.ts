@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isPlainJsonString, PLAIN_LOOP_MAX, snapshotText, snapshotValue, snapshotValueSoon, type SnapshotLimits } from "../../runtime/wire/serialize.js";
-import { parseStrictJson } from "../../runtime/wire/strict-json.js";
+import { parseStrictJson } from "../../runtime/wire/json/parse.js";
 
 const LIMITS: SnapshotLimits = { maxBytes: 1 << 20, maxDepth: 64, maxValues: 100_000 };
 

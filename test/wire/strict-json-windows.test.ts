@@ -1,5 +1,5 @@
 /**
- * The sliced parser's windowed scan of a large input (runtime/wire/strict-json.ts, WindowedParse;
+ * The sliced parser's windowed scan of a large input (runtime/wire/json/sliced.ts, WindowedParse;
  * spec/host-runtime.md §"Bounds"): the text of a document above 1 MiB is never built whole, and
  * every verdict, value, pointer, message and byte offset is the one the synchronous parser gives
  * for the whole text.
@@ -10,14 +10,16 @@ import { describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { mulberry32 } from "../support/prng.js";
 import {
-  observeScanInputs,
   parseStrictJson,
-  parseStrictJsonSliced,
-  parseStrictJsonWindowed,
   type StrictJsonLimits,
   type StrictParseOptions,
   type StrictParseResult,
-} from "../../runtime/wire/strict-json.js";
+} from "../../runtime/wire/json/parse.js";
+import {
+  observeScanInputs,
+  parseStrictJsonSliced,
+  parseStrictJsonWindowed,
+} from "../../runtime/wire/json/sliced.js";
 
 const MiB = 1 << 20;
 const BIG: StrictJsonLimits = { maxBytes: 16 * MiB, maxDepth: 64, maxValues: 131072 };

@@ -7,11 +7,13 @@ import {
   MAX_RECORDED_NON_INTEGER,
   PARSE_RULES,
   parseStrictJson,
-  parseStrictJsonSliced,
-  parseStrictJsonStepwise,
   type ParseIssue,
   type StrictJsonLimits,
-} from "../../runtime/wire/strict-json.js";
+} from "../../runtime/wire/json/parse.js";
+import {
+  parseStrictJsonSliced,
+  parseStrictJsonStepwise,
+} from "../../runtime/wire/json/sliced.js";
 
 const LIMITS: StrictJsonLimits = { maxBytes: 1 << 20, maxDepth: 64 };
 const MAX_STRING_LENGTH = constants.MAX_STRING_LENGTH;

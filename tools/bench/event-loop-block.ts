@@ -94,7 +94,7 @@ const RESPONSES: Record<string, { readonly text: () => string; readonly expect: 
   },
   // A whitespace run across the scan's 1 MiB windows (a "token" longer than their 64 Ki margin) in a
   // text that is not ASCII: the windows cannot judge it, so the flat two-byte text is built and
-  // judged (strict-json.ts WindowedParse, its redo): the costliest fallback within the limits.
+  // judged (runtime/wire/json/sliced.ts WindowedParse, its redo): the costliest fallback within the limits.
   "windowed fallback: whitespace run, one € per MiB": {
     text: () => {
       const room = LIMITS.max_response_bytes - HEAD.length - 20;

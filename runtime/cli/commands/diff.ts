@@ -14,7 +14,7 @@ import type { DiffReport } from "../../diff/gate.js";
 import { loadRuleRegistry } from "../../diff/change.js";
 import { render, FORMATS, type Format } from "../../diff/format.js";
 import { AllowlistError, diffSchemaFiles, diffTrees, parseAllowlist } from "../../diff/gate.js";
-import type { Dialect } from "../../diff/schema-compare.js";
+import type { Dialect } from "../../diff/schema/side.js";
 import { loadSchemaFile } from "../../diff/schema-files.js";
 import { MAX_SCHEMA_BYTES, readBounded, readTree, TreeError } from "../../diff/tree.js";
 import { deeperThan, MAX_JSON_DEPTH } from "../../diff/json.js";

@@ -25,7 +25,7 @@ import { contextIssues, ReceiptEmitter } from "../../receipts/emitter.js";
 import { IdempotencyConflictError } from "../../receipts/idempotency.js";
 import type { ReceiptLedger } from "../../receipts/ledger.js";
 import type { ReceiptContext } from "../../receipts/synthesize.js";
-import { parseStrictJson } from "../../wire/strict-json.js";
+import { parseStrictJson } from "../../wire/json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits, validateValue } from "../../wire/validate.js";
 import { EXIT, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
 import { isLedgerError, openLedger } from "../../receipts/open-ledger.js";

@@ -48,7 +48,7 @@ import { InvokerConfigError, type CallbackInvoker, type InvocationResult } from 
 import { ReceiptEmitter } from "../../receipts/emitter.js";
 import { IdempotencyConflictError } from "../../receipts/idempotency.js";
 import { StreamInvoker } from "../../stream/invoker.js";
-import { parseStrictJson } from "../../wire/strict-json.js";
+import { parseStrictJson } from "../../wire/json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
 import { defaultClientId, FAIL_ON_STATUS_USAGE, failOnStatuses } from "../client-options.js";
 import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";

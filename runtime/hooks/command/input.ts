@@ -7,7 +7,7 @@
  */
 import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
 import { issueText } from "../../invoker/failure.js";
-import { parseStrictJson } from "../../wire/strict-json.js";
+import { parseStrictJson } from "../../wire/json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
 import { hookSchemaIssues } from "../request.js";
 import { inputSchemaName } from "./tables.js";

@@ -1,4 +1,4 @@
-"""The parse layer (json.* rules): same rule ids and pointers as runtime/wire/strict-json.ts."""
+"""The parse layer (json.* rules): same rule ids and pointers as runtime/wire/json/."""
 
 from __future__ import annotations
 

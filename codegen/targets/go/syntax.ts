@@ -23,7 +23,7 @@ import { enumStringsVar, goString, wrap } from "./naming.js";
 import { type GoShape, goTypeOf } from "./tables.js";
 import type { GoShape as GoViewShape } from "./view-model.js";
 
-/** The schema-layer literal of `shape` (interpreted by sdk/go/validate.go). */
+/** The schema-layer literal of `shape` (interpreted by sdk/go/schema.go). */
 function shapeLiteral(shape: Shape): string {
   switch (shape.kind) {
     case "string":

@@ -16,7 +16,7 @@
  * member), naming what to extend.
  */
 import type { Model } from "../../model/model.js";
-import type { GoViewModel } from "./view-model.js";
+import type { GoViewModel } from "../../../generated/codegen/go/view-model.js";
 import { markdownBanner, slashBanner, type OutputFile } from "../../emit/output.js";
 import { checkViewModel, renderSdk } from "../sdk-render.js";
 import { commandGroupView } from "./commands.js";

@@ -3,7 +3,7 @@
  * struct types derived from its meta-schema plus a typed value; limits and rule ids become constants.
  */
 import type { Model } from "../../model/model.js";
-import type { GoShape as GoViewShape, GoViewModel } from "./view-model.js";
+import type { GoShape as GoViewShape, GoViewModel } from "../../../generated/codegen/go/view-model.js";
 import { goName, singular } from "./naming.js";
 
 /** Tables with a hand-designed Go rendering in spec_tables.go.hbs; every other table is rendered generically. */

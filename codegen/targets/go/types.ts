@@ -1,6 +1,6 @@
 /** The wire types of the model as Go structs, codecs and schema metadata (wire_types.go, wire_meta.go). */
 import type { Field, Model, RuleStep, Shape, WireType } from "../../model/model.js";
-import type { GoViewModel } from "./view-model.js";
+import type { GoViewModel } from "../../../generated/codegen/go/view-model.js";
 import { goName } from "./naming.js";
 
 /** Rule checks the interpreter in sdk/go/rules.go implements, with their Go constants. */

@@ -1,6 +1,6 @@
 /** Client-initiated commands (spec/tables/client-initiated-commands.json) as Python wrappers (commands.py). */
 import type { CommandGroup } from "../../model/model.js";
-import type { PythonSdkViewModel } from "./view-model.js";
+import type { PythonSdkViewModel } from "../../../generated/codegen/python/view-model.js";
 import { pascal, pyAttr, snake } from "./naming.js";
 
 /** Names `lifeloop_callback/commands.py` defines for every registry (re-exported by the package). */

@@ -190,7 +190,7 @@ function defaultCli(): string {
 }
 
 function cliTransport(options: ServeOptions): CommandTransport {
-  return { kind: "cli", cli: options.cli ?? defaultCli(), timeoutMs: options.commandTimeoutMs ?? 30_000 };
+  return { kind: "cli", cli: options.cli ?? defaultCli(), timeoutMs: options.commandTimeoutMs ?? LIMITS.client_command_timeout_ms };
 }
 
 async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, divert: boolean): Promise<number> {

@@ -8,15 +8,19 @@
  *   crash the client (issue 25).
  * - The timeout holds when the CLI is a wrapper whose child holds the pipes: the helper kills the
  *   process group and settles at the deadline, not at the pipes' EOF (issue 25).
+ * - The runner's default command deadline is limits.client_command_timeout_ms (issue 26), as in the
+ *   Go and Python SDKs.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { PassThrough, Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
-import { LIMITS } from "../../generated/ts/spec.js";
-import { ClientCommands, CommandError } from "../../runtime/client/commands.js";
-import { BIN } from "../support/cli-process.js";
+import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { ClientCommands, CommandError, type CommandTransport } from "../../runtime/client/commands.js";
+import { type ClientContext, failureResponse, serve } from "../../runtime/client/runner.js";
+import { BIN, REPO_ROOT } from "../support/cli-process.js";
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-ts-commands-"));
 const started: number[] = [];
@@ -110,5 +114,26 @@ describe("over the stream, a get result's blob_base64 is decoded strictly (hosti
 
   it("a missing blob_base64 is a CommandError, not a null blob", async () => {
     await expect(over(meta).continuation.get?.({ thread: "t", key: "k" })).rejects.toBeInstanceOf(CommandError);
+  });
+});
+
+describe("the client runner's default command deadline", () => {
+  it("is limits.client_command_timeout_ms of spec/tables/limits.json when commandTimeoutMs is not given", async () => {
+    const table = JSON.parse(readFileSync(join(REPO_ROOT, "spec", "tables", "limits.json"), "utf8")) as { limits: { name: string; value: number }[] };
+    const limit = table.limits.find((l) => l.name === "client_command_timeout_ms");
+    expect(limit?.value).toBe(30_000);
+    let seen: ClientContext | undefined;
+    const stdout = new PassThrough();
+    const status = await serve(
+      (_request, _payloads, context) => {
+        seen = context;
+        return failureResponse("internal_error", "probe", "the test only looks at the context", WIRE_VERSION);
+      },
+      { argv: [], stdin: Readable.from([readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"))]), stdout, stderr: new PassThrough(), exit: false },
+    );
+    expect(status).toBe(0);
+    // The transport is private to ClientCommands; its deadline is what a v1 command would get.
+    const transport = (seen?.commands as unknown as { transport: CommandTransport } | undefined)?.transport;
+    expect(transport).toMatchObject({ kind: "cli", timeoutMs: limit?.value });
   });
 });

@@ -1,9 +1,9 @@
-/** Client-initiated commands (spec/tables/client-initiated-commands.json) as Python wrappers (commands.py). */
+/** Client-initiated commands (spec/tables/client-initiated-commands.json) as Python wrappers (lifeloop_callback/_gen_commands.py, on the hand-written _host.py). */
 import type { CommandGroup } from "../../model/model.js";
 import type { PythonSdkViewModel } from "../../../generated/codegen/python/view-model.js";
 import { pascal, pyAttr, snake } from "./naming.js";
 
-/** Names `lifeloop_callback/commands.py` defines for every registry (re-exported by the package). */
+/** Names the package exports for every registry: `COMMAND_GROUPS` (generated, _gen_commands.py) and the classes of the hand-written `lifeloop_callback/_host.py`. */
 export const STATIC_COMMAND_EXPORTS = [
   "COMMAND_GROUPS",
   "CommandError",
@@ -30,7 +30,7 @@ export const MEMBER_PY_TYPES: Readonly<Record<"string" | "unsigned_integer" | "n
   string: { annotation: "str", accessor: "_str", parser: "_want_str" },
   unsigned_integer: { annotation: "int", accessor: "_int", parser: "_want_int" },
   nullable_unsigned_integer: { annotation: "Optional[int]", accessor: "_int", parser: "_want_optional_int" },
-  entries: { annotation: "Tuple[ListedEntry, ...]", accessor: "_str", parser: "_want_entries" },
+  entries: { annotation: "Tuple[_host.ListedEntry, ...]", accessor: "_str", parser: "_want_entries" },
 };
 
 export function fieldType(group: CommandGroup, member: string, where: string): MemberType {

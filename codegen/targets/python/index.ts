@@ -74,12 +74,14 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
   const commandExports = groups.flatMap((g) => [g.className, ...g.errors.map((e) => e.className), ...g.commands.map((c) => c.resultClass)]).sort();
   const initModules: [string, string[]][] = [
     ["codec", ["check", "decode", "encode", "from_json_value", "to_json_value"]],
-    ["commands", [...STATIC_COMMAND_EXPORTS, ...commandExports]],
+    ["_host", STATIC_COMMAND_EXPORTS.filter((name) => name !== "COMMAND_GROUPS")],
+    ["commands", ["COMMAND_GROUPS", ...commandExports]],
     ["enums", ["ENUM_CLASSES", ...model.enums.map((e) => e.name)]],
     ["hooks", hooks.exports],
     ["issues", ["ValidationIssue", "WireValidationError"]],
     ["json_value", ["JsonObject", "JsonValue"]],
-    ["runner", ["Handler", "failure_response", "respond", "serve", "serve_io"]],
+    ["answer", ["Handler", "failure_response"]],
+    ["runner", ["respond", "serve", "serve_io"]],
     [
       "spec",
       [

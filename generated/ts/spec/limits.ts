@@ -178,6 +178,13 @@ export const LIMITS_TABLE = {
       "unit": "bytes",
       "applies_to": "the JSON Lines input of `lifeloop-callback session` (all lines are read and judged before anything is sent); each line is also bounded by max_request_bytes",
       "on_exceed": "exit 3 (input), nothing is sent"
+    },
+    {
+      "name": "client_command_timeout_ms",
+      "value": 30000,
+      "unit": "ms",
+      "applies_to": "the default deadline of one client-initiated command (spec/tables/client-initiated-commands.json) that a client SDK runs as a host CLI subprocess, from start to exit, when the author sets none: Go Host.Timeout zero (DefaultHostTimeout), Python timeout_s omitted, the TypeScript client runner's commandTimeoutMs omitted",
+      "on_exceed": "the command's process group is killed and the call fails with a timeout (Go *HostError wrapping context.DeadlineExceeded, Python CommandTimeoutError, TypeScript CommandError)"
     }
   ]
 } as const;
@@ -208,5 +215,6 @@ export const LIMITS = {
   "stream_max_consecutive_timeouts": 3,
   "stream_max_failed_spawns": 3,
   "stream_respawn_cooldown_ms": 5000,
-  "max_session_input_bytes": 268435456
+  "max_session_input_bytes": 268435456,
+  "client_command_timeout_ms": 30000
 } as const;

@@ -26,13 +26,6 @@ A complete client::
 
 from ._gen_commands import (
     COMMAND_GROUPS,
-    CommandError,
-    CommandFailedError,
-    CommandOutputError,
-    CommandReportedError,
-    CommandSpawnError,
-    CommandTimeoutError,
-    CommandUsageError,
     Continuation,
     ContinuationBlobTooLargeError,
     ContinuationClientIdMismatchError,
@@ -44,7 +37,6 @@ from ._gen_commands import (
     ContinuationNotFoundError,
     ContinuationPutResult,
     ContinuationStorageFailureError,
-    ListedEntry,
 )
 from ._gen_enums import (
     ENUM_CLASSES,
@@ -131,6 +123,20 @@ from ._gen_wire import (
     Warning,
     WireObject,
 )
+from ._host import (
+    CommandError,
+    CommandFailedError,
+    CommandOutputError,
+    CommandReportedError,
+    CommandSpawnError,
+    CommandTimeoutError,
+    CommandUsageError,
+    ListedEntry,
+)
+from .answer import (
+    Handler,
+    failure_response,
+)
 from .codec import (
     check,
     decode,
@@ -147,8 +153,6 @@ from .json_value import (
     JsonValue,
 )
 from .runner import (
-    Handler,
-    failure_response,
     respond,
     serve,
     serve_io,

@@ -238,6 +238,7 @@ LIMITS: Final[Mapping[str, int]] = {
     "stream_max_failed_spawns": 3,
     "stream_respawn_cooldown_ms": 5000,
     "max_session_input_bytes": 268435456,
+    "client_command_timeout_ms": 30000,
 }
 
 #: limits.max_request_bytes (bytes): a DispatchEnvelope written to a client's stdin; a document read by `lifeloop-callback validate` or `invoke`
@@ -314,6 +315,9 @@ LIMIT_STREAM_RESPAWN_COOLDOWN_MS: Final = 5000
 
 #: limits.max_session_input_bytes (bytes): the JSON Lines input of `lifeloop-callback session` (all lines are read and judged before anything is sent); each line is also bounded by max_request_bytes
 LIMIT_MAX_SESSION_INPUT_BYTES: Final = 268435456
+
+#: limits.client_command_timeout_ms (ms): the default deadline of one client-initiated command (spec/tables/client-initiated-commands.json) that a client SDK runs as a host CLI subprocess, from start to exit, when the author sets none: Go Host.Timeout zero (DefaultHostTimeout), Python timeout_s omitted, the TypeScript client runner's commandTimeoutMs omitted
+LIMIT_CLIENT_COMMAND_TIMEOUT_MS: Final = 30000
 
 #: Rule ids of the parse (``json.*``) and schema (``schema.*``) layers (spec/tables/document-rules.json).
 DOCUMENT_RULE_IDS: Final[Tuple[str, ...]] = ("json.max-bytes", "json.bom", "json.utf8", "json.syntax", "json.trailing-data", "json.duplicate-key", "json.max-depth", "json.max-values", "json.max-members", "json.lone-surrogate", "json.number-range", "schema.type", "schema.required", "schema.additional-properties", "schema.enum", "schema.max-length", "schema.minimum", "schema.maximum", "schema.max-items")
@@ -2851,6 +2855,13 @@ LIMITS_TABLE: Final[JsonValue] = {
             "unit": "bytes",
             "applies_to": "the JSON Lines input of `lifeloop-callback session` (all lines are read and judged before anything is sent); each line is also bounded by max_request_bytes",
             "on_exceed": "exit 3 (input), nothing is sent",
+        },
+        {
+            "name": "client_command_timeout_ms",
+            "value": 30000,
+            "unit": "ms",
+            "applies_to": "the default deadline of one client-initiated command (spec/tables/client-initiated-commands.json) that a client SDK runs as a host CLI subprocess, from start to exit, when the author sets none: Go Host.Timeout zero (DefaultHostTimeout), Python timeout_s omitted, the TypeScript client runner's commandTimeoutMs omitted",
+            "on_exceed": "the command's process group is killed and the call fails with a timeout (Go *HostError wrapping context.DeadlineExceeded, Python CommandTimeoutError, TypeScript CommandError)",
         },
     ],
 }

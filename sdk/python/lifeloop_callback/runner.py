@@ -33,69 +33,24 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
-import traceback
-from typing import IO, Callable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import IO, List, Optional, Sequence, Tuple
 
-from ._gen_enums import FailureClass, ReceiptStatus
-from ._gen_runner_outcomes import (
-    GUARD_CLASS,
-    GUARD_VARIANT,
-    HANDLER_CLASS,
-    HANDLER_THREW_CODE,
-    INVALID_RESPONSE_CODE,
-    READ_CLASS,
-    READ_CODE,
-    REJECT_CLASS,
+from ._gen_runner_outcomes import READ_CLASS, READ_CODE
+from ._gen_spec import LIMIT_MAX_REQUEST_BYTES, LIMIT_MAX_RESPONSE_BYTES
+from .answer import (
+    LOGGER,
+    Handler,
+    answer_envelope,
+    decode_envelope,
+    failure_response,
+    logging_to,
 )
-from ._gen_spec import (
-    DISPATCHABLE_EVENTS,
-    FAILURE_RETRY_DEFAULTS,
-    LIMIT_MAX_REQUEST_BYTES,
-    LIMIT_MAX_RESPONSE_BYTES,
-)
-from ._gen_wire import (
-    CallbackRequest,
-    CallbackResponse,
-    DispatchEnvelope,
-    PayloadEnvelope,
-    Warning,
-)
-from .codec import decode, encode
-from .issues import ValidationIssue, WireValidationError
-from .json_value import JsonValue
+from .codec import encode
+from .stream import STREAM_FLAG, serve_stream
 
-#: The author's handler: ``(request, payloads) -> CallbackResponse``.
-Handler = Callable[[CallbackRequest, Tuple[PayloadEnvelope, ...]], CallbackResponse]
+__all__ = ["Handler", "failure_response", "read_bounded", "respond", "serve", "serve_io"]
 
-#: Longest warning message the runner writes (code points).
-_MAX_WARNING_MESSAGE = 4096
 _CHUNK = 65536
-
-LOGGER = logging.getLogger("lifeloop_callback")
-
-
-def failure_response(
-    failure_class: FailureClass,
-    *,
-    code: Optional[str] = None,
-    message: str = "",
-    metadata: Optional[Mapping[str, JsonValue]] = None,
-) -> CallbackResponse:
-    """A ``status: failed`` response with ``failure_class`` and its default retry class.
-
-    ``code``/``message`` add one ``Warning`` (message truncated to 4096 code points); ``metadata``
-    becomes the response's open map. Handy for handlers that want to fail on purpose.
-    """
-    warnings: Tuple[Warning, ...] = ()
-    if code:
-        warnings = (Warning(code=code, message=message[:_MAX_WARNING_MESSAGE]),)
-    return CallbackResponse(
-        status=ReceiptStatus.FAILED,
-        failure_class=failure_class,
-        retry_class=FAILURE_RETRY_DEFAULTS[failure_class],
-        warnings=warnings,
-        metadata=dict(metadata or {}),
-    )
 
 
 def read_bounded(stream: IO[bytes], limit: int) -> Tuple[bytes, int]:
@@ -113,10 +68,6 @@ def read_bounded(stream: IO[bytes], limit: int) -> Tuple[bytes, int]:
             kept.append(take)
             size += len(take)
     return b"".join(kept), total
-
-
-def _issue_text(issue: ValidationIssue) -> str:
-    return f'{issue.rule} at "{issue.pointer}": {issue.message}'
 
 
 def respond(
@@ -140,80 +91,6 @@ def respond(
     return answer_envelope(decoded, handler, max_response_bytes=max_response_bytes, logger=log)
 
 
-def decode_envelope(
-    data: bytes,
-    *,
-    max_request_bytes: int = LIMIT_MAX_REQUEST_BYTES,
-    logger: Optional[logging.Logger] = None,
-) -> Union[DispatchEnvelope, bytes]:
-    """Strictly decode one ``DispatchEnvelope`` and refuse an event the host never dispatches.
-
-    Returns the envelope, or the bytes of the failed ``CallbackResponse`` that answers it (the
-    refusals of this module). Shared by :func:`respond` and the stream runner.
-    """
-    log = logger or LOGGER.getChild("runner")
-    try:
-        envelope = decode(DispatchEnvelope, data, max_bytes=max_request_bytes)
-    except WireValidationError as error:
-        issue = error.issues[0]
-        log.error("rejected DispatchEnvelope: %s", _issue_text(issue))
-        return encode(failure_response(REJECT_CLASS, code=issue.rule, message=_issue_text(issue)))
-    request = envelope.request
-    if request.event.value not in DISPATCHABLE_EVENTS:
-        text = f"{request.event.value} is never dispatched to a client (notification-only event)"
-        log.error("rejected DispatchEnvelope: %s", text)
-        return encode(failure_response(GUARD_CLASS, code=GUARD_VARIANT, message=text))
-    return envelope
-
-
-def answer_envelope(
-    envelope: DispatchEnvelope,
-    handler: Handler,
-    *,
-    max_response_bytes: int = LIMIT_MAX_RESPONSE_BYTES,
-    logger: Optional[logging.Logger] = None,
-) -> bytes:
-    """Call ``handler`` with a decoded envelope and return the bytes of the ``CallbackResponse`` to
-    send: the handler's, validated, or the failed one this module documents. Never raises an
-    ``Exception``."""
-    log = logger or LOGGER.getChild("runner")
-    request = envelope.request
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            response: object = handler(request, envelope.payloads)
-    except Exception as error:  # noqa: BLE001 - any handler failure becomes internal_error
-        log.error("handler raised %s:\n%s", type(error).__name__, traceback.format_exc().rstrip())
-        return encode(
-            failure_response(HANDLER_CLASS, code=HANDLER_THREW_CODE, message=f"{type(error).__name__}: {error}")
-        )
-    if not isinstance(response, CallbackResponse):
-        text = f"handler returned {type(response).__name__}, not CallbackResponse"
-        log.error("%s", text)
-        return encode(failure_response(HANDLER_CLASS, code=INVALID_RESPONSE_CODE, message=text))
-    try:
-        return encode(response, max_bytes=max_response_bytes)
-    except WireValidationError as error:
-        text = "; ".join(_issue_text(issue) for issue in error.issues[:8])
-        log.error("handler returned an invalid CallbackResponse: %s", text)
-        return encode(failure_response(HANDLER_CLASS, code=error.rule, message=text))
-
-
-class StreamLogHandler(logging.Handler):
-    """Writes the SDK's log records to a text stream, one line each (never raises)."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        super().__init__()
-        self.stream = stream
-        self.setFormatter(logging.Formatter("lifeloop_callback: %(levelname)s: %(message)s"))
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            self.stream.write(self.format(record) + "\n")
-            self.stream.flush()
-        except Exception:  # noqa: BLE001 - logging must never break the response
-            pass
-
-
 def serve_io(
     stdin: IO[bytes],
     stdout: IO[bytes],
@@ -230,12 +107,7 @@ def serve_io(
     was written (including rejections and handler failures), 1 when stdout could not be written.
     """
     log = LOGGER.getChild("runner")
-    saved = (LOGGER.level, LOGGER.propagate)
-    LOGGER.setLevel(logging.INFO)
-    LOGGER.propagate = False
-    sink = StreamLogHandler(stderr)
-    LOGGER.addHandler(sink)
-    try:
+    with logging_to(stderr):
         try:
             data, total = read_bounded(stdin, max_request_bytes)
         except (OSError, ValueError) as error:
@@ -259,10 +131,6 @@ def serve_io(
             log.error("cannot write the response to stdout: %s", error)
             return 1
         return 0
-    finally:
-        LOGGER.removeHandler(sink)
-        LOGGER.setLevel(saved[0])
-        LOGGER.propagate = saved[1]
 
 
 def serve(handler: Handler, argv: Optional[Sequence[str]] = None) -> int:
@@ -271,8 +139,6 @@ def serve(handler: Handler, argv: Optional[Sequence[str]] = None) -> int:
     Use as ``raise SystemExit(serve(handler))``. When ``argv`` (default ``sys.argv[1:]``) holds
     ``--stream``, serve a stream instead, with the same handler (:func:`lifeloop_callback.stream.serve_stream`).
     """
-    from .stream import STREAM_FLAG, serve_stream  # noqa: PLC0415 - stream imports this module
-
     if STREAM_FLAG in (sys.argv[1:] if argv is None else argv):
         return serve_stream(handler)
     return serve_io(sys.stdin.buffer, sys.stdout.buffer, sys.stderr, handler)

@@ -63,16 +63,16 @@ from ._gen_spec import (
     STREAM_V2_TABLE,
 )
 from ._gen_wire import CallbackRequest
-from .codec import encode
-from .json_value import JsonValue
-from .runner import (
+from .answer import (
     LOGGER,
     Handler,
-    StreamLogHandler,
     answer_envelope,
     decode_envelope,
     failure_response,
+    logging_to,
 )
+from .codec import encode
+from .json_value import JsonValue
 from .strict_json import parse_strict_json
 
 _TABLE: Any = STREAM_V2_TABLE
@@ -658,45 +658,38 @@ def serve_stream_io(
     violation or a read error. ``stdin`` is read with ``read1`` when it has one (else ``read``)."""
     global _ACTIVE
     log = LOGGER.getChild("stream")
-    saved = (LOGGER.level, LOGGER.propagate)
-    LOGGER.setLevel(logging.INFO)
-    LOGGER.propagate = False
-    sink = StreamLogHandler(stderr)
-    LOGGER.addHandler(sink)
+    with logging_to(stderr):
 
-    def write(frame: bytes) -> None:
-        view = memoryview(frame)
-        while view:
-            written = stdout.write(view)
-            view = view[written if written is not None else len(view) :]
-        stdout.flush()
+        def write(frame: bytes) -> None:
+            view = memoryview(frame)
+            while view:
+                written = stdout.write(view)
+                view = view[written if written is not None else len(view) :]
+            stdout.flush()
 
-    stream = _Stream(write, handler, log)
-    previous, _ACTIVE = _ACTIVE, stream
-    reader = FrameReader(getattr(stdin, "read1", stdin.read))
-    try:
-        while True:
-            try:
-                line = reader.next()
-                if line is None:
-                    break
-                frame = decode_frame(line)
-            except FramingError as error:
-                log.error("framing violation: %s", error)
-                return 1
-            except OSError as error:
-                log.error("cannot read stdin: %s", error)
-                return 1
-            stream.dispatch(frame)
-        # Running handlers are not awaited (spec/stream-protocol.md §Shutdown): the host has ended
-        # the stream, and the process exits within limits.stream_client_exit_ms.
-        return 0
-    finally:
-        stream.close()
-        _ACTIVE = previous
-        LOGGER.removeHandler(sink)
-        LOGGER.setLevel(saved[0])
-        LOGGER.propagate = saved[1]
+        stream = _Stream(write, handler, log)
+        previous, _ACTIVE = _ACTIVE, stream
+        reader = FrameReader(getattr(stdin, "read1", stdin.read))
+        try:
+            while True:
+                try:
+                    line = reader.next()
+                    if line is None:
+                        break
+                    frame = decode_frame(line)
+                except FramingError as error:
+                    log.error("framing violation: %s", error)
+                    return 1
+                except OSError as error:
+                    log.error("cannot read stdin: %s", error)
+                    return 1
+                stream.dispatch(frame)
+            # Running handlers are not awaited (spec/stream-protocol.md §Shutdown): the host has ended
+            # the stream, and the process exits within limits.stream_client_exit_ms.
+            return 0
+        finally:
+            stream.close()
+            _ACTIVE = previous
 
 
 #: The signals that end a served stream at once (spec/stream-protocol.md §Shutdown).

@@ -7,6 +7,7 @@ is .cache/lifeloop-ref-0.5.0/bin/lifeloop, the last reference release with the c
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -229,3 +230,14 @@ def test_program_override_variable(reference_cli: str, tmp_path: Path, monkeypat
     assert Continuation(env={variable: reference_cli}).cli == (reference_cli,)
     monkeypatch.setenv(variable, "/no/such/program")
     assert Continuation(reference_cli).cli == (reference_cli,)
+
+
+def test_default_timeout_is_the_limits_table_value() -> None:
+    """Without ``timeout_s`` a command's deadline is limits.client_command_timeout_ms, read from
+    spec/tables/limits.json independently of the generated constant (the Go and TypeScript clients
+    use the same value)."""
+    table = json.loads((REPO_ROOT / "spec" / "tables" / "limits.json").read_text(encoding="utf-8"))
+    value = next(row["value"] for row in table["limits"] if row["name"] == "client_command_timeout_ms")
+    assert value == 30000
+    assert Continuation().timeout_s * 1000 == value
+    assert Continuation("lifeloop", timeout_s=2.5).timeout_s == 2.5

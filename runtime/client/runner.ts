@@ -358,7 +358,7 @@ async function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream,
     stdoutFailed = true;
   });
   const onSignal = (): void => end(0, null);
-  const signals = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+  const signals = STREAM_V2.shutdown.client_exit_signals;
   if (divert) for (const s of signals) process.on(s, onSignal);
   const status = await finished;
   if (divert) for (const s of signals) process.removeListener(s, onSignal);

@@ -57,7 +57,7 @@ func ServeStreamWith(handler Handler, opts StreamOptions) {
 	if opts.WrapWire != nil {
 		in, out = opts.WrapWire(wireIn, wireOut)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(context.Background(), clientExitSignals()...)
 	code := ServeStreamIO(ctx, in, out, os.Stderr, handler)
 	stop()
 	os.Exit(code)
@@ -109,4 +109,28 @@ func ServeStreamIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 	}
 	c.close()
 	return code
+}
+
+// signalsByName maps the POSIX names a spec table may use for a signal to Go's values.
+var signalsByName = map[string]syscall.Signal{
+	"SIGHUP":  syscall.SIGHUP,
+	"SIGINT":  syscall.SIGINT,
+	"SIGQUIT": syscall.SIGQUIT,
+	"SIGTERM": syscall.SIGTERM,
+}
+
+// clientExitSignals are the signals that end a stream client at once: the names of
+// spec/tables/stream-v2.json shutdown.client_exit_signals (SpecStreamV2). It panics on a name
+// signalsByName lacks (the table and this map disagree: a bug caught by the SDK's tests).
+func clientExitSignals() []os.Signal {
+	names := SpecStreamV2.Shutdown.ClientExitSignals
+	out := make([]os.Signal, 0, len(names))
+	for _, name := range names {
+		sig, ok := signalsByName[name]
+		if !ok {
+			panic(fmt.Sprintf("spec/tables/stream-v2.json shutdown.client_exit_signals: unknown signal %q", name))
+		}
+		out = append(out, sig)
+	}
+	return out
 }

@@ -156,3 +156,29 @@ func TestStreamBoundsMatchTheSchemas(t *testing.T) {
 		t.Fatalf("reserved prefix %q", streamReservedPrefix)
 	}
 }
+
+// TestClientExitSignalsFollowTheTable ties the signals ServeStream listens for to
+// spec/tables/stream-v2.json shutdown.client_exit_signals, read from the file itself.
+func TestClientExitSignalsFollowTheTable(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("..", "..", "spec", "tables", "stream-v2.json"))
+	if err != nil {
+		t.Skipf("the spec tables are not next to this package (%v)", err)
+	}
+	var table struct {
+		Shutdown struct {
+			ClientExitSignals []string `json:"client_exit_signals"`
+		} `json:"shutdown"`
+	}
+	if err := json.Unmarshal(text, &table); err != nil {
+		t.Fatal(err)
+	}
+	got := clientExitSignals()
+	if len(got) != len(table.Shutdown.ClientExitSignals) {
+		t.Fatalf("ServeStream listens for %v, the table lists %v", got, table.Shutdown.ClientExitSignals)
+	}
+	for i, name := range table.Shutdown.ClientExitSignals {
+		if want := signalsByName[name]; got[i] != want {
+			t.Fatalf("signal %d: ServeStream listens for %v, the table says %s", i, got[i], name)
+		}
+	}
+}

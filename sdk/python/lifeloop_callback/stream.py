@@ -37,8 +37,9 @@ import select
 import signal
 import sys
 import types
-from typing import IO, Callable, Optional, Tuple
+from typing import IO, Any, Callable, Optional, Tuple, cast
 
+from ._gen_spec import STREAM_V2_TABLE
 from .answer import Handler
 from .stream_frame import (
     MESSAGE_MAX_LENGTH,
@@ -54,8 +55,12 @@ from .stream_frame import (
 )
 from .stream_session import active_stream, event_done, run_command, serve_stream_io
 
-#: The signals that end a served stream at once (spec/stream-protocol.md §Shutdown).
-_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+#: The signals that end a served stream at once (spec/stream-protocol.md §Shutdown): the names of
+#: spec/tables/stream-v2.json ``shutdown.client_exit_signals`` (a name this platform lacks is an
+#: import error).
+_ENDING_SIGNALS: Tuple[signal.Signals, ...] = tuple(
+    signal.Signals[name] for name in cast(Any, STREAM_V2_TABLE)["shutdown"]["client_exit_signals"]
+)
 
 
 class _SignalWakeReader:

@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const runnerRequest = `{"schema_version":"` + WireVersion + `","request":{"schema_version":"` + WireVersion + `","event":"session.starting","event_id":"e1","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i1"}}`
@@ -190,4 +194,34 @@ func TestServeOutput(t *testing.T) {
 	if code := ServeIO(context.Background(), strings.NewReader(runnerRequest), failingWriter{}, &stderr, echoHandler); code != 1 || !strings.Contains(stderr.String(), "cannot write") {
 		t.Fatalf("an unwritable stdout exits 1 (code %d, stderr %q)", code, stderr.String())
 	}
+}
+
+// TestWarningLimitIsTheLimit checks the runner's cut of a warning message against
+// limits.runner_warning_message_code_points, read from spec/tables/limits.json of the repository.
+func TestWarningLimitIsTheLimit(t *testing.T) {
+	path := filepath.Join("..", "..", "spec", "tables", "limits.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("cannot read %s (run the tests in sdk/go of a lifeloop-callback checkout): %v", path, err)
+	}
+	var table struct {
+		Limits []struct {
+			Name  string `json:"name"`
+			Value int    `json:"value"`
+		} `json:"limits"`
+	}
+	if err := json.Unmarshal(data, &table); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	for _, limit := range table.Limits {
+		if limit.Name == "runner_warning_message_code_points" {
+			long := strings.Repeat("é", limit.Value+10)
+			got := failedWithWarning(FailureClassAdapterUnavailable, "c", long).Warnings[0].Message
+			if want := strings.Repeat("é", limit.Value) + "..."; got != want {
+				t.Fatalf("the runner cut a warning to %d code points, limits.runner_warning_message_code_points = %d", utf8.RuneCountInString(got), limit.Value)
+			}
+			return
+		}
+	}
+	t.Fatalf("%s has no runner_warning_message_code_points", path)
 }

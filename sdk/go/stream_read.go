@@ -187,9 +187,9 @@ func (c *streamConn) readLoop() (code int, yielded bool) {
 			case errors.Is(err, io.EOF):
 				return 0, false
 			case errors.As(err, &tooLarge):
-				c.logf("framing violation: %s: %v", ruleStreamFrameTooLarge, err)
+				c.logf("framing violation: %s: %v", RuleStreamFrameTooLarge, err)
 			case errors.Is(err, ErrTruncatedFrame):
-				c.logf("framing violation: %s: %v", ruleStreamUnterminatedFrame, err)
+				c.logf("framing violation: %s: %v", RuleStreamUnterminatedFrame, err)
 			default:
 				c.logf("cannot read stdin: %v", err)
 			}

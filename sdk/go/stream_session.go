@@ -394,7 +394,7 @@ func (c *streamConn) replyFrame(id *node, response CallbackResponse, started []b
 	if len(frame)-1 > LimitMaxFrameBytes {
 		message := fmt.Sprintf("the reply frame is %d bytes, over the maximum frame size (%d bytes)", len(frame)-1, LimitMaxFrameBytes)
 		c.logf("the handler's response is invalid: %s", message)
-		data, _ := EncodeCallbackResponse(failedWithWarning(runnerHandlerClass, ruleStreamFrameTooLarge, message))
+		data, _ := EncodeCallbackResponse(failedWithWarning(runnerHandlerClass, RuleStreamFrameTooLarge, message))
 		frame = successFrame(id, data)
 	}
 	return frame

@@ -53,9 +53,9 @@ func readStream(input []byte, maxFrameBytes, chunk int) ([]map[string]any, strin
 		case errors.Is(err, io.EOF):
 			return frames, ""
 		case errors.As(err, &tooLarge):
-			return frames, ruleStreamFrameTooLarge
+			return frames, RuleStreamFrameTooLarge
 		case errors.Is(err, ErrTruncatedFrame):
-			return frames, ruleStreamUnterminatedFrame
+			return frames, RuleStreamUnterminatedFrame
 		case err != nil:
 			return frames, "read error: " + err.Error()
 		}

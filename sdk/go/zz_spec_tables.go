@@ -278,6 +278,54 @@ const RuleFailureClassOnlyOnFailed = "failure-class-only-on-failed"
 // RuleFailedRequiresRetryClass is rule "failed-requires-retry-class": status=failed carries a retry_class (the client declares its retry posture).
 const RuleFailedRequiresRetryClass = "failed-requires-retry-class"
 
+// RuleStreamFrameLF is rule "stream.frame-lf": Frames are separated by LF (0x0A) only. U+2028, U+2029 and U+0085 are ordinary characters inside strings and never split a frame.
+const RuleStreamFrameLF = "stream.frame-lf"
+
+// RuleStreamFrameCR is rule "stream.frame-cr": One CR (0x0D) right before the LF is removed before the frame is parsed; writers never emit it. Any other CR is JSON whitespace between tokens, or json.syntax inside a string.
+const RuleStreamFrameCR = "stream.frame-cr"
+
+// RuleStreamEmptyFrame is rule "stream.empty-frame": An empty line (LF right after LF, or a lone CR before LF) is not a frame.
+const RuleStreamEmptyFrame = "stream.empty-frame"
+
+// RuleStreamFrameTooLarge is rule "stream.frame-too-large": The bytes of the current frame since the last LF (the CR included) exceed max_frame_bytes. Exactly max_frame_bytes passes; the byte after it fails as soon as it arrives, whatever the chunking, and nothing more is buffered.
+const RuleStreamFrameTooLarge = "stream.frame-too-large"
+
+// RuleStreamUnterminatedFrame is rule "stream.unterminated-frame": stdout reached EOF after some bytes of a frame without its LF.
+const RuleStreamUnterminatedFrame = "stream.unterminated-frame"
+
+// RuleStreamJSON is rule "stream.json": The frame's bytes (without LF and the optional CR) are judged as one strict JSON document with the json.* rules of spec/tables/document-rules.json (json.bom, json.utf8, json.syntax, json.trailing-data, json.duplicate-key, json.max-depth, json.lone-surrogate, json.number-range); the issue names that json.* rule. A log line or a start-up banner is json.syntax.
+const RuleStreamJSON = "stream.json"
+
+// RuleStreamBatch is rule "stream.batch": A top-level JSON array (a JSON-RPC batch) is refused; this binding has no batches.
+const RuleStreamBatch = "stream.batch"
+
+// RuleStreamNotObject is rule "stream.not-object": The top-level value is not a JSON object (a string, number, boolean or null).
+const RuleStreamNotObject = "stream.not-object"
+
+// RuleStreamJSONRPC is rule "stream.jsonrpc": The member jsonrpc is missing or is not exactly the string "2.0".
+const RuleStreamJSONRPC = "stream.jsonrpc"
+
+// RuleStreamFrameKind is rule "stream.frame-kind": The members fit none of the four closed frame kinds (request, notification, success reply, error reply): an unknown member, both result and error, a reply without an id, method together with result or error.
+const RuleStreamFrameKind = "stream.frame-kind"
+
+// RuleStreamID is rule "stream.id": An id that is not a string of 1..128 characters or an integer 0..2^53-1 written as a plain integer (null, 1.5, 1e2, -0, -1, true, an object, an empty string).
+const RuleStreamID = "stream.id"
+
+// RuleStreamMethod is rule "stream.method": method is not a string of 1..256 characters, or starts with the reserved prefix rpc.
+const RuleStreamMethod = "stream.method"
+
+// RuleStreamParams is rule "stream.params": params is present and is not a JSON object (by-position arrays are not used).
+const RuleStreamParams = "stream.params"
+
+// RuleStreamErrorObject is rule "stream.error-object": error is not a closed object {code: integer -2^53+1..2^53-1, message: string of at most 65536 characters, data?: any JSON}.
+const RuleStreamErrorObject = "stream.error-object"
+
+// RuleStreamDuplicateRequestID is rule "stream.duplicate-request-id": The peer sends a request whose id equals one of its own requests still unanswered.
+const RuleStreamDuplicateRequestID = "stream.duplicate-request-id"
+
+// RuleStreamRequestFlood is rule "stream.request-flood": The peer has more than max_client_requests_in_flight of its own requests unanswered.
+const RuleStreamRequestFlood = "stream.request-flood"
+
 // EventInfo is one row of spec/tables/event-vocabulary.json.
 type EventInfo struct {
 	// Event is the LifecycleEventKind the row describes.

@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -199,29 +196,9 @@ func TestServeOutput(t *testing.T) {
 // TestWarningLimitIsTheLimit checks the runner's cut of a warning message against
 // limits.runner_warning_message_code_points, read from spec/tables/limits.json of the repository.
 func TestWarningLimitIsTheLimit(t *testing.T) {
-	path := filepath.Join("..", "..", "spec", "tables", "limits.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("cannot read %s (run the tests in sdk/go of a lifeloop-callback checkout): %v", path, err)
+	limit := int(specLimit(t, "runner_warning_message_code_points"))
+	got := failedWithWarning(FailureClassAdapterUnavailable, "c", strings.Repeat("é", limit+10)).Warnings[0].Message
+	if want := strings.Repeat("é", limit) + "..."; got != want {
+		t.Fatalf("the runner cut a warning to %d code points, limits.runner_warning_message_code_points = %d", utf8.RuneCountInString(got), limit)
 	}
-	var table struct {
-		Limits []struct {
-			Name  string `json:"name"`
-			Value int    `json:"value"`
-		} `json:"limits"`
-	}
-	if err := json.Unmarshal(data, &table); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	for _, limit := range table.Limits {
-		if limit.Name == "runner_warning_message_code_points" {
-			long := strings.Repeat("é", limit.Value+10)
-			got := failedWithWarning(FailureClassAdapterUnavailable, "c", long).Warnings[0].Message
-			if want := strings.Repeat("é", limit.Value) + "..."; got != want {
-				t.Fatalf("the runner cut a warning to %d code points, limits.runner_warning_message_code_points = %d", utf8.RuneCountInString(got), limit.Value)
-			}
-			return
-		}
-	}
-	t.Fatalf("%s has no runner_warning_message_code_points", path)
 }

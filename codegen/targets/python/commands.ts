@@ -3,19 +3,6 @@ import type { CommandGroup } from "../../model/model.js";
 import type { PythonSdkViewModel } from "../../../generated/codegen/python/view-model.js";
 import { pascal, pyAttr, snake } from "./naming.js";
 
-/** Names the package exports for every registry: `COMMAND_GROUPS` (generated, _gen_commands.py) and the classes of the hand-written `lifeloop_callback/_host.py`. */
-export const STATIC_COMMAND_EXPORTS = [
-  "COMMAND_GROUPS",
-  "CommandError",
-  "CommandFailedError",
-  "CommandOutputError",
-  "CommandReportedError",
-  "CommandSpawnError",
-  "CommandTimeoutError",
-  "CommandUsageError",
-  "ListedEntry",
-];
-
 /** Python type and readers of a member the host CLI prints (a result field or an error field). */
 export interface MemberType {
   readonly annotation: string;

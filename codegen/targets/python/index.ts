@@ -19,7 +19,7 @@ import { hashBanner, markdownBanner, type OutputFile } from "../../emit/output.j
 import type { Model } from "../../model/model.js";
 import type { PythonSdkViewModel } from "../../../generated/codegen/python/view-model.js";
 import { renderSdk } from "../sdk-render.js";
-import { commandGroupView, STATIC_COMMAND_EXPORTS } from "./commands.js";
+import { commandGroupView } from "./commands.js";
 import { hooksView } from "./hooks.js";
 import { failureVariantConst, isortNames, pyAttr, pyConstName, snake } from "./naming.js";
 import { runnerView } from "./runner.js";
@@ -74,7 +74,8 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
   const commandExports = groups.flatMap((g) => [g.className, ...g.errors.map((e) => e.className), ...g.commands.map((c) => c.resultClass)]).sort();
   const initModules: [string, string[]][] = [
     ["codec", ["check", "decode", "encode", "from_json_value", "to_json_value"]],
-    ["_host", STATIC_COMMAND_EXPORTS.filter((name) => name !== "COMMAND_GROUPS")],
+    // The hand-written command classes of _host.py: `from ._host import *` (no names: its __all__, added to ours).
+    ["_host", []],
     ["commands", ["COMMAND_GROUPS", ...commandExports]],
     ["enums", ["ENUM_CLASSES", ...model.enums.map((e) => e.name)]],
     ["hooks", hooks.exports],

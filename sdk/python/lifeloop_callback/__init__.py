@@ -24,6 +24,7 @@ A complete client::
         raise SystemExit(serve(handle))
 """
 
+from . import _host
 from ._gen_commands import (
     COMMAND_GROUPS,
     Continuation,
@@ -123,16 +124,7 @@ from ._gen_wire import (
     Warning,
     WireObject,
 )
-from ._host import (
-    CommandError,
-    CommandFailedError,
-    CommandOutputError,
-    CommandReportedError,
-    CommandSpawnError,
-    CommandTimeoutError,
-    CommandUsageError,
-    ListedEntry,
-)
+from ._host import *  # noqa: F403 - a hand-written module: what it exports is its __all__
 from .answer import (
     Handler,
     failure_response,
@@ -185,13 +177,6 @@ __all__ = [
     "CallbackRequest",
     "CallbackResponse",
     "CapabilityDegradation",
-    "CommandError",
-    "CommandFailedError",
-    "CommandOutputError",
-    "CommandReportedError",
-    "CommandSpawnError",
-    "CommandTimeoutError",
-    "CommandUsageError",
     "Continuation",
     "ContinuationBlobTooLargeError",
     "ContinuationClientIdMismatchError",
@@ -250,7 +235,6 @@ __all__ = [
     "LIMITS",
     "LifecycleEventKind",
     "LifecycleReceipt",
-    "ListedEntry",
     "PayloadEnvelope",
     "PayloadReceipt",
     "PayloadRef",
@@ -287,3 +271,4 @@ __all__ = [
     "serve_stream_io",
     "to_json_value",
 ]
+__all__ += _host.__all__

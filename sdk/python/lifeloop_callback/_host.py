@@ -36,6 +36,10 @@ from .json_value import JsonObject
 #: Deadline of one command when ``timeout_s`` is not given, in seconds: limits.client_command_timeout_ms.
 DEFAULT_TIMEOUT_S: Final[float] = LIMIT_CLIENT_COMMAND_TIMEOUT_MS / 1000
 
+#: Re-exported by the package (``from lifeloop_callback import CommandError``); its __init__ adds these to its own.
+__all__ = ["CommandError", "CommandFailedError", "CommandOutputError", "CommandReportedError"]
+__all__ += ["CommandSpawnError", "CommandTimeoutError", "CommandUsageError", "ListedEntry"]
+
 class CommandError(Exception):
     """A client-initiated command failed. ``argv`` is what was run; ``exit_code`` is ``None`` when the
     process did not exit normally (spawn failure, timeout); ``stderr`` is its decoded stderr."""

@@ -6,8 +6,8 @@
  * `sdk/python/lifeloop_callback/_gen_*.py`, ...); a file there that no target produces is stale and
  * is reported, or deleted on write. Every other file of `sdk/` is hand-written: an output there,
  * or an output over an existing file that lacks the generated banner, is refused
- * ({@link HandWrittenFileError}). Files outside these (marked regions of `spec/*.md`, the view-model
- * types in codegen/) are only ever compared or rewritten, never deleted.
+ * ({@link HandWrittenFileError}). Files outside these (marked regions of `spec/*.md`) are only ever
+ * compared or rewritten, never deleted.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";

@@ -1,7 +1,8 @@
 /**
  * Rendering one SDK, the same way for every language: validate the view model against
- * `sdk/<language>/templates/view-model.schema.json` (closed objects; every issue listed, up to
- * five), render an explicit list of templates (handlebars 4.7.10, an isolated instance, `noEscape`
+ * `sdk/<language>/templates/view-model.schema.json` and the part files it references
+ * (`view-model.<part>.schema.json`; read as one schema by {@link viewModelSchema}; closed objects;
+ * every issue listed, up to five), render an explicit list of templates (handlebars 4.7.10, an isolated instance, `noEscape`
  * and `strict`, with the language's syntax helpers and partials registered: string literals, doc
  * comments, struct fields; see <language>/syntax.ts) into the SDK's own folder `sdk/<language>/`,
  * each file with a banner naming its template, and normalise whitespace (no trailing blanks, at
@@ -35,6 +36,42 @@ export function sdkSource(model: Model, path: string): string {
   const text = model.sdkSources.get(path);
   if (text === undefined) throw new Error(`${path} is missing`);
   return text;
+}
+
+/** The root file of a language's view-model schema, repository-relative. */
+export function viewModelSchemaPath(language: string): string {
+  return `${sdkTemplateDir(language)}/view-model.schema.json`;
+}
+
+/**
+ * A language's view-model schema as one JSON Schema object. The root file keeps each large member
+ * in a part file of the same folder (`view-model.<part>.schema.json`, a `$defs` entry referenced by
+ * the root's `properties` as `view-model.<part>.schema.json#/$defs/<member>`; the part refers back
+ * to the root's `$defs` as `view-model.schema.json#/$defs/<name>`), so that no file is over 800
+ * lines. Here every reference into a part is replaced by the part's entry and every reference back
+ * to the root becomes local again, giving the schema that ajv and json-schema-to-typescript read.
+ * Throws naming the file when a referenced part or entry is missing.
+ */
+export function viewModelSchema(model: Model, language: string): Record<string, unknown> {
+  const dir = sdkTemplateDir(language);
+  const partRef = /^(view-model\.[a-z]+\.schema\.json)#\/\$defs\/([A-Za-z]+)$/;
+  const inline = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(inline);
+    if (value === null || typeof value !== "object") return value;
+    const ref = (value as { $ref?: unknown }).$ref;
+    if (typeof ref === "string" && Object.keys(value).length === 1) {
+      const [, file, entry] = partRef.exec(ref) ?? [];
+      if (file !== undefined && entry !== undefined) {
+        const path = `${dir}/${file}`;
+        const defs = (JSON.parse(sdkSource(model, path)) as { $defs?: Record<string, unknown> }).$defs ?? {};
+        if (!Object.hasOwn(defs, entry)) throw new Error(`${path}: no $defs entry ${entry} (referenced from ${viewModelSchemaPath(language)})`);
+        return inline(defs[entry]);
+      }
+      if (ref.startsWith("view-model.schema.json#")) return { $ref: ref.slice("view-model.schema.json".length) };
+    }
+    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, inline(member)]));
+  };
+  return inline(JSON.parse(sdkSource(model, viewModelSchemaPath(language)))) as Record<string, unknown>;
 }
 
 /** The banners of one generated file (comment syntax included), given its template's repository-relative path. */
@@ -113,13 +150,13 @@ export function renderTemplate(syntax: SdkSyntax, template: string, view: unknow
   return hbs.compile(template, { noEscape: true, strict: true })(view);
 }
 
-/** Validate `view` against the language's closed view-model schema. */
+/** Validate `view` against the language's closed view-model schema ({@link viewModelSchema}). */
 export function checkViewModel(model: Model, language: string, view: unknown): void {
-  const path = `${sdkTemplateDir(language)}/view-model.schema.json`;
+  const path = viewModelSchemaPath(language);
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   // json-schema-to-typescript's annotation for a member of any JSON value (view-model-types.ts).
   ajv.addKeyword({ keyword: "tsType", schemaType: "string" });
-  const validate = ajv.compile(JSON.parse(sdkSource(model, path)) as Record<string, unknown>);
+  const validate = ajv.compile(viewModelSchema(model, language));
   if (!validate(view)) {
     const detail = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"}: ${e.message ?? "invalid"} ${JSON.stringify(e.params)}`);
     throw new Error(`${language} target: the view model does not match ${path}:\n${detail.join("\n")}`);

@@ -914,6 +914,12 @@ export interface StreamV2Table {
     }[];
     after_violation: Text;
     client_exit: Text;
+    /**
+     * The signals that end a stream client runner at once (exit status 0, running handlers not awaited), by their POSIX names; each runner (TS runtime/client/runner.ts, Go sdk/go/stream_runner.go, Python lifeloop_callback/stream.py) listens for exactly these.
+     *
+     * @minItems 1
+     */
+    client_exit_signals: string[];
   };
   respawn: {
     when: Text;

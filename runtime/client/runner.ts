@@ -80,7 +80,7 @@ export interface ServeOptions {
 const NOT_DISPATCHABLE: ReadonlySet<string> = new Set(EVENT_VOCABULARY.filter((e) => !e.dispatchable).map((e) => e.event));
 const EVENT_KINDS: ReadonlySet<string> = new Set(EVENT_VOCABULARY.map((e) => e.event));
 const EVENT_PREFIX = STREAM_V2.host_to_client.event_method_prefix;
-const MAX_WARNING_MESSAGE = 4096;
+const MAX_WARNING_MESSAGE = LIMITS.runner_warning_message_code_points;
 
 /** A `status: failed` response with the class's default retry class and one warning. */
 export function failureResponse(failureClass: FailureClass, code: string, message: string, schemaVersion: string): CallbackResponse {
@@ -261,7 +261,7 @@ class StreamServer {
       this.stdoutFailed = true;
     });
     const onSignal = (): void => this.end(0, null);
-    const signals = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+    const signals = STREAM_V2.shutdown.client_exit_signals;
     if (this.divert) for (const s of signals) process.on(s, onSignal);
     const status = await this.finished;
     if (this.divert) for (const s of signals) process.removeListener(s, onSignal);

@@ -112,7 +112,7 @@ func FailedResponse(fc FailureClass) CallbackResponse {
 }
 
 // warningLimit bounds the warning messages the runner writes, in code points.
-const warningLimit = 4096
+const warningLimit = LimitRunnerWarningMessageCodePoints
 
 // failedWithWarning is FailedResponse plus one Warning.
 func failedWithWarning(fc FailureClass, code, message string) CallbackResponse {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const runnerRequest = `{"schema_version":"` + WireVersion + `","request":{"schema_version":"` + WireVersion + `","event":"session.starting","event_id":"e1","adapter_id":"codex","adapter_version":"0.1.0","integration_mode":"native_hook","invocation_id":"i1"}}`
@@ -189,5 +190,15 @@ func TestServeOutput(t *testing.T) {
 	var stderr bytes.Buffer
 	if code := ServeIO(context.Background(), strings.NewReader(runnerRequest), failingWriter{}, &stderr, echoHandler); code != 1 || !strings.Contains(stderr.String(), "cannot write") {
 		t.Fatalf("an unwritable stdout exits 1 (code %d, stderr %q)", code, stderr.String())
+	}
+}
+
+// TestWarningLimitIsTheLimit checks the runner's cut of a warning message against
+// limits.runner_warning_message_code_points, read from spec/tables/limits.json of the repository.
+func TestWarningLimitIsTheLimit(t *testing.T) {
+	limit := int(specLimit(t, "runner_warning_message_code_points"))
+	got := failedWithWarning(FailureClassAdapterUnavailable, "c", strings.Repeat("é", limit+10)).Warnings[0].Message
+	if want := strings.Repeat("é", limit) + "..."; got != want {
+		t.Fatalf("the runner cut a warning to %d code points, limits.runner_warning_message_code_points = %d", utf8.RuneCountInString(got), limit)
 	}
 }

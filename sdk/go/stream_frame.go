@@ -90,7 +90,7 @@ func decodeFrame(line []byte, p *parser, into *streamFrame) (*streamFrame, *Fram
 		line = line[:n-1]
 	}
 	if len(line) == 0 {
-		return nil, framing(ruleStreamEmptyFrame, "empty line (a frame is one JSON object)")
+		return nil, framing(RuleStreamEmptyFrame, "empty line (a frame is one JSON object)")
 	}
 	root, paramsAt, issue := parseFrame(line, p)
 	if issue != nil {
@@ -99,12 +99,12 @@ func decodeFrame(line []byte, p *parser, into *streamFrame) (*streamFrame, *Fram
 	switch root.kind {
 	case kindObject:
 	case kindArray:
-		return nil, framing(ruleStreamBatch, "a JSON array (a batch); this binding has no batches")
+		return nil, framing(RuleStreamBatch, "a JSON array (a batch); this binding has no batches")
 	default:
-		return nil, framing(ruleStreamNotObject, "a JSON %s, not an object", kindWord(root.kind))
+		return nil, framing(RuleStreamNotObject, "a JSON %s, not an object", kindWord(root.kind))
 	}
 	if v, ok := root.get("jsonrpc"); !ok || v.kind != kindString || v.str != "2.0" {
-		return nil, framing(ruleStreamJSONRPC, `member "jsonrpc" must be the string "2.0"`)
+		return nil, framing(RuleStreamJSONRPC, `member "jsonrpc" must be the string "2.0"`)
 	}
 	f := into
 	if f == nil {
@@ -128,11 +128,11 @@ func decodeFrame(line []byte, p *parser, into *streamFrame) (*streamFrame, *Fram
 	case hasError && !hasResult && hasID:
 		f.kind, members = frameError, errorMembers
 	default:
-		return nil, framing(ruleStreamFrameKind, "the members fit no frame kind (a reply needs an id and exactly one of result and error; a request or notification needs method)")
+		return nil, framing(RuleStreamFrameKind, "the members fit no frame kind (a reply needs an id and exactly one of result and error; a request or notification needs method)")
 	}
 	for _, k := range root.keys {
 		if !contains(members, k) { // a few short names: faster than hashing
-			return nil, framing(ruleStreamFrameKind, "member %q does not belong in a %s", k, f.kind)
+			return nil, framing(RuleStreamFrameKind, "member %q does not belong in a %s", k, f.kind)
 		}
 	}
 	if hasID {
@@ -144,12 +144,12 @@ func decodeFrame(line []byte, p *parser, into *streamFrame) (*streamFrame, *Fram
 	switch f.kind {
 	case frameRequest, frameNotification:
 		if method.kind != kindString || method.str == "" || utf8.RuneCountInString(method.str) > streamMethodMaxLength || strings.HasPrefix(method.str, streamReservedPrefix) {
-			return nil, framing(ruleStreamMethod, "method must be a string of 1..%d characters not starting with %q", streamMethodMaxLength, streamReservedPrefix)
+			return nil, framing(RuleStreamMethod, "method must be a string of 1..%d characters not starting with %q", streamMethodMaxLength, streamReservedPrefix)
 		}
 		f.method = method.str
 		if params, ok := root.get("params"); ok {
 			if params.kind != kindObject {
-				return nil, framing(ruleStreamParams, `member "params" must be an object`)
+				return nil, framing(RuleStreamParams, `member "params" must be an object`)
 			}
 			f.params, f.paramsAt = params, paramsAt
 		}
@@ -284,21 +284,21 @@ func checkID(id *node) *FramingError {
 		if n := utf8.RuneCountInString(id.str); n >= 1 && int64(n) <= ids.StringMaxLength {
 			return nil
 		}
-		return framing(ruleStreamID, "a string id has 1..%d characters", ids.StringMaxLength)
+		return framing(RuleStreamID, "a string id has 1..%d characters", ids.StringMaxLength)
 	case kindNumber:
 		if !id.nonInteger {
 			if v, err := strconv.ParseInt(id.str, 10, 64); err == nil && v >= ids.IntegerMinimum && v <= ids.IntegerMaximum && id.str != "-0" {
 				return nil
 			}
 		}
-		return framing(ruleStreamID, "id %s is not an integer from %d to %d written as a plain integer", id.str, ids.IntegerMinimum, ids.IntegerMaximum)
+		return framing(RuleStreamID, "id %s is not an integer from %d to %d written as a plain integer", id.str, ids.IntegerMinimum, ids.IntegerMaximum)
 	}
-	return framing(ruleStreamID, `member "id" must be a string or an integer, not %s`, kindWord(id.kind))
+	return framing(RuleStreamID, `member "id" must be a string or an integer, not %s`, kindWord(id.kind))
 }
 
 func (f *streamFrame) readError(e *node) *FramingError {
 	bad := func(format string, args ...any) *FramingError {
-		return framing(ruleStreamErrorObject, "error object: "+format, args...)
+		return framing(RuleStreamErrorObject, "error object: "+format, args...)
 	}
 	if e.kind != kindObject {
 		return bad("not an object")

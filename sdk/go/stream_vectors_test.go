@@ -53,9 +53,9 @@ func readStream(input []byte, maxFrameBytes, chunk int) ([]map[string]any, strin
 		case errors.Is(err, io.EOF):
 			return frames, ""
 		case errors.As(err, &tooLarge):
-			return frames, ruleStreamFrameTooLarge
+			return frames, RuleStreamFrameTooLarge
 		case errors.Is(err, ErrTruncatedFrame):
-			return frames, ruleStreamUnterminatedFrame
+			return frames, RuleStreamUnterminatedFrame
 		case err != nil:
 			return frames, "read error: " + err.Error()
 		}
@@ -154,5 +154,31 @@ func TestStreamBoundsMatchTheSchemas(t *testing.T) {
 	}
 	if streamReservedPrefix != "rpc." {
 		t.Fatalf("reserved prefix %q", streamReservedPrefix)
+	}
+}
+
+// TestClientExitSignalsFollowTheTable ties the signals ServeStream listens for to
+// spec/tables/stream-v2.json shutdown.client_exit_signals, read from the file itself.
+func TestClientExitSignalsFollowTheTable(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("..", "..", "spec", "tables", "stream-v2.json"))
+	if err != nil {
+		t.Skipf("the spec tables are not next to this package (%v)", err)
+	}
+	var table struct {
+		Shutdown struct {
+			ClientExitSignals []string `json:"client_exit_signals"`
+		} `json:"shutdown"`
+	}
+	if err := json.Unmarshal(text, &table); err != nil {
+		t.Fatal(err)
+	}
+	got := clientExitSignals()
+	if len(got) != len(table.Shutdown.ClientExitSignals) {
+		t.Fatalf("ServeStream listens for %v, the table lists %v", got, table.Shutdown.ClientExitSignals)
+	}
+	for i, name := range table.Shutdown.ClientExitSignals {
+		if want := signalsByName[name]; got[i] != want {
+			t.Fatalf("signal %d: ServeStream listens for %v, the table says %s", i, got[i], name)
+		}
 	}
 }

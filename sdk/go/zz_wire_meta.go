@@ -4,7 +4,7 @@
 package lifeloop
 
 // Per-type schema metadata (schema layer) and ordered rule steps (rules layer), generated from
-// schemas/ and spec/tables/rules.json. Interpreted by validate.go.
+// schemas/ and spec/tables/rules.json. Interpreted by schema.go and rules.go.
 
 // typeMetaOf returns the metadata of a wire object type (nil for an unknown name).
 func typeMetaOf(name string) *typeMeta {

@@ -43,7 +43,7 @@ describe("sdk/: generated and hand-written files", () => {
       expect(text, path).toMatch(/sdk\/(go|python)\/templates\/[\w.]+\.hbs/);
     }
     const handWritten = all.filter((p) => !isSdkGenerated(p) && /\.(go|py)$/.test(p));
-    expect(handWritten).toContain("sdk/go/strict_json.go");
+    expect(handWritten).toContain("sdk/go/json_parse.go");
     expect(handWritten).toContain("sdk/python/lifeloop_callback/stream.py");
     for (const path of handWritten) expect(readFileSync(join(REPO_ROOT, path), "utf8"), path).not.toContain(BANNER);
   });

@@ -1,6 +1,6 @@
 /** Client-initiated commands (spec/tables/client-initiated-commands.json) as Go wrappers (commands.go). */
 import type { CommandGroup } from "../../model/model.js";
-import type { GoViewModel } from "./view-model.js";
+import type { GoViewModel } from "../../../generated/codegen/go/view-model.js";
 import { goName, paramName, singular } from "./naming.js";
 
 /** Go type and reader of each member type of spec/tables/client-initiated-commands.json `members`. */

@@ -1,6 +1,6 @@
 /** The harness hook mapping (spec/tables/harness-hook-mapping.json) as typed constants and lookups (hooks.go). */
 import type { Model } from "../../model/model.js";
-import type { GoViewModel } from "./view-model.js";
+import type { GoViewModel } from "../../../generated/codegen/go/view-model.js";
 import { hookExample, hookMapping } from "../sdk-shared.js";
 import { enumConst, goName } from "./naming.js";
 

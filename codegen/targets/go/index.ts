@@ -12,11 +12,11 @@
  * asserts `gofmt -l` is empty).
  *
  * Errors: throws when the model holds something the Go SDK cannot express yet (a rule check the
- * interpreter in validate.go does not implement, a nested array, an untyped command result
+ * interpreter in rules.go does not implement, a nested array, an untyped command result
  * member), naming what to extend.
  */
 import type { Model } from "../../model/model.js";
-import type { GoViewModel } from "./view-model.js";
+import type { GoViewModel } from "../../../generated/codegen/go/view-model.js";
 import { markdownBanner, slashBanner, type OutputFile } from "../../emit/output.js";
 import { checkViewModel, renderSdk } from "../sdk-render.js";
 import { commandGroupView } from "./commands.js";

@@ -14,6 +14,9 @@ export const INITIALISMS: Readonly<Record<string, string>> = {
   http: "HTTP",
   cli: "CLI",
   bom: "BOM",
+  lf: "LF",
+  cr: "CR",
+  jsonrpc: "JSONRPC",
 };
 
 /** `event_id` → `EventID`, `session.starting` → `SessionStarting`, `max-bytes` → `MaxBytes`. */

@@ -1,6 +1,6 @@
 /** The client runner's failure classes, warning codes and documented outcomes (runner_outcomes.go). */
 import type { Model } from "../../model/model.js";
-import type { GoViewModel } from "./view-model.js";
+import type { GoViewModel } from "../../../generated/codegen/go/view-model.js";
 import { runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "../sdk-shared.js";
 import { enumConst, failureVariantConst } from "./naming.js";
 

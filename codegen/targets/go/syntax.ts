@@ -21,9 +21,9 @@ import type { Shape } from "../../model/model.js";
 import { helperNumber as num, helperString as str, helperStrings as strs, type SdkSyntax } from "../sdk-render.js";
 import { enumStringsVar, goString, wrap } from "./naming.js";
 import { type GoShape, goTypeOf } from "./tables.js";
-import type { GoShape as GoViewShape } from "./view-model.js";
+import type { GoShape as GoViewShape } from "../../../generated/codegen/go/view-model.js";
 
-/** The schema-layer literal of `shape` (interpreted by sdk/go/validate.go). */
+/** The schema-layer literal of `shape` (interpreted by sdk/go/schema.go). */
 function shapeLiteral(shape: Shape): string {
   switch (shape.kind) {
     case "string":

@@ -3,7 +3,7 @@
  * struct types derived from its meta-schema plus a typed value; limits and rule ids become constants.
  */
 import type { Model } from "../../model/model.js";
-import type { GoShape as GoViewShape, GoViewModel } from "./view-model.js";
+import type { GoShape as GoViewShape, GoViewModel } from "../../../generated/codegen/go/view-model.js";
 import { goName, singular } from "./naming.js";
 
 /** Tables with a hand-designed Go rendering in spec_tables.go.hbs; every other table is rendered generically. */
@@ -184,9 +184,10 @@ export function limitViews(model: Model): GoViewModel["limitConsts"] {
   }));
 }
 
-/** A `Rule*` constant per rule id (document rules, then cross-field rules). */
+/** A `Rule*` constant per rule id (document rules, cross-field rules, then stream framing rules). */
 export function ruleIdViews(model: Model): GoViewModel["ruleIds"] {
   const document = model.tables.documentRules.rules.map((r) => ({ id: r.id, summary: r.summary }));
   const cross = model.rules.map((r) => ({ id: r.id, summary: r.summary }));
-  return [...document, ...cross].map((r) => ({ constName: `Rule${goName(r.id)}`, id: r.id, summary: r.summary.replace(/\s+/g, " ") }));
+  const stream = model.tables.streamV2.framing_rules.map((r) => ({ id: r.id, summary: r.summary }));
+  return [...document, ...cross, ...stream].map((r) => ({ constName: `Rule${goName(r.id)}`, id: r.id, summary: r.summary.replace(/\s+/g, " ") }));
 }

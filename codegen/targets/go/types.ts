@@ -1,9 +1,9 @@
 /** The wire types of the model as Go structs, codecs and schema metadata (wire_types.go, wire_meta.go). */
 import type { Field, Model, RuleStep, Shape, WireType } from "../../model/model.js";
-import type { GoViewModel } from "./view-model.js";
+import type { GoViewModel } from "../../../generated/codegen/go/view-model.js";
 import { goName } from "./naming.js";
 
-/** Rule checks the interpreter in sdk/go/validate.go implements, with their Go constants. */
+/** Rule checks the interpreter in sdk/go/rules.go implements, with their Go constants. */
 export const RULE_CHECKS: Readonly<Record<string, string>> = {
   equals_wire_version: "checkEqualsWireVersion",
   non_empty_string: "checkNonEmptyString",
@@ -81,7 +81,7 @@ export function fieldView(type: WireType, field: Field): TypeView["fields"][numb
 export function stepView(step: RuleStep, wireVersion: string): TypeView["steps"][number] {
   const check = RULE_CHECKS[step.check];
   if (!check) {
-    throw new Error(`go target: rule check ${JSON.stringify(step.check)} is not implemented by the Go interpreter; add it to sdk/go/validate.go and RULE_CHECKS`);
+    throw new Error(`go target: rule check ${JSON.stringify(step.check)} is not implemented by the Go interpreter; add it to sdk/go/rules.go and RULE_CHECKS`);
   }
   return {
     rule: step.rule,

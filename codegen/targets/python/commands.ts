@@ -1,6 +1,6 @@
 /** Client-initiated commands (spec/tables/client-initiated-commands.json) as Python wrappers (lifeloop_callback/_gen_commands.py, on the hand-written _host.py). */
 import type { CommandGroup } from "../../model/model.js";
-import type { PythonSdkViewModel } from "./view-model.js";
+import type { PythonSdkViewModel } from "../../../generated/codegen/python/view-model.js";
 import { pascal, pyAttr, snake } from "./naming.js";
 
 /** Python type and readers of a member the host CLI prints (a result field or an error field). */

@@ -1,6 +1,6 @@
 /** The harness hook mapping (spec/tables/harness-hook-mapping.json) as typed constants and lookups (hooks.py). */
 import type { Model } from "../../model/model.js";
-import type { PythonSdkViewModel } from "./view-model.js";
+import type { PythonSdkViewModel } from "../../../generated/codegen/python/view-model.js";
 import { hookExample, hookMapping } from "../sdk-shared.js";
 import { pyConstName, upperSnake } from "./naming.js";
 

@@ -17,7 +17,7 @@
  */
 import { hashBanner, markdownBanner, type OutputFile } from "../../emit/output.js";
 import type { Model } from "../../model/model.js";
-import type { PythonSdkViewModel } from "./view-model.js";
+import type { PythonSdkViewModel } from "../../../generated/codegen/python/view-model.js";
 import { renderSdk } from "../sdk-render.js";
 import { commandGroupView } from "./commands.js";
 import { hooksView } from "./hooks.js";

@@ -1,6 +1,6 @@
 /** The client runner's failure classes, warning codes and documented outcomes (runner_outcomes.py, runner.py). */
 import type { Model } from "../../model/model.js";
-import type { PythonSdkViewModel } from "./view-model.js";
+import type { PythonSdkViewModel } from "../../../generated/codegen/python/view-model.js";
 import { runnerOutcomeBullets, runnerOutcomes, runnerOutcomeTable, runnerVariants } from "../sdk-shared.js";
 import { failureVariantConst, isortNames, pyConstName } from "./naming.js";
 

@@ -1,6 +1,6 @@
 /** The wire types of the model as Python dataclasses, schema metadata and rule plans (wire.py, plans.py). */
 import type { Field, RuleStep, Shape, WireType } from "../../model/model.js";
-import type { PythonSdkViewModel } from "./view-model.js";
+import type { PythonSdkViewModel } from "../../../generated/codegen/python/view-model.js";
 import { pyAttr } from "./naming.js";
 
 export function annotationOf(shape: Shape): string {

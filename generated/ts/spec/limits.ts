@@ -185,6 +185,13 @@ export const LIMITS_TABLE = {
       "unit": "ms",
       "applies_to": "the default deadline of one client-initiated command (spec/tables/client-initiated-commands.json) that a client SDK runs as a host CLI subprocess, from start to exit, when the author sets none: Go Host.Timeout zero (DefaultHostTimeout), Python timeout_s omitted, the TypeScript client runner's commandTimeoutMs omitted",
       "on_exceed": "the command's process group is killed and the call fails with a timeout (Go *HostError wrapping context.DeadlineExceeded, Python CommandTimeoutError, TypeScript CommandError)"
+    },
+    {
+      "name": "runner_warning_message_code_points",
+      "value": 4096,
+      "unit": "count",
+      "applies_to": "code points of the message of the Warning a client runner adds to the failed response it writes for a refused request or a failing handler (TypeScript runtime/client/runner.ts, Go sdk/go/runner.go, Python lifeloop_callback/answer.py); the schema allows longer messages",
+      "on_exceed": "the runner cuts the message to this many code points (Go then appends \"...\")"
     }
   ]
 } as const;
@@ -216,5 +223,6 @@ export const LIMITS = {
   "stream_max_failed_spawns": 3,
   "stream_respawn_cooldown_ms": 5000,
   "max_session_input_bytes": 268435456,
-  "client_command_timeout_ms": 30000
+  "client_command_timeout_ms": 30000,
+  "runner_warning_message_code_points": 4096
 } as const;

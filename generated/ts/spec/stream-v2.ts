@@ -543,7 +543,12 @@ export const STREAM_V2_TABLE = {
       }
     ],
     "after_violation": "a framing violation or the consecutive-timeout bound skips end_stdin: SIGTERM, then SIGKILL after kill_grace_ms; stdout reaching EOF, a partial frame at EOF or a broken stdin pipe first wait stream_term_grace_ms for the child's own exit (then the events fail with stream_exit), and only then terminate the same way",
-    "client_exit": "a client runner exits within stream_client_exit_ms of stdin EOF, SIGTERM, SIGINT or SIGHUP; pending handlers' replies are not awaited"
+    "client_exit": "a client runner exits within stream_client_exit_ms of stdin EOF, SIGTERM, SIGINT or SIGHUP; pending handlers' replies are not awaited",
+    "client_exit_signals": [
+      "SIGTERM",
+      "SIGINT",
+      "SIGHUP"
+    ]
   },
   "respawn": {
     "when": "the next event after the stream ended (violation, exit, stdout closed, consecutive timeouts) spawns a new child; the events pending on the old stream have already failed",

@@ -239,6 +239,7 @@ LIMITS: Final[Mapping[str, int]] = {
     "stream_respawn_cooldown_ms": 5000,
     "max_session_input_bytes": 268435456,
     "client_command_timeout_ms": 30000,
+    "runner_warning_message_code_points": 4096,
 }
 
 #: limits.max_request_bytes (bytes): a DispatchEnvelope written to a client's stdin; a document read by `lifeloop-callback validate` or `invoke`
@@ -318,6 +319,9 @@ LIMIT_MAX_SESSION_INPUT_BYTES: Final = 268435456
 
 #: limits.client_command_timeout_ms (ms): the default deadline of one client-initiated command (spec/tables/client-initiated-commands.json) that a client SDK runs as a host CLI subprocess, from start to exit, when the author sets none: Go Host.Timeout zero (DefaultHostTimeout), Python timeout_s omitted, the TypeScript client runner's commandTimeoutMs omitted
 LIMIT_CLIENT_COMMAND_TIMEOUT_MS: Final = 30000
+
+#: limits.runner_warning_message_code_points (count): code points of the message of the Warning a client runner adds to the failed response it writes for a refused request or a failing handler (TypeScript runtime/client/runner.ts, Go sdk/go/runner.go, Python lifeloop_callback/answer.py); the schema allows longer messages
+LIMIT_RUNNER_WARNING_MESSAGE_CODE_POINTS: Final = 4096
 
 #: Rule ids of the parse (``json.*``) and schema (``schema.*``) layers (spec/tables/document-rules.json).
 DOCUMENT_RULE_IDS: Final[Tuple[str, ...]] = ("json.max-bytes", "json.bom", "json.utf8", "json.syntax", "json.trailing-data", "json.duplicate-key", "json.max-depth", "json.max-values", "json.max-members", "json.lone-surrogate", "json.number-range", "schema.type", "schema.required", "schema.additional-properties", "schema.enum", "schema.max-length", "schema.minimum", "schema.maximum", "schema.max-items")
@@ -2863,6 +2867,13 @@ LIMITS_TABLE: Final[JsonValue] = {
             "applies_to": "the default deadline of one client-initiated command (spec/tables/client-initiated-commands.json) that a client SDK runs as a host CLI subprocess, from start to exit, when the author sets none: Go Host.Timeout zero (DefaultHostTimeout), Python timeout_s omitted, the TypeScript client runner's commandTimeoutMs omitted",
             "on_exceed": "the command's process group is killed and the call fails with a timeout (Go *HostError wrapping context.DeadlineExceeded, Python CommandTimeoutError, TypeScript CommandError)",
         },
+        {
+            "name": "runner_warning_message_code_points",
+            "value": 4096,
+            "unit": "count",
+            "applies_to": "code points of the message of the Warning a client runner adds to the failed response it writes for a refused request or a failing handler (TypeScript runtime/client/runner.ts, Go sdk/go/runner.go, Python lifeloop_callback/answer.py); the schema allows longer messages",
+            "on_exceed": "the runner cuts the message to this many code points (Go then appends \"...\")",
+        },
     ],
 }
 
@@ -4498,6 +4509,11 @@ STREAM_V2_TABLE: Final[JsonValue] = {
         ],
         "after_violation": "a framing violation or the consecutive-timeout bound skips end_stdin: SIGTERM, then SIGKILL after kill_grace_ms; stdout reaching EOF, a partial frame at EOF or a broken stdin pipe first wait stream_term_grace_ms for the child's own exit (then the events fail with stream_exit), and only then terminate the same way",
         "client_exit": "a client runner exits within stream_client_exit_ms of stdin EOF, SIGTERM, SIGINT or SIGHUP; pending handlers' replies are not awaited",
+        "client_exit_signals": [
+            "SIGTERM",
+            "SIGINT",
+            "SIGHUP",
+        ],
     },
     "respawn": {
         "when": "the next event after the stream ended (violation, exit, stdout closed, consecutive timeouts) spawns a new child; the events pending on the old stream have already failed",

@@ -29,6 +29,7 @@ from ._gen_spec import (
     FAILURE_RETRY_DEFAULTS,
     LIMIT_MAX_REQUEST_BYTES,
     LIMIT_MAX_RESPONSE_BYTES,
+    LIMIT_RUNNER_WARNING_MESSAGE_CODE_POINTS,
 )
 from ._gen_wire import (
     CallbackRequest,
@@ -45,7 +46,7 @@ from .json_value import JsonValue
 Handler = Callable[[CallbackRequest, Tuple[PayloadEnvelope, ...]], CallbackResponse]
 
 #: Longest warning message the runners write (code points).
-_MAX_WARNING_MESSAGE = 4096
+_MAX_WARNING_MESSAGE = LIMIT_RUNNER_WARNING_MESSAGE_CODE_POINTS
 
 #: The SDK's logger; its records (and its children's) go to stderr while a runner serves.
 LOGGER = logging.getLogger("lifeloop_callback")
@@ -60,8 +61,9 @@ def failure_response(
 ) -> CallbackResponse:
     """A ``status: failed`` response with ``failure_class`` and its default retry class.
 
-    ``code``/``message`` add one ``Warning`` (message truncated to 4096 code points); ``metadata``
-    becomes the response's open map. Handy for handlers that want to fail on purpose.
+    ``code``/``message`` add one ``Warning`` (message cut to limits.runner_warning_message_code_points,
+    4096 code points); ``metadata`` becomes the response's open map. Handy for handlers that want to
+    fail on purpose.
     """
     warnings: Tuple[Warning, ...] = ()
     if code:

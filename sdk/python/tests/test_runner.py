@@ -244,3 +244,16 @@ def test_serve_io_reports_an_unwritable_stdout() -> None:
 def test_respond_is_pure() -> None:
     out = respond(envelope((PAYLOAD, PAYLOAD)), _ok)
     assert json.loads(out)["metadata"] == {"n": 2}
+
+
+def test_warning_cut_is_the_limits_table_value() -> None:
+    """failure_response cuts a warning message to limits.runner_warning_message_code_points, read
+    from spec/tables/limits.json independently of the generated constant."""
+    from lifeloop_callback import FailureClass, failure_response
+
+    from conftest import REPO_ROOT
+
+    table = json.loads((REPO_ROOT / "spec" / "tables" / "limits.json").read_text(encoding="utf-8"))
+    value = next(row["value"] for row in table["limits"] if row["name"] == "runner_warning_message_code_points")
+    response = failure_response(FailureClass.ADAPTER_UNAVAILABLE, code="c", message="é" * (value + 10))
+    assert response.warnings[0].message == "é" * value

@@ -73,3 +73,12 @@ def test_frame_bounds_match_the_schemas() -> None:
     assert method["not"]["pattern"] == "^" + stream.RESERVED_METHOD_PREFIX.replace(".", "\\.")
     reply = json.loads((schemas / "jsonrpc-error-reply.schema.json").read_text(encoding="utf-8"))
     assert reply["properties"]["error"]["properties"]["message"]["maxLength"] == stream.MESSAGE_MAX_LENGTH
+
+
+def test_exit_signals_follow_the_table() -> None:
+    from lifeloop_callback import stream
+
+    from conftest import REPO_ROOT
+
+    table = json.loads((REPO_ROOT / "spec" / "tables" / "stream-v2.json").read_text(encoding="utf-8"))
+    assert [sig.name for sig in stream._ENDING_SIGNALS] == table["shutdown"]["client_exit_signals"]

@@ -46,7 +46,7 @@ func main() {
 	replyTail := `,"result":` + os.Args[1] + "}\n"
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := make([]byte, 0, 4096)
-	// The same read pacing as the Go SDK's stream runner (sdk/go/stream_runner.go,
+	// The same read pacing as the Go SDK's stream runner (sdk/go/stream_read.go,
 	// readPace): a pass through the scheduler at most every 4 ms while lines keep coming, so the
 	// runtime's monitor thread never retakes the P from read(2). Without it this loop paid about
 	// 0.6 extra context switches and 4-8 µs of CPU per line, and the floor must not carry a cost

@@ -2,7 +2,8 @@
 # The one reformat of the whole tree (issue 26, habits), run once on the final merged tree:
 #   1. biome.jsonc: "formatter" "enabled": false -> true (the switch codegen/emit/format.ts and
 #      tools/format.ts read)
-#   2. npm run format      Biome and ruff format rewrite the hand-written files
+#   2. npm run format      Biome and ruff format rewrite the hand-written files; README.md's copies
+#                          of examples/ files follow them
 #   3. npm run generate    the generated TypeScript, now through Biome; generated copies of
 #                          hand-written sources follow them
 #   4. npm run docs        the reference pages (unchanged unless a docstring moved)
@@ -44,6 +45,15 @@ node -e '
   fs.writeFileSync("biome.jsonc", text.slice(0, flag) + "\"enabled\": true" + text.slice(flag + "\"enabled\": false".length));
 '
 timed npm run --silent format
+# README.md holds examples/ files byte for byte (test/package/readme-blocks.test.ts): each block
+# marked <!-- example: <lang> examples/... --> takes its file's formatted text.
+node -e '
+  const fs = require("node:fs");
+  const readme = fs.readFileSync("README.md", "utf8");
+  const synced = readme.replace(/(<!-- example: \S+ (examples\/\S+) -->\n```\S*\n)([\s\S]*?\n)(```)/g,
+    (all, head, name, body, fence) => head + fs.readFileSync(name, "utf8") + fence);
+  if (synced !== readme) { fs.writeFileSync("README.md", synced); console.log("== README.md: example blocks follow their formatted files"); }
+'
 timed npm run --silent generate
 timed npm run --silent docs
 timed npm run --silent check

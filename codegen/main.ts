@@ -13,6 +13,7 @@
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { findDrift, HandWrittenFileError, writeOutputs } from "./emit/check.js";
+import { formatOutputs } from "./emit/format.js";
 import type { OutputFile } from "./emit/output.js";
 import { diskInputs } from "./model/inputs.js";
 import { loadModel, ModelError } from "./model/load.js";
@@ -30,7 +31,10 @@ export interface GenerateOptions {
   readonly check: boolean;
 }
 
-/** Run every target against the model at `root`; returns the outputs (throws ModelError on invalid sources). */
+/**
+ * Run every target against the model at `root` and format the TypeScript outputs (emit/format.ts);
+ * returns the outputs sorted by path (throws ModelError on invalid sources).
+ */
 export async function generateAll(root: string): Promise<OutputFile[]> {
   const model = loadModel(root);
   const inputs = diskInputs(root);
@@ -41,7 +45,8 @@ export async function generateAll(root: string): Promise<OutputFile[]> {
     if (seen.has(o.path)) throw new Error(`two targets produce ${o.path}`);
     seen.add(o.path);
   }
-  return outputs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // The emit step: TypeScript outputs through Biome when biome.jsonc turns the formatter on.
+  return formatOutputs(root, outputs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
 }
 
 /** Generate or check; returns the process exit code. */

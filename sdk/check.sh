@@ -2,7 +2,7 @@
 # Checks the SDKs in place, hand-written and generated files alike, with each language's own tools:
 #   gofmt -l and go vet ./... in sdk/go (the Go module), ruff check and mypy --strict on the
 #   package of sdk/python (settings: sdk/python/pyproject.toml; the tests: sdk/python/tests/ruff.toml).
-# Needs Go on PATH and the Python tools of .cache/venv (made by test/setup/prepare.sh; override
+# Needs Go on PATH and the Python tools of .cache/venv (made by tools/setup/prepare.sh; override
 # with LIFELOOP_PYTHON).
 # Usage: bash sdk/check.sh   (exit 0 clean, 1 findings)
 set -euo pipefail

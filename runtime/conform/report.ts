@@ -61,8 +61,11 @@ export const xml = (s: string): string =>
     .replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;")
     .replace(/[\t\n\r]/g, (c) => `&#${c.charCodeAt(0)};`)
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => `\\u{${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}}`);
+    .replace(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
+      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      (c) => `\\u{${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}}`,
+    );
 
 /** Text for one markdown table cell: `|` escaped, line breaks as `<br>`, other controls as `\u{XX}`. */
 export const markdownCell = (s: string): string =>

@@ -33,8 +33,9 @@ function text(report: DiffReport): string {
  * Characters no XML 1.0 document may hold (C0 controls but tab, LF and CR; U+FFFE, U+FFFF; lone
  * surrogates), which a property name or an enum value can carry into a location or a detail.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
-const NOT_XML_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const NOT_XML_CHAR =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** `s` with each character XML cannot hold written as a visible `\uXXXX`. */
 function visible(s: string): string {

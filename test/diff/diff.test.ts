@@ -165,8 +165,10 @@ describe("diff as a process", () => {
     // XML 1.0 Char: no C0 controls but tab, LF, CR; no lone surrogates, no U+FFFE/U+FFFF.
     const junit = await out("junit");
     expect(junit).toContain("schema-property-removed-closed");
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters that must not appear
-    expect(junit).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    expect(junit).not.toMatch(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters that must not appear
+      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/,
+    );
     // Markdown: one table row per change (no CR or LF inside a row), and the location's code span is not cut by its backtick.
     const row = (await out("markdown")).split("\n").find((l) => l.includes("schema-property-removed-closed")) as string;
     expect(row).not.toMatch(/\r/);

@@ -136,6 +136,44 @@ describe("the packed package, installed into a fresh project", () => {
   });
 });
 
+describe("the packed package's subpath exports (lifeloop-callback/wire, /host, /client, /continuation, /hooks)", () => {
+  /** One known export per subpath, as a consumer imports it. */
+  const CONSUMER = [
+    'import { WIRE_VERSION, parseWireDocument, type WireObjectTypeName } from "lifeloop-callback/wire";',
+    'import { SubprocessInvoker, type InvocationResult } from "lifeloop-callback/host";',
+    'import { serve, type ClientHandler } from "lifeloop-callback/client";',
+    'import { ContinuationStore, type PutOptions } from "lifeloop-callback/continuation";',
+    'import { renderHookPayload, type HookAdapter } from "lifeloop-callback/hooks";',
+    'import { WIRE_VERSION as ROOT_WIRE_VERSION } from "lifeloop-callback";',
+    'const kind: WireObjectTypeName = "DispatchEnvelope";',
+    "const seen: { result?: InvocationResult; handler?: ClientHandler; put?: PutOptions; adapter?: HookAdapter } = {};",
+    "const checks = [WIRE_VERSION === ROOT_WIRE_VERSION, typeof parseWireDocument, typeof SubprocessInvoker, typeof serve, typeof ContinuationStore, typeof renderHookPayload];",
+    "console.log(JSON.stringify({ wire: WIRE_VERSION, kind, seen, checks }));",
+  ];
+  const EXPECTED = { wire: WIRE_VERSION, kind: "DispatchEnvelope", seen: {}, checks: [true, "function", "function", "function", "function", "function"] };
+
+  it("Node ESM imports each subpath from the installed tarball", { timeout: 120_000 }, () => {
+    // The same lines without their type annotations: plain JavaScript for node.
+    const js = CONSUMER.map((line) => line.replace(/, type \w+/g, "").replace(/: WireObjectTypeName/, "").replace(/: \{[^=]*\} =/, " ="));
+    writeFileSync(join(PROJECT, "subpaths.mjs"), `${js.join("\n")}\n`);
+    const out = ok(run(process.execPath, ["subpaths.mjs"], PROJECT, 60_000), "node subpaths.mjs");
+    expect(JSON.parse(out)).toEqual(EXPECTED);
+  });
+
+  for (const [resolution, moduleKind] of [
+    ["node16", "node16"],
+    ["bundler", "preserve"],
+  ] as const) {
+    it(`TypeScript resolves each subpath's types with moduleResolution ${resolution}`, { timeout: 300_000 }, () => {
+      writeFileSync(join(PROJECT, "subpaths.ts"), `${CONSUMER.join("\n")}\n`);
+      // Library declarations checked (no --skipLibCheck), as in the README example's check above.
+      const r = run("npx", ["tsc", "--noEmit", "--strict", "--module", moduleKind, "--moduleResolution", resolution, "--target", "es2022", "subpaths.ts"], PROJECT, 120_000);
+      expect(`${r.stdout}${r.stderr}`).toBe("");
+      expect(r.status).toBe(0);
+    });
+  }
+});
+
 describe("the CLI on PATH without a registry (a Go or Python client author)", () => {
   it("npm pack says where it wrote the tarball", () => {
     expect(packStderr).toContain(`lifeloop-callback: npm pack wrote ${tarball}\n`);

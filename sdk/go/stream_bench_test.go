@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// benchEventFrame is the request line of the stream benchmark (test/bench/stream.ts envelopeOf and
+// benchEventFrame is the request line of the stream benchmark (tools/bench/stream.ts envelopeOf and
 // NdjsonFloor.roundTrip): a frame.opening event with a frame_context and no payloads.
 func benchEventFrame(i int) []byte {
 	n := strconv.Itoa(i)

@@ -31,6 +31,6 @@ func divertStdio() (wireIn, wireOut *os.File) {
 	// and most runtimes do): the reading goroutine waits in read(2) and the host's write wakes that
 	// thread directly, and the handler runs on it (see startEvent). Parking on the runtime's poller
 	// instead costs an epoll round and a scheduler hand-off per event: measured on the stream
-	// benchmark (test/bench/stream.ts), about 40 µs more client CPU per event.
+	// benchmark (tools/bench/stream.ts), about 40 µs more client CPU per event.
 	return os.NewFile(uintptr(in), "wire-stdin"), os.NewFile(uintptr(out), "wire-stdout")
 }

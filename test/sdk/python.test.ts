@@ -8,7 +8,7 @@
  *     thousands of deterministic mutants, and the Python SDK must return the same verdict, rule id and
  *     JSON pointer for each.
  *
- * Python: $LIFELOOP_PYTHON, else .cache/venv/bin/python (made by test/setup/prepare.sh), else python3.
+ * Python: $LIFELOOP_PYTHON, else .cache/venv/bin/python (made by tools/setup/prepare.sh), else python3.
  * It needs the pinned tools: `python3 -m pip install mypy==1.19.1 ruff==0.17.6 pytest==9.2.0`
  * (mypy 2.x cannot check the Python 3.9 target the package promises).
  */

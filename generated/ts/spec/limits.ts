@@ -50,7 +50,7 @@ export const LIMITS_TABLE = {
       "name": "fast_parse_sliced_max_bytes",
       "value": 32768,
       "unit": "bytes",
-      "applies_to": "the TypeScript host's sliced strict parser (the settle bound): a document of at most this size is first tried by the fast path of fast_parse_max_bytes in one go; even at the worst case (all empty objects) its JSON.parse takes about one slice of the sliced parser (runtime/wire/slices.ts), so the event loop is never held longer than a slice would hold it",
+      "applies_to": "the TypeScript host's sliced strict parser (the settle bound): a document of at most this size is first tried by the fast path of fast_parse_max_bytes in one go; even at the worst case (all empty objects) its JSON.parse takes about one slice of the sliced parser (runtime/process/slices.ts), so the event loop is never held longer than a slice would hold it",
       "on_exceed": "the sliced strict scanner judges the document; same verdict"
     },
     {

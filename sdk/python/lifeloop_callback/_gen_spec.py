@@ -260,7 +260,7 @@ LIMIT_MAX_OBJECT_MEMBERS: Final = 32768
 #: limits.fast_parse_max_bytes (bytes): the TypeScript host's synchronous strict parser: a document of at most this size is first parsed by JSON.parse and accepted when native searches and one walk prove every parse-layer rule (runtime/wire/fast-parse.ts); anything else, and every larger document, is judged by the strict scanner. Containers are bounded before JSON.parse builds them (by the text's '[' and '{'), so it never builds more containers than the exact path would
 LIMIT_FAST_PARSE_MAX_BYTES: Final = 1048576
 
-#: limits.fast_parse_sliced_max_bytes (bytes): the TypeScript host's sliced strict parser (the settle bound): a document of at most this size is first tried by the fast path of fast_parse_max_bytes in one go; even at the worst case (all empty objects) its JSON.parse takes about one slice of the sliced parser (runtime/wire/slices.ts), so the event loop is never held longer than a slice would hold it
+#: limits.fast_parse_sliced_max_bytes (bytes): the TypeScript host's sliced strict parser (the settle bound): a document of at most this size is first tried by the fast path of fast_parse_max_bytes in one go; even at the worst case (all empty objects) its JSON.parse takes about one slice of the sliced parser (runtime/process/slices.ts), so the event loop is never held longer than a slice would hold it
 LIMIT_FAST_PARSE_SLICED_MAX_BYTES: Final = 32768
 
 #: limits.stderr_tail_bytes (bytes): the part of a client's stderr kept for failure details and receipts (the last bytes; older bytes are discarded as they arrive)
@@ -2731,7 +2731,7 @@ LIMITS_TABLE: Final[JsonValue] = {
             "name": "fast_parse_sliced_max_bytes",
             "value": 32768,
             "unit": "bytes",
-            "applies_to": "the TypeScript host's sliced strict parser (the settle bound): a document of at most this size is first tried by the fast path of fast_parse_max_bytes in one go; even at the worst case (all empty objects) its JSON.parse takes about one slice of the sliced parser (runtime/wire/slices.ts), so the event loop is never held longer than a slice would hold it",
+            "applies_to": "the TypeScript host's sliced strict parser (the settle bound): a document of at most this size is first tried by the fast path of fast_parse_max_bytes in one go; even at the worst case (all empty objects) its JSON.parse takes about one slice of the sliced parser (runtime/process/slices.ts), so the event loop is never held longer than a slice would hold it",
             "on_exceed": "the sliced strict scanner judges the document; same verdict",
         },
         {

@@ -16,7 +16,7 @@ SDK_DIR = REPO_ROOT / "sdk" / "python"
 VECTORS_DIR = REPO_ROOT / "generated" / "vectors"
 ECHO_CLIENT = REPO_ROOT / "test" / "fixtures" / "client-lang-neutral" / "python-echo" / "echo.py"
 REFERENCE_CLI = REPO_ROOT / ".cache" / "lifeloop-ref" / "bin" / "lifeloop"
-INSTALL_HINT = "bash test/setup/prepare.sh (installs lifeloop-cli 0.9.0 into .cache/lifeloop-ref)"
+INSTALL_HINT = "bash tools/setup/prepare.sh (installs lifeloop-cli 0.9.0 into .cache/lifeloop-ref)"
 
 if str(SDK_DIR) not in sys.path:
     sys.path.insert(0, str(SDK_DIR))

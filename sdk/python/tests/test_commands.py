@@ -42,7 +42,7 @@ def reference_cli() -> str:
     override = os.environ.get("LIFELOOP_CONTINUATION_REFERENCE_CLI")
     path = Path(override) if override else REPO_ROOT / ".cache" / "lifeloop-ref-0.5.0" / "bin" / "lifeloop"
     if not (path.is_file() and os.access(path, os.X_OK)):
-        pytest.fail(f"lifeloop 0.5.0 not found at {path}: run `bash test/setup/prepare.sh` in {REPO_ROOT}", pytrace=False)
+        pytest.fail(f"lifeloop 0.5.0 not found at {path}: run `bash tools/setup/prepare.sh` in {REPO_ROOT}", pytrace=False)
     return str(path)
 
 

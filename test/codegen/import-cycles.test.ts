@@ -88,6 +88,7 @@ const RUNTIME_LAYERS: readonly (readonly string[])[] = [
   ["stream", "receipts"],
   ["client", "continuation", "hooks", "conform"],
   ["cli", "index"],
+  ["entry"],
 ];
 
 /** The room of a runtime file: its folder under runtime/ (`index` for runtime/index.ts). */

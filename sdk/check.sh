@@ -17,10 +17,11 @@ if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; status=1
 echo "== go vet ./... (sdk/go)"
 (cd go && go vet ./...) || status=1
 
-echo "== ruff check sdk/python"
+echo "== ruff check sdk/python (the package; its tests and the python-echo fixture with tests/ruff.toml)"
 (cd python && "$PYTHON" -m ruff check .) || status=1
+(cd python && "$PYTHON" -m ruff check --config tests/ruff.toml tests ../../test/fixtures/client-lang-neutral/python-echo) || status=1
 
-echo "== mypy --strict sdk/python/lifeloop_callback"
-(cd python && "$PYTHON" -m mypy --strict lifeloop_callback) || status=1
+echo "== mypy --strict sdk/python/lifeloop_callback (and the python-echo fixture, an SDK user)"
+(cd python && "$PYTHON" -m mypy --strict lifeloop_callback ../../test/fixtures/client-lang-neutral/python-echo/echo.py) || status=1
 
 exit $status

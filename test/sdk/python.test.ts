@@ -24,7 +24,6 @@ import type { WireObjectTypeName } from "../../generated/ts/spec.js";
 import { mulberry32, mutants } from "../differential/mutations.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const SDK_DIR = join(ROOT, "sdk/python");
 const TESTS_DIR = join(ROOT, "sdk/python/tests");
 const VENV_PYTHON = join(ROOT, ".cache/venv/bin/python");
 const PYTHON = process.env.LIFELOOP_PYTHON ?? (existsSync(VENV_PYTHON) ? VENV_PYTHON : "python3");

@@ -16,7 +16,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     teardownTimeout: 10_000,
     projects: [
-      { extends: true, test: { name: "suites", include: ["test/**/*.test.ts"], exclude: [SOAK], sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: { name: "suites", include: ["test/**/*.test.ts"], exclude: [SOAK], sequence: { groupOrder: 0 } },
+      },
       { extends: true, test: { name: "soak", include: [SOAK], maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },

@@ -46,7 +46,10 @@ export async function generateAll(root: string): Promise<OutputFile[]> {
     seen.add(o.path);
   }
   // The emit step: TypeScript outputs through Biome when biome.jsonc turns the formatter on.
-  return formatOutputs(root, outputs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+  return formatOutputs(
+    root,
+    outputs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+  );
 }
 
 /** Generate or check; returns the process exit code. */
@@ -82,11 +85,17 @@ async function generateOrCheck(options: GenerateOptions, io: GenerateIo): Promis
       if (d.kind === "stale") io.out(`stale (no target produces it): ${d.path}\n`);
       else io.out(d.diff);
     }
-    io.err(`generate --check: ${drift.length} file(s) drifted: ${drift.map((d) => `${d.path} (${d.kind})`).join(", ")}\nRun \`npm run generate\` and commit the result.\n`);
+    io.err(
+      `generate --check: ${drift.length} file(s) drifted: ${drift.map((d) => `${d.path} (${d.kind})`).join(", ")}\nRun \`npm run generate\` and commit the result.\n`,
+    );
     return 1;
   }
   const touched = writeOutputs(options.root, outputs);
-  io.out(touched.length === 0 ? `generate: ${outputs.length} files already up to date\n` : `${touched.join("\n")}\ngenerate: ${touched.length} file(s) updated\n`);
+  io.out(
+    touched.length === 0
+      ? `generate: ${outputs.length} files already up to date\n`
+      : `${touched.join("\n")}\ngenerate: ${touched.length} file(s) updated\n`,
+  );
   return 0;
 }
 

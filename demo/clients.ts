@@ -31,20 +31,32 @@ function seconds(ms: number): string {
 
 function pythonVersion(): string {
   const run = spawnSync("python3", ["--version"], { encoding: "utf8", timeout: 30_000 });
-  if (run.error !== undefined || run.status !== 0) throw new ClientSetupError("python3 is not on PATH; the Python client needs Python 3.9 or newer");
+  if (run.error !== undefined || run.status !== 0)
+    throw new ClientSetupError("python3 is not on PATH; the Python client needs Python 3.9 or newer");
   const version = `${run.stdout}${run.stderr}`.trim();
   const match = /^Python (\d+)\.(\d+)/.exec(version);
   if (match === null || Number(match[1]) < 3 || (Number(match[1]) === 3 && Number(match[2]) < 9)) {
-    throw new ClientSetupError(`${version || "an unknown python3"} is too old; the Python client needs Python 3.9 or newer`);
+    throw new ClientSetupError(
+      `${version || "an unknown python3"} is too old; the Python client needs Python 3.9 or newer`,
+    );
   }
   return version;
 }
 
 async function probe(lang: ClientLang): Promise<string> {
   const client = FIXTURE_CLIENTS[lang];
-  const envelope = dispatchEnvelope(callbackRequest("supervisor.tick", { event_id: `evt-probe-${lang}`, invocation_id: `inv-probe-${lang}` }));
-  const result = await new SubprocessInvoker({ program: client.program, args: clientArgs({ kind: "echo" }), timeoutMs: SESSION_TIMEOUT_MS }).invoke(envelope);
-  if (!result.ok) throw new ClientSetupError(`the ${lang} client did not answer a probe: ${result.failure.variant}: ${result.failure.detail}`);
+  const envelope = dispatchEnvelope(
+    callbackRequest("supervisor.tick", { event_id: `evt-probe-${lang}`, invocation_id: `inv-probe-${lang}` }),
+  );
+  const result = await new SubprocessInvoker({
+    program: client.program,
+    args: clientArgs({ kind: "echo" }),
+    timeoutMs: SESSION_TIMEOUT_MS,
+  }).invoke(envelope);
+  if (!result.ok)
+    throw new ClientSetupError(
+      `the ${lang} client did not answer a probe: ${result.failure.variant}: ${result.failure.detail}`,
+    );
   return `answered a probe with ${result.response.status} in ${Math.round(result.elapsedMs)} ms`;
 }
 
@@ -52,7 +64,15 @@ async function probe(lang: ClientLang): Promise<string> {
 export async function prepareClients(): Promise<ReadyClient[]> {
   const build = buildGoClient();
   if (!build.ok) throw new ClientSetupError(`cannot build the Go client: ${build.output}`);
-  const go: ReadyClient = { lang: "go", setup: `built .cache/bin/go-echo with go build (${seconds(build.ms)})`, probe: await probe("go") };
-  const python: ReadyClient = { lang: "python", setup: `${pythonVersion()} runs python-echo/echo.py from source`, probe: await probe("python") };
+  const go: ReadyClient = {
+    lang: "go",
+    setup: `built .cache/bin/go-echo with go build (${seconds(build.ms)})`,
+    probe: await probe("go"),
+  };
+  const python: ReadyClient = {
+    lang: "python",
+    setup: `${pythonVersion()} runs python-echo/echo.py from source`,
+    probe: await probe("python"),
+  };
   return [go, python];
 }

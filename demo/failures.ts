@@ -25,7 +25,12 @@ export interface FailureCase {
   readonly event: LifecycleEventKind;
   readonly behaviour: Behaviour;
   readonly timeoutMs: number;
-  readonly expect: { readonly failure_class: FailureClass; readonly variant: FailureVariant; readonly receipt: boolean; readonly spawned: boolean };
+  readonly expect: {
+    readonly failure_class: FailureClass;
+    readonly variant: FailureVariant;
+    readonly receipt: boolean;
+    readonly spawned: boolean;
+  };
 }
 
 /** The cases, in the order they are shown. */
@@ -86,21 +91,47 @@ export async function runFailureCases(tag: string): Promise<{ rows: FailureRow[]
     for (const [i, c] of FAILURE_CASES.entries()) {
       const mark = join(marks, `case-${i}`);
       const client = FIXTURE_CLIENTS[c.lang];
-      const request = callbackRequest(c.event, { event_id: `evt-${tag}-${i + 1}`, invocation_id: `inv-${tag}-${i + 1}`, harness_session_id: `sess-${tag}`, harness_run_id: `run-${tag}` });
+      const request = callbackRequest(c.event, {
+        event_id: `evt-${tag}-${i + 1}`,
+        invocation_id: `inv-${tag}-${i + 1}`,
+        harness_session_id: `sess-${tag}`,
+        harness_run_id: `run-${tag}`,
+      });
       const envelope = dispatchEnvelope(request);
-      const result = await new SubprocessInvoker({ program: client.program, args: clientArgs(c.behaviour, mark), timeoutMs: c.timeoutMs }).invoke(envelope);
-      const receipt = emitter.emit(envelope, result, { client_id: `demo-${c.lang}-echo`, receipt_id: `rcpt-${tag}-${String(i + 1).padStart(2, "0")}`, at_epoch_s: Math.floor(Date.now() / 1000) });
+      const result = await new SubprocessInvoker({
+        program: client.program,
+        args: clientArgs(c.behaviour, mark),
+        timeoutMs: c.timeoutMs,
+      }).invoke(envelope);
+      const receipt = emitter.emit(envelope, result, {
+        client_id: `demo-${c.lang}-echo`,
+        receipt_id: `rcpt-${tag}-${String(i + 1).padStart(2, "0")}`,
+        at_epoch_s: Math.floor(Date.now() / 1000),
+      });
       if (receipt !== null) receipts.push(receipt);
       const spawned = existsSync(mark);
       const failureClass = receipt?.failure_class ?? (result.ok ? null : result.failure.failure_class);
       const variant = result.ok ? null : result.failure.variant;
       const problems: string[] = [];
       if (failureClass !== c.expect.failure_class || variant !== c.expect.variant) {
-        problems.push(`${c.expect.variant} (${c.expect.failure_class}) expected, got ${variant ?? "an answer"} (${failureClass ?? "no failure class"})`);
+        problems.push(
+          `${c.expect.variant} (${c.expect.failure_class}) expected, got ${variant ?? "an answer"} (${failureClass ?? "no failure class"})`,
+        );
       }
-      if ((receipt !== null) !== c.expect.receipt) problems.push(c.expect.receipt ? "no receipt was made" : "a receipt was made");
-      if (spawned !== c.expect.spawned) problems.push(c.expect.spawned ? "the client was never started" : "the client was started");
-      rows.push({ failureCase: c, status: receipt?.status ?? null, failure_class: failureClass, variant, receipt_id: receipt?.receipt_id ?? null, spawned, elapsedMs: result.elapsedMs, problems });
+      if ((receipt !== null) !== c.expect.receipt)
+        problems.push(c.expect.receipt ? "no receipt was made" : "a receipt was made");
+      if (spawned !== c.expect.spawned)
+        problems.push(c.expect.spawned ? "the client was never started" : "the client was started");
+      rows.push({
+        failureCase: c,
+        status: receipt?.status ?? null,
+        failure_class: failureClass,
+        variant,
+        receipt_id: receipt?.receipt_id ?? null,
+        spawned,
+        elapsedMs: result.elapsedMs,
+        problems,
+      });
     }
   } finally {
     rmSync(marks, { recursive: true, force: true });

@@ -46,14 +46,20 @@ async function main(): Promise<number> {
   const problems: string[] = [];
   const receipts: LifecycleReceipt[] = [];
 
-  print(painter.paint(`lifeloop-callback demo — the client callback protocol (CALLBACK-001, wire ${WIRE_VERSION})`, "bold"));
+  print(
+    painter.paint(`lifeloop-callback demo — the client callback protocol (CALLBACK-001, wire ${WIRE_VERSION})`, "bold"),
+  );
 
   heading("1. Regenerate from spec/ and schemas/");
   const regen = await regenerate(ROOT);
   if (regen.drift.length === 0) {
-    print(`  ${regen.files} files generated in ${(regen.ms / 1000).toFixed(1)} s: ${painter.paint("no drift", "ok")} (generated/ matches spec/ and schemas/)`);
+    print(
+      `  ${regen.files} files generated in ${(regen.ms / 1000).toFixed(1)} s: ${painter.paint("no drift", "ok")} (generated/ matches spec/ and schemas/)`,
+    );
   } else {
-    print(`  ${regen.files} files generated in ${(regen.ms / 1000).toFixed(1)} s: ${painter.paint(`${regen.drift.length} file(s) drifted and were rewritten`, "bad")}`);
+    print(
+      `  ${regen.files} files generated in ${(regen.ms / 1000).toFixed(1)} s: ${painter.paint(`${regen.drift.length} file(s) drifted and were rewritten`, "bad")}`,
+    );
     for (const d of regen.drift) print(`    ${d.kind === "stale" ? "deleted" : "rewrote"} ${d.path} (${d.kind})`);
   }
 
@@ -66,13 +72,18 @@ async function main(): Promise<number> {
     const client = FIXTURE_CLIENTS[lang];
     print();
     print(`  ${painter.paint(CLIENT_TITLES[lang], "bold")}: ${relative(ROOT, client.program)}`);
-    print(`  harness_session_id ${ids.harness_session_id} · harness_run_id ${ids.harness_run_id} · frame ${ids.frame_id}`);
+    print(
+      `  harness_session_id ${ids.harness_session_id} · harness_run_id ${ids.harness_run_id} · frame ${ids.frame_id}`,
+    );
     const run = await runSession(client, ids, `demo-${lang}-echo`);
     for (const line of sessionTable(run.rows, painter)) print(line);
     const delivered = run.rows.filter((r) => r.problems.length === 0).length;
-    print(`  ${painter.paint(`${delivered}/${SESSION_EVENTS.length} events delivered`, delivered === SESSION_EVENTS.length ? "ok" : "bad")}, receipts numbered ${run.receipts.map((r) => r.sequence).join(",")}`);
+    print(
+      `  ${painter.paint(`${delivered}/${SESSION_EVENTS.length} events delivered`, delivered === SESSION_EVENTS.length ? "ok" : "bad")}, receipts numbered ${run.receipts.map((r) => r.sequence).join(",")}`,
+    );
     receipts.push(...run.receipts);
-    for (const row of run.rows) for (const p of row.problems) problems.push(`${lang} session, event ${row.n} (${row.event}): ${p}`);
+    for (const row of run.rows)
+      for (const p of row.problems) problems.push(`${lang} session, event ${row.n} (${row.event}): ${p}`);
   }
 
   heading("3b. The same session over both transports: subprocess v1 (a process per event) and stream v2 (one process)");
@@ -81,22 +92,33 @@ async function main(): Promise<number> {
   // The same session as a file, so the comparison can be run again from the command line.
   const sessionPath = writeSessionFile(ROOT, fileStamp(started), sessionEnvelopes(sessionIds(`${tag}-cli`)));
   print(`  Both from the command line, on this session (written to ${relative(ROOT, sessionPath)}):`);
-  print(`    npx --no-install lifeloop-callback session --transport stream --program ${FIXTURE_CLIENTS.go.program} --timeout-ms ${SESSION_TIMEOUT_MS} ${relative(ROOT, sessionPath)}`);
-  print(`    npx --no-install lifeloop-callback session --transport subprocess --program ${FIXTURE_CLIENTS.python.program} --timeout-ms ${SESSION_TIMEOUT_MS} ${relative(ROOT, sessionPath)}`);
-  print("    (the Go client is built into .cache/bin; the Python one runs from source on the generated SDK; either goes with either transport)");
-  for (const row of transports) for (const p of row.problems) problems.push(`${row.client.title} over ${row.transport}: ${p}`);
+  print(
+    `    npx --no-install lifeloop-callback session --transport stream --program ${FIXTURE_CLIENTS.go.program} --timeout-ms ${SESSION_TIMEOUT_MS} ${relative(ROOT, sessionPath)}`,
+  );
+  print(
+    `    npx --no-install lifeloop-callback session --transport subprocess --program ${FIXTURE_CLIENTS.python.program} --timeout-ms ${SESSION_TIMEOUT_MS} ${relative(ROOT, sessionPath)}`,
+  );
+  print(
+    "    (the Go client is built into .cache/bin; the Python one runs from source on the generated SDK; either goes with either transport)",
+  );
+  for (const row of transports)
+    for (const p of row.problems) problems.push(`${row.client.title} over ${row.transport}: ${p}`);
 
   heading("4. When things go wrong");
   const failures = await runFailureCases(`${tag}-failures`);
   for (const line of failureTable(failures.rows, painter)) print(line);
-  print("  A failure still gets a receipt (status failed, its failure class and retry class); receipt.emitted never reaches a client.");
+  print(
+    "  A failure still gets a receipt (status failed, its failure class and retry class); receipt.emitted never reaches a client.",
+  );
   receipts.push(...failures.receipts);
   for (const row of failures.rows) for (const p of row.problems) problems.push(`${row.failureCase.title}: ${p}`);
 
   heading("5. Receipts");
   const path = writeReceipts(ROOT, fileStamp(started), receipts);
   if (problems.length > 0) {
-    process.stderr.write(`demo: ${problems.length} thing(s) did not happen as expected:\n${problems.map((p) => `  - ${p}\n`).join("")}`);
+    process.stderr.write(
+      `demo: ${problems.length} thing(s) did not happen as expected:\n${problems.map((p) => `  - ${p}\n`).join("")}`,
+    );
   }
   print(`  ${receipts.length} receipts written as JSON Lines (one LifecycleReceipt per line) to:`);
   print(path);

@@ -9,7 +9,10 @@ import type { DispatchEnvelope, LifecycleReceipt } from "../generated/ts/types.j
 
 /** A file-name-safe UTC timestamp, e.g. `20261129T145551Z`. */
 export function fileStamp(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return date
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
 }
 
 /** Write `docs` as JSON Lines to `<root>/.cache/demo/<name>-<stamp>.jsonl`; returns the absolute path. */

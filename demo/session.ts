@@ -4,10 +4,23 @@
  * would send them. Each event goes to a fresh client process through our SubprocessInvoker and
  * becomes a receipt through one ReceiptEmitter per run, so the receipts' sequence counts 1..10.
  */
-import type { CallbackResponse, DispatchEnvelope, FailureClass, LifecycleEventKind, LifecycleReceipt, ReceiptStatus } from "../generated/ts/types.js";
+import type {
+  CallbackResponse,
+  DispatchEnvelope,
+  FailureClass,
+  LifecycleEventKind,
+  LifecycleReceipt,
+  ReceiptStatus,
+} from "../generated/ts/types.js";
 import { SubprocessInvoker } from "../runtime/invoker/subprocess.js";
 import { ReceiptEmitter } from "../runtime/receipts/emitter.js";
-import { callbackRequest, dispatchEnvelope, frameContext, requiresFrameContext, textPayload } from "../test/support/dispatch.js";
+import {
+  callbackRequest,
+  dispatchEnvelope,
+  frameContext,
+  requiresFrameContext,
+  textPayload,
+} from "../test/support/dispatch.js";
 import { clientArgs, type FixtureClient } from "../test/support/fixture-clients.js";
 
 /** The session's events, in order. */
@@ -40,15 +53,38 @@ export function sessionIds(tag: string): SessionIds {
   return { tag, harness_session_id: `sess-${tag}`, harness_run_id: `run-${tag}`, frame_id: `frame-${tag}-1` };
 }
 
-const INSTRUCTION_FRAME = ["# Working agreement", "- Run the tests before you say a change is done.", "- Keep commits small; explain why, not what."].join("\n");
-const COMPACTION_NOTE = "Context compacted at 91% of the budget: kept the task, the open files and the last failing test; dropped 42 earlier tool results.";
+const INSTRUCTION_FRAME = [
+  "# Working agreement",
+  "- Run the tests before you say a change is done.",
+  "- Keep commits small; explain why, not what.",
+].join("\n");
+const COMPACTION_NOTE =
+  "Context compacted at 91% of the budget: kept the task, the open files and the last failing test; dropped 42 earlier tool results.";
 
 function payloadsFor(event: LifecycleEventKind, ids: SessionIds): DispatchEnvelope["payloads"] {
   if (event === "frame.opening") {
-    return [textPayload({ payload_id: `pay-${ids.tag}-frame`, client_id: "demo-harness", payload_kind: "instruction_frame", format: "markdown", body: INSTRUCTION_FRAME, placement: "developer_equivalent_frame" })];
+    return [
+      textPayload({
+        payload_id: `pay-${ids.tag}-frame`,
+        client_id: "demo-harness",
+        payload_kind: "instruction_frame",
+        format: "markdown",
+        body: INSTRUCTION_FRAME,
+        placement: "developer_equivalent_frame",
+      }),
+    ];
   }
   if (event === "context.compacted") {
-    return [textPayload({ payload_id: `pay-${ids.tag}-note`, client_id: "demo-harness", payload_kind: "side_channel_note", format: "text", body: COMPACTION_NOTE, placement: "side_channel_context" })];
+    return [
+      textPayload({
+        payload_id: `pay-${ids.tag}-note`,
+        client_id: "demo-harness",
+        payload_kind: "side_channel_note",
+        format: "text",
+        body: COMPACTION_NOTE,
+        placement: "side_channel_context",
+      }),
+    ];
   }
   return [];
 }
@@ -115,20 +151,37 @@ function echoedPayloadCount(response: CallbackResponse): unknown {
  * payloads it received, and the receipt is delivered with sequence n.
  */
 export async function runSession(client: FixtureClient, ids: SessionIds, clientId: string): Promise<SessionRun> {
-  const invoker = new SubprocessInvoker({ program: client.program, args: clientArgs({ kind: "echo" }), timeoutMs: SESSION_TIMEOUT_MS });
+  const invoker = new SubprocessInvoker({
+    program: client.program,
+    args: clientArgs({ kind: "echo" }),
+    timeoutMs: SESSION_TIMEOUT_MS,
+  });
   const emitter = new ReceiptEmitter();
   const rows: SessionRow[] = [];
   const receipts: LifecycleReceipt[] = [];
   for (const [i, envelope] of sessionEnvelopes(ids).entries()) {
     const n = i + 1;
     const result = await invoker.invoke(envelope);
-    const receipt = emitter.emit(envelope, result, { client_id: clientId, receipt_id: `rcpt-${ids.tag}-${String(n).padStart(2, "0")}`, at_epoch_s: Math.floor(Date.now() / 1000) });
+    const receipt = emitter.emit(envelope, result, {
+      client_id: clientId,
+      receipt_id: `rcpt-${ids.tag}-${String(n).padStart(2, "0")}`,
+      at_epoch_s: Math.floor(Date.now() / 1000),
+    });
     const problems: string[] = [];
     const sent = envelope.payloads ?? [];
-    if (!result.ok) problems.push(`not delivered: ${result.failure.variant} (${result.failure.failure_class}): ${result.failure.detail}`);
-    else if (echoedPayloadCount(result.response) !== sent.length) problems.push(`the client saw ${String(echoedPayloadCount(result.response))} payload(s), ${sent.length} were sent`);
+    if (!result.ok)
+      problems.push(
+        `not delivered: ${result.failure.variant} (${result.failure.failure_class}): ${result.failure.detail}`,
+      );
+    else if (echoedPayloadCount(result.response) !== sent.length)
+      problems.push(
+        `the client saw ${String(echoedPayloadCount(result.response))} payload(s), ${sent.length} were sent`,
+      );
     if (receipt === null) problems.push("no receipt was made");
-    else if (receipt.status !== "delivered" || receipt.sequence !== n) problems.push(`receipt ${receipt.status} with sequence ${String(receipt.sequence)}; delivered with sequence ${n} expected`);
+    else if (receipt.status !== "delivered" || receipt.sequence !== n)
+      problems.push(
+        `receipt ${receipt.status} with sequence ${String(receipt.sequence)}; delivered with sequence ${n} expected`,
+      );
     if (receipt !== null) receipts.push(receipt);
     rows.push({
       n,

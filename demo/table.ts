@@ -21,18 +21,26 @@ function problemLines(labels: readonly string[], problems: readonly (readonly st
 
 /** The table of one session run. */
 export function sessionTable(rows: readonly SessionRow[], painter: Painter): string[] {
-  const cells = rows.map((r) => [
-    String(r.n),
-    r.event,
-    r.payloads.length === 0 ? { text: NONE, tone: "dim" } : r.payloads.join(", "),
-    outcome(r.status, r.problems, "no receipt"),
-    r.failure_class ?? { text: NONE, tone: "dim" },
-    r.receipt_id ?? NONE,
-    r.sequence === null ? NONE : String(r.sequence),
-    String(Math.round(r.elapsedMs)),
-  ] satisfies Cell[]);
+  const cells = rows.map(
+    (r) =>
+      [
+        String(r.n),
+        r.event,
+        r.payloads.length === 0 ? { text: NONE, tone: "dim" } : r.payloads.join(", "),
+        outcome(r.status, r.problems, "no receipt"),
+        r.failure_class ?? { text: NONE, tone: "dim" },
+        r.receipt_id ?? NONE,
+        r.sequence === null ? NONE : String(r.sequence),
+        String(Math.round(r.elapsedMs)),
+      ] satisfies Cell[],
+  );
   return [
-    ...renderTable(["#", "event", "payloads", "outcome", "failure class", "receipt id", "seq", "ms"], cells, painter, "  "),
+    ...renderTable(
+      ["#", "event", "payloads", "outcome", "failure class", "receipt id", "seq", "ms"],
+      cells,
+      painter,
+      "  ",
+    ),
     ...problemLines(
       rows.map((r) => `${r.n} ${r.event}`),
       rows.map((r) => r.problems),
@@ -42,19 +50,27 @@ export function sessionTable(rows: readonly SessionRow[], painter: Painter): str
 
 /** The table of the misbehaving cases. */
 export function failureTable(rows: readonly FailureRow[], painter: Painter): string[] {
-  const cells = rows.map((r) => [
-    r.failureCase.title,
-    r.failureCase.lang,
-    r.failureCase.event,
-    outcome(r.status, r.problems, "refused"),
-    r.failure_class ?? NONE,
-    r.variant ?? NONE,
-    r.receipt_id ?? { text: "— (none made)", tone: "dim" },
-    r.spawned ? "yes" : "no",
-    String(Math.round(r.elapsedMs)),
-  ] satisfies Cell[]);
+  const cells = rows.map(
+    (r) =>
+      [
+        r.failureCase.title,
+        r.failureCase.lang,
+        r.failureCase.event,
+        outcome(r.status, r.problems, "refused"),
+        r.failure_class ?? NONE,
+        r.variant ?? NONE,
+        r.receipt_id ?? { text: "— (none made)", tone: "dim" },
+        r.spawned ? "yes" : "no",
+        String(Math.round(r.elapsedMs)),
+      ] satisfies Cell[],
+  );
   return [
-    ...renderTable(["case", "client", "event", "outcome", "failure class", "variant", "receipt id", "spawned", "ms"], cells, painter, "  "),
+    ...renderTable(
+      ["case", "client", "event", "outcome", "failure class", "variant", "receipt id", "spawned", "ms"],
+      cells,
+      painter,
+      "  ",
+    ),
     ...problemLines(
       rows.map((r) => r.failureCase.title),
       rows.map((r) => r.problems),

@@ -30,8 +30,20 @@ export interface TransportClient {
 
 /** The clients compared, in table order. */
 export const TRANSPORT_CLIENTS: readonly TransportClient[] = [
-  { title: "TypeScript runner (serve)", program: join(FIXTURE_CLIENTS_DIR, "node", "runner-echo.mjs"), args: [], v1: true, stream: true },
-  { title: "raw NDJSON client", program: join(FIXTURE_CLIENTS_DIR, "stream-raw", "raw-client.mjs"), args: [], v1: false, stream: true },
+  {
+    title: "TypeScript runner (serve)",
+    program: join(FIXTURE_CLIENTS_DIR, "node", "runner-echo.mjs"),
+    args: [],
+    v1: true,
+    stream: true,
+  },
+  {
+    title: "raw NDJSON client",
+    program: join(FIXTURE_CLIENTS_DIR, "stream-raw", "raw-client.mjs"),
+    args: [],
+    v1: false,
+    stream: true,
+  },
   { title: "Go SDK client", program: FIXTURE_CLIENTS.go.program, args: [], v1: true, stream: true },
   { title: "Python SDK client", program: FIXTURE_CLIENTS.python.program, args: [], v1: true, stream: true },
 ];
@@ -47,7 +59,11 @@ export interface TransportRow {
   readonly problems: readonly string[];
 }
 
-async function runOne(client: TransportClient, transport: "subprocess" | "stream", ids: SessionIds): Promise<TransportRow> {
+async function runOne(
+  client: TransportClient,
+  transport: "subprocess" | "stream",
+  ids: SessionIds,
+): Promise<TransportRow> {
   const envelopes = sessionEnvelopes(ids);
   const config = { program: client.program, args: client.args, timeoutMs: SESSION_TIMEOUT_MS };
   const invoker: CallbackInvoker = transport === "stream" ? new StreamInvoker(config) : new SubprocessInvoker(config);
@@ -58,7 +74,12 @@ async function runOne(client: TransportClient, transport: "subprocess" | "stream
     for (const envelope of envelopes) {
       const result = await invoker.invoke(envelope);
       if (result.ok && result.response.status === "delivered") delivered++;
-      else problems.push(result.ok ? `${envelope.request.event}: answered ${result.response.status}` : `${envelope.request.event}: ${result.failure.variant}: ${result.failure.detail}`);
+      else
+        problems.push(
+          result.ok
+            ? `${envelope.request.event}: answered ${result.response.status}`
+            : `${envelope.request.event}: ${result.failure.variant}: ${result.failure.detail}`,
+        );
     }
   } finally {
     if (invoker instanceof StreamInvoker) await invoker.close();
@@ -75,7 +96,12 @@ export async function compareTransports(tag: string): Promise<TransportRow[]> {
     if (!existsSync(client.program)) continue;
     for (const transport of ["subprocess", "stream"] as const) {
       if (transport === "subprocess" ? !client.v1 : !client.stream) continue;
-      const ids: SessionIds = { tag: `${tag}-${i}-${transport}`, harness_session_id: `sess-${tag}-${i}`, harness_run_id: `run-${tag}-${i}-${transport}`, frame_id: `frame-${tag}-${i}` };
+      const ids: SessionIds = {
+        tag: `${tag}-${i}-${transport}`,
+        harness_session_id: `sess-${tag}-${i}`,
+        harness_run_id: `run-${tag}-${i}-${transport}`,
+        frame_id: `frame-${tag}-${i}`,
+      };
       rows.push(await runOne(client, transport, ids));
     }
   }
@@ -84,15 +110,20 @@ export async function compareTransports(tag: string): Promise<TransportRow[]> {
 
 /** The comparison as a table (client, transport, delivered, spawns, total ms, ms per event) and the problems under it. */
 export function transportTable(rows: readonly TransportRow[], painter: Painter): string[] {
-  const cells = rows.map((r) => [
-    r.client.title,
-    r.transport === "stream" ? "stream v2" : "subprocess v1",
-    { text: `${r.delivered}/${r.events}`, tone: r.delivered === r.events ? "ok" : "bad" },
-    String(r.spawns),
-    String(Math.round(r.ms)),
-    (r.ms / r.events).toFixed(1),
-  ] satisfies Cell[]);
-  const notes = TRANSPORT_CLIENTS.filter((c) => !c.stream).map((c) => `  (${c.title}: stream mode not served yet; ${relative(REPO_ROOT, c.program)})`);
+  const cells = rows.map(
+    (r) =>
+      [
+        r.client.title,
+        r.transport === "stream" ? "stream v2" : "subprocess v1",
+        { text: `${r.delivered}/${r.events}`, tone: r.delivered === r.events ? "ok" : "bad" },
+        String(r.spawns),
+        String(Math.round(r.ms)),
+        (r.ms / r.events).toFixed(1),
+      ] satisfies Cell[],
+  );
+  const notes = TRANSPORT_CLIENTS.filter((c) => !c.stream).map(
+    (c) => `  (${c.title}: stream mode not served yet; ${relative(REPO_ROOT, c.program)})`,
+  );
   return [
     ...renderTable(["client", "transport", "delivered", "spawns", "ms", "ms/event"], cells, painter, "  "),
     ...rows.flatMap((r) => r.problems.map((p) => `  ✗ ${r.client.title} over ${r.transport}: ${p}`)),

@@ -20,7 +20,9 @@ let esbuild;
 try {
   esbuild = await import("esbuild");
 } catch (error) {
-  console.error(`lifeloop-callback: cannot bundle the CLI: esbuild is not installed (${error.message}).\nRun \`npm ci\` in ${root} first.`);
+  console.error(
+    `lifeloop-callback: cannot bundle the CLI: esbuild is not installed (${error.message}).\nRun \`npm ci\` in ${root} first.`,
+  );
   process.exit(1);
 }
 // A stale chunk of an earlier build must not ship.

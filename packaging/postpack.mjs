@@ -20,5 +20,7 @@ const version = process.env.npm_package_version ?? "";
 const destination = resolve(process.env.INIT_CWD ?? process.cwd(), process.env.npm_config_pack_destination || ".");
 const tarball = resolve(destination, `${name.replace(/^@/, "").replace("/", "-")}-${version}.tgz`);
 if (existsSync(tarball)) {
-  console.error(`lifeloop-callback: npm pack wrote ${tarball}\n  install it in a project:   npm install ${tarball}\n  or put the CLI on PATH:    npm install -g ${tarball}`);
+  console.error(
+    `lifeloop-callback: npm pack wrote ${tarball}\n  install it in a project:   npm install ${tarball}\n  or put the CLI on PATH:    npm install -g ${tarball}`,
+  );
 }

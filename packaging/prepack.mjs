@@ -21,7 +21,9 @@ const manifest = join(root, "package.json");
 const backup = join(root, ".cache", "pack", "package.json.orig");
 if (existsSync(backup)) renameSync(backup, manifest);
 if (!existsSync(join(root, "node_modules", "typescript", "bin", "tsc"))) {
-  console.error(`lifeloop-callback: cannot build the package: ${root} has no node_modules yet.\nRun \`npm ci\` in ${root} first, then \`npm pack\` again.`);
+  console.error(
+    `lifeloop-callback: cannot build the package: ${root} has no node_modules yet.\nRun \`npm ci\` in ${root} first, then \`npm pack\` again.`,
+  );
   process.exit(1);
 }
 const built = spawnSync(process.execPath, [join(root, "packaging", "prepare.mjs")], { stdio: "inherit" });

@@ -22,14 +22,19 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
 
 if (existsSync(tsc)) {
-  for (const step of [[tsc, "-p", join(root, "tsconfig.json")], [join(root, "packaging", "bundle-cli.mjs")], [join(root, "packaging", "mark-bin.mjs")]]) {
+  for (const step of [
+    [tsc, "-p", join(root, "tsconfig.json")],
+    [join(root, "packaging", "bundle-cli.mjs")],
+    [join(root, "packaging", "mark-bin.mjs")],
+  ]) {
     const r = spawnSync(process.execPath, step, { stdio: "inherit" });
     if (r.status !== 0) process.exit(r.status ?? 1);
   }
   process.exit(0);
 }
 // The library (tsc) and the CLI bundle (the `bin`) are both built.
-if (existsSync(join(root, "dist", "runtime", "index.js")) && existsSync(join(root, "dist", "cli", "main.js"))) process.exit(0);
+if (existsSync(join(root, "dist", "runtime", "index.js")) && existsSync(join(root, "dist", "cli", "main.js")))
+  process.exit(0);
 
 const initCwd = process.env.INIT_CWD ? resolve(process.env.INIT_CWD) : root;
 const link = join(initCwd, "node_modules", "lifeloop-callback");

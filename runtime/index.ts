@@ -29,7 +29,15 @@ export {
   CLI_EXIT_CODES,
   STREAM_V2,
 } from "../generated/ts/spec.js";
-export type { WireObjectTypeName, WireTypeMap, FailureVariant, DocumentRuleId, StreamErrorName, StreamReverseMethodName, StreamRuleId } from "../generated/ts/spec.js";
+export type {
+  WireObjectTypeName,
+  WireTypeMap,
+  FailureVariant,
+  DocumentRuleId,
+  StreamErrorName,
+  StreamReverseMethodName,
+  StreamRuleId,
+} from "../generated/ts/spec.js";
 export type { ValidationIssue } from "./wire/issues.js";
 export { WireValidationError } from "./wire/issues.js";
 export {
@@ -92,11 +100,29 @@ export { SubprocessInvoker, type SubprocessInvokerConfig } from "./invoker/subpr
 export { InProcessInvoker, type InProcessInvokerConfig } from "./invoker/in-process.js";
 export { DEFAULT_INVOKER_LIMITS, type InvokerLimits } from "./invoker/config.js";
 export { defaultRetryClass, failureClassOf, makeFailure } from "./invoker/failure.js";
-export { isNotificationOnly, prepareEnvelope, toWireJson, WireSerializeError, wireSnapshot, type WireSnapshot } from "./invoker/request.js";
+export {
+  isNotificationOnly,
+  prepareEnvelope,
+  toWireJson,
+  WireSerializeError,
+  wireSnapshot,
+  type WireSnapshot,
+} from "./invoker/request.js";
 export { prepareEnvelopeSliced, wireSnapshotSliced, type PreparedEnvelope } from "./invoker/request.js";
 export { signalGroup, trackedGroups } from "./process/process-group.js";
-export { contextIssues, ReceiptEmitter, ReceiptSynthesisError, type EmitOutcome, type ReceiptEmitterOptions } from "./receipts/emitter.js";
-export { CLIENT_STDERR_TAIL_WARNING, INVOCATION_FAILED_WARNING, synthesizeReceipt, type ReceiptContext } from "./receipts/synthesize.js";
+export {
+  contextIssues,
+  ReceiptEmitter,
+  ReceiptSynthesisError,
+  type EmitOutcome,
+  type ReceiptEmitterOptions,
+} from "./receipts/emitter.js";
+export {
+  CLIENT_STDERR_TAIL_WARNING,
+  INVOCATION_FAILED_WARNING,
+  synthesizeReceipt,
+  type ReceiptContext,
+} from "./receipts/synthesize.js";
 export { SequenceGenerator, type SequenceSource } from "./receipts/sequence.js";
 export {
   LEDGER_BINDING,
@@ -133,8 +159,19 @@ export {
   type PutOptions,
 } from "./continuation/store.js";
 export { ContinuationError, type ContinuationErrorEnvelope } from "./continuation/errors.js";
-export { resolveMaxBlobBytes, resolveRoot, storeForCommand, storeFromEnvironment, type ContinuationEnvironment, type StoreUse } from "./continuation/root.js";
-export { continuationHandlers, type ContinuationHandlerOptions, type ContinuationStoreSource } from "./continuation/stream-handlers.js";
+export {
+  resolveMaxBlobBytes,
+  resolveRoot,
+  storeForCommand,
+  storeFromEnvironment,
+  type ContinuationEnvironment,
+  type StoreUse,
+} from "./continuation/root.js";
+export {
+  continuationHandlers,
+  type ContinuationHandlerOptions,
+  type ContinuationStoreSource,
+} from "./continuation/stream-handlers.js";
 
 // --- Stream callbacks, v2 (CALLBACK-001 §C; spec/stream-protocol.md, spec/host-runtime.md §"Stream
 // invoker (v2)"): the host's StreamInvoker, the frame reader and judge shared with the client runner,
@@ -142,7 +179,15 @@ export { continuationHandlers, type ContinuationHandlerOptions, type Continuatio
 export { StreamInvoker, type StreamInvokerConfig, type StreamInvokerStats } from "./stream/invoker.js";
 export { DEFAULT_STREAM_LIMITS, type StreamInvokerLimits } from "./stream/limits.js";
 export { FrameReader, type FrameEvent } from "./rpc/frame-reader.js";
-export { parseFrame, encodeFrame, sameId, type FrameResult, type JsonRpcError, type JsonRpcId, type StreamFrame } from "./rpc/frame.js";
+export {
+  parseFrame,
+  encodeFrame,
+  sameId,
+  type FrameResult,
+  type JsonRpcError,
+  type JsonRpcId,
+  type StreamFrame,
+} from "./rpc/frame.js";
 export { codeForFailureClass, errorCode, errorNameForCode, failureClassForCode } from "./rpc/error-codes.js";
 export {
   isReverseMethod,
@@ -154,5 +199,19 @@ export {
   type ReverseReply,
   type ReverseRequest,
 } from "./stream/reverse.js";
-export { answerEnvelope, failureResponse, serve, type ClientContext, type ClientHandler, type ServeOptions } from "./client/runner.js";
-export { ClientCommands, CommandError, RequestFrameTooLargeError, StreamClosedError, type CommandResult, type CommandTransport } from "./client/commands.js";
+export {
+  answerEnvelope,
+  failureResponse,
+  serve,
+  type ClientContext,
+  type ClientHandler,
+  type ServeOptions,
+} from "./client/runner.js";
+export {
+  ClientCommands,
+  CommandError,
+  RequestFrameTooLargeError,
+  StreamClosedError,
+  type CommandResult,
+  type CommandTransport,
+} from "./client/commands.js";

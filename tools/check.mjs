@@ -37,7 +37,12 @@ function runStep([name, args]) {
     child.stdout.on("data", (c) => chunks.push(c));
     child.stderr.on("data", (c) => chunks.push(c));
     const done = (status) =>
-      resolve({ name, status, output: Buffer.concat(chunks).toString("utf8"), seconds: (performance.now() - started) / 1000 });
+      resolve({
+        name,
+        status,
+        output: Buffer.concat(chunks).toString("utf8"),
+        seconds: (performance.now() - started) / 1000,
+      });
     child.on("error", (error) => {
       chunks.push(Buffer.from(`${error.message}\n`));
       done(-1);
@@ -50,7 +55,9 @@ const started = performance.now();
 const results = await Promise.all(
   STEPS.map((step) =>
     runStep(step).then((r) => {
-      process.stdout.write(`${r.status === 0 ? "ok  " : "FAIL"} ${r.name.padEnd(17)} ${r.seconds.toFixed(1).padStart(5)} s\n`);
+      process.stdout.write(
+        `${r.status === 0 ? "ok  " : "FAIL"} ${r.name.padEnd(17)} ${r.seconds.toFixed(1).padStart(5)} s\n`,
+      );
       return r;
     }),
   ),
@@ -58,5 +65,9 @@ const results = await Promise.all(
 const failed = results.filter((r) => r.status !== 0);
 for (const r of failed) process.stdout.write(`\n== ${r.name} (exit ${r.status})\n${r.output}`);
 const total = ((performance.now() - started) / 1000).toFixed(1);
-process.stdout.write(failed.length === 0 ? `check: all ${results.length} steps passed in ${total} s\n` : `check: ${failed.length} of ${results.length} steps failed (${total} s)\n`);
+process.stdout.write(
+  failed.length === 0
+    ? `check: all ${results.length} steps passed in ${total} s\n`
+    : `check: ${failed.length} of ${results.length} steps failed (${total} s)\n`,
+);
 process.exitCode = failed.length === 0 ? 0 : 1;

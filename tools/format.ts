@@ -34,9 +34,14 @@ export function findRuff(root: string = ROOT): string | null {
 
 /** The Go files gofmt owns: tracked or new, not ignored, but the golden outputs of codegen's tests. */
 function goFiles(): string[] {
-  const listed = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "*.go"], { cwd: ROOT, encoding: "utf8" });
+  const listed = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "*.go"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
   if (listed.status !== 0) return [];
-  return listed.stdout.split("\n").filter((f) => f !== "" && !/^test\/codegen\/fixtures\/.*\/expected\//.test(f) && existsSync(join(ROOT, f)));
+  return listed.stdout
+    .split("\n")
+    .filter((f) => f !== "" && !/^test\/codegen\/fixtures\/.*\/expected\//.test(f) && existsSync(join(ROOT, f)));
 }
 
 /** `gofmt -l` (check) or `gofmt -w` over the Go files; 0 clean / written, 1 a file would change or gofmt failed. */

@@ -50,11 +50,15 @@ function checkHandWritten(root: string, outputs: readonly OutputFile[]): void {
   for (const out of outputs) {
     if (!out.path.startsWith("sdk/")) continue;
     if (!isSdkGenerated(out.path)) {
-      throw new HandWrittenFileError(`${out.path}: a target writes a file without a generated name into sdk/ (generated files are zz_*.go, _gen_*.py, go.mod, __init__.py, pyproject.toml, README.md; see SDK_GENERATED in codegen/emit/check.ts)`);
+      throw new HandWrittenFileError(
+        `${out.path}: a target writes a file without a generated name into sdk/ (generated files are zz_*.go, _gen_*.py, go.mod, __init__.py, pyproject.toml, README.md; see SDK_GENERATED in codegen/emit/check.ts)`,
+      );
     }
     const abs = join(root, out.path);
     if (existsSync(abs) && !readFileSync(abs, "utf8").includes(BANNER)) {
-      throw new HandWrittenFileError(`${out.path}: the file on disk has no generated banner, so it is hand-written; rename it or the template's output`);
+      throw new HandWrittenFileError(
+        `${out.path}: the file on disk has no generated banner, so it is hand-written; rename it or the template's output`,
+      );
     }
   }
 }
@@ -102,15 +106,24 @@ export function findDrift(root: string, outputs: readonly OutputFile[], ownedDir
   for (const out of outputs) {
     const abs = join(root, out.path);
     if (!existsSync(abs)) {
-      drift.push({ path: out.path, kind: "missing", diff: createTwoFilesPatch(out.path, out.path, "", out.content, "committed", "generated") });
+      drift.push({
+        path: out.path,
+        kind: "missing",
+        diff: createTwoFilesPatch(out.path, out.path, "", out.content, "committed", "generated"),
+      });
       continue;
     }
     const current = readFileSync(abs, "utf8");
     if (current !== out.content) {
-      drift.push({ path: out.path, kind: "changed", diff: createTwoFilesPatch(out.path, out.path, current, out.content, "committed", "generated") });
+      drift.push({
+        path: out.path,
+        kind: "changed",
+        diff: createTwoFilesPatch(out.path, out.path, current, out.content, "committed", "generated"),
+      });
     }
   }
-  const owned = ownedDir === "generated" ? [...listOwned(root, ownedDir), ...listSdkGenerated(root)] : listOwned(root, ownedDir);
+  const owned =
+    ownedDir === "generated" ? [...listOwned(root, ownedDir), ...listSdkGenerated(root)] : listOwned(root, ownedDir);
   for (const path of owned) {
     if (!produced.has(path)) drift.push({ path, kind: "stale", diff: "" });
   }

@@ -94,7 +94,10 @@ export function formatOutputs(root: string, outputs: readonly OutputFile[]): Out
         encoding: "utf8",
         timeout: 120_000,
       });
-      if (run.status !== 0) throw new Error(`biome format of the generated sources failed (exit ${run.status}, signal ${run.signal}):\n${run.stdout}${run.stderr}`);
+      if (run.status !== 0)
+        throw new Error(
+          `biome format of the generated sources failed (exit ${run.status}, signal ${run.signal}):\n${run.stdout}${run.stderr}`,
+        );
     }
     const formatted = new Map(selected.map((o) => [o.path, readFileSync(join(scratch, o.path), "utf8")]));
     return outputs.map((o) => {

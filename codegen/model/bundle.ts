@@ -45,5 +45,7 @@ export function bundleHookSchemas(model: Model): { readonly $defs: Readonly<Reco
     ...model.enums.map((e): [string, string] => [`../${e.file}`, e.name]),
     ...model.types.map((t): [string, string] => [`../${t.file}`, t.name]),
   ]);
-  return { $defs: Object.fromEntries(model.hookSchemas.map((h) => [h.name, rewriteRefs(h.schema, fileToName) as JsonSchema])) };
+  return {
+    $defs: Object.fromEntries(model.hookSchemas.map((h) => [h.name, rewriteRefs(h.schema, fileToName) as JsonSchema])),
+  };
 }

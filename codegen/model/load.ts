@@ -81,7 +81,15 @@ function loadSchemas(root: string): LoadedSchemas {
       const values = schema.enum as unknown[];
       if (values.some((v) => typeof v !== "string")) throw new ModelError(rel, "/enum", "enum values must be strings");
       if (new Set(values).size !== values.length) throw new ModelError(rel, "/enum", "duplicate enum value");
-      enums.push({ name, file, kebab, id: String(schema.$id), description: String(schema.description), values: values as string[], schema });
+      enums.push({
+        name,
+        file,
+        kebab,
+        id: String(schema.$id),
+        description: String(schema.description),
+        values: values as string[],
+        schema,
+      });
     } else if (schema.type === "object") {
       objects.push([file, schema]);
     } else {
@@ -109,7 +117,13 @@ function shapeOf(
   if (Array.isArray(prop.anyOf)) {
     const branches = prop.anyOf as unknown[];
     const [first, second] = branches;
-    if (branches.length !== 2 || !isRecord(first) || !isRecord(second) || second.type !== "null" || typeof first.$ref !== "string") {
+    if (
+      branches.length !== 2 ||
+      !isRecord(first) ||
+      !isRecord(second) ||
+      second.type !== "null" ||
+      typeof first.$ref !== "string"
+    ) {
       throw new ModelError(rel, `${pointer}/anyOf`, 'anyOf is only used as [{"$ref": ...}, {"type": "null"}]');
     }
     const inner = shapeOf(first, rel, `${pointer}/anyOf/0`, byFile);
@@ -126,7 +140,8 @@ function shapeOf(
   if (base.length !== 1) throw new ModelError(rel, `${pointer}/type`, "exactly one non-null type is allowed");
   switch (base[0]) {
     case "string":
-      if (typeof prop.maxLength !== "number") throw new ModelError(rel, pointer, "every string needs an explicit maxLength");
+      if (typeof prop.maxLength !== "number")
+        throw new ModelError(rel, pointer, "every string needs an explicit maxLength");
       return { shape: { kind: "string", maxLength: prop.maxLength }, nullable };
     case "integer":
       if (typeof prop.minimum !== "number" || typeof prop.maximum !== "number") {
@@ -134,7 +149,8 @@ function shapeOf(
       }
       return { shape: { kind: "integer", minimum: prop.minimum, maximum: prop.maximum }, nullable };
     case "array": {
-      if (typeof prop.maxItems !== "number") throw new ModelError(rel, pointer, "every array needs an explicit maxItems");
+      if (typeof prop.maxItems !== "number")
+        throw new ModelError(rel, pointer, "every array needs an explicit maxItems");
       if (!isRecord(prop.items)) throw new ModelError(rel, `${pointer}/items`, "arrays need an items schema");
       const items = shapeOf(prop.items, rel, `${pointer}/items`, byFile);
       if (items.nullable) throw new ModelError(rel, `${pointer}/items`, "array items are never nullable");
@@ -142,7 +158,11 @@ function shapeOf(
     }
     case "object":
       if (prop.additionalProperties !== true || prop["x-open"] !== true) {
-        throw new ModelError(rel, pointer, 'an inline object is an open map: "additionalProperties": true and "x-open": true');
+        throw new ModelError(
+          rel,
+          pointer,
+          'an inline object is an open map: "additionalProperties": true and "x-open": true',
+        );
       }
       return { shape: { kind: "open_object" }, nullable };
     default:
@@ -152,11 +172,13 @@ function shapeOf(
 
 function buildType(file: string, schema: JsonSchema, byFile: Map<string, string>): WireType {
   const rel = `schemas/${file}`;
-  if (schema.additionalProperties !== false) throw new ModelError(rel, "/additionalProperties", "every wire object is closed (false)");
+  if (schema.additionalProperties !== false)
+    throw new ModelError(rel, "/additionalProperties", "every wire object is closed (false)");
   if (!isRecord(schema.properties)) throw new ModelError(rel, "/properties", "object schemas list their properties");
   const required = new Set((schema.required as string[] | undefined) ?? []);
   for (const name of required) {
-    if (!(name in schema.properties)) throw new ModelError(rel, "/required", `required field ${name} is not a property`);
+    if (!(name in schema.properties))
+      throw new ModelError(rel, "/required", `required field ${name} is not a property`);
   }
   const fields: Field[] = [];
   for (const [name, raw] of Object.entries(schema.properties)) {
@@ -217,9 +239,19 @@ function describeRef(shape: Shape, types: WireType[], enums: EnumType[]): string
   return "";
 }
 
-function expectSameList(file: string, pointer: string, actual: readonly string[], expected: readonly string[], what: string): void {
+function expectSameList(
+  file: string,
+  pointer: string,
+  actual: readonly string[],
+  expected: readonly string[],
+  what: string,
+): void {
   if (actual.length !== expected.length || actual.some((v, i) => v !== expected[i])) {
-    throw new ModelError(file, pointer, `${what} must list exactly ${JSON.stringify(expected)} in that order (found ${JSON.stringify(actual)})`);
+    throw new ModelError(
+      file,
+      pointer,
+      `${what} must list exactly ${JSON.stringify(expected)} in that order (found ${JSON.stringify(actual)})`,
+    );
   }
 }
 
@@ -273,21 +305,26 @@ function loadRules(raw: unknown, types: WireType[], enums: EnumType[], events: r
       for (const name of names) fieldOf(types, type, name, file, tp);
       if (target.lengthField) {
         const lengthField = fieldOf(types, type, target.lengthField, file, tp);
-        if (lengthField.shape.kind !== "integer") throw new ModelError(file, tp, "length_field must be an integer field");
+        if (lengthField.shape.kind !== "integer")
+          throw new ModelError(file, tp, "length_field must be an integer field");
       }
-      if (check === "exactly_one_present" && !target.fields) throw new ModelError(file, tp, "exactly_one_present needs fields");
+      if (check === "exactly_one_present" && !target.fields)
+        throw new ModelError(file, tp, "exactly_one_present needs fields");
       if (check === "fields_differ") {
         if (!target.fields) throw new ModelError(file, tp, "fields_differ needs fields");
         for (const name of target.fields) {
-          if (fieldOf(types, type, name, file, tp).shape.kind !== "string") throw new ModelError(file, tp, "fields_differ compares string fields");
+          if (fieldOf(types, type, name, file, tp).shape.kind !== "string")
+            throw new ModelError(file, tp, "fields_differ compares string fields");
         }
       }
-      if (check === "utf8_byte_length_equals" && !target.lengthField) throw new ModelError(file, tp, "utf8_byte_length_equals needs length_field");
+      if (check === "utf8_byte_length_equals" && !target.lengthField)
+        throw new ModelError(file, tp, "utf8_byte_length_equals needs length_field");
       if (check === "non_empty_string") {
         const field = fieldOf(types, type, String(target.field), file, tp);
         const shape = field.shape.kind === "array" ? field.shape.items : field.shape;
         if (shape.kind !== "string") throw new ModelError(file, tp, "non_empty_string applies to string fields");
-        if (Boolean(target.each) !== (field.shape.kind === "array")) throw new ModelError(file, tp, "`each` is set exactly for array fields");
+        if (Boolean(target.each) !== (field.shape.kind === "array"))
+          throw new ModelError(file, tp, "`each` is set exactly for array fields");
       }
       return target;
     });
@@ -298,15 +335,18 @@ function loadRules(raw: unknown, types: WireType[], enums: EnumType[], events: r
       const values = resolveValues(r.when[op], events, file, `${base}/when/${op}`);
       for (const target of targets) {
         const field = fieldOf(types, target.type, conditionField, file, `${base}/when/field`);
-        if (field.shape.kind !== "enum") throw new ModelError(file, `${base}/when/field`, "conditions test enum fields");
+        if (field.shape.kind !== "enum")
+          throw new ModelError(file, `${base}/when/field`, "conditions test enum fields");
         const allowed = enumValues(enums, field.shape.enumName);
         for (const v of values) {
-          if (!allowed.includes(v)) throw new ModelError(file, `${base}/when`, `${v} is not a ${field.shape.enumName} value`);
+          if (!allowed.includes(v))
+            throw new ModelError(file, `${base}/when`, `${v} is not a ${field.shape.enumName} value`);
         }
       }
       when = { field: conditionField, op, values };
     }
-    if ((check === "required_when" || check === "forbidden_when") && !when) throw new ModelError(file, base, `${check} needs when`);
+    if ((check === "required_when" || check === "forbidden_when") && !when)
+      throw new ModelError(file, base, `${check} needs when`);
     const values = r.values === undefined ? undefined : resolveValues(r.values, events, file, `${base}/values`);
     if (check === "forbidden_value" && !values) throw new ModelError(file, base, "forbidden_value needs values");
     return {
@@ -334,13 +374,25 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
   );
   tables.eventVocabulary.events.forEach((row, i) => {
     if (row.dispatchable === row.notification_only) {
-      throw new ModelError("spec/tables/event-vocabulary.json", `/events/${i}`, "dispatchable is exactly !notification_only");
+      throw new ModelError(
+        "spec/tables/event-vocabulary.json",
+        `/events/${i}`,
+        "dispatchable is exactly !notification_only",
+      );
     }
     if ((row.stream_v2 === "never_sent") !== !row.dispatchable) {
-      throw new ModelError("spec/tables/event-vocabulary.json", `/events/${i}/stream_v2`, "only non-dispatchable events are never_sent");
+      throw new ModelError(
+        "spec/tables/event-vocabulary.json",
+        `/events/${i}/stream_v2`,
+        "only non-dispatchable events are never_sent",
+      );
     }
     if (row.requires_frame_context !== row.event.startsWith("frame.")) {
-      throw new ModelError("spec/tables/event-vocabulary.json", `/events/${i}/requires_frame_context`, "frame.* events, and only they, require frame_context");
+      throw new ModelError(
+        "spec/tables/event-vocabulary.json",
+        `/events/${i}/requires_frame_context`,
+        "frame.* events, and only they, require frame_context",
+      );
     }
   });
   const failureClasses = enumValues(enums, "FailureClass");
@@ -354,7 +406,11 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
   );
   tables.failureRetryDefaults.defaults.forEach((row, i) => {
     if (!retryClasses.includes(row.retry_class)) {
-      throw new ModelError("spec/tables/failure-retry-defaults.json", `/defaults/${i}/retry_class`, `${row.retry_class} is not a RetryClass`);
+      throw new ModelError(
+        "spec/tables/failure-retry-defaults.json",
+        `/defaults/${i}/retry_class`,
+        `${row.retry_class} is not a RetryClass`,
+      );
     }
   });
   const variants = new Set<string>();
@@ -362,23 +418,34 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
     const file = "spec/tables/subprocess-failure-mapping.json";
     if (variants.has(row.variant)) throw new ModelError(file, `/variants/${i}/variant`, "duplicate variant");
     variants.add(row.variant);
-    if (!failureClasses.includes(row.failure_class)) throw new ModelError(file, `/variants/${i}/failure_class`, `${row.failure_class} is not a FailureClass`);
-    if (row.origin === "lifeloop-callback" && !row.reason) throw new ModelError(file, `/variants/${i}`, "variants added by this implementation give a reason");
+    if (!failureClasses.includes(row.failure_class))
+      throw new ModelError(file, `/variants/${i}/failure_class`, `${row.failure_class} is not a FailureClass`);
+    if (row.origin === "lifeloop-callback" && !row.reason)
+      throw new ModelError(file, `/variants/${i}`, "variants added by this implementation give a reason");
   });
   const documentRuleIds = new Set<string>();
   tables.documentRules.rules.forEach((row, i) => {
     const file = "spec/tables/document-rules.json";
-    if (!row.id.startsWith(`${row.layer}.`)) throw new ModelError(file, `/rules/${i}/id`, `ids of the ${row.layer} layer start with "${row.layer}."`);
+    if (!row.id.startsWith(`${row.layer}.`))
+      throw new ModelError(file, `/rules/${i}/id`, `ids of the ${row.layer} layer start with "${row.layer}."`);
     if (documentRuleIds.has(row.id)) throw new ModelError(file, `/rules/${i}/id`, "duplicate rule id");
     documentRuleIds.add(row.id);
   });
   for (const [i, difference] of tables.referenceDifferences.differences.entries()) {
     if ((difference.scope === "validation") !== (difference.match !== undefined)) {
-      throw new ModelError("spec/tables/reference-differences.json", `/differences/${i}`, "validation differences, and only they, have match patterns");
+      throw new ModelError(
+        "spec/tables/reference-differences.json",
+        `/differences/${i}`,
+        "validation differences, and only they, have match patterns",
+      );
     }
     for (const [j, match] of (difference.match ?? []).entries()) {
       if (!documentRuleIds.has(match.rule)) {
-        throw new ModelError("spec/tables/reference-differences.json", `/differences/${i}/match/${j}/rule`, `unknown rule id ${match.rule}`);
+        throw new ModelError(
+          "spec/tables/reference-differences.json",
+          `/differences/${i}/match/${j}/rule`,
+          `unknown rule id ${match.rule}`,
+        );
       }
     }
   }
@@ -388,40 +455,61 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
     if ((group as { readonly members?: unknown }).members === undefined) return;
     const names = group.members.map((m) => m.name);
     const need = (name: string, pointer: string): void => {
-      if (!names.includes(name)) throw new ModelError(file, pointer, `member ${name} has no type in /groups/${gi}/members`);
+      if (!names.includes(name))
+        throw new ModelError(file, pointer, `member ${name} has no type in /groups/${gi}/members`);
     };
-    for (const [ci, c] of group.commands.entries()) for (const [fi, f] of c.result_fields.entries()) need(f, `/groups/${gi}/commands/${ci}/result_fields/${fi}`);
-    for (const [ei, e] of group.errors.entries()) for (const [fi, f] of e.fields.entries()) need(f, `/groups/${gi}/errors/${ei}/fields/${fi}`);
+    for (const [ci, c] of group.commands.entries())
+      for (const [fi, f] of c.result_fields.entries()) need(f, `/groups/${gi}/commands/${ci}/result_fields/${fi}`);
+    for (const [ei, e] of group.errors.entries())
+      for (const [fi, f] of e.fields.entries()) need(f, `/groups/${gi}/errors/${ei}/fields/${fi}`);
     group.members.forEach((m, mi) => {
-      if (names.indexOf(m.name) !== mi) throw new ModelError(file, `/groups/${gi}/members/${mi}/name`, "duplicate member");
-      if ((m.type === "entries") !== (m.entry_members !== undefined)) throw new ModelError(file, `/groups/${gi}/members/${mi}`, "entry_members is given exactly for type entries");
-      for (const [ei, e] of (m.entry_members ?? []).entries()) need(e, `/groups/${gi}/members/${mi}/entry_members/${ei}`);
+      if (names.indexOf(m.name) !== mi)
+        throw new ModelError(file, `/groups/${gi}/members/${mi}/name`, "duplicate member");
+      if ((m.type === "entries") !== (m.entry_members !== undefined))
+        throw new ModelError(file, `/groups/${gi}/members/${mi}`, "entry_members is given exactly for type entries");
+      for (const [ei, e] of (m.entry_members ?? []).entries())
+        need(e, `/groups/${gi}/members/${mi}/entry_members/${ei}`);
     });
   });
   const guard = tables.receiptEmittedGuard;
   const guardRow = tables.eventVocabulary.events.find((r) => r.event === guard.event);
   if (!guardRow?.notification_only) {
-    throw new ModelError("spec/tables/receipt-emitted-guard.json", "/event", "the guarded event must be notification-only in the vocabulary");
+    throw new ModelError(
+      "spec/tables/receipt-emitted-guard.json",
+      "/event",
+      "the guarded event must be notification-only in the vocabulary",
+    );
   }
   const guardVariant = tables.subprocessFailureMapping.variants.find((r) => r.variant === guard.failure_variant);
-  if (!guardVariant) throw new ModelError("spec/tables/receipt-emitted-guard.json", "/failure_variant", "unknown failure variant");
+  if (!guardVariant)
+    throw new ModelError("spec/tables/receipt-emitted-guard.json", "/failure_variant", "unknown failure variant");
   const limitNames = new Set<string>();
   for (const [i, limit] of tables.limits.limits.entries()) {
-    if (limitNames.has(limit.name)) throw new ModelError("spec/tables/limits.json", `/limits/${i}/name`, "duplicate limit");
+    if (limitNames.has(limit.name))
+      throw new ModelError("spec/tables/limits.json", `/limits/${i}/name`, "duplicate limit");
     limitNames.add(limit.name);
   }
   for (const [i, row] of tables.subprocessWireFraming.streams.entries()) {
     if (row.limit !== null && !limitNames.has(row.limit)) {
-      throw new ModelError("spec/tables/subprocess-wire-framing.json", `/streams/${i}/limit`, `unknown limit ${row.limit}`);
+      throw new ModelError(
+        "spec/tables/subprocess-wire-framing.json",
+        `/streams/${i}/limit`,
+        `unknown limit ${row.limit}`,
+      );
     }
   }
   const maxSafe = tables.limits.limits.find((l) => l.name === "max_safe_integer")?.value;
-  if (maxSafe !== Number.MAX_SAFE_INTEGER) throw new ModelError("spec/tables/limits.json", "", "max_safe_integer must be 2^53 - 1");
+  if (maxSafe !== Number.MAX_SAFE_INTEGER)
+    throw new ModelError("spec/tables/limits.json", "", "max_safe_integer must be 2^53 - 1");
   for (const type of types) {
     for (const field of type.fields) {
       const shape = field.shape.kind === "array" ? field.shape.items : field.shape;
       if (shape.kind === "integer" && (shape.maximum !== maxSafe || shape.minimum !== 0)) {
-        throw new ModelError(`schemas/${type.file}`, `/properties/${field.name}`, `integers are bounded to [0, ${maxSafe}] (limits.max_safe_integer)`);
+        throw new ModelError(
+          `schemas/${type.file}`,
+          `/properties/${field.name}`,
+          `integers are bounded to [0, ${maxSafe}] (limits.max_safe_integer)`,
+        );
       }
     }
   }
@@ -440,7 +528,13 @@ export function loadModel(root: string): Model {
   // A frozen release snapshot (spec/releases/*) that predates stream mode has no stream-v2 table.
   if ((tables as Partial<Tables>).streamV2 !== undefined) checkStreamV2(root, tables, loaded.enums);
   const hookSchemas = loadHookSchemas(root, tables.harnessHookMapping, loaded.enums, types, tables.harnessHookInputs);
-  checkHookMapping(tables.harnessHookMapping, loaded.enums, hookSchemas, tables.cliExitCodes.codes.map((c) => c.name), tables.referenceDifferences.differences);
+  checkHookMapping(
+    tables.harnessHookMapping,
+    loaded.enums,
+    hookSchemas,
+    tables.cliExitCodes.codes.map((c) => c.name),
+    tables.referenceDifferences.differences,
+  );
   checkHookInputs(tables.harnessHookInputs, tables.harnessHookMapping, hookSchemas);
   const rules = loadRules(tables.rules, types, loaded.enums, tables.eventVocabulary.events);
   const wireVersion = tables.wireVersion;

@@ -98,7 +98,8 @@ export function baseObject(model: Model, typeName: string): JsonObject {
     else if (field.presence === "required_nullable") obj[field.name] = null;
   }
   const conflicts = satisfy(model, typeName, obj, new Set());
-  if (conflicts.length > 0) throw new SampleError(`the rules of ${typeName} admit no base object (${conflicts[0]?.step.rule})`);
+  if (conflicts.length > 0)
+    throw new SampleError(`the rules of ${typeName} admit no base object (${conflicts[0]?.step.rule})`);
   return obj;
 }
 
@@ -111,13 +112,16 @@ export function fullObject(model: Model, typeName: string): JsonObject {
   const obj: JsonObject = {};
   for (const field of type.fields) {
     const shape = field.shape;
-    if (shape.kind === "open_object") obj[field.name] = { trace_id: "trace-1", attempt: 2, tags: ["a", "b"], nested: { ok: true, none: null } };
+    if (shape.kind === "open_object")
+      obj[field.name] = { trace_id: "trace-1", attempt: 2, tags: ["a", "b"], nested: { ok: true, none: null } };
     else if (shape.kind === "object") obj[field.name] = fullObject(model, shape.typeName);
-    else if (shape.kind === "array" && shape.items.kind === "object") obj[field.name] = [fullObject(model, shape.items.typeName)];
+    else if (shape.kind === "array" && shape.items.kind === "object")
+      obj[field.name] = [fullObject(model, shape.items.typeName)];
     else obj[field.name] = sampleValue(model, shape, field.name);
   }
   const conflicts = satisfy(model, typeName, obj, new Set());
-  if (conflicts.length > 0) throw new SampleError(`the rules of ${typeName} admit no full object (${conflicts[0]?.step.rule})`);
+  if (conflicts.length > 0)
+    throw new SampleError(`the rules of ${typeName} admit no full object (${conflicts[0]?.step.rule})`);
   return obj;
 }
 
@@ -218,7 +222,10 @@ export function satisfy(model: Model, typeName: string, obj: JsonObject, pinned:
         case "forbidden_value":
           if (typeof value === "string" && (step.values ?? []).includes(value)) {
             const field = fieldNamed(type, name);
-            const other = field.shape.kind === "enum" ? enumValuesOf(model, field.shape.enumName).find((v) => !(step.values ?? []).includes(v)) : undefined;
+            const other =
+              field.shape.kind === "enum"
+                ? enumValuesOf(model, field.shape.enumName).find((v) => !(step.values ?? []).includes(v))
+                : undefined;
             if (free(name) && other !== undefined) {
               obj[name] = other;
               changed = true;
@@ -296,7 +303,12 @@ export function concretePointer(pattern: string): string {
  * Walk `root` (of `rootType`) along `pattern` (an occurrence pattern; `*` = index 0), creating base
  * objects and one-item arrays where members are missing. Returns the object found there and its type.
  */
-export function objectAt(model: Model, rootType: string, root: JsonObject, pattern: string): { readonly obj: JsonObject; readonly typeName: string } {
+export function objectAt(
+  model: Model,
+  rootType: string,
+  root: JsonObject,
+  pattern: string,
+): { readonly obj: JsonObject; readonly typeName: string } {
   const tokens = pattern === "" ? [] : pattern.slice(1).split("/");
   let obj = root;
   let type = typeNamed(model, rootType);
@@ -318,7 +330,8 @@ export function objectAt(model: Model, rootType: string, root: JsonObject, patte
       type = typeNamed(model, shape.typeName);
     } else if (shape.kind === "object") {
       const next = obj[field.name];
-      if (next === null || typeof next !== "object" || Array.isArray(next)) obj[field.name] = baseObject(model, shape.typeName);
+      if (next === null || typeof next !== "object" || Array.isArray(next))
+        obj[field.name] = baseObject(model, shape.typeName);
       obj = obj[field.name] as JsonObject;
       type = typeNamed(model, shape.typeName);
     } else {
@@ -352,7 +365,10 @@ export function editDocument(
   const { obj, typeName } = objectAt(model, rootType, doc, pattern);
   edit(obj);
   const prefix = concretePointer(pattern);
-  const conflicts = satisfy(model, typeName, obj, new Set(pinned)).map((c) => ({ step: c.step, pointer: `${prefix}${c.pointer}` }));
+  const conflicts = satisfy(model, typeName, obj, new Set(pinned)).map((c) => ({
+    step: c.step,
+    pointer: `${prefix}${c.pointer}`,
+  }));
   return { doc, conflicts };
 }
 
@@ -361,7 +377,9 @@ export function editDocument(
  * wire document is exercised as itself; any other type at its shallowest occurrence inside a wire
  * document (ties: the first document in model order).
  */
-export function representativeOccurrences(model: Model): ReadonlyMap<string, { readonly rootType: string; readonly occurrence: Occurrence }> {
+export function representativeOccurrences(
+  model: Model,
+): ReadonlyMap<string, { readonly rootType: string; readonly occurrence: Occurrence }> {
   const result = new Map<string, { rootType: string; occurrence: Occurrence; depth: number }>();
   for (const root of model.roots) {
     for (const occurrence of model.occurrences.get(root.typeName) ?? []) {

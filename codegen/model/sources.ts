@@ -32,6 +32,7 @@ function walk(root: string, dir: string): string[] {
 /** Every file of the SDK source folders, by repository-relative path. */
 export function loadSdkSources(root: string): ReadonlyMap<string, string> {
   const files = new Map<string, string>();
-  for (const dir of SDK_SOURCE_DIRS) for (const path of walk(root, dir)) files.set(path, readFileSync(join(root, path), "utf8"));
+  for (const dir of SDK_SOURCE_DIRS)
+    for (const path of walk(root, dir)) files.set(path, readFileSync(join(root, path), "utf8"));
   return files;
 }

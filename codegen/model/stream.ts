@@ -69,7 +69,12 @@ export function paramName(flag: string): string {
 export function deriveReverseMethods(tables: Tables): StreamReverseMethod[] {
   return tables.clientInitiatedCommands.groups.flatMap((g) =>
     g.commands.map((c): StreamReverseMethod => {
-      const params: StreamMethodParam[] = c.flags.map((f) => ({ name: paramName(f.flag), flag: f.flag, required: f.required, value: f.value }));
+      const params: StreamMethodParam[] = c.flags.map((f) => ({
+        name: paramName(f.flag),
+        flag: f.flag,
+        required: f.required,
+        value: f.value,
+      }));
       if (c.stdin === "blob") params.push({ name: "blob_base64", flag: null, required: true, value: "base64" });
       const result = c.stdout === "blob" ? ["blob_base64", ...c.result_fields] : [...c.result_fields];
       return { method: `${g.stream_v2_method_prefix}${c.command}`, group: g.group, command: c.command, params, result };
@@ -84,7 +89,11 @@ export function checkStreamV2(root: string, tables: Tables, enums: readonly Enum
   const actual = JSON.stringify(s.reverse_methods);
   const expected = JSON.stringify(derived);
   if (actual !== expected) {
-    throw new ModelError(FILE, "/reverse_methods", `must be exactly the derivation from spec/tables/client-initiated-commands.json: ${expected}`);
+    throw new ModelError(
+      FILE,
+      "/reverse_methods",
+      `must be exactly the derivation from spec/tables/client-initiated-commands.json: ${expected}`,
+    );
   }
 
   const classes = enums.find((e) => e.name === "FailureClass")?.values ?? [];
@@ -99,21 +108,33 @@ export function checkStreamV2(root: string, tables: Tables, enums: readonly Enum
     names.add(row.name);
     const own = row.code >= OWN_ERROR_CODE_RANGE.min && row.code <= OWN_ERROR_CODE_RANGE.max;
     if ((row.origin === "lifeloop-callback") !== own) {
-      throw new ModelError(FILE, `${at}/code`, `codes of our own are exactly those in ${OWN_ERROR_CODE_RANGE.min}..${OWN_ERROR_CODE_RANGE.max}`);
+      throw new ModelError(
+        FILE,
+        `${at}/code`,
+        `codes of our own are exactly those in ${OWN_ERROR_CODE_RANGE.min}..${OWN_ERROR_CODE_RANGE.max}`,
+      );
     }
-    if (!classes.includes(row.failure_class)) throw new ModelError(FILE, `${at}/failure_class`, `${row.failure_class} is not a FailureClass`);
+    if (!classes.includes(row.failure_class))
+      throw new ModelError(FILE, `${at}/failure_class`, `${row.failure_class} is not a FailureClass`);
     if (row.canonical) {
-      if (canonical.has(row.failure_class)) throw new ModelError(FILE, `${at}/canonical`, `${row.failure_class} already has canonical code ${canonical.get(row.failure_class)}`);
+      if (canonical.has(row.failure_class))
+        throw new ModelError(
+          FILE,
+          `${at}/canonical`,
+          `${row.failure_class} already has canonical code ${canonical.get(row.failure_class)}`,
+        );
       canonical.set(row.failure_class, row.code);
     }
   });
   for (const c of classes) {
     if (!canonical.has(c)) throw new ModelError(FILE, "/error_codes", `FailureClass ${c} has no canonical error code`);
   }
-  if (!names.has(NOT_AVAILABLE_ERROR)) throw new ModelError(FILE, "/error_codes", `an error code named ${NOT_AVAILABLE_ERROR} is required`);
+  if (!names.has(NOT_AVAILABLE_ERROR))
+    throw new ModelError(FILE, "/error_codes", `an error code named ${NOT_AVAILABLE_ERROR} is required`);
   for (const g of tables.clientInitiatedCommands.groups) {
     for (const e of g.errors) {
-      if (!names.has(e.error)) throw new ModelError(FILE, "/error_codes", `command error ${e.error} (group ${g.group}) has no error code`);
+      if (!names.has(e.error))
+        throw new ModelError(FILE, "/error_codes", `command error ${e.error} (group ${g.group}) has no error code`);
     }
   }
 
@@ -124,36 +145,51 @@ export function checkStreamV2(root: string, tables: Tables, enums: readonly Enum
   });
 
   for (const name of STREAM_LIMITS) {
-    if (!tables.limits.limits.some((l) => l.name === name)) throw new ModelError("spec/tables/limits.json", "/limits", `the stream binding needs limit ${name}`);
+    if (!tables.limits.limits.some((l) => l.name === name))
+      throw new ModelError("spec/tables/limits.json", "/limits", `the stream binding needs limit ${name}`);
   }
   if (s.ids.integer_maximum !== tables.limits.limits.find((l) => l.name === "max_safe_integer")?.value) {
     throw new ModelError(FILE, "/ids/integer_maximum", "must equal limits.max_safe_integer");
   }
   for (const [i, step] of s.shutdown.steps.entries()) {
     if (step.wait_limit !== null && !tables.limits.limits.some((l) => l.name === step.wait_limit)) {
-      throw new ModelError(FILE, `/shutdown/steps/${i}/wait_limit`, `no limit ${step.wait_limit} in spec/tables/limits.json`);
+      throw new ModelError(
+        FILE,
+        `/shutdown/steps/${i}/wait_limit`,
+        `no limit ${step.wait_limit} in spec/tables/limits.json`,
+      );
     }
   }
   tables.eventVocabulary.events.forEach((e, i) => {
     if (e.dispatchable && e.stream_v2 !== "request") {
-      throw new ModelError("spec/tables/event-vocabulary.json", `/events/${i}/stream_v2`, "the stream invoker sends every dispatchable event as a request (a notification would have no CallbackResponse to return); change the invoker and the spec together");
+      throw new ModelError(
+        "spec/tables/event-vocabulary.json",
+        `/events/${i}/stream_v2`,
+        "the stream invoker sends every dispatchable event as a request (a notification would have no CallbackResponse to return); change the invoker and the spec together",
+      );
     }
   });
-  compileFrameSchemas(root, s.frames.map((f) => f.schema));
+  compileFrameSchemas(
+    root,
+    s.frames.map((f) => f.schema),
+  );
 }
 
 /** Compile every schema under schemas/stream/ together with the wire schemas; the frames' files must be among them. */
 function compileFrameSchemas(root: string, frameFiles: readonly string[]): void {
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword({ keyword });
-  const read = (rel: string): Record<string, unknown> => JSON.parse(readFileSync(join(root, rel), "utf8")) as Record<string, unknown>;
-  for (const name of readdirSync(join(root, "schemas")).filter((n) => n.endsWith(".schema.json"))) ajv.addSchema(read(`schemas/${name}`));
+  const read = (rel: string): Record<string, unknown> =>
+    JSON.parse(readFileSync(join(root, rel), "utf8")) as Record<string, unknown>;
+  for (const name of readdirSync(join(root, "schemas")).filter((n) => n.endsWith(".schema.json")))
+    ajv.addSchema(read(`schemas/${name}`));
   const streamFiles = readdirSync(join(root, "schemas", "stream"))
     .filter((n) => n.endsWith(".schema.json"))
     .map((n) => `schemas/stream/${n}`);
   for (const rel of streamFiles) {
     const schema = read(rel);
-    if (schema.$id !== `https://lifeloop-callback.dev/${rel}`) throw new ModelError(rel, "/$id", `must be "https://lifeloop-callback.dev/${rel}"`);
+    if (schema.$id !== `https://lifeloop-callback.dev/${rel}`)
+      throw new ModelError(rel, "/$id", `must be "https://lifeloop-callback.dev/${rel}"`);
     ajv.addSchema(schema);
   }
   for (const rel of streamFiles) {

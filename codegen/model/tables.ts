@@ -51,7 +51,8 @@ export function loadSpecTables(root: string): SpecTableSource[] {
   const tableStems = stems(root, "spec/tables", ".json");
   const metaStems = stems(root, "spec/meta", ".schema.json");
   for (const stem of tableStems) {
-    if (!metaStems.includes(stem)) throw new ModelError(tableFile(stem), "", `has no meta-schema spec/meta/${stem}.schema.json`);
+    if (!metaStems.includes(stem))
+      throw new ModelError(tableFile(stem), "", `has no meta-schema spec/meta/${stem}.schema.json`);
   }
   // A meta-schema without a table validates a file elsewhere (e.g. a tool's input): not a table.
   const stemsWithTables = metaStems.filter((stem) => stem === WIRE_VERSION_STEM || tableStems.includes(stem));
@@ -60,10 +61,14 @@ export function loadSpecTables(root: string): SpecTableSource[] {
     const file = tableFile(stem);
     const metaFile = `spec/meta/${stem}.schema.json`;
     const meta = readJsonFile(root, metaFile) as JsonSchema;
-    if (meta.$id !== `${META_ID_BASE}${stem}.schema.json`) throw new ModelError(metaFile, "/$id", `must be "${META_ID_BASE}${stem}.schema.json"`);
-    if (meta.$schema !== DRAFT_2020_12) throw new ModelError(metaFile, "/$schema", "must be the draft 2020-12 meta-schema");
-    if (typeof meta.title !== "string" || !/^[A-Z][A-Za-z0-9]*$/.test(meta.title)) throw new ModelError(metaFile, "/title", "a PascalCase title names the table's type");
-    if (typeof meta.description !== "string" || meta.description.length === 0) throw new ModelError(metaFile, "/description", "every meta-schema needs a description");
+    if (meta.$id !== `${META_ID_BASE}${stem}.schema.json`)
+      throw new ModelError(metaFile, "/$id", `must be "${META_ID_BASE}${stem}.schema.json"`);
+    if (meta.$schema !== DRAFT_2020_12)
+      throw new ModelError(metaFile, "/$schema", "must be the draft 2020-12 meta-schema");
+    if (typeof meta.title !== "string" || !/^[A-Z][A-Za-z0-9]*$/.test(meta.title))
+      throw new ModelError(metaFile, "/title", "a PascalCase title names the table's type");
+    if (typeof meta.description !== "string" || meta.description.length === 0)
+      throw new ModelError(metaFile, "/description", "every meta-schema needs a description");
     let validate: ReturnType<typeof ajv.compile>;
     try {
       validate = ajv.compile(meta);

@@ -64,7 +64,8 @@ export function viewModelSchema(model: Model, language: string): Record<string, 
       if (file !== undefined && entry !== undefined) {
         const path = `${dir}/${file}`;
         const defs = (JSON.parse(sdkSource(model, path)) as { $defs?: Record<string, unknown> }).$defs ?? {};
-        if (!Object.hasOwn(defs, entry)) throw new Error(`${path}: no $defs entry ${entry} (referenced from ${viewModelSchemaPath(language)})`);
+        if (!Object.hasOwn(defs, entry))
+          throw new Error(`${path}: no $defs entry ${entry} (referenced from ${viewModelSchemaPath(language)})`);
         return inline(defs[entry]);
       }
       if (ref.startsWith("view-model.schema.json#")) return { $ref: ref.slice("view-model.schema.json".length) };
@@ -102,7 +103,9 @@ export interface SdkRendering {
  * then its hash (named parameters).
  */
 export interface SdkSyntax {
-  readonly helpers: Readonly<Record<string, (params: readonly unknown[], hash: Readonly<Record<string, unknown>>) => string>>;
+  readonly helpers: Readonly<
+    Record<string, (params: readonly unknown[], hash: Readonly<Record<string, unknown>>) => string>
+  >;
   readonly blocks: Readonly<Record<string, (inner: string) => string>>;
   readonly partials: Readonly<Record<string, string>>;
 }
@@ -146,7 +149,12 @@ function syntaxInstance(syntax: SdkSyntax): typeof Handlebars {
 }
 
 /** Compile and render one template with `syntax` (the options every SDK template is rendered with). */
-export function renderTemplate(syntax: SdkSyntax, template: string, view: unknown, hbs = syntaxInstance(syntax)): string {
+export function renderTemplate(
+  syntax: SdkSyntax,
+  template: string,
+  view: unknown,
+  hbs = syntaxInstance(syntax),
+): string {
   return hbs.compile(template, { noEscape: true, strict: true })(view);
 }
 
@@ -158,7 +166,9 @@ export function checkViewModel(model: Model, language: string, view: unknown): v
   ajv.addKeyword({ keyword: "tsType", schemaType: "string" });
   const validate = ajv.compile(viewModelSchema(model, language));
   if (!validate(view)) {
-    const detail = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"}: ${e.message ?? "invalid"} ${JSON.stringify(e.params)}`);
+    const detail = (validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || "/"}: ${e.message ?? "invalid"} ${JSON.stringify(e.params)}`);
     throw new Error(`${language} target: the view model does not match ${path}:\n${detail.join("\n")}`);
   }
 }
@@ -179,7 +189,10 @@ export function renderSdk<View extends object>(model: Model, rendering: SdkRende
     } catch (error) {
       throw new Error(`${path}: ${(error as Error).message}`);
     }
-    outputs.push({ path: `${sdkDir(rendering.language)}/${output}`, content: finalNewline(content.replace(/[ \t]+$/gm, "").replace(/\n{4,}/g, "\n\n\n")) });
+    outputs.push({
+      path: `${sdkDir(rendering.language)}/${output}`,
+      content: finalNewline(content.replace(/[ \t]+$/gm, "").replace(/\n{4,}/g, "\n\n\n")),
+    });
   }
   return outputs;
 }

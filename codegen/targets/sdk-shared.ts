@@ -48,21 +48,28 @@ export interface RunnerVariants {
 /** The failure class of a variant of spec/tables/subprocess-failure-mapping.json. */
 function classOf(model: Model, variant: string, target: string): string {
   const row = model.tables.subprocessFailureMapping.variants.find((r) => r.variant === variant);
-  if (!row) throw new Error(`${target} target: spec/tables/runner-outcomes.json names failure variant ${variant}, which spec/tables/subprocess-failure-mapping.json lacks`);
+  if (!row)
+    throw new Error(
+      `${target} target: spec/tables/runner-outcomes.json names failure variant ${variant}, which spec/tables/subprocess-failure-mapping.json lacks`,
+    );
   return row.failure_class;
 }
 
 /** The outcome row `id` of spec/tables/runner-outcomes.json. */
 function outcomeRow(model: Model, id: string, target: string): RunnerOutcomeRow {
   const row = model.tables.runnerOutcomes.outcomes.find((o) => o.outcome === id);
-  if (!row) throw new Error(`${target} target: the client runner needs outcome ${id} in spec/tables/runner-outcomes.json`);
+  if (!row)
+    throw new Error(`${target} target: the client runner needs outcome ${id} in spec/tables/runner-outcomes.json`);
   return row;
 }
 
 /** The warning variant and written failure class of an outcome. */
 function outcomeVariant(model: Model, id: string, target: string): RunnerVariant {
   const row = outcomeRow(model, id, target);
-  return { variant: row.warning_variant ?? row.failure_variant, failureClass: classOf(model, row.failure_variant, target) };
+  return {
+    variant: row.warning_variant ?? row.failure_variant,
+    failureClass: classOf(model, row.failure_variant, target),
+  };
 }
 
 /** The runner's failure variants, looked up by outcome id in spec/tables/runner-outcomes.json (`target` names the caller in errors). */
@@ -70,10 +77,14 @@ export function runnerVariants(model: Model, target: string): RunnerVariants {
   const guard = outcomeVariant(model, "event_not_dispatched", target);
   const invalidRequest = outcomeVariant(model, "request_invalid", target);
   if (guard.variant !== model.tables.receiptEmittedGuard.failure_variant) {
-    throw new Error(`${target} target: spec/tables/runner-outcomes.json event_not_dispatched names ${guard.variant}, the guard table ${model.tables.receiptEmittedGuard.failure_variant}`);
+    throw new Error(
+      `${target} target: spec/tables/runner-outcomes.json event_not_dispatched names ${guard.variant}, the guard table ${model.tables.receiptEmittedGuard.failure_variant}`,
+    );
   }
   if (guard.failureClass !== invalidRequest.failureClass) {
-    throw new Error(`${target} target: the runner refuses ${model.tables.receiptEmittedGuard.event} like an invalid request, but ${guard.variant} maps to ${guard.failureClass}`);
+    throw new Error(
+      `${target} target: the runner refuses ${model.tables.receiptEmittedGuard.event} like an invalid request, but ${guard.variant} maps to ${guard.failureClass}`,
+    );
   }
   return {
     readRequest: outcomeVariant(model, "stdin_unreadable", target),
@@ -114,13 +125,18 @@ export interface RunnerWording {
 export function runnerOutcomes(model: Model, target: string, wording: RunnerWording): RunnerOutcome[] {
   const limit = (name: string): number => {
     const row = model.tables.limits.limits.find((l) => l.name === name);
-    if (!row) throw new Error(`${target} target: spec/tables/runner-outcomes.json names limit ${name}, which spec/tables/limits.json lacks`);
+    if (!row)
+      throw new Error(
+        `${target} target: spec/tables/runner-outcomes.json names limit ${name}, which spec/tables/limits.json lacks`,
+      );
     return row.value;
   };
   /** A rule id the prose names, checked against the rule tables so the docs cannot go stale. */
   const rule = (id: string): string => {
     if (!model.tables.documentRules.rules.some((r) => r.id === id) && !model.rules.some((r) => r.id === id)) {
-      throw new Error(`${target} target: spec/tables/runner-outcomes.json names rule ${id}, which no rule table defines`);
+      throw new Error(
+        `${target} target: spec/tables/runner-outcomes.json names rule ${id}, which no rule table defines`,
+      );
     }
     return `\`${id}\``;
   };
@@ -133,11 +149,17 @@ export function runnerOutcomes(model: Model, target: string, wording: RunnerWord
         .replace("{limit}", row.limit === undefined ? "{limit}" : `limits.${row.limit} (${limit(row.limit)} bytes)`)
         .replace("{handler_fails}", wording.handlerFails)
         .replace("{response_extra}", wording.invalidResponseExtra);
-      if (/\{[a-z_]+\}/.test(when)) throw new Error(`${target} target: spec/tables/runner-outcomes.json ${row.outcome}: unknown placeholder in ${JSON.stringify(row.when)}`);
+      if (/\{[a-z_]+\}/.test(when))
+        throw new Error(
+          `${target} target: spec/tables/runner-outcomes.json ${row.outcome}: unknown placeholder in ${JSON.stringify(row.when)}`,
+        );
       let code: string;
       if (row.warning_code === "variant") code = `\`${warningVariant}\``;
       else if (row.warning_code === "rule") {
-        if (row.rule === undefined) throw new Error(`${target} target: spec/tables/runner-outcomes.json ${row.outcome}: warning_code rule needs rule`);
+        if (row.rule === undefined)
+          throw new Error(
+            `${target} target: spec/tables/runner-outcomes.json ${row.outcome}: warning_code rule needs rule`,
+          );
         code = rule(row.rule);
       } else {
         const examples = (row.rule_examples ?? []).map(rule);
@@ -161,10 +183,16 @@ export function runnerOutcomeTable(outcomes: readonly RunnerOutcome[]): string {
  * at `width` characters with continuation lines indented by two spaces. `literal` re-quotes each
  * backticked name (e.g. reST double backticks).
  */
-export function runnerOutcomeBullets(outcomes: readonly RunnerOutcome[], width: number, literal: (name: string) => string = (name) => `\`${name}\``): string[] {
+export function runnerOutcomeBullets(
+  outcomes: readonly RunnerOutcome[],
+  width: number,
+  literal: (name: string) => string = (name) => `\`${name}\``,
+): string[] {
   return outcomes.flatMap((o) => {
     const sentence = `When ${o.when}: failure class \`${o.failureClass}\`, warning code ${o.code}${o.refusal ? "; the handler is not called" : ""}.`;
-    return wrapWords(`- ${sentence.replace(/`([^`]+)`/g, (_, name: string) => literal(name))}`, width, false).map((line, i) => (i === 0 ? line : `  ${line}`));
+    return wrapWords(`- ${sentence.replace(/`([^`]+)`/g, (_, name: string) => literal(name))}`, width, false).map(
+      (line, i) => (i === 0 ? line : `  ${line}`),
+    );
   });
 }
 
@@ -190,7 +218,12 @@ export interface HookAdapterFacts {
   readonly harness: string;
   /** Every adapter id naming the harness; the first is `adapter`. */
   readonly adapterIds: readonly string[];
-  readonly contextLimit: { readonly length: number; readonly unit: string; readonly onExceed: string; readonly fact: string } | null;
+  readonly contextLimit: {
+    readonly length: number;
+    readonly unit: string;
+    readonly onExceed: string;
+    readonly fact: string;
+  } | null;
   readonly hookEvents: readonly HookEventFacts[];
   /** Every LifecycleEventKind in enum order with its hook event (null: unsupported). */
   readonly events: readonly { readonly event: string; readonly hookEvent: string | null }[];
@@ -200,7 +233,11 @@ export interface HookAdapterFacts {
 export interface HookMappingFacts {
   readonly adapters: readonly HookAdapterFacts[];
   /** The block effects in table order, with what each renders and means. */
-  readonly blockEffects: readonly { readonly block: HookBlockEffect; readonly renders: string; readonly meaning: string }[];
+  readonly blockEffects: readonly {
+    readonly block: HookBlockEffect;
+    readonly renders: string;
+    readonly meaning: string;
+  }[];
   /** The distinct non-null context slots, in first-seen order. */
   readonly contextSlots: readonly string[];
 }
@@ -242,7 +279,8 @@ export function hookMapping(model: Model): HookMappingFacts {
       adapter: a.adapter,
       harness: a.harness,
       adapterIds: a.adapter_ids,
-      contextLimit: limit === null ? null : { length: limit.length, unit: limit.unit, onExceed: limit.on_exceed, fact: limit.fact },
+      contextLimit:
+        limit === null ? null : { length: limit.length, unit: limit.unit, onExceed: limit.on_exceed, fact: limit.fact },
       hookEvents,
       events,
     };
@@ -271,6 +309,12 @@ export function hookExample(facts: HookMappingFacts): HookExample {
     return hookEvent ? [{ event: e.event, hookEvent }] : [];
   });
   const pick = supported.find((s) => s.hookEvent.blockApplies) ?? supported[0];
-  if (pick === undefined) throw new Error(`spec/tables/harness-hook-mapping.json: ${adapter.adapter} supports no lifecycle event`);
-  return { adapter, adapterId: adapter.adapterIds[adapter.adapterIds.length - 1] ?? adapter.adapter, event: pick.event, hookEvent: pick.hookEvent };
+  if (pick === undefined)
+    throw new Error(`spec/tables/harness-hook-mapping.json: ${adapter.adapter} supports no lifecycle event`);
+  return {
+    adapter,
+    adapterId: adapter.adapterIds[adapter.adapterIds.length - 1] ?? adapter.adapter,
+    event: pick.event,
+    hookEvent: pick.hookEvent,
+  };
 }

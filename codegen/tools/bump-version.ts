@@ -150,7 +150,10 @@ function rewriteFixture(text: string, from: string, to: string): string | null {
     if (typeof fixture.expect_pointer !== "string") return null;
     let wrong: unknown;
     try {
-      wrong = valueAt(document !== undefined ? JSON.parse(Buffer.from(document, "latin1").toString("utf8")) : fixture.data, fixture.expect_pointer);
+      wrong = valueAt(
+        document !== undefined ? JSON.parse(Buffer.from(document, "latin1").toString("utf8")) : fixture.data,
+        fixture.expect_pointer,
+      );
     } catch {
       return null;
     }
@@ -172,17 +175,36 @@ export const KEPT_ON_PURPOSE: readonly { readonly pattern: RegExp; readonly why:
   { pattern: /^spec\/wire-version\.json$/, why: "its retired list names every old version" },
   { pattern: /^test\/diff\/fixtures\//, why: "diff-gate fixtures: old/new trees pinned at fixed versions" },
   { pattern: /^spec\/tables\/compat-rules\.json$/, why: "its examples of version moves name fixed versions" },
-  { pattern: /^spec\/tables\/conformance-checks\.json$|^spec\/conformance-runner\.md$/, why: "`since` is the version a check was introduced at" },
   {
-    pattern: /^codegen\/targets\/vectors\/corpus-base\.ts$|^generated\/(conformance|vectors)\/.*-schema-version-(trailing-space|upper-case)\.json$/,
+    pattern: /^spec\/tables\/conformance-checks\.json$|^spec\/conformance-runner\.md$/,
+    why: "`since` is the version a check was introduced at",
+  },
+  {
+    pattern:
+      /^codegen\/targets\/vectors\/corpus-base\.ts$|^generated\/(conformance|vectors)\/.*-schema-version-(trailing-space|upper-case)\.json$/,
     why: "corpus-base.ts WRONG_VERSIONS: near-misses of a fixed version, invalid whatever the current one is",
   },
   { pattern: /^generated\//, why: "regenerated from the spec tables above (their `since` and example columns)" },
-  ...SDK_GENERATED.map((pattern) => ({ pattern, why: "generated files of the SDKs (sdk/), regenerated from the spec tables above like generated/" })),
+  ...SDK_GENERATED.map((pattern) => ({
+    pattern,
+    why: "generated files of the SDKs (sdk/), regenerated from the spec tables above like generated/",
+  })),
 ];
 
 /** Folders never scanned for mentions: VCS data, installed packages, build output, caches. */
-const NOT_SCANNED = new Set([".git", "node_modules", "dist", ".cache", "target", "__pycache__", ".venv", "build", ".mypy_cache", ".ruff_cache", ".pytest_cache"]);
+const NOT_SCANNED = new Set([
+  ".git",
+  "node_modules",
+  "dist",
+  ".cache",
+  "target",
+  "__pycache__",
+  ".venv",
+  "build",
+  ".mypy_cache",
+  ".ruff_cache",
+  ".pytest_cache",
+]);
 /** Text files scanned for mentions (sources, tables, prose, shell). */
 const SCANNED_FILE = /\.(md|json|jsonl|ts|mts|mjs|js|go|py|hbs|rs|sh|toml|yml|yaml|txt)$/;
 
@@ -211,7 +233,12 @@ export function versionMentions(root: string, previous: string): Mention[] {
 /** The spec's prose pages (spec/*.md, not the frozen or historical folders below it): their JSON samples are documents of the current version. */
 function specPages(root: string): string[] {
   const specDir = join(root, "spec");
-  return existsSync(specDir) ? readdirSync(specDir).sort().filter((name) => name.endsWith(".md")).map((name) => `spec/${name}`) : [];
+  return existsSync(specDir)
+    ? readdirSync(specDir)
+        .sort()
+        .filter((name) => name.endsWith(".md"))
+        .map((name) => `spec/${name}`)
+    : [];
 }
 
 /** Replace every mention of the version `from` (not a longer version that starts with it, such as `<from>.1`). */
@@ -230,13 +257,15 @@ function rewritePackageDescription(text: string, from: string, to: string): stri
 /** Perform the bump (without regenerating). */
 export function bumpSources(options: BumpOptions): BumpResult {
   const { root, version, reason, date } = options;
-  if (!VERSION_PATTERN.test(version)) throw new BumpError(`${version} is not a wire version (lifeloop.v<major>[.<minor>...])`);
+  if (!VERSION_PATTERN.test(version))
+    throw new BumpError(`${version} is not a wire version (lifeloop.v<major>[.<minor>...])`);
   if (reason.trim().length === 0) throw new BumpError("--reason must say why the version changes");
   const file = join(root, "spec", "wire-version.json");
   const wire = JSON.parse(readFileSync(file, "utf8")) as WireVersionFile;
   const previous = wire.current;
   if (version === previous) throw new BumpError(`${version} is already the current wire version`);
-  if (wire.retired.some((r) => r.version === version)) throw new BumpError(`${version} was retired; a retired version never comes back`);
+  if (wire.retired.some((r) => r.version === version))
+    throw new BumpError(`${version} was retired; a retired version never comes back`);
   const tombstonePath = `spec/tombstones/${previous}.md`;
   if (existsSync(join(root, tombstonePath))) throw new BumpError(`${tombstonePath} already exists`);
   const touched: string[] = [];
@@ -275,9 +304,15 @@ export function bumpSources(options: BumpOptions): BumpResult {
   // JSON and JSON Lines (examples/session.jsonl: one envelope per line).
   for (const path of listJson(join(root, EXAMPLES_DIR), [".json", ".jsonl"])) {
     const rel = relative(root, path).split(sep).join("/");
-    if (!rel.startsWith(`${EXAMPLES_CONFORMANCE_DIR}/`)) rewrite(rel, (text) => rewriteVersionMembers(text, previous, version));
+    if (!rel.startsWith(`${EXAMPLES_CONFORMANCE_DIR}/`))
+      rewrite(rel, (text) => rewriteVersionMembers(text, previous, version));
   }
-  for (const rel of specPages(root)) rewrite(rel, (text) => (SPEC_PAGES_IN_FULL.includes(rel) ? rewriteVersionMentions(text, previous, version) : rewriteVersionMembers(text, previous, version)));
+  for (const rel of specPages(root))
+    rewrite(rel, (text) =>
+      SPEC_PAGES_IN_FULL.includes(rel)
+        ? rewriteVersionMentions(text, previous, version)
+        : rewriteVersionMembers(text, previous, version),
+    );
   rewrite("README.md", (text) => rewriteVersionMentions(text, previous, version));
   rewrite("package.json", (text) => rewritePackageDescription(text, previous, version));
   return { previous, touched, leftAlone };
@@ -310,14 +345,24 @@ export function parseBumpArgs(argv: readonly string[], defaultRoot: string): Bum
 
 /** `npm run docs` of the tree at `root` (its own script, in a new process: it imports the generated tables); returns its exit code. */
 function referenceDocs(root: string, io: { out: (t: string) => void; err: (t: string) => void }): number {
-  const run = spawnSync(process.execPath, ["--import", "tsx", join(root, "codegen", "tools", "reference-docs.ts")], { cwd: root, encoding: "utf8", timeout: 600_000 });
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(root, "codegen", "tools", "reference-docs.ts")], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 600_000,
+  });
   io.out(run.stdout ?? "");
-  if (run.status !== 0) io.err(`bump-version: npm run docs failed (exit ${run.status ?? run.signal}): ${run.stderr ?? ""}${run.error ? String(run.error) : ""}\n`);
+  if (run.status !== 0)
+    io.err(
+      `bump-version: npm run docs failed (exit ${run.status ?? run.signal}): ${run.stderr ?? ""}${run.error ? String(run.error) : ""}\n`,
+    );
   return run.status === 0 ? 0 : 1;
 }
 
 /** Bump and regenerate; returns the exit code. */
-export async function runBump(options: BumpOptions, io: { out: (t: string) => void; err: (t: string) => void }): Promise<number> {
+export async function runBump(
+  options: BumpOptions,
+  io: { out: (t: string) => void; err: (t: string) => void },
+): Promise<number> {
   let result: BumpResult;
   try {
     result = bumpSources(options);
@@ -330,7 +375,8 @@ export async function runBump(options: BumpOptions, io: { out: (t: string) => vo
   }
   io.out(`bump-version: ${result.previous} -> ${options.version}\n`);
   for (const path of result.touched) io.out(`  wrote ${path}\n`);
-  for (const path of result.leftAlone) io.out(`  left alone (its deliberately wrong version is ${result.previous}; review it): ${path}\n`);
+  for (const path of result.leftAlone)
+    io.out(`  left alone (its deliberately wrong version is ${result.previous}; review it): ${path}\n`);
   let code = await runGenerate({ root: options.root, check: false }, io);
   if (code === 0) code = referenceDocs(options.root, io);
   // Scanned after regeneration, so generated/ shows only what its sources still say.
@@ -338,7 +384,12 @@ export async function runBump(options: BumpOptions, io: { out: (t: string) => vo
   const kept = mentions.filter((m) => m.kept !== undefined);
   const review = mentions.filter((m) => m.kept === undefined).map((m) => m.path);
   for (const reason of [...new Set(kept.map((m) => m.kept))]) {
-    io.out(`  kept on purpose (${reason}): ${kept.filter((m) => m.kept === reason).map((m) => m.path).join(", ")}\n`);
+    io.out(
+      `  kept on purpose (${reason}): ${kept
+        .filter((m) => m.kept === reason)
+        .map((m) => m.path)
+        .join(", ")}\n`,
+    );
   }
   if (review.length > 0) io.out(`still mentions ${result.previous} (review by hand): ${review.join(", ")}\n`);
   io.out(`Fill in the migration notes of spec/tombstones/${result.previous}.md before committing.\n`);
@@ -350,9 +401,14 @@ if (isMain) {
   const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
   const parsed = parseBumpArgs(process.argv.slice(2), repoRoot);
   if (typeof parsed === "string") {
-    process.stderr.write(`bump-version: ${parsed}\nusage: npm run bump-version -- <new-version> --reason "<text>" [--root DIR] [--date YYYY-MM-DD]\n`);
+    process.stderr.write(
+      `bump-version: ${parsed}\nusage: npm run bump-version -- <new-version> --reason "<text>" [--root DIR] [--date YYYY-MM-DD]\n`,
+    );
     process.exitCode = 2;
   } else {
-    process.exitCode = await runBump(parsed, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+    process.exitCode = await runBump(parsed, {
+      out: (t) => process.stdout.write(t),
+      err: (t) => process.stderr.write(t),
+    });
   }
 }

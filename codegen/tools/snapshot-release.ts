@@ -58,14 +58,18 @@ function countFiles(dir: string): number {
 export function snapshotRelease(options: SnapshotOptions): { dir: string; files: number } {
   let version: string;
   try {
-    version = (JSON.parse(readFileSync(join(options.root, "spec/wire-version.json"), "utf8")) as { current: string }).current;
+    version = (JSON.parse(readFileSync(join(options.root, "spec/wire-version.json"), "utf8")) as { current: string })
+      .current;
   } catch (error) {
     throw new SnapshotError(`cannot read spec/wire-version.json: ${(error as Error).message}`);
   }
-  if (typeof version !== "string" || !/^lifeloop\.v[0-9]+(\.[0-9]+)*$/.test(version)) throw new SnapshotError(`spec/wire-version.json: current is not a wire version`);
+  if (typeof version !== "string" || !/^lifeloop\.v[0-9]+(\.[0-9]+)*$/.test(version))
+    throw new SnapshotError(`spec/wire-version.json: current is not a wire version`);
   const target = join(options.root, "spec", "releases", version);
   if (existsSync(target) && !options.retake) {
-    throw new SnapshotError(`spec/releases/${version} exists; a release never changes (pass --retake to replace it before it is published)`);
+    throw new SnapshotError(
+      `spec/releases/${version} exists; a release never changes (pass --retake to replace it before it is published)`,
+    );
   }
   // Written to a staging folder first, so a failed run leaves the previous snapshot in place.
   const staging = join(options.root, "spec", "releases", `.${version}.staging`);

@@ -2,8 +2,10 @@
 // Build: npx tsc -p examples/typescript (tsconfig.json here), then run build/client.js.
 import { serve, type CallbackResponse } from "lifeloop-callback";
 
-await serve(async (request, payloads, ctx): Promise<CallbackResponse> => ({
-  schema_version: request.schema_version,
-  status: "delivered",
-  metadata: { event: request.event, payloads: payloads.length, transport: ctx.transport },
-}));
+await serve(
+  async (request, payloads, ctx): Promise<CallbackResponse> => ({
+    schema_version: request.schema_version,
+    status: "delivered",
+    metadata: { event: request.event, payloads: payloads.length, transport: ctx.transport },
+  }),
+);

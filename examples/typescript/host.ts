@@ -4,10 +4,10 @@ import { ReceiptEmitter, SubprocessInvoker, WIRE_VERSION, type DispatchEnvelope 
 const invoker = new SubprocessInvoker({
   // The example client shipped in the package; point program at your own client instead.
   program: fileURLToPath(import.meta.resolve("lifeloop-callback/examples/echo-client.mjs")), // absolute path, required; no shell is ever used
-  args: [],                             // passed verbatim
-  timeoutMs: 5_000,                     // required: covers spawn, write, read and exit
+  args: [], // passed verbatim
+  timeoutMs: 5_000, // required: covers spawn, write, read and exit
 });
-const receipts = new ReceiptEmitter();  // per-run sequence numbers, idempotency with conflict detection
+const receipts = new ReceiptEmitter(); // per-run sequence numbers, idempotency with conflict detection
 
 const envelope: DispatchEnvelope = {
   schema_version: WIRE_VERSION,
@@ -26,7 +26,8 @@ const envelope: DispatchEnvelope = {
 
 const result = await invoker.invoke(envelope); // never throws for a bad envelope or a bad client
 if (result.ok) console.log(result.response.status);
-else console.log(result.failure.variant, result.failure.failure_class, result.failure.retry_class, result.failure.detail);
+else
+  console.log(result.failure.variant, result.failure.failure_class, result.failure.retry_class, result.failure.detail);
 
 const receipt = receipts.emit(envelope, result, {
   client_id: "my-client",

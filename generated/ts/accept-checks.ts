@@ -2,7 +2,19 @@
 // Accept checks: schema, rules and the fast path's value checks in one walk (codegen/targets/ts/accept-checks.ts)
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { probeAcceptablePlacement, probeCallbackRequest, probeCallbackResponse, probeCapabilityDegradation, probeDispatchEnvelope, probeFrameContext, probeLifecycleReceipt, probePayloadEnvelope, probePayloadReceipt, probePayloadRef, probeWarning } from "./rule-probes.js";
+import {
+  probeAcceptablePlacement,
+  probeCallbackRequest,
+  probeCallbackResponse,
+  probeCapabilityDegradation,
+  probeDispatchEnvelope,
+  probeFrameContext,
+  probeLifecycleReceipt,
+  probePayloadEnvelope,
+  probePayloadReceipt,
+  probePayloadRef,
+  probeWarning,
+} from "./rule-probes.js";
 import type { WireObjectTypeName } from "./spec.js";
 
 /**
@@ -32,7 +44,13 @@ function membersAcceptablePlacement(v: any, level: number, c: AcceptContext): nu
   if (x0 === undefined) return -1;
   n++;
   t += 13;
-  if (x0 !== "developer_equivalent_frame" && x0 !== "pre_prompt_frame" && x0 !== "side_channel_context" && x0 !== "receipt_only") return -1;
+  if (
+    x0 !== "developer_equivalent_frame" &&
+    x0 !== "pre_prompt_frame" &&
+    x0 !== "side_channel_context" &&
+    x0 !== "receipt_only"
+  )
+    return -1;
   t += x0.length + 2;
   const x1: any = v.requirement;
   if (x1 === undefined) return -1;
@@ -59,7 +77,23 @@ function membersCallbackRequest(v: any, level: number, c: AcceptContext): number
   if (x1 === undefined) return -1;
   n++;
   t += 9;
-  if (x1 !== "session.starting" && x1 !== "session.started" && x1 !== "frame.opening" && x1 !== "frame.opened" && x1 !== "context.pressure_observed" && x1 !== "context.compacted" && x1 !== "frame.ending" && x1 !== "frame.ended" && x1 !== "session.ending" && x1 !== "session.ended" && x1 !== "supervisor.tick" && x1 !== "capability.degraded" && x1 !== "receipt.emitted" && x1 !== "receipt.gap_detected") return -1;
+  if (
+    x1 !== "session.starting" &&
+    x1 !== "session.started" &&
+    x1 !== "frame.opening" &&
+    x1 !== "frame.opened" &&
+    x1 !== "context.pressure_observed" &&
+    x1 !== "context.compacted" &&
+    x1 !== "frame.ending" &&
+    x1 !== "frame.ended" &&
+    x1 !== "session.ending" &&
+    x1 !== "session.ended" &&
+    x1 !== "supervisor.tick" &&
+    x1 !== "capability.degraded" &&
+    x1 !== "receipt.emitted" &&
+    x1 !== "receipt.gap_detected"
+  )
+    return -1;
   t += x1.length + 2;
   const x2: any = v.event_id;
   if (x2 === undefined) return -1;
@@ -83,7 +117,14 @@ function membersCallbackRequest(v: any, level: number, c: AcceptContext): number
   if (x5 === undefined) return -1;
   n++;
   t += 20;
-  if (x5 !== "manual_skill" && x5 !== "launcher_wrapper" && x5 !== "native_hook" && x5 !== "reference_adapter" && x5 !== "telemetry_only") return -1;
+  if (
+    x5 !== "manual_skill" &&
+    x5 !== "launcher_wrapper" &&
+    x5 !== "native_hook" &&
+    x5 !== "reference_adapter" &&
+    x5 !== "telemetry_only"
+  )
+    return -1;
   t += x5.length + 2;
   const x6: any = v.invocation_id;
   if (x6 === undefined) return -1;
@@ -162,7 +203,8 @@ function membersCallbackRequest(v: any, level: number, c: AcceptContext): number
     t += 12;
     if (x17 === null) t += 4;
     else {
-      if (typeof x17 !== "number" || x17 % 1 !== 0 || x17 < 0 || x17 > 9007199254740991 || (x17 === 0 && 1 / x17 < 0)) return -1;
+      if (typeof x17 !== "number" || x17 % 1 !== 0 || x17 < 0 || x17 > 9007199254740991 || (x17 === 0 && 1 / x17 < 0))
+        return -1;
       if (x17 % 100 !== 0 || x17 === 0) t += String(x17).length;
       else c.exact = false;
     }
@@ -254,7 +296,22 @@ function membersCallbackResponse(v: any, level: number, c: AcceptContext): numbe
     t += 17;
     if (x13 === null) t += 4;
     else {
-      if (x13 !== "adapter_unavailable" && x13 !== "capability_unsupported" && x13 !== "capability_degraded" && x13 !== "placement_unavailable" && x13 !== "payload_too_large" && x13 !== "payload_rejected" && x13 !== "identity_unavailable" && x13 !== "transport_error" && x13 !== "timeout" && x13 !== "operator_required" && x13 !== "state_conflict" && x13 !== "invalid_request" && x13 !== "internal_error") return -1;
+      if (
+        x13 !== "adapter_unavailable" &&
+        x13 !== "capability_unsupported" &&
+        x13 !== "capability_degraded" &&
+        x13 !== "placement_unavailable" &&
+        x13 !== "payload_too_large" &&
+        x13 !== "payload_rejected" &&
+        x13 !== "identity_unavailable" &&
+        x13 !== "transport_error" &&
+        x13 !== "timeout" &&
+        x13 !== "operator_required" &&
+        x13 !== "state_conflict" &&
+        x13 !== "invalid_request" &&
+        x13 !== "internal_error"
+      )
+        return -1;
       t += x13.length + 2;
     }
   }
@@ -264,7 +321,14 @@ function membersCallbackResponse(v: any, level: number, c: AcceptContext): numbe
     t += 15;
     if (x14 === null) t += 4;
     else {
-      if (x14 !== "safe_retry" && x14 !== "retry_after_reread" && x14 !== "retry_after_reconfigure" && x14 !== "retry_after_operator" && x14 !== "do_not_retry") return -1;
+      if (
+        x14 !== "safe_retry" &&
+        x14 !== "retry_after_reread" &&
+        x14 !== "retry_after_reconfigure" &&
+        x14 !== "retry_after_operator" &&
+        x14 !== "do_not_retry"
+      )
+        return -1;
       t += x14.length + 2;
     }
   }
@@ -320,7 +384,14 @@ function membersCapabilityDegradation(v: any, level: number, c: AcceptContext): 
     t += 15;
     if (x4 === null) t += 4;
     else {
-      if (x4 !== "safe_retry" && x4 !== "retry_after_reread" && x4 !== "retry_after_reconfigure" && x4 !== "retry_after_operator" && x4 !== "do_not_retry") return -1;
+      if (
+        x4 !== "safe_retry" &&
+        x4 !== "retry_after_reread" &&
+        x4 !== "retry_after_reconfigure" &&
+        x4 !== "retry_after_operator" &&
+        x4 !== "do_not_retry"
+      )
+        return -1;
       t += x4.length + 2;
     }
   }
@@ -443,7 +514,23 @@ function membersLifecycleReceipt(v: any, level: number, c: AcceptContext): numbe
   if (x6 === undefined) return -1;
   n++;
   t += 9;
-  if (x6 !== "session.starting" && x6 !== "session.started" && x6 !== "frame.opening" && x6 !== "frame.opened" && x6 !== "context.pressure_observed" && x6 !== "context.compacted" && x6 !== "frame.ending" && x6 !== "frame.ended" && x6 !== "session.ending" && x6 !== "session.ended" && x6 !== "supervisor.tick" && x6 !== "capability.degraded" && x6 !== "receipt.emitted" && x6 !== "receipt.gap_detected") return -1;
+  if (
+    x6 !== "session.starting" &&
+    x6 !== "session.started" &&
+    x6 !== "frame.opening" &&
+    x6 !== "frame.opened" &&
+    x6 !== "context.pressure_observed" &&
+    x6 !== "context.compacted" &&
+    x6 !== "frame.ending" &&
+    x6 !== "frame.ended" &&
+    x6 !== "session.ending" &&
+    x6 !== "session.ended" &&
+    x6 !== "supervisor.tick" &&
+    x6 !== "capability.degraded" &&
+    x6 !== "receipt.emitted" &&
+    x6 !== "receipt.gap_detected"
+  )
+    return -1;
   t += x6.length + 2;
   const x7: any = v.event_id;
   if (x7 === undefined) return -1;
@@ -457,7 +544,8 @@ function membersLifecycleReceipt(v: any, level: number, c: AcceptContext): numbe
   t += 12;
   if (x8 === null) t += 4;
   else {
-    if (typeof x8 !== "number" || x8 % 1 !== 0 || x8 < 0 || x8 > 9007199254740991 || (x8 === 0 && 1 / x8 < 0)) return -1;
+    if (typeof x8 !== "number" || x8 % 1 !== 0 || x8 < 0 || x8 > 9007199254740991 || (x8 === 0 && 1 / x8 < 0))
+      return -1;
     if (x8 % 100 !== 0 || x8 === 0) t += String(x8).length;
     else c.exact = false;
   }
@@ -474,19 +562,28 @@ function membersLifecycleReceipt(v: any, level: number, c: AcceptContext): numbe
   if (x10 === undefined) return -1;
   n++;
   t += 20;
-  if (x10 !== "manual_skill" && x10 !== "launcher_wrapper" && x10 !== "native_hook" && x10 !== "reference_adapter" && x10 !== "telemetry_only") return -1;
+  if (
+    x10 !== "manual_skill" &&
+    x10 !== "launcher_wrapper" &&
+    x10 !== "native_hook" &&
+    x10 !== "reference_adapter" &&
+    x10 !== "telemetry_only"
+  )
+    return -1;
   t += x10.length + 2;
   const x11: any = v.status;
   if (x11 === undefined) return -1;
   n++;
   t += 10;
-  if (x11 !== "observed" && x11 !== "delivered" && x11 !== "skipped" && x11 !== "degraded" && x11 !== "failed") return -1;
+  if (x11 !== "observed" && x11 !== "delivered" && x11 !== "skipped" && x11 !== "degraded" && x11 !== "failed")
+    return -1;
   t += x11.length + 2;
   const x12: any = v.at_epoch_s;
   if (x12 === undefined) return -1;
   n++;
   t += 14;
-  if (typeof x12 !== "number" || x12 % 1 !== 0 || x12 < 0 || x12 > 9007199254740991 || (x12 === 0 && 1 / x12 < 0)) return -1;
+  if (typeof x12 !== "number" || x12 % 1 !== 0 || x12 < 0 || x12 > 9007199254740991 || (x12 === 0 && 1 / x12 < 0))
+    return -1;
   if (x12 % 100 !== 0 || x12 === 0) t += String(x12).length;
   else c.exact = false;
   const x13: any = v.harness_session_id;
@@ -562,7 +659,22 @@ function membersLifecycleReceipt(v: any, level: number, c: AcceptContext): numbe
   t += 17;
   if (x26 === null) t += 4;
   else {
-    if (x26 !== "adapter_unavailable" && x26 !== "capability_unsupported" && x26 !== "capability_degraded" && x26 !== "placement_unavailable" && x26 !== "payload_too_large" && x26 !== "payload_rejected" && x26 !== "identity_unavailable" && x26 !== "transport_error" && x26 !== "timeout" && x26 !== "operator_required" && x26 !== "state_conflict" && x26 !== "invalid_request" && x26 !== "internal_error") return -1;
+    if (
+      x26 !== "adapter_unavailable" &&
+      x26 !== "capability_unsupported" &&
+      x26 !== "capability_degraded" &&
+      x26 !== "placement_unavailable" &&
+      x26 !== "payload_too_large" &&
+      x26 !== "payload_rejected" &&
+      x26 !== "identity_unavailable" &&
+      x26 !== "transport_error" &&
+      x26 !== "timeout" &&
+      x26 !== "operator_required" &&
+      x26 !== "state_conflict" &&
+      x26 !== "invalid_request" &&
+      x26 !== "internal_error"
+    )
+      return -1;
     t += x26.length + 2;
   }
   const x27: any = v.retry_class;
@@ -571,7 +683,14 @@ function membersLifecycleReceipt(v: any, level: number, c: AcceptContext): numbe
   t += 15;
   if (x27 === null) t += 4;
   else {
-    if (x27 !== "safe_retry" && x27 !== "retry_after_reread" && x27 !== "retry_after_reconfigure" && x27 !== "retry_after_operator" && x27 !== "do_not_retry") return -1;
+    if (
+      x27 !== "safe_retry" &&
+      x27 !== "retry_after_reread" &&
+      x27 !== "retry_after_reconfigure" &&
+      x27 !== "retry_after_operator" &&
+      x27 !== "do_not_retry"
+    )
+      return -1;
     t += x27.length + 2;
   }
   const x28: any = v.warnings;
@@ -699,7 +818,8 @@ function membersPayloadEnvelope(v: any, level: number, c: AcceptContext): number
     t += 22;
     if (x15 === null) t += 4;
     else {
-      if (typeof x15 !== "number" || x15 % 1 !== 0 || x15 < 0 || x15 > 9007199254740991 || (x15 === 0 && 1 / x15 < 0)) return -1;
+      if (typeof x15 !== "number" || x15 % 1 !== 0 || x15 < 0 || x15 > 9007199254740991 || (x15 === 0 && 1 / x15 < 0))
+        return -1;
       if (x15 % 100 !== 0 || x15 === 0) t += String(x15).length;
       else c.exact = false;
     }
@@ -738,7 +858,13 @@ function membersPayloadReceipt(v: any, level: number, c: AcceptContext): number 
   if (x2 === undefined) return -1;
   n++;
   t += 13;
-  if (x2 !== "developer_equivalent_frame" && x2 !== "pre_prompt_frame" && x2 !== "side_channel_context" && x2 !== "receipt_only") return -1;
+  if (
+    x2 !== "developer_equivalent_frame" &&
+    x2 !== "pre_prompt_frame" &&
+    x2 !== "side_channel_context" &&
+    x2 !== "receipt_only"
+  )
+    return -1;
   t += x2.length + 2;
   const x3: any = v.status;
   if (x3 === undefined) return -1;
@@ -800,7 +926,8 @@ function membersPayloadRef(v: any, level: number, c: AcceptContext): number {
     t += 13;
     if (x3 === null) t += 4;
     else {
-      if (typeof x3 !== "number" || x3 % 1 !== 0 || x3 < 0 || x3 > 9007199254740991 || (x3 === 0 && 1 / x3 < 0)) return -1;
+      if (typeof x3 !== "number" || x3 % 1 !== 0 || x3 < 0 || x3 > 9007199254740991 || (x3 === 0 && 1 / x3 < 0))
+        return -1;
       if (x3 % 100 !== 0 || x3 === 0) t += String(x3).length;
       else c.exact = false;
     }

@@ -19,7 +19,11 @@ export function probeAcceptablePlacement(_value: unknown): boolean {
 export function probeCallbackRequest(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
+    if (
+      typeof (value as JsonObject).schema_version === "string" &&
+      (value as JsonObject).schema_version !== "lifeloop.v0.4"
+    )
+      return true;
     if ((value as JsonObject).event_id === "") return true;
     if ((value as JsonObject).adapter_id === "") return true;
     if ((value as JsonObject).adapter_version === "") return true;
@@ -29,8 +33,27 @@ export function probeCallbackRequest(value: unknown): boolean {
     if ((value as JsonObject).harness_task_id === "") return true;
     if ((value as JsonObject).capability_snapshot_ref === "") return true;
     if ((value as JsonObject).idempotency_key === "") return true;
-    if ((typeof (value as JsonObject).event === "string" && ((value as JsonObject).event === "frame.opening" || (value as JsonObject).event === "frame.opened" || (value as JsonObject).event === "frame.ending" || (value as JsonObject).event === "frame.ended")) && !((value as JsonObject).frame_context !== null && (value as JsonObject).frame_context !== undefined && hasOwn.call((value as JsonObject), "frame_context"))) return true;
-    if ((typeof (value as JsonObject).event === "string" && ((value as JsonObject).event === "receipt.emitted")) && ((value as JsonObject).idempotency_key !== null && (value as JsonObject).idempotency_key !== undefined && hasOwn.call((value as JsonObject), "idempotency_key"))) return true;
+    if (
+      typeof (value as JsonObject).event === "string" &&
+      ((value as JsonObject).event === "frame.opening" ||
+        (value as JsonObject).event === "frame.opened" ||
+        (value as JsonObject).event === "frame.ending" ||
+        (value as JsonObject).event === "frame.ended") &&
+      !(
+        (value as JsonObject).frame_context !== null &&
+        (value as JsonObject).frame_context !== undefined &&
+        hasOwn.call(value as JsonObject, "frame_context")
+      )
+    )
+      return true;
+    if (
+      typeof (value as JsonObject).event === "string" &&
+      (value as JsonObject).event === "receipt.emitted" &&
+      (value as JsonObject).idempotency_key !== null &&
+      (value as JsonObject).idempotency_key !== undefined &&
+      hasOwn.call(value as JsonObject, "idempotency_key")
+    )
+      return true;
   }
   // at "/frame_context"
   if (isObject(value) && hasOwn.call(value, "frame_context")) {
@@ -38,8 +61,24 @@ export function probeCallbackRequest(value: unknown): boolean {
     if (isObject(v0)) {
       if ((v0 as JsonObject).frame_id === "") return true;
       if ((v0 as JsonObject).parent_frame_id === "") return true;
-      if ((typeof (v0 as JsonObject).frame_class === "string" && ((v0 as JsonObject).frame_class === "top_level")) && ((v0 as JsonObject).parent_frame_id !== null && (v0 as JsonObject).parent_frame_id !== undefined && hasOwn.call((v0 as JsonObject), "parent_frame_id"))) return true;
-      if ((typeof (v0 as JsonObject).frame_class === "string" && ((v0 as JsonObject).frame_class === "subcall")) && !((v0 as JsonObject).parent_frame_id !== null && (v0 as JsonObject).parent_frame_id !== undefined && hasOwn.call((v0 as JsonObject), "parent_frame_id"))) return true;
+      if (
+        typeof (v0 as JsonObject).frame_class === "string" &&
+        (v0 as JsonObject).frame_class === "top_level" &&
+        (v0 as JsonObject).parent_frame_id !== null &&
+        (v0 as JsonObject).parent_frame_id !== undefined &&
+        hasOwn.call(v0 as JsonObject, "parent_frame_id")
+      )
+        return true;
+      if (
+        typeof (v0 as JsonObject).frame_class === "string" &&
+        (v0 as JsonObject).frame_class === "subcall" &&
+        !(
+          (v0 as JsonObject).parent_frame_id !== null &&
+          (v0 as JsonObject).parent_frame_id !== undefined &&
+          hasOwn.call(v0 as JsonObject, "parent_frame_id")
+        )
+      )
+        return true;
     }
   }
   // at "/payload_refs/*"
@@ -63,11 +102,41 @@ export function probeCallbackRequest(value: unknown): boolean {
 export function probeCallbackResponse(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
-    if (Array.isArray((value as JsonObject).receipt_refs) && (value as JsonObject).receipt_refs.includes("")) return true;
-    if ((typeof (value as JsonObject).status === "string" && ((value as JsonObject).status === "failed")) && !((value as JsonObject).failure_class !== null && (value as JsonObject).failure_class !== undefined && hasOwn.call((value as JsonObject), "failure_class"))) return true;
-    if ((typeof (value as JsonObject).status === "string" && !((value as JsonObject).status === "failed")) && ((value as JsonObject).failure_class !== null && (value as JsonObject).failure_class !== undefined && hasOwn.call((value as JsonObject), "failure_class"))) return true;
-    if ((typeof (value as JsonObject).status === "string" && ((value as JsonObject).status === "failed")) && !((value as JsonObject).retry_class !== null && (value as JsonObject).retry_class !== undefined && hasOwn.call((value as JsonObject), "retry_class"))) return true;
+    if (
+      typeof (value as JsonObject).schema_version === "string" &&
+      (value as JsonObject).schema_version !== "lifeloop.v0.4"
+    )
+      return true;
+    if (Array.isArray((value as JsonObject).receipt_refs) && (value as JsonObject).receipt_refs.includes(""))
+      return true;
+    if (
+      typeof (value as JsonObject).status === "string" &&
+      (value as JsonObject).status === "failed" &&
+      !(
+        (value as JsonObject).failure_class !== null &&
+        (value as JsonObject).failure_class !== undefined &&
+        hasOwn.call(value as JsonObject, "failure_class")
+      )
+    )
+      return true;
+    if (
+      typeof (value as JsonObject).status === "string" &&
+      !((value as JsonObject).status === "failed") &&
+      (value as JsonObject).failure_class !== null &&
+      (value as JsonObject).failure_class !== undefined &&
+      hasOwn.call(value as JsonObject, "failure_class")
+    )
+      return true;
+    if (
+      typeof (value as JsonObject).status === "string" &&
+      (value as JsonObject).status === "failed" &&
+      !(
+        (value as JsonObject).retry_class !== null &&
+        (value as JsonObject).retry_class !== undefined &&
+        hasOwn.call(value as JsonObject, "retry_class")
+      )
+    )
+      return true;
   }
   // at "/client_payloads/*"
   if (isObject(value) && hasOwn.call(value, "client_payloads")) {
@@ -76,7 +145,11 @@ export function probeCallbackResponse(value: unknown): boolean {
       for (let i1 = 0; i1 < v0.length; i1++) {
         const v1: unknown = v0[i1];
         if (isObject(v1)) {
-          if (typeof (v1 as JsonObject).schema_version === "string" && (v1 as JsonObject).schema_version !== "lifeloop.v0.4") return true;
+          if (
+            typeof (v1 as JsonObject).schema_version === "string" &&
+            (v1 as JsonObject).schema_version !== "lifeloop.v0.4"
+          )
+            return true;
           if ((v1 as JsonObject).payload_id === "") return true;
           if ((v1 as JsonObject).client_id === "") return true;
           if ((v1 as JsonObject).payload_kind === "") return true;
@@ -84,9 +157,31 @@ export function probeCallbackResponse(value: unknown): boolean {
           if ((v1 as JsonObject).content_encoding === "") return true;
           if ((v1 as JsonObject).idempotency_key === "") return true;
           if ((v1 as JsonObject).content_digest === "") return true;
-          if ((((v1 as JsonObject).body !== null && (v1 as JsonObject).body !== undefined && hasOwn.call((v1 as JsonObject), "body")) ? 1 : 0) + (((v1 as JsonObject).body_ref !== null && (v1 as JsonObject).body_ref !== undefined && hasOwn.call((v1 as JsonObject), "body_ref")) ? 1 : 0) !== 1) return true;
-          if (typeof (v1 as JsonObject).body === "string" && typeof (v1 as JsonObject).byte_size === "number" && Buffer.byteLength((v1 as JsonObject).body, "utf8") !== (v1 as JsonObject).byte_size) return true;
-          if (Array.isArray((v1 as JsonObject).acceptable_placements) && (v1 as JsonObject).acceptable_placements.length === 0) return true;
+          if (
+            ((v1 as JsonObject).body !== null &&
+            (v1 as JsonObject).body !== undefined &&
+            hasOwn.call(v1 as JsonObject, "body")
+              ? 1
+              : 0) +
+              ((v1 as JsonObject).body_ref !== null &&
+              (v1 as JsonObject).body_ref !== undefined &&
+              hasOwn.call(v1 as JsonObject, "body_ref")
+                ? 1
+                : 0) !==
+            1
+          )
+            return true;
+          if (
+            typeof (v1 as JsonObject).body === "string" &&
+            typeof (v1 as JsonObject).byte_size === "number" &&
+            Buffer.byteLength((v1 as JsonObject).body, "utf8") !== (v1 as JsonObject).byte_size
+          )
+            return true;
+          if (
+            Array.isArray((v1 as JsonObject).acceptable_placements) &&
+            (v1 as JsonObject).acceptable_placements.length === 0
+          )
+            return true;
         }
       }
     }
@@ -120,13 +215,21 @@ export function probeCapabilityDegradation(value: unknown): boolean {
 export function probeDispatchEnvelope(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
+    if (
+      typeof (value as JsonObject).schema_version === "string" &&
+      (value as JsonObject).schema_version !== "lifeloop.v0.4"
+    )
+      return true;
   }
   // at "/request"
   if (isObject(value) && hasOwn.call(value, "request")) {
     const v0: unknown = value.request;
     if (isObject(v0)) {
-      if (typeof (v0 as JsonObject).schema_version === "string" && (v0 as JsonObject).schema_version !== "lifeloop.v0.4") return true;
+      if (
+        typeof (v0 as JsonObject).schema_version === "string" &&
+        (v0 as JsonObject).schema_version !== "lifeloop.v0.4"
+      )
+        return true;
       if ((v0 as JsonObject).event_id === "") return true;
       if ((v0 as JsonObject).adapter_id === "") return true;
       if ((v0 as JsonObject).adapter_version === "") return true;
@@ -136,8 +239,27 @@ export function probeDispatchEnvelope(value: unknown): boolean {
       if ((v0 as JsonObject).harness_task_id === "") return true;
       if ((v0 as JsonObject).capability_snapshot_ref === "") return true;
       if ((v0 as JsonObject).idempotency_key === "") return true;
-      if ((typeof (v0 as JsonObject).event === "string" && ((v0 as JsonObject).event === "frame.opening" || (v0 as JsonObject).event === "frame.opened" || (v0 as JsonObject).event === "frame.ending" || (v0 as JsonObject).event === "frame.ended")) && !((v0 as JsonObject).frame_context !== null && (v0 as JsonObject).frame_context !== undefined && hasOwn.call((v0 as JsonObject), "frame_context"))) return true;
-      if ((typeof (v0 as JsonObject).event === "string" && ((v0 as JsonObject).event === "receipt.emitted")) && ((v0 as JsonObject).idempotency_key !== null && (v0 as JsonObject).idempotency_key !== undefined && hasOwn.call((v0 as JsonObject), "idempotency_key"))) return true;
+      if (
+        typeof (v0 as JsonObject).event === "string" &&
+        ((v0 as JsonObject).event === "frame.opening" ||
+          (v0 as JsonObject).event === "frame.opened" ||
+          (v0 as JsonObject).event === "frame.ending" ||
+          (v0 as JsonObject).event === "frame.ended") &&
+        !(
+          (v0 as JsonObject).frame_context !== null &&
+          (v0 as JsonObject).frame_context !== undefined &&
+          hasOwn.call(v0 as JsonObject, "frame_context")
+        )
+      )
+        return true;
+      if (
+        typeof (v0 as JsonObject).event === "string" &&
+        (v0 as JsonObject).event === "receipt.emitted" &&
+        (v0 as JsonObject).idempotency_key !== null &&
+        (v0 as JsonObject).idempotency_key !== undefined &&
+        hasOwn.call(v0 as JsonObject, "idempotency_key")
+      )
+        return true;
     }
   }
   // at "/payloads/*"
@@ -147,7 +269,11 @@ export function probeDispatchEnvelope(value: unknown): boolean {
       for (let i1 = 0; i1 < v0.length; i1++) {
         const v1: unknown = v0[i1];
         if (isObject(v1)) {
-          if (typeof (v1 as JsonObject).schema_version === "string" && (v1 as JsonObject).schema_version !== "lifeloop.v0.4") return true;
+          if (
+            typeof (v1 as JsonObject).schema_version === "string" &&
+            (v1 as JsonObject).schema_version !== "lifeloop.v0.4"
+          )
+            return true;
           if ((v1 as JsonObject).payload_id === "") return true;
           if ((v1 as JsonObject).client_id === "") return true;
           if ((v1 as JsonObject).payload_kind === "") return true;
@@ -155,9 +281,31 @@ export function probeDispatchEnvelope(value: unknown): boolean {
           if ((v1 as JsonObject).content_encoding === "") return true;
           if ((v1 as JsonObject).idempotency_key === "") return true;
           if ((v1 as JsonObject).content_digest === "") return true;
-          if ((((v1 as JsonObject).body !== null && (v1 as JsonObject).body !== undefined && hasOwn.call((v1 as JsonObject), "body")) ? 1 : 0) + (((v1 as JsonObject).body_ref !== null && (v1 as JsonObject).body_ref !== undefined && hasOwn.call((v1 as JsonObject), "body_ref")) ? 1 : 0) !== 1) return true;
-          if (typeof (v1 as JsonObject).body === "string" && typeof (v1 as JsonObject).byte_size === "number" && Buffer.byteLength((v1 as JsonObject).body, "utf8") !== (v1 as JsonObject).byte_size) return true;
-          if (Array.isArray((v1 as JsonObject).acceptable_placements) && (v1 as JsonObject).acceptable_placements.length === 0) return true;
+          if (
+            ((v1 as JsonObject).body !== null &&
+            (v1 as JsonObject).body !== undefined &&
+            hasOwn.call(v1 as JsonObject, "body")
+              ? 1
+              : 0) +
+              ((v1 as JsonObject).body_ref !== null &&
+              (v1 as JsonObject).body_ref !== undefined &&
+              hasOwn.call(v1 as JsonObject, "body_ref")
+                ? 1
+                : 0) !==
+            1
+          )
+            return true;
+          if (
+            typeof (v1 as JsonObject).body === "string" &&
+            typeof (v1 as JsonObject).byte_size === "number" &&
+            Buffer.byteLength((v1 as JsonObject).body, "utf8") !== (v1 as JsonObject).byte_size
+          )
+            return true;
+          if (
+            Array.isArray((v1 as JsonObject).acceptable_placements) &&
+            (v1 as JsonObject).acceptable_placements.length === 0
+          )
+            return true;
         }
       }
     }
@@ -170,8 +318,24 @@ export function probeDispatchEnvelope(value: unknown): boolean {
       if (isObject(v1)) {
         if ((v1 as JsonObject).frame_id === "") return true;
         if ((v1 as JsonObject).parent_frame_id === "") return true;
-        if ((typeof (v1 as JsonObject).frame_class === "string" && ((v1 as JsonObject).frame_class === "top_level")) && ((v1 as JsonObject).parent_frame_id !== null && (v1 as JsonObject).parent_frame_id !== undefined && hasOwn.call((v1 as JsonObject), "parent_frame_id"))) return true;
-        if ((typeof (v1 as JsonObject).frame_class === "string" && ((v1 as JsonObject).frame_class === "subcall")) && !((v1 as JsonObject).parent_frame_id !== null && (v1 as JsonObject).parent_frame_id !== undefined && hasOwn.call((v1 as JsonObject), "parent_frame_id"))) return true;
+        if (
+          typeof (v1 as JsonObject).frame_class === "string" &&
+          (v1 as JsonObject).frame_class === "top_level" &&
+          (v1 as JsonObject).parent_frame_id !== null &&
+          (v1 as JsonObject).parent_frame_id !== undefined &&
+          hasOwn.call(v1 as JsonObject, "parent_frame_id")
+        )
+          return true;
+        if (
+          typeof (v1 as JsonObject).frame_class === "string" &&
+          (v1 as JsonObject).frame_class === "subcall" &&
+          !(
+            (v1 as JsonObject).parent_frame_id !== null &&
+            (v1 as JsonObject).parent_frame_id !== undefined &&
+            hasOwn.call(v1 as JsonObject, "parent_frame_id")
+          )
+        )
+          return true;
       }
     }
   }
@@ -201,8 +365,24 @@ export function probeFrameContext(value: unknown): boolean {
   if (isObject(value)) {
     if ((value as JsonObject).frame_id === "") return true;
     if ((value as JsonObject).parent_frame_id === "") return true;
-    if ((typeof (value as JsonObject).frame_class === "string" && ((value as JsonObject).frame_class === "top_level")) && ((value as JsonObject).parent_frame_id !== null && (value as JsonObject).parent_frame_id !== undefined && hasOwn.call((value as JsonObject), "parent_frame_id"))) return true;
-    if ((typeof (value as JsonObject).frame_class === "string" && ((value as JsonObject).frame_class === "subcall")) && !((value as JsonObject).parent_frame_id !== null && (value as JsonObject).parent_frame_id !== undefined && hasOwn.call((value as JsonObject), "parent_frame_id"))) return true;
+    if (
+      typeof (value as JsonObject).frame_class === "string" &&
+      (value as JsonObject).frame_class === "top_level" &&
+      (value as JsonObject).parent_frame_id !== null &&
+      (value as JsonObject).parent_frame_id !== undefined &&
+      hasOwn.call(value as JsonObject, "parent_frame_id")
+    )
+      return true;
+    if (
+      typeof (value as JsonObject).frame_class === "string" &&
+      (value as JsonObject).frame_class === "subcall" &&
+      !(
+        (value as JsonObject).parent_frame_id !== null &&
+        (value as JsonObject).parent_frame_id !== undefined &&
+        hasOwn.call(value as JsonObject, "parent_frame_id")
+      )
+    )
+      return true;
   }
   return false;
 }
@@ -211,7 +391,11 @@ export function probeFrameContext(value: unknown): boolean {
 export function probeLifecycleReceipt(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
+    if (
+      typeof (value as JsonObject).schema_version === "string" &&
+      (value as JsonObject).schema_version !== "lifeloop.v0.4"
+    )
+      return true;
     if ((value as JsonObject).receipt_id === "") return true;
     if ((value as JsonObject).client_id === "") return true;
     if ((value as JsonObject).adapter_id === "") return true;
@@ -222,11 +406,41 @@ export function probeLifecycleReceipt(value: unknown): boolean {
     if ((value as JsonObject).harness_run_id === "") return true;
     if ((value as JsonObject).harness_task_id === "") return true;
     if ((value as JsonObject).parent_receipt_id === "") return true;
-    if ((typeof (value as JsonObject).parent_receipt_id === "string" && (value as JsonObject).parent_receipt_id === (value as JsonObject).receipt_id)) return true;
-    if (typeof (value as JsonObject).event === "string" && ((value as JsonObject).event === "receipt.emitted")) return true;
-    if ((typeof (value as JsonObject).status === "string" && ((value as JsonObject).status === "failed")) && !((value as JsonObject).failure_class !== null && (value as JsonObject).failure_class !== undefined && hasOwn.call((value as JsonObject), "failure_class"))) return true;
-    if ((typeof (value as JsonObject).status === "string" && !((value as JsonObject).status === "failed")) && ((value as JsonObject).failure_class !== null && (value as JsonObject).failure_class !== undefined && hasOwn.call((value as JsonObject), "failure_class"))) return true;
-    if ((typeof (value as JsonObject).status === "string" && ((value as JsonObject).status === "failed")) && !((value as JsonObject).retry_class !== null && (value as JsonObject).retry_class !== undefined && hasOwn.call((value as JsonObject), "retry_class"))) return true;
+    if (
+      typeof (value as JsonObject).parent_receipt_id === "string" &&
+      (value as JsonObject).parent_receipt_id === (value as JsonObject).receipt_id
+    )
+      return true;
+    if (typeof (value as JsonObject).event === "string" && (value as JsonObject).event === "receipt.emitted")
+      return true;
+    if (
+      typeof (value as JsonObject).status === "string" &&
+      (value as JsonObject).status === "failed" &&
+      !(
+        (value as JsonObject).failure_class !== null &&
+        (value as JsonObject).failure_class !== undefined &&
+        hasOwn.call(value as JsonObject, "failure_class")
+      )
+    )
+      return true;
+    if (
+      typeof (value as JsonObject).status === "string" &&
+      !((value as JsonObject).status === "failed") &&
+      (value as JsonObject).failure_class !== null &&
+      (value as JsonObject).failure_class !== undefined &&
+      hasOwn.call(value as JsonObject, "failure_class")
+    )
+      return true;
+    if (
+      typeof (value as JsonObject).status === "string" &&
+      (value as JsonObject).status === "failed" &&
+      !(
+        (value as JsonObject).retry_class !== null &&
+        (value as JsonObject).retry_class !== undefined &&
+        hasOwn.call(value as JsonObject, "retry_class")
+      )
+    )
+      return true;
   }
   // at "/warnings/*"
   if (isObject(value) && hasOwn.call(value, "warnings")) {
@@ -274,7 +488,11 @@ export function probeLifecycleReceipt(value: unknown): boolean {
 export function probePayloadEnvelope(value: unknown): boolean {
   // at ""
   if (isObject(value)) {
-    if (typeof (value as JsonObject).schema_version === "string" && (value as JsonObject).schema_version !== "lifeloop.v0.4") return true;
+    if (
+      typeof (value as JsonObject).schema_version === "string" &&
+      (value as JsonObject).schema_version !== "lifeloop.v0.4"
+    )
+      return true;
     if ((value as JsonObject).payload_id === "") return true;
     if ((value as JsonObject).client_id === "") return true;
     if ((value as JsonObject).payload_kind === "") return true;
@@ -282,9 +500,31 @@ export function probePayloadEnvelope(value: unknown): boolean {
     if ((value as JsonObject).content_encoding === "") return true;
     if ((value as JsonObject).idempotency_key === "") return true;
     if ((value as JsonObject).content_digest === "") return true;
-    if ((((value as JsonObject).body !== null && (value as JsonObject).body !== undefined && hasOwn.call((value as JsonObject), "body")) ? 1 : 0) + (((value as JsonObject).body_ref !== null && (value as JsonObject).body_ref !== undefined && hasOwn.call((value as JsonObject), "body_ref")) ? 1 : 0) !== 1) return true;
-    if (typeof (value as JsonObject).body === "string" && typeof (value as JsonObject).byte_size === "number" && Buffer.byteLength((value as JsonObject).body, "utf8") !== (value as JsonObject).byte_size) return true;
-    if (Array.isArray((value as JsonObject).acceptable_placements) && (value as JsonObject).acceptable_placements.length === 0) return true;
+    if (
+      ((value as JsonObject).body !== null &&
+      (value as JsonObject).body !== undefined &&
+      hasOwn.call(value as JsonObject, "body")
+        ? 1
+        : 0) +
+        ((value as JsonObject).body_ref !== null &&
+        (value as JsonObject).body_ref !== undefined &&
+        hasOwn.call(value as JsonObject, "body_ref")
+          ? 1
+          : 0) !==
+      1
+    )
+      return true;
+    if (
+      typeof (value as JsonObject).body === "string" &&
+      typeof (value as JsonObject).byte_size === "number" &&
+      Buffer.byteLength((value as JsonObject).body, "utf8") !== (value as JsonObject).byte_size
+    )
+      return true;
+    if (
+      Array.isArray((value as JsonObject).acceptable_placements) &&
+      (value as JsonObject).acceptable_placements.length === 0
+    )
+      return true;
   }
   return false;
 }

@@ -1107,5 +1107,5 @@ export const SPEC_TABLE_FILES = {
   "subprocessFailureMapping": "spec/tables/subprocess-failure-mapping.json",
   "subprocessWireFraming": "spec/tables/subprocess-wire-framing.json",
   "transportModes": "spec/tables/transport-modes.json",
-  "wireVersion": "spec/wire-version.json"
+  "wireVersion": "spec/wire-version.json",
 } as const satisfies Record<SpecTableKey, string>;

@@ -26,7 +26,11 @@ export type FrameClass = "top_level" | "subcall";
  * How an adapter is wired into its harness.
  */
 export type IntegrationMode =
-  "manual_skill" | "launcher_wrapper" | "native_hook" | "reference_adapter" | "telemetry_only";
+  | "manual_skill"
+  | "launcher_wrapper"
+  | "native_hook"
+  | "reference_adapter"
+  | "telemetry_only";
 /**
  * A lifecycle moment a harness reports. Wire names are lowercase and dot-separated; per-event properties (frame context, notification-only, dispatchable, stream-mode framing) live in spec/tables/event-vocabulary.json.
  */
@@ -49,7 +53,10 @@ export type LifecycleEventKind =
  * Where a payload may be placed in the harness's context (routing request on a payload, decision on a payload receipt).
  */
 export type PlacementClass =
-  "developer_equivalent_frame" | "pre_prompt_frame" | "side_channel_context" | "receipt_only";
+  | "developer_equivalent_frame"
+  | "pre_prompt_frame"
+  | "side_channel_context"
+  | "receipt_only";
 /**
  * What happened to one payload's placement (the status of a PayloadReceipt).
  */
@@ -66,7 +73,11 @@ export type RequirementLevel = "required" | "preferred" | "optional";
  * What a caller may do after a failure.
  */
 export type RetryClass =
-  "safe_retry" | "retry_after_reread" | "retry_after_reconfigure" | "retry_after_operator" | "do_not_retry";
+  | "safe_retry"
+  | "retry_after_reread"
+  | "retry_after_reconfigure"
+  | "retry_after_operator"
+  | "do_not_retry";
 /**
  * How strongly an adapter satisfies a capability.
  */

@@ -5,2805 +5,5467 @@
 /* eslint-disable */
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-"use strict";
+("use strict");
 export const validateAcceptablePlacement = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/acceptable-placement.schema.json","title":"AcceptablePlacement","description":"One placement a payload may take, with how strongly the client needs it. A payload lists these in order of preference.","type":"object","properties":{"placement":{"$ref":"placement-class.schema.json"},"requirement":{"$ref":"requirement-level.schema.json"}},"required":["placement","requirement"],"additionalProperties":false};
-const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/placement-class.schema.json","title":"PlacementClass","description":"Where a payload may be placed in the harness's context (routing request on a payload, decision on a payload receipt).","type":"string","enum":["developer_equivalent_frame","pre_prompt_frame","side_channel_context","receipt_only"]};
-const schema33 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/requirement-level.schema.json","title":"RequirementLevel","description":"How strongly a client needs an acceptable placement.","type":"string","enum":["required","preferred","optional"]};
+const schema31 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/acceptable-placement.schema.json",
+  "title": "AcceptablePlacement",
+  "description":
+    "One placement a payload may take, with how strongly the client needs it. A payload lists these in order of preference.",
+  "type": "object",
+  "properties": {
+    "placement": { "$ref": "placement-class.schema.json" },
+    "requirement": { "$ref": "requirement-level.schema.json" },
+  },
+  "required": ["placement", "requirement"],
+  "additionalProperties": false,
+};
+const schema32 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/placement-class.schema.json",
+  "title": "PlacementClass",
+  "description":
+    "Where a payload may be placed in the harness's context (routing request on a payload, decision on a payload receipt).",
+  "type": "string",
+  "enum": ["developer_equivalent_frame", "pre_prompt_frame", "side_channel_context", "receipt_only"],
+};
+const schema33 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/requirement-level.schema.json",
+  "title": "RequirementLevel",
+  "description": "How strongly a client needs an acceptable placement.",
+  "type": "string",
+  "enum": ["required", "preferred", "optional"],
+};
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/acceptable-placement.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate20.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate20(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/acceptable-placement.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate20.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.placement === undefined && (missing0 = "placement")) ||
+        (data.requirement === undefined && (missing0 = "requirement"))
+      ) {
+        validate20.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        const _errs1 = errors;
+        for (const key0 in data) {
+          if (!(key0 === "placement" || key0 === "requirement")) {
+            validate20.errors = [
+              {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties",
+              },
+            ];
+            return false;
+            break;
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.placement !== undefined) {
+            let data0 = data.placement;
+            const _errs2 = errors;
+            if (typeof data0 !== "string") {
+              validate20.errors = [
+                {
+                  instancePath: instancePath + "/placement",
+                  schemaPath: "placement-class.schema.json/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                },
+              ];
+              return false;
+            }
+            if (
+              !(
+                data0 === "developer_equivalent_frame" ||
+                data0 === "pre_prompt_frame" ||
+                data0 === "side_channel_context" ||
+                data0 === "receipt_only"
+              )
+            ) {
+              validate20.errors = [
+                {
+                  instancePath: instancePath + "/placement",
+                  schemaPath: "placement-class.schema.json/enum",
+                  keyword: "enum",
+                  params: { allowedValues: schema32.enum },
+                  message: "must be equal to one of the allowed values",
+                },
+              ];
+              return false;
+            }
+            var valid0 = _errs2 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.requirement !== undefined) {
+              let data1 = data.requirement;
+              const _errs5 = errors;
+              if (typeof data1 !== "string") {
+                validate20.errors = [
+                  {
+                    instancePath: instancePath + "/requirement",
+                    schemaPath: "requirement-level.schema.json/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+              if (!(data1 === "required" || data1 === "preferred" || data1 === "optional")) {
+                validate20.errors = [
+                  {
+                    instancePath: instancePath + "/requirement",
+                    schemaPath: "requirement-level.schema.json/enum",
+                    keyword: "enum",
+                    params: { allowedValues: schema33.enum },
+                    message: "must be equal to one of the allowed values",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+          }
+        }
+      }
+    } else {
+      validate20.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate20.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.placement === undefined) && (missing0 = "placement")) || ((data.requirement === undefined) && (missing0 = "requirement"))){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "placement") || (key0 === "requirement"))){
-validate20.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.placement !== undefined){
-let data0 = data.placement;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate20.errors = [{instancePath:instancePath+"/placement",schemaPath:"placement-class.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((data0 === "developer_equivalent_frame") || (data0 === "pre_prompt_frame")) || (data0 === "side_channel_context")) || (data0 === "receipt_only"))){
-validate20.errors = [{instancePath:instancePath+"/placement",schemaPath:"placement-class.schema.json/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.requirement !== undefined){
-let data1 = data.requirement;
-const _errs5 = errors;
-if(typeof data1 !== "string"){
-validate20.errors = [{instancePath:instancePath+"/requirement",schemaPath:"requirement-level.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data1 === "required") || (data1 === "preferred")) || (data1 === "optional"))){
-validate20.errors = [{instancePath:instancePath+"/requirement",schemaPath:"requirement-level.schema.json/enum",keyword:"enum",params:{allowedValues: schema33.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate20.errors = vErrors;
-return errors === 0;
-}
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate20.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateCallbackRequest = validate21;
-const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/callback-request.schema.json","title":"CallbackRequest","description":"The lifecycle fact a client receives: which event happened, for which adapter and invocation, with optional harness identity, frame context and payload references.","x-wire-document":true,"type":"object","properties":{"schema_version":{"description":"Wire version; must equal the current wire version (rule schema-version-current).","type":"string","maxLength":512},"event":{"$ref":"lifecycle-event-kind.schema.json"},"event_id":{"description":"Identifies the observed lifecycle invocation. Required and non-empty.","type":"string","maxLength":512},"adapter_id":{"description":"Stable wire identifier of the adapter (e.g. `codex`, `claude`). Required and non-empty.","type":"string","maxLength":512},"adapter_version":{"description":"The adapter's own version string. Required and non-empty.","type":"string","maxLength":512},"integration_mode":{"$ref":"integration-mode.schema.json"},"invocation_id":{"description":"Identifies one transport invocation; several events of one synchronous command share it. Required and non-empty.","type":"string","maxLength":512},"harness_session_id":{"description":"The harness's session identifier. Optional; non-empty when present.","type":["string","null"],"maxLength":512},"harness_run_id":{"description":"The harness's run identifier; scopes receipt sequence numbers. Optional; non-empty when present.","type":["string","null"],"maxLength":512},"harness_task_id":{"description":"The harness's task identifier. Optional; non-empty when present.","type":["string","null"],"maxLength":512},"frame_context":{"description":"The frame this event concerns. Required (non-null) for frame.* events (rule frame-event-requires-frame-context); optional otherwise.","anyOf":[{"$ref":"frame-context.schema.json"},{"type":"null"}]},"capability_snapshot_ref":{"description":"Reference to the capability snapshot negotiated for this dispatch. Optional; non-empty when present.","type":["string","null"],"maxLength":4096},"payload_refs":{"description":"References to payloads delivered with this event. Absent means empty; omitted on output when empty; null is rejected.","type":"array","items":{"$ref":"payload-ref.schema.json"},"maxItems":1024},"sequence":{"description":"Harness-supplied sequence number of the event. Optional.","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"idempotency_key":{"description":"Client-supplied replay boundary. Optional; non-empty when present; forbidden on receipt.emitted (rule receipt-emitted-no-idempotency-key).","type":["string","null"],"maxLength":512},"metadata":{"description":"Open map of opaque correlation data (any JSON values), preserved through the subprocess boundary. Absent means empty; omitted on output when empty; null is rejected.","type":"object","additionalProperties":true,"x-open":true}},"required":["schema_version","event","event_id","adapter_id","adapter_version","integration_mode","invocation_id"],"additionalProperties":false};
-const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/lifecycle-event-kind.schema.json","title":"LifecycleEventKind","description":"A lifecycle moment a harness reports. Wire names are lowercase and dot-separated; per-event properties (frame context, notification-only, dispatchable, stream-mode framing) live in spec/tables/event-vocabulary.json.","type":"string","enum":["session.starting","session.started","frame.opening","frame.opened","context.pressure_observed","context.compacted","frame.ending","frame.ended","session.ending","session.ended","supervisor.tick","capability.degraded","receipt.emitted","receipt.gap_detected"]};
-const schema36 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/integration-mode.schema.json","title":"IntegrationMode","description":"How an adapter is wired into its harness.","type":"string","enum":["manual_skill","launcher_wrapper","native_hook","reference_adapter","telemetry_only"]};
-const schema39 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/payload-ref.schema.json","title":"PayloadRef","description":"A reference, carried inside a CallbackRequest, to a payload by id, kind, digest and size. The body itself travels in DispatchEnvelope.payloads or out of band.","type":"object","properties":{"payload_id":{"description":"Opaque payload identifier. Required and non-empty.","type":"string","maxLength":512},"payload_kind":{"description":"Client-defined payload kind label. Required and non-empty.","type":"string","maxLength":512},"content_digest":{"description":"Digest of the payload body, e.g. `sha256:<hex>`. Carried verbatim, never verified. Optional.","type":["string","null"],"maxLength":512},"byte_size":{"description":"Size of the payload body in bytes. Optional.","type":["integer","null"],"minimum":0,"maximum":9007199254740991}},"required":["payload_id","payload_kind"],"additionalProperties":false};
+const schema34 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/callback-request.schema.json",
+  "title": "CallbackRequest",
+  "description":
+    "The lifecycle fact a client receives: which event happened, for which adapter and invocation, with optional harness identity, frame context and payload references.",
+  "x-wire-document": true,
+  "type": "object",
+  "properties": {
+    "schema_version": {
+      "description": "Wire version; must equal the current wire version (rule schema-version-current).",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "event": { "$ref": "lifecycle-event-kind.schema.json" },
+    "event_id": {
+      "description": "Identifies the observed lifecycle invocation. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "adapter_id": {
+      "description": "Stable wire identifier of the adapter (e.g. `codex`, `claude`). Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "adapter_version": {
+      "description": "The adapter's own version string. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "integration_mode": { "$ref": "integration-mode.schema.json" },
+    "invocation_id": {
+      "description":
+        "Identifies one transport invocation; several events of one synchronous command share it. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "harness_session_id": {
+      "description": "The harness's session identifier. Optional; non-empty when present.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "harness_run_id": {
+      "description": "The harness's run identifier; scopes receipt sequence numbers. Optional; non-empty when present.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "harness_task_id": {
+      "description": "The harness's task identifier. Optional; non-empty when present.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "frame_context": {
+      "description":
+        "The frame this event concerns. Required (non-null) for frame.* events (rule frame-event-requires-frame-context); optional otherwise.",
+      "anyOf": [{ "$ref": "frame-context.schema.json" }, { "type": "null" }],
+    },
+    "capability_snapshot_ref": {
+      "description":
+        "Reference to the capability snapshot negotiated for this dispatch. Optional; non-empty when present.",
+      "type": ["string", "null"],
+      "maxLength": 4096,
+    },
+    "payload_refs": {
+      "description":
+        "References to payloads delivered with this event. Absent means empty; omitted on output when empty; null is rejected.",
+      "type": "array",
+      "items": { "$ref": "payload-ref.schema.json" },
+      "maxItems": 1024,
+    },
+    "sequence": {
+      "description": "Harness-supplied sequence number of the event. Optional.",
+      "type": ["integer", "null"],
+      "minimum": 0,
+      "maximum": 9007199254740991,
+    },
+    "idempotency_key": {
+      "description":
+        "Client-supplied replay boundary. Optional; non-empty when present; forbidden on receipt.emitted (rule receipt-emitted-no-idempotency-key).",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "metadata": {
+      "description":
+        "Open map of opaque correlation data (any JSON values), preserved through the subprocess boundary. Absent means empty; omitted on output when empty; null is rejected.",
+      "type": "object",
+      "additionalProperties": true,
+      "x-open": true,
+    },
+  },
+  "required": [
+    "schema_version",
+    "event",
+    "event_id",
+    "adapter_id",
+    "adapter_version",
+    "integration_mode",
+    "invocation_id",
+  ],
+  "additionalProperties": false,
+};
+const schema35 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/lifecycle-event-kind.schema.json",
+  "title": "LifecycleEventKind",
+  "description":
+    "A lifecycle moment a harness reports. Wire names are lowercase and dot-separated; per-event properties (frame context, notification-only, dispatchable, stream-mode framing) live in spec/tables/event-vocabulary.json.",
+  "type": "string",
+  "enum": [
+    "session.starting",
+    "session.started",
+    "frame.opening",
+    "frame.opened",
+    "context.pressure_observed",
+    "context.compacted",
+    "frame.ending",
+    "frame.ended",
+    "session.ending",
+    "session.ended",
+    "supervisor.tick",
+    "capability.degraded",
+    "receipt.emitted",
+    "receipt.gap_detected",
+  ],
+};
+const schema36 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/integration-mode.schema.json",
+  "title": "IntegrationMode",
+  "description": "How an adapter is wired into its harness.",
+  "type": "string",
+  "enum": ["manual_skill", "launcher_wrapper", "native_hook", "reference_adapter", "telemetry_only"],
+};
+const schema39 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/payload-ref.schema.json",
+  "title": "PayloadRef",
+  "description":
+    "A reference, carried inside a CallbackRequest, to a payload by id, kind, digest and size. The body itself travels in DispatchEnvelope.payloads or out of band.",
+  "type": "object",
+  "properties": {
+    "payload_id": {
+      "description": "Opaque payload identifier. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "payload_kind": {
+      "description": "Client-defined payload kind label. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "content_digest": {
+      "description": "Digest of the payload body, e.g. `sha256:<hex>`. Carried verbatim, never verified. Optional.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "byte_size": {
+      "description": "Size of the payload body in bytes. Optional.",
+      "type": ["integer", "null"],
+      "minimum": 0,
+      "maximum": 9007199254740991,
+    },
+  },
+  "required": ["payload_id", "payload_kind"],
+  "additionalProperties": false,
+};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
-const schema37 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/frame-context.schema.json","title":"FrameContext","description":"Identifies the execution frame a frame.* event is about. A top_level frame carries no parent_frame_id; a subcall frame must name its parent (rules frame-context-top-level-no-parent and frame-context-subcall-requires-parent).","type":"object","properties":{"frame_id":{"description":"Opaque frame identifier. Required and non-empty.","type":"string","maxLength":512},"parent_frame_id":{"description":"Identifier of the enclosing frame. Optional: absent or null means none; omitted on output when none.","type":["string","null"],"maxLength":512},"frame_class":{"$ref":"frame-class.schema.json"}},"required":["frame_id","frame_class"],"additionalProperties":false};
-const schema38 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/frame-class.schema.json","title":"FrameClass","description":"Kind of execution frame: a top-level frame has no parent; a subcall frame names its parent.","type":"string","enum":["top_level","subcall"]};
+const schema37 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/frame-context.schema.json",
+  "title": "FrameContext",
+  "description":
+    "Identifies the execution frame a frame.* event is about. A top_level frame carries no parent_frame_id; a subcall frame must name its parent (rules frame-context-top-level-no-parent and frame-context-subcall-requires-parent).",
+  "type": "object",
+  "properties": {
+    "frame_id": {
+      "description": "Opaque frame identifier. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "parent_frame_id": {
+      "description":
+        "Identifier of the enclosing frame. Optional: absent or null means none; omitted on output when none.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "frame_class": { "$ref": "frame-class.schema.json" },
+  },
+  "required": ["frame_id", "frame_class"],
+  "additionalProperties": false,
+};
+const schema38 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/frame-class.schema.json",
+  "title": "FrameClass",
+  "description": "Kind of execution frame: a top-level frame has no parent; a subcall frame names its parent.",
+  "type": "string",
+  "enum": ["top_level", "subcall"],
+};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/frame-context.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate22.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate22(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/frame-context.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate22.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.frame_id === undefined && (missing0 = "frame_id")) ||
+        (data.frame_class === undefined && (missing0 = "frame_class"))
+      ) {
+        validate22.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        const _errs1 = errors;
+        for (const key0 in data) {
+          if (!(key0 === "frame_id" || key0 === "parent_frame_id" || key0 === "frame_class")) {
+            validate22.errors = [
+              {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties",
+              },
+            ];
+            return false;
+            break;
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.frame_id !== undefined) {
+            let data0 = data.frame_id;
+            const _errs2 = errors;
+            if (errors === _errs2) {
+              if (typeof data0 === "string") {
+                if (data0.length > 512 && func2(data0) > 512) {
+                  validate22.errors = [
+                    {
+                      instancePath: instancePath + "/frame_id",
+                      schemaPath: "#/properties/frame_id/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 512 },
+                      message: "must NOT have more than 512 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate22.errors = [
+                  {
+                    instancePath: instancePath + "/frame_id",
+                    schemaPath: "#/properties/frame_id/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs2 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.parent_frame_id !== undefined) {
+              let data1 = data.parent_frame_id;
+              const _errs4 = errors;
+              if (typeof data1 !== "string" && data1 !== null) {
+                validate22.errors = [
+                  {
+                    instancePath: instancePath + "/parent_frame_id",
+                    schemaPath: "#/properties/parent_frame_id/type",
+                    keyword: "type",
+                    params: { type: schema37.properties.parent_frame_id.type },
+                    message: "must be string,null",
+                  },
+                ];
+                return false;
+              }
+              if (errors === _errs4) {
+                if (typeof data1 === "string") {
+                  if (data1.length > 512 && func2(data1) > 512) {
+                    validate22.errors = [
+                      {
+                        instancePath: instancePath + "/parent_frame_id",
+                        schemaPath: "#/properties/parent_frame_id/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 512 },
+                        message: "must NOT have more than 512 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                }
+              }
+              var valid0 = _errs4 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.frame_class !== undefined) {
+                let data2 = data.frame_class;
+                const _errs6 = errors;
+                if (typeof data2 !== "string") {
+                  validate22.errors = [
+                    {
+                      instancePath: instancePath + "/frame_class",
+                      schemaPath: "frame-class.schema.json/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                if (!(data2 === "top_level" || data2 === "subcall")) {
+                  validate22.errors = [
+                    {
+                      instancePath: instancePath + "/frame_class",
+                      schemaPath: "frame-class.schema.json/enum",
+                      keyword: "enum",
+                      params: { allowedValues: schema38.enum },
+                      message: "must be equal to one of the allowed values",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs6 === errors;
+              } else {
+                var valid0 = true;
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate22.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate22.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.frame_id === undefined) && (missing0 = "frame_id")) || ((data.frame_class === undefined) && (missing0 = "frame_class"))){
-validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "frame_id") || (key0 === "parent_frame_id")) || (key0 === "frame_class"))){
-validate22.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.frame_id !== undefined){
-let data0 = data.frame_id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if((data0.length > 512 && func2(data0) > 512)){
-validate22.errors = [{instancePath:instancePath+"/frame_id",schemaPath:"#/properties/frame_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate22.errors = [{instancePath:instancePath+"/frame_id",schemaPath:"#/properties/frame_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.parent_frame_id !== undefined){
-let data1 = data.parent_frame_id;
-const _errs4 = errors;
-if((typeof data1 !== "string") && (data1 !== null)){
-validate22.errors = [{instancePath:instancePath+"/parent_frame_id",schemaPath:"#/properties/parent_frame_id/type",keyword:"type",params:{type: schema37.properties.parent_frame_id.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 512 && func2(data1) > 512)){
-validate22.errors = [{instancePath:instancePath+"/parent_frame_id",schemaPath:"#/properties/parent_frame_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.frame_class !== undefined){
-let data2 = data.frame_class;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate22.errors = [{instancePath:instancePath+"/frame_class",schemaPath:"frame-class.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data2 === "top_level") || (data2 === "subcall"))){
-validate22.errors = [{instancePath:instancePath+"/frame_class",schemaPath:"frame-class.schema.json/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate22.errors = vErrors;
-return errors === 0;
-}
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
-
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/callback-request.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate21.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((data.schema_version === undefined) && (missing0 = "schema_version")) || ((data.event === undefined) && (missing0 = "event"))) || ((data.event_id === undefined) && (missing0 = "event_id"))) || ((data.adapter_id === undefined) && (missing0 = "adapter_id"))) || ((data.adapter_version === undefined) && (missing0 = "adapter_version"))) || ((data.integration_mode === undefined) && (missing0 = "integration_mode"))) || ((data.invocation_id === undefined) && (missing0 = "invocation_id"))){
-validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs2 = errors;
-for(const key0 in data){
-if(!(func1.call(schema34.properties, key0))){
-validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs2 === errors){
-if(data.schema_version !== undefined){
-let data0 = data.schema_version;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if((data0.length > 512 && func2(data0) > 512)){
-validate21.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.event !== undefined){
-let data1 = data.event;
-const _errs5 = errors;
-if(typeof data1 !== "string"){
-validate21.errors = [{instancePath:instancePath+"/event",schemaPath:"lifecycle-event-kind.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((((((((((((data1 === "session.starting") || (data1 === "session.started")) || (data1 === "frame.opening")) || (data1 === "frame.opened")) || (data1 === "context.pressure_observed")) || (data1 === "context.compacted")) || (data1 === "frame.ending")) || (data1 === "frame.ended")) || (data1 === "session.ending")) || (data1 === "session.ended")) || (data1 === "supervisor.tick")) || (data1 === "capability.degraded")) || (data1 === "receipt.emitted")) || (data1 === "receipt.gap_detected"))){
-validate21.errors = [{instancePath:instancePath+"/event",schemaPath:"lifecycle-event-kind.schema.json/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.event_id !== undefined){
-let data2 = data.event_id;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data2 === "string"){
-if((data2.length > 512 && func2(data2) > 512)){
-validate21.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.adapter_id !== undefined){
-let data3 = data.adapter_id;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data3 === "string"){
-if((data3.length > 512 && func2(data3) > 512)){
-validate21.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.adapter_version !== undefined){
-let data4 = data.adapter_version;
-const _errs12 = errors;
-if(errors === _errs12){
-if(typeof data4 === "string"){
-if((data4.length > 512 && func2(data4) > 512)){
-validate21.errors = [{instancePath:instancePath+"/adapter_version",schemaPath:"#/properties/adapter_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/adapter_version",schemaPath:"#/properties/adapter_version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.integration_mode !== undefined){
-let data5 = data.integration_mode;
-const _errs14 = errors;
-if(typeof data5 !== "string"){
-validate21.errors = [{instancePath:instancePath+"/integration_mode",schemaPath:"integration-mode.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((data5 === "manual_skill") || (data5 === "launcher_wrapper")) || (data5 === "native_hook")) || (data5 === "reference_adapter")) || (data5 === "telemetry_only"))){
-validate21.errors = [{instancePath:instancePath+"/integration_mode",schemaPath:"integration-mode.schema.json/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs14 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.invocation_id !== undefined){
-let data6 = data.invocation_id;
-const _errs17 = errors;
-if(errors === _errs17){
-if(typeof data6 === "string"){
-if((data6.length > 512 && func2(data6) > 512)){
-validate21.errors = [{instancePath:instancePath+"/invocation_id",schemaPath:"#/properties/invocation_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/invocation_id",schemaPath:"#/properties/invocation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs17 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.harness_session_id !== undefined){
-let data7 = data.harness_session_id;
-const _errs19 = errors;
-if((typeof data7 !== "string") && (data7 !== null)){
-validate21.errors = [{instancePath:instancePath+"/harness_session_id",schemaPath:"#/properties/harness_session_id/type",keyword:"type",params:{type: schema34.properties.harness_session_id.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs19){
-if(typeof data7 === "string"){
-if((data7.length > 512 && func2(data7) > 512)){
-validate21.errors = [{instancePath:instancePath+"/harness_session_id",schemaPath:"#/properties/harness_session_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs19 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.harness_run_id !== undefined){
-let data8 = data.harness_run_id;
-const _errs21 = errors;
-if((typeof data8 !== "string") && (data8 !== null)){
-validate21.errors = [{instancePath:instancePath+"/harness_run_id",schemaPath:"#/properties/harness_run_id/type",keyword:"type",params:{type: schema34.properties.harness_run_id.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs21){
-if(typeof data8 === "string"){
-if((data8.length > 512 && func2(data8) > 512)){
-validate21.errors = [{instancePath:instancePath+"/harness_run_id",schemaPath:"#/properties/harness_run_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.harness_task_id !== undefined){
-let data9 = data.harness_task_id;
-const _errs23 = errors;
-if((typeof data9 !== "string") && (data9 !== null)){
-validate21.errors = [{instancePath:instancePath+"/harness_task_id",schemaPath:"#/properties/harness_task_id/type",keyword:"type",params:{type: schema34.properties.harness_task_id.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs23){
-if(typeof data9 === "string"){
-if((data9.length > 512 && func2(data9) > 512)){
-validate21.errors = [{instancePath:instancePath+"/harness_task_id",schemaPath:"#/properties/harness_task_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs23 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.frame_context !== undefined){
-let data10 = data.frame_context;
-const _errs25 = errors;
-const _errs26 = errors;
-let valid3 = false;
-const _errs27 = errors;
-if(!(validate22(data10, {instancePath:instancePath+"/frame_context",parentData:data,parentDataProperty:"frame_context",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs27 === errors;
-valid3 = valid3 || _valid0;
-const _errs28 = errors;
-if(data10 !== null){
-const err0 = {instancePath:instancePath+"/frame_context",schemaPath:"#/properties/frame_context/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs28 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const err1 = {instancePath:instancePath+"/frame_context",schemaPath:"#/properties/frame_context/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-validate21.errors = vErrors;
-return false;
-}
-else {
-errors = _errs26;
-if(vErrors !== null){
-if(_errs26){
-vErrors.length = _errs26;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs25 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.capability_snapshot_ref !== undefined){
-let data11 = data.capability_snapshot_ref;
-const _errs30 = errors;
-if((typeof data11 !== "string") && (data11 !== null)){
-validate21.errors = [{instancePath:instancePath+"/capability_snapshot_ref",schemaPath:"#/properties/capability_snapshot_ref/type",keyword:"type",params:{type: schema34.properties.capability_snapshot_ref.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs30){
-if(typeof data11 === "string"){
-if((data11.length > 4096 && func2(data11) > 4096)){
-validate21.errors = [{instancePath:instancePath+"/capability_snapshot_ref",schemaPath:"#/properties/capability_snapshot_ref/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs30 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload_refs !== undefined){
-let data12 = data.payload_refs;
-const _errs32 = errors;
-if(errors === _errs32){
-if(Array.isArray(data12)){
-if(data12.length > 1024){
-validate21.errors = [{instancePath:instancePath+"/payload_refs",schemaPath:"#/properties/payload_refs/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items"}];
-return false;
-}
-else {
-var valid4 = true;
-const len0 = data12.length;
-for(let i0=0; i0<len0; i0++){
-let data13 = data12[i0];
-const _errs34 = errors;
-const _errs35 = errors;
-if(errors === _errs35){
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-let missing1;
-if(((data13.payload_id === undefined) && (missing1 = "payload_id")) || ((data13.payload_kind === undefined) && (missing1 = "payload_kind"))){
-validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0,schemaPath:"payload-ref.schema.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs37 = errors;
-for(const key1 in data13){
-if(!((((key1 === "payload_id") || (key1 === "payload_kind")) || (key1 === "content_digest")) || (key1 === "byte_size"))){
-validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0,schemaPath:"payload-ref.schema.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs37 === errors){
-if(data13.payload_id !== undefined){
-let data14 = data13.payload_id;
-const _errs38 = errors;
-if(errors === _errs38){
-if(typeof data14 === "string"){
-if((data14.length > 512 && func2(data14) > 512)){
-validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0+"/payload_id",schemaPath:"payload-ref.schema.json/properties/payload_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0+"/payload_id",schemaPath:"payload-ref.schema.json/properties/payload_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid6 = _errs38 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data13.payload_kind !== undefined){
-let data15 = data13.payload_kind;
-const _errs40 = errors;
-if(errors === _errs40){
-if(typeof data15 === "string"){
-if((data15.length > 512 && func2(data15) > 512)){
-validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0+"/payload_kind",schemaPath:"payload-ref.schema.json/properties/payload_kind/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0+"/payload_kind",schemaPath:"payload-ref.schema.json/properties/payload_kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid6 = _errs40 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data13.content_digest !== undefined){
-let data16 = data13.content_digest;
-const _errs42 = errors;
-if((typeof data16 !== "string") && (data16 !== null)){
-validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0+"/content_digest",schemaPath:"payload-ref.schema.json/properties/content_digest/type",keyword:"type",params:{type: schema39.properties.content_digest.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs42){
-if(typeof data16 === "string"){
-if((data16.length > 512 && func2(data16) > 512)){
-validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0+"/content_digest",schemaPath:"payload-ref.schema.json/properties/content_digest/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid6 = _errs42 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data13.byte_size !== undefined){
-let data17 = data13.byte_size;
-const _errs44 = errors;
-if((!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))) && (data17 !== null)){
-validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0+"/byte_size",schemaPath:"payload-ref.schema.json/properties/byte_size/type",keyword:"type",params:{type: schema39.properties.byte_size.type},message:"must be integer,null"}];
-return false;
-}
-if(errors === _errs44){
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 > 9007199254740991 || isNaN(data17)){
-validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0+"/byte_size",schemaPath:"payload-ref.schema.json/properties/byte_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data17 < 0 || isNaN(data17)){
-validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0+"/byte_size",schemaPath:"payload-ref.schema.json/properties/byte_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid6 = _errs44 === errors;
-}
-else {
-var valid6 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/payload_refs/" + i0,schemaPath:"payload-ref.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid4 = _errs34 === errors;
-if(!valid4){
-break;
-}
-}
-}
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/payload_refs",schemaPath:"#/properties/payload_refs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs32 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.sequence !== undefined){
-let data18 = data.sequence;
-const _errs46 = errors;
-if((!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))) && (data18 !== null)){
-validate21.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: schema34.properties.sequence.type},message:"must be integer,null"}];
-return false;
-}
-if(errors === _errs46){
-if((typeof data18 == "number") && (isFinite(data18))){
-if(data18 > 9007199254740991 || isNaN(data18)){
-validate21.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data18 < 0 || isNaN(data18)){
-validate21.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs46 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.idempotency_key !== undefined){
-let data19 = data.idempotency_key;
-const _errs48 = errors;
-if((typeof data19 !== "string") && (data19 !== null)){
-validate21.errors = [{instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/type",keyword:"type",params:{type: schema34.properties.idempotency_key.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs48){
-if(typeof data19 === "string"){
-if((data19.length > 512 && func2(data19) > 512)){
-validate21.errors = [{instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs48 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.metadata !== undefined){
-let data20 = data.metadata;
-const _errs50 = errors;
-if(errors === _errs50){
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs50 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate21.errors = vErrors;
-return errors === 0;
-}
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+function validate21(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/callback-request.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate21.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.schema_version === undefined && (missing0 = "schema_version")) ||
+        (data.event === undefined && (missing0 = "event")) ||
+        (data.event_id === undefined && (missing0 = "event_id")) ||
+        (data.adapter_id === undefined && (missing0 = "adapter_id")) ||
+        (data.adapter_version === undefined && (missing0 = "adapter_version")) ||
+        (data.integration_mode === undefined && (missing0 = "integration_mode")) ||
+        (data.invocation_id === undefined && (missing0 = "invocation_id"))
+      ) {
+        validate21.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        const _errs2 = errors;
+        for (const key0 in data) {
+          if (!func1.call(schema34.properties, key0)) {
+            validate21.errors = [
+              {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties",
+              },
+            ];
+            return false;
+            break;
+          }
+        }
+        if (_errs2 === errors) {
+          if (data.schema_version !== undefined) {
+            let data0 = data.schema_version;
+            const _errs3 = errors;
+            if (errors === _errs3) {
+              if (typeof data0 === "string") {
+                if (data0.length > 512 && func2(data0) > 512) {
+                  validate21.errors = [
+                    {
+                      instancePath: instancePath + "/schema_version",
+                      schemaPath: "#/properties/schema_version/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 512 },
+                      message: "must NOT have more than 512 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate21.errors = [
+                  {
+                    instancePath: instancePath + "/schema_version",
+                    schemaPath: "#/properties/schema_version/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.event !== undefined) {
+              let data1 = data.event;
+              const _errs5 = errors;
+              if (typeof data1 !== "string") {
+                validate21.errors = [
+                  {
+                    instancePath: instancePath + "/event",
+                    schemaPath: "lifecycle-event-kind.schema.json/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+              if (
+                !(
+                  data1 === "session.starting" ||
+                  data1 === "session.started" ||
+                  data1 === "frame.opening" ||
+                  data1 === "frame.opened" ||
+                  data1 === "context.pressure_observed" ||
+                  data1 === "context.compacted" ||
+                  data1 === "frame.ending" ||
+                  data1 === "frame.ended" ||
+                  data1 === "session.ending" ||
+                  data1 === "session.ended" ||
+                  data1 === "supervisor.tick" ||
+                  data1 === "capability.degraded" ||
+                  data1 === "receipt.emitted" ||
+                  data1 === "receipt.gap_detected"
+                )
+              ) {
+                validate21.errors = [
+                  {
+                    instancePath: instancePath + "/event",
+                    schemaPath: "lifecycle-event-kind.schema.json/enum",
+                    keyword: "enum",
+                    params: { allowedValues: schema35.enum },
+                    message: "must be equal to one of the allowed values",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.event_id !== undefined) {
+                let data2 = data.event_id;
+                const _errs8 = errors;
+                if (errors === _errs8) {
+                  if (typeof data2 === "string") {
+                    if (data2.length > 512 && func2(data2) > 512) {
+                      validate21.errors = [
+                        {
+                          instancePath: instancePath + "/event_id",
+                          schemaPath: "#/properties/event_id/maxLength",
+                          keyword: "maxLength",
+                          params: { limit: 512 },
+                          message: "must NOT have more than 512 characters",
+                        },
+                      ];
+                      return false;
+                    }
+                  } else {
+                    validate21.errors = [
+                      {
+                        instancePath: instancePath + "/event_id",
+                        schemaPath: "#/properties/event_id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                }
+                var valid0 = _errs8 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.adapter_id !== undefined) {
+                  let data3 = data.adapter_id;
+                  const _errs10 = errors;
+                  if (errors === _errs10) {
+                    if (typeof data3 === "string") {
+                      if (data3.length > 512 && func2(data3) > 512) {
+                        validate21.errors = [
+                          {
+                            instancePath: instancePath + "/adapter_id",
+                            schemaPath: "#/properties/adapter_id/maxLength",
+                            keyword: "maxLength",
+                            params: { limit: 512 },
+                            message: "must NOT have more than 512 characters",
+                          },
+                        ];
+                        return false;
+                      }
+                    } else {
+                      validate21.errors = [
+                        {
+                          instancePath: instancePath + "/adapter_id",
+                          schemaPath: "#/properties/adapter_id/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                  var valid0 = _errs10 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.adapter_version !== undefined) {
+                    let data4 = data.adapter_version;
+                    const _errs12 = errors;
+                    if (errors === _errs12) {
+                      if (typeof data4 === "string") {
+                        if (data4.length > 512 && func2(data4) > 512) {
+                          validate21.errors = [
+                            {
+                              instancePath: instancePath + "/adapter_version",
+                              schemaPath: "#/properties/adapter_version/maxLength",
+                              keyword: "maxLength",
+                              params: { limit: 512 },
+                              message: "must NOT have more than 512 characters",
+                            },
+                          ];
+                          return false;
+                        }
+                      } else {
+                        validate21.errors = [
+                          {
+                            instancePath: instancePath + "/adapter_version",
+                            schemaPath: "#/properties/adapter_version/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string",
+                          },
+                        ];
+                        return false;
+                      }
+                    }
+                    var valid0 = _errs12 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.integration_mode !== undefined) {
+                      let data5 = data.integration_mode;
+                      const _errs14 = errors;
+                      if (typeof data5 !== "string") {
+                        validate21.errors = [
+                          {
+                            instancePath: instancePath + "/integration_mode",
+                            schemaPath: "integration-mode.schema.json/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string",
+                          },
+                        ];
+                        return false;
+                      }
+                      if (
+                        !(
+                          data5 === "manual_skill" ||
+                          data5 === "launcher_wrapper" ||
+                          data5 === "native_hook" ||
+                          data5 === "reference_adapter" ||
+                          data5 === "telemetry_only"
+                        )
+                      ) {
+                        validate21.errors = [
+                          {
+                            instancePath: instancePath + "/integration_mode",
+                            schemaPath: "integration-mode.schema.json/enum",
+                            keyword: "enum",
+                            params: { allowedValues: schema36.enum },
+                            message: "must be equal to one of the allowed values",
+                          },
+                        ];
+                        return false;
+                      }
+                      var valid0 = _errs14 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                    if (valid0) {
+                      if (data.invocation_id !== undefined) {
+                        let data6 = data.invocation_id;
+                        const _errs17 = errors;
+                        if (errors === _errs17) {
+                          if (typeof data6 === "string") {
+                            if (data6.length > 512 && func2(data6) > 512) {
+                              validate21.errors = [
+                                {
+                                  instancePath: instancePath + "/invocation_id",
+                                  schemaPath: "#/properties/invocation_id/maxLength",
+                                  keyword: "maxLength",
+                                  params: { limit: 512 },
+                                  message: "must NOT have more than 512 characters",
+                                },
+                              ];
+                              return false;
+                            }
+                          } else {
+                            validate21.errors = [
+                              {
+                                instancePath: instancePath + "/invocation_id",
+                                schemaPath: "#/properties/invocation_id/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string",
+                              },
+                            ];
+                            return false;
+                          }
+                        }
+                        var valid0 = _errs17 === errors;
+                      } else {
+                        var valid0 = true;
+                      }
+                      if (valid0) {
+                        if (data.harness_session_id !== undefined) {
+                          let data7 = data.harness_session_id;
+                          const _errs19 = errors;
+                          if (typeof data7 !== "string" && data7 !== null) {
+                            validate21.errors = [
+                              {
+                                instancePath: instancePath + "/harness_session_id",
+                                schemaPath: "#/properties/harness_session_id/type",
+                                keyword: "type",
+                                params: { type: schema34.properties.harness_session_id.type },
+                                message: "must be string,null",
+                              },
+                            ];
+                            return false;
+                          }
+                          if (errors === _errs19) {
+                            if (typeof data7 === "string") {
+                              if (data7.length > 512 && func2(data7) > 512) {
+                                validate21.errors = [
+                                  {
+                                    instancePath: instancePath + "/harness_session_id",
+                                    schemaPath: "#/properties/harness_session_id/maxLength",
+                                    keyword: "maxLength",
+                                    params: { limit: 512 },
+                                    message: "must NOT have more than 512 characters",
+                                  },
+                                ];
+                                return false;
+                              }
+                            }
+                          }
+                          var valid0 = _errs19 === errors;
+                        } else {
+                          var valid0 = true;
+                        }
+                        if (valid0) {
+                          if (data.harness_run_id !== undefined) {
+                            let data8 = data.harness_run_id;
+                            const _errs21 = errors;
+                            if (typeof data8 !== "string" && data8 !== null) {
+                              validate21.errors = [
+                                {
+                                  instancePath: instancePath + "/harness_run_id",
+                                  schemaPath: "#/properties/harness_run_id/type",
+                                  keyword: "type",
+                                  params: { type: schema34.properties.harness_run_id.type },
+                                  message: "must be string,null",
+                                },
+                              ];
+                              return false;
+                            }
+                            if (errors === _errs21) {
+                              if (typeof data8 === "string") {
+                                if (data8.length > 512 && func2(data8) > 512) {
+                                  validate21.errors = [
+                                    {
+                                      instancePath: instancePath + "/harness_run_id",
+                                      schemaPath: "#/properties/harness_run_id/maxLength",
+                                      keyword: "maxLength",
+                                      params: { limit: 512 },
+                                      message: "must NOT have more than 512 characters",
+                                    },
+                                  ];
+                                  return false;
+                                }
+                              }
+                            }
+                            var valid0 = _errs21 === errors;
+                          } else {
+                            var valid0 = true;
+                          }
+                          if (valid0) {
+                            if (data.harness_task_id !== undefined) {
+                              let data9 = data.harness_task_id;
+                              const _errs23 = errors;
+                              if (typeof data9 !== "string" && data9 !== null) {
+                                validate21.errors = [
+                                  {
+                                    instancePath: instancePath + "/harness_task_id",
+                                    schemaPath: "#/properties/harness_task_id/type",
+                                    keyword: "type",
+                                    params: { type: schema34.properties.harness_task_id.type },
+                                    message: "must be string,null",
+                                  },
+                                ];
+                                return false;
+                              }
+                              if (errors === _errs23) {
+                                if (typeof data9 === "string") {
+                                  if (data9.length > 512 && func2(data9) > 512) {
+                                    validate21.errors = [
+                                      {
+                                        instancePath: instancePath + "/harness_task_id",
+                                        schemaPath: "#/properties/harness_task_id/maxLength",
+                                        keyword: "maxLength",
+                                        params: { limit: 512 },
+                                        message: "must NOT have more than 512 characters",
+                                      },
+                                    ];
+                                    return false;
+                                  }
+                                }
+                              }
+                              var valid0 = _errs23 === errors;
+                            } else {
+                              var valid0 = true;
+                            }
+                            if (valid0) {
+                              if (data.frame_context !== undefined) {
+                                let data10 = data.frame_context;
+                                const _errs25 = errors;
+                                const _errs26 = errors;
+                                let valid3 = false;
+                                const _errs27 = errors;
+                                if (
+                                  !validate22(data10, {
+                                    instancePath: instancePath + "/frame_context",
+                                    parentData: data,
+                                    parentDataProperty: "frame_context",
+                                    rootData,
+                                    dynamicAnchors,
+                                  })
+                                ) {
+                                  vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+                                  errors = vErrors.length;
+                                }
+                                var _valid0 = _errs27 === errors;
+                                valid3 = valid3 || _valid0;
+                                const _errs28 = errors;
+                                if (data10 !== null) {
+                                  const err0 = {
+                                    instancePath: instancePath + "/frame_context",
+                                    schemaPath: "#/properties/frame_context/anyOf/1/type",
+                                    keyword: "type",
+                                    params: { type: "null" },
+                                    message: "must be null",
+                                  };
+                                  if (vErrors === null) {
+                                    vErrors = [err0];
+                                  } else {
+                                    vErrors.push(err0);
+                                  }
+                                  errors++;
+                                }
+                                var _valid0 = _errs28 === errors;
+                                valid3 = valid3 || _valid0;
+                                if (!valid3) {
+                                  const err1 = {
+                                    instancePath: instancePath + "/frame_context",
+                                    schemaPath: "#/properties/frame_context/anyOf",
+                                    keyword: "anyOf",
+                                    params: {},
+                                    message: "must match a schema in anyOf",
+                                  };
+                                  if (vErrors === null) {
+                                    vErrors = [err1];
+                                  } else {
+                                    vErrors.push(err1);
+                                  }
+                                  errors++;
+                                  validate21.errors = vErrors;
+                                  return false;
+                                } else {
+                                  errors = _errs26;
+                                  if (vErrors !== null) {
+                                    if (_errs26) {
+                                      vErrors.length = _errs26;
+                                    } else {
+                                      vErrors = null;
+                                    }
+                                  }
+                                }
+                                var valid0 = _errs25 === errors;
+                              } else {
+                                var valid0 = true;
+                              }
+                              if (valid0) {
+                                if (data.capability_snapshot_ref !== undefined) {
+                                  let data11 = data.capability_snapshot_ref;
+                                  const _errs30 = errors;
+                                  if (typeof data11 !== "string" && data11 !== null) {
+                                    validate21.errors = [
+                                      {
+                                        instancePath: instancePath + "/capability_snapshot_ref",
+                                        schemaPath: "#/properties/capability_snapshot_ref/type",
+                                        keyword: "type",
+                                        params: { type: schema34.properties.capability_snapshot_ref.type },
+                                        message: "must be string,null",
+                                      },
+                                    ];
+                                    return false;
+                                  }
+                                  if (errors === _errs30) {
+                                    if (typeof data11 === "string") {
+                                      if (data11.length > 4096 && func2(data11) > 4096) {
+                                        validate21.errors = [
+                                          {
+                                            instancePath: instancePath + "/capability_snapshot_ref",
+                                            schemaPath: "#/properties/capability_snapshot_ref/maxLength",
+                                            keyword: "maxLength",
+                                            params: { limit: 4096 },
+                                            message: "must NOT have more than 4096 characters",
+                                          },
+                                        ];
+                                        return false;
+                                      }
+                                    }
+                                  }
+                                  var valid0 = _errs30 === errors;
+                                } else {
+                                  var valid0 = true;
+                                }
+                                if (valid0) {
+                                  if (data.payload_refs !== undefined) {
+                                    let data12 = data.payload_refs;
+                                    const _errs32 = errors;
+                                    if (errors === _errs32) {
+                                      if (Array.isArray(data12)) {
+                                        if (data12.length > 1024) {
+                                          validate21.errors = [
+                                            {
+                                              instancePath: instancePath + "/payload_refs",
+                                              schemaPath: "#/properties/payload_refs/maxItems",
+                                              keyword: "maxItems",
+                                              params: { limit: 1024 },
+                                              message: "must NOT have more than 1024 items",
+                                            },
+                                          ];
+                                          return false;
+                                        } else {
+                                          var valid4 = true;
+                                          const len0 = data12.length;
+                                          for (let i0 = 0; i0 < len0; i0++) {
+                                            let data13 = data12[i0];
+                                            const _errs34 = errors;
+                                            const _errs35 = errors;
+                                            if (errors === _errs35) {
+                                              if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
+                                                let missing1;
+                                                if (
+                                                  (data13.payload_id === undefined && (missing1 = "payload_id")) ||
+                                                  (data13.payload_kind === undefined && (missing1 = "payload_kind"))
+                                                ) {
+                                                  validate21.errors = [
+                                                    {
+                                                      instancePath: instancePath + "/payload_refs/" + i0,
+                                                      schemaPath: "payload-ref.schema.json/required",
+                                                      keyword: "required",
+                                                      params: { missingProperty: missing1 },
+                                                      message: "must have required property '" + missing1 + "'",
+                                                    },
+                                                  ];
+                                                  return false;
+                                                } else {
+                                                  const _errs37 = errors;
+                                                  for (const key1 in data13) {
+                                                    if (
+                                                      !(
+                                                        key1 === "payload_id" ||
+                                                        key1 === "payload_kind" ||
+                                                        key1 === "content_digest" ||
+                                                        key1 === "byte_size"
+                                                      )
+                                                    ) {
+                                                      validate21.errors = [
+                                                        {
+                                                          instancePath: instancePath + "/payload_refs/" + i0,
+                                                          schemaPath: "payload-ref.schema.json/additionalProperties",
+                                                          keyword: "additionalProperties",
+                                                          params: { additionalProperty: key1 },
+                                                          message: "must NOT have additional properties",
+                                                        },
+                                                      ];
+                                                      return false;
+                                                      break;
+                                                    }
+                                                  }
+                                                  if (_errs37 === errors) {
+                                                    if (data13.payload_id !== undefined) {
+                                                      let data14 = data13.payload_id;
+                                                      const _errs38 = errors;
+                                                      if (errors === _errs38) {
+                                                        if (typeof data14 === "string") {
+                                                          if (data14.length > 512 && func2(data14) > 512) {
+                                                            validate21.errors = [
+                                                              {
+                                                                instancePath:
+                                                                  instancePath + "/payload_refs/" + i0 + "/payload_id",
+                                                                schemaPath:
+                                                                  "payload-ref.schema.json/properties/payload_id/maxLength",
+                                                                keyword: "maxLength",
+                                                                params: { limit: 512 },
+                                                                message: "must NOT have more than 512 characters",
+                                                              },
+                                                            ];
+                                                            return false;
+                                                          }
+                                                        } else {
+                                                          validate21.errors = [
+                                                            {
+                                                              instancePath:
+                                                                instancePath + "/payload_refs/" + i0 + "/payload_id",
+                                                              schemaPath:
+                                                                "payload-ref.schema.json/properties/payload_id/type",
+                                                              keyword: "type",
+                                                              params: { type: "string" },
+                                                              message: "must be string",
+                                                            },
+                                                          ];
+                                                          return false;
+                                                        }
+                                                      }
+                                                      var valid6 = _errs38 === errors;
+                                                    } else {
+                                                      var valid6 = true;
+                                                    }
+                                                    if (valid6) {
+                                                      if (data13.payload_kind !== undefined) {
+                                                        let data15 = data13.payload_kind;
+                                                        const _errs40 = errors;
+                                                        if (errors === _errs40) {
+                                                          if (typeof data15 === "string") {
+                                                            if (data15.length > 512 && func2(data15) > 512) {
+                                                              validate21.errors = [
+                                                                {
+                                                                  instancePath:
+                                                                    instancePath +
+                                                                    "/payload_refs/" +
+                                                                    i0 +
+                                                                    "/payload_kind",
+                                                                  schemaPath:
+                                                                    "payload-ref.schema.json/properties/payload_kind/maxLength",
+                                                                  keyword: "maxLength",
+                                                                  params: { limit: 512 },
+                                                                  message: "must NOT have more than 512 characters",
+                                                                },
+                                                              ];
+                                                              return false;
+                                                            }
+                                                          } else {
+                                                            validate21.errors = [
+                                                              {
+                                                                instancePath:
+                                                                  instancePath +
+                                                                  "/payload_refs/" +
+                                                                  i0 +
+                                                                  "/payload_kind",
+                                                                schemaPath:
+                                                                  "payload-ref.schema.json/properties/payload_kind/type",
+                                                                keyword: "type",
+                                                                params: { type: "string" },
+                                                                message: "must be string",
+                                                              },
+                                                            ];
+                                                            return false;
+                                                          }
+                                                        }
+                                                        var valid6 = _errs40 === errors;
+                                                      } else {
+                                                        var valid6 = true;
+                                                      }
+                                                      if (valid6) {
+                                                        if (data13.content_digest !== undefined) {
+                                                          let data16 = data13.content_digest;
+                                                          const _errs42 = errors;
+                                                          if (typeof data16 !== "string" && data16 !== null) {
+                                                            validate21.errors = [
+                                                              {
+                                                                instancePath:
+                                                                  instancePath +
+                                                                  "/payload_refs/" +
+                                                                  i0 +
+                                                                  "/content_digest",
+                                                                schemaPath:
+                                                                  "payload-ref.schema.json/properties/content_digest/type",
+                                                                keyword: "type",
+                                                                params: {
+                                                                  type: schema39.properties.content_digest.type,
+                                                                },
+                                                                message: "must be string,null",
+                                                              },
+                                                            ];
+                                                            return false;
+                                                          }
+                                                          if (errors === _errs42) {
+                                                            if (typeof data16 === "string") {
+                                                              if (data16.length > 512 && func2(data16) > 512) {
+                                                                validate21.errors = [
+                                                                  {
+                                                                    instancePath:
+                                                                      instancePath +
+                                                                      "/payload_refs/" +
+                                                                      i0 +
+                                                                      "/content_digest",
+                                                                    schemaPath:
+                                                                      "payload-ref.schema.json/properties/content_digest/maxLength",
+                                                                    keyword: "maxLength",
+                                                                    params: { limit: 512 },
+                                                                    message: "must NOT have more than 512 characters",
+                                                                  },
+                                                                ];
+                                                                return false;
+                                                              }
+                                                            }
+                                                          }
+                                                          var valid6 = _errs42 === errors;
+                                                        } else {
+                                                          var valid6 = true;
+                                                        }
+                                                        if (valid6) {
+                                                          if (data13.byte_size !== undefined) {
+                                                            let data17 = data13.byte_size;
+                                                            const _errs44 = errors;
+                                                            if (
+                                                              !(
+                                                                typeof data17 == "number" &&
+                                                                !(data17 % 1) &&
+                                                                !isNaN(data17) &&
+                                                                isFinite(data17)
+                                                              ) &&
+                                                              data17 !== null
+                                                            ) {
+                                                              validate21.errors = [
+                                                                {
+                                                                  instancePath:
+                                                                    instancePath + "/payload_refs/" + i0 + "/byte_size",
+                                                                  schemaPath:
+                                                                    "payload-ref.schema.json/properties/byte_size/type",
+                                                                  keyword: "type",
+                                                                  params: { type: schema39.properties.byte_size.type },
+                                                                  message: "must be integer,null",
+                                                                },
+                                                              ];
+                                                              return false;
+                                                            }
+                                                            if (errors === _errs44) {
+                                                              if (typeof data17 == "number" && isFinite(data17)) {
+                                                                if (data17 > 9007199254740991 || isNaN(data17)) {
+                                                                  validate21.errors = [
+                                                                    {
+                                                                      instancePath:
+                                                                        instancePath +
+                                                                        "/payload_refs/" +
+                                                                        i0 +
+                                                                        "/byte_size",
+                                                                      schemaPath:
+                                                                        "payload-ref.schema.json/properties/byte_size/maximum",
+                                                                      keyword: "maximum",
+                                                                      params: {
+                                                                        comparison: "<=",
+                                                                        limit: 9007199254740991,
+                                                                      },
+                                                                      message: "must be <= 9007199254740991",
+                                                                    },
+                                                                  ];
+                                                                  return false;
+                                                                } else {
+                                                                  if (data17 < 0 || isNaN(data17)) {
+                                                                    validate21.errors = [
+                                                                      {
+                                                                        instancePath:
+                                                                          instancePath +
+                                                                          "/payload_refs/" +
+                                                                          i0 +
+                                                                          "/byte_size",
+                                                                        schemaPath:
+                                                                          "payload-ref.schema.json/properties/byte_size/minimum",
+                                                                        keyword: "minimum",
+                                                                        params: { comparison: ">=", limit: 0 },
+                                                                        message: "must be >= 0",
+                                                                      },
+                                                                    ];
+                                                                    return false;
+                                                                  }
+                                                                }
+                                                              }
+                                                            }
+                                                            var valid6 = _errs44 === errors;
+                                                          } else {
+                                                            var valid6 = true;
+                                                          }
+                                                        }
+                                                      }
+                                                    }
+                                                  }
+                                                }
+                                              } else {
+                                                validate21.errors = [
+                                                  {
+                                                    instancePath: instancePath + "/payload_refs/" + i0,
+                                                    schemaPath: "payload-ref.schema.json/type",
+                                                    keyword: "type",
+                                                    params: { type: "object" },
+                                                    message: "must be object",
+                                                  },
+                                                ];
+                                                return false;
+                                              }
+                                            }
+                                            var valid4 = _errs34 === errors;
+                                            if (!valid4) {
+                                              break;
+                                            }
+                                          }
+                                        }
+                                      } else {
+                                        validate21.errors = [
+                                          {
+                                            instancePath: instancePath + "/payload_refs",
+                                            schemaPath: "#/properties/payload_refs/type",
+                                            keyword: "type",
+                                            params: { type: "array" },
+                                            message: "must be array",
+                                          },
+                                        ];
+                                        return false;
+                                      }
+                                    }
+                                    var valid0 = _errs32 === errors;
+                                  } else {
+                                    var valid0 = true;
+                                  }
+                                  if (valid0) {
+                                    if (data.sequence !== undefined) {
+                                      let data18 = data.sequence;
+                                      const _errs46 = errors;
+                                      if (
+                                        !(
+                                          typeof data18 == "number" &&
+                                          !(data18 % 1) &&
+                                          !isNaN(data18) &&
+                                          isFinite(data18)
+                                        ) &&
+                                        data18 !== null
+                                      ) {
+                                        validate21.errors = [
+                                          {
+                                            instancePath: instancePath + "/sequence",
+                                            schemaPath: "#/properties/sequence/type",
+                                            keyword: "type",
+                                            params: { type: schema34.properties.sequence.type },
+                                            message: "must be integer,null",
+                                          },
+                                        ];
+                                        return false;
+                                      }
+                                      if (errors === _errs46) {
+                                        if (typeof data18 == "number" && isFinite(data18)) {
+                                          if (data18 > 9007199254740991 || isNaN(data18)) {
+                                            validate21.errors = [
+                                              {
+                                                instancePath: instancePath + "/sequence",
+                                                schemaPath: "#/properties/sequence/maximum",
+                                                keyword: "maximum",
+                                                params: { comparison: "<=", limit: 9007199254740991 },
+                                                message: "must be <= 9007199254740991",
+                                              },
+                                            ];
+                                            return false;
+                                          } else {
+                                            if (data18 < 0 || isNaN(data18)) {
+                                              validate21.errors = [
+                                                {
+                                                  instancePath: instancePath + "/sequence",
+                                                  schemaPath: "#/properties/sequence/minimum",
+                                                  keyword: "minimum",
+                                                  params: { comparison: ">=", limit: 0 },
+                                                  message: "must be >= 0",
+                                                },
+                                              ];
+                                              return false;
+                                            }
+                                          }
+                                        }
+                                      }
+                                      var valid0 = _errs46 === errors;
+                                    } else {
+                                      var valid0 = true;
+                                    }
+                                    if (valid0) {
+                                      if (data.idempotency_key !== undefined) {
+                                        let data19 = data.idempotency_key;
+                                        const _errs48 = errors;
+                                        if (typeof data19 !== "string" && data19 !== null) {
+                                          validate21.errors = [
+                                            {
+                                              instancePath: instancePath + "/idempotency_key",
+                                              schemaPath: "#/properties/idempotency_key/type",
+                                              keyword: "type",
+                                              params: { type: schema34.properties.idempotency_key.type },
+                                              message: "must be string,null",
+                                            },
+                                          ];
+                                          return false;
+                                        }
+                                        if (errors === _errs48) {
+                                          if (typeof data19 === "string") {
+                                            if (data19.length > 512 && func2(data19) > 512) {
+                                              validate21.errors = [
+                                                {
+                                                  instancePath: instancePath + "/idempotency_key",
+                                                  schemaPath: "#/properties/idempotency_key/maxLength",
+                                                  keyword: "maxLength",
+                                                  params: { limit: 512 },
+                                                  message: "must NOT have more than 512 characters",
+                                                },
+                                              ];
+                                              return false;
+                                            }
+                                          }
+                                        }
+                                        var valid0 = _errs48 === errors;
+                                      } else {
+                                        var valid0 = true;
+                                      }
+                                      if (valid0) {
+                                        if (data.metadata !== undefined) {
+                                          let data20 = data.metadata;
+                                          const _errs50 = errors;
+                                          if (errors === _errs50) {
+                                            if (data20 && typeof data20 == "object" && !Array.isArray(data20)) {
+                                            } else {
+                                              validate21.errors = [
+                                                {
+                                                  instancePath: instancePath + "/metadata",
+                                                  schemaPath: "#/properties/metadata/type",
+                                                  keyword: "type",
+                                                  params: { type: "object" },
+                                                  message: "must be object",
+                                                },
+                                              ];
+                                              return false;
+                                            }
+                                          }
+                                          var valid0 = _errs50 === errors;
+                                        } else {
+                                          var valid0 = true;
+                                        }
+                                      }
+                                    }
+                                  }
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate21.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate21.errors = vErrors;
+  return errors === 0;
+}
+validate21.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateCallbackResponse = validate24;
-const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/callback-response.schema.json","title":"CallbackResponse","description":"What a client answers for one dispatched event. A failed status carries a failure class and a retry class; other statuses carry neither failure class (rules failed-requires-failure-class, failure-class-only-on-failed, failed-requires-retry-class).","x-wire-document":true,"type":"object","properties":{"schema_version":{"description":"Wire version; must equal the current wire version (rule schema-version-current).","type":"string","maxLength":512},"status":{"$ref":"receipt-status.schema.json"},"client_payloads":{"description":"Payloads the client hands back to the host. Absent means empty; omitted on output when empty; null is rejected.","type":"array","items":{"$ref":"payload-envelope.schema.json"},"maxItems":1024},"receipt_refs":{"description":"Identifiers of receipts the client relates to this answer; each non-empty. Absent means empty; omitted on output when empty; null is rejected.","type":"array","items":{"type":"string","maxLength":4096},"maxItems":1024},"warnings":{"description":"Non-fatal diagnostics. Absent means empty; omitted on output when empty; null is rejected.","type":"array","items":{"$ref":"warning.schema.json"},"maxItems":1024},"failure_class":{"description":"Why the operation failed; present exactly when status is failed. Absent and null both mean none on input; written as null on output when none.","anyOf":[{"$ref":"failure-class.schema.json"},{"type":"null"}],"x-emit-null":true},"retry_class":{"description":"The client's retry posture; required when status is failed. Absent and null both mean none on input; written as null on output when none.","anyOf":[{"$ref":"retry-class.schema.json"},{"type":"null"}],"x-emit-null":true},"metadata":{"description":"Open map of client correlation data (any JSON values). Absent means empty; omitted on output when empty; null is rejected.","type":"object","additionalProperties":true,"x-open":true}},"required":["schema_version","status"],"additionalProperties":false};
-const schema41 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/receipt-status.schema.json","title":"ReceiptStatus","description":"Outcome of one lifecycle operation, as reported by a client response or recorded in a receipt.","type":"string","enum":["observed","delivered","skipped","degraded","failed"]};
-const schema43 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/warning.schema.json","title":"Warning","description":"A non-fatal diagnostic attached to a response or receipt.","type":"object","properties":{"code":{"description":"Stable machine-readable warning code. Required and non-empty.","type":"string","maxLength":512},"message":{"description":"Human-readable explanation. Required (may be empty).","type":"string","maxLength":65536},"capability":{"description":"The capability the warning is about. Optional.","type":["string","null"],"maxLength":512}},"required":["code","message"],"additionalProperties":false};
-const schema44 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/failure-class.schema.json","title":"FailureClass","description":"Lifecycle failure classification. The default retry posture of each class is in spec/tables/failure-retry-defaults.json.","type":"string","enum":["adapter_unavailable","capability_unsupported","capability_degraded","placement_unavailable","payload_too_large","payload_rejected","identity_unavailable","transport_error","timeout","operator_required","state_conflict","invalid_request","internal_error"]};
-const schema45 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/retry-class.schema.json","title":"RetryClass","description":"What a caller may do after a failure.","type":"string","enum":["safe_retry","retry_after_reread","retry_after_reconfigure","retry_after_operator","do_not_retry"]};
-const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/payload-envelope.schema.json","title":"PayloadEnvelope","description":"An opaque client payload and its routing facts. The host never parses `body` and never dereferences `body_ref`; exactly one of the two is present (rule payload-body-exactly-one) and an inline body's UTF-8 byte length equals `byte_size` (rule payload-body-byte-size).","x-wire-document":true,"type":"object","properties":{"schema_version":{"description":"Wire version; must equal the current wire version (rule schema-version-current).","type":"string","maxLength":512},"payload_id":{"description":"Opaque payload identifier. Required and non-empty.","type":"string","maxLength":512},"client_id":{"description":"Stable label of the client that owns the payload. Required and non-empty.","type":"string","maxLength":512},"payload_kind":{"description":"Client-defined payload kind label. Required and non-empty.","type":"string","maxLength":512},"format":{"description":"Client-defined format label, opaque to the host. Required and non-empty.","type":"string","maxLength":512},"content_encoding":{"description":"Encoding label of the body (e.g. `utf8`), opaque to the host. Required and non-empty.","type":"string","maxLength":512},"body":{"description":"Inline payload body, transported verbatim. Mutually exclusive with body_ref. Optional.","type":["string","null"],"maxLength":16777216},"body_ref":{"description":"Reference to a payload body stored elsewhere; never dereferenced by the host. Mutually exclusive with body. Optional.","type":["string","null"],"maxLength":4096},"byte_size":{"description":"Size of the body in bytes (UTF-8 bytes of `body` when inline).","type":"integer","minimum":0,"maximum":9007199254740991},"content_digest":{"description":"Digest of the body, e.g. `sha256:<hex>`. Carried verbatim, never verified. Optional.","type":["string","null"],"maxLength":512},"acceptable_placements":{"description":"Ordered alternative placements; the first satisfiable one wins. Required and must list at least one entry (rule payload-placements-non-empty).","type":"array","items":{"$ref":"acceptable-placement.schema.json"},"maxItems":16},"idempotency_key":{"description":"Client-supplied replay boundary for this payload. Optional; non-empty when present.","type":["string","null"],"maxLength":512},"expires_at_epoch_s":{"description":"Expiry time in seconds since the Unix epoch, carried verbatim (the host does not reject expired payloads). Optional.","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"metadata":{"description":"Open map of client correlation data (any JSON values). Absent means empty; omitted on output when empty; null is rejected.","type":"object","additionalProperties":true,"x-open":true}},"required":["schema_version","payload_id","client_id","payload_kind","format","content_encoding","byte_size","acceptable_placements"],"additionalProperties":false};
+const schema40 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/callback-response.schema.json",
+  "title": "CallbackResponse",
+  "description":
+    "What a client answers for one dispatched event. A failed status carries a failure class and a retry class; other statuses carry neither failure class (rules failed-requires-failure-class, failure-class-only-on-failed, failed-requires-retry-class).",
+  "x-wire-document": true,
+  "type": "object",
+  "properties": {
+    "schema_version": {
+      "description": "Wire version; must equal the current wire version (rule schema-version-current).",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "status": { "$ref": "receipt-status.schema.json" },
+    "client_payloads": {
+      "description":
+        "Payloads the client hands back to the host. Absent means empty; omitted on output when empty; null is rejected.",
+      "type": "array",
+      "items": { "$ref": "payload-envelope.schema.json" },
+      "maxItems": 1024,
+    },
+    "receipt_refs": {
+      "description":
+        "Identifiers of receipts the client relates to this answer; each non-empty. Absent means empty; omitted on output when empty; null is rejected.",
+      "type": "array",
+      "items": { "type": "string", "maxLength": 4096 },
+      "maxItems": 1024,
+    },
+    "warnings": {
+      "description": "Non-fatal diagnostics. Absent means empty; omitted on output when empty; null is rejected.",
+      "type": "array",
+      "items": { "$ref": "warning.schema.json" },
+      "maxItems": 1024,
+    },
+    "failure_class": {
+      "description":
+        "Why the operation failed; present exactly when status is failed. Absent and null both mean none on input; written as null on output when none.",
+      "anyOf": [{ "$ref": "failure-class.schema.json" }, { "type": "null" }],
+      "x-emit-null": true,
+    },
+    "retry_class": {
+      "description":
+        "The client's retry posture; required when status is failed. Absent and null both mean none on input; written as null on output when none.",
+      "anyOf": [{ "$ref": "retry-class.schema.json" }, { "type": "null" }],
+      "x-emit-null": true,
+    },
+    "metadata": {
+      "description":
+        "Open map of client correlation data (any JSON values). Absent means empty; omitted on output when empty; null is rejected.",
+      "type": "object",
+      "additionalProperties": true,
+      "x-open": true,
+    },
+  },
+  "required": ["schema_version", "status"],
+  "additionalProperties": false,
+};
+const schema41 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/receipt-status.schema.json",
+  "title": "ReceiptStatus",
+  "description": "Outcome of one lifecycle operation, as reported by a client response or recorded in a receipt.",
+  "type": "string",
+  "enum": ["observed", "delivered", "skipped", "degraded", "failed"],
+};
+const schema43 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/warning.schema.json",
+  "title": "Warning",
+  "description": "A non-fatal diagnostic attached to a response or receipt.",
+  "type": "object",
+  "properties": {
+    "code": {
+      "description": "Stable machine-readable warning code. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "message": {
+      "description": "Human-readable explanation. Required (may be empty).",
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "capability": {
+      "description": "The capability the warning is about. Optional.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+  },
+  "required": ["code", "message"],
+  "additionalProperties": false,
+};
+const schema44 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/failure-class.schema.json",
+  "title": "FailureClass",
+  "description":
+    "Lifecycle failure classification. The default retry posture of each class is in spec/tables/failure-retry-defaults.json.",
+  "type": "string",
+  "enum": [
+    "adapter_unavailable",
+    "capability_unsupported",
+    "capability_degraded",
+    "placement_unavailable",
+    "payload_too_large",
+    "payload_rejected",
+    "identity_unavailable",
+    "transport_error",
+    "timeout",
+    "operator_required",
+    "state_conflict",
+    "invalid_request",
+    "internal_error",
+  ],
+};
+const schema45 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/retry-class.schema.json",
+  "title": "RetryClass",
+  "description": "What a caller may do after a failure.",
+  "type": "string",
+  "enum": ["safe_retry", "retry_after_reread", "retry_after_reconfigure", "retry_after_operator", "do_not_retry"],
+};
+const schema42 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/payload-envelope.schema.json",
+  "title": "PayloadEnvelope",
+  "description":
+    "An opaque client payload and its routing facts. The host never parses `body` and never dereferences `body_ref`; exactly one of the two is present (rule payload-body-exactly-one) and an inline body's UTF-8 byte length equals `byte_size` (rule payload-body-byte-size).",
+  "x-wire-document": true,
+  "type": "object",
+  "properties": {
+    "schema_version": {
+      "description": "Wire version; must equal the current wire version (rule schema-version-current).",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "payload_id": {
+      "description": "Opaque payload identifier. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "client_id": {
+      "description": "Stable label of the client that owns the payload. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "payload_kind": {
+      "description": "Client-defined payload kind label. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "format": {
+      "description": "Client-defined format label, opaque to the host. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "content_encoding": {
+      "description": "Encoding label of the body (e.g. `utf8`), opaque to the host. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "body": {
+      "description": "Inline payload body, transported verbatim. Mutually exclusive with body_ref. Optional.",
+      "type": ["string", "null"],
+      "maxLength": 16777216,
+    },
+    "body_ref": {
+      "description":
+        "Reference to a payload body stored elsewhere; never dereferenced by the host. Mutually exclusive with body. Optional.",
+      "type": ["string", "null"],
+      "maxLength": 4096,
+    },
+    "byte_size": {
+      "description": "Size of the body in bytes (UTF-8 bytes of `body` when inline).",
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 9007199254740991,
+    },
+    "content_digest": {
+      "description": "Digest of the body, e.g. `sha256:<hex>`. Carried verbatim, never verified. Optional.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "acceptable_placements": {
+      "description":
+        "Ordered alternative placements; the first satisfiable one wins. Required and must list at least one entry (rule payload-placements-non-empty).",
+      "type": "array",
+      "items": { "$ref": "acceptable-placement.schema.json" },
+      "maxItems": 16,
+    },
+    "idempotency_key": {
+      "description": "Client-supplied replay boundary for this payload. Optional; non-empty when present.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "expires_at_epoch_s": {
+      "description":
+        "Expiry time in seconds since the Unix epoch, carried verbatim (the host does not reject expired payloads). Optional.",
+      "type": ["integer", "null"],
+      "minimum": 0,
+      "maximum": 9007199254740991,
+    },
+    "metadata": {
+      "description":
+        "Open map of client correlation data (any JSON values). Absent means empty; omitted on output when empty; null is rejected.",
+      "type": "object",
+      "additionalProperties": true,
+      "x-open": true,
+    },
+  },
+  "required": [
+    "schema_version",
+    "payload_id",
+    "client_id",
+    "payload_kind",
+    "format",
+    "content_encoding",
+    "byte_size",
+    "acceptable_placements",
+  ],
+  "additionalProperties": false,
+};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/payload-envelope.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate25.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((((((data.schema_version === undefined) && (missing0 = "schema_version")) || ((data.payload_id === undefined) && (missing0 = "payload_id"))) || ((data.client_id === undefined) && (missing0 = "client_id"))) || ((data.payload_kind === undefined) && (missing0 = "payload_kind"))) || ((data.format === undefined) && (missing0 = "format"))) || ((data.content_encoding === undefined) && (missing0 = "content_encoding"))) || ((data.byte_size === undefined) && (missing0 = "byte_size"))) || ((data.acceptable_placements === undefined) && (missing0 = "acceptable_placements"))){
-validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs2 = errors;
-for(const key0 in data){
-if(!(func1.call(schema42.properties, key0))){
-validate25.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs2 === errors){
-if(data.schema_version !== undefined){
-let data0 = data.schema_version;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if((data0.length > 512 && func2(data0) > 512)){
-validate25.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload_id !== undefined){
-let data1 = data.payload_id;
-const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if((data1.length > 512 && func2(data1) > 512)){
-validate25.errors = [{instancePath:instancePath+"/payload_id",schemaPath:"#/properties/payload_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/payload_id",schemaPath:"#/properties/payload_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.client_id !== undefined){
-let data2 = data.client_id;
-const _errs7 = errors;
-if(errors === _errs7){
-if(typeof data2 === "string"){
-if((data2.length > 512 && func2(data2) > 512)){
-validate25.errors = [{instancePath:instancePath+"/client_id",schemaPath:"#/properties/client_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/client_id",schemaPath:"#/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload_kind !== undefined){
-let data3 = data.payload_kind;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data3 === "string"){
-if((data3.length > 512 && func2(data3) > 512)){
-validate25.errors = [{instancePath:instancePath+"/payload_kind",schemaPath:"#/properties/payload_kind/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/payload_kind",schemaPath:"#/properties/payload_kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.format !== undefined){
-let data4 = data.format;
-const _errs11 = errors;
-if(errors === _errs11){
-if(typeof data4 === "string"){
-if((data4.length > 512 && func2(data4) > 512)){
-validate25.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.content_encoding !== undefined){
-let data5 = data.content_encoding;
-const _errs13 = errors;
-if(errors === _errs13){
-if(typeof data5 === "string"){
-if((data5.length > 512 && func2(data5) > 512)){
-validate25.errors = [{instancePath:instancePath+"/content_encoding",schemaPath:"#/properties/content_encoding/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/content_encoding",schemaPath:"#/properties/content_encoding/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.body !== undefined){
-let data6 = data.body;
-const _errs15 = errors;
-if((typeof data6 !== "string") && (data6 !== null)){
-validate25.errors = [{instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: schema42.properties.body.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs15){
-if(typeof data6 === "string"){
-if((data6.length > 16777216 && func2(data6) > 16777216)){
-validate25.errors = [{instancePath:instancePath+"/body",schemaPath:"#/properties/body/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.body_ref !== undefined){
-let data7 = data.body_ref;
-const _errs17 = errors;
-if((typeof data7 !== "string") && (data7 !== null)){
-validate25.errors = [{instancePath:instancePath+"/body_ref",schemaPath:"#/properties/body_ref/type",keyword:"type",params:{type: schema42.properties.body_ref.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs17){
-if(typeof data7 === "string"){
-if((data7.length > 4096 && func2(data7) > 4096)){
-validate25.errors = [{instancePath:instancePath+"/body_ref",schemaPath:"#/properties/body_ref/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs17 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.byte_size !== undefined){
-let data8 = data.byte_size;
-const _errs19 = errors;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate25.errors = [{instancePath:instancePath+"/byte_size",schemaPath:"#/properties/byte_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs19){
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 > 9007199254740991 || isNaN(data8)){
-validate25.errors = [{instancePath:instancePath+"/byte_size",schemaPath:"#/properties/byte_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data8 < 0 || isNaN(data8)){
-validate25.errors = [{instancePath:instancePath+"/byte_size",schemaPath:"#/properties/byte_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs19 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.content_digest !== undefined){
-let data9 = data.content_digest;
-const _errs21 = errors;
-if((typeof data9 !== "string") && (data9 !== null)){
-validate25.errors = [{instancePath:instancePath+"/content_digest",schemaPath:"#/properties/content_digest/type",keyword:"type",params:{type: schema42.properties.content_digest.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs21){
-if(typeof data9 === "string"){
-if((data9.length > 512 && func2(data9) > 512)){
-validate25.errors = [{instancePath:instancePath+"/content_digest",schemaPath:"#/properties/content_digest/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.acceptable_placements !== undefined){
-let data10 = data.acceptable_placements;
-const _errs23 = errors;
-if(errors === _errs23){
-if(Array.isArray(data10)){
-if(data10.length > 16){
-validate25.errors = [{instancePath:instancePath+"/acceptable_placements",schemaPath:"#/properties/acceptable_placements/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"}];
-return false;
-}
-else {
-var valid1 = true;
-const len0 = data10.length;
-for(let i0=0; i0<len0; i0++){
-const _errs25 = errors;
-if(!(validate20(data10[i0], {instancePath:instancePath+"/acceptable_placements/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs25 === errors;
-if(!valid1){
-break;
-}
-}
-}
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/acceptable_placements",schemaPath:"#/properties/acceptable_placements/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs23 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.idempotency_key !== undefined){
-let data12 = data.idempotency_key;
-const _errs26 = errors;
-if((typeof data12 !== "string") && (data12 !== null)){
-validate25.errors = [{instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/type",keyword:"type",params:{type: schema42.properties.idempotency_key.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs26){
-if(typeof data12 === "string"){
-if((data12.length > 512 && func2(data12) > 512)){
-validate25.errors = [{instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs26 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.expires_at_epoch_s !== undefined){
-let data13 = data.expires_at_epoch_s;
-const _errs28 = errors;
-if((!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))) && (data13 !== null)){
-validate25.errors = [{instancePath:instancePath+"/expires_at_epoch_s",schemaPath:"#/properties/expires_at_epoch_s/type",keyword:"type",params:{type: schema42.properties.expires_at_epoch_s.type},message:"must be integer,null"}];
-return false;
-}
-if(errors === _errs28){
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 > 9007199254740991 || isNaN(data13)){
-validate25.errors = [{instancePath:instancePath+"/expires_at_epoch_s",schemaPath:"#/properties/expires_at_epoch_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data13 < 0 || isNaN(data13)){
-validate25.errors = [{instancePath:instancePath+"/expires_at_epoch_s",schemaPath:"#/properties/expires_at_epoch_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs28 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.metadata !== undefined){
-let data14 = data.metadata;
-const _errs30 = errors;
-if(errors === _errs30){
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-}
-else {
-validate25.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs30 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate25.errors = vErrors;
-return errors === 0;
-}
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+function validate25(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/payload-envelope.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate25.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.schema_version === undefined && (missing0 = "schema_version")) ||
+        (data.payload_id === undefined && (missing0 = "payload_id")) ||
+        (data.client_id === undefined && (missing0 = "client_id")) ||
+        (data.payload_kind === undefined && (missing0 = "payload_kind")) ||
+        (data.format === undefined && (missing0 = "format")) ||
+        (data.content_encoding === undefined && (missing0 = "content_encoding")) ||
+        (data.byte_size === undefined && (missing0 = "byte_size")) ||
+        (data.acceptable_placements === undefined && (missing0 = "acceptable_placements"))
+      ) {
+        validate25.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        const _errs2 = errors;
+        for (const key0 in data) {
+          if (!func1.call(schema42.properties, key0)) {
+            validate25.errors = [
+              {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties",
+              },
+            ];
+            return false;
+            break;
+          }
+        }
+        if (_errs2 === errors) {
+          if (data.schema_version !== undefined) {
+            let data0 = data.schema_version;
+            const _errs3 = errors;
+            if (errors === _errs3) {
+              if (typeof data0 === "string") {
+                if (data0.length > 512 && func2(data0) > 512) {
+                  validate25.errors = [
+                    {
+                      instancePath: instancePath + "/schema_version",
+                      schemaPath: "#/properties/schema_version/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 512 },
+                      message: "must NOT have more than 512 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate25.errors = [
+                  {
+                    instancePath: instancePath + "/schema_version",
+                    schemaPath: "#/properties/schema_version/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.payload_id !== undefined) {
+              let data1 = data.payload_id;
+              const _errs5 = errors;
+              if (errors === _errs5) {
+                if (typeof data1 === "string") {
+                  if (data1.length > 512 && func2(data1) > 512) {
+                    validate25.errors = [
+                      {
+                        instancePath: instancePath + "/payload_id",
+                        schemaPath: "#/properties/payload_id/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 512 },
+                        message: "must NOT have more than 512 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate25.errors = [
+                    {
+                      instancePath: instancePath + "/payload_id",
+                      schemaPath: "#/properties/payload_id/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.client_id !== undefined) {
+                let data2 = data.client_id;
+                const _errs7 = errors;
+                if (errors === _errs7) {
+                  if (typeof data2 === "string") {
+                    if (data2.length > 512 && func2(data2) > 512) {
+                      validate25.errors = [
+                        {
+                          instancePath: instancePath + "/client_id",
+                          schemaPath: "#/properties/client_id/maxLength",
+                          keyword: "maxLength",
+                          params: { limit: 512 },
+                          message: "must NOT have more than 512 characters",
+                        },
+                      ];
+                      return false;
+                    }
+                  } else {
+                    validate25.errors = [
+                      {
+                        instancePath: instancePath + "/client_id",
+                        schemaPath: "#/properties/client_id/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.payload_kind !== undefined) {
+                  let data3 = data.payload_kind;
+                  const _errs9 = errors;
+                  if (errors === _errs9) {
+                    if (typeof data3 === "string") {
+                      if (data3.length > 512 && func2(data3) > 512) {
+                        validate25.errors = [
+                          {
+                            instancePath: instancePath + "/payload_kind",
+                            schemaPath: "#/properties/payload_kind/maxLength",
+                            keyword: "maxLength",
+                            params: { limit: 512 },
+                            message: "must NOT have more than 512 characters",
+                          },
+                        ];
+                        return false;
+                      }
+                    } else {
+                      validate25.errors = [
+                        {
+                          instancePath: instancePath + "/payload_kind",
+                          schemaPath: "#/properties/payload_kind/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.format !== undefined) {
+                    let data4 = data.format;
+                    const _errs11 = errors;
+                    if (errors === _errs11) {
+                      if (typeof data4 === "string") {
+                        if (data4.length > 512 && func2(data4) > 512) {
+                          validate25.errors = [
+                            {
+                              instancePath: instancePath + "/format",
+                              schemaPath: "#/properties/format/maxLength",
+                              keyword: "maxLength",
+                              params: { limit: 512 },
+                              message: "must NOT have more than 512 characters",
+                            },
+                          ];
+                          return false;
+                        }
+                      } else {
+                        validate25.errors = [
+                          {
+                            instancePath: instancePath + "/format",
+                            schemaPath: "#/properties/format/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string",
+                          },
+                        ];
+                        return false;
+                      }
+                    }
+                    var valid0 = _errs11 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.content_encoding !== undefined) {
+                      let data5 = data.content_encoding;
+                      const _errs13 = errors;
+                      if (errors === _errs13) {
+                        if (typeof data5 === "string") {
+                          if (data5.length > 512 && func2(data5) > 512) {
+                            validate25.errors = [
+                              {
+                                instancePath: instancePath + "/content_encoding",
+                                schemaPath: "#/properties/content_encoding/maxLength",
+                                keyword: "maxLength",
+                                params: { limit: 512 },
+                                message: "must NOT have more than 512 characters",
+                              },
+                            ];
+                            return false;
+                          }
+                        } else {
+                          validate25.errors = [
+                            {
+                              instancePath: instancePath + "/content_encoding",
+                              schemaPath: "#/properties/content_encoding/type",
+                              keyword: "type",
+                              params: { type: "string" },
+                              message: "must be string",
+                            },
+                          ];
+                          return false;
+                        }
+                      }
+                      var valid0 = _errs13 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                    if (valid0) {
+                      if (data.body !== undefined) {
+                        let data6 = data.body;
+                        const _errs15 = errors;
+                        if (typeof data6 !== "string" && data6 !== null) {
+                          validate25.errors = [
+                            {
+                              instancePath: instancePath + "/body",
+                              schemaPath: "#/properties/body/type",
+                              keyword: "type",
+                              params: { type: schema42.properties.body.type },
+                              message: "must be string,null",
+                            },
+                          ];
+                          return false;
+                        }
+                        if (errors === _errs15) {
+                          if (typeof data6 === "string") {
+                            if (data6.length > 16777216 && func2(data6) > 16777216) {
+                              validate25.errors = [
+                                {
+                                  instancePath: instancePath + "/body",
+                                  schemaPath: "#/properties/body/maxLength",
+                                  keyword: "maxLength",
+                                  params: { limit: 16777216 },
+                                  message: "must NOT have more than 16777216 characters",
+                                },
+                              ];
+                              return false;
+                            }
+                          }
+                        }
+                        var valid0 = _errs15 === errors;
+                      } else {
+                        var valid0 = true;
+                      }
+                      if (valid0) {
+                        if (data.body_ref !== undefined) {
+                          let data7 = data.body_ref;
+                          const _errs17 = errors;
+                          if (typeof data7 !== "string" && data7 !== null) {
+                            validate25.errors = [
+                              {
+                                instancePath: instancePath + "/body_ref",
+                                schemaPath: "#/properties/body_ref/type",
+                                keyword: "type",
+                                params: { type: schema42.properties.body_ref.type },
+                                message: "must be string,null",
+                              },
+                            ];
+                            return false;
+                          }
+                          if (errors === _errs17) {
+                            if (typeof data7 === "string") {
+                              if (data7.length > 4096 && func2(data7) > 4096) {
+                                validate25.errors = [
+                                  {
+                                    instancePath: instancePath + "/body_ref",
+                                    schemaPath: "#/properties/body_ref/maxLength",
+                                    keyword: "maxLength",
+                                    params: { limit: 4096 },
+                                    message: "must NOT have more than 4096 characters",
+                                  },
+                                ];
+                                return false;
+                              }
+                            }
+                          }
+                          var valid0 = _errs17 === errors;
+                        } else {
+                          var valid0 = true;
+                        }
+                        if (valid0) {
+                          if (data.byte_size !== undefined) {
+                            let data8 = data.byte_size;
+                            const _errs19 = errors;
+                            if (!(typeof data8 == "number" && !(data8 % 1) && !isNaN(data8) && isFinite(data8))) {
+                              validate25.errors = [
+                                {
+                                  instancePath: instancePath + "/byte_size",
+                                  schemaPath: "#/properties/byte_size/type",
+                                  keyword: "type",
+                                  params: { type: "integer" },
+                                  message: "must be integer",
+                                },
+                              ];
+                              return false;
+                            }
+                            if (errors === _errs19) {
+                              if (typeof data8 == "number" && isFinite(data8)) {
+                                if (data8 > 9007199254740991 || isNaN(data8)) {
+                                  validate25.errors = [
+                                    {
+                                      instancePath: instancePath + "/byte_size",
+                                      schemaPath: "#/properties/byte_size/maximum",
+                                      keyword: "maximum",
+                                      params: { comparison: "<=", limit: 9007199254740991 },
+                                      message: "must be <= 9007199254740991",
+                                    },
+                                  ];
+                                  return false;
+                                } else {
+                                  if (data8 < 0 || isNaN(data8)) {
+                                    validate25.errors = [
+                                      {
+                                        instancePath: instancePath + "/byte_size",
+                                        schemaPath: "#/properties/byte_size/minimum",
+                                        keyword: "minimum",
+                                        params: { comparison: ">=", limit: 0 },
+                                        message: "must be >= 0",
+                                      },
+                                    ];
+                                    return false;
+                                  }
+                                }
+                              }
+                            }
+                            var valid0 = _errs19 === errors;
+                          } else {
+                            var valid0 = true;
+                          }
+                          if (valid0) {
+                            if (data.content_digest !== undefined) {
+                              let data9 = data.content_digest;
+                              const _errs21 = errors;
+                              if (typeof data9 !== "string" && data9 !== null) {
+                                validate25.errors = [
+                                  {
+                                    instancePath: instancePath + "/content_digest",
+                                    schemaPath: "#/properties/content_digest/type",
+                                    keyword: "type",
+                                    params: { type: schema42.properties.content_digest.type },
+                                    message: "must be string,null",
+                                  },
+                                ];
+                                return false;
+                              }
+                              if (errors === _errs21) {
+                                if (typeof data9 === "string") {
+                                  if (data9.length > 512 && func2(data9) > 512) {
+                                    validate25.errors = [
+                                      {
+                                        instancePath: instancePath + "/content_digest",
+                                        schemaPath: "#/properties/content_digest/maxLength",
+                                        keyword: "maxLength",
+                                        params: { limit: 512 },
+                                        message: "must NOT have more than 512 characters",
+                                      },
+                                    ];
+                                    return false;
+                                  }
+                                }
+                              }
+                              var valid0 = _errs21 === errors;
+                            } else {
+                              var valid0 = true;
+                            }
+                            if (valid0) {
+                              if (data.acceptable_placements !== undefined) {
+                                let data10 = data.acceptable_placements;
+                                const _errs23 = errors;
+                                if (errors === _errs23) {
+                                  if (Array.isArray(data10)) {
+                                    if (data10.length > 16) {
+                                      validate25.errors = [
+                                        {
+                                          instancePath: instancePath + "/acceptable_placements",
+                                          schemaPath: "#/properties/acceptable_placements/maxItems",
+                                          keyword: "maxItems",
+                                          params: { limit: 16 },
+                                          message: "must NOT have more than 16 items",
+                                        },
+                                      ];
+                                      return false;
+                                    } else {
+                                      var valid1 = true;
+                                      const len0 = data10.length;
+                                      for (let i0 = 0; i0 < len0; i0++) {
+                                        const _errs25 = errors;
+                                        if (
+                                          !validate20(data10[i0], {
+                                            instancePath: instancePath + "/acceptable_placements/" + i0,
+                                            parentData: data10,
+                                            parentDataProperty: i0,
+                                            rootData,
+                                            dynamicAnchors,
+                                          })
+                                        ) {
+                                          vErrors =
+                                            vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
+                                          errors = vErrors.length;
+                                        }
+                                        var valid1 = _errs25 === errors;
+                                        if (!valid1) {
+                                          break;
+                                        }
+                                      }
+                                    }
+                                  } else {
+                                    validate25.errors = [
+                                      {
+                                        instancePath: instancePath + "/acceptable_placements",
+                                        schemaPath: "#/properties/acceptable_placements/type",
+                                        keyword: "type",
+                                        params: { type: "array" },
+                                        message: "must be array",
+                                      },
+                                    ];
+                                    return false;
+                                  }
+                                }
+                                var valid0 = _errs23 === errors;
+                              } else {
+                                var valid0 = true;
+                              }
+                              if (valid0) {
+                                if (data.idempotency_key !== undefined) {
+                                  let data12 = data.idempotency_key;
+                                  const _errs26 = errors;
+                                  if (typeof data12 !== "string" && data12 !== null) {
+                                    validate25.errors = [
+                                      {
+                                        instancePath: instancePath + "/idempotency_key",
+                                        schemaPath: "#/properties/idempotency_key/type",
+                                        keyword: "type",
+                                        params: { type: schema42.properties.idempotency_key.type },
+                                        message: "must be string,null",
+                                      },
+                                    ];
+                                    return false;
+                                  }
+                                  if (errors === _errs26) {
+                                    if (typeof data12 === "string") {
+                                      if (data12.length > 512 && func2(data12) > 512) {
+                                        validate25.errors = [
+                                          {
+                                            instancePath: instancePath + "/idempotency_key",
+                                            schemaPath: "#/properties/idempotency_key/maxLength",
+                                            keyword: "maxLength",
+                                            params: { limit: 512 },
+                                            message: "must NOT have more than 512 characters",
+                                          },
+                                        ];
+                                        return false;
+                                      }
+                                    }
+                                  }
+                                  var valid0 = _errs26 === errors;
+                                } else {
+                                  var valid0 = true;
+                                }
+                                if (valid0) {
+                                  if (data.expires_at_epoch_s !== undefined) {
+                                    let data13 = data.expires_at_epoch_s;
+                                    const _errs28 = errors;
+                                    if (
+                                      !(
+                                        typeof data13 == "number" &&
+                                        !(data13 % 1) &&
+                                        !isNaN(data13) &&
+                                        isFinite(data13)
+                                      ) &&
+                                      data13 !== null
+                                    ) {
+                                      validate25.errors = [
+                                        {
+                                          instancePath: instancePath + "/expires_at_epoch_s",
+                                          schemaPath: "#/properties/expires_at_epoch_s/type",
+                                          keyword: "type",
+                                          params: { type: schema42.properties.expires_at_epoch_s.type },
+                                          message: "must be integer,null",
+                                        },
+                                      ];
+                                      return false;
+                                    }
+                                    if (errors === _errs28) {
+                                      if (typeof data13 == "number" && isFinite(data13)) {
+                                        if (data13 > 9007199254740991 || isNaN(data13)) {
+                                          validate25.errors = [
+                                            {
+                                              instancePath: instancePath + "/expires_at_epoch_s",
+                                              schemaPath: "#/properties/expires_at_epoch_s/maximum",
+                                              keyword: "maximum",
+                                              params: { comparison: "<=", limit: 9007199254740991 },
+                                              message: "must be <= 9007199254740991",
+                                            },
+                                          ];
+                                          return false;
+                                        } else {
+                                          if (data13 < 0 || isNaN(data13)) {
+                                            validate25.errors = [
+                                              {
+                                                instancePath: instancePath + "/expires_at_epoch_s",
+                                                schemaPath: "#/properties/expires_at_epoch_s/minimum",
+                                                keyword: "minimum",
+                                                params: { comparison: ">=", limit: 0 },
+                                                message: "must be >= 0",
+                                              },
+                                            ];
+                                            return false;
+                                          }
+                                        }
+                                      }
+                                    }
+                                    var valid0 = _errs28 === errors;
+                                  } else {
+                                    var valid0 = true;
+                                  }
+                                  if (valid0) {
+                                    if (data.metadata !== undefined) {
+                                      let data14 = data.metadata;
+                                      const _errs30 = errors;
+                                      if (errors === _errs30) {
+                                        if (data14 && typeof data14 == "object" && !Array.isArray(data14)) {
+                                        } else {
+                                          validate25.errors = [
+                                            {
+                                              instancePath: instancePath + "/metadata",
+                                              schemaPath: "#/properties/metadata/type",
+                                              keyword: "type",
+                                              params: { type: "object" },
+                                              message: "must be object",
+                                            },
+                                          ];
+                                          return false;
+                                        }
+                                      }
+                                      var valid0 = _errs30 === errors;
+                                    } else {
+                                      var valid0 = true;
+                                    }
+                                  }
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate25.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate25.errors = vErrors;
+  return errors === 0;
+}
+validate25.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
-
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/callback-response.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate24.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.schema_version === undefined) && (missing0 = "schema_version")) || ((data.status === undefined) && (missing0 = "status"))){
-validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs2 = errors;
-for(const key0 in data){
-if(!((((((((key0 === "schema_version") || (key0 === "status")) || (key0 === "client_payloads")) || (key0 === "receipt_refs")) || (key0 === "warnings")) || (key0 === "failure_class")) || (key0 === "retry_class")) || (key0 === "metadata"))){
-validate24.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs2 === errors){
-if(data.schema_version !== undefined){
-let data0 = data.schema_version;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if((data0.length > 512 && func2(data0) > 512)){
-validate24.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.status !== undefined){
-let data1 = data.status;
-const _errs5 = errors;
-if(typeof data1 !== "string"){
-validate24.errors = [{instancePath:instancePath+"/status",schemaPath:"receipt-status.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((data1 === "observed") || (data1 === "delivered")) || (data1 === "skipped")) || (data1 === "degraded")) || (data1 === "failed"))){
-validate24.errors = [{instancePath:instancePath+"/status",schemaPath:"receipt-status.schema.json/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.client_payloads !== undefined){
-let data2 = data.client_payloads;
-const _errs8 = errors;
-if(errors === _errs8){
-if(Array.isArray(data2)){
-if(data2.length > 1024){
-validate24.errors = [{instancePath:instancePath+"/client_payloads",schemaPath:"#/properties/client_payloads/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items"}];
-return false;
-}
-else {
-var valid2 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-const _errs10 = errors;
-if(!(validate25(data2[i0], {instancePath:instancePath+"/client_payloads/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs10 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/client_payloads",schemaPath:"#/properties/client_payloads/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.receipt_refs !== undefined){
-let data4 = data.receipt_refs;
-const _errs11 = errors;
-if(errors === _errs11){
-if(Array.isArray(data4)){
-if(data4.length > 1024){
-validate24.errors = [{instancePath:instancePath+"/receipt_refs",schemaPath:"#/properties/receipt_refs/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items"}];
-return false;
-}
-else {
-var valid3 = true;
-const len1 = data4.length;
-for(let i1=0; i1<len1; i1++){
-let data5 = data4[i1];
-const _errs13 = errors;
-if(errors === _errs13){
-if(typeof data5 === "string"){
-if((data5.length > 4096 && func2(data5) > 4096)){
-validate24.errors = [{instancePath:instancePath+"/receipt_refs/" + i1,schemaPath:"#/properties/receipt_refs/items/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
-return false;
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/receipt_refs/" + i1,schemaPath:"#/properties/receipt_refs/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid3 = _errs13 === errors;
-if(!valid3){
-break;
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/receipt_refs",schemaPath:"#/properties/receipt_refs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.warnings !== undefined){
-let data6 = data.warnings;
-const _errs15 = errors;
-if(errors === _errs15){
-if(Array.isArray(data6)){
-if(data6.length > 1024){
-validate24.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items"}];
-return false;
-}
-else {
-var valid4 = true;
-const len2 = data6.length;
-for(let i2=0; i2<len2; i2++){
-let data7 = data6[i2];
-const _errs17 = errors;
-const _errs18 = errors;
-if(errors === _errs18){
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-let missing1;
-if(((data7.code === undefined) && (missing1 = "code")) || ((data7.message === undefined) && (missing1 = "message"))){
-validate24.errors = [{instancePath:instancePath+"/warnings/" + i2,schemaPath:"warning.schema.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs20 = errors;
-for(const key1 in data7){
-if(!(((key1 === "code") || (key1 === "message")) || (key1 === "capability"))){
-validate24.errors = [{instancePath:instancePath+"/warnings/" + i2,schemaPath:"warning.schema.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs20 === errors){
-if(data7.code !== undefined){
-let data8 = data7.code;
-const _errs21 = errors;
-if(errors === _errs21){
-if(typeof data8 === "string"){
-if((data8.length > 512 && func2(data8) > 512)){
-validate24.errors = [{instancePath:instancePath+"/warnings/" + i2+"/code",schemaPath:"warning.schema.json/properties/code/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/warnings/" + i2+"/code",schemaPath:"warning.schema.json/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid6 = _errs21 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data7.message !== undefined){
-let data9 = data7.message;
-const _errs23 = errors;
-if(errors === _errs23){
-if(typeof data9 === "string"){
-if((data9.length > 65536 && func2(data9) > 65536)){
-validate24.errors = [{instancePath:instancePath+"/warnings/" + i2+"/message",schemaPath:"warning.schema.json/properties/message/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/warnings/" + i2+"/message",schemaPath:"warning.schema.json/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid6 = _errs23 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data7.capability !== undefined){
-let data10 = data7.capability;
-const _errs25 = errors;
-if((typeof data10 !== "string") && (data10 !== null)){
-validate24.errors = [{instancePath:instancePath+"/warnings/" + i2+"/capability",schemaPath:"warning.schema.json/properties/capability/type",keyword:"type",params:{type: schema43.properties.capability.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs25){
-if(typeof data10 === "string"){
-if((data10.length > 512 && func2(data10) > 512)){
-validate24.errors = [{instancePath:instancePath+"/warnings/" + i2+"/capability",schemaPath:"warning.schema.json/properties/capability/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid6 = _errs25 === errors;
-}
-else {
-var valid6 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/warnings/" + i2,schemaPath:"warning.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid4 = _errs17 === errors;
-if(!valid4){
-break;
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.failure_class !== undefined){
-let data11 = data.failure_class;
-const _errs27 = errors;
-const _errs28 = errors;
-let valid7 = false;
-const _errs29 = errors;
-if(typeof data11 !== "string"){
-const err0 = {instancePath:instancePath+"/failure_class",schemaPath:"failure-class.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(!(((((((((((((data11 === "adapter_unavailable") || (data11 === "capability_unsupported")) || (data11 === "capability_degraded")) || (data11 === "placement_unavailable")) || (data11 === "payload_too_large")) || (data11 === "payload_rejected")) || (data11 === "identity_unavailable")) || (data11 === "transport_error")) || (data11 === "timeout")) || (data11 === "operator_required")) || (data11 === "state_conflict")) || (data11 === "invalid_request")) || (data11 === "internal_error"))){
-const err1 = {instancePath:instancePath+"/failure_class",schemaPath:"failure-class.schema.json/enum",keyword:"enum",params:{allowedValues: schema44.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs29 === errors;
-valid7 = valid7 || _valid0;
-const _errs32 = errors;
-if(data11 !== null){
-const err2 = {instancePath:instancePath+"/failure_class",schemaPath:"#/properties/failure_class/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs32 === errors;
-valid7 = valid7 || _valid0;
-if(!valid7){
-const err3 = {instancePath:instancePath+"/failure_class",schemaPath:"#/properties/failure_class/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate24.errors = vErrors;
-return false;
-}
-else {
-errors = _errs28;
-if(vErrors !== null){
-if(_errs28){
-vErrors.length = _errs28;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs27 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.retry_class !== undefined){
-let data12 = data.retry_class;
-const _errs35 = errors;
-const _errs36 = errors;
-let valid9 = false;
-const _errs37 = errors;
-if(typeof data12 !== "string"){
-const err4 = {instancePath:instancePath+"/retry_class",schemaPath:"retry-class.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!(((((data12 === "safe_retry") || (data12 === "retry_after_reread")) || (data12 === "retry_after_reconfigure")) || (data12 === "retry_after_operator")) || (data12 === "do_not_retry"))){
-const err5 = {instancePath:instancePath+"/retry_class",schemaPath:"retry-class.schema.json/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-var _valid1 = _errs37 === errors;
-valid9 = valid9 || _valid1;
-const _errs40 = errors;
-if(data12 !== null){
-const err6 = {instancePath:instancePath+"/retry_class",schemaPath:"#/properties/retry_class/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-var _valid1 = _errs40 === errors;
-valid9 = valid9 || _valid1;
-if(!valid9){
-const err7 = {instancePath:instancePath+"/retry_class",schemaPath:"#/properties/retry_class/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-validate24.errors = vErrors;
-return false;
-}
-else {
-errors = _errs36;
-if(vErrors !== null){
-if(_errs36){
-vErrors.length = _errs36;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs35 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.metadata !== undefined){
-let data13 = data.metadata;
-const _errs43 = errors;
-if(errors === _errs43){
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-}
-else {
-validate24.errors = [{instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs43 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate24.errors = vErrors;
-return errors === 0;
-}
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+function validate24(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/callback-response.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate24.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.schema_version === undefined && (missing0 = "schema_version")) ||
+        (data.status === undefined && (missing0 = "status"))
+      ) {
+        validate24.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        const _errs2 = errors;
+        for (const key0 in data) {
+          if (
+            !(
+              key0 === "schema_version" ||
+              key0 === "status" ||
+              key0 === "client_payloads" ||
+              key0 === "receipt_refs" ||
+              key0 === "warnings" ||
+              key0 === "failure_class" ||
+              key0 === "retry_class" ||
+              key0 === "metadata"
+            )
+          ) {
+            validate24.errors = [
+              {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties",
+              },
+            ];
+            return false;
+            break;
+          }
+        }
+        if (_errs2 === errors) {
+          if (data.schema_version !== undefined) {
+            let data0 = data.schema_version;
+            const _errs3 = errors;
+            if (errors === _errs3) {
+              if (typeof data0 === "string") {
+                if (data0.length > 512 && func2(data0) > 512) {
+                  validate24.errors = [
+                    {
+                      instancePath: instancePath + "/schema_version",
+                      schemaPath: "#/properties/schema_version/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 512 },
+                      message: "must NOT have more than 512 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate24.errors = [
+                  {
+                    instancePath: instancePath + "/schema_version",
+                    schemaPath: "#/properties/schema_version/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.status !== undefined) {
+              let data1 = data.status;
+              const _errs5 = errors;
+              if (typeof data1 !== "string") {
+                validate24.errors = [
+                  {
+                    instancePath: instancePath + "/status",
+                    schemaPath: "receipt-status.schema.json/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+              if (
+                !(
+                  data1 === "observed" ||
+                  data1 === "delivered" ||
+                  data1 === "skipped" ||
+                  data1 === "degraded" ||
+                  data1 === "failed"
+                )
+              ) {
+                validate24.errors = [
+                  {
+                    instancePath: instancePath + "/status",
+                    schemaPath: "receipt-status.schema.json/enum",
+                    keyword: "enum",
+                    params: { allowedValues: schema41.enum },
+                    message: "must be equal to one of the allowed values",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.client_payloads !== undefined) {
+                let data2 = data.client_payloads;
+                const _errs8 = errors;
+                if (errors === _errs8) {
+                  if (Array.isArray(data2)) {
+                    if (data2.length > 1024) {
+                      validate24.errors = [
+                        {
+                          instancePath: instancePath + "/client_payloads",
+                          schemaPath: "#/properties/client_payloads/maxItems",
+                          keyword: "maxItems",
+                          params: { limit: 1024 },
+                          message: "must NOT have more than 1024 items",
+                        },
+                      ];
+                      return false;
+                    } else {
+                      var valid2 = true;
+                      const len0 = data2.length;
+                      for (let i0 = 0; i0 < len0; i0++) {
+                        const _errs10 = errors;
+                        if (
+                          !validate25(data2[i0], {
+                            instancePath: instancePath + "/client_payloads/" + i0,
+                            parentData: data2,
+                            parentDataProperty: i0,
+                            rootData,
+                            dynamicAnchors,
+                          })
+                        ) {
+                          vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+                          errors = vErrors.length;
+                        }
+                        var valid2 = _errs10 === errors;
+                        if (!valid2) {
+                          break;
+                        }
+                      }
+                    }
+                  } else {
+                    validate24.errors = [
+                      {
+                        instancePath: instancePath + "/client_payloads",
+                        schemaPath: "#/properties/client_payloads/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array",
+                      },
+                    ];
+                    return false;
+                  }
+                }
+                var valid0 = _errs8 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.receipt_refs !== undefined) {
+                  let data4 = data.receipt_refs;
+                  const _errs11 = errors;
+                  if (errors === _errs11) {
+                    if (Array.isArray(data4)) {
+                      if (data4.length > 1024) {
+                        validate24.errors = [
+                          {
+                            instancePath: instancePath + "/receipt_refs",
+                            schemaPath: "#/properties/receipt_refs/maxItems",
+                            keyword: "maxItems",
+                            params: { limit: 1024 },
+                            message: "must NOT have more than 1024 items",
+                          },
+                        ];
+                        return false;
+                      } else {
+                        var valid3 = true;
+                        const len1 = data4.length;
+                        for (let i1 = 0; i1 < len1; i1++) {
+                          let data5 = data4[i1];
+                          const _errs13 = errors;
+                          if (errors === _errs13) {
+                            if (typeof data5 === "string") {
+                              if (data5.length > 4096 && func2(data5) > 4096) {
+                                validate24.errors = [
+                                  {
+                                    instancePath: instancePath + "/receipt_refs/" + i1,
+                                    schemaPath: "#/properties/receipt_refs/items/maxLength",
+                                    keyword: "maxLength",
+                                    params: { limit: 4096 },
+                                    message: "must NOT have more than 4096 characters",
+                                  },
+                                ];
+                                return false;
+                              }
+                            } else {
+                              validate24.errors = [
+                                {
+                                  instancePath: instancePath + "/receipt_refs/" + i1,
+                                  schemaPath: "#/properties/receipt_refs/items/type",
+                                  keyword: "type",
+                                  params: { type: "string" },
+                                  message: "must be string",
+                                },
+                              ];
+                              return false;
+                            }
+                          }
+                          var valid3 = _errs13 === errors;
+                          if (!valid3) {
+                            break;
+                          }
+                        }
+                      }
+                    } else {
+                      validate24.errors = [
+                        {
+                          instancePath: instancePath + "/receipt_refs",
+                          schemaPath: "#/properties/receipt_refs/type",
+                          keyword: "type",
+                          params: { type: "array" },
+                          message: "must be array",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                  var valid0 = _errs11 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.warnings !== undefined) {
+                    let data6 = data.warnings;
+                    const _errs15 = errors;
+                    if (errors === _errs15) {
+                      if (Array.isArray(data6)) {
+                        if (data6.length > 1024) {
+                          validate24.errors = [
+                            {
+                              instancePath: instancePath + "/warnings",
+                              schemaPath: "#/properties/warnings/maxItems",
+                              keyword: "maxItems",
+                              params: { limit: 1024 },
+                              message: "must NOT have more than 1024 items",
+                            },
+                          ];
+                          return false;
+                        } else {
+                          var valid4 = true;
+                          const len2 = data6.length;
+                          for (let i2 = 0; i2 < len2; i2++) {
+                            let data7 = data6[i2];
+                            const _errs17 = errors;
+                            const _errs18 = errors;
+                            if (errors === _errs18) {
+                              if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
+                                let missing1;
+                                if (
+                                  (data7.code === undefined && (missing1 = "code")) ||
+                                  (data7.message === undefined && (missing1 = "message"))
+                                ) {
+                                  validate24.errors = [
+                                    {
+                                      instancePath: instancePath + "/warnings/" + i2,
+                                      schemaPath: "warning.schema.json/required",
+                                      keyword: "required",
+                                      params: { missingProperty: missing1 },
+                                      message: "must have required property '" + missing1 + "'",
+                                    },
+                                  ];
+                                  return false;
+                                } else {
+                                  const _errs20 = errors;
+                                  for (const key1 in data7) {
+                                    if (!(key1 === "code" || key1 === "message" || key1 === "capability")) {
+                                      validate24.errors = [
+                                        {
+                                          instancePath: instancePath + "/warnings/" + i2,
+                                          schemaPath: "warning.schema.json/additionalProperties",
+                                          keyword: "additionalProperties",
+                                          params: { additionalProperty: key1 },
+                                          message: "must NOT have additional properties",
+                                        },
+                                      ];
+                                      return false;
+                                      break;
+                                    }
+                                  }
+                                  if (_errs20 === errors) {
+                                    if (data7.code !== undefined) {
+                                      let data8 = data7.code;
+                                      const _errs21 = errors;
+                                      if (errors === _errs21) {
+                                        if (typeof data8 === "string") {
+                                          if (data8.length > 512 && func2(data8) > 512) {
+                                            validate24.errors = [
+                                              {
+                                                instancePath: instancePath + "/warnings/" + i2 + "/code",
+                                                schemaPath: "warning.schema.json/properties/code/maxLength",
+                                                keyword: "maxLength",
+                                                params: { limit: 512 },
+                                                message: "must NOT have more than 512 characters",
+                                              },
+                                            ];
+                                            return false;
+                                          }
+                                        } else {
+                                          validate24.errors = [
+                                            {
+                                              instancePath: instancePath + "/warnings/" + i2 + "/code",
+                                              schemaPath: "warning.schema.json/properties/code/type",
+                                              keyword: "type",
+                                              params: { type: "string" },
+                                              message: "must be string",
+                                            },
+                                          ];
+                                          return false;
+                                        }
+                                      }
+                                      var valid6 = _errs21 === errors;
+                                    } else {
+                                      var valid6 = true;
+                                    }
+                                    if (valid6) {
+                                      if (data7.message !== undefined) {
+                                        let data9 = data7.message;
+                                        const _errs23 = errors;
+                                        if (errors === _errs23) {
+                                          if (typeof data9 === "string") {
+                                            if (data9.length > 65536 && func2(data9) > 65536) {
+                                              validate24.errors = [
+                                                {
+                                                  instancePath: instancePath + "/warnings/" + i2 + "/message",
+                                                  schemaPath: "warning.schema.json/properties/message/maxLength",
+                                                  keyword: "maxLength",
+                                                  params: { limit: 65536 },
+                                                  message: "must NOT have more than 65536 characters",
+                                                },
+                                              ];
+                                              return false;
+                                            }
+                                          } else {
+                                            validate24.errors = [
+                                              {
+                                                instancePath: instancePath + "/warnings/" + i2 + "/message",
+                                                schemaPath: "warning.schema.json/properties/message/type",
+                                                keyword: "type",
+                                                params: { type: "string" },
+                                                message: "must be string",
+                                              },
+                                            ];
+                                            return false;
+                                          }
+                                        }
+                                        var valid6 = _errs23 === errors;
+                                      } else {
+                                        var valid6 = true;
+                                      }
+                                      if (valid6) {
+                                        if (data7.capability !== undefined) {
+                                          let data10 = data7.capability;
+                                          const _errs25 = errors;
+                                          if (typeof data10 !== "string" && data10 !== null) {
+                                            validate24.errors = [
+                                              {
+                                                instancePath: instancePath + "/warnings/" + i2 + "/capability",
+                                                schemaPath: "warning.schema.json/properties/capability/type",
+                                                keyword: "type",
+                                                params: { type: schema43.properties.capability.type },
+                                                message: "must be string,null",
+                                              },
+                                            ];
+                                            return false;
+                                          }
+                                          if (errors === _errs25) {
+                                            if (typeof data10 === "string") {
+                                              if (data10.length > 512 && func2(data10) > 512) {
+                                                validate24.errors = [
+                                                  {
+                                                    instancePath: instancePath + "/warnings/" + i2 + "/capability",
+                                                    schemaPath: "warning.schema.json/properties/capability/maxLength",
+                                                    keyword: "maxLength",
+                                                    params: { limit: 512 },
+                                                    message: "must NOT have more than 512 characters",
+                                                  },
+                                                ];
+                                                return false;
+                                              }
+                                            }
+                                          }
+                                          var valid6 = _errs25 === errors;
+                                        } else {
+                                          var valid6 = true;
+                                        }
+                                      }
+                                    }
+                                  }
+                                }
+                              } else {
+                                validate24.errors = [
+                                  {
+                                    instancePath: instancePath + "/warnings/" + i2,
+                                    schemaPath: "warning.schema.json/type",
+                                    keyword: "type",
+                                    params: { type: "object" },
+                                    message: "must be object",
+                                  },
+                                ];
+                                return false;
+                              }
+                            }
+                            var valid4 = _errs17 === errors;
+                            if (!valid4) {
+                              break;
+                            }
+                          }
+                        }
+                      } else {
+                        validate24.errors = [
+                          {
+                            instancePath: instancePath + "/warnings",
+                            schemaPath: "#/properties/warnings/type",
+                            keyword: "type",
+                            params: { type: "array" },
+                            message: "must be array",
+                          },
+                        ];
+                        return false;
+                      }
+                    }
+                    var valid0 = _errs15 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.failure_class !== undefined) {
+                      let data11 = data.failure_class;
+                      const _errs27 = errors;
+                      const _errs28 = errors;
+                      let valid7 = false;
+                      const _errs29 = errors;
+                      if (typeof data11 !== "string") {
+                        const err0 = {
+                          instancePath: instancePath + "/failure_class",
+                          schemaPath: "failure-class.schema.json/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err0];
+                        } else {
+                          vErrors.push(err0);
+                        }
+                        errors++;
+                      }
+                      if (
+                        !(
+                          data11 === "adapter_unavailable" ||
+                          data11 === "capability_unsupported" ||
+                          data11 === "capability_degraded" ||
+                          data11 === "placement_unavailable" ||
+                          data11 === "payload_too_large" ||
+                          data11 === "payload_rejected" ||
+                          data11 === "identity_unavailable" ||
+                          data11 === "transport_error" ||
+                          data11 === "timeout" ||
+                          data11 === "operator_required" ||
+                          data11 === "state_conflict" ||
+                          data11 === "invalid_request" ||
+                          data11 === "internal_error"
+                        )
+                      ) {
+                        const err1 = {
+                          instancePath: instancePath + "/failure_class",
+                          schemaPath: "failure-class.schema.json/enum",
+                          keyword: "enum",
+                          params: { allowedValues: schema44.enum },
+                          message: "must be equal to one of the allowed values",
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err1];
+                        } else {
+                          vErrors.push(err1);
+                        }
+                        errors++;
+                      }
+                      var _valid0 = _errs29 === errors;
+                      valid7 = valid7 || _valid0;
+                      const _errs32 = errors;
+                      if (data11 !== null) {
+                        const err2 = {
+                          instancePath: instancePath + "/failure_class",
+                          schemaPath: "#/properties/failure_class/anyOf/1/type",
+                          keyword: "type",
+                          params: { type: "null" },
+                          message: "must be null",
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err2];
+                        } else {
+                          vErrors.push(err2);
+                        }
+                        errors++;
+                      }
+                      var _valid0 = _errs32 === errors;
+                      valid7 = valid7 || _valid0;
+                      if (!valid7) {
+                        const err3 = {
+                          instancePath: instancePath + "/failure_class",
+                          schemaPath: "#/properties/failure_class/anyOf",
+                          keyword: "anyOf",
+                          params: {},
+                          message: "must match a schema in anyOf",
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err3];
+                        } else {
+                          vErrors.push(err3);
+                        }
+                        errors++;
+                        validate24.errors = vErrors;
+                        return false;
+                      } else {
+                        errors = _errs28;
+                        if (vErrors !== null) {
+                          if (_errs28) {
+                            vErrors.length = _errs28;
+                          } else {
+                            vErrors = null;
+                          }
+                        }
+                      }
+                      var valid0 = _errs27 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                    if (valid0) {
+                      if (data.retry_class !== undefined) {
+                        let data12 = data.retry_class;
+                        const _errs35 = errors;
+                        const _errs36 = errors;
+                        let valid9 = false;
+                        const _errs37 = errors;
+                        if (typeof data12 !== "string") {
+                          const err4 = {
+                            instancePath: instancePath + "/retry_class",
+                            schemaPath: "retry-class.schema.json/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string",
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err4];
+                          } else {
+                            vErrors.push(err4);
+                          }
+                          errors++;
+                        }
+                        if (
+                          !(
+                            data12 === "safe_retry" ||
+                            data12 === "retry_after_reread" ||
+                            data12 === "retry_after_reconfigure" ||
+                            data12 === "retry_after_operator" ||
+                            data12 === "do_not_retry"
+                          )
+                        ) {
+                          const err5 = {
+                            instancePath: instancePath + "/retry_class",
+                            schemaPath: "retry-class.schema.json/enum",
+                            keyword: "enum",
+                            params: { allowedValues: schema45.enum },
+                            message: "must be equal to one of the allowed values",
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err5];
+                          } else {
+                            vErrors.push(err5);
+                          }
+                          errors++;
+                        }
+                        var _valid1 = _errs37 === errors;
+                        valid9 = valid9 || _valid1;
+                        const _errs40 = errors;
+                        if (data12 !== null) {
+                          const err6 = {
+                            instancePath: instancePath + "/retry_class",
+                            schemaPath: "#/properties/retry_class/anyOf/1/type",
+                            keyword: "type",
+                            params: { type: "null" },
+                            message: "must be null",
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err6];
+                          } else {
+                            vErrors.push(err6);
+                          }
+                          errors++;
+                        }
+                        var _valid1 = _errs40 === errors;
+                        valid9 = valid9 || _valid1;
+                        if (!valid9) {
+                          const err7 = {
+                            instancePath: instancePath + "/retry_class",
+                            schemaPath: "#/properties/retry_class/anyOf",
+                            keyword: "anyOf",
+                            params: {},
+                            message: "must match a schema in anyOf",
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err7];
+                          } else {
+                            vErrors.push(err7);
+                          }
+                          errors++;
+                          validate24.errors = vErrors;
+                          return false;
+                        } else {
+                          errors = _errs36;
+                          if (vErrors !== null) {
+                            if (_errs36) {
+                              vErrors.length = _errs36;
+                            } else {
+                              vErrors = null;
+                            }
+                          }
+                        }
+                        var valid0 = _errs35 === errors;
+                      } else {
+                        var valid0 = true;
+                      }
+                      if (valid0) {
+                        if (data.metadata !== undefined) {
+                          let data13 = data.metadata;
+                          const _errs43 = errors;
+                          if (errors === _errs43) {
+                            if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
+                            } else {
+                              validate24.errors = [
+                                {
+                                  instancePath: instancePath + "/metadata",
+                                  schemaPath: "#/properties/metadata/type",
+                                  keyword: "type",
+                                  params: { type: "object" },
+                                  message: "must be object",
+                                },
+                              ];
+                              return false;
+                            }
+                          }
+                          var valid0 = _errs43 === errors;
+                        } else {
+                          var valid0 = true;
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate24.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate24.errors = vErrors;
+  return errors === 0;
+}
+validate24.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateCapabilityDegradation = validate28;
-const schema46 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/capability-degradation.schema.json","title":"CapabilityDegradation","description":"A capability whose support changed after negotiation, recorded inside a LifecycleReceipt.","type":"object","properties":{"capability":{"description":"Name of the capability. Required and non-empty.","type":"string","maxLength":512},"previous_support":{"$ref":"support-state.schema.json"},"current_support":{"$ref":"support-state.schema.json"},"evidence":{"description":"Human-readable evidence for the change. Optional.","type":["string","null"],"maxLength":65536},"retry_class":{"description":"Retry posture implied by the change. Optional.","anyOf":[{"$ref":"retry-class.schema.json"},{"type":"null"}]}},"required":["capability","previous_support","current_support"],"additionalProperties":false};
-const schema47 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/support-state.schema.json","title":"SupportState","description":"How strongly an adapter satisfies a capability.","type":"string","enum":["native","synthesized","manual","partial","unavailable"]};
+const schema46 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/capability-degradation.schema.json",
+  "title": "CapabilityDegradation",
+  "description": "A capability whose support changed after negotiation, recorded inside a LifecycleReceipt.",
+  "type": "object",
+  "properties": {
+    "capability": {
+      "description": "Name of the capability. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "previous_support": { "$ref": "support-state.schema.json" },
+    "current_support": { "$ref": "support-state.schema.json" },
+    "evidence": {
+      "description": "Human-readable evidence for the change. Optional.",
+      "type": ["string", "null"],
+      "maxLength": 65536,
+    },
+    "retry_class": {
+      "description": "Retry posture implied by the change. Optional.",
+      "anyOf": [{ "$ref": "retry-class.schema.json" }, { "type": "null" }],
+    },
+  },
+  "required": ["capability", "previous_support", "current_support"],
+  "additionalProperties": false,
+};
+const schema47 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/support-state.schema.json",
+  "title": "SupportState",
+  "description": "How strongly an adapter satisfies a capability.",
+  "type": "string",
+  "enum": ["native", "synthesized", "manual", "partial", "unavailable"],
+};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/capability-degradation.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate28.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate28(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/capability-degradation.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate28.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.capability === undefined && (missing0 = "capability")) ||
+        (data.previous_support === undefined && (missing0 = "previous_support")) ||
+        (data.current_support === undefined && (missing0 = "current_support"))
+      ) {
+        validate28.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        const _errs1 = errors;
+        for (const key0 in data) {
+          if (
+            !(
+              key0 === "capability" ||
+              key0 === "previous_support" ||
+              key0 === "current_support" ||
+              key0 === "evidence" ||
+              key0 === "retry_class"
+            )
+          ) {
+            validate28.errors = [
+              {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties",
+              },
+            ];
+            return false;
+            break;
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.capability !== undefined) {
+            let data0 = data.capability;
+            const _errs2 = errors;
+            if (errors === _errs2) {
+              if (typeof data0 === "string") {
+                if (data0.length > 512 && func2(data0) > 512) {
+                  validate28.errors = [
+                    {
+                      instancePath: instancePath + "/capability",
+                      schemaPath: "#/properties/capability/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 512 },
+                      message: "must NOT have more than 512 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate28.errors = [
+                  {
+                    instancePath: instancePath + "/capability",
+                    schemaPath: "#/properties/capability/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs2 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.previous_support !== undefined) {
+              let data1 = data.previous_support;
+              const _errs4 = errors;
+              if (typeof data1 !== "string") {
+                validate28.errors = [
+                  {
+                    instancePath: instancePath + "/previous_support",
+                    schemaPath: "support-state.schema.json/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+              if (
+                !(
+                  data1 === "native" ||
+                  data1 === "synthesized" ||
+                  data1 === "manual" ||
+                  data1 === "partial" ||
+                  data1 === "unavailable"
+                )
+              ) {
+                validate28.errors = [
+                  {
+                    instancePath: instancePath + "/previous_support",
+                    schemaPath: "support-state.schema.json/enum",
+                    keyword: "enum",
+                    params: { allowedValues: schema47.enum },
+                    message: "must be equal to one of the allowed values",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs4 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.current_support !== undefined) {
+                let data2 = data.current_support;
+                const _errs7 = errors;
+                if (typeof data2 !== "string") {
+                  validate28.errors = [
+                    {
+                      instancePath: instancePath + "/current_support",
+                      schemaPath: "support-state.schema.json/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                if (
+                  !(
+                    data2 === "native" ||
+                    data2 === "synthesized" ||
+                    data2 === "manual" ||
+                    data2 === "partial" ||
+                    data2 === "unavailable"
+                  )
+                ) {
+                  validate28.errors = [
+                    {
+                      instancePath: instancePath + "/current_support",
+                      schemaPath: "support-state.schema.json/enum",
+                      keyword: "enum",
+                      params: { allowedValues: schema47.enum },
+                      message: "must be equal to one of the allowed values",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.evidence !== undefined) {
+                  let data3 = data.evidence;
+                  const _errs10 = errors;
+                  if (typeof data3 !== "string" && data3 !== null) {
+                    validate28.errors = [
+                      {
+                        instancePath: instancePath + "/evidence",
+                        schemaPath: "#/properties/evidence/type",
+                        keyword: "type",
+                        params: { type: schema46.properties.evidence.type },
+                        message: "must be string,null",
+                      },
+                    ];
+                    return false;
+                  }
+                  if (errors === _errs10) {
+                    if (typeof data3 === "string") {
+                      if (data3.length > 65536 && func2(data3) > 65536) {
+                        validate28.errors = [
+                          {
+                            instancePath: instancePath + "/evidence",
+                            schemaPath: "#/properties/evidence/maxLength",
+                            keyword: "maxLength",
+                            params: { limit: 65536 },
+                            message: "must NOT have more than 65536 characters",
+                          },
+                        ];
+                        return false;
+                      }
+                    }
+                  }
+                  var valid0 = _errs10 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.retry_class !== undefined) {
+                    let data4 = data.retry_class;
+                    const _errs12 = errors;
+                    const _errs13 = errors;
+                    let valid3 = false;
+                    const _errs14 = errors;
+                    if (typeof data4 !== "string") {
+                      const err0 = {
+                        instancePath: instancePath + "/retry_class",
+                        schemaPath: "retry-class.schema.json/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err0];
+                      } else {
+                        vErrors.push(err0);
+                      }
+                      errors++;
+                    }
+                    if (
+                      !(
+                        data4 === "safe_retry" ||
+                        data4 === "retry_after_reread" ||
+                        data4 === "retry_after_reconfigure" ||
+                        data4 === "retry_after_operator" ||
+                        data4 === "do_not_retry"
+                      )
+                    ) {
+                      const err1 = {
+                        instancePath: instancePath + "/retry_class",
+                        schemaPath: "retry-class.schema.json/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema45.enum },
+                        message: "must be equal to one of the allowed values",
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err1];
+                      } else {
+                        vErrors.push(err1);
+                      }
+                      errors++;
+                    }
+                    var _valid0 = _errs14 === errors;
+                    valid3 = valid3 || _valid0;
+                    const _errs17 = errors;
+                    if (data4 !== null) {
+                      const err2 = {
+                        instancePath: instancePath + "/retry_class",
+                        schemaPath: "#/properties/retry_class/anyOf/1/type",
+                        keyword: "type",
+                        params: { type: "null" },
+                        message: "must be null",
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err2];
+                      } else {
+                        vErrors.push(err2);
+                      }
+                      errors++;
+                    }
+                    var _valid0 = _errs17 === errors;
+                    valid3 = valid3 || _valid0;
+                    if (!valid3) {
+                      const err3 = {
+                        instancePath: instancePath + "/retry_class",
+                        schemaPath: "#/properties/retry_class/anyOf",
+                        keyword: "anyOf",
+                        params: {},
+                        message: "must match a schema in anyOf",
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err3];
+                      } else {
+                        vErrors.push(err3);
+                      }
+                      errors++;
+                      validate28.errors = vErrors;
+                      return false;
+                    } else {
+                      errors = _errs13;
+                      if (vErrors !== null) {
+                        if (_errs13) {
+                          vErrors.length = _errs13;
+                        } else {
+                          vErrors = null;
+                        }
+                      }
+                    }
+                    var valid0 = _errs12 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate28.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate28.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.capability === undefined) && (missing0 = "capability")) || ((data.previous_support === undefined) && (missing0 = "previous_support"))) || ((data.current_support === undefined) && (missing0 = "current_support"))){
-validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((key0 === "capability") || (key0 === "previous_support")) || (key0 === "current_support")) || (key0 === "evidence")) || (key0 === "retry_class"))){
-validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.capability !== undefined){
-let data0 = data.capability;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if((data0.length > 512 && func2(data0) > 512)){
-validate28.errors = [{instancePath:instancePath+"/capability",schemaPath:"#/properties/capability/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate28.errors = [{instancePath:instancePath+"/capability",schemaPath:"#/properties/capability/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.previous_support !== undefined){
-let data1 = data.previous_support;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-validate28.errors = [{instancePath:instancePath+"/previous_support",schemaPath:"support-state.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((data1 === "native") || (data1 === "synthesized")) || (data1 === "manual")) || (data1 === "partial")) || (data1 === "unavailable"))){
-validate28.errors = [{instancePath:instancePath+"/previous_support",schemaPath:"support-state.schema.json/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.current_support !== undefined){
-let data2 = data.current_support;
-const _errs7 = errors;
-if(typeof data2 !== "string"){
-validate28.errors = [{instancePath:instancePath+"/current_support",schemaPath:"support-state.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((data2 === "native") || (data2 === "synthesized")) || (data2 === "manual")) || (data2 === "partial")) || (data2 === "unavailable"))){
-validate28.errors = [{instancePath:instancePath+"/current_support",schemaPath:"support-state.schema.json/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.evidence !== undefined){
-let data3 = data.evidence;
-const _errs10 = errors;
-if((typeof data3 !== "string") && (data3 !== null)){
-validate28.errors = [{instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: schema46.properties.evidence.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs10){
-if(typeof data3 === "string"){
-if((data3.length > 65536 && func2(data3) > 65536)){
-validate28.errors = [{instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.retry_class !== undefined){
-let data4 = data.retry_class;
-const _errs12 = errors;
-const _errs13 = errors;
-let valid3 = false;
-const _errs14 = errors;
-if(typeof data4 !== "string"){
-const err0 = {instancePath:instancePath+"/retry_class",schemaPath:"retry-class.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(!(((((data4 === "safe_retry") || (data4 === "retry_after_reread")) || (data4 === "retry_after_reconfigure")) || (data4 === "retry_after_operator")) || (data4 === "do_not_retry"))){
-const err1 = {instancePath:instancePath+"/retry_class",schemaPath:"retry-class.schema.json/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs14 === errors;
-valid3 = valid3 || _valid0;
-const _errs17 = errors;
-if(data4 !== null){
-const err2 = {instancePath:instancePath+"/retry_class",schemaPath:"#/properties/retry_class/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs17 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const err3 = {instancePath:instancePath+"/retry_class",schemaPath:"#/properties/retry_class/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate28.errors = vErrors;
-return false;
-}
-else {
-errors = _errs13;
-if(vErrors !== null){
-if(_errs13){
-vErrors.length = _errs13;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate28.errors = vErrors;
-return errors === 0;
-}
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateDispatchEnvelope = validate29;
-const schema50 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/dispatch-envelope.schema.json","title":"DispatchEnvelope","description":"The one JSON document the host writes to a subprocess client's stdin: a CallbackRequest plus the payload bodies delivered with it. Cross-correlation between request.payload_refs and payloads is deliberately not enforced here.","x-wire-document":true,"type":"object","properties":{"schema_version":{"description":"Wire version; must equal the current wire version (rule schema-version-current).","type":"string","maxLength":512},"request":{"$ref":"callback-request.schema.json"},"payloads":{"description":"Payload envelopes delivered with the request. Absent means empty; omitted on output when empty; null is rejected.","type":"array","items":{"$ref":"payload-envelope.schema.json"},"maxItems":1024}},"required":["schema_version","request"],"additionalProperties":false};
+const schema50 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/dispatch-envelope.schema.json",
+  "title": "DispatchEnvelope",
+  "description":
+    "The one JSON document the host writes to a subprocess client's stdin: a CallbackRequest plus the payload bodies delivered with it. Cross-correlation between request.payload_refs and payloads is deliberately not enforced here.",
+  "x-wire-document": true,
+  "type": "object",
+  "properties": {
+    "schema_version": {
+      "description": "Wire version; must equal the current wire version (rule schema-version-current).",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "request": { "$ref": "callback-request.schema.json" },
+    "payloads": {
+      "description":
+        "Payload envelopes delivered with the request. Absent means empty; omitted on output when empty; null is rejected.",
+      "type": "array",
+      "items": { "$ref": "payload-envelope.schema.json" },
+      "maxItems": 1024,
+    },
+  },
+  "required": ["schema_version", "request"],
+  "additionalProperties": false,
+};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/dispatch-envelope.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate29.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate29(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/dispatch-envelope.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate29.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.schema_version === undefined && (missing0 = "schema_version")) ||
+        (data.request === undefined && (missing0 = "request"))
+      ) {
+        validate29.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        const _errs2 = errors;
+        for (const key0 in data) {
+          if (!(key0 === "schema_version" || key0 === "request" || key0 === "payloads")) {
+            validate29.errors = [
+              {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties",
+              },
+            ];
+            return false;
+            break;
+          }
+        }
+        if (_errs2 === errors) {
+          if (data.schema_version !== undefined) {
+            let data0 = data.schema_version;
+            const _errs3 = errors;
+            if (errors === _errs3) {
+              if (typeof data0 === "string") {
+                if (data0.length > 512 && func2(data0) > 512) {
+                  validate29.errors = [
+                    {
+                      instancePath: instancePath + "/schema_version",
+                      schemaPath: "#/properties/schema_version/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 512 },
+                      message: "must NOT have more than 512 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate29.errors = [
+                  {
+                    instancePath: instancePath + "/schema_version",
+                    schemaPath: "#/properties/schema_version/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.request !== undefined) {
+              const _errs5 = errors;
+              if (
+                !validate21(data.request, {
+                  instancePath: instancePath + "/request",
+                  parentData: data,
+                  parentDataProperty: "request",
+                  rootData,
+                  dynamicAnchors,
+                })
+              ) {
+                vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+                errors = vErrors.length;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.payloads !== undefined) {
+                let data2 = data.payloads;
+                const _errs6 = errors;
+                if (errors === _errs6) {
+                  if (Array.isArray(data2)) {
+                    if (data2.length > 1024) {
+                      validate29.errors = [
+                        {
+                          instancePath: instancePath + "/payloads",
+                          schemaPath: "#/properties/payloads/maxItems",
+                          keyword: "maxItems",
+                          params: { limit: 1024 },
+                          message: "must NOT have more than 1024 items",
+                        },
+                      ];
+                      return false;
+                    } else {
+                      var valid1 = true;
+                      const len0 = data2.length;
+                      for (let i0 = 0; i0 < len0; i0++) {
+                        const _errs8 = errors;
+                        if (
+                          !validate25(data2[i0], {
+                            instancePath: instancePath + "/payloads/" + i0,
+                            parentData: data2,
+                            parentDataProperty: i0,
+                            rootData,
+                            dynamicAnchors,
+                          })
+                        ) {
+                          vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+                          errors = vErrors.length;
+                        }
+                        var valid1 = _errs8 === errors;
+                        if (!valid1) {
+                          break;
+                        }
+                      }
+                    }
+                  } else {
+                    validate29.errors = [
+                      {
+                        instancePath: instancePath + "/payloads",
+                        schemaPath: "#/properties/payloads/type",
+                        keyword: "type",
+                        params: { type: "array" },
+                        message: "must be array",
+                      },
+                    ];
+                    return false;
+                  }
+                }
+                var valid0 = _errs6 === errors;
+              } else {
+                var valid0 = true;
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate29.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate29.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.schema_version === undefined) && (missing0 = "schema_version")) || ((data.request === undefined) && (missing0 = "request"))){
-validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs2 = errors;
-for(const key0 in data){
-if(!(((key0 === "schema_version") || (key0 === "request")) || (key0 === "payloads"))){
-validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs2 === errors){
-if(data.schema_version !== undefined){
-let data0 = data.schema_version;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if((data0.length > 512 && func2(data0) > 512)){
-validate29.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate29.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.request !== undefined){
-const _errs5 = errors;
-if(!(validate21(data.request, {instancePath:instancePath+"/request",parentData:data,parentDataProperty:"request",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payloads !== undefined){
-let data2 = data.payloads;
-const _errs6 = errors;
-if(errors === _errs6){
-if(Array.isArray(data2)){
-if(data2.length > 1024){
-validate29.errors = [{instancePath:instancePath+"/payloads",schemaPath:"#/properties/payloads/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items"}];
-return false;
-}
-else {
-var valid1 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-const _errs8 = errors;
-if(!(validate25(data2[i0], {instancePath:instancePath+"/payloads/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs8 === errors;
-if(!valid1){
-break;
-}
-}
-}
-}
-else {
-validate29.errors = [{instancePath:instancePath+"/payloads",schemaPath:"#/properties/payloads/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate29.errors = vErrors;
-return errors === 0;
-}
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateFrameContext = validate22;
 
 export const validateLifecycleReceipt = validate32;
-const schema51 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/lifecycle-receipt.schema.json","title":"LifecycleReceipt","description":"Bounded evidence of one lifecycle operation. Five keys are required even when null: idempotency_key, sequence, parent_receipt_id, failure_class, retry_class. No receipt is ever produced for receipt.emitted (rule receipt-not-for-receipt-emitted).","x-wire-document":true,"type":"object","properties":{"schema_version":{"description":"Wire version; must equal the current wire version (rule schema-version-current).","type":"string","maxLength":512},"receipt_id":{"description":"New opaque identifier of this receipt. Required and non-empty.","type":"string","maxLength":512},"idempotency_key":{"description":"The request's replay boundary, or null when it had none. Required key; non-empty when not null.","type":["string","null"],"maxLength":512},"client_id":{"description":"Stable label of the client; scopes idempotency. Required and non-empty.","type":"string","maxLength":512},"adapter_id":{"description":"Adapter the event came through. Required and non-empty.","type":"string","maxLength":512},"invocation_id":{"description":"Transport invocation the event belonged to. Required and non-empty.","type":"string","maxLength":512},"event":{"$ref":"lifecycle-event-kind.schema.json"},"event_id":{"description":"Identifies the observed lifecycle invocation. Required and non-empty.","type":"string","maxLength":512},"sequence":{"description":"Monotonic position within the run (per harness_run_id, starting at 1), or null when no run scope exists. Required key.","type":["integer","null"],"minimum":0,"maximum":9007199254740991},"parent_receipt_id":{"description":"Receipt this one is causally nested under, or null for a root receipt. Required key; non-empty when not null.","type":["string","null"],"maxLength":512},"integration_mode":{"$ref":"integration-mode.schema.json"},"status":{"$ref":"receipt-status.schema.json"},"at_epoch_s":{"description":"When the receipt was made, in seconds since the Unix epoch.","type":"integer","minimum":0,"maximum":9007199254740991},"harness_session_id":{"description":"The harness's session identifier. Optional; omitted on output when none.","type":["string","null"],"maxLength":512},"harness_run_id":{"description":"The harness's run identifier. Optional; omitted on output when none.","type":["string","null"],"maxLength":512},"harness_task_id":{"description":"The harness's task identifier. Optional; omitted on output when none.","type":["string","null"],"maxLength":512},"payload_receipts":{"description":"One entry per payload placed. Absent means empty; omitted on output when empty; null is rejected.","type":"array","items":{"$ref":"payload-receipt.schema.json"},"maxItems":1024},"telemetry_summary":{"description":"Open map of telemetry facts (any JSON values). Absent means empty; omitted on output when empty; null is rejected.","type":"object","additionalProperties":true,"x-open":true},"capability_degradations":{"description":"Capabilities that degraded during the operation. Absent means empty; omitted on output when empty; null is rejected.","type":"array","items":{"$ref":"capability-degradation.schema.json"},"maxItems":1024},"failure_class":{"description":"Why the operation failed, or null. Required key; not null exactly when status is failed.","anyOf":[{"$ref":"failure-class.schema.json"},{"type":"null"}]},"retry_class":{"description":"Retry posture, or null. Required key; not null when status is failed.","anyOf":[{"$ref":"retry-class.schema.json"},{"type":"null"}]},"warnings":{"description":"Non-fatal diagnostics. Absent means empty; omitted on output when empty; null is rejected.","type":"array","items":{"$ref":"warning.schema.json"},"maxItems":1024}},"required":["schema_version","receipt_id","idempotency_key","client_id","adapter_id","invocation_id","event","event_id","sequence","parent_receipt_id","integration_mode","status","at_epoch_s","failure_class","retry_class"],"additionalProperties":false};
-const schema55 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/payload-receipt.schema.json","title":"PayloadReceipt","description":"What happened to one payload during a lifecycle operation, recorded inside a LifecycleReceipt.","type":"object","properties":{"payload_id":{"description":"Identifier of the payload. Required and non-empty.","type":"string","maxLength":512},"payload_kind":{"description":"Kind label of the payload, scoped by the receipt's client_id. Required and non-empty.","type":"string","maxLength":512},"placement":{"$ref":"placement-class.schema.json"},"status":{"$ref":"placement-outcome.schema.json"},"byte_size":{"description":"Size of the payload body in bytes.","type":"integer","minimum":0,"maximum":9007199254740991},"content_digest":{"description":"Digest echoed from the payload; never invented. Optional.","type":["string","null"],"maxLength":512}},"required":["payload_id","payload_kind","placement","status","byte_size"],"additionalProperties":false};
-const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/placement-outcome.schema.json","title":"PlacementOutcome","description":"What happened to one payload's placement (the status of a PayloadReceipt).","type":"string","enum":["delivered","skipped","degraded","failed"]};
+const schema51 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/lifecycle-receipt.schema.json",
+  "title": "LifecycleReceipt",
+  "description":
+    "Bounded evidence of one lifecycle operation. Five keys are required even when null: idempotency_key, sequence, parent_receipt_id, failure_class, retry_class. No receipt is ever produced for receipt.emitted (rule receipt-not-for-receipt-emitted).",
+  "x-wire-document": true,
+  "type": "object",
+  "properties": {
+    "schema_version": {
+      "description": "Wire version; must equal the current wire version (rule schema-version-current).",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "receipt_id": {
+      "description": "New opaque identifier of this receipt. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "idempotency_key": {
+      "description": "The request's replay boundary, or null when it had none. Required key; non-empty when not null.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "client_id": {
+      "description": "Stable label of the client; scopes idempotency. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "adapter_id": {
+      "description": "Adapter the event came through. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "invocation_id": {
+      "description": "Transport invocation the event belonged to. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "event": { "$ref": "lifecycle-event-kind.schema.json" },
+    "event_id": {
+      "description": "Identifies the observed lifecycle invocation. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "sequence": {
+      "description":
+        "Monotonic position within the run (per harness_run_id, starting at 1), or null when no run scope exists. Required key.",
+      "type": ["integer", "null"],
+      "minimum": 0,
+      "maximum": 9007199254740991,
+    },
+    "parent_receipt_id": {
+      "description":
+        "Receipt this one is causally nested under, or null for a root receipt. Required key; non-empty when not null.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "integration_mode": { "$ref": "integration-mode.schema.json" },
+    "status": { "$ref": "receipt-status.schema.json" },
+    "at_epoch_s": {
+      "description": "When the receipt was made, in seconds since the Unix epoch.",
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 9007199254740991,
+    },
+    "harness_session_id": {
+      "description": "The harness's session identifier. Optional; omitted on output when none.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "harness_run_id": {
+      "description": "The harness's run identifier. Optional; omitted on output when none.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "harness_task_id": {
+      "description": "The harness's task identifier. Optional; omitted on output when none.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+    "payload_receipts": {
+      "description":
+        "One entry per payload placed. Absent means empty; omitted on output when empty; null is rejected.",
+      "type": "array",
+      "items": { "$ref": "payload-receipt.schema.json" },
+      "maxItems": 1024,
+    },
+    "telemetry_summary": {
+      "description":
+        "Open map of telemetry facts (any JSON values). Absent means empty; omitted on output when empty; null is rejected.",
+      "type": "object",
+      "additionalProperties": true,
+      "x-open": true,
+    },
+    "capability_degradations": {
+      "description":
+        "Capabilities that degraded during the operation. Absent means empty; omitted on output when empty; null is rejected.",
+      "type": "array",
+      "items": { "$ref": "capability-degradation.schema.json" },
+      "maxItems": 1024,
+    },
+    "failure_class": {
+      "description": "Why the operation failed, or null. Required key; not null exactly when status is failed.",
+      "anyOf": [{ "$ref": "failure-class.schema.json" }, { "type": "null" }],
+    },
+    "retry_class": {
+      "description": "Retry posture, or null. Required key; not null when status is failed.",
+      "anyOf": [{ "$ref": "retry-class.schema.json" }, { "type": "null" }],
+    },
+    "warnings": {
+      "description": "Non-fatal diagnostics. Absent means empty; omitted on output when empty; null is rejected.",
+      "type": "array",
+      "items": { "$ref": "warning.schema.json" },
+      "maxItems": 1024,
+    },
+  },
+  "required": [
+    "schema_version",
+    "receipt_id",
+    "idempotency_key",
+    "client_id",
+    "adapter_id",
+    "invocation_id",
+    "event",
+    "event_id",
+    "sequence",
+    "parent_receipt_id",
+    "integration_mode",
+    "status",
+    "at_epoch_s",
+    "failure_class",
+    "retry_class",
+  ],
+  "additionalProperties": false,
+};
+const schema55 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/payload-receipt.schema.json",
+  "title": "PayloadReceipt",
+  "description": "What happened to one payload during a lifecycle operation, recorded inside a LifecycleReceipt.",
+  "type": "object",
+  "properties": {
+    "payload_id": {
+      "description": "Identifier of the payload. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "payload_kind": {
+      "description": "Kind label of the payload, scoped by the receipt's client_id. Required and non-empty.",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "placement": { "$ref": "placement-class.schema.json" },
+    "status": { "$ref": "placement-outcome.schema.json" },
+    "byte_size": {
+      "description": "Size of the payload body in bytes.",
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 9007199254740991,
+    },
+    "content_digest": {
+      "description": "Digest echoed from the payload; never invented. Optional.",
+      "type": ["string", "null"],
+      "maxLength": 512,
+    },
+  },
+  "required": ["payload_id", "payload_kind", "placement", "status", "byte_size"],
+  "additionalProperties": false,
+};
+const schema57 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/placement-outcome.schema.json",
+  "title": "PlacementOutcome",
+  "description": "What happened to one payload's placement (the status of a PayloadReceipt).",
+  "type": "string",
+  "enum": ["delivered", "skipped", "degraded", "failed"],
+};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/payload-receipt.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate33.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate33(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/payload-receipt.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate33.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.payload_id === undefined && (missing0 = "payload_id")) ||
+        (data.payload_kind === undefined && (missing0 = "payload_kind")) ||
+        (data.placement === undefined && (missing0 = "placement")) ||
+        (data.status === undefined && (missing0 = "status")) ||
+        (data.byte_size === undefined && (missing0 = "byte_size"))
+      ) {
+        validate33.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        const _errs1 = errors;
+        for (const key0 in data) {
+          if (
+            !(
+              key0 === "payload_id" ||
+              key0 === "payload_kind" ||
+              key0 === "placement" ||
+              key0 === "status" ||
+              key0 === "byte_size" ||
+              key0 === "content_digest"
+            )
+          ) {
+            validate33.errors = [
+              {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties",
+              },
+            ];
+            return false;
+            break;
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.payload_id !== undefined) {
+            let data0 = data.payload_id;
+            const _errs2 = errors;
+            if (errors === _errs2) {
+              if (typeof data0 === "string") {
+                if (data0.length > 512 && func2(data0) > 512) {
+                  validate33.errors = [
+                    {
+                      instancePath: instancePath + "/payload_id",
+                      schemaPath: "#/properties/payload_id/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 512 },
+                      message: "must NOT have more than 512 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate33.errors = [
+                  {
+                    instancePath: instancePath + "/payload_id",
+                    schemaPath: "#/properties/payload_id/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs2 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.payload_kind !== undefined) {
+              let data1 = data.payload_kind;
+              const _errs4 = errors;
+              if (errors === _errs4) {
+                if (typeof data1 === "string") {
+                  if (data1.length > 512 && func2(data1) > 512) {
+                    validate33.errors = [
+                      {
+                        instancePath: instancePath + "/payload_kind",
+                        schemaPath: "#/properties/payload_kind/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 512 },
+                        message: "must NOT have more than 512 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate33.errors = [
+                    {
+                      instancePath: instancePath + "/payload_kind",
+                      schemaPath: "#/properties/payload_kind/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs4 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.placement !== undefined) {
+                let data2 = data.placement;
+                const _errs6 = errors;
+                if (typeof data2 !== "string") {
+                  validate33.errors = [
+                    {
+                      instancePath: instancePath + "/placement",
+                      schemaPath: "placement-class.schema.json/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                if (
+                  !(
+                    data2 === "developer_equivalent_frame" ||
+                    data2 === "pre_prompt_frame" ||
+                    data2 === "side_channel_context" ||
+                    data2 === "receipt_only"
+                  )
+                ) {
+                  validate33.errors = [
+                    {
+                      instancePath: instancePath + "/placement",
+                      schemaPath: "placement-class.schema.json/enum",
+                      keyword: "enum",
+                      params: { allowedValues: schema32.enum },
+                      message: "must be equal to one of the allowed values",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs6 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.status !== undefined) {
+                  let data3 = data.status;
+                  const _errs9 = errors;
+                  if (typeof data3 !== "string") {
+                    validate33.errors = [
+                      {
+                        instancePath: instancePath + "/status",
+                        schemaPath: "placement-outcome.schema.json/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                  if (!(data3 === "delivered" || data3 === "skipped" || data3 === "degraded" || data3 === "failed")) {
+                    validate33.errors = [
+                      {
+                        instancePath: instancePath + "/status",
+                        schemaPath: "placement-outcome.schema.json/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema57.enum },
+                        message: "must be equal to one of the allowed values",
+                      },
+                    ];
+                    return false;
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.byte_size !== undefined) {
+                    let data4 = data.byte_size;
+                    const _errs12 = errors;
+                    if (!(typeof data4 == "number" && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
+                      validate33.errors = [
+                        {
+                          instancePath: instancePath + "/byte_size",
+                          schemaPath: "#/properties/byte_size/type",
+                          keyword: "type",
+                          params: { type: "integer" },
+                          message: "must be integer",
+                        },
+                      ];
+                      return false;
+                    }
+                    if (errors === _errs12) {
+                      if (typeof data4 == "number" && isFinite(data4)) {
+                        if (data4 > 9007199254740991 || isNaN(data4)) {
+                          validate33.errors = [
+                            {
+                              instancePath: instancePath + "/byte_size",
+                              schemaPath: "#/properties/byte_size/maximum",
+                              keyword: "maximum",
+                              params: { comparison: "<=", limit: 9007199254740991 },
+                              message: "must be <= 9007199254740991",
+                            },
+                          ];
+                          return false;
+                        } else {
+                          if (data4 < 0 || isNaN(data4)) {
+                            validate33.errors = [
+                              {
+                                instancePath: instancePath + "/byte_size",
+                                schemaPath: "#/properties/byte_size/minimum",
+                                keyword: "minimum",
+                                params: { comparison: ">=", limit: 0 },
+                                message: "must be >= 0",
+                              },
+                            ];
+                            return false;
+                          }
+                        }
+                      }
+                    }
+                    var valid0 = _errs12 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.content_digest !== undefined) {
+                      let data5 = data.content_digest;
+                      const _errs14 = errors;
+                      if (typeof data5 !== "string" && data5 !== null) {
+                        validate33.errors = [
+                          {
+                            instancePath: instancePath + "/content_digest",
+                            schemaPath: "#/properties/content_digest/type",
+                            keyword: "type",
+                            params: { type: schema55.properties.content_digest.type },
+                            message: "must be string,null",
+                          },
+                        ];
+                        return false;
+                      }
+                      if (errors === _errs14) {
+                        if (typeof data5 === "string") {
+                          if (data5.length > 512 && func2(data5) > 512) {
+                            validate33.errors = [
+                              {
+                                instancePath: instancePath + "/content_digest",
+                                schemaPath: "#/properties/content_digest/maxLength",
+                                keyword: "maxLength",
+                                params: { limit: 512 },
+                                message: "must NOT have more than 512 characters",
+                              },
+                            ];
+                            return false;
+                          }
+                        }
+                      }
+                      var valid0 = _errs14 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate33.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate33.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.payload_id === undefined) && (missing0 = "payload_id")) || ((data.payload_kind === undefined) && (missing0 = "payload_kind"))) || ((data.placement === undefined) && (missing0 = "placement"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.byte_size === undefined) && (missing0 = "byte_size"))){
-validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "payload_id") || (key0 === "payload_kind")) || (key0 === "placement")) || (key0 === "status")) || (key0 === "byte_size")) || (key0 === "content_digest"))){
-validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.payload_id !== undefined){
-let data0 = data.payload_id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if((data0.length > 512 && func2(data0) > 512)){
-validate33.errors = [{instancePath:instancePath+"/payload_id",schemaPath:"#/properties/payload_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate33.errors = [{instancePath:instancePath+"/payload_id",schemaPath:"#/properties/payload_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload_kind !== undefined){
-let data1 = data.payload_kind;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 512 && func2(data1) > 512)){
-validate33.errors = [{instancePath:instancePath+"/payload_kind",schemaPath:"#/properties/payload_kind/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate33.errors = [{instancePath:instancePath+"/payload_kind",schemaPath:"#/properties/payload_kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.placement !== undefined){
-let data2 = data.placement;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate33.errors = [{instancePath:instancePath+"/placement",schemaPath:"placement-class.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((data2 === "developer_equivalent_frame") || (data2 === "pre_prompt_frame")) || (data2 === "side_channel_context")) || (data2 === "receipt_only"))){
-validate33.errors = [{instancePath:instancePath+"/placement",schemaPath:"placement-class.schema.json/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.status !== undefined){
-let data3 = data.status;
-const _errs9 = errors;
-if(typeof data3 !== "string"){
-validate33.errors = [{instancePath:instancePath+"/status",schemaPath:"placement-outcome.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((data3 === "delivered") || (data3 === "skipped")) || (data3 === "degraded")) || (data3 === "failed"))){
-validate33.errors = [{instancePath:instancePath+"/status",schemaPath:"placement-outcome.schema.json/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.byte_size !== undefined){
-let data4 = data.byte_size;
-const _errs12 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate33.errors = [{instancePath:instancePath+"/byte_size",schemaPath:"#/properties/byte_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs12){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 9007199254740991 || isNaN(data4)){
-validate33.errors = [{instancePath:instancePath+"/byte_size",schemaPath:"#/properties/byte_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data4 < 0 || isNaN(data4)){
-validate33.errors = [{instancePath:instancePath+"/byte_size",schemaPath:"#/properties/byte_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.content_digest !== undefined){
-let data5 = data.content_digest;
-const _errs14 = errors;
-if((typeof data5 !== "string") && (data5 !== null)){
-validate33.errors = [{instancePath:instancePath+"/content_digest",schemaPath:"#/properties/content_digest/type",keyword:"type",params:{type: schema55.properties.content_digest.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs14){
-if(typeof data5 === "string"){
-if((data5.length > 512 && func2(data5) > 512)){
-validate33.errors = [{instancePath:instancePath+"/content_digest",schemaPath:"#/properties/content_digest/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs14 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate33.errors = vErrors;
-return errors === 0;
-}
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
-
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/lifecycle-receipt.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate32.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((((((((((data.schema_version === undefined) && (missing0 = "schema_version")) || ((data.receipt_id === undefined) && (missing0 = "receipt_id"))) || ((data.idempotency_key === undefined) && (missing0 = "idempotency_key"))) || ((data.client_id === undefined) && (missing0 = "client_id"))) || ((data.adapter_id === undefined) && (missing0 = "adapter_id"))) || ((data.invocation_id === undefined) && (missing0 = "invocation_id"))) || ((data.event === undefined) && (missing0 = "event"))) || ((data.event_id === undefined) && (missing0 = "event_id"))) || ((data.sequence === undefined) && (missing0 = "sequence"))) || ((data.parent_receipt_id === undefined) && (missing0 = "parent_receipt_id"))) || ((data.integration_mode === undefined) && (missing0 = "integration_mode"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.at_epoch_s === undefined) && (missing0 = "at_epoch_s"))) || ((data.failure_class === undefined) && (missing0 = "failure_class"))) || ((data.retry_class === undefined) && (missing0 = "retry_class"))){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs2 = errors;
-for(const key0 in data){
-if(!(func1.call(schema51.properties, key0))){
-validate32.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs2 === errors){
-if(data.schema_version !== undefined){
-let data0 = data.schema_version;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if((data0.length > 512 && func2(data0) > 512)){
-validate32.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/schema_version",schemaPath:"#/properties/schema_version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.receipt_id !== undefined){
-let data1 = data.receipt_id;
-const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if((data1.length > 512 && func2(data1) > 512)){
-validate32.errors = [{instancePath:instancePath+"/receipt_id",schemaPath:"#/properties/receipt_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/receipt_id",schemaPath:"#/properties/receipt_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.idempotency_key !== undefined){
-let data2 = data.idempotency_key;
-const _errs7 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate32.errors = [{instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/type",keyword:"type",params:{type: schema51.properties.idempotency_key.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs7){
-if(typeof data2 === "string"){
-if((data2.length > 512 && func2(data2) > 512)){
-validate32.errors = [{instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.client_id !== undefined){
-let data3 = data.client_id;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data3 === "string"){
-if((data3.length > 512 && func2(data3) > 512)){
-validate32.errors = [{instancePath:instancePath+"/client_id",schemaPath:"#/properties/client_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/client_id",schemaPath:"#/properties/client_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.adapter_id !== undefined){
-let data4 = data.adapter_id;
-const _errs11 = errors;
-if(errors === _errs11){
-if(typeof data4 === "string"){
-if((data4.length > 512 && func2(data4) > 512)){
-validate32.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.invocation_id !== undefined){
-let data5 = data.invocation_id;
-const _errs13 = errors;
-if(errors === _errs13){
-if(typeof data5 === "string"){
-if((data5.length > 512 && func2(data5) > 512)){
-validate32.errors = [{instancePath:instancePath+"/invocation_id",schemaPath:"#/properties/invocation_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/invocation_id",schemaPath:"#/properties/invocation_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.event !== undefined){
-let data6 = data.event;
-const _errs15 = errors;
-if(typeof data6 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/event",schemaPath:"lifecycle-event-kind.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((((((((((((data6 === "session.starting") || (data6 === "session.started")) || (data6 === "frame.opening")) || (data6 === "frame.opened")) || (data6 === "context.pressure_observed")) || (data6 === "context.compacted")) || (data6 === "frame.ending")) || (data6 === "frame.ended")) || (data6 === "session.ending")) || (data6 === "session.ended")) || (data6 === "supervisor.tick")) || (data6 === "capability.degraded")) || (data6 === "receipt.emitted")) || (data6 === "receipt.gap_detected"))){
-validate32.errors = [{instancePath:instancePath+"/event",schemaPath:"lifecycle-event-kind.schema.json/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.event_id !== undefined){
-let data7 = data.event_id;
-const _errs18 = errors;
-if(errors === _errs18){
-if(typeof data7 === "string"){
-if((data7.length > 512 && func2(data7) > 512)){
-validate32.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs18 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.sequence !== undefined){
-let data8 = data.sequence;
-const _errs20 = errors;
-if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-validate32.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: schema51.properties.sequence.type},message:"must be integer,null"}];
-return false;
-}
-if(errors === _errs20){
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 > 9007199254740991 || isNaN(data8)){
-validate32.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data8 < 0 || isNaN(data8)){
-validate32.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs20 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.parent_receipt_id !== undefined){
-let data9 = data.parent_receipt_id;
-const _errs22 = errors;
-if((typeof data9 !== "string") && (data9 !== null)){
-validate32.errors = [{instancePath:instancePath+"/parent_receipt_id",schemaPath:"#/properties/parent_receipt_id/type",keyword:"type",params:{type: schema51.properties.parent_receipt_id.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs22){
-if(typeof data9 === "string"){
-if((data9.length > 512 && func2(data9) > 512)){
-validate32.errors = [{instancePath:instancePath+"/parent_receipt_id",schemaPath:"#/properties/parent_receipt_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs22 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.integration_mode !== undefined){
-let data10 = data.integration_mode;
-const _errs24 = errors;
-if(typeof data10 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/integration_mode",schemaPath:"integration-mode.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((data10 === "manual_skill") || (data10 === "launcher_wrapper")) || (data10 === "native_hook")) || (data10 === "reference_adapter")) || (data10 === "telemetry_only"))){
-validate32.errors = [{instancePath:instancePath+"/integration_mode",schemaPath:"integration-mode.schema.json/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.status !== undefined){
-let data11 = data.status;
-const _errs27 = errors;
-if(typeof data11 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/status",schemaPath:"receipt-status.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((data11 === "observed") || (data11 === "delivered")) || (data11 === "skipped")) || (data11 === "degraded")) || (data11 === "failed"))){
-validate32.errors = [{instancePath:instancePath+"/status",schemaPath:"receipt-status.schema.json/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs27 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.at_epoch_s !== undefined){
-let data12 = data.at_epoch_s;
-const _errs30 = errors;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-validate32.errors = [{instancePath:instancePath+"/at_epoch_s",schemaPath:"#/properties/at_epoch_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs30){
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 > 9007199254740991 || isNaN(data12)){
-validate32.errors = [{instancePath:instancePath+"/at_epoch_s",schemaPath:"#/properties/at_epoch_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data12 < 0 || isNaN(data12)){
-validate32.errors = [{instancePath:instancePath+"/at_epoch_s",schemaPath:"#/properties/at_epoch_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs30 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.harness_session_id !== undefined){
-let data13 = data.harness_session_id;
-const _errs32 = errors;
-if((typeof data13 !== "string") && (data13 !== null)){
-validate32.errors = [{instancePath:instancePath+"/harness_session_id",schemaPath:"#/properties/harness_session_id/type",keyword:"type",params:{type: schema51.properties.harness_session_id.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs32){
-if(typeof data13 === "string"){
-if((data13.length > 512 && func2(data13) > 512)){
-validate32.errors = [{instancePath:instancePath+"/harness_session_id",schemaPath:"#/properties/harness_session_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs32 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.harness_run_id !== undefined){
-let data14 = data.harness_run_id;
-const _errs34 = errors;
-if((typeof data14 !== "string") && (data14 !== null)){
-validate32.errors = [{instancePath:instancePath+"/harness_run_id",schemaPath:"#/properties/harness_run_id/type",keyword:"type",params:{type: schema51.properties.harness_run_id.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs34){
-if(typeof data14 === "string"){
-if((data14.length > 512 && func2(data14) > 512)){
-validate32.errors = [{instancePath:instancePath+"/harness_run_id",schemaPath:"#/properties/harness_run_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs34 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.harness_task_id !== undefined){
-let data15 = data.harness_task_id;
-const _errs36 = errors;
-if((typeof data15 !== "string") && (data15 !== null)){
-validate32.errors = [{instancePath:instancePath+"/harness_task_id",schemaPath:"#/properties/harness_task_id/type",keyword:"type",params:{type: schema51.properties.harness_task_id.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs36){
-if(typeof data15 === "string"){
-if((data15.length > 512 && func2(data15) > 512)){
-validate32.errors = [{instancePath:instancePath+"/harness_task_id",schemaPath:"#/properties/harness_task_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs36 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload_receipts !== undefined){
-let data16 = data.payload_receipts;
-const _errs38 = errors;
-if(errors === _errs38){
-if(Array.isArray(data16)){
-if(data16.length > 1024){
-validate32.errors = [{instancePath:instancePath+"/payload_receipts",schemaPath:"#/properties/payload_receipts/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items"}];
-return false;
-}
-else {
-var valid4 = true;
-const len0 = data16.length;
-for(let i0=0; i0<len0; i0++){
-const _errs40 = errors;
-if(!(validate33(data16[i0], {instancePath:instancePath+"/payload_receipts/" + i0,parentData:data16,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-var valid4 = _errs40 === errors;
-if(!valid4){
-break;
-}
-}
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/payload_receipts",schemaPath:"#/properties/payload_receipts/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs38 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.telemetry_summary !== undefined){
-let data18 = data.telemetry_summary;
-const _errs41 = errors;
-if(errors === _errs41){
-if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/telemetry_summary",schemaPath:"#/properties/telemetry_summary/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs41 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.capability_degradations !== undefined){
-let data19 = data.capability_degradations;
-const _errs45 = errors;
-if(errors === _errs45){
-if(Array.isArray(data19)){
-if(data19.length > 1024){
-validate32.errors = [{instancePath:instancePath+"/capability_degradations",schemaPath:"#/properties/capability_degradations/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items"}];
-return false;
-}
-else {
-var valid5 = true;
-const len1 = data19.length;
-for(let i1=0; i1<len1; i1++){
-const _errs47 = errors;
-if(!(validate28(data19[i1], {instancePath:instancePath+"/capability_degradations/" + i1,parentData:data19,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
-}
-var valid5 = _errs47 === errors;
-if(!valid5){
-break;
-}
-}
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/capability_degradations",schemaPath:"#/properties/capability_degradations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs45 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.failure_class !== undefined){
-let data21 = data.failure_class;
-const _errs48 = errors;
-const _errs49 = errors;
-let valid6 = false;
-const _errs50 = errors;
-if(typeof data21 !== "string"){
-const err0 = {instancePath:instancePath+"/failure_class",schemaPath:"failure-class.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(!(((((((((((((data21 === "adapter_unavailable") || (data21 === "capability_unsupported")) || (data21 === "capability_degraded")) || (data21 === "placement_unavailable")) || (data21 === "payload_too_large")) || (data21 === "payload_rejected")) || (data21 === "identity_unavailable")) || (data21 === "transport_error")) || (data21 === "timeout")) || (data21 === "operator_required")) || (data21 === "state_conflict")) || (data21 === "invalid_request")) || (data21 === "internal_error"))){
-const err1 = {instancePath:instancePath+"/failure_class",schemaPath:"failure-class.schema.json/enum",keyword:"enum",params:{allowedValues: schema44.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs50 === errors;
-valid6 = valid6 || _valid0;
-const _errs53 = errors;
-if(data21 !== null){
-const err2 = {instancePath:instancePath+"/failure_class",schemaPath:"#/properties/failure_class/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs53 === errors;
-valid6 = valid6 || _valid0;
-if(!valid6){
-const err3 = {instancePath:instancePath+"/failure_class",schemaPath:"#/properties/failure_class/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate32.errors = vErrors;
-return false;
-}
-else {
-errors = _errs49;
-if(vErrors !== null){
-if(_errs49){
-vErrors.length = _errs49;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs48 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.retry_class !== undefined){
-let data22 = data.retry_class;
-const _errs55 = errors;
-const _errs56 = errors;
-let valid8 = false;
-const _errs57 = errors;
-if(typeof data22 !== "string"){
-const err4 = {instancePath:instancePath+"/retry_class",schemaPath:"retry-class.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!(((((data22 === "safe_retry") || (data22 === "retry_after_reread")) || (data22 === "retry_after_reconfigure")) || (data22 === "retry_after_operator")) || (data22 === "do_not_retry"))){
-const err5 = {instancePath:instancePath+"/retry_class",schemaPath:"retry-class.schema.json/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-var _valid1 = _errs57 === errors;
-valid8 = valid8 || _valid1;
-const _errs60 = errors;
-if(data22 !== null){
-const err6 = {instancePath:instancePath+"/retry_class",schemaPath:"#/properties/retry_class/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-var _valid1 = _errs60 === errors;
-valid8 = valid8 || _valid1;
-if(!valid8){
-const err7 = {instancePath:instancePath+"/retry_class",schemaPath:"#/properties/retry_class/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-validate32.errors = vErrors;
-return false;
-}
-else {
-errors = _errs56;
-if(vErrors !== null){
-if(_errs56){
-vErrors.length = _errs56;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs55 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.warnings !== undefined){
-let data23 = data.warnings;
-const _errs62 = errors;
-if(errors === _errs62){
-if(Array.isArray(data23)){
-if(data23.length > 1024){
-validate32.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items"}];
-return false;
-}
-else {
-var valid10 = true;
-const len2 = data23.length;
-for(let i2=0; i2<len2; i2++){
-let data24 = data23[i2];
-const _errs64 = errors;
-const _errs65 = errors;
-if(errors === _errs65){
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-let missing1;
-if(((data24.code === undefined) && (missing1 = "code")) || ((data24.message === undefined) && (missing1 = "message"))){
-validate32.errors = [{instancePath:instancePath+"/warnings/" + i2,schemaPath:"warning.schema.json/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs67 = errors;
-for(const key1 in data24){
-if(!(((key1 === "code") || (key1 === "message")) || (key1 === "capability"))){
-validate32.errors = [{instancePath:instancePath+"/warnings/" + i2,schemaPath:"warning.schema.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs67 === errors){
-if(data24.code !== undefined){
-let data25 = data24.code;
-const _errs68 = errors;
-if(errors === _errs68){
-if(typeof data25 === "string"){
-if((data25.length > 512 && func2(data25) > 512)){
-validate32.errors = [{instancePath:instancePath+"/warnings/" + i2+"/code",schemaPath:"warning.schema.json/properties/code/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/warnings/" + i2+"/code",schemaPath:"warning.schema.json/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid12 = _errs68 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data24.message !== undefined){
-let data26 = data24.message;
-const _errs70 = errors;
-if(errors === _errs70){
-if(typeof data26 === "string"){
-if((data26.length > 65536 && func2(data26) > 65536)){
-validate32.errors = [{instancePath:instancePath+"/warnings/" + i2+"/message",schemaPath:"warning.schema.json/properties/message/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/warnings/" + i2+"/message",schemaPath:"warning.schema.json/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid12 = _errs70 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data24.capability !== undefined){
-let data27 = data24.capability;
-const _errs72 = errors;
-if((typeof data27 !== "string") && (data27 !== null)){
-validate32.errors = [{instancePath:instancePath+"/warnings/" + i2+"/capability",schemaPath:"warning.schema.json/properties/capability/type",keyword:"type",params:{type: schema43.properties.capability.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs72){
-if(typeof data27 === "string"){
-if((data27.length > 512 && func2(data27) > 512)){
-validate32.errors = [{instancePath:instancePath+"/warnings/" + i2+"/capability",schemaPath:"warning.schema.json/properties/capability/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid12 = _errs72 === errors;
-}
-else {
-var valid12 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/warnings/" + i2,schemaPath:"warning.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid10 = _errs64 === errors;
-if(!valid10){
-break;
-}
-}
-}
-}
-else {
-validate32.errors = [{instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs62 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate32.errors = vErrors;
-return errors === 0;
-}
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+function validate32(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/lifecycle-receipt.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate32.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.schema_version === undefined && (missing0 = "schema_version")) ||
+        (data.receipt_id === undefined && (missing0 = "receipt_id")) ||
+        (data.idempotency_key === undefined && (missing0 = "idempotency_key")) ||
+        (data.client_id === undefined && (missing0 = "client_id")) ||
+        (data.adapter_id === undefined && (missing0 = "adapter_id")) ||
+        (data.invocation_id === undefined && (missing0 = "invocation_id")) ||
+        (data.event === undefined && (missing0 = "event")) ||
+        (data.event_id === undefined && (missing0 = "event_id")) ||
+        (data.sequence === undefined && (missing0 = "sequence")) ||
+        (data.parent_receipt_id === undefined && (missing0 = "parent_receipt_id")) ||
+        (data.integration_mode === undefined && (missing0 = "integration_mode")) ||
+        (data.status === undefined && (missing0 = "status")) ||
+        (data.at_epoch_s === undefined && (missing0 = "at_epoch_s")) ||
+        (data.failure_class === undefined && (missing0 = "failure_class")) ||
+        (data.retry_class === undefined && (missing0 = "retry_class"))
+      ) {
+        validate32.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        const _errs2 = errors;
+        for (const key0 in data) {
+          if (!func1.call(schema51.properties, key0)) {
+            validate32.errors = [
+              {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties",
+              },
+            ];
+            return false;
+            break;
+          }
+        }
+        if (_errs2 === errors) {
+          if (data.schema_version !== undefined) {
+            let data0 = data.schema_version;
+            const _errs3 = errors;
+            if (errors === _errs3) {
+              if (typeof data0 === "string") {
+                if (data0.length > 512 && func2(data0) > 512) {
+                  validate32.errors = [
+                    {
+                      instancePath: instancePath + "/schema_version",
+                      schemaPath: "#/properties/schema_version/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 512 },
+                      message: "must NOT have more than 512 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate32.errors = [
+                  {
+                    instancePath: instancePath + "/schema_version",
+                    schemaPath: "#/properties/schema_version/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.receipt_id !== undefined) {
+              let data1 = data.receipt_id;
+              const _errs5 = errors;
+              if (errors === _errs5) {
+                if (typeof data1 === "string") {
+                  if (data1.length > 512 && func2(data1) > 512) {
+                    validate32.errors = [
+                      {
+                        instancePath: instancePath + "/receipt_id",
+                        schemaPath: "#/properties/receipt_id/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 512 },
+                        message: "must NOT have more than 512 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate32.errors = [
+                    {
+                      instancePath: instancePath + "/receipt_id",
+                      schemaPath: "#/properties/receipt_id/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.idempotency_key !== undefined) {
+                let data2 = data.idempotency_key;
+                const _errs7 = errors;
+                if (typeof data2 !== "string" && data2 !== null) {
+                  validate32.errors = [
+                    {
+                      instancePath: instancePath + "/idempotency_key",
+                      schemaPath: "#/properties/idempotency_key/type",
+                      keyword: "type",
+                      params: { type: schema51.properties.idempotency_key.type },
+                      message: "must be string,null",
+                    },
+                  ];
+                  return false;
+                }
+                if (errors === _errs7) {
+                  if (typeof data2 === "string") {
+                    if (data2.length > 512 && func2(data2) > 512) {
+                      validate32.errors = [
+                        {
+                          instancePath: instancePath + "/idempotency_key",
+                          schemaPath: "#/properties/idempotency_key/maxLength",
+                          keyword: "maxLength",
+                          params: { limit: 512 },
+                          message: "must NOT have more than 512 characters",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.client_id !== undefined) {
+                  let data3 = data.client_id;
+                  const _errs9 = errors;
+                  if (errors === _errs9) {
+                    if (typeof data3 === "string") {
+                      if (data3.length > 512 && func2(data3) > 512) {
+                        validate32.errors = [
+                          {
+                            instancePath: instancePath + "/client_id",
+                            schemaPath: "#/properties/client_id/maxLength",
+                            keyword: "maxLength",
+                            params: { limit: 512 },
+                            message: "must NOT have more than 512 characters",
+                          },
+                        ];
+                        return false;
+                      }
+                    } else {
+                      validate32.errors = [
+                        {
+                          instancePath: instancePath + "/client_id",
+                          schemaPath: "#/properties/client_id/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.adapter_id !== undefined) {
+                    let data4 = data.adapter_id;
+                    const _errs11 = errors;
+                    if (errors === _errs11) {
+                      if (typeof data4 === "string") {
+                        if (data4.length > 512 && func2(data4) > 512) {
+                          validate32.errors = [
+                            {
+                              instancePath: instancePath + "/adapter_id",
+                              schemaPath: "#/properties/adapter_id/maxLength",
+                              keyword: "maxLength",
+                              params: { limit: 512 },
+                              message: "must NOT have more than 512 characters",
+                            },
+                          ];
+                          return false;
+                        }
+                      } else {
+                        validate32.errors = [
+                          {
+                            instancePath: instancePath + "/adapter_id",
+                            schemaPath: "#/properties/adapter_id/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string",
+                          },
+                        ];
+                        return false;
+                      }
+                    }
+                    var valid0 = _errs11 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.invocation_id !== undefined) {
+                      let data5 = data.invocation_id;
+                      const _errs13 = errors;
+                      if (errors === _errs13) {
+                        if (typeof data5 === "string") {
+                          if (data5.length > 512 && func2(data5) > 512) {
+                            validate32.errors = [
+                              {
+                                instancePath: instancePath + "/invocation_id",
+                                schemaPath: "#/properties/invocation_id/maxLength",
+                                keyword: "maxLength",
+                                params: { limit: 512 },
+                                message: "must NOT have more than 512 characters",
+                              },
+                            ];
+                            return false;
+                          }
+                        } else {
+                          validate32.errors = [
+                            {
+                              instancePath: instancePath + "/invocation_id",
+                              schemaPath: "#/properties/invocation_id/type",
+                              keyword: "type",
+                              params: { type: "string" },
+                              message: "must be string",
+                            },
+                          ];
+                          return false;
+                        }
+                      }
+                      var valid0 = _errs13 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                    if (valid0) {
+                      if (data.event !== undefined) {
+                        let data6 = data.event;
+                        const _errs15 = errors;
+                        if (typeof data6 !== "string") {
+                          validate32.errors = [
+                            {
+                              instancePath: instancePath + "/event",
+                              schemaPath: "lifecycle-event-kind.schema.json/type",
+                              keyword: "type",
+                              params: { type: "string" },
+                              message: "must be string",
+                            },
+                          ];
+                          return false;
+                        }
+                        if (
+                          !(
+                            data6 === "session.starting" ||
+                            data6 === "session.started" ||
+                            data6 === "frame.opening" ||
+                            data6 === "frame.opened" ||
+                            data6 === "context.pressure_observed" ||
+                            data6 === "context.compacted" ||
+                            data6 === "frame.ending" ||
+                            data6 === "frame.ended" ||
+                            data6 === "session.ending" ||
+                            data6 === "session.ended" ||
+                            data6 === "supervisor.tick" ||
+                            data6 === "capability.degraded" ||
+                            data6 === "receipt.emitted" ||
+                            data6 === "receipt.gap_detected"
+                          )
+                        ) {
+                          validate32.errors = [
+                            {
+                              instancePath: instancePath + "/event",
+                              schemaPath: "lifecycle-event-kind.schema.json/enum",
+                              keyword: "enum",
+                              params: { allowedValues: schema35.enum },
+                              message: "must be equal to one of the allowed values",
+                            },
+                          ];
+                          return false;
+                        }
+                        var valid0 = _errs15 === errors;
+                      } else {
+                        var valid0 = true;
+                      }
+                      if (valid0) {
+                        if (data.event_id !== undefined) {
+                          let data7 = data.event_id;
+                          const _errs18 = errors;
+                          if (errors === _errs18) {
+                            if (typeof data7 === "string") {
+                              if (data7.length > 512 && func2(data7) > 512) {
+                                validate32.errors = [
+                                  {
+                                    instancePath: instancePath + "/event_id",
+                                    schemaPath: "#/properties/event_id/maxLength",
+                                    keyword: "maxLength",
+                                    params: { limit: 512 },
+                                    message: "must NOT have more than 512 characters",
+                                  },
+                                ];
+                                return false;
+                              }
+                            } else {
+                              validate32.errors = [
+                                {
+                                  instancePath: instancePath + "/event_id",
+                                  schemaPath: "#/properties/event_id/type",
+                                  keyword: "type",
+                                  params: { type: "string" },
+                                  message: "must be string",
+                                },
+                              ];
+                              return false;
+                            }
+                          }
+                          var valid0 = _errs18 === errors;
+                        } else {
+                          var valid0 = true;
+                        }
+                        if (valid0) {
+                          if (data.sequence !== undefined) {
+                            let data8 = data.sequence;
+                            const _errs20 = errors;
+                            if (
+                              !(typeof data8 == "number" && !(data8 % 1) && !isNaN(data8) && isFinite(data8)) &&
+                              data8 !== null
+                            ) {
+                              validate32.errors = [
+                                {
+                                  instancePath: instancePath + "/sequence",
+                                  schemaPath: "#/properties/sequence/type",
+                                  keyword: "type",
+                                  params: { type: schema51.properties.sequence.type },
+                                  message: "must be integer,null",
+                                },
+                              ];
+                              return false;
+                            }
+                            if (errors === _errs20) {
+                              if (typeof data8 == "number" && isFinite(data8)) {
+                                if (data8 > 9007199254740991 || isNaN(data8)) {
+                                  validate32.errors = [
+                                    {
+                                      instancePath: instancePath + "/sequence",
+                                      schemaPath: "#/properties/sequence/maximum",
+                                      keyword: "maximum",
+                                      params: { comparison: "<=", limit: 9007199254740991 },
+                                      message: "must be <= 9007199254740991",
+                                    },
+                                  ];
+                                  return false;
+                                } else {
+                                  if (data8 < 0 || isNaN(data8)) {
+                                    validate32.errors = [
+                                      {
+                                        instancePath: instancePath + "/sequence",
+                                        schemaPath: "#/properties/sequence/minimum",
+                                        keyword: "minimum",
+                                        params: { comparison: ">=", limit: 0 },
+                                        message: "must be >= 0",
+                                      },
+                                    ];
+                                    return false;
+                                  }
+                                }
+                              }
+                            }
+                            var valid0 = _errs20 === errors;
+                          } else {
+                            var valid0 = true;
+                          }
+                          if (valid0) {
+                            if (data.parent_receipt_id !== undefined) {
+                              let data9 = data.parent_receipt_id;
+                              const _errs22 = errors;
+                              if (typeof data9 !== "string" && data9 !== null) {
+                                validate32.errors = [
+                                  {
+                                    instancePath: instancePath + "/parent_receipt_id",
+                                    schemaPath: "#/properties/parent_receipt_id/type",
+                                    keyword: "type",
+                                    params: { type: schema51.properties.parent_receipt_id.type },
+                                    message: "must be string,null",
+                                  },
+                                ];
+                                return false;
+                              }
+                              if (errors === _errs22) {
+                                if (typeof data9 === "string") {
+                                  if (data9.length > 512 && func2(data9) > 512) {
+                                    validate32.errors = [
+                                      {
+                                        instancePath: instancePath + "/parent_receipt_id",
+                                        schemaPath: "#/properties/parent_receipt_id/maxLength",
+                                        keyword: "maxLength",
+                                        params: { limit: 512 },
+                                        message: "must NOT have more than 512 characters",
+                                      },
+                                    ];
+                                    return false;
+                                  }
+                                }
+                              }
+                              var valid0 = _errs22 === errors;
+                            } else {
+                              var valid0 = true;
+                            }
+                            if (valid0) {
+                              if (data.integration_mode !== undefined) {
+                                let data10 = data.integration_mode;
+                                const _errs24 = errors;
+                                if (typeof data10 !== "string") {
+                                  validate32.errors = [
+                                    {
+                                      instancePath: instancePath + "/integration_mode",
+                                      schemaPath: "integration-mode.schema.json/type",
+                                      keyword: "type",
+                                      params: { type: "string" },
+                                      message: "must be string",
+                                    },
+                                  ];
+                                  return false;
+                                }
+                                if (
+                                  !(
+                                    data10 === "manual_skill" ||
+                                    data10 === "launcher_wrapper" ||
+                                    data10 === "native_hook" ||
+                                    data10 === "reference_adapter" ||
+                                    data10 === "telemetry_only"
+                                  )
+                                ) {
+                                  validate32.errors = [
+                                    {
+                                      instancePath: instancePath + "/integration_mode",
+                                      schemaPath: "integration-mode.schema.json/enum",
+                                      keyword: "enum",
+                                      params: { allowedValues: schema36.enum },
+                                      message: "must be equal to one of the allowed values",
+                                    },
+                                  ];
+                                  return false;
+                                }
+                                var valid0 = _errs24 === errors;
+                              } else {
+                                var valid0 = true;
+                              }
+                              if (valid0) {
+                                if (data.status !== undefined) {
+                                  let data11 = data.status;
+                                  const _errs27 = errors;
+                                  if (typeof data11 !== "string") {
+                                    validate32.errors = [
+                                      {
+                                        instancePath: instancePath + "/status",
+                                        schemaPath: "receipt-status.schema.json/type",
+                                        keyword: "type",
+                                        params: { type: "string" },
+                                        message: "must be string",
+                                      },
+                                    ];
+                                    return false;
+                                  }
+                                  if (
+                                    !(
+                                      data11 === "observed" ||
+                                      data11 === "delivered" ||
+                                      data11 === "skipped" ||
+                                      data11 === "degraded" ||
+                                      data11 === "failed"
+                                    )
+                                  ) {
+                                    validate32.errors = [
+                                      {
+                                        instancePath: instancePath + "/status",
+                                        schemaPath: "receipt-status.schema.json/enum",
+                                        keyword: "enum",
+                                        params: { allowedValues: schema41.enum },
+                                        message: "must be equal to one of the allowed values",
+                                      },
+                                    ];
+                                    return false;
+                                  }
+                                  var valid0 = _errs27 === errors;
+                                } else {
+                                  var valid0 = true;
+                                }
+                                if (valid0) {
+                                  if (data.at_epoch_s !== undefined) {
+                                    let data12 = data.at_epoch_s;
+                                    const _errs30 = errors;
+                                    if (
+                                      !(
+                                        typeof data12 == "number" &&
+                                        !(data12 % 1) &&
+                                        !isNaN(data12) &&
+                                        isFinite(data12)
+                                      )
+                                    ) {
+                                      validate32.errors = [
+                                        {
+                                          instancePath: instancePath + "/at_epoch_s",
+                                          schemaPath: "#/properties/at_epoch_s/type",
+                                          keyword: "type",
+                                          params: { type: "integer" },
+                                          message: "must be integer",
+                                        },
+                                      ];
+                                      return false;
+                                    }
+                                    if (errors === _errs30) {
+                                      if (typeof data12 == "number" && isFinite(data12)) {
+                                        if (data12 > 9007199254740991 || isNaN(data12)) {
+                                          validate32.errors = [
+                                            {
+                                              instancePath: instancePath + "/at_epoch_s",
+                                              schemaPath: "#/properties/at_epoch_s/maximum",
+                                              keyword: "maximum",
+                                              params: { comparison: "<=", limit: 9007199254740991 },
+                                              message: "must be <= 9007199254740991",
+                                            },
+                                          ];
+                                          return false;
+                                        } else {
+                                          if (data12 < 0 || isNaN(data12)) {
+                                            validate32.errors = [
+                                              {
+                                                instancePath: instancePath + "/at_epoch_s",
+                                                schemaPath: "#/properties/at_epoch_s/minimum",
+                                                keyword: "minimum",
+                                                params: { comparison: ">=", limit: 0 },
+                                                message: "must be >= 0",
+                                              },
+                                            ];
+                                            return false;
+                                          }
+                                        }
+                                      }
+                                    }
+                                    var valid0 = _errs30 === errors;
+                                  } else {
+                                    var valid0 = true;
+                                  }
+                                  if (valid0) {
+                                    if (data.harness_session_id !== undefined) {
+                                      let data13 = data.harness_session_id;
+                                      const _errs32 = errors;
+                                      if (typeof data13 !== "string" && data13 !== null) {
+                                        validate32.errors = [
+                                          {
+                                            instancePath: instancePath + "/harness_session_id",
+                                            schemaPath: "#/properties/harness_session_id/type",
+                                            keyword: "type",
+                                            params: { type: schema51.properties.harness_session_id.type },
+                                            message: "must be string,null",
+                                          },
+                                        ];
+                                        return false;
+                                      }
+                                      if (errors === _errs32) {
+                                        if (typeof data13 === "string") {
+                                          if (data13.length > 512 && func2(data13) > 512) {
+                                            validate32.errors = [
+                                              {
+                                                instancePath: instancePath + "/harness_session_id",
+                                                schemaPath: "#/properties/harness_session_id/maxLength",
+                                                keyword: "maxLength",
+                                                params: { limit: 512 },
+                                                message: "must NOT have more than 512 characters",
+                                              },
+                                            ];
+                                            return false;
+                                          }
+                                        }
+                                      }
+                                      var valid0 = _errs32 === errors;
+                                    } else {
+                                      var valid0 = true;
+                                    }
+                                    if (valid0) {
+                                      if (data.harness_run_id !== undefined) {
+                                        let data14 = data.harness_run_id;
+                                        const _errs34 = errors;
+                                        if (typeof data14 !== "string" && data14 !== null) {
+                                          validate32.errors = [
+                                            {
+                                              instancePath: instancePath + "/harness_run_id",
+                                              schemaPath: "#/properties/harness_run_id/type",
+                                              keyword: "type",
+                                              params: { type: schema51.properties.harness_run_id.type },
+                                              message: "must be string,null",
+                                            },
+                                          ];
+                                          return false;
+                                        }
+                                        if (errors === _errs34) {
+                                          if (typeof data14 === "string") {
+                                            if (data14.length > 512 && func2(data14) > 512) {
+                                              validate32.errors = [
+                                                {
+                                                  instancePath: instancePath + "/harness_run_id",
+                                                  schemaPath: "#/properties/harness_run_id/maxLength",
+                                                  keyword: "maxLength",
+                                                  params: { limit: 512 },
+                                                  message: "must NOT have more than 512 characters",
+                                                },
+                                              ];
+                                              return false;
+                                            }
+                                          }
+                                        }
+                                        var valid0 = _errs34 === errors;
+                                      } else {
+                                        var valid0 = true;
+                                      }
+                                      if (valid0) {
+                                        if (data.harness_task_id !== undefined) {
+                                          let data15 = data.harness_task_id;
+                                          const _errs36 = errors;
+                                          if (typeof data15 !== "string" && data15 !== null) {
+                                            validate32.errors = [
+                                              {
+                                                instancePath: instancePath + "/harness_task_id",
+                                                schemaPath: "#/properties/harness_task_id/type",
+                                                keyword: "type",
+                                                params: { type: schema51.properties.harness_task_id.type },
+                                                message: "must be string,null",
+                                              },
+                                            ];
+                                            return false;
+                                          }
+                                          if (errors === _errs36) {
+                                            if (typeof data15 === "string") {
+                                              if (data15.length > 512 && func2(data15) > 512) {
+                                                validate32.errors = [
+                                                  {
+                                                    instancePath: instancePath + "/harness_task_id",
+                                                    schemaPath: "#/properties/harness_task_id/maxLength",
+                                                    keyword: "maxLength",
+                                                    params: { limit: 512 },
+                                                    message: "must NOT have more than 512 characters",
+                                                  },
+                                                ];
+                                                return false;
+                                              }
+                                            }
+                                          }
+                                          var valid0 = _errs36 === errors;
+                                        } else {
+                                          var valid0 = true;
+                                        }
+                                        if (valid0) {
+                                          if (data.payload_receipts !== undefined) {
+                                            let data16 = data.payload_receipts;
+                                            const _errs38 = errors;
+                                            if (errors === _errs38) {
+                                              if (Array.isArray(data16)) {
+                                                if (data16.length > 1024) {
+                                                  validate32.errors = [
+                                                    {
+                                                      instancePath: instancePath + "/payload_receipts",
+                                                      schemaPath: "#/properties/payload_receipts/maxItems",
+                                                      keyword: "maxItems",
+                                                      params: { limit: 1024 },
+                                                      message: "must NOT have more than 1024 items",
+                                                    },
+                                                  ];
+                                                  return false;
+                                                } else {
+                                                  var valid4 = true;
+                                                  const len0 = data16.length;
+                                                  for (let i0 = 0; i0 < len0; i0++) {
+                                                    const _errs40 = errors;
+                                                    if (
+                                                      !validate33(data16[i0], {
+                                                        instancePath: instancePath + "/payload_receipts/" + i0,
+                                                        parentData: data16,
+                                                        parentDataProperty: i0,
+                                                        rootData,
+                                                        dynamicAnchors,
+                                                      })
+                                                    ) {
+                                                      vErrors =
+                                                        vErrors === null
+                                                          ? validate33.errors
+                                                          : vErrors.concat(validate33.errors);
+                                                      errors = vErrors.length;
+                                                    }
+                                                    var valid4 = _errs40 === errors;
+                                                    if (!valid4) {
+                                                      break;
+                                                    }
+                                                  }
+                                                }
+                                              } else {
+                                                validate32.errors = [
+                                                  {
+                                                    instancePath: instancePath + "/payload_receipts",
+                                                    schemaPath: "#/properties/payload_receipts/type",
+                                                    keyword: "type",
+                                                    params: { type: "array" },
+                                                    message: "must be array",
+                                                  },
+                                                ];
+                                                return false;
+                                              }
+                                            }
+                                            var valid0 = _errs38 === errors;
+                                          } else {
+                                            var valid0 = true;
+                                          }
+                                          if (valid0) {
+                                            if (data.telemetry_summary !== undefined) {
+                                              let data18 = data.telemetry_summary;
+                                              const _errs41 = errors;
+                                              if (errors === _errs41) {
+                                                if (data18 && typeof data18 == "object" && !Array.isArray(data18)) {
+                                                } else {
+                                                  validate32.errors = [
+                                                    {
+                                                      instancePath: instancePath + "/telemetry_summary",
+                                                      schemaPath: "#/properties/telemetry_summary/type",
+                                                      keyword: "type",
+                                                      params: { type: "object" },
+                                                      message: "must be object",
+                                                    },
+                                                  ];
+                                                  return false;
+                                                }
+                                              }
+                                              var valid0 = _errs41 === errors;
+                                            } else {
+                                              var valid0 = true;
+                                            }
+                                            if (valid0) {
+                                              if (data.capability_degradations !== undefined) {
+                                                let data19 = data.capability_degradations;
+                                                const _errs45 = errors;
+                                                if (errors === _errs45) {
+                                                  if (Array.isArray(data19)) {
+                                                    if (data19.length > 1024) {
+                                                      validate32.errors = [
+                                                        {
+                                                          instancePath: instancePath + "/capability_degradations",
+                                                          schemaPath: "#/properties/capability_degradations/maxItems",
+                                                          keyword: "maxItems",
+                                                          params: { limit: 1024 },
+                                                          message: "must NOT have more than 1024 items",
+                                                        },
+                                                      ];
+                                                      return false;
+                                                    } else {
+                                                      var valid5 = true;
+                                                      const len1 = data19.length;
+                                                      for (let i1 = 0; i1 < len1; i1++) {
+                                                        const _errs47 = errors;
+                                                        if (
+                                                          !validate28(data19[i1], {
+                                                            instancePath:
+                                                              instancePath + "/capability_degradations/" + i1,
+                                                            parentData: data19,
+                                                            parentDataProperty: i1,
+                                                            rootData,
+                                                            dynamicAnchors,
+                                                          })
+                                                        ) {
+                                                          vErrors =
+                                                            vErrors === null
+                                                              ? validate28.errors
+                                                              : vErrors.concat(validate28.errors);
+                                                          errors = vErrors.length;
+                                                        }
+                                                        var valid5 = _errs47 === errors;
+                                                        if (!valid5) {
+                                                          break;
+                                                        }
+                                                      }
+                                                    }
+                                                  } else {
+                                                    validate32.errors = [
+                                                      {
+                                                        instancePath: instancePath + "/capability_degradations",
+                                                        schemaPath: "#/properties/capability_degradations/type",
+                                                        keyword: "type",
+                                                        params: { type: "array" },
+                                                        message: "must be array",
+                                                      },
+                                                    ];
+                                                    return false;
+                                                  }
+                                                }
+                                                var valid0 = _errs45 === errors;
+                                              } else {
+                                                var valid0 = true;
+                                              }
+                                              if (valid0) {
+                                                if (data.failure_class !== undefined) {
+                                                  let data21 = data.failure_class;
+                                                  const _errs48 = errors;
+                                                  const _errs49 = errors;
+                                                  let valid6 = false;
+                                                  const _errs50 = errors;
+                                                  if (typeof data21 !== "string") {
+                                                    const err0 = {
+                                                      instancePath: instancePath + "/failure_class",
+                                                      schemaPath: "failure-class.schema.json/type",
+                                                      keyword: "type",
+                                                      params: { type: "string" },
+                                                      message: "must be string",
+                                                    };
+                                                    if (vErrors === null) {
+                                                      vErrors = [err0];
+                                                    } else {
+                                                      vErrors.push(err0);
+                                                    }
+                                                    errors++;
+                                                  }
+                                                  if (
+                                                    !(
+                                                      data21 === "adapter_unavailable" ||
+                                                      data21 === "capability_unsupported" ||
+                                                      data21 === "capability_degraded" ||
+                                                      data21 === "placement_unavailable" ||
+                                                      data21 === "payload_too_large" ||
+                                                      data21 === "payload_rejected" ||
+                                                      data21 === "identity_unavailable" ||
+                                                      data21 === "transport_error" ||
+                                                      data21 === "timeout" ||
+                                                      data21 === "operator_required" ||
+                                                      data21 === "state_conflict" ||
+                                                      data21 === "invalid_request" ||
+                                                      data21 === "internal_error"
+                                                    )
+                                                  ) {
+                                                    const err1 = {
+                                                      instancePath: instancePath + "/failure_class",
+                                                      schemaPath: "failure-class.schema.json/enum",
+                                                      keyword: "enum",
+                                                      params: { allowedValues: schema44.enum },
+                                                      message: "must be equal to one of the allowed values",
+                                                    };
+                                                    if (vErrors === null) {
+                                                      vErrors = [err1];
+                                                    } else {
+                                                      vErrors.push(err1);
+                                                    }
+                                                    errors++;
+                                                  }
+                                                  var _valid0 = _errs50 === errors;
+                                                  valid6 = valid6 || _valid0;
+                                                  const _errs53 = errors;
+                                                  if (data21 !== null) {
+                                                    const err2 = {
+                                                      instancePath: instancePath + "/failure_class",
+                                                      schemaPath: "#/properties/failure_class/anyOf/1/type",
+                                                      keyword: "type",
+                                                      params: { type: "null" },
+                                                      message: "must be null",
+                                                    };
+                                                    if (vErrors === null) {
+                                                      vErrors = [err2];
+                                                    } else {
+                                                      vErrors.push(err2);
+                                                    }
+                                                    errors++;
+                                                  }
+                                                  var _valid0 = _errs53 === errors;
+                                                  valid6 = valid6 || _valid0;
+                                                  if (!valid6) {
+                                                    const err3 = {
+                                                      instancePath: instancePath + "/failure_class",
+                                                      schemaPath: "#/properties/failure_class/anyOf",
+                                                      keyword: "anyOf",
+                                                      params: {},
+                                                      message: "must match a schema in anyOf",
+                                                    };
+                                                    if (vErrors === null) {
+                                                      vErrors = [err3];
+                                                    } else {
+                                                      vErrors.push(err3);
+                                                    }
+                                                    errors++;
+                                                    validate32.errors = vErrors;
+                                                    return false;
+                                                  } else {
+                                                    errors = _errs49;
+                                                    if (vErrors !== null) {
+                                                      if (_errs49) {
+                                                        vErrors.length = _errs49;
+                                                      } else {
+                                                        vErrors = null;
+                                                      }
+                                                    }
+                                                  }
+                                                  var valid0 = _errs48 === errors;
+                                                } else {
+                                                  var valid0 = true;
+                                                }
+                                                if (valid0) {
+                                                  if (data.retry_class !== undefined) {
+                                                    let data22 = data.retry_class;
+                                                    const _errs55 = errors;
+                                                    const _errs56 = errors;
+                                                    let valid8 = false;
+                                                    const _errs57 = errors;
+                                                    if (typeof data22 !== "string") {
+                                                      const err4 = {
+                                                        instancePath: instancePath + "/retry_class",
+                                                        schemaPath: "retry-class.schema.json/type",
+                                                        keyword: "type",
+                                                        params: { type: "string" },
+                                                        message: "must be string",
+                                                      };
+                                                      if (vErrors === null) {
+                                                        vErrors = [err4];
+                                                      } else {
+                                                        vErrors.push(err4);
+                                                      }
+                                                      errors++;
+                                                    }
+                                                    if (
+                                                      !(
+                                                        data22 === "safe_retry" ||
+                                                        data22 === "retry_after_reread" ||
+                                                        data22 === "retry_after_reconfigure" ||
+                                                        data22 === "retry_after_operator" ||
+                                                        data22 === "do_not_retry"
+                                                      )
+                                                    ) {
+                                                      const err5 = {
+                                                        instancePath: instancePath + "/retry_class",
+                                                        schemaPath: "retry-class.schema.json/enum",
+                                                        keyword: "enum",
+                                                        params: { allowedValues: schema45.enum },
+                                                        message: "must be equal to one of the allowed values",
+                                                      };
+                                                      if (vErrors === null) {
+                                                        vErrors = [err5];
+                                                      } else {
+                                                        vErrors.push(err5);
+                                                      }
+                                                      errors++;
+                                                    }
+                                                    var _valid1 = _errs57 === errors;
+                                                    valid8 = valid8 || _valid1;
+                                                    const _errs60 = errors;
+                                                    if (data22 !== null) {
+                                                      const err6 = {
+                                                        instancePath: instancePath + "/retry_class",
+                                                        schemaPath: "#/properties/retry_class/anyOf/1/type",
+                                                        keyword: "type",
+                                                        params: { type: "null" },
+                                                        message: "must be null",
+                                                      };
+                                                      if (vErrors === null) {
+                                                        vErrors = [err6];
+                                                      } else {
+                                                        vErrors.push(err6);
+                                                      }
+                                                      errors++;
+                                                    }
+                                                    var _valid1 = _errs60 === errors;
+                                                    valid8 = valid8 || _valid1;
+                                                    if (!valid8) {
+                                                      const err7 = {
+                                                        instancePath: instancePath + "/retry_class",
+                                                        schemaPath: "#/properties/retry_class/anyOf",
+                                                        keyword: "anyOf",
+                                                        params: {},
+                                                        message: "must match a schema in anyOf",
+                                                      };
+                                                      if (vErrors === null) {
+                                                        vErrors = [err7];
+                                                      } else {
+                                                        vErrors.push(err7);
+                                                      }
+                                                      errors++;
+                                                      validate32.errors = vErrors;
+                                                      return false;
+                                                    } else {
+                                                      errors = _errs56;
+                                                      if (vErrors !== null) {
+                                                        if (_errs56) {
+                                                          vErrors.length = _errs56;
+                                                        } else {
+                                                          vErrors = null;
+                                                        }
+                                                      }
+                                                    }
+                                                    var valid0 = _errs55 === errors;
+                                                  } else {
+                                                    var valid0 = true;
+                                                  }
+                                                  if (valid0) {
+                                                    if (data.warnings !== undefined) {
+                                                      let data23 = data.warnings;
+                                                      const _errs62 = errors;
+                                                      if (errors === _errs62) {
+                                                        if (Array.isArray(data23)) {
+                                                          if (data23.length > 1024) {
+                                                            validate32.errors = [
+                                                              {
+                                                                instancePath: instancePath + "/warnings",
+                                                                schemaPath: "#/properties/warnings/maxItems",
+                                                                keyword: "maxItems",
+                                                                params: { limit: 1024 },
+                                                                message: "must NOT have more than 1024 items",
+                                                              },
+                                                            ];
+                                                            return false;
+                                                          } else {
+                                                            var valid10 = true;
+                                                            const len2 = data23.length;
+                                                            for (let i2 = 0; i2 < len2; i2++) {
+                                                              let data24 = data23[i2];
+                                                              const _errs64 = errors;
+                                                              const _errs65 = errors;
+                                                              if (errors === _errs65) {
+                                                                if (
+                                                                  data24 &&
+                                                                  typeof data24 == "object" &&
+                                                                  !Array.isArray(data24)
+                                                                ) {
+                                                                  let missing1;
+                                                                  if (
+                                                                    (data24.code === undefined &&
+                                                                      (missing1 = "code")) ||
+                                                                    (data24.message === undefined &&
+                                                                      (missing1 = "message"))
+                                                                  ) {
+                                                                    validate32.errors = [
+                                                                      {
+                                                                        instancePath: instancePath + "/warnings/" + i2,
+                                                                        schemaPath: "warning.schema.json/required",
+                                                                        keyword: "required",
+                                                                        params: { missingProperty: missing1 },
+                                                                        message:
+                                                                          "must have required property '" +
+                                                                          missing1 +
+                                                                          "'",
+                                                                      },
+                                                                    ];
+                                                                    return false;
+                                                                  } else {
+                                                                    const _errs67 = errors;
+                                                                    for (const key1 in data24) {
+                                                                      if (
+                                                                        !(
+                                                                          key1 === "code" ||
+                                                                          key1 === "message" ||
+                                                                          key1 === "capability"
+                                                                        )
+                                                                      ) {
+                                                                        validate32.errors = [
+                                                                          {
+                                                                            instancePath:
+                                                                              instancePath + "/warnings/" + i2,
+                                                                            schemaPath:
+                                                                              "warning.schema.json/additionalProperties",
+                                                                            keyword: "additionalProperties",
+                                                                            params: { additionalProperty: key1 },
+                                                                            message:
+                                                                              "must NOT have additional properties",
+                                                                          },
+                                                                        ];
+                                                                        return false;
+                                                                        break;
+                                                                      }
+                                                                    }
+                                                                    if (_errs67 === errors) {
+                                                                      if (data24.code !== undefined) {
+                                                                        let data25 = data24.code;
+                                                                        const _errs68 = errors;
+                                                                        if (errors === _errs68) {
+                                                                          if (typeof data25 === "string") {
+                                                                            if (
+                                                                              data25.length > 512 &&
+                                                                              func2(data25) > 512
+                                                                            ) {
+                                                                              validate32.errors = [
+                                                                                {
+                                                                                  instancePath:
+                                                                                    instancePath +
+                                                                                    "/warnings/" +
+                                                                                    i2 +
+                                                                                    "/code",
+                                                                                  schemaPath:
+                                                                                    "warning.schema.json/properties/code/maxLength",
+                                                                                  keyword: "maxLength",
+                                                                                  params: { limit: 512 },
+                                                                                  message:
+                                                                                    "must NOT have more than 512 characters",
+                                                                                },
+                                                                              ];
+                                                                              return false;
+                                                                            }
+                                                                          } else {
+                                                                            validate32.errors = [
+                                                                              {
+                                                                                instancePath:
+                                                                                  instancePath +
+                                                                                  "/warnings/" +
+                                                                                  i2 +
+                                                                                  "/code",
+                                                                                schemaPath:
+                                                                                  "warning.schema.json/properties/code/type",
+                                                                                keyword: "type",
+                                                                                params: { type: "string" },
+                                                                                message: "must be string",
+                                                                              },
+                                                                            ];
+                                                                            return false;
+                                                                          }
+                                                                        }
+                                                                        var valid12 = _errs68 === errors;
+                                                                      } else {
+                                                                        var valid12 = true;
+                                                                      }
+                                                                      if (valid12) {
+                                                                        if (data24.message !== undefined) {
+                                                                          let data26 = data24.message;
+                                                                          const _errs70 = errors;
+                                                                          if (errors === _errs70) {
+                                                                            if (typeof data26 === "string") {
+                                                                              if (
+                                                                                data26.length > 65536 &&
+                                                                                func2(data26) > 65536
+                                                                              ) {
+                                                                                validate32.errors = [
+                                                                                  {
+                                                                                    instancePath:
+                                                                                      instancePath +
+                                                                                      "/warnings/" +
+                                                                                      i2 +
+                                                                                      "/message",
+                                                                                    schemaPath:
+                                                                                      "warning.schema.json/properties/message/maxLength",
+                                                                                    keyword: "maxLength",
+                                                                                    params: { limit: 65536 },
+                                                                                    message:
+                                                                                      "must NOT have more than 65536 characters",
+                                                                                  },
+                                                                                ];
+                                                                                return false;
+                                                                              }
+                                                                            } else {
+                                                                              validate32.errors = [
+                                                                                {
+                                                                                  instancePath:
+                                                                                    instancePath +
+                                                                                    "/warnings/" +
+                                                                                    i2 +
+                                                                                    "/message",
+                                                                                  schemaPath:
+                                                                                    "warning.schema.json/properties/message/type",
+                                                                                  keyword: "type",
+                                                                                  params: { type: "string" },
+                                                                                  message: "must be string",
+                                                                                },
+                                                                              ];
+                                                                              return false;
+                                                                            }
+                                                                          }
+                                                                          var valid12 = _errs70 === errors;
+                                                                        } else {
+                                                                          var valid12 = true;
+                                                                        }
+                                                                        if (valid12) {
+                                                                          if (data24.capability !== undefined) {
+                                                                            let data27 = data24.capability;
+                                                                            const _errs72 = errors;
+                                                                            if (
+                                                                              typeof data27 !== "string" &&
+                                                                              data27 !== null
+                                                                            ) {
+                                                                              validate32.errors = [
+                                                                                {
+                                                                                  instancePath:
+                                                                                    instancePath +
+                                                                                    "/warnings/" +
+                                                                                    i2 +
+                                                                                    "/capability",
+                                                                                  schemaPath:
+                                                                                    "warning.schema.json/properties/capability/type",
+                                                                                  keyword: "type",
+                                                                                  params: {
+                                                                                    type: schema43.properties.capability
+                                                                                      .type,
+                                                                                  },
+                                                                                  message: "must be string,null",
+                                                                                },
+                                                                              ];
+                                                                              return false;
+                                                                            }
+                                                                            if (errors === _errs72) {
+                                                                              if (typeof data27 === "string") {
+                                                                                if (
+                                                                                  data27.length > 512 &&
+                                                                                  func2(data27) > 512
+                                                                                ) {
+                                                                                  validate32.errors = [
+                                                                                    {
+                                                                                      instancePath:
+                                                                                        instancePath +
+                                                                                        "/warnings/" +
+                                                                                        i2 +
+                                                                                        "/capability",
+                                                                                      schemaPath:
+                                                                                        "warning.schema.json/properties/capability/maxLength",
+                                                                                      keyword: "maxLength",
+                                                                                      params: { limit: 512 },
+                                                                                      message:
+                                                                                        "must NOT have more than 512 characters",
+                                                                                    },
+                                                                                  ];
+                                                                                  return false;
+                                                                                }
+                                                                              }
+                                                                            }
+                                                                            var valid12 = _errs72 === errors;
+                                                                          } else {
+                                                                            var valid12 = true;
+                                                                          }
+                                                                        }
+                                                                      }
+                                                                    }
+                                                                  }
+                                                                } else {
+                                                                  validate32.errors = [
+                                                                    {
+                                                                      instancePath: instancePath + "/warnings/" + i2,
+                                                                      schemaPath: "warning.schema.json/type",
+                                                                      keyword: "type",
+                                                                      params: { type: "object" },
+                                                                      message: "must be object",
+                                                                    },
+                                                                  ];
+                                                                  return false;
+                                                                }
+                                                              }
+                                                              var valid10 = _errs64 === errors;
+                                                              if (!valid10) {
+                                                                break;
+                                                              }
+                                                            }
+                                                          }
+                                                        } else {
+                                                          validate32.errors = [
+                                                            {
+                                                              instancePath: instancePath + "/warnings",
+                                                              schemaPath: "#/properties/warnings/type",
+                                                              keyword: "type",
+                                                              params: { type: "array" },
+                                                              message: "must be array",
+                                                            },
+                                                          ];
+                                                          return false;
+                                                        }
+                                                      }
+                                                      var valid0 = _errs62 === errors;
+                                                    } else {
+                                                      var valid0 = true;
+                                                    }
+                                                  }
+                                                }
+                                              }
+                                            }
+                                          }
+                                        }
+                                      }
+                                    }
+                                  }
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate32.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate32.errors = vErrors;
+  return errors === 0;
+}
+validate32.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validatePayloadEnvelope = validate25;
 
@@ -2811,3563 +5473,6654 @@ export const validatePayloadReceipt = validate33;
 
 export const validatePayloadRef = validate36;
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/payload-ref.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate36.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate36(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/payload-ref.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate36.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.payload_id === undefined && (missing0 = "payload_id")) ||
+        (data.payload_kind === undefined && (missing0 = "payload_kind"))
+      ) {
+        validate36.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        const _errs1 = errors;
+        for (const key0 in data) {
+          if (
+            !(key0 === "payload_id" || key0 === "payload_kind" || key0 === "content_digest" || key0 === "byte_size")
+          ) {
+            validate36.errors = [
+              {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties",
+              },
+            ];
+            return false;
+            break;
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.payload_id !== undefined) {
+            let data0 = data.payload_id;
+            const _errs2 = errors;
+            if (errors === _errs2) {
+              if (typeof data0 === "string") {
+                if (data0.length > 512 && func2(data0) > 512) {
+                  validate36.errors = [
+                    {
+                      instancePath: instancePath + "/payload_id",
+                      schemaPath: "#/properties/payload_id/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 512 },
+                      message: "must NOT have more than 512 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate36.errors = [
+                  {
+                    instancePath: instancePath + "/payload_id",
+                    schemaPath: "#/properties/payload_id/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs2 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.payload_kind !== undefined) {
+              let data1 = data.payload_kind;
+              const _errs4 = errors;
+              if (errors === _errs4) {
+                if (typeof data1 === "string") {
+                  if (data1.length > 512 && func2(data1) > 512) {
+                    validate36.errors = [
+                      {
+                        instancePath: instancePath + "/payload_kind",
+                        schemaPath: "#/properties/payload_kind/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 512 },
+                        message: "must NOT have more than 512 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate36.errors = [
+                    {
+                      instancePath: instancePath + "/payload_kind",
+                      schemaPath: "#/properties/payload_kind/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs4 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.content_digest !== undefined) {
+                let data2 = data.content_digest;
+                const _errs6 = errors;
+                if (typeof data2 !== "string" && data2 !== null) {
+                  validate36.errors = [
+                    {
+                      instancePath: instancePath + "/content_digest",
+                      schemaPath: "#/properties/content_digest/type",
+                      keyword: "type",
+                      params: { type: schema39.properties.content_digest.type },
+                      message: "must be string,null",
+                    },
+                  ];
+                  return false;
+                }
+                if (errors === _errs6) {
+                  if (typeof data2 === "string") {
+                    if (data2.length > 512 && func2(data2) > 512) {
+                      validate36.errors = [
+                        {
+                          instancePath: instancePath + "/content_digest",
+                          schemaPath: "#/properties/content_digest/maxLength",
+                          keyword: "maxLength",
+                          params: { limit: 512 },
+                          message: "must NOT have more than 512 characters",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                }
+                var valid0 = _errs6 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.byte_size !== undefined) {
+                  let data3 = data.byte_size;
+                  const _errs8 = errors;
+                  if (
+                    !(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3)) &&
+                    data3 !== null
+                  ) {
+                    validate36.errors = [
+                      {
+                        instancePath: instancePath + "/byte_size",
+                        schemaPath: "#/properties/byte_size/type",
+                        keyword: "type",
+                        params: { type: schema39.properties.byte_size.type },
+                        message: "must be integer,null",
+                      },
+                    ];
+                    return false;
+                  }
+                  if (errors === _errs8) {
+                    if (typeof data3 == "number" && isFinite(data3)) {
+                      if (data3 > 9007199254740991 || isNaN(data3)) {
+                        validate36.errors = [
+                          {
+                            instancePath: instancePath + "/byte_size",
+                            schemaPath: "#/properties/byte_size/maximum",
+                            keyword: "maximum",
+                            params: { comparison: "<=", limit: 9007199254740991 },
+                            message: "must be <= 9007199254740991",
+                          },
+                        ];
+                        return false;
+                      } else {
+                        if (data3 < 0 || isNaN(data3)) {
+                          validate36.errors = [
+                            {
+                              instancePath: instancePath + "/byte_size",
+                              schemaPath: "#/properties/byte_size/minimum",
+                              keyword: "minimum",
+                              params: { comparison: ">=", limit: 0 },
+                              message: "must be >= 0",
+                            },
+                          ];
+                          return false;
+                        }
+                      }
+                    }
+                  }
+                  var valid0 = _errs8 === errors;
+                } else {
+                  var valid0 = true;
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate36.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate36.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.payload_id === undefined) && (missing0 = "payload_id")) || ((data.payload_kind === undefined) && (missing0 = "payload_kind"))){
-validate36.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((key0 === "payload_id") || (key0 === "payload_kind")) || (key0 === "content_digest")) || (key0 === "byte_size"))){
-validate36.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.payload_id !== undefined){
-let data0 = data.payload_id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if((data0.length > 512 && func2(data0) > 512)){
-validate36.errors = [{instancePath:instancePath+"/payload_id",schemaPath:"#/properties/payload_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate36.errors = [{instancePath:instancePath+"/payload_id",schemaPath:"#/properties/payload_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload_kind !== undefined){
-let data1 = data.payload_kind;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 512 && func2(data1) > 512)){
-validate36.errors = [{instancePath:instancePath+"/payload_kind",schemaPath:"#/properties/payload_kind/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate36.errors = [{instancePath:instancePath+"/payload_kind",schemaPath:"#/properties/payload_kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.content_digest !== undefined){
-let data2 = data.content_digest;
-const _errs6 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate36.errors = [{instancePath:instancePath+"/content_digest",schemaPath:"#/properties/content_digest/type",keyword:"type",params:{type: schema39.properties.content_digest.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 512 && func2(data2) > 512)){
-validate36.errors = [{instancePath:instancePath+"/content_digest",schemaPath:"#/properties/content_digest/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.byte_size !== undefined){
-let data3 = data.byte_size;
-const _errs8 = errors;
-if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-validate36.errors = [{instancePath:instancePath+"/byte_size",schemaPath:"#/properties/byte_size/type",keyword:"type",params:{type: schema39.properties.byte_size.type},message:"must be integer,null"}];
-return false;
-}
-if(errors === _errs8){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 9007199254740991 || isNaN(data3)){
-validate36.errors = [{instancePath:instancePath+"/byte_size",schemaPath:"#/properties/byte_size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
-return false;
-}
-else {
-if(data3 < 0 || isNaN(data3)){
-validate36.errors = [{instancePath:instancePath+"/byte_size",schemaPath:"#/properties/byte_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate36.errors = vErrors;
-return errors === 0;
-}
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateWarning = validate37;
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/warning.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate37.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate37(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/warning.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate37.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if ((data.code === undefined && (missing0 = "code")) || (data.message === undefined && (missing0 = "message"))) {
+        validate37.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        const _errs1 = errors;
+        for (const key0 in data) {
+          if (!(key0 === "code" || key0 === "message" || key0 === "capability")) {
+            validate37.errors = [
+              {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties",
+              },
+            ];
+            return false;
+            break;
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.code !== undefined) {
+            let data0 = data.code;
+            const _errs2 = errors;
+            if (errors === _errs2) {
+              if (typeof data0 === "string") {
+                if (data0.length > 512 && func2(data0) > 512) {
+                  validate37.errors = [
+                    {
+                      instancePath: instancePath + "/code",
+                      schemaPath: "#/properties/code/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 512 },
+                      message: "must NOT have more than 512 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate37.errors = [
+                  {
+                    instancePath: instancePath + "/code",
+                    schemaPath: "#/properties/code/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs2 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.message !== undefined) {
+              let data1 = data.message;
+              const _errs4 = errors;
+              if (errors === _errs4) {
+                if (typeof data1 === "string") {
+                  if (data1.length > 65536 && func2(data1) > 65536) {
+                    validate37.errors = [
+                      {
+                        instancePath: instancePath + "/message",
+                        schemaPath: "#/properties/message/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 65536 },
+                        message: "must NOT have more than 65536 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate37.errors = [
+                    {
+                      instancePath: instancePath + "/message",
+                      schemaPath: "#/properties/message/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs4 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.capability !== undefined) {
+                let data2 = data.capability;
+                const _errs6 = errors;
+                if (typeof data2 !== "string" && data2 !== null) {
+                  validate37.errors = [
+                    {
+                      instancePath: instancePath + "/capability",
+                      schemaPath: "#/properties/capability/type",
+                      keyword: "type",
+                      params: { type: schema43.properties.capability.type },
+                      message: "must be string,null",
+                    },
+                  ];
+                  return false;
+                }
+                if (errors === _errs6) {
+                  if (typeof data2 === "string") {
+                    if (data2.length > 512 && func2(data2) > 512) {
+                      validate37.errors = [
+                        {
+                          instancePath: instancePath + "/capability",
+                          schemaPath: "#/properties/capability/maxLength",
+                          keyword: "maxLength",
+                          params: { limit: 512 },
+                          message: "must NOT have more than 512 characters",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                }
+                var valid0 = _errs6 === errors;
+              } else {
+                var valid0 = true;
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate37.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate37.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.code === undefined) && (missing0 = "code")) || ((data.message === undefined) && (missing0 = "message"))){
-validate37.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "code") || (key0 === "message")) || (key0 === "capability"))){
-validate37.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.code !== undefined){
-let data0 = data.code;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if((data0.length > 512 && func2(data0) > 512)){
-validate37.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate37.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.message !== undefined){
-let data1 = data.message;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate37.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate37.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.capability !== undefined){
-let data2 = data.capability;
-const _errs6 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate37.errors = [{instancePath:instancePath+"/capability",schemaPath:"#/properties/capability/type",keyword:"type",params:{type: schema43.properties.capability.type},message:"must be string,null"}];
-return false;
-}
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 512 && func2(data2) > 512)){
-validate37.errors = [{instancePath:instancePath+"/capability",schemaPath:"#/properties/capability/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate37.errors = vErrors;
-return errors === 0;
-}
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateClaudePreCompactInput = validate38;
-const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-input.schema.json","title":"ClaudePreCompactInput","description":"What Claude Code writes on a `PreCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"PreCompact"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"trigger":{"description":"manual (/compact) or auto (context window full).","type":"string","enum":["manual","auto"]},"custom_instructions":{"description":"What the user passed to /compact; empty for auto.","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","trigger","custom_instructions"]};
+const schema63 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-input.schema.json",
+  "title": "ClaudePreCompactInput",
+  "description":
+    "What Claude Code writes on a `PreCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.",
+  "type": "object",
+  "properties": {
+    "hook_event_name": {
+      "description": "The harness's event name; must equal the hook command's --event.",
+      "type": "string",
+      "const": "PreCompact",
+    },
+    "session_id": {
+      "description": "Claude Code's session id; becomes CallbackRequest harness_session_id.",
+      "type": "string",
+    },
+    "transcript_path": {
+      "description":
+        "Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.",
+      "type": "string",
+    },
+    "cwd": { "description": "The working directory of the session.", "type": "string" },
+    "permission_mode": {
+      "description":
+        "Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.",
+      "type": "string",
+    },
+    "trigger": {
+      "description": "manual (/compact) or auto (context window full).",
+      "type": "string",
+      "enum": ["manual", "auto"],
+    },
+    "custom_instructions": { "description": "What the user passed to /compact; empty for auto.", "type": "string" },
+  },
+  "required": ["hook_event_name", "session_id", "transcript_path", "cwd", "trigger", "custom_instructions"],
+};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-input.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate38.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate38(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-input.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate38.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.hook_event_name === undefined && (missing0 = "hook_event_name")) ||
+        (data.session_id === undefined && (missing0 = "session_id")) ||
+        (data.transcript_path === undefined && (missing0 = "transcript_path")) ||
+        (data.cwd === undefined && (missing0 = "cwd")) ||
+        (data.trigger === undefined && (missing0 = "trigger")) ||
+        (data.custom_instructions === undefined && (missing0 = "custom_instructions"))
+      ) {
+        validate38.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        if (data.hook_event_name !== undefined) {
+          let data0 = data.hook_event_name;
+          const _errs1 = errors;
+          if (typeof data0 !== "string") {
+            validate38.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string",
+              },
+            ];
+            return false;
+          }
+          if ("PreCompact" !== data0) {
+            validate38.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/const",
+                keyword: "const",
+                params: { allowedValue: "PreCompact" },
+                message: "must be equal to constant",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs1 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.session_id !== undefined) {
+            const _errs3 = errors;
+            if (typeof data.session_id !== "string") {
+              validate38.errors = [
+                {
+                  instancePath: instancePath + "/session_id",
+                  schemaPath: "#/properties/session_id/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                },
+              ];
+              return false;
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.transcript_path !== undefined) {
+              const _errs5 = errors;
+              if (typeof data.transcript_path !== "string") {
+                validate38.errors = [
+                  {
+                    instancePath: instancePath + "/transcript_path",
+                    schemaPath: "#/properties/transcript_path/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.cwd !== undefined) {
+                const _errs7 = errors;
+                if (typeof data.cwd !== "string") {
+                  validate38.errors = [
+                    {
+                      instancePath: instancePath + "/cwd",
+                      schemaPath: "#/properties/cwd/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.permission_mode !== undefined) {
+                  const _errs9 = errors;
+                  if (typeof data.permission_mode !== "string") {
+                    validate38.errors = [
+                      {
+                        instancePath: instancePath + "/permission_mode",
+                        schemaPath: "#/properties/permission_mode/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.trigger !== undefined) {
+                    let data5 = data.trigger;
+                    const _errs11 = errors;
+                    if (typeof data5 !== "string") {
+                      validate38.errors = [
+                        {
+                          instancePath: instancePath + "/trigger",
+                          schemaPath: "#/properties/trigger/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                    if (!(data5 === "manual" || data5 === "auto")) {
+                      validate38.errors = [
+                        {
+                          instancePath: instancePath + "/trigger",
+                          schemaPath: "#/properties/trigger/enum",
+                          keyword: "enum",
+                          params: { allowedValues: schema63.properties.trigger.enum },
+                          message: "must be equal to one of the allowed values",
+                        },
+                      ];
+                      return false;
+                    }
+                    var valid0 = _errs11 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.custom_instructions !== undefined) {
+                      const _errs13 = errors;
+                      if (typeof data.custom_instructions !== "string") {
+                        validate38.errors = [
+                          {
+                            instancePath: instancePath + "/custom_instructions",
+                            schemaPath: "#/properties/custom_instructions/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string",
+                          },
+                        ];
+                        return false;
+                      }
+                      var valid0 = _errs13 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate38.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate38.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.trigger === undefined) && (missing0 = "trigger"))) || ((data.custom_instructions === undefined) && (missing0 = "custom_instructions"))){
-validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.hook_event_name !== undefined){
-let data0 = data.hook_event_name;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate38.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("PreCompact" !== data0){
-validate38.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "PreCompact"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.session_id !== undefined){
-const _errs3 = errors;
-if(typeof data.session_id !== "string"){
-validate38.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript_path !== undefined){
-const _errs5 = errors;
-if(typeof data.transcript_path !== "string"){
-validate38.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cwd !== undefined){
-const _errs7 = errors;
-if(typeof data.cwd !== "string"){
-validate38.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.permission_mode !== undefined){
-const _errs9 = errors;
-if(typeof data.permission_mode !== "string"){
-validate38.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.trigger !== undefined){
-let data5 = data.trigger;
-const _errs11 = errors;
-if(typeof data5 !== "string"){
-validate38.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data5 === "manual") || (data5 === "auto"))){
-validate38.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema63.properties.trigger.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.custom_instructions !== undefined){
-const _errs13 = errors;
-if(typeof data.custom_instructions !== "string"){
-validate38.errors = [{instancePath:instancePath+"/custom_instructions",schemaPath:"#/properties/custom_instructions/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate38.errors = vErrors;
-return errors === 0;
-}
-validate38.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"permission_mode":true,"trigger":true,"custom_instructions":true},"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {
+  "props": {
+    "hook_event_name": true,
+    "session_id": true,
+    "transcript_path": true,
+    "cwd": true,
+    "permission_mode": true,
+    "trigger": true,
+    "custom_instructions": true,
+  },
+  "dynamicProps": false,
+  "dynamicItems": false,
+};
 
 export const validateClaudePreCompactOutput = validate39;
-const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-output.schema.json","title":"ClaudePreCompactOutput","description":"The JSON a Claude Code `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+const schema64 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-output.schema.json",
+  "title": "ClaudePreCompactOutput",
+  "description":
+    "The JSON a Claude Code `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.",
+  "type": "object",
+  "properties": {
+    "continue": {
+      "description":
+        "When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.",
+      "type": "boolean",
+    },
+    "stopReason": {
+      "description": "Message shown when `continue` is false. Never written by the renderer.",
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "systemMessage": {
+      "description":
+        'A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").',
+      "type": "string",
+      "maxLength": 65536,
+    },
+  },
+  "additionalProperties": false,
+};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-output.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate39.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate39(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-pre-compact-output.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate39.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      const _errs1 = errors;
+      for (const key0 in data) {
+        if (!(key0 === "continue" || key0 === "stopReason" || key0 === "systemMessage")) {
+          validate39.errors = [
+            {
+              instancePath,
+              schemaPath: "#/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key0 },
+              message: "must NOT have additional properties",
+            },
+          ];
+          return false;
+          break;
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.continue !== undefined) {
+          const _errs2 = errors;
+          if (typeof data.continue !== "boolean") {
+            validate39.errors = [
+              {
+                instancePath: instancePath + "/continue",
+                schemaPath: "#/properties/continue/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs2 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.stopReason !== undefined) {
+            let data1 = data.stopReason;
+            const _errs4 = errors;
+            if (errors === _errs4) {
+              if (typeof data1 === "string") {
+                if (data1.length > 65536 && func2(data1) > 65536) {
+                  validate39.errors = [
+                    {
+                      instancePath: instancePath + "/stopReason",
+                      schemaPath: "#/properties/stopReason/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 65536 },
+                      message: "must NOT have more than 65536 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate39.errors = [
+                  {
+                    instancePath: instancePath + "/stopReason",
+                    schemaPath: "#/properties/stopReason/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs4 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.systemMessage !== undefined) {
+              let data2 = data.systemMessage;
+              const _errs6 = errors;
+              if (errors === _errs6) {
+                if (typeof data2 === "string") {
+                  if (data2.length > 65536 && func2(data2) > 65536) {
+                    validate39.errors = [
+                      {
+                        instancePath: instancePath + "/systemMessage",
+                        schemaPath: "#/properties/systemMessage/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 65536 },
+                        message: "must NOT have more than 65536 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate39.errors = [
+                    {
+                      instancePath: instancePath + "/systemMessage",
+                      schemaPath: "#/properties/systemMessage/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs6 === errors;
+            } else {
+              var valid0 = true;
+            }
+          }
+        }
+      }
+    } else {
+      validate39.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate39.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
-validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate39.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate39.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate39.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate39.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate39.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate39.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate39.errors = vErrors;
-return errors === 0;
-}
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateClaudeSessionEndInput = validate40;
-const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-end-input.schema.json","title":"ClaudeSessionEndInput","description":"What Claude Code writes on a `SessionEnd` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"SessionEnd"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"reason":{"description":"Why the session ended (e.g. clear, logout, prompt_input_exit, other); a string, since Claude Code adds reasons.","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","reason"]};
+const schema65 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/claude-session-end-input.schema.json",
+  "title": "ClaudeSessionEndInput",
+  "description":
+    "What Claude Code writes on a `SessionEnd` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.",
+  "type": "object",
+  "properties": {
+    "hook_event_name": {
+      "description": "The harness's event name; must equal the hook command's --event.",
+      "type": "string",
+      "const": "SessionEnd",
+    },
+    "session_id": {
+      "description": "Claude Code's session id; becomes CallbackRequest harness_session_id.",
+      "type": "string",
+    },
+    "transcript_path": {
+      "description":
+        "Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.",
+      "type": "string",
+    },
+    "cwd": { "description": "The working directory of the session.", "type": "string" },
+    "permission_mode": {
+      "description":
+        "Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.",
+      "type": "string",
+    },
+    "reason": {
+      "description":
+        "Why the session ended (e.g. clear, logout, prompt_input_exit, other); a string, since Claude Code adds reasons.",
+      "type": "string",
+    },
+  },
+  "required": ["hook_event_name", "session_id", "transcript_path", "cwd", "reason"],
+};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-end-input.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate40.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate40(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-end-input.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate40.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.hook_event_name === undefined && (missing0 = "hook_event_name")) ||
+        (data.session_id === undefined && (missing0 = "session_id")) ||
+        (data.transcript_path === undefined && (missing0 = "transcript_path")) ||
+        (data.cwd === undefined && (missing0 = "cwd")) ||
+        (data.reason === undefined && (missing0 = "reason"))
+      ) {
+        validate40.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        if (data.hook_event_name !== undefined) {
+          let data0 = data.hook_event_name;
+          const _errs1 = errors;
+          if (typeof data0 !== "string") {
+            validate40.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string",
+              },
+            ];
+            return false;
+          }
+          if ("SessionEnd" !== data0) {
+            validate40.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/const",
+                keyword: "const",
+                params: { allowedValue: "SessionEnd" },
+                message: "must be equal to constant",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs1 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.session_id !== undefined) {
+            const _errs3 = errors;
+            if (typeof data.session_id !== "string") {
+              validate40.errors = [
+                {
+                  instancePath: instancePath + "/session_id",
+                  schemaPath: "#/properties/session_id/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                },
+              ];
+              return false;
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.transcript_path !== undefined) {
+              const _errs5 = errors;
+              if (typeof data.transcript_path !== "string") {
+                validate40.errors = [
+                  {
+                    instancePath: instancePath + "/transcript_path",
+                    schemaPath: "#/properties/transcript_path/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.cwd !== undefined) {
+                const _errs7 = errors;
+                if (typeof data.cwd !== "string") {
+                  validate40.errors = [
+                    {
+                      instancePath: instancePath + "/cwd",
+                      schemaPath: "#/properties/cwd/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.permission_mode !== undefined) {
+                  const _errs9 = errors;
+                  if (typeof data.permission_mode !== "string") {
+                    validate40.errors = [
+                      {
+                        instancePath: instancePath + "/permission_mode",
+                        schemaPath: "#/properties/permission_mode/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.reason !== undefined) {
+                    const _errs11 = errors;
+                    if (typeof data.reason !== "string") {
+                      validate40.errors = [
+                        {
+                          instancePath: instancePath + "/reason",
+                          schemaPath: "#/properties/reason/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                    var valid0 = _errs11 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate40.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate40.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.reason === undefined) && (missing0 = "reason"))){
-validate40.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.hook_event_name !== undefined){
-let data0 = data.hook_event_name;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate40.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("SessionEnd" !== data0){
-validate40.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "SessionEnd"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.session_id !== undefined){
-const _errs3 = errors;
-if(typeof data.session_id !== "string"){
-validate40.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript_path !== undefined){
-const _errs5 = errors;
-if(typeof data.transcript_path !== "string"){
-validate40.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cwd !== undefined){
-const _errs7 = errors;
-if(typeof data.cwd !== "string"){
-validate40.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.permission_mode !== undefined){
-const _errs9 = errors;
-if(typeof data.permission_mode !== "string"){
-validate40.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reason !== undefined){
-const _errs11 = errors;
-if(typeof data.reason !== "string"){
-validate40.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate40.errors = vErrors;
-return errors === 0;
-}
-validate40.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"permission_mode":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {
+  "props": {
+    "hook_event_name": true,
+    "session_id": true,
+    "transcript_path": true,
+    "cwd": true,
+    "permission_mode": true,
+    "reason": true,
+  },
+  "dynamicProps": false,
+  "dynamicItems": false,
+};
 
 export const validateClaudeSessionEndOutput = validate41;
-const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-end-output.schema.json","title":"ClaudeSessionEndOutput","description":"The JSON a Claude Code `SessionEnd` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+const schema66 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/claude-session-end-output.schema.json",
+  "title": "ClaudeSessionEndOutput",
+  "description":
+    "The JSON a Claude Code `SessionEnd` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. The event carries no decision.",
+  "type": "object",
+  "properties": {
+    "continue": {
+      "description":
+        "When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.",
+      "type": "boolean",
+    },
+    "stopReason": {
+      "description": "Message shown when `continue` is false. Never written by the renderer.",
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "systemMessage": {
+      "description":
+        'A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").',
+      "type": "string",
+      "maxLength": 65536,
+    },
+  },
+  "additionalProperties": false,
+};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-end-output.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate41.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate41(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-end-output.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate41.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      const _errs1 = errors;
+      for (const key0 in data) {
+        if (!(key0 === "continue" || key0 === "stopReason" || key0 === "systemMessage")) {
+          validate41.errors = [
+            {
+              instancePath,
+              schemaPath: "#/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key0 },
+              message: "must NOT have additional properties",
+            },
+          ];
+          return false;
+          break;
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.continue !== undefined) {
+          const _errs2 = errors;
+          if (typeof data.continue !== "boolean") {
+            validate41.errors = [
+              {
+                instancePath: instancePath + "/continue",
+                schemaPath: "#/properties/continue/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs2 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.stopReason !== undefined) {
+            let data1 = data.stopReason;
+            const _errs4 = errors;
+            if (errors === _errs4) {
+              if (typeof data1 === "string") {
+                if (data1.length > 65536 && func2(data1) > 65536) {
+                  validate41.errors = [
+                    {
+                      instancePath: instancePath + "/stopReason",
+                      schemaPath: "#/properties/stopReason/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 65536 },
+                      message: "must NOT have more than 65536 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate41.errors = [
+                  {
+                    instancePath: instancePath + "/stopReason",
+                    schemaPath: "#/properties/stopReason/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs4 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.systemMessage !== undefined) {
+              let data2 = data.systemMessage;
+              const _errs6 = errors;
+              if (errors === _errs6) {
+                if (typeof data2 === "string") {
+                  if (data2.length > 65536 && func2(data2) > 65536) {
+                    validate41.errors = [
+                      {
+                        instancePath: instancePath + "/systemMessage",
+                        schemaPath: "#/properties/systemMessage/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 65536 },
+                        message: "must NOT have more than 65536 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate41.errors = [
+                    {
+                      instancePath: instancePath + "/systemMessage",
+                      schemaPath: "#/properties/systemMessage/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs6 === errors;
+            } else {
+              var valid0 = true;
+            }
+          }
+        }
+      }
+    } else {
+      validate41.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate41.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
-validate41.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate41.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate41.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate41.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate41.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate41.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate41.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate41.errors = vErrors;
-return errors === 0;
-}
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateClaudeSessionStartInput = validate42;
-const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-start-input.schema.json","title":"ClaudeSessionStartInput","description":"What Claude Code writes on a `SessionStart` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"SessionStart"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"source":{"description":"Why the session starts.","type":"string","enum":["startup","resume","clear","compact"]}},"required":["hook_event_name","session_id","transcript_path","cwd","source"]};
+const schema67 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/claude-session-start-input.schema.json",
+  "title": "ClaudeSessionStartInput",
+  "description":
+    "What Claude Code writes on a `SessionStart` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.",
+  "type": "object",
+  "properties": {
+    "hook_event_name": {
+      "description": "The harness's event name; must equal the hook command's --event.",
+      "type": "string",
+      "const": "SessionStart",
+    },
+    "session_id": {
+      "description": "Claude Code's session id; becomes CallbackRequest harness_session_id.",
+      "type": "string",
+    },
+    "transcript_path": {
+      "description":
+        "Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.",
+      "type": "string",
+    },
+    "cwd": { "description": "The working directory of the session.", "type": "string" },
+    "permission_mode": {
+      "description":
+        "Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.",
+      "type": "string",
+    },
+    "source": {
+      "description": "Why the session starts.",
+      "type": "string",
+      "enum": ["startup", "resume", "clear", "compact"],
+    },
+  },
+  "required": ["hook_event_name", "session_id", "transcript_path", "cwd", "source"],
+};
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-start-input.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate42.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate42(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-start-input.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate42.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.hook_event_name === undefined && (missing0 = "hook_event_name")) ||
+        (data.session_id === undefined && (missing0 = "session_id")) ||
+        (data.transcript_path === undefined && (missing0 = "transcript_path")) ||
+        (data.cwd === undefined && (missing0 = "cwd")) ||
+        (data.source === undefined && (missing0 = "source"))
+      ) {
+        validate42.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        if (data.hook_event_name !== undefined) {
+          let data0 = data.hook_event_name;
+          const _errs1 = errors;
+          if (typeof data0 !== "string") {
+            validate42.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string",
+              },
+            ];
+            return false;
+          }
+          if ("SessionStart" !== data0) {
+            validate42.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/const",
+                keyword: "const",
+                params: { allowedValue: "SessionStart" },
+                message: "must be equal to constant",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs1 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.session_id !== undefined) {
+            const _errs3 = errors;
+            if (typeof data.session_id !== "string") {
+              validate42.errors = [
+                {
+                  instancePath: instancePath + "/session_id",
+                  schemaPath: "#/properties/session_id/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                },
+              ];
+              return false;
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.transcript_path !== undefined) {
+              const _errs5 = errors;
+              if (typeof data.transcript_path !== "string") {
+                validate42.errors = [
+                  {
+                    instancePath: instancePath + "/transcript_path",
+                    schemaPath: "#/properties/transcript_path/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.cwd !== undefined) {
+                const _errs7 = errors;
+                if (typeof data.cwd !== "string") {
+                  validate42.errors = [
+                    {
+                      instancePath: instancePath + "/cwd",
+                      schemaPath: "#/properties/cwd/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.permission_mode !== undefined) {
+                  const _errs9 = errors;
+                  if (typeof data.permission_mode !== "string") {
+                    validate42.errors = [
+                      {
+                        instancePath: instancePath + "/permission_mode",
+                        schemaPath: "#/properties/permission_mode/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.source !== undefined) {
+                    let data5 = data.source;
+                    const _errs11 = errors;
+                    if (typeof data5 !== "string") {
+                      validate42.errors = [
+                        {
+                          instancePath: instancePath + "/source",
+                          schemaPath: "#/properties/source/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                    if (!(data5 === "startup" || data5 === "resume" || data5 === "clear" || data5 === "compact")) {
+                      validate42.errors = [
+                        {
+                          instancePath: instancePath + "/source",
+                          schemaPath: "#/properties/source/enum",
+                          keyword: "enum",
+                          params: { allowedValues: schema67.properties.source.enum },
+                          message: "must be equal to one of the allowed values",
+                        },
+                      ];
+                      return false;
+                    }
+                    var valid0 = _errs11 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate42.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate42.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.source === undefined) && (missing0 = "source"))){
-validate42.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.hook_event_name !== undefined){
-let data0 = data.hook_event_name;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("SessionStart" !== data0){
-validate42.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.session_id !== undefined){
-const _errs3 = errors;
-if(typeof data.session_id !== "string"){
-validate42.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript_path !== undefined){
-const _errs5 = errors;
-if(typeof data.transcript_path !== "string"){
-validate42.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cwd !== undefined){
-const _errs7 = errors;
-if(typeof data.cwd !== "string"){
-validate42.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.permission_mode !== undefined){
-const _errs9 = errors;
-if(typeof data.permission_mode !== "string"){
-validate42.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.source !== undefined){
-let data5 = data.source;
-const _errs11 = errors;
-if(typeof data5 !== "string"){
-validate42.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((data5 === "startup") || (data5 === "resume")) || (data5 === "clear")) || (data5 === "compact"))){
-validate42.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema67.properties.source.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate42.errors = vErrors;
-return errors === 0;
-}
-validate42.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"permission_mode":true,"source":true},"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {
+  "props": {
+    "hook_event_name": true,
+    "session_id": true,
+    "transcript_path": true,
+    "cwd": true,
+    "permission_mode": true,
+    "source": true,
+  },
+  "dynamicProps": false,
+  "dynamicItems": false,
+};
 
 export const validateClaudeSessionStartOutput = validate43;
-const schema68 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-session-start-output.schema.json","title":"ClaudeSessionStartOutput","description":"The JSON a Claude Code `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"hookSpecificOutput":{"title":"ClaudeSessionStartHookSpecificOutput","description":"The SessionStart-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `SessionStart`.","type":"string","const":"SessionStart"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"additionalProperties":false};
+const schema68 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/claude-session-start-output.schema.json",
+  "title": "ClaudeSessionStartOutput",
+  "description":
+    "The JSON a Claude Code `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.",
+  "type": "object",
+  "properties": {
+    "continue": {
+      "description":
+        "When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.",
+      "type": "boolean",
+    },
+    "stopReason": {
+      "description": "Message shown when `continue` is false. Never written by the renderer.",
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "systemMessage": {
+      "description":
+        'A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").',
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "hookSpecificOutput": {
+      "title": "ClaudeSessionStartHookSpecificOutput",
+      "description": "The SessionStart-specific member: the event name again and the context slot.",
+      "type": "object",
+      "properties": {
+        "hookEventName": {
+          "description": "Must equal the hook event, `SessionStart`.",
+          "type": "string",
+          "const": "SessionStart",
+        },
+        "additionalContext": {
+          "description":
+            'Context handed to the model: the renderer\'s `{"payloads": [...]}` envelope (spec/harness-hooks.md, "Context slot").',
+          "type": "string",
+          "maxLength": 16777216,
+        },
+      },
+      "required": ["hookEventName"],
+      "additionalProperties": false,
+    },
+  },
+  "additionalProperties": false,
+};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-start-output.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate43.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate43(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-session-start-output.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate43.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      const _errs1 = errors;
+      for (const key0 in data) {
+        if (
+          !(key0 === "continue" || key0 === "stopReason" || key0 === "systemMessage" || key0 === "hookSpecificOutput")
+        ) {
+          validate43.errors = [
+            {
+              instancePath,
+              schemaPath: "#/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key0 },
+              message: "must NOT have additional properties",
+            },
+          ];
+          return false;
+          break;
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.continue !== undefined) {
+          const _errs2 = errors;
+          if (typeof data.continue !== "boolean") {
+            validate43.errors = [
+              {
+                instancePath: instancePath + "/continue",
+                schemaPath: "#/properties/continue/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs2 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.stopReason !== undefined) {
+            let data1 = data.stopReason;
+            const _errs4 = errors;
+            if (errors === _errs4) {
+              if (typeof data1 === "string") {
+                if (data1.length > 65536 && func2(data1) > 65536) {
+                  validate43.errors = [
+                    {
+                      instancePath: instancePath + "/stopReason",
+                      schemaPath: "#/properties/stopReason/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 65536 },
+                      message: "must NOT have more than 65536 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate43.errors = [
+                  {
+                    instancePath: instancePath + "/stopReason",
+                    schemaPath: "#/properties/stopReason/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs4 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.systemMessage !== undefined) {
+              let data2 = data.systemMessage;
+              const _errs6 = errors;
+              if (errors === _errs6) {
+                if (typeof data2 === "string") {
+                  if (data2.length > 65536 && func2(data2) > 65536) {
+                    validate43.errors = [
+                      {
+                        instancePath: instancePath + "/systemMessage",
+                        schemaPath: "#/properties/systemMessage/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 65536 },
+                        message: "must NOT have more than 65536 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate43.errors = [
+                    {
+                      instancePath: instancePath + "/systemMessage",
+                      schemaPath: "#/properties/systemMessage/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs6 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.hookSpecificOutput !== undefined) {
+                let data3 = data.hookSpecificOutput;
+                const _errs8 = errors;
+                if (errors === _errs8) {
+                  if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                    let missing0;
+                    if (data3.hookEventName === undefined && (missing0 = "hookEventName")) {
+                      validate43.errors = [
+                        {
+                          instancePath: instancePath + "/hookSpecificOutput",
+                          schemaPath: "#/properties/hookSpecificOutput/required",
+                          keyword: "required",
+                          params: { missingProperty: missing0 },
+                          message: "must have required property '" + missing0 + "'",
+                        },
+                      ];
+                      return false;
+                    } else {
+                      const _errs10 = errors;
+                      for (const key1 in data3) {
+                        if (!(key1 === "hookEventName" || key1 === "additionalContext")) {
+                          validate43.errors = [
+                            {
+                              instancePath: instancePath + "/hookSpecificOutput",
+                              schemaPath: "#/properties/hookSpecificOutput/additionalProperties",
+                              keyword: "additionalProperties",
+                              params: { additionalProperty: key1 },
+                              message: "must NOT have additional properties",
+                            },
+                          ];
+                          return false;
+                          break;
+                        }
+                      }
+                      if (_errs10 === errors) {
+                        if (data3.hookEventName !== undefined) {
+                          let data4 = data3.hookEventName;
+                          const _errs11 = errors;
+                          if (typeof data4 !== "string") {
+                            validate43.errors = [
+                              {
+                                instancePath: instancePath + "/hookSpecificOutput/hookEventName",
+                                schemaPath: "#/properties/hookSpecificOutput/properties/hookEventName/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string",
+                              },
+                            ];
+                            return false;
+                          }
+                          if ("SessionStart" !== data4) {
+                            validate43.errors = [
+                              {
+                                instancePath: instancePath + "/hookSpecificOutput/hookEventName",
+                                schemaPath: "#/properties/hookSpecificOutput/properties/hookEventName/const",
+                                keyword: "const",
+                                params: { allowedValue: "SessionStart" },
+                                message: "must be equal to constant",
+                              },
+                            ];
+                            return false;
+                          }
+                          var valid1 = _errs11 === errors;
+                        } else {
+                          var valid1 = true;
+                        }
+                        if (valid1) {
+                          if (data3.additionalContext !== undefined) {
+                            let data5 = data3.additionalContext;
+                            const _errs13 = errors;
+                            if (errors === _errs13) {
+                              if (typeof data5 === "string") {
+                                if (data5.length > 16777216 && func2(data5) > 16777216) {
+                                  validate43.errors = [
+                                    {
+                                      instancePath: instancePath + "/hookSpecificOutput/additionalContext",
+                                      schemaPath:
+                                        "#/properties/hookSpecificOutput/properties/additionalContext/maxLength",
+                                      keyword: "maxLength",
+                                      params: { limit: 16777216 },
+                                      message: "must NOT have more than 16777216 characters",
+                                    },
+                                  ];
+                                  return false;
+                                }
+                              } else {
+                                validate43.errors = [
+                                  {
+                                    instancePath: instancePath + "/hookSpecificOutput/additionalContext",
+                                    schemaPath: "#/properties/hookSpecificOutput/properties/additionalContext/type",
+                                    keyword: "type",
+                                    params: { type: "string" },
+                                    message: "must be string",
+                                  },
+                                ];
+                                return false;
+                              }
+                            }
+                            var valid1 = _errs13 === errors;
+                          } else {
+                            var valid1 = true;
+                          }
+                        }
+                      }
+                    }
+                  } else {
+                    validate43.errors = [
+                      {
+                        instancePath: instancePath + "/hookSpecificOutput",
+                        schemaPath: "#/properties/hookSpecificOutput/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object",
+                      },
+                    ];
+                    return false;
+                  }
+                }
+                var valid0 = _errs8 === errors;
+              } else {
+                var valid0 = true;
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate43.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate43.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "hookSpecificOutput"))){
-validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate43.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate43.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate43.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate43.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate43.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.hookSpecificOutput !== undefined){
-let data3 = data.hookSpecificOutput;
-const _errs8 = errors;
-if(errors === _errs8){
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-let missing0;
-if((data3.hookEventName === undefined) && (missing0 = "hookEventName")){
-validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs10 = errors;
-for(const key1 in data3){
-if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
-validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs10 === errors){
-if(data3.hookEventName !== undefined){
-let data4 = data3.hookEventName;
-const _errs11 = errors;
-if(typeof data4 !== "string"){
-validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("SessionStart" !== data4){
-validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs11 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data3.additionalContext !== undefined){
-let data5 = data3.additionalContext;
-const _errs13 = errors;
-if(errors === _errs13){
-if(typeof data5 === "string"){
-if((data5.length > 16777216 && func2(data5) > 16777216)){
-validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
-return false;
-}
-}
-else {
-validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs13 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate43.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate43.errors = vErrors;
-return errors === 0;
-}
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateClaudeStopInput = validate44;
-const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-stop-input.schema.json","title":"ClaudeStopInput","description":"What Claude Code writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"Stop"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"stop_hook_active":{"description":"True when Claude Code is already continuing because a Stop hook blocked.","type":"boolean"},"last_assistant_message":{"description":"The model's last message of the turn, or null (passed bounded: metadata.last_assistant_message). Optional: Claude Code versions before it added the member leave it out.","type":["string","null"]}},"required":["hook_event_name","session_id","transcript_path","cwd","stop_hook_active"]};
+const schema69 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/claude-stop-input.schema.json",
+  "title": "ClaudeStopInput",
+  "description":
+    "What Claude Code writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.",
+  "type": "object",
+  "properties": {
+    "hook_event_name": {
+      "description": "The harness's event name; must equal the hook command's --event.",
+      "type": "string",
+      "const": "Stop",
+    },
+    "session_id": {
+      "description": "Claude Code's session id; becomes CallbackRequest harness_session_id.",
+      "type": "string",
+    },
+    "transcript_path": {
+      "description":
+        "Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.",
+      "type": "string",
+    },
+    "cwd": { "description": "The working directory of the session.", "type": "string" },
+    "permission_mode": {
+      "description":
+        "Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.",
+      "type": "string",
+    },
+    "stop_hook_active": {
+      "description": "True when Claude Code is already continuing because a Stop hook blocked.",
+      "type": "boolean",
+    },
+    "last_assistant_message": {
+      "description":
+        "The model's last message of the turn, or null (passed bounded: metadata.last_assistant_message). Optional: Claude Code versions before it added the member leave it out.",
+      "type": ["string", "null"],
+    },
+  },
+  "required": ["hook_event_name", "session_id", "transcript_path", "cwd", "stop_hook_active"],
+};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-stop-input.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate44.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate44(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-stop-input.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate44.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.hook_event_name === undefined && (missing0 = "hook_event_name")) ||
+        (data.session_id === undefined && (missing0 = "session_id")) ||
+        (data.transcript_path === undefined && (missing0 = "transcript_path")) ||
+        (data.cwd === undefined && (missing0 = "cwd")) ||
+        (data.stop_hook_active === undefined && (missing0 = "stop_hook_active"))
+      ) {
+        validate44.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        if (data.hook_event_name !== undefined) {
+          let data0 = data.hook_event_name;
+          const _errs1 = errors;
+          if (typeof data0 !== "string") {
+            validate44.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string",
+              },
+            ];
+            return false;
+          }
+          if ("Stop" !== data0) {
+            validate44.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/const",
+                keyword: "const",
+                params: { allowedValue: "Stop" },
+                message: "must be equal to constant",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs1 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.session_id !== undefined) {
+            const _errs3 = errors;
+            if (typeof data.session_id !== "string") {
+              validate44.errors = [
+                {
+                  instancePath: instancePath + "/session_id",
+                  schemaPath: "#/properties/session_id/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                },
+              ];
+              return false;
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.transcript_path !== undefined) {
+              const _errs5 = errors;
+              if (typeof data.transcript_path !== "string") {
+                validate44.errors = [
+                  {
+                    instancePath: instancePath + "/transcript_path",
+                    schemaPath: "#/properties/transcript_path/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.cwd !== undefined) {
+                const _errs7 = errors;
+                if (typeof data.cwd !== "string") {
+                  validate44.errors = [
+                    {
+                      instancePath: instancePath + "/cwd",
+                      schemaPath: "#/properties/cwd/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.permission_mode !== undefined) {
+                  const _errs9 = errors;
+                  if (typeof data.permission_mode !== "string") {
+                    validate44.errors = [
+                      {
+                        instancePath: instancePath + "/permission_mode",
+                        schemaPath: "#/properties/permission_mode/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.stop_hook_active !== undefined) {
+                    const _errs11 = errors;
+                    if (typeof data.stop_hook_active !== "boolean") {
+                      validate44.errors = [
+                        {
+                          instancePath: instancePath + "/stop_hook_active",
+                          schemaPath: "#/properties/stop_hook_active/type",
+                          keyword: "type",
+                          params: { type: "boolean" },
+                          message: "must be boolean",
+                        },
+                      ];
+                      return false;
+                    }
+                    var valid0 = _errs11 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.last_assistant_message !== undefined) {
+                      let data6 = data.last_assistant_message;
+                      const _errs13 = errors;
+                      if (typeof data6 !== "string" && data6 !== null) {
+                        validate44.errors = [
+                          {
+                            instancePath: instancePath + "/last_assistant_message",
+                            schemaPath: "#/properties/last_assistant_message/type",
+                            keyword: "type",
+                            params: { type: schema69.properties.last_assistant_message.type },
+                            message: "must be string,null",
+                          },
+                        ];
+                        return false;
+                      }
+                      var valid0 = _errs13 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate44.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate44.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.stop_hook_active === undefined) && (missing0 = "stop_hook_active"))){
-validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.hook_event_name !== undefined){
-let data0 = data.hook_event_name;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate44.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("Stop" !== data0){
-validate44.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "Stop"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.session_id !== undefined){
-const _errs3 = errors;
-if(typeof data.session_id !== "string"){
-validate44.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript_path !== undefined){
-const _errs5 = errors;
-if(typeof data.transcript_path !== "string"){
-validate44.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cwd !== undefined){
-const _errs7 = errors;
-if(typeof data.cwd !== "string"){
-validate44.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.permission_mode !== undefined){
-const _errs9 = errors;
-if(typeof data.permission_mode !== "string"){
-validate44.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stop_hook_active !== undefined){
-const _errs11 = errors;
-if(typeof data.stop_hook_active !== "boolean"){
-validate44.errors = [{instancePath:instancePath+"/stop_hook_active",schemaPath:"#/properties/stop_hook_active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.last_assistant_message !== undefined){
-let data6 = data.last_assistant_message;
-const _errs13 = errors;
-if((typeof data6 !== "string") && (data6 !== null)){
-validate44.errors = [{instancePath:instancePath+"/last_assistant_message",schemaPath:"#/properties/last_assistant_message/type",keyword:"type",params:{type: schema69.properties.last_assistant_message.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate44.errors = vErrors;
-return errors === 0;
-}
-validate44.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"permission_mode":true,"stop_hook_active":true,"last_assistant_message":true},"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {
+  "props": {
+    "hook_event_name": true,
+    "session_id": true,
+    "transcript_path": true,
+    "cwd": true,
+    "permission_mode": true,
+    "stop_hook_active": true,
+    "last_assistant_message": true,
+  },
+  "dynamicProps": false,
+  "dynamicItems": false,
+};
 
 export const validateClaudeStopOutput = validate45;
-const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-stop-output.schema.json","title":"ClaudeStopOutput","description":"The JSON a Claude Code `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: Claude Code does not stop; `reason` becomes its next instruction. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+const schema70 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/claude-stop-output.schema.json",
+  "title": "ClaudeStopOutput",
+  "description":
+    "The JSON a Claude Code `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). The event has no context slot. `decision`/`reason` carry a block directive.",
+  "type": "object",
+  "properties": {
+    "continue": {
+      "description":
+        "When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.",
+      "type": "boolean",
+    },
+    "stopReason": {
+      "description": "Message shown when `continue` is false. Never written by the renderer.",
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "systemMessage": {
+      "description":
+        'A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").',
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "decision": {
+      "description": "`block`: Claude Code does not stop; `reason` becomes its next instruction. Requires `reason`.",
+      "type": "string",
+      "enum": ["block"],
+    },
+    "reason": {
+      "description":
+        "Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).",
+      "type": "string",
+      "maxLength": 65536,
+      "pattern": "[^\t-\r    - \u2028\u2029  　]",
+    },
+  },
+  "dependentRequired": { "decision": ["reason"], "reason": ["decision"] },
+  "additionalProperties": false,
+};
 const pattern4 = new RegExp("[^\t-\r    - \u2028\u2029  　]", "u");
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-stop-output.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate45.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate45(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-stop-output.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate45.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      const _errs1 = errors;
+      for (const key0 in data) {
+        if (
+          !(
+            key0 === "continue" ||
+            key0 === "stopReason" ||
+            key0 === "systemMessage" ||
+            key0 === "decision" ||
+            key0 === "reason"
+          )
+        ) {
+          validate45.errors = [
+            {
+              instancePath,
+              schemaPath: "#/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key0 },
+              message: "must NOT have additional properties",
+            },
+          ];
+          return false;
+          break;
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.continue !== undefined) {
+          const _errs2 = errors;
+          if (typeof data.continue !== "boolean") {
+            validate45.errors = [
+              {
+                instancePath: instancePath + "/continue",
+                schemaPath: "#/properties/continue/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs2 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.stopReason !== undefined) {
+            let data1 = data.stopReason;
+            const _errs4 = errors;
+            if (errors === _errs4) {
+              if (typeof data1 === "string") {
+                if (data1.length > 65536 && func2(data1) > 65536) {
+                  validate45.errors = [
+                    {
+                      instancePath: instancePath + "/stopReason",
+                      schemaPath: "#/properties/stopReason/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 65536 },
+                      message: "must NOT have more than 65536 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate45.errors = [
+                  {
+                    instancePath: instancePath + "/stopReason",
+                    schemaPath: "#/properties/stopReason/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs4 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.systemMessage !== undefined) {
+              let data2 = data.systemMessage;
+              const _errs6 = errors;
+              if (errors === _errs6) {
+                if (typeof data2 === "string") {
+                  if (data2.length > 65536 && func2(data2) > 65536) {
+                    validate45.errors = [
+                      {
+                        instancePath: instancePath + "/systemMessage",
+                        schemaPath: "#/properties/systemMessage/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 65536 },
+                        message: "must NOT have more than 65536 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate45.errors = [
+                    {
+                      instancePath: instancePath + "/systemMessage",
+                      schemaPath: "#/properties/systemMessage/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs6 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.decision !== undefined) {
+                let data3 = data.decision;
+                const _errs8 = errors;
+                if (typeof data3 !== "string") {
+                  validate45.errors = [
+                    {
+                      instancePath: instancePath + "/decision",
+                      schemaPath: "#/properties/decision/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                if (!(data3 === "block")) {
+                  validate45.errors = [
+                    {
+                      instancePath: instancePath + "/decision",
+                      schemaPath: "#/properties/decision/enum",
+                      keyword: "enum",
+                      params: { allowedValues: schema70.properties.decision.enum },
+                      message: "must be equal to one of the allowed values",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs8 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.reason !== undefined) {
+                  let data4 = data.reason;
+                  const _errs10 = errors;
+                  if (errors === _errs10) {
+                    if (typeof data4 === "string") {
+                      if (data4.length > 65536 && func2(data4) > 65536) {
+                        validate45.errors = [
+                          {
+                            instancePath: instancePath + "/reason",
+                            schemaPath: "#/properties/reason/maxLength",
+                            keyword: "maxLength",
+                            params: { limit: 65536 },
+                            message: "must NOT have more than 65536 characters",
+                          },
+                        ];
+                        return false;
+                      } else {
+                        if (!pattern4.test(data4)) {
+                          validate45.errors = [
+                            {
+                              instancePath: instancePath + "/reason",
+                              schemaPath: "#/properties/reason/pattern",
+                              keyword: "pattern",
+                              params: { pattern: "[^\t-\r    - \u2028\u2029  　]" },
+                              message: 'must match pattern "' + "[^\t-\r    - \u2028\u2029  　]" + '"',
+                            },
+                          ];
+                          return false;
+                        }
+                      }
+                    } else {
+                      validate45.errors = [
+                        {
+                          instancePath: instancePath + "/reason",
+                          schemaPath: "#/properties/reason/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                  var valid0 = _errs10 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  let missing0;
+                  if (data.decision !== undefined && data.reason === undefined && (missing0 = "reason")) {
+                    validate45.errors = [
+                      {
+                        instancePath,
+                        schemaPath: "#/dependentRequired",
+                        keyword: "dependentRequired",
+                        params: { property: "decision", missingProperty: missing0, depsCount: 1, deps: "reason" },
+                        message: "must have property reason when property decision is present",
+                      },
+                    ];
+                    return false;
+                  } else {
+                    if (data.reason !== undefined && data.decision === undefined && (missing0 = "decision")) {
+                      validate45.errors = [
+                        {
+                          instancePath,
+                          schemaPath: "#/dependentRequired",
+                          keyword: "dependentRequired",
+                          params: { property: "reason", missingProperty: missing0, depsCount: 1, deps: "decision" },
+                          message: "must have property decision when property reason is present",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate45.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate45.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason"))){
-validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate45.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate45.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate45.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate45.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate45.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.decision !== undefined){
-let data3 = data.decision;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate45.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(data3 === "block")){
-validate45.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema70.properties.decision.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reason !== undefined){
-let data4 = data.reason;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if((data4.length > 65536 && func2(data4) > 65536)){
-validate45.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data4)){
-validate45.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
-return false;
-}
-}
-}
-else {
-validate45.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-let missing0;
-if(data.decision !== undefined && ((data.reason === undefined) && (missing0 = "reason"))){
-validate45.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
-    missingProperty: missing0,
-    depsCount: 1,
-    deps: "reason"},message:"must have property reason when property decision is present"}];
-return false;
-}
-else {
-if(data.reason !== undefined && ((data.decision === undefined) && (missing0 = "decision"))){
-validate45.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
-    missingProperty: missing0,
-    depsCount: 1,
-    deps: "decision"},message:"must have property decision when property reason is present"}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate45.errors = vErrors;
-return errors === 0;
-}
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateClaudeUserPromptSubmitInput = validate46;
-const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-input.schema.json","title":"ClaudeUserPromptSubmitInput","description":"What Claude Code writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"UserPromptSubmit"},"session_id":{"description":"Claude Code's session id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.","type":"string"},"cwd":{"description":"The working directory of the session.","type":"string"},"permission_mode":{"description":"Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.","type":"string"},"prompt":{"description":"The prompt the user submitted (passed to the client bounded: metadata.prompt).","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","prompt"]};
+const schema71 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-input.schema.json",
+  "title": "ClaudeUserPromptSubmitInput",
+  "description":
+    "What Claude Code writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Claude Code adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.",
+  "type": "object",
+  "properties": {
+    "hook_event_name": {
+      "description": "The harness's event name; must equal the hook command's --event.",
+      "type": "string",
+      "const": "UserPromptSubmit",
+    },
+    "session_id": {
+      "description": "Claude Code's session id; becomes CallbackRequest harness_session_id.",
+      "type": "string",
+    },
+    "transcript_path": {
+      "description":
+        "Path of the session transcript (JSON Lines); passed to the client as metadata.transcript_path, never read.",
+      "type": "string",
+    },
+    "cwd": { "description": "The working directory of the session.", "type": "string" },
+    "permission_mode": {
+      "description":
+        "Claude Code's permission mode (e.g. default, plan, acceptEdits, bypassPermissions); a string, since Claude Code adds modes.",
+      "type": "string",
+    },
+    "prompt": {
+      "description": "The prompt the user submitted (passed to the client bounded: metadata.prompt).",
+      "type": "string",
+    },
+  },
+  "required": ["hook_event_name", "session_id", "transcript_path", "cwd", "prompt"],
+};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-input.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate46.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate46(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-input.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate46.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.hook_event_name === undefined && (missing0 = "hook_event_name")) ||
+        (data.session_id === undefined && (missing0 = "session_id")) ||
+        (data.transcript_path === undefined && (missing0 = "transcript_path")) ||
+        (data.cwd === undefined && (missing0 = "cwd")) ||
+        (data.prompt === undefined && (missing0 = "prompt"))
+      ) {
+        validate46.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        if (data.hook_event_name !== undefined) {
+          let data0 = data.hook_event_name;
+          const _errs1 = errors;
+          if (typeof data0 !== "string") {
+            validate46.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string",
+              },
+            ];
+            return false;
+          }
+          if ("UserPromptSubmit" !== data0) {
+            validate46.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/const",
+                keyword: "const",
+                params: { allowedValue: "UserPromptSubmit" },
+                message: "must be equal to constant",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs1 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.session_id !== undefined) {
+            const _errs3 = errors;
+            if (typeof data.session_id !== "string") {
+              validate46.errors = [
+                {
+                  instancePath: instancePath + "/session_id",
+                  schemaPath: "#/properties/session_id/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                },
+              ];
+              return false;
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.transcript_path !== undefined) {
+              const _errs5 = errors;
+              if (typeof data.transcript_path !== "string") {
+                validate46.errors = [
+                  {
+                    instancePath: instancePath + "/transcript_path",
+                    schemaPath: "#/properties/transcript_path/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.cwd !== undefined) {
+                const _errs7 = errors;
+                if (typeof data.cwd !== "string") {
+                  validate46.errors = [
+                    {
+                      instancePath: instancePath + "/cwd",
+                      schemaPath: "#/properties/cwd/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.permission_mode !== undefined) {
+                  const _errs9 = errors;
+                  if (typeof data.permission_mode !== "string") {
+                    validate46.errors = [
+                      {
+                        instancePath: instancePath + "/permission_mode",
+                        schemaPath: "#/properties/permission_mode/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.prompt !== undefined) {
+                    const _errs11 = errors;
+                    if (typeof data.prompt !== "string") {
+                      validate46.errors = [
+                        {
+                          instancePath: instancePath + "/prompt",
+                          schemaPath: "#/properties/prompt/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                    var valid0 = _errs11 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate46.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate46.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate46.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.hook_event_name !== undefined){
-let data0 = data.hook_event_name;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate46.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("UserPromptSubmit" !== data0){
-validate46.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "UserPromptSubmit"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.session_id !== undefined){
-const _errs3 = errors;
-if(typeof data.session_id !== "string"){
-validate46.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript_path !== undefined){
-const _errs5 = errors;
-if(typeof data.transcript_path !== "string"){
-validate46.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cwd !== undefined){
-const _errs7 = errors;
-if(typeof data.cwd !== "string"){
-validate46.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.permission_mode !== undefined){
-const _errs9 = errors;
-if(typeof data.permission_mode !== "string"){
-validate46.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.prompt !== undefined){
-const _errs11 = errors;
-if(typeof data.prompt !== "string"){
-validate46.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate46.errors = vErrors;
-return errors === 0;
-}
-validate46.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"permission_mode":true,"prompt":true},"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {
+  "props": {
+    "hook_event_name": true,
+    "session_id": true,
+    "transcript_path": true,
+    "cwd": true,
+    "permission_mode": true,
+    "prompt": true,
+  },
+  "dynamicProps": false,
+  "dynamicItems": false,
+};
 
 export const validateClaudeUserPromptSubmitOutput = validate47;
-const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-output.schema.json","title":"ClaudeUserPromptSubmitOutput","description":"The JSON a Claude Code `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: the prompt is not submitted; `reason` is shown to the user. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"},"hookSpecificOutput":{"title":"ClaudeUserPromptSubmitHookSpecificOutput","description":"The UserPromptSubmit-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `UserPromptSubmit`.","type":"string","const":"UserPromptSubmit"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+const schema72 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-output.schema.json",
+  "title": "ClaudeUserPromptSubmitOutput",
+  "description":
+    "The JSON a Claude Code `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.",
+  "type": "object",
+  "properties": {
+    "continue": {
+      "description":
+        "When false, Claude Code stops after the hook (this wins over any decision). Default true. Never written by the renderer.",
+      "type": "boolean",
+    },
+    "stopReason": {
+      "description": "Message shown when `continue` is false. Never written by the renderer.",
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "systemMessage": {
+      "description":
+        'A message Claude Code shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").',
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "decision": {
+      "description": "`block`: the prompt is not submitted; `reason` is shown to the user. Requires `reason`.",
+      "type": "string",
+      "enum": ["block"],
+    },
+    "reason": {
+      "description":
+        "Why; Claude Code hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).",
+      "type": "string",
+      "maxLength": 65536,
+      "pattern": "[^\t-\r    - \u2028\u2029  　]",
+    },
+    "hookSpecificOutput": {
+      "title": "ClaudeUserPromptSubmitHookSpecificOutput",
+      "description": "The UserPromptSubmit-specific member: the event name again and the context slot.",
+      "type": "object",
+      "properties": {
+        "hookEventName": {
+          "description": "Must equal the hook event, `UserPromptSubmit`.",
+          "type": "string",
+          "const": "UserPromptSubmit",
+        },
+        "additionalContext": {
+          "description":
+            'Context handed to the model: the renderer\'s `{"payloads": [...]}` envelope (spec/harness-hooks.md, "Context slot").',
+          "type": "string",
+          "maxLength": 16777216,
+        },
+      },
+      "required": ["hookEventName"],
+      "additionalProperties": false,
+    },
+  },
+  "dependentRequired": { "decision": ["reason"], "reason": ["decision"] },
+  "additionalProperties": false,
+};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-output.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate47.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason")) || (key0 === "hookSpecificOutput"))){
-validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate47.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate47.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate47.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate47.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate47.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.decision !== undefined){
-let data3 = data.decision;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate47.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(data3 === "block")){
-validate47.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema72.properties.decision.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reason !== undefined){
-let data4 = data.reason;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if((data4.length > 65536 && func2(data4) > 65536)){
-validate47.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data4)){
-validate47.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
-return false;
-}
-}
-}
-else {
-validate47.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.hookSpecificOutput !== undefined){
-let data5 = data.hookSpecificOutput;
-const _errs12 = errors;
-if(errors === _errs12){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-let missing0;
-if((data5.hookEventName === undefined) && (missing0 = "hookEventName")){
-validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs14 = errors;
-for(const key1 in data5){
-if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
-validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs14 === errors){
-if(data5.hookEventName !== undefined){
-let data6 = data5.hookEventName;
-const _errs15 = errors;
-if(typeof data6 !== "string"){
-validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("UserPromptSubmit" !== data6){
-validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "UserPromptSubmit"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs15 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data5.additionalContext !== undefined){
-let data7 = data5.additionalContext;
-const _errs17 = errors;
-if(errors === _errs17){
-if(typeof data7 === "string"){
-if((data7.length > 16777216 && func2(data7) > 16777216)){
-validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
-return false;
-}
-}
-else {
-validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs17 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate47.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-let missing1;
-if(data.decision !== undefined && ((data.reason === undefined) && (missing1 = "reason"))){
-validate47.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
-    missingProperty: missing1,
-    depsCount: 1,
-    deps: "reason"},message:"must have property reason when property decision is present"}];
-return false;
-}
-else {
-if(data.reason !== undefined && ((data.decision === undefined) && (missing1 = "decision"))){
-validate47.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
-    missingProperty: missing1,
-    depsCount: 1,
-    deps: "decision"},message:"must have property decision when property reason is present"}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate47.errors = vErrors;
-return errors === 0;
-}
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+function validate47(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/claude-user-prompt-submit-output.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate47.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      const _errs1 = errors;
+      for (const key0 in data) {
+        if (
+          !(
+            key0 === "continue" ||
+            key0 === "stopReason" ||
+            key0 === "systemMessage" ||
+            key0 === "decision" ||
+            key0 === "reason" ||
+            key0 === "hookSpecificOutput"
+          )
+        ) {
+          validate47.errors = [
+            {
+              instancePath,
+              schemaPath: "#/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key0 },
+              message: "must NOT have additional properties",
+            },
+          ];
+          return false;
+          break;
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.continue !== undefined) {
+          const _errs2 = errors;
+          if (typeof data.continue !== "boolean") {
+            validate47.errors = [
+              {
+                instancePath: instancePath + "/continue",
+                schemaPath: "#/properties/continue/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs2 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.stopReason !== undefined) {
+            let data1 = data.stopReason;
+            const _errs4 = errors;
+            if (errors === _errs4) {
+              if (typeof data1 === "string") {
+                if (data1.length > 65536 && func2(data1) > 65536) {
+                  validate47.errors = [
+                    {
+                      instancePath: instancePath + "/stopReason",
+                      schemaPath: "#/properties/stopReason/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 65536 },
+                      message: "must NOT have more than 65536 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate47.errors = [
+                  {
+                    instancePath: instancePath + "/stopReason",
+                    schemaPath: "#/properties/stopReason/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs4 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.systemMessage !== undefined) {
+              let data2 = data.systemMessage;
+              const _errs6 = errors;
+              if (errors === _errs6) {
+                if (typeof data2 === "string") {
+                  if (data2.length > 65536 && func2(data2) > 65536) {
+                    validate47.errors = [
+                      {
+                        instancePath: instancePath + "/systemMessage",
+                        schemaPath: "#/properties/systemMessage/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 65536 },
+                        message: "must NOT have more than 65536 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate47.errors = [
+                    {
+                      instancePath: instancePath + "/systemMessage",
+                      schemaPath: "#/properties/systemMessage/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs6 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.decision !== undefined) {
+                let data3 = data.decision;
+                const _errs8 = errors;
+                if (typeof data3 !== "string") {
+                  validate47.errors = [
+                    {
+                      instancePath: instancePath + "/decision",
+                      schemaPath: "#/properties/decision/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                if (!(data3 === "block")) {
+                  validate47.errors = [
+                    {
+                      instancePath: instancePath + "/decision",
+                      schemaPath: "#/properties/decision/enum",
+                      keyword: "enum",
+                      params: { allowedValues: schema72.properties.decision.enum },
+                      message: "must be equal to one of the allowed values",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs8 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.reason !== undefined) {
+                  let data4 = data.reason;
+                  const _errs10 = errors;
+                  if (errors === _errs10) {
+                    if (typeof data4 === "string") {
+                      if (data4.length > 65536 && func2(data4) > 65536) {
+                        validate47.errors = [
+                          {
+                            instancePath: instancePath + "/reason",
+                            schemaPath: "#/properties/reason/maxLength",
+                            keyword: "maxLength",
+                            params: { limit: 65536 },
+                            message: "must NOT have more than 65536 characters",
+                          },
+                        ];
+                        return false;
+                      } else {
+                        if (!pattern4.test(data4)) {
+                          validate47.errors = [
+                            {
+                              instancePath: instancePath + "/reason",
+                              schemaPath: "#/properties/reason/pattern",
+                              keyword: "pattern",
+                              params: { pattern: "[^\t-\r    - \u2028\u2029  　]" },
+                              message: 'must match pattern "' + "[^\t-\r    - \u2028\u2029  　]" + '"',
+                            },
+                          ];
+                          return false;
+                        }
+                      }
+                    } else {
+                      validate47.errors = [
+                        {
+                          instancePath: instancePath + "/reason",
+                          schemaPath: "#/properties/reason/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                  var valid0 = _errs10 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.hookSpecificOutput !== undefined) {
+                    let data5 = data.hookSpecificOutput;
+                    const _errs12 = errors;
+                    if (errors === _errs12) {
+                      if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+                        let missing0;
+                        if (data5.hookEventName === undefined && (missing0 = "hookEventName")) {
+                          validate47.errors = [
+                            {
+                              instancePath: instancePath + "/hookSpecificOutput",
+                              schemaPath: "#/properties/hookSpecificOutput/required",
+                              keyword: "required",
+                              params: { missingProperty: missing0 },
+                              message: "must have required property '" + missing0 + "'",
+                            },
+                          ];
+                          return false;
+                        } else {
+                          const _errs14 = errors;
+                          for (const key1 in data5) {
+                            if (!(key1 === "hookEventName" || key1 === "additionalContext")) {
+                              validate47.errors = [
+                                {
+                                  instancePath: instancePath + "/hookSpecificOutput",
+                                  schemaPath: "#/properties/hookSpecificOutput/additionalProperties",
+                                  keyword: "additionalProperties",
+                                  params: { additionalProperty: key1 },
+                                  message: "must NOT have additional properties",
+                                },
+                              ];
+                              return false;
+                              break;
+                            }
+                          }
+                          if (_errs14 === errors) {
+                            if (data5.hookEventName !== undefined) {
+                              let data6 = data5.hookEventName;
+                              const _errs15 = errors;
+                              if (typeof data6 !== "string") {
+                                validate47.errors = [
+                                  {
+                                    instancePath: instancePath + "/hookSpecificOutput/hookEventName",
+                                    schemaPath: "#/properties/hookSpecificOutput/properties/hookEventName/type",
+                                    keyword: "type",
+                                    params: { type: "string" },
+                                    message: "must be string",
+                                  },
+                                ];
+                                return false;
+                              }
+                              if ("UserPromptSubmit" !== data6) {
+                                validate47.errors = [
+                                  {
+                                    instancePath: instancePath + "/hookSpecificOutput/hookEventName",
+                                    schemaPath: "#/properties/hookSpecificOutput/properties/hookEventName/const",
+                                    keyword: "const",
+                                    params: { allowedValue: "UserPromptSubmit" },
+                                    message: "must be equal to constant",
+                                  },
+                                ];
+                                return false;
+                              }
+                              var valid1 = _errs15 === errors;
+                            } else {
+                              var valid1 = true;
+                            }
+                            if (valid1) {
+                              if (data5.additionalContext !== undefined) {
+                                let data7 = data5.additionalContext;
+                                const _errs17 = errors;
+                                if (errors === _errs17) {
+                                  if (typeof data7 === "string") {
+                                    if (data7.length > 16777216 && func2(data7) > 16777216) {
+                                      validate47.errors = [
+                                        {
+                                          instancePath: instancePath + "/hookSpecificOutput/additionalContext",
+                                          schemaPath:
+                                            "#/properties/hookSpecificOutput/properties/additionalContext/maxLength",
+                                          keyword: "maxLength",
+                                          params: { limit: 16777216 },
+                                          message: "must NOT have more than 16777216 characters",
+                                        },
+                                      ];
+                                      return false;
+                                    }
+                                  } else {
+                                    validate47.errors = [
+                                      {
+                                        instancePath: instancePath + "/hookSpecificOutput/additionalContext",
+                                        schemaPath: "#/properties/hookSpecificOutput/properties/additionalContext/type",
+                                        keyword: "type",
+                                        params: { type: "string" },
+                                        message: "must be string",
+                                      },
+                                    ];
+                                    return false;
+                                  }
+                                }
+                                var valid1 = _errs17 === errors;
+                              } else {
+                                var valid1 = true;
+                              }
+                            }
+                          }
+                        }
+                      } else {
+                        validate47.errors = [
+                          {
+                            instancePath: instancePath + "/hookSpecificOutput",
+                            schemaPath: "#/properties/hookSpecificOutput/type",
+                            keyword: "type",
+                            params: { type: "object" },
+                            message: "must be object",
+                          },
+                        ];
+                        return false;
+                      }
+                    }
+                    var valid0 = _errs12 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    let missing1;
+                    if (data.decision !== undefined && data.reason === undefined && (missing1 = "reason")) {
+                      validate47.errors = [
+                        {
+                          instancePath,
+                          schemaPath: "#/dependentRequired",
+                          keyword: "dependentRequired",
+                          params: { property: "decision", missingProperty: missing1, depsCount: 1, deps: "reason" },
+                          message: "must have property reason when property decision is present",
+                        },
+                      ];
+                      return false;
+                    } else {
+                      if (data.reason !== undefined && data.decision === undefined && (missing1 = "decision")) {
+                        validate47.errors = [
+                          {
+                            instancePath,
+                            schemaPath: "#/dependentRequired",
+                            keyword: "dependentRequired",
+                            params: { property: "reason", missingProperty: missing1, depsCount: 1, deps: "decision" },
+                            message: "must have property decision when property reason is present",
+                          },
+                        ];
+                        return false;
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate47.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate47.errors = vErrors;
+  return errors === 0;
+}
+validate47.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateCodexPostCompactInput = validate48;
-const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-input.schema.json","title":"CodexPostCompactInput","description":"What Codex writes on a `PostCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"PostCompact"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"trigger":{"description":"manual or auto.","type":"string","enum":["manual","auto"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","turn_id","trigger"]};
+const schema73 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-input.schema.json",
+  "title": "CodexPostCompactInput",
+  "description":
+    "What Codex writes on a `PostCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.",
+  "type": "object",
+  "properties": {
+    "hook_event_name": {
+      "description": "The harness's event name; must equal the hook command's --event.",
+      "type": "string",
+      "const": "PostCompact",
+    },
+    "session_id": {
+      "description": "Codex's session (thread) id; becomes CallbackRequest harness_session_id.",
+      "type": "string",
+    },
+    "transcript_path": {
+      "description": "Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.",
+      "type": ["string", "null"],
+    },
+    "cwd": { "description": "The working directory of the session.", "type": "string" },
+    "model": { "description": "The model slug, e.g. gpt-5.5.", "type": "string" },
+    "turn_id": {
+      "description":
+        "Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).",
+      "type": "string",
+    },
+    "trigger": { "description": "manual or auto.", "type": "string", "enum": ["manual", "auto"] },
+  },
+  "required": ["hook_event_name", "session_id", "transcript_path", "cwd", "model", "turn_id", "trigger"],
+};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-input.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate48.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate48(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-input.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate48.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.hook_event_name === undefined && (missing0 = "hook_event_name")) ||
+        (data.session_id === undefined && (missing0 = "session_id")) ||
+        (data.transcript_path === undefined && (missing0 = "transcript_path")) ||
+        (data.cwd === undefined && (missing0 = "cwd")) ||
+        (data.model === undefined && (missing0 = "model")) ||
+        (data.turn_id === undefined && (missing0 = "turn_id")) ||
+        (data.trigger === undefined && (missing0 = "trigger"))
+      ) {
+        validate48.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        if (data.hook_event_name !== undefined) {
+          let data0 = data.hook_event_name;
+          const _errs1 = errors;
+          if (typeof data0 !== "string") {
+            validate48.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string",
+              },
+            ];
+            return false;
+          }
+          if ("PostCompact" !== data0) {
+            validate48.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/const",
+                keyword: "const",
+                params: { allowedValue: "PostCompact" },
+                message: "must be equal to constant",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs1 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.session_id !== undefined) {
+            const _errs3 = errors;
+            if (typeof data.session_id !== "string") {
+              validate48.errors = [
+                {
+                  instancePath: instancePath + "/session_id",
+                  schemaPath: "#/properties/session_id/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                },
+              ];
+              return false;
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.transcript_path !== undefined) {
+              let data2 = data.transcript_path;
+              const _errs5 = errors;
+              if (typeof data2 !== "string" && data2 !== null) {
+                validate48.errors = [
+                  {
+                    instancePath: instancePath + "/transcript_path",
+                    schemaPath: "#/properties/transcript_path/type",
+                    keyword: "type",
+                    params: { type: schema73.properties.transcript_path.type },
+                    message: "must be string,null",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.cwd !== undefined) {
+                const _errs7 = errors;
+                if (typeof data.cwd !== "string") {
+                  validate48.errors = [
+                    {
+                      instancePath: instancePath + "/cwd",
+                      schemaPath: "#/properties/cwd/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.model !== undefined) {
+                  const _errs9 = errors;
+                  if (typeof data.model !== "string") {
+                    validate48.errors = [
+                      {
+                        instancePath: instancePath + "/model",
+                        schemaPath: "#/properties/model/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.turn_id !== undefined) {
+                    const _errs11 = errors;
+                    if (typeof data.turn_id !== "string") {
+                      validate48.errors = [
+                        {
+                          instancePath: instancePath + "/turn_id",
+                          schemaPath: "#/properties/turn_id/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                    var valid0 = _errs11 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.trigger !== undefined) {
+                      let data6 = data.trigger;
+                      const _errs13 = errors;
+                      if (typeof data6 !== "string") {
+                        validate48.errors = [
+                          {
+                            instancePath: instancePath + "/trigger",
+                            schemaPath: "#/properties/trigger/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string",
+                          },
+                        ];
+                        return false;
+                      }
+                      if (!(data6 === "manual" || data6 === "auto")) {
+                        validate48.errors = [
+                          {
+                            instancePath: instancePath + "/trigger",
+                            schemaPath: "#/properties/trigger/enum",
+                            keyword: "enum",
+                            params: { allowedValues: schema73.properties.trigger.enum },
+                            message: "must be equal to one of the allowed values",
+                          },
+                        ];
+                        return false;
+                      }
+                      var valid0 = _errs13 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate48.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate48.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.turn_id === undefined) && (missing0 = "turn_id"))) || ((data.trigger === undefined) && (missing0 = "trigger"))){
-validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.hook_event_name !== undefined){
-let data0 = data.hook_event_name;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate48.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("PostCompact" !== data0){
-validate48.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "PostCompact"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.session_id !== undefined){
-const _errs3 = errors;
-if(typeof data.session_id !== "string"){
-validate48.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript_path !== undefined){
-let data2 = data.transcript_path;
-const _errs5 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate48.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema73.properties.transcript_path.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cwd !== undefined){
-const _errs7 = errors;
-if(typeof data.cwd !== "string"){
-validate48.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.model !== undefined){
-const _errs9 = errors;
-if(typeof data.model !== "string"){
-validate48.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turn_id !== undefined){
-const _errs11 = errors;
-if(typeof data.turn_id !== "string"){
-validate48.errors = [{instancePath:instancePath+"/turn_id",schemaPath:"#/properties/turn_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.trigger !== undefined){
-let data6 = data.trigger;
-const _errs13 = errors;
-if(typeof data6 !== "string"){
-validate48.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data6 === "manual") || (data6 === "auto"))){
-validate48.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema73.properties.trigger.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate48.errors = vErrors;
-return errors === 0;
-}
-validate48.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"model":true,"turn_id":true,"trigger":true},"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {
+  "props": {
+    "hook_event_name": true,
+    "session_id": true,
+    "transcript_path": true,
+    "cwd": true,
+    "model": true,
+    "turn_id": true,
+    "trigger": true,
+  },
+  "dynamicProps": false,
+  "dynamicItems": false,
+};
 
 export const validateCodexPostCompactOutput = validate49;
-const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-output.schema.json","title":"CodexPostCompactOutput","description":"The JSON a Codex `PostCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+const schema74 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-output.schema.json",
+  "title": "CodexPostCompactOutput",
+  "description":
+    "The JSON a Codex `PostCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.",
+  "type": "object",
+  "properties": {
+    "continue": {
+      "description":
+        "When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.",
+      "type": "boolean",
+    },
+    "stopReason": {
+      "description": "Message shown when `continue` is false. Never written by the renderer.",
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "systemMessage": {
+      "description":
+        'A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").',
+      "type": "string",
+      "maxLength": 65536,
+    },
+  },
+  "additionalProperties": false,
+};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-output.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate49.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate49(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-post-compact-output.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate49.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      const _errs1 = errors;
+      for (const key0 in data) {
+        if (!(key0 === "continue" || key0 === "stopReason" || key0 === "systemMessage")) {
+          validate49.errors = [
+            {
+              instancePath,
+              schemaPath: "#/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key0 },
+              message: "must NOT have additional properties",
+            },
+          ];
+          return false;
+          break;
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.continue !== undefined) {
+          const _errs2 = errors;
+          if (typeof data.continue !== "boolean") {
+            validate49.errors = [
+              {
+                instancePath: instancePath + "/continue",
+                schemaPath: "#/properties/continue/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs2 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.stopReason !== undefined) {
+            let data1 = data.stopReason;
+            const _errs4 = errors;
+            if (errors === _errs4) {
+              if (typeof data1 === "string") {
+                if (data1.length > 65536 && func2(data1) > 65536) {
+                  validate49.errors = [
+                    {
+                      instancePath: instancePath + "/stopReason",
+                      schemaPath: "#/properties/stopReason/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 65536 },
+                      message: "must NOT have more than 65536 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate49.errors = [
+                  {
+                    instancePath: instancePath + "/stopReason",
+                    schemaPath: "#/properties/stopReason/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs4 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.systemMessage !== undefined) {
+              let data2 = data.systemMessage;
+              const _errs6 = errors;
+              if (errors === _errs6) {
+                if (typeof data2 === "string") {
+                  if (data2.length > 65536 && func2(data2) > 65536) {
+                    validate49.errors = [
+                      {
+                        instancePath: instancePath + "/systemMessage",
+                        schemaPath: "#/properties/systemMessage/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 65536 },
+                        message: "must NOT have more than 65536 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate49.errors = [
+                    {
+                      instancePath: instancePath + "/systemMessage",
+                      schemaPath: "#/properties/systemMessage/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs6 === errors;
+            } else {
+              var valid0 = true;
+            }
+          }
+        }
+      }
+    } else {
+      validate49.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate49.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
-validate49.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate49.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate49.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate49.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate49.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate49.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate49.errors = vErrors;
-return errors === 0;
-}
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateCodexPreCompactInput = validate50;
-const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-input.schema.json","title":"CodexPreCompactInput","description":"What Codex writes on a `PreCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"PreCompact"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"trigger":{"description":"manual or auto.","type":"string","enum":["manual","auto"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","turn_id","trigger"]};
+const schema75 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-input.schema.json",
+  "title": "CodexPreCompactInput",
+  "description":
+    "What Codex writes on a `PreCompact` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.",
+  "type": "object",
+  "properties": {
+    "hook_event_name": {
+      "description": "The harness's event name; must equal the hook command's --event.",
+      "type": "string",
+      "const": "PreCompact",
+    },
+    "session_id": {
+      "description": "Codex's session (thread) id; becomes CallbackRequest harness_session_id.",
+      "type": "string",
+    },
+    "transcript_path": {
+      "description": "Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.",
+      "type": ["string", "null"],
+    },
+    "cwd": { "description": "The working directory of the session.", "type": "string" },
+    "model": { "description": "The model slug, e.g. gpt-5.5.", "type": "string" },
+    "turn_id": {
+      "description":
+        "Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).",
+      "type": "string",
+    },
+    "trigger": { "description": "manual or auto.", "type": "string", "enum": ["manual", "auto"] },
+  },
+  "required": ["hook_event_name", "session_id", "transcript_path", "cwd", "model", "turn_id", "trigger"],
+};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-input.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate50.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate50(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-input.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate50.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.hook_event_name === undefined && (missing0 = "hook_event_name")) ||
+        (data.session_id === undefined && (missing0 = "session_id")) ||
+        (data.transcript_path === undefined && (missing0 = "transcript_path")) ||
+        (data.cwd === undefined && (missing0 = "cwd")) ||
+        (data.model === undefined && (missing0 = "model")) ||
+        (data.turn_id === undefined && (missing0 = "turn_id")) ||
+        (data.trigger === undefined && (missing0 = "trigger"))
+      ) {
+        validate50.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        if (data.hook_event_name !== undefined) {
+          let data0 = data.hook_event_name;
+          const _errs1 = errors;
+          if (typeof data0 !== "string") {
+            validate50.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string",
+              },
+            ];
+            return false;
+          }
+          if ("PreCompact" !== data0) {
+            validate50.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/const",
+                keyword: "const",
+                params: { allowedValue: "PreCompact" },
+                message: "must be equal to constant",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs1 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.session_id !== undefined) {
+            const _errs3 = errors;
+            if (typeof data.session_id !== "string") {
+              validate50.errors = [
+                {
+                  instancePath: instancePath + "/session_id",
+                  schemaPath: "#/properties/session_id/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                },
+              ];
+              return false;
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.transcript_path !== undefined) {
+              let data2 = data.transcript_path;
+              const _errs5 = errors;
+              if (typeof data2 !== "string" && data2 !== null) {
+                validate50.errors = [
+                  {
+                    instancePath: instancePath + "/transcript_path",
+                    schemaPath: "#/properties/transcript_path/type",
+                    keyword: "type",
+                    params: { type: schema75.properties.transcript_path.type },
+                    message: "must be string,null",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.cwd !== undefined) {
+                const _errs7 = errors;
+                if (typeof data.cwd !== "string") {
+                  validate50.errors = [
+                    {
+                      instancePath: instancePath + "/cwd",
+                      schemaPath: "#/properties/cwd/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.model !== undefined) {
+                  const _errs9 = errors;
+                  if (typeof data.model !== "string") {
+                    validate50.errors = [
+                      {
+                        instancePath: instancePath + "/model",
+                        schemaPath: "#/properties/model/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.turn_id !== undefined) {
+                    const _errs11 = errors;
+                    if (typeof data.turn_id !== "string") {
+                      validate50.errors = [
+                        {
+                          instancePath: instancePath + "/turn_id",
+                          schemaPath: "#/properties/turn_id/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                    var valid0 = _errs11 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.trigger !== undefined) {
+                      let data6 = data.trigger;
+                      const _errs13 = errors;
+                      if (typeof data6 !== "string") {
+                        validate50.errors = [
+                          {
+                            instancePath: instancePath + "/trigger",
+                            schemaPath: "#/properties/trigger/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string",
+                          },
+                        ];
+                        return false;
+                      }
+                      if (!(data6 === "manual" || data6 === "auto")) {
+                        validate50.errors = [
+                          {
+                            instancePath: instancePath + "/trigger",
+                            schemaPath: "#/properties/trigger/enum",
+                            keyword: "enum",
+                            params: { allowedValues: schema75.properties.trigger.enum },
+                            message: "must be equal to one of the allowed values",
+                          },
+                        ];
+                        return false;
+                      }
+                      var valid0 = _errs13 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate50.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate50.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.turn_id === undefined) && (missing0 = "turn_id"))) || ((data.trigger === undefined) && (missing0 = "trigger"))){
-validate50.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.hook_event_name !== undefined){
-let data0 = data.hook_event_name;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate50.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("PreCompact" !== data0){
-validate50.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "PreCompact"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.session_id !== undefined){
-const _errs3 = errors;
-if(typeof data.session_id !== "string"){
-validate50.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript_path !== undefined){
-let data2 = data.transcript_path;
-const _errs5 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate50.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema75.properties.transcript_path.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cwd !== undefined){
-const _errs7 = errors;
-if(typeof data.cwd !== "string"){
-validate50.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.model !== undefined){
-const _errs9 = errors;
-if(typeof data.model !== "string"){
-validate50.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turn_id !== undefined){
-const _errs11 = errors;
-if(typeof data.turn_id !== "string"){
-validate50.errors = [{instancePath:instancePath+"/turn_id",schemaPath:"#/properties/turn_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.trigger !== undefined){
-let data6 = data.trigger;
-const _errs13 = errors;
-if(typeof data6 !== "string"){
-validate50.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data6 === "manual") || (data6 === "auto"))){
-validate50.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema75.properties.trigger.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate50.errors = vErrors;
-return errors === 0;
-}
-validate50.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"model":true,"turn_id":true,"trigger":true},"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {
+  "props": {
+    "hook_event_name": true,
+    "session_id": true,
+    "transcript_path": true,
+    "cwd": true,
+    "model": true,
+    "turn_id": true,
+    "trigger": true,
+  },
+  "dynamicProps": false,
+  "dynamicItems": false,
+};
 
 export const validateCodexPreCompactOutput = validate51;
-const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-output.schema.json","title":"CodexPreCompactOutput","description":"The JSON a Codex `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536}},"additionalProperties":false};
+const schema76 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-output.schema.json",
+  "title": "CodexPreCompactOutput",
+  "description":
+    "The JSON a Codex `PreCompact` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. The event carries no decision.",
+  "type": "object",
+  "properties": {
+    "continue": {
+      "description":
+        "When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.",
+      "type": "boolean",
+    },
+    "stopReason": {
+      "description": "Message shown when `continue` is false. Never written by the renderer.",
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "systemMessage": {
+      "description":
+        'A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").',
+      "type": "string",
+      "maxLength": 65536,
+    },
+  },
+  "additionalProperties": false,
+};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-output.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate51.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate51(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-pre-compact-output.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate51.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      const _errs1 = errors;
+      for (const key0 in data) {
+        if (!(key0 === "continue" || key0 === "stopReason" || key0 === "systemMessage")) {
+          validate51.errors = [
+            {
+              instancePath,
+              schemaPath: "#/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key0 },
+              message: "must NOT have additional properties",
+            },
+          ];
+          return false;
+          break;
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.continue !== undefined) {
+          const _errs2 = errors;
+          if (typeof data.continue !== "boolean") {
+            validate51.errors = [
+              {
+                instancePath: instancePath + "/continue",
+                schemaPath: "#/properties/continue/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs2 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.stopReason !== undefined) {
+            let data1 = data.stopReason;
+            const _errs4 = errors;
+            if (errors === _errs4) {
+              if (typeof data1 === "string") {
+                if (data1.length > 65536 && func2(data1) > 65536) {
+                  validate51.errors = [
+                    {
+                      instancePath: instancePath + "/stopReason",
+                      schemaPath: "#/properties/stopReason/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 65536 },
+                      message: "must NOT have more than 65536 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate51.errors = [
+                  {
+                    instancePath: instancePath + "/stopReason",
+                    schemaPath: "#/properties/stopReason/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs4 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.systemMessage !== undefined) {
+              let data2 = data.systemMessage;
+              const _errs6 = errors;
+              if (errors === _errs6) {
+                if (typeof data2 === "string") {
+                  if (data2.length > 65536 && func2(data2) > 65536) {
+                    validate51.errors = [
+                      {
+                        instancePath: instancePath + "/systemMessage",
+                        schemaPath: "#/properties/systemMessage/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 65536 },
+                        message: "must NOT have more than 65536 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate51.errors = [
+                    {
+                      instancePath: instancePath + "/systemMessage",
+                      schemaPath: "#/properties/systemMessage/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs6 === errors;
+            } else {
+              var valid0 = true;
+            }
+          }
+        }
+      }
+    } else {
+      validate51.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate51.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage"))){
-validate51.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate51.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate51.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate51.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate51.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate51.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate51.errors = vErrors;
-return errors === 0;
-}
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateCodexSessionStartInput = validate52;
-const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-session-start-input.schema.json","title":"CodexSessionStartInput","description":"What Codex writes on a `SessionStart` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"SessionStart"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"permission_mode":{"description":"Codex's permission mode (its own input schema's enum).","type":"string","enum":["default","acceptEdits","plan","dontAsk","bypassPermissions"]},"source":{"description":"Why the session starts.","type":"string","enum":["startup","resume","clear"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","permission_mode","source"]};
+const schema77 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/codex-session-start-input.schema.json",
+  "title": "CodexSessionStartInput",
+  "description":
+    "What Codex writes on a `SessionStart` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.",
+  "type": "object",
+  "properties": {
+    "hook_event_name": {
+      "description": "The harness's event name; must equal the hook command's --event.",
+      "type": "string",
+      "const": "SessionStart",
+    },
+    "session_id": {
+      "description": "Codex's session (thread) id; becomes CallbackRequest harness_session_id.",
+      "type": "string",
+    },
+    "transcript_path": {
+      "description": "Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.",
+      "type": ["string", "null"],
+    },
+    "cwd": { "description": "The working directory of the session.", "type": "string" },
+    "model": { "description": "The model slug, e.g. gpt-5.5.", "type": "string" },
+    "permission_mode": {
+      "description": "Codex's permission mode (its own input schema's enum).",
+      "type": "string",
+      "enum": ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"],
+    },
+    "source": { "description": "Why the session starts.", "type": "string", "enum": ["startup", "resume", "clear"] },
+  },
+  "required": ["hook_event_name", "session_id", "transcript_path", "cwd", "model", "permission_mode", "source"],
+};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-session-start-input.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate52.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate52(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-session-start-input.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate52.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.hook_event_name === undefined && (missing0 = "hook_event_name")) ||
+        (data.session_id === undefined && (missing0 = "session_id")) ||
+        (data.transcript_path === undefined && (missing0 = "transcript_path")) ||
+        (data.cwd === undefined && (missing0 = "cwd")) ||
+        (data.model === undefined && (missing0 = "model")) ||
+        (data.permission_mode === undefined && (missing0 = "permission_mode")) ||
+        (data.source === undefined && (missing0 = "source"))
+      ) {
+        validate52.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        if (data.hook_event_name !== undefined) {
+          let data0 = data.hook_event_name;
+          const _errs1 = errors;
+          if (typeof data0 !== "string") {
+            validate52.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string",
+              },
+            ];
+            return false;
+          }
+          if ("SessionStart" !== data0) {
+            validate52.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/const",
+                keyword: "const",
+                params: { allowedValue: "SessionStart" },
+                message: "must be equal to constant",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs1 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.session_id !== undefined) {
+            const _errs3 = errors;
+            if (typeof data.session_id !== "string") {
+              validate52.errors = [
+                {
+                  instancePath: instancePath + "/session_id",
+                  schemaPath: "#/properties/session_id/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                },
+              ];
+              return false;
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.transcript_path !== undefined) {
+              let data2 = data.transcript_path;
+              const _errs5 = errors;
+              if (typeof data2 !== "string" && data2 !== null) {
+                validate52.errors = [
+                  {
+                    instancePath: instancePath + "/transcript_path",
+                    schemaPath: "#/properties/transcript_path/type",
+                    keyword: "type",
+                    params: { type: schema77.properties.transcript_path.type },
+                    message: "must be string,null",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.cwd !== undefined) {
+                const _errs7 = errors;
+                if (typeof data.cwd !== "string") {
+                  validate52.errors = [
+                    {
+                      instancePath: instancePath + "/cwd",
+                      schemaPath: "#/properties/cwd/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.model !== undefined) {
+                  const _errs9 = errors;
+                  if (typeof data.model !== "string") {
+                    validate52.errors = [
+                      {
+                        instancePath: instancePath + "/model",
+                        schemaPath: "#/properties/model/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.permission_mode !== undefined) {
+                    let data5 = data.permission_mode;
+                    const _errs11 = errors;
+                    if (typeof data5 !== "string") {
+                      validate52.errors = [
+                        {
+                          instancePath: instancePath + "/permission_mode",
+                          schemaPath: "#/properties/permission_mode/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                    if (
+                      !(
+                        data5 === "default" ||
+                        data5 === "acceptEdits" ||
+                        data5 === "plan" ||
+                        data5 === "dontAsk" ||
+                        data5 === "bypassPermissions"
+                      )
+                    ) {
+                      validate52.errors = [
+                        {
+                          instancePath: instancePath + "/permission_mode",
+                          schemaPath: "#/properties/permission_mode/enum",
+                          keyword: "enum",
+                          params: { allowedValues: schema77.properties.permission_mode.enum },
+                          message: "must be equal to one of the allowed values",
+                        },
+                      ];
+                      return false;
+                    }
+                    var valid0 = _errs11 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.source !== undefined) {
+                      let data6 = data.source;
+                      const _errs13 = errors;
+                      if (typeof data6 !== "string") {
+                        validate52.errors = [
+                          {
+                            instancePath: instancePath + "/source",
+                            schemaPath: "#/properties/source/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string",
+                          },
+                        ];
+                        return false;
+                      }
+                      if (!(data6 === "startup" || data6 === "resume" || data6 === "clear")) {
+                        validate52.errors = [
+                          {
+                            instancePath: instancePath + "/source",
+                            schemaPath: "#/properties/source/enum",
+                            keyword: "enum",
+                            params: { allowedValues: schema77.properties.source.enum },
+                            message: "must be equal to one of the allowed values",
+                          },
+                        ];
+                        return false;
+                      }
+                      var valid0 = _errs13 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate52.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate52.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.permission_mode === undefined) && (missing0 = "permission_mode"))) || ((data.source === undefined) && (missing0 = "source"))){
-validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.hook_event_name !== undefined){
-let data0 = data.hook_event_name;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate52.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("SessionStart" !== data0){
-validate52.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.session_id !== undefined){
-const _errs3 = errors;
-if(typeof data.session_id !== "string"){
-validate52.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript_path !== undefined){
-let data2 = data.transcript_path;
-const _errs5 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate52.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema77.properties.transcript_path.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cwd !== undefined){
-const _errs7 = errors;
-if(typeof data.cwd !== "string"){
-validate52.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.model !== undefined){
-const _errs9 = errors;
-if(typeof data.model !== "string"){
-validate52.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.permission_mode !== undefined){
-let data5 = data.permission_mode;
-const _errs11 = errors;
-if(typeof data5 !== "string"){
-validate52.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((data5 === "default") || (data5 === "acceptEdits")) || (data5 === "plan")) || (data5 === "dontAsk")) || (data5 === "bypassPermissions"))){
-validate52.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/enum",keyword:"enum",params:{allowedValues: schema77.properties.permission_mode.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.source !== undefined){
-let data6 = data.source;
-const _errs13 = errors;
-if(typeof data6 !== "string"){
-validate52.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data6 === "startup") || (data6 === "resume")) || (data6 === "clear"))){
-validate52.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema77.properties.source.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate52.errors = vErrors;
-return errors === 0;
-}
-validate52.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"model":true,"permission_mode":true,"source":true},"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {
+  "props": {
+    "hook_event_name": true,
+    "session_id": true,
+    "transcript_path": true,
+    "cwd": true,
+    "model": true,
+    "permission_mode": true,
+    "source": true,
+  },
+  "dynamicProps": false,
+  "dynamicItems": false,
+};
 
 export const validateCodexSessionStartOutput = validate53;
-const schema78 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-session-start-output.schema.json","title":"CodexSessionStartOutput","description":"The JSON a Codex `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"hookSpecificOutput":{"title":"CodexSessionStartHookSpecificOutput","description":"The SessionStart-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `SessionStart`.","type":"string","const":"SessionStart"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"additionalProperties":false};
+const schema78 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/codex-session-start-output.schema.json",
+  "title": "CodexSessionStartOutput",
+  "description":
+    "The JSON a Codex `SessionStart` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. The event carries no decision.",
+  "type": "object",
+  "properties": {
+    "continue": {
+      "description":
+        "When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.",
+      "type": "boolean",
+    },
+    "stopReason": {
+      "description": "Message shown when `continue` is false. Never written by the renderer.",
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "systemMessage": {
+      "description":
+        'A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").',
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "hookSpecificOutput": {
+      "title": "CodexSessionStartHookSpecificOutput",
+      "description": "The SessionStart-specific member: the event name again and the context slot.",
+      "type": "object",
+      "properties": {
+        "hookEventName": {
+          "description": "Must equal the hook event, `SessionStart`.",
+          "type": "string",
+          "const": "SessionStart",
+        },
+        "additionalContext": {
+          "description":
+            'Context handed to the model: the renderer\'s `{"payloads": [...]}` envelope (spec/harness-hooks.md, "Context slot").',
+          "type": "string",
+          "maxLength": 16777216,
+        },
+      },
+      "required": ["hookEventName"],
+      "additionalProperties": false,
+    },
+  },
+  "additionalProperties": false,
+};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-session-start-output.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate53.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate53(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-session-start-output.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate53.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      const _errs1 = errors;
+      for (const key0 in data) {
+        if (
+          !(key0 === "continue" || key0 === "stopReason" || key0 === "systemMessage" || key0 === "hookSpecificOutput")
+        ) {
+          validate53.errors = [
+            {
+              instancePath,
+              schemaPath: "#/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key0 },
+              message: "must NOT have additional properties",
+            },
+          ];
+          return false;
+          break;
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.continue !== undefined) {
+          const _errs2 = errors;
+          if (typeof data.continue !== "boolean") {
+            validate53.errors = [
+              {
+                instancePath: instancePath + "/continue",
+                schemaPath: "#/properties/continue/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs2 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.stopReason !== undefined) {
+            let data1 = data.stopReason;
+            const _errs4 = errors;
+            if (errors === _errs4) {
+              if (typeof data1 === "string") {
+                if (data1.length > 65536 && func2(data1) > 65536) {
+                  validate53.errors = [
+                    {
+                      instancePath: instancePath + "/stopReason",
+                      schemaPath: "#/properties/stopReason/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 65536 },
+                      message: "must NOT have more than 65536 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate53.errors = [
+                  {
+                    instancePath: instancePath + "/stopReason",
+                    schemaPath: "#/properties/stopReason/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs4 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.systemMessage !== undefined) {
+              let data2 = data.systemMessage;
+              const _errs6 = errors;
+              if (errors === _errs6) {
+                if (typeof data2 === "string") {
+                  if (data2.length > 65536 && func2(data2) > 65536) {
+                    validate53.errors = [
+                      {
+                        instancePath: instancePath + "/systemMessage",
+                        schemaPath: "#/properties/systemMessage/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 65536 },
+                        message: "must NOT have more than 65536 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate53.errors = [
+                    {
+                      instancePath: instancePath + "/systemMessage",
+                      schemaPath: "#/properties/systemMessage/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs6 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.hookSpecificOutput !== undefined) {
+                let data3 = data.hookSpecificOutput;
+                const _errs8 = errors;
+                if (errors === _errs8) {
+                  if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                    let missing0;
+                    if (data3.hookEventName === undefined && (missing0 = "hookEventName")) {
+                      validate53.errors = [
+                        {
+                          instancePath: instancePath + "/hookSpecificOutput",
+                          schemaPath: "#/properties/hookSpecificOutput/required",
+                          keyword: "required",
+                          params: { missingProperty: missing0 },
+                          message: "must have required property '" + missing0 + "'",
+                        },
+                      ];
+                      return false;
+                    } else {
+                      const _errs10 = errors;
+                      for (const key1 in data3) {
+                        if (!(key1 === "hookEventName" || key1 === "additionalContext")) {
+                          validate53.errors = [
+                            {
+                              instancePath: instancePath + "/hookSpecificOutput",
+                              schemaPath: "#/properties/hookSpecificOutput/additionalProperties",
+                              keyword: "additionalProperties",
+                              params: { additionalProperty: key1 },
+                              message: "must NOT have additional properties",
+                            },
+                          ];
+                          return false;
+                          break;
+                        }
+                      }
+                      if (_errs10 === errors) {
+                        if (data3.hookEventName !== undefined) {
+                          let data4 = data3.hookEventName;
+                          const _errs11 = errors;
+                          if (typeof data4 !== "string") {
+                            validate53.errors = [
+                              {
+                                instancePath: instancePath + "/hookSpecificOutput/hookEventName",
+                                schemaPath: "#/properties/hookSpecificOutput/properties/hookEventName/type",
+                                keyword: "type",
+                                params: { type: "string" },
+                                message: "must be string",
+                              },
+                            ];
+                            return false;
+                          }
+                          if ("SessionStart" !== data4) {
+                            validate53.errors = [
+                              {
+                                instancePath: instancePath + "/hookSpecificOutput/hookEventName",
+                                schemaPath: "#/properties/hookSpecificOutput/properties/hookEventName/const",
+                                keyword: "const",
+                                params: { allowedValue: "SessionStart" },
+                                message: "must be equal to constant",
+                              },
+                            ];
+                            return false;
+                          }
+                          var valid1 = _errs11 === errors;
+                        } else {
+                          var valid1 = true;
+                        }
+                        if (valid1) {
+                          if (data3.additionalContext !== undefined) {
+                            let data5 = data3.additionalContext;
+                            const _errs13 = errors;
+                            if (errors === _errs13) {
+                              if (typeof data5 === "string") {
+                                if (data5.length > 16777216 && func2(data5) > 16777216) {
+                                  validate53.errors = [
+                                    {
+                                      instancePath: instancePath + "/hookSpecificOutput/additionalContext",
+                                      schemaPath:
+                                        "#/properties/hookSpecificOutput/properties/additionalContext/maxLength",
+                                      keyword: "maxLength",
+                                      params: { limit: 16777216 },
+                                      message: "must NOT have more than 16777216 characters",
+                                    },
+                                  ];
+                                  return false;
+                                }
+                              } else {
+                                validate53.errors = [
+                                  {
+                                    instancePath: instancePath + "/hookSpecificOutput/additionalContext",
+                                    schemaPath: "#/properties/hookSpecificOutput/properties/additionalContext/type",
+                                    keyword: "type",
+                                    params: { type: "string" },
+                                    message: "must be string",
+                                  },
+                                ];
+                                return false;
+                              }
+                            }
+                            var valid1 = _errs13 === errors;
+                          } else {
+                            var valid1 = true;
+                          }
+                        }
+                      }
+                    }
+                  } else {
+                    validate53.errors = [
+                      {
+                        instancePath: instancePath + "/hookSpecificOutput",
+                        schemaPath: "#/properties/hookSpecificOutput/type",
+                        keyword: "type",
+                        params: { type: "object" },
+                        message: "must be object",
+                      },
+                    ];
+                    return false;
+                  }
+                }
+                var valid0 = _errs8 === errors;
+              } else {
+                var valid0 = true;
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate53.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate53.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "hookSpecificOutput"))){
-validate53.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate53.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate53.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate53.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate53.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate53.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.hookSpecificOutput !== undefined){
-let data3 = data.hookSpecificOutput;
-const _errs8 = errors;
-if(errors === _errs8){
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-let missing0;
-if((data3.hookEventName === undefined) && (missing0 = "hookEventName")){
-validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs10 = errors;
-for(const key1 in data3){
-if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
-validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs10 === errors){
-if(data3.hookEventName !== undefined){
-let data4 = data3.hookEventName;
-const _errs11 = errors;
-if(typeof data4 !== "string"){
-validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("SessionStart" !== data4){
-validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "SessionStart"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs11 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data3.additionalContext !== undefined){
-let data5 = data3.additionalContext;
-const _errs13 = errors;
-if(errors === _errs13){
-if(typeof data5 === "string"){
-if((data5.length > 16777216 && func2(data5) > 16777216)){
-validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
-return false;
-}
-}
-else {
-validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs13 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate53.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate53.errors = vErrors;
-return errors === 0;
-}
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateCodexStopInput = validate54;
-const schema79 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-stop-input.schema.json","title":"CodexStopInput","description":"What Codex writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"Stop"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"permission_mode":{"description":"Codex's permission mode (its own input schema's enum).","type":"string","enum":["default","acceptEdits","plan","dontAsk","bypassPermissions"]},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"stop_hook_active":{"description":"True when this Stop follows a continuation that a Stop hook requested (decision block).","type":"boolean"},"last_assistant_message":{"description":"The model's last message of the turn, or null (passed bounded: metadata.last_assistant_message).","type":["string","null"]}},"required":["hook_event_name","session_id","transcript_path","cwd","model","permission_mode","turn_id","stop_hook_active","last_assistant_message"]};
+const schema79 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/codex-stop-input.schema.json",
+  "title": "CodexStopInput",
+  "description":
+    "What Codex writes on a `Stop` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.",
+  "type": "object",
+  "properties": {
+    "hook_event_name": {
+      "description": "The harness's event name; must equal the hook command's --event.",
+      "type": "string",
+      "const": "Stop",
+    },
+    "session_id": {
+      "description": "Codex's session (thread) id; becomes CallbackRequest harness_session_id.",
+      "type": "string",
+    },
+    "transcript_path": {
+      "description": "Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.",
+      "type": ["string", "null"],
+    },
+    "cwd": { "description": "The working directory of the session.", "type": "string" },
+    "model": { "description": "The model slug, e.g. gpt-5.5.", "type": "string" },
+    "permission_mode": {
+      "description": "Codex's permission mode (its own input schema's enum).",
+      "type": "string",
+      "enum": ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"],
+    },
+    "turn_id": {
+      "description":
+        "Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).",
+      "type": "string",
+    },
+    "stop_hook_active": {
+      "description": "True when this Stop follows a continuation that a Stop hook requested (decision block).",
+      "type": "boolean",
+    },
+    "last_assistant_message": {
+      "description": "The model's last message of the turn, or null (passed bounded: metadata.last_assistant_message).",
+      "type": ["string", "null"],
+    },
+  },
+  "required": [
+    "hook_event_name",
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "model",
+    "permission_mode",
+    "turn_id",
+    "stop_hook_active",
+    "last_assistant_message",
+  ],
+};
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-stop-input.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate54.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate54(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-stop-input.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate54.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.hook_event_name === undefined && (missing0 = "hook_event_name")) ||
+        (data.session_id === undefined && (missing0 = "session_id")) ||
+        (data.transcript_path === undefined && (missing0 = "transcript_path")) ||
+        (data.cwd === undefined && (missing0 = "cwd")) ||
+        (data.model === undefined && (missing0 = "model")) ||
+        (data.permission_mode === undefined && (missing0 = "permission_mode")) ||
+        (data.turn_id === undefined && (missing0 = "turn_id")) ||
+        (data.stop_hook_active === undefined && (missing0 = "stop_hook_active")) ||
+        (data.last_assistant_message === undefined && (missing0 = "last_assistant_message"))
+      ) {
+        validate54.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        if (data.hook_event_name !== undefined) {
+          let data0 = data.hook_event_name;
+          const _errs1 = errors;
+          if (typeof data0 !== "string") {
+            validate54.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string",
+              },
+            ];
+            return false;
+          }
+          if ("Stop" !== data0) {
+            validate54.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/const",
+                keyword: "const",
+                params: { allowedValue: "Stop" },
+                message: "must be equal to constant",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs1 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.session_id !== undefined) {
+            const _errs3 = errors;
+            if (typeof data.session_id !== "string") {
+              validate54.errors = [
+                {
+                  instancePath: instancePath + "/session_id",
+                  schemaPath: "#/properties/session_id/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                },
+              ];
+              return false;
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.transcript_path !== undefined) {
+              let data2 = data.transcript_path;
+              const _errs5 = errors;
+              if (typeof data2 !== "string" && data2 !== null) {
+                validate54.errors = [
+                  {
+                    instancePath: instancePath + "/transcript_path",
+                    schemaPath: "#/properties/transcript_path/type",
+                    keyword: "type",
+                    params: { type: schema79.properties.transcript_path.type },
+                    message: "must be string,null",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.cwd !== undefined) {
+                const _errs7 = errors;
+                if (typeof data.cwd !== "string") {
+                  validate54.errors = [
+                    {
+                      instancePath: instancePath + "/cwd",
+                      schemaPath: "#/properties/cwd/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.model !== undefined) {
+                  const _errs9 = errors;
+                  if (typeof data.model !== "string") {
+                    validate54.errors = [
+                      {
+                        instancePath: instancePath + "/model",
+                        schemaPath: "#/properties/model/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.permission_mode !== undefined) {
+                    let data5 = data.permission_mode;
+                    const _errs11 = errors;
+                    if (typeof data5 !== "string") {
+                      validate54.errors = [
+                        {
+                          instancePath: instancePath + "/permission_mode",
+                          schemaPath: "#/properties/permission_mode/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                    if (
+                      !(
+                        data5 === "default" ||
+                        data5 === "acceptEdits" ||
+                        data5 === "plan" ||
+                        data5 === "dontAsk" ||
+                        data5 === "bypassPermissions"
+                      )
+                    ) {
+                      validate54.errors = [
+                        {
+                          instancePath: instancePath + "/permission_mode",
+                          schemaPath: "#/properties/permission_mode/enum",
+                          keyword: "enum",
+                          params: { allowedValues: schema79.properties.permission_mode.enum },
+                          message: "must be equal to one of the allowed values",
+                        },
+                      ];
+                      return false;
+                    }
+                    var valid0 = _errs11 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.turn_id !== undefined) {
+                      const _errs13 = errors;
+                      if (typeof data.turn_id !== "string") {
+                        validate54.errors = [
+                          {
+                            instancePath: instancePath + "/turn_id",
+                            schemaPath: "#/properties/turn_id/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string",
+                          },
+                        ];
+                        return false;
+                      }
+                      var valid0 = _errs13 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                    if (valid0) {
+                      if (data.stop_hook_active !== undefined) {
+                        const _errs15 = errors;
+                        if (typeof data.stop_hook_active !== "boolean") {
+                          validate54.errors = [
+                            {
+                              instancePath: instancePath + "/stop_hook_active",
+                              schemaPath: "#/properties/stop_hook_active/type",
+                              keyword: "type",
+                              params: { type: "boolean" },
+                              message: "must be boolean",
+                            },
+                          ];
+                          return false;
+                        }
+                        var valid0 = _errs15 === errors;
+                      } else {
+                        var valid0 = true;
+                      }
+                      if (valid0) {
+                        if (data.last_assistant_message !== undefined) {
+                          let data8 = data.last_assistant_message;
+                          const _errs17 = errors;
+                          if (typeof data8 !== "string" && data8 !== null) {
+                            validate54.errors = [
+                              {
+                                instancePath: instancePath + "/last_assistant_message",
+                                schemaPath: "#/properties/last_assistant_message/type",
+                                keyword: "type",
+                                params: { type: schema79.properties.last_assistant_message.type },
+                                message: "must be string,null",
+                              },
+                            ];
+                            return false;
+                          }
+                          var valid0 = _errs17 === errors;
+                        } else {
+                          var valid0 = true;
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate54.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate54.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.permission_mode === undefined) && (missing0 = "permission_mode"))) || ((data.turn_id === undefined) && (missing0 = "turn_id"))) || ((data.stop_hook_active === undefined) && (missing0 = "stop_hook_active"))) || ((data.last_assistant_message === undefined) && (missing0 = "last_assistant_message"))){
-validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.hook_event_name !== undefined){
-let data0 = data.hook_event_name;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate54.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("Stop" !== data0){
-validate54.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "Stop"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.session_id !== undefined){
-const _errs3 = errors;
-if(typeof data.session_id !== "string"){
-validate54.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript_path !== undefined){
-let data2 = data.transcript_path;
-const _errs5 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate54.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema79.properties.transcript_path.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cwd !== undefined){
-const _errs7 = errors;
-if(typeof data.cwd !== "string"){
-validate54.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.model !== undefined){
-const _errs9 = errors;
-if(typeof data.model !== "string"){
-validate54.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.permission_mode !== undefined){
-let data5 = data.permission_mode;
-const _errs11 = errors;
-if(typeof data5 !== "string"){
-validate54.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((data5 === "default") || (data5 === "acceptEdits")) || (data5 === "plan")) || (data5 === "dontAsk")) || (data5 === "bypassPermissions"))){
-validate54.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/enum",keyword:"enum",params:{allowedValues: schema79.properties.permission_mode.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turn_id !== undefined){
-const _errs13 = errors;
-if(typeof data.turn_id !== "string"){
-validate54.errors = [{instancePath:instancePath+"/turn_id",schemaPath:"#/properties/turn_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stop_hook_active !== undefined){
-const _errs15 = errors;
-if(typeof data.stop_hook_active !== "boolean"){
-validate54.errors = [{instancePath:instancePath+"/stop_hook_active",schemaPath:"#/properties/stop_hook_active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.last_assistant_message !== undefined){
-let data8 = data.last_assistant_message;
-const _errs17 = errors;
-if((typeof data8 !== "string") && (data8 !== null)){
-validate54.errors = [{instancePath:instancePath+"/last_assistant_message",schemaPath:"#/properties/last_assistant_message/type",keyword:"type",params:{type: schema79.properties.last_assistant_message.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs17 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate54.errors = vErrors;
-return errors === 0;
-}
-validate54.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"model":true,"permission_mode":true,"turn_id":true,"stop_hook_active":true,"last_assistant_message":true},"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {
+  "props": {
+    "hook_event_name": true,
+    "session_id": true,
+    "transcript_path": true,
+    "cwd": true,
+    "model": true,
+    "permission_mode": true,
+    "turn_id": true,
+    "stop_hook_active": true,
+    "last_assistant_message": true,
+  },
+  "dynamicProps": false,
+  "dynamicItems": false,
+};
 
 export const validateCodexStopOutput = validate55;
-const schema80 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-stop-output.schema.json","title":"CodexStopOutput","description":"The JSON a Codex `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: a continuation request: Codex runs another model turn with `reason` as its prompt. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+const schema80 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/codex-stop-output.schema.json",
+  "title": "CodexStopOutput",
+  "description":
+    "The JSON a Codex `Stop` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). The event has no context slot. `decision`/`reason` carry a block directive.",
+  "type": "object",
+  "properties": {
+    "continue": {
+      "description":
+        "When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.",
+      "type": "boolean",
+    },
+    "stopReason": {
+      "description": "Message shown when `continue` is false. Never written by the renderer.",
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "systemMessage": {
+      "description":
+        'A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").',
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "decision": {
+      "description":
+        "`block`: a continuation request: Codex runs another model turn with `reason` as its prompt. Requires `reason`.",
+      "type": "string",
+      "enum": ["block"],
+    },
+    "reason": {
+      "description":
+        "Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).",
+      "type": "string",
+      "maxLength": 65536,
+      "pattern": "[^\t-\r    - \u2028\u2029  　]",
+    },
+  },
+  "dependentRequired": { "decision": ["reason"], "reason": ["decision"] },
+  "additionalProperties": false,
+};
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-stop-output.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate55.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate55(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-stop-output.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate55.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      const _errs1 = errors;
+      for (const key0 in data) {
+        if (
+          !(
+            key0 === "continue" ||
+            key0 === "stopReason" ||
+            key0 === "systemMessage" ||
+            key0 === "decision" ||
+            key0 === "reason"
+          )
+        ) {
+          validate55.errors = [
+            {
+              instancePath,
+              schemaPath: "#/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key0 },
+              message: "must NOT have additional properties",
+            },
+          ];
+          return false;
+          break;
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.continue !== undefined) {
+          const _errs2 = errors;
+          if (typeof data.continue !== "boolean") {
+            validate55.errors = [
+              {
+                instancePath: instancePath + "/continue",
+                schemaPath: "#/properties/continue/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs2 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.stopReason !== undefined) {
+            let data1 = data.stopReason;
+            const _errs4 = errors;
+            if (errors === _errs4) {
+              if (typeof data1 === "string") {
+                if (data1.length > 65536 && func2(data1) > 65536) {
+                  validate55.errors = [
+                    {
+                      instancePath: instancePath + "/stopReason",
+                      schemaPath: "#/properties/stopReason/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 65536 },
+                      message: "must NOT have more than 65536 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate55.errors = [
+                  {
+                    instancePath: instancePath + "/stopReason",
+                    schemaPath: "#/properties/stopReason/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs4 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.systemMessage !== undefined) {
+              let data2 = data.systemMessage;
+              const _errs6 = errors;
+              if (errors === _errs6) {
+                if (typeof data2 === "string") {
+                  if (data2.length > 65536 && func2(data2) > 65536) {
+                    validate55.errors = [
+                      {
+                        instancePath: instancePath + "/systemMessage",
+                        schemaPath: "#/properties/systemMessage/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 65536 },
+                        message: "must NOT have more than 65536 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate55.errors = [
+                    {
+                      instancePath: instancePath + "/systemMessage",
+                      schemaPath: "#/properties/systemMessage/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs6 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.decision !== undefined) {
+                let data3 = data.decision;
+                const _errs8 = errors;
+                if (typeof data3 !== "string") {
+                  validate55.errors = [
+                    {
+                      instancePath: instancePath + "/decision",
+                      schemaPath: "#/properties/decision/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                if (!(data3 === "block")) {
+                  validate55.errors = [
+                    {
+                      instancePath: instancePath + "/decision",
+                      schemaPath: "#/properties/decision/enum",
+                      keyword: "enum",
+                      params: { allowedValues: schema80.properties.decision.enum },
+                      message: "must be equal to one of the allowed values",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs8 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.reason !== undefined) {
+                  let data4 = data.reason;
+                  const _errs10 = errors;
+                  if (errors === _errs10) {
+                    if (typeof data4 === "string") {
+                      if (data4.length > 65536 && func2(data4) > 65536) {
+                        validate55.errors = [
+                          {
+                            instancePath: instancePath + "/reason",
+                            schemaPath: "#/properties/reason/maxLength",
+                            keyword: "maxLength",
+                            params: { limit: 65536 },
+                            message: "must NOT have more than 65536 characters",
+                          },
+                        ];
+                        return false;
+                      } else {
+                        if (!pattern4.test(data4)) {
+                          validate55.errors = [
+                            {
+                              instancePath: instancePath + "/reason",
+                              schemaPath: "#/properties/reason/pattern",
+                              keyword: "pattern",
+                              params: { pattern: "[^\t-\r    - \u2028\u2029  　]" },
+                              message: 'must match pattern "' + "[^\t-\r    - \u2028\u2029  　]" + '"',
+                            },
+                          ];
+                          return false;
+                        }
+                      }
+                    } else {
+                      validate55.errors = [
+                        {
+                          instancePath: instancePath + "/reason",
+                          schemaPath: "#/properties/reason/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                  var valid0 = _errs10 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  let missing0;
+                  if (data.decision !== undefined && data.reason === undefined && (missing0 = "reason")) {
+                    validate55.errors = [
+                      {
+                        instancePath,
+                        schemaPath: "#/dependentRequired",
+                        keyword: "dependentRequired",
+                        params: { property: "decision", missingProperty: missing0, depsCount: 1, deps: "reason" },
+                        message: "must have property reason when property decision is present",
+                      },
+                    ];
+                    return false;
+                  } else {
+                    if (data.reason !== undefined && data.decision === undefined && (missing0 = "decision")) {
+                      validate55.errors = [
+                        {
+                          instancePath,
+                          schemaPath: "#/dependentRequired",
+                          keyword: "dependentRequired",
+                          params: { property: "reason", missingProperty: missing0, depsCount: 1, deps: "decision" },
+                          message: "must have property decision when property reason is present",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate55.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate55.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason"))){
-validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate55.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate55.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate55.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate55.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate55.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.decision !== undefined){
-let data3 = data.decision;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate55.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(data3 === "block")){
-validate55.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema80.properties.decision.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reason !== undefined){
-let data4 = data.reason;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if((data4.length > 65536 && func2(data4) > 65536)){
-validate55.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data4)){
-validate55.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
-return false;
-}
-}
-}
-else {
-validate55.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-let missing0;
-if(data.decision !== undefined && ((data.reason === undefined) && (missing0 = "reason"))){
-validate55.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
-    missingProperty: missing0,
-    depsCount: 1,
-    deps: "reason"},message:"must have property reason when property decision is present"}];
-return false;
-}
-else {
-if(data.reason !== undefined && ((data.decision === undefined) && (missing0 = "decision"))){
-validate55.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
-    missingProperty: missing0,
-    depsCount: 1,
-    deps: "decision"},message:"must have property decision when property reason is present"}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate55.errors = vErrors;
-return errors === 0;
-}
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateCodexUserPromptSubmitInput = validate56;
-const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-input.schema.json","title":"CodexUserPromptSubmitInput","description":"What Codex writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.","type":"object","properties":{"hook_event_name":{"description":"The harness's event name; must equal the hook command's --event.","type":"string","const":"UserPromptSubmit"},"session_id":{"description":"Codex's session (thread) id; becomes CallbackRequest harness_session_id.","type":"string"},"transcript_path":{"description":"Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.","type":["string","null"]},"cwd":{"description":"The working directory of the session.","type":"string"},"model":{"description":"The model slug, e.g. gpt-5.5.","type":"string"},"permission_mode":{"description":"Codex's permission mode (its own input schema's enum).","type":"string","enum":["default","acceptEdits","plan","dontAsk","bypassPermissions"]},"turn_id":{"description":"Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).","type":"string"},"prompt":{"description":"The prompt the user submitted (passed to the client bounded: metadata.prompt).","type":"string"}},"required":["hook_event_name","session_id","transcript_path","cwd","model","permission_mode","turn_id","prompt"]};
+const schema81 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-input.schema.json",
+  "title": "CodexUserPromptSubmitInput",
+  "description":
+    "What Codex writes on a `UserPromptSubmit` command hook's standard input (spec/hook-command.md). The members listed are typed strictly; other members are accepted, since Codex adds input fields between versions, and their names (not their values) are passed to the client in metadata.unknown_input_members.",
+  "type": "object",
+  "properties": {
+    "hook_event_name": {
+      "description": "The harness's event name; must equal the hook command's --event.",
+      "type": "string",
+      "const": "UserPromptSubmit",
+    },
+    "session_id": {
+      "description": "Codex's session (thread) id; becomes CallbackRequest harness_session_id.",
+      "type": "string",
+    },
+    "transcript_path": {
+      "description": "Path of the rollout transcript, or null; passed as metadata.transcript_path, never read.",
+      "type": ["string", "null"],
+    },
+    "cwd": { "description": "The working directory of the session.", "type": "string" },
+    "model": { "description": "The model slug, e.g. gpt-5.5.", "type": "string" },
+    "permission_mode": {
+      "description": "Codex's permission mode (its own input schema's enum).",
+      "type": "string",
+      "enum": ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"],
+    },
+    "turn_id": {
+      "description":
+        "Codex's turn id; becomes frame_context.frame_id (frame events) or harness_task_id (other events).",
+      "type": "string",
+    },
+    "prompt": {
+      "description": "The prompt the user submitted (passed to the client bounded: metadata.prompt).",
+      "type": "string",
+    },
+  },
+  "required": [
+    "hook_event_name",
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "model",
+    "permission_mode",
+    "turn_id",
+    "prompt",
+  ],
+};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-input.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate56.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
+function validate56(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-input.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate56.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.hook_event_name === undefined && (missing0 = "hook_event_name")) ||
+        (data.session_id === undefined && (missing0 = "session_id")) ||
+        (data.transcript_path === undefined && (missing0 = "transcript_path")) ||
+        (data.cwd === undefined && (missing0 = "cwd")) ||
+        (data.model === undefined && (missing0 = "model")) ||
+        (data.permission_mode === undefined && (missing0 = "permission_mode")) ||
+        (data.turn_id === undefined && (missing0 = "turn_id")) ||
+        (data.prompt === undefined && (missing0 = "prompt"))
+      ) {
+        validate56.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        if (data.hook_event_name !== undefined) {
+          let data0 = data.hook_event_name;
+          const _errs1 = errors;
+          if (typeof data0 !== "string") {
+            validate56.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/type",
+                keyword: "type",
+                params: { type: "string" },
+                message: "must be string",
+              },
+            ];
+            return false;
+          }
+          if ("UserPromptSubmit" !== data0) {
+            validate56.errors = [
+              {
+                instancePath: instancePath + "/hook_event_name",
+                schemaPath: "#/properties/hook_event_name/const",
+                keyword: "const",
+                params: { allowedValue: "UserPromptSubmit" },
+                message: "must be equal to constant",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs1 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.session_id !== undefined) {
+            const _errs3 = errors;
+            if (typeof data.session_id !== "string") {
+              validate56.errors = [
+                {
+                  instancePath: instancePath + "/session_id",
+                  schemaPath: "#/properties/session_id/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                },
+              ];
+              return false;
+            }
+            var valid0 = _errs3 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.transcript_path !== undefined) {
+              let data2 = data.transcript_path;
+              const _errs5 = errors;
+              if (typeof data2 !== "string" && data2 !== null) {
+                validate56.errors = [
+                  {
+                    instancePath: instancePath + "/transcript_path",
+                    schemaPath: "#/properties/transcript_path/type",
+                    keyword: "type",
+                    params: { type: schema81.properties.transcript_path.type },
+                    message: "must be string,null",
+                  },
+                ];
+                return false;
+              }
+              var valid0 = _errs5 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.cwd !== undefined) {
+                const _errs7 = errors;
+                if (typeof data.cwd !== "string") {
+                  validate56.errors = [
+                    {
+                      instancePath: instancePath + "/cwd",
+                      schemaPath: "#/properties/cwd/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs7 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.model !== undefined) {
+                  const _errs9 = errors;
+                  if (typeof data.model !== "string") {
+                    validate56.errors = [
+                      {
+                        instancePath: instancePath + "/model",
+                        schemaPath: "#/properties/model/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.permission_mode !== undefined) {
+                    let data5 = data.permission_mode;
+                    const _errs11 = errors;
+                    if (typeof data5 !== "string") {
+                      validate56.errors = [
+                        {
+                          instancePath: instancePath + "/permission_mode",
+                          schemaPath: "#/properties/permission_mode/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                    if (
+                      !(
+                        data5 === "default" ||
+                        data5 === "acceptEdits" ||
+                        data5 === "plan" ||
+                        data5 === "dontAsk" ||
+                        data5 === "bypassPermissions"
+                      )
+                    ) {
+                      validate56.errors = [
+                        {
+                          instancePath: instancePath + "/permission_mode",
+                          schemaPath: "#/properties/permission_mode/enum",
+                          keyword: "enum",
+                          params: { allowedValues: schema81.properties.permission_mode.enum },
+                          message: "must be equal to one of the allowed values",
+                        },
+                      ];
+                      return false;
+                    }
+                    var valid0 = _errs11 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.turn_id !== undefined) {
+                      const _errs13 = errors;
+                      if (typeof data.turn_id !== "string") {
+                        validate56.errors = [
+                          {
+                            instancePath: instancePath + "/turn_id",
+                            schemaPath: "#/properties/turn_id/type",
+                            keyword: "type",
+                            params: { type: "string" },
+                            message: "must be string",
+                          },
+                        ];
+                        return false;
+                      }
+                      var valid0 = _errs13 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                    if (valid0) {
+                      if (data.prompt !== undefined) {
+                        const _errs15 = errors;
+                        if (typeof data.prompt !== "string") {
+                          validate56.errors = [
+                            {
+                              instancePath: instancePath + "/prompt",
+                              schemaPath: "#/properties/prompt/type",
+                              keyword: "type",
+                              params: { type: "string" },
+                              message: "must be string",
+                            },
+                          ];
+                          return false;
+                        }
+                        var valid0 = _errs15 === errors;
+                      } else {
+                        var valid0 = true;
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate56.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate56.errors = vErrors;
+  return errors === 0;
 }
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((((((data.hook_event_name === undefined) && (missing0 = "hook_event_name")) || ((data.session_id === undefined) && (missing0 = "session_id"))) || ((data.transcript_path === undefined) && (missing0 = "transcript_path"))) || ((data.cwd === undefined) && (missing0 = "cwd"))) || ((data.model === undefined) && (missing0 = "model"))) || ((data.permission_mode === undefined) && (missing0 = "permission_mode"))) || ((data.turn_id === undefined) && (missing0 = "turn_id"))) || ((data.prompt === undefined) && (missing0 = "prompt"))){
-validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.hook_event_name !== undefined){
-let data0 = data.hook_event_name;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate56.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("UserPromptSubmit" !== data0){
-validate56.errors = [{instancePath:instancePath+"/hook_event_name",schemaPath:"#/properties/hook_event_name/const",keyword:"const",params:{allowedValue: "UserPromptSubmit"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.session_id !== undefined){
-const _errs3 = errors;
-if(typeof data.session_id !== "string"){
-validate56.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transcript_path !== undefined){
-let data2 = data.transcript_path;
-const _errs5 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate56.errors = [{instancePath:instancePath+"/transcript_path",schemaPath:"#/properties/transcript_path/type",keyword:"type",params:{type: schema81.properties.transcript_path.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.cwd !== undefined){
-const _errs7 = errors;
-if(typeof data.cwd !== "string"){
-validate56.errors = [{instancePath:instancePath+"/cwd",schemaPath:"#/properties/cwd/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.model !== undefined){
-const _errs9 = errors;
-if(typeof data.model !== "string"){
-validate56.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.permission_mode !== undefined){
-let data5 = data.permission_mode;
-const _errs11 = errors;
-if(typeof data5 !== "string"){
-validate56.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((data5 === "default") || (data5 === "acceptEdits")) || (data5 === "plan")) || (data5 === "dontAsk")) || (data5 === "bypassPermissions"))){
-validate56.errors = [{instancePath:instancePath+"/permission_mode",schemaPath:"#/properties/permission_mode/enum",keyword:"enum",params:{allowedValues: schema81.properties.permission_mode.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.turn_id !== undefined){
-const _errs13 = errors;
-if(typeof data.turn_id !== "string"){
-validate56.errors = [{instancePath:instancePath+"/turn_id",schemaPath:"#/properties/turn_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.prompt !== undefined){
-const _errs15 = errors;
-if(typeof data.prompt !== "string"){
-validate56.errors = [{instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate56.errors = vErrors;
-return errors === 0;
-}
-validate56.evaluated = {"props":{"hook_event_name":true,"session_id":true,"transcript_path":true,"cwd":true,"model":true,"permission_mode":true,"turn_id":true,"prompt":true},"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {
+  "props": {
+    "hook_event_name": true,
+    "session_id": true,
+    "transcript_path": true,
+    "cwd": true,
+    "model": true,
+    "permission_mode": true,
+    "turn_id": true,
+    "prompt": true,
+  },
+  "dynamicProps": false,
+  "dynamicItems": false,
+};
 
 export const validateCodexUserPromptSubmitOutput = validate57;
-const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-output.schema.json","title":"CodexUserPromptSubmitOutput","description":"The JSON a Codex `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.","type":"object","properties":{"continue":{"description":"When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.","type":"boolean"},"stopReason":{"description":"Message shown when `continue` is false. Never written by the renderer.","type":"string","maxLength":65536},"systemMessage":{"description":"A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, \"Context size\").","type":"string","maxLength":65536},"decision":{"description":"`block`: the prompt is not submitted; `reason` is shown. Requires `reason`.","type":"string","enum":["block"]},"reason":{"description":"Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).","type":"string","maxLength":65536,"pattern":"[^\t-\r    - \u2028\u2029  　]"},"hookSpecificOutput":{"title":"CodexUserPromptSubmitHookSpecificOutput","description":"The UserPromptSubmit-specific member: the event name again and the context slot.","type":"object","properties":{"hookEventName":{"description":"Must equal the hook event, `UserPromptSubmit`.","type":"string","const":"UserPromptSubmit"},"additionalContext":{"description":"Context handed to the model: the renderer's `{\"payloads\": [...]}` envelope (spec/harness-hooks.md, \"Context slot\").","type":"string","maxLength":16777216}},"required":["hookEventName"],"additionalProperties":false}},"dependentRequired":{"decision":["reason"],"reason":["decision"]},"additionalProperties":false};
+const schema82 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-output.schema.json",
+  "title": "CodexUserPromptSubmitOutput",
+  "description":
+    "The JSON a Codex `UserPromptSubmit` command hook may print on stdout, as far as lifeloop-callback writes it: closed (the renderer never prints a member outside this list) and matching Codex's own closed output schema for the event (Codex fails the hook on an unknown member). Context goes to `hookSpecificOutput.additionalContext`. `decision`/`reason` carry a block directive.",
+  "type": "object",
+  "properties": {
+    "continue": {
+      "description":
+        "When false, Codex stops after the hook (this wins over any decision). Default true. Never written by the renderer.",
+      "type": "boolean",
+    },
+    "stopReason": {
+      "description": "Message shown when `continue` is false. Never written by the renderer.",
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "systemMessage": {
+      "description":
+        'A message Codex shows to the user. The renderer writes one only to make a problem visible (spec/harness-hooks.md, "Context size").',
+      "type": "string",
+      "maxLength": 65536,
+    },
+    "decision": {
+      "description": "`block`: the prompt is not submitted; `reason` is shown. Requires `reason`.",
+      "type": "string",
+      "enum": ["block"],
+    },
+    "reason": {
+      "description":
+        "Why; Codex hands it to the model. Requires `decision` and must contain a character outside Unicode White_Space (an empty or blank reason fails the hook).",
+      "type": "string",
+      "maxLength": 65536,
+      "pattern": "[^\t-\r    - \u2028\u2029  　]",
+    },
+    "hookSpecificOutput": {
+      "title": "CodexUserPromptSubmitHookSpecificOutput",
+      "description": "The UserPromptSubmit-specific member: the event name again and the context slot.",
+      "type": "object",
+      "properties": {
+        "hookEventName": {
+          "description": "Must equal the hook event, `UserPromptSubmit`.",
+          "type": "string",
+          "const": "UserPromptSubmit",
+        },
+        "additionalContext": {
+          "description":
+            'Context handed to the model: the renderer\'s `{"payloads": [...]}` envelope (spec/harness-hooks.md, "Context slot").',
+          "type": "string",
+          "maxLength": 16777216,
+        },
+      },
+      "required": ["hookEventName"],
+      "additionalProperties": false,
+    },
+  },
+  "dependentRequired": { "decision": ["reason"], "reason": ["decision"] },
+  "additionalProperties": false,
+};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-output.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate57.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "continue") || (key0 === "stopReason")) || (key0 === "systemMessage")) || (key0 === "decision")) || (key0 === "reason")) || (key0 === "hookSpecificOutput"))){
-validate57.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.continue !== undefined){
-const _errs2 = errors;
-if(typeof data.continue !== "boolean"){
-validate57.errors = [{instancePath:instancePath+"/continue",schemaPath:"#/properties/continue/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stopReason !== undefined){
-let data1 = data.stopReason;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 65536 && func2(data1) > 65536)){
-validate57.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate57.errors = [{instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.systemMessage !== undefined){
-let data2 = data.systemMessage;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if((data2.length > 65536 && func2(data2) > 65536)){
-validate57.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-}
-else {
-validate57.errors = [{instancePath:instancePath+"/systemMessage",schemaPath:"#/properties/systemMessage/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.decision !== undefined){
-let data3 = data.decision;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate57.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(data3 === "block")){
-validate57.errors = [{instancePath:instancePath+"/decision",schemaPath:"#/properties/decision/enum",keyword:"enum",params:{allowedValues: schema82.properties.decision.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.reason !== undefined){
-let data4 = data.reason;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if((data4.length > 65536 && func2(data4) > 65536)){
-validate57.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data4)){
-validate57.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/pattern",keyword:"pattern",params:{pattern: "[^\t-\r    - \u2028\u2029  　]"},message:"must match pattern \""+"[^\t-\r    - \u2028\u2029  　]"+"\""}];
-return false;
-}
-}
-}
-else {
-validate57.errors = [{instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.hookSpecificOutput !== undefined){
-let data5 = data.hookSpecificOutput;
-const _errs12 = errors;
-if(errors === _errs12){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-let missing0;
-if((data5.hookEventName === undefined) && (missing0 = "hookEventName")){
-validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs14 = errors;
-for(const key1 in data5){
-if(!((key1 === "hookEventName") || (key1 === "additionalContext"))){
-validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs14 === errors){
-if(data5.hookEventName !== undefined){
-let data6 = data5.hookEventName;
-const _errs15 = errors;
-if(typeof data6 !== "string"){
-validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("UserPromptSubmit" !== data6){
-validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput/hookEventName",schemaPath:"#/properties/hookSpecificOutput/properties/hookEventName/const",keyword:"const",params:{allowedValue: "UserPromptSubmit"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs15 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data5.additionalContext !== undefined){
-let data7 = data5.additionalContext;
-const _errs17 = errors;
-if(errors === _errs17){
-if(typeof data7 === "string"){
-if((data7.length > 16777216 && func2(data7) > 16777216)){
-validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/maxLength",keyword:"maxLength",params:{limit: 16777216},message:"must NOT have more than 16777216 characters"}];
-return false;
-}
-}
-else {
-validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput/additionalContext",schemaPath:"#/properties/hookSpecificOutput/properties/additionalContext/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs17 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate57.errors = [{instancePath:instancePath+"/hookSpecificOutput",schemaPath:"#/properties/hookSpecificOutput/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-let missing1;
-if(data.decision !== undefined && ((data.reason === undefined) && (missing1 = "reason"))){
-validate57.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "decision",
-    missingProperty: missing1,
-    depsCount: 1,
-    deps: "reason"},message:"must have property reason when property decision is present"}];
-return false;
-}
-else {
-if(data.reason !== undefined && ((data.decision === undefined) && (missing1 = "decision"))){
-validate57.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "reason",
-    missingProperty: missing1,
-    depsCount: 1,
-    deps: "decision"},message:"must have property decision when property reason is present"}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate57.errors = vErrors;
-return errors === 0;
-}
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+function validate57(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/codex-user-prompt-submit-output.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate57.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      const _errs1 = errors;
+      for (const key0 in data) {
+        if (
+          !(
+            key0 === "continue" ||
+            key0 === "stopReason" ||
+            key0 === "systemMessage" ||
+            key0 === "decision" ||
+            key0 === "reason" ||
+            key0 === "hookSpecificOutput"
+          )
+        ) {
+          validate57.errors = [
+            {
+              instancePath,
+              schemaPath: "#/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key0 },
+              message: "must NOT have additional properties",
+            },
+          ];
+          return false;
+          break;
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.continue !== undefined) {
+          const _errs2 = errors;
+          if (typeof data.continue !== "boolean") {
+            validate57.errors = [
+              {
+                instancePath: instancePath + "/continue",
+                schemaPath: "#/properties/continue/type",
+                keyword: "type",
+                params: { type: "boolean" },
+                message: "must be boolean",
+              },
+            ];
+            return false;
+          }
+          var valid0 = _errs2 === errors;
+        } else {
+          var valid0 = true;
+        }
+        if (valid0) {
+          if (data.stopReason !== undefined) {
+            let data1 = data.stopReason;
+            const _errs4 = errors;
+            if (errors === _errs4) {
+              if (typeof data1 === "string") {
+                if (data1.length > 65536 && func2(data1) > 65536) {
+                  validate57.errors = [
+                    {
+                      instancePath: instancePath + "/stopReason",
+                      schemaPath: "#/properties/stopReason/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 65536 },
+                      message: "must NOT have more than 65536 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate57.errors = [
+                  {
+                    instancePath: instancePath + "/stopReason",
+                    schemaPath: "#/properties/stopReason/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs4 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.systemMessage !== undefined) {
+              let data2 = data.systemMessage;
+              const _errs6 = errors;
+              if (errors === _errs6) {
+                if (typeof data2 === "string") {
+                  if (data2.length > 65536 && func2(data2) > 65536) {
+                    validate57.errors = [
+                      {
+                        instancePath: instancePath + "/systemMessage",
+                        schemaPath: "#/properties/systemMessage/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 65536 },
+                        message: "must NOT have more than 65536 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate57.errors = [
+                    {
+                      instancePath: instancePath + "/systemMessage",
+                      schemaPath: "#/properties/systemMessage/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs6 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.decision !== undefined) {
+                let data3 = data.decision;
+                const _errs8 = errors;
+                if (typeof data3 !== "string") {
+                  validate57.errors = [
+                    {
+                      instancePath: instancePath + "/decision",
+                      schemaPath: "#/properties/decision/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                if (!(data3 === "block")) {
+                  validate57.errors = [
+                    {
+                      instancePath: instancePath + "/decision",
+                      schemaPath: "#/properties/decision/enum",
+                      keyword: "enum",
+                      params: { allowedValues: schema82.properties.decision.enum },
+                      message: "must be equal to one of the allowed values",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs8 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.reason !== undefined) {
+                  let data4 = data.reason;
+                  const _errs10 = errors;
+                  if (errors === _errs10) {
+                    if (typeof data4 === "string") {
+                      if (data4.length > 65536 && func2(data4) > 65536) {
+                        validate57.errors = [
+                          {
+                            instancePath: instancePath + "/reason",
+                            schemaPath: "#/properties/reason/maxLength",
+                            keyword: "maxLength",
+                            params: { limit: 65536 },
+                            message: "must NOT have more than 65536 characters",
+                          },
+                        ];
+                        return false;
+                      } else {
+                        if (!pattern4.test(data4)) {
+                          validate57.errors = [
+                            {
+                              instancePath: instancePath + "/reason",
+                              schemaPath: "#/properties/reason/pattern",
+                              keyword: "pattern",
+                              params: { pattern: "[^\t-\r    - \u2028\u2029  　]" },
+                              message: 'must match pattern "' + "[^\t-\r    - \u2028\u2029  　]" + '"',
+                            },
+                          ];
+                          return false;
+                        }
+                      }
+                    } else {
+                      validate57.errors = [
+                        {
+                          instancePath: instancePath + "/reason",
+                          schemaPath: "#/properties/reason/type",
+                          keyword: "type",
+                          params: { type: "string" },
+                          message: "must be string",
+                        },
+                      ];
+                      return false;
+                    }
+                  }
+                  var valid0 = _errs10 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.hookSpecificOutput !== undefined) {
+                    let data5 = data.hookSpecificOutput;
+                    const _errs12 = errors;
+                    if (errors === _errs12) {
+                      if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+                        let missing0;
+                        if (data5.hookEventName === undefined && (missing0 = "hookEventName")) {
+                          validate57.errors = [
+                            {
+                              instancePath: instancePath + "/hookSpecificOutput",
+                              schemaPath: "#/properties/hookSpecificOutput/required",
+                              keyword: "required",
+                              params: { missingProperty: missing0 },
+                              message: "must have required property '" + missing0 + "'",
+                            },
+                          ];
+                          return false;
+                        } else {
+                          const _errs14 = errors;
+                          for (const key1 in data5) {
+                            if (!(key1 === "hookEventName" || key1 === "additionalContext")) {
+                              validate57.errors = [
+                                {
+                                  instancePath: instancePath + "/hookSpecificOutput",
+                                  schemaPath: "#/properties/hookSpecificOutput/additionalProperties",
+                                  keyword: "additionalProperties",
+                                  params: { additionalProperty: key1 },
+                                  message: "must NOT have additional properties",
+                                },
+                              ];
+                              return false;
+                              break;
+                            }
+                          }
+                          if (_errs14 === errors) {
+                            if (data5.hookEventName !== undefined) {
+                              let data6 = data5.hookEventName;
+                              const _errs15 = errors;
+                              if (typeof data6 !== "string") {
+                                validate57.errors = [
+                                  {
+                                    instancePath: instancePath + "/hookSpecificOutput/hookEventName",
+                                    schemaPath: "#/properties/hookSpecificOutput/properties/hookEventName/type",
+                                    keyword: "type",
+                                    params: { type: "string" },
+                                    message: "must be string",
+                                  },
+                                ];
+                                return false;
+                              }
+                              if ("UserPromptSubmit" !== data6) {
+                                validate57.errors = [
+                                  {
+                                    instancePath: instancePath + "/hookSpecificOutput/hookEventName",
+                                    schemaPath: "#/properties/hookSpecificOutput/properties/hookEventName/const",
+                                    keyword: "const",
+                                    params: { allowedValue: "UserPromptSubmit" },
+                                    message: "must be equal to constant",
+                                  },
+                                ];
+                                return false;
+                              }
+                              var valid1 = _errs15 === errors;
+                            } else {
+                              var valid1 = true;
+                            }
+                            if (valid1) {
+                              if (data5.additionalContext !== undefined) {
+                                let data7 = data5.additionalContext;
+                                const _errs17 = errors;
+                                if (errors === _errs17) {
+                                  if (typeof data7 === "string") {
+                                    if (data7.length > 16777216 && func2(data7) > 16777216) {
+                                      validate57.errors = [
+                                        {
+                                          instancePath: instancePath + "/hookSpecificOutput/additionalContext",
+                                          schemaPath:
+                                            "#/properties/hookSpecificOutput/properties/additionalContext/maxLength",
+                                          keyword: "maxLength",
+                                          params: { limit: 16777216 },
+                                          message: "must NOT have more than 16777216 characters",
+                                        },
+                                      ];
+                                      return false;
+                                    }
+                                  } else {
+                                    validate57.errors = [
+                                      {
+                                        instancePath: instancePath + "/hookSpecificOutput/additionalContext",
+                                        schemaPath: "#/properties/hookSpecificOutput/properties/additionalContext/type",
+                                        keyword: "type",
+                                        params: { type: "string" },
+                                        message: "must be string",
+                                      },
+                                    ];
+                                    return false;
+                                  }
+                                }
+                                var valid1 = _errs17 === errors;
+                              } else {
+                                var valid1 = true;
+                              }
+                            }
+                          }
+                        }
+                      } else {
+                        validate57.errors = [
+                          {
+                            instancePath: instancePath + "/hookSpecificOutput",
+                            schemaPath: "#/properties/hookSpecificOutput/type",
+                            keyword: "type",
+                            params: { type: "object" },
+                            message: "must be object",
+                          },
+                        ];
+                        return false;
+                      }
+                    }
+                    var valid0 = _errs12 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    let missing1;
+                    if (data.decision !== undefined && data.reason === undefined && (missing1 = "reason")) {
+                      validate57.errors = [
+                        {
+                          instancePath,
+                          schemaPath: "#/dependentRequired",
+                          keyword: "dependentRequired",
+                          params: { property: "decision", missingProperty: missing1, depsCount: 1, deps: "reason" },
+                          message: "must have property reason when property decision is present",
+                        },
+                      ];
+                      return false;
+                    } else {
+                      if (data.reason !== undefined && data.decision === undefined && (missing1 = "decision")) {
+                        validate57.errors = [
+                          {
+                            instancePath,
+                            schemaPath: "#/dependentRequired",
+                            keyword: "dependentRequired",
+                            params: { property: "reason", missingProperty: missing1, depsCount: 1, deps: "decision" },
+                            message: "must have property decision when property reason is present",
+                          },
+                        ];
+                        return false;
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate57.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate57.errors = vErrors;
+  return errors === 0;
+}
+validate57.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 export const validateHookRenderRequest = validate58;
-const schema83 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json","title":"HookRenderRequest","description":"Neutral inputs of one hook render (`lifeloop-callback render`, `renderHookPayload`): which lifecycle event happened, which adapter claims to speak, the context payloads and their placement, and an optional frame-admission directive. The harness itself (claude or codex) is named outside the request, by the caller; `adapter_id` must be one of that harness's adapter ids (spec/harness-hooks.md). `event` names the lifecycle event to render; `adapter_version`, `integration_mode` and `frame` are advisory: they are validated but do not change the output.","type":"object","properties":{"adapter_id":{"description":"The adapter id the caller claims (e.g. `claude`, `claude-code`, `codex`). A value that is not an id of the target harness is refused (adapter_id_mismatch).","type":"string","maxLength":512},"adapter_version":{"description":"Version label of the adapter. Advisory.","type":"string","maxLength":512},"integration_mode":{"$ref":"../integration-mode.schema.json"},"event":{"$ref":"../lifecycle-event-kind.schema.json"},"frame":{"description":"The frame the event is about. Optional: absent or null means none. Advisory; validated with the FrameContext rules.","anyOf":[{"$ref":"../frame-context.schema.json"},{"type":"null"}]},"payloads":{"description":"Context payloads in delivery order, each with the placement the host chose for it. Absent means none; null is rejected.","type":"array","maxItems":1024,"items":{"title":"HookRenderPayload","description":"One payload to render: the client's envelope (validated with the PayloadEnvelope rules; only payload_id, payload_kind and body or body_ref reach the output) and the placement class the host chose for it, which decides the context slot, if any.","type":"object","properties":{"envelope":{"$ref":"../payload-envelope.schema.json"},"placement":{"$ref":"../placement-class.schema.json"}},"required":["envelope","placement"],"additionalProperties":false}},"directive":{"description":"Frame-admission directive. Optional: absent or null means none (the same output as `allow`).","anyOf":[{"title":"FrameAdmissionDirective","description":"`{\"kind\": \"allow\"}` admits; `{\"kind\": \"block\", \"reason\": \"...\"}` blocks the prompt or, at a Codex Stop, requests a continuation. A block reason that is empty or only Unicode White_Space is refused when rendering (invalid_directive).","type":"object","properties":{"kind":{"description":"`allow` or `block`.","type":"string","enum":["allow","block"]},"reason":{"description":"Required for `block` and forbidden for `allow`: the text the harness hands to the model.","type":"string","maxLength":65536}},"required":["kind"],"if":{"properties":{"kind":{"const":"allow"}},"required":["kind"]},"then":{"properties":{"kind":true},"additionalProperties":false},"else":{"properties":{"reason":true},"required":["reason"]},"additionalProperties":false},{"type":"null"}]}},"required":["adapter_id","adapter_version","integration_mode","event"],"additionalProperties":false};
+const schema83 = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json",
+  "title": "HookRenderRequest",
+  "description":
+    "Neutral inputs of one hook render (`lifeloop-callback render`, `renderHookPayload`): which lifecycle event happened, which adapter claims to speak, the context payloads and their placement, and an optional frame-admission directive. The harness itself (claude or codex) is named outside the request, by the caller; `adapter_id` must be one of that harness's adapter ids (spec/harness-hooks.md). `event` names the lifecycle event to render; `adapter_version`, `integration_mode` and `frame` are advisory: they are validated but do not change the output.",
+  "type": "object",
+  "properties": {
+    "adapter_id": {
+      "description":
+        "The adapter id the caller claims (e.g. `claude`, `claude-code`, `codex`). A value that is not an id of the target harness is refused (adapter_id_mismatch).",
+      "type": "string",
+      "maxLength": 512,
+    },
+    "adapter_version": { "description": "Version label of the adapter. Advisory.", "type": "string", "maxLength": 512 },
+    "integration_mode": { "$ref": "../integration-mode.schema.json" },
+    "event": { "$ref": "../lifecycle-event-kind.schema.json" },
+    "frame": {
+      "description":
+        "The frame the event is about. Optional: absent or null means none. Advisory; validated with the FrameContext rules.",
+      "anyOf": [{ "$ref": "../frame-context.schema.json" }, { "type": "null" }],
+    },
+    "payloads": {
+      "description":
+        "Context payloads in delivery order, each with the placement the host chose for it. Absent means none; null is rejected.",
+      "type": "array",
+      "maxItems": 1024,
+      "items": {
+        "title": "HookRenderPayload",
+        "description":
+          "One payload to render: the client's envelope (validated with the PayloadEnvelope rules; only payload_id, payload_kind and body or body_ref reach the output) and the placement class the host chose for it, which decides the context slot, if any.",
+        "type": "object",
+        "properties": {
+          "envelope": { "$ref": "../payload-envelope.schema.json" },
+          "placement": { "$ref": "../placement-class.schema.json" },
+        },
+        "required": ["envelope", "placement"],
+        "additionalProperties": false,
+      },
+    },
+    "directive": {
+      "description": "Frame-admission directive. Optional: absent or null means none (the same output as `allow`).",
+      "anyOf": [
+        {
+          "title": "FrameAdmissionDirective",
+          "description":
+            '`{"kind": "allow"}` admits; `{"kind": "block", "reason": "..."}` blocks the prompt or, at a Codex Stop, requests a continuation. A block reason that is empty or only Unicode White_Space is refused when rendering (invalid_directive).',
+          "type": "object",
+          "properties": {
+            "kind": { "description": "`allow` or `block`.", "type": "string", "enum": ["allow", "block"] },
+            "reason": {
+              "description": "Required for `block` and forbidden for `allow`: the text the harness hands to the model.",
+              "type": "string",
+              "maxLength": 65536,
+            },
+          },
+          "required": ["kind"],
+          "if": { "properties": { "kind": { "const": "allow" } }, "required": ["kind"] },
+          "then": { "properties": { "kind": true }, "additionalProperties": false },
+          "else": { "properties": { "reason": true }, "required": ["reason"] },
+          "additionalProperties": false,
+        },
+        { "type": "null" },
+      ],
+    },
+  },
+  "required": ["adapter_id", "adapter_version", "integration_mode", "event"],
+  "additionalProperties": false,
+};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate58.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.adapter_id === undefined) && (missing0 = "adapter_id")) || ((data.adapter_version === undefined) && (missing0 = "adapter_version"))) || ((data.integration_mode === undefined) && (missing0 = "integration_mode"))) || ((data.event === undefined) && (missing0 = "event"))){
-validate58.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((((key0 === "adapter_id") || (key0 === "adapter_version")) || (key0 === "integration_mode")) || (key0 === "event")) || (key0 === "frame")) || (key0 === "payloads")) || (key0 === "directive"))){
-validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.adapter_id !== undefined){
-let data0 = data.adapter_id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if((data0.length > 512 && func2(data0) > 512)){
-validate58.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate58.errors = [{instancePath:instancePath+"/adapter_id",schemaPath:"#/properties/adapter_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.adapter_version !== undefined){
-let data1 = data.adapter_version;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if((data1.length > 512 && func2(data1) > 512)){
-validate58.errors = [{instancePath:instancePath+"/adapter_version",schemaPath:"#/properties/adapter_version/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"}];
-return false;
-}
-}
-else {
-validate58.errors = [{instancePath:instancePath+"/adapter_version",schemaPath:"#/properties/adapter_version/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.integration_mode !== undefined){
-let data2 = data.integration_mode;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate58.errors = [{instancePath:instancePath+"/integration_mode",schemaPath:"../integration-mode.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((data2 === "manual_skill") || (data2 === "launcher_wrapper")) || (data2 === "native_hook")) || (data2 === "reference_adapter")) || (data2 === "telemetry_only"))){
-validate58.errors = [{instancePath:instancePath+"/integration_mode",schemaPath:"../integration-mode.schema.json/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.event !== undefined){
-let data3 = data.event;
-const _errs9 = errors;
-if(typeof data3 !== "string"){
-validate58.errors = [{instancePath:instancePath+"/event",schemaPath:"../lifecycle-event-kind.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((((((((((((data3 === "session.starting") || (data3 === "session.started")) || (data3 === "frame.opening")) || (data3 === "frame.opened")) || (data3 === "context.pressure_observed")) || (data3 === "context.compacted")) || (data3 === "frame.ending")) || (data3 === "frame.ended")) || (data3 === "session.ending")) || (data3 === "session.ended")) || (data3 === "supervisor.tick")) || (data3 === "capability.degraded")) || (data3 === "receipt.emitted")) || (data3 === "receipt.gap_detected"))){
-validate58.errors = [{instancePath:instancePath+"/event",schemaPath:"../lifecycle-event-kind.schema.json/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.frame !== undefined){
-let data4 = data.frame;
-const _errs12 = errors;
-const _errs13 = errors;
-let valid3 = false;
-const _errs14 = errors;
-if(!(validate22(data4, {instancePath:instancePath+"/frame",parentData:data,parentDataProperty:"frame",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs14 === errors;
-valid3 = valid3 || _valid0;
-const _errs15 = errors;
-if(data4 !== null){
-const err0 = {instancePath:instancePath+"/frame",schemaPath:"#/properties/frame/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs15 === errors;
-valid3 = valid3 || _valid0;
-if(!valid3){
-const err1 = {instancePath:instancePath+"/frame",schemaPath:"#/properties/frame/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-validate58.errors = vErrors;
-return false;
-}
-else {
-errors = _errs13;
-if(vErrors !== null){
-if(_errs13){
-vErrors.length = _errs13;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payloads !== undefined){
-let data5 = data.payloads;
-const _errs17 = errors;
-if(errors === _errs17){
-if(Array.isArray(data5)){
-if(data5.length > 1024){
-validate58.errors = [{instancePath:instancePath+"/payloads",schemaPath:"#/properties/payloads/maxItems",keyword:"maxItems",params:{limit: 1024},message:"must NOT have more than 1024 items"}];
-return false;
-}
-else {
-var valid4 = true;
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-let data6 = data5[i0];
-const _errs19 = errors;
-if(errors === _errs19){
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-let missing1;
-if(((data6.envelope === undefined) && (missing1 = "envelope")) || ((data6.placement === undefined) && (missing1 = "placement"))){
-validate58.errors = [{instancePath:instancePath+"/payloads/" + i0,schemaPath:"#/properties/payloads/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs21 = errors;
-for(const key1 in data6){
-if(!((key1 === "envelope") || (key1 === "placement"))){
-validate58.errors = [{instancePath:instancePath+"/payloads/" + i0,schemaPath:"#/properties/payloads/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs21 === errors){
-if(data6.envelope !== undefined){
-const _errs22 = errors;
-if(!(validate25(data6.envelope, {instancePath:instancePath+"/payloads/" + i0+"/envelope",parentData:data6,parentDataProperty:"envelope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-var valid5 = _errs22 === errors;
-}
-else {
-var valid5 = true;
-}
-if(valid5){
-if(data6.placement !== undefined){
-let data8 = data6.placement;
-const _errs23 = errors;
-if(typeof data8 !== "string"){
-validate58.errors = [{instancePath:instancePath+"/payloads/" + i0+"/placement",schemaPath:"../placement-class.schema.json/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((data8 === "developer_equivalent_frame") || (data8 === "pre_prompt_frame")) || (data8 === "side_channel_context")) || (data8 === "receipt_only"))){
-validate58.errors = [{instancePath:instancePath+"/payloads/" + i0+"/placement",schemaPath:"../placement-class.schema.json/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid5 = _errs23 === errors;
-}
-else {
-var valid5 = true;
-}
-}
-}
-}
-}
-else {
-validate58.errors = [{instancePath:instancePath+"/payloads/" + i0,schemaPath:"#/properties/payloads/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid4 = _errs19 === errors;
-if(!valid4){
-break;
-}
-}
-}
-}
-else {
-validate58.errors = [{instancePath:instancePath+"/payloads",schemaPath:"#/properties/payloads/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs17 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.directive !== undefined){
-let data9 = data.directive;
-const _errs26 = errors;
-const _errs27 = errors;
-let valid7 = false;
-const _errs28 = errors;
-const _errs30 = errors;
-let valid8 = true;
-const _errs31 = errors;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-let missing2;
-if((data9.kind === undefined) && (missing2 = "kind")){
-const err2 = {};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-else {
-if(data9.kind !== undefined){
-if("allow" !== data9.kind){
-const err3 = {};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-var _valid2 = _errs31 === errors;
-errors = _errs30;
-if(vErrors !== null){
-if(_errs30){
-vErrors.length = _errs30;
-}
-else {
-vErrors = null;
-}
-}
-let ifClause0;
-if(_valid2){
-const _errs33 = errors;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-for(const key2 in data9){
-if(!(key2 === "kind")){
-const err4 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-break;
-}
-}
-}
-var _valid2 = _errs33 === errors;
-valid8 = _valid2;
-if(valid8){
-var props1 = true;
-}
-ifClause0 = "then";
-}
-else {
-const _errs35 = errors;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-let missing3;
-if((data9.reason === undefined) && (missing3 = "reason")){
-const err5 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/else/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-var _valid2 = _errs35 === errors;
-valid8 = _valid2;
-if(valid8){
-if(props1 !== true){
-props1 = props1 || {};
-props1.reason = true;
-}
-}
-ifClause0 = "else";
-}
-if(!valid8){
-const err6 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(errors === _errs28){
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-let missing4;
-if((data9.kind === undefined) && (missing4 = "kind")){
-const err7 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-else {
-const _errs36 = errors;
-for(const key3 in data9){
-if(!((key3 === "kind") || (key3 === "reason"))){
-const err8 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-break;
-}
-}
-if(_errs36 === errors){
-if(data9.kind !== undefined){
-let data11 = data9.kind;
-const _errs37 = errors;
-if(typeof data11 !== "string"){
-const err9 = {instancePath:instancePath+"/directive/kind",schemaPath:"#/properties/directive/anyOf/0/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(!((data11 === "allow") || (data11 === "block"))){
-const err10 = {instancePath:instancePath+"/directive/kind",schemaPath:"#/properties/directive/anyOf/0/properties/kind/enum",keyword:"enum",params:{allowedValues: schema83.properties.directive.anyOf[0].properties.kind.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-var valid10 = _errs37 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data9.reason !== undefined){
-let data12 = data9.reason;
-const _errs39 = errors;
-if(errors === _errs39){
-if(typeof data12 === "string"){
-if((data12.length > 65536 && func2(data12) > 65536)){
-const err11 = {instancePath:instancePath+"/directive/reason",schemaPath:"#/properties/directive/anyOf/0/properties/reason/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/directive/reason",schemaPath:"#/properties/directive/anyOf/0/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-var valid10 = _errs39 === errors;
-}
-else {
-var valid10 = true;
-}
-}
-}
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-var _valid1 = _errs28 === errors;
-valid7 = valid7 || _valid1;
-const _errs41 = errors;
-if(data9 !== null){
-const err14 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-var _valid1 = _errs41 === errors;
-valid7 = valid7 || _valid1;
-if(!valid7){
-const err15 = {instancePath:instancePath+"/directive",schemaPath:"#/properties/directive/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-validate58.errors = vErrors;
-return false;
-}
-else {
-errors = _errs27;
-if(vErrors !== null){
-if(_errs27){
-vErrors.length = _errs27;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs26 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate58.errors = vErrors;
-return errors === 0;
-}
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+function validate58(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  /*# sourceURL="https://lifeloop-callback.dev/schemas/hooks/hook-render-request.schema.json" */
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate58.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (errors === 0) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (
+        (data.adapter_id === undefined && (missing0 = "adapter_id")) ||
+        (data.adapter_version === undefined && (missing0 = "adapter_version")) ||
+        (data.integration_mode === undefined && (missing0 = "integration_mode")) ||
+        (data.event === undefined && (missing0 = "event"))
+      ) {
+        validate58.errors = [
+          {
+            instancePath,
+            schemaPath: "#/required",
+            keyword: "required",
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+          },
+        ];
+        return false;
+      } else {
+        const _errs1 = errors;
+        for (const key0 in data) {
+          if (
+            !(
+              key0 === "adapter_id" ||
+              key0 === "adapter_version" ||
+              key0 === "integration_mode" ||
+              key0 === "event" ||
+              key0 === "frame" ||
+              key0 === "payloads" ||
+              key0 === "directive"
+            )
+          ) {
+            validate58.errors = [
+              {
+                instancePath,
+                schemaPath: "#/additionalProperties",
+                keyword: "additionalProperties",
+                params: { additionalProperty: key0 },
+                message: "must NOT have additional properties",
+              },
+            ];
+            return false;
+            break;
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.adapter_id !== undefined) {
+            let data0 = data.adapter_id;
+            const _errs2 = errors;
+            if (errors === _errs2) {
+              if (typeof data0 === "string") {
+                if (data0.length > 512 && func2(data0) > 512) {
+                  validate58.errors = [
+                    {
+                      instancePath: instancePath + "/adapter_id",
+                      schemaPath: "#/properties/adapter_id/maxLength",
+                      keyword: "maxLength",
+                      params: { limit: 512 },
+                      message: "must NOT have more than 512 characters",
+                    },
+                  ];
+                  return false;
+                }
+              } else {
+                validate58.errors = [
+                  {
+                    instancePath: instancePath + "/adapter_id",
+                    schemaPath: "#/properties/adapter_id/type",
+                    keyword: "type",
+                    params: { type: "string" },
+                    message: "must be string",
+                  },
+                ];
+                return false;
+              }
+            }
+            var valid0 = _errs2 === errors;
+          } else {
+            var valid0 = true;
+          }
+          if (valid0) {
+            if (data.adapter_version !== undefined) {
+              let data1 = data.adapter_version;
+              const _errs4 = errors;
+              if (errors === _errs4) {
+                if (typeof data1 === "string") {
+                  if (data1.length > 512 && func2(data1) > 512) {
+                    validate58.errors = [
+                      {
+                        instancePath: instancePath + "/adapter_version",
+                        schemaPath: "#/properties/adapter_version/maxLength",
+                        keyword: "maxLength",
+                        params: { limit: 512 },
+                        message: "must NOT have more than 512 characters",
+                      },
+                    ];
+                    return false;
+                  }
+                } else {
+                  validate58.errors = [
+                    {
+                      instancePath: instancePath + "/adapter_version",
+                      schemaPath: "#/properties/adapter_version/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+              }
+              var valid0 = _errs4 === errors;
+            } else {
+              var valid0 = true;
+            }
+            if (valid0) {
+              if (data.integration_mode !== undefined) {
+                let data2 = data.integration_mode;
+                const _errs6 = errors;
+                if (typeof data2 !== "string") {
+                  validate58.errors = [
+                    {
+                      instancePath: instancePath + "/integration_mode",
+                      schemaPath: "../integration-mode.schema.json/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                    },
+                  ];
+                  return false;
+                }
+                if (
+                  !(
+                    data2 === "manual_skill" ||
+                    data2 === "launcher_wrapper" ||
+                    data2 === "native_hook" ||
+                    data2 === "reference_adapter" ||
+                    data2 === "telemetry_only"
+                  )
+                ) {
+                  validate58.errors = [
+                    {
+                      instancePath: instancePath + "/integration_mode",
+                      schemaPath: "../integration-mode.schema.json/enum",
+                      keyword: "enum",
+                      params: { allowedValues: schema36.enum },
+                      message: "must be equal to one of the allowed values",
+                    },
+                  ];
+                  return false;
+                }
+                var valid0 = _errs6 === errors;
+              } else {
+                var valid0 = true;
+              }
+              if (valid0) {
+                if (data.event !== undefined) {
+                  let data3 = data.event;
+                  const _errs9 = errors;
+                  if (typeof data3 !== "string") {
+                    validate58.errors = [
+                      {
+                        instancePath: instancePath + "/event",
+                        schemaPath: "../lifecycle-event-kind.schema.json/type",
+                        keyword: "type",
+                        params: { type: "string" },
+                        message: "must be string",
+                      },
+                    ];
+                    return false;
+                  }
+                  if (
+                    !(
+                      data3 === "session.starting" ||
+                      data3 === "session.started" ||
+                      data3 === "frame.opening" ||
+                      data3 === "frame.opened" ||
+                      data3 === "context.pressure_observed" ||
+                      data3 === "context.compacted" ||
+                      data3 === "frame.ending" ||
+                      data3 === "frame.ended" ||
+                      data3 === "session.ending" ||
+                      data3 === "session.ended" ||
+                      data3 === "supervisor.tick" ||
+                      data3 === "capability.degraded" ||
+                      data3 === "receipt.emitted" ||
+                      data3 === "receipt.gap_detected"
+                    )
+                  ) {
+                    validate58.errors = [
+                      {
+                        instancePath: instancePath + "/event",
+                        schemaPath: "../lifecycle-event-kind.schema.json/enum",
+                        keyword: "enum",
+                        params: { allowedValues: schema35.enum },
+                        message: "must be equal to one of the allowed values",
+                      },
+                    ];
+                    return false;
+                  }
+                  var valid0 = _errs9 === errors;
+                } else {
+                  var valid0 = true;
+                }
+                if (valid0) {
+                  if (data.frame !== undefined) {
+                    let data4 = data.frame;
+                    const _errs12 = errors;
+                    const _errs13 = errors;
+                    let valid3 = false;
+                    const _errs14 = errors;
+                    if (
+                      !validate22(data4, {
+                        instancePath: instancePath + "/frame",
+                        parentData: data,
+                        parentDataProperty: "frame",
+                        rootData,
+                        dynamicAnchors,
+                      })
+                    ) {
+                      vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+                      errors = vErrors.length;
+                    }
+                    var _valid0 = _errs14 === errors;
+                    valid3 = valid3 || _valid0;
+                    const _errs15 = errors;
+                    if (data4 !== null) {
+                      const err0 = {
+                        instancePath: instancePath + "/frame",
+                        schemaPath: "#/properties/frame/anyOf/1/type",
+                        keyword: "type",
+                        params: { type: "null" },
+                        message: "must be null",
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err0];
+                      } else {
+                        vErrors.push(err0);
+                      }
+                      errors++;
+                    }
+                    var _valid0 = _errs15 === errors;
+                    valid3 = valid3 || _valid0;
+                    if (!valid3) {
+                      const err1 = {
+                        instancePath: instancePath + "/frame",
+                        schemaPath: "#/properties/frame/anyOf",
+                        keyword: "anyOf",
+                        params: {},
+                        message: "must match a schema in anyOf",
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err1];
+                      } else {
+                        vErrors.push(err1);
+                      }
+                      errors++;
+                      validate58.errors = vErrors;
+                      return false;
+                    } else {
+                      errors = _errs13;
+                      if (vErrors !== null) {
+                        if (_errs13) {
+                          vErrors.length = _errs13;
+                        } else {
+                          vErrors = null;
+                        }
+                      }
+                    }
+                    var valid0 = _errs12 === errors;
+                  } else {
+                    var valid0 = true;
+                  }
+                  if (valid0) {
+                    if (data.payloads !== undefined) {
+                      let data5 = data.payloads;
+                      const _errs17 = errors;
+                      if (errors === _errs17) {
+                        if (Array.isArray(data5)) {
+                          if (data5.length > 1024) {
+                            validate58.errors = [
+                              {
+                                instancePath: instancePath + "/payloads",
+                                schemaPath: "#/properties/payloads/maxItems",
+                                keyword: "maxItems",
+                                params: { limit: 1024 },
+                                message: "must NOT have more than 1024 items",
+                              },
+                            ];
+                            return false;
+                          } else {
+                            var valid4 = true;
+                            const len0 = data5.length;
+                            for (let i0 = 0; i0 < len0; i0++) {
+                              let data6 = data5[i0];
+                              const _errs19 = errors;
+                              if (errors === _errs19) {
+                                if (data6 && typeof data6 == "object" && !Array.isArray(data6)) {
+                                  let missing1;
+                                  if (
+                                    (data6.envelope === undefined && (missing1 = "envelope")) ||
+                                    (data6.placement === undefined && (missing1 = "placement"))
+                                  ) {
+                                    validate58.errors = [
+                                      {
+                                        instancePath: instancePath + "/payloads/" + i0,
+                                        schemaPath: "#/properties/payloads/items/required",
+                                        keyword: "required",
+                                        params: { missingProperty: missing1 },
+                                        message: "must have required property '" + missing1 + "'",
+                                      },
+                                    ];
+                                    return false;
+                                  } else {
+                                    const _errs21 = errors;
+                                    for (const key1 in data6) {
+                                      if (!(key1 === "envelope" || key1 === "placement")) {
+                                        validate58.errors = [
+                                          {
+                                            instancePath: instancePath + "/payloads/" + i0,
+                                            schemaPath: "#/properties/payloads/items/additionalProperties",
+                                            keyword: "additionalProperties",
+                                            params: { additionalProperty: key1 },
+                                            message: "must NOT have additional properties",
+                                          },
+                                        ];
+                                        return false;
+                                        break;
+                                      }
+                                    }
+                                    if (_errs21 === errors) {
+                                      if (data6.envelope !== undefined) {
+                                        const _errs22 = errors;
+                                        if (
+                                          !validate25(data6.envelope, {
+                                            instancePath: instancePath + "/payloads/" + i0 + "/envelope",
+                                            parentData: data6,
+                                            parentDataProperty: "envelope",
+                                            rootData,
+                                            dynamicAnchors,
+                                          })
+                                        ) {
+                                          vErrors =
+                                            vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+                                          errors = vErrors.length;
+                                        }
+                                        var valid5 = _errs22 === errors;
+                                      } else {
+                                        var valid5 = true;
+                                      }
+                                      if (valid5) {
+                                        if (data6.placement !== undefined) {
+                                          let data8 = data6.placement;
+                                          const _errs23 = errors;
+                                          if (typeof data8 !== "string") {
+                                            validate58.errors = [
+                                              {
+                                                instancePath: instancePath + "/payloads/" + i0 + "/placement",
+                                                schemaPath: "../placement-class.schema.json/type",
+                                                keyword: "type",
+                                                params: { type: "string" },
+                                                message: "must be string",
+                                              },
+                                            ];
+                                            return false;
+                                          }
+                                          if (
+                                            !(
+                                              data8 === "developer_equivalent_frame" ||
+                                              data8 === "pre_prompt_frame" ||
+                                              data8 === "side_channel_context" ||
+                                              data8 === "receipt_only"
+                                            )
+                                          ) {
+                                            validate58.errors = [
+                                              {
+                                                instancePath: instancePath + "/payloads/" + i0 + "/placement",
+                                                schemaPath: "../placement-class.schema.json/enum",
+                                                keyword: "enum",
+                                                params: { allowedValues: schema32.enum },
+                                                message: "must be equal to one of the allowed values",
+                                              },
+                                            ];
+                                            return false;
+                                          }
+                                          var valid5 = _errs23 === errors;
+                                        } else {
+                                          var valid5 = true;
+                                        }
+                                      }
+                                    }
+                                  }
+                                } else {
+                                  validate58.errors = [
+                                    {
+                                      instancePath: instancePath + "/payloads/" + i0,
+                                      schemaPath: "#/properties/payloads/items/type",
+                                      keyword: "type",
+                                      params: { type: "object" },
+                                      message: "must be object",
+                                    },
+                                  ];
+                                  return false;
+                                }
+                              }
+                              var valid4 = _errs19 === errors;
+                              if (!valid4) {
+                                break;
+                              }
+                            }
+                          }
+                        } else {
+                          validate58.errors = [
+                            {
+                              instancePath: instancePath + "/payloads",
+                              schemaPath: "#/properties/payloads/type",
+                              keyword: "type",
+                              params: { type: "array" },
+                              message: "must be array",
+                            },
+                          ];
+                          return false;
+                        }
+                      }
+                      var valid0 = _errs17 === errors;
+                    } else {
+                      var valid0 = true;
+                    }
+                    if (valid0) {
+                      if (data.directive !== undefined) {
+                        let data9 = data.directive;
+                        const _errs26 = errors;
+                        const _errs27 = errors;
+                        let valid7 = false;
+                        const _errs28 = errors;
+                        const _errs30 = errors;
+                        let valid8 = true;
+                        const _errs31 = errors;
+                        if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+                          let missing2;
+                          if (data9.kind === undefined && (missing2 = "kind")) {
+                            const err2 = {};
+                            if (vErrors === null) {
+                              vErrors = [err2];
+                            } else {
+                              vErrors.push(err2);
+                            }
+                            errors++;
+                          } else {
+                            if (data9.kind !== undefined) {
+                              if ("allow" !== data9.kind) {
+                                const err3 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err3];
+                                } else {
+                                  vErrors.push(err3);
+                                }
+                                errors++;
+                              }
+                            }
+                          }
+                        }
+                        var _valid2 = _errs31 === errors;
+                        errors = _errs30;
+                        if (vErrors !== null) {
+                          if (_errs30) {
+                            vErrors.length = _errs30;
+                          } else {
+                            vErrors = null;
+                          }
+                        }
+                        let ifClause0;
+                        if (_valid2) {
+                          const _errs33 = errors;
+                          if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+                            for (const key2 in data9) {
+                              if (!(key2 === "kind")) {
+                                const err4 = {
+                                  instancePath: instancePath + "/directive",
+                                  schemaPath: "#/properties/directive/anyOf/0/then/additionalProperties",
+                                  keyword: "additionalProperties",
+                                  params: { additionalProperty: key2 },
+                                  message: "must NOT have additional properties",
+                                };
+                                if (vErrors === null) {
+                                  vErrors = [err4];
+                                } else {
+                                  vErrors.push(err4);
+                                }
+                                errors++;
+                                break;
+                              }
+                            }
+                          }
+                          var _valid2 = _errs33 === errors;
+                          valid8 = _valid2;
+                          if (valid8) {
+                            var props1 = true;
+                          }
+                          ifClause0 = "then";
+                        } else {
+                          const _errs35 = errors;
+                          if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+                            let missing3;
+                            if (data9.reason === undefined && (missing3 = "reason")) {
+                              const err5 = {
+                                instancePath: instancePath + "/directive",
+                                schemaPath: "#/properties/directive/anyOf/0/else/required",
+                                keyword: "required",
+                                params: { missingProperty: missing3 },
+                                message: "must have required property '" + missing3 + "'",
+                              };
+                              if (vErrors === null) {
+                                vErrors = [err5];
+                              } else {
+                                vErrors.push(err5);
+                              }
+                              errors++;
+                            }
+                          }
+                          var _valid2 = _errs35 === errors;
+                          valid8 = _valid2;
+                          if (valid8) {
+                            if (props1 !== true) {
+                              props1 = props1 || {};
+                              props1.reason = true;
+                            }
+                          }
+                          ifClause0 = "else";
+                        }
+                        if (!valid8) {
+                          const err6 = {
+                            instancePath: instancePath + "/directive",
+                            schemaPath: "#/properties/directive/anyOf/0/if",
+                            keyword: "if",
+                            params: { failingKeyword: ifClause0 },
+                            message: 'must match "' + ifClause0 + '" schema',
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err6];
+                          } else {
+                            vErrors.push(err6);
+                          }
+                          errors++;
+                        }
+                        if (errors === _errs28) {
+                          if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+                            let missing4;
+                            if (data9.kind === undefined && (missing4 = "kind")) {
+                              const err7 = {
+                                instancePath: instancePath + "/directive",
+                                schemaPath: "#/properties/directive/anyOf/0/required",
+                                keyword: "required",
+                                params: { missingProperty: missing4 },
+                                message: "must have required property '" + missing4 + "'",
+                              };
+                              if (vErrors === null) {
+                                vErrors = [err7];
+                              } else {
+                                vErrors.push(err7);
+                              }
+                              errors++;
+                            } else {
+                              const _errs36 = errors;
+                              for (const key3 in data9) {
+                                if (!(key3 === "kind" || key3 === "reason")) {
+                                  const err8 = {
+                                    instancePath: instancePath + "/directive",
+                                    schemaPath: "#/properties/directive/anyOf/0/additionalProperties",
+                                    keyword: "additionalProperties",
+                                    params: { additionalProperty: key3 },
+                                    message: "must NOT have additional properties",
+                                  };
+                                  if (vErrors === null) {
+                                    vErrors = [err8];
+                                  } else {
+                                    vErrors.push(err8);
+                                  }
+                                  errors++;
+                                  break;
+                                }
+                              }
+                              if (_errs36 === errors) {
+                                if (data9.kind !== undefined) {
+                                  let data11 = data9.kind;
+                                  const _errs37 = errors;
+                                  if (typeof data11 !== "string") {
+                                    const err9 = {
+                                      instancePath: instancePath + "/directive/kind",
+                                      schemaPath: "#/properties/directive/anyOf/0/properties/kind/type",
+                                      keyword: "type",
+                                      params: { type: "string" },
+                                      message: "must be string",
+                                    };
+                                    if (vErrors === null) {
+                                      vErrors = [err9];
+                                    } else {
+                                      vErrors.push(err9);
+                                    }
+                                    errors++;
+                                  }
+                                  if (!(data11 === "allow" || data11 === "block")) {
+                                    const err10 = {
+                                      instancePath: instancePath + "/directive/kind",
+                                      schemaPath: "#/properties/directive/anyOf/0/properties/kind/enum",
+                                      keyword: "enum",
+                                      params: {
+                                        allowedValues: schema83.properties.directive.anyOf[0].properties.kind.enum,
+                                      },
+                                      message: "must be equal to one of the allowed values",
+                                    };
+                                    if (vErrors === null) {
+                                      vErrors = [err10];
+                                    } else {
+                                      vErrors.push(err10);
+                                    }
+                                    errors++;
+                                  }
+                                  var valid10 = _errs37 === errors;
+                                } else {
+                                  var valid10 = true;
+                                }
+                                if (valid10) {
+                                  if (data9.reason !== undefined) {
+                                    let data12 = data9.reason;
+                                    const _errs39 = errors;
+                                    if (errors === _errs39) {
+                                      if (typeof data12 === "string") {
+                                        if (data12.length > 65536 && func2(data12) > 65536) {
+                                          const err11 = {
+                                            instancePath: instancePath + "/directive/reason",
+                                            schemaPath: "#/properties/directive/anyOf/0/properties/reason/maxLength",
+                                            keyword: "maxLength",
+                                            params: { limit: 65536 },
+                                            message: "must NOT have more than 65536 characters",
+                                          };
+                                          if (vErrors === null) {
+                                            vErrors = [err11];
+                                          } else {
+                                            vErrors.push(err11);
+                                          }
+                                          errors++;
+                                        }
+                                      } else {
+                                        const err12 = {
+                                          instancePath: instancePath + "/directive/reason",
+                                          schemaPath: "#/properties/directive/anyOf/0/properties/reason/type",
+                                          keyword: "type",
+                                          params: { type: "string" },
+                                          message: "must be string",
+                                        };
+                                        if (vErrors === null) {
+                                          vErrors = [err12];
+                                        } else {
+                                          vErrors.push(err12);
+                                        }
+                                        errors++;
+                                      }
+                                    }
+                                    var valid10 = _errs39 === errors;
+                                  } else {
+                                    var valid10 = true;
+                                  }
+                                }
+                              }
+                            }
+                          } else {
+                            const err13 = {
+                              instancePath: instancePath + "/directive",
+                              schemaPath: "#/properties/directive/anyOf/0/type",
+                              keyword: "type",
+                              params: { type: "object" },
+                              message: "must be object",
+                            };
+                            if (vErrors === null) {
+                              vErrors = [err13];
+                            } else {
+                              vErrors.push(err13);
+                            }
+                            errors++;
+                          }
+                        }
+                        var _valid1 = _errs28 === errors;
+                        valid7 = valid7 || _valid1;
+                        const _errs41 = errors;
+                        if (data9 !== null) {
+                          const err14 = {
+                            instancePath: instancePath + "/directive",
+                            schemaPath: "#/properties/directive/anyOf/1/type",
+                            keyword: "type",
+                            params: { type: "null" },
+                            message: "must be null",
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err14];
+                          } else {
+                            vErrors.push(err14);
+                          }
+                          errors++;
+                        }
+                        var _valid1 = _errs41 === errors;
+                        valid7 = valid7 || _valid1;
+                        if (!valid7) {
+                          const err15 = {
+                            instancePath: instancePath + "/directive",
+                            schemaPath: "#/properties/directive/anyOf",
+                            keyword: "anyOf",
+                            params: {},
+                            message: "must match a schema in anyOf",
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err15];
+                          } else {
+                            vErrors.push(err15);
+                          }
+                          errors++;
+                          validate58.errors = vErrors;
+                          return false;
+                        } else {
+                          errors = _errs27;
+                          if (vErrors !== null) {
+                            if (_errs27) {
+                              vErrors.length = _errs27;
+                            } else {
+                              vErrors = null;
+                            }
+                          }
+                        }
+                        var valid0 = _errs26 === errors;
+                      } else {
+                        var valid0 = true;
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate58.errors = [
+        { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" },
+      ];
+      return false;
+    }
+  }
+  validate58.errors = vErrors;
+  return errors === 0;
+}
+validate58.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };

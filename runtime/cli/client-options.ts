@@ -47,7 +47,9 @@ export function failOnStatuses(value: string | undefined): ReadonlySet<ReceiptSt
   const statuses = value.split(",").map((s) => s.trim());
   for (const s of statuses) {
     if (!(RECEIPT_STATUS_VALUES as readonly string[]).includes(s)) {
-      throw new UsageError(`--fail-on-status takes CallbackResponse statuses separated by commas (${RECEIPT_STATUS_VALUES.join(", ")}); got ${JSON.stringify(s)}`);
+      throw new UsageError(
+        `--fail-on-status takes CallbackResponse statuses separated by commas (${RECEIPT_STATUS_VALUES.join(", ")}); got ${JSON.stringify(s)}`,
+      );
     }
   }
   return new Set(statuses as ReceiptStatus[]);

@@ -63,7 +63,11 @@ export async function readBoundedInput(source: string, maxBytes: number, stdin: 
       chunks.push(buf);
     }
   } catch (error) {
-    return { ok: false, tooLarge: false, message: describeIoError(`read ${source === "-" ? "standard input" : source}`, error) };
+    return {
+      ok: false,
+      tooLarge: false,
+      message: describeIoError(`read ${source === "-" ? "standard input" : source}`, error),
+    };
   }
   return { ok: true, bytes: Buffer.concat(chunks, total) };
 }
@@ -72,10 +76,17 @@ export async function readBoundedInput(source: string, maxBytes: number, stdin: 
  * Read a command's input (see {@link readBoundedInput}); when it cannot be read or is too large,
  * write `<command>: <why>` to stderr and return null (the command then exits with EXIT.input).
  */
-export async function readCommandInput(command: string, source: string, maxBytes: number, io: CliIo): Promise<Uint8Array | null> {
+export async function readCommandInput(
+  command: string,
+  source: string,
+  maxBytes: number,
+  io: CliIo,
+): Promise<Uint8Array | null> {
   const read = await readBoundedInput(source, maxBytes, io.stdin);
   if (read.ok) return read.bytes;
-  io.err(`${command}: ${read.tooLarge ? `json.max-bytes: input is larger than ${read.maxBytes} bytes` : read.message}\n`);
+  io.err(
+    `${command}: ${read.tooLarge ? `json.max-bytes: input is larger than ${read.maxBytes} bytes` : read.message}\n`,
+  );
   return null;
 }
 
@@ -93,8 +104,17 @@ export function jsonLine(value: unknown): string {
  */
 export function parseFlags(
   args: readonly string[],
-  spec: { readonly values?: readonly string[]; readonly repeatable?: readonly string[]; readonly switches?: readonly string[] },
-): { readonly values: ReadonlyMap<string, string>; readonly lists: ReadonlyMap<string, readonly string[]>; readonly switches: ReadonlySet<string>; readonly positionals: readonly string[] } {
+  spec: {
+    readonly values?: readonly string[];
+    readonly repeatable?: readonly string[];
+    readonly switches?: readonly string[];
+  },
+): {
+  readonly values: ReadonlyMap<string, string>;
+  readonly lists: ReadonlyMap<string, readonly string[]>;
+  readonly switches: ReadonlySet<string>;
+  readonly positionals: readonly string[];
+} {
   const values = new Map<string, string>();
   const lists = new Map<string, string[]>();
   const switches = new Set<string>();
@@ -114,7 +134,10 @@ export function parseFlags(
     const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     if (spec.switches?.includes(name)) {
-      if (eq > 0) throw new UsageError(`${name} is a switch and takes no value (got ${JSON.stringify(arg)}); write ${name} alone`);
+      if (eq > 0)
+        throw new UsageError(
+          `${name} is a switch and takes no value (got ${JSON.stringify(arg)}); write ${name} alone`,
+        );
       switches.add(name);
       continue;
     }
@@ -155,7 +178,9 @@ export function integerFlag(
   const n = DIGITS.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < bounds.min || n > bounds.max) {
     const unit = bounds.unit ? ` ${bounds.unit}` : "";
-    throw new UsageError(`${flag} takes a whole number${unit} from ${bounds.min} to ${bounds.max} (got ${JSON.stringify(text)})`);
+    throw new UsageError(
+      `${flag} takes a whole number${unit} from ${bounds.min} to ${bounds.max} (got ${JSON.stringify(text)})`,
+    );
   }
   return n;
 }

@@ -9,7 +9,10 @@ import { EXIT, UsageError, type CliIo } from "./io.js";
 /** The `--ledger` value, or null when the flag is absent. @throws UsageError for an empty path */
 export function ledgerFlag(values: ReadonlyMap<string, string>): string | null {
   const path = values.get("--ledger");
-  if (path === "") throw new UsageError("--ledger is an empty path: name the ledger file (e.g. receipts.sqlite; it is created, its directory must exist)");
+  if (path === "")
+    throw new UsageError(
+      "--ledger is an empty path: name the ledger file (e.g. receipts.sqlite; it is created, its directory must exist)",
+    );
   return path ?? null;
 }
 
@@ -18,7 +21,12 @@ export function ledgerFlag(values: ReadonlyMap<string, string>): string | null {
  * `{ ledger }` (null when `path` is null), or `{ exit }` once `<command>: <reason>; <consequence>`
  * is on stderr. Other errors propagate.
  */
-export async function openCommandLedger(path: string | null, io: CliIo, command: string, consequence: string): Promise<{ readonly ledger: ReceiptLedger | null } | { readonly exit: number }> {
+export async function openCommandLedger(
+  path: string | null,
+  io: CliIo,
+  command: string,
+  consequence: string,
+): Promise<{ readonly ledger: ReceiptLedger | null } | { readonly exit: number }> {
   if (path === null) return { ledger: null };
   try {
     return { ledger: await openLedger(path) };

@@ -30,13 +30,16 @@ export interface LoadedCommand {
  */
 const LOADERS: { readonly [K in CliCommandName]: () => Promise<LoadedCommand> } = {
   validate: async () => import("./commands/validate.js").then((m) => ({ usage: m.VALIDATE_USAGE, run: m.runValidate })),
-  conformance: async () => import("./commands/conformance.js").then((m) => ({ usage: m.CONFORMANCE_USAGE, run: m.runConformance })),
+  conformance: async () =>
+    import("./commands/conformance.js").then((m) => ({ usage: m.CONFORMANCE_USAGE, run: m.runConformance })),
   conform: async () => import("./commands/conform.js").then((m) => ({ usage: m.CONFORM_USAGE, run: m.runConform })),
-  generate: async () => import("./commands/generate.js").then((m) => ({ usage: m.GENERATE_USAGE, run: m.runGenerateCommand })),
+  generate: async () =>
+    import("./commands/generate.js").then((m) => ({ usage: m.GENERATE_USAGE, run: m.runGenerateCommand })),
   invoke: async () => import("./commands/invoke.js").then((m) => ({ usage: m.INVOKE_USAGE, run: m.runInvoke })),
   session: async () => import("./commands/session.js").then((m) => ({ usage: m.SESSION_USAGE, run: m.runSessionCli })),
   render: async () => import("./commands/render.js").then((m) => ({ usage: m.RENDER_USAGE, run: m.runRender })),
-  continuation: async () => import("./commands/continuation.js").then((m) => ({ usage: m.CONTINUATION_USAGE, run: m.runContinuationCli })),
+  continuation: async () =>
+    import("./commands/continuation.js").then((m) => ({ usage: m.CONTINUATION_USAGE, run: m.runContinuationCli })),
   diff: async () => import("./commands/diff.js").then((m) => ({ usage: m.DIFF_USAGE, run: m.runDiff })),
   hook: async () => import("./commands/hook.js").then((m) => ({ usage: m.HOOK_USAGE, run: m.runHook })),
   receipt: async () => import("./commands/receipt.js").then((m) => ({ usage: m.RECEIPT_USAGE, run: m.runReceipt })),
@@ -73,7 +76,9 @@ function help(): string {
       return `  ${`${c.name} ${c.synopsis}`.trimEnd().padEnd(width)}  ${c.summary}${aliases}`;
     }),
     "",
-    `Exit codes: ${Object.entries(CLI_EXIT_CODES).map(([name, code]) => `${code} ${name}`).join(", ")} (spec/tables/cli-exit-codes.json).`,
+    `Exit codes: ${Object.entries(CLI_EXIT_CODES)
+      .map(([name, code]) => `${code} ${name}`)
+      .join(", ")} (spec/tables/cli-exit-codes.json).`,
   ].join("\n");
 }
 
@@ -83,7 +88,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   // An alias (`--version`, `-V`: spec/tables/cli-commands.json) is its command.
   const name = first === undefined ? undefined : (COMMANDS.get(first)?.name ?? first);
   // `help COMMAND`: that command's usage, as `COMMAND --help` prints it.
-  if (name === "help" && args.length === 1 && COMMANDS.has(args[0] as string)) return runCli([args[0] as string, "--help"], io);
+  if (name === "help" && args.length === 1 && COMMANDS.has(args[0] as string))
+    return runCli([args[0] as string, "--help"], io);
   // `help --all`: every command's usage (loads every command's module).
   if (name === "help" && args.length === 1 && args[0] === "--all") {
     io.out(`${(await commandUsages()).map(([, usage]) => usage).join("\n\n")}\n`);
@@ -95,7 +101,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   const registered = COMMANDS.get(name);
   if (!registered) {
-    io.err(unknownCommandText(name, CLI_COMMANDS.map((c) => c.name)));
+    io.err(
+      unknownCommandText(
+        name,
+        CLI_COMMANDS.map((c) => c.name),
+      ),
+    );
     return EXIT.usage;
   }
   let command: LoadedCommand;
@@ -103,7 +114,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     command = await registered.load();
   } catch (error) {
     // A module that cannot be loaded is a broken installation: reported like any internal error.
-    io.err(`lifeloop-callback ${name}: internal error: cannot load the command: ${(error as Error).stack ?? String(error)}\n`);
+    io.err(
+      `lifeloop-callback ${name}: internal error: cannot load the command: ${(error as Error).stack ?? String(error)}\n`,
+    );
     return EXIT.validation;
   }
   // Anywhere else, `--help` is recognized by parseFlags: as a flag's value (`--arg -h`) it is that
@@ -194,7 +207,10 @@ if (isEntryPoint()) {
   process.stdout.on("error", exitOnOutputError);
   // Buffered (runtime/cli/output.ts): one write per line was a quarter of a session's time per event.
   // Once the reader went away (stdoutGone), what is still gathered or written later is dropped.
-  const stdout = new BufferedOutput({ write: (chunk) => stdoutGone || process.stdout.write(chunk), once: (event, listener) => process.stdout.once(event, listener) });
+  const stdout = new BufferedOutput({
+    write: (chunk) => stdoutGone || process.stdout.write(chunk),
+    once: (event, listener) => process.stdout.once(event, listener),
+  });
   process.on("exit", () => stdout.flush());
   const code = await runCli(process.argv.slice(2), {
     stdin: process.stdin,

@@ -52,7 +52,9 @@ export class BufferedOutput {
     const chunks = this.chunks;
     this.chunks = [];
     this.bytes = 0;
-    const piece = chunks.every((c) => typeof c === "string") ? (chunks as string[]).join("") : Buffer.concat(chunks.map((c) => (typeof c === "string" ? Buffer.from(c) : c)));
+    const piece = chunks.every((c) => typeof c === "string")
+      ? (chunks as string[]).join("")
+      : Buffer.concat(chunks.map((c) => (typeof c === "string" ? Buffer.from(c) : c)));
     if (!this.sink.write(piece)) {
       this.waiting = true;
       this.sink.once("drain", () => {

@@ -15,6 +15,10 @@ export function executableProblem(path: string): string | null {
     return null;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === "ENOENT" ? "no such file" : code === "EACCES" ? "not executable" : `cannot be run (${code ?? String(error)})`;
+    return code === "ENOENT"
+      ? "no such file"
+      : code === "EACCES"
+        ? "not executable"
+        : `cannot be run (${code ?? String(error)})`;
   }
 }

@@ -9,7 +9,9 @@ import { commandUsages } from "./main.js";
 
 /** Markdown of every command (usage, flags and exit codes as its `--help` prints them) and the exit-code table. */
 export async function cliReferenceMarkdown(): Promise<string> {
-  const sections = (await commandUsages()).map(([name, usage]) => [`## \`${name}\``, "", "```text", usage, "```", ""].join("\n"));
+  const sections = (await commandUsages()).map(([name, usage]) =>
+    [`## \`${name}\``, "", "```text", usage, "```", ""].join("\n"),
+  );
   const exitRows = Object.entries(CLI_EXIT_CODES).map(([name, code]) => `| ${code} | \`${name}\` |`);
   return [
     `# \`lifeloop-callback\` command line (wire ${WIRE_VERSION})`,

@@ -20,12 +20,16 @@ function splitLines(text: string): string[] {
 
 /** The edit script old -> new, by a longest common subsequence of lines. */
 function editScript(a: readonly string[], b: readonly string[]): Op[] {
-  if (a.length * b.length > MAX_DIFF_CELLS) return [...a.map((line) => ({ kind: "-" as const, line })), ...b.map((line) => ({ kind: "+" as const, line }))];
+  if (a.length * b.length > MAX_DIFF_CELLS)
+    return [...a.map((line) => ({ kind: "-" as const, line })), ...b.map((line) => ({ kind: "+" as const, line }))];
   const w = b.length + 1;
   const lcs = new Uint32Array((a.length + 1) * w);
   for (let i = a.length - 1; i >= 0; i--) {
     for (let j = b.length - 1; j >= 0; j--) {
-      lcs[i * w + j] = a[i] === b[j] ? (lcs[(i + 1) * w + j + 1] as number) + 1 : Math.max(lcs[(i + 1) * w + j] as number, lcs[i * w + j + 1] as number);
+      lcs[i * w + j] =
+        a[i] === b[j]
+          ? (lcs[(i + 1) * w + j + 1] as number) + 1
+          : Math.max(lcs[(i + 1) * w + j] as number, lcs[i * w + j + 1] as number);
     }
   }
   const ops: Op[] = [];
@@ -76,7 +80,9 @@ export function unifiedDiff(oldText: string, newText: string, oldName: string, n
     const hunk = ops.slice(start, end);
     const oldCount = hunk.filter((o) => o.kind !== "+").length;
     const newCount = hunk.filter((o) => o.kind !== "-").length;
-    out.push(`@@ -${oldCount === 0 ? oldStart - 1 : oldStart},${oldCount} +${newCount === 0 ? newStart - 1 : newStart},${newCount} @@`);
+    out.push(
+      `@@ -${oldCount === 0 ? oldStart - 1 : oldStart},${oldCount} +${newCount === 0 ? newStart - 1 : newStart},${newCount} @@`,
+    );
     for (const o of hunk) out.push(`${o.kind}${o.line}`);
     k = end;
   }

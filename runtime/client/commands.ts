@@ -21,7 +21,13 @@ import { canonicalBase64 } from "../wire/base64.js";
 /** How commands travel: by spawning the host CLI (v1) or as requests on the stream (v2). */
 export type CommandTransport =
   | { readonly kind: "cli"; readonly cli: string; readonly timeoutMs: number }
-  | { readonly kind: "stream"; readonly request: (method: string, params: Record<string, unknown>) => Promise<Extract<StreamFrame, { kind: "success_reply" | "error_reply" }>> };
+  | {
+      readonly kind: "stream";
+      readonly request: (
+        method: string,
+        params: Record<string, unknown>,
+      ) => Promise<Extract<StreamFrame, { kind: "success_reply" | "error_reply" }>>;
+    };
 
 /** A command failed: `errorName` is the table's error name (null when none was reported), `data` its fields. */
 export class CommandError extends Error {
@@ -47,7 +53,9 @@ export class RequestFrameTooLargeError extends Error {
     readonly bytes: number,
     readonly maxBytes: number,
   ) {
-    super(`the request frame would be ${bytes} bytes, over the maximum frame size (${maxBytes} bytes); send a blob this large through the CLI`);
+    super(
+      `the request frame would be ${bytes} bytes, over the maximum frame size (${maxBytes} bytes); send a blob this large through the CLI`,
+    );
     this.name = "RequestFrameTooLargeError";
   }
 }
@@ -66,8 +74,16 @@ export interface CommandResult {
   readonly blob: Buffer | null;
 }
 
-type MethodRow = { readonly method: string; readonly group: string; readonly command: string; readonly params: readonly { readonly name: string; readonly flag: string | null }[]; readonly result: readonly string[] };
-const METHODS: ReadonlyMap<string, MethodRow> = new Map((STREAM_V2.reverse_methods as readonly MethodRow[]).map((m) => [m.method, m]));
+type MethodRow = {
+  readonly method: string;
+  readonly group: string;
+  readonly command: string;
+  readonly params: readonly { readonly name: string; readonly flag: string | null }[];
+  readonly result: readonly string[];
+};
+const METHODS: ReadonlyMap<string, MethodRow> = new Map(
+  (STREAM_V2.reverse_methods as readonly MethodRow[]).map((m) => [m.method, m]),
+);
 const MAX_OUTPUT = 64 * 1024 * 1024;
 
 function camel(command: string): string {
@@ -91,11 +107,15 @@ function lastJsonObject(text: string): Record<string, unknown> | null {
 /** Host commands of one client; see the module doc. */
 export class ClientCommands {
   /** `continuation.put/get/drop/list/dropThread` (one function per command of the group). */
-  readonly continuation: Readonly<Record<string, (params: Record<string, unknown>, blob?: Uint8Array) => Promise<CommandResult>>>;
+  readonly continuation: Readonly<
+    Record<string, (params: Record<string, unknown>, blob?: Uint8Array) => Promise<CommandResult>>
+  >;
 
   constructor(private readonly transport: CommandTransport) {
     const group: Record<string, (params: Record<string, unknown>, blob?: Uint8Array) => Promise<CommandResult>> = {};
-    for (const m of METHODS.values()) if (m.group === "continuation") group[camel(m.command)] = (params, blob) => this.call(m.method as StreamReverseMethodName, params, blob);
+    for (const m of METHODS.values())
+      if (m.group === "continuation")
+        group[camel(m.command)] = (params, blob) => this.call(m.method as StreamReverseMethodName, params, blob);
     this.continuation = Object.freeze(group);
   }
 
@@ -104,20 +124,31 @@ export class ClientCommands {
    * {@link RequestFrameTooLargeError} (not sent) or {@link StreamClosedError}; with an Error for
    * an unknown method or a wrong blob argument.
    */
-  async call(method: StreamReverseMethodName, params: Record<string, unknown>, blob?: Uint8Array): Promise<CommandResult> {
+  async call(
+    method: StreamReverseMethodName,
+    params: Record<string, unknown>,
+    blob?: Uint8Array,
+  ): Promise<CommandResult> {
     const row = METHODS.get(method);
     if (row === undefined) throw new Error(`unknown command method ${method}`);
     const wantsBlob = row.params.some((p) => p.name === "blob_base64");
-    if (wantsBlob !== (blob !== undefined)) throw new Error(wantsBlob ? `${method} takes a blob` : `${method} takes no blob`);
+    if (wantsBlob !== (blob !== undefined))
+      throw new Error(wantsBlob ? `${method} takes a blob` : `${method} takes no blob`);
     return this.transport.kind === "stream" ? this.overStream(row, params, blob) : this.overCli(row, params, blob);
   }
 
-  private async overStream(row: MethodRow, params: Record<string, unknown>, blob: Uint8Array | undefined): Promise<CommandResult> {
+  private async overStream(
+    row: MethodRow,
+    params: Record<string, unknown>,
+    blob: Uint8Array | undefined,
+  ): Promise<CommandResult> {
     if (this.transport.kind !== "stream") throw new Error("not a stream transport");
     const sent = blob === undefined ? { ...params } : { ...params, blob_base64: Buffer.from(blob).toString("base64") };
     const reply = await this.transport.request(row.method, sent);
     if (reply.kind === "error_reply") {
-      const data = (typeof reply.error.data === "object" && reply.error.data !== null ? reply.error.data : {}) as Record<string, unknown>;
+      const data = (
+        typeof reply.error.data === "object" && reply.error.data !== null ? reply.error.data : {}
+      ) as Record<string, unknown>;
       const name = typeof data.error === "string" ? data.error : errorNameForCode(reply.error.code);
       throw new CommandError(name, `${row.method}: ${reply.error.message}`, data, reply.error.code);
     }
@@ -125,7 +156,13 @@ export class ClientCommands {
     if (!row.result.includes("blob_base64")) return { result, blob: null };
     // The host broke the result's shape: refused as the Go and Python helpers refuse it, never a
     // lenient decode (base64url, missing padding) or a null blob the caller trips over.
-    const broken = (why: string): CommandError => new CommandError("invalid_request", `${row.method}: the result member blob_base64 ${why}`, {}, errorCode("invalid_request"));
+    const broken = (why: string): CommandError =>
+      new CommandError(
+        "invalid_request",
+        `${row.method}: the result member blob_base64 ${why}`,
+        {},
+        errorCode("invalid_request"),
+      );
     if (typeof result.blob_base64 !== "string") throw broken("is missing or not a string");
     const out = canonicalBase64(result.blob_base64);
     if (out === null) throw broken("is not canonical base64 (RFC 4648, padded)");
@@ -133,7 +170,11 @@ export class ClientCommands {
     return { result, blob: out };
   }
 
-  private overCli(row: MethodRow, params: Record<string, unknown>, blob: Uint8Array | undefined): Promise<CommandResult> {
+  private overCli(
+    row: MethodRow,
+    params: Record<string, unknown>,
+    blob: Uint8Array | undefined,
+  ): Promise<CommandResult> {
     if (this.transport.kind !== "cli") throw new Error("not a CLI transport");
     const group = CLIENT_INITIATED_COMMANDS.groups.find((g) => g.group === row.group);
     const argv = [...(group?.cli.slice(1) ?? [row.group]), row.command];
@@ -145,7 +186,11 @@ export class ClientCommands {
     return new Promise((resolve, reject) => {
       // Its own process group (detached), so the deadline reaches whatever the CLI started: a
       // wrapper's child that holds the pipes would otherwise keep "close" away past the deadline.
-      const child = spawn(cli, argv, { stdio: [blob === undefined ? "ignore" : "pipe", "pipe", "pipe"], shell: false, detached: true });
+      const child = spawn(cli, argv, {
+        stdio: [blob === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+        shell: false,
+        detached: true,
+      });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let size = 0;
@@ -167,7 +212,14 @@ export class ClientCommands {
       // pipes' EOF, which a process that left the group could still hold.
       const timer = setTimeout(() => {
         killGroup();
-        settle(() => reject(new CommandError(null, `${cli} ${argv.join(" ")} did not finish within ${timeoutMs} ms (its process group was killed)`)));
+        settle(() =>
+          reject(
+            new CommandError(
+              null,
+              `${cli} ${argv.join(" ")} did not finish within ${timeoutMs} ms (its process group was killed)`,
+            ),
+          ),
+        );
       }, timeoutMs);
       child.stdout?.on("data", (c: Buffer) => {
         size += c.length;
@@ -185,7 +237,15 @@ export class ClientCommands {
         if (code !== 0) {
           const reported = lastJsonObject(stderr);
           const name = reported !== null && typeof reported.error === "string" ? reported.error : null;
-          settle(() => reject(new CommandError(name, `${cli} ${argv.join(" ")} exited ${code}: ${stderr.slice(0, 512)}`, reported ?? {})));
+          settle(() =>
+            reject(
+              new CommandError(
+                name,
+                `${cli} ${argv.join(" ")} exited ${code}: ${stderr.slice(0, 512)}`,
+                reported ?? {},
+              ),
+            ),
+          );
           return;
         }
         if (row.result.includes("blob_base64")) {
@@ -193,7 +253,8 @@ export class ClientCommands {
           return;
         }
         const result = lastJsonObject(stdout.toString("utf8"));
-        if (result === null) settle(() => reject(new CommandError(null, `${cli} ${argv.join(" ")} printed no JSON result`)));
+        if (result === null)
+          settle(() => reject(new CommandError(null, `${cli} ${argv.join(" ")} printed no JSON result`)));
         else settle(() => resolve({ result, blob: null }));
       });
       if (blob !== undefined) child.stdin?.end(blob);

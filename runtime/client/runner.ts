@@ -30,14 +30,37 @@
  *   envelope: `invalid_request` + rule id; `receipt.emitted`: `receipt_emitted_rejected`; handler
  *   threw: `internal_error` + `handler_threw`; invalid response: `internal_error` + rule id).
  */
-import { CLIENT_INITIATED_COMMANDS, EVENT_VOCABULARY, FAILURE_RETRY_DEFAULTS, LIMITS, RECEIPT_EMITTED_GUARD, STREAM_V2, WIRE_VERSION } from "../../generated/ts/spec.js";
-import type { CallbackRequest, CallbackResponse, DispatchEnvelope, FailureClass, PayloadEnvelope } from "../../generated/ts/types.js";
+import {
+  CLIENT_INITIATED_COMMANDS,
+  EVENT_VOCABULARY,
+  FAILURE_RETRY_DEFAULTS,
+  LIMITS,
+  RECEIPT_EMITTED_GUARD,
+  STREAM_V2,
+  WIRE_VERSION,
+} from "../../generated/ts/spec.js";
+import type {
+  CallbackRequest,
+  CallbackResponse,
+  DispatchEnvelope,
+  FailureClass,
+  PayloadEnvelope,
+} from "../../generated/ts/types.js";
 import { failureClassOf, issueText } from "../invoker/failure.js";
 import { wireSnapshot } from "../invoker/request.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument, validateParsed, type WireResult } from "../wire/validate.js";
 import { FrameReader } from "../rpc/frame-reader.js";
-import { encodeErrorReply, encodeFrame, encodeResultAround, framePointers, idKey, parseFrame, type JsonRpcId, type StreamFrame } from "../rpc/frame.js";
+import {
+  encodeErrorReply,
+  encodeFrame,
+  encodeResultAround,
+  framePointers,
+  idKey,
+  parseFrame,
+  type JsonRpcId,
+  type StreamFrame,
+} from "../rpc/frame.js";
 import { errorCode } from "../rpc/error-codes.js";
 import { RequestIds, RpcPeer } from "../rpc/peer.js";
 import { ClientCommands, RequestFrameTooLargeError, StreamClosedError, type CommandTransport } from "./commands.js";
@@ -53,7 +76,11 @@ export interface ClientContext {
 }
 
 /** The handler: the same shape as the SDK runners' (request, payloads), plus the context. */
-export type ClientHandler = (request: CallbackRequest, payloads: readonly PayloadEnvelope[], context: ClientContext) => CallbackResponse | Promise<CallbackResponse>;
+export type ClientHandler = (
+  request: CallbackRequest,
+  payloads: readonly PayloadEnvelope[],
+  context: ClientContext,
+) => CallbackResponse | Promise<CallbackResponse>;
 
 /**
  * Options of {@link serve}; all optional.
@@ -77,13 +104,20 @@ export interface ServeOptions {
   readonly commandTimeoutMs?: number;
 }
 
-const NOT_DISPATCHABLE: ReadonlySet<string> = new Set(EVENT_VOCABULARY.filter((e) => !e.dispatchable).map((e) => e.event));
+const NOT_DISPATCHABLE: ReadonlySet<string> = new Set(
+  EVENT_VOCABULARY.filter((e) => !e.dispatchable).map((e) => e.event),
+);
 const EVENT_KINDS: ReadonlySet<string> = new Set(EVENT_VOCABULARY.map((e) => e.event));
 const EVENT_PREFIX = STREAM_V2.host_to_client.event_method_prefix;
 const MAX_WARNING_MESSAGE = LIMITS.runner_warning_message_code_points;
 
 /** A `status: failed` response with the class's default retry class and one warning. */
-export function failureResponse(failureClass: FailureClass, code: string, message: string, schemaVersion: string): CallbackResponse {
+export function failureResponse(
+  failureClass: FailureClass,
+  code: string,
+  message: string,
+  schemaVersion: string,
+): CallbackResponse {
   return {
     schema_version: schemaVersion,
     status: "failed",
@@ -105,7 +139,12 @@ function writeErr(stderr: NodeJS.WritableStream, text: string): void {
  * The answer to one judged DispatchEnvelope: refusals, the handler call, response validation.
  * Returns the response's JSON bytes (valid, at most limits.max_response_bytes). Never throws.
  */
-export async function answerEnvelope(judged: WireResult<DispatchEnvelope>, handler: ClientHandler, context: ClientContext, stderr: NodeJS.WritableStream): Promise<Buffer> {
+export async function answerEnvelope(
+  judged: WireResult<DispatchEnvelope>,
+  handler: ClientHandler,
+  context: ClientContext,
+  stderr: NodeJS.WritableStream,
+): Promise<Buffer> {
   const version = judged.ok ? judged.value.schema_version : WIRE_VERSION;
   const encode = (response: CallbackResponse): Buffer => {
     const snap = wireSnapshot("CallbackResponse", response, LIMITS.max_response_bytes);
@@ -113,7 +152,11 @@ export async function answerEnvelope(judged: WireResult<DispatchEnvelope>, handl
     const code = snap.problem === "invalid" ? (snap.issues[0] as ValidationIssue).rule : "invalid_response";
     const text = snap.problem === "invalid" ? snap.issues.slice(0, 8).map(issueText).join("; ") : snap.detail;
     writeErr(stderr, `the handler returned an invalid CallbackResponse: ${text}`);
-    const fallback = wireSnapshot("CallbackResponse", failureResponse(failureClassOf("handler_threw"), code, text, version), LIMITS.max_response_bytes);
+    const fallback = wireSnapshot(
+      "CallbackResponse",
+      failureResponse(failureClassOf("handler_threw"), code, text, version),
+      LIMITS.max_response_bytes,
+    );
     return fallback.ok ? fallback.bytes : Buffer.from("{}");
   };
   if (!judged.ok) {
@@ -125,7 +168,14 @@ export async function answerEnvelope(judged: WireResult<DispatchEnvelope>, handl
   if (NOT_DISPATCHABLE.has(envelope.request.event)) {
     const text = `${envelope.request.event} is never dispatched to a client (notification-only event)`;
     writeErr(stderr, `rejected DispatchEnvelope: ${text}`);
-    return encode(failureResponse(failureClassOf(RECEIPT_EMITTED_GUARD.failure_variant), RECEIPT_EMITTED_GUARD.failure_variant, text, version));
+    return encode(
+      failureResponse(
+        failureClassOf(RECEIPT_EMITTED_GUARD.failure_variant),
+        RECEIPT_EMITTED_GUARD.failure_variant,
+        text,
+        version,
+      ),
+    );
   }
   try {
     return encode(await handler(envelope.request, envelope.payloads ?? [], context));
@@ -149,12 +199,20 @@ export async function serve(handler: ClientHandler, options: ServeOptions = {}):
   const stderr = options.stderr ?? process.stderr;
   const exit = options.exit ?? usesProcess;
   const stream = argv.includes(STREAM_V2.launch.flag);
-  const status = stream ? await serveStream(handler, stdin, stdout, stderr, usesProcess) : await serveOnce(handler, stdin, stdout, stderr, options);
+  const status = stream
+    ? await serveStream(handler, stdin, stdout, stderr, usesProcess)
+    : await serveOnce(handler, stdin, stdout, stderr, options);
   if (exit) process.exit(status);
   return status;
 }
 
-async function serveOnce(handler: ClientHandler, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, options: ServeOptions): Promise<number> {
+async function serveOnce(
+  handler: ClientHandler,
+  stdin: NodeJS.ReadableStream,
+  stdout: NodeJS.WritableStream,
+  stderr: NodeJS.WritableStream,
+  options: ServeOptions,
+): Promise<number> {
   const limit = LIMITS.max_request_bytes;
   const kept: Buffer[] = [];
   let size = 0;
@@ -169,9 +227,18 @@ async function serveOnce(handler: ClientHandler, stdin: NodeJS.ReadableStream, s
   } catch (error) {
     const text = `stdin cannot be read: ${(error as Error).message}`;
     writeErr(stderr, text);
-    return writeOut(stdout, Buffer.from(JSON.stringify(failureResponse(failureClassOf("write_request"), "write_request", text, WIRE_VERSION))));
+    return writeOut(
+      stdout,
+      Buffer.from(
+        JSON.stringify(failureResponse(failureClassOf("write_request"), "write_request", text, WIRE_VERSION)),
+      ),
+    );
   }
-  const context: ClientContext = { transport: "subprocess", signal: new AbortController().signal, commands: new ClientCommands(cliTransport(options)) };
+  const context: ClientContext = {
+    transport: "subprocess",
+    signal: new AbortController().signal,
+    commands: new ClientCommands(cliTransport(options)),
+  };
   // The bounds every binding's runner judges a request with (bytes, depth, values, members per object).
   const judged = parseWireDocument("DispatchEnvelope", Buffer.concat(kept, size), DEFAULT_DOCUMENT_LIMITS);
   return writeOut(stdout, await answerEnvelope(judged, handler, context, stderr));
@@ -191,10 +258,20 @@ function defaultCli(): string {
 }
 
 function cliTransport(options: ServeOptions): CommandTransport {
-  return { kind: "cli", cli: options.cli ?? defaultCli(), timeoutMs: options.commandTimeoutMs ?? LIMITS.client_command_timeout_ms };
+  return {
+    kind: "cli",
+    cli: options.cli ?? defaultCli(),
+    timeoutMs: options.commandTimeoutMs ?? LIMITS.client_command_timeout_ms,
+  };
 }
 
-function serveStream(handler: ClientHandler, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, divert: boolean): Promise<number> {
+function serveStream(
+  handler: ClientHandler,
+  stdin: NodeJS.ReadableStream,
+  stdout: NodeJS.WritableStream,
+  stderr: NodeJS.WritableStream,
+  divert: boolean,
+): Promise<number> {
   return new StreamServer(handler, stdin, stdout, stderr, divert).run();
 }
 
@@ -254,7 +331,12 @@ class StreamServer {
     stdin.on("data", (chunk: Buffer) => this.onData(chunk));
     stdin.on("end", () => {
       const tail = this.reader.end()[0];
-      this.end(tail !== undefined && tail.type === "violation" ? 1 : 0, tail !== undefined && tail.type === "violation" ? `the host broke the stream framing: ${issueText(tail.issue)}` : null);
+      this.end(
+        tail !== undefined && tail.type === "violation" ? 1 : 0,
+        tail !== undefined && tail.type === "violation"
+          ? `the host broke the stream framing: ${issueText(tail.issue)}`
+          : null,
+      );
     });
     stdin.on("error", (error: Error) => this.end(1, `stdin cannot be read: ${error.message}`));
     stdout.on("error", () => {
@@ -286,7 +368,8 @@ class StreamServer {
     // slot's wake-up always goes to a request that is then written.
     const id = this.peer.nextId();
     const frame = encodeFrame({ jsonrpc: "2.0", id, method, params });
-    if (frame.length - 1 > LIMITS.max_frame_bytes) throw new RequestFrameTooLargeError(frame.length - 1, LIMITS.max_frame_bytes);
+    if (frame.length - 1 > LIMITS.max_frame_bytes)
+      throw new RequestFrameTooLargeError(frame.length - 1, LIMITS.max_frame_bytes);
     while (this.peer.outbound.size >= LIMITS.max_client_requests_in_flight && !this.ending.signal.aborted) {
       const slot = this.peer.slots.wait();
       this.drainBacklog(); // waiting for the host too: one more place for a handler meanwhile
@@ -319,16 +402,32 @@ class StreamServer {
     else this.drained = flushed;
   }
 
-  private async onRequest(id: JsonRpcId, method: string, params: Record<string, unknown> | undefined, pointers: readonly string[]): Promise<void> {
+  private async onRequest(
+    id: JsonRpcId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    pointers: readonly string[],
+  ): Promise<void> {
     const kind = method.startsWith(EVENT_PREFIX) ? method.slice(EVENT_PREFIX.length) : null;
     if (kind === null || !EVENT_KINDS.has(kind)) {
-      this.send(encodeErrorReply(id, { code: errorCode("method_not_found"), message: `unknown method ${method}`, data: { method } }));
+      this.send(
+        encodeErrorReply(id, {
+          code: errorCode("method_not_found"),
+          message: `unknown method ${method}`,
+          data: { method },
+        }),
+      );
       return;
     }
     // stream.duplicate-request-id: the first request keeps running (and can still be cancelled).
     const controller = this.peer.inbound.begin(id);
     if (controller === "duplicate" || controller === "flood") {
-      this.send(encodeErrorReply(id, { code: errorCode("invalid_request"), message: "id is already in use by a request being handled" }));
+      this.send(
+        encodeErrorReply(id, {
+          code: errorCode("invalid_request"),
+          message: "id is already in use by a request being handled",
+        }),
+      );
       return;
     }
     const judged: WireResult<DispatchEnvelope> = (() => {
@@ -336,10 +435,25 @@ class StreamServer {
       if (issues.length > 0) return { ok: false, issues };
       const event = (params as unknown as DispatchEnvelope).request.event;
       // A method that names another event than its envelope is refused like any invalid request.
-      if (event !== kind) return { ok: false, issues: [{ rule: "invalid_request", pointer: "/request/event", message: `method ${method} carries a ${event} request` }] };
+      if (event !== kind)
+        return {
+          ok: false,
+          issues: [
+            {
+              rule: "invalid_request",
+              pointer: "/request/event",
+              message: `method ${method} carries a ${event} request`,
+            },
+          ],
+        };
       return { ok: true, value: params as unknown as DispatchEnvelope };
     })();
-    const bytes = await answerEnvelope(judged, this.handler, { transport: "stream", signal: controller.signal, commands: this.commands }, this.stderr);
+    const bytes = await answerEnvelope(
+      judged,
+      this.handler,
+      { transport: "stream", signal: controller.signal, commands: this.commands },
+      this.stderr,
+    );
     this.peer.inbound.end(id);
     if (controller.signal.aborted || this.done) return; // cancelled: the host no longer wants the reply
     this.send(encodeResultAround(id, bytes));
@@ -401,7 +515,8 @@ class StreamServer {
         this.end(1, `the host broke the stream framing: ${issueText(judged.issue)}`);
         return;
       }
-      if (this.backlog.length > 0 || (judged.frame.kind === "request" && !this.placeFree())) this.backlog.push({ frame: judged.frame, pointers: judged.nonIntegerNumberPointers });
+      if (this.backlog.length > 0 || (judged.frame.kind === "request" && !this.placeFree()))
+        this.backlog.push({ frame: judged.frame, pointers: judged.nonIntegerNumberPointers });
       else this.onFrame(judged.frame, judged.nonIntegerNumberPointers);
     }
     if (this.backlog.length > 0) this.stdin.pause();

@@ -32,7 +32,10 @@ export function parseBaseline(text: string): string[] {
  * (limits.max_request_bytes; at most `maxBytes` + 1 bytes are ever read). Returns the UTF-8 text, or
  * `{ error }` with a message naming what is wrong (the caller exits 3, input).
  */
-export function readBaselineFile(path: string, maxBytes: number): { readonly text: string } | { readonly error: string } {
+export function readBaselineFile(
+  path: string,
+  maxBytes: number,
+): { readonly text: string } | { readonly error: string } {
   const read = readRegularFile(path, maxBytes);
   if (read.ok) return { text: read.bytes.toString("utf8") };
   switch (read.problem) {
@@ -56,7 +59,11 @@ function errnoCode(error: unknown): string {
  * scenario of any transport (`known`). One file may serve both transports: an id of a transport
  * this run did not check (or could not measure) is neither.
  */
-export function staleEntries(baseline: readonly string[], verdicts: ReadonlyMap<string, string>, known: ReadonlySet<string>): { readonly passing: string[]; readonly unknown: string[] } {
+export function staleEntries(
+  baseline: readonly string[],
+  verdicts: ReadonlyMap<string, string>,
+  known: ReadonlySet<string>,
+): { readonly passing: string[]; readonly unknown: string[] } {
   const passing = baseline.filter((id) => verdicts.get(id) === "pass");
   const unknown = baseline.filter((id) => !known.has(id));
   return { passing, unknown };

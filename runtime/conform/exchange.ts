@@ -68,12 +68,25 @@ function strategyFor(input: ScenarioInput, sigtermAt: (ms: number) => void): Wri
  * Run the client once with `input` under a deadline of `timeoutMs`. Never rejects: a client that
  * cannot be started comes back with `spawnError`.
  */
-export async function exchange(program: string, args: readonly string[], input: ScenarioInput, timeoutMs: number): Promise<ExchangeResult> {
+export async function exchange(
+  program: string,
+  args: readonly string[],
+  input: ScenarioInput,
+  timeoutMs: number,
+): Promise<ExchangeResult> {
   const started = performance.now();
   let sigtermAt: number | null = null;
   const write = strategyFor(input, (ms) => (sigtermAt = ms));
-  const run = await runChild({ program, args, input: input.bytes, deadlineAt: started + timeoutMs, limits: DEFAULT_INVOKER_LIMITS, ...(write ? { write } : {}) });
-  const exitAfterSigterm = sigtermAt === null || run.timedOut || run.exitedAt === null ? null : run.exitedAt - sigtermAt;
+  const run = await runChild({
+    program,
+    args,
+    input: input.bytes,
+    deadlineAt: started + timeoutMs,
+    limits: DEFAULT_INVOKER_LIMITS,
+    ...(write ? { write } : {}),
+  });
+  const exitAfterSigterm =
+    sigtermAt === null || run.timedOut || run.exitedAt === null ? null : run.exitedAt - sigtermAt;
   return {
     spawnError: run.spawnError === null ? null : run.spawnError.message,
     code: run.exit?.code ?? null,

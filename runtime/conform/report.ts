@@ -76,36 +76,93 @@ export const markdownCell = (s: string): string =>
     .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u{${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}}`);
 
 /** Render a whole report. `notMeasured` lists the transports whose smoke check failed. */
-export function renderReport(format: Format, header: ReportHeader, records: readonly PrintedRecord[], summary: ReportSummary, notMeasured: readonly NotMeasured[]): string {
-  const smokeDetail = notMeasured.length === 0 ? null : notMeasured.map((n) => (notMeasured.length === 1 && header.transport !== "both" ? n.detail : `${n.transport}: ${n.detail}`)).join("; ");
+export function renderReport(
+  format: Format,
+  header: ReportHeader,
+  records: readonly PrintedRecord[],
+  summary: ReportSummary,
+  notMeasured: readonly NotMeasured[],
+): string {
+  const smokeDetail =
+    notMeasured.length === 0
+      ? null
+      : notMeasured
+          .map((n) =>
+            notMeasured.length === 1 && header.transport !== "both" ? n.detail : `${n.transport}: ${n.detail}`,
+          )
+          .join("; ");
   switch (format) {
     case "json":
-      return [JSON.stringify({ header }), ...records.map((r) => JSON.stringify(r)), JSON.stringify({ summary: smokeDetail === null ? summary : { ...summary, not_measured_reason: smokeDetail } })].join("\n") + "\n";
+      return (
+        [
+          JSON.stringify({ header }),
+          ...records.map((r) => JSON.stringify(r)),
+          JSON.stringify({
+            summary: smokeDetail === null ? summary : { ...summary, not_measured_reason: smokeDetail },
+          }),
+        ].join("\n") + "\n"
+      );
     case "junit": {
       // Counts agree with the exit code: an expected failure is skipped (the baseline allows it), a
       // stale baseline entry is a failing testcase of its own.
-      const expected = (r: PrintedRecord): boolean => r.expected_failure && (r.verdict === "fail" || r.verdict === "not_testable");
+      const expected = (r: PrintedRecord): boolean =>
+        r.expected_failure && (r.verdict === "fail" || r.verdict === "not_testable");
       const cases = records.map((r) => {
         const name = `name="${xml(r.scenario)}" classname="${xml(`conform.${r.transport}`)}" time="${(r.elapsed_ms / 1000).toFixed(3)}"`;
-        if (expected(r)) return `    <testcase ${name}><skipped message="${xml(`expected failure (baseline): ${r.detail}`)}"/></testcase>`;
-        if (r.verdict === "fail" || r.verdict === "not_testable") return `    <testcase ${name}><failure message="${xml(r.detail)}">${xml(r.rule_ids.join(", "))}</failure></testcase>`;
+        if (expected(r))
+          return `    <testcase ${name}><skipped message="${xml(`expected failure (baseline): ${r.detail}`)}"/></testcase>`;
+        if (r.verdict === "fail" || r.verdict === "not_testable")
+          return `    <testcase ${name}><failure message="${xml(r.detail)}">${xml(r.rule_ids.join(", "))}</failure></testcase>`;
         if (r.verdict === "skip") return `    <testcase ${name}><skipped message="${xml(r.detail)}"/></testcase>`;
-        if (r.verdict === "warn") return `    <testcase ${name}><system-out>${xml(`warning (SHOULD): ${r.detail}`)}</system-out></testcase>`;
+        if (r.verdict === "warn")
+          return `    <testcase ${name}><system-out>${xml(`warning (SHOULD): ${r.detail}`)}</system-out></testcase>`;
         return `    <testcase ${name}/>`;
       });
-      const smokes = notMeasured.map((n) => `    <testcase name="smoke" classname="conform.${xml(n.transport)}"><error message="${xml(`not measured: ${n.detail}`)}"/></testcase>`);
-      const stale = summary.stale_baseline.map((entry) => `    <testcase name="${xml(`baseline: ${entry}`)}" classname="conform.baseline"><failure message="${xml(`stale baseline entry: ${entry}`)}"/></testcase>`);
-      const failures = records.filter((r) => (r.verdict === "fail" || r.verdict === "not_testable") && !expected(r)).length + stale.length;
+      const smokes = notMeasured.map(
+        (n) =>
+          `    <testcase name="smoke" classname="conform.${xml(n.transport)}"><error message="${xml(`not measured: ${n.detail}`)}"/></testcase>`,
+      );
+      const stale = summary.stale_baseline.map(
+        (entry) =>
+          `    <testcase name="${xml(`baseline: ${entry}`)}" classname="conform.baseline"><failure message="${xml(`stale baseline entry: ${entry}`)}"/></testcase>`,
+      );
+      const failures =
+        records.filter((r) => (r.verdict === "fail" || r.verdict === "not_testable") && !expected(r)).length +
+        stale.length;
       const skipped = records.filter((r) => r.verdict === "skip" || expected(r)).length;
-      return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuite name="lifeloop-callback conform" tests="${records.length + smokes.length + stale.length}" failures="${failures}" errors="${smokes.length}" skipped="${skipped}">`, ...smokes, ...cases, ...stale, "</testsuite>", ""].join("\n");
+      return [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        `<testsuite name="lifeloop-callback conform" tests="${records.length + smokes.length + stale.length}" failures="${failures}" errors="${smokes.length}" skipped="${skipped}">`,
+        ...smokes,
+        ...cases,
+        ...stale,
+        "</testsuite>",
+        "",
+      ].join("\n");
     }
     case "markdown": {
-      const rows = records.map((r) => `| \`${r.scenario}\` | ${r.transport} | ${r.verdict}${r.expected_failure ? " (expected)" : ""} | ${r.level} | ${r.rule_ids.map((id) => `\`${id}\``).join(", ")} | ${markdownCell(r.detail)} |`);
+      const rows = records.map(
+        (r) =>
+          `| \`${r.scenario}\` | ${r.transport} | ${r.verdict}${r.expected_failure ? " (expected)" : ""} | ${r.level} | ${r.rule_ids.map((id) => `\`${id}\``).join(", ")} | ${markdownCell(r.detail)} |`,
+      );
       const head = notMeasured.flatMap((n) => [`**Not measured (${n.transport})**: ${markdownCell(n.detail)}`, ""]);
-      return [`## conform: ${header.program}`, "", ...head, "| scenario | transport | verdict | level | rules | detail |", "|---|---|---|---|---|---|", ...rows, "", summaryLine(summary), ""].join("\n");
+      return [
+        `## conform: ${header.program}`,
+        "",
+        ...head,
+        "| scenario | transport | verdict | level | rules | detail |",
+        "|---|---|---|---|---|---|",
+        ...rows,
+        "",
+        summaryLine(summary),
+        "",
+      ].join("\n");
     }
     case "text": {
-      const lines = records.map((r) => `${r.verdict.toUpperCase().padEnd(12)} ${r.transport.padEnd(10)} ${r.scenario}${r.expected_failure ? " (expected failure)" : ""}${r.verdict === "pass" ? "" : `\n                        ${r.detail}`}`);
+      const lines = records.map(
+        (r) =>
+          `${r.verdict.toUpperCase().padEnd(12)} ${r.transport.padEnd(10)} ${r.scenario}${r.expected_failure ? " (expected failure)" : ""}${r.verdict === "pass" ? "" : `\n                        ${r.detail}`}`,
+      );
       const head = notMeasured.map((n) => `NOT MEASURED (${n.transport}): the smoke check failed: ${n.detail}`);
       return [...head, ...lines, summaryLine(summary), ""].join("\n");
     }
@@ -117,6 +174,7 @@ function summaryLine(s: ReportSummary): string {
   const unmeasured = Object.entries(s.transports)
     .filter(([, t]) => !t.measured)
     .map(([name]) => name);
-  const notMeasured = unmeasured.length > 0 ? `; not measured: ${unmeasured.join(", ")} (smoke check failed, no scenario run)` : "";
+  const notMeasured =
+    unmeasured.length > 0 ? `; not measured: ${unmeasured.join(", ")} (smoke check failed, no scenario run)` : "";
   return `conform: ${s.total} scenarios: ${s.pass} passed, ${s.fail} failed, ${s.warn} warnings, ${s.skip} skipped, ${s.not_testable} not testable, ${s.expected_failures} expected failures${stale}${notMeasured}; exit ${s.exit_code}`;
 }

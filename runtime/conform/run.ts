@@ -39,10 +39,13 @@ export function judge(scenario: Scenario, r: ExchangeResult): string | null {
   if (scenario.expect === "end_on_sigterm") {
     if (r.exitAfterSigtermMs === null) return "did not end after SIGTERM before the deadline";
     const bound = CONFORMANCE_CHECKS_TABLE.sigterm_exit_ms;
-    return r.exitAfterSigtermMs <= bound ? null : `ended ${Math.round(r.exitAfterSigtermMs)} ms after SIGTERM (bound ${bound} ms)`;
+    return r.exitAfterSigtermMs <= bound
+      ? null
+      : `ended ${Math.round(r.exitAfterSigtermMs)} ms after SIGTERM (bound ${bound} ms)`;
   }
   if (r.timedOut) {
-    if (r.stdout.length === 0) return `no answer within the deadline (${Math.round(r.elapsedMs)} ms); the group was killed`;
+    if (r.stdout.length === 0)
+      return `no answer within the deadline (${Math.round(r.elapsedMs)} ms); the group was killed`;
     const late = parseWireDocument("CallbackResponse", r.stdout);
     return late.ok
       ? `answered, then did not exit within the deadline (${Math.round(r.elapsedMs)} ms); the group was killed (a client exits 0 after its response)`
@@ -52,7 +55,10 @@ export function judge(scenario: Scenario, r: ExchangeResult): string | null {
   const parsed = parseWireDocument("CallbackResponse", r.stdout);
   if (!parsed.ok) {
     const issue = parsed.issues[0];
-    const what = r.stdout.length === 0 ? "stdout is empty" : `stdout is not exactly one valid CallbackResponse: ${issue?.rule} at "${issue?.pointer}": ${issue?.message}`;
+    const what =
+      r.stdout.length === 0
+        ? "stdout is empty"
+        : `stdout is not exactly one valid CallbackResponse: ${issue?.rule} at "${issue?.pointer}": ${issue?.message}`;
     return `${what}${exitText(r) === "exit 0" ? "" : ` (${exitText(r)})`}`;
   }
   if (r.code !== 0) return `answered, then ended with ${exitText(r)} (a client exits 0 after its response)`;
@@ -80,7 +86,10 @@ export async function runScenario(target: ConformTarget, scenario: Scenario): Pr
  * {@link runScenario}, plus whether the client answered at all: it was started and wrote at least
  * one byte to stdout (the smoke check's criterion, spec/conformance-runner.md, "Verdicts").
  */
-async function runScenarioFacts(target: ConformTarget, scenario: Scenario): Promise<{ readonly record: ScenarioRecord; readonly answered: boolean }> {
+async function runScenarioFacts(
+  target: ConformTarget,
+  scenario: Scenario,
+): Promise<{ readonly record: ScenarioRecord; readonly answered: boolean }> {
   let answered: boolean;
   let why: string | null;
   let stderrTail: string;
@@ -117,7 +126,10 @@ function record(scenario: Scenario, why: string | null, stderrTail: string, elap
 
 /** Run the stream scenarios that share one session (the events), one record each. */
 async function runSharedScenarios(target: ConformTarget, scenarios: readonly Scenario[]): Promise<ScenarioRecord[]> {
-  const scripts = scenarios.map((s) => ({ id: s.id, script: (s.input as Extract<Scenario["input"], { kind: "stream" }>).script }));
+  const scripts = scenarios.map((s) => ({
+    id: s.id,
+    script: (s.input as Extract<Scenario["input"], { kind: "stream" }>).script,
+  }));
   const outcomes = await runSharedSession(target.program, target.args, target.timeoutMs, scripts);
   return scenarios.map((s) => {
     const o = outcomes.get(s.id);
@@ -143,7 +155,11 @@ export type ConformRun =
  * {@link CONCURRENCY} at a time; records come back in scenario order. The smoke scenario is the
  * per-event family's scenario for `smoke_event`; `onRecord` sees each record as it is made.
  */
-export async function runConformance(target: ConformTarget, scenarios: readonly Scenario[], onRecord: (r: ScenarioRecord) => void = () => undefined): Promise<ConformRun> {
+export async function runConformance(
+  target: ConformTarget,
+  scenarios: readonly Scenario[],
+  onRecord: (r: ScenarioRecord) => void = () => undefined,
+): Promise<ConformRun> {
   const transport = scenarios[0]?.transport ?? "subprocess";
   // Not measured only when the client wrote nothing at all: it could not be started, or it exited
   // or ran into the deadline without a byte on stdout. A client that wrote something (a banner,
@@ -157,7 +173,9 @@ export async function runConformance(target: ConformTarget, scenarios: readonly 
   };
   // Jobs: the scenarios that share one session form one job; every other scenario is a job.
   const shared = scenarios.filter((s) => s.input.kind === "stream" && s.input.shared);
-  const jobs: (() => Promise<void>)[] = scenarios.filter((s) => !shared.includes(s)).map((s) => async () => add(await runScenario(target, s)));
+  const jobs: (() => Promise<void>)[] = scenarios
+    .filter((s) => !shared.includes(s))
+    .map((s) => async () => add(await runScenario(target, s)));
   if (shared.length > 0) jobs.unshift(async () => (await runSharedScenarios(target, shared)).forEach(add));
   let next = 0;
   const worker = async (): Promise<void> => {

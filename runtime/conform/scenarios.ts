@@ -22,7 +22,13 @@ import { streamEventScenarios, streamSingleScenario } from "./stream-scenarios.j
 import type { CheckFamily, Scenario, ScenarioExpectation, ScenarioInput, ScenarioTransport } from "./types.js";
 
 interface VectorIndex {
-  readonly vectors: readonly { readonly id: string; readonly type: string; readonly expect: string; readonly rule?: string; readonly path: string }[];
+  readonly vectors: readonly {
+    readonly id: string;
+    readonly type: string;
+    readonly expect: string;
+    readonly rule?: string;
+    readonly path: string;
+  }[];
 }
 
 const encoder = new TextEncoder();
@@ -51,7 +57,12 @@ function objectAt(root: Json, pointer: string): { [key: string]: Json } {
 /** Open maps (`metadata`, ...) accept any member: an unknown member there is no fault. */
 function isOpenMap(pointer: string): boolean {
   const last = pointer.split("/").pop() ?? "";
-  return last === "metadata" || last === "telemetry_summary" || pointer.includes("/metadata/") || pointer.includes("/telemetry_summary/");
+  return (
+    last === "metadata" ||
+    last === "telemetry_summary" ||
+    pointer.includes("/metadata/") ||
+    pointer.includes("/telemetry_summary/")
+  );
 }
 
 /** The member the unknown-member scenarios add (not declared by any schema). */
@@ -77,20 +88,50 @@ export function buildScenarios(vectorsDir: string, transport: "subprocess" | "st
   const index = JSON.parse(readFileSync(join(vectorsDir, "index.json"), "utf8")) as VectorIndex;
   const typicalVector = index.vectors.find((v) => v.id === "dispatch-envelope/valid-typical");
   if (!typicalVector) throw new Error(`no dispatch-envelope/valid-typical vector under ${vectorsDir}`);
-  const typical = JSON.parse(Buffer.from(readVector(vectorsDir, typicalVector.path)).toString("utf8")) as { [key: string]: Json };
+  const typical = JSON.parse(Buffer.from(readVector(vectorsDir, typicalVector.path)).toString("utf8")) as {
+    [key: string]: Json;
+  };
   const out: Scenario[] = [];
   for (const family of CONFORMANCE_CHECKS_TABLE.families) {
     if (!(family.transports as readonly string[]).includes(transport)) continue;
     const base = { family: family.id, level: family.level, transport, since: family.since } as const;
-    const add = (variant: string | null, input: ScenarioInput, expect: ScenarioExpectation, extraRules: readonly string[] = []): void => {
+    const add = (
+      variant: string | null,
+      input: ScenarioInput,
+      expect: ScenarioExpectation,
+      extraRules: readonly string[] = [],
+    ): void => {
       const rule_ids = [...new Set([...family.rule_ids, ...extraRules])];
-      out.push({ ...base, id: variant === null ? family.id : `${family.id}.${variant}`, rule_ids, summary: family.summary, input, expect });
+      out.push({
+        ...base,
+        id: variant === null ? family.id : `${family.id}.${variant}`,
+        rule_ids,
+        summary: family.summary,
+        input,
+        expect,
+      });
     };
     const bytesOf = (doc: Json): ScenarioInput => ({ kind: "bytes", bytes: encoder.encode(JSON.stringify(doc)) });
     if (transport === "stream") {
-      const parts = family.generator === "per_event" ? streamEventScenarios(family.id, typical) : family.generator === "single" ? [streamSingleScenario(family.id, typical)] : [];
-      if (parts.length === 0) throw new Error(`conformance-checks.json: stream family ${family.id} uses generator "${family.generator}", which has no stream form`);
-      for (const p of parts) out.push({ ...base, id: p.id, rule_ids: family.rule_ids, summary: family.summary, input: { kind: "stream", bytes: new Uint8Array(0), script: p.script, shared: p.shared === true }, expect: p.expect });
+      const parts =
+        family.generator === "per_event"
+          ? streamEventScenarios(family.id, typical)
+          : family.generator === "single"
+            ? [streamSingleScenario(family.id, typical)]
+            : [];
+      if (parts.length === 0)
+        throw new Error(
+          `conformance-checks.json: stream family ${family.id} uses generator "${family.generator}", which has no stream form`,
+        );
+      for (const p of parts)
+        out.push({
+          ...base,
+          id: p.id,
+          rule_ids: family.rule_ids,
+          summary: family.summary,
+          input: { kind: "stream", bytes: new Uint8Array(0), script: p.script, shared: p.shared === true },
+          expect: p.expect,
+        });
       continue;
     }
     switch (family.generator) {
@@ -102,7 +143,8 @@ export function buildScenarios(vectorsDir: string, transport: "subprocess" | "st
       case "per_rule_vector": {
         const seen = new Set<string>();
         for (const v of index.vectors) {
-          if (v.type !== "DispatchEnvelope" || v.expect !== "invalid" || v.rule === undefined || seen.has(v.rule)) continue;
+          if (v.type !== "DispatchEnvelope" || v.expect !== "invalid" || v.rule === undefined || seen.has(v.rule))
+            continue;
           seen.add(v.rule);
           add(v.rule, { kind: "bytes", bytes: readVector(vectorsDir, v.path) }, "refuse", [v.rule]);
         }
@@ -117,7 +159,14 @@ export function buildScenarios(vectorsDir: string, transport: "subprocess" | "st
         }
         break;
       case "single":
-        out.push(...singleScenario(family, typical).map((s) => ({ ...s, ...base, rule_ids: family.rule_ids, summary: family.summary })));
+        out.push(
+          ...singleScenario(family, typical).map((s) => ({
+            ...s,
+            ...base,
+            rule_ids: family.rule_ids,
+            summary: family.summary,
+          })),
+        );
         break;
     }
   }
@@ -137,14 +186,23 @@ function largeEnvelope(typical: { [key: string]: Json }): Uint8Array {
 }
 
 /** The hand-shaped inputs of the `single` families, by family id. */
-function singleScenario(family: CheckFamily, typical: { [key: string]: Json }): Pick<Scenario, "id" | "input" | "expect">[] {
+function singleScenario(
+  family: CheckFamily,
+  typical: { [key: string]: Json },
+): Pick<Scenario, "id" | "input" | "expect">[] {
   const text = JSON.stringify(typical);
   const bytes = (s: string): Uint8Array => encoder.encode(s);
   switch (family.id) {
     case "refuse-empty-stdin":
       return [{ id: family.id, input: { kind: "bytes", bytes: new Uint8Array(0) }, expect: "refuse" }];
     case "refuse-truncated":
-      return [{ id: family.id, input: { kind: "bytes", bytes: bytes(text.slice(0, Math.floor(text.length / 2))) }, expect: "refuse" }];
+      return [
+        {
+          id: family.id,
+          input: { kind: "bytes", bytes: bytes(text.slice(0, Math.floor(text.length / 2))) },
+          expect: "refuse",
+        },
+      ];
     case "refuse-wrong-wire-version": {
       const doc = structuredClone(typical);
       const retired = RETIRED_WIRE_VERSIONS[0]?.version ?? "lifeloop.v0.0";
@@ -153,24 +211,42 @@ function singleScenario(family: CheckFamily, typical: { [key: string]: Json }): 
       return [{ id: family.id, input: { kind: "bytes", bytes: bytes(JSON.stringify(doc)) }, expect: "refuse" }];
     }
     case "refuse-receipt-emitted":
-      return [{ id: family.id, input: { kind: "bytes", bytes: bytes(JSON.stringify(envelopeFor(typical, RECEIPT_EMITTED_GUARD.event))) }, expect: "refuse" }];
+      return [
+        {
+          id: family.id,
+          input: { kind: "bytes", bytes: bytes(JSON.stringify(envelopeFor(typical, RECEIPT_EMITTED_GUARD.event))) },
+          expect: "refuse",
+        },
+      ];
     case "large-request":
       return [{ id: family.id, input: { kind: "bytes", bytes: largeEnvelope(typical) }, expect: "answer" }];
     case "slow-request":
       // 128 KiB of leading whitespace first (a write that completes only once the client reads), then
       // the document in 64-byte pieces with pauses, so the client is already reading when they come.
-      return [{ id: family.id, input: { kind: "slow", bytes: bytes(text), chunkBytes: 64, pauseMs: 2, leadingWhitespace: 128 * 1024 }, expect: "answer" }];
+      return [
+        {
+          id: family.id,
+          input: { kind: "slow", bytes: bytes(text), chunkBytes: 64, pauseMs: 2, leadingWhitespace: 128 * 1024 },
+          expect: "answer",
+        },
+      ];
     case "sigterm":
       return [{ id: family.id, input: { kind: "sigterm", bytes: largeEnvelope(typical) }, expect: "end_on_sigterm" }];
     default:
-      throw new Error(`conformance-checks.json: family ${family.id} uses generator "single" but the runner has no input for it`);
+      throw new Error(
+        `conformance-checks.json: family ${family.id} uses generator "single" but the runner has no input for it`,
+      );
   }
 }
 
 /** The smoke scenario of `transport`: the per-event family's scenario for smoke_event. */
 export function smokeScenario(scenarios: readonly Scenario[], transport: ScenarioTransport): Scenario {
-  const family = CONFORMANCE_CHECKS_TABLE.families.find((f) => f.generator === "per_event" && (f.transports as readonly string[]).includes(transport));
-  const smoke = scenarios.find((s) => s.transport === transport && s.id === `${family?.id}.${CONFORMANCE_CHECKS_TABLE.smoke_event}`);
+  const family = CONFORMANCE_CHECKS_TABLE.families.find(
+    (f) => f.generator === "per_event" && (f.transports as readonly string[]).includes(transport),
+  );
+  const smoke = scenarios.find(
+    (s) => s.transport === transport && s.id === `${family?.id}.${CONFORMANCE_CHECKS_TABLE.smoke_event}`,
+  );
   if (!smoke) throw new Error(`no ${transport} smoke scenario for ${CONFORMANCE_CHECKS_TABLE.smoke_event}`);
   return smoke;
 }

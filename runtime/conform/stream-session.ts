@@ -20,7 +20,9 @@ import { NO_FRAME_HINT } from "../stream/invoker.js";
 import { encodeErrorReply, parseFrame, sameId, type JsonRpcId, type StreamFrame } from "../rpc/frame.js";
 
 /** A reply frame the client wrote, with the strict parser's non-integer pointers (for validating `result`). */
-export type ReplyFrame = Extract<StreamFrame, { kind: "success_reply" | "error_reply" }> & { readonly pointers: readonly string[] };
+export type ReplyFrame = Extract<StreamFrame, { kind: "success_reply" | "error_reply" }> & {
+  readonly pointers: readonly string[];
+};
 
 /** Thrown by a script when the client does not show the expected behaviour; the message is the verdict's detail. */
 export class ConformFailure extends Error {}
@@ -78,7 +80,14 @@ export class StreamSession {
       const frame = judged.frame;
       if (frame.kind === "request") {
         // A client → host request: the runner has no continuation store (never silence).
-        void writeToChild(this.io, encodeErrorReply(frame.id, { code: errorCode("not_available"), message: `${frame.method} is not available from the conformance runner`, data: { error: "not_available", method: frame.method } }));
+        void writeToChild(
+          this.io,
+          encodeErrorReply(frame.id, {
+            code: errorCode("not_available"),
+            message: `${frame.method} is not available from the conformance runner`,
+            data: { error: "not_available", method: frame.method },
+          }),
+        );
       } else if (frame.kind !== "notification") {
         this.inbox.push({ ...frame, pointers: judged.nonIntegerNumberPointers });
       }
@@ -111,11 +120,18 @@ export class StreamSession {
   async reply(id: JsonRpcId, what: string): Promise<ReplyFrame> {
     // A non-frame line does not end the wait: the reply may still follow it (in another read), and
     // the line is reported with the scenario either way.
-    const found = await this.until(() => this.inbox.findIndex((f) => sameId(f.id, id)), (i) => i >= 0, { stopOnProblem: false });
+    const found = await this.until(
+      () => this.inbox.findIndex((f) => sameId(f.id, id)),
+      (i) => i >= 0,
+      { stopOnProblem: false },
+    );
     if (found.value === undefined || found.value < 0) {
       // An id that came back with another type (7 for "7") is named as such.
       const retyped = this.inbox.find((f) => String(f.id) === String(id));
-      if (retyped !== undefined) throw new ConformFailure(`the reply to ${what} came back with the id ${JSON.stringify(retyped.id)}: ids keep their type (${typeof id})`);
+      if (retyped !== undefined)
+        throw new ConformFailure(
+          `the reply to ${what} came back with the id ${JSON.stringify(retyped.id)}: ids keep their type (${typeof id})`,
+        );
       this.abandoned.add(JSON.stringify(id));
       const hint = this.framesReceived === 0 && this.stdoutProblem === null ? NO_FRAME_HINT : "";
       throw new ConformFailure(`no reply to ${what} (id ${JSON.stringify(id)}): ${found.why}${hint}`);
@@ -125,21 +141,33 @@ export class StreamSession {
 
   /** Wait until `count` replies that `match` are in the inbox (they stay there); fails like {@link reply}. */
   async replies(count: number, match: (f: ReplyFrame) => boolean, what: string): Promise<ReplyFrame[]> {
-    const found = await this.until(() => this.inbox.filter(match), (list) => list.length >= count, { stopOnProblem: false });
+    const found = await this.until(
+      () => this.inbox.filter(match),
+      (list) => list.length >= count,
+      { stopOnProblem: false },
+    );
     if (found.value === undefined) throw new ConformFailure(`not ${count} replies to ${what}: ${found.why}`);
     return found.value;
   }
 
   /** Wait for the child's exit; resolves with ms from `since` to the exit, or fails after the watchdog. */
   async exited(since: number, what: string, waitMs = this.waitMs): Promise<number> {
-    const found = await this.until(() => this.io.exited(), (v) => v, { stopOnExit: false, stopOnProblem: false, waitMs });
+    const found = await this.until(
+      () => this.io.exited(),
+      (v) => v,
+      { stopOnExit: false, stopOnProblem: false, waitMs },
+    );
     if (found.value !== true) throw new ConformFailure(`the client did not exit ${what}: ${found.why}`);
     return performance.now() - since;
   }
 
   /** Wait until the client exits or writes a frame beyond the first `frames`; fails after the watchdog. */
   async exitedOrFrame(frames: number, what: string): Promise<void> {
-    const found = await this.until(() => this.io.exited() || this.framesReceived > frames, (v) => v, { stopOnExit: false, stopOnProblem: false });
+    const found = await this.until(
+      () => this.io.exited() || this.framesReceived > frames,
+      (v) => v,
+      { stopOnExit: false, stopOnProblem: false },
+    );
     if (found.value !== true) throw new ConformFailure(`the client did not exit ${what}: ${found.why}`);
   }
 
@@ -157,7 +185,11 @@ export class StreamSession {
   async drain(): Promise<void> {
     this.drained = true;
     if (!this.io.exited()) this.io.stdin.end();
-    await this.until(() => this.io.exited(), (v) => v, { stopOnExit: false, stopOnProblem: false, waitMs: LIMITS.stream_client_exit_ms });
+    await this.until(
+      () => this.io.exited(),
+      (v) => v,
+      { stopOnExit: false, stopOnProblem: false, waitMs: LIMITS.stream_client_exit_ms },
+    );
   }
 
   /**
@@ -173,7 +205,11 @@ export class StreamSession {
    * Re-evaluate `probe` whenever stdout brings something or the child exits, until `done` holds,
    * the child exits or stdout breaks (unless told otherwise), or `waitMs` passes.
    */
-  private until<T>(probe: () => T, done: (v: T) => boolean, opts: { stopOnExit?: boolean; stopOnProblem?: boolean; waitMs?: number } = {}): Promise<{ value: T | undefined; why: string }> {
+  private until<T>(
+    probe: () => T,
+    done: (v: T) => boolean,
+    opts: { stopOnExit?: boolean; stopOnProblem?: boolean; waitMs?: number } = {},
+  ): Promise<{ value: T | undefined; why: string }> {
     const { stopOnExit = true, stopOnProblem = true, waitMs = this.waitMs } = opts;
     return new Promise((resolve) => {
       let settled = false;
@@ -218,7 +254,13 @@ export function clampTimerMs(ms: number): number {
  * stream_client_exit_ms to exit before the group is killed (a slow exit is a scenario of its own,
  * not a fault here). Never rejects.
  */
-export async function runStreamScript(program: string, args: readonly string[], timeoutMs: number, script: StreamScript, waits = WAITS_PER_SCENARIO): Promise<StreamRunResult> {
+export async function runStreamScript(
+  program: string,
+  args: readonly string[],
+  timeoutMs: number,
+  script: StreamScript,
+  waits = WAITS_PER_SCENARIO,
+): Promise<StreamRunResult> {
   const started = performance.now();
   let session: StreamSession | null = null;
   let failure: string | null = null;
@@ -270,7 +312,8 @@ export async function runStreamScript(program: string, args: readonly string[], 
   });
   if (scriptStarted) await scriptFinished;
   if (run.spawnError !== null) failure = `the program could not be started: ${run.spawnError.message}`;
-  else if (failure === null && run.stdoutTooLarge) failure = `stdout exceeded ${FRAMES_PER_SCENARIO * waits} frames of limits.max_frame_bytes (the session's bound)`;
+  else if (failure === null && run.stdoutTooLarge)
+    failure = `stdout exceeded ${FRAMES_PER_SCENARIO * waits} frames of limits.max_frame_bytes (the session's bound)`;
   return { failure, run, elapsedMs: performance.now() - started, stdoutBytes };
 }
 
@@ -287,33 +330,47 @@ export interface SharedOutcome {
  * verdict is its own: its failure, the stdout problems and the unclaimed replies seen while it
  * ran; frames that only arrive at the end (after EOF) count against the last one. Never rejects.
  */
-export async function runSharedSession(program: string, args: readonly string[], timeoutMs: number, scripts: readonly { readonly id: string; readonly script: StreamScript }[]): Promise<Map<string, SharedOutcome>> {
+export async function runSharedSession(
+  program: string,
+  args: readonly string[],
+  timeoutMs: number,
+  scripts: readonly { readonly id: string; readonly script: StreamScript }[],
+): Promise<Map<string, SharedOutcome>> {
   const outcomes = new Map<string, { failure: string | null; elapsedMs: number }>();
   const stderr = new Map<string, string>();
   let next = 0;
   while (next < scripts.length) {
     const first = next;
-    const result = await runStreamScript(program, args, timeoutMs, async (s) => {
-      while (next < scripts.length) {
-        const { id, script } = scripts[next++] as (typeof scripts)[number];
-        const started = performance.now();
-        let failure: string | null = null;
-        try {
-          await script(s);
-        } catch (error) {
-          failure = scriptFailure(error);
+    const result = await runStreamScript(
+      program,
+      args,
+      timeoutMs,
+      async (s) => {
+        while (next < scripts.length) {
+          const { id, script } = scripts[next++] as (typeof scripts)[number];
+          const started = performance.now();
+          let failure: string | null = null;
+          try {
+            await script(s);
+          } catch (error) {
+            failure = scriptFailure(error);
+          }
+          const problem = s.takeProblem();
+          const extra = s.unclaimed();
+          failure ??= problem ?? (extra.length > 0 ? unexpectedFrames(extra) : null);
+          outcomes.set(id, { failure, elapsedMs: performance.now() - started });
+          if (s.io.exited()) return;
         }
-        const problem = s.takeProblem();
-        const extra = s.unclaimed();
-        failure ??= problem ?? (extra.length > 0 ? unexpectedFrames(extra) : null);
-        outcomes.set(id, { failure, elapsedMs: performance.now() - started });
-        if (s.io.exited()) return;
-      }
-      // The session's backstop covers every scenario still to run (each wait has its own watchdog).
-    }, WAITS_PER_SCENARIO * (scripts.length - next));
+        // The session's backstop covers every scenario still to run (each wait has its own watchdog).
+      },
+      WAITS_PER_SCENARIO * (scripts.length - next),
+    );
     if (next === first) {
       // The program could not be started: the first script carries the failure, the rest try again.
-      outcomes.set((scripts[first] as (typeof scripts)[number]).id, { failure: result.failure ?? "the session ended before the scenario ran", elapsedMs: result.elapsedMs });
+      outcomes.set((scripts[first] as (typeof scripts)[number]).id, {
+        failure: result.failure ?? "the session ended before the scenario ran",
+        elapsedMs: result.elapsedMs,
+      });
       stderr.set((scripts[first] as (typeof scripts)[number]).id, result.run.stderr.text());
       next++;
       continue;
@@ -321,9 +378,15 @@ export async function runSharedSession(program: string, args: readonly string[],
     for (const { id } of scripts.slice(first, next)) stderr.set(id, result.run.stderr.text());
     const last = (scripts[next - 1] as (typeof scripts)[number]).id;
     const own = outcomes.get(last);
-    if (result.failure !== null && own !== undefined && own.failure === null) outcomes.set(last, { failure: result.failure, elapsedMs: own.elapsedMs });
+    if (result.failure !== null && own !== undefined && own.failure === null)
+      outcomes.set(last, { failure: result.failure, elapsedMs: own.elapsedMs });
   }
-  return new Map(scripts.map(({ id }) => [id, { ...(outcomes.get(id) ?? { failure: "not run", elapsedMs: 0 }), stderrTail: stderr.get(id) ?? "" }]));
+  return new Map(
+    scripts.map(({ id }) => [
+      id,
+      { ...(outcomes.get(id) ?? { failure: "not run", elapsedMs: 0 }), stderrTail: stderr.get(id) ?? "" },
+    ]),
+  );
 }
 
 /** The failure text of frames nobody waited for (a reply to a notification, a duplicate). */

@@ -10,7 +10,10 @@ import type { StreamScript } from "./stream-session.js";
 export type CheckFamily = (typeof CONFORMANCE_CHECKS_TABLE.families)[number];
 
 /** The id of a `single` family run over the stream: the keys of the stream script registry (runtime/conform/stream-scenarios.ts). */
-export type StreamSingleFamilyId = Extract<CheckFamily, { readonly generator: "single"; readonly transports: readonly ["stream"] }>["id"];
+export type StreamSingleFamilyId = Extract<
+  CheckFamily,
+  { readonly generator: "single"; readonly transports: readonly ["stream"] }
+>["id"];
 
 /** The transports a scenario can be built for (the first column of conform's text report). */
 export const SCENARIO_TRANSPORTS = ["subprocess", "stream"] as const;
@@ -35,7 +38,13 @@ export interface StreamScenarioParts {
 /** What the runner sends and how it sends it. */
 export type ScenarioInput =
   | { readonly kind: "bytes"; readonly bytes: Uint8Array }
-  | { readonly kind: "slow"; readonly bytes: Uint8Array; readonly chunkBytes: number; readonly pauseMs: number; readonly leadingWhitespace: number }
+  | {
+      readonly kind: "slow";
+      readonly bytes: Uint8Array;
+      readonly chunkBytes: number;
+      readonly pauseMs: number;
+      readonly leadingWhitespace: number;
+    }
   | { readonly kind: "sigterm"; readonly bytes: Uint8Array }
   | { readonly kind: "stream"; readonly bytes: Uint8Array; readonly script: StreamScript; readonly shared: boolean };
 

@@ -50,11 +50,17 @@ export function encodeEntry(meta: EntryMeta, blob: Uint8Array): Buffer[] {
  * `fileBytes` (`head` may be a prefix of the file: it must hold at least header + meta).
  */
 export function decodeEntry(head: Uint8Array, fileBytes: number): DecodedEntry {
-  if (fileBytes < HEADER_BYTES) return { ok: false, reason: `truncated: ${fileBytes} bytes, shorter than the ${HEADER_BYTES}-byte header` };
+  if (fileBytes < HEADER_BYTES)
+    return { ok: false, reason: `truncated: ${fileBytes} bytes, shorter than the ${HEADER_BYTES}-byte header` };
   const metaLength = Buffer.from(head.buffer, head.byteOffset, head.byteLength).readUInt32BE(0);
   const blobOffset = HEADER_BYTES + metaLength;
-  if (blobOffset > fileBytes) return { ok: false, reason: `truncated: the header declares ${metaLength} meta bytes but the file has ${fileBytes} bytes` };
-  if (blobOffset > head.byteLength) return { ok: false, reason: `meta of ${metaLength} bytes is larger than this store reads` };
+  if (blobOffset > fileBytes)
+    return {
+      ok: false,
+      reason: `truncated: the header declares ${metaLength} meta bytes but the file has ${fileBytes} bytes`,
+    };
+  if (blobOffset > head.byteLength)
+    return { ok: false, reason: `meta of ${metaLength} bytes is larger than this store reads` };
   const meta = decodeMeta(head.subarray(HEADER_BYTES, blobOffset));
   if (typeof meta === "string") return { ok: false, reason: `meta JSON: ${meta}` };
   return { ok: true, meta, blobOffset };
@@ -110,7 +116,8 @@ export function decodeMeta(bytes: Uint8Array): EntryMeta | string {
         continue;
       }
       const n = typeof raw === "number" ? exact[f.field] : null;
-      if (typeof n !== "string" || !/^(0|[1-9][0-9]*)$/.test(n) || BigInt(n) > U64_MAX) return `${f.field} must be an unsigned 64-bit integer`;
+      if (typeof n !== "string" || !/^(0|[1-9][0-9]*)$/.test(n) || BigInt(n) > U64_MAX)
+        return `${f.field} must be an unsigned 64-bit integer`;
       fields[f.field] = BigInt(n);
     }
   }

@@ -8,7 +8,9 @@ import { exitCodeOf, type ContinuationErrorCode } from "./table.js";
 import type { OutputValue } from "./json.js";
 
 /** The envelope of one error: `error` is the code, the other members are the table's `fields`. */
-export type ContinuationErrorEnvelope = { readonly error: ContinuationErrorCode } & { readonly [field: string]: OutputValue };
+export type ContinuationErrorEnvelope = { readonly error: ContinuationErrorCode } & {
+  readonly [field: string]: OutputValue;
+};
 
 /** An identifier field as the envelopes name it. */
 export type IdentifierField = "thread" | "key" | "client_id";
@@ -19,7 +21,9 @@ export class ContinuationError extends Error {
   readonly exitCode: number;
   constructor(readonly envelope: ContinuationErrorEnvelope) {
     const { error, ...rest } = envelope;
-    super(`${error}${Object.keys(rest).length > 0 ? `: ${JSON.stringify(rest, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}` : ""}`);
+    super(
+      `${error}${Object.keys(rest).length > 0 ? `: ${JSON.stringify(rest, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))}` : ""}`,
+    );
     this.name = "ContinuationError";
     this.exitCode = exitCodeOf(error);
   }

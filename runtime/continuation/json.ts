@@ -4,7 +4,14 @@
  */
 
 /** A JSON value the continuation commands print; bigint prints as an exact integer. */
-export type OutputValue = string | number | bigint | boolean | null | readonly OutputValue[] | { readonly [name: string]: OutputValue | undefined };
+export type OutputValue =
+  | string
+  | number
+  | bigint
+  | boolean
+  | null
+  | readonly OutputValue[]
+  | { readonly [name: string]: OutputValue | undefined };
 
 /** Serialize `value` compactly with object members in code-unit order; `undefined` members are left out. */
 export function sortedJson(value: OutputValue): string {

@@ -99,18 +99,30 @@ const READ_ONLY_CODES: ReadonlySet<string> = new Set(["EACCES", "EPERM", "EROFS"
 
 /** True when `error` is a storage_failure of opening a lock file on a store we cannot write. */
 export function isReadOnlyLockError(error: unknown): boolean {
-  return error instanceof ContinuationError && error.envelope.error === "storage_failure" && typeof error.envelope.reason === "string" && error.envelope.reason.startsWith("open lock file ") && [...READ_ONLY_CODES].some((c) => (error.envelope.reason as string).endsWith(`: ${c}`));
+  return (
+    error instanceof ContinuationError &&
+    error.envelope.error === "storage_failure" &&
+    typeof error.envelope.reason === "string" &&
+    error.envelope.reason.startsWith("open lock file ") &&
+    [...READ_ONLY_CODES].some((c) => (error.envelope.reason as string).endsWith(`: ${c}`))
+  );
 }
 
 /**
  * `settled` when `p` settles first, `timeout` at `deadline`, `cancelled` when `signal` aborts (at
  * once if it already has); neither the timer nor the abort listener outlives the race.
  */
-async function before(p: Promise<unknown>, deadline: number, signal: AbortSignal | undefined): Promise<"settled" | "timeout" | "cancelled"> {
+async function before(
+  p: Promise<unknown>,
+  deadline: number,
+  signal: AbortSignal | undefined,
+): Promise<"settled" | "timeout" | "cancelled"> {
   if (signal?.aborted) return "cancelled";
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
-  const expired = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), Math.max(0, deadline - Date.now()))));
+  const expired = new Promise<"timeout">(
+    (r) => (timer = setTimeout(() => r("timeout"), Math.max(0, deadline - Date.now()))),
+  );
   const cancelled = new Promise<"cancelled">((r) => {
     onAbort = () => r("cancelled");
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -158,7 +170,11 @@ function queueUp(path: string): { readonly previous: Promise<void>; readonly lea
  * up either way stays parked in its libuv thread until the holder releases (counted by
  * {@link abandonedLockWaits}, so a one-shot CLI knows to exit explicitly).
  */
-export async function acquireThreadLock(root: string, thread: string, options: { readonly shared: boolean; readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<HeldLock> {
+export async function acquireThreadLock(
+  root: string,
+  thread: string,
+  options: { readonly shared: boolean; readonly timeoutMs: number; readonly signal?: AbortSignal },
+): Promise<HeldLock> {
   const path = lockPath(root, thread);
   const deadline = Date.now() + options.timeoutMs;
   const { previous, leave } = queueUp(path);
@@ -183,7 +199,13 @@ export async function acquireThreadLock(root: string, thread: string, options: {
 }
 
 /** Lock the file at `path`: a non-blocking try, then a blocking wait in a libuv thread up to the deadline (or the signal). */
-async function lockFile(path: string, shared: boolean, deadline: number, timeoutMs: number, signal: AbortSignal | undefined): Promise<HeldLock> {
+async function lockFile(
+  path: string,
+  shared: boolean,
+  deadline: number,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<HeldLock> {
   for (;;) {
     const opened = await openLockFile(path, shared);
     if (opened === null) return unlocked(path);
@@ -195,10 +217,12 @@ async function lockFile(path: string, shared: boolean, deadline: number, timeout
         if (waited !== "settled") {
           abandoned++;
           const h = handle;
-          void waiting.catch(() => undefined).finally(() => {
-            abandoned--;
-            void h.close().catch(() => undefined);
-          });
+          void waiting
+            .catch(() => undefined)
+            .finally(() => {
+              abandoned--;
+              void h.close().catch(() => undefined);
+            });
           handle = undefined as unknown as FileHandle;
           throw waited === "cancelled" ? cancelledError(path) : timeoutError(path, timeoutMs, "kernel");
         }

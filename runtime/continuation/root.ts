@@ -25,7 +25,9 @@ export function resolveRoot(env: ContinuationEnvironment): string {
     const value = env[rule.environment];
     if (value !== undefined && value !== "") return rule.append.length === 0 ? value : join(value, ...rule.append);
   }
-  throw storageFailure(`cannot find the store: none of ${CONTINUATION.root_resolution.map((r) => `$${r.environment}`).join(", ")} is set`);
+  throw storageFailure(
+    `cannot find the store: none of ${CONTINUATION.root_resolution.map((r) => `$${r.environment}`).join(", ")} is set`,
+  );
 }
 
 /** Why the max-bytes variable is unusable: a usage error (exit 2), as in the reference. */
@@ -79,6 +81,7 @@ export function storeForCommand(env: ContinuationEnvironment, use: StoreUse): Co
     if (BigInt(use.blobBytes) > max) throw blobTooLarge(max);
     return new ContinuationStore({ root: resolveRoot(env), maxBlobBytes: max });
   }
-  if (use.command === "drop-thread" || (use.command === "drop" && !use.guarded)) return new ContinuationStore({ root: resolveRoot(env) });
+  if (use.command === "drop-thread" || (use.command === "drop" && !use.guarded))
+    return new ContinuationStore({ root: resolveRoot(env) });
   return storeFromEnvironment(env);
 }

@@ -23,9 +23,26 @@ import { lstat, mkdir, open, readdir, rename, rm, rmdir, unlink, type FileHandle
 import { dirname, join, relative, sep } from "node:path";
 import { checkIdentifier } from "./identifier.js";
 import { decodeEntry, encodeEntry, type EntryMeta } from "./entry.js";
-import { blobTooLarge, clientIdMismatch, ContinuationError, describeIoError, notFound, preconditionFailed, storageFailure } from "./errors.js";
+import {
+  blobTooLarge,
+  clientIdMismatch,
+  ContinuationError,
+  describeIoError,
+  notFound,
+  preconditionFailed,
+  storageFailure,
+} from "./errors.js";
 import { acquireThreadLock, isReadOnlyLockError, tryAcquireThreadLock, type HeldLock } from "./lock.js";
-import { CONTINUATION, DEFAULT_MAX_BLOB_BYTES, DIRECTORY_MODE, expandName, FILE_MODE, LOCK_TIMEOUT_MS, nameMatcher, READ_OVERHEAD_BYTES } from "./table.js";
+import {
+  CONTINUATION,
+  DEFAULT_MAX_BLOB_BYTES,
+  DIRECTORY_MODE,
+  expandName,
+  FILE_MODE,
+  LOCK_TIMEOUT_MS,
+  nameMatcher,
+  READ_OVERHEAD_BYTES,
+} from "./table.js";
 import { isExpired, U64_MAX } from "./u64.js";
 import { writeAll } from "../process/write-all.js";
 
@@ -165,11 +182,19 @@ export class ContinuationStore {
 
   private entryPath(thread: string, key: string): string {
     const [first, ...rest] = CONTINUATION.entry_format.path;
-    return join(this.root, expandName(first as string, { thread, key }), ...rest.map((p) => expandName(p, { thread, key })));
+    return join(
+      this.root,
+      expandName(first as string, { thread, key }),
+      ...rest.map((p) => expandName(p, { thread, key })),
+    );
   }
 
   private lock(thread: string, shared: boolean, signal: AbortSignal | undefined): Promise<HeldLock> {
-    return acquireThreadLock(this.root, thread, { shared, timeoutMs: this.lockTimeoutMs, ...(signal === undefined ? {} : { signal }) });
+    return acquireThreadLock(this.root, thread, {
+      shared,
+      timeoutMs: this.lockTimeoutMs,
+      ...(signal === undefined ? {} : { signal }),
+    });
   }
 
   /**
@@ -177,7 +202,12 @@ export class ContinuationStore {
    * `written_at_epoch_s` it recorded. Throws `invalid_identifier`, `blob_too_large`,
    * `storage_failure`, and with the opt-in guards `client_id_mismatch` / `precondition_failed`.
    */
-  async put(thread: string, key: string, blob: Uint8Array, options: PutOptions = {}): Promise<{ readonly status: "ok"; readonly written_at_epoch_s: bigint }> {
+  async put(
+    thread: string,
+    key: string,
+    blob: Uint8Array,
+    options: PutOptions = {},
+  ): Promise<{ readonly status: "ok"; readonly written_at_epoch_s: bigint }> {
     checkIdentifier(thread, "thread");
     checkIdentifier(key, "key");
     const clientId = options.clientId ?? CONTINUATION.defaults.client_id;
@@ -200,7 +230,17 @@ export class ContinuationStore {
       await this.makeDirectories(dir); // under the lock: no drop-thread can remove it now
       await checkThreadDirectory(dir);
       const writtenAt = this.clock();
-      await this.writeEntry(dir, key, { schema_version: CONTINUATION.entry_format.meta_schema_version, client_id: clientId, written_at_epoch_s: writtenAt, ttl_s: ttl }, blob);
+      await this.writeEntry(
+        dir,
+        key,
+        {
+          schema_version: CONTINUATION.entry_format.meta_schema_version,
+          client_id: clientId,
+          written_at_epoch_s: writtenAt,
+          ttl_s: ttl,
+        },
+        blob,
+      );
       return { status: "ok", written_at_epoch_s: writtenAt };
     } finally {
       await lock.release();
@@ -211,13 +251,22 @@ export class ContinuationStore {
     await checkThreadDirectory(this.threadDir(thread));
     const path = this.entryPath(thread, key);
     const current = await this.readEntry(path, options.expectSha256 !== undefined && options.expectSha256 !== "absent");
-    const live = current !== null && !isExpired(current.meta.written_at_epoch_s, current.meta.ttl_s, this.clock()) ? current : null;
+    const live =
+      current !== null && !isExpired(current.meta.written_at_epoch_s, current.meta.ttl_s, this.clock())
+        ? current
+        : null;
     if (options.requireClientId !== undefined && live !== null && live.meta.client_id !== options.requireClientId) {
       throw clientIdMismatch(options.requireClientId, live.meta.client_id);
     }
     if (options.expectSha256 !== undefined) {
-      const actual = live === null ? null : createHash("sha256").update(live.blob ?? (await this.readBlob(path))).digest("hex");
-      if (options.expectSha256 === "absent" ? actual !== null : actual !== options.expectSha256) throw preconditionFailed(actual);
+      const actual =
+        live === null
+          ? null
+          : createHash("sha256")
+              .update(live.blob ?? (await this.readBlob(path)))
+              .digest("hex");
+      if (options.expectSha256 === "absent" ? actual !== null : actual !== options.expectSha256)
+        throw preconditionFailed(actual);
     }
   }
 
@@ -254,7 +303,11 @@ export class ContinuationStore {
     let handle: FileHandle | undefined;
     let step = "create temp file";
     try {
-      handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
+      handle = await open(
+        temp,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        FILE_MODE,
+      );
       step = "write temp file";
       // Every byte or a failure: a short write (a full disk) must never be renamed over the entry.
       await writeAll(handle, encodeEntry(meta, blob));
@@ -286,7 +339,8 @@ export class ContinuationStore {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
       // O_NOFOLLOW: an entry that is a symbolic link is refused, never followed.
-      if ((error as NodeJS.ErrnoException).code === "ELOOP") throw storageFailure(`open ${path}: a symbolic link; the store never follows one (ELOOP)`);
+      if ((error as NodeJS.ErrnoException).code === "ELOOP")
+        throw storageFailure(`open ${path}: a symbolic link; the store never follows one (ELOOP)`);
       throw storageFailure(describeIoError("open", path, error));
     }
     try {
@@ -294,7 +348,10 @@ export class ContinuationStore {
         throw storageFailure(describeIoError("stat", path, error));
       });
       if (!st.isFile()) throw storageFailure(`read ${path}: not a regular file`);
-      if (BigInt(st.size) > this.maxFileBytes) throw storageFailure(`read ${path}: ${st.size} bytes is more than the ${this.maxFileBytes} a read accepts (blob limit plus ${READ_OVERHEAD_BYTES})`);
+      if (BigInt(st.size) > this.maxFileBytes)
+        throw storageFailure(
+          `read ${path}: ${st.size} bytes is more than the ${this.maxFileBytes} a read accepts (blob limit plus ${READ_OVERHEAD_BYTES})`,
+        );
       const headerBytes = CONTINUATION.entry_format.header_bytes;
       // With the blob: one read of the whole file. Without: the header, then header and meta.
       let head = await readAt(handle, path, 0, withBlob ? st.size : Math.min(st.size, headerBytes));
@@ -305,7 +362,14 @@ export class ContinuationStore {
       const decoded = decodeEntry(head, st.size);
       if (!decoded.ok) throw storageFailure(`corrupt entry ${path}: ${decoded.reason}`);
       const blob = withBlob ? head.subarray(decoded.blobOffset) : null;
-      return { meta: decoded.meta, fileBytes: st.size, blobBytes: st.size - decoded.blobOffset, dev: st.dev, ino: st.ino, blob };
+      return {
+        meta: decoded.meta,
+        fileBytes: st.size,
+        blobBytes: st.size - decoded.blobOffset,
+        dev: st.dev,
+        ino: st.ino,
+        blob,
+      };
     } finally {
       await handle.close().catch(() => undefined);
     }
@@ -328,7 +392,8 @@ export class ContinuationStore {
       await this.removeExpired(thread, [{ key, dev: entry.dev, ino: entry.ino }]);
       throw notFound();
     }
-    if (options.requireClientId !== undefined && entry.meta.client_id !== options.requireClientId) throw clientIdMismatch(options.requireClientId, entry.meta.client_id);
+    if (options.requireClientId !== undefined && entry.meta.client_id !== options.requireClientId)
+      throw clientIdMismatch(options.requireClientId, entry.meta.client_id);
     return { blob: entry.blob ?? Buffer.alloc(0), meta: info(entry.meta) };
   }
 
@@ -337,7 +402,10 @@ export class ContinuationStore {
    * never waits: only when the thread's lock is free right now (a try-lock); otherwise, and on any
    * error, the entry stays (hidden as before) for a later read to remove.
    */
-  private async removeExpired(thread: string, seen: readonly { readonly key: string; readonly dev: number; readonly ino: number }[]): Promise<void> {
+  private async removeExpired(
+    thread: string,
+    seen: readonly { readonly key: string; readonly dev: number; readonly ino: number }[],
+  ): Promise<void> {
     let lock: HeldLock | null = null;
     try {
       lock = await tryAcquireThreadLock(this.root, thread);
@@ -363,7 +431,11 @@ export class ContinuationStore {
    * Remove (thread, key). Absent is success. With `requireClientId`, a live entry owned by another
    * client is kept and `client_id_mismatch` thrown; an expired entry is removed and counts as absent.
    */
-  async drop(thread: string, key: string, options: { readonly requireClientId?: string } & LockWaitOptions = {}): Promise<{ readonly status: "ok" }> {
+  async drop(
+    thread: string,
+    key: string,
+    options: { readonly requireClientId?: string } & LockWaitOptions = {},
+  ): Promise<{ readonly status: "ok" }> {
     checkIdentifier(thread, "thread");
     checkIdentifier(key, "key");
     if (options.requireClientId !== undefined) checkIdentifier(options.requireClientId, "client_id");
@@ -381,7 +453,10 @@ export class ContinuationStore {
       if (options.requireClientId !== undefined) {
         const entry = await this.readEntry(path, false);
         if (entry === null) return { status: "ok" };
-        if (!isExpired(entry.meta.written_at_epoch_s, entry.meta.ttl_s, this.clock()) && entry.meta.client_id !== options.requireClientId) {
+        if (
+          !isExpired(entry.meta.written_at_epoch_s, entry.meta.ttl_s, this.clock()) &&
+          entry.meta.client_id !== options.requireClientId
+        ) {
           throw clientIdMismatch(options.requireClientId, entry.meta.client_id);
         }
       }
@@ -444,7 +519,12 @@ export class ContinuationStore {
         continue;
       }
       const listed: ListedKey = options.long
-        ? { key: name, ...info(m), blob_bytes: entry.blobBytes, expires_at_epoch_s: m.ttl_s === null ? null : m.written_at_epoch_s + m.ttl_s }
+        ? {
+            key: name,
+            ...info(m),
+            blob_bytes: entry.blobBytes,
+            expires_at_epoch_s: m.ttl_s === null ? null : m.written_at_epoch_s + m.ttl_s,
+          }
         : { key: name, ...info(m) };
       result.keys.push(listed);
     }
@@ -454,13 +534,20 @@ export class ContinuationStore {
 
   /** The reference's diagnostic for an entry list skips. */
   private async diagnose(path: string, error: unknown): Promise<ListDiagnostic> {
-    if (!(error instanceof ContinuationError)) return { diagnostic: "list_skipped_entry", path, reason: "io_error", error: String(error) };
+    if (!(error instanceof ContinuationError))
+      return { diagnostic: "list_skipped_entry", path, reason: "io_error", error: String(error) };
     const reason = String(error.envelope.reason ?? "");
     if (reason.includes("a read accepts")) {
       const st = await lstat(path).catch(() => null);
       return { diagnostic: "list_skipped_entry", path, reason: "bounded_read_too_large", actual_bytes: st?.size ?? 0 };
     }
-    if (reason.startsWith("corrupt entry")) return { diagnostic: "list_skipped_entry", path, reason: "malformed_meta", error: JSON.stringify(error.envelope) };
+    if (reason.startsWith("corrupt entry"))
+      return {
+        diagnostic: "list_skipped_entry",
+        path,
+        reason: "malformed_meta",
+        error: JSON.stringify(error.envelope),
+      };
     return { diagnostic: "list_skipped_entry", path, reason: "io_error", error: reason };
   }
 
@@ -471,7 +558,10 @@ export class ContinuationStore {
    * files stay. A subdirectory that is not hidden makes it fail with storage_failure before anything
    * is removed.
    */
-  async dropThread(thread: string, options: LockWaitOptions = {}): Promise<{ readonly dropped_count: number; readonly status: "ok" }> {
+  async dropThread(
+    thread: string,
+    options: LockWaitOptions = {},
+  ): Promise<{ readonly dropped_count: number; readonly status: "ok" }> {
     checkIdentifier(thread, "thread");
     if (!(await exists(this.root))) return { dropped_count: 0, status: "ok" };
     const lock = await this.lock(thread, false, options.signal).catch(async (error: unknown) => {
@@ -494,9 +584,13 @@ export class ContinuationStore {
         throw storageFailure(describeIoError("read directory", dir, error));
       });
       const blocking = names.find((d) => !d.name.startsWith(".") && d.isDirectory());
-      if (blocking) throw storageFailure(`drop-thread ${join(dir, blocking.name)}: a directory, not an entry; nothing was removed`);
+      if (blocking)
+        throw storageFailure(`drop-thread ${join(dir, blocking.name)}: a directory, not an entry; nothing was removed`);
 
-      const dropped = join(this.root, expandName(CONTINUATION.entry_format.dropped_thread_directory, { thread, ...uniqueParts() }));
+      const dropped = join(
+        this.root,
+        expandName(CONTINUATION.entry_format.dropped_thread_directory, { thread, ...uniqueParts() }),
+      );
       try {
         await rename(dir, dropped);
       } catch (error) {
@@ -548,7 +642,9 @@ function byCodeUnit(a: string, b: string): number {
 
 /** storage_failure for a thread directory that is a symbolic link (never followed). */
 function symlinkedThread(dir: string): ContinuationError {
-  return storageFailure(`thread directory ${dir}: a symbolic link; the store never follows one (remove it, or move the directory it points to there)`);
+  return storageFailure(
+    `thread directory ${dir}: a symbolic link; the store never follows one (remove it, or move the directory it points to there)`,
+  );
 }
 
 /**

@@ -50,7 +50,10 @@ const ERROR_NAMES: ReadonlySet<string> = new Set(STREAM_V2.error_codes.map((r) =
 
 /** A u64 member as a wire integer; throws (→ internal_error) beyond limits.max_safe_integer. */
 function wireInteger(value: bigint | number, member: string): number {
-  if (BigInt(value) > BigInt(LIMITS.max_safe_integer)) throw new Error(`${member} is ${value}, beyond the wire's integer range 0 .. ${LIMITS.max_safe_integer} (limits.max_safe_integer); read the entry with the CLI`);
+  if (BigInt(value) > BigInt(LIMITS.max_safe_integer))
+    throw new Error(
+      `${member} is ${value}, beyond the wire's integer range 0 .. ${LIMITS.max_safe_integer} (limits.max_safe_integer); read the entry with the CLI`,
+    );
   return Number(value);
 }
 
@@ -63,11 +66,18 @@ function wireData(fields: Readonly<Record<string, unknown>>): Record<string, unk
 
 /** `{client_id, ttl_s, written_at_epoch_s}` as the CLI prints it. */
 function wireInfo(info: EntryInfo): Record<string, unknown> {
-  return { client_id: info.client_id, ttl_s: info.ttl_s === null ? null : wireInteger(info.ttl_s, "ttl_s"), written_at_epoch_s: wireInteger(info.written_at_epoch_s, "written_at_epoch_s") };
+  return {
+    client_id: info.client_id,
+    ttl_s: info.ttl_s === null ? null : wireInteger(info.ttl_s, "ttl_s"),
+    written_at_epoch_s: wireInteger(info.written_at_epoch_s, "written_at_epoch_s"),
+  };
 }
 
 /** Thread, key and client ids of a request checked in the CLI's order, before the store is opened. */
-function checkIds(request: ReverseRequest, members: readonly ("thread" | "key" | "client_id" | "require_client_id")[]): void {
+function checkIds(
+  request: ReverseRequest,
+  members: readonly ("thread" | "key" | "client_id" | "require_client_id")[],
+): void {
   for (const m of members) {
     const value = request.params[m];
     if (typeof value === "string") checkIdentifier(value, m === "require_client_id" ? "client_id" : m);
@@ -93,7 +103,8 @@ async function answering<T>(run: () => Promise<T>): Promise<T> {
 }
 
 const text = (request: ReverseRequest, member: string): string => request.params[member] as string;
-const optionalText = (request: ReverseRequest, member: string): string | undefined => request.params[member] as string | undefined;
+const optionalText = (request: ReverseRequest, member: string): string | undefined =>
+  request.params[member] as string | undefined;
 
 /** The diagnostic of a listed entry the wire cannot carry (ttl_s or written_at_epoch_s above limits.max_safe_integer). */
 function beyondWire(path: string, k: ListedKey): ListDiagnostic {
@@ -115,7 +126,10 @@ function largestBlob(maxFrameBytes: number, frameWithoutBlob: number): number {
  * as `reverseHandlers` of a {@link StreamInvoker}. Never throws itself; each handler rejects only
  * with {@link ReverseRequestError} (a store error) or an Error (answered `internal_error`).
  */
-export function continuationHandlers(store: ContinuationStoreSource, options: ContinuationHandlerOptions = {}): ReverseHandlers {
+export function continuationHandlers(
+  store: ContinuationStoreSource,
+  options: ContinuationHandlerOptions = {},
+): ReverseHandlers {
   const open = typeof store === "function" ? store : (_use: StoreUse) => store;
   const maxFrameBytes = options.maxFrameBytes ?? LIMITS.max_frame_bytes;
   return {
@@ -124,24 +138,41 @@ export function continuationHandlers(store: ContinuationStoreSource, options: Co
         const clientId = optionalText(request, "client_id");
         const ttl = request.params.ttl_s as number | undefined;
         checkIds(request, ["thread", "key", "client_id"]);
-        const put = await open({ command: "put", blobBytes: request.blob?.length ?? 0 }).put(text(request, "thread"), text(request, "key"), request.blob ?? Buffer.alloc(0), {
-          ...(clientId === undefined ? {} : { clientId }),
-          ...(ttl === undefined ? {} : { ttlS: ttl }),
-          signal: request.signal,
-        });
-        return { result: { status: put.status, written_at_epoch_s: wireInteger(put.written_at_epoch_s, "written_at_epoch_s") } };
+        const put = await open({ command: "put", blobBytes: request.blob?.length ?? 0 }).put(
+          text(request, "thread"),
+          text(request, "key"),
+          request.blob ?? Buffer.alloc(0),
+          {
+            ...(clientId === undefined ? {} : { clientId }),
+            ...(ttl === undefined ? {} : { ttlS: ttl }),
+            signal: request.signal,
+          },
+        );
+        return {
+          result: { status: put.status, written_at_epoch_s: wireInteger(put.written_at_epoch_s, "written_at_epoch_s") },
+        };
       }),
     "continuation/get": (request) =>
       answering(async () => {
         const requireClientId = optionalText(request, "require_client_id");
         checkIds(request, ["thread", "key", "require_client_id"]);
-        const got = await open({ command: "get" }).get(text(request, "thread"), text(request, "key"), requireClientId === undefined ? {} : { requireClientId });
+        const got = await open({ command: "get" }).get(
+          text(request, "thread"),
+          text(request, "key"),
+          requireClientId === undefined ? {} : { requireClientId },
+        );
         const result = wireInfo(got.meta);
         // The reply frame as the host writes it, minus the blob's base64 (LF excluded, as the bound counts).
-        const without = Buffer.byteLength(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { blob_base64: "", ...result } }));
+        const without = Buffer.byteLength(
+          JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { blob_base64: "", ...result } }),
+        );
         const fits = largestBlob(maxFrameBytes, without);
         if (got.blob.length > fits) {
-          throw new ReverseRequestError("blob_too_large", `the entry's blob is ${got.blob.length} bytes; a get reply carries at most ${fits} bytes in one frame (limits.max_frame_bytes ${maxFrameBytes}); read it with the CLI`, { max_bytes: fits });
+          throw new ReverseRequestError(
+            "blob_too_large",
+            `the entry's blob is ${got.blob.length} bytes; a get reply carries at most ${fits} bytes in one frame (limits.max_frame_bytes ${maxFrameBytes}); read it with the CLI`,
+            { max_bytes: fits },
+          );
         }
         return { result, blob: got.blob };
       }),
@@ -149,7 +180,11 @@ export function continuationHandlers(store: ContinuationStoreSource, options: Co
       answering(async () => {
         const requireClientId = optionalText(request, "require_client_id");
         checkIds(request, ["thread", "key", "require_client_id"]);
-        const dropped = await open({ command: "drop", guarded: requireClientId !== undefined }).drop(text(request, "thread"), text(request, "key"), { ...(requireClientId === undefined ? {} : { requireClientId }), signal: request.signal });
+        const dropped = await open({ command: "drop", guarded: requireClientId !== undefined }).drop(
+          text(request, "thread"),
+          text(request, "key"),
+          { ...(requireClientId === undefined ? {} : { requireClientId }), signal: request.signal },
+        );
         return { result: { status: dropped.status } };
       }),
     "continuation/list": (request) =>
@@ -170,7 +205,9 @@ export function continuationHandlers(store: ContinuationStoreSource, options: Co
     "continuation/drop-thread": (request) =>
       answering(async () => {
         checkIds(request, ["thread"]);
-        const dropped = await open({ command: "drop-thread" }).dropThread(text(request, "thread"), { signal: request.signal });
+        const dropped = await open({ command: "drop-thread" }).dropThread(text(request, "thread"), {
+          signal: request.signal,
+        });
         return { result: { dropped_count: dropped.dropped_count, status: dropped.status } };
       }),
   };

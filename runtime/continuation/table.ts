@@ -22,7 +22,9 @@ export const CONTINUATION = findGroup();
 export type ContinuationCommandName = ContinuationGroup["commands"][number]["command"];
 
 /** A JSON error code of the group, the reference's and ours (`extension_errors`). */
-export type ContinuationErrorCode = ContinuationGroup["errors"][number]["error"] | ContinuationGroup["extension_errors"][number]["error"];
+export type ContinuationErrorCode =
+  | ContinuationGroup["errors"][number]["error"]
+  | ContinuationGroup["extension_errors"][number]["error"];
 
 /** Exit code of every JSON error envelope (the table gives one per error; they agree today). */
 export function exitCodeOf(code: ContinuationErrorCode): number {
@@ -66,7 +68,12 @@ export function nameMatcher(template: string, values: Readonly<Record<string, st
   for (const m of template.matchAll(/\{([a-z]+)\}/g)) {
     source += escapeRegExp(template.slice(last, m.index));
     const name = m[1] as string;
-    source += name === "pid" || name === "seq" || name === "nanos" ? "[0-9]+" : values[name] === undefined ? ".+" : escapeRegExp(values[name]);
+    source +=
+      name === "pid" || name === "seq" || name === "nanos"
+        ? "[0-9]+"
+        : values[name] === undefined
+          ? ".+"
+          : escapeRegExp(values[name]);
     last = (m.index ?? 0) + m[0].length;
   }
   source += escapeRegExp(template.slice(last));

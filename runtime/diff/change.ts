@@ -6,7 +6,14 @@
  * A comparator only says *which* rule fired *where* ({@link RawChange}); level, category and the
  * roles it breaks are facts of the rule and come from the table ({@link Change}).
  */
-import { COMPAT_RULES, type Category, type CompatRule, type CompatRuleId, type Level, type Role } from "../../generated/ts/tooling.js";
+import {
+  COMPAT_RULES,
+  type Category,
+  type CompatRule,
+  type CompatRuleId,
+  type Level,
+  type Role,
+} from "../../generated/ts/tooling.js";
 
 export type { Category, CompatRule, CompatRuleId, Level, Role };
 

@@ -24,8 +24,13 @@ function verdict(report: DiffReport): string {
 }
 
 function text(report: DiffReport): string {
-  const lines = report.changes.map((c) => `${c.level.padEnd(7)} ${c.rule}  ${printable(c.location)}  (${c.category}, ${breaks(c)})  ${printable(`${c.detail}${allowed(c)}`)}`);
-  const versions = report.summary.base_version ? `${report.summary.base_version} → ${report.summary.head_version}: ` : "";
+  const lines = report.changes.map(
+    (c) =>
+      `${c.level.padEnd(7)} ${c.rule}  ${printable(c.location)}  (${c.category}, ${breaks(c)})  ${printable(`${c.detail}${allowed(c)}`)}`,
+  );
+  const versions = report.summary.base_version
+    ? `${report.summary.base_version} → ${report.summary.head_version}: `
+    : "";
   return `${lines.join("\n")}${lines.length ? "\n" : ""}${versions}${verdict(report)}\n`;
 }
 
@@ -39,16 +44,24 @@ const NOT_XML_CHAR =
 
 /** `s` with each character XML cannot hold written as a visible `\uXXXX`. */
 function visible(s: string): string {
-  return s.replace(NOT_XML_CHAR, (c) => `\\u${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`);
+  return s.replace(
+    NOT_XML_CHAR,
+    (c) => `\\u${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`,
+  );
 }
 
 /** `s` safe on a terminal or a CI log line: also CR, LF, tab and C1 controls visible (no forged lines, no escape sequences). */
 function printable(s: string): string {
-  return visible(s).replace(/[\t\n\r\u007F-\u009F]/g, (c) => `\\u${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`);
+  return visible(s).replace(
+    /[\t\n\r\u007F-\u009F]/g,
+    (c) => `\\u${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0")}`,
+  );
 }
 
 function cell(s: string): string {
-  return visible(s).replace(/\|/g, "\\|").replace(/\r\n|\r|\n/g, " ");
+  return visible(s)
+    .replace(/\|/g, "\\|")
+    .replace(/\r\n|\r|\n/g, " ");
 }
 
 /** A Markdown code span around `s` (CommonMark: a fence longer than any backtick run inside, padded). */
@@ -60,8 +73,13 @@ function code(s: string): string {
 }
 
 function markdown(report: DiffReport): string {
-  const rows = report.changes.map((c) => `| ${c.level} | \`${c.rule}\` | ${code(c.location)} | ${c.category} | ${c.breaks.join(", ") || "-"} | ${cell(c.detail)}${cell(allowed(c))} |`);
-  const table = rows.length ? `| level | rule | location | category | breaks | detail |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n\n` : "No changes.\n\n";
+  const rows = report.changes.map(
+    (c) =>
+      `| ${c.level} | \`${c.rule}\` | ${code(c.location)} | ${c.category} | ${c.breaks.join(", ") || "-"} | ${cell(c.detail)}${cell(allowed(c))} |`,
+  );
+  const table = rows.length
+    ? `| level | rule | location | category | breaks | detail |\n|---|---|---|---|---|---|\n${rows.join("\n")}\n\n`
+    : "No changes.\n\n";
   return `## lifeloop-callback diff\n\n${table}${verdict(report)}\n`;
 }
 
@@ -73,7 +91,10 @@ function junit(report: DiffReport): string {
   const failures = report.changes.filter((c) => c.level === "error" && !c.allowed).length;
   const cases = report.changes.map((c) => {
     const name = xml(`${c.rule} ${c.location}`);
-    const body = c.level === "error" && !c.allowed ? `<failure type="${c.rule}" message="${xml(`${c.detail} (${breaks(c)})`)}"/>` : `<system-out>${xml(`${c.level}: ${c.detail}${allowed(c)}`)}</system-out>`;
+    const body =
+      c.level === "error" && !c.allowed
+        ? `<failure type="${c.rule}" message="${xml(`${c.detail} (${breaks(c)})`)}"/>`
+        : `<system-out>${xml(`${c.level}: ${c.detail}${allowed(c)}`)}</system-out>`;
     return `    <testcase classname="lifeloop-callback.diff.${c.category}" name="${name}">${body}</testcase>`;
   });
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="lifeloop-callback diff" tests="${report.changes.length}" failures="${failures}" errors="0">\n${cases.join("\n")}${cases.length ? "\n" : ""}  </testsuite>\n</testsuites>\n`;
@@ -89,7 +110,8 @@ function ghProperty(s: string): string {
 
 function github(report: DiffReport): string {
   const lines = report.changes.map((c) => {
-    const command = c.level === "error" && !c.allowed ? "error" : c.level === "info" || c.allowed ? "notice" : "warning";
+    const command =
+      c.level === "error" && !c.allowed ? "error" : c.level === "info" || c.allowed ? "notice" : "warning";
     const file = c.location.split("#")[0] ?? "";
     const props = [`title=${ghProperty(c.rule)}`, ...(file ? [`file=${ghProperty(file)}`] : [])].join(",");
     return `::${command} ${props}::${ghData(printable(`${c.location}: ${c.detail} (${breaks(c)})${allowed(c)}`))}`;

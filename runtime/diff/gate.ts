@@ -65,7 +65,13 @@ export class AllowlistError extends Error {
 }
 
 /** Rules of the gate itself: never licensed by a version bump. */
-const GATE_RULES = new Set(["wire-version-not-bumped", "wire-version-decreased", "released-snapshot-modified", "released-snapshot-removed", "allowlist-entry-stale"]);
+const GATE_RULES = new Set([
+  "wire-version-not-bumped",
+  "wire-version-decreased",
+  "released-snapshot-modified",
+  "released-snapshot-removed",
+  "allowlist-entry-stale",
+]);
 
 /** Parse a wire version (`lifeloop.v1.2` into [1, 2]); null when it is not a wire version. */
 export function parseWireVersion(version: string): number[] | null {
@@ -88,7 +94,8 @@ function currentVersion(tree: ProjectTree): string | null {
 }
 
 function compareReleases(base: ProjectTree, head: ProjectTree, out: RawChange[]): void {
-  const versions = (tree: ProjectTree): Set<string> => new Set(pathsUnder(tree, "spec/releases/").map((p) => p.split("/")[2] as string));
+  const versions = (tree: ProjectTree): Set<string> =>
+    new Set(pathsUnder(tree, "spec/releases/").map((p) => p.split("/")[2] as string));
   const baseVersions = versions(base);
   const headVersions = versions(head);
   // A base without releases is itself a release snapshot (or predates releases): nothing to protect.
@@ -102,10 +109,17 @@ function compareReleases(base: ProjectTree, head: ProjectTree, out: RawChange[])
     for (const file of new Set([...pathsUnder(base, prefix), ...pathsUnder(head, prefix)])) {
       const a = base.files.get(file);
       const b = head.files.get(file);
-      if (!a || !b || !a.equals(b)) out.push({ rule: "released-snapshot-modified", location: file, detail: !a ? "file added to a release" : !b ? "file deleted from a release" : "file changed in a release" });
+      if (!a || !b || !a.equals(b))
+        out.push({
+          rule: "released-snapshot-modified",
+          location: file,
+          detail: !a ? "file added to a release" : !b ? "file deleted from a release" : "file changed in a release",
+        });
     }
   }
-  for (const v of headVersions) if (!baseVersions.has(v)) out.push({ rule: "released-snapshot-added", location: `spec/releases/${v}/`, detail: `release ${v} frozen` });
+  for (const v of headVersions)
+    if (!baseVersions.has(v))
+      out.push({ rule: "released-snapshot-added", location: `spec/releases/${v}/`, detail: `release ${v} frozen` });
 }
 
 /** Compare the wire schemas, rules and tables of two trees (no gate). */
@@ -121,19 +135,29 @@ function specChanges(base: ProjectTree, head: ProjectTree): RawChange[] {
   for (const doc of baseDocs) {
     const next = headByFile.get(doc.file);
     if (!next) out.push({ rule: "wire-type-removed", location: `${doc.file}#`, detail: `${doc.file} was deleted` });
-    else roots.push([{ schema: doc.json, doc, pointer: "" }, { schema: next.json, doc: next, pointer: "" }]);
+    else
+      roots.push([
+        { schema: doc.json, doc, pointer: "" },
+        { schema: next.json, doc: next, pointer: "" },
+      ]);
   }
-  for (const doc of headDocs) if (!baseFiles.has(doc.file)) out.push({ rule: "wire-type-added", location: `${doc.file}#`, detail: `${doc.file} is new` });
+  for (const doc of headDocs)
+    if (!baseFiles.has(doc.file))
+      out.push({ rule: "wire-type-added", location: `${doc.file}#`, detail: `${doc.file} is new` });
   out.push(...compareSchemas(oldSide, newSide, roots));
 
-  const stems = (tree: ProjectTree): string[] => pathsUnder(tree, "spec/tables/").map((p) => p.slice("spec/tables/".length, -".json".length));
+  const stems = (tree: ProjectTree): string[] =>
+    pathsUnder(tree, "spec/tables/").map((p) => p.slice("spec/tables/".length, -".json".length));
   const baseStems = new Set(stems(base));
   const headStems = new Set(stems(head));
-  const decls = declarations(treeJson(head, "spec/tables/table-evolution.json") ?? treeJson(base, "spec/tables/table-evolution.json"));
+  const decls = declarations(
+    treeJson(head, "spec/tables/table-evolution.json") ?? treeJson(base, "spec/tables/table-evolution.json"),
+  );
   for (const stem of [...new Set([...baseStems, ...headStems])].sort()) {
     const file = `spec/tables/${stem}.json`;
     if (!baseStems.has(stem)) out.push({ rule: "table-added", location: `${file}#`, detail: `table ${stem} is new` });
-    else if (!headStems.has(stem)) out.push({ rule: "table-removed", location: `${file}#`, detail: `table ${stem} was deleted` });
+    else if (!headStems.has(stem))
+      out.push({ rule: "table-removed", location: `${file}#`, detail: `table ${stem} was deleted` });
     else compareTable(stem, treeJson(base, file), treeJson(head, file), decls.get(stem), out);
   }
   if (baseStems.has("rules") || headStems.has("rules")) {
@@ -144,15 +168,20 @@ function specChanges(base: ProjectTree, head: ProjectTree): RawChange[] {
   return out;
 }
 
-let allowlistValidator: ((doc: unknown) => boolean) & { errors?: unknown } | undefined;
+let allowlistValidator: (((doc: unknown) => boolean) & { errors?: unknown }) | undefined;
 
 /** Validate an allowlist document against spec/meta/compat-allowlist.schema.json; throws AllowlistError. */
 export function parseAllowlist(doc: unknown, label: string): Allowlist {
   if (!allowlistValidator) {
-    const meta = JSON.parse(readFileSync(join(packageRoot(), "spec/meta/compat-allowlist.schema.json"), "utf8")) as object;
+    const meta = JSON.parse(
+      readFileSync(join(packageRoot(), "spec/meta/compat-allowlist.schema.json"), "utf8"),
+    ) as object;
     allowlistValidator = new Ajv2020({ strict: true }).compile(meta);
   }
-  if (!allowlistValidator(doc)) throw new AllowlistError(`${label}: not a valid allowlist (spec/meta/compat-allowlist.schema.json): ${JSON.stringify((allowlistValidator.errors as unknown[])?.[0])}`);
+  if (!allowlistValidator(doc))
+    throw new AllowlistError(
+      `${label}: not a valid allowlist (spec/meta/compat-allowlist.schema.json): ${JSON.stringify((allowlistValidator.errors as unknown[])?.[0])}`,
+    );
   return doc as Allowlist;
 }
 
@@ -167,11 +196,20 @@ export interface TreeDiffOptions {
 
 function order(changes: Change[]): Change[] {
   const rank = { error: 0, warning: 1, info: 2 } as const;
-  return changes.sort((a, b) => rank[a.level] - rank[b.level] || (a.location < b.location ? -1 : a.location > b.location ? 1 : 0) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
+  return changes.sort(
+    (a, b) =>
+      rank[a.level] - rank[b.level] ||
+      (a.location < b.location ? -1 : a.location > b.location ? 1 : 0) ||
+      (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
+  );
 }
 
-function summarize(changes: Change[], extra: Pick<DiffReport["summary"], "base_version" | "head_version" | "allowlist">): DiffReport {
-  const breaking = (role: "senders" | "receivers"): boolean => changes.some((c) => c.level !== "info" && c.breaks.includes(role) && !GATE_RULES.has(c.rule));
+function summarize(
+  changes: Change[],
+  extra: Pick<DiffReport["summary"], "base_version" | "head_version" | "allowlist">,
+): DiffReport {
+  const breaking = (role: "senders" | "receivers"): boolean =>
+    changes.some((c) => c.level !== "info" && c.breaks.includes(role) && !GATE_RULES.has(c.rule));
   return {
     changes: order(changes),
     summary: {
@@ -196,27 +234,44 @@ export function diffTrees(base: ProjectTree, head: ProjectTree, options: TreeDif
   if (options.releasesOnly) {
     const raw: RawChange[] = [];
     compareReleases(base, head, raw);
-    return summarize(toChanges(raw, options.registry), { base_version: baseVersion, head_version: headVersion, allowlist: null });
+    return summarize(toChanges(raw, options.registry), {
+      base_version: baseVersion,
+      head_version: headVersion,
+      allowlist: null,
+    });
   }
   const raw = specChanges(base, head);
   compareReleases(base, head, raw);
   const bv = baseVersion ? parseWireVersion(baseVersion) : null;
   const hv = headVersion ? parseWireVersion(headVersion) : null;
   const order = bv && hv ? compareWireVersions(hv, bv) : 0;
-  if (order > 0) raw.push({ rule: "wire-version-bumped", location: "spec/wire-version.json#/current", detail: `${baseVersion} → ${headVersion}` });
-  if (order < 0) raw.push({ rule: "wire-version-decreased", location: "spec/wire-version.json#/current", detail: `${baseVersion} → ${headVersion}` });
+  if (order > 0)
+    raw.push({
+      rule: "wire-version-bumped",
+      location: "spec/wire-version.json#/current",
+      detail: `${baseVersion} → ${headVersion}`,
+    });
+  if (order < 0)
+    raw.push({
+      rule: "wire-version-decreased",
+      location: "spec/wire-version.json#/current",
+      detail: `${baseVersion} → ${headVersion}`,
+    });
   let changes = toChanges(raw, options.registry);
 
   // allowlist
   let allowlist: { label: string; list: Allowlist } | undefined = options.allowlist;
   if (allowlist && (allowlist.list.base !== baseVersion || allowlist.list.head !== headVersion)) {
-    throw new AllowlistError(`${allowlist.label} is for ${allowlist.list.base} → ${allowlist.list.head}, this run compares ${baseVersion} → ${headVersion}`);
+    throw new AllowlistError(
+      `${allowlist.label} is for ${allowlist.list.base} → ${allowlist.list.head}, this run compares ${baseVersion} → ${headVersion}`,
+    );
   }
   if (!allowlist) {
     const doc = treeJson(head, "spec/compat-allowlist.json");
     if (doc !== undefined) {
       const list = parseAllowlist(doc, `${head.label}: spec/compat-allowlist.json`);
-      if (list.base === baseVersion && list.head === headVersion) allowlist = { label: "spec/compat-allowlist.json", list };
+      if (list.base === baseVersion && list.head === headVersion)
+        allowlist = { label: "spec/compat-allowlist.json", list };
     }
   }
   const stale: RawChange[] = [];
@@ -229,18 +284,33 @@ export function diffTrees(base: ProjectTree, head: ProjectTree, options: TreeDif
       return { ...c, allowed: { by: "allowlist", reason: (allowlist.list.entries[i] as AllowlistEntry).reason } };
     });
     allowlist.list.entries.forEach((e, i) => {
-      if (!used.has(i)) stale.push({ rule: "allowlist-entry-stale", location: `${allowlist.label}#/entries/${i}`, detail: `${e.rule} at ${e.location} matches no change` });
+      if (!used.has(i))
+        stale.push({
+          rule: "allowlist-entry-stale",
+          location: `${allowlist.label}#/entries/${i}`,
+          detail: `${e.rule} at ${e.location} matches no change`,
+        });
     });
   }
   // version gate
   const licensable = (c: Change): boolean => c.level === "error" && !c.allowed && !GATE_RULES.has(c.rule);
   if (order > 0) {
-    changes = changes.map((c) => (licensable(c) ? { ...c, allowed: { by: "version-bump", reason: `${baseVersion} → ${headVersion}` } } : c));
+    changes = changes.map((c) =>
+      licensable(c) ? { ...c, allowed: { by: "version-bump", reason: `${baseVersion} → ${headVersion}` } } : c,
+    );
   } else if (order === 0 && baseVersion && changes.some(licensable)) {
-    stale.push({ rule: "wire-version-not-bumped", location: "spec/wire-version.json#/current", detail: `breaking changes at ${baseVersion}: run npm run bump-version -- <next> --reason "..." or allow them in spec/compat-allowlist.json` });
+    stale.push({
+      rule: "wire-version-not-bumped",
+      location: "spec/wire-version.json#/current",
+      detail: `breaking changes at ${baseVersion}: run npm run bump-version -- <next> --reason "..." or allow them in spec/compat-allowlist.json`,
+    });
   }
   changes.push(...toChanges(stale, options.registry));
-  return summarize(changes, { base_version: baseVersion, head_version: headVersion, allowlist: allowlist ? allowlist.label : null });
+  return summarize(changes, {
+    base_version: baseVersion,
+    head_version: headVersion,
+    allowlist: allowlist ? allowlist.label : null,
+  });
 }
 
 /**
@@ -250,7 +320,12 @@ export function diffTrees(base: ProjectTree, head: ProjectTree, options: TreeDif
  */
 export function diffSchemas(oldJson: unknown, newJson: unknown, draft: Dialect, registry: RuleRegistry): DiffReport {
   const lone = (json: unknown, label: string): LoadedSchema => {
-    const root: SchemaDocument = { file: "", uri: isObject(json) && typeof json.$id === "string" ? json.$id : `file:///${label}.json`, json, dialect: dialectOf(json, draft, label) };
+    const root: SchemaDocument = {
+      file: "",
+      uri: isObject(json) && typeof json.$id === "string" ? json.$id : `file:///${label}.json`,
+      json,
+      dialect: dialectOf(json, draft, label),
+    };
     return { root, side: new SchemaSide([root]) };
   };
   return diffSchemaFiles(lone(oldJson, "old"), lone(newJson, "new"), registry);
@@ -264,7 +339,12 @@ export function diffSchemas(oldJson: unknown, newJson: unknown, draft: Dialect, 
 export function diffSchemaFiles(oldSchema: LoadedSchema, newSchema: LoadedSchema, registry: RuleRegistry): DiffReport {
   const o = oldSchema.root;
   const n = newSchema.root;
-  const raw = compareSchemas(oldSchema.side, newSchema.side, [[{ schema: o.json, doc: o, pointer: "" }, { schema: n.json, doc: n, pointer: "" }]]);
+  const raw = compareSchemas(oldSchema.side, newSchema.side, [
+    [
+      { schema: o.json, doc: o, pointer: "" },
+      { schema: n.json, doc: n, pointer: "" },
+    ],
+  ]);
   const report = summarize(toChanges(raw, registry), { base_version: null, head_version: null, allowlist: null });
   const { backward_compatible, forward_compatible } = report.summary;
   return { ...report, summary: { ...report.summary, gated: !(backward_compatible && forward_compatible) } };

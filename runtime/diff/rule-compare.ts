@@ -32,14 +32,23 @@ function resolve(raw: unknown, events: readonly Record<string, unknown>[]): stri
 /** Every (rule id, type.field) constraint of one side's rules table. */
 export function ruleConstraints(rulesTable: unknown, eventVocabulary: unknown): Map<string, Constraint> {
   const out = new Map<string, Constraint>();
-  const rules = isObject(rulesTable) && Array.isArray(rulesTable.rules) ? (rulesTable.rules as Record<string, unknown>[]) : [];
-  const events = isObject(eventVocabulary) && Array.isArray(eventVocabulary.events) ? (eventVocabulary.events as Record<string, unknown>[]) : [];
+  const rules =
+    isObject(rulesTable) && Array.isArray(rulesTable.rules) ? (rulesTable.rules as Record<string, unknown>[]) : [];
+  const events =
+    isObject(eventVocabulary) && Array.isArray(eventVocabulary.events)
+      ? (eventVocabulary.events as Record<string, unknown>[])
+      : [];
   for (const rule of rules) {
     const targets = Array.isArray(rule.targets) ? (rule.targets as Record<string, unknown>[]) : [];
     for (const target of targets) {
       const fields = Array.isArray(target.fields) ? (target.fields as string[]).join("+") : String(target.field);
       const key = `${String(rule.id)}/${String(target.type)}.${fields}`;
-      const shape = canonical({ check: rule.check, each: target.each ?? false, length_field: target.length_field ?? null, when_field: isObject(rule.when) ? rule.when.field : null });
+      const shape = canonical({
+        check: rule.check,
+        each: target.each ?? false,
+        length_field: target.length_field ?? null,
+        when_field: isObject(rule.when) ? rule.when.field : null,
+      });
       let firing: Constraint["firing"];
       if (isObject(rule.when)) {
         const op = "in" in rule.when ? "in" : "not_in";
@@ -62,7 +71,11 @@ export function compareRules(oldRules: Map<string, Constraint>, newRules: Map<st
       continue;
     }
     if (o.shape !== n.shape || (o.firing?.op ?? "") !== (n.firing?.op ?? "")) {
-      out.push({ rule: "rule-changed", location: at(key), detail: `rule ${key} changed its check, fields or condition kind` });
+      out.push({
+        rule: "rule-changed",
+        location: at(key),
+        detail: `rule ${key} changed its check, fields or condition kind`,
+      });
       continue;
     }
     if (!o.firing || !n.firing) continue;
@@ -72,11 +85,22 @@ export function compareRules(oldRules: Map<string, Constraint>, newRules: Map<st
     const positive = n.firing.op !== "not_in";
     const more = positive ? grew : shrank;
     const fewer = positive ? shrank : grew;
-    if (more.length > 0) out.push({ rule: "rule-narrowed", location: at(key), detail: `rule ${key} now also fires for ${[...grew, ...shrank].join(", ")}` });
-    if (fewer.length > 0) out.push({ rule: "rule-widened", location: at(key), detail: `rule ${key} no longer fires for some of ${[...grew, ...shrank].join(", ")}` });
+    if (more.length > 0)
+      out.push({
+        rule: "rule-narrowed",
+        location: at(key),
+        detail: `rule ${key} now also fires for ${[...grew, ...shrank].join(", ")}`,
+      });
+    if (fewer.length > 0)
+      out.push({
+        rule: "rule-widened",
+        location: at(key),
+        detail: `rule ${key} no longer fires for some of ${[...grew, ...shrank].join(", ")}`,
+      });
   }
   for (const key of oldRules.keys()) {
-    if (!newRules.has(key)) out.push({ rule: "rule-removed", location: at(key), detail: `rule ${key} no longer applies` });
+    if (!newRules.has(key))
+      out.push({ rule: "rule-removed", location: at(key), detail: `rule ${key} no longer applies` });
   }
   return out;
 }

@@ -16,7 +16,16 @@ import { basename, dirname, join, posix } from "node:path";
 import { describeIoError } from "../process/io-error.js";
 import { isObject, token } from "./json.js";
 import { SchemaSide, stripFragment, type Dialect, type SchemaDocument, type SchemaNode } from "./schema/side.js";
-import { describeFile, MAX_SCHEMA_BYTES, MAX_TREE_BYTES, pathsUnder, readBounded, TreeError, treeJson, type ProjectTree } from "./tree.js";
+import {
+  describeFile,
+  MAX_SCHEMA_BYTES,
+  MAX_TREE_BYTES,
+  pathsUnder,
+  readBounded,
+  TreeError,
+  treeJson,
+  type ProjectTree,
+} from "./tree.js";
 
 /** Most files one `--schema` side loads (the named file and the files its `$ref`s reach). */
 export const MAX_SCHEMA_FILES = 4096;
@@ -31,7 +40,8 @@ const DIALECTS: Readonly<Record<string, Dialect>> = {
 export function dialectOf(json: unknown, fallback: Dialect, label: string): Dialect {
   if (!isObject(json) || typeof json.$schema !== "string") return fallback;
   const dialect = DIALECTS[json.$schema.replace(/#$/, "")];
-  if (!dialect) throw new TreeError(`${label}: unsupported $schema ${json.$schema} (2020-12 and draft-07 are supported)`);
+  if (!dialect)
+    throw new TreeError(`${label}: unsupported $schema ${json.$schema} (2020-12 and draft-07 are supported)`);
   return dialect;
 }
 
@@ -66,7 +76,8 @@ function refsOf(doc: SchemaDocument): { ref: string; node: SchemaNode }[] {
     if (!isObject(value)) continue;
     if (typeof value.$ref === "string") out.push({ ref: value.$ref, node: { schema: value, doc, pointer } });
     for (const [k, v] of Object.entries(value)) {
-      if (k !== "enum" && k !== "const" && k !== "examples" && k !== "default") stack.push({ value: v, pointer: `${pointer}/${token(k)}` });
+      if (k !== "enum" && k !== "const" && k !== "examples" && k !== "default")
+        stack.push({ value: v, pointer: `${pointer}/${token(k)}` });
     }
   }
   return out;
@@ -93,7 +104,9 @@ function siblingPath(ref: string, target: string, base: string, from: string): s
     return { why: "a malformed percent-escape names no file" };
   }
   if (decoded === "") return { why: "it names no file" };
-  const path = decoded.startsWith("/") ? posix.normalize(decoded.slice(1)) : posix.normalize(posix.join(posix.dirname(from), decoded));
+  const path = decoded.startsWith("/")
+    ? posix.normalize(decoded.slice(1))
+    : posix.normalize(posix.join(posix.dirname(from), decoded));
   if (path.startsWith("../") || path === "..") return { why: `${path} is outside the folder of the named file` };
   return path;
 }
@@ -148,13 +161,15 @@ export function loadSchemaFile(path: string, fallback: Dialect): LoadedSchema {
       }
       let loaded = byFile.get(rel);
       if (!loaded) {
-        if (docs.length >= MAX_SCHEMA_FILES) throw new TreeError(`${dir}: $refs reach more than ${MAX_SCHEMA_FILES} files`);
+        if (docs.length >= MAX_SCHEMA_FILES)
+          throw new TreeError(`${dir}: $refs reach more than ${MAX_SCHEMA_FILES} files`);
         try {
           read(rel);
         } catch (error) {
           if (error instanceof TreeError) throw error;
           const code = (error as NodeJS.ErrnoException).code;
-          if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EISDIR") throw new TreeError(describeIoError(`read ${join(dir, rel)}`, error));
+          if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EISDIR")
+            throw new TreeError(describeIoError(`read ${join(dir, rel)}`, error));
           tried.set(target, `then file ${join(dir, rel)} (${code === "ENOENT" ? "no such file" : code})`);
           side = new SchemaSide(docs, aliases, tried);
           continue;

@@ -16,7 +16,14 @@ export type Policy = "immutable" | "doc" | "upper-bound" | "growable-set" | "wir
 /** One table's declaration. */
 export interface TableDeclaration {
   readonly table: string;
-  readonly rows: readonly { readonly at: string; readonly key: string; readonly growth: "append-only" | "closed"; readonly columns: Readonly<Record<string, Policy>>; readonly other_columns: Policy; readonly provisional?: { readonly column: string; readonly values: readonly string[] } }[];
+  readonly rows: readonly {
+    readonly at: string;
+    readonly key: string;
+    readonly growth: "append-only" | "closed";
+    readonly columns: Readonly<Record<string, Policy>>;
+    readonly other_columns: Policy;
+    readonly provisional?: { readonly column: string; readonly values: readonly string[] };
+  }[];
   readonly members: Readonly<Record<string, Policy>>;
 }
 
@@ -34,7 +41,11 @@ function valueChange(policy: Policy, o: unknown, n: unknown, at: string, what: s
       return;
     case "upper-bound":
       if (typeof o === "number" && typeof n === "number") {
-        out.push({ rule: n > o ? "table-limit-increased" : "table-limit-decreased", location: at, detail: `${what} ${o} → ${n}` });
+        out.push({
+          rule: n > o ? "table-limit-increased" : "table-limit-decreased",
+          location: at,
+          detail: `${what} ${o} → ${n}`,
+        });
         return;
       }
       out.push({ rule: "table-cell-changed", location: at, detail: `${what} changed (not a number on both sides)` });
@@ -53,19 +64,43 @@ function growable(o: unknown, n: unknown, at: string, what: string, out: RawChan
   if (Array.isArray(o) && Array.isArray(n)) {
     const oldSet = new Set(o.map(canonical));
     const newSet = new Set(n.map(canonical));
-    for (const v of n) if (!oldSet.has(canonical(v))) out.push({ rule: "table-set-member-added", location: `${at}/${token(label(v))}`, detail: `${what} gained ${short(v)}` });
-    for (const v of o) if (!newSet.has(canonical(v))) out.push({ rule: "table-set-member-removed", location: `${at}/${token(label(v))}`, detail: `${what} lost or changed ${short(v)}` });
+    for (const v of n)
+      if (!oldSet.has(canonical(v)))
+        out.push({
+          rule: "table-set-member-added",
+          location: `${at}/${token(label(v))}`,
+          detail: `${what} gained ${short(v)}`,
+        });
+    for (const v of o)
+      if (!newSet.has(canonical(v)))
+        out.push({
+          rule: "table-set-member-removed",
+          location: `${at}/${token(label(v))}`,
+          detail: `${what} lost or changed ${short(v)}`,
+        });
     return;
   }
   if (isObject(o) && isObject(n)) {
     for (const k of Object.keys(n)) {
-      if (!(k in o)) out.push({ rule: "table-set-member-added", location: `${at}/${token(k)}`, detail: `${what} gained member ${k}` });
+      if (!(k in o))
+        out.push({
+          rule: "table-set-member-added",
+          location: `${at}/${token(k)}`,
+          detail: `${what} gained member ${k}`,
+        });
       else growable(o[k], n[k], `${at}/${token(k)}`, `${what}.${k}`, out);
     }
-    for (const k of Object.keys(o)) if (!(k in n)) out.push({ rule: "table-set-member-removed", location: `${at}/${token(k)}`, detail: `${what} lost member ${k}` });
+    for (const k of Object.keys(o))
+      if (!(k in n))
+        out.push({
+          rule: "table-set-member-removed",
+          location: `${at}/${token(k)}`,
+          detail: `${what} lost member ${k}`,
+        });
     return;
   }
-  if (!jsonEqual(o, n)) out.push({ rule: "table-set-member-removed", location: at, detail: `${what}: ${short(o)} → ${short(n)}` });
+  if (!jsonEqual(o, n))
+    out.push({ rule: "table-set-member-removed", location: at, detail: `${what}: ${short(o)} → ${short(n)}` });
 }
 
 /** A readable label of a set element: its first string member (a name, an error code) or its text. */
@@ -83,14 +118,26 @@ function short(v: unknown): string {
 }
 
 /** Compare one table present on both sides. */
-export function compareTable(stem: string, o: unknown, n: unknown, decl: TableDeclaration | undefined, out: RawChange[]): void {
+export function compareTable(
+  stem: string,
+  o: unknown,
+  n: unknown,
+  decl: TableDeclaration | undefined,
+  out: RawChange[],
+): void {
   const file = `spec/tables/${stem}.json`;
   if (!isObject(o) || !isObject(n)) {
-    if (!jsonEqual(o, n)) out.push({ rule: "table-undeclared-changed", location: `${file}#`, detail: "not a JSON object" });
+    if (!jsonEqual(o, n))
+      out.push({ rule: "table-undeclared-changed", location: `${file}#`, detail: "not a JSON object" });
     return;
   }
   if (!decl) {
-    if (!jsonEqual(withoutSchema(o), withoutSchema(n))) out.push({ rule: "table-undeclared-changed", location: `${file}#`, detail: `${stem} has no declaration in spec/tables/table-evolution.json` });
+    if (!jsonEqual(withoutSchema(o), withoutSchema(n)))
+      out.push({
+        rule: "table-undeclared-changed",
+        location: `${file}#`,
+        detail: `${stem} has no declaration in spec/tables/table-evolution.json`,
+      });
     return;
   }
   const rowMembers = new Set(decl.rows.map((r) => r.at.slice(1)));
@@ -100,19 +147,29 @@ export function compareTable(stem: string, o: unknown, n: unknown, decl: TableDe
     const newRows = keyed(n[member], rows.key);
     const base = `${file}#/${token(member)}`;
     if (!oldRows || !newRows) {
-      if (!jsonEqual(o[member], n[member])) out.push({ rule: "table-undeclared-changed", location: base, detail: `rows are not keyed by ${rows.key}` });
+      if (!jsonEqual(o[member], n[member]))
+        out.push({ rule: "table-undeclared-changed", location: base, detail: `rows are not keyed by ${rows.key}` });
       continue;
     }
     for (const [key, row] of newRows) {
       const old = oldRows.get(key);
       const at = `${base}/${token(key)}`;
       if (!old) {
-        out.push({ rule: rows.growth === "closed" ? "table-row-added-to-closed" : "table-row-added", location: at, detail: `row ${key} added` });
+        out.push({
+          rule: rows.growth === "closed" ? "table-row-added-to-closed" : "table-row-added",
+          location: at,
+          detail: `row ${key} added`,
+        });
         continue;
       }
       if (rows.provisional?.values.includes(String(old[rows.provisional.column]))) {
         // Not a contract yet: report that it changed, at info level, without judging each column.
-        if (!jsonEqual(old, row)) out.push({ rule: "table-provisional-row-changed", location: at, detail: `${key} (${rows.provisional.column} ${String(old[rows.provisional.column])}) changed` });
+        if (!jsonEqual(old, row))
+          out.push({
+            rule: "table-provisional-row-changed",
+            location: at,
+            detail: `${key} (${rows.provisional.column} ${String(old[rows.provisional.column])}) changed`,
+          });
         continue;
       }
       for (const column of new Set([...Object.keys(old), ...Object.keys(row)])) {
@@ -120,19 +177,26 @@ export function compareTable(stem: string, o: unknown, n: unknown, decl: TableDe
         if (policy === "wire" && stem === "rules") continue;
         if (!(column in old) || !(column in row)) {
           const added = !(column in old);
-          out.push({ rule: added ? "table-column-added" : "table-column-removed", location: `${at}/${token(column)}`, detail: `${key}.${column} ${added ? "added" : "removed"}` });
+          out.push({
+            rule: added ? "table-column-added" : "table-column-removed",
+            location: `${at}/${token(column)}`,
+            detail: `${key}.${column} ${added ? "added" : "removed"}`,
+          });
           continue;
         }
         valueChange(policy, old[column], row[column], `${at}/${token(column)}`, `${key}.${column}`, out);
       }
     }
-    for (const key of oldRows.keys()) if (!newRows.has(key)) out.push({ rule: "table-row-removed", location: `${base}/${token(key)}`, detail: `row ${key} removed` });
+    for (const key of oldRows.keys())
+      if (!newRows.has(key))
+        out.push({ rule: "table-row-removed", location: `${base}/${token(key)}`, detail: `row ${key} removed` });
   }
   for (const member of new Set([...Object.keys(o), ...Object.keys(n)])) {
     if (member === "$schema" || rowMembers.has(member) || jsonEqual(o[member], n[member])) continue;
     const policy = decl.members[member];
     const at = `${file}#/${token(member)}`;
-    if (policy === undefined) out.push({ rule: "table-undeclared-changed", location: at, detail: `member ${member} is not declared` });
+    if (policy === undefined)
+      out.push({ rule: "table-undeclared-changed", location: at, detail: `member ${member} is not declared` });
     else valueChange(policy, o[member], n[member], at, member, out);
   }
 }

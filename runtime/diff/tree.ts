@@ -105,11 +105,21 @@ export function readGitTree(spec: string, cwd: string): ProjectTree {
     } catch (error) {
       const stderr = String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim();
       // `rev-parse --verify --quiet` fails without a word: say what failed.
-      throw new TreeError(`git:${spec}: ${stderr.split("\n")[0] || `git ${args[0]} failed (no such revision or path)`}`);
+      throw new TreeError(
+        `git:${spec}: ${stderr.split("\n")[0] || `git ${args[0]} failed (no such revision or path)`}`,
+      );
     }
   };
   git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
-  const listing = git(["ls-tree", "-r", "-z", "--full-tree", ref, "--", ...(prefix ? [prefix] : ["spec", "schemas"])]).toString("utf8");
+  const listing = git([
+    "ls-tree",
+    "-r",
+    "-z",
+    "--full-tree",
+    ref,
+    "--",
+    ...(prefix ? [prefix] : ["spec", "schemas"]),
+  ]).toString("utf8");
   const wanted: { path: string; object: string }[] = [];
   for (const entry of listing.split("\0")) {
     if (!entry) continue;
@@ -149,7 +159,8 @@ export function treeJson(tree: ProjectTree, path: string): unknown {
   } catch (error) {
     throw new TreeError(`${describeFile(tree, path)} is not valid JSON: ${(error as Error).message}`);
   }
-  if (deeperThan(value, MAX_JSON_DEPTH)) throw new TreeError(`${describeFile(tree, path)} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (deeperThan(value, MAX_JSON_DEPTH))
+    throw new TreeError(`${describeFile(tree, path)} nests deeper than ${MAX_JSON_DEPTH} levels`);
   return value;
 }
 

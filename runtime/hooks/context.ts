@@ -54,7 +54,8 @@ export function renderContextEnvelope(
     if (!placements.includes(p.placement)) continue;
     const { body, body_ref: bodyRef, payload_id: payloadId, payload_kind: payloadKind } = p.envelope;
     if (typeof body === "string") entries.push({ body, payload_id: payloadId, payload_kind: payloadKind });
-    else if (typeof bodyRef === "string") entries.push({ body_ref: bodyRef, payload_id: payloadId, payload_kind: payloadKind });
+    else if (typeof bodyRef === "string")
+      entries.push({ body_ref: bodyRef, payload_id: payloadId, payload_kind: payloadKind });
     else continue;
     rendered.add(p);
   }

@@ -12,7 +12,14 @@ export {
   type HookRenderWarning,
   type RenderedHookPayload,
 } from "./render.js";
-export { HOOK_ADAPTERS, hookEventFor, isBlankReason, isHookAdapter, type HookAdapterRow, type HookEventRow } from "./mapping.js";
+export {
+  HOOK_ADAPTERS,
+  hookEventFor,
+  isBlankReason,
+  isHookAdapter,
+  type HookAdapterRow,
+  type HookEventRow,
+} from "./mapping.js";
 export { renderRequestIssues } from "./request.js";
 export { runHookCommand, type HookCommandOptions, type HookCommandOutcome, type OnFailure } from "./command/run.js";
 export { hookConfig, type HookConfigOptions } from "./command/config.js";

@@ -107,7 +107,8 @@ export function isOurHookCommand(command: unknown): boolean {
   for (let i = 0; i + 1 < words.length; i++) {
     const w = words[i] as string;
     const isCli = basename(w) === "lifeloop-callback" || CLI_ENTRY_POINTS.some((e) => w === e || w.endsWith(`/${e}`));
-    if (isCli && inCommandPosition(words, i) && words[i + 1] === "hook" && !NOT_A_HOOK_CALL.has(words[i + 2] ?? "")) return true;
+    if (isCli && inCommandPosition(words, i) && words[i + 1] === "hook" && !NOT_A_HOOK_CALL.has(words[i + 2] ?? ""))
+      return true;
   }
   return false;
 }
@@ -131,18 +132,40 @@ export function parseSettings(file: string, bytes: Uint8Array): SettingsDocument
   const text = Buffer.from(bytes).toString("utf8");
   if (text.trim() === "") return { doc: {}, indent: "  " };
   const parsed = parseStrictJson(bytes, DEFAULT_DOCUMENT_LIMITS);
-  if (!parsed.ok) throw new SettingsFileError(file, parsed.issue.pointer, `not one JSON document (${issueText(parsed.issue)}); fix or move the file, it is left as it is`);
+  if (!parsed.ok)
+    throw new SettingsFileError(
+      file,
+      parsed.issue.pointer,
+      `not one JSON document (${issueText(parsed.issue)}); fix or move the file, it is left as it is`,
+    );
   const doc = parsed.value;
-  if (!isObject(doc)) throw new SettingsFileError(file, "", "the settings file must hold one JSON object; it is left as it is");
+  if (!isObject(doc))
+    throw new SettingsFileError(file, "", "the settings file must hold one JSON object; it is left as it is");
   const hooks = doc.hooks;
   if (hooks !== undefined) {
-    if (!isObject(hooks)) throw new SettingsFileError(file, "/hooks", "must be an object of hook event names to lists of groups; the file is left as it is");
+    if (!isObject(hooks))
+      throw new SettingsFileError(
+        file,
+        "/hooks",
+        "must be an object of hook event names to lists of groups; the file is left as it is",
+      );
     for (const [event, groups] of Object.entries(hooks)) {
       const at = `/hooks/${pointerToken(event)}`;
-      if (!Array.isArray(groups)) throw new SettingsFileError(file, at, "must be a list of {matcher, hooks} groups; the file is left as it is");
+      if (!Array.isArray(groups))
+        throw new SettingsFileError(file, at, "must be a list of {matcher, hooks} groups; the file is left as it is");
       groups.forEach((group, i) => {
-        if (!isObject(group)) throw new SettingsFileError(file, `${at}/${i}`, "must be an object {matcher, hooks}; the file is left as it is");
-        if (group.hooks !== undefined && !Array.isArray(group.hooks)) throw new SettingsFileError(file, `${at}/${i}/hooks`, "must be a list of hook entries; the file is left as it is");
+        if (!isObject(group))
+          throw new SettingsFileError(
+            file,
+            `${at}/${i}`,
+            "must be an object {matcher, hooks}; the file is left as it is",
+          );
+        if (group.hooks !== undefined && !Array.isArray(group.hooks))
+          throw new SettingsFileError(
+            file,
+            `${at}/${i}/hooks`,
+            "must be a list of hook entries; the file is left as it is",
+          );
       });
     }
   }
@@ -215,7 +238,12 @@ export async function readSettingsFile(file: string): Promise<Uint8Array | null>
   try {
     const info = await stat(file);
     if (!info.isFile()) throw new SettingsFileError(file, "", "is not a regular file");
-    if (info.size > LIMITS.max_request_bytes) throw new SettingsFileError(file, "", `is larger than ${LIMITS.max_request_bytes} bytes (limits.max_request_bytes)`);
+    if (info.size > LIMITS.max_request_bytes)
+      throw new SettingsFileError(
+        file,
+        "",
+        `is larger than ${LIMITS.max_request_bytes} bytes (limits.max_request_bytes)`,
+      );
     return await readFile(file);
   } catch (error) {
     if (error instanceof SettingsFileError) throw error;
@@ -239,10 +267,16 @@ export async function replaceFileAtomically(file: string, text: string): Promise
     target = await realpath(file);
     mode = (await stat(target)).mode & 0o7777;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw new SettingsFileError(file, "", describeIoError("use it", error));
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      throw new SettingsFileError(file, "", describeIoError("use it", error));
     // A dangling symlink: write where it points.
     try {
-      if ((await lstat(file)).isSymbolicLink()) throw new SettingsFileError(file, "", "is a symbolic link to a missing file; create the target or remove the link");
+      if ((await lstat(file)).isSymbolicLink())
+        throw new SettingsFileError(
+          file,
+          "",
+          "is a symbolic link to a missing file; create the target or remove the link",
+        );
     } catch (e) {
       if (e instanceof SettingsFileError) throw e;
     }

@@ -8,13 +8,25 @@
  * adapter_id_mismatch, unsupported_event, unsupported_directive, context_too_large,
  * output_schema_violation.
  */
-import { HARNESS_HOOK_MAPPING, type HookAdapter, type HookRenderErrorKind, type HookRenderWarningCode } from "../../generated/ts/spec/harness-hook-mapping.js";
+import {
+  HARNESS_HOOK_MAPPING,
+  type HookAdapter,
+  type HookRenderErrorKind,
+  type HookRenderWarningCode,
+} from "../../generated/ts/spec/harness-hook-mapping.js";
 import type { HookRenderPayload, HookRenderRequest } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { parseStrictJson } from "../wire/json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from "../wire/validate.js";
 import { codePointLength, renderContextEnvelope, sortedJson } from "./context.js";
-import { hookAdapterRow, hookEventFor, isBlankReason, outputSchemaName, type HookAdapterRow, type HookEventRow } from "./mapping.js";
+import {
+  hookAdapterRow,
+  hookEventFor,
+  isBlankReason,
+  outputSchemaName,
+  type HookAdapterRow,
+  type HookEventRow,
+} from "./mapping.js";
 import { HOOK_REQUEST_INTEGER_PATHS, hookSchemaIssues, renderRequestIssues } from "./request.js";
 
 /** Something the caller should know about a successful render; never changes what is refused. */
@@ -48,7 +60,9 @@ export interface HookRenderFailure {
 }
 
 /** Outcome of one render. */
-export type HookRenderResult = { readonly ok: true; readonly rendered: RenderedHookPayload } | { readonly ok: false; readonly error: HookRenderFailure };
+export type HookRenderResult =
+  | { readonly ok: true; readonly rendered: RenderedHookPayload }
+  | { readonly ok: false; readonly error: HookRenderFailure };
 
 /** Thrown by {@link renderHookPayloadOrThrow}. */
 export class HookRenderError extends Error {
@@ -74,27 +88,53 @@ function fillTemplate(template: string, vars: Readonly<Record<string, string | n
 }
 
 /** Put the context into the slot; enforce the hard bound and make a harness limit visible. */
-function addContext(body: Record<string, unknown>, payloads: readonly HookRenderPayload[], adapter: HookAdapterRow, event: HookEventRow, warnings: HookRenderWarning[]): ReadonlySet<HookRenderPayload> | HookRenderResult {
+function addContext(
+  body: Record<string, unknown>,
+  payloads: readonly HookRenderPayload[],
+  adapter: HookAdapterRow,
+  event: HookEventRow,
+  warnings: HookRenderWarning[],
+): ReadonlySet<HookRenderPayload> | HookRenderResult {
   const context = renderContextEnvelope(payloads, event.context_placements);
   const max = HARNESS_HOOK_MAPPING.max_context_code_points;
   const length = codePointLength(context.text);
-  if (length > max) return fail("context_too_large", `the ${event.hook_event} additionalContext would be ${length} code points; the bound is ${max}`);
+  if (length > max)
+    return fail(
+      "context_too_large",
+      `the ${event.hook_event} additionalContext would be ${length} code points; the bound is ${max}`,
+    );
   body.hookSpecificOutput = { additionalContext: context.text, hookEventName: event.hook_event };
   const limit = adapter.harness_context_limit;
   if (limit !== null && context.text.length > limit.length) {
-    const message = fillTemplate(HARNESS_HOOK_MAPPING.system_message, { hook_event: event.hook_event, length: context.text.length, harness: adapter.harness, limit: limit.length });
+    const message = fillTemplate(HARNESS_HOOK_MAPPING.system_message, {
+      hook_event: event.hook_event,
+      length: context.text.length,
+      harness: adapter.harness,
+      limit: limit.length,
+    });
     body.systemMessage = message;
     warnings.push({ code: "context_over_harness_limit", message });
   }
   return context.rendered;
 }
 
-function payloadWarnings(payloads: readonly HookRenderPayload[], rendered: ReadonlySet<HookRenderPayload>, adapter: HookAdapter, event: HookEventRow): HookRenderWarning[] {
+function payloadWarnings(
+  payloads: readonly HookRenderPayload[],
+  rendered: ReadonlySet<HookRenderPayload>,
+  adapter: HookAdapter,
+  event: HookEventRow,
+): HookRenderWarning[] {
   return payloads
     .filter((p) => p.placement !== "receipt_only" && !rendered.has(p))
     .map((p) => {
-      const reference = (event.reference_context_placements as readonly string[]).includes(p.placement) ? ` (reference difference ${event.reference_difference})` : "";
-      return { code: "payload_not_rendered", payloadId: p.envelope.payload_id, message: `payload ${p.envelope.payload_id} (${p.placement}) has no place in the ${adapter} ${event.hook_event} output${reference}` };
+      const reference = (event.reference_context_placements as readonly string[]).includes(p.placement)
+        ? ` (reference difference ${event.reference_difference})`
+        : "";
+      return {
+        code: "payload_not_rendered",
+        payloadId: p.envelope.payload_id,
+        message: `payload ${p.envelope.payload_id} (${p.placement}) has no place in the ${adapter} ${event.hook_event} output${reference}`,
+      };
     });
 }
 
@@ -110,12 +150,18 @@ function payloadWarnings(payloads: readonly HookRenderPayload[], rendered: Reado
  *
  * `nonIntegerNumberPointers`: for values that came out of the strict parser (see parseStrictJson).
  */
-export function renderHookPayload(request: unknown, target: HookRenderTarget, nonIntegerNumberPointers: readonly string[] = []): HookRenderResult {
+export function renderHookPayload(
+  request: unknown,
+  target: HookRenderTarget,
+  nonIntegerNumberPointers: readonly string[] = [],
+): HookRenderResult {
   try {
     return renderChecked(request, target, nonIntegerNumberPointers);
   } catch (error) {
     // A request that throws while it is read (a getter, a Proxy trap) is not a renderable request.
-    return fail("invalid_request", `reading the request threw: ${thrownText(error)}`, [{ rule: "schema.type", pointer: "", message: "the request cannot be read (a getter or Proxy trap threw)" }]);
+    return fail("invalid_request", `reading the request threw: ${thrownText(error)}`, [
+      { rule: "schema.type", pointer: "", message: "the request cannot be read (a getter or Proxy trap threw)" },
+    ]);
   }
 }
 
@@ -128,21 +174,32 @@ function thrownText(error: unknown): string {
   }
 }
 
-function renderChecked(request: unknown, target: HookRenderTarget, nonIntegerNumberPointers: readonly string[]): HookRenderResult {
+function renderChecked(
+  request: unknown,
+  target: HookRenderTarget,
+  nonIntegerNumberPointers: readonly string[],
+): HookRenderResult {
   const issues = renderRequestIssues(request, nonIntegerNumberPointers);
   const first = issues[0];
   if (first) return fail("invalid_request", `${first.rule} at "${first.pointer}": ${first.message}`, issues);
   const req = request as HookRenderRequest;
   const directive = req.directive ?? null;
-  if (directive?.kind === "block" && isBlankReason(directive.reason ?? "")) return fail("invalid_directive", "a block directive needs a reason with a character outside Unicode White_Space");
+  if (directive?.kind === "block" && isBlankReason(directive.reason ?? ""))
+    return fail("invalid_directive", "a block directive needs a reason with a character outside Unicode White_Space");
   const adapter = hookAdapterRow(target.adapter);
   if (!(adapter.adapter_ids as readonly string[]).includes(req.adapter_id)) {
-    return fail("adapter_id_mismatch", `adapter id ${JSON.stringify(req.adapter_id)} does not name ${target.adapter} (expected one of ${adapter.adapter_ids.join(", ")})`);
+    return fail(
+      "adapter_id_mismatch",
+      `adapter id ${JSON.stringify(req.adapter_id)} does not name ${target.adapter} (expected one of ${adapter.adapter_ids.join(", ")})`,
+    );
   }
   const event = hookEventFor(target.adapter, req.event);
   if (!event) return fail("unsupported_event", `${target.adapter} has no hook event for ${req.event}`);
   if (directive?.kind === "block" && event.block === "refused") {
-    return fail("unsupported_directive", `the ${target.adapter} ${event.hook_event} hook cannot act on a block directive (${req.event}); nothing was rendered`);
+    return fail(
+      "unsupported_directive",
+      `the ${target.adapter} ${event.hook_event} hook cannot act on a block directive (${req.event}); nothing was rendered`,
+    );
   }
 
   const payloads = req.payloads ?? [];
@@ -156,19 +213,38 @@ function renderChecked(request: unknown, target: HookRenderTarget, nonIntegerNum
   }
   warnings.push(...payloadWarnings(payloads, rendered, target.adapter, event));
   if (directive?.kind === "block") {
-    if (event.block === "ignored") warnings.push({ code: "directive_ignored", message: `the ${target.adapter} ${event.hook_event} output cannot carry a block directive; it was not rendered` });
+    if (event.block === "ignored")
+      warnings.push({
+        code: "directive_ignored",
+        message: `the ${target.adapter} ${event.hook_event} output cannot carry a block directive; it was not rendered`,
+      });
     else Object.assign(body, { decision: "block", reason: directive.reason });
   }
 
   const violations = hookSchemaIssues(outputSchemaName(target.adapter, event.hook_event), body);
-  if (violations.length > 0) return fail("output_schema_violation", `renderer bug: the ${event.hook_event} output breaks its schema`, violations);
-  return { ok: true, rendered: { adapter: target.adapter, hookEventName: event.hook_event, body, text: sortedJson(body), warnings } };
+  if (violations.length > 0)
+    return fail(
+      "output_schema_violation",
+      `renderer bug: the ${event.hook_event} output breaks its schema`,
+      violations,
+    );
+  return {
+    ok: true,
+    rendered: { adapter: target.adapter, hookEventName: event.hook_event, body, text: sortedJson(body), warnings },
+  };
 }
 
 /** {@link renderHookPayload} for the bytes of a request (strict JSON first: json.* issues are invalid_request). */
-export function renderHookPayloadFromBytes(bytes: Uint8Array, target: HookRenderTarget, limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS): HookRenderResult {
+export function renderHookPayloadFromBytes(
+  bytes: Uint8Array,
+  target: HookRenderTarget,
+  limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
+): HookRenderResult {
   const parsed = parseStrictJson(bytes, limits, { nonIntegerPaths: HOOK_REQUEST_INTEGER_PATHS });
-  if (!parsed.ok) return fail("invalid_request", `${parsed.issue.rule} at "${parsed.issue.pointer}": ${parsed.issue.message}`, [parsed.issue]);
+  if (!parsed.ok)
+    return fail("invalid_request", `${parsed.issue.rule} at "${parsed.issue.pointer}": ${parsed.issue.message}`, [
+      parsed.issue,
+    ]);
   return renderHookPayload(parsed.value, target, parsed.nonIntegerNumberPointers);
 }
 

@@ -29,14 +29,19 @@ function prefixed(prefix: string, issues: readonly ValidationIssue[]): Validatio
 const ENVELOPE_POINTER = /^\/payloads\/(\d+)\/envelope(\/.*)$/;
 
 /** Where a render request holds integers: the integer fields of each payload's envelope. */
-export const HOOK_REQUEST_INTEGER_PATHS: readonly string[] = INTEGER_PATHS.PayloadEnvelope.map((p) => `/payloads/*/envelope${p}`);
+export const HOOK_REQUEST_INTEGER_PATHS: readonly string[] = INTEGER_PATHS.PayloadEnvelope.map(
+  (p) => `/payloads/*/envelope${p}`,
+);
 
 /**
  * Every issue of an in-memory render request (the first is the primary one); [] when valid.
  * `nonIntegerNumberPointers` are the strict parser's pointers of numbers written with a fraction,
  * exponent or as -0 (empty for values that did not come from bytes).
  */
-export function renderRequestIssues(value: unknown, nonIntegerNumberPointers: readonly string[] = []): ValidationIssue[] {
+export function renderRequestIssues(
+  value: unknown,
+  nonIntegerNumberPointers: readonly string[] = [],
+): ValidationIssue[] {
   const schema = hookSchemaIssues("HookRenderRequest", value);
   if (schema.length > 0) return schema;
   for (const pointer of nonIntegerNumberPointers) {

@@ -189,7 +189,12 @@ class ChildRunState {
     const stdin = this.proc.stdin as NonNullable<ChildSupervisor["stdin"]>;
     if (this.spec.write === undefined) stdin.end(this.spec.input);
     else {
-      const io: ChildStdin = { stdin, signalGroup: (signal) => this.proc.signalGroup(signal), exited: () => this.proc.exit !== null, exit: this.exitPromise };
+      const io: ChildStdin = {
+        stdin,
+        signalGroup: (signal) => this.proc.signalGroup(signal),
+        exited: () => this.proc.exit !== null,
+        exit: this.exitPromise,
+      };
       this.spec.write(io, this.spec.input).catch(() => undefined);
     }
   }

@@ -25,7 +25,9 @@ import { previewBytes } from "./preview.js";
 import type { InvocationFailure } from "./types.js";
 
 /** Outcome of a run before timing is attached. */
-export type RunOutcome = { readonly ok: true; readonly response: CallbackResponse; readonly stderrTail: string } | { readonly ok: false; readonly failure: InvocationFailure };
+export type RunOutcome =
+  | { readonly ok: true; readonly response: CallbackResponse; readonly stderrTail: string }
+  | { readonly ok: false; readonly failure: InvocationFailure };
 
 /** What the classification needs besides the run: names and bounds for the details. */
 export interface ClassifyContext {
@@ -43,7 +45,9 @@ function isBrokenPipe(error: NodeJS.ErrnoException | null): boolean {
 function exitText(run: ChildRun): string {
   const exit = run.exit;
   if (exit === null) return "the client was not reaped";
-  return exit.signal !== null ? `the client was killed by signal ${exit.signal}` : `the client exited with code ${exit.code}`;
+  return exit.signal !== null
+    ? `the client was killed by signal ${exit.signal}`
+    : `the client exited with code ${exit.code}`;
 }
 
 function exitedZero(run: ChildRun): boolean {
@@ -52,7 +56,11 @@ function exitedZero(run: ChildRun): boolean {
 
 /** The failure builder of one run: attaches stderr tail, exit code or signal, and issues. */
 function failWith(run: ChildRun) {
-  return (variant: Parameters<typeof makeFailure>[0], detail: string, issues?: InvocationFailure["issues"]): RunOutcome => {
+  return (
+    variant: Parameters<typeof makeFailure>[0],
+    detail: string,
+    issues?: InvocationFailure["issues"],
+  ): RunOutcome => {
     const facts: FailureFacts = { stderr_tail: run.stderr.text() };
     if (issues !== undefined) facts.issues = issues;
     if (run.exit !== null) {
@@ -67,23 +75,41 @@ function failWith(run: ChildRun) {
 function classifyFacts(run: ChildRun, ctx: ClassifyContext): RunOutcome | null {
   const fail = failWith(run);
   const { limits } = ctx;
-  if (run.spawnError !== null) return { ok: false, failure: makeFailure("spawn", spawnFailureDetail(ctx.program, run.spawnError)) };
+  if (run.spawnError !== null)
+    return { ok: false, failure: makeFailure("spawn", spawnFailureDetail(ctx.program, run.spawnError)) };
   if (run.stdoutTooLarge) {
-    return fail("response_too_large", `stdout exceeded limits.max_response_bytes (${limits.max_response_bytes} bytes); the process group was killed and the rest was not read`);
+    return fail(
+      "response_too_large",
+      `stdout exceeded limits.max_response_bytes (${limits.max_response_bytes} bytes); the process group was killed and the rest was not read`,
+    );
   }
   if (run.deadlinePassedBeforeSpawn) {
-    return fail("timeout", `the client was not started: the ${ctx.timeoutMs} ms timeout had passed when its spawn was due (spent preparing the request, or on other work of the host meanwhile, such as other spawns); nothing was delivered`);
+    return fail(
+      "timeout",
+      `the client was not started: the ${ctx.timeoutMs} ms timeout had passed when its spawn was due (spent preparing the request, or on other work of the host meanwhile, such as other spawns); nothing was delivered`,
+    );
   }
   if (run.neverSpawned) {
-    return fail("timeout", `the client was not started within ${ctx.timeoutMs} ms: its spawn was still queued behind other spawns (spawns are spread over turns of the event loop); nothing was delivered`);
+    return fail(
+      "timeout",
+      `the client was not started within ${ctx.timeoutMs} ms: its spawn was still queued behind other spawns (spawns are spread over turns of the event loop); nothing was delivered`,
+    );
   }
   if (run.timedOut) {
-    const where = run.exitedBeforeDeadline ? `${exitText(run)} but a process it started still held stdout open` : "the client was still running";
-    return fail("timeout", `the round trip exceeded ${ctx.timeoutMs} ms (${where}); the process group was terminated (SIGTERM, then SIGKILL within ${limits.kill_grace_ms} ms)`);
+    const where = run.exitedBeforeDeadline
+      ? `${exitText(run)} but a process it started still held stdout open`
+      : "the client was still running";
+    return fail(
+      "timeout",
+      `the round trip exceeded ${ctx.timeoutMs} ms (${where}); the process group was terminated (SIGTERM, then SIGKILL within ${limits.kill_grace_ms} ms)`,
+    );
   }
-  if (run.writeError !== null && !isBrokenPipe(run.writeError)) return fail("write_request", `writing the request to the client's stdin failed: ${errorText(run.writeError)}`);
-  if (isBrokenPipe(run.writeError) && !exitedZero(run)) return fail("non_zero_exit", `${exitText(run)} before reading the whole request`);
-  if (run.stdoutError !== null) return fail("read_response", `reading the client's stdout failed: ${errorText(run.stdoutError)}`);
+  if (run.writeError !== null && !isBrokenPipe(run.writeError))
+    return fail("write_request", `writing the request to the client's stdin failed: ${errorText(run.writeError)}`);
+  if (isBrokenPipe(run.writeError) && !exitedZero(run))
+    return fail("non_zero_exit", `${exitText(run)} before reading the whole request`);
+  if (run.stdoutError !== null)
+    return fail("read_response", `reading the client's stdout failed: ${errorText(run.stdoutError)}`);
   if (!exitedZero(run)) return fail("non_zero_exit", exitText(run));
   return null;
 }
@@ -96,23 +122,37 @@ function classifyJudged(run: ChildRun, ctx: ClassifyContext, parsed: WireResult<
   const first = parsed.issues[0] as (typeof parsed.issues)[number];
   if (first.rule.startsWith("json.")) {
     if (isBrokenPipe(run.writeError)) {
-      return fail("write_request", `the client exited 0 without reading the whole request (${errorText(run.writeError as NodeJS.ErrnoException)}) and wrote no valid response; stdout was ${previewBytes(run.stdout, limits.failure_detail_preview_bytes)}`);
+      return fail(
+        "write_request",
+        `the client exited 0 without reading the whole request (${errorText(run.writeError as NodeJS.ErrnoException)}) and wrote no valid response; stdout was ${previewBytes(run.stdout, limits.failure_detail_preview_bytes)}`,
+      );
     }
-    return fail("parse_response", `stdout is not exactly one JSON document: ${issueText(first)}; stdout was ${previewBytes(run.stdout, limits.failure_detail_preview_bytes)}`, parsed.issues);
+    return fail(
+      "parse_response",
+      `stdout is not exactly one JSON document: ${issueText(first)}; stdout was ${previewBytes(run.stdout, limits.failure_detail_preview_bytes)}`,
+      parsed.issues,
+    );
   }
   return fail("invalid_response", `CallbackResponse is invalid: ${issueText(first)}`, parsed.issues);
 }
 
 /** The strict parser's bounds for stdout. */
 function responseLimits(limits: InvokerLimits): DocumentLimits {
-  return { maxBytes: limits.max_response_bytes, maxDepth: limits.max_depth, maxValues: limits.max_values, maxMembers: LIMITS.max_object_members };
+  return {
+    maxBytes: limits.max_response_bytes,
+    maxDepth: limits.max_depth,
+    maxValues: limits.max_values,
+    maxMembers: LIMITS.max_object_members,
+  };
 }
 
 /** Classify one run synchronously; see the module doc for the order. */
 export function classifyRun(run: ChildRun, ctx: ClassifyContext): RunOutcome {
-  return classifyFacts(run, ctx) ?? classifyJudged(run, ctx, parseWireDocument("CallbackResponse", run.stdout, responseLimits(ctx.limits)));
+  return (
+    classifyFacts(run, ctx) ??
+    classifyJudged(run, ctx, parseWireDocument("CallbackResponse", run.stdout, responseLimits(ctx.limits)))
+  );
 }
-
 
 /**
  * {@link classifyRun} with stdout judged in slices (the event loop stays free, so other invocations
@@ -124,9 +164,14 @@ export function classifyRun(run: ChildRun, ctx: ClassifyContext): RunOutcome {
 export async function classifyRunSliced(run: ChildRun, ctx: ClassifyContext, settleBy: number): Promise<RunOutcome> {
   const decided = classifyFacts(run, ctx);
   if (decided !== null) return decided;
-  const parsed = await parseWireDocumentSliced("CallbackResponse", run.stdout, responseLimits(ctx.limits), { deadlineAt: settleBy - SETTLE_RESERVE_MS });
+  const parsed = await parseWireDocumentSliced("CallbackResponse", run.stdout, responseLimits(ctx.limits), {
+    deadlineAt: settleBy - SETTLE_RESERVE_MS,
+  });
   if (parsed === "deadline") {
-    return failWith(run)("timeout", `the response (${run.stdout.length} bytes) could not be judged before the settle bound (timeoutMs ${ctx.timeoutMs} + limits.settle_margin_ms ${ctx.limits.settle_margin_ms})`);
+    return failWith(run)(
+      "timeout",
+      `the response (${run.stdout.length} bytes) could not be judged before the settle bound (timeoutMs ${ctx.timeoutMs} + limits.settle_margin_ms ${ctx.limits.settle_margin_ms})`,
+    );
   }
   return classifyJudged(run, ctx, parsed);
 }

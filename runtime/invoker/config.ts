@@ -52,14 +52,18 @@ export const DEFAULT_INVOKER_LIMITS: InvokerLimits = Object.freeze({
 
 function positiveInteger(field: string, value: unknown, max: number): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new InvokerConfigError(field, `${field} must be an integer from 1 to ${max} (got ${typeof value === "number" ? value : typeof value})`);
+    throw new InvokerConfigError(
+      field,
+      `${field} must be an integer from 1 to ${max} (got ${typeof value === "number" ? value : typeof value})`,
+    );
   }
   return value;
 }
 
 /** Check a timeout in ms: required, an integer in 1..limits.max_timeout_ms. */
 export function checkTimeoutMs(field: string, value: unknown): number {
-  if (value === undefined || value === null) throw new InvokerConfigError(field, `${field} is required: there is no default timeout`);
+  if (value === undefined || value === null)
+    throw new InvokerConfigError(field, `${field} is required: there is no default timeout`);
   return positiveInteger(field, value, LIMITS.max_timeout_ms);
 }
 
@@ -76,10 +80,12 @@ export function resolveLimits(overrides: Partial<InvokerLimits> | undefined): In
  */
 export function resolveLimitSet<T extends InvokerLimits>(defaults: T, overrides: Partial<T> | undefined): T {
   if (overrides === undefined) return defaults;
-  if (overrides === null || typeof overrides !== "object") throw new InvokerConfigError("limits", "limits must be an object");
+  if (overrides === null || typeof overrides !== "object")
+    throw new InvokerConfigError("limits", "limits must be an object");
   const known = new Set(Object.keys(defaults));
   for (const key of Object.keys(overrides)) {
-    if (!known.has(key)) throw new InvokerConfigError(`limits.${key}`, `unknown limit ${key} (known: ${[...known].join(", ")})`);
+    if (!known.has(key))
+      throw new InvokerConfigError(`limits.${key}`, `unknown limit ${key} (known: ${[...known].join(", ")})`);
   }
   const out: Record<string, number> = {};
   for (const [key, fallback] of Object.entries(defaults) as [string, number][]) {
@@ -109,9 +115,14 @@ export function checkConsistent(limits: InvokerLimits): void {
 
 /** Check a program path: a non-empty absolute path without NUL bytes. */
 export function checkProgram(value: unknown): string {
-  if (typeof value !== "string" || value === "") throw new InvokerConfigError("program", "program is required (an absolute path)");
+  if (typeof value !== "string" || value === "")
+    throw new InvokerConfigError("program", "program is required (an absolute path)");
   if (value.includes("\0")) throw new InvokerConfigError("program", "program contains a NUL byte");
-  if (!isAbsolute(value)) throw new InvokerConfigError("program", `program must be an absolute path (got ${JSON.stringify(value)}); relative paths are refused before anything is spawned`);
+  if (!isAbsolute(value))
+    throw new InvokerConfigError(
+      "program",
+      `program must be an absolute path (got ${JSON.stringify(value)}); relative paths are refused before anything is spawned`,
+    );
   return value;
 }
 

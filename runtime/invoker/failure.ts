@@ -9,7 +9,9 @@ import { FAILURE_VARIANTS, type FailureVariant } from "../../generated/ts/spec/s
 import type { FailureClass, RetryClass } from "../../generated/ts/types.js";
 import type { InvocationFailure } from "./types.js";
 
-const ROWS: ReadonlyMap<string, (typeof FAILURE_VARIANTS)[number]> = new Map(FAILURE_VARIANTS.map((row) => [row.variant, row]));
+const ROWS: ReadonlyMap<string, (typeof FAILURE_VARIANTS)[number]> = new Map(
+  FAILURE_VARIANTS.map((row) => [row.variant, row]),
+);
 
 /** The FailureClass of a variant, read from the table. Throws for a name the table lacks (a host bug). */
 export function failureClassOf(variant: FailureVariant): FailureClass {
@@ -24,7 +26,9 @@ export function defaultRetryClass(failureClass: FailureClass): RetryClass {
 }
 
 /** Extra facts a failure may carry (see {@link InvocationFailure}). */
-export type FailureFacts = { -readonly [K in "exit_code" | "signal" | "stderr_tail" | "issues"]?: InvocationFailure[K] };
+export type FailureFacts = {
+  -readonly [K in "exit_code" | "signal" | "stderr_tail" | "issues"]?: InvocationFailure[K];
+};
 
 /**
  * Build the failure object of `variant`: class and default retry from the tables, the given detail,
@@ -46,7 +50,11 @@ export function makeFailure(variant: FailureVariant, detail: string, facts: Fail
 }
 
 /** One-line text of a validation issue: `rule at "pointer": message`. */
-export function issueText(issue: { readonly rule: string; readonly pointer: string; readonly message: string }): string {
+export function issueText(issue: {
+  readonly rule: string;
+  readonly pointer: string;
+  readonly message: string;
+}): string {
   return `${issue.rule} at "${issue.pointer}": ${issue.message}`;
 }
 
@@ -80,5 +88,7 @@ export function spawnHint(error: NodeJS.ErrnoException | undefined | null, progr
   } catch {
     // Gone or unreadable: the generic advice below still applies.
   }
-  return directory ? " (a directory, not a program)" : " (not executable: chmod +x, or pass the interpreter as --program with the script as --arg)";
+  return directory
+    ? " (a directory, not a program)"
+    : " (not executable: chmod +x, or pass the interpreter as --program with the script as --arg)";
 }

@@ -12,7 +12,14 @@ import { issueText, makeFailure } from "./failure.js";
 import { checkInvokeOptions, linkageFailure } from "./options.js";
 import { payloadsOf, prepareEnvelopeSliced, wireSnapshotSliced, type WireSnapshot } from "./request.js";
 import type { ValidationIssue } from "../wire/issues.js";
-import { InvokerConfigError, type CallbackHandler, type CallbackInvoker, type InvocationFailure, type InvocationResult, type InvokeOptions } from "./types.js";
+import {
+  InvokerConfigError,
+  type CallbackHandler,
+  type CallbackInvoker,
+  type InvocationFailure,
+  type InvocationResult,
+  type InvokeOptions,
+} from "./types.js";
 
 /**
  * Configuration of an {@link InProcessInvoker}.
@@ -35,7 +42,8 @@ export class InProcessInvoker implements CallbackInvoker {
 
   constructor(config: InProcessInvokerConfig) {
     if (config === null || typeof config !== "object") throw new TypeError("InProcessInvoker needs a config object");
-    if (typeof config.handler !== "function") throw new InvokerConfigError("handler", "handler must be a function (request, payloads) => CallbackResponse");
+    if (typeof config.handler !== "function")
+      throw new InvokerConfigError("handler", "handler must be a function (request, payloads) => CallbackResponse");
     this.handler = config.handler;
     this.timeoutMs = config.timeoutMs === undefined ? undefined : checkTimeoutMs("timeoutMs", config.timeoutMs);
   }
@@ -62,16 +70,39 @@ export class InProcessInvoker implements CallbackInvoker {
 
     const settled = await this.callHandler(prepared.envelope, deadlineAt);
     if (settled.kind === "threw") {
-      return { ok: false, failure: makeFailure("handler_threw", `the handler threw: ${describeThrown(settled.error)}`), elapsedMs: elapsed() };
+      return {
+        ok: false,
+        failure: makeFailure("handler_threw", `the handler threw: ${describeThrown(settled.error)}`),
+        elapsedMs: elapsed(),
+      };
     }
     if (settled.kind === "timeout") {
-      return { ok: false, failure: makeFailure("timeout", `the handler did not settle within ${this.timeoutMs} ms (its synchronous work counts)`), elapsedMs: elapsed() };
+      return {
+        ok: false,
+        failure: makeFailure(
+          "timeout",
+          `the handler did not settle within ${this.timeoutMs} ms (its synchronous work counts)`,
+        ),
+        elapsedMs: elapsed(),
+      };
     }
     // With a timeout, judging the response is bounded too: the call settles by timeoutMs + limits.settle_margin_ms.
     const settleBy = deadlineAt === undefined ? undefined : deadlineAt + LIMITS.settle_margin_ms - SETTLE_RESERVE_MS;
-    const answer = await wireSnapshotSliced("CallbackResponse", settled.response, LIMITS.max_response_bytes, settleBy === undefined ? {} : { slice: { deadlineAt: settleBy } });
+    const answer = await wireSnapshotSliced(
+      "CallbackResponse",
+      settled.response,
+      LIMITS.max_response_bytes,
+      settleBy === undefined ? {} : { slice: { deadlineAt: settleBy } },
+    );
     if (answer === "deadline") {
-      return { ok: false, failure: makeFailure("timeout", `the handler's response could not be judged before the settle bound (timeoutMs ${this.timeoutMs} + limits.settle_margin_ms ${LIMITS.settle_margin_ms})`), elapsedMs: elapsed() };
+      return {
+        ok: false,
+        failure: makeFailure(
+          "timeout",
+          `the handler's response could not be judged before the settle bound (timeoutMs ${this.timeoutMs} + limits.settle_margin_ms ${LIMITS.settle_margin_ms})`,
+        ),
+        elapsedMs: elapsed(),
+      };
     }
     if (answer.ok) return { ok: true, response: answer.value, stderrTail: "", elapsedMs: elapsed() };
     return { ok: false, failure: responseFailure(answer), elapsedMs: elapsed() };
@@ -83,7 +114,12 @@ export class InProcessInvoker implements CallbackInvoker {
    * serialization count). A handler that blocks synchronously past the deadline cannot be
    * interrupted; its result is then a `timeout` as soon as it returns.
    */
-  private callHandler(envelope: DispatchEnvelope, deadlineAt: number | undefined): Promise<{ kind: "returned"; response: CallbackResponse } | { kind: "threw"; error: unknown } | { kind: "timeout" }> {
+  private callHandler(
+    envelope: DispatchEnvelope,
+    deadlineAt: number | undefined,
+  ): Promise<
+    { kind: "returned"; response: CallbackResponse } | { kind: "threw"; error: unknown } | { kind: "timeout" }
+  > {
     let pending: Promise<CallbackResponse>;
     try {
       pending = Promise.resolve(this.handler(envelope.request, payloadsOf(envelope)));
@@ -142,10 +178,16 @@ function describeThrown(error: unknown): string {
 
 /** The failure of a handler's response that does not survive the wire (see wireSnapshot). */
 function responseFailure(answer: Exclude<WireSnapshot<CallbackResponse>, { ok: true }>): InvocationFailure {
-  if (answer.problem === "serialize") return makeFailure("invalid_response", `the CallbackResponse cannot be serialized: ${answer.detail}`);
+  if (answer.problem === "serialize")
+    return makeFailure("invalid_response", `the CallbackResponse cannot be serialized: ${answer.detail}`);
   const primary = answer.issues[0] as ValidationIssue;
   if (primary.rule === "json.max-bytes") {
-    return makeFailure("response_too_large", `the CallbackResponse serializes to more than limits.max_response_bytes (${LIMITS.max_response_bytes} bytes)`);
+    return makeFailure(
+      "response_too_large",
+      `the CallbackResponse serializes to more than limits.max_response_bytes (${LIMITS.max_response_bytes} bytes)`,
+    );
   }
-  return makeFailure("invalid_response", `CallbackResponse is invalid: ${issueText(primary)}`, { issues: answer.issues });
+  return makeFailure("invalid_response", `CallbackResponse is invalid: ${issueText(primary)}`, {
+    issues: answer.issues,
+  });
 }

@@ -18,14 +18,27 @@ import { RECEIPT_EMITTED_GUARD } from "../../generated/ts/spec/receipt-emitted-g
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { integerLexemeIssues } from "../wire/schema.js";
-import { outputBytes, snapshotText, snapshotTextSoon, snapshotValue, snapshotValueSliced, type JsonOutput, type SliceOptions, type SnapshotLimits, type TextSnapshot, type ValueSnapshot } from "../wire/serialize.js";
+import {
+  outputBytes,
+  snapshotText,
+  snapshotTextSoon,
+  snapshotValue,
+  snapshotValueSliced,
+  type JsonOutput,
+  type SliceOptions,
+  type SnapshotLimits,
+  type TextSnapshot,
+  type ValueSnapshot,
+} from "../wire/serialize.js";
 import { acceptsSerialized } from "../wire/fast-parse.js";
 import { validateParsed } from "../wire/validate.js";
 import type { InvokerLimits } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";
 import type { InvocationFailure } from "./types.js";
 
-const NOT_DISPATCHABLE: ReadonlySet<string> = new Set(EVENT_VOCABULARY.filter((e) => !e.dispatchable).map((e) => e.event));
+const NOT_DISPATCHABLE: ReadonlySet<string> = new Set(
+  EVENT_VOCABULARY.filter((e) => !e.dispatchable).map((e) => e.event),
+);
 
 /** The event of an envelope-shaped value, or undefined when it has none or cannot be read. Never throws. */
 export function eventOf(envelope: unknown): unknown {
@@ -48,7 +61,10 @@ export function isNotificationOnly(envelope: unknown): boolean {
 /** The guard's failure for a notification-only envelope, or null. */
 export function guardFailure(envelope: unknown): InvocationFailure | null {
   if (!isNotificationOnly(envelope)) return null;
-  return makeFailure(RECEIPT_EMITTED_GUARD.failure_variant, `event ${String(eventOf(envelope))} is notification-only: it is never delivered to a client and never receipted`);
+  return makeFailure(
+    RECEIPT_EMITTED_GUARD.failure_variant,
+    `event ${String(eventOf(envelope))} is notification-only: it is never delivered to a client and never receipted`,
+  );
 }
 
 export { toWireJson, WireSerializeError } from "../wire/wire-json.js";
@@ -71,11 +87,20 @@ export type WireSnapshot<T> =
 
 /** The serializer's bounds for a document of at most `maxBytes` bytes (depth and values from `limits`, default the table's; members per object: limits.max_object_members, not overridable). */
 function snapshotLimits(maxBytes: number, limits?: Pick<InvokerLimits, "max_depth" | "max_values">): SnapshotLimits {
-  return { maxBytes, maxDepth: limits?.max_depth ?? LIMITS.max_depth, maxValues: limits?.max_values ?? LIMITS.max_values, maxMembers: LIMITS.max_object_members };
+  return {
+    maxBytes,
+    maxDepth: limits?.max_depth ?? LIMITS.max_depth,
+    maxValues: limits?.max_values ?? LIMITS.max_values,
+    maxMembers: LIMITS.max_object_members,
+  };
 }
 
 /** Judge a finished serialization as a `typeName` document (schema, integer lexemes, rules). */
-function judged<K extends WireObjectTypeName>(typeName: K, snap: Exclude<ValueSnapshot, { problem: "deadline" }>, nonIntegerNumberPointers: readonly string[]): WireSnapshot<WireTypeMap[K]> {
+function judged<K extends WireObjectTypeName>(
+  typeName: K,
+  snap: Exclude<ValueSnapshot, { problem: "deadline" }>,
+  nonIntegerNumberPointers: readonly string[],
+): WireSnapshot<WireTypeMap[K]> {
   if (!snap.ok) return snap.problem === "serialize" ? snap : { ok: false, problem: "invalid", issues: [snap.issue] };
   const issues = validateParsed(typeName, snap.value, nonIntegerNumberPointers);
   if (issues.length > 0) return { ok: false, problem: "invalid", issues };
@@ -97,7 +122,11 @@ export function wireSnapshot<K extends WireObjectTypeName>(
 ): WireSnapshot<WireTypeMap[K]> {
   const lexemes = integerLexemeIssues(typeName, nonIntegerNumberPointers);
   if (lexemes.length > 0) return { ok: false, problem: "invalid", issues: lexemes };
-  return judged(typeName, snapshotValue(value, snapshotLimits(maxBytes)) as Exclude<ValueSnapshot, { problem: "deadline" }>, nonIntegerNumberPointers);
+  return judged(
+    typeName,
+    snapshotValue(value, snapshotLimits(maxBytes)) as Exclude<ValueSnapshot, { problem: "deadline" }>,
+    nonIntegerNumberPointers,
+  );
 }
 
 /**
@@ -109,7 +138,11 @@ export async function wireSnapshotSliced<K extends WireObjectTypeName>(
   typeName: K,
   value: unknown,
   maxBytes: number,
-  options: { readonly nonIntegerNumberPointers?: readonly string[]; readonly limits?: Pick<InvokerLimits, "max_depth" | "max_values">; readonly slice?: SliceOptions } = {},
+  options: {
+    readonly nonIntegerNumberPointers?: readonly string[];
+    readonly limits?: Pick<InvokerLimits, "max_depth" | "max_values">;
+    readonly slice?: SliceOptions;
+  } = {},
 ): Promise<WireSnapshot<WireTypeMap[K]> | "deadline"> {
   const pointers = options.nonIntegerNumberPointers ?? [];
   const lexemes = integerLexemeIssues(typeName, pointers);
@@ -120,14 +153,23 @@ export async function wireSnapshotSliced<K extends WireObjectTypeName>(
 }
 
 /** Outcome of {@link prepareEnvelope}: the bytes to deliver and the validated snapshot, or the failure to report. */
-export type PreparedEnvelope = { readonly ok: true; readonly bytes: Buffer; readonly envelope: DispatchEnvelope } | { readonly ok: false; readonly failure: InvocationFailure };
+export type PreparedEnvelope =
+  | { readonly ok: true; readonly bytes: Buffer; readonly envelope: DispatchEnvelope }
+  | { readonly ok: false; readonly failure: InvocationFailure };
 
 /** The failure of an envelope whose snapshot was not ok. */
-function envelopeFailure(snap: Exclude<WireSnapshot<DispatchEnvelope>, { ok: true }>, maxBytes: number): InvocationFailure {
-  if (snap.problem === "serialize") return makeFailure("serialize_request", `the DispatchEnvelope cannot be serialized: ${snap.detail}`);
+function envelopeFailure(
+  snap: Exclude<WireSnapshot<DispatchEnvelope>, { ok: true }>,
+  maxBytes: number,
+): InvocationFailure {
+  if (snap.problem === "serialize")
+    return makeFailure("serialize_request", `the DispatchEnvelope cannot be serialized: ${snap.detail}`);
   const primary = snap.issues[0] as ValidationIssue;
   if (primary.rule === "json.max-bytes") {
-    return makeFailure("request_too_large", `the serialized DispatchEnvelope is larger than ${maxBytes} bytes (limits.max_request_bytes); nothing was delivered`);
+    return makeFailure(
+      "request_too_large",
+      `the serialized DispatchEnvelope is larger than ${maxBytes} bytes (limits.max_request_bytes); nothing was delivered`,
+    );
   }
   return makeFailure("invalid_request", `DispatchEnvelope is invalid: ${issueText(primary)}`, { issues: snap.issues });
 }
@@ -137,7 +179,9 @@ function envelopeFailure(snap: Exclude<WireSnapshot<DispatchEnvelope>, { ok: tru
  * when serialized in pieces), for a writer that frames the envelope before encoding it (the stream
  * invoker).
  */
-export type PreparedEnvelopeText = ({ readonly ok: true; readonly envelope: DispatchEnvelope } & JsonOutput) | { readonly ok: false; readonly failure: InvocationFailure };
+export type PreparedEnvelopeText =
+  | ({ readonly ok: true; readonly envelope: DispatchEnvelope } & JsonOutput)
+  | { readonly ok: false; readonly failure: InvocationFailure };
 
 /** The {@link PreparedEnvelope} of a {@link PreparedEnvelopeText}. */
 function withEnvelopeBytes(prepared: PreparedEnvelopeText): PreparedEnvelope {
@@ -149,16 +193,33 @@ function withEnvelopeBytes(prepared: PreparedEnvelopeText): PreparedEnvelope {
  * say), before validation, so an envelope whose `event` reads `session.starting` once and
  * `receipt.emitted` the next time is refused exactly as the bytes would be.
  */
-function judgeEnvelope(snap: Exclude<TextSnapshot, { problem: "deadline" }>, maxBytes: number, nonIntegerNumberPointers: readonly string[]): PreparedEnvelopeText {
-  if (!snap.ok) return { ok: false, failure: envelopeFailure(snap.problem === "serialize" ? snap : { ok: false, problem: "invalid", issues: [snap.issue] }, maxBytes) };
+function judgeEnvelope(
+  snap: Exclude<TextSnapshot, { problem: "deadline" }>,
+  maxBytes: number,
+  nonIntegerNumberPointers: readonly string[],
+): PreparedEnvelopeText {
+  if (!snap.ok)
+    return {
+      ok: false,
+      failure: envelopeFailure(
+        snap.problem === "serialize" ? snap : { ok: false, problem: "invalid", issues: [snap.issue] },
+        maxBytes,
+      ),
+    };
   const guarded = guardFailure(snap.value);
   if (guarded !== null) return { ok: false, failure: guarded };
   // The accept check proves the common envelope valid in one walk (a text with escapes, or written in bytes, is validated).
-  const proved = snap.text !== null && nonIntegerNumberPointers.length === 0 && acceptsSerialized(snap.value, snap.text, ACCEPT_CHECKS.DispatchEnvelope, LIMITS.max_depth, snap.escaped);
+  const proved =
+    snap.text !== null &&
+    nonIntegerNumberPointers.length === 0 &&
+    acceptsSerialized(snap.value, snap.text, ACCEPT_CHECKS.DispatchEnvelope, LIMITS.max_depth, snap.escaped);
   const issues = proved ? [] : validateParsed("DispatchEnvelope", snap.value, nonIntegerNumberPointers);
-  if (issues.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues }, maxBytes) };
+  if (issues.length > 0)
+    return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues }, maxBytes) };
   const envelope = snap.value as DispatchEnvelope;
-  return snap.text !== null ? { ok: true, text: snap.text, bytes: null, byteLength: snap.byteLength, envelope } : { ok: true, text: null, bytes: snap.bytes, byteLength: snap.byteLength, envelope };
+  return snap.text !== null
+    ? { ok: true, text: snap.text, bytes: null, byteLength: snap.byteLength, envelope }
+    : { ok: true, text: null, bytes: snap.bytes, byteLength: snap.byteLength, envelope };
 }
 
 /**
@@ -167,12 +228,19 @@ function judgeEnvelope(snap: Exclude<TextSnapshot, { problem: "deadline" }>, max
  * again on the snapshot —, `serialize_request`, `request_too_large` when the bytes would exceed
  * `maxBytes`, `invalid_request`). Synchronous; the invokers use {@link prepareEnvelopeSliced}.
  */
-export function prepareEnvelope(envelope: unknown, maxBytes: number, nonIntegerNumberPointers: readonly string[] = []): PreparedEnvelope {
+export function prepareEnvelope(
+  envelope: unknown,
+  maxBytes: number,
+  nonIntegerNumberPointers: readonly string[] = [],
+): PreparedEnvelope {
   const guarded = guardFailure(envelope);
   if (guarded !== null) return { ok: false, failure: guarded };
   const lexemes = integerLexemeIssues("DispatchEnvelope", nonIntegerNumberPointers);
-  if (lexemes.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues: lexemes }, maxBytes) };
-  return withEnvelopeBytes(judgeEnvelope(snapshotText(envelope, snapshotLimits(maxBytes)), maxBytes, nonIntegerNumberPointers));
+  if (lexemes.length > 0)
+    return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues: lexemes }, maxBytes) };
+  return withEnvelopeBytes(
+    judgeEnvelope(snapshotText(envelope, snapshotLimits(maxBytes)), maxBytes, nonIntegerNumberPointers),
+  );
 }
 
 /**
@@ -183,7 +251,12 @@ export function prepareEnvelope(envelope: unknown, maxBytes: number, nonIntegerN
 export async function prepareEnvelopeSliced(
   envelope: unknown,
   maxBytes: number,
-  options: { readonly nonIntegerNumberPointers?: readonly string[]; readonly limits?: Pick<InvokerLimits, "max_depth" | "max_values">; readonly deadlineAt?: number; readonly timeoutMs?: number } = {},
+  options: {
+    readonly nonIntegerNumberPointers?: readonly string[];
+    readonly limits?: Pick<InvokerLimits, "max_depth" | "max_values">;
+    readonly deadlineAt?: number;
+    readonly timeoutMs?: number;
+  } = {},
 ): Promise<PreparedEnvelope> {
   return prepareEnvelopeSoon(envelope, maxBytes, options);
 }
@@ -196,27 +269,53 @@ export type PrepareOptions = NonNullable<Parameters<typeof prepareEnvelopeSliced
  * first slice (every small envelope): the outcome itself then, else a promise of it. Same outcome
  * for every input. Never throws or rejects.
  */
-export function prepareEnvelopeSoon(envelope: unknown, maxBytes: number, options: PrepareOptions = {}): PreparedEnvelope | Promise<PreparedEnvelope> {
+export function prepareEnvelopeSoon(
+  envelope: unknown,
+  maxBytes: number,
+  options: PrepareOptions = {},
+): PreparedEnvelope | Promise<PreparedEnvelope> {
   const prepared = prepareEnvelopeTextSoon(envelope, maxBytes, options);
   return prepared instanceof Promise ? prepared.then(withEnvelopeBytes) : withEnvelopeBytes(prepared);
 }
 
 /** {@link prepareEnvelopeSoon} with the JSON as text ({@link PreparedEnvelopeText}); the same outcome for every input. */
-export function prepareEnvelopeTextSoon(envelope: unknown, maxBytes: number, options: PrepareOptions = {}): PreparedEnvelopeText | Promise<PreparedEnvelopeText> {
+export function prepareEnvelopeTextSoon(
+  envelope: unknown,
+  maxBytes: number,
+  options: PrepareOptions = {},
+): PreparedEnvelopeText | Promise<PreparedEnvelopeText> {
   const guarded = guardFailure(envelope);
   if (guarded !== null) return { ok: false, failure: guarded };
   const pointers = options.nonIntegerNumberPointers ?? [];
   const lexemes = integerLexemeIssues("DispatchEnvelope", pointers);
-  if (lexemes.length > 0) return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues: lexemes }, maxBytes) };
-  const snap = snapshotTextSoon(envelope, snapshotLimits(maxBytes, options.limits), options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt });
+  if (lexemes.length > 0)
+    return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues: lexemes }, maxBytes) };
+  const snap = snapshotTextSoon(
+    envelope,
+    snapshotLimits(maxBytes, options.limits),
+    options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt },
+  );
   // The closure is made only for a sliced run: a small envelope's path allocates none.
-  return snap instanceof Promise ? snap.then((done) => judgeSnapshot(done, maxBytes, pointers, options.timeoutMs)) : judgeSnapshot(snap, maxBytes, pointers, options.timeoutMs);
+  return snap instanceof Promise
+    ? snap.then((done) => judgeSnapshot(done, maxBytes, pointers, options.timeoutMs))
+    : judgeSnapshot(snap, maxBytes, pointers, options.timeoutMs);
 }
 
 /** The prepared envelope of a finished (or timed-out: `timeout`) serialization. */
-function judgeSnapshot(snap: TextSnapshot, maxBytes: number, pointers: readonly string[], timeoutMs: number | undefined): PreparedEnvelopeText {
+function judgeSnapshot(
+  snap: TextSnapshot,
+  maxBytes: number,
+  pointers: readonly string[],
+  timeoutMs: number | undefined,
+): PreparedEnvelopeText {
   if (!snap.ok && snap.problem === "deadline") {
-    return { ok: false, failure: makeFailure("timeout", `the DispatchEnvelope was not serialized within ${timeoutMs ?? "the"} ms timeout; nothing was delivered`) };
+    return {
+      ok: false,
+      failure: makeFailure(
+        "timeout",
+        `the DispatchEnvelope was not serialized within ${timeoutMs ?? "the"} ms timeout; nothing was delivered`,
+      ),
+    };
   }
   return judgeEnvelope(snap as Exclude<TextSnapshot, { problem: "deadline" }>, maxBytes, pointers);
 }

@@ -72,7 +72,11 @@ export class SubprocessInvoker implements CallbackInvoker {
     const input = prepared.bytes;
 
     const run = await runChild({ program: this.program, args: this.args, input, deadlineAt, limits: this.limits });
-    const outcome = await classifyRunSliced(run, { program: this.program, timeoutMs: this.timeoutMs, limits: this.limits }, deadlineAt + this.limits.settle_margin_ms);
+    const outcome = await classifyRunSliced(
+      run,
+      { program: this.program, timeoutMs: this.timeoutMs, limits: this.limits },
+      deadlineAt + this.limits.settle_margin_ms,
+    );
     return { ...outcome, elapsedMs: elapsed() };
   }
 }

@@ -4,7 +4,14 @@
  * Normative prose: spec/host-runtime.md.
  */
 import type { FailureVariant } from "../../generated/ts/spec/subprocess-failure-mapping.js";
-import type { CallbackRequest, CallbackResponse, DispatchEnvelope, FailureClass, PayloadEnvelope, RetryClass } from "../../generated/ts/types.js";
+import type {
+  CallbackRequest,
+  CallbackResponse,
+  DispatchEnvelope,
+  FailureClass,
+  PayloadEnvelope,
+  RetryClass,
+} from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 
 /**
@@ -76,7 +83,10 @@ export interface CallbackInvoker {
  * The in-process client (CALLBACK-001 §"Transport Modes" A): called with the validated request
  * and the envelope's payloads (empty array when none). Throwing or rejecting is `handler_threw`.
  */
-export type CallbackHandler = (request: CallbackRequest, payloads: readonly PayloadEnvelope[]) => CallbackResponse | Promise<CallbackResponse>;
+export type CallbackHandler = (
+  request: CallbackRequest,
+  payloads: readonly PayloadEnvelope[],
+) => CallbackResponse | Promise<CallbackResponse>;
 
 /**
  * A configuration that cannot be used (a usage error, not a failure variant): relative program,

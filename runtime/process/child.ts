@@ -171,7 +171,12 @@ export class ChildSupervisor {
     if (!this.hooks.spawnDue()) return;
     let child: Child;
     try {
-      child = spawn(this.program, this.args, { stdio: ["pipe", "pipe", "pipe"], detached: true, shell: false, windowsHide: true });
+      child = spawn(this.program, this.args, {
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: true,
+        shell: false,
+        windowsHide: true,
+      });
     } catch (error) {
       this.hooks.spawnFailed(error as NodeJS.ErrnoException, true);
       return;

@@ -32,7 +32,9 @@ export function packageVersion(): string {
  * @throws Error when package.json names no such bin.
  */
 export function packageBin(): string {
-  const bin = (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { bin?: string | Record<string, string> }).bin;
+  const bin = (
+    JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { bin?: string | Record<string, string> }
+  ).bin;
   const path = typeof bin === "string" ? bin : bin?.["lifeloop-callback"];
   if (path === undefined) throw new Error("package.json has no bin lifeloop-callback");
   return join(packageRoot(), path);

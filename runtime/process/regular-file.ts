@@ -28,7 +28,11 @@ export function fileKind(stats: Stats): string {
  * `regularOnly` false, any kind of file is read up to the bound (a FIFO without a writer reads as
  * empty, `/dev/zero` as too large). Never throws and never blocks (see the module doc).
  */
-export function readRegularFile(path: string, maxBytes = Number.POSITIVE_INFINITY, regularOnly = true): RegularFileRead {
+export function readRegularFile(
+  path: string,
+  maxBytes = Number.POSITIVE_INFINITY,
+  regularOnly = true,
+): RegularFileRead {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);

@@ -11,7 +11,10 @@ import type { FileHandle } from "node:fs/promises";
 
 /** The errno-shaped error of a write(2) that wrote nothing and reported no error (a full device). */
 function wroteNothing(): NodeJS.ErrnoException {
-  return Object.assign(new Error("ENOSPC: write wrote 0 bytes (no space left on device)"), { code: "ENOSPC", syscall: "write" });
+  return Object.assign(new Error("ENOSPC: write wrote 0 bytes (no space left on device)"), {
+    code: "ENOSPC",
+    syscall: "write",
+  });
 }
 
 /**

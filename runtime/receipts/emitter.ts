@@ -43,7 +43,9 @@ export class ReceiptSynthesisError extends Error {
   }
 }
 
-const PROBE_EVENT = (EVENT_VOCABULARY.find((e) => e.dispatchable && !e.requires_frame_context) as (typeof EVENT_VOCABULARY)[number]).event;
+const PROBE_EVENT = (
+  EVENT_VOCABULARY.find((e) => e.dispatchable && !e.requires_frame_context) as (typeof EVENT_VOCABULARY)[number]
+).event;
 const PROBE_REQUEST: CallbackRequest = {
   schema_version: WIRE_VERSION,
   event: PROBE_EVENT,
@@ -63,8 +65,15 @@ const PROBE_REQUEST: CallbackRequest = {
  * is spawned, as the reference does.
  */
 export function contextIssues(ctx: ReceiptContext): ValidationIssue[] {
-  const result: InvocationResult = { ok: true, response: { schema_version: WIRE_VERSION, status: "observed" }, stderrTail: "", elapsedMs: 0 };
-  return validateValue("LifecycleReceipt", synthesizeReceipt(PROBE_REQUEST, result, ctx, null)).filter((issue) => issue.rule !== RECEIPT_NOT_OWN_PARENT && issue.pointer !== "/parent_receipt_id");
+  const result: InvocationResult = {
+    ok: true,
+    response: { schema_version: WIRE_VERSION, status: "observed" },
+    stderrTail: "",
+    elapsedMs: 0,
+  };
+  return validateValue("LifecycleReceipt", synthesizeReceipt(PROBE_REQUEST, result, ctx, null)).filter(
+    (issue) => issue.rule !== RECEIPT_NOT_OWN_PARENT && issue.pointer !== "/parent_receipt_id",
+  );
 }
 
 /**
@@ -109,7 +118,12 @@ export class ReceiptEmitter {
   emitOutcome(envelope: DispatchEnvelope, result: InvocationResult, ctx: ReceiptContext): EmitOutcome | null {
     if (isNotificationOnly(envelope)) return null;
     const request = envelope?.request;
-    if (!result.ok && result.failure.variant === "invalid_request" && validateValue("CallbackRequest", request).length > 0) return null;
+    if (
+      !result.ok &&
+      result.failure.variant === "invalid_request" &&
+      validateValue("CallbackRequest", request).length > 0
+    )
+      return null;
     const unlinked = linkageIssue(envelope, ctx.parent_receipt_id ?? null, ctx.receipt_id);
     if (unlinked !== null) {
       if (!result.ok && result.failure.variant === "invalid_request") return null;
@@ -121,11 +135,15 @@ export class ReceiptEmitter {
 
   private emitValid(request: CallbackRequest, result: InvocationResult, ctx: ReceiptContext): EmitOutcome {
     const idem = request.idempotency_key ?? null;
-    const key: IdempotencyKey | null = result.ok && idem !== null ? { client_id: ctx.client_id, adapter_id: request.adapter_id, idempotency_key: idem } : null;
+    const key: IdempotencyKey | null =
+      result.ok && idem !== null
+        ? { client_id: ctx.client_id, adapter_id: request.adapter_id, idempotency_key: idem }
+        : null;
     const prior = key !== null ? this.store.get(key) : undefined;
     const sequencer = this.sequencer;
     const runId = sequencer === null ? null : harnessId("harness_run_id", request, ctx);
-    const sequence = prior !== undefined ? prior.sequence : runId !== null && sequencer !== null ? sequencer.current(runId) + 1 : null;
+    const sequence =
+      prior !== undefined ? prior.sequence : runId !== null && sequencer !== null ? sequencer.current(runId) + 1 : null;
 
     const receipt = synthesizeReceipt(request, result, ctx, sequence);
     const issues = validateValue("LifecycleReceipt", receipt);

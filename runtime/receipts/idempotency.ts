@@ -19,7 +19,9 @@ export interface IdempotencyKey {
 }
 
 /** Result of {@link IdempotencyStore.put}: first write, or a replay returning the prior receipt. */
-export type StoreOutcome = { readonly kind: "inserted" } | { readonly kind: "replayed"; readonly prior: LifecycleReceipt };
+export type StoreOutcome =
+  | { readonly kind: "inserted" }
+  | { readonly kind: "replayed"; readonly prior: LifecycleReceipt };
 
 /**
  * Storage of recorded receipts; implement it to persist the boundary (e.g. in a database).
@@ -52,7 +54,9 @@ export class IdempotencyConflictError extends Error {
     readonly prior: LifecycleReceipt,
     readonly attempted: LifecycleReceipt,
   ) {
-    super(`idempotency_key ${JSON.stringify(key.idempotency_key)} of client ${JSON.stringify(key.client_id)} and adapter ${JSON.stringify(key.adapter_id)} was reused with different receipt content`);
+    super(
+      `idempotency_key ${JSON.stringify(key.idempotency_key)} of client ${JSON.stringify(key.client_id)} and adapter ${JSON.stringify(key.adapter_id)} was reused with different receipt content`,
+    );
     this.name = "IdempotencyConflictError";
   }
 }

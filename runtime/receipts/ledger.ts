@@ -31,7 +31,13 @@ import { dirname, resolve } from "node:path";
 import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
 import type { FailureClass, LifecycleReceipt, RetryClass } from "../../generated/ts/types.js";
 import { defaultRetryClass } from "../invoker/failure.js";
-import { IdempotencyConflictError, replayContentEqual, type IdempotencyKey, type IdempotencyStore, type StoreOutcome } from "./idempotency.js";
+import {
+  IdempotencyConflictError,
+  replayContentEqual,
+  type IdempotencyKey,
+  type IdempotencyStore,
+  type StoreOutcome,
+} from "./idempotency.js";
 import type { SequenceSource } from "./sequence.js";
 
 /** The on-disk schema version this module writes (`PRAGMA user_version`). */
@@ -56,7 +62,13 @@ export const LEDGER_BINDING = "better-sqlite3@12";
  * - `corrupt`: a stored receipt is not JSON;
  * - `storage`: SQLite failed during a read or write (disk full, I/O error, lock wait past the busy timeout).
  */
-export type ReceiptLedgerFault = "binding_missing" | "cannot_open" | "unsupported_version" | "wire_version" | "corrupt" | "storage";
+export type ReceiptLedgerFault =
+  | "binding_missing"
+  | "cannot_open"
+  | "unsupported_version"
+  | "wire_version"
+  | "corrupt"
+  | "storage";
 
 /**
  * A receipt ledger fault: `fault` says which (see {@link ReceiptLedgerFault}), `path` the ledger file,
@@ -109,7 +121,10 @@ interface Database {
   close(): void;
   readonly inTransaction: boolean;
 }
-type DatabaseConstructor = new (path: string, options: { readonly?: boolean; fileMustExist?: boolean; timeout?: number }) => Database;
+type DatabaseConstructor = new (
+  path: string,
+  options: { readonly?: boolean; fileMustExist?: boolean; timeout?: number },
+) => Database;
 
 let binding: DatabaseConstructor | null = null;
 
@@ -166,12 +181,17 @@ function sqliteCodeOf(error: unknown): string | null {
 /** What SQLite's code means for the person running the command. */
 function adviceFor(code: string | null): string {
   if (code === null) return "";
-  if (code.startsWith("SQLITE_FULL")) return ": the disk (or the file size limit) is full; free space, or give --ledger a path on another file system";
-  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return `: another process held the ledger's write lock longer than the busy timeout; retry`;
-  if (code.startsWith("SQLITE_READONLY")) return ": the file or its directory is not writable; give --ledger a path this user can write";
-  if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB") return ": the file is not a usable SQLite database; give --ledger another path";
+  if (code.startsWith("SQLITE_FULL"))
+    return ": the disk (or the file size limit) is full; free space, or give --ledger a path on another file system";
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+    return `: another process held the ledger's write lock longer than the busy timeout; retry`;
+  if (code.startsWith("SQLITE_READONLY"))
+    return ": the file or its directory is not writable; give --ledger a path this user can write";
+  if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB")
+    return ": the file is not a usable SQLite database; give --ledger another path";
   if (code.startsWith("SQLITE_IOERR")) return ": an I/O error; check the file system (or the file size limit)";
-  if (code.startsWith("SQLITE_CANTOPEN")) return ": it cannot be created or opened for reading and writing; give --ledger a path in a directory this user can write";
+  if (code.startsWith("SQLITE_CANTOPEN"))
+    return ": it cannot be created or opened for reading and writing; give --ledger a path in a directory this user can write";
   return "";
 }
 
@@ -179,7 +199,12 @@ function adviceFor(code: string | null): string {
 function storageError(path: string, doing: string, error: unknown): unknown {
   const code = sqliteCodeOf(error);
   if (code === null) return error;
-  return new ReceiptLedgerError("storage", path, `cannot ${doing} the receipt ledger ${path}: ${(error as Error).message}${adviceFor(code)}`, code);
+  return new ReceiptLedgerError(
+    "storage",
+    path,
+    `cannot ${doing} the receipt ledger ${path}: ${(error as Error).message}${adviceFor(code)}`,
+    code,
+  );
 }
 
 /** Why `path` cannot be opened, checked before SQLite tries (its own message is only "unable to open database file"). */
@@ -195,7 +220,8 @@ function pathProblem(path: string, readOnly: boolean): string | null {
   if (stat === undefined) {
     if (readOnly) return "there is no such file";
     const dir = dirname(resolve(path));
-    if (!existsSync(dir)) return `its directory ${dir} does not exist (the ledger file is created, its directory is not)`;
+    if (!existsSync(dir))
+      return `its directory ${dir} does not exist (the ledger file is created, its directory is not)`;
     return null;
   }
   if (stat.isDirectory()) return "it is a directory: name a file (e.g. receipts.sqlite) inside it";
@@ -209,7 +235,11 @@ function sameJson(a: string, b: string): boolean {
   const sort = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sort);
     if (v === null || typeof v !== "object") return v;
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+    );
   };
   try {
     return JSON.stringify(sort(JSON.parse(a))) === JSON.stringify(sort(JSON.parse(b)));
@@ -249,14 +279,20 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
     const wireVersion = options.wireVersion ?? WIRE_VERSION;
     const timeout = options.busyTimeoutMs ?? LEDGER_BUSY_TIMEOUT_MS;
     const problem = pathProblem(path, readOnly);
-    if (problem !== null) throw new ReceiptLedgerError("cannot_open", path, `cannot open the receipt ledger ${path}: ${problem}`);
+    if (problem !== null)
+      throw new ReceiptLedgerError("cannot_open", path, `cannot open the receipt ledger ${path}: ${problem}`);
     const Sqlite = loadBinding(path);
     let db: Database;
     try {
       db = new Sqlite(path, { readonly: readOnly, fileMustExist: readOnly, timeout });
     } catch (error) {
       const code = sqliteCodeOf(error);
-      throw new ReceiptLedgerError("cannot_open", path, `cannot open the receipt ledger ${path}: ${(error as Error).message}${adviceFor(code)}`, code);
+      throw new ReceiptLedgerError(
+        "cannot_open",
+        path,
+        `cannot open the receipt ledger ${path}: ${(error as Error).message}${adviceFor(code)}`,
+        code,
+      );
     }
     const ledger = new ReceiptLedger(path, db, wireVersion, readOnly);
     try {
@@ -266,7 +302,12 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
       db.close();
       if (error instanceof ReceiptLedgerError) throw error;
       const code = sqliteCodeOf(error);
-      throw new ReceiptLedgerError(code === "SQLITE_NOTADB" ? "cannot_open" : "storage", path, `cannot open the receipt ledger ${path}: ${(error as Error).message}${adviceFor(code)}`, code);
+      throw new ReceiptLedgerError(
+        code === "SQLITE_NOTADB" ? "cannot_open" : "storage",
+        path,
+        `cannot open the receipt ledger ${path}: ${(error as Error).message}${adviceFor(code)}`,
+        code,
+      );
     }
   }
 
@@ -279,7 +320,12 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
       .transaction((): number => {
         const v = this.userVersion();
         if (v !== 0 && v !== LEDGER_SCHEMA_VERSION && v !== UNFENCED_LEDGER_SCHEMA_VERSION) {
-          throw this.unsupported(v, this.readOnly ? `${UNFENCED_LEDGER_SCHEMA_VERSION} or ${LEDGER_SCHEMA_VERSION}` : String(LEDGER_SCHEMA_VERSION));
+          throw this.unsupported(
+            v,
+            this.readOnly
+              ? `${UNFENCED_LEDGER_SCHEMA_VERSION} or ${LEDGER_SCHEMA_VERSION}`
+              : String(LEDGER_SCHEMA_VERSION),
+          );
         }
         if (v === 0) {
           if (this.readOnly) throw this.unsupported(v, `${UNFENCED_LEDGER_SCHEMA_VERSION} or ${LEDGER_SCHEMA_VERSION}`);
@@ -321,13 +367,20 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
   private checkEmpty(): void {
     const row = this.db.prepare("SELECT type, name FROM sqlite_master LIMIT 1").get();
     if (row === undefined) return;
-    throw this.notALedger(`its user_version is 0 but it already holds the ${String(row.type)} ${JSON.stringify(String(row.name))}`);
+    throw this.notALedger(
+      `its user_version is 0 but it already holds the ${String(row.type)} ${JSON.stringify(String(row.name))}`,
+    );
   }
 
   /** A version 1 or 2 file must have the ledger's tables with their columns (the shared file format). */
   private checkTables(): void {
     for (const [table, columns] of LEDGER_COLUMNS) {
-      const have = new Set(this.db.prepare("SELECT name FROM pragma_table_info(?)").all(table).map((r) => String(r.name)));
+      const have = new Set(
+        this.db
+          .prepare("SELECT name FROM pragma_table_info(?)")
+          .all(table)
+          .map((r) => String(r.name)),
+      );
       if (have.size === 0) throw this.notALedger(`it has no ${table} table`);
       const missing = columns.find((c) => !have.has(c));
       if (missing !== undefined) throw this.notALedger(`its ${table} table has no ${missing} column`);
@@ -335,11 +388,19 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
   }
 
   private notALedger(why: string): ReceiptLedgerError {
-    return new ReceiptLedgerError("cannot_open", this.path, `cannot open the receipt ledger ${this.path}: not a receipt ledger (${why}); it was left unchanged: give --ledger a new path or an existing ledger`);
+    return new ReceiptLedgerError(
+      "cannot_open",
+      this.path,
+      `cannot open the receipt ledger ${this.path}: not a receipt ledger (${why}); it was left unchanged: give --ledger a new path or an existing ledger`,
+    );
   }
 
   private unsupported(version: number, expected: string): ReceiptLedgerError {
-    return new ReceiptLedgerError("unsupported_version", this.path, `cannot open the receipt ledger ${this.path}: its schema version (user_version) is ${version}, this program reads ${expected}; refusing to reinterpret it (a newer program's ledger, or not a receipt ledger)`);
+    return new ReceiptLedgerError(
+      "unsupported_version",
+      this.path,
+      `cannot open the receipt ledger ${this.path}: its schema version (user_version) is ${version}, this program reads ${expected}; refusing to reinterpret it (a newer program's ledger, or not a receipt ledger)`,
+    );
   }
 
   private userVersion(): number {
@@ -365,7 +426,12 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
     } catch {
       stored = undefined;
     }
-    if (typeof stored !== "string") throw new ReceiptLedgerError("corrupt", this.path, `the receipt ledger ${this.path} is corrupt: its newest receipt has no schema_version`);
+    if (typeof stored !== "string")
+      throw new ReceiptLedgerError(
+        "corrupt",
+        this.path,
+        `the receipt ledger ${this.path} is corrupt: its newest receipt has no schema_version`,
+      );
     if (stored === this.wireVersion) return;
     throw new ReceiptLedgerError(
       "wire_version",
@@ -375,7 +441,12 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
   }
 
   private writable(doing: string): void {
-    if (this.readOnly) throw new ReceiptLedgerError("storage", this.path, `cannot ${doing}: the receipt ledger ${this.path} was opened read-only`);
+    if (this.readOnly)
+      throw new ReceiptLedgerError(
+        "storage",
+        this.path,
+        `cannot ${doing}: the receipt ledger ${this.path} was opened read-only`,
+      );
   }
 
   /**
@@ -398,14 +469,24 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
   /** The receipt recorded under this idempotency key of `clientId` and `adapterId` (the CLI's `receipt get`), or undefined. */
   get(idempotencyKey: string, clientId: string, adapterId: string): LifecycleReceipt | undefined;
   get(key: IdempotencyKey | string, clientId?: string, adapterId?: string): LifecycleReceipt | undefined {
-    const k: IdempotencyKey = typeof key === "string" ? { idempotency_key: key, client_id: clientId as string, adapter_id: adapterId as string } : key;
+    const k: IdempotencyKey =
+      typeof key === "string"
+        ? { idempotency_key: key, client_id: clientId as string, adapter_id: adapterId as string }
+        : key;
     let row: Record<string, unknown> | undefined;
     try {
-      row = this.statement("SELECT body FROM idempotency WHERE client_id = ? AND adapter_id = ? AND idempotency_key = ?").get(k.client_id, k.adapter_id, k.idempotency_key);
+      row = this.statement(
+        "SELECT body FROM idempotency WHERE client_id = ? AND adapter_id = ? AND idempotency_key = ?",
+      ).get(k.client_id, k.adapter_id, k.idempotency_key);
     } catch (error) {
       throw storageError(this.path, "read", error);
     }
-    return row === undefined ? undefined : this.parse(String(row.body), `the idempotency row (client_id ${JSON.stringify(k.client_id)}, adapter_id ${JSON.stringify(k.adapter_id)}, idempotency_key ${JSON.stringify(k.idempotency_key)})`);
+    return row === undefined
+      ? undefined
+      : this.parse(
+          String(row.body),
+          `the idempotency row (client_id ${JSON.stringify(k.client_id)}, adapter_id ${JSON.stringify(k.adapter_id)}, idempotency_key ${JSON.stringify(k.idempotency_key)})`,
+        );
   }
 
   /**
@@ -421,7 +502,12 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
         throw new IdempotencyConflictError(key, prior, receipt);
       }
       const body = JSON.stringify(receipt);
-      this.statement("INSERT INTO idempotency (client_id, adapter_id, idempotency_key, body) VALUES (?, ?, ?, ?)").run(key.client_id, key.adapter_id, key.idempotency_key, body);
+      this.statement("INSERT INTO idempotency (client_id, adapter_id, idempotency_key, body) VALUES (?, ?, ?, ?)").run(
+        key.client_id,
+        key.adapter_id,
+        key.idempotency_key,
+        body,
+      );
       this.recordBody(receipt, body);
       return { kind: "inserted" } as const;
     });
@@ -440,11 +526,19 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
     const prior = this.statement("SELECT body FROM receipts WHERE receipt_id = ?").get(receipt.receipt_id);
     if (prior !== undefined) {
       if (sameJson(String(prior.body), body)) return;
-      throw new ReceiptLedgerError("storage", this.path, `the receipt ledger ${this.path} already holds another receipt with receipt_id ${JSON.stringify(receipt.receipt_id)}: receipt ids must be new for each emission`);
+      throw new ReceiptLedgerError(
+        "storage",
+        this.path,
+        `the receipt ledger ${this.path} already holds another receipt with receipt_id ${JSON.stringify(receipt.receipt_id)}: receipt ids must be new for each emission`,
+      );
     }
     // Again under the write lock: a writer of another wire version may have got in since the open.
     this.checkWireVersion();
-    this.statement("INSERT INTO receipts (receipt_id, parent_receipt_id, body) VALUES (?, ?, ?)").run(receipt.receipt_id, receipt.parent_receipt_id ?? null, body);
+    this.statement("INSERT INTO receipts (receipt_id, parent_receipt_id, body) VALUES (?, ?, ?)").run(
+      receipt.receipt_id,
+      receipt.parent_receipt_id ?? null,
+      body,
+    );
   }
 
   /** The last sequence number handed out for `runId` (0 when none was). @throws ReceiptLedgerError */
@@ -460,7 +554,9 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
   /** Hand out the next sequence number of `runId` (the first is 1), durably. @throws ReceiptLedgerError */
   next(runId: string): number {
     return this.transaction(() => {
-      const row = this.statement("INSERT INTO run_sequences (run_id, counter) VALUES (?, 1) ON CONFLICT(run_id) DO UPDATE SET counter = counter + 1 RETURNING counter").get(runId);
+      const row = this.statement(
+        "INSERT INTO run_sequences (run_id, counter) VALUES (?, 1) ON CONFLICT(run_id) DO UPDATE SET counter = counter + 1 RETURNING counter",
+      ).get(runId);
       return Number((row as Record<string, unknown>).counter);
     });
   }
@@ -483,7 +579,11 @@ export class ReceiptLedger implements IdempotencyStore, SequenceSource {
     } catch {
       // reported below
     }
-    throw new ReceiptLedgerError("corrupt", this.path, `the receipt ledger ${this.path} is corrupt: ${what} is not a JSON object`);
+    throw new ReceiptLedgerError(
+      "corrupt",
+      this.path,
+      `the receipt ledger ${this.path} is corrupt: ${what} is not a JSON object`,
+    );
   }
 
   /** Close the connection (idempotent). */

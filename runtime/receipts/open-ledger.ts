@@ -12,6 +12,8 @@ export async function openLedger(path: string, options: ReceiptLedgerOptions = {
 }
 
 /** True for a ReceiptLedgerError (checked by name, so that testing an error does not load the module). */
-export function isLedgerError(error: unknown): error is Error & { readonly fault: string; readonly failure_class: string; readonly retry_class: string } {
+export function isLedgerError(
+  error: unknown,
+): error is Error & { readonly fault: string; readonly failure_class: string; readonly retry_class: string } {
   return error instanceof Error && error.name === "ReceiptLedgerError";
 }

@@ -15,7 +15,14 @@
  */
 import { RECEIPT_WARNINGS_TABLE } from "../../generated/ts/spec/receipt-warnings.js";
 import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
-import type { CallbackRequest, FailureClass, LifecycleReceipt, ReceiptStatus, RetryClass, Warning } from "../../generated/ts/types.js";
+import type {
+  CallbackRequest,
+  FailureClass,
+  LifecycleReceipt,
+  ReceiptStatus,
+  RetryClass,
+  Warning,
+} from "../../generated/ts/types.js";
 import { defaultRetryClass } from "../invoker/failure.js";
 import type { InvocationResult } from "../invoker/types.js";
 
@@ -51,22 +58,39 @@ export function harnessId(field: HarnessField, request: CallbackRequest, ctx: Re
   return request[field] ?? null;
 }
 
-function outcomeClasses(result: InvocationResult): { status: ReceiptStatus; failure_class: FailureClass | null; retry_class: RetryClass | null; warnings: Warning[] } {
+function outcomeClasses(result: InvocationResult): {
+  status: ReceiptStatus;
+  failure_class: FailureClass | null;
+  retry_class: RetryClass | null;
+  warnings: Warning[];
+} {
   if (!result.ok) {
     const { failure } = result;
     const warnings: Warning[] = [{ code: INVOCATION_FAILED_WARNING, message: `${failure.variant}: ${failure.detail}` }];
-    if (failure.stderr_tail !== undefined && failure.stderr_tail !== "") warnings.push({ code: CLIENT_STDERR_TAIL_WARNING, message: failure.stderr_tail });
+    if (failure.stderr_tail !== undefined && failure.stderr_tail !== "")
+      warnings.push({ code: CLIENT_STDERR_TAIL_WARNING, message: failure.stderr_tail });
     return { status: "failed", failure_class: failure.failure_class, retry_class: failure.retry_class, warnings };
   }
   const { response } = result;
   const warnings = [...(response.warnings ?? [])];
-  if (response.status !== "failed") return { status: response.status, failure_class: null, retry_class: null, warnings };
+  if (response.status !== "failed")
+    return { status: response.status, failure_class: null, retry_class: null, warnings };
   const failureClass = response.failure_class ?? "internal_error";
-  return { status: "failed", failure_class: failureClass, retry_class: response.retry_class ?? defaultRetryClass(failureClass), warnings };
+  return {
+    status: "failed",
+    failure_class: failureClass,
+    retry_class: response.retry_class ?? defaultRetryClass(failureClass),
+    warnings,
+  };
 }
 
 /** Build the receipt (fields in schema order; optional members omitted when none, empty collections omitted). */
-export function synthesizeReceipt(request: CallbackRequest, result: InvocationResult, ctx: ReceiptContext, sequence: number | null): LifecycleReceipt {
+export function synthesizeReceipt(
+  request: CallbackRequest,
+  result: InvocationResult,
+  ctx: ReceiptContext,
+  sequence: number | null,
+): LifecycleReceipt {
   const classes = outcomeClasses(result);
   const harness: Partial<Record<HarnessField, string>> = {};
   for (const field of ["harness_session_id", "harness_run_id", "harness_task_id"] as const) {

@@ -9,7 +9,9 @@ type ErrorRow = (typeof STREAM_V2)["error_codes"][number];
 
 const BY_CODE: ReadonlyMap<number, ErrorRow> = new Map(STREAM_V2.error_codes.map((r) => [r.code, r]));
 const BY_NAME: ReadonlyMap<string, ErrorRow> = new Map(STREAM_V2.error_codes.map((r) => [r.name, r]));
-const CANONICAL: ReadonlyMap<string, ErrorRow> = new Map(STREAM_V2.error_codes.filter((r) => r.canonical).map((r) => [r.failure_class, r]));
+const CANONICAL: ReadonlyMap<string, ErrorRow> = new Map(
+  STREAM_V2.error_codes.filter((r) => r.canonical).map((r) => [r.failure_class, r]),
+);
 
 /** The FailureClass of an error code, or null when the table does not list the code. */
 export function failureClassForCode(code: number): FailureClass | null {

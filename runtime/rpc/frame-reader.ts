@@ -16,7 +16,9 @@ import { ByteGather } from "../wire/byte-gather.js";
 import type { ValidationIssue } from "../wire/issues.js";
 
 /** What {@link FrameReader.push} and {@link FrameReader.end} yield, in stream order. */
-export type FrameEvent = { readonly type: "frame"; readonly bytes: Buffer } | { readonly type: "violation"; readonly issue: ValidationIssue };
+export type FrameEvent =
+  | { readonly type: "frame"; readonly bytes: Buffer }
+  | { readonly type: "violation"; readonly issue: ValidationIssue };
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -52,7 +54,12 @@ export class FrameReader {
       const lf = buf.indexOf(LF, pos);
       const end = lf === -1 ? buf.length : lf;
       if (this.parts.length + (end - pos) > this.maxFrameBytes) {
-        out.push(this.fail("stream.frame-too-large", `frame ${this.frames + 1} is longer than ${this.maxFrameBytes} bytes (limits.max_frame_bytes) without its LF; nothing more is read`));
+        out.push(
+          this.fail(
+            "stream.frame-too-large",
+            `frame ${this.frames + 1} is longer than ${this.maxFrameBytes} bytes (limits.max_frame_bytes) without its LF; nothing more is read`,
+          ),
+        );
         return out;
       }
       if (lf === -1) {
@@ -82,7 +89,12 @@ export class FrameReader {
   /** The input ended: a partial frame left over is `stream.unterminated-frame`. */
   end(): FrameEvent[] {
     if (this.failed || this.parts.length === 0) return [];
-    return [this.fail("stream.unterminated-frame", `the input ended inside frame ${this.frames + 1} (${this.parts.length} bytes without LF)`)];
+    return [
+      this.fail(
+        "stream.unterminated-frame",
+        `the input ended inside frame ${this.frames + 1} (${this.parts.length} bytes without LF)`,
+      ),
+    ];
   }
 
   private fail(rule: string, message: string): FrameEvent {

@@ -31,7 +31,12 @@ export interface JsonRpcError {
 
 /** One judged frame. `params` is absent when the frame has none. */
 export type StreamFrame =
-  | { readonly kind: "request"; readonly id: JsonRpcId; readonly method: string; readonly params?: Record<string, unknown> }
+  | {
+      readonly kind: "request";
+      readonly id: JsonRpcId;
+      readonly method: string;
+      readonly params?: Record<string, unknown>;
+    }
   | { readonly kind: "notification"; readonly method: string; readonly params?: Record<string, unknown> }
   | { readonly kind: "success_reply"; readonly id: JsonRpcId; readonly result: unknown }
   | { readonly kind: "error_reply"; readonly id: JsonRpcId; readonly error: JsonRpcError };
@@ -43,7 +48,12 @@ export type StreamFrame =
  * (schema and rules), so validating it as a CallbackResponse finds nothing.
  */
 export type FrameResult =
-  | { readonly ok: true; readonly frame: StreamFrame; readonly nonIntegerNumberPointers: readonly string[]; readonly resultAccepted?: true }
+  | {
+      readonly ok: true;
+      readonly frame: StreamFrame;
+      readonly nonIntegerNumberPointers: readonly string[];
+      readonly resultAccepted?: true;
+    }
   | { readonly ok: false; readonly issue: ValidationIssue };
 
 const MEMBERS: ReadonlySet<string> = new Set(["jsonrpc", "id", "method", "params", "result", "error"]);
@@ -91,18 +101,26 @@ function codePointsAtMost(text: string, max: number): boolean {
 export function idProblem(value: unknown, pointer: string, lexemes: readonly string[]): string | null {
   if (typeof value === "string") {
     if (value.length === 0) return "an id string is never empty";
-    return codePointsAtMost(value, STREAM_V2.ids.string_max_length) ? null : `an id string has at most ${STREAM_V2.ids.string_max_length} characters`;
+    return codePointsAtMost(value, STREAM_V2.ids.string_max_length)
+      ? null
+      : `an id string has at most ${STREAM_V2.ids.string_max_length} characters`;
   }
   if (typeof value === "number") {
-    if (lexemes.includes(pointer) || !Number.isInteger(value)) return `an integer id is written as a plain integer (no fraction, exponent or -0)`;
-    if (value < STREAM_V2.ids.integer_minimum || value > STREAM_V2.ids.integer_maximum) return `an integer id is in ${STREAM_V2.ids.integer_minimum}..${STREAM_V2.ids.integer_maximum}`;
+    if (lexemes.includes(pointer) || !Number.isInteger(value))
+      return `an integer id is written as a plain integer (no fraction, exponent or -0)`;
+    if (value < STREAM_V2.ids.integer_minimum || value > STREAM_V2.ids.integer_maximum)
+      return `an integer id is in ${STREAM_V2.ids.integer_minimum}..${STREAM_V2.ids.integer_maximum}`;
     return null;
   }
   return `an id is a string or an integer, not ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`;
 }
 
 /** Judge the bytes of one frame (LF and optional CR already removed); never throws. */
-export function parseFrame(bytes: Uint8Array, maxFrameBytes: number = LIMITS.max_frame_bytes, maxFrameValues: number = LIMITS.max_frame_values): FrameResult {
+export function parseFrame(
+  bytes: Uint8Array,
+  maxFrameBytes: number = LIMITS.max_frame_bytes,
+  maxFrameValues: number = LIMITS.max_frame_values,
+): FrameResult {
   return parseFrameRecording(bytes, maxFrameBytes, NON_INTEGER_PATHS, maxFrameValues);
 }
 
@@ -113,13 +131,31 @@ export const FRAME_OWN_VALUES = LIMITS.max_frame_values - LIMITS.max_values;
  * {@link parseFrame} recording non-integer lexemes only at `nonIntegerPaths` (the host passes
  * {@link HOST_NON_INTEGER_PATHS}); the verdict is the same, only the pointers returned differ.
  */
-export function parseFrameRecording(bytes: Uint8Array, maxFrameBytes: number, nonIntegerPaths: readonly string[], maxFrameValues: number = LIMITS.max_frame_values): FrameResult {
-  return judgeFrame(parseStrictJson(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues, maxMembers: LIMITS.max_object_members }, { nonIntegerPaths }));
+export function parseFrameRecording(
+  bytes: Uint8Array,
+  maxFrameBytes: number,
+  nonIntegerPaths: readonly string[],
+  maxFrameValues: number = LIMITS.max_frame_values,
+): FrameResult {
+  return judgeFrame(
+    parseStrictJson(
+      bytes,
+      {
+        maxBytes: maxFrameBytes,
+        maxDepth: LIMITS.max_depth + 1,
+        maxValues: maxFrameValues,
+        maxMembers: LIMITS.max_object_members,
+      },
+      { nonIntegerPaths },
+    ),
+  );
 }
 
 const NO_PATHS: readonly string[] = [];
 /** Members of a result under which CallbackResponse has integer fields (first tokens of its INTEGER_PATHS). */
-const RESULT_INTEGER_MEMBERS: readonly string[] = [...new Set(INTEGER_PATHS.CallbackResponse.map((p) => p.split("/")[1] as string))];
+const RESULT_INTEGER_MEMBERS: readonly string[] = [
+  ...new Set(INTEGER_PATHS.CallbackResponse.map((p) => p.split("/")[1] as string)),
+];
 
 /**
  * Could the verdict on this parsed frame depend on a lexeme at {@link HOST_NON_INTEGER_PATHS}: an
@@ -135,10 +171,21 @@ function hostLexemesMatter(value: unknown): boolean {
 }
 
 /** The strict parser's limits of a host frame, kept for the last (maxFrameBytes, maxFrameValues) asked (a connection asks the same each time); every object of a frame, the carried document's too, holds at most limits.max_object_members members. */
-let hostLimits: StrictJsonLimits = { maxBytes: LIMITS.max_frame_bytes, maxDepth: LIMITS.max_depth + 1, maxValues: LIMITS.max_frame_values, maxMembers: LIMITS.max_object_members };
+let hostLimits: StrictJsonLimits = {
+  maxBytes: LIMITS.max_frame_bytes,
+  maxDepth: LIMITS.max_depth + 1,
+  maxValues: LIMITS.max_frame_values,
+  maxMembers: LIMITS.max_object_members,
+};
 
 function hostFrameLimits(maxFrameBytes: number, maxFrameValues: number): StrictJsonLimits {
-  if (hostLimits.maxBytes !== maxFrameBytes || hostLimits.maxValues !== maxFrameValues) hostLimits = { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues, maxMembers: LIMITS.max_object_members };
+  if (hostLimits.maxBytes !== maxFrameBytes || hostLimits.maxValues !== maxFrameValues)
+    hostLimits = {
+      maxBytes: maxFrameBytes,
+      maxDepth: LIMITS.max_depth + 1,
+      maxValues: maxFrameValues,
+      maxMembers: LIMITS.max_object_members,
+    };
   return hostLimits;
 }
 
@@ -148,15 +195,25 @@ function hostFrameLimits(maxFrameBytes: number, maxFrameValues: number): StrictJ
  * integer fields) is parsed once without recording any lexeme; a frame where one could matter is
  * parsed again with the patterns (recording lexemes costs the scanner more than the first parse).
  */
-export function parseHostFrame(bytes: Uint8Array, maxFrameBytes: number, maxFrameValues: number = LIMITS.max_frame_values): FrameResult {
+export function parseHostFrame(
+  bytes: Uint8Array,
+  maxFrameBytes: number,
+  maxFrameValues: number = LIMITS.max_frame_values,
+): FrameResult {
   const common = judgeCommonReply(bytes, maxFrameBytes, maxFrameValues);
   if (common !== null) return common;
   const quick = parseStrictJson(bytes, hostFrameLimits(maxFrameBytes, maxFrameValues), QUICK_OPTIONS);
-  if (quick.ok && hostLexemesMatter(quick.value)) return parseFrameRecording(bytes, maxFrameBytes, HOST_NON_INTEGER_PATHS, maxFrameValues);
+  if (quick.ok && hostLexemesMatter(quick.value))
+    return parseFrameRecording(bytes, maxFrameBytes, HOST_NON_INTEGER_PATHS, maxFrameValues);
   if (quick.ok && quick.accepted === true) {
     // No lexeme can matter here (above), so the proof holds with the host's patterns too.
     const value = quick.value as { readonly id: string; readonly result: unknown };
-    return { ok: true, frame: { kind: "success_reply", id: value.id, result: value.result }, nonIntegerNumberPointers: NO_PATHS, resultAccepted: true };
+    return {
+      ok: true,
+      frame: { kind: "success_reply", id: value.id, result: value.result },
+      nonIntegerNumberPointers: NO_PATHS,
+      resultAccepted: true,
+    };
   }
   return judgeFrame(quick);
 }
@@ -183,7 +240,8 @@ const C_CLOSE = 0x7d;
  */
 export function judgeCommonReply(bytes: Uint8Array, maxFrameBytes: number, maxFrameValues: number): FrameResult | null {
   const n = bytes.length;
-  if (n > maxFrameBytes || n > FAST_PARSE_MAX_BYTES || bytes[n - 1] !== C_CLOSE || LIMITS.max_object_members < 3) return null;
+  if (n > maxFrameBytes || n > FAST_PARSE_MAX_BYTES || bytes[n - 1] !== C_CLOSE || LIMITS.max_object_members < 3)
+    return null;
   const head = REPLY_HEAD.length;
   for (let i = 0; i < head; i++) if (bytes[i] !== REPLY_HEAD[i]) return null;
   let end = head;
@@ -198,9 +256,22 @@ export function judgeCommonReply(bytes: Uint8Array, maxFrameBytes: number, maxFr
   // Rules 1-3 on the whole frame (no BOM: it starts with '{'); its pieces cut at ASCII bytes are valid UTF-8 too.
   if (from >= n - 1 || !isUtf8(bytes)) return null;
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  const fast = fastParse(buf.toString("utf8", from, n - 1), n - 1 - from, LIMITS.max_depth, maxFrameValues - 3, LIMITS.max_object_members, INTEGER_PATHS.CallbackResponse, ACCEPT_CHECKS.CallbackResponse);
+  const fast = fastParse(
+    buf.toString("utf8", from, n - 1),
+    n - 1 - from,
+    LIMITS.max_depth,
+    maxFrameValues - 3,
+    LIMITS.max_object_members,
+    INTEGER_PATHS.CallbackResponse,
+    ACCEPT_CHECKS.CallbackResponse,
+  );
   if (fast === undefined || !fast.accepted) return null;
-  return { ok: true, frame: { kind: "success_reply", id: buf.toString("latin1", head, end), result: fast.value }, nonIntegerNumberPointers: NO_PATHS, resultAccepted: true };
+  return {
+    ok: true,
+    frame: { kind: "success_reply", id: buf.toString("latin1", head, end), result: fast.value },
+    nonIntegerNumberPointers: NO_PATHS,
+    resultAccepted: true,
+  };
 }
 
 /**
@@ -215,7 +286,14 @@ const acceptSuccessReply: AcceptCheck = (value: unknown, c: AcceptContext): numb
   const frame = value as { readonly jsonrpc?: unknown; readonly id?: unknown; readonly result?: unknown };
   const id = frame.id;
   // At most string_max_length UTF-16 units is at most that many characters (idProblem's bound).
-  if (frame.jsonrpc !== "2.0" || typeof id !== "string" || id.length === 0 || id.length > STREAM_V2.ids.string_max_length || frame.result === undefined) return -1;
+  if (
+    frame.jsonrpc !== "2.0" ||
+    typeof id !== "string" ||
+    id.length === 0 ||
+    id.length > STREAM_V2.ids.string_max_length ||
+    frame.result === undefined
+  )
+    return -1;
   // The result is at level 2 of the frame: its check counts levels from the result.
   c.maxDepth -= 1;
   const members = ACCEPT_CHECKS.CallbackResponse(frame.result, c);
@@ -235,8 +313,21 @@ const QUICK_OPTIONS = Object.freeze({ nonIntegerPaths: NO_PATHS, accept: acceptS
  * checks. Same verdict and pointers as parseHostFrame. For large frames (the connection judges
  * frames above {@link SLICED_FRAME_BYTES} this way); never rejects.
  */
-export async function parseHostFrameSliced(bytes: Uint8Array, maxFrameBytes: number, maxFrameValues: number = LIMITS.max_frame_values): Promise<FrameResult> {
-  const parsed = await parseStrictJsonSliced(bytes, { maxBytes: maxFrameBytes, maxDepth: LIMITS.max_depth + 1, maxValues: maxFrameValues, maxMembers: LIMITS.max_object_members }, { nonIntegerPaths: HOST_NON_INTEGER_PATHS });
+export async function parseHostFrameSliced(
+  bytes: Uint8Array,
+  maxFrameBytes: number,
+  maxFrameValues: number = LIMITS.max_frame_values,
+): Promise<FrameResult> {
+  const parsed = await parseStrictJsonSliced(
+    bytes,
+    {
+      maxBytes: maxFrameBytes,
+      maxDepth: LIMITS.max_depth + 1,
+      maxValues: maxFrameValues,
+      maxMembers: LIMITS.max_object_members,
+    },
+    { nonIntegerPaths: HOST_NON_INTEGER_PATHS },
+  );
   // No deadline is given, so the parse always ends with a verdict.
   return judgeFrame(parsed as Exclude<typeof parsed, "deadline">);
 }
@@ -249,23 +340,42 @@ export const SLICED_FRAME_BYTES = 64 * 1024;
 
 /** The frame checks after the strict parse (see {@link parseFrame}). */
 function judgeFrame(parsed: ReturnType<typeof parseStrictJson>): FrameResult {
-  if (!parsed.ok) return { ok: false, issue: { rule: parsed.issue.rule, pointer: parsed.issue.pointer, message: parsed.issue.message } };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      issue: { rule: parsed.issue.rule, pointer: parsed.issue.pointer, message: parsed.issue.message },
+    };
   const value = parsed.value;
   const lexemes = parsed.nonIntegerNumberPointers;
-  if (Array.isArray(value)) return issue("stream.batch", "", "a JSON array (a JSON-RPC batch) is not a frame of this binding");
-  if (!isRecord(value)) return issue("stream.not-object", "", `a frame is a JSON object, not ${value === null ? "null" : typeof value}`);
-  if (value.jsonrpc !== "2.0") return issue("stream.jsonrpc", "/jsonrpc", `jsonrpc must be exactly "2.0"${"jsonrpc" in value ? "" : " (missing)"}`);
+  if (Array.isArray(value))
+    return issue("stream.batch", "", "a JSON array (a JSON-RPC batch) is not a frame of this binding");
+  if (!isRecord(value))
+    return issue("stream.not-object", "", `a frame is a JSON object, not ${value === null ? "null" : typeof value}`);
+  if (value.jsonrpc !== "2.0")
+    return issue(
+      "stream.jsonrpc",
+      "/jsonrpc",
+      `jsonrpc must be exactly "2.0"${"jsonrpc" in value ? "" : " (missing)"}`,
+    );
   for (const key of Object.keys(value)) {
-    if (!MEMBERS.has(key)) return issue("stream.frame-kind", "", `unknown member ${JSON.stringify(key)}: frames are closed`);
+    if (!MEMBERS.has(key))
+      return issue("stream.frame-kind", "", `unknown member ${JSON.stringify(key)}: frames are closed`);
   }
   const hasId = "id" in value;
   const hasMethod = "method" in value;
   const hasResult = "result" in value;
   const hasError = "error" in value;
-  if (hasMethod && (hasResult || hasError)) return issue("stream.frame-kind", "", "a frame with method is a request or notification and has neither result nor error");
+  if (hasMethod && (hasResult || hasError))
+    return issue(
+      "stream.frame-kind",
+      "",
+      "a frame with method is a request or notification and has neither result nor error",
+    );
   if (!hasMethod) {
-    if (hasResult && hasError) return issue("stream.frame-kind", "", "a reply has exactly one of result and error, not both");
-    if (!hasResult && !hasError) return issue("stream.frame-kind", "", "a frame has method (request, notification) or result/error (reply)");
+    if (hasResult && hasError)
+      return issue("stream.frame-kind", "", "a reply has exactly one of result and error, not both");
+    if (!hasResult && !hasError)
+      return issue("stream.frame-kind", "", "a frame has method (request, notification) or result/error (reply)");
     if (!hasId) return issue("stream.frame-kind", "", "a reply has an id");
     if ("params" in value) return issue("stream.frame-kind", "", "a reply has no params");
   }
@@ -279,8 +389,10 @@ function judgeFrame(parsed: ReturnType<typeof parseStrictJson>): FrameResult {
     if (typeof method !== "string" || method.length === 0 || !codePointsAtMost(method, METHOD_MAX)) {
       return issue("stream.method", "/method", `method is a string of 1..${METHOD_MAX} characters`);
     }
-    if (method.startsWith("rpc.")) return issue("stream.method", "/method", "methods starting with rpc. are reserved by JSON-RPC 2.0");
-    if ("params" in value && !isRecord(value.params)) return issue("stream.params", "/params", "params is an object (by-name); arrays and scalars are not used");
+    if (method.startsWith("rpc."))
+      return issue("stream.method", "/method", "methods starting with rpc. are reserved by JSON-RPC 2.0");
+    if ("params" in value && !isRecord(value.params))
+      return issue("stream.params", "/params", "params is an object (by-name); arrays and scalars are not used");
     const params = value.params as Record<string, unknown> | undefined;
     const frame: StreamFrame = hasId
       ? params === undefined
@@ -295,15 +407,23 @@ function judgeFrame(parsed: ReturnType<typeof parseStrictJson>): FrameResult {
     const error = value.error;
     if (!isRecord(error)) return issue("stream.error-object", "/error", "error is an object {code, message, data?}");
     for (const key of Object.keys(error)) {
-      if (!ERROR_MEMBERS.has(key)) return issue("stream.error-object", "/error", `unknown member ${JSON.stringify(key)} in error`);
+      if (!ERROR_MEMBERS.has(key))
+        return issue("stream.error-object", "/error", `unknown member ${JSON.stringify(key)} in error`);
     }
     if (typeof error.code !== "number" || !Number.isSafeInteger(error.code) || lexemes.includes("/error/code")) {
       return issue("stream.error-object", "/error/code", "error.code is an integer");
     }
     if (typeof error.message !== "string" || !codePointsAtMost(error.message, MESSAGE_MAX)) {
-      return issue("stream.error-object", "/error/message", `error.message is a string of at most ${MESSAGE_MAX} characters`);
+      return issue(
+        "stream.error-object",
+        "/error/message",
+        `error.message is a string of at most ${MESSAGE_MAX} characters`,
+      );
     }
-    const err: JsonRpcError = "data" in error ? { code: error.code, message: error.message, data: error.data } : { code: error.code, message: error.message };
+    const err: JsonRpcError =
+      "data" in error
+        ? { code: error.code, message: error.message, data: error.data }
+        : { code: error.code, message: error.message };
     return { ok: true, frame: { kind: "error_reply", id, error: err }, nonIntegerNumberPointers: lexemes };
   }
   return { ok: true, frame: { kind: "success_reply", id, result: value.result }, nonIntegerNumberPointers: lexemes };
@@ -371,11 +491,19 @@ export function requestFraming(method: string): RequestFraming {
  * (a string written to a pipe is encoded as UTF-8), so the envelope is neither encoded separately
  * nor copied into a frame buffer; the bytes on the wire are the same.
  */
-export function encodeRequestText(id: JsonRpcId, framing: RequestFraming, paramsText: string, paramsBytes: number): { readonly text: string; readonly bytes: number } {
+export function encodeRequestText(
+  id: JsonRpcId,
+  framing: RequestFraming,
+  paramsText: string,
+  paramsBytes: number,
+): { readonly text: string; readonly bytes: number } {
   // The host's ids are decimal strings: written as they are in quotes, one byte per character (no call into JSON.stringify).
   const plain = typeof id === "string" && isPlainJsonString(id);
   const idJson = plain ? `"${id}"` : JSON.stringify(id);
-  return { text: `{"jsonrpc":"2.0","id":${idJson}${framing.afterId}${paramsText}}\n`, bytes: framing.aroundBytes + (plain ? idJson.length : Buffer.byteLength(idJson, "utf8")) + paramsBytes };
+  return {
+    text: `{"jsonrpc":"2.0","id":${idJson}${framing.afterId}${paramsText}}\n`,
+    bytes: framing.aroundBytes + (plain ? idJson.length : Buffer.byteLength(idJson, "utf8")) + paramsBytes,
+  };
 }
 
 /** A success reply around already-serialized result bytes. */

@@ -29,11 +29,27 @@ import { runInSlices } from "../process/slices.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { Fifo } from "./fifo.js";
 import { FrameReader, type FrameEvent } from "../rpc/frame-reader.js";
-import { FRAME_OWN_VALUES, parseHostFrame, parseHostFrameSliced, SLICED_FRAME_BYTES, type FrameResult, type StreamFrame } from "../rpc/frame.js";
+import {
+  FRAME_OWN_VALUES,
+  parseHostFrame,
+  parseHostFrameSliced,
+  SLICED_FRAME_BYTES,
+  type FrameResult,
+  type StreamFrame,
+} from "../rpc/frame.js";
 import type { StreamInvokerLimits } from "./limits.js";
 
 /** Why a connection ended (see the module doc for how inferred causes yield to `exit`). */
-export type EndCause = "spawn" | "exit" | "violation" | "frame_too_large" | "unterminated" | "stdout_closed" | "write_error" | "timeouts" | "close";
+export type EndCause =
+  | "spawn"
+  | "exit"
+  | "violation"
+  | "frame_too_large"
+  | "unterminated"
+  | "stdout_closed"
+  | "write_error"
+  | "timeouts"
+  | "close";
 
 /** The facts of a connection's end. */
 export interface ConnectionEnd {
@@ -292,7 +308,12 @@ export class StreamConnection {
         // would with a callback (stdin's `error` event may report it too).
         if (stdin.writableLength === 0) {
           if (stdin.errored !== null || stdin.destroyed) {
-            this.onWriteError((stdin.errored ?? Object.assign(new Error("write after stdin was destroyed"), { code: "ERR_STREAM_DESTROYED" })) as NodeJS.ErrnoException);
+            this.onWriteError(
+              (stdin.errored ??
+                Object.assign(new Error("write after stdin was destroyed"), {
+                  code: "ERR_STREAM_DESTROYED",
+                })) as NodeJS.ErrnoException,
+            );
             return;
           }
           continue;
@@ -355,10 +376,17 @@ export class StreamConnection {
     this.stdoutBytes += chunk.length;
     if (this.exit !== null) this.bytesAfterExit += chunk.length;
     for (const event of this.reader.push(chunk)) {
-      if (this.backlog.length > 0 || this.judging || (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES)) {
+      if (
+        this.backlog.length > 0 ||
+        this.judging ||
+        (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES)
+      ) {
         this.backlog.push(event);
         this.backlogBytes += event.type === "frame" ? event.bytes.length : 0;
-        if ((this.backlogBytes > this.limits.max_frame_bytes || this.backlog.length > MAX_BACKLOG_FRAMES) && !this.stdoutPaused) {
+        if (
+          (this.backlogBytes > this.limits.max_frame_bytes || this.backlog.length > MAX_BACKLOG_FRAMES) &&
+          !this.stdoutPaused
+        ) {
           this.stdoutPaused = true;
           stdout?.pause();
         }
@@ -407,7 +435,11 @@ export class StreamConnection {
     for (let event = this.backlog.peek(); event !== undefined; event = this.backlog.peek()) {
       if (event.type === "frame" && event.bytes.length > SLICED_FRAME_BYTES) {
         this.takeFromBacklog();
-        const judged = await parseHostFrameSliced(event.bytes, this.limits.max_frame_bytes, this.limits.max_values + FRAME_OWN_VALUES);
+        const judged = await parseHostFrameSliced(
+          event.bytes,
+          this.limits.max_frame_bytes,
+          this.limits.max_values + FRAME_OWN_VALUES,
+        );
         this.deliverFromBacklog(event, judged);
       } else {
         await runInSlices((budgetMs) => this.judgeSmallFrames(budgetMs));
@@ -545,7 +577,12 @@ export class StreamConnection {
     if (this.queue.every((entry) => entry.cancelled) && this.cancelSpawn()) return this.closedPromise;
     this.endStdinWhenDrained = true;
     this.pump();
-    const { stream_close_grace_ms: close, stream_term_grace_ms: term, kill_grace_ms: kill, settle_margin_ms: margin } = this.limits;
+    const {
+      stream_close_grace_ms: close,
+      stream_term_grace_ms: term,
+      kill_grace_ms: kill,
+      settle_margin_ms: margin,
+    } = this.limits;
     this.proc.after(close, () => {
       // Still not spawned when it would get SIGTERM: it is never started (no child outlives the close sequence).
       if (!this.cancelSpawn()) this.proc.signal("SIGTERM");
@@ -585,7 +622,11 @@ export class StreamConnection {
     this.proc.destroyPipes();
     if (this.exit !== null) this.proc.sweep();
     let cause: EndCause = this.cause ?? "exit";
-    if ((cause === "stdout_closed" || cause === "unterminated" || cause === "write_error") && this.proc.exitedByItself()) cause = "exit";
+    if (
+      (cause === "stdout_closed" || cause === "unterminated" || cause === "write_error") &&
+      this.proc.exitedByItself()
+    )
+      cause = "exit";
     this.abort.abort();
     this.hooks.onEnd({
       cause,

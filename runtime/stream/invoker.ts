@@ -10,7 +10,13 @@ import { performance } from "node:perf_hooks";
 import { EVENT_VOCABULARY, STREAM_V2, type StreamReverseMethodName } from "../../generated/ts/spec.js";
 import type { CallbackResponse, DispatchEnvelope, FailureClass } from "../../generated/ts/types.js";
 import { checkArgs, checkProgram, checkTimeoutMs } from "../invoker/config.js";
-import { defaultRetryClass, issueText, makeFailure, spawnFailureDetail, type FailureFacts } from "../invoker/failure.js";
+import {
+  defaultRetryClass,
+  issueText,
+  makeFailure,
+  spawnFailureDetail,
+  type FailureFacts,
+} from "../invoker/failure.js";
 import { previewBytes } from "../invoker/preview.js";
 import { checkInvokeOptions, linkageFailure, type CheckedInvokeOptions } from "../invoker/options.js";
 import { eventOf, prepareEnvelopeTextSoon, type PreparedEnvelopeText } from "../invoker/request.js";
@@ -19,7 +25,17 @@ import type { ValidationIssue } from "../wire/issues.js";
 import { validateParsed } from "../wire/validate.js";
 import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connection.js";
 import { errorCode, failureClassForCode } from "../rpc/error-codes.js";
-import { encodeErrorReply, encodeNotification, encodeRequestAround, encodeRequestText, requestFraming, type RequestFraming, encodeResultAround, framePointers, type StreamFrame } from "../rpc/frame.js";
+import {
+  encodeErrorReply,
+  encodeNotification,
+  encodeRequestAround,
+  encodeRequestText,
+  requestFraming,
+  type RequestFraming,
+  encodeResultAround,
+  framePointers,
+  type StreamFrame,
+} from "../rpc/frame.js";
 import { resolveStreamLimits, type StreamInvokerLimits } from "./limits.js";
 import { RequestIds, RpcPeer } from "../rpc/peer.js";
 import { serveReverseRequest, type ReverseHandlers, type ReverseMethodHandler } from "./reverse.js";
@@ -93,7 +109,12 @@ interface Live {
 const STREAM_KIND: ReadonlyMap<string, string> = new Map(EVENT_VOCABULARY.map((e) => [e.event, e.stream_v2]));
 const EVENT_METHOD_PREFIX = STREAM_V2.host_to_client.event_method_prefix;
 /** The framing of each event sent as a stream request (method `event/<kind>`), built once. */
-const REQUEST_FRAMING: ReadonlyMap<string, RequestFraming> = new Map(EVENT_VOCABULARY.filter((e) => e.stream_v2 === "request").map((e) => [e.event, requestFraming(`${EVENT_METHOD_PREFIX}${e.event}`)]));
+const REQUEST_FRAMING: ReadonlyMap<string, RequestFraming> = new Map(
+  EVENT_VOCABULARY.filter((e) => e.stream_v2 === "request").map((e) => [
+    e.event,
+    requestFraming(`${EVENT_METHOD_PREFIX}${e.event}`),
+  ]),
+);
 const CANCEL_METHOD = STREAM_V2.cancel.method;
 const STREAM_FLAG = STREAM_V2.launch.flag;
 
@@ -152,7 +173,11 @@ export class StreamInvoker implements CallbackInvoker {
   invoke(envelope: DispatchEnvelope, options?: InvokeOptions | null): Promise<InvocationResult> {
     const started = performance.now();
     this.counters.events++;
-    if (this.closing !== null) return failedSince(started, makeFailure("stream_closed", "invoke() after close(): the stream is closed and nothing was written"));
+    if (this.closing !== null)
+      return failedSince(
+        started,
+        makeFailure("stream_closed", "invoke() after close(): the stream is closed and nothing was written"),
+      );
     const checked = checkInvokeOptions(options);
     if (!checked.ok) return failedSince(started, checked.failure);
     // Serialized in slices as in v1: a large envelope neither blocks the event loop nor outlasts the deadline.
@@ -169,16 +194,30 @@ export class StreamInvoker implements CallbackInvoker {
   }
 
   /** Frame a prepared envelope and write it on the live stream (spawning one when needed); resolves with the reply's outcome. */
-  private send(prepared: PreparedEnvelopeText, started: number, options: CheckedInvokeOptions): Promise<InvocationResult> {
+  private send(
+    prepared: PreparedEnvelopeText,
+    started: number,
+    options: CheckedInvokeOptions,
+  ): Promise<InvocationResult> {
     if (!prepared.ok) return failedSince(started, prepared.failure);
     const unlinked = linkageFailure(prepared.envelope, options);
     if (unlinked !== null) return failedSince(started, unlinked);
-    if (this.closing !== null) return failedSince(started, makeFailure("stream_closed", "close() was called while the envelope was being serialized; nothing was written"));
+    if (this.closing !== null)
+      return failedSince(
+        started,
+        makeFailure("stream_closed", "close() was called while the envelope was being serialized; nothing was written"),
+      );
     const event = String(eventOf(prepared.envelope));
     const framing = REQUEST_FRAMING.get(event);
     if (framing === undefined) {
       // generate checks that every dispatchable event is a request; anything else is refused, never guessed.
-      return failedSince(started, makeFailure("invalid_request", `event ${event} is not sent as a stream request (event vocabulary stream_v2: ${STREAM_KIND.get(event)})`));
+      return failedSince(
+        started,
+        makeFailure(
+          "invalid_request",
+          `event ${event} is not sent as a stream request (event vocabulary stream_v2: ${STREAM_KIND.get(event)})`,
+        ),
+      );
     }
     const id = this.ids.next();
     // A small envelope comes as text: the frame is one string, encoded once by the pipe write.
@@ -193,13 +232,22 @@ export class StreamInvoker implements CallbackInvoker {
       frameBytes = frame.length;
     }
     if (frameBytes > this.limits.max_frame_bytes) {
-      return failedSince(started, makeFailure("request_too_large", `the event request frame is ${frameBytes} bytes, more than limits.max_frame_bytes (${this.limits.max_frame_bytes}); nothing was written`));
+      return failedSince(
+        started,
+        makeFailure(
+          "request_too_large",
+          `the event request frame is ${frameBytes} bytes, more than limits.max_frame_bytes (${this.limits.max_frame_bytes}); nothing was written`,
+        ),
+      );
     }
     const live = this.connection(started);
     if (live === null) {
       return failedSince(
         started,
-        makeFailure("stream_respawn_limited", `${this.failedStreams} streams in a row ended without a valid reply; no child is spawned until the cooldown (limits.stream_respawn_cooldown_ms, ${this.limits.stream_respawn_cooldown_ms} ms) has passed`),
+        makeFailure(
+          "stream_respawn_limited",
+          `${this.failedStreams} streams in a row ended without a valid reply; no child is spawned until the cooldown (limits.stream_respawn_cooldown_ms, ${this.limits.stream_respawn_cooldown_ms} ms) has passed`,
+        ),
       );
     }
     let resolve!: (result: InvocationResult) => void;
@@ -234,7 +282,8 @@ export class StreamInvoker implements CallbackInvoker {
       else if (pending.deadline < next) next = pending.deadline;
     }
     for (const pending of expired) this.onTimeout(pending);
-    if (next !== Number.POSITIVE_INFINITY && live.peer.outbound.size > 0 && !live.conn.ended) this.armDeadline(live, next);
+    if (next !== Number.POSITIVE_INFINITY && live.peer.outbound.size > 0 && !live.conn.ended)
+      this.armDeadline(live, next);
   }
 
   /**
@@ -279,13 +328,20 @@ export class StreamInvoker implements CallbackInvoker {
     return live;
   }
 
-  private settle(pending: Pending, outcome: { ok: true; response: CallbackResponse; stderrTail: string } | { ok: false; failure: InvocationFailure }): void {
+  private settle(
+    pending: Pending,
+    outcome: { ok: true; response: CallbackResponse; stderrTail: string } | { ok: false; failure: InvocationFailure },
+  ): void {
     if (!pending.conn.peer.outbound.delete(pending.id)) return;
     // Settled before its frame was written (a reply to an id the client guessed, while it does not
     // read): the frame is dropped, so a client that stops reading holds only pending events' frames.
     pending.write?.cancel();
     const elapsedMs = performance.now() - pending.started;
-    pending.resolve(outcome.ok ? { ok: true, response: outcome.response, stderrTail: outcome.stderrTail, elapsedMs } : { ok: false, failure: outcome.failure, elapsedMs });
+    pending.resolve(
+      outcome.ok
+        ? { ok: true, response: outcome.response, stderrTail: outcome.stderrTail, elapsedMs }
+        : { ok: false, failure: outcome.failure, elapsedMs },
+    );
   }
 
   private onTimeout(pending: Pending): void {
@@ -329,14 +385,29 @@ export class StreamInvoker implements CallbackInvoker {
         live.consecutiveTimeouts = 0;
         const stderrTail = live.conn.stderrTail();
         if (frame.kind === "error_reply") {
-          this.settle(pending, { ok: false, failure: errorReplyFailure(frame.error.code, frame.error.message, stderrTail) });
+          this.settle(pending, {
+            ok: false,
+            failure: errorReplyFailure(frame.error.code, frame.error.message, stderrTail),
+          });
           return;
         }
         // A result the frame judge's accept check proved valid (the common reply) is not validated again.
-        const issues = resultAccepted ? NO_ISSUES : validateParsed("CallbackResponse", frame.result, pointers.length === 0 ? pointers : framePointers(pointers, "/result"));
+        const issues = resultAccepted
+          ? NO_ISSUES
+          : validateParsed(
+              "CallbackResponse",
+              frame.result,
+              pointers.length === 0 ? pointers : framePointers(pointers, "/result"),
+            );
         if (issues.length > 0) {
           const first = issues[0] as (typeof issues)[number];
-          this.settle(pending, { ok: false, failure: makeFailure("invalid_response", `CallbackResponse is invalid: ${issueText(first)}`, { issues, stderr_tail: stderrTail }) });
+          this.settle(pending, {
+            ok: false,
+            failure: makeFailure("invalid_response", `CallbackResponse is invalid: ${issueText(first)}`, {
+              issues,
+              stderr_tail: stderrTail,
+            }),
+          });
           return;
         }
         live.hadValidReply = true;
@@ -355,21 +426,37 @@ export class StreamInvoker implements CallbackInvoker {
   private onClientRequest(live: Live, frame: Extract<StreamFrame, { kind: "request" }>): void {
     const begun = live.peer.inbound.begin(frame.id);
     if (begun === "duplicate") {
-      live.conn.write(encodeErrorReply(frame.id, { code: errorCode("invalid_request"), message: `request id ${JSON.stringify(frame.id)} is still unanswered (stream.duplicate-request-id)`, data: { error: "invalid_request", rule: "stream.duplicate-request-id" } }));
+      live.conn.write(
+        encodeErrorReply(frame.id, {
+          code: errorCode("invalid_request"),
+          message: `request id ${JSON.stringify(frame.id)} is still unanswered (stream.duplicate-request-id)`,
+          data: { error: "invalid_request", rule: "stream.duplicate-request-id" },
+        }),
+      );
       return;
     }
     if (begun === "flood") {
-      live.conn.violate({ rule: "stream.request-flood", pointer: "", message: `more than ${this.limits.max_client_requests_in_flight} client requests unanswered (limits.max_client_requests_in_flight)` });
+      live.conn.violate({
+        rule: "stream.request-flood",
+        pointer: "",
+        message: `more than ${this.limits.max_client_requests_in_flight} client requests unanswered (limits.max_client_requests_in_flight)`,
+      });
       return;
     }
     this.counters.reverseRequests++;
     void serveReverseRequest(frame.method, frame.id, frame.params, this.handlers, live.conn.signal).then((outcome) => {
       if (live.conn.ending) return;
-      let bytes = outcome.ok ? encodeResultAround(frame.id, outcome.resultJson) : encodeErrorReply(frame.id, outcome.error);
+      let bytes = outcome.ok
+        ? encodeResultAround(frame.id, outcome.resultJson)
+        : encodeErrorReply(frame.id, outcome.error);
       // max_frame_bytes holds in both directions: a reply the client would have to refuse is not written.
       if (bytes.length - 1 > this.limits.max_frame_bytes) {
         const message = `${frame.method}: the reply would be a ${bytes.length - 1}-byte frame, more than limits.max_frame_bytes (${this.limits.max_frame_bytes})`;
-        bytes = encodeErrorReply(frame.id, { code: errorCode("internal_error"), message, data: { error: "internal_error" } });
+        bytes = encodeErrorReply(frame.id, {
+          code: errorCode("internal_error"),
+          message,
+          data: { error: "internal_error" },
+        });
       }
       live.conn.write(bytes, () => live.peer.inbound.end(frame.id));
     });
@@ -385,9 +472,12 @@ export class StreamInvoker implements CallbackInvoker {
     else if (live.spawned) {
       // A stream ended before its spawn left the gate started no client: nothing for the respawn bound.
       this.failedStreams++;
-      if (this.failedStreams >= this.limits.stream_max_failed_spawns) this.cooldownUntil = performance.now() + this.limits.stream_respawn_cooldown_ms;
+      if (this.failedStreams >= this.limits.stream_max_failed_spawns)
+        this.cooldownUntil = performance.now() + this.limits.stream_respawn_cooldown_ms;
     }
-    const failure = live.spawned ? endFailure(end, this.program, this.limits, noFrameHint(live)) : neverStartedFailure(end);
+    const failure = live.spawned
+      ? endFailure(end, this.program, this.limits, noFrameHint(live))
+      : neverStartedFailure(end);
     for (const pending of live.peer.outbound.list()) this.settle(pending, { ok: false, failure });
   }
 }
@@ -410,12 +500,16 @@ export const NO_FRAME_HINT = "; the client wrote no frame: does it implement --s
 function noFrameHint(live: Live): string {
   if (live.framesReceived > 0) return "";
   const bytes = live.conn.bytesRead;
-  return bytes === 0 ? NO_FRAME_HINT : `; the client wrote ${bytes} bytes but no complete frame (each frame ends with LF)`;
+  return bytes === 0
+    ? NO_FRAME_HINT
+    : `; the client wrote ${bytes} bytes but no complete frame (each frame ends with LF)`;
 }
 
 /** The failure of an error reply: the class of its code (spec/tables/stream-v2.json), else the row's default. */
 function errorReplyFailure(code: number, message: string, stderrTail: string): InvocationFailure {
-  const base = makeFailure("error_reply", `the client answered with JSON-RPC error ${code}: ${message.slice(0, 512)}`, { stderr_tail: stderrTail });
+  const base = makeFailure("error_reply", `the client answered with JSON-RPC error ${code}: ${message.slice(0, 512)}`, {
+    stderr_tail: stderrTail,
+  });
   const cls = failureClassForCode(code);
   if (cls === null) return base;
   return { ...base, failure_class: cls as FailureClass, retry_class: defaultRetryClass(cls as FailureClass) };
@@ -424,7 +518,9 @@ function errorReplyFailure(code: number, message: string, stderrTail: string): I
 function exitText(end: ConnectionEnd): string {
   const exit = end.exit;
   if (exit === null) return "the client was not reaped";
-  return exit.signal !== null ? `the client was killed by signal ${exit.signal}` : `the client exited with code ${exit.code}`;
+  return exit.signal !== null
+    ? `the client was killed by signal ${exit.signal}`
+    : `the client exited with code ${exit.code}`;
 }
 
 /**
@@ -434,9 +530,15 @@ function exitText(end: ConnectionEnd): string {
  */
 function neverStartedFailure(end: ConnectionEnd): InvocationFailure {
   if (end.cause === "close") {
-    return makeFailure("stream_closed", "close() ended the stream before its client was started (its spawn was still queued behind other spawns after limits.stream_close_grace_ms); nothing was written");
+    return makeFailure(
+      "stream_closed",
+      "close() ended the stream before its client was started (its spawn was still queued behind other spawns after limits.stream_close_grace_ms); nothing was written",
+    );
   }
-  return makeFailure("stream_exit", `the stream was ended (${end.cause}) before its client was started (its spawn was still queued behind other spawns); nothing was written`);
+  return makeFailure(
+    "stream_exit",
+    `the stream was ended (${end.cause}) before its client was started (its spawn was still queued behind other spawns); nothing was written`,
+  );
 }
 
 /** The failure of every event still pending when a connection ended. */
@@ -452,19 +554,46 @@ function endFailure(end: ConnectionEnd, program: string, limits: StreamInvokerLi
       return makeFailure("spawn", spawnFailureDetail(program, end.spawnError));
     case "violation":
     case "unterminated": {
-      const shown = end.frameBytes !== null ? `; the frame was ${previewBytes(end.frameBytes, limits.failure_detail_preview_bytes)}` : "";
-      return makeFailure("stream_framing", `the client broke the stream framing: ${issue !== null ? issueText(issue) : "unknown"}${shown}; the stream was ended`, { ...facts, issues: issue !== null ? [issue] : [] });
+      const shown =
+        end.frameBytes !== null
+          ? `; the frame was ${previewBytes(end.frameBytes, limits.failure_detail_preview_bytes)}`
+          : "";
+      return makeFailure(
+        "stream_framing",
+        `the client broke the stream framing: ${issue !== null ? issueText(issue) : "unknown"}${shown}; the stream was ended`,
+        { ...facts, issues: issue !== null ? [issue] : [] },
+      );
     }
     case "frame_too_large":
-      return makeFailure("stream_frame_too_large", `a frame from the client exceeded limits.max_frame_bytes (${limits.max_frame_bytes} bytes); nothing more was read and the stream was ended`, { ...facts, issues: issue !== null ? [issue] : [] });
+      return makeFailure(
+        "stream_frame_too_large",
+        `a frame from the client exceeded limits.max_frame_bytes (${limits.max_frame_bytes} bytes); nothing more was read and the stream was ended`,
+        { ...facts, issues: issue !== null ? [issue] : [] },
+      );
     case "stdout_closed":
-      return makeFailure("stream_stdout_closed", "the client closed its stdout while running; the stream was ended", facts);
+      return makeFailure(
+        "stream_stdout_closed",
+        "the client closed its stdout while running; the stream was ended",
+        facts,
+      );
     case "write_error":
-      return makeFailure("write_request", `writing to the client's stdin failed: ${end.writeError?.code ?? end.writeError?.message ?? "unknown"}; the stream was ended`, facts);
+      return makeFailure(
+        "write_request",
+        `writing to the client's stdin failed: ${end.writeError?.code ?? end.writeError?.message ?? "unknown"}; the stream was ended`,
+        facts,
+      );
     case "timeouts":
-      return makeFailure("stream_exit", `the host ended the stream after ${limits.stream_max_consecutive_timeouts} consecutive timeouts (limits.stream_max_consecutive_timeouts); ${exitText(end)}${hint}`, facts);
+      return makeFailure(
+        "stream_exit",
+        `the host ended the stream after ${limits.stream_max_consecutive_timeouts} consecutive timeouts (limits.stream_max_consecutive_timeouts); ${exitText(end)}${hint}`,
+        facts,
+      );
     case "close":
-      return makeFailure("stream_exit", `the stream was closed before the client answered; ${exitText(end)}${hint}`, facts);
+      return makeFailure(
+        "stream_exit",
+        `the stream was closed before the client answered; ${exitText(end)}${hint}`,
+        facts,
+      );
     case "exit":
       return makeFailure("stream_exit", `${exitText(end)} while the event was pending${hint}`, facts);
   }

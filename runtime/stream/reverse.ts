@@ -17,7 +17,12 @@
  * Plugging in a store (issue 11): pass `reverseHandlers: { "continuation/put": async (req) => ..., ... }`
  * to the StreamInvoker, or call `setReverseHandler`.
  */
-import { CLIENT_INITIATED_COMMANDS, STREAM_V2, type StreamErrorName, type StreamReverseMethodName } from "../../generated/ts/spec.js";
+import {
+  CLIENT_INITIATED_COMMANDS,
+  STREAM_V2,
+  type StreamErrorName,
+  type StreamReverseMethodName,
+} from "../../generated/ts/spec.js";
 import { toWireJson } from "../wire/wire-json.js";
 import { errorCode } from "../rpc/error-codes.js";
 import type { JsonRpcError, JsonRpcId } from "../rpc/frame.js";
@@ -67,11 +72,19 @@ export class ReverseRequestError extends Error {
 interface MethodRow {
   readonly method: string;
   readonly group: string;
-  readonly params: readonly { readonly name: string; readonly required: boolean; readonly value: "identifier" | "unsigned_integer" | "base64" }[];
+  readonly params: readonly {
+    readonly name: string;
+    readonly required: boolean;
+    readonly value: "identifier" | "unsigned_integer" | "base64";
+  }[];
   readonly result: readonly string[];
 }
-const METHODS: ReadonlyMap<string, MethodRow> = new Map((STREAM_V2.reverse_methods as readonly MethodRow[]).map((m) => [m.method, m]));
-const IDENTIFIER: ReadonlyMap<string, RegExp> = new Map(CLIENT_INITIATED_COMMANDS.groups.map((g) => [g.group, new RegExp(g.identifier.pattern)]));
+const METHODS: ReadonlyMap<string, MethodRow> = new Map(
+  (STREAM_V2.reverse_methods as readonly MethodRow[]).map((m) => [m.method, m]),
+);
+const IDENTIFIER: ReadonlyMap<string, RegExp> = new Map(
+  CLIENT_INITIATED_COMMANDS.groups.map((g) => [g.group, new RegExp(g.identifier.pattern)]),
+);
 
 /** True when `method` is a client → host method of the table. */
 export function isReverseMethod(method: string): method is StreamReverseMethodName {
@@ -79,18 +92,27 @@ export function isReverseMethod(method: string): method is StreamReverseMethodNa
 }
 
 /** Outcome of serving one request: the result's JSON bytes, or the error object to reply with. */
-export type ReverseOutcome = { readonly ok: true; readonly resultJson: Buffer } | { readonly ok: false; readonly error: JsonRpcError };
+export type ReverseOutcome =
+  | { readonly ok: true; readonly resultJson: Buffer }
+  | { readonly ok: false; readonly error: JsonRpcError };
 
 function fail(name: StreamErrorName, message: string, data: Record<string, unknown>): ReverseOutcome {
   return { ok: false, error: { code: errorCode(name), message, data } };
 }
 
 /** Check params against the method's row; returns the error outcome or the params split from the blob. */
-function checkParams(row: MethodRow, params: Record<string, unknown> | undefined): ReverseOutcome | { params: Record<string, unknown>; blob: Buffer | null } {
+function checkParams(
+  row: MethodRow,
+  params: Record<string, unknown> | undefined,
+): ReverseOutcome | { params: Record<string, unknown>; blob: Buffer | null } {
   const given = params ?? {};
   const known = new Set(row.params.map((p) => p.name));
   for (const key of Object.keys(given)) {
-    if (!known.has(key)) return fail("invalid_params", `${row.method}: unknown member ${JSON.stringify(key)}`, { error: "invalid_params", member: key });
+    if (!known.has(key))
+      return fail("invalid_params", `${row.method}: unknown member ${JSON.stringify(key)}`, {
+        error: "invalid_params",
+        member: key,
+      });
   }
   const out: Record<string, unknown> = {};
   let blob: Buffer | null = null;
@@ -98,24 +120,44 @@ function checkParams(row: MethodRow, params: Record<string, unknown> | undefined
   for (const p of row.params) {
     const value = given[p.name];
     if (value === undefined || value === null) {
-      if (p.required) return fail("invalid_params", `${row.method}: member ${p.name} is required`, { error: "invalid_params", member: p.name });
+      if (p.required)
+        return fail("invalid_params", `${row.method}: member ${p.name} is required`, {
+          error: "invalid_params",
+          member: p.name,
+        });
       continue;
     }
     switch (p.value) {
       case "identifier":
-        if (typeof value !== "string") return fail("invalid_params", `${row.method}: ${p.name} is a string`, { error: "invalid_params", member: p.name });
+        if (typeof value !== "string")
+          return fail("invalid_params", `${row.method}: ${p.name} is a string`, {
+            error: "invalid_params",
+            member: p.name,
+          });
         if (identifier !== undefined && !identifier.test(value)) {
-          return fail("invalid_identifier", `${row.method}: ${p.name} breaks the identifier pattern ${identifier.source}`, { error: "invalid_identifier", field: p.name, detail: `must match ${identifier.source}` });
+          return fail(
+            "invalid_identifier",
+            `${row.method}: ${p.name} breaks the identifier pattern ${identifier.source}`,
+            { error: "invalid_identifier", field: p.name, detail: `must match ${identifier.source}` },
+          );
         }
         out[p.name] = value;
         break;
       case "unsigned_integer":
-        if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) return fail("invalid_params", `${row.method}: ${p.name} is an integer 0..2^53-1`, { error: "invalid_params", member: p.name });
+        if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0)
+          return fail("invalid_params", `${row.method}: ${p.name} is an integer 0..2^53-1`, {
+            error: "invalid_params",
+            member: p.name,
+          });
         out[p.name] = value;
         break;
       case "base64":
         blob = typeof value === "string" ? canonicalBase64(value) : null;
-        if (blob === null) return fail("invalid_params", `${row.method}: ${p.name} is canonical RFC 4648 base64 with padding`, { error: "invalid_params", member: p.name });
+        if (blob === null)
+          return fail("invalid_params", `${row.method}: ${p.name} is canonical RFC 4648 base64 with padding`, {
+            error: "invalid_params",
+            member: p.name,
+          });
         break;
     }
   }
@@ -137,7 +179,11 @@ export async function serveReverseRequest(
     return await serve(method, id, params, handlers, signal);
   } catch (error) {
     // A defect of this module must still answer the request, never reject into the host.
-    return fail("internal_error", `${method} failed inside the host: ${error instanceof Error ? error.message : String(error)}`, { error: "internal_error" });
+    return fail(
+      "internal_error",
+      `${method} failed inside the host: ${error instanceof Error ? error.message : String(error)}`,
+      { error: "internal_error" },
+    );
   }
 }
 
@@ -149,32 +195,56 @@ async function serve(
   signal: AbortSignal,
 ): Promise<ReverseOutcome> {
   const row = METHODS.get(method);
-  if (row === undefined) return { ok: false, error: { code: errorCode("method_not_found"), message: `unknown method ${method}`, data: { method } } };
+  if (row === undefined)
+    return {
+      ok: false,
+      error: { code: errorCode("method_not_found"), message: `unknown method ${method}`, data: { method } },
+    };
   const checked = checkParams(row, params);
   if ("ok" in checked) return checked;
   const handler = handlers[row.method as StreamReverseMethodName];
   if (handler === undefined) {
-    return fail("not_available", `${row.method} is not available: the host has no ${row.group} handler configured`, { error: "not_available", method: row.method });
+    return fail("not_available", `${row.method} is not available: the host has no ${row.group} handler configured`, {
+      error: "not_available",
+      method: row.method,
+    });
   }
   let reply: ReverseReply;
   try {
-    reply = await handler({ method: row.method as StreamReverseMethodName, id, params: checked.params, blob: checked.blob, signal });
+    reply = await handler({
+      method: row.method as StreamReverseMethodName,
+      id,
+      params: checked.params,
+      blob: checked.blob,
+      signal,
+    });
   } catch (error) {
-    if (error instanceof ReverseRequestError) return fail(error.errorName, error.message, { ...error.data, error: error.errorName });
-    return fail("internal_error", `${row.method} failed: ${error instanceof Error ? error.message : String(error)}`, { error: "internal_error" });
+    if (error instanceof ReverseRequestError)
+      return fail(error.errorName, error.message, { ...error.data, error: error.errorName });
+    return fail("internal_error", `${row.method} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      error: "internal_error",
+    });
   }
   try {
     const result: Record<string, unknown> = {};
     const wantsBlob = row.result.includes("blob_base64");
-    if (wantsBlob !== (reply?.blob !== undefined)) throw new Error(wantsBlob ? "the reply lacks its blob" : "the reply has a blob the method does not return");
+    if (wantsBlob !== (reply?.blob !== undefined))
+      throw new Error(wantsBlob ? "the reply lacks its blob" : "the reply has a blob the method does not return");
     const members = Object.keys(reply.result ?? {});
     const expected = row.result.filter((m) => m !== "blob_base64");
     if (members.length !== expected.length || expected.some((m) => !(m in reply.result))) {
-      throw new Error(`the result has members ${JSON.stringify(members.sort())}, expected ${JSON.stringify([...expected].sort())}`);
+      throw new Error(
+        `the result has members ${JSON.stringify(members.sort())}, expected ${JSON.stringify([...expected].sort())}`,
+      );
     }
-    for (const m of row.result) result[m] = m === "blob_base64" ? Buffer.from(reply.blob as Uint8Array).toString("base64") : reply.result[m];
+    for (const m of row.result)
+      result[m] = m === "blob_base64" ? Buffer.from(reply.blob as Uint8Array).toString("base64") : reply.result[m];
     return { ok: true, resultJson: Buffer.from(toWireJson(result), "utf8") };
   } catch (error) {
-    return fail("internal_error", `${row.method}: the handler's reply is not the method's result: ${(error as Error).message}`, { error: "internal_error" });
+    return fail(
+      "internal_error",
+      `${row.method}: the handler's reply is not the method's result: ${(error as Error).message}`,
+      { error: "internal_error" },
+    );
   }
 }

@@ -69,7 +69,12 @@ export class ByteGather {
 
   /** The gathered bytes as one Buffer (no copy of more than GATHER_INLINE_BYTES); the gatherer is empty again. */
   take(): Buffer {
-    const out = this.reserve !== null ? this.reserve.subarray(0, this.bytes) : this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts, this.bytes);
+    const out =
+      this.reserve !== null
+        ? this.reserve.subarray(0, this.bytes)
+        : this.parts.length === 1
+          ? (this.parts[0] as Buffer)
+          : Buffer.concat(this.parts, this.bytes);
     this.clear();
     return out;
   }

@@ -86,7 +86,13 @@ const C_9 = 0x39;
  * counted so far, shared with the accept checks (generated/ts/accept-checks.ts), which call
  * {@link walk} for open objects through `open`.
  */
-const context: AcceptContext = { maxDepth: 0, elements: 0, chars: 0, exact: true, open: (value, level) => walk(value, level) };
+const context: AcceptContext = {
+  maxDepth: 0,
+  elements: 0,
+  chars: 0,
+  exact: true,
+  open: (value, level) => walk(value, level),
+};
 /** Whether the walk checks strings and names for lone surrogates (the text has a surrogate escape). */
 let walkSurrogates = false;
 /** The most entries one object may have (limits.max_object_members, or Infinity): above it the walk declines. */
@@ -224,7 +230,10 @@ function integerSlotsOf(patterns: readonly string[]): IntegerSlots | null {
     // A trailing "*" matches an array index and also a member named "*" (the scanner's slotMatches).
     const names = last.filter((token) => token !== "");
     slots = names.every((token) => !/["\\/\u0000-\u001f]/.test(token))
-      ? { names: [...new Set(names)].map((token) => `"${token}"`), elements: last.some((token) => token === "" || token === "*") }
+      ? {
+          names: [...new Set(names)].map((token) => `"${token}"`),
+          elements: last.some((token) => token === "" || token === "*"),
+        }
       : null;
     integerSlots.set(patterns, slots);
   }
@@ -287,7 +296,15 @@ export interface FastParse {
  * (then the value is also valid under the type's schema and rules); when it does not pass, or the
  * text escapes a surrogate, the generic walk judges the same value (`accepted` false).
  */
-export function fastParse(text: string, byteLength: number, maxDepth: number, maxValues: number, maxMembers: number, nonIntegerPaths: readonly string[] | undefined, accept?: AcceptCheck): FastParse | undefined {
+export function fastParse(
+  text: string,
+  byteLength: number,
+  maxDepth: number,
+  maxValues: number,
+  maxMembers: number,
+  nonIntegerPaths: readonly string[] | undefined,
+  accept?: AcceptCheck,
+): FastParse | undefined {
   if (maxDepth > WALK_MAX_DEPTH) return undefined;
   const backslash = text.indexOf("\\");
   const escapes = backslash !== -1 && text.indexOf("\\u", backslash) !== -1;
@@ -342,7 +359,13 @@ export function fastParse(text: string, byteLength: number, maxDepth: number, ma
  * `escaped` (default: searched in `text`) says whether it has one, when the writer knows.
  * false means "not proved", never "invalid": the caller validates the value then. Never throws.
  */
-export function acceptsSerialized(value: unknown, text: string, accept: AcceptCheck, maxDepth: number, escaped: boolean = text.indexOf("\\") !== -1): boolean {
+export function acceptsSerialized(
+  value: unknown,
+  text: string,
+  accept: AcceptCheck,
+  maxDepth: number,
+  escaped: boolean = text.indexOf("\\") !== -1,
+): boolean {
   if (maxDepth > WALK_MAX_DEPTH || escaped) return false;
   context.maxDepth = maxDepth;
   walkMaxMembers = Number.POSITIVE_INFINITY; // the serializer has counted the members it wrote

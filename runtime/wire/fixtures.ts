@@ -28,7 +28,9 @@ export interface FixtureRow {
 }
 
 /** Integer fields of every wire document type, below a fixture's `data` member. */
-const FIXTURE_INTEGER_PATHS: readonly string[] = [...new Set(WIRE_DOCUMENTS.flatMap((d) => INTEGER_PATHS[d.typeName].map((p) => `/data${p}`)))];
+const FIXTURE_INTEGER_PATHS: readonly string[] = [
+  ...new Set(WIRE_DOCUMENTS.flatMap((d) => INTEGER_PATHS[d.typeName].map((p) => `/data${p}`))),
+];
 
 /** One entry found under the root: a fixture file to judge, or a path that cannot be walked or read (a row of its own). */
 export type FoundFixture = { readonly path: string; readonly problem?: string };
@@ -65,7 +67,8 @@ export function listFixtures(root: string): FoundFixture[] {
         stats = statSync(path);
       } catch (error) {
         // A dangling symlink (ENOENT), a symlink loop (ELOOP), a name that vanished.
-        if (name.endsWith(".json") || lstatOrNull(path)?.isSymbolicLink()) out.push({ path, problem: `cannot stat: ${errorCode(error)}` });
+        if (name.endsWith(".json") || lstatOrNull(path)?.isSymbolicLink())
+          out.push({ path, problem: `cannot stat: ${errorCode(error)}` });
         continue;
       }
       if (stats.isDirectory()) walk(path);
@@ -86,7 +89,6 @@ function lstatOrNull(path: string): Stats | null {
   }
 }
 
-
 /**
  * The bytes of a regular file, read without ever blocking (regular-file.ts: a FIFO swapped in
  * after the walk opens at once instead of waiting for a writer) and never past the document limit
@@ -96,8 +98,10 @@ function readFixtureFile(path: string): { ok: true; bytes: Uint8Array } | { ok: 
   const max = DEFAULT_DOCUMENT_LIMITS.maxBytes;
   const read = readRegularFile(path, max);
   if (read.ok) return read;
-  if (read.problem === "not_regular") return { ok: false, reason: `not a regular file (${read.kind}); only regular files are read` };
-  if (read.problem === "too_large") return { ok: false, reason: `${PARSE_RULES.maxBytes}: the file is larger than the limit of ${max} bytes` };
+  if (read.problem === "not_regular")
+    return { ok: false, reason: `not a regular file (${read.kind}); only regular files are read` };
+  if (read.problem === "too_large")
+    return { ok: false, reason: `${PARSE_RULES.maxBytes}: the file is larger than the limit of ${max} bytes` };
   return { ok: false, reason: `cannot read: ${errorCode(read.error)}` };
 }
 
@@ -112,7 +116,8 @@ function substituteVersions(value: unknown, from: ReadonlySet<string>): unknown 
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      const next = k === "schema_version" && typeof v === "string" && from.has(v) ? WIRE_VERSION : substituteVersions(v, from);
+      const next =
+        k === "schema_version" && typeof v === "string" && from.has(v) ? WIRE_VERSION : substituteVersions(v, from);
       defineMember(out, k, next);
     }
     return out;
@@ -127,7 +132,10 @@ function substituteVersionBytes(bytes: Uint8Array, from: ReadonlySet<string>): U
   let text = Buffer.from(bytes).toString("latin1");
   for (const old of from) {
     const escaped = old.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    text = text.replace(new RegExp(`("schema_version"[ \t\r\n]*:[ \t\r\n]*)"${escaped}"`, "g"), (_m, head: string) => `${head}${JSON.stringify(WIRE_VERSION)}`);
+    text = text.replace(
+      new RegExp(`("schema_version"[ \t\r\n]*:[ \t\r\n]*)"${escaped}"`, "g"),
+      (_m, head: string) => `${head}${JSON.stringify(WIRE_VERSION)}`,
+    );
   }
   return new Uint8Array(Buffer.from(text, "latin1"));
 }
@@ -138,9 +146,20 @@ export function runFixture(path: string, substitutions: ReadonlySet<string>): Fi
   if (!read.ok) return { path, kind: null, expect: null, actual: "unreadable", pass: false, reason: read.reason };
   const bytes = read.bytes;
   // The envelope adds two levels ({data: ...}) around the document.
-  const parsed = parseStrictJson(bytes, { maxBytes: DEFAULT_DOCUMENT_LIMITS.maxBytes, maxDepth: DEFAULT_DOCUMENT_LIMITS.maxDepth + 1 }, { nonIntegerPaths: FIXTURE_INTEGER_PATHS });
+  const parsed = parseStrictJson(
+    bytes,
+    { maxBytes: DEFAULT_DOCUMENT_LIMITS.maxBytes, maxDepth: DEFAULT_DOCUMENT_LIMITS.maxDepth + 1 },
+    { nonIntegerPaths: FIXTURE_INTEGER_PATHS },
+  );
   if (!parsed.ok) {
-    return { path, kind: null, expect: null, actual: "unreadable", pass: false, reason: `${parsed.issue.rule}: ${parsed.issue.message}` };
+    return {
+      path,
+      kind: null,
+      expect: null,
+      actual: "unreadable",
+      pass: false,
+      reason: `${parsed.issue.rule}: ${parsed.issue.message}`,
+    };
   }
   const fixture = parsed.value as Record<string, unknown>;
   const kind = typeof fixture?.kind === "string" ? fixture.kind : null;
@@ -149,25 +168,51 @@ export function runFixture(path: string, substitutions: ReadonlySet<string>): Fi
   const base64 = fixture?.data_base64;
   const hasBase64 = base64 !== undefined;
   if (kind === null || expect === null || hasData === hasBase64) {
-    return { path, kind, expect, actual: "unreadable", pass: false, reason: "not a fixture: needs kind, expect (valid|invalid) and exactly one of data and data_base64" };
+    return {
+      path,
+      kind,
+      expect,
+      actual: "unreadable",
+      pass: false,
+      reason: "not a fixture: needs kind, expect (valid|invalid) and exactly one of data and data_base64",
+    };
   }
   if (hasBase64 && (typeof base64 !== "string" || base64.length % 4 !== 0 || !BASE64.test(base64))) {
-    return { path, kind, expect, actual: "unreadable", pass: false, reason: "not a fixture: data_base64 must be a padded base64 string" };
+    return {
+      path,
+      kind,
+      expect,
+      actual: "unreadable",
+      pass: false,
+      reason: "not a fixture: data_base64 must be a padded base64 string",
+    };
   }
   const expectPointer = fixture.expect_pointer;
   if (expectPointer !== undefined && typeof expectPointer !== "string") {
-    return { path, kind, expect, actual: "unreadable", pass: false, reason: "not a fixture: expect_pointer must be a string" };
+    return {
+      path,
+      kind,
+      expect,
+      actual: "unreadable",
+      pass: false,
+      reason: "not a fixture: expect_pointer must be a string",
+    };
   }
   const doc = WIRE_DOCUMENTS.find((d) => d.fixtureKind === kind);
   if (!doc) return { path, kind, expect, actual: "skipped", pass: true, reason: "not a wire-document kind" };
   let issues: readonly ValidationIssue[];
   if (typeof base64 === "string") {
     const raw = new Uint8Array(Buffer.from(base64, "base64"));
-    const result = parseWireDocument(doc.typeName, substitutions.size > 0 ? substituteVersionBytes(raw, substitutions) : raw);
+    const result = parseWireDocument(
+      doc.typeName,
+      substitutions.size > 0 ? substituteVersionBytes(raw, substitutions) : raw,
+    );
     issues = result.ok ? [] : result.issues;
   } else {
     const data = substitutions.size > 0 ? substituteVersions(fixture.data, substitutions) : fixture.data;
-    const pointers = parsed.nonIntegerNumberPointers.filter((p) => p.startsWith("/data/")).map((p) => p.slice("/data".length));
+    const pointers = parsed.nonIntegerNumberPointers
+      .filter((p) => p.startsWith("/data/"))
+      .map((p) => p.slice("/data".length));
     issues = validateParsed(doc.typeName, data, pointers);
   }
   const actual = issues.length === 0 ? "valid" : "invalid";
@@ -180,7 +225,8 @@ export function runFixture(path: string, substitutions: ReadonlySet<string>): Fi
         : null;
   let pass = actual === expect;
   let reason: string | undefined;
-  if (!pass) reason = `expected ${expect}, got ${actual}${primary ? ` (${primary.rule} at "${primary.pointer}": ${primary.message})` : ""}`;
+  if (!pass)
+    reason = `expected ${expect}, got ${actual}${primary ? ` (${primary.rule} at "${primary.pointer}": ${primary.message})` : ""}`;
   else if (expect === "invalid" && expectedRule && primary?.rule !== expectedRule) {
     pass = false;
     reason = `invalid for the wrong reason: expected rule ${expectedRule}, got ${primary?.rule} at "${primary?.pointer}"`;

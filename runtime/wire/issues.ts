@@ -24,7 +24,9 @@ export class WireValidationError extends Error {
     readonly issues: readonly ValidationIssue[],
   ) {
     const first = issues[0];
-    super(`${typeName} is invalid: ${first ? `${first.rule} at "${first.pointer}": ${first.message}` : "unknown problem"}`);
+    super(
+      `${typeName} is invalid: ${first ? `${first.rule} at "${first.pointer}": ${first.message}` : "unknown problem"}`,
+    );
     this.name = "WireValidationError";
   }
 }

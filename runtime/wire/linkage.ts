@@ -35,11 +35,24 @@ function frameClassOf(envelope: unknown): unknown {
  * self-parent check is then left to the receipt), or null when the linkage is sound. Pointers are
  * those of the receipt (`/parent_receipt_id`). Never throws.
  */
-export function linkageIssue(envelope: unknown, parentReceiptId: string | null, receiptId?: string): ValidationIssue | null {
+export function linkageIssue(
+  envelope: unknown,
+  parentReceiptId: string | null,
+  receiptId?: string,
+): ValidationIssue | null {
   if (parentReceiptId !== null) {
-    if (parentReceiptId === "") return { rule: NON_EMPTY_IDENTIFIER, pointer: "/parent_receipt_id", message: "the parent receipt id is empty: give a receipt id, or none for a root receipt" };
+    if (parentReceiptId === "")
+      return {
+        rule: NON_EMPTY_IDENTIFIER,
+        pointer: "/parent_receipt_id",
+        message: "the parent receipt id is empty: give a receipt id, or none for a root receipt",
+      };
     if (receiptId !== undefined && parentReceiptId === receiptId) {
-      return { rule: RECEIPT_NOT_OWN_PARENT, pointer: "/parent_receipt_id", message: `parent_receipt_id equals receipt_id ${JSON.stringify(receiptId)}: a receipt is not its own parent` };
+      return {
+        rule: RECEIPT_NOT_OWN_PARENT,
+        pointer: "/parent_receipt_id",
+        message: `parent_receipt_id equals receipt_id ${JSON.stringify(receiptId)}: a receipt is not its own parent`,
+      };
     }
     return null;
   }
@@ -47,7 +60,8 @@ export function linkageIssue(envelope: unknown, parentReceiptId: string | null, 
     return {
       rule: SUBCALL_REQUIRES_PARENT_RECEIPT,
       pointer: "/parent_receipt_id",
-      message: "frame_class=subcall requires a parent receipt (invoke option parentReceiptId, CLI --parent-receipt-id): a root receipt for a nested frame would misrepresent the receipt tree",
+      message:
+        "frame_class=subcall requires a parent receipt (invoke option parentReceiptId, CLI --parent-receipt-id): a root receipt for a nested frame would misrepresent the receipt tree",
     };
   }
   return null;

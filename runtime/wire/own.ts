@@ -6,7 +6,8 @@
 
 /** Define `key` on `obj` as an own enumerable, writable, configurable data property (as JSON.parse does). Returns `obj`. */
 export function defineMember<T extends object>(obj: T, key: string, value: unknown): T {
-  if (key === "__proto__") Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === "__proto__")
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
   else (obj as Record<string, unknown>)[key] = value;
   return obj;
 }

@@ -70,7 +70,11 @@ function compiledPlan(planSteps: readonly RuleStep[]): CompiledPlan {
       }
       return { check: compileStep(step), pattern };
     });
-    plan = { patterns, steps, byPattern: patterns.map((_, p) => steps.filter((step) => step.pattern === p).map((step) => step.check)) };
+    plan = {
+      patterns,
+      steps,
+      byPattern: patterns.map((_, p) => steps.filter((step) => step.pattern === p).map((step) => step.check)),
+    };
     compiledPlans.set(planSteps, plan);
   }
   return plan;
@@ -95,7 +99,14 @@ interface Sink {
   readonly limit: number;
 }
 
-function report(sink: Sink, step: RuleStep, obj: JsonObject, path: readonly (string | number)[], at: string | null, extra: Readonly<Record<string, string>> = {}): void {
+function report(
+  sink: Sink,
+  step: RuleStep,
+  obj: JsonObject,
+  path: readonly (string | number)[],
+  at: string | null,
+  extra: Readonly<Record<string, string>> = {},
+): void {
   const pointer = pointerOf(path);
   const fieldPointer = childPointer(pointer, step.field ?? "");
   const vars: Record<string, string> = {
@@ -174,7 +185,8 @@ function compileStep(step: RuleStep): Check {
         const declared = obj[lengthField];
         if (typeof body !== "string" || typeof declared !== "number") return;
         const actual = utf8Length(body);
-        if (actual !== declared) report(sink, step, obj, path, null, { actual: String(actual), expected: String(declared) });
+        if (actual !== declared)
+          report(sink, step, obj, path, null, { actual: String(actual), expected: String(declared) });
       };
     }
     case "non_empty_array":
@@ -186,7 +198,10 @@ function compileStep(step: RuleStep): Check {
       const fields = step.fields ?? [];
       return (obj, path, sink) => {
         const repeated = firstRepeatedField(obj, fields);
-        if (repeated !== undefined) report(sink, step, obj, path, childPointer(pointerOf(path), repeated), { field: childPointer(pointerOf(path), repeated) });
+        if (repeated !== undefined)
+          report(sink, step, obj, path, childPointer(pointerOf(path), repeated), {
+            field: childPointer(pointerOf(path), repeated),
+          });
       };
     }
   }
@@ -206,7 +221,13 @@ function firstRepeatedField(obj: JsonObject, fields: readonly string[]): string 
 }
 
 /** Collect every object matching `tokens` below `value` (`*` = every array element), in document order. */
-function collect(value: unknown, tokens: readonly string[], index: number, path: (string | number)[], out: Match[]): void {
+function collect(
+  value: unknown,
+  tokens: readonly string[],
+  index: number,
+  path: (string | number)[],
+  out: Match[],
+): void {
   if (index === tokens.length) {
     if (isObject(value)) out.push({ obj: value, path: path.slice() });
     return;
@@ -234,7 +255,11 @@ const ROOT_PATH: readonly (string | number)[] = [];
  * Returns the issues in plan order (empty when the value satisfies every rule). `limit` caps how many
  * issues are collected (default: all).
  */
-export function evaluateRules(typeName: WireObjectTypeName, value: unknown, limit = Number.POSITIVE_INFINITY): ValidationIssue[] {
+export function evaluateRules(
+  typeName: WireObjectTypeName,
+  value: unknown,
+  limit = Number.POSITIVE_INFINITY,
+): ValidationIssue[] {
   // The generated straight-line probe of the same plan: most values satisfy every rule.
   if (!RULE_PROBES[typeName](value)) return [];
   return run(compiledPlan(RULE_PLANS[typeName]), value, limit);
@@ -245,7 +270,11 @@ export function evaluateRules(typeName: WireObjectTypeName, value: unknown, limi
  * another version of the spec) against `value`, with the semantics of {@link evaluateRules}.
  * The plan is compiled once per array identity.
  */
-export function evaluateRulePlan(plan: readonly RuleStep[], value: unknown, limit = Number.POSITIVE_INFINITY): ValidationIssue[] {
+export function evaluateRulePlan(
+  plan: readonly RuleStep[],
+  value: unknown,
+  limit = Number.POSITIVE_INFINITY,
+): ValidationIssue[] {
   const compiled = compiledPlan(plan);
   // Most values satisfy every rule: a probe that collects nothing and builds no path proves it;
   // only when it finds something does the evaluation in plan order, with pointers, run.
@@ -267,7 +296,13 @@ function probe(compiled: CompiledPlan, value: unknown): boolean {
 }
 
 /** Run `checks` on every object matching `tokens` below `value`; true as soon as one reports. */
-function visit(value: unknown, tokens: readonly string[], index: number, checks: readonly Check[], sink: Sink): boolean {
+function visit(
+  value: unknown,
+  tokens: readonly string[],
+  index: number,
+  checks: readonly Check[],
+  sink: Sink,
+): boolean {
   if (index === tokens.length) {
     if (!isObject(value)) return false;
     for (let c = 0; c < checks.length; c++) {

@@ -46,18 +46,31 @@ function validatorFor(typeName: WireObjectTypeName): StandaloneValidator {
 export function toIssue(error: AjvError): ValidationIssue | null {
   if (error.keyword === "anyOf") return null;
   if (error.keyword === "type" && error.schemaPath.endsWith("/anyOf/1/type")) return null;
-  const rule = KEYWORD_RULES[error.keyword] ?? `schema.${error.keyword.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  const rule =
+    KEYWORD_RULES[error.keyword] ?? `schema.${error.keyword.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
   if (error.keyword === "required") {
     const missing = String(error.params.missingProperty);
-    return { rule, pointer: childPointer(error.instancePath, missing), message: `missing required member \`${missing}\`` };
+    return {
+      rule,
+      pointer: childPointer(error.instancePath, missing),
+      message: `missing required member \`${missing}\``,
+    };
   }
   if (error.keyword === "additionalProperties") {
     const extra = String(error.params.additionalProperty);
-    return { rule, pointer: childPointer(error.instancePath, extra), message: `unknown member \`${extra}\` (the object is closed)` };
+    return {
+      rule,
+      pointer: childPointer(error.instancePath, extra),
+      message: `unknown member \`${extra}\` (the object is closed)`,
+    };
   }
   if (error.keyword === "enum") {
     const allowed = (error.params.allowedValues as unknown[] | undefined) ?? [];
-    return { rule, pointer: error.instancePath, message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}` };
+    return {
+      rule,
+      pointer: error.instancePath,
+      message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`,
+    };
   }
   return { rule, pointer: error.instancePath, message: error.message ?? error.keyword };
 }
@@ -67,7 +80,9 @@ export function schemaIssues(typeName: WireObjectTypeName, value: unknown): Vali
   const validate = validatorFor(typeName);
   if (validate(value)) return [];
   const issues = (validate.errors ?? []).map(toIssue).filter((i): i is ValidationIssue => i !== null);
-  return issues.length > 0 ? issues.slice(0, 1) : [{ rule: "schema.type", pointer: "", message: "does not match the schema" }];
+  return issues.length > 0
+    ? issues.slice(0, 1)
+    : [{ rule: "schema.type", pointer: "", message: "does not match the schema" }];
 }
 
 const integerNameSets = new Map<WireObjectTypeName, ReadonlySet<string>>();
@@ -97,7 +112,13 @@ export function integerLexemeIssues(typeName: WireObjectTypeName, pointers: read
     const last = pointer.slice(pointer.lastIndexOf("/") + 1);
     if (!names.has(last) && !(names.has("*") && /^(0|[1-9][0-9]*)$/.test(last))) continue;
     if (patterns.some((pattern) => pointerMatches(pointer, pattern))) {
-      return [{ rule: "schema.type", pointer, message: "must be an integer written without fraction, exponent or minus zero" }];
+      return [
+        {
+          rule: "schema.type",
+          pointer,
+          message: "must be an integer written without fraction, exponent or minus zero",
+        },
+      ];
     }
   }
   return [];

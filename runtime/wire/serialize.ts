@@ -65,14 +65,18 @@ export type ValueSnapshot = { readonly ok: true; readonly bytes: Buffer; readonl
  * frame instead of one of the document and a copy into the frame); or `bytes` (UTF-8), for a
  * serializer that wrote the output in pieces. `byteLength` is the UTF-8 length either way.
  */
-export type JsonOutput = { readonly text: string; readonly bytes: null; readonly byteLength: number } | { readonly text: null; readonly bytes: Buffer; readonly byteLength: number };
+export type JsonOutput =
+  | { readonly text: string; readonly bytes: null; readonly byteLength: number }
+  | { readonly text: null; readonly bytes: Buffer; readonly byteLength: number };
 
 /**
  * {@link ValueSnapshot} with the JSON as a {@link JsonOutput} (text unless written in pieces).
  * `escaped`: the JSON holds a backslash (an escape in a string or a member name), known from what
  * was written, so a reader of `text` need not search it.
  */
-export type TextSnapshot = ({ readonly ok: true; readonly value: unknown; readonly escaped: boolean } & JsonOutput) | SnapshotProblem;
+export type TextSnapshot =
+  | ({ readonly ok: true; readonly value: unknown; readonly escaped: boolean } & JsonOutput)
+  | SnapshotProblem;
 
 /** Options of {@link snapshotValueSliced}: the longest slice (ms, default: the scheduler's, runtime/process/slices.ts) and an absolute deadline (performance.now() ms). */
 export interface SliceOptions {
@@ -275,9 +279,22 @@ class Serializer {
           if (this.stack.length > 0) return null;
         }
       }
-      if (this.root === undefined) return { ok: false, problem: "serialize", detail: "the value is undefined (or a function or symbol), which JSON cannot represent" };
+      if (this.root === undefined)
+        return {
+          ok: false,
+          problem: "serialize",
+          detail: "the value is undefined (or a function or symbol), which JSON cannot represent",
+        };
       // A small output stays text (the stream frames it before encoding); one written in pieces is joined into bytes.
-      if (this.pieces.length === 0) return { ok: true, text: this.out, bytes: null, byteLength: this.bytes, value: this.root, escaped: this.escaped };
+      if (this.pieces.length === 0)
+        return {
+          ok: true,
+          text: this.out,
+          bytes: null,
+          byteLength: this.bytes,
+          value: this.root,
+          escaped: this.escaped,
+        };
       const bytes = this.joinPieces();
       return { ok: true, text: null, bytes, byteLength: bytes.length, value: this.root, escaped: this.escaped };
     } catch (error) {
@@ -306,9 +323,16 @@ class Serializer {
     const index = frame.next++;
     if (frame.isArray) {
       const element = (frame.source as Record<number, unknown>)[index];
-      if (element === undefined) throw new Unrepresentable(`array element ${pointerIn(frame, index)} is undefined (or a hole), which JSON cannot represent`);
-      const written = frame.written > 0 ? this.write(element, frame, index, ",", 1) : this.write(element, frame, index, "", 0);
-      if (written === SKIP) throw new Unrepresentable(`array element ${pointerIn(frame, index)} is a ${typeof element}, which JSON cannot represent`);
+      if (element === undefined)
+        throw new Unrepresentable(
+          `array element ${pointerIn(frame, index)} is undefined (or a hole), which JSON cannot represent`,
+        );
+      const written =
+        frame.written > 0 ? this.write(element, frame, index, ",", 1) : this.write(element, frame, index, "", 0);
+      if (written === SKIP)
+        throw new Unrepresentable(
+          `array element ${pointerIn(frame, index)} is a ${typeof element}, which JSON cannot represent`,
+        );
       (frame.copy as unknown[]).push(written);
       frame.written++;
       return;
@@ -318,7 +342,12 @@ class Serializer {
     if (member === undefined) return; // an absent member, as in JSON.stringify
     let name = NAME_CACHE.get(key);
     if (name === undefined) {
-      if (loneSurrogateAt(key) >= 0) this.limit("json.lone-surrogate", framePointer(frame), `member name at ${JSON.stringify(pointerIn(frame, key))} has an unpaired UTF-16 surrogate`);
+      if (loneSurrogateAt(key) >= 0)
+        this.limit(
+          "json.lone-surrogate",
+          framePointer(frame),
+          `member name at ${JSON.stringify(pointerIn(frame, key))} has an unpaired UTF-16 surrogate`,
+        );
       const text = `${JSON.stringify(key)}:`;
       // JSON.stringify writes a string as its characters in quotes, longer by each escape.
       name = { text, separated: `,${text}`, bytes: utf8Bytes(text), escaped: text.length !== key.length + 3 };
@@ -327,11 +356,19 @@ class Serializer {
     // As the strict parser judges the text: the name first (json.lone-surrogate), then the count.
     if (frame.written >= (this.limits.maxMembers ?? Number.POSITIVE_INFINITY)) {
       const pointer = pointerIn(frame, key);
-      this.limit("json.max-members", pointer, `the member at ${JSON.stringify(pointer)} is member number ${frame.written + 1} of its object, above the limit of ${this.limits.maxMembers} members per object`);
+      this.limit(
+        "json.max-members",
+        pointer,
+        `the member at ${JSON.stringify(pointer)} is member number ${frame.written + 1} of its object, above the limit of ${this.limits.maxMembers} members per object`,
+      );
     }
     if (name.escaped) this.escaped = true;
-    const written = frame.written > 0 ? this.write(member, frame, key, name.separated, name.bytes + 1) : this.write(member, frame, key, name.text, name.bytes);
-    if (written === SKIP) throw new Unrepresentable(`member ${pointerIn(frame, key)} is a ${typeof member}, which JSON cannot represent`);
+    const written =
+      frame.written > 0
+        ? this.write(member, frame, key, name.separated, name.bytes + 1)
+        : this.write(member, frame, key, name.text, name.bytes);
+    if (written === SKIP)
+      throw new Unrepresentable(`member ${pointerIn(frame, key)} is a ${typeof member}, which JSON cannot represent`);
     defineMember(frame.copy as Record<string, unknown>, key, written);
     frame.written++;
   }
@@ -341,9 +378,16 @@ class Serializer {
    * container is opened (its frame pushed) and its copy returned empty. Returns the copy, or
    * {@link SKIP} for a value JSON.stringify would skip (undefined, function, symbol).
    */
-  private write(value: unknown, parent: Frame | null, token: string | number, prefix: string, prefixBytes: number): unknown {
+  private write(
+    value: unknown,
+    parent: Frame | null,
+    token: string | number,
+    prefix: string,
+    prefixBytes: number,
+  ): unknown {
     if (value !== null && typeof value === "object") {
-      if (typeof (value as { toJSON?: unknown }).toJSON === "function") value = (value as { toJSON: (key: string) => unknown }).toJSON(String(token));
+      if (typeof (value as { toJSON?: unknown }).toJSON === "function")
+        value = (value as { toJSON: (key: string) => unknown }).toJSON(String(token));
       // Only objects can be boxed primitives (a toJSON result included); primitives skip the checks.
       // As JSON.stringify: ToNumber / ToString of a boxed number / string (an overridden valueOf,
       // toString or Symbol.toPrimitive is honoured), a boxed boolean's own value.
@@ -354,7 +398,8 @@ class Serializer {
     switch (typeof value) {
       case "string": {
         this.count(parent, token);
-        if (this.bytes + prefix.length + value.length + 2 > this.limits.maxBytes) this.tooLarge(pointerIn(parent, token));
+        if (this.bytes + prefix.length + value.length + 2 > this.limits.maxBytes)
+          this.tooLarge(pointerIn(parent, token));
         if (isPlainJsonString(value)) {
           // The common wire string (ids, names, enum values): its JSON text is itself in quotes,
           // as many bytes as characters, and it has no surrogate at all.
@@ -365,7 +410,11 @@ class Serializer {
         const ascii = ASCII.test(value);
         if (!ascii && loneSurrogateAt(value) >= 0) {
           const pointer = pointerIn(parent, token);
-          this.limit("json.lone-surrogate", pointer, `the string at ${JSON.stringify(pointer)} has an unpaired UTF-16 surrogate`);
+          this.limit(
+            "json.lone-surrogate",
+            pointer,
+            `the string at ${JSON.stringify(pointer)} has an unpaired UTF-16 surrogate`,
+          );
         }
         const text = JSON.stringify(value);
         // Its characters in quotes, longer by each escape.
@@ -374,7 +423,10 @@ class Serializer {
         return value;
       }
       case "number": {
-        if (!Number.isFinite(value)) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} is ${value}, which JSON cannot represent`);
+        if (!Number.isFinite(value))
+          throw new Unrepresentable(
+            `the value at ${JSON.stringify(pointerIn(parent, token))} is ${value}, which JSON cannot represent`,
+          );
         this.count(parent, token);
         const number = Object.is(value, -0) ? 0 : value;
         const text = String(number);
@@ -386,7 +438,9 @@ class Serializer {
         this.emitAfter(prefix, prefixBytes, value ? "true" : "false", value ? 4 : 5, parent, token);
         return value;
       case "bigint":
-        throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} is a BigInt, which JSON cannot represent`);
+        throw new Unrepresentable(
+          `the value at ${JSON.stringify(pointerIn(parent, token))} is a BigInt, which JSON cannot represent`,
+        );
       case "undefined":
       case "function":
       case "symbol":
@@ -399,18 +453,39 @@ class Serializer {
     }
     const obj = value as object;
     const exotic = exoticKind(obj);
-    if (exotic !== null) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} is ${exotic}, which JSON cannot represent`);
-    if (this.onPath(obj)) throw new Unrepresentable(`the value at ${JSON.stringify(pointerIn(parent, token))} refers to one of its own containers (a cycle)`);
+    if (exotic !== null)
+      throw new Unrepresentable(
+        `the value at ${JSON.stringify(pointerIn(parent, token))} is ${exotic}, which JSON cannot represent`,
+      );
+    if (this.onPath(obj))
+      throw new Unrepresentable(
+        `the value at ${JSON.stringify(pointerIn(parent, token))} refers to one of its own containers (a cycle)`,
+      );
     this.count(parent, token);
     if (this.stack.length + 1 > this.limits.maxDepth) {
       const pointer = pointerIn(parent, token);
-      this.limit("json.max-depth", pointer, `nesting depth ${this.stack.length + 1} at ${JSON.stringify(pointer)} exceeds the limit of ${this.limits.maxDepth}`);
+      this.limit(
+        "json.max-depth",
+        pointer,
+        `nesting depth ${this.stack.length + 1} at ${JSON.stringify(pointer)} exceeds the limit of ${this.limits.maxDepth}`,
+      );
     }
     const isArray = Array.isArray(obj);
     this.emitAfter(prefix, prefixBytes, isArray ? "[" : "{", 1, parent, token);
     const copy: unknown[] | Record<string, unknown> = isArray ? [] : {};
     // An object's keys are listed on its first step (listKeys), where a sliced run can yield first.
-    this.stack.push({ source: obj, copy, parent, token, pointer: null, isArray, keys: null, length: isArray ? (obj as unknown[]).length : 0, next: 0, written: 0 });
+    this.stack.push({
+      source: obj,
+      copy,
+      parent,
+      token,
+      pointer: null,
+      isArray,
+      keys: null,
+      length: isArray ? (obj as unknown[]).length : 0,
+      next: 0,
+      written: 0,
+    });
     if (this.stack.length > SCANNED_LEVELS) {
       this.deepPath ??= new Set();
       this.deepPath.add(obj);
@@ -451,12 +526,23 @@ class Serializer {
   private count(parent: Frame | null, token: string | number): void {
     if (++this.values > this.limits.maxValues) {
       const pointer = pointerIn(parent, token);
-      this.limit("json.max-values", pointer, `the value at ${JSON.stringify(pointer)} is value number ${this.values}, above the limit of ${this.limits.maxValues} values per document`);
+      this.limit(
+        "json.max-values",
+        pointer,
+        `the value at ${JSON.stringify(pointer)} is value number ${this.values}, above the limit of ${this.limits.maxValues} values per document`,
+      );
     }
   }
 
   /** {@link emit} of `prefix` (no entry) and then of `text` (`byteLength` ≥ 1), appended at once. */
-  private emitAfter(prefix: string, prefixBytes: number, text: string, byteLength: number, parent: Frame | null, token: string | number): void {
+  private emitAfter(
+    prefix: string,
+    prefixBytes: number,
+    text: string,
+    byteLength: number,
+    parent: Frame | null,
+    token: string | number,
+  ): void {
     if (prefixBytes === 0) {
       this.emit(text, byteLength, parent, token);
       return;
@@ -490,7 +576,11 @@ class Serializer {
   }
 
   private tooLarge(pointer: string): never {
-    this.limit("json.max-bytes", "", `the document is larger than the limit of ${this.limits.maxBytes} bytes (reached while writing ${JSON.stringify(pointer)})`);
+    this.limit(
+      "json.max-bytes",
+      "",
+      `the document is larger than the limit of ${this.limits.maxBytes} bytes (reached while writing ${JSON.stringify(pointer)})`,
+    );
   }
 
   private limit(rule: string, pointer: string, message: string): never {
@@ -522,7 +612,9 @@ export function snapshotText(value: unknown, limits: SnapshotLimits): Exclude<Te
 }
 
 /** The {@link ValueSnapshot} of a {@link TextSnapshot} (text encoded once, bytes as they are). */
-export function withBytes<S extends TextSnapshot>(snap: S): Exclude<ValueSnapshot, { ok: false }> | Extract<S, { ok: false }> {
+export function withBytes<S extends TextSnapshot>(
+  snap: S,
+): Exclude<ValueSnapshot, { ok: false }> | Extract<S, { ok: false }> {
   if (!snap.ok) return snap as Extract<S, { ok: false }>;
   return { ok: true, bytes: outputBytes(snap), value: snap.value };
 }
@@ -537,7 +629,11 @@ export function outputBytes(output: JsonOutput): Buffer {
  * about TURN_MS (10 ms, up to TURN_MAX_MS when the loop is busy) per event-loop turn) with the event loop free in between; resolves `{problem: "deadline"}` when `deadlineAt`
  * (performance.now() ms) passes first. Never rejects.
  */
-export async function snapshotValueSliced(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): Promise<ValueSnapshot> {
+export async function snapshotValueSliced(
+  value: unknown,
+  limits: SnapshotLimits,
+  options: SliceOptions = {},
+): Promise<ValueSnapshot> {
   return snapshotValueSoon(value, limits, options);
 }
 
@@ -545,13 +641,21 @@ export async function snapshotValueSliced(value: unknown, limits: SnapshotLimits
  * {@link snapshotValueSliced} without a promise when the first slice finishes the value (the
  * common small value): the outcome itself then, else a promise of it. Never throws or rejects.
  */
-export function snapshotValueSoon(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): ValueSnapshot | Promise<ValueSnapshot> {
+export function snapshotValueSoon(
+  value: unknown,
+  limits: SnapshotLimits,
+  options: SliceOptions = {},
+): ValueSnapshot | Promise<ValueSnapshot> {
   const snap = snapshotTextSoon(value, limits, options);
   return snap instanceof Promise ? snap.then(withBytes) : withBytes(snap);
 }
 
 /** {@link snapshotValueSoon} with the JSON as text ({@link TextSnapshot}). */
-export function snapshotTextSoon(value: unknown, limits: SnapshotLimits, options: SliceOptions = {}): TextSnapshot | Promise<TextSnapshot> {
+export function snapshotTextSoon(
+  value: unknown,
+  limits: SnapshotLimits,
+  options: SliceOptions = {},
+): TextSnapshot | Promise<TextSnapshot> {
   const serializer = new Serializer(value, limits);
   // A small value is done within one slice: no turn of the event loop is spent waiting.
   const first = serializer.run(options.sliceMs ?? SLICE_MS);

@@ -10,7 +10,12 @@ import type { ValidationIssue } from "./issues.js";
 import { WireValidationError } from "./issues.js";
 import { evaluateRules } from "./rules.js";
 import { integerLexemeIssues, schemaIssues } from "./schema.js";
-import { parseStrictJson, type StrictJsonLimits, type StrictParseOptions, type StrictParseResult } from "./json/parse.js";
+import {
+  parseStrictJson,
+  type StrictJsonLimits,
+  type StrictParseOptions,
+  type StrictParseResult,
+} from "./json/parse.js";
 import { parseStrictJsonSliced, type StrictSliceOptions } from "./json/sliced.js";
 
 /** Byte and depth bounds of one document (bytes; levels, the root container being level 1). */
@@ -43,7 +48,11 @@ export function validateValue(typeName: WireObjectTypeName, value: unknown): Val
  * Judge a value that came out of the strict parser: schema layer, integer lexemes (the parser's
  * `nonIntegerNumberPointers`, relative to `value`), then rules. Returns [] when valid.
  */
-export function validateParsed(typeName: WireObjectTypeName, value: unknown, nonIntegerNumberPointers: readonly string[]): ValidationIssue[] {
+export function validateParsed(
+  typeName: WireObjectTypeName,
+  value: unknown,
+  nonIntegerNumberPointers: readonly string[],
+): ValidationIssue[] {
   const schema = schemaIssues(typeName, value);
   if (schema.length > 0) return schema;
   const lexemes = integerLexemeIssues(typeName, nonIntegerNumberPointers);
@@ -109,7 +118,11 @@ export async function parseWireDocumentSliced<K extends WireObjectTypeName>(
 }
 
 /** Like {@link parseWireDocument} but throws {@link WireValidationError} on any issue. */
-export function parseWireDocumentOrThrow<K extends WireObjectTypeName>(typeName: K, bytes: Uint8Array, limits?: DocumentLimits): WireTypeMap[K] {
+export function parseWireDocumentOrThrow<K extends WireObjectTypeName>(
+  typeName: K,
+  bytes: Uint8Array,
+  limits?: DocumentLimits,
+): WireTypeMap[K] {
   const result = parseWireDocument(typeName, bytes, limits);
   if (!result.ok) throw new WireValidationError(typeName, result.issues);
   return result.value;

@@ -18,17 +18,20 @@ function faithful(this: unknown, key: string, value: unknown): unknown {
     case "bigint":
       throw new WireSerializeError(`value at key "${key}" is a BigInt, which JSON cannot represent`);
     case "number":
-      if (!Number.isFinite(value)) throw new WireSerializeError(`value at key "${key}" is ${value}, which JSON cannot represent`);
+      if (!Number.isFinite(value))
+        throw new WireSerializeError(`value at key "${key}" is ${value}, which JSON cannot represent`);
       return value;
     case "function":
     case "symbol":
       throw new WireSerializeError(`value at key "${key}" is a ${typeof value}, which JSON cannot represent`);
     case "undefined":
-      if (Array.isArray(this)) throw new WireSerializeError(`array element ${key} is undefined, which JSON cannot represent`);
+      if (Array.isArray(this))
+        throw new WireSerializeError(`array element ${key} is undefined, which JSON cannot represent`);
       return value;
     case "object": {
       const exotic = value === null ? null : exoticKind(value);
-      if (exotic !== null) throw new WireSerializeError(`value at key "${key}" is ${exotic}, which JSON cannot represent`);
+      if (exotic !== null)
+        throw new WireSerializeError(`value at key "${key}" is ${exotic}, which JSON cannot represent`);
       return value;
     }
     default:

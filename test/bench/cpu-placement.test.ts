@@ -15,7 +15,8 @@ describe("parseCpuList", () => {
   });
 
   it("throws on anything that is not a CPU list", () => {
-    for (const bad of ["", "a", "0,,1", "1-", "-1", "0 1"]) expect(() => parseCpuList(bad), bad).toThrow(/not a CPU list/);
+    for (const bad of ["", "a", "0,,1", "1-", "-1", "0 1"])
+      expect(() => parseCpuList(bad), bad).toThrow(/not a CPU list/);
   });
 });
 

@@ -49,7 +49,11 @@ describe("cli: buffered standard output", () => {
     expect(sink.writes).toHaveLength(0);
     out.flush();
     expect(sink.writes).toHaveLength(1);
-    const expected = Buffer.concat([Buffer.from(Array.from({ length: 1000 }, (_, i) => `line ${i}\n`).join("")), Buffer.from([0xff, 0x00, 0x0a]), Buffer.from("after the bytes\n")]);
+    const expected = Buffer.concat([
+      Buffer.from(Array.from({ length: 1000 }, (_, i) => `line ${i}\n`).join("")),
+      Buffer.from([0xff, 0x00, 0x0a]),
+      Buffer.from("after the bytes\n"),
+    ]);
     expect(sink.writes[0]?.equals(expected)).toBe(true);
   });
 
@@ -91,15 +95,30 @@ describe("cli: buffered standard output", () => {
     const file = join(dir, "session.jsonl");
     const count = 100; // about 150 KB of output: more than OUTPUT_FLUSH_BYTES
     const lines = Array.from({ length: count }, (_, i) =>
-      JSON.stringify(dispatchEnvelope(callbackRequest("frame.opening", { event_id: `evt-${i}`, invocation_id: `inv-${i}`, harness_session_id: "s", frame_context: frameContext(`f-${i}`) }))),
+      JSON.stringify(
+        dispatchEnvelope(
+          callbackRequest("frame.opening", {
+            event_id: `evt-${i}`,
+            invocation_id: `inv-${i}`,
+            harness_session_id: "s",
+            frame_context: frameContext(`f-${i}`),
+          }),
+        ),
+      ),
     );
     writeFileSync(file, `${lines.join("\n")}\n`);
     const program = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
-    const r = spawnSync(process.execPath, [CLI, "session", "--program", program, "--timeout-ms", "30000", file], { encoding: "utf8", timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+    const r = spawnSync(process.execPath, [CLI, "session", "--program", program, "--timeout-ms", "30000", file], {
+      encoding: "utf8",
+      timeout: 300_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     expect(r.status, r.stderr).toBe(0);
     const out = r.stdout.trimEnd().split("\n");
     expect(out).toHaveLength(count + 1);
-    expect(out.slice(0, count).map((l) => (JSON.parse(l) as { event_id: string }).event_id)).toEqual(lines.map((_, i) => `evt-${i}`));
+    expect(out.slice(0, count).map((l) => (JSON.parse(l) as { event_id: string }).event_id)).toEqual(
+      lines.map((_, i) => `evt-${i}`),
+    );
     expect(JSON.parse(out[count] as string)).toMatchObject({ summary: { events: count, delivered: count, failed: 0 } });
   });
 });

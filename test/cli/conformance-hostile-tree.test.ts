@@ -100,7 +100,9 @@ describe("3: conformance run reports odd directory entries instead of crashing",
     const asNobody = process.getuid?.() === 0;
     if (asNobody) spawnSync("chmod", ["-R", "o+rX", tmp.dir]);
     chmodSync(locked, 0o000);
-    const r = asNobody ? runAs(65534, ["conformance", "run", "--root", dir]) : runTs(CLI_SOURCE, ["conformance", "run", "--root", dir], { timeoutMs: 30_000 });
+    const r = asNobody
+      ? runAs(65534, ["conformance", "run", "--root", dir])
+      : runTs(CLI_SOURCE, ["conformance", "run", "--root", dir], { timeoutMs: 30_000 });
     chmodSync(locked, 0o755);
     expect(r.stderr).not.toContain("internal error");
     expect(r.code, r.stderr).toBe(3);
@@ -127,8 +129,13 @@ describe("7: conformance run --substitute-version keeps __proto__ members", () =
   it("an invalid fixture stays invalid, at the same pointer", () => {
     const dir = scratch("proto");
     const data = `{"schema_version":"lifeloop.v0.2","event":"session.started","event_id":"evt-1","adapter_id":"a","adapter_version":"1","integration_mode":"native_hook","invocation_id":"inv-1","__proto__":{"x":1}}`;
-    writeFileSync(join(dir, "proto.json"), `{"kind":"callback_request","expect":"invalid","expect_pointer":"/__proto__","data":${data}}`);
-    const r = runTs(CLI_SOURCE, ["conformance", "run", "--root", dir, "--substitute-version", "lifeloop.v0.2"], { timeoutMs: 30_000 });
+    writeFileSync(
+      join(dir, "proto.json"),
+      `{"kind":"callback_request","expect":"invalid","expect_pointer":"/__proto__","data":${data}}`,
+    );
+    const r = runTs(CLI_SOURCE, ["conformance", "run", "--root", dir, "--substitute-version", "lifeloop.v0.2"], {
+      timeoutMs: 30_000,
+    });
     const [row] = rows(r.stdout);
     expect(row, r.stderr).toMatchObject({ pass: true, pointer: "/__proto__", rule: "schema.additional-properties" });
     expect(r.code).toBe(0);

@@ -14,12 +14,14 @@ import { REPO_ROOT, runCli } from "../support/cli-process.js";
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-conventions-"));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
-const PACKAGE_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
+const PACKAGE_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string })
+  .version;
 const ECHO = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
 
 describe("lifeloop-callback CLI conventions", () => {
   it("the built bin is executable as it is: `npx lifeloop-callback` in a clone runs it directly (packaging/mark-bin.mjs)", () => {
-    const bin = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["lifeloop-callback"] as string;
+    const bin = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> })
+      .bin["lifeloop-callback"] as string;
     const run = spawnSync(join(REPO_ROOT, bin), ["--version"], { encoding: "utf8", timeout: 30_000 });
     expect(run.error?.message ?? null).toBeNull();
     expect(run.status).toBe(0);
@@ -56,12 +58,20 @@ describe("lifeloop-callback CLI conventions", () => {
 
   it("says what to write for an unknown flag, a missing value and a repeated flag", () => {
     expect(runCli(["invoke", "--shell"]).stderr).toContain("unknown flag --shell; run with --help");
-    expect(runCli(["invoke", "--program"]).stderr).toContain("--program needs a value (write --program VALUE or --program=VALUE)");
-    expect(runCli(["invoke", "--program", ECHO, "--program", ECHO]).stderr).toContain("--program is given twice; give it once");
+    expect(runCli(["invoke", "--program"]).stderr).toContain(
+      "--program needs a value (write --program VALUE or --program=VALUE)",
+    );
+    expect(runCli(["invoke", "--program", ECHO, "--program", ECHO]).stderr).toContain(
+      "--program is given twice; give it once",
+    );
   });
 
   it("names --program the same way in every command that spawns a client, and `help COMMAND` prints that command's usage (hostile review)", () => {
-    for (const command of [["invoke", "-"], ["session", "-"], ["hook", "--adapter", "codex", "--event", "Stop"]]) {
+    for (const command of [
+      ["invoke", "-"],
+      ["session", "-"],
+      ["hook", "--adapter", "codex", "--event", "Stop"],
+    ]) {
       const r = runCli([...command, "--program", "relative/client", "--timeout-ms", "1000"], { input: "" });
       expect(r.stderr, command[0]).toContain('--program must be an absolute path (got "relative/client")');
     }

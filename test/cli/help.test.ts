@@ -20,7 +20,11 @@ describe("lifeloop-callback help", () => {
       const lines = r.stdout.trimEnd().split("\n");
       // A header, the usage line, the list, the pointers: far from the 85 lines of every usage.
       expect(lines.length, args[0]).toBeLessThanOrEqual(NAMES.length + 10);
-      for (const name of NAMES) expect(lines.filter((l) => l.startsWith(`  ${name} `)), name).toHaveLength(1);
+      for (const name of NAMES)
+        expect(
+          lines.filter((l) => l.startsWith(`  ${name} `)),
+          name,
+        ).toHaveLength(1);
       expect(r.stdout).toContain("lifeloop-callback COMMAND --help");
       expect(r.stdout).toContain("5 not_measured");
     }
@@ -61,11 +65,24 @@ describe("lifeloop-callback help", () => {
   it("-v, --version and -V print the version", () => {
     const line = runCli(["version"]).stdout;
     expect(line).toMatch(/^lifeloop-callback \S+ \(wire \S+\)\n$/);
-    for (const flag of ["-v", "--version", "-V"]) expect(runCli([flag]), flag).toMatchObject({ code: 0, stdout: line, stderr: "" });
+    for (const flag of ["-v", "--version", "-V"])
+      expect(runCli([flag]), flag).toMatchObject({ code: 0, stdout: line, stderr: "" });
   });
 
   it("every command and subcommand answers --help and -h with its usage on stdout, exit 0", () => {
-    const invocations = [...NAMES.map((n) => [n]), ["conformance", "run"], ["continuation", "put"], ["continuation", "get"], ["continuation", "list"], ["hook", "config"], ["hook", "install"], ["hook", "uninstall"], ["receipt", "list"], ["receipt", "get"], ["receipt", "emit"]];
+    const invocations = [
+      ...NAMES.map((n) => [n]),
+      ["conformance", "run"],
+      ["continuation", "put"],
+      ["continuation", "get"],
+      ["continuation", "list"],
+      ["hook", "config"],
+      ["hook", "install"],
+      ["hook", "uninstall"],
+      ["receipt", "list"],
+      ["receipt", "get"],
+      ["receipt", "emit"],
+    ];
     for (const words of invocations) {
       for (const flag of ["--help", "-h"]) {
         const r = runCli([...words, flag]);

@@ -21,7 +21,9 @@ interface CliRun {
 
 function cli(args: readonly string[], input: string | Buffer = ""): Promise<CliRun> {
   // A watchdog, not a bound: every invocation here has its own, shorter --timeout-ms.
-  return spawnChild({ command: process.execPath, args: [CLI, "invoke", ...args], input, watchdogMs: 120_000 }).then(({ code, stdout, stderr }) => ({ code, stdout, stderr }));
+  return spawnChild({ command: process.execPath, args: [CLI, "invoke", ...args], input, watchdogMs: 120_000 }).then(
+    ({ code, stdout, stderr }) => ({ code, stdout, stderr }),
+  );
 }
 
 interface InvokeOutput {
@@ -52,25 +54,63 @@ describe("cli: invoke", () => {
     ["python", join(FIXTURES, "python", "echo.py")],
   ] as const) {
     it(`${lang} echo client: exit 0, the response and a delivered receipt`, async () => {
-      const run = await cli(["--program", program, "--timeout-ms", "10000", "--client-id", `${lang}-echo`, "--receipt-id", "rcpt-1", "--at-epoch-s", "1700000000", "--parent-receipt-id", "rcpt-0"], doc());
+      const run = await cli(
+        [
+          "--program",
+          program,
+          "--timeout-ms",
+          "10000",
+          "--client-id",
+          `${lang}-echo`,
+          "--receipt-id",
+          "rcpt-1",
+          "--at-epoch-s",
+          "1700000000",
+          "--parent-receipt-id",
+          "rcpt-0",
+        ],
+        doc(),
+      );
       expect(run.code, run.stderr).toBe(0);
       const out = output(run);
       expect(out.failure).toBeNull();
-      expect(out.response).toMatchObject({ schema_version: WIRE_VERSION, status: "delivered", metadata: { echo: lang } });
-      expect(out.receipt).toMatchObject({ client_id: `${lang}-echo`, receipt_id: "rcpt-1", parent_receipt_id: "rcpt-0", at_epoch_s: 1_700_000_000, status: "delivered", sequence: null });
+      expect(out.response).toMatchObject({
+        schema_version: WIRE_VERSION,
+        status: "delivered",
+        metadata: { echo: lang },
+      });
+      expect(out.receipt).toMatchObject({
+        client_id: `${lang}-echo`,
+        receipt_id: "rcpt-1",
+        parent_receipt_id: "rcpt-0",
+        at_epoch_s: 1_700_000_000,
+        status: "delivered",
+        sequence: null,
+      });
     });
   }
 
   it("a subcall frame without --parent-receipt-id, or a parent equal to --receipt-id: exit 1, invalid_request, no receipt, nothing spawned", async () => {
-    const subcall = envelope({ event: "frame.opened", frame_context: { frame_id: "f-2", frame_class: "subcall", parent_frame_id: "f-1" } });
+    const subcall = envelope({
+      event: "frame.opened",
+      frame_context: { frame_id: "f-2", frame_class: "subcall", parent_frame_id: "f-1" },
+    });
     for (const [name, flags, value, rule] of [
       ["subcall", [], subcall, "subcall-requires-parent-receipt"],
-      ["self-parent", ["--receipt-id", "rcpt-self", "--parent-receipt-id", "rcpt-self"], envelope(), "receipt-not-own-parent"],
+      [
+        "self-parent",
+        ["--receipt-id", "rcpt-self", "--parent-receipt-id", "rcpt-self"],
+        envelope(),
+        "receipt-not-own-parent",
+      ],
       ["empty-parent", ["--parent-receipt-id", ""], envelope(), "non-empty-identifier"],
     ] as const) {
       const marker = join(tmp.dir, `linkage-${name}`);
       const client = shellClient("marker", marker);
-      const run = await cli(["--program", client.program, ...client.args.flatMap((a) => ["--arg", a]), "--timeout-ms", "10000", ...flags], doc(value));
+      const run = await cli(
+        ["--program", client.program, ...client.args.flatMap((a) => ["--arg", a]), "--timeout-ms", "10000", ...flags],
+        doc(value),
+      );
       expect(run.code, `${name}: ${run.stderr}`).toBe(1);
       const out = output(run);
       expect(out.failure, name).toMatchObject({ variant: "invalid_request", failure_class: "invalid_request" });
@@ -80,14 +120,28 @@ describe("cli: invoke", () => {
     }
     const marker = join(tmp.dir, "linkage-parented");
     const client = shellClient("marker", marker);
-    const run = await cli(["--program", client.program, ...client.args.flatMap((a) => ["--arg", a]), "--timeout-ms", "10000", "--parent-receipt-id", "rcpt-root"], doc(subcall));
+    const run = await cli(
+      [
+        "--program",
+        client.program,
+        ...client.args.flatMap((a) => ["--arg", a]),
+        "--timeout-ms",
+        "10000",
+        "--parent-receipt-id",
+        "rcpt-root",
+      ],
+      doc(subcall),
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(output(run).receipt).toMatchObject({ parent_receipt_id: "rcpt-root", status: "delivered" });
     expect(existsSync(marker)).toBe(true);
   });
 
   it("sequence is null: one invocation has no run scope, also with a harness_run_id (as the reference's ledgerless event invoke)", async () => {
-    const run = await cli(["--program", join(FIXTURES, "shell", "echo.sh"), "--timeout-ms", "10000"], doc(envelope({ harness_run_id: "run-1" })));
+    const run = await cli(
+      ["--program", join(FIXTURES, "shell", "echo.sh"), "--timeout-ms", "10000"],
+      doc(envelope({ harness_run_id: "run-1" })),
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(output(run).receipt).toMatchObject({ harness_run_id: "run-1", sequence: null });
   });
@@ -104,7 +158,10 @@ describe("cli: invoke", () => {
 
   it("passes --arg values verbatim, even ones that look like flags", async () => {
     const { program } = shellClient("ok");
-    const run = await cli(["--program", program, "--arg", "ok", "--arg", WIRE_VERSION, "--arg", "--not-a-flag", "--timeout-ms", "10000"], doc());
+    const run = await cli(
+      ["--program", program, "--arg", "ok", "--arg", WIRE_VERSION, "--arg", "--not-a-flag", "--timeout-ms", "10000"],
+      doc(),
+    );
     expect(run.code, run.stderr).toBe(0);
   });
 
@@ -122,14 +179,21 @@ describe("cli: invoke", () => {
       exit_code: 3,
       stderr_tail: "exiting 3 after answering\n",
     });
-    expect(out.receipt).toMatchObject({ status: "failed", failure_class: "transport_error", retry_class: "safe_retry" });
+    expect(out.receipt).toMatchObject({
+      status: "failed",
+      failure_class: "transport_error",
+      retry_class: "safe_retry",
+    });
     expect(run.stderr).toContain("non_zero_exit");
   });
 
   it("receipt.emitted: exit 1, receipt_emitted_rejected, no receipt, nothing spawned", async () => {
     const marker = join(tmp.dir, "cli-marker");
     const { program, args } = shellClient("marker", marker);
-    const run = await cli(["--program", program, ...args.flatMap((a) => ["--arg", a]), "--timeout-ms", "10000"], doc(envelope({ event: "receipt.emitted" })));
+    const run = await cli(
+      ["--program", program, ...args.flatMap((a) => ["--arg", a]), "--timeout-ms", "10000"],
+      doc(envelope({ event: "receipt.emitted" })),
+    );
     expect(run.code).toBe(1);
     const out = output(run);
     expect(out.failure).toMatchObject({ variant: "receipt_emitted_rejected", failure_class: "invalid_request" });
@@ -138,7 +202,10 @@ describe("cli: invoke", () => {
   });
 
   it("an envelope that breaks the schema is the invocation's invalid_request (exit 1), with no receipt", async () => {
-    const run = await cli(["--program", join(FIXTURES, "shell", "echo.sh"), "--timeout-ms", "10000"], doc({ ...envelope(), extra: 1 }));
+    const run = await cli(
+      ["--program", join(FIXTURES, "shell", "echo.sh"), "--timeout-ms", "10000"],
+      doc({ ...envelope(), extra: 1 }),
+    );
     expect(run.code).toBe(1);
     expect(output(run).failure).toMatchObject({ variant: "invalid_request" });
   });
@@ -157,7 +224,10 @@ describe("cli: invoke", () => {
     ["a zero timeout", ["--program", join(FIXTURES, "shell", "echo.sh"), "--timeout-ms", "0"]],
     ["a non-numeric timeout", ["--program", join(FIXTURES, "shell", "echo.sh"), "--timeout-ms", "5s"]],
     ["an unknown flag", ["--program", join(FIXTURES, "shell", "echo.sh"), "--timeout-ms", "1000", "--shell"]],
-    ["an empty client id", ["--program", join(FIXTURES, "shell", "echo.sh"), "--timeout-ms", "1000", "--client-id", ""]],
+    [
+      "an empty client id",
+      ["--program", join(FIXTURES, "shell", "echo.sh"), "--timeout-ms", "1000", "--client-id", ""],
+    ],
     ["two inputs", ["--program", join(FIXTURES, "shell", "echo.sh"), "--timeout-ms", "1000", "a.json", "b.json"]],
   ];
   for (const [name, args] of usage) {
@@ -183,32 +253,65 @@ describe("cli: invoke", () => {
   }
 
   it("unreadable input (exit 3): a missing file", async () => {
-    const run = await cli(["--program", join(FIXTURES, "shell", "echo.sh"), "--timeout-ms", "1000", join(tmp.dir, "nope.json")]);
+    const run = await cli([
+      "--program",
+      join(FIXTURES, "shell", "echo.sh"),
+      "--timeout-ms",
+      "1000",
+      join(tmp.dir, "nope.json"),
+    ]);
     expect(run.code).toBe(3);
   });
 });
 
 const REFERENCE_CLIENT = join(ROOT, ".cache", "lifeloop-ref", "bin", "lifeloop-fake-ccd-client");
-const INSTALL = "cargo install lifeloop-cli --version 0.9.0 --locked --root .cache/lifeloop-ref (or bash tools/setup/prepare.sh)";
+const INSTALL =
+  "cargo install lifeloop-cli --version 0.9.0 --locked --root .cache/lifeloop-ref (or bash tools/setup/prepare.sh)";
 
 function requireReferenceClient(): string {
   if (!existsSync(REFERENCE_CLIENT)) {
-    throw new Error(`the reference test client is missing at ${REFERENCE_CLIENT}; install it from the repository root with: ${INSTALL}`);
+    throw new Error(
+      `the reference test client is missing at ${REFERENCE_CLIENT}; install it from the repository root with: ${INSTALL}`,
+    );
   }
   return REFERENCE_CLIENT;
 }
 
 describe("cli: invoke against the reference crate's lifeloop-fake-ccd-client", () => {
-  const frameOpening = envelope({ event: "frame.opening", frame_context: { frame_id: "frame-1", frame_class: "top_level" }, idempotency_key: "idem-ref" });
+  const frameOpening = envelope({
+    event: "frame.opening",
+    frame_context: { frame_id: "frame-1", frame_class: "top_level" },
+    idempotency_key: "idem-ref",
+  });
   const invokeRef = (behaviour: string, input: unknown = envelope(), timeoutMs = 10_000): Promise<CliRun> =>
-    cli(["--program", requireReferenceClient(), "--arg", behaviour, "--timeout-ms", String(timeoutMs), "--client-id", "ccd"], doc(input));
+    cli(
+      [
+        "--program",
+        requireReferenceClient(),
+        "--arg",
+        behaviour,
+        "--timeout-ms",
+        String(timeoutMs),
+        "--client-id",
+        "ccd",
+      ],
+      doc(input),
+    );
 
   it("ok on frame.opening: a delivered response carrying the client's payload, and a receipt", async () => {
     const run = await invokeRef("ok", frameOpening);
     expect(run.code, run.stderr).toBe(0);
     const out = output(run);
-    expect(out.response).toMatchObject({ status: "delivered", client_payloads: [{ payload_id: "pay-fake-ccd-1", idempotency_key: "idem-ref" }] });
-    expect(out.receipt).toMatchObject({ client_id: "ccd", status: "delivered", idempotency_key: "idem-ref", event: "frame.opening" });
+    expect(out.response).toMatchObject({
+      status: "delivered",
+      client_payloads: [{ payload_id: "pay-fake-ccd-1", idempotency_key: "idem-ref" }],
+    });
+    expect(out.receipt).toMatchObject({
+      client_id: "ccd",
+      status: "delivered",
+      idempotency_key: "idem-ref",
+      event: "frame.opening",
+    });
   });
 
   it("skipped", async () => {
@@ -219,8 +322,18 @@ describe("cli: invoke against the reference crate's lifeloop-fake-ccd-client", (
 
   const failures: [string, unknown, number, Record<string, unknown>][] = [
     ["malformed", envelope(), 10_000, { variant: "parse_response", failure_class: "invalid_request" }],
-    ["nonzero", envelope(), 10_000, { variant: "non_zero_exit", exit_code: 7, stderr_tail: "fake ccd client: simulated transport failure\n" }],
-    ["exit_zero_no_read", bigEnvelope(4 * 1024 * 1024), 10_000, { variant: "write_request", failure_class: "transport_error" }],
+    [
+      "nonzero",
+      envelope(),
+      10_000,
+      { variant: "non_zero_exit", exit_code: 7, stderr_tail: "fake ccd client: simulated transport failure\n" },
+    ],
+    [
+      "exit_zero_no_read",
+      bigEnvelope(4 * 1024 * 1024),
+      10_000,
+      { variant: "write_request", failure_class: "transport_error" },
+    ],
     ["hang", envelope(), 500, { variant: "timeout", failure_class: "timeout" }],
     ["huge_stdout", envelope(), 10_000, { variant: "response_too_large", failure_class: "transport_error" }],
     ["hold_stdout_open", envelope(), 500, { variant: "timeout", failure_class: "timeout" }],

@@ -21,7 +21,10 @@ const dir = mkdtempSync(join(tmpdir(), "lifeloop-lazy-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const hooks = join(dir, "hooks.mjs");
-writeFileSync(hooks, "import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(process.env.LAZY_LOG, r.url + '\\n'); return r; }\n");
+writeFileSync(
+  hooks,
+  "import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(process.env.LAZY_LOG, r.url + '\\n'); return r; }\n",
+);
 const register = join(dir, "register.mjs");
 writeFileSync(
   register,
@@ -37,7 +40,12 @@ writeFileSync(
 );
 
 /** What one CLI run loaded: its exit code, stdout, every module URL (ES and CommonJS) and the command modules among them. */
-function loaded(name: string, args: readonly string[], stdin?: string, entry: string = CLI): { code: number | null; stdout: string; urls: string[]; commands: string[] } {
+function loaded(
+  name: string,
+  args: readonly string[],
+  stdin?: string,
+  entry: string = CLI,
+): { code: number | null; stdout: string; urls: string[]; commands: string[] } {
   const log = join(dir, `${name}.log`);
   writeFileSync(log, "");
   const r = runNode(["--import", register, entry, ...args], {
@@ -48,7 +56,9 @@ function loaded(name: string, args: readonly string[], stdin?: string, entry: st
   });
   const urls = [...new Set(readFileSync(log, "utf8").split("\n").filter(Boolean))].sort();
   const names: readonly string[] = CLI_COMMANDS.map((c) => c.name);
-  const commands = urls.flatMap((u) => /\/runtime\/cli\/commands\/([^/]+)\.js$/.exec(u)?.[1] ?? []).filter((m) => names.includes(m));
+  const commands = urls
+    .flatMap((u) => /\/runtime\/cli\/commands\/([^/]+)\.js$/.exec(u)?.[1] ?? [])
+    .filter((m) => names.includes(m));
   return { code: r.code, stdout: r.stdout, urls, commands };
 }
 
@@ -62,7 +72,9 @@ const HEAVY: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
 ];
 
 function heavyIn(urls: readonly string[], allowed: readonly string[] = []): string[] {
-  return HEAVY.filter(([what, pattern]) => !allowed.includes(what) && urls.some((u) => pattern.test(u))).map(([what]) => what);
+  return HEAVY.filter(([what, pattern]) => !allowed.includes(what) && urls.some((u) => pattern.test(u))).map(
+    ([what]) => what,
+  );
 }
 
 describe("cli: command modules are loaded on demand", () => {
@@ -81,7 +93,14 @@ describe("cli: command modules are loaded on demand", () => {
     expect(r.stdout).toMatch(/^lifeloop-callback \S+ \(wire /);
     expect(r.commands).toEqual(["version"]);
     expect(heavyIn(r.urls)).toEqual([]);
-    expect(r.urls.filter((u) => u.includes("/generated/ts/") && !u.endsWith("/spec/wire-version.js") && !/\/spec\/cli-(commands|exit-codes)\.js$/.test(u))).toEqual([]);
+    expect(
+      r.urls.filter(
+        (u) =>
+          u.includes("/generated/ts/") &&
+          !u.endsWith("/spec/wire-version.js") &&
+          !/\/spec\/cli-(commands|exit-codes)\.js$/.test(u),
+      ),
+    ).toEqual([]);
   });
 
   it("continuation get loads no other command's module, no validator and no heavy module", () => {
@@ -94,8 +113,31 @@ describe("cli: command modules are loaded on demand", () => {
 
   it("hook (a real delivery to a shell client) and invoke load neither ajv's compiler, the diff engine, the stream host nor the whole spec", () => {
     const client = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
-    const input = JSON.stringify({ hook_event_name: "PreCompact", session_id: "s1", transcript_path: join(dir, "t.jsonl"), cwd: dir, trigger: "manual", custom_instructions: "" });
-    const hook = loaded("hook", ["hook", "--adapter", "claude", "--event", "PreCompact", "--program", client, "--timeout-ms", "30000", "--state-dir", join(dir, "state")], input);
+    const input = JSON.stringify({
+      hook_event_name: "PreCompact",
+      session_id: "s1",
+      transcript_path: join(dir, "t.jsonl"),
+      cwd: dir,
+      trigger: "manual",
+      custom_instructions: "",
+    });
+    const hook = loaded(
+      "hook",
+      [
+        "hook",
+        "--adapter",
+        "claude",
+        "--event",
+        "PreCompact",
+        "--program",
+        client,
+        "--timeout-ms",
+        "30000",
+        "--state-dir",
+        join(dir, "state"),
+      ],
+      input,
+    );
     expect(hook.code).toBe(0);
     expect(JSON.parse(hook.stdout)).toEqual({}); // delivered: no systemMessage about a failure
     expect(hook.commands).toEqual(["hook"]);
@@ -116,11 +158,34 @@ describe("cli: command modules are loaded on demand", () => {
     const bin = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
     expect(bin).toBe(join(REPO_ROOT, "dist", "cli", "main.js"));
     const client = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
-    const input = JSON.stringify({ hook_event_name: "Stop", session_id: "s2", transcript_path: join(dir, "t.jsonl"), cwd: dir, stop_hook_active: false });
+    const input = JSON.stringify({
+      hook_event_name: "Stop",
+      session_id: "s2",
+      transcript_path: join(dir, "t.jsonl"),
+      cwd: dir,
+      stop_hook_active: false,
+    });
     const runs = [
       loaded("bin-version", ["--version"], undefined, bin),
       loaded("bin-get", ["continuation", "get", "--thread", "t", "--key", "k"], undefined, bin),
-      loaded("bin-hook", ["hook", "--adapter", "claude", "--event", "Stop", "--program", client, "--timeout-ms", "30000", "--state-dir", join(dir, "state")], input, bin),
+      loaded(
+        "bin-hook",
+        [
+          "hook",
+          "--adapter",
+          "claude",
+          "--event",
+          "Stop",
+          "--program",
+          client,
+          "--timeout-ms",
+          "30000",
+          "--state-dir",
+          join(dir, "state"),
+        ],
+        input,
+        bin,
+      ),
     ];
     expect(runs.map((r) => r.code)).toEqual([0, 3, 0]);
     for (const r of runs) {

@@ -17,7 +17,11 @@ import { spawnChild } from "../support/spawn-child.js";
 type Stdout = "pipe-closed" | { readonly readThenClose: number } | number | "ignore";
 
 /** Run the CLI with `stdout` as given; collect stderr and the exit code (the child is always reaped). */
-function run(args: readonly string[], stdout: Stdout, input?: string): Promise<{ code: number | null; stderr: string; read: number }> {
+function run(
+  args: readonly string[],
+  stdout: Stdout,
+  input?: string,
+): Promise<{ code: number | null; stderr: string; read: number }> {
   const piped = stdout === "pipe-closed" || typeof stdout === "object";
   let read = 0;
   return spawnChild({
@@ -69,7 +73,15 @@ describe("output errors", () => {
     spawnSync("cp", ["-r", join(REPO_ROOT, "generated", "conformance"), dir]);
     try {
       // One fixture whose expectation is wrong: the run's verdict is 1 (a failing fixture).
-      writeFileSync(join(dir, "callback_response", "zz-failing.json"), JSON.stringify({ kind: "callback_response", expect: "valid", description: "expects an invalid response to pass", data: JSON.parse(invalid) }));
+      writeFileSync(
+        join(dir, "callback_response", "zz-failing.json"),
+        JSON.stringify({
+          kind: "callback_response",
+          expect: "valid",
+          description: "expects an invalid response to pass",
+          data: JSON.parse(invalid),
+        }),
+      );
       const conformance = await run(["conformance", "run", "--root", dir], { readThenClose: 100 });
       expect(conformance.code, conformance.stderr).toBe(1);
     } finally {
@@ -83,15 +95,39 @@ describe("output errors", () => {
     const dir = join(tmpdir(), `lifeloop-epipe-session-${process.pid}`);
     spawnSync("mkdir", ["-p", dir]);
     try {
-      const base = JSON.parse(readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"), "utf8")) as { request: Record<string, unknown> };
-      const lines = Array.from({ length: 400 }, (_, i) => JSON.stringify({ ...base, request: { ...base.request, event_id: `evt-${i}`, invocation_id: `inv-${i}` } }));
+      const base = JSON.parse(readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"), "utf8")) as {
+        request: Record<string, unknown>;
+      };
+      const lines = Array.from({ length: 400 }, (_, i) =>
+        JSON.stringify({ ...base, request: { ...base.request, event_id: `evt-${i}`, invocation_id: `inv-${i}` } }),
+      );
       const file = join(dir, "session.jsonl");
       writeFileSync(file, `${lines.join("\n")}\n`);
       const ledger = join(dir, "receipts.db");
       const runner = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "node", "runner-echo.mjs");
-      const r = await run(["session", "--transport", "stream", "--program", process.execPath, "--arg", runner, "--timeout-ms", "20000", "--ledger", ledger, file], { readThenClose: 100 });
+      const r = await run(
+        [
+          "session",
+          "--transport",
+          "stream",
+          "--program",
+          process.execPath,
+          "--arg",
+          runner,
+          "--timeout-ms",
+          "20000",
+          "--ledger",
+          ledger,
+          file,
+        ],
+        { readThenClose: 100 },
+      );
       expect(r.code, r.stderr).toBe(0);
-      const listed = spawnSync(process.execPath, [CLI, "receipt", "list", "--ledger", ledger], { encoding: "utf8", timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+      const listed = spawnSync(process.execPath, [CLI, "receipt", "list", "--ledger", ledger], {
+        encoding: "utf8",
+        timeout: 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+      });
       expect(listed.status, listed.stderr).toBe(0);
       expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(400);
     } finally {
@@ -101,9 +137,22 @@ describe("output errors", () => {
 
   it("a standard output that is /dev/null is not a closed one: Node 'ignore', Python DEVNULL, a shell >/dev/null", async () => {
     expect((await run(["version"], "ignore")).code).toBe(0);
-    const python = spawnSync("python3", ["-c", "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode)", process.execPath, CLI, "version"], { encoding: "utf8", timeout: 60_000 });
+    const python = spawnSync(
+      "python3",
+      [
+        "-c",
+        "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode)",
+        process.execPath,
+        CLI,
+        "version",
+      ],
+      { encoding: "utf8", timeout: 60_000 },
+    );
     expect([python.status, python.stderr]).toEqual([0, ""]);
-    const shell = spawnSync("/bin/sh", ["-c", '"$@" >/dev/null', "sh", process.execPath, CLI, "version"], { encoding: "utf8", timeout: 60_000 });
+    const shell = spawnSync("/bin/sh", ["-c", '"$@" >/dev/null', "sh", process.execPath, CLI, "version"], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect([shell.status, shell.stderr]).toEqual([0, ""]);
   });
 

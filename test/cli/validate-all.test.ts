@@ -20,7 +20,10 @@ describe("validate --all", () => {
       const dir = join(CORPUS, doc.fixtureKind);
       for (const name of readdirSync(dir)) {
         const fixture = JSON.parse(readFileSync(join(dir, name), "utf8")) as { data?: unknown; data_base64?: string };
-        const bytes = fixture.data_base64 !== undefined ? Buffer.from(fixture.data_base64, "base64") : Buffer.from(JSON.stringify(fixture.data));
+        const bytes =
+          fixture.data_base64 !== undefined
+            ? Buffer.from(fixture.data_base64, "base64")
+            : Buffer.from(JSON.stringify(fixture.data));
         const first = parseWireDocument(doc.typeName, bytes);
         const all = allIssues(doc.typeName, bytes);
         if (first.ok) expect(all, name).toEqual([]);
@@ -54,7 +57,10 @@ describe("validate --all", () => {
       ["schema.additional-properties", "/request/bogus"],
       ["schema.additional-properties", "/request/extra"],
     ]);
-    const rules = { ...envelope, request: { ...envelope.request, bogus: undefined, extra: undefined, event_id: "", adapter_id: "" } };
+    const rules = {
+      ...envelope,
+      request: { ...envelope.request, bogus: undefined, extra: undefined, event_id: "", adapter_id: "" },
+    };
     const r2 = runCli(["validate", "--all", "dispatch-envelope", "-"], { input: JSON.stringify(rules) });
     expect((JSON.parse(r2.stdout) as { rule: string; pointer: string }[]).map((i) => [i.rule, i.pointer])).toEqual([
       ["non-empty-identifier", "/request/event_id"],
@@ -66,7 +72,19 @@ describe("validate --all", () => {
   it("prints at most limits.max_reported_issues issues, the first ones, and says on stderr how many there were", () => {
     const max = LIMITS.max_reported_issues;
     const unknown = Object.fromEntries(Array.from({ length: max + 500 }, (_, i) => [`u${i}`, 0]));
-    const envelope = { schema_version: WIRE_VERSION, request: { schema_version: WIRE_VERSION, event: "session.starting", event_id: "e", adapter_id: "a", adapter_version: "1", integration_mode: "native_hook", invocation_id: "i", ...unknown } };
+    const envelope = {
+      schema_version: WIRE_VERSION,
+      request: {
+        schema_version: WIRE_VERSION,
+        event: "session.starting",
+        event_id: "e",
+        adapter_id: "a",
+        adapter_version: "1",
+        integration_mode: "native_hook",
+        invocation_id: "i",
+        ...unknown,
+      },
+    };
     const r = runCli(["validate", "--all", "dispatch-envelope", "-"], { input: JSON.stringify(envelope) });
     expect(r.code).toBe(1);
     const printed = JSON.parse(r.stdout) as { rule: string; pointer: string }[];

@@ -17,7 +17,11 @@ afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 /** The minimal valid document of a fixture kind, from our corpus. */
 function minimal(kind: string): Record<string, unknown> {
-  return (JSON.parse(readFileSync(join(REPO_ROOT, "generated", "conformance", kind, "valid-minimal.json"), "utf8")) as { data: Record<string, unknown> }).data;
+  return (
+    JSON.parse(readFileSync(join(REPO_ROOT, "generated", "conformance", kind, "valid-minimal.json"), "utf8")) as {
+      data: Record<string, unknown>;
+    }
+  ).data;
 }
 
 function file(name: string, content: string | Uint8Array): string {
@@ -40,14 +44,20 @@ const request = minimal("callback_request");
 const requestText = JSON.stringify(request);
 
 describe("lifeloop-callback validate", () => {
-  it.each(WIRE_DOCUMENTS.map((d) => [d.cliName, d.fixtureKind]))("accepts a valid %s from a file: exit 0, []", (cliName, kind) => {
-    const r = runCli(["validate", cliName, file(`${kind}.json`, JSON.stringify(minimal(kind)))]);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toBe("[]\n");
-  });
+  it.each(WIRE_DOCUMENTS.map((d) => [d.cliName, d.fixtureKind]))(
+    "accepts a valid %s from a file: exit 0, []",
+    (cliName, kind) => {
+      const r = runCli(["validate", cliName, file(`${kind}.json`, JSON.stringify(minimal(kind)))]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe("[]\n");
+    },
+  );
 
   it("reads standard input for - and when no file is given", () => {
-    for (const args of [["validate", "callback-request", "-"], ["validate", "callback-request"]]) {
+    for (const args of [
+      ["validate", "callback-request", "-"],
+      ["validate", "callback-request"],
+    ]) {
       const r = runCli(args, { input: requestText });
       expect(r.code).toBe(0);
       expect(r.stdout).toBe("[]\n");
@@ -88,7 +98,11 @@ describe("lifeloop-callback validate", () => {
       ["not JSON", enc.encode("hello"), "json.syntax"],
       ["empty", new Uint8Array(0), "json.syntax"],
       ["BOM", new Uint8Array([0xef, 0xbb, 0xbf, ...enc.encode(requestText)]), "json.bom"],
-      ["invalid UTF-8", new Uint8Array([...enc.encode(requestText.slice(0, -2)), 0xff, ...enc.encode('"}')]), "json.utf8"],
+      [
+        "invalid UTF-8",
+        new Uint8Array([...enc.encode(requestText.slice(0, -2)), 0xff, ...enc.encode('"}')]),
+        "json.utf8",
+      ],
       ["trailing data", enc.encode(`${requestText}\n{}`), "json.trailing-data"],
       ["duplicate key", enc.encode(`{"event_id":"x",${requestText.slice(1)}`), "json.duplicate-key"],
       ["lone surrogate", enc.encode(requestText.replace('"event-id-1"', '"\\ud800"')), "json.lone-surrogate"],
@@ -138,7 +152,9 @@ describe("lifeloop-callback validate", () => {
   it("stops reading oversized standard input at the limit instead of consuming it all", async () => {
     const limit = LIMITS.max_request_bytes;
     const offered = 8 * limit;
-    const child = spawn(process.execPath, [CLI, "validate", "callback-request", "-"], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "validate", "callback-request", "-"], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
     child.stderr.resume();
@@ -151,18 +167,19 @@ describe("lifeloop-callback validate", () => {
     while (written < offered && !exited && !child.stdin.destroyed) {
       const ok = child.stdin.write(chunk);
       written += chunk.length;
-      if (!ok) await new Promise<void>((res) => {
-        // Whichever comes first; the other two listeners go (one of each per wait would pile up).
-        const done = (): void => {
-          child.stdin.off("drain", done);
-          child.off("exit", done);
-          child.stdin.off("error", done);
-          res();
-        };
-        child.stdin.once("drain", done);
-        child.once("exit", done);
-        child.stdin.once("error", done);
-      });
+      if (!ok)
+        await new Promise<void>((res) => {
+          // Whichever comes first; the other two listeners go (one of each per wait would pile up).
+          const done = (): void => {
+            child.stdin.off("drain", done);
+            child.off("exit", done);
+            child.stdin.off("error", done);
+            res();
+          };
+          child.stdin.once("drain", done);
+          child.once("exit", done);
+          child.stdin.once("error", done);
+        });
     }
     child.stdin.end();
     const code = await closed;
@@ -178,8 +195,14 @@ describe("lifeloop-callback validate", () => {
     // (130,000 numbers in all: within limits.max_values.)
     const key = "k".repeat(1_000_000);
     const numbers = new Array(100_000).fill("0.5").join(",");
-    const path = file("fractions.json", `{"schema_version":${JSON.stringify(request.schema_version)},"status":"delivered","metadata":{"${key}":[${numbers}],"z":[${new Array(30_000).fill("-0").join(",")}]}}`);
-    const r = runCli(["validate", "callback-response", path], { env: { NODE_OPTIONS: "--max-old-space-size=256" }, timeoutMs: 60_000 });
+    const path = file(
+      "fractions.json",
+      `{"schema_version":${JSON.stringify(request.schema_version)},"status":"delivered","metadata":{"${key}":[${numbers}],"z":[${new Array(30_000).fill("-0").join(",")}]}}`,
+    );
+    const r = runCli(["validate", "callback-response", path], {
+      env: { NODE_OPTIONS: "--max-old-space-size=256" },
+      timeoutMs: 60_000,
+    });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("[]\n");
@@ -195,7 +218,13 @@ describe("lifeloop-callback validate", () => {
   });
 
   it("exits 2 on usage errors", () => {
-    for (const args of [["validate"], ["validate", "callback_request"], ["validate", "no-such-type", "-"], ["validate", "callback-request", "a.json", "b.json"], ["validate", "--strict", "callback-request"]]) {
+    for (const args of [
+      ["validate"],
+      ["validate", "callback_request"],
+      ["validate", "no-such-type", "-"],
+      ["validate", "callback-request", "a.json", "b.json"],
+      ["validate", "--strict", "callback-request"],
+    ]) {
       const r = runCli(args, { input: requestText });
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).toContain("usage: lifeloop-callback validate");

@@ -30,7 +30,17 @@ beforeAll(() => {
   mkdirSync(join(root, "examples", "conformance", "hand"), { recursive: true });
   writeFileSync(
     join(root, "examples", "conformance", "hand", "invalid-old-envelope.json"),
-    JSON.stringify({ kind: "dispatch_envelope", expect: "invalid", expect_rule: "schema-version-current", description: "hand-written", data: { schema_version: "lifeloop.v0.2", request: { schema_version: WIRE_VERSION } } }, null, 2),
+    JSON.stringify(
+      {
+        kind: "dispatch_envelope",
+        expect: "invalid",
+        expect_rule: "schema-version-current",
+        description: "hand-written",
+        data: { schema_version: "lifeloop.v0.2", request: { schema_version: WIRE_VERSION } },
+      },
+      null,
+      2,
+    ),
   );
   // The diff-gate case below compares with the frozen release of the current version; between a bump
   // and the freeze of its release (the last step of moving to a version) the copy freezes it itself.
@@ -46,19 +56,24 @@ describe("bump-version", () => {
   it("succeeds and says what it did", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`bump-version: ${WIRE_VERSION} -> ${NEXT}`);
-    expect(result.stdout).toContain(`left alone (its deliberately wrong version is ${WIRE_VERSION}; review it): examples/conformance/hand/invalid-old-envelope.json`);
+    expect(result.stdout).toContain(
+      `left alone (its deliberately wrong version is ${WIRE_VERSION}; review it): examples/conformance/hand/invalid-old-envelope.json`,
+    );
     // The review list never names a frozen release (spec/releases/ is never edited).
     const review = result.stdout.split("\n").find((l) => l.startsWith(`still mentions ${WIRE_VERSION}`)) ?? "";
     expect(review).not.toContain("spec/releases/");
   });
 
   it("leaves only prose to review: no test, example, source or generated file still names the old version unless it is kept on purpose", () => {
-    const review = (result.stdout.split("\n").find((l) => l.startsWith(`still mentions ${WIRE_VERSION} (review by hand): `)) ?? "")
+    const review = (
+      result.stdout.split("\n").find((l) => l.startsWith(`still mentions ${WIRE_VERSION} (review by hand): `)) ?? ""
+    )
       .replace(`still mentions ${WIRE_VERSION} (review by hand): `, "")
       .split(", ")
       .filter((p) => p !== "");
     // At most spec prose (spec/*.md) and the hand-written fixture above; nothing else.
-    for (const path of review) expect(path).toMatch(/^(spec\/[^/]+\.md|examples\/conformance\/hand\/invalid-old-envelope\.json)$/);
+    for (const path of review)
+      expect(path).toMatch(/^(spec\/[^/]+\.md|examples\/conformance\/hand\/invalid-old-envelope\.json)$/);
     const mentions = versionMentions(root, WIRE_VERSION);
     expect(mentions.filter((m) => m.kept === undefined).map((m) => m.path)).toEqual(review);
     // Every kept file is printed with its reason.
@@ -72,13 +87,19 @@ describe("bump-version", () => {
   });
 
   it("rewrites the shipped examples, the JSON samples of the prose and the package description", () => {
-    for (const rel of ["examples/dispatch-envelope.json", "examples/invalid-dispatch-envelope.json", "examples/hook-render-request.json", "examples/conformance/dispatch_envelope/valid-minimal.json"]) {
+    for (const rel of [
+      "examples/dispatch-envelope.json",
+      "examples/invalid-dispatch-envelope.json",
+      "examples/hook-render-request.json",
+      "examples/conformance/dispatch_envelope/valid-minimal.json",
+    ]) {
       expect(read(rel), rel).toContain(`"schema_version": "${NEXT}"`);
       expect(read(rel), rel).not.toContain(WIRE_VERSION);
     }
     // JSON Lines too, and the diff gate's worked example (its output names the version in prose).
     expect(read("examples/session.jsonl")).toContain(`"schema_version":"${NEXT}"`);
-    for (const rel of ["examples/session.jsonl", "spec/compat-gate.md"]) expect(read(rel), rel).not.toContain(WIRE_VERSION);
+    for (const rel of ["examples/session.jsonl", "spec/compat-gate.md"])
+      expect(read(rel), rel).not.toContain(WIRE_VERSION);
     expect(JSON.parse(read("package.json")).description).toContain(`wire ${NEXT}`);
     expect(read("README.md")).toContain(`"schema_version":"${NEXT}"`);
     // The README describes the toolkit as it is: no mention of the retired version is left.
@@ -86,9 +107,16 @@ describe("bump-version", () => {
   });
 
   it("moves spec/wire-version.json and records the retired version with its tombstone", () => {
-    const wire = JSON.parse(read("spec/wire-version.json")) as { current: string; retired: { version: string; superseded_by: string; tombstone: string }[] };
+    const wire = JSON.parse(read("spec/wire-version.json")) as {
+      current: string;
+      retired: { version: string; superseded_by: string; tombstone: string }[];
+    };
     expect(wire.current).toBe(NEXT);
-    expect(wire.retired.at(-1)).toEqual({ version: WIRE_VERSION, superseded_by: NEXT, tombstone: `spec/tombstones/${WIRE_VERSION}.md` });
+    expect(wire.retired.at(-1)).toEqual({
+      version: WIRE_VERSION,
+      superseded_by: NEXT,
+      tombstone: `spec/tombstones/${WIRE_VERSION}.md`,
+    });
     expect(wire.retired.some((r) => r.version === "lifeloop.v0.2")).toBe(true);
   });
 
@@ -102,13 +130,19 @@ describe("bump-version", () => {
   });
 
   it("rewrites the version in the corpus but not the deliberately wrong ones", () => {
-    const minimal = JSON.parse(read("generated/conformance/dispatch_envelope/valid-minimal.json")) as { data: { schema_version: string; request: { schema_version: string } } };
+    const minimal = JSON.parse(read("generated/conformance/dispatch_envelope/valid-minimal.json")) as {
+      data: { schema_version: string; request: { schema_version: string } };
+    };
     expect(minimal.data.schema_version).toBe(NEXT);
     expect(minimal.data.request.schema_version).toBe(NEXT);
-    const nestedWrong = JSON.parse(read("generated/conformance/dispatch_envelope/invalid-schema-version-current-request-schema-version-older.json")) as { data: { schema_version: string; request: { schema_version: string } } };
+    const nestedWrong = JSON.parse(
+      read("generated/conformance/dispatch_envelope/invalid-schema-version-current-request-schema-version-older.json"),
+    ) as { data: { schema_version: string; request: { schema_version: string } } };
     expect(nestedWrong.data.request.schema_version).toBe("lifeloop.v0.2");
     expect(nestedWrong.data.schema_version).toBe(NEXT);
-    const bytes = JSON.parse(read("generated/conformance/callback_request/invalid-json-bom-minimal.json")) as { data_base64: string };
+    const bytes = JSON.parse(read("generated/conformance/callback_request/invalid-json-bom-minimal.json")) as {
+      data_base64: string;
+    };
     expect(Buffer.from(bytes.data_base64, "base64").toString("utf8")).toContain(`"schema_version":"${NEXT}"`);
     expect(read("examples/conformance/hand/invalid-old-envelope.json")).toContain(WIRE_VERSION);
   });
@@ -124,15 +158,29 @@ describe("bump-version", () => {
   it("the diff gate accepts a breaking change once the version is bumped (test/diff/fixtures/wire-version-not-bumped gates it without the bump)", () => {
     const file = join(root, "schemas/callback-request.schema.json");
     const schema = JSON.parse(read("schemas/callback-request.schema.json")) as { properties: Record<string, unknown> };
-    schema.properties.trace_id = { description: "An optional field added to a closed object.", type: ["string", "null"], maxLength: 64 };
+    schema.properties.trace_id = {
+      description: "An optional field added to a closed object.",
+      type: ["string", "null"],
+      maxLength: 64,
+    };
     writeFileSync(file, `${JSON.stringify(schema, null, 2)}\n`);
     const snapshot = join(root, "spec/releases", WIRE_VERSION);
-    const gate = runTs("runtime/cli/main.ts", ["diff", "--base", snapshot, "--head", root, "--format", "json"], { cwd: root });
+    const gate = runTs("runtime/cli/main.ts", ["diff", "--base", snapshot, "--head", root, "--format", "json"], {
+      cwd: root,
+    });
     expect(gate.code, gate.stdout + gate.stderr).toBe(0);
-    const report = JSON.parse(gate.stdout) as { changes: { rule: string; allowed?: { by: string } }[]; summary: { forward_compatible: boolean; head_version: string } };
+    const report = JSON.parse(gate.stdout) as {
+      changes: { rule: string; allowed?: { by: string } }[];
+      summary: { forward_compatible: boolean; head_version: string };
+    };
     expect(report.summary).toMatchObject({ forward_compatible: false, head_version: NEXT });
     expect(report.changes).toContainEqual(expect.objectContaining({ rule: "wire-version-bumped" }));
-    expect(report.changes).toContainEqual(expect.objectContaining({ rule: "schema-property-added-closed", allowed: expect.objectContaining({ by: "version-bump" }) }));
+    expect(report.changes).toContainEqual(
+      expect.objectContaining({
+        rule: "schema-property-added-closed",
+        allowed: expect.objectContaining({ by: "version-bump" }),
+      }),
+    );
   });
 
   it("refuses malformed, current and retired versions (exit 3) and incomplete command lines (exit 2)", () => {

@@ -127,7 +127,12 @@ describe("invalid sources stop generation (exit 3, file and pointer named)", () 
       "a rule naming an unknown field",
       "spec/tables/rules.json",
       (doc) => {
-        (((doc.rules as Record<string, unknown>[])[1] as { targets: Record<string, unknown>[] }).targets[0] as Record<string, unknown>).field = "no_such_field";
+        (
+          ((doc.rules as Record<string, unknown>[])[1] as { targets: Record<string, unknown>[] }).targets[0] as Record<
+            string,
+            unknown
+          >
+        ).field = "no_such_field";
       },
       ["spec/tables/rules.json at /rules/1/targets/0", "no field no_such_field"],
     ],
@@ -168,7 +173,10 @@ describe("determinism", () => {
     const a = scratch();
     rmSync(join(a, "generated"), { recursive: true, force: true });
     const b = scratch(a);
-    const first = runTs("codegen/main.ts", ["--root", a], { cwd: a, env: { TZ: "Pacific/Kiritimati", LANG: "tr_TR.UTF-8", LC_ALL: "tr_TR.UTF-8" } });
+    const first = runTs("codegen/main.ts", ["--root", a], {
+      cwd: a,
+      env: { TZ: "Pacific/Kiritimati", LANG: "tr_TR.UTF-8", LC_ALL: "tr_TR.UTF-8" },
+    });
     const second = runTs("codegen/main.ts", ["--root", b], { cwd: a, env: { TZ: "UTC", LANG: "C", LC_ALL: "C" } });
     expect(first.code, first.stderr).toBe(0);
     expect(second.code, second.stderr).toBe(0);

@@ -14,7 +14,9 @@ const PAGES = join(REPO_ROOT, "generated", "docs", "types");
 
 describe("type page examples", () => {
   it("has a page with a valid and an invalid example for every wire object type", () => {
-    const pages = readdirSync(PAGES).filter((f) => f.endsWith(".md")).map((f) => f.replace(/\.md$/, ""));
+    const pages = readdirSync(PAGES)
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => f.replace(/\.md$/, ""));
     expect(pages.sort()).toEqual([...WIRE_OBJECT_TYPES].sort());
   });
 
@@ -22,7 +24,9 @@ describe("type page examples", () => {
     it(`${typeName}: the valid example is valid, the invalid one fails as stated`, () => {
       const text = readFileSync(join(PAGES, `${typeName}.md`), "utf8");
       const section = text.slice(text.indexOf("## Examples"));
-      const blocks = [...section.matchAll(/```json\n([\s\S]*?)\n```/g)].map((m) => JSON.parse(m[1] as string) as unknown);
+      const blocks = [...section.matchAll(/```json\n([\s\S]*?)\n```/g)].map(
+        (m) => JSON.parse(m[1] as string) as unknown,
+      );
       expect(blocks).toHaveLength(2);
       const stated = /Refused with rule `([^`]+)` at `([^`]*)`/.exec(section);
       expect(stated).not.toBeNull();

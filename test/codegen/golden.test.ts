@@ -36,7 +36,8 @@ function goTableValuesTemplate(): string {
   const template = readFileSync(join(REPO_ROOT, "sdk", "go", "templates", "spec_tables.go.hbs"), "utf8");
   const start = template.indexOf("{{#each assignments}}");
   const end = template.indexOf("{{/each}}\n\treturn t", start);
-  if (start < 0 || end < 0) throw new Error("sdk/go/templates/spec_tables.go.hbs: no {{#each assignments}} block before `return t`");
+  if (start < 0 || end < 0)
+    throw new Error("sdk/go/templates/spec_tables.go.hbs: no {{#each assignments}} block before `return t`");
   return template.slice(start, end + "{{/each}}\n".length);
 }
 
@@ -58,11 +59,17 @@ async function emit(caseDir: string): Promise<Map<string, Map<string, string>>> 
     const specTables = loadSpecTables(caseDir);
     // The table emitters read nothing of the model but its tables.
     const model = { specTables } as unknown as Model;
-    out.set("ts-tables", new Map((await generateTsTables(model)).map((f) => [f.path.slice(f.path.lastIndexOf("/") + 1), f.content])));
+    out.set(
+      "ts-tables",
+      new Map((await generateTsTables(model)).map((f) => [f.path.slice(f.path.lastIndexOf("/") + 1), f.content])),
+    );
     const goViews = specTables.map((t) => genericTableView(t.stem, t.doc, t.meta));
     out.set("go-tables", new Map(goViews.map((v) => [`${v.stem}.json`, `${JSON.stringify(v, null, 2)}\n`])));
     // The table values as Go literals: the assignments of spec_tables.go.hbs, with its helper calls.
-    out.set("go-table-values", new Map(goViews.map((v) => [`${v.stem}.go`, renderTemplate(GO_SYNTAX, goTableValuesTemplate(), v)])));
+    out.set(
+      "go-table-values",
+      new Map(goViews.map((v) => [`${v.stem}.go`, renderTemplate(GO_SYNTAX, goTableValuesTemplate(), v)])),
+    );
     out.set("docs", new Map(specTables.map((t) => [`${t.stem}.md`, `${genericTable(t)}\n`])));
   }
   const templates = join(caseDir, "templates");
@@ -70,15 +77,22 @@ async function emit(caseDir: string): Promise<Map<string, Map<string, string>>> 
     const view: unknown = JSON.parse(readFileSync(join(caseDir, "view.json"), "utf8"));
     for (const language of readdirSync(templates).sort()) {
       const syntax = SYNTAX[language];
-      if (syntax === undefined) throw new Error(`${templates}/${language}: no SDK language of that name (${Object.keys(SYNTAX).join(", ")})`);
-      const rendered = files(join(templates, language)).map((path): [string, string] => [path.replace(/\.hbs$/, ""), renderTemplate(syntax, readFileSync(join(templates, language, path), "utf8"), view)]);
+      if (syntax === undefined)
+        throw new Error(`${templates}/${language}: no SDK language of that name (${Object.keys(SYNTAX).join(", ")})`);
+      const rendered = files(join(templates, language)).map((path): [string, string] => [
+        path.replace(/\.hbs$/, ""),
+        renderTemplate(syntax, readFileSync(join(templates, language, path), "utf8"), view),
+      ]);
       out.set(`${language}-syntax`, new Map(rendered));
     }
   }
   return out;
 }
 
-const cases = readdirSync(FIXTURES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+const cases = readdirSync(FIXTURES, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();
 
 describe("codegen golden cases (test/codegen/fixtures/<case>/expected/<target>/)", () => {
   it("has at least one case", () => {
@@ -87,8 +101,12 @@ describe("codegen golden cases (test/codegen/fixtures/<case>/expected/<target>/)
 
   it("a syntax helper given the wrong kind of value fails naming the helper, not with bad source", () => {
     expect(() => renderTemplate(GO_SYNTAX, "{{goString n}}", { n: 1 })).toThrow(/goString: expected a string, got 1/);
-    expect(() => renderTemplate(PYTHON_SYNTAX, "{{pyStrings s}}", { s: "a" })).toThrow(/pyStrings: expected a list of strings/);
-    expect(() => renderTemplate(PYTHON_SYNTAX, "{{pyFieldDefault k}}", { k: "zero" })).toThrow(/pyFieldDefault: unknown default "zero"/);
+    expect(() => renderTemplate(PYTHON_SYNTAX, "{{pyStrings s}}", { s: "a" })).toThrow(
+      /pyStrings: expected a list of strings/,
+    );
+    expect(() => renderTemplate(PYTHON_SYNTAX, "{{pyFieldDefault k}}", { k: "zero" })).toThrow(
+      /pyFieldDefault: unknown default "zero"/,
+    );
     expect(() => renderTemplate(GO_SYNTAX, "{{goBraces}}", {})).toThrow(/goBraces is a block helper/);
   });
 
@@ -107,14 +125,16 @@ describe("codegen golden cases (test/codegen/fixtures/<case>/expected/<target>/)
         continue;
       }
       const expected = files(expectedDir);
-      for (const path of expected.filter((p) => !outputs.has(p))) problems.push(`${target}/${path}: expected but not produced`);
+      for (const path of expected.filter((p) => !outputs.has(p)))
+        problems.push(`${target}/${path}: expected but not produced`);
       for (const [path, content] of outputs) {
         if (!expected.includes(path)) {
           problems.push(`${target}/${path}: produced but not in expected/ (UPDATE_GOLDEN=1 adds it)`);
           continue;
         }
         const want = readFileSync(join(expectedDir, path), "utf8");
-        if (want !== content) problems.push(createTwoFilesPatch(`expected/${target}/${path}`, `produced/${target}/${path}`, want, content));
+        if (want !== content)
+          problems.push(createTwoFilesPatch(`expected/${target}/${path}`, `produced/${target}/${path}`, want, content));
       }
     }
     expect(problems, problems.join("\n")).toEqual([]);

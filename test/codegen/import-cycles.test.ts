@@ -98,7 +98,11 @@ function roomOf(runtimeDir: string, file: string): string {
 }
 
 /** The imports of `graph` that break the layer order: `from -> to (room layer -> room layer)`. */
-function layerBreaks(runtimeDir: string, graph: ReadonlyMap<string, readonly string[]>, layers: readonly (readonly string[])[]): string[] {
+function layerBreaks(
+  runtimeDir: string,
+  graph: ReadonlyMap<string, readonly string[]>,
+  layers: readonly (readonly string[])[],
+): string[] {
   const layerOf = new Map(layers.flatMap((rooms, i) => rooms.map((room) => [room, i] as const)));
   const breaks: string[] = [];
   for (const [file, targets] of graph) {
@@ -108,7 +112,10 @@ function layerBreaks(runtimeDir: string, graph: ReadonlyMap<string, readonly str
       if (from === to) continue;
       const a = layerOf.get(from) ?? -1;
       const b = layerOf.get(to) ?? Number.POSITIVE_INFINITY;
-      if (b >= a) breaks.push(`${relative(runtimeDir, file)} -> ${relative(runtimeDir, target)} (${from} layer ${a} -> ${to} layer ${b})`);
+      if (b >= a)
+        breaks.push(
+          `${relative(runtimeDir, file)} -> ${relative(runtimeDir, target)} (${from} layer ${a} -> ${to} layer ${b})`,
+        );
     }
   }
   return breaks.sort();
@@ -138,7 +145,9 @@ describe("runtime import graph", () => {
     // The Layout block of README.md: `runtime/` followed by one indented line per room.
     const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
     const start = readme.indexOf("\nruntime/ ");
-    const listed = [...readme.slice(start, readme.indexOf("```", start)).matchAll(/\n {2}([a-z]+)(?:\/|\.ts) /g)].map((m) => m[1] as string);
+    const listed = [...readme.slice(start, readme.indexOf("```", start)).matchAll(/\n {2}([a-z]+)(?:\/|\.ts) /g)].map(
+      (m) => m[1] as string,
+    );
     const rooms = [...new Set(files.map((f) => roomOf(runtimeDir, f)))];
     expect([...listed].sort()).toEqual([...rooms].sort());
     const layerOf = new Map(RUNTIME_LAYERS.flatMap((layer, i) => layer.map((room) => [room, i] as const)));
@@ -155,7 +164,9 @@ describe("runtime import graph", () => {
     const cli = join(runtimeDir, "cli", "main.ts");
     const bent = new Map(graph);
     bent.set(wire, [...(graph.get(wire) ?? []), cli]);
-    expect(layerBreaks(runtimeDir, bent, RUNTIME_LAYERS)).toContain("wire/validate.ts -> cli/main.ts (wire layer 1 -> cli layer 6)");
+    expect(layerBreaks(runtimeDir, bent, RUNTIME_LAYERS)).toContain(
+      "wire/validate.ts -> cli/main.ts (wire layer 1 -> cli layer 6)",
+    );
   });
 });
 
@@ -164,16 +175,19 @@ describe("codegen does not import runtime", () => {
   // generator itself may not (codegen/model/samples.ts states the rule). The tools move into
   // codegen/tools/ in issue 26 step (d): until that folder exists the rule has nowhere to hold.
   const toolsDir = join(REPO_ROOT, "codegen", "tools");
-  it.skipIf(!existsSync(toolsDir))("no file under codegen/ outside codegen/tools/ imports runtime/ (skipped until codegen/tools/ exists)", () => {
-    const runtimeDir = join(REPO_ROOT, "runtime");
-    const files = tsFiles(join(REPO_ROOT, "codegen")).filter((f) => !f.startsWith(`${toolsDir}/`));
-    const offenders = files.flatMap((file) =>
-      ts
-        .preProcessFile(readFileSync(file, "utf8"), true, false)
-        .importedFiles.map((i) => i.fileName)
-        .filter((name) => name.startsWith(".") && resolve(dirname(file), name).startsWith(`${runtimeDir}/`))
-        .map((name) => `${relative(REPO_ROOT, file)} -> ${name}`),
-    );
-    expect(offenders).toEqual([]);
-  });
+  it.skipIf(!existsSync(toolsDir))(
+    "no file under codegen/ outside codegen/tools/ imports runtime/ (skipped until codegen/tools/ exists)",
+    () => {
+      const runtimeDir = join(REPO_ROOT, "runtime");
+      const files = tsFiles(join(REPO_ROOT, "codegen")).filter((f) => !f.startsWith(`${toolsDir}/`));
+      const offenders = files.flatMap((file) =>
+        ts
+          .preProcessFile(readFileSync(file, "utf8"), true, false)
+          .importedFiles.map((i) => i.fileName)
+          .filter((name) => name.startsWith(".") && resolve(dirname(file), name).startsWith(`${runtimeDir}/`))
+          .map((name) => `${relative(REPO_ROOT, file)} -> ${name}`),
+      );
+      expect(offenders).toEqual([]);
+    },
+  );
 });

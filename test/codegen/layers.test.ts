@@ -37,11 +37,21 @@ describe("codegen <-> runtime layering", () => {
   const tools = join(REPO_ROOT, "codegen", "tools") + sep;
 
   it("sees the imports (codegen/tools/reference-docs.ts imports runtime/, so the check is not vacuous)", () => {
-    expect(importsInto(codegen.filter((f) => f.startsWith(tools)), "runtime").length).toBeGreaterThan(0);
+    expect(
+      importsInto(
+        codegen.filter((f) => f.startsWith(tools)),
+        "runtime",
+      ).length,
+    ).toBeGreaterThan(0);
   });
 
   it("codegen/ outside tools/ imports nothing from runtime/", () => {
-    expect(importsInto(codegen.filter((f) => !f.startsWith(tools)), "runtime")).toEqual([]);
+    expect(
+      importsInto(
+        codegen.filter((f) => !f.startsWith(tools)),
+        "runtime",
+      ),
+    ).toEqual([]);
   });
 
   it("runtime/ imports nothing from codegen/", () => {

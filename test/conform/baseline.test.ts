@@ -20,7 +20,12 @@ afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 /** Run conform with a baseline under a watchdog; resolves with the exit code and stderr. */
 function runWithBaseline(file: string): Promise<{ code: number | null; stderr: string; killed: boolean }> {
-  return spawnChild({ command: process.execPath, args: [CLI, "conform", ...nodeClient(), "--expected-failures", file], stdin: "ignore", watchdogMs: 20_000 }).then((r) => ({ code: r.code, stderr: r.stderr, killed: r.timedOut }));
+  return spawnChild({
+    command: process.execPath,
+    args: [CLI, "conform", ...nodeClient(), "--expected-failures", file],
+    stdin: "ignore",
+    watchdogMs: 20_000,
+  }).then((r) => ({ code: r.code, stderr: r.stderr, killed: r.timedOut }));
 }
 
 describe("conform --expected-failures input bounds", () => {
@@ -43,7 +48,11 @@ describe("conform --expected-failures input bounds", () => {
   }, 60_000);
 
   it("accepts a line copied from the text report (`<transport> <id>`) as the id", () => {
-    expect(parseBaseline("subprocess event.session.starting\nstream   stream-event.frame.opening  # flaky\nevent.session.starting\n")).toEqual(["event.session.starting", "stream-event.frame.opening"]);
+    expect(
+      parseBaseline(
+        "subprocess event.session.starting\nstream   stream-event.frame.opening  # flaky\nevent.session.starting\n",
+      ),
+    ).toEqual(["event.session.starting", "stream-event.frame.opening"]);
   });
 
   it("parses ids in file order without duplicates, comments and blanks dropped", () => {

@@ -41,7 +41,10 @@ const BROKEN: readonly (readonly [string, readonly string[]])[] = [
   ["stream-reply-notifications", fails("stream-notification")],
   ["stream-no-method-not-found", fails("stream-unknown-method")],
   ["stream-ignore-cancel", fails("stream-cancel:warn")],
-  ["stream-accept-all", fails("stream-refuse-invalid", "stream-refuse-event-mismatch", "stream-refuse-receipt-emitted")],
+  [
+    "stream-accept-all",
+    fails("stream-refuse-invalid", "stream-refuse-event-mismatch", "stream-refuse-receipt-emitted"),
+  ],
   ["stream-lax-framing", fails(...ending, "stream-unterminated")],
   ["stream-strict-cr", fails("stream-frame-cr")],
   ["stream-limit-minus-one", fails("stream-size-at-limit")],
@@ -55,7 +58,12 @@ describe("conform stream scenarios generated from the tables", () => {
   it("covers every stream rule and every MUST stream obligation with a scenario, or lists why not", () => {
     const covered = new Set(STREAM.flatMap((s) => s.rule_ids));
     const excluded = new Set<string>(CONFORMANCE_CHECKS_TABLE.exclusions.map((e) => e.rule));
-    const must = [...clientStreamRuleIds(), ...CONFORMANCE_CHECKS_TABLE.obligations.filter((o) => o.level === "must" && o.id.startsWith("client.stream-")).map((o) => o.id)];
+    const must = [
+      ...clientStreamRuleIds(),
+      ...CONFORMANCE_CHECKS_TABLE.obligations
+        .filter((o) => o.level === "must" && o.id.startsWith("client.stream-"))
+        .map((o) => o.id),
+    ];
     expect(must.filter((id) => !covered.has(id) && !excluded.has(id))).toEqual([]);
     expect([...excluded].filter((id) => covered.has(id))).toEqual([]);
   });
@@ -63,7 +71,9 @@ describe("conform stream scenarios generated from the tables", () => {
   it("has ids unique across both transports, one event scenario per dispatchable event, each with {id, rule_ids, level, transport, since}", () => {
     const all = [...SUBPROCESS, ...STREAM];
     expect(new Set(all.map((s) => s.id)).size).toBe(all.length);
-    expect(STREAM.filter((s) => s.family === "stream-event")).toHaveLength(SUBPROCESS.filter((s) => s.family === "event").length);
+    expect(STREAM.filter((s) => s.family === "stream-event")).toHaveLength(
+      SUBPROCESS.filter((s) => s.family === "event").length,
+    );
     for (const s of STREAM) {
       expect(s.transport).toBe("stream");
       expect(s.rule_ids.length, s.id).toBeGreaterThan(0);
@@ -71,7 +81,9 @@ describe("conform stream scenarios generated from the tables", () => {
     }
     // The broken modes name only real scenarios.
     const ids = new Set(STREAM.map((s) => s.id));
-    expect(BROKEN.flatMap(([, want]) => want.map((w) => w.split(":")[0] as string)).filter((id) => !ids.has(id))).toEqual([]);
+    expect(
+      BROKEN.flatMap(([, want]) => want.map((w) => w.split(":")[0] as string)).filter((id) => !ids.has(id)),
+    ).toEqual([]);
   });
 });
 
@@ -85,7 +97,8 @@ describe("conform --transport stream|both against real clients", () => {
       ...BROKEN.map(([mode]): [string, string[]] => [mode, [...nodeClient(mode), "--transport", "stream"]]),
     ];
     // The reference's client has no stream mode: its stream smoke check waits for the deadline, so a short one.
-    if (existsSync(REFERENCE_CLIENT)) runs.push(["reference", ["--program", REFERENCE_CLIENT, "--transport", "both", "--timeout-ms", "5000"]]);
+    if (existsSync(REFERENCE_CLIENT))
+      runs.push(["reference", ["--program", REFERENCE_CLIENT, "--transport", "both", "--timeout-ms", "5000"]]);
     // Two conform processes at a time (each runs up to four stream sessions at once): a 2-core machine.
     let next = 0;
     await Promise.all(
@@ -99,7 +112,10 @@ describe("conform --transport stream|both against real clients", () => {
   }, 900_000);
 
   it("passes the fixture client on every stream scenario and the TypeScript runner on every scenario of both transports, exit 0", () => {
-    for (const [name, transports] of [["correct", ["stream"]], ["ts-runner", ["subprocess", "stream"]]] as const) {
+    for (const [name, transports] of [
+      ["correct", ["stream"]],
+      ["ts-runner", ["subprocess", "stream"]],
+    ] as const) {
       const r = reports.get(name) as Report;
       expect(failing(r), `${name}: ${failureDetails(r)}`).toEqual([]);
       expect(r.records, name).toHaveLength(transports.length === 2 ? SUBPROCESS.length + STREAM.length : STREAM.length);
@@ -117,7 +133,10 @@ describe("conform --transport stream|both against real clients", () => {
   });
 
   it("reports the reference's lifeloop-fake-ccd-client (no stream mode): stream is not measured, v1 is reported", () => {
-    if (!existsSync(REFERENCE_CLIENT)) throw new Error(`the reference's lifeloop-fake-ccd-client is missing at ${REFERENCE_CLIENT}: ${REFERENCE_INSTALL_COMMAND} (or bash tools/setup/prepare.sh)`);
+    if (!existsSync(REFERENCE_CLIENT))
+      throw new Error(
+        `the reference's lifeloop-fake-ccd-client is missing at ${REFERENCE_CLIENT}: ${REFERENCE_INSTALL_COMMAND} (or bash tools/setup/prepare.sh)`,
+      );
     const r = reports.get("reference") as Report;
     const transports = r.summary.transports as Record<string, { measured: boolean; not_measured_reason?: string }>;
     expect(transports.stream?.measured).toBe(false);
@@ -127,9 +146,12 @@ describe("conform --transport stream|both against real clients", () => {
 
   it("prints JSON Lines that match spec/cli/conform-report.schema.json", () => {
     const ajv = new Ajv2020({ strict: true });
-    const validate = ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, "spec", "cli", "conform-report.schema.json"), "utf8")) as object);
+    const validate = ajv.compile(
+      JSON.parse(readFileSync(join(REPO_ROOT, "spec", "cli", "conform-report.schema.json"), "utf8")) as object,
+    );
     for (const [name, r] of reports) {
-      for (const line of r.lines) expect(validate(line) ? null : validate.errors, `${name}: ${JSON.stringify(line).slice(0, 200)}`).toBeNull();
+      for (const line of r.lines)
+        expect(validate(line) ? null : validate.errors, `${name}: ${JSON.stringify(line).slice(0, 200)}`).toBeNull();
     }
   });
 });
@@ -152,10 +174,44 @@ describe("conform baseline and report formats with stream scenarios", () => {
   }, 300_000);
 
   it("names the transport of every record in text, junit and markdown", () => {
-    const rec = (scenario: string, transport: "subprocess" | "stream", verdict: PrintedRecord["verdict"]): PrintedRecord => ({ scenario, transport, verdict, rule_ids: ["client.answer"], level: "must", detail: verdict === "pass" ? "ok" : "broken", elapsed_ms: 3, expected_failure: false });
+    const rec = (
+      scenario: string,
+      transport: "subprocess" | "stream",
+      verdict: PrintedRecord["verdict"],
+    ): PrintedRecord => ({
+      scenario,
+      transport,
+      verdict,
+      rule_ids: ["client.answer"],
+      level: "must",
+      detail: verdict === "pass" ? "ok" : "broken",
+      elapsed_ms: 3,
+      expected_failure: false,
+    });
     const records = [rec("event.session.starting", "subprocess", "pass"), rec("stream-frame-cr", "stream", "fail")];
-    const header = { tool: "lifeloop-callback conform", version: "0", wire_version: "w", program: "/p", args: [], transport: "both", timeout_ms: 1, scenarios: 2 } as const;
-    const summary = { measured: false, total: 2, pass: 1, fail: 1, warn: 0, skip: 0, not_testable: 0, expected_failures: 0, stale_baseline: [], exit_code: 1, transports: { subprocess: { measured: true }, stream: { measured: true } } };
+    const header = {
+      tool: "lifeloop-callback conform",
+      version: "0",
+      wire_version: "w",
+      program: "/p",
+      args: [],
+      transport: "both",
+      timeout_ms: 1,
+      scenarios: 2,
+    } as const;
+    const summary = {
+      measured: false,
+      total: 2,
+      pass: 1,
+      fail: 1,
+      warn: 0,
+      skip: 0,
+      not_testable: 0,
+      expected_failures: 0,
+      stale_baseline: [],
+      exit_code: 1,
+      transports: { subprocess: { measured: true }, stream: { measured: true } },
+    };
     const text = renderReport("text", header, records, summary, []);
     expect(text).toMatch(/PASS +subprocess +event\.session\.starting/);
     expect(text).toMatch(/FAIL +stream +stream-frame-cr/);

@@ -29,14 +29,22 @@ const REFERENCE_CLIENT = join(REPO_ROOT, ".cache", "lifeloop-ref", "bin", "lifel
 /** Why a reference test fails when the reference is not installed (tools/setup/prepare.sh installs it for npm test and CI). */
 const REFERENCE_CLIENT_MISSING = `the reference's lifeloop-fake-ccd-client is missing at ${REFERENCE_CLIENT}: ${REFERENCE_INSTALL_COMMAND} (or bash tools/setup/prepare.sh)`;
 
-const ids = (pred: (s: (typeof SCENARIOS)[number]) => boolean, verdict = "fail"): string[] => SCENARIOS.filter(pred).map((s) => `${s.id}:${verdict}`).sort();
+const ids = (pred: (s: (typeof SCENARIOS)[number]) => boolean, verdict = "fail"): string[] =>
+  SCENARIOS.filter(pred)
+    .map((s) => `${s.id}:${verdict}`)
+    .sort();
 
 describe("conform: scenarios generated from the tables", () => {
   it("covers every MUST rule a client enforces with a scenario, or lists why not", () => {
     // The obligations apply to either transport: the stream scenarios count too (conform-stream.test.ts checks the stream rules).
-    const covered = new Set([...SCENARIOS, ...buildScenarios(join(REPO_ROOT, "generated", "vectors"), "stream")].flatMap((s) => s.rule_ids));
+    const covered = new Set(
+      [...SCENARIOS, ...buildScenarios(join(REPO_ROOT, "generated", "vectors"), "stream")].flatMap((s) => s.rule_ids),
+    );
     const excluded = new Set<string>(CONFORMANCE_CHECKS_TABLE.exclusions.map((e) => e.rule));
-    const must = [...clientRuleIds(), ...CONFORMANCE_CHECKS_TABLE.obligations.filter((o) => o.level === "must").map((o) => o.id)];
+    const must = [
+      ...clientRuleIds(),
+      ...CONFORMANCE_CHECKS_TABLE.obligations.filter((o) => o.level === "must").map((o) => o.id),
+    ];
     expect(must.filter((id) => !covered.has(id) && !excluded.has(id))).toEqual([]);
     // An exclusion that a scenario covers after all is stale.
     expect([...excluded].filter((id) => covered.has(id))).toEqual([]);
@@ -83,13 +91,36 @@ describe("conform against real clients", () => {
 
   it("fails each broken client on exactly the scenarios of its defect", () => {
     const refusals = ids((s) => s.expect === "refuse");
-    expect(failing(reports.get("accept-all") as Report), failureDetails(reports.get("accept-all") as Report)).toEqual(refusals);
-    expect(failing(reports.get("refuse-exit-1") as Report), failureDetails(reports.get("refuse-exit-1") as Report)).toEqual(refusals);
-    expect(failing(reports.get("crash-on-invalid") as Report), failureDetails(reports.get("crash-on-invalid") as Report)).toEqual(refusals);
-    expect(failing(reports.get("read-once") as Report), failureDetails(reports.get("read-once") as Report)).toEqual(ids((s) => s.id === "large-request" || s.id === "slow-request"));
-    expect(failing(reports.get("noise-on:frame.opened") as Report), failureDetails(reports.get("noise-on:frame.opened") as Report)).toEqual(["event.frame.opened:fail"]);
-    expect(failing(reports.get("hang-on:frame.ended") as Report), failureDetails(reports.get("hang-on:frame.ended") as Report)).toEqual(["event.frame.ended:fail"]);
-    for (const name of ["accept-all", "refuse-exit-1", "crash-on-invalid", "read-once", "noise-on:frame.opened", "hang-on:frame.ended"]) {
+    expect(failing(reports.get("accept-all") as Report), failureDetails(reports.get("accept-all") as Report)).toEqual(
+      refusals,
+    );
+    expect(
+      failing(reports.get("refuse-exit-1") as Report),
+      failureDetails(reports.get("refuse-exit-1") as Report),
+    ).toEqual(refusals);
+    expect(
+      failing(reports.get("crash-on-invalid") as Report),
+      failureDetails(reports.get("crash-on-invalid") as Report),
+    ).toEqual(refusals);
+    expect(failing(reports.get("read-once") as Report), failureDetails(reports.get("read-once") as Report)).toEqual(
+      ids((s) => s.id === "large-request" || s.id === "slow-request"),
+    );
+    expect(
+      failing(reports.get("noise-on:frame.opened") as Report),
+      failureDetails(reports.get("noise-on:frame.opened") as Report),
+    ).toEqual(["event.frame.opened:fail"]);
+    expect(
+      failing(reports.get("hang-on:frame.ended") as Report),
+      failureDetails(reports.get("hang-on:frame.ended") as Report),
+    ).toEqual(["event.frame.ended:fail"]);
+    for (const name of [
+      "accept-all",
+      "refuse-exit-1",
+      "crash-on-invalid",
+      "read-once",
+      "noise-on:frame.opened",
+      "hang-on:frame.ended",
+    ]) {
       expect((reports.get(name) as Report).code, name).toBe(CLI_EXIT_CODES.validation);
     }
   });
@@ -104,16 +135,22 @@ describe("conform against real clients", () => {
     const r = reports.get("silent") as Report;
     expect(r.code).toBe(CLI_EXIT_CODES.not_measured);
     expect(r.records).toEqual([]);
-    expect(r.summary).toMatchObject({ measured: false, not_measured_reason: expect.stringContaining("stdout is empty") });
+    expect(r.summary).toMatchObject({
+      measured: false,
+      not_measured_reason: expect.stringContaining("stdout is empty"),
+    });
   });
 
   it("prints JSON Lines that match spec/cli/conform-report.schema.json", () => {
     const ajv = new Ajv2020({ strict: true });
-    const validate = ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, "spec", "cli", "conform-report.schema.json"), "utf8")) as object);
+    const validate = ajv.compile(
+      JSON.parse(readFileSync(join(REPO_ROOT, "spec", "cli", "conform-report.schema.json"), "utf8")) as object,
+    );
     for (const [name, r] of reports) {
       expect(Object.keys(r.lines[0] ?? {}), name).toEqual(["header"]);
       expect(Object.keys(r.lines[r.lines.length - 1] ?? {}), name).toEqual(["summary"]);
-      for (const line of r.lines) expect(validate(line) ? null : validate.errors, `${name}: ${JSON.stringify(line).slice(0, 200)}`).toBeNull();
+      for (const line of r.lines)
+        expect(validate(line) ? null : validate.errors, `${name}: ${JSON.stringify(line).slice(0, 200)}`).toBeNull();
     }
   });
 });
@@ -123,7 +160,10 @@ describe("conform baseline (--expected-failures)", () => {
     const refusals = SCENARIOS.filter((s) => s.expect === "refuse").map((s) => s.id);
     const exact = join(TMP, "exact.txt");
     // The first entry as copied from the text report (`<transport> <id>`), the others bare ids.
-    writeFileSync(exact, `# accept-all cannot refuse\n${refusals.map((id, i) => (i === 0 ? `subprocess ${id}` : id)).join("\n")}\n`);
+    writeFileSync(
+      exact,
+      `# accept-all cannot refuse\n${refusals.map((id, i) => (i === 0 ? `subprocess ${id}` : id)).join("\n")}\n`,
+    );
     const stale = join(TMP, "stale.txt");
     writeFileSync(stale, `${refusals.join("\n")}\nevent.session.started   # passes: stale\nno.such.scenario\n`);
     const [ok, bad] = await Promise.all([
@@ -133,8 +173,18 @@ describe("conform baseline (--expected-failures)", () => {
     expect(ok.code, failureDetails(ok)).toBe(CLI_EXIT_CODES.ok);
     expect(ok.summary.expected_failures).toBe(refusals.length);
     expect(bad.code).toBe(CLI_EXIT_CODES.validation);
-    expect(bad.summary.stale_baseline).toEqual(["event.session.started (passes now)", "no.such.scenario (no such scenario)"]);
-    const missing = await spawnChild({ command: process.execPath, args: [CLI, "conform", ...nodeClient(), "--expected-failures", join(TMP, "absent.txt")], stdin: "ignore", stdout: "ignore", stderr: "ignore", watchdogMs: 120_000 });
+    expect(bad.summary.stale_baseline).toEqual([
+      "event.session.started (passes now)",
+      "no.such.scenario (no such scenario)",
+    ]);
+    const missing = await spawnChild({
+      command: process.execPath,
+      args: [CLI, "conform", ...nodeClient(), "--expected-failures", join(TMP, "absent.txt")],
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "ignore",
+      watchdogMs: 120_000,
+    });
     expect(missing.code).toBe(CLI_EXIT_CODES.input);
   }, 600_000);
 });
@@ -145,10 +195,21 @@ describe("conform against the SDK clients and the reference's client", () => {
     expect(go.ok, go.ok ? "" : go.output).toBe(true);
     const python = FIXTURE_CLIENTS.python;
     const both = ["--transport", "both", "--timeout-ms", "20000"];
-    const [goReport, pyReport] = await Promise.all([conform(["--program", GO_ECHO_BIN, ...both]), conform(["--program", python.program, ...both])]);
-    for (const [name, r] of [["go", goReport], ["python", pyReport]] as const) {
-      expect(failing(r).filter((f) => !f.endsWith(":warn")), `${name}: ${failureDetails(r)}`).toEqual([]);
-      expect(new Set(r.records.map((x) => (x as { transport?: string }).transport)), name).toEqual(new Set(["subprocess", "stream"]));
+    const [goReport, pyReport] = await Promise.all([
+      conform(["--program", GO_ECHO_BIN, ...both]),
+      conform(["--program", python.program, ...both]),
+    ]);
+    for (const [name, r] of [
+      ["go", goReport],
+      ["python", pyReport],
+    ] as const) {
+      expect(
+        failing(r).filter((f) => !f.endsWith(":warn")),
+        `${name}: ${failureDetails(r)}`,
+      ).toEqual([]);
+      expect(new Set(r.records.map((x) => (x as { transport?: string }).transport)), name).toEqual(
+        new Set(["subprocess", "stream"]),
+      );
       expect(r.code, name).toBe(0);
     }
   }, 600_000);

@@ -11,7 +11,14 @@ import { conform } from "./support.js";
 
 describe("conform --transport stream with a client that writes no frame", () => {
   it("is not measured, and the reason asks whether the client implements --stream", async () => {
-    const r = await conform(["--program", join(REPO_ROOT, "test", "fixtures", "conform", "v1-only-client.mjs"), "--transport", "stream", "--timeout-ms", "2000"]);
+    const r = await conform([
+      "--program",
+      join(REPO_ROOT, "test", "fixtures", "conform", "v1-only-client.mjs"),
+      "--transport",
+      "stream",
+      "--timeout-ms",
+      "2000",
+    ]);
     expect(r.code).toBe(CLI_EXIT_CODES.not_measured);
     const reason = JSON.stringify(r.summary);
     expect(reason).toContain("the client wrote no frame: does it implement --stream?");

@@ -32,7 +32,16 @@ describe("conform smoke check classification", () => {
     const banner = script("banner.sh", 'echo "client v1.0 starting"; exec $CLIENT "$@"');
     const twice = script("twice.sh", 'out=$($CLIENT "$@"); printf "%s\\n%s\\n" "$out" "$out"');
     const silent = script("silent.sh", "cat >/dev/null; exit 0");
-    const [b, t, s, missing] = await Promise.all([banner, twice, silent, join(TMP, "absent")].map((p) => conform(["--program", p, "--timeout-ms", "20000"]).catch((e: Error) => ({ code: Number(/\(exit (\d+)\)/.exec(e.message)?.[1] ?? -1), summary: { error: e.message } as Record<string, unknown>, records: [], lines: [] }))));
+    const [b, t, s, missing] = await Promise.all(
+      [banner, twice, silent, join(TMP, "absent")].map((p) =>
+        conform(["--program", p, "--timeout-ms", "20000"]).catch((e: Error) => ({
+          code: Number(/\(exit (\d+)\)/.exec(e.message)?.[1] ?? -1),
+          summary: { error: e.message } as Record<string, unknown>,
+          records: [],
+          lines: [],
+        })),
+      ),
+    );
     expect(b?.code, JSON.stringify(b?.summary)).toBe(CLI_EXIT_CODES.validation);
     expect(b?.summary.measured).toBe(true);
     expect(b?.records.find((r) => r.scenario === "event.session.starting")?.verdict).toBe("fail");

@@ -19,10 +19,20 @@ export interface Report {
 export const NODE_CLIENT = join(REPO_ROOT, "test", "fixtures", "conform", "client.mjs");
 
 /** `--program node --arg client.mjs [--arg --break --arg MODE]`. */
-export const nodeClient = (mode?: string): string[] => ["--program", process.execPath, "--arg", NODE_CLIENT, ...(mode ? ["--arg", "--break", "--arg", mode] : [])];
+export const nodeClient = (mode?: string): string[] => [
+  "--program",
+  process.execPath,
+  "--arg",
+  NODE_CLIENT,
+  ...(mode ? ["--arg", "--break", "--arg", mode] : []),
+];
 
 /** `scenario:verdict` of every record that did not pass, sorted. */
-export const failing = (r: Report): string[] => r.records.filter((x) => x.verdict !== "pass").map((x) => `${x.scenario}:${x.verdict}`).sort();
+export const failing = (r: Report): string[] =>
+  r.records
+    .filter((x) => x.verdict !== "pass")
+    .map((x) => `${x.scenario}:${x.verdict}`)
+    .sort();
 
 /** Every record that did not pass, with its detail and time: the message of a failed assertion, so a CI log says why. */
 export const failureDetails = (r: Report): string =>
@@ -44,11 +54,24 @@ export const SELF_TEST_TIMEOUT_MS = 20_000;
  * `env` added to this process's environment (the client inherits it, e.g. PYTHONPATH);
  * rejects when it prints no JSON report.
  */
-export function conform(args: readonly string[], watchdogMs = 240_000, env: Readonly<Record<string, string>> = {}): Promise<Report> {
+export function conform(
+  args: readonly string[],
+  watchdogMs = 240_000,
+  env: Readonly<Record<string, string>> = {},
+): Promise<Report> {
   const deadline = args.includes("--timeout-ms") ? [] : ["--timeout-ms", String(SELF_TEST_TIMEOUT_MS)];
-  return spawnChild({ command: process.execPath, args: [CLI, "conform", "--format", "json", ...args, ...deadline], stdin: "ignore", env: { ...process.env, ...env }, watchdogMs }).then(({ code, stdout: out, stderr: err }) => {
+  return spawnChild({
+    command: process.execPath,
+    args: [CLI, "conform", "--format", "json", ...args, ...deadline],
+    stdin: "ignore",
+    env: { ...process.env, ...env },
+    watchdogMs,
+  }).then(({ code, stdout: out, stderr: err }) => {
     try {
-      const lines = out.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       const records = lines.filter((l) => "scenario" in l) as unknown as Report["records"];
       const summary = (lines.find((l) => "summary" in l)?.summary ?? {}) as Record<string, unknown>;
       return { code, lines, records, summary };

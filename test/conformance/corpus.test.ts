@@ -22,7 +22,8 @@ function listCorpusFiles(): string[] {
   for (const r of model.roots) {
     const dir = join(ROOT, CORPUS_DIR, r.fixtureKind);
     if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir).sort()) if (name.endsWith(".json")) out.push(`${CORPUS_DIR}/${r.fixtureKind}/${name}`);
+    for (const name of readdirSync(dir).sort())
+      if (name.endsWith(".json")) out.push(`${CORPUS_DIR}/${r.fixtureKind}/${name}`);
   }
   return out;
 }
@@ -39,7 +40,12 @@ interface Fixture {
 const fixtures: Fixture[] = files.map((path) => {
   const parts = path.split("/");
   const name = parts[parts.length - 1] as string;
-  return { path, stem: name.slice(0, -".json".length), folder: parts[parts.length - 2] as string, raw: JSON.parse(readFileSync(join(ROOT, path), "utf8")) as Record<string, unknown> };
+  return {
+    path,
+    stem: name.slice(0, -".json".length),
+    folder: parts[parts.length - 2] as string,
+    raw: JSON.parse(readFileSync(join(ROOT, path), "utf8")) as Record<string, unknown>,
+  };
 });
 
 /** Rules a fixture cannot carry: json.max-bytes needs a document over 16 MiB (covered by test/cli/validate.test.ts). */
@@ -64,14 +70,25 @@ describe("conformance corpus (generated/conformance)", () => {
     const problems: string[] = [];
     for (const f of fixtures) {
       const r = f.raw;
-      const allowed = new Set(["kind", "expect", "expect_rule", "expect_pointer", "description", "data", "data_base64"]);
+      const allowed = new Set([
+        "kind",
+        "expect",
+        "expect_rule",
+        "expect_pointer",
+        "description",
+        "data",
+        "data_base64",
+      ]);
       for (const key of Object.keys(r)) if (!allowed.has(key)) problems.push(`${f.path}: unexpected member ${key}`);
       if (r.kind !== f.folder) problems.push(`${f.path}: kind ${String(r.kind)} in folder ${f.folder}`);
-      if (!f.stem.startsWith(`${String(r.expect)}-`)) problems.push(`${f.path}: expect ${String(r.expect)} does not match the file name`);
-      if (r.expect === "invalid" && typeof r.expect_rule !== "string") problems.push(`${f.path}: invalid fixture without expect_rule`);
-      if (r.expect === "valid" && (r.expect_rule !== undefined || r.expect_pointer !== undefined)) problems.push(`${f.path}: valid fixture with an expected rule or pointer`);
+      if (!f.stem.startsWith(`${String(r.expect)}-`))
+        problems.push(`${f.path}: expect ${String(r.expect)} does not match the file name`);
+      if (r.expect === "invalid" && typeof r.expect_rule !== "string")
+        problems.push(`${f.path}: invalid fixture without expect_rule`);
+      if (r.expect === "valid" && (r.expect_rule !== undefined || r.expect_pointer !== undefined))
+        problems.push(`${f.path}: valid fixture with an expected rule or pointer`);
       if (typeof r.description !== "string" || r.description.length === 0) problems.push(`${f.path}: no description`);
-      if (("data" in r) === ("data_base64" in r)) problems.push(`${f.path}: needs exactly one of data and data_base64`);
+      if ("data" in r === "data_base64" in r) problems.push(`${f.path}: needs exactly one of data and data_base64`);
     }
     expect(problems).toEqual([]);
   });
@@ -86,8 +103,11 @@ describe("conformance corpus (generated/conformance)", () => {
         continue;
       }
       const lexemes = parsed.nonIntegerNumberPointers.filter((p) => p.startsWith("/data"));
-      if (lexemes.length > 0) problems.push(`${f.path}: non-integer number lexemes at ${lexemes.join(", ")} (use data_base64)`);
-      const unsafe = JSON.stringify(f.raw.data, (_k, v: unknown) => (typeof v === "number" && !Number.isSafeInteger(v) ? "UNSAFE" : v)).includes('"UNSAFE"');
+      if (lexemes.length > 0)
+        problems.push(`${f.path}: non-integer number lexemes at ${lexemes.join(", ")} (use data_base64)`);
+      const unsafe = JSON.stringify(f.raw.data, (_k, v: unknown) =>
+        typeof v === "number" && !Number.isSafeInteger(v) ? "UNSAFE" : v,
+      ).includes('"UNSAFE"');
       if (unsafe) problems.push(`${f.path}: a number beyond 2^53 - 1 (use data_base64)`);
     }
     expect(problems).toEqual([]);
@@ -101,8 +121,14 @@ describe("conformance corpus (generated/conformance)", () => {
       for (const id of ids) {
         if (NOT_IN_CORPUS.has(id)) continue;
         const slug = id.replace(/\./g, "-");
-        if (!here.some((f) => f.raw.expect === "invalid" && f.raw.expect_rule === id && f.stem.startsWith(`invalid-${slug}-`))) missing.push(`${d.fixtureKind}: no invalid fixture for ${id}`);
-        if (!here.some((f) => f.raw.expect === "valid" && f.stem.startsWith(`valid-${slug}-`))) missing.push(`${d.fixtureKind}: no valid fixture for ${id}`);
+        if (
+          !here.some(
+            (f) => f.raw.expect === "invalid" && f.raw.expect_rule === id && f.stem.startsWith(`invalid-${slug}-`),
+          )
+        )
+          missing.push(`${d.fixtureKind}: no invalid fixture for ${id}`);
+        if (!here.some((f) => f.raw.expect === "valid" && f.stem.startsWith(`valid-${slug}-`)))
+          missing.push(`${d.fixtureKind}: no valid fixture for ${id}`);
       }
     }
     expect(missing).toEqual([]);
@@ -113,12 +139,24 @@ describe("conformance corpus (generated/conformance)", () => {
     for (const d of WIRE_DOCUMENTS) {
       for (const o of model.occurrences.get(d.typeName) ?? []) {
         const pointer = `${o.pattern.replace(/\/\*(?=\/|$)/g, "/0")}/unknown_field`;
-        if (!fixtures.some((f) => f.folder === d.fixtureKind && f.raw.expect_rule === "schema.additional-properties" && f.raw.expect_pointer === pointer)) missing.push(`${d.fixtureKind}: no unknown member at ${pointer}`);
+        if (
+          !fixtures.some(
+            (f) =>
+              f.folder === d.fixtureKind &&
+              f.raw.expect_rule === "schema.additional-properties" &&
+              f.raw.expect_pointer === pointer,
+          )
+        )
+          missing.push(`${d.fixtureKind}: no unknown member at ${pointer}`);
       }
     }
-    const text = fixtures.filter((f) => f.raw.expect === "valid" && f.stem.startsWith("valid-schema-enum-")).map((f) => JSON.stringify(f.raw.data));
+    const text = fixtures
+      .filter((f) => f.raw.expect === "valid" && f.stem.startsWith("valid-schema-enum-"))
+      .map((f) => JSON.stringify(f.raw.data));
     for (const e of model.enums) {
-      for (const v of e.values) if (!text.some((t) => t.includes(JSON.stringify(v)))) missing.push(`no valid fixture with the ${e.name} value ${v}`);
+      for (const v of e.values)
+        if (!text.some((t) => t.includes(JSON.stringify(v))))
+          missing.push(`no valid fixture with the ${e.name} value ${v}`);
     }
     expect(missing).toEqual([]);
   });

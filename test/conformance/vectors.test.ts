@@ -32,11 +32,20 @@ interface VectorFile {
 
 interface IndexFile {
   readonly wire_version: string;
-  readonly vectors: readonly { id: string; path: string; type: string; expect: string; rule: string | null; pointer: string | null }[];
+  readonly vectors: readonly {
+    id: string;
+    path: string;
+    type: string;
+    expect: string;
+    rule: string | null;
+    pointer: string | null;
+  }[];
 }
 
 const index = JSON.parse(readFileSync(join(VECTORS, "index.json"), "utf8")) as IndexFile;
-const vectors: VectorFile[] = index.vectors.map((v) => JSON.parse(readFileSync(join(VECTORS, v.path), "utf8")) as VectorFile);
+const vectors: VectorFile[] = index.vectors.map(
+  (v) => JSON.parse(readFileSync(join(VECTORS, v.path), "utf8")) as VectorFile,
+);
 
 /** ajv over the wire schemas with every error reported (tooling only; the runtime stops at the first). */
 type SchemaError = { keyword: string; schemaPath: string; instancePath: string; params: Record<string, unknown> };
@@ -64,7 +73,9 @@ function allErrorsValidators(): Map<string, (value: unknown) => SchemaError[]> {
     out.set(t.name, (value) => {
       if (validate(value)) return [];
       // Bookkeeping errors of `anyOf: [{$ref}, {type: null}]` are not violations of their own.
-      return ((validate.errors ?? []) as SchemaError[]).filter((e) => e.keyword !== "anyOf" && !(e.keyword === "type" && e.schemaPath.endsWith("/anyOf/1/type")));
+      return ((validate.errors ?? []) as SchemaError[]).filter(
+        (e) => e.keyword !== "anyOf" && !(e.keyword === "type" && e.schemaPath.endsWith("/anyOf/1/type")),
+      );
     });
   }
   return out;
@@ -81,8 +92,24 @@ describe("shared vectors (generated/vectors)", () => {
     expect(index.vectors.map((v) => v.path).sort()).toEqual(onDisk.sort());
     index.vectors.forEach((entry, i) => {
       const v = vectors[i] as VectorFile;
-      expect(Object.keys(v).sort()).toEqual(["$comment", "description", "document_base64", "expect", "id", "pointer", "rule", "type"]);
-      expect({ id: v.id, type: v.type, expect: v.expect, rule: v.rule, pointer: v.pointer, path: `${v.id}.json` }).toEqual({
+      expect(Object.keys(v).sort()).toEqual([
+        "$comment",
+        "description",
+        "document_base64",
+        "expect",
+        "id",
+        "pointer",
+        "rule",
+        "type",
+      ]);
+      expect({
+        id: v.id,
+        type: v.type,
+        expect: v.expect,
+        rule: v.rule,
+        pointer: v.pointer,
+        path: `${v.id}.json`,
+      }).toEqual({
         id: entry.id,
         type: entry.type,
         expect: entry.expect,
@@ -107,9 +134,12 @@ describe("shared vectors (generated/vectors)", () => {
     const wrong: string[] = [];
     for (const v of vectors) {
       const result = parseWireDocument(v.type, new Uint8Array(Buffer.from(v.document_base64, "base64")));
-      const actual = result.ok ? { expect: "valid", rule: null, pointer: null } : { expect: "invalid", rule: result.issues[0]?.rule ?? null, pointer: result.issues[0]?.pointer ?? null };
+      const actual = result.ok
+        ? { expect: "valid", rule: null, pointer: null }
+        : { expect: "invalid", rule: result.issues[0]?.rule ?? null, pointer: result.issues[0]?.pointer ?? null };
       const wanted = { expect: v.expect, rule: v.rule, pointer: v.pointer ?? actual.pointer };
-      if (JSON.stringify(actual) !== JSON.stringify(wanted)) wrong.push(`${v.id}: expected ${JSON.stringify(wanted)}, got ${JSON.stringify(actual)}`);
+      if (JSON.stringify(actual) !== JSON.stringify(wanted))
+        wrong.push(`${v.id}: expected ${JSON.stringify(wanted)}, got ${JSON.stringify(actual)}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -126,12 +156,16 @@ describe("shared vectors (generated/vectors)", () => {
       }
       const schemaErrors = (validators.get(v.type) as (value: unknown) => SchemaError[])(parsed.value);
       // A number lexeme such as 1.0 is invisible to ajv (JSON.parse made it 1) and is a violation of its own.
-      const lexemes = parsed.nonIntegerNumberPointers.filter((p) => INTEGER_PATHS[v.type].some((pattern) => pointerMatches(p, pattern)));
+      const lexemes = parsed.nonIntegerNumberPointers.filter((p) =>
+        INTEGER_PATHS[v.type].some((pattern) => pointerMatches(p, pattern)),
+      );
       const rules = evaluateRules(v.type, parsed.value);
       const locations = new Set([...schemaErrors.map(location), ...lexemes]);
       const count = locations.size + rules.length;
       if (count !== 1) {
-        wrong.push(`${v.id}: ${count} violations (schema: ${schemaErrors.map((e) => `${e.keyword}@${e.instancePath}`).join(", ") || "-"}; lexemes: ${parsed.nonIntegerNumberPointers.join(", ") || "-"}; rules: ${rules.map((r) => `${r.rule}@${r.pointer}`).join(", ") || "-"})`);
+        wrong.push(
+          `${v.id}: ${count} violations (schema: ${schemaErrors.map((e) => `${e.keyword}@${e.instancePath}`).join(", ") || "-"}; lexemes: ${parsed.nonIntegerNumberPointers.join(", ") || "-"}; rules: ${rules.map((r) => `${r.rule}@${r.pointer}`).join(", ") || "-"})`,
+        );
       }
     }
     expect(wrong).toEqual([]);
@@ -147,7 +181,9 @@ describe("shared vectors (generated/vectors)", () => {
         wrong.push(`${v.id}: does not parse`);
         continue;
       }
-      const count = (validators.get(v.type) as (value: unknown) => unknown[])(parsed.value).length + evaluateRules(v.type, parsed.value).length;
+      const count =
+        (validators.get(v.type) as (value: unknown) => unknown[])(parsed.value).length +
+        evaluateRules(v.type, parsed.value).length;
       if (count !== 0) wrong.push(`${v.id}: ${count} violations`);
     }
     expect(wrong).toEqual([]);

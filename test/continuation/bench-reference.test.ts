@@ -12,7 +12,9 @@ import { REPO_ROOT } from "../support/cli-process.js";
 describe("the continuation bench without the reference CLI", () => {
   it("names the missing binary and bash tools/setup/prepare.sh", async () => {
     const missing = join(REPO_ROOT, ".cache", "no-such-reference", "bin", "lifeloop");
-    await expect(run({ reference: missing })).rejects.toThrow(`the reference CLI with the continuation commands (lifeloop-cli 0.5.0) is missing at ${missing}; install it from the repository root with: bash tools/setup/prepare.sh`);
+    await expect(run({ reference: missing })).rejects.toThrow(
+      `the reference CLI with the continuation commands (lifeloop-cli 0.5.0) is missing at ${missing}; install it from the repository root with: bash tools/setup/prepare.sh`,
+    );
   });
 
   it("looks for the 0.5.0 reference where prepare.sh installs it", () => {

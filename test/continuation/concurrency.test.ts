@@ -26,7 +26,11 @@ interface WorkerReport {
   readonly failures: readonly string[];
 }
 
-function startWorker(args: readonly string[]): { child: ChildProcess; ready: Promise<void>; done: Promise<WorkerReport> } {
+function startWorker(args: readonly string[]): {
+  child: ChildProcess;
+  ready: Promise<void>;
+  done: Promise<WorkerReport>;
+} {
   let child: ChildProcess | undefined;
   let out = "";
   let markReady: () => void = () => undefined;
@@ -67,7 +71,9 @@ describe("continuation: concurrency", () => {
     requireReference();
     const go = join(dir, "go");
     const stop = join(dir, "stop");
-    const writers = Array.from({ length: WRITERS }, (_, i) => startWorker(["writer", root, go, String(i), String(PUTS)]));
+    const writers = Array.from({ length: WRITERS }, (_, i) =>
+      startWorker(["writer", root, go, String(i), String(PUTS)]),
+    );
     const racers = [...["dropper", "dropper", "reader", "reader"].map((role) => startWorker([role, root, go, stop]))];
     children.push(...[...writers, ...racers].map((w) => w.child));
     await Promise.all([...writers, ...racers].map((w) => w.ready));
@@ -75,7 +81,14 @@ describe("continuation: concurrency", () => {
     // Real CLI processes in the middle of the race.
     const env = storeEnv({ LIFELOOP_CONTINUATION_ROOT: root });
     const cli = limited(4, [
-      ...Array.from({ length: 6 }, (_, i) => () => runSide("ours", ["put", "--thread", "race", "--key", "k", "--client-id", `w${1000 + i}`], { env, input: blobFor(1000 + i) })),
+      ...Array.from(
+        { length: 6 },
+        (_, i) => () =>
+          runSide("ours", ["put", "--thread", "race", "--key", "k", "--client-id", `w${1000 + i}`], {
+            env,
+            input: blobFor(1000 + i),
+          }),
+      ),
       ...Array.from({ length: 3 }, () => () => runSide("ours", ["drop-thread", "--thread", "race"], { env })),
       ...Array.from({ length: 3 }, () => () => runSide("ours", ["list", "--thread", "race"], { env })),
     ]);
@@ -96,7 +109,10 @@ describe("continuation: concurrency", () => {
       expect(id).not.toBeNull();
       expect(JSON.parse(final.stderr).client_id).toBe(`w${id}`);
     } else expect(final.stderr).toBe('{"error":"not_found"}\n');
-    const leftovers = [...(existsSync(join(root, "race")) ? readdirSync(join(root, "race")).map((n) => `race/${n}`) : []), ...readdirSync(root).filter((n) => n.startsWith(".race.drop."))];
+    const leftovers = [
+      ...(existsSync(join(root, "race")) ? readdirSync(join(root, "race")).map((n) => `race/${n}`) : []),
+      ...readdirSync(root).filter((n) => n.startsWith(".race.drop.")),
+    ];
     expect(leftovers.filter((n) => n !== "race/k")).toEqual([]);
   }, 600_000); // 15 s or so on a quiet 2-core machine; a shared, loaded one needs far more
 });

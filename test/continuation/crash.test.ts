@@ -53,7 +53,12 @@ async function checkEntry(store: ContinuationStore, thread: string): Promise<str
     state = "absent";
   }
   const listed = await store.list(thread);
-  if (listed.diagnostics.length > 0 || listed.keys.some((k) => k.key !== "k") || listed.keys.length !== (state === "value" ? 1 : 0)) return `list ${JSON.stringify(listed)}`;
+  if (
+    listed.diagnostics.length > 0 ||
+    listed.keys.some((k) => k.key !== "k") ||
+    listed.keys.length !== (state === "value" ? 1 : 0)
+  )
+    return `list ${JSON.stringify(listed)}`;
   return null;
 }
 
@@ -78,7 +83,9 @@ describe("continuation: crash safety under SIGKILL", () => {
         if (problem) problems.push(`run ${run} (kill after ${delay} ms): ${problem}`);
         else values += 1;
         // The dead holder's lock is free: a put with a short timeout gets it.
-        await store.put(thread, "probe", Buffer.from("p"), { clientId: "probe" }).catch((e: Error) => problems.push(`run ${run}: lock wedged: ${e.message}`));
+        await store
+          .put(thread, "probe", Buffer.from("p"), { clientId: "probe" })
+          .catch((e: Error) => problems.push(`run ${run}: lock wedged: ${e.message}`));
         await store.drop(thread, "probe");
       }
     };

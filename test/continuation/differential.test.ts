@@ -13,7 +13,18 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REFERENCE_DIFFERENCES } from "../../generated/ts/spec.js";
-import { limited, removeDir, requireReference, runSide, scratch, snapshot, storeEnv, type Run, type Side, type TreeItem } from "./support.js";
+import {
+  limited,
+  removeDir,
+  requireReference,
+  runSide,
+  scratch,
+  snapshot,
+  storeEnv,
+  type Run,
+  type Side,
+  type TreeItem,
+} from "./support.js";
 import { SCENARIOS, type Scenario, type Step } from "./scenarios.js";
 
 /** Normalize one stderr/stdout JSON value: timestamps and free text become placeholders; list keys sorted. */
@@ -50,7 +61,11 @@ function jsonLines(text: string): unknown[] {
     }
     if (parsed === undefined || typeof parsed !== "object") {
       if (out[out.length - 1] !== "<plain text>") out.push("<plain text>");
-    } else out.push({ json: normalizeJson(parsed), bigNumbers: line.replace(/"written_at_epoch_s":\d+/g, "").match(/\d{16,}/g) ?? [] });
+    } else
+      out.push({
+        json: normalizeJson(parsed),
+        bigNumbers: line.replace(/"written_at_epoch_s":\d+/g, "").match(/\d{16,}/g) ?? [],
+      });
   }
   return out;
 }
@@ -64,8 +79,15 @@ interface Observation {
 function observe(step: Extract<Step, { args: readonly string[] }>, run: Run): Observation {
   const blobOut = step.args[0] === "get" && run.code === 0;
   // list diagnostics come in directory order from the reference, by key from us (continuation-list-order).
-  const stderr = step.args[0] === "list" ? jsonLines(run.stderr).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)) : jsonLines(run.stderr);
-  return { code: run.code, stdout: blobOut ? run.stdout.toString("base64") : jsonLines(run.stdout.toString("utf8")), stderr };
+  const stderr =
+    step.args[0] === "list"
+      ? jsonLines(run.stderr).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
+      : jsonLines(run.stderr);
+  return {
+    code: run.code,
+    stdout: blobOut ? run.stdout.toString("base64") : jsonLines(run.stdout.toString("utf8")),
+    stderr,
+  };
 }
 
 function plant(root: string, step: Step): void {
@@ -83,12 +105,20 @@ function plant(root: string, step: Step): void {
 function comparableTree(dir: string): unknown[] {
   return snapshot(dir)
     .filter((i: TreeItem) => !/(^|\/)\.[^/]*\.lock$/.test(i.path) && !(i.bytes && isExpiredEntry(i.bytes)))
-    .map((i) => ({ path: i.path, kind: i.kind, mode: i.mode.toString(8), bytes: i.bytes ? blankMeta(i.bytes) : undefined }));
+    .map((i) => ({
+      path: i.path,
+      kind: i.kind,
+      mode: i.mode.toString(8),
+      bytes: i.bytes ? blankMeta(i.bytes) : undefined,
+    }));
 }
 
 function isExpiredEntry(bytes: Buffer): boolean {
   try {
-    const meta = JSON.parse(bytes.subarray(4, 4 + bytes.readUInt32BE(0)).toString("utf8")) as { written_at_epoch_s: number; ttl_s: number | null };
+    const meta = JSON.parse(bytes.subarray(4, 4 + bytes.readUInt32BE(0)).toString("utf8")) as {
+      written_at_epoch_s: number;
+      ttl_s: number | null;
+    };
     if (typeof meta.ttl_s !== "number") return false;
     const expiry = BigInt(meta.written_at_epoch_s) + BigInt(Math.round(meta.ttl_s));
     return expiry > (1n << 64n) - 1n || expiry <= BigInt(Math.floor(Date.now() / 1000));
@@ -101,7 +131,10 @@ function blankMeta(bytes: Buffer): string {
   if (bytes.length < 4) return bytes.toString("base64");
   const metaEnd = 4 + bytes.readUInt32BE(0);
   if (metaEnd > bytes.length) return bytes.toString("base64");
-  const meta = bytes.subarray(4, metaEnd).toString("utf8").replace(/"written_at_epoch_s":\d+/, '"written_at_epoch_s":0');
+  const meta = bytes
+    .subarray(4, metaEnd)
+    .toString("utf8")
+    .replace(/"written_at_epoch_s":\d+/, '"written_at_epoch_s":0');
   return `${meta}|${bytes.subarray(metaEnd).toString("base64")}`;
 }
 
@@ -114,7 +147,8 @@ interface ScenarioOutcome {
 async function runScenario(s: Scenario): Promise<ScenarioOutcome> {
   const dirs: Record<Side, string> = { ours: scratch("cont-ours-"), reference: scratch("cont-ref-") };
   try {
-    const envOf = (side: Side): Record<string, string> => storeEnv(s.env ? s.env(dirs[side]) : { LIFELOOP_CONTINUATION_ROOT: join(dirs[side], "store") });
+    const envOf = (side: Side): Record<string, string> =>
+      storeEnv(s.env ? s.env(dirs[side]) : { LIFELOOP_CONTINUATION_ROOT: join(dirs[side], "store") });
     const rootOf = (side: Side): string => (s.rootOf ? s.rootOf(dirs[side]) : join(dirs[side], "store"));
     const mismatches: string[] = [];
     let compared = 0;
@@ -126,24 +160,32 @@ async function runScenario(s: Scenario): Promise<ScenarioOutcome> {
         continue;
       }
       const [ours, reference] = await Promise.all(
-        (["ours", "reference"] as const).map((side) => runSide(side, step.args, { input: step.input ?? "", env: { ...envOf(side), ...step.env }, cwd: dirs[side] })),
+        (["ours", "reference"] as const).map((side) =>
+          runSide(side, step.args, { input: step.input ?? "", env: { ...envOf(side), ...step.env }, cwd: dirs[side] }),
+        ),
       );
       const label = `${s.name} #${index} continuation ${step.args.join(" ").slice(0, 120)}`;
       if (step.difference) {
         differences++;
         if (ours?.code !== step.difference.ours || reference?.code !== step.difference.reference) {
-          mismatches.push(`${label}: difference ${step.difference.id}: ours exit ${ours?.code}, reference exit ${reference?.code}`);
+          mismatches.push(
+            `${label}: difference ${step.difference.id}: ours exit ${ours?.code}, reference exit ${reference?.code}`,
+          );
         }
         continue;
       }
       compared++;
       const a = observe(step, ours as Run);
       const b = observe(step, reference as Run);
-      if (JSON.stringify(a) !== JSON.stringify(b)) mismatches.push(`${label}:\n  ours      ${JSON.stringify(a)}\n  reference ${JSON.stringify(b)}`);
+      if (JSON.stringify(a) !== JSON.stringify(b))
+        mismatches.push(`${label}:\n  ours      ${JSON.stringify(a)}\n  reference ${JSON.stringify(b)}`);
     }
     if (!s.treesMayDiffer) {
       const [ta, tb] = [comparableTree(dirs.ours), comparableTree(dirs.reference)];
-      if (JSON.stringify(ta) !== JSON.stringify(tb)) mismatches.push(`${s.name}: the stores differ:\n  ours      ${JSON.stringify(ta).slice(0, 2000)}\n  reference ${JSON.stringify(tb).slice(0, 2000)}`);
+      if (JSON.stringify(ta) !== JSON.stringify(tb))
+        mismatches.push(
+          `${s.name}: the stores differ:\n  ours      ${JSON.stringify(ta).slice(0, 2000)}\n  reference ${JSON.stringify(tb).slice(0, 2000)}`,
+        );
     }
     return { compared, differences, mismatches };
   } finally {
@@ -156,7 +198,10 @@ describe("continuation: differential against the reference CLI", () => {
   const outcomes = new Map<string, ScenarioOutcome>();
   beforeAll(async () => {
     requireReference();
-    const results = await limited(3, SCENARIOS.map((s) => () => runScenario(s)));
+    const results = await limited(
+      3,
+      SCENARIOS.map((s) => () => runScenario(s)),
+    );
     SCENARIOS.forEach((s, i) => {
       outcomes.set(s.name, results[i] as ScenarioOutcome);
     });
@@ -170,7 +215,9 @@ describe("continuation: differential against the reference CLI", () => {
 
   it("every documented difference is in spec/tables/reference-differences.json", () => {
     const ids = new Set<string>(REFERENCE_DIFFERENCES.map((d) => d.id));
-    const used = SCENARIOS.flatMap((s) => s.steps.flatMap((st) => ("difference" in st && st.difference ? [st.difference.id] : [])));
+    const used = SCENARIOS.flatMap((s) =>
+      s.steps.flatMap((st) => ("difference" in st && st.difference ? [st.difference.id] : [])),
+    );
     expect(used.filter((id) => !ids.has(id))).toEqual([]);
   });
 });
@@ -184,39 +231,61 @@ describe("continuation: cross-reading between the CLIs on one store", () => {
     env = storeEnv({ LIFELOOP_CONTINUATION_ROOT: join(dir, "store") });
   });
   afterAll(() => removeDir(dir));
-  const run = (side: Side, args: readonly string[], input?: Uint8Array | string): Promise<Run> => runSide(side, args, { env, cwd: dir, ...(input === undefined ? {} : { input }) });
+  const run = (side: Side, args: readonly string[], input?: Uint8Array | string): Promise<Run> =>
+    runSide(side, args, { env, cwd: dir, ...(input === undefined ? {} : { input }) });
 
   const blobs: [string, Buffer][] = [
     ["binary", Buffer.from([0x61, 0x00, 0x62, 0xff, 0x0a, 0xc3, 0x28])],
     ["empty", Buffer.alloc(0)],
     ["mib", Buffer.alloc(1024 * 1024, 0x5a)],
   ];
-  for (const [writer, reader] of [["ours", "reference"], ["reference", "ours"]] as const) {
-    it.each(blobs)(`${writer} writes a %s blob, ${reader} reads it byte for byte with the same meta and list`, async (name, blob) => {
-      const put = await run(writer, ["put", "--thread", `x-${writer}`, "--key", name, "--client-id", "ccd", "--ttl-s", "600"], blob);
-      expect(put.code, put.stderr).toBe(0);
-      const written = (JSON.parse(put.stdout.toString()) as { written_at_epoch_s: number }).written_at_epoch_s;
-      const got = await run(reader, ["get", "--thread", `x-${writer}`, "--key", name]);
-      expect(got.code, got.stderr).toBe(0);
-      expect(got.stdout.equals(blob)).toBe(true);
-      expect(got.stderr).toBe(`{"client_id":"ccd","ttl_s":600,"written_at_epoch_s":${written}}\n`);
-      const [a, b] = await Promise.all([run(writer, ["list", "--thread", `x-${writer}`]), run(reader, ["list", "--thread", `x-${writer}`])]);
-      expect(normalizeJson(JSON.parse(a.stdout.toString()))).toEqual(normalizeJson(JSON.parse(b.stdout.toString())));
-    });
+  for (const [writer, reader] of [
+    ["ours", "reference"],
+    ["reference", "ours"],
+  ] as const) {
+    it.each(blobs)(
+      `${writer} writes a %s blob, ${reader} reads it byte for byte with the same meta and list`,
+      async (name, blob) => {
+        const put = await run(
+          writer,
+          ["put", "--thread", `x-${writer}`, "--key", name, "--client-id", "ccd", "--ttl-s", "600"],
+          blob,
+        );
+        expect(put.code, put.stderr).toBe(0);
+        const written = (JSON.parse(put.stdout.toString()) as { written_at_epoch_s: number }).written_at_epoch_s;
+        const got = await run(reader, ["get", "--thread", `x-${writer}`, "--key", name]);
+        expect(got.code, got.stderr).toBe(0);
+        expect(got.stdout.equals(blob)).toBe(true);
+        expect(got.stderr).toBe(`{"client_id":"ccd","ttl_s":600,"written_at_epoch_s":${written}}\n`);
+        const [a, b] = await Promise.all([
+          run(writer, ["list", "--thread", `x-${writer}`]),
+          run(reader, ["list", "--thread", `x-${writer}`]),
+        ]);
+        expect(normalizeJson(JSON.parse(a.stdout.toString()))).toEqual(normalizeJson(JSON.parse(b.stdout.toString())));
+      },
+    );
   }
 
   it("each side's guarded drop and drop-thread remove what the other wrote, temp files included", async () => {
     expect((await run("ours", ["put", "--thread", "g", "--key", "k", "--client-id", "me"], "v")).code).toBe(0);
     const refused = await run("reference", ["drop", "--thread", "g", "--key", "k", "--require-client-id", "you"]);
-    expect([refused.code, JSON.parse(refused.stderr)]).toEqual([3, { actual: "me", error: "client_id_mismatch", required: "you" }]);
+    expect([refused.code, JSON.parse(refused.stderr)]).toEqual([
+      3,
+      { actual: "me", error: "client_id_mismatch", required: "you" },
+    ]);
     expect((await run("reference", ["drop", "--thread", "g", "--key", "k", "--require-client-id", "me"])).code).toBe(0);
     expect((await run("ours", ["get", "--thread", "g", "--key", "k"])).stderr).toBe('{"error":"not_found"}\n');
 
-    for (const k of ["a", "b", "c"]) expect((await run("reference", ["put", "--thread", "r", "--key", k], k)).code).toBe(0);
+    for (const k of ["a", "b", "c"])
+      expect((await run("reference", ["put", "--thread", "r", "--key", k], k)).code).toBe(0);
     writeFileSync(join(dir, "store", "r", ".a.tmp.1-2-3"), "leftover");
     const ours = await run("ours", ["drop-thread", "--thread", "r"]);
     expect(ours.stdout.toString()).toBe('{"dropped_count":3,"status":"ok"}\n');
-    expect(snapshot(join(dir, "store")).filter((i) => i.path === "r" || i.path.startsWith("r/") || i.path.startsWith(".r.drop."))).toEqual([]);
+    expect(
+      snapshot(join(dir, "store")).filter(
+        (i) => i.path === "r" || i.path.startsWith("r/") || i.path.startsWith(".r.drop."),
+      ),
+    ).toEqual([]);
 
     for (const k of ["a", "b"]) expect((await run("ours", ["put", "--thread", "o", "--key", k], k)).code).toBe(0);
     const theirs = await run("reference", ["drop-thread", "--thread", "o"]);
@@ -228,6 +297,8 @@ describe("continuation: cross-reading between the CLIs on one store", () => {
     const put = await run("reference", ["put", "--thread", "l", "--key", "k", "--ttl-s", "100"], "12345");
     const written = (JSON.parse(put.stdout.toString()) as { written_at_epoch_s: number }).written_at_epoch_s;
     const listed = await run("ours", ["list", "--thread", "l", "--long"]);
-    expect(listed.stdout.toString()).toBe(`{"keys":[{"blob_bytes":5,"client_id":"unknown","expires_at_epoch_s":${written + 100},"key":"k","ttl_s":100,"written_at_epoch_s":${written}}],"thread":"l"}\n`);
+    expect(listed.stdout.toString()).toBe(
+      `{"keys":[{"blob_bytes":5,"client_id":"unknown","expires_at_epoch_s":${written + 100},"key":"k","ttl_s":100,"written_at_epoch_s":${written}}],"thread":"l"}\n`,
+    );
   });
 });

@@ -30,11 +30,18 @@ describe("continuation put on a full disk (prlimit --fsize)", () => {
     expect((await runSide("ours", ["put", "--thread", "t", "--key", "k"], { input: good, env: env() })).code).toBe(0);
     // 64 KiB does not fit under a 4 KiB file-size limit: the first write is cut at 4096 bytes.
     const big = Buffer.alloc(64 * 1024, 0x62);
-    const put = await runSide("ours", ["put", "--thread", "t", "--key", "k"], { input: big, env: env(), fileSizeLimit: 4096 });
+    const put = await runSide("ours", ["put", "--thread", "t", "--key", "k"], {
+      input: big,
+      env: env(),
+      fileSizeLimit: 4096,
+    });
     expect(put.signal, "the put died of a signal (SIGXFSZ?)").toBeNull();
     expect(put.stdout.toString(), "the put reported success").toBe("");
     expect(put.code).toBe(3);
-    expect(JSON.parse(put.stderr)).toMatchObject({ error: "storage_failure", reason: expect.stringMatching(/write temp file .*: (EFBIG|ENOSPC)$/) });
+    expect(JSON.parse(put.stderr)).toMatchObject({
+      error: "storage_failure",
+      reason: expect.stringMatching(/write temp file .*: (EFBIG|ENOSPC)$/),
+    });
     const got = await runSide("ours", ["get", "--thread", "t", "--key", "k"], { env: env() });
     expect(got.code).toBe(0);
     expect(got.stdout.equals(good), "get returned something else than the old blob").toBe(true);
@@ -51,10 +58,38 @@ describe("continuation/put over the stream on a full disk", () => {
     writeFileSync(events, `${JSON.stringify(envelope("session.started", 1))}\n`);
     const client = join(FIXTURE_CLIENTS_DIR, "node", "runner-echo.mjs");
     // 40 bytes: less than the entry's header and metadata, so the put's first write is cut short.
-    const session = spawnSync("prlimit", ["--fsize=40", "--", process.execPath, CLI, "session", "--transport", "stream", "--program", process.execPath, "--arg", client, "--arg", "--behave", "--arg", "put-get", "--timeout-ms", "30000", events], { env: env(), encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
+    const session = spawnSync(
+      "prlimit",
+      [
+        "--fsize=40",
+        "--",
+        process.execPath,
+        CLI,
+        "session",
+        "--transport",
+        "stream",
+        "--program",
+        process.execPath,
+        "--arg",
+        client,
+        "--arg",
+        "--behave",
+        "--arg",
+        "put-get",
+        "--timeout-ms",
+        "30000",
+        events,
+      ],
+      { env: env(), encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" },
+    );
     expect(session.signal).toBeNull();
-    const line = JSON.parse(session.stdout.split("\n")[0] as string) as { response: { metadata: { roundtrip: unknown } } };
-    expect(line.response.metadata.roundtrip).toMatchObject({ error_name: "storage_failure", message: expect.stringMatching(/write temp file .*: (EFBIG|ENOSPC)/) });
+    const line = JSON.parse(session.stdout.split("\n")[0] as string) as {
+      response: { metadata: { roundtrip: unknown } };
+    };
+    expect(line.response.metadata.roundtrip).toMatchObject({
+      error_name: "storage_failure",
+      message: expect.stringMatching(/write temp file .*: (EFBIG|ENOSPC)/),
+    });
     const got = await runSide("ours", ["get", "--thread", "t1", "--key", "e1"], { env: env() });
     expect(got.code).toBe(0);
     expect(got.stdout.equals(good), "get returned something else than the old blob").toBe(true);

@@ -45,7 +45,8 @@ const signal = new AbortController().signal;
 
 /** A python3 process holding the thread locks of `threads` (POSIX record locks conflict with our OFD locks); resolves once it holds them. */
 function holdLocks(threads: readonly string[]): Promise<ChildProcess> {
-  const script = "import fcntl,os,sys\nfds=[]\nfor t in sys.argv[2:]:\n  fd=os.open(os.path.join(sys.argv[1],'.'+t+'.lock'),os.O_RDWR|os.O_CREAT,0o600)\n  fcntl.lockf(fd,fcntl.LOCK_EX)\n  fds.append(fd)\nprint('holding',flush=True)\nsys.stdin.read()\n";
+  const script =
+    "import fcntl,os,sys\nfds=[]\nfor t in sys.argv[2:]:\n  fd=os.open(os.path.join(sys.argv[1],'.'+t+'.lock'),os.O_RDWR|os.O_CREAT,0o600)\n  fcntl.lockf(fd,fcntl.LOCK_EX)\n  fds.append(fd)\nprint('holding',flush=True)\nsys.stdin.read()\n";
   mkdirSync(root, { recursive: true, mode: 0o700 });
   const child = spawn("python3", ["-c", script, root, ...threads], { stdio: ["pipe", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
@@ -72,18 +73,27 @@ describe("a FIFO planted as an entry never blocks a command", () => {
     const got = await runSide("ours", ["get", "--thread", "t", "--key", "p"], { env: env(), timeoutMs: 15_000 });
     expect(got.signal, "get was killed by the watchdog: it blocked").toBeNull();
     expect(got.code).toBe(3);
-    expect(JSON.parse(got.stderr)).toMatchObject({ error: "storage_failure", reason: expect.stringContaining(join(root, "t", "p")) });
+    expect(JSON.parse(got.stderr)).toMatchObject({
+      error: "storage_failure",
+      reason: expect.stringContaining(join(root, "t", "p")),
+    });
     const listed = await runSide("ours", ["list", "--thread", "t"], { env: env(), timeoutMs: 15_000 });
     expect(listed.signal, "list was killed by the watchdog: it blocked").toBeNull();
     expect(listed.code).toBe(0);
     expect((JSON.parse(listed.stdout.toString()) as { keys: { key: string }[] }).keys.map((k) => k.key)).toEqual(["k"]);
-    expect(JSON.parse(listed.stderr)).toMatchObject({ diagnostic: "list_skipped_entry", reason: "io_error", path: join(root, "t", "p") });
+    expect(JSON.parse(listed.stderr)).toMatchObject({
+      diagnostic: "list_skipped_entry",
+      reason: "io_error",
+      path: join(root, "t", "p"),
+    });
   }, 60_000);
 });
 
 describe("get takes no lock", () => {
   it("an expired entry whose thread lock another process holds is not_found at once; a later read removes it", async () => {
-    expect((await runSide("ours", ["put", "--thread", "t", "--key", "k", "--ttl-s", "0"], { input: "v", env: env() })).code).toBe(0);
+    expect(
+      (await runSide("ours", ["put", "--thread", "t", "--key", "k", "--ttl-s", "0"], { input: "v", env: env() })).code,
+    ).toBe(0);
     const holder = await holdLocks(["t"]);
     try {
       const started = Date.now();
@@ -104,7 +114,10 @@ describe("get takes no lock", () => {
 
 describe("a store the caller may not write", () => {
   it("list, get, and drop / drop-thread that drop nothing succeed (run as an unprivileged user when we are root)", async () => {
-    expect((await runSide("ours", ["put", "--thread", "t", "--key", "k", "--client-id", "c"], { input: "v", env: env() })).code).toBe(0);
+    expect(
+      (await runSide("ours", ["put", "--thread", "t", "--key", "k", "--client-id", "c"], { input: "v", env: env() }))
+        .code,
+    ).toBe(0);
     // Everything readable, nothing writable: directories 0555, files 0444 (the lock file included).
     chmodSync(dir, 0o755);
     for (const d of [root, join(root, "t")]) {
@@ -115,15 +128,26 @@ describe("a store the caller may not write", () => {
     const asRoot = process.getuid?.() === 0;
     const run = (args: string[]): ReturnType<typeof spawnSync> =>
       asRoot
-        ? spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, CLI, "continuation", ...args], { env: env(), cwd: dir, timeout: 30_000 })
+        ? spawnSync(
+            "setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, CLI, "continuation", ...args],
+            { env: env(), cwd: dir, timeout: 30_000 },
+          )
         : spawnSync(process.execPath, [CLI, "continuation", ...args], { env: env(), cwd: dir, timeout: 30_000 });
     try {
       const listed = run(["list", "--thread", "t"]);
       expect([listed.status, listed.stderr.toString()]).toEqual([0, ""]);
-      expect((JSON.parse(listed.stdout.toString()) as { keys: { key: string }[] }).keys.map((k) => k.key)).toEqual(["k"]);
+      expect((JSON.parse(listed.stdout.toString()) as { keys: { key: string }[] }).keys.map((k) => k.key)).toEqual([
+        "k",
+      ]);
       const got = run(["get", "--thread", "t", "--key", "k"]);
       expect([got.status, got.stdout.toString()]).toEqual([0, "v"]);
-      for (const args of [["drop", "--thread", "t", "--key", "absent"], ["drop", "--thread", "t", "--key", "absent", "--require-client-id", "c"], ["drop-thread", "--thread", "absent"], ["list", "--thread", "absent"]]) {
+      for (const args of [
+        ["drop", "--thread", "t", "--key", "absent"],
+        ["drop", "--thread", "t", "--key", "absent", "--require-client-id", "c"],
+        ["drop-thread", "--thread", "absent"],
+        ["list", "--thread", "absent"],
+      ]) {
         const r = run(args);
         expect([args.join(" "), r.status, r.stderr.toString()]).toEqual([args.join(" "), 0, ""]);
       }
@@ -161,7 +185,10 @@ describe("entry metadata is decoded strictly", () => {
     planted("dupunknown", `{${base},"x":1,"x":2}`);
     planted("bom", `\ufeff{${base}}`);
     for (const key of ["strnum", "strttl", "dupclient", "dupttl", "bom"]) {
-      expect([key, await getError(key)]).toEqual([key, { error: "storage_failure", reason: expect.stringContaining(join(root, "m", key)) }]);
+      expect([key, await getError(key)]).toEqual([
+        key,
+        { error: "storage_failure", reason: expect.stringContaining(join(root, "m", key)) },
+      ]);
     }
     expect(await getError("dupunknown")).toBe("ok");
   });
@@ -174,9 +201,17 @@ describe("over the stream (continuationHandlers served by the host's serveRevers
     await s.put("t", "wide", Buffer.from("x"), { ttlS: 2n ** 60n });
     await new ContinuationStore({ root, now: () => 2n ** 54n }).put("t", "future", Buffer.from("x"));
     const seen: ListDiagnostic[] = [];
-    const r = await serveReverseRequest("continuation/list", 1, { thread: "t" }, continuationHandlers(s, { onDiagnostic: (d) => seen.push(d) }), signal);
+    const r = await serveReverseRequest(
+      "continuation/list",
+      1,
+      { thread: "t" },
+      continuationHandlers(s, { onDiagnostic: (d) => seen.push(d) }),
+      signal,
+    );
     expect(r.ok, r.ok ? "" : JSON.stringify(r.error)).toBe(true);
-    expect(r.ok && (JSON.parse(r.resultJson.toString()) as { keys: { key: string }[] }).keys.map((k) => k.key)).toEqual(["fine"]);
+    expect(r.ok && (JSON.parse(r.resultJson.toString()) as { keys: { key: string }[] }).keys.map((k) => k.key)).toEqual(
+      ["fine"],
+    );
     expect(seen.map((d) => [d.reason, d.path])).toEqual([
       ["beyond_wire_integer_range", join(root, "t", "future")],
       ["beyond_wire_integer_range", join(root, "t", "wide")],
@@ -184,24 +219,52 @@ describe("over the stream (continuationHandlers served by the host's serveRevers
   });
 
   it("the environment is read in the CLI's order: a bad max-bytes breaks only the commands that read it; put checks it and the size before the root", async () => {
-    const serveWith = (e: Record<string, string>, method: string, params: Record<string, unknown>) => serveReverseRequest(method, 1, params, continuationHandlers((use) => storeForCommand(e, use)), signal);
+    const serveWith = (e: Record<string, string>, method: string, params: Record<string, unknown>) =>
+      serveReverseRequest(
+        method,
+        1,
+        params,
+        continuationHandlers((use) => storeForCommand(e, use)),
+        signal,
+      );
     const bad = { LIFELOOP_CONTINUATION_ROOT: root, LIFELOOP_CONTINUATION_MAX_BYTES: "12abc" };
     await new ContinuationStore({ root }).put("t", "k", Buffer.from("x"));
     const drop = await serveWith(bad, "continuation/drop", { thread: "t", key: "absent" });
     expect(drop.ok, drop.ok ? "" : JSON.stringify(drop.error)).toBe(true);
     const dropThread = await serveWith(bad, "continuation/drop-thread", { thread: "other" });
     expect(dropThread.ok, dropThread.ok ? "" : JSON.stringify(dropThread.error)).toBe(true);
-    for (const [method, params] of [["continuation/get", { thread: "t", key: "k" }], ["continuation/list", { thread: "t" }], ["continuation/drop", { thread: "t", key: "k", require_client_id: "c" }]] as const) {
+    for (const [method, params] of [
+      ["continuation/get", { thread: "t", key: "k" }],
+      ["continuation/list", { thread: "t" }],
+      ["continuation/drop", { thread: "t", key: "k", require_client_id: "c" }],
+    ] as const) {
       const r = await serveWith(bad, method, params);
       expect([method, r.ok ? null : r.error.code]).toEqual([method, codeOf("internal_error")]);
     }
     const hi = Buffer.from("hi").toString("base64");
-    const noRootBadMax = await serveWith({ LIFELOOP_CONTINUATION_MAX_BYTES: "x" }, "continuation/put", { thread: "t", key: "k", blob_base64: hi });
-    expect(noRootBadMax.ok ? null : noRootBadMax.error.code, "the max-bytes variable before the root").toBe(codeOf("internal_error"));
-    const noRootTooBig = await serveWith({ LIFELOOP_CONTINUATION_MAX_BYTES: "1" }, "continuation/put", { thread: "t", key: "k", blob_base64: hi });
-    expect(noRootTooBig.ok ? null : noRootTooBig.error, "the size before the root").toMatchObject({ code: codeOf("blob_too_large"), data: { error: "blob_too_large", max_bytes: 1 } });
-    const badIdNoRoot = await serveWith({ LIFELOOP_CONTINUATION_MAX_BYTES: "x" }, "continuation/drop-thread", { thread: ".." });
-    expect(badIdNoRoot.ok ? null : badIdNoRoot.error.code, "identifiers before the environment").toBe(codeOf("invalid_identifier"));
+    const noRootBadMax = await serveWith({ LIFELOOP_CONTINUATION_MAX_BYTES: "x" }, "continuation/put", {
+      thread: "t",
+      key: "k",
+      blob_base64: hi,
+    });
+    expect(noRootBadMax.ok ? null : noRootBadMax.error.code, "the max-bytes variable before the root").toBe(
+      codeOf("internal_error"),
+    );
+    const noRootTooBig = await serveWith({ LIFELOOP_CONTINUATION_MAX_BYTES: "1" }, "continuation/put", {
+      thread: "t",
+      key: "k",
+      blob_base64: hi,
+    });
+    expect(noRootTooBig.ok ? null : noRootTooBig.error, "the size before the root").toMatchObject({
+      code: codeOf("blob_too_large"),
+      data: { error: "blob_too_large", max_bytes: 1 },
+    });
+    const badIdNoRoot = await serveWith({ LIFELOOP_CONTINUATION_MAX_BYTES: "x" }, "continuation/drop-thread", {
+      thread: "..",
+    });
+    expect(badIdNoRoot.ok ? null : badIdNoRoot.error.code, "identifiers before the environment").toBe(
+      codeOf("invalid_identifier"),
+    );
   });
 });
 
@@ -210,17 +273,29 @@ describe("lock-timeout messages say what is true", () => {
     const holder = await holdLocks(["t"]);
     try {
       // The first waits in the kernel for 3 s; the second, queued behind it in this process, gives up first.
-      const first = new ContinuationStore({ root, lockTimeoutMs: 3000 }).put("t", "a", Buffer.from("1")).then(() => null, (e: unknown) => e);
+      const first = new ContinuationStore({ root, lockTimeoutMs: 3000 }).put("t", "a", Buffer.from("1")).then(
+        () => null,
+        (e: unknown) => e,
+      );
       // Barrier: the first has joined the thread's lock queue (its checks before the lock are
       // asynchronous: on a loaded machine the second's could finish first and overtake it).
       for (const until = Date.now() + 10_000; threadLockUsers(root, "t") === 0; ) {
         if (Date.now() > until) throw new Error("the first put never queued for the lock");
         await new Promise((resolve) => setImmediate(resolve));
       }
-      const second = new ContinuationStore({ root, lockTimeoutMs: 300 }).put("t", "b", Buffer.from("2")).then(() => null, (e: unknown) => e);
+      const second = new ContinuationStore({ root, lockTimeoutMs: 300 }).put("t", "b", Buffer.from("2")).then(
+        () => null,
+        (e: unknown) => e,
+      );
       const [a, b] = (await Promise.all([first, second])) as ContinuationError[];
-      expect(a?.envelope).toMatchObject({ error: "storage_failure", reason: expect.stringContaining("another process") });
-      expect(b?.envelope).toMatchObject({ error: "storage_failure", reason: expect.stringContaining("this process's own") });
+      expect(a?.envelope).toMatchObject({
+        error: "storage_failure",
+        reason: expect.stringContaining("another process"),
+      });
+      expect(b?.envelope).toMatchObject({
+        error: "storage_failure",
+        reason: expect.stringContaining("this process's own"),
+      });
       expect(String(b?.envelope.reason)).not.toContain("another process");
     } finally {
       await release(holder);
@@ -272,8 +347,29 @@ describe("session --transport stream exits after its summary while a store reque
       writeFileSync(client, PARKING_CLIENT);
       const events = join(dir, "events.jsonl");
       writeFileSync(events, `${JSON.stringify(envelope("session.started", 1))}\n`);
-      const argv = [CLI, "session", "--transport", "stream", "--program", process.execPath, "--arg", client, "--arg", join(root, ".t.lock"), "--timeout-ms", "30000", events];
-      const ran = await spawnChild({ command: process.execPath, args: argv, env: env(), stdin: "ignore", stderr: "inherit", watchdogMs: 60_000 });
+      const argv = [
+        CLI,
+        "session",
+        "--transport",
+        "stream",
+        "--program",
+        process.execPath,
+        "--arg",
+        client,
+        "--arg",
+        join(root, ".t.lock"),
+        "--timeout-ms",
+        "30000",
+        events,
+      ];
+      const ran = await spawnChild({
+        command: process.execPath,
+        args: argv,
+        env: env(),
+        stdin: "ignore",
+        stderr: "inherit",
+        watchdogMs: 60_000,
+      });
       const session = { status: ran.code, signal: ran.signal, stdout: ran.stdout };
       expect(released, "the session lived until the other process released the lock").toBe(false);
       expect(session.signal).toBeNull();

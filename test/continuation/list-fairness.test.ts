@@ -24,7 +24,17 @@ function plant(root: string, thread: string, count: number): void {
   mkdirSync(join(root, thread), { recursive: true, mode: 0o700 });
   const now = BigInt(Math.floor(Date.now() / 1000));
   for (let i = 0; i < count; i++) {
-    const bytes = Buffer.concat(encodeEntry({ schema_version: CONTINUATION.entry_format.meta_schema_version, client_id: "planted", written_at_epoch_s: now, ttl_s: null }, Buffer.from(`blob ${i}`)));
+    const bytes = Buffer.concat(
+      encodeEntry(
+        {
+          schema_version: CONTINUATION.entry_format.meta_schema_version,
+          client_id: "planted",
+          written_at_epoch_s: now,
+          ttl_s: null,
+        },
+        Buffer.from(`blob ${i}`),
+      ),
+    );
     writeFileSync(join(root, thread, `k${String(i).padStart(5, "0")}`), bytes, { mode: 0o600 });
   }
 }
@@ -53,14 +63,21 @@ describe("list never makes a writer of the thread fail", () => {
     try {
       await warmed; // every loop has listed once: from here on the lists overlap
       const started = Date.now();
-      const put = await runSide("ours", ["put", "--thread", "t", "--key", "during-list"], { input: "written during the lists", env, timeoutMs: 120_000 });
+      const put = await runSide("ours", ["put", "--thread", "t", "--key", "during-list"], {
+        input: "written during the lists",
+        env,
+        timeoutMs: 120_000,
+      });
       const ms = Date.now() - started;
       expect(put.code, `the put failed after ${ms} ms: ${put.stderr}`).toBe(0);
     } finally {
       stop = true;
       await Promise.all(loops);
     }
-    expect(listed.every((n) => n === ENTRIES || n === ENTRIES + 1), `list counts ${listed.join(",")}`).toBe(true);
+    expect(
+      listed.every((n) => n === ENTRIES || n === ENTRIES + 1),
+      `list counts ${listed.join(",")}`,
+    ).toBe(true);
     const got = await runSide("ours", ["get", "--thread", "t", "--key", "during-list"], { env });
     expect(got.stdout.toString()).toBe("written during the lists");
   }, 600_000);
@@ -80,7 +97,20 @@ describe("a symbolic link in the store is never followed", () => {
   it("a thread directory that is a link: put, get, list, drop and drop-thread refuse it, naming it", async () => {
     mkdirSync(outside, { recursive: true, mode: 0o700 });
     mkdirSync(root, { recursive: true, mode: 0o700 });
-    writeFileSync(join(outside, "k"), Buffer.concat(encodeEntry({ schema_version: CONTINUATION.entry_format.meta_schema_version, client_id: "c", written_at_epoch_s: 1n, ttl_s: null }, Buffer.from("outside"))));
+    writeFileSync(
+      join(outside, "k"),
+      Buffer.concat(
+        encodeEntry(
+          {
+            schema_version: CONTINUATION.entry_format.meta_schema_version,
+            client_id: "c",
+            written_at_epoch_s: 1n,
+            ttl_s: null,
+          },
+          Buffer.from("outside"),
+        ),
+      ),
+    );
     const link = join(root, "t");
     symlinkSync(outside, link);
     refused(await run(["put", "--thread", "t", "--key", "new"], "would land outside"), link);
@@ -98,7 +128,14 @@ describe("a symbolic link in the store is never followed", () => {
     refused(await run(["get", "--thread", "e", "--key", "linked"]), link);
     const listed = await run(["list", "--thread", "e"]);
     expect(listed.code).toBe(0);
-    expect((JSON.parse(listed.stdout.toString()) as { keys: { key: string }[] }).keys.map((k) => k.key)).toEqual(["real"]);
-    expect(JSON.parse(listed.stderr)).toMatchObject({ diagnostic: "list_skipped_entry", path: link, reason: "io_error", error: expect.stringContaining("symbolic link") });
+    expect((JSON.parse(listed.stdout.toString()) as { keys: { key: string }[] }).keys.map((k) => k.key)).toEqual([
+      "real",
+    ]);
+    expect(JSON.parse(listed.stderr)).toMatchObject({
+      diagnostic: "list_skipped_entry",
+      path: link,
+      reason: "io_error",
+      error: expect.stringContaining("symbolic link"),
+    });
   });
 });

@@ -46,7 +46,8 @@ async function main() {
   }
   if (role === "writer") {
     const id = Number(rest[0]);
-    for (let n = 0; n < Number(rest[1]); n++) await attempt(`put ${id}:${n}`, () => store.put("race", "k", blob(id, n), { clientId: `w${id}` }));
+    for (let n = 0; n < Number(rest[1]); n++)
+      await attempt(`put ${id}:${n}`, () => store.put("race", "k", blob(id, n), { clientId: `w${id}` }));
   } else {
     const stop = rest[0];
     while (!existsSync(stop)) {
@@ -56,13 +57,17 @@ async function main() {
         await attempt("list", async () => {
           const listed = await store.list("race");
           if (listed.diagnostics.length > 0) throw new Error(`diagnostics ${JSON.stringify(listed.diagnostics)}`);
-          for (const k of listed.keys) if (k.key !== "k" || !/^w\d+$/.test(k.client_id)) throw new Error(`unexpected key ${JSON.stringify(k)}`);
+          for (const k of listed.keys)
+            if (k.key !== "k" || !/^w\d+$/.test(k.client_id)) throw new Error(`unexpected key ${JSON.stringify(k)}`);
         });
         await attempt("get", async () => {
           try {
             const got = await store.get("race", "k");
             const id = writerOf(got.blob);
-            if (id === null || got.meta.client_id !== `w${id}`) throw new Error(`torn or mixed value: ${got.blob.subarray(0, 24).toString("latin1")} from ${got.meta.client_id}`);
+            if (id === null || got.meta.client_id !== `w${id}`)
+              throw new Error(
+                `torn or mixed value: ${got.blob.subarray(0, 24).toString("latin1")} from ${got.meta.client_id}`,
+              );
           } catch (error) {
             if (error.code !== "not_found") throw error;
           }

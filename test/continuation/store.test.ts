@@ -19,7 +19,8 @@ if (!GROUP) throw new Error("no continuation group");
 let dir = "";
 let root = "";
 let clock = 1_000n;
-const store = (extra: { maxBlobBytes?: number } = {}): ContinuationStore => new ContinuationStore({ root, now: () => clock, ...extra });
+const store = (extra: { maxBlobBytes?: number } = {}): ContinuationStore =>
+  new ContinuationStore({ root, now: () => clock, ...extra });
 
 async function failure(p: Promise<unknown>): Promise<Record<string, unknown>> {
   try {
@@ -39,22 +40,45 @@ beforeEach(() => {
 afterEach(() => removeDir(dir));
 
 describe("identifiers", () => {
-  const hostile = ["", ".", "..", "../x", "a/b", "a\\b", "/abs", ".hidden", "a b", "a\u0000b", "a\nb", "naïve", "a:b", "a<b", "a*b", "x".repeat(GROUP.identifier.max_length + 1), "é".repeat(65), "%2e%2e", "~"];
-  it.each(hostile.map((h) => [JSON.stringify(h).slice(0, 40), h]))("%s is refused as thread, key and client id before any file exists", async (_label, id) => {
-    const s = store();
-    for (const [field, call] of [
-      ["thread", () => s.put(id, "k", Buffer.from("x"))],
-      ["key", () => s.put("t", id, Buffer.from("x"))],
-      ["client_id", () => s.put("t", "k", Buffer.from("x"), { clientId: id })],
-      ["thread", () => s.get(id, "k")],
-      ["key", () => s.drop("t", id)],
-      ["thread", () => s.list(id)],
-      ["thread", () => s.dropThread(id)],
-    ] as const) {
-      expect(await failure(call())).toMatchObject({ error: "invalid_identifier", field });
-    }
-    expect(existsSync(root)).toBe(false);
-  });
+  const hostile = [
+    "",
+    ".",
+    "..",
+    "../x",
+    "a/b",
+    "a\\b",
+    "/abs",
+    ".hidden",
+    "a b",
+    "a\u0000b",
+    "a\nb",
+    "naïve",
+    "a:b",
+    "a<b",
+    "a*b",
+    "x".repeat(GROUP.identifier.max_length + 1),
+    "é".repeat(65),
+    "%2e%2e",
+    "~",
+  ];
+  it.each(hostile.map((h) => [JSON.stringify(h).slice(0, 40), h]))(
+    "%s is refused as thread, key and client id before any file exists",
+    async (_label, id) => {
+      const s = store();
+      for (const [field, call] of [
+        ["thread", () => s.put(id, "k", Buffer.from("x"))],
+        ["key", () => s.put("t", id, Buffer.from("x"))],
+        ["client_id", () => s.put("t", "k", Buffer.from("x"), { clientId: id })],
+        ["thread", () => s.get(id, "k")],
+        ["key", () => s.drop("t", id)],
+        ["thread", () => s.list(id)],
+        ["thread", () => s.dropThread(id)],
+      ] as const) {
+        expect(await failure(call())).toMatchObject({ error: "invalid_identifier", field });
+      }
+      expect(existsSync(root)).toBe(false);
+    },
+  );
 
   it("accepts the whole charset, 128 bytes, trailing and inner dots, leading dashes; keys are case-sensitive", async () => {
     const s = store();
@@ -72,7 +96,9 @@ describe("identifiers", () => {
 describe("blobs and limits", () => {
   it("a binary blob with NUL and invalid UTF-8 round-trips byte for byte; an empty blob too", async () => {
     const s = store();
-    const binary = Buffer.from([0x00, 0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0xf4, 0x90, 0x80, 0x80, 0x0a, 0x0d, 0x00]);
+    const binary = Buffer.from([
+      0x00, 0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0xf4, 0x90, 0x80, 0x80, 0x0a, 0x0d, 0x00,
+    ]);
     await s.put("t", "bin", binary);
     expect((await s.get("t", "bin")).blob.equals(binary)).toBe(true);
     await s.put("t", "empty", new Uint8Array(0));
@@ -82,7 +108,10 @@ describe("blobs and limits", () => {
   it("a blob at the limit is stored, one byte over is blob_too_large and the prior entry stays", async () => {
     const s = store({ maxBlobBytes: 1000 });
     await s.put("t", "k", Buffer.alloc(1000, 1));
-    expect(await failure(s.put("t", "k", Buffer.alloc(1001, 2)))).toEqual({ error: "blob_too_large", max_bytes: 1000n });
+    expect(await failure(s.put("t", "k", Buffer.alloc(1001, 2)))).toEqual({
+      error: "blob_too_large",
+      max_bytes: 1000n,
+    });
     expect((await s.get("t", "k")).blob.equals(Buffer.alloc(1000, 1))).toBe(true);
     expect(GROUP.limits.max_blob_bytes).toBe(16 * 1024 * 1024);
     const zero = store({ maxBlobBytes: 0 });
@@ -115,7 +144,16 @@ describe("TTL with an injected clock", () => {
     await s.put("t", "long", Buffer.from("l"), { ttlS: 500 });
     await s.put("t", "foreign", Buffer.from("f"), { ttlS: 5, clientId: "other" });
     clock = 1_005n;
-    expect((await s.list("t", { long: true })).keys).toEqual([{ key: "long", client_id: "unknown", ttl_s: 500n, written_at_epoch_s: 1_000n, blob_bytes: 1, expires_at_epoch_s: 1_500n }]);
+    expect((await s.list("t", { long: true })).keys).toEqual([
+      {
+        key: "long",
+        client_id: "unknown",
+        ttl_s: 500n,
+        written_at_epoch_s: 1_000n,
+        blob_bytes: 1,
+        expires_at_epoch_s: 1_500n,
+      },
+    ]);
     expect(readdirSync(join(root, "t")).filter((n) => !n.startsWith("."))).toEqual(["long"]);
     await s.put("t", "f2", Buffer.from("f"), { ttlS: 1, clientId: "other" });
     clock = 1_006n;
@@ -136,7 +174,11 @@ describe("opt-in guards on put", () => {
   it("--require-client-id: writes over its own or an absent entry, refuses a live foreign one", async () => {
     const s = store();
     await s.put("t", "k", Buffer.from("a1"), { clientId: "alice", requireClientId: "alice" });
-    expect(await failure(s.put("t", "k", Buffer.from("b1"), { clientId: "bob", requireClientId: "bob" }))).toEqual({ error: "client_id_mismatch", required: "bob", actual: "alice" });
+    expect(await failure(s.put("t", "k", Buffer.from("b1"), { clientId: "bob", requireClientId: "bob" }))).toEqual({
+      error: "client_id_mismatch",
+      required: "bob",
+      actual: "alice",
+    });
     expect((await s.get("t", "k")).blob.toString()).toBe("a1");
   });
 
@@ -145,12 +187,21 @@ describe("opt-in guards on put", () => {
     const opts = (expectSha256: string): PutOptions => ({ expectSha256 });
     await s.put("t", "k", Buffer.from("v1"), opts("absent"));
     const v1 = createHash("sha256").update("v1").digest("hex");
-    expect(await failure(s.put("t", "k", Buffer.from("x"), opts("absent")))).toEqual({ error: "precondition_failed", actual_sha256: v1 });
-    expect(await failure(s.put("t", "k", Buffer.from("x"), opts("0".repeat(64))))).toEqual({ error: "precondition_failed", actual_sha256: v1 });
+    expect(await failure(s.put("t", "k", Buffer.from("x"), opts("absent")))).toEqual({
+      error: "precondition_failed",
+      actual_sha256: v1,
+    });
+    expect(await failure(s.put("t", "k", Buffer.from("x"), opts("0".repeat(64))))).toEqual({
+      error: "precondition_failed",
+      actual_sha256: v1,
+    });
     await s.put("t", "k", Buffer.from("v2"), opts(v1));
     expect((await s.get("t", "k")).blob.toString()).toBe("v2");
     await s.drop("t", "k");
-    expect(await failure(s.put("t", "k", Buffer.from("x"), opts(v1)))).toEqual({ error: "precondition_failed", actual_sha256: null });
+    expect(await failure(s.put("t", "k", Buffer.from("x"), opts(v1)))).toEqual({
+      error: "precondition_failed",
+      actual_sha256: null,
+    });
   });
 });
 
@@ -178,20 +229,37 @@ describe("storage", () => {
     ["truncated header", Buffer.from([0, 0])],
     ["meta length past the end", Buffer.from([0, 0, 3, 232, 0x7b])],
     ["meta not JSON", frameEntry("{nope", Buffer.from("b"))],
-    ["client_id not a string", frameEntry('{"schema_version":"x","client_id":5,"written_at_epoch_s":1,"ttl_s":null}', Buffer.alloc(0))],
-    ["written_at negative", frameEntry('{"schema_version":"x","client_id":"c","written_at_epoch_s":-1,"ttl_s":null}', Buffer.alloc(0))],
-    ["written_at above u64", frameEntry('{"schema_version":"x","client_id":"c","written_at_epoch_s":18446744073709551616,"ttl_s":null}', Buffer.alloc(0))],
+    [
+      "client_id not a string",
+      frameEntry('{"schema_version":"x","client_id":5,"written_at_epoch_s":1,"ttl_s":null}', Buffer.alloc(0)),
+    ],
+    [
+      "written_at negative",
+      frameEntry('{"schema_version":"x","client_id":"c","written_at_epoch_s":-1,"ttl_s":null}', Buffer.alloc(0)),
+    ],
+    [
+      "written_at above u64",
+      frameEntry(
+        '{"schema_version":"x","client_id":"c","written_at_epoch_s":18446744073709551616,"ttl_s":null}',
+        Buffer.alloc(0),
+      ),
+    ],
     ["meta not UTF-8", frameEntry("\uFFFD", Buffer.alloc(0)).fill(0xff, 4, 7)],
-  ])("a corrupt entry (%s) is storage_failure naming the file; list skips it with a diagnostic", async (_name, bytes) => {
-    mkdirSync(join(root, "t"), { recursive: true });
-    writeFileSync(join(root, "t", "bad"), bytes);
-    const f = await failure(store().get("t", "bad"));
-    expect(f.error).toBe("storage_failure");
-    expect(String(f.reason)).toContain(join(root, "t", "bad"));
-    const listed = await store().list("t");
-    expect(listed.keys).toEqual([]);
-    expect(listed.diagnostics).toMatchObject([{ diagnostic: "list_skipped_entry", reason: "malformed_meta", path: join(root, "t", "bad") }]);
-  });
+  ])(
+    "a corrupt entry (%s) is storage_failure naming the file; list skips it with a diagnostic",
+    async (_name, bytes) => {
+      mkdirSync(join(root, "t"), { recursive: true });
+      writeFileSync(join(root, "t", "bad"), bytes);
+      const f = await failure(store().get("t", "bad"));
+      expect(f.error).toBe("storage_failure");
+      expect(String(f.reason)).toContain(join(root, "t", "bad"));
+      const listed = await store().list("t");
+      expect(listed.keys).toEqual([]);
+      expect(listed.diagnostics).toMatchObject([
+        { diagnostic: "list_skipped_entry", reason: "malformed_meta", path: join(root, "t", "bad") },
+      ]);
+    },
+  );
 
   it("drop-thread is all or nothing: a subdirectory refuses it before anything is removed", async () => {
     const s = store();

@@ -7,7 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI } from "../support/cli-process.js";
 import { spawnChild } from "../support/spawn-child.js";
-import { CONTINUATION_REFERENCE_CLI as REFERENCE_CLI, requireContinuationReference } from "../support/continuation-reference.js";
+import {
+  CONTINUATION_REFERENCE_CLI as REFERENCE_CLI,
+  requireContinuationReference,
+} from "../support/continuation-reference.js";
 
 /** The reference side of the continuation suites: lifeloop-cli 0.5.0, the last release with the store. */
 export { CLI, REFERENCE_CLI };
@@ -39,10 +42,31 @@ export function storeEnv(extra: Readonly<Record<string, string>>): Record<string
  * With `fileSizeLimit` (bytes) it runs under `prlimit --fsize`: a write to a regular file is cut
  * short at that size and the next one fails with EFBIG, as on a full disk.
  */
-export async function runSide(side: Side, args: readonly string[], options: { readonly input?: Uint8Array | string; readonly env: Readonly<Record<string, string>>; readonly cwd?: string; readonly timeoutMs?: number; readonly fileSizeLimit?: number }): Promise<Run> {
-  const [command, commandArgv] = side === "ours" ? [process.execPath, [CLI, "continuation", ...args]] : [REFERENCE_CLI, ["continuation", ...args]];
-  const [program, argv] = options.fileSizeLimit === undefined ? [command, commandArgv] : ["prlimit", [`--fsize=${options.fileSizeLimit}`, "--", command, ...commandArgv]];
-  const r = await spawnChild({ command: program, args: argv, env: options.env, cwd: options.cwd ?? tmpdir(), input: options.input ?? "", watchdogMs: options.timeoutMs ?? 30_000 });
+export async function runSide(
+  side: Side,
+  args: readonly string[],
+  options: {
+    readonly input?: Uint8Array | string;
+    readonly env: Readonly<Record<string, string>>;
+    readonly cwd?: string;
+    readonly timeoutMs?: number;
+    readonly fileSizeLimit?: number;
+  },
+): Promise<Run> {
+  const [command, commandArgv] =
+    side === "ours" ? [process.execPath, [CLI, "continuation", ...args]] : [REFERENCE_CLI, ["continuation", ...args]];
+  const [program, argv] =
+    options.fileSizeLimit === undefined
+      ? [command, commandArgv]
+      : ["prlimit", [`--fsize=${options.fileSizeLimit}`, "--", command, ...commandArgv]];
+  const r = await spawnChild({
+    command: program,
+    args: argv,
+    env: options.env,
+    cwd: options.cwd ?? tmpdir(),
+    input: options.input ?? "",
+    watchdogMs: options.timeoutMs ?? 30_000,
+  });
   return { code: r.code, signal: r.signal, stdout: r.stdoutBytes, stderr: r.stderr };
 }
 
@@ -87,7 +111,8 @@ export function snapshot(dir: string): TreeItem[] {
       if (st.isDirectory()) {
         items.push({ path, kind: "dir", mode: st.mode & 0o777 });
         walk(path);
-      } else if (st.isFile()) items.push({ path, kind: "file", mode: st.mode & 0o777, bytes: readFileSync(join(dir, path)) });
+      } else if (st.isFile())
+        items.push({ path, kind: "file", mode: st.mode & 0o777, bytes: readFileSync(join(dir, path)) });
       else items.push({ path, kind: "other", mode: st.mode & 0o777 });
     }
   };

@@ -62,8 +62,22 @@ describe("npm run demo", () => {
     expect(args, run.stdout).not.toBeNull();
     const r = runCli(args ?? [], { cwd: REPO_ROOT, timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
-    const out = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l) as { event_id?: string; summary?: { events: number; delivered: number; failed: number; spawns: number } });
-    expect(out.at(-1)?.summary).toMatchObject({ events: SESSION_EVENTS.length, delivered: SESSION_EVENTS.length, failed: 0, spawns: 1 });
+    const out = r.stdout
+      .trimEnd()
+      .split("\n")
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            event_id?: string;
+            summary?: { events: number; delivered: number; failed: number; spawns: number };
+          },
+      );
+    expect(out.at(-1)?.summary).toMatchObject({
+      events: SESSION_EVENTS.length,
+      delivered: SESSION_EVENTS.length,
+      failed: 0,
+      spawns: 1,
+    });
   });
 
   it("exits 0 without complaints, with no colour codes on a pipe", () => {
@@ -85,9 +99,15 @@ describe("npm run demo", () => {
   ])("delivers the ten session events to the %s, with receipts 1..10", (title, lang) => {
     const table = section(title);
     const rows = table.filter((l) => /^\s+\d+\s/.test(l));
-    expect(rows.map((r) => r.trim().split(/\s+/).slice(0, 2))).toEqual(SESSION_EVENTS.map((event, i) => [String(i + 1), event]));
+    expect(rows.map((r) => r.trim().split(/\s+/).slice(0, 2))).toEqual(
+      SESSION_EVENTS.map((event, i) => [String(i + 1), event]),
+    );
     rows.forEach((row, i) => {
-      expect(row).toMatch(new RegExp(`\\sdelivered\\s+—\\s+rcpt-[a-z0-9]+-${lang}-${String(i + 1).padStart(2, "0")}\\s+${i + 1}\\s+\\d+$`));
+      expect(row).toMatch(
+        new RegExp(
+          `\\sdelivered\\s+—\\s+rcpt-[a-z0-9]+-${lang}-${String(i + 1).padStart(2, "0")}\\s+${i + 1}\\s+\\d+$`,
+        ),
+      );
     });
     expect(table.join("\n")).toContain("10/10 events delivered, receipts numbered 1,2,3,4,5,6,7,8,9,10");
   });
@@ -95,9 +115,15 @@ describe("npm run demo", () => {
   it("shows each misbehaving case with its failure class, variant and receipt", () => {
     const table = section("4. When things go wrong").join("\n");
     expect(table).toMatch(/hanging client .*\sfailed\s+timeout\s+timeout\s+rcpt-\S+-failures-01\s+yes\s/);
-    expect(table).toMatch(/crashing client .*\sfailed\s+transport_error\s+non_zero_exit\s+rcpt-\S+-failures-02\s+yes\s/);
-    expect(table).toMatch(/garbage on stdout .*\sfailed\s+invalid_request\s+parse_response\s+rcpt-\S+-failures-03\s+yes\s/);
-    expect(table).toMatch(/receipt\.emitted .*\srefused\s+invalid_request\s+receipt_emitted_rejected\s+— \(none made\)\s+no\s/);
+    expect(table).toMatch(
+      /crashing client .*\sfailed\s+transport_error\s+non_zero_exit\s+rcpt-\S+-failures-02\s+yes\s/,
+    );
+    expect(table).toMatch(
+      /garbage on stdout .*\sfailed\s+invalid_request\s+parse_response\s+rcpt-\S+-failures-03\s+yes\s/,
+    );
+    expect(table).toMatch(
+      /receipt\.emitted .*\srefused\s+invalid_request\s+receipt_emitted_rejected\s+— \(none made\)\s+no\s/,
+    );
   });
 
   it("prints the receipts file last; it holds 23 valid LifecycleReceipts, numbered per run", () => {
@@ -110,7 +136,9 @@ describe("npm run demo", () => {
     for (const r of all) runs.set(r.harness_run_id ?? "", [...(runs.get(r.harness_run_id ?? "") ?? []), r]);
     const [go, python, failures] = [...runs.values()];
     for (const session of [go, python]) {
-      expect(session?.map((r) => [r.event, r.sequence, r.status, r.failure_class])).toEqual(SESSION_EVENTS.map((e, i) => [e, i + 1, "delivered", null]));
+      expect(session?.map((r) => [r.event, r.sequence, r.status, r.failure_class])).toEqual(
+        SESSION_EVENTS.map((e, i) => [e, i + 1, "delivered", null]),
+      );
       expect(new Set(session?.map((r) => r.harness_session_id)).size).toBe(1);
       for (const r of session ?? []) expect(run.stdout).toContain(r.receipt_id);
     }

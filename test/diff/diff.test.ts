@@ -26,15 +26,31 @@ const validateReport = new Ajv2020({ strict: true }).compile(reportSchema);
 const SNAPSHOT = join(REPO_ROOT, "spec/releases/lifeloop.v0.3");
 
 interface Report {
-  changes: { rule: string; level: string; location: string; breaks: string[]; allowed?: { by: string; reason: string } }[];
-  summary: { backward_compatible: boolean; forward_compatible: boolean; gated: boolean; base_version: string | null; head_version: string | null };
+  changes: {
+    rule: string;
+    level: string;
+    location: string;
+    breaks: string[];
+    allowed?: { by: string; reason: string };
+  }[];
+  summary: {
+    backward_compatible: boolean;
+    forward_compatible: boolean;
+    gated: boolean;
+    base_version: string | null;
+    head_version: string | null;
+  };
 }
 
 /** Run the diff command in this process (same code as the binary, without a process per fixture). */
 async function diffInProcess(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
-  const code = await runCliInProcess(["diff", ...args], { stdin: process.stdin, out: (t) => (stdout += t), err: (t) => (stderr += t) });
+  const code = await runCliInProcess(["diff", ...args], {
+    stdin: process.stdin,
+    out: (t) => (stdout += t),
+    err: (t) => (stderr += t),
+  });
   return { code, stdout, stderr };
 }
 
@@ -55,7 +71,12 @@ describe("the rule registry and its fixtures", () => {
   });
 
   it("is symmetric: every rule that breaks one role has a mirror rule that breaks the other", () => {
-    const swaps: [string, string][] = [["-added", "-removed"], ["-increased", "-decreased"], ["-narrowed", "-widened"], ["-opened", "-closed"]];
+    const swaps: [string, string][] = [
+      ["-added", "-removed"],
+      ["-increased", "-decreased"],
+      ["-narrowed", "-widened"],
+      ["-opened", "-closed"],
+    ];
     const mirror = (id: string): string | undefined => {
       for (const [a, b] of swaps) {
         if (id.includes(a)) return id.replace(a, b);
@@ -82,7 +103,14 @@ describe("the rule registry and its fixtures", () => {
       let result: Awaited<ReturnType<typeof diffInProcess>>;
       if (fixture.mode === "schema") {
         const draft = fixture.draft ? ["--draft", fixture.draft] : [];
-        result = await diffInProcess(["--schema", join(fixture.dir, "old/schema.json"), join(fixture.dir, "new/schema.json"), ...draft, "--format", "json"]);
+        result = await diffInProcess([
+          "--schema",
+          join(fixture.dir, "old/schema.json"),
+          join(fixture.dir, "new/schema.json"),
+          ...draft,
+          "--format",
+          "json",
+        ]);
       } else {
         const { root, base, head } = materialize(fixture);
         try {
@@ -118,14 +146,17 @@ describe("diff as a process", () => {
     // The page shows the release of the current version; the fixture is pinned at a fixed release,
     // so its version is read as ours (the change it reports is the same at every version).
     const release = `spec/releases/${WIRE_VERSION}`.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-    const shown = new RegExp(`\\$ npx --no-install lifeloop-callback diff --base ${release} --head \\.\\n([\\s\\S]*?)\\n\\$ echo \\$\\?\\n(\\d+)\\n`).exec(page);
+    const shown = new RegExp(
+      `\\$ npx --no-install lifeloop-callback diff --base ${release} --head \\.\\n([\\s\\S]*?)\\n\\$ echo \\$\\?\\n(\\d+)\\n`,
+    ).exec(page);
     if (shown === null) throw new Error("spec/compat-gate.md lacks the diff example block");
     const fixture = listFixtures().find((f) => f.name === "wire-version-not-bumped");
     if (fixture === undefined) throw new Error("no diff fixture wire-version-not-bumped");
     const { root, base, head } = materialize(fixture);
     try {
       const r = runCli(["diff", "--base", base, "--head", head]);
-      const pinned = (JSON.parse(readFileSync(join(base, "spec", "wire-version.json"), "utf8")) as { current: string }).current;
+      const pinned = (JSON.parse(readFileSync(join(base, "spec", "wire-version.json"), "utf8")) as { current: string })
+        .current;
       expect(r.stdout.trimEnd().split(pinned).join(WIRE_VERSION)).toBe(shown[1]);
       expect(String(r.code)).toBe(shown[2]);
     } finally {
@@ -137,18 +168,31 @@ describe("diff as a process", () => {
     const r = runCli(["diff", "--schema", oldSchema, newSchema, "--format", "json"]);
     expect(r.code).toBe(1);
     const report = parseReport(r.stdout);
-    expect(report.changes).toEqual([expect.objectContaining({ rule: "schema-property-added-closed", level: "error", category: "wire", location: "#/properties/b", breaks: ["receivers"] })]);
+    expect(report.changes).toEqual([
+      expect.objectContaining({
+        rule: "schema-property-added-closed",
+        level: "error",
+        category: "wire",
+        location: "#/properties/b",
+        breaks: ["receivers"],
+      }),
+    ]);
     expect(report.summary).toMatchObject({ backward_compatible: true, forward_compatible: false });
   });
 
   it("renders text, markdown, junit and github formats", () => {
-    const out = (format: string): string => runCli(["diff", "--schema", oldSchema, newSchema, "--format", format]).stdout;
+    const out = (format: string): string =>
+      runCli(["diff", "--schema", oldSchema, newSchema, "--format", format]).stdout;
     expect(out("text")).toMatch(/^error +schema-property-added-closed +#\/properties\/b +\(wire, breaks receivers\)/m);
-    expect(out("markdown")).toContain("| error | `schema-property-added-closed` | `#/properties/b` | wire | receivers |");
+    expect(out("markdown")).toContain(
+      "| error | `schema-property-added-closed` | `#/properties/b` | wire | receivers |",
+    );
     const junit = out("junit");
     expect(junit).toContain('<testsuite name="lifeloop-callback diff" tests="1" failures="1" errors="0">');
     expect(junit).toContain('<failure type="schema-property-added-closed"');
-    expect(out("github")).toMatch(/^::error title=schema-property-added-closed::#\/properties\/b: property b is now accepted \(breaks receivers\)$/m);
+    expect(out("github")).toMatch(
+      /^::error title=schema-property-added-closed::#\/properties\/b: property b is now accepted \(breaks receivers\)$/m,
+    );
     const outputs = join(TMP, "github-output");
     writeFileSync(outputs, "");
     runCli(["diff", "--schema", oldSchema, newSchema, "--format", "github"], { env: { GITHUB_OUTPUT: outputs } });
@@ -159,9 +203,16 @@ describe("diff as a process", () => {
     const dir = join(TMP, "hostile-names");
     mkdirSync(dir, { recursive: true });
     const name = "a\u0001b`|x\r\ny\ud800\u001b[1A\u009b2K";
-    writeFileSync(join(dir, "old.json"), JSON.stringify({ type: "object", properties: { [name]: { type: "string" } }, additionalProperties: false }));
-    writeFileSync(join(dir, "new.json"), JSON.stringify({ type: "object", properties: {}, additionalProperties: false }));
-    const out = async (format: string): Promise<string> => (await diffInProcess(["--schema", join(dir, "old.json"), join(dir, "new.json"), "--format", format])).stdout;
+    writeFileSync(
+      join(dir, "old.json"),
+      JSON.stringify({ type: "object", properties: { [name]: { type: "string" } }, additionalProperties: false }),
+    );
+    writeFileSync(
+      join(dir, "new.json"),
+      JSON.stringify({ type: "object", properties: {}, additionalProperties: false }),
+    );
+    const out = async (format: string): Promise<string> =>
+      (await diffInProcess(["--schema", join(dir, "old.json"), join(dir, "new.json"), "--format", format])).stdout;
     // XML 1.0 Char: no C0 controls but tab, LF, CR; no lone surrogates, no U+FFFE/U+FFFF.
     const junit = await out("junit");
     expect(junit).toContain("schema-property-removed-closed");
@@ -186,7 +237,10 @@ describe("diff as a process", () => {
     const repo = join(TMP, "repo");
     mkdirSync(join(repo, "project"), { recursive: true });
     cpSync(SNAPSHOT, join(repo, "project"), { recursive: true });
-    const git = (...args: string[]): string => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], { cwd: repo }).toString();
+    const git = (...args: string[]): string =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
+        cwd: repo,
+      }).toString();
     git("init", "-q");
     git("add", "-A");
     git("commit", "-qm", "base");
@@ -195,10 +249,16 @@ describe("diff as a process", () => {
     (doc.limits[0] as { value: number }).value = 1024;
     writeFileSync(file, JSON.stringify(doc, null, 2));
     git("commit", "-qam", "smaller limit");
-    const r = runCli(["diff", "--base", "git:HEAD~1:project", "--head", "git:HEAD:project", "--format", "json"], { cwd: repo });
+    const r = runCli(["diff", "--base", "git:HEAD~1:project", "--head", "git:HEAD:project", "--format", "json"], {
+      cwd: repo,
+    });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(1);
-    expect(parseReport(r.stdout).changes.map((c) => c.rule).sort()).toEqual(["table-limit-decreased", "wire-version-not-bumped"]);
+    expect(
+      parseReport(r.stdout)
+        .changes.map((c) => c.rule)
+        .sort(),
+    ).toEqual(["table-limit-decreased", "wire-version-not-bumped"]);
     const same = runCli(["diff", "--base", "git:HEAD:project", "--head", join(repo, "project")], { cwd: repo });
     expect(same.code).toBe(0);
     // --releases-only: a frozen release edited in the last commit, whatever else changed.
@@ -211,9 +271,14 @@ describe("diff as a process", () => {
     (doc.limits[0] as { value: number }).value = 512;
     writeFileSync(file, JSON.stringify(doc, null, 2));
     git("commit", "-qam", "edit a release");
-    const releases = runCli(["diff", "--base", "git:HEAD^:project", "--head", "git:HEAD:project", "--releases-only", "--format", "json"], { cwd: repo });
+    const releases = runCli(
+      ["diff", "--base", "git:HEAD^:project", "--head", "git:HEAD:project", "--releases-only", "--format", "json"],
+      { cwd: repo },
+    );
     expect(releases.code).toBe(1);
-    expect(parseReport(releases.stdout).changes.map((c) => `${c.rule} ${c.location}`)).toEqual(["released-snapshot-modified spec/releases/lifeloop.v0.3/schemas/warning.schema.json"]);
+    expect(parseReport(releases.stdout).changes.map((c) => `${c.rule} ${c.location}`)).toEqual([
+      "released-snapshot-modified spec/releases/lifeloop.v0.3/schemas/warning.schema.json",
+    ]);
     const missing = runCli(["diff", "--base", "git:no-such-ref", "--head", join(repo, "project")], { cwd: repo });
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/^diff: git:no-such-ref: /);
@@ -226,12 +291,18 @@ describe("diff as a process", () => {
     const doc = JSON.parse(readFileSync(file, "utf8")) as { limits: { value: number }[] };
     (doc.limits[0] as { value: number }).value = 1024;
     writeFileSync(file, JSON.stringify(doc));
-    const entry = { rule: "table-limit-decreased", location: "spec/tables/limits.json#/limits/max_request_bytes/value", reason: "tested" };
+    const entry = {
+      rule: "table-limit-decreased",
+      location: "spec/tables/limits.json#/limits/max_request_bytes/value",
+      reason: "tested",
+    };
     const list = join(TMP, "allow.json");
     writeFileSync(list, JSON.stringify({ base: "lifeloop.v0.3", head: "lifeloop.v0.3", entries: [entry] }));
     const r = runCli(["diff", "--base", SNAPSHOT, "--head", head, "--allowlist", list, "--format", "json"]);
     expect(r.code).toBe(0);
-    expect(parseReport(r.stdout).changes).toEqual([expect.objectContaining({ rule: "table-limit-decreased", allowed: { by: "allowlist", reason: "tested" } })]);
+    expect(parseReport(r.stdout).changes).toEqual([
+      expect.objectContaining({ rule: "table-limit-decreased", allowed: { by: "allowlist", reason: "tested" } }),
+    ]);
     writeFileSync(list, JSON.stringify({ base: "lifeloop.v0.2", head: "lifeloop.v0.3", entries: [entry] }));
     const other = runCli(["diff", "--base", SNAPSHOT, "--head", head, "--allowlist", list]);
     expect(other.code).toBe(2);
@@ -295,13 +366,19 @@ describe("diff as a process", () => {
     const chain = (leaf: string): string => {
       const defs: Record<string, unknown> = { d1000: { type: leaf } };
       for (let i = 0; i < 1000; i++) defs[`d${i}`] = { properties: { a: { $ref: `#/$defs/d${i + 1}` } } };
-      return JSON.stringify({ $schema: "https://json-schema.org/draft/2020-12/schema", $ref: "#/$defs/d0", $defs: defs });
+      return JSON.stringify({
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        $ref: "#/$defs/d0",
+        $defs: defs,
+      });
     };
     const [a, b] = [join(TMP, "ref-chain-old.json"), join(TMP, "ref-chain-new.json")];
     writeFileSync(a, chain("string"));
     writeFileSync(b, chain("integer"));
     const result = runCli(["diff", "--schema", a, b, "--format", "json"]);
-    expect(result.stderr).toMatch(/^diff: the schemas nest deeper than 256 levels through \$ref \(at \S*#\/\$defs\/d\d+\/properties\/a\)/);
+    expect(result.stderr).toMatch(
+      /^diff: the schemas nest deeper than 256 levels through \$ref \(at \S*#\/\$defs\/d\d+\/properties\/a\)/,
+    );
     expect(result.code).toBe(3);
   });
 
@@ -309,7 +386,13 @@ describe("diff as a process", () => {
     // ^(a+)+$ against 28 a's and a '!' backtracks 2^28 times: 8 s and more by the old engine run.
     const name = `${"a".repeat(28)}!`;
     const schema = (withName: boolean): string =>
-      JSON.stringify({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", additionalProperties: false, patternProperties: { "^(a+)+$": { type: "string" } }, ...(withName ? { properties: { [name]: { type: "string" } } } : {}) });
+      JSON.stringify({
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        additionalProperties: false,
+        patternProperties: { "^(a+)+$": { type: "string" } },
+        ...(withName ? { properties: { [name]: { type: "string" } } } : {}),
+      });
     const [a, b] = [join(TMP, "redos-old.json"), join(TMP, "redos-new.json")];
     writeFileSync(a, schema(true));
     writeFileSync(b, schema(false));
@@ -317,18 +400,25 @@ describe("diff as a process", () => {
     const result = runCli(["diff", "--schema", a, b, "--format", "json"], { timeoutMs: 60_000 });
     // Generous for a loaded machine; the pattern run alone takes more than 8 s.
     expect(performance.now() - started).toBeLessThan(6_000);
-    const changes = (JSON.parse(result.stdout) as { changes: { rule: string; location: string; detail: string }[] }).changes;
-    expect(changes.find((c) => c.rule === "schema-pattern-properties-changed")?.detail).toMatch(/whether this pattern covers property a+! is not decided: .*nested quantifiers/);
+    const changes = (JSON.parse(result.stdout) as { changes: { rule: string; location: string; detail: string }[] })
+      .changes;
+    expect(changes.find((c) => c.rule === "schema-pattern-properties-changed")?.detail).toMatch(
+      /whether this pattern covers property a+! is not decided: .*nested quantifiers/,
+    );
     // A pattern that backtracks within bounds is still run: ^b+$ does not cover the name, so it is closed out.
     writeFileSync(b, schema(false).replace("^(a+)+$", "^b+$"));
-    const safe = JSON.parse(runCli(["diff", "--schema", a, b, "--format", "json"]).stdout) as { changes: { rule: string }[] };
+    const safe = JSON.parse(runCli(["diff", "--schema", a, b, "--format", "json"]).stdout) as {
+      changes: { rule: string }[];
+    };
     expect(safe.changes.map((c) => c.rule)).toContain("schema-property-removed-closed");
   });
 
   it("runs a pattern only when its backtracking is bounded (patternRunRefusal, spec/README.md)", () => {
     const name = "x-name";
-    for (const pattern of ["^[a-z][a-z0-9_]*$", "^x-", "^(?:ab)*$", "^(a+)?b$", "^[(+*]+$", "^a{2,3}b*$"]) expect(patternRunRefusal(pattern, name), pattern).toBeNull();
-    for (const pattern of ["^(a+)+$", "(a|a)*", "^((ab)*c)+$", "(?:a*){2}", "^(\\w)\\1$", "(?<x>a)\\k<x>", "a*b*c*d*"]) expect(patternRunRefusal(pattern, name), pattern).not.toBeNull();
+    for (const pattern of ["^[a-z][a-z0-9_]*$", "^x-", "^(?:ab)*$", "^(a+)?b$", "^[(+*]+$", "^a{2,3}b*$"])
+      expect(patternRunRefusal(pattern, name), pattern).toBeNull();
+    for (const pattern of ["^(a+)+$", "(a|a)*", "^((ab)*c)+$", "(?:a*){2}", "^(\\w)\\1$", "(?<x>a)\\k<x>", "a*b*c*d*"])
+      expect(patternRunRefusal(pattern, name), pattern).not.toBeNull();
     expect(patternRunRefusal("^x-", "x".repeat(MAX_PATTERN_NAME_LENGTH + 1))).toMatch(/longer than/);
   });
 
@@ -349,11 +439,14 @@ describe("diff as a process", () => {
 describe("npm run snapshot-release", () => {
   it("freezes the current version, refuses to overwrite it, retakes it on request", () => {
     const root = join(TMP, "snap");
-    for (const part of ["spec/wire-version.json", "spec/tables", "spec/meta", "schemas"]) cpSync(join(REPO_ROOT, part), join(root, part), { recursive: true });
+    for (const part of ["spec/wire-version.json", "spec/tables", "spec/meta", "schemas"])
+      cpSync(join(REPO_ROOT, part), join(root, part), { recursive: true });
     const first = runTs("codegen/tools/snapshot-release.ts", ["--root", root]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain(`wrote spec/releases/${WIRE_VERSION}/ (`);
-    expect(readFileSync(join(root, `spec/releases/${WIRE_VERSION}/schemas/callback-request.schema.json`), "utf8")).toBe(readFileSync(join(root, "schemas/callback-request.schema.json"), "utf8"));
+    expect(readFileSync(join(root, `spec/releases/${WIRE_VERSION}/schemas/callback-request.schema.json`), "utf8")).toBe(
+      readFileSync(join(root, "schemas/callback-request.schema.json"), "utf8"),
+    );
     const again = runTs("codegen/tools/snapshot-release.ts", ["--root", root]);
     expect(again.code).toBe(3);
     expect(again.stderr).toContain("a release never changes");

@@ -28,7 +28,21 @@ export interface Pool {
   readonly values: unknown[];
 }
 
-const NUMBER_KEYWORDS = ["maxLength", "minLength", "maximum", "minimum", "maxItems", "minItems", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "maxProperties", "minProperties", "maxContains", "minContains"];
+const NUMBER_KEYWORDS = [
+  "maxLength",
+  "minLength",
+  "maximum",
+  "minimum",
+  "maxItems",
+  "minItems",
+  "exclusiveMaximum",
+  "exclusiveMinimum",
+  "multipleOf",
+  "maxProperties",
+  "minProperties",
+  "maxContains",
+  "minContains",
+];
 
 /** Harvest a pool from schemas (any number of them) and extra string literals. */
 export function harvest(schemas: readonly unknown[], extraStrings: readonly string[] = []): Pool {
@@ -57,7 +71,10 @@ export function harvest(schemas: readonly unknown[], extraStrings: readonly stri
       values.push(s.const);
       if (typeof s.const === "string") strings.add(s.const);
     }
-    for (const k of ["properties", "patternProperties", "dependentRequired", "dependentSchemas"]) if (isObject(s[k])) for (const name of Object.keys(s[k] as Obj)) names.add(k === "patternProperties" ? `${name.replace(/[\^$\\.*+?()[\]{}|]/g, "")}z` : name);
+    for (const k of ["properties", "patternProperties", "dependentRequired", "dependentSchemas"])
+      if (isObject(s[k]))
+        for (const name of Object.keys(s[k] as Obj))
+          names.add(k === "patternProperties" ? `${name.replace(/[\^$\\.*+?()[\]{}|]/g, "")}z` : name);
     if (Array.isArray(s.required)) for (const name of s.required) names.add(String(name));
     for (const v of Object.values(s)) walk(v, depth + 1);
   };
@@ -116,11 +133,23 @@ export function generateDocument(schema: unknown, base: string, options: Generat
       let merged: Obj = withoutKeys(s, ["allOf"]);
       for (const branch of s.allOf) {
         if (!isObject(branch)) continue;
-        merged = { ...branch, ...merged, properties: { ...(isObject(branch.properties) ? branch.properties : {}), ...(isObject(merged.properties) ? merged.properties : {}) } };
+        merged = {
+          ...branch,
+          ...merged,
+          properties: {
+            ...(isObject(branch.properties) ? branch.properties : {}),
+            ...(isObject(merged.properties) ? merged.properties : {}),
+          },
+        };
       }
       return gen(merged, b, depth + 1);
     }
-    const types = s.type === undefined ? ["string", "integer", "object", "array", "null", "boolean", "number"] : Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
+    const types =
+      s.type === undefined
+        ? ["string", "integer", "object", "array", "null", "boolean", "number"]
+        : Array.isArray(s.type)
+          ? (s.type as string[])
+          : [s.type as string];
     const type = pick(types);
     switch (type) {
       case "null":
@@ -149,7 +178,12 @@ export function generateDocument(schema: unknown, base: string, options: Generat
         const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : [];
         const maxItems = typeof s.maxItems === "number" ? s.maxItems : 4;
         const lengths = pool.numbers.filter((n) => n >= 0 && n <= Math.min(maxItems + 1, 6));
-        const length = depth > maxDepth - 2 ? 0 : lengths.length > 0 && chance(0.6) ? pick(lengths) : Math.floor(random() * Math.min(maxItems + 2, 5));
+        const length =
+          depth > maxDepth - 2
+            ? 0
+            : lengths.length > 0 && chance(0.6)
+              ? pick(lengths)
+              : Math.floor(random() * Math.min(maxItems + 2, 5));
         const items: unknown[] = [];
         for (let i = 0; i < length; i++) items.push(gen(i < prefix.length ? prefix[i] : s.items, b, depth + 1));
         if (s.uniqueItems === true && chance(0.3) && items.length > 0) items.push(items[0]);

@@ -30,12 +30,17 @@ export interface Fixture {
 export function listFixtures(): Fixture[] {
   return readdirSync(FIXTURES)
     .sort()
-    .map((name) => ({ name, dir: join(FIXTURES, name), ...(JSON.parse(readFileSync(join(FIXTURES, name, "fixture.json"), "utf8")) as Omit<Fixture, "name" | "dir">) }));
+    .map((name) => ({
+      name,
+      dir: join(FIXTURES, name),
+      ...(JSON.parse(readFileSync(join(FIXTURES, name, "fixture.json"), "utf8")) as Omit<Fixture, "name" | "dir">),
+    }));
 }
 
 /** Read a fixture's schema documents. */
 export function schemaPair(fixture: Fixture): [unknown, unknown] {
-  const read = (side: string): unknown => JSON.parse(readFileSync(join(fixture.dir, side, "schema.json"), "utf8")) as unknown;
+  const read = (side: string): unknown =>
+    JSON.parse(readFileSync(join(fixture.dir, side, "schema.json"), "utf8")) as unknown;
   return [read("old"), read("new")];
 }
 
@@ -47,7 +52,10 @@ export function materialize(fixture: Fixture): { root: string; base: string; hea
   const root = mkdtempSync(join(tmpdir(), `lifeloop-diff-${fixture.name}-`));
   const base = join(root, "base");
   const head = join(root, "head");
-  for (const [dir, side] of [[base, "old"], [head, "new"]] as const) {
+  for (const [dir, side] of [
+    [base, "old"],
+    [head, "new"],
+  ] as const) {
     mkdirSync(dir, { recursive: true });
     if (fixture.overlay) cpSync(join(REPO_ROOT, fixture.overlay), dir, { recursive: true });
     // git keeps no empty directories: a side with nothing to lay over is absent from a clone.

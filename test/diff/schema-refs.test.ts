@@ -16,7 +16,9 @@ const TMP = mkdtempSync(join(tmpdir(), "lifeloop-diff-refs-"));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 const RELEASE_SCHEMAS = join(REPO_ROOT, "spec/releases/lifeloop.v0.3/schemas");
-const validateReport = new Ajv2020({ strict: true }).compile(JSON.parse(readFileSync(join(REPO_ROOT, "spec/cli/diff-report.schema.json"), "utf8")) as object);
+const validateReport = new Ajv2020({ strict: true }).compile(
+  JSON.parse(readFileSync(join(REPO_ROOT, "spec/cli/diff-report.schema.json"), "utf8")) as object,
+);
 
 interface Report {
   changes: { rule: string; level: string; location: string; breaks: string[]; detail: string }[];
@@ -52,7 +54,9 @@ describe("diff --schema follows $refs to sibling files", () => {
     const [a, b] = [copySchemas(), copySchemas()];
     const text = runCli(["diff", "--schema", join(a, REQUEST), join(b, REQUEST)]);
     expect(text.stdout).not.toContain("schema-ref-unresolved");
-    expect(text.stdout).toContain("backward compatible (new receivers accept old senders): yes; forward compatible (old receivers accept new senders): yes");
+    expect(text.stdout).toContain(
+      "backward compatible (new receivers accept old senders): yes; forward compatible (old receivers accept new senders): yes",
+    );
     expect(text.stdout).toMatch(/not gated\n$/);
     expect(text.code).toBe(0);
     const { code, report } = diffJson(join(a, REQUEST), join(b, REQUEST));
@@ -69,11 +73,15 @@ describe("diff --schema follows $refs to sibling files", () => {
     });
     const at = `${EVENT_KIND}#/enum/${JSON.stringify(dropped)}`;
     const removed = diffJson(join(a, REQUEST), join(b, REQUEST));
-    expect(removed.report.changes.map((c) => [c.rule, c.level, c.location, c.breaks])).toEqual([["schema-enum-value-removed", "error", at, ["senders"]]]);
+    expect(removed.report.changes.map((c) => [c.rule, c.level, c.location, c.breaks])).toEqual([
+      ["schema-enum-value-removed", "error", at, ["senders"]],
+    ]);
     expect(removed.report.summary).toMatchObject({ backward_compatible: false, forward_compatible: true, gated: true });
     expect(removed.code).toBe(1);
     const added = diffJson(join(b, REQUEST), join(a, REQUEST));
-    expect(added.report.changes.map((c) => [c.rule, c.location, c.breaks])).toEqual([["schema-enum-value-added", at, ["receivers"]]]);
+    expect(added.report.changes.map((c) => [c.rule, c.location, c.breaks])).toEqual([
+      ["schema-enum-value-added", at, ["receivers"]],
+    ]);
     expect(added.report.summary).toMatchObject({ backward_compatible: true, forward_compatible: false, gated: true });
     expect(added.code).toBe(1);
   });
@@ -122,7 +130,11 @@ describe("diff --schema follows $refs to sibling files", () => {
     writeFileSync(join(TMP, EVENT_KIND), JSON.stringify({ enum: ["x"] }));
     const { code, report } = diffJson(join(a, REQUEST), join(b, REQUEST));
     const details = report.changes.filter((c) => c.rule === "schema-ref-unresolved").map((c) => c.detail);
-    expect(details).toEqual([expect.stringMatching(/^cannot resolve \.\.\/lifecycle-event-kind\.schema\.json: tried https:\/\/lifeloop-callback\.dev\/lifecycle-event-kind\.schema\.json, \.\.\/lifecycle-event-kind\.schema\.json is outside the folder of the named file$/)]);
+    expect(details).toEqual([
+      expect.stringMatching(
+        /^cannot resolve \.\.\/lifecycle-event-kind\.schema\.json: tried https:\/\/lifeloop-callback\.dev\/lifecycle-event-kind\.schema\.json, \.\.\/lifecycle-event-kind\.schema\.json is outside the folder of the named file$/,
+      ),
+    ]);
     expect(code).toBe(1);
   });
 

@@ -40,7 +40,8 @@ interface Version {
 function localResolver(doc: unknown, docBase: string): RefResolver {
   return (ref, base) => {
     const url = new URL(ref, base);
-    if (`${url.origin}${url.pathname}` !== new URL(docBase).href.replace(/#.*$/, "") && !ref.startsWith("#")) return undefined;
+    if (`${url.origin}${url.pathname}` !== new URL(docBase).href.replace(/#.*$/, "") && !ref.startsWith("#"))
+      return undefined;
     let value: unknown = doc;
     for (const token of decodeURIComponent(url.hash.slice(1)).split("/").slice(1)) {
       value = (value as Record<string, unknown> | undefined)?.[token.replace(/~1/g, "/").replace(/~0/g, "~")];
@@ -50,7 +51,12 @@ function localResolver(doc: unknown, docBase: string): RefResolver {
 }
 
 function schemaVersion(doc: unknown, draft: string): Version {
-  const dialect = typeof (doc as { $schema?: string }).$schema === "string" ? ((doc as { $schema: string }).$schema.includes("draft-07") ? "draft-07" : "2020-12") : draft;
+  const dialect =
+    typeof (doc as { $schema?: string }).$schema === "string"
+      ? (doc as { $schema: string }).$schema.includes("draft-07")
+        ? "draft-07"
+        : "2020-12"
+      : draft;
   const ajv = dialect === "draft-07" ? new Ajv({ strict: false }) : new Ajv2020({ strict: false });
   const validate = ajv.compile(doc as object);
   const base = "file:///fixture.json";
@@ -61,7 +67,11 @@ function treeVersion(dir: string): Version & { readonly pool: unknown[]; readonl
   const model = loadModel(dir);
   const ajv = new Ajv2020({ strict: true });
   for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword({ keyword });
-  const schemas = [...model.enums.map((e) => e.schema), ...model.types.map((t) => t.schema), ...model.hookSchemas.map((h) => h.schema)];
+  const schemas = [
+    ...model.enums.map((e) => e.schema),
+    ...model.types.map((t) => t.schema),
+    ...model.hookSchemas.map((h) => h.schema),
+  ];
   for (const s of schemas) ajv.addSchema(s as object);
   const byId = new Map(schemas.map((s) => [String((s as { $id: string }).$id), s]));
   const roots = model.roots.map((r) => {
@@ -85,7 +95,14 @@ function treeVersion(dir: string): Version & { readonly pool: unknown[]; readonl
 }
 
 /** Run the property; returns how many witnesses of each direction the documents found. */
-function checkSoundness(name: string, report: DiffReport, oldV: Version, newV: Version, pool: Pool, hints?: ReadonlyMap<string, readonly unknown[]>): { senders: number; receivers: number } {
+function checkSoundness(
+  name: string,
+  report: DiffReport,
+  oldV: Version,
+  newV: Version,
+  pool: Pool,
+  hints?: ReadonlyMap<string, readonly unknown[]>,
+): { senders: number; receivers: number } {
   const found = { senders: 0, receivers: 0 };
   const types = oldV.roots.length;
   fc.assert(
@@ -95,16 +112,28 @@ function checkSoundness(name: string, report: DiffReport, oldV: Version, newV: V
       const typeIndex = Math.floor(random() * types);
       const from = fromNew ? newV : oldV;
       const root = from.roots[typeIndex] as { schema: unknown; base: string };
-      const doc = generateDocument(root.schema, root.base, { pool, random, wildRate: WILD_RATES[(seed >>> 1) & 3] as number, resolve: from.resolve, ...(hints ? { hints } : {}) });
+      const doc = generateDocument(root.schema, root.base, {
+        pool,
+        random,
+        wildRate: WILD_RATES[(seed >>> 1) & 3] as number,
+        resolve: from.resolve,
+        ...(hints ? { hints } : {}),
+      });
       const vo = oldV.valid(typeIndex, doc);
       const vn = newV.valid(typeIndex, doc);
       if (vo && !vn) {
         found.senders++;
-        if (report.summary.backward_compatible) throw new Error(`${name}: reported backward compatible, but valid under OLD and invalid under NEW: ${JSON.stringify(doc)}`);
+        if (report.summary.backward_compatible)
+          throw new Error(
+            `${name}: reported backward compatible, but valid under OLD and invalid under NEW: ${JSON.stringify(doc)}`,
+          );
       }
       if (vn && !vo) {
         found.receivers++;
-        if (report.summary.forward_compatible) throw new Error(`${name}: reported forward compatible, but valid under NEW and invalid under OLD: ${JSON.stringify(doc)}`);
+        if (report.summary.forward_compatible)
+          throw new Error(
+            `${name}: reported forward compatible, but valid under NEW and invalid under OLD: ${JSON.stringify(doc)}`,
+          );
       }
     }),
     { numRuns: RUNS, seed: 1414, endOnFailure: true },
@@ -126,7 +155,15 @@ function errorDirections(report: DiffReport, fixture: Fixture): Set<string> {
 
 const fixtures = listFixtures();
 /** Tree fixtures whose change is an acceptance-set change (wire category). */
-const WIRE_TREE = new Set(["rule-added", "rule-removed", "rule-narrowed", "rule-widened", "rule-changed", "wire-version-not-bumped", "ref-target-changed"]);
+const WIRE_TREE = new Set([
+  "rule-added",
+  "rule-removed",
+  "rule-narrowed",
+  "rule-widened",
+  "rule-changed",
+  "wire-version-not-bumped",
+  "ref-target-changed",
+]);
 /** Schema fixtures whose change ajv cannot observe (the keyword is not an assertion for ajv) or whose break is only possible, not certain. */
 const NO_WITNESS_EXPECTED = new Set(["schema-keyword-changed", "doc-changed"]);
 
@@ -137,7 +174,10 @@ describe("soundness: no false negatives on generated documents", () => {
       const report = diffSchemas(oldDoc, newDoc, fixture.draft ?? "2020-12", registry);
       let versions: [Version, Version];
       try {
-        versions = [schemaVersion(oldDoc, fixture.draft ?? "2020-12"), schemaVersion(newDoc, fixture.draft ?? "2020-12")];
+        versions = [
+          schemaVersion(oldDoc, fixture.draft ?? "2020-12"),
+          schemaVersion(newDoc, fixture.draft ?? "2020-12"),
+        ];
       } catch {
         // ajv cannot compile a side (an unresolvable $ref): there is no oracle, and the diff must not call it compatible.
         expect(report.summary.backward_compatible || report.summary.forward_compatible).toBe(false);
@@ -145,7 +185,11 @@ describe("soundness: no false negatives on generated documents", () => {
       }
       const found = checkSoundness(fixture.name, report, versions[0], versions[1], harvest([oldDoc, newDoc]));
       if (!NO_WITNESS_EXPECTED.has(fixture.name)) {
-        for (const role of errorDirections(report, fixture)) expect(found[role as "senders" | "receivers"], `${fixture.name}: no witness that ${role} break`).toBeGreaterThan(0);
+        for (const role of errorDirections(report, fixture))
+          expect(
+            found[role as "senders" | "receivers"],
+            `${fixture.name}: no witness that ${role} break`,
+          ).toBeGreaterThan(0);
       }
     });
   }
@@ -158,8 +202,19 @@ describe("soundness: no false negatives on generated documents", () => {
         const oldV = treeVersion(base);
         const newV = treeVersion(head);
         const pool = harvest([...oldV.pool, ...newV.pool], [oldV.wire, newV.wire]);
-        const found = checkSoundness(fixture.name, report, oldV, newV, pool, new Map([["schema_version", [oldV.wire, newV.wire]]]));
-        for (const role of errorDirections(report, fixture)) expect(found[role as "senders" | "receivers"], `${fixture.name}: no witness that ${role} break`).toBeGreaterThan(0);
+        const found = checkSoundness(
+          fixture.name,
+          report,
+          oldV,
+          newV,
+          pool,
+          new Map([["schema_version", [oldV.wire, newV.wire]]]),
+        );
+        for (const role of errorDirections(report, fixture))
+          expect(
+            found[role as "senders" | "receivers"],
+            `${fixture.name}: no witness that ${role} break`,
+          ).toBeGreaterThan(0);
       } finally {
         rmSync(root, { recursive: true, force: true });
       }

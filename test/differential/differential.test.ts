@@ -45,20 +45,39 @@ function corpusDocs(): Doc[] {
     for (const name of readdirSync(dir).sort()) {
       if (!name.endsWith(".json")) continue;
       const fixture = JSON.parse(readFileSync(join(dir, name), "utf8")) as { data?: unknown; data_base64?: string };
-      const bytes = fixture.data_base64 !== undefined ? new Uint8Array(Buffer.from(fixture.data_base64, "base64")) : new TextEncoder().encode(JSON.stringify(fixture.data));
-      out.push({ id: `corpus:${d.fixtureKind}/${name}`, source: "corpus", kind: d.fixtureKind, typeName: d.typeName, bytes });
+      const bytes =
+        fixture.data_base64 !== undefined
+          ? new Uint8Array(Buffer.from(fixture.data_base64, "base64"))
+          : new TextEncoder().encode(JSON.stringify(fixture.data));
+      out.push({
+        id: `corpus:${d.fixtureKind}/${name}`,
+        source: "corpus",
+        kind: d.fixtureKind,
+        typeName: d.typeName,
+        bytes,
+      });
     }
   }
   return out;
 }
 
 function vectorDocs(): Doc[] {
-  const index = JSON.parse(readFileSync(join(ROOT, "generated", "vectors", "index.json"), "utf8")) as { vectors: { path: string; type: string }[] };
+  const index = JSON.parse(readFileSync(join(ROOT, "generated", "vectors", "index.json"), "utf8")) as {
+    vectors: { path: string; type: string }[];
+  };
   return index.vectors.map((v) => {
     const doc = WIRE_DOCUMENTS.find((d) => d.typeName === v.type);
     if (!doc) throw new Error(`vector ${v.path}: unknown type ${v.type}`);
-    const file = JSON.parse(readFileSync(join(ROOT, "generated", "vectors", v.path), "utf8")) as { document_base64: string };
-    return { id: `vector:${v.path}`, source: "vector" as const, kind: doc.fixtureKind, typeName: doc.typeName, bytes: new Uint8Array(Buffer.from(file.document_base64, "base64")) };
+    const file = JSON.parse(readFileSync(join(ROOT, "generated", "vectors", v.path), "utf8")) as {
+      document_base64: string;
+    };
+    return {
+      id: `vector:${v.path}`,
+      source: "vector" as const,
+      kind: doc.fixtureKind,
+      typeName: doc.typeName,
+      bytes: new Uint8Array(Buffer.from(file.document_base64, "base64")),
+    };
   });
 }
 
@@ -71,7 +90,14 @@ function mutationDocs(model: Model, corpus: readonly Doc[]): Doc[] {
       .filter((x) => x.parsed.ok)
       .map((x) => JSON.parse(new TextDecoder().decode(x.c.bytes)) as never);
     for (const m of mutants(model, d.typeName, d.fixtureKind, bases, MUTATIONS_PER_TYPE, SEED + i)) {
-      out.push({ id: `mutation:${m.id}`, source: "mutation", kind: d.fixtureKind, typeName: d.typeName, bytes: m.bytes, ops: m.ops });
+      out.push({
+        id: `mutation:${m.id}`,
+        source: "mutation",
+        kind: d.fixtureKind,
+        typeName: d.typeName,
+        bytes: m.bytes,
+        ops: m.ops,
+      });
     }
   });
   return out;
@@ -91,7 +117,15 @@ function serdeFormDocs(model: Model, corpus: readonly Doc[]): Doc[] {
     const walk = (value: Json, typeName: string, tokens: (string | number)[]): void => {
       const type = model.types.find((t) => t.name === typeName);
       if (!type || value === null || typeof value !== "object" || Array.isArray(value)) return;
-      const asSequence: Json[] = type.fields.map((f) => (f.name in value ? (value[f.name] as Json) : f.presence === "collection" ? (f.shape.kind === "array" ? [] : {}) : null));
+      const asSequence: Json[] = type.fields.map((f) =>
+        f.name in value
+          ? (value[f.name] as Json)
+          : f.presence === "collection"
+            ? f.shape.kind === "array"
+              ? []
+              : {}
+            : null,
+      );
       const replaced = (by: Json): Json => {
         const doc = JSON.parse(new TextDecoder().decode(typical.bytes)) as Json;
         if (tokens.length === 0) return by;
@@ -101,15 +135,30 @@ function serdeFormDocs(model: Model, corpus: readonly Doc[]): Doc[] {
         return doc;
       };
       const pointer = tokens.map((t) => `/${t}`).join("");
-      out.push({ id: `serde:${d.fixtureKind}${pointer}:sequence`, source: "serde-form", kind: d.fixtureKind, typeName: d.typeName, bytes: new TextEncoder().encode(JSON.stringify(replaced(asSequence))) });
+      out.push({
+        id: `serde:${d.fixtureKind}${pointer}:sequence`,
+        source: "serde-form",
+        kind: d.fixtureKind,
+        typeName: d.typeName,
+        bytes: new TextEncoder().encode(JSON.stringify(replaced(asSequence))),
+      });
       for (const f of type.fields) {
         const member = value[f.name];
         if (member === undefined || member === null) continue;
         if (f.shape.kind === "enum" && typeof member === "string") {
-          out.push({ id: `serde:${d.fixtureKind}${pointer}/${f.name}:enum-object`, source: "serde-form", kind: d.fixtureKind, typeName: d.typeName, bytes: new TextEncoder().encode(JSON.stringify(replaced({ ...structuredClone(value), [f.name]: { [member]: null } }))) });
+          out.push({
+            id: `serde:${d.fixtureKind}${pointer}/${f.name}:enum-object`,
+            source: "serde-form",
+            kind: d.fixtureKind,
+            typeName: d.typeName,
+            bytes: new TextEncoder().encode(
+              JSON.stringify(replaced({ ...structuredClone(value), [f.name]: { [member]: null } })),
+            ),
+          });
         }
         if (f.shape.kind === "object") walk(member, f.shape.typeName, [...tokens, f.name]);
-        if (f.shape.kind === "array" && f.shape.items.kind === "object" && Array.isArray(member) && member.length > 0) walk(member[0] as Json, f.shape.items.typeName, [...tokens, f.name, 0]);
+        if (f.shape.kind === "array" && f.shape.items.kind === "object" && Array.isArray(member) && member.length > 0)
+          walk(member[0] as Json, f.shape.items.typeName, [...tokens, f.name, 0]);
       }
     };
     walk(JSON.parse(new TextDecoder().decode(typical.bytes)) as Json, d.typeName, []);
@@ -132,7 +181,9 @@ describe("differential check against the reference crate", () => {
   beforeAll(async () => {
     const version = execFileSync(REFERENCE_HARNESS_PATH, ["--version"], { encoding: "utf8" }).trim();
     if (version !== WIRE_VERSION) {
-      throw new Error(`the reference harness speaks ${version} but our wire version is ${WIRE_VERSION}: after a version bump, pin a reference crate of that version in tools/reference/Cargo.toml`);
+      throw new Error(
+        `the reference harness speaks ${version} but our wire version is ${WIRE_VERSION}: after a version bump, pin a reference crate of that version in tools/reference/Cargo.toml`,
+      );
     }
     model = loadModel(ROOT);
     const corpus = corpusDocs();
@@ -158,7 +209,9 @@ describe("differential check against the reference crate", () => {
 
   it("feeds at least 1,000 mutations per wire document type", () => {
     for (const d of WIRE_DOCUMENTS) {
-      expect(docs.filter((x) => x.source === "mutation" && x.kind === d.fixtureKind).length).toBeGreaterThanOrEqual(1000);
+      expect(docs.filter((x) => x.source === "mutation" && x.kind === d.fixtureKind).length).toBeGreaterThanOrEqual(
+        1000,
+      );
     }
   });
 
@@ -169,17 +222,25 @@ describe("differential check against the reference crate", () => {
 
   it("never accepts a document the reference rejects", () => {
     const bad = outcomes.filter((o) => o.ours.accepted && !o.reference.accepted);
-    expect(bad.map((o) => `${o.doc.id} [${o.doc.ops?.join("; ") ?? ""}]: reference ${o.reference.stage}: ${o.reference.error}`)).toEqual([]);
+    expect(
+      bad.map(
+        (o) => `${o.doc.id} [${o.doc.ops?.join("; ") ?? ""}]: reference ${o.reference.stage}: ${o.reference.error}`,
+      ),
+    ).toEqual([]);
   });
 
   it("rejects only what the reference rejects, or what a listed deliberate difference explains", () => {
     const bad = outcomes.filter((o) => !o.ours.accepted && o.reference.accepted && o.explainedBy === undefined);
-    expect(bad.map((o) => `${o.doc.id} [${o.doc.ops?.join("; ") ?? ""}]: ours ${o.ours.rule} at "${o.ours.pointer}"`)).toEqual([]);
+    expect(
+      bad.map((o) => `${o.doc.id} [${o.doc.ops?.join("; ") ?? ""}]: ours ${o.ours.rule} at "${o.ours.pointer}"`),
+    ).toEqual([]);
   });
 
   it("exercises every deliberate difference at least once", () => {
     const used = new Set(outcomes.map((o) => o.explainedBy).filter((x) => x !== undefined));
-    const listed = model.tables.referenceDifferences.differences.filter((d) => d.scope === "validation").map((d) => d.id);
+    const listed = model.tables.referenceDifferences.differences
+      .filter((d) => d.scope === "validation")
+      .map((d) => d.id);
     expect(listed.filter((id) => !used.has(id))).toEqual([]);
   });
 });
@@ -189,13 +250,22 @@ function printSummary(outcomes: readonly Outcome[]): void {
   const agree = outcomes.filter((o) => o.ours.accepted === o.reference.accepted);
   const explained = new Map<string, number>();
   for (const o of outcomes) if (o.explainedBy) explained.set(o.explainedBy, (explained.get(o.explainedBy) ?? 0) + 1);
-  const bothReject = outcomes.filter((o) => !o.ours.accepted && !o.reference.accepted && o.reference.stage !== "harness");
-  const sameRule = bothReject.filter((o) => o.reference.error !== undefined && ruleForReferenceMessage(o.reference.error) === o.ours.rule).length;
+  const bothReject = outcomes.filter(
+    (o) => !o.ours.accepted && !o.reference.accepted && o.reference.stage !== "harness",
+  );
+  const sameRule = bothReject.filter(
+    (o) => o.reference.error !== undefined && ruleForReferenceMessage(o.reference.error) === o.ours.rule,
+  ).length;
   const unexplained = outcomes.length - agree.length - [...explained.values()].reduce((a, b) => a + b, 0);
   const lines = [
     `differential: ${outcomes.length} documents (${by("corpus")} corpus, ${by("vector")} vectors, ${by("mutation")} mutations, ${by("serde-form")} serde encodings)`,
     `  agreements: ${agree.length} (both accept ${agree.filter((o) => o.ours.accepted).length}, both reject ${bothReject.length}; same rule where the reference's message maps to one: ${sameRule})`,
-    `  explained differences (we reject, the reference accepts): ${[...explained].sort().map(([id, n]) => `${id} ${n}`).join(", ") || "none"}`,
+    `  explained differences (we reject, the reference accepts): ${
+      [...explained]
+        .sort()
+        .map(([id, n]) => `${id} ${n}`)
+        .join(", ") || "none"
+    }`,
     `  unexplained disagreements: ${unexplained}`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

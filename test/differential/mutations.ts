@@ -16,7 +16,6 @@ export { mulberry32 };
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-
 /** One mutant document. */
 export interface Mutant {
   readonly id: string;
@@ -39,9 +38,10 @@ function nodes(value: Json): Node[] {
   const out: Node[] = [];
   const walk = (v: Json, tokens: (string | number)[]): void => {
     out.push({ pointer: tokens.map((t) => `/${escapeToken(t)}`).join(""), tokens, value: v });
-    if (Array.isArray(v)) v.forEach((item, i) => {
-      walk(item, [...tokens, i]);
-    });
+    if (Array.isArray(v))
+      v.forEach((item, i) => {
+        walk(item, [...tokens, i]);
+      });
     else if (v !== null && typeof v === "object") for (const [k, item] of Object.entries(v)) walk(item, [...tokens, k]);
   };
   walk(value, []);
@@ -57,18 +57,66 @@ function setAt(root: Json, tokens: readonly (string | number)[], value: Json): J
 }
 
 const SENTINEL = "@@mutation-sentinel@@";
-const UNKNOWN_NAMES = ["unknown", "extra_field", "Status", "eventId", "schema_version", "metadata", "event", "payload_id", "status", "redaction", "known_degradations", ""];
+const UNKNOWN_NAMES = [
+  "unknown",
+  "extra_field",
+  "Status",
+  "eventId",
+  "schema_version",
+  "metadata",
+  "event",
+  "payload_id",
+  "status",
+  "redaction",
+  "known_degradations",
+  "",
+];
 const OTHER_TYPES: readonly Json[] = [0, 1, -1, 2.5, "str", "", true, false, null, [], {}, ["a"], { a: 1 }];
 const NUMBERS: readonly Json[] = [0, 1, 2, 6, 42, 9007199254740991, 9007199254740992, -1, 1.5, 1e21];
-const LEXEMES = ["1.0", "-0", "1e2", "1E0", "0.5e1", "9007199254740992", "9007199254740993", "18446744073709551615", "18446744073709551616", "1e400", "-1", "00", "1.", ".5", "0x1", "Infinity"];
-const RAW_STRINGS = ['"\\ud800"', '"\\udc00x"', '"\\u0000"', '"a\\"b"', '"\\ud83d\\ude00"', '"\\/"', '"\\u00e9"', '"\\x"', '"\t"', '"caf\\u00e9"'];
+const LEXEMES = [
+  "1.0",
+  "-0",
+  "1e2",
+  "1E0",
+  "0.5e1",
+  "9007199254740992",
+  "9007199254740993",
+  "18446744073709551615",
+  "18446744073709551616",
+  "1e400",
+  "-1",
+  "00",
+  "1.",
+  ".5",
+  "0x1",
+  "Infinity",
+];
+const RAW_STRINGS = [
+  '"\\ud800"',
+  '"\\udc00x"',
+  '"\\u0000"',
+  '"a\\"b"',
+  '"\\ud83d\\ude00"',
+  '"\\/"',
+  '"\\u00e9"',
+  '"\\x"',
+  '"\t"',
+  '"caf\\u00e9"',
+];
 const LENGTHS = [512, 513, 4096, 4097, 65536, 65537];
 
 /**
  * `count` distinct mutants of documents of `typeName`, drawn from `bases` (valid documents) with the
  * PRNG seeded by `seed`.
  */
-export function mutants(model: Model, typeName: string, kind: string, bases: readonly Json[], count: number, seed: number): Mutant[] {
+export function mutants(
+  model: Model,
+  typeName: string,
+  kind: string,
+  bases: readonly Json[],
+  count: number,
+  seed: number,
+): Mutant[] {
   const rnd = mulberry32(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)] as T;
   const enumValues = model.enums.flatMap((e) => e.values);
@@ -85,7 +133,23 @@ export function mutants(model: Model, typeName: string, kind: string, bases: rea
       const strings = all.filter((n) => typeof n.value === "string");
       const arrays = all.filter((n) => Array.isArray(n.value));
       const numbers = all.filter((n) => typeof n.value === "number");
-      const op = pick(["drop", "drop", "add", "type", "empty", "enum", "enum", "enum", "null", "null", "nest", "deep", "long", "array", "number"] as const);
+      const op = pick([
+        "drop",
+        "drop",
+        "add",
+        "type",
+        "empty",
+        "enum",
+        "enum",
+        "enum",
+        "null",
+        "null",
+        "nest",
+        "deep",
+        "long",
+        "array",
+        "number",
+      ] as const);
       switch (op) {
         case "drop": {
           const withKeys = objects.filter((n) => Object.keys(n.value as object).length > 0);
@@ -108,7 +172,8 @@ export function mutants(model: Model, typeName: string, kind: string, bases: rea
         case "nest": {
           if (inner.length === 0) break;
           const n = pick(inner);
-          const value = op === "null" ? null : op === "nest" ? (rnd() < 0.5 ? [n.value] : { value: n.value }) : pick(OTHER_TYPES);
+          const value =
+            op === "null" ? null : op === "nest" ? (rnd() < 0.5 ? [n.value] : { value: n.value }) : pick(OTHER_TYPES);
           doc = setAt(doc, n.tokens, structuredClone(value));
           ops.push(`${op} ${n.pointer}`);
           break;
@@ -138,7 +203,8 @@ export function mutants(model: Model, typeName: string, kind: string, bases: rea
           const n = pick(strings);
           const shape = shapeAt(model, typeName, n.pointer);
           const own = shape?.kind === "enum" ? (model.enums.find((x) => x.name === shape.enumName)?.values ?? []) : [];
-          const value = own.length > 0 && rnd() < 0.7 ? pick(own) : rnd() < 0.8 ? pick(enumValues) : `${n.value as string} `;
+          const value =
+            own.length > 0 && rnd() < 0.7 ? pick(own) : rnd() < 0.8 ? pick(enumValues) : `${n.value as string} `;
           doc = setAt(doc, n.tokens, value);
           ops.push(`enum ${n.pointer}=${value}`);
           break;
@@ -166,10 +232,25 @@ export function mutants(model: Model, typeName: string, kind: string, bases: rea
     let bytes: Uint8Array | undefined;
     if (rnd() < 0.3) {
       const all = nodes(doc);
-      const objects = all.filter((n) => n.value !== null && typeof n.value === "object" && !Array.isArray(n.value) && Object.keys(n.value).length > 0);
+      const objects = all.filter(
+        (n) =>
+          n.value !== null && typeof n.value === "object" && !Array.isArray(n.value) && Object.keys(n.value).length > 0,
+      );
       const numbers = all.filter((n) => typeof n.value === "number");
       const strings = all.filter((n) => typeof n.value === "string");
-      const raw = pick(["dup", "dup", "lexeme", "lexeme", "escape", "escape", "bom", "trailing", "truncate", "pretty", "utf8"] as const);
+      const raw = pick([
+        "dup",
+        "dup",
+        "lexeme",
+        "lexeme",
+        "escape",
+        "escape",
+        "bom",
+        "trailing",
+        "truncate",
+        "pretty",
+        "utf8",
+      ] as const);
       const replaceSentinel = (where: Node, rawText: string): void => {
         const copy = setAt(structuredClone(doc), where.tokens, SENTINEL);
         text = JSON.stringify(copy).replace(JSON.stringify(SENTINEL), () => rawText);
@@ -179,7 +260,8 @@ export function mutants(model: Model, typeName: string, kind: string, bases: rea
         const key = pick(Object.keys(n.value as object));
         const copy = structuredClone(doc);
         let target = copy as Record<string, Json>;
-        for (const t of n.tokens) target = (target as unknown as Record<string | number, Json>)[t] as Record<string, Json>;
+        for (const t of n.tokens)
+          target = (target as unknown as Record<string | number, Json>)[t] as Record<string, Json>;
         const original = target[key] as Json;
         target[SENTINEL] = rnd() < 0.5 ? original : pick(OTHER_TYPES);
         text = JSON.stringify(copy).replace(JSON.stringify(SENTINEL), () => JSON.stringify(key));
@@ -211,7 +293,11 @@ export function mutants(model: Model, typeName: string, kind: string, bases: rea
         const copy = setAt(structuredClone(doc), n.tokens, SENTINEL);
         const [head, tail] = JSON.stringify(copy).split(SENTINEL) as [string, string];
         const enc = new TextEncoder();
-        bytes = new Uint8Array([...enc.encode(head), ...pick([[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]]), ...enc.encode(tail)]);
+        bytes = new Uint8Array([
+          ...enc.encode(head),
+          ...pick([[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]]),
+          ...enc.encode(tail),
+        ]);
         ops.push(`utf8 ${n.pointer}`);
       }
     }

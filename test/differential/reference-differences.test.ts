@@ -10,19 +10,40 @@ import { loadModel } from "../../codegen/model/load.js";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { parseWireDocument } from "../../runtime/wire/validate.js";
 import { parseStrictJson } from "../../runtime/wire/json/parse.js";
-import { expectedAt, explainingDifference, insideOpenMap, issueFacts, valueTypeAt } from "../support/reference-differences.js";
+import {
+  expectedAt,
+  explainingDifference,
+  insideOpenMap,
+  issueFacts,
+  valueTypeAt,
+} from "../support/reference-differences.js";
 
 const model = loadModel(resolve(dirname(fileURLToPath(import.meta.url)), "..", ".."));
-const REQUEST = { schema_version: WIRE_VERSION, event: "session.starting", event_id: "e", adapter_id: "a", adapter_version: "1", integration_mode: "native_hook", invocation_id: "i" };
+const REQUEST = {
+  schema_version: WIRE_VERSION,
+  event: "session.starting",
+  event_id: "e",
+  adapter_id: "a",
+  adapter_version: "1",
+  integration_mode: "native_hook",
+  invocation_id: "i",
+};
 
 /** Our primary issue on `text` (a CallbackRequest or DispatchEnvelope) and the difference that explains it. */
-function classify(typeName: "CallbackRequest" | "DispatchEnvelope", text: string): { rule: string; pointer: string; explainedBy: string | null } {
+function classify(
+  typeName: "CallbackRequest" | "DispatchEnvelope",
+  text: string,
+): { rule: string; pointer: string; explainedBy: string | null } {
   const bytes = new TextEncoder().encode(text);
   const result = parseWireDocument(typeName, bytes);
   if (result.ok) throw new Error("expected an issue");
   const issue = result.issues[0] as (typeof result.issues)[number];
   const parsed = parseStrictJson(bytes, { maxBytes: 1 << 24, maxDepth: 64 });
-  return { rule: issue.rule, pointer: issue.pointer, explainedBy: explainingDifference(issueFacts(model, typeName, parsed.ok ? parsed : undefined, issue)) };
+  return {
+    rule: issue.rule,
+    pointer: issue.pointer,
+    explainedBy: explainingDifference(issueFacts(model, typeName, parsed.ok ? parsed : undefined, issue)),
+  };
 }
 
 describe("reference-difference classifier", () => {
@@ -51,21 +72,47 @@ describe("reference-difference classifier", () => {
     const r = (extra: Record<string, unknown>): string => JSON.stringify({ ...REQUEST, ...extra });
     expect(classify("CallbackRequest", r({ sequence: 9007199254740992 })).explainedBy).toBe("integer-range");
     expect(classify("CallbackRequest", r({ event_id: "e".repeat(513) })).explainedBy).toBe("string-length");
-    expect(classify("CallbackRequest", r({ payload_refs: Array.from({ length: 1025 }, () => ({ payload_id: "p", payload_kind: "k" })) })).explainedBy).toBe("array-length");
-    expect(classify("CallbackRequest", `${r({}).slice(0, -1)},"metadata":{"d":${"[".repeat(70)}${"]".repeat(70)}}}`).explainedBy).toBe("nesting-depth");
-    expect(classify("CallbackRequest", `${r({}).slice(0, -1)},"metadata":{"k":1,"k":2}}`).explainedBy).toBe("duplicate-keys-in-open-maps");
-    expect(classify("CallbackRequest", r({ event: "frame.opening", frame_context: ["f", null, "top_level"] })).explainedBy).toBe("sequence-form-objects");
-    expect(classify("CallbackRequest", r({ integration_mode: { native_hook: null } })).explainedBy).toBe("object-form-enum-values");
+    expect(
+      classify(
+        "CallbackRequest",
+        r({ payload_refs: Array.from({ length: 1025 }, () => ({ payload_id: "p", payload_kind: "k" })) }),
+      ).explainedBy,
+    ).toBe("array-length");
+    expect(
+      classify("CallbackRequest", `${r({}).slice(0, -1)},"metadata":{"d":${"[".repeat(70)}${"]".repeat(70)}}}`)
+        .explainedBy,
+    ).toBe("nesting-depth");
+    expect(classify("CallbackRequest", `${r({}).slice(0, -1)},"metadata":{"k":1,"k":2}}`).explainedBy).toBe(
+      "duplicate-keys-in-open-maps",
+    );
+    expect(
+      classify("CallbackRequest", r({ event: "frame.opening", frame_context: ["f", null, "top_level"] })).explainedBy,
+    ).toBe("sequence-form-objects");
+    expect(classify("CallbackRequest", r({ integration_mode: { native_hook: null } })).explainedBy).toBe(
+      "object-form-enum-values",
+    );
   });
 
   it("explains nothing when a pattern's property does not match", () => {
     const r = (extra: Record<string, unknown>): string => JSON.stringify({ ...REQUEST, ...extra });
     // A duplicate struct member: the same rule, but not inside an open map.
-    expect(classify("CallbackRequest", `{"event_id":"x",${r({}).slice(1)}`)).toMatchObject({ rule: "json.duplicate-key", explainedBy: null });
+    expect(classify("CallbackRequest", `{"event_id":"x",${r({}).slice(1)}`)).toMatchObject({
+      rule: "json.duplicate-key",
+      explainedBy: null,
+    });
     // An array where a string is expected, an object where an object is expected, an array for an enum.
-    expect(classify("CallbackRequest", r({ event_id: ["e"] }))).toMatchObject({ rule: "schema.type", explainedBy: null });
-    expect(classify("CallbackRequest", r({ integration_mode: ["native_hook"] }))).toMatchObject({ rule: "schema.type", explainedBy: null });
-    expect(classify("CallbackRequest", r({ event_id: { e: null } }))).toMatchObject({ rule: "schema.type", explainedBy: null });
+    expect(classify("CallbackRequest", r({ event_id: ["e"] }))).toMatchObject({
+      rule: "schema.type",
+      explainedBy: null,
+    });
+    expect(classify("CallbackRequest", r({ integration_mode: ["native_hook"] }))).toMatchObject({
+      rule: "schema.type",
+      explainedBy: null,
+    });
+    expect(classify("CallbackRequest", r({ event_id: { e: null } }))).toMatchObject({
+      rule: "schema.type",
+      explainedBy: null,
+    });
     // Rules without an entry.
     expect(classify("CallbackRequest", r({ event_id: "" })).explainedBy).toBeNull();
     expect(classify("CallbackRequest", r({ unknown_field: 1 })).explainedBy).toBeNull();

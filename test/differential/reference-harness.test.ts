@@ -140,7 +140,11 @@ describe("reference harness (lifeloop-cli oracle)", () => {
         kind: "callback_response",
         text: `{"schema_version":${JSON.stringify(VERSION)},"status":"delivered","failure_class":null,"retry_class":null}`,
       },
-      { id: "absent", kind: "callback_response", text: `{"schema_version":${JSON.stringify(VERSION)},"status":"delivered"}` },
+      {
+        id: "absent",
+        kind: "callback_response",
+        text: `{"schema_version":${JSON.stringify(VERSION)},"status":"delivered"}`,
+      },
     ]);
     expect(verdicts).toEqual([
       { id: "null", accepted: true },
@@ -159,9 +163,7 @@ describe("reference harness (lifeloop-cli oracle)", () => {
   });
 
   it("rejects a case that carries no document before spawning", async () => {
-    await expect(judgeWithReference([{ id: "none", kind: "warning" }])).rejects.toThrow(
-      /exactly one of text or bytes/,
-    );
+    await expect(judgeWithReference([{ id: "none", kind: "warning" }])).rejects.toThrow(/exactly one of text or bytes/);
   });
 
   it("answers 1,000 cases, some large, in input order", async () => {

@@ -2,14 +2,30 @@
  * Shared inputs of the hook rendering suites: request builders, the directive variants and the
  * payload variations every combination is rendered with.
  */
-import { HARNESS_HOOK_MAPPING, LIFECYCLE_EVENT_KIND_VALUES, WIRE_VERSION, type HookAdapter } from "../../generated/ts/spec.js";
-import type { FrameAdmissionDirective, HookRenderPayload, HookRenderRequest, LifecycleEventKind, PayloadEnvelope, PlacementClass } from "../../generated/ts/types.js";
+import {
+  HARNESS_HOOK_MAPPING,
+  LIFECYCLE_EVENT_KIND_VALUES,
+  WIRE_VERSION,
+  type HookAdapter,
+} from "../../generated/ts/spec.js";
+import type {
+  FrameAdmissionDirective,
+  HookRenderPayload,
+  HookRenderRequest,
+  LifecycleEventKind,
+  PayloadEnvelope,
+  PlacementClass,
+} from "../../generated/ts/types.js";
 
 export const ADAPTERS: readonly HookAdapter[] = HARNESS_HOOK_MAPPING.adapters.map((a) => a.adapter);
 export const EVENTS: readonly LifecycleEventKind[] = LIFECYCLE_EVENT_KIND_VALUES;
 
 /** A valid PayloadEnvelope with an inline body (or a body_ref when `ref` is given). */
-export function envelope(id: string, content: { readonly body: string } | { readonly ref: string }, kind = "lifecycle.context"): PayloadEnvelope {
+export function envelope(
+  id: string,
+  content: { readonly body: string } | { readonly ref: string },
+  kind = "lifecycle.context",
+): PayloadEnvelope {
   return {
     schema_version: WIRE_VERSION,
     payload_id: id,
@@ -28,7 +44,8 @@ export function payload(placement: PlacementClass, env: PayloadEnvelope): HookRe
 }
 
 /** A body that exercises string escaping: quotes, backslashes, control characters, non-BMP, U+2028. */
-export const NASTY_BODY = '{"q":"\\"x\\"","nl":"a\nb","tab":"\t","ctl":"\u0001\u001f\u007f","emoji":"😀","ls":"\u2028\u2029","bom":"\ufeff","nul":"\u0000"}';
+export const NASTY_BODY =
+  '{"q":"\\"x\\"","nl":"a\nb","tab":"\t","ctl":"\u0001\u001f\u007f","emoji":"😀","ls":"\u2028\u2029","bom":"\ufeff","nul":"\u0000"}';
 
 /** Named payload variations. */
 export const PAYLOAD_SETS: Readonly<Record<string, readonly HookRenderPayload[]>> = {
@@ -45,7 +62,7 @@ export const PAYLOAD_SETS: Readonly<Record<string, readonly HookRenderPayload[]>
     payload("developer_equivalent_frame", envelope("pl-3", { ref: "blob://dev" })),
     payload("side_channel_context", envelope("pl-4", { body: "side" })),
     payload("pre_prompt_frame", envelope("pl-5", { body: '{"foo":"b"}' })),
-    payload("pre_prompt_frame", envelope("pl-6", { body: NASTY_BODY }, "kind/with \"quotes\"")),
+    payload("pre_prompt_frame", envelope("pl-6", { body: NASTY_BODY }, 'kind/with "quotes"')),
     payload("side_channel_context", envelope("pl-7", { ref: "blob://side-2" })),
     payload("pre_prompt_frame", envelope("pl-8", { body: "" })),
   ],
@@ -67,7 +84,15 @@ export const DIRECTIVES: Readonly<Record<string, FrameAdmissionDirective | undef
 export const CORE_DIRECTIVES = ["none", "allow", "block", "block_empty"] as const;
 
 /** A render request for `adapter` (its canonical adapter id unless `adapterId` is given). */
-export function request(adapter: string, event: LifecycleEventKind, opts: { payloads?: readonly HookRenderPayload[]; directive?: FrameAdmissionDirective | undefined; adapterId?: string } = {}): HookRenderRequest {
+export function request(
+  adapter: string,
+  event: LifecycleEventKind,
+  opts: {
+    payloads?: readonly HookRenderPayload[];
+    directive?: FrameAdmissionDirective | undefined;
+    adapterId?: string;
+  } = {},
+): HookRenderRequest {
   return {
     adapter_id: opts.adapterId ?? adapter,
     adapter_version: "1.0.0",

@@ -16,8 +16,15 @@ const CLI = join(import.meta.dirname, "..", "..", "dist", "runtime", "cli", "mai
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-render-"));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
-function run(args: readonly string[], input?: string | Buffer): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, "render", ...args], { input: input ?? "", encoding: "utf8", timeout: 30_000 });
+function run(
+  args: readonly string[],
+  input?: string | Buffer,
+): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, "render", ...args], {
+    input: input ?? "",
+    encoding: "utf8",
+    timeout: 30_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -62,7 +69,11 @@ describe("lifeloop-callback render", () => {
       ["codex", request("codex", "frame.ended", { directive: DIRECTIVES.block_blank }), "invalid_directive"],
       ["codex", request("codex", "frame.opening", { adapterId: "claude-code" }), "adapter_id_mismatch"],
       // A block at Claude Code PreCompact / SessionEnd: refused, as lifeloop-cli 0.9.0 refuses it.
-      ["claude", request("claude", "context.pressure_observed", { directive: DIRECTIVES.block }), "unsupported_directive"],
+      [
+        "claude",
+        request("claude", "context.pressure_observed", { directive: DIRECTIVES.block }),
+        "unsupported_directive",
+      ],
       ["claude", request("claude", "session.ended", { directive: DIRECTIVES.block }), "unsupported_directive"],
     ];
     for (const [adapter, body, kind] of cases) {
@@ -74,7 +85,14 @@ describe("lifeloop-callback render", () => {
   });
 
   it("exit 2 for a bad command line", () => {
-    for (const args of [[], ["--adapter"], ["--adapter", "gemini"], ["--adapter", "claude-code"], ["--adapter", "claude", "a", "b"], ["--adapter", "claude", "--bogus"]]) {
+    for (const args of [
+      [],
+      ["--adapter"],
+      ["--adapter", "gemini"],
+      ["--adapter", "claude-code"],
+      ["--adapter", "claude", "a", "b"],
+      ["--adapter", "claude", "--bogus"],
+    ]) {
       const r = run(args, "{}");
       expect(r.code, args.join(" ")).toBe(CLI_EXIT_CODES.usage);
       expect(r.stdout).toBe("");
@@ -83,7 +101,14 @@ describe("lifeloop-callback render", () => {
 
   it("exit 3 for input that is unreadable or not one JSON document", () => {
     expect(run(["--adapter", "claude", join(TMP, "missing.json")]).code).toBe(CLI_EXIT_CODES.input);
-    for (const input of ["", "not json", "{} {}", '{"a":1,"a":2}', Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]), Buffer.from([0x22, 0xff, 0x22])]) {
+    for (const input of [
+      "",
+      "not json",
+      "{} {}",
+      '{"a":1,"a":2}',
+      Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]),
+      Buffer.from([0x22, 0xff, 0x22]),
+    ]) {
       const r = run(["--adapter", "claude"], input);
       expect(r.code, String(input)).toBe(CLI_EXIT_CODES.input);
       expect(r.stdout).toBe("");

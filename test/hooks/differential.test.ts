@@ -50,22 +50,38 @@ function referenceOnlyPlacements(adapter: HookAdapter, c: Case): string[] {
 
 function allCases(): Case[] {
   const cases: Case[] = [];
-  const ids: Record<HookAdapter, readonly string[]> = { claude: ["claude", "claude-code", "codex", "", "Claude"], codex: ["codex", "claude", "claude-code", " codex"] };
+  const ids: Record<HookAdapter, readonly string[]> = {
+    claude: ["claude", "claude-code", "codex", "", "Claude"],
+    codex: ["codex", "claude", "claude-code", " codex"],
+  };
   for (const adapter of ADAPTERS) {
     for (const event of EVENTS) {
       for (const [d, directive] of Object.entries(DIRECTIVES)) {
         for (const [p, payloads] of Object.entries(PAYLOAD_SETS)) {
-          cases.push({ id: `${adapter}|${event}|${d}|${p}`, adapter, request: request(adapter, event, { payloads, directive }) });
+          cases.push({
+            id: `${adapter}|${event}|${d}|${p}`,
+            adapter,
+            request: request(adapter, event, { payloads, directive }),
+          });
         }
         for (const adapterId of ids[adapter].slice(1)) {
-          cases.push({ id: `${adapter}|${event}|${d}|id=${adapterId}`, adapter, request: request(adapter, event, { directive, adapterId }) });
+          cases.push({
+            id: `${adapter}|${event}|${d}|id=${adapterId}`,
+            adapter,
+            request: request(adapter, event, { directive, adapterId }),
+          });
         }
       }
       // Advisory inputs do not change the output.
       cases.push({
         id: `${adapter}|${event}|advisory`,
         adapter,
-        request: { ...request(adapter, event, { payloads: PAYLOAD_SETS.several }), integration_mode: "launcher_wrapper", adapter_version: "", frame: { frame_id: "f-1", frame_class: "top_level" } },
+        request: {
+          ...request(adapter, event, { payloads: PAYLOAD_SETS.several }),
+          integration_mode: "launcher_wrapper",
+          adapter_version: "",
+          frame: { frame_id: "f-1", frame_class: "top_level" },
+        },
       });
     }
   }
@@ -92,14 +108,20 @@ describe("hook renderer vs. the reference renderer", () => {
       if (!ours.ok) continue;
       const out = v.output as RenderOutput;
       expect(ours.rendered.hookEventName, c.id).toBe(out.hook_event_name);
-      const extra = referenceOnlyPlacements(c.adapter, c).filter((p) => (c.request.payloads ?? []).some((x) => x.placement === p));
+      const extra = referenceOnlyPlacements(c.adapter, c).filter((p) =>
+        (c.request.payloads ?? []).some((x) => x.placement === p),
+      );
       if (extra.length > 0) {
         // codex-post-compact-context: the reference writes a hookSpecificOutput Codex's closed
         // PostCompact schema does not admit; we write {} and warn for each such payload.
-        expect(REFERENCE_DIFFERENCES.some((d) => d.scope === "rendering" && d.id === "codex-post-compact-context")).toBe(true);
+        expect(
+          REFERENCE_DIFFERENCES.some((d) => d.scope === "rendering" && d.id === "codex-post-compact-context"),
+        ).toBe(true);
         expect(out.body, c.id).toHaveProperty("hookSpecificOutput.hookEventName", out.hook_event_name);
         expect(ours.rendered.body, c.id).toEqual({});
-        const warned = ours.rendered.warnings.filter((w) => w.code === "payload_not_rendered" && w.message.includes("codex-post-compact-context"));
+        const warned = ours.rendered.warnings.filter(
+          (w) => w.code === "payload_not_rendered" && w.message.includes("codex-post-compact-context"),
+        );
         expect(warned.length, c.id).toBe((c.request.payloads ?? []).filter((x) => extra.includes(x.placement)).length);
         differences++;
         continue;
@@ -115,13 +137,21 @@ describe("hook renderer vs. the reference renderer", () => {
   });
 
   it("claude-context-over-limit: same output plus a systemMessage above 10,000 UTF-16 code units", async () => {
-    const limit = HARNESS_HOOK_MAPPING.adapters.find((a) => a.adapter === "claude")?.harness_context_limit?.length as number;
+    const limit = HARNESS_HOOK_MAPPING.adapters.find((a) => a.adapter === "claude")?.harness_context_limit
+      ?.length as number;
     const cases: Case[] = [];
     // The envelope adds its own characters around the body: probe both sides of the limit.
     for (const size of [limit - 200, limit - 60, limit, limit + 1, limit * 3]) {
       for (const event of ["session.starting", "frame.opening"] as const) {
         const body = "é😀x".repeat(Math.ceil(size / 4)).slice(0, size);
-        cases.push({ id: `${event}|${size}`, adapter: "claude", request: request("claude", event, { payloads: [payload("pre_prompt_frame", envelope("big", { body }))], directive: { kind: "block", reason: "r" } }) });
+        cases.push({
+          id: `${event}|${size}`,
+          adapter: "claude",
+          request: request("claude", event, {
+            payloads: [payload("pre_prompt_frame", envelope("big", { body }))],
+            directive: { kind: "block", reason: "r" },
+          }),
+        });
       }
     }
     const verdicts = await reference(cases);
@@ -133,14 +163,20 @@ describe("hook renderer vs. the reference renderer", () => {
       const context = (out.body.hookSpecificOutput as { additionalContext: string }).additionalContext;
       if (context.length <= limit) {
         expect(ours.rendered.text, c.id).toBe(out.text);
-        expect(ours.rendered.warnings.filter((w) => w.code === "context_over_harness_limit"), c.id).toEqual([]);
+        expect(
+          ours.rendered.warnings.filter((w) => w.code === "context_over_harness_limit"),
+          c.id,
+        ).toEqual([]);
         continue;
       }
       over++;
       const { systemMessage, ...rest } = ours.rendered.body as Record<string, unknown>;
       expect(rest, c.id).toEqual(out.body);
       expect(systemMessage, c.id).toContain(String(context.length));
-      expect(ours.rendered.warnings.map((w) => w.code).filter((code) => code !== "directive_ignored"), c.id).toEqual(["context_over_harness_limit"]);
+      expect(
+        ours.rendered.warnings.map((w) => w.code).filter((code) => code !== "directive_ignored"),
+        c.id,
+      ).toEqual(["context_over_harness_limit"]);
     }
     expect(over).toBeGreaterThan(0);
     expect(over).toBeLessThan(cases.length);
@@ -149,17 +185,30 @@ describe("hook renderer vs. the reference renderer", () => {
   it("context-hard-limit: the reference renders any size, we refuse with context_too_large", async () => {
     const max = HARNESS_HOOK_MAPPING.max_context_code_points;
     const body = "a".repeat(max);
-    const c: Case = { id: "huge", adapter: "codex", request: request("codex", "session.started", { payloads: [payload("pre_prompt_frame", envelope("huge", { body }))] }) };
+    const c: Case = {
+      id: "huge",
+      adapter: "codex",
+      request: request("codex", "session.started", {
+        payloads: [payload("pre_prompt_frame", envelope("huge", { body }))],
+      }),
+    };
     const [v] = await reference([c]);
     expect(v?.accepted).toBe(true);
-    expect(((v?.output as RenderOutput | undefined)?.body.hookSpecificOutput as { additionalContext: string } | undefined)?.additionalContext.length).toBeGreaterThan(max);
+    expect(
+      ((v?.output as RenderOutput | undefined)?.body.hookSpecificOutput as { additionalContext: string } | undefined)
+        ?.additionalContext.length,
+    ).toBeGreaterThan(max);
     const ours = renderHookPayload(c.request, { adapter: "codex" });
     expect(ours.ok ? "rendered" : ours.error.kind).toBe("context_too_large");
   });
 
   it("render-request-validation: an envelope with both body and body_ref renders body in the reference, is refused here", async () => {
     const both = { ...envelope("both", { body: "inline" }), body_ref: "blob://also" };
-    const c: Case = { id: "both", adapter: "claude", request: request("claude", "session.starting", { payloads: [payload("pre_prompt_frame", both)] }) };
+    const c: Case = {
+      id: "both",
+      adapter: "claude",
+      request: request("claude", "session.starting", { payloads: [payload("pre_prompt_frame", both)] }),
+    };
     const [v] = await reference([c]);
     expect(v?.accepted).toBe(true);
     expect((v?.output as RenderOutput | undefined)?.text).toContain("inline");
@@ -167,7 +216,10 @@ describe("hook renderer vs. the reference renderer", () => {
     expect(ours.ok).toBe(false);
     if (!ours.ok) {
       expect(ours.error.kind).toBe("invalid_request");
-      expect(ours.error.issues?.[0]).toMatchObject({ rule: "payload-body-exactly-one", pointer: "/payloads/0/envelope/body_ref" });
+      expect(ours.error.issues?.[0]).toMatchObject({
+        rule: "payload-body-exactly-one",
+        pointer: "/payloads/0/envelope/body_ref",
+      });
     }
   });
 });

@@ -20,9 +20,16 @@ function goldenFor(adapter: (typeof ADAPTERS)[number]): string {
   for (const event of EVENTS) {
     for (const d of CORE_DIRECTIVES) {
       for (const p of ["none", "several"] as const) {
-        const result = renderHookPayload(request(adapter, event, { directive: DIRECTIVES[d], payloads: PAYLOAD_SETS[p] }), { adapter });
+        const result = renderHookPayload(
+          request(adapter, event, { directive: DIRECTIVES[d], payloads: PAYLOAD_SETS[p] }),
+          { adapter },
+        );
         cases[`${event} directive=${d} payloads=${p}`] = result.ok
-          ? { hook_event: result.rendered.hookEventName, stdout: result.rendered.text, warnings: result.rendered.warnings }
+          ? {
+              hook_event: result.rendered.hookEventName,
+              stdout: result.rendered.text,
+              warnings: result.rendered.warnings,
+            }
           : { error: result.error.kind, message: result.error.message };
       }
     }
@@ -37,7 +44,10 @@ describe("golden hook outputs", () => {
       const actual = goldenFor(adapter);
       if (UPDATE) writeFileSync(path, actual);
       const expected = readFileSync(path, "utf8");
-      expect(actual, `golden ${path} differs; if the change is deliberate run: UPDATE_GOLDEN=1 npx vitest run test/hooks/golden.test.ts`).toBe(expected);
+      expect(
+        actual,
+        `golden ${path} differs; if the change is deliberate run: UPDATE_GOLDEN=1 npx vitest run test/hooks/golden.test.ts`,
+      ).toBe(expected);
     });
   }
 });

@@ -36,7 +36,10 @@ describe("hook output schemas", () => {
             const result = renderHookPayload(request(adapter, event, { directive, payloads }), { adapter });
             if (!result.ok) continue;
             const validate = validator(adapter, result.rendered.hookEventName);
-            expect(validate(JSON.parse(result.rendered.text)), `${adapter} ${event}: ${JSON.stringify(validate.errors)}`).toBe(true);
+            expect(
+              validate(JSON.parse(result.rendered.text)),
+              `${adapter} ${event}: ${JSON.stringify(validate.errors)}`,
+            ).toBe(true);
             checked++;
           }
         }
@@ -62,13 +65,15 @@ describe("hook output schemas", () => {
       ["claude", "UserPromptSubmit", { decision: "block", reason: "   " }],
       ["claude", "Stop", { continue: "no" }],
     ];
-    for (const [adapter, hookEvent, body] of refused) expect(validator(adapter, hookEvent)(body), `${adapter} ${hookEvent} ${JSON.stringify(body)}`).toBe(false);
+    for (const [adapter, hookEvent, body] of refused)
+      expect(validator(adapter, hookEvent)(body), `${adapter} ${hookEvent} ${JSON.stringify(body)}`).toBe(false);
     const admitted: [string, string, unknown][] = [
       ["codex", "Stop", { decision: "block", reason: "\ufeff" }],
       ["codex", "Stop", { continue: false, stopReason: "done", systemMessage: "bye" }],
       ["claude", "Stop", { decision: "block", reason: "keep going" }],
       ["claude", "PreCompact", {}],
     ];
-    for (const [adapter, hookEvent, body] of admitted) expect(validator(adapter, hookEvent)(body), `${adapter} ${hookEvent} ${JSON.stringify(body)}`).toBe(true);
+    for (const [adapter, hookEvent, body] of admitted)
+      expect(validator(adapter, hookEvent)(body), `${adapter} ${hookEvent} ${JSON.stringify(body)}`).toBe(true);
   });
 });

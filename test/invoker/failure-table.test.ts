@@ -19,9 +19,14 @@ afterAll(() => tmp.cleanup());
 
 type Provoker = () => Promise<InvocationResult>;
 
-const sub = (client: { program: string; args?: string[] }, timeoutMs = 10_000, limits = {}): SubprocessInvoker => new SubprocessInvoker({ ...client, timeoutMs, limits });
+const sub = (client: { program: string; args?: string[] }, timeoutMs = 10_000, limits = {}): SubprocessInvoker =>
+  new SubprocessInvoker({ ...client, timeoutMs, limits });
 const inProcess = (handler: () => unknown, timeoutMs?: number): InProcessInvoker =>
-  new InProcessInvoker(timeoutMs === undefined ? { handler: handler as () => CallbackResponse } : { handler: handler as () => CallbackResponse, timeoutMs });
+  new InProcessInvoker(
+    timeoutMs === undefined
+      ? { handler: handler as () => CallbackResponse }
+      : { handler: handler as () => CallbackResponse, timeoutMs },
+  );
 
 const SUBPROCESS: Readonly<Record<string, Provoker>> = {
   receipt_emitted_rejected: () => sub(shellClient("ok")).invoke(envelope({ event: "receipt.emitted" })),
@@ -31,7 +36,8 @@ const SUBPROCESS: Readonly<Record<string, Provoker>> = {
   spawn: () => sub({ program: join(tmp.dir, "missing-client") }).invoke(envelope()),
   write_request: () => sub(shellClient("exit-no-read")).invoke(bigEnvelope(4 * 1024 * 1024)),
   read_response: () => sub({ program: join(FIXTURES, "python", "break_stdout.py") }).invoke(envelope()),
-  response_too_large: () => sub(shellClient("endless-stdout"), 10_000, { max_response_bytes: 65536 }).invoke(envelope()),
+  response_too_large: () =>
+    sub(shellClient("endless-stdout"), 10_000, { max_response_bytes: 65536 }).invoke(envelope()),
   non_zero_exit: () => sub(shellClient("nonzero-after-response")).invoke(envelope()),
   parse_response: () => sub(shellClient("log-line")).invoke(envelope()),
   invalid_response: () => sub(shellClient("wrong-enum")).invoke(envelope()),
@@ -44,8 +50,10 @@ const IN_PROCESS: Readonly<Record<string, Provoker>> = {
   invalid_request: () => inProcess(() => VALID).invoke(envelope({ adapter_id: "" })),
   invalid_response: () => inProcess(() => ({ ...VALID, unknown: true })).invoke(envelope()),
   serialize_request: () => inProcess(() => VALID).invoke(envelope({ metadata: { count: 10n } })),
-  request_too_large: () => inProcess(() => VALID).invoke(envelope({ metadata: { filler: "x".repeat(LIMITS.max_request_bytes) } })),
-  response_too_large: () => inProcess(() => ({ ...VALID, metadata: { filler: "x".repeat(LIMITS.max_response_bytes) } })).invoke(envelope()),
+  request_too_large: () =>
+    inProcess(() => VALID).invoke(envelope({ metadata: { filler: "x".repeat(LIMITS.max_request_bytes) } })),
+  response_too_large: () =>
+    inProcess(() => ({ ...VALID, metadata: { filler: "x".repeat(LIMITS.max_response_bytes) } })).invoke(envelope()),
   handler_threw: () =>
     inProcess(() => {
       throw new Error("handler failure");
@@ -54,8 +62,19 @@ const IN_PROCESS: Readonly<Record<string, Provoker>> = {
 };
 
 /** Run `steps` on a fresh StreamInvoker over the raw client with `behave`; always closes it (nothing left running). */
-async function stream(behave: string, steps: (inv: StreamInvoker) => Promise<InvocationResult>, config: Partial<StreamInvokerConfig> = {}, args: string[] = []): Promise<InvocationResult> {
-  const inv = new StreamInvoker({ program: RAW_CLIENT, args: ["--behave", behave, ...args], timeoutMs: 10_000, ...config, limits: { stream_close_grace_ms: 500, stream_term_grace_ms: 500, ...config.limits } });
+async function stream(
+  behave: string,
+  steps: (inv: StreamInvoker) => Promise<InvocationResult>,
+  config: Partial<StreamInvokerConfig> = {},
+  args: string[] = [],
+): Promise<InvocationResult> {
+  const inv = new StreamInvoker({
+    program: RAW_CLIENT,
+    args: ["--behave", behave, ...args],
+    timeoutMs: 10_000,
+    ...config,
+    limits: { stream_close_grace_ms: 500, stream_term_grace_ms: 500, ...config.limits },
+  });
   try {
     return await steps(inv);
   } finally {
@@ -67,7 +86,8 @@ const STREAM: Readonly<Record<string, Provoker>> = {
   receipt_emitted_rejected: () => stream("echo", (inv) => inv.invoke(envelope({ event: "receipt.emitted" }))),
   invalid_request: () => stream("echo", (inv) => inv.invoke(envelope({ event_id: "" }))),
   serialize_request: () => stream("echo", (inv) => inv.invoke(envelope({ metadata: { count: 10n } }))),
-  request_too_large: () => stream("echo", (inv) => inv.invoke(bigEnvelope(4096)), { limits: { max_request_bytes: 1024 } }),
+  request_too_large: () =>
+    stream("echo", (inv) => inv.invoke(bigEnvelope(4096)), { limits: { max_request_bytes: 1024 } }),
   spawn: () => stream("echo", once, { program: join(tmp.dir, "missing-client") }),
   write_request: () => stream("close-stdin", (inv) => inv.invoke(bigEnvelope(1024 * 1024))),
   invalid_response: () => stream("invalid-result", once),
@@ -77,17 +97,27 @@ const STREAM: Readonly<Record<string, Provoker>> = {
   stream_exit: () => stream("crash-at:1", once),
   stream_stdout_closed: () => stream("close-stdout", once),
   error_reply: () => stream("error-reply:-32603", once),
-  stream_respawn_limited: () => stream("exit-at-start", async (inv) => {
-      await inv.invoke(envelope());
+  stream_respawn_limited: () =>
+    stream(
+      "exit-at-start",
+      async (inv) => {
+        await inv.invoke(envelope());
+        return inv.invoke(envelope());
+      },
+      { limits: { stream_max_failed_spawns: 1, stream_respawn_cooldown_ms: 60_000 } },
+    ),
+  stream_closed: () =>
+    stream("echo", async (inv) => {
+      await inv.close();
       return inv.invoke(envelope());
-    }, { limits: { stream_max_failed_spawns: 1, stream_respawn_cooldown_ms: 60_000 } }),
-  stream_closed: () => stream("echo", async (inv) => {
-    await inv.close();
-    return inv.invoke(envelope());
-  }),
+    }),
 };
 
-const PROVOKERS: Readonly<Record<string, Readonly<Record<string, Provoker>>>> = { subprocess_v1: SUBPROCESS, in_process: IN_PROCESS, stream_v2: STREAM };
+const PROVOKERS: Readonly<Record<string, Readonly<Record<string, Provoker>>>> = {
+  subprocess_v1: SUBPROCESS,
+  in_process: IN_PROCESS,
+  stream_v2: STREAM,
+};
 
 describe("subprocess_failure_mapping: every row provoked for real", () => {
   for (const row of FAILURE_VARIANTS) {
@@ -111,7 +141,10 @@ describe("subprocess_failure_mapping: every row provoked for real", () => {
       for (const variant of Object.keys(provokers)) {
         const row = FAILURE_VARIANTS.find((r) => r.variant === variant);
         expect(row, `${variant} is not in the table`).toBeDefined();
-        expect((row?.transports as readonly string[] | undefined)?.includes(transport), `${variant} does not list ${transport}`).toBe(true);
+        expect(
+          (row?.transports as readonly string[] | undefined)?.includes(transport),
+          `${variant} does not list ${transport}`,
+        ).toBe(true);
       }
     }
   });

@@ -52,13 +52,19 @@ describe("a dying host takes its clients along", () => {
       host.stdout.on("data", (d: Buffer) => {
         if (d.toString().includes("client running") && name.startsWith("SIGTERM")) host.kill("SIGTERM");
       });
-      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => host.on("exit", (c, s) => resolve([c, s])));
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+        host.on("exit", (c, s) => resolve([c, s])),
+      );
       if (name.startsWith("SIGTERM")) expect(signal).toBe("SIGTERM");
       else if (name.startsWith("an uncaught")) expect(code, stderr).toBe(1);
       else expect(code, stderr).toBe(0);
       const [pgid] = readPids(pidFile);
       expect(pgid).toBeTypeOf("number");
-      const gone = await eventually(() => groupMembers(pgid as number).length === 0, performance.now(), LIMITS.settle_margin_ms);
+      const gone = await eventually(
+        () => groupMembers(pgid as number).length === 0,
+        performance.now(),
+        LIMITS.settle_margin_ms,
+      );
       expect(gone, `group ${pgid} still has ${groupMembers(pgid as number).join(",")}`).toBe(true);
     });
   }

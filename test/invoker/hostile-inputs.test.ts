@@ -25,7 +25,12 @@ const tmp = tempDir("hostile-inputs");
 afterAll(() => tmp.cleanup());
 let counter = 0;
 
-const OK: CallbackResponse = { schema_version: WIRE_VERSION, status: "delivered", failure_class: null, retry_class: null };
+const OK: CallbackResponse = {
+  schema_version: WIRE_VERSION,
+  status: "delivered",
+  failure_class: null,
+  retry_class: null,
+};
 const CLI_SOURCE = "runtime/cli/main.ts";
 
 /** Each transport, with a witness of whether the client was reached. */
@@ -33,7 +38,11 @@ function transports(): { name: string; invoker: CallbackInvoker; reached: () => 
   const marker = join(tmp.dir, `marker-${++counter}`);
   let called = false;
   return [
-    { name: "subprocess", invoker: new SubprocessInvoker({ ...shellClient("marker", marker), timeoutMs: 10_000 }), reached: () => existsSync(marker) },
+    {
+      name: "subprocess",
+      invoker: new SubprocessInvoker({ ...shellClient("marker", marker), timeoutMs: 10_000 }),
+      reached: () => existsSync(marker),
+    },
     {
       name: "in-process",
       invoker: new InProcessInvoker({
@@ -159,7 +168,14 @@ describe("8: limits that would break the settle bound are refused", () => {
       expect(error, JSON.stringify(limits)).toBeInstanceOf(InvokerConfigError);
       expect((error as InvokerConfigError).field).toBe("limits.kill_grace_ms");
     }
-    expect(() => new SubprocessInvoker({ ...shellClient("ok"), timeoutMs: 100, limits: { kill_grace_ms: 50, settle_margin_ms: 200 } })).not.toThrow();
+    expect(
+      () =>
+        new SubprocessInvoker({
+          ...shellClient("ok"),
+          timeoutMs: 100,
+          limits: { kill_grace_ms: 50, settle_margin_ms: 200 },
+        }),
+    ).not.toThrow();
   });
 });
 
@@ -197,7 +213,9 @@ describe("minor defects", () => {
       }
       // Within the bound, a long list of pointers that match no integer field costs O(1) each.
       const started = performance.now();
-      const r = await stream.invoke(envelope(), { nonIntegerNumberPointers: new Array<string>(LIMITS.max_values).fill("/request/metadata/x") });
+      const r = await stream.invoke(envelope(), {
+        nonIntegerNumberPointers: new Array<string>(LIMITS.max_values).fill("/request/metadata/x"),
+      });
       expect(r.ok, JSON.stringify(r).slice(0, 300)).toBe(true);
       expect(performance.now() - started).toBeLessThan(5000);
     } finally {
@@ -230,7 +248,14 @@ describe("minor defects", () => {
   });
 
   it("the CLI treats a closed standard output (>&-) as /dev/null, which it is to the process: exit 0, nothing on stderr", async () => {
-    const r = await spawnChild({ command: "/bin/sh", args: ["-c", `exec "$0" --import tsx ${CLI_SOURCE} version >&-`, process.execPath], cwd: REPO_ROOT, stdin: "ignore", stdout: "ignore", watchdogMs: 120_000 });
+    const r = await spawnChild({
+      command: "/bin/sh",
+      args: ["-c", `exec "$0" --import tsx ${CLI_SOURCE} version >&-`, process.execPath],
+      cwd: REPO_ROOT,
+      stdin: "ignore",
+      stdout: "ignore",
+      watchdogMs: 120_000,
+    });
     // Node reopens a closed fd 1 on /dev/null read-write, exactly what Python's DEVNULL, Go's nil
     // Stdout and Node's 'ignore' give a child: the two cannot be told apart, and the latter must work.
     expect([r.code, r.stderr]).toEqual([0, ""]);

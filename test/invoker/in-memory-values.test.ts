@@ -18,7 +18,12 @@ import { envelope, shellClient, tempDir } from "./support.js";
 const tmp = tempDir("in-memory");
 afterAll(() => tmp.cleanup());
 
-const OK: CallbackResponse = { schema_version: WIRE_VERSION, status: "delivered", failure_class: null, retry_class: null };
+const OK: CallbackResponse = {
+  schema_version: WIRE_VERSION,
+  status: "delivered",
+  failure_class: null,
+  retry_class: null,
+};
 
 function nested(levels: number): unknown {
   let value: unknown = 1;
@@ -31,7 +36,11 @@ function transports(): { name: string; invoker: CallbackInvoker; reached: () => 
   const marker = join(tmp.dir, `marker-${Math.random().toString(36).slice(2)}`);
   let called = false;
   return [
-    { name: "subprocess", invoker: new SubprocessInvoker({ ...shellClient("marker", marker), timeoutMs: 10_000 }), reached: () => existsSync(marker) },
+    {
+      name: "subprocess",
+      invoker: new SubprocessInvoker({ ...shellClient("marker", marker), timeoutMs: 10_000 }),
+      reached: () => existsSync(marker),
+    },
     {
       name: "in-process",
       invoker: new InProcessInvoker({
@@ -47,7 +56,11 @@ function transports(): { name: string; invoker: CallbackInvoker; reached: () => 
 
 describe("in-memory envelopes are judged by their wire bytes", () => {
   const refused: [string, DispatchEnvelope, string][] = [
-    ["nesting deeper than limits.max_depth", envelope({ metadata: { deep: nested(LIMITS.max_depth + 5) } }), "json.max-depth"],
+    [
+      "nesting deeper than limits.max_depth",
+      envelope({ metadata: { deep: nested(LIMITS.max_depth + 5) } }),
+      "json.max-depth",
+    ],
     ["nesting too deep to serialize at all", envelope({ metadata: { deep: nested(200_000) } }), "json.max-depth"],
     ["a lone surrogate in a string", envelope({ metadata: { text: "\ud800" } }), "json.lone-surrogate"],
     ["a lone surrogate in a member name", envelope({ metadata: { ["\udc00"]: 1 } }), "json.lone-surrogate"],
@@ -93,8 +106,18 @@ describe("in-memory envelopes are judged by their wire bytes", () => {
 describe("in-process responses are judged as if they had crossed a pipe", () => {
   const bad: [string, unknown, string, string][] = [
     ["a lone surrogate", { ...OK, metadata: { text: "\udfff" } }, "invalid_response", "json.lone-surrogate"],
-    ["nesting deeper than limits.max_depth", { ...OK, metadata: { deep: nested(LIMITS.max_depth + 1) } }, "invalid_response", "json.max-depth"],
-    ["more than limits.max_response_bytes", { ...OK, metadata: { filler: "x".repeat(LIMITS.max_response_bytes) } }, "response_too_large", ""],
+    [
+      "nesting deeper than limits.max_depth",
+      { ...OK, metadata: { deep: nested(LIMITS.max_depth + 1) } },
+      "invalid_response",
+      "json.max-depth",
+    ],
+    [
+      "more than limits.max_response_bytes",
+      { ...OK, metadata: { filler: "x".repeat(LIMITS.max_response_bytes) } },
+      "response_too_large",
+      "",
+    ],
   ];
   for (const [what, response, variant, rule] of bad) {
     it(`${what} → ${variant}`, async () => {

@@ -9,7 +9,12 @@ import { InProcessInvoker } from "../../runtime/invoker/in-process.js";
 import { InvokerConfigError } from "../../runtime/invoker/types.js";
 import { bigEnvelope, envelope } from "./support.js";
 
-const OK: CallbackResponse = { schema_version: WIRE_VERSION, status: "delivered", failure_class: null, retry_class: null };
+const OK: CallbackResponse = {
+  schema_version: WIRE_VERSION,
+  status: "delivered",
+  failure_class: null,
+  retry_class: null,
+};
 
 describe("in-process invoker", () => {
   it("calls the handler with the request and payloads and returns its valid response", async () => {
@@ -54,8 +59,15 @@ describe("in-process invoker", () => {
     const result = await invoker.invoke(envelope({ event: "frame.opening" }));
     expect(result.ok).toBe(false);
     if (!result.ok) {
-      expect(result.failure).toMatchObject({ variant: "invalid_request", failure_class: "invalid_request", retry_class: "do_not_retry" });
-      expect(result.failure.issues?.[0]).toMatchObject({ rule: "frame-event-requires-frame-context", pointer: "/request/frame_context" });
+      expect(result.failure).toMatchObject({
+        variant: "invalid_request",
+        failure_class: "invalid_request",
+        retry_class: "do_not_retry",
+      });
+      expect(result.failure.issues?.[0]).toMatchObject({
+        rule: "frame-event-requires-frame-context",
+        pointer: "/request/frame_context",
+      });
     }
     expect(calls()).toBe(0);
   });
@@ -72,7 +84,12 @@ describe("in-process invoker", () => {
     ]) {
       const result = await new InProcessInvoker({ handler: handler as never }).invoke(envelope());
       expect(result.ok).toBe(false);
-      if (!result.ok) expect(result.failure).toMatchObject({ variant: "handler_threw", failure_class: "internal_error", retry_class: "retry_after_reread" });
+      if (!result.ok)
+        expect(result.failure).toMatchObject({
+          variant: "handler_threw",
+          failure_class: "internal_error",
+          retry_class: "retry_after_reread",
+        });
     }
   });
 
@@ -86,13 +103,19 @@ describe("in-process invoker", () => {
     ];
     for (const response of bad) {
       const result = await new InProcessInvoker({ handler: () => response as CallbackResponse }).invoke(envelope());
-      expect(result.ok, JSON.stringify(result, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v))).toBe(false);
+      expect(
+        result.ok,
+        JSON.stringify(result, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v)),
+      ).toBe(false);
       if (!result.ok) expect(result.failure.variant).toBe("invalid_response");
     }
   });
 
   it("a handler that does not settle within timeoutMs → timeout", async () => {
-    const invoker = new InProcessInvoker({ handler: () => new Promise<CallbackResponse>(() => undefined), timeoutMs: 50 });
+    const invoker = new InProcessInvoker({
+      handler: () => new Promise<CallbackResponse>(() => undefined),
+      timeoutMs: 50,
+    });
     const result = await invoker.invoke(envelope());
     expect(!result.ok && result.failure).toMatchObject({ variant: "timeout", failure_class: "timeout" });
   });

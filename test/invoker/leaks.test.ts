@@ -7,7 +7,15 @@ import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
 import { trackedGroups } from "../../runtime/process/process-group.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
-import { envelope, eventually, liveChildren, openFdCount, retainedBytes, shellClient, zombieChildren } from "./support.js";
+import {
+  envelope,
+  eventually,
+  liveChildren,
+  openFdCount,
+  retainedBytes,
+  shellClient,
+  zombieChildren,
+} from "./support.js";
 
 /** Growth allowed over 1,000 invocations: far below one retained request/response per call. */
 const MEMORY_BOUND_BYTES = 4 * 1024 * 1024;
@@ -19,7 +27,11 @@ const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 
 async function expectNothingLeft(): Promise<void> {
   const since = performance.now();
-  const clean = await eventually(() => zombieChildren().length === 0 && liveChildren().length === 0, since, LIMITS.settle_margin_ms);
+  const clean = await eventually(
+    () => zombieChildren().length === 0 && liveChildren().length === 0,
+    since,
+    LIMITS.settle_margin_ms,
+  );
   expect(clean, `zombies ${zombieChildren().join(",")} live ${liveChildren().join(",")}`).toBe(true);
   expect(trackedGroups()).toEqual([]);
 }
@@ -32,7 +44,9 @@ describe("no leaks", () => {
     const memoryBefore = await retainedBytes();
     let answered = 0;
     for (let i = 0; i < 1000; i++) {
-      const result = await (invokers[i % invokers.length] as SubprocessInvoker).invoke(envelope({ invocation_id: `inv-${i}` }));
+      const result = await (invokers[i % invokers.length] as SubprocessInvoker).invoke(
+        envelope({ invocation_id: `inv-${i}` }),
+      );
       if (result.ok) answered++;
     }
     expect(answered).toBe(answers(range(1000)));
@@ -45,7 +59,11 @@ describe("no leaks", () => {
     const fdsBefore = openFdCount();
     const sleeper = new SubprocessInvoker({ ...shellClient("descendants"), timeoutMs: 300 });
     const results = await Promise.all(
-      Array.from({ length: 64 }, (_, i) => (i % 8 === 7 ? sleeper : (invokers[i % invokers.length] as SubprocessInvoker)).invoke(envelope({ invocation_id: `inv-c${i}` }))),
+      Array.from({ length: 64 }, (_, i) =>
+        (i % 8 === 7 ? sleeper : (invokers[i % invokers.length] as SubprocessInvoker)).invoke(
+          envelope({ invocation_id: `inv-c${i}` }),
+        ),
+      ),
     );
     expect(results.filter((r) => !r.ok && r.failure.variant === "timeout").length).toBe(8);
     expect(results.filter((r) => r.ok).length).toBe(answers(range(64).filter((i) => i % 8 !== 7)));

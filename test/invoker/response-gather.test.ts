@@ -51,7 +51,18 @@ while at < len(data):
 }
 
 describe("stdout gathered across the ByteGather thresholds", () => {
-  const sizes = [MiB - 1, MiB, MiB + 1, 2 * MiB - 1, 2 * MiB, 2 * MiB + 1, 4 * MiB + 1, 8 * MiB, 8 * MiB + 1, LIMITS.max_response_bytes];
+  const sizes = [
+    MiB - 1,
+    MiB,
+    MiB + 1,
+    2 * MiB - 1,
+    2 * MiB,
+    2 * MiB + 1,
+    4 * MiB + 1,
+    8 * MiB,
+    8 * MiB + 1,
+    LIMITS.max_response_bytes,
+  ];
   for (const total of sizes) {
     it(`${total} bytes → the exact value`, async () => {
       const text = response(total);
@@ -59,7 +70,11 @@ describe("stdout gathered across the ByteGather thresholds", () => {
       writeFileSync(file, text);
       const result = await chunkedClient(file, 20_000).invoke(envelope());
       expect(result.ok ? "ok" : `${result.failure.variant}: ${result.failure.detail}`).toBe("ok");
-      if (result.ok) expect((result.response.metadata as { a: string }).a === (JSON.parse(text) as { metadata: { a: string } }).metadata.a).toBe(true);
+      if (result.ok)
+        expect(
+          (result.response.metadata as { a: string }).a ===
+            (JSON.parse(text) as { metadata: { a: string } }).metadata.a,
+        ).toBe(true);
     });
   }
   it("one byte over limits.max_response_bytes → response_too_large", async () => {

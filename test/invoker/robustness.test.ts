@@ -8,7 +8,18 @@ import { afterAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../generated/ts/spec.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import type { InvocationResult } from "../../runtime/invoker/types.js";
-import { bigEnvelope, envelope, eventually, groupMembers, isRunning, nodeClient, readPids, retainedBytes, shellClient, tempDir } from "./support.js";
+import {
+  bigEnvelope,
+  envelope,
+  eventually,
+  groupMembers,
+  isRunning,
+  nodeClient,
+  readPids,
+  retainedBytes,
+  shellClient,
+  tempDir,
+} from "./support.js";
 
 const tmp = tempDir("robustness");
 afterAll(() => tmp.cleanup());
@@ -18,7 +29,12 @@ const pidFile = (): string => join(tmp.dir, `pids-${++fileCounter}`);
 /** Larger than any pipe or socket buffer of the host (Linux: 64 KiB pipes, ~200 KiB socket pairs). */
 const BIGGER_THAN_PIPE = 4 * 1024 * 1024;
 
-async function run(client: { program: string; args: string[] }, timeoutMs: number, env = envelope(), limits = {}): Promise<InvocationResult & { started: number }> {
+async function run(
+  client: { program: string; args: string[] },
+  timeoutMs: number,
+  env = envelope(),
+  limits = {},
+): Promise<InvocationResult & { started: number }> {
   const started = performance.now();
   const result = await new SubprocessInvoker({ ...client, timeoutMs, limits }).invoke(env);
   return { ...result, started };
@@ -34,7 +50,11 @@ async function expectAllGone(file: string, started: number, timeoutMs: number): 
   const pids = readPids(file);
   expect(pids.length).toBeGreaterThan(0);
   const bound = timeoutMs + LIMITS.settle_margin_ms;
-  const gone = await eventually(() => pids.every((pid) => !isRunning(pid) && groupMembers(pid).length === 0), started, bound);
+  const gone = await eventually(
+    () => pids.every((pid) => !isRunning(pid) && groupMembers(pid).length === 0),
+    started,
+    bound,
+  );
   expect(gone, `still running: ${pids.filter(isRunning).join(", ")}`).toBe(true);
 }
 
@@ -129,14 +149,19 @@ describe("stdin: EPIPE and requests larger than the pipe buffer", () => {
 describe("stdout and stderr are bounded", () => {
   it("endless stdout → response_too_large, the group is killed at once, host memory does not grow", async () => {
     const limit = 1024 * 1024;
-    const overflow = (): Promise<InvocationResult> => run(shellClient("endless-stdout"), 30_000, envelope(), { max_response_bytes: limit });
+    const overflow = (): Promise<InvocationResult> =>
+      run(shellClient("endless-stdout"), 30_000, envelope(), { max_response_bytes: limit });
     await overflow(); // warm-up: code paths and stream machinery allocated once
     const before = await retainedBytes();
     for (let i = 0; i < 10; i++) {
       const file = pidFile();
       const result = await run(shellClient("endless-stdout", file), 30_000, envelope(), { max_response_bytes: limit });
       const failure = failureOf(result);
-      expect(failure).toMatchObject({ variant: "response_too_large", failure_class: "transport_error", signal: "SIGKILL" });
+      expect(failure).toMatchObject({
+        variant: "response_too_large",
+        failure_class: "transport_error",
+        signal: "SIGKILL",
+      });
       await expectAllGone(file, result.started, 0);
     }
     // Ten overflows of a 1 MiB limit, each reading past 1 MiB of output: nothing of them is retained.
@@ -148,7 +173,9 @@ describe("stdout and stderr are bounded", () => {
     const exact = (await run(shellClient("ok"), 5000)) as { ok: true; response: unknown };
     const size = Buffer.byteLength(`${JSON.stringify(exact.response)}\n`);
     expect((await run(shellClient("ok"), 5000, envelope(), { max_response_bytes: size })).ok).toBe(true);
-    expect(failureOf(await run(shellClient("ok"), 5000, envelope(), { max_response_bytes: size - 1 })).variant).toBe("response_too_large");
+    expect(failureOf(await run(shellClient("ok"), 5000, envelope(), { max_response_bytes: size - 1 })).variant).toBe(
+      "response_too_large",
+    );
   });
 
   it("20 MB of stderr never fails a valid exchange; only the tail is kept", async () => {
@@ -178,7 +205,11 @@ describe("stdout must be exactly one JSON document (parse_response with the firs
   for (const [behaviour, rule, shown] of cases) {
     it(`${behaviour} → parse_response (${rule})`, async () => {
       const failure = failureOf(await run(shellClient(behaviour), 5000));
-      expect(failure).toMatchObject({ variant: "parse_response", failure_class: "invalid_request", retry_class: "do_not_retry" });
+      expect(failure).toMatchObject({
+        variant: "parse_response",
+        failure_class: "invalid_request",
+        retry_class: "do_not_retry",
+      });
       expect(failure.issues?.[0]?.rule).toBe(rule);
       expect(failure.detail).toContain(rule);
       expect(failure.detail).toContain(shown);
@@ -195,7 +226,11 @@ describe("stdout must be exactly one JSON document (parse_response with the firs
 describe("exit status", () => {
   it("non-zero exit fails even after a valid response, with the code and stderr tail", async () => {
     const failure = failureOf(await run(shellClient("nonzero-after-response"), 5000));
-    expect(failure).toMatchObject({ variant: "non_zero_exit", exit_code: 3, stderr_tail: "exiting 3 after answering\n" });
+    expect(failure).toMatchObject({
+      variant: "non_zero_exit",
+      exit_code: 3,
+      stderr_tail: "exiting 3 after answering\n",
+    });
   });
 
   it("death by a signal is reported with the signal", async () => {

@@ -52,12 +52,17 @@ function hangingClient(timeoutMs: number): SubprocessInvoker {
 }
 
 /** Run `big` next to a hanging client; assert both settle bounds; return the big result and the longest event-loop block seen (ms). */
-async function withHangingNeighbour(big: () => Promise<InvocationResult>, bigTimeoutMs: number): Promise<{ result: InvocationResult }> {
+async function withHangingNeighbour(
+  big: () => Promise<InvocationResult>,
+  bigTimeoutMs: number,
+): Promise<{ result: InvocationResult }> {
   const hangMs = 200;
   const [result, neighbour] = await Promise.all([big(), hangingClient(hangMs).invoke(envelope())]);
   expect(result.elapsedMs).toBeLessThanOrEqual(bigTimeoutMs + LIMITS.settle_margin_ms);
   expect(neighbour.ok ? "ok" : neighbour.failure.variant).toBe("timeout");
-  expect(neighbour.elapsedMs, "the hanging neighbour was held past its own settle bound").toBeLessThanOrEqual(hangMs + LIMITS.settle_margin_ms);
+  expect(neighbour.elapsedMs, "the hanging neighbour was held past its own settle bound").toBeLessThanOrEqual(
+    hangMs + LIMITS.settle_margin_ms,
+  );
   return { result };
 }
 
@@ -75,7 +80,11 @@ describe("huge responses within (and beyond) the limits keep the settle bound", 
     const timeoutMs = 10_000;
     const { result } = await withHangingNeighbour(() => catClient(file, timeoutMs).invoke(envelope()), timeoutMs);
     expect(result.ok ? "ok" : result.failure.variant).toBe("parse_response");
-    if (!result.ok) expect([result.failure.issues?.[0]?.rule, result.failure.issues?.[0]?.pointer]).toEqual(["json.max-members", `/metadata/k${LIMITS.max_object_members}`]);
+    if (!result.ok)
+      expect([result.failure.issues?.[0]?.rule, result.failure.issues?.[0]?.pointer]).toEqual([
+        "json.max-members",
+        `/metadata/k${LIMITS.max_object_members}`,
+      ]);
   });
 
   for (const name of ["maxValues", "maxMembers", "maxString", "maxEscapes"] as const) {
@@ -126,9 +135,17 @@ describe("huge in-memory envelopes keep the settle bound", () => {
 
   it("an envelope one member past limits.max_object_members → invalid_request json.max-members, refused before spawning", async () => {
     const marker = join(tmp.dir, "spawned-over-members");
-    const result = await new SubprocessInvoker({ program: "/bin/sh", args: ["-c", `touch '${marker}'; cat >/dev/null`], timeoutMs: 30_000 }).invoke(manyKeys(LIMITS.max_object_members + 1));
+    const result = await new SubprocessInvoker({
+      program: "/bin/sh",
+      args: ["-c", `touch '${marker}'; cat >/dev/null`],
+      timeoutMs: 30_000,
+    }).invoke(manyKeys(LIMITS.max_object_members + 1));
     expect(result.ok ? "ok" : result.failure.variant).toBe("invalid_request");
-    if (!result.ok) expect([result.failure.issues?.[0]?.rule, result.failure.issues?.[0]?.pointer]).toEqual(["json.max-members", `/request/metadata/k${LIMITS.max_object_members}`]);
+    if (!result.ok)
+      expect([result.failure.issues?.[0]?.rule, result.failure.issues?.[0]?.pointer]).toEqual([
+        "json.max-members",
+        `/request/metadata/k${LIMITS.max_object_members}`,
+      ]);
     expect(existsSync(marker), "the client was spawned").toBe(false);
   });
 
@@ -136,7 +153,12 @@ describe("huge in-memory envelopes keep the settle bound", () => {
     const env = manyKeys(LIMITS.max_object_members);
     const timeoutMs = 30_000; // generous: the bound asserted here is the neighbour's
     const { result } = await withHangingNeighbour(
-      () => new SubprocessInvoker({ program: "/bin/sh", args: ["-c", `cat >/dev/null; printf '%s' '{"schema_version":"${WIRE_VERSION}","status":"delivered"}'`], timeoutMs }).invoke(env),
+      () =>
+        new SubprocessInvoker({
+          program: "/bin/sh",
+          args: ["-c", `cat >/dev/null; printf '%s' '{"schema_version":"${WIRE_VERSION}","status":"delivered"}'`],
+          timeoutMs,
+        }).invoke(env),
       timeoutMs,
     );
     expect(result.ok ? "ok" : `${result.failure.variant}: ${result.failure.detail}`).toBe("ok");
@@ -145,14 +167,28 @@ describe("huge in-memory envelopes keep the settle bound", () => {
   it("in-process: a handler's response with limits.max_object_members + 1 members in one object → invalid_response json.max-members", async () => {
     const metadata: Record<string, number> = {};
     for (let i = 0; i <= LIMITS.max_object_members; i++) metadata[`k${i}`] = i;
-    const result = await new InProcessInvoker({ handler: () => ({ schema_version: WIRE_VERSION, status: "delivered" as const, metadata }), timeoutMs: 10_000 }).invoke(envelope());
+    const result = await new InProcessInvoker({
+      handler: () => ({ schema_version: WIRE_VERSION, status: "delivered" as const, metadata }),
+      timeoutMs: 10_000,
+    }).invoke(envelope());
     expect(result.ok ? "ok" : result.failure.variant).toBe("invalid_response");
-    if (!result.ok) expect([result.failure.issues?.[0]?.rule, result.failure.issues?.[0]?.pointer]).toEqual(["json.max-members", `/metadata/k${LIMITS.max_object_members}`]);
+    if (!result.ok)
+      expect([result.failure.issues?.[0]?.rule, result.failure.issues?.[0]?.pointer]).toEqual([
+        "json.max-members",
+        `/metadata/k${LIMITS.max_object_members}`,
+      ]);
   });
 
   it("in-process: a handler's response with 5 million values → invalid_response json.max-values, without stalling the neighbour", async () => {
-    const huge = { schema_version: WIRE_VERSION, status: "delivered" as const, metadata: { a: new Array(5_000_000).fill(0) } };
-    const { result } = await withHangingNeighbour(() => new InProcessInvoker({ handler: () => huge, timeoutMs: 2_000 }).invoke(envelope()), 2_000);
+    const huge = {
+      schema_version: WIRE_VERSION,
+      status: "delivered" as const,
+      metadata: { a: new Array(5_000_000).fill(0) },
+    };
+    const { result } = await withHangingNeighbour(
+      () => new InProcessInvoker({ handler: () => huge, timeoutMs: 2_000 }).invoke(envelope()),
+      2_000,
+    );
     expect(result.ok ? "ok" : result.failure.variant).toBe("invalid_response");
     if (!result.ok) expect(result.failure.issues?.[0]?.rule).toBe("json.max-values");
   });

@@ -26,13 +26,26 @@ import type { InvocationResult } from "../../runtime/invoker/types.js";
 import { nextTurn } from "../../runtime/process/slices.js";
 import { envelope, eventually, liveChildren, zombieChildren } from "./support.js";
 
-const OK = JSON.stringify({ schema_version: WIRE_VERSION, status: "delivered", failure_class: null, retry_class: null });
+const OK = JSON.stringify({
+  schema_version: WIRE_VERSION,
+  status: "delivered",
+  failure_class: null,
+  retry_class: null,
+});
 /** A tiny real client: reads the request to EOF, answers. */
-const answering = (timeoutMs: number): SubprocessInvoker => new SubprocessInvoker({ program: "/bin/sh", args: ["-c", `cat >/dev/null; printf '%s' '${OK}'`], timeoutMs });
+const answering = (timeoutMs: number): SubprocessInvoker =>
+  new SubprocessInvoker({ program: "/bin/sh", args: ["-c", `cat >/dev/null; printf '%s' '${OK}'`], timeoutMs });
 
 async function expectNothingLeft(): Promise<void> {
-  const clean = await eventually(() => zombieChildren().length === 0 && liveChildren().length === 0 && trackedGroups().length === 0, performance.now(), LIMITS.settle_margin_ms);
-  expect(clean, `zombies ${zombieChildren().join(",")} live ${liveChildren().join(",")} tracked ${trackedGroups().join(",")}`).toBe(true);
+  const clean = await eventually(
+    () => zombieChildren().length === 0 && liveChildren().length === 0 && trackedGroups().length === 0,
+    performance.now(),
+    LIMITS.settle_margin_ms,
+  );
+  expect(
+    clean,
+    `zombies ${zombieChildren().join(",")} live ${liveChildren().join(",")} tracked ${trackedGroups().join(",")}`,
+  ).toBe(true);
   expect(queuedSpawns()).toBe(0);
 }
 
@@ -77,7 +90,12 @@ describe("a burst of spawns", () => {
     const N = 16;
     await nextTurn();
     const base = spawnsStarted();
-    const client = { program: "/bin/sh", args: ["-c", `cat >/dev/null; printf '%s' '${OK}'`], input: Buffer.from("{}"), limits: DEFAULT_INVOKER_LIMITS };
+    const client = {
+      program: "/bin/sh",
+      args: ["-c", `cat >/dev/null; printf '%s' '${OK}'`],
+      input: Buffer.from("{}"),
+      limits: DEFAULT_INVOKER_LIMITS,
+    };
     // One run spawns at once (a long deadline: it answers); the N after it in this turn are queued.
     const first = runChild({ ...client, deadlineAt: performance.now() + 30_000 });
     // Far enough for all N to be queued on a loaded machine (a run whose deadline has already
@@ -97,7 +115,11 @@ describe("a burst of spawns", () => {
       expect(run.timedOut).toBe(true);
       expect(run.exit).toBeNull();
     }
-    const outcome = classifyRun(done[0] as ChildRun, { program: "/bin/sh", timeoutMs: 1, limits: DEFAULT_INVOKER_LIMITS });
+    const outcome = classifyRun(done[0] as ChildRun, {
+      program: "/bin/sh",
+      timeoutMs: 1,
+      limits: DEFAULT_INVOKER_LIMITS,
+    });
     expect(outcome.ok ? "ok" : outcome.failure.variant).toBe("timeout");
     expect(outcome.ok ? "" : outcome.failure.detail).toMatch(/not started.*nothing was delivered/);
     expect((await first).exit).toEqual({ code: 0, signal: null });
@@ -131,16 +153,26 @@ describe("a burst of spawns", () => {
     }
     // Every call that was not spawned says so (queued behind the others, or, on a machine so
     // loaded that a small envelope's first slice overran, still being serialized).
-    const undelivered = outcomes.filter(({ result }) => !result.ok && /nothing was delivered/.test(result.failure.detail));
+    const undelivered = outcomes.filter(
+      ({ result }) => !result.ok && /nothing was delivered/.test(result.failure.detail),
+    );
     expect(undelivered.length).toBe(N - spawned);
-    expect(undelivered.filter(({ result }) => !result.ok && /not started/.test(result.failure.detail)).length).toBeGreaterThanOrEqual(N / 2);
+    expect(
+      undelivered.filter(({ result }) => !result.ok && /not started/.test(result.failure.detail)).length,
+    ).toBeGreaterThanOrEqual(N / 2);
     await expectNothingLeft();
   }, 60_000);
 
   it("one run alone spawns at once, synchronously", async () => {
     await nextTurn();
     const base = spawnsStarted();
-    const run = runChild({ program: "/bin/sh", args: ["-c", `cat >/dev/null; printf '%s' '${OK}'`], input: Buffer.from("{}"), deadlineAt: performance.now() + 30_000, limits: DEFAULT_INVOKER_LIMITS });
+    const run = runChild({
+      program: "/bin/sh",
+      args: ["-c", `cat >/dev/null; printf '%s' '${OK}'`],
+      input: Buffer.from("{}"),
+      deadlineAt: performance.now() + 30_000,
+      limits: DEFAULT_INVOKER_LIMITS,
+    });
     expect(spawnsStarted() - base).toBe(1);
     expect(queuedSpawns()).toBe(0);
     const done = await run;
@@ -153,7 +185,13 @@ describe("a burst of spawns", () => {
     await nextTurn();
     expect(queuedSpawns()).toBe(0);
     const base = spawnsStarted();
-    const run = await runChild({ program: "/bin/sh", args: ["-c", `cat >/dev/null; printf '%s' '${OK}'`], input: Buffer.from("{}"), deadlineAt: performance.now() - 1, limits: DEFAULT_INVOKER_LIMITS });
+    const run = await runChild({
+      program: "/bin/sh",
+      args: ["-c", `cat >/dev/null; printf '%s' '${OK}'`],
+      input: Buffer.from("{}"),
+      deadlineAt: performance.now() - 1,
+      limits: DEFAULT_INVOKER_LIMITS,
+    });
     expect(spawnsStarted() - base).toBe(0);
     expect(run.neverSpawned).toBe(true);
     expect(run.exit).toBeNull();

@@ -55,8 +55,16 @@ describe("configuration (usage errors, before anything is spawned)", () => {
 describe("round trip with echo clients in three languages", () => {
   const clients: [string, string, Record<string, unknown>][] = [
     ["shell", join(FIXTURES, "shell", "echo.sh"), { echo: "shell" }],
-    ["node", join(FIXTURES, "node", "echo.mjs"), { echo: "node", event: "session.started", invocation_id: "inv-1", payload_count: 0 }],
-    ["python", join(FIXTURES, "python", "echo.py"), { echo: "python", event: "session.started", invocation_id: "inv-1", payload_count: 0 }],
+    [
+      "node",
+      join(FIXTURES, "node", "echo.mjs"),
+      { echo: "node", event: "session.started", invocation_id: "inv-1", payload_count: 0 },
+    ],
+    [
+      "python",
+      join(FIXTURES, "python", "echo.py"),
+      { echo: "python", event: "session.started", invocation_id: "inv-1", payload_count: 0 },
+    ],
   ];
   for (const [lang, program, metadata] of clients) {
     it(`${lang}: returns the client's valid response`, async () => {
@@ -74,10 +82,15 @@ describe("round trip with echo clients in three languages", () => {
     const dir = join(tmp.dir, "args");
     mkdirSync(dir);
     const program = join(dir, "print-args.sh");
-    writeFileSync(program, `#!/bin/sh\ncat >/dev/null\nprintf '{"schema_version":"${WIRE_VERSION}","status":"observed","metadata":{"argc":%s,"first":"%s"}}' "$#" "$1"\n`);
+    writeFileSync(
+      program,
+      `#!/bin/sh\ncat >/dev/null\nprintf '{"schema_version":"${WIRE_VERSION}","status":"observed","metadata":{"argc":%s,"first":"%s"}}' "$#" "$1"\n`,
+    );
     chmodSync(program, 0o755);
     const odd = "$(touch pwned) ; `id` *";
-    const result = await new SubprocessInvoker({ program, args: [odd, "--flag", ""], timeoutMs: 5000 }).invoke(envelope());
+    const result = await new SubprocessInvoker({ program, args: [odd, "--flag", ""], timeoutMs: 5000 }).invoke(
+      envelope(),
+    );
     expect(result.ok, JSON.stringify(result)).toBe(true);
     if (result.ok) expect(result.response.metadata).toEqual({ argc: 3, first: odd });
     expect(existsSync(join(process.cwd(), "pwned"))).toBe(false);
@@ -86,10 +99,16 @@ describe("round trip with echo clients in three languages", () => {
 
 describe("spawn failures", () => {
   it("a missing program → spawn (transport_error)", async () => {
-    const result = await new SubprocessInvoker({ program: join(tmp.dir, "no-such-client"), timeoutMs: 5000 }).invoke(envelope());
+    const result = await new SubprocessInvoker({ program: join(tmp.dir, "no-such-client"), timeoutMs: 5000 }).invoke(
+      envelope(),
+    );
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.failure).toMatchObject({ variant: "spawn", failure_class: "transport_error", retry_class: "safe_retry" });
+    expect(result.failure).toMatchObject({
+      variant: "spawn",
+      failure_class: "transport_error",
+      retry_class: "safe_retry",
+    });
     expect(result.failure.detail).toContain("ENOENT");
   });
 
@@ -101,7 +120,13 @@ describe("spawn failures", () => {
     expect(!result.ok && result.failure.variant).toBe("spawn");
     if (!result.ok) expect(result.failure.detail).toContain("EACCES");
     // The detail says what to do; the class stays the table's (spawn → transport_error).
-    if (!result.ok) expect(result.failure).toMatchObject({ failure_class: "transport_error", detail: expect.stringContaining("not executable: chmod +x, or pass the interpreter as --program with the script as --arg") });
+    if (!result.ok)
+      expect(result.failure).toMatchObject({
+        failure_class: "transport_error",
+        detail: expect.stringContaining(
+          "not executable: chmod +x, or pass the interpreter as --program with the script as --arg",
+        ),
+      });
   });
 
   it("a directory → spawn", async () => {
@@ -123,7 +148,8 @@ describe("CALLBACK-001 Conformance: subprocess wire tests", () => {
     const invoker = new SubprocessInvoker({ program, args, timeoutMs: 5000 });
     const result = await invoker.invoke(envelope({ event: "receipt.emitted" }));
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.failure).toMatchObject({ variant: "receipt_emitted_rejected", failure_class: "invalid_request" });
+    if (!result.ok)
+      expect(result.failure).toMatchObject({ variant: "receipt_emitted_rejected", failure_class: "invalid_request" });
     expect(existsSync(marker)).toBe(false);
     // The same invoker does spawn (and create the marker) for a dispatchable event.
     const control = await invoker.invoke(envelope());
@@ -134,7 +160,9 @@ describe("CALLBACK-001 Conformance: subprocess wire tests", () => {
   it("receipt.emitted is rejected by the guard even when the envelope is otherwise invalid", async () => {
     const marker = join(tmp.dir, "spawned-marker-2");
     const { program, args } = shellClient("marker", marker);
-    const result = await new SubprocessInvoker({ program, args, timeoutMs: 5000 }).invoke(envelope({ event: "receipt.emitted", idempotency_key: "k", event_id: "" }));
+    const result = await new SubprocessInvoker({ program, args, timeoutMs: 5000 }).invoke(
+      envelope({ event: "receipt.emitted", idempotency_key: "k", event_id: "" }),
+    );
     expect(!result.ok && result.failure.variant).toBe("receipt_emitted_rejected");
     expect(existsSync(marker)).toBe(false);
   });
@@ -152,7 +180,11 @@ describe("CALLBACK-001 Conformance: subprocess wire tests", () => {
     const [pgid] = readPids(pids);
     expect(pgid).toBeTypeOf("number");
     // SIGKILL takes effect when the killed process is next scheduled: allow the documented bound.
-    const gone = await eventually(() => groupMembers(pgid as number).length === 0, started, timeoutMs + LIMITS.settle_margin_ms);
+    const gone = await eventually(
+      () => groupMembers(pgid as number).length === 0,
+      started,
+      timeoutMs + LIMITS.settle_margin_ms,
+    );
     expect(gone, `group ${pgid} still has ${groupMembers(pgid as number).join(", ")}`).toBe(true);
   });
 
@@ -160,14 +192,20 @@ describe("CALLBACK-001 Conformance: subprocess wire tests", () => {
     const { program, args } = shellClient("nonzero-after-response");
     const result = await new SubprocessInvoker({ program, args, timeoutMs: 5000 }).invoke(envelope());
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.failure).toMatchObject({ variant: "non_zero_exit", failure_class: "transport_error", exit_code: 3 });
+    if (!result.ok)
+      expect(result.failure).toMatchObject({
+        variant: "non_zero_exit",
+        failure_class: "transport_error",
+        exit_code: 3,
+      });
   });
 
   it("malformed JSON → parse_response", async () => {
     const { program, args } = shellClient("log-line");
     const result = await new SubprocessInvoker({ program, args, timeoutMs: 5000 }).invoke(envelope());
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.failure).toMatchObject({ variant: "parse_response", failure_class: "invalid_request" });
+    if (!result.ok)
+      expect(result.failure).toMatchObject({ variant: "parse_response", failure_class: "invalid_request" });
   });
 
   it("unknown field in the response → invalid_response", async () => {

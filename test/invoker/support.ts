@@ -21,7 +21,10 @@ export const CLI = join(ROOT, "dist", "runtime", "cli", "main.js");
 
 /** Program and args of a shell misbehaviour (`misbehave.sh BEHAVIOUR WIRE_VERSION [FILE]`). */
 export function shellClient(behaviour: string, file?: string): { program: string; args: string[] } {
-  return { program: join(FIXTURES, "shell", "misbehave.sh"), args: file === undefined ? [behaviour, WIRE_VERSION] : [behaviour, WIRE_VERSION, file] };
+  return {
+    program: join(FIXTURES, "shell", "misbehave.sh"),
+    args: file === undefined ? [behaviour, WIRE_VERSION] : [behaviour, WIRE_VERSION, file],
+  };
 }
 
 /** Program and args of a Node misbehaviour (`misbehave.mjs BEHAVIOUR WIRE_VERSION`). */
@@ -44,7 +47,10 @@ export function request(overrides: Partial<CallbackRequest> = {}): CallbackReque
 }
 
 /** A valid DispatchEnvelope around {@link request}. */
-export function envelope(overrides: Partial<CallbackRequest> = {}, payloads?: DispatchEnvelope["payloads"]): DispatchEnvelope {
+export function envelope(
+  overrides: Partial<CallbackRequest> = {},
+  payloads?: DispatchEnvelope["payloads"],
+): DispatchEnvelope {
   const env: DispatchEnvelope = { schema_version: WIRE_VERSION, request: request(overrides) };
   if (payloads !== undefined) env.payloads = payloads;
   return env;

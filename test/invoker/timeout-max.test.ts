@@ -20,8 +20,15 @@ describe("timeoutMs at limits.max_timeout_ms", () => {
   it("a large valid response is judged (in slices) and accepted, not timed out by an overflowed timer", async () => {
     // More than limits.fast_parse_sliced_max_bytes, of many values: judged over several turns.
     const file = join(tmp.dir, "response.json");
-    writeFileSync(file, `{"schema_version":"${WIRE_VERSION}","status":"delivered","failure_class":null,"retry_class":null,"metadata":{"a":[${"{},".repeat(100_000)}{}]}}`);
-    const invoker = new SubprocessInvoker({ program: "/bin/sh", args: ["-c", 'cat >/dev/null; cat "$1"', "sh", file], timeoutMs: LIMITS.max_timeout_ms });
+    writeFileSync(
+      file,
+      `{"schema_version":"${WIRE_VERSION}","status":"delivered","failure_class":null,"retry_class":null,"metadata":{"a":[${"{},".repeat(100_000)}{}]}}`,
+    );
+    const invoker = new SubprocessInvoker({
+      program: "/bin/sh",
+      args: ["-c", 'cat >/dev/null; cat "$1"', "sh", file],
+      timeoutMs: LIMITS.max_timeout_ms,
+    });
     const result = await invoker.invoke(envelope());
     expect(result.ok ? "ok" : `${result.failure.variant}: ${result.failure.detail}`).toBe("ok");
   }, 60_000);
@@ -29,7 +36,10 @@ describe("timeoutMs at limits.max_timeout_ms", () => {
   it("a sliced job with a deadline beyond the longest timer delay runs to its end", async () => {
     // 30 ms of work: several turns of the scheduler (about 10 ms each), with timers run in between.
     const t0 = performance.now();
-    const finished = await runInSlices(() => performance.now() - t0 >= 30, t0 + LIMITS.max_timeout_ms + LIMITS.settle_margin_ms);
+    const finished = await runInSlices(
+      () => performance.now() - t0 >= 30,
+      t0 + LIMITS.max_timeout_ms + LIMITS.settle_margin_ms,
+    );
     expect(finished).toBe(true);
   });
 });

@@ -37,16 +37,39 @@ describe("the judge fails cells that misbehave differently than expected", () =>
   it.each([
     ["ts", typescriptHost()],
     ["ref", referenceHost()],
-  ] as const)("%s: a delivered answer does not pass the garbage row; garbage does not pass a delivered row", async (id, host) => {
-    const client = FIXTURE_CLIENTS.node;
-    const answered = await host.deliver({ envelope: garbage.envelope, client, args: clientArgs({ kind: "echo" }), timeoutMs: 10_000 });
-    expect(judge(garbage, id, answered, true)).not.toEqual([]);
-    const broken = await host.deliver({ envelope: delivered.envelope, client, args: clientArgs({ kind: "garbage" }), timeoutMs: 10_000 });
-    expect(judge(delivered, id, broken, true).join("; ")).toMatch(/receipt delivered wanted/);
-    expect(judge(delivered, id, await host.deliver({ envelope: delivered.envelope, client, args: clientArgs({ kind: "echo" }), timeoutMs: 10_000 }), false)).toEqual([
-      "client was never started",
-    ]);
-  });
+  ] as const)(
+    "%s: a delivered answer does not pass the garbage row; garbage does not pass a delivered row",
+    async (id, host) => {
+      const client = FIXTURE_CLIENTS.node;
+      const answered = await host.deliver({
+        envelope: garbage.envelope,
+        client,
+        args: clientArgs({ kind: "echo" }),
+        timeoutMs: 10_000,
+      });
+      expect(judge(garbage, id, answered, true)).not.toEqual([]);
+      const broken = await host.deliver({
+        envelope: delivered.envelope,
+        client,
+        args: clientArgs({ kind: "garbage" }),
+        timeoutMs: 10_000,
+      });
+      expect(judge(delivered, id, broken, true).join("; ")).toMatch(/receipt delivered wanted/);
+      expect(
+        judge(
+          delivered,
+          id,
+          await host.deliver({
+            envelope: delivered.envelope,
+            client,
+            args: clientArgs({ kind: "echo" }),
+            timeoutMs: 10_000,
+          }),
+          false,
+        ),
+      ).toEqual(["client was never started"]);
+    },
+  );
 
   it("maps every reference variant the matrix names to the class our table gives it", () => {
     expect(referenceVariantClass("NonZeroExit")).toBe("transport_error");
@@ -61,9 +84,23 @@ describe("the side-channel difference (row placement-negotiation) holds on both 
   // The matrix sends only placements both hosts deliver; this pins why side_channel_context is not
   // one of them: the reference negotiates it to its manual operator path and never starts the client,
   // this host (no negotiation) delivers it.
-  const envelope = dispatchEnvelope(callbackRequest("session.started", { event_id: "evt-side", invocation_id: "inv-side", harness_session_id: "sess-side" }), [
-    textPayload({ payload_id: "side-1", client_id: "matrix", payload_kind: "side_channel_note", format: "text", body: "note", placement: "side_channel_context" }),
-  ]);
+  const envelope = dispatchEnvelope(
+    callbackRequest("session.started", {
+      event_id: "evt-side",
+      invocation_id: "inv-side",
+      harness_session_id: "sess-side",
+    }),
+    [
+      textPayload({
+        payload_id: "side-1",
+        client_id: "matrix",
+        payload_kind: "side_channel_note",
+        format: "text",
+        body: "note",
+        placement: "side_channel_context",
+      }),
+    ],
+  );
 
   it("is a row of the differences table", () => {
     expect(REFERENCE_DIFFERENCES.some((d) => d.id === "placement-negotiation")).toBe(true);
@@ -76,8 +113,15 @@ describe("the side-channel difference (row placement-negotiation) holds on both 
     const dir = mkdtempSync(join(tmpdir(), "lifeloop-side-"));
     try {
       const mark = join(dir, "spawned");
-      const observed = await host.deliver({ envelope, client: FIXTURE_CLIENTS.node, args: clientArgs({ kind: "echo" }, mark), timeoutMs: 10_000 });
-      expect({ status: observed.status, failure_class: observed.failure_class, spawned: existsSync(mark) }).toEqual(want);
+      const observed = await host.deliver({
+        envelope,
+        client: FIXTURE_CLIENTS.node,
+        args: clientArgs({ kind: "echo" }, mark),
+        timeoutMs: 10_000,
+      });
+      expect({ status: observed.status, failure_class: observed.failure_class, spawned: existsSync(mark) }).toEqual(
+        want,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -37,14 +37,26 @@ describe("the stream matrix judge fails cells that misbehave", () => {
   };
 
   it("a client that answers with a JSON-RPC error fails the session row", async () => {
-    const cell = await runCell(row("session"), { ...raw, args: (plan) => raw.args({ ...plan, raw: "error-reply:-32603" }) }, scratch);
+    const cell = await runCell(
+      row("session"),
+      { ...raw, args: (plan) => raw.args({ ...plan, raw: "error-reply:-32603" }) },
+      scratch,
+    );
     expect(cell.reasons.join("; ")).toMatch(/wanted the delivered answer/);
   });
 
   it("a client that ignores EOF fails the EOF row; one that exits at EOF fails the SIGTERM row", async () => {
-    const ignoring = await runCell(row("eof"), { ...raw, args: (plan) => raw.args({ ...plan, raw: "ignore-term" }) }, scratch);
+    const ignoring = await runCell(
+      row("eof"),
+      { ...raw, args: (plan) => raw.args({ ...plan, raw: "ignore-term" }) },
+      scratch,
+    );
     expect(ignoring.reasons.join("; ")).toMatch(/did not exit at stdin EOF/);
-    const exiting = await runCell(row("sigterm"), { ...raw, args: (plan) => raw.args({ ...plan, raw: "echo" }) }, scratch);
+    const exiting = await runCell(
+      row("sigterm"),
+      { ...raw, args: (plan) => raw.args({ ...plan, raw: "echo" }) },
+      scratch,
+    );
     expect(exiting.reasons.join("; ")).toMatch(/SIGTERM was never needed/);
   }, 30_000);
 });

@@ -25,9 +25,13 @@ export interface MatrixSuite<R extends { readonly cells: readonly JudgedCell[] }
  * Declare the suite: `<row> × <column>` is one test per cell (its reasons must be empty), and
  * "prints one row per scenario and a passing summary" checks the report. The run gets 600 s.
  */
-export function describeMatrix<R extends { readonly cells: readonly JudgedCell[] }, C extends JudgedCell>(suite: MatrixSuite<R, C>): void {
+export function describeMatrix<R extends { readonly cells: readonly JudgedCell[] }, C extends JudgedCell>(
+  suite: MatrixSuite<R, C>,
+): void {
   const width = suite.columnLabels.length;
-  const cells = suite.rowLabels.flatMap((row, r) => suite.columnLabels.map((column, c) => [row, column, r * width + c] as const));
+  const cells = suite.rowLabels.flatMap((row, r) =>
+    suite.columnLabels.map((column, c) => [row, column, r * width + c] as const),
+  );
   let result: R;
   beforeAll(async () => {
     result = await suite.run();

@@ -27,15 +27,29 @@ const PYTHON = spawnSync("/bin/sh", ["-c", "command -v python3"], { encoding: "u
 const GO_CLIENT = join(BUILD, "go-client");
 
 function ok(r: ReturnType<typeof spawnSync>, what: string): string {
-  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status}, signal ${r.signal}):\n${String(r.stdout)}\n${String(r.stderr)}`);
+  if (r.status !== 0)
+    throw new Error(`${what} failed (exit ${r.status}, signal ${r.signal}):\n${String(r.stdout)}\n${String(r.stderr)}`);
   return String(r.stdout);
 }
 
 beforeAll(() => {
   // The project's own TypeScript (package.json devDependencies), the example's tsconfig.
-  const tsc = spawnSync(process.execPath, [join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(EXAMPLES, "typescript"), "--outDir", join(BUILD, "ts")], { encoding: "utf8", timeout: 180_000 });
+  const tsc = spawnSync(
+    process.execPath,
+    [
+      join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"),
+      "-p",
+      join(EXAMPLES, "typescript"),
+      "--outDir",
+      join(BUILD, "ts"),
+    ],
+    { encoding: "utf8", timeout: 180_000 },
+  );
   ok(tsc, "tsc -p examples/typescript");
-  ok(spawnSync("go", ["build", "-o", GO_CLIENT, "."], { cwd: join(EXAMPLES, "go"), encoding: "utf8", timeout: 300_000 }), "go build examples/go");
+  ok(
+    spawnSync("go", ["build", "-o", GO_CLIENT, "."], { cwd: join(EXAMPLES, "go"), encoding: "utf8", timeout: 300_000 }),
+    "go build examples/go",
+  );
 }, 600_000);
 
 describe("examples/: the TypeScript examples compile with the project's TypeScript and run", () => {
@@ -55,9 +69,17 @@ describe("examples/: the TypeScript examples compile with the project's TypeScri
 describe("examples/: every shipped client passes conform --transport both", () => {
   const clients: [string, string[], Record<string, string>][] = [
     ["JavaScript (examples/echo-client.mjs)", ["--program", join(EXAMPLES, "echo-client.mjs")], {}],
-    ["TypeScript (examples/typescript/client.ts, compiled)", ["--program", process.execPath, "--arg", join(BUILD, "ts", "client.js")], {}],
+    [
+      "TypeScript (examples/typescript/client.ts, compiled)",
+      ["--program", process.execPath, "--arg", join(BUILD, "ts", "client.js")],
+      {},
+    ],
     ["Go (examples/go)", ["--program", GO_CLIENT], {}],
-    ["Python (examples/python/client.py)", ["--program", PYTHON, "--arg", join(EXAMPLES, "python", "client.py")], { PYTHONPATH: join(REPO_ROOT, "sdk", "python") }],
+    [
+      "Python (examples/python/client.py)",
+      ["--program", PYTHON, "--arg", join(EXAMPLES, "python", "client.py")],
+      { PYTHONPATH: join(REPO_ROOT, "sdk", "python") },
+    ],
   ];
   // Two at a time: CI has 2 cores; each run's exchanges have the self-test deadline (support.ts).
   const reports = new Map<string, Promise<Report>>();
@@ -100,11 +122,29 @@ describe("examples/session.jsonl", () => {
 
   for (const transport of ["subprocess", "stream"] as const) {
     it(`runs through session --transport ${transport} with the example client`, () => {
-      const r = runCli(["session", "--transport", transport, "--program", join(EXAMPLES, "echo-client.mjs"), "--timeout-ms", "20000", file]);
+      const r = runCli([
+        "session",
+        "--transport",
+        transport,
+        "--program",
+        join(EXAMPLES, "echo-client.mjs"),
+        "--timeout-ms",
+        "20000",
+        file,
+      ]);
       expect(r.code, r.stderr).toBe(0);
       const events = readFileSync(file, "utf8").trimEnd().split("\n").length;
-      const summary = (JSON.parse(r.stdout.trimEnd().split("\n").pop() as string) as { summary: Record<string, unknown> }).summary;
-      expect(summary).toMatchObject({ transport, events, delivered: events, answered_failed: 0, failed: 0, spawns: transport === "stream" ? 1 : events });
+      const summary = (
+        JSON.parse(r.stdout.trimEnd().split("\n").pop() as string) as { summary: Record<string, unknown> }
+      ).summary;
+      expect(summary).toMatchObject({
+        transport,
+        events,
+        delivered: events,
+        answered_failed: 0,
+        failed: 0,
+        spawns: transport === "stream" ? 1 : events,
+      });
     });
   }
 });

@@ -11,7 +11,18 @@
  * Needs the npm registry and PyPI (for flit_core), as CI has. Wall time: about a minute.
  */
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,14 +36,26 @@ import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../support/reference-c
  * README's example envelope to `client` (a program and its arguments) and prints a delivered receipt.
  */
 function referenceDelivers(client: string, args: readonly string[]): void {
-  if (!existsSync(REFERENCE_CLI)) throw new Error(`the reference CLI is missing at ${REFERENCE_CLI}: ${REFERENCE_INSTALL_COMMAND} (or bash tools/setup/prepare.sh)`);
-  const r = spawnSync(REFERENCE_CLI, ["event", "invoke", "--client-cmd", client, ...args.flatMap((a) => ["--client-arg", a]), "--timeout-ms", "30000"], {
-    input: readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json")),
-    encoding: "utf8",
-    timeout: 60_000,
-  });
+  if (!existsSync(REFERENCE_CLI))
+    throw new Error(
+      `the reference CLI is missing at ${REFERENCE_CLI}: ${REFERENCE_INSTALL_COMMAND} (or bash tools/setup/prepare.sh)`,
+    );
+  const r = spawnSync(
+    REFERENCE_CLI,
+    ["event", "invoke", "--client-cmd", client, ...args.flatMap((a) => ["--client-arg", a]), "--timeout-ms", "30000"],
+    {
+      input: readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json")),
+      encoding: "utf8",
+      timeout: 60_000,
+    },
+  );
   expect(r.status, r.stderr).toBe(0);
-  expect(JSON.parse(r.stdout)).toMatchObject({ schema_version: WIRE_VERSION, status: "delivered", event: "frame.opening", event_id: "evt-1" });
+  expect(JSON.parse(r.stdout)).toMatchObject({
+    schema_version: WIRE_VERSION,
+    status: "delivered",
+    event: "frame.opening",
+    event_id: "evt-1",
+  });
 }
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-packed-"));
@@ -44,12 +67,19 @@ const PACKED_SDK = join(PROJECT, "node_modules", "lifeloop-callback", "sdk");
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 /** Run a command to completion (killed at the deadline, always reaped); no shell unless `bash -c`. */
-function run(cmd: string, args: readonly string[], cwd: string, timeoutMs = 240_000, env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
+function run(
+  cmd: string,
+  args: readonly string[],
+  cwd: string,
+  timeoutMs = 240_000,
+  env: NodeJS.ProcessEnv = {},
+): SpawnSyncReturns<string> {
   return spawnSync(cmd, args, { cwd, encoding: "utf8", timeout: timeoutMs, env: { ...process.env, ...env } });
 }
 
 function ok(r: SpawnSyncReturns<string>, what: string): string {
-  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status}, signal ${r.signal}):\n${r.stdout}\n${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(`${what} failed (exit ${r.status}, signal ${r.signal}):\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
 
@@ -62,7 +92,10 @@ function tree(dir: string): string[] {
     .sort();
 }
 
-const DEV_VERSIONS = (await import("../../package.json", { with: { type: "json" } })).default.devDependencies as Record<string, string>;
+const DEV_VERSIONS = (await import("../../package.json", { with: { type: "json" } })).default.devDependencies as Record<
+  string,
+  string
+>;
 
 let tarball = "";
 /** The paths the tarball holds, as npm pack listed them. */
@@ -75,20 +108,31 @@ beforeAll(() => {
   mkdirSync(packDir);
   // Byte-compiled Python, as the SDK's tests and any import leave it in the clone (ignored by git):
   // the package must not ship it.
-  ok(run("python3", ["-m", "compileall", "-q", join(REPO_ROOT, "sdk", "python", "lifeloop_callback")], REPO_ROOT), "python3 -m compileall");
+  ok(
+    run("python3", ["-m", "compileall", "-q", join(REPO_ROOT, "sdk", "python", "lifeloop_callback")], REPO_ROOT),
+    "python3 -m compileall",
+  );
   const manifest = readFileSync(join(REPO_ROOT, "package.json"));
   const pack = run("npm", ["pack", "--pack-destination", packDir, "--json"], REPO_ROOT);
   const packed = ok(pack, "npm pack");
   packStderr = pack.stderr;
   // prepack packs package.json without `prepare` and postpack puts the committed file back.
-  if (!readFileSync(join(REPO_ROOT, "package.json")).equals(manifest)) throw new Error("npm pack left package.json changed");
+  if (!readFileSync(join(REPO_ROOT, "package.json")).equals(manifest))
+    throw new Error("npm pack left package.json changed");
   const listing = (JSON.parse(packed) as { filename: string; files: { path: string }[] }[])[0];
   tarball = join(packDir, listing?.filename ?? "");
   packedFiles = (listing?.files ?? []).map((f) => f.path);
   mkdirSync(PROJECT);
-  writeFileSync(join(PROJECT, "package.json"), `${JSON.stringify({ name: "packed-install-check", private: true, type: "module" }, null, 2)}\n`);
+  writeFileSync(
+    join(PROJECT, "package.json"),
+    `${JSON.stringify({ name: "packed-install-check", private: true, type: "module" }, null, 2)}\n`,
+  );
   ok(
-    run("npm", ["install", "--no-audit", "--no-fund", tarball, `tsx@${DEV_VERSIONS.tsx}`, "typescript@latest"], PROJECT),
+    run(
+      "npm",
+      ["install", "--no-audit", "--no-fund", tarball, `tsx@${DEV_VERSIONS.tsx}`, "typescript@latest"],
+      PROJECT,
+    ),
     "npm install of the tarball",
   );
 }, 600_000);
@@ -100,13 +144,19 @@ describe("the packed package, installed into a fresh project", () => {
     expect(packedFiles).toContain("sdk/go/go.mod");
     expect(packedFiles).toContain("sdk/go/zz_wire_types.go");
     // The SDKs' tests need the repository (vectors, reference CLI): the tarball ships the sources only.
-    expect(packedFiles.filter((f) => f.startsWith("sdk/") && (f.includes("/tests/") || f.endsWith("_test.go") || f.includes("_cache")))).toEqual([]);
+    expect(
+      packedFiles.filter(
+        (f) => f.startsWith("sdk/") && (f.includes("/tests/") || f.endsWith("_test.go") || f.includes("_cache")),
+      ),
+    ).toEqual([]);
     expect(packedFiles.filter((f) => f.includes("__pycache__") || f.endsWith(".pyc"))).toEqual([]);
     const pkg = join(PROJECT, "node_modules", "lifeloop-callback");
     expect(existsSync(join(pkg, "dist", "runtime", "index.js"))).toBe(true);
     expect(existsSync(join(pkg, "examples", "dispatch-envelope.json"))).toBe(true);
     const version = ok(run("npx", ["lifeloop-callback", "--version"], PROJECT), "--version");
-    expect(version).toMatch(new RegExp(`^lifeloop-callback \\d+\\.\\d+\\.\\d+ \\(wire ${WIRE_VERSION.replace(/\./g, "\\.")}\\)\\n$`));
+    expect(version).toMatch(
+      new RegExp(`^lifeloop-callback \\d+\\.\\d+\\.\\d+ \\(wire ${WIRE_VERSION.replace(/\./g, "\\.")}\\)\\n$`),
+    );
   });
 
   it("runs the README's TypeScript example as written", { timeout: 300_000 }, () => {
@@ -116,11 +166,18 @@ describe("the packed package, installed into a fresh project", () => {
     expect(out).toBe("delivered\ndelivered\n");
   });
 
-  it("type-checks the example against the package's .d.ts with the newest TypeScript and default settings", { timeout: 300_000 }, () => {
+  it("type-checks the example against the package's .d.ts with the newest TypeScript and default settings", {
+    timeout: 300_000,
+  }, () => {
     writeFileSync(join(PROJECT, "example.ts"), readmeExample(REPO_ROOT, "examples/typescript/host.ts").code);
     // No tsconfig: the compiler's defaults, library declarations checked (no --skipLibCheck);
     // --module nodenext only because the example uses top-level await, which needs an ES module target.
-    const r = run("npx", ["tsc", "--noEmit", "--module", "nodenext", "--target", "es2022", "example.ts"], PROJECT, 120_000);
+    const r = run(
+      "npx",
+      ["tsc", "--noEmit", "--module", "nodenext", "--target", "es2022", "example.ts"],
+      PROJECT,
+      120_000,
+    );
     expect(`${r.stdout}${r.stderr}`).toBe("");
     expect(r.status).toBe(0);
   });
@@ -130,8 +187,14 @@ describe("the packed package, installed into a fresh project", () => {
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const { command, expectedExit } of lines) {
       // As the README says: in a Node project the CLI is `npx --no-install lifeloop-callback`, that is, node_modules/.bin.
-      const r = run("bash", ["-c", `${prelude}\n${command}`], PROJECT, 240_000, { PATH: `${join(PROJECT, "node_modules", ".bin")}:${process.env.PATH ?? ""}` });
-      expect({ command, exit: r.status, stderr: r.status === expectedExit ? "" : r.stderr }).toEqual({ command, exit: expectedExit, stderr: "" });
+      const r = run("bash", ["-c", `${prelude}\n${command}`], PROJECT, 240_000, {
+        PATH: `${join(PROJECT, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
+      });
+      expect({ command, exit: r.status, stderr: r.status === expectedExit ? "" : r.stderr }).toEqual({
+        command,
+        exit: expectedExit,
+        stderr: "",
+      });
     }
   });
 });
@@ -150,11 +213,21 @@ describe("the packed package's subpath exports (lifeloop-callback/wire, /host, /
     "const checks = [WIRE_VERSION === ROOT_WIRE_VERSION, typeof parseWireDocument, typeof SubprocessInvoker, typeof serve, typeof ContinuationStore, typeof renderHookPayload];",
     "console.log(JSON.stringify({ wire: WIRE_VERSION, kind, seen, checks }));",
   ];
-  const EXPECTED = { wire: WIRE_VERSION, kind: "DispatchEnvelope", seen: {}, checks: [true, "function", "function", "function", "function", "function"] };
+  const EXPECTED = {
+    wire: WIRE_VERSION,
+    kind: "DispatchEnvelope",
+    seen: {},
+    checks: [true, "function", "function", "function", "function", "function"],
+  };
 
   it("Node ESM imports each subpath from the installed tarball", { timeout: 120_000 }, () => {
     // The same lines without their type annotations: plain JavaScript for node.
-    const js = CONSUMER.map((line) => line.replace(/, type \w+/g, "").replace(/: WireObjectTypeName/, "").replace(/: \{[^=]*\} =/, " ="));
+    const js = CONSUMER.map((line) =>
+      line
+        .replace(/, type \w+/g, "")
+        .replace(/: WireObjectTypeName/, "")
+        .replace(/: \{[^=]*\} =/, " ="),
+    );
     writeFileSync(join(PROJECT, "subpaths.mjs"), `${js.join("\n")}\n`);
     const out = ok(run(process.execPath, ["subpaths.mjs"], PROJECT, 60_000), "node subpaths.mjs");
     expect(JSON.parse(out)).toEqual(EXPECTED);
@@ -167,7 +240,23 @@ describe("the packed package's subpath exports (lifeloop-callback/wire, /host, /
     it(`TypeScript resolves each subpath's types with moduleResolution ${resolution}`, { timeout: 300_000 }, () => {
       writeFileSync(join(PROJECT, "subpaths.ts"), `${CONSUMER.join("\n")}\n`);
       // Library declarations checked (no --skipLibCheck), as in the README example's check above.
-      const r = run("npx", ["tsc", "--noEmit", "--strict", "--module", moduleKind, "--moduleResolution", resolution, "--target", "es2022", "subpaths.ts"], PROJECT, 120_000);
+      const r = run(
+        "npx",
+        [
+          "tsc",
+          "--noEmit",
+          "--strict",
+          "--module",
+          moduleKind,
+          "--moduleResolution",
+          resolution,
+          "--target",
+          "es2022",
+          "subpaths.ts",
+        ],
+        PROJECT,
+        120_000,
+      );
       expect(`${r.stdout}${r.stderr}`).toBe("");
       expect(r.status).toBe(0);
     });
@@ -179,7 +268,9 @@ describe("the CLI on PATH without a registry (a Go or Python client author)", ()
     expect(packStderr).toContain(`lifeloop-callback: npm pack wrote ${tarball}\n`);
   });
 
-  it("npm install -g --prefix DIR of the tarball puts lifeloop-callback on PATH, run by name", { timeout: 300_000 }, () => {
+  it("npm install -g --prefix DIR of the tarball puts lifeloop-callback on PATH, run by name", {
+    timeout: 300_000,
+  }, () => {
     const prefix = PREFIX;
     // The package comes from the file, never from a registry lookup of its name; its own
     // dependencies (ajv, ...) come from the npm registry or cache, as for any install.
@@ -192,19 +283,26 @@ describe("the CLI on PATH without a registry (a Go or Python client author)", ()
     mkdirSync(elsewhere, { recursive: true });
     const env = { PATH: `${join(prefix, "bin")}:${process.env.PATH ?? ""}` };
     const version = ok(run("lifeloop-callback", ["--version"], elsewhere, 60_000, env), "lifeloop-callback --version");
-    expect(version).toMatch(new RegExp(`^lifeloop-callback \\d+\\.\\d+\\.\\d+ \\(wire ${WIRE_VERSION.replace(/\./g, "\\.")}\\)\\n$`));
+    expect(version).toMatch(
+      new RegExp(`^lifeloop-callback \\d+\\.\\d+\\.\\d+ \\(wire ${WIRE_VERSION.replace(/\./g, "\\.")}\\)\\n$`),
+    );
     const events = run("lifeloop-callback", ["events"], elsewhere, 60_000, env);
     expect(events.status).toBe(0);
     expect(JSON.parse(events.stdout)).toEqual(expect.any(Array));
   });
 
   it("the package has no install script (npm warns about one; pnpm refuses it) and builds itself on prepare", async () => {
-    const pkg = (await import("../../package.json", { with: { type: "json" } })).default as { scripts: Record<string, string> };
+    const pkg = (await import("../../package.json", { with: { type: "json" } })).default as {
+      scripts: Record<string, string>;
+    };
     for (const script of ["preinstall", "install", "postinstall"]) expect(pkg.scripts[script], script).toBeUndefined();
     expect(pkg.scripts.prepare).toBe("node packaging/prepare.mjs");
     // The packed manifest has no prepare either: the tarball ships dist/.
-    const packedPkg = JSON.parse(readFileSync(join(PROJECT, "node_modules", "lifeloop-callback", "package.json"), "utf8")) as { scripts: Record<string, string> };
-    for (const script of ["preinstall", "install", "postinstall", "prepare"]) expect(packedPkg.scripts[script], script).toBeUndefined();
+    const packedPkg = JSON.parse(
+      readFileSync(join(PROJECT, "node_modules", "lifeloop-callback", "package.json"), "utf8"),
+    ) as { scripts: Record<string, string> };
+    for (const script of ["preinstall", "install", "postinstall", "prepare"])
+      expect(packedPkg.scripts[script], script).toBeUndefined();
   });
 });
 
@@ -217,13 +315,25 @@ describe("installing from a clone", () => {
     cpSync(join(REPO_ROOT, "packaging", "prepare.mjs"), join(clone, "packaging", "prepare.mjs"));
     const app = join(TMP, "app-from-clone");
     mkdirSync(app);
-    writeFileSync(join(app, "package.json"), `${JSON.stringify({ name: "app-from-clone", private: true, type: "module" }, null, 2)}\n`);
+    writeFileSync(
+      join(app, "package.json"),
+      `${JSON.stringify({ name: "app-from-clone", private: true, type: "module" }, null, 2)}\n`,
+    );
     const r = run("npm", ["install", "--no-audit", "--no-fund", clone], app, 120_000);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain("is a clone that has not been built");
     expect(r.stderr).toContain(`(cd ${clone} && npm ci)`);
     const link = join(app, "node_modules", "lifeloop-callback");
-    expect(existsSync(link) || (() => { try { return lstatSync(link).isSymbolicLink(); } catch { return false; } })()).toBe(false);
+    expect(
+      existsSync(link) ||
+        (() => {
+          try {
+            return lstatSync(link).isSymbolicLink();
+          } catch {
+            return false;
+          }
+        })(),
+    ).toBe(false);
   });
 });
 
@@ -233,10 +343,30 @@ describe("client SDKs from a fresh project", () => {
     mkdirSync(dir);
     writeFileSync(join(dir, "main.go"), readmeExample(REPO_ROOT, "examples/go/main.go").code);
     ok(run("go", ["mod", "init", "example.com/myclient"], dir), "go mod init");
-    ok(run("go", ["mod", "edit", "-require", "lifeloop-callback.dev/lifeloop@v0.0.0", "-replace", `lifeloop-callback.dev/lifeloop=${join(PACKED_SDK, "go")}`], dir), "go mod edit");
+    ok(
+      run(
+        "go",
+        [
+          "mod",
+          "edit",
+          "-require",
+          "lifeloop-callback.dev/lifeloop@v0.0.0",
+          "-replace",
+          `lifeloop-callback.dev/lifeloop=${join(PACKED_SDK, "go")}`,
+        ],
+        dir,
+      ),
+      "go mod edit",
+    );
     ok(run("go", ["build", "-o", "myclient", "."], dir), "go build");
     // The Go author's check, with the CLI installed globally from the tarball (the test above).
-    const checked = run("lifeloop-callback", ["conform", "--program", join(dir, "myclient"), "--timeout-ms", "20000"], dir, 300_000, { PATH: `${join(PREFIX, "bin")}:${process.env.PATH ?? ""}` });
+    const checked = run(
+      "lifeloop-callback",
+      ["conform", "--program", join(dir, "myclient"), "--timeout-ms", "20000"],
+      dir,
+      300_000,
+      { PATH: `${join(PREFIX, "bin")}:${process.env.PATH ?? ""}` },
+    );
     expect(checked.stdout).toMatch(/ 0 failed/);
     expect(checked.status).toBe(0);
     const answer = run(join(dir, "myclient"), [], dir, 30_000);
@@ -245,24 +375,49 @@ describe("client SDKs from a fresh project", () => {
     referenceDelivers(join(dir, "myclient"), []);
   });
 
-  it("pip-installs the Python SDK into a fresh venv, writing nothing into the clone, and runs the README client both ways", { timeout: 600_000 }, () => {
+  it("pip-installs the Python SDK into a fresh venv, writing nothing into the clone, and runs the README client both ways", {
+    timeout: 600_000,
+  }, () => {
     const sdk = join(PACKED_SDK, "python");
     const before = tree(sdk);
     const venv = join(TMP, "venv");
     ok(run("python3", ["-m", "venv", venv], TMP), "python3 -m venv");
-    ok(run(join(venv, "bin", "pip"), ["install", "--disable-pip-version-check", "--no-input", sdk], TMP), "pip install sdk/python (from the tarball)");
+    ok(
+      run(join(venv, "bin", "pip"), ["install", "--disable-pip-version-check", "--no-input", sdk], TMP),
+      "pip install sdk/python (from the tarball)",
+    );
     expect(tree(sdk)).toEqual(before);
     const client = join(TMP, "client.py");
-    writeFileSync(client, readmeExample(REPO_ROOT, "examples/python/client.py").code.replace("#!/usr/bin/env python3", `#!${join(venv, "bin", "python")}`));
+    writeFileSync(
+      client,
+      readmeExample(REPO_ROOT, "examples/python/client.py").code.replace(
+        "#!/usr/bin/env python3",
+        `#!${join(venv, "bin", "python")}`,
+      ),
+    );
     chmodSync(client, 0o755);
     const envelope = JSON.stringify({
       schema_version: WIRE_VERSION,
-      request: { schema_version: WIRE_VERSION, event: "session.starting", event_id: "e1", adapter_id: "a", adapter_version: "1", integration_mode: "manual_skill", invocation_id: "i1" },
+      request: {
+        schema_version: WIRE_VERSION,
+        event: "session.starting",
+        event_id: "e1",
+        adapter_id: "a",
+        adapter_version: "1",
+        integration_mode: "manual_skill",
+        invocation_id: "i1",
+      },
     });
-    for (const [cmd, args] of [[client, []], [join(venv, "bin", "python"), [client]]] as const) {
+    for (const [cmd, args] of [
+      [client, []],
+      [join(venv, "bin", "python"), [client]],
+    ] as const) {
       const r = spawnSync(cmd, args, { input: envelope, encoding: "utf8", timeout: 30_000 });
       expect(r.status).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ status: "delivered", metadata: { event: "session.starting", payloads: 0 } });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        status: "delivered",
+        metadata: { event: "session.starting", payloads: 0 },
+      });
     }
     referenceDelivers(client, []);
   });

@@ -17,7 +17,8 @@ export function readmeExamples(root: string): ReadmeExample[] {
   const text = readFileSync(join(root, "README.md"), "utf8");
   const out: ReadmeExample[] = [];
   const marker = /<!-- example: (\S+) (\S+) -->\n```\S*\n([\s\S]*?)\n```/g;
-  for (const m of text.matchAll(marker)) out.push({ lang: m[1] as string, name: m[2] as string, code: `${m[3] as string}\n` });
+  for (const m of text.matchAll(marker))
+    out.push({ lang: m[1] as string, name: m[2] as string, code: `${m[3] as string}\n` });
   return out;
 }
 
@@ -38,7 +39,10 @@ export interface ShellExampleLine {
  * Split a shell example into its assignments (lines `NAME=value`, kept as a prelude) and its
  * commands; every command's comment must state `exit N`.
  */
-export function shellExampleLines(code: string): { readonly prelude: string; readonly lines: readonly ShellExampleLine[] } {
+export function shellExampleLines(code: string): {
+  readonly prelude: string;
+  readonly lines: readonly ShellExampleLine[];
+} {
   const prelude: string[] = [];
   const lines: ShellExampleLine[] = [];
   for (const raw of code.split("\n")) {
@@ -73,6 +77,8 @@ export function withInstalledCli(code: string): string {
 export function installCliShim(dir: string, cli: string): string {
   mkdirSync(dir, { recursive: true });
   const shim = join(dir, "lifeloop-callback");
-  writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(cli)} "$@"\n`, { mode: 0o755 });
+  writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(cli)} "$@"\n`, {
+    mode: 0o755,
+  });
   return dir;
 }

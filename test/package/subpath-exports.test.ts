@@ -30,10 +30,15 @@ const modules = new Map<string, Record<string, unknown>>([
 
 describe("subpath exports", () => {
   it("package.json exports each subpath with types and default from dist/runtime/entry/", () => {
-    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { exports: Record<string, unknown> };
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+      exports: Record<string, unknown>;
+    };
     expect(Object.keys(pkg.exports)).toEqual([".", ...SUBPATHS.map((s) => `./${s}`), "./examples/*"]);
     for (const name of SUBPATHS) {
-      expect(pkg.exports[`./${name}`]).toEqual({ types: `./dist/runtime/entry/${name}.d.ts`, default: `./dist/runtime/entry/${name}.js` });
+      expect(pkg.exports[`./${name}`]).toEqual({
+        types: `./dist/runtime/entry/${name}.d.ts`,
+        default: `./dist/runtime/entry/${name}.js`,
+      });
     }
   });
 

@@ -13,19 +13,41 @@ import { InProcessInvoker } from "../../runtime/invoker/in-process.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import type { InvocationResult } from "../../runtime/invoker/types.js";
 import { contextIssues, ReceiptEmitter, ReceiptSynthesisError } from "../../runtime/receipts/emitter.js";
-import { IdempotencyConflictError, InMemoryIdempotencyStore, replayContentEqual } from "../../runtime/receipts/idempotency.js";
-import { CLIENT_STDERR_TAIL_WARNING, INVOCATION_FAILED_WARNING, type ReceiptContext } from "../../runtime/receipts/synthesize.js";
+import {
+  IdempotencyConflictError,
+  InMemoryIdempotencyStore,
+  replayContentEqual,
+} from "../../runtime/receipts/idempotency.js";
+import {
+  CLIENT_STDERR_TAIL_WARNING,
+  INVOCATION_FAILED_WARNING,
+  type ReceiptContext,
+} from "../../runtime/receipts/synthesize.js";
 import { validateValue } from "../../runtime/wire/validate.js";
 import { StreamInvoker } from "../../runtime/stream/invoker.js";
 import { bigEnvelope, envelope, shellClient } from "../invoker/support.js";
 
 let receiptCounter = 0;
 function ctx(overrides: Partial<ReceiptContext> = {}): ReceiptContext {
-  return { client_id: "client-test", receipt_id: `rcpt-${++receiptCounter}`, at_epoch_s: 1_700_000_000 + receiptCounter, ...overrides };
+  return {
+    client_id: "client-test",
+    receipt_id: `rcpt-${++receiptCounter}`,
+    at_epoch_s: 1_700_000_000 + receiptCounter,
+    ...overrides,
+  };
 }
 
 const answer = (response: Partial<CallbackResponse>): InProcessInvoker =>
-  new InProcessInvoker({ handler: () => ({ schema_version: WIRE_VERSION, status: "delivered", failure_class: null, retry_class: null, ...response }) as CallbackResponse });
+  new InProcessInvoker({
+    handler: () =>
+      ({
+        schema_version: WIRE_VERSION,
+        status: "delivered",
+        failure_class: null,
+        retry_class: null,
+        ...response,
+      }) as CallbackResponse,
+  });
 
 function expectValid(receipt: LifecycleReceipt | null): LifecycleReceipt {
   expect(receipt).not.toBeNull();
@@ -37,7 +59,13 @@ describe("receipt synthesis", () => {
   it("a delivered response → a delivered receipt carrying the request's identity and the context", async () => {
     const env = envelope({ harness_session_id: "sess-1", harness_run_id: "run-1", idempotency_key: "idem-1" });
     const result = await answer({ warnings: [{ code: "note", message: "fyi" }] }).invoke(env);
-    const receipt = expectValid(new ReceiptEmitter().emit(env, result, ctx({ parent_receipt_id: "rcpt-parent", receipt_id: "rcpt-a", at_epoch_s: 1_700_000_123 })));
+    const receipt = expectValid(
+      new ReceiptEmitter().emit(
+        env,
+        result,
+        ctx({ parent_receipt_id: "rcpt-parent", receipt_id: "rcpt-a", at_epoch_s: 1_700_000_123 }),
+      ),
+    );
     expect(receipt).toEqual({
       schema_version: WIRE_VERSION,
       receipt_id: "rcpt-a",
@@ -72,15 +100,26 @@ describe("receipt synthesis", () => {
     const env = envelope();
     const result = await new SubprocessInvoker({ ...shellClient("respond-failed"), timeoutMs: 5000 }).invoke(env);
     const receipt = expectValid(new ReceiptEmitter().emit(env, result, ctx()));
-    expect(receipt).toMatchObject({ status: "failed", failure_class: "payload_rejected", retry_class: "retry_after_reconfigure", warnings: [{ code: "refused", message: "body too long" }] });
+    expect(receipt).toMatchObject({
+      status: "failed",
+      failure_class: "payload_rejected",
+      retry_class: "retry_after_reconfigure",
+      warnings: [{ code: "refused", message: "body too long" }],
+    });
   });
 
   it("a failed invocation: status failed, the variant's class, the default retry class, detail and stderr tail as warnings", async () => {
     const env = envelope();
-    const result = await new SubprocessInvoker({ ...shellClient("nonzero-after-response"), timeoutMs: 5000 }).invoke(env);
+    const result = await new SubprocessInvoker({ ...shellClient("nonzero-after-response"), timeoutMs: 5000 }).invoke(
+      env,
+    );
     const receipt = expectValid(new ReceiptEmitter().emit(env, result, ctx()));
     const row = FAILURE_VARIANTS.find((r) => r.variant === "non_zero_exit");
-    expect(receipt).toMatchObject({ status: "failed", failure_class: row?.failure_class, retry_class: FAILURE_RETRY_DEFAULTS.transport_error });
+    expect(receipt).toMatchObject({
+      status: "failed",
+      failure_class: row?.failure_class,
+      retry_class: FAILURE_RETRY_DEFAULTS.transport_error,
+    });
     expect(receipt.warnings?.[0]).toMatchObject({ code: INVOCATION_FAILED_WARNING });
     expect(receipt.warnings?.[0]?.message).toMatch(/^non_zero_exit: the client exited with code 3/);
     expect(receipt.warnings?.[1]).toEqual({ code: CLIENT_STDERR_TAIL_WARNING, message: "exiting 3 after answering\n" });
@@ -93,7 +132,10 @@ describe("receipt synthesis", () => {
     ] as const) {
       const env = envelope();
       const result = await new SubprocessInvoker({ ...client, timeoutMs, limits }).invoke(env);
-      expect(expectValid(new ReceiptEmitter().emit(env, result, ctx()))).toMatchObject({ status: "failed", failure_class: failureClass });
+      expect(expectValid(new ReceiptEmitter().emit(env, result, ctx()))).toMatchObject({
+        status: "failed",
+        failure_class: failureClass,
+      });
     }
   });
 
@@ -101,7 +143,12 @@ describe("receipt synthesis", () => {
     const env = envelope({ event: "receipt.emitted" });
     const result = await answer({}).invoke(env);
     expect(new ReceiptEmitter().emit(env, result, ctx())).toBeNull();
-    const forged: InvocationResult = { ok: true, response: { schema_version: WIRE_VERSION, status: "delivered" }, stderrTail: "", elapsedMs: 1 };
+    const forged: InvocationResult = {
+      ok: true,
+      response: { schema_version: WIRE_VERSION, status: "delivered" },
+      stderrTail: "",
+      elapsedMs: 1,
+    };
     expect(new ReceiptEmitter().emit(env, forged, ctx())).toBeNull();
   });
 
@@ -111,7 +158,11 @@ describe("receipt synthesis", () => {
     if (payload !== undefined) payload.byte_size = 11; // breaks payload-body-byte-size, not the request
     const onPayload = await answer({}).invoke(badPayload);
     expect(!onPayload.ok && onPayload.failure.variant).toBe("invalid_request");
-    expect(expectValid(new ReceiptEmitter().emit(badPayload, onPayload, ctx()))).toMatchObject({ status: "failed", failure_class: "invalid_request", retry_class: "do_not_retry" });
+    expect(expectValid(new ReceiptEmitter().emit(badPayload, onPayload, ctx()))).toMatchObject({
+      status: "failed",
+      failure_class: "invalid_request",
+      retry_class: "do_not_retry",
+    });
 
     const badRequest = envelope({ event_id: "" });
     const onRequest = await answer({}).invoke(badRequest);
@@ -121,14 +172,19 @@ describe("receipt synthesis", () => {
   it("harness ids: the context's win, the request's fill in", async () => {
     const env = envelope({ harness_session_id: "sess-req", harness_run_id: "run-req", harness_task_id: "task-req" });
     const result = await answer({}).invoke(env);
-    const receipt = expectValid(new ReceiptEmitter().emit(env, result, ctx({ harness_session_id: "sess-ctx", harness_task_id: null })));
+    const receipt = expectValid(
+      new ReceiptEmitter().emit(env, result, ctx({ harness_session_id: "sess-ctx", harness_task_id: null })),
+    );
     expect(receipt.harness_session_id).toBe("sess-ctx");
     expect(receipt.harness_run_id).toBe("run-req");
     expect("harness_task_id" in receipt).toBe(false);
   });
 
   it("a bad context is a typed error, and contextIssues finds it before any invocation", async () => {
-    expect(contextIssues(ctx({ client_id: "" }))[0]).toMatchObject({ rule: "non-empty-identifier", pointer: "/client_id" });
+    expect(contextIssues(ctx({ client_id: "" }))[0]).toMatchObject({
+      rule: "non-empty-identifier",
+      pointer: "/client_id",
+    });
     expect(contextIssues(ctx({ at_epoch_s: -1 }))[0]?.pointer).toBe("/at_epoch_s");
     expect(contextIssues(ctx())).toEqual([]);
     const env = envelope();
@@ -144,7 +200,14 @@ describe("sequence numbers", () => {
       const env = run === undefined ? envelope() : envelope({ harness_run_id: run });
       return expectValid(emitter.emit(env, await answer({}).invoke(env), ctx())).sequence;
     };
-    expect([await seq("A"), await seq("B"), await seq("A"), await seq(undefined), await seq("A"), await seq("B")]).toEqual([1, 1, 2, null, 3, 2]);
+    expect([
+      await seq("A"),
+      await seq("B"),
+      await seq("A"),
+      await seq(undefined),
+      await seq("A"),
+      await seq("B"),
+    ]).toEqual([1, 1, 2, null, 3, 2]);
   });
 
   it("failure receipts take a number; a rejected receipt leaves no gap", async () => {
@@ -165,7 +228,9 @@ describe("idempotency (client_id, adapter_id, idempotency_key)", () => {
     const first = expectValid(emitter.emit(env, await answer({}).invoke(env), ctx()));
     const again = expectValid(emitter.emit(env, await answer({}).invoke(env), ctx()));
     expect(again).toEqual(first);
-    const next = expectValid(emitter.emit(envelope({ harness_run_id: "run-idem" }), await answer({}).invoke(envelope()), ctx()));
+    const next = expectValid(
+      emitter.emit(envelope({ harness_run_id: "run-idem" }), await answer({}).invoke(envelope()), ctx()),
+    );
     expect(next.sequence).toBe(2);
   });
 
@@ -180,16 +245,26 @@ describe("idempotency (client_id, adapter_id, idempotency_key)", () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(IdempotencyConflictError);
-    expect(thrown).toMatchObject({ failure_class: "state_conflict", retry_class: FAILURE_RETRY_DEFAULTS.state_conflict, key: { client_id: "client-test", adapter_id: "adapter-test", idempotency_key: "idem-conflict" } });
+    expect(thrown).toMatchObject({
+      failure_class: "state_conflict",
+      retry_class: FAILURE_RETRY_DEFAULTS.state_conflict,
+      key: { client_id: "client-test", adapter_id: "adapter-test", idempotency_key: "idem-conflict" },
+    });
   });
 
   it("the key is scoped by client and adapter", async () => {
     const emitter = new ReceiptEmitter();
     const env = envelope({ idempotency_key: "idem-scope" });
     emitter.emit(env, await answer({ status: "delivered" }).invoke(env), ctx());
-    expect(expectValid(emitter.emit(env, await answer({ status: "skipped" }).invoke(env), ctx({ client_id: "other-client" }))).status).toBe("skipped");
+    expect(
+      expectValid(
+        emitter.emit(env, await answer({ status: "skipped" }).invoke(env), ctx({ client_id: "other-client" })),
+      ).status,
+    ).toBe("skipped");
     const otherAdapter = envelope({ idempotency_key: "idem-scope", adapter_id: "adapter-other" });
-    expect(expectValid(emitter.emit(otherAdapter, await answer({ status: "skipped" }).invoke(otherAdapter), ctx())).status).toBe("skipped");
+    expect(
+      expectValid(emitter.emit(otherAdapter, await answer({ status: "skipped" }).invoke(otherAdapter), ctx())).status,
+    ).toBe("skipped");
   });
 
   it("a host-side failure does not consume the key: a later answer is recorded", async () => {
@@ -205,8 +280,16 @@ describe("idempotency (client_id, adapter_id, idempotency_key)", () => {
 
   it("a retry under a new invocation id replays the prior receipt (invocation_id names a transport attempt, lifeloop-cli 0.9.0)", async () => {
     const emitter = new ReceiptEmitter();
-    const first = envelope({ harness_run_id: "run-retry", idempotency_key: "idem-retry-inv", invocation_id: "inv-first" });
-    const retry = envelope({ harness_run_id: "run-retry", idempotency_key: "idem-retry-inv", invocation_id: "inv-retry" });
+    const first = envelope({
+      harness_run_id: "run-retry",
+      idempotency_key: "idem-retry-inv",
+      invocation_id: "inv-first",
+    });
+    const retry = envelope({
+      harness_run_id: "run-retry",
+      idempotency_key: "idem-retry-inv",
+      invocation_id: "inv-retry",
+    });
     const prior = expectValid(emitter.emit(first, await answer({}).invoke(first), ctx()));
     expect(expectValid(emitter.emit(retry, await answer({}).invoke(retry), ctx()))).toEqual(prior);
   });
@@ -229,7 +312,17 @@ describe("idempotency (client_id, adapter_id, idempotency_key)", () => {
       failure_class: null,
       retry_class: null,
     };
-    expect(replayContentEqual(base, { ...base, receipt_id: "r2", invocation_id: "i2", at_epoch_s: 2, sequence: 7, warnings: [], harness_run_id: null })).toBe(true);
+    expect(
+      replayContentEqual(base, {
+        ...base,
+        receipt_id: "r2",
+        invocation_id: "i2",
+        at_epoch_s: 2,
+        sequence: 7,
+        warnings: [],
+        harness_run_id: null,
+      }),
+    ).toBe(true);
     expect(replayContentEqual(base, { ...base, event_id: "e2" })).toBe(false);
     expect(replayContentEqual(base, { ...base, telemetry_summary: { x: null } })).toBe(false);
   });
@@ -238,23 +331,43 @@ describe("idempotency (client_id, adapter_id, idempotency_key)", () => {
 describe("receipt linkage (spec/host-runtime.md §Receipts, Linkage): refused before anything is spawned", () => {
   const dir = mkdtempSync(join(tmpdir(), "lifeloop-linkage-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const subcall = (): ReturnType<typeof envelope> => envelope({ event: "frame.opened", frame_context: { frame_id: "f-2", frame_class: "subcall", parent_frame_id: "f-1" } });
+  const subcall = (): ReturnType<typeof envelope> =>
+    envelope({
+      event: "frame.opened",
+      frame_context: { frame_id: "f-2", frame_class: "subcall", parent_frame_id: "f-1" },
+    });
   let markers = 0;
 
   /** Each invoker, with a client that leaves a marker file (or a flag) when it is reached. */
-  function invokers(): { name: string; reached: () => boolean; invoker: { invoke: InProcessInvoker["invoke"]; close?: () => Promise<void> } }[] {
+  function invokers(): {
+    name: string;
+    reached: () => boolean;
+    invoker: { invoke: InProcessInvoker["invoke"]; close?: () => Promise<void> };
+  }[] {
     const v1Marker = join(dir, `v1-${++markers}`);
     const v2Marker = join(dir, `v2-${markers}`);
     let called = false;
     return [
-      { name: "in-process", reached: () => called, invoker: new InProcessInvoker({
+      {
+        name: "in-process",
+        reached: () => called,
+        invoker: new InProcessInvoker({
           handler: () => {
             called = true;
             return { schema_version: WIRE_VERSION, status: "delivered" };
           },
-        }) },
-      { name: "subprocess", reached: () => existsSync(v1Marker), invoker: new SubprocessInvoker({ ...shellClient("marker", v1Marker), timeoutMs: 10_000 }) },
-      { name: "stream", reached: () => existsSync(v2Marker), invoker: new StreamInvoker({ ...shellClient("marker", v2Marker), timeoutMs: 10_000 }) },
+        }),
+      },
+      {
+        name: "subprocess",
+        reached: () => existsSync(v1Marker),
+        invoker: new SubprocessInvoker({ ...shellClient("marker", v1Marker), timeoutMs: 10_000 }),
+      },
+      {
+        name: "stream",
+        reached: () => existsSync(v2Marker),
+        invoker: new StreamInvoker({ ...shellClient("marker", v2Marker), timeoutMs: 10_000 }),
+      },
     ];
   }
 
@@ -264,7 +377,11 @@ describe("receipt linkage (spec/host-runtime.md §Receipts, Linkage): refused be
         const result = await invoker.invoke(subcall());
         expect(result.ok, name).toBe(false);
         if (result.ok) continue;
-        expect(result.failure, name).toMatchObject({ variant: "invalid_request", failure_class: "invalid_request", issues: [{ rule: "subcall-requires-parent-receipt", pointer: "/parent_receipt_id" }] });
+        expect(result.failure, name).toMatchObject({
+          variant: "invalid_request",
+          failure_class: "invalid_request",
+          issues: [{ rule: "subcall-requires-parent-receipt", pointer: "/parent_receipt_id" }],
+        });
         expect(reached(), `${name}: the client was reached`).toBe(false);
         expect(new ReceiptEmitter().emit(subcall(), result, ctx())).toBeNull();
       } finally {
@@ -282,7 +399,8 @@ describe("receipt linkage (spec/host-runtime.md §Receipts, Linkage): refused be
         try {
           const result = await invoker.invoke(envelope(), options);
           expect(result.ok, name).toBe(false);
-          if (!result.ok) expect(result.failure, name).toMatchObject({ variant: "invalid_request", issues: [{ rule }] });
+          if (!result.ok)
+            expect(result.failure, name).toMatchObject({ variant: "invalid_request", issues: [{ rule }] });
           expect(reached(), `${name}: the client was reached`).toBe(false);
         } finally {
           await invoker.close?.();
@@ -294,13 +412,19 @@ describe("receipt linkage (spec/host-runtime.md §Receipts, Linkage): refused be
   it("with a parent receipt the subcall is delivered and its receipt names the parent", async () => {
     const result = await answer({}).invoke(subcall(), { parentReceiptId: "rcpt-root", receiptId: "rcpt-child" });
     expect(result.ok).toBe(true);
-    expect(expectValid(new ReceiptEmitter().emit(subcall(), result, ctx({ receipt_id: "rcpt-child", parent_receipt_id: "rcpt-root" }))).parent_receipt_id).toBe("rcpt-root");
+    expect(
+      expectValid(
+        new ReceiptEmitter().emit(subcall(), result, ctx({ receipt_id: "rcpt-child", parent_receipt_id: "rcpt-root" })),
+      ).parent_receipt_id,
+    ).toBe("rcpt-root");
   });
 
   it("the emitter never makes a receipt the tree cannot hold, whatever the invoker was told", async () => {
     const result = await answer({}).invoke(subcall(), { parentReceiptId: "rcpt-root" });
     expect(() => new ReceiptEmitter().emit(subcall(), result, ctx())).toThrow(ReceiptSynthesisError);
-    expect(() => new ReceiptEmitter().emit(envelope(), result, ctx({ receipt_id: "rcpt-x", parent_receipt_id: "rcpt-x" }))).toThrow(/receipt-not-own-parent/);
+    expect(() =>
+      new ReceiptEmitter().emit(envelope(), result, ctx({ receipt_id: "rcpt-x", parent_receipt_id: "rcpt-x" })),
+    ).toThrow(/receipt-not-own-parent/);
   });
 
   it("unusable linkage options are invalid_request, never a throw", async () => {
@@ -316,6 +440,7 @@ describe("an emitter without a run scope (sequencer: null)", () => {
   it("emits sequence null even for a request with a harness_run_id", async () => {
     const emitter = new ReceiptEmitter({ sequencer: null });
     const env = envelope({ harness_run_id: "run-none" });
-    for (let i = 0; i < 2; i++) expect(expectValid(emitter.emit(env, await answer({}).invoke(env), ctx())).sequence).toBeNull();
+    for (let i = 0; i < 2; i++)
+      expect(expectValid(emitter.emit(env, await answer({}).invoke(env), ctx())).sequence).toBeNull();
   });
 });

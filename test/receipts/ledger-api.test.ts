@@ -13,7 +13,13 @@ import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { InvocationResult } from "../../runtime/invoker/types.js";
 import { ReceiptEmitter } from "../../runtime/receipts/emitter.js";
 import { IdempotencyConflictError } from "../../runtime/receipts/idempotency.js";
-import { LEDGER_BUSY_TIMEOUT_MS, LEDGER_SCHEMA_VERSION, ReceiptLedger, ReceiptLedgerError, WIRE_GUARD_TRIGGER } from "../../runtime/receipts/ledger.js";
+import {
+  LEDGER_BUSY_TIMEOUT_MS,
+  LEDGER_SCHEMA_VERSION,
+  ReceiptLedger,
+  ReceiptLedgerError,
+  WIRE_GUARD_TRIGGER,
+} from "../../runtime/receipts/ledger.js";
 import { validateValue } from "../../runtime/wire/validate.js";
 import { ageLedger, ledgerEnvelope, ledgerRequest, rawDb } from "./ledger-support.js";
 
@@ -22,7 +28,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const fresh = (): string => join(dir, `l${++n}.sqlite`);
 
-const delivered: InvocationResult = { ok: true, response: { schema_version: WIRE_VERSION, status: "delivered", failure_class: null, retry_class: null }, stderrTail: "", elapsedMs: 0 };
+const delivered: InvocationResult = {
+  ok: true,
+  response: { schema_version: WIRE_VERSION, status: "delivered", failure_class: null, retry_class: null },
+  stderrTail: "",
+  elapsedMs: 0,
+};
 const ctx = (receiptId: string) => ({ client_id: "client-a", receipt_id: receiptId, at_epoch_s: 1_700_000_000 });
 
 function emitter(ledger: ReceiptLedger): ReceiptEmitter {
@@ -47,11 +58,29 @@ describe("receipt ledger: the file format", () => {
     try {
       expect(db.pragma("user_version", { simple: true })).toBe(LEDGER_SCHEMA_VERSION);
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-      const columns = (table: string) => db.prepare(`PRAGMA table_info(${table})`).all().map((c: { name: string; pk: number; notnull: number }) => [c.name, c.pk, c.notnull]);
-      expect(columns("receipts")).toEqual([["receipt_id", 1, 0], ["parent_receipt_id", 0, 0], ["body", 0, 1]]);
-      expect(columns("idempotency")).toEqual([["client_id", 1, 1], ["adapter_id", 2, 1], ["idempotency_key", 3, 1], ["body", 0, 1]]);
-      expect(columns("run_sequences")).toEqual([["run_id", 1, 0], ["counter", 0, 1]]);
-      expect(db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'").all()).toEqual([{ name: WIRE_GUARD_TRIGGER, tbl_name: "receipts" }]);
+      const columns = (table: string) =>
+        db
+          .prepare(`PRAGMA table_info(${table})`)
+          .all()
+          .map((c: { name: string; pk: number; notnull: number }) => [c.name, c.pk, c.notnull]);
+      expect(columns("receipts")).toEqual([
+        ["receipt_id", 1, 0],
+        ["parent_receipt_id", 0, 0],
+        ["body", 0, 1],
+      ]);
+      expect(columns("idempotency")).toEqual([
+        ["client_id", 1, 1],
+        ["adapter_id", 2, 1],
+        ["idempotency_key", 3, 1],
+        ["body", 0, 1],
+      ]);
+      expect(columns("run_sequences")).toEqual([
+        ["run_id", 1, 0],
+        ["counter", 0, 1],
+      ]);
+      expect(db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'").all()).toEqual([
+        { name: WIRE_GUARD_TRIGGER, tbl_name: "receipts" },
+      ]);
     } finally {
       db.close();
     }
@@ -65,7 +94,11 @@ describe("receipt ledger: the file format", () => {
     const db = rawDb(path, true);
     try {
       const body = JSON.stringify({ schema_version: "lifeloop.v0.0", receipt_id: "rcpt-old" });
-      expect(() => db.prepare("INSERT INTO receipts (receipt_id, parent_receipt_id, body) VALUES (?, NULL, ?)").run("rcpt-old", body)).toThrow(/start a new --ledger/);
+      expect(() =>
+        db
+          .prepare("INSERT INTO receipts (receipt_id, parent_receipt_id, body) VALUES (?, NULL, ?)")
+          .run("rcpt-old", body),
+      ).toThrow(/start a new --ledger/);
       expect(db.prepare("SELECT count(*) AS n FROM receipts").get().n).toBe(1);
     } finally {
       db.close();
@@ -77,15 +110,37 @@ describe("receipt ledger: through a ReceiptEmitter", () => {
   it("sequences continue across handles (processes), replays return the stored receipt, conflicts throw and write nothing", () => {
     const path = fresh();
     const first = ReceiptLedger.open(path);
-    const a = emitter(first).emitOutcome(ledgerEnvelope(ledgerRequest({ eventId: "e1", key: "k1", runId: "run" })), delivered, ctx("rcpt-1"));
+    const a = emitter(first).emitOutcome(
+      ledgerEnvelope(ledgerRequest({ eventId: "e1", key: "k1", runId: "run" })),
+      delivered,
+      ctx("rcpt-1"),
+    );
     first.close();
     const second = ReceiptLedger.open(path);
-    const b = emitter(second).emitOutcome(ledgerEnvelope(ledgerRequest({ eventId: "e2", key: "k2", runId: "run" })), delivered, ctx("rcpt-2"));
-    const replay = emitter(second).emitOutcome(ledgerEnvelope(ledgerRequest({ eventId: "e1", key: "k1", runId: "run" })), delivered, ctx("rcpt-3"));
+    const b = emitter(second).emitOutcome(
+      ledgerEnvelope(ledgerRequest({ eventId: "e2", key: "k2", runId: "run" })),
+      delivered,
+      ctx("rcpt-2"),
+    );
+    const replay = emitter(second).emitOutcome(
+      ledgerEnvelope(ledgerRequest({ eventId: "e1", key: "k1", runId: "run" })),
+      delivered,
+      ctx("rcpt-3"),
+    );
     expect([a?.receipt.sequence, b?.receipt.sequence]).toEqual([1, 2]);
     expect(replay).toEqual({ receipt: a?.receipt, replayed: true });
-    expect(() => emitter(second).emit(ledgerEnvelope(ledgerRequest({ eventId: "other", key: "k1", runId: "run" })), delivered, ctx("rcpt-4"))).toThrow(IdempotencyConflictError);
-    const keyless = emitter(second).emit(ledgerEnvelope(ledgerRequest({ eventId: "e5", runId: "run" })), delivered, ctx("rcpt-5"));
+    expect(() =>
+      emitter(second).emit(
+        ledgerEnvelope(ledgerRequest({ eventId: "other", key: "k1", runId: "run" })),
+        delivered,
+        ctx("rcpt-4"),
+      ),
+    ).toThrow(IdempotencyConflictError);
+    const keyless = emitter(second).emit(
+      ledgerEnvelope(ledgerRequest({ eventId: "e5", runId: "run" })),
+      delivered,
+      ctx("rcpt-5"),
+    );
     expect(keyless?.sequence).toBe(3); // neither the replay nor the conflict took a number
     expect(second.list().map((r) => r.receipt_id)).toEqual(["rcpt-1", "rcpt-2", "rcpt-5"]);
     expect(second.get("k1", "client-a", "codex")).toEqual(a?.receipt);
@@ -99,9 +154,17 @@ describe("receipt ledger: through a ReceiptEmitter", () => {
     const ledger = ReceiptLedger.open(fresh());
     const r = emitter(ledger).emit(ledgerEnvelope(ledgerRequest({ eventId: "e1" })), delivered, ctx("rcpt-1"));
     expect(r?.sequence).toBeNull();
-    const failure: InvocationResult = { ok: false, failure: { variant: "timeout", failure_class: "timeout", retry_class: "safe_retry", detail: "late" }, stderrTail: "", elapsedMs: 1 } as InvocationResult;
+    const failure: InvocationResult = {
+      ok: false,
+      failure: { variant: "timeout", failure_class: "timeout", retry_class: "safe_retry", detail: "late" },
+      stderrTail: "",
+      elapsedMs: 1,
+    } as InvocationResult;
     emitter(ledger).emit(ledgerEnvelope(ledgerRequest({ eventId: "e2", key: "k2" })), failure, ctx("rcpt-2"));
-    expect(ledger.list().map((x) => [x.receipt_id, x.status])).toEqual([["rcpt-1", "delivered"], ["rcpt-2", "failed"]]);
+    expect(ledger.list().map((x) => [x.receipt_id, x.status])).toEqual([
+      ["rcpt-1", "delivered"],
+      ["rcpt-2", "failed"],
+    ]);
     expect(ledger.get("k2", "client-a", "codex")).toBeUndefined();
     ledger.close();
   });
@@ -109,7 +172,9 @@ describe("receipt ledger: through a ReceiptEmitter", () => {
   it("a receipt_id recorded with other content is a storage fault", () => {
     const ledger = ReceiptLedger.open(fresh());
     emitter(ledger).emit(ledgerEnvelope(ledgerRequest({ eventId: "e1" })), delivered, ctx("rcpt-same"));
-    const fault = faultOf(() => emitter(ledger).emit(ledgerEnvelope(ledgerRequest({ eventId: "e2" })), delivered, ctx("rcpt-same")));
+    const fault = faultOf(() =>
+      emitter(ledger).emit(ledgerEnvelope(ledgerRequest({ eventId: "e2" })), delivered, ctx("rcpt-same")),
+    );
     expect(fault.fault).toBe("storage");
     expect(fault.message).toMatch(/already holds another receipt with receipt_id "rcpt-same"/);
     expect(ledger.list()).toHaveLength(1);
@@ -121,7 +186,11 @@ describe("receipt ledger: versions", () => {
   function agedLedger(wire: string, userVersion: number): string {
     const path = fresh();
     const ledger = ReceiptLedger.open(path);
-    emitter(ledger).emit(ledgerEnvelope(ledgerRequest({ eventId: "e1", key: "k1", runId: "run" })), delivered, ctx("rcpt-old"));
+    emitter(ledger).emit(
+      ledgerEnvelope(ledgerRequest({ eventId: "e1", key: "k1", runId: "run" })),
+      delivered,
+      ctx("rcpt-old"),
+    );
     ledger.close();
     ageLedger(path, wire, userVersion);
     return path;
@@ -132,11 +201,16 @@ describe("receipt ledger: versions", () => {
     ReceiptLedger.open(path, { readOnly: true }).close();
     expect(rawDb(path).pragma("user_version", { simple: true })).toBe(1);
     const ledger = ReceiptLedger.open(path);
-    expect(emitter(ledger).emit(ledgerEnvelope(ledgerRequest({ eventId: "e2", runId: "run" })), delivered, ctx("rcpt-new"))?.sequence).toBe(2);
+    expect(
+      emitter(ledger).emit(ledgerEnvelope(ledgerRequest({ eventId: "e2", runId: "run" })), delivered, ctx("rcpt-new"))
+        ?.sequence,
+    ).toBe(2);
     ledger.close();
     const db = rawDb(path);
     expect(db.pragma("user_version", { simple: true })).toBe(2);
-    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").all()).toEqual([{ name: WIRE_GUARD_TRIGGER }]);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").all()).toEqual([
+      { name: WIRE_GUARD_TRIGGER },
+    ]);
     db.close();
   });
 
@@ -190,7 +264,9 @@ describe("receipt ledger: faults are ReceiptLedgerErrors", () => {
       expect(fault.message, path).toMatch(why);
       expect(fault.failure_class).toBe("internal_error");
     }
-    expect(faultOf(() => ReceiptLedger.open(join(dir, "absent.sqlite"), { readOnly: true })).message).toMatch(/no such file/);
+    expect(faultOf(() => ReceiptLedger.open(join(dir, "absent.sqlite"), { readOnly: true })).message).toMatch(
+      /no such file/,
+    );
   });
 
   it("a corrupt stored receipt is a corrupt fault naming it, not a crash", () => {
@@ -214,7 +290,13 @@ describe("receipt ledger: faults are ReceiptLedgerErrors", () => {
     const holder = rawDb(path, true);
     holder.exec("BEGIN IMMEDIATE");
     const ledger = ReceiptLedger.open(path, { busyTimeoutMs: 50 });
-    const fault = faultOf(() => emitter(ledger).emit(ledgerEnvelope(ledgerRequest({ eventId: "e1", key: "k1", runId: "r" })), delivered, ctx("rcpt-1")));
+    const fault = faultOf(() =>
+      emitter(ledger).emit(
+        ledgerEnvelope(ledgerRequest({ eventId: "e1", key: "k1", runId: "r" })),
+        delivered,
+        ctx("rcpt-1"),
+      ),
+    );
     expect(fault.fault).toBe("storage");
     expect(fault.sqliteCode).toMatch(/^SQLITE_BUSY/);
     holder.exec("ROLLBACK");

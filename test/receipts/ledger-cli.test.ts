@@ -7,7 +7,17 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -33,7 +43,25 @@ mkdirSync(marks);
 
 function invoke(ledger: string, request: object, extra: readonly string[] = []) {
   const mark = join(marks, `m${++n}`);
-  const r = runCli(["invoke", "--program", ECHO, "--arg", "--mark", "--arg", mark, "--timeout-ms", "10000", "--client-id", "c", "--ledger", ledger, ...extra], { input: JSON.stringify(ledgerEnvelope(request as never)) });
+  const r = runCli(
+    [
+      "invoke",
+      "--program",
+      ECHO,
+      "--arg",
+      "--mark",
+      "--arg",
+      mark,
+      "--timeout-ms",
+      "10000",
+      "--client-id",
+      "c",
+      "--ledger",
+      ledger,
+      ...extra,
+    ],
+    { input: JSON.stringify(ledgerEnvelope(request as never)) },
+  );
   return { ...r, spawned: existsSync(mark), out: r.stdout === "" ? null : JSON.parse(r.stdout) };
 }
 
@@ -58,30 +86,71 @@ describe("invoke --ledger", () => {
     const list = runCli(["receipt", "list", "--ledger", ledger]);
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout)).toEqual([first.out.receipt, second.out.receipt]);
-    const got = runCli(["receipt", "get", "--ledger", ledger, "--idempotency-key", "k2", "--client-id", "c", "--adapter-id", "codex"]);
+    const got = runCli([
+      "receipt",
+      "get",
+      "--ledger",
+      ledger,
+      "--idempotency-key",
+      "k2",
+      "--client-id",
+      "c",
+      "--adapter-id",
+      "codex",
+    ]);
     expect([got.code, JSON.parse(got.stdout)]).toEqual([0, second.out.receipt]);
-    const miss = runCli(["receipt", "get", "--ledger", ledger, "--idempotency-key", "k2", "--client-id", "other", "--adapter-id", "codex"]);
+    const miss = runCli([
+      "receipt",
+      "get",
+      "--ledger",
+      ledger,
+      "--idempotency-key",
+      "k2",
+      "--client-id",
+      "other",
+      "--adapter-id",
+      "codex",
+    ]);
     expect([miss.code, miss.stdout, miss.stderr]).toEqual([3, "", '{"error":"not_found"}\n']);
   });
 
   it("receipt emit --ledger continues the same sequence and replays what invoke recorded", () => {
     const ledger = fresh();
     const first = invoke(ledger, ledgerRequest({ eventId: "e1", key: "k1", runId: "run" }));
-    const emitted = runCli(["receipt", "emit", "--ledger", ledger], { input: emitInput(ledgerRequest({ eventId: "e2", key: "k2", runId: "run" }), { clientId: "c", receiptId: "rcpt-e2" }) });
+    const emitted = runCli(["receipt", "emit", "--ledger", ledger], {
+      input: emitInput(ledgerRequest({ eventId: "e2", key: "k2", runId: "run" }), {
+        clientId: "c",
+        receiptId: "rcpt-e2",
+      }),
+    });
     expect(emitted.code, emitted.stderr).toBe(0);
     expect(JSON.parse(emitted.stdout).sequence).toBe(2);
-    const replay = runCli(["receipt", "emit", "--ledger", ledger], { input: emitInput(ledgerRequest({ eventId: "e1", key: "k1", runId: "run" }), { clientId: "c", receiptId: "rcpt-again" }) });
+    const replay = runCli(["receipt", "emit", "--ledger", ledger], {
+      input: emitInput(ledgerRequest({ eventId: "e1", key: "k1", runId: "run" }), {
+        clientId: "c",
+        receiptId: "rcpt-again",
+      }),
+    });
     expect([replay.code, JSON.parse(replay.stdout)]).toEqual([0, first.out.receipt]);
-    const noLedger = runCli(["receipt", "emit"], { input: emitInput(ledgerRequest({ eventId: "e3", runId: "run" }), { clientId: "c", receiptId: "rcpt-e3" }) });
+    const noLedger = runCli(["receipt", "emit"], {
+      input: emitInput(ledgerRequest({ eventId: "e3", runId: "run" }), { clientId: "c", receiptId: "rcpt-e3" }),
+    });
     expect([noLedger.code, JSON.parse(noLedger.stdout).sequence]).toEqual([0, 1]);
-    const bad = runCli(["receipt", "emit", "--ledger", ledger], { input: JSON.stringify({ request: {}, response: {}, context: {} }) });
+    const bad = runCli(["receipt", "emit", "--ledger", ledger], {
+      input: JSON.stringify({ request: {}, response: {}, context: {} }),
+    });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^receipt emit: request: /);
   });
 
   it("receipt emit takes a request and a response each within its own limit, together over one document's (~20 MB)", () => {
     const ledger = fresh();
-    const input = JSON.parse(emitInput(ledgerRequest({ eventId: "e-big", key: "k-big", runId: "run" }), { clientId: "c", receiptId: "rcpt-big" }));
+    const input = JSON.parse(
+      emitInput(ledgerRequest({ eventId: "e-big", key: "k-big", runId: "run" }), {
+        clientId: "c",
+        receiptId: "rcpt-big",
+      }),
+    );
     // 10 MB of metadata in each part: both under limits.max_request_bytes / max_response_bytes
     // (16 MiB), the input over one document's 16 MiB.
     input.request.metadata = { note: "r".repeat(10_000_000) };
@@ -100,10 +169,18 @@ describe("invoke --ledger", () => {
   });
 
   it("--help of receipt and its subcommands prints the usage, exit 0", () => {
-    for (const args of [["receipt", "--help"], ["receipt", "list", "--help"], ["receipt", "get", "--help"], ["receipt", "emit", "--help"], ["help", "receipt"]]) {
+    for (const args of [
+      ["receipt", "--help"],
+      ["receipt", "list", "--help"],
+      ["receipt", "get", "--help"],
+      ["receipt", "emit", "--help"],
+      ["help", "receipt"],
+    ]) {
       const r = runCli(args);
       expect(r.code, args.join(" ")).toBe(0);
-      expect(r.stdout).toContain("lifeloop-callback receipt get --ledger PATH --idempotency-key K --client-id C --adapter-id A");
+      expect(r.stdout).toContain(
+        "lifeloop-callback receipt get --ledger PATH --idempotency-key K --client-id C --adapter-id A",
+      );
     }
     expect(runCli(["receipt", "list"]).code).toBe(2);
     expect(runCli(["receipt", "get", "--ledger", "x"]).code).toBe(2);
@@ -116,12 +193,32 @@ describe("session --ledger", () => {
       const ledger = fresh();
       const session = (requests: object[]) => {
         const input = requests.map((r) => JSON.stringify(ledgerEnvelope(r as never))).join("\n");
-        const r = runCli(["session", "--transport", transport, "--program", RUNNER_ECHO, "--timeout-ms", "10000", "--ledger", ledger, "-"], { input });
+        const r = runCli(
+          [
+            "session",
+            "--transport",
+            transport,
+            "--program",
+            RUNNER_ECHO,
+            "--timeout-ms",
+            "10000",
+            "--ledger",
+            ledger,
+            "-",
+          ],
+          { input },
+        );
         expect(r.code, r.stderr).toBe(0);
-        return r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+        return r.stdout
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l));
       };
       const one = session([ledgerRequest({ eventId: "e1", key: "k1", runId: "run" })]);
-      const two = session([ledgerRequest({ eventId: "e2", key: "k2", runId: "run" }), ledgerRequest({ eventId: "e1", key: "k1", runId: "run" })]);
+      const two = session([
+        ledgerRequest({ eventId: "e2", key: "k2", runId: "run" }),
+        ledgerRequest({ eventId: "e1", key: "k1", runId: "run" }),
+      ]);
       expect(one[0].receipt.sequence).toBe(1);
       expect(two[0].receipt.sequence).toBe(2);
       expect(two[1].replayed).toBe(true);
@@ -138,7 +235,24 @@ describe("hook --ledger", () => {
     const counts: number[] = [];
     for (let i = 0; i < 2; i++) {
       // The same hook input twice: a retried hook event.
-      const r = runCli(["hook", "--adapter", "codex", "--event", "UserPromptSubmit", "--program", ECHO, "--timeout-ms", "10000", "--state-dir", stateDir, "--ledger", ledger], { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) });
+      const r = runCli(
+        [
+          "hook",
+          "--adapter",
+          "codex",
+          "--event",
+          "UserPromptSubmit",
+          "--program",
+          ECHO,
+          "--timeout-ms",
+          "10000",
+          "--state-dir",
+          stateDir,
+          "--ledger",
+          ledger,
+        ],
+        { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) },
+      );
       expect(r.code, r.stderr).toBe(0);
       counts.push(JSON.parse(runCli(["receipt", "list", "--ledger", ledger]).stdout).length);
     }
@@ -151,7 +265,9 @@ describe("hook --ledger", () => {
     expect(counts[1]).toBe(2 * (counts[0] as number));
     const help = runCli(["hook", "--help"]);
     expect(help.stdout).not.toMatch(/sequences span/);
-    expect(help.stdout.replace(/\s+/g, " ")).toContain("hook requests carry no harness_run_id and no idempotency_key, so sequence stays null and no retry is detected as a replay");
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      "hook requests carry no harness_run_id and no idempotency_key, so sequence stays null and no retry is detected as a replay",
+    );
     const spec = readFileSync(join(REPO_ROOT, "spec", "hook-command.md"), "utf8");
     expect(spec).not.toMatch(/span hook\s+calls/);
     expect(spec.replace(/\s+/g, " ")).toContain("every hook receipt has `sequence` null");
@@ -180,8 +296,16 @@ describe("a ledger that cannot be used: exit 3 with the reason (hook: 1), no cli
     ["a directory", () => join(dir, "a-dir"), /is a directory/],
     ["a missing directory", () => join(dir, "missing", "l.sqlite"), /its directory .* does not exist/],
     ["a path under a file", () => join(file, "l.sqlite"), /not a directory/],
-    ["a new file in a read-only directory", () => (readOnlyDir(false) === null ? null : join(mounts.at(-1) as string, "l.sqlite")), /cannot be created or opened for reading and writing|readonly|read-only/i],
-    ["an existing ledger on a read-only file system", () => (readOnlyDir(true) === null ? null : join(mounts.at(-1) as string, "l.sqlite")), /read-?only|cannot be created or opened/i],
+    [
+      "a new file in a read-only directory",
+      () => (readOnlyDir(false) === null ? null : join(mounts.at(-1) as string, "l.sqlite")),
+      /cannot be created or opened for reading and writing|readonly|read-only/i,
+    ],
+    [
+      "an existing ledger on a read-only file system",
+      () => (readOnlyDir(true) === null ? null : join(mounts.at(-1) as string, "l.sqlite")),
+      /read-?only|cannot be created or opened/i,
+    ],
   ];
   for (const [what, pathOf, why] of cases) {
     it(what, (t) => {
@@ -192,7 +316,24 @@ describe("a ledger that cannot be used: exit 3 with the reason (hook: 1), no cli
       expect(r.stderr).toMatch(why);
       expect(r.stderr).toMatch(/the client was not started/);
       expect(r.spawned).toBe(false);
-      const hook = runCli(["hook", "--adapter", "codex", "--event", "UserPromptSubmit", "--program", ECHO, "--timeout-ms", "10000", "--state-dir", join(dir, "hook-state"), "--ledger", path as string], { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) });
+      const hook = runCli(
+        [
+          "hook",
+          "--adapter",
+          "codex",
+          "--event",
+          "UserPromptSubmit",
+          "--program",
+          ECHO,
+          "--timeout-ms",
+          "10000",
+          "--state-dir",
+          join(dir, "hook-state"),
+          "--ledger",
+          path as string,
+        ],
+        { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) },
+      );
       expect([hook.code, hook.stdout]).toEqual([1, ""]);
       expect(hook.stderr).toMatch(why);
       expect(hook.stderr).toMatch(/nothing was delivered/);
@@ -202,15 +343,21 @@ describe("a ledger that cannot be used: exit 3 with the reason (hook: 1), no cli
   // A SQLite file that is not a ledger is refused before anything in it changes: not its schema,
   // user_version or journal mode (no -wal/-shm appears), byte for byte.
   const foreign: [string, (db: ReturnType<typeof rawDb>) => void][] = [
-    ["user_version 0 with a foreign receipts table", (db) => {
-      db.exec("CREATE TABLE receipts (x INTEGER)");
-      db.exec("INSERT INTO receipts VALUES (42)");
-    }],
+    [
+      "user_version 0 with a foreign receipts table",
+      (db) => {
+        db.exec("CREATE TABLE receipts (x INTEGER)");
+        db.exec("INSERT INTO receipts VALUES (42)");
+      },
+    ],
     ["user_version 0 with an unrelated table", (db) => db.exec("CREATE TABLE notes (text TEXT)")],
-    ["user_version 2 without the ledger's tables", (db) => {
-      db.exec("CREATE TABLE notes (text TEXT)");
-      db.pragma("user_version = 2");
-    }],
+    [
+      "user_version 2 without the ledger's tables",
+      (db) => {
+        db.exec("CREATE TABLE notes (text TEXT)");
+        db.pragma("user_version = 2");
+      },
+    ],
   ];
   for (const [what, make] of foreign) {
     it(`a SQLite file that is not a ledger (${what}): refused, left byte-for-byte as it was`, () => {
@@ -224,11 +371,17 @@ describe("a ledger that cannot be used: exit 3 with the reason (hook: 1), no cli
       expect(r.code, r.stderr).toBe(3);
       expect(r.stderr).toMatch(/not a receipt ledger/);
       expect(r.spawned).toBe(false);
-      const emitted = runCli(["receipt", "emit", "--ledger", path], { input: emitInput(ledgerRequest({ eventId: "e2", runId: "run" }), { clientId: "c", receiptId: "rcpt-e2" }) });
+      const emitted = runCli(["receipt", "emit", "--ledger", path], {
+        input: emitInput(ledgerRequest({ eventId: "e2", runId: "run" }), { clientId: "c", receiptId: "rcpt-e2" }),
+      });
       expect([emitted.code, emitted.stdout]).toEqual([3, ""]);
       expect(emitted.stderr).toMatch(/not a receipt ledger/);
       expect(sha()).toBe(before);
-      expect([existsSync(`${path}-wal`), existsSync(`${path}-shm`), existsSync(`${path}-journal`)]).toEqual([false, false, false]);
+      expect([existsSync(`${path}-wal`), existsSync(`${path}-shm`), existsSync(`${path}-journal`)]).toEqual([
+        false,
+        false,
+        false,
+      ]);
     });
   }
 
@@ -236,12 +389,20 @@ describe("a ledger that cannot be used: exit 3 with the reason (hook: 1), no cli
     const ledger = fresh();
     invoke(ledger, ledgerRequest({ eventId: "e0", runId: "run" }));
     // A receipt of ~100 KB (the answer's warnings are carried into it) cannot fit under a 40 KB file size limit.
-    const input = JSON.parse(emitInput(ledgerRequest({ eventId: "e-big", runId: "run" }), { clientId: "c", receiptId: "rcpt-big" }));
+    const input = JSON.parse(
+      emitInput(ledgerRequest({ eventId: "e-big", runId: "run" }), { clientId: "c", receiptId: "rcpt-big" }),
+    );
     input.response.warnings = Array.from({ length: 25 }, (_, i) => ({ code: `w${i}`, message: "x".repeat(4000) }));
-    const r = spawnSync("prlimit", ["--fsize=40000", process.execPath, CLI, "receipt", "emit", "--ledger", ledger], { input: JSON.stringify(input), encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync("prlimit", ["--fsize=40000", process.execPath, CLI, "receipt", "emit", "--ledger", ledger], {
+      input: JSON.stringify(input),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(r.status, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/full|file size limit|I\/O error/);
-    const after = runCli(["receipt", "emit", "--ledger", ledger], { input: emitInput(ledgerRequest({ eventId: "e2", runId: "run" }), { clientId: "c", receiptId: "rcpt-after" }) });
+    const after = runCli(["receipt", "emit", "--ledger", ledger], {
+      input: emitInput(ledgerRequest({ eventId: "e2", runId: "run" }), { clientId: "c", receiptId: "rcpt-after" }),
+    });
     expect(after.code, after.stderr).toBe(0);
     expect(JSON.parse(after.stdout).sequence).toBe(2);
     const db = rawDb(ledger);
@@ -260,12 +421,21 @@ describe("a ledger that cannot be used: exit 3 with the reason (hook: 1), no cli
     const list = runCli(["receipt", "list", "--ledger", ledger]);
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout).map((x: { schema_version: string }) => x.schema_version)).toEqual(["lifeloop.v0.1"]);
-    const get = runCli(["receipt", "get", "--ledger", ledger, "--idempotency-key", "k0", "--client-id", "c", "--adapter-id", "codex"]);
+    const get = runCli([
+      "receipt",
+      "get",
+      "--ledger",
+      ledger,
+      "--idempotency-key",
+      "k0",
+      "--client-id",
+      "c",
+      "--adapter-id",
+      "codex",
+    ]);
     expect(get.code).toBe(0);
   });
 });
-
-
 
 describe("without the optional SQLite binding", () => {
   it("--ledger is exit 3 naming what to install (hook: 1); the rest of the CLI works", () => {
@@ -274,17 +444,53 @@ describe("without the optional SQLite binding", () => {
     mkdirSync(join(root, "node_modules"), { recursive: true });
     cpSync(join(REPO_ROOT, "dist"), join(root, "dist"), { recursive: true });
     cpSync(join(REPO_ROOT, "package.json"), join(root, "package.json"));
-    for (const name of readdirSync(join(REPO_ROOT, "node_modules"))) if (name !== "better-sqlite3") symlinkSync(join(REPO_ROOT, "node_modules", name), join(root, "node_modules", name));
+    for (const name of readdirSync(join(REPO_ROOT, "node_modules")))
+      if (name !== "better-sqlite3")
+        symlinkSync(join(REPO_ROOT, "node_modules", name), join(root, "node_modules", name));
     const cli = join(root, "dist", "runtime", "cli", "main.js");
     const envelope = JSON.stringify(ledgerEnvelope(ledgerRequest({ eventId: "e1", runId: "run" })));
     const mark = join(marks, "no-binding");
-    const r = runNode([cli, "invoke", "--program", ECHO, "--arg", "--mark", "--arg", mark, "--timeout-ms", "10000", "--ledger", fresh()], { input: envelope });
+    const r = runNode(
+      [
+        cli,
+        "invoke",
+        "--program",
+        ECHO,
+        "--arg",
+        "--mark",
+        "--arg",
+        mark,
+        "--timeout-ms",
+        "10000",
+        "--ledger",
+        fresh(),
+      ],
+      { input: envelope },
+    );
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/needs the SQLite binding better-sqlite3.*npm install better-sqlite3@12/);
     expect(existsSync(mark)).toBe(false);
     const list = runNode([cli, "receipt", "list", "--ledger", fresh()]);
     expect(list.code).toBe(3);
-    const hook = runNode([cli, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", "--program", ECHO, "--timeout-ms", "10000", "--state-dir", join(dir, "hook-state"), "--ledger", fresh()], { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) });
+    const hook = runNode(
+      [
+        cli,
+        "hook",
+        "--adapter",
+        "codex",
+        "--event",
+        "UserPromptSubmit",
+        "--program",
+        ECHO,
+        "--timeout-ms",
+        "10000",
+        "--state-dir",
+        join(dir, "hook-state"),
+        "--ledger",
+        fresh(),
+      ],
+      { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) },
+    );
     expect([hook.code, hook.stdout]).toEqual([1, ""]);
     expect(hook.stderr).toMatch(/npm install better-sqlite3@12/);
     const plain = runNode([cli, "invoke", "--program", ECHO, "--timeout-ms", "10000"], { input: envelope });

@@ -48,50 +48,124 @@ function parsed(stdout: string): Record<string, unknown> | null {
 function invoke(who: "ours" | "reference", ledger: string, request: CallbackRequest): Run {
   const receiptId = `rcpt-${who}-${++n}`;
   if (who === "reference") {
-    const r = reference(["event", "invoke", "--client-cmd", ECHO, "--client-id", CLIENT, "--ledger", ledger, "--receipt-id", receiptId, "--at-epoch-s", "1700000000"], JSON.stringify(ledgerEnvelope(request)));
+    const r = reference(
+      [
+        "event",
+        "invoke",
+        "--client-cmd",
+        ECHO,
+        "--client-id",
+        CLIENT,
+        "--ledger",
+        ledger,
+        "--receipt-id",
+        receiptId,
+        "--at-epoch-s",
+        "1700000000",
+      ],
+      JSON.stringify(ledgerEnvelope(request)),
+    );
     return { code: r.code, stderr: r.stderr, receipt: r.code === 0 ? parsed(r.stdout) : null, replayed: false };
   }
-  const r = runCli(["invoke", "--program", ECHO, "--timeout-ms", "10000", "--client-id", CLIENT, "--ledger", ledger, "--receipt-id", receiptId, "--at-epoch-s", "1700000000"], { input: JSON.stringify(ledgerEnvelope(request)) });
+  const r = runCli(
+    [
+      "invoke",
+      "--program",
+      ECHO,
+      "--timeout-ms",
+      "10000",
+      "--client-id",
+      CLIENT,
+      "--ledger",
+      ledger,
+      "--receipt-id",
+      receiptId,
+      "--at-epoch-s",
+      "1700000000",
+    ],
+    { input: JSON.stringify(ledgerEnvelope(request)) },
+  );
   const line = parsed(r.stdout);
-  return { code: r.code, stderr: r.stderr, receipt: (line?.receipt as Record<string, unknown> | null) ?? null, replayed: line?.replayed === true };
+  return {
+    code: r.code,
+    stderr: r.stderr,
+    receipt: (line?.receipt as Record<string, unknown> | null) ?? null,
+    replayed: line?.replayed === true,
+  };
 }
 
 /** One `receipt emit --ledger` through `who`'s CLI. */
 function emit(who: "ours" | "reference", ledger: string, request: CallbackRequest): Run {
   const input = emitInput(request, { clientId: CLIENT, receiptId: `rcpt-${who}-emit-${++n}` });
-  const r = who === "reference" ? reference(["receipt", "emit", "--ledger", ledger], input) : runCli(["receipt", "emit", "--ledger", ledger], { input });
+  const r =
+    who === "reference"
+      ? reference(["receipt", "emit", "--ledger", ledger], input)
+      : runCli(["receipt", "emit", "--ledger", ledger], { input });
   return { code: r.code, stderr: r.stderr, receipt: r.code === 0 ? parsed(r.stdout) : null, replayed: false };
 }
 
 function list(who: "ours" | "reference", ledger: string): unknown {
-  const r = who === "reference" ? reference(["receipt", "list", "--ledger", ledger]) : runCli(["receipt", "list", "--ledger", ledger]);
+  const r =
+    who === "reference"
+      ? reference(["receipt", "list", "--ledger", ledger])
+      : runCli(["receipt", "list", "--ledger", ledger]);
   expect(r.code, `${who} receipt list: ${r.stderr}`).toBe(0);
   return JSON.parse(r.stdout);
 }
 
-function get(who: "ours" | "reference", ledger: string, key: string): { code: number | null; stdout: unknown; stderr: string } {
-  const args = ["receipt", "get", "--ledger", ledger, "--idempotency-key", key, "--client-id", CLIENT, "--adapter-id", "codex"];
+function get(
+  who: "ours" | "reference",
+  ledger: string,
+  key: string,
+): { code: number | null; stdout: unknown; stderr: string } {
+  const args = [
+    "receipt",
+    "get",
+    "--ledger",
+    ledger,
+    "--idempotency-key",
+    key,
+    "--client-id",
+    CLIENT,
+    "--adapter-id",
+    "codex",
+  ];
   const r = who === "reference" ? reference(args) : runCli(args);
   return { code: r.code, stdout: r.code === 0 ? JSON.parse(r.stdout) : null, stderr: r.stderr };
 }
 
 beforeAll(() => {
-  if (!existsSync(REFERENCE_CLI)) throw new Error(`the reference CLI is missing at ${REFERENCE_CLI}: ${REFERENCE_INSTALL_COMMAND} (or bash tools/setup/prepare.sh)`);
-  const probe = reference(["receipt", "emit"], emitInput(ledgerRequest({ eventId: "probe" }), { clientId: CLIENT, receiptId: "rcpt-probe" }));
-  if (probe.code !== 0) throw new Error(`the reference CLI at ${REFERENCE_CLI} does not take a ${WIRE_VERSION} receipt (exit ${probe.code}: ${probe.stderr.trim()}): it must be the release this tree's wire version names (${REFERENCE_INSTALL_COMMAND})`);
+  if (!existsSync(REFERENCE_CLI))
+    throw new Error(
+      `the reference CLI is missing at ${REFERENCE_CLI}: ${REFERENCE_INSTALL_COMMAND} (or bash tools/setup/prepare.sh)`,
+    );
+  const probe = reference(
+    ["receipt", "emit"],
+    emitInput(ledgerRequest({ eventId: "probe" }), { clientId: CLIENT, receiptId: "rcpt-probe" }),
+  );
+  if (probe.code !== 0)
+    throw new Error(
+      `the reference CLI at ${REFERENCE_CLI} does not take a ${WIRE_VERSION} receipt (exit ${probe.code}: ${probe.stderr.trim()}): it must be the release this tree's wire version names (${REFERENCE_INSTALL_COMMAND})`,
+    );
 });
 
 describe.each(["reference", "ours"] as const)("one ledger, both CLIs (created by %s)", (creator) => {
   const other = creator === "reference" ? "ours" : "reference";
   const ledger = join(dir, `shared-${creator}.sqlite`);
-  const req = (eventId: string, key: string | null, invocationId?: string) => ledgerRequest({ eventId, key, runId: "run-shared", ...(invocationId ? { invocationId } : {}) });
+  const req = (eventId: string, key: string | null, invocationId?: string) =>
+    ledgerRequest({ eventId, key, runId: "run-shared", ...(invocationId ? { invocationId } : {}) });
 
   it("sequences continue across the two CLIs; replays and conflicts agree; listings and lookups are JSON-equal", () => {
     const first = invoke(creator, ledger, req("e1", "k1"));
     const second = invoke(other, ledger, req("e2", "k2"));
     const third = emit(creator, ledger, req("e3", "k3"));
     const fourth = emit(other, ledger, req("e4", "k4"));
-    for (const [r, seq] of [[first, 1], [second, 2], [third, 3], [fourth, 4]] as const) {
+    for (const [r, seq] of [
+      [first, 1],
+      [second, 2],
+      [third, 3],
+      [fourth, 4],
+    ] as const) {
       expect(r.code, r.stderr).toBe(0);
       expect(r.receipt?.sequence).toBe(seq);
     }
@@ -135,7 +209,9 @@ describe.each(["reference", "ours"] as const)("one ledger, both CLIs (created by
     try {
       expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
       expect(db.pragma("user_version", { simple: true })).toBe(2);
-      expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").all()).toEqual([{ name: "receipts_single_wire_schema" }]);
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").all()).toEqual([
+        { name: "receipts_single_wire_schema" },
+      ]);
     } finally {
       db.close();
     }

@@ -54,7 +54,14 @@ describe("receipt ledger: concurrent writer processes", () => {
     const outputs: string[][] = [];
     const ends: Promise<{ code: number | null; signal: NodeJS.Signals | null }>[] = [];
     for (let w = 0; w < WRITERS; w++) {
-      const child = startWriter(script, { ledger, runId: "run-c", prefix: `w${w}`, count: EACH, goFile: go, sharedKeys: SHARED });
+      const child = startWriter(script, {
+        ledger,
+        runId: "run-c",
+        prefix: `w${w}`,
+        count: EACH,
+        goFile: go,
+        sharedKeys: SHARED,
+      });
       children.add(child);
       const out: string[] = [];
       outputs.push(out);
@@ -70,7 +77,13 @@ describe("receipt ledger: concurrent writer processes", () => {
           }),
         ),
       );
-      ends.push(exited(child).then((r) => (r.code === 0 ? r : Promise.reject(new Error(`writer ${w} ended ${r.code ?? r.signal}: ${out.join(" | ")} ${stderr}`)))));
+      ends.push(
+        exited(child).then((r) =>
+          r.code === 0
+            ? r
+            : Promise.reject(new Error(`writer ${w} ended ${r.code ?? r.signal}: ${out.join(" | ")} ${stderr}`)),
+        ),
+      );
     }
     await Promise.all(ready); // every writer holds an open ledger: the barrier
     writeFileSync(go, "");
@@ -136,7 +149,11 @@ describe("receipt ledger: writers killed at random moments", () => {
     const db = rawDb(ledger);
     try {
       expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-      const orphans = db.prepare("SELECT count(*) AS n FROM idempotency i WHERE NOT EXISTS (SELECT 1 FROM receipts r WHERE json_extract(r.body, '$.receipt_id') = json_extract(i.body, '$.receipt_id'))").get().n;
+      const orphans = db
+        .prepare(
+          "SELECT count(*) AS n FROM idempotency i WHERE NOT EXISTS (SELECT 1 FROM receipts r WHERE json_extract(r.body, '$.receipt_id') = json_extract(i.body, '$.receipt_id'))",
+        )
+        .get().n;
       expect(orphans).toBe(0);
     } finally {
       db.close();

@@ -15,7 +15,13 @@ import { REPO_ROOT } from "../support/cli-process.js";
 export const DIST = join(REPO_ROOT, "dist");
 
 /** A request of adapter codex (routable by the reference too), without payloads or payload_refs. */
-export function ledgerRequest(o: { readonly eventId: string; readonly key?: string | null; readonly runId?: string | null; readonly invocationId?: string; readonly wire?: string }): CallbackRequest {
+export function ledgerRequest(o: {
+  readonly eventId: string;
+  readonly key?: string | null;
+  readonly runId?: string | null;
+  readonly invocationId?: string;
+  readonly wire?: string;
+}): CallbackRequest {
   const wire = o.wire ?? WIRE_VERSION;
   return {
     schema_version: wire,
@@ -36,11 +42,19 @@ export function ledgerEnvelope(request: CallbackRequest): DispatchEnvelope {
 }
 
 /** The `receipt emit` input (the reference's shape) for a delivered answer to `request`. */
-export function emitInput(request: CallbackRequest, ctx: { readonly clientId: string; readonly receiptId: string; readonly atEpochS?: number }): string {
+export function emitInput(
+  request: CallbackRequest,
+  ctx: { readonly clientId: string; readonly receiptId: string; readonly atEpochS?: number },
+): string {
   return JSON.stringify({
     request,
     response: { schema_version: request.schema_version, status: "delivered", failure_class: null, retry_class: null },
-    context: { client_id: ctx.clientId, receipt_id: ctx.receiptId, at_epoch_s: ctx.atEpochS ?? 1_700_000_000, harness_run_id: request.harness_run_id ?? null },
+    context: {
+      client_id: ctx.clientId,
+      receipt_id: ctx.receiptId,
+      at_epoch_s: ctx.atEpochS ?? 1_700_000_000,
+      harness_run_id: request.harness_run_id ?? null,
+    },
   });
 }
 
@@ -91,8 +105,24 @@ export function writerScript(dir: string): string {
 }
 
 /** Start a writer (see WRITER_JS) detached in its own process group, so a kill reaches only it. */
-export function startWriter(script: string, args: { ledger: string; runId: string; prefix: string; count: number; goFile?: string; sharedKeys?: number }): ChildProcess {
-  return spawn(process.execPath, [script, DIST, args.ledger, args.runId, args.prefix, String(args.count), args.goFile ?? "", String(args.sharedKeys ?? 0)], { stdio: ["ignore", "pipe", "pipe"] });
+export function startWriter(
+  script: string,
+  args: { ledger: string; runId: string; prefix: string; count: number; goFile?: string; sharedKeys?: number },
+): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      script,
+      DIST,
+      args.ledger,
+      args.runId,
+      args.prefix,
+      String(args.count),
+      args.goFile ?? "",
+      String(args.sharedKeys ?? 0),
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
 }
 
 /** Resolve with the child's stdout lines as they arrive; `onLine` sees each one. */
@@ -112,7 +142,8 @@ export function lines(child: ChildProcess, onLine: (line: string) => void): void
 
 /** How a child ended. */
 export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   return new Promise((done) => child.once("exit", (code, signal) => done({ code, signal })));
 }
 

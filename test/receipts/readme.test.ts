@@ -17,11 +17,19 @@ afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 it("the README's ledger example prints what it says", () => {
   const block = readmeExample(REPO_ROOT, "ledger").code;
-  const expected = block.split("\n").filter((l) => l.startsWith("# => ")).map((l) => l.slice("# => ".length));
+  const expected = block
+    .split("\n")
+    .filter((l) => l.startsWith("# => "))
+    .map((l) => l.slice("# => ".length));
   expect(expected.length).toBeGreaterThanOrEqual(6);
   const script = withInstalledCli(block.replaceAll("/tmp", TMP));
   const bin = installCliShim(join(TMP, ".bin"), CLI);
-  const r = spawnSync("bash", ["-c", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` } });
+  const r = spawnSync("bash", ["-c", script], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` },
+  });
   expect(r.status, r.stderr).toBe(0);
   expect(r.stdout.trimEnd().split("\n")).toEqual(expected);
 });

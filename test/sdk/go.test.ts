@@ -34,10 +34,18 @@ const MUTATIONS_PER_TYPE = 500;
 const SEED = 0x60de5d;
 
 /** Run a command to completion (spawnSync reaps it); a missing program fails with a readable message. */
-function run(command: string, args: readonly string[], cwd: string, input?: string | Buffer, timeoutMs = 600_000): SpawnSyncReturns<Buffer> {
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  input?: string | Buffer,
+  timeoutMs = 600_000,
+): SpawnSyncReturns<Buffer> {
   const result = spawnSync(command, args, { cwd, input, timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 });
   if (result.error) {
-    throw new Error(`${command} ${args.join(" ")} (in ${cwd}) could not run: ${result.error.message}. The Go SDK checks need Go 1.22+ on PATH.`);
+    throw new Error(
+      `${command} ${args.join(" ")} (in ${cwd}) could not run: ${result.error.message}. The Go SDK checks need Go 1.22+ on PATH.`,
+    );
   }
   return result;
 }
@@ -85,12 +93,19 @@ describe("go-echo fixture client", () => {
   function echo(stdin: string): { status: number | null; response: Record<string, unknown>; stderr: string } {
     const r = run(GO_ECHO_BIN, [], ROOT, stdin, 30_000);
     const parsed = parseWireDocument("CallbackResponse", r.stdout);
-    if (!parsed.ok) throw new Error(`go-echo wrote an invalid CallbackResponse: ${JSON.stringify(parsed.issues[0])}\n${output(r)}`);
-    return { status: r.status, response: parsed.value as unknown as Record<string, unknown>, stderr: r.stderr.toString() };
+    if (!parsed.ok)
+      throw new Error(`go-echo wrote an invalid CallbackResponse: ${JSON.stringify(parsed.issues[0])}\n${output(r)}`);
+    return {
+      status: r.status,
+      response: parsed.value as unknown as Record<string, unknown>,
+      stderr: r.stderr.toString(),
+    };
   }
 
   it("answers a dispatched event with delivered and echoes the event and ids", () => {
-    const { status, response, stderr } = echo(JSON.stringify({ schema_version: WIRE_VERSION, request, payloads: [payload] }));
+    const { status, response, stderr } = echo(
+      JSON.stringify({ schema_version: WIRE_VERSION, request, payloads: [payload] }),
+    );
     expect(status).toBe(0);
     expect(stderr).toBe("");
     expect(response).toEqual({
@@ -98,18 +113,42 @@ describe("go-echo fixture client", () => {
       status: "delivered",
       failure_class: null,
       retry_class: null,
-      metadata: { echo: "go-sdk", event: "frame.opening", event_id: "e1", invocation_id: "i1", adapter_id: "codex", payload_count: 1, payload_ids: ["p1"] },
+      metadata: {
+        echo: "go-sdk",
+        event: "frame.opening",
+        event_id: "e1",
+        invocation_id: "i1",
+        adapter_id: "codex",
+        payload_count: 1,
+        payload_ids: ["p1"],
+      },
     });
   });
 
   it.each([
-    ["receipt.emitted", JSON.stringify({ schema_version: WIRE_VERSION, request: { ...request, event: "receipt.emitted", frame_context: undefined } }), "receipt_emitted_rejected"],
+    [
+      "receipt.emitted",
+      JSON.stringify({
+        schema_version: WIRE_VERSION,
+        request: { ...request, event: "receipt.emitted", frame_context: undefined },
+      }),
+      "receipt_emitted_rejected",
+    ],
     ["an undecodable request", "{not json", "json.syntax"],
-    ["an invalid request", JSON.stringify({ schema_version: WIRE_VERSION, request: { ...request, frame_context: null } }), "frame-event-requires-frame-context"],
+    [
+      "an invalid request",
+      JSON.stringify({ schema_version: WIRE_VERSION, request: { ...request, frame_context: null } }),
+      "frame-event-requires-frame-context",
+    ],
   ])("answers %s with failed/invalid_request and exits 0", (_name, stdin, warning) => {
     const { status, response, stderr } = echo(stdin);
     expect(status).toBe(0);
-    expect(response).toMatchObject({ status: "failed", failure_class: "invalid_request", retry_class: "do_not_retry", warnings: [{ code: warning }] });
+    expect(response).toMatchObject({
+      status: "failed",
+      failure_class: "invalid_request",
+      retry_class: "do_not_retry",
+      warnings: [{ code: warning }],
+    });
     expect(stderr).toMatch(/^lifeloop: rejecting the request/);
   });
 });
@@ -126,9 +165,14 @@ function corpusCases(): Case[] {
   const out: Case[] = [];
   for (const d of WIRE_DOCUMENTS) {
     const dir = join(ROOT, "generated", "conformance", d.fixtureKind);
-    for (const name of readdirSync(dir).filter((n) => n.endsWith(".json")).sort()) {
+    for (const name of readdirSync(dir)
+      .filter((n) => n.endsWith(".json"))
+      .sort()) {
       const fixture = JSON.parse(readFileSync(join(dir, name), "utf8")) as { data?: unknown; data_base64?: string };
-      const bytes = fixture.data_base64 !== undefined ? Buffer.from(fixture.data_base64, "base64") : enc.encode(JSON.stringify(fixture.data));
+      const bytes =
+        fixture.data_base64 !== undefined
+          ? Buffer.from(fixture.data_base64, "base64")
+          : enc.encode(JSON.stringify(fixture.data));
       out.push({ id: `corpus:${d.fixtureKind}/${name}`, typeName: d.typeName, bytes });
     }
   }
@@ -137,7 +181,9 @@ function corpusCases(): Case[] {
 
 function vectorCases(): Case[] {
   const dir = join(ROOT, "generated", "vectors");
-  const index = JSON.parse(readFileSync(join(dir, "index.json"), "utf8")) as { vectors: { path: string; type: WireObjectTypeName }[] };
+  const index = JSON.parse(readFileSync(join(dir, "index.json"), "utf8")) as {
+    vectors: { path: string; type: WireObjectTypeName }[];
+  };
   return index.vectors.map((v) => {
     const file = JSON.parse(readFileSync(join(dir, v.path), "utf8")) as { document_base64: string };
     return { id: `vector:${v.path}`, typeName: v.type, bytes: Buffer.from(file.document_base64, "base64") };
@@ -148,7 +194,9 @@ function mutationCases(model: Model, corpus: readonly Case[]): Case[] {
   const out: Case[] = [];
   WIRE_DOCUMENTS.forEach((d, i) => {
     const bases = corpus
-      .filter((c) => c.typeName === d.typeName && c.bytes.length <= 16 * 1024 && parseWireDocument(d.typeName, c.bytes).ok)
+      .filter(
+        (c) => c.typeName === d.typeName && c.bytes.length <= 16 * 1024 && parseWireDocument(d.typeName, c.bytes).ok,
+      )
       .map((c) => JSON.parse(Buffer.from(c.bytes).toString("utf8")) as never);
     for (const m of mutants(model, d.typeName, d.fixtureKind, bases, MUTATIONS_PER_TYPE, SEED + i)) {
       out.push({ id: `mutation:${m.id} [${m.ops.join("; ")}]`, typeName: d.typeName, bytes: m.bytes });
@@ -200,7 +248,7 @@ function edgeCases(): Case[] {
     `{"schema_version":"${WIRE_VERSION}","request":[1,}`,
     `{"schema_version":"${WIRE_VERSION}","request":{"metadata":${"[".repeat(62)}${"]".repeat(62)}}}`,
     `{"schema_version":"${WIRE_VERSION}","request":{"metadata":${"[".repeat(63)}${"]".repeat(63)}}}`,
-    `{"schema_version":"${WIRE_VERSION}","request":{"metadata":{"a":${"{\"b\":".repeat(70)}1${"}".repeat(70)}}}}`,
+    `{"schema_version":"${WIRE_VERSION}","request":{"metadata":{"a":${'{"b":'.repeat(70)}1${"}".repeat(70)}}}}`,
     `{${body},"zz":1,"10":2,"9":3,"01":4}`,
     `{${body},"payloads":[{"schema_version":"${WIRE_VERSION}"}],"zz":1}`,
     `{${body.replace('"invocation_id":"i1"', '"invocation_id":"i1","sequence":2.0,"metadata":{"x":1.0}')}}`,
@@ -218,7 +266,8 @@ function edgeCases(): Case[] {
     ["truncated-utf8", [...enc.encode(`{"schema_version":"`), 0xe2, 0x82]],
     ["above-max-code-point", [...enc.encode(`{"schema_version":"`), 0xf4, 0x90, 0x80, 0x80, ...enc.encode('"}')]],
   ];
-  for (const [name, bytes] of raw) out.push({ id: `edge:${name}`, typeName: "DispatchEnvelope", bytes: Uint8Array.from(bytes) });
+  for (const [name, bytes] of raw)
+    out.push({ id: `edge:${name}`, typeName: "DispatchEnvelope", bytes: Uint8Array.from(bytes) });
   return out;
 }
 
@@ -248,10 +297,17 @@ describe("Go decoder vs. TypeScript validator", () => {
     const model = loadModel(ROOT);
     const corpus = corpusCases();
     const cases = [...corpus, ...vectorCases(), ...mutationCases(model, corpus), ...edgeCases()];
-    const input = cases.map((c) => JSON.stringify({ type: c.typeName, document_base64: Buffer.from(c.bytes).toString("base64") })).join("\n") + "\n";
+    const input =
+      cases
+        .map((c) => JSON.stringify({ type: c.typeName, document_base64: Buffer.from(c.bytes).toString("base64") }))
+        .join("\n") + "\n";
     const r = run(oracle, [], ROOT, input, 300_000);
     expect(r.status, output(r)).toBe(0);
-    const verdicts = r.stdout.toString().trim().split("\n").map((line) => JSON.parse(line) as GoVerdict);
+    const verdicts = r.stdout
+      .toString()
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as GoVerdict);
     expect(verdicts.length).toBe(cases.length);
     const disagreements: string[] = [];
     let invalid = 0;
@@ -261,7 +317,10 @@ describe("Go decoder vs. TypeScript validator", () => {
       const tsView = ts.ok ? "valid" : `${ts.issues[0]?.rule} at ${JSON.stringify(ts.issues[0]?.pointer)}`;
       const goView = go.valid ? "valid" : `${go.rule} at ${JSON.stringify(go.pointer)}`;
       if (!ts.ok) invalid++;
-      if (tsView !== goView) disagreements.push(`${c.id} (${c.typeName}): TypeScript ${tsView}, Go ${goView}${go.message ? ` (${go.message})` : ""}`);
+      if (tsView !== goView)
+        disagreements.push(
+          `${c.id} (${c.typeName}): TypeScript ${tsView}, Go ${goView}${go.message ? ` (${go.message})` : ""}`,
+        );
     });
     expect(disagreements.slice(0, 25), `${disagreements.length} of ${cases.length} documents disagree`).toEqual([]);
     expect(cases.length).toBeGreaterThan(2000);

@@ -39,7 +39,12 @@ interface Ran {
 
 /** Run `python -m <args>` to completion (bounded by `timeoutMs`; the child is killed and reaped on timeout). */
 function python(args: readonly string[], cwd: string, timeoutMs: number): Ran {
-  const done = spawnSync(PYTHON, ["-m", ...args], { cwd, encoding: "utf8", timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+  const done = spawnSync(PYTHON, ["-m", ...args], {
+    cwd,
+    encoding: "utf8",
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (done.error) throw new Error(`cannot run ${PYTHON} -m ${args.join(" ")}: ${done.error.message}`);
   return { status: done.status, output: `${done.stdout}${done.stderr}` };
 }
@@ -48,7 +53,9 @@ function python(args: readonly string[], cwd: string, timeoutMs: number): Ran {
 function requireTool(module: string): void {
   const ran = python([module, "--version"], ROOT, 60_000);
   if (ran.status !== 0) {
-    throw new Error(`${module} is not installed for ${PYTHON}; install the pinned tools: ${PYTHON} -m pip install ${PINS}\n${ran.output}`);
+    throw new Error(
+      `${module} is not installed for ${PYTHON}; install the pinned tools: ${PYTHON} -m pip install ${PINS}\n${ran.output}`,
+    );
   }
 }
 
@@ -66,38 +73,90 @@ describe("Python SDK (sdk/python)", () => {
 
   it("agrees with the TypeScript validator on every vector and on mutated documents", () => {
     const model = loadModel(ROOT);
-    const index = JSON.parse(readFileSync(join(ROOT, "generated/vectors/index.json"), "utf8")) as { vectors: { path: string }[] };
+    const index = JSON.parse(readFileSync(join(ROOT, "generated/vectors/index.json"), "utf8")) as {
+      vectors: { path: string }[];
+    };
     const lines: string[] = [];
     const add = (id: string, type: string, bytes: Uint8Array): void => {
       const verdict = parseWireDocument(type as WireObjectTypeName, bytes);
       const first = verdict.ok ? null : verdict.issues[0];
-      lines.push(JSON.stringify({ id, type, b64: Buffer.from(bytes).toString("base64"), ok: verdict.ok, rule: first?.rule ?? null, pointer: first?.pointer ?? null }));
+      lines.push(
+        JSON.stringify({
+          id,
+          type,
+          b64: Buffer.from(bytes).toString("base64"),
+          ok: verdict.ok,
+          rule: first?.rule ?? null,
+          pointer: first?.pointer ?? null,
+        }),
+      );
     };
     const bases = new Map<string, unknown[]>();
     const raw: { type: string; bytes: Uint8Array }[] = [];
     for (const entry of index.vectors) {
-      const v = JSON.parse(readFileSync(join(ROOT, "generated/vectors", entry.path), "utf8")) as { id: string; type: string; expect: string; document_base64: string };
+      const v = JSON.parse(readFileSync(join(ROOT, "generated/vectors", entry.path), "utf8")) as {
+        id: string;
+        type: string;
+        expect: string;
+        document_base64: string;
+      };
       const bytes = new Uint8Array(Buffer.from(v.document_base64, "base64"));
       add(`vector:${v.id}`, v.type, bytes);
       raw.push({ type: v.type, bytes });
-      if (v.expect === "valid" && bytes.length <= 64 * 1024) bases.set(v.type, [...(bases.get(v.type) ?? []), JSON.parse(Buffer.from(bytes).toString("utf8"))]);
+      if (v.expect === "valid" && bytes.length <= 64 * 1024)
+        bases.set(v.type, [...(bases.get(v.type) ?? []), JSON.parse(Buffer.from(bytes).toString("utf8"))]);
     }
     model.roots.forEach((root, i) => {
       const docs = bases.get(root.typeName) ?? [];
       expect(docs.length, `valid vectors of ${root.typeName}`).toBeGreaterThan(0);
-      for (const m of mutants(model, root.typeName, root.fixtureKind, docs as never[], MUTANTS_PER_TYPE, SEED + i)) add(`mutant:${m.id}`, root.typeName, m.bytes);
+      for (const m of mutants(model, root.typeName, root.fixtureKind, docs as never[], MUTANTS_PER_TYPE, SEED + i))
+        add(`mutant:${m.id}`, root.typeName, m.bytes);
     });
     // Byte-level edits the value-level mutants do not reach: insert, delete, overwrite, splice.
     const rnd = mulberry32(SEED);
-    const pieces = ['"', "\\", "\\u", "\\ud800", "\\udc00", "{", "}", "[", "]", ",", ":", "1.0", "-0", "1e400", " ", "\u00a0", "null", "NaN", '"a":1,', "01", "\u0001", "😀", "'", "//", "\ufeff", '"0":1,', '"__proto__":1,'];
+    const pieces = [
+      '"',
+      "\\",
+      "\\u",
+      "\\ud800",
+      "\\udc00",
+      "{",
+      "}",
+      "[",
+      "]",
+      ",",
+      ":",
+      "1.0",
+      "-0",
+      "1e400",
+      " ",
+      "\u00a0",
+      "null",
+      "NaN",
+      '"a":1,',
+      "01",
+      "\u0001",
+      "😀",
+      "'",
+      "//",
+      "\ufeff",
+      '"0":1,',
+      '"__proto__":1,',
+    ];
     for (let n = 0; n < 3000; n++) {
       const base = raw[Math.floor(rnd() * raw.length)] as { type: string; bytes: Uint8Array };
       let b = Buffer.from(base.bytes);
       for (let e = 0; e < 1 + Math.floor(rnd() * 3); e++) {
         const at = Math.floor(rnd() * (b.length + 1));
         const op = rnd();
-        if (op < 0.4) b = Buffer.concat([b.subarray(0, at), Buffer.from(pieces[Math.floor(rnd() * pieces.length)] as string), b.subarray(at)]);
-        else if (op < 0.7) b = Buffer.concat([b.subarray(0, at), b.subarray(Math.min(b.length, at + 1 + Math.floor(rnd() * 8)))]);
+        if (op < 0.4)
+          b = Buffer.concat([
+            b.subarray(0, at),
+            Buffer.from(pieces[Math.floor(rnd() * pieces.length)] as string),
+            b.subarray(at),
+          ]);
+        else if (op < 0.7)
+          b = Buffer.concat([b.subarray(0, at), b.subarray(Math.min(b.length, at + 1 + Math.floor(rnd() * 8)))]);
         else if (op < 0.8 && at < b.length) b[at] = Math.floor(rnd() * 256);
         else b = Buffer.concat([b.subarray(0, at), b.subarray(at, at + Math.floor(rnd() * 30)), b.subarray(at)]);
       }
@@ -105,7 +164,12 @@ describe("Python SDK (sdk/python)", () => {
     }
     const corpus = join(scratch, "corpus.jsonl");
     writeFileSync(corpus, `${lines.join("\n")}\n`);
-    const done = spawnSync(PYTHON, [join(TESTS_DIR, "differential.py"), corpus], { cwd: ROOT, encoding: "utf8", timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+    const done = spawnSync(PYTHON, [join(TESTS_DIR, "differential.py"), corpus], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 300_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     expect(done.status, `${done.stdout}${done.stderr}`).toBe(0);
     const result = JSON.parse(done.stdout) as { total: number; mismatch_count: number; mismatches: unknown[] };
     expect(result.total).toBe(lines.length);

@@ -49,10 +49,16 @@ describe("sdk/: generated and hand-written files", () => {
   });
 
   it("refuses an output without a generated name, or over a file without the banner", () => {
-    expect(() => findDrift(scratch, [{ path: "sdk/go/runner.go", content: "package lifeloop\n" }])).toThrow(HandWrittenFileError);
-    expect(() => findDrift(scratch, [{ path: "sdk/python/lifeloop_callback/stream.py", content: "\n" }])).toThrow(HandWrittenFileError);
+    expect(() => findDrift(scratch, [{ path: "sdk/go/runner.go", content: "package lifeloop\n" }])).toThrow(
+      HandWrittenFileError,
+    );
+    expect(() => findDrift(scratch, [{ path: "sdk/python/lifeloop_callback/stream.py", content: "\n" }])).toThrow(
+      HandWrittenFileError,
+    );
     put("sdk/go/zz_clash.go", "package lifeloop\n");
-    expect(() => findDrift(scratch, [{ path: "sdk/go/zz_clash.go", content: `// ${BANNER}\npackage lifeloop\n` }])).toThrow(/no generated banner/);
+    expect(() =>
+      findDrift(scratch, [{ path: "sdk/go/zz_clash.go", content: `// ${BANNER}\npackage lifeloop\n` }]),
+    ).toThrow(/no generated banner/);
   });
 
   it("reports a generated file no template produces as stale, and leaves hand-written files alone", () => {
@@ -67,6 +73,9 @@ describe("sdk/: generated and hand-written files", () => {
     write("sdk/python/lifeloop_callback/hand.py", "\n");
     write("sdk/python/tests/test_x.py", "\n");
     const drift = findDrift(root, []);
-    expect(drift.map((d) => `${d.kind} ${d.path}`).sort()).toEqual(["stale sdk/go/zz_removed.go", "stale sdk/python/lifeloop_callback/_gen_removed.py"]);
+    expect(drift.map((d) => `${d.kind} ${d.path}`).sort()).toEqual([
+      "stale sdk/go/zz_removed.go",
+      "stale sdk/python/lifeloop_callback/_gen_removed.py",
+    ]);
   });
 });

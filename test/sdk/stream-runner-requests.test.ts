@@ -45,7 +45,13 @@ afterEach(async () => {
 
 /** An event whose handler carries out `action` (request.metadata.matrix_action). */
 function event(action: string, i: number) {
-  return dispatchEnvelope(callbackRequest("session.started", { event_id: `evt-${i}`, invocation_id: `inv-${i}`, metadata: { matrix_action: action } }));
+  return dispatchEnvelope(
+    callbackRequest("session.started", {
+      event_id: `evt-${i}`,
+      invocation_id: `inv-${i}`,
+      metadata: { matrix_action: action },
+    }),
+  );
 }
 
 /**
@@ -53,7 +59,10 @@ function event(action: string, i: number) {
  * max_client_requests_in_flight are pending, or every one of the burst has arrived, then all held
  * are answered `ok`. `maxPending` is the most held at once.
  */
-function heldPuts(total: number): { handler: ReverseMethodHandler; stats: () => { received: number; maxPending: number } } {
+function heldPuts(total: number): {
+  handler: ReverseMethodHandler;
+  stats: () => { received: number; maxPending: number };
+} {
   const held: (() => void)[] = [];
   let received = 0;
   let maxPending = 0;
@@ -62,7 +71,8 @@ function heldPuts(total: number): { handler: ReverseMethodHandler; stats: () => 
       received++;
       held.push(() => resolve({ result: { status: "ok", written_at_epoch_s: 1 } }));
       maxPending = Math.max(maxPending, held.length);
-      if (held.length >= LIMITS.max_client_requests_in_flight || received === total) for (const answer of held.splice(0)) answer();
+      if (held.length >= LIMITS.max_client_requests_in_flight || received === total)
+        for (const answer of held.splice(0)) answer();
     });
   return { handler, stats: () => ({ received, maxPending }) };
 }
@@ -74,14 +84,21 @@ describe.each(CLIENTS)("the %s runner's own requests", (_name, program) => {
     const inv = sessions.open({ program, timeoutMs: 60_000, reverseHandlers: { "continuation/put": puts.handler } });
     const r = await inv.invoke(event(`put-burst:${total}`, 1));
     sessions.see(inv);
-    expect(r.ok ? r.response.metadata?.burst : `${r.failure.variant}: ${r.failure.detail}`).toEqual({ ok: total, errors: [] });
+    expect(r.ok ? r.response.metadata?.burst : `${r.failure.variant}: ${r.failure.detail}`).toEqual({
+      ok: total,
+      errors: [],
+    });
     expect(puts.stats()).toEqual({ received: total, maxPending: LIMITS.max_client_requests_in_flight });
     expect(inv.stats).toMatchObject({ spawns: 1, reverseRequests: total });
   });
 
   it(`${LIMITS.max_client_requests_in_flight} puts that cannot be sent, among as many that can: no slot is kept or lost, the last put goes`, async () => {
     const n = LIMITS.max_client_requests_in_flight;
-    const inv = sessions.open({ program, timeoutMs: 60_000, reverseHandlers: { "continuation/put": () => ({ result: { status: "ok", written_at_epoch_s: 1 } }) } });
+    const inv = sessions.open({
+      program,
+      timeoutMs: 60_000,
+      reverseHandlers: { "continuation/put": () => ({ result: { status: "ok", written_at_epoch_s: 1 } }) },
+    });
     const r = await inv.invoke(event(`put-unsendable:${n}`, 1));
     sessions.see(inv);
     if (!r.ok) throw new Error(`${r.failure.variant}: ${r.failure.detail}`);
@@ -96,9 +113,13 @@ describe.each(CLIENTS)("the %s runner's own requests", (_name, program) => {
     const events = 2 * LIMITS.client_handler_concurrency + 8;
     const puts = heldPuts(events);
     const inv = sessions.open({ program, timeoutMs: 60_000, reverseHandlers: { "continuation/put": puts.handler } });
-    const results = await Promise.all(Array.from({ length: events }, (_, i) => inv.invoke(event("reverse-put", i + 1))));
+    const results = await Promise.all(
+      Array.from({ length: events }, (_, i) => inv.invoke(event("reverse-put", i + 1))),
+    );
     sessions.see(inv);
-    expect(results.map((r) => (r.ok ? r.response.metadata?.put_error : `${r.failure.variant}: ${r.failure.detail}`))).toEqual(Array(events).fill(""));
+    expect(
+      results.map((r) => (r.ok ? r.response.metadata?.put_error : `${r.failure.variant}: ${r.failure.detail}`)),
+    ).toEqual(Array(events).fill(""));
     expect(puts.stats()).toEqual({ received: events, maxPending: LIMITS.max_client_requests_in_flight });
     expect(inv.stats).toMatchObject({ spawns: 1, reverseRequests: events });
   });
@@ -117,7 +138,9 @@ describe.each(CLIENTS)("the %s runner's own requests", (_name, program) => {
     });
     const r = await inv.invoke(event("put-too-large", 1));
     sessions.see(inv);
-    expect(r.ok ? r.response.metadata?.put_error : `${r.failure.variant}: ${r.failure.detail}`).toBe("RequestFrameTooLargeError");
+    expect(r.ok ? r.response.metadata?.put_error : `${r.failure.variant}: ${r.failure.detail}`).toBe(
+      "RequestFrameTooLargeError",
+    );
     const next = await inv.invoke(event("reverse-put", 2));
     expect(next.ok ? next.response.metadata?.put_error : `${next.failure.variant}: ${next.failure.detail}`).toBe("");
     expect(received).toBe(1);
@@ -159,12 +182,18 @@ describe("the TypeScript runner at the end of the stream", () => {
       },
       { argv: [STREAM_V2.launch.flag], stdin, stdout, stderr, exit: false },
     );
-    const asked = new Promise<string>((resolve) => stdout.once("data", (chunk: Buffer) => resolve(chunk.toString("utf8"))));
-    stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: "h1", method: `${STREAM_V2.host_to_client.event_method_prefix}session.started`, params: event("reverse-put", 1) })}\n`);
+    const asked = new Promise<string>((resolve) =>
+      stdout.once("data", (chunk: Buffer) => resolve(chunk.toString("utf8"))),
+    );
+    stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: "h1", method: `${STREAM_V2.host_to_client.event_method_prefix}session.started`, params: event("reverse-put", 1) })}\n`,
+    );
     // Barrier: the runner wrote the put request; the host never answers it.
     expect(JSON.parse(await asked)).toMatchObject({ jsonrpc: "2.0", method: "continuation/put" });
     stdin.end();
-    const watchdog = new Promise<string>((resolve) => setTimeout(() => resolve("still pending after 5 s"), 5000).unref());
+    const watchdog = new Promise<string>((resolve) =>
+      setTimeout(() => resolve("still pending after 5 s"), 5000).unref(),
+    );
     expect(await Promise.race([outcome, watchdog])).toBe("StreamClosedError");
     expect(await served).toBe(0);
   });

@@ -45,7 +45,12 @@ afterAll(() => {
 });
 
 /** A client process with a line reader on its stdout (test side) and its exit as a promise. */
-function start(program: string): { child: ChildProcessWithoutNullStreams; nextLine: () => Promise<string>; lines: string[]; exited: Promise<{ code: number | null; signal: string | null; at: number }> } {
+function start(program: string): {
+  child: ChildProcessWithoutNullStreams;
+  nextLine: () => Promise<string>;
+  lines: string[];
+  exited: Promise<{ code: number | null; signal: string | null; at: number }>;
+} {
   const child = spawn(program, [STREAM_V2.launch.flag], { stdio: ["pipe", "pipe", "pipe"], detached: true });
   live.add(child);
   child.stderr.resume();
@@ -86,8 +91,16 @@ let n = 0;
 function send(child: ChildProcessWithoutNullStreams, action?: string, rpcId?: string): string {
   const seq = ++n;
   const id = rpcId ?? String(seq);
-  const envelope = dispatchEnvelope(callbackRequest("session.started", { event_id: `evt-${seq}`, invocation_id: `inv-${seq}`, ...(action === undefined ? {} : { metadata: { matrix_action: action } }) }));
-  child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method: `${STREAM_V2.host_to_client.event_method_prefix}session.started`, params: envelope })}\n`);
+  const envelope = dispatchEnvelope(
+    callbackRequest("session.started", {
+      event_id: `evt-${seq}`,
+      invocation_id: `inv-${seq}`,
+      ...(action === undefined ? {} : { metadata: { matrix_action: action } }),
+    }),
+  );
+  child.stdin.write(
+    `${JSON.stringify({ jsonrpc: "2.0", id, method: `${STREAM_V2.host_to_client.event_method_prefix}session.started`, params: envelope })}\n`,
+  );
   return id;
 }
 
@@ -112,9 +125,15 @@ describe.each(CLIENTS)("%s stream runner", (_lang, program) => {
     const echoId = send(c.child);
     expect((JSON.parse(await c.nextLine()) as { id: string }).id).toBe(echoId);
     send(c.child, undefined, first);
-    expect(JSON.parse(await c.nextLine())).toEqual({ jsonrpc: "2.0", id: first, error: { code: -32600, message: expect.any(String) } });
+    expect(JSON.parse(await c.nextLine())).toEqual({
+      jsonrpc: "2.0",
+      id: first,
+      error: { code: -32600, message: expect.any(String) },
+    });
     // The first is cancelled: its handler returns and, cancelled, is never answered.
-    c.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: STREAM_V2.cancel.method, params: { id: first, reason: "timeout" } })}\n`);
+    c.child.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", method: STREAM_V2.cancel.method, params: { id: first, reason: "timeout" } })}\n`,
+    );
     const after = send(c.child);
     expect((JSON.parse(await c.nextLine()) as { id: string }).id).toBe(after);
     c.child.stdin.end();
@@ -134,11 +153,15 @@ describe.each(CLIENTS)("%s stream runner", (_lang, program) => {
     let progress = performance.now();
     while (c.lines.length < FLOOD) {
       if (c.lines.length > seen) [seen, progress] = [c.lines.length, performance.now()];
-      if (performance.now() - progress > WATCHDOG_MS) throw new Error(`${c.lines.length} of ${FLOOD} replies; none for ${WATCHDOG_MS} ms`);
-      if (c.child.exitCode !== null || c.child.signalCode !== null) throw new Error(`the runner exited after ${c.lines.length} of ${FLOOD} replies`);
+      if (performance.now() - progress > WATCHDOG_MS)
+        throw new Error(`${c.lines.length} of ${FLOOD} replies; none for ${WATCHDOG_MS} ms`);
+      if (c.child.exitCode !== null || c.child.signalCode !== null)
+        throw new Error(`the runner exited after ${c.lines.length} of ${FLOOD} replies`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const replies = c.lines.map((l) => JSON.parse(l) as { id: string; result: { status: string; metadata: { running_at_start: number } } });
+    const replies = c.lines.map(
+      (l) => JSON.parse(l) as { id: string; result: { status: string; metadata: { running_at_start: number } } },
+    );
     expect(new Set(replies.map((r) => r.id))).toEqual(ids);
     expect(replies.every((r) => r.result.status === "delivered")).toBe(true);
     const peak = Math.max(...replies.map((r) => r.result.metadata.running_at_start));
@@ -159,16 +182,20 @@ describe.each(CLIENTS)("%s stream runner", (_lang, program) => {
     expect(exit.code).toBe(0);
   }, 60_000);
 
-  it.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)(`exits within ${EXIT_BOUND_MS} ms of %s with a handler still running`, async (signal) => {
-    const c = start(program);
-    send(c.child, "hang");
-    const echoId = send(c.child);
-    expect((JSON.parse(await c.nextLine()) as { id: string }).id).toBe(echoId);
-    const sent = performance.now();
-    c.child.kill(signal);
-    const exit = await c.exited;
-    expect(exit.at - sent).toBeLessThan(EXIT_BOUND_MS);
-    expect(exit.code).toBe(0);
-    c.child.stdin.destroy();
-  }, 60_000);
+  it.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)(
+    `exits within ${EXIT_BOUND_MS} ms of %s with a handler still running`,
+    async (signal) => {
+      const c = start(program);
+      send(c.child, "hang");
+      const echoId = send(c.child);
+      expect((JSON.parse(await c.nextLine()) as { id: string }).id).toBe(echoId);
+      const sent = performance.now();
+      c.child.kill(signal);
+      const exit = await c.exited;
+      expect(exit.at - sent).toBeLessThan(EXIT_BOUND_MS);
+      expect(exit.code).toBe(0);
+      c.child.stdin.destroy();
+    },
+    60_000,
+  );
 });

@@ -109,7 +109,9 @@ describe("over the stream, a get result's blob_base64 is decoded strictly (hosti
     ["a second padding", "aGVsbG8=="],
     ["stray bits", "aGVsbG9="],
   ])("%s is a CommandError (invalid_request), not lenient bytes", async (_name, text) => {
-    await expect(over({ ...meta, blob_base64: text }).continuation.get?.({ thread: "t", key: "k" })).rejects.toMatchObject({ name: "CommandError", errorName: "invalid_request" });
+    await expect(
+      over({ ...meta, blob_base64: text }).continuation.get?.({ thread: "t", key: "k" }),
+    ).rejects.toMatchObject({ name: "CommandError", errorName: "invalid_request" });
   });
 
   it("a missing blob_base64 is a CommandError, not a null blob", async () => {
@@ -119,7 +121,9 @@ describe("over the stream, a get result's blob_base64 is decoded strictly (hosti
 
 describe("the client runner's default command deadline", () => {
   it("is limits.client_command_timeout_ms of spec/tables/limits.json when commandTimeoutMs is not given", async () => {
-    const table = JSON.parse(readFileSync(join(REPO_ROOT, "spec", "tables", "limits.json"), "utf8")) as { limits: { name: string; value: number }[] };
+    const table = JSON.parse(readFileSync(join(REPO_ROOT, "spec", "tables", "limits.json"), "utf8")) as {
+      limits: { name: string; value: number }[];
+    };
     const limit = table.limits.find((l) => l.name === "client_command_timeout_ms");
     expect(limit?.value).toBe(30_000);
     let seen: ClientContext | undefined;
@@ -129,7 +133,13 @@ describe("the client runner's default command deadline", () => {
         seen = context;
         return failureResponse("internal_error", "probe", "the test only looks at the context", WIRE_VERSION);
       },
-      { argv: [], stdin: Readable.from([readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"))]), stdout, stderr: new PassThrough(), exit: false },
+      {
+        argv: [],
+        stdin: Readable.from([readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"))]),
+        stdout,
+        stderr: new PassThrough(),
+        exit: false,
+      },
     );
     expect(status).toBe(0);
     // The transport is private to ClientCommands; its deadline is what a v1 command would get.

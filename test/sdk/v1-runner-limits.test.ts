@@ -20,7 +20,9 @@ afterAll(sdk.remove);
 
 /** The document of a shared vector (generated/vectors). */
 function vector(name: string): string {
-  const v = JSON.parse(readFileSync(join(REPO_ROOT, "generated", "vectors", "dispatch-envelope", `${name}.json`), "utf8")) as { document_base64: string };
+  const v = JSON.parse(
+    readFileSync(join(REPO_ROOT, "generated", "vectors", "dispatch-envelope", `${name}.json`), "utf8"),
+  ) as { document_base64: string };
   return Buffer.from(v.document_base64, "base64").toString("utf8");
 }
 
@@ -53,13 +55,22 @@ function answer(program: string, stdin: string): Promise<{ status: string; warni
 }
 
 /** "delivered", or "failed <warning code>". */
-const verdict = (r: { status: string; warnings?: { code: string }[] }): string => (r.status === "failed" ? `failed ${r.warnings?.[0]?.code}` : r.status);
+const verdict = (r: { status: string; warnings?: { code: string }[] }): string =>
+  r.status === "failed" ? `failed ${r.warnings?.[0]?.code}` : r.status;
 
 const CASES: readonly (readonly [string, () => string, string])[] = [
   ["limits.max_object_members members in an open map", () => vector("valid-json-max-members-at-limit"), "delivered"],
-  ["one member past limits.max_object_members", () => vector("invalid-json-max-members-plus-1"), "failed json.max-members"],
+  [
+    "one member past limits.max_object_members",
+    () => vector("invalid-json-max-members-plus-1"),
+    "failed json.max-members",
+  ],
   // The envelope's own values and the array's: limits.max_values + 1 in all.
-  ["one value past limits.max_values", () => withMetadata(`{"a":[${"0,".repeat(LIMITS.max_values - 1)}0]}`), "failed json.max-values"],
+  [
+    "one value past limits.max_values",
+    () => withMetadata(`{"a":[${"0,".repeat(LIMITS.max_values - 1)}0]}`),
+    "failed json.max-values",
+  ],
 ];
 
 describe.each(CLIENTS)("%s v1 runner: the parse-layer bounds of every binding", (_lang, program) => {

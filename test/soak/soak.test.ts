@@ -21,7 +21,15 @@ import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import type { InvokerLimits } from "../../runtime/invoker/config.js";
 import type { CallbackInvoker, InvocationResult } from "../../runtime/invoker/types.js";
 import { mulberry32 } from "../support/prng.js";
-import { bigEnvelope, envelope, eventually, liveChildren, openFdCount, tempDir, zombieChildren } from "../invoker/support.js";
+import {
+  bigEnvelope,
+  envelope,
+  eventually,
+  liveChildren,
+  openFdCount,
+  tempDir,
+  zombieChildren,
+} from "../invoker/support.js";
 
 const CALLS = Number(process.env.SOAK_CALLS ?? 1200);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 8);
@@ -29,7 +37,12 @@ const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 8);
 const tmp = tempDir("soak");
 afterAll(() => tmp.cleanup());
 
-const OK: CallbackResponse = { schema_version: WIRE_VERSION, status: "delivered", failure_class: null, retry_class: null };
+const OK: CallbackResponse = {
+  schema_version: WIRE_VERSION,
+  status: "delivered",
+  failure_class: null,
+  retry_class: null,
+};
 const OK_JSON = JSON.stringify(OK);
 
 /** Large valid responses the "huge" clients cat: many small values, and one long string. */
@@ -61,32 +74,152 @@ function kinds(files: { values: string; string: string }): Kind[] {
   const slow = 8_000;
   const heavy = 20_000;
   return [
-    { name: "valid", weight: 30, timeoutMs: slow, expect: "ok", make: (t) => ({ invoker: sh(`cat >/dev/null; ${answer}`, t), envelope: envelope() }) },
-    { name: "big request", weight: 4, timeoutMs: heavy, expect: "ok", make: (t) => ({ invoker: sh(`cat >/dev/null; ${answer}`, t), envelope: bigEnvelope(1 << 20) }) },
-    { name: "hang", weight: 12, timeoutMs: 150, expect: "timeout", make: (t) => ({ invoker: sh("exec sleep 30", t), envelope: envelope() }) },
-    { name: "hang ignoring SIGTERM", weight: 4, timeoutMs: 150, expect: "timeout", make: (t) => ({ invoker: sh("trap '' TERM; sleep 30 & wait", t), envelope: envelope() }) },
-    { name: "flood stdout", weight: 6, timeoutMs: slow, expect: "response_too_large", make: (t) => ({ invoker: sh("exec cat /dev/zero", t, { max_response_bytes: 1 << 20 }), envelope: envelope() }) },
-    { name: "crash (exit 3)", weight: 8, timeoutMs: slow, expect: "non_zero_exit", make: (t) => ({ invoker: sh("cat >/dev/null; exit 3", t), envelope: envelope() }) },
-    { name: "killed by a signal", weight: 4, timeoutMs: slow, expect: "non_zero_exit", make: (t) => ({ invoker: sh("cat >/dev/null; kill -9 $$", t), envelope: envelope() }) },
-    { name: "garbage", weight: 6, timeoutMs: slow, expect: "parse_response", make: (t) => ({ invoker: sh("cat >/dev/null; echo not-json", t), envelope: envelope() }) },
-    { name: "invalid response", weight: 4, timeoutMs: slow, expect: "invalid_response", make: (t) => ({ invoker: sh(`cat >/dev/null; printf '%s' '{"schema_version":"${WIRE_VERSION}","status":"handled"}'`, t), envelope: envelope() }) },
-    { name: "too many values", weight: 2, timeoutMs: heavy, expect: "parse_response", make: (t) => ({ invoker: sh(`cat >/dev/null; printf '[' ; yes '0,' | head -c 1000000 | tr -d '\\n'; printf '0]'`, t), envelope: envelope() }) },
-    { name: "huge valid (many values)", weight: 2, timeoutMs: heavy, expect: "ok", make: (t) => ({ invoker: sh(`cat >/dev/null; exec cat '${files.values}'`, t), envelope: envelope() }) },
-    { name: "huge valid (4 MiB string)", weight: 2, timeoutMs: heavy, expect: "ok", make: (t) => ({ invoker: sh(`cat >/dev/null; exec cat '${files.string}'`, t), envelope: envelope() }) },
-    { name: "spawn failure", weight: 2, timeoutMs: slow, expect: "spawn", make: (t) => ({ invoker: new SubprocessInvoker({ program: join(tmp.dir, "no-such-program"), timeoutMs: t }), envelope: envelope() }) },
-    { name: "receipt.emitted", weight: 2, timeoutMs: slow, expect: "receipt_emitted_rejected", make: (t) => ({ invoker: sh(`cat >/dev/null; ${answer}`, t), envelope: envelope({ event: "receipt.emitted" }) }) },
+    {
+      name: "valid",
+      weight: 30,
+      timeoutMs: slow,
+      expect: "ok",
+      make: (t) => ({ invoker: sh(`cat >/dev/null; ${answer}`, t), envelope: envelope() }),
+    },
+    {
+      name: "big request",
+      weight: 4,
+      timeoutMs: heavy,
+      expect: "ok",
+      make: (t) => ({ invoker: sh(`cat >/dev/null; ${answer}`, t), envelope: bigEnvelope(1 << 20) }),
+    },
+    {
+      name: "hang",
+      weight: 12,
+      timeoutMs: 150,
+      expect: "timeout",
+      make: (t) => ({ invoker: sh("exec sleep 30", t), envelope: envelope() }),
+    },
+    {
+      name: "hang ignoring SIGTERM",
+      weight: 4,
+      timeoutMs: 150,
+      expect: "timeout",
+      make: (t) => ({ invoker: sh("trap '' TERM; sleep 30 & wait", t), envelope: envelope() }),
+    },
+    {
+      name: "flood stdout",
+      weight: 6,
+      timeoutMs: slow,
+      expect: "response_too_large",
+      make: (t) => ({ invoker: sh("exec cat /dev/zero", t, { max_response_bytes: 1 << 20 }), envelope: envelope() }),
+    },
+    {
+      name: "crash (exit 3)",
+      weight: 8,
+      timeoutMs: slow,
+      expect: "non_zero_exit",
+      make: (t) => ({ invoker: sh("cat >/dev/null; exit 3", t), envelope: envelope() }),
+    },
+    {
+      name: "killed by a signal",
+      weight: 4,
+      timeoutMs: slow,
+      expect: "non_zero_exit",
+      make: (t) => ({ invoker: sh("cat >/dev/null; kill -9 $$", t), envelope: envelope() }),
+    },
+    {
+      name: "garbage",
+      weight: 6,
+      timeoutMs: slow,
+      expect: "parse_response",
+      make: (t) => ({ invoker: sh("cat >/dev/null; echo not-json", t), envelope: envelope() }),
+    },
+    {
+      name: "invalid response",
+      weight: 4,
+      timeoutMs: slow,
+      expect: "invalid_response",
+      make: (t) => ({
+        invoker: sh(`cat >/dev/null; printf '%s' '{"schema_version":"${WIRE_VERSION}","status":"handled"}'`, t),
+        envelope: envelope(),
+      }),
+    },
+    {
+      name: "too many values",
+      weight: 2,
+      timeoutMs: heavy,
+      expect: "parse_response",
+      make: (t) => ({
+        invoker: sh(`cat >/dev/null; printf '[' ; yes '0,' | head -c 1000000 | tr -d '\\n'; printf '0]'`, t),
+        envelope: envelope(),
+      }),
+    },
+    {
+      name: "huge valid (many values)",
+      weight: 2,
+      timeoutMs: heavy,
+      expect: "ok",
+      make: (t) => ({ invoker: sh(`cat >/dev/null; exec cat '${files.values}'`, t), envelope: envelope() }),
+    },
+    {
+      name: "huge valid (4 MiB string)",
+      weight: 2,
+      timeoutMs: heavy,
+      expect: "ok",
+      make: (t) => ({ invoker: sh(`cat >/dev/null; exec cat '${files.string}'`, t), envelope: envelope() }),
+    },
+    {
+      name: "spawn failure",
+      weight: 2,
+      timeoutMs: slow,
+      expect: "spawn",
+      make: (t) => ({
+        invoker: new SubprocessInvoker({ program: join(tmp.dir, "no-such-program"), timeoutMs: t }),
+        envelope: envelope(),
+      }),
+    },
+    {
+      name: "receipt.emitted",
+      weight: 2,
+      timeoutMs: slow,
+      expect: "receipt_emitted_rejected",
+      make: (t) => ({ invoker: sh(`cat >/dev/null; ${answer}`, t), envelope: envelope({ event: "receipt.emitted" }) }),
+    },
   ];
 }
 
 /** In-process kinds: a quarter as many calls, no processes. */
 function inProcessKinds(): Kind[] {
-  const handler = (f: () => unknown) => (timeoutMs: number) => ({ invoker: new InProcessInvoker({ timeoutMs, handler: f as () => CallbackResponse }), envelope: envelope() });
+  const handler = (f: () => unknown) => (timeoutMs: number) => ({
+    invoker: new InProcessInvoker({ timeoutMs, handler: f as () => CallbackResponse }),
+    envelope: envelope(),
+  });
   return [
     { name: "in-process valid", weight: 10, timeoutMs: 5_000, expect: "ok", make: handler(() => OK) },
-    { name: "in-process throws", weight: 4, timeoutMs: 5_000, expect: "handler_threw", make: handler(() => Promise.reject(new Error("boom"))) },
-    { name: "in-process hangs", weight: 4, timeoutMs: 100, expect: "timeout", make: handler(() => new Promise(() => undefined)) },
-    { name: "in-process huge valid", weight: 1, timeoutMs: 20_000, expect: "ok", make: handler(() => ({ ...OK, metadata: { a: new Array(30_000).fill({ k: 1 }) } })) },
-    { name: "in-process too many values", weight: 1, timeoutMs: 20_000, expect: "invalid_response", make: handler(() => ({ ...OK, metadata: { a: new Array(LIMITS.max_values + 1).fill(0) } })) },
+    {
+      name: "in-process throws",
+      weight: 4,
+      timeoutMs: 5_000,
+      expect: "handler_threw",
+      make: handler(() => Promise.reject(new Error("boom"))),
+    },
+    {
+      name: "in-process hangs",
+      weight: 4,
+      timeoutMs: 100,
+      expect: "timeout",
+      make: handler(() => new Promise(() => undefined)),
+    },
+    {
+      name: "in-process huge valid",
+      weight: 1,
+      timeoutMs: 20_000,
+      expect: "ok",
+      make: handler(() => ({ ...OK, metadata: { a: new Array(30_000).fill({ k: 1 }) } })),
+    },
+    {
+      name: "in-process too many values",
+      weight: 1,
+      timeoutMs: 20_000,
+      expect: "invalid_response",
+      make: handler(() => ({ ...OK, metadata: { a: new Array(LIMITS.max_values + 1).fill(0) } })),
+    },
   ];
 }
 
@@ -132,7 +265,10 @@ describe("soak: mixed valid, hanging, flooding, crashing and huge calls at concu
     await runMix(kinds(files), 8, 4, 1);
     const fdsBefore = openFdCount();
 
-    const [sub, inProc] = await Promise.all([runMix(kinds(files), CALLS, CONCURRENCY, 42), runMix(inProcessKinds(), Math.round(CALLS / 4), 4, 7)]);
+    const [sub, inProc] = await Promise.all([
+      runMix(kinds(files), CALLS, CONCURRENCY, 42),
+      runMix(inProcessKinds(), Math.round(CALLS / 4), 4, 7),
+    ]);
     const all = [...sub, ...inProc];
 
     const late: string[] = [];
@@ -142,15 +278,29 @@ describe("soak: mixed valid, hanging, flooding, crashing and huge calls at concu
       const elapsed = Math.max(result.elapsedMs, w);
       if (elapsed > bound) late.push(`${kind.name}: ${elapsed.toFixed(0)} ms > ${bound} ms`);
       const got = result.ok ? "ok" : result.failure.variant;
-      if (got !== kind.expect) wrong.push(`${kind.name}: expected ${kind.expect}, got ${got}${result.ok ? "" : ` (${result.failure.detail.slice(0, 160)})`}`);
+      if (got !== kind.expect)
+        wrong.push(
+          `${kind.name}: expected ${kind.expect}, got ${got}${result.ok ? "" : ` (${result.failure.detail.slice(0, 160)})`}`,
+        );
     }
 
     // Every child is reaped and every group untracked within the settle margin; the fds are back.
     const settled = performance.now();
-    const clean = await eventually(() => liveChildren().length === 0 && zombieChildren().length === 0 && trackedGroups().length === 0 && openFdCount() <= fdsBefore, settled, LIMITS.settle_margin_ms);
+    const clean = await eventually(
+      () =>
+        liveChildren().length === 0 &&
+        zombieChildren().length === 0 &&
+        trackedGroups().length === 0 &&
+        openFdCount() <= fdsBefore,
+      settled,
+      LIMITS.settle_margin_ms,
+    );
 
     expect(late, "calls that settled after their bound").toEqual([]);
     expect(wrong, "calls with the wrong outcome").toEqual([]);
-    expect(clean, `fds ${fdsBefore} -> ${openFdCount()}, children ${liveChildren().join(",")}, zombies ${zombieChildren().join(",")}, groups ${trackedGroups().join(",")}`).toBe(true);
+    expect(
+      clean,
+      `fds ${fdsBefore} -> ${openFdCount()}, children ${liveChildren().join(",")}, zombies ${zombieChildren().join(",")}, groups ${trackedGroups().join(",")}`,
+    ).toBe(true);
   }, 600_000);
 });

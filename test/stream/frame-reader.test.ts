@@ -44,16 +44,25 @@ describe("FrameReader", () => {
     const reader = new FrameReader(16 * 1024 * 1024);
     const body = Buffer.alloc(8 * 1024 * 1024, 0x78);
     const frames: Buffer[] = [];
-    for (let at = 0; at < body.length; at += 1024) for (const e of reader.push(body.subarray(at, at + 1024))) if (e.type === "frame") frames.push(e.bytes);
+    for (let at = 0; at < body.length; at += 1024)
+      for (const e of reader.push(body.subarray(at, at + 1024))) if (e.type === "frame") frames.push(e.bytes);
     for (const e of reader.push(Buffer.from("\n"))) if (e.type === "frame") frames.push(e.bytes);
     expect(frames.length).toBe(1);
     expect((frames[0] as Buffer).equals(body)).toBe(true);
   });
 
   it("frames just under, at and over 1 MiB and far over it, back to back in 64 KiB chunks: each arrives whole and stays intact", () => {
-    const sizes = [GATHER_INLINE_BYTES - 1, GATHER_INLINE_BYTES, GATHER_INLINE_BYTES + 1, 3 * GATHER_INLINE_BYTES + 12345, 10];
+    const sizes = [
+      GATHER_INLINE_BYTES - 1,
+      GATHER_INLINE_BYTES,
+      GATHER_INLINE_BYTES + 1,
+      3 * GATHER_INLINE_BYTES + 12345,
+      10,
+    ];
     // Distinct bytes per frame (never LF), so a frame that shared memory with a later one would differ.
-    const bodies = sizes.map((n, f) => Buffer.from(Array.from({ length: n }, (_, i) => 0x20 + ((i * 7 + f * 13) % 90))));
+    const bodies = sizes.map((n, f) =>
+      Buffer.from(Array.from({ length: n }, (_, i) => 0x20 + ((i * 7 + f * 13) % 90))),
+    );
     const stream = Buffer.concat(bodies.flatMap((b) => [b, Buffer.from("\n")]));
     const reader = new FrameReader(4 * GATHER_INLINE_BYTES);
     const frames: Buffer[] = [];
@@ -91,7 +100,16 @@ describe("FrameReader", () => {
       const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
       let from = 0;
       const take = (events: ReturnType<FrameReader["push"]>): void => {
-        for (const e of events) out.push(e.type === "frame" ? e.bytes.toString("latin1") : e.issue.rule === "stream.frame-too-large" ? "too-large" : e.issue.rule === "stream.empty-frame" ? "empty" : "partial");
+        for (const e of events)
+          out.push(
+            e.type === "frame"
+              ? e.bytes.toString("latin1")
+              : e.issue.rule === "stream.frame-too-large"
+                ? "too-large"
+                : e.issue.rule === "stream.empty-frame"
+                  ? "empty"
+                  : "partial",
+          );
       };
       for (const cut of [...at, bytes.length]) {
         take(reader.push(bytes.subarray(from, cut)));
@@ -100,12 +118,20 @@ describe("FrameReader", () => {
       take(reader.end());
       return out;
     };
-    const frame = fc.oneof({ weight: 6, arbitrary: fc.stringMatching(/^[a-z{}"]{1,9}$/) }, fc.constantFrom("", "\r", "a\r", "12345678", "1234567\r", "123456789", "1234567\r\r"));
+    const frame = fc.oneof(
+      { weight: 6, arbitrary: fc.stringMatching(/^[a-z{}"]{1,9}$/) },
+      fc.constantFrom("", "\r", "a\r", "12345678", "1234567\r", "123456789", "1234567\r\r"),
+    );
     fc.assert(
-      fc.property(fc.array(frame, { maxLength: 8 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 10 }), (frames, lastLf, cuts) => {
-        const bytes = Buffer.from(frames.join("\n") + (lastLf && frames.length > 0 ? "\n" : ""), "latin1");
-        expect(run(bytes, cuts)).toEqual(reference(bytes));
-      }),
+      fc.property(
+        fc.array(frame, { maxLength: 8 }),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (frames, lastLf, cuts) => {
+          const bytes = Buffer.from(frames.join("\n") + (lastLf && frames.length > 0 ? "\n" : ""), "latin1");
+          expect(run(bytes, cuts)).toEqual(reference(bytes));
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -27,20 +27,13 @@ function rnd(): number {
 }
 const statuses = ["observed", "delivered", "skipped", "degraded", "failed"];
 const classes = ["null", '"timeout"', '"internal_error"', '"payload_rejected"'];
-const retries = [
-  "null",
-  '"safe_retry"',
-  '"retry_after_reconfigure"',
-  '"do_not_retry"',
-  '"bogus"',
-];
+const retries = ["null", '"safe_retry"', '"retry_after_reconfigure"', '"do_not_retry"', '"bogus"'];
 function resultHead(): string {
   let r = `{"schema_version":"${WIRE_VERSION}","status":"${pick(statuses)}"`;
   if (rnd() < 0.5) r += `,"failure_class":${pick(classes)}`;
   if (rnd() < 0.5) r += `,"retry_class":${pick(retries)}`;
   if (rnd() < 0.3) r += `,"receipt_refs":[${rnd() < 0.5 ? '"r1"' : ""}]`;
-  if (rnd() < 0.3)
-    r += `,"warnings":[{"code":"${pick(["handler_threw", "x"])}","message":"m"}]`;
+  if (rnd() < 0.3) r += `,"warnings":[{"code":"${pick(["handler_threw", "x"])}","message":"m"}]`;
   return r;
 }
 const nums = [
@@ -66,16 +59,7 @@ const nums = [
   "1E+2",
   "1.5",
 ];
-const strs = [
-  `"a"`,
-  `"\\u0041"`,
-  `"é"`,
-  `"\\ud83d\\ude00"`,
-  `"\\ud800"`,
-  `"a\\"b"`,
-  `"\\/"`,
-  `""`,
-];
+const strs = [`"a"`, `"\\u0041"`, `"é"`, `"\\ud83d\\ude00"`, `"\\ud800"`, `"a\\"b"`, `"\\/"`, `""`];
 const keys = [
   "byte_size",
   "expires_at_epoch_s",
@@ -96,8 +80,7 @@ function ws(): string {
 }
 function val(d: number): string {
   const r = rnd();
-  if (d > 2 || r < 0.4)
-    return pick([...nums, ...strs, "null", "true", "[]", "{}"]);
+  if (d > 2 || r < 0.4) return pick([...nums, ...strs, "null", "true", "[]", "{}"]);
   if (r < 0.7)
     return `{${Array.from({ length: Math.floor(rnd() * 3) }, () => `${ws()}"${pick(keys)}"${ws()}:${ws()}${val(d + 1)}${ws()}`).join(",")}}`;
   return `[${Array.from({ length: Math.floor(rnd() * 3) }, () => ws() + val(d + 1) + ws()).join(",")}]`;
@@ -113,10 +96,7 @@ function payload(): string {
     ["body", `"hi"`],
     ["body_ref", "null"],
     ["byte_size", pick(nums)],
-    [
-      "acceptable_placements",
-      `[{"placement":"side_channel_context","requirement":"optional"}]`,
-    ],
+    ["acceptable_placements", `[{"placement":"side_channel_context","requirement":"optional"}]`],
     ["idempotency_key", "null"],
     ["expires_at_epoch_s", pick([...nums, "null"])],
   ];
@@ -128,8 +108,7 @@ function payload(): string {
 }
 function body(): string {
   let b = resultHead();
-  if (rnd() < 0.6)
-    b += `,"client_payloads":[${Array.from({ length: 1 + Math.floor(rnd() * 2) }, payload).join(",")}]`;
+  if (rnd() < 0.6) b += `,"client_payloads":[${Array.from({ length: 1 + Math.floor(rnd() * 2) }, payload).join(",")}]`;
   if (rnd() < 0.4) b += `,"metadata":${val(0)}`;
   if (rnd() < 0.1) b += `,"${pick(keys)}":${val(1)}`;
   if (rnd() < 0.1) b += `,"warnings":${val(1)}`;
@@ -142,35 +121,20 @@ describe("judgeCommonReply on generated CallbackResponse replies", () => {
     const mismatches: string[] = [];
     for (let i = 0; i < 4000; i++) {
       const id = pick(["1", "17", "abc", "x".repeat(128), " ", "~"]);
-      const bytes = Buffer.from(
-        `{"jsonrpc":"2.0","id":"${id}","result":${body()}}`,
-      );
-      const common = judgeCommonReply(
-        bytes,
-        LIMITS.max_frame_bytes,
-        LIMITS.max_frame_values,
-      );
+      const bytes = Buffer.from(`{"jsonrpc":"2.0","id":"${id}","result":${body()}}`);
+      const common = judgeCommonReply(bytes, LIMITS.max_frame_bytes, LIMITS.max_frame_values);
       if (common === null) continue;
       proved++;
-      const full = parseFrameRecording(
-        bytes,
-        LIMITS.max_frame_bytes,
-        HOST_NON_INTEGER_PATHS,
-        LIMITS.max_frame_values,
-      );
+      const full = parseFrameRecording(bytes, LIMITS.max_frame_bytes, HOST_NON_INTEGER_PATHS, LIMITS.max_frame_values);
       const { resultAccepted, ...judged } = common as typeof common & {
         resultAccepted?: true;
       };
       const valid =
         full.ok &&
         full.frame.kind === "success_reply" &&
-        validateParsed(
-          "CallbackResponse",
-          full.frame.result,
-          framePointers(full.nonIntegerNumberPointers, "/result"),
-        ).length === 0;
-      if (resultAccepted !== true || !isDeepStrictEqual(judged, full) || !valid)
-        mismatches.push(bytes.toString());
+        validateParsed("CallbackResponse", full.frame.result, framePointers(full.nonIntegerNumberPointers, "/result"))
+          .length === 0;
+      if (resultAccepted !== true || !isDeepStrictEqual(judged, full) || !valid) mismatches.push(bytes.toString());
     }
     expect(mismatches).toEqual([]);
     expect(proved).toBeGreaterThan(200);

@@ -12,13 +12,31 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { FrameReader } from "../../runtime/rpc/frame-reader.js";
-import { encodeRequestAround, encodeRequestText, framePointers, HOST_NON_INTEGER_PATHS, judgeCommonReply, parseFrameRecording, parseHostFrame, parseHostFrameSliced, requestFraming, type FrameResult } from "../../runtime/rpc/frame.js";
+import {
+  encodeRequestAround,
+  encodeRequestText,
+  framePointers,
+  HOST_NON_INTEGER_PATHS,
+  judgeCommonReply,
+  parseFrameRecording,
+  parseHostFrame,
+  parseHostFrameSliced,
+  requestFraming,
+  type FrameResult,
+} from "../../runtime/rpc/frame.js";
 import { validateParsed } from "../../runtime/wire/validate.js";
 import { REPO_ROOT } from "../support/fixture-clients.js";
 
 const DIR = join(REPO_ROOT, "generated", "vectors", "stream");
 const index = JSON.parse(readFileSync(join(DIR, "index.json"), "utf8")) as { vectors: { path: string }[] };
-const vectors = index.vectors.map((v) => JSON.parse(readFileSync(join(REPO_ROOT, "generated", "vectors", v.path), "utf8")) as { id: string; max_frame_bytes: number; input_base64: string });
+const vectors = index.vectors.map(
+  (v) =>
+    JSON.parse(readFileSync(join(REPO_ROOT, "generated", "vectors", v.path), "utf8")) as {
+      id: string;
+      max_frame_bytes: number;
+      input_base64: string;
+    },
+);
 
 const MAX = 1 << 20;
 /**
@@ -31,16 +49,23 @@ const expectSame = (bytes: Uint8Array, max = MAX): void => {
   expect(judged).toEqual(full);
   if (resultAccepted === true) {
     expect(full.ok && full.frame.kind).toBe("success_reply");
-    if (full.ok && full.frame.kind === "success_reply") expect(validateParsed("CallbackResponse", full.frame.result, framePointers(full.nonIntegerNumberPointers, "/result"))).toEqual([]);
+    if (full.ok && full.frame.kind === "success_reply")
+      expect(
+        validateParsed("CallbackResponse", full.frame.result, framePointers(full.nonIntegerNumberPointers, "/result")),
+      ).toEqual([]);
   }
 };
 const result = `{"schema_version":"${WIRE_VERSION}","status":"delivered","failure_class":null,"retry_class":null`;
 
 describe("parseHostFrame", () => {
-  it.each(vectors.map((v) => [v.id, v] as const))("agrees with the full host judge on every frame of vector %s", (_id, vector) => {
-    const reader = new FrameReader(vector.max_frame_bytes);
-    for (const event of reader.push(Buffer.from(vector.input_base64, "base64"))) if (event.type === "frame") expectSame(event.bytes, vector.max_frame_bytes);
-  });
+  it.each(vectors.map((v) => [v.id, v] as const))(
+    "agrees with the full host judge on every frame of vector %s",
+    (_id, vector) => {
+      const reader = new FrameReader(vector.max_frame_bytes);
+      for (const event of reader.push(Buffer.from(vector.input_base64, "base64")))
+        if (event.type === "frame") expectSame(event.bytes, vector.max_frame_bytes);
+    },
+  );
 
   it.each([
     ['{"jsonrpc":"2.0","id":7,"result":RESULT}}', "integer id"],
@@ -48,7 +73,10 @@ describe("parseHostFrame", () => {
     ['{"jsonrpc":"2.0","id":7e0,"result":RESULT}}', "integer id with an exponent"],
     ['{"jsonrpc":"2.0","id":"1","error":{"code":-32000.0,"message":"m"}}', "error code with a fraction"],
     ['{"jsonrpc":"2.0","id":"1","error":{"code":-32000,"message":"m"}}', "error code"],
-    ['{"jsonrpc":"2.0","id":"1","result":RESULT,"client_payloads":[{"byte_size":1.0}]}}', "result integer field with a fraction"],
+    [
+      '{"jsonrpc":"2.0","id":"1","result":RESULT,"client_payloads":[{"byte_size":1.0}]}}',
+      "result integer field with a fraction",
+    ],
     ['{"jsonrpc":"2.0","id":"c1","method":"continuation/get","params":{"id":1.0}}', "client request"],
     ['{"jsonrpc":"2.0","method":"lifeloop/cancel","params":{"id":1.0}}', "client notification"],
     ['{"jsonrpc":"2.0","id":"1","result":RESULT,"metadata":{"n":1.5}}}', "non-integer number where none matters"],
@@ -57,7 +85,8 @@ describe("parseHostFrame", () => {
   });
 
   it("proves the common success reply (result valid) and nothing that is not one", () => {
-    const accepted = (text: string): boolean => (parseHostFrame(Buffer.from(text), MAX) as FrameResult & { resultAccepted?: true }).resultAccepted === true;
+    const accepted = (text: string): boolean =>
+      (parseHostFrame(Buffer.from(text), MAX) as FrameResult & { resultAccepted?: true }).resultAccepted === true;
     const reply = (body: string, id = '"1"'): string => `{"jsonrpc":"2.0","id":${id},"result":${body}}`;
     expect(accepted(reply(`${result}}`))).toBe(true);
     expect(accepted(reply(`${result},"metadata":{"echo":"x","n":[1,2,{"k":null}]}}`))).toBe(true);
@@ -97,17 +126,24 @@ describe("parseHostFrame", () => {
 
   it("bounds every object of a frame by limits.max_object_members (json.max-members), in the synchronous and the sliced judge", async () => {
     const members = (n: number): string => Array.from({ length: n }, (_, i) => `"k${i}":0`).join(",");
-    const frame = (n: number): Buffer => Buffer.from(`{"jsonrpc":"2.0","id":"a","result":${result},"metadata":{${members(n)}}}}`);
+    const frame = (n: number): Buffer =>
+      Buffer.from(`{"jsonrpc":"2.0","id":"a","result":${result},"metadata":{${members(n)}}}}`);
     const over = frame(LIMITS.max_object_members + 1);
     const judged = parseHostFrame(over, LIMITS.max_frame_bytes);
-    expect(judged.ok ? "accepted" : `${judged.issue.rule} ${judged.issue.pointer}`).toBe(`json.max-members /result/metadata/k${LIMITS.max_object_members}`);
+    expect(judged.ok ? "accepted" : `${judged.issue.rule} ${judged.issue.pointer}`).toBe(
+      `json.max-members /result/metadata/k${LIMITS.max_object_members}`,
+    );
     expect(await parseHostFrameSliced(over, LIMITS.max_frame_bytes)).toEqual(judged);
     const at = parseHostFrame(frame(LIMITS.max_object_members), LIMITS.max_frame_bytes);
     expect(at.ok ? "accepted" : `${at.issue.rule} ${at.issue.pointer}`).toBe("accepted");
   });
 
   it("agrees on generated replies", () => {
-    const id = fc.oneof(fc.string({ minLength: 1, maxLength: 8 }), fc.nat(), fc.constantFrom("1.0", "2e0", "-0", "3.5"));
+    const id = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 8 }),
+      fc.nat(),
+      fc.constantFrom("1.0", "2e0", "-0", "3.5"),
+    );
     const number = fc.oneof(fc.nat().map(String), fc.constantFrom("1.0", "1e3", "-0", "0.5"));
     fc.assert(
       fc.property(id, number, fc.boolean(), fc.boolean(), (rawId, n, asError, withPayloads) => {
@@ -124,16 +160,29 @@ describe("parseHostFrame", () => {
 
 describe("judgeCommonReply (the common reply judged on its result's text)", () => {
   /** Whenever the shortcut proves a frame, the full host judge gives exactly that frame and pointers; parseHostFrame always agrees with the full judge. */
-  const expectSound = (bytes: Uint8Array, max = MAX, maxValues: number = LIMITS.max_frame_values): FrameResult | null => {
+  const expectSound = (
+    bytes: Uint8Array,
+    max = MAX,
+    maxValues: number = LIMITS.max_frame_values,
+  ): FrameResult | null => {
     const common = judgeCommonReply(bytes, max, maxValues);
     const full = parseFrameRecording(bytes, max, HOST_NON_INTEGER_PATHS, maxValues);
     if (common !== null) {
       const { resultAccepted, ...judged } = common as FrameResult & { resultAccepted?: true };
       expect(resultAccepted).toBe(true);
       expect(judged).toEqual(full);
-      if (full.ok && full.frame.kind === "success_reply") expect(validateParsed("CallbackResponse", full.frame.result, framePointers(full.nonIntegerNumberPointers, "/result"))).toEqual([]);
+      if (full.ok && full.frame.kind === "success_reply")
+        expect(
+          validateParsed(
+            "CallbackResponse",
+            full.frame.result,
+            framePointers(full.nonIntegerNumberPointers, "/result"),
+          ),
+        ).toEqual([]);
     }
-    const { resultAccepted: _accepted, ...host } = parseHostFrame(bytes, max, maxValues) as FrameResult & { resultAccepted?: true };
+    const { resultAccepted: _accepted, ...host } = parseHostFrame(bytes, max, maxValues) as FrameResult & {
+      resultAccepted?: true;
+    };
     expect(host).toEqual(full);
     return common;
   };
@@ -143,7 +192,14 @@ describe("judgeCommonReply (the common reply judged on its result's text)", () =
     `${result},"client_payloads":[{"schema_version":"${WIRE_VERSION}","payload_id":"p1","client_id":"c","payload_kind":"k","format":"text","content_encoding":"utf8","body":"hi","body_ref":null,"byte_size":${byteSize},"acceptable_placements":[{"placement":"side_channel_context","requirement":"optional"}],"idempotency_key":null,"expires_at_epoch_s":${byteSize}}]}`;
 
   it("proves the replies the SDK clients write (metadata, escapes, payloads with integer fields) and ids up to ids.string_max_length", () => {
-    for (const body of [`${result}}`, goEcho, `${result},"metadata":{"t":"a\\"b\\u00e9\\n"}}`, `${result},"metadata":{"é":"😀\u2028"}}`, ` ${result}} `, payload("2")]) {
+    for (const body of [
+      `${result}}`,
+      goEcho,
+      `${result},"metadata":{"t":"a\\"b\\u00e9\\n"}}`,
+      `${result},"metadata":{"é":"😀\u2028"}}`,
+      ` ${result}} `,
+      payload("2"),
+    ]) {
       expect(expectSound(frame("17", body)), body).not.toBeNull();
     }
     expect(expectSound(frame("x".repeat(128), goEcho))).not.toBeNull();
@@ -168,12 +224,32 @@ describe("judgeCommonReply (the common reply judged on its result's text)", () =
       ["a byte_size with a fraction", frame("1", payload("2.0"))],
       ["a byte_size with an exponent", frame("1", payload("2e0"))],
       ["a duplicate result member", frame("1", `${result},"status":"delivered"}`)],
-      ["invalid UTF-8 in the result", Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":"1","result":${result},"metadata":{"t":"`), Buffer.from([0xc3, 0x28]), Buffer.from(`"}}}`)])],
+      [
+        "invalid UTF-8 in the result",
+        Buffer.concat([
+          Buffer.from(`{"jsonrpc":"2.0","id":"1","result":${result},"metadata":{"t":"`),
+          Buffer.from([0xc3, 0x28]),
+          Buffer.from(`"}}}`),
+        ]),
+      ],
       ["a lone surrogate escape", frame("1", `${result},"metadata":{"t":"\\ud800"}}`)],
-      ["a result nested past limits.max_depth", frame("1", `${result},"metadata":{"d":${"[".repeat(LIMITS.max_depth - 1)}${"]".repeat(LIMITS.max_depth - 1)}}}`)],
+      [
+        "a result nested past limits.max_depth",
+        frame(
+          "1",
+          `${result},"metadata":{"d":${"[".repeat(LIMITS.max_depth - 1)}${"]".repeat(LIMITS.max_depth - 1)}}}`,
+        ),
+      ],
     ];
     for (const [what, bytes] of declined) expect(expectSound(bytes), what).toBeNull();
-    expect(expectSound(frame("1", `${result},"metadata":{"d":${"[".repeat(LIMITS.max_depth - 2)}${"]".repeat(LIMITS.max_depth - 2)}}}`))).not.toBeNull();
+    expect(
+      expectSound(
+        frame(
+          "1",
+          `${result},"metadata":{"d":${"[".repeat(LIMITS.max_depth - 2)}${"]".repeat(LIMITS.max_depth - 2)}}}`,
+        ),
+      ),
+    ).not.toBeNull();
   });
 
   it("holds the frame's byte, value and member limits exactly (a frame at the limit is proved, one over is not)", () => {
@@ -188,26 +264,43 @@ describe("judgeCommonReply (the common reply judged on its result's text)", () =
     expect(expectSound(bytes, MAX, values)).not.toBeNull();
     expect(expectSound(bytes, MAX, values - 1)).toBeNull();
     // An object of the result at limits.max_object_members members is proved; one more member is not (json.max-members).
-    const members = (count: number): Buffer => frame("1", `${result},"metadata":{${Array.from({ length: count }, (_, i) => `"k${i}":0`).join(",")}}}`);
+    const members = (count: number): Buffer =>
+      frame("1", `${result},"metadata":{${Array.from({ length: count }, (_, i) => `"k${i}":0`).join(",")}}}`);
     expect(expectSound(members(LIMITS.max_object_members), LIMITS.max_frame_bytes)).not.toBeNull();
     expect(expectSound(members(LIMITS.max_object_members + 1), LIMITS.max_frame_bytes)).toBeNull();
-    expect(parseFrameRecording(members(LIMITS.max_object_members + 1), LIMITS.max_frame_bytes, HOST_NON_INTEGER_PATHS).ok).toBe(false);
+    expect(
+      parseFrameRecording(members(LIMITS.max_object_members + 1), LIMITS.max_frame_bytes, HOST_NON_INTEGER_PATHS).ok,
+    ).toBe(false);
   });
 
   it("agrees with the full judge on generated frames around the common reply's text", () => {
-    const idText = fc.oneof(fc.stringMatching(/^[0-9]{1,6}$/), fc.string({ maxLength: 6 }), fc.string({ unit: "binary", maxLength: 4 }), fc.constantFrom("", "x".repeat(128), "x".repeat(129), 'a"b', "a\\b"));
+    const idText = fc.oneof(
+      fc.stringMatching(/^[0-9]{1,6}$/),
+      fc.string({ maxLength: 6 }),
+      fc.string({ unit: "binary", maxLength: 4 }),
+      fc.constantFrom("", "x".repeat(128), "x".repeat(129), 'a"b', "a\\b"),
+    );
     const number = fc.oneof(fc.nat().map(String), fc.constantFrom("1.0", "1e3", "-0", "0.5", "100", "1E2"));
-    const value = fc.oneof(fc.string({ maxLength: 6 }).map((t) => JSON.stringify(t)), number, fc.constantFrom("null", "true", "[]", "{}", '"\\ud800"', '"\\u00e9"', "[1,[2]]"));
+    const value = fc.oneof(
+      fc.string({ maxLength: 6 }).map((t) => JSON.stringify(t)),
+      number,
+      fc.constantFrom("null", "true", "[]", "{}", '"\\ud800"', '"\\u00e9"', "[1,[2]]"),
+    );
     const body = fc.oneof(
       fc.constant(goEcho),
-      fc.tuple(fc.constantFrom("metadata", "extra", "status", "schema_version", "warnings", "receipt_refs"), value).map(([k, v]) => `${result},"${k}":${v}}`),
+      fc
+        .tuple(fc.constantFrom("metadata", "extra", "status", "schema_version", "warnings", "receipt_refs"), value)
+        .map(([k, v]) => `${result},"${k}":${v}}`),
       fc.tuple(fc.constantFrom("n", "byte_size", "é"), value).map(([k, v]) => `${result},"metadata":{"${k}":${v}}}`),
       number.map((n) => payload(n)),
     );
     // Half the frames end as a reply does ("}"): most of the other tails are declined, and with them
     // drawn alike only about 34 of 600 frames were proved (fewer than 31 in about 15% of runs; a
     // fresh-clone test run failed on it); now 70-119 in 40 runs.
-    const tail = fc.oneof(fc.constant("}"), fc.constantFrom("}", "} ", " }", '},"id":"2"}', "}}", "", ',"extra":1}', "}\r"));
+    const tail = fc.oneof(
+      fc.constant("}"),
+      fc.constantFrom("}", "} ", " }", '},"id":"2"}', "}}", "", ',"extra":1}', "}\r"),
+    );
     const pad = fc.constantFrom("", " ", "\t", "\n");
     let proved = 0;
     let declined = 0;
@@ -233,7 +326,21 @@ describe("judgeCommonReply (the common reply judged on its result's text)", () =
 describe("encodeRequestText", () => {
   it("writes the frame encodeRequestAround writes and counts its UTF-8 bytes exactly, for the host's plain ids and any other id (escaped, non-ASCII, integer)", () => {
     const framing = requestFraming("event/frame.opening");
-    for (const id of ["1", "18446", "h1", 'a"b', "back\\slash", "\u0001", "é", "\u2028", "😀", "\u007f", 0, 7, 9007199254740991]) {
+    for (const id of [
+      "1",
+      "18446",
+      "h1",
+      'a"b',
+      "back\\slash",
+      "\u0001",
+      "é",
+      "\u2028",
+      "😀",
+      "\u007f",
+      0,
+      7,
+      9007199254740991,
+    ]) {
       for (const params of ['{"a":1}', '{"é":"\u2028😀"}']) {
         const encoded = encodeRequestText(id, framing, params, Buffer.byteLength(params, "utf8"));
         const expected = encodeRequestAround(id, "event/frame.opening", Buffer.from(params, "utf8"));
@@ -246,7 +353,8 @@ describe("encodeRequestText", () => {
 
 describe("encodeRequestText against the pre-shortcut encoding (JSON.stringify of the id, UTF-8 bytes of the frame)", () => {
   const framing = requestFraming("event/session.started");
-  const preShortcut = (id: string | number, params: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"event/session.started","params":${params}}\n`;
+  const preShortcut = (id: string | number, params: string) =>
+    `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"event/session.started","params":${params}}\n`;
   const check = (id: string | number, params = '{"a":1}') => {
     const encoded = encodeRequestText(id, framing, params, Buffer.byteLength(params, "utf8"));
     expect(encoded.text, JSON.stringify(id)).toBe(preShortcut(id, params));
@@ -254,17 +362,42 @@ describe("encodeRequestText against the pre-shortcut encoding (JSON.stringify of
   };
 
   it("edge ids: empty, quotes, backslashes, every control character, DEL, lone and paired surrogates, U+2028, long ids on both sides of PLAIN_LOOP_MAX, integers", () => {
-    const ids: (string | number)[] = ["", '"', "\\", '\\"', "\u007f", "\u0080", "\ud800", "\udfff", "a\ud800b", "\ud83d\ude00", "\u2028\u2029", "\ufeff", "\ufffd"];
+    const ids: (string | number)[] = [
+      "",
+      '"',
+      "\\",
+      '\\"',
+      "\u007f",
+      "\u0080",
+      "\ud800",
+      "\udfff",
+      "a\ud800b",
+      "\ud83d\ude00",
+      "\u2028\u2029",
+      "\ufeff",
+      "\ufffd",
+    ];
     for (let c = 0; c < 0x20; c++) ids.push(String.fromCharCode(c), `1${String.fromCharCode(c)}2`);
-    for (const n of [63, 64, 65, 128, 129, 1000]) ids.push("7".repeat(n), `${"7".repeat(n - 1)}"`, `${"7".repeat(n - 1)}\ud800`, `${"7".repeat(n - 1)}é`);
+    for (const n of [63, 64, 65, 128, 129, 1000])
+      ids.push("7".repeat(n), `${"7".repeat(n - 1)}"`, `${"7".repeat(n - 1)}\ud800`, `${"7".repeat(n - 1)}é`);
     ids.push(0, 1, 42, 9007199254740991, "9007199254740992", "18446744073709551616");
     for (const id of ids) check(id);
-    expect(preShortcut("1", "{}")).toBe(encodeRequestAround("1", "event/session.started", Buffer.from("{}")).toString("utf8"));
+    expect(preShortcut("1", "{}")).toBe(
+      encodeRequestAround("1", "event/session.started", Buffer.from("{}")).toString("utf8"),
+    );
   });
 
   it("any string id (any code units, lone surrogates included) and any safe integer id", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: "binary", maxLength: 140 }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 140 }), fc.string({ maxLength: 70 }), fc.nat({ max: Number.MAX_SAFE_INTEGER })), (id) => check(id)),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: "binary", maxLength: 140 }),
+          fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 140 }),
+          fc.string({ maxLength: 70 }),
+          fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+        ),
+        (id) => check(id),
+      ),
       { numRuns: 2000 },
     );
   });

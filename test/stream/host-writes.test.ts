@@ -35,13 +35,21 @@ const GRACE = { stream_close_grace_ms: 200, stream_term_grace_ms: 300 } as const
  */
 const HELD = ["-c", "exec 3<&0; (trap '' TERM; exec sleep 60 <&3 3<&-) & exec 3<&-; trap 'exit 0' TERM; wait"];
 /** kill_grace_ms above the term grace: close()'s SIGKILL step comes before the kill grace that follows the leader's exit. */
-const HELD_GRACE = { stream_close_grace_ms: 200, stream_term_grace_ms: 300, kill_grace_ms: 2000, settle_margin_ms: 3000 } as const;
+const HELD_GRACE = {
+  stream_close_grace_ms: 200,
+  stream_term_grace_ms: 300,
+  kill_grace_ms: 2000,
+  settle_margin_ms: 3000,
+} as const;
 
 /**
  * A /bin/sh client (`args`) with a 1 MiB event frame written to it: resolves once the child is
  * spawned, when the frame was handed to stdin in the same step (the pipe took its first 64 KiB).
  */
-async function bigFrameInFlight(args: string[], limits: Partial<StreamInvokerLimits>): Promise<{ inv: StreamInvoker; pending: ReturnType<StreamInvoker["invoke"]> }> {
+async function bigFrameInFlight(
+  args: string[],
+  limits: Partial<StreamInvokerLimits>,
+): Promise<{ inv: StreamInvoker; pending: ReturnType<StreamInvoker["invoke"]> }> {
   const inv = sessions.open({ program: "/bin/sh", args, timeoutMs: 30_000, limits });
   const big = envelope("session.started", 1);
   big.request.metadata = { blob: "x".repeat(1024 * 1024) };
@@ -51,7 +59,8 @@ async function bigFrameInFlight(args: string[], limits: Partial<StreamInvokerLim
 }
 
 /** The variant of a settled invocation ("ok" when it succeeded). */
-const variant = (r: Awaited<ReturnType<StreamInvoker["invoke"]>>): string => (r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`);
+const variant = (r: Awaited<ReturnType<StreamInvoker["invoke"]>>): string =>
+  r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`;
 
 describe("StreamConnection: the host's own pipe teardown is not a client's write error", () => {
   it("close() while a frame larger than the pipe is still in flight to a client that does not read: the pending event fails stream_exit (closed), not write_request", async () => {
@@ -69,7 +78,8 @@ describe("StreamConnection: the host's own pipe teardown is not a client's write
     const closed = inv.close();
     const results = await Promise.all([pending, queued]);
     await closed;
-    for (const r of results) expect(variant(r)).toMatch(/^stream_exit: the stream was closed before the client answered/);
+    for (const r of results)
+      expect(variant(r)).toMatch(/^stream_exit: the stream was closed before the client answered/);
   });
 });
 
@@ -90,7 +100,10 @@ describe("StreamConnection: a write that fails at once", () => {
     const readySeen = new Promise<void>((resolve) => (ready = resolve));
     let ended!: (end: ConnectionEnd) => void;
     const end = new Promise<ConnectionEnd>((resolve) => (ended = resolve));
-    const conn = new StreamConnection("/bin/sh", ["-c", script], resolveStreamLimits(GRACE), { onFrame: () => ready(), onEnd: (e) => ended(e) });
+    const conn = new StreamConnection("/bin/sh", ["-c", script], resolveStreamLimits(GRACE), {
+      onFrame: () => ready(),
+      onEnd: (e) => ended(e),
+    });
     conn.start();
     await readySeen;
     const pid = conn.pid;
@@ -122,7 +135,9 @@ describe("StreamConnection: frames are written whole and in order", () => {
       sessions.see(inv);
       expect(results.map((r) => (r.ok ? "ok" : r.failure.variant))).toEqual(envelopes.map(() => "ok"));
       for (const [i, r] of results.entries()) if (r.ok) expect(r.response.metadata?.event_id).toBe(`e${i + 1}`);
-      const frames = logLines(s.log).map((l) => l.frame as { id: string; params: { request: { event_id: string; metadata?: { blob?: string } } } });
+      const frames = logLines(s.log).map(
+        (l) => l.frame as { id: string; params: { request: { event_id: string; metadata?: { blob?: string } } } },
+      );
       // Each frame arrived whole (its blob intact) and the ids are the order the host queued them in.
       expect(frames.map((f) => Number(f.id))).toEqual([...frames.map((f) => Number(f.id))].sort((a, b) => a - b));
       expect(frames.length).toBe(40);

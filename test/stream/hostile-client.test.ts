@@ -53,7 +53,10 @@ async function v1Beside<T>(scratchDir: string, until: Promise<T>): Promise<{ val
 
 /** The settle bound of every v1 invocation beside: timeoutMs + settle_margin_ms. */
 function expectSettleBound(settles: readonly number[], beside: string): void {
-  expect(Math.max(...settles), `settle times (ms) of the v1 calls beside ${beside}: ${settles.map((ms) => ms.toFixed(0)).join(" ")}`).toBeLessThanOrEqual(200 + LIMITS.settle_margin_ms);
+  expect(
+    Math.max(...settles),
+    `settle times (ms) of the v1 calls beside ${beside}: ${settles.map((ms) => ms.toFixed(0)).join(" ")}`,
+  ).toBeLessThanOrEqual(200 + LIMITS.settle_margin_ms);
 }
 
 /** Wait (watchdog 10 s) until the raw client's log says it handles SIGUSR1, then send it. */
@@ -67,7 +70,9 @@ async function releaseGuessingClient(log: string, pid: number): Promise<void> {
 }
 
 describe("StreamInvoker under a hostile client", () => {
-  it("200,000 small frames behind a 16 MB one are judged in slices: a v1 invocation beside them keeps its settle bound", { timeout: 120_000 }, async () => {
+  it("200,000 small frames behind a 16 MB one are judged in slices: a v1 invocation beside them keeps its settle bound", {
+    timeout: 120_000,
+  }, async () => {
     const small = 200_000;
     const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", `flood:${small}`], timeoutMs: 90_000 });
     const { value: r, settles } = await v1Beside(dir().dir, inv.invoke(envelope("session.started", 1)));
@@ -80,7 +85,11 @@ describe("StreamInvoker under a hostile client", () => {
   it("events settled by replies to guessed ids while the client does not read: their queued frames are dropped, never written", async () => {
     const d = dir();
     const events = 100;
-    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", `guess:${events}:${WIRE_VERSION}`, "--log", d.log], timeoutMs: 30_000 });
+    const inv = sessions.open({
+      program: RAW_CLIENT,
+      args: ["--behave", `guess:${events}:${WIRE_VERSION}`, "--log", d.log],
+      timeoutMs: 30_000,
+    });
     // 10 KB each (serialized at once, within invoke's first slice): 1 MB in all, more than the
     // socket buffer holds (net.core.wmem_default, 208 KiB by default), so the first frames are
     // written (one stays in flight) and the rest queue in the host.
@@ -91,7 +100,8 @@ describe("StreamInvoker under a hostile client", () => {
     const results = Array.from({ length: events }, (_, i) => inv.invoke(big(i + 1)));
     // Barrier: the client has installed its SIGUSR1 handler (its ready line), then it guesses.
     await releaseGuessingClient(d.log, sessions.see(inv) as number);
-    for (const r of await Promise.all(results)) expect(r.ok ? r.response.metadata?.guessed : r.failure.variant).toBe(true);
+    for (const r of await Promise.all(results))
+      expect(r.ok ? r.response.metadata?.guessed : r.failure.variant).toBe(true);
     // The client now reads: the next event is answered, and of the settled ones it has read only
     // the frames written before they settled (the first ones, in order), none of the queued rest.
     const next = await inv.invoke(envelope("session.started", events + 1));
@@ -106,20 +116,30 @@ describe("StreamInvoker under a hostile client", () => {
     expect(received).toEqual([...Array.from({ length: written }, (_, i) => String(i + 1)), String(events + 1)]);
   });
 
-  it("60,000 frames queued for a client that reads only later are written with an O(1) dequeue: a v1 invocation beside them keeps its settle bound", { timeout: 120_000 }, async () => {
+  it("60,000 frames queued for a client that reads only later are written with an O(1) dequeue: a v1 invocation beside them keeps its settle bound", {
+    timeout: 120_000,
+  }, async () => {
     const d = dir();
     // The client reads nothing until SIGUSR1 (guessing no id), then reads everything and answers
     // nothing: every write completes at once, so the whole queue is written in one go.
-    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", `guess:0:${WIRE_VERSION}:silent`, "--log", d.log], timeoutMs: 3000 });
+    const inv = sessions.open({
+      program: RAW_CLIENT,
+      args: ["--behave", `guess:0:${WIRE_VERSION}:silent`, "--log", d.log],
+      timeoutMs: 3000,
+    });
     const events = Array.from({ length: 60_000 }, (_, i) => inv.invoke(envelope("session.started", i + 1)));
     await releaseGuessingClient(d.log, sessions.see(inv) as number);
     const { value: answered, settles } = await v1Beside(d.dir, Promise.all(events));
     // Unanswered: the first time out, then the stream ends (stream_max_consecutive_timeouts).
-    expect(new Set(answered.map((r) => (r.ok ? "ok" : r.failure.variant)))).toEqual(new Set(["timeout", "stream_exit"]));
+    expect(new Set(answered.map((r) => (r.ok ? "ok" : r.failure.variant)))).toEqual(
+      new Set(["timeout", "stream_exit"]),
+    );
     expectSettleBound(settles, "the queue");
   });
 
-  it("a client that exits right after 200,000 frames behind a 16 MB one: the frames still in the pipe while the host paused it are read, the reply is delivered", { timeout: 60_000 }, async () => {
+  it("a client that exits right after 200,000 frames behind a 16 MB one: the frames still in the pipe while the host paused it are read, the reply is delivered", {
+    timeout: 60_000,
+  }, async () => {
     const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "flood-exit:200000"], timeoutMs: 30_000 });
     const r = await inv.invoke(envelope("session.started", 1));
     sessions.see(inv);
@@ -127,10 +147,16 @@ describe("StreamInvoker under a hostile client", () => {
     expect(inv.stats.discardedFrames).toBe(200_001);
   });
 
-  it("an event invoked after the child exited, while its last frames are still being judged, goes to a new child", { timeout: 60_000 }, async () => {
+  it("an event invoked after the child exited, while its last frames are still being judged, goes to a new child", {
+    timeout: 60_000,
+  }, async () => {
     const d = dir();
     // A 16 MB frame (judged in slices for a few hundred ms), the reply, then the exit.
-    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "flood-exit:0", "--once", join(d.dir, "once")], timeoutMs: 30_000 });
+    const inv = sessions.open({
+      program: RAW_CLIENT,
+      args: ["--behave", "flood-exit:0", "--once", join(d.dir, "once")],
+      timeoutMs: 30_000,
+    });
     const first = inv.invoke(envelope("session.started", 1));
     const pid = sessions.see(inv) as number;
     // Barrier: the first child wrote everything and exited; the host is still judging its frames.
@@ -152,7 +178,12 @@ describe("StreamInvoker under a hostile client", () => {
     // the second starts and answers (a Node start-up, slow on a loaded machine; timeoutMs 2 s covers it).
     const limits = { stream_max_consecutive_timeouts: 1, kill_grace_ms: 4000, settle_margin_ms: 8000 };
     // The first child answers nothing and ignores SIGTERM; the second (the once file exists) echoes.
-    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "silent-stay", "--once", join(d.dir, "once")], timeoutMs: 2000, limits });
+    const inv = sessions.open({
+      program: RAW_CLIENT,
+      args: ["--behave", "silent-stay", "--once", join(d.dir, "once")],
+      timeoutMs: 2000,
+      limits,
+    });
     const a = inv.invoke(envelope("session.started", 1));
     const first = sessions.see(inv) as number;
     expect(first).not.toBeNull();

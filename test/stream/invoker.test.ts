@@ -15,7 +15,16 @@ import { afterAll, describe, expect, it } from "vitest";
 import { LIMITS, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import { ReverseRequestError } from "../../runtime/stream/reverse.js";
-import { checkNothingLeftAfterEach, envelope, logLines, RAW_CLIENT, scratch, SESSION_EVENTS, Sessions, TS_RUNNER } from "./support.js";
+import {
+  checkNothingLeftAfterEach,
+  envelope,
+  logLines,
+  RAW_CLIENT,
+  scratch,
+  SESSION_EVENTS,
+  Sessions,
+  TS_RUNNER,
+} from "./support.js";
 
 const sessions = new Sessions();
 const scratches = checkNothingLeftAfterEach(sessions);
@@ -61,7 +70,12 @@ describe.each(CLIENTS)("StreamInvoker with the $name", ({ program, cancelBehave 
     sessions.see(inv);
     expect(second.ok && second.response.metadata?.event_id).toBe("e2");
     const lines = logLines(log);
-    const cancelled = program === RAW_CLIENT ? lines.filter((l) => (l.frame as { method?: string }).method === "lifeloop/cancel").map((l) => (l.frame as { params: unknown }).params) : lines.map((l) => l.cancelled);
+    const cancelled =
+      program === RAW_CLIENT
+        ? lines
+            .filter((l) => (l.frame as { method?: string }).method === "lifeloop/cancel")
+            .map((l) => (l.frame as { params: unknown }).params)
+        : lines.map((l) => l.cancelled);
     expect(cancelled).toEqual(program === RAW_CLIENT ? [{ id: "1", reason: "timeout" }] : ["e1"]);
     expect(inv.stats).toMatchObject({ spawns: 1, cancels: 1 });
   });
@@ -69,14 +83,23 @@ describe.each(CLIENTS)("StreamInvoker with the $name", ({ program, cancelBehave 
   it("serves a client request while an event is pending: not_available until a handler is plugged in", async () => {
     const inv = sessions.open({ program, args: ["--behave", "reverse"], timeoutMs: 10_000, limits: FAST });
     const before = await inv.invoke(envelope("session.started", 1));
-    expect(before.ok && (before.response.metadata?.reverse as Record<string, unknown>)).toMatchObject(program === RAW_CLIENT ? { error_code: -32000, error_name: "not_available" } : { error_name: "not_available", code: -32000 });
+    expect(before.ok && (before.response.metadata?.reverse as Record<string, unknown>)).toMatchObject(
+      program === RAW_CLIENT
+        ? { error_code: -32000, error_name: "not_available" }
+        : { error_name: "not_available", code: -32000 },
+    );
     inv.setReverseHandler("continuation/get", (req) => {
       if (req.params.key !== "k1") throw new ReverseRequestError("not_found", "no such key");
       return { result: { client_id: "c", ttl_s: null, written_at_epoch_s: 7 }, blob: Buffer.from("hello") };
     });
     const after = await inv.invoke(envelope("session.started", 2));
     sessions.see(inv);
-    expect(after.ok && (after.response.metadata?.reverse as Record<string, unknown>)).toMatchObject({ result: program === RAW_CLIENT ? { blob_base64: "aGVsbG8=", client_id: "c", ttl_s: null, written_at_epoch_s: 7 } : { client_id: "c", ttl_s: null, written_at_epoch_s: 7 } });
+    expect(after.ok && (after.response.metadata?.reverse as Record<string, unknown>)).toMatchObject({
+      result:
+        program === RAW_CLIENT
+          ? { blob_base64: "aGVsbG8=", client_id: "c", ttl_s: null, written_at_epoch_s: 7 }
+          : { client_id: "c", ttl_s: null, written_at_epoch_s: 7 },
+    });
     expect(inv.stats.reverseRequests).toBe(2);
   });
 
@@ -88,7 +111,11 @@ describe.each(CLIENTS)("StreamInvoker with the $name", ({ program, cancelBehave 
     const three = await inv.invoke(envelope("frame.opened", 3));
     sessions.see(inv);
     expect(one.ok).toBe(true);
-    expect(two.ok ? null : { variant: two.failure.variant, exit_code: two.failure.exit_code, failure_class: two.failure.failure_class }).toEqual({ variant: "stream_exit", exit_code: 3, failure_class: "transport_error" });
+    expect(
+      two.ok
+        ? null
+        : { variant: two.failure.variant, exit_code: two.failure.exit_code, failure_class: two.failure.failure_class },
+    ).toEqual({ variant: "stream_exit", exit_code: 3, failure_class: "transport_error" });
     expect(three.ok).toBe(true);
     expect(inv.stats.spawns).toBe(2);
     expect(inv.pid).not.toBe(pid);
@@ -103,11 +130,17 @@ describe.each(CLIENTS)("StreamInvoker with the $name", ({ program, cancelBehave 
     const next = await inv.invoke(envelope("session.started", 2));
     sessions.see(inv);
     expect(next.ok).toBe(true);
-    if (program === RAW_CLIENT) expect(logLines(log).map((l) => (l.frame as { method?: string }).method)).toEqual(["event/session.started"]);
+    if (program === RAW_CLIENT)
+      expect(logLines(log).map((l) => (l.frame as { method?: string }).method)).toEqual(["event/session.started"]);
   });
 
   it("shutdown by EOF: close() ends the stream well within the grace and the child exits by itself", async () => {
-    const inv = sessions.open({ program, args: ["--behave", "timer"].slice(program === TS_RUNNER ? 0 : 2), timeoutMs: 10_000, limits: { stream_close_grace_ms: 5000, stream_term_grace_ms: 1000 } });
+    const inv = sessions.open({
+      program,
+      args: ["--behave", "timer"].slice(program === TS_RUNNER ? 0 : 2),
+      timeoutMs: 10_000,
+      limits: { stream_close_grace_ms: 5000, stream_term_grace_ms: 1000 },
+    });
     expect((await inv.invoke(envelope("session.started", 1))).ok).toBe(true);
     sessions.see(inv);
     const t0 = performance.now();
@@ -121,7 +154,12 @@ describe.each(CLIENTS)("StreamInvoker with the $name", ({ program, cancelBehave 
 
 describe("StreamInvoker misbehaviours (raw client)", () => {
   const raw = (behave: string, extra: Record<string, unknown> = {}, args: string[] = []) =>
-    sessions.open({ program: RAW_CLIENT, args: ["--behave", behave, ...args], timeoutMs: 10_000, limits: { ...FAST, ...(extra as object) } });
+    sessions.open({
+      program: RAW_CLIENT,
+      args: ["--behave", behave, ...args],
+      timeoutMs: 10_000,
+      limits: { ...FAST, ...(extra as object) },
+    });
 
   it("a late old reply while the next request is pending is discarded and never consumes it", async () => {
     const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "late-reply"], timeoutMs: 700, limits: FAST });
@@ -145,7 +183,7 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
     expect(inv.stats.discardedFrames).toBe(2);
   });
 
-  it("unsolicited and unknown-id frames (an integer 7 for \"7\" included) are discarded without consuming the live request", async () => {
+  it('unsolicited and unknown-id frames (an integer 7 for "7" included) are discarded without consuming the live request', async () => {
     const inv = raw("unsolicited");
     const r = await inv.invoke(envelope("session.started", 1));
     sessions.see(inv);
@@ -172,7 +210,10 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
 
   it("two frames in one write answer two pending requests, each by its id", async () => {
     const inv = raw("two-in-one");
-    const [a, b] = await Promise.all([inv.invoke(envelope("session.started", 1)), inv.invoke(envelope("frame.opening", 2))]);
+    const [a, b] = await Promise.all([
+      inv.invoke(envelope("session.started", 1)),
+      inv.invoke(envelope("frame.opening", 2)),
+    ]);
     sessions.see(inv);
     expect([a.ok && a.response.metadata?.event_id, b.ok && b.response.metadata?.event_id]).toEqual(["e1", "e2"]);
   });
@@ -186,7 +227,10 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
     const over = raw("pad", { max_frame_bytes: limit }, ["--frame-bytes", String(limit + 1)]);
     const bad = await over.invoke(envelope("session.started", 1));
     sessions.see(over);
-    expect(bad.ok ? null : { variant: bad.failure.variant, rule: bad.failure.issues?.[0]?.rule }).toEqual({ variant: "stream_frame_too_large", rule: "stream.frame-too-large" });
+    expect(bad.ok ? null : { variant: bad.failure.variant, rule: bad.failure.issues?.[0]?.rule }).toEqual({
+      variant: "stream_frame_too_large",
+      rule: "stream.frame-too-large",
+    });
   });
 
   it("a client that closes stdout: stream_stdout_closed, then a respawn", async () => {
@@ -200,7 +244,16 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
 
   it("an empty line on stdout is a framing violation (stream.empty-frame, invalid_request), not an oversized frame", async () => {
     const r = await raw("empty-line").invoke(envelope("session.started", 1));
-    expect(r.ok ? null : { variant: r.failure.variant, class: r.failure.failure_class, retry: r.failure.retry_class, rule: r.failure.issues?.[0]?.rule }).toEqual({
+    expect(
+      r.ok
+        ? null
+        : {
+            variant: r.failure.variant,
+            class: r.failure.failure_class,
+            retry: r.failure.retry_class,
+            rule: r.failure.issues?.[0]?.rule,
+          },
+    ).toEqual({
       variant: "stream_framing",
       class: "invalid_request",
       retry: "do_not_retry",
@@ -218,7 +271,10 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
   it("a start-up banner on stdout is a framing violation (json.syntax), never skipped", async () => {
     const inv = raw("banner");
     const r = await inv.invoke(envelope("session.started", 1));
-    expect(r.ok ? null : { variant: r.failure.variant, rule: r.failure.issues?.[0]?.rule }).toEqual({ variant: "stream_framing", rule: "json.syntax" });
+    expect(r.ok ? null : { variant: r.failure.variant, rule: r.failure.issues?.[0]?.rule }).toEqual({
+      variant: "stream_framing",
+      rule: "json.syntax",
+    });
     expect(r.ok ? "" : r.failure.detail).toContain("raw-client 1.0 starting up");
   });
 
@@ -226,7 +282,11 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
     const inv = raw("error-reply:-32601");
     const r = await inv.invoke(envelope("session.started", 1));
     sessions.see(inv);
-    expect(r.ok ? null : { variant: r.failure.variant, failure_class: r.failure.failure_class, retry_class: r.failure.retry_class }).toEqual({ variant: "error_reply", failure_class: "capability_unsupported", retry_class: "do_not_retry" });
+    expect(
+      r.ok
+        ? null
+        : { variant: r.failure.variant, failure_class: r.failure.failure_class, retry_class: r.failure.retry_class },
+    ).toEqual({ variant: "error_reply", failure_class: "capability_unsupported", retry_class: "do_not_retry" });
   });
 
   it("a client that dies at start-up cannot cause a respawn storm", async () => {
@@ -241,7 +301,12 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
   });
 
   it("consecutive timeouts end a stuck stream; the next event respawns", async () => {
-    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "silent"], timeoutMs: 300, limits: { ...FAST, stream_max_consecutive_timeouts: 2 } });
+    const inv = sessions.open({
+      program: RAW_CLIENT,
+      args: ["--behave", "silent"],
+      timeoutMs: 300,
+      limits: { ...FAST, stream_max_consecutive_timeouts: 2 },
+    });
     const a = await inv.invoke(envelope("session.started", 1));
     const first = sessions.see(inv);
     const b = await inv.invoke(envelope("session.started", 2));
@@ -253,7 +318,12 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
   });
 
   it("a client that stops reading cannot make the host buffer without bound: queued frames are dropped at their deadline", async () => {
-    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "no-read"], timeoutMs: 600, limits: { ...FAST, stream_max_consecutive_timeouts: 10 } });
+    const inv = sessions.open({
+      program: RAW_CLIENT,
+      args: ["--behave", "no-read"],
+      timeoutMs: 600,
+      limits: { ...FAST, stream_max_consecutive_timeouts: 10 },
+    });
     const big = envelope("session.started", 1);
     big.request.metadata = { blob: "x".repeat(1024 * 1024) };
     const results = await Promise.all([1, 2, 3].map(() => inv.invoke(big)));
@@ -265,7 +335,12 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
 
   it("shutdown by SIGTERM within the grace when the client ignores EOF; SIGKILL when it ignores both", async () => {
     const grace = { stream_close_grace_ms: 300, stream_term_grace_ms: 700 };
-    const eof = sessions.open({ program: RAW_CLIENT, args: ["--behave", "ignore-eof"], timeoutMs: 5000, limits: grace });
+    const eof = sessions.open({
+      program: RAW_CLIENT,
+      args: ["--behave", "ignore-eof"],
+      timeoutMs: 5000,
+      limits: grace,
+    });
     expect((await eof.invoke(envelope("session.started", 1))).ok).toBe(true);
     sessions.see(eof);
     let t0 = performance.now();
@@ -274,14 +349,21 @@ describe("StreamInvoker misbehaviours (raw client)", () => {
     expect(took).toBeGreaterThanOrEqual(grace.stream_close_grace_ms - 1);
     expect(took).toBeLessThan(grace.stream_close_grace_ms + grace.stream_term_grace_ms);
 
-    const stubborn = sessions.open({ program: RAW_CLIENT, args: ["--behave", "ignore-term"], timeoutMs: 5000, limits: grace });
+    const stubborn = sessions.open({
+      program: RAW_CLIENT,
+      args: ["--behave", "ignore-term"],
+      timeoutMs: 5000,
+      limits: grace,
+    });
     expect((await stubborn.invoke(envelope("session.started", 1))).ok).toBe(true);
     sessions.see(stubborn);
     t0 = performance.now();
     await stubborn.close();
     took = performance.now() - t0;
     expect(took).toBeGreaterThanOrEqual(grace.stream_close_grace_ms + grace.stream_term_grace_ms - 1);
-    expect(took).toBeLessThan(grace.stream_close_grace_ms + grace.stream_term_grace_ms + LIMITS.kill_grace_ms + LIMITS.settle_margin_ms);
+    expect(took).toBeLessThan(
+      grace.stream_close_grace_ms + grace.stream_term_grace_ms + LIMITS.kill_grace_ms + LIMITS.settle_margin_ms,
+    );
   });
 });
 
@@ -292,7 +374,12 @@ describe("StreamInvoker with the TS runner: client-side duties", () => {
     sessions.see(print);
     expect(p.ok).toBe(true);
     expect(p.ok && p.stderrTail).toContain("a stray stdout write");
-    const flood = sessions.open({ program: TS_RUNNER, args: ["--behave", "stderr-flood"], timeoutMs: 10_000, limits: FAST });
+    const flood = sessions.open({
+      program: TS_RUNNER,
+      args: ["--behave", "stderr-flood"],
+      timeoutMs: 10_000,
+      limits: FAST,
+    });
     const f = await flood.invoke(envelope("session.started", 1));
     sessions.see(flood);
     expect(f.ok).toBe(true);
@@ -327,21 +414,41 @@ describe("StreamInvoker with the TS runner: client-side duties", () => {
     const inv = sessions.open({ program: TS_RUNNER, args: ["--behave", "throw"], timeoutMs: 10_000, limits: FAST });
     const r = await inv.invoke(envelope("session.started", 1));
     sessions.see(inv);
-    expect(r.ok && r.response).toMatchObject({ status: "failed", failure_class: "internal_error", warnings: [{ code: "handler_threw" }] });
+    expect(r.ok && r.response).toMatchObject({
+      status: "failed",
+      failure_class: "internal_error",
+      warnings: [{ code: "handler_threw" }],
+    });
   });
 });
 
 describe("StreamInvoker: max_frame_bytes holds for the host's own requests", () => {
   it("an event request frame (LF included) of exactly max_frame_bytes is written; one byte more is request_too_large, nothing spawned", async () => {
     // Multi-byte characters: the bound counts the frame's UTF-8 bytes, not its characters.
-    const env = { ...envelope("session.started", 1), request: { ...envelope("session.started", 1).request, metadata: { text: "é€😀 \"\u2028" } } };
-    const frameBytes = Buffer.byteLength(`{"jsonrpc":"2.0","id":"1","method":"event/session.started","params":${JSON.stringify(env)}}\n`, "utf8");
-    const over = sessions.open({ program: RAW_CLIENT, args: ["--behave", "echo"], timeoutMs: 10_000, limits: { max_frame_bytes: frameBytes - 1 } });
+    const env = {
+      ...envelope("session.started", 1),
+      request: { ...envelope("session.started", 1).request, metadata: { text: 'é€😀 "\u2028' } },
+    };
+    const frameBytes = Buffer.byteLength(
+      `{"jsonrpc":"2.0","id":"1","method":"event/session.started","params":${JSON.stringify(env)}}\n`,
+      "utf8",
+    );
+    const over = sessions.open({
+      program: RAW_CLIENT,
+      args: ["--behave", "echo"],
+      timeoutMs: 10_000,
+      limits: { max_frame_bytes: frameBytes - 1 },
+    });
     const refused = await over.invoke(env);
     expect(refused.ok ? null : refused.failure.variant).toBe("request_too_large");
     expect(!refused.ok && refused.failure.detail).toContain(`is ${frameBytes} bytes`);
     expect(over.stats.spawns).toBe(0);
-    const at = sessions.open({ program: RAW_CLIENT, args: ["--behave", "echo"], timeoutMs: 10_000, limits: { max_frame_bytes: frameBytes } });
+    const at = sessions.open({
+      program: RAW_CLIENT,
+      args: ["--behave", "echo"],
+      timeoutMs: 10_000,
+      limits: { max_frame_bytes: frameBytes },
+    });
     const written = await at.invoke(env);
     sessions.see(at);
     expect(written.ok ? "ok" : written.failure.detail).toBe("ok");
@@ -351,8 +458,16 @@ describe("StreamInvoker: max_frame_bytes holds for the host's own requests", () 
 describe("StreamInvoker: max_frame_bytes holds for the host's own replies", () => {
   it("a reply to a client request that would pass the frame bound is replaced by -32603 internal_error", async () => {
     const maxFrameBytes = 8192;
-    const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "reverse"], timeoutMs: 10_000, limits: { max_frame_bytes: maxFrameBytes } });
-    inv.setReverseHandler("continuation/get", () => ({ result: { client_id: "c", ttl_s: null, written_at_epoch_s: 7 }, blob: Buffer.alloc(maxFrameBytes, 0x61) }));
+    const inv = sessions.open({
+      program: RAW_CLIENT,
+      args: ["--behave", "reverse"],
+      timeoutMs: 10_000,
+      limits: { max_frame_bytes: maxFrameBytes },
+    });
+    inv.setReverseHandler("continuation/get", () => ({
+      result: { client_id: "c", ttl_s: null, written_at_epoch_s: 7 },
+      blob: Buffer.alloc(maxFrameBytes, 0x61),
+    }));
     const r = await inv.invoke(envelope("session.started", 1));
     sessions.see(inv);
     expect(r.ok && (r.response.metadata?.reverse as Record<string, unknown>)).toMatchObject({ error_code: -32603 });
@@ -381,7 +496,9 @@ describe("StreamInvoker: a client that cannot be started", () => {
       details.push(r.failure.detail);
     }
     expect(details[0]).toBe(`cannot start ${missing}: spawn ${missing} ENOENT`);
-    expect(details[1]).toMatch(new RegExp(`^cannot start ${notExecutable}: spawn ${notExecutable} EACCES \\(not executable: chmod \\+x`));
+    expect(details[1]).toMatch(
+      new RegExp(`^cannot start ${notExecutable}: spawn ${notExecutable} EACCES \\(not executable: chmod \\+x`),
+    );
   });
 });
 
@@ -394,7 +511,9 @@ describe("StreamInvoker: the envelope is prepared as v1 prepares it", () => {
     const inv = sessions.open({ program: RAW_CLIENT, args: ["--behave", "echo"], timeoutMs: 1 });
     const r = await inv.invoke(big);
     sessions.see(inv);
-    expect(r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`).toMatch(/^timeout: the DispatchEnvelope was not serialized/);
+    expect(r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`).toMatch(
+      /^timeout: the DispatchEnvelope was not serialized/,
+    );
     expect(inv.stats.spawns).toBe(0);
   });
 
@@ -427,7 +546,11 @@ describe("StreamInvoker: a reply frame is bounded by limits.max_frame_values", (
   });
 
   it("a result with more than max_values values ends the stream as a framing violation (json.max-values), never delivered", async () => {
-    const inv = sessions.open({ program: process.execPath, args: answering(LIMITS.max_values + 10), timeoutMs: 20_000 }); // the frame's own values are at most 4
+    const inv = sessions.open({
+      program: process.execPath,
+      args: answering(LIMITS.max_values + 10),
+      timeoutMs: 20_000,
+    }); // the frame's own values are at most 4
     const r = await inv.invoke(envelope("session.started", 1));
     sessions.see(inv);
     expect(r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`).toMatch(/^stream_framing: .*json\.max-values/);
@@ -475,20 +598,45 @@ process.stdin.on("data", (chunk) => {
 
   it("a 4 MiB reply (an escaped string) and a small one written together, then exit: both delivered, exact", async () => {
     const padBytes = 4 << 20;
-    const inv = sessions.open({ program: process.execPath, args: [bigThenSmallClient(padBytes)], timeoutMs: 30_000, limits: FAST });
-    const [big, small] = await Promise.all([inv.invoke(envelope("session.started", 1)), inv.invoke(envelope("frame.opening", 2))]);
+    const inv = sessions.open({
+      program: process.execPath,
+      args: [bigThenSmallClient(padBytes)],
+      timeoutMs: 30_000,
+      limits: FAST,
+    });
+    const [big, small] = await Promise.all([
+      inv.invoke(envelope("session.started", 1)),
+      inv.invoke(envelope("frame.opening", 2)),
+    ]);
     sessions.see(inv);
     expect(big.ok ? "ok" : `${big.failure.variant}: ${big.failure.detail}`).toBe("ok");
     expect(small.ok ? "ok" : `${small.failure.variant}: ${small.failure.detail}`).toBe("ok");
     if (big.ok) expect(big.response.metadata?.event_id).toBe("e1");
-    if (big.ok) expect(big.response.metadata?.pad === "\\n".repeat(padBytes >> 1), `pad of ${String(big.response.metadata?.pad).length} chars`).toBe(true);
+    if (big.ok)
+      expect(
+        big.response.metadata?.pad === "\\n".repeat(padBytes >> 1),
+        `pad of ${String(big.response.metadata?.pad).length} chars`,
+      ).toBe(true);
     if (small.ok) expect(small.response.metadata).toEqual({ event_id: "e2", pad: "" });
   });
 
   it("a large frame with a duplicate member after its 4 MiB string ends the stream: stream_framing json.duplicate-key for both events", async () => {
-    const inv = sessions.open({ program: process.execPath, args: [bigThenSmallClient(4 << 20, true)], timeoutMs: 30_000, limits: FAST });
-    const results = await Promise.all([inv.invoke(envelope("session.started", 1)), inv.invoke(envelope("frame.opening", 2))]);
+    const inv = sessions.open({
+      program: process.execPath,
+      args: [bigThenSmallClient(4 << 20, true)],
+      timeoutMs: 30_000,
+      limits: FAST,
+    });
+    const results = await Promise.all([
+      inv.invoke(envelope("session.started", 1)),
+      inv.invoke(envelope("frame.opening", 2)),
+    ]);
     sessions.see(inv);
-    for (const r of results) expect(r.ok ? "ok" : { variant: r.failure.variant, rule: r.failure.issues?.[0]?.rule, pointer: r.failure.issues?.[0]?.pointer }).toEqual({ variant: "stream_framing", rule: "json.duplicate-key", pointer: "/result/metadata/pad" });
+    for (const r of results)
+      expect(
+        r.ok
+          ? "ok"
+          : { variant: r.failure.variant, rule: r.failure.issues?.[0]?.rule, pointer: r.failure.issues?.[0]?.pointer },
+      ).toEqual({ variant: "stream_framing", rule: "json.duplicate-key", pointer: "/result/metadata/pad" });
   });
 });

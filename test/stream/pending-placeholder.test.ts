@@ -28,7 +28,11 @@ const FAST = { stream_close_grace_ms: 1000, stream_term_grace_ms: 500 } as const
  */
 type PlanFrame = { reply: number; id?: unknown; tag: string } | { raw: string };
 
-function planClient(hold: number, frames: PlanFrame[], options: { lateOnCancel?: boolean; repeat?: boolean } = {}): string {
+function planClient(
+  hold: number,
+  frames: PlanFrame[],
+  options: { lateOnCancel?: boolean; repeat?: boolean } = {},
+): string {
   const s = scratch();
   scratches.push(s.cleanup);
   const file = join(s.dir, "plan-client.mjs");
@@ -61,12 +65,17 @@ process.stdin.on("end", () => process.exit(0));
 }
 
 function tagOf(r: Awaited<ReturnType<ReturnType<Sessions["open"]>["invoke"]>>): string {
-  return r.ok ? `${String(r.response.metadata?.event_id)}:${String(r.response.metadata?.tag)}` : `failed ${r.failure.variant}`;
+  return r.ok
+    ? `${String(r.response.metadata?.event_id)}:${String(r.response.metadata?.tag)}`
+    : `failed ${r.failure.variant}`;
 }
 
 describe("the pending-event placeholder (empty id) against real clients", () => {
-  it("a reply with id \"\" while events are pending is a framing violation (stream.id): every pending event fails stream_framing, none is settled by it nor by the valid reply after it", async () => {
-    const client = planClient(3, [{ reply: 0, id: "", tag: "empty" }, { reply: 1, tag: "own" }]);
+  it('a reply with id "" while events are pending is a framing violation (stream.id): every pending event fails stream_framing, none is settled by it nor by the valid reply after it', async () => {
+    const client = planClient(3, [
+      { reply: 0, id: "", tag: "empty" },
+      { reply: 1, tag: "own" },
+    ]);
     const inv = sessions.open({ program: process.execPath, args: [client], timeoutMs: 10_000, limits: FAST });
     const results = await Promise.all([1, 2, 3].map((n) => inv.invoke(envelope("session.started", n))));
     sessions.see(inv);
@@ -77,8 +86,11 @@ describe("the pending-event placeholder (empty id) against real clients", () => 
     expect(inv.stats.discardedFrames).toBe(0);
   }, 30_000);
 
-  it("the same for a reply with id \"\" large enough to be judged in slices (above SLICED_FRAME_BYTES): stream_framing stream.id, nothing settled by it", async () => {
-    const client = planClient(2, [{ reply: 0, id: "", tag: "x".repeat(SLICED_FRAME_BYTES + 1000) }, { reply: 1, tag: "own" }]);
+  it('the same for a reply with id "" large enough to be judged in slices (above SLICED_FRAME_BYTES): stream_framing stream.id, nothing settled by it', async () => {
+    const client = planClient(2, [
+      { reply: 0, id: "", tag: "x".repeat(SLICED_FRAME_BYTES + 1000) },
+      { reply: 1, tag: "own" },
+    ]);
     const inv = sessions.open({ program: process.execPath, args: [client], timeoutMs: 10_000, limits: FAST });
     const results = await Promise.all([1, 2].map((n) => inv.invoke(envelope("session.started", n))));
     sessions.see(inv);
@@ -89,15 +101,28 @@ describe("the pending-event placeholder (empty id) against real clients", () => 
     expect(inv.stats.discardedFrames).toBe(0);
   }, 30_000);
 
-  it("20 events in flight: replies in reverse order, each duplicated, with unknown ids (\"0\", \"41\", \"99\", integer 5) in between: each event gets its own reply, every other frame is discarded and counted; then 20 more on the same stream", async () => {
+  it('20 events in flight: replies in reverse order, each duplicated, with unknown ids ("0", "41", "99", integer 5) in between: each event gets its own reply, every other frame is discarded and counted; then 20 more on the same stream', async () => {
     const frames: PlanFrame[] = [];
     for (let i = 19; i >= 0; i--) {
       frames.push({ reply: i, tag: "first" }, { reply: i, tag: "dup" });
-      if (i === 10) frames.push({ reply: 0, id: "0", tag: "x" }, { reply: 0, id: "41", tag: "x" }, { reply: 0, id: "99", tag: "x" }, { reply: 0, id: 5, tag: "x" });
+      if (i === 10)
+        frames.push(
+          { reply: 0, id: "0", tag: "x" },
+          { reply: 0, id: "41", tag: "x" },
+          { reply: 0, id: "99", tag: "x" },
+          { reply: 0, id: 5, tag: "x" },
+        );
     }
-    const inv = sessions.open({ program: process.execPath, args: [planClient(20, frames, { repeat: true })], timeoutMs: 10_000, limits: FAST });
+    const inv = sessions.open({
+      program: process.execPath,
+      args: [planClient(20, frames, { repeat: true })],
+      timeoutMs: 10_000,
+      limits: FAST,
+    });
     for (const round of [0, 1]) {
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => inv.invoke(envelope("session.started", round * 20 + i + 1))));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => inv.invoke(envelope("session.started", round * 20 + i + 1))),
+      );
       sessions.see(inv);
       expect(results.map(tagOf)).toEqual(Array.from({ length: 20 }, (_, i) => `e${round * 20 + i + 1}:first`));
     }
@@ -119,14 +144,26 @@ describe("the pending-event placeholder (empty id) against real clients", () => 
     });
     const results = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => inv.invoke(envelope("session.started", n))));
     sessions.see(inv);
-    expect(results.map(tagOf)).toEqual(["e1:own", "failed timeout", "e3:own", "failed timeout", "e5:own", "failed timeout"]);
+    expect(results.map(tagOf)).toEqual([
+      "e1:own",
+      "failed timeout",
+      "e3:own",
+      "failed timeout",
+      "e5:own",
+      "failed timeout",
+    ]);
     await inv.close();
     expect(inv.stats.cancels).toBe(3);
     expect(inv.stats.discardedFrames).toBe(3);
   }, 30_000);
 
   it("close() with events pending fails each of them (stream_exit once the child exits on EOF), nothing settled by the placeholder", async () => {
-    const inv = sessions.open({ program: process.execPath, args: [planClient(99, [])], timeoutMs: 10_000, limits: FAST });
+    const inv = sessions.open({
+      program: process.execPath,
+      args: [planClient(99, [])],
+      timeoutMs: 10_000,
+      limits: FAST,
+    });
     const pending = [1, 2, 3, 4, 5].map((n) => inv.invoke(envelope("session.started", n)));
     // Barrier: the child is running once the stream has spawned; close() then ends it with events pending.
     while (inv.pid === null) await new Promise((r) => setImmediate(r));

@@ -9,14 +9,22 @@ import { errorCode } from "../../runtime/rpc/error-codes.js";
 import { ReverseRequestError, serveReverseRequest, type ReverseHandlers } from "../../runtime/stream/reverse.js";
 
 const signal = new AbortController().signal;
-const serve = (method: string, params: Record<string, unknown> | undefined, handlers: ReverseHandlers = {}) => serveReverseRequest(method, 1, params, handlers, signal);
-const json = (outcome: Awaited<ReturnType<typeof serve>>): unknown => (outcome.ok ? JSON.parse(outcome.resultJson.toString("utf8")) : outcome.error);
+const serve = (method: string, params: Record<string, unknown> | undefined, handlers: ReverseHandlers = {}) =>
+  serveReverseRequest(method, 1, params, handlers, signal);
+const json = (outcome: Awaited<ReturnType<typeof serve>>): unknown =>
+  outcome.ok ? JSON.parse(outcome.resultJson.toString("utf8")) : outcome.error;
 
 describe("client → host requests", () => {
   it("every method of the table answers not_available without a handler", async () => {
     for (const m of STREAM_V2.reverse_methods) {
-      const params = Object.fromEntries(m.params.filter((p) => p.required).map((p) => [p.name, p.value === "base64" ? "aGk=" : "t1"]));
-      expect(json(await serve(m.method, params))).toEqual({ code: -32000, message: expect.any(String), data: { error: "not_available", method: m.method } });
+      const params = Object.fromEntries(
+        m.params.filter((p) => p.required).map((p) => [p.name, p.value === "base64" ? "aGk=" : "t1"]),
+      );
+      expect(json(await serve(m.method, params))).toEqual({
+        code: -32000,
+        message: expect.any(String),
+        data: { error: "not_available", method: m.method },
+      });
     }
   });
 
@@ -33,9 +41,25 @@ describe("client → host requests", () => {
         return { result: { client_id: "unknown", ttl_s: null, written_at_epoch_s: 5 }, blob };
       },
     };
-    expect(json(await serve("continuation/put", { thread: "t", key: "k", blob_base64: Buffer.from("bytes\u0000\xff").toString("base64") }, handlers))).toEqual({ status: "ok", written_at_epoch_s: 5 });
-    expect(json(await serve("continuation/get", { thread: "t", key: "k" }, handlers))).toEqual({ blob_base64: Buffer.from("bytes\u0000\xff").toString("base64"), client_id: "unknown", ttl_s: null, written_at_epoch_s: 5 });
-    expect(json(await serve("continuation/get", { thread: "t", key: "other" }, handlers))).toMatchObject({ code: errorCode("not_found"), data: { error: "not_found" } });
+    expect(
+      json(
+        await serve(
+          "continuation/put",
+          { thread: "t", key: "k", blob_base64: Buffer.from("bytes\u0000\xff").toString("base64") },
+          handlers,
+        ),
+      ),
+    ).toEqual({ status: "ok", written_at_epoch_s: 5 });
+    expect(json(await serve("continuation/get", { thread: "t", key: "k" }, handlers))).toEqual({
+      blob_base64: Buffer.from("bytes\u0000\xff").toString("base64"),
+      client_id: "unknown",
+      ttl_s: null,
+      written_at_epoch_s: 5,
+    });
+    expect(json(await serve("continuation/get", { thread: "t", key: "other" }, handlers))).toMatchObject({
+      code: errorCode("not_found"),
+      data: { error: "not_found" },
+    });
   });
 
   it("refuses bad params before any handler runs", async () => {
@@ -58,16 +82,27 @@ describe("client → host requests", () => {
       [{ thread: "t", key: "k", blob_base64: "aG k=" }, "base64 with a space", -32602],
       [{ thread: "t", key: "k", blob_base64: "a-_=" }, "url-safe base64", -32602],
     ];
-    for (const [params, why, code] of cases) expect((json(await serve("continuation/put", params, handlers)) as { code: number }).code, why).toBe(code);
+    for (const [params, why, code] of cases)
+      expect((json(await serve("continuation/put", params, handlers)) as { code: number }).code, why).toBe(code);
     expect(called).toBe(0);
   });
 
   it("a handler that throws or answers the wrong members is -32603; an unknown method -32601", async () => {
-    const throws: ReverseHandlers = { "continuation/list": () => { throw new Error("disk on fire"); } };
-    expect(json(await serve("continuation/list", { thread: "t" }, throws))).toMatchObject({ code: -32603, data: { error: "internal_error" } });
+    const throws: ReverseHandlers = {
+      "continuation/list": () => {
+        throw new Error("disk on fire");
+      },
+    };
+    expect(json(await serve("continuation/list", { thread: "t" }, throws))).toMatchObject({
+      code: -32603,
+      data: { error: "internal_error" },
+    });
     const wrong: ReverseHandlers = { "continuation/list": () => ({ result: { keys: [] } }) };
     expect(json(await serve("continuation/list", { thread: "t" }, wrong))).toMatchObject({ code: -32603 });
-    expect(json(await serve("continuation/frobnicate", {}))).toMatchObject({ code: -32601, data: { method: "continuation/frobnicate" } });
+    expect(json(await serve("continuation/frobnicate", {}))).toMatchObject({
+      code: -32601,
+      data: { method: "continuation/frobnicate" },
+    });
   });
 
   it("a blob of 12 MB (near the frame bound) is checked in linear time: answered, never a stack overflow", async () => {
@@ -79,7 +114,9 @@ describe("client → host requests", () => {
         return { result: { status: "ok", written_at_epoch_s: 1 } };
       },
     };
-    expect(json(await serve("continuation/put", { thread: "t", key: "k", blob_base64: blob.toString("base64") }, handlers))).toEqual({ status: "ok", written_at_epoch_s: 1 });
+    expect(
+      json(await serve("continuation/put", { thread: "t", key: "k", blob_base64: blob.toString("base64") }, handlers)),
+    ).toEqual({ status: "ok", written_at_epoch_s: 1 });
     expect(got).toBe(blob.length);
   });
 });

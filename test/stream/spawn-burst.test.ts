@@ -78,7 +78,10 @@ describe("streams started together", () => {
       expect(outerMs).toBeLessThanOrEqual(timeoutMs + LIMITS.settle_margin_ms);
     }
     expect(spawnsStarted() - base).toBe(N);
-    expect(seen.filter((n) => n > 0 && n < N).length, `spawned at the first ticks: ${seen.slice(0, 40).join(",")}`).toBeGreaterThanOrEqual(2);
+    expect(
+      seen.filter((n) => n > 0 && n < N).length,
+      `spawned at the first ticks: ${seen.slice(0, 40).join(",")}`,
+    ).toBeGreaterThanOrEqual(2);
   }, 120_000);
 
   it("an event whose stream's spawn is still queued at its deadline times out with nothing written", async () => {
@@ -129,7 +132,9 @@ describe("streams started together", () => {
       await nextTurn();
       base = spawnsStarted();
       ran = occupyGate(1, 0); // at once: the stream's spawn below is queued
-      const pending = Array.from({ length: n }, (_, i) => (inv as StreamInvoker).invoke(envelope("session.started", i + 1)));
+      const pending = Array.from({ length: n }, (_, i) =>
+        (inv as StreamInvoker).invoke(envelope("session.started", i + 1)),
+      );
       expect(queuedSpawns()).toBe(1);
       hold(3); // every event's deadline is due before the gate's next turn
       results = await Promise.all(pending);
@@ -137,7 +142,10 @@ describe("streams started together", () => {
       await gateDrained();
       await inv.close();
     }
-    for (const r of results) expect(r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`).toMatch(/^timeout: .*not started yet.*nothing was written/);
+    for (const r of results)
+      expect(r.ok ? "ok" : `${r.failure.variant}: ${r.failure.detail}`).toMatch(
+        /^timeout: .*not started yet.*nothing was written/,
+      );
     inv = inv as StreamInvoker;
     // The client never saw those events: its stream is kept, and spawned when its turn comes.
     await gateDrained();
@@ -151,7 +159,12 @@ describe("streams started together", () => {
     const warm = sessions.open({ program: RAW_CLIENT, args: [], timeoutMs: 30_000 });
     expect((await warm.invoke(envelope("session.started", 0))).ok).toBe(true);
     const closeGraceMs = 5;
-    const inv = sessions.open({ program: RAW_CLIENT, args: [], timeoutMs: 30_000, limits: { stream_close_grace_ms: closeGraceMs } });
+    const inv = sessions.open({
+      program: RAW_CLIENT,
+      args: [],
+      timeoutMs: 30_000,
+      limits: { stream_close_grace_ms: closeGraceMs },
+    });
     await nextTurn();
     const base = spawnsStarted();
     // 1 at once, then 20 that hold the loop 30 ms each: one per turn, far longer than the close grace.
@@ -161,8 +174,12 @@ describe("streams started together", () => {
     const t0 = performance.now();
     await inv.close();
     const result = await pending;
-    expect(performance.now() - t0).toBeLessThanOrEqual(closeGraceMs + LIMITS.stream_term_grace_ms + LIMITS.kill_grace_ms + LIMITS.settle_margin_ms);
-    expect(result.ok ? "ok" : `${result.failure.variant} ${result.failure.failure_class}: ${result.failure.detail}`).toMatch(/^stream_closed internal_error: .*before its client was started.*nothing was written/);
+    expect(performance.now() - t0).toBeLessThanOrEqual(
+      closeGraceMs + LIMITS.stream_term_grace_ms + LIMITS.kill_grace_ms + LIMITS.settle_margin_ms,
+    );
+    expect(
+      result.ok ? "ok" : `${result.failure.variant} ${result.failure.failure_class}: ${result.failure.detail}`,
+    ).toMatch(/^stream_closed internal_error: .*before its client was started.*nothing was written/);
     expect(inv.stats.spawns).toBe(0);
     await gateDrained();
     expect(spawnsStarted() - base).toBe(ran());

@@ -20,12 +20,20 @@ export const RAW_CLIENT = join(FIXTURE_CLIENTS_DIR, "stream-raw", "raw-client.mj
 export const TS_RUNNER = join(FIXTURE_CLIENTS_DIR, "node", "runner-echo.mjs");
 
 /** Dispatchable events in vocabulary order (a whole session). */
-export const SESSION_EVENTS: readonly LifecycleEventKind[] = EVENT_VOCABULARY.filter((e) => e.dispatchable).map((e) => e.event as LifecycleEventKind);
+export const SESSION_EVENTS: readonly LifecycleEventKind[] = EVENT_VOCABULARY.filter((e) => e.dispatchable).map(
+  (e) => e.event as LifecycleEventKind,
+);
 
 /** A valid envelope for `event`, with event_id `e<n>`. */
 export function envelope(event: LifecycleEventKind, n: number): DispatchEnvelope {
   const needsFrame = EVENT_VOCABULARY.find((e) => e.event === event)?.requires_frame_context === true;
-  return dispatchEnvelope(callbackRequest(event, { event_id: `e${n}`, invocation_id: `i${n}`, ...(needsFrame ? { frame_context: frameContext("f1") } : {}) }));
+  return dispatchEnvelope(
+    callbackRequest(event, {
+      event_id: `e${n}`,
+      invocation_id: `i${n}`,
+      ...(needsFrame ? { frame_context: frameContext("f1") } : {}),
+    }),
+  );
 }
 
 /** A scratch directory and a log file path in it; `cleanup()` removes it. */

@@ -26,9 +26,15 @@ interface Vector {
 
 const DIR = join(REPO_ROOT, "generated", "vectors", "stream");
 const index = JSON.parse(readFileSync(join(DIR, "index.json"), "utf8")) as { vectors: { path: string }[] };
-const vectors = index.vectors.map((v) => JSON.parse(readFileSync(join(REPO_ROOT, "generated", "vectors", v.path), "utf8")) as Vector);
+const vectors = index.vectors.map(
+  (v) => JSON.parse(readFileSync(join(REPO_ROOT, "generated", "vectors", v.path), "utf8")) as Vector,
+);
 
-function run(input: Buffer, maxFrameBytes: number, chunk: number): { frames: { kind: string; id?: string | number; method?: string }[]; rule: string | null; values: unknown[] } {
+function run(
+  input: Buffer,
+  maxFrameBytes: number,
+  chunk: number,
+): { frames: { kind: string; id?: string | number; method?: string }[]; rule: string | null; values: unknown[] } {
   const reader = new FrameReader(maxFrameBytes);
   const frames: { kind: string; id?: string | number; method?: string }[] = [];
   const values: unknown[] = [];
@@ -54,16 +60,20 @@ function run(input: Buffer, maxFrameBytes: number, chunk: number): { frames: { k
     return true;
   };
   let going = true;
-  for (let at = 0; going && at < input.length; at += chunk) going = consume(reader.push(input.subarray(at, at + chunk)));
+  for (let at = 0; going && at < input.length; at += chunk)
+    going = consume(reader.push(input.subarray(at, at + chunk)));
   if (going) consume(reader.end());
   return { frames, rule, values };
 }
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 for (const keyword of ["x-open", "x-emit-null", "x-wire-document"]) ajv.addKeyword({ keyword });
-for (const name of readdirSync(join(REPO_ROOT, "schemas")).filter((n) => n.endsWith(".schema.json"))) ajv.addSchema(JSON.parse(readFileSync(join(REPO_ROOT, "schemas", name), "utf8")));
-for (const name of readdirSync(join(REPO_ROOT, "schemas", "stream"))) ajv.addSchema(JSON.parse(readFileSync(join(REPO_ROOT, "schemas", "stream", name), "utf8")));
-const schemaOf = (kind: string) => ajv.getSchema(`https://lifeloop-callback.dev/schemas/stream/jsonrpc-${kind.replace("_", "-")}.schema.json`);
+for (const name of readdirSync(join(REPO_ROOT, "schemas")).filter((n) => n.endsWith(".schema.json")))
+  ajv.addSchema(JSON.parse(readFileSync(join(REPO_ROOT, "schemas", name), "utf8")));
+for (const name of readdirSync(join(REPO_ROOT, "schemas", "stream")))
+  ajv.addSchema(JSON.parse(readFileSync(join(REPO_ROOT, "schemas", "stream", name), "utf8")));
+const schemaOf = (kind: string) =>
+  ajv.getSchema(`https://lifeloop-callback.dev/schemas/stream/jsonrpc-${kind.replace("_", "-")}.schema.json`);
 const KINDS = ["request", "notification", "success_reply", "error_reply"];
 
 describe("stream vectors (TypeScript reader)", () => {
@@ -84,8 +94,15 @@ describe("stream vectors (TypeScript reader)", () => {
         const validate = schemaOf((v.frames[i] as { kind: string }).kind);
         expect(validate?.(value), JSON.stringify(validate?.errors)).toBe(true);
       });
-      if (v.rule?.startsWith("stream.") && !["stream.frame-too-large", "stream.empty-frame", "stream.unterminated-frame"].includes(v.rule) && !v.lexeme) {
-        const lines = input.toString("utf8").split("\n").filter((l) => l !== "");
+      if (
+        v.rule?.startsWith("stream.") &&
+        !["stream.frame-too-large", "stream.empty-frame", "stream.unterminated-frame"].includes(v.rule) &&
+        !v.lexeme
+      ) {
+        const lines = input
+          .toString("utf8")
+          .split("\n")
+          .filter((l) => l !== "");
         const bad = lines[v.frames.length] ?? "";
         const value = JSON.parse(bad) as unknown;
         for (const kind of KINDS) expect(schemaOf(kind)?.(value), `${kind} schema accepts ${bad}`).toBe(false);

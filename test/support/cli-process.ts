@@ -17,7 +17,12 @@ export const CLI = join(REPO_ROOT, "dist", "runtime", "cli", "main.js");
  * The package's `bin` (package.json, `lifeloop-callback`): the bundled CLI the build marks
  * executable, for suites that exec the CLI as a program (as an SDK helper or a harness does).
  */
-export const BIN = join(REPO_ROOT, (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin["lifeloop-callback"] as string);
+export const BIN = join(
+  REPO_ROOT,
+  (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin[
+    "lifeloop-callback"
+  ] as string,
+);
 
 /** What a finished child process left behind. */
 export interface ProcessResult {

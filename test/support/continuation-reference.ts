@@ -19,6 +19,8 @@ export const CONTINUATION_REFERENCE_SETUP = "bash tools/setup/prepare.sh";
  */
 export function requireContinuationReference(path: string = CONTINUATION_REFERENCE_CLI): void {
   if (!existsSync(path)) {
-    throw new Error(`the reference CLI with the continuation commands (lifeloop-cli 0.5.0) is missing at ${path}; install it from the repository root with: ${CONTINUATION_REFERENCE_SETUP}`);
+    throw new Error(
+      `the reference CLI with the continuation commands (lifeloop-cli 0.5.0) is missing at ${path}; install it from the repository root with: ${CONTINUATION_REFERENCE_SETUP}`,
+    );
   }
 }

@@ -11,12 +11,21 @@
  * table, row `placement-negotiation`).
  */
 import { EVENT_VOCABULARY, WIRE_VERSION } from "../../generated/ts/spec.js";
-import type { CallbackRequest, DispatchEnvelope, FrameContext, LifecycleEventKind, PayloadEnvelope, PlacementClass } from "../../generated/ts/types.js";
+import type {
+  CallbackRequest,
+  DispatchEnvelope,
+  FrameContext,
+  LifecycleEventKind,
+  PayloadEnvelope,
+  PlacementClass,
+} from "../../generated/ts/types.js";
 
 /** The adapter every envelope names: registered in the reference CLI at exactly this version. */
 export const ADAPTER = { adapter_id: "codex", adapter_version: "0.1.0" } as const;
 
-const FRAME_EVENTS: ReadonlySet<string> = new Set(EVENT_VOCABULARY.filter((e) => e.requires_frame_context).map((e) => e.event));
+const FRAME_EVENTS: ReadonlySet<string> = new Set(
+  EVENT_VOCABULARY.filter((e) => e.requires_frame_context).map((e) => e.event),
+);
 
 /** True when the event-vocabulary table says `event` needs a frame_context (the frame.* events). */
 export function requiresFrameContext(event: LifecycleEventKind): boolean {
@@ -54,7 +63,10 @@ export function callbackRequest(event: LifecycleEventKind, identity: RequestIden
 }
 
 /** A DispatchEnvelope around `request`; `payloads` is omitted when empty (as the reference writes it). */
-export function dispatchEnvelope(request: CallbackRequest, payloads: readonly PayloadEnvelope[] = []): DispatchEnvelope {
+export function dispatchEnvelope(
+  request: CallbackRequest,
+  payloads: readonly PayloadEnvelope[] = [],
+): DispatchEnvelope {
   const envelope: DispatchEnvelope = { schema_version: WIRE_VERSION, request };
   if (payloads.length > 0) envelope.payloads = [...payloads];
   return envelope;
@@ -62,7 +74,9 @@ export function dispatchEnvelope(request: CallbackRequest, payloads: readonly Pa
 
 /** A top-level frame, or a subcall frame of `parent`. */
 export function frameContext(frameId: string, parent?: string): FrameContext {
-  return parent === undefined ? { frame_id: frameId, frame_class: "top_level" } : { frame_id: frameId, frame_class: "subcall", parent_frame_id: parent };
+  return parent === undefined
+    ? { frame_id: frameId, frame_class: "top_level" }
+    : { frame_id: frameId, frame_class: "subcall", parent_frame_id: parent };
 }
 
 /** What {@link textPayload} needs: `body` is UTF-8 text; `placement` is required (the first and only acceptable one). */

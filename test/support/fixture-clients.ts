@@ -27,7 +27,8 @@ export const GO_ECHO_DIR = join(FIXTURE_CLIENTS_DIR, "go-echo");
 /** Where the Go echo client is built (gitignored). */
 export const GO_ECHO_BIN = join(REPO_ROOT, ".cache", "bin", "go-echo");
 /** The command that builds {@link GO_ECHO_BIN}, as a newcomer would type it at the repository root. */
-export const GO_BUILD_COMMAND = "(cd test/fixtures/client-lang-neutral/go-echo && go build -o ../../../../.cache/bin/go-echo .)";
+export const GO_BUILD_COMMAND =
+  "(cd test/fixtures/client-lang-neutral/go-echo && go build -o ../../../../.cache/bin/go-echo .)";
 
 /** The languages of the fixture clients, in the order tables show them. */
 export const CLIENT_LANGS = ["go", "python", "node", "shell"] as const;
@@ -48,7 +49,11 @@ export interface FixtureClient {
 /** The four fixture clients by language. */
 export const FIXTURE_CLIENTS: { readonly [L in ClientLang]: FixtureClient } = {
   go: { lang: "go", program: GO_ECHO_BIN, howToGet: `build it: ${GO_BUILD_COMMAND}` },
-  python: { lang: "python", program: join(FIXTURE_CLIENTS_DIR, "python-echo", "echo.py"), howToGet: "python3 (3.9+) must be on PATH" },
+  python: {
+    lang: "python",
+    program: join(FIXTURE_CLIENTS_DIR, "python-echo", "echo.py"),
+    howToGet: "python3 (3.9+) must be on PATH",
+  },
   node: { lang: "node", program: join(FIXTURE_CLIENTS_DIR, "node", "echo.mjs"), howToGet: "node must be on PATH" },
   shell: { lang: "shell", program: join(FIXTURE_CLIENTS_DIR, "shell", "echo.sh"), howToGet: "/bin/sh must exist" },
 };
@@ -103,7 +108,11 @@ export function clientUnavailable(client: FixtureClient): string | null {
  * running at once never write the same binary). Throws with the tool's output when it fails.
  */
 export function buildGoEchoAt(program: string, timeoutMs = 300_000): void {
-  const built = spawnSync("go", ["build", "-o", program, "."], { cwd: GO_ECHO_DIR, encoding: "utf8", timeout: timeoutMs });
+  const built = spawnSync("go", ["build", "-o", program, "."], {
+    cwd: GO_ECHO_DIR,
+    encoding: "utf8",
+    timeout: timeoutMs,
+  });
   if (built.status !== 0) throw new Error(`go build of go-echo failed: ${built.error?.message ?? built.stderr}`);
 }
 
@@ -133,14 +142,17 @@ export function sdkRunnerClients(suite: string, tsFixture: string): SdkRunnerCli
     ],
     build: () => {
       buildGoEchoAt(goProgram);
-      if (!existsSync(join(REPO_ROOT, "dist", "runtime", "index.js"))) throw new Error("dist/ is not built: run npm run build");
+      if (!existsSync(join(REPO_ROOT, "dist", "runtime", "index.js")))
+        throw new Error("dist/ is not built: run npm run build");
     },
     remove: () => rmSync(scratch, { recursive: true, force: true }),
   };
 }
 
 /** Outcome of {@link buildGoClient}: `ms` is the wall-clock duration; `output` the tool's text on failure. */
-export type BuildResult = { readonly ok: true; readonly ms: number } | { readonly ok: false; readonly ms: number; readonly output: string };
+export type BuildResult =
+  | { readonly ok: true; readonly ms: number }
+  | { readonly ok: false; readonly ms: number; readonly output: string };
 
 /**
  * Build the Go echo client into {@link GO_ECHO_BIN} with `go build` (standard library only; the
@@ -151,12 +163,27 @@ export type BuildResult = { readonly ok: true; readonly ms: number } | { readonl
 export function buildGoClient(timeoutMs = 300_000): BuildResult {
   const started = performance.now();
   mkdirSync(dirname(GO_ECHO_BIN), { recursive: true });
-  const run = spawnSync("go", ["build", "-o", GO_ECHO_BIN, "."], { cwd: GO_ECHO_DIR, encoding: "utf8", timeout: timeoutMs });
+  const run = spawnSync("go", ["build", "-o", GO_ECHO_BIN, "."], {
+    cwd: GO_ECHO_DIR,
+    encoding: "utf8",
+    timeout: timeoutMs,
+  });
   const ms = performance.now() - started;
   if (run.error !== undefined) {
     const missing = (run.error as NodeJS.ErrnoException).code === "ENOENT";
-    return { ok: false, ms, output: missing ? "the Go toolchain (go 1.22+) is not on PATH; install it from https://go.dev/dl/" : run.error.message };
+    return {
+      ok: false,
+      ms,
+      output: missing
+        ? "the Go toolchain (go 1.22+) is not on PATH; install it from https://go.dev/dl/"
+        : run.error.message,
+    };
   }
-  if (run.status !== 0) return { ok: false, ms, output: `${GO_BUILD_COMMAND} exited ${String(run.status ?? run.signal)}:\n${run.stderr}${run.stdout}`.trimEnd() };
+  if (run.status !== 0)
+    return {
+      ok: false,
+      ms,
+      output: `${GO_BUILD_COMMAND} exited ${String(run.status ?? run.signal)}:\n${run.stderr}${run.stdout}`.trimEnd(),
+    };
   return { ok: true, ms };
 }

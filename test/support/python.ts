@@ -29,5 +29,7 @@ function onPath(name: string): string {
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
     if (dir !== "" && executable(join(dir, name))) return join(dir, name);
   }
-  throw new Error(`no ${name} on PATH (${process.env.PATH ?? ""}); set LIFELOOP_PYTHON or run bash tools/setup/prepare.sh`);
+  throw new Error(
+    `no ${name} on PATH (${process.env.PATH ?? ""}); set LIFELOOP_PYTHON or run bash tools/setup/prepare.sh`,
+  );
 }

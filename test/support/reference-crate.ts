@@ -20,8 +20,15 @@ const CRATE_FOLDER = `${REFERENCE_IMPLEMENTATION.crate}-${REFERENCE_IMPLEMENTATI
 /** The crate's directory; throws, saying how to get it, when cargo has not unpacked it. */
 export function referenceCrateDir(): string {
   const src = join(process.env.CARGO_HOME ?? join(homedir(), ".cargo"), "registry", "src");
-  const found = existsSync(src) ? readdirSync(src).map((index) => join(src, index, CRATE_FOLDER)).find((dir) => existsSync(join(dir, "Cargo.toml"))) : undefined;
-  if (!found) throw new Error(`the ${CRATE_FOLDER} sources are not under ${src}: run \`bash tools/setup/prepare.sh\` (it builds tools/reference, which unpacks them)`);
+  const found = existsSync(src)
+    ? readdirSync(src)
+        .map((index) => join(src, index, CRATE_FOLDER))
+        .find((dir) => existsSync(join(dir, "Cargo.toml")))
+    : undefined;
+  if (!found)
+    throw new Error(
+      `the ${CRATE_FOLDER} sources are not under ${src}: run \`bash tools/setup/prepare.sh\` (it builds tools/reference, which unpacks them)`,
+    );
   return found;
 }
 
@@ -40,10 +47,18 @@ export function codexRecordings(): CodexRecording[] {
   const root = join(referenceCrateDir(), "tests", "fixtures", "live_codex");
   const out: CodexRecording[] = [];
   for (const version of readdirSync(root).sort()) {
-    for (const file of readdirSync(join(root, version)).filter((f) => f.endsWith(".json")).sort()) {
+    for (const file of readdirSync(join(root, version))
+      .filter((f) => f.endsWith(".json"))
+      .sort()) {
       const doc = JSON.parse(readFileSync(join(root, version, file), "utf8")) as Record<string, unknown>;
       if (doc.kind !== "codex_live_hook_evidence") continue;
-      out.push({ name: `${version}/${file}`, hookEvent: doc.hook_event_name as string, lifeloopEvents: doc.lifeloop_events as string[], input: doc.input as Record<string, unknown>, output: doc.output as Record<string, unknown> });
+      out.push({
+        name: `${version}/${file}`,
+        hookEvent: doc.hook_event_name as string,
+        lifeloopEvents: doc.lifeloop_events as string[],
+        input: doc.input as Record<string, unknown>,
+        output: doc.output as Record<string, unknown>,
+      });
     }
   }
   return out;
@@ -61,9 +76,18 @@ export interface ClaudeInput {
 export function claudeInputs(): ClaudeInput[] {
   const root = join(referenceCrateDir(), "tests", "fixtures", "live", "claude");
   const out: ClaudeInput[] = [];
-  for (const event of readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()) {
-    for (const file of readdirSync(join(root, event)).filter((f) => f.endsWith(".json")).sort()) {
-      out.push({ name: `${event}/${file}`, hookEvent: event, input: JSON.parse(readFileSync(join(root, event, file), "utf8")) as Record<string, unknown> });
+  for (const event of readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()) {
+    for (const file of readdirSync(join(root, event))
+      .filter((f) => f.endsWith(".json"))
+      .sort()) {
+      out.push({
+        name: `${event}/${file}`,
+        hookEvent: event,
+        input: JSON.parse(readFileSync(join(root, event, file), "utf8")) as Record<string, unknown>,
+      });
     }
   }
   return out;

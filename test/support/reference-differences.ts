@@ -125,7 +125,12 @@ export function insideOpenMap(typeName: WireObjectTypeName, pointer: string): bo
 }
 
 /** Compute the facts of our primary issue on a document (`parsed` is undefined when parsing failed). */
-export function issueFacts(model: Model, typeName: WireObjectTypeName, parsed: { readonly value: unknown } | undefined, issue: ValidationIssue): IssueFacts {
+export function issueFacts(
+  model: Model,
+  typeName: WireObjectTypeName,
+  parsed: { readonly value: unknown } | undefined,
+  issue: ValidationIssue,
+): IssueFacts {
   const valueType = parsed === undefined ? undefined : valueTypeAt(parsed.value, issue.pointer);
   const expected = expectedAt(model, typeName, issue.pointer);
   return {

@@ -14,8 +14,7 @@ import { fileURLToPath } from "node:url";
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** Command that builds the harness, run from the repository root. */
-export const REFERENCE_HARNESS_BUILD_COMMAND =
-  "cargo build --release --manifest-path tools/reference/Cargo.toml";
+export const REFERENCE_HARNESS_BUILD_COMMAND = "cargo build --release --manifest-path tools/reference/Cargo.toml";
 
 /** Absolute path of the release binary of the reference harness. */
 export const REFERENCE_HARNESS_PATH: string = resolve(
@@ -75,9 +74,7 @@ function encodeCase(c: ReferenceCase, index: number): string {
   const hasText = c.text !== undefined;
   const hasBytes = c.bytes !== undefined;
   if (hasText === hasBytes) {
-    throw new TypeError(
-      `reference case #${index} (id ${JSON.stringify(c.id)}): give exactly one of text or bytes`,
-    );
+    throw new TypeError(`reference case #${index} (id ${JSON.stringify(c.id)}): give exactly one of text or bytes`);
   }
   if (c.text !== undefined) {
     if (LONE_SURROGATE.test(c.text)) {
@@ -262,9 +259,7 @@ export async function judgeWithReference(
     );
   }
   if (verdicts.length !== cases.length) {
-    throw new Error(
-      `reference harness answered ${verdicts.length} lines for ${cases.length} cases${stderrNote}`,
-    );
+    throw new Error(`reference harness answered ${verdicts.length} lines for ${cases.length} cases${stderrNote}`);
   }
   return verdicts;
 }

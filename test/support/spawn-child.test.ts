@@ -8,8 +8,18 @@ import { spawnChild } from "./spawn-child.js";
 
 describe("spawnChild", () => {
   it("feeds stdin, then returns the exit code and stdout/stderr as bytes and text", async () => {
-    const r = await spawnChild({ command: "/bin/sh", args: ["-c", "cat; printf '\\377' >&2; exit 3"], input: "héllo", watchdogMs: 60_000 });
-    expect({ code: r.code, signal: r.signal, timedOut: r.timedOut, stdout: r.stdout }).toEqual({ code: 3, signal: null, timedOut: false, stdout: "héllo" });
+    const r = await spawnChild({
+      command: "/bin/sh",
+      args: ["-c", "cat; printf '\\377' >&2; exit 3"],
+      input: "héllo",
+      watchdogMs: 60_000,
+    });
+    expect({ code: r.code, signal: r.signal, timedOut: r.timedOut, stdout: r.stdout }).toEqual({
+      code: 3,
+      signal: null,
+      timedOut: false,
+      stdout: "héllo",
+    });
     expect([...r.stderrBytes]).toEqual([0xff]);
   });
 

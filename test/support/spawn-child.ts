@@ -100,7 +100,16 @@ export function spawnChild(options: SpawnChildOptions): Promise<ChildOutcome> {
       child.stdin?.destroy();
       const stdoutBytes = Buffer.concat(out);
       const stderrBytes = Buffer.concat(err);
-      resolve({ code, signal, timedOut, stdoutBytes, stderrBytes, stdout: stdoutBytes.toString("utf8"), stderr: stderrBytes.toString("utf8"), pid });
+      resolve({
+        code,
+        signal,
+        timedOut,
+        stdoutBytes,
+        stderrBytes,
+        stdout: stdoutBytes.toString("utf8"),
+        stderr: stderrBytes.toString("utf8"),
+        pid,
+      });
     });
     if (child.stdin) {
       child.stdin.on("error", () => undefined); // the child exited before reading all of it

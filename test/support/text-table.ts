@@ -31,7 +31,10 @@ export interface Painter {
  */
 export function painterFor(stream: NodeJS.WriteStream): Painter {
   const enabled = stream.isTTY === true && (process.env.NO_COLOR ?? "") === "";
-  return { enabled, paint: (text, tone) => (enabled && text !== "" ? `${CODES[tone][0]}${text}${CODES[tone][1]}` : text) };
+  return {
+    enabled,
+    paint: (text, tone) => (enabled && text !== "" ? `${CODES[tone][0]}${text}${CODES[tone][1]}` : text),
+  };
 }
 
 function textOf(cell: Cell): string {
@@ -50,10 +53,20 @@ function width(text: string): number {
  * Render `rows` under `headers` as aligned lines (columns separated by two spaces, a dashed rule
  * under the header, trailing blanks trimmed), each prefixed by `indent`. Returns the lines.
  */
-export function renderTable(headers: readonly string[], rows: readonly (readonly Cell[])[], painter: Painter, indent = ""): string[] {
+export function renderTable(
+  headers: readonly string[],
+  rows: readonly (readonly Cell[])[],
+  painter: Painter,
+  indent = "",
+): string[] {
   const widths = headers.map((h, i) => Math.max(width(h), ...rows.map((r) => width(textOf(r[i] ?? "")))));
   const line = (cells: readonly Cell[]): string =>
-    (indent + cells.map((c, i) => painter.paint(textOf(c), toneOf(c)) + " ".repeat((widths[i] ?? 0) - width(textOf(c)))).join("  ")).trimEnd();
+    (
+      indent +
+      cells
+        .map((c, i) => painter.paint(textOf(c), toneOf(c)) + " ".repeat((widths[i] ?? 0) - width(textOf(c))))
+        .join("  ")
+    ).trimEnd();
   return [
     line(headers.map((h) => ({ text: h, tone: "bold" }))),
     (indent + widths.map((w) => "─".repeat(w)).join("  ")).trimEnd(),

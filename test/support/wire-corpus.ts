@@ -26,7 +26,9 @@ export function sharedVectors(): SharedVector[] {
 /** The document of a conformance fixture file: its `data`, or its `data_base64` parsed. */
 export function fixtureDocument(file: string): unknown {
   const fixture = JSON.parse(readFileSync(file, "utf8")) as { data?: unknown; data_base64?: string };
-  return fixture.data_base64 === undefined ? fixture.data : JSON.parse(Buffer.from(fixture.data_base64, "base64").toString("utf8"));
+  return fixture.data_base64 === undefined
+    ? fixture.data
+    : JSON.parse(Buffer.from(fixture.data_base64, "base64").toString("utf8"));
 }
 
 /** The documents of the valid conformance fixtures of `fixtureKind`, in file order. */
@@ -38,8 +40,29 @@ export function validFixtureDocuments(fixtureKind: string): unknown[] {
 }
 
 /** Every value a rule step of `plans` names (when values, forbidden values, the expected version and one past it). */
-export function ruleStepValues(plans: Readonly<Record<string, readonly { readonly when?: { readonly values: readonly string[] }; readonly values?: readonly string[]; readonly expected?: string }[]>>): string[] {
-  return [...new Set(Object.values(plans).flatMap((plan) => plan.flatMap((s) => [...(s.when?.values ?? []), ...(s.values ?? []), ...(s.expected ? [s.expected, `${s.expected}x`] : [])])))];
+export function ruleStepValues(
+  plans: Readonly<
+    Record<
+      string,
+      readonly {
+        readonly when?: { readonly values: readonly string[] };
+        readonly values?: readonly string[];
+        readonly expected?: string;
+      }[]
+    >
+  >,
+): string[] {
+  return [
+    ...new Set(
+      Object.values(plans).flatMap((plan) =>
+        plan.flatMap((s) => [
+          ...(s.when?.values ?? []),
+          ...(s.values ?? []),
+          ...(s.expected ? [s.expected, `${s.expected}x`] : []),
+        ]),
+      ),
+    ),
+  ];
 }
 
 /**
@@ -47,7 +70,11 @@ export function ruleStepValues(plans: Readonly<Record<string, readonly { readonl
  * object, the object without it and with it set to each of `values`, plus what `extra(obj)` gives
  * for that object (whole replacements).
  */
-export function memberEdits(value: unknown, values: readonly unknown[], extra: (obj: Record<string, unknown>) => unknown[] = () => []): unknown[] {
+export function memberEdits(
+  value: unknown,
+  values: readonly unknown[],
+  extra: (obj: Record<string, unknown>) => unknown[] = () => [],
+): unknown[] {
   const out: unknown[] = [];
   const visit = (node: unknown, replace: (next: unknown) => unknown): void => {
     if (Array.isArray(node)) {

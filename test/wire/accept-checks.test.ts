@@ -16,7 +16,14 @@ import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
 import { INTEGER_PATHS, RULE_PLANS, WIRE_DOCUMENTS, type WireObjectTypeName } from "../../generated/ts/spec.js";
 import { fastParse } from "../../runtime/wire/fast-parse.js";
 import { parseStrictJsonStepwise } from "../../runtime/wire/json/sliced.js";
-import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits, parseWireDocument, parseWireDocumentSliced, validateParsed, type WireResult } from "../../runtime/wire/validate.js";
+import {
+  DEFAULT_DOCUMENT_LIMITS,
+  type DocumentLimits,
+  parseWireDocument,
+  parseWireDocumentSliced,
+  validateParsed,
+  type WireResult,
+} from "../../runtime/wire/validate.js";
 import { envelope } from "../../tools/bench/documents.js";
 import { mutants } from "../differential/mutations.js";
 import { REPO_ROOT } from "../support/cli-process.js";
@@ -27,8 +34,18 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** The verdict without the fast path and the accept checks: the exact scanner, then schema, lexemes and rules. */
 function reference(typeName: WireObjectTypeName, bytes: Uint8Array, limits: DocumentLimits): WireResult<unknown> {
-  const parsed = parseStrictJsonStepwise(bytes, limits, { nonIntegerPaths: INTEGER_PATHS[typeName] }, () => undefined, Number.MAX_SAFE_INTEGER);
-  if (!parsed.ok) return { ok: false, issues: [{ rule: parsed.issue.rule, pointer: parsed.issue.pointer, message: parsed.issue.message }] };
+  const parsed = parseStrictJsonStepwise(
+    bytes,
+    limits,
+    { nonIntegerPaths: INTEGER_PATHS[typeName] },
+    () => undefined,
+    Number.MAX_SAFE_INTEGER,
+  );
+  if (!parsed.ok)
+    return {
+      ok: false,
+      issues: [{ rule: parsed.issue.rule, pointer: parsed.issue.pointer, message: parsed.issue.message }],
+    };
   const issues = validateParsed(typeName, parsed.value, parsed.nonIntegerNumberPointers);
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value: parsed.value };
 }
@@ -41,12 +58,24 @@ function accepted(typeName: WireObjectTypeName, bytes: Uint8Array, limits: Docum
   } catch {
     return false;
   }
-  const fast = fastParse(text, bytes.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, limits.maxMembers ?? Number.POSITIVE_INFINITY, INTEGER_PATHS[typeName], ACCEPT_CHECKS[typeName]);
+  const fast = fastParse(
+    text,
+    bytes.length,
+    limits.maxDepth,
+    limits.maxValues ?? Number.POSITIVE_INFINITY,
+    limits.maxMembers ?? Number.POSITIVE_INFINITY,
+    INTEGER_PATHS[typeName],
+    ACCEPT_CHECKS[typeName],
+  );
   return fast?.accepted === true;
 }
 
 /** Asserts parseWireDocument gives the reference verdict on `bytes`; returns whether the accept check passed. */
-function agrees(typeName: WireObjectTypeName, bytes: Uint8Array, limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS): boolean {
+function agrees(
+  typeName: WireObjectTypeName,
+  bytes: Uint8Array,
+  limits: DocumentLimits = DEFAULT_DOCUMENT_LIMITS,
+): boolean {
   const expected = reference(typeName, bytes, limits);
   const shown = new TextDecoder().decode(bytes.slice(0, 300));
   expect(parseWireDocument(typeName, bytes, limits), `${typeName}: ${shown}`).toStrictEqual(expected);
@@ -56,16 +85,38 @@ function agrees(typeName: WireObjectTypeName, bytes: Uint8Array, limits: Documen
 }
 
 /** Every value a rule step names, and values at and past the schema bounds of strings, integers and arrays. */
-const boundValues: readonly unknown[] = [null, "", [], [""], [{}], {}, 0, 1.5, -1, 2 ** 53, 2 ** 53 - 1, true, "x".repeat(512), "x".repeat(513), "😀".repeat(300), ...ruleStepValues(RULE_PLANS)];
+const boundValues: readonly unknown[] = [
+  null,
+  "",
+  [],
+  [""],
+  [{}],
+  {},
+  0,
+  1.5,
+  -1,
+  2 ** 53,
+  2 ** 53 - 1,
+  true,
+  "x".repeat(512),
+  "x".repeat(513),
+  "😀".repeat(300),
+  ...ruleStepValues(RULE_PLANS),
+];
 
 /** A member name that stands for a second copy of `key` (edits() writes it as `key` again). */
 const DUPLICATE = "\u0000duplicate:";
 
 /** Copies of `value` (as text) with one member of one object (anywhere inside) edited, an unknown member added or a member duplicated. */
 function edits(value: unknown): string[] {
-  const extra = (obj: Record<string, unknown>): unknown[] => [{ ...obj, unknown_member: 1 }, ...Object.keys(obj).map((key) => ({ ...obj, [`${DUPLICATE}${key}`]: obj[key] }))];
+  const extra = (obj: Record<string, unknown>): unknown[] => [
+    { ...obj, unknown_member: 1 },
+    ...Object.keys(obj).map((key) => ({ ...obj, [`${DUPLICATE}${key}`]: obj[key] })),
+  ];
   // JSON.parse keeps one of two equal names; the member count or the length finds the other.
-  return memberEdits(value, boundValues, extra).map((v) => JSON.stringify(v).replaceAll(JSON.stringify(DUPLICATE).slice(1, -1), ""));
+  return memberEdits(value, boundValues, extra).map((v) =>
+    JSON.stringify(v).replaceAll(JSON.stringify(DUPLICATE).slice(1, -1), ""),
+  );
 }
 
 const vectors = sharedVectors();
@@ -89,10 +140,16 @@ describe("generated accept checks", () => {
     let passed = 0;
     WIRE_DOCUMENTS.forEach((d, i) => {
       const bases = validFixtureDocuments(d.fixtureKind) as never[];
-      const docs: Uint8Array[] = mutants(model, d.typeName, d.fixtureKind, bases, 300, 0xacce97 + i).map((m) => m.bytes);
+      const docs: Uint8Array[] = mutants(model, d.typeName, d.fixtureKind, bases, 300, 0xacce97 + i).map(
+        (m) => m.bytes,
+      );
       const size = (v: unknown): number => JSON.stringify(v).length;
-      const largest = bases.filter((b) => size(b) <= 4096).sort((a, b) => size(b) - size(a)).slice(0, 2);
-      for (const base of largest) docs.push(encoder.encode(JSON.stringify(base)), ...edits(base).map((t) => encoder.encode(t)));
+      const largest = bases
+        .filter((b) => size(b) <= 4096)
+        .sort((a, b) => size(b) - size(a))
+        .slice(0, 2);
+      for (const base of largest)
+        docs.push(encoder.encode(JSON.stringify(base)), ...edits(base).map((t) => encoder.encode(t)));
       for (const bytes of docs) {
         if (agrees(d.typeName, bytes)) passed++;
         total++;
@@ -128,7 +185,8 @@ describe("generated accept checks", () => {
 
   it("keep the verdict on compact documents whose numbers have other lexemes, shorter, as long or longer", () => {
     const base = new TextDecoder().decode(envelope(2048));
-    const withMetadata = (metadata: string): string => base.replace('"metadata":{"trace_id"', `"metadata":{"x":${metadata},"trace_id"`);
+    const withMetadata = (metadata: string): string =>
+      base.replace('"metadata":{"trace_id"', `"metadata":{"x":${metadata},"trace_id"`);
     const docs = [
       base,
       withMetadata('{"a":1200,"b":12e2,"c":100,"d":1e2}'),
@@ -153,12 +211,19 @@ describe("generated accept checks", () => {
   });
 
   it("keep the verdict at every depth and value limit around a valid document", () => {
-    const v = vectors.find((x) => x.expect === "valid" && x.type === "DispatchEnvelope" && Buffer.from(x.document_base64, "base64").length > 600) ?? vectors.find((x) => x.expect === "valid");
+    const v =
+      vectors.find(
+        (x) =>
+          x.expect === "valid" &&
+          x.type === "DispatchEnvelope" &&
+          Buffer.from(x.document_base64, "base64").length > 600,
+      ) ?? vectors.find((x) => x.expect === "valid");
     if (v === undefined) throw new Error("no valid vector");
     const bytes = new Uint8Array(Buffer.from(v.document_base64, "base64"));
     for (let maxDepth = 0; maxDepth <= 6; maxDepth++) agrees(v.type, bytes, { ...DEFAULT_DOCUMENT_LIMITS, maxDepth });
     const values = (JSON.stringify(JSON.parse(new TextDecoder().decode(bytes))).match(/[:,[]/g) ?? []).length;
-    for (let maxValues = Math.max(1, values - 40); maxValues <= values + 5; maxValues++) agrees(v.type, bytes, { ...DEFAULT_DOCUMENT_LIMITS, maxValues });
+    for (let maxValues = Math.max(1, values - 40); maxValues <= values + 5; maxValues++)
+      agrees(v.type, bytes, { ...DEFAULT_DOCUMENT_LIMITS, maxValues });
   });
 
   it("fail generation when a schema uses a keyword they do not implement", async () => {
@@ -167,7 +232,10 @@ describe("generated accept checks", () => {
     if (first === undefined) throw new Error("no wire types");
     const properties = first.schema.properties as Record<string, Record<string, unknown>>;
     const [name, property] = Object.entries(properties)[0] as [string, Record<string, unknown>];
-    const changed = { ...first, schema: { ...first.schema, properties: { ...properties, [name]: { ...property, minLength: 1 } } } };
+    const changed = {
+      ...first,
+      schema: { ...first.schema, properties: { ...properties, [name]: { ...property, minLength: 1 } } },
+    };
     await expect(generateTsAcceptChecks({ ...model, types: [changed, ...rest] } as Model)).rejects.toThrow(/minLength/);
   });
 });

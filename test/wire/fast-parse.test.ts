@@ -12,7 +12,14 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../codegen/model/load.js";
-import { INTEGER_PATHS, LIMITS, RULE_PLANS, WIRE_DOCUMENTS, WIRE_VERSION, type WireObjectTypeName } from "../../generated/ts/spec.js";
+import {
+  INTEGER_PATHS,
+  LIMITS,
+  RULE_PLANS,
+  WIRE_DOCUMENTS,
+  WIRE_VERSION,
+  type WireObjectTypeName,
+} from "../../generated/ts/spec.js";
 import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
 import { acceptsSerialized, FAST_PARSE_SLICED_MAX_BYTES, fastParse } from "../../runtime/wire/fast-parse.js";
 import { snapshotText } from "../../runtime/wire/serialize.js";
@@ -28,7 +35,11 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** The fast path on `bytes` (undefined: declined, or not decodable / BOM, which the fast path never sees). */
-function fast(bytes: Uint8Array, limits: StrictJsonLimits, paths: readonly string[] | undefined): { value: unknown } | undefined {
+function fast(
+  bytes: Uint8Array,
+  limits: StrictJsonLimits,
+  paths: readonly string[] | undefined,
+): { value: unknown } | undefined {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return undefined;
   let text: string;
   try {
@@ -36,16 +47,35 @@ function fast(bytes: Uint8Array, limits: StrictJsonLimits, paths: readonly strin
   } catch {
     return undefined;
   }
-  return fastParse(text, bytes.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, limits.maxMembers ?? Number.POSITIVE_INFINITY, paths);
+  return fastParse(
+    text,
+    bytes.length,
+    limits.maxDepth,
+    limits.maxValues ?? Number.POSITIVE_INFINITY,
+    limits.maxMembers ?? Number.POSITIVE_INFINITY,
+    paths,
+  );
 }
 
 /** Assert the fast path agrees with the exact scanner; returns whether the fast path accepted. */
-function agrees(bytes: Uint8Array, paths: readonly string[] | undefined, limits: StrictJsonLimits = DEFAULT_DOCUMENT_LIMITS): boolean {
+function agrees(
+  bytes: Uint8Array,
+  paths: readonly string[] | undefined,
+  limits: StrictJsonLimits = DEFAULT_DOCUMENT_LIMITS,
+): boolean {
   const got = fast(bytes, limits, paths);
   if (got === undefined) return false;
-  const exact = parseStrictJsonStepwise(bytes, limits, paths === undefined ? {} : { nonIntegerPaths: paths }, () => undefined, Number.MAX_SAFE_INTEGER);
+  const exact = parseStrictJsonStepwise(
+    bytes,
+    limits,
+    paths === undefined ? {} : { nonIntegerPaths: paths },
+    () => undefined,
+    Number.MAX_SAFE_INTEGER,
+  );
   const shown = new TextDecoder().decode(bytes.slice(0, 300));
-  expect(exact.ok, `fast path accepted what the scanner rejects (${exact.ok ? "" : exact.issue.rule}): ${shown}`).toBe(true);
+  expect(exact.ok, `fast path accepted what the scanner rejects (${exact.ok ? "" : exact.issue.rule}): ${shown}`).toBe(
+    true,
+  );
   if (!exact.ok) return true;
   expect(exact.nonIntegerNumberPointers, shown).toStrictEqual([]);
   expect(got.value).toStrictEqual(exact.value);
@@ -54,7 +84,16 @@ function agrees(bytes: Uint8Array, paths: readonly string[] | undefined, limits:
 
 const VECTORS = join(REPO_ROOT, "generated", "vectors");
 const index = JSON.parse(readFileSync(join(VECTORS, "index.json"), "utf8")) as { vectors: { path: string }[] };
-const vectors = index.vectors.map((v) => JSON.parse(readFileSync(join(VECTORS, v.path), "utf8")) as { id: string; type: WireObjectTypeName; expect: string; document_base64: string; rule?: string });
+const vectors = index.vectors.map(
+  (v) =>
+    JSON.parse(readFileSync(join(VECTORS, v.path), "utf8")) as {
+      id: string;
+      type: WireObjectTypeName;
+      expect: string;
+      document_base64: string;
+      rule?: string;
+    },
+);
 
 describe("strict parser fast path", () => {
   it("agrees with the exact scanner on every shared vector (and accepts most valid ones)", () => {
@@ -90,12 +129,30 @@ describe("strict parser fast path", () => {
 
   it("acceptsSerialized proves only values validateParsed finds nothing in (fixtures, member edits, unknown members, mutants)", () => {
     const model = loadModel(REPO_ROOT);
-    const values: readonly unknown[] = [null, "", [], [""], {}, 0, 1.5, -1, 2 ** 53, 1000, true, "x".repeat(513), 'a"b', "é", ...ruleStepValues(RULE_PLANS)];
+    const values: readonly unknown[] = [
+      null,
+      "",
+      [],
+      [""],
+      {},
+      0,
+      1.5,
+      -1,
+      2 ** 53,
+      1000,
+      true,
+      "x".repeat(513),
+      'a"b',
+      "é",
+      ...ruleStepValues(RULE_PLANS),
+    ];
     let proved = 0;
     let total = 0;
     WIRE_DOCUMENTS.forEach((d, i) => {
       const bases = validFixtureDocuments(d.fixtureKind) as never[];
-      const edits = bases.slice(0, 6).flatMap((base) => memberEdits(base, values, (obj) => [{ ...obj, zz_unknown: 1 }]));
+      const edits = bases
+        .slice(0, 6)
+        .flatMap((base) => memberEdits(base, values, (obj) => [{ ...obj, zz_unknown: 1 }]));
       // Every k-th edit, about 1,500 per type: every kind of edit is among them, and the suite stays fast.
       const every = Math.max(1, Math.floor(edits.length / 1500));
       const candidates: unknown[] = [...bases, ...edits.filter((_, k) => k % every === 0)];
@@ -107,7 +164,11 @@ describe("strict parser fast path", () => {
         }
       }
       for (const value of candidates) {
-        const snap = snapshotText(value, { maxBytes: LIMITS.max_request_bytes, maxDepth: LIMITS.max_depth, maxValues: LIMITS.max_values });
+        const snap = snapshotText(value, {
+          maxBytes: LIMITS.max_request_bytes,
+          maxDepth: LIMITS.max_depth,
+          maxValues: LIMITS.max_values,
+        });
         if (!snap.ok || snap.text === null) continue;
         total++;
         if (!acceptsSerialized(snap.value, snap.text, ACCEPT_CHECKS[d.typeName], LIMITS.max_depth)) continue;
@@ -116,8 +177,16 @@ describe("strict parser fast path", () => {
       }
       // Most valid fixtures are proved (the shortcut is taken; not for escapes, or numbers that may be written shorter).
       const provedBases = bases.filter((base) => {
-        const snap = snapshotText(base, { maxBytes: LIMITS.max_request_bytes, maxDepth: LIMITS.max_depth, maxValues: LIMITS.max_values });
-        return snap.ok && snap.text !== null && acceptsSerialized(snap.value, snap.text, ACCEPT_CHECKS[d.typeName], LIMITS.max_depth);
+        const snap = snapshotText(base, {
+          maxBytes: LIMITS.max_request_bytes,
+          maxDepth: LIMITS.max_depth,
+          maxValues: LIMITS.max_values,
+        });
+        return (
+          snap.ok &&
+          snap.text !== null &&
+          acceptsSerialized(snap.value, snap.text, ACCEPT_CHECKS[d.typeName], LIMITS.max_depth)
+        );
       });
       expect(provedBases.length, d.typeName).toBeGreaterThan(bases.length / 2);
     });
@@ -135,7 +204,9 @@ describe("strict parser fast path", () => {
     integration_mode: "native_hook",
     invocation_id: "inv-1",
     frame_context: { frame_id: "f1", frame_class: "top_level" },
-    payload_refs: [{ payload_id: "p", payload_kind: "handover", content_digest: `sha256:${"0".repeat(64)}`, byte_size: 7 }],
+    payload_refs: [
+      { payload_id: "p", payload_kind: "handover", content_digest: `sha256:${"0".repeat(64)}`, byte_size: 7 },
+    ],
   };
   const text = JSON.stringify(request);
   const withMember = (member: string): string => `${text.slice(0, -1)},${member}}`;
@@ -182,8 +253,14 @@ describe("strict parser fast path", () => {
     ["byte_size 1000 as 1e3 after a space (as long as 1000)", text.replace('"byte_size":7', '"byte_size": 1e3')],
     ["duplicate paid for by 1e12 and spaces", withMetadata('{"a":1e12,"b":1,"b":1   }')],
     // 2 ** 66 is 73786976294838210000 as String(x) (20 chars) but 7378697629483821e4 (18) parses to it too
-    ["duplicate paid for by integers above 2^53 written shorter", withMetadata('{"a":[7378697629483821e4,7378697629483821e4,7378697629483821e4],"b":1,"b":1}')],
-    ["duplicate paid for by 1.23456789e20 written as 123456789e12, and spaces", withMetadata('{"a":123456789e12,"b":1,"b":1   }')],
+    [
+      "duplicate paid for by integers above 2^53 written shorter",
+      withMetadata('{"a":[7378697629483821e4,7378697629483821e4,7378697629483821e4],"b":1,"b":1}'),
+    ],
+    [
+      "duplicate paid for by 1.23456789e20 written as 123456789e12, and spaces",
+      withMetadata('{"a":123456789e12,"b":1,"b":1   }'),
+    ],
   ];
   it.each(declined)("declines: %s", (_name, doc) => {
     expect(fast(encoder.encode(doc), DEFAULT_DOCUMENT_LIMITS, paths)).toBeUndefined();
@@ -206,7 +283,10 @@ describe("strict parser fast path", () => {
     // the request is level 1, metadata level 2: 62 arrays reach level 64 (limits.max_depth)
     ["depth at the limit", withMetadata(`{"a":${"[".repeat(62)}${"]".repeat(62)}}`)],
     ["__proto__ member", withMetadata('{"__proto__":{"a":1}}')],
-    ["compact, with numbers, literals and empty containers", withMetadata('{"a":[],"b":{},"c":[true,false,null,-12,0,101,1200,1.5],"d":""}')],
+    [
+      "compact, with numbers, literals and empty containers",
+      withMetadata('{"a":[],"b":{},"c":[true,false,null,-12,0,101,1200,1.5],"d":""}'),
+    ],
   ];
   it.each(acceptedCases)("accepts: %s", (_name, doc) => {
     expect(agrees(encoder.encode(doc), paths)).toBe(true);
@@ -227,7 +307,10 @@ describe("strict parser fast path", () => {
     // Integers from 1 to 1e21 in magnitude, each written with its shortest lexeme (digits then an
     // exponent when that is shorter), a duplicate member, and spaces so that the text is exactly
     // as long as the shortest text of its value: the length proof must not be fooled.
-    const integer = fc.oneof(fc.integer({ min: 1, max: 2 ** 53 }), fc.double({ min: 2 ** 53, max: 1e21, noNaN: true }).map(Math.floor));
+    const integer = fc.oneof(
+      fc.integer({ min: 1, max: 2 ** 53 }),
+      fc.double({ min: 2 ** 53, max: 1e21, noNaN: true }).map(Math.floor),
+    );
     const shortest = (x: number): string => {
       const digits = String(x);
       const mantissa = digits.replace(/0+$/, "");
@@ -237,10 +320,15 @@ describe("strict parser fast path", () => {
     fc.assert(
       fc.property(fc.array(integer, { minLength: 1, maxLength: 8 }), fc.boolean(), (xs, negative) => {
         const lexemes = xs.map((x) => `${negative ? "-" : ""}${shortest(x)}`);
-        const saved = xs.reduce((sum, x, i) => sum + String(negative ? -x : x).length - (lexemes[i] as string).length, 0);
+        const saved = xs.reduce(
+          (sum, x, i) => sum + String(negative ? -x : x).length - (lexemes[i] as string).length,
+          0,
+        );
         fc.pre(saved >= 6);
         const doc = `{"a":[${lexemes.join(",")}],"b":1,"b":1${" ".repeat(saved - 6)}}`;
-        expect(parseStrictJson(encoder.encode(doc), DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: [] }).ok, doc).toBe(false);
+        expect(parseStrictJson(encoder.encode(doc), DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: [] }).ok, doc).toBe(
+          false,
+        );
         agrees(encoder.encode(doc), []);
       }),
       { numRuns: 300 },
@@ -251,7 +339,8 @@ describe("strict parser fast path", () => {
     // 17 values: the root, 7 request strings, frame_context and its 2 strings, payload_refs, its
     // object and 4 members... counted by the scanner: compare at the boundary it reports.
     const bytes = encoder.encode(withMetadata('{"a":[[1]]}'));
-    const exact = (limits: StrictJsonLimits): boolean => parseStrictJsonStepwise(bytes, limits, { nonIntegerPaths: paths }, () => undefined, Number.MAX_SAFE_INTEGER).ok;
+    const exact = (limits: StrictJsonLimits): boolean =>
+      parseStrictJsonStepwise(bytes, limits, { nonIntegerPaths: paths }, () => undefined, Number.MAX_SAFE_INTEGER).ok;
     for (let maxDepth = 1; maxDepth <= 6; maxDepth++) {
       const limits = { ...DEFAULT_DOCUMENT_LIMITS, maxDepth };
       expect(fast(bytes, limits, paths) !== undefined, `maxDepth ${maxDepth}`).toBe(exact(limits));
@@ -266,7 +355,12 @@ describe("strict parser fast path", () => {
     const obj = (n: number): string => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(",")}}`;
     // 20 is above the members of the request's own objects: only the open map's objects reach it.
     const limits = { ...DEFAULT_DOCUMENT_LIMITS, maxMembers: 20 };
-    for (const [doc, within] of [[withMetadata(obj(20)), true], [withMetadata(obj(21)), false], [withMetadata(`{"a":[${obj(20)}]}`), true], [withMetadata(`{"a":[{},${obj(21)}]}`), false]] as const) {
+    for (const [doc, within] of [
+      [withMetadata(obj(20)), true],
+      [withMetadata(obj(21)), false],
+      [withMetadata(`{"a":[${obj(20)}]}`), true],
+      [withMetadata(`{"a":[{},${obj(21)}]}`), false],
+    ] as const) {
       const bytes = encoder.encode(doc);
       expect(parseStrictJson(bytes, limits, { nonIntegerPaths: paths }).ok, doc.slice(-60)).toBe(within);
       expect(fast(bytes, limits, paths) !== undefined, doc.slice(-60)).toBe(within);
@@ -277,8 +371,13 @@ describe("strict parser fast path", () => {
     expect(fast(over, DEFAULT_DOCUMENT_LIMITS, paths)).toBeUndefined();
     // With the type's accept check (the open map is walked by the generic walk).
     const bytes = encoder.encode(withMetadata(obj(21)));
-    expect(fastParse(new TextDecoder().decode(bytes), bytes.length, 64, 131072, 20, paths, ACCEPT_CHECKS.CallbackRequest)).toBeUndefined();
-    expect(fastParse(new TextDecoder().decode(bytes), bytes.length, 64, 131072, 21, paths, ACCEPT_CHECKS.CallbackRequest)?.accepted).toBe(true);
+    expect(
+      fastParse(new TextDecoder().decode(bytes), bytes.length, 64, 131072, 20, paths, ACCEPT_CHECKS.CallbackRequest),
+    ).toBeUndefined();
+    expect(
+      fastParse(new TextDecoder().decode(bytes), bytes.length, 64, 131072, 21, paths, ACCEPT_CHECKS.CallbackRequest)
+        ?.accepted,
+    ).toBe(true);
   });
 
   it("bounds the containers before JSON.parse builds them", () => {
@@ -294,7 +393,11 @@ describe("strict parser fast path", () => {
 
   it("is taken by the sliced parser only up to limits.fast_parse_sliced_max_bytes, with the same result", async () => {
     expect(FAST_PARSE_SLICED_MAX_BYTES).toBe(LIMITS.fast_parse_sliced_max_bytes);
-    for (const doc of [text, withMetadata(`{"a":"${"x".repeat(FAST_PARSE_SLICED_MAX_BYTES)}"}`), withMember('"event_id":"ev-2"')]) {
+    for (const doc of [
+      text,
+      withMetadata(`{"a":"${"x".repeat(FAST_PARSE_SLICED_MAX_BYTES)}"}`),
+      withMember('"event_id":"ev-2"'),
+    ]) {
       const bytes = encoder.encode(doc);
       const sliced = await parseStrictJsonSliced(bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: paths });
       expect(sliced).toStrictEqual(parseStrictJson(bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: paths }));

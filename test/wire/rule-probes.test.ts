@@ -37,7 +37,10 @@ describe("generated rule probes", () => {
   it("agree with the plan interpreter on every shared vector", () => {
     let found = 0;
     for (const entry of index.vectors) {
-      const v = JSON.parse(readFileSync(join(VECTORS, entry.path), "utf8")) as { type: WireObjectTypeName; document_base64: string };
+      const v = JSON.parse(readFileSync(join(VECTORS, entry.path), "utf8")) as {
+        type: WireObjectTypeName;
+        document_base64: string;
+      };
       let value: unknown;
       try {
         value = JSON.parse(Buffer.from(v.document_base64, "base64").toString("utf8"));
@@ -69,7 +72,10 @@ describe("generated rule probes", () => {
       // One-member edits of the three largest fixtures up to 4 KB (most optional members; a larger
       // one is large by a long array or string, whose edits cost quadratic time and add nothing).
       const size = (v: unknown): number => JSON.stringify(v).length;
-      const largest = bases.filter((b) => size(b) <= 4096).sort((a, b) => size(b) - size(a)).slice(0, 3);
+      const largest = bases
+        .filter((b) => size(b) <= 4096)
+        .sort((a, b) => size(b) - size(a))
+        .slice(0, 3);
       for (const base of largest) values.push(base, ...edits(base));
       for (const value of values) {
         if (agrees(d.typeName, value)) found++;

@@ -7,7 +7,14 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isPlainJsonString, PLAIN_LOOP_MAX, snapshotText, snapshotValue, snapshotValueSoon, type SnapshotLimits } from "../../runtime/wire/serialize.js";
+import {
+  isPlainJsonString,
+  PLAIN_LOOP_MAX,
+  snapshotText,
+  snapshotValue,
+  snapshotValueSoon,
+  type SnapshotLimits,
+} from "../../runtime/wire/serialize.js";
 import { parseStrictJson } from "../../runtime/wire/json/parse.js";
 
 const LIMITS: SnapshotLimits = { maxBytes: 1 << 20, maxDepth: 64, maxValues: 100_000 };
@@ -19,7 +26,8 @@ const unit = fc.oneof(
 );
 const anyString = fc.array(unit, { maxLength: 24 }).map((units) => units.join(""));
 
-const isWellFormed = (s: string): boolean => (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed.call(s);
+const isWellFormed = (s: string): boolean =>
+  (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed.call(s);
 
 describe("snapshotText's escaped flag", () => {
   /** `escaped` is exactly whether the JSON written holds a backslash (readers skip searching it: runtime/wire/fast-parse.ts acceptsSerialized). */
@@ -38,7 +46,20 @@ describe("snapshotText's escaped flag", () => {
       { numRuns: 2000 },
     );
     fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), check), { numRuns: 500 });
-    for (const value of ["", "plain", 'a"b', "a\\b", "\u0000", "é", "😀", { 'k"': 1 }, { "é": "é" }, { "\n": null }, [1, true, null]]) check(value);
+    for (const value of [
+      "",
+      "plain",
+      'a"b',
+      "a\\b",
+      "\u0000",
+      "é",
+      "😀",
+      { 'k"': 1 },
+      { "é": "é" },
+      { "\n": null },
+      [1, true, null],
+    ])
+      check(value);
   });
 });
 
@@ -63,18 +84,32 @@ describe("snapshotValue writes what JSON.stringify writes", () => {
   });
 
   it("the plain-string shortcut (a loop up to PLAIN_LOOP_MAX characters, a regex above) holds for exactly the strings JSON.stringify writes unchanged in quotes as ASCII, for every code unit and on both sides of the bound", () => {
-    const plainByStringify = (s: string): boolean => JSON.stringify(s) === `"${s}"` && Buffer.byteLength(s, "utf8") === s.length;
+    const plainByStringify = (s: string): boolean =>
+      JSON.stringify(s) === `"${s}"` && Buffer.byteLength(s, "utf8") === s.length;
     for (let c = 0; c <= 0xffff; c++) {
       const ch = String.fromCharCode(c);
       for (const length of [1, 3, PLAIN_LOOP_MAX, PLAIN_LOOP_MAX + 1]) {
         // The unit first, in the middle and last, so every position of the loop is reached.
-        for (const s of [ch + "a".repeat(length - 1), "a".repeat(length - 1) + ch, "a".repeat(length >> 1) + ch + "a".repeat(length - 1 - (length >> 1))].map((t) => t.slice(0, length))) {
-          if (isPlainJsonString(s) !== plainByStringify(s)) expect.fail(`code unit 0x${c.toString(16)} in a ${length}-character string: shortcut ${isPlainJsonString(s)}`);
+        for (const s of [
+          ch + "a".repeat(length - 1),
+          "a".repeat(length - 1) + ch,
+          "a".repeat(length >> 1) + ch + "a".repeat(length - 1 - (length >> 1)),
+        ].map((t) => t.slice(0, length))) {
+          if (isPlainJsonString(s) !== plainByStringify(s))
+            expect.fail(
+              `code unit 0x${c.toString(16)} in a ${length}-character string: shortcut ${isPlainJsonString(s)}`,
+            );
         }
       }
     }
     // And the serializer's bytes for such strings are JSON.stringify's.
-    for (const s of ["a".repeat(PLAIN_LOOP_MAX - 1) + '"', "a".repeat(PLAIN_LOOP_MAX) + "\\", `${"a".repeat(PLAIN_LOOP_MAX - 1)}\u007f`, "\u0080", "\u001f"]) {
+    for (const s of [
+      "a".repeat(PLAIN_LOOP_MAX - 1) + '"',
+      "a".repeat(PLAIN_LOOP_MAX) + "\\",
+      `${"a".repeat(PLAIN_LOOP_MAX - 1)}\u007f`,
+      "\u0080",
+      "\u001f",
+    ]) {
       const snap = snapshotValue({ [s]: s }, LIMITS);
       expect(snap.ok && snap.bytes.toString("utf8")).toBe(JSON.stringify({ [s]: s }));
     }
@@ -94,7 +129,13 @@ describe("snapshotValue writes what JSON.stringify writes", () => {
   });
 
   it("documents longer than one output piece (64 Ki characters), ASCII and not: the same bytes, in sync and sliced runs", async () => {
-    const mixed = fc.sample(fc.array(fc.oneof(anyString.filter(isWellFormed), fc.integer(), fc.constant(null)), { minLength: 40_000, maxLength: 40_000 }), { numRuns: 1, seed: 8 })[0] as unknown[];
+    const mixed = fc.sample(
+      fc.array(fc.oneof(anyString.filter(isWellFormed), fc.integer(), fc.constant(null)), {
+        minLength: 40_000,
+        maxLength: 40_000,
+      }),
+      { numRuns: 1, seed: 8 },
+    )[0] as unknown[];
     const values: unknown[] = [
       Array.from({ length: 50_000 }, (_, i) => i),
       { a: "é".repeat(70_000), b: Array.from({ length: 30_000 }, (_, i) => `\u2028${i}😀`) },
@@ -164,7 +205,9 @@ describe("snapshotValue writes what JSON.stringify writes", () => {
         deepest.back = [target];
         const cycle = snapshotValue(containers[0], LIMITS);
         // Found where it closes, the first time round.
-        expect(cycle.ok === false && cycle.problem === "serialize" && cycle.detail, `levels ${levels}`).toContain(`${JSON.stringify(`${"/c".repeat(levels)}/back/0`)} refers to one of its own containers (a cycle)`);
+        expect(cycle.ok === false && cycle.problem === "serialize" && cycle.detail, `levels ${levels}`).toContain(
+          `${JSON.stringify(`${"/c".repeat(levels)}/back/0`)} refers to one of its own containers (a cycle)`,
+        );
       }
     }
   });
@@ -180,18 +223,27 @@ describe("snapshotValue writes what JSON.stringify writes", () => {
 describe("the plain-string shortcut on strings of any code units", () => {
   it("snapshotValue writes JSON.stringify's bytes for strings of up to 140 code units (quotes, backslashes, controls, DEL, non-ASCII included) as keys and values; a lone surrogate is refused (json.lone-surrogate)", () => {
     const unit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
-    const str = fc.oneof(fc.string({ unit, maxLength: 140 }), fc.string({ unit: fc.constantFrom("a", '"', "\\", "\u001f", "\u007f", "\u0080", "\ud800", "\udc00"), maxLength: 140 }), fc.string({ unit: "binary", maxLength: 70 }));
+    const str = fc.oneof(
+      fc.string({ unit, maxLength: 140 }),
+      fc.string({
+        unit: fc.constantFrom("a", '"', "\\", "\u001f", "\u007f", "\u0080", "\ud800", "\udc00"),
+        maxLength: 140,
+      }),
+      fc.string({ unit: "binary", maxLength: 70 }),
+    );
     fc.assert(
       fc.property(str, str, (k, v) => {
         const snap = snapshotValue({ [k]: v, list: [v, k] }, LIMITS);
         // A lone surrogate has no UTF-8 form: refused by rule, whichever side of the bound.
-        const wellFormed = (s: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+        const wellFormed = (s: string) =>
+          !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
         if (!wellFormed(k) || !wellFormed(v)) {
           expect(!snap.ok && snap.problem === "invalid" && snap.issue.rule).toBe("json.lone-surrogate");
           return;
         }
         expect(snap.ok && snap.bytes.toString("utf8")).toBe(JSON.stringify({ [k]: v, list: [v, k] }));
-        if (snap.ok) expect(snap.bytes.length).toBe(Buffer.byteLength(JSON.stringify({ [k]: v, list: [v, k] }), "utf8"));
+        if (snap.ok)
+          expect(snap.bytes.length).toBe(Buffer.byteLength(JSON.stringify({ [k]: v, list: [v, k] }), "utf8"));
       }),
       { numRuns: 3000 },
     );
@@ -204,7 +256,8 @@ describe("json.max-members: the members of one in-memory object", () => {
     for (let i = 0; i < n; i++) obj[`k${i}`] = at(i);
     return obj;
   };
-  const verdict = (snap: { ok: boolean; problem?: string; issue?: { rule: string; pointer: string } }): string => (snap.ok ? "ok" : `${snap.problem} ${snap.issue?.rule} ${snap.issue?.pointer}`);
+  const verdict = (snap: { ok: boolean; problem?: string; issue?: { rule: string; pointer: string } }): string =>
+    snap.ok ? "ok" : `${snap.problem} ${snap.issue?.rule} ${snap.issue?.pointer}`;
 
   it("writes an object of exactly maxMembers members and refuses one more at the first member past it, in sync and sliced runs", async () => {
     const limits: SnapshotLimits = { ...LIMITS, maxMembers: 3 };
@@ -215,7 +268,10 @@ describe("json.max-members: the members of one in-memory object", () => {
 
   it("counts the members written: an undefined member is absent and does not count", () => {
     const limits: SnapshotLimits = { ...LIMITS, maxMembers: 3 };
-    const snap = snapshotValue(members(6, (i) => (i % 2 === 0 ? undefined : i)), limits);
+    const snap = snapshotValue(
+      members(6, (i) => (i % 2 === 0 ? undefined : i)),
+      limits,
+    );
     expect(verdict(snap)).toBe("ok");
     if (snap.ok) expect(snap.bytes.toString()).toBe('{"k1":1,"k3":3,"k5":5}');
   });
@@ -235,7 +291,9 @@ describe("json.max-members: the members of one in-memory object", () => {
 
   it("an in-memory object of 32,769 members (limits.max_object_members + 1) is refused, one of 32,768 written", async () => {
     const limits: SnapshotLimits = { maxBytes: 16 << 20, maxDepth: 64, maxValues: 131072, maxMembers: 32768 };
-    expect(verdict(await snapshotValueSoon({ metadata: members(32769) }, limits))).toBe("invalid json.max-members /metadata/k32768");
+    expect(verdict(await snapshotValueSoon({ metadata: members(32769) }, limits))).toBe(
+      "invalid json.max-members /metadata/k32768",
+    );
     expect(verdict(await snapshotValueSoon({ metadata: members(32768) }, limits))).toBe("ok");
   });
 });

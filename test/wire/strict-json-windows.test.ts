@@ -15,11 +15,7 @@ import {
   type StrictParseOptions,
   type StrictParseResult,
 } from "../../runtime/wire/json/parse.js";
-import {
-  observeScanInputs,
-  parseStrictJsonSliced,
-  parseStrictJsonWindowed,
-} from "../../runtime/wire/json/sliced.js";
+import { observeScanInputs, parseStrictJsonSliced, parseStrictJsonWindowed } from "../../runtime/wire/json/sliced.js";
 
 const MiB = 1 << 20;
 const BIG: StrictJsonLimits = { maxBytes: 16 * MiB, maxDepth: 64, maxValues: 131072 };
@@ -71,7 +67,14 @@ describe("a large document is scanned one window at a time, never flattened", ()
     expect(ra).toMatchObject({ ok: true });
     expect(rb).toEqual(parseStrictJson(b, many));
     expect(rb).toMatchObject({ ok: false, issue: { rule: "json.duplicate-key" } });
-    expect(await parseStrictJsonSliced(Buffer.from(shapes["16 MiB string, one € per MiB"] as string), BIG, {}, { deadlineAt: performance.now() + 5 })).toBe("deadline");
+    expect(
+      await parseStrictJsonSliced(
+        Buffer.from(shapes["16 MiB string, one € per MiB"] as string),
+        BIG,
+        {},
+        { deadlineAt: performance.now() + 5 },
+      ),
+    ).toBe("deadline");
   });
 
   it("a token longer than the margin across a window's end, or data after a value that ends before the last window: the flat text is judged, with the same result", async () => {
@@ -92,7 +95,11 @@ describe("a large document is scanned one window at a time, never flattened", ()
 
   it("a value that ends before the last window, then only whitespace: judged by the windows (no second, flat parse), with the same result", async () => {
     const pad = `"${"é".repeat(MiB / 2)}"`;
-    for (const text of [`[${pad}]${" ".repeat(2 * MiB)}`, `[${pad}]${" \t\r\n".repeat(MiB)}`, `${"1".repeat(300)}${" ".repeat(3 * MiB)}`]) {
+    for (const text of [
+      `[${pad}]${" ".repeat(2 * MiB)}`,
+      `[${pad}]${" \t\r\n".repeat(MiB)}`,
+      `${"1".repeat(300)}${" ".repeat(3 * MiB)}`,
+    ]) {
       const input = Buffer.from(text);
       const { value: sliced, inputs } = await scanInputs(() => parseStrictJsonSliced(input, BIG));
       expect(sliced).toEqual(parseStrictJson(input, BIG));
@@ -126,7 +133,8 @@ function randomDocument(rnd: () => number): string {
   const ws = (): string => pick(["", "", " ", "\n  ", "\t"]);
   const value = (d: number): string => {
     const r = rnd();
-    if (d > 4 || r < 0.45) return r < 0.2 ? str() : pick(["0", "-0", "12", "3.25", "1e5", "-2.5E-3", "1e308", "true", "false", "null"]);
+    if (d > 4 || r < 0.45)
+      return r < 0.2 ? str() : pick(["0", "-0", "12", "3.25", "1e5", "-2.5E-3", "1e308", "true", "false", "null"]);
     const n = Math.floor(rnd() * 5);
     if (r < 0.7) return `[${ws()}${Array.from({ length: n }, () => value(d + 1)).join(`${ws()},${ws()}`)}${ws()}]`;
     return `{${ws()}${Array.from({ length: n }, (_, i) => `${str().slice(0, -1)}${i}"${ws()}:${ws()}${value(d + 1)}`).join(`,${ws()}`)}${ws()}}`;
@@ -136,7 +144,12 @@ function randomDocument(rnd: () => number): string {
   const at = Math.floor(rnd() * text.length);
   const r = rnd();
   if (r < 0.3) return text.slice(0, at); // cut short: unterminated strings, containers, literals
-  if (r < 0.8) return text.slice(0, at) + pick(["x", "\u0001", "]", "}", ",", "\\ud800", "1e999", '"', "€", "\\q", '"0":1,"0"']) + text.slice(at);
+  if (r < 0.8)
+    return (
+      text.slice(0, at) +
+      pick(["x", "\u0001", "]", "}", ",", "\\ud800", "1e999", '"', "€", "\\q", '"0":1,"0"']) +
+      text.slice(at)
+    );
   return text + pick([" x", "]", "  "]);
 }
 
@@ -144,7 +157,12 @@ describe("the windowed scan against the whole text's parse, with every cut of sm
   const limits: StrictJsonLimits = { maxBytes: MiB, maxDepth: 6, maxValues: 200 };
 
   /** Each document is shifted by 0 .. piece - 1 leading spaces, so the pieces' cuts fall at every byte of it. */
-  function crossCheck(texts: readonly (string | Uint8Array)[], pieces: readonly number[], docLimits: StrictJsonLimits, options: StrictParseOptions = {}): { runs: number; windowed: number; mismatches: string[] } {
+  function crossCheck(
+    texts: readonly (string | Uint8Array)[],
+    pieces: readonly number[],
+    docLimits: StrictJsonLimits,
+    options: StrictParseOptions = {},
+  ): { runs: number; windowed: number; mismatches: string[] } {
     const mismatches: string[] = [];
     let runs = 0;
     let windowed = 0;
@@ -155,10 +173,19 @@ describe("the windowed scan against the whole text's parse, with every cut of sm
           const input = Buffer.concat([Buffer.alloc(shift, 0x20), body]);
           const want: StrictParseResult = parseStrictJson(input, docLimits, options);
           // Every other run pauses after each value too (resumes across window moves and inside strings).
-          const got = parseStrictJsonWindowed(input, docLimits, options, piece, (shift & 1) === 1 ? 1 : Number.POSITIVE_INFINITY);
+          const got = parseStrictJsonWindowed(
+            input,
+            docLimits,
+            options,
+            piece,
+            (shift & 1) === 1 ? 1 : Number.POSITIVE_INFINITY,
+          );
           runs++;
           if (!got.redo) windowed++;
-          if (!isDeepStrictEqual(got.result, want) && mismatches.length < 5) mismatches.push(`#${n} piece ${piece} shift ${shift}: ${JSON.stringify(got.result).slice(0, 300)} != ${JSON.stringify(want).slice(0, 300)}`);
+          if (!isDeepStrictEqual(got.result, want) && mismatches.length < 5)
+            mismatches.push(
+              `#${n} piece ${piece} shift ${shift}: ${JSON.stringify(got.result).slice(0, 300)} != ${JSON.stringify(want).slice(0, 300)}`,
+            );
         }
       }
     });
@@ -193,24 +220,42 @@ describe("the windowed scan against the whole text's parse, with every cut of sm
     const paths = { nonIntegerPaths: [`/b€/c${long.replaceAll("\\n", "\n")}/*`, "/b€/*/*/d", "/e/*"] };
     const checked = crossCheck(recorded, [16, 40], { maxBytes: MiB, maxDepth: 6 }, paths);
     expect(checked.mismatches).toEqual([]);
-    expect(parseStrictJson(Buffer.from(recorded[0] as string), { maxBytes: MiB, maxDepth: 6 }, paths)).toMatchObject({ ok: true, nonIntegerNumberPointers: [expect.stringMatching(/^\/b€\/c[\s\S]*\/0$/), "/e/3"] });
+    expect(parseStrictJson(Buffer.from(recorded[0] as string), { maxBytes: MiB, maxDepth: 6 }, paths)).toMatchObject({
+      ok: true,
+      nonIntegerNumberPointers: [expect.stringMatching(/^\/b€\/c[\s\S]*\/0$/), "/e/3"],
+    });
   });
 
   it("the parse-layer vectors (generated/vectors, json.* rules) and the valid ones", () => {
-    const index = JSON.parse(readFileSync("generated/vectors/index.json", "utf8")) as { vectors: { path: string; rule: string | null; expect: string }[] };
-    const chosen = index.vectors.filter((v, i) => String(v.rule).startsWith("json.") || (v.expect === "valid" && i % 8 === 0));
+    const index = JSON.parse(readFileSync("generated/vectors/index.json", "utf8")) as {
+      vectors: { path: string; rule: string | null; expect: string }[];
+    };
+    const chosen = index.vectors.filter(
+      (v, i) => String(v.rule).startsWith("json.") || (v.expect === "valid" && i % 8 === 0),
+    );
     const docs = chosen
-      .map((v) => Buffer.from((JSON.parse(readFileSync(`generated/vectors/${v.path}`, "utf8")) as { document_base64: string }).document_base64, "base64"))
+      .map((v) =>
+        Buffer.from(
+          (JSON.parse(readFileSync(`generated/vectors/${v.path}`, "utf8")) as { document_base64: string })
+            .document_base64,
+          "base64",
+        ),
+      )
       .filter((doc) => doc.length <= 8192);
     expect(docs.length).toBeGreaterThan(50);
     // Two shifts per piece size (not every one: the vectors are many and some are kilobytes).
     const mismatches: string[] = [];
     for (const doc of docs) {
-      for (const [piece, shift] of [[16, 0], [16, 7], [61, 3]] as const) {
+      for (const [piece, shift] of [
+        [16, 0],
+        [16, 7],
+        [61, 3],
+      ] as const) {
         const input = Buffer.concat([Buffer.alloc(shift, 0x20), doc]);
         const want = parseStrictJson(input, BIG);
         const got = parseStrictJsonWindowed(input, BIG, {}, piece);
-        if (!isDeepStrictEqual(got.result, want) && mismatches.length < 5) mismatches.push(`${doc.toString("utf8").slice(0, 80)}: ${JSON.stringify(got.result).slice(0, 200)}`);
+        if (!isDeepStrictEqual(got.result, want) && mismatches.length < 5)
+          mismatches.push(`${doc.toString("utf8").slice(0, 80)}: ${JSON.stringify(got.result).slice(0, 200)}`);
       }
     }
     expect(mismatches).toEqual([]);

@@ -10,10 +10,7 @@ import {
   type ParseIssue,
   type StrictJsonLimits,
 } from "../../runtime/wire/json/parse.js";
-import {
-  parseStrictJsonSliced,
-  parseStrictJsonStepwise,
-} from "../../runtime/wire/json/sliced.js";
+import { parseStrictJsonSliced, parseStrictJsonStepwise } from "../../runtime/wire/json/sliced.js";
 
 const LIMITS: StrictJsonLimits = { maxBytes: 1 << 20, maxDepth: 64 };
 const MAX_STRING_LENGTH = constants.MAX_STRING_LENGTH;
@@ -75,14 +72,20 @@ function sameOwnShape(a: unknown, b: unknown): boolean {
     const kx = Object.getOwnPropertyNames(x);
     const ky = Object.getOwnPropertyNames(y);
     if (kx.length !== ky.length || kx.some((k, i) => k !== ky[i])) return false;
-    for (const k of kx) if (k !== "length" || !Array.isArray(x)) stack.push([(x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]]);
+    for (const k of kx)
+      if (k !== "length" || !Array.isArray(x))
+        stack.push([(x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]]);
   }
   return true;
 }
 
-function ok(text: string | Uint8Array, limits: StrictJsonLimits = LIMITS): { value: unknown; nonInt: readonly string[] } {
+function ok(
+  text: string | Uint8Array,
+  limits: StrictJsonLimits = LIMITS,
+): { value: unknown; nonInt: readonly string[] } {
   const r = parse(text, limits);
-  if (!r.ok) throw new Error(`expected ok for ${JSON.stringify(String(text)).slice(0, 80)}, got ${JSON.stringify(r.issue)}`);
+  if (!r.ok)
+    throw new Error(`expected ok for ${JSON.stringify(String(text)).slice(0, 80)}, got ${JSON.stringify(r.issue)}`);
   return { value: r.value, nonInt: r.nonIntegerNumberPointers };
 }
 
@@ -165,7 +168,9 @@ describe("valid documents", () => {
   });
 
   it("accepts all valid escapes and raw non-ASCII, including astral characters", () => {
-    expect(ok(String.raw`"\" \\ \/ \b \f \n \r \t \u0041 \u00e9 \uFFFF"`).value).toBe('" \\ / \b \f \n \r \t A é \uffff');
+    expect(ok(String.raw`"\" \\ \/ \b \f \n \r \t \u0041 \u00e9 \uFFFF"`).value).toBe(
+      '" \\ / \b \f \n \r \t A é \uffff',
+    );
     expect(ok('"😀 é 中"').value).toBe("😀 é 中");
     expect(ok('{"😀":"🎉"}').value).toEqual({ "😀": "🎉" });
     expect(ok(String.raw`"\ud83d\ude00"`).value).toBe("😀");
@@ -174,7 +179,13 @@ describe("valid documents", () => {
   });
 
   it("small arrays (the sliced parser copies them to exact size when they close) keep their slot: root, element, member, __proto__", () => {
-    for (const text of ['[1]', '[[],[1],[[2,3]],[{"a":[4]}]]', '{"a":[1,2],"__proto__":[3],"b":{"c":[[5]]}}', `[${"[".repeat(40)}7${"]".repeat(40)}]`, `{"x":[${Array.from({ length: 17 }, (_, i) => i).join(",")}]}`]) {
+    for (const text of [
+      "[1]",
+      '[[],[1],[[2,3]],[{"a":[4]}]]',
+      '{"a":[1,2],"__proto__":[3],"b":{"c":[[5]]}}',
+      `[${"[".repeat(40)}7${"]".repeat(40)}]`,
+      `{"x":[${Array.from({ length: 17 }, (_, i) => i).join(",")}]}`,
+    ]) {
       expect(ok(text).value).toEqual(JSON.parse(text));
     }
     const proto = ok('{"__proto__":[3]}').value as Record<string, unknown>;
@@ -482,7 +493,12 @@ describe("json.max-depth", () => {
   it("accepts depth exactly at the limit and rejects one more", () => {
     const at = "[".repeat(5) + "]".repeat(5);
     expect(ok(at, { maxBytes: 100, maxDepth: 5 }).value).toEqual([[[[[]]]]]);
-    expectIssue("[".repeat(6) + "]".repeat(6), "json.max-depth", { pointer: "/0/0/0/0/0", offset: 5 }, { maxBytes: 100, maxDepth: 5 });
+    expectIssue(
+      "[".repeat(6) + "]".repeat(6),
+      "json.max-depth",
+      { pointer: "/0/0/0/0/0", offset: 5 },
+      { maxBytes: 100, maxDepth: 5 },
+    );
   });
 
   it("counts objects and arrays alike and reports the pointer of the offending container", () => {
@@ -518,12 +534,15 @@ describe("json.max-depth", () => {
 
 describe("json.max-members", () => {
   const lim = (maxMembers: number): StrictJsonLimits => ({ maxBytes: 1 << 22, maxDepth: 64, maxMembers });
-  const members = (n: number, name = (i: number) => `k${i}`): string => Array.from({ length: n }, (_, i) => `${JSON.stringify(name(i))}:0`).join(",");
+  const members = (n: number, name = (i: number) => `k${i}`): string =>
+    Array.from({ length: n }, (_, i) => `${JSON.stringify(name(i))}:0`).join(",");
 
   it("accepts an object of exactly maxMembers members and reports the first member past it (pointer, offset of its name)", () => {
     expect(ok('{"a":0,"b":0}', lim(2)).value).toEqual({ a: 0, b: 0 });
     expectIssue('{"a":0,"b":0,"c":0}', "json.max-members", { pointer: "/c", offset: 13 }, lim(2));
-    expect(issue('{"a":0,"b":0,"c":0}', lim(2)).message).toMatch(/member number 3 at byte 13 exceeds the limit of 2 members per object/);
+    expect(issue('{"a":0,"b":0,"c":0}', lim(2)).message).toMatch(
+      /member number 3 at byte 13 exceeds the limit of 2 members per object/,
+    );
   });
 
   it("counts per object (nested objects each have their own count), never array elements", () => {
@@ -651,17 +670,7 @@ describe("nonIntegerNumberPointers", () => {
   it("tracks indexes across many elements and sibling containers", () => {
     const arr = Array.from({ length: 30 }, (_, i) => (i % 10 === 3 ? `${i}.5` : String(i))).join(",");
     const { nonInt } = ok(`[[${arr}],{"k":[${arr}]},${arr}]`);
-    expect(nonInt).toEqual([
-      "/0/3",
-      "/0/13",
-      "/0/23",
-      "/1/k/3",
-      "/1/k/13",
-      "/1/k/23",
-      "/5",
-      "/15",
-      "/25",
-    ]);
+    expect(nonInt).toEqual(["/0/3", "/0/13", "/0/23", "/1/k/3", "/1/k/13", "/1/k/23", "/5", "/15", "/25"]);
   });
 });
 
@@ -669,8 +678,31 @@ describe("property: round-trips JSON.stringify output", () => {
   const prng = mulberry32;
 
   const CHAR_POOL = [
-    "a", "b", "z", "A", " ", "~", "/", "\\", '"', "\n", "\t", "\u0000", "\u001f", "\u007f", "é", "中",
-    "\u2028", "\uFEFF", "😀", "\u{10FFFF}", "'", "{", "]", ",", ":",
+    "a",
+    "b",
+    "z",
+    "A",
+    " ",
+    "~",
+    "/",
+    "\\",
+    '"',
+    "\n",
+    "\t",
+    "\u0000",
+    "\u001f",
+    "\u007f",
+    "é",
+    "中",
+    "\u2028",
+    "\uFEFF",
+    "😀",
+    "\u{10FFFF}",
+    "'",
+    "{",
+    "]",
+    ",",
+    ":",
   ];
 
   function genString(rnd: () => number): string {
@@ -710,7 +742,8 @@ describe("property: round-trips JSON.stringify output", () => {
     if (r < 0.7) return Array.from({ length: n }, () => genValue(rnd, depth + 1));
     const obj: Record<string, unknown> = {};
     for (let i = 0; i < n; i++) obj[genString(rnd)] = genValue(rnd, depth + 1);
-    if (rnd() < 0.05) Object.defineProperty(obj, "__proto__", { value: 1, enumerable: true, writable: true, configurable: true });
+    if (rnd() < 0.05)
+      Object.defineProperty(obj, "__proto__", { value: 1, enumerable: true, writable: true, configurable: true });
     return obj;
   }
 
@@ -766,7 +799,6 @@ describe("nonIntegerPaths option", () => {
   });
 });
 
-
 describe("long strings (the sliced parser scans and decodes them in pieces of 2^18 code units)", () => {
   const PIECE = 1 << 18;
   const BIG: StrictJsonLimits = { maxBytes: 16 << 20, maxDepth: 64 };
@@ -779,7 +811,7 @@ describe("long strings (the sliced parser scans and decodes them in pieces of 2^
     "escaped surrogate pairs": (f) => `${f}${"\\ud83d\\ude00".repeat((PIECE >> 2) + 7)}`,
     "raw astral characters": (f) => `${f}${"😀".repeat(PIECE + 1)}\\t`,
     "plain run, then escapes": (f) => `${"y".repeat(PIECE * 2 + 3)}${f}\\"${"\\u0041".repeat(PIECE >> 2)}`,
-    "mixed": (f) => `${f}${"ab\\\"c\\u00e9\\ud83d\\ude00é".repeat(PIECE >> 3)}`,
+    "mixed": (f) => `${f}${'ab\\"c\\u00e9\\ud83d\\ude00é'.repeat(PIECE >> 3)}`,
   };
   for (const [name, body] of Object.entries(bodies)) {
     it(`builds the same value as the synchronous parser: ${name}`, () => {
@@ -787,7 +819,10 @@ describe("long strings (the sliced parser scans and decodes them in pieces of 2^
         const text = body(f);
         const expected = JSON.parse(`"${text}"`) as string;
         expect(ok(`"${text}"`, BIG).value).toBe(expected);
-        expect(ok(`{"a":[1,"${text}",{"b":"${text}"}],"c":true}`, BIG).value).toEqual({ a: [1, expected, { b: expected }], c: true });
+        expect(ok(`{"a":[1,"${text}",{"b":"${text}"}],"c":true}`, BIG).value).toEqual({
+          a: [1, expected, { b: expected }],
+          c: true,
+        });
       }
     });
   }
@@ -865,10 +900,30 @@ describe("a Buffer input (decoded by Buffer#toString) gives the TextDecoder's ou
   const hex = (h: string) => Uint8Array.from(h.match(/../g)?.map((b) => parseInt(b, 16)) ?? []);
   const quoted = (inner: string) => hex(`22${inner}22`);
   const DOCS: Uint8Array[] = [
-    quoted("c0af"), quoted("e080af"), quoted("f08080af"), quoted("eda080"), quoted("edbfbf"), quoted("eda0bdedb880"),
-    quoted("f4908080"), quoted("f5808080"), quoted("ff"), quoted("80"), quoted("e282"), hex("efbbbf7b7d"), hex("efbbbf"),
-    quoted("efbfbd"), quoted("efbfbf"), quoted("efbfbe"), quoted("efb790"), quoted("f48fbfbf"), quoted("f09f9880"),
-    quoted("e280a8"), hex("5b22efbbbf225d"), hex("2022efbbbf2220"), bytesOf('{"a":"é","b":[1,2.5,"\\ud800"]}'), bytesOf(""),
+    quoted("c0af"),
+    quoted("e080af"),
+    quoted("f08080af"),
+    quoted("eda080"),
+    quoted("edbfbf"),
+    quoted("eda0bdedb880"),
+    quoted("f4908080"),
+    quoted("f5808080"),
+    quoted("ff"),
+    quoted("80"),
+    quoted("e282"),
+    hex("efbbbf7b7d"),
+    hex("efbbbf"),
+    quoted("efbfbd"),
+    quoted("efbfbf"),
+    quoted("efbfbe"),
+    quoted("efb790"),
+    quoted("f48fbfbf"),
+    quoted("f09f9880"),
+    quoted("e280a8"),
+    hex("5b22efbbbf225d"),
+    hex("2022efbbbf2220"),
+    bytesOf('{"a":"é","b":[1,2.5,"\\ud800"]}'),
+    bytesOf(""),
   ];
   const expectSame = (buffer: Buffer, plain: Uint8Array, what: string) => {
     const a = parseStrictJson(buffer, LIMITS);
@@ -877,7 +932,10 @@ describe("a Buffer input (decoded by Buffer#toString) gives the TextDecoder's ou
     if (a.ok && b.ok) expect(sameOwnShape(a.value, b.value), what).toBe(true);
     else expect(a, what).toEqual(b);
     // And the value is the TextDecoder's text of exactly these bytes (nothing of the bytes around the view).
-    if (a.ok) expect(JSON.stringify(a.value), what).toBe(JSON.stringify(JSON.parse(new TextDecoder("utf-8", { ignoreBOM: true }).decode(plain))));
+    if (a.ok)
+      expect(JSON.stringify(a.value), what).toBe(
+        JSON.stringify(JSON.parse(new TextDecoder("utf-8", { ignoreBOM: true }).decode(plain))),
+      );
   };
 
   it("a view at byteOffset ≠ 0 of a larger ArrayBuffer, a pooled small Buffer and a subarray of a chunk: the bytes of the view only", () => {

@@ -74,7 +74,9 @@ export function referenceBinary(version: "0.5.0" | "0.9.0"): string | null {
     const r = spawnSync(path, ["--version"], { encoding: "utf8", timeout: 10_000 });
     if (r.status === 0 && r.stdout.includes(version)) return path;
   }
-  process.stdout.write(`  reference ${version} not found (tried ${candidates.join(", ")}): run \`cargo install lifeloop-cli --version ${version} --locked --root ${root}\` (or bash tools/setup/prepare.sh)\n`);
+  process.stdout.write(
+    `  reference ${version} not found (tried ${candidates.join(", ")}): run \`cargo install lifeloop-cli --version ${version} --locked --root ${root}\` (or bash tools/setup/prepare.sh)\n`,
+  );
   return null;
 }
 
@@ -101,7 +103,9 @@ function runOnce(job: Job): number {
   });
   const ms = performance.now() - t0;
   if (r.error !== undefined || r.status !== (job.exit ?? 0)) {
-    throw new Error(`bench cli: ${job.name} exited ${String(r.status)} (signal ${String(r.signal)}, expected ${job.exit ?? 0}): ${r.error?.message ?? ""}${r.stderr.slice(0, 2000)}`);
+    throw new Error(
+      `bench cli: ${job.name} exited ${String(r.status)} (signal ${String(r.signal)}, expected ${job.exit ?? 0}): ${r.error?.message ?? ""}${r.stderr.slice(0, 2000)}`,
+    );
   }
   return ms;
 }
@@ -132,17 +136,30 @@ interface HookCase {
 }
 
 function hookCases(dir: string): HookCase[] {
-  const table = HARNESS_HOOK_INPUTS as unknown as { adapters: Array<{ adapter: string; hook_events: Array<{ hook_event: string; input_schema: string }> }> };
+  const table = HARNESS_HOOK_INPUTS as unknown as {
+    adapters: Array<{ adapter: string; hook_events: Array<{ hook_event: string; input_schema: string }> }>;
+  };
   return table.adapters.flatMap((a) =>
     a.hook_events.map((e) => {
-      const schema = JSON.parse(readFileSync(join(REPO_ROOT, "schemas", "hooks", `${e.input_schema}.schema.json`), "utf8")) as {
+      const schema = JSON.parse(
+        readFileSync(join(REPO_ROOT, "schemas", "hooks", `${e.input_schema}.schema.json`), "utf8"),
+      ) as {
         required: string[];
         properties: Record<string, { type?: string; const?: unknown; enum?: unknown[] }>;
       };
       const input: Record<string, unknown> = {};
       for (const name of schema.required) {
         const p = schema.properties[name] ?? {};
-        input[name] = p.const ?? p.enum?.[0] ?? (p.type === "boolean" ? false : name === "cwd" ? dir : name === "transcript_path" ? join(dir, "t.jsonl") : `bench-${name}`);
+        input[name] =
+          p.const ??
+          p.enum?.[0] ??
+          (p.type === "boolean"
+            ? false
+            : name === "cwd"
+              ? dir
+              : name === "transcript_path"
+                ? join(dir, "t.jsonl")
+                : `bench-${name}`);
       }
       return { adapter: a.adapter, hookEvent: e.hook_event, input: JSON.stringify(input) };
     }),
@@ -169,7 +186,11 @@ async function oneShots(dir: string): Promise<void> {
     // The floor of a hook that delivers: a bare node start that spawns the same client once.
     {
       name: "node -e spawn(client) (hook floor)",
-      argv: [node, "-e", `const r = require("node:child_process").spawnSync(${JSON.stringify(SHELL_ECHO)}, { input: require("node:fs").readFileSync(0) }); process.exit(r.status)`],
+      argv: [
+        node,
+        "-e",
+        `const r = require("node:child_process").spawnSync(${JSON.stringify(SHELL_ECHO)}, { input: require("node:fs").readFileSync(0) }); process.exit(r.status)`,
+      ],
       input: envelope,
     },
     { name: "--version", argv: cli(["--version"]) },
@@ -177,25 +198,85 @@ async function oneShots(dir: string): Promise<void> {
     { name: "invoke", argv: cli(["invoke", "--program", SHELL_ECHO, "--timeout-ms", "30000", "-"]), input: envelope },
     ...hookCases(dir).map(({ adapter, hookEvent, input }) => ({
       name: `hook ${adapter} ${hookEvent}`,
-      argv: cli(["hook", "--adapter", adapter, "--event", hookEvent, "--program", SHELL_ECHO, "--timeout-ms", "30000", "--state-dir", join(dir, "state")]),
+      argv: cli([
+        "hook",
+        "--adapter",
+        adapter,
+        "--event",
+        hookEvent,
+        "--program",
+        SHELL_ECHO,
+        "--timeout-ms",
+        "30000",
+        "--state-dir",
+        join(dir, "state"),
+      ]),
       input,
     })),
-    { name: "continuation put", argv: cli(["continuation", "put", "--thread", "t", "--key", "k", "--client-id", "c"]), input: blob, env: { LIFELOOP_CONTINUATION_ROOT: store } },
-    { name: "continuation get", argv: cli(["continuation", "get", "--thread", "t", "--key", "k"]), env: { LIFELOOP_CONTINUATION_ROOT: store } },
-    { name: "continuation list", argv: cli(["continuation", "list", "--thread", "t"]), env: { LIFELOOP_CONTINUATION_ROOT: store } },
+    {
+      name: "continuation put",
+      argv: cli(["continuation", "put", "--thread", "t", "--key", "k", "--client-id", "c"]),
+      input: blob,
+      env: { LIFELOOP_CONTINUATION_ROOT: store },
+    },
+    {
+      name: "continuation get",
+      argv: cli(["continuation", "get", "--thread", "t", "--key", "k"]),
+      env: { LIFELOOP_CONTINUATION_ROOT: store },
+    },
+    {
+      name: "continuation list",
+      argv: cli(["continuation", "list", "--thread", "t"]),
+      env: { LIFELOOP_CONTINUATION_ROOT: store },
+    },
     // The same, unbundled (tsc's dist/runtime/cli/main.js, what the test suites run): the bundle's share.
     { name: "unbundled --version", argv: [node, CLI, "--version"] },
-    { name: "unbundled continuation get", argv: [node, CLI, "continuation", "get", "--thread", "t", "--key", "k"], env: { LIFELOOP_CONTINUATION_ROOT: store } },
-    { name: "unbundled hook claude PreCompact", argv: [node, CLI, "hook", "--adapter", "claude", "--event", "PreCompact", "--program", SHELL_ECHO, "--timeout-ms", "30000", "--state-dir", join(dir, "state")], input: hookCases(dir).find((h) => h.adapter === "claude" && h.hookEvent === "PreCompact")?.input ?? "" },
+    {
+      name: "unbundled continuation get",
+      argv: [node, CLI, "continuation", "get", "--thread", "t", "--key", "k"],
+      env: { LIFELOOP_CONTINUATION_ROOT: store },
+    },
+    {
+      name: "unbundled hook claude PreCompact",
+      argv: [
+        node,
+        CLI,
+        "hook",
+        "--adapter",
+        "claude",
+        "--event",
+        "PreCompact",
+        "--program",
+        SHELL_ECHO,
+        "--timeout-ms",
+        "30000",
+        "--state-dir",
+        join(dir, "state"),
+      ],
+      input: hookCases(dir).find((h) => h.adapter === "claude" && h.hookEvent === "PreCompact")?.input ?? "",
+    },
   ];
   // The reference doing the same work (its own names); keyed by our job's name.
   const refs = new Map<string, Job>();
   const ref05 = referenceBinary("0.5.0");
   if (ref05) {
     const env = { LIFELOOP_CONTINUATION_ROOT: refStore };
-    refs.set("continuation put", { name: "ref 0.5.0 continuation put", argv: [ref05, "continuation", "put", "--thread", "t", "--key", "k", "--client-id", "c"], input: blob, env });
-    refs.set("continuation get", { name: "ref 0.5.0 continuation get", argv: [ref05, "continuation", "get", "--thread", "t", "--key", "k"], env });
-    refs.set("continuation list", { name: "ref 0.5.0 continuation list", argv: [ref05, "continuation", "list", "--thread", "t"], env });
+    refs.set("continuation put", {
+      name: "ref 0.5.0 continuation put",
+      argv: [ref05, "continuation", "put", "--thread", "t", "--key", "k", "--client-id", "c"],
+      input: blob,
+      env,
+    });
+    refs.set("continuation get", {
+      name: "ref 0.5.0 continuation get",
+      argv: [ref05, "continuation", "get", "--thread", "t", "--key", "k"],
+      env,
+    });
+    refs.set("continuation list", {
+      name: "ref 0.5.0 continuation list",
+      argv: [ref05, "continuation", "list", "--thread", "t"],
+      env,
+    });
   }
   const ref09 = referenceBinary("0.9.0");
   if (ref09) {
@@ -203,11 +284,34 @@ async function oneShots(dir: string): Promise<void> {
     // reference routes (codex 0.1.0), so the reference does the same work on the same bytes.
     const v04 = envelope;
     refs.set("--version", { name: "ref 0.9.0 --version", argv: [ref09, "--version"] });
-    refs.set("validate", { name: "ref 0.9.0 envelope validate", argv: [ref09, "envelope", "validate", "request"], input: JSON.stringify((JSON.parse(v04) as DispatchEnvelope).request) });
-    refs.set("invoke", { name: "ref 0.9.0 event invoke", argv: [ref09, "event", "invoke", "--client-cmd", SHELL_ECHO, "--timeout-ms", "30000"], input: v04 });
+    refs.set("validate", {
+      name: "ref 0.9.0 envelope validate",
+      argv: [ref09, "envelope", "validate", "request"],
+      input: JSON.stringify((JSON.parse(v04) as DispatchEnvelope).request),
+    });
+    refs.set("invoke", {
+      name: "ref 0.9.0 event invoke",
+      argv: [ref09, "event", "invoke", "--client-cmd", SHELL_ECHO, "--timeout-ms", "30000"],
+      input: v04,
+    });
     for (const job of ours.filter((j) => j.name.startsWith("hook "))) {
       const [, adapter, hookEvent] = job.name.split(" ") as [string, string, string];
-      refs.set(job.name, { name: `ref 0.9.0 host-hook ${adapter} ${hookEvent}`, argv: [ref09, "--output", "hook-protocol", "host-hook", "--host", adapter, "--hook", hookEvent, "--client-cmd", SHELL_ECHO], input: job.input ?? "" });
+      refs.set(job.name, {
+        name: `ref 0.9.0 host-hook ${adapter} ${hookEvent}`,
+        argv: [
+          ref09,
+          "--output",
+          "hook-protocol",
+          "host-hook",
+          "--host",
+          adapter,
+          "--hook",
+          hookEvent,
+          "--client-cmd",
+          SHELL_ECHO,
+        ],
+        input: job.input ?? "",
+      });
     }
   }
   // A reference run that does not work here is left out with its reason, not timed.
@@ -221,8 +325,12 @@ async function oneShots(dir: string): Promise<void> {
   }
   const medians = measure([...ours, ...refs.values()], ROUNDS);
   const bare = medians.get("node -e 0 (bare)") as number;
-  process.stdout.write(`  one-shot commands (${BIN.slice(REPO_ROOT.length + 1)}): median wall ms of ${ROUNDS} interleaved rounds (node ${process.version})\n`);
-  process.stdout.write(`    ${"command".padEnd(36)} ${"ours".padStart(8)} ${"x bare".padStart(7)} ${"reference".padStart(10)}  ${"ours/ref".padStart(8)}\n`);
+  process.stdout.write(
+    `  one-shot commands (${BIN.slice(REPO_ROOT.length + 1)}): median wall ms of ${ROUNDS} interleaved rounds (node ${process.version})\n`,
+  );
+  process.stdout.write(
+    `    ${"command".padEnd(36)} ${"ours".padStart(8)} ${"x bare".padStart(7)} ${"reference".padStart(10)}  ${"ours/ref".padStart(8)}\n`,
+  );
   for (const job of ours) {
     const ms = medians.get(job.name) as number;
     const ratio = ms / bare;
@@ -230,7 +338,9 @@ async function oneShots(dir: string): Promise<void> {
     const refMs = ref ? medians.get(ref.name) : undefined;
     const refText = refMs === undefined ? "".padStart(10) : refMs.toFixed(1).padStart(10);
     const versus = refMs === undefined ? "".padStart(8) : `${(ms / refMs).toFixed(1)}x`.padStart(8);
-    process.stdout.write(`    ${job.name.padEnd(36)} ${ms.toFixed(1).padStart(8)} ${`${ratio.toFixed(2)}x`.padStart(7)} ${refText}  ${versus}${job.name.includes("bare") ? "" : verdict(job.name, ratio)}\n`);
+    process.stdout.write(
+      `    ${job.name.padEnd(36)} ${ms.toFixed(1).padStart(8)} ${`${ratio.toFixed(2)}x`.padStart(7)} ${refText}  ${versus}${job.name.includes("bare") ? "" : verdict(job.name, ratio)}\n`,
+    );
   }
 }
 
@@ -239,7 +349,14 @@ function sessionFile(dir: string, count: number): string {
   const path = join(dir, `session-${count}.jsonl`);
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {
-    const env = dispatchEnvelope(callbackRequest("frame.opening", { event_id: `evt-${i}`, invocation_id: `inv-${i}`, harness_session_id: "sess-bench", frame_context: frameContext(`frame-${i}`) }));
+    const env = dispatchEnvelope(
+      callbackRequest("frame.opening", {
+        event_id: `evt-${i}`,
+        invocation_id: `inv-${i}`,
+        harness_session_id: "sess-bench",
+        frame_context: frameContext(`frame-${i}`),
+      }),
+    );
     lines.push(JSON.stringify(env));
   }
   writeFileSync(path, `${lines.join("\n")}\n`);
@@ -251,7 +368,14 @@ async function inProcessSession(goEcho: string, count: number): Promise<number> 
   const t0 = performance.now();
   try {
     for (let i = 0; i < count; i++) {
-      const env = dispatchEnvelope(callbackRequest("frame.opening", { event_id: `evt-${i}`, invocation_id: `inv-${i}`, harness_session_id: "sess-bench", frame_context: frameContext(`frame-${i}`) }));
+      const env = dispatchEnvelope(
+        callbackRequest("frame.opening", {
+          event_id: `evt-${i}`,
+          invocation_id: `inv-${i}`,
+          harness_session_id: "sess-bench",
+          frame_context: frameContext(`frame-${i}`),
+        }),
+      );
       const r = await invoker.invoke(env);
       if (!r.ok) throw new Error(`bench cli: in-process event ${i} failed: ${r.failure.variant}: ${r.failure.detail}`);
     }
@@ -265,7 +389,9 @@ async function perEvent(dir: string): Promise<void> {
   const goEcho = join(dir, "go-echo");
   const built = spawnSync("go", ["build", "-o", goEcho, "."], { cwd: GO_ECHO_DIR, encoding: "utf8", timeout: 300_000 });
   if (built.error !== undefined || built.status !== 0) {
-    process.stdout.write(`  session per event: skipped, go build failed: ${built.error?.message ?? built.stderr.slice(0, 500)}\n`);
+    process.stdout.write(
+      `  session per event: skipped, go build failed: ${built.error?.message ?? built.stderr.slice(0, 500)}\n`,
+    );
     return;
   }
   const one = sessionFile(dir, 1);
@@ -273,11 +399,32 @@ async function perEvent(dir: string): Promise<void> {
   const manySub = sessionFile(dir, SESSION_EVENTS / 10); // subprocess: one spawn per event, fewer events
   const session = (transport: string, file: string): Job => ({
     name: `${transport} ${file}`,
-    argv: [process.execPath, BIN, "session", "--transport", transport, "--program", goEcho, "--timeout-ms", "30000", file],
+    argv: [
+      process.execPath,
+      BIN,
+      "session",
+      "--transport",
+      transport,
+      "--program",
+      goEcho,
+      "--timeout-ms",
+      "30000",
+      file,
+    ],
     env: { LIFELOOP_CONTINUATION_ROOT: join(dir, "session-store") },
   });
-  const inProcessJob = (file: string): Job => ({ name: `in-process ${file}`, argv: [process.execPath, join(REPO_ROOT, "tools", "bench", "stream-session-inprocess.mjs"), goEcho, file] });
-  const jobs = [session("stream", one), session("stream", many), session("subprocess", one), session("subprocess", manySub), inProcessJob(one), inProcessJob(many)];
+  const inProcessJob = (file: string): Job => ({
+    name: `in-process ${file}`,
+    argv: [process.execPath, join(REPO_ROOT, "tools", "bench", "stream-session-inprocess.mjs"), goEcho, file],
+  });
+  const jobs = [
+    session("stream", one),
+    session("stream", many),
+    session("subprocess", one),
+    session("subprocess", manySub),
+    inProcessJob(one),
+    inProcessJob(many),
+  ];
   const inProcess = { one: [] as number[], many: [] as number[] };
   const times = new Map(jobs.map((j) => [j.name, [] as number[]]));
   for (let round = 0; round < SESSION_ROUNDS; round++) {
@@ -291,14 +438,30 @@ async function perEvent(dir: string): Promise<void> {
   const sub = usPerEvent(m(jobs[3] as Job), m(jobs[2] as Job), SESSION_EVENTS / 10);
   const inproc = usPerEvent(median(inProcess.many), median(inProcess.one), SESSION_EVENTS);
   const inprocCold = usPerEvent(m(jobs[5] as Job), m(jobs[4] as Job), SESSION_EVENTS);
-  process.stdout.write(`  session per event, (T(N) - T(1)) / (N - 1), Go echo client, medians of ${SESSION_ROUNDS} rounds\n`);
-  process.stdout.write(`    session --transport subprocess  ${sub.toFixed(1).padStart(8)} µs/event (N = ${SESSION_EVENTS / 10})\n`);
-  process.stdout.write(`    session --transport stream      ${stream.toFixed(1).padStart(8)} µs/event (N = ${SESSION_EVENTS})\n`);
-  process.stdout.write(`    in-process StreamInvoker, warm  ${inproc.toFixed(1).padStart(8)} µs/event (N = ${SESSION_EVENTS}, a fresh invoker per session in this process)\n`);
-  process.stdout.write(`    in-process StreamInvoker, cold  ${inprocCold.toFixed(1).padStart(8)} µs/event (N = ${SESSION_EVENTS}, a node process of its own, as the CLI)\n`);
-  process.stdout.write(`    subprocess / stream ${(sub / stream).toFixed(1)}x  target >= 30x: ${sub / stream >= 30 ? "met" : "below target"}\n`);
-  process.stdout.write(`    stream / in-process (warm) ${(stream / inproc).toFixed(2)}x  target <= 1.5x: ${stream / inproc <= 1.5 ? "met" : "below target"}\n`);
-  process.stdout.write(`    stream / in-process (cold) ${(stream / inprocCold).toFixed(2)}x  target <= 1.5x: ${stream / inprocCold <= 1.5 ? "met" : "below target"}\n`);
+  process.stdout.write(
+    `  session per event, (T(N) - T(1)) / (N - 1), Go echo client, medians of ${SESSION_ROUNDS} rounds\n`,
+  );
+  process.stdout.write(
+    `    session --transport subprocess  ${sub.toFixed(1).padStart(8)} µs/event (N = ${SESSION_EVENTS / 10})\n`,
+  );
+  process.stdout.write(
+    `    session --transport stream      ${stream.toFixed(1).padStart(8)} µs/event (N = ${SESSION_EVENTS})\n`,
+  );
+  process.stdout.write(
+    `    in-process StreamInvoker, warm  ${inproc.toFixed(1).padStart(8)} µs/event (N = ${SESSION_EVENTS}, a fresh invoker per session in this process)\n`,
+  );
+  process.stdout.write(
+    `    in-process StreamInvoker, cold  ${inprocCold.toFixed(1).padStart(8)} µs/event (N = ${SESSION_EVENTS}, a node process of its own, as the CLI)\n`,
+  );
+  process.stdout.write(
+    `    subprocess / stream ${(sub / stream).toFixed(1)}x  target >= 30x: ${sub / stream >= 30 ? "met" : "below target"}\n`,
+  );
+  process.stdout.write(
+    `    stream / in-process (warm) ${(stream / inproc).toFixed(2)}x  target <= 1.5x: ${stream / inproc <= 1.5 ? "met" : "below target"}\n`,
+  );
+  process.stdout.write(
+    `    stream / in-process (cold) ${(stream / inprocCold).toFixed(2)}x  target <= 1.5x: ${stream / inprocCold <= 1.5 ? "met" : "below target"}\n`,
+  );
 }
 
 /** Run the benchmark and print the tables. */

@@ -23,14 +23,25 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] as number;
 }
 
-function timeCli(program: string, argv: readonly string[], root: string, input: Buffer | undefined, runs: number): number {
+function timeCli(
+  program: string,
+  argv: readonly string[],
+  root: string,
+  input: Buffer | undefined,
+  runs: number,
+): number {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t = performance.now();
-    const r = spawnSync(program, argv, { input: input ?? "", env: { PATH: process.env.PATH ?? "", LIFELOOP_CONTINUATION_ROOT: root }, maxBuffer: 64 * 1024 * 1024 });
+    const r = spawnSync(program, argv, {
+      input: input ?? "",
+      env: { PATH: process.env.PATH ?? "", LIFELOOP_CONTINUATION_ROOT: root },
+      maxBuffer: 64 * 1024 * 1024,
+    });
     times.push(performance.now() - t);
     if (r.error) throw new Error(`${program} ${argv.join(" ")}: ${r.error.message}`);
-    if (r.status !== 0) throw new Error(`${program} ${argv.join(" ")}: exit ${r.status ?? `by ${r.signal}`}: ${r.stderr}`);
+    if (r.status !== 0)
+      throw new Error(`${program} ${argv.join(" ")}: exit ${r.status ?? `by ${r.signal}`}: ${r.stderr}`);
   }
   return median(times);
 }
@@ -50,10 +61,17 @@ async function timeApi(fn: () => Promise<unknown>, runs: number): Promise<number
  * when it is missing this throws at once, saying what to run, before anything is measured.
  */
 /** Run our CLI once, asynchronously; resolves with its exit code and the time it took in ms. */
-function timedCli(argv: readonly string[], root: string, input: string): Promise<{ readonly code: number | null; readonly ms: number; readonly stderr: string }> {
+function timedCli(
+  argv: readonly string[],
+  root: string,
+  input: string,
+): Promise<{ readonly code: number | null; readonly ms: number; readonly stderr: string }> {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const child = spawn(process.execPath, [CLI, "continuation", ...argv], { env: { PATH: process.env.PATH ?? "", LIFELOOP_CONTINUATION_ROOT: root }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "continuation", ...argv], {
+      env: { PATH: process.env.PATH ?? "", LIFELOOP_CONTINUATION_ROOT: root },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     child.stdout.resume(); // drained: the CLI refuses to run with stdout closed
     let stderr = "";
     child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
@@ -72,8 +90,14 @@ function timedCli(argv: readonly string[], root: string, input: string): Promise
 async function listWhilePut(root: string, entries: number): Promise<string> {
   const thread = join(root, "t");
   mkdirSync(thread, { recursive: true, mode: 0o700 });
-  const meta = { schema_version: CONTINUATION.entry_format.meta_schema_version, client_id: "bench", written_at_epoch_s: BigInt(Math.floor(Date.now() / 1000)), ttl_s: null };
-  for (let i = 0; i < entries; i++) writeFileSync(join(thread, `k${i}`), Buffer.concat(encodeEntry(meta, Buffer.from(`blob ${i}`))), { mode: 0o600 });
+  const meta = {
+    schema_version: CONTINUATION.entry_format.meta_schema_version,
+    client_id: "bench",
+    written_at_epoch_s: BigInt(Math.floor(Date.now() / 1000)),
+    ttl_s: null,
+  };
+  for (let i = 0; i < entries; i++)
+    writeFileSync(join(thread, `k${i}`), Buffer.concat(encodeEntry(meta, Buffer.from(`blob ${i}`))), { mode: 0o600 });
   const list = timedCli(["list", "--thread", "t"], root, "");
   await new Promise((r) => setTimeout(r, 500)); // the list is past start-up and reading entries
   const put = await timedCli(["put", "--thread", "t", "--key", "during-list"], root, "blob");
@@ -87,9 +111,16 @@ export async function run(options: { readonly reference?: string } = {}): Promis
   const dir = mkdtempSync(join(tmpdir(), "cont-bench-"));
   try {
     const rows: string[] = [];
-    for (const [label, size, runs] of [["1 KiB", 1024, 30], ["1 MiB", 1024 * 1024, 15]] as const) {
+    for (const [label, size, runs] of [
+      ["1 KiB", 1024, 30],
+      ["1 MiB", 1024 * 1024, 15],
+    ] as const) {
       const blob = Buffer.alloc(size, 0x61);
-      const roots = { ours: join(dir, `ours-${size}`), reference: join(dir, `ref-${size}`), api: join(dir, `api-${size}`) };
+      const roots = {
+        ours: join(dir, `ours-${size}`),
+        reference: join(dir, `ref-${size}`),
+        api: join(dir, `api-${size}`),
+      };
       const ours = (args: string[]): [string, string[]] => [process.execPath, [CLI, "continuation", ...args]];
       const ref = (args: string[]): [string, string[]] => [REFERENCE_CLI, ["continuation", ...args]];
       const putArgs = ["put", "--thread", "bench", "--key", "k", "--client-id", "bench"];
@@ -108,10 +139,14 @@ export async function run(options: { readonly reference?: string } = {}): Promis
         const refMs = op === "put" ? r.refPut : r.refGet;
         const oursMs = op === "put" ? r.oursPut : r.oursGet;
         const apiMs = op === "put" ? r.apiPut : r.apiGet;
-        rows.push(`  ${op} ${label.padEnd(6)} reference CLI ${refMs.toFixed(2).padStart(8)} ms   ours CLI ${oursMs.toFixed(2).padStart(8)} ms (${(oursMs / refMs).toFixed(1)}x)   ours API ${apiMs.toFixed(2).padStart(7)} ms (${(apiMs / refMs).toFixed(2)}x)`);
+        rows.push(
+          `  ${op} ${label.padEnd(6)} reference CLI ${refMs.toFixed(2).padStart(8)} ms   ours CLI ${oursMs.toFixed(2).padStart(8)} ms (${(oursMs / refMs).toFixed(1)}x)   ours API ${apiMs.toFixed(2).padStart(7)} ms (${(apiMs / refMs).toFixed(2)}x)`,
+        );
       }
     }
-    process.stdout.write(`continuation store: medians, ours / reference (sequential; a shared machine makes these noisy)\n${rows.join("\n")}\n`);
+    process.stdout.write(
+      `continuation store: medians, ours / reference (sequential; a shared machine makes these noisy)\n${rows.join("\n")}\n`,
+    );
     process.stdout.write(`${await listWhilePut(join(dir, "list"), 80_000)}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

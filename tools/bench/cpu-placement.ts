@@ -16,7 +16,9 @@
 import { spawnSync } from "node:child_process";
 
 /** The CPUs this process may run on (its affinity list), or why CPUs cannot be pinned here. */
-export type CpuPlacement = { readonly available: true; readonly cpus: readonly number[]; readonly list: string } | { readonly available: false; readonly why: string };
+export type CpuPlacement =
+  | { readonly available: true; readonly cpus: readonly number[]; readonly list: string }
+  | { readonly available: false; readonly why: string };
 
 /** Parse an affinity list as taskset prints it (`0,1`, `0-3,8`) into CPU numbers; throws on anything else. */
 export function parseCpuList(list: string): number[] {
@@ -36,13 +38,18 @@ export function parseCpuList(list: string): number[] {
  * `taskset` on PATH, or when the list cannot be read.
  */
 export function cpuPlacement(): CpuPlacement {
-  if (process.platform !== "linux") return { available: false, why: `CPU pinning needs Linux (this is ${process.platform})` };
+  if (process.platform !== "linux")
+    return { available: false, why: `CPU pinning needs Linux (this is ${process.platform})` };
   const asked = spawnSync("taskset", ["-p", "-c", String(process.pid)], { encoding: "utf8" });
   if (asked.error !== undefined || asked.status !== 0) {
-    return { available: false, why: `taskset (util-linux) is not usable here: ${asked.error?.message ?? asked.stderr.trim()}` };
+    return {
+      available: false,
+      why: `taskset (util-linux) is not usable here: ${asked.error?.message ?? asked.stderr.trim()}`,
+    };
   }
   const list = /affinity list:\s*(\S+)/.exec(asked.stdout)?.[1];
-  if (list === undefined) return { available: false, why: `cannot read taskset's answer: ${JSON.stringify(asked.stdout.trim())}` };
+  if (list === undefined)
+    return { available: false, why: `cannot read taskset's answer: ${JSON.stringify(asked.stdout.trim())}` };
   try {
     return { available: true, cpus: parseCpuList(list), list };
   } catch (error) {
@@ -61,5 +68,6 @@ export function pinProcess(pid: number, list: string): void {
   if (pinned.error !== undefined || pinned.status !== 0) {
     throw new Error(`taskset -a -p -c ${list} ${pid} failed: ${pinned.error?.message ?? pinned.stderr.trim()}`);
   }
-  if (!/new affinity list/.test(pinned.stdout)) throw new Error(`taskset -a -p -c ${list} ${pid} failed: it pinned no thread (no such process?)`);
+  if (!/new affinity list/.test(pinned.stdout))
+    throw new Error(`taskset -a -p -c ${list} ${pid} failed: it pinned no thread (no such process?)`);
 }

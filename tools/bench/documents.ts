@@ -48,7 +48,9 @@ function baseEnvelope(): DispatchEnvelope {
       harness_task_id: "task-12",
       frame_context: { frame_id: "frame-7", parent_frame_id: "frame-6", frame_class: "subcall" },
       capability_snapshot_ref: "caps:sha256:abcdef",
-      payload_refs: [{ payload_id: "pay-0", payload_kind: "handover", content_digest: `sha256:${"0".repeat(64)}`, byte_size: 120 }],
+      payload_refs: [
+        { payload_id: "pay-0", payload_kind: "handover", content_digest: `sha256:${"0".repeat(64)}`, byte_size: 120 },
+      ],
       sequence: 42,
       idempotency_key: "idem-request-42",
       metadata: { trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", tags: ["bench", "dispatch"] },
@@ -127,9 +129,25 @@ export function worstCaseDocuments(): WorstCaseDocument[] {
   const body = "x".repeat(limit("max_request_bytes") - 2048);
   stringDoc.payloads = [payload(0, body)];
   return [
-    { name: "tiny-values", description: "metadata.a = [{},{},...] (millions of empty objects)", bytes: withMetadataValue((room) => repeated("[", () => "{}", "]", room)) },
-    { name: "many-keys", description: "metadata.a = {\"k0\":0,\"k1\":0,...} (over a million members)", bytes: withMetadataValue((room) => repeated("{", (i) => `"k${i}":0`, "}", room)) },
-    { name: "max-depth", description: `metadata.a = [[...]] nests at max_depth (${maxDepth}), repeated`, bytes: withMetadataValue((room) => repeated("[", () => nest, "]", room)) },
-    { name: "max-string", description: "one payload body of a single ~16 MB string", bytes: new TextEncoder().encode(JSON.stringify(stringDoc)) },
+    {
+      name: "tiny-values",
+      description: "metadata.a = [{},{},...] (millions of empty objects)",
+      bytes: withMetadataValue((room) => repeated("[", () => "{}", "]", room)),
+    },
+    {
+      name: "many-keys",
+      description: 'metadata.a = {"k0":0,"k1":0,...} (over a million members)',
+      bytes: withMetadataValue((room) => repeated("{", (i) => `"k${i}":0`, "}", room)),
+    },
+    {
+      name: "max-depth",
+      description: `metadata.a = [[...]] nests at max_depth (${maxDepth}), repeated`,
+      bytes: withMetadataValue((room) => repeated("[", () => nest, "]", room)),
+    },
+    {
+      name: "max-string",
+      description: "one payload body of a single ~16 MB string",
+      bytes: new TextEncoder().encode(JSON.stringify(stringDoc)),
+    },
   ];
 }

@@ -71,7 +71,10 @@ const keys = (n: number): string => Array.from({ length: n }, (_, i) => `"k${i}"
 
 /** The response documents, each at (or, the last, far beyond) a limit; `expect` is "ok" or the failure variant. */
 const RESPONSES: Record<string, { readonly text: () => string; readonly expect: string }> = {
-  "max values (empty objects)": { text: () => `${HEAD}{"a":[${"{},".repeat(LIMITS.max_values - HEAD_VALUES - 2)}{}]}}`, expect: "ok" },
+  "max values (empty objects)": {
+    text: () => `${HEAD}{"a":[${"{},".repeat(LIMITS.max_values - HEAD_VALUES - 2)}{}]}}`,
+    expect: "ok",
+  },
   "max members in one object": { text: () => `${HEAD}{${keys(LIMITS.max_object_members)}}}`, expect: "ok" },
   "max depth, repeated": {
     text: () => {
@@ -81,7 +84,10 @@ const RESPONSES: Record<string, { readonly text: () => string; readonly expect: 
     },
     expect: "ok",
   },
-  "max string": { text: () => `${HEAD}{"a":"${"x".repeat(LIMITS.max_response_bytes - HEAD.length - 9)}"}}`, expect: "ok" },
+  "max string": {
+    text: () => `${HEAD}{"a":"${"x".repeat(LIMITS.max_response_bytes - HEAD.length - 9)}"}}`,
+    expect: "ok",
+  },
   // Not ASCII, so decoded in pieces and flattened; one € per MiB makes the flat text two-byte:
   // 16 M UTF-16 code units, a 32 MiB copy in one step (the costliest decode within the limits).
   "max string, one € per MiB": {
@@ -103,8 +109,14 @@ const RESPONSES: Record<string, { readonly text: () => string; readonly expect: 
     },
     expect: "ok",
   },
-  "max string of escapes": { text: () => `${HEAD}{"a":"${"\\n".repeat((LIMITS.max_response_bytes - HEAD.length - 9) >> 1)}"}}`, expect: "ok" },
-  "5.2 M empty objects (over max_values)": { text: () => `${HEAD}{"a":[${"{},".repeat(5_200_000)}{}]}}`, expect: "parse_response" },
+  "max string of escapes": {
+    text: () => `${HEAD}{"a":"${"\\n".repeat((LIMITS.max_response_bytes - HEAD.length - 9) >> 1)}"}}`,
+    expect: "ok",
+  },
+  "5.2 M empty objects (over max_values)": {
+    text: () => `${HEAD}{"a":[${"{},".repeat(5_200_000)}{}]}}`,
+    expect: "parse_response",
+  },
 };
 
 /** Values of the test envelope besides what `request.metadata` holds. */
@@ -133,9 +145,18 @@ function members(count: number): Record<string, number> {
 
 /** The in-memory envelopes, and the outcome each must have ("ok" or the failure variant). */
 const ENVELOPES: Record<string, { readonly make: () => DispatchEnvelope; readonly expect: string }> = {
-  "envelope: max members in one object": { make: () => baseEnvelope({ a: members(LIMITS.max_object_members) }), expect: "ok" },
-  "envelope: max array elements": { make: () => baseEnvelope({ a: Array.from({ length: LIMITS.max_values - ENVELOPE_VALUES }, (_, i) => i) }), expect: "ok" },
-  "envelope: max_values members in one object (over max_object_members)": { make: () => baseEnvelope({ a: members(LIMITS.max_values - ENVELOPE_VALUES) }), expect: "invalid_request" },
+  "envelope: max members in one object": {
+    make: () => baseEnvelope({ a: members(LIMITS.max_object_members) }),
+    expect: "ok",
+  },
+  "envelope: max array elements": {
+    make: () => baseEnvelope({ a: Array.from({ length: LIMITS.max_values - ENVELOPE_VALUES }, (_, i) => i) }),
+    expect: "ok",
+  },
+  "envelope: max_values members in one object (over max_object_members)": {
+    make: () => baseEnvelope({ a: members(LIMITS.max_values - ENVELOPE_VALUES) }),
+    expect: "invalid_request",
+  },
 };
 
 interface Figures {
@@ -168,7 +189,14 @@ function outcomeOf(r: InvocationResult): string {
 }
 
 /** The probe: a 1 ms interval; the longest gap between ticks, the CPU time and GC pauses within it. */
-function startProbe(): () => Promise<{ blockMs: number; cpuMs: number; gcMs: number; longestGcMs: number; over50: number; maxGapCpuMs: number }> {
+function startProbe(): () => Promise<{
+  blockMs: number;
+  cpuMs: number;
+  gcMs: number;
+  longestGcMs: number;
+  over50: number;
+  maxGapCpuMs: number;
+}> {
   const gcs: { start: number; end: number }[] = [];
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) gcs.push({ start: e.startTime, end: e.startTime + e.duration });
@@ -185,7 +213,8 @@ function startProbe(): () => Promise<{ blockMs: number; cpuMs: number; gcMs: num
     const gap = now - last - 1;
     if (gap > 50) over50++;
     maxGapCpu = Math.max(maxGapCpu, (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000);
-    if (gap > worst.gap) worst = { gap, from: last, to: now, cpu: (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000 };
+    if (gap > worst.gap)
+      worst = { gap, from: last, to: now, cpu: (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000 };
     last = now;
     lastCpu = cpu;
   }, 1);
@@ -218,8 +247,14 @@ async function measureShape(shape: string, transport: string, dir: string, warmU
   const okFile = join(dir, "ok.json");
   writeFileSync(okFile, JSON.stringify(OK));
   const response = RESPONSES[shape];
-  const shell = (file: string): SubprocessInvoker => new SubprocessInvoker({ program: "/bin/sh", args: ["-c", `cat >/dev/null; exec cat '${file}'`], timeoutMs: TIMEOUT_MS });
-  const stream = (file: string): StreamInvoker => new StreamInvoker({ program: process.execPath, args: [STREAM_CLIENT, file], timeoutMs: TIMEOUT_MS });
+  const shell = (file: string): SubprocessInvoker =>
+    new SubprocessInvoker({
+      program: "/bin/sh",
+      args: ["-c", `cat >/dev/null; exec cat '${file}'`],
+      timeoutMs: TIMEOUT_MS,
+    });
+  const stream = (file: string): StreamInvoker =>
+    new StreamInvoker({ program: process.execPath, args: [STREAM_CLIENT, file], timeoutMs: TIMEOUT_MS });
   if (response !== undefined) {
     const file = join(dir, "response.json");
     const text = response.text();
@@ -261,7 +296,12 @@ async function measureShape(shape: string, transport: string, dir: string, warmU
   const probe = await stop();
   const after = process.resourceUsage().maxRSS;
   if (invoker instanceof StreamInvoker) await invoker.close();
-  const floor = warmUp && expect === "ok" ? retainedByJsonParse(response !== undefined ? readFileSync(join(dir, "response.json"), "utf8") : JSON.stringify(env)) : -1;
+  const floor =
+    warmUp && expect === "ok"
+      ? retainedByJsonParse(
+          response !== undefined ? readFileSync(join(dir, "response.json"), "utf8") : JSON.stringify(env),
+        )
+      : -1;
   const keys = response === undefined ? longestKeyListing(env) : { ms: -1, cpuMs: -1 };
   const figures: Figures = {
     shape,
@@ -300,7 +340,7 @@ function retainedByJsonParse(text: string): number {
 
 /** Object.keys of the container of `env.request.metadata.a` alone (the one native step of the serializer that no API splits). */
 function longestKeyListing(env: DispatchEnvelope): { ms: number; cpuMs: number } {
-  const big = ((env as unknown as { request: { metadata: { a: object } } }).request.metadata.a);
+  const big = (env as unknown as { request: { metadata: { a: object } } }).request.metadata.a;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const n = Object.keys(big).length;
@@ -341,11 +381,19 @@ async function measureBurst(dir: string): Promise<void> {
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       setSpawnSpreading(side === "gated");
-      const ok = (await Promise.all(Array.from({ length: BURST }, () => invoker.invoke(env)))).filter((r) => r.ok).length;
+      const ok = (await Promise.all(Array.from({ length: BURST }, () => invoker.invoke(env)))).filter(
+        (r) => r.ok,
+      ).length;
       const wallMs = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
       const probe = await stop();
-      (side === "gated" ? gated : ungated).push({ blockMs: probe.blockMs, blockCpuMs: probe.cpuMs, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, ok });
+      (side === "gated" ? gated : ungated).push({
+        blockMs: probe.blockMs,
+        blockCpuMs: probe.cpuMs,
+        wallMs,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        ok,
+      });
     }
   }
   process.stdout.write(`${JSON.stringify({ gated, ungated, spawnCostMs: spawnCostMs() })}\n`);
@@ -355,15 +403,30 @@ async function measureBurst(dir: string): Promise<void> {
 function median(xs: readonly number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** Run the burst shape in its own process and print its table. */
 function runBurst(out: (line: string) => void): void {
-  const r = spawnSync(process.execPath, ["--import", "tsx", SELF, "--burst"], { encoding: "utf8", maxBuffer: 1 << 20, timeout: 300_000 });
+  const r = spawnSync(process.execPath, ["--import", "tsx", SELF, "--burst"], {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+    timeout: 300_000,
+  });
   if (r.status !== 0) throw new Error(`event-loop bench burst failed: ${r.stderr.slice(-2000)}`);
-  const { gated, ungated, spawnCostMs: cost } = JSON.parse(r.stdout.trim().split("\n").at(-1) as string) as { gated: BurstRound[]; ungated: BurstRound[]; spawnCostMs: number };
-  const med = (rounds: BurstRound[], key: "blockMs" | "blockCpuMs" | "wallMs" | "cpuMs"): number => median(rounds.map((x) => x[key]));
+  const {
+    gated,
+    ungated,
+    spawnCostMs: cost,
+  } = JSON.parse(r.stdout.trim().split("\n").at(-1) as string) as {
+    gated: BurstRound[];
+    ungated: BurstRound[];
+    spawnCostMs: number;
+  };
+  const med = (rounds: BurstRound[], key: "blockMs" | "blockCpuMs" | "wallMs" | "cpuMs"): number =>
+    median(rounds.map((x) => x[key]));
   const side = (rounds: BurstRound[]): string => {
     const worst = rounds.reduce((w, x) => (x.blockMs > w.blockMs ? x : w));
     return (
@@ -371,14 +434,22 @@ function runBurst(out: (line: string) => void): void {
       `${med(rounds, "wallMs").toFixed(0)} ms [cpu ${med(rounds, "cpuMs").toFixed(0)}] | ${Math.min(...rounds.map((x) => x.ok))}/${BURST}`
     );
   };
-  out(`== ${BURST_SHAPE}: ${BURST} invocations of a /bin/sh client started together, ${BURST_ROUNDS} rounds interleaved (fresh warm process)`);
-  out("  gated = SubprocessInvoker as it is; baseline = the same invocations with the spreading off (every spawn at once, back to back in one turn, as before the gate)");
-  out("  | side | longest block: median / worst [process CPU in it] | burst wall time, median [process CPU] | ok (fewest in a round) |");
+  out(
+    `== ${BURST_SHAPE}: ${BURST} invocations of a /bin/sh client started together, ${BURST_ROUNDS} rounds interleaved (fresh warm process)`,
+  );
+  out(
+    "  gated = SubprocessInvoker as it is; baseline = the same invocations with the spreading off (every spawn at once, back to back in one turn, as before the gate)",
+  );
+  out(
+    "  | side | longest block: median / worst [process CPU in it] | burst wall time, median [process CPU] | ok (fewest in a round) |",
+  );
   out("  |---|---|---|---|");
   out(`  | baseline | ${side(ungated)} |`);
   out(`  | gated | ${side(gated)} |`);
   const ratio = (key: "blockMs" | "wallMs" | "cpuMs"): string => (med(gated, key) / med(ungated, key)).toFixed(2);
-  out(`  gated / baseline (medians): longest block ${ratio("blockMs")}x, burst wall time ${ratio("wallMs")}x, burst CPU time ${ratio("cpuMs")}x; the gate's estimate of one spawn at the end: ${cost.toFixed(1)} ms`);
+  out(
+    `  gated / baseline (medians): longest block ${ratio("blockMs")}x, burst wall time ${ratio("wallMs")}x, burst CPU time ${ratio("cpuMs")}x; the gate's estimate of one spawn at the end: ${cost.toFixed(1)} ms`,
+  );
 }
 
 /** The shapes and transports measured by {@link run}. */
@@ -396,11 +467,21 @@ export async function run(): Promise<void> {
     process.stdout.write(`${line}\n`);
   };
   const load = spawnSync("cat", ["/proc/loadavg"], { encoding: "utf8" }).stdout.trim();
-  out(`== event-loop block, settle time and peak memory of one invocation at the limits (one fresh process per shape; load average at the start: ${load})`);
-  out("  block = longest gap of a 1 ms timer (ms) [process CPU in that gap, GC pauses in it; the most process CPU in any one gap]; settle = elapsedMs [process CPU]; peak = maxRSS growth (x document size)");
-  out(`  cold: a fresh process after one small invocation; warm: after ${WARM_STREAM} (stream) or ${WARM_SUBPROCESS} (subprocess) small invocations (young = V8 new space at the start, MiB)`);
-  out("  floor = heap retained by JSON.parse's value of the same text, in the warm process (x document size): the least any parser that builds the value holds");
-  out("  | shape | transport | bytes | outcome | settle (warm) | longest block: cold / warm | gaps > 50 ms | longest GC | peak cold [young] | peak warm [young] | floor |");
+  out(
+    `== event-loop block, settle time and peak memory of one invocation at the limits (one fresh process per shape; load average at the start: ${load})`,
+  );
+  out(
+    "  block = longest gap of a 1 ms timer (ms) [process CPU in that gap, GC pauses in it; the most process CPU in any one gap]; settle = elapsedMs [process CPU]; peak = maxRSS growth (x document size)",
+  );
+  out(
+    `  cold: a fresh process after one small invocation; warm: after ${WARM_STREAM} (stream) or ${WARM_SUBPROCESS} (subprocess) small invocations (young = V8 new space at the start, MiB)`,
+  );
+  out(
+    "  floor = heap retained by JSON.parse's value of the same text, in the warm process (x document size): the least any parser that builds the value holds",
+  );
+  out(
+    "  | shape | transport | bytes | outcome | settle (warm) | longest block: cold / warm | gaps > 50 ms | longest GC | peak cold [young] | peak warm [young] | floor |",
+  );
   out("  |---|---|---|---|---|---|---|---|---|---|---|");
   const only = process.env.LIFELOOP_BENCH_SHAPES?.split(",");
   const notes: string[] = [];
@@ -408,22 +489,37 @@ export async function run(): Promise<void> {
     if (only !== undefined && !only.some((s) => `${transport}:${shape}`.includes(s))) continue;
     const figures = (warmUp: boolean): Figures => {
       const flags = ["--expose-gc", ...(process.env.LIFELOOP_BENCH_TRACE_GC === "1" ? ["--trace-gc"] : [])];
-      const r = spawnSync(process.execPath, [...flags, "--import", "tsx", SELF, "--shape", shape, "--transport", transport, ...(warmUp ? ["--warm"] : [])], { encoding: "utf8", maxBuffer: 64 << 20, timeout: 300_000 });
+      const r = spawnSync(
+        process.execPath,
+        [...flags, "--import", "tsx", SELF, "--shape", shape, "--transport", transport, ...(warmUp ? ["--warm"] : [])],
+        { encoding: "utf8", maxBuffer: 64 << 20, timeout: 300_000 },
+      );
       if (r.status !== 0) throw new Error(`event-loop bench ${transport} ${shape} failed: ${r.stderr.slice(-2000)}`);
       if (flags.length > 1) process.stderr.write(r.stdout);
       return JSON.parse(r.stdout.trim().split("\n").at(-1) as string) as Figures;
     };
     const c = figures(false);
     const f = figures(true);
-    const verdict = c.outcome === c.expect && f.outcome === f.expect ? f.outcome : `${c.outcome}/${f.outcome} (expected ${f.expect}!)`;
-    const block = (x: Figures): string => `${x.block_ms.toFixed(1)} ms [cpu ${x.block_cpu_ms.toFixed(0)}, gc ${x.block_gc_ms.toFixed(1)}; most cpu in a gap ${x.max_gap_cpu_ms.toFixed(0)}]`;
-    const peak = (x: Figures): string => `${(x.peak_kb / 1024).toFixed(0)} MB (${((x.peak_kb * 1024) / x.bytes).toFixed(1)}x) [${x.young_mib.toFixed(0)}]`;
-    const floor = f.floor_bytes < 0 || f.expect !== "ok" ? "n/a" : `${(f.floor_bytes / (1 << 20)).toFixed(1)} MB (${(f.floor_bytes / f.bytes).toFixed(1)}x)`;
+    const verdict =
+      c.outcome === c.expect && f.outcome === f.expect
+        ? f.outcome
+        : `${c.outcome}/${f.outcome} (expected ${f.expect}!)`;
+    const block = (x: Figures): string =>
+      `${x.block_ms.toFixed(1)} ms [cpu ${x.block_cpu_ms.toFixed(0)}, gc ${x.block_gc_ms.toFixed(1)}; most cpu in a gap ${x.max_gap_cpu_ms.toFixed(0)}]`;
+    const peak = (x: Figures): string =>
+      `${(x.peak_kb / 1024).toFixed(0)} MB (${((x.peak_kb * 1024) / x.bytes).toFixed(1)}x) [${x.young_mib.toFixed(0)}]`;
+    const floor =
+      f.floor_bytes < 0 || f.expect !== "ok"
+        ? "n/a"
+        : `${(f.floor_bytes / (1 << 20)).toFixed(1)} MB (${(f.floor_bytes / f.bytes).toFixed(1)}x)`;
     out(
       `  | ${f.shape} | ${f.transport} | ${f.bytes.toLocaleString("en-US")} | ${verdict} | ${f.settle_ms.toFixed(0)} ms [cpu ${f.settle_cpu_ms.toFixed(0)}] | ` +
         `${block(c)} / ${block(f)} | ${c.blocks_over_50} / ${f.blocks_over_50} | ${Math.max(c.longest_gc_ms, f.longest_gc_ms).toFixed(1)} ms | ${peak(c)} | ${peak(f)} | ${floor} |`,
     );
-    if (f.keys_ms >= 0) notes.push(`  ${f.shape}: Object.keys of its largest container alone, in the warm process: ${f.keys_ms.toFixed(1)} ms [cpu ${f.keys_cpu_ms.toFixed(0)}] (one native step; the serializer runs it alone in its turn)`);
+    if (f.keys_ms >= 0)
+      notes.push(
+        `  ${f.shape}: Object.keys of its largest container alone, in the warm process: ${f.keys_ms.toFixed(1)} ms [cpu ${f.keys_cpu_ms.toFixed(0)}] (one native step; the serializer runs it alone in its turn)`,
+      );
   }
   for (const note of notes) out(note);
   if (only === undefined || only.some((s) => `subprocess:${BURST_SHAPE}`.includes(s))) runBurst(out);

@@ -72,7 +72,9 @@ function bareSpawn(program: string, input: Buffer): Promise<void> {
     child.stderr.resume();
     child.stdin.on("error", () => undefined);
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 && Buffer.concat(chunks).length > 0 ? resolve() : reject(new Error(`bare client exited ${code}`))));
+    child.on("close", (code) =>
+      code === 0 && Buffer.concat(chunks).length > 0 ? resolve() : reject(new Error(`bare client exited ${code}`)),
+    );
     child.stdin.end(input);
   });
 }
@@ -95,7 +97,8 @@ async function execaRecipe(program: string, input: Buffer): Promise<void> {
 /** In-process cost (ms) of the wire validation one invocation does: the envelope, then the response bytes. */
 function validationCostMs(response: Buffer): number {
   const once = (): void => {
-    if (!prepareEnvelope(ENVELOPE, 1 << 24).ok || !parseWireDocument("CallbackResponse", response).ok) throw new Error("bench fixtures are invalid");
+    if (!prepareEnvelope(ENVELOPE, 1 << 24).ok || !parseWireDocument("CallbackResponse", response).ok)
+      throw new Error("bench fixtures are invalid");
   };
   for (let i = 0; i < 500; i++) once();
   const samples: number[] = [];
@@ -159,15 +162,27 @@ export async function run(): Promise<void> {
       },
       { name: "execa 9.6.1 recipe", once: () => execaRecipe(program, input) },
     ];
-    process.stdout.write(`invoker: overhead per invocation vs a bare child_process.spawn (same C client, same process, samples interleaved)\n`);
+    process.stdout.write(
+      `invoker: overhead per invocation vs a bare child_process.spawn (same C client, same process, samples interleaved)\n`,
+    );
     await measure(variants, 20, 1); // warm-up
-    const sequential = report(`sequential (${SEQUENTIAL} invocations each)`, await measure(variants, SEQUENTIAL, 1), "ms/invocation");
-    const concurrent = report(`${CONCURRENCY} concurrent (${BATCHES} batches each)`, await measure(variants, BATCHES, CONCURRENCY), `ms/batch of ${CONCURRENCY}`);
+    const sequential = report(
+      `sequential (${SEQUENTIAL} invocations each)`,
+      await measure(variants, SEQUENTIAL, 1),
+      "ms/invocation",
+    );
+    const concurrent = report(
+      `${CONCURRENCY} concurrent (${BATCHES} batches each)`,
+      await measure(variants, BATCHES, CONCURRENCY),
+      `ms/batch of ${CONCURRENCY}`,
+    );
     const ours = "SubprocessInvoker";
     const seqRatio = (sequential.get(ours) as number) / (sequential.get("bare spawn") as number);
     const concRatio = (concurrent.get(ours) as number) / (concurrent.get("bare spawn") as number);
     const eventsPerSecond = (CONCURRENCY * 1000) / (concurrent.get(ours) as number);
-    process.stdout.write(`  ratio of medians, SubprocessInvoker / bare spawn: sequential ${seqRatio.toFixed(3)}x, ${CONCURRENCY} concurrent ${concRatio.toFixed(3)}x (target ≤ 1.15x)\n`);
+    process.stdout.write(
+      `  ratio of medians, SubprocessInvoker / bare spawn: sequential ${seqRatio.toFixed(3)}x, ${CONCURRENCY} concurrent ${concRatio.toFixed(3)}x (target ≤ 1.15x)\n`,
+    );
     process.stdout.write(`  SubprocessInvoker at ${CONCURRENCY} concurrent: ${eventsPerSecond.toFixed(0)} events/s\n`);
     const response = execFileSync(program, [], { input });
     const validation = validationCostMs(response);

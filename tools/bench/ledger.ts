@@ -30,7 +30,10 @@ function median(xs: number[]): number {
 function processRate(argv0: string, prefix: readonly string[], ledger: string, count: number, tag: string): number {
   const started = performance.now();
   for (let i = 0; i < count; i++) {
-    const input = emitInput(ledgerRequest({ eventId: `e-${i}`, key: `k-${i}`, runId: "bench" }), { clientId: "bench", receiptId: `rcpt-${tag}-${i}` });
+    const input = emitInput(ledgerRequest({ eventId: `e-${i}`, key: `k-${i}`, runId: "bench" }), {
+      clientId: "bench",
+      receiptId: `rcpt-${tag}-${i}`,
+    });
     const r = spawnSync(argv0, [...prefix, "receipt", "emit", "--ledger", ledger], { input, encoding: "utf8" });
     if (r.status !== 0) throw new Error(`${argv0} receipt emit: exit ${r.status}: ${r.stderr}`);
   }
@@ -39,18 +42,39 @@ function processRate(argv0: string, prefix: readonly string[], ledger: string, c
 
 /** Why the reference cannot take part, or null. */
 function referenceProblem(ledger: string): string | null {
-  const probe = spawnSync(REFERENCE_CLI, ["receipt", "emit", "--ledger", ledger], { input: emitInput(ledgerRequest({ eventId: "probe", runId: "probe" }), { clientId: "bench", receiptId: "rcpt-probe" }), encoding: "utf8" });
+  const probe = spawnSync(REFERENCE_CLI, ["receipt", "emit", "--ledger", ledger], {
+    input: emitInput(ledgerRequest({ eventId: "probe", runId: "probe" }), {
+      clientId: "bench",
+      receiptId: "rcpt-probe",
+    }),
+    encoding: "utf8",
+  });
   if (probe.error) return `the reference CLI cannot be run (${probe.error.message})`;
-  if (probe.status !== 0) return `the reference CLI refuses a ${WIRE_VERSION} receipt (exit ${probe.status}: ${probe.stderr.trim().split("\n")[0]}); it needs the reference named in spec/wire-version.json (${REFERENCE_IMPLEMENTATION.crate} ${REFERENCE_IMPLEMENTATION.version}) at this tree's wire version`;
+  if (probe.status !== 0)
+    return `the reference CLI refuses a ${WIRE_VERSION} receipt (exit ${probe.status}: ${probe.stderr.trim().split("\n")[0]}); it needs the reference named in spec/wire-version.json (${REFERENCE_IMPLEMENTATION.crate} ${REFERENCE_IMPLEMENTATION.version}) at this tree's wire version`;
   return null;
 }
 
 function invokeMs(ledger: string | null, runs: number): number {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const input = JSON.stringify(ledgerEnvelope(ledgerRequest({ eventId: `inv-${i}`, key: `ik-${i}`, runId: "bench" })));
+    const input = JSON.stringify(
+      ledgerEnvelope(ledgerRequest({ eventId: `inv-${i}`, key: `ik-${i}`, runId: "bench" })),
+    );
     const t = performance.now();
-    const r = spawnSync(process.execPath, [CLI, "invoke", "--program", FIXTURE_CLIENTS.shell.program, "--timeout-ms", "10000", ...(ledger === null ? [] : ["--ledger", ledger])], { input, encoding: "utf8" });
+    const r = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        "invoke",
+        "--program",
+        FIXTURE_CLIENTS.shell.program,
+        "--timeout-ms",
+        "10000",
+        ...(ledger === null ? [] : ["--ledger", ledger]),
+      ],
+      { input, encoding: "utf8" },
+    );
     times.push(performance.now() - t);
     if (r.status !== 0) throw new Error(`invoke: exit ${r.status}: ${r.stderr}`);
   }
@@ -69,9 +93,19 @@ export async function run(): Promise<void> {
 
     const ledger = ReceiptLedger.open(join(dir, "api.sqlite"));
     const emitter = new ReceiptEmitter({ store: ledger, sequencer: ledger });
-    const delivered = { ok: true as const, response: { schema_version: WIRE_VERSION, status: "delivered" as const, failure_class: null, retry_class: null }, stderrTail: "", elapsedMs: 0 };
+    const delivered = {
+      ok: true as const,
+      response: { schema_version: WIRE_VERSION, status: "delivered" as const, failure_class: null, retry_class: null },
+      stderrTail: "",
+      elapsedMs: 0,
+    };
     const started = performance.now();
-    for (let i = 0; i < API; i++) emitter.emit(ledgerEnvelope(ledgerRequest({ eventId: `a-${i}`, key: `ak-${i}`, runId: "bench" })), delivered, { client_id: "bench", receipt_id: `rcpt-api-${i}`, at_epoch_s: 1_700_000_000 });
+    for (let i = 0; i < API; i++)
+      emitter.emit(ledgerEnvelope(ledgerRequest({ eventId: `a-${i}`, key: `ak-${i}`, runId: "bench" })), delivered, {
+        client_id: "bench",
+        receipt_id: `rcpt-api-${i}`,
+        at_epoch_s: 1_700_000_000,
+      });
     const api = API / ((performance.now() - started) / 1000);
     ledger.close();
 
@@ -82,10 +116,17 @@ export async function run(): Promise<void> {
     const f = (x: number): string => x.toFixed(1);
     process.stdout.write("\nreceipt ledger: receipts per second (one process per receipt: receipt emit --ledger)\n");
     process.stdout.write(`  ours, one process each:       ${f(ours)} receipts/s (${PROCESSES} receipts)\n`);
-    if (reference !== null) process.stdout.write(`  reference, one process each:  ${f(reference)} receipts/s   ours/reference = ${(ours / reference).toFixed(2)}\n`);
+    if (reference !== null)
+      process.stdout.write(
+        `  reference, one process each:  ${f(reference)} receipts/s   ours/reference = ${(ours / reference).toFixed(2)}\n`,
+      );
     else process.stdout.write(`  reference: skipped: ${problem}\n`);
-    process.stdout.write(`  ours, in process (API):       ${f(api)} receipts/s (${API} receipts)   API/ours-process = ${(api / ours).toFixed(0)}x${reference !== null ? `   API/reference-process = ${(api / reference).toFixed(0)}x` : ""}\n`);
-    process.stdout.write(`  invoke (shell echo), median of ${INVOKES}: ${f(without)} ms without, ${f(withLedger)} ms with --ledger: +${f(withLedger - without)} ms per invoke (x${(withLedger / without).toFixed(2)})\n`);
+    process.stdout.write(
+      `  ours, in process (API):       ${f(api)} receipts/s (${API} receipts)   API/ours-process = ${(api / ours).toFixed(0)}x${reference !== null ? `   API/reference-process = ${(api / reference).toFixed(0)}x` : ""}\n`,
+    );
+    process.stdout.write(
+      `  invoke (shell echo), median of ${INVOKES}: ${f(without)} ms without, ${f(withLedger)} ms with --ledger: +${f(withLedger - without)} ms per invoke (x${(withLedger / without).toFixed(2)})\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -15,7 +15,13 @@ process.stdin.on("data", (chunk) => {
     pending = pending.slice(lf + 1);
     const frame = JSON.parse(line);
     if (typeof frame.method !== "string" || !frame.method.startsWith("event/")) continue;
-    process.stdout.write(Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(frame.id)},"result":`), body, Buffer.from("}\n")]));
+    process.stdout.write(
+      Buffer.concat([
+        Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(frame.id)},"result":`),
+        body,
+        Buffer.from("}\n"),
+      ]),
+    );
   }
 });
 process.stdin.on("end", () => process.exit(0));

@@ -9,7 +9,10 @@ import { readFileSync } from "node:fs";
 import { StreamInvoker } from "../../dist/runtime/stream/invoker.js";
 
 const [program, file] = process.argv.slice(2);
-const envelopes = readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+const envelopes = readFileSync(file, "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((line) => JSON.parse(line));
 const invoker = new StreamInvoker({ program, timeoutMs: 30_000 });
 try {
   for (const envelope of envelopes) {

@@ -82,7 +82,12 @@ const TIMEOUT_MS = 10_000;
 const FLOOR_DIR = join(REPO_ROOT, "tools", "bench", "ndjson-echo");
 
 /** The minimal valid CallbackResponse the floor client answers with. */
-const FLOOR_RESULT = JSON.stringify({ schema_version: WIRE_VERSION, status: "delivered", failure_class: null, retry_class: null });
+const FLOOR_RESULT = JSON.stringify({
+  schema_version: WIRE_VERSION,
+  status: "delivered",
+  failure_class: null,
+  retry_class: null,
+});
 
 /** The envelope of event `i` of the session (frame.opening, a top-level frame, no payloads). */
 function envelopeOf(i: number): DispatchEnvelope {
@@ -101,7 +106,9 @@ function goBuild(moduleDir: string, dir: string, name: string): string {
   const out = join(dir, name);
   const built = spawnSync("go", ["build", "-o", out, "."], { cwd: moduleDir, encoding: "utf8", timeout: 300_000 });
   if (built.error !== undefined || built.status !== 0) {
-    throw new Error(`bench stream: go build in ${moduleDir} failed (${built.error?.message ?? `exit ${String(built.status)}`}): ${built.stderr}`);
+    throw new Error(
+      `bench stream: go build in ${moduleDir} failed (${built.error?.message ?? `exit ${String(built.status)}`}): ${built.stderr}`,
+    );
   }
   return out;
 }
@@ -130,7 +137,12 @@ class Tally {
   clientSwitchesKnown = true;
 
   /** Run `count` events through `one` and add wall time, round trips and CPU of both sides. */
-  async round(count: number, one: (i: number) => Promise<void>, clientPid: () => number | null, offset: number): Promise<void> {
+  async round(
+    count: number,
+    one: (i: number) => Promise<void>,
+    clientPid: () => number | null,
+    offset: number,
+  ): Promise<void> {
     const pid = clientPid();
     const client0 = pid === null ? null : cpuOfUs(pid);
     const switches0 = pid === null ? null : contextSwitchesOf(pid);
@@ -171,7 +183,8 @@ class Tally {
 function cpuOfUs(pid: number): number | null {
   try {
     let ns = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    for (const task of readdirSync(`/proc/${pid}/task`))
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
     if (Number.isFinite(ns) && ns > 0) return ns / 1000;
   } catch {
     // no schedstat (or the process is gone): fall back to stat
@@ -195,7 +208,8 @@ function contextSwitchesOf(pid: number): number | null {
   try {
     let n = 0;
     for (const task of readdirSync(`/proc/${pid}/task`)) {
-      for (const m of readFileSync(`/proc/${pid}/task/${task}/status`, "utf8").matchAll(/ctxt_switches:\s+(\d+)/g)) n += Number(m[1]);
+      for (const m of readFileSync(`/proc/${pid}/task/${task}/status`, "utf8").matchAll(/ctxt_switches:\s+(\d+)/g))
+        n += Number(m[1]);
     }
     return n;
   } catch {
@@ -220,7 +234,8 @@ function mainThreadCpuUs(): number | null {
 /** Deliver one event through `invoker`; every one must be answered. */
 async function deliver(invoker: CallbackInvoker, i: number): Promise<void> {
   const result = await invoker.invoke(envelopeOf(i));
-  if (!result.ok) throw new Error(`bench stream: event ${i} failed: ${result.failure.variant}: ${result.failure.detail}`);
+  if (!result.ok)
+    throw new Error(`bench stream: event ${i} failed: ${result.failure.variant}: ${result.failure.detail}`);
 }
 
 /** Deliver events offset..offset+count-1 one at a time (warm-up and the RSS run). */
@@ -274,8 +289,13 @@ class NdjsonFloor {
 
 function line(name: string, tally: Tally): void {
   const main = tally.hostMainKnown ? ` (main thread ${(tally.hostMainUs / tally.samples.length).toFixed(0)} µs)` : "";
-  const switches = tally.clientSwitchesKnown && tally.clientCpuKnown ? ` (${(tally.clientSwitches / tally.samples.length).toFixed(2)} switches)` : "";
-  const cpu = `host ${(tally.hostCpuUs / tally.samples.length).toFixed(0)} µs${main}` + (tally.clientCpuKnown ? ` + client ${(tally.clientCpuUs / tally.samples.length).toFixed(0)} µs${switches}` : "");
+  const switches =
+    tally.clientSwitchesKnown && tally.clientCpuKnown
+      ? ` (${(tally.clientSwitches / tally.samples.length).toFixed(2)} switches)`
+      : "";
+  const cpu =
+    `host ${(tally.hostCpuUs / tally.samples.length).toFixed(0)} µs${main}` +
+    (tally.clientCpuKnown ? ` + client ${(tally.clientCpuUs / tally.samples.length).toFixed(0)} µs${switches}` : "");
   process.stdout.write(
     `    ${name.padEnd(30)} ${tally.perSecond.toFixed(0).padStart(7)} events/s   p50 ${percentile(tally.samples, 50).toFixed(3)} ms   p99 ${percentile(tally.samples, 99).toFixed(3)} ms   CPU/event: ${cpu}\n`,
   );
@@ -325,7 +345,12 @@ function regimesFor(placement: CpuPlacement): Regime[] {
   return [
     free,
     { name: "one CPU", what: `host and clients pinned to CPU ${a}`, hostCpus: String(a), clientCpus: String(a) },
-    { name: "two CPUs", what: `host on CPU ${a}, stream and loop clients on CPU ${b} (v1's clients start on the host's)`, hostCpus: String(a), clientCpus: String(b) },
+    {
+      name: "two CPUs",
+      what: `host on CPU ${a}, stream and loop clients on CPU ${b} (v1's clients start on the host's)`,
+      hostCpus: String(a),
+      clientCpus: String(b),
+    },
   ];
 }
 
@@ -345,7 +370,10 @@ function roundRatios(a: Tally, b: Tally): RoundRatios {
   });
   const sorted = [...perRound].sort((x, y) => x - y);
   const mid = sorted.length / 2;
-  const median = sorted.length % 2 === 1 ? (sorted[Math.floor(mid)] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  const median =
+    sorted.length % 2 === 1
+      ? (sorted[Math.floor(mid)] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
   return { overall: a.perSecond / b.perSecond, median, min: sorted[0] as number, max: sorted.at(-1) as number };
 }
 
@@ -366,7 +394,13 @@ interface RegimeResult {
  * Run the four contenders interleaved under `regime` and print their lines and ratios; `cold`
  * also measures the stream's first session in this process (only the first regime's is cold).
  */
-async function compare(regime: Regime, goEcho: string, floorProgram: string, placement: CpuPlacement, cold: boolean): Promise<RegimeResult> {
+async function compare(
+  regime: Regime,
+  goEcho: string,
+  floorProgram: string,
+  placement: CpuPlacement,
+  cold: boolean,
+): Promise<RegimeResult> {
   if (regime.hostCpus !== null) pinProcess(process.pid, regime.hostCpus);
   const clientsElsewhere = regime.clientCpus !== null && regime.clientCpus !== regime.hostCpus;
   const pinClient = (pid: number | null): void => {
@@ -379,15 +413,56 @@ async function compare(regime: Regime, goEcho: string, floorProgram: string, pla
     pinClient(bareHost.pid);
     const v1 = new SubprocessInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
     const stream = new StreamInvoker({ program: goEcho, timeoutMs: TIMEOUT_MS });
-    const contenders: readonly { readonly name: string; readonly tally: Tally; readonly one: (i: number) => Promise<void>; readonly pid: () => number | null; readonly warmUp: number; readonly leadIn: number }[] = [
-      { name: "floor: bare NDJSON echo loop", tally: new Tally(), one: (i) => floor.roundTrip(envelopeOf(i)), pid: () => floor.pid, warmUp: STEADY_WARM_UP, leadIn: STEADY_ROUND_LEAD_IN },
-      { name: "bare loop -> Go SDK runner", tally: new Tally(), one: (i) => bareHost.roundTrip(envelopeOf(i)), pid: () => bareHost.pid, warmUp: STEADY_WARM_UP, leadIn: STEADY_ROUND_LEAD_IN },
-      { name: "v1: SubprocessInvoker", tally: new Tally(), one: (i) => deliver(v1, i), pid: () => null, warmUp: WARM_UP, leadIn: ROUND_LEAD_IN },
-      { name: "stream: StreamInvoker", tally: new Tally(), one: (i) => deliver(stream, i), pid: () => stream.pid, warmUp: STEADY_WARM_UP, leadIn: STEADY_ROUND_LEAD_IN },
+    const contenders: readonly {
+      readonly name: string;
+      readonly tally: Tally;
+      readonly one: (i: number) => Promise<void>;
+      readonly pid: () => number | null;
+      readonly warmUp: number;
+      readonly leadIn: number;
+    }[] = [
+      {
+        name: "floor: bare NDJSON echo loop",
+        tally: new Tally(),
+        one: (i) => floor.roundTrip(envelopeOf(i)),
+        pid: () => floor.pid,
+        warmUp: STEADY_WARM_UP,
+        leadIn: STEADY_ROUND_LEAD_IN,
+      },
+      {
+        name: "bare loop -> Go SDK runner",
+        tally: new Tally(),
+        one: (i) => bareHost.roundTrip(envelopeOf(i)),
+        pid: () => bareHost.pid,
+        warmUp: STEADY_WARM_UP,
+        leadIn: STEADY_ROUND_LEAD_IN,
+      },
+      {
+        name: "v1: SubprocessInvoker",
+        tally: new Tally(),
+        one: (i) => deliver(v1, i),
+        pid: () => null,
+        warmUp: WARM_UP,
+        leadIn: ROUND_LEAD_IN,
+      },
+      {
+        name: "stream: StreamInvoker",
+        tally: new Tally(),
+        one: (i) => deliver(stream, i),
+        pid: () => stream.pid,
+        warmUp: STEADY_WARM_UP,
+        leadIn: STEADY_ROUND_LEAD_IN,
+      },
     ];
     // The stream's child starts with its first event: pinned right after it.
     const coldTally = new Tally();
-    if (cold) await coldTally.round(SESSION_EVENTS, (i) => deliver(stream, i), () => stream.pid, 0);
+    if (cold)
+      await coldTally.round(
+        SESSION_EVENTS,
+        (i) => deliver(stream, i),
+        () => stream.pid,
+        0,
+      );
     else await deliver(stream, 0);
     pinClient(stream.pid);
     for (const c of contenders) for (let i = 0; i < c.warmUp; i++) await c.one(i);
@@ -411,7 +486,12 @@ async function compare(regime: Regime, goEcho: string, floorProgram: string, pla
     for (const c of contenders) line(c.name, c.tally);
     if (cold) line("stream, cold (first session)", coldTally);
     const [floorT, bareT, v1T, streamT] = contenders.map((c) => c.tally) as [Tally, Tally, Tally, Tally];
-    const result: RegimeResult = { regime, streamV1: roundRatios(streamT, v1T), streamFloor: roundRatios(streamT, floorT), floorV1: roundRatios(floorT, v1T) };
+    const result: RegimeResult = {
+      regime,
+      streamV1: roundRatios(streamT, v1T),
+      streamFloor: roundRatios(streamT, floorT),
+      floorV1: roundRatios(floorT, v1T),
+    };
     process.stdout.write(
       `    stream/v1 ${ratioText(result.streamV1, 1, 50)}   stream/floor ${ratioText(result.streamFloor, 2, 0.5)}${cold ? `   cold stream/v1 ${(coldTally.perSecond / v1T.perSecond).toFixed(1)}x` : ""}   stream spawns: ${spawns}\n`,
     );
@@ -441,8 +521,10 @@ export async function run(): Promise<void> {
         `in ${regimes.length} CPU placement${regimes.length === 1 ? "" : "s"}${placement.available ? "" : ` (${placement.why}: no pinned placements)`} (numbers are noisy on a shared machine)\n`,
     );
     const results: RegimeResult[] = [];
-    for (const [i, regime] of regimes.entries()) results.push(await compare(regime, goEcho, floorProgram, placement, i === 0));
-    const summary = (pick: (r: RegimeResult) => RoundRatios, digits: number): string => results.map((r) => `${r.regime.name} ${pick(r).median.toFixed(digits)}x`).join(", ");
+    for (const [i, regime] of regimes.entries())
+      results.push(await compare(regime, goEcho, floorProgram, placement, i === 0));
+    const summary = (pick: (r: RegimeResult) => RoundRatios, digits: number): string =>
+      results.map((r) => `${r.regime.name} ${pick(r).median.toFixed(digits)}x`).join(", ");
     process.stdout.write(
       `  per-round medians by placement: stream/v1 ${summary((r) => r.streamV1, 1)} (target ≥ 50x; floor/v1, the most any host can reach in that placement: ${summary((r) => r.floorV1, 1)}); ` +
         `stream/floor ${summary((r) => r.streamFloor, 2)} (target ≥ 0.5x)\n`,
@@ -471,7 +553,11 @@ export async function run(): Promise<void> {
     const longMs = performance.now() - longStarted;
     await long.close();
     const first = samples[0] as { rss: number; heap: number; young: number };
-    const warm = samples[Math.min(RSS_WARM_SAMPLES, samples.length - 1)] as { rss: number; heap: number; young: number };
+    const warm = samples[Math.min(RSS_WARM_SAMPLES, samples.length - 1)] as {
+      rss: number;
+      heap: number;
+      young: number;
+    };
     const last = samples.at(-1) as { rss: number; heap: number; young: number };
     const warmEvents = Math.min(RSS_WARM_SAMPLES * RSS_EVERY, RSS_EVENTS);
     process.stdout.write(

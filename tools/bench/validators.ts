@@ -21,7 +21,12 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
  * Time `fn` and `baseline` in alternating samples of `inner` calls each (so both see the same machine
  * load) and return the median time per call of each (ms) and the median of the per-sample ratios.
  */
-function paired(fn: () => unknown, baseline: () => unknown, inner: number, samples: number): { readonly ms: number; readonly baselineMs: number; readonly ratio: number } {
+function paired(
+  fn: () => unknown,
+  baseline: () => unknown,
+  inner: number,
+  samples: number,
+): { readonly ms: number; readonly baselineMs: number; readonly ratio: number } {
   const time = (f: () => unknown): number => {
     const start = performance.now();
     for (let i = 0; i < inner; i++) f();
@@ -54,7 +59,9 @@ export async function run(): Promise<void> {
   const out = (line: string): void => {
     process.stdout.write(`${line}\n`);
   };
-  out("== validators: DispatchEnvelope validation vs JSON.parse of the same bytes (medians of paired samples, this process)");
+  out(
+    "== validators: DispatchEnvelope validation vs JSON.parse of the same bytes (medians of paired samples, this process)",
+  );
   const decoder = new TextDecoder();
   for (const [label, target, inner] of [
     ["2 KB", 2 * 1024, 400],
@@ -65,19 +72,34 @@ export async function run(): Promise<void> {
     const value = JSON.parse(text) as unknown;
     const check = parseWireDocument("DispatchEnvelope", bytes);
     if (!check.ok || validateValue("DispatchEnvelope", value).length > 0) {
-      throw new Error(`bench envelope ${label} is invalid: ${JSON.stringify(check.ok ? validateValue("DispatchEnvelope", value) : check.issues)}`);
+      throw new Error(
+        `bench envelope ${label} is invalid: ${JSON.stringify(check.ok ? validateValue("DispatchEnvelope", value) : check.issues)}`,
+      );
     }
     const samples = 61;
     const baseline = (): unknown => JSON.parse(decoder.decode(bytes));
     const validate = paired(() => validateValue("DispatchEnvelope", value), baseline, inner, samples);
     const whole = paired(() => parseWireDocument("DispatchEnvelope", bytes), baseline, inner, samples);
-    const textOnly = paired(() => validateValue("DispatchEnvelope", value), () => JSON.parse(text), inner, samples);
-    out(`  ${label} envelope (${bytes.length} bytes, ${(value as { payloads: unknown[] }).payloads.length} payloads); baseline JSON.parse(decode(bytes)) ${fmt(validate.baselineMs)}:`);
-    out(`    (a) validateValue (schema + rules)  ${fmt(validate.ms)}  ratio ${validate.ratio.toFixed(2)}x  (target <= 0.5x; vs JSON.parse of the decoded text alone ${textOnly.ratio.toFixed(2)}x)`);
+    const textOnly = paired(
+      () => validateValue("DispatchEnvelope", value),
+      () => JSON.parse(text),
+      inner,
+      samples,
+    );
+    out(
+      `  ${label} envelope (${bytes.length} bytes, ${(value as { payloads: unknown[] }).payloads.length} payloads); baseline JSON.parse(decode(bytes)) ${fmt(validate.baselineMs)}:`,
+    );
+    out(
+      `    (a) validateValue (schema + rules)  ${fmt(validate.ms)}  ratio ${validate.ratio.toFixed(2)}x  (target <= 0.5x; vs JSON.parse of the decoded text alone ${textOnly.ratio.toFixed(2)}x)`,
+    );
     out(`    (b) parseWireDocument (bytes)       ${fmt(whole.ms)}  ratio ${whole.ratio.toFixed(2)}x  (target <= 1.3x)`);
   }
   const start = performance.now();
-  const check = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "codegen", "main.ts"), "--check"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  const check = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "codegen", "main.ts"), "--check"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   const wall = (performance.now() - start) / 1000;
   out(`  generate --check: ${wall.toFixed(2)} s wall (exit ${check.status}; target < 10 s)`);
 }

@@ -60,7 +60,9 @@ function exec(command: readonly string[], cwd = ROOT, timeoutMs = 600_000): stri
   const [program, ...args] = command as [string, ...string[]];
   const r = spawnSync(program, args, { cwd, encoding: "utf8", timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
   if (r.error !== undefined || r.status !== 0) {
-    throw new Error(`${command.join(" ")} (in ${cwd}) failed: ${r.error?.message ?? `exit ${String(r.status)} signal ${String(r.signal)}`}\n${r.stderr}`);
+    throw new Error(
+      `${command.join(" ")} (in ${cwd}) failed: ${r.error?.message ?? `exit ${String(r.status)} signal ${String(r.signal)}`}\n${r.stderr}`,
+    );
   }
   return r.stdout;
 }
@@ -76,12 +78,33 @@ function build(dir: string): Binding[] {
   exec(["go", "build", "-o", goBin, "."], join(BINDINGS, "go"));
   const manifest = join(BINDINGS, "reference", "Cargo.toml");
   const targetDir = join(BINDINGS, "reference", "target");
-  exec(["cargo", "build", "--quiet", "--release", "--locked", "--manifest-path", manifest, "--target-dir", targetDir], ROOT, 1_800_000);
+  exec(
+    ["cargo", "build", "--quiet", "--release", "--locked", "--manifest-path", manifest, "--target-dir", targetDir],
+    ROOT,
+    1_800_000,
+  );
   return [
-    { label: "TS parseWireDocument", plain: "JSON.parse", target: 1.3, command: [process.execPath, "--expose-gc", "--import", "tsx", join(BINDINGS, "ts", "bench-parse.ts")], inner: [400, 4] },
+    {
+      label: "TS parseWireDocument",
+      plain: "JSON.parse",
+      target: 1.3,
+      command: [process.execPath, "--expose-gc", "--import", "tsx", join(BINDINGS, "ts", "bench-parse.ts")],
+      inner: [400, 4],
+    },
     { label: "Go DecodeDispatchEnvelope", plain: "encoding/json", target: 1.0, command: [goBin], inner: [400, 4] },
-    { label: "Python decode", plain: "json.loads", target: 3.0, command: ["python3", join(BINDINGS, "python", "bench_decode.py")], inner: [100, 2] },
-    { label: "reference (serde + validate())", plain: "serde_json::Value", command: [join(targetDir, "release", "lifeloop-reference-bench")], inner: [2000, 20] },
+    {
+      label: "Python decode",
+      plain: "json.loads",
+      target: 3.0,
+      command: ["python3", join(BINDINGS, "python", "bench_decode.py")],
+      inner: [100, 2],
+    },
+    {
+      label: "reference (serde + validate())",
+      plain: "serde_json::Value",
+      command: [join(targetDir, "release", "lifeloop-reference-bench")],
+      inner: [2000, 20],
+    },
   ];
 }
 
@@ -106,7 +129,9 @@ export async function run(): Promise<void> {
   };
   const dir = mkdtempSync(join(tmpdir(), "wire-parsers-"));
   try {
-    out(`== wire parsers: strict parse + validate of the same DispatchEnvelopes in every binding (median of ${RUNS} runs, each the median of paired samples against the binding's plain parser; a shared machine makes these noisy)`);
+    out(
+      `== wire parsers: strict parse + validate of the same DispatchEnvelopes in every binding (median of ${RUNS} runs, each the median of paired samples against the binding's plain parser; a shared machine makes these noisy)`,
+    );
     out("  building the Go and Rust bench programs (the first Rust build takes a minute or two)");
     const bindings = build(dir);
     const sizes = [
@@ -119,15 +144,24 @@ export async function run(): Promise<void> {
       return file;
     });
     // One cell per binding and size, holding the timings of each run; runs interleave bindings so all see similar load.
-    const runs = bindings.map((b) => ({ b, cells: files.map((file, si) => ({ file, inner: b.inner[si], timings: [] as Timing[] })) }));
+    const runs = bindings.map((b) => ({
+      b,
+      cells: files.map((file, si) => ({ file, inner: b.inner[si], timings: [] as Timing[] })),
+    }));
     for (let r = 0; r < RUNS; r++) {
       for (const { b, cells } of runs) {
-        for (const cell of cells) cell.timings.push(lastJson<Timing>(exec([...b.command, "time", cell.file, String(cell.inner), "15"])));
+        for (const cell of cells)
+          cell.timings.push(lastJson<Timing>(exec([...b.command, "time", cell.file, String(cell.inner), "15"])));
       }
     }
     const summary = runs.map(({ b, cells }) => ({
       b,
-      cells: cells.map(({ timings: t }) => ({ ms: median(t.map((x) => x.ms)), baseline: median(t.map((x) => x.baseline_ms)), ratio: median(t.map((x) => x.ratio)), cpu: median(t.map((x) => x.cpu_ratio)) })),
+      cells: cells.map(({ timings: t }) => ({
+        ms: median(t.map((x) => x.ms)),
+        baseline: median(t.map((x) => x.baseline_ms)),
+        ratio: median(t.map((x) => x.ratio)),
+        cpu: median(t.map((x) => x.cpu_ratio)),
+      })),
     }));
     const reference = (summary[summary.length - 1] as (typeof summary)[number]).cells;
     out(`  envelopes: ${sizes.map((s) => `${s.label} = ${s.bytes.length.toLocaleString("en-US")} bytes`).join(", ")}`);
@@ -142,7 +176,9 @@ export async function run(): Promise<void> {
       out(`  | ${b.label} | ${text.join(" | ")} | ${b.target === undefined ? "-" : `<= ${b.target.toFixed(1)}x`} |`);
     }
 
-    out(`  worst-case documents (valid, at limits.max_request_bytes and limits.max_depth): one parse per process; peak = RSS high-water mark above the RSS before the parse`);
+    out(
+      `  worst-case documents (valid, at limits.max_request_bytes and limits.max_depth): one parse per process; peak = RSS high-water mark above the RSS before the parse`,
+    );
     out(`  | document | bytes | binding | strict: time | peak | plain: time | peak | verdict |`);
     out(`  |---|---|---|---|---|---|---|---|`);
     const docs = worstCaseDocuments();
@@ -153,8 +189,11 @@ export async function run(): Promise<void> {
       for (const b of bindings) {
         const ours = lastJson<Peak>(exec([...b.command, "peak", "ours", file]));
         const plain = lastJson<Peak>(exec([...b.command, "peak", "plain", file]));
-        const cell = (p: Peak): string => `${fmt(p.ms)} | ${mb(p.peak_kb - p.rss_before_kb)} (${((p.peak_kb - p.rss_before_kb) * 1024 / doc.bytes.length).toFixed(1)}x input)`;
-        out(`  | ${doc.name} | ${doc.bytes.length.toLocaleString("en-US")} | ${b.label} | ${cell(ours)} | ${cell(plain)} | ${ours.verdict} |`);
+        const cell = (p: Peak): string =>
+          `${fmt(p.ms)} | ${mb(p.peak_kb - p.rss_before_kb)} (${(((p.peak_kb - p.rss_before_kb) * 1024) / doc.bytes.length).toFixed(1)}x input)`;
+        out(
+          `  | ${doc.name} | ${doc.bytes.length.toLocaleString("en-US")} | ${b.label} | ${cell(ours)} | ${cell(plain)} | ${ours.verdict} |`,
+        );
       }
       rmSync(file);
     }

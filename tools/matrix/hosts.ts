@@ -13,7 +13,13 @@
  */
 import { existsSync } from "node:fs";
 import { FAILURE_VARIANTS, REFERENCE_IMPLEMENTATION } from "../../generated/ts/spec.js";
-import type { DispatchEnvelope, FailureClass, LifecycleReceipt, ReceiptStatus, RetryClass } from "../../generated/ts/types.js";
+import type {
+  DispatchEnvelope,
+  FailureClass,
+  LifecycleReceipt,
+  ReceiptStatus,
+  RetryClass,
+} from "../../generated/ts/types.js";
 import { SubprocessInvoker } from "../../runtime/invoker/subprocess.js";
 import { ReceiptEmitter } from "../../runtime/receipts/emitter.js";
 import { issueText } from "../../runtime/invoker/failure.js";
@@ -78,22 +84,46 @@ export function typescriptHost(): Host {
     title: "TypeScript SubprocessInvoker",
     unavailable: () => null,
     async deliver({ envelope, client, args, timeoutMs, parentReceiptId }): Promise<Observation> {
-      const result = await new SubprocessInvoker({ program: client.program, args, timeoutMs }).invoke(envelope, parentReceiptId === undefined ? undefined : { parentReceiptId });
+      const result = await new SubprocessInvoker({ program: client.program, args, timeoutMs }).invoke(
+        envelope,
+        parentReceiptId === undefined ? undefined : { parentReceiptId },
+      );
       const variant = result.ok ? null : result.failure.variant;
       const detail = result.ok ? "" : result.failure.detail;
       const problems: string[] = [];
       let receipt: LifecycleReceipt | null = null;
       try {
-        receipt = emitter.emit(envelope, result, { client_id: `matrix-${client.lang}`, receipt_id: `rcpt-matrix-${++receiptCounter}`, parent_receipt_id: parentReceiptId ?? null, at_epoch_s: Math.floor(Date.now() / 1000) });
+        receipt = emitter.emit(envelope, result, {
+          client_id: `matrix-${client.lang}`,
+          receipt_id: `rcpt-matrix-${++receiptCounter}`,
+          parent_receipt_id: parentReceiptId ?? null,
+          at_epoch_s: Math.floor(Date.now() / 1000),
+        });
       } catch (error) {
         problems.push(`no receipt: ${(error as Error).message}`);
       }
       if (receipt === null) {
-        return { status: null, failure_class: result.ok ? null : result.failure.failure_class, retry_class: null, variant, receipt, detail, problems };
+        return {
+          status: null,
+          failure_class: result.ok ? null : result.failure.failure_class,
+          retry_class: null,
+          variant,
+          receipt,
+          detail,
+          problems,
+        };
       }
       const issues = validateValue("LifecycleReceipt", receipt);
       if (issues.length > 0) problems.push(`invalid receipt: ${issueText(issues[0] as (typeof issues)[number])}`);
-      return { status: receipt.status, failure_class: receipt.failure_class, retry_class: receipt.retry_class, variant, receipt, detail, problems };
+      return {
+        status: receipt.status,
+        failure_class: receipt.failure_class,
+        retry_class: receipt.retry_class,
+        variant,
+        receipt,
+        detail,
+        problems,
+      };
     },
   };
 }
@@ -142,18 +172,45 @@ interface Finished {
 const REFERENCE_GRACE_MS = 15_000;
 
 function runReference(args: readonly string[], input: string, killAfterMs: number): Promise<Finished> {
-  return spawnChild({ command: REFERENCE_CLI, args, input, watchdogMs: killAfterMs }).then((r) => ({ code: r.code, signal: r.signal, stdout: r.stdoutBytes, stderr: r.stderr }));
+  return spawnChild({ command: REFERENCE_CLI, args, input, watchdogMs: killAfterMs }).then((r) => ({
+    code: r.code,
+    signal: r.signal,
+    stdout: r.stdoutBytes,
+    stderr: r.stderr,
+  }));
 }
 
 function referenceFailure(stderr: string): Observation {
   const line = stderr.trim();
-  if (line.startsWith(LINKAGE_PREFIX)) return { status: null, failure_class: "invalid_request", retry_class: null, variant: REFERENCE_LINKAGE_REFUSAL, receipt: null, detail: line, problems: [] };
+  if (line.startsWith(LINKAGE_PREFIX))
+    return {
+      status: null,
+      failure_class: "invalid_request",
+      retry_class: null,
+      variant: REFERENCE_LINKAGE_REFUSAL,
+      receipt: null,
+      detail: line,
+      problems: [],
+    };
   const message = line.startsWith(FAILED_PREFIX) ? line.slice(FAILED_PREFIX.length) : line;
   const match = REFERENCE_FAILURES.find(([prefix]) => message.startsWith(prefix));
   const variant = match?.[1] ?? null;
   const failureClass = variant === null ? null : referenceVariantClass(variant);
-  const problems = variant === null ? [`unrecognised reference error: ${line}`] : failureClass === null ? [`reference variant ${variant} is not in subprocess-failure-mapping.json`] : [];
-  return { status: null, failure_class: failureClass, retry_class: null, variant, receipt: null, detail: line, problems };
+  const problems =
+    variant === null
+      ? [`unrecognised reference error: ${line}`]
+      : failureClass === null
+        ? [`reference variant ${variant} is not in subprocess-failure-mapping.json`]
+        : [];
+  return {
+    status: null,
+    failure_class: failureClass,
+    retry_class: null,
+    variant,
+    receipt: null,
+    detail: line,
+    problems,
+  };
 }
 
 /** The reference CLI as a host (client id `matrix-<lang>` in its receipts). */
@@ -161,18 +218,54 @@ export function referenceHost(): Host {
   return {
     id: "ref",
     title: `reference lifeloop event invoke (${REFERENCE_IMPLEMENTATION.crate} ${REFERENCE_IMPLEMENTATION.version})`,
-    unavailable: () => (existsSync(REFERENCE_CLI) ? null : `the reference CLI is missing at .cache/lifeloop-ref/bin/lifeloop; install it: ${REFERENCE_INSTALL_COMMAND} (or run bash tools/setup/prepare.sh)`),
+    unavailable: () =>
+      existsSync(REFERENCE_CLI)
+        ? null
+        : `the reference CLI is missing at .cache/lifeloop-ref/bin/lifeloop; install it: ${REFERENCE_INSTALL_COMMAND} (or run bash tools/setup/prepare.sh)`,
     async deliver({ envelope, client, args, timeoutMs, parentReceiptId }): Promise<Observation> {
       const parent = parentReceiptId === undefined ? [] : ["--parent-receipt-id", parentReceiptId];
-      const argv = ["event", "invoke", "--client-cmd", client.program, ...args.flatMap((a) => ["--client-arg", a]), "--timeout-ms", String(timeoutMs), "--client-id", `matrix-${client.lang}`, ...parent];
+      const argv = [
+        "event",
+        "invoke",
+        "--client-cmd",
+        client.program,
+        ...args.flatMap((a) => ["--client-arg", a]),
+        "--timeout-ms",
+        String(timeoutMs),
+        "--client-id",
+        `matrix-${client.lang}`,
+        ...parent,
+      ];
       const run = await runReference(argv, JSON.stringify(envelope), timeoutMs + REFERENCE_GRACE_MS);
       if (run.code === 1) return referenceFailure(run.stderr);
-      const none = { status: null, failure_class: null, retry_class: null, variant: null, receipt: null, detail: run.stderr.trim() };
-      if (run.code !== 0) return { ...none, problems: [`reference exited ${String(run.code ?? run.signal)}: ${run.stderr.trim()}`] };
+      const none = {
+        status: null,
+        failure_class: null,
+        retry_class: null,
+        variant: null,
+        receipt: null,
+        detail: run.stderr.trim(),
+      };
+      if (run.code !== 0)
+        return { ...none, problems: [`reference exited ${String(run.code ?? run.signal)}: ${run.stderr.trim()}`] };
       const parsed = parseWireDocument("LifecycleReceipt", run.stdout);
-      if (!parsed.ok) return { ...none, problems: [`reference printed an invalid receipt: ${issueText(parsed.issues[0] as (typeof parsed.issues)[number])}`] };
+      if (!parsed.ok)
+        return {
+          ...none,
+          problems: [
+            `reference printed an invalid receipt: ${issueText(parsed.issues[0] as (typeof parsed.issues)[number])}`,
+          ],
+        };
       const receipt = parsed.value;
-      return { status: receipt.status, failure_class: receipt.failure_class, retry_class: receipt.retry_class, variant: null, receipt, detail: "", problems: [] };
+      return {
+        status: receipt.status,
+        failure_class: receipt.failure_class,
+        retry_class: receipt.retry_class,
+        variant: null,
+        receipt,
+        detail: "",
+        problems: [],
+      };
     },
   };
 }

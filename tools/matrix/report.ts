@@ -16,7 +16,10 @@ export function allPassed(result: MatrixResult): boolean {
 /** The report lines (no trailing newline). */
 export function renderMatrix(result: MatrixResult, painter: Painter): string[] {
   const notes: string[] = [];
-  const cellText = (cell: CellResult): Cell => (cell.reasons.length === 0 ? { text: "✓", tone: "ok" } : failedCell(notes, `${cell.scenario.label} × ${cell.column.label}`, cell.reasons));
+  const cellText = (cell: CellResult): Cell =>
+    cell.reasons.length === 0
+      ? { text: "✓", tone: "ok" }
+      : failedCell(notes, `${cell.scenario.label} × ${cell.column.label}`, cell.reasons);
   const width = result.columns.length;
   const rows = result.scenarios.map((scenario, r) => [
     scenario.label,

@@ -8,7 +8,14 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { buildGoClient, CLIENT_LANGS, clientArgs, clientUnavailable, FIXTURE_CLIENTS, type FixtureClient } from "../../test/support/fixture-clients.js";
+import {
+  buildGoClient,
+  CLIENT_LANGS,
+  clientArgs,
+  clientUnavailable,
+  FIXTURE_CLIENTS,
+  type FixtureClient,
+} from "../../test/support/fixture-clients.js";
 import { HOST_IDS, referenceHost, typescriptHost, type Host, type HostId } from "./hosts.js";
 import { judge, scenarios, type Scenario } from "./scenarios.js";
 import { pool } from "./shared.js";
@@ -22,7 +29,9 @@ export interface Column {
 
 /** The columns: every host × every client, hosts outermost. */
 export function columns(): Column[] {
-  return HOST_IDS.flatMap((host) => CLIENT_LANGS.map((lang) => ({ host, client: FIXTURE_CLIENTS[lang], label: `${host}·${lang}` })));
+  return HOST_IDS.flatMap((host) =>
+    CLIENT_LANGS.map((lang) => ({ host, client: FIXTURE_CLIENTS[lang], label: `${host}·${lang}` })),
+  );
 }
 
 /** The verdict of one cell: `reasons` is empty when it passed; `ms` its wall-clock time. */
@@ -56,7 +65,8 @@ export interface MatrixPrerequisites {
 export function matrixPrerequisites(): MatrixPrerequisites {
   const build = buildGoClient();
   const blocked = new Map<string, string>();
-  if (!build.ok) blocked.set("client:go", `go build failed: ${build.output.split("\n")[0] ?? ""}; ${FIXTURE_CLIENTS.go.howToGet}`);
+  if (!build.ok)
+    blocked.set("client:go", `go build failed: ${build.output.split("\n")[0] ?? ""}; ${FIXTURE_CLIENTS.go.howToGet}`);
   for (const lang of CLIENT_LANGS) {
     const why = clientUnavailable(FIXTURE_CLIENTS[lang]);
     if (why !== null && !blocked.has(`client:${lang}`)) blocked.set(`client:${lang}`, why);
@@ -89,7 +99,9 @@ export async function runMatrix(options: MatrixOptions = {}): Promise<MatrixResu
   const cols = columns();
   const marks = mkdtempSync(join(tmpdir(), "lifeloop-matrix-"));
   const cells: CellResult[] = [];
-  const jobs = rows.flatMap((scenario, r) => cols.map((column, c) => ({ scenario, column, index: r * cols.length + c })));
+  const jobs = rows.flatMap((scenario, r) =>
+    cols.map((column, c) => ({ scenario, column, index: r * cols.length + c })),
+  );
   try {
     await pool(jobs, options.concurrency ?? 4, async ({ scenario, column, index }) => {
       const cellStarted = performance.now();
@@ -100,7 +112,13 @@ export async function runMatrix(options: MatrixOptions = {}): Promise<MatrixResu
       } else {
         const mark = join(marks, `cell-${index}`);
         try {
-          const observed = await hosts[column.host].deliver({ envelope: scenario.envelope, ...(scenario.parentReceiptId === undefined ? {} : { parentReceiptId: scenario.parentReceiptId }), client: column.client, args: clientArgs(scenario.behaviour, mark), timeoutMs: scenario.timeoutMs });
+          const observed = await hosts[column.host].deliver({
+            envelope: scenario.envelope,
+            ...(scenario.parentReceiptId === undefined ? {} : { parentReceiptId: scenario.parentReceiptId }),
+            client: column.client,
+            args: clientArgs(scenario.behaviour, mark),
+            timeoutMs: scenario.timeoutMs,
+          });
           reasons = judge(scenario, column.host, observed, existsSync(mark));
         } catch (error) {
           reasons = [`the host could not run: ${(error as Error).message}`];

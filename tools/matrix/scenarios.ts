@@ -6,9 +6,21 @@
  */
 import { EVENT_VOCABULARY } from "../../generated/ts/spec.js";
 import type { FailureVariant } from "../../generated/ts/spec.js";
-import type { DispatchEnvelope, FailureClass, LifecycleEventKind, ReceiptStatus, RetryClass } from "../../generated/ts/types.js";
+import type {
+  DispatchEnvelope,
+  FailureClass,
+  LifecycleEventKind,
+  ReceiptStatus,
+  RetryClass,
+} from "../../generated/ts/types.js";
 import type { Behaviour } from "../../test/support/fixture-clients.js";
-import { callbackRequest, dispatchEnvelope, frameContext, requiresFrameContext, textPayload } from "../../test/support/dispatch.js";
+import {
+  callbackRequest,
+  dispatchEnvelope,
+  frameContext,
+  requiresFrameContext,
+  textPayload,
+} from "../../test/support/dispatch.js";
 import { type HostId, type Observation, REFERENCE_LINKAGE_REFUSAL } from "./hosts.js";
 
 /** Deadline of a round trip that should succeed (ms): generous, for a loaded 2-core machine. */
@@ -80,14 +92,30 @@ let counter = 0;
 function envelopeFor(event: LifecycleEventKind, payloadCount: 0 | 1 | 2): DispatchEnvelope {
   const n = ++counter;
   const payloads = [
-    textPayload({ payload_id: `note-${n}`, client_id: "matrix", payload_kind: "receipt_note", format: "text", body: `note for ${event}`, placement: "receipt_only" }),
-    textPayload({ payload_id: `frame-${n}`, client_id: "matrix", payload_kind: "instruction_frame", format: "markdown", body: `# ${event}\nKeep answers short. — ✓`, placement: "developer_equivalent_frame" }),
+    textPayload({
+      payload_id: `note-${n}`,
+      client_id: "matrix",
+      payload_kind: "receipt_note",
+      format: "text",
+      body: `note for ${event}`,
+      placement: "receipt_only",
+    }),
+    textPayload({
+      payload_id: `frame-${n}`,
+      client_id: "matrix",
+      payload_kind: "instruction_frame",
+      format: "markdown",
+      body: `# ${event}\nKeep answers short. — ✓`,
+      placement: "developer_equivalent_frame",
+    }),
   ].slice(0, payloadCount);
   const request = callbackRequest(event, {
     event_id: `evt-matrix-${n}`,
     invocation_id: `inv-matrix-${n}`,
     harness_session_id: "sess-matrix",
-    ...(requiresFrameContext(event) ? { frame_context: n % 2 === 0 ? frameContext(`frame-${n}`, "frame-root") : frameContext(`frame-${n}`) } : {}),
+    ...(requiresFrameContext(event)
+      ? { frame_context: n % 2 === 0 ? frameContext(`frame-${n}`, "frame-root") : frameContext(`frame-${n}`) }
+      : {}),
   });
   return dispatchEnvelope(request, payloads);
 }
@@ -109,7 +137,10 @@ function eventScenarios(): Scenario[] {
 }
 
 /** Failed class and retry class a client declares in the client-failure row (retry deliberately not the class's default). */
-export const DECLARED_FAILURE = { failureClass: "payload_rejected", retryClass: "do_not_retry" } as const satisfies { failureClass: FailureClass; retryClass: RetryClass };
+export const DECLARED_FAILURE = { failureClass: "payload_rejected", retryClass: "do_not_retry" } as const satisfies {
+  failureClass: FailureClass;
+  retryClass: RetryClass;
+};
 /** The exit code of the crash row. */
 export const CRASH_EXIT_CODE = 3;
 
@@ -125,7 +156,12 @@ function failureScenarios(): Scenario[] {
       envelope: event(),
       behaviour: { kind: "fail", ...DECLARED_FAILURE },
       timeoutMs: NORMAL_TIMEOUT_MS,
-      expect: both({ receipt: "failed", failure_class: DECLARED_FAILURE.failureClass, retry_class: DECLARED_FAILURE.retryClass, ...ANSWERED }),
+      expect: both({
+        receipt: "failed",
+        failure_class: DECLARED_FAILURE.failureClass,
+        retry_class: DECLARED_FAILURE.retryClass,
+        ...ANSWERED,
+      }),
     },
     {
       id: "exit",
@@ -206,13 +242,24 @@ export function judge(scenario: Scenario, host: HostId, observed: Observation, s
   const want = scenario.expect[host];
   const reasons = [...observed.problems];
   if (spawned !== want.spawned) reasons.push(want.spawned ? "client was never started" : "client was started");
-  if (observed.status !== want.receipt) reasons.push(`receipt ${show(want.receipt)} wanted, got ${show(observed.status)}`);
-  if (observed.failure_class !== want.failure_class) reasons.push(`failure_class ${show(want.failure_class)} wanted, got ${show(observed.failure_class)}`);
-  if (want.retry_class !== undefined && observed.retry_class !== want.retry_class) reasons.push(`retry_class ${show(want.retry_class)} wanted, got ${show(observed.retry_class)}`);
-  if (observed.variant !== want.variant) reasons.push(`variant ${show(want.variant)} wanted, got ${show(observed.variant)}${observed.detail ? ` (${observed.detail})` : ""}`);
+  if (observed.status !== want.receipt)
+    reasons.push(`receipt ${show(want.receipt)} wanted, got ${show(observed.status)}`);
+  if (observed.failure_class !== want.failure_class)
+    reasons.push(`failure_class ${show(want.failure_class)} wanted, got ${show(observed.failure_class)}`);
+  if (want.retry_class !== undefined && observed.retry_class !== want.retry_class)
+    reasons.push(`retry_class ${show(want.retry_class)} wanted, got ${show(observed.retry_class)}`);
+  if (observed.variant !== want.variant)
+    reasons.push(
+      `variant ${show(want.variant)} wanted, got ${show(observed.variant)}${observed.detail ? ` (${observed.detail})` : ""}`,
+    );
   const receipt = observed.receipt;
   const request = scenario.envelope.request;
-  if (receipt !== null && (receipt.event !== request.event || receipt.event_id !== request.event_id || receipt.invocation_id !== request.invocation_id)) {
+  if (
+    receipt !== null &&
+    (receipt.event !== request.event ||
+      receipt.event_id !== request.event_id ||
+      receipt.invocation_id !== request.invocation_id)
+  ) {
     reasons.push(`receipt names ${receipt.event}/${receipt.event_id}/${receipt.invocation_id}, not the request's`);
   }
   return reasons;
@@ -221,7 +268,10 @@ export function judge(scenario: Scenario, host: HostId, observed: Observation, s
 /** The expected outcome as table text: `delivered`, `failed payload_rejected/do_not_retry`, `timeout`, ... */
 export function expectedText(scenario: Scenario): string {
   const { ts } = scenario.expect;
-  if (ts.variant === null) return ts.failure_class === null ? show(ts.receipt) : `${show(ts.receipt)} ${ts.failure_class}/${show(ts.retry_class)}`;
+  if (ts.variant === null)
+    return ts.failure_class === null
+      ? show(ts.receipt)
+      : `${show(ts.receipt)} ${ts.failure_class}/${show(ts.retry_class)}`;
   return ts.failure_class ?? "none";
 }
 

@@ -21,7 +21,13 @@ interface CompatRuleRow {
 
 interface EvolutionRow {
   readonly table: string;
-  readonly rows: readonly { at: string; key: string; growth: string; columns: Record<string, string>; other_columns: string }[];
+  readonly rows: readonly {
+    at: string;
+    key: string;
+    growth: string;
+    columns: Record<string, string>;
+    other_columns: string;
+  }[];
   readonly members: Record<string, string>;
 }
 
@@ -49,7 +55,10 @@ export async function generateCompatDocs(model: Model): Promise<OutputFile[]> {
       return `rows \`${r.at}\` keyed by \`${r.key}\` (${r.growth}); ${[...columns, `other columns ${r.other_columns}`].join(", ")}`;
     });
     const members = Object.entries(t.members).map(([m, p]) => `\`${m}\` ${p}`);
-    return [`\`${t.table}\``, [...parts, ...(members.length ? [`members: ${members.join(", ")}`] : [])].join("; ") || "—"];
+    return [
+      `\`${t.table}\``,
+      [...parts, ...(members.length ? [`members: ${members.join(", ")}`] : [])].join("; ") || "—",
+    ];
   });
   const body = [
     "# Compatibility rules (`lifeloop-callback diff`)",

@@ -22,10 +22,12 @@ const REGION = /<!-- generated:begin ([a-z0-9-]+) -->\n[\s\S]*?<!-- generated:en
 export function fillRegions(file: string, text: string, renderers: ReadonlyMap<string, () => string>): string {
   const begins = [...text.matchAll(/<!-- generated:begin ([a-z0-9-]+) -->/g)].map((m) => m[1]);
   const ends = [...text.matchAll(/<!-- generated:end ([a-z0-9-]+) -->/g)].map((m) => m[1]);
-  if (begins.join() !== ends.join()) throw new Error(`${file}: unbalanced generated regions (${begins.join()} vs ${ends.join()})`);
+  if (begins.join() !== ends.join())
+    throw new Error(`${file}: unbalanced generated regions (${begins.join()} vs ${ends.join()})`);
   return text.replace(REGION, (_match, name: string) => {
     const render = renderers.get(name);
-    if (!render) throw new Error(`${file}: unknown generated region "${name}" (known: ${[...renderers.keys()].join(", ")})`);
+    if (!render)
+      throw new Error(`${file}: unknown generated region "${name}" (known: ${[...renderers.keys()].join(", ")})`);
     return `<!-- generated:begin ${name} -->\n${render()}\n<!-- generated:end ${name} -->`;
   });
 }
@@ -43,7 +45,9 @@ export async function generateDocs(model: Model, inputs: Inputs): Promise<Output
 
   const defaults = new Map(model.tables.failureRetryDefaults.defaults.map((r) => [r.failure_class, r.retry_class]));
   const enumSections = model.enums.map((e) => {
-    const rows = e.values.map((v) => (e.name === "FailureClass" ? [`\`${v}\``, `\`${defaults.get(v)}\``] : [`\`${v}\``]));
+    const rows = e.values.map((v) =>
+      e.name === "FailureClass" ? [`\`${v}\``, `\`${defaults.get(v)}\``] : [`\`${v}\``],
+    );
     const headers = e.name === "FailureClass" ? ["value", "default retry class"] : ["value"];
     const extra = e.name === "LifecycleEventKind" ? `\n\n${render("event-vocabulary")}` : "";
     return `## ${e.name}\n\n${e.description}\n\nSchema: [\`schemas/${e.file}\`](../../schemas/${e.file})\n\n${mdTable(headers, rows)}${extra}`;
@@ -77,12 +81,18 @@ export async function generateDocs(model: Model, inputs: Inputs): Promise<Output
       tableNames.push([table.stem, table.stem.charAt(0).toUpperCase() + table.stem.slice(1).replace(/-/g, " ")]);
     }
   }
-  page("tables.md", `# Spec tables\n\nRendered from \`spec/tables/*.json\`.\n\n${tableNames.map(([name, title]) => `## ${title}\n\n${render(name)}`).join("\n\n")}`);
+  page(
+    "tables.md",
+    `# Spec tables\n\nRendered from \`spec/tables/*.json\`.\n\n${tableNames.map(([name, title]) => `## ${title}\n\n${render(name)}`).join("\n\n")}`,
+  );
   page(
     "rules.md",
     `# Validation rules\n\nA document is judged in three layers, and the first issue is the primary one: the parse layer (\`json.*\`), the schema layer (\`schema.*\`), then the cross-field rules in table order.\n\n## Parse and schema layers\n\n${render("document-rules")}\n\n## Cross-field rules\n\n${render("rules")}`,
   );
-  page("limits.md", `# Limits\n\n## Documents and processes\n\n${render("limits")}\n\n## Field bounds\n\n${render("field-bounds")}`);
+  page(
+    "limits.md",
+    `# Limits\n\n## Documents and processes\n\n${render("limits")}\n\n## Field bounds\n\n${render("field-bounds")}`,
+  );
   page(
     "README.md",
     [
@@ -90,7 +100,9 @@ export async function generateDocs(model: Model, inputs: Inputs): Promise<Output
       "",
       "## Wire types",
       "",
-      ...model.types.map((t) => `- [${t.name}](types/${t.name}.md)${t.schema["x-wire-document"] === true ? " (wire document)" : ""}`),
+      ...model.types.map(
+        (t) => `- [${t.name}](types/${t.name}.md)${t.schema["x-wire-document"] === true ? " (wire document)" : ""}`,
+      ),
       "",
       "## More",
       "",
@@ -105,6 +117,7 @@ export async function generateDocs(model: Model, inputs: Inputs): Promise<Output
     ].join("\n"),
   );
 
-  for (const page of readAll(inputs, "spec", ".md")) out.push({ path: page.path, content: fillRegions(page.path, page.text, renderers) });
+  for (const page of readAll(inputs, "spec", ".md"))
+    out.push({ path: page.path, content: fillRegions(page.path, page.text, renderers) });
   return out;
 }

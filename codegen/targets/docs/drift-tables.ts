@@ -14,7 +14,11 @@ function hookMappingDrift(model: Model): unknown {
     adapters: m.adapters.map((a) => ({
       adapter: a.adapter,
       adapter_ids: a.adapter_ids,
-      harness_context_limit: a.harness_context_limit && { length: a.harness_context_limit.length, unit: a.harness_context_limit.unit, on_exceed: a.harness_context_limit.on_exceed },
+      harness_context_limit: a.harness_context_limit && {
+        length: a.harness_context_limit.length,
+        unit: a.harness_context_limit.unit,
+        on_exceed: a.harness_context_limit.on_exceed,
+      },
       hook_events: a.hook_events.map(({ notes: _notes, ...row }) => row),
       events: a.events,
     })),
@@ -43,10 +47,17 @@ export async function generateDriftTables(model: Model): Promise<OutputFile[]> {
           reference_variant: row.reference_variant,
           transports: row.transports,
         })),
-        failure_class_default_retry: model.tables.failureRetryDefaults.defaults.map((r) => ({ failure_class: r.failure_class, retry_class: r.retry_class })),
+        failure_class_default_retry: model.tables.failureRetryDefaults.defaults.map((r) => ({
+          failure_class: r.failure_class,
+          retry_class: r.retry_class,
+        })),
       },
     ],
-    ["client_initiated_commands_registry", "spec/tables/client-initiated-commands.json", model.tables.clientInitiatedCommands],
+    [
+      "client_initiated_commands_registry",
+      "spec/tables/client-initiated-commands.json",
+      model.tables.clientInitiatedCommands,
+    ],
     ["receipt_emitted_guard", "spec/tables/receipt-emitted-guard.json", model.tables.receiptEmittedGuard],
     [
       "event_vocabulary",

@@ -37,9 +37,17 @@ interface EntryReader {
 export type CommandGroupView = GoViewModel["commandGroups"][number];
 
 /** The Go field and reader of result member `member`; entry structs go into `entryReaders`. */
-export function resultRead(member: string, group: CommandGroup, where: string, entryReaders: Map<string, EntryReader>): ResultRead {
+export function resultRead(
+  member: string,
+  group: CommandGroup,
+  where: string,
+  entryReaders: Map<string, EntryReader>,
+): ResultRead {
   const known = group.members.find((m) => m.name === member);
-  if (!known) throw new Error(`go target: ${where} prints member ${JSON.stringify(member)}, which spec/tables/client-initiated-commands.json members does not type`);
+  if (!known)
+    throw new Error(
+      `go target: ${where} prints member ${JSON.stringify(member)}, which spec/tables/client-initiated-commands.json members does not type`,
+    );
   const doc = `\`${member}\`: ${known.description}`;
   if (known.type === "entries") {
     const typeName = `${goName(group.group)}${goName(singular(member))}`;
@@ -48,11 +56,28 @@ export function resultRead(member: string, group: CommandGroup, where: string, e
       const reads = (known.entry_members ?? []).map((m) => resultRead(m, group, `${where}.${member}`, entryReaders));
       entryReaders.set(typeName, { typeName, funcName, reads, doc: `one entry of \`${member}\`` });
     }
-    return { goName: goName(member), goType: `[]${typeName}`, doc, member, method: "objects", nullable: false, entriesFunc: funcName };
+    return {
+      goName: goName(member),
+      goType: `[]${typeName}`,
+      doc,
+      member,
+      method: "objects",
+      nullable: false,
+      entriesFunc: funcName,
+    };
   }
-  if (known.nullable && known.type !== "unsigned_integer") throw new Error(`go target: ${where}: a nullable ${known.type} member has no Go reader yet`);
+  if (known.nullable && known.type !== "unsigned_integer")
+    throw new Error(`go target: ${where}: a nullable ${known.type} member has no Go reader yet`);
   const t = MEMBER_GO_TYPES[known.nullable ? "nullable_unsigned_integer" : known.type];
-  return { goName: goName(member), goType: t.goType, doc, member, method: t.read, nullable: known.nullable === true, entriesFunc: null };
+  return {
+    goName: goName(member),
+    goType: t.goType,
+    doc,
+    member,
+    method: t.read,
+    nullable: known.nullable === true,
+    entriesFunc: null,
+  };
 }
 
 /** What the template needs to write the read of one result member. */
@@ -63,7 +88,8 @@ function readView(r: ResultRead): CommandGroupView["commands"][number]["reads"][
 /** The view of one command group of spec/tables/client-initiated-commands.json. */
 export function commandGroupView(group: CommandGroup): CommandGroupView {
   const [program, ...groupArgs] = group.cli;
-  if (program === undefined || groupArgs.length === 0) throw new Error(`go target: group ${group.group} has no CLI words`);
+  if (program === undefined || groupArgs.length === 0)
+    throw new Error(`go target: group ${group.group} has no CLI words`);
   const typeName = `${goName(group.group)}Commands`;
   const entryReaders = new Map<string, EntryReader>();
   const structs: CommandGroupView["structs"] = [];
@@ -87,16 +113,30 @@ export function commandGroupView(group: CommandGroup): CommandGroupView {
     const resultType = `${goName(group.group)}${cmdName}Result`;
     const reads = cmd.result_fields.map((m) => resultRead(m, group, where, entryReaders));
     const resultFields = reads.map((r) => ({ goName: r.goName, goType: r.goType, doc: r.doc }));
-    if (cmd.stdout === "blob") resultFields.unshift({ goName: "Blob", goType: "[]byte", doc: "the stored bytes, exactly as the command printed them on stdout" });
-    if (cmd.stderr === "diagnostics") resultFields.push({ goName: "Diagnostics", goType: "[]string", doc: "the diagnostic lines the command printed on stderr (one JSON object each)" });
+    if (cmd.stdout === "blob")
+      resultFields.unshift({
+        goName: "Blob",
+        goType: "[]byte",
+        doc: "the stored bytes, exactly as the command printed them on stdout",
+      });
+    if (cmd.stderr === "diagnostics")
+      resultFields.push({
+        goName: "Diagnostics",
+        goType: "[]string",
+        doc: "the diagnostic lines the command printed on stderr (one JSON object each)",
+      });
     const jsonFrom = cmd.stdout === "json" ? "stdout" : cmd.stderr === "json_metadata" ? "stderr" : null;
-    if (jsonFrom === null && reads.length > 0) throw new Error(`go target: ${where} names result fields but prints no JSON`);
+    if (jsonFrom === null && reads.length > 0)
+      throw new Error(`go target: ${where} names result fields but prints no JSON`);
     structs.push({
       name: resultType,
       doc: `what \`${group.cli.join(" ")} ${cmd.command}\` prints on success (${jsonFrom === "stdout" ? "JSON on stdout" : "the blob on stdout, JSON metadata on stderr"})`,
       fields: resultFields,
     });
-    const usage = [cmd.command, ...cmd.flags.map((f) => (f.required ? `${f.flag} <${f.value}>` : `[${f.flag} <${f.value}>]`))].join(" ");
+    const usage = [
+      cmd.command,
+      ...cmd.flags.map((f) => (f.required ? `${f.flag} <${f.value}>` : `[${f.flag} <${f.value}>]`)),
+    ].join(" ");
     const doc = [
       `${cmdName} runs \`${group.cli.join(" ")} ${usage}\`${cmd.stdin === "blob" ? " with blob on stdin" : ""}.`,
       `A non-zero exit is a *HostError: Code holds the error envelope's code for exit ${[...new Set(group.errors.map((e) => e.exit_code))].join("/")}, Usage is true for exit ${group.usage_error_exit_code}.`,
@@ -106,7 +146,11 @@ export function commandGroupView(group: CommandGroup): CommandGroupView {
       doc,
       resultType,
       argWords: [...groupArgs, cmd.command],
-      requiredFlags: required.map((f) => ({ flag: f.flag, param: paramName(f.flag), isUint: f.value !== "identifier" })),
+      requiredFlags: required.map((f) => ({
+        flag: f.flag,
+        param: paramName(f.flag),
+        isUint: f.value !== "identifier",
+      })),
       stdinBlob: cmd.stdin === "blob",
       optionsType,
       options: optional.map((f) => ({ goName: goName(f.flag), flag: f.flag, isUint: f.value === "unsigned_integer" })),
@@ -117,7 +161,11 @@ export function commandGroupView(group: CommandGroup): CommandGroupView {
     };
   });
   for (const reader of entryReaders.values()) {
-    structs.push({ name: reader.typeName, doc: reader.doc, fields: reader.reads.map((r) => ({ goName: r.goName, goType: r.goType, doc: r.doc })) });
+    structs.push({
+      name: reader.typeName,
+      doc: reader.doc,
+      fields: reader.reads.map((r) => ({ goName: r.goName, goType: r.goType, doc: r.doc })),
+    });
   }
   const envDoc = group.environment.map((e) => `${e.name}: ${e.meaning}`).join(" ");
   return {
@@ -136,6 +184,10 @@ export function commandGroupView(group: CommandGroup): CommandGroupView {
     })),
     structs,
     commands,
-    entryReaders: [...entryReaders.values()].map((r) => ({ funcName: r.funcName, typeName: r.typeName, reads: r.reads.map(readView) })),
+    entryReaders: [...entryReaders.values()].map((r) => ({
+      funcName: r.funcName,
+      typeName: r.typeName,
+      reads: r.reads.map(readView),
+    })),
   };
 }

@@ -16,14 +16,16 @@ export function hooksView(model: Model): GoViewModel["hooks"] {
     const prefix = goName(a.adapter);
     const constName = `HookAdapter${prefix}`;
     const eventConst = (hookEvent: string): string => `${prefix}HookEvent${goName(hookEvent)}`;
-    const eventsOf = (hookEvent: string): string[] => a.events.filter((e) => e.hookEvent === hookEvent).map((e) => e.event);
+    const eventsOf = (hookEvent: string): string[] =>
+      a.events.filter((e) => e.hookEvent === hookEvent).map((e) => e.event);
     const hookEvents = a.hookEvents.map((h) => ({
       constName: eventConst(h.hookEvent),
       hookEvent: h.hookEvent,
       doc: `${eventConst(h.hookEvent)} is the ${a.harness} hook event ${h.hookEvent} (output schema schemas/hooks/${h.outputSchema}.schema.json); lifecycle events: ${eventsOf(h.hookEvent).join(", ")}.`,
       outputSchema: h.outputSchema,
       contextSlotConst: h.contextSlot === null ? null : slotConst(h.contextSlot),
-      placementConsts: h.contextSlot === null ? [] : h.contextPlacements.map((p) => enumConst(model, "PlacementClass", p)),
+      placementConsts:
+        h.contextSlot === null ? [] : h.contextPlacements.map((p) => enumConst(model, "PlacementClass", p)),
       blockConst: blockConst(h.block),
       blockApplies: h.blockApplies,
     }));

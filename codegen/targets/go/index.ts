@@ -27,14 +27,12 @@ import { EXPLICIT_TABLES, genericTableView, limitViews, ruleIdViews } from "./ta
 import { GO_SYNTAX } from "./syntax.js";
 import { typeView } from "./types.js";
 
-
 /** Go module path and package name of the SDK. */
 export const GO_MODULE = "lifeloop-callback.dev/lifeloop";
 
 const GO_PACKAGE = "lifeloop";
 
 const GO_VERSION = "1.22";
-
 
 /**
  * Template file (under sdk/go/templates/) → output path (under sdk/go/). Generated Go files are
@@ -93,7 +91,22 @@ export function buildViewModel(model: Model): GoViewModel {
   }
   for (const t of types) claim(String(t.name));
   for (const r of model.tables.subprocessFailureMapping.variants) claim(failureVariantConst(r.variant));
-  for (const name of ["HookAdapter", "HookAdapters", "HookAdapterInfo", "HookAdapterInfos", "HookAdapterFor", "HookEventInfo", "HookEventFor", "HookEventInfoFor", "HookContextLimit", "HookBlockEffect", "HookBlockEffects", "HookContextSlot", "HookContextSlots"]) claim(name);
+  for (const name of [
+    "HookAdapter",
+    "HookAdapters",
+    "HookAdapterInfo",
+    "HookAdapterInfos",
+    "HookAdapterFor",
+    "HookEventInfo",
+    "HookEventFor",
+    "HookEventInfoFor",
+    "HookContextLimit",
+    "HookBlockEffect",
+    "HookBlockEffects",
+    "HookContextSlot",
+    "HookContextSlots",
+  ])
+    claim(name);
   for (const a of hooks.adapters) {
     claim(a.constName);
     for (const h of a.hookEvents) claim(h.constName);
@@ -143,10 +156,14 @@ export function buildViewModel(model: Model): GoViewModel {
       variant: r.variant,
       doc: `${failureVariantConst(r.variant)} is failure variant "${r.variant}" (failure class ${r.failure_class}): ${r.when}`,
     })),
-    genericTables: model.specTables.filter((t) => !EXPLICIT_TABLES.has(t.stem)).map((t) => genericTableView(t.stem, { ...t.doc }, t.meta)),
+    genericTables: model.specTables
+      .filter((t) => !EXPLICIT_TABLES.has(t.stem))
+      .map((t) => genericTableView(t.stem, { ...t.doc }, t.meta)),
     tableJSON: model.specTables.map((t) => ({ stem: t.stem, json: JSON.stringify(t.doc) })),
     commandGroups: groups.map(commandGroupView),
-    commandGroupList: groups.map((g) => `${goName(g.group)}: ${g.commands.map((c) => c.command).join(", ")}`).join("; "),
+    commandGroupList: groups
+      .map((g) => `${goName(g.group)}: ${g.commands.map((c) => c.command).join(", ")}`)
+      .join("; "),
     runner,
     hooks,
   };
@@ -159,5 +176,9 @@ export function checkGoViewModel(model: Model, view: unknown): void {
 
 /** Generate the generated files of sdk/go/ from sdk/go/templates/. */
 export async function generateGo(model: Model): Promise<OutputFile[]> {
-  return renderSdk(model, { language: "go", templates: TEMPLATES, banners: goBanners, syntax: GO_SYNTAX }, buildViewModel(model));
+  return renderSdk(
+    model,
+    { language: "go", templates: TEMPLATES, banners: goBanners, syntax: GO_SYNTAX },
+    buildViewModel(model),
+  );
 }

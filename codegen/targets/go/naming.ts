@@ -28,14 +28,20 @@ export function goName(wire: string): string {
     .join("");
 }
 
-export const GO_KEYWORDS = new Set("break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var".split(" "));
+export const GO_KEYWORDS = new Set(
+  "break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var".split(
+    " ",
+  ),
+);
 
 /** lowerCamel Go name for parameters: `--thread` → `thread`, `--client-id` → `clientID` (`--type` → `typeValue`). */
 export function paramName(wire: string): string {
   const pascal = goName(wire);
   const lead = /^[A-Z]+(?![a-z])/.exec(pascal)?.[0] ?? pascal.charAt(0);
   const name = lead.toLowerCase() + pascal.slice(lead.length);
-  return GO_KEYWORDS.has(name) || ["ctx", "blob", "opts", "args", "result", "out", "err", "r", "c"].includes(name) ? `${name}Value` : name;
+  return GO_KEYWORDS.has(name) || ["ctx", "blob", "opts", "args", "result", "out", "err", "r", "c"].includes(name)
+    ? `${name}Value`
+    : name;
 }
 
 /** A Go interpreted string literal (JSON string syntax is valid Go for every string in our sources). */

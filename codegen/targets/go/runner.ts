@@ -7,10 +7,17 @@ import { enumConst, failureVariantConst } from "./naming.js";
 /** The client runner: failure classes and warning-code constants from the tables, and its documented outcomes. */
 export function runnerView(model: Model): GoViewModel["runner"] {
   const v = runnerVariants(model, "go");
-  const cls = (failureClass: string): { name: string; constName: string } => ({ name: failureClass, constName: enumConst(model, "FailureClass", failureClass) });
+  const cls = (failureClass: string): { name: string; constName: string } => ({
+    name: failureClass,
+    constName: enumConst(model, "FailureClass", failureClass),
+  });
   const reject = cls(v.invalidRequest.failureClass);
   const handler = cls(v.handlerThrew.failureClass);
-  const outcomes = runnerOutcomes(model, "go", { binding: "go", handlerFails: "returns an error or panics", invalidResponseExtra: "" });
+  const outcomes = runnerOutcomes(model, "go", {
+    binding: "go",
+    handlerFails: "returns an error or panics",
+    invalidResponseExtra: "",
+  });
   return {
     rejectClass: reject.name,
     rejectClassConst: reject.constName,

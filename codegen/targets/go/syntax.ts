@@ -55,7 +55,11 @@ export function goLiteral(value: unknown, shape: GoViewShape, nullable = false, 
   if (!nullable) return inner;
   if (shape.kind === "struct") return `&${inner}`;
   // A numeric constant would make ptrTo's T int (or float64 for 1.5) where the field is *int64.
-  return shape.kind === "int" ? `ptrTo[int64](${inner})` : shape.kind === "float" ? `ptrTo[float64](${inner})` : `ptrTo(${inner})`;
+  return shape.kind === "int"
+    ? `ptrTo[int64](${inner})`
+    : shape.kind === "float"
+      ? `ptrTo[float64](${inner})`
+      : `ptrTo(${inner})`;
 }
 
 function goLiteralValue(value: unknown, shape: GoViewShape): string {
@@ -75,7 +79,9 @@ function goLiteralValue(value: unknown, shape: GoViewShape): string {
       return `${goTypeOf(viewShape(shape))}{${(value as unknown[]).map((v) => goLiteral(v, member(shape.elem, "elem"), false, true)).join(", ")}}`;
     case "struct": {
       const o = value as Record<string, unknown>;
-      const members = (shape.fields ?? []).filter((f) => o[f.key] !== undefined && !(o[f.key] === null && !f.nullable && f.shape.kind !== "any"));
+      const members = (shape.fields ?? []).filter(
+        (f) => o[f.key] !== undefined && !(o[f.key] === null && !f.nullable && f.shape.kind !== "any"),
+      );
       return `${member(shape.name, "name")}{${members.map((f) => `${f.goName}: ${goLiteral(o[f.key], f.shape, f.nullable)}`).join(", ")}}`;
     }
   }
@@ -103,7 +109,11 @@ function viewShape(shape: GoViewShape): GoShape {
     case "slice":
       return { kind: "slice", elem: viewShape(member(shape.elem, "elem")) };
     case "struct":
-      return { kind: "struct", name: member(shape.name, "name"), fields: (shape.fields ?? []).map((f) => ({ ...f, shape: viewShape(f.shape) })) };
+      return {
+        kind: "struct",
+        name: member(shape.name, "name"),
+        fields: (shape.fields ?? []).map((f) => ({ ...f, shape: viewShape(f.shape) })),
+      };
     default:
       return { kind: shape.kind };
   }
@@ -122,9 +132,11 @@ export const GO_SYNTAX: SdkSyntax = {
   helpers: {
     goString: ([value]) => goString(str(value, "goString")),
     goStrings: ([list]) => strs(list, "goStrings").map(goString).join(", "),
-    goDoc: ([text], hash) => goDoc(str(text, "goDoc"), num(hash.width, 96, "goDoc width"), num(hash.indent, 0, "goDoc indent")),
+    goDoc: ([text], hash) =>
+      goDoc(str(text, "goDoc"), num(hash.width, 96, "goDoc width"), num(hash.indent, 0, "goDoc indent")),
     goShape: ([shape]) => shapeLiteral(shape as Shape),
-    goLiteral: ([value, shape], hash) => goLiteral(value, shape as GoViewShape, hash.nullable === true, hash.elide === true),
+    goLiteral: ([value, shape], hash) =>
+      goLiteral(value, shape as GoViewShape, hash.nullable === true, hash.elide === true),
   },
   blocks: {
     goBraces: (inner) => `{${inner}}`,

@@ -7,7 +7,13 @@ import type { GoShape as GoViewShape, GoViewModel } from "../../../generated/cod
 import { goName, singular } from "./naming.js";
 
 /** Tables with a hand-designed Go rendering in spec_tables.go.hbs; every other table is rendered generically. */
-export const EXPLICIT_TABLES = new Set(["event-vocabulary", "failure-retry-defaults", "subprocess-failure-mapping", "limits", "document-rules"]);
+export const EXPLICIT_TABLES = new Set([
+  "event-vocabulary",
+  "failure-retry-defaults",
+  "subprocess-failure-mapping",
+  "limits",
+  "document-rules",
+]);
 
 // structs (members in first-seen order), arrays slices, JSON null a pointer (or nil), mixed values `any`.
 export type GoShape =
@@ -32,7 +38,8 @@ export function branches(node: SchemaNode): { readonly nonNull: readonly SchemaN
   const list = (node.oneOf ?? node.anyOf) as SchemaNode[] | undefined;
   if (list === undefined) {
     const types = Array.isArray(node.type) ? (node.type as string[]) : [node.type];
-    if (types.includes("null") && types.length > 1) return { nonNull: [{ ...node, type: types.filter((t) => t !== "null")[0] }], nullable: true };
+    if (types.includes("null") && types.length > 1)
+      return { nonNull: [{ ...node, type: types.filter((t) => t !== "null")[0] }], nullable: true };
     const nullEnum = Array.isArray(node.enum) && (node.enum as unknown[]).includes(null);
     return { nonNull: [node], nullable: node.type === "null" || nullEnum };
   }
@@ -43,8 +50,22 @@ export function branches(node: SchemaNode): { readonly nonNull: readonly SchemaN
 /** The JSON type of a schema node without a oneOf/anyOf: from `type`, else its `enum`/`const` values. */
 export function jsonTypeOf(node: SchemaNode): string {
   if (typeof node.type === "string") return node.type;
-  const values = (node.enum !== undefined ? (node.enum as unknown[]) : node.const !== undefined ? [node.const] : []).filter((v) => v !== null);
-  const kinds = new Set(values.map((v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v)));
+  const values = (
+    node.enum !== undefined ? (node.enum as unknown[]) : node.const !== undefined ? [node.const] : []
+  ).filter((v) => v !== null);
+  const kinds = new Set(
+    values.map((v) =>
+      v === null
+        ? "null"
+        : Array.isArray(v)
+          ? "array"
+          : typeof v === "number"
+            ? Number.isInteger(v)
+              ? "integer"
+              : "number"
+            : typeof v,
+    ),
+  );
   return kinds.size === 1 ? ([...kinds][0] as string) : "any";
 }
 
@@ -53,7 +74,11 @@ export function jsonTypeOf(node: SchemaNode): string {
  * `properties` order, merged across oneOf branches), arrays and same-typed tuples slices, a member
  * that is optional or admits null a pointer (see goTypeOf), anything else `any`.
  */
-export function schemaShape(node: SchemaNode, name: string, structs: Map<string, GoShape & { kind: "struct" }>): GoShape {
+export function schemaShape(
+  node: SchemaNode,
+  name: string,
+  structs: Map<string, GoShape & { kind: "struct" }>,
+): GoShape {
   const { nonNull } = branches(node);
   if (nonNull.length === 0) return { kind: "any" };
   const kinds = new Set(nonNull.map(jsonTypeOf));
@@ -69,10 +94,17 @@ export function schemaShape(node: SchemaNode, name: string, structs: Map<string,
     case "number":
       return { kind: "float" };
     case "array": {
-      const items = nonNull.flatMap((b) => (Array.isArray(b.prefixItems) ? (b.prefixItems as SchemaNode[]) : b.items !== undefined ? [b.items as SchemaNode] : []));
+      const items = nonNull.flatMap((b) =>
+        Array.isArray(b.prefixItems)
+          ? (b.prefixItems as SchemaNode[])
+          : b.items !== undefined
+            ? [b.items as SchemaNode]
+            : [],
+      );
       const elems = items.map((item) => schemaShape(item, singular(name), structs));
       const first = elems[0];
-      if (first === undefined || elems.some((e) => JSON.stringify(e) !== JSON.stringify(first))) return { kind: "slice", elem: { kind: "any" } };
+      if (first === undefined || elems.some((e) => JSON.stringify(e) !== JSON.stringify(first)))
+        return { kind: "slice", elem: { kind: "any" } };
       return { kind: "slice", elem: first };
     }
     case "object": {
@@ -85,12 +117,16 @@ export function schemaShape(node: SchemaNode, name: string, structs: Map<string,
         }
       }
       if (keys.length === 0) return { kind: "any" };
-      const requiredEverywhere = (key: string): boolean => nonNull.every((b) => ((b.required ?? []) as string[]).includes(key));
+      const requiredEverywhere = (key: string): boolean =>
+        nonNull.every((b) => ((b.required ?? []) as string[]).includes(key));
       const fields = keys.map((key): GoStructField => {
         const subs = props.get(key) as SchemaNode[];
         const merged: SchemaNode = subs.length === 1 ? (subs[0] as SchemaNode) : { oneOf: subs };
         const shape = schemaShape(merged, `${name}${goName(key)}`, structs);
-        const nullable = (!requiredEverywhere(key) || subs.some((sub) => branches(sub).nullable)) && shape.kind !== "slice" && shape.kind !== "any";
+        const nullable =
+          (!requiredEverywhere(key) || subs.some((sub) => branches(sub).nullable)) &&
+          shape.kind !== "slice" &&
+          shape.kind !== "any";
         return { key, goName: goName(key), shape, nullable };
       });
       const names = new Set<string>();
@@ -134,7 +170,16 @@ export function shapeData(shape: GoShape): GoViewShape {
     case "slice":
       return { kind: "slice", elem: shapeData(shape.elem) };
     case "struct":
-      return { kind: "struct", name: shape.name, fields: shape.fields.map((f) => ({ key: f.key, goName: f.goName, shape: shapeData(f.shape), nullable: f.nullable })) };
+      return {
+        kind: "struct",
+        name: shape.name,
+        fields: shape.fields.map((f) => ({
+          key: f.key,
+          goName: f.goName,
+          shape: shapeData(f.shape),
+          nullable: f.nullable,
+        })),
+      };
     default:
       return { kind: shape.kind };
   }
@@ -145,7 +190,11 @@ export function tablePath(stem: string): string {
 }
 
 /** The view of one table rendered generically: its struct types (from the meta-schema) and its value. */
-export function genericTableView(stem: string, doc: Readonly<Record<string, unknown>>, meta: SchemaNode): GoViewModel["genericTables"][number] {
+export function genericTableView(
+  stem: string,
+  doc: Readonly<Record<string, unknown>>,
+  meta: SchemaNode,
+): GoViewModel["genericTables"][number] {
   const typeName = `Spec${goName(stem)}Table`;
   const structs = new Map<string, GoShape & { kind: "struct" }>();
   const { $schema: _schema, ...properties } = (meta.properties ?? {}) as Record<string, SchemaNode>;
@@ -162,7 +211,14 @@ export function genericTableView(stem: string, doc: Readonly<Record<string, unkn
     .map((f) => {
       const value = doc[f.key];
       const multiline = f.shape.kind === "slice" && Array.isArray(value) && value.length > 0;
-      return { goName: f.goName, multiline, goType: goTypeOf(f.shape, f.nullable), value, shape: shapeData(f.shape), nullable: f.nullable };
+      return {
+        goName: f.goName,
+        multiline,
+        goType: goTypeOf(f.shape, f.nullable),
+        value,
+        shape: shapeData(f.shape),
+        nullable: f.nullable,
+      };
     });
   return {
     stem,
@@ -189,5 +245,9 @@ export function ruleIdViews(model: Model): GoViewModel["ruleIds"] {
   const document = model.tables.documentRules.rules.map((r) => ({ id: r.id, summary: r.summary }));
   const cross = model.rules.map((r) => ({ id: r.id, summary: r.summary }));
   const stream = model.tables.streamV2.framing_rules.map((r) => ({ id: r.id, summary: r.summary }));
-  return [...document, ...cross, ...stream].map((r) => ({ constName: `Rule${goName(r.id)}`, id: r.id, summary: r.summary.replace(/\s+/g, " ") }));
+  return [...document, ...cross, ...stream].map((r) => ({
+    constName: `Rule${goName(r.id)}`,
+    id: r.id,
+    summary: r.summary.replace(/\s+/g, " "),
+  }));
 }

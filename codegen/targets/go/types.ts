@@ -65,23 +65,44 @@ export function fieldView(type: WireType, field: Field): TypeView["fields"][numb
   };
   if (field.shape.kind === "array" || field.shape.kind === "open_object") {
     if (field.nullable || (field.presence !== "collection" && field.presence !== "required")) {
-      throw new Error(`go target: ${where}: nullable or optional arrays/maps are not supported (presence ${field.presence})`);
+      throw new Error(
+        `go target: ${where}: nullable or optional arrays/maps are not supported (presence ${field.presence})`,
+      );
     }
-    const item = field.shape.kind === "array" ? itemCodec(field.shape.items, where) : { goType: "", decode: "nodeMap", encode: "mapNode" };
+    const item =
+      field.shape.kind === "array"
+        ? itemCodec(field.shape.items, where)
+        : { goType: "", decode: "nodeMap", encode: "mapNode" };
     const slice = field.shape.kind === "array";
-    return { ...common, slice, pointer: false, goType: slice ? `[]${item.goType}` : "map[string]any", itemDecode: item.decode, itemEncode: item.encode };
+    return {
+      ...common,
+      slice,
+      pointer: false,
+      goType: slice ? `[]${item.goType}` : "map[string]any",
+      itemDecode: item.decode,
+      itemEncode: item.encode,
+    };
   }
   const item = itemCodec(field.shape, where);
   if (field.presence === "collection") throw new Error(`go target: ${where}: presence ${field.presence} on a scalar`);
   const pointer = field.presence !== "required";
-  return { ...common, slice: false, pointer, goType: pointer ? `*${item.goType}` : item.goType, itemDecode: item.decode, itemEncode: item.encode };
+  return {
+    ...common,
+    slice: false,
+    pointer,
+    goType: pointer ? `*${item.goType}` : item.goType,
+    itemDecode: item.decode,
+    itemEncode: item.encode,
+  };
 }
 
 /** The view of one rule step: the Go check constant and the step's members (null when absent). */
 export function stepView(step: RuleStep, wireVersion: string): TypeView["steps"][number] {
   const check = RULE_CHECKS[step.check];
   if (!check) {
-    throw new Error(`go target: rule check ${JSON.stringify(step.check)} is not implemented by the Go interpreter; add it to sdk/go/rules.go and RULE_CHECKS`);
+    throw new Error(
+      `go target: rule check ${JSON.stringify(step.check)} is not implemented by the Go interpreter; add it to sdk/go/rules.go and RULE_CHECKS`,
+    );
   }
   return {
     rule: step.rule,
@@ -91,7 +112,9 @@ export function stepView(step: RuleStep, wireVersion: string): TypeView["steps"]
     fields: step.fields ? [...step.fields] : null,
     each: step.each === true,
     lengthField: step.lengthField ?? null,
-    when: step.when ? { field: step.when.field, notIn: step.when.op === "not_in", values: [...step.when.values] } : null,
+    when: step.when
+      ? { field: step.when.field, notIn: step.when.op === "not_in", values: [...step.when.values] }
+      : null,
     values: step.values ? [...step.values] : null,
     expected: step.expected === undefined ? null : step.check === "equals_wire_version" ? wireVersion : step.expected,
     message: step.message,

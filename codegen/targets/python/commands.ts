@@ -13,7 +13,9 @@ export interface MemberType {
 }
 
 /** Python type and readers of each member type of spec/tables/client-initiated-commands.json `members`. */
-export const MEMBER_PY_TYPES: Readonly<Record<"string" | "unsigned_integer" | "nullable_unsigned_integer" | "entries", MemberType>> = {
+export const MEMBER_PY_TYPES: Readonly<
+  Record<"string" | "unsigned_integer" | "nullable_unsigned_integer" | "entries", MemberType>
+> = {
   string: { annotation: "str", accessor: "_str", parser: "_want_str" },
   unsigned_integer: { annotation: "int", accessor: "_int", parser: "_want_int" },
   nullable_unsigned_integer: { annotation: "Optional[int]", accessor: "_int", parser: "_want_optional_int" },
@@ -22,8 +24,12 @@ export const MEMBER_PY_TYPES: Readonly<Record<"string" | "unsigned_integer" | "n
 
 export function fieldType(group: CommandGroup, member: string, where: string): MemberType {
   const known = group.members.find((m) => m.name === member);
-  if (!known) throw new Error(`python target: ${where} prints member ${JSON.stringify(member)}, which spec/tables/client-initiated-commands.json members does not type`);
-  if (known.nullable && known.type !== "unsigned_integer") throw new Error(`python target: ${where}: a nullable ${known.type} member has no Python reader yet`);
+  if (!known)
+    throw new Error(
+      `python target: ${where} prints member ${JSON.stringify(member)}, which spec/tables/client-initiated-commands.json members does not type`,
+    );
+  if (known.nullable && known.type !== "unsigned_integer")
+    throw new Error(`python target: ${where}: a nullable ${known.type} member has no Python reader yet`);
   return MEMBER_PY_TYPES[known.nullable ? "nullable_unsigned_integer" : known.type];
 }
 
@@ -60,7 +66,11 @@ export function commandGroupView(group: CommandGroup): PythonSdkViewModel["group
       return { attr: pyAttr(f), annotation: t.annotation, parser: t.parser, name: f };
     });
     const source =
-      c.stdout === "json" ? "the JSON object on stdout" : c.stderr === "json_metadata" ? "the JSON metadata on stderr" : "stdout";
+      c.stdout === "json"
+        ? "the JSON object on stdout"
+        : c.stderr === "json_metadata"
+          ? "the JSON metadata on stderr"
+          : "stdout";
     const flagDoc = c.flags
       .map((f) => `\`${f.flag}\` (${f.required ? "required" : "optional"} ${f.value.replace("_", " ")})`)
       .join(", ");
@@ -73,8 +83,10 @@ export function commandGroupView(group: CommandGroup): PythonSdkViewModel["group
       "",
       `Raises a CommandReportedError subclass for ${group.errors.map((e) => `\`${e.error}\``).join(", ")}; CommandUsageError, CommandTimeoutError, CommandSpawnError, CommandFailedError or CommandOutputError otherwise.`,
     ].join("\n");
-    if (c.stdout === "json" && c.stderr === "json_metadata") throw new Error(`${where}: JSON on both stdout and stderr is not supported`);
-    if (c.stdout === "blob" && c.stderr !== "json_metadata") throw new Error(`${where}: a blob result needs JSON metadata on stderr`);
+    if (c.stdout === "json" && c.stderr === "json_metadata")
+      throw new Error(`${where}: JSON on both stdout and stderr is not supported`);
+    if (c.stdout === "blob" && c.stderr !== "json_metadata")
+      throw new Error(`${where}: a blob result needs JSON metadata on stderr`);
     return {
       method,
       command: c.command,

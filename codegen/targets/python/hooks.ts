@@ -8,9 +8,13 @@ import { pyConstName, upperSnake } from "./naming.js";
 export function hooksView(model: Model): PythonSdkViewModel["hooks"] {
   const facts = hookMapping(model);
   const adapterConst = (adapter: string): string => `HOOK_ADAPTER_${pyConstName(adapter)}`;
-  const eventConst = (adapter: string, hookEvent: string): string => `${pyConstName(adapter)}_HOOK_EVENT_${upperSnake(hookEvent)}`;
+  const eventConst = (adapter: string, hookEvent: string): string =>
+    `${pyConstName(adapter)}_HOOK_EVENT_${upperSnake(hookEvent)}`;
   const nonEmpty = (values: readonly string[], what: string): string[] => {
-    if (values.length === 0) throw new Error(`python target: spec/tables/harness-hook-mapping.json has no ${what}; hooks.py needs at least one`);
+    if (values.length === 0)
+      throw new Error(
+        `python target: spec/tables/harness-hook-mapping.json has no ${what}; hooks.py needs at least one`,
+      );
     return [...values];
   };
   const adapters = facts.adapters.map((a) => {

@@ -27,7 +27,6 @@ import { PYTHON_SYNTAX } from "./syntax.js";
 import { eventRowView } from "./tables.js";
 import { dependencyOrder, ruleStepView, typeView } from "./types.js";
 
-
 /** Version of the generated distribution. */
 export const PYTHON_SDK_VERSION = "0.1.0";
 
@@ -36,7 +35,8 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
   const wireVersion = model.wireVersion.current;
   for (const e of model.enums) {
     const names = e.values.map(pyConstName);
-    if (new Set(names).size !== names.length) throw new Error(`enum ${e.name}: two values map to one Python member name`);
+    if (new Set(names).size !== names.length)
+      throw new Error(`enum ${e.name}: two values map to one Python member name`);
   }
   const enums = model.enums.map((e) => ({
     name: e.name,
@@ -48,9 +48,18 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
   const objectSchemas = model.types.map((t) => ({
     name: t.name,
     required: (t.schema.required as string[] | undefined) ?? [],
-    fields: t.fields.map((f) => ({ name: f.name, attr: pyAttr(f.name), presence: f.presence, nullable: f.nullable, shape: f.shape })),
+    fields: t.fields.map((f) => ({
+      name: f.name,
+      attr: pyAttr(f.name),
+      presence: f.presence,
+      nullable: f.nullable,
+      shape: f.shape,
+    })),
   }));
-  const rulePlans = model.types.map((t) => ({ name: t.name, steps: (model.rulePlans.get(t.name) ?? []).map(ruleStepView) }));
+  const rulePlans = model.types.map((t) => ({
+    name: t.name,
+    steps: (model.rulePlans.get(t.name) ?? []).map(ruleStepView),
+  }));
   const integerPaths = model.types.map((t) => ({ name: t.name, paths: [...(model.integerPaths.get(t.name) ?? [])] }));
   const tables = model.specTables.map(({ stem, file, doc }) => ({
     constName: `${snake(stem).toUpperCase()}_TABLE`,
@@ -71,7 +80,9 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
   const runner = runnerView(model);
   const hooks = hooksView(model);
   const groups = model.tables.clientInitiatedCommands.groups.map(commandGroupView);
-  const commandExports = groups.flatMap((g) => [g.className, ...g.errors.map((e) => e.className), ...g.commands.map((c) => c.resultClass)]).sort();
+  const commandExports = groups
+    .flatMap((g) => [g.className, ...g.errors.map((e) => e.className), ...g.commands.map((c) => c.resultClass)])
+    .sort();
   const initModules: [string, string[]][] = [
     ["codec", ["check", "decode", "encode", "from_json_value", "to_json_value"]],
     // The hand-written command classes of _host.py: `from ._host import *` (no names: its __all__, added to ours).
@@ -98,7 +109,17 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
         ...model.tables.subprocessFailureMapping.variants.map((r) => failureVariantConst(r.variant)),
       ],
     ],
-    ["stream", ["RequestFrameTooLargeError", "StreamClosedError", "StreamRPCError", "event_done", "serve_stream", "serve_stream_io"]],
+    [
+      "stream",
+      [
+        "RequestFrameTooLargeError",
+        "StreamClosedError",
+        "StreamRPCError",
+        "event_done",
+        "serve_stream",
+        "serve_stream_io",
+      ],
+    ],
     ["wire", ["WIRE_CLASSES", "WireObject", ...model.types.map((t) => t.name)]],
   ];
   const initImports = initModules
@@ -175,10 +196,17 @@ const TEMPLATES: readonly (readonly [string, string])[] = [
 
 /** The banners of a file generated from `templatePath`. */
 function pythonBanners(templatePath: string): { banner: string; markdownBanner: string } {
-  return { banner: hashBanner(`Template: ${templatePath}.`).trimEnd(), markdownBanner: markdownBanner(`Template: ${templatePath}.`).trimEnd() };
+  return {
+    banner: hashBanner(`Template: ${templatePath}.`).trimEnd(),
+    markdownBanner: markdownBanner(`Template: ${templatePath}.`).trimEnd(),
+  };
 }
 
 /** Generate the generated files of sdk/python/ from sdk/python/templates/. */
 export async function generatePython(model: Model): Promise<OutputFile[]> {
-  return renderSdk(model, { language: "python", templates: TEMPLATES, banners: pythonBanners, syntax: PYTHON_SYNTAX }, pythonViewModel(model));
+  return renderSdk(
+    model,
+    { language: "python", templates: TEMPLATES, banners: pythonBanners, syntax: PYTHON_SYNTAX },
+    pythonViewModel(model),
+  );
 }

@@ -3,9 +3,44 @@ import { wrapWords } from "../../emit/text.js";
 import { camelWords } from "../sdk-shared.js";
 
 export const PY_KEYWORDS = new Set([
-  "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif",
-  "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or",
-  "pass", "raise", "return", "try", "while", "with", "yield", "match", "case", "type",
+  "False",
+  "None",
+  "True",
+  "and",
+  "as",
+  "assert",
+  "async",
+  "await",
+  "break",
+  "class",
+  "continue",
+  "def",
+  "del",
+  "elif",
+  "else",
+  "except",
+  "finally",
+  "for",
+  "from",
+  "global",
+  "if",
+  "import",
+  "in",
+  "is",
+  "lambda",
+  "nonlocal",
+  "not",
+  "or",
+  "pass",
+  "raise",
+  "return",
+  "try",
+  "while",
+  "with",
+  "yield",
+  "match",
+  "case",
+  "type",
 ]);
 
 /** A Python string literal (JSON string syntax is valid Python). */
@@ -61,12 +96,17 @@ export function docEscape(text: string): string {
 export function pyDocstring(text: string, indent: string): string {
   const lines = wrap(docEscape(text.trim()), Math.max(40, 100 - indent.length));
   if (lines.length === 1 && indent.length + (lines[0] ?? "").length + 6 <= 110) return `${indent}"""${lines[0]}"""`;
-  return [`${indent}"""${lines[0]}`, ...lines.slice(1).map((l) => (l ? `${indent}${l}` : "")), `${indent}"""`].join("\n");
+  return [`${indent}"""${lines[0]}`, ...lines.slice(1).map((l) => (l ? `${indent}${l}` : "")), `${indent}"""`].join(
+    "\n",
+  );
 }
 
 /** UPPER_SNAKE member name of an enum value (`context.pressure_observed` -> `CONTEXT_PRESSURE_OBSERVED`). */
 export function pyConstName(value: string): string {
-  let name = value.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_+|_+$/g, "").toUpperCase();
+  let name = value
+    .replace(/[^A-Za-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .toUpperCase();
   if (/^[0-9]/.test(name)) name = `_${name}`;
   if (!name) throw new Error(`cannot name enum value ${JSON.stringify(value)}`);
   return name;
@@ -74,7 +114,8 @@ export function pyConstName(value: string): string {
 
 /** Python attribute name of a wire field (a keyword gets a trailing underscore). */
 export function pyAttr(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`field ${JSON.stringify(name)} is not a Python identifier`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw new Error(`field ${JSON.stringify(name)} is not a Python identifier`);
   return PY_KEYWORDS.has(name) ? `${name}_` : name;
 }
 

@@ -7,7 +7,11 @@ import { failureVariantConst, isortNames, pyConstName } from "./naming.js";
 /** The client runner: failure classes and warning-code constants from the tables, and its documented outcomes. */
 export function runnerView(model: Model): PythonSdkViewModel["runner"] {
   const v = runnerVariants(model, "python");
-  const outcomes = runnerOutcomes(model, "python", { binding: "python", handlerFails: "raises an exception", invalidResponseExtra: " or is not a CallbackResponse at all" });
+  const outcomes = runnerOutcomes(model, "python", {
+    binding: "python",
+    handlerFails: "raises an exception",
+    invalidResponseExtra: " or is not a CallbackResponse at all",
+  });
   const codes = {
     readRequestCode: failureVariantConst(v.readRequest.variant),
     guardCode: failureVariantConst(v.guard.variant),

@@ -60,14 +60,21 @@ export const PYTHON_SYNTAX: SdkSyntax = {
     pyString: ([value]) => pyStr(str(value, "pyString")),
     pyOptString: ([value]) => (value === null ? "None" : pyStr(str(value, "pyOptString"))),
     pyStrings: ([list]) => pyStrTuple(strs(list, "pyStrings")),
-    pyTuple: ([list], hash) => pyTuple(strs(list, "pyTuple").map((name) => `${typeof hash.prefix === "string" ? hash.prefix : ""}${name}`)),
+    pyTuple: ([list], hash) =>
+      pyTuple(strs(list, "pyTuple").map((name) => `${typeof hash.prefix === "string" ? hash.prefix : ""}${name}`)),
     pyBool: ([value]) => {
       if (typeof value !== "boolean") throw new Error(`pyBool: expected a boolean, got ${JSON.stringify(value)}`);
       return value ? "True" : "False";
     },
     pyLiteral: ([value]) => pyLiteral(value),
-    pyDocstring: ([text], hash) => pyDocstring(str(text, "pyDocstring"), " ".repeat(num(hash.indent, 4, "pyDocstring indent"))),
-    pyComment: ([text], hash) => pyComment(str(text, "pyComment"), num(hash.width, 97, "pyComment width"), `${" ".repeat(num(hash.indent, 0, "pyComment indent"))}#: `),
+    pyDocstring: ([text], hash) =>
+      pyDocstring(str(text, "pyDocstring"), " ".repeat(num(hash.indent, 4, "pyDocstring indent"))),
+    pyComment: ([text], hash) =>
+      pyComment(
+        str(text, "pyComment"),
+        num(hash.width, 97, "pyComment width"),
+        `${" ".repeat(num(hash.indent, 0, "pyComment indent"))}#: `,
+      ),
     pyShape: ([shape]) => shapeExpr(shape as Shape),
     pyFieldDefault: ([kind]) => {
       if (kind === null) return "";

@@ -3,7 +3,9 @@ import type { Model } from "../../model/model.js";
 import type { PythonSdkViewModel } from "../../../generated/codegen/python/view-model.js";
 
 /** The view of one spec/tables/event-vocabulary.json row (an `EventRow(...)` in spec.py). */
-export function eventRowView(row: Model["tables"]["eventVocabulary"]["events"][number]): PythonSdkViewModel["events"][number] {
+export function eventRowView(
+  row: Model["tables"]["eventVocabulary"]["events"][number],
+): PythonSdkViewModel["events"][number] {
   return {
     event: row.event,
     summary: row.summary,

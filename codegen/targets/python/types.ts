@@ -38,7 +38,13 @@ export function dataclassField(field: Field): PyField & { readonly hasDefault: b
     case "optional_emit_null":
       return { attr, annotation: `Optional[${base}]`, default: "none", comment, hasDefault: true };
     case "collection":
-      return { attr, annotation: base, default: field.shape.kind === "open_object" ? "dict" : "tuple", comment, hasDefault: true };
+      return {
+        attr,
+        annotation: base,
+        default: field.shape.kind === "open_object" ? "dict" : "tuple",
+        comment,
+        hasDefault: true,
+      };
   }
 }
 

@@ -32,8 +32,31 @@ function counterName(typeName: string): string {
 }
 
 /** Keywords of a wire object schema's root and of its property schemas that the checks below implement (or that only annotate). */
-const ROOT_KEYWORDS = new Set(["$schema", "$id", "title", "description", "x-wire-document", "type", "properties", "required", "additionalProperties"]);
-const PROPERTY_KEYWORDS = new Set(["description", "type", "maxLength", "minimum", "maximum", "items", "maxItems", "$ref", "anyOf", "additionalProperties", "x-open", "x-emit-null"]);
+const ROOT_KEYWORDS = new Set([
+  "$schema",
+  "$id",
+  "title",
+  "description",
+  "x-wire-document",
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+]);
+const PROPERTY_KEYWORDS = new Set([
+  "description",
+  "type",
+  "maxLength",
+  "minimum",
+  "maximum",
+  "items",
+  "maxItems",
+  "$ref",
+  "anyOf",
+  "additionalProperties",
+  "x-open",
+  "x-emit-null",
+]);
 const ENUM_KEYWORDS = new Set(["$schema", "$id", "title", "description", "type", "enum"]);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -43,7 +66,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** Throws when `schema` (at `where`) uses a keyword outside `known` (recursing into items and anyOf branches). */
 function checkKeywords(schema: Record<string, unknown>, known: ReadonlySet<string>, where: string): void {
   for (const keyword of Object.keys(schema)) {
-    if (!known.has(keyword)) throw new Error(`ts/accept-checks: ${where} uses the keyword ${keyword}, which the accept checks do not implement; extend codegen/targets/ts/accept-checks.ts`);
+    if (!known.has(keyword))
+      throw new Error(
+        `ts/accept-checks: ${where} uses the keyword ${keyword}, which the accept checks do not implement; extend codegen/targets/ts/accept-checks.ts`,
+      );
   }
   if (isRecord(schema.items)) checkKeywords(schema.items, PROPERTY_KEYWORDS, `${where}/items`);
   if (Array.isArray(schema.anyOf)) {
@@ -55,7 +81,8 @@ function checkKeywords(schema: Record<string, unknown>, known: ReadonlySet<strin
 
 /** A member read with a constant name; a name that `Object.prototype` has would read it when absent, so it is refused. */
 function member(obj: string, name: string): string {
-  if (name in Object.prototype || name === "__proto__") throw new Error(`ts/accept-checks: the member name ${name} is also a property of Object.prototype`);
+  if (name in Object.prototype || name === "__proto__")
+    throw new Error(`ts/accept-checks: the member name ${name} is also a property of Object.prototype`);
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `${obj}.${name}` : `${obj}[${JSON.stringify(name)}]`;
 }
 
@@ -78,7 +105,8 @@ function shapeChecks(shape: Shape, v: string, level: number, scope: Scope): stri
       return [`if (typeof ${v} !== "string" || ${v}.length > ${shape.maxLength}) return -1;`, `t += ${v}.length + 2;`];
     case "integer":
       // Above 2^53 a lexeme may be shorter than String(x) (7378697629483821e4 is 2 ** 66): the length proof needs safe integers.
-      if (!(Number.isSafeInteger(shape.minimum) && Number.isSafeInteger(shape.maximum))) throw new Error("ts/accept-checks: integer bounds must be safe integers (|x| <= 2^53 - 1)");
+      if (!(Number.isSafeInteger(shape.minimum) && Number.isSafeInteger(shape.maximum)))
+        throw new Error("ts/accept-checks: integer bounds must be safe integers (|x| <= 2^53 - 1)");
       // `x % 1 !== 0` also holds for the non-finite numbers; `1 / x < 0` finds -0.
       return [
         `if (typeof ${v} !== "number" || ${v} % 1 !== 0 || ${v} < ${shape.minimum} || ${v} > ${shape.maximum} || (${v} === 0 && 1 / ${v} < 0)) return -1;`,
@@ -87,8 +115,12 @@ function shapeChecks(shape: Shape, v: string, level: number, scope: Scope): stri
       ];
     case "enum": {
       const values = scope.enums.get(shape.enumName);
-      if (values === undefined || values.length === 0) throw new Error(`ts/accept-checks: no values for enum ${shape.enumName}`);
-      return [`if (${values.map((value) => `${v} !== ${JSON.stringify(value)}`).join(" && ")}) return -1;`, `t += ${v}.length + 2;`];
+      if (values === undefined || values.length === 0)
+        throw new Error(`ts/accept-checks: no values for enum ${shape.enumName}`);
+      return [
+        `if (${values.map((value) => `${v} !== ${JSON.stringify(value)}`).join(" && ")}) return -1;`,
+        `t += ${v}.length + 2;`,
+      ];
     }
     case "object": {
       const k = `k${scope.next++}`;
@@ -96,7 +128,12 @@ function shapeChecks(shape: Shape, v: string, level: number, scope: Scope): stri
     }
     case "open_object": {
       const k = `k${scope.next++}`;
-      return [`if (typeof ${v} !== "object" || ${v} === null || Array.isArray(${v})) return -1;`, `const ${k} = c.open(${v}, ${at});`, `if (${k} < 0) return -1;`, `n += ${k};`];
+      return [
+        `if (typeof ${v} !== "object" || ${v} === null || Array.isArray(${v})) return -1;`,
+        `const ${k} = c.open(${v}, ${at});`,
+        `if (${k} < 0) return -1;`,
+        `n += ${k};`,
+      ];
     }
     case "array": {
       const i = `i${scope.next++}`;
@@ -122,7 +159,9 @@ function fieldChecks(field: Field, obj: string, scope: Scope): string[] {
   const x = `x${scope.next++}`;
   const checks = shapeChecks(field.shape, x, 1, scope);
   const count = ["n++;", `t += ${field.name.length + 4};`];
-  const valueChecks = field.nullable ? [`if (${x} === null) t += 4;`, "else {", ...checks.map((line) => `  ${line}`), "}"] : checks;
+  const valueChecks = field.nullable
+    ? [`if (${x} === null) t += 4;`, "else {", ...checks.map((line) => `  ${line}`), "}"]
+    : checks;
   const lines = [`const ${x}: any = ${member(obj, field.name)};`];
   if (field.presence === "required" || field.presence === "required_nullable") {
     lines.push(`if (${x} === undefined) return -1;`, ...count, ...valueChecks);
@@ -136,7 +175,8 @@ function fieldChecks(field: Field, obj: string, scope: Scope): string[] {
 function counter(type: WireType, scope: Scope): string[] {
   checkKeywords(type.schema, ROOT_KEYWORDS, `schemas/${type.file}`);
   const properties = type.schema.properties as Record<string, unknown>;
-  for (const [name, raw] of Object.entries(properties)) if (isRecord(raw)) checkKeywords(raw, PROPERTY_KEYWORDS, `schemas/${type.file}#/properties/${name}`);
+  for (const [name, raw] of Object.entries(properties))
+    if (isRecord(raw)) checkKeywords(raw, PROPERTY_KEYWORDS, `schemas/${type.file}#/properties/${name}`);
   scope.next = 0;
   const body = type.fields.flatMap((field) => fieldChecks(field, "v", scope));
   return [
@@ -158,7 +198,9 @@ export async function generateTsAcceptChecks(model: Model): Promise<OutputFile[]
   for (const e of model.enums) checkKeywords(e.schema, ENUM_KEYWORDS, `schemas/${e.file}`);
   const scope: Scope = { enums: new Map(model.enums.map((e) => [e.name, e.values])), next: 0 };
   const lines: string[] = [
-    slashBanner("Accept checks: schema, rules and the fast path's value checks in one walk (codegen/targets/ts/accept-checks.ts)"),
+    slashBanner(
+      "Accept checks: schema, rules and the fast path's value checks in one walk (codegen/targets/ts/accept-checks.ts)",
+    ),
     "/* eslint-disable @typescript-eslint/no-explicit-any */",
     `import { ${model.types.map((t) => probeName(t.name)).join(", ")} } from "./rule-probes.js";`,
     'import type { WireObjectTypeName } from "./spec.js";',

@@ -63,13 +63,17 @@ function check(step: RuleStep, obj: string): string[] {
     }
     case "utf8_byte_length_equals": {
       const declared = member(obj, step.lengthField ?? "");
-      return [`if (typeof ${v} === "string" && typeof ${declared} === "number" && Buffer.byteLength(${v}, "utf8") !== ${declared}) return true;`];
+      return [
+        `if (typeof ${v} === "string" && typeof ${declared} === "number" && Buffer.byteLength(${v}, "utf8") !== ${declared}) return true;`,
+      ];
     }
     case "non_empty_array":
       return [`if (Array.isArray(${v}) && ${v}.length === 0) return true;`];
     case "fields_differ": {
       const fields = (step.fields ?? []).map((f) => member(obj, f));
-      const pairs = fields.flatMap((later, i) => fields.slice(0, i).map((earlier) => `(typeof ${later} === "string" && ${later} === ${earlier})`));
+      const pairs = fields.flatMap((later, i) =>
+        fields.slice(0, i).map((earlier) => `(typeof ${later} === "string" && ${later} === ${earlier})`),
+      );
       return pairs.length === 0 ? [] : [`if (${pairs.join(" || ")}) return true;`];
     }
   }
@@ -79,7 +83,13 @@ function check(step: RuleStep, obj: string): string[] {
  * The body visiting every object that matches `tokens` (as `collect` of rules.ts: `*` is every
  * element of an array, a name an own member of an object) and running `checks` on it.
  */
-function visit(tokens: readonly string[], value: string, checks: (obj: string) => string[], depth: number, indent: string): string[] {
+function visit(
+  tokens: readonly string[],
+  value: string,
+  checks: (obj: string) => string[],
+  depth: number,
+  indent: string,
+): string[] {
   if (tokens.length === 0) {
     return [`${indent}if (isObject(${value})) {`, ...checks(value).map((line) => `${indent}  ${line}`), `${indent}}`];
   }
@@ -120,13 +130,19 @@ export async function generateTsRuleProbes(model: Model): Promise<OutputFile[]> 
   for (const type of model.types) {
     const plan = model.rulePlans.get(type.name) ?? [];
     const patterns = [...new Set(plan.map((step) => step.at))];
-    lines.push(`/** True when some step of the ${type.name} rule plan reports on \`value\` (the plan interpreter then finds the issues). */`);
-    lines.push(`export function ${probeName(type.name)}(${patterns.length === 0 ? "_value" : "value"}: unknown): boolean {`);
+    lines.push(
+      `/** True when some step of the ${type.name} rule plan reports on \`value\` (the plan interpreter then finds the issues). */`,
+    );
+    lines.push(
+      `export function ${probeName(type.name)}(${patterns.length === 0 ? "_value" : "value"}: unknown): boolean {`,
+    );
     for (const at of patterns) {
       const steps = plan.filter((step) => step.at === at);
       const tokens = at === "" ? [] : at.slice(1).split("/");
       lines.push(`  // at "${at}"`);
-      lines.push(...visit(tokens, "value", (obj) => steps.flatMap((step) => check(step, `(${obj} as JsonObject)`)), 0, "  "));
+      lines.push(
+        ...visit(tokens, "value", (obj) => steps.flatMap((step) => check(step, `(${obj} as JsonObject)`)), 0, "  "),
+      );
     }
     lines.push("  return false;", "}", "");
   }

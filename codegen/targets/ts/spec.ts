@@ -46,7 +46,13 @@ function tableViews(model: Model): ReadonlyMap<string, readonly string[]> {
         `export const REFERENCE_IMPLEMENTATION = ${literal(model.wireVersion.reference)} as const;`,
       ],
     ],
-    ["event-vocabulary", [`/** spec/tables/event-vocabulary.json: one row per LifecycleEventKind. */`, `export const EVENT_VOCABULARY = EVENT_VOCABULARY_TABLE.events;`]],
+    [
+      "event-vocabulary",
+      [
+        `/** spec/tables/event-vocabulary.json: one row per LifecycleEventKind. */`,
+        `export const EVENT_VOCABULARY = EVENT_VOCABULARY_TABLE.events;`,
+      ],
+    ],
     [
       "failure-retry-defaults",
       [
@@ -76,9 +82,24 @@ function tableViews(model: Model): ReadonlyMap<string, readonly string[]> {
         `export type StreamErrorName = (typeof STREAM_V2)["error_codes"][number]["name"];`,
       ],
     ],
-    ["transport-modes", [`/** spec/tables/transport-modes.json */`, `export const TRANSPORT_MODES = TRANSPORT_MODES_TABLE.modes;`]],
-    ["subprocess-wire-framing", [`/** spec/tables/subprocess-wire-framing.json */`, `export const SUBPROCESS_WIRE_FRAMING = SUBPROCESS_WIRE_FRAMING_TABLE.streams;`]],
-    ["receipt-emitted-guard", [`/** spec/tables/receipt-emitted-guard.json */`, `export const RECEIPT_EMITTED_GUARD = RECEIPT_EMITTED_GUARD_TABLE;`]],
+    [
+      "transport-modes",
+      [`/** spec/tables/transport-modes.json */`, `export const TRANSPORT_MODES = TRANSPORT_MODES_TABLE.modes;`],
+    ],
+    [
+      "subprocess-wire-framing",
+      [
+        `/** spec/tables/subprocess-wire-framing.json */`,
+        `export const SUBPROCESS_WIRE_FRAMING = SUBPROCESS_WIRE_FRAMING_TABLE.streams;`,
+      ],
+    ],
+    [
+      "receipt-emitted-guard",
+      [
+        `/** spec/tables/receipt-emitted-guard.json */`,
+        `export const RECEIPT_EMITTED_GUARD = RECEIPT_EMITTED_GUARD_TABLE;`,
+      ],
+    ],
     [
       "limits",
       [
@@ -86,10 +107,19 @@ function tableViews(model: Model): ReadonlyMap<string, readonly string[]> {
         `export const LIMITS = ${literal(Object.fromEntries(model.tables.limits.limits.map((l) => [l.name, l.value])))} as const;`,
       ],
     ],
-    ["client-initiated-commands", [`/** spec/tables/client-initiated-commands.json */`, `export const CLIENT_INITIATED_COMMANDS = CLIENT_INITIATED_COMMANDS_TABLE;`]],
+    [
+      "client-initiated-commands",
+      [
+        `/** spec/tables/client-initiated-commands.json */`,
+        `export const CLIENT_INITIATED_COMMANDS = CLIENT_INITIATED_COMMANDS_TABLE;`,
+      ],
+    ],
     [
       "reference-differences",
-      [`/** spec/tables/reference-differences.json: deliberate differences from the reference crate. */`, `export const REFERENCE_DIFFERENCES = REFERENCE_DIFFERENCES_TABLE.differences;`],
+      [
+        `/** spec/tables/reference-differences.json: deliberate differences from the reference crate. */`,
+        `export const REFERENCE_DIFFERENCES = REFERENCE_DIFFERENCES_TABLE.differences;`,
+      ],
     ],
     [
       "cli-exit-codes",
@@ -116,7 +146,10 @@ function tableViews(model: Model): ReadonlyMap<string, readonly string[]> {
         `export const PARSE_RULE_IDS = {`,
         ...model.tables.documentRules.rules
           .filter((row) => row.layer === "json")
-          .flatMap((r) => [`  /** ${r.summary.replace(/\s+/g, " ")} */`, `  ${tableKey(r.id.slice("json.".length))}: ${JSON.stringify(r.id)},`]),
+          .flatMap((r) => [
+            `  /** ${r.summary.replace(/\s+/g, " ")} */`,
+            `  ${tableKey(r.id.slice("json.".length))}: ${JSON.stringify(r.id)},`,
+          ]),
         `} as const;`,
         `/** A parse- or schema-layer rule id. */`,
         `export type DocumentRuleId = (typeof DOCUMENT_RULES)[number]["id"];`,
@@ -137,7 +170,10 @@ function tableViews(model: Model): ReadonlyMap<string, readonly string[]> {
     ],
     [
       "harness-hook-inputs",
-      [`/** spec/tables/harness-hook-inputs.json: what \`lifeloop-callback hook\` does with each harness hook input (spec/hook-command.md). */`, `export const HARNESS_HOOK_INPUTS = HARNESS_HOOK_INPUTS_TABLE;`],
+      [
+        `/** spec/tables/harness-hook-inputs.json: what \`lifeloop-callback hook\` does with each harness hook input (spec/hook-command.md). */`,
+        `export const HARNESS_HOOK_INPUTS = HARNESS_HOOK_INPUTS_TABLE;`,
+      ],
     ],
   ]);
 }
@@ -202,7 +238,10 @@ function ruleStepSection(model: Model): string[] {
     `/** One executable rule step (see codegen/model/model.ts RuleStep and spec/README.md, "Rules"). */`,
     `export interface RuleStep {`,
     `  readonly rule: string;`,
-    `  readonly check: ${model.rules.map((r) => JSON.stringify(r.check)).filter((v, i, a) => a.indexOf(v) === i).join(" | ")};`,
+    `  readonly check: ${model.rules
+      .map((r) => JSON.stringify(r.check))
+      .filter((v, i, a) => a.indexOf(v) === i)
+      .join(" | ")};`,
     `  /** Pointer pattern of the inspected object; \`*\` matches any array index. */`,
     `  readonly at: string;`,
     `  readonly field?: string;`,
@@ -220,7 +259,8 @@ function ruleStepSection(model: Model): string[] {
 
 /** Plans section: RULES, RULE_PLANS and the integer and open-map pointer patterns per type. */
 function rulePlansSection(model: Model): string[] {
-  const perType = (values: (name: string) => unknown): string => literal(Object.fromEntries(model.types.map((t) => [t.name, values(t.name)])));
+  const perType = (values: (name: string) => unknown): string =>
+    literal(Object.fromEntries(model.types.map((t) => [t.name, values(t.name)])));
   return [
     `/** The rules of spec/tables/rules.json: id and summary, in evaluation order. */`,
     `export const RULES = ${literal(model.rules.map((r) => ({ id: r.id, summary: r.summary, check: r.check, reference_messages: r.referenceMessages })))} as const;`,
@@ -242,7 +282,13 @@ function hookSchemasSection(model: Model): string[] {
   return [
     `/** Schemas under schemas/hooks/: each harness hook output and input (with its adapter and hook event; an input with the members it lists) and the render request. */`,
     `export const HOOK_SCHEMAS = ${literal(
-      model.hookSchemas.map((h) => ({ name: h.name, role: h.role, adapter: h.adapter ?? null, hook_event: h.hookEvent ?? null, ...(h.role === "input" ? { members: Object.keys((h.schema.properties ?? {}) as object) } : {}) })),
+      model.hookSchemas.map((h) => ({
+        name: h.name,
+        role: h.role,
+        adapter: h.adapter ?? null,
+        hook_event: h.hookEvent ?? null,
+        ...(h.role === "input" ? { members: Object.keys((h.schema.properties ?? {}) as object) } : {}),
+      })),
     )} as const;`,
   ];
 }
@@ -250,7 +296,9 @@ function hookSchemasSection(model: Model): string[] {
 /** generated/ts/spec/plans.ts: the facts derived from schemas and rules, one section after another. */
 function plansModule(model: Model): OutputFile {
   const lines = [
-    slashBanner("Wire object types, enum values and the plans derived from schemas and rules (re-exported by ../spec.ts)."),
+    slashBanner(
+      "Wire object types, enum values and the plans derived from schemas and rules (re-exported by ../spec.ts).",
+    ),
     "",
     `import type * as Wire from "../types.js";`,
     "",
@@ -272,7 +320,9 @@ function plansModule(model: Model): OutputFile {
 export async function generateTsSpec(model: Model): Promise<OutputFile[]> {
   const views = tableViews(model);
   const stems = new Set(model.specTables.map((t) => t.stem));
-  if (stems.has("plans")) throw new Error("ts/spec: a spec table named plans would collide with generated/ts/spec/plans.ts");
-  for (const stem of views.keys()) if (!stems.has(stem)) throw new Error(`ts/spec: a view belongs to ${stem}, which is not a spec table`);
+  if (stems.has("plans"))
+    throw new Error("ts/spec: a spec table named plans would collide with generated/ts/spec/plans.ts");
+  for (const stem of views.keys())
+    if (!stems.has(stem)) throw new Error(`ts/spec: a view belongs to ${stem}, which is not a spec table`);
   return [...tableModules(model, views), indexModule(model), plansModule(model)];
 }

@@ -44,7 +44,8 @@ export async function generateTsTables(model: Model): Promise<OutputFile[]> {
   for (const table of model.specTables) {
     const title = String(table.meta.title);
     const other = titles.get(title);
-    if (other !== undefined) throw new Error(`ts/tables target: ${table.metaFile} and ${other} are both titled ${title}`);
+    if (other !== undefined)
+      throw new Error(`ts/tables target: ${table.metaFile} and ${other} are both titled ${title}`);
     titles.set(title, table.metaFile);
     const compiled = await compile(typeSource(table.meta) as never, title, {
       bannerComment: "",
@@ -71,5 +72,7 @@ export async function generateTsTables(model: Model): Promise<OutputFile[]> {
     `export const SPEC_TABLE_FILES = ${JSON.stringify(Object.fromEntries(model.specTables.map((t) => [t.key, t.file])), null, 2)} as const satisfies Record<SpecTableKey, string>;`,
   ];
   const header = `${slashBanner()}// TypeScript types of the spec tables, one per meta-schema in spec/meta/.\n\n`;
-  return [{ path: "generated/ts/tables.ts", content: finalNewline(header + [...parts, registry.join("\n")].join("\n\n")) }];
+  return [
+    { path: "generated/ts/tables.ts", content: finalNewline(header + [...parts, registry.join("\n")].join("\n\n")) },
+  ];
 }

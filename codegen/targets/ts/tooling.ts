@@ -26,9 +26,13 @@ export async function generateTsTooling(model: Model): Promise<OutputFile[]> {
   const table = model.toolTables.get("compat-rules");
   if (!table) throw new Error("ts-tooling target: spec/tables/compat-rules.json is not a tooling table of the model");
   const rules = (table.doc as { rules: CompatRuleRow[] }).rules;
-  const only = (role: string): string[] => rules.filter((r) => r.breaks.length === 1 && r.breaks[0] === role).map((r) => r.id);
+  const only = (role: string): string[] =>
+    rules.filter((r) => r.breaks.length === 1 && r.breaks[0] === role).map((r) => r.id);
   const idList = (ids: readonly string[]): string => ids.map((id) => `  ${JSON.stringify(id)},`).join("\n");
-  const rows = rules.map((r) => `  ${JSON.stringify({ id: r.id, level: r.level, category: r.category, breaks: r.breaks, summary: r.summary, example: r.example })},`);
+  const rows = rules.map(
+    (r) =>
+      `  ${JSON.stringify({ id: r.id, level: r.level, category: r.category, breaks: r.breaks, summary: r.summary, example: r.example })},`,
+  );
   const lines = [
     `${slashBanner()}// Tooling facts of spec/tables/compat-rules.json for \`lifeloop-callback diff\` (codegen/targets/ts/tooling.ts).`,
     "",
@@ -55,10 +59,10 @@ export async function generateTsTooling(model: Model): Promise<OutputFile[]> {
     "/** The rows of spec/tables/compat-rules.json, in table order. */",
     `export const COMPAT_RULES: readonly CompatRule[] = [\n${rows.join("\n")}\n];`,
     "",
-    "/** Rules whose `breaks` is exactly [\"senders\"]. */",
+    '/** Rules whose `breaks` is exactly ["senders"]. */',
     `export const SENDER_ONLY_RULES: ReadonlySet<CompatRuleId> = new Set<CompatRuleId>([\n${idList(only("senders"))}\n]);`,
     "",
-    "/** Rules whose `breaks` is exactly [\"receivers\"]. */",
+    '/** Rules whose `breaks` is exactly ["receivers"]. */',
     `export const RECEIVER_ONLY_RULES: ReadonlySet<CompatRuleId> = new Set<CompatRuleId>([\n${idList(only("receivers"))}\n]);`,
   ];
   return [{ path: "generated/ts/tooling.ts", content: finalNewline(lines.join("\n")) }];

@@ -32,10 +32,15 @@ export async function generateTsTypes(model: Model): Promise<OutputFile[]> {
   // The bundle's synthetic root and json-schema-to-typescript's provenance notes are artefacts of
   // bundling, not part of the spec: drop them.
   const cleaned = compiled
-    .replace(/\n \*\s*\n \* This interface was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "\w+"\./g, "")
+    .replace(
+      /\n \*\s*\n \* This interface was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "\w+"\./g,
+      "",
+    )
     .replace(new RegExp(`export interface ${ROOT_NAME} \\{\\}\\n`), "");
   if (cleaned.includes("This interface was referenced") || cleaned.includes(ROOT_NAME)) {
-    throw new Error("json-schema-to-typescript output changed shape; update the clean-up in codegen/targets/ts/types.ts");
+    throw new Error(
+      "json-schema-to-typescript output changed shape; update the clean-up in codegen/targets/ts/types.ts",
+    );
   }
   const header = `${slashBanner()}// TypeScript types of the Lifeloop wire (${model.wireVersion.current}), one per schema in schemas/.\n\n`;
   return [{ path: "generated/ts/types.ts", content: finalNewline(header + cleaned) }];

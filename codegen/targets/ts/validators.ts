@@ -30,13 +30,18 @@ export function guardCodePointCounts(code: string): string {
   const helper = /const (func\d+) = require\("ajv\/dist\/runtime\/ucs2length"\)\.default;/.exec(code)?.[1];
   if (helper === undefined) return code;
   let rewritten = 0;
-  const out = code.replace(new RegExp(`\\b${helper}\\((\\w+)\\) > (\\d+)\\b`, "g"), (_m, value: string, limit: string) => {
-    rewritten++;
-    return `(${value}.length > ${limit} && ${helper}(${value}) > ${limit})`;
-  });
+  const out = code.replace(
+    new RegExp(`\\b${helper}\\((\\w+)\\) > (\\d+)\\b`, "g"),
+    (_m, value: string, limit: string) => {
+      rewritten++;
+      return `(${value}.length > ${limit} && ${helper}(${value}) > ${limit})`;
+    },
+  );
   const calls = out.split(`${helper}(`).length - 1;
   if (rewritten === 0 || calls !== rewritten) {
-    throw new Error(`ts/validators: unexpected use of ajv's ucs2length helper (${calls} calls, ${rewritten} rewritten); update guardCodePointCounts`);
+    throw new Error(
+      `ts/validators: unexpected use of ajv's ucs2length helper (${calls} calls, ${rewritten} rewritten); update guardCodePointCounts`,
+    );
   }
   return out;
 }

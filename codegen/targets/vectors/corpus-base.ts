@@ -27,7 +27,6 @@ export interface Fixture {
   readonly bytes?: Uint8Array;
 }
 
-
 /** Member names that are never wire fields (unknown-field cases). */
 export const UNKNOWN_MEMBER = "unknown_field";
 /** A number that never occurs in a sample document; replaced textually by a number lexeme. */
@@ -52,7 +51,6 @@ export function whereSlug(pointer: string): string {
   return pointer === "" ? "root" : slug(pointer.replace(/\/0(?=\/|$)/g, ""));
 }
 
-
 /** The concatenated bytes of text (UTF-8) and byte parts. */
 export function concat(...parts: (string | Uint8Array)[]): Uint8Array {
   const chunks = parts.map((p) => (typeof p === "string" ? new TextEncoder().encode(p) : p));
@@ -65,14 +63,13 @@ export function concat(...parts: (string | Uint8Array)[]): Uint8Array {
   return out;
 }
 
-
 /** Replace the single occurrence of `needle` in `text` (throws unless it occurs exactly once). */
 export function replaceOnce(text: string, needle: string, by: string | Uint8Array): Uint8Array {
   const first = text.indexOf(needle);
-  if (first < 0 || text.indexOf(needle, first + 1) >= 0) throw new Error(`corpus: sentinel ${needle} must occur exactly once`);
+  if (first < 0 || text.indexOf(needle, first + 1) >= 0)
+    throw new Error(`corpus: sentinel ${needle} must occur exactly once`);
   return concat(text.slice(0, first), by, text.slice(first + needle.length));
 }
-
 
 /** Builds the fixtures of one wire document type. */
 export class RootCorpus {
@@ -89,7 +86,8 @@ export class RootCorpus {
   }
 
   add(f: Fixture): void {
-    if (this.fixtures.some((x) => x.stem === f.stem)) throw new Error(`corpus: duplicate fixture ${this.rootType} ${f.stem}`);
+    if (this.fixtures.some((x) => x.stem === f.stem))
+      throw new Error(`corpus: duplicate fixture ${this.rootType} ${f.stem}`);
     this.fixtures.push(f);
   }
 
@@ -97,17 +95,26 @@ export class RootCorpus {
   edit(pattern: string, pinned: readonly string[], fn: (obj: JsonObject) => void): JsonObject {
     const edited = editDocument(this.model, this.rootType, this.base, pattern, pinned, fn);
     if (edited.conflicts.length > 0) {
-      throw new Error(`corpus: ${this.rootType} ${pattern} [${pinned.join()}] breaks rule ${edited.conflicts[0]?.step.rule} at ${edited.conflicts[0]?.pointer}`);
+      throw new Error(
+        `corpus: ${this.rootType} ${pattern} [${pinned.join()}] breaks rule ${edited.conflicts[0]?.step.rule} at ${edited.conflicts[0]?.pointer}`,
+      );
     }
     return edited.doc;
   }
 
   /** Edit expecting exactly one broken rule step of `rule`; returns the document and the step's pointer. */
-  breakRule(rule: string, pattern: string, pinned: readonly string[], fn: (obj: JsonObject) => void): { doc: JsonObject; pointer: string } {
+  breakRule(
+    rule: string,
+    pattern: string,
+    pinned: readonly string[],
+    fn: (obj: JsonObject) => void,
+  ): { doc: JsonObject; pointer: string } {
     const edited = editDocument(this.model, this.rootType, this.base, pattern, pinned, fn);
     const [only, ...more] = edited.conflicts;
     if (!only || more.length > 0 || only.step.rule !== rule) {
-      throw new Error(`corpus: ${this.rootType} ${pattern}: expected exactly one ${rule} conflict, got ${edited.conflicts.map((c) => `${c.step.rule}@${c.pointer}`).join(", ") || "none"}`);
+      throw new Error(
+        `corpus: ${this.rootType} ${pattern}: expected exactly one ${rule} conflict, got ${edited.conflicts.map((c) => `${c.step.rule}@${c.pointer}`).join(", ") || "none"}`,
+      );
     }
     return { doc: edited.doc, pointer: only.pointer };
   }
@@ -151,4 +158,3 @@ export function describeWhere(rootType: string, pattern: string, field?: string)
   const p = concretePointer(pattern);
   return `${rootType}${p}${field ? `/${field}` : ""}`.replace(/^(\w+)\//, "$1 at /");
 }
-

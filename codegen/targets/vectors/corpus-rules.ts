@@ -14,13 +14,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from "../../model/samples.js";
-import {
-  WRONG_VERSIONS,
-  ruleSlug,
-  whereSlug,
-  type RootCorpus,
-  describeWhere,
-} from "./corpus-base.js";
+import { WRONG_VERSIONS, ruleSlug, whereSlug, type RootCorpus, describeWhere } from "./corpus-base.js";
 
 /** Rule steps (all occurrences inside the root). */
 export function addRuleCases(c: RootCorpus): void {
@@ -41,9 +35,21 @@ export function addRuleCases(c: RootCorpus): void {
           const { doc, pointer } = c.breakRule(step.rule, at, [field], (o) => {
             o[field] = value;
           });
-          c.add({ stem: `invalid-${rs}-${tag(field)}-${name}`, expect: "invalid", rule: step.rule, pointer, description: `${describeWhere(c.rootType, at, field)} is ${JSON.stringify(value)}, not the current wire version`, data: doc });
+          c.add({
+            stem: `invalid-${rs}-${tag(field)}-${name}`,
+            expect: "invalid",
+            rule: step.rule,
+            pointer,
+            description: `${describeWhere(c.rootType, at, field)} is ${JSON.stringify(value)}, not the current wire version`,
+            data: doc,
+          });
         }
-        c.add({ stem: `valid-${rs}-${tag(field)}-current`, expect: "valid", description: `${describeWhere(c.rootType, at, field)} equals the current wire version (spec/wire-version.json)`, data: c.edit(at, [], () => undefined) });
+        c.add({
+          stem: `valid-${rs}-${tag(field)}-current`,
+          expect: "valid",
+          description: `${describeWhere(c.rootType, at, field)} equals the current wire version (spec/wire-version.json)`,
+          data: c.edit(at, [], () => undefined),
+        });
         break;
       }
       case "non_empty_string": {
@@ -51,7 +57,14 @@ export function addRuleCases(c: RootCorpus): void {
         const { doc, pointer } = c.breakRule(step.rule, at, [field], (o) => {
           o[field] = value("");
         });
-        c.add({ stem: `invalid-${rs}-${tag(field)}-empty`, expect: "invalid", rule: step.rule, pointer, description: `${describeWhere(c.rootType, at, field)}${step.each ? "[0]" : ""} is the empty string`, data: doc });
+        c.add({
+          stem: `invalid-${rs}-${tag(field)}-empty`,
+          expect: "invalid",
+          rule: step.rule,
+          pointer,
+          description: `${describeWhere(c.rootType, at, field)}${step.each ? "[0]" : ""} is the empty string`,
+          data: doc,
+        });
         c.add({
           stem: `valid-${rs}-${tag(field)}-one-char`,
           expect: "valid",
@@ -79,7 +92,14 @@ export function addRuleCases(c: RootCorpus): void {
                 o[when.field] = v;
                 apply(o);
               });
-              c.add({ stem: `invalid-${rs}-${tag(field)}-${slug(v)}-${form}`, expect: "invalid", rule: step.rule, pointer, description: `${when.field}=${v} but ${describeWhere(c.rootType, at, field)} is ${form}`, data: doc });
+              c.add({
+                stem: `invalid-${rs}-${tag(field)}-${slug(v)}-${form}`,
+                expect: "invalid",
+                rule: step.rule,
+                pointer,
+                description: `${when.field}=${v} but ${describeWhere(c.rootType, at, field)} is ${form}`,
+                data: doc,
+              });
             }
             c.add({
               stem: `valid-${rs}-${tag(field)}-${slug(v)}-present`,
@@ -94,7 +114,14 @@ export function addRuleCases(c: RootCorpus): void {
               o[when.field] = v;
               o[field] = sampleValue(model, targetField.shape, field);
             });
-            c.add({ stem: `invalid-${rs}-${tag(field)}-${slug(v)}-present`, expect: "invalid", rule: step.rule, pointer, description: `${when.field}=${v} with ${describeWhere(c.rootType, at, field)} present`, data: doc });
+            c.add({
+              stem: `invalid-${rs}-${tag(field)}-${slug(v)}-present`,
+              expect: "invalid",
+              rule: step.rule,
+              pointer,
+              description: `${when.field}=${v} with ${describeWhere(c.rootType, at, field)} present`,
+              data: doc,
+            });
             const forms: [string, (o: JsonObject) => void][] = [["null", (o) => (o[field] = null)]];
             if (targetField.presence !== "required_nullable") forms.push(["absent", (o) => delete o[field]]);
             for (const [form, apply] of forms) {
@@ -117,10 +144,19 @@ export function addRuleCases(c: RootCorpus): void {
           const { doc, pointer } = c.breakRule(step.rule, at, [field], (o) => {
             o[field] = v;
           });
-          c.add({ stem: `invalid-${rs}-${tag(field)}-${slug(v)}`, expect: "invalid", rule: step.rule, pointer, description: `${describeWhere(c.rootType, at, field)} is ${v}`, data: doc });
+          c.add({
+            stem: `invalid-${rs}-${tag(field)}-${slug(v)}`,
+            expect: "invalid",
+            rule: step.rule,
+            pointer,
+            description: `${describeWhere(c.rootType, at, field)} is ${v}`,
+            data: doc,
+          });
         }
         const targetField = ttype.fields.find((f) => f.name === field) as Field;
-        const allowed = enumValuesOf(model, enumNameOf(targetField.shape) as string).filter((v) => !(step.values ?? []).includes(v));
+        const allowed = enumValuesOf(model, enumNameOf(targetField.shape) as string).filter(
+          (v) => !(step.values ?? []).includes(v),
+        );
         for (const v of allowed.slice(0, 1)) {
           c.add({
             stem: `valid-${rs}-${tag(field)}-${slug(v)}`,
@@ -139,17 +175,38 @@ export function addRuleCases(c: RootCorpus): void {
           delete o[first];
           delete o[second];
         });
-        c.add({ stem: `invalid-${rs}-${where}-neither`, expect: "invalid", rule: step.rule, pointer: none.pointer, description: `${describeWhere(c.rootType, at)} has neither ${first} nor ${second}`, data: none.doc });
+        c.add({
+          stem: `invalid-${rs}-${where}-neither`,
+          expect: "invalid",
+          rule: step.rule,
+          pointer: none.pointer,
+          description: `${describeWhere(c.rootType, at)} has neither ${first} nor ${second}`,
+          data: none.doc,
+        });
         const nulls = c.breakRule(step.rule, at, [first, second], (o) => {
           o[first] = null;
           o[second] = null;
         });
-        c.add({ stem: `invalid-${rs}-${where}-both-null`, expect: "invalid", rule: step.rule, pointer: nulls.pointer, description: `${describeWhere(c.rootType, at)} has ${first} and ${second} both null (null means absent)`, data: nulls.doc });
+        c.add({
+          stem: `invalid-${rs}-${where}-both-null`,
+          expect: "invalid",
+          rule: step.rule,
+          pointer: nulls.pointer,
+          description: `${describeWhere(c.rootType, at)} has ${first} and ${second} both null (null means absent)`,
+          data: nulls.doc,
+        });
         const both = c.breakRule(step.rule, at, [first, second], (o) => {
           o[first] = sampleString(first);
           o[second] = sampleString(second);
         });
-        c.add({ stem: `invalid-${rs}-${where}-both`, expect: "invalid", rule: step.rule, pointer: both.pointer, description: `${describeWhere(c.rootType, at)} has both ${first} and ${second}`, data: both.doc });
+        c.add({
+          stem: `invalid-${rs}-${where}-both`,
+          expect: "invalid",
+          rule: step.rule,
+          pointer: both.pointer,
+          description: `${describeWhere(c.rootType, at)} has both ${first} and ${second}`,
+          data: both.doc,
+        });
         for (const [only, other] of [
           [first, second],
           [second, first],
@@ -177,7 +234,14 @@ export function addRuleCases(c: RootCorpus): void {
             o[field] = text;
             o[lengthField] = declared;
           });
-          c.add({ stem: `invalid-${rs}-${where}-counts-${name}`, expect: "invalid", rule: step.rule, pointer, description: `${field} "é😀" is 6 UTF-8 bytes but ${lengthField} is ${declared} (its ${name.replace("-", " ")})`, data: doc });
+          c.add({
+            stem: `invalid-${rs}-${where}-counts-${name}`,
+            expect: "invalid",
+            rule: step.rule,
+            pointer,
+            description: `${field} "é😀" is 6 UTF-8 bytes but ${lengthField} is ${declared} (its ${name.replace("-", " ")})`,
+            data: doc,
+          });
         }
         c.add({
           stem: `valid-${rs}-${where}-multibyte`,
@@ -203,8 +267,20 @@ export function addRuleCases(c: RootCorpus): void {
         const { doc, pointer } = c.breakRule(step.rule, at, [field], (o) => {
           o[field] = [];
         });
-        c.add({ stem: `invalid-${rs}-${tag(field)}-empty`, expect: "invalid", rule: step.rule, pointer, description: `${describeWhere(c.rootType, at, field)} is an empty array`, data: doc });
-        c.add({ stem: `valid-${rs}-${tag(field)}-one`, expect: "valid", description: `${describeWhere(c.rootType, at, field)} lists one entry`, data: c.edit(at, [], () => undefined) });
+        c.add({
+          stem: `invalid-${rs}-${tag(field)}-empty`,
+          expect: "invalid",
+          rule: step.rule,
+          pointer,
+          description: `${describeWhere(c.rootType, at, field)} is an empty array`,
+          data: doc,
+        });
+        c.add({
+          stem: `valid-${rs}-${tag(field)}-one`,
+          expect: "valid",
+          description: `${describeWhere(c.rootType, at, field)} lists one entry`,
+          data: c.edit(at, [], () => undefined),
+        });
         break;
       }
       case "fields_differ": {
@@ -215,7 +291,14 @@ export function addRuleCases(c: RootCorpus): void {
             o[first] = sampleString(first);
             o[later] = sampleString(first);
           });
-          c.add({ stem: `invalid-${rs}-${tag(later)}-equals-${slug(first)}`, expect: "invalid", rule: step.rule, pointer: same.pointer, description: `${describeWhere(c.rootType, at, later)} equals ${first}`, data: same.doc });
+          c.add({
+            stem: `invalid-${rs}-${tag(later)}-equals-${slug(first)}`,
+            expect: "invalid",
+            rule: step.rule,
+            pointer: same.pointer,
+            description: `${describeWhere(c.rootType, at, later)} equals ${first}`,
+            data: same.doc,
+          });
           c.add({
             stem: `valid-${rs}-${tag(later)}-differs`,
             expect: "valid",
@@ -240,4 +323,3 @@ export function addRuleCases(c: RootCorpus): void {
     }
   }
 }
-

@@ -102,7 +102,11 @@ function boundaryCases(model: Model, field: Field): BoundaryCase[] {
   const wrap = (v: JsonValue): JsonValue => (inArray ? [v] : v);
   const itemSuffix = inArray ? "/0" : "";
   if (scalar.kind === "string" && scalar.maxLength <= MAX_DERIVED_STRING) {
-    cases.push({ slug: "max-length", label: `max-length ${scalar.maxLength} code points (the last one astral)`, value: wrap(stringOfCodePoints(scalar.maxLength)) });
+    cases.push({
+      slug: "max-length",
+      label: `max-length ${scalar.maxLength} code points (the last one astral)`,
+      value: wrap(stringOfCodePoints(scalar.maxLength)),
+    });
     cases.push({
       slug: "max-length-plus-1",
       label: `max-length+1 ${scalar.maxLength + 1} code points`,
@@ -113,19 +117,38 @@ function boundaryCases(model: Model, field: Field): BoundaryCase[] {
   if (scalar.kind === "integer") {
     cases.push({ slug: "zero", label: "0", value: wrap(scalar.minimum) });
     cases.push({ slug: "maximum", label: `maximum ${scalar.maximum}`, value: wrap(scalar.maximum) });
-    cases.push({ slug: "maximum-plus-1", label: `maximum+1 ${scalar.maximum + 1}`, value: wrap(scalar.maximum + 1), fail: { rule: "schema.maximum", suffix: itemSuffix } });
+    cases.push({
+      slug: "maximum-plus-1",
+      label: `maximum+1 ${scalar.maximum + 1}`,
+      value: wrap(scalar.maximum + 1),
+      fail: { rule: "schema.maximum", suffix: itemSuffix },
+    });
   }
   const enumName = enumNameOf(shape);
   if (enumName !== null) {
     const values = enumValuesOf(model, enumName);
     for (const v of values) cases.push({ slug: `enum-${slug(v)}`, label: `enum value ${v}`, value: wrap(v) });
     const first = values[0] as string;
-    cases.push({ slug: "enum-near-miss", label: `near-miss ${first.toUpperCase()} (wrong case)`, value: wrap(first.toUpperCase()), fail: { rule: "schema.enum", suffix: itemSuffix } });
+    cases.push({
+      slug: "enum-near-miss",
+      label: `near-miss ${first.toUpperCase()} (wrong case)`,
+      value: wrap(first.toUpperCase()),
+      fail: { rule: "schema.enum", suffix: itemSuffix },
+    });
   }
   if (shape.kind === "array") {
     const item = sampleValue(model, shape.items, field.name);
-    cases.push({ slug: "max-items", label: `max-items ${shape.maxItems}`, value: Array.from({ length: shape.maxItems }, () => item) });
-    cases.push({ slug: "max-items-plus-1", label: `max-items+1 ${shape.maxItems + 1}`, value: Array.from({ length: shape.maxItems + 1 }, () => item), fail: { rule: "schema.max-items", suffix: "" } });
+    cases.push({
+      slug: "max-items",
+      label: `max-items ${shape.maxItems}`,
+      value: Array.from({ length: shape.maxItems }, () => item),
+    });
+    cases.push({
+      slug: "max-items-plus-1",
+      label: `max-items+1 ${shape.maxItems + 1}`,
+      value: Array.from({ length: shape.maxItems + 1 }, () => item),
+      fail: { rule: "schema.max-items", suffix: "" },
+    });
   }
   return cases;
 }
@@ -134,7 +157,10 @@ function boundaryCases(model: Model, field: Field): BoundaryCase[] {
 export function derivedVectors(model: Model): Vector[] {
   const out: Vector[] = [];
   const versionFields = new Set(
-    [...model.rulePlans.values()].flat().filter((s) => s.check === "equals_wire_version" && s.at === "").map((s) => s.field),
+    [...model.rulePlans.values()]
+      .flat()
+      .filter((s) => s.check === "equals_wire_version" && s.at === "")
+      .map((s) => s.field),
   );
   const reps = representativeOccurrences(model);
   for (const type of model.types) {
@@ -148,9 +174,16 @@ export function derivedVectors(model: Model): Vector[] {
       if (versionFields.has(field.name) && field.shape.kind === "string") continue;
       const fieldPointer = `${at}/${field.name}`;
       for (const c of boundaryCases(model, field)) {
-        const edited = editDocument(model, rep.rootType, base, rep.occurrence.pattern, [field.name], (obj: JsonObject) => {
-          obj[field.name] = c.value;
-        });
+        const edited = editDocument(
+          model,
+          rep.rootType,
+          base,
+          rep.occurrence.pattern,
+          [field.name],
+          (obj: JsonObject) => {
+            obj[field.name] = c.value;
+          },
+        );
         let expect: "valid" | "invalid" = "valid";
         let rule: string | null = null;
         let pointer: string | null = null;
@@ -167,7 +200,10 @@ export function derivedVectors(model: Model): Vector[] {
           continue;
         }
         if (c.fail && edited.conflicts.length > 0) continue;
-        const where = rep.occurrence.pattern === "" ? `${type.name}.${field.name}` : `${type.name}.${field.name} (at ${fieldPointer} of a ${rep.rootType})`;
+        const where =
+          rep.occurrence.pattern === ""
+            ? `${type.name}.${field.name}`
+            : `${type.name}.${field.name} (at ${fieldPointer} of a ${rep.rootType})`;
         out.push({
           id: `${root.cliName}/${expect}-bound-${slug(fieldPointer)}-${c.slug}`,
           type: rep.rootType,
@@ -187,7 +223,8 @@ export function derivedVectors(model: Model): Vector[] {
 /** Number of JSON values in a value (every scalar and container, the root included). */
 function valueCount(value: unknown): number {
   if (Array.isArray(value)) return 1 + value.reduce((n: number, v) => n + valueCount(v), 0);
-  if (value !== null && typeof value === "object") return 1 + Object.values(value).reduce((n: number, v) => n + valueCount(v), 0);
+  if (value !== null && typeof value === "object")
+    return 1 + Object.values(value).reduce((n: number, v) => n + valueCount(v), 0);
   return 1;
 }
 
@@ -212,7 +249,16 @@ export function limitVectors(model: Model): Vector[] {
   const make = (n: number): Uint8Array => encode({ ...doc, [open.name]: { v: new Array(n).fill(0) } });
   const source = "spec/tables/limits.json max_values (derived boundary case)";
   return [
-    { id: `${root.cliName}/valid-json-max-values-at-limit`, type: "CallbackResponse", expect: "valid", rule: null, pointer: null, description: `exactly limits.max_values (${limit.value}) JSON values`, bytes: make(zeros), source },
+    {
+      id: `${root.cliName}/valid-json-max-values-at-limit`,
+      type: "CallbackResponse",
+      expect: "valid",
+      rule: null,
+      pointer: null,
+      description: `exactly limits.max_values (${limit.value}) JSON values`,
+      bytes: make(zeros),
+      source,
+    },
     {
       id: `${root.cliName}/invalid-json-max-values-plus-1`,
       type: "CallbackResponse",
@@ -269,7 +315,16 @@ export function memberLimitVectors(model: Model): Vector[] {
     };
     const at = `/${path.join("/")}`;
     out.push(
-      { id: `${root.cliName}/valid-json-max-members-at-limit`, type: typeName, expect: "valid", rule: null, pointer: null, description: `${at} with exactly limits.max_object_members (${limit.value}) members`, bytes: make(limit.value), source },
+      {
+        id: `${root.cliName}/valid-json-max-members-at-limit`,
+        type: typeName,
+        expect: "valid",
+        rule: null,
+        pointer: null,
+        description: `${at} with exactly limits.max_object_members (${limit.value}) members`,
+        bytes: make(limit.value),
+        source,
+      },
       {
         id: `${root.cliName}/invalid-json-max-members-plus-1`,
         type: typeName,
@@ -289,7 +344,9 @@ export function memberLimitVectors(model: Model): Vector[] {
 export function allVectors(model: Model): Vector[] {
   const corpus = corpusVectors(model);
   const seen = new Set(corpus.map((v) => `${v.type}\u0000${Buffer.from(v.bytes).toString("base64")}`));
-  const derived = derivedVectors(model).filter((v) => !seen.has(`${v.type}\u0000${Buffer.from(v.bytes).toString("base64")}`));
+  const derived = derivedVectors(model).filter(
+    (v) => !seen.has(`${v.type}\u0000${Buffer.from(v.bytes).toString("base64")}`),
+  );
   const all = [...corpus, ...derived, ...limitVectors(model), ...memberLimitVectors(model)];
   const ids = new Set<string>();
   for (const v of all) {
@@ -322,8 +379,16 @@ export async function generateVectors(model: Model): Promise<OutputFile[]> {
     content: stableJson(
       {
         wire_version: model.wireVersion.current,
-        format: "one file per case at generated/vectors/<id>.json: {id, type, expect, rule, pointer, description, document_base64}",
-        vectors: vectors.map((v) => ({ id: v.id, path: `${v.id}.json`, type: v.type, expect: v.expect, rule: v.rule, pointer: v.pointer })),
+        format:
+          "one file per case at generated/vectors/<id>.json: {id, type, expect, rule, pointer, description, document_base64}",
+        vectors: vectors.map((v) => ({
+          id: v.id,
+          path: `${v.id}.json`,
+          type: v.type,
+          expect: v.expect,
+          rule: v.rule,
+          pointer: v.pointer,
+        })),
       },
       BANNER,
     ),

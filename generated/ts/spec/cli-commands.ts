@@ -9,97 +9,93 @@ export const CLI_COMMANDS_TABLE = {
       "aliases": [],
       "synopsis": "TYPE [FILE|-]",
       "summary": "judge one wire document (exit 0 valid, 1 invalid)",
-      "own_help": false
+      "own_help": false,
     },
     {
       "name": "conformance",
       "aliases": [],
       "synopsis": "run --root DIR",
       "summary": "run conformance fixtures in the reference's format",
-      "own_help": false
+      "own_help": false,
     },
     {
       "name": "conform",
       "aliases": [],
       "synopsis": "--program ABS [--arg A]... [--transport T]",
       "summary": "run the conformance scenarios against a client program",
-      "own_help": false
+      "own_help": false,
     },
     {
       "name": "generate",
       "aliases": [],
       "synopsis": "[--check]",
       "summary": "regenerate generated/ (development checkout)",
-      "own_help": false
+      "own_help": false,
     },
     {
       "name": "invoke",
       "aliases": [],
       "synopsis": "--program ABS --timeout-ms N [FILE|-]",
       "summary": "send one DispatchEnvelope to a client process",
-      "own_help": false
+      "own_help": false,
     },
     {
       "name": "session",
       "aliases": [],
       "synopsis": "[--transport T] --program ABS --timeout-ms N FILE",
       "summary": "deliver a JSON Lines session (v1 or v2) to a client",
-      "own_help": false
+      "own_help": false,
     },
     {
       "name": "render",
       "aliases": [],
       "synopsis": "--adapter A [FILE|-]",
       "summary": "render a HookRenderRequest as a harness hook output",
-      "own_help": false
+      "own_help": false,
     },
     {
       "name": "continuation",
       "aliases": [],
       "synopsis": "put|get|drop|list|drop-thread ...",
       "summary": "the continuation store (CONTINUATION-001)",
-      "own_help": true
+      "own_help": true,
     },
     {
       "name": "diff",
       "aliases": [],
       "synopsis": "--base A --head B | --schema OLD NEW",
       "summary": "breaking-change gate between two spec versions",
-      "own_help": false
+      "own_help": false,
     },
     {
       "name": "hook",
       "aliases": [],
       "synopsis": "--adapter A --event E ... | config|install|uninstall ...",
       "summary": "run as a Claude Code / Codex command hook; print, install or uninstall its hooks",
-      "own_help": false
+      "own_help": false,
     },
     {
       "name": "receipt",
       "aliases": [],
       "synopsis": "emit|list|get --ledger PATH ...",
       "summary": "the durable receipt ledger (SQLite, the reference's --ledger format)",
-      "own_help": false
+      "own_help": false,
     },
     {
       "name": "events",
       "aliases": [],
       "synopsis": "",
       "summary": "print the event vocabulary as JSON",
-      "own_help": false
+      "own_help": false,
     },
     {
       "name": "version",
-      "aliases": [
-        "--version",
-        "-V",
-        "-v"
-      ],
+      "aliases": ["--version", "-V", "-v"],
       "synopsis": "[--json]",
       "summary": "print the package and wire versions",
-      "own_help": false
-    }
-  ]
+      "own_help": false,
+    },
+  ],
 } as const;
 
 /** spec/tables/cli-commands.json: the CLI's commands, in help order. */

@@ -7,34 +7,39 @@ export const CLI_EXIT_CODES_TABLE = {
     {
       "code": 0,
       "name": "ok",
-      "meaning": "Success: the document is valid, the invocation returned a valid response (whatever its status, as the reference does; invoke and session take --fail-on-status to make a listed status exit 1), the fixtures all passed, nothing drifted."
+      "meaning":
+        "Success: the document is valid, the invocation returned a valid response (whatever its status, as the reference does; invoke and session take --fail-on-status to make a listed status exit 1), the fixtures all passed, nothing drifted.",
     },
     {
       "code": 1,
       "name": "validation",
-      "meaning": "The input was read but judged invalid: schema or rule issues, a failed invocation, an answer whose status --fail-on-status lists, an idempotency conflict (state_conflict), a failing fixture, drift found by generate --check."
+      "meaning":
+        "The input was read but judged invalid: schema or rule issues, a failed invocation, an answer whose status --fail-on-status lists, an idempotency conflict (state_conflict), a failing fixture, drift found by generate --check.",
     },
     {
       "code": 2,
       "name": "usage",
-      "meaning": "Bad command line: unknown command or flag, missing or malformed value, relative program path."
+      "meaning": "Bad command line: unknown command or flag, missing or malformed value, relative program path.",
     },
     {
       "code": 3,
       "name": "input",
-      "meaning": "The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep; session: an input with no envelope. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json). A receipt ledger (--ledger) that cannot be used; receipt get: no receipt under the key ({\"error\":\"not_found\"} on stderr)."
+      "meaning":
+        'The input could not be read or is not one JSON document: unreadable file, too large, not UTF-8, a byte-order mark, a syntax error, trailing data, duplicate keys, too deep; session: an input with no envelope. continuation: every JSON error envelope (spec/tables/client-initiated-commands.json). A receipt ledger (--ledger) that cannot be used; receipt get: no receipt under the key ({"error":"not_found"} on stderr).',
     },
     {
       "code": 4,
       "name": "unsupported",
-      "meaning": "render only: the adapter has no hook event for the lifecycle event; nothing on stdout (so a hook wrapper can skip), the reason on stderr."
+      "meaning":
+        "render only: the adapter has no hook event for the lifecycle event; nothing on stdout (so a hook wrapper can skip), the reason on stderr.",
     },
     {
       "code": 5,
       "name": "not_measured",
-      "meaning": "conform only: the client could not answer the smoke check (one valid event), so it was not measured; this is not a verdict on its conformance."
-    }
-  ]
+      "meaning":
+        "conform only: the client could not answer the smoke check (one valid event), so it was not measured; this is not a verdict on its conformance.",
+    },
+  ],
 } as const;
 
 /** spec/tables/cli-exit-codes.json: exit code of the lifeloop-callback CLI by name. */
@@ -44,5 +49,5 @@ export const CLI_EXIT_CODES = {
   "usage": 2,
   "input": 3,
   "unsupported": 4,
-  "not_measured": 5
+  "not_measured": 5,
 } as const;

@@ -7,41 +7,35 @@ export const CLIENT_INITIATED_COMMANDS_TABLE = {
     {
       "group": "continuation",
       "spec": "CONTINUATION-001",
-      "purpose": "Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.",
+      "purpose":
+        "Thread-keyed, size-bounded, TTL'd blob store that survives process restarts. The host owns persistence; clients own what the blobs mean.",
       "origin": "extension",
-      "extension_reason": "The reference withdrew CONTINUATION-001 and its `lifeloop continuation` group in lifeloop-cli 0.6.0 (tombstone continuation-store-001: one client, no production traffic; clients keep cross-restart state in their own stores), and its registry now lists no client-initiated command. This toolkit keeps the store, its CLI, the stream methods and the SDK helpers as its own extension: the helpers run `lifeloop-callback continuation` (a current `lifeloop` answers `unknown command: continuation`), and only a host built on this toolkit answers the continuation/* stream methods. The on-disk format stays the one lifeloop-cli 0.5.0 wrote, tested against that binary, as history.",
-      "cli": [
-        "lifeloop-callback",
-        "continuation"
-      ],
+      "extension_reason":
+        "The reference withdrew CONTINUATION-001 and its `lifeloop continuation` group in lifeloop-cli 0.6.0 (tombstone continuation-store-001: one client, no production traffic; clients keep cross-restart state in their own stores), and its registry now lists no client-initiated command. This toolkit keeps the store, its CLI, the stream methods and the SDK helpers as its own extension: the helpers run `lifeloop-callback continuation` (a current `lifeloop` answers `unknown command: continuation`), and only a host built on this toolkit answers the continuation/* stream methods. The on-disk format stays the one lifeloop-cli 0.5.0 wrote, tested against that binary, as history.",
+      "cli": ["lifeloop-callback", "continuation"],
       "stream_v2_method_prefix": "continuation/",
       "identifier": {
         "pattern": "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$",
         "max_length": 128,
-        "applies_to": [
-          "--thread",
-          "--key",
-          "--client-id",
-          "--require-client-id"
-        ]
+        "applies_to": ["--thread", "--key", "--client-id", "--require-client-id"],
       },
       "environment": [
         {
           "name": "LIFELOOP_CONTINUATION_ROOT",
-          "meaning": "Directory of the store (first choice)."
+          "meaning": "Directory of the store (first choice).",
         },
         {
           "name": "XDG_STATE_HOME",
-          "meaning": "Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset."
+          "meaning": "Store at $XDG_STATE_HOME/lifeloop/continuation when LIFELOOP_CONTINUATION_ROOT is unset.",
         },
         {
           "name": "HOME",
-          "meaning": "Store at $HOME/.local/state/lifeloop/continuation as the last choice."
+          "meaning": "Store at $HOME/.local/state/lifeloop/continuation as the last choice.",
         },
         {
           "name": "LIFELOOP_CONTINUATION_MAX_BYTES",
-          "meaning": "Largest blob in bytes (default 16777216)."
-        }
+          "meaning": "Largest blob in bytes (default 16777216).",
+        },
       ],
       "commands": [
         {
@@ -50,31 +44,28 @@ export const CLIENT_INITIATED_COMMANDS_TABLE = {
             {
               "flag": "--thread",
               "required": true,
-              "value": "identifier"
+              "value": "identifier",
             },
             {
               "flag": "--key",
               "required": true,
-              "value": "identifier"
+              "value": "identifier",
             },
             {
               "flag": "--client-id",
               "required": false,
-              "value": "identifier"
+              "value": "identifier",
             },
             {
               "flag": "--ttl-s",
               "required": false,
-              "value": "unsigned_integer"
-            }
+              "value": "unsigned_integer",
+            },
           ],
           "stdin": "blob",
           "stdout": "json",
           "stderr": "none",
-          "result_fields": [
-            "status",
-            "written_at_epoch_s"
-          ]
+          "result_fields": ["status", "written_at_epoch_s"],
         },
         {
           "command": "get",
@@ -82,27 +73,23 @@ export const CLIENT_INITIATED_COMMANDS_TABLE = {
             {
               "flag": "--thread",
               "required": true,
-              "value": "identifier"
+              "value": "identifier",
             },
             {
               "flag": "--key",
               "required": true,
-              "value": "identifier"
+              "value": "identifier",
             },
             {
               "flag": "--require-client-id",
               "required": false,
-              "value": "identifier"
-            }
+              "value": "identifier",
+            },
           ],
           "stdin": "none",
           "stdout": "blob",
           "stderr": "json_metadata",
-          "result_fields": [
-            "client_id",
-            "ttl_s",
-            "written_at_epoch_s"
-          ]
+          "result_fields": ["client_id", "ttl_s", "written_at_epoch_s"],
         },
         {
           "command": "drop",
@@ -110,25 +97,23 @@ export const CLIENT_INITIATED_COMMANDS_TABLE = {
             {
               "flag": "--thread",
               "required": true,
-              "value": "identifier"
+              "value": "identifier",
             },
             {
               "flag": "--key",
               "required": true,
-              "value": "identifier"
+              "value": "identifier",
             },
             {
               "flag": "--require-client-id",
               "required": false,
-              "value": "identifier"
-            }
+              "value": "identifier",
+            },
           ],
           "stdin": "none",
           "stdout": "json",
           "stderr": "none",
-          "result_fields": [
-            "status"
-          ]
+          "result_fields": ["status"],
         },
         {
           "command": "list",
@@ -136,16 +121,13 @@ export const CLIENT_INITIATED_COMMANDS_TABLE = {
             {
               "flag": "--thread",
               "required": true,
-              "value": "identifier"
-            }
+              "value": "identifier",
+            },
           ],
           "stdin": "none",
           "stdout": "json",
           "stderr": "diagnostics",
-          "result_fields": [
-            "keys",
-            "thread"
-          ]
+          "result_fields": ["keys", "thread"],
         },
         {
           "command": "drop-thread",
@@ -153,274 +135,236 @@ export const CLIENT_INITIATED_COMMANDS_TABLE = {
             {
               "flag": "--thread",
               "required": true,
-              "value": "identifier"
-            }
+              "value": "identifier",
+            },
           ],
           "stdin": "none",
           "stdout": "json",
           "stderr": "none",
-          "result_fields": [
-            "dropped_count",
-            "status"
-          ]
-        }
+          "result_fields": ["dropped_count", "status"],
+        },
       ],
       "errors": [
         {
           "error": "not_found",
           "exit_code": 3,
-          "fields": []
+          "fields": [],
         },
         {
           "error": "client_id_mismatch",
           "exit_code": 3,
-          "fields": [
-            "actual",
-            "required"
-          ]
+          "fields": ["actual", "required"],
         },
         {
           "error": "blob_too_large",
           "exit_code": 3,
-          "fields": [
-            "max_bytes"
-          ]
+          "fields": ["max_bytes"],
         },
         {
           "error": "invalid_identifier",
           "exit_code": 3,
-          "fields": [
-            "detail",
-            "field"
-          ]
+          "fields": ["detail", "field"],
         },
         {
           "error": "storage_failure",
           "exit_code": 3,
-          "fields": [
-            "reason"
-          ]
-        }
+          "fields": ["reason"],
+        },
       ],
       "members": [
         {
           "name": "status",
           "type": "string",
           "nullable": false,
-          "description": "always \"ok\" on success"
+          "description": 'always "ok" on success',
         },
         {
           "name": "written_at_epoch_s",
           "type": "unsigned_integer",
           "nullable": false,
-          "description": "when the entry was written, in seconds since the Unix epoch"
+          "description": "when the entry was written, in seconds since the Unix epoch",
         },
         {
           "name": "client_id",
           "type": "string",
           "nullable": false,
-          "description": "the client that wrote the entry (\"unknown\" when none was given)"
+          "description": 'the client that wrote the entry ("unknown" when none was given)',
         },
         {
           "name": "key",
           "type": "string",
           "nullable": false,
-          "description": "the entry's key"
+          "description": "the entry's key",
         },
         {
           "name": "ttl_s",
           "type": "unsigned_integer",
           "nullable": true,
-          "description": "the entry's time to live in seconds (null when it has none)"
+          "description": "the entry's time to live in seconds (null when it has none)",
         },
         {
           "name": "thread",
           "type": "string",
           "nullable": false,
-          "description": "the thread that was listed"
+          "description": "the thread that was listed",
         },
         {
           "name": "dropped_count",
           "type": "unsigned_integer",
           "nullable": false,
-          "description": "how many entries were deleted"
+          "description": "how many entries were deleted",
         },
         {
           "name": "keys",
           "type": "entries",
           "nullable": false,
-          "entry_members": [
-            "client_id",
-            "key",
-            "ttl_s",
-            "written_at_epoch_s"
-          ],
-          "description": "the live entries of the thread, in the host's directory order"
+          "entry_members": ["client_id", "key", "ttl_s", "written_at_epoch_s"],
+          "description": "the live entries of the thread, in the host's directory order",
         },
         {
           "name": "actual",
           "type": "string",
           "nullable": false,
-          "description": "the client id the entry was written by"
+          "description": "the client id the entry was written by",
         },
         {
           "name": "required",
           "type": "string",
           "nullable": false,
-          "description": "the client id the request required"
+          "description": "the client id the request required",
         },
         {
           "name": "max_bytes",
           "type": "unsigned_integer",
           "nullable": false,
-          "description": "the largest blob the host accepts, in bytes"
+          "description": "the largest blob the host accepts, in bytes",
         },
         {
           "name": "detail",
           "type": "string",
           "nullable": false,
-          "description": "why the identifier is invalid"
+          "description": "why the identifier is invalid",
         },
         {
           "name": "field",
           "type": "string",
           "nullable": false,
-          "description": "which identifier is invalid (thread, key or client_id)"
+          "description": "which identifier is invalid (thread, key or client_id)",
         },
         {
           "name": "reason",
           "type": "string",
           "nullable": false,
-          "description": "what went wrong in the store (free text)"
-        }
+          "description": "what went wrong in the store (free text)",
+        },
       ],
       "usage_error_exit_code": 2,
       "cli_program_environment": "LIFELOOP_CLI",
       "root_resolution": [
         {
           "environment": "LIFELOOP_CONTINUATION_ROOT",
-          "append": []
+          "append": [],
         },
         {
           "environment": "XDG_STATE_HOME",
-          "append": [
-            "lifeloop",
-            "continuation"
-          ]
+          "append": ["lifeloop", "continuation"],
         },
         {
           "environment": "HOME",
-          "append": [
-            ".local",
-            "state",
-            "lifeloop",
-            "continuation"
-          ]
-        }
+          "append": [".local", "state", "lifeloop", "continuation"],
+        },
       ],
       "limits": {
         "max_blob_bytes": 16777216,
         "max_blob_bytes_environment": "LIFELOOP_CONTINUATION_MAX_BYTES",
         "read_overhead_bytes": 4100,
-        "lock_timeout_ms": 10000
+        "lock_timeout_ms": 10000,
       },
       "defaults": {
-        "client_id": "unknown"
+        "client_id": "unknown",
       },
       "entry_format": {
-        "path": [
-          "{thread}",
-          "{key}"
-        ],
+        "path": ["{thread}", "{key}"],
         "header": "u32_be_meta_length",
         "header_bytes": 4,
         "meta_schema_version": "lifeloop.continuation.v0.1",
         "meta_fields": [
           {
             "field": "schema_version",
-            "type": "string"
+            "type": "string",
           },
           {
             "field": "client_id",
-            "type": "string"
+            "type": "string",
           },
           {
             "field": "written_at_epoch_s",
-            "type": "u64"
+            "type": "u64",
           },
           {
             "field": "ttl_s",
-            "type": "u64_or_null"
-          }
+            "type": "u64_or_null",
+          },
         ],
         "file_mode": "0600",
         "directory_mode": "0700",
         "temp_file": ".{key}.tmp.{pid}-{seq}-{nanos}",
         "delete_claim_file": ".{key}.delete-claim.{pid}-{seq}-{nanos}",
         "lock_file": ".{thread}.lock",
-        "dropped_thread_directory": ".{thread}.drop.{pid}-{seq}-{nanos}"
+        "dropped_thread_directory": ".{thread}.drop.{pid}-{seq}-{nanos}",
       },
       "ttl": {
         "clock": "epoch_seconds",
-        "expired_when": "now_epoch_s >= written_at_epoch_s + ttl_s, or that sum overflows u64"
+        "expired_when": "now_epoch_s >= written_at_epoch_s + ttl_s, or that sum overflows u64",
       },
       "list_diagnostics": [
         {
           "diagnostic": "list_skipped_entry",
           "reason": "bounded_read_too_large",
-          "fields": [
-            "actual_bytes",
-            "path"
-          ]
+          "fields": ["actual_bytes", "path"],
         },
         {
           "diagnostic": "list_skipped_entry",
           "reason": "io_error",
-          "fields": [
-            "error",
-            "path"
-          ]
+          "fields": ["error", "path"],
         },
         {
           "diagnostic": "list_skipped_entry",
           "reason": "malformed_meta",
-          "fields": [
-            "error",
-            "path"
-          ]
-        }
+          "fields": ["error", "path"],
+        },
       ],
       "extension_flags": [
         {
           "command": "put",
           "flag": "--require-client-id",
           "value": "identifier",
-          "meaning": "Write only when there is no live entry or the live entry's client_id equals this value; otherwise client_id_mismatch and nothing is written."
+          "meaning":
+            "Write only when there is no live entry or the live entry's client_id equals this value; otherwise client_id_mismatch and nothing is written.",
         },
         {
           "command": "put",
           "flag": "--expect-sha256",
           "value": "sha256_or_absent",
-          "meaning": "Compare-and-swap: write only when the live entry's blob has this SHA-256 (64 lowercase hex digits) or, for the word absent, when there is no live entry; otherwise precondition_failed and nothing is written."
+          "meaning":
+            "Compare-and-swap: write only when the live entry's blob has this SHA-256 (64 lowercase hex digits) or, for the word absent, when there is no live entry; otherwise precondition_failed and nothing is written.",
         },
         {
           "command": "list",
           "flag": "--long",
           "value": "switch",
-          "meaning": "Each key also carries blob_bytes and expires_at_epoch_s (null without a TTL)."
-        }
+          "meaning": "Each key also carries blob_bytes and expires_at_epoch_s (null without a TTL).",
+        },
       ],
       "extension_errors": [
         {
           "error": "precondition_failed",
           "exit_code": 3,
-          "fields": [
-            "actual_sha256"
-          ]
-        }
-      ]
-    }
-  ]
+          "fields": ["actual_sha256"],
+        },
+      ],
+    },
+  ],
 } as const;
 
 /** spec/tables/client-initiated-commands.json */

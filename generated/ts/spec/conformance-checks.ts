@@ -7,103 +7,114 @@ export const CONFORMANCE_CHECKS_TABLE = {
     {
       "id": "client.answer",
       "level": "must",
-      "text": "Answer a dispatched event with exactly one valid CallbackResponse of the current wire version on stdout.",
-      "source": "spec/callback-protocol.md#wire-framing"
+      "text":
+        "Answer a dispatched event with exactly one valid CallbackResponse of the current wire version on stdout.",
+      "source": "spec/callback-protocol.md#wire-framing",
     },
     {
       "id": "client.stdout-only-response",
       "level": "must",
-      "text": "Write nothing on stdout besides the one response document (a trailing newline is allowed); diagnostics go to stderr.",
-      "source": "spec/callback-protocol.md#wire-framing"
+      "text":
+        "Write nothing on stdout besides the one response document (a trailing newline is allowed); diagnostics go to stderr.",
+      "source": "spec/callback-protocol.md#wire-framing",
     },
     {
       "id": "client.exit-zero",
       "level": "must",
       "text": "Exit 0 after writing the response, a refusal included.",
-      "source": "spec/callback-protocol.md#exit-status"
+      "source": "spec/callback-protocol.md#exit-status",
     },
     {
       "id": "client.read-to-eof",
       "level": "must",
-      "text": "Read stdin to EOF before judging the request: a request larger than one pipe buffer, or written slowly in small pieces, is one document.",
-      "source": "spec/callback-protocol.md#wire-framing"
+      "text":
+        "Read stdin to EOF before judging the request: a request larger than one pipe buffer, or written slowly in small pieces, is one document.",
+      "source": "spec/callback-protocol.md#wire-framing",
     },
     {
       "id": "client.refuse-invalid",
       "level": "must",
-      "text": "Refuse a request that is not one valid DispatchEnvelope (any json.*, schema.* or rule issue) with the refusal response, never with a crash, a hang, an empty stdout or a non-zero exit.",
-      "source": "spec/conformance-runner.md#refusals"
+      "text":
+        "Refuse a request that is not one valid DispatchEnvelope (any json.*, schema.* or rule issue) with the refusal response, never with a crash, a hang, an empty stdout or a non-zero exit.",
+      "source": "spec/conformance-runner.md#refusals",
     },
     {
       "id": "client.refuse-receipt-emitted",
       "level": "must",
       "text": "Refuse a receipt.emitted request (hosts never dispatch it) with the refusal response.",
-      "source": "spec/callback-protocol.md"
+      "source": "spec/callback-protocol.md",
     },
     {
       "id": "client.sigterm",
       "level": "should",
       "text": "End within sigterm_exit_ms (1000 ms) of SIGTERM, also in the middle of an exchange.",
-      "source": "spec/conformance-runner.md#process-control"
+      "source": "spec/conformance-runner.md#process-control",
     },
     {
       "id": "client.stream-reply",
       "level": "must",
-      "text": "In stream mode, answer every host request with exactly one reply whose id equals the request's id in type and value; the result of an event/<kind> reply is a valid CallbackResponse.",
-      "source": "spec/stream-protocol.md#replies-and-correlation"
+      "text":
+        "In stream mode, answer every host request with exactly one reply whose id equals the request's id in type and value; the result of an event/<kind> reply is a valid CallbackResponse.",
+      "source": "spec/stream-protocol.md#replies-and-correlation",
     },
     {
       "id": "client.stream-frames-only",
       "level": "must",
-      "text": "In stream mode, write nothing on stdout but frames (one JSON-RPC 2.0 object per LF-terminated line); diagnostics go to stderr.",
-      "source": "spec/stream-protocol.md#framing"
+      "text":
+        "In stream mode, write nothing on stdout but frames (one JSON-RPC 2.0 object per LF-terminated line); diagnostics go to stderr.",
+      "source": "spec/stream-protocol.md#framing",
     },
     {
       "id": "client.stream-reassembly",
       "level": "must",
-      "text": "Cut host frames at LF only, whatever the chunking: a frame written one byte at a time and several frames in one write are read as written.",
-      "source": "spec/stream-protocol.md#framing"
+      "text":
+        "Cut host frames at LF only, whatever the chunking: a frame written one byte at a time and several frames in one write are read as written.",
+      "source": "spec/stream-protocol.md#framing",
     },
     {
       "id": "client.stream-pipelining",
       "level": "must",
       "text": "Accept several host requests in flight and answer each of them once, in any order.",
-      "source": "spec/stream-protocol.md#replies-and-correlation"
+      "source": "spec/stream-protocol.md#replies-and-correlation",
     },
     {
       "id": "client.stream-notifications",
       "level": "must",
-      "text": "Never reply to a notification (a frame without an id), lifeloop/cancel included; a cancel for an id already answered is ignored and the stream stays open.",
-      "source": "spec/stream-protocol.md#cancel-our-extension-lifeloopcancel"
+      "text":
+        "Never reply to a notification (a frame without an id), lifeloop/cancel included; a cancel for an id already answered is ignored and the stream stays open.",
+      "source": "spec/stream-protocol.md#cancel-our-extension-lifeloopcancel",
     },
     {
       "id": "client.stream-method-not-found",
       "level": "must",
-      "text": "Answer a request for a method it does not know, an unknown event kind included, with an error reply of code -32601 and the request's id.",
-      "source": "spec/stream-protocol.md#what-a-client-runner-answers"
+      "text":
+        "Answer a request for a method it does not know, an unknown event kind included, with an error reply of code -32601 and the request's id.",
+      "source": "spec/stream-protocol.md#what-a-client-runner-answers",
     },
     {
       "id": "client.stream-framing",
       "level": "must",
-      "text": "End the stream on a framing violation by the host (spec/stream-protocol.md Framing): exit without answering the offending frame or any later one; tolerate one CR before the LF; accept a frame of exactly limits.max_frame_bytes.",
-      "source": "spec/stream-protocol.md#framing"
+      "text":
+        "End the stream on a framing violation by the host (spec/stream-protocol.md Framing): exit without answering the offending frame or any later one; tolerate one CR before the LF; accept a frame of exactly limits.max_frame_bytes.",
+      "source": "spec/stream-protocol.md#framing",
     },
     {
       "id": "client.stream-cancel",
       "level": "should",
       "text": "After lifeloop/cancel for a pending request, do not reply to that request.",
-      "source": "spec/stream-protocol.md#cancel-our-extension-lifeloopcancel"
+      "source": "spec/stream-protocol.md#cancel-our-extension-lifeloopcancel",
     },
     {
       "id": "client.stream-exit",
       "level": "must",
-      "text": "Exit within limits.stream_client_exit_ms of stdin EOF and of SIGTERM, without waiting for running handlers.",
-      "source": "spec/stream-protocol.md#shutdown"
-    }
+      "text":
+        "Exit within limits.stream_client_exit_ms of stdin EOF and of SIGTERM, without waiting for running handlers.",
+      "source": "spec/stream-protocol.md#shutdown",
+    },
   ],
   "refusal": {
     "status": "failed",
-    "failure_class": "invalid_request"
+    "failure_class": "invalid_request",
   },
   "smoke_event": "session.starting",
   "sigterm_exit_ms": 1000,
@@ -111,550 +122,381 @@ export const CONFORMANCE_CHECKS_TABLE = {
     {
       "id": "event",
       "level": "must",
-      "transports": [
-        "subprocess"
-      ],
+      "transports": ["subprocess"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.answer",
-        "client.stdout-only-response",
-        "client.exit-zero"
-      ],
+      "rule_ids": ["client.answer", "client.stdout-only-response", "client.exit-zero"],
       "generator": "per_event",
-      "summary": "Every dispatchable event, as the typical envelope: a valid CallbackResponse, nothing else on stdout, exit 0."
+      "summary":
+        "Every dispatchable event, as the typical envelope: a valid CallbackResponse, nothing else on stdout, exit 0.",
     },
     {
       "id": "refuse-rule",
       "level": "must",
-      "transports": [
-        "subprocess"
-      ],
+      "transports": ["subprocess"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.refuse-invalid",
-        "client.exit-zero"
-      ],
+      "rule_ids": ["client.refuse-invalid", "client.exit-zero"],
       "generator": "per_rule_vector",
-      "summary": "One shared invalid DispatchEnvelope vector per rule id it breaks: the refusal response, exit 0."
+      "summary": "One shared invalid DispatchEnvelope vector per rule id it breaks: the refusal response, exit 0.",
     },
     {
       "id": "refuse-unknown-member",
       "level": "must",
-      "transports": [
-        "subprocess"
-      ],
+      "transports": ["subprocess"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.refuse-invalid",
-        "schema.additional-properties"
-      ],
+      "rule_ids": ["client.refuse-invalid", "schema.additional-properties"],
       "generator": "per_object_level",
-      "summary": "An unknown member added to each object of the typical envelope, at every nesting level: the refusal response (every object is closed)."
+      "summary":
+        "An unknown member added to each object of the typical envelope, at every nesting level: the refusal response (every object is closed).",
     },
     {
       "id": "refuse-empty-stdin",
       "level": "must",
-      "transports": [
-        "subprocess"
-      ],
+      "transports": ["subprocess"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.refuse-invalid",
-        "json.syntax"
-      ],
+      "rule_ids": ["client.refuse-invalid", "json.syntax"],
       "generator": "single",
-      "summary": "Nothing on stdin (EOF at once): the refusal response."
+      "summary": "Nothing on stdin (EOF at once): the refusal response.",
     },
     {
       "id": "refuse-truncated",
       "level": "must",
-      "transports": [
-        "subprocess"
-      ],
+      "transports": ["subprocess"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.refuse-invalid",
-        "json.syntax"
-      ],
+      "rule_ids": ["client.refuse-invalid", "json.syntax"],
       "generator": "single",
-      "summary": "The typical envelope cut off half way: the refusal response."
+      "summary": "The typical envelope cut off half way: the refusal response.",
     },
     {
       "id": "refuse-wrong-wire-version",
       "level": "must",
-      "transports": [
-        "subprocess"
-      ],
+      "transports": ["subprocess"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.refuse-invalid",
-        "schema-version-current"
-      ],
+      "rule_ids": ["client.refuse-invalid", "schema-version-current"],
       "generator": "single",
-      "summary": "The typical envelope with a retired wire version: the refusal response."
+      "summary": "The typical envelope with a retired wire version: the refusal response.",
     },
     {
       "id": "refuse-receipt-emitted",
       "level": "must",
-      "transports": [
-        "subprocess"
-      ],
+      "transports": ["subprocess"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.refuse-receipt-emitted"
-      ],
+      "rule_ids": ["client.refuse-receipt-emitted"],
       "generator": "single",
-      "summary": "A valid envelope for receipt.emitted: the refusal response."
+      "summary": "A valid envelope for receipt.emitted: the refusal response.",
     },
     {
       "id": "large-request",
       "level": "must",
-      "transports": [
-        "subprocess"
-      ],
+      "transports": ["subprocess"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.read-to-eof",
-        "client.answer"
-      ],
+      "rule_ids": ["client.read-to-eof", "client.answer"],
       "generator": "single",
-      "summary": "A valid request of 1 MiB (many pipe buffers): a client that reads once fails."
+      "summary": "A valid request of 1 MiB (many pipe buffers): a client that reads once fails.",
     },
     {
       "id": "slow-request",
       "level": "must",
-      "transports": [
-        "subprocess"
-      ],
+      "transports": ["subprocess"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.read-to-eof",
-        "client.answer"
-      ],
+      "rule_ids": ["client.read-to-eof", "client.answer"],
       "generator": "single",
-      "summary": "The typical envelope written 64 bytes at a time with pauses: one document."
+      "summary": "The typical envelope written 64 bytes at a time with pauses: one document.",
     },
     {
       "id": "sigterm",
       "level": "should",
-      "transports": [
-        "subprocess"
-      ],
+      "transports": ["subprocess"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.sigterm"
-      ],
+      "rule_ids": ["client.sigterm"],
       "generator": "single",
-      "summary": "SIGTERM while the request is half written: the client ends within sigterm_exit_ms."
+      "summary": "SIGTERM while the request is half written: the client ends within sigterm_exit_ms.",
     },
     {
       "id": "stream-event",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-reply",
-        "client.stream-frames-only"
-      ],
+      "rule_ids": ["client.stream-reply", "client.stream-frames-only"],
       "generator": "per_event",
-      "summary": "Every dispatchable event as an event/<kind> request (the typical envelope as params): exactly one reply with the request's id whose result is a valid CallbackResponse that is not the refusal; nothing but frames on stdout."
+      "summary":
+        "Every dispatchable event as an event/<kind> request (the typical envelope as params): exactly one reply with the request's id whose result is a valid CallbackResponse that is not the refusal; nothing but frames on stdout.",
     },
     {
       "id": "stream-id-types",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-reply"
-      ],
+      "rule_ids": ["client.stream-reply"],
       "generator": "single",
-      "summary": "Two requests in flight with the ids 7 (integer) and \"7\" (string): one reply to each, its id of the same type and value."
+      "summary":
+        'Two requests in flight with the ids 7 (integer) and "7" (string): one reply to each, its id of the same type and value.',
     },
     {
       "id": "stream-pipelined",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-pipelining",
-        "client.stream-reply"
-      ],
+      "rule_ids": ["client.stream-pipelining", "client.stream-reply"],
       "generator": "single",
-      "summary": "Four event requests written one after another before any reply: one reply per id, in any order."
+      "summary": "Four event requests written one after another before any reply: one reply per id, in any order.",
     },
     {
       "id": "stream-two-in-one-write",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-reassembly",
-        "stream.frame-lf"
-      ],
+      "rule_ids": ["client.stream-reassembly", "stream.frame-lf"],
       "generator": "single",
-      "summary": "Two requests in one write: one reply to each."
+      "summary": "Two requests in one write: one reply to each.",
     },
     {
       "id": "stream-bytewise",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-reassembly",
-        "stream.frame-lf"
-      ],
+      "rule_ids": ["client.stream-reassembly", "stream.frame-lf"],
       "generator": "single",
-      "summary": "A request written one byte per write: one reply."
+      "summary": "A request written one byte per write: one reply.",
     },
     {
       "id": "stream-notification",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-notifications"
-      ],
+      "rule_ids": ["client.stream-notifications"],
       "generator": "single",
-      "summary": "An event sent as a notification, a notification of an unknown method, a lifeloop/cancel for an id already answered, then a request: exactly one reply, to the request."
+      "summary":
+        "An event sent as a notification, a notification of an unknown method, a lifeloop/cancel for an id already answered, then a request: exactly one reply, to the request.",
     },
     {
       "id": "stream-unknown-method",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-method-not-found"
-      ],
+      "rule_ids": ["client.stream-method-not-found"],
       "generator": "single",
-      "summary": "A request for an unknown method and one for an unknown event kind: an error reply with code -32601 and the request's id to each."
+      "summary":
+        "A request for an unknown method and one for an unknown event kind: an error reply with code -32601 and the request's id to each.",
     },
     {
       "id": "stream-cancel",
       "level": "should",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-cancel"
-      ],
+      "rule_ids": ["client.stream-cancel"],
       "generator": "single",
-      "summary": "A request and lifeloop/cancel for it in one write, then a second request: no reply to the cancelled request."
+      "summary":
+        "A request and lifeloop/cancel for it in one write, then a second request: no reply to the cancelled request.",
     },
     {
       "id": "stream-refuse-invalid",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.refuse-invalid",
-        "schema.additional-properties"
-      ],
+      "rule_ids": ["client.refuse-invalid", "schema.additional-properties"],
       "generator": "single",
-      "summary": "An event request whose params (the typical envelope) carry an unknown member: a success reply whose result is the refusal response."
+      "summary":
+        "An event request whose params (the typical envelope) carry an unknown member: a success reply whose result is the refusal response.",
     },
     {
       "id": "stream-refuse-event-mismatch",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.refuse-invalid"
-      ],
+      "rule_ids": ["client.refuse-invalid"],
       "generator": "single",
-      "summary": "event/frame.opened carrying a session.starting envelope: a success reply whose result is the refusal response."
+      "summary":
+        "event/frame.opened carrying a session.starting envelope: a success reply whose result is the refusal response.",
     },
     {
       "id": "stream-refuse-receipt-emitted",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.refuse-receipt-emitted"
-      ],
+      "rule_ids": ["client.refuse-receipt-emitted"],
       "generator": "single",
-      "summary": "event/receipt.emitted (hosts never send it): a success reply whose result is the refusal response."
+      "summary": "event/receipt.emitted (hosts never send it): a success reply whose result is the refusal response.",
     },
     {
       "id": "stream-frame-cr",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.frame-cr"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.frame-cr"],
       "generator": "single",
-      "summary": "A request ending in CR LF: one reply (the CR is tolerated)."
+      "summary": "A request ending in CR LF: one reply (the CR is tolerated).",
     },
     {
       "id": "stream-size-at-limit",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.frame-too-large"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.frame-too-large"],
       "generator": "single",
-      "summary": "A request of exactly limits.max_frame_bytes bytes (padded with JSON whitespace): one reply."
+      "summary": "A request of exactly limits.max_frame_bytes bytes (padded with JSON whitespace): one reply.",
     },
     {
       "id": "stream-size-over-limit",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.frame-too-large"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.frame-too-large"],
       "generator": "single",
-      "summary": "A request one byte over limits.max_frame_bytes: the client ends the stream without a reply."
+      "summary": "A request one byte over limits.max_frame_bytes: the client ends the stream without a reply.",
     },
     {
       "id": "stream-empty-line",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.empty-frame"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.empty-frame"],
       "generator": "single",
-      "summary": "An empty line after a valid exchange, then a request: the client ends the stream without a reply."
+      "summary": "An empty line after a valid exchange, then a request: the client ends the stream without a reply.",
     },
     {
       "id": "stream-bom",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.json",
-        "json.bom"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.json", "json.bom"],
       "generator": "single",
-      "summary": "A request frame that starts with a UTF-8 BOM: the client ends the stream without a reply."
+      "summary": "A request frame that starts with a UTF-8 BOM: the client ends the stream without a reply.",
     },
     {
       "id": "stream-invalid-utf8",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.json",
-        "json.utf8"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.json", "json.utf8"],
       "generator": "single",
-      "summary": "A request whose metadata string holds the byte 0xFF: the client ends the stream without a reply."
+      "summary": "A request whose metadata string holds the byte 0xFF: the client ends the stream without a reply.",
     },
     {
       "id": "stream-not-json",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.json",
-        "json.syntax"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.json", "json.syntax"],
       "generator": "single",
-      "summary": "A line that is not JSON (a log line): the client ends the stream without a reply."
+      "summary": "A line that is not JSON (a log line): the client ends the stream without a reply.",
     },
     {
       "id": "stream-batch",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.batch"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.batch"],
       "generator": "single",
-      "summary": "A request wrapped in a JSON array (a batch): the client ends the stream without a reply."
+      "summary": "A request wrapped in a JSON array (a batch): the client ends the stream without a reply.",
     },
     {
       "id": "stream-not-object",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.not-object"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.not-object"],
       "generator": "single",
-      "summary": "A frame that is a JSON number: the client ends the stream without a reply."
+      "summary": "A frame that is a JSON number: the client ends the stream without a reply.",
     },
     {
       "id": "stream-jsonrpc-version",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.jsonrpc"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.jsonrpc"],
       "generator": "single",
-      "summary": "A request with jsonrpc \"1.0\": the client ends the stream without a reply."
+      "summary": 'A request with jsonrpc "1.0": the client ends the stream without a reply.',
     },
     {
       "id": "stream-frame-kind",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.frame-kind"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.frame-kind"],
       "generator": "single",
-      "summary": "A request with an unknown top-level member: the client ends the stream without a reply."
+      "summary": "A request with an unknown top-level member: the client ends the stream without a reply.",
     },
     {
       "id": "stream-bad-id",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.id"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.id"],
       "generator": "single",
-      "summary": "A request with the id 1.5: the client ends the stream without a reply."
+      "summary": "A request with the id 1.5: the client ends the stream without a reply.",
     },
     {
       "id": "stream-reserved-method",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.method"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.method"],
       "generator": "single",
-      "summary": "A request for the reserved method rpc.discover: the client ends the stream without a reply."
+      "summary": "A request for the reserved method rpc.discover: the client ends the stream without a reply.",
     },
     {
       "id": "stream-params-array",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.params"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.params"],
       "generator": "single",
-      "summary": "A request whose params is an array: the client ends the stream without a reply."
+      "summary": "A request whose params is an array: the client ends the stream without a reply.",
     },
     {
       "id": "stream-unterminated",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-framing",
-        "stream.unterminated-frame"
-      ],
+      "rule_ids": ["client.stream-framing", "stream.unterminated-frame"],
       "generator": "single",
-      "summary": "A request without its LF, then stdin EOF: no reply, and the client exits within limits.stream_client_exit_ms."
+      "summary":
+        "A request without its LF, then stdin EOF: no reply, and the client exits within limits.stream_client_exit_ms.",
     },
     {
       "id": "stream-exit-eof",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-exit"
-      ],
+      "rule_ids": ["client.stream-exit"],
       "generator": "single",
-      "summary": "stdin EOF after one exchange: the client exits within limits.stream_client_exit_ms."
+      "summary": "stdin EOF after one exchange: the client exits within limits.stream_client_exit_ms.",
     },
     {
       "id": "stream-exit-sigterm",
       "level": "must",
-      "transports": [
-        "stream"
-      ],
+      "transports": ["stream"],
       "since": "lifeloop.v0.3",
-      "rule_ids": [
-        "client.stream-exit"
-      ],
+      "rule_ids": ["client.stream-exit"],
       "generator": "single",
-      "summary": "SIGTERM after one exchange, stdin still open: the client exits within limits.stream_client_exit_ms."
-    }
+      "summary": "SIGTERM after one exchange, stdin still open: the client exits within limits.stream_client_exit_ms.",
+    },
   ],
   "exclusions": [
     {
       "rule": "json.max-bytes",
-      "reason": "A request over limits.max_request_bytes never reaches a client: the host refuses it (request_too_large) before spawning."
+      "reason":
+        "A request over limits.max_request_bytes never reaches a client: the host refuses it (request_too_large) before spawning.",
     },
     {
       "rule": "json.max-values",
-      "reason": "A request over limits.max_values never reaches a client: the host counts values while it serializes the envelope and refuses it before spawning; no shared DispatchEnvelope vector breaks only this rule."
+      "reason":
+        "A request over limits.max_values never reaches a client: the host counts values while it serializes the envelope and refuses it before spawning; no shared DispatchEnvelope vector breaks only this rule.",
     },
     {
       "rule": "stream.duplicate-request-id",
-      "reason": "A host request may reuse an id only while the client has not answered it, and an arbitrary client cannot be made to hold a request unanswered from outside; the host side is tested in test/stream/."
+      "reason":
+        "A host request may reuse an id only while the client has not answered it, and an arbitrary client cannot be made to hold a request unanswered from outside; the host side is tested in test/stream/.",
     },
     {
       "rule": "stream.request-flood",
-      "reason": "Bounds the requests a client sends the host; a host sends a client only event requests, which the client answers, so there is nothing for a client to enforce."
+      "reason":
+        "Bounds the requests a client sends the host; a host sends a client only event requests, which the client answers, so there is nothing for a client to enforce.",
     },
     {
       "rule": "stream.error-object",
-      "reason": "An error object reaches a client only as the reply to a request of its own; a client is not required to send any, so the runner cannot make one arrive."
-    }
-  ]
+      "reason":
+        "An error object reaches a client only as the reply to a request of its own; a client is not required to send any, so the runner cannot make one arrive.",
+    },
+  ],
 } as const;

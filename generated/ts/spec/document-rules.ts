@@ -7,149 +7,130 @@ export const DOCUMENT_RULES_TABLE = {
     {
       "id": "json.max-bytes",
       "layer": "json",
-      "summary": "The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes).",
-      "reference_messages": []
+      "summary":
+        "The document is larger than the byte limit for its position (limits.max_request_bytes, limits.max_response_bytes).",
+      "reference_messages": [],
     },
     {
       "id": "json.bom",
       "layer": "json",
       "summary": "The document starts with a UTF-8 byte-order mark.",
-      "reference_messages": []
+      "reference_messages": [],
     },
     {
       "id": "json.utf8",
       "layer": "json",
       "summary": "The document is not valid UTF-8 (overlong forms, encoded surrogates, truncated sequences).",
-      "reference_messages": [
-        "invalid unicode code point"
-      ]
+      "reference_messages": ["invalid unicode code point"],
     },
     {
       "id": "json.syntax",
       "layer": "json",
-      "summary": "The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters).",
+      "summary":
+        "The bytes are not one RFC 8259 JSON value (empty input, comments, NaN, trailing commas, bad escapes, raw control characters).",
       "reference_messages": [
         "expected value",
         "EOF while parsing",
         "expected `,`",
         "key must be a string",
         "invalid escape",
-        "control character"
-      ]
+        "control character",
+      ],
     },
     {
       "id": "json.trailing-data",
       "layer": "json",
       "summary": "Something other than whitespace follows the first JSON value (a second document, a log line).",
-      "reference_messages": [
-        "trailing characters"
-      ]
+      "reference_messages": ["trailing characters"],
     },
     {
       "id": "json.duplicate-key",
       "layer": "json",
       "summary": "An object names the same member twice (compared after unescaping), anywhere in the document.",
-      "reference_messages": [
-        "duplicate field"
-      ]
+      "reference_messages": ["duplicate field"],
     },
     {
       "id": "json.max-depth",
       "layer": "json",
       "summary": "Arrays and objects nest deeper than limits.max_depth.",
-      "reference_messages": [
-        "recursion limit exceeded"
-      ]
+      "reference_messages": ["recursion limit exceeded"],
     },
     {
       "id": "json.max-values",
       "layer": "json",
-      "summary": "The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values.",
-      "reference_messages": []
+      "summary":
+        "The document holds more JSON values (scalars, arrays and objects, the root included) than limits.max_values.",
+      "reference_messages": [],
     },
     {
       "id": "json.max-members",
       "layer": "json",
-      "summary": "An object has more members than limits.max_object_members (every member name of the text counts, a repeated one too).",
-      "reference_messages": []
+      "summary":
+        "An object has more members than limits.max_object_members (every member name of the text counts, a repeated one too).",
+      "reference_messages": [],
     },
     {
       "id": "json.lone-surrogate",
       "layer": "json",
       "summary": "A string escapes half of a UTF-16 surrogate pair (e.g. \\ud800 alone).",
-      "reference_messages": [
-        "lone leading surrogate",
-        "unexpected end of hex escape"
-      ]
+      "reference_messages": ["lone leading surrogate", "unexpected end of hex escape"],
     },
     {
       "id": "json.number-range",
       "layer": "json",
       "summary": "A number is too large in magnitude for an IEEE-754 double (e.g. 1e400).",
-      "reference_messages": [
-        "number out of range"
-      ]
+      "reference_messages": ["number out of range"],
     },
     {
       "id": "schema.type",
       "layer": "schema",
-      "summary": "A value has the wrong JSON type, or an integer field holds a number written with a fraction, an exponent or as -0.",
-      "reference_messages": [
-        "invalid type"
-      ]
+      "summary":
+        "A value has the wrong JSON type, or an integer field holds a number written with a fraction, an exponent or as -0.",
+      "reference_messages": ["invalid type"],
     },
     {
       "id": "schema.required",
       "layer": "schema",
       "summary": "A required member is missing (null does not count as missing for required-nullable members).",
-      "reference_messages": [
-        "missing field",
-        "missing required-nullable field"
-      ]
+      "reference_messages": ["missing field", "missing required-nullable field"],
     },
     {
       "id": "schema.additional-properties",
       "layer": "schema",
       "summary": "An object carries a member its schema does not define (every wire object is closed).",
-      "reference_messages": [
-        "unknown field"
-      ]
+      "reference_messages": ["unknown field"],
     },
     {
       "id": "schema.enum",
       "layer": "schema",
       "summary": "A string is not one of its enum's values.",
-      "reference_messages": [
-        "unknown variant"
-      ]
+      "reference_messages": ["unknown variant"],
     },
     {
       "id": "schema.max-length",
       "layer": "schema",
       "summary": "A string is longer than its maxLength, counted in Unicode code points.",
-      "reference_messages": []
+      "reference_messages": [],
     },
     {
       "id": "schema.minimum",
       "layer": "schema",
       "summary": "An integer is below its minimum (integers on the wire are never negative).",
-      "reference_messages": [
-        "invalid value: integer"
-      ]
+      "reference_messages": ["invalid value: integer"],
     },
     {
       "id": "schema.maximum",
       "layer": "schema",
       "summary": "An integer is above its maximum (2^53 - 1 on the wire).",
-      "reference_messages": []
+      "reference_messages": [],
     },
     {
       "id": "schema.max-items",
       "layer": "schema",
       "summary": "An array has more entries than its maxItems.",
-      "reference_messages": []
-    }
-  ]
+      "reference_messages": [],
+    },
+  ],
 } as const;
 
 /** spec/tables/document-rules.json: rule ids of the parse (json.*) and schema (schema.*) layers. */

@@ -10,7 +10,7 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": false,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
+      "stream_v2": "request",
     },
     {
       "event": "session.started",
@@ -18,7 +18,7 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": false,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
+      "stream_v2": "request",
     },
     {
       "event": "frame.opening",
@@ -26,7 +26,7 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": true,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
+      "stream_v2": "request",
     },
     {
       "event": "frame.opened",
@@ -34,7 +34,7 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": true,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
+      "stream_v2": "request",
     },
     {
       "event": "context.pressure_observed",
@@ -42,7 +42,7 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": false,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
+      "stream_v2": "request",
     },
     {
       "event": "context.compacted",
@@ -50,7 +50,7 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": false,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
+      "stream_v2": "request",
     },
     {
       "event": "frame.ending",
@@ -58,7 +58,7 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": true,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
+      "stream_v2": "request",
     },
     {
       "event": "frame.ended",
@@ -66,7 +66,7 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": true,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
+      "stream_v2": "request",
     },
     {
       "event": "session.ending",
@@ -74,7 +74,7 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": false,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
+      "stream_v2": "request",
     },
     {
       "event": "session.ended",
@@ -82,7 +82,7 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": false,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
+      "stream_v2": "request",
     },
     {
       "event": "supervisor.tick",
@@ -90,7 +90,7 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": false,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
+      "stream_v2": "request",
     },
     {
       "event": "capability.degraded",
@@ -98,15 +98,16 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": false,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
+      "stream_v2": "request",
     },
     {
       "event": "receipt.emitted",
-      "summary": "A lifecycle receipt was emitted. Evidence only: never dispatched to a client and never itself receipted.",
+      "summary":
+        "A lifecycle receipt was emitted. Evidence only: never dispatched to a client and never itself receipted.",
       "requires_frame_context": false,
       "notification_only": true,
       "dispatchable": false,
-      "stream_v2": "never_sent"
+      "stream_v2": "never_sent",
     },
     {
       "event": "receipt.gap_detected",
@@ -114,9 +115,9 @@ export const EVENT_VOCABULARY_TABLE = {
       "requires_frame_context": false,
       "notification_only": false,
       "dispatchable": true,
-      "stream_v2": "request"
-    }
-  ]
+      "stream_v2": "request",
+    },
+  ],
 } as const;
 
 /** spec/tables/event-vocabulary.json: one row per LifecycleEventKind. */

@@ -7,69 +7,69 @@ export const FAILURE_RETRY_DEFAULTS_TABLE = {
     {
       "failure_class": "adapter_unavailable",
       "retry_class": "retry_after_reconfigure",
-      "meaning": "The selected adapter cannot be reached or loaded."
+      "meaning": "The selected adapter cannot be reached or loaded.",
     },
     {
       "failure_class": "capability_unsupported",
       "retry_class": "do_not_retry",
-      "meaning": "A required capability is unavailable before dispatch."
+      "meaning": "A required capability is unavailable before dispatch.",
     },
     {
       "failure_class": "capability_degraded",
       "retry_class": "retry_after_reread",
-      "meaning": "A previously available capability is now weaker or absent."
+      "meaning": "A previously available capability is now weaker or absent.",
     },
     {
       "failure_class": "placement_unavailable",
       "retry_class": "retry_after_reconfigure",
-      "meaning": "No acceptable payload placement can be satisfied."
+      "meaning": "No acceptable payload placement can be satisfied.",
     },
     {
       "failure_class": "payload_too_large",
       "retry_class": "do_not_retry",
-      "meaning": "A payload or document exceeds a size limit."
+      "meaning": "A payload or document exceeds a size limit.",
     },
     {
       "failure_class": "payload_rejected",
       "retry_class": "retry_after_reconfigure",
-      "meaning": "The harness rejected a payload for lifecycle or transport reasons."
+      "meaning": "The harness rejected a payload for lifecycle or transport reasons.",
     },
     {
       "failure_class": "identity_unavailable",
       "retry_class": "retry_after_reconfigure",
-      "meaning": "Required harness identity fields cannot be observed."
+      "meaning": "Required harness identity fields cannot be observed.",
     },
     {
       "failure_class": "transport_error",
       "retry_class": "safe_retry",
-      "meaning": "The transport to the client failed."
+      "meaning": "The transport to the client failed.",
     },
     {
       "failure_class": "timeout",
       "retry_class": "safe_retry",
-      "meaning": "The operation exceeded its deadline."
+      "meaning": "The operation exceeded its deadline.",
     },
     {
       "failure_class": "operator_required",
       "retry_class": "retry_after_operator",
-      "meaning": "Manual setup, approval or intervention is required."
+      "meaning": "Manual setup, approval or intervention is required.",
     },
     {
       "failure_class": "state_conflict",
       "retry_class": "retry_after_reread",
-      "meaning": "Correlation or idempotency state conflicted."
+      "meaning": "Correlation or idempotency state conflicted.",
     },
     {
       "failure_class": "invalid_request",
       "retry_class": "do_not_retry",
-      "meaning": "A document failed schema or precondition validation."
+      "meaning": "A document failed schema or precondition validation.",
     },
     {
       "failure_class": "internal_error",
       "retry_class": "retry_after_reread",
-      "meaning": "The host failed unexpectedly."
-    }
-  ]
+      "meaning": "The host failed unexpectedly.",
+    },
+  ],
 } as const;
 
 /** spec/tables/failure-retry-defaults.json: the default RetryClass of each FailureClass. */
@@ -86,5 +86,5 @@ export const FAILURE_RETRY_DEFAULTS = {
   "operator_required": "retry_after_operator",
   "state_conflict": "retry_after_reread",
   "invalid_request": "do_not_retry",
-  "internal_error": "retry_after_reread"
+  "internal_error": "retry_after_reread",
 } as const;

@@ -3,7 +3,8 @@
 
 /** spec/tables/harness-hook-inputs.json as written (minus `$schema`); its type is HarnessHookInputsTable in ../tables.ts. */
 export const HARNESS_HOOK_INPUTS_TABLE = {
-  "reference": "lifeloop-cli 0.9.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
+  "reference":
+    "lifeloop-cli 0.9.0: src/cli/host_hook.rs (request fields, the prompt bound, the 16 MiB stdin bound), src/host_assets/profiles.rs and merge.rs (managed hook events, matchers, Codex timeout and statusMessage), tests/fixtures/live_codex/codex_cli_0_122_0 and codex_cli_0_129_0 (recorded Codex inputs, the lifecycle events they stand for, the outputs Codex accepted), tests/fixtures/live/claude (Claude Code inputs generated from its documented protocol)",
   "metadata_text_max_bytes": 65536,
   "max_unknown_input_members": 64,
   "unknown_input_member_name_max_bytes": 512,
@@ -16,67 +17,58 @@ export const HARNESS_HOOK_INPUTS_TABLE = {
       "config_file": ".claude/settings.json",
       "config_timeout": true,
       "unknown_input_fields": "tolerated",
-      "unknown_input_fields_fact": "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly; the names of unknown ones reach the client in metadata.unknown_input_members.",
+      "unknown_input_fields_fact":
+        "Claude Code adds hook input fields between versions and documents the input as the listed fields plus event-specific ones; a hook must not fail on a field it does not know. Known fields are still typed strictly; the names of unknown ones reach the client in metadata.unknown_input_members.",
       "hook_events": [
         {
           "hook_event": "SessionStart",
           "input_schema": "claude-session-start-input",
-          "delivers": [
-            "session.starting",
-            "session.started"
-          ],
+          "delivers": ["session.starting", "session.started"],
           "renders": "session.starting",
           "matcher": "startup|resume|clear|compact",
           "status_message": null,
-          "evidence": "tests/fixtures/live/claude/SessionStart/0.json (generated); the reference grounds session.starting and session.started on this hook (tests/live_evidence_claude.rs)"
+          "evidence":
+            "tests/fixtures/live/claude/SessionStart/0.json (generated); the reference grounds session.starting and session.started on this hook (tests/live_evidence_claude.rs)",
         },
         {
           "hook_event": "UserPromptSubmit",
           "input_schema": "claude-user-prompt-submit-input",
-          "delivers": [
-            "frame.opening"
-          ],
+          "delivers": ["frame.opening"],
           "renders": "frame.opening",
           "matcher": "*",
           "status_message": null,
-          "evidence": "tests/fixtures/live/claude/UserPromptSubmit/0.json (generated); frame.opened is not delivered: the hook runs before the prompt is admitted, and the renderer has no Claude hook event for frame.opened"
+          "evidence":
+            "tests/fixtures/live/claude/UserPromptSubmit/0.json (generated); frame.opened is not delivered: the hook runs before the prompt is admitted, and the renderer has no Claude hook event for frame.opened",
         },
         {
           "hook_event": "PreCompact",
           "input_schema": "claude-pre-compact-input",
-          "delivers": [
-            "context.pressure_observed"
-          ],
+          "delivers": ["context.pressure_observed"],
           "renders": "context.pressure_observed",
           "matcher": "*",
           "status_message": null,
-          "evidence": "tests/fixtures/live/claude/PreCompact/0.json (generated); host_hook.rs maps PreCompact to context.pressure_observed"
+          "evidence":
+            "tests/fixtures/live/claude/PreCompact/0.json (generated); host_hook.rs maps PreCompact to context.pressure_observed",
         },
         {
           "hook_event": "Stop",
           "input_schema": "claude-stop-input",
-          "delivers": [
-            "frame.ending",
-            "frame.ended"
-          ],
+          "delivers": ["frame.ending", "frame.ended"],
           "renders": "frame.ending",
           "matcher": "*",
           "status_message": null,
-          "evidence": "tests/fixtures/live/claude/Stop/0.json (generated)"
+          "evidence": "tests/fixtures/live/claude/Stop/0.json (generated)",
         },
         {
           "hook_event": "SessionEnd",
           "input_schema": "claude-session-end-input",
-          "delivers": [
-            "session.ending",
-            "session.ended"
-          ],
+          "delivers": ["session.ending", "session.ended"],
           "renders": "session.ending",
           "matcher": "*",
           "status_message": null,
-          "evidence": "tests/fixtures/live/claude/SessionEnd/0.json (generated)"
-        }
-      ]
+          "evidence": "tests/fixtures/live/claude/SessionEnd/0.json (generated)",
+        },
+      ],
     },
     {
       "adapter": "codex",
@@ -84,67 +76,59 @@ export const HARNESS_HOOK_INPUTS_TABLE = {
       "config_file": ".codex/hooks.json",
       "config_timeout": true,
       "unknown_input_fields": "tolerated",
-      "unknown_input_fields_fact": "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields, but Codex adds fields between versions: refusing an unknown one would make every hook call of a newer Codex exit 1, and the client would silently never hear of the event again. Known fields are still typed strictly; the names of unknown ones reach the client in metadata.unknown_input_members.",
+      "unknown_input_fields_fact":
+        "Codex's own generated input schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json) are closed and the recorded inputs of Codex 0.122.0 and 0.129.0 carry exactly the listed fields, but Codex adds fields between versions: refusing an unknown one would make every hook call of a newer Codex exit 1, and the client would silently never hear of the event again. Known fields are still typed strictly; the names of unknown ones reach the client in metadata.unknown_input_members.",
       "hook_events": [
         {
           "hook_event": "SessionStart",
           "input_schema": "codex-session-start-input",
-          "delivers": [
-            "session.starting",
-            "session.started"
-          ],
+          "delivers": ["session.starting", "session.started"],
           "renders": "session.starting",
           "matcher": "startup|resume|clear",
           "status_message": "Loading lifecycle context",
-          "evidence": "live_codex/codex_cli_0_122_0/session_start.json, codex_cli_0_129_0/session_start.json"
+          "evidence": "live_codex/codex_cli_0_122_0/session_start.json, codex_cli_0_129_0/session_start.json",
         },
         {
           "hook_event": "UserPromptSubmit",
           "input_schema": "codex-user-prompt-submit-input",
-          "delivers": [
-            "frame.opening"
-          ],
+          "delivers": ["frame.opening"],
           "renders": "frame.opening",
           "matcher": "*",
           "status_message": "Delivering the prompt event",
-          "evidence": "live_codex/codex_cli_0_122_0/user_prompt_submit.json, codex_cli_0_129_0/user_prompt_submit.json"
+          "evidence": "live_codex/codex_cli_0_122_0/user_prompt_submit.json, codex_cli_0_129_0/user_prompt_submit.json",
         },
         {
           "hook_event": "PreCompact",
           "input_schema": "codex-pre-compact-input",
-          "delivers": [
-            "context.pressure_observed"
-          ],
+          "delivers": ["context.pressure_observed"],
           "renders": "context.pressure_observed",
           "matcher": "*",
           "status_message": "Recording the compaction boundary",
-          "evidence": "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)"
+          "evidence":
+            "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)",
         },
         {
           "hook_event": "PostCompact",
           "input_schema": "codex-post-compact-input",
-          "delivers": [
-            "context.compacted"
-          ],
+          "delivers": ["context.compacted"],
           "renders": "context.compacted",
           "matcher": "*",
           "status_message": "Recording the compacted context",
-          "evidence": "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)"
+          "evidence":
+            "live_codex/codex_cli_0_129_0/hook_registry.json (registry and source evidence; no recorded input)",
         },
         {
           "hook_event": "Stop",
           "input_schema": "codex-stop-input",
-          "delivers": [
-            "frame.ending",
-            "frame.ended"
-          ],
+          "delivers": ["frame.ending", "frame.ended"],
           "renders": "frame.ending",
           "matcher": "*",
           "status_message": "Checking the continuation boundary",
-          "evidence": "live_codex/codex_cli_0_122_0/stop_block_continuation.json, stop_after_continuation.json; codex_cli_0_129_0/stop_normal.json, stop_block_continuation.json, stop_after_continuation.json"
-        }
-      ]
-    }
+          "evidence":
+            "live_codex/codex_cli_0_122_0/stop_block_continuation.json, stop_after_continuation.json; codex_cli_0_129_0/stop_normal.json, stop_block_continuation.json, stop_after_continuation.json",
+        },
+      ],
+    },
   ],
   "fields": [
     {
@@ -152,114 +136,116 @@ export const HARNESS_HOOK_INPUTS_TABLE = {
       "target": "/harness_session_id",
       "applies": "all",
       "bounded": false,
-      "note": "As in host_hook.rs; an empty string is left out."
+      "note": "As in host_hook.rs; an empty string is left out.",
     },
     {
       "input": "turn_id",
       "target": "/frame_context/frame_id",
       "applies": "frame",
       "bounded": false,
-      "note": "frame_class top_level. Without a turn id (Claude Code) the frame id opened by the session's last UserPromptSubmit is reused from --state-dir, else a fresh one; both events of one Stop share it."
+      "note":
+        "frame_class top_level. Without a turn id (Claude Code) the frame id opened by the session's last UserPromptSubmit is reused from --state-dir, else a fresh one; both events of one Stop share it.",
     },
     {
       "input": "turn_id",
       "target": "/harness_task_id",
       "applies": "other",
       "bounded": false,
-      "note": "As host_hook.rs does for compaction events."
+      "note": "As host_hook.rs does for compaction events.",
     },
     {
       "input": "hook_event_name",
       "target": "/metadata/hook_event_name",
       "applies": "all",
       "bounded": false,
-      "note": "As in host_hook.rs."
+      "note": "As in host_hook.rs.",
     },
     {
       "input": "transcript_path",
       "target": "/metadata/transcript_path",
       "applies": "all",
       "bounded": false,
-      "note": "A path only; never read. Null or empty is left out."
+      "note": "A path only; never read. Null or empty is left out.",
     },
     {
       "input": "turn_id",
       "target": "/metadata/turn_id",
       "applies": "all",
       "bounded": false,
-      "note": "As in host_hook.rs."
+      "note": "As in host_hook.rs.",
     },
     {
       "input": "cwd",
       "target": "/metadata/cwd",
       "applies": "all",
       "bounded": false,
-      "note": ""
+      "note": "",
     },
     {
       "input": "model",
       "target": "/metadata/model",
       "applies": "all",
       "bounded": false,
-      "note": ""
+      "note": "",
     },
     {
       "input": "permission_mode",
       "target": "/metadata/permission_mode",
       "applies": "all",
       "bounded": false,
-      "note": ""
+      "note": "",
     },
     {
       "input": "source",
       "target": "/metadata/source",
       "applies": "all",
       "bounded": false,
-      "note": ""
+      "note": "",
     },
     {
       "input": "trigger",
       "target": "/metadata/trigger",
       "applies": "all",
       "bounded": false,
-      "note": "As in host_hook.rs."
+      "note": "As in host_hook.rs.",
     },
     {
       "input": "reason",
       "target": "/metadata/reason",
       "applies": "all",
       "bounded": false,
-      "note": ""
+      "note": "",
     },
     {
       "input": "stop_hook_active",
       "target": "/metadata/stop_hook_active",
       "applies": "all",
       "bounded": false,
-      "note": "A boolean, also when false."
+      "note": "A boolean, also when false.",
     },
     {
       "input": "prompt",
       "target": "/metadata/prompt",
       "applies": "all",
       "bounded": true,
-      "note": "host_hook.rs skips the capture of a prompt over 64 KiB (nothing delivered); we cut it (see metadata_text_max_bytes)."
+      "note":
+        "host_hook.rs skips the capture of a prompt over 64 KiB (nothing delivered); we cut it (see metadata_text_max_bytes).",
     },
     {
       "input": "custom_instructions",
       "target": "/metadata/custom_instructions",
       "applies": "all",
       "bounded": true,
-      "note": ""
+      "note": "",
     },
     {
       "input": "last_assistant_message",
       "target": "/metadata/last_assistant_message",
       "applies": "all",
       "bounded": true,
-      "note": "Null is left out."
-    }
-  ]
+      "note": "Null is left out.",
+    },
+  ],
 } as const;
 
 /** spec/tables/harness-hook-inputs.json: what `lifeloop-callback hook` does with each harness hook input (spec/hook-command.md). */

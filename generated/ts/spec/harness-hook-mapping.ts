@@ -9,48 +9,34 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
     {
       "adapter": "claude",
       "harness": "Claude Code",
-      "adapter_ids": [
-        "claude",
-        "claude-code"
-      ],
+      "adapter_ids": ["claude", "claude-code"],
       "harness_context_limit": {
         "length": 10000,
         "unit": "utf16_code_units",
         "on_exceed": "warn",
-        "fact": "Claude Code cuts additionalContext longer than 10,000 characters to a short preview without telling anyone."
+        "fact":
+          "Claude Code cuts additionalContext longer than 10,000 characters to a short preview without telling anyone.",
       },
       "hook_events": [
         {
           "hook_event": "SessionStart",
           "output_schema": "claude-session-start-output",
           "context_slot": "additional_context",
-          "context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "reference_context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
+          "context_placements": ["developer_equivalent_frame", "pre_prompt_frame"],
+          "reference_context_placements": ["developer_equivalent_frame", "pre_prompt_frame"],
           "block": "ignored",
           "reference_difference": null,
-          "notes": "hookSpecificOutput is always written; additionalContext is \"{}\" when no payload is eligible."
+          "notes": 'hookSpecificOutput is always written; additionalContext is "{}" when no payload is eligible.',
         },
         {
           "hook_event": "UserPromptSubmit",
           "output_schema": "claude-user-prompt-submit-output",
           "context_slot": "additional_context",
-          "context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "reference_context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
+          "context_placements": ["developer_equivalent_frame", "pre_prompt_frame"],
+          "reference_context_placements": ["developer_equivalent_frame", "pre_prompt_frame"],
           "block": "block_prompt",
           "reference_difference": null,
-          "notes": "block: top-level decision \"block\" and reason (not inside hookSpecificOutput)."
+          "notes": 'block: top-level decision "block" and reason (not inside hookSpecificOutput).',
         },
         {
           "hook_event": "PreCompact",
@@ -60,7 +46,8 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
           "reference_context_placements": [],
           "block": "refused",
           "reference_difference": null,
-          "notes": "Quiet: always {}. A block directive is refused (unsupported_directive): Claude Code cannot stop a compaction, and silently dropping a block would hide that the client asked for one."
+          "notes":
+            "Quiet: always {}. A block directive is refused (unsupported_directive): Claude Code cannot stop a compaction, and silently dropping a block would hide that the client asked for one.",
         },
         {
           "hook_event": "Stop",
@@ -70,7 +57,8 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
           "reference_context_placements": [],
           "block": "request_continuation",
           "reference_difference": null,
-          "notes": "{} without a directive. block: top-level decision \"block\" and reason; Claude Code does not stop and gives the model reason as its next instruction (bounded by max_stop_continuations in the hook command)."
+          "notes":
+            '{} without a directive. block: top-level decision "block" and reason; Claude Code does not stop and gives the model reason as its next instruction (bounded by max_stop_continuations in the hook command).',
         },
         {
           "hook_event": "SessionEnd",
@@ -80,107 +68,94 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
           "reference_context_placements": [],
           "block": "refused",
           "reference_difference": null,
-          "notes": "Quiet: always {}. A block directive is refused (unsupported_directive): a session that is ending cannot be kept open."
-        }
+          "notes":
+            "Quiet: always {}. A block directive is refused (unsupported_directive): a session that is ending cannot be kept open.",
+        },
       ],
       "events": [
         {
           "event": "session.starting",
-          "hook_event": "SessionStart"
+          "hook_event": "SessionStart",
         },
         {
           "event": "session.started",
-          "hook_event": "SessionStart"
+          "hook_event": "SessionStart",
         },
         {
           "event": "frame.opening",
-          "hook_event": "UserPromptSubmit"
+          "hook_event": "UserPromptSubmit",
         },
         {
           "event": "frame.opened",
-          "hook_event": "unsupported"
+          "hook_event": "unsupported",
         },
         {
           "event": "context.pressure_observed",
-          "hook_event": "PreCompact"
+          "hook_event": "PreCompact",
         },
         {
           "event": "context.compacted",
-          "hook_event": "unsupported"
+          "hook_event": "unsupported",
         },
         {
           "event": "frame.ending",
-          "hook_event": "Stop"
+          "hook_event": "Stop",
         },
         {
           "event": "frame.ended",
-          "hook_event": "Stop"
+          "hook_event": "Stop",
         },
         {
           "event": "session.ending",
-          "hook_event": "SessionEnd"
+          "hook_event": "SessionEnd",
         },
         {
           "event": "session.ended",
-          "hook_event": "SessionEnd"
+          "hook_event": "SessionEnd",
         },
         {
           "event": "supervisor.tick",
-          "hook_event": "unsupported"
+          "hook_event": "unsupported",
         },
         {
           "event": "capability.degraded",
-          "hook_event": "unsupported"
+          "hook_event": "unsupported",
         },
         {
           "event": "receipt.emitted",
-          "hook_event": "unsupported"
+          "hook_event": "unsupported",
         },
         {
           "event": "receipt.gap_detected",
-          "hook_event": "unsupported"
-        }
-      ]
+          "hook_event": "unsupported",
+        },
+      ],
     },
     {
       "adapter": "codex",
       "harness": "Codex",
-      "adapter_ids": [
-        "codex"
-      ],
+      "adapter_ids": ["codex"],
       "harness_context_limit": null,
       "hook_events": [
         {
           "hook_event": "SessionStart",
           "output_schema": "codex-session-start-output",
           "context_slot": "additional_context",
-          "context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "reference_context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
+          "context_placements": ["developer_equivalent_frame", "pre_prompt_frame"],
+          "reference_context_placements": ["developer_equivalent_frame", "pre_prompt_frame"],
           "block": "ignored",
           "reference_difference": null,
-          "notes": "hookSpecificOutput is always written; additionalContext is \"{}\" when no payload is eligible."
+          "notes": 'hookSpecificOutput is always written; additionalContext is "{}" when no payload is eligible.',
         },
         {
           "hook_event": "UserPromptSubmit",
           "output_schema": "codex-user-prompt-submit-output",
           "context_slot": "additional_context",
-          "context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
-          "reference_context_placements": [
-            "developer_equivalent_frame",
-            "pre_prompt_frame"
-          ],
+          "context_placements": ["developer_equivalent_frame", "pre_prompt_frame"],
+          "reference_context_placements": ["developer_equivalent_frame", "pre_prompt_frame"],
           "block": "block_prompt",
           "reference_difference": null,
-          "notes": "block: top-level decision \"block\" and reason."
+          "notes": 'block: top-level decision "block" and reason.',
         },
         {
           "hook_event": "PreCompact",
@@ -190,19 +165,18 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
           "reference_context_placements": [],
           "block": "ignored",
           "reference_difference": null,
-          "notes": "Quiet: always {}. Codex does not let decision \"block\" stop a compaction."
+          "notes": 'Quiet: always {}. Codex does not let decision "block" stop a compaction.',
         },
         {
           "hook_event": "PostCompact",
           "output_schema": "codex-post-compact-output",
           "context_slot": null,
           "context_placements": [],
-          "reference_context_placements": [
-            "side_channel_context"
-          ],
+          "reference_context_placements": ["side_channel_context"],
           "block": "ignored",
           "reference_difference": "codex-post-compact-context",
-          "notes": "Always {}: Codex's PostCompact output has no hookSpecificOutput, so side_channel_context payloads cannot be delivered (payload_not_rendered)."
+          "notes":
+            "Always {}: Codex's PostCompact output has no hookSpecificOutput, so side_channel_context payloads cannot be delivered (payload_not_rendered).",
         },
         {
           "hook_event": "Stop",
@@ -212,199 +186,176 @@ export const HARNESS_HOOK_MAPPING_TABLE = {
           "reference_context_placements": [],
           "block": "request_continuation",
           "reference_difference": null,
-          "notes": "block: top-level decision \"block\" and reason; Codex runs another model turn with reason as its prompt."
-        }
+          "notes":
+            'block: top-level decision "block" and reason; Codex runs another model turn with reason as its prompt.',
+        },
       ],
       "events": [
         {
           "event": "session.starting",
-          "hook_event": "SessionStart"
+          "hook_event": "SessionStart",
         },
         {
           "event": "session.started",
-          "hook_event": "SessionStart"
+          "hook_event": "SessionStart",
         },
         {
           "event": "frame.opening",
-          "hook_event": "UserPromptSubmit"
+          "hook_event": "UserPromptSubmit",
         },
         {
           "event": "frame.opened",
-          "hook_event": "unsupported"
+          "hook_event": "unsupported",
         },
         {
           "event": "context.pressure_observed",
-          "hook_event": "PreCompact"
+          "hook_event": "PreCompact",
         },
         {
           "event": "context.compacted",
-          "hook_event": "PostCompact"
+          "hook_event": "PostCompact",
         },
         {
           "event": "frame.ending",
-          "hook_event": "Stop"
+          "hook_event": "Stop",
         },
         {
           "event": "frame.ended",
-          "hook_event": "Stop"
+          "hook_event": "Stop",
         },
         {
           "event": "session.ending",
-          "hook_event": "unsupported"
+          "hook_event": "unsupported",
         },
         {
           "event": "session.ended",
-          "hook_event": "unsupported"
+          "hook_event": "unsupported",
         },
         {
           "event": "supervisor.tick",
-          "hook_event": "unsupported"
+          "hook_event": "unsupported",
         },
         {
           "event": "capability.degraded",
-          "hook_event": "unsupported"
+          "hook_event": "unsupported",
         },
         {
           "event": "receipt.emitted",
-          "hook_event": "unsupported"
+          "hook_event": "unsupported",
         },
         {
           "event": "receipt.gap_detected",
-          "hook_event": "unsupported"
-        }
-      ]
-    }
+          "hook_event": "unsupported",
+        },
+      ],
+    },
   ],
   "directives": [
     {
       "kind": "allow",
       "members": [],
-      "summary": "Admit: the harness proceeds. Renders exactly like no directive."
+      "summary": "Admit: the harness proceeds. Renders exactly like no directive.",
     },
     {
       "kind": "block",
-      "members": [
-        "reason"
-      ],
-      "summary": "Block the next input, or at a frame end where the harness supports it request a continuation; reason is handed to the model. A reason that is empty or only Unicode White_Space is refused (invalid_directive)."
-    }
+      "members": ["reason"],
+      "summary":
+        "Block the next input, or at a frame end where the harness supports it request a continuation; reason is handed to the model. A reason that is empty or only Unicode White_Space is refused (invalid_directive).",
+    },
   ],
   "white_space": [
-    [
-      9,
-      13
-    ],
-    [
-      32,
-      32
-    ],
-    [
-      133,
-      133
-    ],
-    [
-      160,
-      160
-    ],
-    [
-      5760,
-      5760
-    ],
-    [
-      8192,
-      8202
-    ],
-    [
-      8232,
-      8233
-    ],
-    [
-      8239,
-      8239
-    ],
-    [
-      8287,
-      8287
-    ],
-    [
-      12288,
-      12288
-    ]
+    [9, 13],
+    [32, 32],
+    [133, 133],
+    [160, 160],
+    [5760, 5760],
+    [8192, 8202],
+    [8232, 8233],
+    [8239, 8239],
+    [8287, 8287],
+    [12288, 12288],
   ],
   "block_effects": [
     {
       "block": "block_prompt",
-      "renders": "top-level decision \"block\" and reason",
-      "meaning": "The harness does not submit the prompt and shows reason."
+      "renders": 'top-level decision "block" and reason',
+      "meaning": "The harness does not submit the prompt and shows reason.",
     },
     {
       "block": "request_continuation",
-      "renders": "top-level decision \"block\" and reason",
-      "meaning": "The harness does not end the turn: it runs another model turn with reason as the prompt."
+      "renders": 'top-level decision "block" and reason',
+      "meaning": "The harness does not end the turn: it runs another model turn with reason as the prompt.",
     },
     {
       "block": "ignored",
       "renders": "nothing",
-      "meaning": "The event cannot carry the directive; the output is the same as without it and the render reports directive_ignored."
+      "meaning":
+        "The event cannot carry the directive; the output is the same as without it and the render reports directive_ignored.",
     },
     {
       "block": "refused",
       "renders": "nothing: the render fails with unsupported_directive",
-      "meaning": "The harness has no way to act on a block at this event and the reference refuses it; the hook command prints {} and names the reason on stderr."
-    }
+      "meaning":
+        "The harness has no way to act on a block at this event and the reference refuses it; the hook command prints {} and names the reason on stderr.",
+    },
   ],
   "errors": [
     {
       "kind": "invalid_request",
       "exit": "validation",
-      "summary": "The request does not match schemas/hooks/hook-render-request.schema.json or breaks a PayloadEnvelope/FrameContext rule; carries the validation issues."
+      "summary":
+        "The request does not match schemas/hooks/hook-render-request.schema.json or breaks a PayloadEnvelope/FrameContext rule; carries the validation issues.",
     },
     {
       "kind": "invalid_directive",
       "exit": "validation",
-      "summary": "A block directive whose reason is empty or only Unicode White_Space."
+      "summary": "A block directive whose reason is empty or only Unicode White_Space.",
     },
     {
       "kind": "adapter_id_mismatch",
       "exit": "validation",
-      "summary": "adapter_id is not one of the target harness's adapter ids."
+      "summary": "adapter_id is not one of the target harness's adapter ids.",
     },
     {
       "kind": "unsupported_event",
       "exit": "unsupported",
-      "summary": "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing on stdout and names the event and adapter on stderr)."
+      "summary":
+        "The harness has no hook event for the lifecycle event; callers may skip (the CLI prints nothing on stdout and names the event and adapter on stderr).",
     },
     {
       "kind": "unsupported_directive",
       "exit": "validation",
-      "summary": "A block directive at a hook event whose block is refused (Claude Code PreCompact and SessionEnd); nothing on stdout, the reason on stderr."
+      "summary":
+        "A block directive at a hook event whose block is refused (Claude Code PreCompact and SessionEnd); nothing on stdout, the reason on stderr.",
     },
     {
       "kind": "context_too_large",
       "exit": "validation",
-      "summary": "The rendered additionalContext is longer than max_context_code_points."
+      "summary": "The rendered additionalContext is longer than max_context_code_points.",
     },
     {
       "kind": "output_schema_violation",
       "exit": "validation",
-      "summary": "The rendered output does not match the event's output schema: a renderer bug, never printed."
-    }
+      "summary": "The rendered output does not match the event's output schema: a renderer bug, never printed.",
+    },
   ],
   "warnings": [
     {
       "code": "context_over_harness_limit",
-      "summary": "additionalContext is longer than the harness's documented limit (Claude Code: 10,000 UTF-16 code units); the output also carries a systemMessage saying so."
+      "summary":
+        "additionalContext is longer than the harness's documented limit (Claude Code: 10,000 UTF-16 code units); the output also carries a systemMessage saying so.",
     },
     {
       "code": "directive_ignored",
-      "summary": "A block directive at an event that cannot carry it (block: ignored)."
+      "summary": "A block directive at an event that cannot carry it (block: ignored).",
     },
     {
       "code": "payload_not_rendered",
-      "summary": "A payload whose placement is not receipt_only was not written to any context slot of this event."
-    }
+      "summary": "A payload whose placement is not receipt_only was not written to any context slot of this event.",
+    },
   ],
-  "system_message": "lifeloop-callback: the additionalContext of this {hook_event} hook output is {length} characters long; {harness} keeps only a short preview of context longer than {limit} characters."
+  "system_message":
+    "lifeloop-callback: the additionalContext of this {hook_event} hook output is {length} characters long; {harness} keeps only a short preview of context longer than {limit} characters.",
 } as const;
 
 /** spec/tables/harness-hook-mapping.json: lifecycle event → harness hook event, rendering facts, directives, errors (spec/harness-hooks.md). */

@@ -8,25 +8,28 @@ export const HOOK_HARNESS_TIMEOUT_TABLE = {
       "term": "stdin",
       "count": "once",
       "duration": "timeout_ms",
-      "why": "Reading the hook input: the command waits at most --timeout-ms for the harness to close stdin, before it delivers anything."
+      "why":
+        "Reading the hook input: the command waits at most --timeout-ms for the harness to close stdin, before it delivers anything.",
     },
     {
       "term": "delivery",
       "count": "per_delivered_event",
       "duration": "timeout_ms",
-      "why": "Each delivery's deadline (spawn, write, read and exit of one client process), one after the other."
+      "why": "Each delivery's deadline (spawn, write, read and exit of one client process), one after the other.",
     },
     {
       "term": "delivery_settle",
       "count": "per_delivered_event",
       "duration": "settle_margin_ms",
-      "why": "After a deadline fires, the killed client's process group is reaped and the failure settles within this margin."
+      "why":
+        "After a deadline fires, the killed client's process group is reaped and the failure settles within this margin.",
     },
     {
       "term": "slack",
       "count": "once",
       "duration": "harness_timeout_slack_ms",
-      "why": "Starting Node, checking the state directory and receipts file, rendering and printing the output, saving the state."
-    }
-  ]
+      "why":
+        "Starting Node, checking the state directory and receipts file, rendering and printing the output, saving the state.",
+    },
+  ],
 } as const;

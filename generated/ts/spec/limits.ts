@@ -8,192 +8,209 @@ export const LIMITS_TABLE = {
       "name": "max_request_bytes",
       "value": 16777216,
       "unit": "bytes",
-      "applies_to": "a DispatchEnvelope written to a client's stdin; a document read by `lifeloop-callback validate` or `invoke`",
-      "on_exceed": "request_too_large (payload_too_large) for the invoker; rule json.max-bytes for validation"
+      "applies_to":
+        "a DispatchEnvelope written to a client's stdin; a document read by `lifeloop-callback validate` or `invoke`",
+      "on_exceed": "request_too_large (payload_too_large) for the invoker; rule json.max-bytes for validation",
     },
     {
       "name": "max_response_bytes",
       "value": 16777216,
       "unit": "bytes",
       "applies_to": "a client's stdout (one CallbackResponse)",
-      "on_exceed": "response_too_large (transport_error); the process group is killed at once"
+      "on_exceed": "response_too_large (transport_error); the process group is killed at once",
     },
     {
       "name": "max_depth",
       "value": 64,
       "unit": "levels",
       "applies_to": "nesting of arrays and objects in any wire document (the root container is level 1)",
-      "on_exceed": "rule json.max-depth"
+      "on_exceed": "rule json.max-depth",
     },
     {
       "name": "max_values",
       "value": 131072,
       "unit": "count",
-      "applies_to": "JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding, by the host while it serializes and by the Go and Python SDK encoders on what they wrote (a document over 2 * max_values bytes is counted)",
-      "on_exceed": "rule json.max-values (parse_response / invalid_request for the invoker); bounds the time and memory of judging a document within the byte limit"
+      "applies_to":
+        "JSON values in any wire document: every string, number, literal, array and object, the root included (member names are not values); counted by the strict parser of every binding, by the host while it serializes and by the Go and Python SDK encoders on what they wrote (a document over 2 * max_values bytes is counted)",
+      "on_exceed":
+        "rule json.max-values (parse_response / invalid_request for the invoker); bounds the time and memory of judging a document within the byte limit",
     },
     {
       "name": "max_object_members",
       "value": 32768,
       "unit": "count",
-      "applies_to": "members of any one object in any wire document, open maps included: every member name the text has, a repeated name counted again; counted by the strict parser of every binding, by the host while it serializes and by the Go and Python SDK encoders while they write",
-      "on_exceed": "rule json.max-members (parse_response / invalid_request for the invoker); bounds the one step no slice can cut, listing the keys of an in-memory object (Object.keys of 32,768 keys: about 10 ms)"
+      "applies_to":
+        "members of any one object in any wire document, open maps included: every member name the text has, a repeated name counted again; counted by the strict parser of every binding, by the host while it serializes and by the Go and Python SDK encoders while they write",
+      "on_exceed":
+        "rule json.max-members (parse_response / invalid_request for the invoker); bounds the one step no slice can cut, listing the keys of an in-memory object (Object.keys of 32,768 keys: about 10 ms)",
     },
     {
       "name": "fast_parse_max_bytes",
       "value": 1048576,
       "unit": "bytes",
-      "applies_to": "the TypeScript host's synchronous strict parser: a document of at most this size is first parsed by JSON.parse and accepted when native searches and one walk prove every parse-layer rule (runtime/wire/fast-parse.ts); anything else, and every larger document, is judged by the strict scanner. Containers are bounded before JSON.parse builds them (by the text's '[' and '{'), so it never builds more containers than the exact path would",
-      "on_exceed": "the strict scanner judges the document; same verdict, only slower"
+      "applies_to":
+        "the TypeScript host's synchronous strict parser: a document of at most this size is first parsed by JSON.parse and accepted when native searches and one walk prove every parse-layer rule (runtime/wire/fast-parse.ts); anything else, and every larger document, is judged by the strict scanner. Containers are bounded before JSON.parse builds them (by the text's '[' and '{'), so it never builds more containers than the exact path would",
+      "on_exceed": "the strict scanner judges the document; same verdict, only slower",
     },
     {
       "name": "fast_parse_sliced_max_bytes",
       "value": 32768,
       "unit": "bytes",
-      "applies_to": "the TypeScript host's sliced strict parser (the settle bound): a document of at most this size is first tried by the fast path of fast_parse_max_bytes in one go; even at the worst case (all empty objects) its JSON.parse takes about one slice of the sliced parser (runtime/process/slices.ts), so the event loop is never held longer than a slice would hold it",
-      "on_exceed": "the sliced strict scanner judges the document; same verdict"
+      "applies_to":
+        "the TypeScript host's sliced strict parser (the settle bound): a document of at most this size is first tried by the fast path of fast_parse_max_bytes in one go; even at the worst case (all empty objects) its JSON.parse takes about one slice of the sliced parser (runtime/process/slices.ts), so the event loop is never held longer than a slice would hold it",
+      "on_exceed": "the sliced strict scanner judges the document; same verdict",
     },
     {
       "name": "stderr_tail_bytes",
       "value": 8192,
       "unit": "bytes",
-      "applies_to": "the part of a client's stderr kept for failure details and receipts (the last bytes; older bytes are discarded as they arrive)",
-      "on_exceed": "older bytes are dropped; never a failure"
+      "applies_to":
+        "the part of a client's stderr kept for failure details and receipts (the last bytes; older bytes are discarded as they arrive)",
+      "on_exceed": "older bytes are dropped; never a failure",
     },
     {
       "name": "kill_grace_ms",
       "value": 100,
       "unit": "ms",
       "applies_to": "time between SIGTERM and SIGKILL to the client's process group at the deadline",
-      "on_exceed": "SIGKILL"
+      "on_exceed": "SIGKILL",
     },
     {
       "name": "settle_margin_ms",
       "value": 1000,
       "unit": "ms",
       "applies_to": "upper bound on how long after its deadline an invocation may take to settle (kill grace included)",
-      "on_exceed": "a bug: tests assert this bound"
+      "on_exceed": "a bug: tests assert this bound",
     },
     {
       "name": "failure_detail_preview_bytes",
       "value": 64,
       "unit": "bytes",
       "applies_to": "the first bytes of a client's stdout quoted (escaped) in a parse_response failure detail",
-      "on_exceed": "the preview is cut; the detail gives the total byte count"
+      "on_exceed": "the preview is cut; the detail gives the total byte count",
     },
     {
       "name": "max_timeout_ms",
       "value": 2147483647,
       "unit": "ms",
       "applies_to": "an invoker's timeoutMs (the longest delay a Node.js timer can hold)",
-      "on_exceed": "a usage error before anything is spawned"
+      "on_exceed": "a usage error before anything is spawned",
     },
     {
       "name": "max_reported_issues",
       "value": 1000,
       "unit": "count",
-      "applies_to": "the issues `lifeloop-callback validate --all` prints for one document (a 16 MiB document can hold millions)",
-      "on_exceed": "the first ones are printed, in layer order; stderr says how many were found in all"
+      "applies_to":
+        "the issues `lifeloop-callback validate --all` prints for one document (a 16 MiB document can hold millions)",
+      "on_exceed": "the first ones are printed, in layer order; stderr says how many were found in all",
     },
     {
       "name": "max_safe_integer",
       "value": 9007199254740991,
       "unit": "count",
       "applies_to": "every integer on the wire (2^53 - 1, exact in every binding); schemas carry it as `maximum`",
-      "on_exceed": "rule schema.maximum"
+      "on_exceed": "rule schema.maximum",
     },
     {
       "name": "max_frame_bytes",
       "value": 16842752,
       "unit": "bytes",
-      "applies_to": "one stream v2 frame: the bytes since the last LF (CR included, LF excluded), in both directions; max_request_bytes plus 64 KiB for the JSON-RPC members around a DispatchEnvelope",
-      "on_exceed": "rule stream.frame-too-large as soon as the extra byte arrives; the stream ends (stream_frame_too_large)"
+      "applies_to":
+        "one stream v2 frame: the bytes since the last LF (CR included, LF excluded), in both directions; max_request_bytes plus 64 KiB for the JSON-RPC members around a DispatchEnvelope",
+      "on_exceed":
+        "rule stream.frame-too-large as soon as the extra byte arrives; the stream ends (stream_frame_too_large)",
     },
     {
       "name": "max_frame_values",
       "value": 131076,
       "unit": "count",
-      "applies_to": "JSON values in one stream v2 frame, counted as for max_values: max_values for the DispatchEnvelope or CallbackResponse it carries plus 4 for the frame's own values (the frame object, jsonrpc, id, method; a reply has no method, so its result may hold max_values + 1); both directions",
-      "on_exceed": "rule json.max-values on the frame: a framing violation, the stream ends (stream_framing)"
+      "applies_to":
+        "JSON values in one stream v2 frame, counted as for max_values: max_values for the DispatchEnvelope or CallbackResponse it carries plus 4 for the frame's own values (the frame object, jsonrpc, id, method; a reply has no method, so its result may hold max_values + 1); both directions",
+      "on_exceed": "rule json.max-values on the frame: a framing violation, the stream ends (stream_framing)",
     },
     {
       "name": "max_client_requests_in_flight",
       "value": 64,
       "unit": "count",
       "applies_to": "client-to-host requests of one stream that the host has not answered yet",
-      "on_exceed": "rule stream.request-flood; the stream ends (stream_framing)"
+      "on_exceed": "rule stream.request-flood; the stream ends (stream_framing)",
     },
     {
       "name": "client_handler_concurrency",
       "value": 64,
       "unit": "count",
-      "applies_to": "a stream client runner (Go, Python, TypeScript): event handlers running at once, plus one for each of the client's own requests that waits for the host, unanswered or for a slot to be sent (so a reply a handler waits for can always be read). While that many run, the runner reads no further frame (backpressure: the host's writes wait in the pipe). 64: the same as max_client_requests_in_flight, far more than 2 to 8 cores run at once, and cheap as threads (the Python runner started one per event and died at about 22,000)",
-      "on_exceed": "the runner waits for a handler to return before it reads the next frame; never a failure"
+      "applies_to":
+        "a stream client runner (Go, Python, TypeScript): event handlers running at once, plus one for each of the client's own requests that waits for the host, unanswered or for a slot to be sent (so a reply a handler waits for can always be read). While that many run, the runner reads no further frame (backpressure: the host's writes wait in the pipe). 64: the same as max_client_requests_in_flight, far more than 2 to 8 cores run at once, and cheap as threads (the Python runner started one per event and died at about 22,000)",
+      "on_exceed": "the runner waits for a handler to return before it reads the next frame; never a failure",
     },
     {
       "name": "stream_close_grace_ms",
       "value": 2000,
       "unit": "ms",
       "applies_to": "stream shutdown: time after ending the client's stdin before its process group gets SIGTERM",
-      "on_exceed": "SIGTERM to the group"
+      "on_exceed": "SIGTERM to the group",
     },
     {
       "name": "stream_term_grace_ms",
       "value": 1000,
       "unit": "ms",
       "applies_to": "stream shutdown: time after SIGTERM before SIGKILL to the group",
-      "on_exceed": "SIGKILL to the group"
+      "on_exceed": "SIGKILL to the group",
     },
     {
       "name": "stream_client_exit_ms",
       "value": 1000,
       "unit": "ms",
       "applies_to": "a stream client runner: time from stdin EOF, SIGTERM, SIGINT or SIGHUP to its exit",
-      "on_exceed": "a bug of the runner: tests assert this bound"
+      "on_exceed": "a bug of the runner: tests assert this bound",
     },
     {
       "name": "stream_max_consecutive_timeouts",
       "value": 3,
       "unit": "count",
       "applies_to": "event timeouts in a row on one stream with no valid reply in between",
-      "on_exceed": "the host ends the stream (SIGTERM, SIGKILL); the next event respawns"
+      "on_exceed": "the host ends the stream (SIGTERM, SIGKILL); the next event respawns",
     },
     {
       "name": "stream_max_failed_spawns",
       "value": 3,
       "unit": "count",
       "applies_to": "streams in a row that ended without one valid reply",
-      "on_exceed": "no spawn for stream_respawn_cooldown_ms; events fail with stream_respawn_limited"
+      "on_exceed": "no spawn for stream_respawn_cooldown_ms; events fail with stream_respawn_limited",
     },
     {
       "name": "stream_respawn_cooldown_ms",
       "value": 5000,
       "unit": "ms",
       "applies_to": "pause of spawning after stream_max_failed_spawns failed streams",
-      "on_exceed": "one spawn is tried again"
+      "on_exceed": "one spawn is tried again",
     },
     {
       "name": "max_session_input_bytes",
       "value": 268435456,
       "unit": "bytes",
-      "applies_to": "the JSON Lines input of `lifeloop-callback session` (all lines are read and judged before anything is sent); each line is also bounded by max_request_bytes",
-      "on_exceed": "exit 3 (input), nothing is sent"
+      "applies_to":
+        "the JSON Lines input of `lifeloop-callback session` (all lines are read and judged before anything is sent); each line is also bounded by max_request_bytes",
+      "on_exceed": "exit 3 (input), nothing is sent",
     },
     {
       "name": "client_command_timeout_ms",
       "value": 30000,
       "unit": "ms",
-      "applies_to": "the default deadline of one client-initiated command (spec/tables/client-initiated-commands.json) that a client SDK runs as a host CLI subprocess, from start to exit, when the author sets none: Go Host.Timeout zero (DefaultHostTimeout), Python timeout_s omitted, the TypeScript client runner's commandTimeoutMs omitted",
-      "on_exceed": "the command's process group is killed and the call fails with a timeout (Go *HostError wrapping context.DeadlineExceeded, Python CommandTimeoutError, TypeScript CommandError)"
+      "applies_to":
+        "the default deadline of one client-initiated command (spec/tables/client-initiated-commands.json) that a client SDK runs as a host CLI subprocess, from start to exit, when the author sets none: Go Host.Timeout zero (DefaultHostTimeout), Python timeout_s omitted, the TypeScript client runner's commandTimeoutMs omitted",
+      "on_exceed":
+        "the command's process group is killed and the call fails with a timeout (Go *HostError wrapping context.DeadlineExceeded, Python CommandTimeoutError, TypeScript CommandError)",
     },
     {
       "name": "runner_warning_message_code_points",
       "value": 4096,
       "unit": "count",
-      "applies_to": "code points of the message of the Warning a client runner adds to the failed response it writes for a refused request or a failing handler (TypeScript runtime/client/runner.ts, Go sdk/go/runner.go, Python lifeloop_callback/answer.py); the schema allows longer messages",
-      "on_exceed": "the runner cuts the message to this many code points (Go then appends \"...\")"
-    }
-  ]
+      "applies_to":
+        "code points of the message of the Warning a client runner adds to the failed response it writes for a refused request or a failing handler (TypeScript runtime/client/runner.ts, Go sdk/go/runner.go, Python lifeloop_callback/answer.py); the schema allows longer messages",
+      "on_exceed": 'the runner cuts the message to this many code points (Go then appends "...")',
+    },
+  ],
 } as const;
 
 /** spec/tables/limits.json, by name (units in the table: bytes, levels, ms). */
@@ -224,5 +241,5 @@ export const LIMITS = {
   "stream_respawn_cooldown_ms": 5000,
   "max_session_input_bytes": 268435456,
   "client_command_timeout_ms": 30000,
-  "runner_warning_message_code_points": 4096
+  "runner_warning_message_code_points": 4096,
 } as const;

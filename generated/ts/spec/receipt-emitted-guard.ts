@@ -8,11 +8,7 @@ export const RECEIPT_EMITTED_GUARD_TABLE = {
   "failure_variant": "receipt_emitted_rejected",
   "produces_receipt": false,
   "stream_v2_sends_notification": false,
-  "transports": [
-    "in_process",
-    "subprocess_v1",
-    "stream_v2"
-  ]
+  "transports": ["in_process", "subprocess_v1", "stream_v2"],
 } as const;
 
 /** spec/tables/receipt-emitted-guard.json */

@@ -7,12 +7,12 @@ export const RECEIPT_WARNINGS_TABLE = {
     {
       "code": "invocation_failed",
       "when": "always, in a failure receipt",
-      "message": "`<variant>: <detail>` of the failure"
+      "message": "`<variant>: <detail>` of the failure",
     },
     {
       "code": "client_stderr_tail",
       "when": "the client wrote anything to stderr",
-      "message": "the stderr tail (at most limits.stderr_tail_bytes bytes)"
-    }
-  ]
+      "message": "the stderr tail (at most limits.stderr_tail_bytes bytes)",
+    },
+  ],
 } as const;

@@ -9,78 +9,85 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "scope": "validation",
       "match": [
         {
-          "rule": "schema.maximum"
-        }
+          "rule": "schema.maximum",
+        },
       ],
       "where": "every integer field (sequence, byte_size, expires_at_epoch_s, at_epoch_s)",
       "reference": "accepts any u64 up to 2^64 - 1",
       "ours": "rejects values above 2^53 - 1",
-      "reason": "2^53 - 1 is the largest integer every binding (JavaScript numbers included) represents exactly; a larger value would be silently rounded by a TypeScript or JSON-number reader."
+      "reason":
+        "2^53 - 1 is the largest integer every binding (JavaScript numbers included) represents exactly; a larger value would be silently rounded by a TypeScript or JSON-number reader.",
     },
     {
       "id": "string-length",
       "scope": "validation",
       "match": [
         {
-          "rule": "schema.max-length"
-        }
+          "rule": "schema.max-length",
+        },
       ],
       "where": "every string field (identifiers 512, references 4096, text 65536, body 16777216 code points)",
       "reference": "no bound besides its 16 MiB input limit",
       "ours": "rejects strings above the schema's maxLength, counted in Unicode code points",
-      "reason": "Untrusted input must not be unbounded per field: a receipt, a log line or a map key built from an identifier stays small."
+      "reason":
+        "Untrusted input must not be unbounded per field: a receipt, a log line or a map key built from an identifier stays small.",
     },
     {
       "id": "array-length",
       "scope": "validation",
       "match": [
         {
-          "rule": "schema.max-items"
-        }
+          "rule": "schema.max-items",
+        },
       ],
       "where": "every array field (1024 entries; acceptable_placements 16)",
       "reference": "no bound besides its 16 MiB input limit",
       "ours": "rejects arrays above the schema's maxItems",
-      "reason": "Same as string-length: explicit bounds for untrusted input."
+      "reason": "Same as string-length: explicit bounds for untrusted input.",
     },
     {
       "id": "nesting-depth",
       "scope": "validation",
       "match": [
         {
-          "rule": "json.max-depth"
-        }
+          "rule": "json.max-depth",
+        },
       ],
       "where": "any document, including open maps (metadata, telemetry_summary)",
-      "reference": "serde_json's recursion limit: at most 127 nested containers (objects and arrays, the root included)",
+      "reference":
+        "serde_json's recursion limit: at most 127 nested containers (objects and arrays, the root included)",
       "ours": "rejects nesting deeper than limits.max_depth (64 levels)",
-      "reason": "A lower, documented bound that every binding enforces the same way, independent of a parser's internals."
+      "reason":
+        "A lower, documented bound that every binding enforces the same way, independent of a parser's internals.",
     },
     {
       "id": "value-count",
       "scope": "validation",
       "match": [
         {
-          "rule": "json.max-values"
-        }
+          "rule": "json.max-values",
+        },
       ],
       "where": "any document, including open maps (metadata, telemetry_summary)",
       "reference": "no bound besides its 16 MiB input limit (5 million empty objects are accepted)",
       "ours": "rejects a document with more than limits.max_values (131072) JSON values",
-      "reason": "Within the byte limit, tiny values cost far more memory and time to judge than their bytes (an empty object is 3 bytes and about 60 bytes in memory); the bound keeps every binding's time and memory for a maximum-size document small and the host's settle bound intact."
+      "reason":
+        "Within the byte limit, tiny values cost far more memory and time to judge than their bytes (an empty object is 3 bytes and about 60 bytes in memory); the bound keeps every binding's time and memory for a maximum-size document small and the host's settle bound intact.",
     },
     {
       "id": "object-member-count",
       "scope": "validation",
       "match": [
         {
-          "rule": "json.max-members"
-        }
+          "rule": "json.max-members",
+        },
       ],
       "where": "any object of any document, including open maps (metadata, telemetry_summary)",
       "reference": "no bound besides its 16 MiB input limit (an object of a million members is accepted)",
-      "ours": "rejects an object with more than limits.max_object_members (32768) members, a repeated name counted again",
-      "reason": "Listing the keys of one in-memory object is one native step no JavaScript API splits, and it grows faster than the count (about 10 ms for 32,768 keys, 60 to 70 ms for 131,060 on the 2-core machine); the bound keeps that step, the host's longest, within the 50 ms event-loop goal, and every binding judges the same documents."
+      "ours":
+        "rejects an object with more than limits.max_object_members (32768) members, a repeated name counted again",
+      "reason":
+        "Listing the keys of one in-memory object is one native step no JavaScript API splits, and it grows faster than the count (about 10 ms for 32,768 keys, 60 to 70 ms for 131,060 on the 2-core machine); the bound keeps that step, the host's longest, within the 50 ms event-loop goal, and every binding judges the same documents.",
     },
     {
       "id": "duplicate-keys-in-open-maps",
@@ -88,13 +95,14 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "match": [
         {
           "rule": "json.duplicate-key",
-          "inside_open_map": true
-        }
+          "inside_open_map": true,
+        },
       ],
       "where": "inside open maps (metadata, telemetry_summary) and any nested object in them",
       "reference": "rejects duplicate fields of its structs but keeps the last of duplicate keys inside a JSON map",
       "ours": "rejects a duplicate key anywhere in the document",
-      "reason": "Readers disagree on which duplicate wins; rejecting everywhere means every binding sees the same document."
+      "reason":
+        "Readers disagree on which duplicate wins; rejecting everywhere means every binding sees the same document.",
     },
     {
       "id": "sequence-form-objects",
@@ -103,13 +111,15 @@ export const REFERENCE_DIFFERENCES_TABLE = {
         {
           "rule": "schema.type",
           "value_type": "array",
-          "expected": "object"
-        }
+          "expected": "object",
+        },
       ],
       "where": "any position that holds a wire object (CallbackRequest, FrameContext, Warning, ...)",
-      "reference": "serde also accepts a JSON array listing the struct's fields in declaration order (e.g. [\"f\", null, \"top_level\"] as a FrameContext)",
+      "reference":
+        'serde also accepts a JSON array listing the struct\'s fields in declaration order (e.g. ["f", null, "top_level"] as a FrameContext)',
       "ours": "a wire object is a JSON object; an array there is rejected",
-      "reason": "The array form is an artefact of one Rust library, not part of LIFECYCLE-001; Go, Python and TypeScript readers would each need field-order knowledge to accept it, and no writer emits it."
+      "reason":
+        "The array form is an artefact of one Rust library, not part of LIFECYCLE-001; Go, Python and TypeScript readers would each need field-order knowledge to accept it, and no writer emits it.",
     },
     {
       "id": "object-form-enum-values",
@@ -118,13 +128,14 @@ export const REFERENCE_DIFFERENCES_TABLE = {
         {
           "rule": "schema.type",
           "value_type": "object",
-          "expected": "enum"
-        }
+          "expected": "enum",
+        },
       ],
       "where": "any enum-valued field (event, status, integration_mode, ...)",
-      "reference": "serde also accepts an enum value written as a one-key object such as {\"top_level\": null}",
+      "reference": 'serde also accepts an enum value written as a one-key object such as {"top_level": null}',
       "ours": "an enum value is a JSON string; an object there is rejected",
-      "reason": "As for sequence-form objects: a serde encoding detail that other bindings cannot reasonably share and no writer emits."
+      "reason":
+        "As for sequence-form objects: a serde encoding detail that other bindings cannot reasonably share and no writer emits.",
     },
     {
       "id": "codex-post-compact-context",
@@ -132,7 +143,8 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "where": "codex, context.compacted (PostCompact) with side_channel_context payloads",
       "reference": "writes hookSpecificOutput {hookEventName: PostCompact, additionalContext: <side-channel envelope>}",
       "ours": "writes {} and reports each side_channel_context payload as payload_not_rendered",
-      "reason": "Codex's PostCompact output schema is closed and has no hookSpecificOutput member; the reference's output fails the hook and the context never reaches the model."
+      "reason":
+        "Codex's PostCompact output schema is closed and has no hookSpecificOutput member; the reference's output fails the hook and the context never reaches the model.",
     },
     {
       "id": "claude-context-over-limit",
@@ -140,7 +152,7 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "where": "claude, SessionStart and UserPromptSubmit, additionalContext longer than 10,000 UTF-16 code units",
       "reference": "writes the context and nothing else; Claude Code silently keeps only a preview",
       "ours": "writes the same output plus a top-level systemMessage, and reports context_over_harness_limit",
-      "reason": "The cut is silent in the harness; the user and the caller must see it."
+      "reason": "The cut is silent in the harness; the user and the caller must see it.",
     },
     {
       "id": "context-hard-limit",
@@ -148,71 +160,93 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "where": "any adapter, additionalContext longer than max_context_code_points (16777216 code points)",
       "reference": "renders any size",
       "ours": "refuses with context_too_large",
-      "reason": "Every string we print is bounded, like every string on the wire."
+      "reason": "Every string we print is bounded, like every string on the wire.",
     },
     {
       "id": "render-request-validation",
       "scope": "rendering",
       "where": "the request itself",
-      "reference": "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
-      "ours": "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
-      "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload."
+      "reference":
+        "renders whatever structs it is handed: an envelope with both body and body_ref renders body, one with neither is skipped",
+      "ours":
+        "validates the request first (schema, PayloadEnvelope and FrameContext rules) and refuses it with invalid_request",
+      "reason": "The request arrives as untrusted JSON; an envelope that breaks a wire rule is not a payload.",
     },
     {
       "id": "placement-negotiation",
       "scope": "receipts",
-      "where": "dispatch of an envelope whose payloads name placements (and the request's integration mode and adapter)",
-      "reference": "routes the request to a built-in adapter manifest and negotiates each payload's placement before spawning: a required side_channel_context payload maps to the adapter's manual operator path and is refused (receipt failed, operator_required, retry_after_operator; the client never starts), a preferred one is skipped (degraded); an adapter or integration mode the registry does not list is refused",
-      "ours": "delivers every valid envelope to the client as it is: no adapter registry, no placement or capability negotiation, no operator path",
-      "reason": "Placement belongs to the harness integration that owns the adapter manifests; this host is a transport for any adapter and client. The cross-language matrix therefore sends only placements both hosts deliver (developer_equivalent_frame, receipt_only)."
+      "where":
+        "dispatch of an envelope whose payloads name placements (and the request's integration mode and adapter)",
+      "reference":
+        "routes the request to a built-in adapter manifest and negotiates each payload's placement before spawning: a required side_channel_context payload maps to the adapter's manual operator path and is refused (receipt failed, operator_required, retry_after_operator; the client never starts), a preferred one is skipped (degraded); an adapter or integration mode the registry does not list is refused",
+      "ours":
+        "delivers every valid envelope to the client as it is: no adapter registry, no placement or capability negotiation, no operator path",
+      "reason":
+        "Placement belongs to the harness integration that owns the adapter manifests; this host is a transport for any adapter and client. The cross-language matrix therefore sends only placements both hosts deliver (developer_equivalent_frame, receipt_only).",
     },
     {
       "id": "payload-receipts-empty",
       "scope": "receipts",
-      "where": "LifecycleReceipt.payload_receipts (and capability_degradations) of every receipt this host synthesizes (invoke, session, hook --receipts, ReceiptEmitter)",
-      "reference": "fills payload_receipts from its placement negotiation: a chosen placement's outcome follows the receipt's status (failed, skipped, degraded or delivered), and each request payload_ref without an envelope is echoed as a receipt_only/skipped payload receipt with its digest and size",
+      "where":
+        "LifecycleReceipt.payload_receipts (and capability_degradations) of every receipt this host synthesizes (invoke, session, hook --receipts, ReceiptEmitter)",
+      "reference":
+        "fills payload_receipts from its placement negotiation: a chosen placement's outcome follows the receipt's status (failed, skipped, degraded or delivered), and each request payload_ref without an envelope is echoed as a receipt_only/skipped payload receipt with its digest and size",
       "ours": "leaves payload_receipts and capability_degradations empty (omitted)",
-      "reason": "This host performs no placement or capability negotiation, so it has no placement outcome to report; echoing the request's payload_refs would claim a decision nobody made. A client that needs placement receipts runs behind a host that negotiates."
+      "reason":
+        "This host performs no placement or capability negotiation, so it has no placement outcome to report; echoing the request's payload_refs would claim a decision nobody made. A client that needs placement receipts runs behind a host that negotiates.",
     },
     {
       "id": "ledger-sequence-in-transaction",
       "scope": "receipts",
       "where": "receipt ledger (--ledger): allocating sequence",
-      "reference": "reads the idempotency row, then takes the run's next sequence in its own statement, then inserts the receipt in an IMMEDIATE transaction: two processes racing on the same new key can each take a number, and the loser's is burned (a gap)",
-      "ours": "the replay check, the sequence number and both inserts are one IMMEDIATE transaction: a replay or a conflict takes no number, so a ledger written only by this toolkit has no gaps",
-      "reason": "one transaction per read-compare-write is the ledger's contract; the file format and the counter's meaning are the same, so either CLI extends the other's ledger and the numbers stay distinct."
+      "reference":
+        "reads the idempotency row, then takes the run's next sequence in its own statement, then inserts the receipt in an IMMEDIATE transaction: two processes racing on the same new key can each take a number, and the loser's is burned (a gap)",
+      "ours":
+        "the replay check, the sequence number and both inserts are one IMMEDIATE transaction: a replay or a conflict takes no number, so a ledger written only by this toolkit has no gaps",
+      "reason":
+        "one transaction per read-compare-write is the ledger's contract; the file format and the counter's meaning are the same, so either CLI extends the other's ledger and the numbers stay distinct.",
     },
     {
       "id": "ledger-failure-receipts",
       "scope": "receipts",
       "where": "receipt ledger (--ledger): which receipts are recorded",
-      "reference": "records receipts of client answers only (a subprocess failure ends event invoke with exit 1 and no receipt)",
-      "ours": "also records the receipt of a failed invocation (status failed, invocation_failed warning) in the receipts table, without an idempotency row",
-      "reason": "this toolkit receipts failed invocations (spec/host-runtime.md §Receipts) and the ledger keeps every receipt it makes; a failure does not consume its idempotency key, so a retry can still record the answer. The reference lists and reads such rows like any other receipt."
+      "reference":
+        "records receipts of client answers only (a subprocess failure ends event invoke with exit 1 and no receipt)",
+      "ours":
+        "also records the receipt of a failed invocation (status failed, invocation_failed warning) in the receipts table, without an idempotency row",
+      "reason":
+        "this toolkit receipts failed invocations (spec/host-runtime.md §Receipts) and the ledger keeps every receipt it makes; a failure does not consume its idempotency key, so a retry can still record the answer. The reference lists and reads such rows like any other receipt.",
     },
     {
       "id": "ledger-payload-receipts-replay",
       "scope": "receipts",
       "where": "receipt ledger shared by both CLIs: a retry of an envelope with payloads or payload_refs",
-      "reference": "synthesizes payload_receipts (one per payload placement and per payload_ref) and compares them on replay",
+      "reference":
+        "synthesizes payload_receipts (one per payload placement and per payload_ref) and compares them on replay",
       "ours": "keeps payload_receipts empty (no placement negotiation)",
-      "reason": "replay identity includes payload_receipts, so a retry of a payload-bearing envelope recorded by the other CLI is a state_conflict, not a replay; without payloads or payload_refs the two agree (test/receipts/ledger-differential.test.ts)."
+      "reason":
+        "replay identity includes payload_receipts, so a retry of a payload-bearing envelope recorded by the other CLI is a state_conflict, not a replay; without payloads or payload_refs the two agree (test/receipts/ledger-differential.test.ts).",
     },
     {
       "id": "ledger-foreign-file",
       "scope": "receipts",
-      "where": "receipt ledger opened for writing (--ledger, receipt emit --ledger) on an existing SQLite file that is not a receipt ledger",
-      "reference": "takes any file of user_version 0 for a new ledger: switches it to WAL, adds its tables beside whatever is there (a foreign receipts table is kept and gets the wire trigger, so its own inserts then fail) and stamps user_version 2, even when the open is then refused",
-      "ours": "a new ledger is a file of user_version 0 with no objects in sqlite_master; any other user_version 0 file, or a version 1/2 file without the ledger's tables and columns, is refused (exit 3, not a receipt ledger; hook exits 1) before anything is changed, and stays byte-for-byte as it was, with no -wal or -shm file",
-      "reason": "a mistyped --ledger path must not alter or break another program's database; a ledger either CLI wrote is still opened by both (test/receipts/ledger-cli.test.ts)."
+      "where":
+        "receipt ledger opened for writing (--ledger, receipt emit --ledger) on an existing SQLite file that is not a receipt ledger",
+      "reference":
+        "takes any file of user_version 0 for a new ledger: switches it to WAL, adds its tables beside whatever is there (a foreign receipts table is kept and gets the wire trigger, so its own inserts then fail) and stamps user_version 2, even when the open is then refused",
+      "ours":
+        "a new ledger is a file of user_version 0 with no objects in sqlite_master; any other user_version 0 file, or a version 1/2 file without the ledger's tables and columns, is refused (exit 3, not a receipt ledger; hook exits 1) before anything is changed, and stays byte-for-byte as it was, with no -wal or -shm file",
+      "reason":
+        "a mistyped --ledger path must not alter or break another program's database; a ledger either CLI wrote is still opened by both (test/receipts/ledger-cli.test.ts).",
     },
     {
       "id": "ledger-open-errors",
       "scope": "receipts",
       "where": "receipt ledger: a path that cannot hold a ledger",
       "reference": "exit 3 with SQLite's message (e.g. unable to open database file)",
-      "ours": "exit 3 naming the cause (a directory, a missing directory, a path under a file, not writable, a full disk) and what to do; hook exits 1 before any delivery",
-      "reason": "the same exit code; a message a person can act on."
+      "ours":
+        "exit 3 naming the cause (a directory, a missing directory, a path under a file, not writable, a full disk) and what to do; hook exits 1 before any delivery",
+      "reason": "the same exit code; a message a person can act on.",
     },
     {
       "id": "continuation-help",
@@ -220,23 +254,26 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "where": "`continuation --help`, `continuation <command> --help`",
       "reference": "no help: an unknown subcommand or a missing flag, exit 2",
       "ours": "prints the group's usage on stdout, exit 0",
-      "reason": "A superset: only command lines the reference refuses change meaning."
+      "reason": "A superset: only command lines the reference refuses change meaning.",
     },
     {
       "id": "continuation-flag-equals",
       "scope": "continuation",
       "where": "every continuation flag",
       "reference": "only `--flag value`; `--flag=value` is an unexpected argument (exit 2)",
-      "ours": "also accepts `--flag=value` in a flag position; a value is still taken greedily, so `--thread --key=k` makes `--key=k` the thread in both (and --key is then missing)",
-      "reason": "A superset users expect of a command line; every vector the reference accepts means the same."
+      "ours":
+        "also accepts `--flag=value` in a flag position; a value is still taken greedily, so `--thread --key=k` makes `--key=k` the thread in both (and --key is then missing)",
+      "reason": "A superset users expect of a command line; every vector the reference accepts means the same.",
     },
     {
       "id": "continuation-opt-in-flags",
       "scope": "continuation",
       "where": "`put --require-client-id`, `put --expect-sha256`, `list --long`, error `precondition_failed`",
       "reference": "no client guard on put, no compare-and-swap, list reports neither sizes nor expiry",
-      "ours": "opt-in flags (spec/tables/client-initiated-commands.json `extension_flags`); without them output is the reference's",
-      "reason": "Any client can overwrite any entry and concurrent read-modify-write loses updates in the reference; the guards make both safe without changing default output."
+      "ours":
+        "opt-in flags (spec/tables/client-initiated-commands.json `extension_flags`); without them output is the reference's",
+      "reason":
+        "Any client can overwrite any entry and concurrent read-modify-write loses updates in the reference; the guards make both safe without changing default output.",
     },
     {
       "id": "continuation-list-order",
@@ -244,15 +281,18 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "where": "`continuation list`: `keys` and the stderr diagnostics",
       "reference": "directory order (unspecified)",
       "ours": "sorted by key (code-unit order)",
-      "reason": "Deterministic output; the comparison treats both orders as the same output."
+      "reason": "Deterministic output; the comparison treats both orders as the same output.",
     },
     {
       "id": "continuation-lock",
       "scope": "continuation",
       "where": "put, drop, drop-thread, list, and removal of expired entries",
-      "reference": "no lock: concurrent drop-thread and put fail each other (211 of 300 puts failed in a measured race)",
-      "ours": "writers of one thread hold an exclusive kernel lock on `<root>/.<thread>.lock` (Linux open-file-description lock via fs-native-extensions), list a shared one; a crashed holder's lock is released by the kernel at once; waiting longer than `lock_timeout_ms` is storage_failure",
-      "reason": "CONTINUATION-001 promises the prior entry or the new one, never a failure caused by another client's command; a lock file at the root is invisible to the reference (it never lists the root)."
+      "reference":
+        "no lock: concurrent drop-thread and put fail each other (211 of 300 puts failed in a measured race)",
+      "ours":
+        "writers of one thread hold an exclusive kernel lock on `<root>/.<thread>.lock` (Linux open-file-description lock via fs-native-extensions), list a shared one; a crashed holder's lock is released by the kernel at once; waiting longer than `lock_timeout_ms` is storage_failure",
+      "reason":
+        "CONTINUATION-001 promises the prior entry or the new one, never a failure caused by another client's command; a lock file at the root is invisible to the reference (it never lists the root).",
     },
     {
       "id": "continuation-durability",
@@ -260,31 +300,35 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "where": "put, drop, drop-thread",
       "reference": "fsyncs the temp file but not the directory after rename or unlink",
       "ours": "fsyncs the directory after every rename and unlink, and the parents of directories it creates",
-      "reason": "Without the directory fsync a crash can lose a put that already reported ok."
+      "reason": "Without the directory fsync a crash can lose a put that already reported ok.",
     },
     {
       "id": "continuation-atomic-drop-thread",
       "scope": "continuation",
       "where": "`continuation drop-thread`",
-      "reference": "unlinks entries one by one; a failure (e.g. a subdirectory) stops it half way, exit 3 with part of the thread gone",
-      "ours": "renames the thread directory to `<root>/.<thread>.drop.<pid>-<seq>-<nanos>` in one step, then removes it; a non-hidden subdirectory is refused (storage_failure) before anything is removed; foreign hidden files are moved back, as the reference keeps them",
-      "reason": "A reader sees the whole thread or none of it."
+      "reference":
+        "unlinks entries one by one; a failure (e.g. a subdirectory) stops it half way, exit 3 with part of the thread gone",
+      "ours":
+        "renames the thread directory to `<root>/.<thread>.drop.<pid>-<seq>-<nanos>` in one step, then removes it; a non-hidden subdirectory is refused (storage_failure) before anything is removed; foreign hidden files are moved back, as the reference keeps them",
+      "reason": "A reader sees the whole thread or none of it.",
     },
     {
       "id": "continuation-expired-removed",
       "scope": "continuation",
       "where": "get, list and guarded drop of an expired entry",
       "reference": "hides it (not_found, omitted) but never deletes the file",
-      "ours": "hides it the same way and removes the file (only when the thread lock is free at that moment, a try-lock, so a get never waits; and only if it is still the same expired file)",
-      "reason": "Expired blobs would otherwise stay on disk forever."
+      "ours":
+        "hides it the same way and removes the file (only when the thread lock is free at that moment, a try-lock, so a get never waits; and only if it is still the same expired file)",
+      "reason": "Expired blobs would otherwise stay on disk forever.",
     },
     {
       "id": "continuation-guarded-drop",
       "scope": "continuation",
       "where": "`drop --require-client-id`",
-      "reference": "rename-to-claim, re-read, hard-link restore on a race; may print foreign_entry_restored / claim_file_left_in_place diagnostics",
+      "reference":
+        "rename-to-claim, re-read, hard-link restore on a race; may print foreign_entry_restored / claim_file_left_in_place diagnostics",
       "ours": "read, check and unlink under the thread lock; never leaves a claim file",
-      "reason": "The lock removes the race the claim dance works around."
+      "reason": "The lock removes the race the claim dance works around.",
     },
     {
       "id": "continuation-free-text",
@@ -292,87 +336,111 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "where": "usage messages (plain text), `detail`, `reason`, diagnostic `error` texts",
       "reference": "its own words",
       "ours": "our own words; codes, structured members, exit codes and the order of checks are the reference's",
-      "reason": "Prose is not copied; machines branch on codes."
+      "reason": "Prose is not copied; machines branch on codes.",
     },
     {
       "id": "continuation-non-regular-entry",
       "scope": "continuation",
       "where": "get, list, guarded drop and put guards of an entry that is a FIFO, socket or device",
       "reference": "opens it for reading and blocks until a writer appears (a FIFO blocks get and list forever)",
-      "ours": "opens it non-blocking, sees it is not a regular file and refuses it: storage_failure naming the file (list: an io_error diagnostic, exit 0)",
-      "reason": "A planted file must never hang a command or, in a stream session, the host's worker threads."
+      "ours":
+        "opens it non-blocking, sees it is not a regular file and refuses it: storage_failure naming the file (list: an io_error diagnostic, exit 0)",
+      "reason": "A planted file must never hang a command or, in a stream session, the host's worker threads.",
     },
     {
       "id": "continuation-symlink-refused",
       "scope": "continuation",
       "where": "put, get, list, drop and drop-thread of a thread directory or entry that is a symbolic link",
       "reference": "follows a linked thread directory (a put lands where the link points) and a linked entry",
-      "ours": "refuses either: storage_failure naming the link (list: an io_error diagnostic for a linked entry); the root may be a link",
-      "reason": "A command must never write or remove files outside the store; drop-thread already refused a linked thread, now every command agrees."
+      "ours":
+        "refuses either: storage_failure naming the link (list: an io_error diagnostic for a linked entry); the root may be a link",
+      "reason":
+        "A command must never write or remove files outside the store; drop-thread already refused a linked thread, now every command agrees.",
     },
     {
       "id": "hook-command-events",
       "scope": "hook_command",
       "where": "every served hook event (spec/tables/harness-hook-inputs.json)",
-      "reference": "host-hook delivers one event per hook: SessionStart session.started, UserPromptSubmit frame.opening, PreCompact context.pressure_observed, PostCompact context.compacted, Stop frame.ended (Codex: skipped when stop_hook_active); SessionEnd delivers nothing",
-      "ours": "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended (also after a continuation), SessionEnd session.ending then session.ended",
-      "reason": "The live Codex recordings name the lifecycle events each hook stands for; a client that answers frame.ending can still act before the frame closes, and needs the session's end."
+      "reference":
+        "host-hook delivers one event per hook: SessionStart session.started, UserPromptSubmit frame.opening, PreCompact context.pressure_observed, PostCompact context.compacted, Stop frame.ended (Codex: skipped when stop_hook_active); SessionEnd delivers nothing",
+      "ours":
+        "every hook event delivers its lifecycle events in order: SessionStart session.starting then session.started, Stop frame.ending then frame.ended (also after a continuation), SessionEnd session.ending then session.ended",
+      "reason":
+        "The live Codex recordings name the lifecycle events each hook stands for; a client that answers frame.ending can still act before the frame closes, and needs the session's end.",
     },
     {
       "id": "hook-command-output",
       "scope": "hook_command",
       "where": "the printed output",
-      "reference": "prints {} except a Codex PostCompact side-channel context, and at Stop a block with a fixed neutral prompt when the client answers failed with operator_required; a client's own block directive or context is never rendered",
-      "ours": "renders the answer of the hook event's renders event (context payloads, a block directive) through the hook renderer; an empty context slot is left out, so an answer without payloads or directive prints {}",
-      "reason": "The output is how a client's answer reaches the harness; the reference's broker serves one client that never answers with context."
+      "reference":
+        "prints {} except a Codex PostCompact side-channel context, and at Stop a block with a fixed neutral prompt when the client answers failed with operator_required; a client's own block directive or context is never rendered",
+      "ours":
+        "renders the answer of the hook event's renders event (context payloads, a block directive) through the hook renderer; an empty context slot is left out, so an answer without payloads or directive prints {}",
+      "reason":
+        "The output is how a client's answer reaches the harness; the reference's broker serves one client that never answers with context.",
     },
     {
       "id": "hook-command-prompt-synchronous",
       "scope": "hook_command",
       "where": "UserPromptSubmit (the reference's before-prompt-build)",
-      "reference": "dispatches frame.opening fire-and-forget (the client runs on detached, its answer is never read) and prints {} at once",
-      "ours": "delivers frame.opening and waits for the answer (bounded by --timeout-ms), so its context and a block directive reach the harness",
-      "reason": "A prompt hook exists to let the client add context or refuse the prompt; an answer nobody reads can do neither."
+      "reference":
+        "dispatches frame.opening fire-and-forget (the client runs on detached, its answer is never read) and prints {} at once",
+      "ours":
+        "delivers frame.opening and waits for the answer (bounded by --timeout-ms), so its context and a block directive reach the harness",
+      "reason":
+        "A prompt hook exists to let the client add context or refuse the prompt; an answer nobody reads can do neither.",
     },
     {
       "id": "hook-command-client-failure",
       "scope": "hook_command",
       "where": "a failed delivery or an answer with status failed",
-      "reference": "a transport failure (spawn, non-zero exit, unparseable answer) exits 1 with the error on stderr; an answer with status failed is named on stderr and the output is {} with exit 0 (the prompt's answer is never read)",
-      "ours": "--on-failure open (default): exit 0 and a systemMessage naming the failure, whatever failed; closed: the event's blocking form, or the open output saying it has none",
-      "reason": "A non-zero exit is a hook error the user may not see and the context is lost without a word; the choice between continuing and blocking belongs to the user."
+      "reference":
+        "a transport failure (spawn, non-zero exit, unparseable answer) exits 1 with the error on stderr; an answer with status failed is named on stderr and the output is {} with exit 0 (the prompt's answer is never read)",
+      "ours":
+        "--on-failure open (default): exit 0 and a systemMessage naming the failure, whatever failed; closed: the event's blocking form, or the open output saying it has none",
+      "reason":
+        "A non-zero exit is a hook error the user may not see and the context is lost without a word; the choice between continuing and blocking belongs to the user.",
     },
     {
       "id": "hook-command-prompt-bound",
       "scope": "hook_command",
       "where": "a prompt over 64 KiB (and custom_instructions, last_assistant_message)",
-      "reference": "skips the prompt capture (nothing delivered, {}, exit 0); cuts last_assistant_message to 64 KiB at a UTF-8 boundary without saying so",
-      "ours": "cuts each bounded text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
-      "reason": "A long pasted prompt must not make the frame go unreported; the client learns the text was cut."
+      "reference":
+        "skips the prompt capture (nothing delivered, {}, exit 0); cuts last_assistant_message to 64 KiB at a UTF-8 boundary without saying so",
+      "ours":
+        "cuts each bounded text at a code point boundary to metadata_text_max_bytes and names it in metadata.truncated_fields",
+      "reason": "A long pasted prompt must not make the frame go unreported; the client learns the text was cut.",
     },
     {
       "id": "hook-command-metadata",
       "scope": "hook_command",
       "where": "CallbackRequest metadata",
-      "reference": "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true; Stop: hook_event_name, source_hook, transcript_path, last_assistant_message, turn_id, stop_hook_active; SessionStart: hook_event_name, source",
-      "ours": "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag); the names of input members the schema does not list in unknown_input_members",
-      "reason": "One table maps every event; the extra members are what the harness said."
+      "reference":
+        "prompt: prompt, hook_event_name, transcript_path, turn_id; compaction: hook_event_name, source_hook, trigger, compaction_signal: true; Stop: hook_event_name, source_hook, transcript_path, last_assistant_message, turn_id, stop_hook_active; SessionStart: hook_event_name, source",
+      "ours":
+        "every input member the fields table maps (also cwd, model, permission_mode, and transcript_path and turn_id at compaction); no source_hook (it equals hook_event_name) and no compaction_signal (its client's own flag); the names of input members the schema does not list in unknown_input_members",
+      "reason": "One table maps every event; the extra members are what the harness said.",
     },
     {
       "id": "hook-command-input",
       "scope": "hook_command",
       "where": "the harness input",
       "reference": "any JSON object (blank stdin is {}); only session_id is required, where a state file needs it",
-      "ours": "one JSON document whose listed members match the input schema of the (harness, hook event) and whose hook_event_name equals --event, exit 1 otherwise; members the schema does not list are accepted and named in metadata.unknown_input_members",
-      "reason": "A hook registered under the wrong event, or a harness that changed a member's type, is caught at the first call instead of producing wrong events; a harness that adds members keeps working and the client sees what was added."
+      "ours":
+        "one JSON document whose listed members match the input schema of the (harness, hook event) and whose hook_event_name equals --event, exit 1 otherwise; members the schema does not list are accepted and named in metadata.unknown_input_members",
+      "reason":
+        "A hook registered under the wrong event, or a harness that changed a member's type, is caught at the first call instead of producing wrong events; a harness that adds members keeps working and the client sees what was added.",
     },
     {
       "id": "hook-command-state",
       "scope": "hook_command",
       "where": "--state-dir",
-      "reference": "records the host-context compaction status and, after each client callback, host-callback-status.json (delivered, dispatched or failed) for lifeloop status",
-      "ours": "keeps the open frame id and the Stop continuation count per harness session; no delivery record (--receipts appends a receipt per delivery instead)",
-      "reason": "The state serves this command's own guarantees (a Claude Code Stop ends the frame its prompt opened; bounded continuations)."
+      "reference":
+        "records the host-context compaction status and, after each client callback, host-callback-status.json (delivered, dispatched or failed) for lifeloop status",
+      "ours":
+        "keeps the open frame id and the Stop continuation count per harness session; no delivery record (--receipts appends a receipt per delivery instead)",
+      "reason":
+        "The state serves this command's own guarantees (a Claude Code Stop ends the frame its prompt opened; bounded continuations).",
     },
     {
       "id": "hook-command-empty-prompt",
@@ -380,17 +448,20 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "where": "a UserPromptSubmit without a prompt, or with an empty one",
       "reference": "delivers nothing and prints {}",
       "ours": "delivers frame.opening (without metadata.prompt)",
-      "reason": "The frame opens whatever the prompt says."
+      "reason": "The frame opens whatever the prompt says.",
     },
     {
       "id": "hook-command-install",
       "scope": "hook_command",
       "where": "hook install / hook uninstall (merging the hooks into a settings file)",
-      "reference": "merges its managed hooks into a settings value in memory (src/host_assets/merge.rs): an entry is managed when its command starts with the profile's command prefix or holds a legacy substring; a group it empties stays",
-      "ours": "recognizes an entry by the shell words of its command (the CLI followed by hook, wherever it is installed), removes the groups and event lists it emptied, refuses a malformed file with its JSON pointer, and replaces the file atomically (temp, fsync, rename); uninstall removes exactly those entries",
-      "reason": "The settings file belongs to the user: a re-run must leave it byte-identical, an uninstall must give back what was there, and a failed write must never leave a truncated file the harness then refuses to read."
-    }
-  ]
+      "reference":
+        "merges its managed hooks into a settings value in memory (src/host_assets/merge.rs): an entry is managed when its command starts with the profile's command prefix or holds a legacy substring; a group it empties stays",
+      "ours":
+        "recognizes an entry by the shell words of its command (the CLI followed by hook, wherever it is installed), removes the groups and event lists it emptied, refuses a malformed file with its JSON pointer, and replaces the file atomically (temp, fsync, rename); uninstall removes exactly those entries",
+      "reason":
+        "The settings file belongs to the user: a re-run must leave it byte-identical, an uninstall must give back what was there, and a failed write must never leave a truncated file the harness then refuses to read.",
+    },
+  ],
 } as const;
 
 /** spec/tables/reference-differences.json: deliberate differences from the reference crate. */

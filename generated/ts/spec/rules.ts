@@ -8,242 +8,231 @@ export const RULES_TABLE = {
       "id": "schema-version-current",
       "summary": "schema_version equals the current wire version exactly (no ranges, no older versions).",
       "reference": "ValidationError::SchemaVersionMismatch",
-      "reference_messages": [
-        "schema_version mismatch"
-      ],
+      "reference_messages": ["schema_version mismatch"],
       "check": "equals_wire_version",
       "targets": [
         {
           "type": "DispatchEnvelope",
-          "field": "schema_version"
+          "field": "schema_version",
         },
         {
           "type": "CallbackRequest",
-          "field": "schema_version"
+          "field": "schema_version",
         },
         {
           "type": "CallbackResponse",
-          "field": "schema_version"
+          "field": "schema_version",
         },
         {
           "type": "PayloadEnvelope",
-          "field": "schema_version"
+          "field": "schema_version",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "schema_version"
-        }
+          "field": "schema_version",
+        },
       ],
-      "message": "schema_version mismatch: expected `{expected}`, found `{value}`"
+      "message": "schema_version mismatch: expected `{expected}`, found `{value}`",
     },
     {
       "id": "non-empty-identifier",
-      "summary": "Identifier strings are never the empty string: required ones always, optional ones whenever present and not null.",
+      "summary":
+        "Identifier strings are never the empty string: required ones always, optional ones whenever present and not null.",
       "reference": "ValidationError::EmptyField",
-      "reference_messages": [
-        "empty sentinel string in field"
-      ],
+      "reference_messages": ["empty sentinel string in field"],
       "check": "non_empty_string",
       "targets": [
         {
           "type": "CallbackRequest",
-          "field": "event_id"
+          "field": "event_id",
         },
         {
           "type": "CallbackRequest",
-          "field": "adapter_id"
+          "field": "adapter_id",
         },
         {
           "type": "CallbackRequest",
-          "field": "adapter_version"
+          "field": "adapter_version",
         },
         {
           "type": "CallbackRequest",
-          "field": "invocation_id"
+          "field": "invocation_id",
         },
         {
           "type": "CallbackRequest",
-          "field": "harness_session_id"
+          "field": "harness_session_id",
         },
         {
           "type": "CallbackRequest",
-          "field": "harness_run_id"
+          "field": "harness_run_id",
         },
         {
           "type": "CallbackRequest",
-          "field": "harness_task_id"
+          "field": "harness_task_id",
         },
         {
           "type": "CallbackRequest",
-          "field": "capability_snapshot_ref"
+          "field": "capability_snapshot_ref",
         },
         {
           "type": "CallbackRequest",
-          "field": "idempotency_key"
+          "field": "idempotency_key",
         },
         {
           "type": "FrameContext",
-          "field": "frame_id"
+          "field": "frame_id",
         },
         {
           "type": "FrameContext",
-          "field": "parent_frame_id"
+          "field": "parent_frame_id",
         },
         {
           "type": "PayloadRef",
-          "field": "payload_id"
+          "field": "payload_id",
         },
         {
           "type": "PayloadRef",
-          "field": "payload_kind"
+          "field": "payload_kind",
         },
         {
           "type": "PayloadRef",
-          "field": "content_digest"
+          "field": "content_digest",
         },
         {
           "type": "PayloadEnvelope",
-          "field": "payload_id"
+          "field": "payload_id",
         },
         {
           "type": "PayloadEnvelope",
-          "field": "client_id"
+          "field": "client_id",
         },
         {
           "type": "PayloadEnvelope",
-          "field": "payload_kind"
+          "field": "payload_kind",
         },
         {
           "type": "PayloadEnvelope",
-          "field": "format"
+          "field": "format",
         },
         {
           "type": "PayloadEnvelope",
-          "field": "content_encoding"
+          "field": "content_encoding",
         },
         {
           "type": "PayloadEnvelope",
-          "field": "idempotency_key"
+          "field": "idempotency_key",
         },
         {
           "type": "PayloadEnvelope",
-          "field": "content_digest"
+          "field": "content_digest",
         },
         {
           "type": "CallbackResponse",
           "field": "receipt_refs",
-          "each": true
+          "each": true,
         },
         {
           "type": "Warning",
-          "field": "code"
+          "field": "code",
         },
         {
           "type": "Warning",
-          "field": "message"
+          "field": "message",
         },
         {
           "type": "PayloadReceipt",
-          "field": "payload_id"
+          "field": "payload_id",
         },
         {
           "type": "PayloadReceipt",
-          "field": "payload_kind"
+          "field": "payload_kind",
         },
         {
           "type": "PayloadReceipt",
-          "field": "content_digest"
+          "field": "content_digest",
         },
         {
           "type": "CapabilityDegradation",
-          "field": "capability"
+          "field": "capability",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "receipt_id"
+          "field": "receipt_id",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "client_id"
+          "field": "client_id",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "adapter_id"
+          "field": "adapter_id",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "invocation_id"
+          "field": "invocation_id",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "event_id"
+          "field": "event_id",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "idempotency_key"
+          "field": "idempotency_key",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "harness_session_id"
+          "field": "harness_session_id",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "harness_run_id"
+          "field": "harness_run_id",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "harness_task_id"
+          "field": "harness_task_id",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "parent_receipt_id"
-        }
+          "field": "parent_receipt_id",
+        },
       ],
-      "message": "empty string in identifier field `{field}`"
+      "message": "empty string in identifier field `{field}`",
     },
     {
       "id": "frame-context-top-level-no-parent",
       "summary": "A top_level frame has no parent_frame_id.",
       "reference": "ValidationError::InvalidFrameContext",
-      "reference_messages": [
-        "top_level must not carry parent_frame_id"
-      ],
+      "reference_messages": ["top_level must not carry parent_frame_id"],
       "check": "forbidden_when",
       "targets": [
         {
           "type": "FrameContext",
-          "field": "parent_frame_id"
-        }
+          "field": "parent_frame_id",
+        },
       ],
       "when": {
         "field": "frame_class",
-        "in": [
-          "top_level"
-        ]
+        "in": ["top_level"],
       },
-      "message": "frame_class=top_level must not carry parent_frame_id"
+      "message": "frame_class=top_level must not carry parent_frame_id",
     },
     {
       "id": "frame-context-subcall-requires-parent",
       "summary": "A subcall frame names its parent_frame_id.",
       "reference": "ValidationError::InvalidFrameContext",
-      "reference_messages": [
-        "subcall requires parent_frame_id"
-      ],
+      "reference_messages": ["subcall requires parent_frame_id"],
       "check": "required_when",
       "targets": [
         {
           "type": "FrameContext",
-          "field": "parent_frame_id"
-        }
+          "field": "parent_frame_id",
+        },
       ],
       "when": {
         "field": "frame_class",
-        "in": [
-          "subcall"
-        ]
+        "in": ["subcall"],
       },
-      "message": "frame_class=subcall requires parent_frame_id"
+      "message": "frame_class=subcall requires parent_frame_id",
     },
     {
       "id": "payload-body-exactly-one",
@@ -251,215 +240,185 @@ export const RULES_TABLE = {
       "reference": "ValidationError::InvalidPayload",
       "reference_messages": [
         "body and body_ref are mutually exclusive",
-        "exactly one of body or body_ref must be present"
+        "exactly one of body or body_ref must be present",
       ],
       "check": "exactly_one_present",
       "targets": [
         {
           "type": "PayloadEnvelope",
-          "fields": [
-            "body",
-            "body_ref"
-          ]
-        }
+          "fields": ["body", "body_ref"],
+        },
       ],
-      "message": "exactly one of `body` and `body_ref` must be present"
+      "message": "exactly one of `body` and `body_ref` must be present",
     },
     {
       "id": "payload-body-byte-size",
       "summary": "An inline body's UTF-8 byte length equals byte_size.",
       "reference": "ValidationError::InvalidPayload",
-      "reference_messages": [
-        "does not match byte_size"
-      ],
+      "reference_messages": ["does not match byte_size"],
       "check": "utf8_byte_length_equals",
       "targets": [
         {
           "type": "PayloadEnvelope",
           "field": "body",
-          "length_field": "byte_size"
-        }
+          "length_field": "byte_size",
+        },
       ],
-      "message": "body is {actual} UTF-8 bytes but byte_size says {expected}"
+      "message": "body is {actual} UTF-8 bytes but byte_size says {expected}",
     },
     {
       "id": "payload-placements-non-empty",
       "summary": "A payload lists at least one acceptable placement.",
       "reference": "ValidationError::InvalidPayload",
-      "reference_messages": [
-        "acceptable_placements must list at least one placement"
-      ],
+      "reference_messages": ["acceptable_placements must list at least one placement"],
       "check": "non_empty_array",
       "targets": [
         {
           "type": "PayloadEnvelope",
-          "field": "acceptable_placements"
-        }
+          "field": "acceptable_placements",
+        },
       ],
-      "message": "acceptable_placements must list at least one placement"
+      "message": "acceptable_placements must list at least one placement",
     },
     {
       "id": "frame-event-requires-frame-context",
       "summary": "frame.* events carry a frame_context (not absent, not null).",
       "reference": "ValidationError::InvalidRequest",
-      "reference_messages": [
-        "frame.* events require frame_context"
-      ],
+      "reference_messages": ["frame.* events require frame_context"],
       "check": "required_when",
       "targets": [
         {
           "type": "CallbackRequest",
-          "field": "frame_context"
-        }
+          "field": "frame_context",
+        },
       ],
       "when": {
         "field": "event",
         "in": {
           "table": "event-vocabulary",
-          "column": "requires_frame_context"
-        }
+          "column": "requires_frame_context",
+        },
       },
-      "message": "event `{when_value}` requires frame_context"
+      "message": "event `{when_value}` requires frame_context",
     },
     {
       "id": "receipt-emitted-no-idempotency-key",
       "summary": "A notification-only event (receipt.emitted) carries no idempotency_key.",
       "reference": "ValidationError::InvalidRequest",
-      "reference_messages": [
-        "must not carry an idempotency_key"
-      ],
+      "reference_messages": ["must not carry an idempotency_key"],
       "check": "forbidden_when",
       "targets": [
         {
           "type": "CallbackRequest",
-          "field": "idempotency_key"
-        }
+          "field": "idempotency_key",
+        },
       ],
       "when": {
         "field": "event",
         "in": {
           "table": "event-vocabulary",
-          "column": "notification_only"
-        }
+          "column": "notification_only",
+        },
       },
-      "message": "event `{when_value}` is notification-only and must not carry idempotency_key"
+      "message": "event `{when_value}` is notification-only and must not carry idempotency_key",
     },
     {
       "id": "receipt-not-own-parent",
       "summary": "A receipt is not its own parent: parent_receipt_id, when present, differs from receipt_id.",
       "reference": "ValidationError::InvalidReceipt",
-      "reference_messages": [
-        "parent_receipt_id must not equal receipt_id"
-      ],
+      "reference_messages": ["parent_receipt_id must not equal receipt_id"],
       "check": "fields_differ",
       "targets": [
         {
           "type": "LifecycleReceipt",
-          "fields": [
-            "receipt_id",
-            "parent_receipt_id"
-          ]
-        }
+          "fields": ["receipt_id", "parent_receipt_id"],
+        },
       ],
-      "message": "parent_receipt_id equals receipt_id: a receipt is not its own parent"
+      "message": "parent_receipt_id equals receipt_id: a receipt is not its own parent",
     },
     {
       "id": "receipt-not-for-receipt-emitted",
       "summary": "No receipt is made for a notification-only event (receipt.emitted).",
       "reference": "ValidationError::InvalidReceipt",
-      "reference_messages": [
-        "must not itself produce a receipt"
-      ],
+      "reference_messages": ["must not itself produce a receipt"],
       "check": "forbidden_value",
       "targets": [
         {
           "type": "LifecycleReceipt",
-          "field": "event"
-        }
+          "field": "event",
+        },
       ],
       "values": {
         "table": "event-vocabulary",
-        "column": "notification_only"
+        "column": "notification_only",
       },
-      "message": "event `{value}` is notification-only and must not itself produce a receipt"
+      "message": "event `{value}` is notification-only and must not itself produce a receipt",
     },
     {
       "id": "failed-requires-failure-class",
       "summary": "status=failed carries a failure_class.",
       "reference": "ValidationError::InvalidResponse / InvalidReceipt",
-      "reference_messages": [
-        "status=failed requires failure_class"
-      ],
+      "reference_messages": ["status=failed requires failure_class"],
       "check": "required_when",
       "targets": [
         {
           "type": "CallbackResponse",
-          "field": "failure_class"
+          "field": "failure_class",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "failure_class"
-        }
+          "field": "failure_class",
+        },
       ],
       "when": {
         "field": "status",
-        "in": [
-          "failed"
-        ]
+        "in": ["failed"],
       },
-      "message": "status=failed requires failure_class"
+      "message": "status=failed requires failure_class",
     },
     {
       "id": "failure-class-only-on-failed",
       "summary": "failure_class is set only when status=failed.",
       "reference": "ValidationError::InvalidResponse / InvalidReceipt",
-      "reference_messages": [
-        "failure_class is only valid on status=failed"
-      ],
+      "reference_messages": ["failure_class is only valid on status=failed"],
       "check": "forbidden_when",
       "targets": [
         {
           "type": "CallbackResponse",
-          "field": "failure_class"
+          "field": "failure_class",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "failure_class"
-        }
+          "field": "failure_class",
+        },
       ],
       "when": {
         "field": "status",
-        "not_in": [
-          "failed"
-        ]
+        "not_in": ["failed"],
       },
-      "message": "failure_class is only valid when status=failed (status is `{when_value}`)"
+      "message": "failure_class is only valid when status=failed (status is `{when_value}`)",
     },
     {
       "id": "failed-requires-retry-class",
       "summary": "status=failed carries a retry_class (the client declares its retry posture).",
       "reference": "ValidationError::InvalidResponse / InvalidReceipt",
-      "reference_messages": [
-        "status=failed requires retry_class"
-      ],
+      "reference_messages": ["status=failed requires retry_class"],
       "check": "required_when",
       "targets": [
         {
           "type": "CallbackResponse",
-          "field": "retry_class"
+          "field": "retry_class",
         },
         {
           "type": "LifecycleReceipt",
-          "field": "retry_class"
-        }
+          "field": "retry_class",
+        },
       ],
       "when": {
         "field": "status",
-        "in": [
-          "failed"
-        ]
+        "in": ["failed"],
       },
-      "message": "status=failed requires retry_class"
-    }
-  ]
+      "message": "status=failed requires retry_class",
+    },
+  ],
 } as const;

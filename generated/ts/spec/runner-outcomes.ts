@@ -10,10 +10,7 @@ export const RUNNER_OUTCOMES_TABLE = {
       "failure_variant": "write_request",
       "warning_code": "variant",
       "handler_called": false,
-      "bindings": [
-        "go",
-        "python"
-      ]
+      "bindings": ["go", "python"],
     },
     {
       "outcome": "request_too_large",
@@ -23,25 +20,16 @@ export const RUNNER_OUTCOMES_TABLE = {
       "warning_code": "rule",
       "rule": "json.max-bytes",
       "handler_called": false,
-      "bindings": [
-        "go",
-        "python"
-      ]
+      "bindings": ["go", "python"],
     },
     {
       "outcome": "request_invalid",
       "when": "the DispatchEnvelope breaks the parse layer, its schema or a rule",
       "failure_variant": "invalid_request",
       "warning_code": "issue_rule",
-      "rule_examples": [
-        "json.syntax",
-        "schema.required"
-      ],
+      "rule_examples": ["json.syntax", "schema.required"],
       "handler_called": false,
-      "bindings": [
-        "go",
-        "python"
-      ]
+      "bindings": ["go", "python"],
     },
     {
       "outcome": "event_not_dispatched",
@@ -49,10 +37,7 @@ export const RUNNER_OUTCOMES_TABLE = {
       "failure_variant": "receipt_emitted_rejected",
       "warning_code": "variant",
       "handler_called": false,
-      "bindings": [
-        "go",
-        "python"
-      ]
+      "bindings": ["go", "python"],
     },
     {
       "outcome": "handler_failed",
@@ -60,10 +45,7 @@ export const RUNNER_OUTCOMES_TABLE = {
       "failure_variant": "handler_threw",
       "warning_code": "variant",
       "handler_called": true,
-      "bindings": [
-        "go",
-        "python"
-      ]
+      "bindings": ["go", "python"],
     },
     {
       "outcome": "response_invalid",
@@ -71,14 +53,9 @@ export const RUNNER_OUTCOMES_TABLE = {
       "failure_variant": "handler_threw",
       "warning_variant": "invalid_response",
       "warning_code": "issue_rule",
-      "rule_examples": [
-        "failed-requires-failure-class"
-      ],
+      "rule_examples": ["failed-requires-failure-class"],
       "handler_called": true,
-      "bindings": [
-        "go",
-        "python"
-      ]
+      "bindings": ["go", "python"],
     },
     {
       "outcome": "response_too_large",
@@ -88,20 +65,16 @@ export const RUNNER_OUTCOMES_TABLE = {
       "warning_code": "rule",
       "rule": "json.max-bytes",
       "handler_called": true,
-      "bindings": [
-        "go",
-        "python"
-      ]
+      "bindings": ["go", "python"],
     },
     {
       "outcome": "handler_timeout",
-      "when": "the ctx given to ServeIO ends before the handler returns (the handler goroutine is abandoned; Serve's context never ends)",
+      "when":
+        "the ctx given to ServeIO ends before the handler returns (the handler goroutine is abandoned; Serve's context never ends)",
       "failure_variant": "timeout",
       "warning_code": "variant",
       "handler_called": true,
-      "bindings": [
-        "go"
-      ]
-    }
-  ]
+      "bindings": ["go"],
+    },
+  ],
 } as const;

@@ -3,99 +3,100 @@
 
 /** spec/tables/script-interpreters.json as written (minus `$schema`); its type is ScriptInterpretersTable in ../tables.ts. */
 export const SCRIPT_INTERPRETERS_TABLE = {
-  "rule": "When the client program's file name is one of these interpreters, or one followed by a version made of digits and dots (python3.12), the default client_id of invoke, session and hook is the file name of the program's first argument that does not start with '-' (the script: --program python3 --arg client.py gives client.py); with no such argument it is the interpreter's file name. --client-id overrides it.",
+  "rule":
+    "When the client program's file name is one of these interpreters, or one followed by a version made of digits and dots (python3.12), the default client_id of invoke, session and hook is the file name of the program's first argument that does not start with '-' (the script: --program python3 --arg client.py gives client.py); with no such argument it is the interpreter's file name. --client-id overrides it.",
   "interpreters": [
     {
       "name": "python",
-      "language": "Python"
+      "language": "Python",
     },
     {
       "name": "python3",
-      "language": "Python"
+      "language": "Python",
     },
     {
       "name": "python2",
-      "language": "Python"
+      "language": "Python",
     },
     {
       "name": "pypy",
-      "language": "Python"
+      "language": "Python",
     },
     {
       "name": "pypy3",
-      "language": "Python"
+      "language": "Python",
     },
     {
       "name": "node",
-      "language": "JavaScript"
+      "language": "JavaScript",
     },
     {
       "name": "nodejs",
-      "language": "JavaScript"
+      "language": "JavaScript",
     },
     {
       "name": "deno",
-      "language": "JavaScript"
+      "language": "JavaScript",
     },
     {
       "name": "bun",
-      "language": "JavaScript"
+      "language": "JavaScript",
     },
     {
       "name": "tsx",
-      "language": "TypeScript"
+      "language": "TypeScript",
     },
     {
       "name": "ts-node",
-      "language": "TypeScript"
+      "language": "TypeScript",
     },
     {
       "name": "sh",
-      "language": "shell"
+      "language": "shell",
     },
     {
       "name": "bash",
-      "language": "shell"
+      "language": "shell",
     },
     {
       "name": "dash",
-      "language": "shell"
+      "language": "shell",
     },
     {
       "name": "zsh",
-      "language": "shell"
+      "language": "shell",
     },
     {
       "name": "ksh",
-      "language": "shell"
+      "language": "shell",
     },
     {
       "name": "fish",
-      "language": "shell"
+      "language": "shell",
     },
     {
       "name": "ruby",
-      "language": "Ruby"
+      "language": "Ruby",
     },
     {
       "name": "perl",
-      "language": "Perl"
+      "language": "Perl",
     },
     {
       "name": "php",
-      "language": "PHP"
+      "language": "PHP",
     },
     {
       "name": "lua",
-      "language": "Lua"
+      "language": "Lua",
     },
     {
       "name": "Rscript",
-      "language": "R"
+      "language": "R",
     },
     {
       "name": "java",
-      "language": "Java"
-    }
-  ]
+      "language": "Java",
+    },
+  ],
 } as const;

@@ -9,187 +9,162 @@ export const STREAM_V2_TABLE = {
     "position": "after the configured args",
     "shell": false,
     "process_group": "new",
-    "children_per_stream": 1
+    "children_per_stream": 1,
   },
   "framing_rules": [
     {
       "id": "stream.frame-lf",
       "layer": "frame",
-      "summary": "Frames are separated by LF (0x0A) only. U+2028, U+2029 and U+0085 are ordinary characters inside strings and never split a frame.",
-      "on_violation": "not a violation: the definition of a frame"
+      "summary":
+        "Frames are separated by LF (0x0A) only. U+2028, U+2029 and U+0085 are ordinary characters inside strings and never split a frame.",
+      "on_violation": "not a violation: the definition of a frame",
     },
     {
       "id": "stream.frame-cr",
       "layer": "frame",
-      "summary": "One CR (0x0D) right before the LF is removed before the frame is parsed; writers never emit it. Any other CR is JSON whitespace between tokens, or json.syntax inside a string.",
-      "on_violation": "not a violation: tolerated on read"
+      "summary":
+        "One CR (0x0D) right before the LF is removed before the frame is parsed; writers never emit it. Any other CR is JSON whitespace between tokens, or json.syntax inside a string.",
+      "on_violation": "not a violation: tolerated on read",
     },
     {
       "id": "stream.empty-frame",
       "layer": "frame",
       "summary": "An empty line (LF right after LF, or a lone CR before LF) is not a frame.",
-      "on_violation": "framing violation: the stream ends"
+      "on_violation": "framing violation: the stream ends",
     },
     {
       "id": "stream.frame-too-large",
       "layer": "frame",
-      "summary": "The bytes of the current frame since the last LF (the CR included) exceed max_frame_bytes. Exactly max_frame_bytes passes; the byte after it fails as soon as it arrives, whatever the chunking, and nothing more is buffered.",
-      "on_violation": "framing violation: the stream ends (failure variant stream_frame_too_large)"
+      "summary":
+        "The bytes of the current frame since the last LF (the CR included) exceed max_frame_bytes. Exactly max_frame_bytes passes; the byte after it fails as soon as it arrives, whatever the chunking, and nothing more is buffered.",
+      "on_violation": "framing violation: the stream ends (failure variant stream_frame_too_large)",
     },
     {
       "id": "stream.unterminated-frame",
       "layer": "frame",
       "summary": "stdout reached EOF after some bytes of a frame without its LF.",
-      "on_violation": "framing violation: the stream ends"
+      "on_violation": "framing violation: the stream ends",
     },
     {
       "id": "stream.json",
       "layer": "json",
-      "summary": "The frame's bytes (without LF and the optional CR) are judged as one strict JSON document with the json.* rules of spec/tables/document-rules.json (json.bom, json.utf8, json.syntax, json.trailing-data, json.duplicate-key, json.max-depth, json.lone-surrogate, json.number-range); the issue names that json.* rule. A log line or a start-up banner is json.syntax.",
-      "on_violation": "framing violation: the stream ends; never skipped silently"
+      "summary":
+        "The frame's bytes (without LF and the optional CR) are judged as one strict JSON document with the json.* rules of spec/tables/document-rules.json (json.bom, json.utf8, json.syntax, json.trailing-data, json.duplicate-key, json.max-depth, json.lone-surrogate, json.number-range); the issue names that json.* rule. A log line or a start-up banner is json.syntax.",
+      "on_violation": "framing violation: the stream ends; never skipped silently",
     },
     {
       "id": "stream.batch",
       "layer": "envelope",
       "summary": "A top-level JSON array (a JSON-RPC batch) is refused; this binding has no batches.",
-      "on_violation": "framing violation: the stream ends"
+      "on_violation": "framing violation: the stream ends",
     },
     {
       "id": "stream.not-object",
       "layer": "envelope",
       "summary": "The top-level value is not a JSON object (a string, number, boolean or null).",
-      "on_violation": "framing violation: the stream ends"
+      "on_violation": "framing violation: the stream ends",
     },
     {
       "id": "stream.jsonrpc",
       "layer": "envelope",
-      "summary": "The member jsonrpc is missing or is not exactly the string \"2.0\".",
-      "on_violation": "framing violation: the stream ends"
+      "summary": 'The member jsonrpc is missing or is not exactly the string "2.0".',
+      "on_violation": "framing violation: the stream ends",
     },
     {
       "id": "stream.frame-kind",
       "layer": "envelope",
-      "summary": "The members fit none of the four closed frame kinds (request, notification, success reply, error reply): an unknown member, both result and error, a reply without an id, method together with result or error.",
-      "on_violation": "framing violation: the stream ends"
+      "summary":
+        "The members fit none of the four closed frame kinds (request, notification, success reply, error reply): an unknown member, both result and error, a reply without an id, method together with result or error.",
+      "on_violation": "framing violation: the stream ends",
     },
     {
       "id": "stream.id",
       "layer": "envelope",
-      "summary": "An id that is not a string of 1..128 characters or an integer 0..2^53-1 written as a plain integer (null, 1.5, 1e2, -0, -1, true, an object, an empty string).",
-      "on_violation": "framing violation: the stream ends (an error reply with id null included)"
+      "summary":
+        "An id that is not a string of 1..128 characters or an integer 0..2^53-1 written as a plain integer (null, 1.5, 1e2, -0, -1, true, an object, an empty string).",
+      "on_violation": "framing violation: the stream ends (an error reply with id null included)",
     },
     {
       "id": "stream.method",
       "layer": "envelope",
       "summary": "method is not a string of 1..256 characters, or starts with the reserved prefix rpc.",
-      "on_violation": "framing violation: the stream ends"
+      "on_violation": "framing violation: the stream ends",
     },
     {
       "id": "stream.params",
       "layer": "envelope",
       "summary": "params is present and is not a JSON object (by-position arrays are not used).",
-      "on_violation": "framing violation: the stream ends"
+      "on_violation": "framing violation: the stream ends",
     },
     {
       "id": "stream.error-object",
       "layer": "envelope",
-      "summary": "error is not a closed object {code: integer -2^53+1..2^53-1, message: string of at most 65536 characters, data?: any JSON}.",
-      "on_violation": "framing violation: the stream ends"
+      "summary":
+        "error is not a closed object {code: integer -2^53+1..2^53-1, message: string of at most 65536 characters, data?: any JSON}.",
+      "on_violation": "framing violation: the stream ends",
     },
     {
       "id": "stream.duplicate-request-id",
       "layer": "correlation",
       "summary": "The peer sends a request whose id equals one of its own requests still unanswered.",
-      "on_violation": "not a violation: answered with -32600 and that id; the first request keeps running"
+      "on_violation": "not a violation: answered with -32600 and that id; the first request keeps running",
     },
     {
       "id": "stream.request-flood",
       "layer": "correlation",
       "summary": "The peer has more than max_client_requests_in_flight of its own requests unanswered.",
-      "on_violation": "framing violation: the stream ends"
-    }
+      "on_violation": "framing violation: the stream ends",
+    },
   ],
   "frames": [
     {
       "kind": "request",
       "schema": "schemas/stream/jsonrpc-request.schema.json",
-      "members": [
-        "jsonrpc",
-        "id",
-        "method",
-        "params"
-      ],
-      "required": [
-        "jsonrpc",
-        "id",
-        "method"
-      ],
-      "reply": "exactly one success or error reply with the same id"
+      "members": ["jsonrpc", "id", "method", "params"],
+      "required": ["jsonrpc", "id", "method"],
+      "reply": "exactly one success or error reply with the same id",
     },
     {
       "kind": "notification",
       "schema": "schemas/stream/jsonrpc-notification.schema.json",
-      "members": [
-        "jsonrpc",
-        "method",
-        "params"
-      ],
-      "required": [
-        "jsonrpc",
-        "method"
-      ],
-      "reply": "never"
+      "members": ["jsonrpc", "method", "params"],
+      "required": ["jsonrpc", "method"],
+      "reply": "never",
     },
     {
       "kind": "success_reply",
       "schema": "schemas/stream/jsonrpc-success-reply.schema.json",
-      "members": [
-        "jsonrpc",
-        "id",
-        "result"
-      ],
-      "required": [
-        "jsonrpc",
-        "id",
-        "result"
-      ],
-      "reply": "never"
+      "members": ["jsonrpc", "id", "result"],
+      "required": ["jsonrpc", "id", "result"],
+      "reply": "never",
     },
     {
       "kind": "error_reply",
       "schema": "schemas/stream/jsonrpc-error-reply.schema.json",
-      "members": [
-        "jsonrpc",
-        "id",
-        "error"
-      ],
-      "required": [
-        "jsonrpc",
-        "id",
-        "error"
-      ],
-      "reply": "never"
-    }
+      "members": ["jsonrpc", "id", "error"],
+      "required": ["jsonrpc", "id", "error"],
+      "reply": "never",
+    },
   ],
   "ids": {
-    "types": [
-      "string",
-      "integer"
-    ],
+    "types": ["string", "integer"],
     "string_max_length": 128,
     "integer_minimum": 0,
     "integer_maximum": 9007199254740991,
-    "comparison": "type and value exactly: the string \"7\" and the integer 7 are different ids; strings compare code unit by code unit",
-    "host_ids": "decimal strings \"1\", \"2\", ... counted per StreamInvoker, never reused, also not across respawns",
-    "client_ids": "any allowed id; unique among the client's own unanswered requests"
+    "comparison":
+      'type and value exactly: the string "7" and the integer 7 are different ids; strings compare code unit by code unit',
+    "host_ids": 'decimal strings "1", "2", ... counted per StreamInvoker, never reused, also not across respawns',
+    "client_ids": "any allowed id; unique among the client's own unanswered requests",
   },
   "host_to_client": {
     "event_method_prefix": "event/",
     "params": "DispatchEnvelope",
     "result": "CallbackResponse",
-    "params_decision": "params is the whole DispatchEnvelope, exactly the document v1 writes to stdin: the CallbackRequest at params.request and the PayloadEnvelope bodies its payload_refs name at params.payloads. CALLBACK-001 §C names CallbackRequest as params, but a CallbackRequest alone cannot carry payload bodies; carrying them in other frames would add ordering and correlation state for no gain, and the envelope lets a client decode v1 and v2 with one strict decoder and the same rule ids.",
-    "request_or_notification": "the stream_v2 column of spec/tables/event-vocabulary.json: request events get an id and one reply; notification events get no id and no reply; never_sent events (receipt.emitted) are refused before anything is written",
-    "outstanding": "requests are pipelined: several may be outstanding; the client may answer them in any order"
+    "params_decision":
+      "params is the whole DispatchEnvelope, exactly the document v1 writes to stdin: the CallbackRequest at params.request and the PayloadEnvelope bodies its payload_refs name at params.payloads. CALLBACK-001 §C names CallbackRequest as params, but a CallbackRequest alone cannot carry payload bodies; carrying them in other frames would add ordering and correlation state for no gain, and the envelope lets a client decode v1 and v2 with one strict decoder and the same rule ids.",
+    "request_or_notification":
+      "the stream_v2 column of spec/tables/event-vocabulary.json: request events get an id and one reply; notification events get no id and no reply; never_sent events (receipt.emitted) are refused before anything is written",
+    "outstanding": "requests are pipelined: several may be outstanding; the client may answer them in any order",
   },
   "cancel": {
     "method": "lifeloop/cancel",
@@ -197,20 +172,27 @@ export const STREAM_V2_TABLE = {
     "kind": "notification",
     "params": {
       "id": "the id of the cancelled event request (same type and value)",
-      "reason": "timeout"
+      "reason": "timeout",
     },
     "extension": true,
-    "semantics": "Sent once when an event request's deadline expires. The host has already settled the event as timeout; the client SHOULD stop working on it and SHOULD NOT reply; a reply that still comes is discarded and counted. A cancel for an id the client does not know (already answered) is ignored. The stream stays open.",
-    "why": "JSON-RPC 2.0 leaves cancellation undefined. LSP's $/cancelRequest still requires a reply and MCP's notifications/cancelled lives in MCP's namespace; a notification in our own lifeloop/ namespace cannot collide with event/<kind> methods or the client-initiated command groups, and a host that has already given up needs no acknowledgement."
+    "semantics":
+      "Sent once when an event request's deadline expires. The host has already settled the event as timeout; the client SHOULD stop working on it and SHOULD NOT reply; a reply that still comes is discarded and counted. A cancel for an id the client does not know (already answered) is ignored. The stream stays open.",
+    "why":
+      "JSON-RPC 2.0 leaves cancellation undefined. LSP's $/cancelRequest still requires a reply and MCP's notifications/cancelled lives in MCP's namespace; a notification in our own lifeloop/ namespace cannot collide with event/<kind> methods or the client-initiated command groups, and a host that has already given up needs no acknowledgement.",
   },
   "client_to_host": {
-    "method_rule": "<stream_v2_method_prefix><command> of spec/tables/client-initiated-commands.json (e.g. continuation/put)",
-    "params_rule": "one member per CLI flag: the flag without -- and with - turned into _ (--thread -> thread, --ttl-s -> ttl_s); a blob on stdin becomes blob_base64 (RFC 4648 base64 with padding); closed: unknown members are -32602",
-    "result_rule": "the CLI's JSON stdout members (result_fields); a blob on stdout becomes blob_base64 next to the metadata members",
-    "error_rule": "a failed command is an error reply: code from error_codes for the CLI error name, data {\"error\": <name>, ...the error's fields}",
-    "until_available": "Until a handler for the method is registered (the continuation store, issue 11), the host answers -32000 not_available with data {\"error\": \"not_available\", \"method\": <method>}; never silence.",
-    "unknown_method": "-32601 method_not_found with data {\"method\": <method>}",
-    "notifications": "a client notification is never answered; the host discards and counts it"
+    "method_rule":
+      "<stream_v2_method_prefix><command> of spec/tables/client-initiated-commands.json (e.g. continuation/put)",
+    "params_rule":
+      "one member per CLI flag: the flag without -- and with - turned into _ (--thread -> thread, --ttl-s -> ttl_s); a blob on stdin becomes blob_base64 (RFC 4648 base64 with padding); closed: unknown members are -32602",
+    "result_rule":
+      "the CLI's JSON stdout members (result_fields); a blob on stdout becomes blob_base64 next to the metadata members",
+    "error_rule":
+      'a failed command is an error reply: code from error_codes for the CLI error name, data {"error": <name>, ...the error\'s fields}',
+    "until_available":
+      'Until a handler for the method is registered (the continuation store, issue 11), the host answers -32000 not_available with data {"error": "not_available", "method": <method>}; never silence.',
+    "unknown_method": '-32601 method_not_found with data {"method": <method>}',
+    "notifications": "a client notification is never answered; the host discards and counts it",
   },
   "reverse_methods": [
     {
@@ -222,37 +204,34 @@ export const STREAM_V2_TABLE = {
           "name": "thread",
           "flag": "--thread",
           "required": true,
-          "value": "identifier"
+          "value": "identifier",
         },
         {
           "name": "key",
           "flag": "--key",
           "required": true,
-          "value": "identifier"
+          "value": "identifier",
         },
         {
           "name": "client_id",
           "flag": "--client-id",
           "required": false,
-          "value": "identifier"
+          "value": "identifier",
         },
         {
           "name": "ttl_s",
           "flag": "--ttl-s",
           "required": false,
-          "value": "unsigned_integer"
+          "value": "unsigned_integer",
         },
         {
           "name": "blob_base64",
           "flag": null,
           "required": true,
-          "value": "base64"
-        }
+          "value": "base64",
+        },
       ],
-      "result": [
-        "status",
-        "written_at_epoch_s"
-      ]
+      "result": ["status", "written_at_epoch_s"],
     },
     {
       "method": "continuation/get",
@@ -263,27 +242,22 @@ export const STREAM_V2_TABLE = {
           "name": "thread",
           "flag": "--thread",
           "required": true,
-          "value": "identifier"
+          "value": "identifier",
         },
         {
           "name": "key",
           "flag": "--key",
           "required": true,
-          "value": "identifier"
+          "value": "identifier",
         },
         {
           "name": "require_client_id",
           "flag": "--require-client-id",
           "required": false,
-          "value": "identifier"
-        }
+          "value": "identifier",
+        },
       ],
-      "result": [
-        "blob_base64",
-        "client_id",
-        "ttl_s",
-        "written_at_epoch_s"
-      ]
+      "result": ["blob_base64", "client_id", "ttl_s", "written_at_epoch_s"],
     },
     {
       "method": "continuation/drop",
@@ -294,24 +268,22 @@ export const STREAM_V2_TABLE = {
           "name": "thread",
           "flag": "--thread",
           "required": true,
-          "value": "identifier"
+          "value": "identifier",
         },
         {
           "name": "key",
           "flag": "--key",
           "required": true,
-          "value": "identifier"
+          "value": "identifier",
         },
         {
           "name": "require_client_id",
           "flag": "--require-client-id",
           "required": false,
-          "value": "identifier"
-        }
+          "value": "identifier",
+        },
       ],
-      "result": [
-        "status"
-      ]
+      "result": ["status"],
     },
     {
       "method": "continuation/list",
@@ -322,13 +294,10 @@ export const STREAM_V2_TABLE = {
           "name": "thread",
           "flag": "--thread",
           "required": true,
-          "value": "identifier"
-        }
+          "value": "identifier",
+        },
       ],
-      "result": [
-        "keys",
-        "thread"
-      ]
+      "result": ["keys", "thread"],
     },
     {
       "method": "continuation/drop-thread",
@@ -339,14 +308,11 @@ export const STREAM_V2_TABLE = {
           "name": "thread",
           "flag": "--thread",
           "required": true,
-          "value": "identifier"
-        }
+          "value": "identifier",
+        },
       ],
-      "result": [
-        "dropped_count",
-        "status"
-      ]
-    }
+      "result": ["dropped_count", "status"],
+    },
   ],
   "error_codes": [
     {
@@ -355,7 +321,8 @@ export const STREAM_V2_TABLE = {
       "origin": "jsonrpc",
       "failure_class": "invalid_request",
       "canonical": false,
-      "meaning": "Standard. Never sent by this host: a frame that does not parse ends the stream instead (its reply would need id null)."
+      "meaning":
+        "Standard. Never sent by this host: a frame that does not parse ends the stream instead (its reply would need id null).",
     },
     {
       "code": -32600,
@@ -363,7 +330,8 @@ export const STREAM_V2_TABLE = {
       "origin": "jsonrpc",
       "failure_class": "invalid_request",
       "canonical": true,
-      "meaning": "Standard. A well-formed request the receiver refuses, e.g. a duplicate unanswered request id (stream.duplicate-request-id)."
+      "meaning":
+        "Standard. A well-formed request the receiver refuses, e.g. a duplicate unanswered request id (stream.duplicate-request-id).",
     },
     {
       "code": -32601,
@@ -371,7 +339,8 @@ export const STREAM_V2_TABLE = {
       "origin": "jsonrpc",
       "failure_class": "capability_unsupported",
       "canonical": false,
-      "meaning": "Standard. The method is unknown to the receiver (a client that does not know an event kind; a host method that does not exist)."
+      "meaning":
+        "Standard. The method is unknown to the receiver (a client that does not know an event kind; a host method that does not exist).",
     },
     {
       "code": -32602,
@@ -379,7 +348,8 @@ export const STREAM_V2_TABLE = {
       "origin": "jsonrpc",
       "failure_class": "invalid_request",
       "canonical": false,
-      "meaning": "Standard. params break the method's closed shape (a missing, unknown or mistyped member, bad base64)."
+      "meaning":
+        "Standard. params break the method's closed shape (a missing, unknown or mistyped member, bad base64).",
     },
     {
       "code": -32603,
@@ -387,7 +357,7 @@ export const STREAM_V2_TABLE = {
       "origin": "jsonrpc",
       "failure_class": "internal_error",
       "canonical": true,
-      "meaning": "Standard. The receiver failed unexpectedly while handling the request."
+      "meaning": "Standard. The receiver failed unexpectedly while handling the request.",
     },
     {
       "code": -32000,
@@ -395,7 +365,8 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "capability_unsupported",
       "canonical": true,
-      "meaning": "The method exists but the host has no implementation configured for it yet (e.g. continuation/* before a continuation store is plugged in)."
+      "meaning":
+        "The method exists but the host has no implementation configured for it yet (e.g. continuation/* before a continuation store is plugged in).",
     },
     {
       "code": -32001,
@@ -403,7 +374,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "timeout",
       "canonical": true,
-      "meaning": "The operation exceeded its deadline."
+      "meaning": "The operation exceeded its deadline.",
     },
     {
       "code": -32002,
@@ -411,7 +382,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "transport_error",
       "canonical": true,
-      "meaning": "A transport behind the receiver failed."
+      "meaning": "A transport behind the receiver failed.",
     },
     {
       "code": -32003,
@@ -419,7 +390,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "payload_too_large",
       "canonical": true,
-      "meaning": "A payload or blob exceeds a size limit."
+      "meaning": "A payload or blob exceeds a size limit.",
     },
     {
       "code": -32004,
@@ -427,7 +398,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "adapter_unavailable",
       "canonical": true,
-      "meaning": "The selected adapter cannot be reached or loaded."
+      "meaning": "The selected adapter cannot be reached or loaded.",
     },
     {
       "code": -32005,
@@ -435,7 +406,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "capability_degraded",
       "canonical": true,
-      "meaning": "A previously available capability is now weaker or absent."
+      "meaning": "A previously available capability is now weaker or absent.",
     },
     {
       "code": -32006,
@@ -443,7 +414,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "placement_unavailable",
       "canonical": true,
-      "meaning": "No acceptable payload placement can be satisfied."
+      "meaning": "No acceptable payload placement can be satisfied.",
     },
     {
       "code": -32007,
@@ -451,7 +422,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "payload_rejected",
       "canonical": true,
-      "meaning": "A payload was rejected for lifecycle or transport reasons."
+      "meaning": "A payload was rejected for lifecycle or transport reasons.",
     },
     {
       "code": -32008,
@@ -459,7 +430,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "identity_unavailable",
       "canonical": true,
-      "meaning": "Required harness identity fields cannot be observed."
+      "meaning": "Required harness identity fields cannot be observed.",
     },
     {
       "code": -32009,
@@ -467,7 +438,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "operator_required",
       "canonical": true,
-      "meaning": "Manual setup, approval or intervention is required."
+      "meaning": "Manual setup, approval or intervention is required.",
     },
     {
       "code": -32010,
@@ -475,7 +446,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "state_conflict",
       "canonical": true,
-      "meaning": "Correlation or idempotency state conflicted."
+      "meaning": "Correlation or idempotency state conflicted.",
     },
     {
       "code": -32020,
@@ -483,7 +454,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "state_conflict",
       "canonical": false,
-      "meaning": "Command error not_found (client-initiated commands): no such entry."
+      "meaning": "Command error not_found (client-initiated commands): no such entry.",
     },
     {
       "code": -32021,
@@ -491,7 +462,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "state_conflict",
       "canonical": false,
-      "meaning": "Command error client_id_mismatch: the entry was written by another client."
+      "meaning": "Command error client_id_mismatch: the entry was written by another client.",
     },
     {
       "code": -32022,
@@ -499,7 +470,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "payload_too_large",
       "canonical": false,
-      "meaning": "Command error blob_too_large: the blob exceeds the store's limit."
+      "meaning": "Command error blob_too_large: the blob exceeds the store's limit.",
     },
     {
       "code": -32023,
@@ -507,7 +478,7 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "invalid_request",
       "canonical": false,
-      "meaning": "Command error invalid_identifier: a thread, key or client id breaks the identifier pattern."
+      "meaning": "Command error invalid_identifier: a thread, key or client id breaks the identifier pattern.",
     },
     {
       "code": -32024,
@@ -515,47 +486,52 @@ export const STREAM_V2_TABLE = {
       "origin": "lifeloop-callback",
       "failure_class": "internal_error",
       "canonical": false,
-      "meaning": "Command error storage_failure: the store could not read or write."
-    }
+      "meaning": "Command error storage_failure: the store could not read or write.",
+    },
   ],
   "shutdown": {
-    "trigger": "StreamInvoker.close(), and the end of a stream after a violation, an exit, stdout closing or too many consecutive timeouts",
+    "trigger":
+      "StreamInvoker.close(), and the end of a stream after a violation, an exit, stdout closing or too many consecutive timeouts",
     "steps": [
       {
         "step": "end_stdin",
-        "action": "stop writing and end the client's stdin (EOF); keep reading stdout and stderr, so replies to pending events still count",
-        "wait_limit": "stream_close_grace_ms"
+        "action":
+          "stop writing and end the client's stdin (EOF); keep reading stdout and stderr, so replies to pending events still count",
+        "wait_limit": "stream_close_grace_ms",
       },
       {
         "step": "sigterm",
         "action": "when the child has not exited: SIGTERM to its process group",
-        "wait_limit": "stream_term_grace_ms"
+        "wait_limit": "stream_term_grace_ms",
       },
       {
         "step": "sigkill",
-        "action": "when it has still not exited: SIGKILL to the group and destroy the pipes (a descendant holding them cannot delay the host)",
-        "wait_limit": "kill_grace_ms"
+        "action":
+          "when it has still not exited: SIGKILL to the group and destroy the pipes (a descendant holding them cannot delay the host)",
+        "wait_limit": "kill_grace_ms",
       },
       {
         "step": "reap",
-        "action": "wait for the exit (not for pipe EOF), SIGKILL whatever is left of the group, untrack it; close() resolves",
-        "wait_limit": null
-      }
+        "action":
+          "wait for the exit (not for pipe EOF), SIGKILL whatever is left of the group, untrack it; close() resolves",
+        "wait_limit": null,
+      },
     ],
-    "after_violation": "a framing violation or the consecutive-timeout bound skips end_stdin: SIGTERM, then SIGKILL after kill_grace_ms; stdout reaching EOF, a partial frame at EOF or a broken stdin pipe first wait stream_term_grace_ms for the child's own exit (then the events fail with stream_exit), and only then terminate the same way",
-    "client_exit": "a client runner exits within stream_client_exit_ms of stdin EOF, SIGTERM, SIGINT or SIGHUP; pending handlers' replies are not awaited",
-    "client_exit_signals": [
-      "SIGTERM",
-      "SIGINT",
-      "SIGHUP"
-    ]
+    "after_violation":
+      "a framing violation or the consecutive-timeout bound skips end_stdin: SIGTERM, then SIGKILL after kill_grace_ms; stdout reaching EOF, a partial frame at EOF or a broken stdin pipe first wait stream_term_grace_ms for the child's own exit (then the events fail with stream_exit), and only then terminate the same way",
+    "client_exit":
+      "a client runner exits within stream_client_exit_ms of stdin EOF, SIGTERM, SIGINT or SIGHUP; pending handlers' replies are not awaited",
+    "client_exit_signals": ["SIGTERM", "SIGINT", "SIGHUP"],
   },
   "respawn": {
-    "when": "the next event after the stream ended (violation, exit, stdout closed, consecutive timeouts) spawns a new child; the events pending on the old stream have already failed",
-    "consecutive_timeouts": "after stream_max_consecutive_timeouts timeouts with no reply in between, the host ends the stream (the client is presumed stuck)",
-    "storm_bound": "after stream_max_failed_spawns streams in a row ended without one valid reply, no child is spawned for stream_respawn_cooldown_ms: events in that time fail at once with stream_respawn_limited; after it one spawn is tried, and a success (one valid reply) resets the count",
-    "close": "after close() nothing is respawned; invoke() fails with stream_closed"
-  }
+    "when":
+      "the next event after the stream ended (violation, exit, stdout closed, consecutive timeouts) spawns a new child; the events pending on the old stream have already failed",
+    "consecutive_timeouts":
+      "after stream_max_consecutive_timeouts timeouts with no reply in between, the host ends the stream (the client is presumed stuck)",
+    "storm_bound":
+      "after stream_max_failed_spawns streams in a row ended without one valid reply, no child is spawned for stream_respawn_cooldown_ms: events in that time fail at once with stream_respawn_limited; after it one spawn is tried, and a success (one valid reply) resets the count",
+    "close": "after close() nothing is respawned; invoke() fails with stream_closed",
+  },
 } as const;
 
 /** spec/tables/stream-v2.json: stream callbacks (v2) framing rules, frames, ids, methods, cancel, error codes, shutdown, respawn (spec/stream-protocol.md). */

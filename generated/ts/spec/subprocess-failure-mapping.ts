@@ -9,248 +9,217 @@ export const SUBPROCESS_FAILURE_MAPPING_TABLE = {
       "failure_class": "invalid_request",
       "origin": "callback-001",
       "reference_variant": "ReceiptEmittedRejected",
-      "transports": [
-        "subprocess_v1",
-        "in_process",
-        "stream_v2"
-      ],
+      "transports": ["subprocess_v1", "in_process", "stream_v2"],
       "stage": "guard",
-      "when": "The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced."
+      "when":
+        "The event is receipt.emitted. Rejected before validation, serialization or any spawn; no receipt is produced.",
     },
     {
       "variant": "invalid_request",
       "failure_class": "invalid_request",
       "origin": "lifeloop-callback",
       "reference_variant": null,
-      "transports": [
-        "subprocess_v1",
-        "in_process",
-        "stream_v2"
-      ],
+      "transports": ["subprocess_v1", "in_process", "stream_v2"],
       "stage": "validate_request",
-      "when": "The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.",
-      "reason": "The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own."
+      "when":
+        "The serialized DispatchEnvelope breaks the wire contract (strict parse limits, schema or a rule) before anything is spawned or called.",
+      "reason":
+        "The reference validates a request while routing, before its invoker runs, and maps the RouteError to invalid_request; this invoker validates its own input, so the same outcome needs a variant of its own.",
     },
     {
       "variant": "serialize_request",
       "failure_class": "internal_error",
       "origin": "callback-001",
       "reference_variant": "SerializeRequest",
-      "transports": [
-        "subprocess_v1",
-        "in_process",
-        "stream_v2"
-      ],
+      "transports": ["subprocess_v1", "in_process", "stream_v2"],
       "stage": "serialize",
-      "when": "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered."
+      "when":
+        "The envelope cannot be serialized (a host bug, e.g. a value JSON cannot represent, or a getter that throws). Nothing is delivered.",
     },
     {
       "variant": "request_too_large",
       "failure_class": "payload_too_large",
       "origin": "lifeloop-callback",
       "reference_variant": null,
-      "transports": [
-        "subprocess_v1",
-        "in_process",
-        "stream_v2"
-      ],
+      "transports": ["subprocess_v1", "in_process", "stream_v2"],
       "stage": "serialize",
       "when": "The serialized envelope is larger than limits.max_request_bytes; nothing is spawned or called.",
-      "reason": "The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help."
+      "reason":
+        "The reference writes requests of any size. A bound keeps a client from being handed more than it is required to read, and the class says that retrying the same request cannot help.",
     },
     {
       "variant": "spawn",
       "failure_class": "transport_error",
       "origin": "callback-001",
       "reference_variant": "Spawn",
-      "transports": [
-        "subprocess_v1",
-        "stream_v2"
-      ],
+      "transports": ["subprocess_v1", "stream_v2"],
       "stage": "spawn",
-      "when": "The program cannot be started: not found, not executable, permission denied, fork failure."
+      "when": "The program cannot be started: not found, not executable, permission denied, fork failure.",
     },
     {
       "variant": "write_request",
       "failure_class": "transport_error",
       "origin": "callback-001",
       "reference_variant": "WriteRequest",
-      "transports": [
-        "subprocess_v1",
-        "stream_v2"
-      ],
+      "transports": ["subprocess_v1", "stream_v2"],
       "stage": "write",
-      "when": "Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure)."
+      "when":
+        "Writing the envelope to stdin failed and the child produced no valid response (a broken pipe after a zero exit with a valid response is not a failure).",
     },
     {
       "variant": "read_response",
       "failure_class": "transport_error",
       "origin": "callback-001",
       "reference_variant": "ReadResponse",
-      "transports": [
-        "subprocess_v1"
-      ],
+      "transports": ["subprocess_v1"],
       "stage": "read",
-      "when": "Reading the child's stdout failed."
+      "when": "Reading the child's stdout failed.",
     },
     {
       "variant": "response_too_large",
       "failure_class": "transport_error",
       "origin": "lifeloop-callback",
       "reference_variant": "ReadResponse",
-      "transports": [
-        "subprocess_v1",
-        "in_process"
-      ],
+      "transports": ["subprocess_v1", "in_process"],
       "stage": "read",
-      "when": "The child wrote more than limits.max_response_bytes to stdout (the process group is killed at once and no more is read), or an in-process handler's response serializes to more than that.",
-      "reason": "The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class."
+      "when":
+        "The child wrote more than limits.max_response_bytes to stdout (the process group is killed at once and no more is read), or an in-process handler's response serializes to more than that.",
+      "reason":
+        "The reference reports an oversized stdout as a read failure (ReadResponse, transport_error); a variant of its own gives the caller a precise detail while keeping the reference's class.",
     },
     {
       "variant": "non_zero_exit",
       "failure_class": "transport_error",
       "origin": "callback-001",
       "reference_variant": "NonZeroExit",
-      "transports": [
-        "subprocess_v1"
-      ],
+      "transports": ["subprocess_v1"],
       "stage": "exit",
-      "when": "The child exited with a non-zero code or was killed by a signal, even if it wrote a valid response first. Carries the exit code or signal and the stderr tail."
+      "when":
+        "The child exited with a non-zero code or was killed by a signal, even if it wrote a valid response first. Carries the exit code or signal and the stderr tail.",
     },
     {
       "variant": "parse_response",
       "failure_class": "invalid_request",
       "origin": "callback-001",
       "reference_variant": "ParseResponse",
-      "transports": [
-        "subprocess_v1"
-      ],
+      "transports": ["subprocess_v1"],
       "stage": "parse",
-      "when": "stdout is not exactly one JSON document: empty, two documents, trailing bytes, a log line, a byte-order mark, invalid UTF-8, too deep, duplicate keys."
+      "when":
+        "stdout is not exactly one JSON document: empty, two documents, trailing bytes, a log line, a byte-order mark, invalid UTF-8, too deep, duplicate keys.",
     },
     {
       "variant": "invalid_response",
       "failure_class": "invalid_request",
       "origin": "callback-001",
       "reference_variant": "InvalidResponse",
-      "transports": [
-        "subprocess_v1",
-        "in_process",
-        "stream_v2"
-      ],
+      "transports": ["subprocess_v1", "in_process", "stream_v2"],
       "stage": "validate_response",
-      "when": "The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class."
+      "when":
+        "The response parsed but breaks the CallbackResponse schema or a rule: unknown field, wrong enum string, missing field, failed status without a failure class.",
     },
     {
       "variant": "handler_threw",
       "failure_class": "internal_error",
       "origin": "lifeloop-callback",
       "reference_variant": null,
-      "transports": [
-        "in_process"
-      ],
+      "transports": ["in_process"],
       "stage": "handler",
       "when": "The in-process handler threw or its promise rejected.",
-      "reason": "CALLBACK-001 leaves in-process errors to the host language. A throwing handler is a crash inside the host process, which the reference's transport vocabulary classes as internal (TransportError::Internal)."
+      "reason":
+        "CALLBACK-001 leaves in-process errors to the host language. A throwing handler is a crash inside the host process, which the reference's transport vocabulary classes as internal (TransportError::Internal).",
     },
     {
       "variant": "timeout",
       "failure_class": "timeout",
       "origin": "callback-001",
       "reference_variant": "Timeout",
-      "transports": [
-        "subprocess_v1",
-        "in_process",
-        "stream_v2"
-      ],
+      "transports": ["subprocess_v1", "in_process", "stream_v2"],
       "stage": "deadline",
-      "when": "The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time."
+      "when":
+        "The round trip (spawn, write, read, exit) exceeded timeoutMs; the whole process group was killed. For in-process, the handler's promise did not settle in time.",
     },
     {
       "variant": "stream_framing",
       "failure_class": "invalid_request",
       "origin": "lifeloop-callback",
       "reference_variant": null,
-      "transports": [
-        "stream_v2"
-      ],
+      "transports": ["stream_v2"],
       "stage": "parse",
-      "when": "A frame from the client broke a framing rule of spec/tables/stream-v2.json (stream.* or, through stream.json, a json.* rule): a log line, an empty line, a batch, an unknown member, a bad id. The host ends the stream and every pending event fails; issues carry the rule id and the detail quotes the frame's first bytes.",
-      "reason": "The stream has no v1 counterpart; like parse_response it says the client wrote bytes that are not the protocol, and it names the stream rule."
+      "when":
+        "A frame from the client broke a framing rule of spec/tables/stream-v2.json (stream.* or, through stream.json, a json.* rule): a log line, an empty line, a batch, an unknown member, a bad id. The host ends the stream and every pending event fails; issues carry the rule id and the detail quotes the frame's first bytes.",
+      "reason":
+        "The stream has no v1 counterpart; like parse_response it says the client wrote bytes that are not the protocol, and it names the stream rule.",
     },
     {
       "variant": "stream_frame_too_large",
       "failure_class": "transport_error",
       "origin": "lifeloop-callback",
       "reference_variant": null,
-      "transports": [
-        "stream_v2"
-      ],
+      "transports": ["stream_v2"],
       "stage": "read",
-      "when": "A frame from the client grew past limits.max_frame_bytes without its LF (rule stream.frame-too-large); the host stops reading at that byte, ends the stream, and every pending event fails.",
-      "reason": "Same class as response_too_large: an oversized output is a transport failure, and the host never buffers more than the limit."
+      "when":
+        "A frame from the client grew past limits.max_frame_bytes without its LF (rule stream.frame-too-large); the host stops reading at that byte, ends the stream, and every pending event fails.",
+      "reason":
+        "Same class as response_too_large: an oversized output is a transport failure, and the host never buffers more than the limit.",
     },
     {
       "variant": "stream_exit",
       "failure_class": "transport_error",
       "origin": "lifeloop-callback",
       "reference_variant": null,
-      "transports": [
-        "stream_v2"
-      ],
+      "transports": ["stream_v2"],
       "stage": "exit",
-      "when": "The stream's client exited (any code) or was killed by a signal while the event was pending. Carries the exit code or signal and the stderr tail.",
-      "reason": "A long-lived client must not exit while an event is pending; like non_zero_exit the exit is the transport's failure."
+      "when":
+        "The stream's client exited (any code) or was killed by a signal while the event was pending. Carries the exit code or signal and the stderr tail.",
+      "reason":
+        "A long-lived client must not exit while an event is pending; like non_zero_exit the exit is the transport's failure.",
     },
     {
       "variant": "stream_stdout_closed",
       "failure_class": "transport_error",
       "origin": "lifeloop-callback",
       "reference_variant": null,
-      "transports": [
-        "stream_v2"
-      ],
+      "transports": ["stream_v2"],
       "stage": "read",
-      "when": "The client closed its stdout (EOF) while still running; the host ends the stream (SIGTERM, SIGKILL) and every pending event fails.",
-      "reason": "Without stdout no reply can come; waiting for the deadline would only delay the failure."
+      "when":
+        "The client closed its stdout (EOF) while still running; the host ends the stream (SIGTERM, SIGKILL) and every pending event fails.",
+      "reason": "Without stdout no reply can come; waiting for the deadline would only delay the failure.",
     },
     {
       "variant": "error_reply",
       "failure_class": "internal_error",
       "origin": "lifeloop-callback",
       "reference_variant": null,
-      "transports": [
-        "stream_v2"
-      ],
+      "transports": ["stream_v2"],
       "stage": "validate_response",
-      "when": "The client answered the event with a JSON-RPC error reply instead of a result. The failure class is the one spec/tables/stream-v2.json error_codes gives for the code (e.g. -32601 capability_unsupported); this row's class applies to codes the table does not list. The detail carries the code and message.",
-      "reason": "CALLBACK-001 §C allows an error reply; its code says what went wrong, so the class comes from the error-code table."
+      "when":
+        "The client answered the event with a JSON-RPC error reply instead of a result. The failure class is the one spec/tables/stream-v2.json error_codes gives for the code (e.g. -32601 capability_unsupported); this row's class applies to codes the table does not list. The detail carries the code and message.",
+      "reason":
+        "CALLBACK-001 §C allows an error reply; its code says what went wrong, so the class comes from the error-code table.",
     },
     {
       "variant": "stream_respawn_limited",
       "failure_class": "transport_error",
       "origin": "lifeloop-callback",
       "reference_variant": null,
-      "transports": [
-        "stream_v2"
-      ],
+      "transports": ["stream_v2"],
       "stage": "spawn",
-      "when": "limits.stream_max_failed_spawns streams in a row ended without a valid reply; during limits.stream_respawn_cooldown_ms no child is spawned and the event fails at once.",
-      "reason": "Bounds respawning against a client that dies at start-up (no respawn storm)."
+      "when":
+        "limits.stream_max_failed_spawns streams in a row ended without a valid reply; during limits.stream_respawn_cooldown_ms no child is spawned and the event fails at once.",
+      "reason": "Bounds respawning against a client that dies at start-up (no respawn storm).",
     },
     {
       "variant": "stream_closed",
       "failure_class": "internal_error",
       "origin": "lifeloop-callback",
       "reference_variant": null,
-      "transports": [
-        "stream_v2"
-      ],
+      "transports": ["stream_v2"],
       "stage": "guard",
       "when": "invoke() was called after close() (or while it runs); nothing is written or spawned.",
-      "reason": "A host bug rather than a client failure; a result instead of a throw keeps the invoker contract (never throws)."
-    }
-  ]
+      "reason":
+        "A host bug rather than a client failure; a result instead of a throw keeps the invoker contract (never throws).",
+    },
+  ],
 } as const;
 
 /** spec/tables/subprocess-failure-mapping.json: every failure variant and its FailureClass. */

@@ -10,7 +10,7 @@ export const SUBPROCESS_WIRE_FRAMING_TABLE = {
       "content": "exactly one DispatchEnvelope JSON document",
       "documents": 1,
       "end": "the host closes stdin after the document (EOF)",
-      "limit": "max_request_bytes"
+      "limit": "max_request_bytes",
     },
     {
       "stream": "stdout",
@@ -18,15 +18,16 @@ export const SUBPROCESS_WIRE_FRAMING_TABLE = {
       "content": "exactly one CallbackResponse JSON document; a trailing newline is optional",
       "documents": 1,
       "end": "the host reads to EOF; newline framing is not used in v1",
-      "limit": "max_response_bytes"
+      "limit": "max_response_bytes",
     },
     {
       "stream": "stderr",
       "direction": "client_to_host",
-      "content": "free-form diagnostics; kept as a bounded tail for failure receipts; never fails an otherwise valid exchange",
+      "content":
+        "free-form diagnostics; kept as a bounded tail for failure receipts; never fails an otherwise valid exchange",
       "documents": 0,
       "end": "read to EOF concurrently with stdout",
-      "limit": "stderr_tail_bytes"
+      "limit": "stderr_tail_bytes",
     },
     {
       "stream": "exit_status",
@@ -34,9 +35,9 @@ export const SUBPROCESS_WIRE_FRAMING_TABLE = {
       "content": "0 on success; any other code or a signal fails the call (non_zero_exit) even after a valid response",
       "documents": 0,
       "end": "the host reaps the child",
-      "limit": null
-    }
-  ]
+      "limit": null,
+    },
+  ],
 } as const;
 
 /** spec/tables/subprocess-wire-framing.json */

@@ -11,28 +11,32 @@ export const TRANSPORT_MODES_TABLE = {
       "cross_language": false,
       "framing": "none: the host calls a handler in its own process",
       "deadline": "optional timeoutMs on the handler's promise",
-      "implementation": "runtime/invoker/in-process.ts"
+      "implementation": "runtime/invoker/in-process.ts",
     },
     {
       "mode": "subprocess_v1",
       "title": "Subprocess callbacks (v1)",
       "status": "normative",
       "cross_language": true,
-      "framing": "one fresh child per event; one DispatchEnvelope on stdin then EOF; one CallbackResponse on stdout read to EOF",
+      "framing":
+        "one fresh child per event; one DispatchEnvelope on stdin then EOF; one CallbackResponse on stdout read to EOF",
       "deadline": "required timeoutMs covering spawn, write, read and exit; no default",
-      "implementation": "runtime/invoker/subprocess.ts"
+      "implementation": "runtime/invoker/subprocess.ts",
     },
     {
       "mode": "stream_v2",
       "title": "Stream callbacks (v2)",
       "status": "implemented",
       "cross_language": true,
-      "framing": "one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names",
-      "deadline": "required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms",
+      "framing":
+        "one long-lived child spawned with --stream; one JSON-RPC 2.0 frame per LF-terminated line both ways (spec/tables/stream-v2.json); method event/<event>; params DispatchEnvelope, result CallbackResponse; client requests under the client-initiated command names",
+      "deadline":
+        "required timeoutMs per event from invoke() to the reply; at expiry the event is timeout and lifeloop/cancel is sent; close() ends the stream within stream_close_grace_ms + stream_term_grace_ms + kill_grace_ms",
       "implementation": "runtime/stream/invoker.ts",
-      "reference_status": "The reference (lifeloop-cli 0.9.0, as 0.5.0 before it) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope)."
-    }
-  ]
+      "reference_status":
+        "The reference (lifeloop-cli 0.9.0, as 0.5.0 before it) marks stream mode proposed and implements none of it. This project implements it as an extension, following CALLBACK-001 §C where it is specific and spec/stream-protocol.md where it is open (framing, ids, cancel, error codes, shutdown, respawn; params carry the whole DispatchEnvelope).",
+    },
+  ],
 } as const;
 
 /** spec/tables/transport-modes.json */

@@ -6,20 +6,20 @@ export const WIRE_VERSION_TABLE = {
   "current": "lifeloop.v0.4",
   "reference": {
     "crate": "lifeloop-cli",
-    "version": "0.9.0"
+    "version": "0.9.0",
   },
   "retired": [
     {
       "version": "lifeloop.v0.2",
       "superseded_by": "lifeloop.v0.3",
-      "tombstone": "spec/tombstones/lifeloop.v0.2.md"
+      "tombstone": "spec/tombstones/lifeloop.v0.2.md",
     },
     {
       "version": "lifeloop.v0.3",
       "superseded_by": "lifeloop.v0.4",
-      "tombstone": "spec/tombstones/lifeloop.v0.3.md"
-    }
-  ]
+      "tombstone": "spec/tombstones/lifeloop.v0.3.md",
+    },
+  ],
 } as const;
 
 /** The current wire version: every envelope's schema_version must equal it (spec/wire-version.json). */
@@ -30,17 +30,17 @@ export const RETIRED_WIRE_VERSIONS = [
   {
     "version": "lifeloop.v0.2",
     "superseded_by": "lifeloop.v0.3",
-    "tombstone": "spec/tombstones/lifeloop.v0.2.md"
+    "tombstone": "spec/tombstones/lifeloop.v0.2.md",
   },
   {
     "version": "lifeloop.v0.3",
     "superseded_by": "lifeloop.v0.4",
-    "tombstone": "spec/tombstones/lifeloop.v0.3.md"
-  }
+    "tombstone": "spec/tombstones/lifeloop.v0.3.md",
+  },
 ] as const;
 
 /** The reference implementation this wire version is settled against. */
 export const REFERENCE_IMPLEMENTATION = {
   "crate": "lifeloop-cli",
-  "version": "0.9.0"
+  "version": "0.9.0",
 } as const;

@@ -43,16 +43,26 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
   const program = values.get("--program");
   if (program === undefined) throw new UsageError("--program is required (the absolute path of the client to check)");
-  if (!program.startsWith("/")) throw new UsageError(`--program must be an absolute path (got ${JSON.stringify(program)}); no shell or PATH lookup is used`);
+  if (!program.startsWith("/"))
+    throw new UsageError(
+      `--program must be an absolute path (got ${JSON.stringify(program)}); no shell or PATH lookup is used`,
+    );
   // A program that is not an executable file is the caller's mistake, not the client's (nothing
   // could be started): a usage error that names it, before any scenario.
   const programProblem = executableProblem(program);
   if (programProblem !== null) throw new UsageError(`--program ${program}: ${programProblem}`);
   const transport = values.get("--transport") ?? "subprocess";
-  if (!["subprocess", "stream", "both"].includes(transport)) throw new UsageError(`--transport takes subprocess, stream or both (got ${JSON.stringify(transport)})`);
+  if (!["subprocess", "stream", "both"].includes(transport))
+    throw new UsageError(`--transport takes subprocess, stream or both (got ${JSON.stringify(transport)})`);
   const format = (values.get("--format") ?? "text") as Format;
-  if (!FORMATS.includes(format)) throw new UsageError(`--format takes ${FORMATS.join(", ")} (got ${JSON.stringify(format)})`);
-  const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"), { min: 1, max: LIMITS.max_timeout_ms, unit: "of milliseconds" }) ?? 5000;
+  if (!FORMATS.includes(format))
+    throw new UsageError(`--format takes ${FORMATS.join(", ")} (got ${JSON.stringify(format)})`);
+  const timeoutMs =
+    integerFlag("--timeout-ms", values.get("--timeout-ms"), {
+      min: 1,
+      max: LIMITS.max_timeout_ms,
+      unit: "of milliseconds",
+    }) ?? 5000;
 
   let baseline: string[] = [];
   const baselineFile = values.get("--expected-failures");
@@ -67,7 +77,8 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
 
   const baselineSet = new Set(baseline);
   const vectors = join(packageRoot(), "generated", "vectors");
-  const transports: readonly ScenarioTransport[] = transport === "both" ? SCENARIO_TRANSPORTS : [transport as ScenarioTransport];
+  const transports: readonly ScenarioTransport[] =
+    transport === "both" ? SCENARIO_TRANSPORTS : [transport as ScenarioTransport];
   const target = { program, args: lists.get("--arg") ?? [], timeoutMs };
   // Built once per transport (they read the vectors): the baseline is checked against every id.
   const scenariosOf = new Map(SCENARIO_TRANSPORTS.map((t) => [t, buildScenarios(vectors, t)]));
@@ -89,13 +100,24 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
     timeout_ms: timeoutMs,
     scenarios: scenarioCount,
   } as const;
-  const records: PrintedRecord[] = runs.flatMap(({ run }) => (run.measured ? run.records.map((r) => ({ ...r, expected_failure: baselineSet.has(r.scenario) })) : []));
-  const notMeasured = runs.filter(({ run }) => !run.measured).map(({ transport: t, run }) => ({ transport: t, detail: run.smoke.detail }));
+  const records: PrintedRecord[] = runs.flatMap(({ run }) =>
+    run.measured ? run.records.map((r) => ({ ...r, expected_failure: baselineSet.has(r.scenario) })) : [],
+  );
+  const notMeasured = runs
+    .filter(({ run }) => !run.measured)
+    .map(({ transport: t, run }) => ({ transport: t, detail: run.smoke.detail }));
   const verdicts = new Map(records.map((r) => [r.scenario, r.verdict]));
   const { passing, unknown } = staleEntries(baseline, verdicts, everyId);
   const count = (v: string): number => records.filter((r) => r.verdict === v).length;
-  const unexpected = records.filter((r) => (r.verdict === "fail" || r.verdict === "not_testable") && !r.expected_failure).length;
-  const exitCode = unexpected > 0 || passing.length + unknown.length > 0 ? EXIT.validation : notMeasured.length > 0 ? EXIT.not_measured : EXIT.ok;
+  const unexpected = records.filter(
+    (r) => (r.verdict === "fail" || r.verdict === "not_testable") && !r.expected_failure,
+  ).length;
+  const exitCode =
+    unexpected > 0 || passing.length + unknown.length > 0
+      ? EXIT.validation
+      : notMeasured.length > 0
+        ? EXIT.not_measured
+        : EXIT.ok;
   const summary: ReportSummary = {
     measured: notMeasured.length === 0,
     total: records.length,
@@ -107,9 +129,13 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
     expected_failures: records.filter((r) => r.expected_failure && r.verdict !== "pass").length,
     stale_baseline: [...passing.map((id) => `${id} (passes now)`), ...unknown.map((id) => `${id} (no such scenario)`)],
     exit_code: exitCode,
-    transports: Object.fromEntries(runs.map(({ transport: t, run }) => [t, run.measured ? { measured: true } : { measured: false, not_measured_reason: run.smoke.detail }])),
+    transports: Object.fromEntries(
+      runs.map(({ transport: t, run }) => [
+        t,
+        run.measured ? { measured: true } : { measured: false, not_measured_reason: run.smoke.detail },
+      ]),
+    ),
   };
   io.out(renderReport(format, header, records, summary, notMeasured));
   return exitCode;
 }
-

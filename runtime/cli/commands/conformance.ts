@@ -59,13 +59,17 @@ export async function runConformance(args: readonly string[], io: CliIo): Promis
   let skipped = 0;
   for (const found of files) {
     const row: FixtureRow =
-      found.problem === undefined ? runFixture(found.path, substitutions) : { path: found.path, kind: null, expect: null, actual: "unreadable", pass: false, reason: found.problem };
+      found.problem === undefined
+        ? runFixture(found.path, substitutions)
+        : { path: found.path, kind: null, expect: null, actual: "unreadable", pass: false, reason: found.problem };
     io.out(jsonLine(row));
     if (row.actual === "unreadable") unreadable++;
     else if (!row.pass) failed++;
     else if (row.actual === "skipped") skipped++;
   }
-  io.err(`conformance: ${files.length} fixtures: ${files.length - failed - unreadable - skipped} passed, ${failed} failed, ${skipped} skipped, ${unreadable} unreadable\n`);
+  io.err(
+    `conformance: ${files.length} fixtures: ${files.length - failed - unreadable - skipped} passed, ${failed} failed, ${skipped} skipped, ${unreadable} unreadable\n`,
+  );
   if (unreadable > 0) return EXIT.input;
   return failed > 0 ? EXIT.validation : EXIT.ok;
 }

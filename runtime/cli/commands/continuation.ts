@@ -16,7 +16,14 @@
 import { checkIdentifier } from "../../continuation/identifier.js";
 import { ContinuationError, blobTooLarge, storageFailure } from "../../continuation/errors.js";
 import { sortedJsonLine } from "../../continuation/json.js";
-import { MaxBytesSettingError, resolveMaxBlobBytes, resolveRoot, rootResolutionText, storeForCommand, type ContinuationEnvironment } from "../../continuation/root.js";
+import {
+  MaxBytesSettingError,
+  resolveMaxBlobBytes,
+  resolveRoot,
+  rootResolutionText,
+  storeForCommand,
+  type ContinuationEnvironment,
+} from "../../continuation/root.js";
 import { ContinuationStore } from "../../continuation/store.js";
 import { abandonedLockWaits } from "../../continuation/lock.js";
 import { CONTINUATION, type ContinuationCommandName } from "../../continuation/table.js";
@@ -29,8 +36,12 @@ const NAMES = CONTINUATION.commands.map((c) => c.command);
 export const CONTINUATION_USAGE = [
   "usage: lifeloop-callback continuation <command> [flags]   (CONTINUATION-001; a drop-in for `lifeloop continuation`)",
   ...CONTINUATION.commands.map((c) => {
-    const flags = c.flags.map((f) => (f.required ? `${f.flag} ID` : `[${f.flag} ${f.value === "unsigned_integer" ? "N" : "ID"}]`));
-    const ours = CONTINUATION.extension_flags.filter((f) => f.command === c.command).map((f) => `[${f.flag}${f.value === "switch" ? "" : f.value === "identifier" ? " ID" : " HEX|absent"}]`);
+    const flags = c.flags.map((f) =>
+      f.required ? `${f.flag} ID` : `[${f.flag} ${f.value === "unsigned_integer" ? "N" : "ID"}]`,
+    );
+    const ours = CONTINUATION.extension_flags
+      .filter((f) => f.command === c.command)
+      .map((f) => `[${f.flag}${f.value === "switch" ? "" : f.value === "identifier" ? " ID" : " HEX|absent"}]`);
     return `  continuation ${c.command} ${[...flags, ...ours].join(" ")}${c.stdin === "blob" ? "   < blob" : ""}`;
   }),
   `  The store: ${rootResolutionText()}.`,
@@ -47,13 +58,18 @@ interface FlagSpec {
   readonly takesValue: boolean;
 }
 
-function flagsOf(command: ContinuationCommandName): { readonly required: readonly FlagSpec[]; readonly optional: readonly FlagSpec[] } {
+function flagsOf(command: ContinuationCommandName): {
+  readonly required: readonly FlagSpec[];
+  readonly optional: readonly FlagSpec[];
+} {
   const row = CONTINUATION.commands.find((c) => c.command === command);
   if (!row) throw new Error(`no continuation command ${command}`);
   const required = row.flags.filter((f) => f.required).map((f) => ({ flag: f.flag, takesValue: true }));
   const optional = [
     ...row.flags.filter((f) => !f.required).map((f) => ({ flag: f.flag, takesValue: true })),
-    ...CONTINUATION.extension_flags.filter((f) => f.command === command).map((f) => ({ flag: f.flag, takesValue: f.value !== "switch" })),
+    ...CONTINUATION.extension_flags
+      .filter((f) => f.command === command)
+      .map((f) => ({ flag: f.flag, takesValue: f.value !== "switch" })),
   ];
   return { required, optional };
 }
@@ -67,7 +83,8 @@ function take(args: readonly string[], i: number, spec: FlagSpec): { value: stri
     if (value === undefined) throw new ContinuationUsage(`flag \`${spec.flag}\` needs a value`);
     return { value, next: i + 2 };
   }
-  if (spec.takesValue && arg.startsWith(`${spec.flag}=`)) return { value: arg.slice(spec.flag.length + 1), next: i + 1 };
+  if (spec.takesValue && arg.startsWith(`${spec.flag}=`))
+    return { value: arg.slice(spec.flag.length + 1), next: i + 1 };
   return null;
 }
 
@@ -91,7 +108,8 @@ export function parseContinuationArgs(command: ContinuationCommandName, args: re
       record(hit.spec, hit.got.value);
       i = hit.got.next;
     }
-    for (const spec of required) if (!values.has(spec.flag)) throw new ContinuationUsage(`continuation ${command}: ${spec.flag} is required`);
+    for (const spec of required)
+      if (!values.has(spec.flag)) throw new ContinuationUsage(`continuation ${command}: ${spec.flag} is required`);
     return { values, switches };
   }
   // put, get, drop: the required pair first, over the whole vector.
@@ -103,7 +121,8 @@ export function parseContinuationArgs(command: ContinuationCommandName, args: re
       i = hit.got.next;
     } else leftover.push(args[i++] as string);
   }
-  for (const spec of required) if (!values.has(spec.flag)) throw new ContinuationUsage(`continuation ${command}: ${spec.flag} is required`);
+  for (const spec of required)
+    if (!values.has(spec.flag)) throw new ContinuationUsage(`continuation ${command}: ${spec.flag} is required`);
   for (const spec of optional) {
     const rest: string[] = [];
     for (let i = 0; i < leftover.length; ) {
@@ -115,20 +134,31 @@ export function parseContinuationArgs(command: ContinuationCommandName, args: re
     }
     leftover = rest;
   }
-  if (leftover.length > 0) throw new ContinuationUsage(`continuation ${command}: unexpected argument \`${leftover[0]}\``);
+  if (leftover.length > 0)
+    throw new ContinuationUsage(`continuation ${command}: unexpected argument \`${leftover[0]}\``);
   return { values, switches };
 }
 
 /** Run `continuation <args>`; returns the exit code. Never throws. */
-export async function runContinuation(args: readonly string[], io: CliIo, env: ContinuationEnvironment = process.env): Promise<number> {
+export async function runContinuation(
+  args: readonly string[],
+  io: CliIo,
+  env: ContinuationEnvironment = process.env,
+): Promise<number> {
   const [name, ...rest] = args;
-  if (name === "--help" || name === "-h" || name === "help" || ((rest[0] === "--help" || rest[0] === "-h") && rest.length === 1 && NAMES.includes(name as ContinuationCommandName))) {
+  if (
+    name === "--help" ||
+    name === "-h" ||
+    name === "help" ||
+    ((rest[0] === "--help" || rest[0] === "-h") && rest.length === 1 && NAMES.includes(name as ContinuationCommandName))
+  ) {
     io.out(`${CONTINUATION_USAGE}\n`);
     return 0;
   }
   try {
     if (name === undefined) throw new ContinuationUsage(`continuation needs a command: ${NAMES.join(" | ")}`);
-    if (!NAMES.includes(name as ContinuationCommandName)) throw new ContinuationUsage(`continuation: unknown command \`${name}\`; the commands are ${NAMES.join(" | ")}`);
+    if (!NAMES.includes(name as ContinuationCommandName))
+      throw new ContinuationUsage(`continuation: unknown command \`${name}\`; the commands are ${NAMES.join(" | ")}`);
     const parsed = parseContinuationArgs(name as ContinuationCommandName, rest);
     return await COMMAND_RUNNERS[name as ContinuationCommandName](parsed, io, env);
   } catch (error) {
@@ -189,16 +219,22 @@ const COMMAND_RUNNERS: Readonly<Record<ContinuationCommandName, Runner>> = {
   async put(p, io, env) {
     const ttlText = p.values.get("--ttl-s");
     const ttl = ttlText === undefined ? null : parseU64(ttlText);
-    if (ttl === null && ttlText !== undefined) throw new ContinuationUsage("flag `--ttl-s` needs an unsigned integer (0 .. 18446744073709551615)");
+    if (ttl === null && ttlText !== undefined)
+      throw new ContinuationUsage("flag `--ttl-s` needs an unsigned integer (0 .. 18446744073709551615)");
     const expect = p.values.get("--expect-sha256");
-    if (expect !== undefined && expect !== "absent" && !/^[0-9a-f]{64}$/.test(expect)) throw new ContinuationUsage("flag `--expect-sha256` needs 64 lowercase hex digits or `absent`");
+    if (expect !== undefined && expect !== "absent" && !/^[0-9a-f]{64}$/.test(expect))
+      throw new ContinuationUsage("flag `--expect-sha256` needs 64 lowercase hex digits or `absent`");
     checkIdentifier(thread(p), "thread");
     checkIdentifier(key(p), "key");
     const clientId = p.values.get("--client-id") ?? CONTINUATION.defaults.client_id;
     checkIdentifier(clientId, "client_id");
     const requireClientId = optionalClient(p, "--require-client-id");
     const max = resolveMaxBlobBytes(env);
-    const read = await readBoundedInput("-", Number(max > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : max), io.stdin);
+    const read = await readBoundedInput(
+      "-",
+      Number(max > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : max),
+      io.stdin,
+    );
     if (!read.ok) throw read.tooLarge ? blobTooLarge(max) : storageFailure(`put: ${read.message}`);
     const result = await store(env, max).put(thread(p), key(p), read.bytes, {
       clientId,

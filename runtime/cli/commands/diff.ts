@@ -62,26 +62,44 @@ function writeStepOutputs(report: DiffReport, format: Format): void {
   try {
     appendFileSync(file, `error_count=${errors}\nwarning_count=${warnings}\ninfo_count=${infos}\n`);
   } catch (error) {
-    throw new TreeError(`cannot write $GITHUB_OUTPUT (${file}): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new TreeError(
+      `cannot write $GITHUB_OUTPUT (${file}): ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 
 /** Run the diff command; returns the exit code. */
 export async function runDiff(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, switches, positionals } = parseFlags(args, { values: ["--base", "--head", "--format", "--allowlist", "--draft"], switches: ["--schema", "--releases-only"] });
+  const { values, switches, positionals } = parseFlags(args, {
+    values: ["--base", "--head", "--format", "--allowlist", "--draft"],
+    switches: ["--schema", "--releases-only"],
+  });
   const format = (values.get("--format") ?? "text") as Format;
-  if (!FORMATS.includes(format)) throw new UsageError(`unknown format ${format} (expected one of ${FORMATS.join(", ")})`);
+  if (!FORMATS.includes(format))
+    throw new UsageError(`unknown format ${format} (expected one of ${FORMATS.join(", ")})`);
   const registry = loadRuleRegistry();
   try {
     if (switches.has("--schema")) {
-      if (values.has("--base") || values.has("--head") || values.has("--allowlist") || switches.has("--releases-only")) {
-        throw new UsageError("--schema compares two documents; --base, --head, --allowlist and --releases-only are for project trees");
+      if (
+        values.has("--base") ||
+        values.has("--head") ||
+        values.has("--allowlist") ||
+        switches.has("--releases-only")
+      ) {
+        throw new UsageError(
+          "--schema compares two documents; --base, --head, --allowlist and --releases-only are for project trees",
+        );
       }
       if (positionals.length !== 2) throw new UsageError("--schema needs OLD.json and NEW.json");
       const draft = (values.get("--draft") ?? "2020-12") as Dialect;
-      if (draft !== "2020-12" && draft !== "draft-07") throw new UsageError(`unknown draft ${draft} (expected 2020-12 or draft-07)`);
+      if (draft !== "2020-12" && draft !== "draft-07")
+        throw new UsageError(`unknown draft ${draft} (expected 2020-12 or draft-07)`);
       // Each side: the named file plus the sibling files its $refs reach, read from its own folder.
-      const report = diffSchemaFiles(loadSchemaFile(positionals[0] as string, draft), loadSchemaFile(positionals[1] as string, draft), registry);
+      const report = diffSchemaFiles(
+        loadSchemaFile(positionals[0] as string, draft),
+        loadSchemaFile(positionals[1] as string, draft),
+        registry,
+      );
       io.out(render(report, format));
       writeStepOutputs(report, format);
       return report.summary.gated ? EXIT.validation : EXIT.ok;
@@ -97,12 +115,15 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
     const allowlistPath = values.get("--allowlist");
     const releasesOnly = switches.has("--releases-only");
     if (releasesOnly && allowlistPath) throw new UsageError("--releases-only takes no allowlist");
-    const allowlist = allowlistPath ? { label: allowlistPath, list: parseAllowlist(readJsonFile(allowlistPath), allowlistPath) } : undefined;
+    const allowlist = allowlistPath
+      ? { label: allowlistPath, list: parseAllowlist(readJsonFile(allowlistPath), allowlistPath) }
+      : undefined;
     let report: ReturnType<typeof diffTrees>;
     try {
       report = diffTrees(base, head, { registry, releasesOnly, ...(allowlist ? { allowlist } : {}) });
     } catch (error) {
-      if (error instanceof AllowlistError && allowlist && error.message.startsWith(allowlist.label)) throw new UsageError(error.message);
+      if (error instanceof AllowlistError && allowlist && error.message.startsWith(allowlist.label))
+        throw new UsageError(error.message);
       throw error;
     }
     io.out(render(report, format));

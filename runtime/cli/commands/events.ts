@@ -5,7 +5,8 @@ import { EVENT_VOCABULARY } from "../../../generated/ts/spec/event-vocabulary.js
 import { EXIT, parseFlags, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the events command. */
-export const EVENTS_USAGE = "usage: lifeloop-callback events\n  Prints the event vocabulary (spec/tables/event-vocabulary.json) as JSON.";
+export const EVENTS_USAGE =
+  "usage: lifeloop-callback events\n  Prints the event vocabulary (spec/tables/event-vocabulary.json) as JSON.";
 
 /** Run `events` with its arguments; returns the exit code (0). @throws UsageError on any argument. */
 export async function runEvents(args: readonly string[], io: CliIo): Promise<number> {

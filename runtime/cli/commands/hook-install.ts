@@ -11,7 +11,15 @@ import { resolve } from "node:path";
 import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
 import { hookInputAdapter } from "../../hooks/command/tables.js";
 import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
-import { mergeHooks, parseSettings, readSettingsFile, renderSettings, replaceFileAtomically, SettingsFileError, type HooksBlock } from "../../hooks/install.js";
+import {
+  mergeHooks,
+  parseSettings,
+  readSettingsFile,
+  renderSettings,
+  replaceFileAtomically,
+  SettingsFileError,
+  type HooksBlock,
+} from "../../hooks/install.js";
 import { EXIT, parseFlags, UsageError, type CliIo } from "../io.js";
 import { executableProblem } from "../program-check.js";
 import { unifiedDiff } from "../unified-diff.js";
@@ -30,11 +38,22 @@ export interface HookSettingsDeps {
  * Run `hook install` or `hook uninstall` with `args` (after the subcommand); returns the exit code.
  * Throws UsageError for bad flags (the hook command reports it, exit 1).
  */
-export async function runHookSettings(sub: "install" | "uninstall", args: readonly string[], io: CliIo, deps: HookSettingsDeps): Promise<number> {
+export async function runHookSettings(
+  sub: "install" | "uninstall",
+  args: readonly string[],
+  io: CliIo,
+  deps: HookSettingsDeps,
+): Promise<number> {
   const installing = sub === "install";
   const { values, lists, switches, positionals } = parseFlags(
     args,
-    installing ? { values: [...deps.flags.values, "--settings"], repeatable: [...deps.flags.repeatable], switches: ["--dry-run"] } : { values: ["--adapter", "--settings"], switches: ["--dry-run"] },
+    installing
+      ? {
+          values: [...deps.flags.values, "--settings"],
+          repeatable: [...deps.flags.repeatable],
+          switches: ["--dry-run"],
+        }
+      : { values: ["--adapter", "--settings"], switches: ["--dry-run"] },
   );
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
   if (values.has("--event")) throw new UsageError(`hook ${sub} installs every event: drop --event`);
@@ -69,11 +88,15 @@ export async function runHookSettings(sub: "install" | "uninstall", args: readon
     const merged = mergeHooks(before?.doc ?? {}, block);
     const oldText = bytes === null ? "" : Buffer.from(bytes).toString("utf8");
     const newText = renderSettings({ doc: merged.doc, indent: before?.indent ?? "  " });
-    const counts = installing ? `${merged.added} entr${merged.added === 1 ? "y" : "ies"} for ${adapter}, ${merged.removed} of ours replaced` : `${merged.removed} of ours removed`;
+    const counts = installing
+      ? `${merged.added} entr${merged.added === 1 ? "y" : "ies"} for ${adapter}, ${merged.removed} of ours replaced`
+      : `${merged.removed} of ours removed`;
     if (switches.has("--dry-run")) {
       const name = shown.replace(/^\.\//, "");
       io.out(unifiedDiff(oldText, newText, bytes === null ? "/dev/null" : `a/${name}`, `b/${name}`));
-      io.err(`${what}: dry run: ${oldText === newText ? `${shown} is already up to date` : `${shown} would change (${counts})`}; nothing was written\n`);
+      io.err(
+        `${what}: dry run: ${oldText === newText ? `${shown} is already up to date` : `${shown} would change (${counts})`}; nothing was written\n`,
+      );
     } else if (oldText === newText) {
       io.out(`${what}: ${shown} is already up to date (${counts}); not rewritten\n`);
     } else {
@@ -87,7 +110,10 @@ export async function runHookSettings(sub: "install" | "uninstall", args: readon
   }
   if (program !== null) {
     const problem = executableProblem(program);
-    if (problem !== null) io.err(`${what}: warning: --program ${program}: ${problem} here; every hook call will fail until it is an executable file\n`);
+    if (problem !== null)
+      io.err(
+        `${what}: warning: --program ${program}: ${problem} here; every hook call will fail until it is an executable file\n`,
+      );
   }
   return EXIT.ok;
 }

@@ -22,7 +22,17 @@ import { HOOK_ADAPTERS, isHookAdapter } from "../../hooks/mapping.js";
 import { SubprocessInvoker } from "../../invoker/subprocess.js";
 import { InvokerConfigError } from "../../invoker/types.js";
 import { defaultClientId } from "../client-options.js";
-import { invokerFlagError, EXIT, HelpRequested, integerFlag, parseFlags, readBoundedInput, UsageError, type CliIo, type InputRead } from "../io.js";
+import {
+  invokerFlagError,
+  EXIT,
+  HelpRequested,
+  integerFlag,
+  parseFlags,
+  readBoundedInput,
+  UsageError,
+  type CliIo,
+  type InputRead,
+} from "../io.js";
 import { packageBin } from "../../process/package-root.js";
 import { executableProblem } from "../program-check.js";
 
@@ -51,7 +61,19 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
   hook uninstall: removes exactly our entries.
   exit 0 ok (a client failure under --on-failure is reported, not an exit code), 1 anything else; never 2`;
 
-const FLAGS = { values: ["--adapter", "--event", "--program", "--timeout-ms", "--on-failure", "--receipts", "--ledger", "--state-dir"], repeatable: ["--arg"] };
+const FLAGS = {
+  values: [
+    "--adapter",
+    "--event",
+    "--program",
+    "--timeout-ms",
+    "--on-failure",
+    "--receipts",
+    "--ledger",
+    "--state-dir",
+  ],
+  repeatable: ["--arg"],
+};
 
 /** The flags `hook`, `hook config` and `hook install` share. */
 export type Common = HookCommandOptions;
@@ -60,17 +82,36 @@ export type Common = HookCommandOptions;
 export function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<string, readonly string[]>): Common {
   const adapter = values.get("--adapter");
   if (adapter === undefined) throw new UsageError("--adapter is required");
-  if (!isHookAdapter(adapter)) throw new UsageError(`unknown adapter ${adapter} (expected one of ${HOOK_ADAPTERS.join(", ")})`);
+  if (!isHookAdapter(adapter))
+    throw new UsageError(`unknown adapter ${adapter} (expected one of ${HOOK_ADAPTERS.join(", ")})`);
   const program = values.get("--program");
   if (program === undefined) throw new UsageError("--program is required");
-  const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"), { min: 1, max: LIMITS.max_timeout_ms, unit: "of milliseconds" });
-  if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
+  const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"), {
+    min: 1,
+    max: LIMITS.max_timeout_ms,
+    unit: "of milliseconds",
+  });
+  if (timeoutMs === undefined)
+    throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   const onFailure = values.get("--on-failure") ?? "open";
-  if (onFailure !== "open" && onFailure !== "closed") throw new UsageError(`--on-failure must be open or closed (got ${JSON.stringify(onFailure)})`);
+  if (onFailure !== "open" && onFailure !== "closed")
+    throw new UsageError(`--on-failure must be open or closed (got ${JSON.stringify(onFailure)})`);
   for (const flag of ["--receipts", "--ledger", "--state-dir"]) {
-    if (values.get(flag) === "") throw new UsageError(`${flag} is an empty path: name a file or directory (an absolute path, since the harness picks the working directory)`);
+    if (values.get(flag) === "")
+      throw new UsageError(
+        `${flag} is an empty path: name a file or directory (an absolute path, since the harness picks the working directory)`,
+      );
   }
-  return { adapter, program, args: lists.get("--arg") ?? [], timeoutMs, onFailure, receiptsFile: values.get("--receipts") ?? null, ledgerFile: values.get("--ledger") ?? null, stateDir: values.get("--state-dir") ?? null };
+  return {
+    adapter,
+    program,
+    args: lists.get("--arg") ?? [],
+    timeoutMs,
+    onFailure,
+    receiptsFile: values.get("--receipts") ?? null,
+    ledgerFile: values.get("--ledger") ?? null,
+    stateDir: values.get("--state-dir") ?? null,
+  };
 }
 
 function invokerFor(c: Common): SubprocessInvoker {
@@ -127,23 +168,42 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.out(`${JSON.stringify(configBlock(c), null, 2)}\n`);
     // Still exit 0: the block may be written for another machine, where the program exists.
     const problem = executableProblem(c.program);
-    if (problem !== null) io.err(`lifeloop-callback hook config: warning: --program ${c.program}: ${problem} here; every hook call will fail until it is an executable file\n`);
+    if (problem !== null)
+      io.err(
+        `lifeloop-callback hook config: warning: --program ${c.program}: ${problem} here; every hook call will fail until it is an executable file\n`,
+      );
     return EXIT.ok;
   }
   const hookEvent = values.get("--event");
   if (hookEvent === undefined) throw new UsageError("--event is required");
-  if (!servedHookEvents(c.adapter).includes(hookEvent)) throw new UsageError(`--event ${hookEvent} is not served for ${c.adapter} (expected one of ${servedHookEvents(c.adapter).join(", ")})`);
+  if (!servedHookEvents(c.adapter).includes(hookEvent))
+    throw new UsageError(
+      `--event ${hookEvent} is not served for ${c.adapter} (expected one of ${servedHookEvents(c.adapter).join(", ")})`,
+    );
   const read = await readInputWithin(io, c.timeoutMs);
   if (read === null) {
-    io.err(`lifeloop-callback hook: standard input was not closed within --timeout-ms ${c.timeoutMs} ms: the harness must write the hook input and close stdin\n`);
+    io.err(
+      `lifeloop-callback hook: standard input was not closed within --timeout-ms ${c.timeoutMs} ms: the harness must write the hook input and close stdin\n`,
+    );
     return EXIT.validation;
   }
   if (!read.ok) {
-    io.err(`lifeloop-callback hook: ${read.tooLarge ? `the hook input is larger than ${read.maxBytes} bytes` : read.message}\n`);
+    io.err(
+      `lifeloop-callback hook: ${read.tooLarge ? `the hook input is larger than ${read.maxBytes} bytes` : read.message}\n`,
+    );
     return EXIT.validation;
   }
   const outcome = await runHookCommand(
-    { adapter: c.adapter, hookEvent, invoker: invokerFor(c), clientId: defaultClientId(c.program, c.args), onFailure: c.onFailure, receiptsFile: c.receiptsFile, ledgerFile: c.ledgerFile ?? null, stateDir: c.stateDir ?? defaultStateDir() },
+    {
+      adapter: c.adapter,
+      hookEvent,
+      invoker: invokerFor(c),
+      clientId: defaultClientId(c.program, c.args),
+      onFailure: c.onFailure,
+      receiptsFile: c.receiptsFile,
+      ledgerFile: c.ledgerFile ?? null,
+      stateDir: c.stateDir ?? defaultStateDir(),
+    },
     read.bytes,
   );
   if (outcome.stdout !== "") io.out(outcome.stdout);

@@ -41,7 +41,16 @@ import type { ReceiptContext } from "../../receipts/synthesize.js";
 import { parseStrictJson } from "../../wire/json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
 import { defaultClientId, FAIL_ON_STATUS_USAGE, failOnStatuses } from "../client-options.js";
-import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
+import {
+  invokerFlagError,
+  EXIT,
+  integerFlag,
+  jsonLine,
+  parseFlags,
+  readCommandInput,
+  UsageError,
+  type CliIo,
+} from "../io.js";
 import { isLedgerError } from "../../receipts/open-ledger.js";
 import { ledgerFlag, openCommandLedger } from "../ledger.js";
 
@@ -67,8 +76,13 @@ ${FAIL_ON_STATUS_USAGE}
 function buildInvoker(values: ReadonlyMap<string, string>, args: readonly string[]): SubprocessInvoker {
   const program = values.get("--program");
   if (program === undefined) throw new UsageError("--program is required");
-  const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"), { min: 1, max: LIMITS.max_timeout_ms, unit: "of milliseconds" });
-  if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
+  const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"), {
+    min: 1,
+    max: LIMITS.max_timeout_ms,
+    unit: "of milliseconds",
+  });
+  if (timeoutMs === undefined)
+    throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   try {
     return new SubprocessInvoker({ program, args, timeoutMs });
   } catch (error) {
@@ -82,10 +96,16 @@ function buildContext(values: ReadonlyMap<string, string>, program: string, args
     client_id: values.get("--client-id") ?? defaultClientId(program, args),
     receipt_id: values.get("--receipt-id") ?? `rcpt-${randomUUID()}`,
     parent_receipt_id: values.get("--parent-receipt-id") ?? null,
-    at_epoch_s: integerFlag("--at-epoch-s", values.get("--at-epoch-s"), { min: 0, max: Number.MAX_SAFE_INTEGER, unit: "of seconds" }) ?? Math.floor(Date.now() / 1000),
+    at_epoch_s:
+      integerFlag("--at-epoch-s", values.get("--at-epoch-s"), {
+        min: 0,
+        max: Number.MAX_SAFE_INTEGER,
+        unit: "of seconds",
+      }) ?? Math.floor(Date.now() / 1000),
   };
   const issues = contextIssues(ctx);
-  if (issues.length > 0) throw new UsageError(`bad receipt context: ${issueText(issues[0] as (typeof issues)[number])}`);
+  if (issues.length > 0)
+    throw new UsageError(`bad receipt context: ${issueText(issues[0] as (typeof issues)[number])}`);
   return ctx;
 }
 
@@ -98,7 +118,16 @@ export function printedFailure(failure: InvocationFailure): Record<string, unkno
 /** Run the invoke command; returns the exit code. */
 export async function runInvoke(args: readonly string[], io: CliIo): Promise<number> {
   const { values, lists, positionals } = parseFlags(args, {
-    values: ["--program", "--timeout-ms", "--client-id", "--receipt-id", "--parent-receipt-id", "--at-epoch-s", "--ledger", "--fail-on-status"],
+    values: [
+      "--program",
+      "--timeout-ms",
+      "--client-id",
+      "--receipt-id",
+      "--parent-receipt-id",
+      "--at-epoch-s",
+      "--ledger",
+      "--fail-on-status",
+    ],
     repeatable: ["--arg"],
   });
   const [source = "-", ...extra] = positionals;
@@ -122,9 +151,16 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
   const { ledger } = opened;
   try {
     const envelope = parsed.value as DispatchEnvelope;
-    const result = await invoker.invoke(envelope, { nonIntegerNumberPointers: parsed.nonIntegerNumberPointers, parentReceiptId: ctx.parent_receipt_id ?? null, receiptId: ctx.receipt_id });
+    const result = await invoker.invoke(envelope, {
+      nonIntegerNumberPointers: parsed.nonIntegerNumberPointers,
+      parentReceiptId: ctx.parent_receipt_id ?? null,
+      receiptId: ctx.receipt_id,
+    });
     // Without a ledger there is no run scope to number within: sequence null.
-    const emitter = ledger === null ? new ReceiptEmitter({ sequencer: null }) : new ReceiptEmitter({ store: ledger, sequencer: ledger });
+    const emitter =
+      ledger === null
+        ? new ReceiptEmitter({ sequencer: null })
+        : new ReceiptEmitter({ store: ledger, sequencer: ledger });
     let emitted: EmitOutcome | null = null;
     let receiptError: { failure_class: string; retry_class: string; message: string } | null = null;
     let code: number = result.ok ? EXIT.ok : EXIT.validation;
@@ -146,7 +182,8 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
         elapsed_ms: Math.round(result.elapsedMs),
       }),
     );
-    if (!result.ok) io.err(`invoke: ${result.failure.variant} (${result.failure.failure_class}): ${result.failure.detail}\n`);
+    if (!result.ok)
+      io.err(`invoke: ${result.failure.variant} (${result.failure.failure_class}): ${result.failure.detail}\n`);
     if (receiptError !== null) io.err(`invoke: ${receiptError.failure_class}: ${receiptError.message}\n`);
     if (result.ok && failOn.has(result.response.status)) {
       io.err(`invoke: the client answered status ${result.response.status} (--fail-on-status)\n`);

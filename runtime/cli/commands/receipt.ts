@@ -45,7 +45,15 @@ export const RECEIPT_USAGE = `usage: lifeloop-callback receipt emit [--ledger PA
             must exist); list and get only read it, whatever its wire version
   exit 0 ok, 1 invalid input or an idempotency conflict, 2 usage, 3 unreadable input, an unusable ledger, not found`;
 
-const CONTEXT_KEYS = new Set(["client_id", "receipt_id", "at_epoch_s", "parent_receipt_id", "harness_session_id", "harness_run_id", "harness_task_id"]);
+const CONTEXT_KEYS = new Set([
+  "client_id",
+  "receipt_id",
+  "at_epoch_s",
+  "parent_receipt_id",
+  "harness_session_id",
+  "harness_run_id",
+  "harness_task_id",
+]);
 
 /**
  * Limits of the whole emit input, which holds one request and one response: their byte and value
@@ -67,7 +75,10 @@ export const EMIT_INPUT_LIMITS: DocumentLimits = Object.freeze({
  */
 function partLimitIssue(part: "request" | "response", value: unknown): string | null {
   if (value === undefined) return null; // missing: emitInput names it
-  const limits: DocumentLimits = { ...DEFAULT_DOCUMENT_LIMITS, maxBytes: part === "request" ? LIMITS.max_request_bytes : LIMITS.max_response_bytes };
+  const limits: DocumentLimits = {
+    ...DEFAULT_DOCUMENT_LIMITS,
+    maxBytes: part === "request" ? LIMITS.max_request_bytes : LIMITS.max_response_bytes,
+  };
   const parsed = parseStrictJson(Buffer.from(JSON.stringify(value), "utf8"), limits, { nonIntegerPaths: [] });
   return parsed.ok ? null : `${part}: ${issueText(parsed.issue)}`;
 }
@@ -83,7 +94,12 @@ function ledgerFault(io: CliIo, error: unknown): number {
   return EXIT.input;
 }
 
-async function withLedger(path: string, readOnly: boolean, io: CliIo, body: (ledger: ReceiptLedger) => number): Promise<number> {
+async function withLedger(
+  path: string,
+  readOnly: boolean,
+  io: CliIo,
+  body: (ledger: ReceiptLedger) => number,
+): Promise<number> {
   let ledger: ReceiptLedger;
   try {
     ledger = await openLedger(path, { readOnly });
@@ -100,8 +116,11 @@ async function withLedger(path: string, readOnly: boolean, io: CliIo, body: (led
 }
 
 /** The emit input's parts, or the message of why it is unusable (exit 1). */
-function emitInput(value: unknown): { request: CallbackRequest; response: CallbackResponse; context: ReceiptContext } | string {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return "the input must be an object {request, response, context}";
+function emitInput(
+  value: unknown,
+): { request: CallbackRequest; response: CallbackResponse; context: ReceiptContext } | string {
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return "the input must be an object {request, response, context}";
   const { request, response, context, ...rest } = value as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
   if (extra !== undefined) return `unknown member ${JSON.stringify(extra)} (the input is {request, response, context})`;
@@ -109,7 +128,8 @@ function emitInput(value: unknown): { request: CallbackRequest; response: Callba
   if (requestIssues.length > 0) return `request: ${issueText(requestIssues[0] as (typeof requestIssues)[number])}`;
   const responseIssues = validateValue("CallbackResponse", response);
   if (responseIssues.length > 0) return `response: ${issueText(responseIssues[0] as (typeof responseIssues)[number])}`;
-  if (context === null || typeof context !== "object" || Array.isArray(context)) return "context must be an object {client_id, receipt_id, at_epoch_s, ...}";
+  if (context === null || typeof context !== "object" || Array.isArray(context))
+    return "context must be an object {client_id, receipt_id, at_epoch_s, ...}";
   const unknownKey = Object.keys(context).find((k) => !CONTEXT_KEYS.has(k));
   if (unknownKey !== undefined) return `context: unknown member ${JSON.stringify(unknownKey)}`;
   const ctx = context as ReceiptContext;
@@ -134,7 +154,12 @@ async function runEmit(args: readonly string[], io: CliIo): Promise<number> {
   }
   try {
     // The input holds one request and one response: each within its own limit.
-    const bytes = await readCommandInput("receipt emit", source, LIMITS.max_request_bytes + LIMITS.max_response_bytes, io);
+    const bytes = await readCommandInput(
+      "receipt emit",
+      source,
+      LIMITS.max_request_bytes + LIMITS.max_response_bytes,
+      io,
+    );
     if (bytes === null) return EXIT.input;
     const parsed = parseStrictJson(bytes, EMIT_INPUT_LIMITS, { nonIntegerPaths: [] });
     if (!parsed.ok) {
@@ -157,7 +182,11 @@ async function runEmit(args: readonly string[], io: CliIo): Promise<number> {
     const emitter = ledger === null ? new ReceiptEmitter() : new ReceiptEmitter({ store: ledger, sequencer: ledger });
     let receipt: LifecycleReceipt | null;
     try {
-      receipt = emitter.emit({ schema_version: input.request.schema_version, request: input.request }, { ok: true, response: input.response, stderrTail: "", elapsedMs: 0 }, input.context);
+      receipt = emitter.emit(
+        { schema_version: input.request.schema_version, request: input.request },
+        { ok: true, response: input.response, stderrTail: "", elapsedMs: 0 },
+        input.context,
+      );
     } catch (error) {
       if (error instanceof IdempotencyConflictError) {
         io.err(`receipt emit: ${error.failure_class}: ${error.message}\n`);
@@ -193,7 +222,9 @@ async function runList(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function runGet(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseFlags(args, { values: ["--ledger", "--idempotency-key", "--client-id", "--adapter-id"] });
+  const { values, positionals } = parseFlags(args, {
+    values: ["--ledger", "--idempotency-key", "--client-id", "--adapter-id"],
+  });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
   const path = ledgerFlag(values);
   if (path === null) throw new UsageError("receipt get: --ledger PATH is required");
@@ -222,5 +253,9 @@ export async function runReceipt(args: readonly string[], io: CliIo): Promise<nu
   if (action === "emit") return runEmit(rest, io);
   if (action === "list") return runList(rest, io);
   if (action === "get") return runGet(rest, io);
-  throw new UsageError(action === undefined ? "receipt needs a subcommand: emit, list or get" : `unknown subcommand ${action} (expected emit, list or get)`);
+  throw new UsageError(
+    action === undefined
+      ? "receipt needs a subcommand: emit, list or get"
+      : `unknown subcommand ${action} (expected emit, list or get)`,
+  );
 }

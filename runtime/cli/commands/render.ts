@@ -27,7 +27,8 @@ export async function runRender(args: readonly string[], io: CliIo): Promise<num
   const { values, positionals } = parseFlags(args, { values: ["--adapter"] });
   const adapter = values.get("--adapter");
   if (adapter === undefined) throw new UsageError("render needs --adapter");
-  if (!isHookAdapter(adapter)) throw new UsageError(`unknown adapter ${adapter} (expected one of ${HOOK_ADAPTERS.join(", ")})`);
+  if (!isHookAdapter(adapter))
+    throw new UsageError(`unknown adapter ${adapter} (expected one of ${HOOK_ADAPTERS.join(", ")})`);
   const [source = "-", ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const bytes = await readCommandInput("render", source, DEFAULT_DOCUMENT_LIMITS.maxBytes, io);

@@ -51,7 +51,16 @@ import { StreamInvoker } from "../../stream/invoker.js";
 import { parseStrictJson } from "../../wire/json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS } from "../../wire/validate.js";
 import { defaultClientId, FAIL_ON_STATUS_USAGE, failOnStatuses } from "../client-options.js";
-import { invokerFlagError, EXIT, integerFlag, jsonLine, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
+import {
+  invokerFlagError,
+  EXIT,
+  integerFlag,
+  jsonLine,
+  parseFlags,
+  readCommandInput,
+  UsageError,
+  type CliIo,
+} from "../io.js";
 import { isLedgerError } from "../../receipts/open-ledger.js";
 import { ledgerFlag, openCommandLedger } from "../ledger.js";
 import { printedFailure } from "./invoke.js";
@@ -95,20 +104,40 @@ function parseLines(bytes: Uint8Array): { ok: true; lines: Line[] } | { ok: fals
     n++;
     const line = buf.subarray(start, end);
     start = end + 1;
-    if (line.length > LIMITS.max_request_bytes) return { ok: false, message: `line ${n}: json.max-bytes: longer than ${LIMITS.max_request_bytes} bytes (limits.max_request_bytes)` };
+    if (line.length > LIMITS.max_request_bytes)
+      return {
+        ok: false,
+        message: `line ${n}: json.max-bytes: longer than ${LIMITS.max_request_bytes} bytes (limits.max_request_bytes)`,
+      };
     const parsed = parseStrictJson(line, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: INTEGER_PATHS.DispatchEnvelope });
     // A pretty-printed file fails on line 1; say what the format is and how to get it.
-    if (!parsed.ok) return { ok: false, message: `line ${n} is not one JSON document: ${issueText(parsed.issue)} (the input is JSON Lines: one DispatchEnvelope per line, e.g. jq -c . FILE)` };
+    if (!parsed.ok)
+      return {
+        ok: false,
+        message: `line ${n} is not one JSON document: ${issueText(parsed.issue)} (the input is JSON Lines: one DispatchEnvelope per line, e.g. jq -c . FILE)`,
+      };
     lines.push({ value: parsed.value, nonIntegerNumberPointers: parsed.nonIntegerNumberPointers });
   }
   return { ok: true, lines };
 }
 
-function buildInvoker(transport: string, program: string | undefined, args: readonly string[], timeoutText: string | undefined, io: CliIo): CallbackInvoker & { readonly program: string } {
-  if (transport !== "subprocess" && transport !== "stream") throw new UsageError(`--transport is subprocess or stream (got ${JSON.stringify(transport)})`);
+function buildInvoker(
+  transport: string,
+  program: string | undefined,
+  args: readonly string[],
+  timeoutText: string | undefined,
+  io: CliIo,
+): CallbackInvoker & { readonly program: string } {
+  if (transport !== "subprocess" && transport !== "stream")
+    throw new UsageError(`--transport is subprocess or stream (got ${JSON.stringify(transport)})`);
   if (program === undefined) throw new UsageError("--program is required");
-  const timeoutMs = integerFlag("--timeout-ms", timeoutText, { min: 1, max: LIMITS.max_timeout_ms, unit: "of milliseconds" });
-  if (timeoutMs === undefined) throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
+  const timeoutMs = integerFlag("--timeout-ms", timeoutText, {
+    min: 1,
+    max: LIMITS.max_timeout_ms,
+    unit: "of milliseconds",
+  });
+  if (timeoutMs === undefined)
+    throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   try {
     if (transport === "subprocess") return new SubprocessInvoker({ program, args, timeoutMs });
     const reverseHandlers = continuationHandlers((use) => storeForCommand(process.env, use), {
@@ -123,15 +152,33 @@ function buildInvoker(transport: string, program: string | undefined, args: read
 
 /** Run the session command; returns the exit code. */
 export async function runSession(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, lists, positionals } = parseFlags(args, { values: ["--transport", "--program", "--timeout-ms", "--client-id", "--fail-on-status", "--parent-receipt-id", "--ledger"], repeatable: ["--arg"] });
+  const { values, lists, positionals } = parseFlags(args, {
+    values: [
+      "--transport",
+      "--program",
+      "--timeout-ms",
+      "--client-id",
+      "--fail-on-status",
+      "--parent-receipt-id",
+      "--ledger",
+    ],
+    repeatable: ["--arg"],
+  });
   const [source, ...extra] = positionals;
   if (source === undefined) throw new UsageError("FILE (or - for standard input) is required");
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const transport = values.get("--transport") ?? "subprocess";
-  const invoker = buildInvoker(transport, values.get("--program"), lists.get("--arg") ?? [], values.get("--timeout-ms"), io);
+  const invoker = buildInvoker(
+    transport,
+    values.get("--program"),
+    lists.get("--arg") ?? [],
+    values.get("--timeout-ms"),
+    io,
+  );
   const failOn = failOnStatuses(values.get("--fail-on-status"));
   const parentReceiptId = values.get("--parent-receipt-id") ?? null;
-  if (parentReceiptId === "") throw new UsageError("--parent-receipt-id is empty: give a receipt id, or leave the flag out for root receipts");
+  if (parentReceiptId === "")
+    throw new UsageError("--parent-receipt-id is empty: give a receipt id, or leave the flag out for root receipts");
   const ledgerPath = ledgerFlag(values);
 
   const bytes = await readCommandInput("session", source, LIMITS.max_session_input_bytes, io);
@@ -162,7 +209,11 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
   try {
     for (const line of parsed.lines) {
       const receiptId = `rcpt-${randomUUID()}`;
-      const result: InvocationResult = await invoker.invoke(line.value as DispatchEnvelope, { nonIntegerNumberPointers: line.nonIntegerNumberPointers, parentReceiptId, receiptId });
+      const result: InvocationResult = await invoker.invoke(line.value as DispatchEnvelope, {
+        nonIntegerNumberPointers: line.nonIntegerNumberPointers,
+        parentReceiptId,
+        receiptId,
+      });
       if (result.ok) {
         delivered++;
         if (result.response.status === "failed") answeredFailed++;
@@ -181,7 +232,12 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
       let replayed = false;
       let receiptError: Record<string, unknown> | null = null;
       try {
-        const emitted = receipts.emitOutcome(line.value as DispatchEnvelope, result, { client_id: clientId, receipt_id: receiptId, parent_receipt_id: parentReceiptId, at_epoch_s: Math.floor(Date.now() / 1000) });
+        const emitted = receipts.emitOutcome(line.value as DispatchEnvelope, result, {
+          client_id: clientId,
+          receipt_id: receiptId,
+          parent_receipt_id: parentReceiptId,
+          at_epoch_s: Math.floor(Date.now() / 1000),
+        });
         receipt = emitted?.receipt ?? null;
         replayed = emitted?.replayed ?? false;
       } catch (error) {

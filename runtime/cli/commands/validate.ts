@@ -29,7 +29,10 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
   if (!typeArg) throw new UsageError("validate needs a type");
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const doc = WIRE_DOCUMENTS.find((d) => d.cliName === typeArg);
-  if (!doc) throw new UsageError(`unknown type ${typeArg} (expected one of ${WIRE_DOCUMENTS.map((d) => d.cliName).join(", ")})`);
+  if (!doc)
+    throw new UsageError(
+      `unknown type ${typeArg} (expected one of ${WIRE_DOCUMENTS.map((d) => d.cliName).join(", ")})`,
+    );
   // A person who typed `validate <type>` alone would otherwise see a silent wait.
   if (source === "-" && (io.stdin as { isTTY?: boolean }).isTTY) {
     io.err("validate: reading the document from standard input (finish with Ctrl-D), or pass a FILE argument\n");
@@ -45,7 +48,9 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
     io.err(`validate: ${issue.message}\n`);
     return EXIT.input;
   }
-  const result = switches.has("--all") ? everyIssue(doc.typeName, read.bytes) : parseWireDocument(doc.typeName, read.bytes);
+  const result = switches.has("--all")
+    ? everyIssue(doc.typeName, read.bytes)
+    : parseWireDocument(doc.typeName, read.bytes);
   if (result.ok) {
     io.out(jsonLine([]));
     return EXIT.ok;
@@ -57,15 +62,22 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
   io.out(jsonLine(shown));
   if (shown.length < result.issues.length) {
     const why = switches.has("--all") ? "(limits.max_reported_issues)" : "(--all prints every issue)";
-    io.err(`validate: ${result.issues.length} issues found; the first ${shown.length} ${shown.length === 1 ? "is" : "are"} printed ${why}\n`);
+    io.err(
+      `validate: ${result.issues.length} issues found; the first ${shown.length} ${shown.length === 1 ? "is" : "are"} printed ${why}\n`,
+    );
   }
   const primary = result.issues[0];
   const notJson = primary?.rule.startsWith("json.") === true;
-  io.err(`validate: ${doc.cliName} is ${notJson ? "not one readable JSON document" : "invalid"}: ${primary?.rule} at "${primary?.pointer}": ${primary?.message}\n`);
+  io.err(
+    `validate: ${doc.cliName} is ${notJson ? "not one readable JSON document" : "invalid"}: ${primary?.rule} at "${primary?.pointer}": ${primary?.message}\n`,
+  );
   return notJson ? EXIT.input : EXIT.validation;
 }
 
-function everyIssue(typeName: (typeof WIRE_DOCUMENTS)[number]["typeName"], bytes: Uint8Array): { ok: true } | { ok: false; issues: readonly ValidationIssue[] } {
+function everyIssue(
+  typeName: (typeof WIRE_DOCUMENTS)[number]["typeName"],
+  bytes: Uint8Array,
+): { ok: true } | { ok: false; issues: readonly ValidationIssue[] } {
   const issues = allIssues(typeName, bytes);
   return issues.length === 0 ? { ok: true } : { ok: false, issues };
 }

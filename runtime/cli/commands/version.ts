@@ -15,6 +15,10 @@ export async function runVersion(args: readonly string[], io: CliIo): Promise<nu
   const { switches, positionals } = parseFlags(args, { switches: ["--json"] });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
   const version = packageVersion();
-  io.out(switches.has("--json") ? jsonLine({ package_version: version, wire_version: WIRE_VERSION }) : `lifeloop-callback ${version} (wire ${WIRE_VERSION})\n`);
+  io.out(
+    switches.has("--json")
+      ? jsonLine({ package_version: version, wire_version: WIRE_VERSION })
+      : `lifeloop-callback ${version} (wire ${WIRE_VERSION})\n`,
+  );
   return EXIT.ok;
 }

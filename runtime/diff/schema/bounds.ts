@@ -10,17 +10,53 @@ import type { Emit, Obj } from "./context.js";
 
 /** Dedicated rule pairs of the bound keywords: [rule when the value goes up, rule when it goes down]. */
 const BOUNDS: readonly { kw: string; upper: boolean; absent: number; up: CompatRuleId; down: CompatRuleId }[] = [
-  { kw: "maxLength", upper: true, absent: Infinity, up: "schema-max-length-increased", down: "schema-max-length-decreased" },
+  {
+    kw: "maxLength",
+    upper: true,
+    absent: Infinity,
+    up: "schema-max-length-increased",
+    down: "schema-max-length-decreased",
+  },
   { kw: "minLength", upper: false, absent: 0, up: "schema-min-length-increased", down: "schema-min-length-decreased" },
   { kw: "maximum", upper: true, absent: Infinity, up: "schema-maximum-increased", down: "schema-maximum-decreased" },
   { kw: "minimum", upper: false, absent: -Infinity, up: "schema-minimum-increased", down: "schema-minimum-decreased" },
-  { kw: "maxItems", upper: true, absent: Infinity, up: "schema-max-items-increased", down: "schema-max-items-decreased" },
+  {
+    kw: "maxItems",
+    upper: true,
+    absent: Infinity,
+    up: "schema-max-items-increased",
+    down: "schema-max-items-decreased",
+  },
   { kw: "minItems", upper: false, absent: 0, up: "schema-min-items-increased", down: "schema-min-items-decreased" },
-  { kw: "exclusiveMaximum", upper: true, absent: Infinity, up: "schema-constraint-widened", down: "schema-constraint-narrowed" },
-  { kw: "exclusiveMinimum", upper: false, absent: -Infinity, up: "schema-constraint-narrowed", down: "schema-constraint-widened" },
-  { kw: "maxProperties", upper: true, absent: Infinity, up: "schema-constraint-widened", down: "schema-constraint-narrowed" },
+  {
+    kw: "exclusiveMaximum",
+    upper: true,
+    absent: Infinity,
+    up: "schema-constraint-widened",
+    down: "schema-constraint-narrowed",
+  },
+  {
+    kw: "exclusiveMinimum",
+    upper: false,
+    absent: -Infinity,
+    up: "schema-constraint-narrowed",
+    down: "schema-constraint-widened",
+  },
+  {
+    kw: "maxProperties",
+    upper: true,
+    absent: Infinity,
+    up: "schema-constraint-widened",
+    down: "schema-constraint-narrowed",
+  },
   { kw: "minProperties", upper: false, absent: 0, up: "schema-constraint-narrowed", down: "schema-constraint-widened" },
-  { kw: "maxContains", upper: true, absent: Infinity, up: "schema-constraint-widened", down: "schema-constraint-narrowed" },
+  {
+    kw: "maxContains",
+    upper: true,
+    absent: Infinity,
+    up: "schema-constraint-widened",
+    down: "schema-constraint-narrowed",
+  },
   { kw: "minContains", upper: false, absent: 1, up: "schema-constraint-narrowed", down: "schema-constraint-widened" },
 ];
 
@@ -44,7 +80,11 @@ export function compareBounds(o: Obj, n: Obj, emit: Emit): void {
   }
   compareMultipleOf(o, n, emit);
   if ((o.uniqueItems === true) !== (n.uniqueItems === true)) {
-    emit(n.uniqueItems === true ? "schema-constraint-narrowed" : "schema-constraint-widened", "/uniqueItems", `uniqueItems ${String(o.uniqueItems === true)} → ${String(n.uniqueItems === true)}`);
+    emit(
+      n.uniqueItems === true ? "schema-constraint-narrowed" : "schema-constraint-widened",
+      "/uniqueItems",
+      `uniqueItems ${String(o.uniqueItems === true)} → ${String(n.uniqueItems === true)}`,
+    );
   }
 }
 

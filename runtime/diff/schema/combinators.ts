@@ -18,7 +18,14 @@ function branchesDiffer(c: Comparison, oNode: SchemaNode, nNode: SchemaNode, ole
 }
 
 /** Compares the combinators and `dependentSchemas` of two schema objects. */
-export function compareCombinators(c: Comparison, oNode: SchemaNode, nNode: SchemaNode, o: Obj, n: Obj, negated: boolean): void {
+export function compareCombinators(
+  c: Comparison,
+  oNode: SchemaNode,
+  nNode: SchemaNode,
+  o: Obj,
+  n: Obj,
+  negated: boolean,
+): void {
   const at = c.loc(nNode);
   // allOf: conjunction (an added branch narrows); anyOf/oneOf: disjunction (an added branch widens).
   for (const kw of ["allOf", "anyOf", "oneOf"] as const) {
@@ -30,16 +37,39 @@ export function compareCombinators(c: Comparison, oNode: SchemaNode, nNode: Sche
     if (a.length === 0 || b.length === 0) {
       // introducing or dropping the whole keyword
       const narrowed = conj ? b.length > 0 : a.length > 0;
-      c.emit(narrowed ? "schema-constraint-narrowed" : "schema-constraint-widened", `${at}/${kw}`, `${kw} ${b.length > 0 ? "introduced" : "dropped"}`, negated);
+      c.emit(
+        narrowed ? "schema-constraint-narrowed" : "schema-constraint-widened",
+        `${at}/${kw}`,
+        `${kw} ${b.length > 0 ? "introduced" : "dropped"}`,
+        negated,
+      );
     } else {
-      for (let i = 0; i < Math.min(a.length, b.length); i++) c.compare(c.child(oNode, kw, i), c.child(nNode, kw, i), negated);
-      for (let i = a.length; i < b.length; i++) c.emit(conj ? "schema-constraint-narrowed" : "schema-constraint-widened", `${at}/${kw}/${i}`, `${kw} branch ${i} added`, negated);
-      for (let i = b.length; i < a.length; i++) c.emit(conj ? "schema-constraint-widened" : "schema-constraint-narrowed", `${c.loc(oNode)}/${kw}/${i}`, `${kw} branch ${i} removed`, negated);
+      for (let i = 0; i < Math.min(a.length, b.length); i++)
+        c.compare(c.child(oNode, kw, i), c.child(nNode, kw, i), negated);
+      for (let i = a.length; i < b.length; i++)
+        c.emit(
+          conj ? "schema-constraint-narrowed" : "schema-constraint-widened",
+          `${at}/${kw}/${i}`,
+          `${kw} branch ${i} added`,
+          negated,
+        );
+      for (let i = b.length; i < a.length; i++)
+        c.emit(
+          conj ? "schema-constraint-widened" : "schema-constraint-narrowed",
+          `${c.loc(oNode)}/${kw}/${i}`,
+          `${kw} branch ${i} removed`,
+          negated,
+        );
     }
     // A branch pair already compared elsewhere emits nothing here (it is visited once), so a fresh
     // probe says whether the branches differ at all.
     if (kw === "oneOf" && (c.out.length > before || branchesDiffer(c, oNode, nNode, a.length, b.length))) {
-      c.emit("schema-combinator-undecided", `${at}/oneOf`, "a oneOf changed: widening one branch can make a document match two", negated);
+      c.emit(
+        "schema-combinator-undecided",
+        `${at}/oneOf`,
+        "a oneOf changed: widening one branch can make a document match two",
+        negated,
+      );
     }
   }
   if ("not" in o || "not" in n) {
@@ -65,8 +95,20 @@ export function compareCombinators(c: Comparison, oNode: SchemaNode, nNode: Sche
   const nds = isObject(n.dependentSchemas) ? n.dependentSchemas : {};
   for (const key of new Set([...Object.keys(ods), ...Object.keys(nds)])) {
     // "if key is present, S": monotone in S.
-    if (!(key in ods)) c.emit("schema-constraint-narrowed", `${at}/dependentSchemas/${token(key)}`, `dependent schema of ${key} introduced`, negated);
-    else if (!(key in nds)) c.emit("schema-constraint-widened", `${at}/dependentSchemas/${token(key)}`, `dependent schema of ${key} dropped`, negated);
+    if (!(key in ods))
+      c.emit(
+        "schema-constraint-narrowed",
+        `${at}/dependentSchemas/${token(key)}`,
+        `dependent schema of ${key} introduced`,
+        negated,
+      );
+    else if (!(key in nds))
+      c.emit(
+        "schema-constraint-widened",
+        `${at}/dependentSchemas/${token(key)}`,
+        `dependent schema of ${key} dropped`,
+        negated,
+      );
     else c.compare(c.child(oNode, "dependentSchemas", key), c.child(nNode, "dependentSchemas", key), negated);
   }
 }

@@ -33,18 +33,56 @@ import type { SchemaNode, SchemaSide } from "./side.js";
 import { comparePatterns, compareTypes } from "./types.js";
 
 const MODELLED = new Set([
-  "type", "enum", "const", "maxLength", "minLength", "maximum", "minimum", "maxItems", "minItems",
-  "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "maxProperties", "minProperties", "maxContains", "minContains",
-  "uniqueItems", "pattern", "format", "required", "dependentRequired", "dependentSchemas",
-  "properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "propertyNames",
-  "prefixItems", "items", "unevaluatedItems", "contains", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref",
+  "type",
+  "enum",
+  "const",
+  "maxLength",
+  "minLength",
+  "maximum",
+  "minimum",
+  "maxItems",
+  "minItems",
+  "exclusiveMaximum",
+  "exclusiveMinimum",
+  "multipleOf",
+  "maxProperties",
+  "minProperties",
+  "maxContains",
+  "minContains",
+  "uniqueItems",
+  "pattern",
+  "format",
+  "required",
+  "dependentRequired",
+  "dependentSchemas",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "propertyNames",
+  "prefixItems",
+  "items",
+  "unevaluatedItems",
+  "contains",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "$ref",
 ]);
 
 /**
  * Compare two sides. `roots` pairs the nodes to compare (one pair per wire type present on both
  * sides). Returns the raw changes found, in discovery order (dedupe with toChanges).
  */
-export function compareSchemas(oldSide: SchemaSide, newSide: SchemaSide, roots: readonly [SchemaNode, SchemaNode][]): RawChange[] {
+export function compareSchemas(
+  oldSide: SchemaSide,
+  newSide: SchemaSide,
+  roots: readonly [SchemaNode, SchemaNode][],
+): RawChange[] {
   const comparer = new Comparer(oldSide, newSide);
   for (const [o, n] of roots) comparer.compare(o, n, false);
   return comparer.out;
@@ -79,14 +117,17 @@ class Comparer implements Comparison {
   }
 
   emit(rule: CompatRuleId, at: string, detail: string, negated: boolean): void {
-    if (negated && SENDER_ONLY_RULES.has(rule)) this.out.push({ rule: "schema-constraint-widened", location: at, detail: `under not: ${rule}: ${detail}` });
-    else if (negated && RECEIVER_ONLY_RULES.has(rule)) this.out.push({ rule: "schema-constraint-narrowed", location: at, detail: `under not: ${rule}: ${detail}` });
+    if (negated && SENDER_ONLY_RULES.has(rule))
+      this.out.push({ rule: "schema-constraint-widened", location: at, detail: `under not: ${rule}: ${detail}` });
+    else if (negated && RECEIVER_ONLY_RULES.has(rule))
+      this.out.push({ rule: "schema-constraint-narrowed", location: at, detail: `under not: ${rule}: ${detail}` });
     else this.out.push({ rule, location: at, detail });
   }
 
   child(node: SchemaNode, ...tokens: (string | number)[]): SchemaNode {
     let value: unknown = node.schema;
-    for (const t of tokens) value = Array.isArray(value) ? value[Number(t)] : isObject(value) ? value[String(t)] : undefined;
+    for (const t of tokens)
+      value = Array.isArray(value) ? value[Number(t)] : isObject(value) ? value[String(t)] : undefined;
     return { schema: value, doc: node.doc, pointer: `${node.pointer}${tokens.map((t) => `/${token(t)}`).join("")}` };
   }
 
@@ -97,7 +138,9 @@ class Comparer implements Comparison {
    */
   compare(oldNode: SchemaNode, newNode: SchemaNode, negated: boolean): void {
     if (this.depth >= MAX_JSON_DEPTH) {
-      throw new TreeError(`the schemas nest deeper than ${MAX_JSON_DEPTH} levels through $ref (at ${this.loc(newNode)}), the bound a file's own nesting has`);
+      throw new TreeError(
+        `the schemas nest deeper than ${MAX_JSON_DEPTH} levels through $ref (at ${this.loc(newNode)}), the bound a file's own nesting has`,
+      );
     }
     this.depth++;
     try {
@@ -135,18 +178,19 @@ class Comparer implements Comparison {
       return;
     }
     if (!isObject(os) || !isObject(ns)) {
-      if (!jsonEqual(os, ns)) this.emit("schema-keyword-changed", at, "a schema that is neither an object nor a boolean", negated);
+      if (!jsonEqual(os, ns))
+        this.emit("schema-keyword-changed", at, "a schema that is neither an object nor a boolean", negated);
       return;
     }
     this.compareObjects(o0, n0, negated);
   }
 
-
   private compareObjects(oNode: SchemaNode, nNode: SchemaNode, negated: boolean): void {
     const o = normalize(oNode.schema as Obj, oNode.doc.dialect);
     const n = normalize(nNode.schema as Obj, nNode.doc.dialect);
     const at = this.loc(nNode);
-    const emit = (rule: CompatRuleId, suffix: string, detail: string): void => this.emit(rule, `${at}${suffix}`, detail, negated);
+    const emit = (rule: CompatRuleId, suffix: string, detail: string): void =>
+      this.emit(rule, `${at}${suffix}`, detail, negated);
     compareRefSiblings(this, oNode, nNode, o, n, negated, emit);
     compareTypes(o, n, emit);
     compareBounds(o, n, emit);
@@ -163,7 +207,8 @@ class Comparer implements Comparison {
         // A wire type's title names its generated SDK types.
         emit("source-type-renamed", "/title", `${JSON.stringify(o.title)} → ${JSON.stringify(n.title)}`);
       } else if (ANNOTATIONS.has(kw) || kw.startsWith("x-")) {
-        if (kw !== "$defs" && kw !== "definitions" && kw !== "$id" && kw !== "$schema") emit("doc-changed", `/${token(kw)}`, `${kw} changed`);
+        if (kw !== "$defs" && kw !== "definitions" && kw !== "$id" && kw !== "$schema")
+          emit("doc-changed", `/${token(kw)}`, `${kw} changed`);
       } else emit("schema-keyword-changed", `/${token(kw)}`, `keyword ${kw} changed and is not modelled`);
     }
   }

@@ -13,7 +13,10 @@ import type { Dialect, SchemaNode, SchemaSide } from "./side.js";
 export type Obj = Record<string, unknown>;
 
 /** What a member (a property name or an array position) accepts on one side. */
-export type Member = { readonly kind: "never" } | { readonly kind: "anything" } | { readonly kind: "schema"; readonly node: SchemaNode };
+export type Member =
+  | { readonly kind: "never" }
+  | { readonly kind: "anything" }
+  | { readonly kind: "schema"; readonly node: SchemaNode };
 
 /** Reports a change at the current schema's location plus `suffix` (a family's view of {@link Comparison.emit}). */
 export type Emit = (rule: CompatRuleId, suffix: string, detail: string) => void;
@@ -39,11 +42,25 @@ export interface Comparison {
 
 /** Keywords that only annotate (a change is doc-changed). `x-*` extension keywords count as annotations too. */
 export const ANNOTATIONS = new Set([
-  "title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly",
-  "$schema", "$id", "$anchor", "$dynamicAnchor", "$vocabulary", "$defs", "definitions",
-  "contentMediaType", "contentEncoding", "contentSchema",
+  "title",
+  "description",
+  "$comment",
+  "examples",
+  "default",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "$schema",
+  "$id",
+  "$anchor",
+  "$dynamicAnchor",
+  "$vocabulary",
+  "$defs",
+  "definitions",
+  "contentMediaType",
+  "contentEncoding",
+  "contentSchema",
 ]);
-
 
 /** True when a schema accepts every instance (`true`, or only annotations). */
 export function acceptsAll(schema: unknown): boolean {

@@ -22,19 +22,30 @@ export interface MemberRules {
 
 /** Compares `required` and `dependentRequired` of two normalized schema objects. */
 export function compareRequired(o: Obj, n: Obj, emit: Emit): void {
-
   // required, dependentRequired
   const oreq = new Set(Array.isArray(o.required) ? (o.required as string[]) : []);
   const nreq = new Set(Array.isArray(n.required) ? (n.required as string[]) : []);
-  for (const name of nreq) if (!oreq.has(name)) emit("schema-required-added", `/required/${token(name)}`, `${name} became required`);
-  for (const name of oreq) if (!nreq.has(name)) emit("schema-required-removed", `/required/${token(name)}`, `${name} is no longer required`);
+  for (const name of nreq)
+    if (!oreq.has(name)) emit("schema-required-added", `/required/${token(name)}`, `${name} became required`);
+  for (const name of oreq)
+    if (!nreq.has(name)) emit("schema-required-removed", `/required/${token(name)}`, `${name} is no longer required`);
   const odr = isObject(o.dependentRequired) ? o.dependentRequired : {};
   const ndr = isObject(n.dependentRequired) ? n.dependentRequired : {};
   for (const key of new Set([...Object.keys(odr), ...Object.keys(ndr)])) {
     const a = new Set((odr[key] as string[] | undefined) ?? []);
     const b = new Set((ndr[key] as string[] | undefined) ?? []);
-    if ([...b].some((x) => !a.has(x))) emit("schema-constraint-narrowed", `/dependentRequired/${token(key)}`, `more members required when ${key} is present`);
-    if ([...a].some((x) => !b.has(x))) emit("schema-constraint-widened", `/dependentRequired/${token(key)}`, `fewer members required when ${key} is present`);
+    if ([...b].some((x) => !a.has(x)))
+      emit(
+        "schema-constraint-narrowed",
+        `/dependentRequired/${token(key)}`,
+        `more members required when ${key} is present`,
+      );
+    if ([...a].some((x) => !b.has(x)))
+      emit(
+        "schema-constraint-widened",
+        `/dependentRequired/${token(key)}`,
+        `fewer members required when ${key} is present`,
+      );
   }
 }
 
@@ -54,7 +65,12 @@ function memberFor(c: Comparison, node: SchemaNode, s: Obj, name: string, restKw
   for (const pattern of patterns) {
     const refusal = patternRunRefusal(pattern, name);
     if (refusal !== null) {
-      c.emit("schema-pattern-properties-changed", `${c.loc(node)}/patternProperties/${token(pattern)}`, `whether this pattern covers property ${name} is not decided: ${refusal}`, negated);
+      c.emit(
+        "schema-pattern-properties-changed",
+        `${c.loc(node)}/patternProperties/${token(pattern)}`,
+        `whether this pattern covers property ${name} is not decided: ${refusal}`,
+        negated,
+      );
       return { kind: "anything" };
     }
     if (safeTest(pattern, name)) return { kind: "anything" };
@@ -71,7 +87,15 @@ export function rest(c: Comparison, node: SchemaNode, s: Obj, kw: string): Membe
 }
 
 /** Compares what a member accepts on each side, reporting with the given rule set. */
-export function compareMember(c: Comparison, o: Member, n: Member, at: string, negated: boolean, rules: MemberRules, what: string): void {
+export function compareMember(
+  c: Comparison,
+  o: Member,
+  n: Member,
+  at: string,
+  negated: boolean,
+  rules: MemberRules,
+  what: string,
+): void {
   if (o.kind === "never" && n.kind === "never") return;
   if (o.kind === "never") {
     c.emit(rules.added, at, `${what} is now accepted`, negated);
@@ -94,15 +118,28 @@ export function compareMember(c: Comparison, o: Member, n: Member, at: string, n
 }
 
 /** Compares the content models (properties, pattern properties, the rest, property names) of two schema objects. */
-export function compareContentModel(c: Comparison, oNode: SchemaNode, nNode: SchemaNode, o: Obj, n: Obj, negated: boolean): void {
+export function compareContentModel(
+  c: Comparison,
+  oNode: SchemaNode,
+  nNode: SchemaNode,
+  o: Obj,
+  n: Obj,
+  negated: boolean,
+): void {
   const keys = ["properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "propertyNames"];
   if (!keys.some((k) => k in o || k in n)) return;
   const at = c.loc(nNode);
   // unevaluatedProperties next to dynamic applicators: what counts as evaluated depends on the instance.
-  const dynamic = (s: Obj): boolean => ["allOf", "anyOf", "oneOf", "if", "dependentSchemas", "$ref", "not"].some((k) => k in s);
+  const dynamic = (s: Obj): boolean =>
+    ["allOf", "anyOf", "oneOf", "if", "dependentSchemas", "$ref", "not"].some((k) => k in s);
   const usesUnevaluated = "unevaluatedProperties" in o || "unevaluatedProperties" in n;
   if (usesUnevaluated && (dynamic(o) || dynamic(n)) && !sameReach(c, oNode, nNode, o, n)) {
-    c.emit("schema-combinator-undecided", `${at}/unevaluatedProperties`, "unevaluatedProperties next to applicators whose evaluated members depend on the instance", negated);
+    c.emit(
+      "schema-combinator-undecided",
+      `${at}/unevaluatedProperties`,
+      "unevaluatedProperties next to applicators whose evaluated members depend on the instance",
+      negated,
+    );
   }
   const restKw = (s: Obj): string => ("additionalProperties" in s ? "additionalProperties" : "unevaluatedProperties");
   const oprops = isObject(o.properties) ? Object.keys(o.properties) : [];
@@ -119,28 +156,45 @@ export function compareContentModel(c: Comparison, oNode: SchemaNode, nNode: Sch
   for (const name of new Set([...oprops, ...nprops])) {
     const om = memberFor(c, oNode, o, name, restKw(o), negated);
     const nm = memberFor(c, nNode, n, name, restKw(n), negated);
-    const where = nset.has(name) || !oset.has(name) ? `${at}/properties/${token(name)}` : `${c.loc(oNode)}/properties/${token(name)}`;
+    const where =
+      nset.has(name) || !oset.has(name)
+        ? `${at}/properties/${token(name)}`
+        : `${c.loc(oNode)}/properties/${token(name)}`;
     compareMember(c, om, nm, where, negated, propertyRules, `property ${name}`);
   }
   // pattern schemas: compared pairwise when the pattern sets agree, else undecided.
   const opat = isObject(o.patternProperties) ? o.patternProperties : {};
   const npat = isObject(n.patternProperties) ? n.patternProperties : {};
   const samePatterns = jsonEqual(Object.keys(opat).sort(), Object.keys(npat).sort());
-  if (!samePatterns) c.emit("schema-pattern-properties-changed", `${at}/patternProperties`, "the set of patterns changed", negated);
-  else for (const p of Object.keys(npat)) c.compare(c.child(oNode, "patternProperties", p), c.child(nNode, "patternProperties", p), negated);
+  if (!samePatterns)
+    c.emit("schema-pattern-properties-changed", `${at}/patternProperties`, "the set of patterns changed", negated);
+  else
+    for (const p of Object.keys(npat))
+      c.compare(c.child(oNode, "patternProperties", p), c.child(nNode, "patternProperties", p), negated);
   // the rest: names in no properties and no pattern
   const orest = rest(c, oNode, o, restKw(o));
   const nrest = rest(c, nNode, n, restKw(n));
-  compareMember(c, orest, nrest, `${at}/${restKw(n)}`, negated, {
-    added: "schema-additional-properties-opened",
-    removed: "schema-additional-properties-closed",
-    addedOpen: "schema-additional-properties-closed",
-    removedOpen: "schema-additional-properties-opened",
-  }, "members not listed in properties");
+  compareMember(
+    c,
+    orest,
+    nrest,
+    `${at}/${restKw(n)}`,
+    negated,
+    {
+      added: "schema-additional-properties-opened",
+      removed: "schema-additional-properties-closed",
+      addedOpen: "schema-additional-properties-closed",
+      removedOpen: "schema-additional-properties-opened",
+    },
+    "members not listed in properties",
+  );
   // propertyNames: a conjunct over every name (absent = any name)
   if ("propertyNames" in o || "propertyNames" in n) {
     const on = "propertyNames" in o ? c.child(oNode, "propertyNames") : { ...oNode, schema: true };
-    const nn = "propertyNames" in n ? c.child(nNode, "propertyNames") : { ...nNode, schema: true, pointer: `${nNode.pointer}/propertyNames` };
+    const nn =
+      "propertyNames" in n
+        ? c.child(nNode, "propertyNames")
+        : { ...nNode, schema: true, pointer: `${nNode.pointer}/propertyNames` };
     c.compare(on, nn, negated);
   }
 }
@@ -169,7 +223,8 @@ const BRACES = /\{\d+(,\d*)?\}/y;
  * A conservative, syntactic check: it refuses some patterns that would run fast.
  */
 export function patternRunRefusal(pattern: string, name: string): string | null {
-  if ([...name].length > MAX_PATTERN_NAME_LENGTH) return `the name is longer than ${MAX_PATTERN_NAME_LENGTH} characters`;
+  if ([...name].length > MAX_PATTERN_NAME_LENGTH)
+    return `the name is longer than ${MAX_PATTERN_NAME_LENGTH} characters`;
   // One frame per open group: whether it holds a quantifier or an alternation so far.
   const groups: { inner: boolean }[] = [{ inner: false }];
   let lastAtomWasGroup: { inner: boolean } | null = null;
@@ -217,7 +272,8 @@ export function patternRunRefusal(pattern: string, name: string): string | null 
       // Every quantifier but `?` repeats its atom; `{n}` and `{n,m}` count as unbounded (m may be huge).
       if (c !== "?") {
         unbounded++;
-        if (lastAtomWasGroup?.inner) return "a quantifier repeats a group that holds a quantifier or an alternation (nested quantifiers: exponential backtracking)";
+        if (lastAtomWasGroup?.inner)
+          return "a quantifier repeats a group that holds a quantifier or an alternation (nested quantifiers: exponential backtracking)";
       }
       top.inner = true;
       if (braces !== null) i += braces[0].length - 1;
@@ -227,7 +283,8 @@ export function patternRunRefusal(pattern: string, name: string): string | null 
     }
     lastAtomWasGroup = null;
   }
-  if (unbounded > MAX_PATTERN_QUANTIFIERS) return `it holds more than ${MAX_PATTERN_QUANTIFIERS} repeating quantifiers (polynomial backtracking of a higher degree)`;
+  if (unbounded > MAX_PATTERN_QUANTIFIERS)
+    return `it holds more than ${MAX_PATTERN_QUANTIFIERS} repeating quantifiers (polynomial backtracking of a higher degree)`;
   return null;
 }
 

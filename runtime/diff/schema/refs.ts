@@ -31,7 +31,15 @@ export function deref(c: Comparison, node: SchemaNode, side: SchemaSide, negated
 }
 
 /** Compares `$ref`s that sit beside other keywords, and `$dynamicRef`/`$recursiveRef`. */
-export function compareRefSiblings(c: Comparison, oNode: SchemaNode, nNode: SchemaNode, o: Obj, n: Obj, negated: boolean, emit: Emit): void {
+export function compareRefSiblings(
+  c: Comparison,
+  oNode: SchemaNode,
+  nNode: SchemaNode,
+  o: Obj,
+  n: Obj,
+  negated: boolean,
+  emit: Emit,
+): void {
   // $ref with assertion siblings (2020-12): an in-place applicator, compared as a conjunct.
   if (typeof o.$ref === "string" || typeof n.$ref === "string") {
     if (typeof o.$ref === "string" && typeof n.$ref === "string") {
@@ -53,7 +61,11 @@ export function compareRefSiblings(c: Comparison, oNode: SchemaNode, nNode: Sche
   // unless nothing on either side changed, what it accepts may have changed.
   for (const kw of ["$dynamicRef", "$recursiveRef"]) {
     if ((kw in o || kw in n) && !(jsonEqual(o[kw], n[kw]) && c.sidesEqual())) {
-      emit("schema-keyword-changed", `/${token(kw)}`, `${kw}: its target depends on the dynamic scope, which this gate does not compare`);
+      emit(
+        "schema-keyword-changed",
+        `/${token(kw)}`,
+        `${kw}: its target depends on the dynamic scope, which this gate does not compare`,
+      );
     }
   }
 }
@@ -82,8 +94,7 @@ function refClosure(node: SchemaNode, side: SchemaSide): string[] {
     const walk = (value: unknown, base: string, top: boolean): void => {
       if (Array.isArray(value)) {
         for (const v of value) walk(v, base, false);
-      }
-      else if (isObject(value)) {
+      } else if (isObject(value)) {
         if (!top && typeof value.$id === "string") base = rebase(value.$id, base);
         if (typeof value.$ref === "string") {
           const target = side.resolve(value.$ref, base);

@@ -30,7 +30,11 @@ export class SchemaSide {
    * `aliases`: further base URIs naming a whole document (a `$ref` target found in the referencing
    * file's directory whose own `$id` differs); `tried`: target URI → what was tried for it.
    */
-  constructor(docs: readonly SchemaDocument[], aliases: ReadonlyMap<string, SchemaDocument> = new Map(), tried: ReadonlyMap<string, string> = new Map()) {
+  constructor(
+    docs: readonly SchemaDocument[],
+    aliases: ReadonlyMap<string, SchemaDocument> = new Map(),
+    tried: ReadonlyMap<string, string> = new Map(),
+  ) {
     for (const doc of docs) this.byUri.set(stripFragment(doc.uri), doc);
     for (const [uri, doc] of aliases) if (!this.byUri.has(uri)) this.byUri.set(uri, doc);
     for (const doc of docs) this.indexEmbedded(doc);
@@ -52,7 +56,9 @@ export class SchemaSide {
 
   /** Record every subschema below the root that has an `$id` (an embedded resource), iteratively. */
   private indexEmbedded(doc: SchemaDocument): void {
-    const stack: { value: unknown; pointer: string; base: string }[] = [{ value: doc.json, pointer: "", base: stripFragment(doc.uri) }];
+    const stack: { value: unknown; pointer: string; base: string }[] = [
+      { value: doc.json, pointer: "", base: stripFragment(doc.uri) },
+    ];
     while (stack.length > 0) {
       const { value, pointer, base } = stack.pop() as { value: unknown; pointer: string; base: string };
       if (Array.isArray(value)) {
@@ -67,7 +73,8 @@ export class SchemaSide {
       }
       for (const [k, v] of Object.entries(value)) {
         // Instance data, not subschemas: an `$id` member there names nothing.
-        if (k !== "enum" && k !== "const" && k !== "examples" && k !== "default") stack.push({ value: v, pointer: `${pointer}/${token(k)}`, base: here });
+        if (k !== "enum" && k !== "const" && k !== "examples" && k !== "default")
+          stack.push({ value: v, pointer: `${pointer}/${token(k)}`, base: here });
       }
     }
   }
@@ -153,4 +160,3 @@ export function stripFragment(uri: string): string {
   const i = uri.indexOf("#");
   return i < 0 ? uri : uri.slice(0, i);
 }
-

@@ -7,7 +7,13 @@
  * `{"kind": "block", "reason": "..."}`), becomes the render's directive.
  */
 import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
-import type { CallbackResponse, FrameContext, HookRenderPayload, HookRenderRequest, LifecycleEventKind } from "../../../generated/ts/types.js";
+import type {
+  CallbackResponse,
+  FrameContext,
+  HookRenderPayload,
+  HookRenderRequest,
+  LifecycleEventKind,
+} from "../../../generated/ts/types.js";
 import { hookEventFor } from "../mapping.js";
 import { hookInputAdapter } from "./tables.js";
 
@@ -18,7 +24,12 @@ export const DIRECTIVE_METADATA_KEY = "directive";
  * The render request for `response` (already validated: every payload lists at least one
  * acceptable placement, rule payload-placements-non-empty), answered to `event` on `adapter`.
  */
-export function renderRequestFor(adapter: HookAdapter, event: LifecycleEventKind, frame: FrameContext | null, response: CallbackResponse): HookRenderRequest {
+export function renderRequestFor(
+  adapter: HookAdapter,
+  event: LifecycleEventKind,
+  frame: FrameContext | null,
+  response: CallbackResponse,
+): HookRenderRequest {
   const slot = (hookEventFor(adapter, event)?.context_placements ?? []) as readonly string[];
   const payloads: HookRenderPayload[] = [];
   for (const envelope of response.client_payloads ?? []) {
@@ -40,6 +51,12 @@ export function renderRequestFor(adapter: HookAdapter, event: LifecycleEventKind
 }
 
 /** What in a response would be lost if it is not the rendered one: its payload count and whether it carries a directive. */
-export function renderableParts(response: CallbackResponse): { readonly payloads: number; readonly directive: boolean } {
-  return { payloads: (response.client_payloads ?? []).length, directive: response.metadata?.[DIRECTIVE_METADATA_KEY] !== undefined };
+export function renderableParts(response: CallbackResponse): {
+  readonly payloads: number;
+  readonly directive: boolean;
+} {
+  return {
+    payloads: (response.client_payloads ?? []).length,
+    directive: response.metadata?.[DIRECTIVE_METADATA_KEY] !== undefined,
+  };
 }

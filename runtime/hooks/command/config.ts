@@ -62,7 +62,8 @@ function termMs(duration: HookHarnessTimeoutTerm["duration"], timeoutMs: number)
  */
 export function harnessTimeoutSeconds(deliveries: number, timeoutMs: number): number {
   let ms = 0;
-  for (const t of HOOK_HARNESS_TIMEOUT_TABLE.terms as readonly HookHarnessTimeoutTerm[]) ms += (t.count === "once" ? 1 : deliveries) * termMs(t.duration, timeoutMs);
+  for (const t of HOOK_HARNESS_TIMEOUT_TABLE.terms as readonly HookHarnessTimeoutTerm[])
+    ms += (t.count === "once" ? 1 : deliveries) * termMs(t.duration, timeoutMs);
   return Math.ceil(ms / 1000);
 }
 
@@ -71,7 +72,21 @@ export function hookConfig(o: HookConfigOptions): { readonly hooks: Record<strin
   const row = hookInputAdapter(o.adapter);
   const hooks: Record<string, unknown[]> = {};
   for (const h of row.hook_events) {
-    const words = [...o.cli, "hook", "--adapter", o.adapter, "--event", h.hook_event, "--program", o.program, ...o.args.flatMap((a) => ["--arg", a]), "--timeout-ms", String(o.timeoutMs), "--on-failure", o.onFailure];
+    const words = [
+      ...o.cli,
+      "hook",
+      "--adapter",
+      o.adapter,
+      "--event",
+      h.hook_event,
+      "--program",
+      o.program,
+      ...o.args.flatMap((a) => ["--arg", a]),
+      "--timeout-ms",
+      String(o.timeoutMs),
+      "--on-failure",
+      o.onFailure,
+    ];
     if (o.receiptsFile !== null) words.push("--receipts", o.receiptsFile);
     if (o.ledgerFile !== undefined && o.ledgerFile !== null) words.push("--ledger", o.ledgerFile);
     if (o.stateDir !== null) words.push("--state-dir", o.stateDir);

@@ -45,7 +45,9 @@ function present(input: HookInput, name: string): string | boolean | undefined {
 }
 
 /** The fields row whose target is the frame id (`/frame_context/frame_id`). */
-const FRAME_ID_ROW = HARNESS_HOOK_INPUTS.fields.find((f) => f.target === "/frame_context/frame_id") as HookInputFieldRow;
+const FRAME_ID_ROW = HARNESS_HOOK_INPUTS.fields.find(
+  (f) => f.target === "/frame_context/frame_id",
+) as HookInputFieldRow;
 
 /** The harness's own frame id in `input` (the member the table maps to frame_context.frame_id), or null. */
 export function inputFrameId(input: HookInput): string | null {
@@ -55,7 +57,9 @@ export function inputFrameId(input: HookInput): string | null {
 
 /** The members each input schema lists, by adapter and hook event (`adapter hook_event`). */
 const LISTED_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
-  HOOK_SCHEMAS.flatMap((s) => ("members" in s ? [[`${s.adapter} ${s.hook_event}`, new Set<string>(s.members)] as const] : [])),
+  HOOK_SCHEMAS.flatMap((s) =>
+    "members" in s ? [[`${s.adapter} ${s.hook_event}`, new Set<string>(s.members)] as const] : [],
+  ),
 );
 
 /**
@@ -63,7 +67,10 @@ const LISTED_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
  * `max_unknown_input_members`, each cut at a code point boundary to
  * `unknown_input_member_name_max_bytes` UTF-8 bytes; `cut` tells whether there were more or one was cut.
  */
-export function unknownInputMembers(adapter: HookAdapter, input: HookInput): { readonly names: readonly string[]; readonly cut: boolean } {
+export function unknownInputMembers(
+  adapter: HookAdapter,
+  input: HookInput,
+): { readonly names: readonly string[]; readonly cut: boolean } {
   const listed = LISTED_MEMBERS.get(`${adapter} ${String(input.hook_event_name)}`);
   if (listed === undefined) return { names: [], cut: false };
   const names: string[] = [];
@@ -91,7 +98,12 @@ export interface RequestIds {
  * default to `evt-<uuid>` / `inv-<uuid>`; integration_mode is native_hook; adapter_version is the
  * table's.
  */
-export function buildCallbackRequest(adapter: HookAdapter, event: LifecycleEventKind, input: HookInput, ids: RequestIds): CallbackRequest {
+export function buildCallbackRequest(
+  adapter: HookAdapter,
+  event: LifecycleEventKind,
+  input: HookInput,
+  ids: RequestIds,
+): CallbackRequest {
   const metadata: Record<string, unknown> = {};
   const truncated: string[] = [];
   const request: Record<string, unknown> = {

@@ -29,7 +29,12 @@ import { resolve } from "node:path";
 import { HARNESS_HOOK_INPUTS } from "../../../generated/ts/spec/harness-hook-inputs.js";
 import type { HookAdapter } from "../../../generated/ts/spec/harness-hook-mapping.js";
 import { WIRE_VERSION } from "../../../generated/ts/spec/wire-version.js";
-import type { CallbackResponse, DispatchEnvelope, FrameContext, LifecycleEventKind } from "../../../generated/ts/types.js";
+import type {
+  CallbackResponse,
+  DispatchEnvelope,
+  FrameContext,
+  LifecycleEventKind,
+} from "../../../generated/ts/types.js";
 import type { CallbackInvoker } from "../../invoker/types.js";
 import { describeIoError } from "../../process/io-error.js";
 import { ReceiptEmitter } from "../../receipts/emitter.js";
@@ -90,13 +95,26 @@ function withMessage(body: Record<string, unknown>, message: string): void {
 }
 
 /** The output for a client failure under `onFailure` (see the module comment). */
-function failureBody(o: HookCommandOptions, row: HookInputEventRow, frame: FrameContext | null, failure: string, err: string[]): Record<string, unknown> {
+function failureBody(
+  o: HookCommandOptions,
+  row: HookInputEventRow,
+  frame: FrameContext | null,
+  failure: string,
+  err: string[],
+): Record<string, unknown> {
   const what = clip(`${PREFIX}: ${o.adapter} ${o.hookEvent}: ${failure}`);
   err.push(`${what}\n`);
   let mode = "--on-failure open";
   if (o.onFailure === "closed") {
     const block = renderHookPayload(
-      { adapter_id: o.adapter, adapter_version: hookInputAdapter(o.adapter).adapter_version, integration_mode: "native_hook", event: row.renders, frame, directive: { kind: "block", reason: what } },
+      {
+        adapter_id: o.adapter,
+        adapter_version: hookInputAdapter(o.adapter).adapter_version,
+        integration_mode: "native_hook",
+        event: row.renders,
+        frame,
+        directive: { kind: "block", reason: what },
+      },
       { adapter: o.adapter },
     );
     if (block.ok && !block.rendered.warnings.some((w) => w.code === "directive_ignored")) {
@@ -111,7 +129,13 @@ function failureBody(o: HookCommandOptions, row: HookInputEventRow, frame: Frame
 }
 
 /** Apply the Stop continuation bound (spec/hook-command.md, "Stop loops"); returns the new count. */
-function boundContinuation(body: Record<string, unknown>, input: HookInput, state: HookSessionState, counted: boolean, err: string[]): number {
+function boundContinuation(
+  body: Record<string, unknown>,
+  input: HookInput,
+  state: HookSessionState,
+  counted: boolean,
+  err: string[],
+): number {
   const cap = HARNESS_HOOK_INPUTS.max_stop_continuations;
   // The harness's own flag says whether this Stop follows a continuation; our count says how many.
   // Without a session id (`counted` false) nothing can be counted, so a chain gets one continuation:
@@ -130,13 +154,16 @@ function boundContinuation(body: Record<string, unknown>, input: HookInput, stat
 }
 
 /** What to do about a `--state-dir` that cannot be used (after describeIoError's "cannot ...: why (CODE)"). */
-const STATE_ADVICE = "give --state-dir a directory this user can create and write, or leave it out for the default under $XDG_STATE_HOME";
+const STATE_ADVICE =
+  "give --state-dir a directory this user can create and write, or leave it out for the default under $XDG_STATE_HOME";
 
 /** What to do about a `--receipts` file that cannot be used. */
 function receiptsAdvice(error: unknown): string {
   const advice = "give --receipts a file this user can append to, in an existing directory";
   // open(2) says "no such device or address": for a FIFO that means nobody has it open for reading.
-  return (error as NodeJS.ErrnoException)?.code === "ENXIO" ? `it is a FIFO that no process reads: start its reader first, or ${advice}` : advice;
+  return (error as NodeJS.ErrnoException)?.code === "ENXIO"
+    ? `it is a FIFO that no process reads: start its reader first, or ${advice}`
+    : advice;
 }
 
 /** What the client has received when a write fails after delivery: the harness sees exit 1 for it. */
@@ -154,7 +181,10 @@ function invalidRequest(event: LifecycleEventKind, envelope: DispatchEnvelope): 
   const issue = validateValue("DispatchEnvelope", envelope)[0];
   if (issue === undefined) return null;
   const inRequest = issue.pointer.startsWith("/request") ? issue.pointer.slice("/request".length) : null;
-  const row = inRequest === null ? undefined : HARNESS_HOOK_INPUTS.fields.find((f) => inRequest === f.target || inRequest.startsWith(`${f.target}/`));
+  const row =
+    inRequest === null
+      ? undefined
+      : HARNESS_HOOK_INPUTS.fields.find((f) => inRequest === f.target || inRequest.startsWith(`${f.target}/`));
   const from = row === undefined ? "" : ` (made from the input's ${row.input})`;
   return `the input cannot be turned into a valid ${event} request: ${issue.rule} at ${issue.pointer}${from}: ${issue.message}; nothing was delivered: this is the host's refusal, not a client failure, so --on-failure does not apply`;
 }
@@ -171,16 +201,25 @@ async function deliverEvents(
   receipts: ReceiptsFile | null,
   ledger: ReceiptLedger | null,
   delivered: LifecycleEventKind[],
-): Promise<{ readonly responses: Map<LifecycleEventKind, CallbackResponse>; readonly failure: string | null } | { readonly refused: string }> {
+): Promise<
+  | { readonly responses: Map<LifecycleEventKind, CallbackResponse>; readonly failure: string | null }
+  | { readonly refused: string }
+> {
   // A hook request has no harness_run_id (no run scope: sequence null, as the reference's hooks) and
   // no idempotency_key (nothing to replay); a ledger only keeps the receipts durably across calls.
-  const emitter = ledger === null ? new ReceiptEmitter({ sequencer: null }) : new ReceiptEmitter({ store: ledger, sequencer: ledger });
+  const emitter =
+    ledger === null
+      ? new ReceiptEmitter({ sequencer: null })
+      : new ReceiptEmitter({ store: ledger, sequencer: ledger });
   const responses = new Map<LifecycleEventKind, CallbackResponse>();
   // Every request is built and judged before the first delivery: one the input cannot make valid
   // is the host's error, so no client receives any event of the call (spec/hook-command.md).
   const envelopes: DispatchEnvelope[] = [];
   for (const event of row.delivers as readonly LifecycleEventKind[]) {
-    const envelope: DispatchEnvelope = { schema_version: WIRE_VERSION, request: buildCallbackRequest(o.adapter, event, input, { frameId }) };
+    const envelope: DispatchEnvelope = {
+      schema_version: WIRE_VERSION,
+      request: buildCallbackRequest(o.adapter, event, input, { frameId }),
+    };
     const refused = invalidRequest(event, envelope);
     if (refused !== null) return { refused };
     envelopes.push(envelope);
@@ -192,15 +231,25 @@ async function deliverEvents(
     if (receipts !== null || ledger !== null) {
       let receipt: ReturnType<ReceiptEmitter["emit"]>;
       try {
-        receipt = emitter.emit(envelope, result, { client_id: o.clientId, receipt_id: `rcpt-${randomUUID()}`, parent_receipt_id: null, at_epoch_s: Math.floor(Date.now() / 1000) });
+        receipt = emitter.emit(envelope, result, {
+          client_id: o.clientId,
+          receipt_id: `rcpt-${randomUUID()}`,
+          parent_receipt_id: null,
+          at_epoch_s: Math.floor(Date.now() / 1000),
+        });
       } catch (error) {
-        if (!isLedgerError(error) && !(error instanceof Error && error.name === "IdempotencyConflictError")) throw error;
-        return { refused: `cannot record the receipt of ${event} (--ledger): ${(error as Error).message}; ${afterDelivery(delivered)}` };
+        if (!isLedgerError(error) && !(error instanceof Error && error.name === "IdempotencyConflictError"))
+          throw error;
+        return {
+          refused: `cannot record the receipt of ${event} (--ledger): ${(error as Error).message}; ${afterDelivery(delivered)}`,
+        };
       }
       try {
         if (receipt !== null) receipts?.append(`${JSON.stringify(receipt)}\n`);
       } catch (error) {
-        return { refused: `${describeIoError(`append the receipt of ${event} to ${receipts?.path} (--receipts)`, error)}; ${afterDelivery(delivered)}: ${receiptsAdvice(error)}` };
+        return {
+          refused: `${describeIoError(`append the receipt of ${event} to ${receipts?.path} (--receipts)`, error)}; ${afterDelivery(delivered)}: ${receiptsAdvice(error)}`,
+        };
       }
     }
     if (!result.ok) {
@@ -211,7 +260,10 @@ async function deliverEvents(
     if (result.response.status === "failed") {
       const reason = result.response.metadata?.reason;
       const why = typeof reason === "string" && reason !== "" ? `: ${reason}` : "";
-      return { responses, failure: `${event}: the client answered status failed (failure_class ${result.response.failure_class ?? "none"})${why}` };
+      return {
+        responses,
+        failure: `${event}: the client answered status failed (failure_class ${result.response.failure_class ?? "none"})${why}`,
+      };
     }
     responses.set(event, result.response);
   }
@@ -229,26 +281,38 @@ function renderAnswer(
   for (const [event, response] of responses) {
     const parts = renderableParts(response);
     if (event !== row.renders && (parts.payloads > 0 || parts.directive)) {
-      err.push(`${PREFIX}: note: the ${event} answer's ${parts.payloads} payload(s)${parts.directive ? " and directive" : ""} are not rendered: ${o.hookEvent} renders the ${row.renders} answer\n`);
+      err.push(
+        `${PREFIX}: note: the ${event} answer's ${parts.payloads} payload(s)${parts.directive ? " and directive" : ""} are not rendered: ${o.hookEvent} renders the ${row.renders} answer\n`,
+      );
     }
   }
-  const request = renderRequestFor(o.adapter, row.renders as LifecycleEventKind, frame, responses.get(row.renders as LifecycleEventKind) as CallbackResponse);
+  const request = renderRequestFor(
+    o.adapter,
+    row.renders as LifecycleEventKind,
+    frame,
+    responses.get(row.renders as LifecycleEventKind) as CallbackResponse,
+  );
   const rendered = renderHookPayload(request, { adapter: o.adapter });
   if (rendered.ok) {
     for (const w of rendered.rendered.warnings) err.push(`${PREFIX}: warning: ${w.code}: ${w.message}\n`);
     return { body: { ...rendered.rendered.body } };
   }
-  if (rendered.error.kind === "output_schema_violation") return { refused: `internal error: ${rendered.error.message}` };
+  if (rendered.error.kind === "output_schema_violation")
+    return { refused: `internal error: ${rendered.error.message}` };
   // A block the harness cannot act on here (Claude Code PreCompact, SessionEnd): the reference's
   // renderer refuses it; the harness gets the event's quiet output and the reason goes to stderr.
   if (rendered.error.kind === "unsupported_directive") {
-    err.push(`${PREFIX}: the ${row.renders} answer's block directive is not rendered: ${rendered.error.kind}: ${rendered.error.message}\n`);
+    err.push(
+      `${PREFIX}: the ${row.renders} answer's block directive is not rendered: ${rendered.error.kind}: ${rendered.error.message}\n`,
+    );
     return { body: {} };
   }
   // The render request's /directive is the answer's /metadata/directive: say where the client put it.
   const pointer = rendered.error.issues?.[0]?.pointer ?? "";
   const where = pointer.startsWith("/directive") ? ` (in the answer at /metadata${pointer})` : "";
-  return { failure: `the ${row.renders} answer cannot be rendered: ${rendered.error.kind}: ${rendered.error.message}${where}` };
+  return {
+    failure: `the ${row.renders} answer cannot be rendered: ${rendered.error.kind}: ${rendered.error.message}${where}`,
+  };
 }
 
 /** A hook call's state and receipts, checked before the first delivery. */
@@ -268,7 +332,11 @@ interface CallFiles {
  * never receives the events of a call that then exits 1 for its files (spec/hook-command.md,
  * "State" and "Receipts"). `refused`: the reason, in prose with the errno code as detail.
  */
-function openCallFiles(o: HookCommandOptions, input: HookInput, err: string[]): CallFiles | { readonly refused: string } {
+function openCallFiles(
+  o: HookCommandOptions,
+  input: HookInput,
+  err: string[],
+): CallFiles | { readonly refused: string } {
   const sessionId = typeof input.session_id === "string" && input.session_id !== "" ? input.session_id : null;
   const store = new HookStateStore(o.stateDir, o.adapter);
   let loaded = { state: EMPTY_SESSION_STATE, corrupt: false };
@@ -278,12 +346,16 @@ function openCallFiles(o: HookCommandOptions, input: HookInput, err: string[]): 
     } catch (error) {
       const at = (error as NodeJS.ErrnoException).path;
       const where = at !== undefined && at !== resolve(o.stateDir) ? `, at ${at}` : "";
-      return { refused: `${describeIoError(`use the state directory ${o.stateDir} (--state-dir)${where}`, error)}; nothing was delivered: ${STATE_ADVICE}` };
+      return {
+        refused: `${describeIoError(`use the state directory ${o.stateDir} (--state-dir)${where}`, error)}; nothing was delivered: ${STATE_ADVICE}`,
+      };
     }
     try {
       loaded = store.load(sessionId);
     } catch (error) {
-      return { refused: `${describeIoError(`read the state file ${store.pathOf(sessionId)}`, error)}; nothing was delivered: remove that file (the state is written anew), or ${STATE_ADVICE}` };
+      return {
+        refused: `${describeIoError(`read the state file ${store.pathOf(sessionId)}`, error)}; nothing was delivered: remove that file (the state is written anew), or ${STATE_ADVICE}`,
+      };
     }
     if (loaded.corrupt) err.push(`${PREFIX}: warning: unreadable state ${store.pathOf(sessionId)} replaced\n`);
   }
@@ -292,7 +364,9 @@ function openCallFiles(o: HookCommandOptions, input: HookInput, err: string[]): 
     try {
       receipts = ReceiptsFile.open(o.receiptsFile);
     } catch (error) {
-      return { refused: `${describeIoError(`open the receipts file ${o.receiptsFile} (--receipts)`, error)}; nothing was delivered: ${receiptsAdvice(error)}` };
+      return {
+        refused: `${describeIoError(`open the receipts file ${o.receiptsFile} (--receipts)`, error)}; nothing was delivered: ${receiptsAdvice(error)}`,
+      };
     }
   }
   return { sessionId, store, ...loaded, receipts };
@@ -302,7 +376,12 @@ function openCallFiles(o: HookCommandOptions, input: HookInput, err: string[]): 
 export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Array): Promise<HookCommandOutcome> {
   const err: string[] = [];
   const delivered: LifecycleEventKind[] = [];
-  const refuse = (message: string): HookCommandOutcome => ({ exitCode: 1, stdout: "", stderr: `${err.join("")}${PREFIX}: ${message}\n`, delivered });
+  const refuse = (message: string): HookCommandOutcome => ({
+    exitCode: 1,
+    stdout: "",
+    stderr: `${err.join("")}${PREFIX}: ${message}\n`,
+    delivered,
+  });
   let receipts: ReceiptsFile | null = null;
   let ledger: ReceiptLedger | null = null;
   try {
@@ -326,7 +405,9 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
 
     const opensFrame = (row.delivers as readonly string[]).includes("frame.opening");
     const frameId = inputFrameId(input) ?? (opensFrame ? null : state.frame_id) ?? `frame-${randomUUID()}`;
-    const frame: FrameContext | null = isFrameEvent(row.renders) ? { frame_id: frameId, frame_class: "top_level" } : null;
+    const frame: FrameContext | null = isFrameEvent(row.renders)
+      ? { frame_id: frameId, frame_class: "top_level" }
+      : null;
 
     const deliveries = await deliverEvents(o, row, input, frameId, receipts, ledger, delivered);
     if ("refused" in deliveries) return refuse(deliveries.refused);
@@ -344,23 +425,30 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
 
     const hookRow = hookEventFor(o.adapter, row.renders as LifecycleEventKind);
     let stopContinuations = state.stop_continuations;
-    if (hookRow?.block === "request_continuation") stopContinuations = boundContinuation(body, input, state, sessionId !== null, err);
+    if (hookRow?.block === "request_continuation")
+      stopContinuations = boundContinuation(body, input, state, sessionId !== null, err);
     // A context slot with no payload holds "{}": the model would only see noise, and the harness
     // treats an absent hookSpecificOutput the same (the reference's host-hook prints {} here too).
     const specific = body.hookSpecificOutput as { additionalContext?: unknown } | undefined;
     if (specific?.additionalContext === EMPTY_CONTEXT) delete body.hookSpecificOutput;
 
     const violations = hookSchemaIssues(outputSchemaName(o.adapter, o.hookEvent), body);
-    if (violations.length > 0) return refuse(`internal error: the ${o.hookEvent} output breaks its schema at ${violations[0]?.pointer}`);
+    if (violations.length > 0)
+      return refuse(`internal error: the ${o.hookEvent} output breaks its schema at ${violations[0]?.pointer}`);
 
     if (sessionId !== null) {
       const endsFrame = (row.delivers as readonly string[]).includes("frame.ended") && body.decision !== "block";
-      const next: HookSessionState = { frame_id: opensFrame ? frameId : endsFrame ? null : state.frame_id, stop_continuations: stopContinuations };
+      const next: HookSessionState = {
+        frame_id: opensFrame ? frameId : endsFrame ? null : state.frame_id,
+        stop_continuations: stopContinuations,
+      };
       if (corrupt || next.frame_id !== state.frame_id || next.stop_continuations !== state.stop_continuations) {
         try {
           store.save(sessionId, next);
         } catch (error) {
-          return refuse(`${describeIoError(`write the state file ${store.pathOf(sessionId)}`, error)}; ${afterDelivery(delivered)}: ${STATE_ADVICE}`);
+          return refuse(
+            `${describeIoError(`write the state file ${store.pathOf(sessionId)}`, error)}; ${afterDelivery(delivered)}: ${STATE_ADVICE}`,
+          );
         }
       }
     }

@@ -6,7 +6,18 @@
  * atomically (temporary file + rename). Mode 0700 directory, 0600 files.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, statSync, type Stats, unlinkSync } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  statSync,
+  type Stats,
+  unlinkSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { readRegularFile } from "../../process/regular-file.js";
@@ -39,7 +50,11 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
 function isState(value: unknown): value is HookSessionState {
   if (value === null || typeof value !== "object") return false;
   const v = value as Record<string, unknown>;
-  return (v.frame_id === null || typeof v.frame_id === "string") && Number.isSafeInteger(v.stop_continuations) && (v.stop_continuations as number) >= 0;
+  return (
+    (v.frame_id === null || typeof v.frame_id === "string") &&
+    Number.isSafeInteger(v.stop_continuations) &&
+    (v.stop_continuations as number) >= 0
+  );
 }
 
 /** An errno-shaped error (as Node's SystemError: `code`, `path`, message `CODE: description, syscall 'path'`). */
@@ -64,7 +79,8 @@ export function checkDirectoryWritable(dir: string): void {
       const code = (error as NodeJS.ErrnoException).code;
       // ENOTDIR: some ancestor is not a directory; walking up finds and names it.
       if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
-      if (code === "ENOENT" && lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink()) throw errnoError("ENOENT", "a symbolic link to a missing path", at);
+      if (code === "ENOENT" && lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink())
+        throw errnoError("ENOENT", "a symbolic link to a missing path", at);
       const parent = dirname(at);
       if (parent === at) throw error;
       at = parent;
@@ -106,14 +122,20 @@ export class HookStateStore {
     const read = readRegularFile(path, MAX_STATE_FILE_BYTES);
     if (!read.ok) {
       if (read.problem === "too_large") return { state: EMPTY_SESSION_STATE, corrupt: true };
-      if (read.problem === "not_regular") throw Object.assign(new Error(`EINVAL: not a regular file (${read.kind}), open '${path}'`), { code: "EINVAL", path });
-      if (read.problem === "open" && (read.error as NodeJS.ErrnoException).code === "ENOENT") return { state: EMPTY_SESSION_STATE, corrupt: false };
+      if (read.problem === "not_regular")
+        throw Object.assign(new Error(`EINVAL: not a regular file (${read.kind}), open '${path}'`), {
+          code: "EINVAL",
+          path,
+        });
+      if (read.problem === "open" && (read.error as NodeJS.ErrnoException).code === "ENOENT")
+        return { state: EMPTY_SESSION_STATE, corrupt: false };
       throw read.error;
     }
     const text = read.bytes.toString("utf8");
     try {
       const value: unknown = JSON.parse(text);
-      if (isState(value)) return { state: { frame_id: value.frame_id, stop_continuations: value.stop_continuations }, corrupt: false };
+      if (isState(value))
+        return { state: { frame_id: value.frame_id, stop_continuations: value.stop_continuations }, corrupt: false };
     } catch {
       // fall through: a file we cannot use is replaced on save
     }

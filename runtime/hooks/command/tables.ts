@@ -27,7 +27,10 @@ export function servedHookEvents(adapter: HookAdapter): readonly string[] {
 
 /** The row of `hookEvent` for `adapter`, or null when the command does not serve it. */
 export function hookInputEvent(adapter: HookAdapter, hookEvent: string): HookInputEventRow | null {
-  return (hookInputAdapter(adapter).hook_events as readonly HookInputEventRow[]).find((h) => h.hook_event === hookEvent) ?? null;
+  return (
+    (hookInputAdapter(adapter).hook_events as readonly HookInputEventRow[]).find((h) => h.hook_event === hookEvent) ??
+    null
+  );
 }
 
 /** Name of the generated input schema (and validator) of a hook event, e.g. `CodexStopInput`. */

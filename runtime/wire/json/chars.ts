@@ -76,7 +76,6 @@ const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 const DIGIT_RUN = /[0-9]*/y;
 const WS_RUN = /[ \t\n\r]*/y;
 
-
 /** Index of the first code unit at or after `j` that is not PLAIN (or s.length). */
 export function plainEnd(s: string, j: number): number {
   const stop = j + SHORT_RUN;
@@ -157,11 +156,13 @@ export function firstInvalidUtf8(input: Uint8Array): number {
     if (b >= 0xc2 && b <= 0xdf) need = 1;
     else if (b >= 0xe0 && b <= 0xef) {
       need = 2;
-      if (b === 0xe0) lo = 0xa0; // overlong
+      if (b === 0xe0)
+        lo = 0xa0; // overlong
       else if (b === 0xed) hi = 0x9f; // UTF-16 surrogates
     } else if (b >= 0xf0 && b <= 0xf4) {
       need = 3;
-      if (b === 0xf0) lo = 0x90; // overlong
+      if (b === 0xf0)
+        lo = 0x90; // overlong
       else if (b === 0xf4) hi = 0x8f; // > U+10FFFF
     } else return i;
     const b1 = input[i + 1];
@@ -179,7 +180,8 @@ export function firstInvalidUtf8(input: Uint8Array): number {
 export function hexBytes(input: Uint8Array, at: number, count: number): string {
   let out = "";
   const end = Math.min(input.length, at + count);
-  for (let i = at; i < end; i++) out += (out ? " " : "") + (input[i] as number).toString(16).toUpperCase().padStart(2, "0");
+  for (let i = at; i < end; i++)
+    out += (out ? " " : "") + (input[i] as number).toString(16).toUpperCase().padStart(2, "0");
   return out;
 }
 
@@ -221,7 +223,6 @@ export function hex4(s: string, i: number): number {
   return v;
 }
 
-
 /** Skips JSON whitespace (space, tab, LF, CR) from `i`. */
 export function skipWs(s: string, i: number): number {
   const stop = i + SHORT_RUN;
@@ -240,4 +241,3 @@ export function spanEquals(s: string, a: number, b: number, n: number): boolean 
   for (let k = 0; k < n; k++) if (s.charCodeAt(a + k) !== s.charCodeAt(b + k)) return false;
   return true;
 }
-

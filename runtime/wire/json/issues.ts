@@ -6,7 +6,26 @@
  * @module
  */
 import { PARSE_RULES, type StrictParseResult } from "./types.js";
-import { C_APOS, C_BACKSLASH, C_COLON, C_COMMA, C_CR, C_DOT, C_HASH, C_LF, C_PLUS, C_QUOTE, C_RBRACE, C_RBRACKET, C_SLASH, C_TAB, hexCode, isNonJsonWhitespace, utf8Decoder, utf8Length } from "./chars.js";
+import {
+  C_APOS,
+  C_BACKSLASH,
+  C_COLON,
+  C_COMMA,
+  C_CR,
+  C_DOT,
+  C_HASH,
+  C_LF,
+  C_PLUS,
+  C_QUOTE,
+  C_RBRACE,
+  C_RBRACKET,
+  C_SLASH,
+  C_TAB,
+  hexCode,
+  isNonJsonWhitespace,
+  utf8Decoder,
+  utf8Length,
+} from "./chars.js";
 import { containerPointer, currentSlotPointer, KIND_ARRAY, type ScanState } from "./state.js";
 
 /** Maximum number of input bytes shown in a message preview. */
@@ -96,7 +115,8 @@ export function quoteKey(key: string): string {
 }
 
 export function nonJsonWhitespace(st: ScanState, c: number, i: number, ptr: string): number {
-  return syntax(st, 
+  return syntax(
+    st,
     `non-JSON whitespace U+${hexCode(c)} at byte ${byteOffsetOf(st, i)} (only space, tab, LF and CR are allowed), ${previewAt(st, i)}`,
     i,
     ptr,
@@ -115,28 +135,39 @@ export function unexpectedValue(st: ScanState, s: string, i: number, afterComma:
   const ptr = currentSlotPointer(st);
   if (c !== c) {
     if (st.depth === 0 && i === 0) return syntax(st, "empty document (no JSON value) at byte 0", 0, "");
-    if (st.depth === 0) return syntax(st, `whitespace-only document (no JSON value) at byte ${at}, at end of input`, i, "");
+    if (st.depth === 0)
+      return syntax(st, `whitespace-only document (no JSON value) at byte ${at}, at end of input`, i, "");
     const what = st.kinds[st.depth] === KIND_ARRAY ? "array" : "object";
     return syntax(st, `unterminated ${what}: expected a value at byte ${at}, at end of input`, i, ptr);
   }
   if (afterComma && c === (st.kinds[st.depth] === KIND_ARRAY ? C_RBRACKET : C_RBRACE)) {
-    return syntax(st, 
+    return syntax(
+      st,
       `trailing comma before '${String.fromCharCode(c)}' at byte ${at}, ${previewAt(st, i)}`,
       i,
       containerPointer(st, st.depth),
     );
   }
   if (c === C_RBRACKET || c === C_RBRACE || c === C_COMMA || c === C_COLON) {
-    return syntax(st, `expected a value but found '${String.fromCharCode(c)}' at byte ${at}, ${previewAt(st, i)}`, i, ptr);
+    return syntax(
+      st,
+      `expected a value but found '${String.fromCharCode(c)}' at byte ${at}, ${previewAt(st, i)}`,
+      i,
+      ptr,
+    );
   }
-  if (c === C_APOS) return syntax(st, `single-quoted strings are not allowed at byte ${at}, ${previewAt(st, i)}`, i, ptr);
-  if (c === C_SLASH || c === C_HASH) return syntax(st, `comments are not allowed at byte ${at}, ${previewAt(st, i)}`, i, ptr);
+  if (c === C_APOS)
+    return syntax(st, `single-quoted strings are not allowed at byte ${at}, ${previewAt(st, i)}`, i, ptr);
+  if (c === C_SLASH || c === C_HASH)
+    return syntax(st, `comments are not allowed at byte ${at}, ${previewAt(st, i)}`, i, ptr);
   if (c === C_PLUS) return syntax(st, `numbers must not start with '+' at byte ${at}, ${previewAt(st, i)}`, i, ptr);
   if (c === C_DOT) return syntax(st, `numbers must have a digit before '.' at byte ${at}, ${previewAt(st, i)}`, i, ptr);
   if (s.startsWith("NaN", i)) return syntax(st, `NaN is not valid JSON at byte ${at}, ${previewAt(st, i)}`, i, ptr);
-  if (s.startsWith("Infinity", i)) return syntax(st, `Infinity is not valid JSON at byte ${at}, ${previewAt(st, i)}`, i, ptr);
+  if (s.startsWith("Infinity", i))
+    return syntax(st, `Infinity is not valid JSON at byte ${at}, ${previewAt(st, i)}`, i, ptr);
   if (isNonJsonWhitespace(c)) return nonJsonWhitespace(st, c, i, ptr);
-  return syntax(st, 
+  return syntax(
+    st,
     `unexpected character ${describeChar(s, i)} where a value was expected at byte ${at}, ${previewAt(st, i)}`,
     i,
     ptr,
@@ -151,13 +182,21 @@ export function unexpectedStructural(st: ScanState, s: string, i: number, expect
     const what = st.kinds[st.depth] === KIND_ARRAY ? "array" : "object";
     return syntax(st, `unterminated ${what}: expected ${expected} at byte ${at}, at end of input`, i, ptr);
   }
-  if (c === C_SLASH || c === C_HASH) return syntax(st, `comments are not allowed at byte ${at}, ${previewAt(st, i)}`, i, ptr);
+  if (c === C_SLASH || c === C_HASH)
+    return syntax(st, `comments are not allowed at byte ${at}, ${previewAt(st, i)}`, i, ptr);
   if (isNonJsonWhitespace(c)) return nonJsonWhitespace(st, c, i, ptr);
   return syntax(st, `expected ${expected} but found ${describeChar(s, i)} at byte ${at}, ${previewAt(st, i)}`, i, ptr);
 }
 
 /** The failed result of the issue the scan left in the module fields. */
 export function failedResult(st: ScanState): StrictParseResult {
-  return { ok: false, issue: { rule: st.issueRule, pointer: st.issuePointer, message: st.issueMessage, offset: byteOffsetOf(st, st.issueIndex) } };
+  return {
+    ok: false,
+    issue: {
+      rule: st.issueRule,
+      pointer: st.issuePointer,
+      message: st.issueMessage,
+      offset: byteOffsetOf(st, st.issueIndex),
+    },
+  };
 }
-

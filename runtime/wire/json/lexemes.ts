@@ -7,9 +7,49 @@
  * @module
  */
 import { PARSE_RULES } from "./types.js";
-import { C_0, C_1, C_9, C_APOS, C_BACKSLASH, C_DOT, C_E_LOW, C_E_UP, C_MINUS, C_PLUS, C_QUOTE, C_RBRACE, C_SLASH, C_SPACE, digitsEnd, hex4, hexCode, isHex, plainEnd, plainEndBefore, spanEquals } from "./chars.js";
-import { containerPointer, currentSlotPointer, decodeKey, growKeyStack, LINEAR_KEY_LIMIT, type ScanState } from "./state.js";
-import { byteOffsetIn, byteOffsetOf, escapeForPreview, fail, PREVIEW_BYTES, previewAt, previewOfBytes, quoteKey, syntax, unexpectedStructural } from "./issues.js";
+import {
+  C_0,
+  C_1,
+  C_9,
+  C_APOS,
+  C_BACKSLASH,
+  C_DOT,
+  C_E_LOW,
+  C_E_UP,
+  C_MINUS,
+  C_PLUS,
+  C_QUOTE,
+  C_RBRACE,
+  C_SLASH,
+  C_SPACE,
+  digitsEnd,
+  hex4,
+  hexCode,
+  isHex,
+  plainEnd,
+  plainEndBefore,
+  spanEquals,
+} from "./chars.js";
+import {
+  containerPointer,
+  currentSlotPointer,
+  decodeKey,
+  growKeyStack,
+  LINEAR_KEY_LIMIT,
+  type ScanState,
+} from "./state.js";
+import {
+  byteOffsetIn,
+  byteOffsetOf,
+  escapeForPreview,
+  fail,
+  PREVIEW_BYTES,
+  previewAt,
+  previewOfBytes,
+  quoteKey,
+  syntax,
+  unexpectedStructural,
+} from "./issues.js";
 
 /** A number lexeme at least this long is checked for double overflow even without an exponent. */
 export const LONG_NUMBER_CHARS = 309;
@@ -30,7 +70,14 @@ export function stringPointer(st: ScanState, isKey: boolean): string {
  * quote) from index `i`, handling escapes, surrogate pairing, control
  * characters and end of input. Returns the index past the closing quote.
  */
-export function scanStringFrom(st: ScanState, s: string, start: number, i: number, isKey: boolean, limit = Number.POSITIVE_INFINITY): number {
+export function scanStringFrom(
+  st: ScanState,
+  s: string,
+  start: number,
+  i: number,
+  isKey: boolean,
+  limit = Number.POSITIVE_INFINITY,
+): number {
   for (;;) {
     // Between two escapes or runs (a surrogate pair is one step): a place where the string may be cut.
     if (i >= limit) {
@@ -49,7 +96,8 @@ export function scanStringFrom(st: ScanState, s: string, start: number, i: numbe
         if (v < 0) return badUnicodeEscape(st, s, start, i, isKey);
         if (v >= 0xd800 && v <= 0xdfff) {
           if (v >= 0xdc00) {
-            return fail(st, 
+            return fail(
+              st,
               PARSE_RULES.loneSurrogate,
               `lone low-surrogate escape \\u${s.slice(i + 2, i + 6)} (not preceded by a high-surrogate escape) at byte ${byteOffsetOf(st, i)}`,
               i,
@@ -58,7 +106,8 @@ export function scanStringFrom(st: ScanState, s: string, start: number, i: numbe
           }
           const w = s.charCodeAt(i + 6) === C_BACKSLASH && s.charCodeAt(i + 7) === 0x75 ? hex4(s, i + 8) : -1;
           if (w < 0xdc00 || w > 0xdfff) {
-            return fail(st, 
+            return fail(
+              st,
               PARSE_RULES.loneSurrogate,
               `lone high-surrogate escape \\u${s.slice(i + 2, i + 6)} (not followed by a \\uDC00-\\uDFFF escape) at byte ${byteOffsetOf(st, i)}`,
               i,
@@ -85,14 +134,16 @@ export function scanStringFrom(st: ScanState, s: string, start: number, i: numbe
         continue;
       }
       if (e !== e) return unterminatedString(st, start, i + 1, isKey);
-      return syntax(st, 
+      return syntax(
+        st,
         `invalid escape sequence "\\${escapeForPreview(String.fromCodePoint(s.codePointAt(i + 1) as number))}" in string at byte ${byteOffsetOf(st, i)}, ${previewAt(st, i)}`,
         i,
         stringPointer(st, isKey),
       );
     }
     if (c < C_SPACE) {
-      return syntax(st, 
+      return syntax(
+        st,
         `unescaped control character U+${hexCode(c)} in string at byte ${byteOffsetOf(st, i)} (must be written as an escape), ${previewAt(st, i)}`,
         i,
         stringPointer(st, isKey),
@@ -148,9 +199,13 @@ export function buildString(st: ScanState, s: string, start: number, i: number):
 
 export function unterminatedString(st: ScanState, start: number, i: number, isKey: boolean): number {
   // A windowed scan: a string value that opened in an earlier window (start -1) is described from it.
-  const opened = start >= 0 || st.strOpen === null ? byteOffsetOf(st, start) : byteOffsetIn(st.strOpen.text, st.strOpen.isAscii, st.strOpen.base, st.strOpen.at);
+  const opened =
+    start >= 0 || st.strOpen === null
+      ? byteOffsetOf(st, start)
+      : byteOffsetIn(st.strOpen.text, st.strOpen.isAscii, st.strOpen.base, st.strOpen.at);
   const preview = start >= 0 || st.srcBytes === null ? previewAt(st, start) : previewOfBytes(st.srcBytes, opened);
-  return syntax(st, 
+  return syntax(
+    st,
     `unterminated string (opened at byte ${opened}): end of input at byte ${byteOffsetOf(st, i)}, ${preview}`,
     i,
     stringPointer(st, isKey),
@@ -161,7 +216,8 @@ export function badUnicodeEscape(st: ScanState, s: string, start: number, i: num
   let n = 0;
   while (n < 4 && isHex(s.charCodeAt(i + 2 + n))) n++;
   if (i + 2 + n >= s.length) return unterminatedString(st, start, s.length, isKey);
-  return syntax(st, 
+  return syntax(
+    st,
     `invalid \\u escape (expected 4 hex digits) in string at byte ${byteOffsetOf(st, i)}, ${previewAt(st, i)}`,
     i,
     stringPointer(st, isKey),
@@ -176,25 +232,41 @@ export function scanNumber(st: ScanState, s: string, start: number): number {
   if (c === C_MINUS) {
     c = s.charCodeAt(++i);
     if (c === 0x49 /* I */ && s.startsWith("Infinity", i)) {
-      return syntax(st, `-Infinity is not valid JSON at byte ${byteOffsetOf(st, start)}, ${previewAt(st, start)}`, start, currentSlotPointer(st));
+      return syntax(
+        st,
+        `-Infinity is not valid JSON at byte ${byteOffsetOf(st, start)}, ${previewAt(st, start)}`,
+        start,
+        currentSlotPointer(st),
+      );
     }
   }
   if (c === C_0) {
     c = s.charCodeAt(++i);
     if (c >= C_0 && c <= C_9) {
-      return syntax(st, `number with a leading zero at byte ${byteOffsetOf(st, start)}, ${previewAt(st, start)}`, start, currentSlotPointer(st));
+      return syntax(
+        st,
+        `number with a leading zero at byte ${byteOffsetOf(st, start)}, ${previewAt(st, start)}`,
+        start,
+        currentSlotPointer(st),
+      );
     }
     if (i - start === 2) nonInteger = true; // "-0" (negative zero)
   } else if (c >= C_1 && c <= C_9) {
     i = digitsEnd(s, i + 1);
     c = s.charCodeAt(i);
   } else {
-    return syntax(st, `expected a digit after '-' at byte ${byteOffsetOf(st, i)}, ${previewAt(st, start)}`, i, currentSlotPointer(st));
+    return syntax(
+      st,
+      `expected a digit after '-' at byte ${byteOffsetOf(st, i)}, ${previewAt(st, start)}`,
+      i,
+      currentSlotPointer(st),
+    );
   }
   if (c === C_DOT) {
     c = s.charCodeAt(++i);
     if (!(c >= C_0 && c <= C_9)) {
-      return syntax(st, 
+      return syntax(
+        st,
         `expected a digit after the decimal point at byte ${byteOffsetOf(st, i)}, ${previewAt(st, start)}`,
         i,
         currentSlotPointer(st),
@@ -209,7 +281,12 @@ export function scanNumber(st: ScanState, s: string, start: number): number {
     c = s.charCodeAt(++i);
     if (c === C_PLUS || c === C_MINUS) c = s.charCodeAt(++i);
     if (!(c >= C_0 && c <= C_9)) {
-      return syntax(st, `expected a digit in the exponent at byte ${byteOffsetOf(st, i)}, ${previewAt(st, start)}`, i, currentSlotPointer(st));
+      return syntax(
+        st,
+        `expected a digit in the exponent at byte ${byteOffsetOf(st, i)}, ${previewAt(st, start)}`,
+        i,
+        currentSlotPointer(st),
+      );
     }
     i = digitsEnd(s, i + 1);
     c = s.charCodeAt(i);
@@ -221,7 +298,8 @@ export function scanNumber(st: ScanState, s: string, start: number): number {
     const v = Number(s.slice(start, i));
     if (v === Infinity || v === -Infinity) {
       const lexeme = i - start > PREVIEW_BYTES ? s.slice(start, start + PREVIEW_BYTES) + "..." : s.slice(start, i);
-      return fail(st, 
+      return fail(
+        st,
         PARSE_RULES.numberRange,
         `number ${lexeme} at byte ${byteOffsetOf(st, start)} overflows an IEEE-754 double (magnitude above 1.7976931348623157e308)`,
         start,
@@ -235,7 +313,12 @@ export function scanNumber(st: ScanState, s: string, start: number): number {
 
 /** Reports a malformed `true`/`false`/`null` literal at `i`; returns false. */
 export function badLiteral(st: ScanState, i: number, word: string): false {
-  syntax(st, `invalid literal at byte ${byteOffsetOf(st, i)} (expected '${word}'), ${previewAt(st, i)}`, i, currentSlotPointer(st));
+  syntax(
+    st,
+    `invalid literal at byte ${byteOffsetOf(st, i)} (expected '${word}'), ${previewAt(st, i)}`,
+    i,
+    currentSlotPointer(st),
+  );
   return false;
 }
 /**
@@ -247,14 +330,20 @@ export function scanKey(st: ScanState, s: string, i: number, d: number): number 
   let c = s.charCodeAt(i);
   if (c !== C_QUOTE) {
     if (c === C_APOS) {
-      return syntax(st, 
+      return syntax(
+        st,
         `single-quoted member names are not allowed at byte ${byteOffsetOf(st, i)}, ${previewAt(st, i)}`,
         i,
         containerPointer(st, d),
       );
     }
     if (c === C_RBRACE) {
-      return syntax(st, `trailing comma before '}' at byte ${byteOffsetOf(st, i)}, ${previewAt(st, i)}`, i, containerPointer(st, d));
+      return syntax(
+        st,
+        `trailing comma before '}' at byte ${byteOffsetOf(st, i)}, ${previewAt(st, i)}`,
+        i,
+        containerPointer(st, d),
+      );
     }
     return unexpectedStructural(st, s, i, "a double-quoted member name", containerPointer(st, d));
   }
@@ -313,7 +402,15 @@ export function scanKey(st: ScanState, s: string, i: number, d: number): number 
 }
 
 /** Pushes a member name (its span, decoded length and escape flag) on the key stack and counts it in the object at depth `d`. */
-export function pushKey(st: ScanState, d: number, start: number, end: number, len: number, esc: number, decoded: string | undefined): void {
+export function pushKey(
+  st: ScanState,
+  d: number,
+  start: number,
+  end: number,
+  len: number,
+  esc: number,
+  decoded: string | undefined,
+): void {
   const top = st.keyTop;
   if (top >= st.kStart.length) growKeyStack(st);
   st.kStart[top] = start;
@@ -326,9 +423,18 @@ export function pushKey(st: ScanState, d: number, start: number, end: number, le
 }
 
 /** Records json.max-members for the member name at `i` (pushed first, so that the pointer names it). */
-export function tooManyMembers(st: ScanState, i: number, start: number, end: number, len: number, esc: number, decoded: string | undefined): number {
+export function tooManyMembers(
+  st: ScanState,
+  i: number,
+  start: number,
+  end: number,
+  len: number,
+  esc: number,
+  decoded: string | undefined,
+): number {
   pushKey(st, st.depth, start, end, len, esc, decoded);
-  return fail(st, 
+  return fail(
+    st,
     PARSE_RULES.maxMembers,
     `member number ${st.counts[st.depth] as number} at byte ${byteOffsetOf(st, i)} exceeds the limit of ${st.maxMembersLimit} members per object`,
     i,
@@ -336,7 +442,8 @@ export function tooManyMembers(st: ScanState, i: number, start: number, end: num
   );
 }
 
-export function duplicateKey(st: ScanState, 
+export function duplicateKey(
+  st: ScanState,
   i: number,
   start: number,
   end: number,
@@ -346,11 +453,11 @@ export function duplicateKey(st: ScanState,
 ): number {
   pushKey(st, st.depth, start, end, len, esc, decoded);
   const key = decoded ?? st.src.slice(start, end);
-  return fail(st, 
+  return fail(
+    st,
     PARSE_RULES.duplicateKey,
     `duplicate member name ${quoteKey(key)} at byte ${byteOffsetOf(st, i)} (each name may appear only once per object)`,
     i,
     currentSlotPointer(st),
   );
 }
-

@@ -63,11 +63,26 @@ export {
  * scanner is iterative and bounded by `maxDepth`. Synchronous and
  * self-contained (the scanner's state is a pooled object, never shared between calls).
  */
-export function parseStrictJson(input: Uint8Array, limits: StrictJsonLimits, options: StrictParseOptions = {}): StrictParseResult {
+export function parseStrictJson(
+  input: Uint8Array,
+  limits: StrictJsonLimits,
+  options: StrictParseOptions = {},
+): StrictParseResult {
   const decoded = decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
   // Most documents are valid: prove it natively first (fast-parse.ts); the scanner judges the rest.
-  const fast = input.length <= FAST_PARSE_MAX_BYTES ? fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, limits.maxMembers ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths, options.accept) : undefined;
+  const fast =
+    input.length <= FAST_PARSE_MAX_BYTES
+      ? fastParse(
+          decoded,
+          input.length,
+          limits.maxDepth,
+          limits.maxValues ?? Number.POSITIVE_INFINITY,
+          limits.maxMembers ?? Number.POSITIVE_INFINITY,
+          options.nonIntegerPaths,
+          options.accept,
+        )
+      : undefined;
   if (fast !== undefined) return fastResult(fast);
   const nonInt: string[] = [];
   const st = acquireState();
@@ -102,7 +117,9 @@ const NO_POINTERS: readonly string[] = Object.freeze([]);
 
 /** The result of a document the fast accept path proved. */
 export function fastResult(fast: FastParse): StrictParseResult {
-  return fast.accepted ? { ok: true, value: fast.value, nonIntegerNumberPointers: NO_POINTERS, accepted: true } : { ok: true, value: fast.value, nonIntegerNumberPointers: NO_POINTERS };
+  return fast.accepted
+    ? { ok: true, value: fast.value, nonIntegerNumberPointers: NO_POINTERS, accepted: true }
+    : { ok: true, value: fast.value, nonIntegerNumberPointers: NO_POINTERS };
 }
 
 /** Rules 1-3: the decoded text, or the failed result (`json.max-bytes`, `json.bom`, `json.utf8`). */
@@ -153,7 +170,8 @@ export function checkDocument(input: Uint8Array, limits: StrictJsonLimits): Stri
       issue: {
         rule: PARSE_RULES.bom,
         pointer: "",
-        message: "document starts with a UTF-8 byte-order mark (EF BB BF) at byte 0; JSON on the wire must not have a BOM",
+        message:
+          "document starts with a UTF-8 byte-order mark (EF BB BF) at byte 0; JSON on the wire must not have a BOM",
         offset: 0,
       },
     };

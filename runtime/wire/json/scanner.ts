@@ -8,10 +8,47 @@
  */
 import { defineMember } from "../own.js";
 import { PARSE_RULES } from "./types.js";
-import { C_0, C_9, C_COLON, C_COMMA, C_CR, C_LBRACE, C_LBRACKET, C_LF, C_MINUS, C_QUOTE, C_RBRACE, C_RBRACKET, C_SPACE, C_TAB, isNonJsonWhitespace, plainEnd, plainEndBefore, skipWs } from "./chars.js";
-import { CLOCK_EVERY, containerPointer, currentSlotPointer, decodeKey, growStack, KIND_ARRAY, KIND_OBJECT, recordNonInteger, type ScanState } from "./state.js";
+import {
+  C_0,
+  C_9,
+  C_COLON,
+  C_COMMA,
+  C_CR,
+  C_LBRACE,
+  C_LBRACKET,
+  C_LF,
+  C_MINUS,
+  C_QUOTE,
+  C_RBRACE,
+  C_RBRACKET,
+  C_SPACE,
+  C_TAB,
+  isNonJsonWhitespace,
+  plainEnd,
+  plainEndBefore,
+  skipWs,
+} from "./chars.js";
+import {
+  CLOCK_EVERY,
+  containerPointer,
+  currentSlotPointer,
+  decodeKey,
+  growStack,
+  KIND_ARRAY,
+  KIND_OBJECT,
+  recordNonInteger,
+  type ScanState,
+} from "./state.js";
 import { byteOffsetOf, fail, nonJsonWhitespace, previewAt, unexpectedStructural, unexpectedValue } from "./issues.js";
-import { badLiteral, buildString, scanKey, scanNumber, scanStringFrom, STRING_PAUSED, STRING_PIECE } from "./lexemes.js";
+import {
+  badLiteral,
+  buildString,
+  scanKey,
+  scanNumber,
+  scanStringFrom,
+  STRING_PAUSED,
+  STRING_PIECE,
+} from "./lexemes.js";
 
 /** {@link scan} failed: the issue is recorded on the state. */
 export const SCAN_FAILED = 0;
@@ -55,7 +92,12 @@ export function trimArray(st: ScanState, d: number): void {
   else if (st.kinds[p] === KIND_ARRAY) {
     const parent = st.vals[p] as unknown[];
     parent[parent.length - 1] = exact;
-  } else defineMember(st.vals[p] as Record<string, unknown>, decodeKey(st, (st.keyBase[p] as number) + (st.counts[p] as number) - 1), exact);
+  } else
+    defineMember(
+      st.vals[p] as Record<string, unknown>,
+      decodeKey(st, (st.keyBase[p] as number) + (st.counts[p] as number) - 1),
+      exact,
+    );
 }
 
 /** Records json.max-values for value number `count` (past the limit), at `i`; returns SCAN_FAILED. */
@@ -73,7 +115,6 @@ export function tooManyValues(st: ScanState, i: number, count: number): number {
 
 // ---------------------------------------------------------------------------
 // The scanner
-
 
 /** Sliced mode: records where the scan resumes (index, depth, whether a ',' was just read) and the values counted so far; returns SCAN_PAUSED. */
 export function pauseScan(st: ScanState, at: number, d: number, afterComma: boolean, values: number): number {
@@ -94,7 +135,8 @@ function memberName(st: ScanState, s: string, i: number, d: number): number {
   if (i < 0) return -1;
   if (s.charCodeAt(i) !== C_COLON) {
     i = skipWs(s, i);
-    if (s.charCodeAt(i) !== C_COLON) return unexpectedStructural(st, s, i, "':' after member name", currentSlotPointer(st));
+    if (s.charCodeAt(i) !== C_COLON)
+      return unexpectedStructural(st, s, i, "':' after member name", currentSlotPointer(st));
   }
   return i + 1;
 }
@@ -184,7 +226,8 @@ export function scan(st: ScanState, s: string, maxDepth: number, nonInt: string[
     } else if (c === C_LBRACE || c === C_LBRACKET) {
       if (++values > maxValues) return tooManyValues(st, i, values);
       if (d >= maxDepth) {
-        fail(st, 
+        fail(
+          st,
           PARSE_RULES.maxDepth,
           `nesting depth ${d + 1} at byte ${byteOffsetOf(st, i)} exceeds the limit of ${maxDepth}`,
           i,
@@ -326,7 +369,8 @@ export function scan(st: ScanState, s: string, maxDepth: number, nonInt: string[
       nonJsonWhitespace(st, c, i, "");
       return SCAN_FAILED;
     }
-    fail(st, 
+    fail(
+      st,
       PARSE_RULES.trailingData,
       `unexpected data after the top-level JSON value at byte ${byteOffsetOf(st, i)} (only whitespace may follow it), ${previewAt(st, i)}`,
       i,

@@ -13,7 +13,16 @@ import { FAST_PARSE_SLICED_MAX_BYTES, fastParse } from "../fast-parse.js";
 import { deferToNextTurn, endTurn, runInSlices, SLICE_MS } from "../../process/slices.js";
 import { PARSE_RULES, type StrictJsonLimits, type StrictParseOptions, type StrictParseResult } from "./types.js";
 import { C_CR, C_LF, C_SPACE, C_TAB, utf8Decoder, utf8Length } from "./chars.js";
-import { acquireState, beginScan, CLOCK_EVERY, KIND_OBJECT, noteScanInput, observeScanInputs, releaseState, ScanState } from "./state.js";
+import {
+  acquireState,
+  beginScan,
+  CLOCK_EVERY,
+  KIND_OBJECT,
+  noteScanInput,
+  observeScanInputs,
+  releaseState,
+  ScanState,
+} from "./state.js";
 import { failedResult } from "./issues.js";
 import { scan, SCAN_DONE, SCAN_FAILED } from "./scanner.js";
 import { checkDocument, decodeDocument, fastResult, MAX_STRING_LENGTH, tooLongToDecode } from "./parse.js";
@@ -39,7 +48,11 @@ const DECODE_PIECE_BYTES = 1 << 20;
  * rope is then flattened into the flat string the scanner reads (one native copy of the same
  * cost). The one long copy is a step alone in its turn. Resolves `"deadline"` when `deadlineAt` passes first.
  */
-async function decodeDocumentSliced(input: Uint8Array, limits: StrictJsonLimits, deadlineAt: number): Promise<string | StrictParseResult | "deadline"> {
+async function decodeDocumentSliced(
+  input: Uint8Array,
+  limits: StrictJsonLimits,
+  deadlineAt: number,
+): Promise<string | StrictParseResult | "deadline"> {
   const refused = checkDocument(input, limits);
   if (refused !== null) return refused;
   const bytes = bufferOf(input);
@@ -228,7 +241,8 @@ class WindowedParse {
     }
     if (state.strParts === null) state.strOpen = null;
     else {
-      if (state.strStart >= 0) state.strOpen = { text: old, isAscii: state.srcIsAscii, base: state.winBaseBytes, at: state.strStart };
+      if (state.strStart >= 0)
+        state.strOpen = { text: old, isAscii: state.srcIsAscii, base: state.winBaseBytes, at: state.strStart };
       state.strStart = -1;
     }
     state.src = text;
@@ -306,7 +320,10 @@ export async function parseStrictJsonSliced(
     if (refused !== null) return refused;
     const bytes = bufferOf(input);
     const parse = new WindowedParse(bytes, isAscii(bytes), limits, options, DECODE_PIECE_BYTES);
-    const finished = await runInSlices((budgetMs) => parse.step(performance.now() + Math.min(budgetMs, slice.sliceMs ?? budgetMs), CLOCK_EVERY), deadlineAt);
+    const finished = await runInSlices(
+      (budgetMs) => parse.step(performance.now() + Math.min(budgetMs, slice.sliceMs ?? budgetMs), CLOCK_EVERY),
+      deadlineAt,
+    );
     if (!finished) return "deadline";
     if (!parse.redo) return parse.result as StrictParseResult;
     // Rare (a token longer than the windows' margin, an issue at a window's end): the flat text.
@@ -314,7 +331,18 @@ export async function parseStrictJsonSliced(
   const decoded = large ? await decodeDocumentSliced(input, limits, deadlineAt) : decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
   // Up to limits.fast_parse_sliced_max_bytes, one JSON.parse costs at most about one slice (fast-parse.ts).
-  const fast = input.length > FAST_PARSE_SLICED_MAX_BYTES ? undefined : fastParse(decoded, input.length, limits.maxDepth, limits.maxValues ?? Number.POSITIVE_INFINITY, limits.maxMembers ?? Number.POSITIVE_INFINITY, options.nonIntegerPaths, options.accept);
+  const fast =
+    input.length > FAST_PARSE_SLICED_MAX_BYTES
+      ? undefined
+      : fastParse(
+          decoded,
+          input.length,
+          limits.maxDepth,
+          limits.maxValues ?? Number.POSITIVE_INFINITY,
+          limits.maxMembers ?? Number.POSITIVE_INFINITY,
+          options.nonIntegerPaths,
+          options.accept,
+        );
   if (fast !== undefined) return fastResult(fast);
   const nonInt: string[] = [];
   const st = acquireState();
@@ -328,7 +356,14 @@ export async function parseStrictJsonSliced(
   }
   let result: StrictParseResult | "deadline" = "deadline";
   const finished = await runInSlices((budgetMs) => {
-    const outcome = runSlice(st, decoded, limits, nonInt, performance.now() + Math.min(budgetMs, slice.sliceMs ?? budgetMs), CLOCK_EVERY);
+    const outcome = runSlice(
+      st,
+      decoded,
+      limits,
+      nonInt,
+      performance.now() + Math.min(budgetMs, slice.sliceMs ?? budgetMs),
+      CLOCK_EVERY,
+    );
     if (outcome instanceof ScanState) return false;
     result = outcome;
     return true;
@@ -343,7 +378,15 @@ export async function parseStrictJsonSliced(
  * gives `st` back, releaseState), or `st` itself, paused, to resume from. `trust` (windowed scans)
  * is told whether a result may depend on where the window was cut.
  */
-function runSlice(st: ScanState, text: string, limits: StrictJsonLimits, nonInt: string[], until: number, clockEvery: number, trust?: SliceTrust): StrictParseResult | ScanState {
+function runSlice(
+  st: ScanState,
+  text: string,
+  limits: StrictJsonLimits,
+  nonInt: string[],
+  until: number,
+  clockEvery: number,
+  trust?: SliceTrust,
+): StrictParseResult | ScanState {
   let status: number;
   let window = false;
   try {
@@ -356,7 +399,14 @@ function runSlice(st: ScanState, text: string, limits: StrictJsonLimits, nonInt:
     // Unreachable (the scanner reports, never throws); releases the scratch either way.
     if (trust !== undefined) trust.untrusted = window;
     releaseState(st);
-    return { ok: false, issue: { rule: PARSE_RULES.syntax, pointer: "", message: `the strict parser failed: ${String((error as Error)?.message).slice(0, 120)}` } };
+    return {
+      ok: false,
+      issue: {
+        rule: PARSE_RULES.syntax,
+        pointer: "",
+        message: `the strict parser failed: ${String((error as Error)?.message).slice(0, 120)}`,
+      },
+    };
   }
   if (status === SCAN_DONE) {
     if (trust !== undefined) trust.untrusted = window;
@@ -365,7 +415,11 @@ function runSlice(st: ScanState, text: string, limits: StrictJsonLimits, nonInt:
     return { ok: true, value, nonIntegerNumberPointers: nonInt };
   }
   if (status === SCAN_FAILED) {
-    if (trust !== undefined) trust.untrusted = window && (st.issueIndex + WINDOW_TRUST_UNITS >= text.length || (st.issueRule === PARSE_RULES.numberRange && st.lastNumberEnd >= text.length));
+    if (trust !== undefined)
+      trust.untrusted =
+        window &&
+        (st.issueIndex + WINDOW_TRUST_UNITS >= text.length ||
+          (st.issueRule === PARSE_RULES.numberRange && st.lastNumberEnd >= text.length));
     const result = failedResult(st);
     releaseState(st);
     return result;
@@ -379,7 +433,13 @@ function runSlice(st: ScanState, text: string, limits: StrictJsonLimits, nonInt:
  * {@link parseStrictJson} on every case and run other parses inside `between` to show that paused
  * scans keep their own state.
  */
-export function parseStrictJsonStepwise(input: Uint8Array, limits: StrictJsonLimits, options: StrictParseOptions = {}, between: () => void = () => undefined, valuesPerStep = 1): StrictParseResult {
+export function parseStrictJsonStepwise(
+  input: Uint8Array,
+  limits: StrictJsonLimits,
+  options: StrictParseOptions = {},
+  between: () => void = () => undefined,
+  valuesPerStep = 1,
+): StrictParseResult {
   const decoded = decodeDocument(input, limits);
   if (typeof decoded !== "string") return decoded;
   const nonInt: string[] = [];
@@ -392,4 +452,3 @@ export function parseStrictJsonStepwise(input: Uint8Array, limits: StrictJsonLim
     between();
   }
 }
-

@@ -313,7 +313,14 @@ function splitPatterns(paths: readonly string[]): string[][] {
 }
 
 /** Sets up `st` for a new document (sync or build mode). */
-export function beginScan(st: ScanState, text: string, byteLength: number, limits: StrictJsonLimits, options: StrictParseOptions, build: boolean): void {
+export function beginScan(
+  st: ScanState,
+  text: string,
+  byteLength: number,
+  limits: StrictJsonLimits,
+  options: StrictParseOptions,
+  build: boolean,
+): void {
   noteScanInput(text.length);
   st.src = text;
   st.srcIsAscii = text.length === byteLength; // every char one byte iff no multi-byte sequence
@@ -334,4 +341,3 @@ export function beginScan(st: ScanState, text: string, byteLength: number, limit
   st.sliceUntil = Number.POSITIVE_INFINITY;
   st.clockBudget = CLOCK_EVERY;
 }
-

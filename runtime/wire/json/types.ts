@@ -69,7 +69,12 @@ export interface ParseIssue {
  * - `ok: false`: `issue` describes the first problem found.
  */
 export type StrictParseResult =
-  | { readonly ok: true; readonly value: unknown; readonly nonIntegerNumberPointers: readonly string[]; readonly accepted?: true }
+  | {
+      readonly ok: true;
+      readonly value: unknown;
+      readonly nonIntegerNumberPointers: readonly string[];
+      readonly accepted?: true;
+    }
   | { readonly ok: false; readonly issue: ParseIssue };
 
 /**

@@ -40,6 +40,7 @@ DEFAULT_TIMEOUT_S: Final[float] = LIMIT_CLIENT_COMMAND_TIMEOUT_MS / 1000
 __all__ = ["CommandError", "CommandFailedError", "CommandOutputError", "CommandReportedError"]
 __all__ += ["CommandSpawnError", "CommandTimeoutError", "CommandUsageError", "ListedEntry"]
 
+
 class CommandError(Exception):
     """A client-initiated command failed. ``argv`` is what was run; ``exit_code`` is ``None`` when the
     process did not exit normally (spawn failure, timeout); ``stderr`` is its decoded stderr."""
@@ -84,8 +85,12 @@ class CommandReportedError(CommandError):
     ``error`` is the error name, ``fields`` the whole error object.
     """
 
-    def __init__(self, error: str, fields: JsonObject, *, argv: Sequence[str], exit_code: Optional[int], stderr: str) -> None:
-        super().__init__(f"{error}: {json.dumps(fields, sort_keys=True)}", argv=argv, exit_code=exit_code, stderr=stderr)
+    def __init__(
+        self, error: str, fields: JsonObject, *, argv: Sequence[str], exit_code: Optional[int], stderr: str
+    ) -> None:
+        super().__init__(
+            f"{error}: {json.dumps(fields, sort_keys=True)}", argv=argv, exit_code=exit_code, stderr=stderr
+        )
         self.error = error
         self.fields: JsonObject = fields
 
@@ -133,8 +138,7 @@ def _spawn_hint(program_env: str) -> str:
     """What to do when the host CLI cannot be started (e.g. it is installed only in node_modules/.bin)."""
     via = f"${program_env} or " if program_env else ""
     return (
-        f"point {via}the cli= parameter at the host CLI by absolute path,"
-        " e.g. $PWD/node_modules/.bin/lifeloop-callback"
+        f"point {via}the cli= parameter at the host CLI by absolute path, e.g. $PWD/node_modules/.bin/lifeloop-callback"
     )
 
 
@@ -341,7 +345,9 @@ class _CommandGroup:
                 name = str(data["error"])
                 cls = self._ERRORS.get(name, CommandReportedError)
                 raise cls(name, data, argv=argv, exit_code=None, stderr=error.message) from error
-            raise CommandFailedError(f"{' '.join(argv[:3])}: {error}", argv=argv, exit_code=None, stderr=error.message) from error
+            raise CommandFailedError(
+                f"{' '.join(argv[:3])}: {error}", argv=argv, exit_code=None, stderr=error.message
+            ) from error
         except TimeoutError as error:
             raise CommandTimeoutError(str(error), argv=argv) from error
         except (ConnectionError, LookupError) as error:
@@ -351,7 +357,9 @@ class _CommandGroup:
     def _error(self, done: _Completed) -> CommandError:
         text = done.stderr_text()
         if done.exit_code == self._USAGE_EXIT:
-            return CommandUsageError(text.strip() or "usage error", argv=done.argv, exit_code=done.exit_code, stderr=text)
+            return CommandUsageError(
+                text.strip() or "usage error", argv=done.argv, exit_code=done.exit_code, stderr=text
+            )
         reported = _last_json_object(text)
         if reported is not None and isinstance(reported.get("error"), str):
             name = str(reported["error"])

@@ -195,7 +195,8 @@ class _Gen:
         # colons, and their lengths one by one only when the joined length could exceed the
         # smallest bound. A payload body (unbounded in practice) is checked alone: never copied.
         joined = [
-            f for f in schema.fields
+            f
+            for f in schema.fields
             if f.shape.kind == "string" and f.presence != "collection" and f.shape.max_length <= _JOIN_MAX_LENGTH
         ]
         if len(joined) < 2:
@@ -216,14 +217,16 @@ class _Gen:
             self.emit(ind, f"c += {j}.count(':')")
             self.emit(ind, f"if len({j}) > {min(f.shape.max_length for f in joined)}:")
             longer = [
-                f"len({raws[f.name]}) > {f.shape.max_length}" if not f.nullable
+                f"len({raws[f.name]}) > {f.shape.max_length}"
+                if not f.nullable
                 else f"({raws[f.name]} is not None and len({raws[f.name]}) > {f.shape.max_length})"
                 for f in joined
             ]
             self.decline_if(ind + 1, " or ".join(longer))
         # Non-empty checks of one object together: one tuple scan.
         empty = [
-            i for i, step in enumerate(self.steps)
+            i
+            for i, step in enumerate(self.steps)
             if step.at == at and step.check == "non_empty_string" and not step.each and step.field in raws
         ]
         if empty:
@@ -350,7 +353,9 @@ class _Gen:
                 raise ValueError(f"unsupported condition {step.when.op}")
             values = self.const(frozenset(step.when.values), "WHEN")
             cond = raw(step.when.field)
-            holds = _all(of_type(step.when.field, "string"), f"{cond} {'in' if step.when.op == 'in' else 'not in'} {values}")
+            holds = _all(
+                of_type(step.when.field, "string"), f"{cond} {'in' if step.when.op == 'in' else 'not in'} {values}"
+            )
         if check == "equals_wire_version":
             fire = _all(of_type(step.field, "string"), f"{value} != {step.expected!r}")
         elif check == "non_empty_string":

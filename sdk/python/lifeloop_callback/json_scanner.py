@@ -38,8 +38,7 @@ _PREVIEW_BYTES = 32
 _ESCAPES = frozenset('"\\/bfnrt')
 _HEX = frozenset("0123456789abcdefABCDEF")
 _NON_JSON_WS = frozenset(
-    [0x0B, 0x0C, 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF]
-    + list(range(0x2000, 0x200B))
+    [0x0B, 0x0C, 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF] + list(range(0x2000, 0x200B))
 )
 
 
@@ -225,7 +224,9 @@ class _Scanner:
                             count += 1
                         if i + 2 + count >= self.n:
                             return self.unterminated_string(start, self.n, is_key)
-                        return self.syntax("invalid \\u escape (expected 4 hex digits) in string", i, self.string_pointer(is_key))
+                        return self.syntax(
+                            "invalid \\u escape (expected 4 hex digits) in string", i, self.string_pointer(is_key)
+                        )
                     if 0xD800 <= v <= 0xDFFF:
                         if v >= 0xDC00:
                             return self.fail(
@@ -251,7 +252,9 @@ class _Scanner:
                     continue
                 if e == "":
                     return self.unterminated_string(start, i + 1, is_key)
-                return self.syntax(f"invalid escape sequence \\U+{ord(e):04X} in string", i, self.string_pointer(is_key))
+                return self.syntax(
+                    f"invalid escape sequence \\U+{ord(e):04X} in string", i, self.string_pointer(is_key)
+                )
             if c == "":
                 return self.unterminated_string(start, i, is_key)
             # A control character (the plain run stops only at '"', '\\' or U+0000..U+001F).

@@ -126,7 +126,9 @@ class FrameReader:
                     frame += chunk[pos:end]
                     return bytes(frame)
                 if len(frame) + len(chunk) - pos > self._max:
-                    self._fail(RULE_FRAME_TOO_LARGE, f"a frame exceeds the limit of {self._max} bytes (no LF within it)")
+                    self._fail(
+                        RULE_FRAME_TOO_LARGE, f"a frame exceeds the limit of {self._max} bytes (no LF within it)"
+                    )
                 frame += chunk[pos:] if pos else chunk
             self._chunk, self._pos = self._read(_CHUNK), 0
             if not self._chunk:
@@ -144,7 +146,9 @@ class Frame:
 
     __slots__ = ("kind", "id", "method", "params", "result", "error")
 
-    def __init__(self, kind: str, rpc_id: Optional[RpcId], method: str = "", params: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(
+        self, kind: str, rpc_id: Optional[RpcId], method: str = "", params: Optional[Dict[str, Any]] = None
+    ) -> None:
         self.kind = kind
         self.id = rpc_id
         self.method = method
@@ -187,7 +191,11 @@ def _valid_id(value: Any) -> bool:
     ids = _TABLE["ids"]
     if isinstance(value, str):
         return 1 <= len(value) <= int(ids["string_max_length"])
-    return isinstance(value, int) and not isinstance(value, bool) and int(ids["integer_minimum"]) <= value <= int(ids["integer_maximum"])
+    return (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and int(ids["integer_minimum"]) <= value <= int(ids["integer_maximum"])
+    )
 
 
 def _id_key(value: RpcId) -> Tuple[type, RpcId]:
@@ -239,8 +247,15 @@ def decode_frame(line: bytes) -> Frame:
         raise FramingError(RULE_ID, f"id {rpc_id!r} is not a string of 1..128 characters or an integer 0..2^53-1")
     if kind in ("request", "notification"):
         method = root["method"]
-        if not isinstance(method, str) or not 1 <= len(method) <= METHOD_MAX_LENGTH or method.startswith(RESERVED_METHOD_PREFIX):
-            raise FramingError(RULE_METHOD, f"method must be a string of 1..{METHOD_MAX_LENGTH} characters not starting with {RESERVED_METHOD_PREFIX!r}")
+        if (
+            not isinstance(method, str)
+            or not 1 <= len(method) <= METHOD_MAX_LENGTH
+            or method.startswith(RESERVED_METHOD_PREFIX)
+        ):
+            raise FramingError(
+                RULE_METHOD,
+                f"method must be a string of 1..{METHOD_MAX_LENGTH} characters not starting with {RESERVED_METHOD_PREFIX!r}",
+            )
         params = root.get("params")
         if "params" in root and not isinstance(params, dict):
             raise FramingError(RULE_PARAMS, 'member "params" must be an object')
@@ -264,7 +279,10 @@ def _error_object(error: Any) -> StreamRPCError:
     if isinstance(code, bool) or not isinstance(code, int) or not -_MAX_SAFE_INTEGER <= code <= _MAX_SAFE_INTEGER:
         raise FramingError(RULE_ERROR_OBJECT, 'error object: member "code" must be an integer in -(2^53-1)..2^53-1')
     if not isinstance(message, str) or len(message) > MESSAGE_MAX_LENGTH:
-        raise FramingError(RULE_ERROR_OBJECT, f'error object: member "message" must be a string of at most {MESSAGE_MAX_LENGTH} characters')
+        raise FramingError(
+            RULE_ERROR_OBJECT,
+            f'error object: member "message" must be a string of at most {MESSAGE_MAX_LENGTH} characters',
+        )
     return StreamRPCError(code, message, error.get("data"))
 
 

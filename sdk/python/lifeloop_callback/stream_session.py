@@ -174,7 +174,10 @@ class _Stream:
     def dispatch(self, frame: Frame) -> None:
         if frame.kind in ("request", "notification"):
             # An unknown event kind is an unknown method (-32601), whatever its params carry.
-            if frame.method.startswith(METHOD_EVENT_PREFIX) and frame.method[len(METHOD_EVENT_PREFIX) :] in _EVENT_KINDS:
+            if (
+                frame.method.startswith(METHOD_EVENT_PREFIX)
+                and frame.method[len(METHOD_EVENT_PREFIX) :] in _EVENT_KINDS
+            ):
                 self._start_event(frame, frame.method[len(METHOD_EVENT_PREFIX) :])
             elif frame.kind == "notification":
                 if frame.method == METHOD_CANCEL:
@@ -225,7 +228,10 @@ class _Stream:
                 return
         with self.lock:
             # Backpressure: the reader (this thread) reads nothing more until a handler returns.
-            while not self.closed and self.handlers >= LIMIT_CLIENT_HANDLER_CONCURRENCY + len(self.calls) + self.slot_waiters:
+            while (
+                not self.closed
+                and self.handlers >= LIMIT_CLIENT_HANDLER_CONCURRENCY + len(self.calls) + self.slot_waiters
+            ):
                 # Bounded waits: a signal the kernel handed to a handler thread runs its Python
                 # handler (the exit) only once this, the main thread, is back in Python code.
                 self.handler_free.wait(_SIGNAL_POLL_S)
@@ -269,7 +275,10 @@ class _Stream:
         if isinstance(decoded, bytes):
             return decoded
         if decoded.request.event.value != event:
-            return self._refuse(FAILURE_VARIANT_INVALID_REQUEST, f"method event/{event} does not match params.request.event {decoded.request.event.value!r}")
+            return self._refuse(
+                FAILURE_VARIANT_INVALID_REQUEST,
+                f"method event/{event} does not match params.request.event {decoded.request.event.value!r}",
+            )
         flight.key = (decoded.request.event_id, decoded.request.invocation_id)
         with self.lock:
             self.by_request[flight.key] = flight
@@ -304,7 +313,9 @@ class _Stream:
                     while not self.closed and len(self.calls) >= LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT:
                         left = None if deadline is None else deadline - time.monotonic()
                         if left is not None and left <= 0:
-                            raise TimeoutError(f"{method}: {LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT} requests to the host still unanswered after {timeout_s} s; not sent")
+                            raise TimeoutError(
+                                f"{method}: {LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT} requests to the host still unanswered after {timeout_s} s; not sent"
+                            )
                         self.slot_free.wait(left)
                 finally:
                     self.slot_waiters -= 1
@@ -359,7 +370,9 @@ def run_command(group: str, args: Sequence[str], stdin: Optional[bytes], timeout
         raise LookupError("no stream is being served")
     table: Any = CLIENT_INITIATED_COMMANDS_TABLE
     entry = next((g for g in table["groups"] if g["group"] == group), None)
-    command = None if entry is None or not args else next((c for c in entry["commands"] if c["command"] == args[0]), None)
+    command = (
+        None if entry is None or not args else next((c for c in entry["commands"] if c["command"] == args[0]), None)
+    )
     if entry is None or command is None:
         raise LookupError(f"{group} {' '.join(args[:1])} is not in client-initiated-commands.json")
     kinds = {flag["flag"]: flag["value"] for flag in command["flags"]}

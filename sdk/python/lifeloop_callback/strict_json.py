@@ -104,15 +104,12 @@ def parse_strict_json(
     data = bytes(data)
     n = len(data)
     if n > max_bytes:
-        return _fail(
-            RULE_MAX_BYTES, "", f"document is {n} bytes, which exceeds the limit of {max_bytes} bytes"
-        )
+        return _fail(RULE_MAX_BYTES, "", f"document is {n} bytes, which exceeds the limit of {max_bytes} bytes")
     if data[:3] == b"\xef\xbb\xbf":
         return _fail(
             RULE_BOM,
             "",
-            "document starts with a UTF-8 byte-order mark (EF BB BF) at byte 0; "
-            "JSON on the wire must not have a BOM",
+            "document starts with a UTF-8 byte-order mark (EF BB BF) at byte 0; JSON on the wire must not have a BOM",
         )
     try:
         text = data.decode("utf-8")
@@ -130,7 +127,12 @@ def parse_strict_json(
             return ParseResult(None, (), counted)
     # Otherwise at most twice the limit can be built; the walk then counts them exactly.
     fast = _fast_parse(
-        text, data, max_depth, non_integer_paths, max_values if max_values < bound <= 2 * max_values else _NO_LIMIT, max_members
+        text,
+        data,
+        max_depth,
+        non_integer_paths,
+        max_values if max_values < bound <= 2 * max_values else _NO_LIMIT,
+        max_members,
     )
     if fast is not None:
         return fast

@@ -194,9 +194,7 @@ def integer_lexeme_issues(type_name: str, pointers: Sequence[str]) -> List[Valid
     for pointer in pointers:
         if any(pointer_matches(pointer, pattern) for pattern in patterns):
             return [
-                _issue(
-                    "schema.type", pointer, "must be an integer written without fraction, exponent or minus zero"
-                )
+                _issue("schema.type", pointer, "must be an integer written without fraction, exponent or minus zero")
             ]
     return []
 
@@ -312,7 +310,12 @@ _COMPILED_PLANS: Dict[str, Tuple[Tuple[RuleStep, Tuple[str, ...]], ...]] = {
 
 
 def _visit(
-    value: Any, tokens: Tuple[str, ...], index: int, path: List[Union[str, int]], step: RuleStep, out: List[ValidationIssue]
+    value: Any,
+    tokens: Tuple[str, ...],
+    index: int,
+    path: List[Union[str, int]],
+    step: RuleStep,
+    out: List[ValidationIssue],
 ) -> None:
     if index == len(tokens):
         if isinstance(value, dict):

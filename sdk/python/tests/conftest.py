@@ -50,7 +50,6 @@ SAMPLE_PAYLOAD = {
 }
 
 
-
 @pytest.fixture(scope="session")
 def reference_cli() -> str:
     """Path of the reference `lifeloop` binary; fails (never skips) when it is missing."""

@@ -29,7 +29,11 @@ def main(path: str) -> int:
             case = json.loads(line)
             total += 1
             issues = check(case["type"], base64.b64decode(case["b64"]))
-            got = {"ok": not issues, "rule": issues[0].rule if issues else None, "pointer": issues[0].pointer if issues else None}
+            got = {
+                "ok": not issues,
+                "rule": issues[0].rule if issues else None,
+                "pointer": issues[0].pointer if issues else None,
+            }
             want = {"ok": case["ok"], "rule": case["rule"], "pointer": case["pointer"]}
             if got != want:
                 count += 1

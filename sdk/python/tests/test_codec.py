@@ -96,7 +96,9 @@ def test_round_trip_is_stable() -> None:
 
 def test_response_presence_matches_the_reference() -> None:
     assert encode(CallbackResponse(status=ReceiptStatus.DELIVERED)) == (
-        b'{"schema_version":"' + WIRE_VERSION.encode() + b'","status":"delivered","failure_class":null,"retry_class":null}'
+        b'{"schema_version":"'
+        + WIRE_VERSION.encode()
+        + b'","status":"delivered","failure_class":null,"retry_class":null}'
     )
     failed = CallbackResponse(
         status=ReceiptStatus.FAILED,
@@ -117,7 +119,13 @@ def test_response_presence_matches_the_reference() -> None:
     }
     # Key order is schema order.
     assert list(json.loads(encode(failed))) == [
-        "schema_version", "status", "receipt_refs", "warnings", "failure_class", "retry_class", "metadata"
+        "schema_version",
+        "status",
+        "receipt_refs",
+        "warnings",
+        "failure_class",
+        "retry_class",
+        "metadata",
     ]
 
 
@@ -136,7 +144,14 @@ def test_optional_fields_are_omitted_and_required_nullable_written_as_null() -> 
     written = json.loads(encode(receipt))
     for key in ("idempotency_key", "sequence", "parent_receipt_id", "failure_class", "retry_class"):
         assert key in written and written[key] is None
-    for key in ("harness_session_id", "harness_run_id", "harness_task_id", "payload_receipts", "telemetry_summary", "warnings"):
+    for key in (
+        "harness_session_id",
+        "harness_run_id",
+        "harness_task_id",
+        "payload_receipts",
+        "telemetry_summary",
+        "warnings",
+    ):
         assert key not in written
     request = CallbackRequest(
         event=LifecycleEventKind.SESSION_STARTING,
@@ -287,7 +302,10 @@ def test_request_rules() -> None:
     assert (issues[0].rule, issues[0].pointer) == ("receipt-emitted-no-idempotency-key", "/idempotency_key")
     doc = {**REQUEST, "frame_context": {"frame_id": "f", "frame_class": "subcall"}}
     issues = check(CallbackRequest, json.dumps(doc).encode())
-    assert (issues[0].rule, issues[0].pointer) == ("frame-context-subcall-requires-parent", "/frame_context/parent_frame_id")
+    assert (issues[0].rule, issues[0].pointer) == (
+        "frame-context-subcall-requires-parent",
+        "/frame_context/parent_frame_id",
+    )
 
 
 def test_from_json_value_and_to_json_value() -> None:
@@ -355,9 +373,13 @@ def test_encode_refuses_an_open_map_over_max_object_members() -> None:
     # What encode writes, every reader decodes: a map over limits.max_object_members is refused
     # here with the rule and pointer decoding its bytes would give (json.max-members).
     limit = LIMITS["max_object_members"]
-    at_limit = CallbackResponse(schema_version=WIRE_VERSION, status=ReceiptStatus.OBSERVED, metadata={f"k{i}": 0 for i in range(limit)})
+    at_limit = CallbackResponse(
+        schema_version=WIRE_VERSION, status=ReceiptStatus.OBSERVED, metadata={f"k{i}": 0 for i in range(limit)}
+    )
     assert decode(CallbackResponse, encode(at_limit)) == at_limit
-    over = CallbackResponse(schema_version=WIRE_VERSION, status=ReceiptStatus.OBSERVED, metadata={f"k{i}": 0 for i in range(limit + 1)})
+    over = CallbackResponse(
+        schema_version=WIRE_VERSION, status=ReceiptStatus.OBSERVED, metadata={f"k{i}": 0 for i in range(limit + 1)}
+    )
     with pytest.raises(WireValidationError) as error:
         encode(over)
     assert issue_of(error) == ("json.max-members", f"/metadata/k{limit}")
@@ -367,5 +389,12 @@ def test_encode_refuses_an_open_map_over_max_object_members() -> None:
     assert issue_of(decoded) == issue_of(error)
     # Nested deeper in the map, and through from_json_value, the same.
     with pytest.raises(WireValidationError) as nested:
-        from_json_value(CallbackResponse, {"schema_version": WIRE_VERSION, "status": "observed", "metadata": {"a": [{f"k{i}": 0 for i in range(limit + 1)}]}})
+        from_json_value(
+            CallbackResponse,
+            {
+                "schema_version": WIRE_VERSION,
+                "status": "observed",
+                "metadata": {"a": [{f"k{i}": 0 for i in range(limit + 1)}]},
+            },
+        )
     assert issue_of(nested) == ("json.max-members", f"/metadata/a/0/k{limit}")

@@ -42,7 +42,9 @@ def reference_cli() -> str:
     override = os.environ.get("LIFELOOP_CONTINUATION_REFERENCE_CLI")
     path = Path(override) if override else REPO_ROOT / ".cache" / "lifeloop-ref-0.5.0" / "bin" / "lifeloop"
     if not (path.is_file() and os.access(path, os.X_OK)):
-        pytest.fail(f"lifeloop 0.5.0 not found at {path}: run `bash tools/setup/prepare.sh` in {REPO_ROOT}", pytrace=False)
+        pytest.fail(
+            f"lifeloop 0.5.0 not found at {path}: run `bash tools/setup/prepare.sh` in {REPO_ROOT}", pytrace=False
+        )
     return str(path)
 
 
@@ -172,14 +174,14 @@ def test_spawn_output_and_failure_errors(tmp_path: Path) -> None:
     garbage = fake_cli(tmp_path, "sys.stdout.write('not json')")
     with pytest.raises(CommandOutputError):
         Continuation(garbage).list("t")
-    missing_field = fake_cli(tmp_path, "sys.stdout.write('{\"status\": \"ok\"}')")
+    missing_field = fake_cli(tmp_path, 'sys.stdout.write(\'{"status": "ok"}\')')
     with pytest.raises(CommandOutputError):
         Continuation(missing_field).drop_thread("t")
     crash = fake_cli(tmp_path, "sys.stderr.write('segfault-ish'); sys.exit(7)")
     with pytest.raises(CommandFailedError) as failed:
         Continuation(crash).list("t")
     assert failed.value.exit_code == 7 and "segfault-ish" in failed.value.stderr
-    unknown = fake_cli(tmp_path, "sys.stderr.write('{\"error\":\"brand_new\",\"x\":1}\\n'); sys.exit(3)")
+    unknown = fake_cli(tmp_path, 'sys.stderr.write(\'{"error":"brand_new","x":1}\\n\'); sys.exit(3)')
     with pytest.raises(CommandReportedError) as reported:
         Continuation(unknown).list("t")
     assert type(reported.value) is CommandReportedError and reported.value.fields == {"error": "brand_new", "x": 1}
@@ -189,12 +191,22 @@ def test_argv_is_passed_without_a_shell(tmp_path: Path) -> None:
     cli = fake_cli(tmp_path, "import json; sys.stdout.write(json.dumps({'status': 'ok', 'argv': sys.argv[1:]}))")
     result = Continuation(cli).drop("t; rm -rf /", "$(echo k)", require_client_id="c d")
     assert result.raw["argv"] == [
-        "continuation", "drop", "--thread", "t; rm -rf /", "--key", "$(echo k)", "--require-client-id", "c d"
+        "continuation",
+        "drop",
+        "--thread",
+        "t; rm -rf /",
+        "--key",
+        "$(echo k)",
+        "--require-client-id",
+        "c d",
     ]
 
 
 def test_env_overrides_are_added_to_the_environment(tmp_path: Path) -> None:
-    cli = fake_cli(tmp_path, "import json, os; sys.stdout.write(json.dumps({'status': os.environ['X_TEST'], 'p': 'PATH' in os.environ}))")
+    cli = fake_cli(
+        tmp_path,
+        "import json, os; sys.stdout.write(json.dumps({'status': os.environ['X_TEST'], 'p': 'PATH' in os.environ}))",
+    )
     result = Continuation(cli, env={"X_TEST": "ok"}).drop("t", "k")
     assert result.status == "ok" and result.raw["p"] is True
     assert os.environ.get("X_TEST") is None

@@ -32,7 +32,9 @@ def _vectors() -> List[Dict[str, Any]]:
 VECTORS = _vectors()
 
 
-def _agrees(type_name: str, data: bytes, max_bytes: int = LIMIT_MAX_REQUEST_BYTES, max_depth: int = LIMIT_MAX_DEPTH) -> Optional[Any]:
+def _agrees(
+    type_name: str, data: bytes, max_bytes: int = LIMIT_MAX_REQUEST_BYTES, max_depth: int = LIMIT_MAX_DEPTH
+) -> Optional[Any]:
     """Assert the fast path agrees with the exact path on ``data``; return the fast result."""
     fast = fast_decode(type_name, data, max_bytes, max_depth)
     value, issues = check_document(type_name, data, max_bytes, max_depth)
@@ -81,11 +83,17 @@ def test_the_fast_path_accepts_plain_valid_documents() -> None:
     """It is really used: compact documents without escapes or -0 take it."""
     request = json.dumps(SAMPLE_REQUEST, separators=(",", ":"), ensure_ascii=False).encode()
     payload = json.dumps(SAMPLE_PAYLOAD, separators=(",", ":"), ensure_ascii=False).encode()
-    envelope = json.dumps({"schema_version": WIRE_VERSION, "request": SAMPLE_REQUEST, "payloads": [SAMPLE_PAYLOAD]}).encode()
+    envelope = json.dumps(
+        {"schema_version": WIRE_VERSION, "request": SAMPLE_REQUEST, "payloads": [SAMPLE_PAYLOAD]}
+    ).encode()
     assert _agrees("CallbackRequest", request) is not None
     assert _agrees("PayloadEnvelope", payload) is not None
     assert _agrees("DispatchEnvelope", envelope) is not None
-    accepted = [case for case in VECTORS if case["expect"] == "valid" and _agrees(case["type"], base64.b64decode(case["document_base64"])) is not None]
+    accepted = [
+        case
+        for case in VECTORS
+        if case["expect"] == "valid" and _agrees(case["type"], base64.b64decode(case["document_base64"])) is not None
+    ]
     assert len(accepted) > 10
 
 
@@ -138,7 +146,9 @@ def _text(doc: Any) -> str:
         _text({**SAMPLE_REQUEST, "frame_context": None}),
         _text({**SAMPLE_REQUEST, "metadata": None}),
         _text({**SAMPLE_REQUEST, "payload_refs": None}),
-        _text({**SAMPLE_REQUEST, "event": "frame.opened", "frame_context": {"frame_id": "f", "frame_class": "subcall"}}),
+        _text(
+            {**SAMPLE_REQUEST, "event": "frame.opened", "frame_context": {"frame_id": "f", "frame_class": "subcall"}}
+        ),
         _text({**SAMPLE_REQUEST, "event": "receipt.emitted", "idempotency_key": "k"}),
         _text({**SAMPLE_REQUEST, "schema_version": "lifeloop.v0.2"}),
         _text({**SAMPLE_REQUEST, "event_id": "x" * 513}),
@@ -164,14 +174,21 @@ def test_declines_where_the_exact_path_reports() -> None:
     nested = _text(_request(a=[[1]])).encode()
     assert fast_decode("CallbackRequest", nested, LIMIT_MAX_REQUEST_BYTES, 3) is None
     assert fast_decode("CallbackRequest", nested, LIMIT_MAX_REQUEST_BYTES, 4) is not None
-    assert fast_decode("CallbackRequest", ok.replace(b"ev-1", b"ev-\xff"), LIMIT_MAX_REQUEST_BYTES, LIMIT_MAX_DEPTH) is None
+    assert (
+        fast_decode("CallbackRequest", ok.replace(b"ev-1", b"ev-\xff"), LIMIT_MAX_REQUEST_BYTES, LIMIT_MAX_DEPTH)
+        is None
+    )
     assert fast_decode("CallbackRequest", bytearray(ok), LIMIT_MAX_REQUEST_BYTES, LIMIT_MAX_DEPTH) is None  # type: ignore[arg-type]
 
 
 def test_decode_and_check_give_the_exact_verdict_either_way() -> None:
     """decode/check run the fast path first; their results do not depend on which path answered."""
     cls = WIRE_CLASSES["CallbackRequest"]
-    for text in (_text(SAMPLE_REQUEST), _text(SAMPLE_REQUEST).replace(":", " : "), _text({**SAMPLE_REQUEST, "sequence": -0.0})):
+    for text in (
+        _text(SAMPLE_REQUEST),
+        _text(SAMPLE_REQUEST).replace(":", " : "),
+        _text({**SAMPLE_REQUEST, "sequence": -0.0}),
+    ):
         data = text.encode()
         value, issues = check_document("CallbackRequest", data, LIMIT_MAX_REQUEST_BYTES, LIMIT_MAX_DEPTH)
         assert check(cls, data) == tuple(issues)

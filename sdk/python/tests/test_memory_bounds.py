@@ -74,7 +74,9 @@ def measure(tmp_path: Path, document: bytes, mode: str) -> Dict[str, Any]:
 def envelope(metadata_json: str, sequence: str = "1") -> bytes:
     """A DispatchEnvelope whose request metadata is the given JSON text."""
     request = json.dumps({**SAMPLE_REQUEST, "sequence": 1, "metadata": {}}, separators=(",", ":"))
-    request = request.replace('"sequence":1', f'"sequence":{sequence}').replace('"metadata":{}', f'"metadata":{metadata_json}')
+    request = request.replace('"sequence":1', f'"sequence":{sequence}').replace(
+        '"metadata":{}', f'"metadata":{metadata_json}'
+    )
     return ('{"schema_version":"' + WIRE_VERSION + '","request":' + request + "}").encode()
 
 

@@ -179,7 +179,14 @@ class Client:
         request = {**SAMPLE_REQUEST, "event_id": event_id}
         if mode is not None:
             request["metadata"] = {"mode": mode}
-        self.send({"jsonrpc": "2.0", "id": rpc_id, "method": f"event/{request['event']}", "params": {**ENVELOPE, "request": request}})
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": rpc_id,
+                "method": f"event/{request['event']}",
+                "params": {**ENVELOPE, "request": request},
+            }
+        )
 
     def recv(self) -> Dict[str, Any]:
         line = self.stdout.readline()  # test side only; the SDK never uses readline
@@ -233,7 +240,11 @@ def test_answers_requests_and_keeps_stdout_for_frames(client: Client) -> None:
 def test_unknown_method_and_cancel(client: Client) -> None:
     client.event("h1", mode="wait-cancel")
     client.send({"jsonrpc": "2.0", "id": "h2", "method": "nope/nothing"})
-    assert client.recv() == {"jsonrpc": "2.0", "id": "h2", "error": {"code": -32601, "message": "method not found: nope/nothing"}}
+    assert client.recv() == {
+        "jsonrpc": "2.0",
+        "id": "h2",
+        "error": {"code": -32601, "message": "method not found: nope/nothing"},
+    }
     client.send({"jsonrpc": "2.0", "method": "lifeloop/cancel", "params": {"id": "h1", "reason": "timeout"}})
     client.event("h3", event_id="ev-3")
     # h1 was cancelled: its reply is never written; the next frame is h3's.
@@ -244,8 +255,23 @@ def test_unknown_method_and_cancel(client: Client) -> None:
 def test_reverse_request_while_the_event_is_pending(client: Client) -> None:
     client.event("h1", mode="put")
     request = client.recv()
-    assert request == {"jsonrpc": "2.0", "id": "c1", "method": "continuation/put", "params": {"thread": "t1", "key": "k1", "blob_base64": "YmxvYg=="}}
-    client.send({"jsonrpc": "2.0", "id": "c1", "error": {"code": -32001, "message": "not available", "data": {"error": "storage_failure", "reason": "no store"}}})
+    assert request == {
+        "jsonrpc": "2.0",
+        "id": "c1",
+        "method": "continuation/put",
+        "params": {"thread": "t1", "key": "k1", "blob_base64": "YmxvYg=="},
+    }
+    client.send(
+        {
+            "jsonrpc": "2.0",
+            "id": "c1",
+            "error": {
+                "code": -32001,
+                "message": "not available",
+                "data": {"error": "storage_failure", "reason": "no store"},
+            },
+        }
+    )
     reply = client.recv()
     assert reply["id"] == "h1"
     assert reply["result"]["metadata"]["put_error"].startswith("ContinuationStorageFailureError")
@@ -294,7 +320,9 @@ def _tgkill(pid: int, tid: int, signum: int) -> None:
 _SYS_TGKILL = {"x86_64": 234, "aarch64": 131}
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc/self/task") or platform.machine() not in _SYS_TGKILL, reason="needs Linux tgkill")
+@pytest.mark.skipif(
+    not os.path.isdir("/proc/self/task") or platform.machine() not in _SYS_TGKILL, reason="needs Linux tgkill"
+)
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_signal_delivered_to_a_handler_thread_still_ends_the_process(client: Client, signum: int) -> None:
     # The kernel may deliver a process signal to any thread that does not block it; aimed at a

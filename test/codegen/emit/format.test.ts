@@ -20,7 +20,10 @@ afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 /** A root whose biome.jsonc is the repository's with the formatter switched as given. */
 function rootWith(enabled: boolean): string {
   const root = mkdtempSync(join(TMP, "root-"));
-  const config = readFileSync(join(REPO_ROOT, "biome.jsonc"), "utf8").replace(/("formatter": \{\s*"enabled": )(true|false)/, `$1${enabled}`);
+  const config = readFileSync(join(REPO_ROOT, "biome.jsonc"), "utf8").replace(
+    /("formatter": \{\s*"enabled": )(true|false)/,
+    `$1${enabled}`,
+  );
   writeFileSync(join(root, "biome.jsonc"), config);
   return root;
 }
@@ -34,7 +37,9 @@ const OUTPUTS: OutputFile[] = [
 
 describe("codegen/emit/format.ts", () => {
   it("reads biome.jsonc (comments and trailing commas) and its formatter switch", () => {
-    expect(JSON.parse(stripJsonc('{\n  // a comment\n  "a": "//not a comment", /* block */ "b": [1, 2,],\n}'))).toEqual({ a: "//not a comment", b: [1, 2] });
+    expect(JSON.parse(stripJsonc('{\n  // a comment\n  "a": "//not a comment", /* block */ "b": [1, 2,],\n}'))).toEqual(
+      { a: "//not a comment", b: [1, 2] },
+    );
     expect(biomeFormatSettings(rootWith(false))).toBeNull();
     expect(biomeFormatSettings(TMP)).toBeNull();
     const on = biomeFormatSettings(rootWith(true)) as { formatter: Record<string, unknown> };
@@ -61,12 +66,18 @@ describe("codegen/emit/format.ts", () => {
     mkdirSync(join(root, "generated", "ts"), { recursive: true });
     writeFileSync(join(root, ts.path), ts.content);
     const biome = createRequire(import.meta.url).resolve("@biomejs/biome/bin/biome");
-    const check = spawnSync(process.execPath, [biome, "format", "--vcs-enabled=false", ts.path], { cwd: root, encoding: "utf8" });
+    const check = spawnSync(process.execPath, [biome, "format", "--vcs-enabled=false", ts.path], {
+      cwd: root,
+      encoding: "utf8",
+    });
     expect(`${check.stdout}${check.stderr}`).not.toContain("would have printed");
     expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
     // ...and the same check flags the text as rendered, so it judges this file.
     writeFileSync(join(root, ts.path), UNFORMATTED);
-    const unformatted = spawnSync(process.execPath, [biome, "format", "--vcs-enabled=false", ts.path], { cwd: root, encoding: "utf8" });
+    const unformatted = spawnSync(process.execPath, [biome, "format", "--vcs-enabled=false", ts.path], {
+      cwd: root,
+      encoding: "utf8",
+    });
     expect(unformatted.status).toBe(1);
     expect(`${unformatted.stdout}${unformatted.stderr}`).toContain("would have printed");
     // A second pass of the step changes nothing.

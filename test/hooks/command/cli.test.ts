@@ -17,14 +17,41 @@ import { HOOK_CLIENT, hookInputFor, Scratch } from "./support.js";
 
 const s = new Scratch();
 afterAll(() => s.remove());
-const clientArgs = (): string[] => ["--program", HOOK_CLIENT, "--arg", "--log", "--arg", s.log, "--arg", "--answer", "--arg", s.answerFile];
+const clientArgs = (): string[] => [
+  "--program",
+  HOOK_CLIENT,
+  "--arg",
+  "--log",
+  "--arg",
+  s.log,
+  "--arg",
+  "--answer",
+  "--arg",
+  s.answerFile,
+];
 
 describe("lifeloop-callback hook (process)", () => {
   it("a recorded Codex Stop block, end to end: the recorded output on stdout, exit 0", () => {
     const recording = codexRecordings().find((r) => r.name === "codex_cli_0_129_0/stop_block_continuation.json");
     if (!recording) throw new Error("recording missing");
     s.answer({ "frame.ending": { metadata: { directive: { kind: "block", reason: recording.output.reason } } } });
-    const r = runCli(["hook", "--adapter", "codex", "--event", "Stop", ...clientArgs(), "--timeout-ms", "10000", "--state-dir", s.stateDir, "--receipts", s.receipts], { input: JSON.stringify(recording.input) });
+    const r = runCli(
+      [
+        "hook",
+        "--adapter",
+        "codex",
+        "--event",
+        "Stop",
+        ...clientArgs(),
+        "--timeout-ms",
+        "10000",
+        "--state-dir",
+        s.stateDir,
+        "--receipts",
+        s.receipts,
+      ],
+      { input: JSON.stringify(recording.input) },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(recording.output);
     expect(r.stdout.split("\n")).toHaveLength(2);
@@ -61,7 +88,21 @@ describe("lifeloop-callback hook (process)", () => {
   it("an input that disagrees with --event exits 1 and delivers nothing", () => {
     s.clearLog();
     const input = claudeInputs().find((c) => c.hookEvent === "SessionStart")?.input;
-    const r = runCli(["hook", "--adapter", "claude", "--event", "Stop", ...clientArgs(), "--timeout-ms", "1000", "--state-dir", s.stateDir], { input: JSON.stringify(input) });
+    const r = runCli(
+      [
+        "hook",
+        "--adapter",
+        "claude",
+        "--event",
+        "Stop",
+        ...clientArgs(),
+        "--timeout-ms",
+        "1000",
+        "--state-dir",
+        s.stateDir,
+      ],
+      { input: JSON.stringify(input) },
+    );
     expect(r).toMatchObject({ code: 1, stdout: "" });
     expect(r.stderr).toContain('hook_event_name is "SessionStart"');
     expect(s.delivered()).toEqual([]);
@@ -71,9 +112,27 @@ describe("lifeloop-callback hook (process)", () => {
     const input = { ...hookInputFor("claude", "UserPromptSubmit"), session_id: "s".repeat(513) };
     for (const mode of ["open", "closed"]) {
       s.clearLog();
-      const r = runCli(["hook", "--adapter", "claude", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", "10000", "--on-failure", mode, "--state-dir", s.stateDir], { input: JSON.stringify(input) });
+      const r = runCli(
+        [
+          "hook",
+          "--adapter",
+          "claude",
+          "--event",
+          "UserPromptSubmit",
+          ...clientArgs(),
+          "--timeout-ms",
+          "10000",
+          "--on-failure",
+          mode,
+          "--state-dir",
+          s.stateDir,
+        ],
+        { input: JSON.stringify(input) },
+      );
       expect({ code: r.code, stdout: r.stdout }, r.stderr).toEqual({ code: 1, stdout: "" });
-      expect(r.stderr).toMatch(/cannot be turned into a valid frame\.opening request: schema\.max-length at \/request\/harness_session_id \(made from the input's session_id\)/);
+      expect(r.stderr).toMatch(
+        /cannot be turned into a valid frame\.opening request: schema\.max-length at \/request\/harness_session_id \(made from the input's session_id\)/,
+      );
       expect(r.stderr).toContain("--on-failure does not apply");
       expect(s.delivered()).toEqual([]);
     }
@@ -81,7 +140,8 @@ describe("lifeloop-callback hook (process)", () => {
 
   it("is exported from the package entry point", async () => {
     const api = await import("../../../runtime/index.js");
-    for (const name of ["runHookCommand", "hookConfig", "defaultStateDir", "HARNESS_HOOK_INPUTS"]) expect(api, name).toHaveProperty(name);
+    for (const name of ["runHookCommand", "hookConfig", "defaultStateDir", "HARNESS_HOOK_INPUTS"])
+      expect(api, name).toHaveProperty(name);
   });
 
   it("--help prints the usage, exit 0", () => {
@@ -96,16 +156,36 @@ describe("lifeloop-callback hook (process)", () => {
     const fifo = join(s.dir, "receipts.fifo");
     execFileSync("mkfifo", [fifo]);
     // SIGKILL at the deadline: a process blocked in open(2) does not run its SIGTERM handler.
-    const r = spawnSync(process.execPath, [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", "5000", "--state-dir", s.stateDir, "--receipts", fifo], {
-      input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")),
-      encoding: "utf8",
-      timeout: 30_000,
-      killSignal: "SIGKILL",
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        "hook",
+        "--adapter",
+        "codex",
+        "--event",
+        "UserPromptSubmit",
+        ...clientArgs(),
+        "--timeout-ms",
+        "5000",
+        "--state-dir",
+        s.stateDir,
+        "--receipts",
+        fifo,
+      ],
+      {
+        input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")),
+        encoding: "utf8",
+        timeout: 30_000,
+        killSignal: "SIGKILL",
+      },
+    );
     expect(r.signal, "killed at the 30 s deadline: the hook hung").toBeNull();
     expect(r.status).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/cannot open the receipts file .*receipts\.fifo \(--receipts\): no such device or address \(ENXIO\); nothing was delivered: it is a FIFO that no process reads/);
+    expect(r.stderr).toMatch(
+      /cannot open the receipts file .*receipts\.fifo \(--receipts\): no such device or address \(ENXIO\); nothing was delivered: it is a FIFO that no process reads/,
+    );
     expect(s.delivered()).toEqual([]);
   });
 
@@ -114,7 +194,19 @@ describe("lifeloop-callback hook (process)", () => {
     const timeoutMs = 1500;
     const { code, signal, stdout, stderr } = await spawnChild({
       command: process.execPath,
-      args: [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", String(timeoutMs), "--state-dir", s.stateDir],
+      args: [
+        CLI,
+        "hook",
+        "--adapter",
+        "codex",
+        "--event",
+        "UserPromptSubmit",
+        ...clientArgs(),
+        "--timeout-ms",
+        String(timeoutMs),
+        "--state-dir",
+        s.stateDir,
+      ],
       input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")),
       keepStdinOpen: true, // and never end()
       watchdogMs: 30_000,
@@ -127,14 +219,34 @@ describe("lifeloop-callback hook (process)", () => {
   });
 
   it("a closed stdout or a reader that went away: delivered, then exit 0 quietly (as the reference), never the CLI's I/O code 3", () => {
-    const args = [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--timeout-ms", "10000", "--state-dir", s.stateDir];
+    const args = [
+      CLI,
+      "hook",
+      "--adapter",
+      "codex",
+      "--event",
+      "UserPromptSubmit",
+      ...clientArgs(),
+      "--timeout-ms",
+      "10000",
+      "--state-dir",
+      s.stateDir,
+    ];
     const input = JSON.stringify(hookInputFor("codex", "UserPromptSubmit"));
     // `>&-`: the shell starts the hook with fd 1 closed.
-    const closed = spawnSync("/bin/sh", ["-c", '"$@" >&-', "sh", process.execPath, ...args], { input, encoding: "utf8", timeout: 30_000 });
+    const closed = spawnSync("/bin/sh", ["-c", '"$@" >&-', "sh", process.execPath, ...args], {
+      input,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
     // To the process it is /dev/null (Node reopens fd 1 there), as with a harness that discards stdout.
     expect([closed.status, closed.stderr]).toEqual([0, ""]);
     // EPIPE: the reader of stdout closed its end before the hook printed.
-    const piped = spawnSync("bash", ["-c", 'set -o pipefail; "$@" | true', "bash", process.execPath, ...args], { input, encoding: "utf8", timeout: 30_000 });
+    const piped = spawnSync("bash", ["-c", 'set -o pipefail; "$@" | true', "bash", process.execPath, ...args], {
+      input,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
     expect(piped.stderr).not.toContain("cannot write the output");
     expect(piped.status).toBe(0);
     expect(s.delivered().length).toBeGreaterThan(0);
@@ -145,13 +257,45 @@ describe("lifeloop-callback hook (process)", () => {
     for (const word of ["-h", "--help"]) {
       s.clearLog();
       // hook-client.mjs takes `--path VALUE` and ignores it: the client runs with the word as a value.
-      const r = runCli(["hook", "--adapter", "codex", "--event", "UserPromptSubmit", ...clientArgs(), "--arg", "--path", "--arg", word, "--timeout-ms", "10000", "--state-dir", s.stateDir], { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) });
+      const r = runCli(
+        [
+          "hook",
+          "--adapter",
+          "codex",
+          "--event",
+          "UserPromptSubmit",
+          ...clientArgs(),
+          "--arg",
+          "--path",
+          "--arg",
+          word,
+          "--timeout-ms",
+          "10000",
+          "--state-dir",
+          s.stateDir,
+        ],
+        { input: JSON.stringify(hookInputFor("codex", "UserPromptSubmit")) },
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe("{}\n");
       expect(s.delivered().map((x) => x.event)).toEqual(["frame.opening"]);
-      const config = runCli(["hook", "config", "--adapter", "codex", "--program", HOOK_CLIENT, "--arg", word, "--timeout-ms", "5000"]);
+      const config = runCli([
+        "hook",
+        "config",
+        "--adapter",
+        "codex",
+        "--program",
+        HOOK_CLIENT,
+        "--arg",
+        word,
+        "--timeout-ms",
+        "5000",
+      ]);
       expect(config.code, config.stderr).toBe(0);
-      expect((JSON.parse(config.stdout) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0]?.hooks[0]?.command).toContain(`--arg ${word} `);
+      expect(
+        (JSON.parse(config.stdout) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0]?.hooks[0]
+          ?.command,
+      ).toContain(`--arg ${word} `);
     }
   });
 });
@@ -162,9 +306,26 @@ describe("lifeloop-callback hook config", () => {
     it(`${adapter}: one entry per served event (${a.config_file}), and each entry runs as the harness runs it`, () => {
       s.answer({});
       const timeoutMs = 7000;
-      const r = runCli(["hook", "config", "--adapter", adapter, ...clientArgs(), "--timeout-ms", String(timeoutMs), "--on-failure", "closed", "--state-dir", s.stateDir]);
+      const r = runCli([
+        "hook",
+        "config",
+        "--adapter",
+        adapter,
+        ...clientArgs(),
+        "--timeout-ms",
+        String(timeoutMs),
+        "--on-failure",
+        "closed",
+        "--state-dir",
+        s.stateDir,
+      ]);
       expect(r.code, r.stderr).toBe(0);
-      const config = JSON.parse(r.stdout) as { hooks: Record<string, { matcher: string; hooks: { type: string; command: string; timeout?: number; statusMessage?: string }[] }[]> };
+      const config = JSON.parse(r.stdout) as {
+        hooks: Record<
+          string,
+          { matcher: string; hooks: { type: string; command: string; timeout?: number; statusMessage?: string }[] }[]
+        >;
+      };
       expect(Object.keys(config)).toEqual(["hooks"]);
       expect(Object.keys(config.hooks)).toEqual(a.hook_events.map((h) => h.hook_event));
       for (const h of a.hook_events) {
@@ -184,7 +345,11 @@ describe("lifeloop-callback hook config", () => {
         expect(timeoutS * 1000).toBeLessThan(deadlines + HARNESS_HOOK_INPUTS.harness_timeout_slack_ms + 1000);
         expect(entry.statusMessage).toBe(h.status_message ?? undefined);
         s.clearLog();
-        const run = spawnSync("/bin/sh", ["-c", entry.command], { input: JSON.stringify(hookInputFor(adapter, h.hook_event)), encoding: "utf8", timeout: 60_000 });
+        const run = spawnSync("/bin/sh", ["-c", entry.command], {
+          input: JSON.stringify(hookInputFor(adapter, h.hook_event)),
+          encoding: "utf8",
+          timeout: 60_000,
+        });
         expect(run.status, `${h.hook_event}: ${run.stderr}`).toBe(0);
         expect(hookSchemaIssues(outputSchemaName(adapter, h.hook_event), JSON.parse(run.stdout))).toEqual([]);
         expect(s.delivered().map((x) => x.event)).toEqual(h.delivers);
@@ -193,23 +358,63 @@ describe("lifeloop-callback hook config", () => {
   }
 
   it("makes a relative --receipts or --state-dir absolute: the harness runs the command from its own directory", () => {
-    const r = runCli(["hook", "config", "--adapter", "codex", "--program", HOOK_CLIENT, "--timeout-ms", "5000", "--receipts", "r.jsonl", "--state-dir", "state"], { cwd: s.dir });
+    const r = runCli(
+      [
+        "hook",
+        "config",
+        "--adapter",
+        "codex",
+        "--program",
+        HOOK_CLIENT,
+        "--timeout-ms",
+        "5000",
+        "--receipts",
+        "r.jsonl",
+        "--state-dir",
+        "state",
+      ],
+      { cwd: s.dir },
+    );
     expect(r.code, r.stderr).toBe(0);
-    const command = (JSON.parse(r.stdout) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0]?.hooks[0]?.command ?? "";
+    const command =
+      (JSON.parse(r.stdout) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0]?.hooks[0]
+        ?.command ?? "";
     expect(command).toContain(` --receipts ${join(s.dir, "r.jsonl")} --state-dir ${join(s.dir, "state")}`);
   });
 
   it("quotes words for the shell: a program path with a space and a quote", () => {
-    const r = runCli(["hook", "config", "--adapter", "claude", "--program", "/opt/my client/it's", "--timeout-ms", "5000"]);
+    const r = runCli([
+      "hook",
+      "config",
+      "--adapter",
+      "claude",
+      "--program",
+      "/opt/my client/it's",
+      "--timeout-ms",
+      "5000",
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    const command = (JSON.parse(r.stdout) as { hooks: { SessionStart: { hooks: { command: string }[] }[] } }).hooks.SessionStart[0]?.hooks[0]?.command ?? "";
+    const command =
+      (JSON.parse(r.stdout) as { hooks: { SessionStart: { hooks: { command: string }[] }[] } }).hooks.SessionStart[0]
+        ?.hooks[0]?.command ?? "";
     expect(command).toContain(`'/opt/my client/it'\\''s'`);
-    const words = spawnSync("/bin/sh", ["-c", `printf '%s\\n' ${command.slice(command.indexOf("hook "))}`], { encoding: "utf8" }).stdout.split("\n");
+    const words = spawnSync("/bin/sh", ["-c", `printf '%s\\n' ${command.slice(command.indexOf("hook "))}`], {
+      encoding: "utf8",
+    }).stdout.split("\n");
     expect(words).toContain("/opt/my client/it's");
   });
 
   it("warns on stderr (still exit 0, the block printed) when --program is not an executable file here", () => {
-    const missing = runCli(["hook", "config", "--adapter", "claude", "--program", "/nonexistent", "--timeout-ms", "5000"]);
+    const missing = runCli([
+      "hook",
+      "config",
+      "--adapter",
+      "claude",
+      "--program",
+      "/nonexistent",
+      "--timeout-ms",
+      "5000",
+    ]);
     expect(missing.code).toBe(0);
     expect(JSON.parse(missing.stdout)).toHaveProperty("hooks");
     expect(missing.stderr).toContain("warning: --program /nonexistent: no such file");

@@ -29,13 +29,38 @@ const REFERENCE_HOOK_ARG: Readonly<Record<string, string>> = {
 
 const pool = new ScratchPool();
 afterAll(pool.removeAll);
-const pair = (answer: Record<string, unknown>): { ours: Scratch; theirs: Scratch } => ({ ours: pool.make(answer), theirs: pool.make(answer) });
+const pair = (answer: Record<string, unknown>): { ours: Scratch; theirs: Scratch } => ({
+  ours: pool.make(answer),
+  theirs: pool.make(answer),
+});
 
 /** Run the reference's host-hook on `input`; its client logs to `s`. */
-function reference(s: Scratch, adapter: HookAdapter, hookEvent: string, input: Record<string, unknown>): { code: number | null; stdout: string; stderr: string } {
+function reference(
+  s: Scratch,
+  adapter: HookAdapter,
+  hookEvent: string,
+  input: Record<string, unknown>,
+): { code: number | null; stdout: string; stderr: string } {
   if (!existsSync(REFERENCE_CLI)) throw new Error(`the reference CLI is missing: ${REFERENCE_INSTALL_COMMAND}`);
-  const args = ["host-hook", "--host", adapter, "--hook", REFERENCE_HOOK_ARG[hookEvent] as string, "--client-cmd", HOOK_CLIENT, "--state-dir", s.stateDir, "--path", s.dir];
-  const r = spawnSync(REFERENCE_CLI, args, { input: JSON.stringify(input), encoding: "utf8", timeout: 60_000, env: { ...process.env, HOOK_CLIENT_LOG: s.log, HOOK_CLIENT_ANSWER: s.answerFile } });
+  const args = [
+    "host-hook",
+    "--host",
+    adapter,
+    "--hook",
+    REFERENCE_HOOK_ARG[hookEvent] as string,
+    "--client-cmd",
+    HOOK_CLIENT,
+    "--state-dir",
+    s.stateDir,
+    "--path",
+    s.dir,
+  ];
+  const r = spawnSync(REFERENCE_CLI, args, {
+    input: JSON.stringify(input),
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, HOOK_CLIENT_LOG: s.log, HOOK_CLIENT_ANSWER: s.answerFile },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -51,15 +76,22 @@ async function referenceDelivered(s: Scratch, count: number): Promise<CallbackRe
 }
 
 const difference = (id: string): void => {
-  expect(REFERENCE_DIFFERENCES.find((d) => d.id === id), `spec/tables/reference-differences.json has ${id}`).toBeDefined();
+  expect(
+    REFERENCE_DIFFERENCES.find((d) => d.id === id),
+    `spec/tables/reference-differences.json has ${id}`,
+  ).toBeDefined();
 };
 
 /** The inputs both hosts serve: (adapter, hook event, input). */
 function sharedInputs(): [string, HookAdapter, string, Record<string, unknown>][] {
   const out: [string, HookAdapter, string, Record<string, unknown>][] = [];
-  for (const c of claudeInputs()) if (c.hookEvent === "UserPromptSubmit" || c.hookEvent === "PreCompact") out.push([`claude ${c.name}`, "claude", c.hookEvent, c.input]);
-  for (const r of codexRecordings()) if (r.hookEvent === "UserPromptSubmit") out.push([`codex ${r.name}`, "codex", r.hookEvent, r.input]);
-  for (const hookEvent of ["PreCompact", "PostCompact"]) out.push([`codex ${hookEvent} (built)`, "codex", hookEvent, hookInputFor("codex", hookEvent)]);
+  for (const c of claudeInputs())
+    if (c.hookEvent === "UserPromptSubmit" || c.hookEvent === "PreCompact")
+      out.push([`claude ${c.name}`, "claude", c.hookEvent, c.input]);
+  for (const r of codexRecordings())
+    if (r.hookEvent === "UserPromptSubmit") out.push([`codex ${r.name}`, "codex", r.hookEvent, r.input]);
+  for (const hookEvent of ["PreCompact", "PostCompact"])
+    out.push([`codex ${hookEvent} (built)`, "codex", hookEvent, hookInputFor("codex", hookEvent)]);
   return out;
 }
 
@@ -83,15 +115,22 @@ describe("hook vs the reference's host-hook, on the inputs both serve", () => {
       expect(a).toHaveLength(1);
       const [mine, refs] = [a[0] as CallbackRequest, b[0] as CallbackRequest];
       expect(comparable(mine)).toEqual(comparable(refs));
-      if (typeof input.turn_id === "string" && mine.frame_context) expect(mine.frame_context).toEqual(refs.frame_context);
+      if (typeof input.turn_id === "string" && mine.frame_context)
+        expect(mine.frame_context).toEqual(refs.frame_context);
 
       // Metadata: equal where both write a member; the rest is the documented difference.
       difference("hook-command-metadata");
       const [mm, rm] = [mine.metadata ?? {}, refs.metadata ?? {}];
       for (const key of Object.keys(rm).filter((k) => k in mm)) expect(mm[key], key).toEqual(rm[key]);
-      for (const key of Object.keys(rm).filter((k) => !(k in mm))) expect(["source_hook", "compaction_signal"]).toContain(key);
-      const mapped = new Set(HARNESS_HOOK_INPUTS.fields.filter((f) => f.target.startsWith("/metadata/")).map((f) => f.target.slice("/metadata/".length)));
-      for (const key of Object.keys(mm).filter((k) => !(k in rm))) expect(mapped.has(key) || key === "unknown_input_members", key).toBe(true);
+      for (const key of Object.keys(rm).filter((k) => !(k in mm)))
+        expect(["source_hook", "compaction_signal"]).toContain(key);
+      const mapped = new Set(
+        HARNESS_HOOK_INPUTS.fields
+          .filter((f) => f.target.startsWith("/metadata/"))
+          .map((f) => f.target.slice("/metadata/".length)),
+      );
+      for (const key of Object.keys(mm).filter((k) => !(k in rm)))
+        expect(mapped.has(key) || key === "unknown_input_members", key).toBe(true);
 
       // The client answered plain delivered: both print {}.
       expect(printed(outcome)).toEqual({});
@@ -105,7 +144,9 @@ describe("hook vs the reference's host-hook, on the inputs both serve", () => {
     const { ours, theirs } = pair({ "frame.opening": { client_payloads: [contextPayload("pl-1", "use the plan")] } });
     expect(JSON.parse(reference(theirs, "codex", "UserPromptSubmit", input).stdout)).toEqual({});
     const body = printed(await callHook(ours, { adapter: "codex", hookEvent: "UserPromptSubmit", input }));
-    expect(JSON.parse((body.hookSpecificOutput as { additionalContext: string }).additionalContext).payloads[0].body).toBe("use the plan");
+    expect(
+      JSON.parse((body.hookSpecificOutput as { additionalContext: string }).additionalContext).payloads[0].body,
+    ).toBe("use the plan");
   });
 
   it("a client failure: the reference exits 1 for a transport failure and continues quietly on a failed answer, ours exits 0 and says why (hook-command-client-failure)", async () => {
@@ -129,16 +170,28 @@ describe("hook vs the reference's host-hook, on the inputs both serve", () => {
   it("a prompt: the reference's client runs detached and its answer is never read, ours renders it (hook-command-prompt-synchronous)", async () => {
     difference("hook-command-prompt-synchronous");
     const input = codexRecordings().find((r) => r.hookEvent === "UserPromptSubmit")?.input as Record<string, unknown>;
-    const { ours, theirs } = pair({ "frame.opening": { metadata: { directive: { kind: "block", reason: "not now" } } } });
+    const { ours, theirs } = pair({
+      "frame.opening": { metadata: { directive: { kind: "block", reason: "not now" } } },
+    });
     expect(JSON.parse(reference(theirs, "codex", "UserPromptSubmit", input).stdout)).toEqual({});
     expect((await referenceDelivered(theirs, 1)).map((r) => r.event)).toEqual(["frame.opening"]);
-    expect(printed(await callHook(ours, { adapter: "codex", hookEvent: "UserPromptSubmit", input }))).toEqual({ decision: "block", reason: "not now" });
+    expect(printed(await callHook(ours, { adapter: "codex", hookEvent: "UserPromptSubmit", input }))).toEqual({
+      decision: "block",
+      reason: "not now",
+    });
   });
 
   it("Stop and SessionStart: the reference delivers one event (frame.ended, session.started), ours the recorded lifecycle events (hook-command-events)", async () => {
     difference("hook-command-events");
     const theirEvent: Readonly<Record<string, string>> = { Stop: "frame.ended", SessionStart: "session.started" };
-    for (const r of codexRecordings().filter((x) => x.name.startsWith("codex_cli_0_129_0/") && (x.hookEvent === "Stop" || x.hookEvent === "SessionStart") && x.input.stop_hook_active !== true).slice(0, 2)) {
+    for (const r of codexRecordings()
+      .filter(
+        (x) =>
+          x.name.startsWith("codex_cli_0_129_0/") &&
+          (x.hookEvent === "Stop" || x.hookEvent === "SessionStart") &&
+          x.input.stop_hook_active !== true,
+      )
+      .slice(0, 2)) {
       const { ours, theirs } = pair({});
       expect(reference(theirs, "codex", r.hookEvent, r.input).code).toBe(0);
       expect(theirs.delivered().map((x) => x.event)).toEqual([theirEvent[r.hookEvent]]);
@@ -149,8 +202,15 @@ describe("hook vs the reference's host-hook, on the inputs both serve", () => {
 
   it("a Codex PostCompact side-channel context: the reference writes hookSpecificOutput, ours {} (codex-post-compact-context)", async () => {
     difference("codex-post-compact-context");
-    const [, , , input] = sharedInputs().find(([n]) => n === "codex PostCompact (built)") as [string, HookAdapter, string, Record<string, unknown>];
-    const { ours, theirs } = pair({ "context.compacted": { client_payloads: [contextPayload("pl-1", "after compaction", "side_channel_context")] } });
+    const [, , , input] = sharedInputs().find(([n]) => n === "codex PostCompact (built)") as [
+      string,
+      HookAdapter,
+      string,
+      Record<string, unknown>,
+    ];
+    const { ours, theirs } = pair({
+      "context.compacted": { client_payloads: [contextPayload("pl-1", "after compaction", "side_channel_context")] },
+    });
     const ref = JSON.parse(reference(theirs, "codex", "PostCompact", input).stdout) as Record<string, unknown>;
     expect(ref.hookSpecificOutput).toBeDefined();
     const outcome = await callHook(ours, { adapter: "codex", hookEvent: "PostCompact", input });
@@ -165,7 +225,10 @@ describe("hook vs the reference's host-hook, on the inputs both serve", () => {
 
   it("an empty prompt: the reference delivers nothing, ours opens the frame (hook-command-empty-prompt)", async () => {
     difference("hook-command-empty-prompt");
-    const input = { ...(codexRecordings().find((r) => r.hookEvent === "UserPromptSubmit")?.input as Record<string, unknown>), prompt: "" };
+    const input = {
+      ...(codexRecordings().find((r) => r.hookEvent === "UserPromptSubmit")?.input as Record<string, unknown>),
+      prompt: "",
+    };
     const { ours, theirs } = pair({});
     reference(theirs, "codex", "UserPromptSubmit", input);
     expect(theirs.delivered()).toEqual([]);
@@ -175,10 +238,26 @@ describe("hook vs the reference's host-hook, on the inputs both serve", () => {
   });
 
   it("every hook_command difference is asserted by this suite", () => {
-    const asserted = ["hook-command-events", "hook-command-output", "hook-command-client-failure", "hook-command-prompt-synchronous", "hook-command-metadata", "hook-command-empty-prompt"];
+    const asserted = [
+      "hook-command-events",
+      "hook-command-output",
+      "hook-command-client-failure",
+      "hook-command-prompt-synchronous",
+      "hook-command-metadata",
+      "hook-command-empty-prompt",
+    ];
     // hook-command-install: the reference merges in memory only (no command writes the file); ours is
     // asserted on real files by test/hooks/command/install.test.ts.
-    const documentedOnly = ["hook-command-prompt-bound", "hook-command-input", "hook-command-state", "hook-command-install"];
-    expect(REFERENCE_DIFFERENCES.filter((d) => d.scope === "hook_command").map((d) => d.id).sort()).toEqual([...asserted, ...documentedOnly].sort());
+    const documentedOnly = [
+      "hook-command-prompt-bound",
+      "hook-command-input",
+      "hook-command-state",
+      "hook-command-install",
+    ];
+    expect(
+      REFERENCE_DIFFERENCES.filter((d) => d.scope === "hook_command")
+        .map((d) => d.id)
+        .sort(),
+    ).toEqual([...asserted, ...documentedOnly].sort());
   });
 });

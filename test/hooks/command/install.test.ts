@@ -6,7 +6,17 @@
  * left alone, an unwritable target is a clear error that leaves the old file and no temp file.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -25,7 +35,14 @@ const project = (): string => {
   return dir;
 };
 const CLIENT = "/bin/true";
-const flags = (adapter: "claude" | "codex", timeout = "5000"): string[] => ["--adapter", adapter, "--program", CLIENT, "--timeout-ms", timeout];
+const flags = (adapter: "claude" | "codex", timeout = "5000"): string[] => [
+  "--adapter",
+  adapter,
+  "--program",
+  CLIENT,
+  "--timeout-ms",
+  timeout,
+];
 
 /** A Claude Code settings file with the user's own settings and hooks (one on an event we serve too). */
 const CLAUDE_SETTINGS = `{
@@ -75,7 +92,13 @@ const CLAUDE_SETTINGS = `{
 
 /** Our entries in a settings document: [hook event, command] pairs. */
 function ours(doc: { hooks?: Record<string, { hooks?: { command?: string }[] }[]> }): [string, string][] {
-  return Object.entries(doc.hooks ?? {}).flatMap(([event, groups]) => groups.flatMap((g) => (g.hooks ?? []).filter((h) => isOurHookCommand(h.command)).map((h) => [event, h.command as string] as [string, string])));
+  return Object.entries(doc.hooks ?? {}).flatMap(([event, groups]) =>
+    groups.flatMap((g) =>
+      (g.hooks ?? [])
+        .filter((h) => isOurHookCommand(h.command))
+        .map((h) => [event, h.command as string] as [string, string]),
+    ),
+  );
 }
 const tempFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith(".tmp"));
 
@@ -87,12 +110,24 @@ describe("hook install", () => {
     writeFileSync(file, CLAUDE_SETTINGS);
     const first = runCli(["hook", "install", ...flags("claude")], { cwd: dir });
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toBe("lifeloop-callback hook install: updated ./.claude/settings.json (5 entries for claude, 0 of ours replaced)\n");
+    expect(first.stdout).toBe(
+      "lifeloop-callback hook install: updated ./.claude/settings.json (5 entries for claude, 0 of ours replaced)\n",
+    );
     const once = readFileSync(file);
-    const doc = JSON.parse(once.toString()) as Record<string, unknown> & { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
+    const doc = JSON.parse(once.toString()) as Record<string, unknown> & {
+      hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]>;
+    };
     // Ours: one per served event, exactly the hook config block's entries.
-    const config = JSON.parse(runCli(["hook", "config", ...flags("claude")]).stdout) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-    expect(ours(doc)).toEqual(Object.entries(config.hooks).map(([e, g]) => [e, g[0]?.hooks[0]?.command]).sort((a, b) => Object.keys(doc.hooks).indexOf(a[0] as string) - Object.keys(doc.hooks).indexOf(b[0] as string)));
+    const config = JSON.parse(runCli(["hook", "config", ...flags("claude")]).stdout) as {
+      hooks: Record<string, { hooks: { command: string }[] }[]>;
+    };
+    expect(ours(doc)).toEqual(
+      Object.entries(config.hooks)
+        .map(([e, g]) => [e, g[0]?.hooks[0]?.command])
+        .sort(
+          (a, b) => Object.keys(doc.hooks).indexOf(a[0] as string) - Object.keys(doc.hooks).indexOf(b[0] as string),
+        ),
+    );
     // The user's settings and hooks are all there, in their order, with their values.
     const original = JSON.parse(CLAUDE_SETTINGS) as typeof doc;
     expect(doc.model).toBe("opus");
@@ -127,7 +162,8 @@ describe("hook install", () => {
     const doc = JSON.parse(readFileSync(join(dir, ".codex", "hooks.json"), "utf8")) as Parameters<typeof ours>[0];
     const entries = ours(doc);
     expect(entries).toHaveLength(5);
-    for (const [, command] of entries) expect(shellWords(command)).toEqual(expect.arrayContaining(["--timeout-ms", "9000", "--on-failure", "closed"]));
+    for (const [, command] of entries)
+      expect(shellWords(command)).toEqual(expect.arrayContaining(["--timeout-ms", "9000", "--on-failure", "closed"]));
   });
 
   it("creates ./.codex/hooks.json and its directory when missing; uninstall of a missing file creates nothing", () => {
@@ -138,7 +174,9 @@ describe("hook install", () => {
     const r = runCli(["hook", "install", ...flags("codex")], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("created ./.codex/hooks.json");
-    const doc = JSON.parse(readFileSync(join(dir, ".codex", "hooks.json"), "utf8")) as { hooks: Record<string, { hooks: { statusMessage?: string }[] }[]> };
+    const doc = JSON.parse(readFileSync(join(dir, ".codex", "hooks.json"), "utf8")) as {
+      hooks: Record<string, { hooks: { statusMessage?: string }[] }[]>;
+    };
     expect(Object.keys(doc)).toEqual(["hooks"]);
     expect(doc.hooks.Stop?.[0]?.hooks[0]?.statusMessage).toEqual(expect.any(String));
     // Uninstalling everything leaves an empty document, not empty lists.
@@ -195,7 +233,11 @@ describe("hook install", () => {
     const file = join(dir, "settings.json");
     writeFileSync(file, CLAUDE_SETTINGS);
     for (const [what, args, message] of [
-      ["relative program", ["--adapter", "claude", "--program", "./my-client", "--timeout-ms", "5000"], "--program must be an absolute path"],
+      [
+        "relative program",
+        ["--adapter", "claude", "--program", "./my-client", "--timeout-ms", "5000"],
+        "--program must be an absolute path",
+      ],
       ["zero timeout", ["--adapter", "claude", "--program", CLIENT, "--timeout-ms", "0"], "--timeout-ms"],
     ] as const) {
       const r = runCli(["hook", "install", ...args, "--settings", file]);
@@ -209,7 +251,13 @@ describe("hook install", () => {
   it("an unwritable target is a clear error: a parent that is a regular file, a directory in the way", () => {
     const dir = project();
     writeFileSync(join(dir, "not-a-dir"), "x");
-    const under = runCli(["hook", "install", ...flags("claude"), "--settings", join(dir, "not-a-dir", "settings.json")]);
+    const under = runCli([
+      "hook",
+      "install",
+      ...flags("claude"),
+      "--settings",
+      join(dir, "not-a-dir", "settings.json"),
+    ]);
     expect(under.code).toBe(1);
     expect(under.stderr).toMatch(/not-a-dir\/settings\.json: cannot read it: not a directory \(ENOTDIR\)\n/);
     mkdirSync(join(dir, "settings.json"));
@@ -223,7 +271,20 @@ describe("hook install", () => {
     const file = join(dir, "settings.json");
     writeFileSync(file, CLAUDE_SETTINGS);
     // The merged file is larger than the limit, the old one smaller: only the write of the temp file fails.
-    const r = spawnSync("prlimit", [`--fsize=${CLAUDE_SETTINGS.length + 100}`, process.execPath, CLI, "hook", "install", ...flags("claude"), "--settings", file], { encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync(
+      "prlimit",
+      [
+        `--fsize=${CLAUDE_SETTINGS.length + 100}`,
+        process.execPath,
+        CLI,
+        "hook",
+        "install",
+        ...flags("claude"),
+        "--settings",
+        file,
+      ],
+      { encoding: "utf8", timeout: 60_000 },
+    );
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toContain("cannot write the temp file");
     expect(r.stderr).toContain("EFBIG");
@@ -251,10 +312,17 @@ describe("the README's hook install block", () => {
     const dir = project();
     const bin = installCliShim(join(dir, ".bin"), CLI);
     const code = withInstalledCli(readmeExample(REPO_ROOT, "hook-install").code);
-    const r = spawnSync("bash", ["-e", "-c", code], { cwd: dir, encoding: "utf8", timeout: 120_000, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` } });
+    const r = spawnSync("bash", ["-e", "-c", code], {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: 120_000,
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` },
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("+++ b/.claude/settings.json");
-    const claude = JSON.parse(readFileSync(join(dir, ".claude", "settings.json"), "utf8")) as Parameters<typeof ours>[0];
+    const claude = JSON.parse(readFileSync(join(dir, ".claude", "settings.json"), "utf8")) as Parameters<
+      typeof ours
+    >[0];
     const codex = JSON.parse(readFileSync(join(dir, ".codex", "hooks.json"), "utf8")) as Parameters<typeof ours>[0];
     expect(ours(claude)).toEqual([]);
     expect(ours(codex)).toHaveLength(5);

@@ -17,12 +17,20 @@ afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 it("the README's hook example prints what it says", () => {
   const block = readmeExample(REPO_ROOT, "hook").code;
-  const expected = block.split("\n").filter((l) => l.startsWith("# => ")).map((l) => l.slice("# => ".length));
+  const expected = block
+    .split("\n")
+    .filter((l) => l.startsWith("# => "))
+    .map((l) => l.slice("# => ".length));
   expect(expected.length).toBeGreaterThanOrEqual(3);
   // /tmp first: the CLI's own path may lie under /tmp (a clone there) and must stay as it is.
   const script = withInstalledCli(block.replaceAll("/tmp", TMP));
   const bin = installCliShim(join(TMP, "bin"), CLI);
-  const r = spawnSync("bash", ["-c", script], { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` } });
+  const r = spawnSync("bash", ["-c", script], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` },
+  });
   expect(r.status, r.stderr).toBe(0);
   expect(r.stdout.trimEnd().split("\n")).toEqual(expected);
 });

@@ -32,7 +32,8 @@ const ANSWERABLE = ["decision", "reason", "hookSpecificOutput"];
 function answerFor(recording: CodexRecording): Record<string, unknown> {
   const rendered = hookInputEvent("codex", recording.hookEvent)?.renders as string;
   const out = recording.output;
-  if (out.decision === "block") return { [rendered]: { metadata: { directive: { kind: "block", reason: out.reason } } } };
+  if (out.decision === "block")
+    return { [rendered]: { metadata: { directive: { kind: "block", reason: out.reason } } } };
   const context = (out.hookSpecificOutput as { additionalContext?: string } | undefined)?.additionalContext;
   if (context !== undefined) return { [rendered]: { client_payloads: [contextPayload("pl-recorded", context)] } };
   return {};
@@ -41,14 +42,19 @@ function answerFor(recording: CodexRecording): Record<string, unknown> {
 describe("live Codex recordings", () => {
   const recordings = codexRecordings();
   it("are all found (0.122.0 and 0.129.0)", () => {
-    expect(recordings.map((r) => r.name.split("/")[0])).toEqual(expect.arrayContaining(["codex_cli_0_122_0", "codex_cli_0_129_0"]));
+    expect(recordings.map((r) => r.name.split("/")[0])).toEqual(
+      expect.arrayContaining(["codex_cli_0_122_0", "codex_cli_0_129_0"]),
+    );
     expect(recordings.length).toBeGreaterThanOrEqual(9);
   });
 
   for (const recording of recordings) {
     it(`${recording.name} (${recording.hookEvent})`, async () => {
       const s = scratch().answer(answerFor(recording));
-      expect(hookSchemaIssues(inputSchemaName("codex", recording.hookEvent), recording.input), "the recorded input matches our closed input schema").toEqual([]);
+      expect(
+        hookSchemaIssues(inputSchemaName("codex", recording.hookEvent), recording.input),
+        "the recorded input matches our closed input schema",
+      ).toEqual([]);
       const outcome = await callHook(s, { adapter: "codex", hookEvent: recording.hookEvent, input: recording.input });
       expect(outcome.exitCode, outcome.stderr).toBe(0);
 
@@ -60,9 +66,11 @@ describe("live Codex recordings", () => {
         expect(r.integration_mode).toBe("native_hook");
         expect(r.harness_session_id).toBe(recording.input.session_id);
         expect(r.metadata?.hook_event_name).toBe(recording.hookEvent);
-        if (r.event.startsWith("frame.")) expect(r.frame_context).toEqual({ frame_id: recording.input.turn_id, frame_class: "top_level" });
+        if (r.event.startsWith("frame."))
+          expect(r.frame_context).toEqual({ frame_id: recording.input.turn_id, frame_class: "top_level" });
         if (recording.input.prompt !== undefined) expect(r.metadata?.prompt).toBe(recording.input.prompt);
-        if (recording.input.stop_hook_active !== undefined) expect(r.metadata?.stop_hook_active).toBe(recording.input.stop_hook_active);
+        if (recording.input.stop_hook_active !== undefined)
+          expect(r.metadata?.stop_hook_active).toBe(recording.input.stop_hook_active);
       }
       expect(s.receiptLines().map((r) => r.event)).toEqual(recording.lifeloopEvents);
 
@@ -70,11 +78,14 @@ describe("live Codex recordings", () => {
       const schema = outputSchemaName("codex", recording.hookEvent);
       expect(hookSchemaIssues(schema, output), "our output validates").toEqual([]);
       expect(hookSchemaIssues(schema, recording.output), "the output Codex accepted validates too").toEqual([]);
-      const recordedContext = (recording.output.hookSpecificOutput as { additionalContext?: string } | undefined)?.additionalContext;
+      const recordedContext = (recording.output.hookSpecificOutput as { additionalContext?: string } | undefined)
+        ?.additionalContext;
       if (recordedContext !== undefined) {
         const specific = output.hookSpecificOutput as { hookEventName: string; additionalContext: string };
         expect(specific.hookEventName).toBe(recording.hookEvent);
-        expect((JSON.parse(specific.additionalContext) as { payloads: { body: string }[] }).payloads.map((p) => p.body)).toEqual([recordedContext]);
+        expect(
+          (JSON.parse(specific.additionalContext) as { payloads: { body: string }[] }).payloads.map((p) => p.body),
+        ).toEqual([recordedContext]);
       } else {
         const answerable = Object.fromEntries(Object.entries(recording.output).filter(([k]) => ANSWERABLE.includes(k)));
         expect(output).toEqual(answerable);
@@ -84,35 +95,51 @@ describe("live Codex recordings", () => {
   }
 
   it("a Stop block, then the continuation's Stop with stop_hook_active, up to the bound", async () => {
-    const block = codexRecordings().find((r) => r.name === "codex_cli_0_122_0/stop_block_continuation.json") as CodexRecording;
-    const after = codexRecordings().find((r) => r.name === "codex_cli_0_122_0/stop_after_continuation.json") as CodexRecording;
+    const block = codexRecordings().find(
+      (r) => r.name === "codex_cli_0_122_0/stop_block_continuation.json",
+    ) as CodexRecording;
+    const after = codexRecordings().find(
+      (r) => r.name === "codex_cli_0_122_0/stop_after_continuation.json",
+    ) as CodexRecording;
     expect(block.input.stop_hook_active).toBe(false);
     expect(after.input.stop_hook_active).toBe(true);
     const s = scratch().answer({ "frame.ending": { metadata: { directive: { kind: "block", reason: "once more" } } } });
     const cap = HARNESS_HOOK_INPUTS.max_stop_continuations;
     const first = printed(await callHook(s, { adapter: "codex", hookEvent: "Stop", input: block.input }));
     expect(first).toEqual({ decision: "block", reason: "once more" });
-    for (let n = 2; n <= cap; n++) expect(printed(await callHook(s, { adapter: "codex", hookEvent: "Stop", input: after.input })), `continuation ${n}`).toEqual({ decision: "block", reason: "once more" });
+    for (let n = 2; n <= cap; n++)
+      expect(
+        printed(await callHook(s, { adapter: "codex", hookEvent: "Stop", input: after.input })),
+        `continuation ${n}`,
+      ).toEqual({ decision: "block", reason: "once more" });
     const capped = await callHook(s, { adapter: "codex", hookEvent: "Stop", input: after.input });
     const body = printed(capped);
     expect(body.decision).toBeUndefined();
     expect(body.systemMessage).toContain(`bound of ${cap}`);
     expect(capped.stderr).toContain("continuation not requested");
     // The client was still told about the Stop (both events) every time.
-    expect(s.delivered().map((r) => r.event)).toEqual(Array.from({ length: cap + 1 }, () => ["frame.ending", "frame.ended"]).flat());
+    expect(s.delivered().map((r) => r.event)).toEqual(
+      Array.from({ length: cap + 1 }, () => ["frame.ending", "frame.ended"]).flat(),
+    );
     // A Stop the harness marks as fresh (stop_hook_active false) starts a new chain.
-    expect(printed(await callHook(s, { adapter: "codex", hookEvent: "Stop", input: block.input }))).toEqual({ decision: "block", reason: "once more" });
+    expect(printed(await callHook(s, { adapter: "codex", hookEvent: "Stop", input: block.input }))).toEqual({
+      decision: "block",
+      reason: "once more",
+    });
   });
 });
 
 describe("Stop loops without a session id (hostile review)", () => {
   it("a continuation chain is bounded when session_id is empty (no state to count in)", async () => {
-    const after = codexRecordings().find((r) => r.name === "codex_cli_0_122_0/stop_after_continuation.json") as CodexRecording;
+    const after = codexRecordings().find(
+      (r) => r.name === "codex_cli_0_122_0/stop_after_continuation.json",
+    ) as CodexRecording;
     const input = { ...after.input, session_id: "" };
     const s = scratch().answer({ "frame.ending": { metadata: { directive: { kind: "block", reason: "once more" } } } });
     const cap = HARNESS_HOOK_INPUTS.max_stop_continuations;
     const outputs = [];
-    for (let n = 0; n <= cap; n++) outputs.push(printed(await callHook(s, { adapter: "codex", hookEvent: "Stop", input })));
+    for (let n = 0; n <= cap; n++)
+      outputs.push(printed(await callHook(s, { adapter: "codex", hookEvent: "Stop", input })));
     // The harness would run another turn for every block: at most cap of them may follow one another.
     expect(outputs.filter((o) => o.decision === "block").length).toBeLessThanOrEqual(cap);
     // Without a session id there is no count: a Stop that follows a continuation gets no other.
@@ -125,7 +152,9 @@ describe("Stop loops without a session id (hostile review)", () => {
 describe("generated Claude Code inputs", () => {
   const inputs = claudeInputs();
   it("cover every hook event the command serves for Claude Code", () => {
-    const served = (HARNESS_HOOK_INPUTS.adapters.find((a) => a.adapter === "claude")?.hook_events ?? []).map((h) => h.hook_event);
+    const served = (HARNESS_HOOK_INPUTS.adapters.find((a) => a.adapter === "claude")?.hook_events ?? []).map(
+      (h) => h.hook_event,
+    );
     expect([...new Set(inputs.map((i) => i.hookEvent))].sort()).toEqual([...served].sort());
   });
 
@@ -140,7 +169,8 @@ describe("generated Claude Code inputs", () => {
       const events = s.delivered().map((r) => r.event);
       expect(events).toEqual(row.delivers);
       // Each delivered event is one the renderer maps to this very hook event.
-      for (const e of events) expect(hookEventFor("claude", e as LifecycleEventKind)?.hook_event).toBe(fixture.hookEvent);
+      for (const e of events)
+        expect(hookEventFor("claude", e as LifecycleEventKind)?.hook_event).toBe(fixture.hookEvent);
       for (const r of s.delivered()) expect(r.harness_session_id).toBe(fixture.input.session_id);
       const output = printed(outcome);
       expect(hookSchemaIssues(outputSchemaName("claude", fixture.hookEvent), output)).toEqual([]);
@@ -150,18 +180,39 @@ describe("generated Claude Code inputs", () => {
 
   it("context and a prompt block reach the Claude Code output", async () => {
     const byEvent = new Map(inputs.map((i) => [i.hookEvent, i.input]));
-    const s = scratch().answer({ "session.starting": { client_payloads: [contextPayload("pl-1", "remember the plan")] }, "frame.opening": { metadata: { directive: { kind: "block", reason: "not now" } } } });
-    const start = printed(await callHook(s, { adapter: "claude", hookEvent: "SessionStart", input: byEvent.get("SessionStart") as Record<string, unknown> }));
-    const context = JSON.parse((start.hookSpecificOutput as { additionalContext: string }).additionalContext) as { payloads: { body: string }[] };
+    const s = scratch().answer({
+      "session.starting": { client_payloads: [contextPayload("pl-1", "remember the plan")] },
+      "frame.opening": { metadata: { directive: { kind: "block", reason: "not now" } } },
+    });
+    const start = printed(
+      await callHook(s, {
+        adapter: "claude",
+        hookEvent: "SessionStart",
+        input: byEvent.get("SessionStart") as Record<string, unknown>,
+      }),
+    );
+    const context = JSON.parse((start.hookSpecificOutput as { additionalContext: string }).additionalContext) as {
+      payloads: { body: string }[];
+    };
     expect(context.payloads.map((p) => p.body)).toEqual(["remember the plan"]);
-    const prompt = printed(await callHook(s, { adapter: "claude", hookEvent: "UserPromptSubmit", input: byEvent.get("UserPromptSubmit") as Record<string, unknown> }));
+    const prompt = printed(
+      await callHook(s, {
+        adapter: "claude",
+        hookEvent: "UserPromptSubmit",
+        input: byEvent.get("UserPromptSubmit") as Record<string, unknown>,
+      }),
+    );
     expect(prompt).toEqual({ decision: "block", reason: "not now" });
   });
 
   it("a Claude Code Stop ends the frame its UserPromptSubmit opened (no turn id in the input)", async () => {
     const byEvent = new Map(inputs.map((i) => [i.hookEvent, i.input]));
     const s = scratch();
-    await callHook(s, { adapter: "claude", hookEvent: "UserPromptSubmit", input: byEvent.get("UserPromptSubmit") as Record<string, unknown> });
+    await callHook(s, {
+      adapter: "claude",
+      hookEvent: "UserPromptSubmit",
+      input: byEvent.get("UserPromptSubmit") as Record<string, unknown>,
+    });
     await callHook(s, { adapter: "claude", hookEvent: "Stop", input: byEvent.get("Stop") as Record<string, unknown> });
     const [opening, ending, ended] = s.delivered();
     expect([opening?.event, ending?.event, ended?.event]).toEqual(["frame.opening", "frame.ending", "frame.ended"]);
@@ -170,20 +221,40 @@ describe("generated Claude Code inputs", () => {
   });
 
   it("Claude Code's Stop block requests a continuation (as 0.9.0 renders it), bounded by max_stop_continuations as for Codex", async () => {
-    expect(HARNESS_HOOK_MAPPING.adapters.find((a) => a.adapter === "claude")?.hook_events.find((h) => h.hook_event === "Stop")?.block).toBe("request_continuation");
+    expect(
+      HARNESS_HOOK_MAPPING.adapters
+        .find((a) => a.adapter === "claude")
+        ?.hook_events.find((h) => h.hook_event === "Stop")?.block,
+    ).toBe("request_continuation");
     const stop = inputs.find((i) => i.hookEvent === "Stop")?.input as Record<string, unknown>;
     const s = scratch().answer({ "frame.ending": { metadata: { directive: { kind: "block", reason: "again" } } } });
     const cap = HARNESS_HOOK_INPUTS.max_stop_continuations;
-    const first = await callHook(s, { adapter: "claude", hookEvent: "Stop", input: { ...stop, stop_hook_active: false } });
+    const first = await callHook(s, {
+      adapter: "claude",
+      hookEvent: "Stop",
+      input: { ...stop, stop_hook_active: false },
+    });
     expect(printed(first)).toEqual({ decision: "block", reason: "again" });
-    for (let n = 2; n <= cap; n++) expect(printed(await callHook(s, { adapter: "claude", hookEvent: "Stop", input: { ...stop, stop_hook_active: true } }))).toEqual({ decision: "block", reason: "again" });
-    const capped = await callHook(s, { adapter: "claude", hookEvent: "Stop", input: { ...stop, stop_hook_active: true } });
+    for (let n = 2; n <= cap; n++)
+      expect(
+        printed(
+          await callHook(s, { adapter: "claude", hookEvent: "Stop", input: { ...stop, stop_hook_active: true } }),
+        ),
+      ).toEqual({ decision: "block", reason: "again" });
+    const capped = await callHook(s, {
+      adapter: "claude",
+      hookEvent: "Stop",
+      input: { ...stop, stop_hook_active: true },
+    });
     expect(printed(capped)).not.toHaveProperty("decision");
     expect(capped.stderr).toContain(`reach the bound of ${cap}`);
   });
 
   it("a block at Claude Code's PreCompact or SessionEnd: {} on stdout, the reason on stderr, exit 0 (the reference refuses to render it)", async () => {
-    for (const [hookEvent, event] of [["PreCompact", "context.pressure_observed"], ["SessionEnd", "session.ending"]] as const) {
+    for (const [hookEvent, event] of [
+      ["PreCompact", "context.pressure_observed"],
+      ["SessionEnd", "session.ending"],
+    ] as const) {
       const input = inputs.find((i) => i.hookEvent === hookEvent)?.input as Record<string, unknown>;
       const s = scratch().answer({ [event]: { metadata: { directive: { kind: "block", reason: "hold on" } } } });
       const outcome = await callHook(s, { adapter: "claude", hookEvent, input });

@@ -23,10 +23,40 @@ const sessionId = prompt.session_id as string;
  * One `hook` call of Codex UserPromptSubmit as a process: SIGKILL at 30 s (a process blocked in
  * open(2) does not run its SIGTERM handler). `limits`: prlimit options, e.g. `--fsize=100`.
  */
-function hook(s: Scratch, o: { readonly log?: boolean; readonly receipts?: boolean; readonly limits?: readonly string[]; readonly input?: Record<string, unknown> } = {}): SpawnSyncReturns<string> {
-  const args = [CLI, "hook", "--adapter", "codex", "--event", "UserPromptSubmit", "--program", HOOK_CLIENT, ...(o.log === false ? [] : ["--arg", "--log", "--arg", s.log]), "--timeout-ms", "10000", "--state-dir", s.stateDir, ...(o.receipts ? ["--receipts", s.receipts] : [])];
-  const [program, argv] = o.limits ? ["prlimit", [...o.limits, "--", process.execPath, ...args]] : [process.execPath, args];
-  return spawnSync(program, argv, { input: JSON.stringify(o.input ?? prompt), encoding: "utf8", timeout: 30_000, killSignal: "SIGKILL" });
+function hook(
+  s: Scratch,
+  o: {
+    readonly log?: boolean;
+    readonly receipts?: boolean;
+    readonly limits?: readonly string[];
+    readonly input?: Record<string, unknown>;
+  } = {},
+): SpawnSyncReturns<string> {
+  const args = [
+    CLI,
+    "hook",
+    "--adapter",
+    "codex",
+    "--event",
+    "UserPromptSubmit",
+    "--program",
+    HOOK_CLIENT,
+    ...(o.log === false ? [] : ["--arg", "--log", "--arg", s.log]),
+    "--timeout-ms",
+    "10000",
+    "--state-dir",
+    s.stateDir,
+    ...(o.receipts ? ["--receipts", s.receipts] : []),
+  ];
+  const [program, argv] = o.limits
+    ? ["prlimit", [...o.limits, "--", process.execPath, ...args]]
+    : [process.execPath, args];
+  return spawnSync(program, argv, {
+    input: JSON.stringify(o.input ?? prompt),
+    encoding: "utf8",
+    timeout: 30_000,
+    killSignal: "SIGKILL",
+  });
 }
 
 const statePath = (s: Scratch): string => new HookStateStore(s.stateDir, "codex").pathOf(sessionId);
@@ -40,7 +70,9 @@ describe("a state file that is not a regular file: exit 1 at once, nothing deliv
     expect(r.signal, "killed at the 30 s deadline: the hook hung").toBeNull();
     expect(r.status).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain(`cannot read the state file ${statePath(s)}: not a regular file (a FIFO) (EINVAL); nothing was delivered: remove that file`);
+    expect(r.stderr).toContain(
+      `cannot read the state file ${statePath(s)}: not a regular file (a FIFO) (EINVAL); nothing was delivered: remove that file`,
+    );
     expect(s.delivered()).toEqual([]);
   });
 

@@ -8,7 +8,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WIRE_VERSION, type HookAdapter } from "../../../generated/ts/spec.js";
-import type { CallbackRequest, LifecycleReceipt, PayloadEnvelope, PlacementClass } from "../../../generated/ts/types.js";
+import type {
+  CallbackRequest,
+  LifecycleReceipt,
+  PayloadEnvelope,
+  PlacementClass,
+} from "../../../generated/ts/types.js";
 import { runHookCommand, type HookCommandOutcome, type OnFailure } from "../../../runtime/hooks/command/run.js";
 import { SubprocessInvoker } from "../../../runtime/invoker/subprocess.js";
 import { FIXTURE_CLIENTS_DIR } from "../../support/fixture-clients.js";
@@ -34,13 +39,21 @@ export class Scratch {
   /** The requests the client received, in order (read from its log). */
   delivered(): CallbackRequest[] {
     if (!existsSync(this.log)) return [];
-    return readFileSync(this.log, "utf8").trim().split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { request: CallbackRequest }).request);
+    return readFileSync(this.log, "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { request: CallbackRequest }).request);
   }
 
   /** The receipts written so far. */
   receiptLines(): LifecycleReceipt[] {
     if (!existsSync(this.receipts)) return [];
-    return readFileSync(this.receipts, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as LifecycleReceipt);
+    return readFileSync(this.receipts, "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as LifecycleReceipt);
   }
 
   /** Forget what the client received (keep the state). */
@@ -73,9 +86,24 @@ export interface CallOptions {
 export async function callHook(scratch: Scratch, o: CallOptions): Promise<HookCommandOutcome> {
   if (!existsSync(scratch.answerFile)) scratch.answer({});
   const program = o.program ?? { path: HOOK_CLIENT, args: ["--log", scratch.log, "--answer", scratch.answerFile] };
-  const invoker = new SubprocessInvoker({ program: program.path, args: program.args, timeoutMs: o.timeoutMs ?? 10_000 });
+  const invoker = new SubprocessInvoker({
+    program: program.path,
+    args: program.args,
+    timeoutMs: o.timeoutMs ?? 10_000,
+  });
   const bytes = o.input instanceof Uint8Array ? o.input : Buffer.from(JSON.stringify(o.input));
-  return runHookCommand({ adapter: o.adapter, hookEvent: o.hookEvent, invoker, clientId: "hook-client.mjs", onFailure: o.onFailure ?? "open", receiptsFile: o.receipts === undefined ? scratch.receipts : o.receipts, stateDir: o.stateDir ?? scratch.stateDir }, bytes);
+  return runHookCommand(
+    {
+      adapter: o.adapter,
+      hookEvent: o.hookEvent,
+      invoker,
+      clientId: "hook-client.mjs",
+      onFailure: o.onFailure ?? "open",
+      receiptsFile: o.receipts === undefined ? scratch.receipts : o.receipts,
+      stateDir: o.stateDir ?? scratch.stateDir,
+    },
+    bytes,
+  );
 }
 
 /** The printed output as a value (stdout is one JSON line). */
@@ -85,7 +113,11 @@ export function printed(outcome: HookCommandOutcome): Record<string, unknown> {
 }
 
 /** A valid PayloadEnvelope with an inline body, acceptable at `placement`. */
-export function contextPayload(id: string, body: string, placement: PlacementClass = "developer_equivalent_frame"): PayloadEnvelope {
+export function contextPayload(
+  id: string,
+  body: string,
+  placement: PlacementClass = "developer_equivalent_frame",
+): PayloadEnvelope {
   return {
     schema_version: WIRE_VERSION,
     payload_id: id,
@@ -129,5 +161,13 @@ export function hookInputFor(adapter: HookAdapter, hookEvent: string): Record<st
   const recorded = codexRecordings().find((r) => r.hookEvent === hookEvent);
   if (recorded) return recorded.input;
   const start = codexRecordings().find((r) => r.hookEvent === "SessionStart")?.input as Record<string, unknown>;
-  return { session_id: start.session_id, transcript_path: start.transcript_path, cwd: start.cwd, hook_event_name: hookEvent, model: start.model, turn_id: "codex-turn-compact", trigger: "auto" };
+  return {
+    session_id: start.session_id,
+    transcript_path: start.transcript_path,
+    cwd: start.cwd,
+    hook_event_name: hookEvent,
+    model: start.model,
+    turn_id: "codex-turn-compact",
+    trigger: "auto",
+  };
 }

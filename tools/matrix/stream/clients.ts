@@ -61,7 +61,13 @@ function sdkArgs(plan: ClientPlan): string[] {
 /** The columns; `goProgram` is the Go fixture built for this run. */
 export function streamClients(goProgram: string): { readonly [C in StreamClientId]: StreamClient } {
   return {
-    go: { id: "go", title: "go-echo on the Go SDK stream runner (ServeStream)", program: goProgram, args: sdkArgs, reverseError: SDK_REVERSE },
+    go: {
+      id: "go",
+      title: "go-echo on the Go SDK stream runner (ServeStream)",
+      program: goProgram,
+      args: sdkArgs,
+      reverseError: SDK_REVERSE,
+    },
     python: {
       id: "python",
       title: "python-echo on the Python SDK stream runner (serve_stream)",
@@ -80,7 +86,13 @@ export function streamClients(goProgram: string): { readonly [C in StreamClientI
       id: "raw",
       title: "stream-raw/raw-client.mjs, hand-written NDJSON (no SDK)",
       program: join(FIXTURE_CLIENTS_DIR, "stream-raw", "raw-client.mjs"),
-      args: (plan) => ["--behave", plan.raw ?? "echo", "--log", plan.record, ...(plan.frameBytes === undefined ? [] : ["--frame-bytes", String(plan.frameBytes)])],
+      args: (plan) => [
+        "--behave",
+        plan.raw ?? "echo",
+        "--log",
+        plan.record,
+        ...(plan.frameBytes === undefined ? [] : ["--frame-bytes", String(plan.frameBytes)]),
+      ],
       reverseError: (response) => {
         const reverse = response.metadata?.reverse as { error_name?: unknown } | undefined;
         return typeof reverse?.error_name === "string" ? reverse.error_name : null;
@@ -90,15 +102,23 @@ export function streamClients(goProgram: string): { readonly [C in StreamClientI
 }
 
 /** Outcome of {@link buildGoStreamClient}. */
-export type GoBuild = { readonly ok: true; readonly program: string; readonly ms: number } | { readonly ok: false; readonly output: string; readonly ms: number };
+export type GoBuild =
+  | { readonly ok: true; readonly program: string; readonly ms: number }
+  | { readonly ok: false; readonly output: string; readonly ms: number };
 
 /** Build the Go fixture into `dir` (stdlib only; the SDK is a replaced local module). Never throws. */
 export function buildGoStreamClient(dir: string, timeoutMs = 300_000): GoBuild {
   const started = performance.now();
   const program = join(dir, "go-echo");
-  const run = spawnSync("go", ["build", "-o", program, "."], { cwd: GO_ECHO_DIR, encoding: "utf8", timeout: timeoutMs });
+  const run = spawnSync("go", ["build", "-o", program, "."], {
+    cwd: GO_ECHO_DIR,
+    encoding: "utf8",
+    timeout: timeoutMs,
+  });
   const ms = performance.now() - started;
-  if (run.error !== undefined) return { ok: false, ms, output: `go build could not run (${run.error.message}); install Go 1.22+` };
-  if (run.status !== 0) return { ok: false, ms, output: `go build of test/fixtures/client-lang-neutral/go-echo failed:\n${run.stderr}` };
+  if (run.error !== undefined)
+    return { ok: false, ms, output: `go build could not run (${run.error.message}); install Go 1.22+` };
+  if (run.status !== 0)
+    return { ok: false, ms, output: `go build of test/fixtures/client-lang-neutral/go-echo failed:\n${run.stderr}` };
   return { ok: true, program, ms };
 }

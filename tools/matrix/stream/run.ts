@@ -12,7 +12,14 @@ import { performance } from "node:perf_hooks";
 import { StreamInvoker } from "../../../runtime/stream/invoker.js";
 import { REPO_ROOT } from "../../../test/support/fixture-clients.js";
 import { buildGoStreamClient, STREAM_CLIENT_IDS, streamClients, type StreamClient } from "./clients.js";
-import { envelope, NORMAL_TIMEOUT_MS, streamScenarios, type CellContext, type Opened, type StreamScenario } from "./scenarios.js";
+import {
+  envelope,
+  NORMAL_TIMEOUT_MS,
+  streamScenarios,
+  type CellContext,
+  type Opened,
+  type StreamScenario,
+} from "./scenarios.js";
 import { pool } from "../shared.js";
 
 /** Bound of one cell (ms): the watchdog that turns a hang into a failed cell. */
@@ -68,7 +75,12 @@ export async function runCell(scenario: StreamScenario, client: StreamClient, di
     client,
     open(plan, config = {}) {
       const record = join(dir, `record-${++files}`);
-      const invoker = new StreamInvoker({ program: client.program, args: client.args({ ...plan, record }), timeoutMs: config.timeoutMs ?? NORMAL_TIMEOUT_MS, ...(config.limits === undefined ? {} : { limits: config.limits }) });
+      const invoker = new StreamInvoker({
+        program: client.program,
+        args: client.args({ ...plan, record }),
+        timeoutMs: config.timeoutMs ?? NORMAL_TIMEOUT_MS,
+        ...(config.limits === undefined ? {} : { limits: config.limits }),
+      });
       const o: Opened = {
         invoker,
         record,
@@ -126,7 +138,8 @@ export async function runStreamMatrix(options: StreamMatrixOptions = {}): Promis
     const clients = STREAM_CLIENT_IDS.map((id) => all[id]);
     const blocked = new Map<string, string>();
     if (!build.ok) blocked.set("go", build.output);
-    if (!existsSync(join(REPO_ROOT, "dist", "runtime", "index.js"))) blocked.set("ts", "dist/ is not built; run npm run build");
+    if (!existsSync(join(REPO_ROOT, "dist", "runtime", "index.js")))
+      blocked.set("ts", "dist/ is not built; run npm run build");
     for (const client of clients) {
       if (blocked.has(client.id)) continue;
       try {
@@ -137,7 +150,9 @@ export async function runStreamMatrix(options: StreamMatrixOptions = {}): Promis
     }
     const scenarios = streamScenarios();
     const cells: StreamCell[] = [];
-    const jobs = scenarios.flatMap((scenario, r) => clients.map((client, c) => ({ scenario, client, index: r * clients.length + c })));
+    const jobs = scenarios.flatMap((scenario, r) =>
+      clients.map((client, c) => ({ scenario, client, index: r * clients.length + c })),
+    );
     await pool(jobs, options.concurrency ?? 2, async ({ scenario, client, index }) => {
       const why = blocked.get(client.id);
       let cell: StreamCell;

@@ -13,7 +13,12 @@ import { EVENT_VOCABULARY, LIMITS } from "../../../generated/ts/spec.js";
 import type { DispatchEnvelope, LifecycleEventKind } from "../../../generated/ts/types.js";
 import type { InvocationResult } from "../../../runtime/invoker/types.js";
 import type { StreamInvoker, StreamInvokerConfig } from "../../../runtime/stream/invoker.js";
-import { callbackRequest, dispatchEnvelope, frameContext, requiresFrameContext } from "../../../test/support/dispatch.js";
+import {
+  callbackRequest,
+  dispatchEnvelope,
+  frameContext,
+  requiresFrameContext,
+} from "../../../test/support/dispatch.js";
 import type { ClientPlan, StreamClient } from "./clients.js";
 
 /** Deadline of an event that should be answered (ms): generous, for a loaded 2-core machine. */
@@ -57,7 +62,9 @@ export interface StreamScenario {
   run(ctx: CellContext): Promise<void>;
 }
 
-const REQUEST_EVENTS = EVENT_VOCABULARY.filter((e) => e.stream_v2 === "request").map((e) => e.event as LifecycleEventKind);
+const REQUEST_EVENTS = EVENT_VOCABULARY.filter((e) => e.stream_v2 === "request").map(
+  (e) => e.event as LifecycleEventKind,
+);
 
 let counter = 0;
 /** A fresh envelope (unique ids) for `kind`, carrying `action` for the SDK fixtures. */
@@ -75,26 +82,49 @@ export function envelope(kind: LifecycleEventKind, action?: string): DispatchEnv
 }
 
 function describe(result: InvocationResult): string {
-  return result.ok ? `delivered status ${result.response.status}` : `${result.failure.variant} (${result.failure.detail.slice(0, 120)})`;
+  return result.ok
+    ? `delivered status ${result.response.status}`
+    : `${result.failure.variant} (${result.failure.detail.slice(0, 120)})`;
 }
 
 /** Check that `result` is the client's delivered answer to `sent` (correlated to its id). */
 function delivered(ctx: CellContext, what: string, sent: DispatchEnvelope, result: InvocationResult): void {
-  const ok = result.ok && result.response.status === "delivered" && result.response.metadata?.event_id === sent.request.event_id;
-  ctx.check(ok, `${what}: wanted the delivered answer to ${sent.request.event_id}, got ${describe(result)}${result.ok ? ` for ${String(result.response.metadata?.event_id)}` : ""}`);
+  const ok =
+    result.ok && result.response.status === "delivered" && result.response.metadata?.event_id === sent.request.event_id;
+  ctx.check(
+    ok,
+    `${what}: wanted the delivered answer to ${sent.request.event_id}, got ${describe(result)}${result.ok ? ` for ${String(result.response.metadata?.event_id)}` : ""}`,
+  );
 }
 
 function failed(ctx: CellContext, what: string, result: InvocationResult, variant: string): void {
   ctx.check(!result.ok && result.failure.variant === variant, `${what}: wanted ${variant}, got ${describe(result)}`);
 }
 
-function counts(ctx: CellContext, opened: Opened, want: { spawns?: number; discardedAtLeast?: number; discarded?: number; cancels?: number; reverseRequests?: number }): void {
+function counts(
+  ctx: CellContext,
+  opened: Opened,
+  want: { spawns?: number; discardedAtLeast?: number; discarded?: number; cancels?: number; reverseRequests?: number },
+): void {
   const s = opened.invoker.stats;
   if (want.spawns !== undefined) ctx.check(s.spawns === want.spawns, `spawns ${want.spawns} wanted, got ${s.spawns}`);
-  if (want.discarded !== undefined) ctx.check(s.discardedFrames === want.discarded, `discarded_frames ${want.discarded} wanted, got ${s.discardedFrames}`);
-  if (want.discardedAtLeast !== undefined) ctx.check(s.discardedFrames >= want.discardedAtLeast, `discarded_frames ≥ ${want.discardedAtLeast} wanted, got ${s.discardedFrames}`);
-  if (want.cancels !== undefined) ctx.check(s.cancels === want.cancels, `cancels ${want.cancels} wanted, got ${s.cancels}`);
-  if (want.reverseRequests !== undefined) ctx.check(s.reverseRequests === want.reverseRequests, `reverse requests ${want.reverseRequests} wanted, got ${s.reverseRequests}`);
+  if (want.discarded !== undefined)
+    ctx.check(
+      s.discardedFrames === want.discarded,
+      `discarded_frames ${want.discarded} wanted, got ${s.discardedFrames}`,
+    );
+  if (want.discardedAtLeast !== undefined)
+    ctx.check(
+      s.discardedFrames >= want.discardedAtLeast,
+      `discarded_frames ≥ ${want.discardedAtLeast} wanted, got ${s.discardedFrames}`,
+    );
+  if (want.cancels !== undefined)
+    ctx.check(s.cancels === want.cancels, `cancels ${want.cancels} wanted, got ${s.cancels}`);
+  if (want.reverseRequests !== undefined)
+    ctx.check(
+      s.reverseRequests === want.reverseRequests,
+      `reverse requests ${want.reverseRequests} wanted, got ${s.reverseRequests}`,
+    );
 }
 
 async function timed(work: () => Promise<void>): Promise<number> {
@@ -222,7 +252,12 @@ export function streamScenarios(): StreamScenario[] {
         const sent = ctx.event("session.started", `pad:${SIZE_LIMIT_BYTES}`);
         delivered(ctx, "at the limit", sent, await at.invoke(sent));
         const over = ctx.open({ raw: "pad", frameBytes: SIZE_LIMIT_BYTES + 1 }, { limits });
-        failed(ctx, "one byte over", await over.invoke(ctx.event("session.started", `pad:${SIZE_LIMIT_BYTES + 1}`)), "stream_frame_too_large");
+        failed(
+          ctx,
+          "one byte over",
+          await over.invoke(ctx.event("session.started", `pad:${SIZE_LIMIT_BYTES + 1}`)),
+          "stream_frame_too_large",
+        );
       },
     },
     {
@@ -234,7 +269,11 @@ export function streamScenarios(): StreamScenario[] {
         const sent = ctx.event("session.starting", "reverse-put");
         const result = await s.invoke(sent);
         delivered(ctx, "event", sent, result);
-        if (result.ok) ctx.check(ctx.client.reverseError(result.response) === "not_available", `the client saw ${String(ctx.client.reverseError(result.response))}, not not_available`);
+        if (result.ok)
+          ctx.check(
+            ctx.client.reverseError(result.response) === "not_available",
+            `the client saw ${String(ctx.client.reverseError(result.response))}, not not_available`,
+          );
         counts(ctx, s, { spawns: 1, reverseRequests: 1 });
       },
     },
@@ -271,12 +310,20 @@ export function streamScenarios(): StreamScenario[] {
         counts(ctx, s, { spawns: 0 });
         const sent = ctx.event("session.started");
         delivered(ctx, "next event", sent, await s.invoke(sent));
-        failed(ctx, "receipt.emitted on a live stream", await s.invoke(ctx.event("receipt.emitted")), "receipt_emitted_rejected");
+        failed(
+          ctx,
+          "receipt.emitted on a live stream",
+          await s.invoke(ctx.event("receipt.emitted")),
+          "receipt_emitted_rejected",
+        );
         const last = ctx.event("session.ended");
         delivered(ctx, "last event", last, await s.invoke(last));
         await s.invoker.close();
         const frames = ctx.recorded(s);
-        ctx.check(frames.includes(sent.request.event_id) && frames.includes(last.request.event_id), "the record lacks the delivered events");
+        ctx.check(
+          frames.includes(sent.request.event_id) && frames.includes(last.request.event_id),
+          "the record lacks the delivered events",
+        );
         ctx.check(!frames.includes("receipt.emitted"), "receipt.emitted reached the client");
       },
     },
@@ -289,7 +336,10 @@ export function streamScenarios(): StreamScenario[] {
         const sent = ctx.event("session.ending");
         delivered(ctx, "event", sent, await s.invoke(sent));
         const ms = await timed(() => s.invoker.close());
-        ctx.check(ms < closeGrace, `close() took ${ms.toFixed(0)} ms: the client did not exit at stdin EOF within stream_close_grace_ms (${closeGrace} ms)`);
+        ctx.check(
+          ms < closeGrace,
+          `close() took ${ms.toFixed(0)} ms: the client did not exit at stdin EOF within stream_close_grace_ms (${closeGrace} ms)`,
+        );
       },
     },
     {
@@ -301,8 +351,14 @@ export function streamScenarios(): StreamScenario[] {
         const sent = ctx.event("session.ended");
         delivered(ctx, "event", sent, await s.invoke(sent));
         const ms = await timed(() => s.invoker.close());
-        ctx.check(ms >= closeGrace, `close() took ${ms.toFixed(0)} ms: the client exited at EOF, so SIGTERM was never needed`);
-        ctx.check(ms < closeGrace + termGrace, `close() took ${ms.toFixed(0)} ms: the client did not exit within stream_term_grace_ms (${termGrace} ms) of SIGTERM`);
+        ctx.check(
+          ms >= closeGrace,
+          `close() took ${ms.toFixed(0)} ms: the client exited at EOF, so SIGTERM was never needed`,
+        );
+        ctx.check(
+          ms < closeGrace + termGrace,
+          `close() took ${ms.toFixed(0)} ms: the client did not exit within stream_term_grace_ms (${termGrace} ms) of SIGTERM`,
+        );
       },
     },
   ];

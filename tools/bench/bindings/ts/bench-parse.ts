@@ -78,7 +78,9 @@ if (mode === "time") {
     r.push(x / y);
     rc.push(xc / yc);
   }
-  process.stdout.write(`${JSON.stringify({ ms: median(a), baseline_ms: median(b), ratio: median(r), cpu_ratio: median(rc) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ms: median(a), baseline_ms: median(b), ratio: median(r), cpu_ratio: median(rc) })}\n`,
+  );
 } else if (mode === "peak" && (a1 === "ours" || a1 === "plain")) {
   const f = a1 === "ours" ? ours : plain;
   const bytes = new Uint8Array(readFileSync(a2 as string));

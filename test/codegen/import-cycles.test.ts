@@ -7,13 +7,16 @@
  *
  * runtime/ also has a declared layer order of its rooms (RUNTIME_LAYERS): an import from one room
  * to another points down, never up and never sideways within a layer; a new room must be placed
- * in the order. codegen/ does not import runtime/, except its tools (codegen/tools/).
+ * in the order. codegen/ does not import runtime/, except its tools (codegen/tools/). The Python
+ * SDK package has no import cycle either (read with Python's ast).
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/cli-process.js";
+import { pythonInterpreter } from "../support/python.js";
 
 /** Every `.ts` file below `dir` (absolute paths, sorted). */
 function tsFiles(dir: string): string[] {
@@ -190,4 +193,63 @@ describe("codegen does not import runtime", () => {
       expect(offenders).toEqual([]);
     },
   );
+});
+
+/**
+ * The modules of the Python SDK package (sdk/python/lifeloop_callback) and the package modules each
+ * imports, read with Python's own `ast` (function-local imports included: the old runner ↔ stream
+ * cycle hid behind one), relative and absolute (`lifeloop_callback.x`) forms alike.
+ */
+function pythonImportGraph(packageDir: string): Map<string, string[]> {
+  const script = String.raw`
+import ast, json, pathlib, sys
+pkg = pathlib.Path(sys.argv[1])
+mods = {p.stem for p in pkg.glob("*.py")}
+graph = {}
+for path in sorted(pkg.glob("*.py")):
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level == 1 or base.startswith("lifeloop_callback"):
+                base = base.split(".", 1)[1] if base.startswith("lifeloop_callback.") else ("" if base == "lifeloop_callback" else base)
+                if base:
+                    found.add(base.split(".")[0])
+                else:
+                    found.update(a.name for a in node.names if a.name in mods)
+                    found.add("__init__")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("lifeloop_callback."):
+                    found.add(a.name.split(".")[1])
+    graph[path.stem] = sorted(m for m in found if m in mods and m != path.stem)
+print(json.dumps(graph))
+`;
+  const ran = spawnSync(pythonInterpreter(), ["-c", script, packageDir], { encoding: "utf8", timeout: 120_000 });
+  if (ran.status !== 0) throw new Error(`python could not read the SDK's imports: ${ran.stderr}`);
+  const parsed = JSON.parse(ran.stdout) as Record<string, string[]>;
+  // `from . import x` names the package itself too; a module importing its own package's
+  // __init__ is how Python packages re-export, and __init__ is the package's top: drop those edges.
+  return new Map(Object.entries(parsed).map(([m, targets]) => [m, targets.filter((t) => t !== "__init__")]));
+}
+
+describe("Python SDK import graph (sdk/python/lifeloop_callback)", () => {
+  // sdk/go is one Go package: the Go toolchain itself refuses import cycles between packages, so
+  // only the Python package needs this check.
+  const graph = pythonImportGraph(join(REPO_ROOT, "sdk/python/lifeloop_callback"));
+
+  it("sees the imports (the check is not vacuous)", () => {
+    expect(graph.get("runner")).toContain("answer");
+    expect(graph.get("stream")).toContain("stream_session");
+  });
+
+  it("has no import cycle, function-local imports included", () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it("the cycle check finds one when an import points back (runner ↔ stream, as before issue 26)", () => {
+    const bent = new Map(graph);
+    bent.set("stream", [...(graph.get("stream") ?? []), "runner"]);
+    expect(cycles(bent).length).toBeGreaterThan(0);
+  });
 });

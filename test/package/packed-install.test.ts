@@ -66,12 +66,17 @@ const PREFIX = join(TMP, "prefix");
 const PACKED_SDK = join(PROJECT, "node_modules", "lifeloop-callback", "sdk");
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
-/** Run a command to completion (killed at the deadline, always reaped); no shell unless `bash -c`. */
+/**
+ * Run a command to completion (killed at the deadline, always reaped); no shell unless `bash -c`.
+ * The default deadline is a watchdog, not a bound: an `npm install` of the tarball compiles the
+ * optional better-sqlite3 from source when its prebuilt binary cannot be fetched (about 70 s on a
+ * quiet 2-core machine, over 240 s at load 10 and more).
+ */
 function run(
   cmd: string,
   args: readonly string[],
   cwd: string,
-  timeoutMs = 240_000,
+  timeoutMs = 540_000,
   env: NodeJS.ProcessEnv = {},
 ): SpawnSyncReturns<string> {
   return spawnSync(cmd, args, { cwd, encoding: "utf8", timeout: timeoutMs, env: { ...process.env, ...env } });
@@ -135,7 +140,7 @@ beforeAll(() => {
     ),
     "npm install of the tarball",
   );
-}, 600_000);
+}, 900_000);
 
 describe("the packed package, installed into a fresh project", () => {
   it("ships dist/ and the examples, and its CLI prints its version", () => {
@@ -269,7 +274,7 @@ describe("the CLI on PATH without a registry (a Go or Python client author)", ()
   });
 
   it("npm install -g --prefix DIR of the tarball puts lifeloop-callback on PATH, run by name", {
-    timeout: 300_000,
+    timeout: 660_000,
   }, () => {
     const prefix = PREFIX;
     // The package comes from the file, never from a registry lookup of its name; its own

@@ -102,12 +102,15 @@ function pump(): void {
   const deferred: Job[] = [];
   /** The first job run in this turn. */
   let front: Job | null = null;
+  /** The jobs that had a go in this turn. */
+  const ran = new Set<Job>();
   while (queue.length > 0) {
     const left = turnEnd - performance.now();
     if (left <= 0) break;
     const job = queue.shift() as Job;
     if (job.cancelled) continue;
     front ??= job;
+    ran.add(job);
     let finished: boolean;
     deferRequested = false;
     try {
@@ -121,10 +124,15 @@ function pump(): void {
     if (turnEndRequested) break;
   }
   // The job that had the front of this turn and asks for it again yields it to the others that
-  // asked (else a job deferring on every go, e.g. a serializer listing one large object after
-  // another, would keep them, the spawn gate's drain among them, from the front as long as it runs).
-  if (deferred.length > 1 && deferred[0] === front) deferred.push(deferred.shift() as Job);
-  queue.unshift(...deferred);
+  // asked, and to those that got no go at all in this turn (else a job deferring on every go, e.g.
+  // a serializer listing one large object after another, would keep them, the spawn gate's drain
+  // among them, from the front as long as it runs; on a loaded machine its slice alone can use up
+  // the turn, so the others never even get a go).
+  if (deferred.length > 0 && deferred[0] === front && (deferred.length > 1 || queue.some((job) => !ran.has(job)))) {
+    const yielded = deferred.shift() as Job;
+    queue.unshift(...deferred);
+    queue.push(yielded);
+  } else queue.unshift(...deferred);
   turnStartedAt = -1;
   turnEndRequested = false;
   deferRequested = false;

@@ -14,7 +14,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SLICED_FRAME_BYTES } from "../../runtime/rpc/frame.js";
-import { checkNothingLeftAfterEach, envelope, scratch, Sessions } from "./support.js";
+import { checkNothingLeftAfterEach, envelope, scratch, Sessions } from "../stream/support.js";
 
 const sessions = new Sessions();
 const scratches = checkNothingLeftAfterEach(sessions);

@@ -17,7 +17,7 @@ import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import type { InvocationResult } from "../../runtime/invoker/types.js";
 import { FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";
-import { envelope, SESSION_EVENTS, Sessions } from "./support.js";
+import { envelope, SESSION_EVENTS, Sessions } from "../stream/support.js";
 
 const CLIENT = join(FIXTURE_CLIENTS_DIR, "stream-raw", "scripted-client.mjs");
 const sessions = new Sessions();

@@ -1,6 +1,6 @@
 // Strict JSON, layer 2: the parser (json.* rules) that builds the node tree of json_node.go.
 // Lexemes (literals, strings, numbers): json_lexemes.go; issue construction: json_parse_issues.go.
-// TypeScript twin: runtime/wire/strict-json.ts; Python twin: lifeloop_callback/strict_json.py.
+// TypeScript twin: runtime/wire/json/; Python twin: lifeloop_callback/strict_json.py.
 
 package lifeloop
 
@@ -13,7 +13,7 @@ import (
 // Parse layer (json.* rules). Rules max-bytes, bom and utf8 are checked in that order before
 // anything is scanned; the others are found by one left-to-right scan that reports the problem
 // occurring first in the input, then trailing-data. Same order and pointers as the TypeScript
-// validator (runtime/wire/strict-json.ts).
+// validator (runtime/wire/json/).
 //
 // A document of a known wire type is parsed along its schema (parseTyped): only the values the
 // schema layer, the integer-lexeme check, the rules and the typed decoders look at become nodes.

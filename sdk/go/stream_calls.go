@@ -16,7 +16,7 @@ type callReply struct {
 }
 
 // RPCError is a JSON-RPC error reply the host sent to a client request (CALLBACK-001 §C).
-// Code is the JSON-RPC error code (spec/tables/stream-error-codes.json), Message its text, Data the
+// Code is the JSON-RPC error code (spec/tables/stream-v2.json error_codes), Message its text, Data the
 // decoded `data` member (nil when absent).
 type RPCError struct {
 	Code    int64

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// frameKind is what a stream frame is (spec/stream-mode.md, frame schemas).
+// frameKind is what a stream frame is (spec/stream-protocol.md, frame schemas).
 type frameKind uint8
 
 const (

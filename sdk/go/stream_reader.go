@@ -8,7 +8,7 @@ import (
 )
 
 // FrameReader splits a byte stream into stream-mode frames (CALLBACK-001 §C as specified in
-// spec/stream-mode.md): a frame is the bytes up to, not including, one LF (0x0A). Nothing else
+// spec/stream-protocol.md): a frame is the bytes up to, not including, one LF (0x0A). Nothing else
 // ends a frame (CR, U+2028, U+2029 and U+0085 are ordinary bytes here), and nothing is decoded.
 //
 // Memory is bounded: the frame being read is never allowed past MaxBytes. The limit is counted on

@@ -10,7 +10,7 @@ import (
 )
 
 // Parse-layer and schema-layer cases whose rule ids and pointers are those of the TypeScript
-// validator (runtime/wire/strict-json.ts, runtime/wire/schema.ts).
+// validator (runtime/wire/json/, runtime/wire/schema.ts).
 
 type parseCase struct {
 	input   string

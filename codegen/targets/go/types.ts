@@ -43,7 +43,9 @@ export function itemCodec(shape: Shape, where: string): ShapeCodec {
     case "open_object":
       return { goType: "map[string]any", decode: "nodeMap", encode: "mapNode" };
     case "array":
-      throw new Error(`go target: nested arrays are not supported (${where}); extend codegen/targets/go.ts itemCodec`);
+      throw new Error(
+        `go target: nested arrays are not supported (${where}); extend codegen/targets/go/types.ts itemCodec`,
+      );
   }
 }
 

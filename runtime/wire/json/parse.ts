@@ -6,7 +6,7 @@
  * depth limits. {@link parseStrictJson} runs one fast, iterative (no JS-stack recursion) validating
  * scan (scanner.ts) over the decoded document and only then hands the text to `JSON.parse` to build
  * the value. The rules it reports are the `json.*` rows of spec/tables/document-rules.json
- * ({@link PARSE_RULES}; defined in spec/wire-protocol.md): the byte limit, BOM and UTF-8 rules are
+ * ({@link PARSE_RULES}; defined in spec/wire-contract.md): the byte limit, BOM and UTF-8 rules are
  * checked in that order before anything is scanned, the others by one left-to-right scan, and the
  * problem that occurs earliest in the input is reported.
  *

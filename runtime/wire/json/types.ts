@@ -1,7 +1,7 @@
 /**
  * The public vocabulary of the strict JSON parser: limits, options, issues, results and the
  * `json.*` rule ids (the json.* rows of spec/tables/document-rules.json, generated into
- * generated/ts/spec/document-rules.ts; spec/wire-protocol.md defines them).
+ * generated/ts/spec/document-rules.ts; spec/wire-contract.md defines them).
  *
  * @module
  */

@@ -21,7 +21,7 @@ scanner run to find the *first* problem and its pointer. Never raises for any in
 
 Modules: this one is the entry point; :mod:`.json_fast` is the fast path, :mod:`.json_scanner` the
 exact scanner, :mod:`.json_common` what both share (rule ids, :class:`ParseResult`, pointers and the
-``json.loads`` hooks). Go twin: sdk/go/json_*.go; TypeScript twin: runtime/wire/strict-json.ts.
+``json.loads`` hooks). Go twin: sdk/go/json_*.go; TypeScript twin: runtime/wire/json/.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ const UNFORMATTED = `export const TABLE = { 'a': [1,2,3], "b": { "long_name_one"
 const OUTPUTS: OutputFile[] = [
   { path: "generated/ts/table.ts", content: UNFORMATTED },
   { path: "generated/drift/table.json", content: '{"a":[1,2,3]}\n' },
-  { path: "generated/python/x.py", content: "x = {'a':1}\n" },
+  { path: "sdk/python/lifeloop_callback/_gen_x.py", content: "x = {'a':1}\n" },
 ];
 
 describe("codegen/emit/format.ts", () => {

@@ -45,7 +45,7 @@ describe("frame bounds follow schemas/stream", () => {
   });
 
   it("a method matching the schema's reserved pattern is refused", () => {
-    const prefix = (method.not?.pattern as string).replace(/^\^/, "").replace(/\\\./g, ".");
+    const prefix = (method.not?.pattern ?? "").replace(/^\^/, "").replace(/\\\./g, ".");
     expect(judge({ jsonrpc: "2.0", id: 1, method: `${prefix}x` })).toBe("stream.method /method");
   });
 

@@ -6,10 +6,11 @@
  * Errors: throws {@link ModelError} naming the file, a JSON pointer and the broken expectation.
  * Nothing is generated from a model that fails to load.
  */
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type {
+  AcceptedVersion,
   EnumType,
   EventRow,
   Field,
@@ -515,8 +516,65 @@ function checkTables(tables: Tables, enums: EnumType[], types: WireType[]): void
   }
 }
 
-/** Load and check the whole model rooted at `root` (the repository root). */
-export function loadModel(root: string): Model {
+/** Options of {@link loadModel}. */
+export interface LoadOptions {
+  /** Load the accepted versions' snapshots into `Model.window` (default true; false for a snapshot itself). */
+  readonly window?: boolean;
+}
+
+/** Where the frozen snapshot of `version` lives, repository-relative. */
+export function snapshotDir(version: string): string {
+  return `spec/releases/${version}`;
+}
+
+/**
+ * Load the snapshot of every accepted version (spec/wire-version.json `accepted`). Errors: ModelError
+ * naming spec/wire-version.json for a window that breaks its own rules (current accepted, more than
+ * window_size - 1 accepted, a version that is not retired, an unknown outside-window rule) or for a
+ * missing snapshot; a snapshot that today's codegen cannot load fails with the snapshot file's name.
+ */
+function loadWindow(root: string, wireVersion: Model["wireVersion"], ruleIds: ReadonlySet<string>): AcceptedVersion[] {
+  const file = "spec/wire-version.json";
+  if (!ruleIds.has(wireVersion.outside_window.rule))
+    throw new ModelError(file, "/outside_window/rule", `unknown rule id ${wireVersion.outside_window.rule}`);
+  if (wireVersion.accepted.length > wireVersion.window_size - 1)
+    throw new ModelError(
+      file,
+      "/accepted",
+      `${wireVersion.accepted.length} accepted versions do not fit a window of ${wireVersion.window_size} (current included)`,
+    );
+  return wireVersion.accepted.map((version, i) => {
+    const pointer = `/accepted/${i}`;
+    if (version === wireVersion.current)
+      throw new ModelError(file, pointer, "the current version is not an accepted older one");
+    if (!wireVersion.retired.some((r) => r.version === version))
+      throw new ModelError(file, pointer, `${version} is not retired: only an older, retired version can be accepted`);
+    const snapshot = snapshotDir(version);
+    if (!existsSync(join(root, snapshot, "spec", "wire-version.json")))
+      throw new ModelError(
+        file,
+        pointer,
+        `accepted version ${version} has no release snapshot at ${snapshot}/ (take it with npm run snapshot-release before the bump)`,
+      );
+    let model: Model;
+    try {
+      model = loadModel(join(root, snapshot), { window: false });
+    } catch (error) {
+      if (error instanceof ModelError) throw new ModelError(`${snapshot}/${error.file}`, error.pointer, error.detail);
+      throw error;
+    }
+    if (model.wireVersion.current !== version)
+      throw new ModelError(
+        `${snapshot}/spec/wire-version.json`,
+        "/current",
+        `must be ${version}, the version it freezes`,
+      );
+    return { version, snapshot, model };
+  });
+}
+
+/** Load and check the whole model rooted at `root` (the repository root, or a release snapshot). */
+export function loadModel(root: string, options: LoadOptions = {}): Model {
   const allTables = loadSpecTables(root);
   const specTables = allTables.filter((t) => !TOOLING_TABLES.has(t.stem));
   const toolTables = new Map(allTables.filter((t) => TOOLING_TABLES.has(t.stem)).map((t) => [t.stem, t]));
@@ -538,6 +596,7 @@ export function loadModel(root: string): Model {
   checkHookInputs(tables.harnessHookInputs, tables.harnessHookMapping, hookSchemas);
   const rules = loadRules(tables.rules, types, loaded.enums, tables.eventVocabulary.events);
   const wireVersion = tables.wireVersion;
+  const window = options.window === false ? [] : loadWindow(root, wireVersion, new Set(rules.map((r) => r.id)));
   const roots = types
     .filter((t) => t.schema["x-wire-document"] === true)
     .map((t) => ({ typeName: t.name, cliName: t.kebab, fixtureKind: t.kebab.replace(/-/g, "_") }));
@@ -557,5 +616,6 @@ export function loadModel(root: string): Model {
     occurrences,
     integerPaths: computeIntegerPaths(types),
     rulePlans: computeRulePlans(types, rules, occurrences, wireVersion.current),
+    window,
   };
 }

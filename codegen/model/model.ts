@@ -237,4 +237,19 @@ export interface Model {
   readonly integerPaths: ReadonlyMap<string, readonly string[]>;
   /** For every object type: its ordered rule steps. */
   readonly rulePlans: ReadonlyMap<string, readonly RuleStep[]>;
+  /**
+   * The older versions a reader accepts (spec/wire-version.json `accepted`, newest first), each with the
+   * model of its frozen snapshot spec/releases/<version>/ (loaded with the snapshot's own meta-schemas;
+   * its rule plans expect its own version). Empty for a snapshot's model itself.
+   */
+  readonly window: readonly AcceptedVersion[];
+}
+
+/** One accepted (older, still read) wire version and the model of its release snapshot. */
+export interface AcceptedVersion {
+  readonly version: string;
+  /** Repository-relative path of the snapshot, `spec/releases/<version>`. */
+  readonly snapshot: string;
+  /** The snapshot's model (its `window` is empty). */
+  readonly model: Model;
 }

@@ -1015,10 +1015,25 @@ export interface TransportModesTable {
 
 // spec/wire-version.json (meta-schema spec/meta/wire-version.schema.json)
 /**
- * The current wire version (the one constant every envelope's schema_version must equal) and the retired versions with their tombstones.
+ * The current wire version (the one every host writes by default), the window of older versions a reader still accepts (each judged by its frozen release snapshot under spec/releases/<version>/), and the retired versions with their tombstones.
  */
 export interface WireVersionFile {
   current: string;
+  /**
+   * Older wire versions a reader still accepts, newest first; each is judged by the schemas and rules of spec/releases/<version>/ and is never written unless a host chooses it (--wire-version). Every accepted version is also retired.
+   */
+  accepted: string[];
+  /**
+   * How many versions the window holds, current included: `accepted` has at most window_size - 1 entries; bump-version drops the oldest beyond it.
+   */
+  window_size: number;
+  /**
+   * How a reader refuses a document whose root schema_version is a string outside its window: the rule id it reports (at /schema_version, after the schema layer of the window's newest version has passed) and the message template; {value} is the version found, {window} the window's versions newest first, each in backticks, joined by ", ".
+   */
+  outside_window: {
+    rule: string;
+    message: string;
+  };
   /**
    * The reference implementation this wire version is settled against.
    */

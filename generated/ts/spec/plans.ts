@@ -171,7 +171,8 @@ export interface RuleStep {
 export const RULES = [
   {
     "id": "schema-version-current",
-    "summary": "schema_version equals the current wire version exactly (no ranges, no older versions).",
+    "summary":
+      "schema_version names the version the document is judged by: at the root, a version of the reader's window (spec/wire-version.json current and accepted; a string outside it is refused with the window's message); every nested schema_version equals the root's exactly.",
     "check": "equals_wire_version",
     "reference_messages": ["schema_version mismatch"],
   },

@@ -4,6 +4,12 @@
 /** spec/wire-version.json as written (minus `$schema`); its type is WireVersionFile in ../tables.ts. */
 export const WIRE_VERSION_TABLE = {
   "current": "lifeloop.v0.4",
+  "accepted": ["lifeloop.v0.3"],
+  "window_size": 2,
+  "outside_window": {
+    "rule": "schema-version-current",
+    "message": "schema_version mismatch: `{value}` is outside this reader's wire-version window ({window})",
+  },
   "reference": {
     "crate": "lifeloop-cli",
     "version": "0.9.0",

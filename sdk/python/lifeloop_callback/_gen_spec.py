@@ -386,7 +386,7 @@ RULE_SCHEMA_MAXIMUM: Final = "schema.maximum"
 #: Rule ``schema.max-items``: An array has more entries than its maxItems.
 RULE_SCHEMA_MAX_ITEMS: Final = "schema.max-items"
 
-#: Rule ``schema-version-current``: schema_version equals the current wire version exactly (no ranges, no older versions).
+#: Rule ``schema-version-current``: schema_version names the version the document is judged by: at the root, a version of the reader's window (spec/wire-version.json current and accepted; a string outside it is refused with the window's message); every nested schema_version equals the root's exactly.
 RULE_SCHEMA_VERSION_CURRENT: Final = "schema-version-current"
 
 #: Rule ``non-empty-identifier``: Identifier strings are never the empty string: required ones always, optional ones whenever present and not null.
@@ -3304,7 +3304,7 @@ RULES_TABLE: Final[JsonValue] = {
     "rules": [
         {
             "id": "schema-version-current",
-            "summary": "schema_version equals the current wire version exactly (no ranges, no older versions).",
+            "summary": "schema_version names the version the document is judged by: at the root, a version of the reader's window (spec/wire-version.json current and accepted; a string outside it is refused with the window's message); every nested schema_version equals the root's exactly.",
             "reference": "ValidationError::SchemaVersionMismatch",
             "reference_messages": [
                 "schema_version mismatch",
@@ -4850,6 +4850,14 @@ TRANSPORT_MODES_TABLE: Final[JsonValue] = {
 #: spec/wire-version.json as written (minus `$schema`).
 WIRE_VERSION_TABLE: Final[JsonValue] = {
     "current": "lifeloop.v0.4",
+    "accepted": [
+        "lifeloop.v0.3",
+    ],
+    "window_size": 2,
+    "outside_window": {
+        "rule": "schema-version-current",
+        "message": "schema_version mismatch: `{value}` is outside this reader's wire-version window ({window})",
+    },
     "reference": {
         "crate": "lifeloop-cli",
         "version": "0.9.0",

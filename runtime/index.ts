@@ -6,7 +6,8 @@
  * Public API of lifeloop-callback (`import { ... } from "lifeloop-callback"`).
  *
  * - Wire types and tables: generated from schemas/ and spec/ (generated/ts).
- * - Validation: parseWireDocument / validateValue with stable rule ids and JSON pointers.
+ * - Validation: parseWireDocument / validateValue with stable rule ids and JSON pointers, each
+ *   document judged by its own version among the wire-version window's (spec/wire-window.md).
  */
 export type * from "../generated/ts/types.js";
 export {
@@ -50,6 +51,14 @@ export {
   type DocumentLimits,
   type WireResult,
 } from "./wire/validate.js";
+export {
+  closedWindow,
+  DEFAULT_WIRE_WINDOW,
+  WireWindowError,
+  wireWindow,
+  type WireWindow,
+} from "./wire/window.js";
+export { WIRE_WINDOW, type WindowVersion } from "../generated/ts/window.js";
 export { parseStrictJson, type StrictJsonLimits, type StrictParseResult, type ParseIssue } from "./wire/json/parse.js";
 export { parseStrictJsonSliced, type StrictSliceOptions } from "./wire/json/sliced.js";
 export {

@@ -17,6 +17,7 @@ import { generateTsTables } from "./ts/tables.js";
 import { generateTsTooling } from "./ts/tooling.js";
 import { generateTsTypes } from "./ts/types.js";
 import { generateTsValidators } from "./ts/validators.js";
+import { generateTsWindow } from "./ts/window.js";
 import { generateCorpus } from "./vectors/corpus.js";
 import { generateStreamVectors } from "./vectors/stream-vectors.js";
 import { generateVectors } from "./vectors/vectors.js";
@@ -28,7 +29,8 @@ export type { Target } from "./target.js";
 export const TARGETS: readonly Target[] = [
   // TypeScript: generated/ts/
   { name: "ts/types", generate: generateTsTypes },
-  { name: "ts/validators", generate: generateTsValidators },
+  { name: "ts/validators", generate: (model) => generateTsValidators(model) },
+  { name: "ts/window", generate: generateTsWindow },
   { name: "ts/tables", generate: generateTsTables },
   { name: "ts/spec", generate: generateTsSpec },
   { name: "ts/rule-probes", generate: generateTsRuleProbes },

@@ -10,8 +10,10 @@ export type * from "../../generated/ts/types.js";
 export {
   CLI_EXIT_CODES,
   CLIENT_INITIATED_COMMANDS,
+  closedWindow,
   codeForFailureClass,
   DEFAULT_DOCUMENT_LIMITS,
+  DEFAULT_WIRE_WINDOW,
   DOCUMENT_RULES,
   encodeFrame,
   errorCode,
@@ -42,7 +44,10 @@ export {
   WIRE_DOCUMENTS,
   WIRE_OBJECT_TYPES,
   WIRE_VERSION,
+  WIRE_WINDOW,
   WireValidationError,
+  WireWindowError,
+  wireWindow,
 } from "../index.js";
 export type {
   DocumentLimits,
@@ -64,4 +69,6 @@ export type {
   WireObjectTypeName,
   WireResult,
   WireTypeMap,
+  WireWindow,
+  WindowVersion,
 } from "../index.js";

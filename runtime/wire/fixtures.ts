@@ -12,6 +12,13 @@ import { defineMember } from "./own.js";
 import { ruleForReferenceMessage } from "./reference-messages.js";
 import { PARSE_RULES, parseStrictJson } from "./json/parse.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument, validateParsed } from "./validate.js";
+import { closedWindow, type WireWindow } from "./window.js";
+
+/**
+ * Fixtures are in the reference's format and the reference reads one version: by default they are
+ * judged with the window closed to current (spec/wire-window.md, "The reference is the oracle of current").
+ */
+const CURRENT_ONLY: WireWindow = closedWindow(WIRE_VERSION);
 
 /** One output row. */
 export interface FixtureRow {
@@ -141,7 +148,11 @@ function substituteVersionBytes(bytes: Uint8Array, from: ReadonlySet<string>): U
 }
 
 /** Judge one fixture file. */
-export function runFixture(path: string, substitutions: ReadonlySet<string>): FixtureRow {
+export function runFixture(
+  path: string,
+  substitutions: ReadonlySet<string>,
+  window: WireWindow = CURRENT_ONLY,
+): FixtureRow {
   const read = readFixtureFile(path);
   if (!read.ok) return { path, kind: null, expect: null, actual: "unreadable", pass: false, reason: read.reason };
   const bytes = read.bytes;
@@ -206,6 +217,8 @@ export function runFixture(path: string, substitutions: ReadonlySet<string>): Fi
     const result = parseWireDocument(
       doc.typeName,
       substitutions.size > 0 ? substituteVersionBytes(raw, substitutions) : raw,
+      DEFAULT_DOCUMENT_LIMITS,
+      window,
     );
     issues = result.ok ? [] : result.issues;
   } else {
@@ -213,7 +226,7 @@ export function runFixture(path: string, substitutions: ReadonlySet<string>): Fi
     const pointers = parsed.nonIntegerNumberPointers
       .filter((p) => p.startsWith("/data/"))
       .map((p) => p.slice("/data".length));
-    issues = validateParsed(doc.typeName, data, pointers);
+    issues = validateParsed(doc.typeName, data, pointers, window);
   }
   const actual = issues.length === 0 ? "valid" : "invalid";
   const primary = issues[0];

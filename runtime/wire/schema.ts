@@ -42,6 +42,13 @@ function validatorFor(typeName: WireObjectTypeName): StandaloneValidator {
   return validator;
 }
 
+/** The validator of `typeName` in an accepted version's own validators module. */
+function versionValidator(validators: { readonly [name: string]: unknown }, typeName: string): StandaloneValidator {
+  const validator = validators[`validate${typeName}`];
+  if (typeof validator !== "function") throw new Error(`no generated validator for ${typeName}; run npm run generate`);
+  return validator as StandaloneValidator;
+}
+
 /** Map one ajv error to an issue; `null` for bookkeeping errors (an `anyOf` summary, the null branch of a nullable ref). Also used by `validate --all`. */
 export function toIssue(error: AjvError): ValidationIssue | null {
   if (error.keyword === "anyOf") return null;
@@ -75,9 +82,17 @@ export function toIssue(error: AjvError): ValidationIssue | null {
   return { rule, pointer: error.instancePath, message: error.message ?? error.keyword };
 }
 
-/** Run the schema of `typeName` (first error only, by design: bounded work on untrusted input). */
-export function schemaIssues(typeName: WireObjectTypeName, value: unknown): ValidationIssue[] {
-  const validate = validatorFor(typeName);
+/**
+ * Run the schema of `typeName` (first error only, by design: bounded work on untrusted input).
+ * `validators`: the validators module of an accepted older version with its own schemas
+ * (generated/ts/window.ts `AcceptedReader.validators`); omitted or null: current's.
+ */
+export function schemaIssues(
+  typeName: WireObjectTypeName,
+  value: unknown,
+  validators: { readonly [name: string]: unknown } | null = null,
+): ValidationIssue[] {
+  const validate = validators === null ? validatorFor(typeName) : versionValidator(validators, typeName);
   if (validate(value)) return [];
   const issues = (validate.errors ?? []).map(toIssue).filter((i): i is ValidationIssue => i !== null);
   return issues.length > 0
@@ -85,14 +100,14 @@ export function schemaIssues(typeName: WireObjectTypeName, value: unknown): Vali
     : [{ rule: "schema.type", pointer: "", message: "does not match the schema" }];
 }
 
-const integerNameSets = new Map<WireObjectTypeName, ReadonlySet<string>>();
+const integerNameSets = new WeakMap<readonly string[], ReadonlySet<string>>();
 
-/** The last tokens of the integer paths of `typeName` (`*` for an array index), worked out once. */
-function integerNames(typeName: WireObjectTypeName): ReadonlySet<string> {
-  let names = integerNameSets.get(typeName);
+/** The last tokens of integer path `patterns` (`*` for an array index), worked out once per array. */
+function integerNames(patterns: readonly string[]): ReadonlySet<string> {
+  let names = integerNameSets.get(patterns);
   if (names === undefined) {
-    names = new Set(INTEGER_PATHS[typeName].map((pattern) => pattern.slice(pattern.lastIndexOf("/") + 1)));
-    integerNameSets.set(typeName, names);
+    names = new Set(patterns.map((pattern) => pattern.slice(pattern.lastIndexOf("/") + 1)));
+    integerNameSets.set(patterns, names);
   }
   return names;
 }
@@ -100,12 +115,16 @@ function integerNames(typeName: WireObjectTypeName): ReadonlySet<string> {
 /**
  * Issues for numbers written with a fraction, an exponent or as `-0` where the schema of `typeName`
  * wants an integer (`pointers` come from the strict parser). The reference rejects these; JSON.parse
- * cannot tell `1.0` from `1`, so this check uses the lexemes the parser recorded.
+ * cannot tell `1.0` from `1`, so this check uses the lexemes the parser recorded. `patterns`: the
+ * integer paths of the judging version (default: current's).
  */
-export function integerLexemeIssues(typeName: WireObjectTypeName, pointers: readonly string[]): ValidationIssue[] {
+export function integerLexemeIssues(
+  typeName: WireObjectTypeName,
+  pointers: readonly string[],
+  patterns: readonly string[] = INTEGER_PATHS[typeName],
+): ValidationIssue[] {
   if (pointers.length === 0) return [];
-  const patterns = INTEGER_PATHS[typeName];
-  const names = integerNames(typeName);
+  const names = integerNames(patterns);
   for (const pointer of pointers) {
     // Only a pointer whose last token names an integer field (or is an index, for `*`) can match:
     // a cheap test first, so a long list of other pointers costs O(1) each.

@@ -46,8 +46,11 @@ export function guardCodePointCounts(code: string): string {
   return out;
 }
 
-/** Generate generated/ts/validators.ts. */
-export async function generateTsValidators(model: Model): Promise<OutputFile[]> {
+/**
+ * Generate generated/ts/validators.ts (or, for an accepted version's own schemas, the module at `path`,
+ * see ts/window.ts).
+ */
+export async function generateTsValidators(model: Model, path = "generated/ts/validators.ts"): Promise<OutputFile[]> {
   const ajv = new Ajv2020({
     strict: true,
     allErrors: false,
@@ -69,5 +72,5 @@ export async function generateTsValidators(model: Model): Promise<OutputFile[]> 
     "const require = createRequire(import.meta.url);",
     "",
   ].join("\n");
-  return [{ path: "generated/ts/validators.ts", content: finalNewline(header + code) }];
+  return [{ path, content: finalNewline(header + code) }];
 }

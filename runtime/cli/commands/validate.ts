@@ -1,5 +1,7 @@
 /**
- * `lifeloop-callback validate <type> [FILE|-]`: judge one wire document.
+ * `lifeloop-callback validate [--all] [--wire-version V] <type> [FILE|-]`: judge one wire document,
+ * by the rules of the version its `schema_version` names among the window's (spec/wire-window.md);
+ * `--wire-version V` closes the window to V.
  *
  * Prints a JSON array of issues `{rule, pointer, message}` on stdout (`[]` when valid): the first
  * issue, or with `--all` every issue the layers can find (runtime/wire/all-issues.ts), at most
@@ -12,19 +14,26 @@ import { WIRE_DOCUMENTS } from "../../../generated/ts/spec/plans.js";
 import type { ValidationIssue } from "../../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../wire/validate.js";
 import { allIssues } from "../../wire/all-issues.js";
+import { closedWindow, DEFAULT_WIRE_WINDOW, type WireWindow } from "../../wire/window.js";
+import { WIRE_WINDOW } from "../../../generated/ts/window.js";
 import { EXIT, jsonLine, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
+import { WIRE_VERSION_FLAG, wireVersionFlag } from "../wire-version-flag.js";
 
 /** Usage text of the validate command. */
-export const VALIDATE_USAGE = `usage: lifeloop-callback validate [--all] <type> [FILE|-]
+export const VALIDATE_USAGE = `usage: lifeloop-callback validate [--all] [--wire-version V] <type> [FILE|-]
   type: ${WIRE_DOCUMENTS.map((d) => d.cliName).join(" | ")}
   Reads FILE (or standard input) and prints a JSON array of {rule, pointer, message}: the first
   issue (what every binding agrees on), or with --all every issue the layers can find
   (at most ${LIMITS.max_reported_issues}; stderr gives the total when there are more).
+  The document is judged by the rules of the version it names, among ${WIRE_WINDOW.join(", ")};
+  --wire-version V judges by V alone (a document of another version is refused).
   exit 0 valid, 1 invalid, 2 usage, 3 unreadable or not one JSON document`;
 
 /** Run the validate command; returns the exit code. */
 export async function runValidate(args: readonly string[], io: CliIo): Promise<number> {
-  const { positionals, switches } = parseFlags(args, { switches: ["--all"] });
+  const { positionals, switches, values } = parseFlags(args, { switches: ["--all"], values: [WIRE_VERSION_FLAG] });
+  const version = wireVersionFlag(values);
+  const window = version === undefined ? DEFAULT_WIRE_WINDOW : closedWindow(version);
   const [typeArg, source = "-", ...extra] = positionals;
   if (!typeArg) throw new UsageError("validate needs a type");
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
@@ -49,8 +58,8 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
     return EXIT.input;
   }
   const result = switches.has("--all")
-    ? everyIssue(doc.typeName, read.bytes)
-    : parseWireDocument(doc.typeName, read.bytes);
+    ? everyIssue(doc.typeName, read.bytes, window)
+    : parseWireDocument(doc.typeName, read.bytes, DEFAULT_DOCUMENT_LIMITS, window);
   if (result.ok) {
     io.out(jsonLine([]));
     return EXIT.ok;
@@ -77,7 +86,8 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
 function everyIssue(
   typeName: (typeof WIRE_DOCUMENTS)[number]["typeName"],
   bytes: Uint8Array,
+  window: WireWindow,
 ): { ok: true } | { ok: false; issues: readonly ValidationIssue[] } {
-  const issues = allIssues(typeName, bytes);
+  const issues = allIssues(typeName, bytes, window);
   return issues.length === 0 ? { ok: true } : { ok: false, issues };
 }

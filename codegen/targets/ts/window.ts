@@ -1,0 +1,113 @@
+/**
+ * Target: `generated/ts/window.ts`, the wire-version window of the TypeScript readers
+ * (spec/wire-window.md): the default window (current, then spec/wire-version.json `accepted`), the
+ * outside-window rule and message, and for each accepted version the reader generated from its frozen
+ * snapshot spec/releases/<version>/: its rule plans (expecting its own version), its integer paths and
+ * its schema validators. A snapshot whose wire schemas equal current's shares current's validators
+ * (`validators: null`); otherwise its own precompiled validators are generated into
+ * `generated/ts/versions/<version>/validators.ts` and imported here.
+ */
+import type { Model } from "../../model/model.js";
+import { finalNewline, slashBanner, type OutputFile } from "../../emit/output.js";
+import { generateTsValidators } from "./validators.js";
+
+function literal(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+/** Canonical JSON (object keys sorted), so two schema documents compare by content. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object")
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  return JSON.stringify(value);
+}
+
+/**
+ * Whether `other` judges shapes exactly as `model` does: the same wire object types and enums with
+ * the same schema documents (annotations included: cheap to compare, and a changed description is
+ * a reason to look).
+ */
+export function sameWireSchemas(model: Model, other: Model): boolean {
+  const schemas = (m: Model): string =>
+    canonical(
+      [...m.types.map((t) => t.schema), ...m.enums.map((e) => e.schema)].sort((a, b) =>
+        String(a.$id) < String(b.$id) ? -1 : 1,
+      ),
+    );
+  return schemas(model) === schemas(other);
+}
+
+/** The module that holds the validators of an accepted version with its own schemas. */
+export function versionValidatorsPath(version: string): string {
+  return `generated/ts/versions/${version}/validators.ts`;
+}
+
+/** Generate generated/ts/window.ts and, for accepted versions with their own schemas, their validators. */
+export async function generateTsWindow(model: Model): Promise<OutputFile[]> {
+  const outputs: OutputFile[] = [];
+  const imports: string[] = [];
+  const readers: string[] = [];
+  for (const [i, accepted] of model.window.entries()) {
+    const own = !sameWireSchemas(model, accepted.model);
+    let validators = "null";
+    if (own) {
+      const [file] = await generateTsValidators(accepted.model, versionValidatorsPath(accepted.version));
+      outputs.push(file as OutputFile);
+      const alias = `acceptedValidators${i}`;
+      imports.push(`import * as ${alias} from "./versions/${accepted.version}/validators.js";`);
+      validators = alias;
+    }
+    const perType = (values: (name: string) => unknown): string =>
+      literal(Object.fromEntries(accepted.model.types.map((t) => [t.name, values(t.name)])));
+    readers.push(
+      [
+        `  ${JSON.stringify(accepted.version)}: {`,
+        `    version: ${JSON.stringify(accepted.version)},`,
+        `    snapshot: ${JSON.stringify(accepted.snapshot)},`,
+        `    rulePlans: ${perType((name) => accepted.model.rulePlans.get(name) ?? [])},`,
+        `    integerPaths: ${perType((name) => accepted.model.integerPaths.get(name) ?? [])},`,
+        `    validators: ${validators},`,
+        `  },`,
+      ].join("\n"),
+    );
+  }
+  const window = [model.wireVersion.current, ...model.wireVersion.accepted];
+  const lines = [
+    slashBanner("The wire-version window (spec/wire-window.md): the versions a reader accepts and their readers."),
+    `import type { RuleStep } from "./spec/plans.js";`,
+    ...imports,
+    "",
+    `/** The default window of every reader: current, then the accepted older versions, newest first. */`,
+    `export const WIRE_WINDOW = ${literal(window)} as const;`,
+    "",
+    `/** A version of the default window. */`,
+    `export type WindowVersion = (typeof WIRE_WINDOW)[number];`,
+    "",
+    `/** The refusal of a document outside the reader's window: rule id and message template ({value}, {window}). */`,
+    `export const OUTSIDE_WINDOW = ${literal(model.wireVersion.outside_window)} as const;`,
+    "",
+    `/** The reader of one accepted version, generated from its snapshot. */`,
+    `export interface AcceptedReader {`,
+    `  readonly version: string;`,
+    `  /** Repository-relative folder of the frozen snapshot it was generated from. */`,
+    `  readonly snapshot: string;`,
+    `  /** Ordered rule steps per wire object type (its equals_wire_version steps expect \`version\`). */`,
+    `  readonly rulePlans: { readonly [typeName: string]: readonly RuleStep[] };`,
+    `  /** Pointer patterns of integer fields per wire object type. */`,
+    `  readonly integerPaths: { readonly [typeName: string]: readonly string[] };`,
+    `  /** Its own validators module (\`validate<Type>\` exports), or null when its wire schemas equal current's. */`,
+    `  readonly validators: { readonly [name: string]: unknown } | null;`,
+    `}`,
+    "",
+    `/** The reader of every accepted (older) version of the default window, by version. */`,
+    `export const ACCEPTED_READERS: { readonly [version: string]: AcceptedReader } = {`,
+    ...readers,
+    `};`,
+  ];
+  outputs.push({ path: "generated/ts/window.ts", content: finalNewline(lines.join("\n")) });
+  return outputs;
+}

@@ -13,7 +13,7 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { CLI_COMMANDS, type CliCommandName } from "../../generated/ts/spec/cli-commands.js";
 import { CLI_EXIT_CODES } from "../../generated/ts/spec/cli-exit-codes.js";
-import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
+import { WIRE_VERSION, WIRE_WINDOW } from "../../generated/ts/spec/wire-version.js";
 import { unknownCommandText } from "./help.js";
 import { EXIT, HelpRequested, UsageError, type CliIo } from "./io.js";
 import { BufferedOutput } from "./output.js";
@@ -67,7 +67,7 @@ export async function commandUsages(): Promise<ReadonlyArray<readonly [name: str
 function help(): string {
   const width = Math.max(...CLI_COMMANDS.map((c) => `${c.name} ${c.synopsis}`.trimEnd().length));
   return [
-    `lifeloop-callback: schema-first toolkit for the Lifeloop client callback protocol (wire ${WIRE_VERSION})`,
+    `lifeloop-callback: schema-first toolkit for the Lifeloop client callback protocol (wire ${WIRE_VERSION}; reads ${WIRE_WINDOW.join(", ")})`,
     "",
     "usage: lifeloop-callback COMMAND [ARGUMENTS]   (lifeloop-callback COMMAND --help: its usage, flags and exit codes;",
     "       lifeloop-callback help --all: every command's usage)",

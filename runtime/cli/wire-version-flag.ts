@@ -2,7 +2,7 @@
  * `--wire-version V`, shared by `validate`, `invoke`, `session`, `hook` and `conform`
  * (spec/wire-window.md, "Who speaks which version").
  */
-import { WIRE_WINDOW } from "../../generated/ts/window.js";
+import { WIRE_WINDOW } from "../../generated/ts/spec/wire-version.js";
 import { UsageError } from "./io.js";
 
 /** The flag's name. */

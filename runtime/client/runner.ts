@@ -25,6 +25,9 @@
  * - stdout is reserved: while serving v2, `process.stdout.write` (and so `console.log`) goes to
  *   stderr; frames go through the original stream. A child process that inherits fd 1 can still
  *   write to it: spawn children with stdout ignored or piped.
+ * - Every answer is in the request's wire version (spec/wire-window.md): a request of any version of
+ *   the window is read by that version's rules and the response is checked in that version alone; a
+ *   request outside the window is refused in current.
  * - Refusals and failures are answered exactly as the SDK runners do: `status: failed`, the
  *   class's default retry class and one warning naming the rule id or failure variant (invalid
  *   envelope: `invalid_request` + rule id; `receipt.emitted`: `receipt_emitted_rejected`; handler
@@ -50,6 +53,8 @@ import { failureClassOf, issueText } from "../invoker/failure.js";
 import { wireSnapshot } from "../invoker/request.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument, validateParsed, type WireResult } from "../wire/validate.js";
+import { answerVersion, closedWindow } from "../wire/window.js";
+import { parseStrictJson } from "../wire/json/parse.js";
 import { FrameReader } from "../rpc/frame-reader.js";
 import {
   encodeErrorReply,
@@ -137,17 +142,21 @@ function writeErr(stderr: NodeJS.WritableStream, text: string): void {
 
 /**
  * The answer to one judged DispatchEnvelope: refusals, the handler call, response validation.
- * Returns the response's JSON bytes (valid, at most limits.max_response_bytes). Never throws.
+ * `version`: the wire version to answer in ({@link answerVersion} of the request); the response is
+ * judged with the window closed to it. Returns the response's JSON bytes (valid, at most
+ * limits.max_response_bytes). Never throws.
  */
 export async function answerEnvelope(
   judged: WireResult<DispatchEnvelope>,
   handler: ClientHandler,
   context: ClientContext,
   stderr: NodeJS.WritableStream,
+  version: string,
 ): Promise<Buffer> {
-  const version = judged.ok ? judged.value.schema_version : WIRE_VERSION;
+  // The response is judged in the request's version alone: an answer in another version is invalid.
+  const window = closedWindow(version);
   const encode = (response: CallbackResponse): Buffer => {
-    const snap = wireSnapshot("CallbackResponse", response, LIMITS.max_response_bytes);
+    const snap = wireSnapshot("CallbackResponse", response, LIMITS.max_response_bytes, [], window);
     if (snap.ok) return snap.bytes;
     const code = snap.problem === "invalid" ? (snap.issues[0] as ValidationIssue).rule : "invalid_response";
     const text = snap.problem === "invalid" ? snap.issues.slice(0, 8).map(issueText).join("; ") : snap.detail;
@@ -156,6 +165,8 @@ export async function answerEnvelope(
       "CallbackResponse",
       failureResponse(failureClassOf("handler_threw"), code, text, version),
       LIMITS.max_response_bytes,
+      [],
+      window,
     );
     return fallback.ok ? fallback.bytes : Buffer.from("{}");
   };
@@ -240,8 +251,16 @@ async function serveOnce(
     commands: new ClientCommands(cliTransport(options)),
   };
   // The bounds every binding's runner judges a request with (bytes, depth, values, members per object).
-  const judged = parseWireDocument("DispatchEnvelope", Buffer.concat(kept, size), DEFAULT_DOCUMENT_LIMITS);
-  return writeOut(stdout, await answerEnvelope(judged, handler, context, stderr));
+  const bytes = Buffer.concat(kept, size);
+  const judged = parseWireDocument("DispatchEnvelope", bytes, DEFAULT_DOCUMENT_LIMITS);
+  const version = judged.ok ? judged.value.schema_version : requestVersionOf(bytes);
+  return writeOut(stdout, await answerEnvelope(judged, handler, context, stderr, version));
+}
+
+/** The version to answer an invalid request's bytes in: its own when readable and in the window, else current. */
+function requestVersionOf(bytes: Uint8Array): string {
+  const parsed = parseStrictJson(bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: [] });
+  return parsed.ok ? answerVersion(parsed.value) : WIRE_VERSION;
 }
 
 function writeOut(stdout: NodeJS.WritableStream, bytes: Buffer): Promise<number> {
@@ -453,6 +472,7 @@ class StreamServer {
       this.handler,
       { transport: "stream", signal: controller.signal, commands: this.commands },
       this.stderr,
+      answerVersion(params),
     );
     this.peer.inbound.end(id);
     if (controller.signal.aborted || this.done) return; // cancelled: the host no longer wants the reply

@@ -32,6 +32,7 @@ import {
 } from "../wire/serialize.js";
 import { acceptsSerialized } from "../wire/fast-parse.js";
 import { validateParsed } from "../wire/validate.js";
+import { DEFAULT_WIRE_WINDOW, type WireWindow } from "../wire/window.js";
 import type { InvokerLimits } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";
 import type { InvocationFailure } from "./types.js";
@@ -100,9 +101,10 @@ function judged<K extends WireObjectTypeName>(
   typeName: K,
   snap: Exclude<ValueSnapshot, { problem: "deadline" }>,
   nonIntegerNumberPointers: readonly string[],
+  window: WireWindow = DEFAULT_WIRE_WINDOW,
 ): WireSnapshot<WireTypeMap[K]> {
   if (!snap.ok) return snap.problem === "serialize" ? snap : { ok: false, problem: "invalid", issues: [snap.issue] };
-  const issues = validateParsed(typeName, snap.value, nonIntegerNumberPointers);
+  const issues = validateParsed(typeName, snap.value, nonIntegerNumberPointers, window);
   if (issues.length > 0) return { ok: false, problem: "invalid", issues };
   return { ok: true, bytes: snap.bytes, value: snap.value as WireTypeMap[K] };
 }
@@ -111,14 +113,16 @@ function judged<K extends WireObjectTypeName>(
  * Serialize `value` and judge the bytes as a `typeName` document bounded by `maxBytes`,
  * limits.max_depth and limits.max_values. `nonIntegerNumberPointers` are the strict parser's
  * pointers when the value itself came from bytes (a `1.0` in an integer field there is reported as
- * `schema.type`, as parseWireDocument would). Never throws. Synchronous: use
- * {@link wireSnapshotSliced} to keep the event loop free for large values.
+ * `schema.type`, as parseWireDocument would). `window`: the versions the value may be of (default:
+ * every version this build reads; a client closes it to the request's version). Never throws.
+ * Synchronous: use {@link wireSnapshotSliced} to keep the event loop free for large values.
  */
 export function wireSnapshot<K extends WireObjectTypeName>(
   typeName: K,
   value: unknown,
   maxBytes: number,
   nonIntegerNumberPointers: readonly string[] = [],
+  window: WireWindow = DEFAULT_WIRE_WINDOW,
 ): WireSnapshot<WireTypeMap[K]> {
   const lexemes = integerLexemeIssues(typeName, nonIntegerNumberPointers);
   if (lexemes.length > 0) return { ok: false, problem: "invalid", issues: lexemes };
@@ -126,6 +130,7 @@ export function wireSnapshot<K extends WireObjectTypeName>(
     typeName,
     snapshotValue(value, snapshotLimits(maxBytes)) as Exclude<ValueSnapshot, { problem: "deadline" }>,
     nonIntegerNumberPointers,
+    window,
   );
 }
 

@@ -4,8 +4,8 @@
  * generated/ts/window.ts (spec/wire-version.json `current` and `accepted`, snapshots under
  * spec/releases/).
  */
-import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
-import { ACCEPTED_READERS, type AcceptedReader, OUTSIDE_WINDOW, WIRE_WINDOW } from "../../generated/ts/window.js";
+import { OUTSIDE_WINDOW, WIRE_VERSION, WIRE_WINDOW } from "../../generated/ts/spec/wire-version.js";
+import { ACCEPTED_READERS, type AcceptedReader } from "../../generated/ts/window.js";
 import type { ValidationIssue } from "./issues.js";
 
 /**
@@ -82,4 +82,22 @@ export function selectVersion(value: unknown, window: WireWindow): VersionSelect
 
 function selection(version: string, outside: string | null): VersionSelection {
   return { version, reader: version === WIRE_VERSION ? null : (ACCEPTED_READERS[version] ?? null), outside };
+}
+
+/**
+ * The version a client answers a request (a parsed DispatchEnvelope or CallbackRequest, valid or not)
+ * in: the request's root `schema_version` when it is a version of `window`, else current
+ * (spec/wire-window.md, "Clients answer in the request's version").
+ */
+export function answerVersion(request: unknown, window: WireWindow = DEFAULT_WIRE_WINDOW): string {
+  const { version, outside } = selectVersion(request, window);
+  return outside === null && window.includes(version) && isVersionOf(request, version) ? version : WIRE_VERSION;
+}
+
+function isVersionOf(value: unknown, version: string): boolean {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    (value as { readonly schema_version?: unknown }).schema_version === version
+  );
 }

@@ -9,7 +9,8 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LIMITS, WIRE_DOCUMENTS } from "../../generated/ts/spec.js";
+import { LIMITS, WIRE_DOCUMENTS, WIRE_VERSION, WIRE_WINDOW } from "../../generated/ts/spec.js";
+import { atVersion, OLDER_VERSION } from "../support/window.js";
 import { CLI, REPO_ROOT, runCli } from "../support/cli-process.js";
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-validate-"));
@@ -81,8 +82,9 @@ describe("lifeloop-callback validate", () => {
   });
 
   it("prints exactly one issue without --all, as its usage says, also when several rules are broken", () => {
-    // A v0.2 literal, an empty warning code and failed without classes: four rule violations.
-    const doc = { schema_version: "lifeloop.v0.2", status: "failed", warnings: [{ code: "", message: "m" }] };
+    // An empty warning code and failed without classes: three rule violations. (A version outside
+    // the window would be its one issue: such a document is judged by no version's rules.)
+    const doc = { schema_version: WIRE_VERSION, status: "failed", warnings: [{ code: "", message: "m" }] };
     const r = runCli(["validate", "callback-response", "-"], { input: JSON.stringify(doc) });
     expect(r.code).toBe(1);
     expect(issues(r.stdout)).toHaveLength(1);
@@ -90,6 +92,38 @@ describe("lifeloop-callback validate", () => {
     expect(all.code).toBe(1);
     expect(issues(all.stdout).length).toBeGreaterThan(1);
     expect(issues(all.stdout)[0]).toEqual(issues(r.stdout)[0]);
+  });
+
+  it("judges each document by its own version; --wire-version V by V alone (spec/wire-window.md)", () => {
+    // An empty Warning.message: valid in lifeloop.v0.3, refused by the current version's rules.
+    const doc = { schema_version: WIRE_VERSION, status: "observed", warnings: [{ code: "c", message: "" }] };
+    const older = JSON.stringify(atVersion(doc, OLDER_VERSION));
+    const current = JSON.stringify(doc);
+    const run = (args: string[], input: string) => {
+      const r = runCli(["validate", ...args, "callback-response", "-"], { input });
+      return { code: r.code, issues: issues(r.stdout) };
+    };
+    expect(run([], older)).toEqual({ code: 0, issues: [] });
+    expect(run(["--wire-version", OLDER_VERSION], older)).toEqual({ code: 0, issues: [] });
+    expect(run([], current)).toMatchObject({
+      code: 1,
+      issues: [{ rule: "non-empty-identifier", pointer: "/warnings/0/message" }],
+    });
+    const closed = run(["--wire-version", WIRE_VERSION], older);
+    expect(closed.code).toBe(1);
+    expect(closed.issues).toEqual([
+      {
+        rule: "schema-version-current",
+        pointer: "/schema_version",
+        message: `schema_version mismatch: \`${OLDER_VERSION}\` is outside this reader's wire-version window (\`${WIRE_VERSION}\`)`,
+      },
+    ]);
+    expect(run(["--all", "--wire-version", WIRE_VERSION], older).issues).toEqual(closed.issues);
+    const outside = run([], JSON.stringify(atVersion(doc, "lifeloop.v0.2")));
+    expect(outside.issues[0]?.message).toContain(WIRE_WINDOW.map((v) => `\`${v}\``).join(", "));
+    const unknown = runCli(["validate", "--wire-version", "lifeloop.v9", "callback-response", "-"], { input: current });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("is not a version this build reads");
   });
 
   it("rejects input that is not one JSON document with exit 3 and its json.* rule", () => {

@@ -1,7 +1,7 @@
 /**
- * Target: `generated/ts/window.ts`, the wire-version window of the TypeScript readers
- * (spec/wire-window.md): the default window (current, then spec/wire-version.json `accepted`), the
- * outside-window rule and message, and for each accepted version the reader generated from its frozen
+ * Target: `generated/ts/window.ts`, the readers of the wire-version window (spec/wire-window.md; the
+ * window's versions and its outside-window rule are in generated/ts/spec/wire-version.ts): for each
+ * accepted version the reader generated from its frozen
  * snapshot spec/releases/<version>/: its rule plans (expecting its own version), its integer paths and
  * its schema validators. A snapshot whose wire schemas equal current's shares current's validators
  * (`validators: null`); otherwise its own precompiled validators are generated into
@@ -75,20 +75,13 @@ export async function generateTsWindow(model: Model): Promise<OutputFile[]> {
       ].join("\n"),
     );
   }
-  const window = [model.wireVersion.current, ...model.wireVersion.accepted];
   const lines = [
-    slashBanner("The wire-version window (spec/wire-window.md): the versions a reader accepts and their readers."),
+    slashBanner("The wire-version window (spec/wire-window.md): the reader of each accepted older version."),
     `import type { RuleStep } from "./spec/plans.js";`,
     ...imports,
     "",
-    `/** The default window of every reader: current, then the accepted older versions, newest first. */`,
-    `export const WIRE_WINDOW = ${literal(window)} as const;`,
-    "",
-    `/** A version of the default window. */`,
-    `export type WindowVersion = (typeof WIRE_WINDOW)[number];`,
-    "",
-    `/** The refusal of a document outside the reader's window: rule id and message template ({value}, {window}). */`,
-    `export const OUTSIDE_WINDOW = ${literal(model.wireVersion.outside_window)} as const;`,
+    `// The window itself (WIRE_WINDOW, OUTSIDE_WINDOW) is in ./spec/wire-version.js: cheap to load.`,
+    `export { OUTSIDE_WINDOW, WIRE_WINDOW, type WindowVersion } from "./spec/wire-version.js";`,
     "",
     `/** The reader of one accepted version, generated from its snapshot. */`,
     `export interface AcceptedReader {`,

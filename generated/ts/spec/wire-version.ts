@@ -31,6 +31,18 @@ export const WIRE_VERSION_TABLE = {
 /** The current wire version: every envelope's schema_version must equal it (spec/wire-version.json). */
 export const WIRE_VERSION = "lifeloop.v0.4" as const;
 
+/** The default wire-version window of every reader: current, then the accepted older versions, newest first (spec/wire-window.md). */
+export const WIRE_WINDOW = ["lifeloop.v0.4", "lifeloop.v0.3"] as const;
+
+/** A version of the default window. */
+export type WindowVersion = (typeof WIRE_WINDOW)[number];
+
+/** The refusal of a document outside the reader's window: rule id and message template ({value}, {window}). */
+export const OUTSIDE_WINDOW = {
+  "rule": "schema-version-current",
+  "message": "schema_version mismatch: `{value}` is outside this reader's wire-version window ({window})",
+} as const;
+
 /** Wire versions retired by this project, with their tombstones. */
 export const RETIRED_WIRE_VERSIONS = [
   {

@@ -15,7 +15,7 @@ import type { ValidationIssue } from "../../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../wire/validate.js";
 import { allIssues } from "../../wire/all-issues.js";
 import { closedWindow, DEFAULT_WIRE_WINDOW, type WireWindow } from "../../wire/window.js";
-import { WIRE_WINDOW } from "../../../generated/ts/window.js";
+import { WIRE_WINDOW } from "../../../generated/ts/spec/wire-version.js";
 import { EXIT, jsonLine, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
 import { WIRE_VERSION_FLAG, wireVersionFlag } from "../wire-version-flag.js";
 

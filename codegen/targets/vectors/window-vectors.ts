@@ -192,7 +192,7 @@ export function outsideWindowMessage(model: Model, value: string, window: readon
 
 /**
  * A version newer than any released one, for the outside-window cases: current with its first number
- * raised by nine and the others zero (`lifeloop.v0.4` -> `lifeloop.v9.0`).
+ * raised by nine and the others zero (`lifeloop.v1.2` would give `lifeloop.v10.0`).
  */
 function futureVersion(current: string): string {
   const match = /^(.*\.v)([0-9]+)((?:\.[0-9]+)*)$/.exec(current);

@@ -21,6 +21,7 @@ import { generateTsWindow } from "./ts/window.js";
 import { generateCorpus } from "./vectors/corpus.js";
 import { generateStreamVectors } from "./vectors/stream-vectors.js";
 import { generateVectors } from "./vectors/vectors.js";
+import { generateWindowVectors } from "./vectors/window-vectors.js";
 import { generateViewModelTypes } from "./view-model-types.js";
 
 export type { Target } from "./target.js";
@@ -48,4 +49,5 @@ export const TARGETS: readonly Target[] = [
   { name: "vectors/corpus", generate: generateCorpus },
   { name: "vectors/vectors", generate: generateVectors },
   { name: "vectors/stream-vectors", generate: generateStreamVectors },
+  { name: "vectors/window-vectors", generate: generateWindowVectors },
 ];

@@ -361,6 +361,10 @@ export function tableRenderers(model: Model): ReadonlyMap<string, () => string> 
       "receipt-differences",
       () => differencesTable(t.referenceDifferences.differences.filter((d) => d.scope === "receipts")),
     ],
+    [
+      "wire-window-differences",
+      () => differencesTable(t.referenceDifferences.differences.filter((d) => d.scope === "wire_version")),
+    ],
     ...continuationTableRenderers(model),
   ]);
   for (const table of model.specTables)

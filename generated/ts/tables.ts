@@ -632,9 +632,9 @@ export interface ReferenceDifferencesTable {
   differences: {
     id: string;
     /**
-     * validation: judging wire documents (needs match); rendering: harness hook output (no match); hook_command: lifeloop-callback hook against the reference's host-hook (no match); continuation: the continuation store and its CLI (no match); receipts: receipt synthesis and the receipt ledger (--ledger, receipt list|get) against the reference's (no match).
+     * validation: judging wire documents (needs match); rendering: harness hook output (no match); hook_command: lifeloop-callback hook against the reference's host-hook (no match); continuation: the continuation store and its CLI (no match); receipts: receipt synthesis and the receipt ledger (--ledger, receipt list|get) against the reference's (no match); wire_version: which wire versions a reader accepts (spec/wire-window.md; no match).
      */
-    scope: "validation" | "rendering" | "hook_command" | "continuation" | "receipts";
+    scope: "validation" | "rendering" | "hook_command" | "continuation" | "receipts" | "wire_version";
     /**
      * When a document we reject is accepted by the reference, the disagreement is deliberate if our primary issue matches one of these patterns.
      *

@@ -461,6 +461,18 @@ export const REFERENCE_DIFFERENCES_TABLE = {
       "reason":
         "The settings file belongs to the user: a re-run must leave it byte-identical, an uninstall must give back what was there, and a failed write must never leave a truncated file the harness then refuses to read.",
     },
+    {
+      "id": "wire-version-window",
+      "scope": "wire_version",
+      "where":
+        "the schema_version of every wire document a reader judges (validate, the SDK decoders and client runners, parseWireDocument)",
+      "reference":
+        "reads exactly one wire version, its own, and refuses a document of any other with `schema_version mismatch`",
+      "ours":
+        "our readers accept the window of spec/wire-version.json (`current` and the `accepted` older versions), each document judged by the schemas and rules of the version it carries, from that version's release snapshot; a version outside the window is refused with schema-version-current. The differential suite and `conformance run` close the window to `current`, so they judge as the reference does",
+      "reason":
+        "Hosts and clients are installed and upgraded independently, so during a rolling upgrade a client meets hosts of the old and the new version; a one-version reader fails them all at once. Each version's frozen rules judge its own documents, so no document is judged by a mix of two versions (spec/wire-window.md).",
+    },
   ],
 } as const;
 

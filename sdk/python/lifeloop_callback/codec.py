@@ -42,6 +42,7 @@ from typing import (
 from ._gen_enums import ENUM_CLASSES
 from ._gen_plans import OBJECT_SCHEMAS, Shape
 from ._gen_spec import LIMIT_MAX_DEPTH, LIMIT_MAX_REQUEST_BYTES, LIMIT_MAX_VALUES
+from ._gen_window import WIRE_WINDOW
 from ._gen_wire import WIRE_CLASSES, WireObject
 from .fast_decode import fast_decode
 from .issues import ValidationIssue, WireValidationError
@@ -111,7 +112,7 @@ def check(
     beyond ``WIRE_WINDOW``).
     """
     name = _type_name(target)
-    versions = reader_window(window)
+    versions = WIRE_WINDOW if window is None else reader_window(window)
     if fast_decode(name, data, _max_bytes(max_bytes), _max_depth(max_depth), versions) is not None:
         return ()
     _, _, issues = _judge(name, data, max_bytes, max_depth, versions)
@@ -136,7 +137,7 @@ def decode(
     Raises :class:`WireValidationError` (a ``ValueError``) carrying ``issues`` on any problem, and
     ``ValueError`` for a window beyond ``WIRE_WINDOW``.
     """
-    versions = reader_window(window)
+    versions = WIRE_WINDOW if window is None else reader_window(window)
     fast = fast_decode(_type_name(cls), data, _max_bytes(max_bytes), _max_depth(max_depth), versions)
     if fast is not None:
         return cast(T, fast)

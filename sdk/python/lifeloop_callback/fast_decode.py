@@ -422,6 +422,10 @@ _JSON_TYPES = {
 _CHECKERS: Dict[str, Dict[str, Optional[Tuple[_Checker, int]]]] = {version: {} for version in WIRE_VERSION_RULES}
 
 
+#: Marks a checker not built yet in :data:`_CHECKERS` (``None`` there means "none can be").
+_UNBUILT: Any = object()
+
+
 def _checker(type_name: str, version: str) -> Optional[Tuple[_Checker, int]]:
     """The compiled checker of ``type_name`` in wire ``version`` (built on first use) and its depth."""
     cache = _CHECKERS[version]
@@ -470,7 +474,10 @@ def fast_decode(
         version = value.get("schema_version") if type(value) is dict else None
         if version not in window:
             return None
-        compiled = _checker(type_name, version)
+        # The cache first (one lookup on the hot path); _checker builds a missing entry.
+        compiled = _CHECKERS[version].get(type_name, _UNBUILT)
+        if compiled is _UNBUILT:
+            compiled = _checker(type_name, version)
         if compiled is None:
             return None
         check, depth = compiled

@@ -21,11 +21,12 @@ import type { PythonSdkViewModel } from "../../../generated/codegen/python/view-
 import { renderSdk } from "../sdk-render.js";
 import { commandGroupView } from "./commands.js";
 import { hooksView } from "./hooks.js";
-import { failureVariantConst, isortNames, pyAttr, pyConstName, snake } from "./naming.js";
+import { failureVariantConst, isortNames, pyConstName, snake } from "./naming.js";
 import { runnerView } from "./runner.js";
 import { PYTHON_SYNTAX } from "./syntax.js";
 import { eventRowView } from "./tables.js";
-import { dependencyOrder, ruleStepView, typeView } from "./types.js";
+import { dependencyOrder, typeView } from "./types.js";
+import { rulePlansView, schemaMetadataView, windowView } from "./window.js";
 
 /** Version of the generated distribution. */
 export const PYTHON_SDK_VERSION = "0.1.0";
@@ -45,22 +46,8 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
     members: e.values.map((v) => ({ name: pyConstName(v), value: v })),
   }));
   const types = dependencyOrder(model.types).map(typeView);
-  const objectSchemas = model.types.map((t) => ({
-    name: t.name,
-    required: (t.schema.required as string[] | undefined) ?? [],
-    fields: t.fields.map((f) => ({
-      name: f.name,
-      attr: pyAttr(f.name),
-      presence: f.presence,
-      nullable: f.nullable,
-      shape: f.shape,
-    })),
-  }));
-  const rulePlans = model.types.map((t) => ({
-    name: t.name,
-    steps: (model.rulePlans.get(t.name) ?? []).map(ruleStepView),
-  }));
-  const integerPaths = model.types.map((t) => ({ name: t.name, paths: [...(model.integerPaths.get(t.name) ?? [])] }));
+  const { objectSchemas, integerPaths } = schemaMetadataView(model);
+  const rulePlans = rulePlansView(model);
   const tables = model.specTables.map(({ stem, file, doc }) => ({
     constName: `${snake(stem).toUpperCase()}_TABLE`,
     stem,
@@ -121,6 +108,7 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
       ],
     ],
     ["wire", ["WIRE_CLASSES", "WireObject", ...model.types.map((t) => t.name)]],
+    ["window", ["OUTSIDE_WINDOW_MESSAGE", "OUTSIDE_WINDOW_RULE", "WIRE_WINDOW"]],
   ];
   const initImports = initModules
     .map(([module, names]) => ({ module: moduleName(module), names: isortNames(names) }))
@@ -142,6 +130,7 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
     objectSchemas,
     rulePlans,
     integerPaths,
+    window: windowView(model),
     events: model.tables.eventVocabulary.events.map(eventRowView),
     failureVariants: model.tables.subprocessFailureMapping.variants.map((r) => ({
       variant: r.variant,
@@ -176,7 +165,7 @@ export function pythonViewModel(model: Model): PythonSdkViewModel {
 }
 
 /** The modules of the package that are generated, each as `lifeloop_callback/_gen_<module>.py` from `<module>.py.hbs`. */
-const GENERATED_MODULES = ["enums", "wire", "plans", "spec", "runner_outcomes", "commands", "hooks"] as const;
+const GENERATED_MODULES = ["enums", "wire", "plans", "window", "spec", "runner_outcomes", "commands", "hooks"] as const;
 
 /** The module name a generated module is imported by (`spec` → `_gen_spec`); hand-written modules keep their name. */
 function moduleName(module: string): string {

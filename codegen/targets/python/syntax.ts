@@ -16,6 +16,13 @@
  * - `{{pyShape shape}}`: the `Shape(...)` expression of a model Shape (plans.py).
  * - `{{pyFieldDefault kind}}`: a dataclass field's ` = <default>` (nothing for null): `wire_version`
  *   is WIRE_VERSION, `none` None, `dict` an empty dict factory, `tuple` an empty tuple.
+ *
+ * Partials (each the entries of one mapping literal, on lines of their own; plans.py writes
+ * current's, window.py an accepted version's, so both versions are written one way):
+ * - `{{> pyEnumValues}}`: `"<enum>": (<values>),` per member of the context's `enums`.
+ * - `{{> pyObjectSchemas}}`: `"<type>": ObjectSchema(...),` per member of `objectSchemas`.
+ * - `{{> pyRulePlans}}`: `"<type>": (RuleStep(...), ...),` per member of `rulePlans`.
+ * - `{{> pyIntegerPaths}}`: `"<type>": (<patterns>),` per member of `integerPaths`.
  */
 import type { Shape } from "../../model/model.js";
 import { helperNumber as num, helperString as str, helperStrings as strs, type SdkSyntax } from "../sdk-render.js";
@@ -84,5 +91,37 @@ export const PYTHON_SYNTAX: SdkSyntax = {
     },
   },
   blocks: {},
-  partials: {},
+  partials: {
+    pyEnumValues: `{{#each enums}}
+    "{{name}}": {{pyStrings values}},
+{{/each}}`,
+    pyObjectSchemas: `{{#each objectSchemas}}
+    "{{name}}": ObjectSchema(
+        name="{{name}}",
+        required={{pyStrings required}},
+        fields=(
+{{#each fields}}
+            Field(name={{pyString name}}, attr={{pyString attr}}, presence={{pyString presence}}, nullable={{pyBool nullable}}, shape={{pyShape shape}}),
+{{/each}}
+        ),
+    ),
+{{/each}}`,
+    pyRulePlans: `{{#each rulePlans}}
+    "{{name}}": (
+{{#each steps}}
+        RuleStep(rule={{pyString rule}}, check={{pyString check}}, at={{pyString at}}, message={{pyString message}}
+        {{~#if field}}, field={{pyString field}}{{/if}}
+        {{~#if fields}}, fields={{pyStrings fields}}{{/if}}
+        {{~#if each}}, each=True{{/if}}
+        {{~#if lengthField}}, length_field={{pyString lengthField}}{{/if}}
+        {{~#if when}}, when=Condition(field={{pyString when.field}}, op={{pyString when.op}}, values={{pyStrings when.values}}){{/if}}
+        {{~#if values}}, values={{pyStrings values}}{{/if}}
+        {{~#if expected}}, expected={{pyString expected}}{{/if}}),
+{{/each}}
+    ),
+{{/each}}`,
+    pyIntegerPaths: `{{#each integerPaths}}
+    "{{name}}": {{pyStrings paths}},
+{{/each}}`,
+  },
 };

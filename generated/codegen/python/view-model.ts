@@ -78,6 +78,88 @@ export interface PythonSdkViewModel {
     name: string;
     paths: string[];
   }[];
+  window: {
+    /**
+     * The default window: current, then spec/wire-version.json `accepted`, newest first.
+     *
+     * @minItems 1
+     */
+    versions: string[];
+    outsideRule: string;
+    outsideMessage: string;
+    /**
+     * The names window.py imports from _gen_plans (isort order): only those the module uses.
+     */
+    planImports: string[];
+    /**
+     * One entry per accepted version, newest first.
+     */
+    accepted: {
+      version: string;
+      /**
+       * The version as a Python constant-name part (`lifeloop.v0.3` is `LIFELOOP_V0_3`).
+       */
+      constSuffix: string;
+      /**
+       * Repository-relative path of the release snapshot.
+       */
+      snapshot: string;
+      rulePlans: {
+        name: string;
+        steps: {
+          rule: string;
+          check: string;
+          at: string;
+          message: string;
+          field: string | null;
+          /**
+           * null when absent; never empty (#if treats [] as absent).
+           *
+           * @minItems 1
+           */
+          fields: string[] | null;
+          each: boolean;
+          lengthField: string | null;
+          when: null | {
+            field: string;
+            op: string;
+            values: string[];
+          };
+          /**
+           * null when absent; never empty (#if treats [] as absent).
+           *
+           * @minItems 1
+           */
+          values: string[] | null;
+          expected: string | null;
+        }[];
+      }[];
+      /**
+       * null when the version's schema metadata (enum values, object schemas, integer paths) equals current's, which is then shared; else the version's own.
+       */
+      ownSchemas: null | {
+        enums: {
+          name: string;
+          values: string[];
+        }[];
+        objectSchemas: {
+          name: string;
+          required: string[];
+          fields: {
+            name: string;
+            attr: string;
+            presence: string;
+            nullable: boolean;
+            shape: Shape;
+          }[];
+        }[];
+        integerPaths: {
+          name: string;
+          paths: string[];
+        }[];
+      };
+    }[];
+  };
   events: {
     event: string;
     summary: string;

@@ -109,6 +109,11 @@ from ._gen_spec import (
     SPEC_TABLES,
     WIRE_VERSION,
 )
+from ._gen_window import (
+    OUTSIDE_WINDOW_MESSAGE,
+    OUTSIDE_WINDOW_RULE,
+    WIRE_WINDOW,
+)
 from ._gen_wire import (
     WIRE_CLASSES,
     AcceptablePlacement,
@@ -235,6 +240,8 @@ __all__ = [
     "LIMITS",
     "LifecycleEventKind",
     "LifecycleReceipt",
+    "OUTSIDE_WINDOW_MESSAGE",
+    "OUTSIDE_WINDOW_RULE",
     "PayloadEnvelope",
     "PayloadReceipt",
     "PayloadRef",
@@ -252,6 +259,7 @@ __all__ = [
     "ValidationIssue",
     "WIRE_CLASSES",
     "WIRE_VERSION",
+    "WIRE_WINDOW",
     "Warning",
     "WireObject",
     "WireValidationError",

@@ -28,16 +28,23 @@ How each strict rule is proved without a Python hook per value:
   by the open-map walk, which declines a parsed object of more entries (a closed object's members
   are its schema's; a duplicate, the only way the text has more names than entries, declines by
   the colon count); ``json.max-bytes`` and ``json.bom`` directly;
-- schema layer and rules: one straight-line Python function per wire type, generated when a type is
-  first decoded from ``OBJECT_SCHEMAS`` and ``RULE_PLANS`` (:mod:`lifeloop_callback._gen_plans`), with
-  the type, bound, enum and closed-object checks inlined and every rule step of the type's plan
-  evaluated at the objects its ``at`` pattern names. Integer fields accept only ``int`` (a number
-  written ``1.0`` or ``1e2`` parses as ``float`` and declines).
+- schema layer and rules: one straight-line Python function per wire type and wire version,
+  generated when a type is first decoded in that version from the version's ``object_schemas`` and
+  ``rule_plans`` (:mod:`lifeloop_callback._gen_window`; current's are those of
+  :mod:`lifeloop_callback._gen_plans`), with the type, bound, enum and closed-object checks inlined
+  and every rule step of the type's plan evaluated at the objects its ``at`` pattern names. Integer
+  fields accept only ``int`` (a number written ``1.0`` or ``1e2`` parses as ``float`` and declines).
+- version selection (spec/wire-window.md): the parsed root's ``schema_version`` picks the checker;
+  a document whose root ``schema_version`` is not a version of the reader's window declines (the
+  exact path reports it). A version's checker proves its own ``schema-version-current`` steps, so
+  nested documents of another version decline too.
 
 Object building skips the frozen dataclasses' ``__init__`` (one ``object.__setattr__`` per field):
 each parsed ``dict`` of a closed object becomes its instance's ``__dict__``, completed with the
 absent members and the converted values (enum members, instances, tuples) exactly as
-:func:`lifeloop_callback.codec.decode` would pass them to the constructor.
+:func:`lifeloop_callback.codec.decode` would pass them to the constructor. The dataclasses are the
+current version's, so only a version whose object schemas are current's (shared by
+:mod:`lifeloop_callback._gen_window`) has a checker; any other always takes the exact path.
 """
 
 from __future__ import annotations
@@ -48,8 +55,9 @@ import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ._gen_enums import ENUM_CLASSES
-from ._gen_plans import ENUM_VALUES, OBJECT_SCHEMAS, RULE_PLANS, Field, RuleStep, Shape
+from ._gen_plans import OBJECT_SCHEMAS, Field, RuleStep, Shape
 from ._gen_spec import LIMIT_MAX_OBJECT_MEMBERS, LIMIT_MAX_VALUES
+from ._gen_window import WIRE_VERSION_RULES, WIRE_WINDOW, WireVersionRules
 from ._gen_wire import WIRE_CLASSES
 
 __all__ = ["fast_decode"]
@@ -133,8 +141,9 @@ class _Gen:
     ``f<N>``.
     """
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, rules: WireVersionRules) -> None:
         self.root = root
+        self.rules = rules
         self.lines: List[str] = []
         self.consts: Dict[str, Any] = {
             "_onew": object.__new__,
@@ -143,7 +152,7 @@ class _Gen:
         }
         self.counter = 0
         self.placed: List[int] = []
-        self.steps: Tuple[RuleStep, ...] = RULE_PLANS[root]
+        self.steps: Tuple[RuleStep, ...] = rules.rule_plans[root]
         #: The deepest level a closed object or array of this type reaches (the root is level 1).
         self.depth = 1
 
@@ -177,7 +186,7 @@ class _Gen:
     def object(self, name: str, v: str, level: int, at: str, ind: int) -> str:
         """Emit the checks of object type ``name`` held in local ``v`` (at nesting ``level``, rule
         pattern ``at``); returns the local holding the built instance."""
-        schema = OBJECT_SCHEMAS[name]
+        schema = self.rules.object_schemas[name]
         if any(":" in field.name for field in schema.fields):
             raise ValueError(f"{name} has a member name with ':'")
         self.depth = max(self.depth, level)
@@ -283,7 +292,7 @@ class _Gen:
             return raw
         if kind == "enum":
             cls = ENUM_CLASSES[shape.ref]
-            members = self.const({value: cls(value) for value in ENUM_VALUES[shape.ref]}, "ENUM")
+            members = self.const({value: cls(value) for value in self.rules.enum_values[shape.ref]}, "ENUM")
             member = self.var("e")
             # Not a member (KeyError) or unhashable (TypeError): the exception declines.
             self.emit(ind, f"{member} = {members}[{raw}]")
@@ -408,40 +417,46 @@ _JSON_TYPES = {
 }
 
 
-#: Compiled checkers by type name; ``None`` marks a type the generator cannot express (always exact).
-_CHECKERS: Dict[str, Optional[Tuple[_Checker, int]]] = {}
+#: Compiled checkers by wire version, then type name; ``None`` marks a type the generator cannot
+#: express, or a version whose shapes are not the dataclasses' (always exact).
+_CHECKERS: Dict[str, Dict[str, Optional[Tuple[_Checker, int]]]] = {version: {} for version in WIRE_VERSION_RULES}
 
 
-def _checker(type_name: str) -> Optional[Tuple[_Checker, int]]:
-    if type_name in _CHECKERS:
-        return _CHECKERS[type_name]
+#: Marks a checker not built yet in :data:`_CHECKERS` (``None`` there means "none can be").
+_UNBUILT: Any = object()
+
+
+def _checker(type_name: str, version: str) -> Optional[Tuple[_Checker, int]]:
+    """The compiled checker of ``type_name`` in wire ``version`` (built on first use) and its depth."""
+    cache = _CHECKERS[version]
+    if type_name in cache:
+        return cache[type_name]
     compiled: Optional[Tuple[_Checker, int]] = None
-    try:
-        gen = _Gen(type_name)
-        source = gen.source()
-        namespace: Dict[str, Any] = dict(gen.consts)
-        exec(compile(source, f"<lifeloop_callback.fast_decode {type_name}>", "exec"), namespace)  # noqa: S102 - our own generated source
-        compiled = (namespace["check"], gen.depth)
-    except ValueError:
-        compiled = None
-    _CHECKERS[type_name] = compiled
+    rules = WIRE_VERSION_RULES[version]
+    if rules.object_schemas is OBJECT_SCHEMAS:
+        try:
+            gen = _Gen(type_name, rules)
+            source = gen.source()
+            namespace: Dict[str, Any] = dict(gen.consts)
+            exec(compile(source, f"<lifeloop_callback.fast_decode {type_name} {version}>", "exec"), namespace)  # noqa: S102 - our own generated source
+            compiled = (namespace["check"], gen.depth)
+        except ValueError:
+            compiled = None
+    cache[type_name] = compiled
     return compiled
 
 
-def fast_decode(type_name: str, data: bytes, max_bytes: int, max_depth: int) -> Optional[Any]:
+def fast_decode(
+    type_name: str, data: bytes, max_bytes: int, max_depth: int, window: Tuple[str, ...] = WIRE_WINDOW
+) -> Optional[Any]:
     """The decoded dataclass instance of ``type_name`` when ``data`` is provably valid, else ``None``.
 
     ``data``: the document's bytes; ``max_bytes``, ``max_depth``: the limits of the exact path
-    (json.max-bytes, json.max-depth). ``None`` means "not proved" (never "invalid"): run the exact
-    layers. Never raises for any bytes.
+    (json.max-bytes, json.max-depth); ``window``: the reader's window (versions newest first, as
+    :func:`lifeloop_callback.validation.reader_window` returns it; default: the whole window).
+    ``None`` means "not proved" (never "invalid"): run the exact layers. Never raises for any bytes.
     """
     if type(data) is not bytes or len(data) > max_bytes or data[:3] == _BOM:
-        return None
-    compiled = _checker(type_name)
-    if compiled is None:
-        return None
-    check, depth = compiled
-    if depth > max_depth:
         return None
     if b"\\" in data and _TELLING_ESCAPE.search(data) is not None:
         return None
@@ -455,6 +470,19 @@ def fast_decode(type_name: str, data: bytes, max_bytes: int, max_depth: int) -> 
         return None
     try:
         value = _DECODER.decode(data.decode("utf-8"))
+        # Version selection: only a root schema_version of the window has a checker to prove it.
+        version = value.get("schema_version") if type(value) is dict else None
+        if version not in window:
+            return None
+        # The cache first (one lookup on the hot path); _checker builds a missing entry.
+        compiled = _CHECKERS[version].get(type_name, _UNBUILT)
+        if compiled is _UNBUILT:
+            compiled = _checker(type_name, version)
+        if compiled is None:
+            return None
+        check, depth = compiled
+        if depth > max_depth:
+            return None
         checked = check(value, max_depth)
     except Exception:  # noqa: BLE001 - anything unexpected only means "not proved": the exact path judges
         return None

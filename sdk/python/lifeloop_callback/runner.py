@@ -26,6 +26,10 @@ Behaviour (every outcome is one valid ``CallbackResponse`` on stdout and exit st
   corrupt the response. Log lines go to stderr: records of the ``lifeloop_callback`` logger and
   its children (use ``logging.getLogger("lifeloop_callback.client")`` in a handler).
 - stdout is flushed before returning. Only a failure to write stdout itself returns exit status 1.
+- Wire versions (spec/wire-window.md): the envelope is read with the whole window (``WIRE_WINDOW``)
+  and the response is written in the envelope's version, checked with the window closed to it;
+  an envelope outside the window is refused (rule ``schema-version-current``) in the current
+  version. The handler needs no configuration (:mod:`lifeloop_callback.answer`).
 """
 
 from __future__ import annotations

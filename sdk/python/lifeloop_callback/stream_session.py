@@ -30,6 +30,7 @@ from ._gen_spec import (
     LIMIT_CLIENT_HANDLER_CONCURRENCY,
     LIMIT_MAX_CLIENT_REQUESTS_IN_FLIGHT,
     LIMIT_MAX_FRAME_BYTES,
+    WIRE_VERSION,
 )
 from ._gen_wire import CallbackRequest
 from .answer import (
@@ -37,10 +38,10 @@ from .answer import (
     Handler,
     answer_envelope,
     decode_envelope,
+    encode_answer,
     failure_response,
     logging_to,
 )
-from .codec import encode
 from .stream_frame import (
     _EVENT_KINDS,
     BLOB_MEMBER,
@@ -68,12 +69,15 @@ _SIGNAL_POLL_S = 0.05
 
 
 class _Inflight:
-    __slots__ = ("done", "cancelled", "key")
+    __slots__ = ("done", "cancelled", "key", "version")
 
     def __init__(self) -> None:
         self.done = threading.Event()
         self.cancelled = False
         self.key: Optional[Tuple[str, str]] = None
+        # The wire version the event's reply is written in: its envelope's once decoded (answer.py);
+        # until then, and for a request outside the window, the current version.
+        self.version = WIRE_VERSION
 
 
 _ACTIVE: Optional[_Stream] = None
@@ -248,7 +252,7 @@ class _Stream:
             out = self._answer(frame, event, flight)
         except Exception as error:  # noqa: BLE001 - a runner bug must still answer
             self.log.error("internal: %s", error)
-            out = encode(failure_response(HANDLER_CLASS, code="internal", message=str(error)))
+            out = encode_answer(failure_response(HANDLER_CLASS, code="internal", message=str(error)), flight.version)
         with self.lock:
             if frame.id is not None:
                 self.events.pop(_id_key(frame.id), None)
@@ -264,29 +268,36 @@ class _Stream:
         if len(reply) - 1 > LIMIT_MAX_FRAME_BYTES:
             text = f"the reply frame is {len(reply) - 1} bytes, over limits.max_frame_bytes ({LIMIT_MAX_FRAME_BYTES} bytes)"
             self.log.error("the handler's response is invalid: %s", text)
-            out = encode(failure_response(HANDLER_CLASS, code=RULE_FRAME_TOO_LARGE, message=text))
+            out = encode_answer(
+                failure_response(HANDLER_CLASS, code=RULE_FRAME_TOO_LARGE, message=text), flight.version
+            )
             reply = _frame_bytes({"jsonrpc": "2.0", "id": frame.id}, b',"result":' + out)
         self.write(reply)
 
     def _answer(self, frame: Frame, event: str, flight: _Inflight) -> bytes:
+        """The ``result`` of the reply to an event request: the frame carries no version (framing
+        is judged by current); the envelope in its params is judged by its own, and the answer is
+        written in it (answer.py)."""
         if frame.params is None:
-            return self._refuse("schema.required", "the request has no params (a DispatchEnvelope)")
+            return self._refuse("schema.required", "the request has no params (a DispatchEnvelope)", flight.version)
         decoded = decode_envelope(_dump(frame.params), logger=self.log)
         if isinstance(decoded, bytes):
             return decoded
+        flight.version = decoded.schema_version
         if decoded.request.event.value != event:
             return self._refuse(
                 FAILURE_VARIANT_INVALID_REQUEST,
                 f"method event/{event} does not match params.request.event {decoded.request.event.value!r}",
+                flight.version,
             )
         flight.key = (decoded.request.event_id, decoded.request.invocation_id)
         with self.lock:
             self.by_request[flight.key] = flight
         return answer_envelope(decoded, self.handler, logger=self.log)
 
-    def _refuse(self, code: str, message: str) -> bytes:
+    def _refuse(self, code: str, message: str, version: str) -> bytes:
         self.log.error("rejected DispatchEnvelope: %s: %s", code, message)
-        return encode(failure_response(REJECT_CLASS, code=code, message=message))
+        return encode_answer(failure_response(REJECT_CLASS, code=code, message=message), version)
 
     # -- client requests
     def call(self, method: str, params: Mapping[str, Any], timeout_s: Optional[float]) -> Any:

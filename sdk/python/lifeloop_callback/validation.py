@@ -1,13 +1,21 @@
 """The schema layer (``schema.*``), the integer-lexeme check and the cross-field rules.
 
-Driven entirely by the generated metadata in :mod:`lifeloop_callback._gen_plans` (spec/wire-contract.md,
-"Three layers"). The schema layer stops at the first violation and walks a value in the same
+Driven entirely by the generated metadata of :mod:`lifeloop_callback._gen_plans` and, for the
+versions of the wire-version window, :mod:`lifeloop_callback._gen_window` (spec/wire-contract.md,
+"Three layers"; spec/wire-window.md, "How a document is judged"). A document is judged by the
+version its root ``schema_version`` names when that version is in the reader's window
+(:func:`judge_version`), else by the window's newest version, and then, if the schema layer and
+the integer lexemes pass, refused with the outside-window issue. The schema layer stops at the first violation and walks a value in the same
 order spec/wire-contract.md defines ("Order of the schema layer"): object type, then ``required`` in
 schema order, then unknown members (in JavaScript's key order: array-index-like names first,
 ascending, then insertion order), then each present property in schema order (type, then
 ``maxLength`` / ``maximum`` / ``minimum`` / ``enum`` / ``maxItems``, then array items in order).
-Rules run in ``RULE_PLANS`` order; a field is *present* when its key exists and its value is not
-``None``.
+Rules run in the chosen version's ``rule_plans`` order; a field is *present* when its key exists and
+its value is not ``None``.
+
+A *window* argument (``window=``) is the reader's window: versions of
+:data:`~lifeloop_callback._gen_window.WIRE_WINDOW` (a tuple, newest first), the default being all of
+them; :func:`reader_window` checks and orders one given by a caller.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from typing import (
     Any,
     Dict,
     FrozenSet,
+    Iterable,
     List,
     Optional,
     Sequence,
@@ -25,16 +34,15 @@ from typing import (
     Union,
 )
 
-from ._gen_plans import (
-    ENUM_VALUES,
-    INTEGER_PATHS,
-    OBJECT_SCHEMAS,
-    RULE_PLANS,
-    ObjectSchema,
-    RuleStep,
-    Shape,
+from ._gen_plans import ObjectSchema, RuleStep, Shape
+from ._gen_spec import LIMIT_MAX_OBJECT_MEMBERS, WIRE_VERSION
+from ._gen_window import (
+    OUTSIDE_WINDOW_MESSAGE,
+    OUTSIDE_WINDOW_RULE,
+    WIRE_VERSION_RULES,
+    WIRE_WINDOW,
+    WireVersionRules,
 )
-from ._gen_spec import LIMIT_MAX_OBJECT_MEMBERS
 from .issues import ValidationIssue
 from .strict_json import (
     RULE_LONE_SURROGATE,
@@ -91,13 +99,79 @@ def _is_integer(value: Any) -> bool:
     return isinstance(value, float) and math.isfinite(value) and value.is_integer()
 
 
-#: Member names of every wire object type.
-_NAMES: Dict[str, FrozenSet[str]] = {name: schema.names for name, schema in OBJECT_SCHEMAS.items()}
+class _Version:
+    """The exact layers' view of one wire version (:class:`WireVersionRules`), with what they look up
+    per object built once: member names per type and rule plans with their ``at`` patterns split."""
+
+    __slots__ = ("rules", "names", "plans")
+
+    def __init__(self, rules: WireVersionRules) -> None:
+        self.rules = rules
+        self.names: Dict[str, FrozenSet[str]] = {name: schema.names for name, schema in rules.object_schemas.items()}
+        self.plans: Dict[str, Tuple[Tuple[RuleStep, Tuple[str, ...]], ...]] = {
+            name: tuple((step, tuple(step.at.split("/")[1:]) if step.at else ()) for step in steps)
+            for name, steps in rules.rule_plans.items()
+        }
 
 
-def _js_first_unknown(obj: Dict[str, Any], schema: ObjectSchema) -> Optional[str]:
-    """The first member not in the schema, in JavaScript's property order."""
-    names = _NAMES[schema.name]
+#: Every version of the default window, ready for the exact layers.
+_VERSIONS: Dict[str, _Version] = {version: _Version(rules) for version, rules in WIRE_VERSION_RULES.items()}
+#: The current version's (the default of the functions below that take a ``version``).
+_CURRENT = WIRE_VERSION
+
+
+def reader_window(window: Union[None, str, Iterable[str]]) -> Tuple[str, ...]:
+    """A reader's window as the functions of this module take it: versions newest first.
+
+    ``None`` is the default window :data:`~lifeloop_callback._gen_window.WIRE_WINDOW` (current,
+    then every accepted version); one version string is the window closed to it; any other iterable
+    of versions is put in ``WIRE_WINDOW`` order, duplicates dropped (spec/wire-window.md: a window
+    is closed to fewer versions, never opened beyond the generated ones). Raises ``ValueError`` for
+    an empty window or a version outside ``WIRE_WINDOW``, ``TypeError`` for a non-string member.
+    """
+    if window is None:
+        return WIRE_WINDOW
+    asked = (window,) if isinstance(window, str) else tuple(window)
+    for version in asked:
+        if not isinstance(version, str):
+            raise TypeError(f"a wire-version window holds version strings, not {type(version).__name__}")
+        if version not in WIRE_VERSION_RULES:
+            raise ValueError(
+                f"{version!r} is not a version of this SDK's wire-version window ({', '.join(WIRE_WINDOW)})"
+            )
+    if not asked:
+        raise ValueError("an empty wire-version window accepts no document")
+    return tuple(version for version in WIRE_WINDOW if version in asked)
+
+
+def judge_version(value: Any, window: Tuple[str, ...]) -> Tuple[str, Optional[str]]:
+    """Version selection (spec/wire-window.md, "How a document is judged", step 2).
+
+    ``value``: the parsed document; ``window``: versions newest first (:func:`reader_window`).
+    Returns ``(version, outside)``: the version that judges the document (its root
+    ``schema_version`` when that is in ``window``, else the newest of ``window``) and, when the
+    root ``schema_version`` is a string outside ``window``, that string (else ``None``).
+    """
+    found = value.get("schema_version") if isinstance(value, dict) else None
+    if isinstance(found, str):
+        if found in window:
+            return found, None
+        return window[0], found
+    return window[0], None
+
+
+def outside_window_issue(value: str, window: Tuple[str, ...]) -> ValidationIssue:
+    """The one issue of a document whose ``schema_version`` ``value`` is outside ``window``:
+    ``outside_window.rule`` at ``/schema_version`` with ``outside_window.message`` (spec/wire-version.json),
+    ``{window}`` being the versions newest first, each in backticks, joined by ``", "``."""
+    listed = ", ".join(f"`{version}`" for version in window)
+    return _issue(
+        OUTSIDE_WINDOW_RULE, "/schema_version", _format(OUTSIDE_WINDOW_MESSAGE, {"value": value, "window": listed})
+    )
+
+
+def _js_first_unknown(obj: Dict[str, Any], schema: ObjectSchema, names: FrozenSet[str]) -> Optional[str]:
+    """The first member not in the schema (whose member names are ``names``), in JavaScript's property order."""
     if len(obj) <= len(names) and all(key in names for key in obj):
         return None
     first_index: Optional[str] = None
@@ -113,13 +187,13 @@ def _js_first_unknown(obj: Dict[str, Any], schema: ObjectSchema) -> Optional[str
     return first_index if first_index is not None else first_name
 
 
-def _check_object(schema: ObjectSchema, value: Any, pointer: str) -> Optional[ValidationIssue]:
+def _check_object(version: _Version, schema: ObjectSchema, value: Any, pointer: str) -> Optional[ValidationIssue]:
     if not isinstance(value, dict):
         return _issue("schema.type", pointer, "must be object")
     for name in schema.required:
         if name not in value:
             return _issue("schema.required", child_pointer(pointer, name), f"missing required member `{name}`")
-    extra = _js_first_unknown(value, schema)
+    extra = _js_first_unknown(value, schema, version.names[schema.name])
     if extra is not None:
         return _issue(
             "schema.additional-properties",
@@ -128,13 +202,17 @@ def _check_object(schema: ObjectSchema, value: Any, pointer: str) -> Optional[Va
         )
     for field in schema.fields:
         if field.name in value:
-            found = _check_value(field.shape, field.nullable, value[field.name], child_pointer(pointer, field.name))
+            found = _check_value(
+                version, field.shape, field.nullable, value[field.name], child_pointer(pointer, field.name)
+            )
             if found is not None:
                 return found
     return None
 
 
-def _check_value(shape: Shape, nullable: bool, value: Any, pointer: str) -> Optional[ValidationIssue]:
+def _check_value(
+    version: _Version, shape: Shape, nullable: bool, value: Any, pointer: str
+) -> Optional[ValidationIssue]:
     if value is None and nullable:
         return None
     kind = shape.kind
@@ -156,12 +234,12 @@ def _check_value(shape: Shape, nullable: bool, value: Any, pointer: str) -> Opti
     if kind == "enum":
         if not isinstance(value, str):
             return _issue("schema.type", pointer, "must be string")
-        allowed = ENUM_VALUES[shape.ref]
+        allowed = version.rules.enum_values[shape.ref]
         if value not in allowed:
             return _issue("schema.enum", pointer, "must be one of " + ", ".join(f'"{v}"' for v in allowed))
         return None
     if kind == "object":
-        return _check_object(OBJECT_SCHEMAS[shape.ref], value, pointer)
+        return _check_object(version, version.rules.object_schemas[shape.ref], value, pointer)
     if kind == "open_object":
         if not isinstance(value, dict):
             return _issue("schema.type", pointer, "must be object")
@@ -175,22 +253,25 @@ def _check_value(shape: Shape, nullable: bool, value: Any, pointer: str) -> Opti
         if items is None:
             return None
         for index, item in enumerate(value):
-            found = _check_value(items, False, item, f"{pointer}/{index}")
+            found = _check_value(version, items, False, item, f"{pointer}/{index}")
             if found is not None:
                 return found
         return None
     return _issue("schema.type", pointer, f"unsupported shape {kind}")
 
 
-def schema_issues(type_name: str, value: Any) -> List[ValidationIssue]:
-    """Run the schema of ``type_name`` against ``value``: at most one issue (the first found)."""
-    found = _check_object(OBJECT_SCHEMAS[type_name], value, "")
+def schema_issues(type_name: str, value: Any, version: str = _CURRENT) -> List[ValidationIssue]:
+    """Run the schema of ``type_name`` in wire version ``version`` (default: current) against
+    ``value``: at most one issue (the first found). ``KeyError`` for a version not in the window."""
+    judged = _VERSIONS[version]
+    found = _check_object(judged, judged.rules.object_schemas[type_name], value, "")
     return [] if found is None else [found]
 
 
-def integer_lexeme_issues(type_name: str, pointers: Sequence[str]) -> List[ValidationIssue]:
-    """``schema.type`` for the first number written as ``1.0``/``1e2``/``-0`` in an integer field."""
-    patterns = INTEGER_PATHS[type_name]
+def integer_lexeme_issues(type_name: str, pointers: Sequence[str], version: str = _CURRENT) -> List[ValidationIssue]:
+    """``schema.type`` for the first number written as ``1.0``/``1e2``/``-0`` in an integer field
+    of ``type_name`` in wire version ``version`` (default: current)."""
+    patterns = _VERSIONS[version].rules.integer_paths[type_name]
     for pointer in pointers:
         if any(pointer_matches(pointer, pattern) for pattern in patterns):
             return [
@@ -302,13 +383,6 @@ def _js_string(value: Any) -> str:
     return str(value)
 
 
-#: Rule plans with each step's ``at`` pattern split into tokens once.
-_COMPILED_PLANS: Dict[str, Tuple[Tuple[RuleStep, Tuple[str, ...]], ...]] = {
-    name: tuple((step, tuple(step.at.split("/")[1:]) if step.at else ()) for step in steps)
-    for name, steps in RULE_PLANS.items()
-}
-
-
 def _visit(
     value: Any,
     tokens: Tuple[str, ...],
@@ -335,13 +409,45 @@ def _visit(
         path.pop()
 
 
-def evaluate_rules(type_name: str, value: Any) -> List[ValidationIssue]:
-    """Every rule of ``type_name`` against ``value`` (already accepted by the schema layer), in plan order."""
+def evaluate_rules(type_name: str, value: Any, version: str = _CURRENT) -> List[ValidationIssue]:
+    """Every rule of ``type_name`` in wire version ``version`` (default: current) against ``value``
+    (already accepted by that version's schema layer), in plan order."""
     out: List[ValidationIssue] = []
     path: List[Union[str, int]] = []
-    for step, tokens in _COMPILED_PLANS[type_name]:
+    for step, tokens in _VERSIONS[version].plans[type_name]:
         _visit(value, tokens, 0, path, step, out)
     return out
+
+
+def _stamp(value: Any, tokens: Tuple[str, ...], index: int, field: str, version: str) -> Any:
+    """``value`` with ``field`` of every object at ``tokens[index:]`` set to ``version`` where it
+    holds the current version; the objects and arrays on the way are copied, never changed."""
+    if index == len(tokens):
+        if isinstance(value, dict) and value.get(field) == WIRE_VERSION:
+            return {**value, field: version}
+        return value
+    token = tokens[index]
+    if token == "*":
+        if isinstance(value, list):
+            return [_stamp(item, tokens, index + 1, field, version) for item in value]
+        return value
+    if isinstance(value, dict) and token in value:
+        return {**value, token: _stamp(value[token], tokens, index + 1, field, version)}
+    return value
+
+
+def stamp_wire_version(type_name: str, value: Any, version: str) -> Any:
+    """The JSON value ``value`` of a ``type_name`` document as written in wire version ``version``:
+    every ``schema_version`` member the current version's rules check (its ``equals_wire_version``
+    steps: the root's and the nested documents', e.g. ``/client_payloads/*``) that holds the current
+    version (the dataclasses' default) holds ``version`` instead; any other value is kept, for the
+    reader to judge. ``value`` itself is not changed (what is rewritten is copied)."""
+    if version == WIRE_VERSION:
+        return value
+    for step, tokens in _VERSIONS[WIRE_VERSION].plans[type_name]:
+        if step.check == "equals_wire_version":
+            value = _stamp(value, tokens, 0, step.field, version)
+    return value
 
 
 # ---------------------------------------------------------------------------
@@ -349,37 +455,51 @@ def evaluate_rules(type_name: str, value: Any) -> List[ValidationIssue]:
 
 
 def validate_parsed(
-    type_name: str, value: Any, non_integer_pointers: Optional[Sequence[str]] = None
+    type_name: str,
+    value: Any,
+    non_integer_pointers: Optional[Sequence[str]] = None,
+    window: Tuple[str, ...] = WIRE_WINDOW,
 ) -> List[ValidationIssue]:
-    """Judge a value from the strict parser: schema layer, integer lexemes, then rules. [] when valid.
+    """Judge a value from the strict parser with the reader window ``window`` (versions newest
+    first; default: the whole window): version selection, then that version's schema layer,
+    integer lexemes and rules (spec/wire-window.md, "How a document is judged"). [] when valid.
 
     ``non_integer_pointers``: the pointers of the numbers written as ``1.0``/``1e2``/``-0`` (those
     of :class:`~lifeloop_callback.strict_json.ParseResult`). ``None`` (the default) looks for them
-    only after the schema layer accepted ``value``: the ``float`` values at ``INTEGER_PATHS`` of
-    ``type_name`` (``-0`` is a ``float`` after parsing), so open maps are never walked.
+    only after the schema layer accepted ``value``: the ``float`` values at the chosen version's
+    ``integer_paths`` of ``type_name`` (``-0`` is a ``float`` after parsing), so open maps are never
+    walked. A root ``schema_version`` string outside ``window`` gives, once the schema layer and
+    the integer lexemes pass, the one issue :func:`outside_window_issue`.
     """
-    found = schema_issues(type_name, value)
+    version, outside = judge_version(value, window)
+    found = schema_issues(type_name, value, version)
     if found:
         return found
     if non_integer_pointers is None:
-        non_integer_pointers = floats_at(value, INTEGER_PATHS[type_name])
-    found = integer_lexeme_issues(type_name, non_integer_pointers)
+        non_integer_pointers = floats_at(value, _VERSIONS[version].rules.integer_paths[type_name])
+    found = integer_lexeme_issues(type_name, non_integer_pointers, version)
     if found:
         return found
-    return evaluate_rules(type_name, value)
+    if outside is not None:
+        return [outside_window_issue(outside, window)]
+    return evaluate_rules(type_name, value, version)
 
 
-def check_document(type_name: str, data: bytes, max_bytes: int, max_depth: int) -> Tuple[Any, List[ValidationIssue]]:
-    """Parse and judge the bytes of one ``type_name`` document: ``(value, [])`` or ``(None, issues)``.
+def check_document(
+    type_name: str, data: bytes, max_bytes: int, max_depth: int, window: Tuple[str, ...] = WIRE_WINDOW
+) -> Tuple[Any, List[ValidationIssue]]:
+    """Parse and judge the bytes of one ``type_name`` document with the reader window ``window``
+    (versions newest first; default: the whole window): ``(value, [])`` or ``(None, issues)``.
 
-    Numbers are recorded nowhere while parsing (no ``non_integer_paths``): the integer fields are
-    looked up once the schema layer has accepted the value, so time and memory stay proportional
-    to the input whatever its open maps hold.
+    The parse layer is current's (it is not versioned: a document must be parsed before its
+    version can be read). Numbers are recorded nowhere while parsing (no ``non_integer_paths``):
+    the integer fields are looked up once the schema layer has accepted the value, so time and
+    memory stay proportional to the input whatever its open maps hold.
     """
     parsed: ParseResult = parse_strict_json(data, max_bytes, max_depth, ())
     if parsed.issue is not None:
         return None, [parsed.issue]
-    found = validate_parsed(type_name, parsed.value)
+    found = validate_parsed(type_name, parsed.value, window=window)
     if found:
         return None, found
     return parsed.value, []
@@ -458,8 +578,11 @@ class _Ready:
         return None
 
 
-def validate_json_value(type_name: str, value: Any, max_depth: int) -> List[ValidationIssue]:
-    """Judge an in-memory JSON value (``dict``/``list``/``str``/``int``/``float``/``bool``/``None``).
+def validate_json_value(
+    type_name: str, value: Any, max_depth: int, window: Tuple[str, ...] = WIRE_WINDOW
+) -> List[ValidationIssue]:
+    """Judge an in-memory JSON value (``dict``/``list``/``str``/``int``/``float``/``bool``/``None``)
+    with the reader window ``window`` (versions newest first; default: the whole window).
 
     Stricter than :func:`validate_parsed` only where memory allows what bytes cannot: non-JSON
     Python objects (``schema.type``), non-finite floats and ints too large for a finite double
@@ -472,4 +595,4 @@ def validate_json_value(type_name: str, value: Any, max_depth: int) -> List[Vali
     found = _Ready(max_depth).check(value, 0)
     if found is not None:
         return [found]
-    return validate_parsed(type_name, value)
+    return validate_parsed(type_name, value, window=window)

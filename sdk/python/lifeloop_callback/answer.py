@@ -74,12 +74,13 @@ def failure_response(
     """A ``status: failed`` response with ``failure_class`` and its default retry class.
 
     ``code``/``message`` add one ``Warning`` (message cut to limits.runner_warning_message_code_points,
-    4096 code points); ``metadata`` becomes the response's open map. Handy for handlers that want to
+    4096 code points; an empty message becomes the code, because a Warning's message is never empty
+    in lifeloop.v0.4); ``metadata`` becomes the response's open map. Handy for handlers that want to
     fail on purpose.
     """
     warnings: Tuple[Warning, ...] = ()
     if code:
-        warnings = (Warning(code=code, message=message[:_MAX_WARNING_MESSAGE]),)
+        warnings = (Warning(code=code, message=(message or code)[:_MAX_WARNING_MESSAGE]),)
     return CallbackResponse(
         status=ReceiptStatus.FAILED,
         failure_class=failure_class,

@@ -17,8 +17,11 @@ import { BANNER, type OutputFile } from "./output.js";
 /** Directory names under generated/ that tools create and the generator ignores. */
 const IGNORED_DIRS = new Set(["__pycache__", "node_modules", "target", "bin", "build", "dist"]);
 
-/** Folders under generated/ that another step owns: `npm run docs` (codegen/tools/reference-docs.ts). */
-const OTHER_STEPS = new Set(["generated/docs/reference"]);
+/**
+ * Folders and files under generated/ that another step owns: `npm run docs` (codegen/tools/reference-docs.ts;
+ * the window page is built from the diff gate in runtime/, which the generator may not import).
+ */
+const OTHER_STEPS = new Set(["generated/docs/reference", "generated/docs/wire-window.md"]);
 
 /**
  * The files of the SDK folders that the generator owns, by repository-relative path: generated

@@ -20,6 +20,7 @@ import { generateTsValidators } from "./ts/validators.js";
 import { generateCorpus } from "./vectors/corpus.js";
 import { generateStreamVectors } from "./vectors/stream-vectors.js";
 import { generateVectors } from "./vectors/vectors.js";
+import { generateWindowVectors } from "./vectors/window-vectors.js";
 import { generateViewModelTypes } from "./view-model-types.js";
 
 export type { Target } from "./target.js";
@@ -46,4 +47,5 @@ export const TARGETS: readonly Target[] = [
   { name: "vectors/corpus", generate: generateCorpus },
   { name: "vectors/vectors", generate: generateVectors },
   { name: "vectors/stream-vectors", generate: generateStreamVectors },
+  { name: "vectors/window-vectors", generate: generateWindowVectors },
 ];

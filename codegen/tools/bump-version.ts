@@ -3,7 +3,12 @@
  *
  * Moves the wire version (spec/wire-version.json `current`) to `<new-version>`:
  * 1. spec/wire-version.json: `current` becomes the new version; the old one is appended to `retired`
- *    with `superseded_by` and its tombstone path.
+ *    with `superseded_by` and its tombstone path (retired: no longer written by default), and goes to
+ *    the front of `accepted` (still read, judged by its frozen snapshot spec/releases/<old>/;
+ *    spec/wire-window.md); `accepted` keeps at most `window_size - 1` entries, the oldest beyond
+ *    that are dropped (they stay retired). An accepted version must be backed by its snapshot, so
+ *    the bump refuses when the old current would be accepted and spec/releases/<old>/ does not
+ *    exist: take it first with `npm run snapshot-release`.
  * 2. spec/tombstones/<old>.md: a tombstone (superseded by, date, reason, and sections for the changes
  *    and the migration notes, to be filled in by hand before committing).
  * 3. Hand-written conformance fixtures (the shipped examples/conformance/): every
@@ -25,7 +30,7 @@
  * (with the reason, {@link KEPT_ON_PURPOSE}) or as prose to review by hand.
  *
  * Exit codes: 0 done, 2 usage, 3 invalid sources or a refused version (malformed, already current or
- * retired, tombstone already present).
+ * retired, tombstone already present, no release snapshot of the old current).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -71,9 +76,12 @@ export class BumpError extends Error {
   override readonly name = "BumpError";
 }
 
+/** The members of spec/wire-version.json a bump reads or writes (spec/meta/wire-version.schema.json); the others are kept as they are. */
 interface WireVersionFile {
   $schema?: string;
   current: string;
+  accepted: string[];
+  window_size: number;
   reference: { crate: string; version: string };
   retired: { version: string; superseded_by: string; tombstone: string }[];
 }
@@ -89,8 +97,10 @@ export function tombstone(previous: string, next: string, date: string, reason: 
     `| Retired on | ${date} |`,
     `| Reason | ${reason.replace(/\|/g, "\\|").replace(/\n/g, " ")} |`,
     "",
-    `A peer that still writes \`schema_version: "${previous}"\` is rejected with rule`,
-    "`schema-version-current`; there is no range of accepted versions.",
+    `Readers still accept \`schema_version: "${previous}"\` while it is in the wire-version window`,
+    `(\`accepted\` in spec/wire-version.json, judged by the frozen snapshot spec/releases/${previous}/;`,
+    "spec/wire-window.md); once a later bump drops it from the window, a peer that still writes it is",
+    "rejected with rule `schema-version-current`.",
     "",
     "## What changed",
     "",
@@ -254,7 +264,19 @@ function rewritePackageDescription(text: string, from: string, to: string): stri
   return text.replace(JSON.stringify(pkg.description), JSON.stringify(description));
 }
 
-/** Perform the bump (without regenerating). */
+/**
+ * The `accepted` list after a bump from `previous`: `previous` first, then the versions accepted
+ * before, cut to `windowSize - 1` entries (the window holds current too).
+ */
+export function acceptedAfterBump(previous: string, accepted: readonly string[], windowSize: number): string[] {
+  return [previous, ...accepted.filter((v) => v !== previous)].slice(0, Math.max(0, windowSize - 1));
+}
+
+/**
+ * Perform the bump (without regenerating). Throws {@link BumpError} before writing anything when the
+ * version is refused (malformed, current, retired, tombstone present, no snapshot of the old current
+ * while the window would accept it).
+ */
 export function bumpSources(options: BumpOptions): BumpResult {
   const { root, version, reason, date } = options;
   if (!VERSION_PATTERN.test(version))
@@ -268,11 +290,18 @@ export function bumpSources(options: BumpOptions): BumpResult {
     throw new BumpError(`${version} was retired; a retired version never comes back`);
   const tombstonePath = `spec/tombstones/${previous}.md`;
   if (existsSync(join(root, tombstonePath))) throw new BumpError(`${tombstonePath} already exists`);
+  const accepted = acceptedAfterBump(previous, wire.accepted, wire.window_size);
+  // The snapshot's own wire-version.json is what the model loader looks for (codegen/model/load.ts loadWindow).
+  if (accepted.includes(previous) && !existsSync(join(root, "spec", "releases", previous, "spec", "wire-version.json")))
+    throw new BumpError(
+      `${previous} stays readable in the wire-version window but has no release snapshot at spec/releases/${previous}/: run \`npm run snapshot-release\` first (an accepted version is judged by its snapshot)`,
+    );
   const touched: string[] = [];
   const leftAlone: string[] = [];
   const next: WireVersionFile = {
     ...wire,
     current: version,
+    accepted,
     retired: [...wire.retired, { version: previous, superseded_by: version, tombstone: tombstonePath }],
   };
   writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`);

@@ -3,11 +3,14 @@
  * generated/docs/reference/cli.md (every command, flag and exit code, from the CLI's command
  * registry), generated/docs/reference/conformance-scenarios.md (every scenario of `conform`) and
  * generated/docs/reference/host-api.md (the package's public API, from the
- * docstrings of runtime/index.ts's exports, by TypeDoc with its Markdown plugin).
+ * docstrings of runtime/index.ts's exports, by TypeDoc with its Markdown plugin), and
+ * generated/docs/wire-window.md (what each accepted wire version admits that current refuses and the
+ * reverse, from the diff gate's report; window-page.ts).
  *
  * A step of its own, after `npm run generate` (the CLI it documents imports the generated tables,
  * so it must run in a process that starts after they are written; TypeDoc costs seconds, which the
- * spec edit loop does not pay). `generate` leaves generated/docs/reference/ to this step.
+ * spec edit loop does not pay). `generate` leaves generated/docs/reference/ and
+ * generated/docs/wire-window.md to this step (codegen/emit/check.ts OTHER_STEPS).
  *
  * --check  compare instead of writing; exit 1 with a unified diff per drifted page.
  * Exit codes: 0 up to date / written, 1 drift (--check) or TypeDoc failed, 2 usage.
@@ -21,8 +24,9 @@ import { cliReferenceMarkdown } from "../../runtime/cli/reference.js";
 import { buildScenarios } from "../../runtime/conform/scenarios.js";
 import { findDrift, writeOutputs } from "../emit/check.js";
 import { finalNewline, type OutputFile } from "../emit/output.js";
+import { windowPage } from "./window-page.js";
 
-/** The folder this step owns (generate --check leaves it alone). */
+/** The folder this step owns (generate --check leaves it alone); the window page (window-page.ts) is its one file outside. */
 export const REFERENCE_DOCS_DIR = "generated/docs/reference";
 
 /** Render the host API page with TypeDoc; throws with TypeDoc's output when it fails. */
@@ -95,6 +99,7 @@ export async function referencePages(root: string): Promise<OutputFile[]> {
     },
     { path: `${REFERENCE_DOCS_DIR}/cli.md`, content: finalNewline(BANNER + cli) },
     { path: `${REFERENCE_DOCS_DIR}/host-api.md`, content: finalNewline(BANNER + hostApiMarkdown(root)) },
+    windowPage(root),
   ];
 }
 

@@ -43,11 +43,11 @@ func loadVectors(t *testing.T) []sharedVector {
 	if err != nil || len(all) == 0 {
 		t.Fatalf("no vector files under %s (%v)", dir, err)
 	}
-	// The stream vectors (vectors/stream/) and the cross-version ones (vectors/window/), each with
-	// their own index and format, are stream_vectors_test.go's and window_vectors_test.go's.
+	// The stream vectors (vectors/stream/) and the cross-version vectors (vectors/window/) have
+	// their own index and format.
 	var files []string
 	for _, file := range all {
-		if dir := filepath.Base(filepath.Dir(file)); dir != "stream" && dir != "window" {
+		if folder := filepath.Base(filepath.Dir(file)); folder != "stream" && folder != "window" {
 			files = append(files, file)
 		}
 	}

@@ -3,17 +3,22 @@
  * repository: wire-version.json, the tombstone, the fixture rewrite, and a consistent regeneration
  * (the corpus, generated/conformance/, follows through `npm run generate`).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
-import { versionMentions } from "../../codegen/tools/bump-version.js";
+import { BumpError, bumpSources, versionMentions } from "../../codegen/tools/bump-version.js";
 import { copyRepo, runTs } from "../support/cli-process.js";
 
 /** The version after the current one (its last number plus one), so the test holds after every bump. */
 const NEXT = WIRE_VERSION.replace(/(\d+)$/, (n) => String(Number(n) + 1));
 let root: string;
 let result: ReturnType<typeof runTs>;
+/** The bump attempted while the snapshot of the current version was moved away. */
+let refused: ReturnType<typeof runTs>;
+/** spec/wire-version.json of the copy before any bump. */
+let before: { accepted: string[]; window_size: number; retired: { version: string }[] };
 
 /** Run the copy's own bump-version on the copy. */
 function bump(args: readonly string[]): ReturnType<typeof runTs> {
@@ -47,6 +52,16 @@ beforeAll(() => {
   if (!existsSync(join(root, "spec", "releases", WIRE_VERSION))) {
     const snapshot = runTs("codegen/tools/snapshot-release.ts", ["--root", root], { cwd: root });
     if (snapshot.code !== 0) throw new Error(`snapshot-release failed: ${snapshot.stdout}${snapshot.stderr}`);
+  }
+  before = JSON.parse(read("spec/wire-version.json"));
+  // Without the snapshot of the current version the bump must refuse (the old current becomes accepted).
+  const snapshotDir = join(root, "spec", "releases", WIRE_VERSION);
+  const aside = join(root, "snapshot-aside");
+  renameSync(snapshotDir, aside);
+  try {
+    refused = bump([NEXT, "--reason", "refused", "--date", "2030-01-01"]);
+  } finally {
+    renameSync(aside, snapshotDir);
   }
   result = bump([NEXT, "--reason", "a test bump | with a pipe", "--date", "2030-01-02"]);
 }, 180_000);
@@ -106,12 +121,28 @@ describe("bump-version", () => {
     expect(read("README.md")).not.toContain(WIRE_VERSION);
   });
 
+  it("refuses (exit 3, before writing anything) when the old current has no release snapshot", () => {
+    expect(refused.code, refused.stdout + refused.stderr).toBe(3);
+    expect(refused.stderr).toContain(`spec/releases/${WIRE_VERSION}/`);
+    expect(refused.stderr).toContain("npm run snapshot-release");
+    // The successful bump below ran on the same copy: the refused one left no tombstone behind (its date was 2030-01-01).
+    expect(read(`spec/tombstones/${WIRE_VERSION}.md`)).toContain("| Retired on | 2030-01-02 |");
+  });
+
   it("moves spec/wire-version.json and records the retired version with its tombstone", () => {
     const wire = JSON.parse(read("spec/wire-version.json")) as {
       current: string;
+      accepted: string[];
+      window_size: number;
       retired: { version: string; superseded_by: string; tombstone: string }[];
     };
     expect(wire.current).toBe(NEXT);
+    // The old current is read on (front of the window); the window keeps window_size - 1 older versions.
+    expect(wire.window_size).toBe(before.window_size);
+    expect(wire.accepted).toEqual([WIRE_VERSION, ...before.accepted].slice(0, before.window_size - 1));
+    // A version dropped from the window stays retired.
+    for (const dropped of before.accepted.filter((v) => !wire.accepted.includes(v)))
+      expect(wire.retired.map((r) => r.version)).toContain(dropped);
     expect(wire.retired.at(-1)).toEqual({
       version: WIRE_VERSION,
       superseded_by: NEXT,
@@ -190,5 +221,73 @@ describe("bump-version", () => {
     expect(bump(["lifeloop.v0.5"]).code).toBe(2);
     expect(bump(["--reason", "x"]).code).toBe(2);
     expect(JSON.parse(read("spec/wire-version.json")).current).toBe(NEXT);
+  });
+});
+
+describe("bump-version: the window of accepted versions", () => {
+  /** A scratch root holding only spec/wire-version.json (and, optionally, the current version's snapshot). */
+  function scratch(windowSize: number, accepted: string[], snapshot: boolean): string {
+    const dir = mkdtempSync(join(tmpdir(), "lifeloop-bump-window-"));
+    mkdirSync(join(dir, "spec", "tombstones"), { recursive: true });
+    if (snapshot) {
+      mkdirSync(join(dir, "spec", "releases", "lifeloop.v1.2", "spec"), { recursive: true });
+      writeFileSync(join(dir, "spec", "releases", "lifeloop.v1.2", "spec", "wire-version.json"), "{}\n");
+    }
+    const wire = {
+      current: "lifeloop.v1.2",
+      accepted,
+      window_size: windowSize,
+      outside_window: { rule: "schema-version-current", message: "{value} {window}" },
+      reference: { crate: "lifeloop-cli", version: "0.0.0" },
+      retired: ["lifeloop.v1.0", "lifeloop.v1.1"].map((v, i) => ({
+        version: v,
+        superseded_by: ["lifeloop.v1.1", "lifeloop.v1.2"][i],
+        tombstone: `spec/tombstones/${v}.md`,
+      })),
+    };
+    writeFileSync(join(dir, "spec", "wire-version.json"), `${JSON.stringify(wire, null, 2)}\n`);
+    return dir;
+  }
+  const options = (dir: string) => ({ root: dir, version: "lifeloop.v1.3", reason: "test", date: "2030-01-02" });
+  const wireOf = (dir: string) =>
+    JSON.parse(readFileSync(join(dir, "spec", "wire-version.json"), "utf8")) as {
+      current: string;
+      accepted: string[];
+      retired: { version: string }[];
+    };
+
+  it("puts the old current first and drops the oldest beyond window_size - 1 (they stay retired)", () => {
+    for (const [size, expected] of [
+      [3, ["lifeloop.v1.2", "lifeloop.v1.1"]],
+      [2, ["lifeloop.v1.2"]],
+      [4, ["lifeloop.v1.2", "lifeloop.v1.1", "lifeloop.v1.0"]],
+    ] as const) {
+      const dir = scratch(size, ["lifeloop.v1.1", "lifeloop.v1.0"].slice(0, size - 1), true);
+      try {
+        bumpSources(options(dir));
+        const wire = wireOf(dir);
+        expect(wire.current).toBe("lifeloop.v1.3");
+        expect(wire.accepted, `window_size ${size}`).toEqual(expected);
+        expect(wire.retired.map((r) => r.version)).toEqual(["lifeloop.v1.0", "lifeloop.v1.1", "lifeloop.v1.2"]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
+
+  it("needs no snapshot when the window holds only current (window_size 1), and refuses without one otherwise", () => {
+    const single = scratch(1, [], false);
+    const pair = scratch(2, ["lifeloop.v1.1"], false);
+    try {
+      bumpSources(options(single));
+      expect(wireOf(single).accepted).toEqual([]);
+      expect(() => bumpSources(options(pair))).toThrow(BumpError);
+      expect(() => bumpSources(options(pair))).toThrow(/npm run snapshot-release/);
+      expect(wireOf(pair).current).toBe("lifeloop.v1.2");
+      expect(existsSync(join(pair, "spec", "tombstones", "lifeloop.v1.2.md"))).toBe(false);
+    } finally {
+      rmSync(single, { recursive: true, force: true });
+      rmSync(pair, { recursive: true, force: true });
+    }
   });
 });

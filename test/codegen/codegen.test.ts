@@ -1,9 +1,9 @@
 /**
  * The generator (codegen/main.ts) on scratch copies of the repository (`--root`): the drift check
- * catches a changed schema and shows the diff, broken sources stop generation with the file and JSON
- * pointer at fault (exit 3), and generation is byte-deterministic.
+ * catches a changed schema and shows the diff, broken sources (a bad wire-version window included)
+ * stop generation with the file and JSON pointer at fault (exit 3), and generation is byte-deterministic.
  */
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyRepo, runTs } from "../support/cli-process.js";
@@ -162,6 +162,89 @@ describe("invalid sources stop generation (exit 3, file and pointer named)", () 
         expect(r.code, r.stderr).toBe(3);
         for (const text of expected) expect(r.stderr).toContain(text);
       }
+    } finally {
+      restore();
+    }
+  });
+});
+
+describe("a bad wire-version window stops generation (exit 3, file named; codegen/model/load.ts loadWindow)", () => {
+  let root: string;
+  /** spec/wire-version.json of the copy as committed. */
+  let wire: { current: string; accepted: string[]; window_size: number };
+  /** The newest accepted version and its snapshot folder (repository-relative). */
+  let accepted: string;
+  let snapshot: string;
+  beforeAll(() => {
+    root = scratch();
+    wire = JSON.parse(readFileSync(join(root, "spec", "wire-version.json"), "utf8"));
+    accepted = wire.accepted[0] as string;
+    snapshot = `spec/releases/${accepted}`;
+  });
+
+  /** `generate --check` on the copy: exit 3 and every `expected` text on stderr. */
+  function refused(expected: readonly string[]): void {
+    const r = generate(root, "--check");
+    expect(r.code, r.stderr).toBe(3);
+    for (const text of expected) expect(r.stderr).toContain(text);
+  }
+
+  it("the committed window loads (the cases below start from it)", () => {
+    expect(accepted, "spec/wire-version.json accepts an older version").toBeDefined();
+    expect(generate(root, "--check").code).toBe(0);
+  });
+
+  it("an accepted version without a release snapshot", () => {
+    const aside = join(root, "snapshot-aside");
+    renameSync(join(root, snapshot), aside);
+    try {
+      refused(["spec/wire-version.json at /accepted/0", `${snapshot}/`, "snapshot-release"]);
+    } finally {
+      renameSync(aside, join(root, snapshot));
+    }
+  });
+
+  it("a snapshot table that breaks the snapshot's meta-schema", () => {
+    const restore = editJson(root, `${snapshot}/spec/tables/limits.json`, (doc) => {
+      ((doc.limits as Record<string, unknown>[])[0] as Record<string, unknown>).value = "big";
+    });
+    try {
+      refused([`${snapshot}/spec/tables/limits.json at /limits/0/value`]);
+    } finally {
+      restore();
+    }
+  });
+
+  it("a snapshot table judged by the snapshot's own meta-schema, not today's", () => {
+    // Today's meta-schema still accepts the unchanged table: only the snapshot's (tightened here) refuses it.
+    const restore = editJson(root, `${snapshot}/spec/meta/limits.schema.json`, (doc) => {
+      (doc.properties as Record<string, unknown>).only_in_this_snapshot = { type: "string" };
+      doc.required = [...((doc.required as string[] | undefined) ?? []), "only_in_this_snapshot"];
+    });
+    try {
+      refused([`${snapshot}/spec/tables/limits.json`, "only_in_this_snapshot"]);
+    } finally {
+      restore();
+    }
+  });
+
+  it("the current version listed as accepted", () => {
+    const restore = editJson(root, "spec/wire-version.json", (doc) => {
+      doc.accepted = [wire.current];
+    });
+    try {
+      refused(["spec/wire-version.json at /accepted/0", "current"]);
+    } finally {
+      restore();
+    }
+  });
+
+  it("more accepted versions than window_size - 1", () => {
+    const restore = editJson(root, "spec/wire-version.json", (doc) => {
+      doc.window_size = wire.accepted.length;
+    });
+    try {
+      refused(["spec/wire-version.json at /accepted", `do not fit a window of ${wire.accepted.length}`]);
     } finally {
       restore();
     }

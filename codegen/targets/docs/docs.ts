@@ -114,6 +114,7 @@ export async function generateDocs(model: Model, inputs: Inputs): Promise<Output
       "- [CLI reference](reference/cli.md): every command, flag and exit code",
       "- [Host API](reference/host-api.md): every export of the npm package",
       "- [Conformance scenarios](reference/conformance-scenarios.md): what `conform` checks a client for",
+      "- [Wire-version window](wire-window.md): what each accepted older version admits that current refuses, and the reverse",
     ].join("\n"),
   );
 

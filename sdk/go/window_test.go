@@ -1,14 +1,20 @@
 package lifeloop
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The wire-version window (spec/wire-window.md): each document judged by the version it carries,
@@ -338,4 +344,122 @@ func TestAVersionWithItsOwnShapesIsParsedAlongThem(t *testing.T) {
 	expectIssue(t, "its own shapes", err, RuleSchemaMaxLength, "/warnings/0/detail", "")
 	// Current refuses the member it does not declare.
 	expectIssue(t, "current's shapes", ValidateDocument("CallbackResponse", []byte(strings.ReplaceAll(string(doc("abc")), "lifeloop.test", WireVersion))), RuleSchemaAdditionalProperties, "/warnings/0/detail", "")
+}
+
+// windowHelperEnv makes the test binary the README's client (TestWindowHelperClient) instead of
+// running tests: Serve itself, in the transport its arguments ask for (-- --stream).
+const windowHelperEnv = "LIFELOOP_WINDOW_HELPER"
+
+// TestWindowHelperClient is the client process of TestWindowRealProcesses.
+func TestWindowHelperClient(t *testing.T) {
+	if os.Getenv(windowHelperEnv) == "" {
+		t.Skip("the client process of TestWindowRealProcesses")
+	}
+	Serve(readmeHandler)
+}
+
+// windowClient is the test binary as the README's client; stream adds the stream flag. Its
+// process group is killed at the end of the test in any case (the caller reaps it).
+func windowClient(t *testing.T, stream bool) *exec.Cmd {
+	t.Helper()
+	args := []string{"-test.run=^TestWindowHelperClient$"}
+	if stream {
+		args = append(args, "--", SpecStreamV2.Launch.Flag)
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	// GORACE: a -race binary otherwise sleeps 1 s at exit (atexit_sleep_ms).
+	cmd.Env = append(os.Environ(), windowHelperEnv+"=1", "GORACE=atexit_sleep_ms=0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t.Cleanup(func() {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // our child's group
+		}
+	})
+	return cmd
+}
+
+// One client binary, as real processes in both transports: each request in the window answered in
+// its version, one outside it refused in current.
+func TestWindowRealProcesses(t *testing.T) {
+	requests := append(append([]string(nil), WireWindow...), outsideVersion)
+	check := func(t *testing.T, version string, response CallbackResponse) {
+		t.Helper()
+		if version == outsideVersion {
+			expectFailed(t, response, runnerRejectClass, OutsideWindowRule)
+			if response.SchemaVersion != WireVersion {
+				t.Fatalf("the refusal of a %s request is in %s, want %s", version, response.SchemaVersion, WireVersion)
+			}
+			return
+		}
+		if response.Status != ReceiptStatusDelivered || response.SchemaVersion != version || response.Metadata["version"] != version {
+			t.Fatalf("a %s request: %+v", version, response)
+		}
+	}
+	t.Run("subprocess", func(t *testing.T) {
+		for _, version := range requests {
+			cmd := windowClient(t, false)
+			cmd.Stdin = strings.NewReader(requestIn(version))
+			out, err := cmd.Output() // reaps it
+			if err != nil {
+				t.Fatalf("a %s request: the client failed: %v", version, err)
+			}
+			response, err := DecodeCallbackResponse(out)
+			if err != nil {
+				t.Fatalf("a %s request: an invalid response %q: %v", version, out, err)
+			}
+			check(t, version, response)
+		}
+	})
+	t.Run("stream", func(t *testing.T) {
+		cmd := windowClient(t, true)
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for i, version := range requests {
+			if _, err := io.WriteString(stdin, streamEventIn(strconv.Itoa(i), version)+"\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Every reply is read before stdin is closed: at EOF the client exits without awaiting
+		// handlers still running. Handlers run concurrently, so the replies come in any order.
+		lines := make(chan string)
+		go func() {
+			r := bufio.NewReader(stdout)
+			for {
+				line, err := r.ReadString('\n')
+				if err != nil {
+					close(lines)
+					return
+				}
+				lines <- strings.TrimSuffix(line, "\n")
+			}
+		}()
+		for range requests {
+			var reply string
+			select {
+			case line, ok := <-lines:
+				if !ok {
+					t.Fatal("the stream client closed stdout before answering every request")
+				}
+				reply = line
+			case <-time.After(30 * time.Second): // a watchdog for a loaded machine, not a bound
+				t.Fatal("no reply within 30 s")
+			}
+			var frame struct {
+				ID int `json:"id"`
+			}
+			if err := json.Unmarshal([]byte(reply), &frame); err != nil || frame.ID < 0 || frame.ID >= len(requests) {
+				t.Fatalf("reply %s", reply)
+			}
+			check(t, requests[frame.ID], streamResult(t, reply, strconv.Itoa(frame.ID)))
+		}
+		stdin.Close()
+		for range lines { // drain to EOF, so that Wait may close the pipe
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("the stream client's exit: %v", err)
+		}
+	})
 }

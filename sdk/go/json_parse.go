@@ -54,6 +54,9 @@ type parser struct {
 	nonInteger int
 	// typed is set for parseTyped (a schema guides the parse).
 	typed bool
+	// metaOf gives the metadata of the object types of a typed parse: nil for current's
+	// (typeMetaOf), a version's own when its shapes differ (parseIn).
+	metaOf func(string) *typeMeta
 	// mem is where the tree's nodes and member slices are cut from.
 	mem nodeArena
 	// text is src as one string, made by the first substring (see substring).
@@ -92,6 +95,18 @@ func parseTyped(data []byte, limits DocumentLimits, t *typeMeta) (*node, int, *I
 	return parse(data, limits, &shape{kind: shapeObject, typeName: t.name})
 }
 
+// parseIn is parseTyped of a document of the object type typeName of a wire version whose metadata
+// metaOf gives (window.go: a version whose shapes differ from current's). The json.* issue is the
+// same whatever schema guides the parse; only the tree differs.
+func parseIn(data []byte, limits DocumentLimits, typeName string, metaOf func(string) *typeMeta) (*node, int, *Issue) {
+	p, issue := newParser(data, limits, true)
+	if issue != nil {
+		return nil, 0, issue
+	}
+	p.metaOf = metaOf
+	return p.finish(p.value(false, &shape{kind: shapeObject, typeName: typeName}))
+}
+
 // parse is parseDocument (root == nil) or parseTyped (root is the shape of the document).
 func parse(data []byte, limits DocumentLimits, root *shape) (*node, int, *Issue) {
 	p, issue := newParser(data, limits, root != nil)
@@ -99,6 +114,14 @@ func parse(data []byte, limits DocumentLimits, root *shape) (*node, int, *Issue)
 		return nil, 0, issue
 	}
 	return p.finish(p.value(false, root))
+}
+
+// objectMeta is the metadata of the object type name in the parse's schemas.
+func (p *parser) objectMeta(name string) *typeMeta {
+	if p.metaOf != nil {
+		return p.metaOf(name)
+	}
+	return typeMetaOf(name)
 }
 
 // newParser checks the rules judged before anything is scanned (json.max-bytes, json.bom,
@@ -213,7 +236,7 @@ func (p *parser) value(afterComma bool, s *shape) *node {
 		case s == nil:
 			return p.object(nil)
 		case s.kind == shapeObject:
-			return p.object(typeMetaOf(s.typeName))
+			return p.object(p.objectMeta(s.typeName))
 		case s.kind == shapeOpenObject:
 			m, ok := p.anyObject()
 			if !ok {

@@ -11,8 +11,9 @@ import (
 )
 
 // ---------------------------------------------------------------------------
-// Rules layer: the generated rule plans (wire_rules.go, from spec/tables/rules.json) interpreted
-// with the semantics of runtime/wire/rules.ts. A field is present when its member exists and is
+// Rules layer: the generated rule plans (zz_wire_meta.go, from spec/tables/rules.json; an older
+// version's in zz_window.go, from its release snapshot) interpreted with the semantics of
+// runtime/wire/rules.ts. A field is present when its member exists and is
 // not null.
 
 // ruleCheck is the check vocabulary of spec/tables/rules.json.
@@ -279,15 +280,16 @@ func displayValue(n *node) string {
 	return "[object Object]"
 }
 
-// evaluateRules runs every rule step of a type against a value the schema layer accepted, in plan
-// order, with the same issues in the same order as walking every step's pattern from the root:
+// evaluateRules runs every rule step of a type of version v against a value the schema layer
+// accepted, in plan order, with the same issues in the same order as walking every step's pattern
+// from the root:
 //   - steps whose pattern starts with a member the root lacks are skipped without reading them
 //     (most of a plan is about optional arrays, such as payloads, that most documents lack);
 //   - a step whose pattern has no `*` matches at most one object, found once for a run of steps
 //     with the same pattern (most steps of a type share a few).
-func evaluateRules(typeName string, root *node) []Issue {
-	plan, patterns := rulePlanOf(typeName), rulePatterns()[typeName]
-	if len(patterns) != len(plan) { // a type outside WireObjectTypes
+func evaluateRules(v *versionRules, typeName string, root *node) []Issue {
+	plan, patterns := v.planOf(typeName), v.patterns()[typeName]
+	if len(patterns) != len(plan) { // a type outside the version's types
 		patterns = patternsOf(plan)
 	}
 	var w patternWalk // its path grows only where a walk descends
@@ -334,16 +336,6 @@ type stepPattern struct {
 	first          string
 	wildcard, same bool
 }
-
-// rulePatterns is the stepPattern of every step of every wire type's rule plan, by type name,
-// worked out once.
-var rulePatterns = sync.OnceValue(func() map[string][]stepPattern {
-	all := make(map[string][]stepPattern, len(WireObjectTypes))
-	for _, name := range WireObjectTypes {
-		all[name] = patternsOf(rulePlanOf(name))
-	}
-	return all
-})
 
 // patternsOf is the stepPattern of every step of plan.
 func patternsOf(plan []ruleStep) []stepPattern {

@@ -13,8 +13,15 @@ import (
 // Handler answers one dispatched event. req is the validated CallbackRequest; payloads are the
 // PayloadEnvelopes delivered with it (DispatchEnvelope.payloads, possibly empty).
 //
-// Return a CallbackResponse (SchemaVersion may be left empty: the runner fills in WireVersion) or
-// an error. An error becomes a failed response with failure class runnerHandlerClass and its
+// The request may be of any version of the default window (WireWindow: req.SchemaVersion says which,
+// each judged by its own version's rules), and the runner answers in that version with no
+// configuration (spec/wire-window.md, "Clients answer in the request's version"): a SchemaVersion
+// left empty or set to WireVersion (as NewResponse and FailedResponse set it), in the response and
+// in each of its ClientPayloads, is written as the request's version; the response is then checked
+// with the window closed to that version. A handler that sets another version gets the failed
+// answer of an invalid response.
+//
+// Return a CallbackResponse or an error. An error becomes a failed response with failure class runnerHandlerClass and its
 // default retry class, with a Warning whose code is runnerHandlerThrewCode; so does a panic. A
 // response that breaks the wire contract (e.g. status failed without failure_class) is never
 // written: the runner answers failed/runnerHandlerClass instead and logs the issue to stderr.
@@ -46,12 +53,14 @@ func Serve(handler Handler) {
 //
 //  1. It reads stdin to EOF, accepting at most LimitMaxRequestBytes bytes (the
 //     rest of a longer input is read and discarded).
-//  2. It decodes the DispatchEnvelope strictly (DecodeDispatchEnvelope) and refuses an event the
-//     host never dispatches.
+//  2. It decodes the DispatchEnvelope strictly (DecodeDispatchEnvelope: by the version of the
+//     default window it carries) and refuses an event the host never dispatches.
 //  3. It calls handler, then validates the handler's response (see Handler).
 //  4. It writes the response as one compact JSON line to stdout, flushes stdout when it has a
 //     Flush method, and returns 0. It returns 1 only when the response cannot be written.
 //
+// Every response is written in the request's wire version (see Handler); a request whose version
+// cannot be read (outside the window, or not JSON at all) is answered in the current version.
 // Every refusal and failure is answered with status failed, a failure class and its default
 // retry class (FailedResponse), and one Warning whose code names the failure variant of
 // spec/tables/subprocess-failure-mapping.json (the FailureVariant* constants) and whose message
@@ -67,14 +76,14 @@ func ServeIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, han
 	response, data := answer(ctx, stdin, handler, logf)
 	var err error
 	if data == nil {
-		data, err = EncodeCallbackResponse(response)
+		data, err = encodeAnswer(response)
 	}
 	if err != nil {
 		logf("internal: the runner built an invalid response: %v", err)
-		data, _ = EncodeCallbackResponse(FailedResponse(runnerHandlerClass))
+		data, _ = encodeAnswer(failedIn(response.SchemaVersion, runnerHandlerClass))
 	}
 	if len(data) > LimitMaxResponseBytes {
-		data, _ = EncodeCallbackResponse(responseTooLarge(len(data), logf))
+		data, _ = encodeAnswer(responseTooLarge(len(data), response.SchemaVersion, logf))
 	}
 	data = append(data, '\n')
 	if _, err := stdout.Write(data); err != nil {
@@ -90,38 +99,84 @@ func ServeIO(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, han
 	return 0
 }
 
-// responseTooLarge is the failed response that replaces a handler's response of size bytes, over
-// limits.max_response_bytes (the runner-outcomes row response_too_large), in both transports.
-func responseTooLarge(size int, logf func(string, ...any)) CallbackResponse {
+// responseTooLarge is the failed response (in version) that replaces a handler's response of size
+// bytes, over limits.max_response_bytes (the runner-outcomes row response_too_large), in both
+// transports.
+func responseTooLarge(size int, version string, logf func(string, ...any)) CallbackResponse {
 	message := fmt.Sprintf("the handler's response is %d bytes, over limits.max_response_bytes (%d bytes)", size, LimitMaxResponseBytes)
 	logf("the handler's response is invalid: %s", message)
-	return failedWithWarning(runnerHandlerClass, RuleJSONMaxBytes, message)
+	return failedWithWarning(version, runnerHandlerClass, RuleJSONMaxBytes, message)
 }
 
 // NewResponse returns a CallbackResponse with the current wire version and the given status
-// (no failure class, no retry class).
+// (no failure class, no retry class). The runners write it in the request's version (see Handler).
 func NewResponse(status ReceiptStatus) CallbackResponse {
 	return CallbackResponse{SchemaVersion: WireVersion, Status: status}
 }
 
-// FailedResponse returns a failed CallbackResponse with failure class fc and its default retry
-// class (spec/tables/failure-retry-defaults.json).
+// FailedResponse returns a failed CallbackResponse with the current wire version, failure class fc
+// and its default retry class (spec/tables/failure-retry-defaults.json). The runners write it in
+// the request's version (see Handler).
 func FailedResponse(fc FailureClass) CallbackResponse {
+	return failedIn(WireVersion, fc)
+}
+
+// failedIn is FailedResponse in wire version version.
+func failedIn(version string, fc FailureClass) CallbackResponse {
 	retry := fc.DefaultRetryClass()
-	return CallbackResponse{SchemaVersion: WireVersion, Status: ReceiptStatusFailed, FailureClass: &fc, RetryClass: &retry}
+	return CallbackResponse{SchemaVersion: version, Status: ReceiptStatusFailed, FailureClass: &fc, RetryClass: &retry}
 }
 
 // warningLimit bounds the warning messages the runner writes, in code points.
 const warningLimit = LimitRunnerWarningMessageCodePoints
 
-// failedWithWarning is FailedResponse plus one Warning.
-func failedWithWarning(fc FailureClass, code, message string) CallbackResponse {
+// failedWithWarning is FailedResponse in wire version version plus one Warning.
+func failedWithWarning(version string, fc FailureClass, code, message string) CallbackResponse {
 	if utf8.RuneCountInString(message) > warningLimit {
 		message = string([]rune(message)[:warningLimit]) + "..."
 	}
-	response := FailedResponse(fc)
+	response := failedIn(version, fc)
 	response.Warnings = []Warning{
 		{Code: code, Message: message},
+	}
+	return response
+}
+
+// answerVersion is the wire version a runner answers a request in, given the version the request
+// carries when the default window holds it (decodeDocument's carried; also for a request that is
+// otherwise invalid, so that its host can read the refusal): that version, or the current one for
+// a request whose version cannot be read.
+func answerVersion(carried string) string {
+	if carried == "" {
+		return WireVersion
+	}
+	return carried
+}
+
+// encodeAnswer encodes a response the runner built, checked with the window closed to its version
+// (EncodeCallbackResponse otherwise).
+func encodeAnswer(response CallbackResponse) ([]byte, error) {
+	return encodeDocument("CallbackResponse", response.toNode(), windowOf(response.SchemaVersion))
+}
+
+// inVersion returns the handler's response written in version (see Handler): its SchemaVersion and
+// those of its ClientPayloads, when empty or WireVersion (the SDK's defaults), become version. The
+// handler's slice is not changed (it is copied when a payload's version is).
+func inVersion(response CallbackResponse, version string) CallbackResponse {
+	defaulted := func(v string) bool { return v != version && (v == "" || v == WireVersion) }
+	if defaulted(response.SchemaVersion) {
+		response.SchemaVersion = version
+	}
+	copied := false
+	for i := range response.ClientPayloads {
+		if !defaulted(response.ClientPayloads[i].SchemaVersion) {
+			continue
+		}
+		if !copied {
+			response.ClientPayloads = append([]PayloadEnvelope(nil), response.ClientPayloads...)
+			copied = true
+		}
+		response.ClientPayloads[i].SchemaVersion = version
 	}
 	return response
 }
@@ -150,12 +205,12 @@ func answer(ctx context.Context, stdin io.Reader, handler Handler, logf func(str
 	data, oversized, err := readRequest(stdin, LimitMaxRequestBytes)
 	if err != nil {
 		logf("cannot read the request from stdin: %v", err)
-		return failedWithWarning(runnerReadClass, runnerReadCode, err.Error()), nil
+		return failedWithWarning(WireVersion, runnerReadClass, runnerReadCode, err.Error()), nil
 	}
 	if oversized {
 		message := fmt.Sprintf("the request exceeds limits.max_request_bytes (%d bytes)", LimitMaxRequestBytes)
 		logf("rejecting the request: %s: %s", RuleJSONMaxBytes, message)
-		return failedWithWarning(runnerRejectClass, RuleJSONMaxBytes, message), nil
+		return failedWithWarning(WireVersion, runnerRejectClass, RuleJSONMaxBytes, message), nil
 	}
 	envelope, refusal := decodeDispatch(data, logf)
 	if refusal != nil {
@@ -164,18 +219,30 @@ func answer(ctx context.Context, stdin io.Reader, handler Handler, logf func(str
 	return runHandler(ctx, envelope, handler, logf)
 }
 
-// decodeDispatch strictly decodes one DispatchEnvelope and refuses an event the host never
-// dispatches; a refusal is the failed response to send instead of calling the handler. Shared by
-// the v1 runner (ServeIO) and the stream runner (ServeStreamIO).
+// decodeDispatch strictly decodes one DispatchEnvelope (by the default window: the version it
+// carries) and refuses an event the host never dispatches; a refusal is the failed response to
+// send instead of calling the handler, in the request's version (answerVersion). Shared by the v1
+// runner (ServeIO) and the stream runner (ServeStreamIO).
 func decodeDispatch(data []byte, logf func(string, ...any)) (DispatchEnvelope, *CallbackResponse) {
-	envelope, err := DecodeDispatchEnvelope(data)
-	return dispatchOrRefusal(envelope, err, logf)
+	envelope, carried, err := decodeDispatchIn(data)
+	return dispatchOrRefusal(envelope, answerVersion(carried), err, logf)
 }
 
-// dispatchOrRefusal is decodeDispatch once DecodeDispatchEnvelope returned envelope and err.
-func dispatchOrRefusal(envelope DispatchEnvelope, err error, logf func(string, ...any)) (DispatchEnvelope, *CallbackResponse) {
+// decodeDispatchIn is DecodeDispatchEnvelope also giving the version the envelope carries when
+// the default window holds it ("" otherwise), valid or not.
+func decodeDispatchIn(data []byte) (DispatchEnvelope, string, error) {
+	root, carried, err := decodeDocument(dispatchEnvelopeType, data, DefaultDocumentLimits, Window{})
+	if err != nil {
+		return DispatchEnvelope{}, carried, err
+	}
+	return decodeDispatchEnvelope(root), carried, nil
+}
+
+// dispatchOrRefusal is decodeDispatch once decodeDispatchIn returned envelope and err; version is
+// the one to answer in.
+func dispatchOrRefusal(envelope DispatchEnvelope, version string, err error, logf func(string, ...any)) (DispatchEnvelope, *CallbackResponse) {
 	refuse := func(code, message string) (DispatchEnvelope, *CallbackResponse) {
-		response := failedWithWarning(runnerRejectClass, code, message)
+		response := failedWithWarning(version, runnerRejectClass, code, message)
 		return DispatchEnvelope{}, &response
 	}
 	if err != nil {
@@ -207,9 +274,9 @@ func runHandler(ctx context.Context, envelope DispatchEnvelope, handler Handler,
 	case result = <-done:
 	case <-ctx.Done():
 		logf("handler did not return before the context ended: %v", ctx.Err())
-		return failedWithWarning(runnerTimeoutClass, runnerTimeoutCode, ctx.Err().Error()), nil
+		return failedWithWarning(envelope.SchemaVersion, runnerTimeoutClass, runnerTimeoutCode, ctx.Err().Error()), nil
 	}
-	return checkedResponse(make([]byte, 0, 512), result, logf)
+	return checkedResponse(make([]byte, 0, 512), result, envelope.SchemaVersion, logf)
 }
 
 // callHandler runs handler on the calling goroutine; a panic becomes the error of the result.
@@ -224,26 +291,25 @@ func callHandler(envelope DispatchEnvelope, handler Handler, logf func(string, .
 	return handlerResult{response: response, err: err}
 }
 
-// checkedResponse is the response to send for what the handler returned (see runHandler). The
-// bytes of a valid response are appended to into (which holds the frame head in stream mode).
-func checkedResponse(into []byte, result handlerResult, logf func(string, ...any)) (CallbackResponse, []byte) {
+// checkedResponse is the response to send for what the handler returned (see runHandler), in
+// version, the request's: the handler's response written in it (inVersion) and checked with the
+// window closed to it. The bytes of a valid response are appended to into (which holds the frame
+// head in stream mode).
+func checkedResponse(into []byte, result handlerResult, version string, logf func(string, ...any)) (CallbackResponse, []byte) {
 	if result.err != nil {
 		logf("handler failed: %v", result.err)
-		return failedWithWarning(runnerHandlerClass, runnerHandlerThrewCode, result.err.Error()), nil
+		return failedWithWarning(version, runnerHandlerClass, runnerHandlerThrewCode, result.err.Error()), nil
 	}
-	response := result.response
-	if response.SchemaVersion == "" {
-		response.SchemaVersion = WireVersion
-	}
-	data, err := appendDocument(into, "CallbackResponse", response.toNode()) // EncodeCallbackResponse, appending
+	response := inVersion(result.response, version)
+	data, err := appendDocument(into, "CallbackResponse", response.toNode(), windowOf(version)) // encodeAnswer, appending
 	if err != nil {
 		var invalid *ValidationError
 		if errors.As(err, &invalid) {
 			logf("the handler's response is invalid: %s at %q: %s", invalid.Rule, invalid.Pointer, invalid.Message)
-			return failedWithWarning(runnerHandlerClass, invalid.Rule, fmt.Sprintf("handler response %q: %s", invalid.Pointer, invalid.Message)), nil
+			return failedWithWarning(version, runnerHandlerClass, invalid.Rule, fmt.Sprintf("handler response %q: %s", invalid.Pointer, invalid.Message)), nil
 		}
 		logf("the handler's response is invalid: %v", err)
-		return failedWithWarning(runnerHandlerClass, runnerInvalidResponseCode, err.Error()), nil
+		return failedWithWarning(version, runnerHandlerClass, runnerInvalidResponseCode, err.Error()), nil
 	}
 	return response, data
 }

@@ -197,7 +197,7 @@ func TestServeOutput(t *testing.T) {
 // limits.runner_warning_message_code_points, read from spec/tables/limits.json of the repository.
 func TestWarningLimitIsTheLimit(t *testing.T) {
 	limit := int(specLimit(t, "runner_warning_message_code_points"))
-	got := failedWithWarning(FailureClassAdapterUnavailable, "c", strings.Repeat("é", limit+10)).Warnings[0].Message
+	got := failedWithWarning(WireVersion, FailureClassAdapterUnavailable, "c", strings.Repeat("é", limit+10)).Warnings[0].Message
 	if want := strings.Repeat("é", limit) + "..."; got != want {
 		t.Fatalf("the runner cut a warning to %d code points, limits.runner_warning_message_code_points = %d", utf8.RuneCountInString(got), limit)
 	}

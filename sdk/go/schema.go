@@ -1,5 +1,5 @@
 // The schema layer (schema.* rules): shape checks of a parsed node tree against the generated
-// typeMeta of zz_wire_meta.go. TypeScript twin: runtime/wire/schema.ts.
+// typeMeta of zz_wire_meta.go (and zz_window.go for an older version whose shapes differ). TypeScript twin: runtime/wire/schema.ts.
 
 package lifeloop
 
@@ -121,22 +121,28 @@ func schemaIssue(rule, pointer, message string) *Issue {
 }
 
 // requiredFields is, by type, the index in t.fields of each of t.required, in that order; a type
-// with a required member it does not declare has none (checkObject then searches by name).
+// with a required member it does not declare has none (checkObject then searches by name). It
+// covers the metadata of every readable version (window.go).
 var requiredFields = sync.OnceValue(func() map[*typeMeta][]int {
 	all := make(map[*typeMeta][]int, len(WireObjectTypes))
-	for _, name := range WireObjectTypes {
-		t := typeMetaOf(name)
-		at := make([]int, 0, len(t.required))
-		for _, r := range t.required {
-			for i := range t.fields {
-				if t.fields[i].name == r {
-					at = append(at, i)
-					break
+	for _, v := range readableVersions {
+		for _, name := range v.types {
+			t := v.metaOf(name)
+			if _, done := all[t]; done || t == nil {
+				continue
+			}
+			at := make([]int, 0, len(t.required))
+			for _, r := range t.required {
+				for i := range t.fields {
+					if t.fields[i].name == r {
+						at = append(at, i)
+						break
+					}
 				}
 			}
-		}
-		if len(at) == len(t.required) {
-			all[t] = at
+			if len(at) == len(t.required) {
+				all[t] = at
+			}
 		}
 	}
 	return all
@@ -147,15 +153,16 @@ var requiredFields = sync.OnceValue(func() map[*typeMeta][]int {
 // name and per field.
 const maxIndexedFields = 48
 
-// checkObject validates n against an object type; the first issue wins. path holds the location
-// of n (reused as a stack: a pointer string is built only for the issue found).
-func checkObject(t *typeMeta, n *node, path *[]slot) *Issue {
+// checkObject validates n against an object type of version v (whose metadata resolves the object
+// types of its fields); the first issue wins. path holds the location of n (reused as a stack: a
+// pointer string is built only for the issue found).
+func checkObject(v *versionRules, t *typeMeta, n *node, path *[]slot) *Issue {
 	if n.kind != kindObject {
 		return schemaIssue(RuleSchemaType, slotsPointer(*path), "must be object")
 	}
 	required, indexed := requiredFields()[t]
 	if !indexed || len(t.fields) > maxIndexedFields {
-		return checkMembersByName(t, n, path)
+		return checkMembersByName(v, t, n, path)
 	}
 	// member[i] is 1 + the position in n of the member t.fields[i] names, 0 when n lacks it
 	// (names are unique in a tree: the parser refuses duplicates, the encoders write each once).
@@ -183,7 +190,7 @@ func checkObject(t *typeMeta, n *node, path *[]slot) *Issue {
 		if k := member[i]; k > 0 {
 			f := &t.fields[i]
 			*path = append(*path, slot{key: f.name})
-			if issue := checkValue(&f.shape, f.nullable, n.values[k-1], path); issue != nil {
+			if issue := checkValue(v, &f.shape, f.nullable, n.values[k-1], path); issue != nil {
 				return issue
 			}
 			*path = (*path)[:len(*path)-1]
@@ -215,7 +222,7 @@ func unknownMemberIssue(t *typeMeta, n *node, path *[]slot) *Issue {
 
 // checkMembersByName is checkObject after its type check, searching n's members by name: the same
 // verdict, for a type checkObject has no table for.
-func checkMembersByName(t *typeMeta, n *node, path *[]slot) *Issue {
+func checkMembersByName(v *versionRules, t *typeMeta, n *node, path *[]slot) *Issue {
 	for _, name := range t.required {
 		if _, ok := n.get(name); !ok {
 			return schemaIssue(RuleSchemaRequired, childPointer(slotsPointer(*path), name), fmt.Sprintf("missing required member `%s`", name))
@@ -229,9 +236,9 @@ func checkMembersByName(t *typeMeta, n *node, path *[]slot) *Issue {
 	}
 	for i := range t.fields {
 		f := &t.fields[i]
-		if v, ok := n.get(f.name); ok {
+		if value, ok := n.get(f.name); ok {
 			*path = append(*path, slot{key: f.name})
-			if issue := checkValue(&f.shape, f.nullable, v, path); issue != nil {
+			if issue := checkValue(v, &f.shape, f.nullable, value, path); issue != nil {
 				return issue
 			}
 			*path = (*path)[:len(*path)-1]
@@ -261,8 +268,8 @@ func typeMismatch(s *shape, nullable bool, pointer string) *Issue {
 	return schemaIssue(RuleSchemaType, pointer, "must be "+word)
 }
 
-// checkValue validates one field value.
-func checkValue(s *shape, nullable bool, n *node, path *[]slot) *Issue {
+// checkValue validates one field value (of a type of version v).
+func checkValue(v *versionRules, s *shape, nullable bool, n *node, path *[]slot) *Issue {
 	if nullable && n.kind == kindNull {
 		return nil
 	}
@@ -289,18 +296,18 @@ func checkValue(s *shape, nullable bool, n *node, path *[]slot) *Issue {
 		if n.kind != kindString {
 			return typeMismatch(s, nullable, slotsPointer(*path))
 		}
-		for _, v := range s.enum {
-			if v == n.str {
+		for _, value := range s.enum {
+			if value == n.str {
 				return nil
 			}
 		}
 		quoted := make([]string, len(s.enum))
-		for i, v := range s.enum {
-			quoted[i] = strconv.Quote(v)
+		for i, value := range s.enum {
+			quoted[i] = strconv.Quote(value)
 		}
 		return schemaIssue(RuleSchemaEnum, slotsPointer(*path), "must be one of "+strings.Join(quoted, ", "))
 	case shapeObject:
-		return checkObject(typeMetaOf(s.typeName), n, path)
+		return checkObject(v, v.metaOf(s.typeName), n, path)
 	case shapeOpenObject:
 		if n.kind != kindObject {
 			return typeMismatch(s, nullable, slotsPointer(*path))
@@ -314,7 +321,7 @@ func checkValue(s *shape, nullable bool, n *node, path *[]slot) *Issue {
 		}
 		for i, item := range n.items {
 			*path = append(*path, slot{array: true, index: i})
-			if issue := checkValue(s.items, false, item, path); issue != nil {
+			if issue := checkValue(v, s.items, false, item, path); issue != nil {
 				return issue
 			}
 			*path = (*path)[:len(*path)-1]
@@ -324,29 +331,30 @@ func checkValue(s *shape, nullable bool, n *node, path *[]slot) *Issue {
 }
 
 // integerLexemeIssue finds, in document order, the first number written with a fraction, an
-// exponent or as -0 in an integer field (outside open maps). The schema layer has accepted n.
-func integerLexemeIssue(t *typeMeta, n *node, pointer string) *Issue {
+// exponent or as -0 in an integer field (outside open maps) of a type t of version v. The schema
+// layer has accepted n.
+func integerLexemeIssue(v *versionRules, t *typeMeta, n *node, pointer string) *Issue {
 	for i, name := range n.keys {
 		f := t.field(name)
 		if f == nil {
 			continue
 		}
-		if issue := integerLexemeIn(&f.shape, n.values[i], childPointer(pointer, name)); issue != nil {
+		if issue := integerLexemeIn(v, &f.shape, n.values[i], childPointer(pointer, name)); issue != nil {
 			return issue
 		}
 	}
 	return nil
 }
 
-func integerLexemeIn(s *shape, n *node, pointer string) *Issue {
+func integerLexemeIn(v *versionRules, s *shape, n *node, pointer string) *Issue {
 	switch {
 	case s.kind == shapeInteger && n.kind == kindNumber && n.nonInteger:
 		return schemaIssue(RuleSchemaType, pointer, "must be an integer written without fraction, exponent or minus zero")
 	case s.kind == shapeObject && n.kind == kindObject:
-		return integerLexemeIssue(typeMetaOf(s.typeName), n, pointer)
+		return integerLexemeIssue(v, v.metaOf(s.typeName), n, pointer)
 	case s.kind == shapeArray && n.kind == kindArray:
 		for i, item := range n.items {
-			if issue := integerLexemeIn(s.items, item, pointer+"/"+strconv.Itoa(i)); issue != nil {
+			if issue := integerLexemeIn(v, s.items, item, pointer+"/"+strconv.Itoa(i)); issue != nil {
 				return issue
 			}
 		}

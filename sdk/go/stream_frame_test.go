@@ -84,9 +84,9 @@ func judgeFrameBothWays(t *testing.T, id string, line, doc []byte, whole bool) {
 		return // a params that is not an object: the frame's own rules, checked by the stream vectors
 	}
 	params, _ := f.eventParams()
-	gotEnvelope, gotErr := params.decode()
-	wantEnvelope, wantErr := DecodeDispatchEnvelope(doc)
-	if !reflect.DeepEqual(gotEnvelope, wantEnvelope) || !reflect.DeepEqual(gotErr, wantErr) {
-		t.Fatalf("%s: params decode to %+v, %v; DecodeDispatchEnvelope gives %+v, %v", id, gotEnvelope, gotErr, wantEnvelope, wantErr)
+	gotEnvelope, gotVersion, gotErr := params.decode()
+	wantEnvelope, wantVersion, wantErr := decodeDispatchIn(doc)
+	if !reflect.DeepEqual(gotEnvelope, wantEnvelope) || gotVersion != wantVersion || !reflect.DeepEqual(gotErr, wantErr) {
+		t.Fatalf("%s: params decode to %+v, %q, %v; decodeDispatchIn gives %+v, %q, %v", id, gotEnvelope, gotVersion, gotErr, wantEnvelope, wantVersion, wantErr)
 	}
 }

@@ -321,28 +321,32 @@ type eventParams struct {
 
 // eventParams returns the params of f as eventParams, false when f has none. The tree is used
 // when it is all a v1 document's parse would have given: params within DefaultDocumentLimits'
-// bytes and values (its depth is bounded by frameLimits); otherwise the bytes are kept, copied
+// bytes and values (its depth is bounded by frameLimits), of a wire version that shares current's
+// shapes (the frame was parsed along current's schemas); otherwise the bytes are kept, copied
 // because the reader reuses its buffer, and judged as v1 judges stdin.
 func (f *streamFrame) eventParams() (eventParams, bool) {
 	if f.params == nil {
 		return eventParams{}, false
 	}
 	at := f.paramsAt
-	if at.envelope && len(at.raw) <= DefaultDocumentLimits.MaxBytes && at.values <= DefaultDocumentLimits.MaxValues {
+	if at.envelope && len(at.raw) <= DefaultDocumentLimits.MaxBytes && at.values <= DefaultDocumentLimits.MaxValues && treeJudgeable(f.params) {
 		return eventParams{tree: f.params, nonInteger: at.nonInteger}, true
 	}
 	return eventParams{raw: append([]byte(nil), at.raw...)}, true
 }
 
-// decode is DecodeDispatchEnvelope of the params' bytes: the same envelope or the same error.
-func (ep eventParams) decode() (DispatchEnvelope, error) {
+// decode is decodeDispatchIn of the params' bytes: the same envelope, version and error. The
+// document inside the frame is judged by its own version (the default window); the frame itself
+// was judged by current's framing.
+func (ep eventParams) decode() (DispatchEnvelope, string, error) {
 	if ep.tree == nil {
-		return DecodeDispatchEnvelope(ep.raw)
+		return decodeDispatchIn(ep.raw)
 	}
-	if err := checkParsed(dispatchEnvelopeType, ep.tree, ep.nonInteger); err != nil {
-		return DispatchEnvelope{}, err
+	carried, err := checkParsed(dispatchEnvelopeType, ep.tree, ep.nonInteger)
+	if err != nil {
+		return DispatchEnvelope{}, carried, err
 	}
-	return decodeDispatchEnvelope(ep.tree), nil
+	return decodeDispatchEnvelope(ep.tree), carried, nil
 }
 
 // answerEvent decodes params as a DispatchEnvelope and runs the handler, as the v1 runner does,
@@ -352,41 +356,44 @@ func (ep eventParams) decode() (DispatchEnvelope, error) {
 // response over limits.max_response_bytes is replaced as v1 replaces it).
 func (c *streamConn) answerEvent(event string, params eventParams, hasParams bool, e *inflight, handler Handler, head []byte) (CallbackResponse, []byte) {
 	if !hasParams {
-		return c.refuse(RuleSchemaRequired, "the request has no params (a DispatchEnvelope)"), nil
+		return c.refuse(WireVersion, RuleSchemaRequired, "the request has no params (a DispatchEnvelope)"), nil
 	}
-	envelope, err := params.decode()
-	envelope, refusal := dispatchOrRefusal(envelope, err, c.logf)
+	envelope, carried, err := params.decode()
+	envelope, refusal := dispatchOrRefusal(envelope, answerVersion(carried), err, c.logf)
 	if refusal != nil {
 		return *refusal, nil
 	}
+	version := envelope.SchemaVersion
 	if string(envelope.Request.Event) != event {
-		return c.refuse(runnerInvalidRequestCode, fmt.Sprintf("method event/%s does not match params.request.event %q", event, envelope.Request.Event)), nil
+		return c.refuse(version, runnerInvalidRequestCode, fmt.Sprintf("method event/%s does not match params.request.event %q", event, envelope.Request.Event)), nil
 	}
 	e.key = eventKey{envelope.Request.EventID, envelope.Request.InvocationID}
 	c.mu.Lock()
 	c.byReq[e.key] = e
 	c.mu.Unlock()
-	response, frame := checkedResponse(head, callHandler(envelope, handler, c.logf), c.logf)
+	response, frame := checkedResponse(head, callHandler(envelope, handler, c.logf), version, c.logf)
 	if size := len(frame) - len(head); frame != nil && size > LimitMaxResponseBytes {
-		return responseTooLarge(size, c.logf), nil // as v1: the host bounds each result alike
+		return responseTooLarge(size, version, c.logf), nil // as v1: the host bounds each result alike
 	}
 	return response, frame
 }
 
-func (c *streamConn) refuse(code, message string) CallbackResponse {
+// refuse is the failed response (in version) to a request the runner does not hand to the handler.
+func (c *streamConn) refuse(version, code, message string) CallbackResponse {
 	c.logf("rejecting the request: %s: %s", code, message)
-	return failedWithWarning(runnerRejectClass, code, message)
+	return failedWithWarning(version, runnerRejectClass, code, message)
 }
 
 // replyFrame is the reply frame to id, replacing a response that cannot be written; started, when
 // not nil, is the frame up to and with response already validated and encoded (see answerEvent).
+// response is in the version to answer in (answerEvent's), and so is a replacement.
 func (c *streamConn) replyFrame(id *node, response CallbackResponse, started []byte) []byte {
 	frame := started
 	if frame == nil {
-		data, err := EncodeCallbackResponse(response)
+		data, err := encodeAnswer(response)
 		if err != nil {
 			c.logf("internal: the runner built an invalid response: %v", err)
-			data, _ = EncodeCallbackResponse(FailedResponse(runnerHandlerClass))
+			data, _ = encodeAnswer(failedIn(response.SchemaVersion, runnerHandlerClass))
 		}
 		frame = append(appendSuccessHead(nil, id), data...)
 	}
@@ -394,7 +401,7 @@ func (c *streamConn) replyFrame(id *node, response CallbackResponse, started []b
 	if len(frame)-1 > LimitMaxFrameBytes {
 		message := fmt.Sprintf("the reply frame is %d bytes, over the maximum frame size (%d bytes)", len(frame)-1, LimitMaxFrameBytes)
 		c.logf("the handler's response is invalid: %s", message)
-		data, _ := EncodeCallbackResponse(failedWithWarning(runnerHandlerClass, RuleStreamFrameTooLarge, message))
+		data, _ := encodeAnswer(failedWithWarning(response.SchemaVersion, runnerHandlerClass, RuleStreamFrameTooLarge, message))
 		frame = successFrame(id, data)
 	}
 	return frame

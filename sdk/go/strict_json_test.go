@@ -178,11 +178,16 @@ func TestResponseRules(t *testing.T) {
 			t.Errorf("case %d: expected %s at %q, got %v", i, c.rule, c.pointer, err)
 		}
 	}
-	// All rule issues are reported, the first being the primary one.
-	_, err := DecodeCallbackResponse([]byte(`{"schema_version":"x","status":"failed"}`))
+	// All rule issues are reported, the first (in plan order) being the primary one.
+	_, err := DecodeCallbackResponse([]byte(`{"schema_version":"` + WireVersion + `","status":"failed","receipt_refs":[""]}`))
 	var invalid *ValidationError
-	if !errors.As(err, &invalid) || len(invalid.Issues) != 3 || invalid.Rule != RuleSchemaVersionCurrent {
+	if !errors.As(err, &invalid) || len(invalid.Issues) != 3 || invalid.Rule != RuleNonEmptyIdentifier {
 		t.Fatalf("expected three rule issues, got %v", err)
+	}
+	// A version outside the window is the one issue: the rules of no version are run.
+	_, err = DecodeCallbackResponse([]byte(`{"schema_version":"x","status":"failed"}`))
+	if !errors.As(err, &invalid) || len(invalid.Issues) != 1 || invalid.Rule != OutsideWindowRule {
+		t.Fatalf("expected the one outside-window issue, got %v", err)
 	}
 }
 

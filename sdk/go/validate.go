@@ -1,5 +1,6 @@
-// Whole-document validation: parse layer (json_parse.go), schema layer (schema.go), then the rules
-// (rules.go); and the checked writer of typed values. TypeScript twin: runtime/wire/validate.ts.
+// Whole-document validation: parse layer (json_parse.go), version selection (window.go), schema
+// layer (schema.go), then the rules (rules.go); and the checked writer of typed values. TypeScript
+// twin: runtime/wire/validate.ts.
 
 package lifeloop
 
@@ -9,43 +10,62 @@ import (
 	"unicode/utf8"
 )
 
-// validateTree runs the schema layer, the integer-lexeme check and the rules on a parsed tree.
-func validateTree(typeName string, root *node, nonInteger int) []Issue {
-	meta := typeMetaOf(typeName)
-	path := getPath()
-	issue := checkObject(meta, root, path)
-	putPath(path)
-	if issue != nil {
-		return []Issue{*issue}
-	}
-	if nonInteger > 0 {
-		if issue := integerLexemeIssue(meta, root, ""); issue != nil {
-			return []Issue{*issue}
-		}
-	}
-	return evaluateRules(typeName, root)
+// validateTree judges a tree of typeName by window w: the version selection of spec/wire-window.md
+// ("How a document is judged"), then the schema layer, the integer-lexeme check and the rules of the
+// chosen version. The tree is one parsed along the schemas of that version, or built from a Go value.
+// carried is the document's own version when w holds it ("" otherwise).
+func validateTree(typeName string, root *node, nonInteger int, w Window) (carried string, issues []Issue, err error) {
+	c := w.choose(root)
+	issues, err = c.judge(w, typeName, root, nonInteger)
+	return c.carried, issues, err
 }
 
-// decodeDocument parses and validates the bytes of one document of type typeName.
-func decodeDocument(typeName string, data []byte, limits DocumentLimits) (*node, error) {
+// decodeDocument parses and validates the bytes of one document of type typeName, read by window w;
+// carried is as validateTree's, also when the document is invalid (a runner answers in it).
+func decodeDocument(typeName string, data []byte, limits DocumentLimits, w Window) (root *node, carried string, err error) {
+	// The parse layer is not versioned (spec/wire-window.md, step 1): current's limits and rules,
+	// along current's schema of typeName (only the tree it keeps depends on the schema).
 	root, nonInteger, issue := parseTyped(data, limits, typeMetaOf(typeName))
 	if issue != nil {
-		return nil, newValidationError(typeName, []Issue{*issue})
+		return nil, "", newValidationError(typeName, []Issue{*issue})
 	}
-	if err := checkParsed(typeName, root, nonInteger); err != nil {
-		return nil, err
+	c := w.choose(root)
+	if !c.by.sameShapes && c.by.metaOf(typeName) != nil {
+		// The chosen version's shapes differ from current's: its tree is the one parsed along them
+		// (the same bytes, so the same parse verdict).
+		root, nonInteger, _ = parseIn(data, limits, typeName, c.by.metaOf)
 	}
-	return root, nil
+	issues, err := c.judge(w, typeName, root, nonInteger)
+	if err != nil {
+		return nil, c.carried, err
+	}
+	if len(issues) > 0 {
+		return nil, c.carried, newValidationError(typeName, issues)
+	}
+	return root, c.carried, nil
 }
 
-// checkParsed validates a tree parsed along the schema of typeName (as parseTyped parses it) that
-// holds nonInteger numbers written with a fraction, an exponent or as -0 in integer fields: the
-// verdict decodeDocument gives once the parse passed, nil or a *ValidationError.
-func checkParsed(typeName string, root *node, nonInteger int) error {
-	if issues := validateTree(typeName, root, nonInteger); len(issues) > 0 {
-		return newValidationError(typeName, issues)
+// checkParsed validates a tree parsed along current's schema of typeName (as parseTyped parses it)
+// that holds nonInteger numbers written with a fraction, an exponent or as -0 in integer fields,
+// read by the default window: the verdict decodeDocument gives once the parse passed, nil or a
+// *ValidationError, and the version the document carries (as validateTree's). The caller makes sure
+// the chosen version shares current's shapes (treeJudgeable).
+func checkParsed(typeName string, root *node, nonInteger int) (string, error) {
+	carried, issues, err := validateTree(typeName, root, nonInteger, Window{})
+	if err != nil {
+		return carried, err
 	}
-	return nil
+	if len(issues) > 0 {
+		return carried, newValidationError(typeName, issues)
+	}
+	return carried, nil
+}
+
+// treeJudgeable reports whether a tree parsed along current's schemas can be judged by the default
+// window as it is: the version it selects shares current's shapes (else the bytes are parsed again,
+// decodeDocument).
+func treeJudgeable(root *node) bool {
+	return Window{}.choose(root).by.sameShapes
 }
 
 // encodeIssue finds, in document order, the first Go value without a JSON form: a string that is
@@ -95,24 +115,34 @@ func appendChecked(b []byte, n *node, path *[]slot) ([]byte, *Issue) {
 	return writeNode(b, n), nil
 }
 
-// checkValueTree validates a tree built from a Go value (no lexemes to check).
-func checkValueTree(typeName string, root *node) error {
+// checkValueTree validates a tree built from a Go value (no lexemes to check) by window w.
+func checkValueTree(typeName string, root *node, w Window) error {
 	if issue := encodeIssue(root); issue != nil {
 		return newValidationError(typeName, []Issue{*issue})
 	}
-	if issues := validateTree(typeName, root, 0); len(issues) > 0 {
+	return treeVerdict(typeName, root, w)
+}
+
+// treeVerdict is validateTree of a tree built from a Go value as an error: nil, a *ValidationError,
+// or the plain error of a type the chosen version lacks.
+func treeVerdict(typeName string, root *node, w Window) error {
+	_, issues, err := validateTree(typeName, root, 0, w)
+	if err != nil {
+		return err
+	}
+	if len(issues) > 0 {
 		return newValidationError(typeName, issues)
 	}
 	return nil
 }
 
-// encodeDocument validates a tree built from a Go value and writes it as compact JSON.
-func encodeDocument(typeName string, root *node) ([]byte, error) {
-	return appendDocument(make([]byte, 0, 512), typeName, root)
+// encodeDocument validates a tree built from a Go value by window w and writes it as compact JSON.
+func encodeDocument(typeName string, root *node, w Window) ([]byte, error) {
+	return appendDocument(make([]byte, 0, 512), typeName, root, w)
 }
 
 // appendDocument is encodeDocument appending the JSON to b (b's bytes are kept).
-func appendDocument(b []byte, typeName string, root *node) ([]byte, error) {
+func appendDocument(b []byte, typeName string, root *node, w Window) ([]byte, error) {
 	// The same verdict as checkValueTree followed by writeNode, with the check and the writing in one walk.
 	path := getPath()
 	data, issue := appendChecked(b, root, path)
@@ -120,8 +150,8 @@ func appendDocument(b []byte, typeName string, root *node) ([]byte, error) {
 	if issue != nil {
 		return nil, newValidationError(typeName, []Issue{*issue})
 	}
-	if issues := validateTree(typeName, root, 0); len(issues) > 0 {
-		return nil, newValidationError(typeName, issues)
+	if err := treeVerdict(typeName, root, w); err != nil {
+		return nil, err
 	}
 	// A document of n bytes holds at most (n+1)/2 values: one longer than 2*limits.max_values may
 	// hold more than every reader accepts (json.max-values); they are counted on the bytes written,
@@ -171,17 +201,26 @@ func compactValueCount(data []byte) int {
 }
 
 // ValidateDocument parses and validates one document of the named wire object type (one of
-// WireObjectTypes) with DefaultDocumentLimits. It returns nil when the document is valid, a
-// *ValidationError when it is not, and a plain error for an unknown type name.
+// WireObjectTypes) with DefaultDocumentLimits, judged by the version of the default window
+// (WireWindow) it carries. It returns nil when the document is valid, a *ValidationError when it
+// is not, and a plain error for an unknown type name.
 func ValidateDocument(typeName string, data []byte) error {
-	return ValidateDocumentWithLimits(typeName, data, DefaultDocumentLimits)
+	return ValidateDocumentInWindow(typeName, data, DefaultDocumentLimits, Window{})
 }
 
 // ValidateDocumentWithLimits is ValidateDocument with explicit limits.
 func ValidateDocumentWithLimits(typeName string, data []byte, limits DocumentLimits) error {
+	return ValidateDocumentInWindow(typeName, data, limits, Window{})
+}
+
+// ValidateDocumentInWindow is ValidateDocumentWithLimits reading with window (the zero Window is
+// the default one; NewWindow closes it, e.g. to the one version a host speaks): a document whose
+// schema_version is in window is judged by that version's schemas and rules, one outside it gets
+// the single issue OutsideWindowRule at "/schema_version" (spec/wire-window.md).
+func ValidateDocumentInWindow(typeName string, data []byte, limits DocumentLimits, window Window) error {
 	if !contains(WireObjectTypes, typeName) {
 		return fmt.Errorf("lifeloop: unknown wire object type %q (want one of %s)", typeName, strings.Join(WireObjectTypes, ", "))
 	}
-	_, err := decodeDocument(typeName, data, limits)
+	_, _, err := decodeDocument(typeName, data, limits, window)
 	return err
 }

@@ -16,8 +16,10 @@
 //     values, string lengths in code points, integer bounds 0..2^53-1, array sizes; a number
 //     written 1.0, 1e2 or -0 in an integer field is schema.type), then the cross-field rules of
 //     spec/tables/rules.json. Errors are *ValidationError values carrying Rule, Pointer and Message.
+//     Readers accept the wire-version window WireWindow and judge each document by the rules of
+//     the version it carries (Window, NewWindow, Decode<Type>InWindow; spec/wire-window.md).
 //   - The client runner: Serve (and the testable ServeIO) turns a handler into a subprocess
-//     callback client.
+//     callback client that answers each request in the request's wire version.
 //   - Client-initiated commands: one method per command of each group of
 //     spec/tables/client-initiated-commands.json (Continuation: put, get, drop, list, drop-thread), running the host CLI.
 //   - The spec tables as constants and values: WireVersion, Limit* limits, Rule* rule ids,

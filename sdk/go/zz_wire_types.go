@@ -379,31 +379,41 @@ type AcceptablePlacement struct {
 }
 
 // DecodeAcceptablePlacement strictly decodes one AcceptablePlacement document with DefaultDocumentLimits: the parse layer
-// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json. Any problem is a
-// *ValidationError carrying the rule id and JSON pointer the TypeScript validator reports.
+// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json, of the version of
+// the default window (WireWindow) the document carries. Any problem is a *ValidationError carrying
+// the rule id and JSON pointer the TypeScript validator reports.
 func DecodeAcceptablePlacement(data []byte) (AcceptablePlacement, error) {
-	return DecodeAcceptablePlacementWithLimits(data, DefaultDocumentLimits)
+	return DecodeAcceptablePlacementInWindow(data, DefaultDocumentLimits, Window{})
 }
 
 // DecodeAcceptablePlacementWithLimits is DecodeAcceptablePlacement with explicit byte and depth limits.
 func DecodeAcceptablePlacementWithLimits(data []byte, limits DocumentLimits) (AcceptablePlacement, error) {
-	root, err := decodeDocument("AcceptablePlacement", data, limits)
+	return DecodeAcceptablePlacementInWindow(data, limits, Window{})
+}
+
+// DecodeAcceptablePlacementInWindow is DecodeAcceptablePlacementWithLimits reading with window (the zero Window is the
+// default one): a document is judged by the version of window it carries, one outside window is
+// refused with OutsideWindowRule (spec/wire-window.md, "How a document is judged").
+func DecodeAcceptablePlacementInWindow(data []byte, limits DocumentLimits, window Window) (AcceptablePlacement, error) {
+	root, _, err := decodeDocument("AcceptablePlacement", data, limits, window)
 	if err != nil {
 		return AcceptablePlacement{}, err
 	}
 	return decodeAcceptablePlacement(root), nil
 }
 
-// EncodeAcceptablePlacement validates v (schema layer and rules) and writes it as compact JSON: members in
-// schema order, required_nullable and optional_emit_null fields written as null when nil, optional
-// fields omitted when nil, collections omitted when empty. An invalid value is a *ValidationError.
+// EncodeAcceptablePlacement validates v (schema layer and rules, of the version of the default window v
+// carries) and writes it as compact JSON: members in schema order, required_nullable and
+// optional_emit_null fields written as null when nil, optional fields omitted when nil, collections
+// omitted when empty. An invalid value is a *ValidationError.
 func EncodeAcceptablePlacement(v AcceptablePlacement) ([]byte, error) {
-	return encodeDocument("AcceptablePlacement", v.toNode())
+	return encodeDocument("AcceptablePlacement", v.toNode(), Window{})
 }
 
-// Validate checks v against the schema layer and the rules; it returns nil or a *ValidationError.
+// Validate checks v against the schema layer and the rules (of the version of the default window v
+// carries); it returns nil or a *ValidationError.
 func (v AcceptablePlacement) Validate() error {
-	return checkValueTree("AcceptablePlacement", v.toNode())
+	return checkValueTree("AcceptablePlacement", v.toNode(), Window{})
 }
 
 // MarshalJSON is EncodeAcceptablePlacement.
@@ -530,31 +540,41 @@ type CallbackRequest struct {
 }
 
 // DecodeCallbackRequest strictly decodes one CallbackRequest document with DefaultDocumentLimits: the parse layer
-// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json. Any problem is a
-// *ValidationError carrying the rule id and JSON pointer the TypeScript validator reports.
+// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json, of the version of
+// the default window (WireWindow) the document carries. Any problem is a *ValidationError carrying
+// the rule id and JSON pointer the TypeScript validator reports.
 func DecodeCallbackRequest(data []byte) (CallbackRequest, error) {
-	return DecodeCallbackRequestWithLimits(data, DefaultDocumentLimits)
+	return DecodeCallbackRequestInWindow(data, DefaultDocumentLimits, Window{})
 }
 
 // DecodeCallbackRequestWithLimits is DecodeCallbackRequest with explicit byte and depth limits.
 func DecodeCallbackRequestWithLimits(data []byte, limits DocumentLimits) (CallbackRequest, error) {
-	root, err := decodeDocument("CallbackRequest", data, limits)
+	return DecodeCallbackRequestInWindow(data, limits, Window{})
+}
+
+// DecodeCallbackRequestInWindow is DecodeCallbackRequestWithLimits reading with window (the zero Window is the
+// default one): a document is judged by the version of window it carries, one outside window is
+// refused with OutsideWindowRule (spec/wire-window.md, "How a document is judged").
+func DecodeCallbackRequestInWindow(data []byte, limits DocumentLimits, window Window) (CallbackRequest, error) {
+	root, _, err := decodeDocument("CallbackRequest", data, limits, window)
 	if err != nil {
 		return CallbackRequest{}, err
 	}
 	return decodeCallbackRequest(root), nil
 }
 
-// EncodeCallbackRequest validates v (schema layer and rules) and writes it as compact JSON: members in
-// schema order, required_nullable and optional_emit_null fields written as null when nil, optional
-// fields omitted when nil, collections omitted when empty. An invalid value is a *ValidationError.
+// EncodeCallbackRequest validates v (schema layer and rules, of the version of the default window v
+// carries) and writes it as compact JSON: members in schema order, required_nullable and
+// optional_emit_null fields written as null when nil, optional fields omitted when nil, collections
+// omitted when empty. An invalid value is a *ValidationError.
 func EncodeCallbackRequest(v CallbackRequest) ([]byte, error) {
-	return encodeDocument("CallbackRequest", v.toNode())
+	return encodeDocument("CallbackRequest", v.toNode(), Window{})
 }
 
-// Validate checks v against the schema layer and the rules; it returns nil or a *ValidationError.
+// Validate checks v against the schema layer and the rules (of the version of the default window v
+// carries); it returns nil or a *ValidationError.
 func (v CallbackRequest) Validate() error {
-	return checkValueTree("CallbackRequest", v.toNode())
+	return checkValueTree("CallbackRequest", v.toNode(), Window{})
 }
 
 // MarshalJSON is EncodeCallbackRequest.
@@ -708,31 +728,41 @@ type CallbackResponse struct {
 }
 
 // DecodeCallbackResponse strictly decodes one CallbackResponse document with DefaultDocumentLimits: the parse layer
-// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json. Any problem is a
-// *ValidationError carrying the rule id and JSON pointer the TypeScript validator reports.
+// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json, of the version of
+// the default window (WireWindow) the document carries. Any problem is a *ValidationError carrying
+// the rule id and JSON pointer the TypeScript validator reports.
 func DecodeCallbackResponse(data []byte) (CallbackResponse, error) {
-	return DecodeCallbackResponseWithLimits(data, DefaultDocumentLimits)
+	return DecodeCallbackResponseInWindow(data, DefaultDocumentLimits, Window{})
 }
 
 // DecodeCallbackResponseWithLimits is DecodeCallbackResponse with explicit byte and depth limits.
 func DecodeCallbackResponseWithLimits(data []byte, limits DocumentLimits) (CallbackResponse, error) {
-	root, err := decodeDocument("CallbackResponse", data, limits)
+	return DecodeCallbackResponseInWindow(data, limits, Window{})
+}
+
+// DecodeCallbackResponseInWindow is DecodeCallbackResponseWithLimits reading with window (the zero Window is the
+// default one): a document is judged by the version of window it carries, one outside window is
+// refused with OutsideWindowRule (spec/wire-window.md, "How a document is judged").
+func DecodeCallbackResponseInWindow(data []byte, limits DocumentLimits, window Window) (CallbackResponse, error) {
+	root, _, err := decodeDocument("CallbackResponse", data, limits, window)
 	if err != nil {
 		return CallbackResponse{}, err
 	}
 	return decodeCallbackResponse(root), nil
 }
 
-// EncodeCallbackResponse validates v (schema layer and rules) and writes it as compact JSON: members in
-// schema order, required_nullable and optional_emit_null fields written as null when nil, optional
-// fields omitted when nil, collections omitted when empty. An invalid value is a *ValidationError.
+// EncodeCallbackResponse validates v (schema layer and rules, of the version of the default window v
+// carries) and writes it as compact JSON: members in schema order, required_nullable and
+// optional_emit_null fields written as null when nil, optional fields omitted when nil, collections
+// omitted when empty. An invalid value is a *ValidationError.
 func EncodeCallbackResponse(v CallbackResponse) ([]byte, error) {
-	return encodeDocument("CallbackResponse", v.toNode())
+	return encodeDocument("CallbackResponse", v.toNode(), Window{})
 }
 
-// Validate checks v against the schema layer and the rules; it returns nil or a *ValidationError.
+// Validate checks v against the schema layer and the rules (of the version of the default window v
+// carries); it returns nil or a *ValidationError.
 func (v CallbackResponse) Validate() error {
-	return checkValueTree("CallbackResponse", v.toNode())
+	return checkValueTree("CallbackResponse", v.toNode(), Window{})
 }
 
 // MarshalJSON is EncodeCallbackResponse.
@@ -832,31 +862,41 @@ type CapabilityDegradation struct {
 }
 
 // DecodeCapabilityDegradation strictly decodes one CapabilityDegradation document with DefaultDocumentLimits: the parse layer
-// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json. Any problem is a
-// *ValidationError carrying the rule id and JSON pointer the TypeScript validator reports.
+// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json, of the version of
+// the default window (WireWindow) the document carries. Any problem is a *ValidationError carrying
+// the rule id and JSON pointer the TypeScript validator reports.
 func DecodeCapabilityDegradation(data []byte) (CapabilityDegradation, error) {
-	return DecodeCapabilityDegradationWithLimits(data, DefaultDocumentLimits)
+	return DecodeCapabilityDegradationInWindow(data, DefaultDocumentLimits, Window{})
 }
 
 // DecodeCapabilityDegradationWithLimits is DecodeCapabilityDegradation with explicit byte and depth limits.
 func DecodeCapabilityDegradationWithLimits(data []byte, limits DocumentLimits) (CapabilityDegradation, error) {
-	root, err := decodeDocument("CapabilityDegradation", data, limits)
+	return DecodeCapabilityDegradationInWindow(data, limits, Window{})
+}
+
+// DecodeCapabilityDegradationInWindow is DecodeCapabilityDegradationWithLimits reading with window (the zero Window is the
+// default one): a document is judged by the version of window it carries, one outside window is
+// refused with OutsideWindowRule (spec/wire-window.md, "How a document is judged").
+func DecodeCapabilityDegradationInWindow(data []byte, limits DocumentLimits, window Window) (CapabilityDegradation, error) {
+	root, _, err := decodeDocument("CapabilityDegradation", data, limits, window)
 	if err != nil {
 		return CapabilityDegradation{}, err
 	}
 	return decodeCapabilityDegradation(root), nil
 }
 
-// EncodeCapabilityDegradation validates v (schema layer and rules) and writes it as compact JSON: members in
-// schema order, required_nullable and optional_emit_null fields written as null when nil, optional
-// fields omitted when nil, collections omitted when empty. An invalid value is a *ValidationError.
+// EncodeCapabilityDegradation validates v (schema layer and rules, of the version of the default window v
+// carries) and writes it as compact JSON: members in schema order, required_nullable and
+// optional_emit_null fields written as null when nil, optional fields omitted when nil, collections
+// omitted when empty. An invalid value is a *ValidationError.
 func EncodeCapabilityDegradation(v CapabilityDegradation) ([]byte, error) {
-	return encodeDocument("CapabilityDegradation", v.toNode())
+	return encodeDocument("CapabilityDegradation", v.toNode(), Window{})
 }
 
-// Validate checks v against the schema layer and the rules; it returns nil or a *ValidationError.
+// Validate checks v against the schema layer and the rules (of the version of the default window v
+// carries); it returns nil or a *ValidationError.
 func (v CapabilityDegradation) Validate() error {
-	return checkValueTree("CapabilityDegradation", v.toNode())
+	return checkValueTree("CapabilityDegradation", v.toNode(), Window{})
 }
 
 // MarshalJSON is EncodeCapabilityDegradation.
@@ -939,31 +979,41 @@ type DispatchEnvelope struct {
 }
 
 // DecodeDispatchEnvelope strictly decodes one DispatchEnvelope document with DefaultDocumentLimits: the parse layer
-// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json. Any problem is a
-// *ValidationError carrying the rule id and JSON pointer the TypeScript validator reports.
+// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json, of the version of
+// the default window (WireWindow) the document carries. Any problem is a *ValidationError carrying
+// the rule id and JSON pointer the TypeScript validator reports.
 func DecodeDispatchEnvelope(data []byte) (DispatchEnvelope, error) {
-	return DecodeDispatchEnvelopeWithLimits(data, DefaultDocumentLimits)
+	return DecodeDispatchEnvelopeInWindow(data, DefaultDocumentLimits, Window{})
 }
 
 // DecodeDispatchEnvelopeWithLimits is DecodeDispatchEnvelope with explicit byte and depth limits.
 func DecodeDispatchEnvelopeWithLimits(data []byte, limits DocumentLimits) (DispatchEnvelope, error) {
-	root, err := decodeDocument("DispatchEnvelope", data, limits)
+	return DecodeDispatchEnvelopeInWindow(data, limits, Window{})
+}
+
+// DecodeDispatchEnvelopeInWindow is DecodeDispatchEnvelopeWithLimits reading with window (the zero Window is the
+// default one): a document is judged by the version of window it carries, one outside window is
+// refused with OutsideWindowRule (spec/wire-window.md, "How a document is judged").
+func DecodeDispatchEnvelopeInWindow(data []byte, limits DocumentLimits, window Window) (DispatchEnvelope, error) {
+	root, _, err := decodeDocument("DispatchEnvelope", data, limits, window)
 	if err != nil {
 		return DispatchEnvelope{}, err
 	}
 	return decodeDispatchEnvelope(root), nil
 }
 
-// EncodeDispatchEnvelope validates v (schema layer and rules) and writes it as compact JSON: members in
-// schema order, required_nullable and optional_emit_null fields written as null when nil, optional
-// fields omitted when nil, collections omitted when empty. An invalid value is a *ValidationError.
+// EncodeDispatchEnvelope validates v (schema layer and rules, of the version of the default window v
+// carries) and writes it as compact JSON: members in schema order, required_nullable and
+// optional_emit_null fields written as null when nil, optional fields omitted when nil, collections
+// omitted when empty. An invalid value is a *ValidationError.
 func EncodeDispatchEnvelope(v DispatchEnvelope) ([]byte, error) {
-	return encodeDocument("DispatchEnvelope", v.toNode())
+	return encodeDocument("DispatchEnvelope", v.toNode(), Window{})
 }
 
-// Validate checks v against the schema layer and the rules; it returns nil or a *ValidationError.
+// Validate checks v against the schema layer and the rules (of the version of the default window v
+// carries); it returns nil or a *ValidationError.
 func (v DispatchEnvelope) Validate() error {
-	return checkValueTree("DispatchEnvelope", v.toNode())
+	return checkValueTree("DispatchEnvelope", v.toNode(), Window{})
 }
 
 // MarshalJSON is EncodeDispatchEnvelope.
@@ -1036,31 +1086,41 @@ type FrameContext struct {
 }
 
 // DecodeFrameContext strictly decodes one FrameContext document with DefaultDocumentLimits: the parse layer
-// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json. Any problem is a
-// *ValidationError carrying the rule id and JSON pointer the TypeScript validator reports.
+// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json, of the version of
+// the default window (WireWindow) the document carries. Any problem is a *ValidationError carrying
+// the rule id and JSON pointer the TypeScript validator reports.
 func DecodeFrameContext(data []byte) (FrameContext, error) {
-	return DecodeFrameContextWithLimits(data, DefaultDocumentLimits)
+	return DecodeFrameContextInWindow(data, DefaultDocumentLimits, Window{})
 }
 
 // DecodeFrameContextWithLimits is DecodeFrameContext with explicit byte and depth limits.
 func DecodeFrameContextWithLimits(data []byte, limits DocumentLimits) (FrameContext, error) {
-	root, err := decodeDocument("FrameContext", data, limits)
+	return DecodeFrameContextInWindow(data, limits, Window{})
+}
+
+// DecodeFrameContextInWindow is DecodeFrameContextWithLimits reading with window (the zero Window is the
+// default one): a document is judged by the version of window it carries, one outside window is
+// refused with OutsideWindowRule (spec/wire-window.md, "How a document is judged").
+func DecodeFrameContextInWindow(data []byte, limits DocumentLimits, window Window) (FrameContext, error) {
+	root, _, err := decodeDocument("FrameContext", data, limits, window)
 	if err != nil {
 		return FrameContext{}, err
 	}
 	return decodeFrameContext(root), nil
 }
 
-// EncodeFrameContext validates v (schema layer and rules) and writes it as compact JSON: members in
-// schema order, required_nullable and optional_emit_null fields written as null when nil, optional
-// fields omitted when nil, collections omitted when empty. An invalid value is a *ValidationError.
+// EncodeFrameContext validates v (schema layer and rules, of the version of the default window v
+// carries) and writes it as compact JSON: members in schema order, required_nullable and
+// optional_emit_null fields written as null when nil, optional fields omitted when nil, collections
+// omitted when empty. An invalid value is a *ValidationError.
 func EncodeFrameContext(v FrameContext) ([]byte, error) {
-	return encodeDocument("FrameContext", v.toNode())
+	return encodeDocument("FrameContext", v.toNode(), Window{})
 }
 
-// Validate checks v against the schema layer and the rules; it returns nil or a *ValidationError.
+// Validate checks v against the schema layer and the rules (of the version of the default window v
+// carries); it returns nil or a *ValidationError.
 func (v FrameContext) Validate() error {
-	return checkValueTree("FrameContext", v.toNode())
+	return checkValueTree("FrameContext", v.toNode(), Window{})
 }
 
 // MarshalJSON is EncodeFrameContext.
@@ -1216,31 +1276,41 @@ type LifecycleReceipt struct {
 }
 
 // DecodeLifecycleReceipt strictly decodes one LifecycleReceipt document with DefaultDocumentLimits: the parse layer
-// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json. Any problem is a
-// *ValidationError carrying the rule id and JSON pointer the TypeScript validator reports.
+// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json, of the version of
+// the default window (WireWindow) the document carries. Any problem is a *ValidationError carrying
+// the rule id and JSON pointer the TypeScript validator reports.
 func DecodeLifecycleReceipt(data []byte) (LifecycleReceipt, error) {
-	return DecodeLifecycleReceiptWithLimits(data, DefaultDocumentLimits)
+	return DecodeLifecycleReceiptInWindow(data, DefaultDocumentLimits, Window{})
 }
 
 // DecodeLifecycleReceiptWithLimits is DecodeLifecycleReceipt with explicit byte and depth limits.
 func DecodeLifecycleReceiptWithLimits(data []byte, limits DocumentLimits) (LifecycleReceipt, error) {
-	root, err := decodeDocument("LifecycleReceipt", data, limits)
+	return DecodeLifecycleReceiptInWindow(data, limits, Window{})
+}
+
+// DecodeLifecycleReceiptInWindow is DecodeLifecycleReceiptWithLimits reading with window (the zero Window is the
+// default one): a document is judged by the version of window it carries, one outside window is
+// refused with OutsideWindowRule (spec/wire-window.md, "How a document is judged").
+func DecodeLifecycleReceiptInWindow(data []byte, limits DocumentLimits, window Window) (LifecycleReceipt, error) {
+	root, _, err := decodeDocument("LifecycleReceipt", data, limits, window)
 	if err != nil {
 		return LifecycleReceipt{}, err
 	}
 	return decodeLifecycleReceipt(root), nil
 }
 
-// EncodeLifecycleReceipt validates v (schema layer and rules) and writes it as compact JSON: members in
-// schema order, required_nullable and optional_emit_null fields written as null when nil, optional
-// fields omitted when nil, collections omitted when empty. An invalid value is a *ValidationError.
+// EncodeLifecycleReceipt validates v (schema layer and rules, of the version of the default window v
+// carries) and writes it as compact JSON: members in schema order, required_nullable and
+// optional_emit_null fields written as null when nil, optional fields omitted when nil, collections
+// omitted when empty. An invalid value is a *ValidationError.
 func EncodeLifecycleReceipt(v LifecycleReceipt) ([]byte, error) {
-	return encodeDocument("LifecycleReceipt", v.toNode())
+	return encodeDocument("LifecycleReceipt", v.toNode(), Window{})
 }
 
-// Validate checks v against the schema layer and the rules; it returns nil or a *ValidationError.
+// Validate checks v against the schema layer and the rules (of the version of the default window v
+// carries); it returns nil or a *ValidationError.
 func (v LifecycleReceipt) Validate() error {
-	return checkValueTree("LifecycleReceipt", v.toNode())
+	return checkValueTree("LifecycleReceipt", v.toNode(), Window{})
 }
 
 // MarshalJSON is EncodeLifecycleReceipt.
@@ -1431,31 +1501,41 @@ type PayloadEnvelope struct {
 }
 
 // DecodePayloadEnvelope strictly decodes one PayloadEnvelope document with DefaultDocumentLimits: the parse layer
-// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json. Any problem is a
-// *ValidationError carrying the rule id and JSON pointer the TypeScript validator reports.
+// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json, of the version of
+// the default window (WireWindow) the document carries. Any problem is a *ValidationError carrying
+// the rule id and JSON pointer the TypeScript validator reports.
 func DecodePayloadEnvelope(data []byte) (PayloadEnvelope, error) {
-	return DecodePayloadEnvelopeWithLimits(data, DefaultDocumentLimits)
+	return DecodePayloadEnvelopeInWindow(data, DefaultDocumentLimits, Window{})
 }
 
 // DecodePayloadEnvelopeWithLimits is DecodePayloadEnvelope with explicit byte and depth limits.
 func DecodePayloadEnvelopeWithLimits(data []byte, limits DocumentLimits) (PayloadEnvelope, error) {
-	root, err := decodeDocument("PayloadEnvelope", data, limits)
+	return DecodePayloadEnvelopeInWindow(data, limits, Window{})
+}
+
+// DecodePayloadEnvelopeInWindow is DecodePayloadEnvelopeWithLimits reading with window (the zero Window is the
+// default one): a document is judged by the version of window it carries, one outside window is
+// refused with OutsideWindowRule (spec/wire-window.md, "How a document is judged").
+func DecodePayloadEnvelopeInWindow(data []byte, limits DocumentLimits, window Window) (PayloadEnvelope, error) {
+	root, _, err := decodeDocument("PayloadEnvelope", data, limits, window)
 	if err != nil {
 		return PayloadEnvelope{}, err
 	}
 	return decodePayloadEnvelope(root), nil
 }
 
-// EncodePayloadEnvelope validates v (schema layer and rules) and writes it as compact JSON: members in
-// schema order, required_nullable and optional_emit_null fields written as null when nil, optional
-// fields omitted when nil, collections omitted when empty. An invalid value is a *ValidationError.
+// EncodePayloadEnvelope validates v (schema layer and rules, of the version of the default window v
+// carries) and writes it as compact JSON: members in schema order, required_nullable and
+// optional_emit_null fields written as null when nil, optional fields omitted when nil, collections
+// omitted when empty. An invalid value is a *ValidationError.
 func EncodePayloadEnvelope(v PayloadEnvelope) ([]byte, error) {
-	return encodeDocument("PayloadEnvelope", v.toNode())
+	return encodeDocument("PayloadEnvelope", v.toNode(), Window{})
 }
 
-// Validate checks v against the schema layer and the rules; it returns nil or a *ValidationError.
+// Validate checks v against the schema layer and the rules (of the version of the default window v
+// carries); it returns nil or a *ValidationError.
 func (v PayloadEnvelope) Validate() error {
-	return checkValueTree("PayloadEnvelope", v.toNode())
+	return checkValueTree("PayloadEnvelope", v.toNode(), Window{})
 }
 
 // MarshalJSON is EncodePayloadEnvelope.
@@ -1581,31 +1661,41 @@ type PayloadReceipt struct {
 }
 
 // DecodePayloadReceipt strictly decodes one PayloadReceipt document with DefaultDocumentLimits: the parse layer
-// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json. Any problem is a
-// *ValidationError carrying the rule id and JSON pointer the TypeScript validator reports.
+// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json, of the version of
+// the default window (WireWindow) the document carries. Any problem is a *ValidationError carrying
+// the rule id and JSON pointer the TypeScript validator reports.
 func DecodePayloadReceipt(data []byte) (PayloadReceipt, error) {
-	return DecodePayloadReceiptWithLimits(data, DefaultDocumentLimits)
+	return DecodePayloadReceiptInWindow(data, DefaultDocumentLimits, Window{})
 }
 
 // DecodePayloadReceiptWithLimits is DecodePayloadReceipt with explicit byte and depth limits.
 func DecodePayloadReceiptWithLimits(data []byte, limits DocumentLimits) (PayloadReceipt, error) {
-	root, err := decodeDocument("PayloadReceipt", data, limits)
+	return DecodePayloadReceiptInWindow(data, limits, Window{})
+}
+
+// DecodePayloadReceiptInWindow is DecodePayloadReceiptWithLimits reading with window (the zero Window is the
+// default one): a document is judged by the version of window it carries, one outside window is
+// refused with OutsideWindowRule (spec/wire-window.md, "How a document is judged").
+func DecodePayloadReceiptInWindow(data []byte, limits DocumentLimits, window Window) (PayloadReceipt, error) {
+	root, _, err := decodeDocument("PayloadReceipt", data, limits, window)
 	if err != nil {
 		return PayloadReceipt{}, err
 	}
 	return decodePayloadReceipt(root), nil
 }
 
-// EncodePayloadReceipt validates v (schema layer and rules) and writes it as compact JSON: members in
-// schema order, required_nullable and optional_emit_null fields written as null when nil, optional
-// fields omitted when nil, collections omitted when empty. An invalid value is a *ValidationError.
+// EncodePayloadReceipt validates v (schema layer and rules, of the version of the default window v
+// carries) and writes it as compact JSON: members in schema order, required_nullable and
+// optional_emit_null fields written as null when nil, optional fields omitted when nil, collections
+// omitted when empty. An invalid value is a *ValidationError.
 func EncodePayloadReceipt(v PayloadReceipt) ([]byte, error) {
-	return encodeDocument("PayloadReceipt", v.toNode())
+	return encodeDocument("PayloadReceipt", v.toNode(), Window{})
 }
 
-// Validate checks v against the schema layer and the rules; it returns nil or a *ValidationError.
+// Validate checks v against the schema layer and the rules (of the version of the default window v
+// carries); it returns nil or a *ValidationError.
 func (v PayloadReceipt) Validate() error {
-	return checkValueTree("PayloadReceipt", v.toNode())
+	return checkValueTree("PayloadReceipt", v.toNode(), Window{})
 }
 
 // MarshalJSON is EncodePayloadReceipt.
@@ -1692,31 +1782,41 @@ type PayloadRef struct {
 }
 
 // DecodePayloadRef strictly decodes one PayloadRef document with DefaultDocumentLimits: the parse layer
-// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json. Any problem is a
-// *ValidationError carrying the rule id and JSON pointer the TypeScript validator reports.
+// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json, of the version of
+// the default window (WireWindow) the document carries. Any problem is a *ValidationError carrying
+// the rule id and JSON pointer the TypeScript validator reports.
 func DecodePayloadRef(data []byte) (PayloadRef, error) {
-	return DecodePayloadRefWithLimits(data, DefaultDocumentLimits)
+	return DecodePayloadRefInWindow(data, DefaultDocumentLimits, Window{})
 }
 
 // DecodePayloadRefWithLimits is DecodePayloadRef with explicit byte and depth limits.
 func DecodePayloadRefWithLimits(data []byte, limits DocumentLimits) (PayloadRef, error) {
-	root, err := decodeDocument("PayloadRef", data, limits)
+	return DecodePayloadRefInWindow(data, limits, Window{})
+}
+
+// DecodePayloadRefInWindow is DecodePayloadRefWithLimits reading with window (the zero Window is the
+// default one): a document is judged by the version of window it carries, one outside window is
+// refused with OutsideWindowRule (spec/wire-window.md, "How a document is judged").
+func DecodePayloadRefInWindow(data []byte, limits DocumentLimits, window Window) (PayloadRef, error) {
+	root, _, err := decodeDocument("PayloadRef", data, limits, window)
 	if err != nil {
 		return PayloadRef{}, err
 	}
 	return decodePayloadRef(root), nil
 }
 
-// EncodePayloadRef validates v (schema layer and rules) and writes it as compact JSON: members in
-// schema order, required_nullable and optional_emit_null fields written as null when nil, optional
-// fields omitted when nil, collections omitted when empty. An invalid value is a *ValidationError.
+// EncodePayloadRef validates v (schema layer and rules, of the version of the default window v
+// carries) and writes it as compact JSON: members in schema order, required_nullable and
+// optional_emit_null fields written as null when nil, optional fields omitted when nil, collections
+// omitted when empty. An invalid value is a *ValidationError.
 func EncodePayloadRef(v PayloadRef) ([]byte, error) {
-	return encodeDocument("PayloadRef", v.toNode())
+	return encodeDocument("PayloadRef", v.toNode(), Window{})
 }
 
-// Validate checks v against the schema layer and the rules; it returns nil or a *ValidationError.
+// Validate checks v against the schema layer and the rules (of the version of the default window v
+// carries); it returns nil or a *ValidationError.
 func (v PayloadRef) Validate() error {
-	return checkValueTree("PayloadRef", v.toNode())
+	return checkValueTree("PayloadRef", v.toNode(), Window{})
 }
 
 // MarshalJSON is EncodePayloadRef.
@@ -1791,31 +1891,41 @@ type Warning struct {
 }
 
 // DecodeWarning strictly decodes one Warning document with DefaultDocumentLimits: the parse layer
-// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json. Any problem is a
-// *ValidationError carrying the rule id and JSON pointer the TypeScript validator reports.
+// (json.*), the schema layer (schema.*), then the rules of spec/tables/rules.json, of the version of
+// the default window (WireWindow) the document carries. Any problem is a *ValidationError carrying
+// the rule id and JSON pointer the TypeScript validator reports.
 func DecodeWarning(data []byte) (Warning, error) {
-	return DecodeWarningWithLimits(data, DefaultDocumentLimits)
+	return DecodeWarningInWindow(data, DefaultDocumentLimits, Window{})
 }
 
 // DecodeWarningWithLimits is DecodeWarning with explicit byte and depth limits.
 func DecodeWarningWithLimits(data []byte, limits DocumentLimits) (Warning, error) {
-	root, err := decodeDocument("Warning", data, limits)
+	return DecodeWarningInWindow(data, limits, Window{})
+}
+
+// DecodeWarningInWindow is DecodeWarningWithLimits reading with window (the zero Window is the
+// default one): a document is judged by the version of window it carries, one outside window is
+// refused with OutsideWindowRule (spec/wire-window.md, "How a document is judged").
+func DecodeWarningInWindow(data []byte, limits DocumentLimits, window Window) (Warning, error) {
+	root, _, err := decodeDocument("Warning", data, limits, window)
 	if err != nil {
 		return Warning{}, err
 	}
 	return decodeWarning(root), nil
 }
 
-// EncodeWarning validates v (schema layer and rules) and writes it as compact JSON: members in
-// schema order, required_nullable and optional_emit_null fields written as null when nil, optional
-// fields omitted when nil, collections omitted when empty. An invalid value is a *ValidationError.
+// EncodeWarning validates v (schema layer and rules, of the version of the default window v
+// carries) and writes it as compact JSON: members in schema order, required_nullable and
+// optional_emit_null fields written as null when nil, optional fields omitted when nil, collections
+// omitted when empty. An invalid value is a *ValidationError.
 func EncodeWarning(v Warning) ([]byte, error) {
-	return encodeDocument("Warning", v.toNode())
+	return encodeDocument("Warning", v.toNode(), Window{})
 }
 
-// Validate checks v against the schema layer and the rules; it returns nil or a *ValidationError.
+// Validate checks v against the schema layer and the rules (of the version of the default window v
+// carries); it returns nil or a *ValidationError.
 func (v Warning) Validate() error {
-	return checkValueTree("Warning", v.toNode())
+	return checkValueTree("Warning", v.toNode(), Window{})
 }
 
 // MarshalJSON is EncodeWarning.

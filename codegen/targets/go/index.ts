@@ -5,7 +5,7 @@
  * the same folder, which are never read or written here.
  *
  * The view model is built from the {@link Model} by the modules of this folder (naming, types,
- * tables, commands, runner, hooks), typed by view-model.ts (generated from
+ * tables, commands, runner, hooks, window), typed by view-model.ts (generated from
  * sdk/go/templates/view-model.schema.json) and validated against that closed schema before
  * rendering, because handlebars' strict mode does not catch every missing or misspelt member.
  * Templates produce gofmt-clean text: no Go tool is needed at generate time (the Go test suite
@@ -26,6 +26,7 @@ import { runnerView } from "./runner.js";
 import { EXPLICIT_TABLES, genericTableView, limitViews, ruleIdViews } from "./tables.js";
 import { GO_SYNTAX } from "./syntax.js";
 import { typeView } from "./types.js";
+import { windowView } from "./window.js";
 
 /** Go module path and package name of the SDK. */
 export const GO_MODULE = "lifeloop-callback.dev/lifeloop";
@@ -50,6 +51,7 @@ const TEMPLATES: readonly (readonly [string, string])[] = [
   ["runner_outcomes.go.hbs", "zz_runner_outcomes.go"],
   ["commands.go.hbs", "zz_commands.go"],
   ["hooks.go.hbs", "zz_hooks.go"],
+  ["window.go.hbs", "zz_window.go"],
   ["generated_test.go.hbs", "zz_generated_test.go"],
 ];
 
@@ -112,6 +114,10 @@ export function buildViewModel(model: Model): GoViewModel {
     for (const h of a.hookEvents) claim(h.constName);
   }
   for (const b of hooks.blockEffects) claim(b.constName);
+  const window = windowView(model);
+  for (const name of ["WireWindow", "OutsideWindowRule", "OutsideWindowMessage", "Window", "NewWindow"]) claim(name);
+  for (const a of window.accepted)
+    for (const name of [a.rulesVar, a.metaFunc, a.planFunc]) if (name !== "typeMetaOf") claim(name);
   for (const c of hooks.contextSlots) claim(c.constName);
   return {
     banner,
@@ -166,6 +172,7 @@ export function buildViewModel(model: Model): GoViewModel {
       .join("; "),
     runner,
     hooks,
+    window,
   };
 }
 

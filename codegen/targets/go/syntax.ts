@@ -16,6 +16,8 @@
  * Partials:
  * - `{{> goStructField}}`: one documented struct field (`// <goName> is <doc>.` then `<goName> <goType>`),
  *   on a line of its own inside `#each` over `{ goName, goType, doc }`.
+ * - `{{> goRuleStep}}`: one `ruleStep{...}` element of a rule plan, on a line of its own inside `#each`
+ *   over step views (wire_meta.go, window.go).
  */
 import type { Shape } from "../../model/model.js";
 import { helperNumber as num, helperString as str, helperStrings as strs, type SdkSyntax } from "../sdk-render.js";
@@ -23,21 +25,25 @@ import { enumStringsVar, goString, wrap } from "./naming.js";
 import { type GoShape, goTypeOf } from "./tables.js";
 import type { GoShape as GoViewShape } from "../../../generated/codegen/go/view-model.js";
 
-/** The schema-layer literal of `shape` (interpreted by sdk/go/schema.go). */
-function shapeLiteral(shape: Shape): string {
+/**
+ * The schema-layer literal of `shape` (interpreted by sdk/go/schema.go). `enumValues` is the Go
+ * expression of an enum's values: by default the current enum's strings variable (an older
+ * version's metadata passes its own values when they differ; codegen/targets/go/window.ts).
+ */
+export function shapeLiteral(shape: Shape, enumValues: (enumName: string) => string = enumStringsVar): string {
   switch (shape.kind) {
     case "string":
       return `shape{kind: shapeString, maxLength: ${shape.maxLength}}`;
     case "integer":
       return `shape{kind: shapeInteger, minimum: ${shape.minimum}, maximum: ${shape.maximum}}`;
     case "enum":
-      return `shape{kind: shapeEnum, enumName: ${goString(shape.enumName)}, enum: ${enumStringsVar(shape.enumName)}}`;
+      return `shape{kind: shapeEnum, enumName: ${goString(shape.enumName)}, enum: ${enumValues(shape.enumName)}}`;
     case "object":
       return `shape{kind: shapeObject, typeName: ${goString(shape.typeName)}}`;
     case "open_object":
       return "shape{kind: shapeOpenObject}";
     case "array":
-      return `shape{kind: shapeArray, maxItems: ${shape.maxItems}, items: &${shapeLiteral(shape.items)}}`;
+      return `shape{kind: shapeArray, maxItems: ${shape.maxItems}, items: &${shapeLiteral(shape.items, enumValues)}}`;
   }
 }
 
@@ -127,6 +133,22 @@ export function goDoc(text: string, width = 96, indent = 0): string {
     .join("\n");
 }
 
+/**
+ * One `ruleStep{...}` element of a rule plan (a step view: codegen/targets/go/types.ts stepView), on
+ * a line of its own inside `#each` over the steps (wire_meta.go, window.go).
+ */
+const RULE_STEP_PARTIAL = [
+  "\t{{#goBraces}}rule: {{goString rule}}, check: {{check}}",
+  "{{~#if at.length}}, at: []string{ {{~goStrings at~}} }{{/if}}",
+  "{{~#if field}}, field: {{goString field}}{{/if}}",
+  "{{~#if fields}}, fields: []string{ {{~goStrings fields~}} }{{/if}}",
+  "{{~#if each}}, each: true{{/if}}",
+  "{{~#if lengthField}}, lengthField: {{goString lengthField}}{{/if}}",
+  "{{~#if when}}, when: &ruleCondition{{#goBraces}}field: {{goString when.field}}{{#if when.notIn}}, notIn: true{{/if}}, values: []string{ {{~goStrings when.values~}} }{{/goBraces}}{{/if}}",
+  "{{~#if values}}, values: []string{ {{~goStrings values~}} }{{/if}}",
+  "{{~#if expected}}, expected: {{goString expected}}{{/if}}, message: {{goString message}}{{/goBraces}},\n",
+].join("\n");
+
 /** The helpers and partials of the Go templates. */
 export const GO_SYNTAX: SdkSyntax = {
   helpers: {
@@ -143,5 +165,6 @@ export const GO_SYNTAX: SdkSyntax = {
   },
   partials: {
     goStructField: "\t// {{goName}} is {{{doc}}}.\n\t{{goName}} {{{goType}}}\n",
+    goRuleStep: RULE_STEP_PARTIAL,
   },
 };

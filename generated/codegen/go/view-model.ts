@@ -77,6 +77,9 @@ export interface GoViewModel {
     required: string[];
     metaVar: Ident;
     planVar: Ident;
+    /**
+     * The type's rule steps, in plan order (wire_meta.go; the partial goRuleStep writes one).
+     */
     steps: {
       rule: string;
       check: Ident;
@@ -351,6 +354,95 @@ export interface GoViewModel {
     contextSlots: {
       constName: Exported;
       slot: string;
+    }[];
+  };
+  window: {
+    /**
+     * The default window: current, then spec/wire-version.json `accepted`, newest first.
+     *
+     * @minItems 1
+     */
+    versions: string[];
+    versionsDoc: Doc;
+    outsideRule: string;
+    outsideMessage: string;
+    accepted: {
+      version: string;
+      /**
+       * Repository-relative folder of the version's release snapshot.
+       */
+      snapshot: string;
+      rulesVar: Ident;
+      /**
+       * The function giving the version's type metadata by name: typeMetaOf (current's) when sameShapes, else the version's own (generated with it).
+       */
+      metaFunc: string;
+      planFunc: Ident;
+      /**
+       * Every object type of the snapshot has the schema (and enum values) of the current type of the same name, and current has no other: current's metadata serves.
+       */
+      sameShapes: boolean;
+      typeNames: string[];
+      types: {
+        name: Exported;
+        /**
+         * The metadata variable of the type in this version: current's when the schemas are identical.
+         */
+        metaVar: string;
+        /**
+         * The rule plan variable of the type in this version: current's when the steps are identical.
+         */
+        planVar: string;
+        /**
+         * The version's own metadata of the type (null: metaVar is current's).
+         */
+        ownMeta: null | {
+          file: string;
+          required: string[];
+          fields: {
+            name: string;
+            nullable: boolean;
+            /**
+             * The schema-layer shape literal (enum values inline when the version's differ from current's).
+             */
+            shapeGo: string;
+          }[];
+        };
+        /**
+         * The version's steps differ from current's: planVar is the version's own, written from ownSteps (the version's rule steps of the type, possibly none).
+         */
+        ownPlan: boolean;
+        /**
+         * The type's rule steps, in plan order (wire_meta.go; the partial goRuleStep writes one).
+         */
+        ownSteps: {
+          rule: string;
+          check: Ident;
+          at: string[];
+          field: string | null;
+          /**
+           * null when absent; never empty (the template's #if treats [] as absent).
+           *
+           * @minItems 1
+           */
+          fields: string[] | null;
+          each: boolean;
+          lengthField: string | null;
+          when: null | {
+            field: string;
+            notIn: boolean;
+            values: string[];
+          };
+          /**
+           * null when absent; never empty (the template's #if treats [] as absent).
+           *
+           * @minItems 1
+           */
+          values: string[] | null;
+          expected: string | null;
+          message: string;
+        }[];
+      }[];
     }[];
   };
 }

@@ -1,0 +1,126 @@
+/**
+ * The wire-version window end to end (issue 27, "Done when"): ONE Go client binary, written as the
+ * README shows (examples/go/main.go, built from a fresh `go mod init` against sdk/go of this
+ * clone), returns a delivered receipt from both reference hosts' `lifeloop event invoke`:
+ *
+ * - lifeloop-cli 0.5.0 (.cache/lifeloop-ref-0.5.0), which reads and writes `lifeloop.v0.3`
+ *   envelopes and refuses a response in any other version;
+ * - lifeloop-cli 0.9.0 (.cache/lifeloop-ref, the reference spec/wire-version.json names), which
+ *   speaks the current `lifeloop.v0.4`.
+ *
+ * The client has no configuration: the SDK reads each request by the version it carries and
+ * answers in it (spec/wire-window.md, "Clients answer in the request's version"). Each host is
+ * given the README's example envelope (examples/dispatch-envelope.json: frame.opening, a top-level
+ * frame, one payload) in its own version.
+ *
+ * Needs Go 1.22+ on PATH (a missing toolchain fails the suite). A missing reference binary skips its
+ * case, naming the binary and the command that installs it (bash tools/setup/prepare.sh installs
+ * both).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WIRE_VERSION, WIRE_VERSION_TABLE } from "../../generated/ts/spec.js";
+import { readmeExample } from "../package/readme-examples.js";
+import { REPO_ROOT } from "../support/cli-process.js";
+import { CONTINUATION_REFERENCE_CLI, CONTINUATION_REFERENCE_SETUP } from "../support/continuation-reference.js";
+import { REFERENCE_CLI } from "../support/reference-cli.js";
+import { spawnChild } from "../support/spawn-child.js";
+
+/** The wire version lifeloop-cli 0.5.0 speaks (its envelopes, and the only responses it accepts). */
+const REFERENCE_0_5_VERSION = "lifeloop.v0.3";
+
+/** The two reference hosts, each with the wire version it writes and requires. */
+const HOSTS = [
+  { name: "lifeloop-cli 0.5.0", binary: CONTINUATION_REFERENCE_CLI, version: REFERENCE_0_5_VERSION },
+  {
+    name: `lifeloop-cli ${WIRE_VERSION_TABLE.reference.version}`,
+    binary: REFERENCE_CLI,
+    version: WIRE_VERSION,
+  },
+] as const;
+
+/**
+ * Watchdogs, not bounds: a `go build` of the SDK from a cold cache takes tens of seconds on a
+ * loaded 2-core machine; one `event invoke` takes milliseconds when the machine is quiet.
+ */
+const BUILD_TIMEOUT_MS = 540_000;
+const INVOKE_TIMEOUT_MS = 60_000;
+
+const TMP = mkdtempSync(join(tmpdir(), "lifeloop-window-go-"));
+const CLIENT = join(TMP, "myclient");
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+/** Run a build step to completion (spawnSync reaps it); a failure throws with its output. */
+function step(command: string, args: readonly string[]): void {
+  const r = spawnSync(command, args, { cwd: TMP, encoding: "utf8", timeout: BUILD_TIMEOUT_MS });
+  if (r.error) throw new Error(`${command} could not run: ${r.error.message} (the Go SDK needs Go 1.22+ on PATH)`);
+  if (r.status !== 0)
+    throw new Error(`${command} ${args.join(" ")} exited ${String(r.status ?? r.signal)}:\n${r.stdout}${r.stderr}`);
+}
+
+beforeAll(() => {
+  // The README's Go client section, as a client author runs it (with this clone as the SDK path).
+  writeFileSync(join(TMP, "main.go"), readmeExample(REPO_ROOT, "examples/go/main.go").code);
+  step("go", ["mod", "init", "example.com/myclient"]);
+  step("go", [
+    "mod",
+    "edit",
+    "-require",
+    "lifeloop-callback.dev/lifeloop@v0.0.0",
+    "-replace",
+    `lifeloop-callback.dev/lifeloop=${join(REPO_ROOT, "sdk", "go")}`,
+  ]);
+  step("go", ["build", "-o", CLIENT, "."]);
+}, BUILD_TIMEOUT_MS + 60_000);
+
+/** The README's example envelope with every schema_version (root, request, payloads) set to `version`. */
+function exampleEnvelope(version: string): string {
+  const envelope = JSON.parse(readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"), "utf8")) as {
+    schema_version: string;
+    request: { schema_version: string };
+    payloads: { schema_version: string }[];
+  };
+  envelope.schema_version = version;
+  envelope.request.schema_version = version;
+  for (const p of envelope.payloads) p.schema_version = version;
+  return JSON.stringify(envelope);
+}
+
+describe("one Go client binary (the README's) under both reference hosts", () => {
+  it("0.5.0's version is in the SDKs' window (else this suite no longer proves the rolling upgrade)", () => {
+    expect([WIRE_VERSION, ...WIRE_VERSION_TABLE.accepted]).toContain(REFERENCE_0_5_VERSION);
+  });
+
+  for (const host of HOSTS) {
+    const missing = existsSync(host.binary)
+      ? ""
+      : ` — SKIPPED: ${host.binary} is missing; install it with ${CONTINUATION_REFERENCE_SETUP}`;
+    it.skipIf(missing !== "")(
+      `returns a delivered ${host.version} receipt from ${host.name}${missing}`,
+      {
+        timeout: INVOKE_TIMEOUT_MS + 30_000,
+      },
+      async () => {
+        const outcome = await spawnChild({
+          command: host.binary,
+          args: ["event", "invoke", "--client-cmd", CLIENT, "--timeout-ms", "30000"],
+          input: exampleEnvelope(host.version),
+          watchdogMs: INVOKE_TIMEOUT_MS,
+        });
+        expect(outcome.timedOut, outcome.stderr).toBe(false);
+        expect(outcome.code, outcome.stderr).toBe(0);
+        expect(JSON.parse(outcome.stdout)).toMatchObject({
+          schema_version: host.version,
+          status: "delivered",
+          event: "frame.opening",
+          event_id: "evt-1",
+          failure_class: null,
+          payload_receipts: [{ payload_id: "pl-1", status: "delivered" }],
+        });
+      },
+    );
+  }
+});

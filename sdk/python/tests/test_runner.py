@@ -257,3 +257,13 @@ def test_warning_cut_is_the_limits_table_value() -> None:
     value = next(row["value"] for row in table["limits"] if row["name"] == "runner_warning_message_code_points")
     response = failure_response(FailureClass.ADAPTER_UNAVAILABLE, code="c", message="é" * (value + 10))
     assert response.warnings[0].message == "é" * value
+
+
+def test_failure_response_without_message_is_a_valid_answer() -> None:
+    """A Warning's message is never empty in the current version: failure_response with a code and no
+    message uses the code, so the answer it builds passes the runner's own check."""
+    from lifeloop_callback import FailureClass, encode, failure_response
+
+    response = failure_response(FailureClass.ADAPTER_UNAVAILABLE, code="not-configured")
+    assert response.warnings[0].message == "not-configured"
+    assert json.loads(encode(response))["warnings"] == [{"code": "not-configured", "message": "not-configured"}]

@@ -18,36 +18,26 @@
  * both).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WIRE_VERSION, WIRE_VERSION_TABLE } from "../../generated/ts/spec.js";
+import { WIRE_WINDOW } from "../../generated/ts/spec.js";
 import { readmeExample } from "../package/readme-examples.js";
 import { REPO_ROOT } from "../support/cli-process.js";
-import { CONTINUATION_REFERENCE_CLI, CONTINUATION_REFERENCE_SETUP } from "../support/continuation-reference.js";
-import { REFERENCE_CLI } from "../support/reference-cli.js";
-import { spawnChild } from "../support/spawn-child.js";
-
-/** The wire version lifeloop-cli 0.5.0 speaks (its envelopes, and the only responses it accepts). */
-const REFERENCE_0_5_VERSION = "lifeloop.v0.3";
-
-/** The two reference hosts, each with the wire version it writes and requires. */
-const HOSTS = [
-  { name: "lifeloop-cli 0.5.0", binary: CONTINUATION_REFERENCE_CLI, version: REFERENCE_0_5_VERSION },
-  {
-    name: `lifeloop-cli ${WIRE_VERSION_TABLE.reference.version}`,
-    binary: REFERENCE_CLI,
-    version: WIRE_VERSION,
-  },
-] as const;
+import {
+  exampleEnvelopeAt,
+  invokeWithReference,
+  OLDER_VERSION,
+  REFERENCE_HOSTS,
+  referenceHostMissing,
+} from "../support/window.js";
 
 /**
- * Watchdogs, not bounds: a `go build` of the SDK from a cold cache takes tens of seconds on a
- * loaded 2-core machine; one `event invoke` takes milliseconds when the machine is quiet.
+ * Watchdog, not a bound: a `go build` of the SDK from a cold cache takes tens of seconds on a
+ * loaded 2-core machine.
  */
 const BUILD_TIMEOUT_MS = 540_000;
-const INVOKE_TIMEOUT_MS = 60_000;
 
 const TMP = mkdtempSync(join(tmpdir(), "lifeloop-window-go-"));
 const CLIENT = join(TMP, "myclient");
@@ -76,43 +66,21 @@ beforeAll(() => {
   step("go", ["build", "-o", CLIENT, "."]);
 }, BUILD_TIMEOUT_MS + 60_000);
 
-/** The README's example envelope with every schema_version (root, request, payloads) set to `version`. */
-function exampleEnvelope(version: string): string {
-  const envelope = JSON.parse(readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"), "utf8")) as {
-    schema_version: string;
-    request: { schema_version: string };
-    payloads: { schema_version: string }[];
-  };
-  envelope.schema_version = version;
-  envelope.request.schema_version = version;
-  for (const p of envelope.payloads) p.schema_version = version;
-  return JSON.stringify(envelope);
-}
-
 describe("one Go client binary (the README's) under both reference hosts", () => {
   it("0.5.0's version is in the SDKs' window (else this suite no longer proves the rolling upgrade)", () => {
-    expect([WIRE_VERSION, ...WIRE_VERSION_TABLE.accepted]).toContain(REFERENCE_0_5_VERSION);
+    expect(WIRE_WINDOW).toContain(OLDER_VERSION);
   });
 
-  for (const host of HOSTS) {
-    const missing = existsSync(host.binary)
-      ? ""
-      : ` — SKIPPED: ${host.binary} is missing; install it with ${CONTINUATION_REFERENCE_SETUP}`;
-    it.skipIf(missing !== "")(
-      `returns a delivered ${host.version} receipt from ${host.name}${missing}`,
-      {
-        timeout: INVOKE_TIMEOUT_MS + 30_000,
-      },
+  for (const host of REFERENCE_HOSTS) {
+    const missing = referenceHostMissing(host);
+    it.skipIf(missing !== null)(
+      `returns a delivered ${host.version} receipt from ${host.name}${missing ? ` [skipped: ${missing}]` : ""}`,
+      90_000,
       async () => {
-        const outcome = await spawnChild({
-          command: host.binary,
-          args: ["event", "invoke", "--client-cmd", CLIENT, "--timeout-ms", "30000"],
-          input: exampleEnvelope(host.version),
-          watchdogMs: INVOKE_TIMEOUT_MS,
-        });
+        const outcome = await invokeWithReference(host, exampleEnvelopeAt(host.version), CLIENT);
         expect(outcome.timedOut, outcome.stderr).toBe(false);
         expect(outcome.code, outcome.stderr).toBe(0);
-        expect(JSON.parse(outcome.stdout)).toMatchObject({
+        expect(outcome.receipt).toMatchObject({
           schema_version: host.version,
           status: "delivered",
           event: "frame.opening",

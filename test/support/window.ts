@@ -4,9 +4,11 @@
  * lifeloop-cli 0.5.0 (`lifeloop.v0.3`) and the pinned reference (spec/wire-version.json, 0.9.0 with
  * `lifeloop.v0.4`) — running `lifeloop event invoke` with a client.
  */
-import { existsSync } from "node:fs";
-import { WIRE_VERSION } from "../../generated/ts/spec.js";
-import { WIRE_WINDOW } from "../../generated/ts/window.js";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { REFERENCE_IMPLEMENTATION, WIRE_VERSION } from "../../generated/ts/spec.js";
+import { WIRE_WINDOW } from "../../generated/ts/spec/wire-version.js";
+import { REPO_ROOT } from "./cli-process.js";
 import { CONTINUATION_REFERENCE_CLI } from "./continuation-reference.js";
 import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "./reference-cli.js";
 import { spawnChild } from "./spawn-child.js";
@@ -23,7 +25,7 @@ export function atVersion<T>(doc: T, version: string): T {
   return walk(doc) as T;
 }
 
-/** The older version of the default window the 0.5.0 reference speaks. */
+/** The wire version lifeloop-cli 0.5.0 reads and writes (a fact of the released binary); an accepted version of the window. */
 export const OLDER_VERSION = "lifeloop.v0.3";
 
 /** A reference host and the one wire version it writes and reads. */
@@ -36,38 +38,51 @@ export interface ReferenceHost {
 /** Both reference hosts, oldest first (0.5.0 is installed by tools/setup/prepare.sh for this and the continuation suites). */
 export const REFERENCE_HOSTS: readonly ReferenceHost[] = [
   { name: "lifeloop-cli 0.5.0", bin: CONTINUATION_REFERENCE_CLI, version: OLDER_VERSION },
-  { name: "lifeloop-cli (pinned)", bin: REFERENCE_CLI, version: WIRE_VERSION },
+  { name: `lifeloop-cli ${REFERENCE_IMPLEMENTATION.version}`, bin: REFERENCE_CLI, version: WIRE_VERSION },
 ];
 
-/** Why the reference hosts cannot run here (null when both are installed and the window holds both versions). */
-export function referenceHostsMissing(): string | null {
-  for (const host of REFERENCE_HOSTS) {
-    if (!existsSync(host.bin))
-      return `${host.name} is missing at ${host.bin}; run bash tools/setup/prepare.sh (${REFERENCE_INSTALL_COMMAND})`;
-    if (!(WIRE_WINDOW as readonly string[]).includes(host.version))
-      return `${host.version} is not in this build's window (${WIRE_WINDOW.join(", ")})`;
-  }
+/** Why `host` cannot run here (naming the binary and how to install it), or null when it can. */
+export function referenceHostMissing(host: ReferenceHost): string | null {
+  if (!existsSync(host.bin))
+    return `${host.name} is missing at ${host.bin}; run bash tools/setup/prepare.sh (${REFERENCE_INSTALL_COMMAND} for the pinned one)`;
+  if (!(WIRE_WINDOW as readonly string[]).includes(host.version))
+    return `${host.version} is not in this build's window (${WIRE_WINDOW.join(", ")})`;
   return null;
+}
+
+/** The README's example envelope (examples/dispatch-envelope.json) with every schema_version set to `version`. */
+export function exampleEnvelopeAt(version: string): unknown {
+  return atVersion(JSON.parse(readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"), "utf8")), version);
 }
 
 /** What `lifeloop event invoke` did: exit code, the receipt it printed (parsed) or null, and stderr. */
 export interface ReferenceInvocation {
   readonly code: number | null;
-  readonly receipt: { readonly schema_version: string; readonly status: string } | null;
+  readonly timedOut: boolean;
+  readonly receipt: Record<string, unknown> | null;
   readonly stderr: string;
+}
+
+/** Options of {@link invokeWithReference}. */
+export interface ReferenceInvokeOptions {
+  readonly args?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  /** The client's deadline under the reference (ms, default 30,000: a Python or Node start on a loaded 2-core machine takes well under it). */
+  readonly timeoutMs?: number;
 }
 
 /**
  * Run `lifeloop event invoke` of `host` with `envelope` (already at the host's version) on stdin and the
- * client `program` (plus `args`). The watchdog (60 s) is far above a round trip, which takes well under
- * a second even on a loaded machine: it only keeps a hang from stalling the suite.
+ * client `program` (plus `args`). The watchdog (the client deadline + 30 s) only keeps a hang from
+ * stalling the suite: a round trip takes well under a second even on a loaded machine.
  */
 export async function invokeWithReference(
   host: ReferenceHost,
   envelope: unknown,
   program: string,
-  args: readonly string[] = [],
+  options: ReferenceInvokeOptions = {},
 ): Promise<ReferenceInvocation> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const run = await spawnChild({
     command: host.bin,
     args: [
@@ -75,20 +90,21 @@ export async function invokeWithReference(
       "invoke",
       "--client-cmd",
       program,
-      ...args.flatMap((a) => ["--client-arg", a]),
+      ...(options.args ?? []).flatMap((a) => ["--client-arg", a]),
       "--timeout-ms",
-      "20000",
+      String(timeoutMs),
       "--client-id",
       "window-suite",
     ],
     input: JSON.stringify(envelope),
-    watchdogMs: 60_000,
+    ...(options.env ? { env: options.env } : {}),
+    watchdogMs: timeoutMs + 30_000,
   });
-  let receipt: ReferenceInvocation["receipt"] = null;
+  let receipt: Record<string, unknown> | null = null;
   try {
-    receipt = run.code === 0 ? (JSON.parse(run.stdout) as ReferenceInvocation["receipt"]) : null;
+    receipt = run.code === 0 ? (JSON.parse(run.stdout) as Record<string, unknown>) : null;
   } catch {
     receipt = null;
   }
-  return { code: run.code, receipt, stderr: run.stderr };
+  return { code: run.code, timedOut: run.timedOut, receipt, stderr: run.stderr };
 }

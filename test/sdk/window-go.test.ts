@@ -75,7 +75,7 @@ describe("one Go client binary (the README's) under both reference hosts", () =>
     const missing = referenceHostMissing(host);
     it.skipIf(missing !== null)(
       `returns a delivered ${host.version} receipt from ${host.name}${missing ? ` [skipped: ${missing}]` : ""}`,
-      90_000,
+      { timeout: 90_000 },
       async () => {
         const outcome = await invokeWithReference(host, exampleEnvelopeAt(host.version), CLIENT);
         expect(outcome.timedOut, outcome.stderr).toBe(false);

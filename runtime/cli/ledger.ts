@@ -19,17 +19,19 @@ export function ledgerFlag(values: ReadonlyMap<string, string>): string | null {
 /**
  * Open the `--ledger` of a command that exits 3 when it cannot be used, before it starts anything:
  * `{ ledger }` (null when `path` is null), or `{ exit }` once `<command>: <reason>; <consequence>`
- * is on stderr. Other errors propagate.
+ * is on stderr. `wireVersion`: the version the command's receipts carry (its `--wire-version`;
+ * default current): a ledger last written under another version is refused. Other errors propagate.
  */
 export async function openCommandLedger(
   path: string | null,
   io: CliIo,
   command: string,
   consequence: string,
+  wireVersion?: string,
 ): Promise<{ readonly ledger: ReceiptLedger | null } | { readonly exit: number }> {
   if (path === null) return { ledger: null };
   try {
-    return { ledger: await openLedger(path) };
+    return { ledger: await openLedger(path, wireVersion === undefined ? {} : { wireVersion }) };
   } catch (error) {
     if (!isLedgerError(error)) throw error;
     io.err(`${command}: ${error.message}; ${consequence}\n`);

@@ -3,7 +3,8 @@
  * "Verdicts"): a smoke check first (a client that cannot answer one valid event is not measured),
  * then every scenario in order. A refusal passes only when the client wrote the refusal response of
  * spec/tables/conformance-checks.json and exited 0: a crash, a timeout, an empty stdout or a
- * non-zero exit never counts as a correct rejection.
+ * non-zero exit never counts as a correct rejection. Answers are judged with the scenario's
+ * `answerWindow` (closed to the version its requests speak: an answer in another version fails).
  */
 import { CONFORMANCE_CHECKS_TABLE } from "../../generated/ts/spec.js";
 import { parseWireDocument } from "../wire/validate.js";
@@ -46,13 +47,13 @@ export function judge(scenario: Scenario, r: ExchangeResult): string | null {
   if (r.timedOut) {
     if (r.stdout.length === 0)
       return `no answer within the deadline (${Math.round(r.elapsedMs)} ms); the group was killed`;
-    const late = parseWireDocument("CallbackResponse", r.stdout);
+    const late = parseWireDocument("CallbackResponse", r.stdout, undefined, scenario.answerWindow);
     return late.ok
       ? `answered, then did not exit within the deadline (${Math.round(r.elapsedMs)} ms); the group was killed (a client exits 0 after its response)`
       : `wrote ${r.stdout.length} bytes that are not exactly one valid CallbackResponse, and did not exit within the deadline (${Math.round(r.elapsedMs)} ms); the group was killed`;
   }
   if (r.stdoutTooLarge) return "stdout exceeded limits.max_response_bytes";
-  const parsed = parseWireDocument("CallbackResponse", r.stdout);
+  const parsed = parseWireDocument("CallbackResponse", r.stdout, undefined, scenario.answerWindow);
   if (!parsed.ok) {
     const issue = parsed.issues[0];
     const what =
@@ -95,7 +96,14 @@ async function runScenarioFacts(
   let stderrTail: string;
   let elapsedMs: number;
   if (scenario.input.kind === "stream") {
-    const r = await runStreamScript(target.program, target.args, target.timeoutMs, scenario.input.script);
+    const r = await runStreamScript(
+      target.program,
+      target.args,
+      target.timeoutMs,
+      scenario.input.script,
+      undefined,
+      scenario.answerWindow,
+    );
     why = r.failure;
     answered = r.run.spawnError === null && r.stdoutBytes > 0;
     stderrTail = r.run.stderr.text();
@@ -124,13 +132,22 @@ function record(scenario: Scenario, why: string | null, stderrTail: string, elap
   };
 }
 
-/** Run the stream scenarios that share one session (the events), one record each. */
+/**
+ * Run the stream scenarios that share one session (the events), one record each. They are built
+ * together, for one wire version: the session judges answers with the first one's `answerWindow`.
+ */
 async function runSharedScenarios(target: ConformTarget, scenarios: readonly Scenario[]): Promise<ScenarioRecord[]> {
   const scripts = scenarios.map((s) => ({
     id: s.id,
     script: (s.input as Extract<Scenario["input"], { kind: "stream" }>).script,
   }));
-  const outcomes = await runSharedSession(target.program, target.args, target.timeoutMs, scripts);
+  const outcomes = await runSharedSession(
+    target.program,
+    target.args,
+    target.timeoutMs,
+    scripts,
+    scenarios[0]?.answerWindow,
+  );
   return scenarios.map((s) => {
     const o = outcomes.get(s.id);
     return o === undefined ? record(s, "not run", "", 0) : record(s, o.failure, o.stderrTail, o.elapsedMs);

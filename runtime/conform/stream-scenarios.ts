@@ -50,12 +50,15 @@ function describeReply(r: ReplyFrame): string {
     : "a success reply";
 }
 
-/** The reply to `id` must be a success reply whose result is a valid CallbackResponse; returns it. */
+/**
+ * The reply to `id` must be a success reply whose result is a valid CallbackResponse in the
+ * session's version (judged with its `answerWindow`); returns it.
+ */
 async function callbackResult(s: StreamSession, id: JsonRpcId, what: string): Promise<Envelope> {
   const r = await s.reply(id, what);
   if (r.kind !== "success_reply")
     throw new ConformFailure(`${what}: wanted a success reply with a CallbackResponse, got ${describeReply(r)}`);
-  const issues = validateParsed("CallbackResponse", r.result, framePointers(r.pointers, "/result"));
+  const issues = validateParsed("CallbackResponse", r.result, framePointers(r.pointers, "/result"), s.answerWindow);
   const first = issues[0];
   if (first !== undefined)
     throw new ConformFailure(

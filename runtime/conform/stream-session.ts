@@ -18,6 +18,8 @@ import { errorCode } from "../rpc/error-codes.js";
 import { FrameReader } from "../rpc/frame-reader.js";
 import { NO_FRAME_HINT } from "../stream/invoker.js";
 import { encodeErrorReply, parseFrame, sameId, type JsonRpcId, type StreamFrame } from "../rpc/frame.js";
+import { CURRENT_HOST_WINDOW } from "../invoker/config.js";
+import type { WireWindow } from "../wire/window.js";
 
 /** A reply frame the client wrote, with the strict parser's non-integer pointers (for validating `result`). */
 export type ReplyFrame = Extract<StreamFrame, { kind: "success_reply" | "error_reply" }> & {
@@ -61,6 +63,8 @@ export class StreamSession {
     readonly io: ChildStdin,
     /** The watchdog of each wait (ms): the scenario's deadline. */
     readonly waitMs: number,
+    /** The window every reply's result is judged with: closed to the version the scenarios speak (default current). */
+    readonly answerWindow: WireWindow = CURRENT_HOST_WINDOW,
   ) {}
 
   /** Feed a stdout chunk (runChild's tap). Anything that is not a frame is recorded and ends the waits. */
@@ -252,7 +256,8 @@ export function clampTimerMs(ms: number): number {
  * Spawn `program args... --stream` and run `script` against it. The run's deadline is the script's
  * own watchdogs plus a margin; when the script is done, stdin is ended and the client gets
  * stream_client_exit_ms to exit before the group is killed (a slow exit is a scenario of its own,
- * not a fault here). Never rejects.
+ * not a fault here). `answerWindow`: the session's ({@link StreamSession}; default closed to
+ * current). Never rejects.
  */
 export async function runStreamScript(
   program: string,
@@ -260,6 +265,7 @@ export async function runStreamScript(
   timeoutMs: number,
   script: StreamScript,
   waits = WAITS_PER_SCENARIO,
+  answerWindow: WireWindow = CURRENT_HOST_WINDOW,
 ): Promise<StreamRunResult> {
   const started = performance.now();
   let session: StreamSession | null = null;
@@ -287,7 +293,7 @@ export async function runStreamScript(
     },
     write: async (io) => {
       scriptStarted = true;
-      session = new StreamSession(io, timeoutMs);
+      session = new StreamSession(io, timeoutMs, answerWindow);
       try {
         await script(session);
         // Frames written late (a reply to a notification, a duplicate) arrive before the exit.
@@ -328,13 +334,15 @@ export interface SharedOutcome {
  * Run `scripts` one after another in one session, as a host sends events on one stream; when the
  * client exits on the way, the rest continue in a new session (as a host respawns). Each script's
  * verdict is its own: its failure, the stdout problems and the unclaimed replies seen while it
- * ran; frames that only arrive at the end (after EOF) count against the last one. Never rejects.
+ * ran; frames that only arrive at the end (after EOF) count against the last one. `answerWindow`:
+ * every session's (default closed to current). Never rejects.
  */
 export async function runSharedSession(
   program: string,
   args: readonly string[],
   timeoutMs: number,
   scripts: readonly { readonly id: string; readonly script: StreamScript }[],
+  answerWindow: WireWindow = CURRENT_HOST_WINDOW,
 ): Promise<Map<string, SharedOutcome>> {
   const outcomes = new Map<string, { failure: string | null; elapsedMs: number }>();
   const stderr = new Map<string, string>();
@@ -364,6 +372,7 @@ export async function runSharedSession(
         // The session's backstop covers every scenario still to run (each wait has its own watchdog).
       },
       WAITS_PER_SCENARIO * (scripts.length - next),
+      answerWindow,
     );
     if (next === first) {
       // The program could not be started: the first script carries the failure, the rest try again.

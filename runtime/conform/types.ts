@@ -4,6 +4,7 @@
  * them from here; this module imports only the stream session's script type.
  */
 import type { CONFORMANCE_CHECKS_TABLE } from "../../generated/ts/spec.js";
+import type { WireWindow } from "../wire/window.js";
 import type { StreamScript } from "./stream-session.js";
 
 /** A check family row of spec/tables/conformance-checks.json. */
@@ -53,7 +54,11 @@ export type ScenarioExpectation = "answer" | "refuse" | "end_on_sigterm" | Strea
 
 /**
  * One scenario: `{id, rule_ids, level, transport, since}` as published (the report and the docs
- * page), plus the input and the expectation the runner uses.
+ * page), plus the input and the expectation the runner uses, and the wire version the scenario
+ * speaks (spec/wire-window.md, "Who speaks which version"): `wireVersion`, the version its
+ * requests carry, and `answerWindow`, the window the client's answers are judged with (closed to
+ * `wireVersion`; every version this build reads for a request outside the window, which a client
+ * answers in its own current version).
  */
 export interface Scenario {
   readonly id: string;
@@ -65,4 +70,6 @@ export interface Scenario {
   readonly summary: string;
   readonly input: ScenarioInput;
   readonly expect: ScenarioExpectation;
+  readonly wireVersion: string;
+  readonly answerWindow: WireWindow;
 }

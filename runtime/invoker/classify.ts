@@ -11,15 +11,18 @@
  *  7. the child exited non-zero or died by a signal → `non_zero_exit` (even after a valid response);
  *  8. stdout is not exactly one JSON document → `write_request` when stdin's pipe broke (the
  *     request was not delivered whole), else `parse_response`;
- *  9. the document breaks the CallbackResponse schema or a rule → `invalid_response`;
+ *  9. the document breaks the CallbackResponse schema or a rule, judged with the window closed to
+ *     the version the host speaks (a response in another version, even one of the window, is
+ *     refused with rule `schema-version-current` naming the version found) → `invalid_response`;
  * otherwise the response is returned, even when stdin's pipe broke (a client may answer from a
  * prefix of the request and exit 0).
  */
 import { LIMITS } from "../../generated/ts/spec/limits.js";
 import type { CallbackResponse } from "../../generated/ts/types.js";
 import { parseWireDocument, parseWireDocumentSliced, type DocumentLimits, type WireResult } from "../wire/validate.js";
+import type { WireWindow } from "../wire/window.js";
 import type { ChildRun } from "./child-run.js";
-import { SETTLE_RESERVE_MS, type InvokerLimits } from "./config.js";
+import { CURRENT_HOST_WINDOW, SETTLE_RESERVE_MS, type InvokerLimits } from "./config.js";
 import { errorText, issueText, makeFailure, spawnFailureDetail, type FailureFacts } from "./failure.js";
 import { previewBytes } from "./preview.js";
 import type { InvocationFailure } from "./types.js";
@@ -29,11 +32,16 @@ export type RunOutcome =
   | { readonly ok: true; readonly response: CallbackResponse; readonly stderrTail: string }
   | { readonly ok: false; readonly failure: InvocationFailure };
 
-/** What the classification needs besides the run: names and bounds for the details. */
+/**
+ * What the classification needs besides the run: names and bounds for the details, and `window`,
+ * the host's (closed to the version it speaks; spec/wire-window.md), which the response is judged
+ * with (default: closed to current).
+ */
 export interface ClassifyContext {
   readonly program: string;
   readonly timeoutMs: number;
   readonly limits: InvokerLimits;
+  readonly window?: WireWindow;
 }
 
 const BROKEN_PIPE_CODES: ReadonlySet<string> = new Set(["EPIPE", "ECONNRESET"]);
@@ -150,7 +158,11 @@ function responseLimits(limits: InvokerLimits): DocumentLimits {
 export function classifyRun(run: ChildRun, ctx: ClassifyContext): RunOutcome {
   return (
     classifyFacts(run, ctx) ??
-    classifyJudged(run, ctx, parseWireDocument("CallbackResponse", run.stdout, responseLimits(ctx.limits)))
+    classifyJudged(
+      run,
+      ctx,
+      parseWireDocument("CallbackResponse", run.stdout, responseLimits(ctx.limits), ctx.window ?? CURRENT_HOST_WINDOW),
+    )
   );
 }
 
@@ -164,9 +176,13 @@ export function classifyRun(run: ChildRun, ctx: ClassifyContext): RunOutcome {
 export async function classifyRunSliced(run: ChildRun, ctx: ClassifyContext, settleBy: number): Promise<RunOutcome> {
   const decided = classifyFacts(run, ctx);
   if (decided !== null) return decided;
-  const parsed = await parseWireDocumentSliced("CallbackResponse", run.stdout, responseLimits(ctx.limits), {
-    deadlineAt: settleBy - SETTLE_RESERVE_MS,
-  });
+  const parsed = await parseWireDocumentSliced(
+    "CallbackResponse",
+    run.stdout,
+    responseLimits(ctx.limits),
+    { deadlineAt: settleBy - SETTLE_RESERVE_MS },
+    ctx.window ?? CURRENT_HOST_WINDOW,
+  );
   if (parsed === "deadline") {
     return failWith(run)(
       "timeout",

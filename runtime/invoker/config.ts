@@ -5,6 +5,9 @@
  */
 import { isAbsolute } from "node:path";
 import { LIMITS } from "../../generated/ts/spec/limits.js";
+import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
+import { WIRE_WINDOW } from "../../generated/ts/window.js";
+import { closedWindow, type WireWindow } from "../wire/window.js";
 import { InvokerConfigError } from "./types.js";
 
 /**
@@ -135,4 +138,38 @@ export function checkArgs(value: unknown): readonly string[] {
     if (arg.includes("\0")) throw new InvokerConfigError(`args[${i}]`, `args[${i}] contains a NUL byte`);
   });
   return Object.freeze([...(value as string[])]);
+}
+
+/**
+ * The window a host that speaks `version` reads with: closed to that version (spec/wire-window.md,
+ * "Who speaks which version"), one frozen array per version of WIRE_WINDOW, built once.
+ */
+const HOST_WINDOWS: ReadonlyMap<string, WireWindow> = new Map(WIRE_WINDOW.map((v) => [v, closedWindow(v)]));
+
+/**
+ * The window of a host that speaks `version` (a version of WIRE_WINDOW, e.g. the checked
+ * `wireVersion` of an invoker): the envelope it writes and every response it reads must carry
+ * exactly that version. Throws the WireWindowError of runtime/wire/window.ts for any other version.
+ */
+export function hostWindow(version: string): WireWindow {
+  return HOST_WINDOWS.get(version) ?? closedWindow(version);
+}
+
+/** The window of a host that speaks current (WIRE_VERSION): every invoker's default. */
+export const CURRENT_HOST_WINDOW: WireWindow = hostWindow(WIRE_VERSION);
+
+/**
+ * Check the `wireVersion` of an invoker config (spec/wire-window.md, "Who speaks which version"):
+ * absent (undefined) means current (WIRE_VERSION); otherwise a version of the generated window
+ * (spec/wire-version.json `current` and `accepted`). Returns the version.
+ * @throws InvokerConfigError (field `wireVersion`) naming the versions this build speaks
+ */
+export function checkWireVersion(value: unknown): string {
+  if (value === undefined) return WIRE_VERSION;
+  if (typeof value !== "string" || !(WIRE_WINDOW as readonly string[]).includes(value))
+    throw new InvokerConfigError(
+      "wireVersion",
+      `wireVersion must be one of ${WIRE_WINDOW.join(", ")} (got ${typeof value === "string" ? JSON.stringify(value) : typeof value})`,
+    );
+  return value;
 }

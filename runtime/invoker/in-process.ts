@@ -7,11 +7,12 @@
 import { performance } from "node:perf_hooks";
 import { LIMITS } from "../../generated/ts/spec/limits.js";
 import type { CallbackResponse, DispatchEnvelope } from "../../generated/ts/types.js";
-import { checkTimeoutMs, SETTLE_RESERVE_MS } from "./config.js";
+import { checkTimeoutMs, checkWireVersion, hostWindow, SETTLE_RESERVE_MS } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";
 import { checkInvokeOptions, linkageFailure } from "./options.js";
 import { payloadsOf, prepareEnvelopeSliced, wireSnapshotSliced, type WireSnapshot } from "./request.js";
 import type { ValidationIssue } from "../wire/issues.js";
+import type { WireWindow } from "../wire/window.js";
 import {
   InvokerConfigError,
   type CallbackHandler,
@@ -29,16 +30,25 @@ import {
  *   settled by then the call fails with `timeout` (the handler itself cannot be stopped and its
  *   late result is ignored; a handler blocking synchronously past it is a `timeout` as soon as it
  *   returns). Without it, the call waits as long as the handler does.
+ * - `wireVersion`: the wire version this host speaks (spec/wire-window.md, "Who speaks which
+ *   version"), one of generated/ts/window.ts WIRE_WINDOW; default current (WIRE_VERSION). The
+ *   envelope must carry it (otherwise `invalid_request`, the handler is not called) and so must the
+ *   handler's response (otherwise `invalid_response`, even for another version of the window).
  */
 export interface InProcessInvokerConfig {
   readonly handler: CallbackHandler;
   readonly timeoutMs?: number;
+  readonly wireVersion?: string;
 }
 
 /** Calls a handler in-process; the constructor throws {@link InvokerConfigError}, `invoke` never throws. */
 export class InProcessInvoker implements CallbackInvoker {
   readonly timeoutMs: number | undefined;
+  /** The wire version this host writes and requires in responses. */
+  readonly wireVersion: string;
   private readonly handler: CallbackHandler;
+  /** The window of {@link wireVersion}: closed to it. */
+  private readonly window: WireWindow;
 
   constructor(config: InProcessInvokerConfig) {
     if (config === null || typeof config !== "object") throw new TypeError("InProcessInvoker needs a config object");
@@ -46,6 +56,8 @@ export class InProcessInvoker implements CallbackInvoker {
       throw new InvokerConfigError("handler", "handler must be a function (request, payloads) => CallbackResponse");
     this.handler = config.handler;
     this.timeoutMs = config.timeoutMs === undefined ? undefined : checkTimeoutMs("timeoutMs", config.timeoutMs);
+    this.wireVersion = checkWireVersion(config.wireVersion);
+    this.window = hostWindow(this.wireVersion);
   }
 
   /**
@@ -62,6 +74,7 @@ export class InProcessInvoker implements CallbackInvoker {
     const deadlineAt = this.timeoutMs === undefined ? undefined : started + this.timeoutMs;
     const prepared = await prepareEnvelopeSliced(envelope, LIMITS.max_request_bytes, {
       nonIntegerNumberPointers: checked.options.nonIntegerNumberPointers,
+      window: this.window,
       ...(deadlineAt === undefined ? {} : { deadlineAt, timeoutMs: this.timeoutMs }),
     });
     if (!prepared.ok) return { ok: false, failure: prepared.failure, elapsedMs: elapsed() };
@@ -92,7 +105,7 @@ export class InProcessInvoker implements CallbackInvoker {
       "CallbackResponse",
       settled.response,
       LIMITS.max_response_bytes,
-      settleBy === undefined ? {} : { slice: { deadlineAt: settleBy } },
+      settleBy === undefined ? { window: this.window } : { window: this.window, slice: { deadlineAt: settleBy } },
     );
     if (answer === "deadline") {
       return {

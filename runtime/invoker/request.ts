@@ -8,6 +8,9 @@
  *    document read from a peer (strict parse with the byte and depth limits, schema, rules). The
  *    host therefore never writes what it would refuse to read, and a value that changes while it
  *    is read (a getter, a Proxy) is judged by what was written, not by what was looked at.
+ *    A host judges the envelope with the window closed to the version it speaks (spec/wire-window.md,
+ *    "Who speaks which version"; default current), so an envelope in another version is refused
+ *    as `invalid_request` before anything is delivered.
  * Every function here never throws.
  */
 import { ACCEPT_CHECKS } from "../../generated/ts/accept-checks.js";
@@ -15,6 +18,7 @@ import { EVENT_VOCABULARY } from "../../generated/ts/spec/event-vocabulary.js";
 import { LIMITS } from "../../generated/ts/spec/limits.js";
 import type { WireObjectTypeName, WireTypeMap } from "../../generated/ts/spec/plans.js";
 import { RECEIPT_EMITTED_GUARD } from "../../generated/ts/spec/receipt-emitted-guard.js";
+import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { integerLexemeIssues } from "../wire/schema.js";
@@ -33,7 +37,7 @@ import {
 import { acceptsSerialized } from "../wire/fast-parse.js";
 import { validateParsed } from "../wire/validate.js";
 import { DEFAULT_WIRE_WINDOW, type WireWindow } from "../wire/window.js";
-import type { InvokerLimits } from "./config.js";
+import { CURRENT_HOST_WINDOW, type InvokerLimits } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";
 import type { InvocationFailure } from "./types.js";
 
@@ -96,12 +100,12 @@ function snapshotLimits(maxBytes: number, limits?: Pick<InvokerLimits, "max_dept
   };
 }
 
-/** Judge a finished serialization as a `typeName` document (schema, integer lexemes, rules). */
+/** Judge a finished serialization as a `typeName` document (schema, integer lexemes, rules of its version in `window`). */
 function judged<K extends WireObjectTypeName>(
   typeName: K,
   snap: Exclude<ValueSnapshot, { problem: "deadline" }>,
   nonIntegerNumberPointers: readonly string[],
-  window: WireWindow = DEFAULT_WIRE_WINDOW,
+  window: WireWindow,
 ): WireSnapshot<WireTypeMap[K]> {
   if (!snap.ok) return snap.problem === "serialize" ? snap : { ok: false, problem: "invalid", issues: [snap.issue] };
   const issues = validateParsed(typeName, snap.value, nonIntegerNumberPointers, window);
@@ -113,9 +117,10 @@ function judged<K extends WireObjectTypeName>(
  * Serialize `value` and judge the bytes as a `typeName` document bounded by `maxBytes`,
  * limits.max_depth and limits.max_values. `nonIntegerNumberPointers` are the strict parser's
  * pointers when the value itself came from bytes (a `1.0` in an integer field there is reported as
- * `schema.type`, as parseWireDocument would). `window`: the versions the value may be of (default:
- * every version this build reads; a client closes it to the request's version). Never throws.
- * Synchronous: use {@link wireSnapshotSliced} to keep the event loop free for large values.
+ * `schema.type`, as parseWireDocument would). The document is judged by the rules of the version
+ * it carries among `window`'s (default: every version this build reads; a host passes the window
+ * closed to the version it speaks). Never throws. Synchronous: use {@link wireSnapshotSliced} to
+ * keep the event loop free for large values.
  */
 export function wireSnapshot<K extends WireObjectTypeName>(
   typeName: K,
@@ -137,7 +142,8 @@ export function wireSnapshot<K extends WireObjectTypeName>(
 /**
  * {@link wireSnapshot} with the serialization in slices (runtime/wire/serialize.ts
  * snapshotValueSliced) and `limits` for depth and value count; resolves `"deadline"` when
- * `slice.deadlineAt` passes first. Never rejects.
+ * `slice.deadlineAt` passes first. `window` as in wireSnapshot (default every version this build
+ * reads). Never rejects.
  */
 export async function wireSnapshotSliced<K extends WireObjectTypeName>(
   typeName: K,
@@ -147,6 +153,7 @@ export async function wireSnapshotSliced<K extends WireObjectTypeName>(
     readonly nonIntegerNumberPointers?: readonly string[];
     readonly limits?: Pick<InvokerLimits, "max_depth" | "max_values">;
     readonly slice?: SliceOptions;
+    readonly window?: WireWindow;
   } = {},
 ): Promise<WireSnapshot<WireTypeMap[K]> | "deadline"> {
   const pointers = options.nonIntegerNumberPointers ?? [];
@@ -154,7 +161,12 @@ export async function wireSnapshotSliced<K extends WireObjectTypeName>(
   if (lexemes.length > 0) return { ok: false, problem: "invalid", issues: lexemes };
   const snap = await snapshotValueSliced(value, snapshotLimits(maxBytes, options.limits), options.slice);
   if (!snap.ok && snap.problem === "deadline") return "deadline";
-  return judged(typeName, snap as Exclude<ValueSnapshot, { problem: "deadline" }>, pointers);
+  return judged(
+    typeName,
+    snap as Exclude<ValueSnapshot, { problem: "deadline" }>,
+    pointers,
+    options.window ?? DEFAULT_WIRE_WINDOW,
+  );
 }
 
 /** Outcome of {@link prepareEnvelope}: the bytes to deliver and the validated snapshot, or the failure to report. */
@@ -196,12 +208,14 @@ function withEnvelopeBytes(prepared: PreparedEnvelopeText): PreparedEnvelope {
 /**
  * Judge a serialized envelope: the guard runs again on the snapshot (the copy of what the bytes
  * say), before validation, so an envelope whose `event` reads `session.starting` once and
- * `receipt.emitted` the next time is refused exactly as the bytes would be.
+ * `receipt.emitted` the next time is refused exactly as the bytes would be. `window` is the host's
+ * (closed to the version it speaks).
  */
 function judgeEnvelope(
   snap: Exclude<TextSnapshot, { problem: "deadline" }>,
   maxBytes: number,
   nonIntegerNumberPointers: readonly string[],
+  window: WireWindow,
 ): PreparedEnvelopeText {
   if (!snap.ok)
     return {
@@ -213,12 +227,14 @@ function judgeEnvelope(
     };
   const guarded = guardFailure(snap.value);
   if (guarded !== null) return { ok: false, failure: guarded };
-  // The accept check proves the common envelope valid in one walk (a text with escapes, or written in bytes, is validated).
+  // The accept check proves the common envelope valid in one walk (a text with escapes, or written
+  // in bytes, is validated); it proves a current-version envelope, so it counts only when the host reads current.
   const proved =
     snap.text !== null &&
+    window.includes(WIRE_VERSION) &&
     nonIntegerNumberPointers.length === 0 &&
     acceptsSerialized(snap.value, snap.text, ACCEPT_CHECKS.DispatchEnvelope, LIMITS.max_depth, snap.escaped);
-  const issues = proved ? [] : validateParsed("DispatchEnvelope", snap.value, nonIntegerNumberPointers);
+  const issues = proved ? [] : validateParsed("DispatchEnvelope", snap.value, nonIntegerNumberPointers, window);
   if (issues.length > 0)
     return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues }, maxBytes) };
   const envelope = snap.value as DispatchEnvelope;
@@ -231,12 +247,14 @@ function judgeEnvelope(
  * Guard, then snapshot the envelope: the bytes to deliver and the validated copy of exactly those
  * bytes, or the failure to report (`receipt_emitted_rejected` — checked on the value as given and
  * again on the snapshot —, `serialize_request`, `request_too_large` when the bytes would exceed
- * `maxBytes`, `invalid_request`). Synchronous; the invokers use {@link prepareEnvelopeSliced}.
+ * `maxBytes`, `invalid_request`, also for an envelope in another version than the host's:
+ * `window`, default closed to current). Synchronous; the invokers use {@link prepareEnvelopeSliced}.
  */
 export function prepareEnvelope(
   envelope: unknown,
   maxBytes: number,
   nonIntegerNumberPointers: readonly string[] = [],
+  window: WireWindow = CURRENT_HOST_WINDOW,
 ): PreparedEnvelope {
   const guarded = guardFailure(envelope);
   if (guarded !== null) return { ok: false, failure: guarded };
@@ -244,14 +262,15 @@ export function prepareEnvelope(
   if (lexemes.length > 0)
     return { ok: false, failure: envelopeFailure({ ok: false, problem: "invalid", issues: lexemes }, maxBytes) };
   return withEnvelopeBytes(
-    judgeEnvelope(snapshotText(envelope, snapshotLimits(maxBytes)), maxBytes, nonIntegerNumberPointers),
+    judgeEnvelope(snapshotText(envelope, snapshotLimits(maxBytes)), maxBytes, nonIntegerNumberPointers, window),
   );
 }
 
 /**
  * {@link prepareEnvelope} with the serialization in slices (the event loop stays free for a large
  * envelope) and the invoker's depth and value limits. When `deadlineAt` (performance.now() ms)
- * passes before the envelope is ready, the failure is `timeout` (nothing was delivered). Never rejects.
+ * passes before the envelope is ready, the failure is `timeout` (nothing was delivered). `window`:
+ * the host's, closed to the version it speaks (default closed to current). Never rejects.
  */
 export async function prepareEnvelopeSliced(
   envelope: unknown,
@@ -261,6 +280,7 @@ export async function prepareEnvelopeSliced(
     readonly limits?: Pick<InvokerLimits, "max_depth" | "max_values">;
     readonly deadlineAt?: number;
     readonly timeoutMs?: number;
+    readonly window?: WireWindow;
   } = {},
 ): Promise<PreparedEnvelope> {
   return prepareEnvelopeSoon(envelope, maxBytes, options);
@@ -301,9 +321,10 @@ export function prepareEnvelopeTextSoon(
     options.deadlineAt === undefined ? {} : { deadlineAt: options.deadlineAt },
   );
   // The closure is made only for a sliced run: a small envelope's path allocates none.
+  const window = options.window ?? CURRENT_HOST_WINDOW;
   return snap instanceof Promise
-    ? snap.then((done) => judgeSnapshot(done, maxBytes, pointers, options.timeoutMs))
-    : judgeSnapshot(snap, maxBytes, pointers, options.timeoutMs);
+    ? snap.then((done) => judgeSnapshot(done, maxBytes, pointers, options.timeoutMs, window))
+    : judgeSnapshot(snap, maxBytes, pointers, options.timeoutMs, window);
 }
 
 /** The prepared envelope of a finished (or timed-out: `timeout`) serialization. */
@@ -312,6 +333,7 @@ function judgeSnapshot(
   maxBytes: number,
   pointers: readonly string[],
   timeoutMs: number | undefined,
+  window: WireWindow,
 ): PreparedEnvelopeText {
   if (!snap.ok && snap.problem === "deadline") {
     return {
@@ -322,7 +344,7 @@ function judgeSnapshot(
       ),
     };
   }
-  return judgeEnvelope(snap as Exclude<TextSnapshot, { problem: "deadline" }>, maxBytes, pointers);
+  return judgeEnvelope(snap as Exclude<TextSnapshot, { problem: "deadline" }>, maxBytes, pointers, window);
 }
 
 /** Narrow an envelope accepted by {@link prepareEnvelope}. */

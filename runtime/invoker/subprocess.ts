@@ -10,10 +10,19 @@ import { performance } from "node:perf_hooks";
 import type { DispatchEnvelope } from "../../generated/ts/types.js";
 import { runChild } from "./child-run.js";
 import { classifyRunSliced } from "./classify.js";
-import { checkArgs, checkProgram, checkTimeoutMs, resolveLimits, type InvokerLimits } from "./config.js";
+import {
+  checkArgs,
+  checkProgram,
+  checkTimeoutMs,
+  checkWireVersion,
+  hostWindow,
+  resolveLimits,
+  type InvokerLimits,
+} from "./config.js";
 import { checkInvokeOptions, linkageFailure } from "./options.js";
 import { prepareEnvelopeSliced } from "./request.js";
 import type { CallbackInvoker, InvocationResult, InvokeOptions } from "./types.js";
+import type { WireWindow } from "../wire/window.js";
 
 /**
  * Configuration of a {@link SubprocessInvoker} (CALLBACK-001 §"Configuration").
@@ -21,12 +30,17 @@ import type { CallbackInvoker, InvocationResult, InvokeOptions } from "./types.j
  * - `args`: passed verbatim, in order, on every spawn; no shell is ever involved. Default none.
  * - `timeoutMs`: required, integer ms in 1..limits.max_timeout_ms; covers the whole round trip.
  * - `limits`: overrides of spec/tables/limits.json values (see {@link InvokerLimits}).
+ * - `wireVersion`: the wire version this host speaks (spec/wire-window.md, "Who speaks which
+ *   version"), one of generated/ts/window.ts WIRE_WINDOW; default current (WIRE_VERSION). The
+ *   envelope must carry it (otherwise `invalid_request`, nothing spawned) and so must the response
+ *   (otherwise `invalid_response`, even for another version of the window).
  */
 export interface SubprocessInvokerConfig {
   readonly program: string;
   readonly args?: readonly string[];
   readonly timeoutMs: number;
   readonly limits?: Partial<InvokerLimits>;
+  readonly wireVersion?: string;
 }
 
 /**
@@ -38,6 +52,10 @@ export class SubprocessInvoker implements CallbackInvoker {
   readonly args: readonly string[];
   readonly timeoutMs: number;
   readonly limits: InvokerLimits;
+  /** The wire version this host writes and requires in responses. */
+  readonly wireVersion: string;
+  /** The window of {@link wireVersion}: closed to it. */
+  private readonly window: WireWindow;
 
   constructor(config: SubprocessInvokerConfig) {
     if (config === null || typeof config !== "object") throw new TypeError("SubprocessInvoker needs a config object");
@@ -45,6 +63,8 @@ export class SubprocessInvoker implements CallbackInvoker {
     this.args = checkArgs(config.args);
     this.timeoutMs = checkTimeoutMs("timeoutMs", config.timeoutMs);
     this.limits = resolveLimits(config.limits);
+    this.wireVersion = checkWireVersion(config.wireVersion);
+    this.window = hostWindow(this.wireVersion);
   }
 
   /**
@@ -65,6 +85,7 @@ export class SubprocessInvoker implements CallbackInvoker {
       limits: this.limits,
       deadlineAt,
       timeoutMs: this.timeoutMs,
+      window: this.window,
     });
     if (!prepared.ok) return { ok: false, failure: prepared.failure, elapsedMs: elapsed() };
     const unlinked = linkageFailure(prepared.envelope, checked.options);
@@ -74,7 +95,7 @@ export class SubprocessInvoker implements CallbackInvoker {
     const run = await runChild({ program: this.program, args: this.args, input, deadlineAt, limits: this.limits });
     const outcome = await classifyRunSliced(
       run,
-      { program: this.program, timeoutMs: this.timeoutMs, limits: this.limits },
+      { program: this.program, timeoutMs: this.timeoutMs, limits: this.limits, window: this.window },
       deadlineAt + this.limits.settle_margin_ms,
     );
     return { ...outcome, elapsedMs: elapsed() };

@@ -20,6 +20,9 @@
  *   {@link ReceiptSynthesisError}.
  * - With a durable store (e.g. {@link ReceiptLedger} as both store and sequencer) the whole emission
  *   runs in the store's transaction, and a receipt that is not `put` is passed to its `record`.
+ * - Version (spec/wire-window.md, "Who speaks which version"): receipts carry the emitter's
+ *   `wireVersion` (the version its host speaks, default current) and are judged, like the request
+ *   of a refused call, with the window closed to it.
  */
 import { EVENT_VOCABULARY } from "../../generated/ts/spec/event-vocabulary.js";
 import { INTEGRATION_MODE_VALUES } from "../../generated/ts/spec/plans.js";
@@ -30,6 +33,7 @@ import { isNotificationOnly } from "../invoker/request.js";
 import type { InvocationResult } from "../invoker/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { validateValue } from "../wire/validate.js";
+import { closedWindow, type WireWindow } from "../wire/window.js";
 import { InMemoryIdempotencyStore, type IdempotencyKey, type IdempotencyStore } from "./idempotency.js";
 import { linkageIssue, RECEIPT_NOT_OWN_PARENT } from "../wire/linkage.js";
 import { SequenceGenerator, type SequenceSource } from "./sequence.js";
@@ -80,11 +84,14 @@ export function contextIssues(ctx: ReceiptContext): ValidationIssue[] {
  * Optional collaborators: a persistent store, a shared sequence source (null: no run scope, every
  * `sequence` is null). Defaults are in memory. A store shared between processes must also be the
  * sequencer (as a ReceiptLedger is), so that the sequence number is taken inside the store's
- * transaction.
+ * transaction (and a ReceiptLedger must be opened with the same `wireVersion`). `wireVersion`: the
+ * version receipts carry, the one the host speaks (a version of generated/ts/window.ts
+ * WIRE_WINDOW; default current).
  */
 export interface ReceiptEmitterOptions {
   readonly store?: IdempotencyStore;
   readonly sequencer?: SequenceSource | null;
+  readonly wireVersion?: string;
 }
 
 /** An emitted receipt and whether it is the replay of a prior one (the prior receipt, unchanged). */
@@ -98,10 +105,17 @@ export class ReceiptEmitter {
   readonly store: IdempotencyStore;
   /** The run-scoped numbering, or null when this emitter numbers nothing (`sequence` is always null). */
   readonly sequencer: SequenceSource | null;
+  /** The `schema_version` of every receipt this emitter makes. */
+  readonly wireVersion: string;
+  /** The window closed to {@link wireVersion}. */
+  private readonly window: WireWindow;
 
+  /** @throws WireWindowError (runtime/wire/window.ts) for a `wireVersion` this build does not speak */
   constructor(options: ReceiptEmitterOptions = {}) {
     this.store = options.store ?? new InMemoryIdempotencyStore();
     this.sequencer = options.sequencer === null ? null : (options.sequencer ?? new SequenceGenerator());
+    this.wireVersion = options.wireVersion ?? WIRE_VERSION;
+    this.window = closedWindow(this.wireVersion);
   }
 
   /**
@@ -121,7 +135,7 @@ export class ReceiptEmitter {
     if (
       !result.ok &&
       result.failure.variant === "invalid_request" &&
-      validateValue("CallbackRequest", request).length > 0
+      validateValue("CallbackRequest", request, this.window).length > 0
     )
       return null;
     const unlinked = linkageIssue(envelope, ctx.parent_receipt_id ?? null, ctx.receipt_id);
@@ -145,8 +159,8 @@ export class ReceiptEmitter {
     const sequence =
       prior !== undefined ? prior.sequence : runId !== null && sequencer !== null ? sequencer.current(runId) + 1 : null;
 
-    const receipt = synthesizeReceipt(request, result, ctx, sequence);
-    const issues = validateValue("LifecycleReceipt", receipt);
+    const receipt = synthesizeReceipt(request, result, ctx, sequence, this.wireVersion);
+    const issues = validateValue("LifecycleReceipt", receipt, this.window);
     if (issues.length > 0) throw new ReceiptSynthesisError(issues);
 
     if (key !== null) {

@@ -84,12 +84,17 @@ function outcomeClasses(result: InvocationResult): {
   };
 }
 
-/** Build the receipt (fields in schema order; optional members omitted when none, empty collections omitted). */
+/**
+ * Build the receipt (fields in schema order; optional members omitted when none, empty collections
+ * omitted). `wireVersion` is its `schema_version`: the version the host speaks (spec/wire-window.md,
+ * "Who speaks which version"; default current).
+ */
 export function synthesizeReceipt(
   request: CallbackRequest,
   result: InvocationResult,
   ctx: ReceiptContext,
   sequence: number | null,
+  wireVersion: string = WIRE_VERSION,
 ): LifecycleReceipt {
   const classes = outcomeClasses(result);
   const harness: Partial<Record<HarnessField, string>> = {};
@@ -98,7 +103,7 @@ export function synthesizeReceipt(
     if (value !== null) harness[field] = value;
   }
   return {
-    schema_version: WIRE_VERSION,
+    schema_version: wireVersion,
     receipt_id: ctx.receipt_id,
     idempotency_key: request.idempotency_key ?? null,
     client_id: ctx.client_id,

@@ -9,7 +9,8 @@
 import { performance } from "node:perf_hooks";
 import { EVENT_VOCABULARY, STREAM_V2, type StreamReverseMethodName } from "../../generated/ts/spec.js";
 import type { CallbackResponse, DispatchEnvelope, FailureClass } from "../../generated/ts/types.js";
-import { checkArgs, checkProgram, checkTimeoutMs } from "../invoker/config.js";
+import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
+import { checkArgs, checkProgram, checkTimeoutMs, checkWireVersion, hostWindow } from "../invoker/config.js";
 import {
   defaultRetryClass,
   issueText,
@@ -23,6 +24,7 @@ import { eventOf, prepareEnvelopeTextSoon, type PreparedEnvelopeText } from "../
 import type { CallbackInvoker, InvocationFailure, InvocationResult, InvokeOptions } from "../invoker/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { validateParsed } from "../wire/validate.js";
+import type { WireWindow } from "../wire/window.js";
 import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connection.js";
 import { errorCode, failureClassForCode } from "../rpc/error-codes.js";
 import {
@@ -48,6 +50,11 @@ import { serveReverseRequest, type ReverseHandlers, type ReverseMethodHandler } 
  * - `limits`: overrides of spec/tables/limits.json values ({@link StreamInvokerLimits}).
  * - `reverseHandlers`: client → host methods served by the host (e.g. a continuation store);
  *   methods without a handler are answered `-32000 not_available`.
+ * - `wireVersion`: the wire version this host speaks (spec/wire-window.md, "Who speaks which
+ *   version"), one of generated/ts/window.ts WIRE_WINDOW; default current (WIRE_VERSION). Every
+ *   envelope must carry it (otherwise `invalid_request`, nothing written) and so must every reply's
+ *   result (otherwise `invalid_response`, even for another version of the window). The frames
+ *   themselves carry no version: framing is judged by current.
  */
 export interface StreamInvokerConfig {
   readonly program: string;
@@ -55,6 +62,7 @@ export interface StreamInvokerConfig {
   readonly timeoutMs: number;
   readonly limits?: Partial<StreamInvokerLimits>;
   readonly reverseHandlers?: ReverseHandlers;
+  readonly wireVersion?: string;
 }
 
 /**
@@ -129,6 +137,12 @@ export class StreamInvoker implements CallbackInvoker {
   readonly args: readonly string[];
   readonly timeoutMs: number;
   readonly limits: StreamInvokerLimits;
+  /** The wire version this host writes and requires in every reply's result. */
+  readonly wireVersion: string;
+  /** The window of {@link wireVersion}: closed to it. */
+  private readonly window: WireWindow;
+  /** The frame judge's accept check proves a current-version result: it counts only when this host speaks current. */
+  private readonly acceptProves: boolean;
   private readonly handlers: Partial<Record<StreamReverseMethodName, ReverseMethodHandler>>;
   private live: Live | null = null;
   /** Connections that stopped taking events but have not ended yet (a newer one may be live): close() waits for them too. */
@@ -146,6 +160,9 @@ export class StreamInvoker implements CallbackInvoker {
     this.args = checkArgs(config.args);
     this.timeoutMs = checkTimeoutMs("timeoutMs", config.timeoutMs);
     this.limits = resolveStreamLimits(config.limits);
+    this.wireVersion = checkWireVersion(config.wireVersion);
+    this.window = hostWindow(this.wireVersion);
+    this.acceptProves = this.window.includes(WIRE_VERSION);
     this.handlers = { ...(config.reverseHandlers ?? {}) };
   }
 
@@ -187,6 +204,7 @@ export class StreamInvoker implements CallbackInvoker {
       limits: this.limits,
       deadlineAt: started + this.timeoutMs,
       timeoutMs: this.timeoutMs,
+      window: this.window,
     });
     // A plain method, not `async`: the small envelope's path costs one promise, the one a reply settles.
     if (soon instanceof Promise) return soon.then((prepared) => this.send(prepared, started, checked.options));
@@ -391,14 +409,17 @@ export class StreamInvoker implements CallbackInvoker {
           });
           return;
         }
-        // A result the frame judge's accept check proved valid (the common reply) is not validated again.
-        const issues = resultAccepted
-          ? NO_ISSUES
-          : validateParsed(
-              "CallbackResponse",
-              frame.result,
-              pointers.length === 0 ? pointers : framePointers(pointers, "/result"),
-            );
+        // A result the frame judge's accept check proved valid (the common reply) is not validated
+        // again; otherwise it is judged with the window closed to the version this host speaks.
+        const issues =
+          resultAccepted && this.acceptProves
+            ? NO_ISSUES
+            : validateParsed(
+                "CallbackResponse",
+                frame.result,
+                pointers.length === 0 ? pointers : framePointers(pointers, "/result"),
+                this.window,
+              );
         if (issues.length > 0) {
           const first = issues[0] as (typeof issues)[number];
           this.settle(pending, {

@@ -132,7 +132,7 @@ func (w Window) Contains(version string) bool {
 }
 
 // String returns the window as OutsideWindowMessage's {window} names it: each version in
-// backticks, newest first, joined by ", " (for the default window "`lifeloop.v0.4`, `lifeloop.v0.3`").
+// backticks, newest first, joined by ", ".
 func (w Window) String() string {
 	var b strings.Builder
 	for i, v := range w.list() {

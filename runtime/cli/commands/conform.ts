@@ -1,7 +1,10 @@
 /**
  * `lifeloop-callback conform --program ABS [--arg A]... [--transport subprocess|stream|both]
- * [--timeout-ms N] [--expected-failures FILE] [--format text|json|junit|markdown]`: check that a
- * client program speaks the protocol (spec/conformance-runner.md).
+ * [--timeout-ms N] [--expected-failures FILE] [--format text|json|junit|markdown] [--wire-version V]`:
+ * check that a client program speaks the protocol (spec/conformance-runner.md). `--wire-version V`
+ * (spec/wire-window.md, "Who speaks which version"; default current): the scenarios' requests are
+ * written in V and every answer must be in V (runtime/conform/scenarios.ts); the header's
+ * `wire_version` is V.
  *
  * Exit codes (spec/tables/cli-exit-codes.json): 0 every MUST scenario passed (or failed as the
  * baseline expects); 1 a MUST scenario failed or a baseline entry is stale; 2 usage; 3 the baseline
@@ -18,10 +21,12 @@ import { SCENARIO_TRANSPORTS, type ScenarioTransport } from "../../conform/types
 import { EXIT, integerFlag, parseFlags, UsageError, type CliIo } from "../io.js";
 import { packageRoot, packageVersion } from "../../process/package-root.js";
 import { executableProblem } from "../program-check.js";
+import { WIRE_VERSION_FLAG, WIRE_VERSION_USAGE, wireVersionFlag } from "../wire-version-flag.js";
 
 /** Usage text of the conform command. */
 export const CONFORM_USAGE = `usage: lifeloop-callback conform --program ABS [--arg A]... [--transport subprocess|stream|both]
                          [--timeout-ms N] [--expected-failures FILE] [--format text|json|junit|markdown]
+                         [--wire-version V]
   Runs the conformance scenarios (generated/docs/reference/conformance-scenarios.md) against a client program:
   a smoke check first, then every scenario; prints one verdict per scenario and a summary.
   --program            absolute path of the client (no shell; arguments via --arg, verbatim)
@@ -31,13 +36,15 @@ export const CONFORM_USAGE = `usage: lifeloop-callback conform --program ABS [--
                        as in the text report), # comments; a listed scenario that passes (or does
                        not exist) fails the run
   --format             text (default) | json (JSON Lines: header, records, summary) | junit | markdown
+  ${WIRE_VERSION_USAGE}:
+                       the requests are written in it and every answer must be in it
   exit 0 every MUST passed, 1 a MUST failed or the baseline is stale, 2 usage, 3 unreadable
   baseline, 5 not measured (the client cannot answer one valid event in a requested transport)`;
 
 /** Run the conform command; returns the exit code. */
 export async function runConform(args: readonly string[], io: CliIo): Promise<number> {
   const { values, lists, positionals } = parseFlags(args, {
-    values: ["--program", "--transport", "--timeout-ms", "--expected-failures", "--format"],
+    values: ["--program", "--transport", "--timeout-ms", "--expected-failures", "--format", WIRE_VERSION_FLAG],
     repeatable: ["--arg"],
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -54,6 +61,7 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
   const transport = values.get("--transport") ?? "subprocess";
   if (!["subprocess", "stream", "both"].includes(transport))
     throw new UsageError(`--transport takes subprocess, stream or both (got ${JSON.stringify(transport)})`);
+  const wireVersion = wireVersionFlag(values) ?? WIRE_VERSION;
   const format = (values.get("--format") ?? "text") as Format;
   if (!FORMATS.includes(format))
     throw new UsageError(`--format takes ${FORMATS.join(", ")} (got ${JSON.stringify(format)})`);
@@ -81,7 +89,7 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
     transport === "both" ? SCENARIO_TRANSPORTS : [transport as ScenarioTransport];
   const target = { program, args: lists.get("--arg") ?? [], timeoutMs };
   // Built once per transport (they read the vectors): the baseline is checked against every id.
-  const scenariosOf = new Map(SCENARIO_TRANSPORTS.map((t) => [t, buildScenarios(vectors, t)]));
+  const scenariosOf = new Map(SCENARIO_TRANSPORTS.map((t) => [t, buildScenarios(vectors, t, wireVersion)]));
   const everyId = new Set([...scenariosOf.values()].flatMap((list) => list.map((s) => s.id)));
   const runs: { transport: ScenarioTransport; run: ConformRun }[] = [];
   let scenarioCount = 0;
@@ -93,7 +101,7 @@ export async function runConform(args: readonly string[], io: CliIo): Promise<nu
   const header = {
     tool: "lifeloop-callback conform",
     version: packageVersion(),
-    wire_version: WIRE_VERSION,
+    wire_version: wireVersion,
     program,
     args: target.args,
     transport,

@@ -1,13 +1,16 @@
 /**
  * `lifeloop-callback hook --adapter claude|codex --event <HookEventName> --program ABS [--arg A]...
- *  --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]`: the command a
- * Claude Code or Codex command hook runs (spec/hook-command.md). Reads the harness's hook input on
- * stdin (at most limits.max_request_bytes), delivers the lifecycle events to the client, prints the
- * harness's output on stdout.
+ *  --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]
+ *  [--wire-version V]`: the command a Claude Code or Codex command hook runs (spec/hook-command.md).
+ * Reads the harness's hook input on stdin (at most limits.max_request_bytes), delivers the
+ * lifecycle events to the client, prints the harness's output on stdout. `--wire-version V`
+ * (spec/wire-window.md, "Who speaks which version"; default current): the version of the requests
+ * it builds and of its receipts, and the one every response must carry.
  *
  * `lifeloop-callback hook config --adapter claude|codex --program ABS [--arg A]... --timeout-ms N
- *  [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]`: prints the hooks block for the
- * harness's settings file, one entry per served hook event.
+ *  [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR] [--wire-version V]`:
+ * prints the hooks block for the harness's settings file, one entry per served hook event (its
+ * commands carry `--wire-version V` when it is given).
  *
  * Exit codes: 0, or 1 for everything else (usage errors included): never 2, which Claude Code reads
  * as "block".
@@ -35,12 +38,15 @@ import {
 } from "../io.js";
 import { packageBin } from "../../process/package-root.js";
 import { executableProblem } from "../program-check.js";
+import { WIRE_VERSION_FLAG, WIRE_VERSION_USAGE, wireVersionFlag } from "../wire-version-flag.js";
 
 /** Usage text of the hook command. */
 export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTERS.join("|")} --event HOOK_EVENT --program ABS [--arg A]...
                        --timeout-ms N [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]
+                       [--wire-version V]
        lifeloop-callback hook config --adapter ${HOOK_ADAPTERS.join("|")} --program ABS [--arg A]... --timeout-ms N
                        [--on-failure open|closed] [--receipts FILE] [--ledger PATH] [--state-dir DIR]
+                       [--wire-version V]
        lifeloop-callback hook install <the flags of hook config> [--settings FILE] [--dry-run]
        lifeloop-callback hook uninstall --adapter ${HOOK_ADAPTERS.join("|")} [--settings FILE] [--dry-run]
   hook: reads a Claude Code or Codex hook input on standard input, delivers its lifecycle events to
@@ -53,6 +59,8 @@ export const HOOK_USAGE = `usage: lifeloop-callback hook --adapter ${HOOK_ADAPTE
                 idempotency_key, so sequence stays null and no retry is detected as a replay;
                 unusable: exit 1, nothing delivered
   --state-dir   per-session state (default $XDG_STATE_HOME/lifeloop-callback/hooks)
+  ${WIRE_VERSION_USAGE}:
+                the requests and receipts carry it, every response must carry it
   hook config: prints the hooks block for ${HOOK_ADAPTERS.map((a) => hookInputAdapter(a).config_file).join(" / ")}.
   hook install: merges that block into the settings file (--settings FILE; default
   ${HOOK_ADAPTERS.map((a) => `./${hookInputAdapter(a).config_file}`).join(" or ")}, created if missing): our entries (commands that run
@@ -71,6 +79,7 @@ const FLAGS = {
     "--receipts",
     "--ledger",
     "--state-dir",
+    WIRE_VERSION_FLAG,
   ],
   repeatable: ["--arg"],
 };
@@ -102,6 +111,7 @@ export function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<s
         `${flag} is an empty path: name a file or directory (an absolute path, since the harness picks the working directory)`,
       );
   }
+  const wireVersion = wireVersionFlag(values);
   return {
     adapter,
     program,
@@ -111,12 +121,18 @@ export function common(values: ReadonlyMap<string, string>, lists: ReadonlyMap<s
     receiptsFile: values.get("--receipts") ?? null,
     ledgerFile: values.get("--ledger") ?? null,
     stateDir: values.get("--state-dir") ?? null,
+    ...(wireVersion === undefined ? {} : { wireVersion }),
   };
 }
 
 function invokerFor(c: Common): SubprocessInvoker {
   try {
-    return new SubprocessInvoker({ program: c.program, args: c.args, timeoutMs: c.timeoutMs });
+    return new SubprocessInvoker({
+      program: c.program,
+      args: c.args,
+      timeoutMs: c.timeoutMs,
+      ...(c.wireVersion === undefined || c.wireVersion === null ? {} : { wireVersion: c.wireVersion }),
+    });
   } catch (error) {
     if (error instanceof InvokerConfigError) throw invokerFlagError(error.message);
     throw error;
@@ -193,11 +209,13 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     );
     return EXIT.validation;
   }
+  const invoker = invokerFor(c);
   const outcome = await runHookCommand(
     {
       adapter: c.adapter,
       hookEvent,
-      invoker: invokerFor(c),
+      invoker,
+      wireVersion: invoker.wireVersion,
       clientId: defaultClientId(c.program, c.args),
       onFailure: c.onFailure,
       receiptsFile: c.receiptsFile,

@@ -1,6 +1,6 @@
 /**
  * `lifeloop-callback invoke --program ABS [--arg A]... --timeout-ms N [--client-id ID]
- *  [--receipt-id ID] [--parent-receipt-id ID] [--at-epoch-s N] [FILE|-]`:
+ *  [--receipt-id ID] [--parent-receipt-id ID] [--at-epoch-s N] [--wire-version V] [FILE|-]`:
  * read one DispatchEnvelope, run one subprocess round trip (CALLBACK-001 §"B. Subprocess callbacks")
  * and print one JSON object:
  * `{"response": CallbackResponse|null, "failure": {variant, failure_class, retry_class, detail,
@@ -15,6 +15,10 @@
  * - Receipt linkage (spec/host-runtime.md §"Receipts", "Linkage") is checked before the client is
  *   spawned: a `subcall` frame without `--parent-receipt-id`, or a parent equal to `--receipt-id`,
  *   is the `invalid_request` failure (exit 1, no receipt, nothing spawned).
+ * - `--wire-version V` (spec/wire-window.md, "Who speaks which version"; default current): the
+ *   version this host speaks. The envelope must carry it (another one is the `invalid_request`
+ *   failure, nothing spawned), the response must carry it (another one, even of the window, is
+ *   `invalid_response` naming the version found), and the receipt carries it.
  * - `sequence` is null without a ledger: one invocation has no run scope to number within (as
  *   lifeloop-cli 0.9.0's `event invoke` without a ledger).
  * - `--ledger PATH` (spec/host-runtime.md §"Receipts: the ledger"): the receipt is made through the
@@ -53,10 +57,12 @@ import {
 } from "../io.js";
 import { isLedgerError } from "../../receipts/open-ledger.js";
 import { ledgerFlag, openCommandLedger } from "../ledger.js";
+import { WIRE_VERSION_FLAG, WIRE_VERSION_USAGE, wireVersionFlag } from "../wire-version-flag.js";
 
 /** Usage text of the invoke command. */
 export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--arg A]... --timeout-ms N [--client-id ID]
-                         [--receipt-id ID] [--parent-receipt-id ID] [--at-epoch-s N] [--ledger PATH] [FILE|-]
+                         [--receipt-id ID] [--parent-receipt-id ID] [--at-epoch-s N] [--ledger PATH]
+                         [--wire-version V] [FILE|-]
   Sends one DispatchEnvelope (FILE or standard input) to a fresh client process and prints
   {"response", "failure", "receipt", "elapsed_ms"} as one JSON line.
   --program     absolute path of the client (no shell; arguments via --arg, verbatim, in order)
@@ -69,11 +75,18 @@ export const INVOKE_USAGE = `usage: lifeloop-callback invoke --program ABS [--ar
                 sequence continues across processes, the receipt is recorded, a recorded
                 idempotency_key replays ("replayed": true) or conflicts (exit 1). The client runs
                 either way; to skip a retry already receipted, check first with receipt get
+  ${WIRE_VERSION_USAGE}:
+                the envelope must carry it, the response must carry it (another version is
+                invalid_response), the receipt carries it
 ${FAIL_ON_STATUS_USAGE}
   exit 0 valid response, 1 the invocation failed, its key conflicts or --fail-on-status matched, 2 usage,
   3 unreadable input or unusable ledger`;
 
-function buildInvoker(values: ReadonlyMap<string, string>, args: readonly string[]): SubprocessInvoker {
+function buildInvoker(
+  values: ReadonlyMap<string, string>,
+  args: readonly string[],
+  wireVersion: string | undefined,
+): SubprocessInvoker {
   const program = values.get("--program");
   if (program === undefined) throw new UsageError("--program is required");
   const timeoutMs = integerFlag("--timeout-ms", values.get("--timeout-ms"), {
@@ -84,7 +97,7 @@ function buildInvoker(values: ReadonlyMap<string, string>, args: readonly string
   if (timeoutMs === undefined)
     throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
   try {
-    return new SubprocessInvoker({ program, args, timeoutMs });
+    return new SubprocessInvoker({ program, args, timeoutMs, ...(wireVersion === undefined ? {} : { wireVersion }) });
   } catch (error) {
     if (error instanceof InvokerConfigError) throw invokerFlagError(error.message);
     throw error;
@@ -127,12 +140,13 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
       "--at-epoch-s",
       "--ledger",
       "--fail-on-status",
+      WIRE_VERSION_FLAG,
     ],
     repeatable: ["--arg"],
   });
   const [source = "-", ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
-  const invoker = buildInvoker(values, lists.get("--arg") ?? []);
+  const invoker = buildInvoker(values, lists.get("--arg") ?? [], wireVersionFlag(values));
   const ctx = buildContext(values, invoker.program, lists.get("--arg") ?? []);
   const failOn = failOnStatuses(values.get("--fail-on-status"));
   const ledgerPath = ledgerFlag(values);
@@ -146,7 +160,7 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
   }
 
   // The ledger before the spawn: a client never runs for a receipt that cannot be kept.
-  const opened = await openCommandLedger(ledgerPath, io, "invoke", "the client was not started");
+  const opened = await openCommandLedger(ledgerPath, io, "invoke", "the client was not started", invoker.wireVersion);
   if ("exit" in opened) return opened.exit;
   const { ledger } = opened;
   try {
@@ -157,10 +171,11 @@ export async function runInvoke(args: readonly string[], io: CliIo): Promise<num
       receiptId: ctx.receipt_id,
     });
     // Without a ledger there is no run scope to number within: sequence null.
+    const { wireVersion } = invoker;
     const emitter =
       ledger === null
-        ? new ReceiptEmitter({ sequencer: null })
-        : new ReceiptEmitter({ store: ledger, sequencer: ledger });
+        ? new ReceiptEmitter({ sequencer: null, wireVersion })
+        : new ReceiptEmitter({ store: ledger, sequencer: ledger, wireVersion });
     let emitted: EmitOutcome | null = null;
     let receiptError: { failure_class: string; retry_class: string; message: string } | null = null;
     let code: number = result.ok ? EXIT.ok : EXIT.validation;

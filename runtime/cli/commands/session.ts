@@ -1,6 +1,6 @@
 /**
  * `lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N
- *  [--parent-receipt-id ID] FILE|-`
+ *  [--parent-receipt-id ID] [--wire-version V] FILE|-`
  * (spec/host-runtime.md §"CLI: lifeloop-callback session"): deliver a session of events, one
  * DispatchEnvelope per line of a JSON Lines file, over either transport, so both can be compared on
  * the same file.
@@ -25,6 +25,11 @@
  *   sent): sequences continue those of earlier processes, keys recorded earlier replay
  *   (`"replayed": true` on the line) or conflict, every receipt is recorded. A ledger fault on one
  *   event is that line's `receipt_error` (internal_error), and the exit is 3.
+ * - `--wire-version V` (spec/wire-window.md, "Who speaks which version"; default current): the
+ *   version this host speaks, over either transport. Every envelope must carry it (another one is
+ *   that line's `invalid_request` failure, nothing sent), every response must carry it (another one,
+ *   even of the window, is `invalid_response`), every receipt carries it (and a `--ledger` must
+ *   have been written under it).
  * - Stream mode answers the client's `continuation/*` requests from the continuation store the
  *   environment names, resolved as `lifeloop-callback continuation` resolves it
  *   (`$LIFELOOP_CONTINUATION_ROOT`, then `$XDG_STATE_HOME`, then `$HOME`; runtime/continuation/root.ts),
@@ -64,10 +69,11 @@ import {
 import { isLedgerError } from "../../receipts/open-ledger.js";
 import { ledgerFlag, openCommandLedger } from "../ledger.js";
 import { printedFailure } from "./invoke.js";
+import { WIRE_VERSION_FLAG, WIRE_VERSION_USAGE, wireVersionFlag } from "../wire-version-flag.js";
 
 /** Usage text of the session command. */
 export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subprocess|stream] --program ABS [--arg A]... --timeout-ms N
-                          [--parent-receipt-id ID] [--ledger PATH] FILE|-
+                          [--parent-receipt-id ID] [--ledger PATH] [--wire-version V] FILE|-
   Delivers one DispatchEnvelope per line of a JSON Lines file (or standard input), in order, and
   prints one JSON line per envelope ({"event_id", "response", "failure", "receipt", "elapsed_ms"})
   and a final {"summary": {...}} line.
@@ -77,6 +83,8 @@ export const SESSION_USAGE = `usage: lifeloop-callback session [--transport subp
   --client-id   receipt client_id (default: the program's file name, or its script's for an interpreter)
   --parent-receipt-id  the parent of every receipt of the session (required for subcall frames)
   --ledger      durable receipt ledger (SQLite, as invoke --ledger): sequences and replays span processes
+  ${WIRE_VERSION_USAGE}:
+                every envelope and every response must carry it, every receipt carries it
 ${FAIL_ON_STATUS_USAGE}
   In stream mode the client's continuation/* requests are answered from the continuation store
   (as \`lifeloop-callback continuation\` finds it: ${rootResolutionText()}).
@@ -126,8 +134,9 @@ function buildInvoker(
   program: string | undefined,
   args: readonly string[],
   timeoutText: string | undefined,
+  wireVersion: string | undefined,
   io: CliIo,
-): CallbackInvoker & { readonly program: string } {
+): CallbackInvoker & { readonly program: string; readonly wireVersion: string } {
   if (transport !== "subprocess" && transport !== "stream")
     throw new UsageError(`--transport is subprocess or stream (got ${JSON.stringify(transport)})`);
   if (program === undefined) throw new UsageError("--program is required");
@@ -138,12 +147,13 @@ function buildInvoker(
   });
   if (timeoutMs === undefined)
     throw new UsageError("--timeout-ms is required: there is no default timeout (e.g. --timeout-ms 5000)");
+  const version = wireVersion === undefined ? {} : { wireVersion };
   try {
-    if (transport === "subprocess") return new SubprocessInvoker({ program, args, timeoutMs });
+    if (transport === "subprocess") return new SubprocessInvoker({ program, args, timeoutMs, ...version });
     const reverseHandlers = continuationHandlers((use) => storeForCommand(process.env, use), {
       onDiagnostic: (d) => io.err(`session: continuation/list: ${sortedJsonLine({ ...d })}`),
     });
-    return new StreamInvoker({ program, args, timeoutMs, reverseHandlers });
+    return new StreamInvoker({ program, args, timeoutMs, reverseHandlers, ...version });
   } catch (error) {
     if (error instanceof InvokerConfigError) throw invokerFlagError(error.message);
     throw error;
@@ -161,6 +171,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
       "--fail-on-status",
       "--parent-receipt-id",
       "--ledger",
+      WIRE_VERSION_FLAG,
     ],
     repeatable: ["--arg"],
   });
@@ -173,6 +184,7 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
     values.get("--program"),
     lists.get("--arg") ?? [],
     values.get("--timeout-ms"),
+    wireVersionFlag(values),
     io,
   );
   const failOn = failOnStatuses(values.get("--fail-on-status"));
@@ -193,12 +205,16 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
     return EXIT.input;
   }
 
-  const opened = await openCommandLedger(ledgerPath, io, "session", "nothing was sent");
+  const opened = await openCommandLedger(ledgerPath, io, "session", "nothing was sent", invoker.wireVersion);
   if ("exit" in opened) return opened.exit;
   const { ledger } = opened;
 
   const started = performance.now();
-  const receipts = ledger === null ? new ReceiptEmitter() : new ReceiptEmitter({ store: ledger, sequencer: ledger });
+  const { wireVersion } = invoker;
+  const receipts =
+    ledger === null
+      ? new ReceiptEmitter({ wireVersion })
+      : new ReceiptEmitter({ store: ledger, sequencer: ledger, wireVersion });
   const clientId = values.get("--client-id") ?? defaultClientId(invoker.program, lists.get("--arg") ?? []);
   let delivered = 0;
   let answeredFailed = 0;

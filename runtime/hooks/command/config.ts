@@ -31,6 +31,8 @@ export interface HookConfigOptions {
   /** `--ledger`: the durable receipt ledger every call records into (absent or null: none). */
   readonly ledgerFile?: string | null;
   readonly stateDir: string | null;
+  /** `--wire-version`: the wire version every call speaks (absent or null: the flag is left out, current). */
+  readonly wireVersion?: string | null;
 }
 
 /** The options the `hook` command's flags give: all of {@link HookConfigOptions} but `cli` (the command knows its own). */
@@ -90,6 +92,7 @@ export function hookConfig(o: HookConfigOptions): { readonly hooks: Record<strin
     if (o.receiptsFile !== null) words.push("--receipts", o.receiptsFile);
     if (o.ledgerFile !== undefined && o.ledgerFile !== null) words.push("--ledger", o.ledgerFile);
     if (o.stateDir !== null) words.push("--state-dir", o.stateDir);
+    if (o.wireVersion !== undefined && o.wireVersion !== null) words.push("--wire-version", o.wireVersion);
     const entry: Record<string, unknown> = { type: "command", command: words.map(shellWord).join(" ") };
     if (row.config_timeout) entry.timeout = harnessTimeoutSeconds(h.delivers.length, o.timeoutMs);
     if (h.status_message !== null) entry.statusMessage = h.status_message;

@@ -94,20 +94,21 @@ export interface RequestIds {
 }
 
 /**
- * The CallbackRequest of `event` for a hook input of `adapter`. `event_id` and `invocation_id`
- * default to `evt-<uuid>` / `inv-<uuid>`; integration_mode is native_hook; adapter_version is the
- * table's.
+ * The CallbackRequest of `event` for a hook input of `adapter`, in `wireVersion` (the version the
+ * host speaks, spec/wire-window.md; default current). `event_id` and `invocation_id` default to
+ * `evt-<uuid>` / `inv-<uuid>`; integration_mode is native_hook; adapter_version is the table's.
  */
 export function buildCallbackRequest(
   adapter: HookAdapter,
   event: LifecycleEventKind,
   input: HookInput,
   ids: RequestIds,
+  wireVersion: string = WIRE_VERSION,
 ): CallbackRequest {
   const metadata: Record<string, unknown> = {};
   const truncated: string[] = [];
   const request: Record<string, unknown> = {
-    schema_version: WIRE_VERSION,
+    schema_version: wireVersion,
     event,
     event_id: ids.eventId ?? `evt-${randomUUID()}`,
     adapter_id: adapter,

@@ -45,6 +45,7 @@ import { hookEventFor, outputSchemaName } from "../mapping.js";
 import { renderHookPayload } from "../render.js";
 import { hookSchemaIssues } from "../request.js";
 import { validateValue } from "../../wire/validate.js";
+import { closedWindow } from "../../wire/window.js";
 import { renderableParts, renderRequestFor } from "./answer.js";
 import { readHookInput, type HookInput } from "./input.js";
 import { ReceiptsFile } from "./receipts.js";
@@ -62,6 +63,11 @@ export interface HookCommandOptions {
   readonly hookEvent: string;
   /** Delivers each lifecycle event (the CLI uses a SubprocessInvoker: one process per event). */
   readonly invoker: CallbackInvoker;
+  /**
+   * The wire version of the requests and receipts (spec/wire-window.md, "Who speaks which
+   * version"; absent: current): the invoker must speak the same one (the CLI builds both from `--wire-version`).
+   */
+  readonly wireVersion?: string;
   /** Receipt client_id (the CLI: the program's file name). */
   readonly clientId: string;
   readonly onFailure: OnFailure;
@@ -172,13 +178,14 @@ function afterDelivery(delivered: readonly LifecycleEventKind[]): string {
 }
 
 /**
- * Why the input cannot make a valid DispatchEnvelope for `event` (its first validation issue: rule,
- * pointer in the envelope, the input member the table maps there), or null when it is valid. The
- * input schema is deliberately not tightened to catch this (spec/hook-command.md, "Requests the
- * input cannot make"): it is a frozen release's contract, and the gate would call that breaking.
+ * Why the input cannot make a valid DispatchEnvelope for `event` in `wireVersion` (its first
+ * validation issue, judged by that version's rules: rule, pointer in the envelope, the input member
+ * the table maps there), or null when it is valid. The input schema is deliberately not tightened
+ * to catch this (spec/hook-command.md, "Requests the input cannot make"): it is a frozen release's
+ * contract, and the gate would call that breaking.
  */
-function invalidRequest(event: LifecycleEventKind, envelope: DispatchEnvelope): string | null {
-  const issue = validateValue("DispatchEnvelope", envelope)[0];
+function invalidRequest(event: LifecycleEventKind, envelope: DispatchEnvelope, wireVersion: string): string | null {
+  const issue = validateValue("DispatchEnvelope", envelope, closedWindow(wireVersion))[0];
   if (issue === undefined) return null;
   const inRequest = issue.pointer.startsWith("/request") ? issue.pointer.slice("/request".length) : null;
   const row =
@@ -207,20 +214,21 @@ async function deliverEvents(
 > {
   // A hook request has no harness_run_id (no run scope: sequence null, as the reference's hooks) and
   // no idempotency_key (nothing to replay); a ledger only keeps the receipts durably across calls.
+  const wireVersion = o.wireVersion ?? WIRE_VERSION;
   const emitter =
     ledger === null
-      ? new ReceiptEmitter({ sequencer: null })
-      : new ReceiptEmitter({ store: ledger, sequencer: ledger });
+      ? new ReceiptEmitter({ sequencer: null, wireVersion })
+      : new ReceiptEmitter({ store: ledger, sequencer: ledger, wireVersion });
   const responses = new Map<LifecycleEventKind, CallbackResponse>();
   // Every request is built and judged before the first delivery: one the input cannot make valid
   // is the host's error, so no client receives any event of the call (spec/hook-command.md).
   const envelopes: DispatchEnvelope[] = [];
   for (const event of row.delivers as readonly LifecycleEventKind[]) {
     const envelope: DispatchEnvelope = {
-      schema_version: WIRE_VERSION,
-      request: buildCallbackRequest(o.adapter, event, input, { frameId }),
+      schema_version: wireVersion,
+      request: buildCallbackRequest(o.adapter, event, input, { frameId }, wireVersion),
     };
-    const refused = invalidRequest(event, envelope);
+    const refused = invalidRequest(event, envelope, wireVersion);
     if (refused !== null) return { refused };
     envelopes.push(envelope);
   }
@@ -396,7 +404,7 @@ export async function runHookCommand(o: HookCommandOptions, inputBytes: Uint8Arr
     receipts = files.receipts;
     if (o.ledgerFile !== undefined && o.ledgerFile !== null) {
       try {
-        ledger = await openLedger(o.ledgerFile);
+        ledger = await openLedger(o.ledgerFile, { wireVersion: o.wireVersion ?? WIRE_VERSION });
       } catch (error) {
         if (!isLedgerError(error)) throw error;
         return refuse(`${error.message} (--ledger); nothing was delivered`);

@@ -79,7 +79,7 @@ function inVersion(value: Json, wireVersion: string): Json {
 
 /**
  * The bytes of a document with every JSON string token that is exactly the current version
- * (`"lifeloop.v0.4"`, unescaped) replaced by `wireVersion`'s. The bytes need not be valid JSON
+ * (WIRE_VERSION as a JSON string, unescaped) replaced by `wireVersion`'s. The bytes need not be valid JSON
  * (the parse-layer vectors are not), so this works on bytes, not on a parsed value.
  */
 function bytesInVersion(bytes: Uint8Array, wireVersion: string): Uint8Array {

@@ -4,7 +4,7 @@
  *
  * - the same client program (test/fixtures/client-lang-neutral/node/runner-echo.mjs, on the built
  *   package) returns a delivered receipt from `lifeloop event invoke` of lifeloop-cli 0.5.0 (a
- *   `lifeloop.v0.3` envelope) and of the pinned reference (`lifeloop.v0.4`);
+ *   `lifeloop.v0.3` envelope) and of the pinned reference (the current version);
  * - v1 and v2 (`--stream`) answers carry the request's version; a request outside the window is
  *   answered `failed` in current with the window's message; a handler that answers in another
  *   version than the request's is replaced by the runner's failed response in the request's version.

@@ -6,7 +6,7 @@
  * - lifeloop-cli 0.5.0 (.cache/lifeloop-ref-0.5.0), which reads and writes `lifeloop.v0.3`
  *   envelopes and refuses a response in any other version;
  * - lifeloop-cli 0.9.0 (.cache/lifeloop-ref, the reference spec/wire-version.json names), which
- *   speaks the current `lifeloop.v0.4`.
+ *   speaks the current version.
  *
  * The client has no configuration: the SDK reads each request by the version it carries and
  * answers in it (spec/wire-window.md, "Clients answer in the request's version"). Each host is

@@ -2,7 +2,7 @@
  * Helpers of the wire-version window suites (spec/wire-window.md): a document rewritten to another
  * version, and the two reference hosts that write each version of the default window —
  * lifeloop-cli 0.5.0 (`lifeloop.v0.3`) and the pinned reference (spec/wire-version.json, 0.9.0 with
- * `lifeloop.v0.4`) — running `lifeloop event invoke` with a client.
+ * the current version) — running `lifeloop event invoke` with a client.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";

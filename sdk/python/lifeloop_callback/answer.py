@@ -75,7 +75,7 @@ def failure_response(
 
     ``code``/``message`` add one ``Warning`` (message cut to limits.runner_warning_message_code_points,
     4096 code points; an empty message becomes the code, because a Warning's message is never empty
-    in lifeloop.v0.4); ``metadata`` becomes the response's open map. Handy for handlers that want to
+    in the current version); ``metadata`` becomes the response's open map. Handy for handlers that want to
     fail on purpose.
     """
     warnings: Tuple[Warning, ...] = ()

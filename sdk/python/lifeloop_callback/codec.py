@@ -14,8 +14,8 @@ The wire-version window (spec/wire-window.md): readers (:func:`decode`, :func:`c
 when that version is in the reader's window, and refuse any other with rule
 ``schema-version-current`` at ``/schema_version`` (``OUTSIDE_WINDOW_RULE``, message
 ``OUTSIDE_WINDOW_MESSAGE``). The window is, by default, ``WIRE_WINDOW`` (current, then every
-accepted version, newest first); ``window=`` closes it, e.g. ``window=("lifeloop.v0.3",)`` or
-``window="lifeloop.v0.4"`` (one version), never opening it beyond ``WIRE_WINDOW`` (``ValueError``).
+accepted version, newest first); ``window=`` closes it, e.g. ``window=WIRE_VERSION`` (one version)
+or ``window=(WIRE_VERSION, "lifeloop.v0.3")``, never opening it beyond ``WIRE_WINDOW`` (``ValueError``).
 :func:`encode` writes a version with ``wire_version=``. The decoded dataclasses are the current
 version's (an accepted version's documents have the same shapes today; a version whose shapes
 differ is built field by field: members current lacks are dropped).

@@ -183,3 +183,27 @@ describe("session --wire-version", () => {
     });
   }
 });
+
+describe("receipt emit --wire-version", () => {
+  /** An emit input whose request and response are both in `version`. */
+  function emitInput(version: string): string {
+    const request = frameOpening(version).request as Record<string, unknown>;
+    return JSON.stringify({
+      request,
+      response: { schema_version: version, status: "delivered" },
+      context: { client_id: "c", receipt_id: "r1", at_epoch_s: 1 },
+    });
+  }
+
+  it("emits a receipt in V from a request and response in V; without the flag the v0.3 input is refused by name", () => {
+    const older = runCli(["receipt", "emit", "--wire-version", V03, "-"], { input: emitInput(V03) });
+    expect(older.code, older.stderr).toBe(0);
+    const receipt = JSON.parse(older.stdout) as Record<string, unknown>;
+    expect(receipt.schema_version).toBe(V03);
+    expect(validateValue("LifecycleReceipt", receipt, closedWindow(V03))).toEqual([]);
+    const current = runCli(["receipt", "emit", "-"], { input: emitInput(V03) });
+    expect(current.code).toBe(1);
+    expect(current.stderr).toContain(`\`${V03}\` is outside this reader's wire-version window (\`${WIRE_VERSION}\`)`);
+    expect(runCli(["receipt", "emit", "-"], { input: emitInput(WIRE_VERSION) }).code).toBe(0);
+  });
+});

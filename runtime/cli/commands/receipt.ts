@@ -2,7 +2,7 @@
  * `lifeloop-callback receipt emit|list|get` (spec/host-runtime.md §"Receipts: the ledger"), the
  * reference CLI's `receipt` surface for a durable receipt ledger:
  *
- * - `receipt emit [--ledger PATH] [FILE|-]`: read `{"request": CallbackRequest, "response":
+ * - `receipt emit [--ledger PATH] [--wire-version V] [FILE|-]`: read `{"request": CallbackRequest, "response":
  *   CallbackResponse, "context": {client_id, receipt_id, at_epoch_s, parent_receipt_id?,
  *   harness_session_id?, harness_run_id?, harness_task_id?}}` and print the receipt of that answer.
  *   With a ledger, the sequence comes from it, a recorded idempotency key replays (the prior
@@ -18,7 +18,7 @@
  * version 1, is listed as it is. Output is pretty-printed JSON. Exit 0 ok, 1 the input is invalid
  * or the key conflicts, 2 usage, 3 unreadable input, a ledger that cannot be used, or not found.
  */
-import { LIMITS } from "../../../generated/ts/spec.js";
+import { LIMITS, WIRE_VERSION } from "../../../generated/ts/spec.js";
 import type { CallbackRequest, CallbackResponse, LifecycleReceipt } from "../../../generated/ts/types.js";
 import { issueText } from "../../invoker/failure.js";
 import { contextIssues, ReceiptEmitter } from "../../receipts/emitter.js";
@@ -30,15 +30,19 @@ import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits, validateValue } from "../
 import { EXIT, parseFlags, readCommandInput, UsageError, type CliIo } from "../io.js";
 import { isLedgerError, openLedger } from "../../receipts/open-ledger.js";
 import { ledgerFlag } from "../ledger.js";
+import { WIRE_VERSION_FLAG, WIRE_VERSION_USAGE, wireVersionFlag } from "../wire-version-flag.js";
+import { closedWindow, type WireWindow } from "../../wire/window.js";
 
 /** Usage text of the receipt command. */
-export const RECEIPT_USAGE = `usage: lifeloop-callback receipt emit [--ledger PATH] [FILE|-]
+export const RECEIPT_USAGE = `usage: lifeloop-callback receipt emit [--ledger PATH] [--wire-version V] [FILE|-]
        lifeloop-callback receipt list --ledger PATH
        lifeloop-callback receipt get --ledger PATH --idempotency-key K --client-id C --adapter-id A
   emit: reads {"request", "response", "context"} (FILE or standard input) and prints the receipt of
         that answer; with --ledger the sequence, replay/conflict and recording go through the ledger;
         the request and the response are each held to their own document limits
-        (max_request_bytes ${LIMITS.max_request_bytes}, max_response_bytes ${LIMITS.max_response_bytes}, as compact JSON)
+        (max_request_bytes ${LIMITS.max_request_bytes}, max_response_bytes ${LIMITS.max_response_bytes}, as compact JSON);
+        the request, the response and the receipt are all in one wire version:
+  ${WIRE_VERSION_USAGE}
   list: prints every receipt of the ledger as a JSON array, in the order written
   get:  prints the receipt recorded under the idempotency key; none: {"error":"not_found"} on stderr
   --ledger  a SQLite receipt ledger file (the reference CLI's format; created by emit, its directory
@@ -118,15 +122,16 @@ async function withLedger(
 /** The emit input's parts, or the message of why it is unusable (exit 1). */
 function emitInput(
   value: unknown,
+  window: WireWindow,
 ): { request: CallbackRequest; response: CallbackResponse; context: ReceiptContext } | string {
   if (value === null || typeof value !== "object" || Array.isArray(value))
     return "the input must be an object {request, response, context}";
   const { request, response, context, ...rest } = value as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
   if (extra !== undefined) return `unknown member ${JSON.stringify(extra)} (the input is {request, response, context})`;
-  const requestIssues = validateValue("CallbackRequest", request);
+  const requestIssues = validateValue("CallbackRequest", request, window);
   if (requestIssues.length > 0) return `request: ${issueText(requestIssues[0] as (typeof requestIssues)[number])}`;
-  const responseIssues = validateValue("CallbackResponse", response);
+  const responseIssues = validateValue("CallbackResponse", response, window);
   if (responseIssues.length > 0) return `response: ${issueText(responseIssues[0] as (typeof responseIssues)[number])}`;
   if (context === null || typeof context !== "object" || Array.isArray(context))
     return "context must be an object {client_id, receipt_id, at_epoch_s, ...}";
@@ -139,15 +144,16 @@ function emitInput(
 }
 
 async function runEmit(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseFlags(args, { values: ["--ledger"] });
+  const { values, positionals } = parseFlags(args, { values: ["--ledger", WIRE_VERSION_FLAG] });
   const [source = "-", ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   const ledgerPath = ledgerFlag(values);
+  const wireVersion = wireVersionFlag(values) ?? WIRE_VERSION;
   // The ledger first: a bad path fails before the input is read (as invoke fails before a spawn).
   let ledger: ReceiptLedger | null = null;
   if (ledgerPath !== null) {
     try {
-      ledger = await openLedger(ledgerPath);
+      ledger = await openLedger(ledgerPath, { wireVersion });
     } catch (error) {
       return ledgerFault(io, error);
     }
@@ -174,12 +180,15 @@ async function runEmit(args: readonly string[], io: CliIo): Promise<number> {
         return EXIT.input;
       }
     }
-    const input = emitInput(parsed.value);
+    const input = emitInput(parsed.value, closedWindow(wireVersion));
     if (typeof input === "string") {
       io.err(`receipt emit: ${input}\n`);
       return EXIT.validation;
     }
-    const emitter = ledger === null ? new ReceiptEmitter() : new ReceiptEmitter({ store: ledger, sequencer: ledger });
+    const emitter =
+      ledger === null
+        ? new ReceiptEmitter({ wireVersion })
+        : new ReceiptEmitter({ store: ledger, sequencer: ledger, wireVersion });
     let receipt: LifecycleReceipt | null;
     try {
       receipt = emitter.emit(

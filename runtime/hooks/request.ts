@@ -2,14 +2,16 @@
  * Judging a render request (schemas/hooks/hook-render-request.schema.json) and a rendered output
  * against its harness schema, with the same issue shape as wire validation ({rule, pointer,
  * message}; spec/wire-contract.md): parse layer (`json.*`), schema layer (`schema.*`, including
- * integer lexemes inside envelopes), then the PayloadEnvelope and FrameContext rules of
- * spec/tables/rules.json with pointers into the request.
+ * integer lexemes inside envelopes), then the FrameContext rules of spec/tables/rules.json and each
+ * PayloadEnvelope's rules of its own wire version (the window's, spec/wire-window.md), with pointers
+ * into the request.
  */
 import { INTEGER_PATHS, type HOOK_SCHEMAS, type WireObjectTypeName } from "../../generated/ts/spec/plans.js";
 import type { HookRenderRequest } from "../../generated/ts/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { evaluateRules } from "../wire/rules.js";
 import { integerLexemeIssues, schemaIssues } from "../wire/schema.js";
+import { validateValue } from "../wire/validate.js";
 
 /** Name of a schema under schemas/hooks/, e.g. `CodexStopOutput` (its generated validator is `validate<Name>`). */
 export type HookSchemaName = (typeof HOOK_SCHEMAS)[number]["name"];
@@ -56,7 +58,9 @@ export function renderRequestIssues(
     if (frame.length > 0) return prefixed("/frame", frame);
   }
   for (const [i, p] of (request.payloads ?? []).entries()) {
-    const envelope = evaluateRules("PayloadEnvelope", p.envelope);
+    // Each envelope by the rules of its own version among the window's (spec/wire-window.md): a host
+    // speaking an older version renders that version's answers.
+    const envelope = validateValue("PayloadEnvelope", p.envelope);
     if (envelope.length > 0) return prefixed(`/payloads/${i}/envelope`, envelope);
   }
   return [];

@@ -7,16 +7,20 @@
  * request's version, logs what it received) and the shell misbehaviour client (answers in the
  * version it is given).
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../../generated/ts/spec.js";
 import { runCli } from "../../support/cli-process.js";
 import { FIXTURE_CLIENTS_DIR } from "../../support/fixture-clients.js";
+import { CONTINUATION_REFERENCE_CLI } from "../../support/continuation-reference.js";
 import { HOOK_CLIENT, hookInputFor, Scratch } from "./support.js";
 
 /** lifeloop-cli 0.5.0's version: an older version of the window. */
 const V03 = "lifeloop.v0.3";
 const MISBEHAVE = join(FIXTURE_CLIENTS_DIR, "shell", "misbehave.sh");
+/** lifeloop-cli 0.5.0's own test client (a lifeloop.v0.3 client that answers with a context payload). */
+const FAKE_CLIENT_0_5 = join(CONTINUATION_REFERENCE_CLI, "..", "lifeloop-fake-ccd-client");
 // Generous: each client answers in milliseconds; the bound only keeps a broken run from hanging.
 const TIMEOUT_MS = "10000";
 
@@ -79,6 +83,36 @@ describe("hook --wire-version", () => {
     expect(out.systemMessage).toContain("frame.ending delivery failed: invalid_response");
     expect(out.systemMessage).toContain(`\`${WIRE_VERSION}\``);
     expect(r.stderr).toContain("invalid_response");
+  });
+
+  it("renders the context payloads of a lifeloop.v0.3 answer (lifeloop-cli 0.5.0's fake client, UserPromptSubmit)", () => {
+    if (!existsSync(FAKE_CLIENT_0_5))
+      throw new Error(
+        `lifeloop-cli 0.5.0's test client is missing at ${FAKE_CLIENT_0_5}; run bash tools/setup/prepare.sh`,
+      );
+    const r = runCli(
+      [
+        "hook",
+        "--adapter",
+        "claude",
+        "--event",
+        "UserPromptSubmit",
+        "--program",
+        FAKE_CLIENT_0_5,
+        "--timeout-ms",
+        TIMEOUT_MS,
+        "--state-dir",
+        s.stateDir,
+        "--wire-version",
+        V03,
+      ],
+      { input: JSON.stringify(hookInputFor("claude", "UserPromptSubmit")) },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe("");
+    const out = JSON.parse(r.stdout) as { hookSpecificOutput?: { additionalContext?: string } };
+    // The fake client's one payload (v0.3 envelope) reaches the harness's context.
+    expect(out.hookSpecificOutput?.additionalContext).toContain("hello from fake ccd");
   });
 
   it("a version this build does not speak: exit 1 (never 2) with the reason", () => {

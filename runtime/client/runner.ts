@@ -26,8 +26,9 @@
  *   stderr; frames go through the original stream. A child process that inherits fd 1 can still
  *   write to it: spawn children with stdout ignored or piped.
  * - Every answer is in the request's wire version (spec/wire-window.md): a request of any version of
- *   the window is read by that version's rules and the response is checked in that version alone; a
- *   request outside the window is refused in current.
+ *   the window is read by that version's rules; a `schema_version` the handler wrote as current
+ *   becomes the request's (as in the Go and Python runners) and the response is checked in that
+ *   version alone; a request outside the window is refused in current.
  * - Refusals and failures are answered exactly as the SDK runners do: `status: failed`, the
  *   class's default retry class and one warning naming the rule id or failure variant (invalid
  *   envelope: `invalid_request` + rule id; `receipt.emitted`: `receipt_emitted_rejected`; handler
@@ -156,7 +157,7 @@ export async function answerEnvelope(
   // The response is judged in the request's version alone: an answer in another version is invalid.
   const window = closedWindow(version);
   const encode = (response: CallbackResponse): Buffer => {
-    const snap = wireSnapshot("CallbackResponse", response, LIMITS.max_response_bytes, [], window);
+    const snap = wireSnapshot("CallbackResponse", inVersion(response, version), LIMITS.max_response_bytes, [], window);
     if (snap.ok) return snap.bytes;
     const code = snap.problem === "invalid" ? (snap.issues[0] as ValidationIssue).rule : "invalid_response";
     const text = snap.problem === "invalid" ? snap.issues.slice(0, 8).map(issueText).join("; ") : snap.detail;
@@ -255,6 +256,31 @@ async function serveOnce(
   const judged = parseWireDocument("DispatchEnvelope", bytes, DEFAULT_DOCUMENT_LIMITS);
   const version = judged.ok ? judged.value.schema_version : requestVersionOf(bytes);
   return writeOut(stdout, await answerEnvelope(judged, handler, context, stderr, version));
+}
+
+/**
+ * `response` with every `schema_version` that is the current version (the root's and each client
+ * payload's) set to `version`, as the Go and Python runners do: a handler that answers in current,
+ * whatever the request, still answers an older host in its version. Any other version is left as
+ * written (and refused by the check in the request's version). Never throws: a response that cannot
+ * be read is returned as given.
+ */
+function inVersion(response: CallbackResponse, version: string): CallbackResponse {
+  if (version === WIRE_VERSION) return response;
+  try {
+    if (response === null || typeof response !== "object" || Array.isArray(response)) return response;
+    const out: Record<string, unknown> = { ...response };
+    if (out.schema_version === WIRE_VERSION) out.schema_version = version;
+    if (Array.isArray(out.client_payloads))
+      out.client_payloads = out.client_payloads.map((p: unknown) =>
+        p !== null && typeof p === "object" && (p as { schema_version?: unknown }).schema_version === WIRE_VERSION
+          ? { ...p, schema_version: version }
+          : p,
+      );
+    return out as unknown as CallbackResponse;
+  } catch {
+    return response;
+  }
 }
 
 /** The version to answer an invalid request's bytes in: its own when readable and in the window, else current. */

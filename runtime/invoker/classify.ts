@@ -20,7 +20,7 @@
 import { LIMITS } from "../../generated/ts/spec/limits.js";
 import type { CallbackResponse } from "../../generated/ts/types.js";
 import { parseWireDocument, parseWireDocumentSliced, type DocumentLimits, type WireResult } from "../wire/validate.js";
-import type { WireWindow } from "../wire/window.js";
+import { versionHint, type WireWindow } from "../wire/window.js";
 import type { ChildRun } from "./child-run.js";
 import { CURRENT_HOST_WINDOW, SETTLE_RESERVE_MS, type InvokerLimits } from "./config.js";
 import { errorText, issueText, makeFailure, spawnFailureDetail, type FailureFacts } from "./failure.js";
@@ -141,7 +141,11 @@ function classifyJudged(run: ChildRun, ctx: ClassifyContext, parsed: WireResult<
       parsed.issues,
     );
   }
-  return fail("invalid_response", `CallbackResponse is invalid: ${issueText(first)}`, parsed.issues);
+  return fail(
+    "invalid_response",
+    `CallbackResponse is invalid: ${issueText(first)}${versionHint(first, "answer")}`,
+    parsed.issues,
+  );
 }
 
 /** The strict parser's bounds for stdout. */

@@ -36,7 +36,7 @@ import {
 } from "../wire/serialize.js";
 import { acceptsSerialized } from "../wire/fast-parse.js";
 import { validateParsed } from "../wire/validate.js";
-import { DEFAULT_WIRE_WINDOW, type WireWindow } from "../wire/window.js";
+import { DEFAULT_WIRE_WINDOW, versionHint, type WireWindow } from "../wire/window.js";
 import { CURRENT_HOST_WINDOW, type InvokerLimits } from "./config.js";
 import { issueText, makeFailure } from "./failure.js";
 import type { InvocationFailure } from "./types.js";
@@ -188,7 +188,13 @@ function envelopeFailure(
       `the serialized DispatchEnvelope is larger than ${maxBytes} bytes (limits.max_request_bytes); nothing was delivered`,
     );
   }
-  return makeFailure("invalid_request", `DispatchEnvelope is invalid: ${issueText(primary)}`, { issues: snap.issues });
+  return makeFailure(
+    "invalid_request",
+    `DispatchEnvelope is invalid: ${issueText(primary)}${versionHint(primary, "document")}`,
+    {
+      issues: snap.issues,
+    },
+  );
 }
 
 /**

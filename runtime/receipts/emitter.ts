@@ -26,7 +26,7 @@
  */
 import { EVENT_VOCABULARY } from "../../generated/ts/spec/event-vocabulary.js";
 import { INTEGRATION_MODE_VALUES } from "../../generated/ts/spec/plans.js";
-import { WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
+import { OUTSIDE_WINDOW, WIRE_VERSION } from "../../generated/ts/spec/wire-version.js";
 import type { CallbackRequest, DispatchEnvelope, LifecycleReceipt } from "../../generated/ts/types.js";
 import { issueText } from "../invoker/failure.js";
 import { isNotificationOnly } from "../invoker/request.js";
@@ -41,8 +41,15 @@ import { harnessId, synthesizeReceipt, type ReceiptContext } from "./synthesize.
 
 /** The synthesized receipt is not wire-valid (a bad ReceiptContext, e.g. an empty client_id). Carries every issue. */
 export class ReceiptSynthesisError extends Error {
-  constructor(readonly issues: readonly ValidationIssue[]) {
-    super(`the synthesized LifecycleReceipt is invalid: ${issues[0] ? issueText(issues[0]) : "unknown problem"}`);
+  /**
+   * `what`: why no receipt is made — the receipt that would be made is invalid (default), or the
+   * host refuses the exchange by its own policy (linkage, a version it does not speak).
+   */
+  constructor(
+    readonly issues: readonly ValidationIssue[],
+    what = "the synthesized LifecycleReceipt is invalid",
+  ) {
+    super(`${what}: ${issues[0] ? issueText(issues[0]) : "unknown problem"}`);
     this.name = "ReceiptSynthesisError";
   }
 }
@@ -121,7 +128,8 @@ export class ReceiptEmitter {
   /**
    * The receipt of one invocation of `envelope` that ended with `result`, or null when none is made
    * (receipt.emitted; an invalid_request failure whose request is itself invalid).
-   * Throws {@link ReceiptSynthesisError} (bad context), {@link IdempotencyConflictError}, or the
+   * Throws {@link ReceiptSynthesisError} (bad context; a request of another version than
+   * {@link wireVersion}), {@link IdempotencyConflictError}, or the
    * store's own errors (a ReceiptLedger: ReceiptLedgerError).
    */
   emit(envelope: DispatchEnvelope, result: InvocationResult, ctx: ReceiptContext): LifecycleReceipt | null {
@@ -138,10 +146,24 @@ export class ReceiptEmitter {
       validateValue("CallbackRequest", request, this.window).length > 0
     )
       return null;
+    // One host, one version: a receipt never mixes a request of one version with another's rules.
+    const version = (request as { readonly schema_version?: unknown } | undefined)?.schema_version;
+    if (typeof version === "string" && version !== this.wireVersion)
+      throw new ReceiptSynthesisError(
+        [
+          {
+            rule: OUTSIDE_WINDOW.rule,
+            pointer: "/request/schema_version",
+            message: `the request is ${version}; this emitter writes ${this.wireVersion} receipts (give the ReceiptEmitter, like the invoker and the ledger, the wireVersion the host speaks)`,
+          },
+        ],
+        "the exchange is in another wire version than the emitter's",
+      );
     const unlinked = linkageIssue(envelope, ctx.parent_receipt_id ?? null, ctx.receipt_id);
     if (unlinked !== null) {
       if (!result.ok && result.failure.variant === "invalid_request") return null;
-      throw new ReceiptSynthesisError([unlinked]);
+      // Host policy in every wire version (spec/host-runtime.md, "Linkage"), not a document rule.
+      throw new ReceiptSynthesisError([unlinked], "the receipt linkage is refused (host policy)");
     }
     const emission = (): EmitOutcome => this.emitValid(request, result, ctx);
     return this.store.transaction !== undefined ? this.store.transaction(emission) : emission();

@@ -24,7 +24,7 @@ import { eventOf, prepareEnvelopeTextSoon, type PreparedEnvelopeText } from "../
 import type { CallbackInvoker, InvocationFailure, InvocationResult, InvokeOptions } from "../invoker/types.js";
 import type { ValidationIssue } from "../wire/issues.js";
 import { validateParsed } from "../wire/validate.js";
-import type { WireWindow } from "../wire/window.js";
+import { versionHint, type WireWindow } from "../wire/window.js";
 import { StreamConnection, type ConnectionEnd, type QueuedWrite } from "./connection.js";
 import { errorCode, failureClassForCode } from "../rpc/error-codes.js";
 import {
@@ -424,10 +424,14 @@ export class StreamInvoker implements CallbackInvoker {
           const first = issues[0] as (typeof issues)[number];
           this.settle(pending, {
             ok: false,
-            failure: makeFailure("invalid_response", `CallbackResponse is invalid: ${issueText(first)}`, {
-              issues,
-              stderr_tail: stderrTail,
-            }),
+            failure: makeFailure(
+              "invalid_response",
+              `CallbackResponse is invalid: ${issueText(first)}${versionHint(first, "answer")}`,
+              {
+                issues,
+                stderr_tail: stderrTail,
+              },
+            ),
           });
           return;
         }

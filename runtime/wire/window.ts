@@ -35,7 +35,9 @@ export function wireWindow(versions: readonly string[]): WireWindow {
         `wire version ${JSON.stringify(v)} is not one this build reads (${windowList(DEFAULT_WIRE_WINDOW)})`,
       );
   }
-  return Object.freeze(DEFAULT_WIRE_WINDOW.filter((v) => versions.includes(v)));
+  const window = Object.freeze(DEFAULT_WIRE_WINDOW.filter((v) => versions.includes(v)));
+  CHECKED.add(window);
+  return window;
 }
 
 /** The window closed to one version (what a host that speaks `version` reads). Throws as {@link wireWindow}. */
@@ -53,7 +55,10 @@ export function outsideWindowIssue(found: string, window: WireWindow): Validatio
   return {
     rule: OUTSIDE_WINDOW.rule,
     pointer: "/schema_version",
-    message: OUTSIDE_WINDOW.message.replace("{value}", found).replace("{window}", windowList(window)),
+    // One pass with a callback: the peer's value is never read as a replacement pattern ($&) or a placeholder.
+    message: OUTSIDE_WINDOW.message.replace(/\{(value|window)\}/g, (_whole, name: string) =>
+      name === "value" ? found : windowList(window),
+    ),
   };
 }
 
@@ -70,8 +75,17 @@ export interface VersionSelection {
   readonly outside: string | null;
 }
 
-/** Select the version of a parsed document `value` in `window` (see {@link VersionSelection}). Never throws. */
+/** Windows known to name only versions this build reads (the default and every one built by {@link wireWindow}). */
+const CHECKED = new WeakSet<WireWindow>([DEFAULT_WIRE_WINDOW]);
+
+/**
+ * Select the version of a parsed document `value` in `window` (see {@link VersionSelection}). Never
+ * throws for any `value`; throws {@link WireWindowError} for a `window` that is empty or names a
+ * version this build does not read (a caller's mistake, not bad input: build windows with
+ * {@link wireWindow} or {@link closedWindow}).
+ */
 export function selectVersion(value: unknown, window: WireWindow): VersionSelection {
+  if (!CHECKED.has(window)) checkWindow(window);
   const found =
     value !== null && typeof value === "object" && !Array.isArray(value)
       ? (value as { readonly schema_version?: unknown }).schema_version
@@ -81,7 +95,21 @@ export function selectVersion(value: unknown, window: WireWindow): VersionSelect
 }
 
 function selection(version: string, outside: string | null): VersionSelection {
-  return { version, reader: version === WIRE_VERSION ? null : (ACCEPTED_READERS[version] ?? null), outside };
+  const reader =
+    version === WIRE_VERSION ? null : Object.hasOwn(ACCEPTED_READERS, version) ? ACCEPTED_READERS[version] : undefined;
+  if (reader === undefined) throw new WireWindowError(`no reader for wire version ${JSON.stringify(version)}`);
+  return { version, reader, outside };
+}
+
+/** Throws {@link WireWindowError} unless `window` is a non-empty array of versions this build reads. */
+function checkWindow(window: WireWindow): void {
+  if (!Array.isArray(window) || window.length === 0)
+    throw new WireWindowError("a wire-version window needs at least one version (use wireWindow or closedWindow)");
+  for (const v of window)
+    if (!(WIRE_WINDOW as readonly string[]).includes(v))
+      throw new WireWindowError(
+        `wire version ${JSON.stringify(v)} is not one this build reads (${windowList(DEFAULT_WIRE_WINDOW)})`,
+      );
 }
 
 /**
@@ -100,4 +128,30 @@ function isVersionOf(value: unknown, version: string): boolean {
     typeof value === "object" &&
     (value as { readonly schema_version?: unknown }).schema_version === version
   );
+}
+
+/** The outside-window message as a pattern that captures `{value}`. */
+const OUTSIDE_PATTERN = new RegExp(
+  `^${OUTSIDE_WINDOW.message
+    .split(/(\{value\}|\{window\})/)
+    .map((part) =>
+      part === "{value}" ? "(.*)" : part === "{window}" ? ".*" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+    )
+    .join("")}$`,
+  "s",
+);
+
+/**
+ * What a host adds to a refusal of a document in another version of the window than the one it
+ * speaks (an outside-window issue whose version this build reads): how to speak that version, or that
+ * a client answers in the request's version. "" for any other issue.
+ * `role`: "document" for a document the host was given (its envelope), "answer" for a client's answer.
+ */
+export function versionHint(issue: ValidationIssue, role: "document" | "answer"): string {
+  if (issue.rule !== OUTSIDE_WINDOW.rule || issue.pointer !== "/schema_version") return "";
+  const found = OUTSIDE_PATTERN.exec(issue.message)?.[1];
+  if (found === undefined || !DEFAULT_WIRE_WINDOW.includes(found)) return "";
+  return role === "document"
+    ? ` (a host speaks one version: --wire-version ${found}, or the wireVersion option, makes it speak ${found})`
+    : ` (a client answers in the request's version; a host that speaks ${found}: --wire-version ${found})`;
 }

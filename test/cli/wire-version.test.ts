@@ -101,6 +101,8 @@ describe("invoke --wire-version against lifeloop-cli 0.5.0's fake client", () =>
     const detail = String(r.out.failure?.detail);
     expect(detail).toContain("schema-version-current");
     expect(detail).toContain(`\`${V03}\``);
+    // The hint: a client answers in the request's version, and how a host would speak the client's.
+    expect(detail).toContain(`a host that speaks ${V03}: --wire-version ${V03}`);
     expect(r.out.receipt).toMatchObject({ schema_version: WIRE_VERSION, status: "failed" });
   });
 
@@ -113,6 +115,7 @@ describe("invoke --wire-version against lifeloop-cli 0.5.0's fake client", () =>
       expect(r.code).toBe(1);
       expect(r.out.failure).toMatchObject({ variant: "invalid_request" });
       expect(String(r.out.failure?.detail)).toContain(`\`${envelopeVersion}\``);
+      expect(String(r.out.failure?.detail)).toContain(`--wire-version ${envelopeVersion}`);
       expect(r.out.receipt).toBeNull();
     }
   });

@@ -109,16 +109,17 @@ describe.each([
     expect(response.warnings?.[0]?.message).toContain(WIRE_WINDOW.map((v) => `\`${v}\``).join(", "));
   });
 
-  it("replaces a handler's answer in another version with a failure in the request's version", async () => {
+  it("writes a handler's current-version answer in the request's version (as the Go and Python runners)", async () => {
     const response = await serveOne(atVersion(ENVELOPE, OLDER_VERSION), () => ({
       schema_version: WIRE_VERSION,
       status: "delivered",
     }));
-    expect(response).toMatchObject({
-      schema_version: OLDER_VERSION,
-      status: "failed",
-      failure_class: "internal_error",
-    });
+    expect(response).toEqual({ schema_version: OLDER_VERSION, status: "delivered" });
+  });
+
+  it("replaces a handler's answer in another, older version with a failure in the request's version", async () => {
+    const response = await serveOne(ENVELOPE, () => ({ schema_version: OLDER_VERSION, status: "delivered" }));
+    expect(response).toMatchObject({ schema_version: WIRE_VERSION, status: "failed", failure_class: "internal_error" });
     expect(response.warnings?.[0]?.code).toBe("schema-version-current");
   });
 

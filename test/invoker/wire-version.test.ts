@@ -222,4 +222,18 @@ describe("receipts of a host speaking one version", () => {
     }
     expect(() => new ReceiptEmitter({ wireVersion: "lifeloop.v9.9" })).toThrow(/lifeloop\.v9\.9/);
   });
+
+  it("an emitter of one version refuses an exchange of another, naming both (never a mixed receipt)", async () => {
+    const env = inVersion(envelope(), OLDER);
+    const answered = await new InProcessInvoker({
+      wireVersion: OLDER,
+      handler: () => ({ schema_version: OLDER, status: "delivered" }),
+    }).invoke(env);
+    const ctx = { client_id: "c", receipt_id: "r1", at_epoch_s: 1 };
+    expect(() => new ReceiptEmitter().emit(env, answered, ctx)).toThrow(
+      new RegExp(
+        `the request is ${OLDER.replace(/\./g, "\\.")}; this emitter writes ${WIRE_VERSION.replace(/\./g, "\\.")} receipts`,
+      ),
+    );
+  });
 });

@@ -173,7 +173,8 @@ export const CONFORMANCE_CHECKS_TABLE = {
       "since": "lifeloop.v0.3",
       "rule_ids": ["client.refuse-invalid", "schema-version-current"],
       "generator": "single",
-      "summary": "The typical envelope with a retired wire version: the refusal response.",
+      "summary":
+        "The typical envelope with a wire version outside the window (a retired version no longer accepted): the refusal response.",
     },
     {
       "id": "refuse-receipt-emitted",

@@ -1177,7 +1177,7 @@ CONFORMANCE_CHECKS_TABLE: Final[JsonValue] = {
                 "schema-version-current",
             ],
             "generator": "single",
-            "summary": "The typical envelope with a retired wire version: the refusal response.",
+            "summary": "The typical envelope with a wire version outside the window (a retired version no longer accepted): the refusal response.",
         },
         {
             "id": "refuse-receipt-emitted",

@@ -21,6 +21,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -108,22 +109,40 @@ let packedFiles: string[] = [];
 /** What `npm pack` wrote on stderr (its scripts' messages). */
 let packStderr = "";
 
+/**
+ * A private copy of the clone's tracked files (with its node_modules linked): `npm pack` rebuilds
+ * dist/ (prepack), which in the clone itself would pull dist/ away from the suites running beside
+ * this one (they run the built CLI).
+ */
+function packableCopy(): string {
+  const src = join(TMP, "src");
+  const listed = run("git", ["ls-files", "-z"], REPO_ROOT);
+  for (const file of ok(listed, "git ls-files")
+    .split("\0")
+    .filter((f) => f !== "")) {
+    // A tracked file deleted in the working tree (an edit in progress) is simply not copied.
+    if (existsSync(join(REPO_ROOT, file))) cpSync(join(REPO_ROOT, file), join(src, file), { preserveTimestamps: true });
+  }
+  symlinkSync(join(REPO_ROOT, "node_modules"), join(src, "node_modules"));
+  return src;
+}
+
 beforeAll(() => {
   const packDir = join(TMP, "pack");
   mkdirSync(packDir);
-  // Byte-compiled Python, as the SDK's tests and any import leave it in the clone (ignored by git):
+  const src = packableCopy();
+  // Byte-compiled Python, as the SDK's tests and any import leave it in a clone (ignored by git):
   // the package must not ship it.
   ok(
-    run("python3", ["-m", "compileall", "-q", join(REPO_ROOT, "sdk", "python", "lifeloop_callback")], REPO_ROOT),
+    run("python3", ["-m", "compileall", "-q", join(src, "sdk", "python", "lifeloop_callback")], src),
     "python3 -m compileall",
   );
-  const manifest = readFileSync(join(REPO_ROOT, "package.json"));
-  const pack = run("npm", ["pack", "--pack-destination", packDir, "--json"], REPO_ROOT);
+  const manifest = readFileSync(join(src, "package.json"));
+  const pack = run("npm", ["pack", "--pack-destination", packDir, "--json"], src);
   const packed = ok(pack, "npm pack");
   packStderr = pack.stderr;
   // prepack packs package.json without `prepare` and postpack puts the committed file back.
-  if (!readFileSync(join(REPO_ROOT, "package.json")).equals(manifest))
-    throw new Error("npm pack left package.json changed");
+  if (!readFileSync(join(src, "package.json")).equals(manifest)) throw new Error("npm pack left package.json changed");
   const listing = (JSON.parse(packed) as { filename: string; files: { path: string }[] }[])[0];
   tarball = join(packDir, listing?.filename ?? "");
   packedFiles = (listing?.files ?? []).map((f) => f.path);

@@ -8,11 +8,17 @@
  * 20% less CPU than the 61 files tsc writes. Packages stay external (ajv's runtime helper, the
  * native fs-native-extensions), resolved from the installed package as before; dist/runtime/ is
  * still the library and what the test suites run.
- * esbuild comes with the devDependencies (through tsx). Exit 1 with esbuild's message on failure.
+ * Then the package's `bin`, dist/cli/launcher.cjs (packaging/launcher.cjs with its BUILD filled in):
+ * for each argument list of staticAnswerArgvs (runtime/cli/main.ts) it records what the bundle just
+ * written prints and its exit code, so the launcher answers `--version` and the top-level help
+ * without starting the ES module graph; every other argument list goes to the bundle.
+ * esbuild comes with the devDependencies (through tsx). Exit 1 with esbuild's message on failure,
+ * or with the argument list whose answer cannot be recorded (output on stderr, or no exit code).
  */
-import { rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = join(root, "dist", "cli");
@@ -44,3 +50,30 @@ try {
   console.error(`lifeloop-callback: bundling the CLI failed: ${error.message}`);
   process.exit(1);
 }
+
+// The launcher: the answers of the static argument lists, as the bundle gives them.
+const { staticAnswerArgvs } = await import(pathToFileURL(join(root, "dist", "runtime", "cli", "main.js")).href);
+const { CLI_EXIT_CODES } = await import(
+  pathToFileURL(join(root, "dist", "generated", "ts", "spec", "cli-exit-codes.js")).href
+);
+const answers = {};
+for (const argv of staticAnswerArgvs()) {
+  const r = spawnSync(process.execPath, [join(outdir, "main.js"), ...argv], { encoding: "utf8", timeout: 60_000 });
+  if (r.status === null || r.stderr !== "") {
+    console.error(
+      `lifeloop-callback: cannot record the launcher's answer to ${JSON.stringify(argv)} (exit ${r.status}, signal ${r.signal}): ${r.error?.message ?? r.stderr}`,
+    );
+    process.exit(1);
+  }
+  answers[JSON.stringify(argv)] = { stdout: r.stdout, code: r.status };
+}
+const template = readFileSync(join(root, "packaging", "launcher.cjs"), "utf8");
+const marker = /\/\* @build \*\/ .*;$/m;
+if (!marker.test(template)) {
+  console.error("lifeloop-callback: packaging/launcher.cjs has no `/* @build */ ...;` line to fill in");
+  process.exit(1);
+}
+writeFileSync(
+  join(outdir, "launcher.cjs"),
+  template.replace(marker, () => `/* @build */ ${JSON.stringify({ answers, exit: CLI_EXIT_CODES })};`),
+);

@@ -3,7 +3,10 @@
  * hot commands load only what they use (issue 30): `--version` and `--help` load no command module
  * and no generated table beyond their own; `continuation get` loads neither the validators nor the
  * whole generated/ts/spec.js; `hook` and `invoke` do not load ajv's compiler, the diff engine or the
- * stream host. This is the structural guarantee; the timing is benched (npm run bench -- cli).
+ * stream host. The package's `bin` is a CommonJS launcher (packaging/launcher.cjs) that answers
+ * `--version` and the top-level help from what the CLI printed at build time, loading no other file,
+ * and hands everything else to the bundle. This is the structural guarantee; the timing is benched
+ * (npm run bench -- cli).
  * Witness: the built CLI runs with a module resolve hook (node --import) that records every ES
  * module it resolves, plus every CommonJS module in require.cache at exit (ajv is CommonJS, loaded
  * through createRequire).
@@ -14,7 +17,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI_COMMANDS } from "../../generated/ts/spec/cli-commands.js";
-import { CLI, REPO_ROOT, runNode } from "../support/cli-process.js";
+import { staticAnswerArgvs } from "../../runtime/cli/main.js";
+import { CLI, REPO_ROOT, runCli, runNode } from "../support/cli-process.js";
 import packageJson from "../../package.json" with { type: "json" };
 
 const dir = mkdtempSync(join(tmpdir(), "lifeloop-lazy-cli-"));
@@ -154,9 +158,26 @@ describe("cli: command modules are loaded on demand", () => {
     expect(r.commands).toEqual(["validate"]);
   });
 
-  it("the package's bin is the bundle (packaging/bundle-cli.mjs): it runs --version, continuation get and hook from dist/cli alone", () => {
+  it("the package's bin is the launcher (packaging/launcher.cjs): every static argument list, answered as the CLI answers it, loads no other file", () => {
     const bin = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
-    expect(bin).toBe(join(REPO_ROOT, "dist", "cli", "main.js"));
+    expect(bin).toBe(join(REPO_ROOT, "dist", "cli", "launcher.cjs"));
+    const argvs = staticAnswerArgvs();
+    expect(argvs).toContainEqual(["--version"]);
+    expect(argvs).toContainEqual(["--help"]);
+    for (const argv of argvs) {
+      const r = loaded(`static-${argvs.indexOf(argv)}`, argv, undefined, bin);
+      const cli = runCli(argv, { cwd: dir });
+      expect([r.code, r.stdout], JSON.stringify(argv)).toEqual([cli.code, cli.stdout]);
+      expect(cli.stderr).toBe("");
+      expect(
+        r.urls.filter((u) => !u.startsWith("node:")),
+        JSON.stringify(argv),
+      ).toEqual([pathToFileURL(bin).href]);
+    }
+  });
+
+  it("the launcher hands every other argument list to the bundle (packaging/bundle-cli.mjs): version --help, continuation get and hook run from dist/cli alone", () => {
+    const bin = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
     const client = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
     const input = JSON.stringify({
       hook_event_name: "Stop",
@@ -166,7 +187,7 @@ describe("cli: command modules are loaded on demand", () => {
       stop_hook_active: false,
     });
     const runs = [
-      loaded("bin-version", ["--version"], undefined, bin),
+      loaded("bin-version-usage", ["version", "--help"], undefined, bin),
       loaded("bin-get", ["continuation", "get", "--thread", "t", "--key", "k"], undefined, bin),
       loaded(
         "bin-hook",
@@ -188,7 +209,9 @@ describe("cli: command modules are loaded on demand", () => {
       ),
     ];
     expect(runs.map((r) => r.code)).toEqual([0, 3, 0]);
+    expect(runs[0]?.stdout).toMatch(/^usage: lifeloop-callback version/);
     for (const r of runs) {
+      expect(r.urls).toContain(pathToFileURL(join(REPO_ROOT, "dist", "cli", "main.js")).href);
       const ours = r.urls.filter((u) => u.startsWith(pathToFileURL(REPO_ROOT).href) && !u.includes("/node_modules/"));
       expect(ours.filter((u) => !u.startsWith(pathToFileURL(join(REPO_ROOT, "dist", "cli")).href))).toEqual([]);
     }

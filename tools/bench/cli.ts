@@ -53,8 +53,10 @@ const SESSION_EVENTS = 1_000;
 /** Rounds of the per-event figure. */
 const SESSION_ROUNDS = 5;
 const SHELL_ECHO = join(FIXTURE_CLIENTS_DIR, "shell", "echo.sh");
-/** The CLI as installed: package.json `bin` (the bundle of packaging/bundle-cli.mjs). */
+/** The CLI as installed: package.json `bin` (the launcher of packaging/bundle-cli.mjs). */
 const BIN = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
+/** The bundle the launcher hands over to (packaging/bundle-cli.mjs), run directly: the handover's share. */
+const BUNDLE = join(REPO_ROOT, "dist", "cli", "main.js");
 
 /** Targets of issue 30, as a ratio to the bare node start. */
 const TARGETS: Readonly<Record<string, number>> = { "--version": 1.1, "continuation get": 1.35, hook: 1.3 };
@@ -181,6 +183,21 @@ async function oneShots(dir: string): Promise<void> {
   const envelope = readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"), "utf8");
   const request = JSON.stringify((JSON.parse(envelope) as DispatchEnvelope).request);
   const blob = "x".repeat(512);
+  const hookArgv = (adapter: string, hookEvent: string): string[] => [
+    "hook",
+    "--adapter",
+    adapter,
+    "--event",
+    hookEvent,
+    "--program",
+    SHELL_ECHO,
+    "--timeout-ms",
+    "30000",
+    "--state-dir",
+    join(dir, "state"),
+  ];
+  const hookInput = (adapter: string, hookEvent: string): string =>
+    hookCases(dir).find((h) => h.adapter === adapter && h.hookEvent === hookEvent)?.input ?? "";
   const ours: Job[] = [
     { name: "node -e 0 (bare)", argv: [node, "-e", "0"] },
     // The floor of a hook that delivers: a bare node start that spawns the same client once.
@@ -198,19 +215,7 @@ async function oneShots(dir: string): Promise<void> {
     { name: "invoke", argv: cli(["invoke", "--program", SHELL_ECHO, "--timeout-ms", "30000", "-"]), input: envelope },
     ...hookCases(dir).map(({ adapter, hookEvent, input }) => ({
       name: `hook ${adapter} ${hookEvent}`,
-      argv: cli([
-        "hook",
-        "--adapter",
-        adapter,
-        "--event",
-        hookEvent,
-        "--program",
-        SHELL_ECHO,
-        "--timeout-ms",
-        "30000",
-        "--state-dir",
-        join(dir, "state"),
-      ]),
+      argv: cli(hookArgv(adapter, hookEvent)),
       input,
     })),
     {
@@ -229,6 +234,18 @@ async function oneShots(dir: string): Promise<void> {
       argv: cli(["continuation", "list", "--thread", "t"]),
       env: { LIFELOOP_CONTINUATION_ROOT: store },
     },
+    // The bundle without the launcher: what handing over costs.
+    { name: "no launcher --version", argv: [node, BUNDLE, "--version"] },
+    {
+      name: "no launcher continuation get",
+      argv: [node, BUNDLE, "continuation", "get", "--thread", "t", "--key", "k"],
+      env: { LIFELOOP_CONTINUATION_ROOT: store },
+    },
+    {
+      name: "no launcher hook claude PreCompact",
+      argv: [node, BUNDLE, ...hookArgv("claude", "PreCompact")],
+      input: hookInput("claude", "PreCompact"),
+    },
     // The same, unbundled (tsc's dist/runtime/cli/main.js, what the test suites run): the bundle's share.
     { name: "unbundled --version", argv: [node, CLI, "--version"] },
     {
@@ -238,22 +255,8 @@ async function oneShots(dir: string): Promise<void> {
     },
     {
       name: "unbundled hook claude PreCompact",
-      argv: [
-        node,
-        CLI,
-        "hook",
-        "--adapter",
-        "claude",
-        "--event",
-        "PreCompact",
-        "--program",
-        SHELL_ECHO,
-        "--timeout-ms",
-        "30000",
-        "--state-dir",
-        join(dir, "state"),
-      ],
-      input: hookCases(dir).find((h) => h.adapter === "claude" && h.hookEvent === "PreCompact")?.input ?? "",
+      argv: [node, CLI, ...hookArgv("claude", "PreCompact")],
+      input: hookInput("claude", "PreCompact"),
     },
   ];
   // The reference doing the same work (its own names); keyed by our job's name.

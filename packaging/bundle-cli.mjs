@@ -7,7 +7,9 @@
  * code they share in dist/cli/chunks/. Measured on the `hook` path (npm run bench -- cli): about
  * 20% less CPU than the 61 files tsc writes. Packages stay external (ajv's runtime helper, the
  * native fs-native-extensions), resolved from the installed package as before; dist/runtime/ is
- * still the library and what the test suites run.
+ * still the library and what the test suites run. The per-type validator modules
+ * (generated/ts/validators/<Type>.cjs, loaded on first use through a local `require` that esbuild
+ * leaves alone) are copied beside the output file that holds their index, as in dist/generated/ts/.
  * Then the package's `bin`, dist/cli/launcher.cjs (packaging/launcher.cjs with its BUILD filled in):
  * for each argument list of staticAnswerArgvs (runtime/cli/main.ts) it records what the bundle just
  * written prints and its exit code, so the launcher answers `--version` and the top-level help
@@ -16,8 +18,8 @@
  * or with the argument list whose answer cannot be recorded (output on stderr, or no exit code).
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -33,8 +35,9 @@ try {
 }
 // A stale chunk of an earlier build must not ship.
 rmSync(outdir, { recursive: true, force: true });
+let metafile;
 try {
-  await esbuild.build({
+  ({ metafile } = await esbuild.build({
     entryPoints: { main: join(root, "dist", "runtime", "cli", "main.js") },
     outdir,
     bundle: true,
@@ -45,11 +48,23 @@ try {
     packages: "external",
     chunkNames: "chunks/[name]-[hash]",
     logLevel: "warning",
-  });
+    metafile: true,
+  }));
 } catch (error) {
   console.error(`lifeloop-callback: bundling the CLI failed: ${error.message}`);
   process.exit(1);
 }
+
+// The validator modules, beside the output that holds their index (dist/generated/ts/validators.js).
+const index = relative(root, join(root, "dist", "generated", "ts", "validators.js"));
+const holders = Object.entries(metafile.outputs).filter(([, output]) => index in output.inputs);
+if (holders.length !== 1) {
+  console.error(`lifeloop-callback: expected one bundle output holding ${index}, found ${holders.length}`);
+  process.exit(1);
+}
+cpSync(join(root, "dist", "generated", "ts", "validators"), join(dirname(join(root, holders[0][0])), "validators"), {
+  recursive: true,
+});
 
 // The launcher: the answers of the static argument lists, as the bundle gives them.
 const { staticAnswerArgvs } = await import(pathToFileURL(join(root, "dist", "runtime", "cli", "main.js")).href);

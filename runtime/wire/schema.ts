@@ -1,10 +1,11 @@
 /**
- * The schema layer: the precompiled ajv validators (generated/ts/validators.ts) with their errors
+ * The schema layer: the precompiled ajv validators (generated/ts/validators.ts, one module per type,
+ * loaded on first use) with their errors
  * mapped to `schema.*` rule ids, plus the integer-lexeme check that ajv cannot make because
  * JSON.parse has already turned `1.0` into `1`.
  */
 import { INTEGER_PATHS, type WireObjectTypeName } from "../../generated/ts/spec/plans.js";
-import * as validators from "../../generated/ts/validators.js";
+import { loadValidator } from "../../generated/ts/validators.js";
 import type { ValidationIssue } from "./issues.js";
 import { childPointer, pointerMatches } from "./pointer.js";
 
@@ -36,7 +37,8 @@ const VALIDATORS = new Map<WireObjectTypeName, StandaloneValidator>();
 function validatorFor(typeName: WireObjectTypeName): StandaloneValidator {
   const known = VALIDATORS.get(typeName);
   if (known !== undefined) return known;
-  const validator = (validators as unknown as Record<string, StandaloneValidator | undefined>)[`validate${typeName}`];
+  // Loaded on first use (issue 30): a command reads the validators of the types it judges only.
+  const validator = loadValidator(typeName) as StandaloneValidator | undefined;
   if (!validator) throw new Error(`no generated validator for ${typeName}; run npm run generate`);
   VALIDATORS.set(typeName, validator);
   return validator;

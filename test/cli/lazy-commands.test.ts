@@ -8,8 +8,8 @@
  * and hands everything else to the bundle. This is the structural guarantee; the timing is benched
  * (npm run bench -- cli).
  * Witness: the built CLI runs with a module resolve hook (node --import) that records every ES
- * module it resolves, plus every CommonJS module in require.cache at exit (ajv is CommonJS, loaded
- * through createRequire).
+ * module it resolves, plus every CommonJS module in require.cache at exit (ajv and the per-type
+ * validators, generated/ts/validators/<Type>.cjs, are CommonJS, loaded through createRequire).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -74,6 +74,11 @@ const HEAVY: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
   ["codegen", /\/codegen\//],
   ["the whole generated spec", /\/generated\/ts\/spec\.js$/],
 ];
+
+/** The types whose validator module (generated/ts/validators/<Type>.cjs, or its copy in dist/) was loaded. */
+function validatorsIn(urls: readonly string[]): string[] {
+  return urls.flatMap((u) => /\/validators\/([A-Za-z]+)\.cjs$/.exec(u)?.[1] ?? []).sort();
+}
 
 function heavyIn(urls: readonly string[], allowed: readonly string[] = []): string[] {
   return HEAVY.filter(([what, pattern]) => !allowed.includes(what) && urls.some((u) => pattern.test(u))).map(
@@ -146,10 +151,17 @@ describe("cli: command modules are loaded on demand", () => {
     expect(JSON.parse(hook.stdout)).toEqual({}); // delivered: no systemMessage about a failure
     expect(hook.commands).toEqual(["hook"]);
     expect(heavyIn(hook.urls)).toEqual([]);
+    // Validators are loaded per type, on first use: this event's input and output, the envelope,
+    // the render request; none of another event's or another harness's.
+    const validators = validatorsIn(hook.urls);
+    expect(validators).toContain("ClaudePreCompactInput");
+    expect(validators.filter((t) => /^Codex|^Claude(?!PreCompact)/.test(t))).toEqual([]);
+    expect(validators.length).toBeLessThanOrEqual(6);
     const invoke = loaded("invoke", ["invoke", "--help"]);
     expect(invoke.code).toBe(0);
     expect(invoke.commands).toEqual(["invoke"]);
     expect(heavyIn(invoke.urls)).toEqual([]);
+    expect(validatorsIn(invoke.urls)).toEqual([]); // nothing judged, nothing loaded
   });
 
   it("validate --help loads no other command's module", () => {

@@ -5,9 +5,11 @@
  * an ES module entry point makes Node start its module loader and read the module graph even to
  * print a version. This CommonJS file answers the argument lists whose answer depends only on the
  * build (runtime/cli/main.ts, staticAnswerArgvs: `--version` and its aliases, the top-level help)
- * with the exact bytes and exit code the CLI gave for them at build time, and hands every other
- * argument list to the CLI bundle (dist/cli/main.js, its `main()`): one dynamic import, measured at
- * well under a millisecond (npm run bench -- cli, the "no launcher" rows).
+ * with the exact bytes and exit code the CLI gave for them at build time. A command on a user's
+ * per-event path (`hook`, `continuation`, ...: BUILD.commands) runs from its own CommonJS file, one
+ * file for the whole command; every other argument list goes to the ES module bundle
+ * (dist/cli/main.js): one dynamic import, within the noise of a start (under a millisecond).
+ * Either way the CLI's `main()` (runtime/cli/main.ts) runs it.
  * Output errors as the CLI has them (runtime/cli/main.ts, exitOnOutputError): a reader that went
  * away (EPIPE) exits 0 silently; any other write error prints one line on stderr and exits with the
  * `input` code.
@@ -18,20 +20,32 @@ const { writeSync } = require("node:fs");
 
 /**
  * Filled in at build time: `answers` maps JSON.stringify(argv) to what the CLI printed on standard
- * output and its exit code; `exit` is spec/tables/cli-exit-codes.json.
- * @type {{ answers: Record<string, { stdout: string; code: number }>; exit: Record<string, number> }}
+ * output and its exit code; `commands` maps a command name to its CommonJS file (relative to this
+ * one); `exit` is spec/tables/cli-exit-codes.json.
+ * @type {{ answers: Record<string, { stdout: string; code: number }>; commands: Record<string, string>; exit: Record<string, number> }}
  */
-const BUILD = /* @build */ { answers: {}, exit: { validation: 1, input: 3 } };
+const BUILD = /* @build */ { answers: {}, commands: {}, exit: { validation: 1, input: 3 } };
 
-/** Hand the run to the CLI bundle; a bundle that cannot be loaded is a broken installation (exit 1, as the CLI reports one). */
-function handOver() {
-  import("./main.js").then(
-    (cli) => cli.main(),
-    (error) => {
-      process.stderr.write(`lifeloop-callback: internal error: cannot load the CLI: ${error.stack ?? String(error)}\n`);
-      process.exitCode = BUILD.exit.validation;
-    },
-  );
+/** A CLI file that cannot be loaded is a broken installation: exit 1, as the CLI reports one. */
+function cannotLoad(error) {
+  process.stderr.write(`lifeloop-callback: internal error: cannot load the CLI: ${error?.stack ?? String(error)}\n`);
+  process.exitCode = BUILD.exit.validation;
+}
+
+/** Hand the run to the command's own file, or else to the ES module bundle. */
+function handOver(command) {
+  const file = Object.hasOwn(BUILD.commands, command) ? BUILD.commands[command] : undefined;
+  if (file === undefined) {
+    import("./main.js").then((cli) => cli.main(), cannotLoad);
+    return;
+  }
+  let cli;
+  try {
+    cli = require(file);
+  } catch (error) {
+    return cannotLoad(error);
+  }
+  cli.main();
 }
 
 /** A write error on standard output: EPIPE ends quietly with 0, anything else says so on stderr and exits `input`. */
@@ -63,6 +77,7 @@ function answer({ stdout, code }) {
   process.exitCode = code;
 }
 
-const known = BUILD.answers[JSON.stringify(process.argv.slice(2))];
-if (known === undefined) handOver();
+const argv = process.argv.slice(2);
+const known = BUILD.answers[JSON.stringify(argv)];
+if (known === undefined) handOver(argv[0]);
 else answer(known);

@@ -224,7 +224,7 @@ function outputErrorExit(): number {
  * Run the CLI as the `lifeloop-callback` process: arguments from process.argv, standard output
  * buffered, output errors handled ({@link exitOnOutputError}), the exit code set on process.exitCode.
  * Called when this file is the entry point, and by the package's launcher (packaging/launcher.cjs)
- * for every argument list it does not answer itself.
+ * for every argument list it does not answer itself. Never rejects.
  */
 export async function main(): Promise<void> {
   process.stdout.on("error", exitOnOutputError);
@@ -245,4 +245,5 @@ export async function main(): Promise<void> {
   process.exitCode = code;
 }
 
-if (isEntryPoint()) await main();
+// Not awaited at the top level: the same module is bundled as CommonJS too (packaging/bundle-cli.mjs).
+if (isEntryPoint()) void main();

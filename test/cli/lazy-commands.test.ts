@@ -11,7 +11,7 @@
  * module it resolves, plus every CommonJS module in require.cache at exit (ajv and the per-type
  * validators, generated/ts/validators/<Type>.cjs, are CommonJS, loaded through createRequire).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -164,10 +164,24 @@ describe("cli: command modules are loaded on demand", () => {
     expect(validatorsIn(invoke.urls)).toEqual([]); // nothing judged, nothing loaded
   });
 
-  it("validate --help loads no other command's module", () => {
+  it("validate --help loads no other command's module; a plain validate (one issue) loads no heavy module, --all loads ajv's compiler", () => {
     const r = loaded("validate", ["validate", "--help"]);
     expect(r.code).toBe(0);
     expect(r.commands).toEqual(["validate"]);
+    const request = JSON.stringify(
+      (JSON.parse(readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"), "utf8")) as { request: unknown })
+        .request,
+    );
+    const bin = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
+    for (const entry of [CLI, bin]) {
+      const plain = loaded("validate-plain", ["validate", "callback-request", "-"], request, entry);
+      expect([plain.code, plain.stdout], entry).toEqual([0, "[]\n"]);
+      // validate judges any wire type by name, so it has the whole spec module.
+      expect(heavyIn(plain.urls, ["the whole generated spec"]), entry).toEqual([]);
+      const all = loaded("validate-all", ["validate", "--all", "callback-request", "-"], request, entry);
+      expect([all.code, all.stdout], entry).toEqual([0, "[]\n"]);
+      expect(heavyIn(all.urls), entry).toContain("ajv's compiler");
+    }
   });
 
   it("the package's bin is the launcher (packaging/launcher.cjs): every static argument list, answered as the CLI answers it, loads no other file", () => {
@@ -188,7 +202,7 @@ describe("cli: command modules are loaded on demand", () => {
     }
   });
 
-  it("the launcher hands every other argument list to the bundle (packaging/bundle-cli.mjs): version --help, continuation get and hook run from dist/cli alone", () => {
+  it("the launcher hands a per-event command to its own CommonJS file and anything else to the ES module bundle (packaging/bundle-cli.mjs), from dist/cli alone", () => {
     const bin = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
     const client = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
     const input = JSON.stringify({
@@ -222,10 +236,47 @@ describe("cli: command modules are loaded on demand", () => {
     ];
     expect(runs.map((r) => r.code)).toEqual([0, 3, 0]);
     expect(runs[0]?.stdout).toMatch(/^usage: lifeloop-callback version/);
-    for (const r of runs) {
-      expect(r.urls).toContain(pathToFileURL(join(REPO_ROOT, "dist", "cli", "main.js")).href);
-      const ours = r.urls.filter((u) => u.startsWith(pathToFileURL(REPO_ROOT).href) && !u.includes("/node_modules/"));
-      expect(ours.filter((u) => !u.startsWith(pathToFileURL(join(REPO_ROOT, "dist", "cli")).href))).toEqual([]);
+    const cli = pathToFileURL(join(REPO_ROOT, "dist", "cli")).href;
+    /** The files of ours a run loaded, relative to dist/cli, but the validator modules. */
+    const ours = (urls: readonly string[]): string[] =>
+      urls
+        .filter((u) => u.startsWith(pathToFileURL(REPO_ROOT).href) && !u.includes("/node_modules/"))
+        .map((u) => (u.startsWith(`${cli}/`) ? u.slice(cli.length + 1) : u))
+        .filter((u) => !/^chunks\/validators\//.test(u));
+    const [usage, get, hook] = runs.map((r) => ours(r.urls));
+    // version: the ES module bundle, its entry and chunks.
+    expect(usage).toContain("main.js");
+    expect(usage?.filter((u) => !/^(launcher\.cjs|main\.js|chunks\/[\w-]+\.js)$/.test(u))).toEqual([]);
+    // continuation and hook: the launcher and the command's one file, nothing of the ES module bundle.
+    expect(get).toEqual(["chunks/command-continuation.cjs", "launcher.cjs"]);
+    expect(hook).toEqual(["chunks/command-hook.cjs", "launcher.cjs"]);
+    expect(validatorsIn(runs[2]?.urls ?? [])).toContain("ClaudeStopInput");
+  });
+
+  it("each command's own CommonJS file holds no heavy module (esbuild names each bundled module in a `// dist/...` line)", () => {
+    const chunks = join(REPO_ROOT, "dist", "cli", "chunks");
+    const files = readdirSync(chunks).filter((f) => /^command-[\w-]+\.cjs$/.test(f));
+    expect(files).toContain("command-hook.cjs");
+    for (const file of files) {
+      const text = readFileSync(join(chunks, file), "utf8");
+      const modules = [...text.matchAll(/^\/\/ (dist\/\S+)$/gm)].map((m) => `/${m[1]}`);
+      expect(modules.length, file).toBeGreaterThan(10);
+      // validate judges any wire type by name (and --all walks a tree), so it has the whole spec module.
+      expect(heavyIn(modules, file === "command-validate.cjs" ? ["the whole generated spec"] : []), file).toEqual([]);
     }
+  });
+
+  it("a command's own CommonJS file holds that command only: another command's module fails to load, reported as a broken installation", () => {
+    const file = join(REPO_ROOT, "dist", "cli", "chunks", "command-continuation.cjs");
+    const r = runNode(
+      [
+        "-e",
+        `require(${JSON.stringify(file)}).runCli(["events"], { out() {}, err: (t) => process.stderr.write(t) }).then((c) => process.exit(c))`,
+      ],
+      { cwd: dir, timeoutMs: 60_000 },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot load the command");
+    expect(r.stderr).toContain("holds the continuation command only");
   });
 });

@@ -11,7 +11,6 @@ import { LIMITS } from "../../../generated/ts/spec/limits.js";
 import { WIRE_DOCUMENTS } from "../../../generated/ts/spec/plans.js";
 import type { ValidationIssue } from "../../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../wire/validate.js";
-import { allIssues } from "../../wire/all-issues.js";
 import { EXIT, jsonLine, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
 
 /** Usage text of the validate command. */
@@ -49,7 +48,7 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
     return EXIT.input;
   }
   const result = switches.has("--all")
-    ? everyIssue(doc.typeName, read.bytes)
+    ? await everyIssue(doc.typeName, read.bytes)
     : parseWireDocument(doc.typeName, read.bytes);
   if (result.ok) {
     io.out(jsonLine([]));
@@ -74,10 +73,16 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
   return notJson ? EXIT.input : EXIT.validation;
 }
 
-function everyIssue(
+/**
+ * Every issue of `--all` (runtime/wire/all-issues.ts). Imported only here: it compiles the schemas
+ * with ajv's compiler, which a plain `validate` (one issue, the precompiled validators) never needs
+ * and which costs a start about half a bare node start again (issue 30).
+ */
+async function everyIssue(
   typeName: (typeof WIRE_DOCUMENTS)[number]["typeName"],
   bytes: Uint8Array,
-): { ok: true } | { ok: false; issues: readonly ValidationIssue[] } {
+): Promise<{ ok: true } | { ok: false; issues: readonly ValidationIssue[] }> {
+  const { allIssues } = await import("../../wire/all-issues.js");
   const issues = allIssues(typeName, bytes);
   return issues.length === 0 ? { ok: true } : { ok: false, issues };
 }

@@ -15,8 +15,7 @@
  *   `delivered` counts valid responses whatever their status (`answered_failed`: those with status
  *   `failed`), `failed` invocation failures, `spawns`
  *   children started (subprocess: one per envelope that reached a spawn; stream: the invoker's).
- * - Events are sent one at a time, in order, each as soon as the previous one is answered (its
- *   receipt and output line are made while the client works on the next). Receipts come from one ReceiptEmitter for the session
+ * - Events are sent one at a time, in order. Receipts come from one ReceiptEmitter for the session
  *   (client_id: `--client-id`, else runtime/cli/client-options.ts defaultClientId), so `sequence` numbers 1..N per `harness_run_id` within
  *   the run. `--parent-receipt-id` is the parent of every receipt of the session (default none);
  *   an envelope with a `subcall` frame and no parent is that line's `invalid_request` failure,
@@ -207,28 +206,14 @@ export async function runSession(args: readonly string[], io: CliIo): Promise<nu
   let failed = 0;
   let spawns = 0;
   let ledgerFaults = 0;
-  /** Send one line's envelope: its receipt id (made here, so that the receipt can name it) and its outcome. */
-  const send = (line: Line): { readonly receiptId: string; readonly outcome: Promise<InvocationResult> } => {
-    const receiptId = `rcpt-${randomUUID()}`;
-    const outcome = invoker.invoke(line.value as DispatchEnvelope, {
-      nonIntegerNumberPointers: line.nonIntegerNumberPointers,
-      parentReceiptId,
-      receiptId,
-    });
-    return { receiptId, outcome };
-  };
-  const lines = parsed.lines;
   try {
-    let inFlight = send(lines[0] as Line);
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i] as Line;
-      const { receiptId } = inFlight;
-      const result: InvocationResult = await inFlight.outcome;
-      // The next event goes out as soon as this one is answered (still one at a time, in order),
-      // before this one's receipt and output line are made: the client works on the next event
-      // meanwhile, so that work is off the session's per-event time (issue 30). A small envelope's
-      // invoke writes synchronously (runtime/stream/invoker.ts), so it is on its way here.
-      if (i + 1 < lines.length) inFlight = send(lines[i + 1] as Line);
+    for (const line of parsed.lines) {
+      const receiptId = `rcpt-${randomUUID()}`;
+      const result: InvocationResult = await invoker.invoke(line.value as DispatchEnvelope, {
+        nonIntegerNumberPointers: line.nonIntegerNumberPointers,
+        parentReceiptId,
+        receiptId,
+      });
       if (result.ok) {
         delivered++;
         if (result.response.status === "failed") answeredFailed++;

@@ -173,7 +173,8 @@ describe("the packed package, installed into a fresh project", () => {
         LIFELOOP_CONTINUATION_ROOT: join(TMP, "npx-store"),
       },
     );
-    expect([get.status, get.stdout, get.stderr]).toEqual([3, '{"error":"not_found"}\n', ""]);
+    // not_found: exit 3 and the reference's error object on stderr (the command really ran).
+    expect([get.status, get.stdout, get.stderr]).toEqual([3, "", '{"error":"not_found"}\n']);
   });
 
   it("runs the README's TypeScript example as written", { timeout: 300_000 }, () => {

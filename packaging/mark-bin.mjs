@@ -2,7 +2,7 @@
 /**
  * Build step (package.json `build`, after tsc): make every file of package.json's `bin` executable
  * (mode 0755). tsc writes dist/ files with mode 0644, so in a clone `npx lifeloop-callback` (a link
- * to dist/cli/main.js) and a direct run of that path would fail with EACCES; an install from
+ * to dist/cli/launcher.cjs) and a direct run of that path would fail with EACCES; an install from
  * the registry or a tarball sets the mode itself, a clone's build does not.
  * Exit 1 with the path when a `bin` file is missing (the build did not write it).
  */

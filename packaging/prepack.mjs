@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm pack` / `npm publish` step (package.json `prepack`):
- * - build dist/ (packaging/prepare.mjs: tsc, the CLI bundle, mark-bin), which needs the clone's
- *   devDependencies: exit 1 with what to run when `npm ci` has not been run yet;
+ * - build dist/ (packaging/prepare.mjs: tsc, the validator modules, the CLI bundle, mark-bin), which
+ *   needs the clone's devDependencies: exit 1 with what to run when `npm ci` has not been run yet;
  * - create the pack destination (.npmrc `pack-destination`, an ignored folder) so the tarball
  *   never lands untracked in the repository root;
  * - leave `prepare` out of the packed package.json: the tarball ships dist/, and npm (11) warns

@@ -5,7 +5,8 @@
  * install -g /path/to/clone`: npm links the folder and prepares it).
  *
  * - When this folder has its devDependencies (TypeScript), build dist/ as `npm run build` does (tsc,
- *   the CLI bundle packaging/bundle-cli.mjs, packaging/mark-bin.mjs), so `npm ci` alone leaves a
+ *   the validator modules packaging/copy-validators.mjs, the CLI bundle and its launcher
+ *   packaging/bundle-cli.mjs, packaging/mark-bin.mjs), so `npm ci` alone leaves a
  *   working `npx --no-install lifeloop-callback`.
  * - Otherwise, when dist/ is already built, there is nothing to do.
  * - Otherwise (a clone installed from elsewhere before its own `npm ci`): say what to run, remove
@@ -24,6 +25,7 @@ const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
 if (existsSync(tsc)) {
   for (const step of [
     [tsc, "-p", join(root, "tsconfig.json")],
+    [join(root, "packaging", "copy-validators.mjs")],
     [join(root, "packaging", "bundle-cli.mjs")],
     [join(root, "packaging", "mark-bin.mjs")],
   ]) {
@@ -32,8 +34,8 @@ if (existsSync(tsc)) {
   }
   process.exit(0);
 }
-// The library (tsc) and the CLI bundle (the `bin`) are both built.
-if (existsSync(join(root, "dist", "runtime", "index.js")) && existsSync(join(root, "dist", "cli", "main.js")))
+// The library (tsc) and the CLI bundle with its launcher (the `bin`) are both built.
+if (existsSync(join(root, "dist", "runtime", "index.js")) && existsSync(join(root, "dist", "cli", "launcher.cjs")))
   process.exit(0);
 
 const initCwd = process.env.INIT_CWD ? resolve(process.env.INIT_CWD) : root;

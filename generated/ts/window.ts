@@ -15,8 +15,8 @@ export interface AcceptedReader {
   readonly rulePlans: { readonly [typeName: string]: readonly RuleStep[] };
   /** Pointer patterns of integer fields per wire object type. */
   readonly integerPaths: { readonly [typeName: string]: readonly string[] };
-  /** Its own validators module (`validate<Type>` exports), or null when its wire schemas equal current's. */
-  readonly validators: { readonly [name: string]: unknown } | null;
+  /** Its own validators (the index module of its per-type validators), or null when its wire schemas equal current's. */
+  readonly validators: { readonly loadValidator: (typeName: string) => unknown } | null;
 }
 
 /** The reader of every accepted (older) version of the default window, by version. */

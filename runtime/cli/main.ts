@@ -82,6 +82,23 @@ function help(): string {
   ].join("\n");
 }
 
+/** The names that print the top-level help (no argument at all does too, with exit 2). */
+const TOP_LEVEL_HELP: readonly string[] = ["help", "--help", "-h"];
+
+/**
+ * The argument lists whose whole answer (standard output and exit code, nothing on stderr) depends
+ * only on this build of the package: `version` under its name and each alias, alone and with
+ * `--json`, and the top-level help (`help`, `--help`, `-h`, no argument). The package's `bin`, a
+ * CommonJS launcher (packaging/launcher.cjs), answers exactly these from what this CLI printed for
+ * them at build time (packaging/bundle-cli.mjs runs it) without starting the ES module graph, so
+ * `--version` costs about a bare node start (issue 30); anything else goes to {@link main}.
+ */
+export function staticAnswerArgvs(): string[][] {
+  const version = CLI_COMMANDS.find((c) => c.name === "version");
+  const names = version === undefined ? [] : [version.name, ...version.aliases];
+  return [...names.flatMap((n) => [[n], [n, "--json"]]), ...TOP_LEVEL_HELP.map((n) => [n]), []];
+}
+
 /** Run the CLI with `argv` (without node and script); returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [first, ...args] = argv;
@@ -95,7 +112,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.out(`${(await commandUsages()).map(([, usage]) => usage).join("\n\n")}\n`);
     return EXIT.ok;
   }
-  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+  if (name === undefined || TOP_LEVEL_HELP.includes(name)) {
     io.out(`${help()}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
@@ -203,7 +220,13 @@ function outputErrorExit(): number {
 // discarded and the exit code is the command's. A shell's `>&-` looks exactly the same to the
 // process (Node reopens a closed fd 1 on /dev/null, read-write), so it is treated alike.
 
-if (isEntryPoint()) {
+/**
+ * Run the CLI as the `lifeloop-callback` process: arguments from process.argv, standard output
+ * buffered, output errors handled ({@link exitOnOutputError}), the exit code set on process.exitCode.
+ * Called when this file is the entry point, and by the package's launcher (packaging/launcher.cjs)
+ * for every argument list it does not answer itself. Never rejects.
+ */
+export async function main(): Promise<void> {
   process.stdout.on("error", exitOnOutputError);
   // Buffered (runtime/cli/output.ts): one write per line was a quarter of a session's time per event.
   // Once the reader went away (stdoutGone), what is still gathered or written later is dropped.
@@ -221,3 +244,6 @@ if (isEntryPoint()) {
   stdout.flush();
   process.exitCode = code;
 }
+
+// Not awaited at the top level: the same module is bundled as CommonJS too (packaging/bundle-cli.mjs).
+if (isEntryPoint()) void main();

@@ -74,8 +74,11 @@ export function shellWords(command: string): string[] {
   return words;
 }
 
-/** The package's CLI entry points, relative to its root: the bundle (package.json `bin`) and the tsc output. */
-const CLI_ENTRY_POINTS = ["dist/cli/main.js", "dist/runtime/cli/main.js"];
+/**
+ * The package's CLI entry points, relative to its root: the launcher (package.json `bin`, what
+ * `hook config` writes), the bundle (the `bin` before the launcher) and the tsc output.
+ */
+const CLI_ENTRY_POINTS = ["dist/cli/launcher.cjs", "dist/cli/main.js", "dist/runtime/cli/main.js"];
 
 /** Words after which the next word is the program a shell or launcher runs. */
 const LAUNCHERS = new Set(["&&", "||", ";", "|", "exec", "env", "npx", "node", "nodejs"]);
@@ -98,8 +101,8 @@ const NOT_A_HOOK_CALL = new Set(["config", "install", "uninstall"]);
 
 /**
  * True when `command` runs `lifeloop-callback hook`: one of its words is the CLI (a file named
- * `lifeloop-callback`, or one of the package's entry points, `.../dist/cli/main.js` as `hook config`
- * writes it, or `.../dist/runtime/cli/main.js`) and the next word is `hook`, not followed by `config`, `install` or `uninstall`.
+ * `lifeloop-callback`, or one of the package's entry points, `.../dist/cli/launcher.cjs` as `hook config`
+ * writes it, `.../dist/cli/main.js` or `.../dist/runtime/cli/main.js`) and the next word is `hook`, not followed by `config`, `install` or `uninstall`.
  */
 export function isOurHookCommand(command: unknown): boolean {
   if (typeof command !== "string") return false;

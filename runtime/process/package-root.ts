@@ -28,7 +28,8 @@ export function packageVersion(): string {
 
 /**
  * Absolute path of the CLI this package installs (package.json `bin`, `lifeloop-callback`): the
- * bundle packaging/bundle-cli.mjs writes, which starts faster than dist/runtime/cli/main.js.
+ * launcher packaging/bundle-cli.mjs writes (packaging/launcher.cjs), which answers `--version`
+ * itself and hands everything else to the bundle; it starts faster than dist/runtime/cli/main.js.
  * @throws Error when package.json names no such bin.
  */
 export function packageBin(): string {

@@ -1,10 +1,11 @@
 /**
- * The schema layer: the precompiled ajv validators (generated/ts/validators.ts) with their errors
+ * The schema layer: the precompiled ajv validators (generated/ts/validators.ts, one module per type,
+ * loaded on first use) with their errors
  * mapped to `schema.*` rule ids, plus the integer-lexeme check that ajv cannot make because
  * JSON.parse has already turned `1.0` into `1`.
  */
 import { INTEGER_PATHS, type WireObjectTypeName } from "../../generated/ts/spec/plans.js";
-import * as validators from "../../generated/ts/validators.js";
+import { loadValidator } from "../../generated/ts/validators.js";
 import type { ValidationIssue } from "./issues.js";
 import { childPointer, pointerMatches } from "./pointer.js";
 
@@ -36,15 +37,19 @@ const VALIDATORS = new Map<WireObjectTypeName, StandaloneValidator>();
 function validatorFor(typeName: WireObjectTypeName): StandaloneValidator {
   const known = VALIDATORS.get(typeName);
   if (known !== undefined) return known;
-  const validator = (validators as unknown as Record<string, StandaloneValidator | undefined>)[`validate${typeName}`];
+  // Loaded on first use (issue 30): a command reads the validators of the types it judges only.
+  const validator = loadValidator(typeName) as StandaloneValidator | undefined;
   if (!validator) throw new Error(`no generated validator for ${typeName}; run npm run generate`);
   VALIDATORS.set(typeName, validator);
   return validator;
 }
 
-/** The validator of `typeName` in an accepted version's own validators module. */
-function versionValidator(validators: { readonly [name: string]: unknown }, typeName: string): StandaloneValidator {
-  const validator = validators[`validate${typeName}`];
+/** The validator of `typeName` among an accepted version's own validators (loaded on first use, as current's). */
+function versionValidator(
+  validators: { readonly loadValidator: (typeName: string) => unknown },
+  typeName: string,
+): StandaloneValidator {
+  const validator = validators.loadValidator(typeName);
   if (typeof validator !== "function") throw new Error(`no generated validator for ${typeName}; run npm run generate`);
   return validator as StandaloneValidator;
 }
@@ -84,13 +89,13 @@ export function toIssue(error: AjvError): ValidationIssue | null {
 
 /**
  * Run the schema of `typeName` (first error only, by design: bounded work on untrusted input).
- * `validators`: the validators module of an accepted older version with its own schemas
+ * `validators`: the validators index of an accepted older version with its own schemas
  * (generated/ts/window.ts `AcceptedReader.validators`); omitted or null: current's.
  */
 export function schemaIssues(
   typeName: WireObjectTypeName,
   value: unknown,
-  validators: { readonly [name: string]: unknown } | null = null,
+  validators: { readonly loadValidator: (typeName: string) => unknown } | null = null,
 ): ValidationIssue[] {
   const validate = validators === null ? validatorFor(typeName) : versionValidator(validators, typeName);
   if (validate(value)) return [];

@@ -3,18 +3,22 @@
  * hot commands load only what they use (issue 30): `--version` and `--help` load no command module
  * and no generated table beyond their own; `continuation get` loads neither the validators nor the
  * whole generated/ts/spec.js; `hook` and `invoke` do not load ajv's compiler, the diff engine or the
- * stream host. This is the structural guarantee; the timing is benched (npm run bench -- cli).
+ * stream host. The package's `bin` is a CommonJS launcher (packaging/launcher.cjs) that answers
+ * `--version` and the top-level help from what the CLI printed at build time, loading no other file,
+ * and hands everything else to the bundle. This is the structural guarantee; the timing is benched
+ * (npm run bench -- cli).
  * Witness: the built CLI runs with a module resolve hook (node --import) that records every ES
- * module it resolves, plus every CommonJS module in require.cache at exit (ajv is CommonJS, loaded
- * through createRequire).
+ * module it resolves, plus every CommonJS module in require.cache at exit (ajv and the per-type
+ * validators, generated/ts/validators/<Type>.cjs, are CommonJS, loaded through createRequire).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI_COMMANDS } from "../../generated/ts/spec/cli-commands.js";
-import { CLI, REPO_ROOT, runNode } from "../support/cli-process.js";
+import { staticAnswerArgvs } from "../../runtime/cli/main.js";
+import { CLI, REPO_ROOT, runCli, runNode } from "../support/cli-process.js";
 import packageJson from "../../package.json" with { type: "json" };
 
 const dir = mkdtempSync(join(tmpdir(), "lifeloop-lazy-cli-"));
@@ -70,6 +74,11 @@ const HEAVY: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
   ["codegen", /\/codegen\//],
   ["the whole generated spec", /\/generated\/ts\/spec\.js$/],
 ];
+
+/** The types whose validator module (generated/ts/validators/<Type>.cjs, or its copy in dist/) was loaded. */
+function validatorsIn(urls: readonly string[]): string[] {
+  return urls.flatMap((u) => /\/validators\/([A-Za-z]+)\.cjs$/.exec(u)?.[1] ?? []).sort();
+}
 
 function heavyIn(urls: readonly string[], allowed: readonly string[] = []): string[] {
   return HEAVY.filter(([what, pattern]) => !allowed.includes(what) && urls.some((u) => pattern.test(u))).map(
@@ -142,21 +151,59 @@ describe("cli: command modules are loaded on demand", () => {
     expect(JSON.parse(hook.stdout)).toEqual({}); // delivered: no systemMessage about a failure
     expect(hook.commands).toEqual(["hook"]);
     expect(heavyIn(hook.urls)).toEqual([]);
+    // Validators are loaded per type, on first use: this event's input and output, the envelope,
+    // the render request; none of another event's or another harness's.
+    const validators = validatorsIn(hook.urls);
+    expect(validators).toContain("ClaudePreCompactInput");
+    expect(validators.filter((t) => /^Codex|^Claude(?!PreCompact)/.test(t))).toEqual([]);
+    expect(validators.length).toBeLessThanOrEqual(6);
     const invoke = loaded("invoke", ["invoke", "--help"]);
     expect(invoke.code).toBe(0);
     expect(invoke.commands).toEqual(["invoke"]);
     expect(heavyIn(invoke.urls)).toEqual([]);
+    expect(validatorsIn(invoke.urls)).toEqual([]); // nothing judged, nothing loaded
   });
 
-  it("validate --help loads no other command's module", () => {
+  it("validate --help loads no other command's module; a plain validate (one issue) loads no heavy module, --all loads ajv's compiler", () => {
     const r = loaded("validate", ["validate", "--help"]);
     expect(r.code).toBe(0);
     expect(r.commands).toEqual(["validate"]);
+    const request = JSON.stringify(
+      (JSON.parse(readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"), "utf8")) as { request: unknown })
+        .request,
+    );
+    const bin = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
+    for (const entry of [CLI, bin]) {
+      const plain = loaded("validate-plain", ["validate", "callback-request", "-"], request, entry);
+      expect([plain.code, plain.stdout], entry).toEqual([0, "[]\n"]);
+      // validate judges any wire type by name, so it has the whole spec module.
+      expect(heavyIn(plain.urls, ["the whole generated spec"]), entry).toEqual([]);
+      const all = loaded("validate-all", ["validate", "--all", "callback-request", "-"], request, entry);
+      expect([all.code, all.stdout], entry).toEqual([0, "[]\n"]);
+      expect(heavyIn(all.urls), entry).toContain("ajv's compiler");
+    }
   });
 
-  it("the package's bin is the bundle (packaging/bundle-cli.mjs): it runs --version, continuation get and hook from dist/cli alone", () => {
+  it("the package's bin is the launcher (packaging/launcher.cjs): every static argument list, answered as the CLI answers it, loads no other file", () => {
     const bin = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
-    expect(bin).toBe(join(REPO_ROOT, "dist", "cli", "main.js"));
+    expect(bin).toBe(join(REPO_ROOT, "dist", "cli", "launcher.cjs"));
+    const argvs = staticAnswerArgvs();
+    expect(argvs).toContainEqual(["--version"]);
+    expect(argvs).toContainEqual(["--help"]);
+    for (const argv of argvs) {
+      const r = loaded(`static-${argvs.indexOf(argv)}`, argv, undefined, bin);
+      const cli = runCli(argv, { cwd: dir });
+      expect([r.code, r.stdout], JSON.stringify(argv)).toEqual([cli.code, cli.stdout]);
+      expect(cli.stderr).toBe("");
+      expect(
+        r.urls.filter((u) => !u.startsWith("node:")),
+        JSON.stringify(argv),
+      ).toEqual([pathToFileURL(bin).href]);
+    }
+  });
+
+  it("the launcher hands a per-event command to its own CommonJS file and anything else to the ES module bundle (packaging/bundle-cli.mjs), from dist/cli alone", () => {
+    const bin = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
     const client = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
     const input = JSON.stringify({
       hook_event_name: "Stop",
@@ -166,7 +213,7 @@ describe("cli: command modules are loaded on demand", () => {
       stop_hook_active: false,
     });
     const runs = [
-      loaded("bin-version", ["--version"], undefined, bin),
+      loaded("bin-version-usage", ["version", "--help"], undefined, bin),
       loaded("bin-get", ["continuation", "get", "--thread", "t", "--key", "k"], undefined, bin),
       loaded(
         "bin-hook",
@@ -188,9 +235,48 @@ describe("cli: command modules are loaded on demand", () => {
       ),
     ];
     expect(runs.map((r) => r.code)).toEqual([0, 3, 0]);
-    for (const r of runs) {
-      const ours = r.urls.filter((u) => u.startsWith(pathToFileURL(REPO_ROOT).href) && !u.includes("/node_modules/"));
-      expect(ours.filter((u) => !u.startsWith(pathToFileURL(join(REPO_ROOT, "dist", "cli")).href))).toEqual([]);
+    expect(runs[0]?.stdout).toMatch(/^usage: lifeloop-callback version/);
+    const cli = pathToFileURL(join(REPO_ROOT, "dist", "cli")).href;
+    /** The files of ours a run loaded, relative to dist/cli, but the validator modules. */
+    const ours = (urls: readonly string[]): string[] =>
+      urls
+        .filter((u) => u.startsWith(pathToFileURL(REPO_ROOT).href) && !u.includes("/node_modules/"))
+        .map((u) => (u.startsWith(`${cli}/`) ? u.slice(cli.length + 1) : u))
+        .filter((u) => !/^chunks\/validators\//.test(u));
+    const [usage, get, hook] = runs.map((r) => ours(r.urls));
+    // version: the ES module bundle, its entry and chunks.
+    expect(usage).toContain("main.js");
+    expect(usage?.filter((u) => !/^(launcher\.cjs|main\.js|chunks\/[\w-]+\.js)$/.test(u))).toEqual([]);
+    // continuation and hook: the launcher and the command's one file, nothing of the ES module bundle.
+    expect(get).toEqual(["chunks/command-continuation.cjs", "launcher.cjs"]);
+    expect(hook).toEqual(["chunks/command-hook.cjs", "launcher.cjs"]);
+    expect(validatorsIn(runs[2]?.urls ?? [])).toContain("ClaudeStopInput");
+  });
+
+  it("each command's own CommonJS file holds no heavy module (esbuild names each bundled module in a `// dist/...` line)", () => {
+    const chunks = join(REPO_ROOT, "dist", "cli", "chunks");
+    const files = readdirSync(chunks).filter((f) => /^command-[\w-]+\.cjs$/.test(f));
+    expect(files).toContain("command-hook.cjs");
+    for (const file of files) {
+      const text = readFileSync(join(chunks, file), "utf8");
+      const modules = [...text.matchAll(/^\/\/ (dist\/\S+)$/gm)].map((m) => `/${m[1]}`);
+      expect(modules.length, file).toBeGreaterThan(10);
+      // validate judges any wire type by name (and --all walks a tree), so it has the whole spec module.
+      expect(heavyIn(modules, file === "command-validate.cjs" ? ["the whole generated spec"] : []), file).toEqual([]);
     }
+  });
+
+  it("a command's own CommonJS file holds that command only: another command's module fails to load, reported as a broken installation", () => {
+    const file = join(REPO_ROOT, "dist", "cli", "chunks", "command-continuation.cjs");
+    const r = runNode(
+      [
+        "-e",
+        `require(${JSON.stringify(file)}).runCli(["events"], { out() {}, err: (t) => process.stderr.write(t) }).then((c) => process.exit(c))`,
+      ],
+      { cwd: dir, timeoutMs: 60_000 },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot load the command");
+    expect(r.stderr).toContain("holds the continuation command only");
   });
 });

@@ -3,30 +3,32 @@
  * nothing on stderr, as the reference CLI does, except the commands whose exit code is their
  * verdict (validate, diff, conform, conformance run, generate --check), which keep it. A standard
  * output that is /dev/null (Python DEVNULL, Go nil Stdout, Node 'ignore') is an output like any
- * other. A full disk (ENOSPC): one line on stderr and exit 3, never a stack.
+ * other. A full disk (ENOSPC): one line on stderr and exit 3, never a stack. The package's launcher
+ * (packaging/launcher.cjs), which answers `--version` and the help itself, behaves the same.
  */
 import { spawnSync } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLI, REPO_ROOT } from "../support/cli-process.js";
+import { BIN, CLI, REPO_ROOT } from "../support/cli-process.js";
 import { spawnChild } from "../support/spawn-child.js";
 
 /** How the child's stdout is given: a pipe whose read end is closed before the child writes, a pipe read for `bytes` bytes and then closed, or an fd / 'ignore'. */
 type Stdout = "pipe-closed" | { readonly readThenClose: number } | number | "ignore";
 
-/** Run the CLI with `stdout` as given; collect stderr and the exit code (the child is always reaped). */
+/** Run the CLI (`entry`: default the tsc build) with `stdout` as given; collect stderr and the exit code (the child is always reaped). */
 function run(
   args: readonly string[],
   stdout: Stdout,
   input?: string,
+  entry: string = CLI,
 ): Promise<{ code: number | null; stderr: string; read: number }> {
   const piped = stdout === "pipe-closed" || typeof stdout === "object";
   let read = 0;
   return spawnChild({
     command: process.execPath,
-    args: [CLI, ...args],
+    args: [entry, ...args],
     cwd: REPO_ROOT,
     stdin: input === undefined ? "ignore" : "pipe",
     stdout: piped ? "pipe" : stdout,
@@ -51,6 +53,11 @@ describe("output errors", () => {
     for (const args of [["events"], ["version"], ["--help"]]) {
       const r = await run(args, "pipe-closed");
       expect([r.code, r.stderr], args.join(" ")).toEqual([0, ""]);
+    }
+    // The launcher answers these itself (a synchronous write to fd 1), or hands over (events).
+    for (const args of [["events"], ["--version"], ["--help"], []]) {
+      const r = await run(args, "pipe-closed", undefined, BIN);
+      expect([r.code, r.stderr], `launcher ${args.join(" ")}`).toEqual([0, ""]);
     }
   });
 
@@ -137,6 +144,7 @@ describe("output errors", () => {
 
   it("a standard output that is /dev/null is not a closed one: Node 'ignore', Python DEVNULL, a shell >/dev/null", async () => {
     expect((await run(["version"], "ignore")).code).toBe(0);
+    expect((await run(["--version"], "ignore", undefined, BIN)).code).toBe(0);
     const python = spawnSync(
       "python3",
       [
@@ -159,10 +167,16 @@ describe("output errors", () => {
   it("a full device (ENOSPC) → one line on stderr, exit 3", async () => {
     const full = openSync("/dev/full", "w");
     try {
-      const r = await run(["events"], full);
-      expect(r.code).toBe(3);
-      expect(r.stderr).toContain("cannot write the output: ENOSPC");
-      expect(r.stderr).not.toContain("    at ");
+      for (const [args, entry] of [
+        [["events"], CLI],
+        [["--version"], BIN],
+        [["--help"], BIN],
+      ] as const) {
+        const r = await run(args, full, undefined, entry);
+        expect(r.code, `${entry} ${args.join(" ")}`).toBe(3);
+        expect(r.stderr).toContain("cannot write the output: ENOSPC");
+        expect(r.stderr).not.toContain("    at ");
+      }
     } finally {
       closeSync(full);
     }

@@ -66,10 +66,10 @@ describe("generate --check (drift)", () => {
     try {
       const r = generate(root, "--check");
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain("generated/ts/validators.ts (changed)");
+      expect(r.stderr).toContain("generated/ts/validators/Warning.cjs (changed)");
       expect(r.stderr).toContain("generated/docs/types/Warning.md (changed)");
-      expect(r.stdout).toContain("--- generated/ts/validators.ts");
-      expect(r.stdout).toContain("+++ generated/ts/validators.ts");
+      expect(r.stdout).toContain("--- generated/ts/validators/Warning.cjs");
+      expect(r.stdout).toContain("+++ generated/ts/validators/Warning.cjs");
       expect(r.stdout).toMatch(/^@@ .* @@$/m);
       expect(r.stdout).toMatch(/^-.*512/m);
       expect(r.stdout).toMatch(/^\+.*256/m);

@@ -181,6 +181,19 @@ describe("the packed package, installed into a fresh project", () => {
     expect(version).toMatch(
       new RegExp(`^lifeloop-callback \\d+\\.\\d+\\.\\d+ \\(wire ${WIRE_VERSION.replace(/\./g, "\\.")}\\)\\n$`),
     );
+    // The bin is the launcher (packaging/launcher.cjs): it answers --version itself and hands any
+    // other command to the bundle, through npx as well.
+    const get = run(
+      "npx",
+      ["lifeloop-callback", "continuation", "get", "--thread", "t", "--key", "k"],
+      PROJECT,
+      60_000,
+      {
+        LIFELOOP_CONTINUATION_ROOT: join(TMP, "npx-store"),
+      },
+    );
+    // not_found: exit 3 and the reference's error object on stderr (the command really ran).
+    expect([get.status, get.stdout, get.stderr]).toEqual([3, "", '{"error":"not_found"}\n']);
   });
 
   it("runs the README's TypeScript example as written", { timeout: 300_000 }, () => {
@@ -313,6 +326,40 @@ describe("the CLI on PATH without a registry (a Go or Python client author)", ()
     const events = run("lifeloop-callback", ["events"], elsewhere, 60_000, env);
     expect(events.status).toBe(0);
     expect(JSON.parse(events.stdout)).toEqual(expect.any(Array));
+    const help = run("lifeloop-callback", ["--help"], elsewhere, 60_000, env);
+    expect([help.status, help.stderr]).toEqual([0, ""]);
+    expect(help.stdout).toContain(`(wire ${WIRE_VERSION})`);
+    // As a hook command: the line `hook config` writes for the harness, run through a shell with a
+    // hook input as Claude Code runs it, delivers to the client and prints the hook output.
+    const client = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
+    const config = JSON.parse(
+      ok(
+        run(
+          "lifeloop-callback",
+          ["hook", "config", "--adapter", "claude", "--program", client, "--timeout-ms", "30000"],
+          elsewhere,
+          60_000,
+          env,
+        ),
+        "hook config",
+      ),
+    ) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+    const command = config.hooks.Stop?.[0]?.hooks[0]?.command ?? "";
+    expect(command).toContain(join(prefix, "lib", "node_modules", "lifeloop-callback", "dist", "cli", "launcher.cjs"));
+    const hook = spawnSync("/bin/sh", ["-c", `${command} --state-dir '${join(TMP, "hook-state")}'`], {
+      cwd: elsewhere,
+      input: JSON.stringify({
+        hook_event_name: "Stop",
+        session_id: "packed-1",
+        transcript_path: join(elsewhere, "t.jsonl"),
+        cwd: elsewhere,
+        stop_hook_active: false,
+      }),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect([hook.status, hook.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(hook.stdout)).toEqual({}); // delivered: no systemMessage about a failure
   });
 
   it("the package has no install script (npm warns about one; pnpm refuses it) and builds itself on prepare", async () => {

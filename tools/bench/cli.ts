@@ -25,6 +25,26 @@
  *   import(); `hook` about 15-20% less CPU than tsc's 61 files, `continuation get` about 10% less,
  *   `--version` alike. One CommonJS file for the whole CLI: the same gain for `hook`, but `--version`
  *   and `continuation get` about 7% slower (the 1 MB file is parsed at every start): not kept.
+ * - A CommonJS launcher as the bin (kept: packaging/launcher.cjs): `--version` and the help from
+ *   constants recorded at build time, no module graph: `--version` 1.22x -> 1.00x a bare start.
+ *   Handing over to the bundle costs under a millisecond (an empty ES module through a CommonJS
+ *   import(): 66.0 vs 65.2 ms CPU), the "ES module bundle" rows below.
+ * - One CommonJS file per per-event command (kept: packaging/bundle-cli.mjs, `hook`, `continuation`,
+ *   `invoke`, `validate`), that command only: against the split ES module bundle, CPU `hook`
+ *   136 -> 117 ms, `invoke` 132 -> 115, `continuation get` 85 -> 77 (one ES module file per command
+ *   instead: 122, 118, 82); the split bundle's two dozen files and the ES module loader were the
+ *   cost. About 1 MB of code shared between commands is repeated in these files.
+ * - Validators loaded per type (kept: generated/ts/validators/<Type>.cjs): a `hook` reads 230 KB
+ *   of validators instead of the 545 KB module; loading them costs 3.4 ms against 11 ms for the
+ *   chunk that held them all (with the wire layer), in-process timings.
+ * - `validate` imports ajv's compiler only for `--all` (runtime/cli/commands/validate.ts): CPU
+ *   140 -> 78 ms (with its own CommonJS file), a bare start 64 ms.
+ * - `session`: sending the next event before the previous one's receipt and output line are made
+ *   (overlapping them with the client's turn): no measurable gain (3,000 events to go-echo, median
+ *   496 vs 492 ms over 20 alternating runs at load 5): not kept. A CPU profile of such a session puts
+ *   about 100 µs per event in the write(2) of each request (waking the client; the in-process
+ *   StreamInvoker pays the same) and about 27 µs in what only the CLI does: the strict parse of each
+ *   input line 11, the receipt (synthesis and its validation) 6, the output line 8, the receipt id 2.
  * - V8 code caching: Node 20 has no module.enableCompileCache (22.1+) and no cached data for ES
  *   modules; vm.Script cachedData would need the CommonJS bundle above plus a cache directory of
  *   our own: not done.
@@ -53,8 +73,10 @@ const SESSION_EVENTS = 1_000;
 /** Rounds of the per-event figure. */
 const SESSION_ROUNDS = 5;
 const SHELL_ECHO = join(FIXTURE_CLIENTS_DIR, "shell", "echo.sh");
-/** The CLI as installed: package.json `bin` (the bundle of packaging/bundle-cli.mjs). */
+/** The CLI as installed: package.json `bin` (the launcher of packaging/bundle-cli.mjs). */
 const BIN = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
+/** The ES module bundle the launcher hands the other commands to (packaging/bundle-cli.mjs), run directly. */
+const BUNDLE = join(REPO_ROOT, "dist", "cli", "main.js");
 
 /** Targets of issue 30, as a ratio to the bare node start. */
 const TARGETS: Readonly<Record<string, number>> = { "--version": 1.1, "continuation get": 1.35, hook: 1.3 };
@@ -181,6 +203,21 @@ async function oneShots(dir: string): Promise<void> {
   const envelope = readFileSync(join(REPO_ROOT, "examples", "dispatch-envelope.json"), "utf8");
   const request = JSON.stringify((JSON.parse(envelope) as DispatchEnvelope).request);
   const blob = "x".repeat(512);
+  const hookArgv = (adapter: string, hookEvent: string): string[] => [
+    "hook",
+    "--adapter",
+    adapter,
+    "--event",
+    hookEvent,
+    "--program",
+    SHELL_ECHO,
+    "--timeout-ms",
+    "30000",
+    "--state-dir",
+    join(dir, "state"),
+  ];
+  const hookInput = (adapter: string, hookEvent: string): string =>
+    hookCases(dir).find((h) => h.adapter === adapter && h.hookEvent === hookEvent)?.input ?? "";
   const ours: Job[] = [
     { name: "node -e 0 (bare)", argv: [node, "-e", "0"] },
     // The floor of a hook that delivers: a bare node start that spawns the same client once.
@@ -198,19 +235,7 @@ async function oneShots(dir: string): Promise<void> {
     { name: "invoke", argv: cli(["invoke", "--program", SHELL_ECHO, "--timeout-ms", "30000", "-"]), input: envelope },
     ...hookCases(dir).map(({ adapter, hookEvent, input }) => ({
       name: `hook ${adapter} ${hookEvent}`,
-      argv: cli([
-        "hook",
-        "--adapter",
-        adapter,
-        "--event",
-        hookEvent,
-        "--program",
-        SHELL_ECHO,
-        "--timeout-ms",
-        "30000",
-        "--state-dir",
-        join(dir, "state"),
-      ]),
+      argv: cli(hookArgv(adapter, hookEvent)),
       input,
     })),
     {
@@ -229,6 +254,19 @@ async function oneShots(dir: string): Promise<void> {
       argv: cli(["continuation", "list", "--thread", "t"]),
       env: { LIFELOOP_CONTINUATION_ROOT: store },
     },
+    // The ES module bundle run directly (what the launcher hands every other command to): what the
+    // launcher's answers and the per-command CommonJS files save.
+    { name: "ES module bundle --version", argv: [node, BUNDLE, "--version"] },
+    {
+      name: "ES module bundle continuation get",
+      argv: [node, BUNDLE, "continuation", "get", "--thread", "t", "--key", "k"],
+      env: { LIFELOOP_CONTINUATION_ROOT: store },
+    },
+    {
+      name: "ES module bundle hook claude PreCompact",
+      argv: [node, BUNDLE, ...hookArgv("claude", "PreCompact")],
+      input: hookInput("claude", "PreCompact"),
+    },
     // The same, unbundled (tsc's dist/runtime/cli/main.js, what the test suites run): the bundle's share.
     { name: "unbundled --version", argv: [node, CLI, "--version"] },
     {
@@ -238,22 +276,8 @@ async function oneShots(dir: string): Promise<void> {
     },
     {
       name: "unbundled hook claude PreCompact",
-      argv: [
-        node,
-        CLI,
-        "hook",
-        "--adapter",
-        "claude",
-        "--event",
-        "PreCompact",
-        "--program",
-        SHELL_ECHO,
-        "--timeout-ms",
-        "30000",
-        "--state-dir",
-        join(dir, "state"),
-      ],
-      input: hookCases(dir).find((h) => h.adapter === "claude" && h.hookEvent === "PreCompact")?.input ?? "",
+      argv: [node, CLI, ...hookArgv("claude", "PreCompact")],
+      input: hookInput("claude", "PreCompact"),
     },
   ];
   // The reference doing the same work (its own names); keyed by our job's name.
@@ -329,7 +353,7 @@ async function oneShots(dir: string): Promise<void> {
     `  one-shot commands (${BIN.slice(REPO_ROOT.length + 1)}): median wall ms of ${ROUNDS} interleaved rounds (node ${process.version})\n`,
   );
   process.stdout.write(
-    `    ${"command".padEnd(36)} ${"ours".padStart(8)} ${"x bare".padStart(7)} ${"reference".padStart(10)}  ${"ours/ref".padStart(8)}\n`,
+    `    ${"command".padEnd(40)} ${"ours".padStart(8)} ${"x bare".padStart(7)} ${"reference".padStart(10)}  ${"ours/ref".padStart(8)}\n`,
   );
   for (const job of ours) {
     const ms = medians.get(job.name) as number;
@@ -339,7 +363,7 @@ async function oneShots(dir: string): Promise<void> {
     const refText = refMs === undefined ? "".padStart(10) : refMs.toFixed(1).padStart(10);
     const versus = refMs === undefined ? "".padStart(8) : `${(ms / refMs).toFixed(1)}x`.padStart(8);
     process.stdout.write(
-      `    ${job.name.padEnd(36)} ${ms.toFixed(1).padStart(8)} ${`${ratio.toFixed(2)}x`.padStart(7)} ${refText}  ${versus}${job.name.includes("bare") ? "" : verdict(job.name, ratio)}\n`,
+      `    ${job.name.padEnd(40)} ${ms.toFixed(1).padStart(8)} ${`${ratio.toFixed(2)}x`.padStart(7)} ${refText}  ${versus}${job.name.includes("bare") ? "" : verdict(job.name, ratio)}\n`,
     );
   }
 }

@@ -1,7 +1,15 @@
 /**
- * Target: `generated/ts/validators.ts`, precompiled ajv validators (draft 2020-12, strict mode,
- * first error only) for every wire object type, as ESM with a `createRequire` shim for ajv's
- * runtime helpers (ajv's standalone ESM output still calls `require`).
+ * Target: the precompiled ajv validators (draft 2020-12, strict mode, first error only) of every
+ * wire object type and hook schema: one CommonJS module per type, `generated/ts/validators/<Type>.cjs`
+ * (ajv's own standalone format: it `require`s its runtime helpers), and the index
+ * `generated/ts/validators.ts`, whose `loadValidator(typeName)` loads a type's module on first use.
+ * One module per type because start-up is a user's latency (issue 30): all validators in one module
+ * were about half a megabyte that every `hook` and `invoke` read and compiled to judge three or four
+ * types. A type's module holds every schema it references, so shared schemas are repeated across
+ * modules; each command reads only the modules of the types it judges.
+ * CommonJS, loaded with `require`, because a validator is looked up synchronously (runtime/wire/
+ * schema.ts) and an ES module cannot be loaded synchronously on every Node the package supports;
+ * the build copies the modules beside the compiled index (packaging/copy-validators.mjs).
  *
  * One rewrite of ajv's output, for speed with identical results: ajv checks `maxLength` by counting
  * the code points of every string (`ucs2length`, a loop over the whole string). A string never has
@@ -47,30 +55,56 @@ export function guardCodePointCounts(code: string): string {
 }
 
 /**
- * Generate generated/ts/validators.ts (or, for an accepted version's own schemas, the module at `path`,
- * see ts/window.ts).
+ * Generate generated/ts/validators.ts and one generated/ts/validators/<Type>.cjs per type; with `dir`
+ * (an accepted version with its own schemas, see ts/window.ts) `<dir>/validators.ts` and
+ * `<dir>/validators/<Type>.cjs` instead.
  */
-export async function generateTsValidators(model: Model, path = "generated/ts/validators.ts"): Promise<OutputFile[]> {
+export async function generateTsValidators(model: Model, dir = "generated/ts"): Promise<OutputFile[]> {
   const ajv = new Ajv2020({
     strict: true,
     allErrors: false,
-    code: { source: true, esm: true, lines: true, optimize: true },
+    code: { source: true, esm: false, lines: true, optimize: true },
   });
   for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword({ keyword });
   for (const e of model.enums) ajv.addSchema(e.schema);
   for (const t of model.types) ajv.addSchema(t.schema);
   for (const h of model.hookSchemas) ajv.addSchema(h.schema);
-  const exports: Record<string, string> = {};
-  for (const t of model.types) exports[validatorName(t.name)] = t.id;
-  for (const h of model.hookSchemas) exports[validatorName(h.name)] = h.id;
-  const code = guardCodePointCounts(standaloneCode(ajv, exports));
-  const header = [
-    slashBanner("Precompiled ajv validators (draft 2020-12, strict). Runtime helpers come from the `ajv` package."),
-    "// @ts-nocheck",
-    "/* eslint-disable */",
-    'import { createRequire } from "node:module";',
-    "const require = createRequire(import.meta.url);",
-    "",
-  ].join("\n");
-  return [{ path, content: finalNewline(header + code) }];
+  const roots = [...model.types, ...model.hookSchemas].map((t) => ({ name: t.name, id: t.id }));
+  const modules = roots.map(({ name, id }) => ({
+    path: `${dir}/validators/${name}.cjs`,
+    content: finalNewline(
+      [
+        slashBanner(
+          `The precompiled ajv validator of ${name} (draft 2020-12, strict), loaded by generated/ts/validators.ts. Runtime helpers come from the \`ajv\` package.`,
+        ),
+        guardCodePointCounts(standaloneCode(ajv, { [validatorName(name)]: id })),
+      ].join(""),
+    ),
+  }));
+  const names = JSON.stringify(roots.map((r) => r.name));
+  const index = `${slashBanner(
+    "Loads the precompiled ajv validators of generated/ts/validators/<Type>.cjs (one CommonJS module per type) on first use.",
+  )}
+import { createRequire } from "node:module";
+
+/** A precompiled validator: true when \`data\` is valid; else false, with its first error in \`errors\`. */
+export type StandaloneValidator = ((data: unknown) => boolean) & { errors?: unknown[] | null };
+
+/** The types that have a validator: the wire object types, then the hook schemas. */
+export const VALIDATOR_TYPE_NAMES: ReadonlySet<string> = new Set(${names});
+
+// A local require (not the global one): bundlers leave it alone, so the modules stay files of their own.
+const require = createRequire(import.meta.url);
+
+/**
+ * The validator of \`typeName\`, read from validators/<typeName>.cjs beside this module the first time
+ * it is asked for (Node keeps the module); undefined for a name that has no validator.
+ */
+export function loadValidator(typeName: string): StandaloneValidator | undefined {
+  if (!VALIDATOR_TYPE_NAMES.has(typeName)) return undefined;
+  const loaded = require(\`./validators/\${typeName}.cjs\`) as Record<string, StandaloneValidator | undefined>;
+  return loaded[\`${validatorName("")}\${typeName}\`];
+}
+`;
+  return [{ path: `${dir}/validators.ts`, content: finalNewline(index) }, ...modules];
 }

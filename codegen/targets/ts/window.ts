@@ -5,7 +5,8 @@
  * snapshot spec/releases/<version>/: its rule plans (expecting its own version), its integer paths and
  * its schema validators. A snapshot whose wire schemas equal current's shares current's validators
  * (`validators: null`); otherwise its own precompiled validators are generated into
- * `generated/ts/versions/<version>/validators.ts` and imported here.
+ * `generated/ts/versions/<version>/validators.ts` (and `validators/<Type>.cjs` beside it, loaded on
+ * first use as current's are) and imported here.
  */
 import type { Model } from "../../model/model.js";
 import { finalNewline, slashBanner, type OutputFile } from "../../emit/output.js";
@@ -41,9 +42,9 @@ export function sameWireSchemas(model: Model, other: Model): boolean {
   return schemas(model) === schemas(other);
 }
 
-/** The module that holds the validators of an accepted version with its own schemas. */
-export function versionValidatorsPath(version: string): string {
-  return `generated/ts/versions/${version}/validators.ts`;
+/** The folder that holds the validators of an accepted version with its own schemas. */
+export function versionValidatorsDir(version: string): string {
+  return `generated/ts/versions/${version}`;
 }
 
 /** Generate generated/ts/window.ts and, for accepted versions with their own schemas, their validators. */
@@ -55,8 +56,7 @@ export async function generateTsWindow(model: Model): Promise<OutputFile[]> {
     const own = !sameWireSchemas(model, accepted.model);
     let validators = "null";
     if (own) {
-      const [file] = await generateTsValidators(accepted.model, versionValidatorsPath(accepted.version));
-      outputs.push(file as OutputFile);
+      outputs.push(...(await generateTsValidators(accepted.model, versionValidatorsDir(accepted.version))));
       const alias = `acceptedValidators${i}`;
       imports.push(`import * as ${alias} from "./versions/${accepted.version}/validators.js";`);
       validators = alias;
@@ -92,8 +92,8 @@ export async function generateTsWindow(model: Model): Promise<OutputFile[]> {
     `  readonly rulePlans: { readonly [typeName: string]: readonly RuleStep[] };`,
     `  /** Pointer patterns of integer fields per wire object type. */`,
     `  readonly integerPaths: { readonly [typeName: string]: readonly string[] };`,
-    `  /** Its own validators module (\`validate<Type>\` exports), or null when its wire schemas equal current's. */`,
-    `  readonly validators: { readonly [name: string]: unknown } | null;`,
+    `  /** Its own validators (the index module of its per-type validators), or null when its wire schemas equal current's. */`,
+    `  readonly validators: { readonly loadValidator: (typeName: string) => unknown } | null;`,
     `}`,
     "",
     `/** The reader of every accepted (older) version of the default window, by version. */`,

@@ -13,7 +13,6 @@ import { LIMITS } from "../../../generated/ts/spec/limits.js";
 import { WIRE_DOCUMENTS } from "../../../generated/ts/spec/plans.js";
 import type { ValidationIssue } from "../../wire/issues.js";
 import { DEFAULT_DOCUMENT_LIMITS, parseWireDocument } from "../../wire/validate.js";
-import { allIssues } from "../../wire/all-issues.js";
 import { closedWindow, DEFAULT_WIRE_WINDOW, type WireWindow } from "../../wire/window.js";
 import { WIRE_WINDOW } from "../../../generated/ts/spec/wire-version.js";
 import { EXIT, jsonLine, parseFlags, readBoundedInput, UsageError, type CliIo } from "../io.js";
@@ -58,7 +57,7 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
     return EXIT.input;
   }
   const result = switches.has("--all")
-    ? everyIssue(doc.typeName, read.bytes, window)
+    ? await everyIssue(doc.typeName, read.bytes, window)
     : parseWireDocument(doc.typeName, read.bytes, DEFAULT_DOCUMENT_LIMITS, window);
   if (result.ok) {
     io.out(jsonLine([]));
@@ -83,11 +82,17 @@ export async function runValidate(args: readonly string[], io: CliIo): Promise<n
   return notJson ? EXIT.input : EXIT.validation;
 }
 
-function everyIssue(
+/**
+ * Every issue of `--all` (runtime/wire/all-issues.ts). Imported only here: it compiles the schemas
+ * with ajv's compiler, which a plain `validate` (one issue, the precompiled validators) never needs
+ * and which costs a start about half a bare node start again (issue 30).
+ */
+async function everyIssue(
   typeName: (typeof WIRE_DOCUMENTS)[number]["typeName"],
   bytes: Uint8Array,
   window: WireWindow,
-): { ok: true } | { ok: false; issues: readonly ValidationIssue[] } {
+): Promise<{ ok: true } | { ok: false; issues: readonly ValidationIssue[] }> {
+  const { allIssues } = await import("../../wire/all-issues.js");
   const issues = allIssues(typeName, bytes, window);
   return issues.length === 0 ? { ok: true } : { ok: false, issues };
 }

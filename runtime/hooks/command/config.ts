@@ -21,7 +21,7 @@ type HookHarnessTimeoutTerm = HookHarnessTimeoutTable["terms"][number];
 /** What goes into every entry's command line. */
 export interface HookConfigOptions {
   readonly adapter: HookAdapter;
-  /** How to run lifeloop-callback, absolute words (e.g. [node, /abs/dist/cli/main.js], the package's bin). */
+  /** How to run lifeloop-callback, absolute words (e.g. [node, /abs/dist/cli/launcher.cjs], the package's bin). */
   readonly cli: readonly string[];
   readonly program: string;
   readonly args: readonly string[];

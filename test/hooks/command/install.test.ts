@@ -334,6 +334,7 @@ describe("what counts as ours", () => {
     for (const command of [
       "/usr/bin/node /opt/lifeloop-callback/dist/runtime/cli/main.js hook --adapter claude --event Stop --program /x --timeout-ms 5000",
       "/usr/bin/node /usr/lib/node_modules/lifeloop-callback/dist/cli/main.js hook --adapter claude --event Stop --program /x --timeout-ms 5000",
+      "/usr/bin/node /usr/lib/node_modules/lifeloop-callback/dist/cli/launcher.cjs hook --adapter claude --event Stop --program /x --timeout-ms 5000",
       "'/usr/bin/node' '/home/me/my clone/dist/runtime/cli/main.js' hook --adapter codex --event Stop",
       "lifeloop-callback hook --adapter claude --event Stop --program /x --timeout-ms 1",
       "npx --no-install lifeloop-callback hook --adapter claude --event SessionStart",

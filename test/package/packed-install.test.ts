@@ -27,7 +27,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WIRE_VERSION } from "../../generated/ts/spec.js";
+import { WIRE_VERSION, WIRE_WINDOW } from "../../generated/ts/spec.js";
 import { REPO_ROOT } from "../support/cli-process.js";
 import { readmeExample, shellExampleLines } from "./readme-examples.js";
 import { REFERENCE_CLI, REFERENCE_INSTALL_COMMAND } from "../support/reference-cli.js";
@@ -328,7 +328,7 @@ describe("the CLI on PATH without a registry (a Go or Python client author)", ()
     expect(JSON.parse(events.stdout)).toEqual(expect.any(Array));
     const help = run("lifeloop-callback", ["--help"], elsewhere, 60_000, env);
     expect([help.status, help.stderr]).toEqual([0, ""]);
-    expect(help.stdout).toContain(`(wire ${WIRE_VERSION})`);
+    expect(help.stdout).toContain(`(wire ${WIRE_VERSION}; reads ${WIRE_WINDOW.join(", ")})`);
     // As a hook command: the line `hook config` writes for the harness, run through a shell with a
     // hook input as Claude Code runs it, delivers to the client and prints the hook output.
     const client = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");

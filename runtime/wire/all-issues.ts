@@ -60,14 +60,17 @@ export function allIssues(
   const first = parseWireDocument(typeName, bytes, DEFAULT_DOCUMENT_LIMITS, window);
   if (first.ok) return [];
   if (first.issues[0]?.rule.startsWith("json.")) return [...first.issues];
-  const probe = parseStrictJson(bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: [] });
-  if (!probe.ok) return [...first.issues];
-  const { reader, outside } = selectVersion(probe.value, window);
+  let parsed = parseStrictJson(bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: INTEGER_PATHS[typeName] });
+  if (!parsed.ok) return [...first.issues];
+  const { reader, outside } = selectVersion(parsed.value, window);
   const integerPaths = reader?.integerPaths[typeName] ?? INTEGER_PATHS[typeName];
   const plan = reader === null ? RULE_PLANS[typeName] : reader.rulePlans[typeName];
   if (plan === undefined) return [...first.issues];
-  const parsed = parseStrictJson(bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: integerPaths });
-  if (!parsed.ok) return [...first.issues];
+  // Parsed again only for a version whose integer fields differ from current's.
+  if (integerPaths !== INTEGER_PATHS[typeName]) {
+    parsed = parseStrictJson(bytes, DEFAULT_DOCUMENT_LIMITS, { nonIntegerPaths: integerPaths });
+    if (!parsed.ok) return [...first.issues];
+  }
   const folder = reader?.validators ? `${reader.snapshot}/schemas` : "schemas";
   const validate = allErrorsValidator(typeName, folder);
   const schema = validate(parsed.value)

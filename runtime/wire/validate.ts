@@ -19,7 +19,13 @@ import {
   type StrictParseResult,
 } from "./json/parse.js";
 import { parseStrictJsonSliced, type StrictSliceOptions } from "./json/sliced.js";
-import { DEFAULT_WIRE_WINDOW, outsideWindowIssue, selectVersion, type WireWindow } from "./window.js";
+import {
+  DEFAULT_WIRE_WINDOW,
+  outsideWindowIssue,
+  selectVersion,
+  type VersionSelection,
+  type WireWindow,
+} from "./window.js";
 
 /** Byte and depth bounds of one document (bytes; levels, the root container being level 1). */
 export type DocumentLimits = StrictJsonLimits;
@@ -72,8 +78,9 @@ function judgeValue(
   value: unknown,
   pointers: readonly string[],
   window: WireWindow,
+  selection: VersionSelection = selectVersion(value, window),
 ): ValidationIssue[] {
-  const { reader, outside, version } = selectVersion(value, window);
+  const { reader, outside, version } = selection;
   if (reader === null) {
     const schema = schemaIssues(typeName, value);
     if (schema.length > 0) return schema;
@@ -145,15 +152,15 @@ function judgeParsed<K extends WireObjectTypeName>(
     return { ok: false, issues: [{ rule, pointer, message }] };
   }
   let pointers = parsed.nonIntegerNumberPointers;
-  const { reader } = selectVersion(parsed.value, window);
-  const paths = reader?.integerPaths[typeName];
+  const selection = selectVersion(parsed.value, window);
+  const paths = selection.reader?.integerPaths[typeName];
   if (paths !== undefined && !samePaths(paths, INTEGER_PATHS[typeName])) {
     // The parser recorded non-integer lexemes at current's integer paths; an older version with
     // other integer fields needs its own (rare: only when a version changed a field's type).
     const again = parseStrictJson(bytes, limits, { nonIntegerPaths: paths });
     if (again.ok) pointers = again.nonIntegerNumberPointers;
   }
-  const issues = judgeValue(typeName, parsed.value, pointers, window);
+  const issues = judgeValue(typeName, parsed.value, pointers, window, selection);
   if (issues.length > 0) return { ok: false, issues };
   return { ok: true, value: parsed.value as WireTypeMap[K] };
 }

@@ -86,10 +86,7 @@ const CHECKED = new WeakSet<WireWindow>([DEFAULT_WIRE_WINDOW]);
  */
 export function selectVersion(value: unknown, window: WireWindow): VersionSelection {
   if (!CHECKED.has(window)) checkWindow(window);
-  const found =
-    value !== null && typeof value === "object" && !Array.isArray(value)
-      ? (value as { readonly schema_version?: unknown }).schema_version
-      : undefined;
+  const found = rootVersion(value);
   if (typeof found === "string" && window.includes(found)) return selection(found, null);
   return selection(window[0] ?? WIRE_VERSION, typeof found === "string" ? found : null);
 }
@@ -119,15 +116,15 @@ function checkWindow(window: WireWindow): void {
  */
 export function answerVersion(request: unknown, window: WireWindow = DEFAULT_WIRE_WINDOW): string {
   const { version, outside } = selectVersion(request, window);
-  return outside === null && window.includes(version) && isVersionOf(request, version) ? version : WIRE_VERSION;
+  // `version` is the request's own exactly when it named one of the window's (no refusal, a string).
+  return outside === null && rootVersion(request) === version ? version : WIRE_VERSION;
 }
 
-function isVersionOf(value: unknown, version: string): boolean {
-  return (
-    value !== null &&
-    typeof value === "object" &&
-    (value as { readonly schema_version?: unknown }).schema_version === version
-  );
+/** The root `schema_version` member of a parsed document, or undefined. Never throws. */
+function rootVersion(value: unknown): unknown {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as { readonly schema_version?: unknown }).schema_version
+    : undefined;
 }
 
 /** The outside-window message as a pattern that captures `{value}`. */

@@ -14,12 +14,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../generated/ts/spec.js";
 import { validateValue } from "../../runtime/wire/validate.js";
 import { closedWindow } from "../../runtime/wire/window.js";
-import { REPO_ROOT, runCli } from "../support/cli-process.js";
+import { runCli } from "../support/cli-process.js";
 import { FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";
+import { FAKE_CLIENT_0_5, OLDER_VERSION } from "../support/window.js";
 
-/** The version lifeloop-cli 0.5.0 speaks (its fake client answers in it). */
-const V03 = "lifeloop.v0.3";
-const REFERENCE_CLIENT = join(REPO_ROOT, ".cache", "lifeloop-ref-0.5.0", "bin", "lifeloop-fake-ccd-client");
+const V03 = OLDER_VERSION;
+const REFERENCE_CLIENT = FAKE_CLIENT_0_5;
 const INSTALL =
   "cargo install lifeloop-cli --version 0.5.0 --locked --root .cache/lifeloop-ref-0.5.0 (or bash tools/setup/prepare.sh)";
 const SCRIPTED = join(FIXTURE_CLIENTS_DIR, "stream-raw", "scripted-client.mjs");

@@ -20,6 +20,7 @@ import { ReceiptEmitter } from "../../runtime/receipts/emitter.js";
 import { validateValue } from "../../runtime/wire/validate.js";
 import { closedWindow } from "../../runtime/wire/window.js";
 import { envelope, FIXTURES, tempDir } from "./support.js";
+import { atVersion } from "../support/window.js";
 
 /** The newest accepted older version of the window (spec/wire-version.json `accepted`). */
 const OLDER = WIRE_WINDOW[1] as string;
@@ -30,11 +31,6 @@ const TIMEOUT_MS = 10_000;
 const tmp = tempDir("wire-version");
 afterAll(() => tmp.cleanup());
 let markers = 0;
-
-/** `value` (a deep copy) with every `schema_version` member renamed to `version`. */
-function inVersion<T>(value: T, version: string): T {
-  return JSON.parse(JSON.stringify(value), (key, v: unknown) => (key === "schema_version" ? version : v)) as T;
-}
 
 /** A shell client that answers `delivered` in `answerVersion` and touches a fresh marker file when started. */
 function shellAnswering(answerVersion: string): { program: string; args: string[]; started: () => boolean } {
@@ -88,7 +84,7 @@ describe("subprocess invoker speaking one version", () => {
   it("an older-version host delivers an envelope of that version and takes an answer in it", async () => {
     const client = shellAnswering(OLDER);
     const invoker = new SubprocessInvoker({ ...client, timeoutMs: TIMEOUT_MS, wireVersion: OLDER });
-    const result = await invoker.invoke(inVersion(envelope(), OLDER));
+    const result = await invoker.invoke(atVersion(envelope(), OLDER));
     expect(result).toMatchObject({ ok: true, response: { schema_version: OLDER, status: "delivered" } });
     expect(client.started()).toBe(true);
   });
@@ -100,7 +96,7 @@ describe("subprocess invoker speaking one version", () => {
     it(`a ${host} host refuses a ${answer} answer (in the window, not its version) as invalid_response naming it`, async () => {
       const client = shellAnswering(answer);
       const invoker = new SubprocessInvoker({ ...client, timeoutMs: TIMEOUT_MS, wireVersion: host });
-      const failure = failureOf(await invoker.invoke(inVersion(envelope(), host)));
+      const failure = failureOf(await invoker.invoke(atVersion(envelope(), host)));
       expect(client.started()).toBe(true);
       expect(failure.variant).toBe("invalid_response");
       expect(failure.rule).toBe("schema-version-current");
@@ -112,7 +108,7 @@ describe("subprocess invoker speaking one version", () => {
     it(`a ${host} host refuses a ${answer} envelope as invalid_request before spawning`, async () => {
       const client = shellAnswering(answer);
       const invoker = new SubprocessInvoker({ ...client, timeoutMs: TIMEOUT_MS, wireVersion: host });
-      const failure = failureOf(await invoker.invoke(inVersion(envelope(), answer)));
+      const failure = failureOf(await invoker.invoke(atVersion(envelope(), answer)));
       expect(failure.variant).toBe("invalid_request");
       expect(failure.rule).toBe("schema-version-current");
       expect(failure.detail).toContain(`\`${answer}\``);
@@ -123,7 +119,7 @@ describe("subprocess invoker speaking one version", () => {
   it("a nested schema_version of another version is refused too (every document of the envelope speaks the host's)", async () => {
     const client = shellAnswering(OLDER);
     const invoker = new SubprocessInvoker({ ...client, timeoutMs: TIMEOUT_MS, wireVersion: OLDER });
-    const mixed = inVersion(envelope(), OLDER) as DispatchEnvelope;
+    const mixed = atVersion(envelope(), OLDER) as DispatchEnvelope;
     mixed.request.schema_version = WIRE_VERSION;
     const failure = failureOf(await invoker.invoke(mixed));
     expect(failure.variant).toBe("invalid_request");
@@ -142,7 +138,7 @@ describe("in-process invoker speaking one version", () => {
         return { schema_version: request.schema_version, status: "delivered" };
       },
     });
-    expect(await invoker.invoke(inVersion(envelope(), OLDER))).toMatchObject({
+    expect(await invoker.invoke(atVersion(envelope(), OLDER))).toMatchObject({
       ok: true,
       response: { schema_version: OLDER },
     });
@@ -158,12 +154,12 @@ describe("in-process invoker speaking one version", () => {
       warnings: [{ code: "note", message: "" }],
     };
     expect(validateValue("CallbackResponse", answer, closedWindow(OLDER))).toEqual([]);
-    expect(validateValue("CallbackResponse", inVersion(answer, WIRE_VERSION), closedWindow(WIRE_VERSION))).not.toEqual(
+    expect(validateValue("CallbackResponse", atVersion(answer, WIRE_VERSION), closedWindow(WIRE_VERSION))).not.toEqual(
       [],
     );
     const older = new InProcessInvoker({ wireVersion: OLDER, handler: () => answer });
-    expect(await older.invoke(inVersion(envelope(), OLDER))).toMatchObject({ ok: true, response: answer });
-    const current = new InProcessInvoker({ handler: () => inVersion(answer, WIRE_VERSION) });
+    expect(await older.invoke(atVersion(envelope(), OLDER))).toMatchObject({ ok: true, response: answer });
+    const current = new InProcessInvoker({ handler: () => atVersion(answer, WIRE_VERSION) });
     expect(failureOf(await current.invoke(envelope())).variant).toBe("invalid_response");
   });
 
@@ -176,7 +172,7 @@ describe("in-process invoker speaking one version", () => {
         wireVersion: host,
         handler: () => ({ schema_version: answer, status: "delivered" }),
       });
-      const failure = failureOf(await invoker.invoke(inVersion(envelope(), host)));
+      const failure = failureOf(await invoker.invoke(atVersion(envelope(), host)));
       expect(failure.variant).toBe("invalid_response");
       expect(failure.rule).toBe("schema-version-current");
       expect(failure.detail).toContain(`\`${answer}\``);
@@ -191,7 +187,7 @@ describe("in-process invoker speaking one version", () => {
           return { schema_version: host, status: "delivered" };
         },
       });
-      const failure = failureOf(await invoker.invoke(inVersion(envelope(), answer)));
+      const failure = failureOf(await invoker.invoke(atVersion(envelope(), answer)));
       expect(failure.variant).toBe("invalid_request");
       expect(failure.rule).toBe("schema-version-current");
       expect(calls).toBe(0);
@@ -203,7 +199,7 @@ describe("receipts of a host speaking one version", () => {
   it("carry the host's version, for an answer and for a failure", async () => {
     const emitter = new ReceiptEmitter({ wireVersion: OLDER });
     const ctx = { client_id: "c", receipt_id: "r1", at_epoch_s: 1 };
-    const env = inVersion(envelope(), OLDER);
+    const env = atVersion(envelope(), OLDER);
     const answered = await new InProcessInvoker({
       wireVersion: OLDER,
       handler: () => ({ schema_version: OLDER, status: "delivered" }),
@@ -224,7 +220,7 @@ describe("receipts of a host speaking one version", () => {
   });
 
   it("an emitter of one version refuses an exchange of another, naming both (never a mixed receipt)", async () => {
-    const env = inVersion(envelope(), OLDER);
+    const env = atVersion(envelope(), OLDER);
     const answered = await new InProcessInvoker({
       wireVersion: OLDER,
       handler: () => ({ schema_version: OLDER, status: "delivered" }),

@@ -21,6 +21,7 @@ import { InvokerConfigError } from "../../runtime/invoker/types.js";
 import { StreamInvoker } from "../../runtime/stream/invoker.js";
 import { FIXTURE_CLIENTS_DIR } from "../support/fixture-clients.js";
 import { checkNothingLeftAfterEach, envelope, Sessions } from "./support.js";
+import { atVersion } from "../support/window.js";
 
 /** The newest accepted older version of the window (spec/wire-version.json `accepted`). */
 const OLDER = WIRE_WINDOW[1] as string;
@@ -30,11 +31,6 @@ const TIMEOUT_MS = 10_000;
 
 const sessions = new Sessions();
 const cleanups = checkNothingLeftAfterEach(sessions);
-
-/** `value` (a deep copy) with every `schema_version` member renamed to `version`. */
-function inVersion<T>(value: T, version: string): T {
-  return JSON.parse(JSON.stringify(value), (key, v: unknown) => (key === "schema_version" ? version : v)) as T;
-}
 
 /** The reply line of a delivered answer in `version` (the common reply: the frame judge's accept check proves it for current). */
 const delivered = (version: string): string =>
@@ -83,7 +79,7 @@ describe("stream invoker: wireVersion", () => {
 
   it("an older-version host writes its envelopes in that version and takes answers in it", async () => {
     const s = open(OLDER, OLDER);
-    const env = inVersion(envelope("session.started", 1), OLDER);
+    const env = atVersion(envelope("session.started", 1), OLDER);
     expect(await s.invoke(env)).toMatchObject({ ok: true, response: { schema_version: OLDER } });
     const frame = JSON.parse(s.tap().split("\n")[0] as string) as { params: DispatchEnvelope };
     expect(frame.params).toEqual(env);
@@ -95,24 +91,24 @@ describe("stream invoker: wireVersion", () => {
   ] as const) {
     it(`a ${host} host refuses a ${answer} result (in the window, not its version) as invalid_response naming it`, async () => {
       const s = open(host, answer);
-      const result = await s.invoke(inVersion(envelope("session.started", 1), host));
+      const result = await s.invoke(atVersion(envelope("session.started", 1), host));
       if (result.ok) throw new Error(`expected invalid_response, got ${JSON.stringify(result.response)}`);
       expect(result.failure.variant).toBe("invalid_response");
       expect(result.failure.issues?.[0]?.rule).toBe("schema-version-current");
       expect(result.failure.detail).toContain(`\`${answer}\``);
       expect(result.failure.detail).toContain(`(\`${host}\`)`);
       // The stream goes on: the next event is refused the same way, on the same child.
-      const again = await s.invoke(inVersion(envelope("session.ended", 2), host));
+      const again = await s.invoke(atVersion(envelope("session.ended", 2), host));
       expect(!again.ok && again.failure.variant).toBe("invalid_response");
     });
 
     it(`a ${host} host refuses a ${answer} envelope as invalid_request, writing nothing`, async () => {
       const s = open(host, host);
-      const result = await s.invoke(inVersion(envelope("session.started", 1), answer));
+      const result = await s.invoke(atVersion(envelope("session.started", 1), answer));
       expect(!result.ok && result.failure.variant).toBe("invalid_request");
       expect(!result.ok && result.failure.issues?.[0]?.rule).toBe("schema-version-current");
       // The next event in the host's version is the first frame the client reads.
-      expect(await s.invoke(inVersion(envelope("session.started", 2), host))).toMatchObject({ ok: true });
+      expect(await s.invoke(atVersion(envelope("session.started", 2), host))).toMatchObject({ ok: true });
       expect(s.tap().split("\n").filter(Boolean)).toHaveLength(1);
     });
   }

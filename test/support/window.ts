@@ -5,7 +5,7 @@
  * the current version) — running `lifeloop event invoke` with a client.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { REFERENCE_IMPLEMENTATION, WIRE_VERSION } from "../../generated/ts/spec.js";
 import { WIRE_WINDOW } from "../../generated/ts/spec/wire-version.js";
 import { REPO_ROOT } from "./cli-process.js";
@@ -27,6 +27,9 @@ export function atVersion<T>(doc: T, version: string): T {
 
 /** The wire version lifeloop-cli 0.5.0 reads and writes (a fact of the released binary); an accepted version of the window. */
 export const OLDER_VERSION = "lifeloop.v0.3";
+
+/** lifeloop-cli 0.5.0's own test client: a lifeloop.v0.3 client that answers with a context payload. */
+export const FAKE_CLIENT_0_5 = join(dirname(CONTINUATION_REFERENCE_CLI), "lifeloop-fake-ccd-client");
 
 /** A reference host and the one wire version it writes and reads. */
 export interface ReferenceHost {

@@ -61,15 +61,27 @@ export async function generateTsWindow(model: Model): Promise<OutputFile[]> {
       imports.push(`import * as ${alias} from "./versions/${accepted.version}/validators.js";`);
       validators = alias;
     }
-    const perType = (values: (name: string) => unknown): string =>
-      literal(Object.fromEntries(accepted.model.types.map((t) => [t.name, values(t.name)])));
+    // Per type: a reference to current's constant when the version's value is the same (most integer
+    // paths, the plans of types without a version-dependent rule), else its own literal.
+    const currentNames = new Set(model.types.map((t) => t.name));
+    const perType = (
+      values: (m: Model, name: string) => unknown,
+      currentConst: "RULE_PLANS" | "INTEGER_PATHS",
+    ): string => {
+      const members = accepted.model.types.map((t) => {
+        const own = JSON.stringify(values(accepted.model, t.name));
+        const same = currentNames.has(t.name) && own === JSON.stringify(values(model, t.name));
+        return `${JSON.stringify(t.name)}: ${same ? `${currentConst}.${t.name}` : literal(values(accepted.model, t.name))}`;
+      });
+      return `{\n${members.join(",\n")}\n}`;
+    };
     readers.push(
       [
         `  ${JSON.stringify(accepted.version)}: {`,
         `    version: ${JSON.stringify(accepted.version)},`,
         `    snapshot: ${JSON.stringify(accepted.snapshot)},`,
-        `    rulePlans: ${perType((name) => accepted.model.rulePlans.get(name) ?? [])},`,
-        `    integerPaths: ${perType((name) => accepted.model.integerPaths.get(name) ?? [])},`,
+        `    rulePlans: ${perType((m, name) => m.rulePlans.get(name) ?? [], "RULE_PLANS")},`,
+        `    integerPaths: ${perType((m, name) => m.integerPaths.get(name) ?? [], "INTEGER_PATHS")},`,
         `    validators: ${validators},`,
         `  },`,
       ].join("\n"),
@@ -77,7 +89,7 @@ export async function generateTsWindow(model: Model): Promise<OutputFile[]> {
   }
   const lines = [
     slashBanner("The wire-version window (spec/wire-window.md): the reader of each accepted older version."),
-    `import type { RuleStep } from "./spec/plans.js";`,
+    `import { INTEGER_PATHS, RULE_PLANS, type RuleStep } from "./spec/plans.js";`,
     ...imports,
     "",
     `// The window itself (WIRE_WINDOW, OUTSIDE_WINDOW) is in ./spec/wire-version.js: cheap to load.`,

@@ -13,14 +13,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { WIRE_VERSION } from "../../../generated/ts/spec.js";
 import { runCli } from "../../support/cli-process.js";
 import { FIXTURE_CLIENTS_DIR } from "../../support/fixture-clients.js";
-import { CONTINUATION_REFERENCE_CLI } from "../../support/continuation-reference.js";
 import { HOOK_CLIENT, hookInputFor, Scratch } from "./support.js";
+import { FAKE_CLIENT_0_5, OLDER_VERSION } from "../../support/window.js";
 
-/** lifeloop-cli 0.5.0's version: an older version of the window. */
-const V03 = "lifeloop.v0.3";
+const V03 = OLDER_VERSION;
 const MISBEHAVE = join(FIXTURE_CLIENTS_DIR, "shell", "misbehave.sh");
-/** lifeloop-cli 0.5.0's own test client (a lifeloop.v0.3 client that answers with a context payload). */
-const FAKE_CLIENT_0_5 = join(CONTINUATION_REFERENCE_CLI, "..", "lifeloop-fake-ccd-client");
 // Generous: each client answers in milliseconds; the bound only keeps a broken run from hanging.
 const TIMEOUT_MS = "10000";
 

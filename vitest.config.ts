@@ -14,6 +14,7 @@ const ALONE = ["test/soak/**/*.test.ts", "test/stream/hostile-client.test.ts"];
 export default defineConfig({
   test: {
     pool: "forks",
+    globalSetup: ["test/support/global-setup.ts"], // the CLI's compile cache in a scratch directory
     maxWorkers: 2,
     testTimeout: 180_000, // a watchdog, not a bound: codegen determinism and the hook differential take ~60 s on a loaded 2-core machine
     hookTimeout: 120_000,

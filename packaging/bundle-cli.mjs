@@ -28,7 +28,8 @@
  * or with the argument list whose answer cannot be recorded (output on stderr, or no exit code).
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -136,10 +137,22 @@ for (const argv of staticAnswerArgvs()) {
   answers[JSON.stringify(argv)] = { stdout: r.stdout, code: r.status };
 }
 const commands = Object.fromEntries(HOT.map((name) => [name, `./chunks/command-${name}.cjs`]));
+// The compile cache the launcher installs for them, and this build's id: a hash of every file the
+// cache may hold an entry for, so entries of another build are never read (packaging/compile-cache.cjs).
+cpSync(join(root, "packaging", "compile-cache.cjs"), join(outdir, "compile-cache.cjs"));
+const buildHash = createHash("sha256");
+for (const file of readdirSync(outdir, { recursive: true }).sort()) {
+  const path = join(outdir, file);
+  if (statSync(path).isFile()) buildHash.update(`${file}\0`).update(readFileSync(path)).update("\0");
+}
+const buildId = buildHash.digest("hex").slice(0, 16);
 const template = readFileSync(join(root, "packaging", "launcher.cjs"), "utf8");
 const marker = /\/\* @build \*\/ .*;$/m;
 if (!marker.test(template)) fail("packaging/launcher.cjs has no `/* @build */ ...;` line to fill in");
 writeFileSync(
   join(outdir, "launcher.cjs"),
-  template.replace(marker, () => `/* @build */ ${JSON.stringify({ answers, commands, exit: CLI_EXIT_CODES })};`),
+  template.replace(
+    marker,
+    () => `/* @build */ ${JSON.stringify({ answers, commands, exit: CLI_EXIT_CODES, buildId })};`,
+  ),
 );

@@ -7,7 +7,8 @@
  * build (runtime/cli/main.ts, staticAnswerArgvs: `--version` and its aliases, the top-level help)
  * with the exact bytes and exit code the CLI gave for them at build time. A command on a user's
  * per-event path (`hook`, `continuation`, ...: BUILD.commands) runs from its own CommonJS file, one
- * file for the whole command; every other argument list goes to the ES module bundle
+ * file for the whole command, compiled from V8's code cache after its first run (./compile-cache.cjs);
+ * every other argument list goes to the ES module bundle
  * (dist/cli/main.js): one dynamic import, within the noise of a start (under a millisecond).
  * Either way the CLI's `main()` (runtime/cli/main.ts) runs it.
  * Output errors as the CLI has them (runtime/cli/main.ts, exitOnOutputError): a reader that went
@@ -21,10 +22,11 @@ const { writeSync } = require("node:fs");
 /**
  * Filled in at build time: `answers` maps JSON.stringify(argv) to what the CLI printed on standard
  * output and its exit code; `commands` maps a command name to its CommonJS file (relative to this
- * one); `exit` is spec/tables/cli-exit-codes.json.
- * @type {{ answers: Record<string, { stdout: string; code: number }>; commands: Record<string, string>; exit: Record<string, number> }}
+ * one); `exit` is spec/tables/cli-exit-codes.json; `buildId` names this build's files in the
+ * compile cache (./compile-cache.cjs).
+ * @type {{ answers: Record<string, { stdout: string; code: number }>; commands: Record<string, string>; exit: Record<string, number>; buildId: string }}
  */
-const BUILD = /* @build */ { answers: {}, commands: {}, exit: { validation: 1, input: 3 } };
+const BUILD = /* @build */ { answers: {}, commands: {}, exit: { validation: 1, input: 3 }, buildId: "unbuilt" };
 
 /** A CLI file that cannot be loaded is a broken installation: exit 1, as the CLI reports one. */
 function cannotLoad(error) {
@@ -41,6 +43,8 @@ function handOver(command) {
   }
   let cli;
   try {
+    // The command's file and the validators it loads compile from V8's code cache after a first run.
+    require("./compile-cache.cjs").installCompileCache({ root: __dirname, buildId: BUILD.buildId });
     cli = require(file);
   } catch (error) {
     return cannotLoad(error);

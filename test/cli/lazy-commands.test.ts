@@ -247,9 +247,10 @@ describe("cli: command modules are loaded on demand", () => {
     // version: the ES module bundle, its entry and chunks.
     expect(usage).toContain("main.js");
     expect(usage?.filter((u) => !/^(launcher\.cjs|main\.js|chunks\/[\w-]+\.js)$/.test(u))).toEqual([]);
-    // continuation and hook: the launcher and the command's one file, nothing of the ES module bundle.
-    expect(get).toEqual(["chunks/command-continuation.cjs", "launcher.cjs"]);
-    expect(hook).toEqual(["chunks/command-hook.cjs", "launcher.cjs"]);
+    // continuation and hook: the launcher, its compile cache and the command's one file, nothing of
+    // the ES module bundle.
+    expect(get).toEqual(["chunks/command-continuation.cjs", "compile-cache.cjs", "launcher.cjs"]);
+    expect(hook).toEqual(["chunks/command-hook.cjs", "compile-cache.cjs", "launcher.cjs"]);
     expect(validatorsIn(runs[2]?.urls ?? [])).toContain("ClaudeStopInput");
   });
 

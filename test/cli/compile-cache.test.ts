@@ -1,0 +1,198 @@
+/**
+ * The launcher's V8 code cache (packaging/compile-cache.cjs, issue 30), through the package's bin
+ * as a harness runs it: a first run writes an entry per CommonJS file it loaded, a second run reads
+ * them and writes nothing; a damaged entry (flipped payload bytes, truncated, foreign, empty) is
+ * rejected and rewritten with the command's output unchanged (a corrupt payload read without V8's
+ * checksum aborts node: this is the regression test of that guard); a cache that cannot be written
+ * changes nothing; the switches and the default locations. The time it saves is benched
+ * (npm run bench -- cli), not asserted.
+ */
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { BIN, REPO_ROOT, runNode, type ProcessResult } from "../support/cli-process.js";
+
+const dir = mkdtempSync(join(tmpdir(), "lifeloop-compile-cache-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const client = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
+const input = JSON.stringify({
+  hook_event_name: "PreCompact",
+  session_id: "s1",
+  transcript_path: join(dir, "t.jsonl"),
+  cwd: dir,
+  trigger: "manual",
+  custom_instructions: "",
+});
+
+/** The environment of a run: the given variables, and none of the cache's own unless given. */
+function env(vars: Readonly<Record<string, string>>): Record<string, string> {
+  const base: Record<string, string> = { LIFELOOP_CALLBACK_COMPILE_CACHE: "", NODE_DISABLE_COMPILE_CACHE: "" };
+  return { ...base, ...vars };
+}
+
+/** One real hook delivery to the shell echo client through the bin. */
+function hook(vars: Readonly<Record<string, string>>): ProcessResult {
+  const args = ["hook", "--adapter", "claude", "--event", "PreCompact", "--program", client];
+  return runNode([BIN, ...args, "--timeout-ms", "30000", "--state-dir", join(dir, "state")], {
+    cwd: dir,
+    input,
+    env: env(vars),
+    timeoutMs: 60_000,
+  });
+}
+
+/** Every entry under `root` (recursively) with its inode and mtime: a rewrite changes the inode (temporary file + rename). */
+function entries(root: string): Map<string, { ino: number; mtimeMs: number; size: number }> {
+  const found = new Map<string, { ino: number; mtimeMs: number; size: number }>();
+  let names: string[];
+  try {
+    names = readdirSync(root, { recursive: true }) as string[];
+  } catch {
+    return found;
+  }
+  for (const name of names) {
+    const s = statSync(join(root, name));
+    if (s.isFile()) found.set(name, { ino: s.ino, mtimeMs: s.mtimeMs, size: s.size });
+  }
+  return found;
+}
+
+/** The hook's answer without any cache: what every cached run must print. */
+const plain = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: "off" });
+
+describe("the launcher's compile cache", () => {
+  it("a run without it delivers (the baseline the others compare with)", () => {
+    expect([plain.code, plain.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(plain.stdout)).toEqual({});
+  });
+
+  it("the first run writes an entry for the command's file and each validator it loaded; the next run reads them and rewrites none", () => {
+    const cache = join(dir, "first");
+    const first = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache });
+    expect([first.code, first.stdout, first.stderr]).toEqual([0, plain.stdout, ""]);
+    const written = entries(cache);
+    const names = [...written.keys()];
+    // One build directory: <node version>-<arch>-<build id>.
+    const builds = readdirSync(cache);
+    expect(builds).toHaveLength(1);
+    expect(builds[0]).toMatch(new RegExp(`^${process.version.replaceAll(".", "\\.")}-${process.arch}-[0-9a-f]{16}$`));
+    expect(names.some((n) => n.includes("command-hook.cjs"))).toBe(true);
+    expect(names.some((n) => n.includes("ClaudePreCompactInput.cjs"))).toBe(true);
+    expect(names.filter((n) => n.endsWith(".tmp"))).toEqual([]);
+    const second = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache });
+    expect([second.code, second.stdout, second.stderr]).toEqual([0, plain.stdout, ""]);
+    // Accepted entries are not rewritten (a rejected one would be: next test).
+    expect(entries(cache)).toEqual(written);
+  });
+
+  it("a damaged entry (flipped payload bytes, truncated, another file's, empty) is rejected: same output, no crash, and it is rewritten", () => {
+    const cache = join(dir, "damaged");
+    expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
+    const good = entries(cache);
+    const name = [...good.keys()].find((n) => n.includes("command-hook.cjs")) as string;
+    const other = [...good.keys()].find((n) => n.includes("DispatchEnvelope.cjs")) as string;
+    const path = join(cache, name);
+    const bytes = readFileSync(path);
+    const damages: Array<[string, Buffer]> = [
+      ["payload bytes flipped", Buffer.from(bytes.map((b, i) => (i >= 64 && i % 997 === 0 ? b ^ 0x5a : b)))],
+      ["truncated", bytes.subarray(0, Math.floor(bytes.length / 2))],
+      ["another file's entry", readFileSync(join(cache, other))],
+      ["empty", Buffer.alloc(0)],
+      ["not an entry", Buffer.from("this is not a V8 code cache\n".repeat(100))],
+    ];
+    for (const [what, damaged] of damages) {
+      writeFileSync(path, damaged);
+      const before = statSync(path).ino;
+      const r = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache });
+      expect([r.code, r.signal, r.stdout, r.stderr], what).toEqual([0, null, plain.stdout, ""]);
+      const now = readFileSync(path);
+      expect(statSync(path).ino, what).not.toBe(before);
+      expect(now.equals(damaged), what).toBe(false);
+      expect(now.length, what).toBeGreaterThan(1000);
+    }
+  });
+
+  it("a cache directory that cannot be made changes nothing: same output, nothing on stderr", () => {
+    const file = join(dir, "a-file");
+    writeFileSync(file, "");
+    const r = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: join(file, "cache") });
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, plain.stdout, ""]);
+  });
+
+  it("is off for LIFELOOP_CALLBACK_COMPILE_CACHE=0|off|false and for NODE_DISABLE_COMPILE_CACHE; the default is $XDG_CACHE_HOME, else ~/.cache", () => {
+    for (const off of ["0", "off", "FALSE"]) {
+      const xdg = join(dir, `xdg-${off}`);
+      const r = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: off, XDG_CACHE_HOME: xdg });
+      expect([r.code, r.stdout], off).toEqual([0, plain.stdout]);
+      expect(entries(xdg).size, off).toBe(0);
+    }
+    const xdgDisabled = join(dir, "xdg-node-disabled");
+    expect(hook({ NODE_DISABLE_COMPILE_CACHE: "1", XDG_CACHE_HOME: xdgDisabled }).code).toBe(0);
+    expect(entries(xdgDisabled).size).toBe(0);
+    const xdg = join(dir, "xdg");
+    expect(hook({ XDG_CACHE_HOME: xdg }).code).toBe(0);
+    expect(readdirSync(join(xdg, "lifeloop-callback", "compile-cache"))).toHaveLength(1);
+    const home = join(dir, "home");
+    mkdirSync(home);
+    expect(hook({ XDG_CACHE_HOME: "", HOME: home }).code).toBe(0);
+    expect(readdirSync(join(home, ".cache", "lifeloop-callback", "compile-cache"))).toHaveLength(1);
+    // A relative XDG_CACHE_HOME is not a base directory (XDG Base Directory spec): HOME is used.
+    const home2 = join(dir, "home2");
+    mkdirSync(home2);
+    expect(hook({ XDG_CACHE_HOME: "relative", HOME: home2 }).code).toBe(0);
+    expect(readdirSync(join(home2, ".cache", "lifeloop-callback", "compile-cache"))).toHaveLength(1);
+    expect(entries(join(dir, "relative")).size).toBe(0);
+  });
+
+  it("a new build's directory prunes other builds' directories unused for 30 days, and keeps recent ones", () => {
+    const cache = join(dir, "prune");
+    const old = join(cache, "v0.0.0-x64-0000000000000000");
+    const recent = join(cache, "v0.0.1-x64-0000000000000001");
+    mkdirSync(old, { recursive: true });
+    mkdirSync(recent, { recursive: true });
+    writeFileSync(join(old, "entry.v8"), "x");
+    const longAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    utimesSync(old, longAgo, longAgo);
+    expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
+    const left = readdirSync(cache).sort();
+    expect(left).toContain("v0.0.1-x64-0000000000000001");
+    expect(left).not.toContain("v0.0.0-x64-0000000000000000");
+    expect(left).toHaveLength(2);
+  });
+
+  it("continuation put/get through the bin print the same with a cold cache, a warm one and none", () => {
+    const cache = join(dir, "continuation");
+    const store = join(dir, "store");
+    const run = (args: readonly string[], vars: Record<string, string>, stdin = ""): ProcessResult =>
+      runNode([BIN, "continuation", ...args], {
+        cwd: dir,
+        input: stdin,
+        env: env({ LIFELOOP_CONTINUATION_ROOT: store, ...vars }),
+        timeoutMs: 60_000,
+      });
+    const put = run(
+      ["put", "--thread", "t", "--key", "k", "--client-id", "c"],
+      { LIFELOOP_CALLBACK_COMPILE_CACHE: "off" },
+      "blob",
+    );
+    expect([put.code, put.stderr]).toEqual([0, ""]);
+    const answers = ["off", cache, cache].map((setting) =>
+      run(["get", "--thread", "t", "--key", "k"], { LIFELOOP_CALLBACK_COMPILE_CACHE: setting }),
+    );
+    // The blob on stdout, its metadata line on stderr: the same three times.
+    for (const r of answers) expect([r.code, r.stdout, r.stderr]).toEqual([0, "blob", answers[0]?.stderr]);
+    expect(answers[0]?.stderr).toContain('"client_id":"c"');
+    expect([...entries(cache).keys()].some((n) => n.includes("command-continuation.cjs"))).toBe(true);
+  });
+});

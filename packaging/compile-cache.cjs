@@ -3,8 +3,9 @@
  * A V8 code cache for the CLI's own CommonJS files (issue 30: `hook` runs on every harness event, and
  * compiling its 400 KB file plus the validators it loads is about a fifth of a run). Copied to
  * dist/cli/compile-cache.cjs by packaging/bundle-cli.mjs; the launcher (packaging/launcher.cjs)
- * installs it before it loads a per-event command's file. Node 22 has `module.enableCompileCache`;
- * Node 20, which this package supports, does not, so this does the same for our files only.
+ * installs it before it loads a per-event command's file. Node 22.1+ has `module.enableCompileCache`,
+ * used when present (same directory); Node 20, which this package supports, does not, so this does
+ * the same for our files only.
  *
  * What it does: every CommonJS file under `root` is compiled as a `vm.Script` with the cached data
  * of an earlier run (V8's bytecode for the functions that run used, so neither the parse nor their
@@ -163,6 +164,11 @@ function installCompileCache({ root, buildId, env = process.env }) {
     // resolve() of a relative setting reads the working directory, which may be gone.
     dir = cacheDirectory(env, buildId);
     if (dir === undefined || checksumFlagPreset()) return undefined;
+    if (typeof Module.enableCompileCache === "function") {
+      // Node 22.1+ has its own (checksummed, per node version): use it, in the same directory.
+      const { status } = Module.enableCompileCache(dir);
+      return status === Module.constants?.compileCacheStatus?.FAILED ? undefined : dir;
+    }
     // A node whose V8 refuses flags after start (none known): no cache rather than a failed command.
     withChecksum(() => undefined);
   } catch {

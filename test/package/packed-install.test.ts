@@ -21,9 +21,11 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import Module from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -346,20 +348,42 @@ describe("the CLI on PATH without a registry (a Go or Python client author)", ()
     ) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
     const command = config.hooks.Stop?.[0]?.hooks[0]?.command ?? "";
     expect(command).toContain(join(prefix, "lib", "node_modules", "lifeloop-callback", "dist", "cli", "launcher.cjs"));
-    const hook = spawnSync("/bin/sh", ["-c", `${command} --state-dir '${join(TMP, "hook-state")}'`], {
-      cwd: elsewhere,
-      input: JSON.stringify({
-        hook_event_name: "Stop",
-        session_id: "packed-1",
-        transcript_path: join(elsewhere, "t.jsonl"),
+    // With the default compile cache location, as a harness runs it (no LIFELOOP_CALLBACK_COMPILE_CACHE).
+    const xdgCache = join(TMP, "xdg-cache");
+    const hookRun = () =>
+      spawnSync("/bin/sh", ["-c", `${command} --state-dir '${join(TMP, "hook-state")}'`], {
         cwd: elsewhere,
-        stop_hook_active: false,
-      }),
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect([hook.status, hook.stderr]).toEqual([0, ""]);
-    expect(JSON.parse(hook.stdout)).toEqual({}); // delivered: no systemMessage about a failure
+        input: JSON.stringify({
+          hook_event_name: "Stop",
+          session_id: "packed-1",
+          transcript_path: join(elsewhere, "t.jsonl"),
+          cwd: elsewhere,
+          stop_hook_active: false,
+        }),
+        env: { ...process.env, LIFELOOP_CALLBACK_COMPILE_CACHE: "", XDG_CACHE_HOME: xdgCache },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+    const cacheEntries = (): Map<string, number> => {
+      const root = join(xdgCache, "lifeloop-callback", "compile-cache");
+      const names = existsSync(root) ? (readdirSync(root, { recursive: true }) as string[]) : [];
+      return new Map(names.filter((n) => n.endsWith(".v8")).map((n) => [n, statSync(join(root, n)).ino]));
+    };
+    for (const round of ["first", "second"]) {
+      const hook = hookRun();
+      expect([hook.status, hook.stderr], round).toEqual([0, ""]);
+      expect(JSON.parse(hook.stdout), round).toEqual({}); // delivered: no systemMessage about a failure
+    }
+    // The installed launcher is the fast one: its per-event command compiled from V8's code cache
+    // (packaging/compile-cache.cjs) on the second run. The first run wrote the entries and the second
+    // read them: an entry V8 rejected would have been rewritten (a new inode). Only our own format
+    // (Node 20) is inspected; Node 22.1+ uses module.enableCompileCache, in the same directory.
+    const entries = cacheEntries();
+    if (typeof (Module as { enableCompileCache?: unknown }).enableCompileCache !== "function") {
+      expect([...entries.keys()].some((n) => n.includes("command-hook.cjs"))).toBe(true);
+      expect(hookRun().status).toBe(0);
+      expect(cacheEntries()).toEqual(entries);
+    }
   });
 
   it("the package has no install script (npm warns about one; pnpm refuses it) and builds itself on prepare", async () => {

@@ -16,6 +16,10 @@
  *    tools/bench/stream-session-inprocess.mjs), in the same rounds; targets: stream >= 30x cheaper
  *    than subprocess per event, and <= 1.5x the in-process cost.
  * Never fails on a number: numbers on a shared machine are noisy.
+ * NODE_EXTRA_CA_CERTS: node reads and parses that file at every start, before any script (this
+ * machine sets it to the system bundle: a bare start 36 -> 65 ms quiet). It is a constant of every
+ * row, so where it is set the table adds the bare start and `hook claude PreCompact` without it
+ * (that row's ratio is to the bare start without it).
  *
  * Start-up, what was tried (Node 20.20; CPU time of interleaved runs on a loaded 2-core machine):
  * - Loading only what a command needs (issue 30 item 1): one generated module per spec table,
@@ -116,6 +120,8 @@ interface Job {
   readonly argv: readonly string[];
   readonly input?: string;
   readonly env?: Readonly<Record<string, string>>;
+  /** Variables of this process's environment the run goes without. */
+  readonly unset?: readonly string[];
   readonly exit?: number;
   /** Runs before each timed run, untimed (e.g. a put before a get). */
   readonly before?: () => void;
@@ -123,10 +129,12 @@ interface Job {
 
 function runOnce(job: Job): number {
   job.before?.();
+  const env = { ...process.env, ...job.env };
+  for (const name of job.unset ?? []) delete env[name];
   const t0 = performance.now();
   const r = spawnSync(job.argv[0] as string, job.argv.slice(1), {
     input: job.input ?? "",
-    env: { ...process.env, ...job.env },
+    env,
     encoding: "utf8",
     timeout: 60_000,
     maxBuffer: 64 * 1024 * 1024,
@@ -197,7 +205,7 @@ function hookCases(dir: string): HookCase[] {
 }
 
 function verdict(name: string, ratio: number): string {
-  if (name.endsWith(", no code cache")) return ""; // a comparison row, not what a user runs
+  if (name.includes(", no ")) return ""; // a comparison row, not what a user runs
   const key = name.startsWith("hook ") ? "hook" : name;
   const target = TARGETS[key];
   if (target === undefined) return "";
@@ -263,6 +271,20 @@ async function oneShots(dir: string): Promise<void> {
       argv: cli(["continuation", "list", "--thread", "t"]),
       env: { LIFELOOP_CONTINUATION_ROOT: store },
     },
+    // A machine whose environment names extra CA certificates makes every node start read and parse
+    // them before any script runs (about 30 ms here): the same for every row, so the ratios above
+    // are smaller than on a machine without it. The same pair without the variable shows by how much.
+    ...(process.env.NODE_EXTRA_CA_CERTS === undefined
+      ? []
+      : [
+          { name: "node -e 0, no NODE_EXTRA_CA_CERTS", argv: [node, "-e", "0"], unset: ["NODE_EXTRA_CA_CERTS"] },
+          {
+            name: "hook claude PreCompact, no NODE_EXTRA_CA_CERTS",
+            argv: cli(hookArgv("claude", "PreCompact")),
+            input: hookInput("claude", "PreCompact"),
+            unset: ["NODE_EXTRA_CA_CERTS"],
+          },
+        ]),
     // The launcher without its V8 code cache (packaging/compile-cache.cjs; every other row runs with a
     // cache of its own, filled by the untimed first round, as a user's is after the first run).
     {
@@ -375,17 +397,19 @@ async function oneShots(dir: string): Promise<void> {
     `  one-shot commands (${BIN.slice(REPO_ROOT.length + 1)}): median wall ms of ${ROUNDS} interleaved rounds (node ${process.version})\n`,
   );
   process.stdout.write(
-    `    ${"command".padEnd(40)} ${"ours".padStart(8)} ${"x bare".padStart(7)} ${"reference".padStart(10)}  ${"ours/ref".padStart(8)}\n`,
+    `    ${"command".padEnd(48)} ${"ours".padStart(8)} ${"x bare".padStart(7)} ${"reference".padStart(10)}  ${"ours/ref".padStart(8)}\n`,
   );
+  const bareNoCa = medians.get("node -e 0, no NODE_EXTRA_CA_CERTS");
   for (const job of ours) {
     const ms = medians.get(job.name) as number;
-    const ratio = ms / bare;
+    // A run without the extra CA certificates is set against the bare start without them.
+    const ratio = ms / (job.unset?.includes("NODE_EXTRA_CA_CERTS") && bareNoCa !== undefined ? bareNoCa : bare);
     const ref = refs.get(job.name);
     const refMs = ref ? medians.get(ref.name) : undefined;
     const refText = refMs === undefined ? "".padStart(10) : refMs.toFixed(1).padStart(10);
     const versus = refMs === undefined ? "".padStart(8) : `${(ms / refMs).toFixed(1)}x`.padStart(8);
     process.stdout.write(
-      `    ${job.name.padEnd(40)} ${ms.toFixed(1).padStart(8)} ${`${ratio.toFixed(2)}x`.padStart(7)} ${refText}  ${versus}${job.name.includes("bare") ? "" : verdict(job.name, ratio)}\n`,
+      `    ${job.name.padEnd(48)} ${ms.toFixed(1).padStart(8)} ${`${ratio.toFixed(2)}x`.padStart(7)} ${refText}  ${versus}${job.name.includes("bare") ? "" : verdict(job.name, ratio)}\n`,
     );
   }
 }

@@ -14,7 +14,12 @@
  *    `--transport subprocess` to the Go echo client, and of a fresh in-process StreamInvoker
  *    session in this (warm) process and in a fresh node process (cold, as the CLI starts:
  *    tools/bench/stream-session-inprocess.mjs), in the same rounds; targets: stream >= 30x cheaper
- *    than subprocess per event, and <= 1.5x the in-process cost.
+ *    than subprocess per event, and <= 1.5x the in-process cost. N = 3,000 events (subprocess:
+ *    300), as the issue measured, over SESSION_ROUNDS = 9 rounds (LIFELOOP_BENCH_SESSION_ROUNDS).
+ *    It was N = 1,000 over 5 rounds before: that timed the cold CLI mostly before V8 had optimized
+ *    its per-event path (TurboFan is done with it around event 2,000, `node --trace-opt`), and
+ *    5 rounds on the shared machine moved the figure by 10-20% from one run to the next.
+ * `LIFELOOP_BENCH_CLI_PART=oneshot` runs only part 1, `=session` only part 2 (default: both).
  * Never fails on a number: numbers on a shared machine are noisy.
  *
  * Start-up, what was tried (Node 20.20; CPU time of interleaved runs on a loaded 2-core machine):
@@ -45,6 +50,29 @@
  *   about 100 µs per event in the write(2) of each request (waking the client; the in-process
  *   StreamInvoker pays the same) and about 27 µs in what only the CLI does: the strict parse of each
  *   input line 11, the receipt (synthesis and its validation) 6, the output line 8, the receipt id 2.
+ * - `session`, per-event work (issue 30 item 4, measured with interleaved A/B runs against the
+ *   previous tree: 3,000 events to go-echo, medians of 9-15 rounds, wall and the CLI process's own
+ *   CPU time per event by the same formula). The output lines were already gathered into 64 KB
+ *   writes (runtime/cli/output.ts). Kept: the receipt emitter proves a receipt made of its own parts
+ *   with the generated LifecycleReceipt accept check against its JSON text instead of running ajv
+ *   (runtime/receipts/emitter.ts; the validator judges whatever is not proved): CPU 152.7 -> 144.2
+ *   µs per event, wall 179 -> 163 (15 rounds, load 2.9; three earlier runs: CPU -6 to -11 µs).
+ *   Removing parts of the loop in a scratch copy (CPU per event, load 4): no receipt at all -15 µs,
+ *   no output line -7, neither -31, leaving the CLI 13 µs above the in-process cold figure (the
+ *   strict parse, the receipt id, the invoke options). Not kept, V8 flags set by the session
+ *   command at its start (v8.setFlagsFromString; on the node command line they also cost T(1)
+ *   15-35 ms): `--always-sparkplug` 203 vs 222 µs wall at N = 1,000 and 180 vs 182 at 3,000 (13 and
+ *   9 rounds); `--interrupt-budget=8192 --ticks-before-optimization=1` has TurboFan done by event
+ *   ~750 instead of ~2,000, but pays for it up front: 224 -> 288 µs at N = 1,000, 241 -> 213 at
+ *   3,000 under load 4 and no difference under load 1.6; `--interrupt-budget=16384` likewise (224
+ *   -> 302, 241 -> 201); `--max-semi-space-size=16` and `--no-lazy-feedback-allocation` no gain (the
+ *   CLI does 17 scavenges of under 1 ms in a 3,000-event session). What remains is mostly the
+ *   write(2) of each request (a profile under load: 100 µs per event in the CLI and in-process
+ *   alike) and the cold process: the in-process StreamInvoker itself costs 1.8-3.7x as much in a
+ *   fresh node process as in this warm one (141.6 vs 38.4 µs in one run of this bench, 179.5 vs
+ *   93.2 in another: a warm loop is also quick enough that the vCPUs may not halt between round
+ *   trips, which makes its write(2) cheaper, tools/bench/cpu-placement.ts), so "stream / in-process
+ *   (warm)" cannot reach 1.5x by cutting the CLI's own work alone; "(cold)" is 1.2-1.4x.
  * - V8 code caching: Node 20 has no module.enableCompileCache (22.1+) and no cached data for ES
  *   modules; vm.Script cachedData would need the CommonJS bundle above plus a cache directory of
  *   our own: not done.
@@ -68,10 +96,12 @@ import { FIXTURE_CLIENTS_DIR, GO_ECHO_DIR, REPO_ROOT } from "../../test/support/
 
 /** Rounds of the one-shot table (each round runs every command once). */
 const ROUNDS = Number(process.env.LIFELOOP_BENCH_CLI_ROUNDS ?? 15);
-/** Events of the long session of the per-event figure (the short one has 1). */
-const SESSION_EVENTS = 1_000;
+/** Events of the long session of the per-event figure (the short one has 1); subprocess: a tenth. */
+const SESSION_EVENTS = 3_000;
 /** Rounds of the per-event figure. */
-const SESSION_ROUNDS = 5;
+const SESSION_ROUNDS = Number(process.env.LIFELOOP_BENCH_SESSION_ROUNDS ?? 9);
+/** Which parts run: `oneshot`, `session`, or both (unset). */
+const PART = process.env.LIFELOOP_BENCH_CLI_PART;
 const SHELL_ECHO = join(FIXTURE_CLIENTS_DIR, "shell", "echo.sh");
 /** The CLI as installed: package.json `bin` (the launcher of packaging/bundle-cli.mjs). */
 const BIN = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
@@ -494,8 +524,10 @@ export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "bench-cli-"));
   try {
     mkdirSync(join(dir, "state"));
-    await oneShots(dir);
-    await perEvent(dir);
+    if (PART !== undefined && PART !== "oneshot" && PART !== "session")
+      throw new Error(`bench cli: LIFELOOP_BENCH_CLI_PART is oneshot or session (got ${JSON.stringify(PART)})`);
+    if (PART !== "session") await oneShots(dir);
+    if (PART !== "oneshot") await perEvent(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -50,29 +50,45 @@
  *   about 100 µs per event in the write(2) of each request (waking the client; the in-process
  *   StreamInvoker pays the same) and about 27 µs in what only the CLI does: the strict parse of each
  *   input line 11, the receipt (synthesis and its validation) 6, the output line 8, the receipt id 2.
- * - `session`, per-event work (issue 30 item 4, measured with interleaved A/B runs against the
- *   previous tree: 3,000 events to go-echo, medians of 9-15 rounds, wall and the CLI process's own
- *   CPU time per event by the same formula). The output lines were already gathered into 64 KB
- *   writes (runtime/cli/output.ts). Kept: the receipt emitter proves a receipt made of its own parts
- *   with the generated LifecycleReceipt accept check against its JSON text instead of running ajv
- *   (runtime/receipts/emitter.ts; the validator judges whatever is not proved): CPU 152.7 -> 144.2
- *   µs per event, wall 179 -> 163 (15 rounds, load 2.9; three earlier runs: CPU -6 to -11 µs).
- *   Removing parts of the loop in a scratch copy (CPU per event, load 4): no receipt at all -15 µs,
- *   no output line -7, neither -31, leaving the CLI 13 µs above the in-process cold figure (the
- *   strict parse, the receipt id, the invoke options). Not kept, V8 flags set by the session
- *   command at its start (v8.setFlagsFromString; on the node command line they also cost T(1)
- *   15-35 ms): `--always-sparkplug` 203 vs 222 µs wall at N = 1,000 and 180 vs 182 at 3,000 (13 and
- *   9 rounds); `--interrupt-budget=8192 --ticks-before-optimization=1` has TurboFan done by event
- *   ~750 instead of ~2,000, but pays for it up front: 224 -> 288 µs at N = 1,000, 241 -> 213 at
- *   3,000 under load 4 and no difference under load 1.6; `--interrupt-budget=16384` likewise (224
- *   -> 302, 241 -> 201); `--max-semi-space-size=16` and `--no-lazy-feedback-allocation` no gain (the
- *   CLI does 17 scavenges of under 1 ms in a 3,000-event session). What remains is mostly the
- *   write(2) of each request (a profile under load: 100 µs per event in the CLI and in-process
- *   alike) and the cold process: the in-process StreamInvoker itself costs 1.8-3.7x as much in a
- *   fresh node process as in this warm one (141.6 vs 38.4 µs in one run of this bench, 179.5 vs
- *   93.2 in another: a warm loop is also quick enough that the vCPUs may not halt between round
- *   trips, which makes its write(2) cheaper, tools/bench/cpu-placement.ts), so "stream / in-process
- *   (warm)" cannot reach 1.5x by cutting the CLI's own work alone; "(cold)" is 1.2-1.4x.
+ * - `session`, per-event work (issue 30 item 4): interleaved A/B runs against the previous tree
+ *   (3,000 or 1,000 events to go-echo, medians of 9-41 rounds, wall and the CLI process's own CPU
+ *   time, process.cpuUsage() at exit, per event by the same formula). The noise is the finding:
+ *   two identical builds differed by up to 12% (19 µs CPU per event) in one 13-round run, so a
+ *   change of a few µs per event cannot be seen here. The output lines were already gathered into
+ *   64 KB writes (runtime/cli/output.ts).
+ *   Kept: the receipt emitter proves a receipt made of its own parts with the generated
+ *   LifecycleReceipt accept check against its JSON text instead of running ajv
+ *   (runtime/receipts/emitter.ts; the validator judges whatever is not proved). Per event it is
+ *   within the noise (21 rounds: CPU 175.7 vs 176.7 µs at N = 3,000, 226.9 vs 233.3 at 1,000;
+ *   smaller runs had it 6-18 µs cheaper), but the LifecycleReceipt validator file is no longer
+ *   loaded: T(1) 146 -> 136 ms, T(2) 151 -> 142 (41 rounds, load 1.1), for `session` and
+ *   `hook --receipts` alike.
+ *   Where the CLI's per-event cost goes, by removing parts of the loop in a scratch copy (15
+ *   rounds, N = 3,000, load 1.9; an identical copy differed by 1.4 µs CPU): no receipt at all
+ *   -22 µs CPU, no output line -11, neither -46, which leaves the CLI's wall per event at the
+ *   in-process cold figure (115 vs 118 µs). Measured alone in a fresh process over 3,000 events,
+ *   emitting a receipt costs 7.6 µs and writing the output line's JSON 7.7 µs: cold code, a few
+ *   times its warm cost.
+ *   Not kept (no measurable gain): the output line built around the receipt's JSON text that the
+ *   emitter had written, the receipt built without intermediate objects and no closure per event,
+ *   together (CPU 160.0 vs 161.6 µs at N = 3,000, 212.2 vs 211.5 at 1,000, 15 rounds each);
+ *   parsing the input lines with the DispatchEnvelope accept check in place of the fast path's
+ *   generic walk, so that they share the walk invoke() runs (168.5 vs 163.4, 203.3 vs 204.5, 13
+ *   rounds). V8 flags set by the session command at its start (v8.setFlagsFromString; on the node
+ *   command line they also cost T(1) 15-35 ms): `--always-sparkplug` 203 vs 222 µs wall at N =
+ *   1,000 and 180 vs 182 at 3,000 (13 and 9 rounds); `--interrupt-budget=8192
+ *   --ticks-before-optimization=1` has TurboFan done by event ~750 instead of ~2,000, but pays for
+ *   it up front: 224 -> 288 µs at N = 1,000, 241 -> 213 at 3,000 under load 4 and no difference
+ *   under load 1.6; `--interrupt-budget=16384` likewise (224 -> 302, 241 -> 201);
+ *   `--max-semi-space-size=16` and `--no-lazy-feedback-allocation` no gain (the CLI does 17
+ *   scavenges of under 1 ms in a 3,000-event session).
+ *   What remains is mostly the write(2) of each request (a profile under load: 100 µs per event, in
+ *   the CLI and in-process alike) and the cold process: the in-process StreamInvoker itself costs
+ *   1.5-3.7x as much in a fresh node process as in this warm one (141.6 vs 38.4 µs in one run of
+ *   this bench, 130.6 vs 89.0 in another: a warm loop is also quick enough that the vCPUs may not
+ *   halt between round trips, which makes its write(2) cheaper, tools/bench/cpu-placement.ts), so
+ *   "stream / in-process (warm)" cannot reliably reach 1.5x by cutting the CLI's own work alone;
+ *   "(cold)" is 1.0-1.4x.
  * - V8 code caching: Node 20 has no module.enableCompileCache (22.1+) and no cached data for ES
  *   modules; vm.Script cachedData would need the CommonJS bundle above plus a cache directory of
  *   our own: not done.

@@ -193,6 +193,63 @@ describe("receipt synthesis", () => {
   });
 });
 
+describe("the emitter's proof of its own receipts (the accept check, instead of the validator)", () => {
+  it("never passes a receipt the validator refuses: emit throws exactly for the contexts contextIssues refuses", async () => {
+    const env = envelope();
+    const answered = await answer({}).invoke(env);
+    const failed = await new SubprocessInvoker({ ...shellClient("empty"), timeoutMs: 5000 }).invoke(env);
+    expect(failed.ok).toBe(false);
+    const contexts: Array<Partial<ReceiptContext>> = [
+      {},
+      { client_id: "" },
+      { client_id: "x".repeat(512) },
+      { client_id: "x".repeat(513) },
+      { client_id: 'quote"d' },
+      { client_id: "caf\u00e9" },
+      { receipt_id: "" },
+      { at_epoch_s: -1 },
+      { at_epoch_s: 1.5 },
+      { at_epoch_s: -0 },
+      { at_epoch_s: Number.NaN },
+      { at_epoch_s: 2 ** 53 },
+      { harness_session_id: "" },
+      { harness_run_id: "x".repeat(513) },
+    ];
+    for (const overrides of contexts) {
+      const context = ctx(overrides);
+      const refused = contextIssues(context).length > 0;
+      for (const result of [answered, failed]) {
+        const emit = (): unknown => new ReceiptEmitter().emit(env, result, context);
+        if (refused) expect(emit, JSON.stringify(overrides)).toThrow(ReceiptSynthesisError);
+        else expectValid(emit() as LifecycleReceipt);
+      }
+    }
+  });
+
+  it("a response's warnings are the caller's objects: judged by the validator, even when toJSON hides a member", () => {
+    const env = envelope();
+    const warning = {
+      code: "w",
+      message: "m",
+      unknown_member: 1,
+      toJSON: () => ({ code: "w", message: "m" }),
+    };
+    const result = {
+      ok: true,
+      response: {
+        schema_version: WIRE_VERSION,
+        status: "delivered",
+        failure_class: null,
+        retry_class: null,
+        warnings: [warning],
+      },
+      stderrTail: "",
+      elapsedMs: 0,
+    } as unknown as InvocationResult;
+    expect(() => new ReceiptEmitter().emit(env, result, ctx())).toThrow(ReceiptSynthesisError);
+  });
+});
+
 describe("sequence numbers", () => {
   it("count per harness_run_id from 1, and are null without a run id", async () => {
     const emitter = new ReceiptEmitter();

@@ -14,7 +14,12 @@
  *    `--transport subprocess` to the Go echo client, and of a fresh in-process StreamInvoker
  *    session in this (warm) process and in a fresh node process (cold, as the CLI starts:
  *    tools/bench/stream-session-inprocess.mjs), in the same rounds; targets: stream >= 30x cheaper
- *    than subprocess per event, and <= 1.5x the in-process cost.
+ *    than subprocess per event, and <= 1.5x the in-process cost. N = 3,000 events (subprocess:
+ *    300), as the issue measured, over SESSION_ROUNDS = 9 rounds (LIFELOOP_BENCH_SESSION_ROUNDS).
+ *    It was N = 1,000 over 5 rounds before: that timed the cold CLI mostly before V8 had optimized
+ *    its per-event path (TurboFan is done with it around event 2,000, `node --trace-opt`), and
+ *    5 rounds on the shared machine moved the figure by 10-20% from one run to the next.
+ * `LIFELOOP_BENCH_CLI_PART=oneshot` runs only part 1, `=session` only part 2 (default: both).
  * Never fails on a number: numbers on a shared machine are noisy.
  * NODE_EXTRA_CA_CERTS: node reads and parses that file at every start, before any script (this
  * machine sets it to the system bundle: a bare start 36 -> 65 ms quiet). It is a constant of every
@@ -49,6 +54,45 @@
  *   about 100 µs per event in the write(2) of each request (waking the client; the in-process
  *   StreamInvoker pays the same) and about 27 µs in what only the CLI does: the strict parse of each
  *   input line 11, the receipt (synthesis and its validation) 6, the output line 8, the receipt id 2.
+ * - `session`, per-event work (issue 30 item 4): interleaved A/B runs against the previous tree
+ *   (3,000 or 1,000 events to go-echo, medians of 9-41 rounds, wall and the CLI process's own CPU
+ *   time, process.cpuUsage() at exit, per event by the same formula). The noise is the finding:
+ *   two identical builds differed by up to 12% (19 µs CPU per event) in one 13-round run, so a
+ *   change of a few µs per event cannot be seen here. The output lines were already gathered into
+ *   64 KB writes (runtime/cli/output.ts).
+ *   Kept: the receipt emitter proves a receipt made of its own parts with the generated
+ *   LifecycleReceipt accept check against its JSON text instead of running ajv
+ *   (runtime/receipts/emitter.ts; the validator judges whatever is not proved). Per event it is
+ *   within the noise (21 rounds: CPU 175.7 vs 176.7 µs at N = 3,000, 226.9 vs 233.3 at 1,000;
+ *   smaller runs had it 6-18 µs cheaper), but the LifecycleReceipt validator file is no longer
+ *   loaded: T(1) 146 -> 136 ms, T(2) 151 -> 142 (41 rounds, load 1.1), for `session` and
+ *   `hook --receipts` alike.
+ *   Where the CLI's per-event cost goes, by removing parts of the loop in a scratch copy (15
+ *   rounds, N = 3,000, load 1.9; an identical copy differed by 1.4 µs CPU): no receipt at all
+ *   -22 µs CPU, no output line -11, neither -46, which leaves the CLI's wall per event at the
+ *   in-process cold figure (115 vs 118 µs). Measured alone in a fresh process over 3,000 events,
+ *   emitting a receipt costs 7.6 µs and writing the output line's JSON 7.7 µs: cold code, a few
+ *   times its warm cost.
+ *   Not kept (no measurable gain): the output line built around the receipt's JSON text that the
+ *   emitter had written, the receipt built without intermediate objects and no closure per event,
+ *   together (CPU 160.0 vs 161.6 µs at N = 3,000, 212.2 vs 211.5 at 1,000, 15 rounds each);
+ *   parsing the input lines with the DispatchEnvelope accept check in place of the fast path's
+ *   generic walk, so that they share the walk invoke() runs (168.5 vs 163.4, 203.3 vs 204.5, 13
+ *   rounds). V8 flags set by the session command at its start (v8.setFlagsFromString; on the node
+ *   command line they also cost T(1) 15-35 ms): `--always-sparkplug` 203 vs 222 µs wall at N =
+ *   1,000 and 180 vs 182 at 3,000 (13 and 9 rounds); `--interrupt-budget=8192
+ *   --ticks-before-optimization=1` has TurboFan done by event ~750 instead of ~2,000, but pays for
+ *   it up front: 224 -> 288 µs at N = 1,000, 241 -> 213 at 3,000 under load 4 and no difference
+ *   under load 1.6; `--interrupt-budget=16384` likewise (224 -> 302, 241 -> 201);
+ *   `--max-semi-space-size=16` and `--no-lazy-feedback-allocation` no gain (the CLI does 17
+ *   scavenges of under 1 ms in a 3,000-event session).
+ *   What remains is mostly the write(2) of each request (a profile under load: 100 µs per event, in
+ *   the CLI and in-process alike) and the cold process: the in-process StreamInvoker itself costs
+ *   1.5-3.7x as much in a fresh node process as in this warm one (141.6 vs 38.4 µs in one run of
+ *   this bench, 130.6 vs 89.0 in another: a warm loop is also quick enough that the vCPUs may not
+ *   halt between round trips, which makes its write(2) cheaper, tools/bench/cpu-placement.ts), so
+ *   "stream / in-process (warm)" cannot reliably reach 1.5x by cutting the CLI's own work alone;
+ *   "(cold)" is 1.0-1.4x.
  * - V8 code caching (kept: packaging/compile-cache.cjs, installed by the launcher for the per-event
  *   commands' files and the validator files they load): Node 20 has no module.enableCompileCache
  *   (22.1+) and no cached data for ES modules, so our CommonJS files compile as vm.Script with the
@@ -60,10 +104,19 @@
  *   1.75x -> 1.48x in the same kind of run but loads node:crypto and reads entries without V8's
  *   checksum: a corrupt entry aborts node (measured), so ours turns the checksum on for its calls.
  *   The "no code cache" rows below are the same commands with it off.
- * - Node's startup snapshot: --snapshot-blob is a node flag, so the bin would have to start a second
- *   node to pass it (one more start, itself about 1x a bare start, against a 1.3x target); the
- *   snapshot is built from one CommonJS script and the blob is tied to the node binary, and the
- *   package has no install step to build it: not done.
+ * - Node's startup snapshot (measured, not kept): the `hook` command does run from a user-land
+ *   snapshot on Node 20 (its bundle, the validators and ajv's runtime inlined into one script, every
+ *   module initialized at build time; 0.3-0.5 s and a 6-8 MB blob to build). Wall, 31 interleaved
+ *   rounds at load 1.3-1.5: bare 63.9 ms, the launcher (then without a code cache) 117.6 (1.84x),
+ *   from the snapshot 101.5 (1.59x): restoring the bigger heap costs about 10 ms of what it saves;
+ *   the code cache got most of the same gain with no change to the command line. And
+ *   --snapshot-blob is a node flag, so it must be on the harness's command line, where a missing
+ *   blob, another node version or any other V8 flag (NODE_OPTIONS=--max-old-space-size included)
+ *   exits 14 before any script runs, a truncated or damaged blob aborts node (133/134/139) or runs
+ *   (no checksum), and a blob is tied to one install, one node binary and one flag set; a shell
+ *   fallback on exit 14 costs about 60 ms when it falls back, cannot tell a damaged blob's crash
+ *   from a failed delivery, and a crypto.randomUUID() run at build time would repeat its ids in
+ *   every run.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -80,10 +133,12 @@ import { FIXTURE_CLIENTS_DIR, GO_ECHO_DIR, REPO_ROOT } from "../../test/support/
 
 /** Rounds of the one-shot table (each round runs every command once). */
 const ROUNDS = Number(process.env.LIFELOOP_BENCH_CLI_ROUNDS ?? 15);
-/** Events of the long session of the per-event figure (the short one has 1). */
-const SESSION_EVENTS = 1_000;
+/** Events of the long session of the per-event figure (the short one has 1); subprocess: a tenth. */
+const SESSION_EVENTS = 3_000;
 /** Rounds of the per-event figure. */
-const SESSION_ROUNDS = 5;
+const SESSION_ROUNDS = Number(process.env.LIFELOOP_BENCH_SESSION_ROUNDS ?? 9);
+/** Which parts run: `oneshot`, `session`, or both (unset). */
+const PART = process.env.LIFELOOP_BENCH_CLI_PART;
 const SHELL_ECHO = join(FIXTURE_CLIENTS_DIR, "shell", "echo.sh");
 /** The CLI as installed: package.json `bin` (the launcher of packaging/bundle-cli.mjs). */
 const BIN = join(REPO_ROOT, packageJson.bin["lifeloop-callback"]);
@@ -543,8 +598,10 @@ export async function run(): Promise<void> {
     // The launcher's code cache (packaging/compile-cache.cjs) of every timed run: the bench's own,
     // not the user's ~/.cache; warm after each job's untimed first run.
     process.env.LIFELOOP_CALLBACK_COMPILE_CACHE = join(dir, "compile-cache");
-    await oneShots(dir);
-    await perEvent(dir);
+    if (PART !== undefined && PART !== "oneshot" && PART !== "session")
+      throw new Error(`bench cli: LIFELOOP_BENCH_CLI_PART is oneshot or session (got ${JSON.stringify(PART)})`);
+    if (PART !== "session") await oneShots(dir);
+    if (PART !== "oneshot") await perEvent(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

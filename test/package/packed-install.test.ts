@@ -25,7 +25,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import Module from "node:module";
+import * as Module from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

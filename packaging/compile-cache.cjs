@@ -29,7 +29,8 @@
  * from source and the entry is rewritten. A cache that cannot be read or written (no directory,
  * no permission, a full disk) is skipped silently: the cache only saves time, and a command must
  * never fail or print because of it. When the user already passes that flag to node, the cache is
- * off (this module could not restore it).
+ * off (this module could not restore it). An entry is code this process runs: a build directory
+ * that another user owns or that group or others can write is neither read nor written.
  */
 const {
   closeSync,
@@ -102,6 +103,26 @@ function withChecksum(fn) {
   }
 }
 
+/**
+ * Whether `dir` is absent or a directory only this user can write: an entry is code this process
+ * runs, so a directory another user made or can write to (e.g. a cache path under a shared /tmp,
+ * made first by someone else) is not read and not written. Where there are no POSIX owners
+ * (Windows), any directory is.
+ * @param {string} dir
+ * @returns {boolean}
+ */
+function ownDirectory(dir) {
+  let stats;
+  try {
+    stats = statSync(dir);
+  } catch (error) {
+    return error?.code === "ENOENT";
+  }
+  if (!stats.isDirectory()) return false;
+  if (typeof process.getuid !== "function") return true;
+  return stats.uid === process.getuid() && (stats.mode & 0o022) === 0;
+}
+
 /** The entry's bytes, or undefined when there is none or it cannot be read. */
 function readEntry(path) {
   try {
@@ -171,6 +192,7 @@ function installCompileCache({ root, buildId, env = process.env }) {
     }
     // A node whose V8 refuses flags after start (none known): no cache rather than a failed command.
     withChecksum(() => undefined);
+    if (!ownDirectory(dir)) return undefined;
   } catch {
     return undefined;
   }

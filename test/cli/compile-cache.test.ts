@@ -8,6 +8,8 @@
  * (npm run bench -- cli), not asserted.
  */
 import {
+  chmodSync,
+  chownSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -132,6 +134,31 @@ describe("the launcher's compile cache", () => {
         expect(statSync(path).ino, what).not.toBe(before);
         expect(now.equals(damaged), what).toBe(false);
         expect(now.length, what).toBeGreaterThan(1000);
+      }
+    },
+  );
+
+  it.skipIf(!OWN_CACHE)(
+    "a build directory that group or others can write, or another user owns, is neither read nor written",
+    () => {
+      const cache = join(dir, "shared");
+      expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
+      const build = join(cache, readdirSync(cache)[0] as string);
+      const hookEntry = readdirSync(build).find((n) => n.includes("command-hook.cjs")) as string;
+      // An entry planted in a directory others can write: in a directory of ours it would be read,
+      // rejected and rewritten (the test above); left as it is, it was neither read nor written.
+      const planted = Buffer.from("planted by someone else\n".repeat(50));
+      writeFileSync(join(build, hookEntry), planted);
+      chmodSync(build, 0o777);
+      const r = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache });
+      expect([r.code, r.stdout, r.stderr]).toEqual([0, plain.stdout, ""]);
+      expect(readFileSync(join(build, hookEntry)).equals(planted)).toBe(true); // not rewritten
+      if (process.getuid?.() === 0) {
+        chmodSync(build, 0o700);
+        chownSync(build, 65534, 65534); // nobody: owned by another user
+        const other = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache });
+        expect([other.code, other.stdout, other.stderr]).toEqual([0, plain.stdout, ""]);
+        expect(readFileSync(join(build, hookEntry)).equals(planted)).toBe(true);
       }
     },
   );

@@ -98,7 +98,9 @@
  *   (22.1+) and no cached data for ES modules, so our CommonJS files compile as vm.Script with the
  *   cached data a first run wrote (per node version and build, in ~/.cache or
  *   $LIFELOOP_CALLBACK_COMPILE_CACHE). Wall time, 15 interleaved rounds at load ~1.7, `hook claude
- *   PreCompact`: 143.9 -> 119.5 ms (bare 69.3: 2.08x -> 1.72x); CPU profile 103 -> 74 ms. The cache
+ *   PreCompact`: 143.9 -> 119.5 ms (bare 69.3: 2.08x -> 1.72x); CPU profile 103 -> 74 ms; in this
+ *   bench on a quiet machine 110.9 -> 100.7 ms (bare 63.3: 1.75x -> 1.59x), `continuation get` (a
+ *   86 KB file) alike with and without. The cache
  *   made at exit (every function that ran) beat one made right after the module's top level ran
  *   (80 KB, the rest compiled lazily): 1.57x vs 1.70x. v8-compile-cache (the npm package) gave
  *   1.75x -> 1.48x in the same kind of run but loads node:crypto and reads entries without V8's

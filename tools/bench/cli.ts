@@ -6,7 +6,10 @@
  *    each as the median wall time of ROUNDS runs, interleaved with a bare `node -e 0` in the same
  *    rounds (the order rotates each round, so load from other processes hits all alike), printed as
  *    a ratio to it, with the targets `hook` <= 1.3x, `continuation get` <= 1.35x, `--version`
- *    <= 1.1x ("met" / "below target"). The reference binary does the same work where it has it
+ *    <= 1.1x ("met" / "below target"). The hook floor rows are a bare node start that spawns the
+ *    same client once, or twice: a hook marked "(2 events)" delivers two lifecycle events, each to a
+ *    client process of its own (spec/tables/harness-hook-inputs.json `delivers`), so its floor is
+ *    the second. The reference binary does the same work where it has it
  *    (0.5.0 for `continuation`, which 0.9.0 no longer has; 0.9.0 for `host-hook`, `event invoke`,
  *    `envelope validate`), timed in the same rounds. Every timed run must exit as expected, or the
  *    bench stops with its stderr.
@@ -228,11 +231,16 @@ interface HookCase {
   readonly adapter: string;
   readonly hookEvent: string;
   readonly input: string;
+  /** How many lifecycle events (client processes) the hook delivers (the table's `delivers`). */
+  readonly events: number;
 }
 
 function hookCases(dir: string): HookCase[] {
   const table = HARNESS_HOOK_INPUTS as unknown as {
-    adapters: Array<{ adapter: string; hook_events: Array<{ hook_event: string; input_schema: string }> }>;
+    adapters: Array<{
+      adapter: string;
+      hook_events: Array<{ hook_event: string; input_schema: string; delivers: readonly string[] }>;
+    }>;
   };
   return table.adapters.flatMap((a) =>
     a.hook_events.map((e) => {
@@ -256,7 +264,7 @@ function hookCases(dir: string): HookCase[] {
                 ? join(dir, "t.jsonl")
                 : `bench-${name}`);
       }
-      return { adapter: a.adapter, hookEvent: e.hook_event, input: JSON.stringify(input) };
+      return { adapter: a.adapter, hookEvent: e.hook_event, input: JSON.stringify(input), events: e.delivers.length };
     }),
   );
 }
@@ -294,21 +302,22 @@ async function oneShots(dir: string): Promise<void> {
     hookCases(dir).find((h) => h.adapter === adapter && h.hookEvent === hookEvent)?.input ?? "";
   const ours: Job[] = [
     { name: "node -e 0 (bare)", argv: [node, "-e", "0"] },
-    // The floor of a hook that delivers: a bare node start that spawns the same client once.
-    {
-      name: "node -e spawn(client) (hook floor)",
+    // The floor of a hook that delivers: a bare node start that spawns the same client once (twice
+    // for a hook that delivers two events, each to a client process of its own).
+    ...[1, 2].map((spawns) => ({
+      name: `node -e spawn(client) x${spawns} (hook floor)`,
       argv: [
         node,
         "-e",
-        `const r = require("node:child_process").spawnSync(${JSON.stringify(SHELL_ECHO)}, { input: require("node:fs").readFileSync(0) }); process.exit(r.status)`,
+        `const input = require("node:fs").readFileSync(0); for (let i = 0; i < ${spawns}; i++) { const r = require("node:child_process").spawnSync(${JSON.stringify(SHELL_ECHO)}, { input }); if (r.status !== 0) process.exit(1); }`,
       ],
       input: envelope,
-    },
+    })),
     { name: "--version", argv: cli(["--version"]) },
     { name: "validate", argv: cli(["validate", "callback-request", "-"]), input: request },
     { name: "invoke", argv: cli(["invoke", "--program", SHELL_ECHO, "--timeout-ms", "30000", "-"]), input: envelope },
-    ...hookCases(dir).map(({ adapter, hookEvent, input }) => ({
-      name: `hook ${adapter} ${hookEvent}`,
+    ...hookCases(dir).map(({ adapter, hookEvent, input, events }) => ({
+      name: `hook ${adapter} ${hookEvent}${events > 1 ? ` (${events} events)` : ""}`,
       argv: cli(hookArgv(adapter, hookEvent)),
       input,
     })),

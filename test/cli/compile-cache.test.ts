@@ -7,15 +7,18 @@
  * changes nothing; the switches and the default locations. The time it saves is benched
  * (npm run bench -- cli), not asserted.
  */
+import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   chownSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -168,6 +171,9 @@ describe("the launcher's compile cache", () => {
     writeFileSync(file, "");
     const r = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: join(file, "cache") });
     expect([r.code, r.stdout, r.stderr]).toEqual([0, plain.stdout, ""]);
+    // Under /proc a recursive mkdir never ends (Node 20): the run must still end, at once.
+    const proc = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: "/proc/lifeloop-compile-cache" });
+    expect([proc.code, proc.signal, proc.stdout, proc.stderr]).toEqual([0, null, plain.stdout, ""]);
   });
 
   it("is off for LIFELOOP_CALLBACK_COMPILE_CACHE=0|off|false and for NODE_DISABLE_COMPILE_CACHE; the default is $XDG_CACHE_HOME, else ~/.cache", () => {
@@ -196,21 +202,121 @@ describe("the launcher's compile cache", () => {
   });
 
   it.skipIf(!OWN_CACHE)(
-    "a new build's directory prunes other builds' directories unused for 30 days, and keeps recent ones",
+    "a new build's directory removes our entries from other builds' directories unused for 30 days, and nothing else",
     () => {
+      // LIFELOOP_CALLBACK_COMPILE_CACHE=DIR puts the build directories right in DIR, beside whatever
+      // the user keeps there: only our entries in directories named like ours are ever removed.
       const cache = join(dir, "prune");
       const old = join(cache, "v0.0.0-x64-0000000000000000");
+      const oldWithOthers = join(cache, "v0.0.2-x64-0000000000000002");
       const recent = join(cache, "v0.0.1-x64-0000000000000001");
-      mkdirSync(old, { recursive: true });
-      mkdirSync(recent, { recursive: true });
+      const project = join(cache, "project");
+      for (const d of [old, oldWithOthers, recent, project]) mkdirSync(d, { recursive: true });
       writeFileSync(join(old, "entry.v8"), "x");
+      writeFileSync(join(old, "entry.v8.123.tmp"), "x");
+      writeFileSync(join(oldWithOthers, "entry.v8"), "x");
+      writeFileSync(join(oldWithOthers, "notes.txt"), "mine");
+      writeFileSync(join(project, "entry.v8"), "mine too");
+      writeFileSync(join(cache, "important.txt"), "mine");
       const longAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
-      utimesSync(old, longAgo, longAgo);
+      for (const path of [old, oldWithOthers, project, join(cache, "important.txt")])
+        utimesSync(path, longAgo, longAgo);
       expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
       const left = readdirSync(cache).sort();
-      expect(left).toContain("v0.0.1-x64-0000000000000001");
-      expect(left).not.toContain("v0.0.0-x64-0000000000000000");
-      expect(left).toHaveLength(2);
+      expect(left.filter((n) => !n.startsWith(process.version))).toEqual([
+        "important.txt",
+        "project",
+        "v0.0.1-x64-0000000000000001",
+        "v0.0.2-x64-0000000000000002",
+      ]);
+      expect(readdirSync(oldWithOthers)).toEqual(["notes.txt"]);
+      expect(readdirSync(project)).toEqual(["entry.v8"]);
+    },
+  );
+
+  it.skipIf(!OWN_CACHE)(
+    "a FIFO, a link to /dev/zero or a directory where an entry should be: no hang, same output, and an entry replaces the first two",
+    () => {
+      const cache = join(dir, "odd-entries");
+      expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
+      const build = join(cache, readdirSync(cache)[0] as string);
+      const names = readdirSync(build);
+      const hookEntry = join(build, names.find((n) => n.includes("command-hook.cjs")) as string);
+      const envelopeEntry = join(build, names.find((n) => n.includes("DispatchEnvelope.cjs")) as string);
+      const inputEntry = join(build, names.find((n) => n.includes("ClaudePreCompactInput.cjs")) as string);
+      rmSync(hookEntry);
+      expect(spawnSync("mkfifo", [hookEntry]).status).toBe(0);
+      rmSync(envelopeEntry);
+      symlinkSync("/dev/zero", envelopeEntry);
+      rmSync(inputEntry);
+      mkdirSync(inputEntry);
+      // A blocking read of the FIFO or an endless one of /dev/zero would hang: the run's deadline
+      // (60 s, a watchdog for a command of well under a second) would then fail this test.
+      const r = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache });
+      expect([r.code, r.signal, r.stdout, r.stderr]).toEqual([0, null, plain.stdout, ""]);
+      expect(lstatSync(hookEntry).isFile()).toBe(true);
+      expect(lstatSync(envelopeEntry).isFile()).toBe(true);
+      expect(lstatSync(inputEntry).isDirectory()).toBe(true);
+    },
+  );
+
+  it.skipIf(!OWN_CACHE || process.getuid?.() !== 0)(
+    "a cache path under another user's directory is not used, even when the build directory is ours",
+    () => {
+      // Another user could swap or fill the build directory later (after the check, before an entry
+      // is read): every directory above it must be ours or root's, and not writable by others.
+      const base = join(dir, "others");
+      mkdirSync(base, { mode: 0o755 });
+      chownSync(base, 65534, 65534);
+      const r = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: join(base, "cache") });
+      expect([r.code, r.stdout, r.stderr]).toEqual([0, plain.stdout, ""]);
+      expect([...entries(base).keys()]).toEqual([]);
+    },
+  );
+
+  it.skipIf(!OWN_CACHE)(
+    "temporary files a killed run left (older than 10 minutes) are removed when entries are written; a newer one is kept",
+    () => {
+      const cache = join(dir, "temps");
+      expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
+      const build = join(cache, readdirSync(cache)[0] as string);
+      const hookEntry = readdirSync(build).find((n) => n.includes("command-hook.cjs")) as string;
+      const stale = join(build, `${hookEntry}.99999999.tmp`);
+      const fresh = join(build, `${hookEntry}.99999998.tmp`);
+      writeFileSync(stale, "left by a killed run");
+      writeFileSync(fresh, "another run writing now");
+      const hourAgo = new Date(Date.now() - 60 * 60 * 1000);
+      utimesSync(stale, hourAgo, hourAgo);
+      rmSync(join(build, hookEntry)); // a miss: this run writes
+      expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
+      const names = readdirSync(build);
+      expect(names).toContain(hookEntry);
+      expect(names).toContain(`${hookEntry}.99999998.tmp`);
+      expect(names).not.toContain(`${hookEntry}.99999999.tmp`);
+    },
+  );
+
+  it.skipIf(!OWN_CACHE)(
+    "writing an entry removes this installation's entries of the same file under older keys (a rebuild), not another installation's",
+    () => {
+      const cache = join(dir, "rebuilt");
+      expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
+      const build = join(cache, readdirSync(cache)[0] as string);
+      const current = readdirSync(build).find((n) => n.includes("command-hook.cjs")) as string;
+      // <path under dist/cli>-<installation hash>-<size>-<inode>-<ctime µs>.v8
+      const key = /^(.*)-([0-9a-f]{8})-\d+-\d+-\d+\.v8$/.exec(current);
+      expect(key).not.toBeNull();
+      const [, file, installation] = key as unknown as [string, string, string];
+      const older = `${file}-${installation}-1-2-3.v8`;
+      const otherInstallation = `${file}-${installation === "00000000" ? "11111111" : "00000000"}-1-2-3.v8`;
+      writeFileSync(join(build, older), "an earlier build's entry");
+      writeFileSync(join(build, otherInstallation), "another clone's entry");
+      rmSync(join(build, current)); // a miss: this run writes the file's entry
+      expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
+      const names = readdirSync(build);
+      expect(names).toContain(current);
+      expect(names).toContain(otherInstallation);
+      expect(names).not.toContain(older);
     },
   );
 

@@ -80,6 +80,18 @@ function entries(root: string): Map<string, { ino: number; mtimeMs: number; size
   return found;
 }
 
+/**
+ * A cache warmed by one hook run, in the scratch directory `name`: the cache, its one build
+ * directory, and the name of the entry of the file whose path contains `file` there.
+ */
+function warmed(name: string): { cache: string; build: string; entry: (file: string) => string } {
+  const cache = join(dir, name);
+  expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
+  const build = join(cache, readdirSync(cache)[0] as string);
+  const names = readdirSync(build);
+  return { cache, build, entry: (file) => names.find((n) => n.includes(file)) as string };
+}
+
 /** The hook's answer without any cache: what every cached run must print. */
 const plain = hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: "off" });
 
@@ -114,17 +126,14 @@ describe("the launcher's compile cache", () => {
   it.skipIf(!OWN_CACHE)(
     "a damaged entry (flipped payload bytes, truncated, another file's, empty) is rejected: same output, no crash, and it is rewritten",
     () => {
-      const cache = join(dir, "damaged");
-      expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
-      const good = entries(cache);
-      const name = [...good.keys()].find((n) => n.includes("command-hook.cjs")) as string;
-      const other = [...good.keys()].find((n) => n.includes("DispatchEnvelope.cjs")) as string;
-      const path = join(cache, name);
+      const { cache, build, entry } = warmed("damaged");
+      const other = join(build, entry("DispatchEnvelope.cjs"));
+      const path = join(build, entry("command-hook.cjs"));
       const bytes = readFileSync(path);
       const damages: Array<[string, Buffer]> = [
         ["payload bytes flipped", Buffer.from(bytes.map((b, i) => (i >= 64 && i % 997 === 0 ? b ^ 0x5a : b)))],
         ["truncated", bytes.subarray(0, Math.floor(bytes.length / 2))],
-        ["another file's entry", readFileSync(join(cache, other))],
+        ["another file's entry", readFileSync(other)],
         ["empty", Buffer.alloc(0)],
         ["not an entry", Buffer.from("this is not a V8 code cache\n".repeat(100))],
       ];
@@ -144,10 +153,8 @@ describe("the launcher's compile cache", () => {
   it.skipIf(!OWN_CACHE)(
     "a build directory that group or others can write, or another user owns, is neither read nor written",
     () => {
-      const cache = join(dir, "shared");
-      expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
-      const build = join(cache, readdirSync(cache)[0] as string);
-      const hookEntry = readdirSync(build).find((n) => n.includes("command-hook.cjs")) as string;
+      const { cache, build, entry } = warmed("shared");
+      const hookEntry = entry("command-hook.cjs");
       // An entry planted in a directory others can write: in a directory of ours it would be read,
       // rejected and rewritten (the test above); left as it is, it was neither read nor written.
       const planted = Buffer.from("planted by someone else\n".repeat(50));
@@ -237,13 +244,10 @@ describe("the launcher's compile cache", () => {
   it.skipIf(!OWN_CACHE)(
     "a FIFO, a link to /dev/zero or a directory where an entry should be: no hang, same output, and an entry replaces the first two",
     () => {
-      const cache = join(dir, "odd-entries");
-      expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
-      const build = join(cache, readdirSync(cache)[0] as string);
-      const names = readdirSync(build);
-      const hookEntry = join(build, names.find((n) => n.includes("command-hook.cjs")) as string);
-      const envelopeEntry = join(build, names.find((n) => n.includes("DispatchEnvelope.cjs")) as string);
-      const inputEntry = join(build, names.find((n) => n.includes("ClaudePreCompactInput.cjs")) as string);
+      const { cache, build, entry } = warmed("odd-entries");
+      const hookEntry = join(build, entry("command-hook.cjs"));
+      const envelopeEntry = join(build, entry("DispatchEnvelope.cjs"));
+      const inputEntry = join(build, entry("ClaudePreCompactInput.cjs"));
       rmSync(hookEntry);
       expect(spawnSync("mkfifo", [hookEntry]).status).toBe(0);
       rmSync(envelopeEntry);
@@ -277,10 +281,8 @@ describe("the launcher's compile cache", () => {
   it.skipIf(!OWN_CACHE)(
     "temporary files a killed run left (older than 10 minutes) are removed when entries are written; a newer one is kept",
     () => {
-      const cache = join(dir, "temps");
-      expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
-      const build = join(cache, readdirSync(cache)[0] as string);
-      const hookEntry = readdirSync(build).find((n) => n.includes("command-hook.cjs")) as string;
+      const { cache, build, entry } = warmed("temps");
+      const hookEntry = entry("command-hook.cjs");
       const stale = join(build, `${hookEntry}.99999999.tmp`);
       const fresh = join(build, `${hookEntry}.99999998.tmp`);
       writeFileSync(stale, "left by a killed run");
@@ -299,10 +301,8 @@ describe("the launcher's compile cache", () => {
   it.skipIf(!OWN_CACHE)(
     "writing an entry removes this installation's entries of the same file under older keys (a rebuild), not another installation's",
     () => {
-      const cache = join(dir, "rebuilt");
-      expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
-      const build = join(cache, readdirSync(cache)[0] as string);
-      const current = readdirSync(build).find((n) => n.includes("command-hook.cjs")) as string;
+      const { cache, build, entry } = warmed("rebuilt");
+      const current = entry("command-hook.cjs");
       // <path under dist/cli>-<installation hash>-<size>-<inode>-<ctime µs>.v8
       const key = /^(.*)-([0-9a-f]{8})-\d+-\d+-\d+\.v8$/.exec(current);
       expect(key).not.toBeNull();

@@ -32,7 +32,9 @@
  * process (measured: a flipped byte is a V8 fatal error). So entries are made and read with V8's
  * `--verify-snapshot-checksum` on, for that call only (the flag is part of V8's flag hash; leaving
  * it on would make Node's built-in modules miss their own code cache); a corrupt, truncated or
- * foreign entry is then rejected, the file compiles from source and the entry is rewritten. A cache
+ * foreign entry is then rejected, the file compiles from source and the entry is rewritten. An
+ * entry is written only when its file still has the text that was compiled under the size, inode
+ * and ctime its name gives (else a file changed during the run would run its old code). A cache
  * that cannot be read or written (no permission, a full disk) is skipped silently and leaves no
  * temporary file: the cache only saves time, and a command must never fail or print because of it.
  * When the user already passes that flag to node, the cache is off (this module could not restore
@@ -49,6 +51,7 @@ const {
   mkdirSync,
   openSync,
   readdirSync,
+  readFileSync,
   readSync,
   realpathSync,
   renameSync,
@@ -88,11 +91,11 @@ const OUR_FILE = /\.v8(\.\d+\.tmp)?$/;
 function cacheDirectory(env, buildId) {
   const setting = env[ENV];
   let base;
-  if (setting !== undefined && setting !== "") {
+  if (env.NODE_DISABLE_COMPILE_CACHE !== undefined && env.NODE_DISABLE_COMPILE_CACHE !== "") {
+    return undefined;
+  } else if (setting !== undefined && setting !== "") {
     if (OFF.has(setting.toLowerCase())) return undefined;
     base = resolve(setting);
-  } else if (env.NODE_DISABLE_COMPILE_CACHE !== undefined && env.NODE_DISABLE_COMPILE_CACHE !== "") {
-    return undefined;
   } else if (env.XDG_CACHE_HOME !== undefined && isAbsolute(env.XDG_CACHE_HOME)) {
     base = join(env.XDG_CACHE_HOME, "lifeloop-callback", "compile-cache");
   } else if (env.HOME !== undefined && isAbsolute(env.HOME)) {
@@ -152,19 +155,18 @@ function makeDirectory(dir) {
 }
 
 /**
- * Whether `dir` (existing, absolute) is this user's alone: it and every directory above it (its
- * real path: no link on the way can be swapped later) are owned by this user or root, and none can
- * be written by group or others unless it has the sticky bit (like /tmp: nobody can rename or
- * remove another's entry there); `dir` itself is this user's, writable by nobody else. Where there
- * are no POSIX owners (Windows), true.
- * @param {string} dir
+ * Whether the directory at the real path `real` (no link in it: the caller resolved it, and uses it
+ * for everything after) is this user's alone: it and every directory above it are owned by this
+ * user or root, and none can be written by group or others unless it has the sticky bit (like
+ * /tmp: nobody can rename or remove another's entry there); `real` itself is this user's, writable
+ * by nobody else. Where there are no POSIX owners (Windows), true.
+ * @param {string} real
  * @returns {boolean}
  */
-function ownDirectory(dir) {
+function ownDirectory(real) {
   if (typeof process.getuid !== "function") return true;
   const uid = process.getuid();
-  const real = realpathSync.native(dir);
-  const own = statSync(real);
+  const own = lstatSync(real);
   if (!own.isDirectory() || own.uid !== uid || (own.mode & 0o022) !== 0) return false;
   const { root } = parse(real);
   for (let path = dirname(real); ; path = dirname(path)) {
@@ -188,6 +190,15 @@ function pathHash(text) {
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
   return hash.toString(16).padStart(8, "0");
+}
+
+/**
+ * The part of an entry's name that names the file's version: size, inode, change time (µs).
+ * @param {import("node:fs").Stats} stats
+ * @returns {string}
+ */
+function fileKey(stats) {
+  return `${stats.size}-${stats.ino}-${Math.trunc(stats.ctimeMs * 1000)}`;
 }
 
 /** Open flags of an entry read: never through a symbolic link, and a FIFO must not block the open. */
@@ -301,6 +312,8 @@ function installCompileCache({ root, buildId, env = process.env }) {
       makeDirectory(dir);
       made = true;
     }
+    // From here on the real path only: a link on the way (anyone's) cannot be swapped after the check.
+    dir = realpathSync.native(dir);
     if (!ownDirectory(dir)) return undefined;
     if (typeof Module.enableCompileCache === "function") {
       // Node 22.1+ has its own (checksummed, per node version): use it, in the same directory.
@@ -316,7 +329,7 @@ function installCompileCache({ root, buildId, env = process.env }) {
   // Installations of the same build (two clones, a clone and a global install) share the build
   // directory; each keeps its own entries, and a rebuild replaces only its own.
   const installation = pathHash(root);
-  /** @type {Array<{ script: vm.Script; path: string; name: string }>} */
+  /** @type {Array<{ script: vm.Script; path: string; name: string; filename: string; content: string }>} */
   const pending = [];
   const compile = Module.prototype._compile;
   const options = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
@@ -325,9 +338,8 @@ function installCompileCache({ root, buildId, env = process.env }) {
     let entry;
     let name;
     try {
-      const { size, ino, ctimeMs } = statSync(filename);
       name = `${relative(root, filename).replaceAll(sep, "~")}-${installation}`;
-      entry = join(dir, `${name}-${size}-${ino}-${Math.trunc(ctimeMs * 1000)}.v8`);
+      entry = join(dir, `${name}-${fileKey(statSync(filename))}.v8`);
     } catch {
       return compile.call(this, content, filename);
     }
@@ -343,15 +355,20 @@ function installCompileCache({ root, buildId, env = process.env }) {
           ...(options === undefined ? {} : { importModuleDynamically: options }),
         }),
     );
-    if (cachedData === undefined || script.cachedDataRejected === true) pending.push({ script, path: entry, name });
+    if (cachedData === undefined || script.cachedDataRejected === true)
+      pending.push({ script, path: entry, name, filename, content });
     const wrapper = script.runInThisContext({ displayErrors: true });
     const require = Module.createRequire(filename);
     return wrapper.call(this.exports, this.exports, require, this, filename, dirname(filename));
   };
   process.once("exit", () => {
-    if (pending.length === 0) return;
     try {
       const now = Date.now();
+      if (pending.length === 0) {
+        // Only the temporary files a killed run left (a warm cache writes nothing else).
+        removeOurFiles(dir, (file, stats) => !file.endsWith(".tmp") || now - stats.mtimeMs <= STALE_TEMP_MS);
+        return;
+      }
       // The entries this run replaces: the same file's under an older key (a rebuilt clone keeps
       // its build id when nothing changed, but every file gets a new inode), and stale temporary files.
       const replaced = new Set(pending.map((p) => p.name));
@@ -361,8 +378,12 @@ function installCompileCache({ root, buildId, env = process.env }) {
         const key = /^(.*-[0-9a-f]{8})-\d+-\d+-\d+\.v8$/.exec(file);
         return key === null || !replaced.has(key[1]) || entryNames.has(file);
       });
-      for (const { script, path } of pending) {
+      for (const { script, path, filename, content } of pending) {
         try {
+          // The file must still be what was compiled, under the key the entry is named by: an
+          // entry whose code is not its file's would run in place of the file's from then on.
+          if (!path.endsWith(`-${fileKey(statSync(filename))}.v8`)) continue;
+          if (readFileSync(filename, "utf8") !== content) continue;
           writeAtomically(
             path,
             withChecksum(() => script.createCachedData()),

@@ -11,11 +11,13 @@ import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   chownSync,
+  lchownSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -193,6 +195,10 @@ describe("the launcher's compile cache", () => {
     const xdgDisabled = join(dir, "xdg-node-disabled");
     expect(hook({ NODE_DISABLE_COMPILE_CACHE: "1", XDG_CACHE_HOME: xdgDisabled }).code).toBe(0);
     expect(entries(xdgDisabled).size).toBe(0);
+    // Node's switch wins over a directory named by ours.
+    const named = join(dir, "named-but-node-disabled");
+    expect(hook({ NODE_DISABLE_COMPILE_CACHE: "1", LIFELOOP_CALLBACK_COMPILE_CACHE: named }).code).toBe(0);
+    expect(entries(named).size).toBe(0);
     const xdg = join(dir, "xdg");
     expect(hook({ XDG_CACHE_HOME: xdg }).code).toBe(0);
     expect(readdirSync(join(xdg, "lifeloop-callback", "compile-cache"))).toHaveLength(1);
@@ -278,8 +284,50 @@ describe("the launcher's compile cache", () => {
     },
   );
 
+  it.skipIf(!OWN_CACHE || process.getuid?.() !== 0)(
+    "a cache path through another user's link is used by its real path only: a swap of the link during the run does not reach it",
+    () => {
+      const theirs = join(dir, "their-dir");
+      mkdirSync(theirs, { mode: 0o755 });
+      const mine = join(dir, "my-cache");
+      mkdirSync(mine, { mode: 0o700 });
+      const link = join(theirs, "link");
+      symlinkSync(mine, link);
+      chownSync(theirs, 65534, 65534);
+      lchownSync(link, 65534, 65534);
+      // Through the link: the cache is made and used at its real path, which is ours.
+      expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: link }).code).toBe(0);
+      const build = readdirSync(mine)[0] as string;
+      const outputEntry = readdirSync(join(mine, build)).find((n) => n.includes("ClaudePreCompactOutput")) as string;
+      expect(outputEntry).toBeDefined();
+      rmSync(join(mine, build, outputEntry)); // this run must write it again
+      // Their directory with an entry of the same name, and a client that swaps the link to it
+      // while the hook waits for it: the output's validator loads after the client answered.
+      const planted = join(theirs, "planted");
+      mkdirSync(join(planted, build), { recursive: true });
+      const code = Buffer.from("planted code\n".repeat(100));
+      writeFileSync(join(planted, build, outputEntry), code);
+      const swapper = join(dir, "swapper.sh");
+      writeFileSync(swapper, `#!/bin/sh\nrm -f '${link}' && ln -s '${planted}' '${link}'\nexec '${client}' "$@"\n`, {
+        mode: 0o755,
+      });
+      const args = ["hook", "--adapter", "claude", "--event", "PreCompact", "--program", swapper];
+      const r = runNode([BIN, ...args, "--timeout-ms", "30000", "--state-dir", join(dir, "state")], {
+        cwd: dir,
+        input,
+        env: env({ LIFELOOP_CALLBACK_COMPILE_CACHE: link }),
+        timeoutMs: 60_000,
+      });
+      expect([r.code, r.stdout, r.stderr]).toEqual([0, plain.stdout, ""]);
+      expect(readlinkSync(link)).toBe(planted); // the swap did happen mid-run
+      // Their entry was neither read (it would have been rejected and rewritten) nor written; ours was.
+      expect(readFileSync(join(planted, build, outputEntry)).equals(code)).toBe(true);
+      expect(readdirSync(join(mine, build))).toContain(outputEntry);
+    },
+  );
+
   it.skipIf(!OWN_CACHE)(
-    "temporary files a killed run left (older than 10 minutes) are removed when entries are written; a newer one is kept",
+    "temporary files a killed run left (older than 10 minutes) are removed by the next run, warm or not; a newer one is kept",
     () => {
       const { cache, build, entry } = warmed("temps");
       const hookEntry = entry("command-hook.cjs");
@@ -289,7 +337,6 @@ describe("the launcher's compile cache", () => {
       writeFileSync(fresh, "another run writing now");
       const hourAgo = new Date(Date.now() - 60 * 60 * 1000);
       utimesSync(stale, hourAgo, hourAgo);
-      rmSync(join(build, hookEntry)); // a miss: this run writes
       expect(hook({ LIFELOOP_CALLBACK_COMPILE_CACHE: cache }).code).toBe(0);
       const names = readdirSync(build);
       expect(names).toContain(hookEntry);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { BufferedOutput, OUTPUT_FLUSH_BYTES } from "../../runtime/cli/output.js";
 import { CLI, REPO_ROOT } from "../support/cli-process.js";
 import { callbackRequest, dispatchEnvelope, frameContext } from "../support/dispatch.js";
@@ -90,8 +90,9 @@ describe("cli: buffered standard output", () => {
   });
 
   it("the built CLI's session prints every line, in order, through a pipe", () => {
+    // afterAll inside a test never ran (every run left this directory behind): onTestFinished does.
     const dir = mkdtempSync(join(tmpdir(), "lifeloop-buffered-"));
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, "session.jsonl");
     const count = 100; // about 150 KB of output: more than OUTPUT_FLUSH_BYTES
     const lines = Array.from({ length: count }, (_, i) =>

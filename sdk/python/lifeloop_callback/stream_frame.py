@@ -136,6 +136,14 @@ class FrameReader:
                     self._fail(RULE_UNTERMINATED_FRAME, "the stream ended inside a frame (no LF after its last bytes)")
                 return None
 
+    def buffered(self) -> bytes:
+        """The bytes already read and not yet returned as frames (empty once a read failed).
+
+        Only a look: :meth:`next` still returns each frame in them. Complete frames in it are those
+        followed by an LF; the bytes after the last LF are the start of a frame still being read.
+        """
+        return b"" if self._error is not None else self._chunk[self._pos :]
+
     def _fail(self, rule: str, message: str) -> None:
         self._error = FramingError(rule, message)
         raise self._error

@@ -138,7 +138,16 @@ class _Workers:
 
 
 class _Stream:
-    def __init__(self, write: Callable[[bytes], None], handler: Handler, log: logging.Logger) -> None:
+    def __init__(
+        self,
+        write: Callable[[bytes], None],
+        handler: Handler,
+        log: logging.Logger,
+        lookahead: Callable[[], bytes] = lambda: b"",
+    ) -> None:
+        #: The bytes read from stdin and not yet dispatched (FrameReader.buffered), looked at on
+        #: the reading thread only.
+        self.lookahead = lookahead
         self._write_raw = write
         self.handler = handler
         self.log = log
@@ -230,6 +239,13 @@ class _Stream:
             if busy:
                 self._error_reply(frame.id, RPC_INVALID_REQUEST, "id is already in use by a request being handled")
                 return
+            # A cancel the host wrote together with the request is already read: honour it before
+            # the handler starts (the client.stream-cancel SHOULD), or a quick handler on its worker
+            # thread could reply before this thread reaches the cancel's frame. The cancel frame is
+            # still dispatched in its turn (then a no-op).
+            if _cancel_buffered(self.lookahead(), frame.id):
+                flight.cancelled = True
+                flight.done.set()
         with self.lock:
             # Backpressure: the reader (this thread) reads nothing more until a handler returns.
             while (
@@ -357,6 +373,32 @@ class _Stream:
             call.done.set()
 
 
+_CANCEL_METHOD_BYTES = METHOD_CANCEL.encode()
+
+
+def _cancel_buffered(buffered: bytes, rpc_id: RpcId) -> bool:
+    """Whether the complete frames in ``buffered`` (bytes read, not yet dispatched) hold a cancel
+    notification for ``rpc_id``. Frames that do not decode are skipped here: the reader reports
+    them in their turn."""
+    if _CANCEL_METHOD_BYTES not in buffered:
+        return False
+    want = _id_key(rpc_id)
+    lines = buffered.split(b"\n")
+    for line in lines[:-1]:  # the last piece has no LF yet: not a complete frame
+        if _CANCEL_METHOD_BYTES not in line:
+            continue
+        try:
+            frame = decode_frame(line)
+        except FramingError:
+            continue
+        if frame.kind != "notification" or frame.method != METHOD_CANCEL:
+            continue
+        target = (frame.params or {}).get("id")
+        if target is not None and _valid_id(target) and _id_key(target) == want:
+            return True
+    return False
+
+
 class _Call:
     __slots__ = ("done", "frame")
 
@@ -428,9 +470,9 @@ def serve_stream_io(
                 view = view[written if written is not None else len(view) :]
             stdout.flush()
 
-        stream = _Stream(write, handler, log)
-        previous, _ACTIVE = _ACTIVE, stream
         reader = FrameReader(getattr(stdin, "read1", stdin.read))
+        stream = _Stream(write, handler, log, reader.buffered)
+        previous, _ACTIVE = _ACTIVE, stream
         try:
             while True:
                 try:

@@ -156,9 +156,9 @@ HANDLER_SCRIPT = textwrap.dedent(
 class Client:
     """A stream client process in its own process group; always reaped."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, source: str = "") -> None:
         script = tmp_path / "client.py"
-        script.write_text(HANDLER_SCRIPT)
+        script.write_text(source or HANDLER_SCRIPT)
         self.proc = subprocess.Popen(
             [sys.executable, str(script), "--stream"],
             stdin=subprocess.PIPE,
@@ -250,6 +250,41 @@ def test_unknown_method_and_cancel(client: Client) -> None:
     # h1 was cancelled: its reply is never written; the next frame is h3's.
     reply = client.recv()
     assert reply["id"] == "h3", reply
+
+
+QUICK_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from lifeloop_callback import CallbackResponse, ReceiptStatus, serve
+
+    # A thread switch as often as the interpreter allows: a worker thread that was handed an event
+    # runs its handler at once, as under a loaded machine, where the reading thread loses the CPU
+    # (and then the GIL) between starting the event and reading the next frame.
+    sys.setswitchinterval(1e-6)
+    raise SystemExit(serve(lambda request, payloads: CallbackResponse(status=ReceiptStatus.DELIVERED)))
+    """
+)
+
+
+def test_a_cancel_written_with_its_request_is_honoured_however_quick_the_handler(tmp_path: Path) -> None:
+    # conform's stream-cancel: the request and lifeloop/cancel for it in one write. Without looking
+    # ahead at the frames already read, the quick handler's reply could beat the reader to the
+    # cancel (seen once in CI under load). Any reply to a cancelled id shows up as the frame read
+    # where the next request's reply was expected.
+    client = Client(tmp_path, QUICK_SCRIPT)
+    try:
+        for i in range(300):
+            request = {**SAMPLE_REQUEST, "event_id": f"ev-{i}"}
+            params = {**ENVELOPE, "request": request}
+            frame = {"jsonrpc": "2.0", "id": f"c{i}", "method": f"event/{request['event']}", "params": params}
+            cancel = {"jsonrpc": "2.0", "method": "lifeloop/cancel", "params": {"id": f"c{i}", "reason": "timeout"}}
+            client.stdin.write(json.dumps(frame).encode() + b"\n" + json.dumps(cancel).encode() + b"\n")
+            client.stdin.flush()
+            client.event(f"after{i}", event_id=f"after-{i}")
+            reply = client.recv()
+            assert reply["id"] == f"after{i}", reply
+    finally:
+        client.close()
 
 
 def test_reverse_request_while_the_event_is_pending(client: Client) -> None:

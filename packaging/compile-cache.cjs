@@ -81,6 +81,8 @@ const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 const BUILD_DIRECTORY = /^v\d+\.\d+\.\d+-[a-z0-9]+-[0-9a-f]{16}$/;
 /** The files this module writes in a build directory: entries and their temporary files. */
 const OUR_FILE = /\.v8(\.\d+\.tmp)?$/;
+/** Of those, the temporary files (`<entry>.<pid>.tmp`). */
+const TEMP_FILE = /\.v8\.\d+\.tmp$/;
 
 /**
  * The cache directory of this node and build, or undefined when the cache is off.
@@ -253,10 +255,17 @@ function writeAtomically(path, bytes) {
   }
 }
 
-/** Remove the files of ours in `dir` that `keep` rejects; best effort. */
-function removeOurFiles(dir, keep) {
+/**
+ * Remove the files in `dir` named like `which` (a subset of OUR_FILE) that `keep` rejects; only
+ * those names are looked at (a warm run's sweep stats its temporary files, not every entry). Best
+ * effort.
+ * @param {string} dir
+ * @param {RegExp} which
+ * @param {(name: string, stats: import("node:fs").Stats) => boolean} keep
+ */
+function removeOurFiles(dir, which, keep) {
   for (const name of readdirSync(dir)) {
-    if (!OUR_FILE.test(name)) continue;
+    if (!which.test(name)) continue;
     const path = join(dir, name);
     try {
       const stats = lstatSync(path);
@@ -281,7 +290,7 @@ function pruneStaleBuilds(dir) {
       const stats = lstatSync(path);
       if (!stats.isDirectory() || (process.getuid !== undefined && stats.uid !== process.getuid())) continue;
       if (now - stats.mtimeMs <= STALE_BUILD_MS) continue;
-      removeOurFiles(path, () => false);
+      removeOurFiles(path, OUR_FILE, () => false);
       rmdirSync(path); // only when nothing else is in it
     } catch {
       // Not empty, or another run pruned it: leave it.
@@ -364,17 +373,19 @@ function installCompileCache({ root, buildId, env = process.env }) {
   process.once("exit", () => {
     try {
       const now = Date.now();
+      /** A temporary file younger than STALE_TEMP_MS may be another run's, still writing. */
+      const fresh = (stats) => now - stats.mtimeMs <= STALE_TEMP_MS;
       if (pending.length === 0) {
         // Only the temporary files a killed run left (a warm cache writes nothing else).
-        removeOurFiles(dir, (file, stats) => !file.endsWith(".tmp") || now - stats.mtimeMs <= STALE_TEMP_MS);
+        removeOurFiles(dir, TEMP_FILE, (_, stats) => fresh(stats));
         return;
       }
       // The entries this run replaces: the same file's under an older key (a rebuilt clone keeps
       // its build id when nothing changed, but every file gets a new inode), and stale temporary files.
       const replaced = new Set(pending.map((p) => p.name));
       const entryNames = new Set(pending.map((p) => relative(dir, p.path)));
-      removeOurFiles(dir, (file, stats) => {
-        if (file.endsWith(".tmp")) return now - stats.mtimeMs <= STALE_TEMP_MS;
+      removeOurFiles(dir, OUR_FILE, (file, stats) => {
+        if (TEMP_FILE.test(file)) return fresh(stats);
         const key = /^(.*-[0-9a-f]{8})-\d+-\d+-\d+\.v8$/.exec(file);
         return key === null || !replaced.has(key[1]) || entryNames.has(file);
       });

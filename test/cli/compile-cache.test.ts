@@ -28,6 +28,7 @@ import * as Module from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { hookInputFor } from "../hooks/command/support.js";
 import { BIN, REPO_ROOT, runNode, type ProcessResult } from "../support/cli-process.js";
 
 /**
@@ -40,14 +41,8 @@ const dir = mkdtempSync(join(tmpdir(), "lifeloop-compile-cache-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const client = join(REPO_ROOT, "test", "fixtures", "client-lang-neutral", "shell", "echo.sh");
-const input = JSON.stringify({
-  hook_event_name: "PreCompact",
-  session_id: "s1",
-  transcript_path: join(dir, "t.jsonl"),
-  cwd: dir,
-  trigger: "manual",
-  custom_instructions: "",
-});
+/** A PreCompact input Claude Code wrote (the reference crate's capture). */
+const input = JSON.stringify(hookInputFor("claude", "PreCompact"));
 
 /** The environment of a run: the given variables, and none of the cache's own unless given. */
 function env(vars: Readonly<Record<string, string>>): Record<string, string> {
